@@ -1,0 +1,204 @@
+"""Dice sources: verifiable engine rolls (commit and reveal) and physical entry.
+
+DESIGN.md "Dice and verifiable randomness". A mechanic asks its :class:`DiceSource` for dice
+in the order the rule lists them (``d(sides)`` or ``fudge()``); the source records every
+draw as ``(sides, value)`` with ``1 <= value <= sides``.
+
+Engine words: block ``b`` is ``HMAC-SHA256(key=seed, msg=json.dumps(["ledger-roll-v1",
+campaign, session, nonce, client_seed, b], separators=(",", ":")).encode())``, read as eight
+4-byte big-endian unsigned words. A die of ``n`` faces takes the next word ``u``; if
+``u < 2**32 - (2**32 % n)`` its face is ``u % n + 1``, else the word is dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import struct
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+SCHEME = "ledger-roll-v1"
+FUDGE = {1: -1, 2: 0, 3: 1}
+_FUDGE_TOKENS = {"+": 3, "+1": 3, "0": 2, ".": 2, " ": 2, "-": 1, "-1": 1, "−": 1, "−1": 1, "·": 2}
+MAX_SIDES = 1000
+
+
+class DiceError(ValueError):
+    """Dice input that cannot be: faces a die cannot show, too few or too many dice."""
+
+
+def new_seed() -> bytes:
+    """A fresh 32-byte session seed from :mod:`secrets`."""
+    return secrets.token_bytes(32)
+
+
+def commitment(seed: bytes) -> str:
+    """``sha256(seed)`` in hex: the seed commitment published at session start."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def engine_words(seed: bytes, campaign: str, session: int, nonce: int, client_seed: str) -> Iterator[int]:
+    """The endless stream of 32-bit words for one engine roll (DESIGN.md step 2)."""
+    block = 0
+    while True:
+        msg = json.dumps(
+            [SCHEME, campaign, session, nonce, client_seed, block], separators=(",", ":")
+        ).encode()
+        digest = hmac.new(seed, msg, hashlib.sha256).digest()
+        yield from struct.unpack(">8I", digest)
+        block += 1
+
+
+def face_from_words(words: Iterator[int], sides: int) -> int:
+    """Rejection sampling (DESIGN.md step 3): the face ``1..sides`` of the next die."""
+    limit = 2**32 - (2**32 % sides)
+    for u in words:
+        if u < limit:
+            return u % sides + 1
+    raise AssertionError("word stream ended")  # pragma: no cover - the stream is endless
+
+
+class DiceSource:
+    """Where a roll's dice come from. Subclasses implement :meth:`_draw`."""
+
+    source: str = ""
+
+    def __init__(self) -> None:
+        self.draws: list[tuple[int, int]] = []
+
+    def _draw(self, sides: int) -> int:
+        raise DiceError("no dice source")
+
+    def d(self, sides: int) -> int:
+        """One die of ``sides`` faces: its face, 1..sides."""
+        if not 2 <= sides <= MAX_SIDES:
+            raise DiceError(f"a die needs 2 to {MAX_SIDES} sides, not {sides}")
+        value = self._draw(sides)
+        self.draws.append((sides, value))
+        return value
+
+    def roll(self, count: int, sides: int) -> list[int]:
+        """``count`` dice of ``sides`` faces, in order."""
+        return [self.d(sides) for _ in range(count)]
+
+    def fudge(self, count: int = 1) -> list[int]:
+        """``count`` Fudge dice (3-sided, 1 → −1, 2 → 0, 3 → +1), faces in −1..+1."""
+        return [FUDGE[self.d(3)] for _ in range(count)]
+
+    def finish(self) -> None:
+        """Called after the mechanic drew its dice (physical entry checks nothing is left)."""
+
+    def fields(self) -> dict[str, Any]:
+        """The roll-event fields of DESIGN.md: ``source``, ``draws``, ``nonce``, ``client_seed``."""
+        return {"source": self.source, "draws": list(self.draws)}
+
+
+class EngineDice(DiceSource):
+    """Dice drawn from a session's secret seed: verifiable once the seed is revealed."""
+
+    source = "engine"
+
+    def __init__(self, seed: bytes, campaign: str, session: int, nonce: int, client_seed: str = "") -> None:
+        super().__init__()
+        self.nonce = nonce
+        self.client_seed = client_seed
+        self._words = engine_words(seed, campaign, session, nonce, client_seed)
+
+    def _draw(self, sides: int) -> int:
+        return face_from_words(self._words, sides)
+
+    def fields(self) -> dict[str, Any]:
+        return {**super().fields(), "nonce": self.nonce, "client_seed": self.client_seed}
+
+
+class PhysicalDice(DiceSource):
+    """Faces entered by hand from real dice (``--dice``), checked against each die drawn.
+
+    :param faces: tokens in roll order: integers (``"4"``), or Fudge signs for a Fudge die
+        (``"+"``, ``"-"``, ``"0"``). ``"+,+,-,0"``, ``"++-0"`` and ``"3 5"`` are parsed by
+        :func:`parse_faces`.
+    :raises DiceError: from :meth:`d` when a face cannot be shown by the die the rule asks
+        for; from :meth:`finish` when faces are left over.
+    """
+
+    source = "physical"
+
+    def __init__(self, faces: Sequence[str]) -> None:
+        super().__init__()
+        self.faces = list(faces)
+        self._next = 0
+        self._fudge = False
+
+    def fudge(self, count: int = 1) -> list[int]:
+        self._fudge = True
+        try:
+            return super().fudge(count)
+        finally:
+            self._fudge = False
+
+    def _draw(self, sides: int) -> int:
+        position = self._next + 1
+        if self._next >= len(self.faces):
+            raise DiceError(
+                f"the roll needs more dice than --dice gave ({len(self.faces)}); "
+                "enter every die the roll uses"
+            )
+        token = self.faces[self._next].strip()
+        self._next += 1
+        if self._fudge:
+            if token not in _FUDGE_TOKENS:
+                raise DiceError(f"die {position} is a Fudge die: enter +, - or 0, not {token!r}")
+            return _FUDGE_TOKENS[token]
+        try:
+            value = int(token)
+        except ValueError:
+            raise DiceError(f"die {position} is a d{sides}: enter a number, not {token!r}") from None
+        if not 1 <= value <= sides:
+            raise DiceError(f"die {position} is a d{sides} and cannot show {value} (1 to {sides})")
+        return value
+
+    def finish(self) -> None:
+        if self._next < len(self.faces):
+            raise DiceError(
+                f"--dice gave {len(self.faces)} faces but the roll uses {self._next}; "
+                "remove the extra faces"
+            )
+
+
+def parse_faces(text: str) -> list[str]:
+    """Split ``--dice`` text into face tokens.
+
+    Commas or spaces separate faces (``"3,5"``, ``"3 5"``, ``"+,+,-,0"``); a string of only
+    Fudge signs may be run together (``"++-0"``).
+
+    :raises DiceError: on empty input.
+    """
+    text = text.strip()
+    if not text:
+        raise DiceError("--dice is empty: give the faces, e.g. --dice 3,5 or --dice ++-0")
+    if "," in text or " " in text:
+        tokens = [t for t in text.replace(",", " ").split() if t]
+    elif all(c in "+-0.−·" for c in text):
+        tokens = list(text)
+    else:
+        tokens = [text]
+    return tokens
+
+
+def verify_draws(
+    seed: bytes, campaign: str, session: int, nonce: int, client_seed: str, draws: Sequence[Sequence[int]]
+) -> str | None:
+    """Recompute an engine roll's draws from the revealed seed.
+
+    :returns: ``None`` when every recorded ``[sides, value]`` is what the seed gives, else a
+        sentence naming the first die that differs.
+    """
+    words = engine_words(seed, campaign, session, nonce, client_seed)
+    for i, (sides, value) in enumerate(draws, start=1):
+        expected = face_from_words(words, sides)
+        if expected != value:
+            return f"die {i} (d{sides}) shows {value} but the seed gives {expected}"
+    return None

@@ -1,0 +1,182 @@
+"""Events: the immutable facts of a campaign, and the envelope the store wraps them in.
+
+An event's payload is a tagged, frozen, keyword-only ``msgspec.Struct``. Its tag is the
+envelope's ``type`` (``"<area>.<past_tense>"``; plugin tags start with the system id, e.g.
+``"wyrd-engine.damage_taken"``). The envelope (:class:`Recorded`) adds the fields of
+DESIGN.md "Events": ``seq``, ``campaign``, ``stream``, ``version``, ``type``, ``data``,
+``recorded_at``, ``actor``, ``session``, ``visibility``, ``prev_hash``, ``hash``.
+
+Stream rule: an event with a ``character`` field belongs to that character's stream;
+every other event belongs to the ``"campaign"`` stream.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+import msgspec
+
+CAMPAIGN_STREAM = "campaign"
+ZERO_HASH = "0" * 64
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True):
+    """Base of every event payload.
+
+    Subclasses repeat ``frozen=True, kw_only=True`` and give an explicit ``tag``. Class
+    variables (not stored):
+
+    - ``visibility``: ``"public"`` (default) or ``"gm"`` for facts only the GM may see.
+    - ``schema_version``: bump with an upcaster in :mod:`ledger.codec` when the meaning of a
+      stored payload changes (new fields with defaults need no bump).
+    """
+
+    visibility: ClassVar[str] = "public"
+    schema_version: ClassVar[int] = 1
+
+
+class Roll(Event, frozen=True, kw_only=True):
+    """Base of every roll event (DESIGN.md "Dice and verifiable randomness").
+
+    :ivar source: ``"engine"`` (drawn by the ledger from the session's committed seed) or
+        ``"physical"`` (faces entered by hand from real dice).
+    :ivar draws: every die drawn, in order, as ``[sides, value]`` with ``1 <= value <= sides``.
+        A Fudge die is a 3-sided die (1 → −1, 2 → 0, 3 → +1).
+    :ivar nonce: engine rolls only: 0-based index of the engine roll within its session.
+    :ivar client_seed: engine rolls only: text a player offered (default ``""``).
+    :ivar scheme: the randomness scheme, ``"ledger-roll-v1"``.
+    """
+
+    source: Literal["engine", "physical"]
+    draws: list[tuple[int, int]]
+    nonce: int | None = None
+    client_seed: str | None = None
+    scheme: str = "ledger-roll-v1"
+
+
+# --- core events -------------------------------------------------------------------------
+
+
+class CampaignCreated(Event, frozen=True, kw_only=True, tag="campaign.created"):
+    """A new campaign: its id (text), title, rule system id and campaign options."""
+
+    id: str
+    title: str
+    system: str
+    options: dict[str, Any] = {}
+
+
+class CharacterCreated(Event, frozen=True, kw_only=True, tag="character.created"):
+    """A character joins the campaign. ``sheet`` is the rule system's validated sheet."""
+
+    character: str
+    name: str
+    sheet: dict[str, Any]
+    player: str | None = None
+
+
+class SessionStarted(Event, frozen=True, kw_only=True, tag="session.started"):
+    """A session opens; ``seed_commitment`` is sha256(seed) in hex (the seed stays secret)."""
+
+    number: int
+    seed_commitment: str
+
+
+class SessionEnded(Event, frozen=True, kw_only=True, tag="session.ended"):
+    """A session closes; ``seed_reveal`` is the session's seed in hex."""
+
+    number: int
+    seed_reveal: str
+
+
+class SceneStarted(Event, frozen=True, kw_only=True, tag="scene.started"):
+    """A scene opens (optional title)."""
+
+    title: str = ""
+
+
+class SceneEnded(Event, frozen=True, kw_only=True, tag="scene.ended"):
+    """A scene closes: rule systems clear what lasts a scene (Wyrd stress, boons, ...)."""
+
+    title: str = ""
+
+
+class NoteAdded(Event, frozen=True, kw_only=True, tag="note.added"):
+    """Free text for the record; ``character`` optional."""
+
+    text: str
+    character: str | None = None
+
+
+class Corrected(Event, frozen=True, kw_only=True, tag="correction.recorded"):
+    """A correction of an earlier event (never an edit of it).
+
+    ``action`` is ``"retract"`` (the target no longer counts) or ``"amend"`` (the target
+    counts with ``data`` as its payload, same type). The original stays in the log.
+    """
+
+    target: int
+    action: Literal["retract", "amend"]
+    reason: str
+    data: dict[str, Any] | None = None
+
+
+CORE_EVENT_TYPES: tuple[type[Event], ...] = (
+    CampaignCreated,
+    CharacterCreated,
+    SessionStarted,
+    SessionEnded,
+    SceneStarted,
+    SceneEnded,
+    NoteAdded,
+    Corrected,
+)
+
+
+def event_tag(cls: type[Event]) -> str:
+    """The stored ``type`` string of an event class."""
+    tag = cls.__struct_config__.tag
+    assert isinstance(tag, str), f"{cls.__name__} has no explicit tag"
+    return tag
+
+
+def stream_of(event: Event) -> str:
+    """The stream an event belongs to: its ``character`` field, else ``"campaign"``."""
+    character = getattr(event, "character", None)
+    return character if isinstance(character, str) and character else CAMPAIGN_STREAM
+
+
+class Recorded(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """An event as stored: the envelope of DESIGN.md with its decoded payload in ``data``."""
+
+    seq: int
+    campaign: str
+    stream: str
+    version: int
+    type: str
+    data: Event
+    recorded_at: str
+    actor: str
+    session: int | None
+    visibility: str
+    prev_hash: str
+    hash: str
+
+
+class Envelope(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """The canonical form hashed into the chain: every envelope field but ``hash``.
+
+    ``data`` is the payload's canonical JSON (keys sorted), carried as ``msgspec.Raw``.
+    """
+
+    seq: int
+    campaign: str
+    stream: str
+    version: int
+    type: str
+    data: msgspec.Raw
+    recorded_at: str
+    actor: str
+    session: int | None
+    visibility: str
+    prev_hash: str

@@ -1,0 +1,204 @@
+"""The rule-system interface every plugin implements (DESIGN.md "Plugins").
+
+A plugin subclasses :class:`RuleSystem`, registers an instance through the
+``register_rule_systems`` hook, and the engine does the rest: it decodes the plugin's event
+types, folds them through the plugin's appliers into per-character state, calls
+:meth:`RuleSystem.resolve` for ``campaign roll``, :meth:`RuleSystem.advance` for
+``campaign advance`` and :meth:`RuleSystem.odds` for ``campaign odds``.
+
+Dispatch is resolved once: :func:`applies` marks methods, and :meth:`RuleSystem.appliers`
+builds the ``{event class: function}`` table the projection uses for every event.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import msgspec
+
+from .events import Event, Recorded, Roll
+
+if TYPE_CHECKING:
+    from .dice import DiceSource
+
+
+class RuleError(Exception):
+    """A rule refuses an action. ``problems`` lists every broken rule as a sentence.
+
+    The CLI prints them on one line and exits 1; nothing is written.
+    """
+
+    def __init__(self, *problems: str) -> None:
+        self.problems = [p for p in problems if p]
+        super().__init__("; ".join(self.problems))
+
+
+@dataclass(frozen=True)
+class RollParam:
+    """A ``campaign roll`` (or ``campaign odds``) option a rule system understands.
+
+    :param name: option name without dashes, e.g. ``"dr"`` → ``--dr``.
+    :param help: one sentence for ``--help``.
+    :param is_flag: a boolean switch (``--advantage``).
+    :param multiple: may be given several times (values arrive as a tuple).
+    :param type: ``str`` or ``int`` (values are converted before :meth:`RuleSystem.resolve`).
+
+    Options of the same name from several systems must agree on ``is_flag``, ``multiple``
+    and ``type``; their help texts are joined.
+    """
+
+    name: str
+    help: str
+    is_flag: bool = False
+    multiple: bool = False
+    type: type = str
+
+
+@dataclass(frozen=True)
+class RollRequest:
+    """What ``campaign roll`` asks of a rule system.
+
+    :param character: the character id (stream).
+    :param name: the character's display name.
+    :param skill: the skill (or stat, attribute, ...) named on the command line, or ``None``.
+    :param params: the :class:`RollParam` values given, by name (absent ones are missing).
+    """
+
+    character: str
+    name: str
+    skill: str | None
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def applies(*event_types: type[Event]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a method ``(self, state, event) -> state`` as the applier for ``event_types``.
+
+    The method must be pure: return a new state (``msgspec.structs.replace``), never mutate,
+    and raise :class:`RuleError` when the event is impossible for the state (the engine then
+    refuses to append it).
+    """
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn.__ledger_applies__ = event_types  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+class RuleSystem:
+    """Base class of a rule system. Subclass and set the class attributes.
+
+    :cvar id: the system id, e.g. ``"wyrd-engine"``; prefix of its event tags.
+    :cvar name: human name, e.g. ``"The Wyrd Engine"``.
+    :cvar source: the seed file of the rule text, e.g. ``"000_60e07241544698f0.txt"``.
+    :cvar event_types: the plugin's event classes (tags ``"<id>.<past_tense>"``).
+    :cvar state_type: a frozen ``msgspec.Struct`` holding one character's state (it is
+        encoded for snapshots, so keep it msgspec-serialisable).
+    :cvar options_type: a ``msgspec.Struct`` of campaign options, every field defaulted.
+    :cvar roll_params: the options ``campaign roll`` accepts for this system.
+    :cvar odds_params: the options ``campaign odds SYSTEM`` accepts.
+
+    Instances are configured per campaign with :meth:`configure`; ``self.options`` is then
+    an ``options_type`` instance.
+    """
+
+    id: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    source: ClassVar[str] = ""
+    event_types: ClassVar[tuple[type[Event], ...]] = ()
+    state_type: ClassVar[type[msgspec.Struct]]
+    options_type: ClassVar[type[msgspec.Struct]]
+    roll_params: ClassVar[tuple[RollParam, ...]] = ()
+    odds_params: ClassVar[tuple[RollParam, ...]] = ()
+
+    options: Any = None
+
+    # --- configuration -------------------------------------------------------------------
+
+    def configure(self, options: dict[str, Any] | None = None) -> RuleSystem:
+        """A copy of this system bound to campaign ``options`` (validated).
+
+        :raises RuleError: an unknown option or a value of the wrong type.
+        """
+        try:
+            opts = msgspec.convert(options or {}, self.options_type, strict=False)
+        except msgspec.ValidationError as e:
+            raise RuleError(f"bad option for {self.id}: {e}") from None
+        bound = copy.copy(self)
+        bound.options = opts
+        return bound
+
+    def appliers(self) -> dict[type[Event], Callable[[Any, Event], Any]]:
+        """``{event class: bound applier}``, built once from the :func:`applies` marks."""
+        table: dict[type[Event], Callable[[Any, Event], Any]] = {}
+        for klass in reversed(type(self).__mro__):
+            for attr in vars(klass).values():
+                for et in getattr(attr, "__ledger_applies__", ()):
+                    table[et] = getattr(self, attr.__name__)
+        return table
+
+    # --- characters ----------------------------------------------------------------------
+
+    def create_sheet(self, sheet: dict[str, Any]) -> dict[str, Any]:
+        """Validate a character sheet (parsed TOML) and return it normalised.
+
+        :raises RuleError: naming every broken creation rule at once.
+        """
+        raise NotImplementedError
+
+    def initial_state(self, character: str, name: str, sheet: dict[str, Any]) -> Any:
+        """The ``state_type`` instance of a newly created character."""
+        raise NotImplementedError
+
+    def sheet_view(self, state: Any, *, as_gm: bool) -> dict[str, Any]:
+        """The sheet as a JSON-ready dict. With ``as_gm=False`` omit GM-only facts."""
+        return msgspec.to_builtins(state)
+
+    # --- play ----------------------------------------------------------------------------
+
+    def resolve(self, state: Any, request: RollRequest, dice: DiceSource) -> Roll:
+        """Resolve a roll: draw dice from ``dice`` and return the roll event.
+
+        The event carries every die face, modifier and the outcome band beside the fields
+        :meth:`ledger.dice.DiceSource.fields` gives (``source``, ``draws``, ``nonce``,
+        ``client_seed``).
+
+        :raises RuleError: unknown skill, impossible request.
+        :raises ledger.dice.DiceError: physical faces a die cannot show, too few or too many.
+        """
+        raise NotImplementedError
+
+    def describe(self, event: Event) -> str | None:
+        """One line a person reads at a glance for ``log`` and recaps (``None``: default)."""
+        return None
+
+    def advance(
+        self,
+        states: dict[str, Any],
+        session: int,
+        session_events: Sequence[Recorded],
+        dice: Callable[[str], DiceSource],
+        choices: dict[str, Any],
+    ) -> list[Event]:
+        """End-of-session advancement: the events the rules give for one session.
+
+        :param states: character id → state now (after advancement already appended).
+        :param session: the session number being advanced.
+        :param session_events: that session's events (corrections already honoured).
+        :param dice: ``dice(client_seed)`` returns an engine dice source for one roll.
+        :param choices: player choices given on the command line.
+        :returns: events to append; must return ``[]`` when the session's advancement is
+            already in the log (idempotence is checked by replay).
+        """
+        return []
+
+    def odds(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Exact probabilities for the mechanic; fractions as ``"n/d"`` strings."""
+        raise NotImplementedError
+
+    def skills_of(self, state: Any) -> Iterable[str]:
+        """Skill names a character has (for "did you mean" suggestions)."""
+        return ()
