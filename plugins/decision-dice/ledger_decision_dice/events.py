@@ -1,0 +1,250 @@
+"""Decision-dice events (seed 002_735c6d6cd834a641.txt; digest §4 "State changes").
+
+Tags are ``"decision-dice.<past_tense>"``. Every event with a ``character`` field goes to
+that character's stream. No floats: every number is an ``int``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from ledger import Event, Roll
+
+Outcome = Literal["success", "failure"]
+ModifierKind = Literal["bonus", "penalty", "modifier"]
+ConditionKind = Literal["bonus", "penalty", "modifier", "advantage", "disadvantage"]
+
+
+class ModifierLine(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of a roll's modifier breakdown ("Key Terms", hint "Modifiers").
+
+    :ivar source: where it comes from: the stat name, ``"--bonus"``, a condition's name, ...
+    :ivar kind: ``"stat"``, ``"bonus"``, ``"penalty"`` or ``"modifier"``.
+    :ivar stated: the value as stated.
+    :ivar counted: the value added to the roll (a negative bonus or positive penalty is 0).
+    """
+
+    source: str
+    kind: Literal["stat", "bonus", "penalty", "modifier"]
+    stated: int
+    counted: int
+
+
+class SupplyResult(msgspec.Struct, frozen=True, kw_only=True):
+    """A supply roll made after an action ("Supply Rolls").
+
+    :ivar item: the item's name as on the sheet.
+    :ivar die: the die rolled, ``"d12"`` … ``"d4"``.
+    :ivar face: the face shown, 1..size.
+    :ivar after: the die afterwards (one size lower when ``face <= 3``; may be ``"empty"``).
+    """
+
+    item: str
+    die: str
+    face: int
+    after: str
+
+
+class ContestRound(msgspec.Struct, frozen=True, kw_only=True):
+    """One round of a contested roll: both sides' decision dice and results."""
+
+    dice: list[int]
+    total: int
+    opponent_dice: list[int]
+    opponent_total: int
+
+
+class DecisionRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.decision_rolled"):
+    """A decision roll: 2d6 + STAT + MODIFIERS vs. TARGET NUMBER ("Decision Rolls").
+
+    :ivar stat: the stat rolled (sheet spelling); ``stat_value`` its value.
+    :ivar dice: every decision die face, in draw order (1, 2 or 3 d6).
+    :ivar advantage, disadvantage: whether any advantage / disadvantage applied (they
+        cancel; ``decision_dice`` is the resulting count, "Advantage and Disadvantage").
+    :ivar modifiers: the breakdown, stat first; ``modifier_total`` is the sum of ``counted``.
+    :ivar base_target: the difficulty the task starts at; ``target_adjustments`` change it;
+        ``target`` is the final target number.
+    :ivar impossible_task: the base target is at or above "Impossible" (the GM allowed it).
+    :ivar total: dice + modifier_total; ``margin`` = total − target.
+    :ivar outcome: ``"success"`` (total ≥ target, ties succeed) or ``"failure"``.
+    :ivar conditions: names of the character's conditions that applied (each use counts).
+    :ivar supply: the supply roll made after the action, if the action used supplies.
+    """
+
+    character: str
+    stat: str
+    stat_value: int
+    dice: list[int]
+    decision_dice: int
+    advantage: bool = False
+    disadvantage: bool = False
+    modifiers: list[ModifierLine] = []
+    modifier_total: int
+    base_target: int
+    target_adjustments: list[int] = []
+    target: int
+    difficulty: str = ""
+    impossible_task: bool = False
+    total: int
+    margin: int
+    outcome: Outcome
+    conditions: list[str] = []
+    supply: SupplyResult | None = None
+
+
+class ContestRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.contest_rolled"):
+    """A contested roll, every reroll round kept ("Contested Rolls", "Resolving a Tie").
+
+    Both sides roll their decision dice and add their modifiers; the highest result wins; a
+    tie rerolls both sides' decision dice (same counts, same modifiers, ruling X7) until a
+    winner is found. Dice are drawn per round: the character's, then the opponent's.
+
+    :ivar dice, total: the character's final-round faces and result.
+    :ivar target: the opponent's final-round result (the number the character had to beat).
+    :ivar outcome: ``"success"`` when the character wins, else ``"failure"``.
+    :ivar rounds: every round in order; all but the last are ties.
+    """
+
+    character: str
+    stat: str
+    stat_value: int
+    decision_dice: int
+    advantage: bool = False
+    disadvantage: bool = False
+    modifiers: list[ModifierLine] = []
+    modifier_total: int
+    opponent: str
+    opponent_decision_dice: int
+    opponent_advantage: bool = False
+    opponent_disadvantage: bool = False
+    opponent_modifiers: list[int] = []
+    opponent_modifier_total: int
+    rounds: list[ContestRound]
+    dice: list[int]
+    total: int
+    target: int
+    margin: int
+    winner: str
+    outcome: Outcome
+    conditions: list[str] = []
+
+
+class SupplyRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.supply_rolled"):
+    """A supply roll on its own ("Supply Rolls"): face ≤ 3 lowers the die one size.
+
+    Refused when the item is Empty or when ``die`` is not the item's current die.
+    :ivar dice: ``[face]``; ``total`` = face; ``target`` = 4 (the lowest face that keeps the
+        size); ``outcome``: ``"success"`` when the die keeps its size, ``"failure"`` when it
+        steps down.
+    """
+
+    character: str
+    item: str
+    die: str
+    dice: list[int]
+    total: int
+    target: int
+    after: str
+    outcome: Outcome
+
+
+class Resupplied(Event, frozen=True, kw_only=True, tag="decision-dice.resupplied"):
+    """An item's supply die is set to ``die`` (d12..d4 or empty) ("Supply Rolls": "if/how an
+    item can be resupplied is provided in its description" — the procedure is the item's)."""
+
+    character: str
+    item: str
+    die: str
+    reason: str = ""
+
+
+class ItemAdded(Event, frozen=True, kw_only=True, tag="decision-dice.item_added"):
+    """A piece of equipment joins the sheet; ``die`` is its supply die or ``""`` for none."""
+
+    character: str
+    item: str
+    die: str = ""
+    note: str = ""
+
+
+class ItemRemoved(Event, frozen=True, kw_only=True, tag="decision-dice.item_removed"):
+    """A piece of equipment leaves the sheet."""
+
+    character: str
+    item: str
+    reason: str = ""
+
+
+class TrackerChanged(Event, frozen=True, kw_only=True, tag="decision-dice.tracker_changed"):
+    """A percentage tracker (0–100) changes ("D100 or Percentage"; e.g. ammunition).
+
+    Give ``delta`` (added) or ``value`` (set), not both; the result is clamped to 0..100
+    (ruling X12). Setting a ``value`` on an unknown tracker creates it.
+    """
+
+    character: str
+    tracker: str
+    delta: int | None = None
+    value: int | None = None
+    reason: str = ""
+
+
+class ConditionAdded(Event, frozen=True, kw_only=True, tag="decision-dice.condition_added"):
+    """A lasting modifier, advantage or disadvantage on a character ("Key Terms",
+    "Advantage and Disadvantage": they "usually only stick around for a roll or two").
+
+    :ivar condition: its name (unique on the character).
+    :ivar kind: ``bonus`` | ``penalty`` | ``modifier`` | ``advantage`` | ``disadvantage``.
+    :ivar value: the stated value (bonus/penalty/modifier; ignored for advantage).
+    :ivar stat: the stat it applies to; ``""`` for every decision roll.
+    :ivar rolls: decision/contest rolls it lasts; ``0`` = until removed.
+    """
+
+    character: str
+    condition: str
+    kind: ConditionKind
+    value: int = 0
+    stat: str = ""
+    rolls: int = 0
+
+
+class ConditionRemoved(Event, frozen=True, kw_only=True, tag="decision-dice.condition_removed"):
+    """A condition ends before its rolls are used up."""
+
+    character: str
+    condition: str
+    reason: str = ""
+
+
+class StatChanged(Event, frozen=True, kw_only=True, tag="decision-dice.stat_changed"):
+    """A stat takes a new value (level up and other rules outside the seed's page, X1/X2)."""
+
+    character: str
+    stat: str
+    value: int
+    reason: str = ""
+
+
+class LevelChanged(Event, frozen=True, kw_only=True, tag="decision-dice.level_changed"):
+    """The character's (informational) level changes ("Max Rolls" mentions levels 1-5; X2)."""
+
+    character: str
+    level: int
+    reason: str = ""
+
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    DecisionRolled,
+    ContestRolled,
+    SupplyRolled,
+    Resupplied,
+    ItemAdded,
+    ItemRemoved,
+    TrackerChanged,
+    ConditionAdded,
+    ConditionRemoved,
+    StatChanged,
+    LevelChanged,
+)

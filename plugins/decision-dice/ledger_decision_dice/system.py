@@ -1,0 +1,388 @@
+"""The decision-dice rule system (seed 002_735c6d6cd834a641.txt, "Core Mechanics").
+
+2d6 + STAT + MODIFIERS vs. TARGET NUMBER; advantage 3d6, disadvantage 1d6; contested rolls
+with tie rerolls; supply dice d12 → d10 → d8 → d6 → d4 → Empty; percentage trackers. The
+parts the page leaves undefined (stats, levels, Luck, Stress, Vitality) are campaign options
+(see :class:`ledger_decision_dice.sheet.Options` and docs/rulings/decision-dice.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+from msgspec.structs import replace
+
+from ledger import DiceSource, Event, Roll, RollParam, RollRequest, RuleError, RuleSystem, applies
+
+from . import odds as exact
+from .events import (
+    EVENT_TYPES,
+    ConditionAdded,
+    ConditionRemoved,
+    ContestRolled,
+    DecisionRolled,
+    ItemAdded,
+    ItemRemoved,
+    LevelChanged,
+    Resupplied,
+    StatChanged,
+    SupplyRolled,
+    TrackerChanged,
+)
+from .mechanics import (
+    DIFFICULTY_SCALE,
+    EMPTY,
+    counted_modifier,
+    decision_dice_count,
+    normalise_supply,
+    parse_target,
+    supply_step,
+)
+from .rolls import resolve_roll
+from .sheet import (
+    TRACKER_MAX,
+    TRACKER_MIN,
+    Character,
+    Condition,
+    Item,
+    Options,
+    derived_values,
+    find_name,
+    state_from_sheet,
+    validate_sheet,
+)
+
+ADVANTAGE_HELP = "Advantage: roll 3d6 instead of 2d6 (does not stack; cancels disadvantage)."
+DISADVANTAGE_HELP = "Disadvantage: roll 1d6 instead of 2d6 (cancels advantage)."
+
+
+class DecisionDice(RuleSystem):
+    """The "Decision Dice" 2d6 system (seed 002_735c6d6cd834a641.txt).
+
+    Roll ``campaign roll CHARACTER STAT --target N|rung [--advantage] [--disadvantage]
+    [--bonus N] [--penalty N] [--modifier N] [--adjust N] [--impossible] [--supply ITEM]``,
+    or ``--opponent NAME [--opponent_modifier N] ...`` for a contested roll, or
+    ``campaign roll CHARACTER ITEM`` for a supply roll on its own.
+    """
+
+    id = "decision-dice"
+    name = "Decision Dice (2d6 + STAT)"
+    source = "002_735c6d6cd834a641.txt"
+    event_types = EVENT_TYPES
+    state_type = Character
+    options_type = Options
+    roll_params = (
+        RollParam("target", "Target number: a number or simple (6), challenging (12), "
+                  "strenuous (18), impossible (20)."),
+        RollParam("advantage", ADVANTAGE_HELP, is_flag=True),
+        RollParam("disadvantage", DISADVANTAGE_HELP, is_flag=True),
+        RollParam("modifier", "A modifier of either sign (repeatable).", multiple=True, type=int),
+        RollParam("bonus", "A bonus; a negative bonus counts 0 (repeatable).",
+                  multiple=True, type=int),
+        RollParam("penalty", "A penalty (negative); a positive penalty counts 0 (repeatable).",
+                  multiple=True, type=int),
+        RollParam("adjust", "An adjustment to the target number (repeatable); an adjusted "
+                  "target is never an \"Impossible\" task.", multiple=True, type=int),
+        RollParam("impossible", "The GM allows an attempt at an \"Impossible\" task "
+                  "(base target 20+).", is_flag=True),
+        RollParam("supply", "An item whose supply die is rolled after the action."),
+        RollParam("opponent", "Contested roll against this opponent (ties are rerolled)."),
+        RollParam("opponent_modifier", "The opponent's STAT and modifiers (repeatable).",
+                  multiple=True, type=int),
+        RollParam("opponent_advantage", "The opponent has advantage (3d6).", is_flag=True),
+        RollParam("opponent_disadvantage", "The opponent has disadvantage (1d6).",
+                  is_flag=True),
+    )
+    odds_params = (
+        RollParam("stat", "The STAT value (default 0).", type=int),
+        RollParam("target", "Target number: a number or simple, challenging, strenuous, "
+                  "impossible (omitted: every target 2-22)."),
+        RollParam("advantage", ADVANTAGE_HELP, is_flag=True),
+        RollParam("disadvantage", DISADVANTAGE_HELP, is_flag=True),
+        RollParam("modifier", "A modifier of either sign (repeatable).", multiple=True, type=int),
+        RollParam("bonus", "A bonus; a negative bonus counts 0 (repeatable).",
+                  multiple=True, type=int),
+        RollParam("penalty", "A penalty (negative); a positive penalty counts 0 (repeatable).",
+                  multiple=True, type=int),
+        RollParam("supply", "Odds of a supply die instead: d12, d10, d8, d6 or d4."),
+        RollParam("opponent", "Contested-roll odds against an opponent (any name)."),
+        RollParam("opponent_modifier", "The opponent's STAT and modifiers (repeatable).",
+                  multiple=True, type=int),
+        RollParam("opponent_advantage", "The opponent has advantage (3d6).", is_flag=True),
+        RollParam("opponent_disadvantage", "The opponent has disadvantage (1d6).",
+                  is_flag=True),
+    )
+
+    options: Options = Options()
+
+    # --- characters ----------------------------------------------------------------------
+
+    def create_sheet(self, sheet: dict[str, Any]) -> dict[str, Any]:
+        """Validate a sheet (see :func:`ledger_decision_dice.sheet.validate_sheet`).
+
+        :raises RuleError: naming every problem at once.
+        """
+        return validate_sheet(sheet, self.options)
+
+    def initial_state(self, character: str, name: str, sheet: dict[str, Any]) -> Character:
+        """The :class:`Character` of a validated sheet."""
+        return state_from_sheet(character, name, sheet)
+
+    def skills_of(self, state: Character) -> Iterable[str]:
+        """Stat names, then items with a supply die (both can be rolled)."""
+        return [*state.stats, *(i.name for i in state.equipment if i.supply)]
+
+    def sheet_view(self, state: Character, *, as_gm: bool) -> dict[str, Any]:
+        """The sheet as JSON: state fields plus ``derived`` values (Stress, Vitality, ... as
+        configured, "The Rounding Rule") and each condition's counted value. Nothing here is
+        GM-only."""
+        view: dict[str, Any] = msgspec.to_builtins(state)
+        view["derived"] = derived_values(state, self.options)
+        for cond in view["conditions"]:
+            if cond["kind"] in ("bonus", "penalty", "modifier"):
+                cond["counted"] = counted_modifier(cond["kind"], cond["value"])
+        return view
+
+    # --- play ----------------------------------------------------------------------------
+
+    def resolve(self, state: Character, request: RollRequest, dice: DiceSource) -> Roll:
+        """Decision, contested or supply roll (see :func:`ledger_decision_dice.rolls.resolve_roll`).
+
+        :raises RuleError: unknown stat/item, missing target, "Impossible" not allowed, Empty
+            item, parameters that do not belong together.
+        :raises ledger.DiceError: faces a die cannot show, too few or too many faces.
+        """
+        return resolve_roll(state, request, dice, self.options)
+
+    # --- appliers ------------------------------------------------------------------------
+
+    def _supply_applied(self, state: Character, item_name: str, die: str, face: int,
+                        after: str) -> Character:
+        """The state after a supply roll: checks the die is the item's, steps it down."""
+        item = self._item(state, item_name)
+        if item.supply is None:
+            raise RuleError(f"{item.name!r} has no supply die: it makes no supply rolls")
+        if item.supply == EMPTY:
+            raise RuleError(f"{item.name!r} is Empty: it cannot be used where a supply roll "
+                            "is required (resupply it first)")
+        if normalise_supply(die) != item.supply:
+            raise RuleError(f"the supply roll used a {die} but {item.name!r} has a "
+                            f"{item.supply} now: roll again")
+        expected = supply_step(item.supply, face, self.options.supply_step_max)
+        if normalise_supply(after) != expected:
+            raise RuleError(f"a {item.supply} showing {face} leaves {expected}, not {after}")
+        return self._with_item(state, replace(item, supply=expected))
+
+    def _item(self, state: Character, wanted: str) -> Item:
+        name = find_name([i.name for i in state.equipment], wanted, "equipment")
+        return next(i for i in state.equipment if i.name == name)
+
+    def _with_item(self, state: Character, item: Item) -> Character:
+        return replace(state, equipment=[item if i.name == item.name else i
+                                         for i in state.equipment])
+
+    def _used(self, state: Character, names: list[str]) -> Character:
+        """Count one roll against every condition named (those with rolls left)."""
+        kept: list[Condition] = []
+        for cond in state.conditions:
+            if cond.name in names and cond.rolls_left > 0:
+                if cond.rolls_left == 1:
+                    continue
+                cond = replace(cond, rolls_left=cond.rolls_left - 1)
+            kept.append(cond)
+        return replace(state, conditions=kept)
+
+    @applies(DecisionRolled)
+    def on_decision(self, state: Character, event: DecisionRolled) -> Character:
+        """A decision roll uses up one roll of its conditions; its supply roll steps the item
+        ("Supply Rolls": handled after the action is complete)."""
+        find_name(list(state.stats), event.stat, "stat")
+        state = self._used(state, event.conditions)
+        if event.supply is not None:
+            s = event.supply
+            state = self._supply_applied(state, s.item, s.die, s.face, s.after)
+        return state
+
+    @applies(ContestRolled)
+    def on_contest(self, state: Character, event: ContestRolled) -> Character:
+        """A contested roll uses up one roll of its conditions."""
+        find_name(list(state.stats), event.stat, "stat")
+        return self._used(state, event.conditions)
+
+    @applies(SupplyRolled)
+    def on_supply(self, state: Character, event: SupplyRolled) -> Character:
+        """A supply roll: ≤ 3 lowers the die a size; refused on an Empty item (E12–E15)."""
+        if len(event.dice) != 1:
+            raise RuleError("a supply roll shows exactly one die")
+        return self._supply_applied(state, event.item, event.die, event.dice[0], event.after)
+
+    @applies(Resupplied)
+    def on_resupplied(self, state: Character, event: Resupplied) -> Character:
+        """Set an item's supply die (the item's own resupply procedure, "Supply Rolls")."""
+        item = self._item(state, event.item)
+        return self._with_item(state, replace(item, supply=normalise_supply(event.die)))
+
+    @applies(ItemAdded)
+    def on_item_added(self, state: Character, event: ItemAdded) -> Character:
+        """Add equipment; refused when an item of that name is already carried."""
+        if any(i.name.lower() == event.item.strip().lower() for i in state.equipment):
+            raise RuleError(f"{state.name} already carries {event.item!r}: give the new item "
+                            "another name")
+        if not event.item.strip():
+            raise RuleError("the item needs a name")
+        supply = normalise_supply(event.die) if event.die else None
+        item = Item(name=event.item.strip(), supply=supply, note=event.note)
+        return replace(state, equipment=[*state.equipment, item])
+
+    @applies(ItemRemoved)
+    def on_item_removed(self, state: Character, event: ItemRemoved) -> Character:
+        """Remove equipment by name."""
+        item = self._item(state, event.item)
+        return replace(state, equipment=[i for i in state.equipment if i.name != item.name])
+
+    @applies(TrackerChanged)
+    def on_tracker(self, state: Character, event: TrackerChanged) -> Character:
+        """Change a percentage tracker, clamped to 0..100 ("D100 or Percentage", X12)."""
+        if (event.delta is None) == (event.value is None):
+            raise RuleError("give the tracker either --delta (a change) or --value (a new "
+                            "percentage), not both or neither")
+        names = list(state.trackers)
+        if event.value is not None:
+            match = next((n for n in names if n.lower() == event.tracker.lower()), None)
+            name = match or event.tracker.strip()
+            new = event.value
+        else:
+            name = find_name(names, event.tracker, "tracker")
+            new = state.trackers[name] + (event.delta or 0)
+        clamped = max(TRACKER_MIN, min(TRACKER_MAX, new))
+        return replace(state, trackers={**state.trackers, name: clamped})
+
+    @applies(ConditionAdded)
+    def on_condition_added(self, state: Character, event: ConditionAdded) -> Character:
+        """Add a lasting modifier, advantage or disadvantage ("Key Terms"; "Advantage and
+        Disadvantage"). Refused for a duplicate name, an unknown stat or negative rolls."""
+        if any(c.name.lower() == event.condition.lower() for c in state.conditions):
+            raise RuleError(f"{state.name} already has the condition {event.condition!r}: "
+                            "remove it first or use another name")
+        if event.rolls < 0:
+            raise RuleError(f"rolls must be 0 (until removed) or more, not {event.rolls}")
+        stat = find_name(list(state.stats), event.stat, "stat") if event.stat else ""
+        cond = Condition(name=event.condition, kind=event.kind, value=event.value, stat=stat,
+                         rolls_left=event.rolls)
+        return replace(state, conditions=[*state.conditions, cond])
+
+    @applies(ConditionRemoved)
+    def on_condition_removed(self, state: Character, event: ConditionRemoved) -> Character:
+        """Remove a condition by name."""
+        name = find_name([c.name for c in state.conditions], event.condition, "condition")
+        return replace(state, conditions=[c for c in state.conditions if c.name != name])
+
+    @applies(StatChanged)
+    def on_stat(self, state: Character, event: StatChanged) -> Character:
+        """Set a stat on the sheet to a value in the campaign's range (X1)."""
+        stat = find_name(list(state.stats), event.stat, "stat")
+        lo, hi = self.options.stat_min, self.options.stat_max
+        if not lo <= event.value <= hi:
+            raise RuleError(f"stat {stat!r} cannot be {event.value}: stats range from {lo} "
+                            f"to {hi} in this campaign")
+        return replace(state, stats={**state.stats, stat: event.value})
+
+    @applies(LevelChanged)
+    def on_level(self, state: Character, event: LevelChanged) -> Character:
+        """Set the informational level (X2)."""
+        if event.level < self.options.level_min:
+            raise RuleError(f"level must be {self.options.level_min} or more, not {event.level}")
+        return replace(state, level=event.level)
+
+    # --- reading -------------------------------------------------------------------------
+
+    def describe(self, event: Event) -> str | None:
+        """One line per decision-dice event for ``log`` and recaps."""
+        if isinstance(event, DecisionRolled):
+            mods = " ".join(f"{m.counted:+d}" for m in event.modifiers[1:])
+            mods = " " + mods if mods else ""
+            line = (f"{event.character}: {event.stat} {event.stat_value:+d}{mods}"
+                    f", dice {event.dice} ({event.decision_dice}d6) = {event.total} vs "
+                    f"{event.target}: {event.outcome} (margin {event.margin:+d})")
+            if event.supply:
+                line += (f"; supply {event.supply.item} {event.supply.die} shows "
+                         f"{event.supply.face} → {event.supply.after}")
+            return line
+        if isinstance(event, ContestRolled):
+            rounds = "; ".join(f"{r.dice}={r.total} vs {r.opponent_dice}={r.opponent_total}"
+                               for r in event.rounds)
+            return (f"{event.character} ({event.stat}) vs {event.opponent}: {rounds} → "
+                    f"{event.winner} wins")
+        if isinstance(event, SupplyRolled):
+            return (f"{event.character}: supply roll {event.item} {event.die} shows "
+                    f"{event.dice[0]} → {event.after}")
+        if isinstance(event, Resupplied):
+            return f"{event.character}: {event.item} resupplied to {event.die}"
+        if isinstance(event, ItemAdded):
+            die = f" ({event.die})" if event.die else ""
+            return f"{event.character} gains {event.item}{die}"
+        if isinstance(event, ItemRemoved):
+            return f"{event.character} loses {event.item}"
+        if isinstance(event, TrackerChanged):
+            change = f"{event.delta:+d}" if event.delta is not None else f"set to {event.value}"
+            return f"{event.character}: {event.tracker} {change}%"
+        if isinstance(event, ConditionAdded):
+            lasts = f" for {event.rolls} roll(s)" if event.rolls else ""
+            value = f" {event.value:+d}" if event.kind not in ("advantage", "disadvantage") else ""
+            return f"{event.character}: {event.condition} ({event.kind}{value}){lasts}"
+        if isinstance(event, ConditionRemoved):
+            return f"{event.character}: {event.condition} ends"
+        if isinstance(event, StatChanged):
+            return f"{event.character}: {event.stat} becomes {event.value}"
+        if isinstance(event, LevelChanged):
+            return f"{event.character} reaches level {event.level}"
+        return None
+
+    def odds(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Exact odds as ``"n/d"`` strings ("Target Numbers" hint; digest §2.6).
+
+        Decision roll: ``dice`` count, ``modifier_total`` (STAT + counted modifiers),
+        ``min``/``max``/``mean`` of the result, ``distribution`` of the result, ``targets``
+        (P(success) for every target 2..22) and, with ``target``, ``success``/``failure``.
+        With ``supply``: the supply die's step-down odds and expected rolls. With
+        ``opponent``: P(win) and P(lose) after tie rerolls and P(a round ties).
+
+        :raises RuleError: a bad target, supply die, or parameters that do not belong together.
+        """
+        if params.get("supply"):
+            return exact.supply_odds(str(params["supply"]), self.options.supply_step_max)
+        count = decision_dice_count(bool(params.get("advantage")),
+                                    bool(params.get("disadvantage")))
+        mod = int(params.get("stat") or 0)
+        for kind in ("bonus", "penalty", "modifier"):
+            for value in params.get(kind) or ():
+                mod += counted_modifier(kind, int(value))  # type: ignore[arg-type]
+        dist = exact.sum_distribution(count)
+        out: dict[str, Any] = {
+            "dice": f"{count}d6", "decision_dice": count, "modifier_total": mod,
+            "min": min(dist) + mod, "max": max(dist) + mod,
+            "mean": exact.frac(exact.mean(count) + mod),
+            "distribution": {str(t + mod): exact.frac(p) for t, p in dist.items()},
+        }
+        if params.get("opponent"):
+            opp_count = decision_dice_count(bool(params.get("opponent_advantage")),
+                                            bool(params.get("opponent_disadvantage")))
+            opp_mod = sum(int(v) for v in params.get("opponent_modifier") or ())
+            win, lose, tie = exact.p_contest_win(count, mod, opp_count, opp_mod)
+            out.update({"opponent_dice": f"{opp_count}d6", "opponent_modifier_total": opp_mod,
+                        "win": exact.frac(win), "lose": exact.frac(lose),
+                        "round_tie": exact.frac(tie)})
+            return out
+        out["targets"] = {
+            f"{tn} {label}".strip(): exact.frac(exact.p_success(count, tn, mod))
+            for tn, label in reversed(DIFFICULTY_SCALE)
+        }
+        out["targets_all"] = exact.target_table(count, mod)
+        if params.get("target"):
+            target = parse_target(str(params["target"]))
+            p = exact.p_success(count, target, mod)
+            out.update({"target": target, "need_on_dice": target - mod,
+                        "success": exact.frac(p), "failure": exact.frac(1 - p)})
+        return out
