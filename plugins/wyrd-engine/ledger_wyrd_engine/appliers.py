@@ -1,0 +1,292 @@
+"""Appliers: how each event changes one character's state (pure; digest §4).
+
+Mixed into :class:`ledger_wyrd_engine.system.WyrdEngine`; each method takes ``(state,
+event)`` and returns a new :class:`~ledger_wyrd_engine.state.Character`, or raises
+:class:`ledger.RuleError` when the event is impossible for that state (the engine then
+refuses to append it). Source: 000_60e07241544698f0.txt, sections named per method.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from msgspec.structs import replace
+
+from ledger import RuleError, applies
+from ledger.events import SceneEnded, SessionEnded
+
+from .events import (
+    BoonGranted,
+    BoonUsed,
+    BoostGained,
+    BoostUsed,
+    CheckRolled,
+    DamageTaken,
+    DeathRecorded,
+    StressCleared,
+    TraitAbilityUsed,
+    WoundDescribed,
+    WoundHealed,
+    WoundInflicted,
+)
+from .mechanics import absorb, check_healing, damage_units
+from .state import SEVERITIES, WOUND_CAPACITY, Boon, Boost, Character, Options, Trait, Wound
+
+
+def find_trait(state: Character, name: str) -> Trait | None:
+    """The character trait or gear trait called ``name`` (case-insensitive), or ``None``."""
+    key = name.strip().lower()
+    for trait in (*state.traits, *state.gear):
+        if trait.name.lower() == key:
+            return trait
+    return None
+
+
+def find_boon(state: Character, name: str) -> int | None:
+    """Index of the held boon called ``name`` (case-insensitive), or ``None``."""
+    key = name.strip().lower()
+    for i, boon in enumerate(state.boons):
+        if boon.name.lower() == key:
+            return i
+    return None
+
+
+def _alive(state: Character, what: str) -> None:
+    if state.dead:
+        raise RuleError(f"{state.name} is dead: no {what} can be recorded for them")
+
+
+def _without_boost(state: Character, value: int) -> tuple[Boost, ...]:
+    for i, boost in enumerate(state.boosts):
+        if boost.value == value:
+            return state.boosts[:i] + state.boosts[i + 1 :]
+    held = ", ".join(f"+{b.value}" for b in state.boosts) or "none"
+    raise RuleError(
+        f"{state.name} holds no +{value} boost (held: {held}); "
+        "record one with `campaign record boost-gained` first"
+    )
+
+
+def _scene_reset(state: Character) -> Character:
+    """Resets at the end of a scene (digest §4.2)."""
+    return replace(
+        state,
+        stress=0,
+        overflow=0,
+        used_this_scene=(),
+        boons=(),
+        boosts=(),
+        taken_out=False,
+    )
+
+
+class Appliers:
+    """The ``@applies`` methods of the Wyrd Engine (a mixin; needs ``self.opts``)."""
+
+    @property
+    def opts(self) -> Options:  # pragma: no cover - overridden by the system
+        raise NotImplementedError
+
+    @applies(CheckRolled)
+    def on_check_rolled(self, state: Character, event: CheckRolled) -> Character:
+        """A roll consumes the boost it used and the boon it invoked (digest §4
+        ``check_rolled``; "Boosts", "Active Opposition"); nothing else changes."""
+        _alive(state, "roll")
+        changes: dict[str, Any] = {}
+        if event.boost:
+            changes["boosts"] = _without_boost(state, event.boost)
+        if event.trait_kind == "boon" and event.trait:
+            i = find_boon(state, event.trait)
+            if i is None:
+                raise RuleError(f"{state.name} holds no boon called {event.trait!r}")
+            changes["boons"] = state.boons[:i] + state.boons[i + 1 :]
+        return replace(state, **changes) if changes else state
+
+    def _apply_units(
+        self, state: Character, units: int, skills: list[str], description: str
+    ) -> Character:
+        result = absorb(
+            units, state.stress, state.stress_max, state.wounds, self.opts.death_risk_trigger
+        )
+        wounds = dict(state.wounds)
+        for severity, soaked in result.wounds_taken:
+            wounds[severity] = Wound(
+                absorbed=soaked, affected_skills=tuple(skills), description=description
+            )
+        return replace(
+            state,
+            stress=result.stress,
+            wounds=wounds,
+            overflow=result.overflow,
+            taken_out=state.taken_out or result.taken_out,
+            at_risk_of_death=state.at_risk_of_death or result.at_risk_of_death,
+        )
+
+    @applies(DamageTaken)
+    def on_damage_taken(self, state: Character, event: DamageTaken) -> Character:
+        """Convert damage to units by the ratio, then soak it: stress first, then wounds
+        (digest §4.1; "Damage: Stress and Wounds", "Attacking and Defending").
+
+        :raises RuleError: negative damage, a ratio outside 1…3, or a dead character.
+        """
+        _alive(state, "damage")
+        ratio = event.ratio if event.ratio is not None else self.opts.damage_ratio
+        units = damage_units(event.amount, ratio, self.opts.damage_rounding)
+        return self._apply_units(state, units, list(event.affected_skills), event.description)
+
+    @applies(WoundInflicted)
+    def on_wound_inflicted(self, state: Character, event: WoundInflicted) -> Character:
+        """Take a wound slot directly ("Firearms can inflict instant Wounds"); if it is
+        already taken, its capacity goes through the absorption algorithm as damage units
+        (digest §4 ``wound_inflicted`` ruling)."""
+        _alive(state, "wound")
+        if event.severity in state.wounds:
+            return self._apply_units(
+                state,
+                WOUND_CAPACITY[event.severity],
+                list(event.affected_skills),
+                event.description,
+            )
+        severe_before = "severe" in state.wounds
+        wounds = {
+            **state.wounds,
+            event.severity: Wound(
+                absorbed=WOUND_CAPACITY[event.severity],
+                affected_skills=tuple(event.affected_skills),
+                description=event.description,
+            ),
+        }
+        taken_out = state.stress == state.stress_max and all(s in wounds for s in SEVERITIES)
+        trigger = self.opts.death_risk_trigger
+        at_risk = severe_before and (trigger != "taken_out_only" or taken_out)
+        return replace(
+            state,
+            wounds=wounds,
+            taken_out=state.taken_out or taken_out,
+            at_risk_of_death=state.at_risk_of_death or at_risk,
+        )
+
+    @applies(WoundDescribed)
+    def on_wound_described(self, state: Character, event: WoundDescribed) -> Character:
+        """Name the skills a taken wound affects ("Example Wound": −2 to Athletics and Fight).
+
+        :raises RuleError: the wound is not taken.
+        """
+        wound = state.wounds.get(event.severity)
+        if wound is None:
+            raise RuleError(f"{state.name} has no {event.severity} wound to describe")
+        new = replace(
+            wound,
+            affected_skills=tuple(event.affected_skills),
+            description=event.description or wound.description,
+        )
+        return replace(state, wounds={**state.wounds, event.severity: new})
+
+    @applies(WoundHealed)
+    def on_wound_healed(self, state: Character, event: WoundHealed) -> Character:
+        """Clear a wound slot by an allowed method ("Healing and Recovery"); a healed
+        Severe wound ends the risk of death; fewer than three wounds is no longer taken out.
+
+        :raises RuleError: the wound is not taken, or the method is too light for it.
+        """
+        if event.severity not in state.wounds:
+            raise RuleError(f"{state.name} has no {event.severity} wound to heal")
+        check_healing(event.severity, event.method)
+        wounds = {k: v for k, v in state.wounds.items() if k != event.severity}
+        return replace(
+            state,
+            wounds=wounds,
+            taken_out=False,
+            at_risk_of_death=state.at_risk_of_death and event.severity != "severe",
+        )
+
+    @applies(StressCleared)
+    def on_stress_cleared(self, state: Character, event: StressCleared) -> Character:
+        """Every stress box clears ("automatically cleared after a fight"; ruling C10)."""
+        return replace(state, stress=0, overflow=0, taken_out=False)
+
+    @applies(TraitAbilityUsed)
+    def on_trait_ability_used(self, state: Character, event: TraitAbilityUsed) -> Character:
+        """Mark a once-per-scene/session ability used ("How Traits Work", "Example 3").
+
+        :raises RuleError: no such trait or gear, it is not an ability, or it was already
+            used this scene/session.
+        """
+        _alive(state, "ability")
+        trait = find_trait(state, event.trait)
+        if trait is None:
+            names = ", ".join(t.name for t in (*state.traits, *state.gear)) or "none"
+            raise RuleError(
+                f"{state.name} has no trait or gear called {event.trait!r} (has: {names})"
+            )
+        if trait.kind != "ability" or trait.once_per is None:
+            raise RuleError(
+                f"{trait.name} is a {trait.kind} trait, not a once-per-scene/session ability"
+            )
+        if trait.once_per == "scene":
+            if trait.name in state.used_this_scene:
+                raise RuleError(f"{state.name} already used {trait.name} this scene")
+            return replace(state, used_this_scene=(*state.used_this_scene, trait.name))
+        if trait.name in state.used_this_session:
+            raise RuleError(f"{state.name} already used {trait.name} this session")
+        return replace(state, used_this_session=(*state.used_this_session, trait.name))
+
+    @applies(BoonGranted)
+    def on_boon_granted(self, state: Character, event: BoonGranted) -> Character:
+        """Add a one-use +2 boon for this scene ("Active Opposition")."""
+        _alive(state, "boon")
+        if not event.boon.strip():
+            raise RuleError("a boon needs a name: --boon 'what it is'")
+        if find_boon(state, event.boon) is not None or find_trait(state, event.boon):
+            raise RuleError(f"{state.name} already has a trait or boon called {event.boon!r}")
+        return replace(state, boons=(*state.boons, Boon(name=event.boon, skill=event.skill)))
+
+    @applies(BoonUsed)
+    def on_boon_used(self, state: Character, event: BoonUsed) -> Character:
+        """Spend a held boon ("Active Opposition": one use).
+
+        :raises RuleError: no boon of that name is held.
+        """
+        i = find_boon(state, event.boon)
+        if i is None:
+            held = ", ".join(b.name for b in state.boons) or "none"
+            raise RuleError(f"{state.name} holds no boon called {event.boon!r} (held: {held})")
+        return replace(state, boons=state.boons[:i] + state.boons[i + 1 :])
+
+    @applies(BoostGained)
+    def on_boost_gained(self, state: Character, event: BoostGained) -> Character:
+        """Hold a +1 or +2 boost for the next relevant roll ("Boosts: Optional Rule").
+
+        :raises RuleError: a value other than 1 or 2.
+        """
+        _alive(state, "boost")
+        if event.value not in (1, 2):
+            raise RuleError(f"a boost is +1 or +2, not {event.value}")
+        boost = Boost(value=event.value, description=event.description)
+        return replace(state, boosts=(*state.boosts, boost))
+
+    @applies(BoostUsed)
+    def on_boost_used(self, state: Character, event: BoostUsed) -> Character:
+        """Spend a held boost of that value.
+
+        :raises RuleError: none of that value is held.
+        """
+        return replace(state, boosts=_without_boost(state, event.value))
+
+    @applies(DeathRecorded)
+    def on_death_recorded(self, state: Character, event: DeathRecorded) -> Character:
+        """The GM's decision that the character dies ("Death and the End of Combat")."""
+        _alive(state, "death")
+        return replace(state, dead=True)
+
+    @applies(SceneEnded)
+    def on_scene_ended(self, state: Character, event: SceneEnded) -> Character:
+        """Scene end: stress clears ("Healing and Recovery"), once-per-scene abilities
+        reset, boons expire ("Active Opposition"), unused boosts lapse (ruling C15), taken
+        out clears (digest §4.2)."""
+        return _scene_reset(state)
+
+    @applies(SessionEnded)
+    def on_session_ended(self, state: Character, event: SessionEnded) -> Character:
+        """Session end: the scene resets plus once-per-session abilities (digest §4.2)."""
+        return replace(_scene_reset(state), used_this_session=())

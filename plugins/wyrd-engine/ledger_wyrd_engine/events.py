@@ -1,0 +1,203 @@
+"""Event types of the Wyrd Engine (tags ``"wyrd-engine.<past_tense>"``; digest §4).
+
+Every event with a ``character`` field goes to that character's stream. All fields are
+``str``/``int``/``bool``/lists of them: recordable by hand with ``campaign record
+<name> --field value`` (e.g. ``campaign record damage-taken --character felix --amount 2``).
+Source: 000_60e07241544698f0.txt (sections named on each class).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ledger import Event, Roll
+
+Severity = Literal["mild", "moderate", "severe"]
+
+
+class CheckRolled(Roll, frozen=True, kw_only=True, tag="wyrd-engine.check_rolled"):
+    """A 4dF roll: passive (against a DR), a contest, an attack or a defence.
+
+    ("Conflict resolution at a glance", "Passive Opposition", "Active Opposition",
+    "Attacking and Defending".)
+
+    :ivar character: the roller's id.
+    :ivar skill: the skill the action uses (as the sheet spells it).
+    :ivar rating: the rating added (the substituted skill's rating with a substitution trait).
+    :ivar rating_skill: the skill whose rating was added (differs from ``skill`` only with
+        a substitution trait).
+    :ivar dice: the four Fudge faces, −1/0/+1, in roll order.
+    :ivar roll: their sum, −4…+4.
+    :ivar trait: the one trait, gear trait or boon invoked, or ``None``.
+    :ivar trait_kind: ``bonus``/``ability``/``permission``/``substitution``/``boon``.
+    :ivar trait_bonus: +2 for a bonus trait or boon, else 0.
+    :ivar boost: a held boost consumed by this roll (0, 1 or 2).
+    :ivar teamwork: an ally's teamwork bonus (0, 1 or 2).
+    :ivar wound_penalty: points wounds take off (positive).
+    :ivar total: roll + rating + trait_bonus + boost + teamwork − wound_penalty.
+    :ivar mode: ``passive`` (vs ``dr``), ``contest``, ``attack`` or ``defence``.
+    :ivar dr: the Difficulty Rating (passive rolls), else ``None``.
+    :ivar dr_name: the DR's ladder name, if on the ladder.
+    :ivar opponent: who opposes (contest/attack/defence), e.g. ``"thug"``.
+    :ivar opposition: the opponent's rating; ``opposition_dice`` their four faces (drawn
+        after the roller's); ``opposition_total`` their total.
+    :ivar margin: passive: steps above the bare success; otherwise total − opposition total.
+    :ivar outcome: band id: ``failure``/``tie``/``success``/``success_with_style``/
+        ``success_at_cost`` (passive and contest), ``hit``/``miss`` (attack),
+        ``hit``/``defended`` (defence: ``hit`` means the roller was hit).
+    :ivar damage: attack/defence: the damage of a landed hit (ruling C5), else 0.
+    :ivar physical: the roll counted as a physical action (Severe wound penalty).
+    """
+
+    character: str
+    skill: str
+    rating: int
+    rating_skill: str
+    dice: list[int]
+    roll: int
+    trait: str | None = None
+    trait_kind: str | None = None
+    trait_bonus: int = 0
+    boost: int = 0
+    teamwork: int = 0
+    wound_penalty: int = 0
+    total: int
+    mode: Literal["passive", "contest", "attack", "defence"] = "passive"
+    dr: int | None = None
+    dr_name: str | None = None
+    opponent: str | None = None
+    opposition: int | None = None
+    opposition_dice: list[int] | None = None
+    opposition_total: int | None = None
+    margin: int
+    outcome: str
+    damage: int = 0
+    physical: bool = False
+
+
+class DamageTaken(Event, frozen=True, kw_only=True, tag="wyrd-engine.damage_taken"):
+    """Damage from a landed hit, soaked by stress then wounds (digest §4.1).
+
+    ("Damage: Stress and Wounds", "Attacking and Defending".)
+
+    :ivar amount: damage points, 0 or more (converted to units by the damage ratio).
+    :ivar ratio: overrides the campaign's ``damage_ratio`` (1, 2 or 3) for this hit.
+    :ivar affected_skills: skills the GM names for any wound this hit inflicts.
+    :ivar description: what the wound is, e.g. ``"shot in the leg"``.
+    """
+
+    character: str
+    amount: int
+    ratio: int | None = None
+    affected_skills: list[str] = []
+    description: str = ""
+
+
+class WoundInflicted(Event, frozen=True, kw_only=True, tag="wyrd-engine.wound_inflicted"):
+    """A wound taken directly, e.g. a well-placed firearm shot ("Weapons and Gear in
+    Combat": "Firearms can inflict instant Wounds"). If the slot is already taken, its
+    capacity is applied as damage through the absorption algorithm instead (digest §4).
+    """
+
+    character: str
+    severity: Severity
+    affected_skills: list[str] = []
+    description: str = ""
+
+
+class WoundDescribed(Event, frozen=True, kw_only=True, tag="wyrd-engine.wound_described"):
+    """The GM names the skills a taken wound affects (and what it is) after the hit.
+
+    ("Damage: Stress and Wounds": "when taking a Wound, one or more relevant skills are
+    affected"; "Example Wound".) Replaces the wound's affected skills and description.
+    """
+
+    character: str
+    severity: Severity
+    affected_skills: list[str] = []
+    description: str = ""
+
+
+class WoundHealed(Event, frozen=True, kw_only=True, tag="wyrd-engine.wound_healed"):
+    """A wound clears ("Healing and Recovery").
+
+    :ivar method: ``short_rest``/``first_aid`` (Mild), ``days_of_rest``/``medical_care``
+        (Moderate), ``weeks_of_rest``/``surgery``/``supernatural`` (Severe); heavier care
+        also heals lighter wounds.
+    """
+
+    character: str
+    severity: Severity
+    method: str
+
+
+class StressCleared(Event, frozen=True, kw_only=True, tag="wyrd-engine.stress_cleared"):
+    """All stress boxes clear ("Stress ... automatically cleared after a fight"; ruling C10).
+    Scene end clears stress by itself; this records a clear in mid-scene."""
+
+    character: str
+
+
+class TraitAbilityUsed(Event, frozen=True, kw_only=True, tag="wyrd-engine.trait_ability_used"):
+    """A once-per-scene or once-per-session trait or gear ability is used ("How Traits
+    Work"; "Example 3: Once Per Session Ability"). Refused when already used in that period.
+    """
+
+    character: str
+    trait: str
+    note: str = ""
+
+
+class BoonGranted(Event, frozen=True, kw_only=True, tag="wyrd-engine.boon_granted"):
+    """The GM grants a boon after a win by 3 or more: a one-use +2 trait for this scene
+    ("Active Opposition")."""
+
+    character: str
+    boon: str
+    skill: str | None = None
+
+
+class BoonUsed(Event, frozen=True, kw_only=True, tag="wyrd-engine.boon_used"):
+    """A boon is used outside a roll (a roll invoking it with ``--trait`` uses it too)."""
+
+    character: str
+    boon: str
+
+
+class BoostGained(Event, frozen=True, kw_only=True, tag="wyrd-engine.boost_gained"):
+    """A Boost of +1 or +2 for the next relevant roll ("Boosts: Optional Rule for
+    Increasing Success"). Unused boosts lapse at scene end (ruling C15)."""
+
+    character: str
+    value: int
+    description: str = ""
+
+
+class BoostUsed(Event, frozen=True, kw_only=True, tag="wyrd-engine.boost_used"):
+    """A held boost is spent outside a roll (``roll --boost N`` spends one itself)."""
+
+    character: str
+    value: int
+
+
+class DeathRecorded(Event, frozen=True, kw_only=True, tag="wyrd-engine.death_recorded"):
+    """The GM decides the character dies ("Death and the End of Combat"; never automatic)."""
+
+    character: str
+    reason: str = ""
+
+
+EVENT_TYPES = (
+    CheckRolled,
+    DamageTaken,
+    WoundInflicted,
+    WoundDescribed,
+    WoundHealed,
+    StressCleared,
+    TraitAbilityUsed,
+    BoonGranted,
+    BoonUsed,
+    BoostGained,
+    BoostUsed,
+    DeathRecorded,
+)

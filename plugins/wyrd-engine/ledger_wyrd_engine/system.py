@@ -1,0 +1,473 @@
+"""The Wyrd Engine rule system: 4dF + skill + trait against a Difficulty Rating.
+
+Source: 000_60e07241544698f0.txt, chapter "The Wyrd Engine Core Mechanics"; digest
+``rules/wyrd-engine.md`` with its rulings (C1–C17). Mechanics live in
+:mod:`ledger_wyrd_engine.mechanics`, appliers in :mod:`ledger_wyrd_engine.appliers`, odds in
+:mod:`ledger_wyrd_engine.odds`; this module binds them to :class:`ledger.RuleSystem`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import msgspec
+
+from ledger import DiceSource, Event, Recorded, RollParam, RollRequest, RuleError, RuleSystem
+
+from . import events as ev
+from .appliers import Appliers, find_boon, find_trait
+from .ladder import BAND_LABELS, dr_label, level_name, parse_dr, signed
+from .mechanics import (
+    TRAIT_BONUS,
+    attack_result,
+    check_total,
+    contest_band,
+    faces_text,
+    fudge_sum,
+    passive_band,
+    wound_penalty,
+)
+from .odds import contest_odds, ladder_odds, passive_bands, percent, ratio
+from .sheet import validate_sheet
+from .state import (
+    SEVERITIES,
+    WOUND_CAPACITY,
+    WOUND_PENALTY,
+    Character,
+    Options,
+    Trait,
+    Wound,
+)
+
+SOURCE = "000_60e07241544698f0.txt"
+
+
+class WyrdEngine(Appliers, RuleSystem):
+    """The Wyrd Engine (000_60e07241544698f0.txt): 4dF, skills 0…+3, traits, stress and
+    wounds. Configure with :class:`~ledger_wyrd_engine.state.Options`."""
+
+    id = "wyrd-engine"
+    name = "The Wyrd Engine"
+    source = SOURCE
+    event_types = ev.EVENT_TYPES
+    state_type = Character
+    options_type = Options
+    roll_params = (
+        RollParam("dr", "Wyrd Engine: Difficulty Rating, a number or a name (good, Difficult)."),
+        RollParam("trait", "Wyrd Engine: the one trait, gear or boon invoked (they don't stack)."),
+        RollParam("boost", "Wyrd Engine: spend a held boost of +1 or +2.", type=int),
+        RollParam("teamwork", "Wyrd Engine: an ally's teamwork bonus, +1 (or +2).", type=int),
+        RollParam("vs", "Wyrd Engine: the opponent's rating; they roll 4dF too.", type=int),
+        RollParam("opponent", "Wyrd Engine: who opposes the roll (for the record)."),
+        RollParam("attack", "Wyrd Engine: with --vs, an attack (hits if strictly higher).",
+                  is_flag=True),
+        RollParam("defend", "Wyrd Engine: with --vs, a defence against an attack.", is_flag=True),
+        RollParam("physical", "Wyrd Engine: count the roll as a physical action.", is_flag=True),
+    )  # fmt: skip
+    odds_params = (
+        RollParam("skill", "Wyrd Engine: the modifier added to 4dF (skill + bonuses).", type=int),
+        RollParam("dr", "Wyrd Engine: one Difficulty Rating (default: the whole ladder)."),
+        RollParam("vs", "Wyrd Engine: an opponent's rating for a contest.", type=int),
+    )
+
+    # --- configuration -------------------------------------------------------------------
+
+    @property
+    def opts(self) -> Options:
+        """The bound campaign options (defaults when the system is not configured)."""
+        return self.options if isinstance(self.options, Options) else Options()
+
+    def configure(self, options: dict[str, Any] | None = None) -> RuleSystem:
+        """Bind campaign options (see :class:`~ledger_wyrd_engine.state.Options`).
+
+        :raises RuleError: an unknown option, a wrong type, or a value out of range.
+        """
+        bound = super().configure(options)
+        opts = bound.options
+        assert isinstance(opts, Options)
+        problems = []
+        if not 1 <= opts.stress_boxes <= 10:
+            problems.append(
+                f"stress_boxes is 1 to 10 (the book uses 5 or 3), not {opts.stress_boxes}"
+            )
+        if opts.damage_ratio not in (1, 2, 3):
+            problems.append(f"damage_ratio is 1, 2 or 3 (to 1), not {opts.damage_ratio}")
+        if any(m <= 0 for m in opts.minor_cost_margins):
+            problems.append("minor_cost_margins lists positive margins only (e.g. [1])")
+        if problems:
+            raise RuleError(*problems)
+        return bound
+
+    # --- characters ----------------------------------------------------------------------
+
+    def create_sheet(self, sheet: dict[str, Any]) -> dict[str, Any]:
+        """Validate a sheet by the creation rules (see :func:`~ledger_wyrd_engine.sheet.
+        validate_sheet`; 000_60e07241544698f0.txt, "Character Creation").
+
+        :raises RuleError: naming every broken creation rule.
+        """
+        return validate_sheet(sheet, self.opts.skill_list)
+
+    def initial_state(self, character: str, name: str, sheet: dict[str, Any]) -> Character:
+        """A new character: no stress (``stress_max`` from ``stress_boxes``), no wounds."""
+        traits = msgspec.convert(sheet.get("traits", []), tuple[Trait, ...])
+        gear = msgspec.convert(sheet.get("gear", []), tuple[Trait, ...])
+        return Character(
+            id=character,
+            name=name,
+            npc=bool(sheet.get("npc", False)),
+            concept=sheet.get("concept", ""),
+            appearance=sheet.get("appearance", ""),
+            personality=sheet.get("personality", ""),
+            backstory=sheet.get("backstory", ""),
+            notes=sheet.get("notes", ""),
+            skills=dict(sheet.get("skills", {})),
+            traits=traits,
+            gear=gear,
+            stress_max=self.opts.stress_boxes,
+        )
+
+    def skills_of(self, state: Character) -> Iterable[str]:
+        """The character's rated skills, then the setting's other skills."""
+        own = list(state.skills)
+        return own + [s for s in self.opts.skill_list if s not in state.skills]
+
+    def skill_rating(self, state: Character, name: str) -> tuple[str, int]:
+        """``(canonical name, rating)`` of a skill; a setting skill the character lacks is 0
+        ("Skills": "When a character lacks a skill, they roll with a default modifier of 0").
+
+        :raises RuleError: a name that is neither the character's nor the setting's skill
+            (with the closest names).
+        """
+        key = name.strip().lower()
+        for skill, rating in state.skills.items():
+            if skill.lower() == key:
+                return skill, rating
+        for skill in self.opts.skill_list:
+            if skill.lower() == key:
+                return skill, 0
+        known = list(self.skills_of(state))
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+        close += [k for k in difflib.get_close_matches(key, [k.lower() for k in known], n=3)
+                  if k not in (c.lower() for c in close)]  # fmt: skip
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        raise RuleError(f"{state.name} has no skill {name!r} and the setting lists none{hint}")
+
+    # --- rolls ---------------------------------------------------------------------------
+
+    def _invoke(
+        self, state: Character, skill: str, trait_name: str
+    ) -> tuple[str, str, str, str, int]:
+        """``(action skill, rating skill, trait name, kind, bonus)`` of one invoked trait
+        ("How Traits Work"; ruling C11: one trait, gear trait or boon per roll)."""
+        i = find_boon(state, trait_name)
+        if i is not None:
+            boon = state.boons[i]
+            if boon.skill and boon.skill.lower() != skill.lower():
+                raise RuleError(f"the boon {boon.name!r} helps {boon.skill}, not {skill}")
+            return skill, skill, boon.name, "boon", TRAIT_BONUS
+        trait = find_trait(state, trait_name)
+        if trait is None:
+            names = [t.name for t in (*state.traits, *state.gear)] + [b.name for b in state.boons]
+            raise RuleError(
+                f"{state.name} has no trait, gear or boon called {trait_name!r} "
+                f"(has: {', '.join(names) or 'none'})"
+            )
+        if trait.kind == "ability":
+            raise RuleError(
+                f"{trait.name} is a once-per-{trait.once_per} ability, not a roll bonus: "
+                f"record it with `campaign record trait-ability-used --trait '{trait.name}'`"
+            )
+        if trait.kind == "substitution":
+            assert trait.skill and trait.instead_of
+            if skill.lower() == trait.instead_of.lower():
+                return skill, trait.skill, trait.name, trait.kind, 0
+            if skill.lower() == trait.skill.lower():
+                return trait.instead_of, trait.skill, trait.name, trait.kind, 0
+            raise RuleError(
+                f"{trait.name} uses {trait.skill} instead of {trait.instead_of}, not for {skill}"
+            )
+        if trait.skill and trait.skill.lower() != skill.lower():
+            what = "gives +2 to" if trait.kind == "bonus" else "permits rolls of"
+            raise RuleError(f"{trait.name} {what} {trait.skill}, not {skill}")
+        bonus = TRAIT_BONUS if trait.kind == "bonus" else 0
+        return skill, skill, trait.name, trait.kind, bonus
+
+    def resolve(self, state: Character, request: RollRequest, dice: DiceSource) -> ev.CheckRolled:
+        """Roll 4dF + skill (+ one trait, boost, teamwork, − wounds) against ``--dr``, or
+        against an opponent's 4dF + ``--vs`` as a contest, ``--attack`` or ``--defend``.
+
+        Dice: the roller's four Fudge dice, then (with ``--vs``) the opponent's four.
+        Sources (000_60e07241544698f0.txt): "Conflict resolution at a glance", "Passive
+        Opposition", "Active Opposition", "Attacking and Defending", "Boosts", "Teamwork".
+
+        :raises RuleError: no skill, unknown skill or trait, no DR and no ``--vs``, both DR
+            and ``--vs``, ``--attack`` with ``--defend``, a boost not held, teamwork not 1–2,
+            a dead character.
+        :raises ledger.DiceError: physical faces that are not Fudge signs, too few or too many.
+        """
+        p = request.params
+        if state.dead:
+            raise RuleError(f"{state.name} is dead and cannot roll")
+        if not request.skill:
+            raise RuleError("name the skill to roll, e.g. `campaign roll julian investigate`")
+        problems = []
+        dr_text = p.get("dr")
+        vs = p.get("vs")
+        attack, defend = bool(p.get("attack")), bool(p.get("defend"))
+        if vs is None and dr_text is None:
+            problems.append("give --dr (a number or a name like good) or --vs for an opponent")
+        if vs is not None and dr_text is not None:
+            problems.append("give either --dr (passive) or --vs (opposed), not both")
+        if attack and defend:
+            problems.append("a roll is --attack or --defend, not both")
+        if (attack or defend) and vs is None:
+            problems.append("--attack and --defend need --vs with the opponent's rating")
+        boost = p.get("boost") or 0
+        if boost and boost not in (1, 2):
+            problems.append(f"--boost is 1 or 2, not {boost}")
+        teamwork = p.get("teamwork") or 0
+        if teamwork and teamwork not in (1, 2):
+            problems.append(f"--teamwork is +1 (or +2 in special cases), not {teamwork}")
+        if problems:
+            raise RuleError(*problems)
+        if boost and not any(b.value == boost for b in state.boosts):
+            held = ", ".join(f"+{b.value}" for b in state.boosts) or "none"
+            raise RuleError(f"{state.name} holds no +{boost} boost (held: {held})")
+        comparison = self.opts.dr_comparison
+        dr, dr_name = parse_dr(dr_text, comparison) if dr_text is not None else (None, None)
+
+        skill, rating = self.skill_rating(state, request.skill)
+        rating_skill, trait, kind, bonus = skill, None, None, 0
+        if p.get("trait"):
+            skill, rating_skill, trait, kind, bonus = self._invoke(state, skill, p["trait"])
+            skill, _ = self.skill_rating(state, skill)
+            rating_skill, rating = self.skill_rating(state, rating_skill)
+        physical_set = {s.lower() for s in self.opts.physical_skills}
+        physical = bool(p.get("physical")) or skill.lower() in physical_set or (
+            rating_skill.lower() in physical_set
+        )
+        affected = {k: w.affected_skills for k, w in state.wounds.items()}
+        penalty = wound_penalty(affected, {skill, rating_skill}, physical)
+
+        faces = dice.fudge(4)
+        opp_faces = dice.fudge(4) if vs is not None else None
+        dice.finish()
+        roll = fudge_sum(faces)
+        total = check_total(roll, rating, bonus, boost, teamwork, penalty)
+        mode = "passive"
+        opp_total = None
+        damage = 0
+        if dr is not None:
+            margin, outcome = passive_band(total, dr, comparison, self.opts.minor_cost_margins)
+        else:
+            assert opp_faces is not None and vs is not None
+            opp_total = fudge_sum(opp_faces) + vs
+            if attack:
+                mode = "attack"
+                hit, damage = attack_result(total, opp_total)
+                margin, outcome = total - opp_total, "hit" if hit else "miss"
+            elif defend:
+                mode = "defence"
+                hit, damage = attack_result(opp_total, total)
+                margin, outcome = total - opp_total, "hit" if hit else "defended"
+            else:
+                mode = "contest"
+                margin, outcome = contest_band(total, opp_total)
+        return ev.CheckRolled(
+            character=request.character,
+            skill=skill,
+            rating=rating,
+            rating_skill=rating_skill,
+            dice=faces,
+            roll=roll,
+            trait=trait,
+            trait_kind=kind,
+            trait_bonus=bonus,
+            boost=boost,
+            teamwork=teamwork,
+            wound_penalty=penalty,
+            total=total,
+            mode=mode,  # type: ignore[arg-type]
+            dr=dr,
+            dr_name=dr_name,
+            opponent=(p.get("opponent") or "opposition") if vs is not None else None,
+            opposition=vs,
+            opposition_dice=opp_faces,
+            opposition_total=opp_total,
+            margin=margin,
+            outcome=outcome,
+            damage=damage,
+            physical=physical,
+            **dice.fields(),
+        )
+
+    # --- reading -------------------------------------------------------------------------
+
+    def describe(self, event: Event) -> str | None:
+        """One line per Wyrd Engine event, e.g. ``Investigate +3, dice [+ + − ·] = +1,
+        total 4 vs Difficult/Good (+2): success (margin 2)``."""
+        if isinstance(event, ev.CheckRolled):
+            return describe_roll(event, self.opts.dr_comparison)
+        if isinstance(event, ev.DamageTaken):
+            ratio_ = event.ratio if event.ratio is not None else self.opts.damage_ratio
+            per = f" at {ratio_}-to-1" if ratio_ != 1 else ""
+            skills = f" (wounds affect {', '.join(event.affected_skills)})" if (
+                event.affected_skills) else ""  # fmt: skip
+            return f"takes {event.amount} damage{per}{skills}"
+        if isinstance(event, ev.WoundInflicted):
+            return f"takes a {event.severity} wound{_skills_note(event.affected_skills)}"
+        if isinstance(event, ev.WoundDescribed):
+            return f"{event.severity} wound{_skills_note(event.affected_skills)}"
+        if isinstance(event, ev.WoundHealed):
+            return f"{event.severity} wound healed ({event.method.replace('_', ' ')})"
+        if isinstance(event, ev.StressCleared):
+            return "stress cleared"
+        if isinstance(event, ev.TraitAbilityUsed):
+            return f"uses {event.trait}" + (f": {event.note}" if event.note else "")
+        if isinstance(event, ev.BoonGranted):
+            return f"gains the boon {event.boon!r} (+2, this scene)"
+        if isinstance(event, ev.BoonUsed):
+            return f"uses the boon {event.boon!r}"
+        if isinstance(event, ev.BoostGained):
+            return f"gains a +{event.value} boost" + (
+                f" ({event.description})" if event.description else "")  # fmt: skip
+        if isinstance(event, ev.BoostUsed):
+            return f"spends a +{event.value} boost"
+        if isinstance(event, ev.DeathRecorded):
+            return "dies" + (f": {event.reason}" if event.reason else "")
+        return None
+
+    def sheet_view(self, state: Character, *, as_gm: bool) -> dict[str, Any]:
+        """The sheet as JSON: skills with level names, traits, gear, stress track, wounds with
+        their penalties, capacity left, abilities used, boons, boosts and status flags.
+        The Wyrd Engine has no GM-only facts, so both views are the same."""
+        wounds: dict[str, Any] = {}
+        for severity in SEVERITIES:
+            w: Wound | None = state.wounds.get(severity)
+            wounds[severity] = None if w is None else {
+                "absorbed": w.absorbed,
+                "penalty": -WOUND_PENALTY[severity],
+                "affects": list(w.affected_skills) or (
+                    ["physical actions"] if severity == "severe" else []),
+                "description": w.description,
+            }  # fmt: skip
+        penalties: dict[str, int] = {}
+        for taken, wound in state.wounds.items():
+            for s in wound.affected_skills:
+                penalties[s] = penalties.get(s, 0) - WOUND_PENALTY[taken]
+        free = sum(WOUND_CAPACITY[s] for s in SEVERITIES if s not in state.wounds)
+        skills = sorted(state.skills.items(), key=lambda kv: (-kv[1], kv[0]))
+        return {
+            "id": state.id,
+            "name": state.name,
+            "system": self.id,
+            "npc": state.npc,
+            **{k: getattr(state, k) for k in (
+                "concept", "appearance", "personality", "backstory", "notes")
+               if getattr(state, k)},
+            "skills": [{"skill": s, "rating": r, "level": level_name(r)} for s, r in skills],
+            "traits": [msgspec.to_builtins(t) for t in state.traits],
+            "gear": [msgspec.to_builtins(t) for t in state.gear],
+            "stress": {
+                "marked": state.stress,
+                "boxes": state.stress_max,
+                "track": "".join("[x]" if i < state.stress else "[ ]"
+                                 for i in range(state.stress_max)),
+            },
+            "wounds": wounds,
+            "penalties": penalties,
+            "severe_physical_penalty": -3 if "severe" in state.wounds else 0,
+            "capacity_remaining": state.stress_max - state.stress + free,
+            "used_this_scene": list(state.used_this_scene),
+            "used_this_session": list(state.used_this_session),
+            "boons": [msgspec.to_builtins(b) for b in state.boons],
+            "boosts": [msgspec.to_builtins(b) for b in state.boosts],
+            "taken_out": state.taken_out,
+            "at_risk_of_death": state.at_risk_of_death,
+            "dead": state.dead,
+            "overflow": state.overflow,
+        }  # fmt: skip
+
+    # --- sessions and odds ---------------------------------------------------------------
+
+    def advance(
+        self,
+        states: dict[str, Any],
+        session: int,
+        session_events: Sequence[Recorded],
+        dice: Callable[[str], DiceSource],
+        choices: dict[str, Any],
+    ) -> list[Event]:
+        """No advancement: "The Wyrd Engine prioritises narrative impact over mechanical
+        advancement" (000_60e07241544698f0.txt, "Character Creation"; digest §5). Session
+        resets happen on ``session.ended``. Always ``[]``."""
+        return []
+
+    def odds(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Exact odds of ``4dF + skill`` (digest §2.7): with ``vs``, a contest's band split
+        and the attack hit chance; with ``dr``, that DR; otherwise every DR of the ladder.
+        Fractions are ``"n/d"`` strings.
+
+        :raises RuleError: no ``skill``, both ``dr`` and ``vs``, or an unknown DR name.
+        """
+        skill = params.get("skill")
+        if skill is None:
+            raise RuleError("give --skill N (the modifier added to 4dF, e.g. --skill 2)")
+        if params.get("dr") is not None and params.get("vs") is not None:
+            raise RuleError("give either --dr or --vs, not both")
+        comparison = self.opts.dr_comparison
+        margins = tuple(self.opts.minor_cost_margins)
+        out: dict[str, Any] = {"system": self.id, "skill": skill, "dice": "4dF",
+                               "comparison": comparison}  # fmt: skip
+        if params.get("vs") is not None:
+            bands = contest_odds(skill, params["vs"])
+            hit = bands["success"] + bands["success_with_style"]
+            out.update(vs=params["vs"], bands={b: ratio(f) for b, f in bands.items()},
+                       win=ratio(hit), attack_hits=ratio(hit), percent=percent(hit))  # fmt: skip
+            return out
+        if params.get("dr") is not None:
+            dr, name = parse_dr(params["dr"], comparison)
+            bands = passive_bands(skill, dr, comparison, margins)
+            win = 1 - bands["failure"]
+            out["ladder"] = [{
+                "dr": dr, "name": name, "alias": None, "success": ratio(win),
+                "percent": percent(win), "bands": {b: ratio(f) for b, f in bands.items()},
+            }]  # fmt: skip
+            return out
+        out["ladder"] = ladder_odds(skill, comparison, margins)
+        return out
+
+
+def _skills_note(skills: Sequence[str]) -> str:
+    return f" ({', '.join(skills)})" if skills else ""
+
+
+def describe_roll(event: ev.CheckRolled, comparison: str = ">=") -> str:
+    """``Investigate +3, dice [+ + − ·] = +1, total 4 vs Difficult/Good (+2): success
+    (margin 2)`` (and the opponent's dice for contests, attacks and defences)."""
+    skill = event.skill
+    if event.rating_skill != event.skill:
+        skill += f" (as {event.rating_skill})"
+    parts = [f"{skill} {signed(event.rating)}"]
+    if event.trait:
+        bonus = f" {signed(event.trait_bonus)}" if event.trait_bonus else ""
+        parts.append(f"{event.trait}{bonus}")
+    if event.boost:
+        parts.append(f"boost +{event.boost}")
+    if event.teamwork:
+        parts.append(f"teamwork +{event.teamwork}")
+    if event.wound_penalty:
+        parts.append(f"wounds −{event.wound_penalty}")
+    text = ", ".join(parts) + f", dice {faces_text(event.dice)} = {signed(event.roll)}"
+    text += f", total {event.total}"
+    label = BAND_LABELS.get(event.outcome, event.outcome)
+    if event.mode == "passive" and event.dr is not None:
+        return f"{text} vs {dr_label(event.dr, comparison)}: {label} (margin {event.margin})"
+    opp = f"{event.opponent} {signed(event.opposition or 0)}"
+    opp += f" {faces_text(event.opposition_dice or [])} = {event.opposition_total}"
+    tail = f" (damage {event.damage})" if event.damage else ""
+    verb = {"attack": "attacks", "defence": "defends against", "contest": "vs"}[event.mode]
+    return f"{text} {verb} {opp}: {label}{tail}"
