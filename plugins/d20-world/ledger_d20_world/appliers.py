@@ -1,0 +1,273 @@
+"""Appliers of d20-world: pure ``(state, event) -> state`` functions (seed
+001_a3a02f9b7363775f.txt). Each refuses an event that is impossible for the state with
+:class:`ledger.RuleError`, so the engine never writes it.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from ledger import RuleError, applies
+
+from .events import (
+    AttackResolved,
+    BagChanged,
+    BondCalled,
+    CheckRolled,
+    ConditionAdded,
+    ConditionEnded,
+    DamageTaken,
+    ExperienceMarked,
+    FavourChanged,
+    ItemAdded,
+    ItemMoved,
+    ItemRemoved,
+    ItemRepaired,
+    ObjectiveContributed,
+    ObjectiveFailed,
+    ObjectiveOpened,
+    Rested,
+    ShockRolled,
+    SkillIncreased,
+    WoundHealed,
+)
+from .mechanics import add_experience, contribute, damage_dealt, jinx_recovered, xp_threshold
+from .ops import find, heal, need, replace_at, take_harm, with_items
+from .state import Character, Condition, Item, Objective, Options, Skill
+
+replace = msgspec.structs.replace
+
+
+class Appliers:
+    """Mixin of :class:`ledger_d20_world.system.D20World` holding every applier."""
+
+    options: Options
+
+    # --- checks and experience ------------------------------------------------------------
+
+    def _mark(self, state: Character, skill: str, amount: int) -> Character:
+        """Mark experience on ``skill`` (added at proficiency 0 when practised, "Learning
+        Skills"); the increase is immediate unless deferred (ruling R16)."""
+        i = find(state.skills, skill)
+        current = state.skills[i] if i is not None else Skill(
+            name=skill.strip(), proficiency=0, known=False)
+        new = add_experience(current, amount,
+                             increase=not self.options.defer_skill_increase_to_session_end)
+        skills = replace_at(state.skills, i, new) if i is not None else (*state.skills, new)
+        return replace(state, skills=skills)
+
+    @applies(CheckRolled)
+    def on_check(self, state: Character, ev: CheckRolled) -> Character:
+        """A check ("Checks"): trait flags cleared by invocation, then restored by a natural
+        20 (help) or natural 1 (hinder) ("Natural 1 & 20"); experience marked; a spell adds
+        one jinx after the check (ruling R7); the objective gets its contribution."""
+        if state.dead:
+            raise RuleError(f"{state.name} has perished and cannot make checks")
+        if ev.gate in ("auto_fail", "auto_success"):
+            return replace(state, jinx=state.jinx + 1) if ev.spell else state
+        traits = state.traits
+        for inv in ev.invocations:
+            i = need(traits, inv.trait, "trait", state.name)
+            t = traits[i]
+            if inv.mode == "help":
+                if not t.can_help:
+                    raise RuleError(f"{t.name} cannot be invoked to help until a natural 20")
+                t = replace(t, can_help=False)
+            else:
+                if not t.can_hinder:
+                    raise RuleError(f"{t.name} cannot be invoked to hinder until a natural 1")
+                t = replace(t, can_hinder=False)
+            traits = replace_at(traits, i, t)
+        if ev.kept == 20:
+            traits = tuple(replace(t, can_help=True) for t in traits)
+        if ev.kept == 1:
+            traits = tuple(replace(t, can_hinder=True) for t in traits)
+        state = self._mark(replace(state, traits=traits), ev.skill, ev.experience)
+        if ev.spell:
+            state = replace(state, jinx=state.jinx + 1)
+        if ev.objective:
+            state = self._contribute(state, ev.objective, ev.skill, ev.outcome)
+        return state
+
+    @applies(ExperienceMarked)
+    def on_experience(self, state: Character, ev: ExperienceMarked) -> Character:
+        """Experience marked by hand ("Skills"); unknown spells cannot be practised (R13)."""
+        return self._mark(state, ev.skill, ev.amount)
+
+    @applies(SkillIncreased)
+    def on_increase(self, state: Character, ev: SkillIncreased) -> Character:
+        """A deferred increase ("Skills"): only when experience reached 10 + proficiency."""
+        i = need(state.skills, ev.skill, "skill", state.name)
+        s = state.skills[i]
+        if s.experience < xp_threshold(s) or ev.proficiency != s.proficiency + 1:
+            raise RuleError(
+                f"{s.name} has {s.experience} of {xp_threshold(s)} experience at "
+                f"+{s.proficiency}: it cannot rise to +{ev.proficiency} now"
+            )
+        new = replace(s, proficiency=ev.proficiency, experience=0, known=True)
+        return replace(state, skills=replace_at(state.skills, i, new))
+
+    # --- bonds ----------------------------------------------------------------------------
+
+    @applies(FavourChanged)
+    def on_favour(self, state: Character, ev: FavourChanged) -> Character:
+        """Favor += delta ("Bonds"); GM-only event."""
+        i = need(state.bonds, ev.bond, "bond", state.name)
+        b = state.bonds[i]
+        new = replace(b, favor=b.favor + ev.delta)
+        return replace(state, bonds=replace_at(state.bonds, i, new))
+
+    @applies(BondCalled)
+    def on_bond_called(self, state: Character, ev: BondCalled) -> Character:
+        """Calling upon a bond ("Bonds"): recorded; the bond must exist."""
+        need(state.bonds, ev.bond, "bond", state.name)
+        return replace(state, bonds_called=state.bonds_called + 1)
+
+    # --- inventory ------------------------------------------------------------------------
+
+    @applies(ItemAdded)
+    def on_item_added(self, state: Character, ev: ItemAdded) -> Character:
+        """A new item ("Inventory"): capacity, bag and one-bulky rules enforced."""
+        if find(state.items, ev.item) is not None:
+            raise RuleError(f"{state.name} already has an item called {ev.item!r}: name it "
+                            "differently")
+        if ev.durability is not None and ev.durability < 0:
+            raise RuleError(f"durability must be 0 or more, not {ev.durability}")
+        item = Item(name=ev.item.strip(), location=ev.location, bulky=ev.bulky,
+                    consumable=ev.consumable, durability=ev.durability,
+                    max_durability=ev.durability, protects_against=ev.protects_against,
+                    broken=ev.durability == 0, damage=ev.damage, range=ev.range, harm=ev.harm)
+        return with_items(state, (*state.items, item))
+
+    @applies(ItemRemoved)
+    def on_item_removed(self, state: Character, ev: ItemRemoved) -> Character:
+        """An item used up, dropped or lost."""
+        i = need(state.items, ev.item, "item", state.name)
+        return replace(state, items=state.items[:i] + state.items[i + 1:])
+
+    @applies(ItemMoved)
+    def on_item_moved(self, state: Character, ev: ItemMoved) -> Character:
+        """An item moved to hand or bag ("Inventory")."""
+        i = need(state.items, ev.item, "item", state.name)
+        it = state.items[i]
+        if it.location == ev.to:
+            where = "carried" if ev.to == "carried" else "in the bag"
+            raise RuleError(f"{it.name} is already {where}")
+        return with_items(state, replace_at(state.items, i, replace(it, location=ev.to)),
+                          check_carried=ev.to == "carried")
+
+    @applies(ItemRepaired)
+    def on_item_repaired(self, state: Character, ev: ItemRepaired) -> Character:
+        """Broken armour repaired to full durability ("Armor"); destroyed items cannot be."""
+        i = need(state.items, ev.item, "item", state.name)
+        it = state.items[i]
+        if it.destroyed:
+            raise RuleError(f"{it.name} was destroyed and is irreparable")
+        if it.max_durability is None or not it.broken:
+            raise RuleError(f"{it.name} is not broken armour: nothing to repair")
+        new = replace(it, durability=it.max_durability, broken=False)
+        return replace(state, items=replace_at(state.items, i, new))
+
+    @applies(BagChanged)
+    def on_bag(self, state: Character, ev: BagChanged) -> Character:
+        """Gain or lose the bag ("Inventory": one bag per character)."""
+        if ev.has_bag and state.has_bag:
+            raise RuleError(f"{state.name} already carries a bag and may carry only one")
+        if not ev.has_bag and not state.has_bag:
+            raise RuleError(f"{state.name} has no bag to lose")
+        if not ev.has_bag and any(i.location == "bag" for i in state.items):
+            raise RuleError("the bag still holds items: move or remove them first")
+        return replace(state, has_bag=ev.has_bag)
+
+    # --- harm -----------------------------------------------------------------------------
+
+    @applies(DamageTaken)
+    def on_damage(self, state: Character, ev: DamageTaken) -> Character:
+        """Damage through armour into a wound ("Armor", "Wounds")."""
+        return take_harm(state, ev.amount, ev.armour, ev.desperate, ev.description)
+
+    @applies(AttackResolved)
+    def on_attack(self, state: Character, ev: AttackResolved) -> Character:
+        """An attack's damage ("Attacking", ruling R5) through armour into a wound."""
+        amount = damage_dealt(ev.weapon_damage, ev.outcome, self.options.messy_damage_rounding)
+        return take_harm(state, amount, ev.armour, ev.desperate,
+                         ev.description or f"{ev.weapon or 'attack'} by {ev.attacker}")
+
+    @applies(ShockRolled)
+    def on_shock(self, state: Character, ev: ShockRolled) -> Character:
+        """The shock roll settles the owed roll; a shock is counted ("Wounds", ruling R9)."""
+        if not state.pending_shock:
+            raise RuleError(f"{state.name} owes no shock roll")
+        return replace(state, pending_shock=False, shocks=state.shocks + int(ev.shock))
+
+    @applies(WoundHealed)
+    def on_healed(self, state: Character, ev: WoundHealed) -> Character:
+        """Proper care reduces a wound ("Wounds")."""
+        if state.dead:
+            raise RuleError(f"{state.name} has perished: wounds no longer heal")
+        return heal(state, ev.wound, ev.amount)
+
+    @applies(ConditionAdded)
+    def on_condition(self, state: Character, ev: ConditionAdded) -> Character:
+        """A condition ("Conditions"); a capacity cut may leave the character over capacity
+        (shown on the sheet; nothing more can be picked up until fixed)."""
+        if ev.check_penalty < 0:
+            raise RuleError(f"a check penalty is 0 or more, not {ev.check_penalty}")
+        if any(c.name.casefold() == ev.condition.strip().casefold() for c in state.conditions):
+            raise RuleError(f"{state.name} already has condition {ev.condition!r}")
+        c = Condition(name=ev.condition.strip(), check_penalty=ev.check_penalty,
+                      capacity_delta=ev.capacity_delta, ends_when=ev.ends_when)
+        return replace(state, conditions=(*state.conditions, c))
+
+    @applies(ConditionEnded)
+    def on_condition_ended(self, state: Character, ev: ConditionEnded) -> Character:
+        """A condition ends ("Conditions")."""
+        key = ev.condition.strip().casefold()
+        kept = tuple(c for c in state.conditions if c.name.casefold() != key)
+        if len(kept) == len(state.conditions):
+            have = ", ".join(c.name for c in state.conditions) or "none"
+            raise RuleError(f"{state.name} has no condition {ev.condition!r} (they have: {have})")
+        return replace(state, conditions=kept)
+
+    @applies(Rested)
+    def on_rest(self, state: Character, ev: Rested) -> Character:
+        """A rest recovers half the jinx, rounded up ("Jinx", ruling R7)."""
+        jinx = state.jinx - jinx_recovered(state.jinx, self.options.jinx_recovery)
+        after = max(state.rested_after_session, ev.session or 0)
+        return replace(state, jinx=jinx, rested_after_session=after)
+
+    # --- objectives -----------------------------------------------------------------------
+
+    def _contribute(self, state: Character, name: str, skill: str, band: str) -> Character:
+        i = need(state.objectives, name, "objective", state.name)
+        new = contribute(state.objectives[i], skill=skill, band=band,  # type: ignore[arg-type]
+                         distinct_skills=self.options.objective_distinct_skills == "enforce")
+        return replace(state, objectives=replace_at(state.objectives, i, new))
+
+    @applies(ObjectiveOpened)
+    def on_objective(self, state: Character, ev: ObjectiveOpened) -> Character:
+        """A new objective ("Objectives"): at least two good checks required."""
+        if ev.required_good < 2:
+            raise RuleError(
+                f"an objective needs at least two good checks, not {ev.required_good}"
+            )
+        if find(state.objectives, ev.objective) is not None:
+            raise RuleError(f"objective {ev.objective!r} already exists: name it differently")
+        o = Objective(name=ev.objective.strip(), required_good=ev.required_good,
+                      deadline=ev.deadline)
+        return replace(state, objectives=(*state.objectives, o))
+
+    @applies(ObjectiveContributed)
+    def on_contributed(self, state: Character, ev: ObjectiveContributed) -> Character:
+        """A contributing check recorded by hand ("Objectives", ruling R12)."""
+        return self._contribute(state, ev.objective, ev.skill, ev.outcome)
+
+    @applies(ObjectiveFailed)
+    def on_objective_failed(self, state: Character, ev: ObjectiveFailed) -> Character:
+        """An objective failed by an outside factor, e.g. time ("Objectives")."""
+        i = need(state.objectives, ev.objective, "objective", state.name)
+        o = state.objectives[i]
+        if o.status != "open":
+            raise RuleError(f"objective {o.name!r} is already {o.status}")
+        new = replace(o, status="failed", reason=ev.reason)
+        return replace(state, objectives=replace_at(state.objectives, i, new))

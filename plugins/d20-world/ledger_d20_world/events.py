@@ -1,0 +1,277 @@
+"""d20-world events (seed 001_a3a02f9b7363775f.txt). Tags are ``"d20-world.<past_tense>"``.
+
+Every event has a ``character`` field, so it belongs to that character's stream. Fields are
+simple (str, int, bool, lists of str) so ``campaign record <name> --field value`` can append
+any of them; ``favour_changed`` is the only GM-only event (``visibility = "gm"``).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+import msgspec
+
+from ledger import Event, Roll
+
+
+class TraitInvocation(msgspec.Struct, frozen=True, kw_only=True):
+    """A trait invoked on a check ("Traits"): ``mode`` help (advantage) or hinder
+    (disadvantage, +2 experience)."""
+
+    trait: str
+    mode: Literal["help", "hinder"]
+
+
+class CheckRolled(Roll, frozen=True, kw_only=True, tag="d20-world.check_rolled"):
+    """A check ("Checks"), its gate, dice, penalties, outcome band and experience.
+
+    ``gate`` is what time/tools/skill/help give (``auto_fail``/``auto_success``: no check, no
+    dice, no experience); ``mode`` is the roll after every advantage/disadvantage source
+    (ruling R3). ``dice`` are the d20 faces in draw order (two with advantage or
+    disadvantage), ``kept`` the one that decides. ``total = kept + proficiency −
+    wound_penalty − condition_penalty − jinx_penalty``; ``outcome`` bad/messy/good;
+    ``experience`` marked on ``skill``. ``spell``: a spellcasting check ("Magic"): messy or
+    bad is a ``miscast`` and the caster gains one jinx. ``objective``: the objective (on this
+    character's stream) the check contributes to.
+    """
+
+    character: str
+    skill: str
+    proficiency: int
+    known: bool
+    time: bool = False
+    tools: bool = False
+    has_skill: bool = False
+    help_from: str = ""
+    gate: Literal["auto_fail", "disadvantage", "normal", "advantage", "auto_success"]
+    mode: Literal["normal", "advantage", "disadvantage"] = "normal"
+    invocations: list[TraitInvocation] = []
+    advantages: list[str] = []
+    disadvantages: list[str] = []
+    dice: list[int] = []
+    kept: int | None = None
+    wound_penalty: int = 0
+    condition_penalty: int = 0
+    jinx_penalty: int = 0
+    total: int | None = None
+    outcome: Literal["bad", "messy", "good"]
+    experience: int = 0
+    spell: bool = False
+    miscast: bool = False
+    objective: str | None = None
+
+
+class ShockRolled(Roll, frozen=True, kw_only=True, tag="d20-world.shock_rolled"):
+    """The 1d6 after receiving a wound ("Wounds"): ``shock`` iff ``die <= wound_total``."""
+
+    character: str
+    die: int
+    wound_total: int
+    shock: bool
+
+
+class ExperienceMarked(Event, frozen=True, kw_only=True, tag="d20-world.experience_marked"):
+    """Experience marked by hand on a skill ("Skills"; an unknown non-spell skill is practised,
+    "Learning Skills"). ``amount`` ≥ 0."""
+
+    character: str
+    skill: str
+    amount: int
+    reason: str = ""
+
+
+class SkillIncreased(Event, frozen=True, kw_only=True, tag="d20-world.skill_increased"):
+    """A deferred skill increase applied at the end of a session (option
+    ``defer_skill_increase_to_session_end``): ``proficiency`` is the new value."""
+
+    character: str
+    skill: str
+    proficiency: int
+
+
+class FavourChanged(Event, frozen=True, kw_only=True, tag="d20-world.favour_changed"):
+    """A change of a bond's favor ("Bonds": tracked by The World, not public knowledge)."""
+
+    visibility: ClassVar[str] = "gm"
+
+    character: str
+    bond: str
+    delta: int
+    reason: str = ""
+
+
+class BondCalled(Event, frozen=True, kw_only=True, tag="d20-world.bond_called"):
+    """The character calls upon a bond for a favor or support ("Bonds"); ``demands`` are
+    what the bond asks in return."""
+
+    character: str
+    bond: str
+    request: str = ""
+    demands: str = ""
+
+
+class ItemAdded(Event, frozen=True, kw_only=True, tag="d20-world.item_added"):
+    """An item gained ("Inventory"); armour has ``durability`` and ``protects_against``
+    ("Armor"); a weapon ``damage``, ``range`` and ``harm`` ("Weapons")."""
+
+    character: str
+    item: str
+    location: Literal["carried", "bag"] = "carried"
+    bulky: bool = False
+    consumable: bool = False
+    durability: int | None = None
+    protects_against: str = ""
+    damage: int | None = None
+    range: str = ""
+    harm: str = ""
+
+
+class ItemRemoved(Event, frozen=True, kw_only=True, tag="d20-world.item_removed"):
+    """An item used up, dropped or lost; ``actions`` it took, if timed ("Time")."""
+
+    character: str
+    item: str
+    reason: str = ""
+    actions: int | None = None
+
+
+class ItemMoved(Event, frozen=True, kw_only=True, tag="d20-world.item_moved"):
+    """An item moved between hand and bag ("Inventory": items in a bag take a few moments to
+    retrieve); ``actions`` as The World sets them ("Time")."""
+
+    character: str
+    item: str
+    to: Literal["carried", "bag"]
+    actions: int | None = None
+
+
+class ItemRepaired(Event, frozen=True, kw_only=True, tag="d20-world.item_repaired"):
+    """A broken armour item repaired to full durability ("Armor": time and money)."""
+
+    character: str
+    item: str
+
+
+class BagChanged(Event, frozen=True, kw_only=True, tag="d20-world.bag_changed"):
+    """The character gains or loses their bag ("Inventory": one bag at most)."""
+
+    character: str
+    has_bag: bool
+
+
+class DamageTaken(Event, frozen=True, kw_only=True, tag="d20-world.damage_taken"):
+    """Harm suffered ("Harm"): ``amount`` incoming damage, reduced by ``armour`` entries
+    ``"ITEM:POINTS"`` (durability spent, "Armor") and ``desperate`` broken items (−1 each,
+    destroyed); what remains becomes a wound ("Wounds")."""
+
+    character: str
+    amount: int
+    armour: list[str] = []
+    desperate: list[str] = []
+    description: str = ""
+
+
+class AttackResolved(Event, frozen=True, kw_only=True, tag="d20-world.attack_resolved"):
+    """An attack on ``character`` ("Attacking"): ``weapon_damage`` dealt in full on
+    ``auto_hit`` or ``good``, half on ``messy`` (ruling R5), none on ``bad``; then armour and
+    wound as in :class:`DamageTaken`."""
+
+    character: str
+    attacker: str
+    weapon: str = ""
+    weapon_damage: int
+    outcome: Literal["auto_hit", "good", "messy", "bad"]
+    armour: list[str] = []
+    desperate: list[str] = []
+    description: str = ""
+
+
+class WoundHealed(Event, frozen=True, kw_only=True, tag="d20-world.wound_healed"):
+    """Proper care reduces wound ``wound`` (its number) by ``amount``; removed at 0
+    ("Wounds")."""
+
+    character: str
+    wound: int
+    amount: int = 1
+
+
+class ConditionAdded(Event, frozen=True, kw_only=True, tag="d20-world.condition_added"):
+    """A condition ("Conditions"): ``check_penalty`` ≥ 0 on every check, ``capacity_delta``
+    on carried items, and how it ends."""
+
+    character: str
+    condition: str
+    check_penalty: int = 0
+    capacity_delta: int = 0
+    ends_when: str = ""
+
+
+class ConditionEnded(Event, frozen=True, kw_only=True, tag="d20-world.condition_ended"):
+    """A condition ends ("Conditions")."""
+
+    character: str
+    condition: str
+
+
+class Rested(Event, frozen=True, kw_only=True, tag="d20-world.rested"):
+    """A rest ("Jinx": recover half the jinx, rounded up). ``session``: the session whose end
+    the rest follows when ``campaign advance`` recorded it (ruling R8)."""
+
+    character: str
+    session: int | None = None
+
+
+class ObjectiveOpened(Event, frozen=True, kw_only=True, tag="d20-world.objective_opened"):
+    """A new objective ("Objectives") on this character's stream; ``required_good`` ≥ 2."""
+
+    character: str
+    objective: str
+    required_good: int
+    deadline: str = ""
+
+
+class ObjectiveContributed(
+    Event, frozen=True, kw_only=True, tag="d20-world.objective_contributed"
+):
+    """A contributing check recorded by hand ("Objectives"): another character's check
+    (``by``), or an automatic success The World counts as good (``auto``, ruling R12)."""
+
+    character: str
+    objective: str
+    skill: str
+    outcome: Literal["bad", "messy", "good"]
+    by: str = ""
+    auto: bool = False
+    check: int | None = None
+
+
+class ObjectiveFailed(Event, frozen=True, kw_only=True, tag="d20-world.objective_failed"):
+    """An objective failed by an outside factor such as time running out ("Objectives")."""
+
+    character: str
+    objective: str
+    reason: str
+
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    CheckRolled,
+    ShockRolled,
+    ExperienceMarked,
+    SkillIncreased,
+    FavourChanged,
+    BondCalled,
+    ItemAdded,
+    ItemRemoved,
+    ItemMoved,
+    ItemRepaired,
+    BagChanged,
+    DamageTaken,
+    AttackResolved,
+    WoundHealed,
+    ConditionAdded,
+    ConditionEnded,
+    Rested,
+    ObjectiveOpened,
+    ObjectiveContributed,
+    ObjectiveFailed,
+)

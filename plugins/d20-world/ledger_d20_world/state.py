@@ -1,0 +1,166 @@
+"""Character state and campaign options of d20-world (seed 001_a3a02f9b7363775f.txt).
+
+Every struct here is frozen; appliers build new ones with ``msgspec.structs.replace``.
+Names follow the rule text: traits, bonds (with *favor*, The World's secret), skills with
+*proficiency* and *experience*, items, conditions, wounds, *jinx*, objectives.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+Location = Literal["carried", "bag"]
+TraitKind = Literal["body", "personality", "free"]
+BondKind = Literal["faction", "mentor", "friend", "rival", "enemy"]
+SkillOrigin = Literal["bond", "hardship", "passion", "learned"]
+Band = Literal["bad", "messy", "good"]
+ObjectiveStatus = Literal["open", "completed", "failed"]
+
+
+class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """Campaign options: every ruling of docs/rulings/d20-world.md that a table may change.
+
+    - ``one_factor_no_help``: R1, one of time/tools/skill and no help: ``"auto_fail"``
+      (default) or ``"disadvantage"``.
+    - ``max_trait_invocations_per_check``: R3, default 1.
+    - ``messy_damage_rounding``: R5, half weapon damage on a messy hit: ``"ceil"`` or ``"floor"``.
+    - ``jinx_before_check``: R7, the jinx of this cast already penalises this cast (default
+      ``False``).
+    - ``jinx_recovery``: R7, ``"remove_ceil_half"`` (a rest removes ceil(jinx/2)) or
+      ``"keep_ceil_half"`` (a rest removes floor(jinx/2)).
+    - ``objective_distinct_skills``: R12, ``"enforce"`` (refuse a second contribution with a
+      skill) or ``"warn_only"`` (allow it).
+    - ``defer_skill_increase_to_session_end``: R16, ``False``: increases apply at once; ``True``:
+      ``campaign advance`` applies them.
+    - ``starting_favor_faction`` / ``starting_favor_mentor`` / ``starting_favor_rival``: R11,
+      starting favor of each bond kind (+1 / +1 / −1).
+    """
+
+    one_factor_no_help: Literal["auto_fail", "disadvantage"] = "auto_fail"
+    max_trait_invocations_per_check: int = 1
+    messy_damage_rounding: Literal["ceil", "floor"] = "ceil"
+    jinx_before_check: bool = False
+    jinx_recovery: Literal["remove_ceil_half", "keep_ceil_half"] = "remove_ceil_half"
+    objective_distinct_skills: Literal["enforce", "warn_only"] = "enforce"
+    defer_skill_increase_to_session_end: bool = False
+    starting_favor_faction: int = 1
+    starting_favor_mentor: int = 1
+    starting_favor_rival: int = -1
+
+
+class Trait(msgspec.Struct, frozen=True, kw_only=True):
+    """A trait ("Traits"): ``can_help``/``can_hinder`` are cleared by invoking it that way and
+    restored by a natural 20 / natural 1 (ruling R2)."""
+
+    name: str
+    kind: TraitKind
+    can_help: bool = True
+    can_hinder: bool = True
+
+
+class Bond(msgspec.Struct, frozen=True, kw_only=True):
+    """A bond ("Bonds"); ``favor`` is tracked by The World only (never in a player's view)."""
+
+    name: str
+    kind: BondKind
+    favor: int = 0
+
+
+class Skill(msgspec.Struct, frozen=True, kw_only=True):
+    """A skill ("Skills"): ``proficiency`` ≥ 0 (0 while an unknown skill is practised),
+    ``experience`` ≥ 0, ``known`` once proficiency ≥ 1; spells are skills ("Magic")."""
+
+    name: str
+    proficiency: int
+    experience: int = 0
+    known: bool = True
+    spell: bool = False
+    origin: SkillOrigin = "learned"
+    via_bond: str | None = None
+
+
+class Item(msgspec.Struct, frozen=True, kw_only=True):
+    """An item ("Inventory", "Armor", "Weapons").
+
+    Armour: ``durability``/``max_durability`` (``None`` if not armour), ``protects_against``,
+    ``broken`` at durability 0, ``destroyed`` after desperate use. Weapon: ``damage``
+    (``None`` if not a weapon), ``range`` far/near/intimate, ``harm`` (how it harms).
+    """
+
+    name: str
+    location: Location = "carried"
+    bulky: bool = False
+    consumable: bool = False
+    for_bond: str | None = None
+    for_skill: str | None = None
+    durability: int | None = None
+    max_durability: int | None = None
+    protects_against: str = ""
+    broken: bool = False
+    destroyed: bool = False
+    damage: int | None = None
+    range: str = ""
+    harm: str = ""
+
+
+class Condition(msgspec.Struct, frozen=True, kw_only=True):
+    """A condition ("Conditions"): ``check_penalty`` (≥ 0, subtracted from every check),
+    ``capacity_delta`` (added to the five carried items, e.g. −1) and how it ends."""
+
+    name: str
+    check_penalty: int = 0
+    capacity_delta: int = 0
+    ends_when: str = ""
+
+
+class Wound(msgspec.Struct, frozen=True, kw_only=True):
+    """A wound ("Wounds"): ``number`` (1, 2, … per character, stable), ``damage`` ≥ 1."""
+
+    number: int
+    damage: int
+    description: str = ""
+
+
+class Objective(msgspec.Struct, frozen=True, kw_only=True):
+    """An objective ("Objectives") tracked on the stream of the character who opened it."""
+
+    name: str
+    required_good: int
+    deadline: str = ""
+    good: int = 0
+    messy: int = 0
+    bad: int = 0
+    close_calls: int = 0
+    skills_used: tuple[str, ...] = ()
+    status: ObjectiveStatus = "open"
+    reason: str = ""
+
+
+class Character(msgspec.Struct, frozen=True, kw_only=True):
+    """One character's state, folded from its events.
+
+    ``pending_shock``: a wound was received and its shock roll (1d6) is still owed.
+    ``dead``: wound damage total above five ("Wounds").
+    ``rested_after_session``: the last session whose end ``campaign advance`` recorded a rest
+    for (0: none), so a second ``advance`` adds no second rest.
+    """
+
+    id: str
+    name: str
+    traits: tuple[Trait, ...] = ()
+    bonds: tuple[Bond, ...] = ()
+    skills: tuple[Skill, ...] = ()
+    items: tuple[Item, ...] = ()
+    has_bag: bool = True
+    conditions: tuple[Condition, ...] = ()
+    wounds: tuple[Wound, ...] = ()
+    wounds_received: int = 0
+    jinx: int = 0
+    shocks: int = 0
+    pending_shock: bool = False
+    dead: bool = False
+    objectives: tuple[Objective, ...] = ()
+    bonds_called: int = 0
+    rested_after_session: int = 0

@@ -1,0 +1,318 @@
+"""The d20-world rule system (seed 001_a3a02f9b7363775f.txt): the :class:`D20World` class.
+
+Resolution is :meth:`D20World.resolve` (checks and shock rolls); every state change is an
+applier; describe/sheet_view/advance/odds follow the plugin contract in docs/plugin-guide.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import msgspec
+
+from ledger import DiceSource, Event, Recorded, Roll, RollParam, RollRequest, RuleError, RuleSystem
+
+from . import describe as describing
+from . import odds as odds_mod
+from .appliers import Appliers
+from .events import EVENT_TYPES, CheckRolled, Rested, ShockRolled, SkillIncreased, TraitInvocation
+from .mechanics import (
+    band_of,
+    check_gate,
+    combine_modes,
+    contribute,
+    dice_count,
+    experience_for,
+    is_shock,
+    kept_die,
+    xp_threshold,
+)
+from .ops import capacity, condition_penalty, dead_check, need, skill_for_check, wound_total
+from .sheet import character_from_sheet, validate_sheet
+from .state import Band, Character, Options
+
+
+def parse_invocations(text: str | None) -> list[TraitInvocation]:
+    """``--trait`` text → invocations ("Traits"): ``"NAME:help"`` or ``"NAME:hinder"``,
+    several separated by commas.
+
+    :raises RuleError: an entry without ``:help`` or ``:hinder``.
+    """
+    if not text:
+        return []
+    found = []
+    for part in text.split(","):
+        name, sep, mode = part.rpartition(":")
+        mode = mode.strip().casefold()
+        if not sep or not name.strip() or mode not in ("help", "hinder"):
+            raise RuleError(
+                f"--trait {part.strip()!r} must be NAME:help or NAME:hinder, e.g. 'Wiry:help'"
+            )
+        found.append(TraitInvocation(trait=name.strip(), mode=mode))  # type: ignore[arg-type]
+    return found
+
+
+class D20World(Appliers, RuleSystem):
+    """d20 "The World" game: time/tools/skill checks on a d20, traits, bonds with hidden
+    favor, experience marks, jinx, wounds and objectives (seed 001_a3a02f9b7363775f.txt)."""
+
+    id = "d20-world"
+    name = "d20 The World"
+    source = "001_a3a02f9b7363775f.txt"
+    event_types = EVENT_TYPES
+    state_type = Character
+    options_type = Options
+    roll_params = (
+        RollParam("time", "d20-world: you have time to plan and enact (Checks).", is_flag=True),
+        RollParam("tools", "d20-world: you have proper tools or faculties (Checks).",
+                  is_flag=True),
+        RollParam("help_from", "d20-world: the ally who helps (has time, tools or skill)."),
+        RollParam("trait", "d20-world: invoke a trait, NAME:help or NAME:hinder."),
+        RollParam("advantage", "d20-world: an extra source of advantage The World grants.",
+                  is_flag=True),
+        RollParam("disadvantage", "d20-world: an extra source of disadvantage.", is_flag=True),
+        RollParam("practice", "d20-world: practise a skill the character lacks (+0).",
+                  is_flag=True),
+        RollParam("spell", "d20-world: the check casts a spell the character knows.",
+                  is_flag=True),
+        RollParam("objective", "d20-world: the objective this check contributes to."),
+        RollParam("shock", "d20-world: roll the 1d6 shock roll owed after a wound.",
+                  is_flag=True),
+    )
+    odds_params = (
+        RollParam("proficiency", "d20-world: skill proficiency (0 for an unknown skill).",
+                  type=int),
+        RollParam("penalty", "d20-world: total penalty (wounds + conditions + jinx).", type=int),
+        RollParam("advantage", "d20-world: roll with advantage.", is_flag=True),
+        RollParam("disadvantage", "d20-world: roll with disadvantage.", is_flag=True),
+        RollParam("hinder", "d20-world: a trait invoked to hinder (+2 experience).",
+                  is_flag=True),
+        RollParam("wounds", "d20-world: wound damage total after a new wound (shock chance).",
+                  type=int),
+    )
+
+    options: Options
+
+    # --- characters ---------------------------------------------------------------------
+
+    def create_sheet(self, sheet: dict[str, Any]) -> dict[str, Any]:
+        """Validate a sheet against "Character Creation" (see :mod:`.sheet`).
+
+        :raises RuleError: naming every broken creation rule.
+        """
+        return validate_sheet(sheet)
+
+    def initial_state(self, character: str, name: str, sheet: dict[str, Any]) -> Character:
+        """The new character: sheet traits/bonds/skills/items, starting favor by bond kind
+        (ruling R11), jinx 0, no wounds or conditions."""
+        return character_from_sheet(character, name, validate_sheet(sheet), self.options)
+
+    def skills_of(self, state: Character) -> Iterable[str]:
+        """The character's skill names, spells included."""
+        return [s.name for s in state.skills]
+
+    # --- play ---------------------------------------------------------------------------
+
+    def resolve(self, state: Character, request: RollRequest, dice: DiceSource) -> Roll:
+        """A check ("Checks") or, with ``--shock``, the shock roll ("Wounds").
+
+        The gate (time/tools/skill/help, ruling R1) decides whether dice are rolled; trait
+        invocations and ``--advantage``/``--disadvantage`` add sources (ruling R3); the d20s
+        are drawn in order (two with advantage or disadvantage); penalties are wound damage,
+        condition penalties and, for spells, jinx (ruling R7).
+
+        :raises RuleError: unknown skill (without ``--practice``), unknown or spent trait,
+            too many traits, a trait or objective on an automatic result, a dead character,
+            a spell that is not known, no shock roll owed.
+        :raises ledger.DiceError: d20 faces outside 1–20 (from ``dice``).
+        """
+        p = request.params
+        if p.get("shock"):
+            return self._shock(state, request, dice)
+        if not request.skill:
+            raise RuleError("name the skill the check uses, e.g. `campaign roll isa Climb`")
+        dead_check(state)
+        skill = skill_for_check(state, request.skill, practice=bool(p.get("practice")))
+        if p.get("spell") and not (skill.known and skill.spell):
+            raise RuleError(
+                f"{state.name} does not know a spell called {request.skill!r}: a spell can be "
+                "cast only if known (Magic), and unknown spells cannot be practised"
+            )
+        spell = skill.spell and skill.known
+        has_skill = skill.known and skill.proficiency >= 1
+        help_from = str(p.get("help_from") or "")
+        gate = check_gate(time=bool(p.get("time")), tools=bool(p.get("tools")),
+                          skill=has_skill, help=bool(help_from),
+                          one_factor_no_help=self.options.one_factor_no_help)
+        invocations = parse_invocations(p.get("trait"))
+        self._check_invocations(state, invocations)
+        objective = p.get("objective")
+        wound_pen = wound_total(state)
+        cond_pen = condition_penalty(state)
+        jinx_pen = (state.jinx + (1 if self.options.jinx_before_check else 0)) if spell else 0
+        common: dict[str, Any] = dict(
+            character=request.character, skill=skill.name, proficiency=skill.proficiency,
+            known=skill.known, time=bool(p.get("time")), tools=bool(p.get("tools")),
+            has_skill=has_skill, help_from=help_from, gate=gate, spell=spell,
+            wound_penalty=wound_pen, condition_penalty=cond_pen, jinx_penalty=jinx_pen,
+        )
+        if gate in ("auto_fail", "auto_success"):
+            extras = [n for n in ("advantage", "disadvantage") if p.get(n)]
+            if invocations or extras or objective:
+                what = "a trait" if invocations else ("an objective" if objective
+                                                      else f"--{extras[0]}")
+                raise RuleError(
+                    f"no check is made ({gate.replace('_', ' ')}: "
+                    f"{'failure' if gate == 'auto_fail' else 'success'} is certain), so "
+                    f"{what} cannot apply; drop it"
+                    + (", or record objective-contributed --auto" if objective else "")
+                )
+            outcome: Band = "bad" if gate == "auto_fail" else "good"
+            return CheckRolled(**common, outcome=outcome, miscast=spell and outcome == "bad",
+                               **dice.fields())
+        advantages, disadvantages = [], []
+        if gate == "advantage":
+            advantages.append(f"help from {help_from}")
+        if gate == "disadvantage":
+            disadvantages.append(f"help from {help_from}" if help_from else "only one factor")
+        for inv in invocations:
+            (advantages if inv.mode == "help" else disadvantages).append(f"trait {inv.trait}")
+        if p.get("advantage"):
+            advantages.append("granted by The World")
+        if p.get("disadvantage"):
+            disadvantages.append("imposed by The World")
+        mode = combine_modes(len(advantages), len(disadvantages))
+        if objective:
+            i = need(state.objectives, objective, "objective", state.name)
+            objective = state.objectives[i].name
+            # refuse early (nothing drawn) if the contribution is impossible
+            contribute(state.objectives[i], skill=skill.name, band="good",
+                       distinct_skills=self.options.objective_distinct_skills == "enforce")
+        faces = dice.roll(dice_count(mode), 20)
+        kept = kept_die(faces, mode)
+        total = kept + skill.proficiency - wound_pen - cond_pen - jinx_pen
+        band = band_of(total)
+        hinder = any(i.mode == "hinder" for i in invocations)
+        return CheckRolled(
+            **common, mode=mode, invocations=invocations, advantages=advantages,
+            disadvantages=disadvantages, dice=faces, kept=kept, total=total, outcome=band,
+            experience=experience_for(band, kept, hinder=hinder),
+            miscast=spell and band != "good", objective=objective, **dice.fields(),
+        )
+
+    def _check_invocations(self, state: Character, invocations: list[TraitInvocation]) -> None:
+        limit = self.options.max_trait_invocations_per_check
+        if len(invocations) > limit:
+            raise RuleError(
+                f"at most {limit} trait invocation(s) per check (ruling R3), not "
+                f"{len(invocations)}"
+            )
+        seen = set()
+        for inv in invocations:
+            i = need(state.traits, inv.trait, "trait", state.name)
+            trait = state.traits[i]
+            if trait.name in seen:
+                raise RuleError(f"trait {trait.name} is invoked twice on one check")
+            seen.add(trait.name)
+            if inv.mode == "help" and not trait.can_help:
+                raise RuleError(
+                    f"{trait.name} was already invoked to help: it can help again after a "
+                    "natural 20"
+                )
+            if inv.mode == "hinder" and not trait.can_hinder:
+                raise RuleError(
+                    f"{trait.name} was already invoked to hinder: it can hinder again after a "
+                    "natural 1"
+                )
+
+    def _shock(self, state: Character, request: RollRequest, dice: DiceSource) -> ShockRolled:
+        if not state.pending_shock:
+            raise RuleError(
+                f"{state.name} owes no shock roll: it follows a new wound (record "
+                "damage-taken or attack-resolved first)"
+            )
+        die = dice.d(6)
+        total = wound_total(state)
+        return ShockRolled(character=request.character, die=die, wound_total=total,
+                           shock=is_shock(die, total), **dice.fields())
+
+    # --- reading ------------------------------------------------------------------------
+
+    def describe(self, event: Event) -> str | None:
+        """One line for ``log`` and recaps (see :mod:`.describe`)."""
+        return describing.describe(event)
+
+    def sheet_view(self, state: Character, *, as_gm: bool) -> dict[str, Any]:
+        """The sheet as JSON with derived values (wound total, check penalty, capacity,
+        experience needed). With ``as_gm=False`` bond favor is left out ("Bonds": not public
+        knowledge)."""
+        view: dict[str, Any] = msgspec.to_builtins(state)
+        if not as_gm:
+            for bond in view["bonds"]:
+                bond.pop("favor", None)
+        for skill, s in zip(view["skills"], state.skills, strict=True):
+            skill["experience_needed"] = xp_threshold(s)
+        carried = sum(1 for i in state.items if i.location == "carried")
+        view["derived"] = {
+            "wound_total": wound_total(state),
+            "check_penalty": wound_total(state) + condition_penalty(state),
+            "spell_penalty": state.jinx,
+            "carried": carried,
+            "carried_capacity": capacity(state),
+            "over_capacity": carried > capacity(state),
+            "in_bag": sum(1 for i in state.items if i.location == "bag"),
+        }
+        return view
+
+    # --- advancement --------------------------------------------------------------------
+
+    def advance(
+        self,
+        states: dict[str, Any],
+        session: int,
+        session_events: Sequence[Recorded],
+        dice: Callable[[str], DiceSource],
+        choices: dict[str, Any],
+    ) -> list[Event]:
+        """End of session (digest §5, rulings R8 and R16).
+
+        - ``--choice rest=all`` or ``rest=ID,ID``: the named characters rest after the session
+          (a :class:`Rested` event; jinx recovery, "Jinx"), once per session.
+        - With option ``defer_skill_increase_to_session_end``: one :class:`SkillIncreased` per
+          skill whose experience reached 10 + proficiency ("Skills").
+
+        Idempotent through state: a character already rested after ``session`` and skills
+        below their threshold give nothing.
+
+        :raises RuleError: ``rest`` names a character not in the campaign.
+        """
+        out: list[Event] = []
+        rest = str(choices.get("rest", "") or "")
+        if rest:
+            ids = list(states) if rest.strip() == "all" else [
+                r.strip() for r in rest.split(",") if r.strip()]
+            unknown = [r for r in ids if r not in states]
+            if unknown:
+                raise RuleError(
+                    f"rest names unknown characters {', '.join(unknown)} "
+                    f"(characters: {', '.join(states)})"
+                )
+            for cid in ids:
+                st = states[cid]
+                if isinstance(st, Character) and st.rested_after_session < session \
+                        and not st.dead:
+                    out.append(Rested(character=cid, session=session))
+        if self.options.defer_skill_increase_to_session_end:
+            for cid, st in states.items():
+                if not isinstance(st, Character):
+                    continue
+                for s in st.skills:
+                    if s.experience >= xp_threshold(s):
+                        out.append(SkillIncreased(character=cid, skill=s.name,
+                                                  proficiency=s.proficiency + 1))
+        return out
+
+    def odds(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Exact odds of a check (see :func:`.odds.check_odds`)."""
+        return odds_mod.odds(params)
