@@ -1,0 +1,194 @@
+"""Spellwoven's events (seed 004_663ae3e4ecc71fd1.txt; digest §4 "State changes").
+
+Every event names its ``character``, so it goes to that character's stream. Tags are
+``"spellwoven.<past_tense>"`` and never change. No floats anywhere: successes, dice and
+Effort are integers.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ledger import Event, Roll
+
+
+class TestRolled(Roll, frozen=True, kw_only=True, tag="spellwoven.test_rolled"):
+    """A Test of Skill: 3d10 (4d10 keep three at advantage or disadvantage) rolled under
+    the Skill Level against a static difficulty (004_663ae3e4ecc71fd1.txt, "Test of Skill",
+    "Difficulty levels", "Static Difficulty from Attributes", "Advantage & Disadvantage").
+
+    :ivar character: the character id.
+    :ivar skill: the skill (or specialisation, or Attribute) tested, as on the sheet.
+    :ivar attribute: the relevant Attribute (the skill's linked one unless the GM named one).
+    :ivar attribute_value: that Attribute's rating, 1..4 (the Effort bonus).
+    :ivar rank: the skill's rank, ``None`` when untrained.
+    :ivar skill_level: ``S``, the level rolled against (``max(rank, attribute)``).
+    :ivar mode: ``normal``, ``advantage`` or ``disadvantage``.
+    :ivar weakness: the roller exploits the target's Weakness (which gave the advantage).
+    :ivar dice: every d10 face in roll order (empty for an automatic hit).
+    :ivar kept: the faces kept, in roll order, when one die was dropped; else ``None``.
+    :ivar dice_successes: successes the kept dice score.
+    :ivar effort_spent: Effort spent on the roll when it was made (0 or 1).
+    :ivar effort_bonus: successes Effort added (Attribute × Effort spent).
+    :ivar successes: ``dice_successes + effort_bonus``.
+    :ivar difficulty: successes required, 0..4 (0: automatic hit, no dice).
+    :ivar target_attribute: the target's Attribute when the difficulty came from it.
+    :ivar outcome: ``pass`` or ``fail``.
+    """
+
+    __test__ = False  # a rule-system event, not a pytest class
+
+    character: str
+    skill: str
+    attribute: str
+    attribute_value: int
+    rank: int | None = None
+    skill_level: int
+    mode: Literal["normal", "advantage", "disadvantage"] = "normal"
+    weakness: bool = False
+    dice: list[int]
+    kept: list[int] | None = None
+    dice_successes: int
+    effort_spent: int = 0
+    effort_bonus: int = 0
+    successes: int
+    difficulty: int
+    target_attribute: int | None = None
+    outcome: Literal["pass", "fail"]
+
+
+class ContestRolled(Roll, frozen=True, kw_only=True, tag="spellwoven.contest_rolled"):
+    """A Contest of Skill: the character and an opponent both roll, most successes wins,
+    the same number is a draw (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of
+    Skill)", "Example: Opposed Roll").
+
+    The character's dice are drawn first, then the opponent's. Fields as
+    :class:`TestRolled` for the character, plus:
+
+    :ivar opponent: the opponent's name (``""`` when not given).
+    :ivar opponent_skill_level: the opponent's Skill Level, 1 or more.
+    :ivar opponent_mode: ``normal``, ``advantage`` or ``disadvantage``.
+    :ivar opponent_dice: the opponent's faces; :ivar opponent_kept: kept faces or ``None``.
+    :ivar opponent_successes: the opponent's successes.
+    :ivar outcome: ``win``, ``lose`` or ``draw`` for the character.
+    """
+
+    character: str
+    skill: str
+    attribute: str
+    attribute_value: int
+    rank: int | None = None
+    skill_level: int
+    mode: Literal["normal", "advantage", "disadvantage"] = "normal"
+    weakness: bool = False
+    dice: list[int]
+    kept: list[int] | None = None
+    dice_successes: int
+    effort_spent: int = 0
+    effort_bonus: int = 0
+    successes: int
+    opponent: str = ""
+    opponent_skill_level: int
+    opponent_mode: Literal["normal", "advantage", "disadvantage"] = "normal"
+    opponent_dice: list[int]
+    opponent_kept: list[int] | None = None
+    opponent_successes: int
+    outcome: Literal["win", "lose", "draw"]
+
+
+class EffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.effort_spent"):
+    """One point of Effort spent after a roll, adding the relevant Attribute to the
+    character's latest roll and re-judging it (004_663ae3e4ecc71fd1.txt, "Attributes and
+    Effort", "Example: Opposed Roll": "She spends 1 Effort and adds +3 from Quickness").
+
+    :ivar character: the character id.
+    :ivar attribute: the Attribute added; default the one the latest roll used.
+    :ivar roll: the seq of the roll, for the reader (the applier uses the latest roll).
+    """
+
+    character: str
+    attribute: str | None = None
+    roll: int | None = None
+
+
+class EffortLost(Event, frozen=True, kw_only=True, tag="spellwoven.effort_lost"):
+    """Effort lost as the cost of a failure ("it costs you an Effort to reach the top";
+    004_663ae3e4ecc71fd1.txt, "Degrees of Failure"). Effort never drops below 0.
+
+    :ivar amount: points lost, 1 or more.
+    """
+
+    character: str
+    amount: int = 1
+    reason: str = ""
+
+
+class Slept(Event, frozen=True, kw_only=True, tag="spellwoven.slept"):
+    """A night's sleep: Effort refreshes to its maximum ("a pool representing your state of
+    exhaustion, this refreshes with a night's sleep"; 004_663ae3e4ecc71fd1.txt, "Attributes
+    and Effort")."""
+
+    character: str
+
+
+class WeaknessExploited(Event, frozen=True, kw_only=True, tag="spellwoven.weakness_exploited"):
+    """The character's Combat or Social Weakness is used against them: the opponent rolls at
+    advantage (004_663ae3e4ecc71fd1.txt, "Weaknesses"). A record of the fiction; the
+    opponent's roll carries the advantage (``--weakness`` or ``--vs NAME:S:weakness``).
+
+    :ivar weakness: ``combat`` or ``social``.
+    :ivar by: who exploits it.
+    :ivar roll: the seq of the opponent's roll, if recorded.
+    """
+
+    character: str
+    weakness: Literal["combat", "social"]
+    by: str = ""
+    roll: int | None = None
+
+
+class SkillChanged(Event, frozen=True, kw_only=True, tag="spellwoven.skill_changed"):
+    """A GM-granted new rank for a skill (the text has no advancement procedure, but "Skills
+    can be increased to 10 and above"; 004_663ae3e4ecc71fd1.txt, "Skill level 10+";
+    rulings S1, S10).
+
+    :ivar skill: the skill; a new skill needs ``attribute``.
+    :ivar rank: the new rank, 1 or more (capped by the ``skill_cap_in_play`` option).
+    :ivar attribute: the linked Attribute of a new skill.
+    """
+
+    character: str
+    skill: str
+    rank: int
+    attribute: str | None = None
+    reason: str = ""
+
+
+class ConditionAdded(Event, frozen=True, kw_only=True, tag="spellwoven.condition_added"):
+    """A narrated outcome of a failure that lasts ("you twist your arm, making it hard to
+    hold a weapon for a couple hours"; 004_663ae3e4ecc71fd1.txt, "Degrees of Failure").
+    No mechanics are attached."""
+
+    character: str
+    condition: str
+
+
+class ConditionRemoved(Event, frozen=True, kw_only=True, tag="spellwoven.condition_removed"):
+    """A condition of :class:`ConditionAdded` ends (004_663ae3e4ecc71fd1.txt, "Degrees of
+    Failure")."""
+
+    character: str
+    condition: str
+
+
+EVENT_TYPES = (
+    TestRolled,
+    ContestRolled,
+    EffortSpent,
+    EffortLost,
+    Slept,
+    WeaknessExploited,
+    SkillChanged,
+    ConditionAdded,
+    ConditionRemoved,
+)

@@ -1,0 +1,324 @@
+"""Spellwoven's resolution mechanic as pure functions (seed 004_663ae3e4ecc71fd1.txt).
+
+3d10 roll-under success counting: every d10 showing a face equal to or under the Skill
+Level is a success, every 1 adds a bonus success, rolls of 10 never count, and Skill Levels
+of 10 and above widen the double (and, from 18, triple) success ranges ("Overview: The Basic
+Mechanic", "Test of Skill", "Skill level 10+"). Nothing here touches dice sources, events or
+state: these functions take faces and numbers and return numbers, so the odds module and the
+rule system share one definition of every rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from ledger import RuleError
+
+SEED = "004_663ae3e4ecc71fd1.txt"
+
+#: The five Attributes, in the order the text lists them ("Attributes and Effort").
+ATTRIBUTES: tuple[str, ...] = ("Behest", "Fortitude", "Presence", "Quickness", "Wits")
+
+#: What each Attribute resists when used as a difficulty ("Static Difficulty from Attributes").
+RESISTS: dict[str, str] = {
+    "Behest": "resisting supernatural fear, illusion or charm",
+    "Fortitude": "resisting physical overpowering or concussion",
+    "Presence": "shrugging off insults or social manipulation",
+    "Quickness": "dodging a physical attack",
+    "Wits": "seeing through trickery, bluffs and lies",
+}
+
+#: Static difficulty levels: successes required → name ("Difficulty levels").
+DIFFICULTIES: dict[int, str] = {
+    1: "Normal",
+    2: "Difficult",
+    3: "Very difficult",
+    4: "Daunting",
+}
+
+#: Attributes are "rated on a scale of 1 to 4" ("Static Difficulty from Attributes").
+ATTRIBUTE_MIN, ATTRIBUTE_MAX = 1, 4
+#: The default (untrained) Skill Level ("Overview: The Basic Mechanic").
+UNTRAINED_LEVEL = 3
+#: Highest face that can ever count: "rolls of 10 never count" ("Skill level 10+").
+UPPER_THRESHOLD = 9
+#: The standard pool: "you roll 3d10" ("Overview: The Basic Mechanic").
+STANDARD_POOL = 3
+#: The largest pool the GM may grant by fiat ("Basic Distributions"); a guard, not a rule.
+MAX_POOL = 10
+#: Highest Skill Level the odds and notation support (the text's table stops at 20).
+MAX_SKILL_LEVEL = 30
+
+Mode = Literal["normal", "advantage", "disadvantage"]
+TestOutcome = Literal["pass", "fail"]
+ContestOutcome = Literal["win", "lose", "draw"]
+
+
+def thresholds(skill_level: int) -> list[int]:
+    """The success thresholds ``[T1, T2, T3, ...]`` of a Skill Level.
+
+    A face ``d`` (1..9) scores one success for every threshold ``Tk`` with ``d <= Tk``:
+    ``T1 = min(S, 9)`` ("equal to or under a Skill value counts as a success"),
+    ``T2 = clamp(S - 8, 1, 9)`` ("Each 1 you roll adds a bonus success"; at 10 "a roll of
+    1-2 scores two successes", at 11 1-3, ...), and ``Tk = clamp(S - 9k + 10, 0, 9)`` for
+    k >= 3 (triples from 18: "Skill Rank 18 — Three Successes 1"). Trailing zero thresholds
+    are left out, so the list has 2 entries up to S 17, 3 from S 18 to 26, ...
+
+    (004_663ae3e4ecc71fd1.txt, "Overview: The Basic Mechanic", "Skill level 10+")
+
+    :param skill_level: the Skill Level ``S`` rolled against, 1 or more.
+    :raises RuleError: ``skill_level`` below 1.
+    """
+    if skill_level < 1:
+        raise RuleError(f"a Skill Level must be 1 or more, not {skill_level}")
+    result = [min(skill_level, UPPER_THRESHOLD), min(max(skill_level - 8, 1), UPPER_THRESHOLD)]
+    k = 3
+    while (t := min(max(skill_level - 9 * k + 10, 0), UPPER_THRESHOLD)) > 0:
+        result.append(t)
+        k += 1
+    return result
+
+
+def die_successes(face: int, skill_level: int) -> int:
+    """Successes one d10 face scores against a Skill Level (0, 1, 2, 3, ...).
+
+    A 10 never counts; otherwise the face scores one success per threshold of
+    :func:`thresholds` it is equal to or under. At S 5: 1 → 2, 2..5 → 1, 6..10 → 0.
+    At S 12: 1..4 → 2, 5..9 → 1, 10 → 0. At S 18: 1 → 3, 2..9 → 2.
+
+    (004_663ae3e4ecc71fd1.txt, "Overview: The Basic Mechanic", "Skill level 10+")
+
+    :param face: the d10 face, 1..10.
+    :param skill_level: the Skill Level, 1 or more.
+    :raises RuleError: a face outside 1..10 or a Skill Level below 1.
+    """
+    if not 1 <= face <= 10:
+        raise RuleError(f"a d10 shows 1 to 10, not {face}")
+    levels = thresholds(skill_level)
+    if face == 10:
+        return 0
+    return sum(1 for t in levels if face <= t)
+
+
+def count_successes(faces: Sequence[int], skill_level: int) -> int:
+    """The success level of kept d10 faces: the sum of :func:`die_successes`.
+
+    (004_663ae3e4ecc71fd1.txt, "Overview: The Basic Mechanic": "you add up successes to get
+    a success level")
+
+    :param faces: the kept faces, each 1..10 (normally three).
+    :param skill_level: the Skill Level, 1 or more.
+    :raises RuleError: a face outside 1..10 or a Skill Level below 1.
+    """
+    return sum(die_successes(face, skill_level) for face in faces)
+
+
+def roll_mode(advantage: bool, disadvantage: bool, weakness: bool = False) -> Mode:
+    """The roll's mode from the GM's calls.
+
+    Exploiting an opponent's Weakness lets the roller "roll at advantage" ("Weaknesses");
+    advantage and disadvantage cancel to a plain roll, and several sources of advantage do
+    not stack (ruling S8).
+
+    (004_663ae3e4ecc71fd1.txt, "Advantage & Disadvantage", "Weaknesses")
+    """
+    up = advantage or weakness
+    if up and disadvantage:
+        return "normal"
+    if up:
+        return "advantage"
+    if disadvantage:
+        return "disadvantage"
+    return "normal"
+
+
+def dice_to_roll(mode: Mode, pool: int = STANDARD_POOL) -> int:
+    """How many d10 to roll: the pool, plus one at advantage or disadvantage ("4d10 instead
+    of 3d10"; 004_663ae3e4ecc71fd1.txt, "Advantage & Disadvantage").
+
+    :param pool: dice kept, 1..10 (3 unless the GM changes it, "Basic Distributions").
+    :raises RuleError: a pool outside 1..10.
+    """
+    check_pool(pool)
+    return pool + (0 if mode == "normal" else 1)
+
+
+def check_pool(pool: int) -> None:
+    """Refuse a pool outside 1..10 (004_663ae3e4ecc71fd1.txt, "Basic Distributions").
+
+    :raises RuleError: naming the pool and the allowed range.
+    """
+    if not 1 <= pool <= MAX_POOL:
+        raise RuleError(
+            f"the dice pool must be 1 to {MAX_POOL} d10, not {pool}; it is 3 unless the GM "
+            "grants more or fewer dice"
+        )
+
+
+def keep(
+    faces: Sequence[int], skill_level: int, mode: Mode, pool: int = STANDARD_POOL
+) -> list[int]:
+    """The faces kept from a roll, in roll order.
+
+    - normal: every face (the roll has exactly ``pool`` dice).
+    - advantage: "taking the three rolls of your choice": the engine chooses for the roller
+      the ``pool`` dice scoring the most successes, i.e. it drops one die scoring the fewest
+      (the highest face; on a tie the later die).
+    - disadvantage: "the three highest rolls": it drops the lowest face (on a tie the later
+      die).
+
+    (004_663ae3e4ecc71fd1.txt, "Advantage & Disadvantage", "Weaknesses")
+
+    :param faces: every face rolled, ``pool`` of them, or ``pool + 1`` at (dis)advantage.
+    :raises RuleError: the number of faces does not fit the mode and pool.
+    """
+    expected = dice_to_roll(mode, pool)
+    if len(faces) != expected:
+        raise RuleError(f"a {mode} roll of pool {pool} needs {expected} d10, not {len(faces)}")
+    if mode == "normal":
+        return list(faces)
+    indexed = list(enumerate(faces))
+    if mode == "advantage":
+        # drop the die scoring least; among equals, the highest face; then the later die
+        drop = min(indexed, key=lambda p: (die_successes(p[1], skill_level), -p[1], -p[0]))
+    else:
+        drop = min(indexed, key=lambda p: (p[1], -p[0]))
+    return [face for i, face in indexed if i != drop[0]]
+
+
+def difficulty_from_attribute(attribute: int) -> int:
+    """Difficulty to 'hit' a target = the target's relevant Attribute − 1 (0..3).
+
+    A difficulty of 0 means no roll: the target is hit automatically. Evasion is the same
+    number for Quickness (ruling S9).
+
+    (004_663ae3e4ecc71fd1.txt, "Static Difficulty from Attributes")
+
+    :param attribute: the target's Attribute, 1..4.
+    :raises RuleError: an Attribute outside 1..4.
+    """
+    check_attribute("the target's Attribute", attribute)
+    return attribute - 1
+
+
+def check_attribute(label: str, value: int) -> None:
+    """Refuse an Attribute rating outside 1..4 (004_663ae3e4ecc71fd1.txt, "Static
+    Difficulty from Attributes": "rated on a scale of 1 to 4").
+
+    :raises RuleError: naming ``label``, the value and the range.
+    """
+    if not ATTRIBUTE_MIN <= value <= ATTRIBUTE_MAX:
+        raise RuleError(f"{label} must be {ATTRIBUTE_MIN} to {ATTRIBUTE_MAX}, not {value}")
+
+
+def check_difficulty(required: int) -> None:
+    """Refuse a static difficulty outside 1..4 (004_663ae3e4ecc71fd1.txt, "Difficulty
+    levels").
+
+    :raises RuleError: naming the value and the four levels.
+    """
+    if required not in DIFFICULTIES:
+        levels = ", ".join(f"{n} {name}" for n, name in DIFFICULTIES.items())
+        raise RuleError(f"the difficulty must be one of {levels}; not {required}")
+
+
+def outcome_of_test(successes: int, required: int) -> TestOutcome:
+    """``"pass"`` when the successes reach the successes required, else ``"fail"``.
+
+    A difficulty of 0 (an Attribute of 1 as difficulty) always passes.
+    (004_663ae3e4ecc71fd1.txt, "Test of Skill", "Difficulty levels")
+    """
+    return "pass" if successes >= required else "fail"
+
+
+def contest_outcome(successes: int, opponent_successes: int) -> ContestOutcome:
+    """``"win"``, ``"lose"`` or ``"draw"``: "whichever Character scores the most successes
+    wins. If both Characters score the same number of successes, the result is a draw."
+
+    (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of Skill)")
+    """
+    if successes > opponent_successes:
+        return "win"
+    if successes < opponent_successes:
+        return "lose"
+    return "draw"
+
+
+def skill_level(rank: int | None, attribute: int, untrained: str = "max3attr") -> int:
+    """The Skill Level ``S`` a test is rolled against.
+
+    "roll 3d10 against your Skill Level or relevant Attribute Level, whichever is higher"
+    ("Test of Skill"); an untrained test rolls against 3 ("Overview") or "defaults to the
+    relevant Attribute Level" ("Test of Skill"). Ruling S2 picks by ``untrained``:
+
+    - ``"max3attr"`` (default): ``max(3, attribute)``;
+    - ``"fixed3"``: 3;
+    - ``"attribute"``: the Attribute.
+
+    A trained skill is ``max(rank, attribute)``.
+
+    (004_663ae3e4ecc71fd1.txt, "Overview: The Basic Mechanic", "Test of Skill")
+
+    :param rank: the skill rank (1 or more), or ``None`` when untrained.
+    :param attribute: the relevant Attribute, 1..4.
+    :raises RuleError: an unknown ``untrained`` choice.
+    """
+    if rank is not None:
+        return max(rank, attribute, 1)
+    if untrained == "max3attr":
+        return max(UNTRAINED_LEVEL, attribute)
+    if untrained == "fixed3":
+        return UNTRAINED_LEVEL
+    if untrained == "attribute":
+        return max(attribute, 1)
+    raise RuleError(f"untrained must be max3attr, fixed3 or attribute, not {untrained!r}")
+
+
+def notation(name: str, rank: int) -> str:
+    """The character-sheet notation of a skill, e.g. ``"Skill: 12 (4/9)"``.
+
+    Up to 9 just the rank (``"Sprint: 5"``); from 10 the double-success range and the upper
+    threshold, ``"Skill: 12 (4/9)"`` = double successes on 1-4, single on 9 or under. From 18
+    (our ruling SW1) the triple range comes first: ``"Skill: 19 (2/9/9)"``.
+
+    (004_663ae3e4ecc71fd1.txt, "Skill level 10+")
+    """
+    if rank < 10:
+        return f"{name}: {rank}"
+    levels = thresholds(rank)
+    return f"{name}: {rank} ({'/'.join(str(t) for t in reversed(levels[1:]))}/{levels[0]})"
+
+
+def parse_notation(text: str) -> tuple[str, int]:
+    """Read ``"Skill: 12 (4/9)"`` (or ``"Sprint: 5"``) back into ``(name, rank)``.
+
+    The bracket, when present, must agree with the rank (a sheet saying ``12 (3/9)`` is a
+    copying mistake).
+
+    (004_663ae3e4ecc71fd1.txt, "Skill level 10+")
+
+    :raises RuleError: text not of the form ``Name: rank`` or ``Name: rank (a/b)``, or a
+        bracket that does not match the rank.
+    """
+    name, sep, rest = text.partition(":")
+    rest = rest.strip()
+    bracket = ""
+    if "(" in rest:
+        rest, _, bracket = rest.partition("(")
+        bracket = bracket.rstrip().removesuffix(")")
+        rest = rest.strip()
+    if not sep or not name.strip() or not rest.isdigit() or int(rest) < 1:
+        raise RuleError(f"write a skill as 'Name: rank' or 'Name: rank (a/9)', not {text!r}")
+    rank = int(rest)
+    if bracket and notation(name.strip(), rank) != f"{name.strip()}: {rank} ({bracket})":
+        raise RuleError(
+            f"{text!r} does not match the Skill level 10+ table: it should read "
+            f"{notation(name.strip(), rank)!r}"
+        )
+    return name.strip(), rank
+
+
+def boxes(value: int, maximum: int = ATTRIBUTE_MAX) -> str:
+    """An Attribute drawn as boxes, e.g. 3 → ``"■■■□"`` (Jen's Quickness "■■■")."""
+    return "■" * value + "□" * max(0, maximum - value)

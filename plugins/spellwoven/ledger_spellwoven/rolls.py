@@ -1,0 +1,196 @@
+"""Turning a roll request into Spellwoven dice (seed 004_663ae3e4ecc71fd1.txt).
+
+Finding the skill a test uses, reading the ``--vs`` opponent, and drawing and judging the
+dice of a Test or Contest of Skill. :class:`ledger_spellwoven.system.Spellwoven` calls these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ledger import DiceSource, RuleError
+
+from .mechanics import (
+    ATTRIBUTES,
+    STANDARD_POOL,
+    Mode,
+    check_pool,
+    count_successes,
+    dice_to_roll,
+    keep,
+    roll_mode,
+    skill_level,
+)
+from .sheet import Character, Options, did_you_mean, find_name
+
+MODES: tuple[str, ...] = ("advantage", "disadvantage", "weakness")
+
+
+@dataclass(frozen=True)
+class SkillChoice:
+    """The skill a test uses: the name as on the sheet, its rank (``None`` untrained), the
+    relevant Attribute and the Skill Level ``S`` rolled against."""
+
+    skill: str
+    rank: int | None
+    attribute: str
+    attribute_value: int
+    level: int
+
+
+def choose_skill(
+    state: Character, skill: str | None, attribute: str | None, options: Options
+) -> SkillChoice:
+    """Find what a test rolls against.
+
+    In order: a skill of the sheet, a specialisation (its own rank, its parent's Attribute;
+    ruling S3), an Attribute (an untrained test of it), or an unknown skill tested untrained
+    with the Attribute named by ``attribute``. ``attribute`` also overrides a skill's linked
+    Attribute when the GM names another ("test your Climb and Quickness"; ruling S7).
+    ``S = max(rank, Attribute)``, untrained by the ``untrained`` option (ruling S2).
+
+    (004_663ae3e4ecc71fd1.txt, "Types of Rolls", "Test of Skill", "Overview")
+
+    :raises RuleError: no skill named; an unknown skill with no Attribute; an unknown
+        Attribute.
+    """
+    if not skill:
+        raise RuleError("name the skill to test, e.g. 'roll jen Sprint'")
+    override = None
+    if attribute:
+        override = find_name(attribute, list(ATTRIBUTES))
+        if override is None:
+            raise RuleError(
+                f"--attribute {attribute!r} is not an Attribute; use one of "
+                f"{', '.join(ATTRIBUTES)}{did_you_mean(attribute, list(ATTRIBUTES))}"
+            )
+    rank: int | None
+    found = find_name(skill, list(state.skills))
+    if found is not None:
+        name, rank, linked = found, state.skills[found].rank, state.skills[found].attribute
+    elif (spec := find_name(skill, list(state.specialisations))) is not None:
+        parent = state.specialisations[spec].skill
+        name, rank, linked = spec, state.specialisations[spec].rank, state.skills[parent].attribute
+    elif (attr := find_name(skill, list(ATTRIBUTES))) is not None:
+        name, rank, linked = attr, None, attr
+    elif override is not None:
+        name, rank, linked = skill, None, override
+    else:
+        known = [*state.skills, *state.specialisations, *ATTRIBUTES]
+        raise RuleError(
+            f"{state.name} has no skill {skill!r}{did_you_mean(skill, known)}; to test it "
+            "untrained, name the relevant Attribute with --attribute"
+        )
+    relevant = override or linked
+    value = state.attributes[relevant]
+    return SkillChoice(name, rank, relevant, value, skill_level(rank, value, options.untrained))
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """The other side of a Contest of Skill, from ``--vs``: name, Skill Level, mode."""
+
+    name: str
+    level: int
+    mode: Mode
+
+
+def parse_vs(spec: Any) -> Opponent:
+    """Read ``--vs``: ``"S"``, ``"NAME:S"`` or ``"NAME:S:MODE"`` with MODE ``advantage``,
+    ``disadvantage`` or ``weakness`` (the opponent exploits the roller's Weakness, so rolls
+    at advantage; "Weaknesses"). E.g. ``--vs housewife:2``.
+
+    (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of Skill)", "Weaknesses")
+
+    :raises RuleError: no Skill Level in the text, a level below 1, an unknown mode word.
+    """
+    text = str(spec).strip()
+    parts = [p.strip() for p in text.split(":")]
+    flags = {p.casefold() for p in parts if p.casefold() in MODES}
+    rest = [p for p in parts if p.casefold() not in MODES]
+    levels = [p for p in rest if p.lstrip("-").isdigit()]
+    names = [p for p in rest if not p.lstrip("-").isdigit()]
+    usage = "write --vs as S, NAME:S or NAME:S:advantage (e.g. --vs housewife:2)"
+    if len(levels) != 1 or len(names) > 1 or not text:
+        raise RuleError(f"--vs {text!r} needs the opponent's Skill Level; {usage}")
+    level = int(levels[0])
+    if level < 1:
+        raise RuleError(f"the opponent's Skill Level must be 1 or more, not {level}; {usage}")
+    mode = roll_mode("advantage" in flags, "disadvantage" in flags, "weakness" in flags)
+    return Opponent(names[0] if names else "", level, mode)
+
+
+def flag(params: dict[str, Any], name: str) -> bool:
+    """A boolean roll parameter (absent, ``None`` and ``False`` are off)."""
+    return bool(params.get(name))
+
+
+def int_param(params: dict[str, Any], name: str) -> int | None:
+    """An integer roll parameter, ``None`` when absent.
+
+    :raises RuleError: a value that is not a whole number.
+    """
+    value = params.get(name)
+    if value is None or value is False:
+        return None
+    if value is True:
+        return 1
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise RuleError(f"--{name} takes a whole number, not {value!r}") from None
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """One side's dice: every face, the kept faces (``None`` when none was dropped) and the
+    successes they score."""
+
+    dice: list[int]
+    kept: list[int] | None
+    successes: int
+
+
+def draw(dice: DiceSource, level: int, mode: Mode, pool: int = STANDARD_POOL) -> Drawn:
+    """Roll one side: ``pool`` d10 (one more at advantage or disadvantage), in order; keep
+    and count them (004_663ae3e4ecc71fd1.txt, "Overview", "Advantage & Disadvantage").
+
+    :raises ledger.DiceError: physical faces a d10 cannot show or too few faces.
+    """
+    faces = dice.roll(dice_to_roll(mode, pool), 10)
+    kept = keep(faces, level, mode, pool)
+    return Drawn(faces, None if len(kept) == len(faces) else kept, count_successes(kept, level))
+
+
+def read_pool(params: dict[str, Any]) -> int:
+    """The ``--pool`` (GM fiat: dice kept, default 3; "Basic Distributions").
+
+    :raises RuleError: outside 1..10.
+    """
+    pool = int_param(params, "pool")
+    if pool is None:
+        return STANDARD_POOL
+    check_pool(pool)
+    return pool
+
+
+def check_effort(state: Character, spend: int, options: Options, already: int = 0) -> None:
+    """Refuse Effort the character cannot spend: more than the pool holds, or more than
+    ``max_effort_per_roll`` on one roll (ruling S6; 004_663ae3e4ecc71fd1.txt, "Attributes and
+    Effort").
+
+    :raises RuleError: one sentence naming what is left and how to refresh it.
+    """
+    if spend < 0:
+        raise RuleError(f"Effort spent must be 0 or more, not {spend}")
+    if already + spend > options.max_effort_per_roll:
+        raise RuleError(
+            f"at most {options.max_effort_per_roll} Effort may be spent on one roll "
+            f"(this roll already has {already})"
+        )
+    if spend > state.effort:
+        raise RuleError(
+            f"{state.name} has {state.effort} Effort left of {state.effort_max} and cannot "
+            f"spend {spend}; a night's sleep refreshes it"
+        )

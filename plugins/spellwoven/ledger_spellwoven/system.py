@@ -1,0 +1,497 @@
+"""The Spellwoven rule system (seed 004_663ae3e4ecc71fd1.txt, "Rules for the Game").
+
+3d10 roll-under success counting with Effort, Weaknesses, static and Attribute
+difficulties, Contests of Skill and advantage/disadvantage. The mechanics are pure functions
+in :mod:`.mechanics`; this class binds them to events, state and the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from ledger import DiceSource, RollParam, RollRequest, RuleError, RuleSystem, applies
+from ledger.events import Event, SceneEnded, SessionEnded
+
+from . import views
+from .events import (
+    EVENT_TYPES,
+    ConditionAdded,
+    ConditionRemoved,
+    ContestRolled,
+    EffortLost,
+    EffortSpent,
+    SkillChanged,
+    Slept,
+    TestRolled,
+    WeaknessExploited,
+)
+from .mechanics import (
+    ATTRIBUTES,
+    DIFFICULTIES,
+    check_difficulty,
+    contest_outcome,
+    count_successes,
+    difficulty_from_attribute,
+    keep,
+    outcome_of_test,
+    roll_mode,
+)
+from .rolls import (
+    check_effort,
+    choose_skill,
+    draw,
+    flag,
+    int_param,
+    parse_vs,
+    read_pool,
+)
+from .sheet import (
+    Character,
+    LastRoll,
+    Options,
+    Skill,
+    check_rank,
+    did_you_mean,
+    find_name,
+    new_character,
+    validate_sheet,
+)
+
+_MODE_FLAGS = (
+    RollParam("advantage", "Spellwoven: roll 4d10, keep the three that score most.", is_flag=True),
+    RollParam("disadvantage", "Spellwoven: roll 4d10, keep the three highest faces.", is_flag=True),
+    RollParam(
+        "weakness",
+        "Spellwoven: the target's Weakness is used against them: roll at advantage.",
+        is_flag=True,
+    ),
+)
+
+
+class Spellwoven(RuleSystem):
+    """Spellwoven: roll 3d10 under the Skill Level, count successes (1s count double, 10s
+    never), meet a difficulty of 1..4 or beat an opponent; Effort adds the Attribute.
+
+    (004_663ae3e4ecc71fd1.txt, "Rules for the Game"; rulings in docs/rulings/spellwoven.md)
+    """
+
+    id = "spellwoven"
+    name = "Spellwoven"
+    source = "004_663ae3e4ecc71fd1.txt"
+    event_types = EVENT_TYPES
+    state_type = Character
+    options_type = Options
+    roll_params = (
+        RollParam("difficulty", "Spellwoven: successes needed, 1 Normal to 4 Daunting.", type=int),
+        RollParam(
+            "target",
+            "Spellwoven: the target's relevant Attribute (1-4); difficulty = Attribute - 1.",
+            type=int,
+        ),
+        RollParam(
+            "effort",
+            "Spellwoven: spend 1 Effort to add the Attribute to the successes.",
+            is_flag=True,
+        ),
+        *_MODE_FLAGS,
+        RollParam(
+            "vs",
+            "Spellwoven: Contest of Skill against an opponent: S, NAME:S or NAME:S:advantage.",
+        ),
+        RollParam("attribute", "Spellwoven: the relevant Attribute when the GM names one."),
+        RollParam("pool", "Spellwoven: dice kept instead of 3, by the GM's fiat.", type=int),
+    )
+    odds_params = (
+        RollParam("skill", "Skill Level 1-20 (leave out for every level 1-20).", type=int),
+        RollParam("difficulty", "Successes required (1-4): adds the chance to pass.", type=int),
+        RollParam("target", "Target's Attribute (1-4): difficulty = Attribute - 1.", type=int),
+        *_MODE_FLAGS,
+        RollParam("vs", "Contest against an opponent: S, NAME:S or NAME:S:advantage."),
+        RollParam("pool", "Dice kept instead of 3.", type=int),
+        RollParam("bonus", "Successes added by Effort (the Attribute, 1-4).", type=int),
+    )
+
+    options: Options
+
+    # --- characters ----------------------------------------------------------------------
+
+    def create_sheet(self, sheet: dict[str, Any]) -> dict[str, Any]:
+        """Validate a sheet (:func:`.sheet.validate_sheet`, digest §3).
+
+        :raises RuleError: naming every broken creation rule.
+        """
+        return validate_sheet(sheet, self._options())
+
+    def initial_state(self, character: str, name: str, sheet: dict[str, Any]) -> Character:
+        """A new character: Effort full (ruling S6)."""
+        return new_character(character, name, sheet, self._options())
+
+    def skills_of(self, state: Character) -> Iterable[str]:
+        """Skills, specialisations and the five Attributes (all can be tested)."""
+        return [*state.skills, *state.specialisations, *ATTRIBUTES]
+
+    def _options(self) -> Options:
+        return self.options if isinstance(self.options, Options) else Options()
+
+    # --- rolls ---------------------------------------------------------------------------
+
+    def resolve(
+        self, state: Character, request: RollRequest, dice: DiceSource
+    ) -> TestRolled | ContestRolled:
+        """A Test of Skill, or a Contest of Skill with ``vs``.
+
+        Params: ``difficulty`` (1..4) or ``target`` (the target's Attribute, 1..4: difficulty
+        Attribute − 1, 0 = automatic hit and no dice), default the ``default_difficulty``
+        option; ``effort`` (spend 1 Effort now: + the Attribute); ``advantage``,
+        ``disadvantage``, ``weakness`` (the roller exploits the target's Weakness = roll at
+        advantage; cancels with disadvantage, never stacks); ``vs`` (the opponent, see
+        :func:`.rolls.parse_vs`; their dice are drawn after the character's);
+        ``attribute`` (the relevant Attribute); ``pool`` (dice kept, GM fiat).
+
+        (004_663ae3e4ecc71fd1.txt, "Test of Skill", "Difficulty levels", "Static Difficulty
+        from Attributes", "Opposed Roll (Contest of Skill)", "Attributes and Effort",
+        "Advantage & Disadvantage", "Weaknesses", "Basic Distributions")
+
+        :raises RuleError: unknown skill or Attribute, a difficulty outside 1..4, both
+            ``difficulty`` and ``target``, a difficulty with ``vs``, Effort the character
+            does not have, Effort on an automatic hit.
+        :raises ledger.DiceError: faces a d10 cannot show, too few or too many.
+        """
+        options = self._options()
+        params = request.params
+        choice = choose_skill(state, request.skill, params.get("attribute"), options)
+        mode = roll_mode(
+            flag(params, "advantage"), flag(params, "disadvantage"), flag(params, "weakness")
+        )
+        pool = read_pool(params)
+        spend = int_param(params, "effort") or 0
+        check_effort(state, spend, options)
+        bonus = spend * choice.attribute_value
+        common: dict[str, Any] = {
+            "character": request.character,
+            "skill": choice.skill,
+            "attribute": choice.attribute,
+            "attribute_value": choice.attribute_value,
+            "rank": choice.rank,
+            "skill_level": choice.level,
+            "mode": mode,
+            "weakness": flag(params, "weakness"),
+            "effort_spent": spend,
+            "effort_bonus": bonus,
+        }
+        difficulty = int_param(params, "difficulty")
+        target = int_param(params, "target")
+        if params.get("vs") not in (None, ""):
+            if difficulty is not None or target is not None:
+                raise RuleError(
+                    "a Contest of Skill (--vs) has no difficulty: drop --difficulty/--target"
+                )
+            opponent = parse_vs(params["vs"])
+            mine = draw(dice, choice.level, mode, pool)
+            theirs = draw(dice, opponent.level, opponent.mode, pool)
+            dice.finish()
+            return ContestRolled(
+                **common,
+                dice=mine.dice,
+                kept=mine.kept,
+                dice_successes=mine.successes,
+                successes=mine.successes + bonus,
+                opponent=opponent.name,
+                opponent_skill_level=opponent.level,
+                opponent_mode=opponent.mode,
+                opponent_dice=theirs.dice,
+                opponent_kept=theirs.kept,
+                opponent_successes=theirs.successes,
+                outcome=contest_outcome(mine.successes + bonus, theirs.successes),
+                **dice.fields(),
+            )
+        if difficulty is not None and target is not None:
+            raise RuleError("give --difficulty or --target, not both")
+        if target is not None:
+            required = difficulty_from_attribute(target)
+        else:
+            required = options.default_difficulty if difficulty is None else difficulty
+            check_difficulty(required)
+        if required == 0:
+            if spend:
+                raise RuleError("difficulty 0 is an automatic hit with no roll: drop --effort")
+            dice.finish()
+            return TestRolled(
+                **{**common, "mode": "normal"},
+                dice=[],
+                dice_successes=0,
+                successes=0,
+                difficulty=0,
+                target_attribute=target,
+                outcome="pass",
+                **dice.fields(),
+            )
+        mine = draw(dice, choice.level, mode, pool)
+        dice.finish()
+        return TestRolled(
+            **common,
+            dice=mine.dice,
+            kept=mine.kept,
+            dice_successes=mine.successes,
+            successes=mine.successes + bonus,
+            difficulty=required,
+            target_attribute=target,
+            outcome=outcome_of_test(mine.successes + bonus, required),
+            **dice.fields(),
+        )
+
+    # --- appliers ------------------------------------------------------------------------
+
+    @applies(TestRolled, ContestRolled)
+    def on_rolled(self, state: Character, event: TestRolled | ContestRolled) -> Character:
+        """Spend the Effort spent with the roll and remember the roll for later Effort.
+
+        The roll is checked against the rules first, so a hand-recorded or amended roll
+        whose successes or outcome do not follow from its dice is refused.
+
+        :raises RuleError: inconsistent roll; Effort the character does not have.
+        """
+        check_roll(event)
+        check_effort(state, event.effort_spent, self._options())
+        last = LastRoll(
+            skill=event.skill,
+            attribute=event.attribute,
+            successes=event.successes,
+            effort_spent=event.effort_spent,
+            outcome=event.outcome,
+            difficulty=event.difficulty if isinstance(event, TestRolled) else None,
+            opponent_successes=(
+                event.opponent_successes if isinstance(event, ContestRolled) else None
+            ),
+            automatic=isinstance(event, TestRolled) and event.difficulty == 0,
+        )
+        return msgspec.structs.replace(
+            state, effort=state.effort - event.effort_spent, last_roll=last
+        )
+
+    @applies(EffortSpent)
+    def on_effort_spent(self, state: Character, event: EffortSpent) -> Character:
+        """1 Effort spent after the latest roll: its successes + the Attribute, outcome
+        judged again (004_663ae3e4ecc71fd1.txt, "Attributes and Effort", "Example: Opposed
+        Roll"; ruling S6, S7).
+
+        :raises RuleError: no roll to spend on, an automatic hit, the per-roll limit, no
+            Effort left, an unknown Attribute.
+        """
+        last = state.last_roll
+        if last is None:
+            raise RuleError(
+                f"{state.name} has no roll in this scene to spend Effort on; roll first"
+            )
+        if last.automatic:
+            raise RuleError("the latest roll was an automatic hit: no Effort can be spent on it")
+        check_effort(state, 1, self._options(), already=last.effort_spent)
+        attribute = last.attribute
+        if event.attribute:
+            found = find_name(event.attribute, list(ATTRIBUTES))
+            if found is None:
+                raise RuleError(
+                    f"{event.attribute!r} is not an Attribute; use one of {', '.join(ATTRIBUTES)}"
+                    + did_you_mean(event.attribute, list(ATTRIBUTES))
+                )
+            attribute = found
+        successes = last.successes + state.attributes[attribute]
+        if last.opponent_successes is not None:
+            outcome: str = contest_outcome(successes, last.opponent_successes)
+        else:
+            outcome = outcome_of_test(successes, last.difficulty or 0)
+        last = msgspec.structs.replace(
+            last, successes=successes, effort_spent=last.effort_spent + 1, outcome=outcome
+        )
+        return msgspec.structs.replace(state, effort=state.effort - 1, last_roll=last)
+
+    @applies(EffortLost)
+    def on_effort_lost(self, state: Character, event: EffortLost) -> Character:
+        """Effort lost as the cost of a failure, never below 0 (004_663ae3e4ecc71fd1.txt,
+        "Degrees of Failure").
+
+        :raises RuleError: an amount below 1.
+        """
+        if event.amount < 1:
+            raise RuleError(f"Effort lost must be 1 or more, not {event.amount}")
+        return msgspec.structs.replace(state, effort=max(0, state.effort - event.amount))
+
+    @applies(Slept)
+    def on_slept(self, state: Character, event: Slept) -> Character:
+        """A night's sleep refreshes Effort to the pool (004_663ae3e4ecc71fd1.txt,
+        "Attributes and Effort")."""
+        return msgspec.structs.replace(state, effort=state.effort_max)
+
+    @applies(WeaknessExploited)
+    def on_weakness_exploited(self, state: Character, event: WeaknessExploited) -> Character:
+        """Record that a Weakness was used; the character must have it
+        (004_663ae3e4ecc71fd1.txt, "Weaknesses").
+
+        :raises RuleError: the character has no such Weakness.
+        """
+        if event.weakness not in state.weaknesses:
+            raise RuleError(f"{state.name} has no {event.weakness} Weakness to exploit")
+        return state
+
+    @applies(SkillChanged)
+    def on_skill_changed(self, state: Character, event: SkillChanged) -> Character:
+        """Set a skill's rank (GM-granted; ranks of 10+ use the 10+ table; ruling S1, S10).
+
+        :raises RuleError: a rank below 1 or over ``skill_cap_in_play``; a new skill without
+            a valid Attribute; an Attribute's name.
+        """
+        check_rank(event.rank, self._options(), event.skill)
+        existing = find_name(event.skill, list(state.skills))
+        attribute = None
+        if event.attribute:
+            attribute = find_name(event.attribute, list(ATTRIBUTES))
+            if attribute is None:
+                raise RuleError(
+                    f"{event.attribute!r} is not an Attribute; use one of {', '.join(ATTRIBUTES)}"
+                )
+        if find_name(event.skill, list(ATTRIBUTES)):
+            raise RuleError(f"{event.skill!r} is an Attribute, not a skill")
+        if existing is None:
+            if attribute is None:
+                raise RuleError(
+                    f"{state.name} has no skill {event.skill!r}: give --attribute to add it as a "
+                    f"new skill{did_you_mean(event.skill, list(state.skills))}"
+                )
+            name = event.skill
+        else:
+            name = existing
+            attribute = attribute or state.skills[existing].attribute
+        skills = {**state.skills, name: Skill(rank=event.rank, attribute=attribute)}
+        return msgspec.structs.replace(state, skills=skills)
+
+    @applies(ConditionAdded)
+    def on_condition_added(self, state: Character, event: ConditionAdded) -> Character:
+        """Add a narrated condition (004_663ae3e4ecc71fd1.txt, "Degrees of Failure").
+
+        :raises RuleError: empty text or a condition already present.
+        """
+        text = event.condition.strip()
+        if not text:
+            raise RuleError("a condition needs a description")
+        if find_name(text, state.conditions):
+            raise RuleError(f"{state.name} already has the condition {text!r}")
+        return msgspec.structs.replace(state, conditions=[*state.conditions, text])
+
+    @applies(ConditionRemoved)
+    def on_condition_removed(self, state: Character, event: ConditionRemoved) -> Character:
+        """Remove a condition (004_663ae3e4ecc71fd1.txt, "Degrees of Failure").
+
+        :raises RuleError: the character does not have it.
+        """
+        found = find_name(event.condition.strip(), state.conditions)
+        if found is None:
+            raise RuleError(
+                f"{state.name} has no condition {event.condition!r}"
+                + did_you_mean(event.condition, state.conditions)
+            )
+        return msgspec.structs.replace(
+            state, conditions=[c for c in state.conditions if c != found]
+        )
+
+    @applies(SceneEnded, SessionEnded)
+    def on_scene_ended(self, state: Character, event: Event) -> Character:
+        """The moment of a roll has passed: Effort can no longer be added to it (ruling S6:
+        Effort is spent after the roll, before the outcome is narrated)."""
+        if state.last_roll is None:
+            return state
+        return msgspec.structs.replace(state, last_roll=None)
+
+    # --- reading -------------------------------------------------------------------------
+
+    def describe(self, event: Event) -> str | None:
+        """One line for the log (see :func:`.views.describe`)."""
+        return views.describe(event)
+
+    def sheet_view(self, state: Character, *, as_gm: bool) -> dict[str, Any]:
+        """The sheet as JSON (see :func:`.views.sheet_view`); nothing is GM-only."""
+        return views.sheet_view(state)
+
+    def odds(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Exact odds (see :func:`.views.odds_report`)."""
+        return views.odds_report(params)
+
+    def advance(self, states, session, session_events, dice, choices) -> list[Event]:  # type: ignore[no-untyped-def]
+        """No advancement: the text has none (ruling S10); skills change by
+        ``skill-changed`` events the GM records. Always ``[]``."""
+        return []
+
+
+def check_roll(event: TestRolled | ContestRolled) -> None:
+    """Refuse a roll event whose numbers do not follow from its dice by the rules (a roll
+    recorded by hand or amended by a correction).
+
+    :raises RuleError: naming the first field that does not add up.
+    """
+    problems: list[str] = []
+    if event.skill_level < 1:
+        raise RuleError(f"skill_level must be 1 or more, not {event.skill_level}")
+    if event.effort_bonus != event.effort_spent * event.attribute_value:
+        problems.append(
+            f"effort_bonus {event.effort_bonus} is not effort_spent × attribute_value "
+            f"({event.effort_spent} × {event.attribute_value})"
+        )
+    sides = [(event.dice, event.kept, event.mode, event.skill_level, event.dice_successes)]
+    if isinstance(event, ContestRolled):
+        sides.append(
+            (
+                event.opponent_dice,
+                event.opponent_kept,
+                event.opponent_mode,
+                event.opponent_skill_level,
+                event.opponent_successes,
+            )
+        )
+    automatic = isinstance(event, TestRolled) and event.difficulty == 0
+    for faces, kept, mode, level, successes in sides:
+        if automatic:
+            if faces or successes:
+                problems.append("an automatic hit (difficulty 0) has no dice and no successes")
+            continue
+        pool = len(faces) - (0 if mode == "normal" else 1)
+        try:
+            chosen = keep(faces, level, mode, pool)
+            counted = chosen if kept is None else kept
+            if mode != "normal" and kept is None:
+                problems.append(f"a roll at {mode} must say which faces were kept")
+            elif kept is not None and (len(kept) != pool or not _sub_multiset(kept, faces)):
+                problems.append(f"kept {kept} must be {pool} of the faces rolled {faces}")
+            elif mode == "disadvantage" and sorted(counted) != sorted(chosen):
+                problems.append(f"at disadvantage the highest of {faces} are kept, not {kept}")
+            scored = count_successes(counted, level)
+        except RuleError as e:
+            problems.extend(e.problems)
+            continue
+        if scored != successes:
+            problems.append(
+                f"dice {faces} score {scored} successes at Skill Level {level}, not {successes}"
+            )
+    if event.successes != event.dice_successes + event.effort_bonus:
+        problems.append("successes must be dice_successes + effort_bonus")
+    expected: str
+    if isinstance(event, ContestRolled):
+        expected = contest_outcome(event.successes, event.opponent_successes)
+    else:
+        if event.difficulty != 0 and event.difficulty not in DIFFICULTIES:
+            problems.append(f"difficulty must be 0 to 4, not {event.difficulty}")
+        expected = outcome_of_test(event.successes, event.difficulty)
+    if not problems and event.outcome != expected:
+        problems.append(f"{event.successes} successes give {expected}, not {event.outcome}")
+    if problems:
+        raise RuleError(*problems)
+
+
+def _sub_multiset(part: list[int], whole: list[int]) -> bool:
+    rest = list(whole)
+    for x in part:
+        if x not in rest:
+            return False
+        rest.remove(x)
+    return True
