@@ -46,8 +46,8 @@ class RollParam:
     :param multiple: may be given several times (values arrive as a tuple).
     :param type: ``str`` or ``int`` (values are converted before :meth:`RuleSystem.resolve`).
 
-    Options of the same name from several systems must agree on ``is_flag``, ``multiple``
-    and ``type``; their help texts are joined.
+    Options of the same name from several systems must agree on ``is_flag`` and
+    ``multiple``; values are converted to each system's own ``type``; help texts are joined.
     """
 
     name: str

@@ -1,0 +1,492 @@
+"""A campaign: one log in a store, bound to its rule system. What the CLI calls.
+
+Every write goes through :meth:`Campaign.append`: inside one ``BEGIN IMMEDIATE``
+transaction it projects the affected characters to the head, applies each new event through
+the rule system (an impossible event raises :class:`ledger.RuleError`), then chains and
+inserts the whole batch. Nothing is written when anything fails.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import msgspec
+
+from . import dice as dicemod
+from .codec import Codec
+from .events import (
+    CAMPAIGN_STREAM,
+    CampaignCreated,
+    CharacterCreated,
+    Corrected,
+    Event,
+    Recorded,
+    Roll,
+    SceneEnded,
+    SceneStarted,
+    SessionEnded,
+    SessionStarted,
+    stream_of,
+)
+from .plugins import rule_systems
+from .projection import (
+    SNAPSHOT_EVERY,
+    Corrections,
+    Projector,
+    decode_state,
+    encode_state,
+    iter_recorded,
+    load_corrections,
+    to_recorded,
+)
+from .rulesystem import RollRequest, RuleError, RuleSystem
+from .store import COLUMNS, Pending, Store
+
+ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+class NotFound(RuleError):
+    """A campaign, character or event that does not exist (with suggestions)."""
+
+
+def slug(text: str) -> str:
+    """A lower-case id from a name's first word: ``"Julian Hargrave"`` → ``"julian"``."""
+    first = (text.strip().split() or [""])[0].lower()
+    return re.sub(r"[^a-z0-9_-]", "", first) or "character"
+
+
+def open_campaign(store: Store, campaign: str | None = None) -> Campaign:
+    """The named campaign, or the only one in the file.
+
+    :raises NotFound: no campaign, several and none named, or an unknown name.
+    """
+    found = store.campaigns()
+    ids = [c for c, _ in found]
+    if campaign is None:
+        if not ids:
+            raise NotFound("this ledger has no campaign yet: create one with `campaign new NAME --system ID`")
+        if len(ids) > 1:
+            raise NotFound(f"this ledger holds several campaigns ({', '.join(ids)}): choose one with --campaign")
+        campaign = ids[0]
+    for cid, data in found:
+        if cid == campaign:
+            created = msgspec.json.decode(data, type=CampaignCreated)
+            return Campaign(store, created)
+    hint = difflib.get_close_matches(campaign, ids, n=1)
+    raise NotFound(
+        f"no campaign {campaign!r} in this ledger"
+        + (f"; did you mean {hint[0]!r}?" if hint else f" (it holds: {', '.join(ids) or 'none'})")
+    )
+
+
+def load_system(system_id: str, options: dict[str, Any] | None = None) -> RuleSystem:
+    """The installed rule system ``system_id`` configured with ``options``.
+
+    :raises NotFound: no such system installed (names the installed ones).
+    :raises RuleError: bad options.
+    """
+    systems = rule_systems()
+    if system_id not in systems:
+        raise NotFound(
+            f"no rule system {system_id!r} is installed (installed: {', '.join(sorted(systems)) or 'none'}); "
+            "see `campaign systems`"
+        )
+    return systems[system_id].configure(options)
+
+
+class Campaign:
+    """One campaign's log and rules.
+
+    :param store: the store holding the log.
+    :param created: the campaign's ``campaign.created`` payload.
+    """
+
+    def __init__(self, store: Store, created: CampaignCreated) -> None:
+        self.store = store
+        self.id = created.id
+        self.created = created
+        self.system = load_system(created.system, created.options)
+        self.codec = Codec(self.system.event_types, getattr(self.system, "upcasters", None))
+
+    # --- creation ------------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        store: Store,
+        campaign_id: str,
+        *,
+        system: str,
+        title: str | None = None,
+        options: dict[str, Any] | None = None,
+        actor: str,
+        at: str,
+    ) -> Campaign:
+        """Start a new campaign log with its ``campaign.created`` event.
+
+        :raises RuleError: a bad id, an existing campaign, an unknown system or option.
+        """
+        if not ID_PATTERN.match(campaign_id):
+            raise RuleError(
+                f"campaign name {campaign_id!r} must be lower-case letters, digits, - or _ (e.g. grand-casebook)"
+            )
+        bound = load_system(system, options)
+        created = CampaignCreated(
+            id=campaign_id,
+            title=title or campaign_id,
+            system=system,
+            options=msgspec.to_builtins(bound.options),
+        )
+        with store.transaction():
+            if store.head(campaign_id).seq:
+                raise RuleError(f"campaign {campaign_id!r} already exists in this ledger")
+            store.append(
+                campaign_id, [Pending(created)], actor=actor, recorded_at=at, session=None
+            )
+        return cls(store, created)
+
+    # --- reading -------------------------------------------------------------------------
+
+    def records(self, *, as_gm: bool = True, **filters: Any) -> Iterator[Recorded]:
+        """Stored events (corrections not applied), oldest first; filters as Store.rows."""
+        return iter_recorded(self.store, self.id, self.codec, as_gm=as_gm, **filters)
+
+    def record(self, seq: int) -> Recorded:
+        """One stored event by ``seq``. :raises NotFound: no such seq."""
+        for rec in self.records(after=seq - 1, upto=seq):
+            return rec
+        head = self.store.head(self.id).seq
+        raise NotFound(f"no event {seq} in campaign {self.id!r} (its log runs 1 to {head})")
+
+    def characters(self) -> dict[str, str]:
+        """``{character id: name}`` in creation order."""
+        out: dict[str, str] = {}
+        for (data,) in self.store.rows(self.id, types=["character.created"], columns="data"):
+            ev = self.codec.decode(data, "character.created")
+            assert isinstance(ev, CharacterCreated)
+            out[ev.character] = ev.name
+        return out
+
+    def find_character(self, text: str) -> str:
+        """A character id from an id, a full name or a first name (case-insensitive).
+
+        :raises NotFound: no match (suggests the closest names).
+        """
+        chars = self.characters()
+        key = text.strip().lower()
+        for cid, name in chars.items():
+            if key in (cid, name.lower()):
+                return cid
+        firsts = [cid for cid, name in chars.items() if name.lower().split()[:1] == [key]]
+        if len(firsts) == 1:
+            return firsts[0]
+        choices = list(chars) + [n.lower() for n in chars.values()]
+        hint = difflib.get_close_matches(key, choices, n=1, cutoff=0.5)
+        raise NotFound(
+            f"no character {text!r} in {self.id}"
+            + (f"; did you mean {hint[0]!r}?" if hint else f" (characters: {', '.join(chars) or 'none'})")
+        )
+
+    def current_session(self) -> int | None:
+        """The open session's number, or ``None`` between sessions."""
+        row = self.store.last_of_types(self.id, ["session.started", "session.ended"])
+        if row is None or row[4] == "session.ended":
+            return None
+        return int(msgspec.json.decode(row[5])["number"])
+
+    def last_session(self) -> int:
+        """The number of the last session started (0 when none)."""
+        row = self.store.last_of_types(self.id, ["session.started"])
+        return int(msgspec.json.decode(row[5])["number"]) if row else 0
+
+    def resolve_as_of(self, as_of: str | None) -> int:
+        """A ``seq`` from ``SEQ``, ``session:N`` (its end, or now if open) or an ISO time.
+
+        :raises RuleError: a bad value, naming the accepted forms.
+        """
+        head = self.store.head(self.id).seq
+        if as_of is None:
+            return head
+        text = as_of.strip()
+        if text.isdigit():
+            return min(int(text), head)
+        if text.startswith("session:") and text[8:].isdigit():
+            number = int(text[8:])
+            for seq, data in self.store.rows(self.id, types=["session.ended", "session.started"], columns="seq, data"):
+                payload = msgspec.json.decode(data)
+                if payload["number"] == number and payload["type"] == "session.ended":
+                    return int(seq)
+            if number == self.current_session():
+                return head
+            raise NotFound(f"session {number} has not been played in {self.id}")
+        try:
+            import datetime
+
+            moment = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            raise RuleError(
+                f"--as-of {as_of!r}: give a seq (120), a session (session:3) or an ISO time (2026-03-01T21:00)"
+            ) from None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=datetime.UTC)
+        stamp = moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        row = self.store.conn.execute(
+            "select max(seq) from events where campaign = ? and recorded_at <= ?", (self.id, stamp)
+        ).fetchone()
+        return int(row[0] or 0)
+
+    def projector(self) -> Projector:
+        """A fresh projector for this campaign."""
+        return Projector(self.system, self.codec)
+
+    def corrections(self, upto: int | None = None) -> Corrections:
+        """The corrections in force up to ``upto``."""
+        return load_corrections(self.store, self.id, self.codec, upto)
+
+    def states(self, *, upto: int | None = None, as_gm: bool = True) -> dict[str, Any]:
+        """Every character's state as of ``upto`` (default: head), by full replay."""
+        corrections = self.corrections(upto)
+        return self.projector().fold(
+            self.store.rows(self.id, upto=upto), {}, corrections, as_gm=as_gm
+        )
+
+    def state_of(self, character: str, *, upto: int | None = None, as_gm: bool = True,
+                 save_snapshots: bool = True) -> Any:
+        """One character's state as of ``upto``, from the newest valid snapshot.
+
+        :raises NotFound: the character did not exist at ``upto``.
+        """
+        head = self.store.head(self.id).seq
+        upto = head if upto is None else min(upto, head)
+        corrections = self.corrections(upto)
+        states: dict[str, Any] = {}
+        start = 0
+        snap = self.store.load_snapshot(self.id, character, upto, as_gm)
+        if snap is not None and not corrections.touches_at_or_before(snap[0], upto):
+            start = snap[0]
+            states[character] = decode_state(self.system, snap[1])
+        pending: list[tuple[int, bytes]] = []
+        counter = [0]
+
+        def on_step(seq: int, st: dict[str, Any]) -> None:
+            counter[0] += 1
+            if counter[0] % SNAPSHOT_EVERY == 0 and character in st:
+                if not corrections.touches_at_or_before(seq, upto):
+                    pending.append((seq, encode_state(st[character])))
+
+        rows = self.store.rows(self.id, after=start, upto=upto, streams=[character, CAMPAIGN_STREAM])
+        projector = self.projector()
+        states = projector.fold(rows, states, corrections, as_gm=as_gm,
+                                on_step=on_step if save_snapshots else None)
+        if character not in states:
+            raise NotFound(f"character {character!r} did not exist at seq {upto}")
+        if pending:
+            with self.store.transaction():
+                for seq, blob in pending:
+                    self.store.save_snapshot(self.id, character, seq, as_gm, blob)
+        return states[character]
+
+    # --- writing -------------------------------------------------------------------------
+
+    def append(
+        self,
+        events: Sequence[Event],
+        *,
+        actor: str,
+        at: str,
+        visibility: str | None = None,
+        expected_versions: dict[str, int] | None = None,
+    ) -> list[Recorded]:
+        """Validate ``events`` against the rules and append them as one batch.
+
+        :raises RuleError: an event the rules refuse (nothing written).
+        :raises ledger.store.ConflictError: a stale expected version (nothing written).
+        """
+        with self.store.transaction():
+            self.validate(events)
+            rows = self.store.append(
+                self.id,
+                [Pending(e, visibility) for e in events],
+                actor=actor,
+                recorded_at=at,
+                session=self.current_session(),
+                expected_versions=expected_versions,
+            )
+        return [to_recorded(r, e) for r, e in zip(rows, events, strict=True)]
+
+    def validate(self, events: Sequence[Event]) -> None:
+        """Apply ``events`` in order to the current states; raise what the rules refuse."""
+        appliers = self.system.appliers()
+        states: dict[str, Any] = {}
+        known = self.characters()
+        for event in events:
+            stream = stream_of(event)
+            if isinstance(event, CharacterCreated):
+                if event.character in known or event.character in states:
+                    raise RuleError(f"a character with id {event.character!r} already exists; give the sheet another id")
+                states[event.character] = self.system.initial_state(event.character, event.name, event.sheet)
+                continue
+            if isinstance(event, Corrected):
+                continue
+            fn = appliers.get(type(event))
+            if stream == CAMPAIGN_STREAM:
+                if fn is None:
+                    continue
+                for cid in known:
+                    if cid not in states:
+                        states[cid] = self.state_of(cid)
+                for cid in list(states):
+                    states[cid] = fn(states[cid], event)
+            else:
+                if stream not in states:
+                    if stream not in known:
+                        raise NotFound(f"no character {stream!r} in {self.id}")
+                    states[stream] = self.state_of(stream)
+                if fn is not None:
+                    states[stream] = fn(states[stream], event)
+
+    def add_character(self, sheet: dict[str, Any], *, actor: str, at: str) -> Recorded:
+        """Validate a sheet with the rule system and append ``character.created``.
+
+        :raises RuleError: every broken creation rule, or a duplicate id.
+        """
+        sheet = dict(sheet)
+        name = sheet.pop("name", None)
+        if not isinstance(name, str) or not name.strip():
+            raise RuleError("the sheet needs a name, e.g. name = \"Julian Hargrave\"")
+        cid = str(sheet.pop("id", None) or slug(name))
+        if not ID_PATTERN.match(cid):
+            raise RuleError(f"character id {cid!r} must be lower-case letters, digits, - or _")
+        player = sheet.pop("player", None)
+        normalised = self.system.create_sheet(sheet)
+        event = CharacterCreated(character=cid, name=name.strip(), sheet=normalised,
+                                 player=str(player) if player else None)
+        return self.append([event], actor=actor, at=at)[0]
+
+    def start_session(self, *, actor: str, at: str) -> Recorded:
+        """Open the next session: draw and keep its seed, publish the commitment.
+
+        :raises RuleError: a session is already open.
+        """
+        with self.store.transaction():
+            open_ = self.current_session()
+            if open_ is not None:
+                raise RuleError(f"session {open_} is still open: end it with `campaign session end` first")
+            number = self.last_session() + 1
+            seed = dicemod.new_seed()
+            self.store.put_secret(self.id, number, seed)
+            event = SessionStarted(number=number, seed_commitment=dicemod.commitment(seed))
+            rows = self.store.append(self.id, [Pending(event)], actor=actor, recorded_at=at, session=number)
+        return to_recorded(rows[0], event)
+
+    def end_session(self, *, actor: str, at: str) -> Recorded:
+        """Close the open session and reveal its seed.
+
+        :raises RuleError: no session is open.
+        """
+        with self.store.transaction():
+            number = self.current_session()
+            if number is None:
+                raise RuleError("no session is open: start one with `campaign session start`")
+            seed = self.store.get_secret(self.id, number)
+            if seed is None:
+                raise RuleError(f"the seed of session {number} is missing from the secrets table")
+            event = SessionEnded(number=number, seed_reveal=seed.hex())
+            self.validate([event])
+            rows = self.store.append(self.id, [Pending(event)], actor=actor, recorded_at=at, session=number)
+            self.store.drop_secret(self.id, number)
+        return to_recorded(rows[0], event)
+
+    def scene(self, which: str, title: str, *, actor: str, at: str) -> Recorded:
+        """Append ``scene.started`` or ``scene.ended`` (``which`` is ``"start"``/``"end"``)."""
+        event: Event = SceneStarted(title=title) if which == "start" else SceneEnded(title=title)
+        return self.append([event], actor=actor, at=at)[0]
+
+    def engine_dice(self, client_seed: str = "") -> dicemod.EngineDice:
+        """An engine dice source for the next roll of the open session.
+
+        Call inside a write transaction so the nonce cannot be taken twice.
+
+        :raises RuleError: no session open (engine rolls need a committed seed).
+        """
+        number = self.current_session()
+        if number is None:
+            raise RuleError("engine rolls need an open session (its seed is committed at start): "
+                            "run `campaign session start`, or enter physical dice with --dice")
+        seed = self.store.get_secret(self.id, number)
+        if seed is None:
+            raise RuleError(f"the seed of session {number} is missing from the secrets table")
+        nonce = self.store.conn.execute(
+            "select count(*) from events where campaign = ? and session = ? "
+            "and json_extract(data, '$.source') = 'engine'",
+            (self.id, number),
+        ).fetchone()[0]
+        return dicemod.EngineDice(seed, self.id, number, nonce, client_seed)
+
+    def roll(
+        self,
+        character: str,
+        skill: str | None,
+        params: dict[str, Any],
+        *,
+        faces: str | None,
+        client_seed: str = "",
+        blind: bool = False,
+        actor: str,
+        at: str,
+    ) -> Recorded:
+        """Resolve and append one roll (engine dice unless ``faces`` are given).
+
+        :raises RuleError: the rules refuse the roll. :raises DiceError: bad faces.
+        """
+        with self.store.transaction():
+            cid = self.find_character(character)
+            state = self.state_of(cid)
+            names = self.characters()
+            source: dicemod.DiceSource
+            if faces is not None:
+                if client_seed:
+                    raise RuleError("--client-seed is for engine rolls; physical dice (--dice) take none")
+                source = dicemod.PhysicalDice(dicemod.parse_faces(faces))
+            else:
+                source = self.engine_dice(client_seed)
+            event = self.system.resolve(state, RollRequest(cid, names[cid], skill, params), source)
+            source.finish()
+            if not isinstance(event, Roll):
+                raise TypeError(f"{self.system.id}.resolve returned {type(event).__name__}, not a Roll")
+            return self.append([event], actor=actor, at=at, visibility="gm" if blind else None)[0]
+
+    def correct(self, seq: int, reason: str, *, data: dict[str, Any] | None = None,
+                actor: str, at: str) -> Recorded:
+        """Retract (no ``data``) or amend (``data``: the full replacement payload) event ``seq``.
+
+        :raises RuleError: no reason, an unknown seq, a correction of the campaign's creation,
+            or amended data that does not fit the event's type.
+        """
+        if not reason.strip():
+            raise RuleError("a correction needs a reason: --reason \"...\"")
+        with self.store.transaction():
+            target = self.record(seq)
+            if target.type in ("campaign.created", "session.started", "session.ended"):
+                raise RuleError(f"event {seq} ({target.type}) cannot be corrected")
+            if data is not None:
+                payload = {k: v for k, v in msgspec.to_builtins(target.data).items() if k != "type"}
+                payload.update(data)
+                try:
+                    amended = self.codec.convert(target.type, {"type": target.type, **payload}, strict=False)
+                except msgspec.ValidationError as e:
+                    raise RuleError(f"amended data does not fit {target.type}: {e}") from None
+                data = {k: v for k, v in msgspec.to_builtins(amended).items() if k != "type"}
+            event = Corrected(target=seq, action="amend" if data is not None else "retract",
+                              reason=reason.strip(), data=data)
+            return self.append([event], actor=actor, at=at)[0]
+
+    def rows(self, **filters: Any) -> Iterator[tuple[Any, ...]]:
+        """Raw stored rows (tuples in :data:`ledger.store.COLUMNS` order)."""
+        return self.store.rows(self.id, **filters)
+
+
+__all__ = ["COLUMNS", "Campaign", "NotFound", "open_campaign", "slug"]

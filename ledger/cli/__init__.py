@@ -1,0 +1,161 @@
+"""The ``campaign`` command-line tool (click).
+
+Commands are thin: parse, call the engine, echo. Errors are one line on stderr: exit 1 when
+the ledger refuses (a rule, a conflict, tampering found), exit 2 for bad usage; nothing is
+written when a command fails.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import os
+import sqlite3
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+import msgspec
+
+from ..dice import DiceError
+from ..rulesystem import RuleError
+from ..store import ConflictError
+
+
+def now() -> str:
+    """The current UTC time as stored in ``recorded_at`` (the only clock the CLI reads)."""
+    moment = datetime.datetime.now(datetime.UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class App:
+    """Per-invocation context: where the ledger is and who is acting. Opens lazily."""
+
+    def __init__(self, db_path: str, campaign: str | None, as_: str | None, actor: str) -> None:
+        self.db_path = db_path
+        self.campaign_id = campaign
+        self.as_ = as_
+        self.actor = actor
+
+    def as_gm(self, default: str = "gm") -> bool:
+        return (self.as_ or default) == "gm"
+
+    def store(self, *, create: bool = False) -> Any:
+        from ..store import Store
+
+        if not create and self.db_path != ":memory:" and not os.path.exists(self.db_path):
+            raise click.ClickException(
+                f"no ledger at {self.db_path}: create one with `campaign new NAME --system ID` "
+                "or point --db (or CAMPAIGN_DB) at your ledger file"
+            )
+        return Store(self.db_path)
+
+    @functools.cached_property
+    def campaign(self) -> Any:
+        from ..campaign import open_campaign
+
+        return open_campaign(self.store(), self.campaign_id)
+
+
+pass_app = click.make_pass_decorator(App)
+
+_REFUSED: tuple[type[BaseException], ...] = (RuleError, DiceError, ConflictError, sqlite3.DatabaseError)
+
+
+class LedgerGroup(click.Group):
+    """A click group that turns the ledger's refusals into one-line errors (exit 1)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except _REFUSED as e:
+            raise click.ClickException(_one_line(e)) from None
+        except msgspec.ValidationError as e:
+            raise click.UsageError(_one_line(e)) from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise click.ClickException(_one_line(e)) from None
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(e) or type(e).__name__
+    if isinstance(e, sqlite3.DatabaseError):
+        text = f"the ledger file cannot be used: {text}"
+    return " ".join(text.split())
+
+
+def echo_json(value: Any) -> None:
+    """Print one JSON document."""
+    click.echo(msgspec.json.encode(value).decode())
+
+
+def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--json``: one JSON document instead of the readable table."""
+    return click.option("--json", "as_json", is_flag=True, help="Output one JSON document.")(fn)
+
+
+def nl_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--nl``: one JSON object a line."""
+    return click.option("--nl", "as_nl", is_flag=True, help="Output one JSON object a line.")(fn)
+
+
+@click.group(cls=LedgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="campaign-ledger")
+@click.option(
+    "--db",
+    "db_path",
+    envvar="CAMPAIGN_DB",
+    default="campaign.db",
+    show_default=True,
+    help="The ledger file (env CAMPAIGN_DB).",
+)
+@click.option("--campaign", "campaign", help="Which campaign in the file (default: the only one).")
+@click.option(
+    "--as",
+    "as_",
+    type=click.Choice(["gm", "player"]),
+    help="Whose view: gm sees everything; player never sees GM-only facts. "
+    "Default gm, except for export (player).",
+)
+@click.option(
+    "--actor",
+    envvar="CAMPAIGN_ACTOR",
+    default="gm",
+    show_default=True,
+    help="Who records the events (env CAMPAIGN_ACTOR).",
+)
+@click.pass_context
+def cli(ctx: click.Context, db_path: str, campaign: str | None, as_: str | None, actor: str) -> None:
+    """Campaign Ledger: the books of a tabletop campaign, as an append-only event log.
+
+    Every roll, wound, experience mark and correction is an immutable event; character
+    sheets, recaps and audits are replayed from the log, engine dice are provably fair
+    (commit and reveal) and the log is tamper-evident (hash chain).
+
+    \b
+    Start:   campaign new casebook --system wyrd-engine
+             campaign character add --sheet julian.toml
+             campaign session start
+             campaign roll julian investigate --dr good --dice ++-0
+    """
+    ctx.obj = App(db_path, campaign, as_, actor)
+
+
+def _register() -> None:
+    from . import commands, demo, play, views  # noqa: F401  (modules add their commands)
+    from ..plugins import load_plugins, pm
+
+    load_plugins()
+    pm.hook.register_commands(cli=cli)
+
+
+def main() -> None:  # pragma: no cover - console entry point is `cli`
+    cli(prog_name="campaign")
+
+
+_register()
+
+__all__ = ["App", "cli", "echo_json", "json_option", "nl_option", "now", "pass_app"]
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

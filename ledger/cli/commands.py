@@ -1,0 +1,272 @@
+"""Commands for campaigns, characters, sessions and scenes, and the log's integrity."""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from typing import Any
+
+import click
+import msgspec
+
+from . import App, cli, echo_json, json_option, now, pass_app
+
+
+def _parse_option(text: str) -> tuple[str, Any]:
+    if "=" not in text:
+        raise click.BadParameter(f"{text!r}: write options as KEY=VALUE, e.g. stress_boxes=3", param_hint="--option")
+    key, value = text.split("=", 1)
+    try:
+        parsed: Any = msgspec.json.decode(value)
+    except msgspec.DecodeError:
+        parsed = value
+    return key.strip(), parsed
+
+
+@cli.command()
+@click.argument("name")
+@click.option("--system", "system_id", required=True, help="Rule system id (see `campaign systems`).")
+@click.option("--title", help="A title for people (default: NAME).")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="A campaign option of the rule system (repeatable), e.g. stress_boxes=3.")
+@json_option
+@pass_app
+def new(app: App, name: str, system_id: str, title: str | None, options: tuple[str, ...], as_json: bool) -> None:
+    """Create a campaign NAME played with a rule system.
+
+    The ledger file (--db) is created if it does not exist; one file may hold several
+    campaigns.
+    """
+    from ..campaign import Campaign
+
+    opts = dict(_parse_option(o) for o in options)
+    store = app.store(create=True)
+    campaign = Campaign.create(store, name, system=system_id, title=title, options=opts,
+                               actor=app.actor, at=now())
+    if as_json:
+        echo_json({"campaign": campaign.id, "system": system_id, "options": campaign.created.options})
+    else:
+        click.echo(f"Created campaign {campaign.id} ({campaign.system.name}) in {app.db_path}")
+
+
+@cli.command()
+@json_option
+def systems(as_json: bool) -> None:
+    """List the installed rule systems, with the distribution and version providing each."""
+    from ..plugins import distribution_of, rule_systems
+
+    rows = []
+    for sid, system in sorted(rule_systems().items()):
+        dist, version = distribution_of(system)
+        rows.append({"id": sid, "name": system.name, "source": system.source,
+                     "distribution": dist, "version": version})
+    if as_json:
+        echo_json(rows)
+        return
+    for r in rows:
+        click.echo(f"{r['id']:<15} {r['name']:<22} {r['distribution']} {r['version']}  (rules: {r['source']})")
+
+
+@cli.group()
+def character() -> None:
+    """Add, list and show characters."""
+
+
+@character.command("add")
+@click.option("--sheet", "sheet_path", required=True, type=click.Path(dir_okay=False),
+              help="A TOML character sheet (docs/sheets.md).")
+@json_option
+@pass_app
+def character_add(app: App, sheet_path: str, as_json: bool) -> None:
+    """Validate a character sheet against the rules and add the character."""
+    sheet = load_sheet(sheet_path)
+    rec = app.campaign.add_character(sheet, actor=app.actor, at=now())
+    if as_json:
+        echo_json({"seq": rec.seq, "character": rec.data.character, "name": rec.data.name})
+    else:
+        click.echo(f"Added {rec.data.name} (id {rec.data.character}) at seq {rec.seq}")
+
+
+def load_sheet(path: str) -> dict[str, Any]:
+    """A TOML sheet as a dict. :raises click.ClickException: unreadable or not TOML."""
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except OSError as e:
+        raise click.ClickException(f"cannot read sheet {path}: {e.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise click.ClickException(f"{path} is not valid TOML: {e}") from None
+
+
+@character.command("list")
+@json_option
+@pass_app
+def character_list(app: App, as_json: bool) -> None:
+    """List the campaign's characters."""
+    chars = app.campaign.characters()
+    if as_json:
+        echo_json([{"character": cid, "name": name} for cid, name in chars.items()])
+        return
+    for cid, name in chars.items():
+        click.echo(f"{cid:<16} {name}")
+
+
+@cli.group()
+def session() -> None:
+    """Start and end sessions (each with its committed dice seed)."""
+
+
+@session.command("start")
+@json_option
+@pass_app
+def session_start(app: App, as_json: bool) -> None:
+    """Open the next session and publish its seed commitment.
+
+    Paste the commitment into the group chat: at session end the seed is revealed and
+    anyone can check every engine roll against it.
+    """
+    rec = app.campaign.start_session(actor=app.actor, at=now())
+    if as_json:
+        echo_json({"seq": rec.seq, "session": rec.data.number, "seed_commitment": rec.data.seed_commitment})
+    else:
+        click.echo(f"Session {rec.data.number} started (seq {rec.seq}).")
+        click.echo(f"Seed commitment: {rec.data.seed_commitment}")
+
+
+@session.command("end")
+@json_option
+@pass_app
+def session_end(app: App, as_json: bool) -> None:
+    """Close the open session: reveal its seed and print a receipt to keep."""
+    rec = app.campaign.end_session(actor=app.actor, at=now())
+    receipt = f"{rec.seq}:{rec.hash}"
+    if as_json:
+        echo_json({"seq": rec.seq, "session": rec.data.number, "seed_reveal": rec.data.seed_reveal,
+                   "receipt": receipt})
+    else:
+        click.echo(f"Session {rec.data.number} ended (seq {rec.seq}).")
+        click.echo(f"Seed revealed: {rec.data.seed_reveal}")
+        click.echo(f"Receipt: {receipt}")
+
+
+@session.command("list")
+@json_option
+@pass_app
+def session_list(app: App, as_json: bool) -> None:
+    """List sessions with their commitments and reveals."""
+    out: dict[int, dict[str, Any]] = {}
+    for rec in app.campaign.records(types=["session.started", "session.ended"]):
+        s = out.setdefault(rec.data.number, {"session": rec.data.number})
+        if rec.type == "session.started":
+            s.update(started_seq=rec.seq, started_at=rec.recorded_at, seed_commitment=rec.data.seed_commitment)
+        else:
+            s.update(ended_seq=rec.seq, ended_at=rec.recorded_at, seed_reveal=rec.data.seed_reveal)
+    rows = list(out.values())
+    if as_json:
+        echo_json(rows)
+        return
+    for s in rows:
+        state = f"ended at seq {s['ended_seq']}" if "ended_seq" in s else "open"
+        click.echo(f"session {s['session']:<4} started seq {s['started_seq']:<6} {state}")
+
+
+@cli.group()
+def scene() -> None:
+    """Start and end scenes (a scene end clears what lasts a scene, e.g. Wyrd stress)."""
+
+
+@scene.command("start")
+@click.argument("title", required=False, default="")
+@pass_app
+def scene_start(app: App, title: str) -> None:
+    """Open a scene (optional TITLE)."""
+    rec = app.campaign.scene("start", title, actor=app.actor, at=now())
+    click.echo(f"Scene started (seq {rec.seq}).")
+
+
+@scene.command("end")
+@click.argument("title", required=False, default="")
+@pass_app
+def scene_end(app: App, title: str) -> None:
+    """Close the scene: stress, once-per-scene abilities and boons reset."""
+    rec = app.campaign.scene("end", title, actor=app.actor, at=now())
+    click.echo(f"Scene ended (seq {rec.seq}).")
+
+
+@cli.command()
+@click.option("--receipt", help="SEQ:HASH from an earlier receipt: prove the log up to SEQ is unchanged.")
+@json_option
+@pass_app
+def verify(app: App, receipt: str | None, as_json: bool) -> None:
+    """Recompute the hash chain and every engine roll of every ended session.
+
+    Exit 0 and print a receipt (head seq and hash), or exit 1 naming the first bad seq.
+    """
+    from ..verify import verify_store
+
+    parsed = None
+    if receipt is not None:
+        seq, _, digest = receipt.partition(":")
+        if not seq.isdigit() or len(digest) != 64:
+            raise click.BadParameter("write it as SEQ:HASH, e.g. 42:ab12…(64 hex digits)", param_hint="--receipt")
+        parsed = (int(seq), digest.lower())
+    report = verify_store(app.store(), app.campaign.id, receipt=parsed)
+    if as_json:
+        echo_json({"ok": report.ok, "receipt": report.receipt, "events": report.events,
+                   "engine_rolls_verified": report.engine_rolls,
+                   "engine_rolls_unverifiable": report.unverifiable_rolls,
+                   "bad_seq": report.bad_seq, "problem": report.problem})
+    if not report.ok:
+        if not as_json:
+            click.echo(f"error: verification failed at seq {report.bad_seq}: {report.problem}", err=True)
+        sys.exit(1)
+    if not as_json:
+        extra = f" (receipt {receipt} holds)" if receipt else ""
+        click.echo(f"OK: {report.events} events, {report.engine_rolls} engine rolls verified{extra}")
+        if report.unverifiable_rolls:
+            click.echo(f"{report.unverifiable_rolls} engine rolls of the open session are verifiable after it ends")
+        click.echo(f"Receipt: {report.receipt}")
+
+
+@cli.command("export")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file (default stdout).")
+@pass_app
+def export_(app: App, output: str | None) -> None:
+    """Export the campaign as NDJSON, one event a line, oldest first.
+
+    The default view is --as player: GM-only events become hash-only stubs (data null,
+    "redacted": true) and the chain still verifies. Use `campaign --as gm export` for a
+    full backup that `campaign import` can restore.
+    """
+    from ..exchange import export_lines
+
+    as_gm = app.as_gm(default="player")
+    lines = export_lines(app.store(), app.campaign.id, as_gm=as_gm)
+    if output:
+        with open(output, "wb") as f:
+            f.writelines(lines)
+    else:
+        out = sys.stdout.buffer
+        for line in lines:
+            out.write(line)
+        out.flush()
+
+
+@cli.command("import")
+@click.argument("file", type=click.File("rb"))
+@json_option
+@pass_app
+def import_(app: App, file: Any, as_json: bool) -> None:
+    """Import a GM export (NDJSON) into this ledger file.
+
+    Refused, with nothing written, when the chain or a roll does not verify, when the file
+    is a player's export, or when the campaign already exists here.
+    """
+    from ..exchange import import_lines, parse_lines
+
+    lines = parse_lines(file)
+    campaign, count = import_lines(app.store(create=True), lines)
+    if as_json:
+        echo_json({"campaign": campaign, "events": count})
+    else:
+        click.echo(f"Imported campaign {campaign}: {count} events, chain and rolls verified.")

@@ -1,0 +1,286 @@
+"""Commands that record play: roll, record, damage, correct."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+import msgspec
+
+from ..plugins import rule_systems
+from ..rulesystem import RollParam, RuleError
+from . import App, cli, echo_json, json_option, now, pass_app
+
+
+def merged_params(attr: str) -> dict[str, tuple[RollParam, list[str]]]:
+    """Every installed system's params of kind ``attr`` (``roll_params``/``odds_params``).
+
+    Two systems may declare one name: a switch and a valued option cannot share it (the
+    later system's declaration is dropped, see ``campaign systems``); a single-valued and a
+    repeatable one merge into a repeatable option.
+
+    :returns: ``{name: (param, [system ids declaring it])}``.
+    """
+    merged: dict[str, tuple[RollParam, list[str]]] = {}
+    for sid, system in sorted(rule_systems().items()):
+        for p in getattr(system, attr):
+            if p.name in merged:
+                q, owners = merged[p.name]
+                if q.is_flag != p.is_flag:
+                    CLASHES.append(f"--{p.name} of {sid} clashes with {owners[0]}'s and is unavailable")
+                    continue
+                if p.multiple and not q.multiple:
+                    merged[p.name] = (p, owners)
+                owners.append(sid)
+            else:
+                merged[p.name] = (p, [sid])
+    return merged
+
+
+CLASHES: list[str] = []
+
+
+def system_options(attr: str) -> list[click.Option]:
+    """The merged system params as click options (help marked with each system's id)."""
+    options = []
+    for name, (p, owners) in sorted(merged_params(attr).items()):
+        helps = {s: q.help for s in owners for q in getattr(rule_systems()[s], attr) if q.name == name}
+        text = " ".join(f"[{s}] {h}" for s, h in helps.items())
+        flag = "--" + name.replace("_", "-")
+        if p.is_flag:
+            options.append(click.Option([flag, name], is_flag=True, default=None, help=text))
+        else:
+            options.append(click.Option([flag, name], type=str, multiple=p.multiple,
+                                        default=None, help=text))
+    return options
+
+
+class SystemParamsCommand(click.Command):
+    """A command whose options include every installed rule system's params of ``attr``.
+
+    Built when the command is used (not at import), so a system registered later (a test
+    plugin) is included.
+    """
+
+    params_attr = "roll_params"
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        key = id(rule_systems())
+        if getattr(self, "_params_key", None) != key:
+            self._extra = system_options(self.params_attr)
+            self._params_key = key
+        return [*super().get_params(ctx)[:-1], *self._extra, *super().get_params(ctx)[-1:]]
+
+
+class OddsCommand(SystemParamsCommand):
+    params_attr = "odds_params"
+
+
+def pick_params(system: Any, attr: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The given params the campaign's system declares, converted to their types.
+
+    :raises click.UsageError: a param the system does not declare, or a bad value.
+    """
+    own = {p.name: p for p in getattr(system, attr)}
+    out = {}
+    for name, value in given.items():
+        if value is None or value == () or value is False:
+            continue
+        if name not in own:
+            raise click.UsageError(
+                f"--{name.replace('_', '-')} is not an option of {system.id}; "
+                f"see `campaign {'roll' if attr == 'roll_params' else 'odds'} --help`"
+            )
+        param = own[name]
+        if isinstance(value, tuple) and not param.multiple:
+            if len(value) > 1:
+                raise click.UsageError(f"--{name.replace('_', '-')} is given once for {system.id}")
+            value = value[0]
+        out[name] = _convert(param, value)
+    return out
+
+
+def _convert(param: RollParam, value: Any) -> Any:
+    if param.is_flag or param.type is str:
+        return value
+    try:
+        if param.multiple:
+            return tuple(param.type(v) for v in value)
+        return param.type(value)
+    except ValueError:
+        kind = getattr(param.type, "__name__", "value")
+        raise click.UsageError(f"--{param.name.replace('_', '-')} takes {'an' if kind == 'int' else 'a'} "
+                               f"{kind}, not {value!r}") from None
+
+
+def roll_output(app: App, rec: Any) -> dict[str, Any]:
+    """The JSON of a roll: its data plus seq, session, character and name."""
+    data = msgspec.to_builtins(rec.data)
+    data.pop("type", None)
+    names = app.campaign.characters()
+    return {"seq": rec.seq, "session": rec.session, **data,
+            "character": rec.stream, "name": names.get(rec.stream, rec.stream),
+            "visibility": rec.visibility}
+
+
+@cli.command(cls=SystemParamsCommand)
+@click.argument("character_name", metavar="CHARACTER")
+@click.argument("skill", required=False)
+@click.option("--dice", "faces", help="Physical dice: the faces shown, in order (3,5 or ++-0). "
+              "Without it the engine rolls, verifiably, from the session's committed seed.")
+@click.option("--client-seed", default="", help="Text a player offers to mix into an engine roll.")
+@click.option("--blind", is_flag=True, help="A blind GM roll: GM-only, hidden from players.")
+@json_option
+@pass_app
+def roll(app: App, character_name: str, skill: str | None, faces: str | None, client_seed: str,
+         blind: bool, as_json: bool, **params: Any) -> None:
+    """Roll for CHARACTER (id or name) using SKILL, and record it.
+
+    Options below marked [system] apply to campaigns of that rule system.
+    """
+    campaign = app.campaign
+    given = pick_params(campaign.system, "roll_params", params)
+    rec = campaign.roll(character_name, skill, given, faces=faces, client_seed=client_seed,
+                        blind=blind, actor=app.actor, at=now())
+    if as_json:
+        echo_json(roll_output(app, rec))
+    else:
+        click.echo(describe(campaign, rec))
+
+
+def describe(campaign: Any, rec: Any) -> str:
+    """One human line for an event (the system's, else a generic one)."""
+    text = campaign.system.describe(rec.data)
+    if text:
+        return f"[{rec.seq}] {text}"
+    data = msgspec.to_builtins(rec.data)
+    data.pop("type", None)
+    fields = ", ".join(f"{k}={v}" for k, v in data.items() if k not in ("draws", "scheme"))
+    return f"[{rec.seq}] {rec.type}: {fields}"
+
+
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.argument("event_type", metavar="EVENT")
+@click.option("--blind", is_flag=True, help="Record it GM-only.")
+@json_option
+@click.pass_context
+def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> None:
+    """Record an event of the campaign's rule system: `record EVENT --field value ...`.
+
+    EVENT is the event's name without the system prefix (favour-changed for
+    d20-world.favour_changed); each field is an option; list fields repeat the option.
+    `campaign record --help-events` is not needed: `campaign record list` lists them.
+    """
+    app: App = ctx.find_object(App)  # type: ignore[assignment]
+    campaign = app.campaign
+    system = campaign.system
+    types = {t.split(".", 1)[1].replace("_", "-"): t for t in campaign.codec.types
+             if t.startswith(system.id + ".")}
+    if event_type == "list":
+        for short, tag in sorted(types.items()):
+            fields = msgspec.structs.fields(campaign.codec.types[tag])
+            click.echo(f"{short:<24} " + " ".join(f"--{f.encode_name.replace('_', '-')}" for f in fields))
+        return
+    key = event_type.lower().replace("_", "-")
+    if key not in types:
+        import difflib
+
+        hint = difflib.get_close_matches(key, list(types), n=1)
+        raise click.UsageError(
+            f"{system.id} has no event {event_type!r}"
+            + (f"; did you mean {hint[0]!r}?" if hint else "; see `campaign record list`")
+        )
+    tag = types[key]
+    cls = campaign.codec.types[tag]
+    fields = {f.encode_name: f for f in msgspec.structs.fields(cls)}
+    values: dict[str, Any] = {}
+    args = list(ctx.args)
+    while args:
+        opt = args.pop(0)
+        if not opt.startswith("--"):
+            raise click.UsageError(f"unexpected {opt!r}: give fields as --name value")
+        name, eq, inline = opt[2:].partition("=")
+        name = name.replace("-", "_")
+        if name not in fields:
+            raise click.UsageError(
+                f"{key} has no field --{name.replace('_', '-')} (fields: "
+                + ", ".join("--" + f.replace("_", "-") for f in fields) + ")"
+            )
+        if eq:
+            value: Any = inline
+        elif args and not args[0].startswith("--"):
+            value = args.pop(0)
+        else:
+            value = "true"
+        if name == "character":
+            value = campaign.find_character(value)
+        is_list = "list" in str(fields[name].type).lower()
+        if is_list:
+            values.setdefault(name, []).append(_scalar(value))
+        else:
+            values[name] = _scalar(value)
+    try:
+        event = msgspec.convert({"type": tag, **values}, cls, strict=False)
+    except msgspec.ValidationError as e:
+        raise click.UsageError(f"{key}: {e}") from None
+    rec = campaign.append([event], actor=app.actor, at=now(), visibility="gm" if blind else None)[0]
+    if as_json:
+        data = msgspec.to_builtins(rec.data)
+        echo_json({"seq": rec.seq, "type": rec.type, "visibility": rec.visibility, **data})
+    else:
+        click.echo(describe(campaign, rec))
+
+
+def _scalar(text: str) -> Any:
+    try:
+        return msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        return text
+
+
+@cli.command()
+@click.argument("character_name", metavar="CHARACTER")
+@click.argument("amount", type=int)
+@json_option
+@pass_app
+def damage(app: App, character_name: str, amount: int, as_json: bool) -> None:
+    """Record AMOUNT of damage to CHARACTER (systems with a damage_taken event)."""
+    campaign = app.campaign
+    tag = f"{campaign.system.id}.damage_taken"
+    if tag not in campaign.codec.types:
+        raise RuleError(f"{campaign.system.id} records harm differently: see `campaign record list`")
+    cid = campaign.find_character(character_name)
+    event = campaign.codec.convert(tag, {"type": tag, "character": cid, "amount": amount}, strict=False)
+    rec = campaign.append([event], actor=app.actor, at=now())[0]
+    state = campaign.state_of(cid)
+    view = campaign.system.sheet_view(state, as_gm=app.as_gm())
+    if as_json:
+        echo_json({"seq": rec.seq, "character": cid, "amount": amount, "sheet": view})
+    else:
+        click.echo(describe(campaign, rec))
+
+
+@cli.command()
+@click.argument("seq", type=int)
+@click.option("--reason", required=True, help="Why: kept in the log beside the correction.")
+@click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE",
+              help="Amend a field instead of retracting the event (repeatable).")
+@json_option
+@pass_app
+def correct(app: App, seq: int, reason: str, sets: tuple[str, ...], as_json: bool) -> None:
+    """Correct event SEQ: retract it, or amend fields with --set. The original stays."""
+    data = None
+    if sets:
+        data = {}
+        for item in sets:
+            if "=" not in item:
+                raise click.BadParameter(f"{item!r}: write FIELD=VALUE", param_hint="--set")
+            k, v = item.split("=", 1)
+            data[k.strip()] = _scalar(v)
+    rec = app.campaign.correct(seq, reason, data=data, actor=app.actor, at=now())
+    if as_json:
+        echo_json({"seq": rec.seq, "target": seq, "action": rec.data.action, "reason": rec.data.reason})
+    else:
+        click.echo(f"[{rec.seq}] {rec.data.action} of event {seq}: {rec.data.reason}")

@@ -1,0 +1,125 @@
+"""Read commands: sheet, log, odds; and demo, the main job on the bundled campaigns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+import msgspec
+
+from . import App, cli, echo_json, json_option, nl_option, pass_app
+from .play import OddsCommand, describe, pick_params
+
+
+@cli.command()
+@click.argument("character_name", metavar="CHARACTER")
+@click.option("--as-of", "as_of", metavar="SEQ|session:N|ISO-TIME",
+              help="The sheet as it was then: after event SEQ, at the end of session N, or at a time.")
+@json_option
+@pass_app
+def sheet(app: App, character_name: str, as_of: str | None, as_json: bool) -> None:
+    """Show CHARACTER's sheet, replayed from the log (now, or --as-of a past moment)."""
+    campaign = app.campaign
+    cid = campaign.find_character(character_name)
+    upto = campaign.resolve_as_of(as_of)
+    state = campaign.state_of(cid, upto=upto, as_gm=app.as_gm())
+    view = campaign.system.sheet_view(state, as_gm=app.as_gm())
+    if as_json:
+        echo_json({"character": cid, "as_of": upto, **view})
+        return
+    click.echo(f"{campaign.characters()[cid]} ({cid}) — as of seq {upto}")
+    _print_tree(view, 1)
+
+
+def _print_tree(value: Any, indent: int) -> None:
+    pad = "  " * indent
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, dict | list) and v and not _flat(v):
+                click.echo(f"{pad}{k}:")
+                _print_tree(v, indent + 1)
+            else:
+                click.echo(f"{pad}{k}: {_inline(v)}")
+    elif isinstance(value, list):
+        for v in value:
+            if isinstance(v, dict):
+                click.echo(f"{pad}- " + ", ".join(f"{k}={_inline(x)}" for k, x in v.items()))
+            else:
+                click.echo(f"{pad}- {_inline(v)}")
+
+
+def _flat(v: Any) -> bool:
+    return isinstance(v, list) and all(not isinstance(x, dict | list) for x in v)
+
+
+def _inline(v: Any) -> str:
+    if isinstance(v, list):
+        return ", ".join(str(x) for x in v) or "—"
+    if isinstance(v, dict):
+        return ", ".join(f"{k}={x}" for k, x in v.items()) or "—"
+    return "—" if v is None else str(v)
+
+
+@cli.command()
+@click.option("--session", "session_number", type=int, help="Only events of session N.")
+@click.option("--character", "character_name", help="Only events of this character.")
+@click.option("--type", "types", multiple=True, help="Only events of this type (repeatable).")
+@json_option
+@nl_option
+@pass_app
+def log(app: App, session_number: int | None, character_name: str | None, types: tuple[str, ...],
+        as_json: bool, as_nl: bool) -> None:
+    """Show the event log, oldest first (GM-only events only --as gm)."""
+    campaign = app.campaign
+    as_gm = app.as_gm()
+    stream = campaign.find_character(character_name) if character_name else None
+    corrections = campaign.corrections()
+    corrected_by: dict[int, list[int]] = {}
+    for target, items in corrections.by_target.items():
+        corrected_by[target] = [seq for seq, _ in items]
+    out = []
+    for rec in campaign.records(as_gm=as_gm, stream=stream, types=list(types) or None):
+        if session_number is not None and rec.session != session_number:
+            continue
+        data = msgspec.to_builtins(rec.data)
+        data.pop("type", None)
+        item = {"seq": rec.seq, "type": rec.type, "stream": rec.stream, "session": rec.session,
+                "recorded_at": rec.recorded_at, "actor": rec.actor, "visibility": rec.visibility,
+                "data": data, "hash": rec.hash}
+        if rec.seq in corrected_by:
+            item["corrected_by"] = corrected_by[rec.seq]
+        if as_nl:
+            echo_json(item)
+        elif as_json:
+            out.append(item)
+        else:
+            mark = ""
+            if rec.seq in corrections.retracted:
+                mark = "  (retracted)"
+            elif rec.seq in corrections.amended:
+                mark = "  (amended)"
+            gm = " [gm]" if rec.visibility == "gm" else ""
+            click.echo(f"{describe(campaign, rec)}{gm}{mark}")
+    if as_json:
+        echo_json(out)
+
+
+@cli.command(cls=OddsCommand)
+@click.argument("system_id", metavar="SYSTEM")
+@json_option
+def odds(system_id: str, as_json: bool, **params: Any) -> None:
+    """Exact probabilities of SYSTEM's mechanic (fractions in --json).
+
+    Options below marked [system] apply to that rule system.
+    """
+    from ..campaign import load_system
+
+    system = load_system(system_id)
+    given = pick_params(system, "odds_params", params)
+    result = system.odds(given)
+    if as_json:
+        echo_json(result)
+        return
+    _print_tree(result, 0)
+
+

@@ -1,0 +1,176 @@
+"""Projection: fold a campaign's events through its rule system into character state.
+
+Rules of the fold (DESIGN.md "Events", "Visibility"):
+
+- ``character.created`` makes a character's initial state (:meth:`RuleSystem.initial_state`).
+- An event on a character's stream goes to that character's applier for its type; an event
+  on the ``"campaign"`` stream (scene and session ends, ...) goes to every character, where
+  the system has an applier for it. Dispatch is a dict built once per projector.
+- Corrections: a ``correction.recorded`` event with ``seq <= upto`` retracts its target (the
+  target is skipped) or amends it (the target counts with the amended payload). A
+  correction of a correction undoes it.
+- A player's view (``as_gm=False``) skips GM-only events entirely, so no state derived
+  from them exists in it.
+
+Snapshots cache one character's state at a ``seq``; a snapshot is used only when no
+correction later than it targets an event at or before it, so deleting snapshots never
+changes an answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from .codec import Codec
+from .events import (
+    CAMPAIGN_STREAM,
+    CharacterCreated,
+    Corrected,
+    Event,
+    Recorded,
+)
+from .rulesystem import RuleError, RuleSystem
+from .store import COLUMNS, Store
+
+SNAPSHOT_EVERY = 1000
+
+
+@dataclass
+class Corrections:
+    """The corrections in force up to a ``seq``: retracted seqs and amended payloads."""
+
+    retracted: set[int] = field(default_factory=set)
+    amended: dict[int, dict[str, Any]] = field(default_factory=dict)
+    by_target: dict[int, list[tuple[int, Corrected]]] = field(default_factory=dict)
+    latest_target_after: dict[int, int] = field(default_factory=dict)
+
+    def touches_at_or_before(self, snapshot_seq: int, upto: int) -> bool:
+        """Does a correction in ``(snapshot_seq, upto]`` target a seq ``<= snapshot_seq``?"""
+        return any(
+            snapshot_seq < cseq <= upto and target <= snapshot_seq
+            for target, items in self.by_target.items()
+            for cseq, _ in items
+        )
+
+
+def load_corrections(store: Store, campaign: str, codec: Codec, upto: int | None) -> Corrections:
+    """Read every correction of a campaign up to ``upto`` (indexed by type: cheap)."""
+    result = Corrections()
+    active: dict[int, Corrected] = {}
+    for seq, data in store.rows(
+        campaign, upto=upto, types=["correction.recorded"], columns="seq, data"
+    ):
+        corr = codec.decode(data, "correction.recorded")
+        assert isinstance(corr, Corrected)
+        result.by_target.setdefault(corr.target, []).append((seq, corr))
+        if corr.target in active:
+            # a correction of a correction undoes it
+            undone = active.pop(corr.target)
+            result.retracted.discard(undone.target)
+            result.amended.pop(undone.target, None)
+            if corr.action == "retract":
+                continue
+        active[seq] = corr
+        if corr.action == "retract":
+            result.retracted.add(corr.target)
+            result.amended.pop(corr.target, None)
+        else:
+            result.amended[corr.target] = corr.data or {}
+            result.retracted.discard(corr.target)
+    return result
+
+
+class Projector:
+    """Folds one campaign's rows into ``{character id: state}``.
+
+    :param system: the campaign's configured rule system.
+    :param codec: the campaign's codec.
+    """
+
+    def __init__(self, system: RuleSystem, codec: Codec) -> None:
+        self.system = system
+        self.codec = codec
+        self.appliers: dict[type[Event], Callable[[Any, Event], Any]] = system.appliers()
+        self.warnings: list[str] = []
+
+    def decode_row(self, row: tuple[Any, ...], corrections: Corrections) -> Event | None:
+        """The payload a row counts with: ``None`` if retracted, amended data if amended."""
+        seq, type_, data = row[0], row[4], row[5]
+        if seq in corrections.retracted:
+            return None
+        if seq in corrections.amended:
+            return self.codec.convert(type_, {"type": type_, **corrections.amended[seq]})
+        return self.codec.decode(data, type_)
+
+    def fold(
+        self,
+        rows: Iterable[tuple[Any, ...]],
+        states: dict[str, Any],
+        corrections: Corrections,
+        *,
+        as_gm: bool = True,
+        on_step: Callable[[int, dict[str, Any]], None] | None = None,
+    ) -> dict[str, Any]:
+        """Apply rows (in :data:`ledger.store.COLUMNS` order) to ``states`` (updated in place).
+
+        An applier that raises :class:`RuleError` on replay (possible only after a
+        retraction changed history) skips the event and adds a line to ``warnings``.
+        """
+        appliers = self.appliers
+        system = self.system
+        for row in rows:
+            if not as_gm and row[9] == "gm":
+                continue
+            event = self.decode_row(row, corrections)
+            if event is None:
+                continue
+            stream = row[2]
+            if type(event) is CharacterCreated:
+                states[event.character] = system.initial_state(
+                    event.character, event.name, event.sheet
+                )
+            else:
+                fn = appliers.get(type(event))
+                if fn is not None:
+                    try:
+                        if stream == CAMPAIGN_STREAM:
+                            for character, state in states.items():
+                                states[character] = fn(state, event)
+                        elif stream in states:
+                            states[stream] = fn(states[stream], event)
+                    except RuleError as e:
+                        self.warnings.append(f"seq {row[0]}: {e}")
+            if on_step is not None:
+                on_step(row[0], states)
+        return states
+
+
+def to_recorded(row: tuple[Any, ...], event: Event) -> Recorded:
+    """A :class:`Recorded` from a stored row and its decoded payload."""
+    values = dict(zip(COLUMNS, row, strict=True))
+    values["data"] = event
+    return Recorded(**values)
+
+
+def iter_recorded(
+    store: Store, campaign: str, codec: Codec, *, as_gm: bool = True, **filters: Any
+) -> Iterator[Recorded]:
+    """Stored events of a campaign as :class:`Recorded`, oldest first (no corrections applied)."""
+    for row in store.rows(campaign, **filters):
+        if not as_gm and row[9] == "gm":
+            continue
+        yield to_recorded(row, codec.decode(row[5], row[4]))
+
+
+def encode_state(state: Any) -> bytes:
+    """Snapshot bytes of a state (MessagePack)."""
+    return msgspec.msgpack.encode(state)
+
+
+def decode_state(system: RuleSystem, blob: bytes) -> Any:
+    """A state back from snapshot bytes."""
+    return msgspec.msgpack.decode(blob, type=system.state_type)

@@ -1,0 +1,190 @@
+"""Verification: the hash chain, the sessions' seeds and every engine roll.
+
+:func:`verify_rows` checks rows in the order they are stored or exported, exactly as an
+outside verifier holding only the export would (DESIGN.md "Export format"):
+
+- ``seq`` runs 1, 2, 3, ... without gaps; each ``prev_hash`` is the previous ``hash``
+  (64 zeros first); each ``hash`` is recomputed from the canonical envelope; each stream's
+  ``version`` runs 1, 2, 3, ...;
+- each ``session.ended`` reveal hashes to its ``session.started`` commitment;
+- every engine roll of an ended session has the next nonce of its session and the draws
+  the revealed seed gives.
+
+A redacted row (a player's export) is chained through its stored hashes only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from .codec import canonical_envelope
+from .dice import verify_draws
+from .events import Envelope
+from .store import ZERO_HASH, chain_hash
+
+
+@dataclass
+class VerifyReport:
+    """What :func:`verify_rows` found.
+
+    :ivar head_seq: last seq checked (0 for an empty log).
+    :ivar head_hash: its hash (the receipt is ``f"{head_seq}:{head_hash}"``).
+    :ivar problem: ``None`` when everything verifies, else the first problem found.
+    :ivar bad_seq: the seq of the first problem.
+    :ivar engine_rolls: engine rolls recomputed from revealed seeds.
+    :ivar unverifiable_rolls: engine rolls of sessions not yet ended.
+    """
+
+    head_seq: int = 0
+    head_hash: str = ZERO_HASH
+    events: int = 0
+    sessions: int = 0
+    engine_rolls: int = 0
+    unverifiable_rolls: int = 0
+    problem: str | None = None
+    bad_seq: int | None = None
+    hashes: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+    @property
+    def receipt(self) -> str:
+        return f"{self.head_seq}:{self.head_hash}"
+
+    def fail(self, seq: int, problem: str) -> VerifyReport:
+        if self.problem is None:
+            self.problem, self.bad_seq = problem, seq
+        return self
+
+
+@dataclass
+class _Session:
+    commitment: str
+    rolls: list[tuple[int, int | None, str | None, list[Any]]] = field(default_factory=list)
+
+
+def verify_rows(
+    rows: Iterable[dict[str, Any]], *, keep_hashes: set[int] | None = None
+) -> VerifyReport:
+    """Verify rows given as dicts of the envelope fields (``data`` as canonical bytes or None).
+
+    :param keep_hashes: seqs whose hashes to remember in ``report.hashes`` (receipts).
+    :returns: the report; it stops at the first problem.
+    """
+    report = VerifyReport()
+    prev = ZERO_HASH
+    expected_seq = 1
+    versions: dict[str, int] = {}
+    sessions: dict[int, _Session] = {}
+    for row in rows:
+        seq = row["seq"]
+        if seq != expected_seq:
+            return report.fail(expected_seq, f"seq {expected_seq} is missing (found {seq} next)")
+        if row["prev_hash"] != prev:
+            return report.fail(seq, "prev_hash does not match the previous event's hash")
+        stream = row["stream"]
+        versions[stream] = versions.get(stream, 0) + 1
+        if row["version"] != versions[stream]:
+            return report.fail(seq, f"stream {stream!r} version {row['version']} should be {versions[stream]}")
+        data = row["data"]
+        if data is None:
+            if not row.get("redacted"):
+                return report.fail(seq, "data is missing")
+        else:
+            try:
+                envelope = Envelope(
+                    seq=seq, campaign=row["campaign"], stream=stream, version=row["version"],
+                    type=row["type"], data=msgspec.Raw(data), recorded_at=row["recorded_at"],
+                    actor=row["actor"], session=row["session"], visibility=row["visibility"],
+                    prev_hash=row["prev_hash"],
+                )
+                recomputed = chain_hash(prev, canonical_envelope(envelope))
+            except (ValueError, TypeError) as e:
+                return report.fail(seq, f"malformed envelope: {e}")
+            if recomputed != row["hash"]:
+                return report.fail(seq, "hash does not match the event's contents (changed after it was written)")
+            problem = _check_payload(row, data, sessions, report)
+            if problem:
+                return report.fail(seq, problem)
+        prev = row["hash"]
+        report.head_seq, report.head_hash = seq, prev
+        report.events += 1
+        if keep_hashes is not None and seq in keep_hashes:
+            report.hashes[seq] = prev
+        expected_seq += 1
+    report.unverifiable_rolls = sum(len(s.rolls) for s in sessions.values())
+    return report
+
+
+def _check_payload(
+    row: dict[str, Any], data: bytes, sessions: dict[int, _Session], report: VerifyReport
+) -> str | None:
+    type_ = row["type"]
+    if b'"source":"engine"' not in data and not type_.startswith("session."):
+        return None
+    try:
+        payload = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        return "data is not JSON"
+    if not isinstance(payload, dict) or payload.get("type") != type_:
+        return f"data's type does not match the envelope's type {type_!r}"
+    if type_ == "session.started":
+        sessions[payload["number"]] = _Session(payload["seed_commitment"])
+    elif type_ == "session.ended":
+        number = payload["number"]
+        session = sessions.pop(number, None)
+        if session is None:
+            return f"session {number} ends but never started"
+        try:
+            seed = bytes.fromhex(payload["seed_reveal"])
+        except (ValueError, TypeError):
+            return f"session {number}'s seed_reveal is not hex"
+        if hashlib.sha256(seed).hexdigest() != session.commitment:
+            return f"session {number}'s revealed seed does not match its commitment"
+        for i, (seq, nonce, client_seed, draws) in enumerate(session.rolls):
+            if nonce != i:
+                return f"engine roll at seq {seq} has nonce {nonce}, expected {i}"
+            bad = verify_draws(seed, row["campaign"], number, i, client_seed or "", draws)
+            if bad:
+                return f"engine roll at seq {seq}: {bad}"
+            report.engine_rolls += 1
+    elif payload.get("source") == "engine":
+        number = row["session"]
+        if number not in sessions:
+            return "engine roll outside an open session"
+        sessions[number].rolls.append(
+            (row["seq"], payload.get("nonce"), payload.get("client_seed"), payload.get("draws") or [])
+        )
+    return None
+
+
+
+def verify_store(store: Any, campaign: str, *, receipt: tuple[int, str] | None = None) -> VerifyReport:
+    """Verify one campaign of a :class:`ledger.store.Store` (and optionally a receipt).
+
+    :param receipt: ``(seq, hash)`` from an earlier receipt: the log up to ``seq`` must be
+        unchanged (the stored chain to ``seq`` verifies and ends in ``hash``).
+    """
+    from .store import COLUMNS
+
+    rows = (
+        {**dict(zip(COLUMNS, r, strict=True)), "data": r[5].encode()}
+        for r in store.rows(campaign, upto=receipt[0] if receipt else None)
+    )
+    report = verify_rows(rows, keep_hashes={receipt[0]} if receipt else None)
+    if report.ok and receipt is not None:
+        seq, expected = receipt
+        actual = report.hashes.get(seq)
+        if actual is None:
+            report.fail(seq, f"the log has no event {seq}: it is shorter than the receipt")
+        elif actual != expected:
+            report.fail(seq, f"event {seq} has hash {actual[:12]}…, the receipt says {expected[:12]}…: "
+                             "the log was rewritten")
+    return report

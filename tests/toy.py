@@ -1,0 +1,126 @@
+"""A tiny rule system for testing the core without any real plugin's rules.
+
+"Toy": roll 2d6 + skill against a target; hp that damage lowers, once-per-scene luck.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ledger import Event, Roll, RollParam, RollRequest, RuleError, RuleSystem, applies, hookimpl
+from ledger.dice import DiceSource
+from ledger.events import SceneEnded
+
+
+class ToyRolled(Roll, frozen=True, kw_only=True, tag="toy.rolled"):
+    character: str
+    skill: str
+    dice: list[int]
+    total: int
+    target: int
+    outcome: str
+
+
+class Hurt(Event, frozen=True, kw_only=True, tag="toy.hurt"):
+    character: str
+    amount: int
+
+
+class LuckUsed(Event, frozen=True, kw_only=True, tag="toy.luck_used"):
+    character: str
+
+
+class Secret(Event, frozen=True, kw_only=True, tag="toy.secret_noted"):
+    visibility = "gm"
+    character: str
+    value: int
+
+
+class State(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
+    skills: dict[str, int]
+    hp: int = 10
+    luck_used: bool = False
+    rolls: int = 0
+    secret: int = 0
+
+
+class Options(msgspec.Struct, forbid_unknown_fields=True):
+    hp: int = 10
+
+
+class Toy(RuleSystem):
+    id = "toy"
+    name = "Toy"
+    source = "none"
+    event_types = (ToyRolled, Hurt, LuckUsed, Secret)
+    state_type = State
+    options_type = Options
+    roll_params = (RollParam("target", "Target number.", type=int),)
+    odds_params = (RollParam("target", "Target number.", type=int),)
+
+    def create_sheet(self, sheet: dict[str, Any]) -> dict[str, Any]:
+        skills = sheet.get("skills", {})
+        problems = [f"skill {k} must be 0-3" for k, v in skills.items() if not 0 <= v <= 3]
+        if problems:
+            raise RuleError(*problems)
+        return {"skills": skills}
+
+    def initial_state(self, character: str, name: str, sheet: dict[str, Any]) -> State:
+        return State(name=name, skills=dict(sheet["skills"]), hp=self.options.hp)
+
+    def resolve(self, state: State, request: RollRequest, dice: DiceSource) -> ToyRolled:
+        skill = (request.skill or "").lower()
+        if skill not in state.skills:
+            raise RuleError(f"{state.name} has no skill {request.skill!r}")
+        faces = dice.roll(2, 6)
+        total = sum(faces) + state.skills[skill]
+        target = request.params.get("target", 7)
+        return ToyRolled(character=request.character, skill=skill, dice=faces, total=total,
+                         target=target, outcome="success" if total >= target else "failure",
+                         **dice.fields())
+
+    @applies(ToyRolled)
+    def on_roll(self, state: State, event: ToyRolled) -> State:
+        return msgspec.structs.replace(state, rolls=state.rolls + 1)
+
+    @applies(Hurt)
+    def on_hurt(self, state: State, event: Hurt) -> State:
+        if event.amount < 0:
+            raise RuleError("damage cannot be negative")
+        return msgspec.structs.replace(state, hp=state.hp - event.amount)
+
+    @applies(LuckUsed)
+    def on_luck(self, state: State, event: LuckUsed) -> State:
+        if state.luck_used:
+            raise RuleError(f"{state.name} already used luck this scene")
+        return msgspec.structs.replace(state, luck_used=True)
+
+    @applies(Secret)
+    def on_secret(self, state: State, event: Secret) -> State:
+        return msgspec.structs.replace(state, secret=state.secret + event.value)
+
+    @applies(SceneEnded)
+    def on_scene_end(self, state: State, event: SceneEnded) -> State:
+        return msgspec.structs.replace(state, luck_used=False)
+
+    def sheet_view(self, state: State, *, as_gm: bool) -> dict[str, Any]:
+        view = msgspec.to_builtins(state)
+        if not as_gm:
+            view.pop("secret")
+        return view
+
+    def odds(self, params: dict[str, Any]) -> dict[str, Any]:
+        from fractions import Fraction
+
+        target = params.get("target", 7)
+        hits = sum(1 for a in range(1, 7) for b in range(1, 7) if a + b >= target)
+        return {"target": target, "success": str(Fraction(hits, 36))}
+
+
+class ToyPlugin:
+    @hookimpl
+    def register_rule_systems(self, register):
+        register(Toy())
