@@ -63,7 +63,7 @@ class DecisionDice(RuleSystem):
 
     Roll ``campaign roll CHARACTER STAT --target N|rung [--advantage] [--disadvantage]
     [--bonus N] [--penalty N] [--modifier N] [--adjust N] [--impossible] [--supply ITEM]``,
-    or ``--opponent NAME [--opponent_modifier N] ...`` for a contested roll, or
+    or ``--opponent NAME [--opponent-modifier N] ...`` for a contested roll, or
     ``campaign roll CHARACTER ITEM`` for a supply roll on its own.
     """
 
@@ -102,10 +102,8 @@ class DecisionDice(RuleSystem):
         RollParam("advantage", ADVANTAGE_HELP, is_flag=True),
         RollParam("disadvantage", DISADVANTAGE_HELP, is_flag=True),
         RollParam("modifier", "A modifier of either sign (repeatable).", multiple=True, type=int),
-        RollParam("bonus", "A bonus; a negative bonus counts 0 (repeatable).",
-                  multiple=True, type=int),
-        RollParam("penalty", "A penalty (negative); a positive penalty counts 0 (repeatable).",
-                  multiple=True, type=int),
+        RollParam("bonus", "A bonus; a negative bonus counts 0.", type=int),
+        RollParam("penalty", "A penalty (negative); a positive penalty counts 0.", type=int),
         RollParam("supply", "Odds of a supply die instead: d12, d10, d8, d6 or d4."),
         RollParam("opponent", "Contested-roll odds against an opponent (any name)."),
         RollParam("opponent_modifier", "The opponent's STAT and modifiers (repeatable).",
@@ -357,7 +355,9 @@ class DecisionDice(RuleSystem):
                                     bool(params.get("disadvantage")))
         mod = int(params.get("stat") or 0)
         for kind in ("bonus", "penalty", "modifier"):
-            for value in params.get(kind) or ():
+            given = params.get(kind)
+            values = [given] if isinstance(given, int) else list(given or ())
+            for value in values:
                 mod += counted_modifier(kind, int(value))  # type: ignore[arg-type]
         dist = exact.sum_distribution(count)
         out: dict[str, Any] = {

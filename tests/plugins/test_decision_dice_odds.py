@@ -1,0 +1,86 @@
+"""decision-dice: exact odds through ``DecisionDice.odds`` (digest §2.6, "Target Numbers").
+
+Hand-checked values come from the digest; icepool is an independent second computation.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import icepool
+import pytest
+from ledger_decision_dice import DecisionDice
+from ledger_decision_dice.odds import p_contest_win, supply_odds
+
+from ledger import RuleError
+
+
+def odds(**params):
+    return DecisionDice().configure({}).odds(params)
+
+
+def test_the_texts_stated_probabilities():
+    assert odds()["distribution"]["12"] == "1/36"                  # 12 on 2d6: "< 3%"
+    assert odds(modifier=(1,), target="12")["success"] == "1/12"   # "almost 9%"
+    assert odds(target="8")["success"] == "5/12"                   # "41%"
+    assert odds(target="8", modifier=(1,))["success"] == "7/12"    # "58%"
+    assert odds()["mean"] == "7/1"                                 # "averaging at 7"
+    assert (odds()["min"], odds()["max"]) == (2, 12)
+
+
+def test_targets_2_to_22_for_each_dice_count():
+    plain, adv, dis = odds(), odds(advantage=True), odds(disadvantage=True)
+    assert list(plain["targets_all"]) == [str(t) for t in range(2, 23)]
+    assert plain["targets_all"]["2"] == "1/1" and plain["targets_all"]["13"] == "0/1"
+    assert adv["dice"] == "3d6" and adv["targets_all"]["18"] == "1/216"
+    assert adv["targets_all"]["19"] == "0/1"
+    assert dis["dice"] == "1d6" and dis["targets_all"]["2"] == "5/6"
+    assert odds(advantage=True, disadvantage=True)["dice"] == "2d6"
+    assert plain["targets"]["6 Simple Task"] == "13/18"
+    assert plain["targets"]["12 Challenging Task"] == "1/36"
+    assert plain["targets"]["20 \"Impossible\" Task"] == "0/1"
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+@pytest.mark.parametrize("mod", [-2, 0, 3])
+def test_odds_agree_with_icepool(count, mod):
+    result = odds(stat=mod, advantage=count == 3, disadvantage=count == 1)
+    pool = count @ icepool.d6 + mod
+    for tn in range(2, 23):
+        assert Fraction(result["targets_all"][str(tn)]) == pool.probability(">=", tn), tn
+
+
+def test_stat_and_typed_modifiers_move_the_curve():
+    result = odds(stat=2, bonus=-1, penalty=1, modifier=(1, -1), target="challenging")
+    assert result["modifier_total"] == 2     # the negative bonus and positive penalty count 0
+    assert result["need_on_dice"] == 10
+    assert (result["success"], result["failure"]) == ("1/6", "5/6")
+    assert odds(penalty=-2, target="8")["success"] == "1/6"
+
+
+def test_supply_odds_from_the_digest():
+    assert odds(supply="d12") == {"die": "d12", "step_down": "1/4", "rolls_at_size": "4/1",
+                                  "rolls_to_empty": "40/3"}
+    assert [supply_odds(d)["rolls_to_empty"] for d in ("d10", "d8", "d6", "d4")] == [
+        "28/3", "6/1", "10/3", "4/3"]
+    assert [supply_odds(d)["step_down"] for d in ("d10", "d8", "d6", "d4")] == [
+        "3/10", "3/8", "1/2", "3/4"]
+    with pytest.raises(RuleError, match="Empty"):
+        odds(supply="empty")
+
+
+def test_contest_odds_renormalise_ties():
+    win, lose, tie = p_contest_win(2, 0, 2, 0)
+    assert (win, lose) == (Fraction(1, 2), Fraction(1, 2))
+    assert tie == Fraction(146, 1296)  # sum over t of P(2d6 = t)^2 = 146/1296
+    result = odds(opponent="Ogre", opponent_modifier=(1,))
+    a, b = 2 @ icepool.d6, 2 @ icepool.d6 + 1
+    p_win = (a > b).probability(True)
+    p_lose = (a < b).probability(True)
+    assert Fraction(result["win"]) == p_win / (p_win + p_lose)
+    assert Fraction(result["win"]) + Fraction(result["lose"]) == 1
+
+
+def test_bad_target_is_refused():
+    with pytest.raises(RuleError, match="simple"):
+        odds(target="very hard")
