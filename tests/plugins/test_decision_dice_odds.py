@@ -30,15 +30,18 @@ def test_the_texts_stated_probabilities():
 
 def test_targets_2_to_22_for_each_dice_count():
     plain, adv, dis = odds(), odds(advantage=True), odds(disadvantage=True)
-    assert list(plain["targets_all"]) == [str(t) for t in range(2, 23)]
-    assert plain["targets_all"]["2"] == "1/1" and plain["targets_all"]["13"] == "0/1"
-    assert adv["dice"] == "3d6" and adv["targets_all"]["18"] == "1/216"
-    assert adv["targets_all"]["19"] == "0/1"
-    assert dis["dice"] == "1d6" and dis["targets_all"]["2"] == "5/6"
+    assert list(plain["targets"]) == [str(t) for t in range(2, 23)]
+    assert plain["targets"]["2"] == "1/1" and plain["targets"]["13"] == "0/1"
+    assert adv["dice"] == "3d6" and adv["targets"]["18"] == "1/216"
+    assert adv["targets"]["19"] == "0/1"
+    assert dis["dice"] == "1d6" and dis["targets"]["2"] == "5/6"
     assert odds(advantage=True, disadvantage=True)["dice"] == "2d6"
-    assert plain["targets"]["6 Simple Task"] == "13/18"
-    assert plain["targets"]["12 Challenging Task"] == "1/36"
-    assert plain["targets"]["20 \"Impossible\" Task"] == "0/1"
+    scale = plain["difficulty_scale"]
+    assert scale["Simple Task (6)"] == "13/18"
+    assert scale["Challenging Task (12)"] == "1/36"
+    assert scale["\"Impossible\" Task (20)"] == "0/1"
+    assert list(scale) == ["Simple Task (6)", "Challenging Task (12)", "Strenuous Task (18)",
+                           "\"Impossible\" Task (20)", "↑ (beyond \"Impossible\") (22)"]
 
 
 @pytest.mark.parametrize("count", [1, 2, 3])
@@ -47,7 +50,7 @@ def test_odds_agree_with_icepool(count, mod):
     result = odds(stat=mod, advantage=count == 3, disadvantage=count == 1)
     pool = count @ icepool.d6 + mod
     for tn in range(2, 23):
-        assert Fraction(result["targets_all"][str(tn)]) == pool.probability(">=", tn), tn
+        assert Fraction(result["targets"][str(tn)]) == pool.probability(">=", tn), tn
 
 
 def test_stat_and_typed_modifiers_move_the_curve():

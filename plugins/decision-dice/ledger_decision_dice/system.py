@@ -26,6 +26,7 @@ from .events import (
     ItemAdded,
     ItemRemoved,
     LevelChanged,
+    ModifierLine,
     Resupplied,
     StatChanged,
     SupplyRolled,
@@ -299,11 +300,11 @@ class DecisionDice(RuleSystem):
     def describe(self, event: Event) -> str | None:
         """One line per decision-dice event for ``log`` and recaps."""
         if isinstance(event, DecisionRolled):
-            mods = " ".join(f"{m.counted:+d}" for m in event.modifiers[1:])
-            mods = " " + mods if mods else ""
-            line = (f"{event.character}: {event.stat} {event.stat_value:+d}{mods}"
-                    f", dice {event.dice} ({event.decision_dice}d6) = {event.total} vs "
-                    f"{event.target}: {event.outcome} (margin {event.margin:+d})")
+            line = (f"{event.character}: {event.stat} {event.stat_value:+d}"
+                    f"{_modifier_text(event.modifiers[1:])}, dice {event.dice} "
+                    f"({event.decision_dice}d6) = {event.total} vs {event.target}"
+                    f"{' (Impossible task, allowed)' if event.impossible_task else ''}: "
+                    f"{event.outcome} (margin {event.margin:+d})")
             if event.supply:
                 line += (f"; supply {event.supply.item} {event.supply.die} shows "
                          f"{event.supply.face} → {event.supply.after}")
@@ -311,7 +312,8 @@ class DecisionDice(RuleSystem):
         if isinstance(event, ContestRolled):
             rounds = "; ".join(f"{r.dice}={r.total} vs {r.opponent_dice}={r.opponent_total}"
                                for r in event.rounds)
-            return (f"{event.character} ({event.stat}) vs {event.opponent}: {rounds} → "
+            return (f"{event.character} ({event.stat} {event.stat_value:+d}"
+                    f"{_modifier_text(event.modifiers[1:])}) vs {event.opponent}: {rounds} → "
                     f"{event.winner} wins")
         if isinstance(event, SupplyRolled):
             return (f"{event.character}: supply roll {event.item} {event.die} shows "
@@ -343,7 +345,8 @@ class DecisionDice(RuleSystem):
 
         Decision roll: ``dice`` count, ``modifier_total`` (STAT + counted modifiers),
         ``min``/``max``/``mean`` of the result, ``distribution`` of the result, ``targets``
-        (P(success) for every target 2..22) and, with ``target``, ``success``/``failure``.
+        (P(success) for every target 2..22), ``difficulty_scale`` (the named rungs and 22+)
+        and, with ``target``, ``success``/``failure``.
         With ``supply``: the supply die's step-down odds and expected rolls. With
         ``opponent``: P(win) and P(lose) after tie rerolls and P(a round ties).
 
@@ -375,14 +378,22 @@ class DecisionDice(RuleSystem):
                         "win": exact.frac(win), "lose": exact.frac(lose),
                         "round_tie": exact.frac(tie)})
             return out
-        out["targets"] = {
-            f"{tn} {label}".strip(): exact.frac(exact.p_success(count, tn, mod))
-            for tn, label in reversed(DIFFICULTY_SCALE)
+        out["targets"] = exact.target_table(count, mod)
+        out["difficulty_scale"] = {
+            f"{label} ({tn})": exact.frac(exact.p_success(count, tn, mod))
+            for tn, label in reversed(DIFFICULTY_SCALE) if label and label != "↓"
         }
-        out["targets_all"] = exact.target_table(count, mod)
         if params.get("target"):
             target = parse_target(str(params["target"]))
             p = exact.p_success(count, target, mod)
             out.update({"target": target, "need_on_dice": target - mod,
                         "success": exact.frac(p), "failure": exact.frac(1 - p)})
         return out
+
+
+def _modifier_text(lines: Iterable[ModifierLine]) -> str:
+    """``" +1 bonus -2 (counts 0)"``: each modifier after the stat, as stated and counted."""
+    return "".join(
+        f" {m.counted:+d}" if m.counted == m.stated else f" {m.kind} {m.stated:+d} (counts 0)"
+        for m in lines
+    )
