@@ -11,9 +11,6 @@ from fractions import Fraction
 
 import msgspec
 import pytest
-
-from ledger import RollRequest, RuleError
-from ledger.dice import PhysicalDice
 from ledger_spellwoven import Spellwoven
 from ledger_spellwoven.events import ContestRolled, EffortSpent, TestRolled
 from ledger_spellwoven.mechanics import (
@@ -25,6 +22,9 @@ from ledger_spellwoven.mechanics import (
     outcome_of_test,
 )
 from ledger_spellwoven.odds import success_distribution, troll_corrected, troll_printed
+
+from ledger import RollRequest, RuleError
+from ledger.dice import PhysicalDice
 
 JEN = {
     "kind": "pc",
@@ -67,9 +67,10 @@ def test_v1_to_v6_overview_examples_at_skill_5(faces, expected):
     assert count_successes(faces, 5) == expected
 
 
-@pytest.mark.parametrize(
+@pytest.mark.parametrize(  # fmt: skip
     ("faces", "expected"),
-    [((1, 1, 2), 5), ((3, 3, 5), 3), ((1, 3, 6), 3), ((2, 3, 7), 2), ((5, 7, 9), 1), ((6, 7, 7), 0)],
+    [((1, 1, 2), 5), ((3, 3, 5), 3), ((1, 3, 6), 3), ((2, 3, 7), 2), ((5, 7, 9), 1),
+     ((6, 7, 7), 0)],
 )
 def test_v1_to_v6_through_resolve_with_the_books_dice(faces, expected):
     system, state = jen_state()

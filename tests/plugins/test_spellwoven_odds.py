@@ -10,8 +10,6 @@ from __future__ import annotations
 from fractions import Fraction as F
 
 import pytest
-
-from ledger import RuleError
 from ledger_spellwoven import Spellwoven
 from ledger_spellwoven.odds import (
     at_least,
@@ -21,6 +19,8 @@ from ledger_spellwoven.odds import (
     most_likely,
     success_distribution,
 )
+
+from ledger import RuleError
 
 # digest §2.7: S → (mean, mode, P(0), P(>=1), P(>=2), P(>=3), P(>=4))
 DIGEST_TABLE = {
@@ -82,7 +82,9 @@ DISADVANTAGE = {
 }
 
 
-@pytest.mark.parametrize(("mode", "table"), [("advantage", ADVANTAGE), ("disadvantage", DISADVANTAGE)])
+@pytest.mark.parametrize(
+    ("mode", "table"), [("advantage", ADVANTAGE), ("disadvantage", DISADVANTAGE)]
+)
 def test_digest_advantage_and_disadvantage(mode, table):
     for level, expected in table.items():
         dist = success_distribution(level, mode=mode)
