@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from ledger import DiceSource, Event, Recorded, RollParam, RollRequest, RuleError, RuleSystem
+from ledger.dice import PhysicalDice
 
 from . import events as ev
 from .appliers import Appliers, find_boon, find_trait
@@ -252,6 +253,7 @@ class WyrdEngine(Appliers, RuleSystem):
         affected = {k: w.affected_skills for k, w in state.wounds.items()}
         penalty = wound_penalty(affected, {skill, rating_skill}, physical)
 
+        _split_sign_runs(dice)
         faces = dice.fudge(4)
         opp_faces = dice.fudge(4) if vs is not None else None
         dice.finish()
@@ -439,6 +441,23 @@ class WyrdEngine(Appliers, RuleSystem):
             return out
         out["ladder"] = ladder_odds(skill, comparison, margins)
         return out
+
+
+def _split_sign_runs(dice: DiceSource) -> None:
+    """Let ``--dice "++-0 0000"`` mean eight Fudge faces (the roller's, then the opponent's).
+
+    ``ledger.dice.parse_faces`` splits on spaces and commas but keeps each run of signs as one
+    token; a run of Fudge signs is split here into one face per sign before any die is drawn.
+    """
+    if isinstance(dice, PhysicalDice) and not dice.draws:
+        tokens: list[str] = []
+        for token in dice.faces:
+            t = token.strip()
+            if len(t) > 1 and all(c in "+-0.−·" for c in t):
+                tokens.extend(t)
+            else:
+                tokens.append(token)
+        dice.faces = tokens
 
 
 def _skills_note(skills: Sequence[str]) -> str:
