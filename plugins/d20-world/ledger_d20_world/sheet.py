@@ -189,11 +189,12 @@ def _check_items(items: list[dict[str, Any]], bond_names: list[str], skill_names
         problems.append(f"exactly one consumable item is needed, not {consumables}")
 
 
-def place_items(items: list[dict[str, Any]]) -> list[Item]:
+def place_items(items: list[dict[str, Any]], *, has_bag: bool = True) -> list[Item]:
     """Starting items as :class:`Item`; those without a ``location`` fill the five carried
-    places first, then the bag (T5: 7 starting items = 5 carried + 2 in the bag)."""
+    places first, then the bag if there is one (T5: 7 starting items = 5 carried + 2 in the
+    bag)."""
     explicit_carried = sum(1 for it in items if it.get("location") == "carried")
-    free = CARRIED_CAPACITY - explicit_carried
+    free = CARRIED_CAPACITY - explicit_carried if has_bag else len(items)
     placed = []
     for it in items:
         location = it.get("location")
@@ -268,7 +269,7 @@ def validate_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
         problems.append("bag must be true or false")
         has_bag = True
     if not problems:
-        placed = place_items(items)
+        placed = place_items(items, has_bag=has_bag)
         for p in inventory_problems(placed, has_bag=has_bag):
             problems.append(f"starting items: {p}")
         if len(placed) > CARRIED_CAPACITY + (BAG_CAPACITY if has_bag else 0):
@@ -285,7 +286,7 @@ def validate_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
              **({"via_bond": s["via_bond"]} if s.get("via_bond") else {})}
             for n, s in zip(skill_names, skills, strict=True)
         ],
-        "items": [_item_entry(i) for i in place_items(items)],
+        "items": [_item_entry(i) for i in place_items(items, has_bag=has_bag)],
         "bag": has_bag,
     }
 
