@@ -303,6 +303,7 @@ class DecisionDice(RuleSystem):
             line = (f"{event.character}: {event.stat} {event.stat_value:+d}"
                     f"{_modifier_text(event.modifiers[1:])}, dice {event.dice} "
                     f"({event.decision_dice}d6) = {event.total} vs {event.target}"
+                    f"{_adjusted_text(event)}"
                     f"{' (Impossible task, allowed)' if event.impossible_task else ''}: "
                     f"{event.outcome} (margin {event.margin:+d})")
             if event.supply:
@@ -397,3 +398,10 @@ def _modifier_text(lines: Iterable[ModifierLine]) -> str:
         f" {m.counted:+d}" if m.counted == m.stated else f" {m.kind} {m.stated:+d} (counts 0)"
         for m in lines
     )
+
+
+def _adjusted_text(event: DecisionRolled) -> str:
+    """``" (18 +2)"`` when the target was adjusted from its base, else ``""``."""
+    if not event.target_adjustments:
+        return ""
+    return f" ({event.base_target} " + " ".join(f"{a:+d}" for a in event.target_adjustments) + ")"
