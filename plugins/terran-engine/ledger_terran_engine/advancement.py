@@ -1,0 +1,187 @@
+"""End-of-session advancement (SEED ``003_2aeb47bc6ca82a40.txt``, characters.html "1.4").
+
+``campaign advance --session N [--choice KEY=VALUE ...]``:
+
+1. Every character gains one Experience per Ego lost during session N, counted by replaying
+   the session's events (Risky Action ``ego_lost`` plus Ego pooled for a companion's
+   Montage; gross, Montage double costs included, R8). One ``experience_gained`` event per
+   character, once per session (``credited`` in the replayed state).
+2. The players' choices spend Experience (banked Experience too, R12), each roll an engine
+   roll of one d6 per Experience spent:
+
+   ``ID.advance=K``            Roll Advancement with K Experience (sum ≥ Ego_max + HP_max);
+   ``ID.advancement=NAME``     the Advancement chosen with the GM if it succeeds (e.g.
+                               ``Tough``, ``Extra Attribute: Strength``); without it a won
+                               Advancement waits for ``record advancement-chosen``;
+   ``ID.develop.SKILL=K``      Skill Development of SKILL with K Experience (sum ≥ 3 × rating);
+   ``ID.client_seed=TEXT``     the player's client seed for these rolls (default "").
+
+   ``ID`` is the character id. Spending happens once per character and session (``spent``
+   in the replayed state): running ``advance`` again returns no events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ledger import DiceSource, Event, Recorded, RuleError
+
+from . import mechanics as m
+from . import state as st
+from .events import (
+    AdvancementRolled,
+    EgoPooled,
+    ExperienceGained,
+    RiskyActionRolled,
+    SkillDevelopmentRolled,
+)
+
+
+def ego_lost_in(session_events: Sequence[Recorded], character: str) -> int:
+    """Ego ``character`` lost in these events: Risky Actions' ``ego_lost`` + Ego pooled.
+
+    (SEED "1.4": "one Experience for each Ego you have lost"; gross, R8.)
+    """
+    total = 0
+    for record in session_events:
+        data = record.data
+        if isinstance(data, RiskyActionRolled) and data.character == character:
+            total += data.ego_lost
+        elif isinstance(data, EgoPooled) and data.character == character:
+            total += data.amount
+    return total
+
+
+def parse_choices(choices: dict[str, Any], states: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Group ``--choice`` pairs by character: ``{id: {"advance": K, "advancement": NAME,
+    "develop": {skill: K}, "client_seed": TEXT}}``.
+
+    :raises RuleError: an unknown character or key, or a count that is not a whole number ≥ 1
+        (every problem at once).
+    """
+    out: dict[str, dict[str, Any]] = {}
+    problems: list[str] = []
+    by_lower = {cid.casefold(): cid for cid in states}
+    for key, value in choices.items():
+        cid_raw, _, rest = str(key).partition(".")
+        cid = by_lower.get(cid_raw.casefold())
+        if cid is None:
+            problems.append(
+                f"--choice {key}: no character {cid_raw!r} (ids: {', '.join(states) or 'none'})"
+            )
+            continue
+        mine = out.setdefault(cid, {"develop": {}})
+        action, _, skill = rest.partition(".")
+        if action in ("advance", "develop"):
+            try:
+                count = int(value)
+            except (TypeError, ValueError):
+                count = 0
+            if count < 1:
+                problems.append(
+                    f"--choice {key}={value}: spend a whole number of Experience, 1 or more"
+                )
+                continue
+            if action == "advance" and not skill:
+                mine["advance"] = count
+            elif action == "develop" and skill:
+                mine["develop"][skill] = count
+            else:
+                problems.append(f"--choice {key}: write {cid}.advance=K or {cid}.develop.SKILL=K")
+        elif action == "advancement" and not skill:
+            mine["advancement"] = str(value)
+        elif action == "client_seed" and not skill:
+            mine["client_seed"] = str(value)
+        else:
+            problems.append(
+                f"--choice {key}: unknown key; use {cid}.advance=K, {cid}.advancement=NAME, "
+                f"{cid}.develop.SKILL=K or {cid}.client_seed=TEXT"
+            )
+    if problems:
+        raise RuleError(*problems)
+    return out
+
+
+def advance(
+    options: st.Options,
+    states: dict[str, Any],
+    session: int,
+    session_events: Sequence[Recorded],
+    dice: Callable[[str], DiceSource],
+    choices: dict[str, Any],
+) -> list[Event]:
+    """The events of session ``session``'s advancement (see the module docstring).
+
+    :raises RuleError: bad choices, more Experience spent than banked, an unknown Skill or
+        Advancement, a character who cannot advance (dead, lost, retired).
+    """
+    wanted = parse_choices(choices, states)
+    events: list[Event] = []
+    problems: list[str] = []
+    for cid, state in states.items():
+        if not isinstance(state, st.Character):
+            continue
+        gained = 0
+        if session not in state.credited:
+            gained = ego_lost_in(session_events, cid)
+            events.append(ExperienceGained(character=cid, session=session, amount=gained))
+        mine = wanted.get(cid)
+        if not mine or session in state.spent:
+            continue
+        if not mine.get("advance") and not mine["develop"]:
+            problems.append(f"{state.name}: say how much Experience to spend ({cid}.advance=K)")
+            continue
+        why = st.out_of_play(state)
+        if why:
+            problems.append(f"{why} and cannot advance")
+            continue
+        available = state.experience + gained
+        total = mine.get("advance", 0) + sum(mine["develop"].values())
+        if total > available:
+            problems.append(
+                f"{state.name} spends {total} Experience but has {available}"
+            )
+            continue
+        seed = mine.get("client_seed", "")
+        advancement = mine.get("advancement")
+        if advancement:
+            try:
+                advancement = st.known_advancement(advancement, options)
+            except RuleError as e:
+                problems.extend(e.problems)
+                continue
+        if mine.get("advance"):
+            k = mine["advance"]
+            threshold = m.advancement_threshold(st.ego_max(state), st.hp_max(state))
+            src = dice(seed)
+            faces = src.roll(k, 6)
+            src.finish()
+            success = sum(faces) >= threshold
+            events.append(AdvancementRolled(
+                character=cid, session=session, spent=k, faces=faces, total=sum(faces),
+                threshold=threshold, success=success,
+                advancement=advancement if success else None, **src.fields(),
+            ))
+        elif advancement:
+            problems.append(f"{state.name}: {cid}.advancement needs {cid}.advance=K to roll for it")
+            continue
+        for raw_skill, k in mine["develop"].items():
+            try:
+                skill = m.canonical(raw_skill, tuple(options.skills), "Skill")
+            except RuleError as e:
+                problems.extend(e.problems)
+                continue
+            rating = state.skills.get(skill, 0)
+            threshold = m.skill_threshold(rating)
+            src = dice(seed)
+            faces = src.roll(k, 6)
+            src.finish()
+            events.append(SkillDevelopmentRolled(
+                character=cid, session=session, skill=skill, spent=k, faces=faces,
+                total=sum(faces), threshold=threshold, rating=rating,
+                success=sum(faces) >= threshold, **src.fields(),
+            ))
+    if problems:
+        raise RuleError(*problems)
+    return events

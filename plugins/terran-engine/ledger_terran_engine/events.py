@@ -1,0 +1,307 @@
+"""Terran Engine events (tags ``terran-engine.<past_tense>``).
+
+Roll events (subclasses of :class:`ledger.Roll`) carry every die face and the band; the
+others are recordable with ``campaign record <name> --field value``. Seed:
+``003_2aeb47bc6ca82a40.txt`` (Terran Engine SRD v0.4.5); sections are cited per class.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ledger import Event, Roll
+
+# --- rolls --------------------------------------------------------------------------------
+
+
+class AttributeRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.attribute_rolled"):
+    """A creation Attribute roll: 2d6, highest 1-3 → 0, 4-5 → 1, 6 → 2.
+
+    (characters.html "1.2 Attributes".) ``value`` is the dots gained (0-2, +1 when the
+    no-skills variant raised this Attribute).
+    """
+
+    character: str
+    attribute: str
+    faces: list[int]
+    highest: int
+    value: int
+
+
+class RiskyActionRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.risky_action_rolled"):
+    """A Risky Action: Light Dice (Attribute + Skill ± dice, 0-4) and chosen Dark Dice.
+
+    (rules.html "2.1 Risky Actions"; "2.2.2 Montage".) ``light``/``dark`` are the faces in
+    draw order (Light first), ``highest`` the highest of all (0 with no dice), ``outcome``
+    ``fail`` (1-3 or no dice), ``mixed`` (4-5) or ``success`` (6). ``ego_cost`` is what the
+    Dark Dice asked (1 per die ≤ Ego, 2 in a Montage), ``pooled`` what companions paid of it,
+    ``ego_lost`` what this character lost (never more than the Ego it had).
+    """
+
+    character: str
+    attribute: str
+    attribute_value: int
+    skill: str | None = None
+    skill_value: int = 0
+    modifiers: list[str] = []
+    light: list[int]
+    dark: list[int]
+    highest: int
+    outcome: Literal["fail", "mixed", "success"]
+    ego_before: int
+    ego_cost: int
+    pooled: int = 0
+    ego_lost: int
+    montage: bool = False
+    challenge: str | None = None
+    complication: int = 0
+    advancements: list[str] = []
+    conditions: list[str] = []
+    allies_rallied: int = 0
+    rivals_cursed: int = 0
+    extra_damage: int = 0
+
+
+class EffectRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.effect_rolled"):
+    """A character's Effect roll: highest die, exploding sixes (rules.html "2.2.1 Effects").
+
+    ``code`` is the dice (``d/2``, ``1d``, ``1d+1``, ``2d`` ...), ``faces`` the dice rolled,
+    ``explosions`` the extra dice of a 6, ``value`` the Effect. With ``challenge`` it lowers
+    that Challenge's Disposition (armour never reduces it).
+    """
+
+    character: str
+    code: str
+    faces: list[int]
+    explosions: list[int] = []
+    value: int
+    challenge: str | None = None
+    weapon: str | None = None
+    advancements: list[str] = []
+
+
+class ConsequenceRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.consequence_rolled"):
+    """A Challenge's Effect roll against a character (rules.html "2.2 Challenges", "2.2.1").
+
+    ``consequence``: ``harm`` (physical: armour, shield, Protected, then the HP procedure of
+    "1.3.1"), ``complication`` (−Nd on the next related Risky Action), ``fork`` (opens a new
+    Challenge named ``fork`` of the table's level) or ``none`` (narrative only, ruling R22).
+    ``protected`` are the Protected advancement's Dark Dice (drawn after the effect dice).
+    """
+
+    character: str
+    code: str
+    faces: list[int]
+    explosions: list[int] = []
+    value: int
+    challenge: str | None = None
+    consequence: Literal["harm", "complication", "fork", "none"] = "harm"
+    protected: list[int] = []
+    shield_sacrificed: bool = False
+    damage: int = 0
+    complication: int = 0
+    fork: str | None = None
+
+
+class FortuneRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.fortune_rolled"):
+    """The Fortune die: the GM defines the chances and rolls 1d (rules.html "2.3")."""
+
+    character: str
+    face: int
+    chances: str = ""
+
+
+class AdvancementRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.advancement_rolled"):
+    """Roll Advancement: one die per Experience spent; sum ≥ Ego_max + HP_max gains one.
+
+    (characters.html "1.4 Advancements".) ``session`` is the session whose ``advance`` made
+    the roll; ``advancement`` the one chosen with the GM (``None``: to choose later with
+    ``advancement-chosen``). Spent Experience is gone either way (ruling R12).
+    """
+
+    character: str
+    session: int
+    spent: int
+    faces: list[int]
+    total: int
+    threshold: int
+    success: bool
+    advancement: str | None = None
+
+
+class SkillDevelopmentRolled(
+    Roll, frozen=True, kw_only=True, tag="terran-engine.skill_development_rolled"
+):
+    """Skill Development: one die per Experience spent; sum ≥ 3 × rating raises it by 1.
+
+    (characters.html "1.4 Advancements"; rating 0 has threshold 0, ruling R11.)
+    """
+
+    character: str
+    session: int
+    skill: str
+    spent: int
+    faces: list[int]
+    total: int
+    threshold: int
+    rating: int
+    success: bool
+
+
+# --- recorded facts -----------------------------------------------------------------------
+
+
+class ExperienceGained(Event, frozen=True, kw_only=True, tag="terran-engine.experience_gained"):
+    """Experience for a session: one per Ego lost in it (characters.html "1.4", ruling R8)."""
+
+    character: str
+    session: int
+    amount: int
+
+
+class AdvancementChosen(Event, frozen=True, kw_only=True, tag="terran-engine.advancement_chosen"):
+    """An Advancement won by a roll but chosen afterwards with the GM ("1.4")."""
+
+    character: str
+    advancement: str
+
+
+class ChallengeOpened(Event, frozen=True, kw_only=True, tag="terran-engine.challenge_opened"):
+    """A Challenge faces the character (rules.html "2.2 Challenges").
+
+    ``level``: Trivial, Dangerous, Serious, Formidable, Extreme, ``fantastical:N`` or a level
+    index; ``count`` challenges ganging up raise it by one per two after the first.
+    """
+
+    character: str
+    challenge: str
+    level: str
+    count: int = 1
+
+
+class DispositionReduced(Event, frozen=True, kw_only=True, tag="terran-engine.disposition_reduced"):
+    """Effect applied to a Challenge by hand (e.g. a companion's): Disposition −``amount``."""
+
+    character: str
+    challenge: str
+    amount: int
+    by: str = ""
+
+
+class ChallengeClosed(Event, frozen=True, kw_only=True, tag="terran-engine.challenge_closed"):
+    """A Challenge ends without its Disposition reaching 0 (fled, settled, failed)."""
+
+    character: str
+    challenge: str
+    status: Literal["overcome", "failed", "abandoned"] = "abandoned"
+
+
+class ComplicationAdded(Event, frozen=True, kw_only=True, tag="terran-engine.complication_added"):
+    """−``dice`` d on the next Risky Action related to ``challenge`` ("2.2.1 Effects")."""
+
+    character: str
+    challenge: str
+    dice: int
+
+
+class HarmTaken(Event, frozen=True, kw_only=True, tag="terran-engine.harm_taken"):
+    """Physical harm entered by hand: ``effect`` before armour ("2.2.1", "1.3.1").
+
+    ``armour=False`` ignores worn armour and shield (e.g. falling); ``protected`` are
+    Protected's Dark Dice faces rolled at the table.
+    """
+
+    character: str
+    effect: int
+    armour: bool = True
+    shield_sacrificed: bool = False
+    protected: list[int] = []
+
+
+class AttributeLost(Event, frozen=True, kw_only=True, tag="terran-engine.attribute_lost"):
+    """The permanent Attribute point a Mortal Wound takes, chosen by the player ("1.3.1")."""
+
+    character: str
+    attribute: str
+
+
+class ConditionTaken(Event, frozen=True, kw_only=True, tag="terran-engine.condition_taken"):
+    """A permanent Condition taken to recover Ego to its maximum ("1.3.2", "1.5").
+
+    ``detail`` says what it is about (the fear, the code); Obsessive Focus names its
+    ``focus`` skill (+1d) and three ``neglected`` skills (−1d).
+    """
+
+    character: str
+    condition: str
+    detail: str = ""
+    focus: str = ""
+    neglected: list[str] = []
+
+
+class RestedNight(Event, frozen=True, kw_only=True, tag="terran-engine.rested_night"):
+    """A well rested night: with no Wounds, HP recovers to HP_max ("1.3.1")."""
+
+    character: str
+
+
+class WoundRecovered(Event, frozen=True, kw_only=True, tag="terran-engine.wound_recovered"):
+    """A week of rest with appropriate care: Mortal → Critical, Critical → none ("1.3.1")."""
+
+    character: str
+    weeks: int = 1
+    care: bool = True
+
+
+class EgoPooled(Event, frozen=True, kw_only=True, tag="terran-engine.ego_pooled"):
+    """A companion pays ``amount`` of a Montage's Ego cost for ``helped`` ("2.2.2", R21)."""
+
+    character: str
+    helped: str
+    amount: int
+
+
+class Rallied(Event, frozen=True, kw_only=True, tag="terran-engine.rallied"):
+    """An ally's Rally: +1d on Risky Actions until the end of the scene ("1.4", Rally)."""
+
+    character: str
+    by: str = ""
+
+
+class EquipmentChanged(Event, frozen=True, kw_only=True, tag="terran-engine.equipment_changed"):
+    """Armour, shield or a weapon/tool changes ("2.2.1 Effects" tables).
+
+    Only given fields change; ``weapon`` with ``code`` adds or replaces one, ``code=""``
+    removes it.
+    """
+
+    character: str
+    armour: Literal["none", "light", "heavy"] | None = None
+    shield: bool | None = None
+    weapon: str | None = None
+    code: str | None = None
+
+
+EVENT_TYPES = (
+    AttributeRolled,
+    RiskyActionRolled,
+    EffectRolled,
+    ConsequenceRolled,
+    FortuneRolled,
+    AdvancementRolled,
+    SkillDevelopmentRolled,
+    ExperienceGained,
+    AdvancementChosen,
+    ChallengeOpened,
+    DispositionReduced,
+    ChallengeClosed,
+    ComplicationAdded,
+    HarmTaken,
+    AttributeLost,
+    ConditionTaken,
+    RestedNight,
+    WoundRecovered,
+    EgoPooled,
+    Rallied,
+    EquipmentChanged,
+)

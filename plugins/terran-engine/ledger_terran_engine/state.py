@@ -1,0 +1,267 @@
+"""Campaign options, character state and the values derived from it.
+
+Seed ``003_2aeb47bc6ca82a40.txt``, characters.html "Section 1 Characters"; digest §3.
+State is a frozen ``msgspec.Struct``; HP_max, Ego_max and effective Attributes are derived
+here (never stored) so that Advancements, Conditions and lost points always agree.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from ledger import RuleError
+
+from . import mechanics as m
+
+ADVANCEMENTS: tuple[str, ...] = (
+    "Extra Attribute", "Protected", "Sensory acuity", "Sneak attack", "Sniper", "Rally",
+    "Multi-attack", "Tough", "Curse", "Retire", "Fast",
+)
+"""The Advancements list (SEED, characters.html "1.4 Advancements")."""
+
+NEEDS_DETAIL = {"Extra Attribute": "an Attribute", "Sensory acuity": "a sense"}
+"""Advancements chosen with a parameter, written ``"Name: detail"``."""
+
+POOL_BONUS_ADVANCEMENTS = ("Sensory acuity", "Sneak attack", "Sniper")
+"""Advancements giving +1d to a Risky Action they apply to ("1.4")."""
+
+CONDITIONS: tuple[str, ...] = (
+    "Fear-Driven Vigilance", "Obsessive Focus", "Moral Reservations", "Compulsive Honesty",
+    "Kleptomaniac", "Battle-Scarred", "Protective Instinct", "Estranged", "Slow",
+)
+"""The Conditions list (SEED, characters.html "1.5 Conditions")."""
+
+SITUATIONAL_CONDITIONS = ("Fear-Driven Vigilance", "Moral Reservations", "Protective Instinct")
+"""Conditions giving −1d to Risky Actions in their situation ("1.5")."""
+
+
+class Options(msgspec.Struct, kw_only=True):
+    """Campaign options (every one defaulted; see docs/rulings/terran-engine.md).
+
+    :ivar ego_check: ``simultaneous`` (R7) or ``sequential`` Dark Dice against Ego.
+    :ivar d_half: ``ceil``, ``floor_min1`` or ``explode_then_halve`` (R6).
+    :ivar complication_over_17: dice of complication for a Challenge Effect above 17: 3
+        (text) or 4 (simulation code, R4).
+    :ivar attributes_only: the no-Skills variant ("1.2.1" Optional).
+    :ivar skill_points: Skill points at creation (4).
+    :ivar skills, archetypes: the setting's lists (SEED "Section 3 Making a Game").
+    :ivar extra_advancements, extra_conditions: setting additions (no dice effects).
+    :ivar creation_advancements: Advancements a new character may choose (1, "Optional").
+    :ivar allow_condition_at_zero: a Condition may rescue a character whose Ego hit 0 (R10).
+    :ivar ego_resets_at_session_start: Ego back to Ego_max at each session start (R9).
+    """
+
+    ego_check: Literal["simultaneous", "sequential"] = "simultaneous"
+    d_half: Literal["ceil", "floor_min1", "explode_then_halve"] = "ceil"
+    complication_over_17: Literal[3, 4] = 3
+    attributes_only: bool = False
+    skill_points: int = 4
+    skills: list[str] = msgspec.field(default_factory=lambda: list(m.DEFAULT_SKILLS))
+    archetypes: list[str] = msgspec.field(default_factory=lambda: list(m.ARCHETYPES))
+    extra_advancements: list[str] = []
+    extra_conditions: list[str] = []
+    creation_advancements: int = 1
+    allow_condition_at_zero: bool = False
+    ego_resets_at_session_start: bool = False
+
+
+class Challenge(msgspec.Struct, frozen=True, kw_only=True):
+    """A Challenge facing a character ("2.2"): effective level, Disposition left, status,
+    and the complication dice waiting for the next related Risky Action."""
+
+    name: str
+    level: int
+    disposition: int
+    status: Literal["open", "overcome", "failed", "abandoned"] = "open"
+    complication: int = 0
+
+
+class Condition(msgspec.Struct, frozen=True, kw_only=True):
+    """A permanent Condition ("1.5"); Obsessive Focus carries its focus/neglected skills."""
+
+    name: str
+    detail: str = ""
+    focus: str = ""
+    neglected: list[str] = []
+
+
+class Character(msgspec.Struct, frozen=True, kw_only=True):
+    """One character's state (digest §3.2).
+
+    ``rolled`` holds creation Attribute values (absent until rolled); effective values come
+    from :func:`attribute`. ``unchosen`` counts Advancements won but not yet chosen.
+    ``credited``/``spent`` are the sessions whose Experience was gained / spent (they make
+    ``advance`` idempotent by replay). ``last_dark`` is the Dark Dice of the latest Risky
+    Action (Protected's count, R15); ``exchange_*`` track Fast/Slow ordering since it (R20).
+    """
+
+    id: str
+    name: str
+    archetype: str
+    rolled: dict[str, int] = {}
+    attribute_bonus: str | None = None
+    losses: dict[str, int] = {}
+    skills: dict[str, int] = {}
+    advancements: list[str] = []
+    unchosen: int = 0
+    conditions: list[Condition] = []
+    hp: int = 0
+    ego: int = 0
+    wound: Literal["none", "critical", "mortal", "dead"] = "none"
+    lost: bool = False
+    experience: int = 0
+    credited: list[int] = []
+    spent: list[int] = []
+    ego_lost_session: int = 0
+    armour: Literal["none", "light", "heavy"] = "none"
+    shield: bool = False
+    weapons: dict[str, str] = {}
+    challenges: list[Challenge] = []
+    pending_loss: int = 0
+    rallied: bool = False
+    last_dark: int = 0
+    exchange_overcame: list[str] = []
+    exchange_taken_out: bool = False
+    successor_advancements: int = 0
+
+
+# --- derived values -----------------------------------------------------------------------
+
+
+def advancement_name(entry: str) -> str:
+    """``"Extra Attribute: Strength"`` → ``"Extra Attribute"``."""
+    return entry.partition(":")[0].strip()
+
+
+def advancement_detail(entry: str) -> str:
+    """``"Extra Attribute: Strength"`` → ``"Strength"`` (``""`` without a detail)."""
+    return entry.partition(":")[2].strip()
+
+
+def has(state: Character, advancement: str) -> bool:
+    """Whether the character has the Advancement ``advancement`` (any detail)."""
+    return any(advancement_name(a) == advancement for a in state.advancements)
+
+
+def has_condition(state: Character, condition: str) -> bool:
+    """Whether the character has taken the Condition ``condition``."""
+    return any(c.name == condition for c in state.conditions)
+
+
+def attribute(state: Character, name: str) -> int | None:
+    """Effective Attribute: creation value + no-skills bonus + Extra Attribute − Mortal
+    Wound losses, within 0..3 ("1.2", "1.4", "1.3.1", R13); ``None`` while unrolled."""
+    if name not in state.rolled:
+        return None
+    extra = sum(1 for a in state.advancements if a == f"Extra Attribute: {name}")
+    bonus = 1 if state.attribute_bonus == name else 0
+    value = state.rolled[name] + bonus + extra - state.losses.get(name, 0)
+    return max(0, min(m.ATTRIBUTE_MAX, value))
+
+
+def attribute_or_zero(state: Character, name: str) -> int:
+    """:func:`attribute`, with 0 for an Attribute not rolled yet."""
+    return attribute(state, name) or 0
+
+
+def complete(state: Character) -> bool:
+    """Whether all four Attributes are rolled (creation finished)."""
+    return all(a in state.rolled for a in m.ATTRIBUTES)
+
+
+def advancement_count(state: Character) -> int:
+    """A: Advancements held plus those won but not yet chosen."""
+    return len(state.advancements) + state.unchosen
+
+
+def hp_max(state: Character) -> int:
+    """HP_max (SEED "1.3.1"; Tough R14), see :func:`mechanics.hp_max`."""
+    return m.hp_max(
+        attribute_or_zero(state, "Strength"),
+        attribute_or_zero(state, "Agility"),
+        advancement_count(state),
+        has(state, "Tough"),
+    )
+
+
+def ego_max(state: Character) -> int:
+    """Ego_max (SEED "1.3.2", "1.5" Estranged), see :func:`mechanics.ego_max`."""
+    estranged = sum(1 for c in state.conditions if c.name == "Estranged")
+    return m.ego_max(
+        attribute_or_zero(state, "Insight"), attribute_or_zero(state, "Charisma"), estranged
+    )
+
+
+def retired(state: Character) -> bool:
+    """Whether the character took Retire ("1.4")."""
+    return has(state, "Retire")
+
+
+def out_of_play(state: Character) -> str | None:
+    """Why the character can act no more (dead, lost, retired), or ``None``."""
+    if state.wound == "dead":
+        return f"{state.name} is dead"
+    if state.lost:
+        return f"{state.name} is lost (Ego reached 0)"
+    if retired(state):
+        return f"{state.name} has retired"
+    return None
+
+
+def find_challenge(state: Character, name: str) -> Challenge:
+    """The character's Challenge called ``name`` (case-insensitive).
+
+    :raises RuleError: no such Challenge (the sentence lists the open ones).
+    """
+    for c in state.challenges:
+        if c.name.casefold() == name.strip().casefold():
+            return c
+    names = ", ".join(c.name for c in state.challenges) or "none"
+    raise RuleError(
+        f"{state.name} faces no Challenge called {name!r} (theirs: {names}); "
+        "open it with `campaign record challenge-opened`"
+    )
+
+
+def replace_challenge(state: Character, challenge: Challenge) -> list[Challenge]:
+    """The challenges list with ``challenge`` replacing the one of the same name."""
+    return [challenge if c.name == challenge.name else c for c in state.challenges]
+
+
+def with_maxima_change(old: Character, new: Character) -> Character:
+    """``new`` with HP and Ego following changes of their maxima (rulings T3, T4).
+
+    A raised HP_max raises HP by as much while unwounded; a raised Ego_max raises Ego while
+    not lost; lowered maxima clamp the current values.
+    """
+    d_hp = hp_max(new) - hp_max(old)
+    d_ego = ego_max(new) - ego_max(old)
+    hp = new.hp + (d_hp if d_hp > 0 and new.wound == "none" else 0)
+    ego = new.ego + (d_ego if d_ego > 0 and not new.lost else 0)
+    return msgspec.structs.replace(
+        new, hp=max(0, min(hp, hp_max(new))), ego=max(0, min(ego, ego_max(new)))
+    )
+
+
+def known_advancement(entry: str, options: Options) -> str:
+    """Normalise ``"sniper"`` / ``"extra attribute: strength"`` to the list's spelling.
+
+    :raises RuleError: unknown Advancement, a missing detail, or an unknown Attribute.
+    """
+    name = m.canonical(
+        advancement_name(entry), ADVANCEMENTS + tuple(options.extra_advancements), "Advancement"
+    )
+    detail = advancement_detail(entry)
+    if name in NEEDS_DETAIL and not detail:
+        what = NEEDS_DETAIL[name]
+        raise RuleError(f"{name} needs {what}: write '{name}: <{what}>'")
+    if name == "Extra Attribute":
+        detail = m.canonical(detail, m.ATTRIBUTES, "Attribute")
+    return f"{name}: {detail}" if detail else name
+
+
+def known_condition(name: str, options: Options) -> str:
+    """Normalise a Condition name. :raises RuleError: unknown Condition."""
+    return m.canonical(name, CONDITIONS + tuple(options.extra_conditions), "Condition")

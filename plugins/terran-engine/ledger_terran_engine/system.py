@@ -1,0 +1,511 @@
+"""The Terran Engine rule system (seed ``003_2aeb47bc6ca82a40.txt``, Terran Engine SRD v0.4.5).
+
+Appliers are pure: each returns a new :class:`state.Character` or raises
+:class:`ledger.RuleError` when the event is impossible for the state (so it is never written).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from msgspec.structs import replace
+
+from ledger import (
+    DiceSource,
+    Event,
+    Recorded,
+    RollParam,
+    RollRequest,
+    RuleError,
+    RuleSystem,
+    applies,
+)
+from ledger.events import SceneEnded, SessionStarted
+
+from . import advancement, odds, rolls, sheet
+from . import mechanics as m
+from . import state as st
+from .describe import describe_event
+from .events import (
+    EVENT_TYPES,
+    AdvancementChosen,
+    AdvancementRolled,
+    AttributeLost,
+    AttributeRolled,
+    ChallengeClosed,
+    ChallengeOpened,
+    ComplicationAdded,
+    ConditionTaken,
+    ConsequenceRolled,
+    DispositionReduced,
+    EffectRolled,
+    EgoPooled,
+    EquipmentChanged,
+    ExperienceGained,
+    FortuneRolled,
+    HarmTaken,
+    Rallied,
+    RestedNight,
+    RiskyActionRolled,
+    SkillDevelopmentRolled,
+    WoundRecovered,
+)
+
+Character = st.Character
+
+
+def _alive(state: Character) -> None:
+    why = st.out_of_play(state)
+    if why:
+        raise RuleError(why)
+
+
+def _harm(state: Character, damage: int) -> Character:
+    """The HP procedure (SEED "1.3.1") on ``state``; marks a take-out for Slow (R20)."""
+    result = m.take_damage(state.hp, state.wound, damage)
+    loss = result.attribute_loss
+    if loss and not any(st.attribute_or_zero(state, a) > 0 for a in m.ATTRIBUTES):
+        loss = 0  # no point left to lose
+    return replace(
+        state, hp=result.hp, wound=result.wound, pending_loss=state.pending_loss + loss,
+        exchange_taken_out=state.exchange_taken_out or result.wound in ("mortal", "dead"),
+    )
+
+
+def _reduce(state: Character, name: str, amount: int) -> Character:
+    """Lower a Challenge's Disposition; at 0 it is overcome (SEED "2.2")."""
+    ch = st.find_challenge(state, name)
+    if ch.status != "open":
+        raise RuleError(f"the Challenge {ch.name} is already {ch.status}")
+    left = max(0, ch.disposition - amount)
+    done = left == 0
+    new = replace(ch, disposition=left, status="overcome" if done else "open")
+    overcame = state.exchange_overcame + [ch.name] if done else state.exchange_overcame
+    return replace(state, challenges=st.replace_challenge(state, new), exchange_overcame=overcame)
+
+
+def _open(state: Character, name: str, level: int) -> Character:
+    name = name.strip()
+    if not name:
+        raise RuleError("a Challenge needs a name")
+    for c in state.challenges:
+        if c.name.casefold() == name.casefold() and c.status == "open":
+            raise RuleError(f"{state.name} already faces an open Challenge called {c.name}")
+    kept = [c for c in state.challenges if c.name.casefold() != name.casefold()]
+    new = st.Challenge(name=name, level=level, disposition=m.disposition_of(level))
+    return replace(state, challenges=kept + [new])
+
+
+class TerranEngine(RuleSystem):
+    """Terran Engine: Light and Dark d6 pools, Ego, HP and wounds, Challenges, Advancements.
+
+    Seed ``003_2aeb47bc6ca82a40.txt``; digest ``rules/terran-engine.md``; rulings and
+    options in docs/rulings/terran-engine.md.
+    """
+
+    id = "terran-engine"
+    name = "Terran Engine"
+    source = "003_2aeb47bc6ca82a40.txt"
+    event_types = EVENT_TYPES
+    state_type = st.Character
+    options_type = st.Options
+    roll_params = (
+        RollParam("attribute", "Terran: the Attribute rolled with the Skill."),
+        RollParam("dark", "Terran: Dark Dice risked (Ego).", type=int),
+        RollParam("position", "Terran: GM's position, +1 or -1 dice.", type=int),
+        RollParam("extra", "Terran: other dice, e.g. -1 or +1.", type=int),
+        RollParam("advancement", "Terran: an Advancement that applies.", multiple=True),
+        RollParam("condition", "Terran: a Condition that applies (-1d).", multiple=True),
+        RollParam("challenge", "Terran: the Challenge the roll concerns."),
+        RollParam("hindered", "Terran: heavy armour hinders this action (-1d).", is_flag=True),
+        RollParam("improvised", "Terran: improvised tool (-1d).", is_flag=True),
+        RollParam("montage", "Terran: resolve the whole Challenge in one roll.", is_flag=True),
+        RollParam("pooled", "Terran: Ego companions offer to pay in a Montage.", type=int),
+        RollParam("creation", "Terran: roll this Attribute at creation (2d6).", is_flag=True),
+        RollParam("effect", "Terran: Effect dice, e.g. d/2, 1d, 1d+1, 2d."),
+        RollParam("weapon", "Terran: the weapon or tool used for the Effect."),
+        RollParam("twohands", "Terran: a medium weapon held two-handed (1d+1).", is_flag=True),
+        RollParam("consequence", "Terran: harm, complication, fork or none."),
+        RollParam("fork", "Terran: name of the Challenge a consequence forks into."),
+        RollParam("protected", "Terran: roll Protected's Dark Dice.", is_flag=True),
+        RollParam("sacrifice", "Terran: sacrifice the shield to avoid the Effect.", is_flag=True),
+        RollParam("fortune", "Terran: the chances of a Fortune die."),
+    )
+    odds_params = odds.ODDS_PARAMS
+
+    options: st.Options
+
+    # --- characters ----------------------------------------------------------------------
+
+    def create_sheet(self, sheet_: dict[str, Any]) -> dict[str, Any]:
+        """Validate a sheet (see :mod:`ledger_terran_engine.sheet`). :raises RuleError:."""
+        return sheet.validate_sheet(sheet_, self._opts())
+
+    def initial_state(self, character: str, name: str, sheet_: dict[str, Any]) -> Character:
+        """A new character: HP and Ego at their maxima (SEED "1.3")."""
+        return sheet.new_character(character, name, sheet_)
+
+    def skills_of(self, state: Character) -> Iterable[str]:
+        """The campaign's Skills and the four Attributes (both can be rolled)."""
+        return list(self._opts().skills) + list(m.ATTRIBUTES)
+
+    def _opts(self) -> st.Options:
+        return self.options if isinstance(self.options, st.Options) else st.Options()
+
+    # --- rolls ---------------------------------------------------------------------------
+
+    def resolve(self, state: Character, request: RollRequest, dice: DiceSource) -> Any:
+        """Dispatch a roll (see :mod:`ledger_terran_engine.rolls` for the forms).
+
+        :raises RuleError: see the roll functions. :raises DiceError: bad physical faces.
+        """
+        opts = self._opts()
+        kind = (request.skill or "").strip().lower()
+        if request.params.get("creation"):
+            event: Any = rolls.creation_roll(state, request, dice)
+        elif kind == "effect":
+            event = rolls.effect_roll(opts, state, request, dice)
+        elif kind == "consequence":
+            event = rolls.consequence_roll(opts, state, request, dice)
+        elif kind == "fortune" or request.params.get("fortune"):
+            event = rolls.fortune_roll(state, request, dice)
+        else:
+            event = rolls.risky_action(opts, state, request, dice)
+        dice.finish()
+        return event
+
+    # --- appliers ------------------------------------------------------------------------
+
+    @applies(AttributeRolled)
+    def on_attribute_rolled(self, state: Character, e: AttributeRolled) -> Character:
+        """Set a creation Attribute; HP and Ego start at the new maxima ("1.2", "1.3")."""
+        if e.attribute in state.rolled:
+            raise RuleError(f"{state.name}'s {e.attribute} is already set")
+        if e.value != m.attribute_from_faces(e.faces):
+            right = m.attribute_from_faces(e.faces)
+            raise RuleError(f"faces {e.faces} give {right}, not {e.value}")
+        new = replace(state, rolled={**state.rolled, e.attribute: e.value})
+        return replace(new, hp=st.hp_max(new), ego=st.ego_max(new))
+
+    @applies(RiskyActionRolled)
+    def on_risky_action(self, state: Character, e: RiskyActionRolled) -> Character:
+        """Ego −= Ego lost; Ego 0 → lost; the Challenge's complication is used up; a Montage
+        decides its Challenge ("2.1", "2.2.2", "1.3.2")."""
+        _alive(state)
+        lost_now = min(state.ego, e.ego_lost)
+        ego = state.ego - lost_now
+        challenges = state.challenges
+        if e.challenge:
+            ch = st.find_challenge(state, e.challenge)
+            status = ch.status
+            if e.montage:
+                status = "failed" if e.outcome == "fail" else "overcome"
+            challenges = st.replace_challenge(state, replace(ch, complication=0, status=status))
+        return replace(
+            state, ego=ego, lost=state.lost or (lost_now > 0 and ego == 0),
+            ego_lost_session=state.ego_lost_session + lost_now, last_dark=len(e.dark),
+            challenges=challenges, exchange_overcame=[], exchange_taken_out=False,
+        )
+
+    @applies(EffectRolled)
+    def on_effect(self, state: Character, e: EffectRolled) -> Character:
+        """An Effect on a Challenge lowers its Disposition, never reduced by armour ("2.2.1")."""
+        _alive(state)
+        if e.challenge:
+            if st.has_condition(state, "Slow") and state.exchange_taken_out:
+                raise RuleError(f"Slow: the consequence took {state.name} out first")
+            return _reduce(state, e.challenge, e.value)
+        return state
+
+    @applies(DispositionReduced)
+    def on_disposition(self, state: Character, e: DispositionReduced) -> Character:
+        """Disposition −amount by hand ("2.2"). :raises RuleError: negative amount."""
+        if e.amount < 0:
+            raise RuleError(f"an Effect lowers Disposition by 0 or more, not {e.amount}")
+        return _reduce(state, e.challenge, e.amount)
+
+    @applies(ConsequenceRolled)
+    def on_consequence(self, state: Character, e: ConsequenceRolled) -> Character:
+        """Harm (HP procedure), a complication or a fork ("2.2.1", "1.3.1")."""
+        _alive(state)
+        if e.consequence == "harm":
+            if e.shield_sacrificed and not state.shield:
+                raise RuleError(f"{state.name} has no shield to sacrifice")
+            new = replace(state, shield=state.shield and not e.shield_sacrificed)
+            return _harm(new, e.damage)
+        if e.consequence == "complication" and e.challenge:
+            ch = st.find_challenge(state, e.challenge)
+            ch = replace(ch, complication=ch.complication + e.complication)
+            return replace(state, challenges=st.replace_challenge(state, ch))
+        if e.consequence == "fork" and e.fork:
+            return _open(state, e.fork, m.fork_level(e.value))
+        return state
+
+    @applies(HarmTaken)
+    def on_harm(self, state: Character, e: HarmTaken) -> Character:
+        """Physical harm by hand: armour, shield, Protected, then HP ("2.2.1", "1.3.1")."""
+        _alive(state)
+        if e.effect < 0:
+            raise RuleError(f"an Effect is 0 or more, not {e.effect}")
+        if e.shield_sacrificed and not state.shield:
+            raise RuleError(f"{state.name} has no shield to sacrifice")
+        if any(not 1 <= f <= 6 for f in e.protected):
+            raise RuleError(f"Protected's Dark Dice are d6: faces 1-6, not {e.protected}")
+        damage = m.damage_after(
+            e.effect, state.armour if e.armour else "none", state.shield and e.armour,
+            sum(e.protected), e.shield_sacrificed,
+        )
+        new = replace(state, shield=state.shield and not e.shield_sacrificed)
+        return _harm(new, damage)
+
+    @applies(AttributeLost)
+    def on_attribute_lost(self, state: Character, e: AttributeLost) -> Character:
+        """The Mortal Wound's permanent point, chosen by the player ("1.3.1")."""
+        if not state.pending_loss:
+            raise RuleError(f"{state.name} owes no Attribute point (only a Mortal Wound takes one)")
+        attribute = m.canonical(e.attribute, m.ATTRIBUTES, "Attribute")
+        if st.attribute_or_zero(state, attribute) <= 0:
+            raise RuleError(f"{state.name}'s {attribute} is 0: choose an Attribute above 0")
+        new = replace(
+            state, losses={**state.losses, attribute: state.losses.get(attribute, 0) + 1},
+            pending_loss=state.pending_loss - 1,
+        )
+        return st.with_maxima_change(state, new)
+
+    @applies(ConditionTaken)
+    def on_condition(self, state: Character, e: ConditionTaken) -> Character:
+        """A permanent Condition; Ego back to Ego_max ("1.3.2", "1.5"; R10)."""
+        opts = self._opts()
+        if state.wound == "dead" or st.retired(state):
+            raise RuleError(f"{st.out_of_play(state)}: no Condition can help")
+        if state.lost and not opts.allow_condition_at_zero:
+            raise RuleError(
+                f"{state.name} is lost (Ego reached 0); a Condition had to be taken before "
+                "(campaign option allow_condition_at_zero)"
+            )
+        name = st.known_condition(e.condition, opts)
+        focus, neglected = "", []
+        if name == "Obsessive Focus":
+            skills = tuple(opts.skills)
+            focus = m.canonical(e.focus, skills, "Skill") if e.focus else ""
+            neglected = [m.canonical(s, skills, "Skill") for s in e.neglected]
+            if not focus or len(set(neglected)) != 3 or focus in neglected:
+                raise RuleError(
+                    "Obsessive Focus names one --focus Skill (+1d) and three other "
+                    "--neglected Skills (-1d)"
+                )
+        cond = st.Condition(name=name, detail=e.detail, focus=focus, neglected=neglected)
+        new = replace(state, conditions=state.conditions + [cond], lost=False)
+        return replace(new, ego=st.ego_max(new))
+
+    @applies(RestedNight)
+    def on_rest(self, state: Character, e: RestedNight) -> Character:
+        """With no Wounds, HP recovers to HP_max after a well rested night ("1.3.1")."""
+        return replace(state, hp=st.hp_max(state)) if state.wound == "none" else state
+
+    @applies(WoundRecovered)
+    def on_wound_recovered(self, state: Character, e: WoundRecovered) -> Character:
+        """A week with care: Mortal → Critical, Critical → none; HP stays 0 ("1.3.1")."""
+        if not e.care or e.weeks < 1:
+            raise RuleError("a Wound recovers only after a week of rest with appropriate care")
+        if state.wound in ("none", "dead"):
+            raise RuleError(f"{state.name} has no Wound to recover from ({state.wound})")
+        return replace(state, wound="critical" if state.wound == "mortal" else "none")
+
+    @applies(EgoPooled)
+    def on_ego_pooled(self, state: Character, e: EgoPooled) -> Character:
+        """A companion pays part of a Montage's Ego cost ("2.2.2", R21)."""
+        _alive(state)
+        if not 1 <= e.amount <= state.ego:
+            raise RuleError(f"{state.name} can pool 1 to {state.ego} Ego, not {e.amount}")
+        ego = state.ego - e.amount
+        return replace(
+            state, ego=ego, lost=ego == 0, ego_lost_session=state.ego_lost_session + e.amount
+        )
+
+    @applies(Rallied)
+    def on_rallied(self, state: Character, e: Rallied) -> Character:
+        """+1d on Risky Actions until the end of the scene ("1.4", Rally)."""
+        return replace(state, rallied=True)
+
+    @applies(EquipmentChanged)
+    def on_equipment(self, state: Character, e: EquipmentChanged) -> Character:
+        """Change armour, shield or one weapon/tool ("2.2.1" tables)."""
+        new = state
+        if e.armour is not None:
+            new = replace(new, armour=e.armour)
+        if e.shield is not None:
+            new = replace(new, shield=e.shield)
+        if e.weapon:
+            weapons = dict(new.weapons)
+            if e.code:
+                weapons[e.weapon] = str(m.parse_effect(e.code))
+            else:
+                weapons.pop(e.weapon, None)
+            new = replace(new, weapons=weapons)
+        return new
+
+    @applies(ChallengeOpened)
+    def on_challenge_opened(self, state: Character, e: ChallengeOpened) -> Character:
+        """A Challenge with gang-up: level + 1 per two extra challenges ("2.2")."""
+        return _open(state, e.challenge, m.ganged_level(m.level_index(e.level), e.count))
+
+    @applies(ChallengeClosed)
+    def on_challenge_closed(self, state: Character, e: ChallengeClosed) -> Character:
+        """Close a Challenge by hand."""
+        ch = st.find_challenge(state, e.challenge)
+        return replace(state, challenges=st.replace_challenge(state, replace(ch, status=e.status)))
+
+    @applies(ComplicationAdded)
+    def on_complication(self, state: Character, e: ComplicationAdded) -> Character:
+        """−Nd on the next Risky Action related to the Challenge ("2.2.1")."""
+        if e.dice < 0:
+            raise RuleError(f"a complication is 0 or more dice, not {e.dice}")
+        ch = st.find_challenge(state, e.challenge)
+        ch = replace(ch, complication=ch.complication + e.dice)
+        return replace(state, challenges=st.replace_challenge(state, ch))
+
+    @applies(FortuneRolled)
+    def on_fortune(self, state: Character, e: FortuneRolled) -> Character:
+        """The Fortune die changes no state ("2.3")."""
+        return state
+
+    @applies(ExperienceGained)
+    def on_experience(self, state: Character, e: ExperienceGained) -> Character:
+        """Bank a session's Experience once ("1.4"; R12)."""
+        if e.session in state.credited:
+            raise RuleError(f"{state.name} already has the Experience of session {e.session}")
+        if e.amount < 0:
+            raise RuleError(f"Experience gained is 0 or more, not {e.amount}")
+        return replace(
+            state, experience=state.experience + e.amount, credited=state.credited + [e.session]
+        )
+
+    def _spend(self, state: Character, spent: int, session: int) -> Character:
+        if not 1 <= spent <= state.experience:
+            raise RuleError(
+                f"{state.name} can spend 1 to {state.experience} Experience, not {spent}"
+            )
+        sessions = state.spent if session in state.spent else state.spent + [session]
+        return replace(state, experience=state.experience - spent, spent=sessions)
+
+    @applies(AdvancementRolled)
+    def on_advancement_rolled(self, state: Character, e: AdvancementRolled) -> Character:
+        """Spend Experience; on success gain the Advancement and +1 HP_max ("1.4")."""
+        _alive(state)
+        new = self._spend(state, e.spent, e.session)
+        if not e.success:
+            return new
+        if e.advancement:
+            return self._gain(new, e.advancement)
+        return st.with_maxima_change(new, replace(new, unchosen=new.unchosen + 1))
+
+    @applies(AdvancementChosen)
+    def on_advancement_chosen(self, state: Character, e: AdvancementChosen) -> Character:
+        """Choose an Advancement won earlier ("1.4")."""
+        if not state.unchosen:
+            raise RuleError(f"{state.name} has no Advancement won and waiting to be chosen")
+        return self._gain(replace(state, unchosen=state.unchosen - 1), e.advancement)
+
+    def _gain(self, state: Character, entry: str) -> Character:
+        name = st.known_advancement(entry, self._opts())
+        if name.startswith("Extra Attribute"):
+            attr = st.advancement_detail(name)
+            if attr in state.rolled and (st.attribute(state, attr) or 0) >= m.ATTRIBUTE_MAX:
+                raise RuleError(f"{state.name}'s {attr} is already 3, the most (R13)")
+        new = replace(state, advancements=state.advancements + [name])
+        if name == "Retire":
+            new = replace(new, successor_advancements=m.successor_advancements(
+                st.advancement_count(new)))
+        return st.with_maxima_change(state, new)
+
+    @applies(SkillDevelopmentRolled)
+    def on_skill_development(self, state: Character, e: SkillDevelopmentRolled) -> Character:
+        """Spend Experience; on success the Skill rises by 1 ("1.4")."""
+        _alive(state)
+        rating = state.skills.get(e.skill, 0)
+        if rating != e.rating:
+            raise RuleError(f"{state.name}'s {e.skill} is {rating}, not {e.rating}")
+        new = self._spend(state, e.spent, e.session)
+        if e.success:
+            new = replace(new, skills={**new.skills, e.skill: rating + 1})
+        return new
+
+    @applies(SceneEnded)
+    def on_scene_ended(self, state: Character, e: SceneEnded) -> Character:
+        """Rally bonuses end; finished Challenges leave the sheet (digest §4.2)."""
+        return replace(
+            state, rallied=False, challenges=[c for c in state.challenges if c.status == "open"]
+        )
+
+    @applies(SessionStarted)
+    def on_session_started(self, state: Character, e: SessionStarted) -> Character:
+        """Reset the session's Ego-lost counter; option ``ego_resets_at_session_start`` (R9)."""
+        new = replace(state, ego_lost_session=0)
+        if self._opts().ego_resets_at_session_start and not state.lost:
+            new = replace(new, ego=st.ego_max(state))
+        return new
+
+    # --- reading -------------------------------------------------------------------------
+
+    def describe(self, event: Event) -> str | None:
+        """One line for ``log`` and recaps."""
+        return describe_event(event)
+
+    def sheet_view(self, state: Character, *, as_gm: bool) -> dict[str, Any]:
+        """The sheet with derived HP_max, Ego_max, effective Attributes and light penalty."""
+        return {
+            "id": state.id,
+            "name": state.name,
+            "archetype": state.archetype,
+            "attributes": {a: st.attribute(state, a) for a in m.ATTRIBUTES},
+            "skills": dict(state.skills),
+            "hp": state.hp,
+            "hp_max": st.hp_max(state),
+            "ego": state.ego,
+            "ego_max": st.ego_max(state),
+            "wound": state.wound,
+            "light_penalty": m.wound_penalty(state.wound),
+            "lost": state.lost,
+            "experience": state.experience,
+            "ego_lost_this_session": state.ego_lost_session,
+            "advancements": list(state.advancements),
+            "advancements_to_choose": state.unchosen,
+            "advancement_threshold": m.advancement_threshold(st.ego_max(state), st.hp_max(state)),
+            "conditions": [
+                c.name + (f" ({c.detail})" if c.detail else "") for c in state.conditions
+            ],
+            "armour": state.armour,
+            "shield": state.shield,
+            "weapons": dict(state.weapons),
+            "challenges": [
+                {"name": c.name, "level": m.level_name(c.level), "disposition": c.disposition,
+                 "status": c.status, "complication": c.complication}
+                for c in state.challenges
+            ],
+            "attribute_points_to_lose": state.pending_loss,
+            "rallied": state.rallied,
+            "retired": st.retired(state),
+            "successor_advancements": state.successor_advancements,
+        }
+
+    # --- advancement and odds --------------------------------------------------------------
+
+    def advance(
+        self,
+        states: dict[str, Any],
+        session: int,
+        session_events: Sequence[Recorded],
+        dice: Callable[[str], DiceSource],
+        choices: dict[str, Any],
+    ) -> list[Event]:
+        """End of session: Experience from Ego lost, then the chosen rolls ("1.4").
+
+        See :func:`ledger_terran_engine.advancement.advance` for the ``choices`` keys.
+        """
+        return advancement.advance(self._opts(), states, session, session_events, dice, choices)
+
+    def odds(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Exact odds (see :func:`ledger_terran_engine.odds.odds`)."""
+        return odds.odds(params, self._opts())
