@@ -583,3 +583,18 @@ def test_odds_need_a_skill(wyrd: WyrdEngine) -> None:
 def test_advance_gives_nothing(wyrd: WyrdEngine) -> None:
     states = {"julian": make(wyrd, "julian")}
     assert wyrd.advance(states, 1, [], lambda seed: EngineDice(b"x" * 32, "c", 1, 0), {}) == []
+
+
+def test_single_dr_odds_name_the_step(wyrd: WyrdEngine) -> None:
+    row = wyrd.odds({"skill": 1, "dr": "fair"})["ladder"][0]
+    assert (row["dr"], row["name"], row["alias"], row["success"]) == (1, "Challenging", "Fair",
+                                                                      "50/81")  # fmt: skip
+
+
+def test_strict_comparison_keeps_every_named_dr_odds() -> None:
+    strict = WyrdEngine().configure({"dr_comparison": ">"})
+    assert isinstance(strict, WyrdEngine)
+    for skill in range(4):
+        ladder = strict.odds({"skill": skill})["ladder"]
+        assert [row["dr"] for row in ladder] == list(range(-4, 6))
+        assert [row["success"] for row in ladder] == HAND_TABLE[skill]

@@ -61,8 +61,8 @@ COMPARISONS: Final = (">=", ">")
 
 
 def signed(value: int) -> str:
-    """``+2``, ``0``, ``-1``: a modifier as the book writes it."""
-    return f"+{value}" if value > 0 else str(value)
+    """``+2``, ``+0``, ``-1``: a modifier as the book writes it ("Average (+0)")."""
+    return f"+{value}" if value >= 0 else str(value)
 
 
 def _shift(comparison: str) -> int:

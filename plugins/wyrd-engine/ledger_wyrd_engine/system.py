@@ -19,7 +19,7 @@ from ledger.dice import PhysicalDice
 
 from . import events as ev
 from .appliers import Appliers, find_boon, find_trait
-from .ladder import BAND_LABELS, dr_label, level_name, parse_dr, signed
+from .ladder import BAND_LABELS, dr_label, dr_ladder, level_name, parse_dr, signed
 from .mechanics import (
     TRAIT_BONUS,
     attack_result,
@@ -434,8 +434,9 @@ class WyrdEngine(Appliers, RuleSystem):
             dr, name = parse_dr(params["dr"], comparison)
             bands = passive_bands(skill, dr, comparison, margins)
             win = 1 - bands["failure"]
+            alias = next((a for n, v, a in dr_ladder(comparison) if v == dr), None)
             out["ladder"] = [{
-                "dr": dr, "name": name, "alias": None, "success": ratio(win),
+                "dr": dr, "name": name, "alias": alias, "success": ratio(win),
                 "percent": percent(win), "bands": {b: ratio(f) for b, f in bands.items()},
             }]  # fmt: skip
             return out
