@@ -299,8 +299,11 @@ class Campaign:
         at: str,
         visibility: str | None = None,
         expected_versions: dict[str, int] | None = None,
+        session: int | None = None,
     ) -> list[Recorded]:
         """Validate ``events`` against the rules and append them as one batch.
+
+        :param session: the envelope's session (default: the open session, if any).
 
         :raises RuleError: an event the rules refuse (nothing written).
         :raises ledger.store.ConflictError: a stale expected version (nothing written).
@@ -312,7 +315,7 @@ class Campaign:
                 [Pending(e, visibility) for e in events],
                 actor=actor,
                 recorded_at=at,
-                session=self.current_session(),
+                session=session if session is not None else self.current_session(),
                 expected_versions=expected_versions,
             )
         return [to_recorded(r, e) for r, e in zip(rows, events, strict=True)]

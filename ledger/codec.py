@@ -21,7 +21,7 @@ def _enc_hook(obj: Any) -> Any:
     # freezegun's FakeDatetime is refused by msgspec (msgspec issue #678)
     if isinstance(obj, datetime.datetime | datetime.date):
         return obj.isoformat()
-    raise NotImplementedError(f"cannot encode {type(obj).__name__}")
+    raise TypeError(f"cannot encode {type(obj).__name__}")
 
 
 _encoder = msgspec.json.Encoder(enc_hook=_enc_hook, order="sorted")

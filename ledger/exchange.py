@@ -28,7 +28,7 @@ class ExportLine(msgspec.Struct, kw_only=True, omit_defaults=True):
     stream: str
     version: int
     type: str
-    data: msgspec.Raw | None
+    data: msgspec.Raw
     recorded_at: str
     actor: str
     session: int | None
@@ -47,7 +47,7 @@ def export_lines(store: Store, campaign: str, *, as_gm: bool) -> Iterator[bytes]
     for row in store.rows(campaign):
         values = dict(zip(COLUMNS, row, strict=True))
         redacted = not as_gm and values["visibility"] == "gm"
-        values["data"] = None if redacted else msgspec.Raw(values["data"].encode())
+        values["data"] = msgspec.Raw(b"null" if redacted else values["data"].encode())
         yield _line_encoder.encode(ExportLine(**values, redacted=redacted)) + b"\n"
 
 
@@ -83,17 +83,20 @@ def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
     if len(campaigns) > 1:
         raise RuleError(f"the file mixes campaigns ({', '.join(sorted(campaigns))}); import one at a time")
     campaign = lines[0].campaign
-    if any(line.redacted or line.data is None for line in lines):
+    if any(line.redacted or bytes(line.data) == b"null" for line in lines):
         raise RuleError("this is a player's export (GM-only events are redacted): import the GM's export")
     first = lines[0]
     if first.type != "campaign.created":
         raise RuleError("the first event must be campaign.created")
-    created = msgspec.json.decode(first.data, type=CampaignCreated)  # type: ignore[arg-type]
+    try:
+        created = msgspec.json.decode(first.data, type=CampaignCreated)
+    except msgspec.ValidationError as e:
+        raise RuleError(f"event 1 is not a campaign.created event: {e}") from None
     system = load_system(created.system, created.options)
     codec = Codec(system.event_types, getattr(system, "upcasters", None))
     rows: list[dict[str, Any]] = []
     for line in lines:
-        data = bytes(line.data)  # type: ignore[arg-type]
+        data = bytes(line.data)
         try:
             event = codec.decode(data, line.type)
         except (msgspec.ValidationError, ValueError) as e:

@@ -68,6 +68,8 @@ class VerifyReport:
 class _Session:
     commitment: str
     rolls: list[tuple[int, int | None, str | None, list[Any]]] = field(default_factory=list)
+    seed: bytes | None = None  # once revealed
+    next_nonce: int = 0
 
 
 def verify_rows(
@@ -119,7 +121,7 @@ def verify_rows(
         if keep_hashes is not None and seq in keep_hashes:
             report.hashes[seq] = prev
         expected_seq += 1
-    report.unverifiable_rolls = sum(len(s.rolls) for s in sessions.values())
+    report.unverifiable_rolls = sum(len(s.rolls) for s in sessions.values() if s.seed is None)
     return report
 
 
@@ -139,8 +141,8 @@ def _check_payload(
         sessions[payload["number"]] = _Session(payload["seed_commitment"])
     elif type_ == "session.ended":
         number = payload["number"]
-        session = sessions.pop(number, None)
-        if session is None:
+        session = sessions.get(number)
+        if session is None or session.seed is not None:
             return f"session {number} ends but never started"
         try:
             seed = bytes.fromhex(payload["seed_reveal"])
@@ -155,13 +157,25 @@ def _check_payload(
             if bad:
                 return f"engine roll at seq {seq}: {bad}"
             report.engine_rolls += 1
+        session.seed, session.next_nonce, session.rolls = seed, len(session.rolls), []
     elif payload.get("source") == "engine":
         number = row["session"]
-        if number not in sessions:
-            return "engine roll outside an open session"
-        sessions[number].rolls.append(
-            (row["seq"], payload.get("nonce"), payload.get("client_seed"), payload.get("draws") or [])
-        )
+        session = sessions.get(number) if number is not None else None
+        if session is None:
+            return "engine roll outside a session"
+        nonce, client_seed = payload.get("nonce"), payload.get("client_seed") or ""
+        draws = payload.get("draws") or []
+        if session.seed is None:
+            session.rolls.append((row["seq"], nonce, client_seed, draws))
+            return None
+        # an advancement roll after the reveal: drawn from the revealed seed, next nonce
+        if nonce != session.next_nonce:
+            return f"engine roll has nonce {nonce}, expected {session.next_nonce}"
+        bad = verify_draws(session.seed, row["campaign"], number, nonce, client_seed, draws)
+        if bad:
+            return f"engine roll: {bad}"
+        session.next_nonce += 1
+        report.engine_rolls += 1
     return None
 
 

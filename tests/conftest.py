@@ -43,7 +43,7 @@ def invoke(db_path):
 
 
 @pytest.fixture
-def toy_campaign(toy_system, invoke, tmp_path):
+def toy_campaign(toy_system, invoke, tmp_path, frozen):
     """A toy campaign with two characters: ann (brawl 2) and bob (sneak 1)."""
     assert invoke("new", "toybox", "--system", "toy").exit_code == 0
     for name, skills in (("Ann Vance", "brawl = 2"), ("Bob Marsh", "sneak = 1")):
@@ -52,3 +52,12 @@ def toy_campaign(toy_system, invoke, tmp_path):
         result = invoke("character", "add", "--sheet", str(sheet))
         assert result.exit_code == 0, result.output
     return invoke
+
+
+@pytest.fixture
+def frozen():
+    """The clock stopped at 2026-03-01 19:00 UTC (ticking, so times still increase)."""
+    from freezegun import freeze_time
+
+    with freeze_time("2026-03-01 19:00:00", tick=True) as clock:
+        yield clock

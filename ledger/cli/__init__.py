@@ -64,7 +64,35 @@ _REFUSED: tuple[type[BaseException], ...] = (RuleError, DiceError, ConflictError
 
 
 class LedgerGroup(click.Group):
-    """A click group that turns the ledger's refusals into one-line errors (exit 1)."""
+    """A click group whose every error is one line on stderr.
+
+    Refusals (rules, conflicts, tampering, unreadable files) exit 1; usage errors exit 2.
+    An unexpected error is reported in one line too (set CAMPAIGN_DEBUG=1 for the traceback).
+    """
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.UsageError as e:
+            where = e.ctx.command_path if e.ctx else "campaign"
+            click.echo(f"Error: {_one_line_text(e.format_message())} (see `{where} --help`)", err=True)
+            sys.exit(2)
+        except click.ClickException as e:
+            click.echo(f"Error: {_one_line_text(e.format_message())}", err=True)
+            sys.exit(e.exit_code)
+        except click.exceptions.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(1)
+        except Exception as e:
+            if os.environ.get("CAMPAIGN_DEBUG"):
+                raise
+            click.echo(f"Error: unexpected {type(e).__name__}: {_one_line(e)} "
+                       "(nothing was written; CAMPAIGN_DEBUG=1 shows the traceback)", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -75,6 +103,10 @@ class LedgerGroup(click.Group):
             raise click.UsageError(_one_line(e)) from None
         except (OSError, UnicodeDecodeError) as e:
             raise click.ClickException(_one_line(e)) from None
+
+
+def _one_line_text(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _one_line(e: BaseException) -> str:
@@ -142,7 +174,7 @@ def cli(ctx: click.Context, db_path: str, campaign: str | None, as_: str | None,
 
 
 def _register() -> None:
-    from . import commands, demo, play, views  # noqa: F401  (modules add their commands)
+    from . import commands, demo, history, play, views  # noqa: F401  (modules add commands)
     from ..plugins import load_plugins, pm
 
     load_plugins()

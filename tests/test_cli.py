@@ -1,0 +1,267 @@
+import json
+import os
+
+import pytest
+
+from ledger.campaign import open_campaign
+from ledger.store import Store
+
+
+def data(result):
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_new_stamps_the_frozen_time(toy_system, invoke, db_path, frozen):
+    assert data(invoke("new", "toybox", "--system", "toy", "--json"))["campaign"] == "toybox"
+    rows = data(invoke("log", "--json"))
+    assert rows[0]["type"] == "campaign.created"
+    assert rows[0]["recorded_at"].startswith("2026-03-01T19:00:")
+
+
+def test_systems_lists_installed_distributions(invoke):
+    rows = {r["id"]: r for r in data(invoke("systems", "--json"))}
+    assert rows["wyrd-engine"]["distribution"] == "ledger-wyrd-engine"
+    assert rows["spellwoven"]["source"] == "004_663ae3e4ecc71fd1.txt"
+
+
+def test_character_list_and_lookup(toy_campaign):
+    invoke = toy_campaign
+    assert data(invoke("character", "list", "--json")) == [
+        {"character": "ann", "name": "Ann Vance"}, {"character": "bob", "name": "Bob Marsh"}]
+    assert data(invoke("sheet", "ANN VANCE", "--json"))["character"] == "ann"
+    result = invoke("sheet", "anne")
+    assert result.exit_code == 1
+    assert "did you mean 'ann'" in result.output
+
+
+def test_physical_roll_json(toy_campaign):
+    invoke = toy_campaign
+    out = data(invoke("roll", "ann", "brawl", "--dice", "3,4", "--target", "9", "--json"))
+    assert out["seq"] == 4 and out["character"] == "ann" and out["source"] == "physical"
+    assert out["dice"] == [3, 4] and out["total"] == 9 and out["outcome"] == "success"
+    assert out["draws"] == [[6, 3], [6, 4]]
+    assert out["session"] is None
+
+
+def test_engine_roll_needs_open_session(toy_campaign, db_path):
+    invoke = toy_campaign
+    result = invoke("roll", "ann", "brawl")
+    assert result.exit_code == 1
+    assert "open session" in result.output
+    assert Store(db_path).head("toybox").seq == 3
+
+
+def test_engine_rolls_verify_after_session_end(toy_campaign):
+    invoke = toy_campaign
+    start = data(invoke("session", "start", "--json"))
+    first = data(invoke("roll", "ann", "brawl", "--json"))
+    second = data(invoke("roll", "bob", "sneak", "--client-seed", "bob's luck", "--json"))
+    assert (first["nonce"], second["nonce"]) == (0, 1)
+    assert second["client_seed"] == "bob's luck"
+    verify_open = data(invoke("verify", "--json"))
+    assert verify_open["engine_rolls_unverifiable"] == 2
+    end = data(invoke("session", "end", "--json"))
+    import hashlib
+
+    assert hashlib.sha256(bytes.fromhex(end["seed_reveal"])).hexdigest() == start["seed_commitment"]
+    report = data(invoke("verify", "--json"))
+    assert report["ok"] and report["engine_rolls_verified"] == 2
+    assert report["receipt"] == end["receipt"]
+
+
+@pytest.mark.parametrize(
+    "args,code,message",
+    [
+        (["roll", "ann", "brawl", "--dice", "3,7"], 1, "cannot show 7"),
+        (["roll", "ann", "brawl", "--dice", "3,4,5"], 1, "remove the extra faces"),
+        (["roll", "ann", "swim", "--dice", "3,4"], 1, "has no skill 'swim'"),
+        (["roll", "zed", "brawl", "--dice", "3,4"], 1, "no character 'zed'"),
+        (["roll", "ann", "brawl", "--dice", "3,4", "--target", "high"], 2, "--target takes an int"),
+        (["roll", "ann", "brawl", "--dice", "3,4", "--dr", "good"], 2, "not an option of toy"),
+        (["record", "hurt", "--character", "ann", "--amount", "-2"], 1, "cannot be negative"),
+        (["record", "hurt", "--character", "ann", "--amount", "lots"], 2, "Expected `int`"),
+        (["record", "hurt", "--character", "ann", "--colour", "red"], 2, "no field --colour"),
+        (["record", "hurtt", "--character", "ann"], 2, "did you mean 'hurt'"),
+        (["correct", "99", "--reason", "x"], 1, "no event 99"),
+        (["correct", "1", "--reason", "x"], 1, "cannot be corrected"),
+        (["session", "end"], 1, "no session is open"),
+        (["sheet", "ann", "--as-of", "yesterday"], 1, "give a seq"),
+        (["new", "Bad Name", "--system", "toy"], 1, "lower-case"),
+        (["new", "other", "--system", "nope"], 1, "no rule system 'nope'"),
+        (["new", "other", "--system", "toy", "--option", "hp=lots"], 1, "bad option"),
+        (["new", "toybox", "--system", "toy"], 1, "already exists"),
+        (["verify", "--receipt", "12"], 2, "SEQ:HASH"),
+    ],
+)
+def test_bad_input_is_one_line_and_writes_nothing(toy_campaign, db_path, args, code, message):
+    invoke = toy_campaign
+    before = Store(db_path).head("toybox")
+    result = invoke(*args)
+    assert result.exit_code == code, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert Store(db_path).head("toybox") == before
+
+
+def test_missing_ledger_is_refused_without_creating_it(invoke, tmp_path):
+    path = str(tmp_path / "none.db")
+    result = invoke("log", db=path)
+    assert result.exit_code == 1 and "no ledger at" in result.output
+    assert not os.path.exists(path)
+
+
+def test_rule_refusal_writes_nothing(toy_campaign, db_path):
+    invoke = toy_campaign
+    assert invoke("record", "luck-used", "--character", "bob").exit_code == 0
+    head = Store(db_path).head("toybox")
+    result = invoke("record", "luck-used", "--character", "bob")
+    assert result.exit_code == 1 and "already used luck" in result.output
+    assert Store(db_path).head("toybox") == head
+    assert invoke("scene", "end").exit_code == 0  # the scene end resets it
+    assert invoke("record", "luck-used", "--character", "bob").exit_code == 0
+
+
+def test_correction_retracts_and_amends(toy_campaign):
+    invoke = toy_campaign
+    hurt = data(invoke("record", "hurt", "--character", "ann", "--amount", "3", "--json"))
+    assert data(invoke("sheet", "ann", "--json"))["hp"] == 7
+    data(invoke("correct", str(hurt["seq"]), "--set", "amount=1", "--reason", "it was a graze", "--json"))
+    assert data(invoke("sheet", "ann", "--json"))["hp"] == 9
+    fix = data(invoke("correct", str(hurt["seq"]), "--reason", "never happened", "--json"))
+    assert fix["action"] == "retract"
+    assert data(invoke("sheet", "ann", "--json"))["hp"] == 10
+    log = data(invoke("log", "--json"))
+    original = next(e for e in log if e["seq"] == hurt["seq"])
+    assert original["data"]["amount"] == 3  # the original stays
+    assert len(original["corrected_by"]) == 2
+
+
+def test_sheet_as_of_seq_session_and_time(toy_campaign, frozen):
+    invoke = toy_campaign
+    data(invoke("session", "start", "--json"))
+    first = data(invoke("record", "hurt", "--character", "ann", "--amount", "2", "--json"))
+    data(invoke("session", "end", "--json"))
+    frozen.tick(3600)
+    data(invoke("record", "hurt", "--character", "ann", "--amount", "5", "--json"))
+    assert data(invoke("sheet", "ann", "--json"))["hp"] == 3
+    assert data(invoke("sheet", "ann", "--as-of", str(first["seq"]), "--json"))["hp"] == 8
+    assert data(invoke("sheet", "ann", "--as-of", "session:1", "--json"))["hp"] == 8
+    assert data(invoke("sheet", "ann", "--as-of", "2026-03-01T19:30:00Z", "--json"))["hp"] == 8
+    assert invoke("sheet", "ann", "--as-of", "session:4").exit_code == 1
+
+
+def test_player_view_hides_gm_events(toy_campaign):
+    invoke = toy_campaign
+    data(invoke("record", "secret-noted", "--character", "bob", "--value", "8675309", "--json"))
+    assert data(invoke("sheet", "bob", "--json"))["secret"] == 8675309
+    player = invoke("--as", "player", "sheet", "bob", "--json")
+    assert "8675309" not in player.output and "secret" not in player.output
+    log = invoke("--as", "player", "log", "--json")
+    assert "8675309" not in log.output and "secret_noted" not in log.output
+
+
+def test_blind_roll_is_gm_only(toy_campaign):
+    invoke = toy_campaign
+    out = data(invoke("roll", "ann", "brawl", "--dice", "6,6", "--blind", "--json"))
+    assert out["visibility"] == "gm"
+    assert all(e["seq"] != out["seq"] for e in data(invoke("--as", "player", "log", "--json")))
+
+
+def test_export_import_round_trip_is_byte_identical(toy_campaign, tmp_path):
+    invoke = toy_campaign
+    invoke("session", "start")
+    invoke("roll", "ann", "brawl")
+    invoke("record", "secret-noted", "--character", "bob", "--value", "3")
+    invoke("session", "end")
+    first = invoke("--as", "gm", "export")
+    assert first.exit_code == 0
+    backup = tmp_path / "backup.ndjson"
+    backup.write_bytes(first.stdout_bytes)
+    other = str(tmp_path / "other.db")
+    assert data(invoke("import", str(backup), "--json", db=other))["events"] == 7
+    assert invoke("--as", "gm", "export", db=other).stdout_bytes == first.stdout_bytes
+    assert data(invoke("verify", "--json", db=other))["engine_rolls_verified"] == 1
+    again = invoke("import", str(backup), db=other)
+    assert again.exit_code == 1 and "already exists" in again.output
+
+
+def test_player_export_redacts_and_still_chains(toy_campaign, tmp_path):
+    invoke = toy_campaign
+    invoke("record", "secret-noted", "--character", "bob", "--value", "5551234")
+    lines = [json.loads(x) for x in invoke("export").output.splitlines()]
+    hidden = [x for x in lines if x["visibility"] == "gm"]
+    assert hidden and all(x["data"] is None and x["redacted"] for x in hidden)
+    assert "5551234" not in invoke("export").output
+    for prev, line in zip(lines, lines[1:], strict=False):
+        assert line["prev_hash"] == prev["hash"]
+    path = tmp_path / "player.ndjson"
+    path.write_text(invoke("export").output)
+    refused = invoke("import", str(path), db=str(tmp_path / "p.db"))
+    assert refused.exit_code == 1 and "player's export" in refused.output
+
+
+def test_import_refuses_tampered_file_and_writes_nothing(toy_campaign, tmp_path):
+    invoke = toy_campaign
+    invoke("record", "hurt", "--character", "ann", "--amount", "2")
+    text = invoke("--as", "gm", "export").output.replace('"amount":2', '"amount":1')
+    path = tmp_path / "t.ndjson"
+    path.write_text(text)
+    other = str(tmp_path / "t.db")
+    result = invoke("import", str(path), db=other)
+    assert result.exit_code == 1 and "does not verify: seq 4" in result.output
+    assert open_campaign_count(other) == 0
+
+
+def open_campaign_count(path):
+    return len(Store(path).campaigns()) if os.path.exists(path) else 0
+
+
+def test_import_refuses_garbage(invoke, tmp_path, toy_system):
+    path = tmp_path / "g.ndjson"
+    path.write_text("not json\n")
+    result = invoke("import", str(path), db=str(tmp_path / "g.db"))
+    assert result.exit_code == 1 and "line 1 is not an exported event" in result.output
+
+
+def test_receipt_proves_prefix(toy_campaign, db_path):
+    invoke = toy_campaign
+    invoke("session", "start")
+    receipt = data(invoke("session", "end", "--json"))["receipt"]
+    invoke("record", "hurt", "--character", "ann", "--amount", "1")
+    assert data(invoke("verify", "--receipt", receipt, "--json"))["ok"]
+    seq = receipt.split(":")[0]
+    forged = f"{seq}:{'0' * 64}"
+    result = invoke("verify", "--receipt", forged)
+    assert result.exit_code == 1 and "rewritten" in result.output
+
+
+def test_two_campaigns_in_one_file(toy_system, invoke, frozen):
+    invoke("new", "one", "--system", "toy")
+    invoke("new", "two", "--system", "toy")
+    result = invoke("log")
+    assert result.exit_code == 1 and "several campaigns" in result.output
+    assert data(invoke("--campaign", "two", "log", "--json"))[0]["data"]["id"] == "two"
+
+
+def test_odds(invoke, toy_system):
+    assert data(invoke("odds", "toy", "--target", "8", "--json")) == {"target": 8, "success": "5/12"}
+
+
+def test_snapshots_are_only_a_cache(toy_campaign, db_path, monkeypatch):
+    import ledger.projection as projection
+
+    invoke = toy_campaign
+    monkeypatch.setattr("ledger.campaign.SNAPSHOT_EVERY", 3)
+    for amount in range(1, 9):
+        invoke("record", "hurt", "--character", "ann", "--amount", "1")
+        if amount == 5:
+            invoke("correct", "5", "--reason", "double entry")
+    campaign = open_campaign(Store(db_path))
+    with_snaps = [campaign.state_of("ann", upto=s).hp for s in range(4, 14)]
+    assert campaign.store.conn.execute("select count(*) from snapshots").fetchone()[0] > 0
+    campaign.store.conn.execute("delete from snapshots")
+    without = [campaign.state_of("ann", upto=s, save_snapshots=False).hp for s in range(4, 14)]
+    assert with_snaps == without
+    assert projection.SNAPSHOT_EVERY == 1000
