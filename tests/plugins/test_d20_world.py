@@ -588,9 +588,9 @@ def test_favour_is_gm_only_and_never_in_a_player_view():
         apply(s, FavourChanged(character="isa", bond="the Watch", delta=1))
 
 
-def test_starting_favour_follows_the_campaign_options():
-    system = D20World().configure({"starting_favor_rival": -3, "starting_favor_faction": 2})
-    assert [b.favor for b in new(system).bonds] == [2, 1, -3]
+def test_starting_favour_is_not_a_public_campaign_option():
+    with pytest.raises(RuleError, match="bad option"):
+        D20World().configure({"starting_favor_rival": -3})
 
 
 # --- advancement hook ------------------------------------------------------------------------

@@ -14,7 +14,7 @@ A sheet (TOML, without the core keys ``id``/``name``/``player``)::
                 protects_against = "blades"  bulky = false  location = "carried"
 
 Bond favor is The World's secret and the sheet is public, so a sheet never carries it:
-starting favor comes from the campaign options (ruling R11) and The World adjusts it with the
+starting favor is +1 / +1 / −1 by bond kind (ruling R11) and The World adjusts it with the
 GM-only ``favour-changed`` event.
 """
 
@@ -291,14 +291,14 @@ def validate_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def starting_favor(kind: str, options: Options) -> int:
+STARTING_FAVOR = {"faction": 1, "mentor": 1, "friend": 1, "rival": -1, "enemy": -1}
+
+
+def starting_favor(kind: str) -> int:
     """Starting favor of a bond by kind (ruling R11: faction +1, mentor/friend +1,
-    rival/enemy −1 by default)."""
-    if kind == "faction":
-        return options.starting_favor_faction
-    if kind in ("mentor", "friend"):
-        return options.starting_favor_mentor
-    return options.starting_favor_rival
+    rival/enemy −1). Not a campaign option, because options are public; The World changes
+    it with the GM-only ``favour_changed`` event."""
+    return STARTING_FAVOR[kind]
 
 
 def character_from_sheet(character: str, name: str, sheet: dict[str, Any],
@@ -308,7 +308,7 @@ def character_from_sheet(character: str, name: str, sheet: dict[str, Any],
         id=character,
         name=name,
         traits=tuple(Trait(name=t["name"], kind=t["kind"]) for t in sheet["traits"]),
-        bonds=tuple(Bond(name=b["name"], kind=b["kind"], favor=starting_favor(b["kind"], options))
+        bonds=tuple(Bond(name=b["name"], kind=b["kind"], favor=starting_favor(b["kind"]))
                     for b in sheet["bonds"]),
         skills=tuple(
             Skill(name=s["name"], proficiency=s["proficiency"], spell=s.get("spell", False),

@@ -34,8 +34,9 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
       skill) or ``"warn_only"`` (allow it).
     - ``defer_skill_increase_to_session_end``: R16, ``False``: increases apply at once; ``True``:
       ``campaign advance`` applies them.
-    - ``starting_favor_faction`` / ``starting_favor_mentor`` / ``starting_favor_rival``: R11,
-      starting favor of each bond kind (+1 / +1 / −1).
+
+    Starting favor (ruling R11) is deliberately not an option: options are public (they are
+    in ``campaign.created``), favor is not; The World adjusts it with GM-only events.
     """
 
     one_factor_no_help: Literal["auto_fail", "disadvantage"] = "auto_fail"
@@ -45,9 +46,6 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     jinx_recovery: Literal["remove_ceil_half", "keep_ceil_half"] = "remove_ceil_half"
     objective_distinct_skills: Literal["enforce", "warn_only"] = "enforce"
     defer_skill_increase_to_session_end: bool = False
-    starting_favor_faction: int = 1
-    starting_favor_mentor: int = 1
-    starting_favor_rival: int = -1
 
 
 class Trait(msgspec.Struct, frozen=True, kw_only=True):

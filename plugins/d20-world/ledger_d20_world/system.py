@@ -33,6 +33,13 @@ from .sheet import character_from_sheet, validate_sheet
 from .state import Band, Character, Options
 
 
+def _compact(item: dict[str, Any]) -> dict[str, Any]:
+    """An item without its empty fields (``None``, ``False``, ``""``), name and location
+    first."""
+    return {k: v for k, v in item.items()
+            if k in ("name", "location") or v not in (None, False, "")}
+
+
 def parse_invocations(text: str | None) -> list[TraitInvocation]:
     """``--trait`` text → invocations ("Traits"): ``"NAME:help"`` or ``"NAME:hinder"``,
     several separated by commas.
@@ -247,7 +254,8 @@ class D20World(Appliers, RuleSystem):
         """The sheet as JSON with derived values (wound total, check penalty, capacity,
         experience needed). With ``as_gm=False`` bond favor is left out ("Bonds": not public
         knowledge)."""
-        view: dict[str, Any] = msgspec.to_builtins(state)
+        view: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(state))
+        view["items"] = [_compact(i) for i in view["items"]]
         if not as_gm:
             for bond in view["bonds"]:
                 bond.pop("favor", None)
