@@ -31,8 +31,12 @@ def session_seed(campaign: Campaign, number: int) -> bytes:
             seed = bytes.fromhex(rec.data.seed_reveal)  # type: ignore[attr-defined]
     if seed is None:
         if campaign.current_session() == number:
-            raise RuleError(f"session {number} is still open: end it with `campaign session end` first")
-        raise RuleError(f"session {number} has not been played (last session: {campaign.last_session()})")
+            raise RuleError(
+                f"session {number} is still open: end it with `campaign session end` first"
+            )
+        raise RuleError(
+            f"session {number} has not been played (last session: {campaign.last_session()})"
+        )
     return seed
 
 
@@ -71,8 +75,15 @@ def plan(campaign: Campaign, number: int, choices: dict[str, Any]) -> list[Event
     return list(campaign.system.advance(states, number, events, dice, choices))
 
 
-def advance(campaign: Campaign, number: int, choices: dict[str, Any], *, actor: str, at: str,
-            dry_run: bool = False) -> list[Event] | list[Recorded]:
+def advance(
+    campaign: Campaign,
+    number: int,
+    choices: dict[str, Any],
+    *,
+    actor: str,
+    at: str,
+    dry_run: bool = False,
+) -> list[Event] | list[Recorded]:
     """Plan and (unless ``dry_run``) append one session's advancement in one batch."""
     with campaign.store.transaction():
         events = plan(campaign, number, choices)

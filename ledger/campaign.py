@@ -67,9 +67,13 @@ def open_campaign(store: Store, campaign: str | None = None) -> Campaign:
     ids = [c for c, _ in found]
     if campaign is None:
         if not ids:
-            raise NotFound("this ledger has no campaign yet: create one with `campaign new NAME --system ID`")
+            raise NotFound(
+                "this ledger has no campaign yet: create one with `campaign new NAME --system ID`"
+            )
         if len(ids) > 1:
-            raise NotFound(f"this ledger holds several campaigns ({', '.join(ids)}): choose one with --campaign")
+            raise NotFound(
+                f"this ledger holds several campaigns ({', '.join(ids)}): choose one with --campaign"
+            )
         campaign = ids[0]
     for cid, data in found:
         if cid == campaign:
@@ -143,9 +147,7 @@ class Campaign:
         with store.transaction():
             if store.head(campaign_id).seq:
                 raise RuleError(f"campaign {campaign_id!r} already exists in this ledger")
-            store.append(
-                campaign_id, [Pending(created)], actor=actor, recorded_at=at, session=None
-            )
+            store.append(campaign_id, [Pending(created)], actor=actor, recorded_at=at, session=None)
         return cls(store, created)
 
     # --- reading -------------------------------------------------------------------------
@@ -187,7 +189,11 @@ class Campaign:
         hint = difflib.get_close_matches(key, choices, n=1, cutoff=0.5)
         raise NotFound(
             f"no character {text!r} in {self.id}"
-            + (f"; did you mean {hint[0]!r}?" if hint else f" (characters: {', '.join(chars) or 'none'})")
+            + (
+                f"; did you mean {hint[0]!r}?"
+                if hint
+                else f" (characters: {', '.join(chars) or 'none'})"
+            )
         )
 
     def current_session(self) -> int | None:
@@ -215,7 +221,9 @@ class Campaign:
             return min(int(text), head)
         if text.startswith("session:") and text[8:].isdigit():
             number = int(text[8:])
-            for seq, data in self.store.rows(self.id, types=["session.ended", "session.started"], columns="seq, data"):
+            for seq, data in self.store.rows(
+                self.id, types=["session.ended", "session.started"], columns="seq, data"
+            ):
                 payload = msgspec.json.decode(data)
                 if payload["number"] == number and payload["type"] == "session.ended":
                     return int(seq)
@@ -253,8 +261,14 @@ class Campaign:
             self.store.rows(self.id, upto=upto), {}, corrections, as_gm=as_gm
         )
 
-    def state_of(self, character: str, *, upto: int | None = None, as_gm: bool = True,
-                 save_snapshots: bool = True) -> Any:
+    def state_of(
+        self,
+        character: str,
+        *,
+        upto: int | None = None,
+        as_gm: bool = True,
+        save_snapshots: bool = True,
+    ) -> Any:
         """One character's state as of ``upto``, from the newest valid snapshot.
 
         :raises NotFound: the character did not exist at ``upto``.
@@ -277,10 +291,13 @@ class Campaign:
                 if not corrections.touches_at_or_before(seq, upto):
                     pending.append((seq, encode_state(st[character])))
 
-        rows = self.store.rows(self.id, after=start, upto=upto, streams=[character, CAMPAIGN_STREAM])
+        rows = self.store.rows(
+            self.id, after=start, upto=upto, streams=[character, CAMPAIGN_STREAM]
+        )
         projector = self.projector()
-        states = projector.fold(rows, states, corrections, as_gm=as_gm,
-                                on_step=on_step if save_snapshots else None)
+        states = projector.fold(
+            rows, states, corrections, as_gm=as_gm, on_step=on_step if save_snapshots else None
+        )
         if character not in states:
             raise NotFound(f"character {character!r} did not exist at seq {upto}")
         if pending:
@@ -329,8 +346,12 @@ class Campaign:
             stream = stream_of(event)
             if isinstance(event, CharacterCreated):
                 if event.character in known or event.character in states:
-                    raise RuleError(f"a character with id {event.character!r} already exists; give the sheet another id")
-                states[event.character] = self.system.initial_state(event.character, event.name, event.sheet)
+                    raise RuleError(
+                        f"a character with id {event.character!r} already exists; give the sheet another id"
+                    )
+                states[event.character] = self.system.initial_state(
+                    event.character, event.name, event.sheet
+                )
                 continue
             if isinstance(event, Corrected):
                 continue
@@ -359,14 +380,18 @@ class Campaign:
         sheet = dict(sheet)
         name = sheet.pop("name", None)
         if not isinstance(name, str) or not name.strip():
-            raise RuleError("the sheet needs a name, e.g. name = \"Julian Hargrave\"")
+            raise RuleError('the sheet needs a name, e.g. name = "Julian Hargrave"')
         cid = str(sheet.pop("id", None) or slug(name))
         if not ID_PATTERN.match(cid):
             raise RuleError(f"character id {cid!r} must be lower-case letters, digits, - or _")
         player = sheet.pop("player", None)
         normalised = self.system.create_sheet(sheet)
-        event = CharacterCreated(character=cid, name=name.strip(), sheet=normalised,
-                                 player=str(player) if player else None)
+        event = CharacterCreated(
+            character=cid,
+            name=name.strip(),
+            sheet=normalised,
+            player=str(player) if player else None,
+        )
         return self.append([event], actor=actor, at=at)[0]
 
     def start_session(self, *, actor: str, at: str) -> Recorded:
@@ -377,12 +402,16 @@ class Campaign:
         with self.store.transaction():
             open_ = self.current_session()
             if open_ is not None:
-                raise RuleError(f"session {open_} is still open: end it with `campaign session end` first")
+                raise RuleError(
+                    f"session {open_} is still open: end it with `campaign session end` first"
+                )
             number = self.last_session() + 1
             seed = dicemod.new_seed()
             self.store.put_secret(self.id, number, seed)
             event = SessionStarted(number=number, seed_commitment=dicemod.commitment(seed))
-            rows = self.store.append(self.id, [Pending(event)], actor=actor, recorded_at=at, session=number)
+            rows = self.store.append(
+                self.id, [Pending(event)], actor=actor, recorded_at=at, session=number
+            )
         return to_recorded(rows[0], event)
 
     def end_session(self, *, actor: str, at: str) -> Recorded:
@@ -399,7 +428,9 @@ class Campaign:
                 raise RuleError(f"the seed of session {number} is missing from the secrets table")
             event = SessionEnded(number=number, seed_reveal=seed.hex())
             self.validate([event])
-            rows = self.store.append(self.id, [Pending(event)], actor=actor, recorded_at=at, session=number)
+            rows = self.store.append(
+                self.id, [Pending(event)], actor=actor, recorded_at=at, session=number
+            )
             self.store.drop_secret(self.id, number)
         return to_recorded(rows[0], event)
 
@@ -417,8 +448,10 @@ class Campaign:
         """
         number = self.current_session()
         if number is None:
-            raise RuleError("engine rolls need an open session (its seed is committed at start): "
-                            "run `campaign session start`, or enter physical dice with --dice")
+            raise RuleError(
+                "engine rolls need an open session (its seed is committed at start): "
+                "run `campaign session start`, or enter physical dice with --dice"
+            )
         seed = self.store.get_secret(self.id, number)
         if seed is None:
             raise RuleError(f"the seed of session {number} is missing from the secrets table")
@@ -452,25 +485,30 @@ class Campaign:
             source: dicemod.DiceSource
             if faces is not None:
                 if client_seed:
-                    raise RuleError("--client-seed is for engine rolls; physical dice (--dice) take none")
+                    raise RuleError(
+                        "--client-seed is for engine rolls; physical dice (--dice) take none"
+                    )
                 source = dicemod.PhysicalDice(dicemod.parse_faces(faces))
             else:
                 source = self.engine_dice(client_seed)
             event = self.system.resolve(state, RollRequest(cid, names[cid], skill, params), source)
             source.finish()
             if not isinstance(event, Roll):
-                raise TypeError(f"{self.system.id}.resolve returned {type(event).__name__}, not a Roll")
+                raise TypeError(
+                    f"{self.system.id}.resolve returned {type(event).__name__}, not a Roll"
+                )
             return self.append([event], actor=actor, at=at, visibility="gm" if blind else None)[0]
 
-    def correct(self, seq: int, reason: str, *, data: dict[str, Any] | None = None,
-                actor: str, at: str) -> Recorded:
+    def correct(
+        self, seq: int, reason: str, *, data: dict[str, Any] | None = None, actor: str, at: str
+    ) -> Recorded:
         """Retract (no ``data``) or amend (``data``: the full replacement payload) event ``seq``.
 
         :raises RuleError: no reason, an unknown seq, a correction of the campaign's creation,
             or amended data that does not fit the event's type.
         """
         if not reason.strip():
-            raise RuleError("a correction needs a reason: --reason \"...\"")
+            raise RuleError('a correction needs a reason: --reason "..."')
         with self.store.transaction():
             target = self.record(seq)
             if target.type in ("campaign.created", "session.started", "session.ended"):
@@ -479,12 +517,18 @@ class Campaign:
                 payload = {k: v for k, v in msgspec.to_builtins(target.data).items() if k != "type"}
                 payload.update(data)
                 try:
-                    amended = self.codec.convert(target.type, {"type": target.type, **payload}, strict=False)
+                    amended = self.codec.convert(
+                        target.type, {"type": target.type, **payload}, strict=False
+                    )
                 except msgspec.ValidationError as e:
                     raise RuleError(f"amended data does not fit {target.type}: {e}") from None
                 data = {k: v for k, v in msgspec.to_builtins(amended).items() if k != "type"}
-            event = Corrected(target=seq, action="amend" if data is not None else "retract",
-                              reason=reason.strip(), data=data)
+            event = Corrected(
+                target=seq,
+                action="amend" if data is not None else "retract",
+                reason=reason.strip(),
+                data=data,
+            )
             return self.append([event], actor=actor, at=at)[0]
 
     def rows(self, **filters: Any) -> Iterator[tuple[Any, ...]]:

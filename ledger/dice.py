@@ -40,7 +40,9 @@ def commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
-def engine_words(seed: bytes, campaign: str, session: int, nonce: int, client_seed: str) -> Iterator[int]:
+def engine_words(
+    seed: bytes, campaign: str, session: int, nonce: int, client_seed: str
+) -> Iterator[int]:
     """The endless stream of 32-bit words for one engine roll (DESIGN.md step 2)."""
     block = 0
     while True:
@@ -101,7 +103,9 @@ class EngineDice(DiceSource):
 
     source = "engine"
 
-    def __init__(self, seed: bytes, campaign: str, session: int, nonce: int, client_seed: str = "") -> None:
+    def __init__(
+        self, seed: bytes, campaign: str, session: int, nonce: int, client_seed: str = ""
+    ) -> None:
         super().__init__()
         self.nonce = nonce
         self.client_seed = client_seed
@@ -155,7 +159,9 @@ class PhysicalDice(DiceSource):
         try:
             value = int(token)
         except ValueError:
-            raise DiceError(f"die {position} is a d{sides}: enter a number, not {token!r}") from None
+            raise DiceError(
+                f"die {position} is a d{sides}: enter a number, not {token!r}"
+            ) from None
         if not 1 <= value <= sides:
             raise DiceError(f"die {position} is a d{sides} and cannot show {value} (1 to {sides})")
         return value
@@ -189,7 +195,12 @@ def parse_faces(text: str) -> list[str]:
 
 
 def verify_draws(
-    seed: bytes, campaign: str, session: int, nonce: int, client_seed: str, draws: Sequence[Sequence[int]]
+    seed: bytes,
+    campaign: str,
+    session: int,
+    nonce: int,
+    client_seed: str,
+    draws: Sequence[Sequence[int]],
 ) -> str | None:
     """Recompute an engine roll's draws from the revealed seed.
 

@@ -20,7 +20,9 @@ CAMPAIGN_STREAM = "campaign"
 ZERO_HASH = "0" * 64
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True):
+class Event(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True
+):
     """Base of every event payload.
 
     Subclasses repeat ``frozen=True, kw_only=True`` and give an explicit ``tag``. Class

@@ -81,10 +81,14 @@ def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
         raise RuleError("the file holds no events")
     campaigns = {line.campaign for line in lines}
     if len(campaigns) > 1:
-        raise RuleError(f"the file mixes campaigns ({', '.join(sorted(campaigns))}); import one at a time")
+        raise RuleError(
+            f"the file mixes campaigns ({', '.join(sorted(campaigns))}); import one at a time"
+        )
     campaign = lines[0].campaign
     if any(line.redacted or bytes(line.data) == b"null" for line in lines):
-        raise RuleError("this is a player's export (GM-only events are redacted): import the GM's export")
+        raise RuleError(
+            "this is a player's export (GM-only events are redacted): import the GM's export"
+        )
     first = lines[0]
     if first.type != "campaign.created":
         raise RuleError("the first event must be campaign.created")
@@ -102,7 +106,9 @@ def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
         except (msgspec.ValidationError, ValueError) as e:
             raise RuleError(f"event {line.seq} ({line.type}) does not decode: {e}") from None
         if encode_canonical(event) != data:
-            raise RuleError(f"event {line.seq}'s data is not in canonical form (keys sorted, no spaces)")
+            raise RuleError(
+                f"event {line.seq}'s data is not in canonical form (keys sorted, no spaces)"
+            )
         values = msgspec.structs.asdict(line)
         values.pop("redacted")
         values["data"] = data
@@ -112,7 +118,9 @@ def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
         raise RuleError(f"the file does not verify: seq {report.bad_seq}: {report.problem}")
     with store.transaction():
         if store.head(campaign).seq:
-            raise RuleError(f"campaign {campaign!r} already exists in this ledger; import into another file")
+            raise RuleError(
+                f"campaign {campaign!r} already exists in this ledger; import into another file"
+            )
         store.insert_rows(
             [tuple(r["data"].decode() if c == "data" else r[c] for c in COLUMNS) for r in rows]
         )

@@ -350,7 +350,9 @@ class Store:
 
     # --- snapshots -----------------------------------------------------------------------
 
-    def save_snapshot(self, campaign: str, stream: str, seq: int, as_gm: bool, state: bytes) -> None:
+    def save_snapshot(
+        self, campaign: str, stream: str, seq: int, as_gm: bool, state: bytes
+    ) -> None:
         """Cache a stream's projected state as of ``seq`` (replaces an equal key)."""
         self.conn.execute(
             "insert or replace into snapshots (campaign, stream, seq, as_gm, state) "

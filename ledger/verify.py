@@ -94,7 +94,9 @@ def verify_rows(
         stream = row["stream"]
         versions[stream] = versions.get(stream, 0) + 1
         if row["version"] != versions[stream]:
-            return report.fail(seq, f"stream {stream!r} version {row['version']} should be {versions[stream]}")
+            return report.fail(
+                seq, f"stream {stream!r} version {row['version']} should be {versions[stream]}"
+            )
         data = row["data"]
         if data is None:
             if not row.get("redacted"):
@@ -102,16 +104,25 @@ def verify_rows(
         else:
             try:
                 envelope = Envelope(
-                    seq=seq, campaign=row["campaign"], stream=stream, version=row["version"],
-                    type=row["type"], data=msgspec.Raw(data), recorded_at=row["recorded_at"],
-                    actor=row["actor"], session=row["session"], visibility=row["visibility"],
+                    seq=seq,
+                    campaign=row["campaign"],
+                    stream=stream,
+                    version=row["version"],
+                    type=row["type"],
+                    data=msgspec.Raw(data),
+                    recorded_at=row["recorded_at"],
+                    actor=row["actor"],
+                    session=row["session"],
+                    visibility=row["visibility"],
                     prev_hash=row["prev_hash"],
                 )
                 recomputed = chain_hash(prev, canonical_envelope(envelope))
             except (ValueError, TypeError) as e:
                 return report.fail(seq, f"malformed envelope: {e}")
             if recomputed != row["hash"]:
-                return report.fail(seq, "hash does not match the event's contents (changed after it was written)")
+                return report.fail(
+                    seq, "hash does not match the event's contents (changed after it was written)"
+                )
             problem = _check_payload(row, data, sessions, report)
             if problem:
                 return report.fail(seq, problem)
@@ -179,8 +190,9 @@ def _check_payload(
     return None
 
 
-
-def verify_store(store: Any, campaign: str, *, receipt: tuple[int, str] | None = None) -> VerifyReport:
+def verify_store(
+    store: Any, campaign: str, *, receipt: tuple[int, str] | None = None
+) -> VerifyReport:
     """Verify one campaign of a :class:`ledger.store.Store` (and optionally a receipt).
 
     :param receipt: ``(seq, hash)`` from an earlier receipt: the log up to ``seq`` must be
@@ -199,6 +211,9 @@ def verify_store(store: Any, campaign: str, *, receipt: tuple[int, str] | None =
         if actual is None:
             report.fail(seq, f"the log has no event {seq}: it is shorter than the receipt")
         elif actual != expected:
-            report.fail(seq, f"event {seq} has hash {actual[:12]}…, the receipt says {expected[:12]}…: "
-                             "the log was rewritten")
+            report.fail(
+                seq,
+                f"event {seq} has hash {actual[:12]}…, the receipt says {expected[:12]}…: "
+                "the log was rewritten",
+            )
     return report

@@ -60,7 +60,12 @@ class App:
 
 pass_app = click.make_pass_decorator(App)
 
-_REFUSED: tuple[type[BaseException], ...] = (RuleError, DiceError, ConflictError, sqlite3.DatabaseError)
+_REFUSED: tuple[type[BaseException], ...] = (
+    RuleError,
+    DiceError,
+    ConflictError,
+    sqlite3.DatabaseError,
+)
 
 
 class LedgerGroup(click.Group):
@@ -70,15 +75,23 @@ class LedgerGroup(click.Group):
     An unexpected error is reported in one line too (set CAMPAIGN_DEBUG=1 for the traceback).
     """
 
-    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
-             standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as e:
             where = e.ctx.command_path if e.ctx else "campaign"
-            click.echo(f"Error: {_one_line_text(e.format_message())} (see `{where} --help`)", err=True)
+            click.echo(
+                f"Error: {_one_line_text(e.format_message())} (see `{where} --help`)", err=True
+            )
             sys.exit(2)
         except click.ClickException as e:
             click.echo(f"Error: {_one_line_text(e.format_message())}", err=True)
@@ -89,8 +102,11 @@ class LedgerGroup(click.Group):
         except Exception as e:
             if os.environ.get("CAMPAIGN_DEBUG"):
                 raise
-            click.echo(f"Error: unexpected {type(e).__name__}: {_one_line(e)} "
-                       "(nothing was written; CAMPAIGN_DEBUG=1 shows the traceback)", err=True)
+            click.echo(
+                f"Error: unexpected {type(e).__name__}: {_one_line(e)} "
+                "(nothing was written; CAMPAIGN_DEBUG=1 shows the traceback)",
+                err=True,
+            )
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
 
@@ -157,7 +173,9 @@ def nl_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     help="Who records the events (env CAMPAIGN_ACTOR).",
 )
 @click.pass_context
-def cli(ctx: click.Context, db_path: str, campaign: str | None, as_: str | None, actor: str) -> None:
+def cli(
+    ctx: click.Context, db_path: str, campaign: str | None, as_: str | None, actor: str
+) -> None:
     """Campaign Ledger: the books of a tabletop campaign, as an append-only event log.
 
     Every roll, wound, experience mark and correction is an immutable event; character
@@ -174,15 +192,15 @@ def cli(ctx: click.Context, db_path: str, campaign: str | None, as_: str | None,
 
 
 def _register() -> None:
-    from . import commands, demo, history, play, views  # noqa: F401  (modules add commands)
     from ..plugins import load_plugins, pm
+    from . import commands, demo, history, play, views  # noqa: F401  (modules add commands)
 
     load_plugins()
     pm.hook.register_commands(cli=cli)
 
 
 def main() -> None:  # pragma: no cover - console entry point is `cli`
-    cli(prog_name="campaign")
+    cli.main(prog_name="campaign")
 
 
 _register()
@@ -190,4 +208,4 @@ _register()
 __all__ = ["App", "cli", "echo_json", "json_option", "nl_option", "now", "pass_app"]
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    main()

@@ -14,7 +14,9 @@ from . import App, cli, echo_json, json_option, now, pass_app
 
 def _parse_option(text: str) -> tuple[str, Any]:
     if "=" not in text:
-        raise click.BadParameter(f"{text!r}: write options as KEY=VALUE, e.g. stress_boxes=3", param_hint="--option")
+        raise click.BadParameter(
+            f"{text!r}: write options as KEY=VALUE, e.g. stress_boxes=3", param_hint="--option"
+        )
     key, value = text.split("=", 1)
     try:
         parsed: Any = msgspec.json.decode(value)
@@ -25,13 +27,22 @@ def _parse_option(text: str) -> tuple[str, Any]:
 
 @cli.command()
 @click.argument("name")
-@click.option("--system", "system_id", required=True, help="Rule system id (see `campaign systems`).")
+@click.option(
+    "--system", "system_id", required=True, help="Rule system id (see `campaign systems`)."
+)
 @click.option("--title", help="A title for people (default: NAME).")
-@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
-              help="A campaign option of the rule system (repeatable), e.g. stress_boxes=3.")
+@click.option(
+    "--option",
+    "options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A campaign option of the rule system (repeatable), e.g. stress_boxes=3.",
+)
 @json_option
 @pass_app
-def new(app: App, name: str, system_id: str, title: str | None, options: tuple[str, ...], as_json: bool) -> None:
+def new(
+    app: App, name: str, system_id: str, title: str | None, options: tuple[str, ...], as_json: bool
+) -> None:
     """Create a campaign NAME played with a rule system.
 
     The ledger file (--db) is created if it does not exist; one file may hold several
@@ -41,10 +52,13 @@ def new(app: App, name: str, system_id: str, title: str | None, options: tuple[s
 
     opts = dict(_parse_option(o) for o in options)
     store = app.store(create=True)
-    campaign = Campaign.create(store, name, system=system_id, title=title, options=opts,
-                               actor=app.actor, at=now())
+    campaign = Campaign.create(
+        store, name, system=system_id, title=title, options=opts, actor=app.actor, at=now()
+    )
     if as_json:
-        echo_json({"campaign": campaign.id, "system": system_id, "options": campaign.created.options})
+        echo_json(
+            {"campaign": campaign.id, "system": system_id, "options": campaign.created.options}
+        )
     else:
         click.echo(f"Created campaign {campaign.id} ({campaign.system.name}) in {app.db_path}")
 
@@ -58,13 +72,22 @@ def systems(as_json: bool) -> None:
     rows = []
     for sid, system in sorted(rule_systems().items()):
         dist, version = distribution_of(system)
-        rows.append({"id": sid, "name": system.name, "source": system.source,
-                     "distribution": dist, "version": version})
+        rows.append(
+            {
+                "id": sid,
+                "name": system.name,
+                "source": system.source,
+                "distribution": dist,
+                "version": version,
+            }
+        )
     if as_json:
         echo_json(rows)
         return
     for r in rows:
-        click.echo(f"{r['id']:<15} {r['name']:<22} {r['distribution']} {r['version']}  (rules: {r['source']})")
+        click.echo(
+            f"{r['id']:<15} {r['name']:<22} {r['distribution']} {r['version']}  (rules: {r['source']})"
+        )
 
 
 @cli.group()
@@ -73,8 +96,13 @@ def character() -> None:
 
 
 @character.command("add")
-@click.option("--sheet", "sheet_path", required=True, type=click.Path(dir_okay=False),
-              help="A TOML character sheet (docs/sheets.md).")
+@click.option(
+    "--sheet",
+    "sheet_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="A TOML character sheet (docs/sheets.md).",
+)
 @json_option
 @pass_app
 def character_add(app: App, sheet_path: str, as_json: bool) -> None:
@@ -127,7 +155,13 @@ def session_start(app: App, as_json: bool) -> None:
     """
     rec = app.campaign.start_session(actor=app.actor, at=now())
     if as_json:
-        echo_json({"seq": rec.seq, "session": rec.data.number, "seed_commitment": rec.data.seed_commitment})
+        echo_json(
+            {
+                "seq": rec.seq,
+                "session": rec.data.number,
+                "seed_commitment": rec.data.seed_commitment,
+            }
+        )
     else:
         click.echo(f"Session {rec.data.number} started (seq {rec.seq}).")
         click.echo(f"Seed commitment: {rec.data.seed_commitment}")
@@ -141,8 +175,14 @@ def session_end(app: App, as_json: bool) -> None:
     rec = app.campaign.end_session(actor=app.actor, at=now())
     receipt = f"{rec.seq}:{rec.hash}"
     if as_json:
-        echo_json({"seq": rec.seq, "session": rec.data.number, "seed_reveal": rec.data.seed_reveal,
-                   "receipt": receipt})
+        echo_json(
+            {
+                "seq": rec.seq,
+                "session": rec.data.number,
+                "seed_reveal": rec.data.seed_reveal,
+                "receipt": receipt,
+            }
+        )
     else:
         click.echo(f"Session {rec.data.number} ended (seq {rec.seq}).")
         click.echo(f"Seed revealed: {rec.data.seed_reveal}")
@@ -158,7 +198,11 @@ def session_list(app: App, as_json: bool) -> None:
     for rec in app.campaign.records(types=["session.started", "session.ended"]):
         s = out.setdefault(rec.data.number, {"session": rec.data.number})
         if rec.type == "session.started":
-            s.update(started_seq=rec.seq, started_at=rec.recorded_at, seed_commitment=rec.data.seed_commitment)
+            s.update(
+                started_seq=rec.seq,
+                started_at=rec.recorded_at,
+                seed_commitment=rec.data.seed_commitment,
+            )
         else:
             s.update(ended_seq=rec.seq, ended_at=rec.recorded_at, seed_reveal=rec.data.seed_reveal)
     rows = list(out.values())
@@ -194,7 +238,9 @@ def scene_end(app: App, title: str) -> None:
 
 
 @cli.command()
-@click.option("--receipt", help="SEQ:HASH from an earlier receipt: prove the log up to SEQ is unchanged.")
+@click.option(
+    "--receipt", help="SEQ:HASH from an earlier receipt: prove the log up to SEQ is unchanged."
+)
 @json_option
 @pass_app
 def verify(app: App, receipt: str | None, as_json: bool) -> None:
@@ -208,28 +254,45 @@ def verify(app: App, receipt: str | None, as_json: bool) -> None:
     if receipt is not None:
         seq, _, digest = receipt.partition(":")
         if not seq.isdigit() or len(digest) != 64:
-            raise click.BadParameter("write it as SEQ:HASH, e.g. 42:ab12…(64 hex digits)", param_hint="--receipt")
+            raise click.BadParameter(
+                "write it as SEQ:HASH, e.g. 42:ab12…(64 hex digits)", param_hint="--receipt"
+            )
         parsed = (int(seq), digest.lower())
     report = verify_store(app.store(), app.campaign.id, receipt=parsed)
     if as_json:
-        echo_json({"ok": report.ok, "receipt": report.receipt, "events": report.events,
-                   "engine_rolls_verified": report.engine_rolls,
-                   "engine_rolls_unverifiable": report.unverifiable_rolls,
-                   "bad_seq": report.bad_seq, "problem": report.problem})
+        echo_json(
+            {
+                "ok": report.ok,
+                "receipt": report.receipt,
+                "events": report.events,
+                "engine_rolls_verified": report.engine_rolls,
+                "engine_rolls_unverifiable": report.unverifiable_rolls,
+                "bad_seq": report.bad_seq,
+                "problem": report.problem,
+            }
+        )
     if not report.ok:
         if not as_json:
-            click.echo(f"error: verification failed at seq {report.bad_seq}: {report.problem}", err=True)
+            click.echo(
+                f"error: verification failed at seq {report.bad_seq}: {report.problem}", err=True
+            )
         sys.exit(1)
     if not as_json:
         extra = f" (receipt {receipt} holds)" if receipt else ""
-        click.echo(f"OK: {report.events} events, {report.engine_rolls} engine rolls verified{extra}")
+        click.echo(
+            f"OK: {report.events} events, {report.engine_rolls} engine rolls verified{extra}"
+        )
         if report.unverifiable_rolls:
-            click.echo(f"{report.unverifiable_rolls} engine rolls of the open session are verifiable after it ends")
+            click.echo(
+                f"{report.unverifiable_rolls} engine rolls of the open session are verifiable after it ends"
+            )
         click.echo(f"Receipt: {report.receipt}")
 
 
 @cli.command("export")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file (default stdout).")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False), help="Write to a file (default stdout)."
+)
 @pass_app
 def export_(app: App, output: str | None) -> None:
     """Export the campaign as NDJSON, one event a line, oldest first.

@@ -29,7 +29,9 @@ def load_plan(folder: Path) -> dict[str, Any]:
     try:
         plan = tomllib.loads(path.read_text())
     except OSError:
-        raise click.ClickException(f"{folder} has no campaign.toml (see docs/plugin-guide.md)") from None
+        raise click.ClickException(
+            f"{folder} has no campaign.toml (see docs/plugin-guide.md)"
+        ) from None
     except tomllib.TOMLDecodeError as e:
         raise click.ClickException(f"{path} is not valid TOML: {e}") from None
     for key, kind in (("system", str), ("characters", list), ("steps", list)):
@@ -46,10 +48,14 @@ def run(args: list[str], quiet: bool) -> str:
         with contextlib.redirect_stdout(target) if target else contextlib.nullcontext():
             cli.main(args=args, prog_name="campaign", standalone_mode=False)
     except click.ClickException as e:
-        raise click.ClickException(f"step `campaign {shlex.join(args[2:])}` failed: {e.format_message()}") from None
+        raise click.ClickException(
+            f"step `campaign {shlex.join(args[2:])}` failed: {e.format_message()}"
+        ) from None
     except SystemExit as e:
         if e.code:
-            raise click.ClickException(f"step `campaign {shlex.join(args[2:])}` exited {e.code}") from None
+            raise click.ClickException(
+                f"step `campaign {shlex.join(args[2:])}` exited {e.code}"
+            ) from None
     return buffer.getvalue()
 
 
@@ -72,14 +78,25 @@ def build(folder: Path, db: Path, *, quiet: bool) -> dict[str, Any]:
         if not quiet:
             click.secho(f"$ campaign {shlex.join(args)}", fg="cyan")
         run(base + args, quiet)
-    return {"campaign": name, "system": plan["system"], "title": plan.get("title", name),
-            "db": str(db), "steps": len(steps)}
+    return {
+        "campaign": name,
+        "system": plan["system"],
+        "title": plan.get("title", name),
+        "db": str(db),
+        "steps": len(steps),
+    }
 
 
 @cli.command()
 @click.argument("folders", nargs=-1, type=click.Path(file_okay=False, exists=True))
-@click.option("--out", "out_dir", default="out", show_default=True, type=click.Path(file_okay=False),
-              help="Where the built ledgers go (one .db per campaign).")
+@click.option(
+    "--out",
+    "out_dir",
+    default="out",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Where the built ledgers go (one .db per campaign).",
+)
 @click.option("--quiet", is_flag=True, help="Only the summary, not every step.")
 @json_option
 @pass_app
@@ -121,7 +138,9 @@ def demo(app: App, folders: tuple[str, ...], out_dir: str, quiet: bool, as_json:
         return
     click.secho("\nSummary", bold=True)
     for s in summaries:
-        click.echo(f"  {s['campaign']:<18} {s['system']:<14} {s['steps']:>3} steps  {s['db']}  receipt {s['receipt'][:24]}…")
+        click.echo(
+            f"  {s['campaign']:<18} {s['system']:<14} {s['steps']:>3} steps  {s['db']}  receipt {s['receipt'][:24]}…"
+        )
 
 
 def _character_ids(db: str) -> list[str]:

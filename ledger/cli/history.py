@@ -7,14 +7,20 @@ from typing import Any
 import click
 import msgspec
 
+from ..events import Recorded
 from . import App, cli, echo_json, json_option, now, pass_app
 from .play import describe
 
 
 @cli.command()
 @click.option("--session", "number", type=int, required=True, help="The ended session to advance.")
-@click.option("--choice", "choices", multiple=True, metavar="KEY=VALUE",
-              help="A choice the rules leave to the player (repeatable); see docs/rulings.")
+@click.option(
+    "--choice",
+    "choices",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A choice the rules leave to the player (repeatable); see docs/rulings.",
+)
 @click.option("--dry-run", is_flag=True, help="Show what would be appended; write nothing.")
 @json_option
 @pass_app
@@ -35,15 +41,18 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
     campaign = app.campaign
     result = run_advance(campaign, number, parsed, actor=app.actor, at=now(), dry_run=dry_run)
     items: list[dict[str, Any]] = []
-    for item in result:
-        if hasattr(item, "seq"):
-            data = msgspec.to_builtins(item.data)
+    lines: list[str] = []
+    for entry in result:
+        if isinstance(entry, Recorded):
+            data = msgspec.to_builtins(entry.data)
             data.pop("type", None)
-            items.append({"seq": item.seq, "type": item.type, "data": data})
+            items.append({"seq": entry.seq, "type": entry.type, "data": data})
+            lines.append(describe(campaign, entry))
         else:
-            data = msgspec.to_builtins(item)
+            data = msgspec.to_builtins(entry)
             kind = data.pop("type", None)
             items.append({"seq": None, "type": kind, "data": data})
+            lines.append(campaign.system.describe(entry) or f"{kind}: {data}")
     if as_json:
         echo_json({"session": number, "dry_run": dry_run, "events": items})
         return
@@ -52,9 +61,5 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
         return
     verb = "Would append" if dry_run else "Appended"
     click.echo(f"{verb} {len(result)} advancement events for session {number}:")
-    for item in result:
-        if hasattr(item, "seq"):
-            click.echo("  " + describe(campaign, item))
-        else:
-            text = campaign.system.describe(item)
-            click.echo("  " + (text or f"{type(item).__name__}: {msgspec.to_builtins(item)}"))
+    for line in lines:
+        click.echo("  " + line)

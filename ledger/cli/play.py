@@ -27,7 +27,9 @@ def merged_params(attr: str) -> dict[str, tuple[RollParam, list[str]]]:
             if p.name in merged:
                 q, owners = merged[p.name]
                 if q.is_flag != p.is_flag:
-                    CLASHES.append(f"--{p.name} of {sid} clashes with {owners[0]}'s and is unavailable")
+                    CLASHES.append(
+                        f"--{p.name} of {sid} clashes with {owners[0]}'s and is unavailable"
+                    )
                     continue
                 if p.multiple and not q.multiple:
                     merged[p.name] = (p, owners)
@@ -44,14 +46,17 @@ def system_options(attr: str) -> list[click.Option]:
     """The merged system params as click options (help marked with each system's id)."""
     options = []
     for name, (p, owners) in sorted(merged_params(attr).items()):
-        helps = {s: q.help for s in owners for q in getattr(rule_systems()[s], attr) if q.name == name}
+        helps = {
+            s: q.help for s in owners for q in getattr(rule_systems()[s], attr) if q.name == name
+        }
         text = " ".join(f"[{s}] {h}" for s, h in helps.items())
         flag = "--" + name.replace("_", "-")
         if p.is_flag:
             options.append(click.Option([flag, name], is_flag=True, default=None, help=text))
         else:
-            options.append(click.Option([flag, name], type=str, multiple=p.multiple,
-                                        default=None, help=text))
+            options.append(
+                click.Option([flag, name], type=str, multiple=p.multiple, default=None, help=text)
+            )
     return options
 
 
@@ -109,8 +114,10 @@ def _convert(param: RollParam, value: Any) -> Any:
         return param.type(value)
     except ValueError:
         kind = getattr(param.type, "__name__", "value")
-        raise click.UsageError(f"--{param.name.replace('_', '-')} takes {'an' if kind == 'int' else 'a'} "
-                               f"{kind}, not {value!r}") from None
+        raise click.UsageError(
+            f"--{param.name.replace('_', '-')} takes {'an' if kind == 'int' else 'a'} "
+            f"{kind}, not {value!r}"
+        ) from None
 
 
 def roll_output(app: App, rec: Any) -> dict[str, Any]:
@@ -118,30 +125,55 @@ def roll_output(app: App, rec: Any) -> dict[str, Any]:
     data = msgspec.to_builtins(rec.data)
     data.pop("type", None)
     names = app.campaign.characters()
-    return {"seq": rec.seq, "session": rec.session, **data,
-            "character": rec.stream, "name": names.get(rec.stream, rec.stream),
-            "visibility": rec.visibility}
+    return {
+        "seq": rec.seq,
+        "session": rec.session,
+        **data,
+        "character": rec.stream,
+        "name": names.get(rec.stream, rec.stream),
+        "visibility": rec.visibility,
+    }
 
 
 @cli.command(cls=SystemParamsCommand)
 @click.argument("character_name", metavar="CHARACTER")
 @click.argument("skill", required=False)
-@click.option("--dice", "faces", help="Physical dice: the faces shown, in order (3,5 or ++-0). "
-              "Without it the engine rolls, verifiably, from the session's committed seed.")
+@click.option(
+    "--dice",
+    "faces",
+    help="Physical dice: the faces shown, in order (3,5 or ++-0). "
+    "Without it the engine rolls, verifiably, from the session's committed seed.",
+)
 @click.option("--client-seed", default="", help="Text a player offers to mix into an engine roll.")
 @click.option("--blind", is_flag=True, help="A blind GM roll: GM-only, hidden from players.")
 @json_option
 @pass_app
-def roll(app: App, character_name: str, skill: str | None, faces: str | None, client_seed: str,
-         blind: bool, as_json: bool, **params: Any) -> None:
+def roll(
+    app: App,
+    character_name: str,
+    skill: str | None,
+    faces: str | None,
+    client_seed: str,
+    blind: bool,
+    as_json: bool,
+    **params: Any,
+) -> None:
     """Roll for CHARACTER (id or name) using SKILL, and record it.
 
     Options below marked [system] apply to campaigns of that rule system.
     """
     campaign = app.campaign
     given = pick_params(campaign.system, "roll_params", params)
-    rec = campaign.roll(character_name, skill, given, faces=faces, client_seed=client_seed,
-                        blind=blind, actor=app.actor, at=now())
+    rec = campaign.roll(
+        character_name,
+        skill,
+        given,
+        faces=faces,
+        client_seed=client_seed,
+        blind=blind,
+        actor=app.actor,
+        at=now(),
+    )
     if as_json:
         echo_json(roll_output(app, rec))
     else:
@@ -159,8 +191,6 @@ def describe(campaign: Any, rec: Any) -> str:
     return f"[{rec.seq}] {rec.type}: {fields}"
 
 
-
-
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("event_type", metavar="EVENT")
 @click.option("--blind", is_flag=True, help="Record it GM-only.")
@@ -176,12 +206,17 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
     app: App = ctx.find_object(App)  # type: ignore[assignment]
     campaign = app.campaign
     system = campaign.system
-    types = {t.split(".", 1)[1].replace("_", "-"): t for t in campaign.codec.types
-             if t.startswith(system.id + ".")}
+    types = {
+        t.split(".", 1)[1].replace("_", "-"): t
+        for t in campaign.codec.types
+        if t.startswith(system.id + ".")
+    }
     if event_type == "list":
         for short, tag in sorted(types.items()):
-            fields = msgspec.structs.fields(campaign.codec.types[tag])
-            click.echo(f"{short:<24} " + " ".join(f"--{f.encode_name.replace('_', '-')}" for f in fields))
+            listed = msgspec.structs.fields(campaign.codec.types[tag])
+            click.echo(
+                f"{short:<24} " + " ".join(f"--{f.encode_name.replace('_', '-')}" for f in listed)
+            )
         return
     key = event_type.lower().replace("_", "-")
     if key not in types:
@@ -194,7 +229,7 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
         )
     tag = types[key]
     cls = campaign.codec.types[tag]
-    fields = {f.encode_name: f for f in msgspec.structs.fields(cls)}
+    by_name = {f.encode_name: f for f in msgspec.structs.fields(cls)}
     values: dict[str, Any] = {}
     args = list(ctx.args)
     while args:
@@ -203,10 +238,11 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
             raise click.UsageError(f"unexpected {opt!r}: give fields as --name value")
         name, eq, inline = opt[2:].partition("=")
         name = name.replace("-", "_")
-        if name not in fields:
+        if name not in by_name:
             raise click.UsageError(
                 f"{key} has no field --{name.replace('_', '-')} (fields: "
-                + ", ".join("--" + f.replace("_", "-") for f in fields) + ")"
+                + ", ".join("--" + f.replace("_", "-") for f in by_name)
+                + ")"
             )
         if eq:
             value: Any = inline
@@ -216,7 +252,7 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
             value = "true"
         if name == "character":
             value = campaign.find_character(value)
-        is_list = "list" in str(fields[name].type).lower()
+        is_list = "list" in str(by_name[name].type).lower()
         if is_list:
             values.setdefault(name, []).append(_scalar(value))
         else:
@@ -250,9 +286,13 @@ def damage(app: App, character_name: str, amount: int, as_json: bool) -> None:
     campaign = app.campaign
     tag = f"{campaign.system.id}.damage_taken"
     if tag not in campaign.codec.types:
-        raise RuleError(f"{campaign.system.id} records harm differently: see `campaign record list`")
+        raise RuleError(
+            f"{campaign.system.id} records harm differently: see `campaign record list`"
+        )
     cid = campaign.find_character(character_name)
-    event = campaign.codec.convert(tag, {"type": tag, "character": cid, "amount": amount}, strict=False)
+    event = campaign.codec.convert(
+        tag, {"type": tag, "character": cid, "amount": amount}, strict=False
+    )
     rec = campaign.append([event], actor=app.actor, at=now())[0]
     state = campaign.state_of(cid)
     view = campaign.system.sheet_view(state, as_gm=app.as_gm())
@@ -265,8 +305,13 @@ def damage(app: App, character_name: str, amount: int, as_json: bool) -> None:
 @cli.command()
 @click.argument("seq", type=int)
 @click.option("--reason", required=True, help="Why: kept in the log beside the correction.")
-@click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE",
-              help="Amend a field instead of retracting the event (repeatable).")
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="FIELD=VALUE",
+    help="Amend a field instead of retracting the event (repeatable).",
+)
 @json_option
 @pass_app
 def correct(app: App, seq: int, reason: str, sets: tuple[str, ...], as_json: bool) -> None:
@@ -281,6 +326,8 @@ def correct(app: App, seq: int, reason: str, sets: tuple[str, ...], as_json: boo
             data[k.strip()] = _scalar(v)
     rec = app.campaign.correct(seq, reason, data=data, actor=app.actor, at=now())
     if as_json:
-        echo_json({"seq": rec.seq, "target": seq, "action": rec.data.action, "reason": rec.data.reason})
+        echo_json(
+            {"seq": rec.seq, "target": seq, "action": rec.data.action, "reason": rec.data.reason}
+        )
     else:
         click.echo(f"[{rec.seq}] {rec.data.action} of event {seq}: {rec.data.reason}")

@@ -13,8 +13,12 @@ from .play import OddsCommand, describe, pick_params
 
 @cli.command()
 @click.argument("character_name", metavar="CHARACTER")
-@click.option("--as-of", "as_of", metavar="SEQ|session:N|ISO-TIME",
-              help="The sheet as it was then: after event SEQ, at the end of session N, or at a time.")
+@click.option(
+    "--as-of",
+    "as_of",
+    metavar="SEQ|session:N|ISO-TIME",
+    help="The sheet as it was then: after event SEQ, at the end of session N, or at a time.",
+)
 @json_option
 @pass_app
 def sheet(app: App, character_name: str, as_of: str | None, as_json: bool) -> None:
@@ -67,8 +71,14 @@ def _inline(v: Any) -> str:
 @json_option
 @nl_option
 @pass_app
-def log(app: App, session_number: int | None, character_name: str | None, types: tuple[str, ...],
-        as_json: bool, as_nl: bool) -> None:
+def log(
+    app: App,
+    session_number: int | None,
+    character_name: str | None,
+    types: tuple[str, ...],
+    as_json: bool,
+    as_nl: bool,
+) -> None:
     """Show the event log, oldest first (GM-only events only --as gm)."""
     campaign = app.campaign
     as_gm = app.as_gm()
@@ -83,9 +93,17 @@ def log(app: App, session_number: int | None, character_name: str | None, types:
             continue
         data = msgspec.to_builtins(rec.data)
         data.pop("type", None)
-        item = {"seq": rec.seq, "type": rec.type, "stream": rec.stream, "session": rec.session,
-                "recorded_at": rec.recorded_at, "actor": rec.actor, "visibility": rec.visibility,
-                "data": data, "hash": rec.hash}
+        item = {
+            "seq": rec.seq,
+            "type": rec.type,
+            "stream": rec.stream,
+            "session": rec.session,
+            "recorded_at": rec.recorded_at,
+            "actor": rec.actor,
+            "visibility": rec.visibility,
+            "data": data,
+            "hash": rec.hash,
+        }
         if rec.seq in corrected_by:
             item["corrected_by"] = corrected_by[rec.seq]
         if as_nl:
@@ -121,5 +139,3 @@ def odds(system_id: str, as_json: bool, **params: Any) -> None:
         echo_json(result)
         return
     _print_tree(result, 0)
-
-
