@@ -371,8 +371,8 @@ class WyrdEngine(Appliers, RuleSystem):
                 "concept", "appearance", "personality", "backstory", "notes")
                if getattr(state, k)},
             "skills": [{"skill": s, "rating": r, "level": level_name(r)} for s, r in skills],
-            "traits": [msgspec.to_builtins(t) for t in state.traits],
-            "gear": [msgspec.to_builtins(t) for t in state.gear],
+            "traits": [_trait_view(t) for t in state.traits],
+            "gear": [_trait_view(t) for t in state.gear],
             "stress": {
                 "marked": state.stress,
                 "boxes": state.stress_max,
@@ -442,6 +442,11 @@ class WyrdEngine(Appliers, RuleSystem):
             return out
         out["ladder"] = ladder_odds(skill, comparison, margins)
         return out
+
+
+def _trait_view(trait: Trait) -> dict[str, Any]:
+    """A trait as JSON without its empty fields."""
+    return {k: v for k, v in msgspec.to_builtins(trait).items() if v not in (None, "")}
 
 
 def _split_sign_runs(dice: DiceSource) -> None:
