@@ -87,3 +87,5 @@ def test_contest_odds_renormalise_ties():
 def test_bad_target_is_refused():
     with pytest.raises(RuleError, match="simple"):
         odds(target="very hard")
+    with pytest.raises(RuleError, match="--target"):
+        odds(target="8", opponent="Ogre")

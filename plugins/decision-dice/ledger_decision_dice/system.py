@@ -371,6 +371,9 @@ class DecisionDice(RuleSystem):
             "distribution": {str(t + mod): exact.frac(p) for t, p in dist.items()},
         }
         if params.get("opponent"):
+            if params.get("target"):
+                raise RuleError("contest odds have no --target: the opponent's result is the "
+                                "number to beat; leave out --target or --opponent")
             opp_count = decision_dice_count(bool(params.get("opponent_advantage")),
                                             bool(params.get("opponent_disadvantage")))
             opp_mod = sum(int(v) for v in params.get("opponent_modifier") or ())
