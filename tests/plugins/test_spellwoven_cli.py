@@ -1,0 +1,192 @@
+"""Spellwoven end to end through the `campaign` CLI (seed 004_663ae3e4ecc71fd1.txt).
+
+Nimble Jen's rooftop escape ("Example: Static Difficulty", "Example: Opposed Roll") with
+the book's dice, on a temporary ledger file, the clock frozen.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from freezegun import freeze_time
+
+from ledger.cli import cli
+
+CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "nimble-jen"
+
+
+@pytest.fixture
+def run(tmp_path):
+    db = str(tmp_path / "ledger.db")
+    runner = CliRunner()
+
+    def invoke(*args, ok=True):
+        result = runner.invoke(cli, ["--db", db, *args])
+        if ok:
+            assert result.exit_code == 0, result.output
+        return result
+
+    return invoke
+
+
+@pytest.fixture
+def escape(run):
+    """A spellwoven campaign with Jen and the housewife, session 1 open."""
+    run("new", "rooftops", "--system", "spellwoven")
+    run("character", "add", "--sheet", str(CAMPAIGN / "characters" / "jen.toml"))
+    run("character", "add", "--sheet", str(CAMPAIGN / "characters" / "housewife.toml"))
+    run("session", "start")
+    return run
+
+
+def events(run):
+    return json.loads(run("log", "--json").output)
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_jen_misses_the_jump(escape):
+    out = json.loads(escape("roll", "jen", "Sprint", "--difficulty", "1", "--dice", "6,6,10",
+                            "--json").output)
+    assert out["dice"] == [6, 6, 10]
+    assert out["kept"] is None  # only three rolled
+    assert (out["successes"], out["difficulty"], out["outcome"]) == (0, 1, "fail")
+    assert out["effort_spent"] == 0
+    assert (out["character"], out["name"], out["session"]) == ("jen", "Nimble Jen", 1)
+    assert out["draws"] == [[10, 6], [10, 6], [10, 10]]
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_jen_slips_past_the_housewife_with_effort(escape):
+    out = json.loads(escape("roll", "Nimble Jen", "Manoeuvre", "--vs", "Irate Housewife:2",
+                            "--dice", "2,7,8,1,2,8", "--json").output)
+    assert (out["successes"], out["opponent_successes"], out["outcome"]) == (1, 3, "lose")
+    spent = escape("record", "effort-spent", "--character", "jen", "--roll", str(out["seq"]))
+    assert "spends 1 Effort" in spent.output
+    sheet = json.loads(escape("sheet", "jen", "--json").output)
+    assert sheet["last_roll"]["successes"] == 4  # one plus three from Quickness
+    assert sheet["last_roll"]["outcome"] == "win"
+    assert (sheet["effort"], sheet["effort_max"]) == (1, 2)
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_effort_with_the_roll_and_running_out(escape):
+    out = json.loads(escape("roll", "jen", "Sprint", "--effort", "--dice", "6,6,10",
+                            "--json").output)
+    assert (out["effort_spent"], out["effort_bonus"], out["successes"], out["outcome"]) == (
+        1, 3, 3, "pass")  # "this would add three successes from Quickness"
+    escape("roll", "jen", "Sprint", "--effort", "--dice", "9,9,9")
+    before = len(events(escape))
+    refused = escape("roll", "jen", "Sprint", "--effort", "--dice", "1,1,1", ok=False)
+    assert refused.exit_code == 1
+    assert "0 Effort left of 2" in refused.output
+    assert len(events(escape)) == before  # nothing written
+    escape("record", "slept", "--character", "jen")
+    assert json.loads(escape("sheet", "jen", "--json").output)["effort"] == 2
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_a_retracted_roll_gives_its_effort_back(escape):
+    out = json.loads(escape("roll", "jen", "Sprint", "--effort", "--dice", "6,6,10",
+                            "--json").output)
+    assert json.loads(escape("sheet", "jen", "--json").output)["effort"] == 1
+    escape("correct", str(out["seq"]), "--reason", "wrong character rolled")
+    assert json.loads(escape("sheet", "jen", "--json").output)["effort"] == 2
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_advantage_records_the_four_dice_and_the_three_kept(escape):
+    out = json.loads(escape("roll", "jen", "Sprint", "--advantage", "--dice", "1,9,10,3",
+                            "--json").output)
+    assert (out["dice"], out["kept"], out["successes"]) == ([1, 9, 10, 3], [1, 9, 3], 3)
+    out = json.loads(escape("roll", "jen", "Sprint", "--disadvantage", "--dice", "1,9,10,3",
+                            "--json").output)
+    assert (out["kept"], out["successes"]) == ([9, 10, 3], 1)
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_attribute_difficulty_and_automatic_hit(escape):
+    out = json.loads(escape("roll", "housewife", "Fighting", "--target", "3", "--dice", "1,2,8",
+                            "--json").output)
+    assert (out["difficulty"], out["successes"], out["outcome"]) == (2, 3, "pass")
+    auto = json.loads(escape("roll", "housewife", "Fighting", "--target", "1", "--json").output)
+    assert (auto["dice"], auto["draws"], auto["outcome"]) == ([], [], "pass")
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--dice", "0,2,3"), "cannot show 0"),
+        (("--dice", "1,2"), "more dice"),
+        (("--difficulty", "7", "--dice", "1,2,3"), "Daunting"),
+        (("--vs", "nobody", "--dice", "1,2,3,4,5,6"), "Skill Level"),
+    ],
+)
+def test_bad_input_is_one_clear_line_and_nothing_written(escape, args, message):
+    before = len(events(escape))
+    result = escape("roll", "jen", "Sprint", *args, ok=False)
+    assert result.exit_code != 0
+    assert message in result.output
+    assert len(events(escape)) == before
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_unknown_skill_suggests_the_closest(escape):
+    result = escape("roll", "jen", "Sprnt", "--dice", "1,2,3", ok=False)
+    assert result.exit_code == 1
+    assert "did you mean Sprint" in result.output
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_engine_rolls_verify(escape):
+    out = json.loads(escape("roll", "jen", "Climb", "--difficulty", "2", "--json").output)
+    assert out["source"] == "engine" and len(out["dice"]) == 3
+    escape("session", "end")
+    assert "OK" in escape("verify").output
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_skill_raised_past_nine_uses_the_10_plus_table(escape):
+    escape("record", "skill-changed", "--character", "jen", "--skill", "Sprint", "--rank", "12")
+    sheet = json.loads(escape("sheet", "jen", "--json").output)
+    assert sheet["skills"]["Sprint"]["notation"] == "Sprint: 12 (4/9)"
+    out = json.loads(escape("roll", "jen", "Sprint", "--dice", "1,2,10", "--json").output)
+    assert out["successes"] == 4  # V15
+
+
+def test_bad_sheet_names_every_problem(run, tmp_path):
+    run("new", "rooftops", "--system", "spellwoven")
+    sheet = tmp_path / "bad.toml"
+    sheet.write_text('name = "Bad"\n[attributes]\nBehest = 9\n[skills]\nSwim = { rank = 2 }\n')
+    result = run("character", "add", "--sheet", str(sheet), ok=False)
+    assert result.exit_code == 1
+    assert "Behest must be a whole number from 1 to 4" in result.output
+    assert "'Swim' needs a rank and a linked Attribute" in result.output
+    assert "Combat and one Social Weakness" in result.output
+
+
+def test_odds_from_the_command_line(run):
+    out = json.loads(run("odds", "spellwoven", "--skill", "5", "--difficulty", "2",
+                         "--json").output)
+    assert out["pass"] == "23/40"
+    out = json.loads(run("odds", "spellwoven", "--skill", "7", "--disadvantage", "--json").output)
+    assert out["at_least"]["4"] == "253/10000"
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_the_example_campaign_builds(tmp_path):
+    result = CliRunner().invoke(
+        cli, ["demo", str(CAMPAIGN), "--out", str(tmp_path / "out"), "--quiet"]
+    )
+    assert result.exit_code == 0, result.output
+    db = str(tmp_path / "out" / "nimble-jen.db")
+    log = json.loads(CliRunner().invoke(cli, ["--db", db, "log", "--json"]).output)
+    rolls = [e["data"] for e in log if e["type"].startswith("spellwoven.") and "dice" in e["data"]]
+    assert [r["dice"] for r in rolls[:2]] == [[6, 6, 10], [2, 7, 8]]
+    assert [r["outcome"] for r in rolls[:2]] == ["fail", "lose"]
+    sheet = json.loads(CliRunner().invoke(cli, ["--db", db, "sheet", "jen", "--json"]).output)
+    assert sheet["effort"] == sheet["effort_max"] == 2  # slept after the escape
+    assert sheet["conditions"] == ["Embarrassed"]
