@@ -139,8 +139,8 @@ class Store:
         self.conn.execute("pragma busy_timeout = 30000")
         if self.conn.execute("pragma journal_mode").fetchone()[0] != "wal":
             self.conn.execute("pragma journal_mode = wal")
-        if synchronous.upper() not in {"NORMAL", "FULL", "OFF", "EXTRA"}:
-            raise ValueError(f"synchronous must be NORMAL or FULL, not {synchronous!r}")
+        if synchronous.upper() not in {"NORMAL", "FULL", "EXTRA"}:
+            raise StoreError(f"synchronous must be NORMAL, FULL or EXTRA, not {synchronous!r}")
         self.conn.execute(f"pragma synchronous = {synchronous.upper()}")
         if migrations.pending(db):
             with self.transaction():

@@ -20,7 +20,7 @@ import msgspec
 
 from ..dice import DiceError
 from ..rulesystem import RuleError
-from ..store import ConflictError
+from ..store import ConflictError, StoreError
 
 
 def now() -> str:
@@ -49,7 +49,7 @@ class App:
                 f"no ledger at {self.db_path}: create one with `campaign new NAME --system ID` "
                 "or point --db (or CAMPAIGN_DB) at your ledger file"
             )
-        return Store(self.db_path)
+        return Store(self.db_path, synchronous=os.environ.get("CAMPAIGN_SYNCHRONOUS", "NORMAL"))
 
     @functools.cached_property
     def campaign(self) -> Any:
