@@ -124,7 +124,8 @@ def test_w4_tie_is_described_as_a_success(wyrd: WyrdEngine) -> None:
     julian = make(wyrd, "julian")
     line = wyrd.describe(roll(wyrd, julian, "notice", "+,-,-,0", dr="fair"))
     assert line is not None
-    assert "total 1 vs Challenging/Fair (+1)" in line and "succeeds" in line
+    assert line.startswith("julian: Notice +2, dice [+ − − ·] = -1, total 1 vs Challenging/Fair")
+    assert "succeeds" in line
 
 
 # --- W7, W8: Felix repairs the safe ("Example 1: Applying a +2 Bonus") ---------------------

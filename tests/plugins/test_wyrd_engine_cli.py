@@ -127,3 +127,52 @@ def test_grand_casebook_demo_builds_and_verifies(tmp_path: Path) -> None:
     cornelius = as_json(db, "sheet", "cornelius")
     assert cornelius["used_this_session"] == []  # session end reset the grappling hook
     ok(db, "verify")
+
+
+@freeze_time("2026-03-01 19:20:00")
+def test_damage_shortcut_shows_the_sheet(casebook: Path) -> None:
+    out = as_json(casebook, "damage", "felix", "7")
+    assert out["sheet"]["stress"]["marked"] == 5
+    assert out["sheet"]["wounds"]["moderate"]["absorbed"] == 2
+    assert out["sheet"]["capacity_remaining"] == 4
+
+
+@freeze_time("2026-03-01 19:20:00")
+def test_correction_amends_damage_and_as_of_keeps_the_past(casebook: Path) -> None:
+    hit = as_json(casebook, "record", "damage-taken", "--character", "felix", "--amount", "6")
+    assert as_json(casebook, "sheet", "felix")["wounds"]["mild"] is not None
+    ok(casebook, "correct", str(hit["seq"]), "--reason", "it was a graze", "--set", "amount=2")
+    now = as_json(casebook, "sheet", "felix")
+    assert now["stress"]["marked"] == 2 and now["wounds"]["mild"] is None
+    past = as_json(casebook, "sheet", "felix", "--as-of", str(hit["seq"]))
+    assert past["stress"]["marked"] == 5 and past["wounds"]["mild"]["absorbed"] == 1
+
+
+@freeze_time("2026-03-01 19:20:00")
+def test_once_per_session_is_refused_twice(casebook: Path) -> None:
+    args = ["record", "trait-ability-used", "--character", "felix", "--trait", "unstable prototype"]
+    ok(casebook, *args)
+    before = log_length(casebook)
+    result = run(casebook, *args)
+    assert result.exit_code == 1
+    assert "already used Unstable Prototype this session" in result.output
+    assert log_length(casebook) == before
+
+
+@freeze_time("2026-03-01 19:20:00")
+def test_contest_by_full_name_with_both_sides_faces(casebook: Path) -> None:
+    out = as_json(casebook, "roll", "JULIAN HARGRAVE", "provoke", "--vs", "1",
+                  "--opponent", "pickpocket", "--dice", "++00 -000")  # fmt: skip
+    assert (out["total"], out["opposition_total"], out["margin"]) == (3, 0, 3)
+    assert out["outcome"] == "success_with_style" and out["dr"] is None
+    assert out["opposition_dice"] == [-1, 0, 0, 0]
+
+
+@freeze_time("2026-03-01 19:20:00")
+def test_engine_roll_verifies_after_session_end(casebook: Path) -> None:
+    out = as_json(casebook, "roll", "julian", "investigate", "--dr", "good",
+                  "--client-seed", "fog")  # fmt: skip
+    assert out["source"] == "engine" and len(out["dice"]) == 4
+    assert out["total"] == sum(out["dice"]) + 3
+    ok(casebook, "session", "end")
+    assert "1 engine roll" in ok(casebook, "verify").output

@@ -309,8 +309,14 @@ class WyrdEngine(Appliers, RuleSystem):
     # --- reading -------------------------------------------------------------------------
 
     def describe(self, event: Event) -> str | None:
-        """One line per Wyrd Engine event, e.g. ``Investigate +3, dice [+ + − ·] = +1,
-        total 4 vs Difficult/Good (+2): success (margin 2)``."""
+        """One line per Wyrd Engine event, prefixed with the character id, e.g. ``julian:
+        Investigate +3, dice [+ + − ·] = +1, total 4 vs Difficult/Good (+2): success
+        (margin 2)``; ``None`` for other events."""
+        line = self._describe(event)
+        who = getattr(event, "character", None)
+        return f"{who}: {line}" if line and who else line
+
+    def _describe(self, event: Event) -> str | None:
         if isinstance(event, ev.CheckRolled):
             return describe_roll(event, self.opts.dr_comparison)
         if isinstance(event, ev.DamageTaken):
