@@ -64,6 +64,7 @@ _REFUSED: tuple[type[BaseException], ...] = (
     RuleError,
     DiceError,
     ConflictError,
+    StoreError,
     sqlite3.DatabaseError,
 )
 
