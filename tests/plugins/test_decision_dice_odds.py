@@ -36,6 +36,8 @@ def test_targets_2_to_22_for_each_dice_count():
     assert adv["targets"]["19"] == "0/1"
     assert dis["dice"] == "1d6" and dis["targets"]["2"] == "5/6"
     assert odds(advantage=True, disadvantage=True)["dice"] == "2d6"
+    high = odds(advantage=True, stat=8)["targets"]   # 22+: 3d6 + 8 reaches 26
+    assert list(high)[-1] == "27" and high["26"] == "1/216" and high["27"] == "0/1"
     scale = plain["difficulty_scale"]
     assert scale["Simple Task (6)"] == "13/18"
     assert scale["Challenging Task (12)"] == "1/36"

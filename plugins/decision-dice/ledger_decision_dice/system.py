@@ -346,7 +346,8 @@ class DecisionDice(RuleSystem):
 
         Decision roll: ``dice`` count, ``modifier_total`` (STAT + counted modifiers),
         ``min``/``max``/``mean`` of the result, ``distribution`` of the result, ``targets``
-        (P(success) for every target 2..22), ``difficulty_scale`` (the named rungs and 22+)
+        (P(success) for every target from 2 to 22, or on to the first unreachable target
+        above 22), ``difficulty_scale`` (the named rungs and 22+)
         and, with ``target``, ``success``/``failure``.
         With ``supply``: the supply die's step-down odds and expected rolls. With
         ``opponent``: P(win) and P(lose) after tie rerolls and P(a round ties).
@@ -382,7 +383,8 @@ class DecisionDice(RuleSystem):
                         "win": exact.frac(win), "lose": exact.frac(lose),
                         "round_tie": exact.frac(tie)})
             return out
-        out["targets"] = exact.target_table(count, mod)
+        # 2 to 22, and on past 22 ("22+") until the first target the roll cannot reach
+        out["targets"] = exact.target_table(count, mod, high=max(22, max(dist) + mod + 1))
         out["difficulty_scale"] = {
             f"{label} ({tn})": exact.frac(exact.p_success(count, tn, mod))
             for tn, label in reversed(DIFFICULTY_SCALE) if label and label != "↓"
