@@ -599,3 +599,18 @@ def test_strict_comparison_keeps_every_named_dr_odds() -> None:
         ladder = strict.odds({"skill": skill})["ladder"]
         assert [row["dr"] for row in ladder] == list(range(-4, 6))
         assert [row["success"] for row in ladder] == HAND_TABLE[skill]
+
+
+def test_a_roll_event_with_wrong_arithmetic_is_refused(wyrd: WyrdEngine) -> None:
+    import msgspec
+
+    julian = make(wyrd, "julian")
+    event = roll(wyrd, julian, "investigate", "++-0", dr="good")
+    for change, message in (
+        ({"total": 9}, "total of 4, not 9"),
+        ({"dice": [1, 1, 1, 0], "roll": 3}, "do not match its recorded draws"),
+        ({"roll": 2}, "sum to 1, not 2"),
+        ({"margin": 5}, "not margin 5"),
+    ):
+        with pytest.raises(RuleError, match=message):
+            apply(wyrd, julian, msgspec.structs.replace(event, **change))

@@ -29,7 +29,7 @@ from .events import (
     WoundHealed,
     WoundInflicted,
 )
-from .mechanics import absorb, check_healing, damage_units
+from .mechanics import absorb, check_healing, check_total, damage_units
 from .state import SEVERITIES, WOUND_CAPACITY, Boon, Boost, Character, Options, Trait, Wound
 
 
@@ -49,6 +49,38 @@ def find_boon(state: Character, name: str) -> int | None:
         if boon.name.lower() == key:
             return i
     return None
+
+
+def roll_problems(event: CheckRolled) -> list[str]:
+    """Arithmetic a roll event must satisfy, as sentences (empty when consistent).
+
+    Guards hand-recorded or amended rolls: the four faces match the first four draws, the
+    roll is their sum, the total is ``roll + rating + trait_bonus + boost + teamwork −
+    wound_penalty``, and the margin and band follow from the total
+    (000_60e07241544698f0.txt, "Conflict resolution at a glance"; digest §2).
+    """
+    problems = []
+    faces = [{1: -1, 2: 0, 3: 1}.get(v) for _sides, v in event.draws[:4]]
+    if len(event.dice) != 4 or any(f not in (-1, 0, 1) for f in event.dice):
+        problems.append("a roll has four Fudge faces, each -1, 0 or +1")
+    elif faces != list(event.dice) or any(sides != 3 for sides, _v in event.draws[:4]):
+        problems.append("the roll's dice do not match its recorded draws")
+    if event.roll != sum(event.dice):
+        problems.append(f"the dice sum to {sum(event.dice)}, not {event.roll}")
+    total = check_total(event.roll, event.rating, event.trait_bonus, event.boost,
+                        event.teamwork, event.wound_penalty)  # fmt: skip
+    if event.total != total:
+        problems.append(f"the roll's modifiers give a total of {total}, not {event.total}")
+    if event.mode == "passive" and event.dr is not None:
+        expected = event.total - event.dr
+        if event.margin not in (expected, expected - 1):
+            problems.append(f"total {event.total} against DR {event.dr} is not margin "
+                            f"{event.margin}")  # fmt: skip
+    elif event.opposition_total is not None and event.margin != (
+        event.total - event.opposition_total
+    ):
+        problems.append("the margin is not the difference of the two totals")
+    return problems
 
 
 def _alive(state: Character, what: str) -> None:
@@ -92,6 +124,9 @@ class Appliers:
         """A roll consumes the boost it used and the boon it invoked (digest §4
         ``check_rolled``; "Boosts", "Active Opposition"); nothing else changes."""
         _alive(state, "roll")
+        problems = roll_problems(event)
+        if problems:
+            raise RuleError(*problems)
         changes: dict[str, Any] = {}
         if event.boost:
             changes["boosts"] = _without_boost(state, event.boost)
