@@ -158,7 +158,7 @@ def odds(params: dict[str, Any], options: st.Options | None = None) -> dict[str,
     """
     opts = options or st.Options()
     out: dict[str, Any] = {"system": "terran-engine"}
-    given = {k: v for k, v in params.items() if v not in (None, False, ())}
+    given = {k: v for k, v in params.items() if v is not None and v is not False and v != ()}
     if "pool" in given:
         out["risky_action"] = {k: fmt(v) for k, v in risky_bands(int(given["pool"])).items()}
     if "dark" in given or "ego" in given:
