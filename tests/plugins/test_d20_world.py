@@ -475,6 +475,8 @@ def test_d25_first_wound_of_two_and_a_two_is_shock():
     assert (s.pending_shock, s.shocks) == (False, 1)
     with pytest.raises(RuleError, match="owes no shock roll"):
         roll(s, None, [2], shock=True)
+    with pytest.raises(RuleError, match="uses no skill"):
+        roll(s, "Lockpicking", [2], shock=True)
 
 
 def test_d26_wounds_three_and_a_four_is_no_shock():
@@ -644,3 +646,11 @@ def test_describe_reads_at_a_glance():
     assert line is not None
     assert "Forage +2 with disadvantage" in line and "= 3: bad, +5 xp" in line
     assert "natural 1" in line
+
+
+def test_describe_attack_uses_the_campaign_rounding():
+    ev = AttackResolved(character="isa", attacker="thug", weapon="club", weapon_damage=3,
+                        outcome="messy")
+    assert "2 of 3 damage" in (SYS.describe(ev) or "")
+    floor = D20World().configure({"messy_damage_rounding": "floor"})
+    assert "1 of 3 damage" in (floor.describe(ev) or "")

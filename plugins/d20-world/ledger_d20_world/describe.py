@@ -66,9 +66,9 @@ def describe_check(ev: CheckRolled) -> str:
     return line
 
 
-def describe(event: Event) -> str | None:
+def describe(event: Event, *, rounding: str = "ceil") -> str | None:
     """One line a person reads at a glance, or ``None`` for an event this system does not
-    own."""
+    own. ``rounding`` is the campaign's messy-damage rounding (ruling R5)."""
     match event:
         case CheckRolled():
             return describe_check(event)
@@ -103,10 +103,10 @@ def describe(event: Event) -> str | None:
             return _harm(event.character, event.amount, event.armour, event.desperate,
                          event.description)
         case AttackResolved():
-            dealt = damage_dealt(event.weapon_damage, event.outcome)
+            dealt = damage_dealt(event.weapon_damage, event.outcome, rounding)
             return (f"{event.attacker} attacks {event.character}"
                     f"{' with ' + event.weapon if event.weapon else ''}: {event.outcome}, "
-                    f"{dealt} of {event.weapon_damage} damage (half rounded up on messy)"
+                    f"{dealt} of {event.weapon_damage} damage"
                     + _armour(event.armour, event.desperate))
         case WoundHealed():
             return f"{event.character}: wound {event.wound} heals by {event.amount}"

@@ -136,6 +136,10 @@ class D20World(Appliers, RuleSystem):
         """
         p = request.params
         if p.get("shock"):
+            if request.skill:
+                raise RuleError(
+                    f"the shock roll uses no skill: `campaign roll {request.character} --shock`"
+                )
             return self._shock(state, request, dice)
         if not request.skill:
             raise RuleError("name the skill the check uses, e.g. `campaign roll isa Climb`")
@@ -247,8 +251,10 @@ class D20World(Appliers, RuleSystem):
     # --- reading ------------------------------------------------------------------------
 
     def describe(self, event: Event) -> str | None:
-        """One line for ``log`` and recaps (see :mod:`.describe`)."""
-        return describing.describe(event)
+        """One line for ``log`` and recaps (see :mod:`.describe`), with this campaign's
+        messy-damage rounding (ruling R5)."""
+        rounding = self.options.messy_damage_rounding if self.options is not None else "ceil"
+        return describing.describe(event, rounding=rounding)
 
     def sheet_view(self, state: Character, *, as_gm: bool) -> dict[str, Any]:
         """The sheet as JSON with derived values (wound total, check penalty, capacity,
