@@ -176,3 +176,17 @@ def test_engine_roll_verifies_after_session_end(casebook: Path) -> None:
     assert out["total"] == sum(out["dice"]) + 3
     ok(casebook, "session", "end")
     assert "1 engine roll" in ok(casebook, "verify").output
+
+
+@freeze_time("2026-03-01 18:00:00")
+def test_campaign_options_three_boxes_two_to_one(tmp_path: Path) -> None:
+    db = tmp_path / "tinker.db"
+    ok(db, "new", "tinker", "--system", "wyrd-engine", "--option", "stress_boxes=3",
+       "--option", "damage_ratio=2")  # fmt: skip
+    ok(db, "character", "add", "--sheet", str(CAMPAIGN / "characters" / "cornelius.toml"))
+    out = as_json(db, "damage", "cornelius", "8")  # 4 units: 3 boxes + Mild
+    assert out["sheet"]["stress"] == {"marked": 3, "boxes": 3, "track": "[x][x][x]"}
+    assert out["sheet"]["wounds"]["mild"]["absorbed"] == 1
+    bad = run(tmp_path / "bad.db", "new", "x", "--system", "wyrd-engine",
+              "--option", "damage_ratio=5")  # fmt: skip
+    assert bad.exit_code == 1 and "damage_ratio is 1, 2 or 3" in bad.output
