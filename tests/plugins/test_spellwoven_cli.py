@@ -72,6 +72,30 @@ def test_jen_slips_past_the_housewife_with_effort(escape):
 
 
 @freeze_time("2026-03-01 19:00:00", tick=True)
+def test_effort_command_records_the_new_result(escape):
+    roll = json.loads(escape("roll", "jen", "Manoeuvre", "--vs", "housewife:2",
+                             "--dice", "2,7,8,1,2,8", "--json").output)
+    line = escape("effort", "jen").output
+    assert f"jen spends 1 Effort on roll {roll['seq']}: +3 (Quickness) = 4 successes: win" in line
+    spent = events(escape)[-1]
+    assert spent["type"] == "spellwoven.effort_spent"
+    assert (spent["data"]["bonus"], spent["data"]["successes"], spent["data"]["outcome"]) == (
+        3, 4, "win")
+    again = escape("effort", "jen", ok=False)
+    assert again.exit_code == 1 and "at most 1 Effort" in again.output
+    escape("scene", "end")
+    closed = escape("effort", "jen", ok=False)
+    assert closed.exit_code == 1 and "no roll" in closed.output
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_recorded_effort_with_a_wrong_result_is_refused(escape):
+    escape("roll", "jen", "Sprint", "--dice", "6,6,10")
+    wrong = escape("record", "effort-spent", "--character", "jen", "--outcome", "fail", ok=False)
+    assert wrong.exit_code == 1 and "gives outcome pass, not fail" in wrong.output
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
 def test_effort_with_the_roll_and_running_out(escape):
     out = json.loads(escape("roll", "jen", "Sprint", "--effort", "--dice", "6,6,10",
                             "--json").output)
@@ -187,6 +211,8 @@ def test_the_example_campaign_builds(tmp_path):
     rolls = [e["data"] for e in log if e["type"].startswith("spellwoven.") and "dice" in e["data"]]
     assert [r["dice"] for r in rolls[:2]] == [[6, 6, 10], [2, 7, 8]]
     assert [r["outcome"] for r in rolls[:2]] == ["fail", "lose"]
+    spent = [e["data"] for e in log if e["type"] == "spellwoven.effort_spent"]
+    assert [(e["successes"], e["outcome"]) for e in spent] == [(4, "win")]  # Jen dodges out
     sheet = json.loads(CliRunner().invoke(cli, ["--db", db, "sheet", "jen", "--json"]).output)
     assert sheet["effort"] == sheet["effort_max"] == 2  # slept after the escape
     assert sheet["conditions"] == ["Embarrassed"]

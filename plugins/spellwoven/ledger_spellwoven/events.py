@@ -104,11 +104,20 @@ class EffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.effort_spent
     :ivar character: the character id.
     :ivar attribute: the Attribute added; default the one the latest roll used.
     :ivar roll: the seq of the roll, for the reader (the applier uses the latest roll).
+    :ivar bonus: successes added (the Attribute's rating), filled by ``campaign effort``.
+    :ivar successes: the roll's successes after the Effort, filled by ``campaign effort``.
+    :ivar outcome: the roll's outcome after the Effort, filled by ``campaign effort``.
+
+    The last three are optional (``record effort-spent`` may leave them out); when given,
+    the applier checks them against the latest roll.
     """
 
     character: str
     attribute: str | None = None
     roll: int | None = None
+    bonus: int | None = None
+    successes: int | None = None
+    outcome: Literal["pass", "fail", "win", "lose", "draw"] | None = None
 
 
 class EffortLost(Event, frozen=True, kw_only=True, tag="spellwoven.effort_lost"):

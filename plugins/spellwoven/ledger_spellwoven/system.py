@@ -303,6 +303,17 @@ class Spellwoven(RuleSystem):
             outcome: str = contest_outcome(successes, last.opponent_successes)
         else:
             outcome = outcome_of_test(successes, last.difficulty or 0)
+        bonus = state.attributes[attribute]
+        for field, given, computed in (
+            ("bonus", event.bonus, bonus),
+            ("successes", event.successes, successes),
+            ("outcome", event.outcome, outcome),
+        ):
+            if given is not None and given != computed:
+                raise RuleError(
+                    f"Effort on {state.name}'s latest roll ({last.skill}) gives {field} "
+                    f"{computed}, not {given}"
+                )
         last = msgspec.structs.replace(
             last, successes=successes, effort_spent=last.effort_spent + 1, outcome=outcome
         )

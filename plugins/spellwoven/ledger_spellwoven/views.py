@@ -80,6 +80,12 @@ def describe(event: Event) -> str | None:
         )
     if isinstance(event, EffortSpent):
         on = f" on roll {event.roll}" if event.roll is not None else " on the latest roll"
+        if event.bonus is not None and event.successes is not None and event.outcome:
+            attribute = f" ({event.attribute})" if event.attribute else ""
+            return (
+                f"{event.character} spends 1 Effort{on}: +{event.bonus}{attribute} = "
+                f"{_plural(event.successes)}: {event.outcome}"
+            )
         attribute = f" (+{event.attribute})" if event.attribute else ""
         return f"{event.character} spends 1 Effort{on}{attribute}"
     if isinstance(event, EffortLost):
