@@ -52,7 +52,8 @@ def canonical(name: str, choices: tuple[str, ...] | list[str], what: str) -> str
     for choice in choices:
         if choice.casefold() == wanted:
             return choice
-    raise RuleError(f"{name!r} is not a {what}; choose one of: {', '.join(choices)}")
+    article = "an" if what[:1].lower() in "aeiou" else "a"
+    raise RuleError(f"{name!r} is not {article} {what}; choose one of: {', '.join(choices)}")
 
 
 # --- creation -----------------------------------------------------------------------------
