@@ -85,26 +85,26 @@ def describe(event: Event, *, rounding: str = "ceil") -> str | None:
             return (f"{event.character}: favor of {event.bond} {_signed(event.delta)}"
                     + (f" ({event.reason})" if event.reason else ""))
         case BondCalled():
-            return f"{event.character} calls upon {event.bond}" + (
+            return f"{event.character}: calls upon {event.bond}" + (
                 f": {event.request}" if event.request else "")
         case ItemAdded():
-            return f"{event.character} gains {event.item} ({event.location})"
+            return f"{event.character}: gains {event.item} ({event.location})"
         case ItemRemoved():
-            return f"{event.character} loses {event.item}" + (
+            return f"{event.character}: loses {event.item}" + (
                 f" ({event.reason})" if event.reason else "")
         case ItemMoved():
             cost = f", {event.actions} actions" if event.actions else ""
-            return f"{event.character} moves {event.item} to {event.to}{cost}"
+            return f"{event.character}: moves {event.item} to {event.to}{cost}"
         case ItemRepaired():
-            return f"{event.character} repairs {event.item}"
+            return f"{event.character}: repairs {event.item}"
         case BagChanged():
-            return f"{event.character} {'gains' if event.has_bag else 'loses'} a bag"
+            return f"{event.character}: {'gains' if event.has_bag else 'loses'} a bag"
         case DamageTaken():
             return _harm(event.character, event.amount, event.armour, event.desperate,
                          event.description)
         case AttackResolved():
             dealt = damage_dealt(event.weapon_damage, event.outcome, rounding)
-            return (f"{event.attacker} attacks {event.character}"
+            return (f"{event.character}: attacked by {event.attacker}"
                     f"{' with ' + event.weapon if event.weapon else ''}: {event.outcome}, "
                     f"{dealt} of {event.weapon_damage} damage"
                     + _armour(event.armour, event.desperate))
@@ -122,13 +122,13 @@ def describe(event: Event, *, rounding: str = "ceil") -> str | None:
         case ConditionEnded():
             return f"{event.character}: condition {event.condition!r} ends"
         case Rested():
-            return f"{event.character} rests: half the jinx (rounded up) recovered"
+            return f"{event.character}: rests, recovering half the jinx (rounded up)"
         case ObjectiveOpened():
             return (f"{event.character}: objective {event.objective!r} opened, "
                     f"{event.required_good} good checks needed")
         case ObjectiveContributed():
-            who = event.by or event.character
-            return (f"{who}: {event.skill} {event.outcome} towards objective "
+            by = f" by {event.by}" if event.by else ""
+            return (f"{event.character}: {event.skill} {event.outcome}{by} towards objective "
                     f"{event.objective!r}" + (" (automatic)" if event.auto else ""))
         case ObjectiveFailed():
             return f"{event.character}: objective {event.objective!r} failed ({event.reason})"
@@ -142,5 +142,5 @@ def _armour(armour: list[str], desperate: list[str]) -> str:
 
 def _harm(character: str, amount: int, armour: list[str], desperate: list[str],
           description: str) -> str:
-    return (f"{character} takes {amount} damage" + (f" ({description})" if description else "")
+    return (f"{character}: takes {amount} damage" + (f" ({description})" if description else "")
             + _armour(armour, desperate))
