@@ -216,3 +216,18 @@ def test_the_example_campaign_builds(tmp_path):
     sheet = json.loads(CliRunner().invoke(cli, ["--db", db, "sheet", "jen", "--json"]).output)
     assert sheet["effort"] == sheet["effort_max"] == 2  # slept after the escape
     assert sheet["conditions"] == ["Embarrassed"]
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_campaign_options_change_the_rules(run):
+    run("new", "rooftops", "--system", "spellwoven", "--option", "effort_max=4",
+        "--option", "untrained=attribute")
+    run("character", "add", "--sheet", str(CAMPAIGN / "characters" / "jen.toml"))
+    sheet = json.loads(run("sheet", "jen", "--json").output)
+    assert (sheet["effort"], sheet["effort_max"]) == (4, 4)
+    # untrained = attribute: Swim with Fortitude 2 rolls at S 2, so a 3 does not count
+    out = json.loads(run("roll", "jen", "Swim", "--attribute", "Fortitude", "--dice", "3,4,5",
+                         "--json").output)
+    assert (out["skill_level"], out["successes"], out["outcome"]) == (2, 0, "fail")
+    bad = run("new", "other", "--system", "spellwoven", "--option", "untrained=bogus", ok=False)
+    assert bad.exit_code != 0 and "untrained" in bad.output
