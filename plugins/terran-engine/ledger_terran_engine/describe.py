@@ -6,9 +6,10 @@ Effect, Disposition, Critically/Mortally Wounded).
 
 from __future__ import annotations
 
-from ledger import Event
+from ledger import Event, RuleError
 
 from . import events as ev
+from . import mechanics as m
 
 OUTCOME_TEXT = {
     "fail": "fail, things get worse",
@@ -35,6 +36,9 @@ def describe_event(e: Event) -> str | None:
             if e.pooled:
                 line += f", companions pay {e.pooled}"
         extras = []
+        if e.montage and e.challenge:
+            won = "overcome" if e.outcome != "fail" else "not overcome"
+            extras.append(f"{e.challenge} {won}")
         if e.allies_rallied:
             extras.append(f"{e.allies_rallied} allies +1d (Rally)")
         if e.rivals_cursed:
@@ -82,8 +86,15 @@ def describe_event(e: Event) -> str | None:
     if isinstance(e, ev.AdvancementChosen):
         return f"{e.character}: chooses the Advancement {e.advancement}"
     if isinstance(e, ev.ChallengeOpened):
-        many = f" ({e.count} ganging up)" if e.count > 1 else ""
-        return f"{e.character} faces {e.challenge}: {e.level}{many}"
+        try:
+            level = m.ganged_level(m.level_index(e.level), e.count)
+        except RuleError:
+            return f"{e.character} faces {e.challenge}: {e.level}"
+        many = f", {e.count} ganging up" if e.count > 1 else ""
+        return (
+            f"{e.character} faces {e.challenge}: {m.level_name(level)}{many} "
+            f"(Disposition {m.disposition_of(level)}, Effect {m.challenge_effect(level)})"
+        )
     if isinstance(e, ev.DispositionReduced):
         by = f" by {e.by}" if e.by else ""
         return f"{e.challenge} (facing {e.character}) loses {e.amount} Disposition{by}"
@@ -92,7 +103,7 @@ def describe_event(e: Event) -> str | None:
     if isinstance(e, ev.ComplicationAdded):
         return f"{e.character}: complication −{e.dice}d on the next action against {e.challenge}"
     if isinstance(e, ev.HarmTaken):
-        return f"{e.character} takes harm: Effect {e.effect}" + (
+        return f"{e.character} takes harm: Effect {e.effect} before armour" + (
             ", shield sacrificed" if e.shield_sacrificed else ""
         )
     if isinstance(e, ev.AttributeLost):
