@@ -185,12 +185,13 @@ def parse_faces(text: str) -> list[str]:
     text = text.strip()
     if not text:
         raise DiceError("--dice is empty: give the faces, e.g. --dice 3,5 or --dice ++-0")
-    if "," in text or " " in text:
-        tokens = [t for t in text.replace(",", " ").split() if t]
-    elif all(c in "+-0.−·" for c in text):
-        tokens = list(text)
-    else:
-        tokens = [text]
+    signs = "+-0.−·"
+    tokens = []
+    for token in text.replace(",", " ").split():
+        if len(token) > 1 and all(c in signs for c in token):
+            tokens.extend(token)  # a run of Fudge signs: "++-0"
+        else:
+            tokens.append(token)
     return tokens
 
 

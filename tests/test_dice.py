@@ -23,8 +23,9 @@ def spec_words(seed, campaign, session, nonce, client_seed, blocks=2):
     """DESIGN.md step 2, written out independently of ledger.dice."""
     words = []
     for block in range(blocks):
-        msg = json.dumps(["ledger-roll-v1", campaign, session, nonce, client_seed, block],
-                         separators=(",", ":")).encode()
+        msg = json.dumps(
+            ["ledger-roll-v1", campaign, session, nonce, client_seed, block], separators=(",", ":")
+        ).encode()
         words += struct.unpack(">8I", hmac.new(seed, msg, hashlib.sha256).digest())
     return words
 
@@ -35,12 +36,15 @@ def test_engine_words_follow_the_design_spec():
 
 
 def test_known_seed_gives_known_faces():
-    expected = [w % 6 + 1 for w in spec_words(SEED, "c", 1, 0, "")[:4]
-                if w < 2**32 - (2**32 % 6)]
+    expected = [w % 6 + 1 for w in spec_words(SEED, "c", 1, 0, "")[:4] if w < 2**32 - (2**32 % 6)]
     dice = EngineDice(SEED, "c", 1, 0)
     assert dice.roll(len(expected), 6) == expected
-    assert dice.fields() == {"source": "engine", "draws": [(6, v) for v in expected],
-                             "nonce": 0, "client_seed": ""}
+    assert dice.fields() == {
+        "source": "engine",
+        "draws": [(6, v) for v in expected],
+        "nonce": 0,
+        "client_seed": "",
+    }
 
 
 def test_client_seed_and_nonce_change_the_dice():
@@ -64,8 +68,15 @@ def test_fudge_maps_three_faces():
 
 @pytest.mark.parametrize(
     "text,tokens",
-    [("++-0", ["+", "+", "-", "0"]), ("+,+,-,0", ["+", "+", "-", "0"]), ("3 5", ["3", "5"]),
-     ("12", ["12"]), ("3,5, 6", ["3", "5", "6"])],
+    [
+        ("++-0", ["+", "+", "-", "0"]),
+        ("+,+,-,0", ["+", "+", "-", "0"]),
+        ("++-0 0000", ["+", "+", "-", "0", "0", "0", "0", "0"]),
+        ("-1,+1", ["-1", "+1"]),
+        ("3 5", ["3", "5"]),
+        ("12", ["12"]),
+        ("3,5, 6", ["3", "5", "6"]),
+    ],
 )
 def test_parse_faces(text, tokens):
     assert parse_faces(text) == tokens
@@ -73,8 +84,12 @@ def test_parse_faces(text, tokens):
 
 @pytest.mark.parametrize(
     "faces,sides,message",
-    [(["7"], 6, "cannot show 7"), (["0"], 6, "cannot show 0"), (["x"], 6, "enter a number"),
-     ([], 6, "needs more dice")],
+    [
+        (["7"], 6, "cannot show 7"),
+        (["0"], 6, "cannot show 0"),
+        (["x"], 6, "enter a number"),
+        ([], 6, "needs more dice"),
+    ],
 )
 def test_physical_entry_refuses_impossible_faces(faces, sides, message):
     with pytest.raises(DiceError, match=message):

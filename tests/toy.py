@@ -38,6 +38,16 @@ class Secret(Event, frozen=True, kw_only=True, tag="toy.secret_noted"):
     value: int
 
 
+class Improved(Roll, frozen=True, kw_only=True, tag="toy.improved"):
+    """End-of-session: a d6 above the skill raises it by one."""
+
+    character: str
+    skill: str
+    for_session: int
+    die: int
+    improved: bool
+
+
 class State(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     skills: dict[str, int]
@@ -45,6 +55,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     luck_used: bool = False
     rolls: int = 0
     secret: int = 0
+    advanced: list[int] = []
 
 
 class Options(msgspec.Struct, forbid_unknown_fields=True):
@@ -55,7 +66,7 @@ class Toy(RuleSystem):
     id = "toy"
     name = "Toy"
     source = "none"
-    event_types = (ToyRolled, Hurt, LuckUsed, Secret)
+    event_types = (ToyRolled, Hurt, LuckUsed, Secret, Improved)
     state_type = State
     options_type = Options
     roll_params = (RollParam("target", "Target number.", type=int),)
@@ -78,9 +89,15 @@ class Toy(RuleSystem):
         faces = dice.roll(2, 6)
         total = sum(faces) + state.skills[skill]
         target = request.params.get("target", 7)
-        return ToyRolled(character=request.character, skill=skill, dice=faces, total=total,
-                         target=target, outcome="success" if total >= target else "failure",
-                         **dice.fields())
+        return ToyRolled(
+            character=request.character,
+            skill=skill,
+            dice=faces,
+            total=total,
+            target=target,
+            outcome="success" if total >= target else "failure",
+            **dice.fields(),
+        )
 
     @applies(ToyRolled)
     def on_roll(self, state: State, event: ToyRolled) -> State:
@@ -101,6 +118,43 @@ class Toy(RuleSystem):
     @applies(Secret)
     def on_secret(self, state: State, event: Secret) -> State:
         return msgspec.structs.replace(state, secret=state.secret + event.value)
+
+    @applies(Improved)
+    def on_improved(self, state: State, event: Improved) -> State:
+        skills = dict(state.skills)
+        if event.improved:
+            skills[event.skill] += 1
+        return msgspec.structs.replace(
+            state, skills=skills, advanced=[*state.advanced, event.for_session]
+        )
+
+    def advance(self, states, session, session_events, dice, choices):
+        """Each character who rolled in the session rolls a d6 per skill used."""
+        events = []
+        for cid, state in states.items():
+            if session in state.advanced:
+                continue
+            used = sorted(
+                {
+                    e.data.skill
+                    for e in session_events
+                    if isinstance(e.data, ToyRolled) and e.data.character == cid
+                }
+            )
+            for skill in used:
+                source = dice(f"advance:{cid}:{skill}")
+                die = source.d(6)
+                events.append(
+                    Improved(
+                        character=cid,
+                        skill=skill,
+                        for_session=session,
+                        die=die,
+                        improved=die > state.skills[skill],
+                        **source.fields(),
+                    )
+                )
+        return events
 
     @applies(SceneEnded)
     def on_scene_end(self, state: State, event: SceneEnded) -> State:

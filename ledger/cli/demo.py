@@ -127,6 +127,7 @@ def demo(app: App, folders: tuple[str, ...], out_dir: str, quiet: bool, as_json:
                 run(base + ["sheet", cid], False)
             click.secho("\n$ campaign log", fg="cyan")
             run(base + ["log"], False)
+        summary["recaps"] = write_recaps(summary["db"], out / "recaps" / folder.name)
         text = run(base + ["verify"], True)
         summary["receipt"] = text.strip().splitlines()[-1].removeprefix("Receipt: ")
         if not quiet:
@@ -139,8 +140,29 @@ def demo(app: App, folders: tuple[str, ...], out_dir: str, quiet: bool, as_json:
     click.secho("\nSummary", bold=True)
     for s in summaries:
         click.echo(
-            f"  {s['campaign']:<18} {s['system']:<14} {s['steps']:>3} steps  {s['db']}  receipt {s['receipt'][:24]}…"
+            f"  {s['campaign']:<16} {s['system']:<14} {s['steps']:>3} steps  "
+            f"{s['db']:<26} receipt {s['receipt'][:20]}…"
         )
+    click.echo(f"Recaps (Markdown and HTML) are in {out / 'recaps'}/; open one in a browser.")
+
+
+def write_recaps(db: str, folder: Path) -> list[str]:
+    """Write every session's recap (players' Markdown and HTML, the GM's HTML) into ``folder``."""
+    from ..campaign import open_campaign
+    from ..recap import build_recap, render
+    from ..store import Store
+
+    campaign = open_campaign(Store(db))
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for number in range(1, campaign.last_session() + 1):
+        for as_gm, suffix in ((False, ""), (True, ".gm")):
+            recap = build_recap(campaign, number, as_gm=as_gm)
+            for fmt in ("md", "html") if not as_gm else ("html",):
+                path = folder / f"session-{number}{suffix}.{fmt}"
+                path.write_text(render(recap, fmt), encoding="utf-8")
+                written.append(str(path))
+    return written
 
 
 def _character_ids(db: str) -> list[str]:

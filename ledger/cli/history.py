@@ -63,3 +63,93 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
     click.echo(f"{verb} {len(result)} advancement events for session {number}:")
     for line in lines:
         click.echo("  " + line)
+
+
+@cli.command()
+@click.option("--session", "number", type=int, required=True, help="Which session.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "html"]),
+    default="md",
+    show_default=True,
+    help="Markdown (pastes into a chat) or one self-contained HTML page.",
+)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file.")
+@json_option
+@pass_app
+def recap(app: App, number: int, fmt: str, output: str | None, as_json: bool) -> None:
+    """A recap of session N, replayed from the log: what happened, by whom, with which dice.
+
+    --as player (global) leaves out every GM-only fact.
+    """
+    import dataclasses
+
+    from ..recap import build_recap, render
+
+    data = build_recap(app.campaign, number, as_gm=app.as_gm())
+    if as_json:
+        echo_json(dataclasses.asdict(data))
+        return
+    text = render(data, fmt)
+    if output:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+        click.echo(f"Wrote {output}")
+    else:
+        click.echo(text, nl=False)
+
+
+@cli.command()
+@click.argument("seq", type=int)
+@json_option
+@pass_app
+def audit(app: App, seq: int, as_json: bool) -> None:
+    """Everything about event SEQ (a disputed roll): who, when, dice, band, rule, proof.
+
+    Engine rolls of an ended session are recomputed from the revealed seed.
+    Exit 1 when the roll or the log does not verify.
+    """
+    from ..audit import audit as run_audit
+
+    result = run_audit(app.campaign, seq, as_gm=app.as_gm())
+    bad = result["verdict"] in ("tampered", "mismatch")
+    if as_json:
+        echo_json(result)
+    else:
+        who = f"{result['name']} ({result['character']})" if result["name"] else result["character"]
+        click.echo(f"Event {seq}: {result['type']} — {who}")
+        if result["description"]:
+            click.echo(f"  {result['description']}")
+        session = result["session"] if result["session"] is not None else "none"
+        click.echo(
+            f"  recorded by {result['recorded_by']} at {result['recorded_at']}, session {session}"
+        )
+        d = result["data"]
+        if "draws" in d:
+            draws = " ".join(f"d{s}:{v}" for s, v in d["draws"])
+            click.echo(f"  source: {d['source']}; draws in order: {draws}")
+            if d.get("source") == "engine":
+                click.echo(f"  nonce {d.get('nonce')}, client seed {d.get('client_seed')!r}")
+        shown = {
+            k: v
+            for k, v in d.items()
+            if k not in ("draws", "source", "nonce", "client_seed", "scheme")
+        }
+        click.echo("  fields: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
+        rule = result["rule"]
+        click.echo(
+            f"  rules: {rule['system']}, {rule['seed']}"
+            + (f', "{rule["section"]}"' if rule["section"] else "")
+        )
+        for c in result["corrections"]:
+            click.echo(
+                f"  correction {c['seq']} ({c['action']}) by {c['by']} at {c['at']}: {c['reason']}"
+            )
+        if result["status"] != "standing":
+            click.echo(f"  status: {result['status']} (the original stays in the log)")
+        click.echo(f"  {result['detail']}")
+    if bad:
+        if not as_json:
+            click.echo(f"error: event {seq} does not verify ({result['verdict']})", err=True)
+        raise SystemExit(1)

@@ -7,6 +7,7 @@ from typing import Any
 import click
 import msgspec
 
+from ..events import Roll
 from ..plugins import rule_systems
 from ..rulesystem import RollParam, RuleError
 from . import App, cli, echo_json, json_option, now, pass_app
@@ -208,8 +209,8 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
     system = campaign.system
     types = {
         t.split(".", 1)[1].replace("_", "-"): t
-        for t in campaign.codec.types
-        if t.startswith(system.id + ".")
+        for t, cls in campaign.codec.types.items()
+        if t.startswith(system.id + ".") and not issubclass(cls, Roll)
     }
     if event_type == "list":
         for short, tag in sorted(types.items()):
@@ -293,13 +294,38 @@ def damage(app: App, character_name: str, amount: int, as_json: bool) -> None:
     event = campaign.codec.convert(
         tag, {"type": tag, "character": cid, "amount": amount}, strict=False
     )
+    as_gm = app.as_gm()
+    before = campaign.system.sheet_view(campaign.state_of(cid, as_gm=as_gm), as_gm=as_gm)
     rec = campaign.append([event], actor=app.actor, at=now())[0]
-    state = campaign.state_of(cid)
-    view = campaign.system.sheet_view(state, as_gm=app.as_gm())
+    after = campaign.system.sheet_view(campaign.state_of(cid, as_gm=as_gm), as_gm=as_gm)
+    changes = sheet_changes(before, after)
     if as_json:
-        echo_json({"seq": rec.seq, "character": cid, "amount": amount, "sheet": view})
-    else:
-        click.echo(describe(campaign, rec))
+        echo_json(
+            {
+                "seq": rec.seq,
+                "character": cid,
+                "amount": amount,
+                "changes": [{"field": f, "before": b, "after": a} for f, b, a in changes],
+                "sheet": after,
+            }
+        )
+        return
+    click.echo(describe(campaign, rec))
+    for field, old, new in changes:
+        click.echo(f"  {field}: {old} → {new}")
+
+
+def sheet_changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """``(field, before, after)`` for every flattened sheet field that changed."""
+    from ..recap import flatten
+
+    flat_before, flat_after = flatten(before), flatten(after)
+    keys = list(dict.fromkeys([*flat_before, *flat_after]))
+    return [
+        (k, flat_before.get(k, "—"), flat_after.get(k, "—"))
+        for k in keys
+        if flat_before.get(k, "—") != flat_after.get(k, "—")
+    ]
 
 
 @cli.command()

@@ -1,0 +1,135 @@
+"""Audit of one event (usually a disputed roll), replayed from the log.
+
+:func:`audit` gathers who recorded it, when, in which session, the source and every draw,
+the rule system's fields (modifiers, band), the rule text it came from, the corrections
+that touch it, and a verdict:
+
+- the hash chain up to the event verifies (else: the first bad seq);
+- an engine roll of an ended session: recomputed from the revealed seed (DESIGN.md "Dice and
+  verifiable randomness"): ``verified`` when the recorded draws are what the committed seed
+  gives at the recorded nonce and client seed, ``MISMATCH`` otherwise;
+- an engine roll of an open session: verifiable after the session ends;
+- a physical roll: the ledger proves the entry has not changed since it was recorded, not
+  what the table's dice showed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from .dice import verify_draws
+from .events import Roll
+from .rulesystem import RuleError
+from .verify import verify_store
+
+if TYPE_CHECKING:
+    from .campaign import Campaign
+
+
+def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
+    """Everything about event ``seq`` as a JSON-ready dict with a ``verdict``.
+
+    :raises ledger.campaign.NotFound: no such event.
+    :raises RuleError: a player asks about a GM-only event.
+    """
+    rec = campaign.record(seq)
+    if rec.visibility == "gm" and not as_gm:
+        raise RuleError(f"event {seq} is GM-only: ask the GM for an audit")
+    data = msgspec.to_builtins(rec.data)
+    data.pop("type", None)
+    names = campaign.characters()
+    corrections = campaign.corrections()
+    touched = []
+    for cseq, corr in corrections.by_target.get(seq, []):
+        crec = campaign.record(cseq)
+        touched.append(
+            {
+                "seq": cseq,
+                "action": corr.action,
+                "reason": corr.reason,
+                "by": crec.actor,
+                "at": crec.recorded_at,
+                "data": corr.data,
+            }
+        )
+    system = campaign.system
+    section = getattr(system, "rule_section", None)
+    rule = {
+        "system": system.id,
+        "seed": system.source,
+        "section": section(rec.data) if callable(section) else None,
+    }
+    chain = verify_store(campaign.store, campaign.id, receipt=(seq, rec.hash))
+    result: dict[str, Any] = {
+        "seq": seq,
+        "type": rec.type,
+        "character": rec.stream,
+        "name": names.get(rec.stream),
+        "recorded_by": rec.actor,
+        "recorded_at": rec.recorded_at,
+        "session": rec.session,
+        "visibility": rec.visibility,
+        "hash": rec.hash,
+        "data": data,
+        "description": system.describe(rec.data),
+        "rule": rule,
+        "corrections": touched,
+        "status": "retracted"
+        if seq in corrections.retracted
+        else "amended"
+        if seq in corrections.amended
+        else "standing",
+        "chain": {"ok": chain.ok, "bad_seq": chain.bad_seq, "problem": chain.problem},
+    }
+    verdict, detail = _verdict(campaign, rec, chain.ok)
+    result["verdict"], result["detail"] = verdict, detail
+    return result
+
+
+def _verdict(campaign: Campaign, rec: Any, chain_ok: bool) -> tuple[str, str]:
+    event = rec.data
+    if not chain_ok:
+        return "tampered", "the hash chain does not verify up to this event: the log was changed"
+    if not isinstance(event, Roll):
+        return "recorded", "not a roll: the hash chain proves it is unchanged since it was recorded"
+    if event.source == "physical":
+        return (
+            "recorded",
+            f"physical dice entered by {rec.actor}: the ledger proves the entry is "
+            "unchanged since it was recorded, not what the dice on the table showed",
+        )
+    number = rec.session
+    commitment = reveal = None
+    engine_before = 0
+    for other in campaign.records(types=["session.started", "session.ended"]):
+        if other.data.number == number:
+            if other.type == "session.started":
+                commitment = other.data.seed_commitment
+            else:
+                reveal = other.data.seed_reveal
+    if reveal is None:
+        return (
+            "pending",
+            f"engine roll of session {number}, still open: verifiable after the session ends",
+        )
+    seed = bytes.fromhex(reveal)
+    if hashlib.sha256(seed).hexdigest() != commitment:
+        return "mismatch", f"session {number}'s revealed seed does not match its commitment"
+    engine_before = campaign.store.conn.execute(
+        "select count(*) from events where campaign = ? and session = ? and seq < ? "
+        "and json_extract(data, '$.source') = 'engine'",
+        (campaign.id, number, rec.seq),
+    ).fetchone()[0]
+    if event.nonce != engine_before:
+        return "mismatch", f"nonce {event.nonce} should be {engine_before} (engine rolls before it)"
+    bad = verify_draws(seed, campaign.id, number, event.nonce, event.client_seed or "", event.draws)
+    if bad:
+        return "mismatch", f"MISMATCH: {bad}"
+    return (
+        "verified",
+        f"verified: these are the dice the seed committed at the start of "
+        f"session {number} gives (nonce {event.nonce}, client seed {event.client_seed!r})",
+    )

@@ -1,0 +1,251 @@
+"""Session recaps, replayed from the log (never from stored summaries).
+
+:func:`build_recap` gathers one session's story: its events in order (each with the rule
+system's one-line description, who rolled and with what dice, the corrections touching it),
+every character's sheet at the start and end of the session and what changed, the
+advancement appended for it, and the seed commitment, reveal and receipt. :func:`render`
+turns it into Markdown (pastes cleanly into a chat) or one self-contained HTML page.
+
+Visibility: a player's recap (``as_gm=False``) leaves GM-only events out entirely and
+compares sheets replayed without them, so no GM-only value or anything derived from one
+appears in it.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from .events import Corrected, Roll
+
+if TYPE_CHECKING:
+    from .campaign import Campaign
+
+
+@dataclass
+class Line:
+    """One event in a recap's timeline."""
+
+    seq: int
+    kind: str  # "roll", "correction", "session", "scene", "advancement", "event"
+    character: str | None
+    text: str
+    source: str | None = None
+    dice: list[list[int]] = field(default_factory=list)
+    corrections: list[str] = field(default_factory=list)
+    struck: bool = False
+    extra: list[str] = field(default_factory=list)
+    hidden: bool = False
+
+
+@dataclass
+class CharacterChanges:
+    """A character's sheet at the start and the end of the session, and the differences."""
+
+    id: str
+    name: str
+    rolls: int
+    changes: list[tuple[str, str, str]]  # (field, before, after)
+
+
+@dataclass
+class Recap:
+    """Everything a recap shows (see :func:`build_recap`)."""
+
+    campaign: str
+    title: str
+    system: str
+    system_name: str
+    session: int
+    as_gm: bool
+    started_at: str | None
+    ended_at: str | None
+    seed_commitment: str | None
+    seed_reveal: str | None
+    receipt: str | None
+    lines: list[Line]
+    characters: list[CharacterChanges]
+    engine_rolls: int = 0
+    physical_rolls: int = 0
+
+
+def flatten(value: Any, prefix: str = "") -> dict[str, str]:
+    out: dict[str, str] = {}
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+    elif isinstance(value, list) and value and all(isinstance(x, dict) for x in value):
+        for i, v in enumerate(value):
+            out.update(flatten(v, f"{prefix}[{i}]"))
+    elif isinstance(value, list):
+        out[prefix] = ", ".join(str(x) for x in value) or "—"
+    else:
+        out[prefix] = "—" if value is None else str(value)
+    return out
+
+
+def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
+    """Replay session ``number`` into a :class:`Recap`.
+
+    :raises ledger.campaign.NotFound: the session was never started.
+    """
+    from .campaign import NotFound
+    from .plugins import pm
+
+    started = ended = None
+    bounds = [None, None]
+    for rec in campaign.records(types=["session.started", "session.ended"]):
+        if rec.data.number == number:  # type: ignore[attr-defined]
+            if rec.type == "session.started":
+                started, bounds[0] = rec, rec.seq
+            else:
+                ended, bounds[1] = rec, rec.seq
+    if started is None:
+        raise NotFound(
+            f"session {number} has not been played in {campaign.id} "
+            f"(sessions: 1 to {campaign.last_session()})"
+            if campaign.last_session()
+            else f"no session has been played in {campaign.id} yet"
+        )
+    names = campaign.characters()
+    corrections = campaign.corrections()
+    system = campaign.system
+    lines: list[Line] = []
+    rolls_by: dict[str, int] = {}
+    engine = physical = 0
+    session_seqs = set()
+    for rec in campaign.records(as_gm=as_gm):
+        if rec.session != number:
+            continue
+        session_seqs.add(rec.seq)
+        event = rec.data
+        character = rec.stream if rec.stream in names else None
+        text = system.describe(event) or _generic(rec.type, event)
+        if character and text.lower().startswith(f"{character}:"):
+            text = text[len(character) + 1 :].strip()
+        line = Line(
+            seq=rec.seq,
+            kind="event",
+            character=names.get(character or "", None),
+            text=text,
+        )
+        if isinstance(event, Roll):
+            line.kind = "roll"
+            line.source = event.source
+            line.dice = [list(d) for d in event.draws]
+            rolls_by[rec.stream] = rolls_by.get(rec.stream, 0) + 1
+            if event.source == "engine":
+                engine += 1
+            else:
+                physical += 1
+            line.extra.append(
+                f"{event.source} dice, entered by {rec.actor}"
+                if event.source == "physical"
+                else f"engine roll, nonce {event.nonce}"
+            )
+        elif isinstance(event, Corrected):
+            line.kind = "correction"
+            verb = "retracted" if event.action == "retract" else "amended"
+            line.text = f"Correction: event {event.target} {verb} — {event.reason} (by {rec.actor})"
+        elif rec.type.startswith("session."):
+            line.kind = "session"
+            line.text = (
+                f"Session {number} {'started' if rec.type == 'session.started' else 'ended'}"
+            )
+        elif rec.type.startswith("scene."):
+            line.kind = "scene"
+            title = getattr(event, "title", "")
+            line.text = f"Scene {'started' if rec.type == 'scene.started' else 'ended'}" + (
+                f": {title}" if title else ""
+            )
+        elif ended is not None and rec.seq > ended.seq:
+            line.kind = "advancement"
+        for cseq, corr in corrections.by_target.get(rec.seq, []):
+            verb = "retracted" if corr.action == "retract" else "amended"
+            line.corrections.append(f"{verb} by event {cseq}: {corr.reason}")
+        line.struck = rec.seq in corrections.retracted
+        for extra in pm.hook.recap_lines(system_id=system.id, record=rec, as_gm=as_gm):
+            if extra:
+                line.extra.extend(extra)
+        lines.append(line)
+    start_seq = (bounds[0] or 1) - 1
+    end_seq = max(session_seqs) if session_seqs else campaign.store.head(campaign.id).seq
+    changes = []
+    for cid, name in names.items():
+        after = _view(campaign, cid, end_seq, as_gm)
+        if after is None:
+            continue
+        before = _view(campaign, cid, start_seq, as_gm) or {}
+        flat_before, flat_after = flatten(before), flatten(after)
+        diff = [
+            (k, flat_before.get(k, "—"), v)
+            for k, v in flat_after.items()
+            if flat_before.get(k, "—") != v
+        ]
+        changes.append(CharacterChanges(cid, name, rolls_by.get(cid, 0), diff))
+    ended_data: Any = ended.data if ended is not None else None
+    return Recap(
+        campaign=campaign.id,
+        title=campaign.created.title,
+        system=system.id,
+        system_name=system.name,
+        session=number,
+        as_gm=as_gm,
+        started_at=started.recorded_at,
+        ended_at=ended.recorded_at if ended else None,
+        seed_commitment=started.data.seed_commitment,  # type: ignore[attr-defined]
+        seed_reveal=ended_data.seed_reveal if ended_data is not None else None,
+        receipt=f"{ended.seq}:{ended.hash}" if ended else None,
+        lines=lines,
+        characters=changes,
+        engine_rolls=engine,
+        physical_rolls=physical,
+    )
+
+
+def _view(campaign: Campaign, cid: str, upto: int, as_gm: bool) -> dict[str, Any] | None:
+    from .campaign import NotFound
+
+    try:
+        state = campaign.state_of(cid, upto=upto, as_gm=as_gm)
+    except NotFound:
+        return None
+    return campaign.system.sheet_view(state, as_gm=as_gm)
+
+
+def _generic(type_: str, event: Any) -> str:
+    data = msgspec.to_builtins(event)
+    data.pop("type", None)
+    fields = ", ".join(f"{k} {v}" for k, v in data.items() if k not in ("draws", "scheme"))
+    return f"{type_.split('.', 1)[-1].replace('_', ' ')}: {fields}"
+
+
+@functools.cache
+def _environment() -> Any:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("ledger", "templates"),
+        autoescape=jinja2.select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+FUDGE = {1: "−", 2: "·", 3: "+"}
+
+
+def die_label(sides: int, value: int) -> str:
+    """A die face for people: Fudge faces as + · −, others as numbers."""
+    return FUDGE[value] if sides == 3 else str(value)
+
+
+def render(recap: Recap, fmt: str) -> str:
+    """The recap as ``"md"`` (Markdown) or ``"html"`` (one self-contained page)."""
+    env = _environment()
+    template = env.get_template("recap.html.j2" if fmt == "html" else "recap.md.j2")
+    return template.render(recap=recap, die_label=die_label)
