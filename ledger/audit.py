@@ -105,11 +105,12 @@ def _verdict(campaign: Campaign, rec: Any, chain_ok: bool) -> tuple[str, str]:
     commitment = reveal = None
     engine_before = 0
     for other in campaign.records(types=["session.started", "session.ended"]):
-        if other.data.number == number:
+        payload: Any = other.data
+        if payload.number == number:
             if other.type == "session.started":
-                commitment = other.data.seed_commitment
+                commitment = payload.seed_commitment
             else:
-                reveal = other.data.seed_reveal
+                reveal = payload.seed_reveal
     if reveal is None:
         return (
             "pending",
@@ -123,7 +124,7 @@ def _verdict(campaign: Campaign, rec: Any, chain_ok: bool) -> tuple[str, str]:
         "and json_extract(data, '$.source') = 'engine'",
         (campaign.id, number, rec.seq),
     ).fetchone()[0]
-    if event.nonce != engine_before:
+    if event.nonce is None or event.nonce != engine_before:
         return "mismatch", f"nonce {event.nonce} should be {engine_before} (engine rolls before it)"
     bad = verify_draws(seed, campaign.id, number, event.nonce, event.client_seed or "", event.draws)
     if bad:

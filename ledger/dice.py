@@ -186,7 +186,7 @@ def parse_faces(text: str) -> list[str]:
     if not text:
         raise DiceError("--dice is empty: give the faces, e.g. --dice 3,5 or --dice ++-0")
     signs = "+-0.−·"
-    tokens = []
+    tokens: list[str] = []
     for token in text.replace(",", " ").split():
         if len(token) > 1 and all(c in signs for c in token):
             tokens.extend(token)  # a run of Fudge signs: "++-0"

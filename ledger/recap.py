@@ -96,7 +96,7 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
     from .plugins import pm
 
     started = ended = None
-    bounds = [None, None]
+    bounds: list[int | None] = [None, None]
     for rec in campaign.records(types=["session.started", "session.ended"]):
         if rec.data.number == number:  # type: ignore[attr-defined]
             if rec.type == "session.started":
