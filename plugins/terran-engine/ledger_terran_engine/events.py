@@ -17,8 +17,8 @@ from ledger import Event, Roll
 class AttributeRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.attribute_rolled"):
     """A creation Attribute roll: 2d6, highest 1-3 → 0, 4-5 → 1, 6 → 2.
 
-    (characters.html "1.2 Attributes".) ``value`` is the dots gained (0-2, +1 when the
-    no-skills variant raised this Attribute).
+    (characters.html "1.2 Attributes".) ``faces`` are the two d6, ``highest`` the higher,
+    ``value`` the creation value 0-2 (the no-Skills variant's +1 is added on the sheet).
     """
 
     character: str

@@ -147,8 +147,8 @@ class TerranEngine(RuleSystem):
         return sheet.new_character(character, name, sheet_)
 
     def skills_of(self, state: Character) -> Iterable[str]:
-        """The campaign's Skills and the four Attributes (both can be rolled)."""
-        return list(self._opts().skills) + list(m.ATTRIBUTES)
+        """What ``roll ID WHAT`` accepts: the Skills, the four Attributes and the roll kinds."""
+        return list(self._opts().skills) + list(m.ATTRIBUTES) + list(rolls.KINDS)
 
     def _opts(self) -> st.Options:
         return self.options if isinstance(self.options, st.Options) else st.Options()
