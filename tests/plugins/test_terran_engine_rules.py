@@ -248,3 +248,46 @@ def test_describe_reads_at_a_glance() -> None:
         "ash: Risky Action Violence + Agility, light [2 5 3 1] dark [4] → highest 5: "
         "success with consequences; Ego −1 (4 → 3)"
     )
+
+
+# --- campaign options ---------------------------------------------------------------------
+
+
+def test_setting_skill_list_replaces_the_texts() -> None:
+    space = TerranEngine().configure({"skills": ["Hacking", "Piloting"]})
+    out = space.create_sheet({"archetype": "Sage", "skills": {"hacking": 3, "Piloting": 1}})
+    assert out["skills"] == {"Hacking": 3, "Piloting": 1}
+    with pytest.raises(RuleError, match="'Violence' is not a Skill; choose one of: Hacking"):
+        space.create_sheet({"archetype": "Sage", "skills": {"Violence": 4}})
+
+
+def test_no_creation_advancement_option() -> None:
+    strict = TerranEngine().configure({"creation_advancements": 0})
+    with pytest.raises(RuleError, match="at most 0"):
+        strict.create_sheet({"archetype": "Sage", "skills": {"Social": 4},
+                             "advancements": ["Tough"]})
+
+
+def test_ego_reset_and_condition_at_zero_options() -> None:
+    from ledger.events import SessionStarted
+
+    kind = TerranEngine().configure(
+        {"ego_resets_at_session_start": True, "allow_condition_at_zero": True}
+    )
+    ash = make(kind)
+    event, ash = roll(ash, "Strength", [1, 1, 1, 1, 1], dark=4)  # Ego 4 → 0: lost
+    ash = kind.appliers()[type(event)](make(kind), event)
+    assert (ash.ego, ash.lost) == (0, True)
+    ash = apply(ash, ConditionTaken(character="ash", condition="Battle-Scarred"), kind)
+    assert (ash.ego, ash.lost) == (4, False)
+    ash = st.Character(**{**{f: getattr(ash, f) for f in ash.__struct_fields__}, "ego": 1})
+    ash = apply(ash, SessionStarted(number=2, seed_commitment="0" * 64), kind)
+    assert ash.ego == 4
+    plain = st.Character(**{**{f: getattr(ash, f) for f in ash.__struct_fields__}, "ego": 1})
+    assert apply(plain, SessionStarted(number=2, seed_commitment="0" * 64)).ego == 1
+
+
+def test_complication_over_17_option() -> None:
+    assert m.complication_of(18) == 3
+    assert m.complication_of(18, over_17=4) == 4
+    assert m.complication_of(17, over_17=4) == 3

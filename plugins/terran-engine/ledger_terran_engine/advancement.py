@@ -168,7 +168,7 @@ def advance(
             continue
         for raw_skill, k in mine["develop"].items():
             try:
-                skill = m.canonical(raw_skill, tuple(options.skills), "Skill")
+                skill = m.canonical(raw_skill, options.skill_names(), "Skill")
             except RuleError as e:
                 problems.extend(e.problems)
                 continue

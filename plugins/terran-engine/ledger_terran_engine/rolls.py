@@ -126,11 +126,11 @@ def risky_action(
     if params.get("attribute"):
         attribute = m.canonical(str(params["attribute"]), m.ATTRIBUTES, "Attribute")
         if token and token.casefold() != attribute.casefold():
-            skill = m.canonical(token, tuple(options.skills), "Skill")
+            skill = m.canonical(token, options.skill_names(), "Skill")
     elif token.casefold() in {a.casefold() for a in m.ATTRIBUTES}:
         attribute = m.canonical(token, m.ATTRIBUTES, "Attribute")
     elif token:
-        skill = m.canonical(token, tuple(options.skills), "Skill")
+        skill = m.canonical(token, options.skill_names(), "Skill")
         raise RuleError(
             f"say which Attribute {skill} is rolled with, e.g. --attribute Agility "
             "(the GM and player choose it, SEED 2.1)"

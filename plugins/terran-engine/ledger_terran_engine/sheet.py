@@ -66,11 +66,11 @@ def validate_sheet(sheet: dict[str, Any], options: st.Options) -> dict[str, Any]
     archetype = sheet.get("archetype")
     if not isinstance(archetype, str) or not archetype.strip():
         problems.append(
-            f"the sheet needs an archetype, one of: {', '.join(options.archetypes)}"
+            f"the sheet needs an archetype, one of: {', '.join(options.archetype_names())}"
         )
         archetype = None
     else:
-        archetype = check(m.canonical, archetype, tuple(options.archetypes), "Archetype")
+        archetype = check(m.canonical, archetype, options.archetype_names(), "Archetype")
 
     attributes: dict[str, int] = {}
     raw_attrs = sheet.get("attributes", {})
@@ -96,7 +96,7 @@ def validate_sheet(sheet: dict[str, Any], options: st.Options) -> dict[str, Any]
         problems.append("skills must be a table such as [skills] Violence = 2")
         raw_skills = {}
     for key, value in raw_skills.items():
-        name = check(m.canonical, key, tuple(options.skills), "Skill")
+        name = check(m.canonical, key, options.skill_names(), "Skill")
         if name is None:
             continue
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:

@@ -46,7 +46,8 @@ class Options(msgspec.Struct, kw_only=True):
         (text) or 4 (simulation code, R4).
     :ivar attributes_only: the no-Skills variant ("1.2.1" Optional).
     :ivar skill_points: Skill points at creation (4).
-    :ivar skills, archetypes: the setting's lists (SEED "Section 3 Making a Game").
+    :ivar skills, archetypes: the setting's lists (SEED "Section 3 Making a Game");
+        empty means the text's own (see :meth:`skill_names`, :meth:`archetype_names`).
     :ivar extra_advancements, extra_conditions: setting additions (no dice effects).
     :ivar creation_advancements: Advancements a new character may choose (1, "Optional").
     :ivar allow_condition_at_zero: a Condition may rescue a character whose Ego hit 0 (R10).
@@ -58,13 +59,21 @@ class Options(msgspec.Struct, kw_only=True):
     complication_over_17: Literal[3, 4] = 3
     attributes_only: bool = False
     skill_points: int = 4
-    skills: list[str] = msgspec.field(default_factory=lambda: list(m.DEFAULT_SKILLS))
-    archetypes: list[str] = msgspec.field(default_factory=lambda: list(m.ARCHETYPES))
+    skills: list[str] = []
+    archetypes: list[str] = []
     extra_advancements: list[str] = []
     extra_conditions: list[str] = []
     creation_advancements: int = 1
     allow_condition_at_zero: bool = False
     ego_resets_at_session_start: bool = False
+
+    def skill_names(self) -> tuple[str, ...]:
+        """The campaign's Skills: ``skills`` or, when empty, the text's five."""
+        return tuple(self.skills) or m.DEFAULT_SKILLS
+
+    def archetype_names(self) -> tuple[str, ...]:
+        """The campaign's Archetypes: ``archetypes`` or, when empty, the text's twelve."""
+        return tuple(self.archetypes) or m.ARCHETYPES
 
 
 class Challenge(msgspec.Struct, frozen=True, kw_only=True):

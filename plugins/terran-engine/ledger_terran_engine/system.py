@@ -148,7 +148,7 @@ class TerranEngine(RuleSystem):
 
     def skills_of(self, state: Character) -> Iterable[str]:
         """What ``roll ID WHAT`` accepts: the Skills, the four Attributes and the roll kinds."""
-        return list(self._opts().skills) + list(m.ATTRIBUTES) + list(rolls.KINDS)
+        return list(self._opts().skill_names()) + list(m.ATTRIBUTES) + list(rolls.KINDS)
 
     def _opts(self) -> st.Options:
         return self.options if isinstance(self.options, st.Options) else st.Options()
@@ -287,7 +287,7 @@ class TerranEngine(RuleSystem):
         name = st.known_condition(e.condition, opts)
         focus, neglected = "", []
         if name == "Obsessive Focus":
-            skills = tuple(opts.skills)
+            skills = opts.skill_names()
             focus = m.canonical(e.focus, skills, "Skill") if e.focus else ""
             neglected = [m.canonical(s, skills, "Skill") for s in e.neglected]
             if not focus or len(set(neglected)) != 3 or focus in neglected:
