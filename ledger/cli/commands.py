@@ -333,3 +333,31 @@ def import_(app: App, file: Any, as_json: bool) -> None:
         echo_json({"campaign": campaign, "events": count})
     else:
         click.echo(f"Imported campaign {campaign}: {count} events, chain and rolls verified.")
+
+
+@cli.command()
+@click.argument("text")
+@click.option("--character", "character_name", help="The character it is about (id or name).")
+@click.option("--blind", is_flag=True, help="A GM-only note.")
+@json_option
+@pass_app
+def note(app: App, text: str, character_name: str | None, blind: bool, as_json: bool) -> None:
+    """Record a free-text note for the log and recaps (optionally about a character)."""
+    from ..events import NoteAdded
+
+    campaign = app.campaign
+    if not text.strip():
+        raise click.BadParameter("the note is empty", param_hint="TEXT")
+    cid = campaign.find_character(character_name) if character_name else None
+    rec = campaign.append(
+        [NoteAdded(text=text.strip(), character=cid)],
+        actor=app.actor,
+        at=now(),
+        visibility="gm" if blind else None,
+    )[0]
+    if as_json:
+        echo_json(
+            {"seq": rec.seq, "character": cid, "text": rec.data.text, "visibility": rec.visibility}
+        )
+    else:
+        click.echo(f"[{rec.seq}] note: {rec.data.text}")
