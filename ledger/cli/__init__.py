@@ -194,7 +194,7 @@ def cli(
 
 def _register() -> None:
     from ..plugins import load_plugins, pm
-    from . import commands, demo, history, play, views  # noqa: F401  (modules add commands)
+    from . import commands, demo, history, pictures, play, views  # noqa: F401  (modules add commands)
 
     load_plugins()
     pm.hook.register_commands(cli=cli)

@@ -8,6 +8,7 @@ import click
 import msgspec
 
 from . import App, cli, echo_json, json_option, nl_option, pass_app
+from .pictures import check_plot, plot_odds, plot_option
 from .play import OddsCommand, describe, pick_params
 
 
@@ -125,17 +126,24 @@ def log(
 @cli.command(cls=OddsCommand)
 @click.argument("system_id", metavar="SYSTEM")
 @json_option
-def odds(system_id: str, as_json: bool, **params: Any) -> None:
+@plot_option
+def odds(system_id: str, as_json: bool, plot: str | None, **params: Any) -> None:
     """Exact probabilities of SYSTEM's mechanic (fractions in --json).
 
+    --plot FILE also draws the system's odds chart (.png, .svg or .pdf).
     Options below marked [system] apply to that rule system.
     """
     from ..campaign import load_system
 
+    check_plot(plot)
     system = load_system(system_id)
     given = pick_params(system, "odds_params", params)
     result = system.odds(given)
+    if plot is not None:
+        plot_odds(system, given, plot)
     if as_json:
         echo_json(result)
         return
     _print_tree(result, 0)
+    if plot is not None:
+        click.echo(f"Chart: {plot}")

@@ -1,0 +1,168 @@
+"""Pictures: ``campaign fairness`` (dice against a fair die) and the charts of ``--plot``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+import msgspec
+
+from . import App, cli, echo_json, json_option, pass_app
+
+
+def plot_option(fn: Any) -> Any:
+    """``--plot FILE``: also draw a chart into FILE (.png, .svg or .pdf)."""
+    return click.option(
+        "--plot",
+        "plot",
+        metavar="FILE",
+        help="Also draw a chart into FILE (.png, .svg or .pdf).",
+    )(fn)
+
+
+def check_plot(plot: str | None) -> None:
+    """Refuse a bad ``--plot`` file name before any work (usage error, exit 2)."""
+    if plot is None:
+        return
+    from ..charts import ChartError, check_path
+
+    try:
+        check_path(plot)
+    except ChartError as e:
+        raise click.BadParameter(str(e), param_hint="--plot") from None
+
+
+def plot_odds(system: Any, params: dict[str, Any], path: str) -> None:
+    """Draw ``system``'s odds chart for ``params`` into ``path``.
+
+    :raises click.ClickException: the chart cannot be drawn (one line, exit 1).
+    """
+    from ..charts import ChartError, odds_figure, save
+
+    try:
+        save(odds_figure(system, params), path)
+    except ChartError as e:
+        raise click.ClickException(str(e)) from None
+
+
+def collect_rolls(campaign: Any, *, as_gm: bool) -> list[Any]:
+    """Every roll of ``campaign`` as :class:`ledger.fairness.RollDraws`, corrections honoured
+    (a retracted roll is left out, an amended one counts with its amended dice); a player's
+    view leaves out GM-only (blind) rolls."""
+    from ..events import Roll
+    from ..fairness import roll_draws
+
+    roll_types = [tag for tag, cls in campaign.codec.types.items() if issubclass(cls, Roll)]
+    if not roll_types:
+        return []
+    corrections = campaign.corrections()
+
+    def rows() -> Any:
+        for seq, stream, session, visibility, data in campaign.rows(
+            types=roll_types, columns="seq, stream, session, visibility, data"
+        ):
+            if not as_gm and visibility == "gm":
+                continue
+            if seq in corrections.retracted:
+                continue
+            payload = corrections.amended.get(seq) or msgspec.json.decode(data)
+            yield seq, stream, session, payload
+
+    return list(roll_draws(rows()))
+
+
+@cli.command()
+@click.option("--character", "character_name", help="Only this character's rolls.")
+@click.option(
+    "--source",
+    type=click.Choice(["engine", "physical"]),
+    help="Only engine rolls or only physical dice.",
+)
+@click.option("--session", "session_number", type=click.IntRange(min=1), help="Only session N.")
+@plot_option
+@json_option
+@pass_app
+def fairness(
+    app: App,
+    character_name: str | None,
+    source: str | None,
+    session_number: int | None,
+    plot: str | None,
+    as_json: bool,
+) -> None:
+    """Are the dice fair? Face counts of every die size and roller against a fair die.
+
+    For each die size, source (engine or physical) and roller: how often each face came
+    up, what a fair die would give, Pearson's chi-square test (p-value) and a verdict in
+    plain words. Fewer than 5 dice expected per face is "too few to judge"; p below 0.001
+    is flagged as unlikely to be fair. Corrections are honoured: a retracted roll does not
+    count, an amended one counts with its amended dice.
+    """
+    from .. import fairness as fair
+
+    check_plot(plot)
+    campaign = app.campaign
+    roller = campaign.find_character(character_name) if character_name else None
+    if session_number is not None and session_number > campaign.last_session():
+        raise click.ClickException(
+            f"session {session_number} has not been played in {campaign.id} "
+            f"(sessions so far: {campaign.last_session()})"
+        )
+    rolls = list(
+        fair.select(
+            collect_rolls(campaign, as_gm=app.as_gm()),
+            roller=roller,
+            source=source,
+            session=session_number,
+        )
+    )
+    reports = fair.report(rolls)
+    names = campaign.characters()
+    filters = {"character": roller, "source": source, "session": session_number}
+    if plot is not None:
+        if not reports:
+            raise click.ClickException("no dice match these filters: no chart to draw")
+        from ..charts import fairness_figure, save
+
+        shown = ", ".join(f"{k} {v}" for k, v in filters.items() if v is not None)
+        title = f"Dice fairness: {campaign.id}" + (f" ({shown})" if shown else "")
+        save(fairness_figure(reports, title, names), plot)
+    if as_json:
+        echo_json(
+            {
+                "campaign": campaign.id,
+                "filters": filters,
+                "rolls": len(rolls),
+                "flag_below_p": fair.FLAG_P,
+                "watch_below_p": fair.WATCH_P,
+                "min_expected_per_face": fair.MIN_EXPECTED,
+                "groups": [{**r.as_dict(), "roller_name": names.get(r.roller)} for r in reports],
+            }
+        )
+        return
+    if not reports:
+        click.echo("No dice match: no roll in the log has these filters.")
+        return
+    dice = sum(r.dice for r in reports if r.roller != fair.EVERYONE)
+    click.echo(
+        f"Dice fairness in {campaign.id}: {dice:,} dice from {len(rolls):,} rolls, "
+        f"{len(reports)} group{'s' if len(reports) != 1 else ''} "
+        "(corrections honoured; flagged below p = 0.001)"
+    )
+    for r in reports:
+        who = "everyone" if r.roller == fair.EVERYONE else f"{names.get(r.roller, r.roller)}"
+        mark = "  [FLAGGED]" if r.flagged else ""
+        click.echo("")
+        click.echo(f"{r.source} {r.die}, {who}: {r.dice:,} dice from {r.rolls:,} rolls{mark}")
+        labels = ["−", "0", "+"] if r.sides == 3 else [str(i) for i in range(1, r.sides + 1)]
+        cells = [f"{lab:>3}:{n:>5}" for lab, n in zip(labels, r.observed, strict=True)]
+        for i in range(0, len(cells), 10):
+            click.echo("  " + " ".join(cells[i : i + 10]))
+        if r.chi2 is not None and r.p is not None:
+            click.echo(
+                f"  expected {r.expected:,.1f} per face; chi² {r.chi2:.2f} "
+                f"({r.sides - 1} df), p = {fair.format_p(r.p)}"
+            )
+        click.echo(f"  {r.verdict}")
+    if plot is not None:
+        click.echo(f"\nChart: {plot}")
