@@ -113,7 +113,7 @@ class Campaign:
         self.id = created.id
         self.created = created
         self.system = load_system(created.system, created.options)
-        self.codec = Codec(self.system.event_types, getattr(self.system, "upcasters", None))
+        self.codec = Codec(self.system.event_types, self.system.upcasters)
 
     # --- creation ------------------------------------------------------------------------
 

@@ -62,6 +62,9 @@ class Codec:
         union = Union[types]  # type: ignore[valid-type]  # noqa: UP007
         self._decoder = msgspec.json.Decoder(union)
         self._list_decoder = msgspec.json.Decoder(list[union])  # type: ignore[valid-type]
+        #: ``raw_decode(bytes | str) -> Event``: the union decoder itself, no upcasting and
+        #: no friendly error (the projection's hot path; fall back to :meth:`decode`).
+        self.raw_decode = self._decoder.decode
 
     def decode(self, data: bytes | str, type_: str | None = None) -> Event:
         """Decode one stored payload.

@@ -97,7 +97,7 @@ def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
     except msgspec.ValidationError as e:
         raise RuleError(f"event 1 is not a campaign.created event: {e}") from None
     system = load_system(created.system, created.options)
-    codec = Codec(system.event_types, getattr(system, "upcasters", None))
+    codec = Codec(system.event_types, system.upcasters)
     rows: list[dict[str, Any]] = []
     for line in lines:
         data = bytes(line.data)

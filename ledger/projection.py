@@ -34,9 +34,14 @@ from .events import (
     Recorded,
 )
 from .rulesystem import RuleError, RuleSystem
-from .store import COLUMNS, Store
+from .store import COLUMNS, RowQuery, Store
 
 SNAPSHOT_EVERY = 1000
+ALL_COLUMNS = ", ".join(COLUMNS)
+#: What :meth:`Projector.fold` reads of a row (seq, stream, type, data; visibility for a
+#: player's view), the other places of :data:`ledger.store.COLUMNS` kept as NULL.
+FOLD_COLUMNS = "seq, null, stream, null, type, data, null, null, null, null"
+FOLD_COLUMNS_PLAYER = "seq, null, stream, null, type, data, null, null, null, visibility"
 
 
 @dataclass
@@ -120,30 +125,44 @@ class Projector:
         An applier that raises :class:`RuleError` on replay (possible only after a
         retraction changed history) skips the event and adds a line to ``warnings``.
         """
-        appliers = self.appliers
-        system = self.system
+        if isinstance(rows, RowQuery) and not rows.started and rows.columns == ALL_COLUMNS:
+            # fetch only what the fold reads; the other places stay NULL
+            rows = rows.select(FOLD_COLUMNS if as_gm else FOLD_COLUMNS_PLAYER)
+        appliers = self.appliers.get
+        initial_state = self.system.initial_state
+        slow = bool(corrections.retracted or corrections.amended or self.codec.upcasters)
+        decode = self.codec.raw_decode
+        warn = self.warnings.append
+        campaign_stream = CAMPAIGN_STREAM
+        created = CharacterCreated
+        event: Any
         for row in rows:
             if not as_gm and row[9] == "gm":
                 continue
-            event = self.decode_row(row, corrections)
-            if event is None:
-                continue
-            stream = row[2]
-            if type(event) is CharacterCreated:
-                states[event.character] = system.initial_state(
-                    event.character, event.name, event.sheet
-                )
+            if slow:
+                event = self.decode_row(row, corrections)
+                if event is None:
+                    continue
             else:
-                fn = appliers.get(type(event))
+                try:
+                    event = decode(row[5])
+                except msgspec.ValidationError:
+                    event = self.codec.decode(row[5], row[4])  # raises the precise error
+            cls = type(event)
+            if cls is created:
+                states[event.character] = initial_state(event.character, event.name, event.sheet)
+            else:
+                fn = appliers(cls)
                 if fn is not None:
+                    stream = row[2]
                     try:
-                        if stream == CAMPAIGN_STREAM:
+                        if stream == campaign_stream:
                             for character, state in states.items():
                                 states[character] = fn(state, event)
                         elif stream in states:
                             states[stream] = fn(states[stream], event)
                     except RuleError as e:
-                        self.warnings.append(f"seq {row[0]}: {e}")
+                        warn(f"seq {row[0]}: {e}")
             if on_step is not None:
                 on_step(row[0], states)
         return states

@@ -12,6 +12,7 @@ builds the ``{event class: function}`` table the projection uses for every event
 
 from __future__ import annotations
 
+import abc
 import copy
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -88,7 +89,7 @@ def applies(*event_types: type[Event]) -> Callable[[Callable[..., Any]], Callabl
     return mark
 
 
-class RuleSystem:
+class RuleSystem(abc.ABC):
     """Base class of a rule system. Subclass and set the class attributes.
 
     :cvar id: the system id, e.g. ``"wyrd-engine"``; prefix of its event tags.
@@ -100,6 +101,8 @@ class RuleSystem:
     :cvar options_type: a ``msgspec.Struct`` of campaign options, every field defaulted.
     :cvar roll_params: the options ``campaign roll`` accepts for this system.
     :cvar odds_params: the options ``campaign odds SYSTEM`` accepts.
+    :cvar upcasters: ``{type tag: fn(stored payload dict) -> current payload dict}``: old
+        shapes are upcast on read, never rewritten (the hash chain covers the stored bytes).
 
     Instances are configured per campaign with :meth:`configure`; ``self.options`` is then
     an ``options_type`` instance.
@@ -113,6 +116,7 @@ class RuleSystem:
     options_type: ClassVar[type[msgspec.Struct]]
     roll_params: ClassVar[tuple[RollParam, ...]] = ()
     odds_params: ClassVar[tuple[RollParam, ...]] = ()
+    upcasters: ClassVar[dict[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {}
 
     options: Any = None
 
@@ -123,6 +127,13 @@ class RuleSystem:
 
         :raises RuleError: an unknown option or a value of the wrong type.
         """
+        known = {f.encode_name for f in msgspec.structs.fields(self.options_type)}
+        unknown = sorted(set(options or {}) - known)
+        if unknown:
+            raise RuleError(
+                f"{self.id} has no option {', '.join(map(repr, unknown))} "
+                f"(options: {', '.join(sorted(known)) or 'none'})"
+            )
         try:
             opts = msgspec.convert(options or {}, self.options_type, strict=False)
         except msgspec.ValidationError as e:
@@ -142,16 +153,16 @@ class RuleSystem:
 
     # --- characters ----------------------------------------------------------------------
 
+    @abc.abstractmethod
     def create_sheet(self, sheet: dict[str, Any]) -> dict[str, Any]:
         """Validate a character sheet (parsed TOML) and return it normalised.
 
         :raises RuleError: naming every broken creation rule at once.
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def initial_state(self, character: str, name: str, sheet: dict[str, Any]) -> Any:
         """The ``state_type`` instance of a newly created character."""
-        raise NotImplementedError
 
     def sheet_view(self, state: Any, *, as_gm: bool) -> dict[str, Any]:
         """The sheet as a JSON-ready dict. With ``as_gm=False`` omit GM-only facts."""
@@ -159,6 +170,7 @@ class RuleSystem:
 
     # --- play ----------------------------------------------------------------------------
 
+    @abc.abstractmethod
     def resolve(self, state: Any, request: RollRequest, dice: DiceSource) -> Roll:
         """Resolve a roll: draw dice from ``dice`` and return the roll event.
 
@@ -169,7 +181,6 @@ class RuleSystem:
         :raises RuleError: unknown skill, impossible request.
         :raises ledger.dice.DiceError: physical faces a die cannot show, too few or too many.
         """
-        raise NotImplementedError
 
     def describe(self, event: Event) -> str | None:
         """One line a person reads at a glance for ``log`` and recaps (``None``: default)."""
@@ -195,9 +206,9 @@ class RuleSystem:
         """
         return []
 
+    @abc.abstractmethod
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
         """Exact probabilities for the mechanic; fractions as ``"n/d"`` strings."""
-        raise NotImplementedError
 
     def skills_of(self, state: Any) -> Iterable[str]:
         """Skill names a character has (for "did you mean" suggestions)."""

@@ -17,16 +17,14 @@ import hashlib
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
-import sqlite_utils
-from sqlite_utils.migrations import Migrations
+from .codec import encode_canonical, encode_data
+from .events import Event, event_tag, stream_of
 
-from .codec import canonical_envelope, encode_data
-from .events import Envelope, Event, event_tag, stream_of
-
-migrations = Migrations("ledger")
+if TYPE_CHECKING:  # sqlite-utils imports numpy when installed: only load it when needed
+    import sqlite_utils
+    from sqlite_utils.migrations import Migrations
 
 COLUMNS = (
     "seq",
@@ -43,9 +41,12 @@ COLUMNS = (
     "hash",
 )
 ZERO_HASH = "0" * 64
+#: Rows a single multi-row INSERT carries (12 columns: well under SQLite's variable limit).
+INSERT_CHUNK = 100
+_ROW_MARKS = "(" + ", ".join("?" * len(COLUMNS)) + ")"
+_INSERT = f"insert into events ({', '.join(COLUMNS)}) values "
 
 
-@migrations()
 def m001_events(db: sqlite_utils.Database) -> None:
     """The events table, its indexes and the append-only triggers."""
     db.execute(
@@ -78,7 +79,6 @@ def m001_events(db: sqlite_utils.Database) -> None:
         )
 
 
-@migrations()
 def m002_secrets_snapshots(db: sqlite_utils.Database) -> None:
     """Secrets (unrevealed seeds) and the snapshot cache."""
     db.execute(
@@ -90,6 +90,43 @@ def m002_secrets_snapshots(db: sqlite_utils.Database) -> None:
         "seq integer not null, as_gm integer not null, state blob not null, "
         "primary key (campaign, stream, as_gm, seq))"
     )
+
+
+MIGRATION_NAMES = ("m001_events", "m002_secrets_snapshots")
+_migrations: Migrations | None = None
+
+
+def get_migrations() -> Migrations:
+    """The ``sqlite_utils`` migration set ``"ledger"`` (built on first use: importing
+    sqlite-utils costs more than the rest of start-up)."""
+    global _migrations
+    if _migrations is None:
+        from sqlite_utils.migrations import Migrations
+
+        _migrations = Migrations("ledger")
+        _migrations()(m001_events)
+        _migrations()(m002_secrets_snapshots)
+    return _migrations
+
+
+def __getattr__(name: str) -> Any:  # ``ledger.store.migrations`` stays available, lazily
+    if name == "migrations":
+        return get_migrations()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _migrated(conn: sqlite3.Connection) -> bool:
+    """Are all of :data:`MIGRATION_NAMES` recorded as applied (read without sqlite-utils)?"""
+    try:
+        done = {
+            r[0]
+            for r in conn.execute(
+                "select name from _sqlite_migrations where migration_set = 'ledger'"
+            )
+        }
+    except sqlite3.OperationalError:  # no migrations table yet
+        return False
+    return done.issuperset(MIGRATION_NAMES)
 
 
 class ConflictError(Exception):
@@ -121,20 +158,163 @@ def chain_hash(prev_hash: str, canonical: bytes) -> str:
     return hashlib.sha256(bytes.fromhex(prev_hash) + canonical).hexdigest()
 
 
+_TAGS: dict[type[Event], str] = {}
+
+
+def chain_rows(
+    campaign: str,
+    batch: Sequence[Pending],
+    head: Head,
+    *,
+    actor: str,
+    recorded_at: str,
+    session: int | None,
+    version_of: Any,
+) -> list[tuple[Any, ...]]:
+    """Envelope, chain and encode a batch after ``head``: rows in :data:`COLUMNS` order.
+
+    The canonical envelope (DESIGN.md "Events": keys sorted, no whitespace) is assembled
+    from pre-encoded pieces instead of encoding an :class:`~ledger.events.Envelope` per
+    event; the bytes are identical (``ledger.verify`` recomputes them the slow way).
+
+    :param version_of: ``fn(stream) -> int``, the stream's version before the batch.
+    """
+    enc = encode_canonical
+
+    def lit(value: Any) -> bytes:  # a JSON literal, safe inside a %-template
+        return enc(value).replace(b"%", b"%%")
+
+    template = (
+        b'{"actor":' + lit(actor) + b',"campaign":' + lit(campaign)
+        + b',"data":%s,"prev_hash":"%s","recorded_at":' + lit(recorded_at)
+        + b',"seq":%d,"session":' + lit(session)
+        + b',"stream":%s,"type":%s,"version":%d,"visibility":%s}'
+    )  # fmt: skip
+    versions: dict[str, int] = {}
+    stream_json: dict[str, bytes] = {}
+    tags = _TAGS
+    sha256 = hashlib.sha256
+    rows: list[tuple[Any, ...]] = []
+    prev = head.hash
+    prev_ascii = prev.encode()
+    prev_raw = bytes.fromhex(prev)
+    seq = head.seq
+    for item in batch:
+        event = item.event
+        cls = type(event)
+        stream = stream_of(event)
+        version = versions.get(stream)
+        if version is None:
+            version = version_of(stream)
+            stream_json[stream] = enc(stream)
+        version += 1
+        versions[stream] = version
+        seq += 1
+        type_ = tags.get(cls)
+        if type_ is None:
+            type_ = tags[cls] = event_tag(cls)
+        visibility = item.visibility or cls.visibility
+        data = encode_data(event)
+        canonical = template % (
+            data,
+            prev_ascii,
+            seq,
+            stream_json[stream],
+            enc(type_),
+            version,
+            enc(visibility),
+        )
+        h = sha256(prev_raw)
+        h.update(canonical)
+        prev_raw = h.digest()
+        row_hash = prev_raw.hex()
+        rows.append(
+            (
+                seq,
+                campaign,
+                stream,
+                version,
+                type_,
+                data.decode(),
+                recorded_at,
+                actor,
+                session,
+                visibility,
+                prev,
+                row_hash,
+            )
+        )
+        prev = row_hash
+        prev_ascii = row_hash.encode()
+    return rows
+
+
+class RowQuery(Iterator[tuple[Any, ...]]):
+    """The rows of one :meth:`Store.rows` query: run on first iteration, fetched in pages.
+
+    Iterating it is iterating a generator (no per-row overhead). Before iteration starts,
+    :meth:`select` may run the same query with other columns (the projection fetches only
+    the columns it reads).
+    """
+
+    PAGE = 1024
+
+    def __init__(self, conn: sqlite3.Connection, columns: str, tail: str, args: list[Any]):
+        self.conn = conn
+        self.columns = columns
+        self.tail = tail
+        self.args = args
+        self._rows: Iterator[tuple[Any, ...]] | None = None
+
+    @property
+    def started(self) -> bool:
+        """Has iteration begun (then :meth:`select` is refused)?"""
+        return self._rows is not None
+
+    def select(self, columns: str) -> Iterator[tuple[Any, ...]]:
+        """The same rows with ``columns`` (SQL select list) instead.
+
+        :raises RuntimeError: iteration already began.
+        """
+        if self._rows is not None:
+            raise RuntimeError("this query is already being read")
+        self._rows = iter(())
+        return self._fetch(columns)
+
+    def _fetch(self, columns: str) -> Iterator[tuple[Any, ...]]:
+        cursor = self.conn.execute(f"select {columns}{self.tail}", self.args)
+        page = self.PAGE
+        while batch := cursor.fetchmany(page):
+            yield from batch
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        if self._rows is None:
+            self._rows = self._fetch(self.columns)
+        return self._rows
+
+    def __next__(self) -> tuple[Any, ...]:
+        return next(iter(self))
+
+
 class Store:
     """The append-only store of one SQLite file.
 
-    :param db: a path or a ``sqlite_utils.Database``.
+    :param db: a path or a ``sqlite_utils.Database``. A path is opened with plain
+        ``sqlite3``; :attr:`db` wraps the connection in sqlite-utils only when asked for.
     :param synchronous: SQLite ``synchronous`` pragma: ``"NORMAL"`` (default in WAL mode: a
         power loss may lose the last committed transactions but never corrupts the log) or
         ``"FULL"`` (every commit durable before it returns).
     """
 
     def __init__(self, db: sqlite_utils.Database | str, *, synchronous: str = "NORMAL") -> None:
+        self._db: sqlite_utils.Database | None
         if isinstance(db, str):
-            db = sqlite_utils.Database(db)
-        self.db = db
-        self.conn: sqlite3.Connection = db.conn
+            self._db = None
+            self.conn: sqlite3.Connection = sqlite3.connect(db)
+            self.conn.execute("pragma recursive_triggers = on")  # as sqlite-utils does
+        else:
+            self._db = db
+            self.conn = db.conn
         self.conn.isolation_level = None  # we issue BEGIN IMMEDIATE ourselves
         self.conn.execute("pragma busy_timeout = 30000")
         if self.conn.execute("pragma journal_mode").fetchone()[0] != "wal":
@@ -142,11 +322,21 @@ class Store:
         if synchronous.upper() not in {"NORMAL", "FULL", "EXTRA"}:
             raise StoreError(f"synchronous must be NORMAL, FULL or EXTRA, not {synchronous!r}")
         self.conn.execute(f"pragma synchronous = {synchronous.upper()}")
-        if migrations.pending(db):
-            with self.transaction():
-                if migrations.pending(db):
-                    migrations.apply(db)
         self._in_tx = False
+        if not _migrated(self.conn):
+            migrations = get_migrations()
+            with self.transaction():
+                if migrations.pending(self.db):
+                    migrations.apply(self.db)
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """The file as a ``sqlite_utils.Database`` (same connection; made on first use)."""
+        if self._db is None:
+            import sqlite_utils
+
+            self._db = sqlite_utils.Database(self.conn)
+        return self._db
 
     # --- transactions --------------------------------------------------------------------
 
@@ -211,7 +401,7 @@ class Store:
         :param types: only these ``type`` tags. :param stream: only this stream.
         :param streams: only these streams.
         """
-        sql = f"select {columns} from events where campaign = ? and seq > ?"
+        sql = " from events where campaign = ? and seq > ?"
         args: list[Any] = [campaign, after]
         if upto is not None:
             sql += " and seq <= ?"
@@ -226,9 +416,7 @@ class Store:
             sql += f" and stream in ({', '.join('?' * len(streams))})"
             args.extend(streams)
         sql += " order by seq"
-        cursor = self.conn.execute(sql, args)
-        while batch := cursor.fetchmany(1024):
-            yield from batch
+        return RowQuery(self.conn, columns, sql, args)
 
     def last_of_types(self, campaign: str, types: Sequence[str]) -> tuple[Any, ...] | None:
         """The latest row whose type is one of ``types`` (``None`` if there is none)."""
@@ -267,64 +455,33 @@ class Store:
                             f"stream {stream!r} is at version {actual}, not the expected "
                             f"version {expected}: reload and try again"
                         )
-            versions: dict[str, int] = {}
-            rows = []
-            prev = head.hash
-            seq = head.seq
-            for item in batch:
-                event = item.event
-                stream = stream_of(event)
-                if stream not in versions:
-                    versions[stream] = self.stream_version(campaign, stream)
-                versions[stream] += 1
-                seq += 1
-                data = encode_data(event)
-                type_ = event_tag(type(event))
-                visibility = item.visibility or type(event).visibility
-                row_hash = chain_hash(
-                    prev,
-                    canonical_envelope(
-                        Envelope(
-                            seq=seq,
-                            campaign=campaign,
-                            stream=stream,
-                            version=versions[stream],
-                            type=type_,
-                            data=msgspec.Raw(data),
-                            recorded_at=recorded_at,
-                            actor=actor,
-                            session=session,
-                            visibility=visibility,
-                            prev_hash=prev,
-                        )
-                    ),
-                )
-                rows.append(
-                    (
-                        seq,
-                        campaign,
-                        stream,
-                        versions[stream],
-                        type_,
-                        data.decode(),
-                        recorded_at,
-                        actor,
-                        session,
-                        visibility,
-                        prev,
-                        row_hash,
-                    )
-                )
-                prev = row_hash
+            rows = chain_rows(
+                campaign,
+                batch,
+                head,
+                actor=actor,
+                recorded_at=recorded_at,
+                session=session,
+                version_of=lambda stream: self.stream_version(campaign, stream),
+            )
             self.insert_rows(rows)
         return rows
 
     def insert_rows(self, rows: Sequence[Sequence[Any]]) -> None:
-        """Insert already-chained rows (import). Call inside :meth:`transaction`."""
-        self.conn.executemany(
-            f"insert into events ({', '.join(COLUMNS)}) values ({', '.join('?' * len(COLUMNS))})",
-            rows,
-        )
+        """Insert already-chained rows (import). Call inside :meth:`transaction`.
+
+        Rows go in multi-row ``INSERT`` statements of :data:`INSERT_CHUNK` rows (faster than
+        ``executemany`` of one-row statements); the rest with ``executemany``.
+        """
+        conn = self.conn
+        k = INSERT_CHUNK
+        full = len(rows) - len(rows) % k
+        if full:
+            sql = _INSERT + ", ".join([_ROW_MARKS] * k)
+            for i in range(0, full, k):
+                conn.execute(sql, [v for row in rows[i : i + k] for v in row])
+        if full < len(rows):
+            conn.executemany(_INSERT + _ROW_MARKS, rows[full:])
 
     # --- secrets -------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 
 from .codec import canonical_envelope
-from .dice import verify_draws
+from .dice import MAX_SIDES, verify_draws
 from .events import Envelope
 from .store import ZERO_HASH, chain_hash
 
@@ -123,9 +123,9 @@ def verify_rows(
                 return report.fail(
                     seq, "hash does not match the event's contents (changed after it was written)"
                 )
-            problem = _check_payload(row, data, sessions, report)
-            if problem:
-                return report.fail(seq, problem)
+            found = _check_payload(row, data, sessions, report)
+            if found:
+                return report.fail(*found)
         prev = row["hash"]
         report.head_seq, report.head_hash = seq, prev
         report.events += 1
@@ -136,44 +136,76 @@ def verify_rows(
     return report
 
 
+class _Tagged(msgspec.Struct):
+    """Any event payload: a JSON object with a ``type`` (other keys checked, not kept)."""
+
+    type: str
+
+
+_tagged = msgspec.json.Decoder(_Tagged)
+
+
 def _check_payload(
     row: dict[str, Any], data: bytes, sessions: dict[int, _Session], report: VerifyReport
-) -> str | None:
-    type_ = row["type"]
+) -> tuple[int, str] | None:
+    """Check one row's payload: JSON of its envelope's type; sessions and engine rolls.
+
+    :returns: ``(first bad seq, problem)`` or ``None``. A bad engine roll found when its
+        session's seed is revealed is reported at the roll's own seq.
+    """
+    seq, type_ = row["seq"], row["type"]
+    try:
+        tagged = _tagged.decode(data)
+    except msgspec.ValidationError:
+        return seq, f"data is not an event of type {type_!r}"
+    except msgspec.DecodeError:
+        return seq, "data is not JSON"
+    if tagged.type != type_:
+        return seq, f"data's type {tagged.type!r} does not match the envelope's type {type_!r}"
     if b'"source":"engine"' not in data and not type_.startswith("session."):
         return None
     try:
-        payload = msgspec.json.decode(data)
-    except msgspec.DecodeError:
-        return "data is not JSON"
-    if not isinstance(payload, dict) or payload.get("type") != type_:
-        return f"data's type does not match the envelope's type {type_!r}"
+        return _check_session_payload(row, msgspec.json.decode(data), sessions, report)
+    except (KeyError, TypeError, ValueError) as e:
+        return seq, f"malformed {type_} data: {type(e).__name__} {e}"
+
+
+def _check_session_payload(
+    row: dict[str, Any],
+    payload: dict[str, Any],
+    sessions: dict[int, _Session],
+    report: VerifyReport,
+) -> tuple[int, str] | None:
+    seq, type_ = row["seq"], row["type"]
     if type_ == "session.started":
         sessions[payload["number"]] = _Session(payload["seed_commitment"])
     elif type_ == "session.ended":
         number = payload["number"]
         session = sessions.get(number)
         if session is None or session.seed is not None:
-            return f"session {number} ends but never started"
+            return seq, f"session {number} ends but never started"
         try:
             seed = bytes.fromhex(payload["seed_reveal"])
         except (ValueError, TypeError):
-            return f"session {number}'s seed_reveal is not hex"
+            return seq, f"session {number}'s seed_reveal is not hex"
         if hashlib.sha256(seed).hexdigest() != session.commitment:
-            return f"session {number}'s revealed seed does not match its commitment"
-        for i, (seq, nonce, client_seed, draws) in enumerate(session.rolls):
+            return seq, f"session {number}'s revealed seed does not match its commitment"
+        for i, (roll_seq, nonce, client_seed, draws) in enumerate(session.rolls):
             if nonce != i:
-                return f"engine roll at seq {seq} has nonce {nonce}, expected {i}"
-            bad = verify_draws(seed, row["campaign"], number, i, client_seed or "", draws)
+                return roll_seq, f"engine roll has nonce {nonce}, expected {i}"
+            bad = _draws_problem(seed, row["campaign"], number, i, client_seed or "", draws)
             if bad:
-                return f"engine roll at seq {seq}: {bad}"
+                return (
+                    roll_seq,
+                    f"engine roll of session {number} (seed revealed at seq {seq}): {bad}",
+                )
             report.engine_rolls += 1
         session.seed, session.next_nonce, session.rolls = seed, len(session.rolls), []
     elif payload.get("source") == "engine":
         number = row["session"]
         session = sessions.get(number) if number is not None else None
         if session is None:
-            return "engine roll outside a session"
+            return seq, "engine roll outside a session"
         nonce, client_seed = payload.get("nonce"), payload.get("client_seed") or ""
         draws = payload.get("draws") or []
         if session.seed is None:
@@ -181,13 +213,32 @@ def _check_payload(
             return None
         # an advancement roll after the reveal: drawn from the revealed seed, next nonce
         if nonce != session.next_nonce:
-            return f"engine roll has nonce {nonce}, expected {session.next_nonce}"
-        bad = verify_draws(session.seed, row["campaign"], number, nonce, client_seed, draws)
+            return seq, f"engine roll has nonce {nonce}, expected {session.next_nonce}"
+        bad = _draws_problem(session.seed, row["campaign"], number, nonce, client_seed, draws)
         if bad:
-            return f"engine roll: {bad}"
+            return seq, f"engine roll: {bad}"
         session.next_nonce += 1
         report.engine_rolls += 1
     return None
+
+
+def _draws_problem(
+    seed: bytes, campaign: str, session: int, nonce: Any, client_seed: Any, draws: Any
+) -> str | None:
+    """:func:`ledger.dice.verify_draws` after checking the recorded shapes (a forged roll may
+    hold anything): ``None`` when the draws are what the seed gives, else a sentence."""
+    if not isinstance(nonce, int) or not isinstance(client_seed, str):
+        return "nonce must be an integer and client_seed text"
+    if not isinstance(draws, list) or not all(
+        isinstance(d, list)
+        and len(d) == 2
+        and all(type(x) is int for x in d)
+        and 2 <= d[0] <= MAX_SIDES
+        and 1 <= d[1] <= d[0]
+        for d in draws
+    ):
+        return f"draws must be [sides, value] pairs with 2 <= sides <= {MAX_SIDES}, 1 <= value <= sides"
+    return verify_draws(seed, campaign, session, nonce, client_seed, draws)
 
 
 def verify_store(

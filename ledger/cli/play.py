@@ -47,16 +47,16 @@ def system_options(attr: str) -> list[click.Option]:
     """The merged system params as click options (help marked with each system's id)."""
     options = []
     for name, (p, owners) in sorted(merged_params(attr).items()):
-        helps = {
-            s: q.help for s in owners for q in getattr(rule_systems()[s], attr) if q.name == name
-        }
-        text = " ".join(f"[{s}] {h}" for s, h in helps.items())
+        declared = [q for s in owners for q in getattr(rule_systems()[s], attr) if q.name == name]
+        text = " ".join(f"[{s}] {q.help}" for s, q in zip(owners, declared, strict=False))
         flag = "--" + name.replace("_", "-")
+        kinds = {q.type for q in declared}
+        kind = kinds.pop() if len(kinds) == 1 else str  # each system converts its own
         if p.is_flag:
             options.append(click.Option([flag, name], is_flag=True, default=None, help=text))
         else:
             options.append(
-                click.Option([flag, name], type=str, multiple=p.multiple, default=None, help=text)
+                click.Option([flag, name], type=kind, multiple=p.multiple, default=None, help=text)
             )
     return options
 
