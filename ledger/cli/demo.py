@@ -97,15 +97,19 @@ def build(folder: Path, db: Path, *, quiet: bool) -> dict[str, Any]:
     type=click.Path(file_okay=False),
     help="Where the built ledgers go (one .db per campaign).",
 )
-@click.option("--quiet", is_flag=True, help="Only the summary, not every step.")
+@click.option("--quiet", is_flag=True, help="Only the summary.")
+@click.option("--verbose", is_flag=True, help="Also every step as it runs.")
 @json_option
 @pass_app
-def demo(app: App, folders: tuple[str, ...], out_dir: str, quiet: bool, as_json: bool) -> None:
+def demo(
+    app: App, folders: tuple[str, ...], out_dir: str, quiet: bool, verbose: bool, as_json: bool
+) -> None:
     """Build the example campaigns into fresh ledgers and show what a GM would see.
 
     With no FOLDERS, every campaign bundled in campaigns/. For each: every step of its
-    campaign.toml is run as a `campaign` command, then its sheets, log and a verify receipt
-    are shown.
+    campaign.toml is run as a `campaign` command (shown with --verbose), then its sheets,
+    its log and a verify receipt are shown, and every session's recap is written (players'
+    Markdown and HTML, the GM's HTML) to OUT/recaps/<campaign>/.
     """
     chosen = [Path(f) for f in folders] or sorted(
         p for p in bundled_campaigns().iterdir() if (p / "campaign.toml").is_file()
@@ -119,7 +123,7 @@ def demo(app: App, folders: tuple[str, ...], out_dir: str, quiet: bool, as_json:
     for folder in chosen:
         if not quiet:
             click.secho(f"\n=== {folder.name} ===", bold=True)
-        summary = build(folder, out / f"{folder.name}.db", quiet=quiet)
+        summary = build(folder, out / f"{folder.name}.db", quiet=not verbose or quiet)
         base = ["--db", summary["db"]]
         if not quiet:
             for cid in _character_ids(summary["db"]):
@@ -140,8 +144,8 @@ def demo(app: App, folders: tuple[str, ...], out_dir: str, quiet: bool, as_json:
     click.secho("\nSummary", bold=True)
     for s in summaries:
         click.echo(
-            f"  {s['campaign']:<16} {s['system']:<14} {s['steps']:>3} steps  "
-            f"{s['db']:<26} receipt {s['receipt'][:20]}…"
+            f"  {s['campaign']:<20} {s['system']:<14} {s['steps']:>3} steps  "
+            f"{len(s['recaps']):>2} recaps  {s['db']:<30} receipt {s['receipt'][:16]}…"
         )
     click.echo(f"Recaps (Markdown and HTML) are in {out / 'recaps'}/; open one in a browser.")
 
