@@ -40,8 +40,7 @@ SNAPSHOT_EVERY = 1000
 ALL_COLUMNS = ", ".join(COLUMNS)
 #: What :meth:`Projector.fold` reads of a row (seq, stream, type, data; visibility for a
 #: player's view), the other places of :data:`ledger.store.COLUMNS` kept as NULL.
-FOLD_COLUMNS = "seq, null, stream, null, type, data, null, null, null, null"
-FOLD_COLUMNS_PLAYER = "seq, null, stream, null, type, data, null, null, null, visibility"
+FOLD_COLUMNS = "seq, null, stream, null, {type}, data, null, null, null, {visibility}"
 
 
 @dataclass
@@ -125,12 +124,16 @@ class Projector:
         An applier that raises :class:`RuleError` on replay (possible only after a
         retraction changed history) skips the event and adds a line to ``warnings``.
         """
+        slow = bool(corrections.retracted or corrections.amended or self.codec.upcasters)
         if isinstance(rows, RowQuery) and not rows.started and rows.columns == ALL_COLUMNS:
             # fetch only what the fold reads; the other places stay NULL
-            rows = rows.select(FOLD_COLUMNS if as_gm else FOLD_COLUMNS_PLAYER)
+            rows = rows.select(
+                FOLD_COLUMNS.format(
+                    type="type" if slow else "null", visibility="null" if as_gm else "visibility"
+                )
+            )
         appliers = self.appliers.get
         initial_state = self.system.initial_state
-        slow = bool(corrections.retracted or corrections.amended or self.codec.upcasters)
         decode = self.codec.raw_decode
         warn = self.warnings.append
         campaign_stream = CAMPAIGN_STREAM
@@ -146,8 +149,9 @@ class Projector:
             else:
                 try:
                     event = decode(row[5])
-                except msgspec.ValidationError:
-                    event = self.codec.decode(row[5], row[4])  # raises the precise error
+                except msgspec.ValidationError:  # re-decode for the precise error
+                    type_ = row[4] or msgspec.json.decode(row[5]).get("type")
+                    event = self.codec.decode(row[5], type_)
             cls = type(event)
             if cls is created:
                 states[event.character] = initial_state(event.character, event.name, event.sheet)

@@ -447,9 +447,10 @@ class Store:
         """
         with self.transaction():
             head = self.head(campaign)
+            known: dict[str, int] = {}
             if expected_versions:
                 for stream, expected in expected_versions.items():
-                    actual = self.stream_version(campaign, stream)
+                    actual = known[stream] = self.stream_version(campaign, stream)
                     if actual != expected:
                         raise ConflictError(
                             f"stream {stream!r} is at version {actual}, not the expected "
@@ -462,7 +463,9 @@ class Store:
                 actor=actor,
                 recorded_at=recorded_at,
                 session=session,
-                version_of=lambda stream: self.stream_version(campaign, stream),
+                version_of=lambda stream: (
+                    known[stream] if stream in known else self.stream_version(campaign, stream)
+                ),
             )
             self.insert_rows(rows)
         return rows

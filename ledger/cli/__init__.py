@@ -97,6 +97,10 @@ class LedgerGroup(click.Group):
         except click.ClickException as e:
             click.echo(f"Error: {_one_line_text(e.format_message())}", err=True)
             sys.exit(e.exit_code)
+        except BrokenPipeError:  # `campaign log | head`: stop quietly
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(1)
         except click.exceptions.Abort:
             click.echo("Aborted.", err=True)
             sys.exit(1)
@@ -114,6 +118,8 @@ class LedgerGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            raise
         except _REFUSED as e:
             raise click.ClickException(_one_line(e)) from None
         except msgspec.ValidationError as e:

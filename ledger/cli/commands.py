@@ -139,6 +139,17 @@ def character_list(app: App, as_json: bool) -> None:
         click.echo(f"{cid:<16} {name}")
 
 
+@character.command("show")
+@click.argument("character_name", metavar="CHARACTER")
+@json_option
+@click.pass_context
+def character_show(ctx: click.Context, character_name: str, as_json: bool) -> None:
+    """Show CHARACTER's current sheet (the same as `campaign sheet CHARACTER`)."""
+    from .views import sheet
+
+    ctx.invoke(sheet, character_name=character_name, as_of=None, as_json=as_json)
+
+
 @cli.group()
 def session() -> None:
     """Start and end sessions (each with its committed dice seed)."""

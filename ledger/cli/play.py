@@ -182,14 +182,38 @@ def roll(
 
 
 def describe(campaign: Any, rec: Any) -> str:
-    """One human line for an event (the system's, else a generic one)."""
-    text = campaign.system.describe(rec.data)
+    """One human line for an event: the rule system's, the core's, else a generic one."""
+    text = campaign.system.describe(rec.data) or describe_core(rec)
     if text:
         return f"[{rec.seq}] {text}"
     data = msgspec.to_builtins(rec.data)
     data.pop("type", None)
     fields = ", ".join(f"{k}={v}" for k, v in data.items() if k not in ("draws", "scheme"))
     return f"[{rec.seq}] {rec.type}: {fields}"
+
+
+def describe_core(rec: Any) -> str | None:
+    """Lines for the core's own events (``None`` for others)."""
+    d = rec.data
+    match rec.type:
+        case "campaign.created":
+            return f"Campaign {d.title!r} created ({d.system})"
+        case "character.created":
+            player = f", played by {d.player}" if d.player else ""
+            return f"{d.name} joins the campaign (id {d.character}{player})"
+        case "session.started":
+            return f"Session {d.number} started (seed commitment {d.seed_commitment[:16]}…)"
+        case "session.ended":
+            return f"Session {d.number} ended (seed revealed: {d.seed_reveal[:16]}…)"
+        case "scene.started" | "scene.ended":
+            verb = "started" if rec.type == "scene.started" else "ended"
+            return f"Scene {verb}" + (f": {d.title}" if d.title else "")
+        case "note.added":
+            return (f"{d.character}: " if d.character else "") + f"Note: {d.text}"
+        case "correction.recorded":
+            verb = "retracted" if d.action == "retract" else f"amended ({d.data})"
+            return f"Correction: event {d.target} {verb} — {d.reason}"
+    return None
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
