@@ -131,7 +131,7 @@ class RuleSystem(abc.ABC):
         unknown = sorted(set(options or {}) - known)
         if unknown:
             raise RuleError(
-                f"{self.id} has no option {', '.join(map(repr, unknown))} "
+                f"bad option for {self.id}: no option {', '.join(map(repr, unknown))} "
                 f"(options: {', '.join(sorted(known)) or 'none'})"
             )
         try:
