@@ -37,7 +37,9 @@ def invoke(db_path):
     runner = CliRunner()
 
     def run(*args, db=None, input=None):
-        return runner.invoke(cli, ["--db", db or db_path, *args], input=input, catch_exceptions=False)
+        return runner.invoke(
+            cli, ["--db", db or db_path, *args], input=input, catch_exceptions=False
+        )
 
     return run
 

@@ -28,7 +28,9 @@ def test_systems_lists_installed_distributions(invoke):
 def test_character_list_and_lookup(toy_campaign):
     invoke = toy_campaign
     assert data(invoke("character", "list", "--json")) == [
-        {"character": "ann", "name": "Ann Vance"}, {"character": "bob", "name": "Bob Marsh"}]
+        {"character": "ann", "name": "Ann Vance"},
+        {"character": "bob", "name": "Bob Marsh"},
+    ]
     assert data(invoke("sheet", "ANN VANCE", "--json"))["character"] == "ann"
     result = invoke("sheet", "anne")
     assert result.exit_code == 1
@@ -127,7 +129,11 @@ def test_correction_retracts_and_amends(toy_campaign):
     invoke = toy_campaign
     hurt = data(invoke("record", "hurt", "--character", "ann", "--amount", "3", "--json"))
     assert data(invoke("sheet", "ann", "--json"))["hp"] == 7
-    data(invoke("correct", str(hurt["seq"]), "--set", "amount=1", "--reason", "it was a graze", "--json"))
+    data(
+        invoke(
+            "correct", str(hurt["seq"]), "--set", "amount=1", "--reason", "it was a graze", "--json"
+        )
+    )
     assert data(invoke("sheet", "ann", "--json"))["hp"] == 9
     fix = data(invoke("correct", str(hurt["seq"]), "--reason", "never happened", "--json"))
     assert fix["action"] == "retract"
@@ -246,7 +252,10 @@ def test_two_campaigns_in_one_file(toy_system, invoke, frozen):
 
 
 def test_odds(invoke, toy_system):
-    assert data(invoke("odds", "toy", "--target", "8", "--json")) == {"target": 8, "success": "5/12"}
+    assert data(invoke("odds", "toy", "--target", "8", "--json")) == {
+        "target": 8,
+        "success": "5/12",
+    }
 
 
 def test_snapshots_are_only_a_cache(toy_campaign, db_path, monkeypatch):
