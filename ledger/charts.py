@@ -571,6 +571,7 @@ def odds_figure(system: RuleSystem, params: dict[str, Any]) -> Figure:
     if chart is None:
         return draw_generic(system.id, generic_series(system, params))
     series, draw = chart
+    _checked(system, lambda: system.odds(params))  # the system's own refusal comes first
     data = series(system, params)
     return _checked(system, lambda: draw(data))
 

@@ -1,0 +1,300 @@
+"""Odds charts: the numbers behind each chart against icepool, the drawing, `odds --plot`.
+
+Each rule system computes its odds its own way (closed forms, enumeration, icepool); here
+every distribution a chart draws is rebuilt independently with icepool from the rule text,
+so a chart cannot silently draw a wrong curve.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import icepool
+import pytest
+
+from ledger import charts
+from ledger.plugins import rule_systems
+from ledger.rulesystem import RuleError
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def system(system_id: str) -> Any:
+    return rule_systems()[system_id].configure({})
+
+
+def exact(die: icepool.Die) -> dict[int, Fraction]:
+    """``{outcome: probability}`` of an icepool die, exactly."""
+    denominator = die.denominator()
+    return {int(k): Fraction(q, denominator) for k, q in die.items() if q}
+
+
+def at_least(die: icepool.Die, target: int) -> Fraction:
+    return sum((p for k, p in exact(die).items() if k >= target), Fraction(0))
+
+
+FUDGE = icepool.Die([-1, 0, 1])
+
+
+# --- the Wyrd Engine: 4dF -----------------------------------------------------------------
+
+
+def test_wyrd_4df_distribution_matches_icepool():
+    """The distribution is recovered from the plugin's ladders; icepool sums 4dF directly
+    (000_60e07241544698f0.txt, "Dice": the 4dF figure)."""
+    data = charts.wyrd_series(system("wyrd-engine"), {})
+    assert data["distribution"] == exact(4 @ FUDGE)
+    assert data["distribution"][0] == Fraction(19, 81)
+
+
+@pytest.mark.parametrize("skill", [-1, 0, 1, 2, 3, 5])
+def test_wyrd_success_by_dr_matches_icepool(skill):
+    """P(4dF + skill >= DR) for every DR of the ladder (ruling: a tie succeeds)."""
+    data = charts.wyrd_series(system("wyrd-engine"), {"skill": skill})
+    ladder = data["ladders"][skill]
+    assert [dr for dr, *_ in ladder] == list(range(-3, 7))
+    for dr, _, p, bands in ladder:
+        assert p == at_least(4 @ FUDGE + skill, dr), (skill, dr)
+        assert sum(bands.values()) == 1
+        assert bands["failure"] == 1 - p
+    # the text's table, column +1, row Basic: 81.5 %
+    if skill == 1:
+        assert dict((dr, p) for dr, _, p, _ in ladder)[0] == Fraction(22, 27)
+
+
+def test_wyrd_marks_the_dr_asked_for_by_name_or_alias():
+    wyrd = system("wyrd-engine")
+    assert charts.wyrd_series(wyrd, {"skill": 2, "dr": "good"})["dr"] == 2
+    assert charts.wyrd_series(wyrd, {"skill": 2, "dr": "Formidable"})["dr"] == 3
+    assert charts.wyrd_series(wyrd, {"skill": 2})["dr"] is None
+
+
+# --- decision dice: 2d6, advantage 3d6, disadvantage 1d6 -----------------------------------
+
+
+@pytest.mark.parametrize("stat", [0, 3])
+def test_decision_dice_match_icepool(stat):
+    """002_735c6d6cd834a641.txt, "Advantage and Disadvantage": advantage *adds* a d6 and
+    all three are summed ("for a total of 3d6"), it is not 3d6 keep the 2 highest;
+    disadvantage removes one (1d6)."""
+    data = charts.decision_series(system("decision-dice"), {"stat": stat})
+    for mode, n in (("normal", 2), ("advantage", 3), ("disadvantage", 1)):
+        die = n @ icepool.d6 + stat
+        got = data["modes"][mode]
+        assert got["distribution"] == exact(die), mode
+        for target, p in got["targets"].items():
+            assert p == at_least(die, target), (mode, target)
+    assert data["modes"]["advantage"]["distribution"] != exact(
+        icepool.d6.pool(3).highest(2).sum() + stat
+    )
+    assert data["scale"] == {
+        6: "Simple Task",
+        12: "Challenging Task",
+        18: "Strenuous Task",
+        20: "Impossible Task",
+    }
+
+
+# --- d20-world: d20 with advantage and disadvantage ----------------------------------------
+
+
+def _d20_bands(die: icepool.Die, modifier: int) -> dict[str, Fraction]:
+    """001_a3a02f9b7363775f.txt, "Checks": total ≤ 8 bad, 9-17 messy, ≥ 18 good."""
+    out = {"bad": Fraction(0), "messy": Fraction(0), "good": Fraction(0)}
+    for kept, p in exact(die).items():
+        total = kept + modifier
+        out["bad" if total <= 8 else "messy" if total <= 17 else "good"] += p
+    return out
+
+
+def test_d20_bands_match_icepool():
+    d20 = icepool.d20
+    dice = {
+        "normal": d20,
+        "advantage": icepool.highest(d20, d20),
+        "disadvantage": icepool.lowest(d20, d20),
+    }
+    data = charts.d20_series(system("d20-world"), {"proficiency": 2, "penalty": 1}, top=6)
+    assert data["proficiency"] == 2 and data["penalty"] == 1
+    for mode, by_prof in data["modes"].items():
+        assert list(by_prof) == list(range(7))
+        for prof, bands in by_prof.items():
+            assert bands == _d20_bands(dice[mode], prof - 1), (mode, prof)
+    # the digest's reference: proficiency 0, advantage: good 111/400
+    zero = charts.d20_series(system("d20-world"), {}, top=0)
+    assert zero["modes"]["advantage"][0]["good"] == Fraction(111, 400)
+
+
+# --- the Terran Engine: highest die of the pool --------------------------------------------
+
+
+def test_terran_bands_match_icepool():
+    """003_2aeb47bc6ca82a40.txt, "2.1": the highest die decides: 1-3 fail, 4-5 mixed, 6
+    success; an empty pool fails."""
+    data = charts.terran_series(system("terran-engine"), {"pool": 10})
+    assert list(data["bands"]) == list(range(11))
+    assert data["bands"][0] == {"fail": 1, "mixed": 0, "success": 0}
+    for n in range(1, 11):
+        highest = exact(icepool.d6.pool(n).highest(1).sum())
+        expected = {
+            "fail": sum((p for h, p in highest.items() if h <= 3), Fraction(0)),
+            "mixed": sum((p for h, p in highest.items() if h in (4, 5)), Fraction(0)),
+            "success": highest.get(6, Fraction(0)),
+        }
+        assert data["bands"][n] == expected, n
+
+
+def test_terran_effect_series_when_asked():
+    data = charts.terran_series(system("terran-engine"), {"effect": "1d", "upto": 12})
+    effect = data["effect"]
+    assert effect["distribution"][3] == Fraction(1, 6)
+    assert 6 not in effect["distribution"]  # a six always explodes
+    assert effect["tail"][0] == 12
+    assert sum(effect["distribution"].values()) + effect["tail"][1] == 1
+
+
+# --- Spellwoven: 3d10 roll-under success counts --------------------------------------------
+
+
+@pytest.mark.parametrize("skill", range(1, 10))
+def test_spellwoven_success_counts_match_icepool(skill):
+    """004_663ae3e4ecc71fd1.txt, "Overview: The Basic Mechanic": below Skill Level 10 a
+    d10 equal to or under the Skill scores a success and a 1 scores one more; three dice."""
+    die = icepool.d10.map(lambda face: (face <= skill) + (face == 1))
+    data = charts.spellwoven_series(system("spellwoven"), {})
+    got = data["by_skill"][skill]
+    three = 3 @ die
+    assert got["distribution"] == exact(three)
+    for k, p in got["at_least"].items():
+        assert p == at_least(three, k)
+
+
+def test_spellwoven_series_covers_every_level_and_follows_the_mode():
+    normal = charts.spellwoven_series(system("spellwoven"), {"skill": 5})
+    assert sorted(normal["by_skill"]) == list(range(1, 21))
+    assert normal["skill"] == 5 and normal["mode"] == "normal" and normal["pool"] == 3
+    better = charts.spellwoven_series(system("spellwoven"), {"advantage": True})
+    assert better["mode"] == "advantage"
+    assert better["by_skill"][5]["at_least"][2] > normal["by_skill"][5]["at_least"][2]
+
+
+# --- drawing -------------------------------------------------------------------------------
+
+
+CASES = [
+    ("wyrd-engine", {"skill": 2, "dr": "good"}),
+    ("wyrd-engine", {"skill": 0}),
+    ("decision-dice", {"stat": 1, "advantage": True}),
+    ("d20-world", {"proficiency": 3}),
+    ("terran-engine", {"pool": 3, "effect": "2d"}),
+    ("spellwoven", {}),
+    ("spellwoven", {"skill": 7, "disadvantage": True}),
+]
+
+
+@pytest.mark.parametrize(("system_id", "params"), CASES)
+def test_every_chart_draws(system_id, params, tmp_path):
+    fig = charts.odds_figure(system(system_id), params)
+    assert fig.axes and all(ax.has_data() for ax in fig.axes if ax.get_visible())
+    path = tmp_path / "chart.png"
+    charts.save(fig, str(path))
+    assert path.read_bytes()[:8] == PNG
+
+
+def test_svg_output_is_reproducible(tmp_path):
+    one, two = tmp_path / "one.svg", tmp_path / "two.svg"
+    for path in (one, two):
+        charts.save(charts.odds_figure(system("d20-world"), {}), str(path))
+    assert one.read_bytes() == two.read_bytes()
+    assert b"<svg" in one.read_bytes()
+
+
+def test_check_path_refuses_other_formats_and_missing_folders(tmp_path):
+    assert charts.check_path(str(tmp_path / "a.PNG")) == "png"
+    with pytest.raises(charts.ChartError, match=r"name a \.png, \.svg or \.pdf"):
+        charts.check_path(str(tmp_path / "a.jpg"))
+    with pytest.raises(charts.ChartError, match="does not exist"):
+        charts.check_path(str(tmp_path / "nope" / "a.png"))
+
+
+def test_frac_reads_the_plugins_fractions():
+    assert charts.frac("3/20") == Fraction(3, 20)
+    assert charts.frac("1") == 1 and charts.frac("0/1") == 0
+    with pytest.raises(ValueError):
+        charts.frac(0.5)
+
+
+# --- degrading when a plugin's odds are missing or broken ----------------------------------
+
+
+class Broken:
+    """Stands in for a plugin whose odds are unfinished."""
+
+    def __init__(self, system_id: str, answer: Any) -> None:
+        self.id = system_id
+        self.answer = answer
+
+    def odds(self, params: dict[str, Any]) -> Any:
+        if isinstance(self.answer, BaseException):
+            raise self.answer
+        return self.answer
+
+
+@pytest.mark.parametrize(
+    ("system_id", "answer", "message"),
+    [
+        ("wyrd-engine", {"system": "wyrd-engine"}, "have no 'ladder'"),
+        ("wyrd-engine", NotImplementedError(), "cannot be charted"),
+        ("decision-dice", {"dice": "2d6"}, r"cannot be charted \(KeyError"),
+        ("terran-engine", {"risky_action": {"fail": "one half"}}, "cannot be charted"),
+        ("spellwoven", {"by_skill": {"1": {"distribution": {}}}}, "cannot be charted"),
+        ("toy-unfinished", {"note": "nothing yet"}, "no probabilities written n/d"),
+    ],
+)
+def test_unfinished_odds_give_one_clear_error(system_id, answer, message):
+    with pytest.raises(charts.ChartError, match=message) as info:
+        charts.odds_figure(Broken(system_id, answer), {})  # type: ignore[arg-type]
+    assert system_id in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_a_rule_refusal_passes_through():
+    with pytest.raises(RuleError, match="proficiency"):
+        charts.odds_figure(system("d20-world"), {"proficiency": -1})
+
+
+# --- the CLI -------------------------------------------------------------------------------
+
+
+def test_odds_plot_writes_the_chart_and_still_prints_the_odds(invoke, tmp_path):
+    path = tmp_path / "odds.png"
+    result = invoke("odds", "wyrd-engine", "--skill", "2", "--plot", str(path))
+    assert result.exit_code == 0, result.output
+    assert "Chart: " in result.output and "Difficult" in result.output
+    assert path.read_bytes()[:8] == PNG
+    svg = tmp_path / "odds.svg"
+    result = invoke("odds", "d20-world", "--json", "--plot", str(svg))
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("{") and "Chart" not in result.output
+    assert svg.exists()
+
+
+def test_odds_plot_refuses_bad_files_and_writes_nothing(invoke, tmp_path):
+    for name, code in (("odds.txt", 2), ("missing/odds.png", 2)):
+        result = invoke("odds", "d20-world", "--plot", str(tmp_path / name))
+        assert result.exit_code == code, result.output
+        assert result.output.startswith("Error: ") and result.output.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+    # a rule refusal comes first: no chart for impossible odds
+    result = invoke("odds", "d20-world", "--proficiency", "-2", "--plot", str(tmp_path / "x.png"))
+    assert result.exit_code == 1 and not (tmp_path / "x.png").exists()
+
+
+def test_a_system_without_its_own_chart_gets_the_generic_one(toy_system, invoke, tmp_path):
+    path = tmp_path / "toy.png"
+    result = invoke("odds", "toy", "--target", "8", "--plot", str(path))
+    assert result.exit_code == 0, result.output
+    assert path.read_bytes()[:8] == PNG
+    series = charts.generic_series(system("toy"), {"target": 8})
+    assert series == {"success": Fraction(15, 36)}
