@@ -1,0 +1,45 @@
+"""Recap content per rule system, compared with golden files (reviewed by eye once).
+
+Each bundled campaign is built with a fixed clock and fixed session seeds, so its engine
+dice and timestamps are the same every run. Regenerate after a deliberate change with
+``UPDATE_GOLDEN=1 uv run pytest tests/test_recap_golden.py`` and read the diff.
+"""
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+from freezegun import freeze_time
+
+from ledger.campaign import open_campaign
+from ledger.cli.demo import build, bundled_campaigns
+from ledger.recap import build_recap, render
+from ledger.store import Store
+
+GOLDEN = Path(__file__).parent / "golden"
+CAMPAIGNS = sorted(p.name for p in bundled_campaigns().iterdir() if (p / "campaign.toml").exists())
+
+
+@pytest.fixture
+def fixed_seeds(monkeypatch):
+    counter = iter(range(1000))
+    monkeypatch.setattr(
+        "ledger.dice.new_seed", lambda: hashlib.sha256(b"golden %d" % next(counter)).digest()
+    )
+
+
+@pytest.mark.parametrize("name", CAMPAIGNS)
+@pytest.mark.parametrize("view", ["player", "gm"])
+def test_recap_matches_golden(name, view, tmp_path, fixed_seeds):
+    with freeze_time("2026-03-01 19:00:00"):
+        build(bundled_campaigns() / name, tmp_path / f"{name}.db", quiet=True)
+    campaign = open_campaign(Store(str(tmp_path / f"{name}.db")))
+    assert campaign.last_session() >= 1
+    for number in range(1, campaign.last_session() + 1):
+        text = render(build_recap(campaign, number, as_gm=view == "gm"), "md")
+        path = GOLDEN / f"{name}-session-{number}.{view}.md"
+        if os.environ.get("UPDATE_GOLDEN"):
+            path.write_text(text, encoding="utf-8")
+        assert path.exists(), f"no golden file {path.name}: run with UPDATE_GOLDEN=1 and review it"
+        assert text == path.read_text(encoding="utf-8")
