@@ -17,8 +17,6 @@ from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 
-import icepool
-
 from .mechanics import (
     STANDARD_POOL,
     Mode,
@@ -51,6 +49,8 @@ def success_distribution(
     :raises RuleError: a Skill Level below 1 or a pool outside 1..10.
     """
     check_pool(pool)
+    import icepool  # lazy: keeps `campaign roll` start-up lean
+
     die = icepool.Die([die_successes(face, skill_level) for face in range(1, 11)])
     if mode == "normal":
         total = die.pool(pool).sum()
