@@ -371,7 +371,7 @@ def draw_wyrd(data: dict[str, Any]) -> Figure:
         b.annotate(f"{float(p):.0%}", (x, float(p)), ha="center", va="bottom", fontsize=7,
                    xytext=(0, 1), textcoords="offset points")  # fmt: skip
     b.set_xticks(xs_b, names, rotation=45, ha="right", fontsize=8)
-    b.set_ylabel("success (≥ DR) on top of each bar")
+    b.set_ylabel("share of rolls (success % on top)")
     b.set_title(f"Skill {skill:+d}: outcome by Difficulty Rating (total ≥ DR succeeds)")
     _percent_axis(b, 1.08)
     for x, (dr, _, _, _) in zip(xs_b, ladder, strict=True):
@@ -457,7 +457,8 @@ def draw_d20(data: dict[str, Any]) -> Figure:
         good = by_prof[p]["good"]
         ax.annotate(f"good {float(good):.0%}", (p, 1.0), ha="center", va="bottom", fontsize=7)
         _percent_axis(ax, 1.08)
-    axes[0].legend(fontsize=8, loc="lower right", framealpha=0.9)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles[:3], labels[:3], loc="outside lower center", ncol=3, fontsize=8)
     fig.suptitle("d20 World: check outcome bands by proficiency (exact)")
     return fig
 
@@ -589,7 +590,7 @@ def fairness_figure(reports: Iterable[DieReport], title: str, names: dict[str, s
     groups = [r for r in reports if r.dice]
     if not groups:
         raise ChartError("no dice to draw: the filters match no rolls")
-    groups.sort(key=lambda r: (not r.flagged, r.status != "watch", r.source, r.sides, r.roller))
+    groups.sort(key=lambda r: not r.flagged)  # stable: flagged first, then report order
     groups = groups[:12]
     cols = min(3, len(groups))
     rows = (len(groups) + cols - 1) // cols
@@ -620,8 +621,17 @@ def fairness_figure(reports: Iterable[DieReport], title: str, names: dict[str, s
         ax.set_title(f"{r.source} {r.die}, {who}: {r.dice} dice\np = {p}: {word}", fontsize=9)
         ax.set_ylim(0, max(max(r.observed), r.expected + 2 * sd) * 1.15)
         ax.set_ylabel("times rolled", fontsize=8)
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=8)
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    key = [
+        Patch(color=BEST, label="times rolled: consistent with fair"),
+        Patch(color=MIXED, label="worth watching / suspiciously even"),
+        Patch(color=BAD, label="flagged: unlikely fair"),
+        Line2D([], [], color="black", linewidth=1, label="fair expectation"),
+        Patch(color="grey", alpha=0.25, label="a fair die's usual range (±2 sd per face)"),
+    ]
+    fig.legend(handles=key, loc="outside lower center", ncol=5, fontsize=8)
     fig.suptitle(title)
     return fig
 

@@ -298,3 +298,31 @@ def test_a_system_without_its_own_chart_gets_the_generic_one(toy_system, invoke,
     assert path.read_bytes()[:8] == PNG
     series = charts.generic_series(system("toy"), {"target": 8})
     assert series == {"success": Fraction(15, 36)}
+
+
+# --- docs/make_odds.py ---------------------------------------------------------------------
+
+
+def test_make_odds_check_finds_a_stale_page(tmp_path, monkeypatch):
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).parent.parent / "docs" / "make_odds.py"
+    spec = importlib.util.spec_from_file_location("make_odds", script)
+    assert spec is not None and spec.loader is not None
+    make_odds = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_odds)
+    page = tmp_path / "docs" / "odds.md"
+    page.parent.mkdir()
+    monkeypatch.setattr(make_odds, "DOCS", page.parent)
+    monkeypatch.setattr(make_odds, "OUT", page)
+    monkeypatch.setattr(make_odds, "IMG", script.parent / "img")
+    said: list[str] = []
+    page.write_text("# Odds\n\nan old page\n")
+    assert make_odds.main(["--check"], echo=said.append) == 1
+    assert "docs/odds.md is stale" in said[-1]
+    page.write_text(make_odds.markdown(make_odds.fairness_example()))
+    assert make_odds.main(["--check"], echo=said.append) == 0
+    text = page.read_text()
+    assert "| Challenging (+1) | 38.3% (31/81) |" in text
+    assert "| physical d20 | isa | 240 |" in text and "flagged" in text
