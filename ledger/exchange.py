@@ -9,32 +9,42 @@ One envelope a line, oldest first, each line a JSON object with ``seq``, ``campa
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 from .codec import Codec, encode_canonical
-from .events import CampaignCreated
+from .events import CampaignCreated, CharacterCreated, stream_of
 from .rulesystem import RuleError
 from .store import COLUMNS, Store
 from .verify import verify_rows
 
+#: SQLite's INTEGER range: larger numbers in a hostile file are refused, not overflowed.
+Int64 = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
+Hash = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+Text = Annotated[str, msgspec.Meta(max_length=1000)]
+
 
 class ExportLine(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """One exported envelope (field order as DESIGN.md lists them)."""
+    """One exported envelope (field order as DESIGN.md lists them).
 
-    seq: int
-    campaign: str
-    stream: str
-    version: int
-    type: str
+    Decoding checks the envelope's shapes: integers in SQLite's range, ``visibility``
+    ``"public"`` or ``"gm"``, hashes of 64 lower-case hex digits, text fields up to 1,000
+    characters (a hostile file is refused with the line number, never half-imported).
+    """
+
+    seq: Int64
+    campaign: Text
+    stream: Text
+    version: Int64
+    type: Text
     data: msgspec.Raw
-    recorded_at: str
-    actor: str
-    session: int | None
-    visibility: str
-    prev_hash: str
-    hash: str
+    recorded_at: Text
+    actor: Text
+    session: Int64 | None
+    visibility: Literal["public", "gm"]
+    prev_hash: Hash
+    hash: Hash
     redacted: bool = False
 
 
@@ -72,10 +82,12 @@ def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
 
     :returns: ``(campaign id, events imported)``.
     :raises RuleError: an empty file, several campaigns, redacted events (a player's
-        export), payloads that are not canonical or do not decode, a chain or roll that does
+        export), a campaign or character id the CLI would refuse, a ``campaign.created``
+        naming another campaign, payloads that are not canonical or do not decode, an event
+        on the wrong stream, a character sheet the rules refuse, a chain or roll that does
         not verify, or a campaign already in this ledger.
     """
-    from .campaign import load_system
+    from .campaign import ID_PATTERN, load_system
 
     if not lines:
         raise RuleError("the file holds no events")
@@ -85,6 +97,11 @@ def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
             f"the file mixes campaigns ({', '.join(sorted(campaigns))}); import one at a time"
         )
     campaign = lines[0].campaign
+    if not ID_PATTERN.match(campaign):
+        raise RuleError(
+            f"campaign id {campaign[:80]!r} is not one this ledger makes "
+            "(lower-case letters, digits, - or _)"
+        )
     if any(line.redacted or bytes(line.data) == b"null" for line in lines):
         raise RuleError(
             "this is a player's export (GM-only events are redacted): import the GM's export"
@@ -96,6 +113,11 @@ def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
         created = msgspec.json.decode(first.data, type=CampaignCreated)
     except msgspec.ValidationError as e:
         raise RuleError(f"event 1 is not a campaign.created event: {e}") from None
+    if created.id != campaign:
+        raise RuleError(
+            f"event 1 creates campaign {created.id[:80]!r} but the file's events belong to "
+            f"{campaign!r}"
+        )
     system = load_system(created.system, created.options)
     codec = Codec(system.event_types, system.upcasters)
     rows: list[dict[str, Any]] = []
@@ -109,11 +131,18 @@ def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
             raise RuleError(
                 f"event {line.seq}'s data is not in canonical form (keys sorted, no spaces)"
             )
+        if stream_of(event) != line.stream:
+            raise RuleError(
+                f"event {line.seq} is on stream {line.stream[:80]!r} but its data belongs to "
+                f"{stream_of(event)!r}"
+            )
+        if isinstance(event, CharacterCreated):
+            _check_character(system, event, line.seq, ID_PATTERN)
         values = msgspec.structs.asdict(line)
         values.pop("redacted")
         values["data"] = data
         rows.append(values)
-    report = verify_rows(iter(rows))
+    report = verify_rows(iter(rows))  # also checks each data's type is its envelope's
     if not report.ok:
         raise RuleError(f"the file does not verify: seq {report.bad_seq}: {report.problem}")
     with store.transaction():
@@ -125,3 +154,21 @@ def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
             [tuple(r["data"].decode() if c == "data" else r[c] for c in COLUMNS) for r in rows]
         )
     return campaign, len(rows)
+
+
+def _check_character(system: Any, event: CharacterCreated, seq: int, pattern: Any) -> None:
+    """Refuse a ``character.created`` the CLI could not have written.
+
+    :raises RuleError: a bad id, or a sheet the rule system's creation rules refuse (the
+        stored sheet is already normalised, and normalising is idempotent).
+    """
+    if not pattern.match(event.character):
+        raise RuleError(f"event {seq}: character id {event.character[:80]!r} is not valid")
+    try:
+        system.create_sheet(dict(event.sheet))
+    except RuleError as e:
+        raise RuleError(f"event {seq}: {event.name}'s sheet breaks the rules: {e}") from None
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        raise RuleError(
+            f"event {seq}: {event.name}'s sheet is malformed: {type(e).__name__} {e}"
+        ) from None
