@@ -1,0 +1,348 @@
+"""Campaign Ledger benchmarks, side by side with the raw SQLite floor and eventsourcing.
+
+    uv run python bench/run.py            # 100,000 and 1,000,000 events (about 10 minutes)
+    uv run python bench/run.py --quick    # 20,000 events, a minute or two
+    uv run python bench/run.py --full     # also eventsourcing and Campaign.append at 1,000,000
+
+Every figure is a ratio measured in the same run: each round runs every case once (in a
+rotated order), and the table gives medians over the rounds (at least five) of the per-round
+ratios. Nothing here is a test; see docs/performance.md for the goals and a recorded run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import cases  # noqa: E402
+import workload  # noqa: E402
+
+Results = dict[str, list[float]]
+
+
+def rounds(n: int, named: dict[str, Callable[[], float]]) -> Results:
+    """Run every case once per round, rotating the order; seconds per case per round."""
+    out: Results = {k: [] for k in named}
+    names = list(named)
+    for r in range(n):
+        order = names[r % len(names) :] + names[: r % len(names)]
+        for name in order:
+            out[name].append(named[name]())
+        print(f"  round {r + 1}/{n}: " + ", ".join(f"{k} {out[k][-1]:.3f}s" for k in names))
+    return out
+
+
+def speed(res: Results, ours: str, theirs: str) -> float:
+    """How many times as fast ``ours`` is as ``theirs``: the median over rounds of
+    ``time(theirs) / time(ours)`` (0.5 means half the speed)."""
+    return statistics.median(t / o for o, t in zip(res[ours], res[theirs], strict=True))
+
+
+def med(res: Results, name: str) -> float:
+    return statistics.median(res[name])
+
+
+def bench_append(tmp: Path, n: int, reps: int, *, peers: bool) -> tuple[dict[str, Any], Path]:
+    """1. Batched append: Store.append and Campaign.append against the floors and eventsourcing."""
+    print(f"append, {n:,} events, {reps} rounds")
+    work = cases.batches(n)
+    events = sum(len(b[1]) for b in work)
+    ledger_db = tmp / f"ledger-{n}.db"
+    _, rows = cases.ledger_store_append(str(ledger_db), work)  # warm-up; rows for the floors
+    skip = len(rows) - events  # the floor gets exactly the workload's rows (not the setup)
+    rows = [tuple(r) for r in rows]
+    named: dict[str, Callable[[], float]] = {
+        "store.append": lambda: cases.ledger_store_append(str(ledger_db), work)[0],
+        "floor": lambda: cases.floor_append(str(tmp / "floor.db"), rows, skip=0),
+        "floor_bare": lambda: cases.floor_bare_append(str(tmp / "bare.db"), rows, skip=0),
+    }
+    es_ids: dict[str, Any] = {}
+    if peers:
+
+        def es() -> float:
+            t, ids = cases.es_append(str(tmp / f"es-{n}.db"), work)
+            es_ids.update(ids)
+            return t
+
+        named["campaign.append"] = lambda: cases.ledger_campaign_append(str(tmp / "c.db"), work)
+        named["eventsourcing"] = es
+        named["es_recorder"] = lambda: cases.es_recorder_append(str(tmp / "er.db"), rows, skip=0)
+    # the floor's rows are the stored rows of the workload only (setup events excluded)
+    rows[:] = rows[skip:]
+    res = rounds(reps, named)
+    out: dict[str, Any] = {
+        "events": events,
+        "payload_bytes_mean": round(sum(len(r[5]) for r in rows) / len(rows), 1),
+        "seconds": {k: round(med(res, k), 4) for k in res},
+        "events_per_s": {k: round(events / med(res, k)) for k in res},
+        "store_vs_floor": round(speed(res, "store.append", "floor"), 3),
+        "store_vs_bare_floor": round(speed(res, "store.append", "floor_bare"), 3),
+    }
+    if peers:
+        out["campaign_vs_floor"] = round(speed(res, "campaign.append", "floor"), 3)
+        out["store_vs_eventsourcing"] = round(speed(res, "store.append", "eventsourcing"), 2)
+        out["campaign_vs_eventsourcing"] = round(speed(res, "campaign.append", "eventsourcing"), 2)
+        out["store_vs_es_recorder"] = round(speed(res, "store.append", "es_recorder"), 2)
+        out["_es_ids"] = {k: str(v) for k, v in es_ids.items()}
+    return out, ledger_db
+
+
+def bench_replay(
+    tmp: Path, n: int, reps: int, ledger_db: Path, es_ids: dict[str, str] | None
+) -> dict[str, Any]:
+    """2. Replay every character through the rules, against scan + decode and eventsourcing."""
+    print(f"replay, {n:,} events, {reps} rounds")
+    named: dict[str, Callable[[], float]] = {
+        "ledger": lambda: cases.ledger_replay(str(ledger_db)),
+        "floor_scan_decode": lambda: cases.floor_scan_decode(str(ledger_db)),
+    }
+    if es_ids:
+        import uuid
+
+        ids = {k: uuid.UUID(v) for k, v in es_ids.items()}
+        named["eventsourcing"] = lambda: cases.es_replay(str(tmp / f"es-{n}.db"), ids)
+    res = rounds(reps, named)
+    events = sqlite3.connect(ledger_db).execute("select count(*) from events").fetchone()[0]
+    out: dict[str, Any] = {
+        "events": events,
+        "seconds": {k: round(med(res, k), 4) for k in res},
+        "events_per_s": {k: round(events / med(res, k)) for k in res},
+        "ledger_vs_floor": round(speed(res, "ledger", "floor_scan_decode"), 3),
+    }
+    if es_ids:
+        out["ledger_vs_eventsourcing"] = round(speed(res, "ledger", "eventsourcing"), 2)
+    return out
+
+
+def bench_durable(tmp: Path, count: int, reps: int) -> dict[str, Any]:
+    """3. Single appends, one transaction each, synchronous=FULL."""
+    print(f"durable single appends, {count} events, {reps} rounds")
+    work = cases.batches(count)
+    events = [e for _, evs, _ in work for e in evs][:count]
+    _, rows = cases.ledger_store_append(str(tmp / "d-rows.db"), work)
+    rows = [tuple(r) for r in rows[-sum(len(b[1]) for b in work) :]][:count]
+    res = rounds(
+        reps,
+        {
+            "store.append FULL": lambda: cases.ledger_durable(str(tmp / "d.db"), events),
+            "floor FULL": lambda: cases.floor_durable(str(tmp / "df.db"), rows),
+        },
+    )
+    return {
+        "events": count,
+        "ms_per_append": {k: round(1000 * med(res, k) / count, 3) for k in res},
+        "store_vs_floor": round(speed(res, "store.append FULL", "floor FULL"), 3),
+    }
+
+
+def campaign_exe() -> str:
+    exe = Path(sys.executable).with_name("campaign")
+    return str(exe) if exe.exists() else shutil.which("campaign") or "campaign"
+
+
+def bench_as_of(ledger_db: Path, queries: int, reps: int) -> dict[str, Any]:
+    """4. A sheet as of a random seq: in-process (open, resolve, state_of, view) and the whole
+    ``campaign sheet --as-of`` process, after snapshots exist."""
+    from ledger.campaign import open_campaign
+    from ledger.store import Store
+
+    print(f"sheet --as-of on {ledger_db.name}, {queries} queries x {reps} rounds")
+    store = Store(str(ledger_db))
+    camp = open_campaign(store, workload.CAMPAIGN)
+    head = store.head(workload.CAMPAIGN).seq
+    t = time.perf_counter()
+    for sheet in workload.character_sheets():
+        camp.state_of(sheet["id"])  # one full replay each; saves snapshots on the way
+    prime = time.perf_counter() - t
+    snapshots = store.conn.execute("select count(*) from snapshots").fetchone()[0]
+    store.conn.close()
+    rng = random.Random(3)
+    chars = [s["id"] for s in workload.character_sheets()]
+    in_proc: list[float] = []
+    procs: list[float] = []
+    exe = campaign_exe()
+    for _ in range(reps):
+        for _ in range(queries):
+            who, upto = rng.choice(chars), rng.randint(head // 10, head)
+            t = time.perf_counter()
+            store = Store(str(ledger_db))
+            camp = open_campaign(store, workload.CAMPAIGN)
+            seq = camp.resolve_as_of(str(upto))
+            camp.system.sheet_view(camp.state_of(who, upto=seq), as_gm=True)
+            in_proc.append(time.perf_counter() - t)
+            store.conn.close()
+        for _ in range(3):
+            who, upto = rng.choice(chars), rng.randint(head // 10, head)
+            t = time.perf_counter()
+            subprocess.run(
+                [exe, "--db", str(ledger_db), "sheet", who, "--as-of", str(upto), "--json"],
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
+            procs.append(time.perf_counter() - t)
+    return {
+        "events": head,
+        "snapshots": snapshots,
+        "prime_seconds": round(prime, 2),
+        "in_process_ms_median": round(1000 * statistics.median(in_proc), 2),
+        "in_process_ms_p90": round(1000 * sorted(in_proc)[int(0.9 * len(in_proc))], 2),
+        "cli_process_ms_median": round(1000 * statistics.median(procs), 1),
+    }
+
+
+def bench_cli(tmp: Path, reps: int, per_round: int) -> dict[str, Any]:
+    """5. ``campaign roll`` start to exit against ``python -c "import sqlite3"``."""
+    print(f"campaign roll process, {reps} rounds x {per_round}")
+    exe = campaign_exe()
+    db = tmp / "cli.db"
+    env = {**os.environ, "CAMPAIGN_DB": str(db)}
+    sheet = workload.SHEETS / "isa.toml"
+    for args in (
+        ["new", "vault", "--system", "d20-world"],
+        ["character", "add", "--sheet", str(sheet)],
+        ["session", "start"],
+    ):
+        subprocess.run([exe, *args], check=True, env=env, stdout=subprocess.DEVNULL)
+    roll = [exe, "roll", "isa", "Lockpicking", "--time", "--dice", "16"]
+    floor = [sys.executable, "-c", "import sqlite3"]
+
+    def timed(cmd: list[str]) -> float:
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
+        return time.perf_counter() - t
+
+    res = rounds(
+        reps,
+        {
+            "campaign roll": lambda: statistics.median(timed(roll) for _ in range(per_round)),
+            "python -c import sqlite3": lambda: statistics.median(
+                timed(floor) for _ in range(per_round)
+            ),
+        },
+    )
+    return {
+        "ms": {k: round(1000 * med(res, k), 1) for k in res},
+        "roll_over_python": round(1 / speed(res, "campaign roll", "python -c import sqlite3"), 2),
+    }
+
+
+RSS_CHILD = """
+import resource, sys
+sys.path.insert(0, {here!r})
+from ledger.campaign import open_campaign
+from ledger.store import Store
+store = Store({db!r})
+camp = open_campaign(store, "bench")
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+states = camp.states()
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(before, after, len(states))
+"""
+
+
+def bench_rss(ledger_db: Path) -> dict[str, Any]:
+    """6. Peak RSS of a process replaying the whole campaign (ru_maxrss, KiB on Linux)."""
+    print(f"peak RSS of a replay of {ledger_db.name}")
+    code = RSS_CHILD.format(here=str(HERE), db=str(ledger_db))
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    before, after, _ = (int(x) for x in out.stdout.split())
+    return {"peak_rss_mb": round(after / 1024, 1), "before_replay_mb": round(before / 1024, 1)}
+
+
+def machine() -> dict[str, Any]:
+    import msgspec
+
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        from importlib.metadata import version
+
+        import eventsourcing  # noqa: F401
+
+        es = version("eventsourcing")
+    except Exception:  # pragma: no cover
+        es = "absent"
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "msgspec": msgspec.__version__,
+        "eventsourcing": es,
+        "load_average_at_start": os.getloadavg(),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="20,000 events only, small counts")
+    parser.add_argument("--full", action="store_true", help="peers at 1,000,000 events too (long)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds per case (default 5)")
+    parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
+    parser.add_argument("--keep", type=Path, help="work in this folder and keep the files")
+    args = parser.parse_args(argv)
+    reps = max(args.rounds, 1)
+    sizes = [20_000] if args.quick else [100_000, 1_000_000]
+    tmp = args.keep or Path(
+        tempfile.mkdtemp(prefix="ledger-bench-", dir=os.environ.get("BENCH_DIR"))
+    )
+    tmp.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    report: dict[str, Any] = {"machine": machine(), "rounds": reps, "append": {}, "replay": {}}
+    try:
+        last_db = None
+        for n in sizes:
+            peers = n <= 100_000 or args.full
+            out, db = bench_append(tmp, n, reps, peers=peers)
+            es_ids = out.pop("_es_ids", None)
+            report["append"][str(n)] = out
+            report["replay"][str(n)] = bench_replay(tmp, n, reps, db, es_ids)
+            last_db = db
+        assert last_db is not None
+        report["durable"] = bench_durable(tmp, 50 if args.quick else 200, reps)
+        report["as_of"] = bench_as_of(last_db, 10 if args.quick else 20, reps)
+        report["cli"] = bench_cli(tmp, reps, 3)
+        report["rss"] = bench_rss(last_db)
+    finally:
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+    report["wall_seconds"] = round(time.perf_counter() - started, 1)
+    report["peak_rss_of_bench_mb"] = round(
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    )
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.json:
+        args.json.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
