@@ -37,6 +37,7 @@ FORMATS = ("png", "svg", "pdf")
 
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies.
 BAD, MIXED, GOOD, BEST = "#D55E00", "#E69F00", "#009E73", "#0072B2"
+FEW = "#9A9A9A"
 LINES = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
 
 
@@ -602,7 +603,9 @@ def fairness_figure(reports: Iterable[DieReport], title: str, names: dict[str, s
         faces = list(range(1, r.sides + 1))
         p_face = 1 / r.sides
         sd = (r.dice * p_face * (1 - p_face)) ** 0.5
-        color = {"flagged": BAD, "watch": MIXED, "too-even": MIXED}.get(r.status, BEST)
+        color = {"flagged": BAD, "watch": MIXED, "too-even": MIXED, "too-few": FEW}.get(
+            r.status, BEST
+        )
         ax.axhspan(max(0.0, r.expected - 2 * sd), r.expected + 2 * sd, color="grey", alpha=0.25,
                    label="a fair die's usual range (±2 sd per face)", zorder=0)  # fmt: skip
         ax.bar(faces, r.observed, color=color, width=0.75, zorder=2, alpha=0.9,
@@ -628,10 +631,11 @@ def fairness_figure(reports: Iterable[DieReport], title: str, names: dict[str, s
         Patch(color=BEST, label="times rolled: consistent with fair"),
         Patch(color=MIXED, label="worth watching / suspiciously even"),
         Patch(color=BAD, label="flagged: unlikely fair"),
+        Patch(color=FEW, label="too few to judge"),
         Line2D([], [], color="black", linewidth=1, label="fair expectation"),
         Patch(color="grey", alpha=0.25, label="a fair die's usual range (±2 sd per face)"),
     ]
-    fig.legend(handles=key, loc="outside lower center", ncol=5, fontsize=8)
+    fig.legend(handles=key, loc="outside lower center", ncol=6, fontsize=8)
     fig.suptitle(title)
     return fig
 

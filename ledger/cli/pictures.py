@@ -145,7 +145,8 @@ def fairness(
         return
     dice = sum(r.dice for r in reports if r.roller != fair.EVERYONE)
     click.echo(
-        f"Dice fairness in {campaign.id}: {dice:,} dice from {len(rolls):,} rolls, "
+        f"Dice fairness in {campaign.id}: {dice:,} {_dice(dice)} from {len(rolls):,} "
+        f"roll{'s' if len(rolls) != 1 else ''}, "
         f"{len(reports)} group{'s' if len(reports) != 1 else ''} "
         "(corrections honoured; flagged below p = 0.001)"
     )
@@ -153,7 +154,8 @@ def fairness(
         who = "everyone" if r.roller == fair.EVERYONE else f"{names.get(r.roller, r.roller)}"
         mark = "  [FLAGGED]" if r.flagged else ""
         click.echo("")
-        click.echo(f"{r.source} {r.die}, {who}: {r.dice:,} dice from {r.rolls:,} rolls{mark}")
+        from_ = f"{r.rolls:,} roll{'s' if r.rolls != 1 else ''}"
+        click.echo(f"{r.source} {r.die}, {who}: {r.dice:,} {_dice(r.dice)} from {from_}{mark}")
         labels = ["−", "0", "+"] if r.sides == 3 else [str(i) for i in range(1, r.sides + 1)]
         cells = [f"{lab:>3}:{n:>5}" for lab, n in zip(labels, r.observed, strict=True)]
         for i in range(0, len(cells), 10):
@@ -166,3 +168,7 @@ def fairness(
         click.echo(f"  {r.verdict}")
     if plot is not None:
         click.echo(f"\nChart: {plot}")
+
+
+def _dice(n: int) -> str:
+    return "die" if n == 1 else "dice"
