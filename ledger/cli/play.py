@@ -93,10 +93,7 @@ def pick_params(system: Any, attr: str, given: dict[str, Any]) -> dict[str, Any]
         if value is None or value == () or value is False:
             continue
         if name not in own:
-            raise click.UsageError(
-                f"--{name.replace('_', '-')} is not an option of {system.id}; "
-                f"see `campaign {'roll' if attr == 'roll_params' else 'odds'} --help`"
-            )
+            raise click.UsageError(f"--{name.replace('_', '-')} is not an option of {system.id}")
         param = own[name]
         if isinstance(value, tuple) and not param.multiple:
             if len(value) > 1:

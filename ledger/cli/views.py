@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import click
@@ -51,6 +52,22 @@ def _print_tree(value: Any, indent: int) -> None:
                 click.echo(f"{pad}- " + ", ".join(f"{k}={_inline(x)}" for k, x in v.items()))
             else:
                 click.echo(f"{pad}- {_inline(v)}")
+
+
+def _with_percent(value: Any) -> Any:
+    """Fractions ``"n/d"`` shown with their percentage for people: ``"31/81 (38.3%)"``."""
+    if isinstance(value, dict):
+        return {k: _with_percent(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_with_percent(v) for v in value]
+    if isinstance(value, str) and FRACTION.fullmatch(value):
+        n, d = value.split("/")
+        if int(d):
+            return f"{value} ({100 * int(n) / int(d):.1f}%)"
+    return value
+
+
+FRACTION = re.compile(r"-?\d+/\d+")
 
 
 def _flat(v: Any) -> bool:
@@ -131,6 +148,7 @@ def odds(system_id: str, as_json: bool, plot: str | None, **params: Any) -> None
     """Exact probabilities of SYSTEM's mechanic (fractions in --json).
 
     --plot FILE also draws the system's odds chart (.png, .svg or .pdf).
+
     Options below marked [system] apply to that rule system.
     """
     from ..campaign import load_system
@@ -144,6 +162,6 @@ def odds(system_id: str, as_json: bool, plot: str | None, **params: Any) -> None
     if as_json:
         echo_json(result)
         return
-    _print_tree(result, 0)
+    _print_tree(_with_percent(result), 0)
     if plot is not None:
         click.echo(f"Chart: {plot}")
