@@ -217,9 +217,9 @@ class Campaign:
         if as_of is None:
             return head
         text = as_of.strip()
-        if text.isdigit():
+        if text.isdigit() and len(text) <= 18:
             return min(int(text), head)
-        if text.startswith("session:") and text[8:].isdigit():
+        if text.startswith("session:") and text[8:].isdigit() and len(text) <= 26:
             number = int(text[8:])
             for seq, data in self.store.rows(
                 self.id, types=["session.ended", "session.started"], columns="seq, data"
@@ -529,7 +529,8 @@ class Campaign:
                 reason=reason.strip(),
                 data=data,
             )
-            return self.append([event], actor=actor, at=at)[0]
+            # a correction is as secret as what it corrects (an amended GM-only value stays hidden)
+            return self.append([event], actor=actor, at=at, visibility=target.visibility)[0]
 
     def rows(self, **filters: Any) -> Iterator[tuple[Any, ...]]:
         """Raw stored rows (tuples in :data:`ledger.store.COLUMNS` order)."""

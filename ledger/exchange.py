@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from .codec import Codec, encode_canonical
+from .codec import SALT, Codec, encode_canonical
 from .events import CampaignCreated, CharacterCreated, stream_of
 from .rulesystem import RuleError
 from .store import COLUMNS, Store
@@ -77,6 +77,13 @@ def parse_lines(lines: Iterable[bytes]) -> list[ExportLine]:
     return parsed
 
 
+def _fits(event: Any, data: bytes) -> bool:
+    """The payload is exactly the event's fields (plus a salt on a GM-only payload)."""
+    payload = msgspec.json.decode(data)
+    payload.pop(SALT, None)
+    return encode_canonical(event) == encode_canonical(payload)
+
+
 def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
     """Import one campaign's export into ``store``; all or nothing.
 
@@ -127,7 +134,7 @@ def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
             event = codec.decode(data, line.type)
         except (msgspec.ValidationError, ValueError) as e:
             raise RuleError(f"event {line.seq} ({line.type}) does not decode: {e}") from None
-        if encode_canonical(event) != data:
+        if encode_canonical(msgspec.json.decode(data)) != data or not _fits(event, data):
             raise RuleError(
                 f"event {line.seq}'s data is not in canonical form (keys sorted, no spaces)"
             )

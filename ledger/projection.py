@@ -36,7 +36,7 @@ from .events import (
 from .rulesystem import RuleError, RuleSystem
 from .store import COLUMNS, RowQuery, Store
 
-SNAPSHOT_EVERY = 1000
+SNAPSHOT_EVERY = 250
 ALL_COLUMNS = ", ".join(COLUMNS)
 #: What :meth:`Projector.fold` reads of a row (seq, stream, type, data; visibility for a
 #: player's view), the other places of :data:`ledger.store.COLUMNS` kept as NULL.

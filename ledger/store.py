@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .codec import encode_canonical, encode_data
+from .codec import encode_canonical, encode_data, salted
 from .events import Event, event_tag, stream_of
 
 if TYPE_CHECKING:  # sqlite-utils imports numpy when installed: only load it when needed
@@ -215,6 +215,8 @@ def chain_rows(
             type_ = tags[cls] = event_tag(cls)
         visibility = item.visibility or cls.visibility
         data = encode_data(event)
+        if visibility == "gm":
+            data = salted(data)
         canonical = template % (
             data,
             prev_ascii,
@@ -377,6 +379,20 @@ class Store:
                 " where e.type = 'campaign.created' order by e.campaign"
             )
         )
+
+    def campaign_ids(self) -> list[str]:
+        """Every campaign id with events in this file (index seeks, like :meth:`campaigns`)."""
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "with recursive ids(id) as ("
+                " select min(campaign) from events"
+                " union all"
+                " select (select min(campaign) from events where campaign > ids.id)"
+                " from ids where ids.id is not null)"
+                " select id from ids where id is not null order by id"
+            )
+        ]
 
     def head(self, campaign: str) -> Head:
         """The campaign's head (``Head(0, ZERO_HASH)`` when it has no events)."""

@@ -259,8 +259,6 @@ def test_odds(invoke, toy_system):
 
 
 def test_snapshots_are_only_a_cache(toy_campaign, db_path, monkeypatch):
-    import ledger.projection as projection
-
     invoke = toy_campaign
     monkeypatch.setattr("ledger.campaign.SNAPSHOT_EVERY", 3)
     for amount in range(1, 9):
@@ -273,4 +271,3 @@ def test_snapshots_are_only_a_cache(toy_campaign, db_path, monkeypatch):
     campaign.store.conn.execute("delete from snapshots")
     without = [campaign.state_of("ann", upto=s, save_snapshots=False).hp for s in range(4, 14)]
     assert with_snaps == without
-    assert projection.SNAPSHOT_EVERY == 1000

@@ -27,6 +27,8 @@ def fixed_seeds(monkeypatch):
     monkeypatch.setattr(
         "ledger.dice.new_seed", lambda: hashlib.sha256(b"golden %d" % next(counter)).digest()
     )
+    salts = iter(range(10**6))
+    monkeypatch.setattr("ledger.codec.secrets.token_hex", lambda n: f"{next(salts):0{2 * n}x}")
 
 
 @pytest.mark.parametrize("name", CAMPAIGNS)

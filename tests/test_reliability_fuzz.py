@@ -262,12 +262,6 @@ def test_random_bytes_import(host, tmp_path, body):
     assert result.exit_code in (0, 1, 2)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: `campaign import` creates the ledger file (app.store(create=True), "
-    "ledger/cli/commands.py import_) before the file is checked, so a refused import "
-    "leaves an empty ledger behind",
-)
 def test_refused_import_into_a_new_file_creates_nothing(host, tmp_path):
     file = tmp_path / "bad.ndjson"
     _, export = host
@@ -298,28 +292,15 @@ HUGE = 9 * int("1" * 40)  # 40 digits: beyond SQLite's 64-bit INTEGER
         pytest.param(
             ["sheet", "ann", "--as-of", "9" * 5000],
             id="as-of",
-            marks=core_bug(
-                "ledger/campaign.py resolve_as_of: int(text) of a 5,000-digit --as-of raises "
-                "ValueError (Python's int-string limit), reported as 'unexpected ValueError'; "
-                "refuse digits beyond 18 with the accepted forms"
-            ),
         ),
         pytest.param(
             ["correct", str(HUGE), "--reason", "x"],
             id="correct",
-            marks=core_bug(
-                "ledger/cli/play.py correct: a SEQ beyond 2**63-1 reaches SQLite "
-                "(OverflowError, 'unexpected'); use click.IntRange(1, 2**63 - 1)"
-            ),
         ),
         pytest.param(["roll", "x" * 100_000, "brawl", "--dice", "3,4"], id="name"),
         pytest.param(
             ["verify", "--receipt", f"{HUGE}:{'a' * 64}"],
             id="receipt",
-            marks=core_bug(
-                "ledger/cli/commands.py verify: a receipt SEQ beyond 2**63-1 reaches SQLite "
-                "(OverflowError, 'unexpected'); refuse it as a bad --receipt (exit 2)"
-            ),
         ),
         pytest.param(["log", "--session", str(HUGE)], id="session"),
     ],
@@ -418,12 +399,6 @@ def test_real_system_sheets(example, tmp_path, monkeypatch, frozen):
     fuzz()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="plugin bug (plugins/decision-dice create_sheet): `equipment = 1` (or "
-    "`conditions = 1`) raises TypeError ('int' object is not iterable), reported as "
-    "'unexpected TypeError' instead of a RuleError naming the field",
-)
 def test_decision_dice_equipment_not_a_list(tmp_path, frozen):
     db = str(tmp_path / "dd.db")
     assert run(db, ["new", "dd", "--system", "decision-dice"]).exit_code == 0

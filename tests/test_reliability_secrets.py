@@ -145,12 +145,6 @@ def test_unrevealed_seed_never_leaves_the_secrets_table(dbs, tmp_path, ops):
             assert seed not in result.output and seed.upper() not in result.output, (who, args)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug (ledger/campaign.py correct): a correction is appended with its own "
-    "visibility (public), so amending a GM-only event publishes the amended, hidden data "
-    "in the player's log and export; a correction should inherit its target's visibility",
-)
 def test_amending_a_gm_event_keeps_the_new_value_hidden(dbs, tmp_path):
     db = dbs()
     build(db, tmp_path, [("secret", "bob", 4242424)])
@@ -159,13 +153,6 @@ def test_amending_a_gm_event_keeps_the_new_value_hidden(dbs, tmp_path):
         assert "7777777" not in invoke(db, "--as", "player", *args).output, args
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="design gap (DESIGN.md 'Export format'): a redacted stub keeps the hash of the "
-    "GM-only envelope, and that envelope's other fields are public, so a player can "
-    "recover low-entropy hidden data (a favour delta, a small secret value) by hashing "
-    "candidates; stubs need a salted commitment (a per-event random salt kept GM-side)",
-)
 def test_redacted_stub_does_not_reveal_small_secrets(dbs, tmp_path):
     from ledger.store import chain_hash
 

@@ -297,12 +297,6 @@ def test_hundred_tamperings(base_db, tmp_path):
     assert sum(found[k] for k in KINDS) == 100
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: `campaign verify` opens the campaign (rule system, campaign.created at "
-    "seq 1) before verifying, so damage to seq 1 reads as 'no campaign' or an unexpected "
-    "decode error instead of 'verification failed at seq 1' (ledger/cli/commands.py verify)",
-)
 @pytest.mark.parametrize("column", ["data", "type", "campaign"])
 def test_cli_verify_names_damage_to_the_first_event(base_db, tmp_path, column):
     conn = load(base_db)

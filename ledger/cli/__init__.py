@@ -49,7 +49,20 @@ class App:
                 f"no ledger at {self.db_path}: create one with `campaign new NAME --system ID` "
                 "or point --db (or CAMPAIGN_DB) at your ledger file"
             )
-        return Store(self.db_path, synchronous=os.environ.get("CAMPAIGN_SYNCHRONOUS", "NORMAL"))
+        if self._store is None:
+            self._store = Store(
+                self.db_path, synchronous=os.environ.get("CAMPAIGN_SYNCHRONOUS", "NORMAL")
+            )
+        return self._store
+
+    _store: Any = None
+
+    def close(self) -> None:
+        """Close the ledger file (called when the command ends, so WAL checkpoints happen
+        at a known moment, not whenever the garbage collector runs)."""
+        if self._store is not None:
+            self._store.conn.close()
+            self._store = None
 
     @functools.cached_property
     def campaign(self) -> Any:
@@ -59,6 +72,9 @@ class App:
 
 
 pass_app = click.make_pass_decorator(App)
+
+SEQ = click.IntRange(1, 2**63 - 1)
+"""A seq or session number: a positive 64-bit integer (what SQLite can store)."""
 
 _REFUSED: tuple[type[BaseException], ...] = (
     RuleError,
@@ -196,6 +212,7 @@ def cli(
              campaign roll julian investigate --dr good --dice ++-0
     """
     ctx.obj = App(db_path, campaign, as_, actor)
+    ctx.call_on_close(ctx.obj.close)
 
 
 def _register() -> None:
@@ -212,7 +229,7 @@ def main() -> None:  # pragma: no cover - console entry point is `cli`
 
 _register()
 
-__all__ = ["App", "cli", "echo_json", "json_option", "nl_option", "now", "pass_app"]
+__all__ = ["SEQ", "App", "cli", "echo_json", "json_option", "nl_option", "now", "pass_app"]
 
 if __name__ == "__main__":  # pragma: no cover
     main()

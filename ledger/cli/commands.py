@@ -264,12 +264,22 @@ def verify(app: App, receipt: str | None, as_json: bool) -> None:
     parsed = None
     if receipt is not None:
         seq, _, digest = receipt.partition(":")
-        if not seq.isdigit() or len(digest) != 64:
+        if not seq.isdigit() or len(seq) > 18 or len(digest) != 64:
             raise click.BadParameter(
                 "write it as SEQ:HASH, e.g. 42:ab12…(64 hex digits)", param_hint="--receipt"
             )
         parsed = (int(seq), digest.lower())
-    report = verify_store(app.store(), app.campaign.id, receipt=parsed)
+    store = app.store()
+    # verify reads the stored rows only: a damaged first event must be reported, not
+    # stop the campaign from opening
+    campaign_id = app.campaign_id
+    if campaign_id is None:
+        ids = store.campaign_ids()
+        if len(ids) != 1:
+            campaign_id = app.campaign.id  # the usual "no campaign" / "several campaigns" error
+        else:
+            campaign_id = ids[0]
+    report = verify_store(store, campaign_id, receipt=parsed)
     if as_json:
         echo_json(
             {
@@ -336,10 +346,21 @@ def import_(app: App, file: Any, as_json: bool) -> None:
     Refused, with nothing written, when the chain or a roll does not verify, when the file
     is a player's export, or when the campaign already exists here.
     """
+    import os
+
     from ..exchange import import_lines, parse_lines
 
     lines = parse_lines(file)
-    campaign, count = import_lines(app.store(create=True), lines)
+    fresh = app.db_path != ":memory:" and not os.path.exists(app.db_path)
+    try:
+        campaign, count = import_lines(app.store(create=True), lines)
+    except BaseException:
+        if fresh:  # a refused import into a new path leaves no file behind
+            app.close()
+            for suffix in ("", "-wal", "-shm"):
+                if os.path.exists(app.db_path + suffix):
+                    os.remove(app.db_path + suffix)
+        raise
     if as_json:
         echo_json({"campaign": campaign, "events": count})
     else:

@@ -8,12 +8,12 @@ import click
 import msgspec
 
 from ..events import Recorded
-from . import App, cli, echo_json, json_option, now, pass_app
+from . import SEQ, App, cli, echo_json, json_option, now, pass_app
 from .play import describe
 
 
 @cli.command()
-@click.option("--session", "number", type=int, required=True, help="The ended session to advance.")
+@click.option("--session", "number", type=SEQ, required=True, help="The ended session to advance.")
 @click.option(
     "--choice",
     "choices",
@@ -66,7 +66,7 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
 
 
 @cli.command()
-@click.option("--session", "number", type=int, required=True, help="Which session.")
+@click.option("--session", "number", type=SEQ, required=True, help="Which session.")
 @click.option(
     "--format",
     "fmt",
@@ -101,7 +101,7 @@ def recap(app: App, number: int, fmt: str, output: str | None, as_json: bool) ->
 
 
 @cli.command()
-@click.argument("seq", type=int)
+@click.argument("seq", type=SEQ)
 @json_option
 @pass_app
 def audit(app: App, seq: int, as_json: bool) -> None:

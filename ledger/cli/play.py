@@ -10,7 +10,7 @@ import msgspec
 from ..events import Roll
 from ..plugins import rule_systems
 from ..rulesystem import RollParam, RuleError
-from . import App, cli, echo_json, json_option, now, pass_app
+from . import SEQ, App, cli, echo_json, json_option, now, pass_app
 
 
 def merged_params(attr: str) -> dict[str, tuple[RollParam, list[str]]]:
@@ -350,7 +350,7 @@ def sheet_changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[s
 
 
 @cli.command()
-@click.argument("seq", type=int)
+@click.argument("seq", type=SEQ)
 @click.option("--reason", required=True, help="Why: kept in the log beside the correction.")
 @click.option(
     "--set",

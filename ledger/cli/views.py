@@ -8,7 +8,7 @@ from typing import Any
 import click
 import msgspec
 
-from . import App, cli, echo_json, json_option, nl_option, pass_app
+from . import SEQ, App, cli, echo_json, json_option, nl_option, pass_app
 from .pictures import check_plot, plot_odds, plot_option
 from .play import OddsCommand, describe, pick_params
 
@@ -83,7 +83,7 @@ def _inline(v: Any) -> str:
 
 
 @cli.command()
-@click.option("--session", "session_number", type=int, help="Only events of session N.")
+@click.option("--session", "session_number", type=SEQ, help="Only events of session N.")
 @click.option("--character", "character_name", help="Only events of this character.")
 @click.option("--type", "types", multiple=True, help="Only events of this type (repeatable).")
 @json_option

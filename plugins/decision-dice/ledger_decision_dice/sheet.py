@@ -163,7 +163,11 @@ def validate_sheet(sheet: dict[str, Any], options: Options) -> dict[str, Any]:
         problems.append(f"level must be an integer of {options.level_min} or more, not {level!r}")
     equipment: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for i, raw in enumerate(sheet.get("equipment", []) or [], start=1):
+    equipment_in = sheet.get("equipment", []) or []
+    if not isinstance(equipment_in, list):
+        problems.append("equipment must be a list of [[equipment]] tables (name, supply, note)")
+        equipment_in = []
+    for i, raw in enumerate(equipment_in, start=1):
         if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"]:
             problems.append(f"equipment item {i} needs a name (name = \"Field Medkit\")")
             continue
@@ -194,7 +198,11 @@ def validate_sheet(sheet: dict[str, Any], options: Options) -> dict[str, Any]:
             trackers[str(name)] = value
     conditions: list[dict[str, Any]] = []
     kinds = ("bonus", "penalty", "modifier", "advantage", "disadvantage")
-    for i, raw in enumerate(sheet.get("conditions", []) or [], start=1):
+    conditions_in = sheet.get("conditions", []) or []
+    if not isinstance(conditions_in, list):
+        problems.append("conditions must be a list of [[conditions]] tables")
+        conditions_in = []
+    for i, raw in enumerate(conditions_in, start=1):
         if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"]:
             problems.append(f"condition {i} needs a name")
             continue
