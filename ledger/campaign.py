@@ -114,6 +114,8 @@ class Campaign:
         self.created = created
         self.system = load_system(created.system, created.options)
         self.codec = Codec(self.system.event_types, self.system.upcasters)
+        self.appliers = self.system.appliers()
+        self._cache = {}
 
     # --- creation ------------------------------------------------------------------------
 
@@ -326,7 +328,10 @@ class Campaign:
         :raises ledger.store.ConflictError: a stale expected version (nothing written).
         """
         with self.store.transaction():
-            self.validate(events)
+            head = self.store.head(self.id).seq
+            if self._cache_head != head:  # another writer appended: start again
+                self._cache, self._cache_head = {}, None
+            states = self.validate(events, cached=self._cache)
             rows = self.store.append(
                 self.id,
                 [Pending(e, visibility) for e in events],
@@ -335,12 +340,28 @@ class Campaign:
                 session=session if session is not None else self.current_session(),
                 expected_versions=expected_versions,
             )
+            if any(isinstance(e, Corrected) for e in events):
+                self._cache, self._cache_head = {}, None  # history changed: replay next time
+            else:
+                self._cache.update(states)
+                self._cache_head = rows[-1][0] if rows else head
         return [to_recorded(r, e) for r, e in zip(rows, events, strict=True)]
 
-    def validate(self, events: Sequence[Event]) -> None:
-        """Apply ``events`` in order to the current states; raise what the rules refuse."""
-        appliers = self.system.appliers()
-        states: dict[str, Any] = {}
+    # states at the head after this object's own last append (GM view), so a long-lived
+    # writer validates a batch without replaying; dropped when the head moved elsewhere
+    _cache: dict[str, Any] = {}
+    _cache_head: int | None = None
+
+    def validate(
+        self, events: Sequence[Event], *, cached: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Apply ``events`` in order to the current states; raise what the rules refuse.
+
+        :param cached: states known to be at the head (not modified).
+        :returns: the states of the characters touched, after the events.
+        """
+        appliers = self.appliers
+        states: dict[str, Any] = dict(cached or {})
         known = self.characters()
         for event in events:
             stream = stream_of(event)
@@ -371,6 +392,7 @@ class Campaign:
                     states[stream] = self.state_of(stream)
                 if fn is not None:
                     states[stream] = fn(states[stream], event)
+        return states
 
     def add_character(self, sheet: dict[str, Any], *, actor: str, at: str) -> Recorded:
         """Validate a sheet with the rule system and append ``character.created``.
