@@ -177,13 +177,20 @@ def floor_scan_decode(path: str) -> float:
     """The floor: ``select data ... order by seq`` and a msgspec decode of every payload into
     its typed struct (the same tagged union), nothing applied."""
     decode = _union_decoder().decode
+    from ledger.codec import SALT
+
     t = time.perf_counter()
     conn = sqlite3.connect(path)
     n = 0
     for (data,) in conn.execute(
         "select data from events where campaign = ? order by seq", (workload.CAMPAIGN,)
     ):
-        decode(data)
+        try:
+            decode(data)
+        except msgspec.ValidationError:  # a GM-only payload carries a salt: drop it
+            raw = msgspec.json.decode(data)
+            raw.pop(SALT)
+            decode(msgspec.json.encode(raw))
         n += 1
     elapsed = time.perf_counter() - t
     conn.close()
