@@ -22,6 +22,9 @@ E = TypeVar("E")
 
 def find(entries: Sequence[T], name: str) -> int | None:
     """Index of the entry called ``name`` (case-insensitive), or ``None``."""
+    for i, e in enumerate(entries):  # replay's common case: the name as stored
+        if e.name == name:
+            return i
     key = name.strip().casefold()
     for i, e in enumerate(entries):
         if e.name.casefold() == key:
