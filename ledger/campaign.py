@@ -31,7 +31,7 @@ from .events import (
     SessionStarted,
     stream_of,
 )
-from .plugins import rule_systems
+from .plugins import rule_system, rule_systems
 from .projection import (
     SNAPSHOT_EVERY,
     Corrections,
@@ -92,13 +92,14 @@ def load_system(system_id: str, options: dict[str, Any] | None = None) -> RuleSy
     :raises NotFound: no such system installed (names the installed ones).
     :raises RuleError: bad options.
     """
-    systems = rule_systems()
-    if system_id not in systems:
+    system = rule_system(system_id)
+    if system is None:
+        systems = rule_systems()
         raise NotFound(
             f"no rule system {system_id!r} is installed (installed: {', '.join(sorted(systems)) or 'none'}); "
             "see `campaign systems`"
         )
-    return systems[system_id].configure(options)
+    return system.configure(options)
 
 
 class Campaign:

@@ -33,6 +33,7 @@ def rule_systems() -> dict[str, RuleSystem]:
     :raises RuntimeError: two plugins register the same system id.
     """
     load_plugins()
+    _single.clear()
     found: dict[str, RuleSystem] = {}
 
     def register(system: RuleSystem) -> None:
@@ -42,6 +43,40 @@ def rule_systems() -> dict[str, RuleSystem]:
 
     pm.hook.register_rule_systems(register=register)
     return found
+
+
+_single: dict[str, RuleSystem] = {}
+
+
+def _keep(found: dict[str, RuleSystem], system: RuleSystem) -> None:
+    found.setdefault(system.id, system)
+
+
+def rule_system(system_id: str) -> RuleSystem | None:
+    """One installed rule system, importing as little as possible.
+
+    Before every plugin is loaded, only the entry point named ``system_id`` is imported
+    (a command on one campaign needs one system: start-up stays lean). A plugin whose
+    entry-point name is not its system id is found by loading every plugin.
+
+    :returns: the system, or ``None`` when no installed plugin registers it.
+    """
+    if _loaded:
+        return rule_systems().get(system_id)
+    if system_id in _single:
+        return _single[system_id]
+    for ep in importlib.metadata.entry_points(group="ledger", name=system_id):
+        module = ep.load()
+        if pm.get_plugin(ep.name) is None:
+            pm.register(module, name=ep.name)
+        found: dict[str, RuleSystem] = {}
+        hook = getattr(module, "register_rule_systems", None)
+        if callable(hook):
+            hook(register=functools.partial(_keep, found))
+        if system_id in found:
+            _single[system_id] = found[system_id]
+            return found[system_id]
+    return rule_systems().get(system_id)
 
 
 def distribution_of(system: RuleSystem) -> tuple[str, str]:

@@ -79,7 +79,7 @@ def test_engine_rolls_verify_after_session_end(toy_campaign):
         (["roll", "ann", "brawl", "--dice", "3,4,5"], 1, "remove the extra faces"),
         (["roll", "ann", "swim", "--dice", "3,4"], 1, "has no skill 'swim'"),
         (["roll", "zed", "brawl", "--dice", "3,4"], 1, "no character 'zed'"),
-        (["roll", "ann", "brawl", "--dice", "3,4", "--target", "high"], 2, "--target takes an int"),
+        (["roll", "ann", "brawl", "--dice", "3,4", "--target", "high"], 2, "not a valid integer"),
         (["roll", "ann", "brawl", "--dice", "3,4", "--dr", "good"], 2, "not an option of toy"),
         (["record", "hurt", "--character", "ann", "--amount", "-2"], 1, "cannot be negative"),
         (["record", "hurt", "--character", "ann", "--amount", "lots"], 2, "Expected `int`"),

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from ledger import hookspecs
-from ledger.cli import cli
+from ledger.cli import cli, register_plugin_commands
+
+register_plugin_commands()
 
 DOCS = Path(__file__).parent.parent / "docs"
 

@@ -131,6 +131,18 @@ class LedgerGroup(click.Group):
             sys.exit(1)
         sys.exit(rv if isinstance(rv, int) else 0)
 
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and self is cli:  # perhaps a plugin's: load them, then look again
+            register_plugin_commands()
+            command = super().get_command(ctx, cmd_name)
+        return command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        if self is cli:
+            register_plugin_commands()
+        return super().list_commands(ctx)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
@@ -215,12 +227,27 @@ def cli(
     ctx.call_on_close(ctx.obj.close)
 
 
-def _register() -> None:
+_plugin_commands = False
+
+
+def register_plugin_commands() -> None:
+    """Load every plugin and let each add its commands (once).
+
+    Called when a command is not one of the core's, or when commands are listed: a core
+    command on one campaign imports only that campaign's rule system.
+    """
+    global _plugin_commands
+    if _plugin_commands:
+        return
+    _plugin_commands = True
     from ..plugins import load_plugins, pm
-    from . import commands, demo, history, pictures, play, views  # noqa: F401  (modules add commands)
 
     load_plugins()
     pm.hook.register_commands(cli=cli)
+
+
+def _register() -> None:
+    from . import commands, demo, history, pictures, play, views  # noqa: F401  (modules add commands)
 
 
 def main() -> None:  # pragma: no cover - console entry point is `cli`

@@ -13,17 +13,20 @@ from ..rulesystem import RollParam, RuleError
 from . import SEQ, App, cli, echo_json, json_option, now, pass_app
 
 
-def merged_params(attr: str) -> dict[str, tuple[RollParam, list[str]]]:
+def merged_params(
+    attr: str, systems: dict[str, Any] | None = None
+) -> dict[str, tuple[RollParam, list[str]]]:
     """Every installed system's params of kind ``attr`` (``roll_params``/``odds_params``).
 
     Two systems may declare one name: a switch and a valued option cannot share it (the
     later system's declaration is dropped, see ``campaign systems``); a single-valued and a
     repeatable one merge into a repeatable option.
 
+    :param systems: ``{id: system}`` (default: every installed system).
     :returns: ``{name: (param, [system ids declaring it])}``.
     """
     merged: dict[str, tuple[RollParam, list[str]]] = {}
-    for sid, system in sorted(rule_systems().items()):
+    for sid, system in sorted((systems if systems is not None else rule_systems()).items()):
         for p in getattr(system, attr):
             if p.name in merged:
                 q, owners = merged[p.name]
@@ -43,11 +46,12 @@ def merged_params(attr: str) -> dict[str, tuple[RollParam, list[str]]]:
 CLASHES: list[str] = []
 
 
-def system_options(attr: str) -> list[click.Option]:
+def system_options(attr: str, systems: dict[str, Any] | None = None) -> list[click.Option]:
     """The merged system params as click options (help marked with each system's id)."""
+    systems = systems if systems is not None else rule_systems()
     options = []
-    for name, (p, owners) in sorted(merged_params(attr).items()):
-        declared = [q for s in owners for q in getattr(rule_systems()[s], attr) if q.name == name]
+    for name, (p, owners) in sorted(merged_params(attr, systems).items()):
+        declared = [q for s in owners for q in getattr(systems[s], attr) if q.name == name]
         text = " ".join(f"[{s}] {q.help}" for s, q in zip(owners, declared, strict=False))
         flag = "--" + name.replace("_", "-")
         kinds = {q.type for q in declared}
@@ -62,24 +66,62 @@ def system_options(attr: str) -> list[click.Option]:
 
 
 class SystemParamsCommand(click.Command):
-    """A command whose options include every installed rule system's params of ``attr``.
+    """A command whose options are rule systems' params of ``params_attr``.
 
-    Built when the command is used (not at import), so a system registered later (a test
-    plugin) is included.
+    When the command runs, only the one system it is for (the campaign's) is loaded and its
+    options offered, so start-up stays lean; ``--help`` shows every installed system's.
+    Built when used, not at import, so a system registered later (a test plugin) counts.
     """
 
     params_attr = "roll_params"
 
+    def system_for(self, ctx: click.Context, args: list[str]) -> Any:
+        """The one system these args are for, or ``None`` (then: every system)."""
+        try:
+            return ctx.find_object(App).campaign.system  # type: ignore[union-attr]
+        except Exception:  # no ledger yet, a bad file: the callback reports it properly
+            return None
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not any(a in ("-h", "--help") for a in args):
+            system = self.system_for(ctx, args)
+            if system is not None:
+                ctx.meta["ledger.system"] = system
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as e:
+            system = ctx.meta.get("ledger.system")
+            name = e.option_name.lstrip("-").replace("-", "_")
+            owners = merged_params(self.params_attr).get(name, (None, []))[1]
+            if system is None or not owners:
+                raise
+            raise click.UsageError(
+                f"{e.option_name} is not an option of {system.id} (it is {', '.join(owners)}'s)",
+                ctx,
+            ) from None
+
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
-        key = id(rule_systems())
-        if getattr(self, "_params_key", None) != key:
-            self._extra = system_options(self.params_attr)
-            self._params_key = key
-        return [*super().get_params(ctx)[:-1], *self._extra, *super().get_params(ctx)[-1:]]
+        system = ctx.meta.get("ledger.system")
+        if system is not None:
+            extra = system_options(self.params_attr, {system.id: system})
+        else:
+            key = id(rule_systems())
+            if getattr(self, "_params_key", None) != key:
+                self._extra = system_options(self.params_attr)
+                self._params_key = key
+            extra = self._extra
+        base = super().get_params(ctx)
+        return [*base[:-1], *extra, *base[-1:]]
 
 
 class OddsCommand(SystemParamsCommand):
     params_attr = "odds_params"
+
+    def system_for(self, ctx: click.Context, args: list[str]) -> Any:
+        from ..plugins import rule_system
+
+        first = next((a for a in args if not a.startswith("-")), None)
+        return rule_system(first) if first else None
 
 
 def pick_params(system: Any, attr: str, given: dict[str, Any]) -> dict[str, Any]:
