@@ -116,8 +116,10 @@ class Appliers:
     """The ``@applies`` methods of the Wyrd Engine (a mixin; needs ``self.opts``)."""
 
     @property
-    def opts(self) -> Options:  # pragma: no cover - overridden by the system
-        raise NotImplementedError
+    def opts(self) -> Options:
+        """The bound campaign options (defaults when the system is not configured)."""
+        options = getattr(self, "options", None)
+        return options if isinstance(options, Options) else Options()
 
     @applies(CheckRolled)
     def on_check_rolled(self, state: Character, event: CheckRolled) -> Character:
