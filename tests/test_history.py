@@ -156,3 +156,12 @@ def test_no_player_view_contains_a_gm_value(toy_campaign, secrets, blind):
     for text in views:
         for value in [*map(str, secrets), total]:
             assert value not in text
+
+
+def test_as_player_after_the_command_name(played):
+    """`campaign recap --session 1 --as player` is the same as `campaign --as player recap`."""
+    for args in (["recap", "--session", "1"], ["sheet", "bob", "--json"], ["log", "--json"]):
+        after = played(*args, "--as", "player").output
+        before = played("--as", "player", *args).output
+        assert after == before and "8675309" not in after
+    assert "8675309" in played("recap", "--session", "1", "--as", "gm").output

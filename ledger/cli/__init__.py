@@ -177,6 +177,24 @@ def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--json", "as_json", is_flag=True, help="Output one JSON document.")(fn)
 
 
+def view_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--as gm|player`` on a read command (the same as the global ``--as``)."""
+
+    def set_view(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            ctx.find_object(App).as_ = value  # type: ignore[union-attr]
+
+    return click.option(
+        "--as",
+        "as_view",
+        type=click.Choice(["gm", "player"]),
+        expose_value=False,
+        is_eager=True,
+        callback=set_view,
+        help="Whose view (as the global --as): player never sees GM-only facts.",
+    )(fn)
+
+
 def nl_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``--nl``: one JSON object a line."""
     return click.option("--nl", "as_nl", is_flag=True, help="Output one JSON object a line.")(fn)

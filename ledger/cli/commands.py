@@ -9,7 +9,7 @@ from typing import Any
 import click
 import msgspec
 
-from . import App, cli, echo_json, json_option, now, pass_app
+from . import App, cli, echo_json, json_option, now, pass_app, view_option
 
 
 def _parse_option(text: str) -> tuple[str, Any]:
@@ -314,6 +314,7 @@ def verify(app: App, receipt: str | None, as_json: bool) -> None:
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False), help="Write to a file (default stdout)."
 )
+@view_option
 @pass_app
 def export_(app: App, output: str | None) -> None:
     """Export the campaign as NDJSON, one event a line, oldest first.

@@ -8,7 +8,7 @@ import click
 import msgspec
 
 from ..events import Recorded
-from . import SEQ, App, cli, echo_json, json_option, now, pass_app
+from . import SEQ, App, cli, echo_json, json_option, now, pass_app, view_option
 from .play import describe
 
 
@@ -77,6 +77,7 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
 )
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file.")
 @json_option
+@view_option
 @pass_app
 def recap(app: App, number: int, fmt: str, output: str | None, as_json: bool) -> None:
     """A recap of session N, replayed from the log: what happened, by whom, with which dice.
@@ -103,6 +104,7 @@ def recap(app: App, number: int, fmt: str, output: str | None, as_json: bool) ->
 @cli.command()
 @click.argument("seq", type=SEQ)
 @json_option
+@view_option
 @pass_app
 def audit(app: App, seq: int, as_json: bool) -> None:
     """Everything about event SEQ (a disputed roll): who, when, dice, band, rule, proof.

@@ -8,7 +8,7 @@ from typing import Any
 import click
 import msgspec
 
-from . import SEQ, App, cli, echo_json, json_option, nl_option, pass_app
+from . import SEQ, App, cli, echo_json, json_option, nl_option, pass_app, view_option
 from .pictures import check_plot, plot_odds, plot_option
 from .play import OddsCommand, describe, pick_params
 
@@ -22,6 +22,7 @@ from .play import OddsCommand, describe, pick_params
     help="The sheet as it was then: after event SEQ, at the end of session N, or at a time.",
 )
 @json_option
+@view_option
 @pass_app
 def sheet(app: App, character_name: str, as_of: str | None, as_json: bool) -> None:
     """Show CHARACTER's sheet, replayed from the log (now, or --as-of a past moment)."""
@@ -88,6 +89,7 @@ def _inline(v: Any) -> str:
 @click.option("--type", "types", multiple=True, help="Only events of this type (repeatable).")
 @json_option
 @nl_option
+@view_option
 @pass_app
 def log(
     app: App,
