@@ -15,6 +15,7 @@ import msgspec
 
 from .codec import SALT, Codec, encode_canonical
 from .events import CampaignCreated, CharacterCreated, stream_of
+from .projection import replay_strictly
 from .rulesystem import RuleError
 from .store import COLUMNS, Store
 from .verify import verify_rows
@@ -152,14 +153,17 @@ def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
     report = verify_rows(iter(rows))  # also checks each data's type is its envelope's
     if not report.ok:
         raise RuleError(f"the file does not verify: seq {report.bad_seq}: {report.problem}")
+    stored = [tuple(r["data"].decode() if c == "data" else r[c] for c in COLUMNS) for r in rows]
+    try:  # every event must be one the rules allowed when it was appended
+        replay_strictly(system, codec, stored)
+    except RuleError as e:
+        raise RuleError(f"the file holds an event the rules refuse: {e}") from None
     with store.transaction():
         if store.head(campaign).seq:
             raise RuleError(
                 f"campaign {campaign!r} already exists in this ledger; import into another file"
             )
-        store.insert_rows(
-            [tuple(r["data"].decode() if c == "data" else r[c] for c in COLUMNS) for r in rows]
-        )
+        store.insert_rows(stored)
     return campaign, len(rows)
 
 

@@ -63,12 +63,19 @@ class Corrections:
 
 def load_corrections(store: Store, campaign: str, codec: Codec, upto: int | None) -> Corrections:
     """Read every correction of a campaign up to ``upto`` (indexed by type: cheap)."""
+    return corrections_from(
+        (seq, codec.decode(data, "correction.recorded"))
+        for seq, data in store.rows(
+            campaign, upto=upto, types=["correction.recorded"], columns="seq, data"
+        )
+    )
+
+
+def corrections_from(pairs: Iterable[tuple[int, Event]]) -> Corrections:
+    """The corrections in force after ``(seq, Corrected)`` pairs, oldest first."""
     result = Corrections()
     active: dict[int, Corrected] = {}
-    for seq, data in store.rows(
-        campaign, upto=upto, types=["correction.recorded"], columns="seq, data"
-    ):
-        corr = codec.decode(data, "correction.recorded")
+    for seq, corr in pairs:
         assert isinstance(corr, Corrected)
         result.by_target.setdefault(corr.target, []).append((seq, corr))
         if corr.target in active:
@@ -118,11 +125,13 @@ class Projector:
         *,
         as_gm: bool = True,
         on_step: Callable[[int, dict[str, Any]], None] | None = None,
+        strict: bool = False,
     ) -> dict[str, Any]:
         """Apply rows (in :data:`ledger.store.COLUMNS` order) to ``states`` (updated in place).
 
         An applier that raises :class:`RuleError` on replay (possible only after a
-        retraction changed history) skips the event and adds a line to ``warnings``.
+        retraction changed history) skips the event and adds a line to ``warnings``;
+        with ``strict`` the error is raised instead, naming the seq.
         """
         slow = bool(corrections.retracted or corrections.amended or self.codec.upcasters)
         if isinstance(rows, RowQuery) and not rows.started and rows.columns == ALL_COLUMNS:
@@ -166,10 +175,33 @@ class Projector:
                         elif stream in states:
                             states[stream] = fn(states[stream], event)
                     except RuleError as e:
+                        if strict:
+                            raise RuleError(f"event {row[0]}: {e}") from None
                         warn(f"seq {row[0]}: {e}")
             if on_step is not None:
                 on_step(row[0], states)
         return states
+
+
+def replay_strictly(system: RuleSystem, codec: Codec, rows: list[tuple[Any, ...]]) -> None:
+    """Check that every event of a log is one the rules allow, as it was appended.
+
+    Each event is applied to the states before it (with the corrections then in force);
+    after a correction the states are replayed from the start, as the ledger does.
+
+    :raises RuleError: the first event the rules refuse, with its seq.
+    """
+    projector = Projector(system, codec)
+    states: dict[str, Any] = {}
+    pairs: list[tuple[int, Event]] = []
+    corrections = Corrections()
+    for i, row in enumerate(rows):
+        if row[4] == "correction.recorded":
+            pairs.append((row[0], codec.decode(row[5], row[4])))
+            corrections = corrections_from(pairs)
+            states = projector.fold(rows[: i + 1], {}, corrections)
+            continue
+        projector.fold([row], states, corrections, strict=True)
 
 
 def to_recorded(row: tuple[Any, ...], event: Event) -> Recorded:
