@@ -221,14 +221,31 @@ def roll(
 
 
 def describe(campaign: Any, rec: Any) -> str:
-    """One human line for an event: the rule system's, the core's, else a generic one."""
+    """One human line for an event: the rule system's, the core's, else a generic one.
+
+    A line that starts with the character id (``"julian: ..."``, the plugin convention)
+    starts with the character's name instead: ``"Julian Hargrave — ..."``.
+    """
     text = campaign.system.describe(rec.data) or describe_core(rec)
     if text:
+        stream = rec.stream
+        if text.startswith(f"{stream}:"):
+            names = _names(campaign)
+            if stream in names:
+                text = f"{names[stream]} — {text[len(stream) + 1 :].strip()}"
         return f"[{rec.seq}] {text}"
     data = msgspec.to_builtins(rec.data)
     data.pop("type", None)
     fields = ", ".join(f"{k}={v}" for k, v in data.items() if k not in ("draws", "scheme"))
     return f"[{rec.seq}] {rec.type}: {fields}"
+
+
+def _names(campaign: Any) -> dict[str, str]:
+    """The campaign's character names, read once per campaign object."""
+    names = getattr(campaign, "_cli_names", None)
+    if names is None:
+        names = campaign._cli_names = campaign.characters()
+    return names
 
 
 def describe_core(rec: Any) -> str | None:
@@ -299,7 +316,7 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
     while args:
         opt = args.pop(0)
         if not opt.startswith("--"):
-            raise click.UsageError(f"unexpected {opt!r}: give fields as --name value")
+            raise click.UsageError(f"{opt!r} is not a field: give fields as --name value")
         name, eq, inline = opt[2:].partition("=")
         name = name.replace("-", "_")
         if name not in by_name:
