@@ -73,6 +73,7 @@ class Recap:
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, str]:
+    """A sheet view as ``{"wounds.mild.absorbed": "1", ...}`` (lists of scalars joined)."""
     out: dict[str, str] = {}
     if isinstance(value, dict):
         for k, v in value.items():

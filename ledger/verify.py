@@ -52,13 +52,16 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
+        """Everything checked verifies."""
         return self.problem is None
 
     @property
     def receipt(self) -> str:
+        """``"SEQ:HASH"`` of the last event checked: what players keep."""
         return f"{self.head_seq}:{self.head_hash}"
 
     def fail(self, seq: int, problem: str) -> VerifyReport:
+        """Record the first problem (later ones are ignored); returns the report."""
         if self.problem is None:
             self.problem, self.bad_seq = problem, seq
         return self

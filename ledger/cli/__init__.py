@@ -39,9 +39,14 @@ class App:
         self.actor = actor
 
     def as_gm(self, default: str = "gm") -> bool:
+        """Is this the GM's view? (``--as``; ``default`` when it was not given)."""
         return (self.as_ or default) == "gm"
 
     def store(self, *, create: bool = False) -> Any:
+        """The ledger file's :class:`~ledger.store.Store`, opened once.
+
+        :raises click.ClickException: the file does not exist and ``create`` is false.
+        """
         from ..store import Store
 
         if not create and self.db_path != ":memory:" and not os.path.exists(self.db_path):
@@ -66,6 +71,7 @@ class App:
 
     @functools.cached_property
     def campaign(self) -> Any:
+        """The chosen campaign (``--campaign``, or the only one in the file)."""
         from ..campaign import open_campaign
 
         return open_campaign(self.store(), self.campaign_id)

@@ -115,6 +115,8 @@ class SystemParamsCommand(click.Command):
 
 
 class OddsCommand(SystemParamsCommand):
+    """``campaign odds SYSTEM``: the options of the SYSTEM named on the command line."""
+
     params_attr = "odds_params"
 
     def system_for(self, ctx: click.Context, args: list[str]) -> Any:
