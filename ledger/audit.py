@@ -56,12 +56,7 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
             }
         )
     system = campaign.system
-    section = getattr(system, "rule_section", None)
-    rule = {
-        "system": system.id,
-        "seed": system.source,
-        "section": section(rec.data) if callable(section) else None,
-    }
+    rule = {"system": system.id, "seed": system.source, "section": system.rule_section(rec.data)}
     chain = verify_store(campaign.store, campaign.id, receipt=(seq, rec.hash))
     result: dict[str, Any] = {
         "seq": seq,

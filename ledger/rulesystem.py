@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 
-from .events import Event, Recorded, Roll
+from .events import Event, Recorded, Roll, event_tag
 
 if TYPE_CHECKING:
     from .dice import DiceSource
@@ -101,6 +101,7 @@ class RuleSystem(abc.ABC):
     :cvar options_type: a ``msgspec.Struct`` of campaign options, every field defaulted.
     :cvar roll_params: the options ``campaign roll`` accepts for this system.
     :cvar odds_params: the options ``campaign odds SYSTEM`` accepts.
+    :cvar sections: ``{type tag: section of the seed it implements}``, shown by audits.
     :cvar upcasters: ``{type tag: fn(stored payload dict) -> current payload dict}``: old
         shapes are upcast on read, never rewritten (the hash chain covers the stored bytes).
 
@@ -117,6 +118,7 @@ class RuleSystem(abc.ABC):
     roll_params: ClassVar[tuple[RollParam, ...]] = ()
     odds_params: ClassVar[tuple[RollParam, ...]] = ()
     upcasters: ClassVar[dict[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {}
+    sections: ClassVar[dict[str, str]] = {}
 
     options: Any = None
 
@@ -209,6 +211,10 @@ class RuleSystem(abc.ABC):
     @abc.abstractmethod
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
         """Exact probabilities for the mechanic; fractions as ``"n/d"`` strings."""
+
+    def rule_section(self, event: Event) -> str | None:
+        """The seed section an event implements (``sections``), for ``campaign audit``."""
+        return self.sections.get(event_tag(type(event)))
 
     def skills_of(self, state: Any) -> Iterable[str]:
         """Skill names a character has (for "did you mean" suggestions)."""

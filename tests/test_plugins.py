@@ -162,3 +162,37 @@ def test_upcaster_reads_an_old_shape(toy_system, db_path, invoke, frozen):
     finally:
         type(toy).upcasters = {}
     assert msgspec.json.decode(b'{"a":1}') == {"a": 1}
+
+
+@pytest.mark.parametrize(
+    "sid,cls", list(all_event_types()), ids=lambda x: getattr(x, "__name__", x)
+)
+def test_every_plugin_event_names_its_rule_section(sid, cls):
+    """`campaign audit` shows the rule text an event came from: seed and section."""
+    system = rule_systems()[sid]
+    section = system.sections.get(event_tag(cls))
+    assert section, f"{event_tag(cls)} has no section in {sid}.sections"
+    assert set(system.sections) <= {event_tag(t) for t in system.event_types}
+
+
+def test_audit_names_seed_and_section(tmp_path, frozen):
+    from ledger.cli import cli
+
+    db = str(tmp_path / "a.db")
+    runner = CliRunner()
+    sheet = ROOT / "campaigns" / "grand-casebook" / "characters" / "julian.toml"
+    for args in (
+        ["new", "c", "--system", "wyrd-engine"],
+        ["character", "add", "--sheet", str(sheet)],
+    ):
+        assert runner.invoke(cli, ["--db", db, *args]).exit_code == 0
+    runner.invoke(
+        cli, ["--db", db, "roll", "julian", "investigate", "--dr", "good", "--dice", "++-0"]
+    )
+    out = json.loads(runner.invoke(cli, ["--db", db, "audit", "3", "--json"]).output)
+    assert out["rule"] == {
+        "system": "wyrd-engine",
+        "seed": "000_60e07241544698f0.txt",
+        "section": rule_systems()["wyrd-engine"].sections["wyrd-engine.check_rolled"],
+    }
+    assert "Passive Opposition" in out["rule"]["section"]

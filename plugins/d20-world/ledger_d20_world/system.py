@@ -87,6 +87,28 @@ class D20World(Appliers, RuleSystem):
         RollParam("shock", "d20-world: roll the 1d6 shock roll owed after a wound.",
                   is_flag=True),
     )
+    sections = {  # the seed section each event type implements (shown by audits)
+        "d20-world.check_rolled": "Core Rules: Checks; Natural 1 & 20",
+        "d20-world.shock_rolled": "Harm: Wounds",
+        "d20-world.experience_marked": "Skills",
+        "d20-world.skill_increased": "Skills; Learning Skills",
+        "d20-world.favour_changed": "Bonds",
+        "d20-world.bond_called": "Bonds",
+        "d20-world.item_added": "Inventory",
+        "d20-world.item_removed": "Inventory",
+        "d20-world.item_moved": "Inventory",
+        "d20-world.item_repaired": "Harm: Armor",
+        "d20-world.bag_changed": "Inventory",
+        "d20-world.damage_taken": "Harm: Armor; Wounds",
+        "d20-world.attack_resolved": "Harm: Attacking; Weapons; Armor",
+        "d20-world.wound_healed": "Harm: Wounds",
+        "d20-world.condition_added": "Harm: Conditions",
+        "d20-world.condition_ended": "Harm: Conditions",
+        "d20-world.rested": "Magic: Jinx",
+        "d20-world.objective_opened": "Objectives",
+        "d20-world.objective_contributed": "Objectives",
+        "d20-world.objective_failed": "Objectives",
+    }
     odds_params = (
         RollParam("proficiency", "d20-world: skill proficiency (0 for an unknown skill).",
                   type=int),

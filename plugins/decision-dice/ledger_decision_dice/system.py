@@ -96,6 +96,21 @@ class DecisionDice(RuleSystem):
         RollParam("opponent_disadvantage", "The opponent has disadvantage (1d6).",
                   is_flag=True),
     )
+    sections = {  # the seed section each event type implements (shown by audits)
+        "decision-dice.decision_rolled": (
+            "Decision Rolls: Target Numbers, Success and Failure; Advantage and Disadvantage"
+        ),
+        "decision-dice.contest_rolled": "General Rules of Play: Contested Rolls; Resolving a Tie",
+        "decision-dice.supply_rolled": "Secondary Mechanics: Supply Rolls",
+        "decision-dice.resupplied": "Secondary Mechanics: Supply Rolls",
+        "decision-dice.item_added": "Secondary Mechanics: Supply Rolls",
+        "decision-dice.item_removed": "Secondary Mechanics: Supply Rolls",
+        "decision-dice.tracker_changed": "Secondary Mechanics: D100 or Percentage",
+        "decision-dice.condition_added": "Advantage and Disadvantage",
+        "decision-dice.condition_removed": "Advantage and Disadvantage",
+        "decision-dice.stat_changed": "Key Terms",
+        "decision-dice.level_changed": "Key Terms",
+    }
     odds_params = (
         RollParam("stat", "The STAT value (default 0).", type=int),
         RollParam("target", "Target number: a number or simple, challenging, strenuous, "

@@ -104,6 +104,17 @@ class Spellwoven(RuleSystem):
         RollParam("attribute", "Spellwoven: the relevant Attribute when the GM names one."),
         RollParam("pool", "Spellwoven: dice kept instead of 3, by the GM's fiat.", type=int),
     )
+    sections = {  # the seed section each event type implements (shown by audits)
+        "spellwoven.test_rolled": "Overview: The Basic Mechanic; Test of Skill; Difficulty levels",
+        "spellwoven.contest_rolled": "Example: Opposed Roll; Example Contests of Skill",
+        "spellwoven.effort_spent": "Attributes and Effort",
+        "spellwoven.effort_lost": "Attributes and Effort",
+        "spellwoven.slept": "Attributes and Effort",
+        "spellwoven.weakness_exploited": "Weaknesses",
+        "spellwoven.skill_changed": "Overview: The Basic Mechanic",
+        "spellwoven.condition_added": "Advantage & Disadvantage",
+        "spellwoven.condition_removed": "Advantage & Disadvantage",
+    }
     odds_params = (
         RollParam("skill", "Skill Level 1-20 (leave out for every level 1-20).", type=int),
         RollParam("difficulty", "Successes required (1-4): adds the chance to pass.", type=int),

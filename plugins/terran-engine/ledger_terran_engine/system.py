@@ -132,6 +132,29 @@ class TerranEngine(RuleSystem):
         RollParam("sacrifice", "Terran: sacrifice the shield to avoid the Effect.", is_flag=True),
         RollParam("fortune", "Terran: the chances of a Fortune die."),
     )
+    sections = {  # the seed section each event type implements (shown by audits)
+        "terran-engine.attribute_rolled": "1.2 Attributes",
+        "terran-engine.risky_action_rolled": "2.1 Risky Actions",
+        "terran-engine.effect_rolled": "2.2 Challenges (Effects)",
+        "terran-engine.consequence_rolled": "2.1 Risky Actions",
+        "terran-engine.fortune_rolled": "2.3 Fortune die",
+        "terran-engine.advancement_rolled": "1.4 Advancements",
+        "terran-engine.skill_development_rolled": "1.4 Advancements (Skills)",
+        "terran-engine.experience_gained": "1.4 Advancements",
+        "terran-engine.advancement_chosen": "1.4 Advancements",
+        "terran-engine.challenge_opened": "2.2 Challenges",
+        "terran-engine.disposition_reduced": "2.2 Challenges",
+        "terran-engine.challenge_closed": "2.2 Challenges",
+        "terran-engine.complication_added": "2.2 Challenges",
+        "terran-engine.harm_taken": "1.3 HP and Ego",
+        "terran-engine.attribute_lost": "1.3 HP and Ego",
+        "terran-engine.condition_taken": "1.5 Conditions",
+        "terran-engine.rested_night": "1.3 HP and Ego",
+        "terran-engine.wound_recovered": "1.3 HP and Ego",
+        "terran-engine.ego_pooled": "2.2 Challenges (Montage)",
+        "terran-engine.rallied": "1.3 HP and Ego",
+        "terran-engine.equipment_changed": "2.2 Challenges (Effects)",
+    }
     odds_params = odds.ODDS_PARAMS
 
     options: st.Options

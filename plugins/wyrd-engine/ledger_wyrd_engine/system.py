@@ -67,6 +67,22 @@ class WyrdEngine(Appliers, RuleSystem):
         RollParam("defend", "Wyrd Engine: with --vs, a defence against an attack.", is_flag=True),
         RollParam("physical", "Wyrd Engine: count the roll as a physical action.", is_flag=True),
     )  # fmt: skip
+    sections = {  # the seed section each event type implements (shown by audits)
+        "wyrd-engine.check_rolled": (
+            "Fudge dice (4dF); Difficulty Levels: Passive Opposition, Active Opposition; Attacking and Defending"
+        ),
+        "wyrd-engine.damage_taken": "Damage: Stress and Wounds",
+        "wyrd-engine.wound_inflicted": "Damage: Stress and Wounds; Weapons and Gear in Combat",
+        "wyrd-engine.wound_described": "Damage: Stress and Wounds",
+        "wyrd-engine.wound_healed": "Healing and Recovery",
+        "wyrd-engine.stress_cleared": "Damage: Stress and Wounds",
+        "wyrd-engine.trait_ability_used": "Traits: Using Traits in Play",
+        "wyrd-engine.boon_granted": "Active Opposition",
+        "wyrd-engine.boon_used": "Active Opposition",
+        "wyrd-engine.boost_gained": "Boosts: Optional Rule for Increasing Success",
+        "wyrd-engine.boost_used": "Boosts: Optional Rule for Increasing Success",
+        "wyrd-engine.death_recorded": "Death and the End of Combat",
+    }
     odds_params = (
         RollParam("skill", "Wyrd Engine: the modifier added to 4dF (skill + bonuses).", type=int),
         RollParam("dr", "Wyrd Engine: one Difficulty Rating (default: the whole ladder)."),
