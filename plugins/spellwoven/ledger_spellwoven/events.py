@@ -12,7 +12,27 @@ from typing import Literal
 from ledger import Event, Roll
 
 
-class TestRolled(Roll, frozen=True, kw_only=True, tag="spellwoven.test_rolled"):
+class SkillRoll(Roll, frozen=True, kw_only=True):
+    """The roller's side of a Test or Contest of Skill (fields documented on
+    :class:`TestRolled`); not an event on its own (no tag)."""
+
+    character: str
+    skill: str
+    attribute: str
+    attribute_value: int
+    rank: int | None = None
+    skill_level: int
+    mode: Literal["normal", "advantage", "disadvantage"] = "normal"
+    weakness: bool = False
+    dice: list[int]
+    kept: list[int] | None = None
+    dice_successes: int
+    effort_spent: int = 0
+    effort_bonus: int = 0
+    successes: int
+
+
+class TestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.test_rolled"):
     """A Test of Skill: 3d10 (4d10 keep three at advantage or disadvantage) rolled under
     the Skill Level against a static difficulty (004_663ae3e4ecc71fd1.txt, "Test of Skill",
     "Difficulty levels", "Static Difficulty from Attributes", "Advantage & Disadvantage").
@@ -38,26 +58,12 @@ class TestRolled(Roll, frozen=True, kw_only=True, tag="spellwoven.test_rolled"):
 
     __test__ = False  # a rule-system event, not a pytest class
 
-    character: str
-    skill: str
-    attribute: str
-    attribute_value: int
-    rank: int | None = None
-    skill_level: int
-    mode: Literal["normal", "advantage", "disadvantage"] = "normal"
-    weakness: bool = False
-    dice: list[int]
-    kept: list[int] | None = None
-    dice_successes: int
-    effort_spent: int = 0
-    effort_bonus: int = 0
-    successes: int
     difficulty: int
     target_attribute: int | None = None
     outcome: Literal["pass", "fail"]
 
 
-class ContestRolled(Roll, frozen=True, kw_only=True, tag="spellwoven.contest_rolled"):
+class ContestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.contest_rolled"):
     """A Contest of Skill: the character and an opponent both roll, most successes wins,
     the same number is a draw (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of
     Skill)", "Example: Opposed Roll").
@@ -73,20 +79,6 @@ class ContestRolled(Roll, frozen=True, kw_only=True, tag="spellwoven.contest_rol
     :ivar outcome: ``win``, ``lose`` or ``draw`` for the character.
     """
 
-    character: str
-    skill: str
-    attribute: str
-    attribute_value: int
-    rank: int | None = None
-    skill_level: int
-    mode: Literal["normal", "advantage", "disadvantage"] = "normal"
-    weakness: bool = False
-    dice: list[int]
-    kept: list[int] | None = None
-    dice_successes: int
-    effort_spent: int = 0
-    effort_bonus: int = 0
-    successes: int
     opponent: str = ""
     opponent_skill_level: int
     opponent_mode: Literal["normal", "advantage", "disadvantage"] = "normal"
