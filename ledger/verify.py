@@ -245,20 +245,27 @@ def _draws_problem(
 
 
 def verify_store(
-    store: Any, campaign: str, *, receipt: tuple[int, str] | None = None
+    store: Any,
+    campaign: str,
+    *,
+    receipt: tuple[int, str] | None = None,
+    progress: Any = None,
 ) -> VerifyReport:
     """Verify one campaign of a :class:`ledger.store.Store` (and optionally a receipt).
 
     :param receipt: ``(seq, hash)`` from an earlier receipt: the log up to ``seq`` must be
         unchanged (the stored chain to ``seq`` verifies and ends in ``hash``).
+    :param progress: ``fn(events)`` called every 1,000 events read (a progress bar).
     """
     from .store import COLUMNS
 
-    rows = (
-        {**dict(zip(COLUMNS, r, strict=True)), "data": r[5].encode()}
-        for r in store.rows(campaign, upto=receipt[0] if receipt else None)
-    )
-    report = verify_rows(rows, keep_hashes={receipt[0]} if receipt else None)
+    def rows() -> Any:
+        for i, r in enumerate(store.rows(campaign, upto=receipt[0] if receipt else None), 1):
+            if progress is not None and i % 1000 == 0:
+                progress(1000)
+            yield {**dict(zip(COLUMNS, r, strict=True)), "data": r[5].encode()}
+
+    report = verify_rows(rows(), keep_hashes={receipt[0]} if receipt else None)
     if report.ok and receipt is not None:
         seq, expected = receipt
         actual = report.hashes.get(seq)

@@ -115,3 +115,13 @@ def test_secrets_and_snapshots(store):
 def test_synchronous_full(tmp_path):
     store = Store(str(tmp_path / "f.db"), synchronous="FULL")
     assert store.conn.execute("pragma synchronous").fetchone()[0] == 2
+
+
+def test_verify_reports_progress_every_thousand_events(store):
+    from ledger.verify import verify_store
+
+    append(store, "c", *[note(str(i)) for i in range(2500)])
+    steps = []
+    report = verify_store(store, "c", progress=steps.append)
+    assert report.ok and report.events == 2500
+    assert steps == [1000, 1000]

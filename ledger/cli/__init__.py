@@ -7,12 +7,13 @@ written when a command fails.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import os
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -171,6 +172,17 @@ def _one_line(e: BaseException) -> str:
     if isinstance(e, sqlite3.DatabaseError):
         text = f"the ledger file cannot be used: {text}"
     return " ".join(text.split())
+
+
+@contextlib.contextmanager
+def progress_bar(length: int, label: str) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr for long work (``length`` steps); silent off a terminal
+    and for short work. Yields ``update(steps)``."""
+    if length < 20_000 or not sys.stderr.isatty():
+        yield lambda steps: None
+        return
+    with click.progressbar(length=length, label=label, file=sys.stderr) as bar:
+        yield bar.update
 
 
 def echo_json(value: Any) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import click
 import msgspec
 
-from . import App, cli, echo_json, json_option, now, pass_app, view_option
+from . import App, cli, echo_json, json_option, now, pass_app, progress_bar, view_option
 
 
 def _parse_option(text: str) -> tuple[str, Any]:
@@ -279,7 +279,9 @@ def verify(app: App, receipt: str | None, as_json: bool) -> None:
             campaign_id = app.campaign.id  # the usual "no campaign" / "several campaigns" error
         else:
             campaign_id = ids[0]
-    report = verify_store(store, campaign_id, receipt=parsed)
+    length = parsed[0] if parsed else store.head(campaign_id).seq
+    with progress_bar(length, "Verifying") as update:
+        report = verify_store(store, campaign_id, receipt=parsed, progress=update)
     if as_json:
         echo_json(
             {
