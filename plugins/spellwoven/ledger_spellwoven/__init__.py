@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ledger import hookimpl
 
+from .recap import recap_notes
 from .system import Spellwoven
 
 if TYPE_CHECKING:
@@ -37,3 +38,11 @@ def register_commands(cli: click.Group) -> None:
     from .command import effort
 
     cli.add_command(effort)
+
+
+@hookimpl
+def recap_lines(system_id: str, record: object, as_gm: bool) -> list[str] | None:
+    """Rule notes for this system's events in a session recap (see :mod:`.recap`)."""
+    if system_id != "spellwoven":
+        return None
+    return recap_notes(record) or None
