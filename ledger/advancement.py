@@ -58,13 +58,7 @@ def plan(campaign: Campaign, number: int, choices: dict[str, Any]) -> list[Event
     """The events advancement would append for session ``number`` (nothing written)."""
     seed = session_seed(campaign, number)
     events = session_events(campaign, number)
-    nonce = [
-        campaign.store.conn.execute(
-            "select count(*) from events where campaign = ? and session = ? "
-            "and json_extract(data, '$.source') = 'engine'",
-            (campaign.id, number),
-        ).fetchone()[0]
-    ]
+    nonce = [campaign.store.engine_rolls(campaign.id, number)]
 
     def dice(client_seed: str = "") -> EngineDice:
         source = EngineDice(seed, campaign.id, number, nonce[0], client_seed)

@@ -98,7 +98,6 @@ def _verdict(campaign: Campaign, rec: Any, chain_ok: bool) -> tuple[str, str]:
         )
     number = rec.session
     commitment = reveal = None
-    engine_before = 0
     for other in campaign.records(types=["session.started", "session.ended"]):
         payload: Any = other.data
         if payload.number == number:
@@ -114,11 +113,7 @@ def _verdict(campaign: Campaign, rec: Any, chain_ok: bool) -> tuple[str, str]:
     seed = bytes.fromhex(reveal)
     if hashlib.sha256(seed).hexdigest() != commitment:
         return "mismatch", f"session {number}'s revealed seed does not match its commitment"
-    engine_before = campaign.store.conn.execute(
-        "select count(*) from events where campaign = ? and session = ? and seq < ? "
-        "and json_extract(data, '$.source') = 'engine'",
-        (campaign.id, number, rec.seq),
-    ).fetchone()[0]
+    engine_before = campaign.store.engine_rolls(campaign.id, number, before=rec.seq)
     if event.nonce is None or event.nonce != engine_before:
         return "mismatch", f"nonce {event.nonce} should be {engine_before} (engine rolls before it)"
     bad = verify_draws(seed, campaign.id, number, event.nonce, event.client_seed or "", event.draws)

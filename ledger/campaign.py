@@ -478,11 +478,7 @@ class Campaign:
         seed = self.store.get_secret(self.id, number)
         if seed is None:
             raise RuleError(f"the seed of session {number} is missing from the secrets table")
-        nonce = self.store.conn.execute(
-            "select count(*) from events where campaign = ? and session = ? "
-            "and json_extract(data, '$.source') = 'engine'",
-            (self.id, number),
-        ).fetchone()[0]
+        nonce = self.store.engine_rolls(self.id, number)
         return dicemod.EngineDice(seed, self.id, number, nonce, client_seed)
 
     def roll(

@@ -394,6 +394,19 @@ class Store:
             )
         ]
 
+    def engine_rolls(self, campaign: str, session: int, *, before: int | None = None) -> int:
+        """How many engine rolls session ``session`` holds (before seq ``before``, if given):
+        the next engine roll's nonce (DESIGN.md "Dice and verifiable randomness")."""
+        sql = (
+            "select count(*) from events where campaign = ? and session = ? "
+            "and json_extract(data, '$.source') = 'engine'"
+        )
+        args: list[Any] = [campaign, session]
+        if before is not None:
+            sql += " and seq < ?"
+            args.append(before)
+        return int(self.conn.execute(sql, args).fetchone()[0])
+
     def head(self, campaign: str) -> Head:
         """The campaign's head (``Head(0, ZERO_HASH)`` when it has no events)."""
         row = self.conn.execute(
