@@ -3,7 +3,7 @@
 The public API for plugin authors is re-exported here.
 """
 
-from .dice import DiceError, DiceSource
+from .dice import DiceError, DiceSource, ReplayDice
 from .events import Event, Recorded, Roll
 from .hookspecs import hookimpl
 from .rulesystem import RollParam, RollRequest, RuleError, RuleSystem, applies
@@ -11,6 +11,7 @@ from .rulesystem import RollParam, RollRequest, RuleError, RuleSystem, applies
 __all__ = [
     "DiceError",
     "DiceSource",
+    "ReplayDice",
     "Event",
     "Recorded",
     "Roll",

@@ -174,6 +174,57 @@ class PhysicalDice(DiceSource):
             )
 
 
+class ReplayDice(DiceSource):
+    """The recorded draws of a roll, handed out again in order: re-deriving a roll's result.
+
+    ``resolve(state, request, ReplayDice(roll))`` must give ``roll`` back when the recorded
+    result is what the rules give for its inputs and draws (DESIGN.md "Dice and verifiable
+    randomness": ``verify``, ``import`` and ``audit`` re-derive every roll). :meth:`fields`
+    returns the recorded ``source``, ``draws``, ``nonce``, ``client_seed`` (and ``scheme``
+    when it is not the default), so a faithful re-derivation equals the roll field for field.
+
+    :param roll: the recorded roll event (a :class:`ledger.events.Roll`).
+    :raises DiceError: from :meth:`d` when the rule asks for a die of other sides than the
+        one recorded at that place, or for more dice than were recorded; from :meth:`finish`
+        when recorded draws are left over.
+    """
+
+    def __init__(self, roll: Any) -> None:
+        super().__init__()
+        self.source = roll.source
+        self.recorded = [(int(s), int(v)) for s, v in roll.draws]
+        self.nonce = roll.nonce
+        self.client_seed = roll.client_seed
+        self.scheme = roll.scheme
+
+    def _draw(self, sides: int) -> int:
+        i = len(self.draws)
+        if i >= len(self.recorded):
+            raise DiceError(
+                f"the rules draw more dice than the {len(self.recorded)} recorded"
+            )
+        rec_sides, value = self.recorded[i]
+        if rec_sides != sides:
+            raise DiceError(
+                f"die {i + 1} is recorded as a d{rec_sides} but the rules draw a d{sides} there"
+            )
+        return value
+
+    def finish(self) -> None:
+        if len(self.draws) < len(self.recorded):
+            raise DiceError(
+                f"{len(self.recorded)} dice are recorded but the rules draw {len(self.draws)}"
+            )
+
+    def fields(self) -> dict[str, Any]:
+        out = {**super().fields()}
+        if self.source == "engine" or self.nonce is not None:
+            out["nonce"], out["client_seed"] = self.nonce, self.client_seed
+        if self.scheme != SCHEME:
+            out["scheme"] = self.scheme
+        return out
+
+
 def parse_faces(text: str) -> list[str]:
     """Split ``--dice`` text into face tokens.
 

@@ -184,6 +184,45 @@ class RuleSystem(abc.ABC):
         :raises ledger.dice.DiceError: physical faces a die cannot show, too few or too many.
         """
 
+    def request_of(self, event: Roll) -> RollRequest:
+        """The request :meth:`resolve` turned into ``event``: the inverse of its inputs.
+
+        Reads only the *input* fields of the recorded roll (the skill, the options the roll
+        was asked with: DR, target, modifiers, traits, ...), never its results, so that for
+        every event ``e`` that ``resolve(state, request, dice)`` returns::
+
+            resolve(state, request_of(e), ReplayDice(e)) == e
+
+        The core uses it to re-derive recorded results (``verify``, ``import``, ``audit``)
+        and to re-resolve an amended roll (``correct``: the amended input fields are read
+        back through this method). ``RollRequest.name`` may be left empty: the core fills
+        in the character's name.
+
+        :raises RuleError: the system cannot re-derive this event type (the default).
+        """
+        raise RuleError(f"{self.id} cannot re-derive {event_tag(type(event))} events")
+
+    def rederive(self, state: Any, event: Roll, *, name: str) -> Roll:
+        """The roll the rules give for ``event``'s recorded inputs and draws.
+
+        :param state: the character's state just before the roll was appended (with the
+            corrections then in force), as the fold gives it for the roll's stream.
+        :param name: the character's display name.
+        :returns: by default ``resolve(state, request_of(event), ReplayDice(event))``;
+            override for rolls that :meth:`resolve` does not make (advancement rolls).
+        :raises RuleError: the rules refuse the recorded inputs.
+        :raises ledger.dice.DiceError: the rules draw other dice than were recorded.
+        """
+        from dataclasses import replace
+
+        from .dice import ReplayDice
+
+        request = replace(self.request_of(event), name=name)
+        dice = ReplayDice(event)
+        result = self.resolve(state, request, dice)
+        dice.finish()
+        return result
+
     def describe(self, event: Event) -> str | None:
         """One line a person reads at a glance for ``log`` and recaps (``None``: default)."""
         return None

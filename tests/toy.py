@@ -99,6 +99,18 @@ class Toy(RuleSystem):
             **dice.fields(),
         )
 
+    def request_of(self, event: Roll) -> RollRequest:
+        assert isinstance(event, ToyRolled)
+        return RollRequest(event.character, "", event.skill, {"target": event.target})
+
+    def rederive(self, state: State, event: Roll, *, name: str) -> Roll:
+        if isinstance(event, Improved):  # an advancement roll: not made by resolve
+            die = event.draws[0][1]
+            return msgspec.structs.replace(
+                event, die=die, improved=die > state.skills[event.skill]
+            )
+        return super().rederive(state, event, name=name)
+
     @applies(ToyRolled)
     def on_roll(self, state: State, event: ToyRolled) -> State:
         return msgspec.structs.replace(state, rolls=state.rolls + 1)
