@@ -46,6 +46,7 @@ from ledger_d20_world.state import Character, Objective, Skill
 
 from ledger import RollRequest, RuleError
 from ledger.dice import DiceError, PhysicalDice
+from ledger.results import result_problem
 
 SYS = D20World().configure({})
 
@@ -80,10 +81,13 @@ def new(system: D20World = SYS, caster: bool = False) -> Character:
 
 def roll(state: Character, skill: str | None, faces: list[int], system: D20World = SYS,
          **params: Any) -> Any:
+    """The roll ``resolve`` gives for the book's faces, checked to re-derive to itself from
+    its recorded inputs and draws (ledger.results: what verify, import and audit do)."""
     dice = PhysicalDice([str(f) for f in faces])
     ev = system.resolve(state, RollRequest(character="isa", name="Isa Marrow", skill=skill,
                                            params=params), dice)
     dice.finish()
+    assert result_problem(system, state, ev, name="Isa Marrow") is None
     return ev
 
 

@@ -32,6 +32,9 @@ from .ops import capacity, condition_penalty, dead_check, need, skill_for_check,
 from .sheet import character_from_sheet, validate_sheet
 from .state import Band, Character, Options
 
+GRANTED = "granted by The World"  # the advantage source of --advantage (ruling R3)
+IMPOSED = "imposed by The World"  # the disadvantage source of --disadvantage
+
 
 def _compact(item: dict[str, Any]) -> dict[str, Any]:
     """An item without its empty fields (``None``, ``False``, ``""``), name and location
@@ -40,12 +43,15 @@ def _compact(item: dict[str, Any]) -> dict[str, Any]:
             if k in ("name", "location") or v not in (None, False, "")}
 
 
-def parse_invocations(text: str | None) -> list[TraitInvocation]:
+def parse_invocations(text: str | list[TraitInvocation] | None) -> list[TraitInvocation]:
     """``--trait`` text → invocations ("Traits"): ``"NAME:help"`` or ``"NAME:hinder"``,
-    several separated by commas.
+    several separated by commas. A list of invocations (what :meth:`D20World.request_of`
+    reads back from a recorded check, trait names with commas included) is taken as it is.
 
     :raises RuleError: an entry without ``:help`` or ``:hinder``.
     """
+    if isinstance(text, list):
+        return list(text)
     if not text:
         return []
     found = []
@@ -212,9 +218,9 @@ class D20World(Appliers, RuleSystem):
         for inv in invocations:
             (advantages if inv.mode == "help" else disadvantages).append(f"trait {inv.trait}")
         if p.get("advantage"):
-            advantages.append("granted by The World")
+            advantages.append(GRANTED)
         if p.get("disadvantage"):
-            disadvantages.append("imposed by The World")
+            disadvantages.append(IMPOSED)
         mode = combine_modes(len(advantages), len(disadvantages))
         if objective:
             i = need(state.objectives, objective, "objective", state.name)
@@ -233,6 +239,36 @@ class D20World(Appliers, RuleSystem):
             experience=experience_for(band, kept, hinder=hinder),
             miscast=spell and band != "good", objective=objective, **dice.fields(),
         )
+
+    def request_of(self, event: Roll) -> RollRequest:
+        """The request :meth:`resolve` turned into ``event``, read from its input fields only.
+
+        A check gives back its skill (``practice`` when the skill was not known, "Learning
+        Skills"), ``time``, ``tools``, ``help_from``, the invoked traits, ``--advantage`` /
+        ``--disadvantage`` (the sources "granted by The World" / "imposed by The World"),
+        ``spell`` and ``objective``; a shock roll gives ``shock``. Results (gate, mode, dice,
+        kept, penalties, total, outcome, experience, miscast) are never read: they follow
+        from the state and the draws. ``name`` is left empty (the core fills it in).
+
+        :raises RuleError: a roll type this system does not make.
+        """
+        if isinstance(event, ShockRolled):
+            return RollRequest(event.character, "", None, {"shock": True})
+        if not isinstance(event, CheckRolled):
+            return super().request_of(event)
+        params: dict[str, Any] = {"time": event.time, "tools": event.tools,
+                                  "practice": not event.known, "spell": event.spell}
+        if event.help_from:
+            params["help_from"] = event.help_from
+        if event.invocations:
+            params["trait"] = list(event.invocations)
+        if GRANTED in event.advantages:
+            params["advantage"] = True
+        if IMPOSED in event.disadvantages:
+            params["disadvantage"] = True
+        if event.objective:
+            params["objective"] = event.objective
+        return RollRequest(event.character, "", event.skill, params)
 
     def _check_invocations(self, state: Character, invocations: list[TraitInvocation]) -> None:
         limit = self.options.max_trait_invocations_per_check
