@@ -6,11 +6,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 from click.testing import CliRunner, Result
 from freezegun import freeze_time
 
+from ledger.campaign import open_campaign
 from ledger.cli import cli
+from ledger.results import result_problem
+from ledger.store import Store
 
 CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "the-world"
 
@@ -84,6 +88,82 @@ def test_favour_is_hidden_from_players_everywhere(table, tmp_path):
     export = table.ok("export", who="player").output
     stubs = [json.loads(line) for line in export.splitlines() if "favour_changed" in line]
     assert len(stubs) == 1 and stubs[0]["data"] is None and stubs[0]["redacted"] is True
+
+
+def test_hidden_condition_leak_players_see_one_unexplained_hidden_modifier(table):
+    """#13 "Seen: a blind condition-added with --check-penalty 3, then a public roll shows
+    '−3 conditions' in the player's log while the player's sheet shows no condition".
+    A GM-only condition (ruling R33) counts in the check as one unexplained hidden modifier;
+    no player output names it or lists its −3 as a condition; the GM's views show it; both
+    views re-derive the public check."""
+    made = table.ok("record", "hidden-condition-added", "--character", "isa", "--condition",
+                    "Cursed", "--check-penalty", "3", "--ends-when", "the bell tolls")
+    assert "Cursed" in made.output
+    table.ok("record", "condition-added", "--character", "isa", "--condition", "panicked",
+             "--check-penalty", "1")
+    check = table.json("roll", "isa", "Lockpicking", "--time", "--dice", "14")
+    assert (check["condition_penalty"], check["hidden_modifier"], check["total"]) == (1, 3, 13)
+    table.ok("session", "end")
+    line = "−1 conditions, −3 hidden modifier = 13: messy"
+    player = {
+        "log": table.ok("log", who="player").output,
+        "log --json": table.ok("log", "--json", who="player").output,
+        "sheet": table.ok("sheet", "isa", "--json", who="player").output,
+        "recap": table.ok("recap", "--session", "1", who="player").output,
+        "export": table.ok("export", who="player").output,
+    }
+    for what, out in player.items():
+        assert "Cursed" not in out and "bell" not in out, what
+        assert "−3 conditions" not in out and "−4 conditions" not in out, what
+    assert line in player["log"] and line in player["recap"]
+    sheet = json.loads(player["sheet"])
+    assert [c["name"] for c in sheet["conditions"]] == ["panicked"]
+    assert sheet["derived"]["check_penalty"] == 1
+    gm_log = table.ok("log", who="gm").output
+    assert "hidden condition 'Cursed' until the bell tolls: −3 to all checks" in gm_log
+    assert line in gm_log
+    gm_sheet = table.json("sheet", "isa")
+    assert [(c["name"], c.get("hidden", False)) for c in gm_sheet["conditions"]] == [
+        ("Cursed", True), ("panicked", False)]
+    assert gm_sheet["derived"]["check_penalty"] == 4
+    assert table.ok("verify").exit_code == 0
+
+    campaign = open_campaign(Store(table.db))
+    roll = next(r for r in campaign.records() if r.type == "d20-world.check_rolled")
+    system = campaign.system
+    for as_gm in (True, False):
+        before = campaign.state_of("isa", upto=roll.seq - 1, as_gm=as_gm)
+        assert result_problem(system, before, roll.data, name="Isa") is None, as_gm
+    # a forged hidden modifier (total and band made to agree): the GM's view finds it, a
+    # player's view takes the hidden size as given (ruling R33)
+    forged = msgspec.structs.replace(roll.data, hidden_modifier=9, total=7, outcome="bad",
+                                     experience=2)
+    gm_state = campaign.state_of("isa", upto=roll.seq - 1)
+    player_state = campaign.state_of("isa", upto=roll.seq - 1, as_gm=False)
+    assert "hidden_modifier 9" in (result_problem(system, gm_state, forged, name="Isa") or "")
+    assert result_problem(system, player_state, forged, name="Isa") is None
+    # what a player can check, they do: the public conditions and the dice
+    forged = msgspec.structs.replace(roll.data, condition_penalty=0, total=14)
+    assert result_problem(system, player_state, forged, name="Isa") is not None
+
+
+def test_hidden_condition_ends_only_in_secret_and_public_only_in_public(table):
+    table.ok("record", "hidden-condition-added", "--character", "isa", "--condition", "Cursed",
+             "--check-penalty", "2")
+    table.ok("record", "condition-added", "--character", "isa", "--condition", "sick",
+             "--capacity-delta", "-1")
+    refused = table("record", "condition-ended", "--character", "isa", "--condition", "cursed")
+    assert refused.exit_code == 1
+    assert "hidden-condition-ended" in refused.output and "Traceback" not in refused.output
+    refused = table("record", "hidden-condition-ended", "--character", "isa", "--condition",
+                    "sick")
+    assert refused.exit_code == 1 and "condition-ended" in refused.output
+    refused = table("record", "condition-added", "--character", "isa", "--condition",
+                    "Cursed")
+    assert refused.exit_code == 1 and "already has condition" in refused.output
+    table.ok("record", "hidden-condition-ended", "--character", "isa", "--condition", "cursed")
+    check = table.json("roll", "isa", "Lockpicking", "--time", "--dice", "14")
+    assert "hidden_modifier" not in check and check["total"] == 17
 
 
 @pytest.mark.skipif("recap" not in cli.commands, reason="the core has no recap command yet")

@@ -18,8 +18,10 @@ from hypothesis import strategies as s
 from ledger_d20_world import D20World
 from ledger_d20_world.events import CheckRolled, ShockRolled, TraitInvocation
 from ledger_d20_world.state import Character, Condition, Objective, Skill, Wound
+from msgspec import UNSET
 
 from ledger import DiceError, ReplayDice, Roll, RollRequest, RuleError
+from ledger.codec import Codec, encode_data
 from ledger.dice import EngineDice, PhysicalDice
 from ledger.results import result_problem
 
@@ -66,8 +68,8 @@ def states(draw: Any) -> tuple[D20World, Character]:
     traits = tuple(msgspec.structs.replace(t, can_help=draw(s.booleans()),
                                            can_hinder=draw(s.booleans())) for t in base.traits)
     conditions = tuple(
-        Condition(name=f"c{i}", check_penalty=draw(s.integers(0, 3)))
-        for i in range(draw(s.integers(0, 2)))
+        Condition(name=f"c{i}", check_penalty=draw(s.integers(0, 3)), hidden=draw(s.booleans()))
+        for i in range(draw(s.integers(0, 3)))
     )
     damages = draw(s.lists(s.integers(1, 2), max_size=2))
     wounds = tuple(Wound(number=i + 1, damage=d) for i, d in enumerate(damages))
@@ -78,8 +80,15 @@ def states(draw: Any) -> tuple[D20World, Character]:
         base, skills=skills, traits=traits, conditions=conditions, wounds=wounds,
         wounds_received=len(wounds), jinx=draw(s.integers(0, 5)), objectives=objectives,
         pending_shock=bool(wounds) and draw(s.booleans()),
+        gm_view=any(c.hidden for c in conditions) or draw(s.booleans()),
     )
     return system, state
+
+
+def player_view(state: Character) -> Character:
+    """What a player's fold gives: no hidden condition, no GM-only event folded in."""
+    return msgspec.structs.replace(
+        state, conditions=tuple(c for c in state.conditions if not c.hidden), gm_view=False)
 
 
 @s.composite
@@ -139,6 +148,8 @@ def changed(value: Any, field: str) -> Any:
                                         "auto_success"]}
     if field in others:
         return next(o for o in others[field] if o != value)
+    if value is UNSET:
+        return 1
     if isinstance(value, bool):
         return not value
     if value is None:
@@ -154,7 +165,8 @@ def changed(value: Any, field: str) -> Any:
 
 CHECK_RESULTS = ("gate", "mode", "advantages", "disadvantages", "dice", "kept",
                  "proficiency", "known", "has_skill", "wound_penalty", "condition_penalty",
-                 "jinx_penalty", "total", "outcome", "experience", "miscast", "spell")
+                 "jinx_penalty", "hidden_modifier", "total", "outcome", "experience",
+                 "miscast", "spell")
 SHOCK_RESULTS = ("die", "wound_total", "shock")
 
 
@@ -170,10 +182,46 @@ def test_every_resolved_roll_rederives_to_itself_and_any_changed_result_is_caugh
     replay = ReplayDice(event)
     assert system.resolve(state, system.request_of(event), replay) == event
     replay.finish()
+    # a player's view re-derives it too, taking the hidden modifier's size as given (R33)
+    assert result_problem(system, player_view(state), event, name="Isa") is None
     for field in CHECK_RESULTS if isinstance(event, CheckRolled) else SHOCK_RESULTS:
         forged = msgspec.structs.replace(event, **{field: changed(getattr(event, field),
                                                                   field)})
         assert result_problem(system, state, forged, name="Isa") is not None, field
+        assert result_problem(system, player_view(state), forged, name="Isa") is not None, field
+
+
+@given(states(), requests(), s.integers(-2, 4))
+def test_the_gm_view_checks_the_hidden_modifier_and_a_player_view_takes_its_size(
+    world: tuple[D20World, Character], request: RollRequest, delta: int
+) -> None:
+    """A hidden modifier forged with the total, band, experience and miscast made to agree
+    is caught in the GM's view (the hidden conditions give its size) and accepted in a
+    player's view, which cannot know it (ruling R33); a size below 1 is refused in both."""
+    system, state = world
+    event = resolved(system, state, request, ("physical", [11, 4]))
+    if not isinstance(event, CheckRolled) or event.total is None or delta == 0:
+        return
+    hidden = event.hidden_modifier if isinstance(event.hidden_modifier, int) else 0
+    size = hidden + delta
+    forged = with_hidden(system, player_view(state), event, size)
+    if size < 1:
+        assert result_problem(system, state, forged, name="Isa") is not None
+        assert "a hidden modifier is 1 or more" in (
+            result_problem(system, player_view(state), forged, name="Isa") or "")
+        return
+    assert result_problem(system, player_view(state), forged, name="Isa") is None
+    if state.gm_view:
+        assert "hidden_modifier" in (result_problem(system, state, forged, name="Isa") or "")
+
+
+def with_hidden(system: D20World, view: Character, event: CheckRolled, size: int) -> Any:
+    """``event`` as a forger would rewrite it: hidden modifier ``size``, results agreeing."""
+    stand_in = Condition(name="forged", check_penalty=size, hidden=True)
+    state = msgspec.structs.replace(view, conditions=(*view.conditions, stand_in))
+    replay = ReplayDice(event)
+    agreed = system.resolve(state, system.request_of(event), replay)
+    return msgspec.structs.replace(agreed, hidden_modifier=size)
 
 
 def check(state: Character, faces: list[str], system: D20World | None = None,
@@ -278,3 +326,18 @@ def test_shock_roll_rederives_and_other_roll_types_are_refused():
 
     with pytest.raises(RuleError, match="cannot re-derive"):
         system.request_of(Other(character="isa", source="physical", draws=[(6, 1)]))
+
+
+def test_a_check_without_hidden_modifier_keeps_its_stored_bytes():
+    """``hidden_modifier`` is absent unless a hidden condition counted, so a check stored
+    before the field existed decodes and re-encodes to the same bytes (import's check)."""
+    codec = Codec(D20World.event_types)
+    event = check(isa(), ["12"], time=True)
+    stored = encode_data(event)
+    assert b"hidden_modifier" not in stored
+    assert encode_data(codec.decode(stored, "d20-world.check_rolled")) == stored
+    hidden = Condition(name="Cursed", check_penalty=2, hidden=True)
+    cursed = msgspec.structs.replace(isa(), conditions=(hidden,), gm_view=True)
+    with_modifier = encode_data(check(cursed, ["12"], time=True))
+    assert b'"hidden_modifier":2' in with_modifier and b'"condition_penalty":0' in with_modifier
+    assert encode_data(codec.decode(with_modifier, "d20-world.check_rolled")) == with_modifier

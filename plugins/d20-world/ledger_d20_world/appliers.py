@@ -19,6 +19,8 @@ from .events import (
     DamageTaken,
     ExperienceMarked,
     FavourChanged,
+    HiddenConditionAdded,
+    HiddenConditionEnded,
     ItemAdded,
     ItemMoved,
     ItemRemoved,
@@ -111,11 +113,11 @@ class Appliers:
 
     @applies(FavourChanged)
     def on_favour(self, state: Character, ev: FavourChanged) -> Character:
-        """Favor += delta ("Bonds"); GM-only event."""
+        """Favor += delta ("Bonds"); GM-only event, so the state is the GM's view."""
         i = need(state.bonds, ev.bond, "bond", state.name)
         b = state.bonds[i]
         new = replace(b, favor=b.favor + ev.delta)
-        return replace(state, bonds=replace_at(state.bonds, i, new))
+        return replace(state, bonds=replace_at(state.bonds, i, new), gm_view=True)
 
     @applies(BondCalled)
     def on_bond_called(self, state: Character, ev: BondCalled) -> Character:
@@ -211,23 +213,52 @@ class Appliers:
     def on_condition(self, state: Character, ev: ConditionAdded) -> Character:
         """A condition ("Conditions"); a capacity cut may leave the character over capacity
         (shown on the sheet; nothing more can be picked up until fixed)."""
-        if ev.check_penalty < 0:
-            raise RuleError(f"a check penalty is 0 or more, not {ev.check_penalty}")
-        if any(c.name.casefold() == ev.condition.strip().casefold() for c in state.conditions):
-            raise RuleError(f"{state.name} already has condition {ev.condition!r}")
         c = Condition(name=ev.condition.strip(), check_penalty=ev.check_penalty,
                       capacity_delta=ev.capacity_delta, ends_when=ev.ends_when)
+        return self._add_condition(state, c)
+
+    @applies(HiddenConditionAdded)
+    def on_hidden_condition(self, state: Character, ev: HiddenConditionAdded) -> Character:
+        """A condition only The World knows of (GM-only, ruling R33): its penalty counts in
+        checks as a hidden modifier."""
+        c = Condition(name=ev.condition.strip(), check_penalty=ev.check_penalty,
+                      ends_when=ev.ends_when, hidden=True)
+        return replace(self._add_condition(state, c), gm_view=True)
+
+    def _add_condition(self, state: Character, c: Condition) -> Character:
+        if c.check_penalty < 0:
+            raise RuleError(f"a check penalty is 0 or more, not {c.check_penalty}")
+        if any(o.name.casefold() == c.name.casefold() for o in state.conditions):
+            raise RuleError(f"{state.name} already has condition {c.name!r}")
         return replace(state, conditions=(*state.conditions, c))
 
     @applies(ConditionEnded)
     def on_condition_ended(self, state: Character, ev: ConditionEnded) -> Character:
-        """A condition ends ("Conditions")."""
-        key = ev.condition.strip().casefold()
-        kept = tuple(c for c in state.conditions if c.name.casefold() != key)
-        if len(kept) == len(state.conditions):
+        """A condition ends ("Conditions"). A hidden one is ended only by the GM-only
+        ``hidden-condition-ended``: a public entry naming it would reveal it (ruling R33)."""
+        return self._end_condition(state, ev.condition, hidden=False)
+
+    @applies(HiddenConditionEnded)
+    def on_hidden_condition_ended(self, state: Character, ev: HiddenConditionEnded
+                                  ) -> Character:
+        """A hidden condition ends (GM-only, ruling R33); a public condition is ended in
+        public, so the players' view of it ends too."""
+        return replace(self._end_condition(state, ev.condition, hidden=True), gm_view=True)
+
+    def _end_condition(self, state: Character, name: str, *, hidden: bool) -> Character:
+        key = name.strip().casefold()
+        found = [c for c in state.conditions if c.name.casefold() == key]
+        if not found:
             have = ", ".join(c.name for c in state.conditions) or "none"
-            raise RuleError(f"{state.name} has no condition {ev.condition!r} (they have: {have})")
-        return replace(state, conditions=kept)
+            raise RuleError(f"{state.name} has no condition {name!r} (they have: {have})")
+        if found[0].hidden != hidden:
+            raise RuleError(
+                f"{found[0].name} is a hidden condition: end it with `record "
+                "hidden-condition-ended`, so its name stays GM-only" if found[0].hidden else
+                f"{found[0].name} is a public condition: end it with `record "
+                "condition-ended`, so the players' view of it ends too"
+            )
+        return replace(state, conditions=tuple(c for c in state.conditions if c is not found[0]))
 
     @applies(Rested)
     def on_rest(self, state: Character, ev: Rested) -> Character:

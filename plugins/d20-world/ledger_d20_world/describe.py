@@ -1,6 +1,7 @@
 """Human lines for d20-world events in ``log`` and recaps (seed 001_a3a02f9b7363775f.txt).
 
-A favour line is only ever shown to The World: the engine hides GM-only events from players.
+Favour and hidden-condition lines are only ever shown to The World: the engine hides GM-only
+events from players.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from .events import (
     DamageTaken,
     ExperienceMarked,
     FavourChanged,
+    HiddenConditionAdded,
+    HiddenConditionEnded,
     ItemAdded,
     ItemMoved,
     ItemRemoved,
@@ -37,7 +40,10 @@ def _signed(n: int) -> str:
 
 
 def describe_check(ev: CheckRolled) -> str:
-    """``"isa: Lockpicking +3, d20 [7, 15] kept 15, −1 wounds = 17: messy, +1 xp"``."""
+    """``"isa: Lockpicking +3, d20 [7, 15] kept 15, −1 wounds = 17: messy, +1 xp"``.
+
+    Penalties are itemised by source, except hidden conditions: their sum is one unexplained
+    "hidden modifier" (ruling R33), so a public line never names a GM-only fact."""
     head = f"{ev.character}: {ev.skill} {_signed(ev.proficiency)}"
     if not ev.known:
         head += " (practising)"
@@ -48,9 +54,11 @@ def describe_check(ev: CheckRolled) -> str:
     mode = "" if ev.mode == "normal" else f" with {ev.mode}"
     dice = f"d20 {ev.dice}" if len(ev.dice) > 1 else f"d20 {ev.dice[0]}"
     kept = f" kept {ev.kept}" if len(ev.dice) > 1 else ""
+    hidden = ev.hidden_modifier if isinstance(ev.hidden_modifier, int) else 0
     pens = [f"−{n} {what}" for n, what in ((ev.wound_penalty, "wounds"),
                                           (ev.condition_penalty, "conditions"),
-                                          (ev.jinx_penalty, "jinx")) if n]
+                                          (ev.jinx_penalty, "jinx"),
+                                          (hidden, "hidden modifier")) if n]
     parts = [f"{head}{mode}, {dice}{kept}", *pens]
     line = ", ".join(parts) + f" = {ev.total}: {ev.outcome}, +{ev.experience} xp"
     if ev.invocations:
@@ -121,6 +129,13 @@ def describe(event: Event, *, rounding: str = "ceil") -> str | None:
                     + (f": {', '.join(fx)}" if fx else ""))
         case ConditionEnded():
             return f"{event.character}: condition {event.condition!r} ends"
+        case HiddenConditionAdded():
+            return (f"{event.character}: hidden condition {event.condition!r}"
+                    + (f" until {event.ends_when}" if event.ends_when else "")
+                    + (f": −{event.check_penalty} to all checks (a hidden modifier to players)"
+                       if event.check_penalty else ""))
+        case HiddenConditionEnded():
+            return f"{event.character}: hidden condition {event.condition!r} ends"
         case Rested():
             return f"{event.character}: rests, recovering half the jinx (rounded up)"
         case ObjectiveOpened():

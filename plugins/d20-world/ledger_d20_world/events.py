@@ -2,7 +2,9 @@
 
 Every event has a ``character`` field, so it belongs to that character's stream. Fields are
 simple (str, int, bool, lists of str) so ``campaign record <name> --field value`` can append
-any of them; ``favour_changed`` is the only GM-only event (``visibility = "gm"``).
+any of them. ``favour_changed``, ``hidden_condition_added`` and ``hidden_condition_ended`` are
+GM-only by type (``visibility = "gm"``): an applier sees only the payload, never the
+envelope, so a fact the rules must keep hidden has a GM-only type of its own.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from typing import ClassVar, Literal
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from ledger import Event, Roll
 
@@ -29,7 +32,11 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="d20-world.check_rolled")
     dice, no experience); ``mode`` is the roll after every advantage/disadvantage source
     (ruling R3). ``dice`` are the d20 faces in draw order (two with advantage or
     disadvantage), ``kept`` the one that decides. ``total = kept + proficiency −
-    wound_penalty − condition_penalty − jinx_penalty``; ``outcome`` bad/messy/good;
+    wound_penalty − condition_penalty − jinx_penalty − hidden_modifier``:
+    ``condition_penalty`` counts the conditions players know of, ``hidden_modifier`` (≥ 1,
+    absent when there is none, so older checks keep their stored bytes) the hidden
+    conditions' penalties, shown to players as one unexplained number (ruling R33);
+    ``outcome`` bad/messy/good;
     ``experience`` marked on ``skill``. ``spell``: a spellcasting check ("Magic"): messy or
     bad is a ``miscast`` and the caster gains one jinx. ``objective``: the objective (on this
     character's stream) the check contributes to.
@@ -53,6 +60,7 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="d20-world.check_rolled")
     wound_penalty: int = 0
     condition_penalty: int = 0
     jinx_penalty: int = 0
+    hidden_modifier: int | UnsetType = UNSET
     total: int | None = None
     outcome: Literal["bad", "messy", "good"]
     experience: int = 0
@@ -213,6 +221,32 @@ class ConditionEnded(Event, frozen=True, kw_only=True, tag="d20-world.condition_
     condition: str
 
 
+class HiddenConditionAdded(
+    Event, frozen=True, kw_only=True, tag="d20-world.hidden_condition_added"
+):
+    """A condition only The World knows of ("Conditions"; GM-only, ruling R33): its
+    ``check_penalty`` (≥ 0) counts in every check as one unexplained hidden modifier. No
+    capacity change: what a character can carry is never secret."""
+
+    visibility: ClassVar[str] = "gm"
+
+    character: str
+    condition: str
+    check_penalty: int = 0
+    ends_when: str = ""
+
+
+class HiddenConditionEnded(
+    Event, frozen=True, kw_only=True, tag="d20-world.hidden_condition_ended"
+):
+    """A hidden condition ends (GM-only, ruling R33)."""
+
+    visibility: ClassVar[str] = "gm"
+
+    character: str
+    condition: str
+
+
 class Rested(Event, frozen=True, kw_only=True, tag="d20-world.rested"):
     """A rest ("Jinx": recover half the jinx, rounded up). ``session``: the session whose end
     the rest follows when ``campaign advance`` recorded it (ruling R8)."""
@@ -274,4 +308,6 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     ObjectiveOpened,
     ObjectiveContributed,
     ObjectiveFailed,
+    HiddenConditionAdded,
+    HiddenConditionEnded,
 )

@@ -55,8 +55,14 @@ def wound_total(state: Character) -> int:
 
 
 def condition_penalty(state: Character) -> int:
-    """Sum of condition check penalties ("Conditions", e.g. −1 to all checks)."""
-    return sum(c.check_penalty for c in state.conditions)
+    """Sum of the check penalties of the conditions players know of ("Conditions", e.g. −1
+    to all checks)."""
+    return sum(c.check_penalty for c in state.conditions if not c.hidden)
+
+
+def hidden_penalty(state: Character) -> int:
+    """Sum of the hidden conditions' check penalties (ruling R33; 0 in a player's view)."""
+    return sum(c.check_penalty for c in state.conditions if c.hidden)
 
 
 def capacity(state: Character) -> int:

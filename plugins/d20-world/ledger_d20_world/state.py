@@ -105,12 +105,15 @@ class Item(msgspec.Struct, frozen=True, kw_only=True):
 
 class Condition(msgspec.Struct, frozen=True, kw_only=True):
     """A condition ("Conditions"): ``check_penalty`` (≥ 0, subtracted from every check),
-    ``capacity_delta`` (added to the five carried items, e.g. −1) and how it ends."""
+    ``capacity_delta`` (added to the five carried items, e.g. −1) and how it ends.
+    ``hidden``: added by a GM-only ``hidden_condition_added`` (ruling R33), so only the GM's
+    view of the character holds it."""
 
     name: str
     check_penalty: int = 0
     capacity_delta: int = 0
     ends_when: str = ""
+    hidden: bool = False
 
 
 class Wound(msgspec.Struct, frozen=True, kw_only=True):
@@ -143,6 +146,9 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     ``dead``: wound damage total above five ("Wounds").
     ``rested_after_session``: the last session whose end ``campaign advance`` recorded a rest
     for (0: none), so a second ``advance`` adds no second rest.
+    ``gm_view``: a GM-only event (favour, hidden condition) was folded into this state, so it
+    is the GM's view; a player's view never has it (ruling R33: re-deriving a check then
+    checks its hidden modifier instead of taking the recorded size).
     """
 
     id: str
@@ -162,3 +168,4 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     objectives: tuple[Objective, ...] = ()
     bonds_called: int = 0
     rested_after_session: int = 0
+    gm_view: bool = False

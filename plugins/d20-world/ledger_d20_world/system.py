@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
 from ledger import DiceSource, Event, Recorded, Roll, RollParam, RollRequest, RuleError, RuleSystem
 
@@ -28,9 +29,17 @@ from .mechanics import (
     kept_die,
     xp_threshold,
 )
-from .ops import capacity, condition_penalty, dead_check, need, skill_for_check, wound_total
+from .ops import (
+    capacity,
+    condition_penalty,
+    dead_check,
+    hidden_penalty,
+    need,
+    skill_for_check,
+    wound_total,
+)
 from .sheet import character_from_sheet, validate_sheet
-from .state import Band, Character, Options
+from .state import Band, Character, Condition, Options
 
 GRANTED = "granted by The World"  # the advantage source of --advantage (ruling R3)
 IMPOSED = "imposed by The World"  # the disadvantage source of --disadvantage
@@ -110,6 +119,8 @@ class D20World(Appliers, RuleSystem):
         "d20-world.wound_healed": "Harm: Wounds",
         "d20-world.condition_added": "Harm: Conditions",
         "d20-world.condition_ended": "Harm: Conditions",
+        "d20-world.hidden_condition_added": "Harm: Conditions",
+        "d20-world.hidden_condition_ended": "Harm: Conditions",
         "d20-world.rested": "Magic: Jinx",
         "d20-world.objective_opened": "Objectives",
         "d20-world.objective_contributed": "Objectives",
@@ -189,6 +200,7 @@ class D20World(Appliers, RuleSystem):
         objective = p.get("objective")
         wound_pen = wound_total(state)
         cond_pen = condition_penalty(state)
+        hidden = hidden_penalty(state)
         jinx_pen = (state.jinx + (1 if self.options.jinx_before_check else 0)) if spell else 0
         common: dict[str, Any] = dict(
             character=request.character, skill=skill.name, proficiency=skill.proficiency,
@@ -230,9 +242,11 @@ class D20World(Appliers, RuleSystem):
                        distinct_skills=self.options.objective_distinct_skills == "enforce")
         faces = dice.roll(dice_count(mode), 20)
         kept = kept_die(faces, mode)
-        total = kept + skill.proficiency - wound_pen - cond_pen - jinx_pen
+        total = kept + skill.proficiency - wound_pen - cond_pen - jinx_pen - hidden
         band = band_of(total)
         hinder = any(i.mode == "hinder" for i in invocations)
+        if hidden:  # only a rolled check has a total for it to change (ruling R33)
+            common["hidden_modifier"] = hidden
         return CheckRolled(
             **common, mode=mode, invocations=invocations, advantages=advantages,
             disadvantages=disadvantages, dice=faces, kept=kept, total=total, outcome=band,
@@ -269,6 +283,26 @@ class D20World(Appliers, RuleSystem):
         if event.objective:
             params["objective"] = event.objective
         return RollRequest(event.character, "", event.skill, params)
+
+    def rederive(self, state: Character, event: Roll, *, name: str) -> Roll:
+        """The roll the rules give for ``event``'s recorded inputs and draws (ruling R33).
+
+        A check's hidden modifier comes from the hidden conditions in ``state`` when it is
+        the GM's view (``state.gm_view``: a GM-only event was folded into it), so the GM's
+        verify checks its size. A player's view cannot know hidden conditions: there the
+        recorded ``hidden_modifier`` is taken as given (one stand-in hidden condition of that
+        size), and everything else is checked as usual.
+
+        :raises RuleError: the rules refuse the recorded inputs, or a hidden modifier below 1.
+        """
+        if isinstance(event, CheckRolled) and not state.gm_view \
+                and event.hidden_modifier is not UNSET:
+            size = event.hidden_modifier
+            if not isinstance(size, int) or size < 1:
+                raise RuleError(f"a hidden modifier is 1 or more, not {size!r}")
+            stand_in = Condition(name="hidden modifier", check_penalty=size, hidden=True)
+            state = msgspec.structs.replace(state, conditions=(*state.conditions, stand_in))
+        return super().rederive(state, event, name=name)
 
     def _check_invocations(self, state: Character, invocations: list[TraitInvocation]) -> None:
         limit = self.options.max_trait_invocations_per_check
@@ -316,19 +350,26 @@ class D20World(Appliers, RuleSystem):
 
     def sheet_view(self, state: Character, *, as_gm: bool) -> dict[str, Any]:
         """The sheet as JSON with derived values (wound total, check penalty, capacity,
-        experience needed). With ``as_gm=False`` bond favor is left out ("Bonds": not public
-        knowledge)."""
+        experience needed). With ``as_gm=False`` bond favor ("Bonds": not public knowledge)
+        and hidden conditions with their penalty (ruling R33) are left out; a GM's sheet marks
+        hidden conditions ``"hidden": true``."""
         view: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(state))
         view["items"] = [_compact(i) for i in view["items"]]
-        if not as_gm:
+        if not as_gm:  # favor and hidden conditions are The World's (R24, R33)
             for bond in view["bonds"]:
                 bond.pop("favor", None)
+            view["conditions"] = [c for c in view["conditions"] if not c["hidden"]]
+        view.pop("gm_view")
+        for c in view["conditions"]:
+            if not c["hidden"]:
+                c.pop("hidden")
         for skill, s in zip(view["skills"], state.skills, strict=True):
             skill["experience_needed"] = xp_threshold(s)
         carried = sum(1 for i in state.items if i.location == "carried")
         view["derived"] = {
             "wound_total": wound_total(state),
-            "check_penalty": wound_total(state) + condition_penalty(state),
+            "check_penalty": wound_total(state) + condition_penalty(state)
+            + (hidden_penalty(state) if as_gm else 0),
             "spell_penalty": state.jinx,
             "carried": carried,
             "carried_capacity": capacity(state),
