@@ -111,6 +111,7 @@ def test_hidden_condition_leak_players_see_one_unexplained_hidden_modifier(table
         "sheet": table.ok("sheet", "isa", "--json", who="player").output,
         "recap": table.ok("recap", "--session", "1", who="player").output,
         "export": table.ok("export", who="player").output,
+        "audit": table.ok("audit", str(check["seq"]), who="player").output,
     }
     for what, out in player.items():
         assert "Cursed" not in out and "bell" not in out, what
