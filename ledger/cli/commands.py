@@ -330,7 +330,9 @@ def export_(app: App, output: str | None) -> None:
     as_gm = app.as_gm(default="player")
     lines = export_lines(app.store(), app.campaign.id, as_gm=as_gm)
     if output:
-        with open(output, "wb") as f:
+        from .output import atomic_file
+
+        with atomic_file(output, db_path=app.db_path) as f:
             f.writelines(lines)
     else:
         out = sys.stdout.buffer
@@ -347,27 +349,71 @@ def import_(app: App, file: Any, as_json: bool) -> None:
     """Import a GM export (NDJSON) into this ledger file.
 
     Refused, with nothing written, when the chain or a roll does not verify, when the file
-    is a player's export, or when the campaign already exists here.
+    is a player's export, or when the campaign already exists here. A new ledger file is
+    built privately and appears whole, only when the import succeeds.
     """
     import os
 
     from ..exchange import import_lines, parse_lines
 
     lines = parse_lines(file)
-    fresh = app.db_path != ":memory:" and not os.path.exists(app.db_path)
-    try:
+    if app.db_path != ":memory:" and not os.path.exists(app.db_path):
+        campaign, count = _import_into_new_file(app.db_path, lines)
+    else:
         campaign, count = import_lines(app.store(create=True), lines)
-    except BaseException:
-        if fresh:  # a refused import into a new path leaves no file behind
-            app.close()
-            for suffix in ("", "-wal", "-shm"):
-                if os.path.exists(app.db_path + suffix):
-                    os.remove(app.db_path + suffix)
-        raise
     if as_json:
         echo_json({"campaign": campaign, "events": count})
     else:
         click.echo(f"Imported campaign {campaign}: {count} events, chain and rolls verified.")
+
+
+def _import_into_new_file(path: str, lines: Any) -> tuple[str, int]:
+    """Import into a ledger file that does not exist yet, without ever touching another's.
+
+    The ledger is built in a private temporary file beside ``path`` (write lock held from
+    its first byte: the import is one ``BEGIN IMMEDIATE`` transaction) and linked into
+    place exclusively when complete. A refused import removes only that temporary file; a
+    file another command created at ``path`` meanwhile is never touched.
+
+    :raises click.ClickException: the folder is missing, or ``path`` appeared meanwhile.
+    """
+    import contextlib
+    import os
+    import tempfile
+
+    from ..exchange import import_lines
+    from ..store import Store
+    from .output import _mode_for
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise click.ClickException(f"cannot create {path}: the folder {folder} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=".campaign-import-", suffix=".db", dir=folder)
+    os.close(fd)
+    try:
+        store = Store(tmp, synchronous=os.environ.get("CAMPAIGN_SYNCHRONOUS", "NORMAL"))
+        try:
+            result = import_lines(store, lines)
+        finally:
+            store.conn.close()  # checkpoints the WAL into the file and removes it
+        os.chmod(tmp, _mode_for(path, private=False))
+        appeared = click.ClickException(
+            f"{path} was created by another command during the import: nothing was "
+            "imported; run the import again (into that ledger or another file)"
+        )
+        try:
+            os.link(tmp, path)  # exclusive: fails if anything appeared at path
+        except FileExistsError:
+            raise appeared from None
+        except OSError:  # a file system without hard links: rename, if path is still free
+            if os.path.lexists(path):
+                raise appeared from None
+            os.rename(tmp, path)
+        return result
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(tmp + suffix)
 
 
 @cli.command()

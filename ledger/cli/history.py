@@ -88,13 +88,19 @@ def recap(app: App, number: int, fmt: str, output: str | None, as_json: bool) ->
 
     from ..recap import build_recap, render
 
+    if output:
+        from .output import check_target
+
+        check_target(output, db_path=app.db_path)
     data = build_recap(app.campaign, number, as_gm=app.as_gm())
     if as_json:
         echo_json(dataclasses.asdict(data))
         return
     text = render(data, fmt)
     if output:
-        with open(output, "w", encoding="utf-8") as f:
+        from .output import atomic_file
+
+        with atomic_file(output, db_path=app.db_path, text=True) as f:
             f.write(text)
         click.echo(f"Wrote {output}")
     else:

@@ -21,15 +21,29 @@ def plot_option(fn: Any) -> Any:
 
 
 def check_plot(plot: str | None) -> None:
-    """Refuse a bad ``--plot`` file name before any work (usage error, exit 2)."""
+    """Refuse a bad ``--plot`` file name before any work (usage error, exit 2): another
+    suffix than .png/.svg/.pdf, a missing folder, or a target :func:`~.output.check_target`
+    refuses (the ledger, a SQLite file, a folder)."""
     if plot is None:
         return
     from ..charts import ChartError, check_path
+    from .output import check_target, current_db
 
+    check_target(plot, db_path=current_db(), option="--plot")
     try:
         check_path(plot)
     except ChartError as e:
         raise click.BadParameter(str(e), param_hint="--plot") from None
+
+
+def save_chart(fig: Any, path: str) -> None:
+    """Write a chart to ``path`` through a temporary file renamed into place (nothing is
+    left behind when drawing fails). :raises click.BadParameter: see :func:`check_plot`."""
+    from ..charts import save
+    from .output import atomic_path, current_db
+
+    with atomic_path(path, db_path=current_db(), option="--plot") as tmp:
+        save(fig, tmp)
 
 
 def plot_odds(system: Any, params: dict[str, Any], path: str) -> None:
@@ -37,10 +51,10 @@ def plot_odds(system: Any, params: dict[str, Any], path: str) -> None:
 
     :raises click.ClickException: the chart cannot be drawn (one line, exit 1).
     """
-    from ..charts import ChartError, odds_figure, save
+    from ..charts import ChartError, odds_figure
 
     try:
-        save(odds_figure(system, params), path)
+        save_chart(odds_figure(system, params), path)
     except ChartError as e:
         raise click.ClickException(str(e)) from None
 
@@ -122,11 +136,11 @@ def fairness(
     if plot is not None:
         if not reports:
             raise click.ClickException("no dice match these filters: no chart to draw")
-        from ..charts import fairness_figure, save
+        from ..charts import fairness_figure
 
         shown = ", ".join(f"{k} {v}" for k, v in filters.items() if v is not None)
         title = f"Dice fairness: {campaign.id}" + (f" ({shown})" if shown else "")
-        save(fairness_figure(reports, title, names), plot)
+        save_chart(fairness_figure(reports, title, names), plot)
     if as_json:
         echo_json(
             {

@@ -1,0 +1,148 @@
+"""Safe output files: what ``-o/--output``, ``--plot`` and ``backup`` write through.
+
+Two promises (issue #14, "Nothing is ever lost"):
+
+- an output never lands on the open ledger, its ``-wal``/``-shm``/``-journal`` files, any
+  other SQLite database (a file starting with the header ``SQLite format 3\\0``) or a folder:
+  :func:`check_target` refuses it in one line (a usage error, exit 2) before any work;
+- an output is written to a temporary file in the target's folder and renamed over the
+  target (:func:`os.replace`) only when it is complete, so a command that fails leaves the
+  old file (or none) behind, never half of one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from typing import IO, Any
+
+import click
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+#: Files SQLite keeps beside a database.
+SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def is_sqlite(path: str) -> bool:
+    """Does the (existing, readable) file at ``path`` start with SQLite's header?"""
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def _same(a: str, b: str) -> bool:
+    """Are ``a`` and ``b`` one file (the same inode, or the same resolved path)?"""
+    try:
+        if os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b):
+            return True
+    except OSError:
+        pass
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def current_db() -> str | None:
+    """The ``--db`` of the running ``campaign`` command, if there is one."""
+    from . import App
+
+    ctx = click.get_current_context(silent=True)
+    app = ctx.find_object(App) if ctx is not None else None
+    return app.db_path if app is not None else None
+
+
+def check_target(path: str, *, db_path: str | None, option: str = "-o/--output") -> None:
+    """Refuse an output path that would destroy data.
+
+    :param path: where the output is to go.
+    :param db_path: the open ledger (``--db``); ``None`` or ``":memory:"`` when there is none.
+    :param option: the option named in the message.
+    :raises click.BadParameter: ``path`` is a folder, the ledger or one of its side files,
+        a side file of another SQLite database, or an existing SQLite database (exit 2).
+    """
+
+    def refuse(what: str) -> click.BadParameter:
+        return click.BadParameter(
+            f"{path!r} is {what}: write to another file (nothing was written)", param_hint=option
+        )
+
+    if not path:
+        raise click.BadParameter("give a file name", param_hint=option)
+    if os.path.isdir(path):
+        raise refuse("a folder")
+    if db_path and db_path != ":memory:":
+        if _same(path, db_path):
+            raise refuse("the open ledger")
+        for suffix in SIDE_FILES:
+            if _same(path, db_path + suffix):
+                raise refuse(f"the open ledger's {suffix[1:].upper()} file")
+    for suffix in SIDE_FILES:
+        if path.endswith(suffix) and is_sqlite(path[: -len(suffix)]):
+            raise refuse(f"the {suffix[1:].upper()} file of a SQLite database")
+    if os.path.exists(path) and is_sqlite(path):
+        raise refuse("a SQLite database (a ledger?)")
+
+
+def _mode_for(path: str, private: bool) -> int:
+    """Permission bits for the finished file: the replaced file's, else the umask's
+    (``0o600`` for a file holding secrets)."""
+    if private:
+        return 0o600
+    try:
+        return os.stat(path).st_mode & 0o777
+    except OSError:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+@contextlib.contextmanager
+def atomic_path(
+    path: str, *, db_path: str | None, option: str = "-o/--output", private: bool = False
+) -> Iterator[str]:
+    """Yield a temporary path beside ``path`` (same suffix); on success rename it to ``path``.
+
+    The target is checked (:func:`check_target`) before and again just before the rename.
+    On any error the temporary file is removed and ``path`` is untouched.
+
+    :param private: the file holds a secret: readable by its owner only.
+    :raises click.BadParameter: see :func:`check_target`.
+    """
+    check_target(path, db_path=db_path, option=option)
+    folder = os.path.dirname(os.path.abspath(path))
+    suffix = os.path.splitext(path)[1]
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".campaign-", suffix=".tmp" + suffix, dir=folder)
+    except OSError as e:
+        raise click.ClickException(f"cannot write {path}: {e.strerror}") from None
+    os.close(fd)
+    try:
+        yield tmp
+        check_target(path, db_path=db_path, option=option)
+        os.chmod(tmp, _mode_for(path, private))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_file(
+    path: str,
+    *,
+    db_path: str | None,
+    option: str = "-o/--output",
+    private: bool = False,
+    text: bool = False,
+) -> Iterator[IO[Any]]:
+    """:func:`atomic_path` opened for writing (bytes, or UTF-8 text when ``text``); the data
+    is flushed to disk before the rename."""
+    with atomic_path(path, db_path=db_path, option=option, private=private) as tmp:
+        f: IO[Any]
+        with open(tmp, "w", encoding="utf-8") if text else open(tmp, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
