@@ -53,9 +53,13 @@ class NotFound(RuleError):
 
 
 def slug(text: str) -> str:
-    """A lower-case id from a name's first word: ``"Julian Hargrave"`` → ``"julian"``."""
-    first = (text.strip().split() or [""])[0].lower()
-    return re.sub(r"[^a-z0-9_-]", "", first) or "character"
+    """A lower-case id from a name's first word: ``"Julian Hargrave"`` → ``"julian"``,
+    ``"Élodie Brun"`` → ``"elodie"`` (accents dropped; ``"character"`` when nothing is left)."""
+    import unicodedata
+
+    first = (text.strip().split() or [""])[0]
+    ascii_ = unicodedata.normalize("NFKD", first).encode("ascii", "ignore").decode().lower()
+    return re.sub(r"[^a-z0-9_-]", "", ascii_)[:64].lstrip("_-") or "character"
 
 
 def open_campaign(store: Store, campaign: str | None = None) -> Campaign:
@@ -134,8 +138,13 @@ class Campaign:
     ) -> Campaign:
         """Start a new campaign log with its ``campaign.created`` event.
 
-        :raises RuleError: a bad id, an existing campaign, an unknown system or option.
+        :raises RuleError: a bad id or title (control characters), an existing campaign, an
+            unknown system or option.
         """
+        from .text import check_name
+
+        if title is not None:
+            check_name(title, "the campaign title")
         if not ID_PATTERN.match(campaign_id):
             raise RuleError(
                 f"campaign name {campaign_id!r} must be lower-case letters, digits, - or _ (e.g. grand-casebook)"
@@ -243,7 +252,12 @@ class Campaign:
             ) from None
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=datetime.UTC)
-        stamp = moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        try:
+            stamp = moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        except OverflowError:  # e.g. 9999-12-31T23:59:59-14:00 is after the year 9999 in UTC
+            raise RuleError(
+                f"--as-of {as_of!r} is outside the years 1 to 9999 in UTC: give an earlier time"
+            ) from None
         row = self.store.conn.execute(
             "select max(seq) from events where campaign = ? and recorded_at <= ?", (self.id, stamp)
         ).fetchone()
@@ -398,12 +412,16 @@ class Campaign:
     def add_character(self, sheet: dict[str, Any], *, actor: str, at: str) -> Recorded:
         """Validate a sheet with the rule system and append ``character.created``.
 
-        :raises RuleError: every broken creation rule, or a duplicate id.
+        :raises RuleError: every broken creation rule, a duplicate id, or a name, key or
+            text on the sheet with a control or format character (:mod:`ledger.text`).
         """
+        from .text import check_sheet
+
         sheet = dict(sheet)
         name = sheet.pop("name", None)
         if not isinstance(name, str) or not name.strip():
             raise RuleError('the sheet needs a name, e.g. name = "Julian Hargrave"')
+        check_sheet({"name": name, **sheet})
         cid = str(sheet.pop("id", None) or slug(name))
         if not ID_PATTERN.match(cid):
             raise RuleError(f"character id {cid!r} must be lower-case letters, digits, - or _")

@@ -65,7 +65,8 @@ def export_lines(store: Store, campaign: str, *, as_gm: bool) -> Iterator[bytes]
 def parse_lines(lines: Iterable[bytes]) -> list[ExportLine]:
     """Parse an export file's lines.
 
-    :raises RuleError: a line that is not an envelope (names the line number).
+    :raises RuleError: a line that is not an envelope, or nests JSON too deeply for the
+        parser (names the line number).
     """
     parsed = []
     for number, line in enumerate(lines, start=1):
@@ -75,6 +76,10 @@ def parse_lines(lines: Iterable[bytes]) -> list[ExportLine]:
             parsed.append(_line_decoder.decode(line))
         except msgspec.DecodeError as e:
             raise RuleError(f"line {number} is not an exported event: {e}") from None
+        except RecursionError:
+            raise RuleError(
+                f"line {number} nests JSON too deeply to be an exported event"
+            ) from None
     return parsed
 
 
@@ -126,6 +131,9 @@ def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
             f"event 1 creates campaign {created.id[:80]!r} but the file's events belong to "
             f"{campaign!r}"
         )
+    from .text import check_name
+
+    check_name(created.title, "event 1: the campaign title")
     system = load_system(created.system, created.options)
     codec = Codec(system.event_types, system.upcasters)
     rows: list[dict[str, Any]] = []
@@ -173,8 +181,12 @@ def _check_character(system: Any, event: CharacterCreated, seq: int, pattern: An
     :raises RuleError: a bad id, or a sheet the rule system's creation rules refuse (the
         stored sheet is already normalised, and normalising is idempotent).
     """
+    from .text import check_sheet
+
     if not pattern.match(event.character):
         raise RuleError(f"event {seq}: character id {event.character[:80]!r} is not valid")
+    who = {"name": event.name, "player": event.player or "", **event.sheet}
+    check_sheet(who, f"event {seq}: the sheet's")
     try:
         system.create_sheet(dict(event.sheet))
     except RuleError as e:

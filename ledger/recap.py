@@ -224,13 +224,24 @@ def _generic(type_: str, event: Any) -> str:
     return f"{type_.split('.', 1)[-1].replace('_', ' ')}: {fields}"
 
 
+def _shown(value: Any) -> Any:
+    """Every ``{{ value }}`` of a template: text through :func:`ledger.text.printable` (a
+    newline shows as ``⏎``, no invisible character survives); then HTML-escaped in HTML."""
+    from .text import printable
+
+    return printable(value) if isinstance(value, str) else value
+
+
 @functools.cache
 def _environment() -> Any:
+    """The templates' jinja2 environment. Autoescaping is on for every ``*.html.j2``
+    template (``select_autoescape(["html"])`` alone matches only names ending in ``.html``)."""
     import jinja2
 
     return jinja2.Environment(
         loader=jinja2.PackageLoader("ledger", "templates"),
-        autoescape=jinja2.select_autoescape(["html"]),
+        autoescape=jinja2.select_autoescape(["html", "html.j2", "htm", "xml"]),
+        finalize=_shown,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,

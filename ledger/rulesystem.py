@@ -46,9 +46,15 @@ class RollParam:
     :param is_flag: a boolean switch (``--advantage``).
     :param multiple: may be given several times (values arrive as a tuple).
     :param type: ``str`` or ``int`` (values are converted before :meth:`RuleSystem.resolve`).
+    :param min: the smallest ``int`` value accepted (``None``: no lower bound).
+    :param max: the largest ``int`` value accepted (``None``: no upper bound). Give every
+        ``int`` param a range (from the book where it has one): the CLI shows it in
+        ``--help`` and refuses a value outside it (exit 2) before any work, so a huge
+        number can never make ``odds`` or ``roll`` run for ever.
 
     Options of the same name from several systems must agree on ``is_flag`` and
-    ``multiple``; values are converted to each system's own ``type``; help texts are joined.
+    ``multiple``; values are converted to each system's own ``type`` and range; help texts
+    are joined.
     """
 
     name: str
@@ -56,6 +62,24 @@ class RollParam:
     is_flag: bool = False
     multiple: bool = False
     type: type = str
+    min: int | None = None
+    max: int | None = None
+
+    def range_text(self) -> str:
+        """The range for ``--help``: ``" (1-20)"``, ``" (>= 0)"``, or ``""``."""
+        if self.min is not None and self.max is not None:
+            return f" ({self.min} to {self.max})"
+        if self.min is not None:
+            return f" (>= {self.min})"
+        if self.max is not None:
+            return f" (<= {self.max})"
+        return ""
+
+    def out_of_range(self, value: int) -> bool:
+        """Is ``value`` outside ``[min, max]``?"""
+        return (self.min is not None and value < self.min) or (
+            self.max is not None and value > self.max
+        )
 
 
 @dataclass(frozen=True)

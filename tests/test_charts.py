@@ -286,9 +286,9 @@ def test_odds_plot_refuses_bad_files_and_writes_nothing(invoke, tmp_path):
         assert result.exit_code == code, result.output
         assert result.output.startswith("Error: ") and result.output.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
-    # a rule refusal comes first: no chart for impossible odds
+    # a number out of range is refused first (usage, exit 2): no chart for impossible odds
     result = invoke("odds", "d20-world", "--proficiency", "-2", "--plot", str(tmp_path / "x.png"))
-    assert result.exit_code == 1 and not (tmp_path / "x.png").exists()
+    assert result.exit_code == 2 and not (tmp_path / "x.png").exists()
 
 
 def test_a_system_without_its_own_chart_gets_the_generic_one(toy_system, invoke, tmp_path):

@@ -116,7 +116,10 @@ def character_add(app: App, sheet_path: str, as_json: bool) -> None:
 
 
 def load_sheet(path: str) -> dict[str, Any]:
-    """A TOML sheet as a dict. :raises click.ClickException: unreadable or not TOML."""
+    """A TOML sheet as a dict.
+
+    :raises click.ClickException: unreadable, not TOML, or nested too deeply for the parser.
+    """
     try:
         with open(path, "rb") as f:
             return tomllib.load(f)
@@ -124,6 +127,10 @@ def load_sheet(path: str) -> dict[str, Any]:
         raise click.ClickException(f"cannot read sheet {path}: {e.strerror}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise click.ClickException(f"{path} is not valid TOML: {e}") from None
+    except RecursionError:
+        raise click.ClickException(
+            f"{path} nests tables or arrays too deeply: a character sheet needs a few levels"
+        ) from None
 
 
 @character.command("list")
@@ -441,4 +448,6 @@ def note(app: App, text: str, character_name: str | None, blind: bool, as_json: 
             {"seq": rec.seq, "character": cid, "text": rec.data.text, "visibility": rec.visibility}
         )
     else:
-        click.echo(f"[{rec.seq}] note: {rec.data.text}")
+        from ..text import printable
+
+        click.echo(f"[{rec.seq}] note: {printable(rec.data.text)}")

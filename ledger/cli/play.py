@@ -52,10 +52,18 @@ def system_options(attr: str, systems: dict[str, Any] | None = None) -> list[cli
     options = []
     for name, (p, owners) in sorted(merged_params(attr, systems).items()):
         declared = [q for s in owners for q in getattr(systems[s], attr) if q.name == name]
-        text = " ".join(f"[{s}] {q.help}" for s, q in zip(owners, declared, strict=False))
         flag = "--" + name.replace("_", "-")
         kinds = {q.type for q in declared}
-        kind = kinds.pop() if len(kinds) == 1 else str  # each system converts its own
+        kind: Any = kinds.pop() if len(kinds) == 1 else str  # each system converts its own
+        ranges = {(q.min, q.max) for q in declared}
+        if kind is int and len(ranges) == 1 and ranges != {(None, None)}:
+            low, high = ranges.pop()
+            kind = click.IntRange(low, high)  # click shows the range in --help
+        each_range = not isinstance(kind, click.IntRange)
+        text = " ".join(
+            f"[{s}] {q.help}{q.range_text() if each_range else ''}"
+            for s, q in zip(owners, declared, strict=False)
+        )
         if p.is_flag:
             options.append(click.Option([flag, name], is_flag=True, default=None, help=text))
         else:
@@ -150,16 +158,20 @@ def pick_params(system: Any, attr: str, given: dict[str, Any]) -> dict[str, Any]
 def _convert(param: RollParam, value: Any) -> Any:
     if param.is_flag or param.type is str:
         return value
+    flag = f"--{param.name.replace('_', '-')}"
     try:
-        if param.multiple:
-            return tuple(param.type(v) for v in value)
-        return param.type(value)
+        values = tuple(param.type(v) for v in (value if param.multiple else (value,)))
     except ValueError:
         kind = getattr(param.type, "__name__", "value")
         raise click.UsageError(
-            f"--{param.name.replace('_', '-')} takes {'an' if kind == 'int' else 'a'} "
-            f"{kind}, not {value!r}"
+            f"{flag} takes {'an' if kind == 'int' else 'a'} {kind}, not {str(value)[:40]!r}"
         ) from None
+    for v in values:
+        if isinstance(v, int) and param.out_of_range(v):
+            raise click.UsageError(
+                f"{flag} takes a number{param.range_text()}, not {str(v)[:40]}"
+            )
+    return values if param.multiple else values[0]
 
 
 def roll_output(app: App, rec: Any) -> dict[str, Any]:

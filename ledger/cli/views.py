@@ -99,7 +99,13 @@ def log(
     as_json: bool,
     as_nl: bool,
 ) -> None:
-    """Show the event log, oldest first (GM-only events only --as gm)."""
+    """Show the event log, oldest first (GM-only events only --as gm).
+
+    Free text shows on its entry's line: a newline as ⏎, control characters escaped
+    (--json and --nl give the text exactly).
+    """
+    from ..text import printable
+
     campaign = app.campaign
     as_gm = app.as_gm()
     stream = campaign.find_character(character_name) if character_name else None
@@ -137,7 +143,7 @@ def log(
             elif rec.seq in corrections.amended:
                 mark = "  (amended)"
             gm = " [gm]" if rec.visibility == "gm" else ""
-            click.echo(f"{describe(campaign, rec)}{gm}{mark}")
+            click.echo(f"{printable(describe(campaign, rec))}{gm}{mark}")
     if as_json:
         echo_json(out)
 

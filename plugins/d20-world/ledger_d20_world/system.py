@@ -128,14 +128,15 @@ class D20World(Appliers, RuleSystem):
     }
     odds_params = (
         RollParam("proficiency", "d20-world: skill proficiency (0 for an unknown skill).",
-                  type=int),
-        RollParam("penalty", "d20-world: total penalty (wounds + conditions + jinx).", type=int),
+                  type=int, min=0, max=20),
+        RollParam("penalty", "d20-world: total penalty (wounds + conditions + jinx).", type=int,
+                  min=0, max=30),
         RollParam("advantage", "d20-world: roll with advantage.", is_flag=True),
         RollParam("disadvantage", "d20-world: roll with disadvantage.", is_flag=True),
         RollParam("hinder", "d20-world: a trait invoked to hinder (+2 experience).",
                   is_flag=True),
         RollParam("wounds", "d20-world: wound damage total after a new wound (shock chance).",
-                  type=int),
+                  type=int, min=0, max=30),
     )
 
     options: Options

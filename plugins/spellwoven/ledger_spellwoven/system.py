@@ -85,11 +85,12 @@ class Spellwoven(RuleSystem):
     state_type = Character
     options_type = Options
     roll_params = (
-        RollParam("difficulty", "Spellwoven: successes needed, 1 Normal to 4 Daunting.", type=int),
+        RollParam("difficulty", "Spellwoven: successes needed, 1 Normal to 4 Daunting.", type=int,
+                  min=0, max=100),
         RollParam(
             "target",
             "Spellwoven: the target's relevant Attribute (1-4); difficulty = Attribute - 1.",
-            type=int,
+            type=int, min=0, max=100,
         ),
         RollParam(
             "effort",
@@ -102,7 +103,8 @@ class Spellwoven(RuleSystem):
             "Spellwoven: Contest of Skill against an opponent: S, NAME:S or NAME:S:advantage.",
         ),
         RollParam("attribute", "Spellwoven: the relevant Attribute when the GM names one."),
-        RollParam("pool", "Spellwoven: dice kept instead of 3, by the GM's fiat.", type=int),
+        RollParam("pool", "Spellwoven: dice kept instead of 3, by the GM's fiat.", type=int,
+                  min=0, max=20),
     )
     sections = {  # the seed section each event type implements (shown by audits)
         "spellwoven.test_rolled": "Overview: The Basic Mechanic; Test of Skill; Difficulty levels",
@@ -116,13 +118,17 @@ class Spellwoven(RuleSystem):
         "spellwoven.condition_removed": "Advantage & Disadvantage",
     }
     odds_params = (
-        RollParam("skill", "Skill Level 1-20 (leave out for every level 1-20).", type=int),
-        RollParam("difficulty", "Successes required (1-4): adds the chance to pass.", type=int),
-        RollParam("target", "Target's Attribute (1-4): difficulty = Attribute - 1.", type=int),
+        RollParam("skill", "Skill Level 1-20 (leave out for every level 1-20).", type=int,
+                  min=1, max=20),
+        RollParam("difficulty", "Successes required (1-4): adds the chance to pass.", type=int,
+                  min=1, max=4),
+        RollParam("target", "Target's Attribute (1-4): difficulty = Attribute - 1.", type=int,
+                  min=1, max=4),
         *_MODE_FLAGS,
         RollParam("vs", "Contest against an opponent: S, NAME:S or NAME:S:advantage."),
-        RollParam("pool", "Dice kept instead of 3.", type=int),
-        RollParam("bonus", "Successes added by Effort (the Attribute, 1-4).", type=int),
+        RollParam("pool", "Dice kept instead of 3.", type=int, min=1, max=10),
+        RollParam("bonus", "Successes added by Effort (the Attribute, 1-4).", type=int,
+                  min=0, max=4),
     )
 
     options: Options

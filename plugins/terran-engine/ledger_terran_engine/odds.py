@@ -22,15 +22,19 @@ from . import mechanics as m
 from . import state as st
 
 ODDS_PARAMS = (
-    RollParam("pool", "Terran: total dice (Light + Dark) of a Risky Action.", type=int),
-    RollParam("dark", "Terran: Dark Dice risked (Ego risk).", type=int),
-    RollParam("ego", "Terran: current Ego (Ego risk).", type=int),
+    RollParam("pool", "Terran: total dice (Light + Dark) of a Risky Action.", type=int,
+             min=0, max=30),
+    RollParam("dark", "Terran: Dark Dice risked (Ego risk).", type=int, min=0, max=30),
+    RollParam("ego", "Terran: current Ego (Ego risk).", type=int, min=0, max=30),
     RollParam("montage", "Terran: Montage (2 Ego per Dark die).", is_flag=True),
     RollParam("effect", "Terran: Effect dice, e.g. d/2, 1d, 2d, 1d+1."),
-    RollParam("upto", "Terran: list effect values up to this one (default 30).", type=int),
-    RollParam("spend", "Terran: Experience spent (dice summed).", type=int),
-    RollParam("threshold", "Terran: Advancement target (Ego_max + HP_max).", type=int),
-    RollParam("rating", "Terran: current Skill rating for Skill Development.", type=int),
+    RollParam("upto", "Terran: list effect values up to this one (default 30).", type=int,
+             min=1, max=200),
+    RollParam("spend", "Terran: Experience spent (dice summed).", type=int, min=0, max=100),
+    RollParam("threshold", "Terran: Advancement target (Ego_max + HP_max).", type=int,
+             min=0, max=200),
+    RollParam("rating", "Terran: current Skill rating for Skill Development.", type=int,
+             min=0, max=30),
 )
 
 SIXTH = Fraction(1, 6)

@@ -58,9 +58,9 @@ class WyrdEngine(Appliers, RuleSystem):
     roll_params = (
         RollParam("dr", "Wyrd Engine: Difficulty Rating, a number or a name (good, Difficult)."),
         RollParam("trait", "Wyrd Engine: the one trait, gear or boon invoked (they don't stack)."),
-        RollParam("boost", "Wyrd Engine: spend a held boost of +1 or +2.", type=int),
-        RollParam("teamwork", "Wyrd Engine: an ally's teamwork bonus, +1 (or +2).", type=int),
-        RollParam("vs", "Wyrd Engine: the opponent's rating; they roll 4dF too.", type=int),
+        RollParam("boost", "Wyrd Engine: spend a held boost of +1 or +2.", type=int, min=1, max=2),
+        RollParam("teamwork", "Wyrd Engine: an ally's teamwork bonus, +1 (or +2).", type=int, min=1, max=2),
+        RollParam("vs", "Wyrd Engine: the opponent's rating; they roll 4dF too.", type=int, min=-10, max=20),
         RollParam("opponent", "Wyrd Engine: who opposes the roll (for the record)."),
         RollParam("attack", "Wyrd Engine: with --vs, an attack (hits if strictly higher).",
                   is_flag=True),
@@ -84,9 +84,9 @@ class WyrdEngine(Appliers, RuleSystem):
         "wyrd-engine.death_recorded": "Death and the End of Combat",
     }
     odds_params = (
-        RollParam("skill", "Wyrd Engine: the modifier added to 4dF (skill + bonuses).", type=int),
+        RollParam("skill", "Wyrd Engine: the modifier added to 4dF (skill + bonuses).", type=int, min=-10, max=20),
         RollParam("dr", "Wyrd Engine: one Difficulty Rating (default: the whole ladder)."),
-        RollParam("vs", "Wyrd Engine: an opponent's rating for a contest.", type=int),
+        RollParam("vs", "Wyrd Engine: an opponent's rating for a contest.", type=int, min=-10, max=20),
     )
 
     # --- configuration -------------------------------------------------------------------
