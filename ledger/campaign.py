@@ -27,6 +27,7 @@ from .events import (
     Roll,
     SceneEnded,
     SceneStarted,
+    SessionAbandoned,
     SessionEnded,
     SessionStarted,
     stream_of,
@@ -46,6 +47,8 @@ from .rulesystem import RollRequest, RuleError, RuleSystem
 from .store import COLUMNS, Pending, Store
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+#: The events that open and close a session.
+SESSION_TYPES = ("session.started", "session.ended", "session.abandoned")
 
 
 class NotFound(RuleError):
@@ -210,8 +213,8 @@ class Campaign:
 
     def current_session(self) -> int | None:
         """The open session's number, or ``None`` between sessions."""
-        row = self.store.last_of_types(self.id, ["session.started", "session.ended"])
-        if row is None or row[4] == "session.ended":
+        row = self.store.last_of_types(self.id, [*SESSION_TYPES])
+        if row is None or row[4] != "session.started":  # ended or abandoned
             return None
         return int(msgspec.json.decode(row[5])["number"])
 
@@ -234,10 +237,10 @@ class Campaign:
         if text.startswith("session:") and text[8:].isdigit() and len(text) <= 26:
             number = int(text[8:])
             for seq, data in self.store.rows(
-                self.id, types=["session.ended", "session.started"], columns="seq, data"
+                self.id, types=[*SESSION_TYPES], columns="seq, data"
             ):
                 payload = msgspec.json.decode(data)
-                if payload["number"] == number and payload["type"] == "session.ended":
+                if payload["number"] == number and payload["type"] != "session.started":
                     return int(seq)
             if number == self.current_session():
                 return head
@@ -475,6 +478,30 @@ class Campaign:
             self.store.drop_secret(self.id, number)
         return to_recorded(rows[0], event)
 
+    def abandon_session(self, reason: str, *, actor: str, at: str) -> Recorded:
+        """Close the open session whose seed is lost: append ``session.abandoned``.
+
+        :raises RuleError: no reason, no open session, or its seed is still kept (then the
+            session must end normally, revealing it).
+        """
+        if not reason.strip():
+            raise RuleError('say why the session is abandoned: --reason "..."')
+        with self.store.transaction():
+            number = self.current_session()
+            if number is None:
+                raise RuleError("no session is open: there is nothing to abandon")
+            if self.store.get_secret(self.id, number) is not None:
+                raise RuleError(
+                    f"the seed of session {number} is still kept: end the session normally "
+                    "with `campaign session end` (it reveals the seed, so its rolls verify)"
+                )
+            event = SessionAbandoned(number=number, reason=reason.strip())
+            self.validate([event])
+            rows = self.store.append(
+                self.id, [Pending(event)], actor=actor, recorded_at=at, session=number
+            )
+        return to_recorded(rows[0], event)
+
     def scene(self, which: str, title: str, *, actor: str, at: str) -> Recorded:
         """Append ``scene.started`` or ``scene.ended`` (``which`` is ``"start"``/``"end"``)."""
         event: Event = SceneStarted(title=title) if which == "start" else SceneEnded(title=title)
@@ -548,7 +575,7 @@ class Campaign:
             raise RuleError('a correction needs a reason: --reason "..."')
         with self.store.transaction():
             target = self.record(seq)
-            if target.type in ("campaign.created", "session.started", "session.ended"):
+            if target.type in ("campaign.created", *SESSION_TYPES):
                 raise RuleError(f"event {seq} ({target.type}) cannot be corrected")
             if data is not None:
                 payload = {k: v for k, v in msgspec.to_builtins(target.data).items() if k != "type"}

@@ -91,6 +91,17 @@ class SessionEnded(Event, frozen=True, kw_only=True, tag="session.ended"):
     seed_reveal: str
 
 
+class SessionAbandoned(Event, frozen=True, kw_only=True, tag="session.abandoned"):
+    """An open session closed without its seed, which was lost (no backup held it).
+
+    Its engine rolls stay in the log and can never be verified: ``verify`` and ``audit``
+    report them "unverifiable (session abandoned)". ``reason`` is the GM's explanation.
+    """
+
+    number: int
+    reason: str
+
+
 class SceneStarted(Event, frozen=True, kw_only=True, tag="scene.started"):
     """A scene opens (optional title)."""
 
@@ -128,6 +139,7 @@ CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     CharacterCreated,
     SessionStarted,
     SessionEnded,
+    SessionAbandoned,
     SceneStarted,
     SceneEnded,
     NoteAdded,

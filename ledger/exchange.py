@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from .backup import BackupRecord, check_secrets
 from .codec import SALT, Codec, encode_canonical
 from .events import CampaignCreated, CharacterCreated, stream_of
 from .projection import replay_strictly
@@ -90,15 +91,20 @@ def _fits(event: Any, data: bytes) -> bool:
     return encode_canonical(event) == encode_canonical(payload)
 
 
-def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
-    """Import one campaign's export into ``store``; all or nothing.
+def import_lines(
+    store: Store, lines: list[ExportLine], *, backup: BackupRecord | None = None
+) -> tuple[str, int]:
+    """Import one campaign's export (or a GM backup's events) into ``store``; all or nothing.
 
+    :param backup: a GM backup's record (:mod:`ledger.backup`): its secrets are checked
+        against their commitments in the log and restored with the events.
     :returns: ``(campaign id, events imported)``.
     :raises RuleError: an empty file, several campaigns, redacted events (a player's
         export), a campaign or character id the CLI would refuse, a ``campaign.created``
         naming another campaign, payloads that are not canonical or do not decode, an event
         on the wrong stream, a character sheet the rules refuse, a chain or roll that does
-        not verify, or a campaign already in this ledger.
+        not verify, a backup secret that matches no commitment (:func:`check_secrets`), or a
+        campaign already in this ledger.
     """
     from .campaign import ID_PATTERN, load_system
 
@@ -117,7 +123,13 @@ def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
         )
     if any(line.redacted or bytes(line.data) == b"null" for line in lines):
         raise RuleError(
-            "this is a player's export (GM-only events are redacted): import the GM's export"
+            "this is a player's export (GM-only events are redacted), which cannot be restored: "
+            "import a GM backup, made with `campaign backup FILE` on the GM's ledger"
+        )
+    if backup is not None and backup.campaign != campaign:
+        raise RuleError(
+            f"the backup's secrets belong to campaign {backup.campaign[:80]!r}, its events to "
+            f"{campaign!r}: the file was changed"
         )
     first = lines[0]
     if first.type != "campaign.created":
@@ -166,12 +178,18 @@ def import_lines(store: Store, lines: list[ExportLine]) -> tuple[str, int]:
         replay_strictly(system, codec, stored)
     except RuleError as e:
         raise RuleError(f"the file holds an event the rules refuse: {e}") from None
+    secrets = (
+        check_secrets(backup, (msgspec.json.decode(r["data"]) for r in rows))
+        if backup is not None
+        else []
+    )
     with store.transaction():
         if store.head(campaign).seq:
             raise RuleError(
                 f"campaign {campaign!r} already exists in this ledger; import into another file"
             )
         store.insert_rows(stored)
+        store.restore_secrets(secrets)
     return campaign, len(rows)
 
 

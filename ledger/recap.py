@@ -153,8 +153,12 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
             line.text = f"Correction: event {event.target} {verb} — {event.reason} (by {rec.actor})"
         elif rec.type.startswith("session."):
             line.kind = "session"
-            line.text = (
-                f"Session {number} {'started' if rec.type == 'session.started' else 'ended'}"
+            line.text = f"Session {number} " + (
+                "started"
+                if rec.type == "session.started"
+                else f"abandoned, its seed lost: {getattr(event, 'reason', '')}"
+                if rec.type == "session.abandoned"
+                else "ended"
             )
         elif rec.type.startswith("scene."):
             line.kind = "scene"

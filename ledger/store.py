@@ -547,6 +547,28 @@ class Store:
             "delete from secrets where campaign = ? and session = ?", (campaign, session)
         )
 
+    def secret_rows(self, campaign: str) -> list[dict[str, Any]]:
+        """Every secrets-table row of a campaign as ``{column: value}`` (for backups)."""
+        cursor = self.conn.execute("select * from secrets where campaign = ?", (campaign,))
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor]
+
+    def restore_secrets(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Insert secrets-table rows read from a backup (inside :meth:`transaction`).
+
+        :raises StoreError: a row naming a column the secrets table does not have.
+        """
+        columns = {r[1] for r in self.conn.execute("pragma table_info(secrets)")}
+        for row in rows:
+            unknown = set(row) - columns
+            if unknown:
+                raise StoreError(f"a backup secret has unknown fields: {', '.join(sorted(unknown))}")
+            names = list(row)
+            self.conn.execute(
+                f"insert into secrets ({', '.join(names)}) values ({', '.join('?' * len(names))})",
+                [row[n] for n in names],
+            )
+
     # --- snapshots -----------------------------------------------------------------------
 
     def save_snapshot(

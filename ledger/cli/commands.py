@@ -207,13 +207,33 @@ def session_end(app: App, as_json: bool) -> None:
         click.echo(f"Receipt: {receipt}")
 
 
+@session.command("abandon")
+@click.option("--reason", required=True, help="Why the session is closed without its seed.")
+@json_option
+@pass_app
+def session_abandon(app: App, reason: str, as_json: bool) -> None:
+    """Close the open session when its seed is lost (no backup holds it).
+
+    Records session.abandoned with the reason. The session's engine rolls stay in the log,
+    reported "unverifiable (session abandoned)" by verify and audit; the next session
+    starts as usual. Refused while the seed is still kept: end the session normally.
+    """
+    rec = app.campaign.abandon_session(reason, actor=app.actor, at=now())
+    if as_json:
+        echo_json({"seq": rec.seq, "session": rec.data.number, "reason": rec.data.reason})
+    else:
+        click.echo(f"Session {rec.data.number} abandoned (seq {rec.seq}): its seed was lost.")
+
+
 @session.command("list")
 @json_option
 @pass_app
 def session_list(app: App, as_json: bool) -> None:
-    """List sessions with their commitments and reveals."""
+    """List sessions with their commitments and reveals (or why one was abandoned)."""
+    from ..campaign import SESSION_TYPES
+
     out: dict[int, dict[str, Any]] = {}
-    for rec in app.campaign.records(types=["session.started", "session.ended"]):
+    for rec in app.campaign.records(types=[*SESSION_TYPES]):
         s = out.setdefault(rec.data.number, {"session": rec.data.number})
         if rec.type == "session.started":
             s.update(
@@ -221,6 +241,8 @@ def session_list(app: App, as_json: bool) -> None:
                 started_at=rec.recorded_at,
                 seed_commitment=rec.data.seed_commitment,
             )
+        elif rec.type == "session.abandoned":
+            s.update(abandoned_seq=rec.seq, abandoned_at=rec.recorded_at, reason=rec.data.reason)
         else:
             s.update(ended_seq=rec.seq, ended_at=rec.recorded_at, seed_reveal=rec.data.seed_reveal)
     rows = list(out.values())
@@ -228,7 +250,13 @@ def session_list(app: App, as_json: bool) -> None:
         echo_json(rows)
         return
     for s in rows:
-        state = f"ended at seq {s['ended_seq']}" if "ended_seq" in s else "open"
+        state = (
+            f"ended at seq {s['ended_seq']}"
+            if "ended_seq" in s
+            else f"abandoned at seq {s['abandoned_seq']} (seed lost)"
+            if "abandoned_seq" in s
+            else "open"
+        )
         click.echo(f"session {s['session']:<4} started seq {s['started_seq']:<6} {state}")
 
 
@@ -353,28 +381,68 @@ def export_(app: App, output: str | None) -> None:
 @json_option
 @pass_app
 def import_(app: App, file: Any, as_json: bool) -> None:
-    """Import a GM export (NDJSON) into this ledger file.
+    """Import a GM backup (`campaign backup`) or a GM export (NDJSON) into this ledger file.
 
-    Refused, with nothing written, when the chain or a roll does not verify, when the file
-    is a player's export, or when the campaign already exists here. A new ledger file is
-    built privately and appears whole, only when the import succeeds.
+    A backup restores everything, the open session's seed included (each secret checked
+    against its commitment in the log). Refused, with nothing written, when the chain or a
+    roll does not verify, when the file is a player's export, or when the campaign already
+    exists here. A new ledger file is built privately and appears whole, only when the
+    import succeeds.
     """
     import os
 
+    from ..backup import split_backup
     from ..exchange import import_lines, parse_lines
 
-    lines = parse_lines(file)
+    backup, rest = split_backup(file)
+    lines = parse_lines(rest)
     if app.db_path != ":memory:" and not os.path.exists(app.db_path):
-        campaign, count = _import_into_new_file(app.db_path, lines)
+        campaign, count = _import_into_new_file(app.db_path, lines, backup)
     else:
-        campaign, count = import_lines(app.store(create=True), lines)
+        campaign, count = import_lines(app.store(create=True), lines, backup=backup)
+    secrets = len(backup.secrets) if backup is not None else 0
     if as_json:
-        echo_json({"campaign": campaign, "events": count})
+        echo_json({"campaign": campaign, "events": count, "secrets": secrets})
     else:
-        click.echo(f"Imported campaign {campaign}: {count} events, chain and rolls verified.")
+        kept = f" and {secrets} unrevealed seed{'s' if secrets != 1 else ''}" if secrets else ""
+        click.echo(
+            f"Imported campaign {campaign}: {count} events{kept}, chain and rolls verified."
+        )
 
 
-def _import_into_new_file(path: str, lines: Any) -> tuple[str, int]:
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@json_option
+@pass_app
+def backup(app: App, file: str, as_json: bool) -> None:
+    """Write a GM backup of the campaign to FILE: everything `import` needs to restore it.
+
+    FILE holds the GM's export (every event, line for line as `campaign --as gm export`)
+    after a first line with the unrevealed seeds (the open session's, and any downtime
+    seed). Anyone who reads it can foresee the open session's engine rolls: it is written
+    readable by you only; keep it private and share `campaign export` instead.
+    """
+    from ..backup import backup_lines
+    from .output import atomic_file
+
+    store = app.store()
+    campaign = app.campaign
+    with atomic_file(file, db_path=app.db_path, private=True) as f, store.transaction():
+        lines = 0
+        for line in backup_lines(store, campaign.id):
+            f.write(line)
+            lines += 1
+        secrets = len(store.secret_rows(campaign.id))
+    if as_json:
+        echo_json({"campaign": campaign.id, "file": file, "events": lines - 1, "secrets": secrets})
+    else:
+        click.echo(
+            f"Backed up {campaign.id} to {file}: {lines - 1} events and {secrets} unrevealed "
+            f"seed{'s' if secrets != 1 else ''} (keep this file private)."
+        )
+
+
+def _import_into_new_file(path: str, lines: Any, backup: Any) -> tuple[str, int]:
     """Import into a ledger file that does not exist yet, without ever touching another's.
 
     The ledger is built in a private temporary file beside ``path`` (write lock held from
@@ -400,7 +468,7 @@ def _import_into_new_file(path: str, lines: Any) -> tuple[str, int]:
     try:
         store = Store(tmp, synchronous=os.environ.get("CAMPAIGN_SYNCHRONOUS", "NORMAL"))
         try:
-            result = import_lines(store, lines)
+            result = import_lines(store, lines, backup=backup)
         finally:
             store.conn.close()  # checkpoints the WAL into the file and removes it
         os.chmod(tmp, _mode_for(path, private=False))

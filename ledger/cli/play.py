@@ -275,6 +275,8 @@ def describe_core(rec: Any) -> str | None:
             return f"Session {d.number} started (seed commitment {d.seed_commitment[:16]}…)"
         case "session.ended":
             return f"Session {d.number} ended (seed revealed: {d.seed_reveal[:16]}…)"
+        case "session.abandoned":
+            return f"Session {d.number} abandoned, its seed lost: {d.reason}"
         case "scene.started" | "scene.ended":
             verb = "started" if rec.type == "scene.started" else "ended"
             return f"Scene {verb}" + (f": {d.title}" if d.title else "")

@@ -1,0 +1,117 @@
+"""GM backups restore everything; an open session whose seed is lost can be abandoned (#14)."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+import pytest
+
+from ledger.backup import BACKUP_KEY
+
+from .test_outputs import refused, run
+
+
+@pytest.fixture
+def open_session(toy_campaign, db_path):
+    """The toy campaign in session 2 (session 1 ended), with an engine roll in each."""
+    invoke = toy_campaign
+    for args in (
+        ["session", "start"],
+        ["roll", "ann", "brawl"],
+        ["session", "end"],
+        ["session", "start"],
+        ["roll", "bob", "sneak"],
+        ["record", "secret-noted", "--character", "bob", "--value", "5"],
+    ):
+        assert invoke(*args).exit_code == 0, args
+    return db_path
+
+
+def test_backup_restores_the_open_sessions_seed(open_session, tmp_path):
+    # Seen: restoring the GM's export of a campaign with an open session lost its seed for
+    # good ("the seed of session 2 is missing"; "session 2 is still open")
+    backup = tmp_path / "toybox.backup"
+    result = run(open_session, "backup", str(backup))
+    assert result.exit_code == 0, result.output
+    assert "1 unrevealed seed" in result.output and "private" in result.output
+    assert stat.S_IMODE(backup.stat().st_mode) == 0o600
+    restored = str(tmp_path / "restored.db")
+    result = run(restored, "import", str(backup))
+    assert result.exit_code == 0, result.output
+    assert "1 unrevealed seed" in result.output
+    assert run(restored, "roll", "ann", "brawl").exit_code == 0
+    ended = run(restored, "session", "end")
+    assert ended.exit_code == 0, ended.output
+    assert run(restored, "verify").exit_code == 0
+    assert run(restored, "session", "start").exit_code == 0
+
+
+def test_backup_lines_are_the_gm_exports_lines(open_session, tmp_path):
+    backup, export = tmp_path / "b.ndjson", tmp_path / "e.ndjson"
+    assert run(open_session, "backup", str(backup)).exit_code == 0
+    assert run(open_session, "--as", "gm", "export", "-o", str(export)).exit_code == 0
+    first, *events = backup.read_bytes().splitlines(keepends=True)
+    assert events == export.read_bytes().splitlines(keepends=True)
+    record = json.loads(first)
+    assert record[BACKUP_KEY] == 1 and record["campaign"] == "toybox"
+    assert "private" in record["warning"]
+    assert [s["session"] for s in record["secrets"]] == [2]
+
+
+def test_a_backup_whose_secret_was_changed_is_refused(open_session, tmp_path):
+    backup = tmp_path / "b.ndjson"
+    assert run(open_session, "backup", str(backup)).exit_code == 0
+    first, rest = backup.read_bytes().split(b"\n", 1)
+    record = json.loads(first)
+    record["secrets"][0]["seed"] = "00" * 32
+    backup.write_bytes(json.dumps(record).encode() + b"\n" + rest)
+    target = tmp_path / "r.db"
+    refused(run(str(target), "import", str(backup)), "matches no seed commitment")
+    assert not target.exists()
+
+
+def test_importing_a_player_copy_names_the_backup_command(open_session, tmp_path):
+    player = tmp_path / "p.ndjson"
+    assert run(open_session, "export", "-o", str(player)).exit_code == 0
+    refused(run(str(tmp_path / "r.db"), "import", str(player)), "campaign backup FILE")
+
+
+def test_abandon_closes_a_session_whose_seed_is_lost(open_session):
+    from ledger.store import Store
+
+    store = Store(open_session)  # the seed is lost (a ledger restored without a backup)
+    store.drop_secret("toybox", 2)
+    store.conn.close()
+    refused(run(open_session, "session", "end"), "seed of session 2 is missing")
+    refused(run(open_session, "session", "abandon", "--reason", "  "), "why")
+    result = run(open_session, "session", "abandon", "--reason", "lost the laptop")
+    assert result.exit_code == 0, result.output
+    assert "Session 2 abandoned (seq 10)" in result.output
+    log = run(open_session, "log").output
+    assert "[10] Session 2 abandoned, its seed lost: lost the laptop" in log
+    assert "abandoned at seq 10 (seed lost)" in run(open_session, "session", "list").output
+    assert run(open_session, "session", "start").exit_code == 0
+    assert run(open_session, "roll", "ann", "brawl").exit_code == 0
+    assert run(open_session, "session", "end").exit_code == 0
+    refused(run(open_session, "correct", "10", "--reason", "oops"), "cannot be corrected")
+    recap = run(open_session, "recap", "--session", "2").output
+    assert "Session 2 abandoned, its seed lost: lost the laptop" in recap
+
+
+def test_abandon_is_refused_while_the_seed_is_kept(open_session, db_path):
+    from .test_reliability_fuzz import fingerprint
+
+    before = fingerprint(db_path)
+    refused(run(db_path, "session", "abandon", "--reason", "bored"), "campaign session end")
+    assert fingerprint(db_path) == before
+    assert run(db_path, "session", "end").exit_code == 0
+    refused(run(db_path, "session", "abandon", "--reason", "x"), "no session is open")
+
+
+def test_backup_refuses_to_overwrite_the_ledger(open_session):
+    from .test_reliability_fuzz import fingerprint
+
+    before = fingerprint(open_session)
+    refused(run(open_session, "backup", open_session), "the open ledger")
+    assert fingerprint(open_session) == before
