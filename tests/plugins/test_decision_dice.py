@@ -28,6 +28,7 @@ from ledger_decision_dice.odds import mean, p_at_least, p_success, sum_distribut
 
 from ledger import DiceError, RollRequest, RuleError
 from ledger.dice import PhysicalDice
+from ledger.results import result_problem
 
 SHEET = {
     "level": 2,
@@ -48,8 +49,11 @@ def make(options: dict[str, Any] | None = None, sheet: dict[str, Any] | None = N
 
 
 def roll(system, state, skill: str, faces: str, **params: Any):
-    return system.resolve(state, RollRequest(character="jen", name="Nimble Jen", skill=skill,
-                                             params=params), PhysicalDice(faces.split()))
+    """Resolve with the book's faces; the event re-derives to itself (verify's check, #13)."""
+    event = system.resolve(state, RollRequest(character="jen", name="Nimble Jen", skill=skill,
+                                              params=params), PhysicalDice(faces.split()))
+    assert result_problem(system, state, event, name="Nimble Jen") is None
+    return event
 
 
 def apply(system, state, event):

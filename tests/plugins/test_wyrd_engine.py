@@ -32,6 +32,7 @@ from ledger_wyrd_engine.state import Character
 from ledger import RollRequest, RuleError
 from ledger.dice import DiceError, EngineDice, PhysicalDice, parse_faces
 from ledger.events import SceneEnded, SessionEnded
+from ledger.results import result_problem
 
 CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "grand-casebook"
 
@@ -53,8 +54,11 @@ def make(system: WyrdEngine, stem: str) -> Character:
 def roll(
     system: WyrdEngine, state: Character, skill: str, faces: str, **params: Any
 ) -> CheckRolled:
+    """Resolve with the book's faces; the event re-derives to itself (verify's check, #13)."""
     request = RollRequest(character=state.id, name=state.name, skill=skill, params=params)
-    return system.resolve(state, request, PhysicalDice(parse_faces(faces)))
+    event = system.resolve(state, request, PhysicalDice(parse_faces(faces)))
+    assert result_problem(system, state, event, name=state.name) is None
+    return event
 
 
 def apply(system: WyrdEngine, state: Character, event: Any) -> Character:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ledger import DiceSource, RollRequest, RuleError
+from ledger import DiceSource, Roll, RollRequest, RuleError
 
 from .events import (
     ContestRolled,
@@ -135,7 +135,7 @@ def resolve_roll(
         if extra:
             raise RuleError(f"{item.name!r} is an item: a supply roll takes no "
                             f"{', '.join('--' + e for e in extra)}")
-        return _supply_roll(state, item, dice, options)
+        return supply_roll(state, item, dice, options)
     if _given(params, "opponent"):
         wrong = [n for n in DECISION_ONLY if _given(params, n)]
         if wrong:
@@ -238,8 +238,11 @@ def _contest(
     )
 
 
-def _supply_roll(state: Character, item: Item, dice: DiceSource, options: Options) -> SupplyRolled:
-    """A supply roll on its own ("Supply Rolls"): roll the listed die; ≤ 3 lowers it."""
+def supply_roll(state: Character, item: Item, dice: DiceSource, options: Options) -> SupplyRolled:
+    """A supply roll on its own ("Supply Rolls"): roll the listed die; ≤ 3 lowers it.
+
+    :raises RuleError: the item has no supply die or is Empty.
+    """
     die = supply_die_of(item)
     face = dice.d(supply_sides(die))
     dice.finish()
@@ -249,3 +252,38 @@ def _supply_roll(state: Character, item: Item, dice: DiceSource, options: Option
         target=options.supply_step_max + 1, after=after,
         outcome="success" if after == die else "failure", **dice.fields(),
     )
+
+
+def request_of(event: Roll) -> RollRequest | None:
+    """The request :func:`resolve_roll` turned into ``event`` (``None``: not one of ours).
+
+    Reads only inputs: the stat (or item), ``base_target`` (``--target``),
+    ``target_adjustments`` (``--adjust``), ``impossible_task`` (``--impossible``), the
+    supply item, ``advantage``/``disadvantage`` (given or from a condition: the flag gives
+    the same dice either way), the ``--bonus``/``--penalty``/``--modifier`` lines of the
+    breakdown (stated values, in order) and, for a contest, the opponent's name, modifiers
+    and advantage. Conditions, the stat's value and every total come from the state and
+    the draws again (002_735c6d6cd834a641.txt, "Decision Rolls", "Contested Rolls").
+    """
+    if isinstance(event, SupplyRolled):
+        return RollRequest(event.character, "", event.item, {})
+    if not isinstance(event, DecisionRolled | ContestRolled):
+        return None
+    params: dict[str, Any] = {"advantage": event.advantage, "disadvantage": event.disadvantage}
+    for kind in ("bonus", "penalty", "modifier"):
+        given = tuple(m.stated for m in event.modifiers[1:] if m.source == f"--{kind}")
+        if given:
+            params[kind] = given
+    if isinstance(event, ContestRolled):
+        params.update(
+            opponent=event.opponent,
+            opponent_modifier=tuple(event.opponent_modifiers),
+            opponent_advantage=event.opponent_advantage,
+            opponent_disadvantage=event.opponent_disadvantage,
+        )
+    else:
+        params.update(target=event.base_target, adjust=tuple(event.target_adjustments),
+                      impossible=event.impossible_task)
+        if event.supply is not None:
+            params["supply"] = event.supply.item
+    return RollRequest(event.character, "", event.stat, params)

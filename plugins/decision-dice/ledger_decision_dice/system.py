@@ -14,7 +14,17 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from ledger import DiceSource, Event, Roll, RollParam, RollRequest, RuleError, RuleSystem, applies
+from ledger import (
+    DiceSource,
+    Event,
+    ReplayDice,
+    Roll,
+    RollParam,
+    RollRequest,
+    RuleError,
+    RuleSystem,
+    applies,
+)
 
 from . import odds as exact
 from .events import (
@@ -39,9 +49,10 @@ from .mechanics import (
     decision_dice_count,
     normalise_supply,
     parse_target,
+    supply_sides,
     supply_step,
 )
-from .rolls import resolve_roll
+from .rolls import find_item, request_of, resolve_roll, supply_roll
 from .sheet import (
     TRACKER_MAX,
     TRACKER_MIN,
@@ -175,11 +186,49 @@ class DecisionDice(RuleSystem):
         """
         return resolve_roll(state, request, dice, self.options)
 
+    def request_of(self, event: Roll) -> RollRequest:
+        """The ``campaign roll`` request :meth:`resolve` turned into a recorded roll.
+
+        Reads only inputs (see :func:`ledger_decision_dice.rolls.request_of`), so an amended
+        input (``base_target``, ``target_adjustments``, a ``--bonus`` line, ...) is
+        resolved again with the recorded dice.
+
+        :raises RuleError: not a decision-dice roll event.
+        """
+        request = request_of(event)
+        return request if request is not None else super().request_of(event)
+
+    def rederive(self, state: Character, event: Roll, *, name: str) -> Roll:
+        """The roll the rules give for ``event``'s inputs and draws.
+
+        A supply roll is re-derived from the item it names (not through :meth:`resolve`,
+        which rolls a stat of the same name first, ruling DD3), so a supply roll recorded by
+        hand is checked too: the die is the item's die in ``state``, the face is the recorded
+        draw, and ``after``, ``total``, ``target`` and ``outcome`` follow from them
+        (002_735c6d6cd834a641.txt, "Supply Rolls").
+        """
+        if isinstance(event, SupplyRolled):
+            dice = ReplayDice(event)
+            derived = supply_roll(state, find_item(state, event.item), dice, self.options)
+            dice.finish()
+            return derived
+        return super().rederive(state, event, name=name)
+
     # --- appliers ------------------------------------------------------------------------
 
     def _supply_applied(self, state: Character, item_name: str, die: str, face: int,
                         after: str) -> Character:
-        """The state after a supply roll: checks the die is the item's, steps it down."""
+        """The state after a supply roll: steps the item's die down.
+
+        The roll must fit the state it is applied to (ruling DD5): the item has a supply die
+        and is not Empty, the recorded ``die`` is the item's die now, ``face`` is one that
+        die shows, and ``after`` is the step the rules give (002_735c6d6cd834a641.txt, "Supply
+        Rolls": "If the result is 3 or lower, the die size is lowered a size"). A roll recorded against a die the item no
+        longer has (an earlier supply roll retracted, two people rolling on one kit) is
+        refused, so a correction cannot leave the log showing a step the sheet lost.
+
+        :raises RuleError: naming the item, the recorded die and the item's die now.
+        """
         item = self._item(state, item_name)
         if item.supply is None:
             raise RuleError(f"{item.name!r} has no supply die: it makes no supply rolls")
@@ -189,6 +238,8 @@ class DecisionDice(RuleSystem):
         if normalise_supply(die) != item.supply:
             raise RuleError(f"the supply roll used a {die} but {item.name!r} has a "
                             f"{item.supply} now: roll again")
+        if not 1 <= face <= supply_sides(item.supply):
+            raise RuleError(f"a {item.supply} shows 1 to {supply_sides(item.supply)}, not {face}")
         expected = supply_step(item.supply, face, self.options.supply_step_max)
         if normalise_supply(after) != expected:
             raise RuleError(f"a {item.supply} showing {face} leaves {expected}, not {after}")

@@ -14,7 +14,16 @@ from typing import Any
 
 import msgspec
 
-from ledger import DiceSource, Event, Recorded, RollParam, RollRequest, RuleError, RuleSystem
+from ledger import (
+    DiceSource,
+    Event,
+    Recorded,
+    Roll,
+    RollParam,
+    RollRequest,
+    RuleError,
+    RuleSystem,
+)
 from ledger.dice import PhysicalDice
 
 from . import events as ev
@@ -321,6 +330,35 @@ class WyrdEngine(Appliers, RuleSystem):
             physical=physical,
             **dice.fields(),
         )
+
+    def request_of(self, event: Roll) -> RollRequest:
+        """The ``campaign roll`` request :meth:`resolve` turned into a recorded roll.
+
+        Reads only the roll's inputs: ``skill``, ``dr`` (passive) or ``opposition``,
+        ``opponent`` and ``mode`` (contest, attack, defence), ``trait``, ``boost``,
+        ``teamwork`` and ``physical``; never its faces, rating, penalty, total, margin or
+        outcome, which :meth:`resolve` derives again from the state and the draws
+        (000_60e07241544698f0.txt, "Conflict resolution at a glance"). ``physical`` is read
+        as the ``--physical`` flag: a roll of a physical skill records ``True`` either way.
+
+        :raises RuleError: ``event`` is not a :class:`~ledger_wyrd_engine.events.CheckRolled`.
+        """
+        if not isinstance(event, ev.CheckRolled):
+            return super().request_of(event)
+        params: dict[str, Any] = {}
+        if event.mode == "passive":
+            if event.dr is not None:
+                params["dr"] = event.dr
+        else:
+            params["vs"] = event.opposition
+            params["opponent"] = event.opponent
+            params["attack"] = event.mode == "attack"
+            params["defend"] = event.mode == "defence"
+        for key, value in (("trait", event.trait), ("boost", event.boost),
+                           ("teamwork", event.teamwork), ("physical", event.physical)):
+            if value:
+                params[key] = value
+        return RollRequest(event.character, "", event.skill, params)
 
     # --- reading -------------------------------------------------------------------------
 
