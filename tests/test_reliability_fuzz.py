@@ -182,6 +182,7 @@ def test_impossible_sheets(ledger, tmp_path, name, cid, skills, raw):
     if result.exit_code == 0:
         assert raw is not None or (name and name.strip())
         assert raw is not None or all(type(v) is int and 0 <= v <= 3 for v in skills.values())
+        assert raw is not None or not any(map(invisible, [name or "", cid or "", *skills]))
 
 
 # --- import files ----------------------------------------------------------------------
@@ -406,3 +407,126 @@ def test_decision_dice_equipment_not_a_list(tmp_path, frozen):
     sheet.write_text('name = "Oskar"\nequipment = 1\n[stats]\nMight = 1\n')
     before = fingerprint(db)
     check(run(db, ["character", "add", "--sheet", str(sheet)]), db, before)
+
+
+# --- hostile text and output paths (#14) ---------------------------------------------------
+
+INVISIBLE_CHARS = ["\x00", "\x1b", "\x7f", "\u202e", "\u202a", "\u2066", "\u2069", "\u200b",
+                   "\u2028", "\u2029", "\ufeff", "\r", "\n", "\t"]  # fmt: skip
+HOSTILE_PIECES = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "</li>", "&amp;",
+                  '"', "'", "\n[33] Isa Marrow — Lockpicking +3, d20 20 = 23: good", "\x1b[2J",
+                  "**bold**", "- [9] fake", "名前", "é"]  # fmt: skip
+HOSTILE = st.lists(
+    st.one_of(st.sampled_from(INVISIBLE_CHARS), st.sampled_from(HOSTILE_PIECES), st.text(max_size=5)),
+    min_size=1,
+    max_size=6,
+).map("".join)
+
+
+def invisible(text: str) -> bool:
+    """Does ``text`` hold a character a name refuses (ledger.text.INVISIBLE)?"""
+    import unicodedata
+
+    return any(unicodedata.category(ch) in {"Cc", "Cf", "Cs", "Zl", "Zp"} for ch in text)
+
+
+def shows_nothing_invisible(text: str) -> bool:
+    return not any(invisible(line) for line in text.split("\n"))
+
+
+@FUZZ
+@given(text=HOSTILE, where=st.sampled_from(["note", "scene", "reason", "name", "skill", "title"]))
+def test_hostile_text(ledger, tmp_path, text, where):
+    if text.startswith("-"):
+        return  # an option, not text
+    sheet = tmp_path / "hostile.toml"
+    args = {
+        "note": ["note", text],
+        "scene": ["scene", "start", text],
+        "reason": ["correct", "5", "--reason", text],
+        "name": ["character", "add", "--sheet", str(sheet)],
+        "skill": ["character", "add", "--sheet", str(sheet)],
+        "title": ["new", "other", "--system", "toy", "--title", text],
+    }[where]
+    if where == "name":
+        sheet.write_text(f"name = {json.dumps(text)}\nid = 'cy'\n[skills]\nbrawl = 1\n")
+    elif where == "skill":
+        sheet.write_text(f"name = 'Cy'\n[skills]\n{json.dumps(text)} = 1\n")
+    result, path, before = attempt(ledger, args)
+    if where in ("name", "skill", "title") and invisible(text):  # a name: refused
+        assert result.exit_code == 1, (text, result.output)  # (blank names refused as blank)
+    if result.exit_code != 0:
+        return
+    # every text output keeps one entry a line and shows nothing invisible
+    log = run(path, ["--campaign", "toybox", "log"]).output
+    events = json.loads(run(path, ["--campaign", "toybox", "log", "--json"]).output)
+    lines = log.splitlines()
+    assert len(lines) == len(events), log
+    assert [int(line[1 : line.index("]")]) for line in lines] == [e["seq"] for e in events]
+    assert shows_nothing_invisible(log)
+    for fmt in ("md", "html"):
+        out = run(path, ["--campaign", "toybox", "recap", "--session", "1", "--format", fmt])
+        assert out.exit_code == 0, out.output
+        assert shows_nothing_invisible(out.output)
+        if fmt == "html":
+            assert "<script>" not in out.output and "<img" not in out.output
+    if where in ("note", "reason"):  # JSON keeps the text exactly
+        data = events[-1]["data"]
+        assert text.strip() in (data.get("text"), data.get("reason"))
+
+
+OUTPUTS = ["ledger", "wal", "shm", "journal", "folder", "other-db", "other-wal", "link",
+           "hardlink", "fresh", "existing"]  # fmt: skip
+WRITERS = [
+    ["export", "-o"],
+    ["--as", "gm", "export", "-o"],
+    ["backup"],
+    ["recap", "--session", "1", "-o"],
+    ["recap", "--session", "1", "--format", "html", "-o"],
+    ["fairness", "--plot"],
+    ["odds", "toy", "--target", "8", "--plot"],
+]
+
+
+@FUZZ
+@given(target=st.sampled_from(OUTPUTS), writer=st.sampled_from(WRITERS))
+def test_output_paths(ledger, tmp_path, target, writer):
+    path = ledger.fresh()
+    out_dir = Path(path).parent
+    other = out_dir / f"other-{Path(path).stem}.db"
+    if not other.exists():
+        conn = sqlite3.connect(other)
+        conn.execute("create table t (x)")
+        conn.close()
+    plot = "--plot" in writer
+    name = f"{Path(path).stem}-{target}" + (".png" if plot else ".out")
+    existing = out_dir / name
+    if target == "existing":
+        existing.write_text("keep me until the new file is whole")
+    if target == "link":
+        existing.symlink_to(path)
+    if target == "hardlink":
+        os.link(path, existing)
+    where = {
+        "ledger": path,
+        "wal": path + "-wal",
+        "shm": path + "-shm",
+        "journal": path + "-journal",
+        "folder": str(out_dir),
+        "other-db": str(other),
+        "other-wal": str(other) + "-wal",
+    }.get(target, str(existing))
+    before, other_before = fingerprint(path), other.read_bytes()
+    result = run(path, [*writer, where])
+    check(result, path, before)
+    assert other.read_bytes() == other_before
+    dangerous = target not in ("fresh", "existing")
+    assert (result.exit_code == 2) == dangerous, (target, writer, result.output)
+    if dangerous:
+        assert fingerprint(path) == before
+        assert not os.path.exists(str(other) + "-wal") or target != "other-wal"
+    else:
+        assert existing.stat().st_size > 0
+        if not plot:
+            assert existing.read_text(encoding="utf-8") != "keep me until the new file is whole"
+    assert not [p for p in out_dir.iterdir() if p.name.startswith(".campaign")]
