@@ -254,3 +254,18 @@ def test_seen_retracting_an_early_supply_roll_refuses_the_later_supply_step():
     with pytest.raises(RuleError, match=r"^event 3: the supply roll used a d6 but 'Field "
                                         r"Medkit' has a d8 now"):
         fold(events, corrections_from([(4, retract)]))
+
+
+def test_a_supply_face_the_items_die_cannot_show_is_refused_on_replay():
+    # a d8 "showing" 9 would keep its size (9 > 3) and pass the step check: refused (DD5)
+    forged_face = SupplyRolled(character="jen", item="Field Medkit", die="d8", dice=[9],
+                               total=9, target=4, after="d8", outcome="success",
+                               source="physical", draws=[(8, 9)])  # fmt: skip
+    with pytest.raises(RuleError, match="a d8 shows 1 to 8, not 9"):
+        SYSTEM.appliers()[SupplyRolled](STATE, forged_face)
+    with_supply = roll("Wits", "3 2 4", target="challenging", supply="lockpicks")
+    assert with_supply.supply is not None
+    lying = msgspec.structs.replace(
+        with_supply, supply=msgspec.structs.replace(with_supply.supply, face=7))
+    with pytest.raises(RuleError, match="a d4 shows 1 to 4, not 7"):
+        SYSTEM.appliers()[DecisionRolled](STATE, lying)
