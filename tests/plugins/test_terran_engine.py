@@ -25,6 +25,7 @@ from ledger_terran_engine.events import (
 
 from ledger import DiceError, RollRequest, RuleError
 from ledger.dice import PhysicalDice
+from ledger.results import result_problem
 
 SYS = TerranEngine().configure({})
 
@@ -53,9 +54,13 @@ def roll(
     state: st.Character, what: str | None, faces: list[int], system: TerranEngine = SYS,
     **params: Any,
 ) -> tuple[Any, st.Character]:
-    """Resolve a roll with physical ``faces`` and apply it: (event, new state)."""
+    """Resolve a roll with physical ``faces`` and apply it: (event, new state).
+
+    Every worked example also re-derives to itself from its inputs and draws (#13).
+    """
     request = RollRequest(character="jen", name="Nimble Jen", skill=what, params=params)
     event = system.resolve(state, request, PhysicalDice([str(f) for f in faces]))
+    assert result_problem(system, state, event, name="Nimble Jen") is None
     return event, apply(state, event, system)
 
 
@@ -233,9 +238,10 @@ def test_t16_retire_halves_advancements_rounded_up() -> None:
     jen = make(legacy_advancements=4, advancements=["Tough", "Sniper", "Fast", "Rally"])
     jen = st.Character(**{**_fields(jen), "experience": 20})
     won = AdvancementRolled(
-        character="jen", session=1, spent=20, faces=[6] * 20, total=120, threshold=20,
+        character="jen", session=1, spent=20, faces=[6] * 20, total=120, threshold=17,
         success=True, advancement="Retire", source="physical", draws=[(6, 6)] * 20,
     )
+    assert result_problem(SYS, jen, won, name="Nimble Jen") is None
     after = apply(jen, won)
     assert (st.retired(after), after.successor_advancements) == (True, 3)
     with pytest.raises(RuleError, match="retired"):
@@ -366,7 +372,9 @@ def test_d13_estranged_lowers_ego_max_and_restores_ego() -> None:
 
 
 def _spend(state: st.Character, event: Any) -> st.Character:
-    return apply(st.Character(**{**_fields(state), "experience": 5}), event)
+    state = st.Character(**{**_fields(state), "experience": 5})
+    assert result_problem(SYS, state, event, name="Nimble Jen") is None  # re-derives (#13)
+    return apply(state, event)
 
 
 def test_d15_advancement_roll_reaches_ego_max_plus_hp_max() -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from msgspec import UNSET, UnsetType
+
 from ledger import Event, Roll
 
 # --- rolls --------------------------------------------------------------------------------
@@ -67,7 +69,11 @@ class EffectRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.effect_ro
 
     ``code`` is the dice (``d/2``, ``1d``, ``1d+1``, ``2d`` ...), ``faces`` the dice rolled,
     ``explosions`` the extra dice of a 6, ``value`` the Effect. With ``challenge`` it lowers
-    that Challenge's Disposition (armour never reduces it).
+    that Challenge's Disposition (armour never reduces it). The inputs ``effect`` (the
+    ``--effect`` code given, ``None`` with a weapon) and ``twohands`` (``--twohands``: a
+    medium 1d held two-handed is 1d+1) are recorded since results are re-derived; on events
+    written before, they are ``UNSET`` (left out of the stored bytes) and read from the code
+    and the state.
     """
 
     character: str
@@ -78,6 +84,8 @@ class EffectRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.effect_ro
     challenge: str | None = None
     weapon: str | None = None
     advancements: list[str] = []
+    effect: str | None | UnsetType = UNSET
+    twohands: bool | UnsetType = UNSET
 
 
 class ConsequenceRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.consequence_rolled"):
@@ -87,6 +95,9 @@ class ConsequenceRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.cons
     "1.3.1"), ``complication`` (−Nd on the next related Risky Action), ``fork`` (opens a new
     Challenge named ``fork`` of the table's level) or ``none`` (narrative only, ruling R22).
     ``protected`` are the Protected advancement's Dark Dice (drawn after the effect dice).
+    ``effect`` is the ``--effect`` code given (``None``: the Challenge's own dice), recorded
+    since results are re-derived (``UNSET``, left out of the stored bytes, on events written
+    before: read from the state).
     """
 
     character: str
@@ -101,6 +112,7 @@ class ConsequenceRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.cons
     damage: int = 0
     complication: int = 0
     fork: str | None = None
+    effect: str | None | UnsetType = UNSET
 
 
 class FortuneRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.fortune_rolled"):

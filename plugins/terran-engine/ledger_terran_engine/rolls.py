@@ -269,8 +269,10 @@ def effect_roll(
             )
         weapon = known[str(weapon).casefold()]
         code = m.parse_effect(state.weapons[weapon])
+        given = None
     elif params.get("effect"):
         code = m.parse_effect(str(params["effect"]))
+        given = str(code)
     else:
         raise RuleError("name the Effect dice: --weapon NAME or --effect d/2|1d|1d+1|2d")
     if params.get("twohands"):
@@ -295,7 +297,7 @@ def effect_roll(
     return EffectRolled(
         character=state.id, code=str(code), faces=result.faces, explosions=result.explosions,
         value=result.value, challenge=challenge, weapon=weapon, advancements=used,
-        **dice.fields(),
+        effect=given, twohands=bool(params.get("twohands")), **dice.fields(),
     )
 
 
@@ -332,8 +334,9 @@ def consequence_roll(
             raise RuleError(f"the Challenge {ch.name} is already {ch.status}")
         challenge = ch.name
         code = m.challenge_effect(ch.level)
-    if params.get("effect"):
-        code = m.parse_effect(str(params["effect"]))
+    given = m.parse_effect(str(params["effect"])) if params.get("effect") else None
+    if given is not None:
+        code = given
     elif challenge is None:
         raise RuleError("name the Challenge (--challenge NAME) or its Effect dice (--effect 2d)")
     if kind == "complication" and challenge is None:
@@ -362,7 +365,7 @@ def consequence_roll(
         value=result.value, challenge=challenge, consequence=kind,  # type: ignore[arg-type]
         protected=protected, shield_sacrificed=sacrifice, damage=damage,
         complication=complication, fork=str(fork) if kind == "fork" else None,
-        **dice.fields(),
+        effect=None if given is None else str(given), **dice.fields(),
     )
 
 

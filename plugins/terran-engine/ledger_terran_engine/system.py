@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from msgspec import UNSET
 from msgspec.structs import replace
 
 from ledger import (
     DiceSource,
     Event,
     Recorded,
+    Roll,
     RollParam,
     RollRequest,
     RuleError,
@@ -23,7 +25,7 @@ from ledger import (
 )
 from ledger.events import SceneEnded, SessionStarted
 
-from . import advancement, odds, rolls, sheet
+from . import advancement, odds, rederive, rolls, sheet
 from . import mechanics as m
 from . import state as st
 from .describe import describe_event
@@ -198,6 +200,31 @@ class TerranEngine(RuleSystem):
             event = rolls.risky_action(opts, state, request, dice)
         dice.finish()
         return event
+
+    def request_of(self, event: Roll) -> RollRequest:
+        """The request :meth:`resolve` turned into ``event`` (see
+        :func:`ledger_terran_engine.rederive.request_of`). :raises RuleError: an advancement
+        roll or a roll of another system."""
+        return rederive.request_of(event)
+
+    def rederive(self, state: Character, event: Roll, *, name: str) -> Roll:
+        """The roll the rules give for ``event``'s recorded inputs and draws.
+
+        Advancement and Skill Development rolls are recomputed from the state and the draws
+        (SEED "1.4 Advancements"); the others go through :meth:`resolve`, with the inputs an
+        older event did not record read from the state (:func:`.rederive.fill_inputs`).
+
+        :raises RuleError: the rules refuse the recorded inputs. :raises DiceError: other
+            dice were recorded than the rules draw.
+        """
+        if isinstance(event, AdvancementRolled):
+            return rederive.advancement_roll(state, event)
+        if isinstance(event, SkillDevelopmentRolled):
+            return rederive.development_roll(state, event)
+        filled = rederive.fill_inputs(state, event)
+        result = super().rederive(state, filled, name=name)
+        unset = {k: UNSET for k in ("twohands", "effect") if getattr(event, k, None) is UNSET}
+        return replace(result, **unset) if unset else result
 
     # --- appliers ------------------------------------------------------------------------
 
