@@ -103,8 +103,18 @@ def parse_vs(spec: Any) -> Opponent:
 
     (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of Skill)", "Weaknesses")
 
+    An :class:`Opponent` is taken as it is (what :meth:`Spellwoven.request_of` reads back
+    from a recorded contest, so a name with a colon round-trips).
+
     :raises RuleError: no Skill Level in the text, a level below 1, an unknown mode word.
     """
+    if isinstance(spec, Opponent):
+        if spec.level < 1:
+            raise RuleError(f"the opponent's Skill Level must be 1 or more, not {spec.level}")
+        if spec.mode not in ("normal", "advantage", "disadvantage"):
+            raise RuleError(f"the opponent's mode must be normal, advantage or disadvantage, "
+                            f"not {spec.mode!r}")
+        return spec
     text = str(spec).strip()
     parts = [p.strip() for p in text.split(":")]
     flags = {p.casefold() for p in parts if p.casefold() in MODES}

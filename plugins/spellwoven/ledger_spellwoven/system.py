@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from ledger import DiceSource, RollParam, RollRequest, RuleError, RuleSystem, applies
+from ledger import DiceSource, Roll, RollParam, RollRequest, RuleError, RuleSystem, applies
 from ledger.events import Event, SceneEnded, SessionEnded
 
 from . import views
@@ -31,6 +31,7 @@ from .events import (
 from .mechanics import (
     ATTRIBUTES,
     DIFFICULTIES,
+    STANDARD_POOL,
     check_difficulty,
     contest_outcome,
     count_successes,
@@ -40,6 +41,7 @@ from .mechanics import (
     roll_mode,
 )
 from .rolls import (
+    Opponent,
     check_effort,
     choose_skill,
     draw,
@@ -259,6 +261,52 @@ class Spellwoven(RuleSystem):
             outcome=outcome_of_test(mine.successes + bonus, required),
             **dice.fields(),
         )
+
+    def request_of(self, event: Roll) -> RollRequest:
+        """The request :meth:`resolve` turned into ``event``, read from its input fields only.
+
+        Inputs: ``skill``, ``attribute`` (the relevant Attribute, always given back: the
+        skill's linked one or the one the GM named, ruling S7), ``effort_spent``
+        (``--effort``), the calls behind ``mode`` and ``weakness`` (``--advantage``,
+        ``--disadvantage``, ``--weakness``; a ``weakness`` roll of mode ``normal`` had a
+        disadvantage that cancelled it, ruling S8), the pool (the faces rolled, less the
+        extra die at advantage or disadvantage; given only when not 3, "Basic
+        Distributions"), and ``target_attribute`` or ``difficulty`` for a test, the opponent
+        (``opponent``, ``opponent_skill_level``, ``opponent_mode``) for a contest.
+        Everything else (rank, Skill Level, Attribute value, kept dice, successes, Effort
+        bonus, opponent's kept dice and successes, outcome) follows from the state and the
+        draws. ``name`` is left empty (the core fills it in).
+
+        (004_663ae3e4ecc71fd1.txt, "Test of Skill", "Opposed Roll (Contest of Skill)",
+        "Advantage & Disadvantage"; docs/rulings/spellwoven.md "Re-deriving and correcting
+        rolls")
+
+        :raises RuleError: a roll type this system does not make.
+        """
+        if not isinstance(event, TestRolled | ContestRolled):
+            return super().request_of(event)
+        params: dict[str, Any] = {"attribute": event.attribute}
+        if event.weakness:
+            params["weakness"] = True
+            if event.mode != "advantage":
+                params["disadvantage"] = True
+        elif event.mode != "normal":
+            params[event.mode] = True
+        if event.dice:
+            pool = len(event.dice) - (0 if event.mode == "normal" else 1)
+            if pool != STANDARD_POOL:
+                params["pool"] = pool
+        if event.effort_spent:
+            params["effort"] = event.effort_spent
+        if isinstance(event, ContestRolled):
+            params["vs"] = Opponent(
+                event.opponent, event.opponent_skill_level, event.opponent_mode
+            )
+        elif event.target_attribute is not None:
+            params["target"] = event.target_attribute
+        else:
+            params["difficulty"] = event.difficulty
+        return RollRequest(event.character, "", event.skill, params)
 
     # --- appliers ------------------------------------------------------------------------
 
