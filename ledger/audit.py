@@ -10,7 +10,9 @@ that touch it, and a verdict:
   gives at the recorded nonce and client seed, ``MISMATCH`` otherwise;
 - an engine roll of an open session: verifiable after the session ends;
 - a physical roll: the ledger proves the entry has not changed since it was recorded, not
-  what the table's dice showed.
+  what the table's dice showed;
+- every roll (engine or physical): its recorded result is re-derived from its inputs and
+  dice (:func:`result_of`); ``MISMATCH`` when it does not follow from them.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from .campaign import NotFound
 from .dice import verify_draws
 from .events import Roll
+from .results import NOT_FOLLOWING, rederives, result_problem
 from .rulesystem import RuleError
 from .verify import verify_store
 
@@ -79,22 +83,58 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
         else "standing",
         "chain": {"ok": chain.ok, "bad_seq": chain.bad_seq, "problem": chain.problem},
     }
-    verdict, detail = _verdict(campaign, rec, chain.ok)
+    # a forged result of this very roll is the roll's verdict, not the chain's
+    chain_ok = chain.ok or (
+        chain.bad_seq == seq and (chain.problem or "").startswith(NOT_FOLLOWING)
+    )
+    verdict, detail = _verdict(campaign, rec, chain_ok, as_gm=as_gm)
+    if not chain_ok:
+        detail += f" (seq {chain.bad_seq}: {chain.problem})"
     result["verdict"], result["detail"] = verdict, detail
     return result
 
 
-def _verdict(campaign: Campaign, rec: Any, chain_ok: bool) -> tuple[str, str]:
+def result_of(campaign: Campaign, rec: Any, *, as_gm: bool) -> str | None:
+    """Does a roll's recorded result follow from its inputs and dice?
+
+    Re-derives it (:func:`ledger.results.result_problem`) against its character's state
+    just before it, in the asker's view, with the corrections then in force.
+
+    :returns: ``None`` when it does (or its rule system does not re-derive rolls yet), else
+        the sentence naming the fields that differ.
+    """
+    if not rederives(campaign.system):
+        return None
+    try:
+        state = campaign.state_of(rec.stream, upto=rec.seq - 1, as_gm=as_gm, save_snapshots=False)
+    except NotFound:
+        return f"a roll of {rec.stream!r}, who was not a character before it"
+    name = campaign.characters().get(rec.stream, "")
+    try:
+        return result_problem(campaign.system, state, rec.data, name=name)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as e:
+        return f"the rules cannot re-derive it: {type(e).__name__} {e}"
+
+
+def _verdict(campaign: Campaign, rec: Any, chain_ok: bool, *, as_gm: bool) -> tuple[str, str]:
     event = rec.data
     if not chain_ok:
         return "tampered", "the hash chain does not verify up to this event: the log was changed"
     if not isinstance(event, Roll):
         return "recorded", "not a roll: the hash chain proves it is unchanged since it was recorded"
+    problem = result_of(campaign, rec, as_gm=as_gm)
+    if problem:
+        return "mismatch", f"MISMATCH: {NOT_FOLLOWING}: {problem}"
     if event.source == "physical":
+        rederived = (
+            "; its result is what the rules give for its inputs and dice"
+            if rederives(campaign.system)
+            else ""
+        )
         return (
             "recorded",
             f"physical dice entered by {rec.actor}: the ledger proves the entry is "
-            "unchanged since it was recorded, not what the dice on the table showed",
+            f"unchanged since it was recorded, not what the dice on the table showed{rederived}",
         )
     number = rec.session
     commitment = reveal = None
@@ -119,8 +159,10 @@ def _verdict(campaign: Campaign, rec: Any, chain_ok: bool) -> tuple[str, str]:
     bad = verify_draws(seed, campaign.id, number, event.nonce, event.client_seed or "", event.draws)
     if bad:
         return "mismatch", f"MISMATCH: {bad}"
+    rederived = "; its result is what the rules give for them" if rederives(campaign.system) else ""
     return (
         "verified",
         f"verified: these are the dice the seed committed at the start of "
-        f"session {number} gives (nonce {event.nonce}, client seed {event.client_seed!r})",
+        f"session {number} gives (nonce {event.nonce}, client seed {event.client_seed!r})"
+        f"{rederived}",
     )

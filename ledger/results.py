@@ -9,15 +9,20 @@ rules. ``verify``, ``import`` and ``audit`` call it for every roll, engine and p
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
 
+from .codec import Codec
 from .dice import DiceError
-from .events import Roll
+from .events import CAMPAIGN_STREAM, CharacterCreated, Event, Roll
+from .projection import Corrections, Projector, corrections_from
 from .rulesystem import RuleError, RuleSystem
 
 _SHOWN = 3  # differing fields named in a problem sentence
+#: How ``verify``, ``import`` and ``audit`` begin the problem of a forged result.
+NOT_FOLLOWING = "the recorded result does not follow from its dice"
 
 
 def result_problem(system: RuleSystem, state: Any, event: Roll, *, name: str) -> str | None:
@@ -48,3 +53,112 @@ def result_problem(system: RuleSystem, state: Any, event: Roll, *, name: str) ->
     recorded = ", ".join(f"{k} {recorded_fields.get(k)!r}" for k in shown)
     given = ", ".join(f"{k} {derived_fields.get(k)!r}" for k in shown)
     return f"recorded {recorded}{more}; the rules give {given} for its inputs and dice"
+
+
+def rederives(system: RuleSystem) -> bool:
+    """Does ``system`` re-derive its rolls (overrides :meth:`RuleSystem.request_of` or
+    :meth:`RuleSystem.rederive`)? A system that does not yet is reported as "results not
+    checked" by ``verify``, never as a failure."""
+    cls = type(system)
+    return cls.request_of is not RuleSystem.request_of or cls.rederive is not RuleSystem.rederive
+
+
+#: ``rows_of(seq, stream)``: the rows (in :data:`ledger.store.COLUMNS` order, oldest first)
+#: of ``stream`` and the campaign stream with seq below ``seq``: what a refold reads.
+RowsOf = Callable[[int, str], Iterable[tuple[Any, ...]]]
+
+
+class ResultCheck:
+    """Re-derives every roll's recorded result while a log is read in order (``verify``,
+    ``import``, ``campaign verify FILE``).
+
+    Feed it every row whose data is present, oldest first (:meth:`feed`); a redacted stub of
+    a player's copy is left out, so the states are the player's view there and the GM's view
+    on the GM's log. Each roll is checked with :func:`result_problem` against its
+    character's state just before it, with the corrections then in force. A correction
+    changes history: the states of the streams rolled on after it are folded again from the
+    start (through ``rows_of``, or the rows kept in memory when ``rows_of`` is ``None``).
+
+    :param system: the campaign's configured rule system.
+    :param codec: the campaign's codec.
+    :param rows_of: see :data:`RowsOf`; ``None`` keeps every fed row in memory instead.
+    :ivar checked: rolls whose results re-derived.
+    :ivar unchecked: why results are not checked (``None`` when they are): a system that
+        does not re-derive its rolls yet (:func:`rederives`).
+    """
+
+    def __init__(self, system: RuleSystem, codec: Codec, rows_of: RowsOf | None = None) -> None:
+        self.system = system
+        self.codec = codec
+        self.projector = Projector(system, codec)
+        self.roll_types = {tag for tag, cls in codec.types.items() if issubclass(cls, Roll)}
+        self.states: dict[str, Any] = {}
+        self.names: dict[str, str] = {}
+        self.corrections = Corrections()
+        self._pairs: list[tuple[int, Event]] = []
+        self._fresh: set[str] | None = None  # after a correction: streams folded again since
+        self._kept: list[tuple[Any, ...]] | None = [] if rows_of is None else None
+        self._rows_of = rows_of
+        self.checked = 0
+        self.unchecked: str | None = (
+            None if rederives(system) else f"{system.id} does not re-derive its rolls yet"
+        )
+
+    def feed(self, row: tuple[Any, ...]) -> str | None:
+        """Check one row (a roll's result) and fold it into the states.
+
+        :param row: in :data:`ledger.store.COLUMNS` order, ``data`` as bytes or text.
+        :returns: ``None``, or one sentence: the roll's result does not follow from its
+            inputs and dice (:func:`result_problem`), or the data does not decode.
+        """
+        seq, stream, type_, data = row[0], row[2], row[4], row[5]
+        if self._kept is not None:
+            self._kept.append(row)
+        try:
+            if type_ == "correction.recorded":
+                self._pairs.append((seq, self.codec.decode(data, type_)))
+                self.corrections = corrections_from(self._pairs)
+                self._fresh = set()
+            elif type_ == "character.created":
+                event = self.codec.decode(data, type_)
+                assert isinstance(event, CharacterCreated)
+                self.names[event.character] = event.name
+            elif type_ in self.roll_types and self.unchecked is None:
+                problem = self._check(seq, stream, self.codec.decode(data, type_))
+                if problem:
+                    return problem
+            self.projector.fold([row], self.states, self.corrections)
+        except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as e:
+            return f"its data does not decode as {type_}: {e}"
+        return None
+
+    def _check(self, seq: int, stream: str, event: Event) -> str | None:
+        assert isinstance(event, Roll)
+        if self._fresh is not None and stream not in self._fresh:
+            self._refold(seq, stream)
+        state = self.states.get(stream)
+        if state is None:
+            return f"a roll of {stream!r}, who is not a character of this campaign"
+        try:
+            problem = result_problem(self.system, state, event, name=self.names.get(stream, ""))
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError) as e:
+            problem = f"the rules cannot re-derive it: {type(e).__name__} {e}"
+        if problem:
+            return f"{NOT_FOLLOWING}: {problem}"
+        self.checked += 1
+        return None
+
+    def _refold(self, seq: int, stream: str) -> None:
+        """Fold ``stream`` again from the start up to ``seq`` with today's corrections."""
+        if self._rows_of is not None:
+            rows: Iterable[tuple[Any, ...]] = self._rows_of(seq, stream)
+        else:
+            assert self._kept is not None
+            rows = [r for r in self._kept if r[0] < seq and r[2] in (stream, CAMPAIGN_STREAM)]
+        states = self.projector.fold(rows, {}, self.corrections)
+        if stream in states:
+            self.states[stream] = states[stream]
+        else:
+            self.states.pop(stream, None)
+        assert self._fresh is not None
+        self._fresh.add(stream)

@@ -8,7 +8,11 @@ outside verifier holding only the export would (DESIGN.md "Export format"):
   ``version`` runs 1, 2, 3, ...;
 - each ``session.ended`` reveal hashes to its ``session.started`` commitment;
 - every engine roll of an ended session has the next nonce of its session and the draws
-  the revealed seed gives.
+  the revealed seed gives;
+- every roll's recorded result (engine and physical) is what its rule system gives for its
+  recorded inputs and draws, against its character's state just before it
+  (:class:`ledger.results.ResultCheck`); a rule system that does not re-derive its rolls
+  yet is reported as "results not checked".
 
 A redacted row (a player's export) is chained through its stored hashes only.
 """
@@ -22,10 +26,12 @@ from typing import Any
 
 import msgspec
 
-from .codec import canonical_envelope
+from .codec import Codec, canonical_envelope
 from .dice import MAX_SIDES, verify_draws
-from .events import Envelope
-from .store import ZERO_HASH, chain_hash
+from .events import CAMPAIGN_STREAM, CampaignCreated, Envelope
+from .results import ResultCheck, RowsOf
+from .rulesystem import RuleError
+from .store import COLUMNS, ZERO_HASH, chain_hash
 
 
 @dataclass
@@ -38,6 +44,8 @@ class VerifyReport:
     :ivar bad_seq: the seq of the first problem.
     :ivar engine_rolls: engine rolls recomputed from revealed seeds.
     :ivar unverifiable_rolls: engine rolls of sessions not yet ended.
+    :ivar results_checked: rolls whose recorded results re-derived from their inputs and dice.
+    :ivar results_unchecked: why roll results were not checked (``None`` when they were).
     """
 
     head_seq: int = 0
@@ -46,6 +54,8 @@ class VerifyReport:
     sessions: int = 0
     engine_rolls: int = 0
     unverifiable_rolls: int = 0
+    results_checked: int = 0
+    results_unchecked: str | None = None
     problem: str | None = None
     bad_seq: int | None = None
     hashes: dict[int, str] = field(default_factory=dict)
@@ -76,14 +86,20 @@ class _Session:
 
 
 def verify_rows(
-    rows: Iterable[dict[str, Any]], *, keep_hashes: set[int] | None = None
+    rows: Iterable[dict[str, Any]],
+    *,
+    keep_hashes: set[int] | None = None,
+    rows_of: RowsOf | None = None,
 ) -> VerifyReport:
     """Verify rows given as dicts of the envelope fields (``data`` as canonical bytes or None).
 
     :param keep_hashes: seqs whose hashes to remember in ``report.hashes`` (receipts).
+    :param rows_of: where roll results' states are folded again after a correction (see
+        :class:`ledger.results.ResultCheck`; default: the rows read, kept in memory).
     :returns: the report; it stops at the first problem.
     """
     report = VerifyReport()
+    results: ResultCheck | None = None
     prev = ZERO_HASH
     expected_seq = 1
     versions: dict[str, int] = {}
@@ -129,6 +145,14 @@ def verify_rows(
             found = _check_payload(row, data, sessions, report)
             if found:
                 return report.fail(*found)
+            if seq == 1:
+                results = _result_check(row, data, rows_of, report)
+            if results is not None:
+                values = tuple(data if c == "data" else row[c] for c in COLUMNS)
+                bad = results.feed(values)
+                if bad:
+                    return report.fail(seq, bad)
+                report.results_checked = results.checked
         prev = row["hash"]
         report.head_seq, report.head_hash = seq, prev
         report.events += 1
@@ -137,6 +161,27 @@ def verify_rows(
         expected_seq += 1
     report.unverifiable_rolls = sum(len(s.rolls) for s in sessions.values() if s.seed is None)
     return report
+
+
+def _result_check(
+    row: dict[str, Any], data: bytes, rows_of: RowsOf | None, report: VerifyReport
+) -> ResultCheck | None:
+    """The result check of a log whose first event is ``row`` (``None``, with the reason in
+    ``report.results_unchecked``, when its rule system cannot be loaded here)."""
+    from .campaign import load_system
+
+    if row["type"] != "campaign.created":
+        report.results_unchecked = "the first event is not campaign.created"
+        return None
+    try:
+        created = msgspec.json.decode(data, type=CampaignCreated)
+        system = load_system(created.system, created.options)
+    except (msgspec.ValidationError, RuleError) as e:
+        report.results_unchecked = f"its rule system cannot be loaded: {e}"
+        return None
+    check = ResultCheck(system, Codec(system.event_types, system.upcasters), rows_of)
+    report.results_unchecked = check.unchecked
+    return check
 
 
 class _Tagged(msgspec.Struct):
@@ -257,7 +302,6 @@ def verify_store(
         unchanged (the stored chain to ``seq`` verifies and ends in ``hash``).
     :param progress: ``fn(events)`` called every 1,000 events read (a progress bar).
     """
-    from .store import COLUMNS
 
     def rows() -> Any:
         for i, r in enumerate(store.rows(campaign, upto=receipt[0] if receipt else None), 1):
@@ -265,7 +309,10 @@ def verify_store(
                 progress(1000)
             yield {**dict(zip(COLUMNS, r, strict=True)), "data": r[5].encode()}
 
-    report = verify_rows(rows(), keep_hashes={receipt[0]} if receipt else None)
+    def rows_of(seq: int, stream: str) -> Any:
+        return store.rows(campaign, upto=seq - 1, streams=[stream, CAMPAIGN_STREAM])
+
+    report = verify_rows(rows(), keep_hashes={receipt[0]} if receipt else None, rows_of=rows_of)
     if report.ok and receipt is not None:
         seq, expected = receipt
         actual = report.hashes.get(seq)

@@ -290,7 +290,8 @@ def scene_end(app: App, title: str) -> None:
 @json_option
 @pass_app
 def verify(app: App, receipt: str | None, as_json: bool) -> None:
-    """Recompute the hash chain and every engine roll of every ended session.
+    """Recompute the hash chain, every engine roll of every ended session and every roll's
+    result (what its rule system gives for its recorded inputs and dice).
 
     Exit 0 and print a receipt (head seq and hash), or exit 1 naming the first bad seq.
     """
@@ -325,6 +326,8 @@ def verify(app: App, receipt: str | None, as_json: bool) -> None:
                 "events": report.events,
                 "engine_rolls_verified": report.engine_rolls,
                 "engine_rolls_unverifiable": report.unverifiable_rolls,
+                "results_rederived": report.results_checked,
+                "results_unchecked": report.results_unchecked,
                 "bad_seq": report.bad_seq,
                 "problem": report.problem,
             }
@@ -338,8 +341,11 @@ def verify(app: App, receipt: str | None, as_json: bool) -> None:
     if not as_json:
         extra = f" (receipt {receipt} holds)" if receipt else ""
         click.echo(
-            f"OK: {report.events} events, {report.engine_rolls} engine rolls verified{extra}"
+            f"OK: {report.events} events, {report.engine_rolls} engine rolls verified, "
+            f"{report.results_checked} roll results re-derived{extra}"
         )
+        if report.results_unchecked:
+            click.echo(f"Roll results not checked: {report.results_unchecked}")
         if report.unverifiable_rolls:
             click.echo(
                 f"{report.unverifiable_rolls} engine rolls of the open session are verifiable after it ends"
@@ -405,9 +411,7 @@ def import_(app: App, file: Any, as_json: bool) -> None:
         echo_json({"campaign": campaign, "events": count, "secrets": secrets})
     else:
         kept = f" and {secrets} unrevealed seed{'s' if secrets != 1 else ''}" if secrets else ""
-        click.echo(
-            f"Imported campaign {campaign}: {count} events{kept}, chain and rolls verified."
-        )
+        click.echo(f"Imported campaign {campaign}: {count} events{kept}, chain and rolls verified.")
 
 
 @cli.command()
