@@ -25,7 +25,7 @@ import msgspec
 from .campaign import NotFound
 from .dice import verify_draws
 from .events import Roll
-from .results import NOT_FOLLOWING, rederives, result_problem
+from .results import NOT_FOLLOWING, result_problem
 from .rulesystem import RuleError
 from .verify import verify_store
 
@@ -100,11 +100,8 @@ def result_of(campaign: Campaign, rec: Any, *, as_gm: bool) -> str | None:
     Re-derives it (:func:`ledger.results.result_problem`) against its character's state
     just before it, in the asker's view, with the corrections then in force.
 
-    :returns: ``None`` when it does (or its rule system does not re-derive rolls yet), else
-        the sentence naming the fields that differ.
+    :returns: ``None`` when it does, else the sentence naming the fields that differ.
     """
-    if not rederives(campaign.system):
-        return None
     try:
         state = campaign.state_of(rec.stream, upto=rec.seq - 1, as_gm=as_gm, save_snapshots=False)
     except NotFound:
@@ -126,15 +123,11 @@ def _verdict(campaign: Campaign, rec: Any, chain_ok: bool, *, as_gm: bool) -> tu
     if problem:
         return "mismatch", f"MISMATCH: {NOT_FOLLOWING}: {problem}"
     if event.source == "physical":
-        rederived = (
-            "; its result is what the rules give for its inputs and dice"
-            if rederives(campaign.system)
-            else ""
-        )
         return (
             "recorded",
             f"physical dice entered by {rec.actor}: the ledger proves the entry is "
-            f"unchanged since it was recorded, not what the dice on the table showed{rederived}",
+            "unchanged since it was recorded, not what the dice on the table showed; its "
+            "result is what the rules give for its inputs and dice",
         )
     number = rec.session
     commitment = reveal = None
@@ -159,10 +152,9 @@ def _verdict(campaign: Campaign, rec: Any, chain_ok: bool, *, as_gm: bool) -> tu
     bad = verify_draws(seed, campaign.id, number, event.nonce, event.client_seed or "", event.draws)
     if bad:
         return "mismatch", f"MISMATCH: {bad}"
-    rederived = "; its result is what the rules give for them" if rederives(campaign.system) else ""
     return (
         "verified",
         f"verified: these are the dice the seed committed at the start of "
-        f"session {number} gives (nonce {event.nonce}, client seed {event.client_seed!r})"
-        f"{rederived}",
+        f"session {number} gives (nonce {event.nonce}, client seed {event.client_seed!r}); "
+        "its result is what the rules give for them",
     )

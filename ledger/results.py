@@ -55,14 +55,6 @@ def result_problem(system: RuleSystem, state: Any, event: Roll, *, name: str) ->
     return f"recorded {recorded}{more}; the rules give {given} for its inputs and dice"
 
 
-def rederives(system: RuleSystem) -> bool:
-    """Does ``system`` re-derive its rolls (overrides :meth:`RuleSystem.request_of` or
-    :meth:`RuleSystem.rederive`)? A system that does not yet is reported as "results not
-    checked" by ``verify``, never as a failure."""
-    cls = type(system)
-    return cls.request_of is not RuleSystem.request_of or cls.rederive is not RuleSystem.rederive
-
-
 #: ``rows_of(seq, stream)``: the rows (in :data:`ledger.store.COLUMNS` order, oldest first)
 #: of ``stream`` and the campaign stream with seq below ``seq``: what a refold reads.
 RowsOf = Callable[[int, str], Iterable[tuple[Any, ...]]]
@@ -83,8 +75,6 @@ class ResultCheck:
     :param codec: the campaign's codec.
     :param rows_of: see :data:`RowsOf`; ``None`` keeps every fed row in memory instead.
     :ivar checked: rolls whose results re-derived.
-    :ivar unchecked: why results are not checked (``None`` when they are): a system that
-        does not re-derive its rolls yet (:func:`rederives`).
     """
 
     def __init__(self, system: RuleSystem, codec: Codec, rows_of: RowsOf | None = None) -> None:
@@ -100,9 +90,6 @@ class ResultCheck:
         self._kept: list[tuple[Any, ...]] | None = [] if rows_of is None else None
         self._rows_of = rows_of
         self.checked = 0
-        self.unchecked: str | None = (
-            None if rederives(system) else f"{system.id} does not re-derive its rolls yet"
-        )
 
     def feed(self, row: tuple[Any, ...]) -> str | None:
         """Check one row (a roll's result) and fold it into the states.
@@ -123,7 +110,7 @@ class ResultCheck:
                 event = self.codec.decode(data, type_)
                 assert isinstance(event, CharacterCreated)
                 self.names[event.character] = event.name
-            elif type_ in self.roll_types and self.unchecked is None:
+            elif type_ in self.roll_types:
                 problem = self._check(seq, stream, self.codec.decode(data, type_))
                 if problem:
                     return problem

@@ -11,8 +11,8 @@ outside verifier holding only the export would (DESIGN.md "Export format"):
   the revealed seed gives;
 - every roll's recorded result (engine and physical) is what its rule system gives for its
   recorded inputs and draws, against its character's state just before it
-  (:class:`ledger.results.ResultCheck`); a rule system that does not re-derive its rolls
-  yet is reported as "results not checked".
+  (:class:`ledger.results.ResultCheck`). Only when the campaign's rule system is not
+  installed here are results reported as not checked (``results_unchecked``).
 
 A redacted row (a player's export) is chained through its stored hashes only.
 """
@@ -179,9 +179,7 @@ def _result_check(
     except (msgspec.ValidationError, RuleError) as e:
         report.results_unchecked = f"its rule system cannot be loaded: {e}"
         return None
-    check = ResultCheck(system, Codec(system.event_types, system.upcasters), rows_of)
-    report.results_unchecked = check.unchecked
-    return check
+    return ResultCheck(system, Codec(system.event_types, system.upcasters), rows_of)
 
 
 class _Tagged(msgspec.Struct):

@@ -23,7 +23,6 @@ from ledger.cli import cli
 from ledger.codec import canonical_envelope
 from ledger.events import Envelope
 from ledger.exchange import export_lines, parse_lines
-from ledger.results import rederives
 from ledger.rulesystem import RuleSystem
 from ledger.store import COLUMNS, Store, chain_hash
 from ledger.verify import verify_rows, verify_store
@@ -180,15 +179,16 @@ def test_results_are_checked_against_the_state_with_corrections_then_in_force(
     )
 
 
-def test_a_system_that_does_not_rederive_yet_is_reported_not_failed(played, db_path, monkeypatch):
+def test_a_system_that_cannot_rederive_a_roll_fails_verify(played, db_path, monkeypatch):
+    """Strict: every roll's result must re-derive (every installed system implements it)."""
     monkeypatch.setattr(Toy, "request_of", RuleSystem.request_of)
     monkeypatch.setattr(Toy, "rederive", RuleSystem.rederive)
-    assert not rederives(Toy())
-    forge(db_path, "toybox", 6, total=12, outcome="success")
-    out = ok_json(db_path, "verify")
-    assert out["results_rederived"] == 0
-    assert out["results_unchecked"] == "toy does not re-derive its rolls yet"
-    assert "Roll results not checked: toy does not re-derive" in run(db_path, "verify").output
+    result = run(db_path, "verify")
+    assert result.exit_code == 1
+    assert "seq 5: the recorded result does not follow from its dice: the rules refuse" in (
+        result.output
+    )
+    assert "toy cannot re-derive toy.rolled events" in result.output
 
 
 @pytest.fixture
