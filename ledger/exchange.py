@@ -19,7 +19,7 @@ from .events import CampaignCreated, CharacterCreated, stream_of
 from .projection import replay_strictly
 from .rulesystem import RuleError
 from .store import COLUMNS, Store
-from .verify import verify_rows
+from .verify import VerifyReport, check_receipt, verify_rows
 
 #: SQLite's INTEGER range: larger numbers in a hostile file are refused, not overflowed.
 Int64 = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
@@ -82,6 +82,40 @@ def parse_lines(lines: Iterable[bytes]) -> list[ExportLine]:
                 f"line {number} nests JSON too deeply to be an exported event"
             ) from None
     return parsed
+
+
+def verify_export(
+    lines: list[ExportLine], *, receipt: tuple[int, str] | None = None
+) -> tuple[str | None, VerifyReport]:
+    """Verify an export file, a GM's or a player's copy, as ``campaign verify FILE`` does.
+
+    Checks the chain (a redacted stub through its stored hashes), every session's reveal
+    against its commitment, every engine roll whose data the file holds against its revealed
+    seed, and every such roll's result through the campaign's rule system (when it is
+    installed here; else ``report.results_unchecked`` says why); then, optionally, a
+    receipt (:func:`ledger.verify.check_receipt`).
+
+    :returns: ``(campaign id or None for an empty file, report)``.
+    :raises RuleError: the file mixes campaigns.
+    """
+    campaigns = {line.campaign for line in lines}
+    if len(campaigns) > 1:
+        raise RuleError(
+            f"the file mixes campaigns ({', '.join(sorted(campaigns))[:200]}); "
+            "verify one at a time"
+        )
+    rows = []
+    for line in lines:
+        values = msgspec.structs.asdict(line)
+        values["data"] = None if line.redacted else bytes(line.data)
+        rows.append(values)
+    report = verify_rows(
+        iter(rows),
+        keep_hashes={receipt[0]} if receipt else None,
+        find_hash=receipt[1] if receipt else None,
+    )
+    check_receipt(report, receipt, what="the file")
+    return (lines[0].campaign if lines else None), report
 
 
 def _fits(event: Any, data: bytes) -> bool:

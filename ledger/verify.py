@@ -59,6 +59,8 @@ class VerifyReport:
     problem: str | None = None
     bad_seq: int | None = None
     hashes: dict[int, str] = field(default_factory=dict)
+    stubs: int = 0  # redacted rows (a player's copy), chained through their hashes only
+    found_at: int | None = None  # the seq whose hash is ``verify_rows(find_hash=...)``
 
     @property
     def ok(self) -> bool:
@@ -89,11 +91,13 @@ def verify_rows(
     rows: Iterable[dict[str, Any]],
     *,
     keep_hashes: set[int] | None = None,
+    find_hash: str | None = None,
     rows_of: RowsOf | None = None,
 ) -> VerifyReport:
     """Verify rows given as dicts of the envelope fields (``data`` as canonical bytes or None).
 
     :param keep_hashes: seqs whose hashes to remember in ``report.hashes`` (receipts).
+    :param find_hash: a hash to look for (a receipt's): its seq goes in ``report.found_at``.
     :param rows_of: where roll results' states are folded again after a correction (see
         :class:`ledger.results.ResultCheck`; default: the rows read, kept in memory).
     :returns: the report; it stops at the first problem.
@@ -120,6 +124,7 @@ def verify_rows(
         if data is None:
             if not row.get("redacted"):
                 return report.fail(seq, "data is missing")
+            report.stubs += 1
         else:
             try:
                 envelope = Envelope(
@@ -158,6 +163,8 @@ def verify_rows(
         report.events += 1
         if keep_hashes is not None and seq in keep_hashes:
             report.hashes[seq] = prev
+        if prev == find_hash:
+            report.found_at = seq
         expected_seq += 1
     report.unverifiable_rolls = sum(len(s.rolls) for s in sessions.values() if s.seed is None)
     return report
@@ -310,16 +317,72 @@ def verify_store(
     def rows_of(seq: int, stream: str) -> Any:
         return store.rows(campaign, upto=seq - 1, streams=[stream, CAMPAIGN_STREAM])
 
-    report = verify_rows(rows(), keep_hashes={receipt[0]} if receipt else None, rows_of=rows_of)
-    if report.ok and receipt is not None:
-        seq, expected = receipt
-        actual = report.hashes.get(seq)
-        if actual is None:
-            report.fail(seq, f"the log has no event {seq}: it is shorter than the receipt")
-        elif actual != expected:
-            report.fail(
-                seq,
-                f"event {seq} has hash {actual[:12]}…, the receipt says {expected[:12]}…: "
-                "the log was rewritten",
-            )
+    report = verify_rows(
+        rows(),
+        keep_hashes={receipt[0]} if receipt else None,
+        find_hash=receipt[1] if receipt else None,
+        rows_of=rows_of,
+    )
+    if report.ok and receipt is not None and report.hashes.get(receipt[0]) != receipt[1]:
+        # the receipt does not hold: where is its hash, if anywhere (read up to its seq only)
+        found = store.conn.execute(
+            "select seq from events where campaign = ? and hash = ?", (campaign, receipt[1])
+        ).fetchone()
+        report.found_at = found[0] if found else None
+    check_receipt(report, receipt, what="the log")
     return report
+
+
+def parse_receipt(text: str) -> tuple[int, str] | None:
+    """``(seq, hash)`` from a receipt ``"SEQ:HASH"`` (``None`` when it is malformed: SEQ not
+    a positive integer, or HASH not 64 hex digits). Upper-case hex is read as lower-case."""
+    seq, _, digest = text.strip().partition(":")
+    digest = digest.lower()
+    if not seq.isdigit() or len(seq) > 18 or int(seq) < 1:
+        return None
+    if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+        return None
+    return int(seq), digest
+
+
+def check_receipt(
+    report: VerifyReport, receipt: tuple[int, str] | None, *, what: str
+) -> VerifyReport:
+    """Fail ``report`` when a verified log does not hold ``receipt`` (``(seq, hash)``).
+
+    Needs ``report.hashes`` to hold the receipt's seq (``verify_rows(keep_hashes=...)``) and
+    ``report.found_at`` the seq of the receipt's hash, if any (``find_hash=``). The problem
+    names both full hashes and the side that is likely wrong: the log is shorter than the
+    receipt (an older copy, or cut), the receipt's hash belongs to another seq (the
+    receipt's seq is wrong), or no event has it (the log was rewritten since the receipt
+    was issued, or the receipt is another campaign's).
+
+    :param what: the log's name in the problem ("the log", "the file").
+    """
+    if not report.ok or receipt is None:
+        return report
+    seq, expected = receipt
+    actual = report.hashes.get(seq)
+    if actual == expected:
+        return report
+    if actual is None:
+        problem = (
+            f"{what} ends at seq {report.head_seq}, before the receipt's seq {seq}: "
+            f"{what} is older than the receipt or was cut short"
+        )
+        if report.found_at is not None:
+            problem += f" (the receipt's hash is event {report.found_at}'s)"
+        return report.fail(seq, problem)
+    if report.found_at is not None:
+        return report.fail(
+            seq,
+            f"event {seq} has hash {actual}, the receipt says {expected}, which is event "
+            f"{report.found_at}'s hash: the receipt's seq is likely wrong (it was issued at "
+            f"seq {report.found_at})",
+        )
+    return report.fail(
+        seq,
+        f"event {seq} has hash {actual}, the receipt says {expected}, and no event of {what} "
+        "has that hash: the log was rewritten since the receipt was issued (or the receipt "
+        "belongs to another campaign)",
+    )

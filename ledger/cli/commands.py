@@ -284,46 +284,62 @@ def scene_end(app: App, title: str) -> None:
 
 
 @cli.command()
+@click.argument("file", required=False, type=click.File("rb"))
 @click.option(
     "--receipt", help="SEQ:HASH from an earlier receipt: prove the log up to SEQ is unchanged."
 )
 @json_option
 @pass_app
-def verify(app: App, receipt: str | None, as_json: bool) -> None:
+def verify(app: App, file: Any, receipt: str | None, as_json: bool) -> None:
     """Recompute the hash chain, every engine roll of every ended session and every roll's
     result (what its rule system gives for its recorded inputs and dice).
 
+    With FILE, check an export instead of the ledger (a GM's or a player's copy, as
+    `campaign export` writes it; --db is not read): players verify without Python. A
+    player's copy is checked as far as it can be: GM-only events through their hashes.
     Exit 0 and print a receipt (head seq and hash), or exit 1 naming the first bad seq.
     """
-    from ..verify import verify_store
+    from ..verify import parse_receipt, verify_store
 
     parsed = None
     if receipt is not None:
-        seq, _, digest = receipt.partition(":")
-        if not seq.isdigit() or len(seq) > 18 or len(digest) != 64:
+        parsed = parse_receipt(receipt)
+        if parsed is None:
             raise click.BadParameter(
-                "write it as SEQ:HASH, e.g. 42:ab12…(64 hex digits)", param_hint="--receipt"
+                f"{receipt[:80]!r} is not a receipt: write it as SEQ:HASH, e.g. "
+                "42:ab12… (a seq from 1, then 64 hex digits)",
+                param_hint="--receipt",
             )
-        parsed = (int(seq), digest.lower())
-    store = app.store()
-    # verify reads the stored rows only: a damaged first event must be reported, not
-    # stop the campaign from opening
-    campaign_id = app.campaign_id
-    if campaign_id is None:
-        ids = store.campaign_ids()
-        if len(ids) != 1:
-            campaign_id = app.campaign.id  # the usual "no campaign" / "several campaigns" error
-        else:
-            campaign_id = ids[0]
-    length = parsed[0] if parsed else store.head(campaign_id).seq
-    with progress_bar(length, "Verifying") as update:
-        report = verify_store(store, campaign_id, receipt=parsed, progress=update)
+    if file is not None:
+        from ..backup import split_backup
+        from ..exchange import parse_lines, verify_export
+
+        _, rest = split_backup(file)
+        campaign_id, report = verify_export(parse_lines(rest), receipt=parsed)
+        stubs = report.stubs
+    else:
+        store = app.store()
+        # verify reads the stored rows only: a damaged first event must be reported, not
+        # stop the campaign from opening
+        campaign_id = app.campaign_id
+        if campaign_id is None:
+            ids = store.campaign_ids()
+            if len(ids) != 1:
+                campaign_id = app.campaign.id  # the usual "no campaign" / "several" error
+            else:
+                campaign_id = ids[0]
+        length = parsed[0] if parsed else store.head(campaign_id).seq
+        with progress_bar(length, "Verifying") as update:
+            report = verify_store(store, campaign_id, receipt=parsed, progress=update)
+        stubs = 0
     if as_json:
         echo_json(
             {
                 "ok": report.ok,
+                "campaign": campaign_id,
                 "receipt": report.receipt,
                 "events": report.events,
+                "redacted": stubs,
                 "engine_rolls_verified": report.engine_rolls,
                 "engine_rolls_unverifiable": report.unverifiable_rolls,
                 "results_rederived": report.results_checked,
@@ -339,9 +355,10 @@ def verify(app: App, receipt: str | None, as_json: bool) -> None:
             )
         sys.exit(1)
     if not as_json:
-        extra = f" (receipt {receipt} holds)" if receipt else ""
+        extra = f" (receipt {receipt.strip()} holds)" if receipt else ""
+        hidden = f" ({stubs} GM-only, checked through their hashes)" if stubs else ""
         click.echo(
-            f"OK: {report.events} events, {report.engine_rolls} engine rolls verified, "
+            f"OK: {report.events} events{hidden}, {report.engine_rolls} engine rolls verified, "
             f"{report.results_checked} roll results re-derived{extra}"
         )
         if report.results_unchecked:
