@@ -6,9 +6,10 @@ every character's sheet at the start and end of the session and what changed, th
 advancement appended for it, and the seed commitment, reveal and receipt. :func:`render`
 turns it into Markdown (pastes cleanly into a chat) or one self-contained HTML page.
 
-Visibility: a player's recap (``as_gm=False``) leaves GM-only events out entirely and
-compares sheets replayed without them, so no GM-only value or anything derived from one
-appears in it.
+Visibility: a player's recap (``as_gm=False``, what ``campaign recap`` gives unless asked
+``--as gm``) leaves GM-only events out entirely and compares sheets replayed without them, so
+no GM-only value or anything derived from one appears in it. The GM's recap marks GM-only
+events and every sheet change players do not see as it is ("[GM]").
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ class Line:
     corrections: list[str] = field(default_factory=list)
     struck: bool = False
     extra: list[str] = field(default_factory=list)
-    hidden: bool = False
+    hidden: bool = False  # a GM-only event (only in the GM's recap, marked [GM])
 
 
 @dataclass
@@ -49,6 +50,7 @@ class CharacterChanges:
     name: str
     rolls: int
     changes: list[tuple[str, str, str]]  # (field, before, after)
+    gm_only: list[str] = field(default_factory=list)  # fields whose change players do not see
 
 
 @dataclass
@@ -132,6 +134,7 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
             kind="event",
             character=names.get(character or "", None),
             text=text,
+            hidden=rec.visibility == "gm",
         )
         if isinstance(event, Roll):
             line.kind = "roll"
@@ -180,17 +183,12 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
     end_seq = max(session_seqs) if session_seqs else campaign.store.head(campaign.id).seq
     changes = []
     for cid, name in names.items():
-        after = _view(campaign, cid, end_seq, as_gm)
-        if after is None:
+        diff = _changes(campaign, cid, start_seq, end_seq, as_gm)
+        if diff is None:
             continue
-        before = _view(campaign, cid, start_seq, as_gm) or {}
-        flat_before, flat_after = flatten(before), flatten(after)
-        diff = [
-            (k, flat_before.get(k, "—"), v)
-            for k, v in flat_after.items()
-            if flat_before.get(k, "—") != v
-        ]
-        changes.append(CharacterChanges(cid, name, rolls_by.get(cid, 0), diff))
+        seen = set(_changes(campaign, cid, start_seq, end_seq, False) or []) if as_gm else set()
+        gm_only = [k for k, b, a in diff if as_gm and (k, b, a) not in seen]
+        changes.append(CharacterChanges(cid, name, rolls_by.get(cid, 0), diff, gm_only))
     ended_data: Any = ended.data if ended is not None else None
     return Recap(
         campaign=campaign.id,
@@ -209,6 +207,23 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
         engine_rolls=engine,
         physical_rolls=physical,
     )
+
+
+def _changes(
+    campaign: Campaign, cid: str, start_seq: int, end_seq: int, as_gm: bool
+) -> list[tuple[str, str, str]] | None:
+    """``(field, before, after)`` of a character's sheet over the session (``None``: the
+    character does not exist at its end)."""
+    after = _view(campaign, cid, end_seq, as_gm)
+    if after is None:
+        return None
+    before = _view(campaign, cid, start_seq, as_gm) or {}
+    flat_before, flat_after = flatten(before), flatten(after)
+    return [
+        (k, flat_before.get(k, "—"), v)
+        for k, v in flat_after.items()
+        if flat_before.get(k, "—") != v
+    ]
 
 
 def _view(campaign: Campaign, cid: str, upto: int, as_gm: bool) -> dict[str, Any] | None:

@@ -161,7 +161,7 @@ def test_sheet_as_of_seq_session_and_time(toy_campaign, frozen):
 def test_player_view_hides_gm_events(toy_campaign):
     invoke = toy_campaign
     data(invoke("record", "secret-noted", "--character", "bob", "--value", "8675309", "--json"))
-    assert data(invoke("sheet", "bob", "--json"))["secret"] == 8675309
+    assert data(invoke("--as", "gm", "sheet", "bob", "--json"))["secret"] == 8675309
     player = invoke("--as", "player", "sheet", "bob", "--json")
     assert "8675309" not in player.output and "secret" not in player.output
     log = invoke("--as", "player", "log", "--json")

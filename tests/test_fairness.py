@@ -210,7 +210,7 @@ def test_corrections_blind_rolls_and_filters(world):
     assert invoke("roll", "bram", "Brawl", "--time").exit_code == 0  # an engine roll
 
     def observed(*args):
-        result = invoke("fairness", "--json", *args)
+        result = invoke("--as", "gm", "fairness", "--json", *args)
         assert result.exit_code == 0, result.output
         return {
             (g["source"], g["roller"]): {k: v for k, v in g["observed"].items() if v}

@@ -67,7 +67,7 @@ def test_recap_markdown_tells_the_session(played):
 
 def test_player_recap_never_shows_gm_facts(played):
     invoke = played
-    gm = invoke("recap", "--session", "1", "--format", "html").output
+    gm = invoke("--as", "gm", "recap", "--session", "1", "--format", "html").output
     assert "8675309" in gm
     for fmt in ("md", "html"):
         text = invoke("--as", "player", "recap", "--session", "1", "--format", fmt).output

@@ -39,9 +39,10 @@ class App:
         self.as_ = as_
         self.actor = actor
 
-    def as_gm(self, default: str = "gm") -> bool:
-        """Is this the GM's view? (``--as``; ``default`` when it was not given)."""
-        return (self.as_ or default) == "gm"
+    def as_gm(self) -> bool:
+        """Is this the GM's view? Only when asked for by name (``--as gm``): everything a
+        command prints may leave the GM's hands, so the default is the player's view."""
+        return self.as_ == "gm"
 
     def store(self, *, create: bool = False) -> Any:
         """The ledger file's :class:`~ledger.store.Store`, opened once.
@@ -209,7 +210,8 @@ def view_option(fn: Callable[..., Any]) -> Callable[..., Any]:
         expose_value=False,
         is_eager=True,
         callback=set_view,
-        help="Whose view (as the global --as): player never sees GM-only facts.",
+        help="Whose view (as the global --as): player (default) never sees GM-only facts; "
+        "gm sees everything, GM-only lines marked [GM].",
     )(fn)
 
 
@@ -233,8 +235,8 @@ def nl_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     "--as",
     "as_",
     type=click.Choice(["gm", "player"]),
-    help="Whose view: gm sees everything; player never sees GM-only facts. "
-    "Default gm, except for export (player).",
+    help="Whose view: player (the default) never sees GM-only facts; gm sees everything, "
+    "GM-only lines marked [GM].",
 )
 @click.option(
     "--actor",

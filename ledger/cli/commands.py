@@ -385,7 +385,7 @@ def export_(app: App, output: str | None) -> None:
     """
     from ..exchange import export_lines
 
-    as_gm = app.as_gm(default="player")
+    as_gm = app.as_gm()
     lines = export_lines(app.store(), app.campaign.id, as_gm=as_gm)
     if output:
         from .output import atomic_file
@@ -538,5 +538,6 @@ def note(app: App, text: str, character_name: str | None, blind: bool, as_json: 
         )
     else:
         from ..text import printable
+        from .play import made_mark
 
-        click.echo(f"[{rec.seq}] note: {printable(rec.data.text)}")
+        click.echo(f"[{rec.seq}] note: {printable(rec.data.text)}{made_mark(rec)}")

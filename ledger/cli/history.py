@@ -82,7 +82,8 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
 def recap(app: App, number: int, fmt: str, output: str | None, as_json: bool) -> None:
     """A recap of session N, replayed from the log: what happened, by whom, with which dice.
 
-    --as player (global) leaves out every GM-only fact.
+    The players' recap, safe to send to the group (no GM-only fact), unless --as gm: the
+    GM's marks GM-only lines [GM].
     """
     import dataclasses
 
@@ -126,7 +127,8 @@ def audit(app: App, seq: int, as_json: bool) -> None:
         echo_json(result)
     else:
         who = f"{result['name']} ({result['character']})" if result["name"] else result["character"]
-        click.echo(f"Event {seq}: {result['type']} — {who}")
+        gm = " [GM]" if result.get("visibility") == "gm" else ""
+        click.echo(f"Event {seq}: {result['type']} — {who}{gm}")
         if result["description"]:
             click.echo(f"  {result['description']}")
         session = result["session"] if result["session"] is not None else "none"

@@ -231,7 +231,13 @@ def roll(
     if as_json:
         echo_json(roll_output(app, rec))
     else:
-        click.echo(describe(campaign, rec))
+        click.echo(describe(campaign, rec) + made_mark(rec))
+
+
+def made_mark(rec: Any) -> str:
+    """What the answer to a write adds to a GM-only event's line: ``" [GM only]"`` (a blind
+    roll, ``record --blind``, an event type that is always the GM's), else nothing."""
+    return " [GM only]" if rec.visibility == "gm" else ""
 
 
 def describe(campaign: Any, rec: Any) -> str:
@@ -363,7 +369,7 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
         data = msgspec.to_builtins(rec.data)
         echo_json({"seq": rec.seq, "type": rec.type, "visibility": rec.visibility, **data})
     else:
-        click.echo(describe(campaign, rec))
+        click.echo(describe(campaign, rec) + made_mark(rec))
 
 
 def _scalar(text: str) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import re
 from typing import Any
 
@@ -25,34 +26,59 @@ from .play import OddsCommand, describe, pick_params
 @view_option
 @pass_app
 def sheet(app: App, character_name: str, as_of: str | None, as_json: bool) -> None:
-    """Show CHARACTER's sheet, replayed from the log (now, or --as-of a past moment)."""
+    """Show CHARACTER's sheet, replayed from the log (now, or --as-of a past moment).
+
+    The players' sheet unless --as gm; the GM's marks [GM] every line players see
+    otherwise or not at all.
+    """
     campaign = app.campaign
     cid = campaign.find_character(character_name)
     upto = campaign.resolve_as_of(as_of)
-    state = campaign.state_of(cid, upto=upto, as_gm=app.as_gm())
-    view = campaign.system.sheet_view(state, as_gm=app.as_gm())
+    as_gm = app.as_gm()
+    state = campaign.state_of(cid, upto=upto, as_gm=as_gm)
+    view = campaign.system.sheet_view(state, as_gm=as_gm)
     if as_json:
         echo_json({"character": cid, "as_of": upto, **view})
         return
     click.echo(f"{campaign.characters()[cid]} ({cid}) — as of seq {upto}")
-    _print_tree(view, 1)
+    if not as_gm:
+        _print_tree(view, 1)
+        return
+    # the GM's sheet marks every line the players' sheet does not show as it is
+    player = campaign.system.sheet_view(campaign.state_of(cid, upto=upto, as_gm=False), as_gm=False)
+    shown = collections.Counter(_tree_lines(player, 1))
+    for line in _tree_lines(view, 1):
+        if shown[line] > 0:
+            shown[line] -= 1
+            click.echo(line)
+        else:
+            click.echo(f"{line} [GM]")
 
 
 def _print_tree(value: Any, indent: int) -> None:
+    for line in _tree_lines(value, indent):
+        click.echo(line)
+
+
+def _tree_lines(value: Any, indent: int) -> list[str]:
+    """A JSON-like value as indented readable lines (dicts as ``key: value``, lists as
+    ``- item``)."""
     pad = "  " * indent
+    out = []
     if isinstance(value, dict):
         for k, v in value.items():
             if isinstance(v, dict | list) and v and not _flat(v):
-                click.echo(f"{pad}{k}:")
-                _print_tree(v, indent + 1)
+                out.append(f"{pad}{k}:")
+                out.extend(_tree_lines(v, indent + 1))
             else:
-                click.echo(f"{pad}{k}: {_inline(v)}")
+                out.append(f"{pad}{k}: {_inline(v)}")
     elif isinstance(value, list):
         for v in value:
             if isinstance(v, dict):
-                click.echo(f"{pad}- " + ", ".join(f"{k}={_inline(x)}" for k, x in v.items()))
+                out.append(f"{pad}- " + ", ".join(f"{k}={_inline(x)}" for k, x in v.items()))
             else:
-                click.echo(f"{pad}- {_inline(v)}")
+                out.append(f"{pad}- {_inline(v)}")
+    return out
 
 
 def _with_percent(value: Any) -> Any:
@@ -99,7 +125,9 @@ def log(
     as_json: bool,
     as_nl: bool,
 ) -> None:
-    """Show the event log, oldest first (GM-only events only --as gm).
+    """Show the event log, oldest first (the players' view unless --as gm).
+
+    The GM's log marks GM-only events [GM].
 
     Free text shows on its entry's line: a newline as ⏎, control characters escaped
     (--json and --nl give the text exactly).
@@ -142,7 +170,7 @@ def log(
                 mark = "  (retracted)"
             elif rec.seq in corrections.amended:
                 mark = "  (amended)"
-            gm = " [gm]" if rec.visibility == "gm" else ""
+            gm = " [GM]" if rec.visibility == "gm" else ""
             click.echo(f"{printable(describe(campaign, rec))}{gm}{mark}")
     if as_json:
         echo_json(out)

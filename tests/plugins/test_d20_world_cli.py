@@ -239,7 +239,9 @@ def test_example_campaign_builds(tmp_path):
         result = runner.invoke(cli, ["demo", str(CAMPAIGN), "--out", str(tmp_path), "--quiet"])
         assert result.exit_code == 0, result.output
         db = str(tmp_path / "the-world.db")
-        isa = json.loads(runner.invoke(cli, ["--db", db, "sheet", "isa", "--json"]).output)
+        isa = json.loads(
+            runner.invoke(cli, ["--db", db, "--as", "gm", "sheet", "isa", "--json"]).output
+        )
         bram = json.loads(runner.invoke(cli, ["--db", db, "sheet", "bram", "--json"]).output)
     vault = isa["objectives"][0]
     assert (vault["status"], vault["good"], vault["close_calls"]) == ("completed", 2, 1)

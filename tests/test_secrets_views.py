@@ -1,0 +1,165 @@
+"""#13 "Secrets stay secret", through the CLI with the d20-world rules: what leaves the GM's
+hands is the players' view unless the GM asks for theirs by name (DESIGN.md "Visibility").
+
+A d20-world table (Isa and Bram of campaigns/the-world) with a blind roll, a bond's favour
+change and a GM-only note between public rolls; every read command is run without ``--as``
+(what a GM types to send something to the group) and with ``--as gm``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from freezegun import freeze_time
+
+from ledger.cli import cli
+
+CAMPAIGN = Path(__file__).resolve().parent.parent / "campaigns" / "the-world"
+
+
+class Table:
+    """A ledger file and the ``campaign`` command, run with no ``--as`` unless given."""
+
+    def __init__(self, db: str) -> None:
+        self.db = db
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str) -> Result:
+        return self.runner.invoke(cli, ["--db", self.db, *args])
+
+    def ok(self, *args: str) -> str:
+        result = self(*args)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+
+@pytest.fixture
+def table(tmp_path):
+    with freeze_time("2026-03-01 19:00:00", tick=True):
+        t = Table(str(tmp_path / "ledger.db"))
+        t.ok("new", "vault", "--system", "d20-world")
+        for name in ("isa", "bram"):
+            t.ok("character", "add", "--sheet", str(CAMPAIGN / "characters" / f"{name}.toml"))
+        t.ok("session", "start")
+        yield t
+
+
+def play_secrets(t: Table) -> dict[str, str]:
+    """Public rolls around a blind roll, a favour change and a GM-only note; session 1
+    ended. Returns what each GM-only entry answered when it was made."""
+    t.ok("roll", "isa", "Lockpicking", "--time", "--dice", "12")
+    made = {
+        "blind roll": t.ok("roll", "bram", "Brawl", "--time", "--dice", "17", "--blind"),
+        "favour": t.ok(
+            "record",
+            "favour-changed",
+            "--character",
+            "isa",
+            "--bond",
+            "the Guild",
+            "--delta",
+            "-2",
+            "--reason",
+            "missed the tithe",
+        ),
+        "note": t.ok("note", "the vault key is a forgery", "--blind"),
+        "blind record": t.ok(
+            "record",
+            "bond-called",
+            "--character",
+            "bram",
+            "--bond",
+            "the Warden",
+            "--request",
+            "a quiet word",
+            "--blind",
+        ),
+    }
+    t.ok("roll", "bram", "Brawl", "--time", "--dice", "9")
+    t.ok("session", "end")
+    return made
+
+
+SECRETS = ("tithe", "favour", "favor", "forgery", "quiet word", "[17]", "d20 17", " 17: ")
+
+
+def test_recap_sent_to_the_group_is_the_players_view(table):
+    """#13 "Seen: `recap --session 14 --format html > recap.html`, the command a GM sends to
+    the group chat, contains the blind roll and the favour change, unmarked"."""
+    play_secrets(table)
+    for fmt in ("html", "md"):
+        text = table.ok("recap", "--session", "1", "--format", fmt)
+        assert "players" in text
+        for secret in SECRETS:
+            assert secret not in text, (fmt, secret)
+        assert "[GM]" not in text
+        assert text == table.ok("--as", "player", "recap", "--session", "1", "--format", fmt)
+    data = json.loads(table.ok("recap", "--session", "1", "--json"))
+    assert data["as_gm"] is False and not any(line["hidden"] for line in data["lines"])
+
+
+def test_gm_recap_is_asked_for_by_name_and_marks_gm_only_lines(table):
+    play_secrets(table)
+    md = table.ok("--as", "gm", "recap", "--session", "1")
+    assert "GM's recap" in md
+    favour = next(line for line in md.splitlines() if "tithe" in line)
+    assert favour.startswith("- **[") and "**[GM]**" in favour
+    blind = next(line for line in md.splitlines() if "d20 17" in line)
+    assert "**[GM]**" in blind
+    public = next(line for line in md.splitlines() if "d20 12" in line)
+    assert "[GM]" not in public
+    assert "- **[GM]** bonds[0].favor: 1 → -1" in md  # a sheet change players do not see
+    html = table.ok("recap", "--session", "1", "--format", "html", "--as", "gm")
+    assert '<span class="gm">[GM]</span>' in html and "tithe" in html
+
+
+def test_log_sheet_audit_and_fairness_default_to_the_players_view(table):
+    play_secrets(table)
+    for args in (
+        ["log"],
+        ["log", "--json"],
+        ["log", "--nl"],
+        ["sheet", "isa"],
+        ["sheet", "isa", "--json"],
+        ["fairness", "--json"],
+    ):
+        out = table.ok(*args)
+        for secret in ("tithe", "favor", "forgery", "quiet word", '"visibility":"gm"', "[GM]"):
+            assert secret not in out, (args, secret)
+    blind_seq = next(
+        e["seq"]
+        for e in json.loads(table.ok("--as", "gm", "log", "--json"))
+        if e["type"] == "d20-world.check_rolled" and e["visibility"] == "gm"
+    )
+    refused = table("audit", str(blind_seq))
+    assert refused.exit_code == 1 and "GM-only" in refused.output
+    assert "[GM]" in table.ok("--as", "gm", "audit", str(blind_seq))
+
+
+def test_gm_log_and_sheet_mark_gm_only_lines(table):
+    play_secrets(table)
+    log = table.ok("--as", "gm", "log").splitlines()
+    marked = [line for line in log if line.endswith("[GM]")]
+    assert len(marked) == 4 and any("tithe" in line for line in marked)
+    assert all(not line.endswith("[GM]") for line in log if "d20 12" in line)
+    sheet = table.ok("sheet", "isa", "--as", "gm").splitlines()
+    guild = next(line for line in sheet if "the Guild" in line)
+    assert "favor=-1" in guild and guild.endswith("[GM]")
+    old_maren = next(line for line in sheet if "Old Maren" in line)
+    assert old_maren.endswith("[GM]")  # its favor is shown too: not what players see
+    name = next(line for line in sheet if line.strip().startswith("name:"))
+    assert not name.endswith("[GM]")
+
+
+def test_blind_entries_say_gm_only_when_made(table):
+    made = play_secrets(table)
+    for what, answer in made.items():
+        assert answer.rstrip().endswith("[GM only]"), (what, answer)
+    table.ok("session", "start")
+    public = table.ok("roll", "isa", "Lockpicking", "--time", "--dice", "3")
+    assert "GM" not in public
+    blind = json.loads(table.ok("roll", "isa", "Lockpicking", "--time", "--blind", "--json"))
+    assert blind["visibility"] == "gm"
