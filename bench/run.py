@@ -243,6 +243,53 @@ def bench_cli(tmp: Path, reps: int, per_round: int) -> dict[str, Any]:
     }
 
 
+def bench_shell(tmp: Path, reps: int, entries: int, process_ms: float) -> dict[str, Any]:
+    """6. One ``campaign play`` entry (``roll isa Lockpicking --time --dice 16``) against
+    the same command as a process (``process_ms``, from :func:`bench_cli`): the table
+    shell's goal is every entry answered in under 50 ms."""
+    import contextlib
+    import io
+
+    from ledger.cli import App
+    from ledger.cli.shell import TableShell
+
+    print(f"campaign play entries, {reps} rounds x {entries}")
+    db = tmp / "shell.db"
+    sheet = workload.SHEETS / "isa.toml"
+    app = App(str(db), None, None, "gm")
+    shell = TableShell(app)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        for line in ("new vault --system d20-world", f"character add --sheet {sheet}",
+                     "session start"):  # fmt: skip
+            assert shell.run_line(line) == 0, line
+    times: list[float] = []
+    medians = []
+    for _ in range(reps):
+        this_round = []
+        for _ in range(entries):
+            out.seek(0)
+            out.truncate()
+            t = time.perf_counter()
+            with contextlib.redirect_stdout(out):
+                code = shell.run_line("roll isa Lockpicking --time --dice 16")
+            this_round.append(time.perf_counter() - t)
+            assert code == 0, out.getvalue()
+        times += this_round
+        medians.append(statistics.median(this_round))
+        print(f"  round {len(medians)}/{reps}: median {1000 * medians[-1]:.2f} ms")
+    app.close()
+    times.sort()
+    median_ms = 1000 * statistics.median(medians)
+    return {
+        "entry_ms_median": round(median_ms, 2),
+        "entry_ms_p90": round(1000 * times[int(0.9 * len(times))], 2),
+        "entry_ms_max": round(1000 * times[-1], 2),
+        "process_ms_median": process_ms,
+        "process_over_entry": round(process_ms / median_ms, 1),
+    }
+
+
 RSS_CHILD = """
 import sys
 sys.path.insert(0, {here!r})
@@ -336,6 +383,9 @@ def main(argv: list[str] | None = None) -> int:
         report["durable"] = bench_durable(tmp, 50 if args.quick else 200, reps)
         report["as_of"] = bench_as_of(last_db, 10 if args.quick else 20, reps)
         report["cli"] = bench_cli(tmp, reps, 3)
+        report["shell"] = bench_shell(
+            tmp, reps, 50 if args.quick else 200, report["cli"]["ms"]["campaign roll"]
+        )
         report["rss"] = bench_rss(last_db)
     finally:
         if not args.keep:

@@ -51,6 +51,9 @@ class RollParam:
         ``int`` param a range (from the book where it has one): the CLI shows it in
         ``--help`` and refuses a value outside it (exit 2) before any work, so a huge
         number can never make ``odds`` or ``roll`` run for ever.
+    :param suggestions: named values the table shell (``campaign play``) offers when
+        completing the option (DR names, difficulty rungs); not enforced here, the system
+        still checks the value it is given.
 
     Options of the same name from several systems must agree on ``is_flag`` and
     ``multiple``; values are converted to each system's own ``type`` and range; help texts
@@ -64,6 +67,7 @@ class RollParam:
     type: type = str
     min: int | None = None
     max: int | None = None
+    suggestions: tuple[str, ...] = ()
 
     def range_text(self) -> str:
         """The range for ``--help``: ``" (1-20)"``, ``" (>= 0)"``, or ``""``."""

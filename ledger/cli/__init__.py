@@ -38,6 +38,15 @@ class App:
         self.campaign_id = campaign
         self.as_ = as_
         self.actor = actor
+        self._defaults = (as_, actor)
+
+    def begin_entry(self, as_: str | None = None, actor: str | None = None) -> None:
+        """Start one entry of ``campaign play``: the shell's ``--as``/``--actor`` unless
+        this entry gives its own, and a fresh look at the campaign (another process may
+        have written since the last entry); the ledger file stays open."""
+        self.as_ = as_ if as_ is not None else self._defaults[0]
+        self.actor = actor if actor is not None else self._defaults[1]
+        self.__dict__.pop("campaign", None)
 
     def as_gm(self) -> bool:
         """Is this the GM's view? Only when asked for by name (``--as gm``): everything a
@@ -110,6 +119,20 @@ class LedgerGroup(click.Group):
     ) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        sys.exit(self.run(args, prog_name, complete_var, **extra))
+
+    def run(
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        **extra: Any,
+    ) -> int:
+        """Run one command line and return its exit code (0 done, 1 refused, 2 usage).
+
+        Every error is printed as one line on stderr, as ``main`` does; nothing raises
+        (``campaign play`` calls this once per entry, with ``obj=`` its open ledger).
+        """
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as e:
@@ -117,17 +140,21 @@ class LedgerGroup(click.Group):
             click.echo(
                 f"Error: {_one_line_text(e.format_message())} (see `{where} --help`)", err=True
             )
-            sys.exit(2)
+            return 2
         except click.ClickException as e:
             click.echo(f"Error: {_one_line_text(e.format_message())}", err=True)
-            sys.exit(e.exit_code)
+            return e.exit_code
         except BrokenPipeError:  # `campaign log | head`: stop quietly
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
-            sys.exit(1)
+            return 1
         except click.exceptions.Abort:
             click.echo("Aborted.", err=True)
-            sys.exit(1)
+            return 1
+        except click.exceptions.Exit as e:  # --help, --version
+            return e.exit_code
+        except SystemExit as e:  # a command that sets its own exit code (verify)
+            return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         except Exception as e:
             if os.environ.get("CAMPAIGN_DEBUG"):
                 raise
@@ -136,8 +163,8 @@ class LedgerGroup(click.Group):
                 "(nothing was written; CAMPAIGN_DEBUG=1 shows the traceback)",
                 err=True,
             )
-            sys.exit(1)
-        sys.exit(rv if isinstance(rv, int) else 0)
+            return 1
+        return rv if isinstance(rv, int) else 0
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name)
@@ -261,8 +288,18 @@ def cli(
              campaign session start
              campaign roll julian investigate --dr good --dice ++-0
     """
+    if isinstance(ctx.obj, App):  # one entry of `campaign play`: its ledger stays open
+        ctx.obj.begin_entry(
+            as_ if _given(ctx, "as_") else None, actor if _given(ctx, "actor") else None
+        )
+        return
     ctx.obj = App(db_path, campaign, as_, actor)
     ctx.call_on_close(ctx.obj.close)
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    """Was option ``name`` typed on this command line (not a default or an env var)?"""
+    return ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
 
 
 _plugin_commands = False
@@ -285,7 +322,7 @@ def register_plugin_commands() -> None:
 
 
 def _register() -> None:
-    from . import commands, demo, history, pictures, play, views  # noqa: F401  (modules add commands)
+    from . import commands, demo, history, pictures, play, shell, views  # noqa: F401  (modules add commands)
 
 
 def main() -> None:  # pragma: no cover - console entry point is `cli`

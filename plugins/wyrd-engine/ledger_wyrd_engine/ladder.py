@@ -28,6 +28,11 @@ DR_LADDER: Final[tuple[tuple[str, int, str | None], ...]] = (
     ("Impossible", 6, "Epic"),
 )
 
+#: Every DR name, lower case, both name sets (what the table shell offers for ``--dr``).
+DR_NAMES: Final[tuple[str, ...]] = tuple(
+    name.lower() for row in DR_LADDER for name in (row[0], row[2]) if name is not None
+)
+
 #: Extra spellings accepted for a DR (lower-case name → value under ">=").
 _DR_EXTRA_ALIASES: Final[dict[str, int]] = {"mediocre": 0}
 

@@ -28,7 +28,7 @@ from ledger.dice import PhysicalDice
 
 from . import events as ev
 from .appliers import Appliers, find_boon, find_trait
-from .ladder import BAND_LABELS, dr_label, dr_ladder, level_name, parse_dr, signed
+from .ladder import BAND_LABELS, DR_NAMES, dr_label, dr_ladder, level_name, parse_dr, signed
 from .mechanics import (
     TRAIT_BONUS,
     attack_result,
@@ -65,7 +65,8 @@ class WyrdEngine(Appliers, RuleSystem):
     state_type = Character
     options_type = Options
     roll_params = (
-        RollParam("dr", "Wyrd Engine: Difficulty Rating, a number or a name (good, Difficult)."),
+        RollParam("dr", "Wyrd Engine: Difficulty Rating, a number or a name (good, Difficult).",
+                  suggestions=DR_NAMES),
         RollParam("trait", "Wyrd Engine: the one trait, gear or boon invoked (they don't stack)."),
         RollParam("boost", "Wyrd Engine: spend a held boost of +1 or +2.", type=int, min=1, max=2),
         RollParam("teamwork", "Wyrd Engine: an ally's teamwork bonus, +1 (or +2).", type=int, min=1, max=2),
