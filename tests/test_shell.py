@@ -117,6 +117,8 @@ def test_each_entry_may_give_its_own_view_and_actor(casebook):
         "log --json\n"
         "--actor maria note 'Felix owes Julian a favour'\n"
         "log --json\n",
+        "--as",
+        "gm",
     )
     assert result.exit_code == 0, result.output
     documents = [json.loads(line) for line in result.output.splitlines() if line.startswith("[{")]
@@ -124,8 +126,15 @@ def test_each_entry_may_give_its_own_view_and_actor(casebook):
     blind = [e for e in gm_before if e["type"] == "wyrd-engine.check_rolled"]
     assert blind and blind[0]["visibility"] == "gm"
     assert all(e["type"] != "wyrd-engine.check_rolled" for e in player)
-    assert len(gm_before) > len(player)  # the next entry is the GM's again
+    assert len(gm_before) > len(player)  # the next entry is in the shell's view (GM) again
     assert gm_after[-1]["actor"] == "maria" and gm_after[-1]["type"] == "note.added"
+
+
+def test_the_shell_shows_the_players_view_unless_started_as_gm(casebook):
+    result = play(casebook, "roll julian notice --dr fair --dice +--- --blind\nlog --json\n")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output[result.output.index("[{") :])
+    assert all(e["type"] != "wyrd-engine.check_rolled" for e in rows)
 
 
 def test_shell_defaults_come_from_the_campaign_command(casebook):

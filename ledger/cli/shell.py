@@ -316,7 +316,7 @@ def _prompt_text(app: App) -> str:
     except Exception:
         return "campaign> "
     where = f" s{session}" if session is not None else ""
-    view = " (player view)" if app.as_ == "player" else ""
+    view = " [GM]" if app.as_gm() else ""
     return f"{campaign.id}{where}{view}> "
 
 
@@ -342,8 +342,9 @@ def play(app: App, history_path: str | None) -> None:
     Tab completes commands, options, characters, skills and DR names; Up and Down walk
     the history; Ctrl-C drops the line, Ctrl-D or `exit` leaves. Each entry answers and
     fails exactly as the same `campaign` command would (a refused entry writes nothing and
-    the shell goes on). `--as` and `--actor` given to `campaign` are the shell's defaults;
-    an entry may give its own (`--as player sheet isa`). Piped input runs one entry a
+    the shell goes on). `--as` and `--actor` given to `campaign` are the shell's defaults
+    (`campaign --as gm play` shows GM-only facts; the prompt then ends in [GM]); an entry
+    may give its own (`--as player sheet isa`). Piped input runs one entry a
     line (exit status 1 if any entry was refused).
     """
     app.store()  # refuse a missing ledger now, with the usual message
