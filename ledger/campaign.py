@@ -30,6 +30,7 @@ from .events import (
     SessionAbandoned,
     SessionEnded,
     SessionStarted,
+    event_tag,
     stream_of,
 )
 from .plugins import rule_system, rule_systems
@@ -49,6 +50,7 @@ from .store import COLUMNS, Pending, Store
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 #: The events that open and close a session.
 SESSION_TYPES = ("session.started", "session.ended", "session.abandoned")
+SESSION_EVENTS = (SessionStarted, SessionEnded, SessionAbandoned)
 
 
 class NotFound(RuleError):
@@ -123,6 +125,7 @@ class Campaign:
         self.system = load_system(created.system, created.options)
         self.codec = Codec(self.system.event_types, self.system.upcasters)
         self.appliers = self.system.appliers()
+        self._allowed = frozenset(self.codec.types.values())
         self._cache = {}
 
     # --- creation ------------------------------------------------------------------------
@@ -346,6 +349,7 @@ class Campaign:
         :raises ledger.store.ConflictError: a stale expected version (nothing written).
         """
         with self.store.transaction():
+            self.check_kinds(events)
             head = self.store.head(self.id).seq
             if self._cache_head != head:  # another writer appended: start again
                 self._cache, self._cache_head = {}, None
@@ -369,6 +373,50 @@ class Campaign:
     # writer validates a batch without replaying; dropped when the head moved elsewhere
     _cache: dict[str, Any] = {}
     _cache_head: int | None = None
+
+    def check_kinds(self, events: Sequence[Event]) -> None:
+        """Refuse events of another rule system and session events out of order (#13).
+
+        Sessions start once each, numbered 1, 2, 3, ..., never while one is open, and close
+        once (``session.ended`` or ``session.abandoned``) the session that is open.
+
+        :raises RuleError: the first such event (nothing written).
+        """
+        allowed = self._allowed
+        sessions = [e for e in events if isinstance(e, SESSION_EVENTS)]
+        for event in events:
+            if type(event) not in allowed:
+                tag = event_tag(type(event))
+                area = tag.split(".", 1)[0]
+                raise RuleError(
+                    f"{tag} is an event of rule system {area!r}; campaign {self.id!r} plays "
+                    f"{self.system.id!r}"
+                    if area != self.system.id
+                    else f"{tag} is not an event type of {self.system.id!r}"
+                )
+        if not sessions:
+            return
+        open_, last = self.current_session(), self.last_session()
+        for event in sessions:
+            if isinstance(event, SessionStarted):
+                if open_ is not None:
+                    raise RuleError(
+                        f"session {open_} is still open: end it with `campaign session end` first"
+                    )
+                if event.number != last + 1:
+                    raise RuleError(
+                        f"the next session is {last + 1}, not {event.number}: sessions start "
+                        "once each, in order"
+                    )
+                open_ = last = event.number
+            else:
+                if event.number != open_:
+                    raise RuleError(
+                        f"session {event.number} is not open"
+                        + (f" (session {open_} is)" if open_ is not None else "")
+                        + ": a session closes once, and only while open"
+                    )
+                open_ = None
 
     def validate(
         self, events: Sequence[Event], *, cached: dict[str, Any] | None = None

@@ -21,6 +21,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 SCHEME = "ledger-roll-v1"
+#: Advancement and other between-session engine rolls: keyed by a downtime seed (#13).
+DOWNTIME_SCHEME = "ledger-downtime-v1"
+SCHEMES = (SCHEME, DOWNTIME_SCHEME)
 FUDGE = {1: -1, 2: 0, 3: 1}
 _FUDGE_TOKENS = {"+": 3, "+1": 3, "0": 2, ".": 2, " ": 2, "-": 1, "-1": 1, "−": 1, "−1": 1, "·": 2}
 MAX_SIDES = 1000
@@ -41,13 +44,23 @@ def commitment(seed: bytes) -> str:
 
 
 def engine_words(
-    seed: bytes, campaign: str, session: int, nonce: int, client_seed: str
+    seed: bytes,
+    campaign: str,
+    session: int,
+    nonce: int,
+    client_seed: str,
+    scheme: str = SCHEME,
 ) -> Iterator[int]:
-    """The endless stream of 32-bit words for one engine roll (DESIGN.md step 2)."""
+    """The endless stream of 32-bit words for one engine roll (DESIGN.md step 2).
+
+    :param scheme: :data:`SCHEME` (``seed`` is a session's seed, ``session`` its number) or
+        :data:`DOWNTIME_SCHEME` (``seed`` is the downtime seed committed at the end of
+        session ``session``); the scheme name is the message's first element.
+    """
     block = 0
     while True:
         msg = json.dumps(
-            [SCHEME, campaign, session, nonce, client_seed, block], separators=(",", ":")
+            [scheme, campaign, session, nonce, client_seed, block], separators=(",", ":")
         ).encode()
         digest = hmac.new(seed, msg, hashlib.sha256).digest()
         yield from struct.unpack(">8I", digest)
@@ -99,23 +112,34 @@ class DiceSource:
 
 
 class EngineDice(DiceSource):
-    """Dice drawn from a session's secret seed: verifiable once the seed is revealed."""
+    """Dice drawn from a secret seed (a session's, or a downtime seed with
+    ``scheme=DOWNTIME_SCHEME``): verifiable once the seed is revealed."""
 
     source = "engine"
 
     def __init__(
-        self, seed: bytes, campaign: str, session: int, nonce: int, client_seed: str = ""
+        self,
+        seed: bytes,
+        campaign: str,
+        session: int,
+        nonce: int,
+        client_seed: str = "",
+        scheme: str = SCHEME,
     ) -> None:
         super().__init__()
         self.nonce = nonce
         self.client_seed = client_seed
-        self._words = engine_words(seed, campaign, session, nonce, client_seed)
+        self.scheme = scheme
+        self._words = engine_words(seed, campaign, session, nonce, client_seed, scheme)
 
     def _draw(self, sides: int) -> int:
         return face_from_words(self._words, sides)
 
     def fields(self) -> dict[str, Any]:
-        return {**super().fields(), "nonce": self.nonce, "client_seed": self.client_seed}
+        out = {**super().fields(), "nonce": self.nonce, "client_seed": self.client_seed}
+        if self.scheme != SCHEME:
+            out["scheme"] = self.scheme
+        return out
 
 
 class PhysicalDice(DiceSource):
@@ -253,13 +277,15 @@ def verify_draws(
     nonce: int,
     client_seed: str,
     draws: Sequence[Sequence[int]],
+    *,
+    scheme: str = SCHEME,
 ) -> str | None:
-    """Recompute an engine roll's draws from the revealed seed.
+    """Recompute an engine roll's draws from the revealed seed (of ``scheme``).
 
     :returns: ``None`` when every recorded ``[sides, value]`` is what the seed gives, else a
         sentence naming the first die that differs.
     """
-    words = engine_words(seed, campaign, session, nonce, client_seed)
+    words = engine_words(seed, campaign, session, nonce, client_seed, scheme)
     for i, (sides, value) in enumerate(draws, start=1):
         expected = face_from_words(words, sides)
         if expected != value:

@@ -6,9 +6,16 @@ outside verifier holding only the export would (DESIGN.md "Export format"):
 - ``seq`` runs 1, 2, 3, ... without gaps; each ``prev_hash`` is the previous ``hash``
   (64 zeros first); each ``hash`` is recomputed from the canonical envelope; each stream's
   ``version`` runs 1, 2, 3, ...;
-- each ``session.ended`` reveal hashes to its ``session.started`` commitment;
-- every engine roll of an ended session has the next nonce of its session and the draws
-  the revealed seed gives;
+- sessions start once each, numbered 1, 2, 3, ..., never while another is open, and close
+  once (``session.ended`` or ``session.abandoned``); each ``session.ended`` reveal hashes to
+  its ``session.started`` commitment (:func:`_session_problem`);
+- every event's type is a core type or one of the campaign's rule system (named by
+  ``campaign.created``), read from the decoded payload, never from byte patterns;
+- every engine roll is drawn from a seed not yet revealed: a session roll inside its open
+  session; once the seed is revealed, each has the next nonce and the draws the seed gives
+  (:func:`_engine_roll_problem`). Rolls of an open session are counted in
+  ``unverifiable_rolls`` (verifiable once the session ends), rolls of an abandoned session in
+  ``abandoned_rolls``.
 - every roll's recorded result (engine and physical) is what its rule system gives for its
   recorded inputs and draws, against its character's state just before it
   (:class:`ledger.results.ResultCheck`). Only when the campaign's rule system is not
@@ -27,8 +34,8 @@ from typing import Any
 import msgspec
 
 from .codec import Codec, canonical_envelope
-from .dice import MAX_SIDES, verify_draws
-from .events import CAMPAIGN_STREAM, CampaignCreated, Envelope
+from .dice import MAX_SIDES, SCHEME, verify_draws
+from .events import CAMPAIGN_STREAM, CORE_EVENT_TYPES, CampaignCreated, Envelope, event_tag
 from .results import ResultCheck, RowsOf
 from .rulesystem import RuleError
 from .store import COLUMNS, ZERO_HASH, chain_hash
@@ -43,7 +50,11 @@ class VerifyReport:
     :ivar problem: ``None`` when everything verifies, else the first problem found.
     :ivar bad_seq: the seq of the first problem.
     :ivar engine_rolls: engine rolls recomputed from revealed seeds.
-    :ivar unverifiable_rolls: engine rolls of sessions not yet ended.
+    :ivar unverifiable_rolls: engine rolls of the open session: verifiable once it ends.
+    :ivar abandoned_rolls: engine rolls of abandoned sessions: never verifiable.
+    :ivar open_commitments: seeds committed and not yet revealed at the end of the log, as
+        ``(kind, number, seq of the commitment, commitment)``, kind ``"session"`` (the
+        open session) or ``"downtime"``; ``verify_store`` checks the secrets table for them.
     :ivar results_checked: rolls whose recorded results re-derived from their inputs and dice.
     :ivar results_unchecked: why roll results were not checked (``None`` when they were).
     """
@@ -56,6 +67,8 @@ class VerifyReport:
     unverifiable_rolls: int = 0
     results_checked: int = 0
     results_unchecked: str | None = None
+    abandoned_rolls: int = 0
+    open_commitments: list[tuple[str, int, int, str]] = field(default_factory=list)
     problem: str | None = None
     bad_seq: int | None = None
     hashes: dict[int, str] = field(default_factory=dict)
@@ -81,10 +94,34 @@ class VerifyReport:
 
 @dataclass
 class _Session:
+    """One committed seed while verifying: a session's (or a downtime's) commitment."""
+
     commitment: str
-    rolls: list[tuple[int, int | None, str | None, list[Any]]] = field(default_factory=list)
+    seq: int = 0  # of the commitment
+    rolls: list[tuple[int, Any, Any, Any]] = field(default_factory=list)
     seed: bytes | None = None  # once revealed
+    closed_at: int | None = None  # seq of the reveal (or abandonment)
+    how: str = ""  # "ended", "abandoned" or "revealed"
     next_nonce: int = 0
+
+
+@dataclass
+class _Sessions:
+    """What :func:`verify_rows` knows of a log's sessions so far (and its rule system)."""
+
+    sessions: dict[int, _Session] = field(default_factory=dict)
+    open: int | None = None
+    last: int = 0
+    system: str | None = None
+
+    def finish(self, report: VerifyReport) -> None:
+        """Count the rolls still waiting for a reveal; list the unrevealed commitments."""
+        for number, s in self.sessions.items():
+            if s.how == "abandoned":
+                report.abandoned_rolls += len(s.rolls)
+            elif s.seed is None:
+                report.unverifiable_rolls += len(s.rolls)
+                report.open_commitments.append(("session", number, s.seq, s.commitment))
 
 
 def verify_rows(
@@ -107,7 +144,7 @@ def verify_rows(
     prev = ZERO_HASH
     expected_seq = 1
     versions: dict[str, int] = {}
-    sessions: dict[int, _Session] = {}
+    sessions = _Sessions()
     for row in rows:
         seq = row["seq"]
         if seq != expected_seq:
@@ -166,7 +203,7 @@ def verify_rows(
         if prev == find_hash:
             report.found_at = seq
         expected_seq += 1
-    report.unverifiable_rolls = sum(len(s.rolls) for s in sessions.values() if s.seed is None)
+    sessions.finish(report)
     return report
 
 
@@ -190,16 +227,18 @@ def _result_check(
 
 
 class _Tagged(msgspec.Struct):
-    """Any event payload: a JSON object with a ``type`` (other keys checked, not kept)."""
+    """Any event payload: a JSON object with a ``type`` and, on a roll, its ``source``
+    (decoded, so ``"\\u0065ngine"`` is ``"engine"``; other keys checked, not kept)."""
 
     type: str
+    source: Any = None
 
 
 _tagged = msgspec.json.Decoder(_Tagged)
 
 
 def _check_payload(
-    row: dict[str, Any], data: bytes, sessions: dict[int, _Session], report: VerifyReport
+    row: dict[str, Any], data: bytes, sessions: _Sessions, report: VerifyReport
 ) -> tuple[int, str] | None:
     """Check one row's payload: JSON of its envelope's type; sessions and engine rolls.
 
@@ -215,68 +254,169 @@ def _check_payload(
         return seq, "data is not JSON"
     if tagged.type != type_:
         return seq, f"data's type {tagged.type!r} does not match the envelope's type {type_!r}"
-    if b'"source":"engine"' not in data and not type_.startswith("session."):
+    return _timeline_problem(row, data, tagged, sessions, report)
+
+
+#: The areas (type prefixes) of the core's event types: ``"session"`` of ``session.started``.
+CORE_AREAS = frozenset(event_tag(cls).split(".", 1)[0] for cls in CORE_EVENT_TYPES)
+CORE_TYPES = frozenset(event_tag(cls) for cls in CORE_EVENT_TYPES)
+
+
+def _timeline_problem(
+    row: dict[str, Any], data: bytes, tagged: _Tagged, sessions: _Sessions, report: VerifyReport
+) -> tuple[int, str] | None:
+    """The type's rule system, then sessions and engine rolls, on decoded values (#13).
+
+    :returns: ``(first bad seq, problem)`` or ``None``.
+    """
+    seq, type_ = row["seq"], row["type"]
+    area = type_.split(".", 1)[0]
+    if area in CORE_AREAS:
+        if type_ not in CORE_TYPES:
+            return seq, f"{type_!r} is not an event type of the core"
+    elif sessions.system is None:
+        return seq, f"{type_!r} comes before the campaign.created that names the rule system"
+    elif area != sessions.system:
+        return seq, (
+            f"{type_!r} is an event of rule system {area!r}, but this campaign plays "
+            f"{sessions.system!r}"
+        )
+    if tagged.source is not None and tagged.source not in ("engine", "physical"):
+        return seq, f"a roll's source must be \"engine\" or \"physical\", not {tagged.source!r}"
+    if tagged.source != "engine" and area not in ("session", "campaign"):
         return None
     try:
-        return _check_session_payload(row, msgspec.json.decode(data), sessions, report)
+        payload = msgspec.json.decode(data)
+        if type_ == "campaign.created":
+            if seq != 1 or sessions.system is not None:
+                return seq, "campaign.created must be the first event, and only once"
+            sessions.system = str(payload["system"])
+            return None
+        if area == "session":
+            return _session_problem(row, payload, sessions, report)
+        return _engine_roll_problem(row, payload, sessions, report)
     except (KeyError, TypeError, ValueError) as e:
         return seq, f"malformed {type_} data: {type(e).__name__} {e}"
 
 
-def _check_session_payload(
+def _session_problem(
+    row: dict[str, Any], payload: dict[str, Any], sessions: _Sessions, report: VerifyReport
+) -> tuple[int, str] | None:
+    """Sessions start once each, in order (1, 2, 3, ...), never nest, close once; a reveal
+    matches its commitment and verifies the session's engine rolls."""
+    seq, type_ = row["seq"], row["type"]
+    number = payload["number"]
+    if type(number) is not int:
+        return seq, f"{type_}'s number must be an integer, not {number!r}"
+    if row["session"] != number:
+        return seq, f"{type_} of session {number} is filed under session {row['session']!r}"
+    if type_ == "session.started":
+        if number in sessions.sessions:
+            return seq, (
+                f"session {number} starts a second time (first at seq "
+                f"{sessions.sessions[number].seq})"
+            )
+        if sessions.open is not None:
+            return seq, f"session {number} starts while session {sessions.open} is still open"
+        if number != sessions.last + 1:
+            return seq, f"session {number} starts after session {sessions.last}: expected {sessions.last + 1}"
+        commitment = payload["seed_commitment"]
+        if not isinstance(commitment, str):
+            return seq, f"session {number}'s seed_commitment is not text"
+        sessions.sessions[number] = _Session(commitment, seq=seq)
+        sessions.open = sessions.last = number
+        return None
+    session = sessions.sessions.get(number)
+    if session is None or sessions.open != number:
+        if session is not None and session.closed_at is not None:
+            return seq, f"session {number} closes a second time (first at seq {session.closed_at})"
+        return seq, f"session {number} closes but is not open"
+    sessions.open = None
+    session.closed_at = seq
+    if type_ == "session.abandoned":
+        session.how = "abandoned"
+        return None
+    session.how = "ended"
+    return _reveal_problem(row, payload, session, f"session {number}", 0, report)
+
+
+def _reveal_problem(
     row: dict[str, Any],
     payload: dict[str, Any],
-    sessions: dict[int, _Session],
+    session: _Session,
+    what: str,
+    first_nonce: int,
     report: VerifyReport,
+    scheme: str = SCHEME,
 ) -> tuple[int, str] | None:
-    seq, type_ = row["seq"], row["type"]
-    if type_ == "session.started":
-        sessions[payload["number"]] = _Session(payload["seed_commitment"])
-    elif type_ == "session.ended":
-        number = payload["number"]
-        session = sessions.get(number)
-        if session is None or session.seed is not None:
-            return seq, f"session {number} ends but never started"
-        try:
-            seed = bytes.fromhex(payload["seed_reveal"])
-        except (ValueError, TypeError):
-            return seq, f"session {number}'s seed_reveal is not hex"
-        if hashlib.sha256(seed).hexdigest() != session.commitment:
-            return seq, f"session {number}'s revealed seed does not match its commitment"
-        for i, (roll_seq, nonce, client_seed, draws) in enumerate(session.rolls):
-            if nonce != i:
-                return roll_seq, f"engine roll has nonce {nonce}, expected {i}"
-            bad = _draws_problem(seed, row["campaign"], number, i, client_seed or "", draws)
-            if bad:
-                return (
-                    roll_seq,
-                    f"engine roll of session {number} (seed revealed at seq {seq}): {bad}",
-                )
-            report.engine_rolls += 1
-        session.seed, session.next_nonce, session.rolls = seed, len(session.rolls), []
-    elif payload.get("source") == "engine":
-        number = row["session"]
-        session = sessions.get(number) if number is not None else None
-        if session is None:
-            return seq, "engine roll outside a session"
-        nonce, client_seed = payload.get("nonce"), payload.get("client_seed") or ""
-        draws = payload.get("draws") or []
-        if session.seed is None:
-            session.rolls.append((row["seq"], nonce, client_seed, draws))
-            return None
-        # an advancement roll after the reveal: drawn from the revealed seed, next nonce
+    """Check a ``seed_reveal`` against its commitment, then every roll drawn from it."""
+    seq, number = row["seq"], payload["number"]
+    try:
+        seed = bytes.fromhex(payload["seed_reveal"])
+    except (ValueError, TypeError):
+        return seq, f"{what}'s seed_reveal is not hex"
+    if hashlib.sha256(seed).hexdigest() != session.commitment:
+        return seq, f"{what}'s revealed seed does not match its commitment"
+    for i, (roll_seq, nonce, client_seed, draws) in enumerate(session.rolls, start=first_nonce):
+        if nonce != i:
+            return roll_seq, f"engine roll has nonce {nonce}, expected {i}"
+        bad = _draws_problem(
+            seed, row["campaign"], number, i, client_seed, draws, scheme=scheme
+        )
+        if bad:
+            return roll_seq, f"engine roll of {what} (seed revealed at seq {seq}): {bad}"
+        report.engine_rolls += 1
+    session.seed, session.next_nonce = seed, first_nonce + len(session.rolls)
+    session.rolls = []
+    return None
+
+
+def _engine_roll_problem(
+    row: dict[str, Any], payload: dict[str, Any], sessions: _Sessions, report: VerifyReport
+) -> tuple[int, str] | None:
+    """An engine roll is drawn from a seed not yet revealed: its session's, while open.
+    Kept until the reveal, then checked by :func:`_reveal_problem`."""
+    seq, number = row["seq"], row["session"]
+    scheme = payload.get("scheme", SCHEME)
+    if scheme != SCHEME:
+        return seq, f"engine roll of unknown scheme {scheme!r}"
+    session = sessions.sessions.get(number) if type(number) is int else None
+    if session is None:
+        return seq, "engine roll outside a session"
+    if session.seed is not None:  # legacy advancement roll after the reveal (until #13 lands)
+        nonce = payload.get("nonce")
         if nonce != session.next_nonce:
             return seq, f"engine roll has nonce {nonce}, expected {session.next_nonce}"
-        bad = _draws_problem(session.seed, row["campaign"], number, nonce, client_seed, draws)
+        bad = _draws_problem(
+            session.seed, row["campaign"], number, nonce, payload.get("client_seed") or "",
+            payload.get("draws"),
+        )
         if bad:
             return seq, f"engine roll: {bad}"
         session.next_nonce += 1
         report.engine_rolls += 1
+        return None
+    if session.closed_at is not None:
+        return seq, (
+            f"engine roll drawn after session {number}'s seed was "
+            f"{'revealed' if session.how == 'ended' else 'lost'} at seq {session.closed_at}: "
+            "no engine roll may come from a revealed seed"
+        )
+    session.rolls.append(
+        (seq, payload.get("nonce"), payload.get("client_seed") or "", payload.get("draws"))
+    )
     return None
 
 
 def _draws_problem(
-    seed: bytes, campaign: str, session: int, nonce: Any, client_seed: Any, draws: Any
+    seed: bytes,
+    campaign: str,
+    session: int,
+    nonce: Any,
+    client_seed: Any,
+    draws: Any,
+    *,
+    scheme: str = SCHEME,
 ) -> str | None:
     """:func:`ledger.dice.verify_draws` after checking the recorded shapes (a forged roll may
     hold anything): ``None`` when the draws are what the seed gives, else a sentence."""
@@ -291,7 +431,25 @@ def _draws_problem(
         for d in draws
     ):
         return f"draws must be [sides, value] pairs with 2 <= sides <= {MAX_SIDES}, 1 <= value <= sides"
-    return verify_draws(seed, campaign, session, nonce, client_seed, draws)
+    return verify_draws(seed, campaign, session, nonce, client_seed, draws, scheme=scheme)
+
+
+def pending_lines(report: VerifyReport) -> list[str]:
+    """What a good report says of the rolls it could not verify yet (or ever)."""
+    lines = []
+    open_ = [n for kind, n, _, _ in report.open_commitments if kind == "session"]
+    if report.unverifiable_rolls:
+        where = f"open session {open_[0]}" if open_ else "an open session"
+        lines.append(
+            f"{report.unverifiable_rolls} engine rolls of {where} are verifiable once it ends "
+            "(`campaign session end` reveals its seed)"
+        )
+    if report.abandoned_rolls:
+        lines.append(
+            f"{report.abandoned_rolls} engine rolls are unverifiable (session abandoned: "
+            "its seed was lost)"
+        )
+    return lines
 
 
 def verify_store(

@@ -299,7 +299,7 @@ def verify(app: App, file: Any, receipt: str | None, as_json: bool) -> None:
     player's copy is checked as far as it can be: GM-only events through their hashes.
     Exit 0 and print a receipt (head seq and hash), or exit 1 naming the first bad seq.
     """
-    from ..verify import parse_receipt, verify_store
+    from ..verify import parse_receipt, pending_lines, verify_store
 
     parsed = None
     if receipt is not None:
@@ -342,6 +342,7 @@ def verify(app: App, file: Any, receipt: str | None, as_json: bool) -> None:
                 "redacted": stubs,
                 "engine_rolls_verified": report.engine_rolls,
                 "engine_rolls_unverifiable": report.unverifiable_rolls,
+                "engine_rolls_abandoned": report.abandoned_rolls,
                 "results_rederived": report.results_checked,
                 "results_unchecked": report.results_unchecked,
                 "bad_seq": report.bad_seq,
@@ -363,10 +364,8 @@ def verify(app: App, file: Any, receipt: str | None, as_json: bool) -> None:
         )
         if report.results_unchecked:
             click.echo(f"Roll results not checked: {report.results_unchecked}")
-        if report.unverifiable_rolls:
-            click.echo(
-                f"{report.unverifiable_rolls} engine rolls of the open session are verifiable after it ends"
-            )
+        for line in pending_lines(report):
+            click.echo(line)
         click.echo(f"Receipt: {report.receipt}")
 
 

@@ -1,0 +1,260 @@
+"""Sessions, seeds and engine dice that cannot lie (#13).
+
+Sessions start once each, in order, close once and never nest; every check reads decoded
+values, never byte patterns; events of another rule system are refused and flagged; every
+draw and reveal checks the seed against its commitment first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from ledger.campaign import open_campaign
+from ledger.events import SessionEnded, SessionStarted
+from ledger.rulesystem import RuleError
+from ledger.store import Store
+from ledger.verify import verify_rows
+
+from .test_outputs import refused, run
+from .test_reliability_fuzz import fingerprint
+
+CAMPAIGN = "toybox"
+
+
+# --- helpers: an attacker's tools ---------------------------------------------------------
+
+
+def export(db: str, path: Path) -> list[dict[str, Any]]:
+    """The GM's export of ``db`` as a list of line dicts (``data`` as a dict)."""
+    assert run(db, "--as", "gm", "export", "-o", str(path)).exit_code == 0
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def rechain(lines: list[dict[str, Any]], raw: dict[int, bytes] | None = None) -> list[bytes]:
+    """Renumber, re-version and re-hash lines as docs/events.md describes; ``raw`` gives
+    the exact data bytes of some lines (by index), for payloads no encoder writes."""
+    prev, out, versions = "0" * 64, [], {}
+    for i, line in enumerate(lines):
+        body = {k: v for k, v in line.items() if k not in ("hash", "redacted")}
+        body["seq"] = i + 1
+        versions[body["stream"]] = versions.get(body["stream"], 0) + 1
+        body["version"] = versions[body["stream"]]
+        body["prev_hash"] = prev
+        data = (raw or {}).get(i) or msgspec.json.encode(body["data"], order="sorted")
+        body["data"] = msgspec.Raw(data)
+        canonical = msgspec.json.encode(body, order="sorted")
+        prev = hashlib.sha256(bytes.fromhex(prev) + canonical).hexdigest()
+        out.append(msgspec.json.encode({**body, "hash": prev}))
+    return out
+
+
+def rows_of(encoded: list[bytes]) -> list[dict[str, Any]]:
+    """Lines as :func:`ledger.verify.verify_rows` reads them (``data`` as raw bytes)."""
+    rows = []
+    for line in encoded:
+        row = msgspec.json.decode(line)
+        row["data"] = bytes(msgspec.json.decode(line, type=dict[str, msgspec.Raw])["data"])
+        rows.append(row)
+    return rows
+
+
+def write(path: Path, encoded: list[bytes]) -> str:
+    path.write_bytes(b"".join(line + b"\n" for line in encoded))
+    return str(path)
+
+
+def engine_roll_index(lines: list[dict[str, Any]], session: int) -> int:
+    return next(
+        i
+        for i, line in enumerate(lines)
+        if line["session"] == session and (line["data"] or {}).get("source") == "engine"
+    )
+
+
+@pytest.fixture
+def ended(toy_campaign, db_path):
+    """The toy campaign with session 1 played (two engine rolls) and ended."""
+    invoke = toy_campaign
+    for args in (
+        ["session", "start"],
+        ["roll", "ann", "brawl"],
+        ["roll", "bob", "sneak", "--client-seed", "bob's dice"],
+        ["session", "end"],
+    ):
+        assert invoke(*args).exit_code == 0, args
+    return db_path
+
+
+# --- 1. sessions and decoded checks --------------------------------------------------------
+
+
+def test_a_second_start_of_a_session_cannot_hide_its_rolls(ended, tmp_path):
+    # Seen: a second `session.started` with the same number hid the first session's rolls
+    # from verify, and import accepted it
+    lines = export(ended, tmp_path / "gm.ndjson")
+    i = engine_roll_index(lines, 1)
+    lines[i]["data"]["draws"] = [[6, 6], [6, 6]]  # forged faces
+    lines[i]["data"].update(dice=[6, 6], total=14, outcome="success")  # ann: brawl 2
+    end = next(j for j, line in enumerate(lines) if line["type"] == "session.ended")
+    seed = b"\x07" * 32  # the forger's own seed, committed and revealed
+    restart = {
+        **lines[end],
+        "type": "session.started",
+        "data": {"type": "session.started", "number": 1,
+                 "seed_commitment": hashlib.sha256(seed).hexdigest()},
+    }
+    lines[end]["data"]["seed_reveal"] = seed.hex()
+    forged = rechain([*lines[:end], restart, lines[end]])
+    report = verify_rows(rows_of(forged))
+    assert not report.ok and report.bad_seq == end + 1
+    assert "session 1 starts a second time" in report.problem
+    target = str(tmp_path / "imported.db")
+    refused(run(target, "import", write(tmp_path / "forged.ndjson", forged)), "seq", "second time")
+    assert not Path(target).exists()
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda ls, e: ls.insert(e + 1, {**ls[e], "type": "session.started", "data": {
+            "type": "session.started", "number": 3, "seed_commitment": "0" * 64},
+            "session": 3}),
+         "session 3 starts after session 1: expected 2"),
+        (lambda ls, e: ls.insert(e + 1, dict(ls[e])), "session 1 closes a second time"),
+        (lambda ls, e: ls.insert(e, {**ls[e], "type": "session.started", "data": {
+            "type": "session.started", "number": 2, "seed_commitment": "0" * 64},
+            "session": 2}), "session 2 starts while session 1 is still open"),
+    ],
+    ids=["skipped-number", "ended-twice", "nested"],
+)
+def test_sessions_start_in_order_close_once_and_never_nest(ended, tmp_path, change, words):
+    lines = export(ended, tmp_path / "gm.ndjson")
+    end = next(j for j, line in enumerate(lines) if line["type"] == "session.ended")
+    change(lines, end)
+    report = verify_rows(rows_of(rechain(lines)))
+    assert not report.ok and words in report.problem, report.problem
+
+
+def test_an_escaped_source_does_not_skip_the_engine_roll_check(ended, tmp_path):
+    # Seen: `"source":"\u0065ngine"` skipped the engine-roll check (the check looked for
+    # the literal bytes `"source":"engine"`)
+    lines = export(ended, tmp_path / "gm.ndjson")
+    i = engine_roll_index(lines, 1)
+    lines[i]["data"]["draws"] = [[6, 6], [6, 6]]
+    lines[i]["data"].update(dice=[6, 6], total=14, outcome="success")  # ann: brawl 2
+    data = msgspec.json.encode(lines[i]["data"], order="sorted")
+    escaped = data.replace(b'"source":"engine"', b'"source":"\\u0065ngine"')
+    assert escaped != data and msgspec.json.decode(escaped)["source"] == "engine"
+    forged = rechain(lines, raw={i: escaped})
+    report = verify_rows(rows_of(forged))
+    assert not report.ok and report.bad_seq == i + 1
+    assert "die 1 (d6) shows 6" in report.problem
+    # the same bytes written into the ledger by an attacker who drops the triggers
+    conn = sqlite3.connect(ended)
+    conn.execute("drop trigger events_no_update")
+    conn.execute("drop trigger events_no_delete")
+    conn.execute("delete from events where campaign = ?", (CAMPAIGN,))
+    for row in rows_of(forged):
+        conn.execute(
+            "insert into events (campaign, seq, stream, version, type, data, recorded_at, actor, "
+            "session, visibility, prev_hash, hash) values (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (row["campaign"], row["seq"], row["stream"], row["version"], row["type"],
+             row["data"].decode(), row["recorded_at"], row["actor"], row["session"],
+             row["visibility"], row["prev_hash"], row["hash"]),
+        )
+    conn.commit()
+    conn.close()
+    result = run(ended, "verify")
+    assert result.exit_code == 1
+    assert f"verification failed at seq {i + 1}: " in result.output and "die 1" in result.output
+
+
+def test_events_of_another_rule_system_are_refused_and_flagged(ended, tmp_path):
+    from ledger_wyrd_engine.events import StressCleared
+
+    store = Store(ended)
+    campaign = open_campaign(store)
+    before = store.head(CAMPAIGN)
+    with pytest.raises(RuleError, match="rule system 'wyrd-engine'; campaign 'toybox' plays 'toy'"):
+        campaign.append([StressCleared(character="ann")], actor="gm", at="2026-03-01T20:00:00Z")
+    assert store.head(CAMPAIGN) == before
+    lines = export(ended, tmp_path / "gm.ndjson")
+    lines.insert(3, {**lines[2], "type": "wyrd-engine.stress_cleared",
+                     "data": {"type": "wyrd-engine.stress_cleared", "character": "ann"}})
+    report = verify_rows(rows_of(rechain(lines)))
+    assert not report.ok and report.bad_seq == 4
+    assert "rule system 'wyrd-engine', but this campaign plays 'toy'" in report.problem
+    lines[3]["type"] = lines[3]["data"]["type"] = "session.hijacked"
+    report = verify_rows(rows_of(rechain(lines)))
+    assert report.bad_seq == 4 and "not an event type of the core" in report.problem
+
+
+def test_session_events_out_of_order_are_refused_at_append(ended):
+    store = Store(ended)
+    campaign = open_campaign(store)
+    at = "2026-03-01T20:00:00Z"
+    before = store.head(CAMPAIGN)
+    cases = [
+        ([SessionStarted(number=1, seed_commitment="0" * 64)], "the next session is 2, not 1"),
+        ([SessionStarted(number=3, seed_commitment="0" * 64)], "the next session is 2, not 3"),
+        ([SessionEnded(number=1, seed_reveal="00")], "session 1 is not open"),
+        (
+            [SessionStarted(number=2, seed_commitment="0" * 64)] * 2,
+            "session 2 is still open",
+        ),
+    ]
+    for events, words in cases:
+        with pytest.raises(RuleError, match=words):
+            campaign.append(events, actor="gm", at=at)
+    assert store.head(CAMPAIGN) == before
+
+
+def test_an_imported_open_sessions_rolls_verify_once_it_ends(toy_campaign, db_path, tmp_path):
+    # Seen: an engine roll in an imported open session stayed "pending" for ever
+    invoke = toy_campaign
+    for args in (["session", "start"], ["roll", "ann", "brawl"], ["roll", "bob", "sneak"]):
+        assert invoke(*args).exit_code == 0
+    backup = tmp_path / "b.ndjson"
+    assert invoke("backup", str(backup)).exit_code == 0
+    restored = str(tmp_path / "restored.db")
+    assert run(restored, "import", str(backup)).exit_code == 0
+    result = run(restored, "verify")
+    assert result.exit_code == 0, result.output
+    assert "0 engine rolls verified" in result.output
+    assert (
+        "2 engine rolls of open session 1 are verifiable once it ends "
+        "(`campaign session end` reveals its seed)" in result.output
+    )
+    assert run(restored, "session", "end").exit_code == 0
+    result = run(restored, "verify", "--json")
+    out = json.loads(result.output)
+    assert out["ok"] and out["engine_rolls_verified"] == 2
+    assert out["engine_rolls_unverifiable"] == 0
+    assert "verifiable" not in run(restored, "verify").output
+
+
+def test_abandoned_sessions_rolls_are_reported_as_such(toy_campaign, db_path):
+    invoke = toy_campaign
+    for args in (["session", "start"], ["roll", "ann", "brawl"]):
+        assert invoke(*args).exit_code == 0
+    store = Store(db_path)
+    store.drop_secret(CAMPAIGN, 1)
+    store.conn.close()
+    assert invoke("session", "abandon", "--reason", "lost").exit_code == 0
+    result = invoke("verify")
+    assert result.exit_code == 0, result.output
+    assert "1 engine rolls are unverifiable (session abandoned" in result.output
+    assert "verifiable once" not in result.output
+
+
+def test_nothing_written_when_a_session_event_is_refused(ended):
+    before = fingerprint(ended)
+    refused(run(ended, "session", "end"), "no session is open")
+    assert fingerprint(ended) == before
