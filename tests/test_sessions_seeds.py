@@ -79,8 +79,18 @@ def engine_roll_index(lines: list[dict[str, Any]], session: int) -> int:
 
 
 @pytest.fixture
-def ended(toy_campaign, db_path):
-    """The toy campaign with session 1 played (two engine rolls) and ended."""
+def fixed_seeds(monkeypatch):
+    """Session and downtime seeds from a counter: the same dice every run."""
+    counter = iter(range(1000))
+    monkeypatch.setattr(
+        "ledger.dice.new_seed", lambda: hashlib.sha256(b"seeds %d" % next(counter)).digest()
+    )
+
+
+@pytest.fixture
+def ended(toy_campaign, db_path, fixed_seeds):
+    """The toy campaign with session 1 played (two engine rolls) and ended; ann's engine
+    roll did not show [6, 6] (so a forged [6, 6] differs)."""
     invoke = toy_campaign
     for args in (
         ["session", "start"],
@@ -100,6 +110,7 @@ def test_a_second_start_of_a_session_cannot_hide_its_rolls(ended, tmp_path):
     # from verify, and import accepted it
     lines = export(ended, tmp_path / "gm.ndjson")
     i = engine_roll_index(lines, 1)
+    assert lines[i]["data"]["draws"] != [[6, 6], [6, 6]]
     lines[i]["data"]["draws"] = [[6, 6], [6, 6]]  # forged faces
     lines[i]["data"].update(dice=[6, 6], total=14, outcome="success")  # ann: brawl 2
     end = next(j for j, line in enumerate(lines) if line["type"] == "session.ended")
@@ -147,6 +158,7 @@ def test_an_escaped_source_does_not_skip_the_engine_roll_check(ended, tmp_path):
     # the literal bytes `"source":"engine"`)
     lines = export(ended, tmp_path / "gm.ndjson")
     i = engine_roll_index(lines, 1)
+    assert lines[i]["data"]["draws"] != [[6, 6], [6, 6]]
     lines[i]["data"]["draws"] = [[6, 6], [6, 6]]
     lines[i]["data"].update(dice=[6, 6], total=14, outcome="success")  # ann: brawl 2
     data = msgspec.json.encode(lines[i]["data"], order="sorted")
@@ -155,7 +167,7 @@ def test_an_escaped_source_does_not_skip_the_engine_roll_check(ended, tmp_path):
     forged = rechain(lines, raw={i: escaped})
     report = verify_rows(rows_of(forged))
     assert not report.ok and report.bad_seq == i + 1
-    assert "die 1 (d6) shows 6" in report.problem
+    assert "(d6) shows 6 but the seed gives" in report.problem
     # the same bytes written into the ledger by an attacker who drops the triggers
     conn = sqlite3.connect(ended)
     conn.execute("drop trigger events_no_update")
@@ -173,7 +185,7 @@ def test_an_escaped_source_does_not_skip_the_engine_roll_check(ended, tmp_path):
     conn.close()
     result = run(ended, "verify")
     assert result.exit_code == 1
-    assert f"verification failed at seq {i + 1}: " in result.output and "die 1" in result.output
+    assert f"verification failed at seq {i + 1}: " in result.output and "shows 6 but the seed gives" in result.output
 
 
 def test_events_of_another_rule_system_are_refused_and_flagged(ended, tmp_path):
