@@ -181,13 +181,20 @@ class Campaign:
         head = self.store.head(self.id).seq
         raise NotFound(f"no event {seq} in campaign {self.id!r} (its log runs 1 to {head})")
 
-    def characters(self) -> dict[str, str]:
-        """``{character id: name}`` in creation order."""
+    def characters(self, *, include_retracted: bool = False) -> dict[str, str]:
+        """``{character id: name}`` in creation order, corrections honoured.
+
+        A retracted ``character.created`` removes the character (unless
+        ``include_retracted``); an amended one counts with its amended name.
+        """
+        corrections = self.corrections()
         out: dict[str, str] = {}
-        for (data,) in self.store.rows(self.id, types=["character.created"], columns="data"):
+        for seq, data in self.store.rows(self.id, types=["character.created"], columns="seq, data"):
+            if seq in corrections.retracted and not include_retracted:
+                continue
             ev = self.codec.decode(data, "character.created")
             assert isinstance(ev, CharacterCreated)
-            out[ev.character] = ev.name
+            out[ev.character] = corrections.amended.get(seq, {}).get("name", ev.name)
         return out
 
     def find_character(self, text: str) -> str:
@@ -612,37 +619,73 @@ class Campaign:
             return self.append([event], actor=actor, at=at, visibility="gm" if blind else None)[0]
 
     def correct(
-        self, seq: int, reason: str, *, data: dict[str, Any] | None = None, actor: str, at: str
+        self,
+        seq: int,
+        reason: str,
+        *,
+        data: dict[str, Any] | None = None,
+        faces: str | None = None,
+        actor: str,
+        at: str,
     ) -> Recorded:
-        """Retract (no ``data``) or amend (``data``: the full replacement payload) event ``seq``.
+        """Retract (no ``data``/``faces``) or amend event ``seq``, validated like a new event.
 
-        :raises RuleError: no reason, an unknown seq, a correction of the campaign's creation,
-            or amended data that does not fit the event's type.
+        :param data: ``{field: value}`` to amend (the rest of the payload in force is kept).
+            An amended roll is resolved again (:mod:`ledger.corrections`).
+        :param faces: a roll's corrected physical faces (``--dice`` text).
+        :raises RuleError: no reason, an unknown seq, an event that cannot be corrected that
+            way (session events, a retracted event, an amended correction), a field that
+            cannot be amended (a roll's randomness or derived results), data the rules
+            refuse, or a corrected history in which the rules refuse events (every one
+            named); nothing is written.
         """
+        from . import corrections as corr
+
         if not reason.strip():
             raise RuleError('a correction needs a reason: --reason "..."')
+        amend = data is not None or faces is not None
         with self.store.transaction():
             target = self.record(seq)
-            if target.type in ("campaign.created", *SESSION_TYPES):
-                raise RuleError(f"event {seq} ({target.type}) cannot be corrected")
-            if data is not None:
-                payload = {k: v for k, v in msgspec.to_builtins(target.data).items() if k != "type"}
-                payload.update(data)
-                try:
-                    amended = self.codec.convert(
-                        target.type, {"type": target.type, **payload}, strict=False
-                    )
-                except msgspec.ValidationError as e:
-                    raise RuleError(f"amended data does not fit {target.type}: {e}") from None
-                data = {k: v for k, v in msgspec.to_builtins(amended).items() if k != "type"}
+            corrections = self.corrections()
+            problem = corr.refusal(target, "amend" if amend else "retract", corrections)
+            if problem:
+                raise RuleError(problem)
+            if amend:
+                current = corr.in_force(self, target, corrections)
+                data = corr.amended_payload(
+                    self,
+                    target,
+                    current,
+                    data or {},
+                    faces,
+                    lambda: self.state_before(target, corrections),
+                )
             event = Corrected(
                 target=seq,
-                action="amend" if data is not None else "retract",
+                action="amend" if amend else "retract",
                 reason=reason.strip(),
                 data=data,
             )
+            head = self.store.head(self.id).seq
+            broken = corr.broken_by(self, target, event, head + 1)
+            if broken:
+                raise RuleError(corr.broken_sentence(self, seq, broken))
             # a correction is as secret as what it corrects (an amended GM-only value stays hidden)
             return self.append([event], actor=actor, at=at, visibility=target.visibility)[0]
+
+    def state_before(self, target: Recorded, corrections: Corrections) -> Any:
+        """The state of ``target``'s character just before it, with ``corrections``.
+
+        :raises NotFound: the character did not exist then.
+        """
+        states = self.projector().fold(
+            self.store.rows(self.id, upto=target.seq - 1, streams=[target.stream, CAMPAIGN_STREAM]),
+            {},
+            corrections,
+        )
+        if target.stream not in states:
+            raise NotFound(f"character {target.stream!r} did not exist before event {target.seq}")
+        return states[target.stream]
 
     def rows(self, **filters: Any) -> Iterator[tuple[Any, ...]]:
         """Raw stored rows (tuples in :data:`ledger.store.COLUMNS` order)."""

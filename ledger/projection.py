@@ -106,7 +106,6 @@ class Projector:
         self.system = system
         self.codec = codec
         self.appliers: dict[type[Event], Callable[[Any, Event], Any]] = system.appliers()
-        self.warnings: list[str] = []
 
     def decode_row(self, row: tuple[Any, ...], corrections: Corrections) -> Event | None:
         """The payload a row counts with: ``None`` if retracted, amended data if amended."""
@@ -125,13 +124,19 @@ class Projector:
         *,
         as_gm: bool = True,
         on_step: Callable[[int, dict[str, Any]], None] | None = None,
-        strict: bool = False,
+        strict: bool = True,
+        errors: list[tuple[int, str]] | None = None,
     ) -> dict[str, Any]:
         """Apply rows (in :data:`ledger.store.COLUMNS` order) to ``states`` (updated in place).
 
-        An applier that raises :class:`RuleError` on replay (possible only after a
-        retraction changed history) skips the event and adds a line to ``warnings``;
-        with ``strict`` the error is raised instead, naming the seq.
+        Replay never skips an event silently: an event the rules refuse on replay (possible
+        only in a log whose corrections were not validated, see
+        :meth:`ledger.campaign.Campaign.correct`) raises :class:`RuleError` naming its seq
+        (``"event 12: ..."``). With ``errors`` (a list) the refusal is added to it as
+        ``(seq, problem)`` instead and the event leaves the states unchanged, so a
+        correction can name every event it would break.
+
+        :param strict: kept for callers; ``errors`` alone decides whether to collect.
         """
         slow = bool(corrections.retracted or corrections.amended or self.codec.upcasters)
         if isinstance(rows, RowQuery) and not rows.started and rows.columns == ALL_COLUMNS:
@@ -142,7 +147,6 @@ class Projector:
         appliers = self.appliers.get
         initial_state = self.system.initial_state
         decode = self.codec.raw_decode
-        warn = self.warnings.append
         campaign_stream = CAMPAIGN_STREAM
         created = CharacterCreated
         event: Any
@@ -170,14 +174,14 @@ class Projector:
                     stream = row[2]
                     try:
                         if stream == campaign_stream:
-                            for character, state in states.items():
-                                states[character] = fn(state, event)
+                            after = {c: fn(s, event) for c, s in states.items()}
+                            states.update(after)
                         elif stream in states:
                             states[stream] = fn(states[stream], event)
                     except RuleError as e:
-                        if strict:
+                        if errors is None:
                             raise RuleError(f"event {row[0]}: {e}") from None
-                        warn(f"seq {row[0]}: {e}")
+                        errors.append((row[0], str(e)))
             if on_step is not None:
                 on_step(row[0], states)
         return states

@@ -60,7 +60,7 @@ def base_db(toy_campaign, db_path, tmp_path) -> Path:
         invoke("record", "hurt", "--character", "ann", "--amount", "2")
         invoke("record", "luck-used", "--character", "bob")
         invoke("scene", "end")
-        assert invoke("correct", "6", "--reason", "misread", "--set", "total=9").exit_code == 0
+        assert invoke("correct", "6", "--reason", "misread", "--set", "target=9").exit_code == 0
         if number == 1:
             assert invoke("session", "end").exit_code == 0
     conn = sqlite3.connect(db_path)

@@ -438,12 +438,26 @@ def sheet_changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[s
     "sets",
     multiple=True,
     metavar="FIELD=VALUE",
-    help="Amend a field instead of retracting the event (repeatable).",
+    help="Amend a field instead of retracting the event (repeatable). A roll's inputs only: "
+    "its results are worked out again by the rules.",
+)
+@click.option(
+    "--dice",
+    "faces",
+    metavar="FACES",
+    help="Amend a physical roll's faces (as `roll --dice`); the rules resolve it again.",
 )
 @json_option
 @pass_app
-def correct(app: App, seq: int, reason: str, sets: tuple[str, ...], as_json: bool) -> None:
-    """Correct event SEQ: retract it, or amend fields with --set. The original stays."""
+def correct(
+    app: App, seq: int, reason: str, sets: tuple[str, ...], faces: str | None, as_json: bool
+) -> None:
+    """Correct event SEQ: retract it, or amend it with --set/--dice. The original stays.
+
+    A correction is checked like a new event: if the corrected history holds an event the
+    rules refuse, nothing is written and every such event is named. An engine roll's dice
+    are never amended: retract it and roll again.
+    """
     data = None
     if sets:
         data = {}
@@ -452,10 +466,11 @@ def correct(app: App, seq: int, reason: str, sets: tuple[str, ...], as_json: boo
                 raise click.BadParameter(f"{item!r}: write FIELD=VALUE", param_hint="--set")
             k, v = item.split("=", 1)
             data[k.strip()] = _scalar(v)
-    rec = app.campaign.correct(seq, reason, data=data, actor=app.actor, at=now())
+    campaign = app.campaign
+    rec = campaign.correct(seq, reason, data=data, faces=faces, actor=app.actor, at=now())
     if as_json:
         echo_json(
             {"seq": rec.seq, "target": seq, "action": rec.data.action, "reason": rec.data.reason}
         )
     else:
-        click.echo(f"[{rec.seq}] {rec.data.action} of event {seq}: {rec.data.reason}")
+        click.echo(describe(campaign, rec))

@@ -1,0 +1,300 @@
+"""Corrections go through the rules (DESIGN.md "Events"; issue #14).
+
+A ``correction.recorded`` event retracts or amends an earlier event; the original stays in
+the log. :meth:`ledger.campaign.Campaign.correct` builds one through this module:
+
+- :func:`amended_payload` turns ``--set FIELD=VALUE`` (and ``--dice``) into the full
+  replacement payload. An amended roll is *re-resolved*: its amended inputs and corrected
+  physical faces go through the rule system again (:meth:`RuleSystem.rederive`, i.e.
+  ``resolve(state, request_of(roll), ReplayDice(roll))``), so totals, bands, margins,
+  experience and kept dice are worked out, never typed. A derived field set by hand is
+  refused, naming the inputs to amend instead. An engine roll's randomness (``source``,
+  ``draws``, ``nonce``, ``client_seed``, ``scheme``) is never amended: retract it and roll
+  again, so the re-roll stays visible. An amended ``character.created`` sheet passes the
+  system's creation rules, as ``character add`` does.
+- :func:`refusal` refuses what cannot be corrected: a session or campaign event, an event
+  already retracted, a second retraction, an amendment of a correction.
+- :func:`broken_by` replays the corrected history of the streams the correction touches and
+  names every event the rules would then refuse; the correction is refused if any.
+- :func:`sentence` is the one line ``log``, ``recap`` and ``audit`` show for a correction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from .dice import DiceError, PhysicalDice, parse_faces
+from .events import CAMPAIGN_STREAM, Corrected, Recorded, Roll
+from .projection import Corrections, corrections_from
+from .rulesystem import RuleError, RuleSystem
+
+if TYPE_CHECKING:
+    from .campaign import Campaign
+
+#: The fields that say where a roll's randomness came from: never amended on an engine roll.
+RANDOMNESS_FIELDS = ("source", "draws", "nonce", "client_seed", "scheme")
+#: Events that open and close the campaign or a session: never corrected.
+UNCORRECTABLE = ("campaign.created", "session.started", "session.ended", "session.abandoned")
+#: Broken events named in a refusal before "and N more".
+_NAMED = 8
+
+
+def payload_of(event: Any) -> dict[str, Any]:
+    """An event's payload as plain data, without its ``type`` tag."""
+    data = msgspec.to_builtins(event)
+    data.pop("type", None)
+    return data
+
+
+def in_force(campaign: Campaign, target: Recorded, corrections: Corrections) -> Any | None:
+    """The payload ``target`` counts with under ``corrections`` (``None``: retracted)."""
+    if target.seq in corrections.retracted:
+        return None
+    if target.seq in corrections.amended:
+        return campaign.codec.convert(
+            target.type, {"type": target.type, **corrections.amended[target.seq]}
+        )
+    return target.data
+
+
+def refusal(target: Recorded, action: str, corrections: Corrections) -> str | None:
+    """Why ``target`` cannot be corrected by ``action`` (``"retract"``/``"amend"``), or ``None``.
+
+    :param corrections: the corrections in force now.
+    """
+    seq = target.seq
+    if target.type in UNCORRECTABLE:
+        return f"event {seq} ({target.type}) cannot be corrected"
+    if seq in corrections.retracted:
+        by = [c for c, corr in corrections.by_target.get(seq, []) if corr.action == "retract"]
+        undo = f": to restore it, retract correction {by[-1]}" if by else ""
+        return f"event {seq} is already retracted{f' (by event {by[-1]})' if by else ''}{undo}"
+    if target.type == "correction.recorded" and action == "amend":
+        assert isinstance(target.data, Corrected)
+        return (
+            f"event {seq} is a correction and cannot be amended: correct event "
+            f"{target.data.target} again (its latest correction is the one in force), "
+            f"or retract correction {seq} to undo it"
+        )
+    return None
+
+
+def _input_fields(system: Any, event: Roll) -> set[str] | None:
+    """The fields ``system.request_of`` reads of ``event`` (``None`` when unknown)."""
+    read: set[str] = set()
+    names = set(event.__struct_fields__)
+
+    class Spy(type(event), frozen=True, kw_only=True):  # type: ignore[misc,call-arg]
+        def __getattribute__(self, name: str) -> Any:
+            if name in names:
+                read.add(name)
+            return super().__getattribute__(name)
+
+    try:
+        spy = Spy(**{f: getattr(event, f) for f in event.__struct_fields__})
+        system.request_of(spy)
+    except Exception:  # a system that cannot re-derive this type, or inspects the class
+        return None
+    return read - set(RANDOMNESS_FIELDS) - {"character"}
+
+
+def amended_payload(
+    campaign: Campaign,
+    target: Recorded,
+    current: Any,
+    sets: dict[str, Any],
+    faces: str | None,
+    state_before: Callable[[], Any],
+) -> dict[str, Any]:
+    """The full replacement payload for amending ``target`` with ``sets`` and ``faces``.
+
+    :param current: the payload ``target`` counts with now (earlier amendments applied).
+    :param sets: ``{field: value}`` as given with ``--set`` (values already JSON-decoded).
+    :param faces: ``--dice`` text: the corrected physical faces of a roll, or ``None``.
+    :param state_before: returns the character's state just before ``target`` (corrections
+        in force now), for re-resolving a roll.
+    :raises RuleError: an unknown field, a field that cannot be amended (the stream's
+        ``character``, a roll's randomness or derived results), data that does not fit the
+        type, a sheet the creation rules refuse, inputs the rules refuse.
+    """
+    seq, type_ = target.seq, target.type
+    fields = set(type(current).__struct_fields__)
+    unknown = sorted(set(sets) - fields)
+    if unknown:
+        raise RuleError(
+            f"{type_} has no field {', '.join(map(repr, unknown))} "
+            f"(fields: {', '.join(sorted(fields))})"
+        )
+    if "character" in sets and sets["character"] != getattr(current, "character", None):
+        raise RuleError(
+            f"event {seq} stays with {getattr(current, 'character', None) or 'the campaign'}: "
+            "to record it for someone else, retract it and record it again"
+        )
+    is_roll = isinstance(current, Roll)
+    if faces is not None and not is_roll:
+        raise RuleError(f"event {seq} ({type_}) is not a roll: --dice corrects a roll's faces")
+    if is_roll:
+        engine = current.source == "engine"
+        fixed_fields = (
+            RANDOMNESS_FIELDS if engine else tuple(f for f in RANDOMNESS_FIELDS if f != "draws")
+        )
+        touched = [f for f in fixed_fields if f in sets and sets[f] != payload_of(current).get(f)]
+        if engine and (touched or faces is not None):
+            what = ", ".join(touched) or "dice"
+            raise RuleError(
+                f"event {seq} is an engine roll: its {what} can never be amended (the dice came "
+                "from the session's committed seed); retract it and roll again, and the re-roll "
+                "stays visible"
+            )
+        if touched:
+            raise RuleError(
+                f"event {seq}'s {', '.join(touched)} cannot be amended: correct its faces with "
+                "--dice, or retract it and roll again"
+            )
+    payload = {**payload_of(current), **sets}
+    try:
+        amended = campaign.codec.convert(type_, {"type": type_, **payload}, strict=False)
+    except msgspec.ValidationError as e:
+        raise RuleError(f"amended data does not fit {type_}: {e}") from None
+    if type_ == "character.created":
+        return _amended_character(campaign, amended)
+    if not is_roll:
+        return payload_of(amended)
+    assert isinstance(amended, Roll)
+    return _reresolved(campaign, target, current, amended, sets, faces, state_before)
+
+
+def _amended_character(campaign: Campaign, amended: Any) -> dict[str, Any]:
+    """A ``character.created`` payload whose name and sheet pass the creation rules."""
+    from .text import check_name, check_sheet
+
+    check_name(amended.name, "the character name")
+    if not amended.name.strip():
+        raise RuleError('the sheet needs a name, e.g. name = "Julian Hargrave"')
+    check_sheet(amended.sheet)
+    sheet = campaign.system.create_sheet(dict(amended.sheet))
+    return {**payload_of(amended), "name": amended.name.strip(), "sheet": sheet}
+
+
+def _reresolved(
+    campaign: Campaign,
+    target: Recorded,
+    current: Roll,
+    amended: Roll,
+    sets: dict[str, Any],
+    faces: str | None,
+    state_before: Callable[[], Any],
+) -> dict[str, Any]:
+    """Resolve an amended roll again with its amended inputs and corrected faces."""
+    from dataclasses import replace
+
+    system = campaign.system
+    seq = target.seq
+    name = campaign.characters(include_retracted=True).get(target.stream, target.stream)
+    if (
+        type(system).request_of is RuleSystem.request_of
+        and type(system).rederive is RuleSystem.rederive
+    ):
+        raise RuleError(
+            f"{system.id} cannot work out its rolls again yet (it has no request_of), so "
+            f"event {seq}'s inputs cannot be amended: retract it and roll again"
+        )
+    state = state_before()
+    try:
+        if faces is not None:
+            request = replace(system.request_of(amended), name=name)
+            dice = PhysicalDice(parse_faces(faces))
+            again = system.resolve(state, request, dice)
+            dice.finish()
+        else:
+            again = system.rederive(state, amended, name=name)
+    except DiceError as e:
+        fix = (
+            "retract it and roll again"
+            if current.source == "engine"
+            else "give all its faces with --dice"
+        )
+        raise RuleError(
+            f"event {seq} cannot be re-resolved with the amended inputs: {e}; {fix}"
+        ) from None
+    except RuleError as e:
+        raise RuleError(f"event {seq} as amended: {e}") from None
+    new, given = payload_of(again), payload_of(amended)
+    inputs = _input_fields(system, amended)
+    derived = sorted(
+        f for f in sets if new.get(f) != given.get(f) and (inputs is None or f not in inputs)
+    )
+    if derived:
+        choices = sorted(inputs or [])
+        dice_hint = "" if current.source == "engine" else " or its faces with --dice"
+        named = (
+            f"amend its inputs instead ({', '.join(choices)}){dice_hint}"
+            if choices
+            else f"amend its inputs instead{dice_hint}"
+        )
+        raise RuleError(
+            f"{', '.join(derived)} of event {seq} "
+            f"{'is' if len(derived) == 1 else 'are'} worked out by the rules from its inputs "
+            f"and dice and cannot be set: {named}"
+        )
+    return new
+
+
+def broken_by(
+    campaign: Campaign, target: Recorded, correction: Corrected, seq: int
+) -> list[tuple[int, str]]:
+    """Every event the rules would refuse once ``correction`` (to be ``seq``) is in force.
+
+    Replays the corrected history of the streams the correction touches (the target's
+    character, or every character for a campaign-wide or creation event) and compares it
+    with today's: events already refused today are not blamed on the correction.
+
+    :returns: ``[(seq, problem)]``, oldest first (empty: the correction is sound).
+    """
+    pairs = [
+        (s, campaign.codec.decode(d, "correction.recorded"))
+        for s, d in campaign.store.rows(
+            campaign.id, types=["correction.recorded"], columns="seq, data"
+        )
+    ]
+    after = corrections_from([*pairs, (seq, correction)])
+    streams = None
+    if target.stream != CAMPAIGN_STREAM and target.type != "correction.recorded":
+        streams = [target.stream, CAMPAIGN_STREAM]
+    elif target.type == "correction.recorded":
+        assert isinstance(target.data, Corrected)
+        inner = campaign.record(target.data.target)
+        if inner.stream != CAMPAIGN_STREAM:
+            streams = [inner.stream, CAMPAIGN_STREAM]
+
+    def errors(corrections: Corrections) -> list[tuple[int, str]]:
+        found: list[tuple[int, str]] = []
+        campaign.projector().fold(
+            campaign.store.rows(campaign.id, streams=streams), {}, corrections, errors=found
+        )
+        return found
+
+    now = errors(after)
+    if not now:
+        return []
+    before = set(errors(corrections_from(pairs)))
+    return [e for e in now if e not in before]
+
+
+def broken_sentence(campaign: Campaign, seq: int, broken: list[tuple[int, str]]) -> str:
+    """The refusal naming every event a correction of ``seq`` would break."""
+    parts = []
+    for bseq, problem in broken[:_NAMED]:
+        what = "the amended event itself" if bseq == seq else campaign.record(bseq).type
+        parts.append(f"event {bseq} ({what}: {problem})")
+    more = f" and {len(broken) - _NAMED} more" if len(broken) > _NAMED else ""
+    return (
+        f"this correction of event {seq} would break {len(broken)} "
+        f"event{'s' if len(broken) != 1 else ''} the rules then refuse: "
+        + "; ".join(parts)
+        + more
+        + ". Correct those first, or correct this one differently"
+    )
