@@ -89,6 +89,7 @@ class ResultCheck:
         self._fresh: set[str] | None = None  # after a correction: streams folded again since
         self._kept: list[tuple[Any, ...]] | None = [] if rows_of is None else None
         self._rows_of = rows_of
+        self._streams: list[str | None] = []  # stream of seq i + 1 (None: not fed)
         self.checked = 0
 
     def feed(self, row: tuple[Any, ...]) -> str | None:
@@ -101,11 +102,15 @@ class ResultCheck:
         seq, stream, type_, data = row[0], row[2], row[4], row[5]
         if self._kept is not None:
             self._kept.append(row)
+        self._streams.extend([None] * (seq - 1 - len(self._streams)))
+        self._streams.append(stream)
         try:
             if type_ == "correction.recorded":
-                self._pairs.append((seq, self.codec.decode(data, type_)))
+                correction = self.codec.decode(data, type_)
+                self._pairs.append((seq, correction))
                 self.corrections = corrections_from(self._pairs)
                 self._fresh = set()
+                return self._replay_corrected(seq, correction)
             elif type_ == "character.created":
                 event = self.codec.decode(data, type_)
                 assert isinstance(event, CharacterCreated)
@@ -117,6 +122,24 @@ class ResultCheck:
             self.projector.fold([row], self.states, self.corrections)
         except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as e:
             return f"its data does not decode as {type_}: {e}"
+        except RuleError as e:  # the rules refuse it (a log written past the rules)
+            return f"the rules refuse it on replay: {e}"
+        return None
+
+    def _replay_corrected(self, seq: int, correction: Any) -> str | None:
+        """Replay the streams a correction touches with it in force (#14): a correction
+        after which the rules refuse an event is a problem naming that event."""
+        earlier: dict[int, Any] = dict(self._pairs)
+        target = correction.target
+        while target in earlier:  # a correction of a correction: its event's streams
+            target = earlier[target].target
+        stream = self._streams[target - 1] if 0 < target <= len(self._streams) else None
+        streams = list(self.names) if stream in (None, CAMPAIGN_STREAM) else [stream]
+        for name in streams:
+            try:
+                self._refold(seq, name)
+            except RuleError as e:
+                return f"the rules refuse the corrected history of event {target}: {e}"
         return None
 
     def _check(self, seq: int, stream: str, event: Event) -> str | None:

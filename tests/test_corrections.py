@@ -88,6 +88,9 @@ def test_seen_replay_never_skips_an_event_silently(toy_campaign, db_path):
     campaign = open_campaign(Store(db_path))
     with pytest.raises(Exception, match="event 6: Ann Vance already used luck"):
         campaign.states()
+    result = invoke("verify")  # said OK before
+    assert result.exit_code == 1, result.output
+    assert "6" in result.output and "already used luck" in result.output
 
 
 def test_seen_retracting_an_early_supply_roll_is_refused_naming_the_later_one(invoke, frozen):
