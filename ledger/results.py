@@ -123,7 +123,7 @@ class ResultCheck:
         except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as e:
             return f"its data does not decode as {type_}: {e}"
         except RuleError as e:  # the rules refuse it (a log written past the rules)
-            return f"the rules refuse it on replay: {e}"
+            return f"the rules refuse: {e}"
         return None
 
     def _replay_corrected(self, seq: int, correction: Any) -> str | None:
