@@ -522,9 +522,7 @@ class Campaign:
             number = self.current_session()
             if number is None:
                 raise RuleError("no session is open: start one with `campaign session start`")
-            seed = self.store.get_secret(self.id, number)
-            if seed is None:
-                raise RuleError(f"the seed of session {number} is missing from the secrets table")
+            seed = self.session_seed(number)
             event = SessionEnded(number=number, seed_reveal=seed.hex())
             self.validate([event])
             rows = self.store.append(
@@ -545,7 +543,8 @@ class Campaign:
             number = self.current_session()
             if number is None:
                 raise RuleError("no session is open: there is nothing to abandon")
-            if self.store.get_secret(self.id, number) is not None:
+            kept = self.store.get_secret(self.id, number)
+            if kept is not None and dicemod.commitment(kept) == self._commitment(number)[1]:
                 raise RuleError(
                     f"the seed of session {number} is still kept: end the session normally "
                     "with `campaign session end` (it reveals the seed, so its rolls verify)"
@@ -555,7 +554,44 @@ class Campaign:
             rows = self.store.append(
                 self.id, [Pending(event)], actor=actor, recorded_at=at, session=number
             )
+            if kept is not None:  # a seed that does not match its commitment is no seed
+                self.store.drop_secret(self.id, number)
         return to_recorded(rows[0], event)
+
+    def _commitment(self, number: int) -> tuple[int, str]:
+        """``(seq, seed_commitment)`` of session ``number``'s ``session.started``.
+
+        :raises NotFound: the session was never started."""
+        for seq, data in self.store.rows(self.id, types=["session.started"], columns="seq, data"):
+            payload = msgspec.json.decode(data)
+            if payload.get("number") == number:
+                return int(seq), str(payload.get("seed_commitment"))
+        raise NotFound(f"session {number} has not been started in {self.id}")
+
+    def session_seed(self, number: int) -> bytes:
+        """Session ``number``'s kept seed, checked against its commitment before any draw or
+        reveal (#13: a replaced seed would give rolls that never verify).
+
+        :raises RuleError: the seed is missing from the secrets table, or its sha256 is not
+            the session's ``seed_commitment`` (both name ``campaign session abandon``).
+        """
+        seed = self.store.get_secret(self.id, number)
+        seq, commitment = self._commitment(number)
+        fix = (
+            "restore it from a GM backup (`campaign import BACKUP` into a new file) or close "
+            'the session without it: `campaign session abandon --reason "..."`'
+        )
+        if seed is None:
+            raise RuleError(
+                f"the seed of session {number} is missing from the secrets table: {fix}"
+            )
+        if dicemod.commitment(seed) != commitment:
+            raise RuleError(
+                f"the seed of session {number} in the secrets table does not match its "
+                f"commitment (seq {seq}): the table was changed, and nothing drawn from it "
+                f"would verify; {fix}"
+            )
+        return seed
 
     def scene(self, which: str, title: str, *, actor: str, at: str) -> Recorded:
         """Append ``scene.started`` or ``scene.ended`` (``which`` is ``"start"``/``"end"``)."""
@@ -575,9 +611,7 @@ class Campaign:
                 "engine rolls need an open session (its seed is committed at start): "
                 "run `campaign session start`, or enter physical dice with --dice"
             )
-        seed = self.store.get_secret(self.id, number)
-        if seed is None:
-            raise RuleError(f"the seed of session {number} is missing from the secrets table")
+        seed = self.session_seed(number)
         nonce = self.store.engine_rolls(self.id, number)
         return dicemod.EngineDice(seed, self.id, number, nonce, client_seed)
 

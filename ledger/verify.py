@@ -488,7 +488,26 @@ def verify_store(
         ).fetchone()
         report.found_at = found[0] if found else None
     check_receipt(report, receipt, what="the log")
+    if report.ok and receipt is None:
+        _secrets_problem(store, campaign, report)
     return report
+
+
+def _secrets_problem(store: Any, campaign: str, report: VerifyReport) -> None:
+    """Fail ``report`` when a seed committed and not yet revealed in the log is missing from
+    the secrets table or does not hash to its commitment: rolls drawn from it could never be
+    verified (#13). The problem is reported at the commitment's seq."""
+    for _kind, number, seq, commitment in report.open_commitments:
+        seed = store.get_secret(campaign, number)
+        whose = f"the seed of open session {number}"
+        fix = (
+            "its engine rolls can never be verified: restore it from a GM backup, or close "
+            'the session with `campaign session abandon --reason "..."`'
+        )
+        if seed is None:
+            report.fail(seq, f"{whose} is missing from the secrets table: {fix}")
+        elif hashlib.sha256(seed).hexdigest() != commitment:
+            report.fail(seq, f"{whose} in the secrets table does not match its commitment: {fix}")
 
 
 def parse_receipt(text: str) -> tuple[int, str] | None:

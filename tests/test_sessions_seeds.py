@@ -270,3 +270,55 @@ def test_nothing_written_when_a_session_event_is_refused(ended):
     before = fingerprint(ended)
     refused(run(ended, "session", "end"), "no session is open")
     assert fingerprint(ended) == before
+
+
+# --- 2. seeds are checked ------------------------------------------------------------------
+
+
+@pytest.fixture
+def open_session(toy_campaign, db_path, fixed_seeds):
+    """Session 1 open with one engine roll."""
+    invoke = toy_campaign
+    for args in (["session", "start"], ["roll", "ann", "brawl"]):
+        assert invoke(*args).exit_code == 0, args
+    return db_path
+
+
+def test_a_replaced_seed_is_refused_before_any_draw_or_reveal(open_session):
+    # Seen: the secrets table's seed replaced, then `roll` and `session end` succeeded and
+    # the log failed verify for ever
+    conn = sqlite3.connect(open_session)
+    conn.execute("update secrets set seed = ?", ((b"\x01" * 32).hex(),))
+    conn.commit()
+    conn.close()
+    before = fingerprint(open_session)
+    refused(run(open_session, "roll", "ann", "brawl"), "does not match its commitment", "abandon")
+    refused(run(open_session, "session", "end"), "does not match its commitment", "abandon")
+    assert fingerprint(open_session) == before
+    result = run(open_session, "verify")
+    assert result.exit_code == 1
+    assert "the seed of open session 1 in the secrets table does not match its commitment" in (
+        result.output
+    )
+    assert "campaign session abandon" in result.output
+    # a seed that does not match is no seed: the session can be abandoned
+    assert run(open_session, "session", "abandon", "--reason", "seed overwritten").exit_code == 0
+    assert Store(open_session).get_secret(CAMPAIGN, 1) is None
+    assert run(open_session, "verify").exit_code == 0
+
+
+def test_a_deleted_seed_of_an_open_session_is_a_problem(open_session):
+    # Seen: a deleted seed row left a session that could never end while verify promised
+    # its rolls were "verifiable later"
+    store = Store(open_session)
+    store.drop_secret(CAMPAIGN, 1)
+    store.conn.close()
+    result = run(open_session, "verify")
+    assert result.exit_code == 1
+    assert "verification failed at seq 4: the seed of open session 1 is missing" in result.output
+    assert "campaign session abandon" in result.output and "verifiable" not in result.output
+    out = json.loads(run(open_session, "verify", "--json").output)
+    assert not out["ok"] and out["bad_seq"] == 4
+    refused(run(open_session, "session", "end"), "missing", "campaign session abandon")
+    assert run(open_session, "session", "abandon", "--reason", "lost").exit_code == 0
+    assert run(open_session, "verify").exit_code == 0
