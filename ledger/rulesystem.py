@@ -130,6 +130,9 @@ class RuleSystem(abc.ABC):
     :cvar roll_params: the options ``campaign roll`` accepts for this system.
     :cvar odds_params: the options ``campaign odds SYSTEM`` accepts.
     :cvar sections: ``{type tag: section of the seed it implements}``, shown by audits.
+    :cvar example_roll: one ``campaign roll`` line (without ``campaign``) from the book's
+        worked examples, shown by ``roll --help`` in a campaign of this system and by
+        ``campaign systems ID``; a comment after ``#`` says where in the book it is from.
     :cvar upcasters: ``{type tag: fn(stored payload dict) -> current payload dict}``: old
         shapes are upcast on read, never rewritten (the hash chain covers the stored bytes).
 
@@ -147,6 +150,7 @@ class RuleSystem(abc.ABC):
     odds_params: ClassVar[tuple[RollParam, ...]] = ()
     upcasters: ClassVar[dict[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {}
     sections: ClassVar[dict[str, str]] = {}
+    example_roll: ClassVar[str] = ""
 
     options: Any = None
 

@@ -82,7 +82,7 @@ def test_engine_rolls_verify_after_session_end(toy_campaign):
         (["roll", "ann", "brawl", "--dice", "3,4", "--target", "high"], 2, "not a valid integer"),
         (["roll", "ann", "brawl", "--dice", "3,4", "--dr", "good"], 2, "not an option of toy"),
         (["record", "hurt", "--character", "ann", "--amount", "-2"], 1, "cannot be negative"),
-        (["record", "hurt", "--character", "ann", "--amount", "lots"], 2, "Expected `int`"),
+        (["record", "hurt", "--character", "ann", "--amount", "lots"], 2, "--amount takes an integer, not 'lots'"),
         (["record", "hurt", "--character", "ann", "--colour", "red"], 2, "no field --colour"),
         (["record", "hurtt", "--character", "ann"], 2, "did you mean 'hurt'"),
         (["correct", "99", "--reason", "x"], 1, "no event 99"),

@@ -137,9 +137,10 @@ class LedgerGroup(click.Group):
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as e:
             where = e.ctx.command_path if e.ctx else "campaign"
-            click.echo(
-                f"Error: {_one_line_text(e.format_message())} (see `{where} --help`)", err=True
-            )
+            message = _one_line_text(e.format_message())
+            if "--help`)" not in message:  # the error may name a better help already
+                message += f" (see `{where} --help`)"
+            click.echo(f"Error: {message}", err=True)
             return 2
         except click.ClickException as e:
             click.echo(f"Error: {_one_line_text(e.format_message())}", err=True)

@@ -64,13 +64,27 @@ def new(
 
 
 @cli.command()
+@click.argument("system_id", metavar="[SYSTEM]", required=False)
 @json_option
-def systems(as_json: bool) -> None:
-    """List the installed rule systems, with the distribution and version providing each."""
+def systems(system_id: str | None, as_json: bool) -> None:
+    """List the installed rule systems, with the distribution and version providing each.
+
+    With SYSTEM: its `roll` and `odds` options (types, ranges, what they do), the events
+    `campaign record` writes with their fields, its roll events, and an example roll line
+    from its book.
+    """
     from ..plugins import distribution_of, rule_systems
 
+    installed = rule_systems()
+    if system_id is not None:
+        if system_id not in installed:
+            raise click.UsageError(
+                f"no rule system {system_id!r} (installed: {', '.join(sorted(installed))})"
+            )
+        _system_detail(installed[system_id], as_json)
+        return
     rows = []
-    for sid, system in sorted(rule_systems().items()):
+    for sid, system in sorted(installed.items()):
         dist, version = distribution_of(system)
         rows.append(
             {
@@ -88,6 +102,84 @@ def systems(as_json: bool) -> None:
         click.echo(
             f"{r['id']:<15} {r['name']:<22} {r['distribution']} {r['version']}  (rules: {r['source']})"
         )
+
+
+def _param_row(p: Any) -> dict[str, Any]:
+    names = {"str": "text", "int": "integer"}
+    kind = "flag" if p.is_flag else names.get(getattr(p.type, "__name__", ""), "text")
+    return {
+        "option": "--" + p.name.replace("_", "-"),
+        "type": kind,
+        "min": p.min,
+        "max": p.max,
+        "repeatable": p.multiple,
+        "values": list(p.suggestions),
+        "help": p.help,
+    }
+
+
+def _system_detail(system: Any, as_json: bool) -> None:
+    """``campaign systems SYSTEM``: everything a GM types for SYSTEM."""
+    import msgspec
+
+    from ..events import Roll
+    from ..plugins import distribution_of
+    from .fields import describe_type, fields_of, option_name
+    from .play import recordable
+
+    dist, version = distribution_of(system)
+    events: dict[str, list[dict[str, Any]]] = {
+        short: [
+            {
+                "field": option_name(name),
+                "type": describe_type(t),
+                "required": default is msgspec.NODEFAULT,
+            }
+            for name, t, default in fields_of(cls)
+        ]
+        for short, cls in sorted(recordable(system).items())
+    }
+    rolls = sorted(
+        str(msgspec.inspect.type_info(cls).tag)  # type: ignore[attr-defined]
+        for cls in system.event_types
+        if issubclass(cls, Roll)
+    )
+    line, _, note = system.example_roll.partition("  # ")
+    detail: dict[str, Any] = {
+        "id": system.id,
+        "name": system.name,
+        "source": system.source,
+        "distribution": dist,
+        "version": version,
+        "roll_options": [_param_row(p) for p in system.roll_params],
+        "odds_options": [_param_row(p) for p in system.odds_params],
+        "record_events": events,
+        "roll_events": rolls,
+        "example_roll": f"campaign {line}" if line else "",
+    }
+    if as_json:
+        echo_json(detail)
+        return
+    click.echo(f"{system.name} ({system.id}): {dist} {version}, rules in {system.source}")
+    for title, key in (("campaign roll", "roll_options"), ("campaign odds", "odds_options")):
+        click.echo(f"\nOptions of `{title}`:")
+        for row in detail[key]:
+            kind = str(row["type"])
+            low, high = row["min"], row["max"]
+            if low is not None or high is not None:
+                kind += f" {'' if low is None else low}..{'' if high is None else high}"
+            if row["repeatable"]:
+                kind += ", repeatable"
+            click.echo(f"  {row['option']:<16} {kind:<20} {row['help']}")
+            if row["values"]:
+                click.echo(f"  {'':<16} {'':<20} values: {', '.join(row['values'])}")
+    click.echo("\nEvents of `campaign record EVENT` (fields; * required):")
+    for short, fields in events.items():
+        listed = " ".join(f["field"] + ("*" if f["required"] else "") for f in fields)
+        click.echo(f"  {short:<24} {listed}")
+    click.echo("\nRoll events (written by `campaign roll`): " + ", ".join(rolls))
+    if line:
+        click.echo(f"\nExample: campaign {line}" + (f"  ({note})" if note else ""))
 
 
 @cli.group()

@@ -61,7 +61,8 @@ def system_options(attr: str, systems: dict[str, Any] | None = None) -> list[cli
             kind = click.IntRange(low, high)  # click shows the range in --help
         each_range = not isinstance(kind, click.IntRange)
         text = " ".join(
-            f"[{s}] {q.help}{q.range_text() if each_range else ''}"
+            (f"[{s}] " if len(systems) > 1 else "")  # one system: its help says enough
+            + f"{q.help}{q.range_text() if each_range else ''}"
             for s, q in zip(owners, declared, strict=False)
         )
         if p.is_flag:
@@ -77,7 +78,8 @@ class SystemParamsCommand(click.Command):
     """A command whose options are rule systems' params of ``params_attr``.
 
     When the command runs, only the one system it is for (the campaign's) is loaded and its
-    options offered, so start-up stays lean; ``--help`` shows every installed system's.
+    options offered, so start-up stays lean. ``--help`` in a campaign shows that system's
+    options and an example line from its book; without one, every installed system's.
     Built when used, not at import, so a system registered later (a test plugin) counts.
     """
 
@@ -91,10 +93,9 @@ class SystemParamsCommand(click.Command):
             return None
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if not any(a in ("-h", "--help") for a in args):
-            system = self.system_for(ctx, args)
-            if system is not None:
-                ctx.meta["ledger.system"] = system
+        system = self.system_for(ctx, args)  # --help too: it shows that system's options
+        if system is not None:
+            ctx.meta["ledger.system"] = system
         try:
             return super().parse_args(ctx, args)
         except click.NoSuchOption as e:
@@ -120,6 +121,18 @@ class SystemParamsCommand(click.Command):
             extra = self._extra
         base = super().get_params(ctx)
         return [*base[:-1], *extra, *base[-1:]]
+
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        system = ctx.meta.get("ledger.system")
+        example = getattr(system, "example_roll", "") if self.params_attr == "roll_params" else ""
+        if example and system is not None:
+            line, _, note = example.partition("  # ")
+            with formatter.section(f"Example ({system.name}, from the book)"):
+                formatter.write_text(f"campaign {line}")
+                if note:
+                    formatter.write_text(f"({note})")
 
 
 class OddsCommand(SystemParamsCommand):
@@ -294,7 +307,34 @@ def describe_core(rec: Any) -> str | None:
     return None
 
 
-@cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+def recordable(system: Any) -> dict[str, type]:
+    """The events ``campaign record`` writes for ``system``: ``{short name: class}``
+    (``favour-changed`` for ``d20-world.favour_changed``); rolls go through ``roll``."""
+    out = {}
+    for cls in system.event_types:
+        tag = msgspec.inspect.type_info(cls).tag  # type: ignore[attr-defined]
+        if isinstance(tag, str) and not issubclass(cls, Roll):
+            out[tag.split(".", 1)[1].replace("_", "-")] = cls
+    return out
+
+
+class RecordCommand(click.Command):
+    """``record EVENT --help`` explains EVENT (its fields, their types and allowed values)
+    instead of ``record`` itself; ``record --help`` is the command's help."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        helps = [a for a in args if a in ("-h", "--help")]
+        named = [a for a in args if not a.startswith("-")]
+        if helps and named and named[0] != "list":
+            ctx.meta["ledger.event_help"] = True
+            args = [a for a in args if a not in helps]
+        return super().parse_args(ctx, args)
+
+
+@cli.command(
+    cls=RecordCommand,
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+)
 @click.argument("event_type", metavar="EVENT")
 @click.option("--blind", is_flag=True, help="Record it GM-only.")
 @json_option
@@ -303,23 +343,20 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
     """Record an event of the campaign's rule system: `record EVENT --field value ...`.
 
     EVENT is the event's name without the system prefix (favour-changed for
-    d20-world.favour_changed); each field is an option; list fields repeat the option.
-    `campaign record --help-events` is not needed: `campaign record list` lists them.
+    d20-world.favour_changed); each field is an option, parsed by the field's type
+    (text stays text); list fields repeat the option. `campaign record list` lists the
+    events; `campaign record EVENT --help` lists EVENT's fields, types and allowed values.
     """
+    from .fields import field_lines, fields_of, is_list, item_type, option_name, parse_value
+
     app: App = ctx.find_object(App)  # type: ignore[assignment]
     campaign = app.campaign
     system = campaign.system
-    types = {
-        t.split(".", 1)[1].replace("_", "-"): t
-        for t, cls in campaign.codec.types.items()
-        if t.startswith(system.id + ".") and not issubclass(cls, Roll)
-    }
+    types = recordable(system)
     if event_type == "list":
-        for short, tag in sorted(types.items()):
-            listed = msgspec.structs.fields(campaign.codec.types[tag])
-            click.echo(
-                f"{short:<24} " + " ".join(f"--{f.encode_name.replace('_', '-')}" for f in listed)
-            )
+        for short, cls in sorted(types.items()):
+            names = " ".join(option_name(name) for name, _, _ in fields_of(cls))
+            click.echo(f"{short:<24} {names}")
         return
     key = event_type.lower().replace("_", "-")
     if key not in types:
@@ -330,9 +367,17 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
             f"{system.id} has no event {event_type!r}"
             + (f"; did you mean {hint[0]!r}?" if hint else "; see `campaign record list`")
         )
-    tag = types[key]
-    cls = campaign.codec.types[tag]
-    by_name = {f.encode_name: f for f in msgspec.structs.fields(cls)}
+    cls = types[key]
+    if ctx.meta.get("ledger.event_help"):
+        doc = " ".join((cls.__doc__ or "").split("\n\n")[0].split())
+        click.echo(f"Usage: campaign record {key} [--blind] [--json] FIELDS...\n")
+        if doc:
+            click.echo(f"  {doc}\n")
+        click.echo("Fields:")
+        for line in field_lines(cls):
+            click.echo(f"  {line}")
+        return
+    declared = {name: t for name, t, _ in fields_of(cls)}
     values: dict[str, Any] = {}
     args = list(ctx.args)
     while args:
@@ -341,35 +386,56 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
             raise click.UsageError(f"{opt!r} is not a field: give fields as --name value")
         name, eq, inline = opt[2:].partition("=")
         name = name.replace("-", "_")
-        if name not in by_name:
+        if name not in declared:
             raise click.UsageError(
-                f"{key} has no field --{name.replace('_', '-')} (fields: "
-                + ", ".join("--" + f.replace("_", "-") for f in by_name)
-                + ")"
+                f"{key} has no field {option_name(name)} (fields: "
+                + ", ".join(option_name(f) for f in declared)
+                + f"; see `campaign record {key} --help`)"
             )
+        t = declared[name]
         if eq:
-            value: Any = inline
+            text = inline
         elif args and not args[0].startswith("--"):
-            value = args.pop(0)
+            text = args.pop(0)
+        elif isinstance(item_type(t), msgspec.inspect.BoolType):
+            text = "true"
         else:
-            value = "true"
+            raise click.UsageError(f"{option_name(name)} needs a value")
+        try:
+            value = parse_value(name, item_type(t), text)
+        except click.UsageError as e:
+            raise click.UsageError(f"{e.message} (see `campaign record {key} --help`)") from None
         if name == "character":
             value = campaign.find_character(value)
-        is_list = "list" in str(by_name[name].type).lower()
-        if is_list:
-            values.setdefault(name, []).append(_scalar(value))
+        if is_list(t):
+            values.setdefault(name, []).append(value)
         else:
-            values[name] = _scalar(value)
+            values[name] = value
     try:
-        event = msgspec.convert({"type": tag, **values}, cls, strict=False)
+        event: Any = msgspec.convert(values, cls)
     except msgspec.ValidationError as e:
-        raise click.UsageError(f"{key}: {e}") from None
+        raise click.UsageError(
+            f"{key}: {_field_problem(e)} (see `campaign record {key} --help`)"
+        ) from None
     rec = campaign.append([event], actor=app.actor, at=now(), visibility="gm" if blind else None)[0]
     if as_json:
         data = msgspec.to_builtins(rec.data)
         echo_json({"seq": rec.seq, "type": rec.type, "visibility": rec.visibility, **data})
     else:
         click.echo(describe(campaign, rec) + made_mark(rec))
+
+
+def _field_problem(e: msgspec.ValidationError) -> str:
+    """msgspec's message in the CLI's words: ``Object missing required field `bond```
+    → ``give --bond``."""
+    text = str(e)
+    missing = "Object missing required field `"
+    if text.startswith(missing):
+        return f"give {'--' + text[len(missing) :].split('`')[0].replace('_', '-')}"
+    if " - at `$." in text:
+        problem, where = text.rsplit(" - at `$.", 1)
+        return f"--{where.rstrip('`').split('[')[0].replace('_', '-')}: {problem}"
+    return text
 
 
 def _scalar(text: str) -> Any:

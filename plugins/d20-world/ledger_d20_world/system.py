@@ -82,6 +82,7 @@ class D20World(Appliers, RuleSystem):
     id = "d20-world"
     name = "d20 The World"
     source = "001_a3a02f9b7363775f.txt"
+    example_roll = 'roll isa Lockpicking --time --objective \'Open the vault\' --dice 16  # "Objectives": 16 + 3 = 19, good'
     event_types = EVENT_TYPES
     state_type = Character
     options_type = Options

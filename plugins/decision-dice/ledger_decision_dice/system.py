@@ -82,6 +82,7 @@ class DecisionDice(RuleSystem):
     id = "decision-dice"
     name = "Decision Dice (2d6 + STAT)"
     source = "002_735c6d6cd834a641.txt"
+    example_roll = 'roll jen might --target 8 --bonus -2 --penalty 1 --dice 4,4  # bonus -2 and penalty +1 count 0: 8 vs 8 succeeds'
     event_types = EVENT_TYPES
     state_type = Character
     options_type = Options

@@ -83,6 +83,7 @@ class Spellwoven(RuleSystem):
     id = "spellwoven"
     name = "Spellwoven"
     source = "004_663ae3e4ecc71fd1.txt"
+    example_roll = 'roll jen Sprint --difficulty 1 --dice 6,6,10  # "Example: Static Difficulty": no success'
     event_types = EVENT_TYPES
     state_type = Character
     options_type = Options

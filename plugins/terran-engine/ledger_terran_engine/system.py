@@ -109,6 +109,7 @@ class TerranEngine(RuleSystem):
     id = "terran-engine"
     name = "Terran Engine"
     source = "003_2aeb47bc6ca82a40.txt"
+    example_roll = "roll jen Exploration --attribute Agility --dark 1 --montage --challenge 'Greywater ford' --dice 2,3,1,4  # 3 Light and 1 Dark die, highest 4"
     event_types = EVENT_TYPES
     state_type = st.Character
     options_type = st.Options

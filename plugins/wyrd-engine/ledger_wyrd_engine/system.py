@@ -61,6 +61,7 @@ class WyrdEngine(Appliers, RuleSystem):
     id = "wyrd-engine"
     name = "The Wyrd Engine"
     source = SOURCE
+    example_roll = 'roll julian investigate --dr good --dice ++-0  # "Skills in Action": 4 vs Good (+2), success'
     event_types = ev.EVENT_TYPES
     state_type = Character
     options_type = Options
@@ -95,7 +96,8 @@ class WyrdEngine(Appliers, RuleSystem):
     }
     odds_params = (
         RollParam("skill", "Wyrd Engine: the modifier added to 4dF (skill + bonuses).", type=int, min=-10, max=20),
-        RollParam("dr", "Wyrd Engine: one Difficulty Rating (default: the whole ladder)."),
+        RollParam("dr", "Wyrd Engine: one Difficulty Rating (default: the whole ladder).",
+                  suggestions=DR_NAMES),
         RollParam("vs", "Wyrd Engine: an opponent's rating for a contest.", type=int, min=-10, max=20),
     )
 
