@@ -299,27 +299,33 @@ class Campaign:
         as_gm: bool = True,
         save_snapshots: bool = True,
     ) -> Any:
-        """One character's state as of ``upto``, from the newest valid snapshot.
+        """One character's state as of ``upto``, from the newest snapshot whose fingerprint
+        matches (:mod:`ledger.snapshots`; any other is ignored and rebuilt on the way).
 
         :raises NotFound: the character did not exist at ``upto``.
         """
+        from . import snapshots
+
         head = self.store.head(self.id).seq
         upto = head if upto is None else min(upto, head)
         corrections = self.corrections(upto)
+        basis = snapshots.Basis(self.fingerprint(), corrections)
         states: dict[str, Any] = {}
         start = 0
-        snap = self.store.load_snapshot(self.id, character, upto, as_gm)
-        if snap is not None and not corrections.touches_at_or_before(snap[0], upto):
-            start = snap[0]
-            states[character] = decode_state(self.system, snap[1])
+        snap = snapshots.load(
+            self.store, self.id, character, upto, as_gm, basis,
+            lambda blob: decode_state(self.system, blob),
+        )  # fmt: skip
+        if snap is not None:
+            start = snap.seq
+            states[character] = snap.state
         pending: list[tuple[int, bytes]] = []
         counter = [0]
 
         def on_step(seq: int, st: dict[str, Any]) -> None:
             counter[0] += 1
             if counter[0] % SNAPSHOT_EVERY == 0 and character in st:
-                if not corrections.touches_at_or_before(seq, upto):
-                    pending.append((seq, encode_state(st[character])))
+                pending.append((seq, encode_state(st[character])))
 
         rows = self.store.rows(
             self.id, after=start, upto=upto, streams=[character, CAMPAIGN_STREAM]
@@ -333,8 +339,23 @@ class Campaign:
         if pending:
             with self.store.transaction():
                 for seq, blob in pending:
-                    self.store.save_snapshot(self.id, character, seq, as_gm, blob)
+                    at = basis.at(seq)
+                    self.store.save_snapshot(
+                        self.id, character, seq, as_gm, blob,
+                        basis=at, digest=snapshots.digest(at, blob),
+                    )  # fmt: skip
         return states[character]
+
+    _fingerprint: dict[str, Any] | None = None
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What this campaign's snapshots depend on (:func:`ledger.snapshots.system_fingerprint`),
+        computed once per object."""
+        if self._fingerprint is None:
+            from .snapshots import system_fingerprint
+
+            self._fingerprint = system_fingerprint(self.system, self.codec)
+        return self._fingerprint
 
     # --- writing -------------------------------------------------------------------------
 

@@ -75,6 +75,11 @@ def rule_system(system_id: str) -> RuleSystem | None:
             hook(register=functools.partial(_keep, found))
         if system_id in found:
             _single[system_id] = found[system_id]
+            if ep.dist is not None:
+                _dists[type(found[system_id]).__module__.split(".")[0]] = (
+                    ep.dist.name,
+                    ep.dist.version,
+                )
             return found[system_id]
     return rule_systems().get(system_id)
 
@@ -87,3 +92,17 @@ def distribution_of(system: RuleSystem) -> tuple[str, str]:
             if ep.group == "ledger" and ep.value.split(":")[0].split(".")[0] == module:
                 return dist.metadata["Name"], dist.version
     return "?", "?"
+
+
+_dists: dict[str, tuple[str, str]] = {}
+
+
+def system_distribution(system: RuleSystem) -> tuple[str, str]:
+    """``(distribution name, version)`` of the plugin that provides ``system``: recorded when
+    :func:`rule_system` loaded it, else looked up once per module (``("?", "?")`` for a
+    system registered without a distribution, as tests do)."""
+    module = type(system).__module__.split(".")[0]
+    found = _dists.get(module)
+    if found is None:
+        found = _dists[module] = distribution_of(system)
+    return found

@@ -92,7 +92,22 @@ def m002_secrets_snapshots(db: sqlite_utils.Database) -> None:
     )
 
 
-MIGRATION_NAMES = ("m001_events", "m002_secrets_snapshots")
+def m003_snapshot_fingerprints(db: sqlite_utils.Database) -> None:
+    """Snapshots carry a fingerprint (``basis``, ``digest``: :mod:`ledger.snapshots`).
+
+    The old snapshots are dropped: they are a cache without a fingerprint, so none could be
+    trusted (the next reads rebuild them).
+    """
+    db.execute("drop table snapshots")
+    db.execute(
+        "create table snapshots (campaign text not null, stream text not null, "
+        "seq integer not null, as_gm integer not null, basis text not null, "
+        "digest text not null, state blob not null, "
+        "primary key (campaign, stream, as_gm, seq, basis))"
+    )
+
+
+MIGRATION_NAMES = ("m001_events", "m002_secrets_snapshots", "m003_snapshot_fingerprints")
 _migrations: Migrations | None = None
 
 
@@ -106,6 +121,7 @@ def get_migrations() -> Migrations:
         _migrations = Migrations("ledger")
         _migrations()(m001_events)
         _migrations()(m002_secrets_snapshots)
+        _migrations()(m003_snapshot_fingerprints)
     return _migrations
 
 
@@ -572,21 +588,56 @@ class Store:
     # --- snapshots -----------------------------------------------------------------------
 
     def save_snapshot(
-        self, campaign: str, stream: str, seq: int, as_gm: bool, state: bytes
+        self,
+        campaign: str,
+        stream: str,
+        seq: int,
+        as_gm: bool,
+        state: bytes,
+        *,
+        basis: str,
+        digest: str,
     ) -> None:
-        """Cache a stream's projected state as of ``seq`` (replaces an equal key)."""
+        """Cache a stream's projected state as of ``seq`` with its fingerprint
+        (:mod:`ledger.snapshots`; replaces one of the same seq and basis)."""
         self.conn.execute(
-            "insert or replace into snapshots (campaign, stream, seq, as_gm, state) "
-            "values (?, ?, ?, ?, ?)",
-            (campaign, stream, seq, int(as_gm), state),
+            "insert or replace into snapshots (campaign, stream, seq, as_gm, basis, digest, "
+            "state) values (?, ?, ?, ?, ?, ?, ?)",
+            (campaign, stream, seq, int(as_gm), basis, digest, state),
         )
 
     def load_snapshot(
-        self, campaign: str, stream: str, upto: int, as_gm: bool
-    ) -> tuple[int, bytes] | None:
-        """The newest cached ``(seq, state)`` of a stream at or before ``upto``."""
+        self, campaign: str, stream: str, upto: int, as_gm: bool, *, basis: str, after: int = 0
+    ) -> tuple[int, bytes, str] | None:
+        """The newest cached ``(seq, state, digest)`` of a stream with this ``basis`` and
+        ``after <= seq <= upto`` (``None`` when there is none). The caller checks the digest."""
         return self.conn.execute(
-            "select seq, state from snapshots where campaign = ? and stream = ? and as_gm = ? "
-            "and seq <= ? order by seq desc limit 1",
-            (campaign, stream, int(as_gm), upto),
+            "select seq, state, digest from snapshots where campaign = ? and stream = ? "
+            "and as_gm = ? and seq <= ? and seq >= ? and basis = ? order by seq desc limit 1",
+            (campaign, stream, int(as_gm), upto, after, basis),
         ).fetchone()
+
+    def drop_snapshot(self, campaign: str, stream: str, seq: int, as_gm: bool, basis: str) -> None:
+        """Delete one cached snapshot (call inside :meth:`transaction`)."""
+        self.conn.execute(
+            "delete from snapshots where campaign = ? and stream = ? and seq = ? and as_gm = ? "
+            "and basis = ?",
+            (campaign, stream, seq, int(as_gm), basis),
+        )
+
+    def drop_snapshots(self, campaign: str) -> int:
+        """Delete every cached snapshot of a campaign; returns how many there were."""
+        with self.transaction():
+            return self.conn.execute(
+                "delete from snapshots where campaign = ?", (campaign,)
+            ).rowcount
+
+    def snapshot_rows(self, campaign: str) -> Iterator[tuple[str, int, int, str, str, bytes]]:
+        """Every cached snapshot of a campaign: ``(stream, as_gm, seq, basis, digest, state)``."""
+        return iter(
+            self.conn.execute(
+                "select stream, as_gm, seq, basis, digest, state from snapshots "
+                "where campaign = ? order by seq",
+                (campaign,),
+            ).fetchall()
+        )

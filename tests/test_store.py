@@ -5,7 +5,7 @@ import msgspec
 import pytest
 
 from ledger.events import NoteAdded
-from ledger.store import ZERO_HASH, ConflictError, Pending, Store, chain_hash
+from ledger.store import MIGRATION_NAMES, ZERO_HASH, ConflictError, Pending, Store, chain_hash
 
 AT = "2026-03-01T19:00:00.000000Z"
 
@@ -33,7 +33,7 @@ def test_migrations_run_once(tmp_path):
     Store(path)
     Store(path)  # re-opening applies nothing twice
     rows = sqlite3.connect(path).execute("select name from _sqlite_migrations").fetchall()
-    assert sorted(r[0] for r in rows) == ["m001_events", "m002_secrets_snapshots"]
+    assert sorted(r[0] for r in rows) == list(MIGRATION_NAMES)
 
 
 def test_chain_links_and_hashes(store):
@@ -106,10 +106,15 @@ def test_secrets_and_snapshots(store):
     assert store.get_secret("c", 1) == b"\x01" * 32
     store.drop_secret("c", 1)
     assert store.get_secret("c", 1) is None
-    store.save_snapshot("c", "ann", 10, True, b"s10")
-    store.save_snapshot("c", "ann", 20, True, b"s20")
-    assert store.load_snapshot("c", "ann", 15, True) == (10, b"s10")
-    assert store.load_snapshot("c", "ann", 15, False) is None
+    store.save_snapshot("c", "ann", 10, True, b"s10", basis="b", digest="d10")
+    store.save_snapshot("c", "ann", 20, True, b"s20", basis="b", digest="d20")
+    store.save_snapshot("c", "ann", 12, True, b"x12", basis="other", digest="x")
+    assert store.load_snapshot("c", "ann", 15, True, basis="b") == (10, b"s10", "d10")
+    assert store.load_snapshot("c", "ann", 15, True, basis="b", after=11) is None
+    assert store.load_snapshot("c", "ann", 15, False, basis="b") is None
+    store.drop_snapshot("c", "ann", 10, True, "b")
+    assert store.load_snapshot("c", "ann", 15, True, basis="b") is None
+    assert store.drop_snapshots("c") == 2
 
 
 def test_synchronous_full(tmp_path):

@@ -380,11 +380,17 @@ def scene_end(app: App, title: str) -> None:
 @click.option(
     "--receipt", help="SEQ:HASH from an earlier receipt: prove the log up to SEQ is unchanged."
 )
+@click.option(
+    "--drop-snapshots",
+    is_flag=True,
+    help="Delete the campaign's snapshots (a cache of states; the next reads rebuild them).",
+)
 @json_option
 @pass_app
-def verify(app: App, file: Any, receipt: str | None, as_json: bool) -> None:
+def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_json: bool) -> None:
     """Recompute the hash chain, every engine roll of every ended session and every roll's
-    result (what its rule system gives for its recorded inputs and dice).
+    result (what its rule system gives for its recorded inputs and dice), and check every
+    snapshot in use against a replay.
 
     With FILE, check an export instead of the ledger (a GM's or a player's copy, as
     `campaign export` writes it; --db is not read): players verify without Python. A
@@ -424,6 +430,14 @@ def verify(app: App, file: Any, receipt: str | None, as_json: bool) -> None:
         with progress_bar(length, "Verifying") as update:
             report = verify_store(store, campaign_id, receipt=parsed, progress=update)
         stubs = 0
+        if drop_snapshots:
+            click.echo(f"Dropped {store.drop_snapshots(campaign_id)} snapshots.", err=True)
+        elif report.ok:  # every snapshot in use must be what a replay gives (ledger.snapshots)
+            from ..snapshots import verify_snapshots
+
+            problem = verify_snapshots(store, campaign_id)
+            if problem:
+                report.fail(*problem)
     if as_json:
         echo_json(
             {
