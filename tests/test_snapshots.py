@@ -20,7 +20,7 @@ from tests.toy import State, Toy, ToyRolled
 
 
 def sheet(invoke, who="ann"):
-    result = invoke("sheet", who, "--json")
+    result = invoke("--as", "gm", "sheet", who, "--json")
     assert result.exit_code == 0, result.output
     return json.loads(result.output)
 
