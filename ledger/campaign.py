@@ -373,9 +373,15 @@ class Campaign:
 
         :param session: the envelope's session (default: the open session, if any).
 
+        :param visibility: ``"gm"`` records every event GM-only, in the form the rule system
+            gives it (:meth:`~ledger.rulesystem.RuleSystem.blind_form`); ``None``: each
+            event class's own visibility.
+
         :raises RuleError: an event the rules refuse (nothing written).
         :raises ledger.store.ConflictError: a stale expected version (nothing written).
         """
+        if visibility == "gm":
+            events = [self.system.blind_form(e) for e in events]
         with self.store.transaction():
             self.check_kinds(events)
             head = self.store.head(self.id).seq

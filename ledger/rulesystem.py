@@ -259,6 +259,23 @@ class RuleSystem(abc.ABC):
         """One line a person reads at a glance for ``log`` and recaps (``None``: default)."""
         return None
 
+    def blind_form(self, event: Event) -> Event:
+        """The event to append when ``event`` is recorded GM-only (``--blind``).
+
+        Appliers see an event's payload, never its visibility, and later public events (a
+        check's itemised penalties) are resolved from the GM's state. So an event whose
+        effect a public event would itemise must not simply be hidden: return its GM-only
+        counterpart (d20-world: a blind ``condition_added`` becomes ``hidden_condition_added``,
+        whose penalty players see as one unexplained hidden modifier), or refuse it.
+
+        Called by :meth:`ledger.campaign.Campaign.append` for every event of a batch appended
+        with ``visibility="gm"`` (rolls and corrections included), before validation.
+
+        :returns: the event itself by default.
+        :raises RuleError: the event cannot be kept secret (nothing is written).
+        """
+        return event
+
     def advance(
         self,
         states: dict[str, Any],

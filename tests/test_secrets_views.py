@@ -163,3 +163,70 @@ def test_blind_entries_say_gm_only_when_made(table):
     assert "GM" not in public
     blind = json.loads(table.ok("roll", "isa", "Lockpicking", "--time", "--blind", "--json"))
     assert blind["visibility"] == "gm"
+
+
+def test_blind_condition_is_one_unexplained_hidden_modifier_for_players(table):
+    """#13 "Seen: a blind condition-added with --check-penalty 3, then a public roll shows
+    '−3 conditions' in the player's log while the player's sheet shows no condition"
+    (ruling R33: a blind condition is a hidden condition)."""
+    made = table.ok(
+        "record", "condition-added", "--character", "isa", "--condition", "Cursed",
+        "--check-penalty", "3", "--ends-when", "the bell tolls", "--blind",
+    )
+    assert "hidden condition 'Cursed'" in made and made.rstrip().endswith("[GM only]")
+    check = json.loads(table.ok("roll", "isa", "Lockpicking", "--time", "--dice", "14", "--json"))
+    assert (check["condition_penalty"], check["hidden_modifier"], check["total"]) == (0, 3, 14)
+    table.ok("session", "end")
+    player = {
+        "log": table.ok("log"),
+        "log --json": table.ok("log", "--json"),
+        "recap": table.ok("recap", "--session", "1"),
+        "recap html": table.ok("recap", "--session", "1", "--format", "html"),
+        "recap --json": table.ok("recap", "--session", "1", "--json"),
+        "sheet": table.ok("sheet", "isa"),
+        "sheet --json": table.ok("sheet", "isa", "--json"),
+        "export": table.ok("export"),
+        "audit": table.ok("audit", str(check["seq"])),
+    }
+    for what, out in player.items():
+        for secret in ("Cursed", "bell", "−3 conditions", "−3 to all checks"):
+            assert secret not in out, (what, secret)
+        if what != "export":  # a stub's type is the stub format's business (DESIGN spec 3)
+            assert "hidden_condition" not in out, what
+    assert "−3 hidden modifier = 14: messy" in player["log"]
+    assert "−3 hidden modifier = 14: messy" in player["recap"]
+    sheet = json.loads(player["sheet --json"])
+    assert sheet["conditions"] == [] and sheet["derived"]["check_penalty"] == 0
+    gm_log = table.ok("--as", "gm", "log")
+    assert "hidden condition 'Cursed' until the bell tolls: −3 to all checks" in gm_log
+    assert table.ok("verify").startswith("OK")
+    # ending it blind ends the hidden condition; a public end would name it and is refused
+    table.ok("session", "start")
+    refused = table("record", "condition-ended", "--character", "isa", "--condition", "Cursed")
+    assert refused.exit_code == 1 and "hidden-condition-ended" in refused.output
+    ended = table.ok(
+        "record", "condition-ended", "--character", "isa", "--condition", "Cursed", "--blind"
+    )
+    assert ended.rstrip().endswith("[GM only]")
+    check = json.loads(table.ok("roll", "isa", "Lockpicking", "--time", "--dice", "14", "--json"))
+    assert "hidden_modifier" not in check and check["total"] == 17
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["record", "condition-added", "--character", "isa", "--condition", "Lamed",
+         "--check-penalty", "1", "--capacity-delta", "-1"],
+        ["record", "damage-taken", "--character", "isa", "--amount", "2"],
+        ["record", "experience-marked", "--character", "isa", "--skill", "Lockpicking",
+         "--amount", "9"],
+        ["record", "rested", "--character", "bram"],
+    ],
+)
+def test_blind_facts_later_public_checks_would_itemise_are_refused(table, args):
+    before = table.ok("--as", "gm", "log", "--json")
+    refused = table(*args, "--blind")
+    assert refused.exit_code == 1, refused.output
+    assert refused.output.startswith("Error: ") and len(refused.output.splitlines()) == 1
+    assert "Traceback" not in refused.output and "blind" in refused.output
+    assert table.ok("--as", "gm", "log", "--json") == before

@@ -13,11 +13,27 @@ import msgspec
 from msgspec import UNSET
 
 from ledger import DiceSource, Event, Recorded, Roll, RollParam, RollRequest, RuleError, RuleSystem
+from ledger.events import event_tag
 
 from . import describe as describing
 from . import odds as odds_mod
 from .appliers import Appliers
-from .events import EVENT_TYPES, CheckRolled, Rested, ShockRolled, SkillIncreased, TraitInvocation
+from .events import (
+    EVENT_TYPES,
+    AttackResolved,
+    CheckRolled,
+    ConditionAdded,
+    ConditionEnded,
+    DamageTaken,
+    ExperienceMarked,
+    HiddenConditionAdded,
+    HiddenConditionEnded,
+    Rested,
+    ShockRolled,
+    SkillIncreased,
+    TraitInvocation,
+    WoundHealed,
+)
 from .mechanics import (
     band_of,
     check_gate,
@@ -41,6 +57,10 @@ from .ops import (
 from .sheet import character_from_sheet, validate_sheet
 from .state import Band, Character, Condition, Options
 
+#: Events whose effect later public checks itemise (wound penalty, proficiency, jinx): they
+#: cannot be recorded blind (ruling R33).
+BLIND_REFUSED = (DamageTaken, AttackResolved, WoundHealed, ExperienceMarked, SkillIncreased,
+                 Rested)
 GRANTED = "granted by The World"  # the advantage source of --advantage (ruling R3)
 IMPOSED = "imposed by The World"  # the disadvantage source of --disadvantage
 
@@ -349,6 +369,40 @@ class D20World(Appliers, RuleSystem):
         messy-damage rounding (ruling R5)."""
         rounding = self.options.messy_damage_rounding if self.options is not None else "ceil"
         return describing.describe(event, rounding=rounding)
+
+    def blind_form(self, event: Event) -> Event:
+        """A GM-only (``--blind``) event in the form that keeps it secret (ruling R33).
+
+        A blind ``condition-added`` is a hidden condition (``hidden-condition-added``): its
+        penalty counts in later public checks as one unexplained hidden modifier, never as
+        "−N conditions"; it may not change capacity (what a character carries is never
+        secret). A blind ``condition-ended`` is ``hidden-condition-ended``. Harm, healing,
+        experience, increases and rests cannot be blind: later public checks itemise their
+        effect (wound penalty, proficiency, jinx). Everything else is kept as it is.
+
+        :raises RuleError: a blind condition with a capacity change, or an event of the
+            kinds above.
+        """
+        if isinstance(event, ConditionAdded):
+            if event.capacity_delta:
+                raise RuleError(
+                    "a blind condition cannot change capacity: what a character carries is "
+                    "never secret (ruling R33); record it without --blind, or without "
+                    "--capacity-delta"
+                )
+            return HiddenConditionAdded(character=event.character, condition=event.condition,
+                                        check_penalty=event.check_penalty,
+                                        ends_when=event.ends_when)
+        if isinstance(event, ConditionEnded):
+            return HiddenConditionEnded(character=event.character, condition=event.condition)
+        if isinstance(event, BLIND_REFUSED):
+            name = event_tag(type(event)).split(".", 1)[1].replace("_", "-")
+            raise RuleError(
+                f"{name} cannot be recorded blind: later public checks "
+                "would show its effect itemised (ruling R33); record it without --blind, or "
+                "keep a secret penalty with hidden-condition-added"
+            )
+        return event
 
     def sheet_view(self, state: Character, *, as_gm: bool) -> dict[str, Any]:
         """The sheet as JSON with derived values (wound total, check penalty, capacity,
