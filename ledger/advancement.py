@@ -1,43 +1,47 @@
 """End-of-session advancement, replayed from the log (DESIGN.md "Plugins": ``advance``).
 
-:func:`advance` asks the campaign's rule system what the rules give for one ended session,
+:func:`advance` asks the campaign's rule system what the rules give for one closed session,
 from every character's replayed state and that session's events. Advancement dice are
-engine dice drawn from the session's committed seed with the nonces after its last engine
-roll, so they are verifiable like any roll; the events are appended with the envelope's
+engine dice drawn from the downtime seed committed at the session's end (scheme
+``ledger-downtime-v1``, nonces 1, 2, 3, ... per downtime seed; docs/events.md), which nobody
+can know before the dice are drawn; the batch that drew them ends with ``downtime.revealed``,
+so they verify like any roll. No engine roll draws from a revealed seed: once the downtime
+seed is revealed (by an ``advance`` that drew dice, or by the next ``session start``), an
+advancement that needs dice is refused. The events are appended with the envelope's
 ``session`` set to the session advanced.
+
+Client seeds are fixed by the rule system before the roll (``"advance:<session>:<character>"``
+in Terran), never chosen by a player. ``--dry-run`` (:func:`preview`) never draws from the
+seed: it shows the choices, the targets and the exact odds, never the outcome of dice not yet
+rolled.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .dice import EngineDice
-from .events import Event, Recorded
+import msgspec
+
+from .dice import DOWNTIME_SCHEME, DiceSource, EngineDice
+from .events import DowntimeRevealed, Event, Recorded, Roll, event_tag
 from .projection import to_recorded
 from .rulesystem import RuleError
 
 if TYPE_CHECKING:
     from .campaign import Campaign
 
+#: Shown in place of a value that depends on dice not yet rolled (``--dry-run``).
+HIDDEN = "?"
 
-def session_seed(campaign: Campaign, number: int) -> bytes:
-    """The revealed seed of an ended session.
 
-    :raises RuleError: the session was never played, or is still open.
-    """
-    seed = None
-    for rec in campaign.records(types=["session.started", "session.ended"]):
-        if rec.data.number == number and rec.type == "session.ended":  # type: ignore[attr-defined]
-            seed = bytes.fromhex(rec.data.seed_reveal)  # type: ignore[attr-defined]
-    if seed is None:
-        if campaign.current_session() == number:
-            raise RuleError(
-                f"session {number} is still open: end it with `campaign session end` first"
-            )
+def check_closed(campaign: Campaign, number: int) -> None:
+    """:raises RuleError: session ``number`` was never played, or is still open."""
+    if campaign.current_session() == number:
+        raise RuleError(f"session {number} is still open: end it with `campaign session end` first")
+    if not 1 <= number <= campaign.last_session():
         raise RuleError(
             f"session {number} has not been played (last session: {campaign.last_session()})"
         )
-    return seed
 
 
 def session_events(campaign: Campaign, number: int) -> list[Recorded]:
@@ -54,19 +58,92 @@ def session_events(campaign: Campaign, number: int) -> list[Recorded]:
     return out
 
 
-def plan(campaign: Campaign, number: int, choices: dict[str, Any]) -> list[Event]:
-    """The events advancement would append for session ``number`` (nothing written)."""
-    seed = session_seed(campaign, number)
-    events = session_events(campaign, number)
-    nonce = [campaign.store.engine_rolls(campaign.id, number)]
+class _FixedDice(DiceSource):
+    """Placeholder dice for ``--dry-run``: every die shows ``1`` (``high``: its top face).
+    Never drawn from a seed, so no preview can show what the real dice will be."""
 
-    def dice(client_seed: str = "") -> EngineDice:
-        source = EngineDice(seed, campaign.id, number, nonce[0], client_seed)
+    source = "engine"
+
+    def __init__(self, nonce: int, client_seed: str, *, high: bool) -> None:
+        super().__init__()
+        self.nonce, self.client_seed, self.high = nonce, client_seed, high
+
+    def _draw(self, sides: int) -> int:
+        return sides if self.high else 1
+
+    def fields(self) -> dict[str, Any]:
+        return {
+            **super().fields(),
+            "nonce": self.nonce,
+            "client_seed": self.client_seed,
+            "scheme": DOWNTIME_SCHEME,
+        }
+
+
+def plan(
+    campaign: Campaign, number: int, choices: dict[str, Any], *, placeholder: str | None = None
+) -> tuple[list[Event], bool]:
+    """The events advancement would append for session ``number`` (nothing written), and
+    whether they drew dice.
+
+    :param placeholder: ``"low"``/``"high"``: draw placeholder dice (:class:`_FixedDice`)
+        instead of the downtime seed (``--dry-run``).
+    :raises RuleError: the session is not closed; dice are needed but the downtime seed is
+        revealed, missing, never committed or does not match its commitment.
+    """
+    check_closed(campaign, number)
+    events = session_events(campaign, number)
+    nonce = [campaign.store.engine_rolls(campaign.id, number, scheme=DOWNTIME_SCHEME) + 1]
+    drew = [False]
+    seed: list[bytes] = []
+
+    def dice(client_seed: str = "") -> DiceSource:
+        source: DiceSource
+        if not seed:  # checked even for a dry run: what the real run would refuse
+            seed.append(campaign.downtime_seed(number))
+        if placeholder is not None:
+            source = _FixedDice(nonce[0], client_seed, high=placeholder == "high")
+        else:
+            source = EngineDice(
+                seed[0], campaign.id, number, nonce[0], client_seed, scheme=DOWNTIME_SCHEME
+            )
         nonce[0] += 1
+        drew[0] = True
         return source
 
     states = campaign.states()
-    return list(campaign.system.advance(states, number, events, dice, choices))
+    return list(campaign.system.advance(states, number, events, dice, choices)), drew[0]
+
+
+def preview(campaign: Campaign, number: int, choices: dict[str, Any]) -> list[dict[str, Any]]:
+    """What ``advance --dry-run`` shows: each planned event's type and data, with every
+    value that depends on dice not yet rolled replaced by :data:`HIDDEN`, and for a roll the
+    exact odds its rule system gives (:meth:`ledger.rulesystem.RuleSystem.advance_odds`).
+
+    The plan is made twice with placeholder dice (all lowest faces, all highest): a value
+    that differs between them depends on the dice and is hidden (faces, totals, outcomes);
+    the rest are the choices, targets, nonce and fixed client seed. The downtime seed is
+    never read.
+
+    :returns: ``[{"type", "data", "odds"}]`` (``odds``: ``{outcome: "n/d"}`` or ``None``).
+    """
+    low, _ = plan(campaign, number, choices, placeholder="low")
+    high, _ = plan(campaign, number, choices, placeholder="high")
+    out = []
+    for i, event in enumerate(low):
+        data = msgspec.to_builtins(event)
+        data.pop("type", None)
+        other = high[i] if i < len(high) and type(high[i]) is type(event) else None
+        if isinstance(event, Roll):
+            theirs = msgspec.to_builtins(other) if other is not None else {}
+            data = {
+                k: (v if other is not None and theirs.get(k) == v else HIDDEN)
+                for k, v in data.items()
+            }
+            data["draws"] = HIDDEN
+        odds = campaign.system.advance_odds(event) if isinstance(event, Roll) else None
+        out.append({"type": event_tag(type(event)), "data": data, "odds": odds})
+    return out
 
 
 def advance(
@@ -78,9 +155,23 @@ def advance(
     at: str,
     dry_run: bool = False,
 ) -> list[Event] | list[Recorded]:
-    """Plan and (unless ``dry_run``) append one session's advancement in one batch."""
+    """Plan and (unless ``dry_run``) append one session's advancement in one batch, ending
+    with ``downtime.revealed`` when it drew dice.
+
+    With ``dry_run`` the events are planned with placeholder dice: call :func:`preview` to
+    show them (their dice are not the real ones).
+    """
     with campaign.store.transaction():
-        events = plan(campaign, number, choices)
-        if dry_run or not events:
+        if dry_run:
+            return plan(campaign, number, choices, placeholder="low")[0]
+        events, drew = plan(campaign, number, choices)
+        if not events:
             return events
-        return campaign.append(events, actor=actor, at=at, session=number)
+        if drew:
+            seed = campaign.downtime_seed(number)
+            events.append(DowntimeRevealed(number=number, seed_reveal=seed.hex()))
+        records = campaign.append(events, actor=actor, at=at, session=number)
+        if drew:
+            campaign.store.drop_secret(campaign.id, number, "downtime")
+        return records
+

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from .campaign import NotFound
-from .dice import verify_draws
+from .dice import DOWNTIME_SCHEME, SCHEME, verify_draws
 from .events import Roll
 from .results import NOT_FOLLOWING, result_problem
 from .rulesystem import RuleError
@@ -130,31 +130,50 @@ def _verdict(campaign: Campaign, rec: Any, chain_ok: bool, *, as_gm: bool) -> tu
             "result is what the rules give for its inputs and dice",
         )
     number = rec.session
+    downtime = event.scheme == DOWNTIME_SCHEME
+    kinds = ("downtime.committed", "downtime.revealed") if downtime else (
+        "session.started", "session.ended")
     commitment = reveal = None
-    for other in campaign.records(types=["session.started", "session.ended"]):
+    revealed_at = 0
+    for other in campaign.records(types=list(kinds)):
         payload: Any = other.data
         if payload.number == number:
-            if other.type == "session.started":
+            if other.type == kinds[0]:
                 commitment = payload.seed_commitment
             else:
-                reveal = payload.seed_reveal
+                reveal, revealed_at = payload.seed_reveal, other.seq
+    what = f"the downtime seed of session {number}" if downtime else f"session {number}'s seed"
     if reveal is None:
         return (
             "pending",
-            f"engine roll of session {number}, still open: verifiable after the session ends",
+            f"engine roll of session {number}, still open: verifiable after the session ends"
+            if not downtime
+            else f"engine roll drawn from {what}: verifiable once it is revealed",
         )
+    if revealed_at < rec.seq:
+        return "mismatch", f"drawn after {what} was revealed at seq {revealed_at}"
     seed = bytes.fromhex(reveal)
     if hashlib.sha256(seed).hexdigest() != commitment:
-        return "mismatch", f"session {number}'s revealed seed does not match its commitment"
-    engine_before = campaign.store.engine_rolls(campaign.id, number, before=rec.seq)
+        return "mismatch", f"{what} as revealed does not match its commitment"
+    scheme = DOWNTIME_SCHEME if downtime else SCHEME
+    engine_before = campaign.store.engine_rolls(
+        campaign.id, number, before=rec.seq, scheme=scheme if downtime else None
+    ) + (1 if downtime else 0)
     if event.nonce is None or event.nonce != engine_before:
         return "mismatch", f"nonce {event.nonce} should be {engine_before} (engine rolls before it)"
-    bad = verify_draws(seed, campaign.id, number, event.nonce, event.client_seed or "", event.draws)
+    bad = verify_draws(
+        seed, campaign.id, number, event.nonce, event.client_seed or "", event.draws,
+        scheme=scheme,
+    )
     if bad:
         return "mismatch", f"MISMATCH: {bad}"
+    source = (
+        f"the downtime seed committed at the end of session {number} gives (scheme {scheme}, "
+        if downtime
+        else f"the seed committed at the start of session {number} gives ("
+    )
     return (
         "verified",
-        f"verified: these are the dice the seed committed at the start of "
-        f"session {number} gives (nonce {event.nonce}, client seed {event.client_seed!r}); "
-        "its result is what the rules give for them",
+        f"verified: these are the dice {source}nonce {event.nonce}, client seed "
+        f"{event.client_seed!r}); its result is what the rules give for them",
     )

@@ -114,13 +114,16 @@ def check_secrets(record: BackupRecord, payloads: Iterable[dict[str, Any]]) -> l
     :raises RuleError: a secret of another campaign, without a seed, not hex, matching no
         commitment, or already revealed.
     """
-    commitments: dict[str, set[int]] = {}
+    commitments: dict[str, set[tuple[str, int]]] = {}
     revealed: set[str] = set()
     for data in payloads:
         if not isinstance(data, dict):
             continue
         if isinstance(data.get("seed_commitment"), str):
-            commitments.setdefault(data["seed_commitment"], set()).add(data.get("number", -1))
+            kind = "downtime" if data.get("type") == "downtime.committed" else "session"
+            commitments.setdefault(data["seed_commitment"], set()).add(
+                (kind, data.get("number", -1))
+            )
         if isinstance(data.get("seed_reveal"), str):
             revealed.add(data["seed_reveal"])
     rows = []
@@ -133,10 +136,12 @@ def check_secrets(record: BackupRecord, payloads: Iterable[dict[str, Any]]) -> l
             raw = bytes.fromhex(seed)
         except ValueError:
             raise RuleError(f"secret {i} of the backup is not a hex seed") from None
-        if number not in commitments.get(hashlib.sha256(raw).hexdigest(), set()):
+        which = secret.get("kind", "session")
+        if (which, number) not in commitments.get(hashlib.sha256(raw).hexdigest(), set()):
             raise RuleError(
-                f"secret {i} of the backup (session {number}) matches no seed commitment of "
-                f"session {number} in the log: the backup was changed; nothing imported"
+                f"secret {i} of the backup ({which} seed of session {number}) matches no "
+                f"seed commitment of session {number} ({which}) in the log: the backup was "
+                "changed; nothing imported"
             )
         if seed in revealed:
             raise RuleError(

@@ -22,6 +22,9 @@ from .events import (
     CampaignCreated,
     CharacterCreated,
     Corrected,
+    DowntimeAbandoned,
+    DowntimeCommitted,
+    DowntimeRevealed,
     Event,
     Recorded,
     Roll,
@@ -51,6 +54,8 @@ ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 #: The events that open and close a session.
 SESSION_TYPES = ("session.started", "session.ended", "session.abandoned")
 SESSION_EVENTS = (SessionStarted, SessionEnded, SessionAbandoned)
+#: The events that commit and close a downtime seed (#13).
+DOWNTIME_TYPES = ("downtime.committed", "downtime.revealed", "downtime.abandoned")
 
 
 class NotFound(RuleError):
@@ -418,6 +423,8 @@ class Campaign:
         """
         allowed = self._allowed
         sessions = [e for e in events if isinstance(e, SESSION_EVENTS)]
+        if sessions and any(isinstance(e, DowntimeRevealed) for e in events):
+            raise RuleError("a downtime seed is revealed in a batch of its own")
         for event in events:
             if type(event) not in allowed:
                 tag = event_tag(type(event))
@@ -427,6 +434,16 @@ class Campaign:
                     f"{self.system.id!r}"
                     if area != self.system.id
                     else f"{tag} is not an event type of {self.system.id!r}"
+                )
+        for event in events:
+            if isinstance(event, DowntimeRevealed):
+                seed = self.downtime_seed(event.number)  # committed, unrevealed, kept
+                if seed.hex() != event.seed_reveal:
+                    raise RuleError(f"that is not the downtime seed of session {event.number}")
+            elif isinstance(event, DowntimeCommitted | DowntimeAbandoned):
+                raise RuleError(
+                    f"{event_tag(type(event))} is written by `campaign session end` and "
+                    "`campaign session abandon` only"
                 )
         if not sessions:
             return
@@ -523,7 +540,14 @@ class Campaign:
     def start_session(self, *, actor: str, at: str) -> Recorded:
         """Open the next session: draw and keep its seed, publish the commitment.
 
-        :raises RuleError: a session is already open.
+        An unrevealed downtime seed (the last session's, when no ``advance`` drew from it) is
+        revealed first, in the same transaction: ``downtime.revealed`` (filed under the
+        session it follows), then ``session.started``. A downtime seed this ledger does not
+        keep (imported from an export) is closed by ``downtime.abandoned`` instead: nothing
+        was drawn from it, since every draw reveals it.
+
+        :raises RuleError: a session is already open; the downtime seed to reveal does not
+            match its commitment (names ``campaign session abandon``).
         """
         with self.store.transaction():
             open_ = self.current_session()
@@ -531,6 +555,21 @@ class Campaign:
                 raise RuleError(
                     f"session {open_} is still open: end it with `campaign session end` first"
                 )
+            pending = self.unrevealed_downtime()
+            if pending is not None:
+                close: Event
+                if self.store.get_secret(self.id, pending, "downtime") is None:
+                    close = DowntimeAbandoned(  # e.g. a ledger imported from an export
+                        number=pending,
+                        reason="its seed is not kept in this ledger; nothing was drawn from it",
+                    )
+                else:
+                    downtime = self.downtime_seed(pending)  # checked against its commitment
+                    close = DowntimeRevealed(number=pending, seed_reveal=downtime.hex())
+                self.store.append(
+                    self.id, [Pending(close)], actor=actor, recorded_at=at, session=pending
+                )
+                self.store.drop_secret(self.id, pending, "downtime")
             number = self.last_session() + 1
             seed = dicemod.new_seed()
             self.store.put_secret(self.id, number, seed)
@@ -541,49 +580,138 @@ class Campaign:
         return to_recorded(rows[0], event)
 
     def end_session(self, *, actor: str, at: str) -> Recorded:
-        """Close the open session and reveal its seed.
+        """Close the open session: reveal its seed and commit the downtime seed, in one batch
+        (``session.ended``, ``downtime.committed``; BRIEF spec 1, #13).
 
-        :raises RuleError: no session is open.
+        :returns: the ``session.ended`` record (the batch's head is one seq later).
+        :raises RuleError: no session is open; its seed is missing or does not match.
         """
         with self.store.transaction():
             number = self.current_session()
             if number is None:
                 raise RuleError("no session is open: start one with `campaign session start`")
             seed = self.session_seed(number)
-            event = SessionEnded(number=number, seed_reveal=seed.hex())
-            self.validate([event])
+            downtime = dicemod.new_seed()
+            events: list[Event] = [
+                SessionEnded(number=number, seed_reveal=seed.hex()),
+                DowntimeCommitted(number=number, seed_commitment=dicemod.commitment(downtime)),
+            ]
+            self.validate(events)
             rows = self.store.append(
-                self.id, [Pending(event)], actor=actor, recorded_at=at, session=number
+                self.id, [Pending(e) for e in events], actor=actor, recorded_at=at, session=number
             )
             self.store.drop_secret(self.id, number)
-        return to_recorded(rows[0], event)
+            self.store.put_secret(self.id, number, downtime, "downtime")
+        return to_recorded(rows[0], events[0])
 
     def abandon_session(self, reason: str, *, actor: str, at: str) -> Recorded:
-        """Close the open session whose seed is lost: append ``session.abandoned``.
+        """Close the open session whose seed is lost: ``session.abandoned``, and commit a
+        downtime seed as ``session end`` does. With no session open, close an unrevealed
+        downtime whose seed is lost instead: ``downtime.abandoned``.
 
-        :raises RuleError: no reason, no open session, or its seed is still kept (then the
-            session must end normally, revealing it).
+        :raises RuleError: no reason, nothing to abandon, or the seed is still kept and
+            matches its commitment (then end the session normally, revealing it).
         """
         if not reason.strip():
             raise RuleError('say why the session is abandoned: --reason "..."')
         with self.store.transaction():
             number = self.current_session()
             if number is None:
-                raise RuleError("no session is open: there is nothing to abandon")
+                return self._abandon_downtime(reason, actor=actor, at=at)
             kept = self.store.get_secret(self.id, number)
             if kept is not None and dicemod.commitment(kept) == self._commitment(number)[1]:
                 raise RuleError(
                     f"the seed of session {number} is still kept: end the session normally "
                     "with `campaign session end` (it reveals the seed, so its rolls verify)"
                 )
-            event = SessionAbandoned(number=number, reason=reason.strip())
-            self.validate([event])
+            downtime = dicemod.new_seed()
+            events: list[Event] = [
+                SessionAbandoned(number=number, reason=reason.strip()),
+                DowntimeCommitted(number=number, seed_commitment=dicemod.commitment(downtime)),
+            ]
+            self.validate(events)
             rows = self.store.append(
-                self.id, [Pending(event)], actor=actor, recorded_at=at, session=number
+                self.id, [Pending(e) for e in events], actor=actor, recorded_at=at, session=number
             )
             if kept is not None:  # a seed that does not match its commitment is no seed
                 self.store.drop_secret(self.id, number)
+            self.store.put_secret(self.id, number, downtime, "downtime")
+        return to_recorded(rows[0], events[0])
+
+    def _abandon_downtime(self, reason: str, *, actor: str, at: str) -> Recorded:
+        number = self.unrevealed_downtime()
+        if number is None:
+            raise RuleError("no session is open: there is nothing to abandon")
+        kept = self.store.get_secret(self.id, number, "downtime")
+        if kept is not None and dicemod.commitment(kept) == self._downtime(number)[1]:
+            raise RuleError(
+                "no session is open, and the downtime seed is kept: there is nothing to abandon"
+            )
+        event = DowntimeAbandoned(number=number, reason=reason.strip())
+        rows = self.store.append(
+            self.id, [Pending(event)], actor=actor, recorded_at=at, session=number
+        )
+        if kept is not None:
+            self.store.drop_secret(self.id, number, "downtime")
         return to_recorded(rows[0], event)
+
+    def _downtime(self, number: int) -> tuple[int, str, int | None]:
+        """``(seq, seed_commitment, seq closing it or None)`` of the downtime after session
+        ``number``. :raises NotFound: no downtime seed was committed at its end."""
+        found: tuple[int, str, int | None] | None = None
+        for seq, type_, data in self.store.rows(
+            self.id, types=[*DOWNTIME_TYPES], columns="seq, type, data"
+        ):
+            payload = msgspec.json.decode(data)
+            if payload.get("number") != number:
+                continue
+            if type_ == "downtime.committed":
+                found = (int(seq), str(payload.get("seed_commitment")), None)
+            elif found is not None:
+                found = (found[0], found[1], int(seq))
+        if found is None:
+            raise NotFound(
+                f"no downtime seed was committed at the end of session {number}: sessions "
+                "ended before downtime seeds existed (or never ended) have none"
+            )
+        return found
+
+    def unrevealed_downtime(self) -> int | None:
+        """The session whose downtime seed is committed and not yet revealed (or ``None``)."""
+        row = self.store.last_of_types(self.id, [*DOWNTIME_TYPES])
+        if row is None or row[4] != "downtime.committed":
+            return None
+        return int(msgspec.json.decode(row[5])["number"])
+
+    def downtime_seed(self, number: int) -> bytes:
+        """The downtime seed committed at session ``number``'s end, checked against its
+        commitment before any draw or reveal (#13).
+
+        :raises RuleError: never committed, already revealed (no engine roll may draw from
+            a revealed seed), missing from the secrets table, or not matching.
+        """
+        seq, commitment, closed = self._downtime(number)
+        if closed is not None:
+            raise RuleError(
+                f"the downtime seed of session {number} was revealed at seq {closed}: no engine "
+                "roll may draw from a revealed seed (advancement dice are drawn before the "
+                "next session starts)"
+            )
+        seed = self.store.get_secret(self.id, number, "downtime")
+        fix = (
+            "restore it from a GM backup (`campaign import BACKUP` into a new file) or close "
+            'it without it: `campaign session abandon --reason "..."`'
+        )
+        if seed is None:
+            raise RuleError(
+                f"the downtime seed of session {number} is missing from the secrets table: {fix}"
+            )
+        if dicemod.commitment(seed) != commitment:
+            raise RuleError(
+                f"the downtime seed of session {number} in the secrets table does not match its "
+                f"commitment (seq {seq}): the table was changed; {fix}"
+            )
+        return seed
 
     def _commitment(self, number: int) -> tuple[int, str]:
         """``(seq, seed_commitment)`` of session ``number``'s ``session.started``.

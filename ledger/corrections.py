@@ -37,7 +37,15 @@ if TYPE_CHECKING:
 #: The fields that say where a roll's randomness came from: never amended on an engine roll.
 RANDOMNESS_FIELDS = ("source", "draws", "nonce", "client_seed", "scheme")
 #: Events that open and close the campaign or a session: never corrected.
-UNCORRECTABLE = ("campaign.created", "session.started", "session.ended", "session.abandoned")
+UNCORRECTABLE = (
+    "campaign.created",
+    "session.started",
+    "session.ended",
+    "session.abandoned",
+    "downtime.committed",
+    "downtime.revealed",
+    "downtime.abandoned",
+)
 #: Broken events named in a refusal before "and N more".
 _NAMED = 8
 

@@ -102,6 +102,35 @@ class SessionAbandoned(Event, frozen=True, kw_only=True, tag="session.abandoned"
     reason: str
 
 
+class DowntimeCommitted(Event, frozen=True, kw_only=True, tag="downtime.committed"):
+    """The seed of the downtime after session ``number`` is committed: sha256(seed) in hex.
+
+    Written by ``session end`` with ``session.ended`` in one batch. Advancement and any other
+    engine roll between sessions draws from this seed (scheme ``ledger-downtime-v1``), which
+    nobody can know before the rolls are made.
+    """
+
+    number: int
+    seed_commitment: str
+
+
+class DowntimeRevealed(Event, frozen=True, kw_only=True, tag="downtime.revealed"):
+    """The downtime seed after session ``number`` revealed (hex): at the end of the
+    ``advance`` batch that drew dice from it, or else at the next ``session start``, before
+    its ``session.started``. No engine roll draws from it afterwards."""
+
+    number: int
+    seed_reveal: str
+
+
+class DowntimeAbandoned(Event, frozen=True, kw_only=True, tag="downtime.abandoned"):
+    """An unrevealed downtime seed whose seed was lost (``campaign session abandon`` with
+    no session open): nothing was drawn from it, and nothing will be."""
+
+    number: int
+    reason: str
+
+
 class SceneStarted(Event, frozen=True, kw_only=True, tag="scene.started"):
     """A scene opens (optional title)."""
 
@@ -140,6 +169,9 @@ CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     SessionStarted,
     SessionEnded,
     SessionAbandoned,
+    DowntimeCommitted,
+    DowntimeRevealed,
+    DowntimeAbandoned,
     SceneStarted,
     SceneEnded,
     NoteAdded,

@@ -163,6 +163,12 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
                 if rec.type == "session.abandoned"
                 else "ended"
             )
+        elif rec.type.startswith("downtime."):
+            line.kind = "session"
+            line.text = {
+                "downtime.committed": "Downtime seed committed (advancement dice draw from it)",
+                "downtime.revealed": "Downtime seed revealed",
+            }.get(rec.type, f"Downtime seed lost: {getattr(event, 'reason', '')}")
         elif rec.type.startswith("scene."):
             line.kind = "scene"
             title = getattr(event, "title", "")

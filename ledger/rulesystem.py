@@ -289,12 +289,28 @@ class RuleSystem(abc.ABC):
         :param states: character id → state now (after advancement already appended).
         :param session: the session number being advanced.
         :param session_events: that session's events (corrections already honoured).
-        :param dice: ``dice(client_seed)`` returns an engine dice source for one roll.
+        :param dice: ``dice(client_seed)`` returns an engine dice source for one roll, drawn
+            from the downtime seed committed at the session's end (scheme
+            ``ledger-downtime-v1``). The client seed must be fixed by the rules before the
+            roll, e.g. ``f"advance:{session}:{character}"``, never taken from a player's
+            choices (a player could try client seeds until known dice pass). Under
+            ``--dry-run`` the dice are placeholders: the outcome must follow from the dice
+            alone, never from anything else random.
         :param choices: player choices given on the command line.
         :returns: events to append; must return ``[]`` when the session's advancement is
             already in the log (idempotence is checked by replay).
         """
         return []
+
+    def advance_odds(self, event: Event) -> dict[str, str] | None:
+        """Exact odds of a planned advancement roll, shown by ``advance --dry-run``.
+
+        :param event: a roll :meth:`advance` planned with placeholder dice: read its inputs
+            (experience spent, threshold, ...), never its dice or outcome.
+        :returns: ``{outcome: "n/d"}`` (e.g. ``{"success": "5/18"}``), or ``None`` when the
+            rule system gives none.
+        """
+        return None
 
     @abc.abstractmethod
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:

@@ -107,7 +107,28 @@ def m003_snapshot_fingerprints(db: sqlite_utils.Database) -> None:
     )
 
 
-MIGRATION_NAMES = ("m001_events", "m002_secrets_snapshots", "m003_snapshot_fingerprints")
+def m004_secret_kinds(db: sqlite_utils.Database) -> None:
+    """Secrets get a ``kind``: ``"session"`` (a session's seed) or ``"downtime"`` (the
+    downtime seed committed at a session's end, #13); the key is (campaign, kind, session)."""
+    db.execute(
+        "create table secrets_v3 (campaign text not null, session integer not null, "
+        "kind text not null default 'session' check (kind in ('session', 'downtime')), "
+        "seed text not null, primary key (campaign, kind, session))"
+    )
+    db.execute(
+        "insert into secrets_v3 (campaign, session, kind, seed) "
+        "select campaign, session, 'session', seed from secrets"
+    )
+    db.execute("drop table secrets")
+    db.execute("alter table secrets_v3 rename to secrets")
+
+
+MIGRATION_NAMES = (
+    "m001_events",
+    "m002_secrets_snapshots",
+    "m003_snapshot_fingerprints",
+    "m004_secret_kinds",
+)
 _migrations: Migrations | None = None
 
 
@@ -122,6 +143,7 @@ def get_migrations() -> Migrations:
         _migrations()(m001_events)
         _migrations()(m002_secrets_snapshots)
         _migrations()(m003_snapshot_fingerprints)
+        _migrations()(m004_secret_kinds)
     return _migrations
 
 
@@ -410,14 +432,28 @@ class Store:
             )
         ]
 
-    def engine_rolls(self, campaign: str, session: int, *, before: int | None = None) -> int:
+    def engine_rolls(
+        self,
+        campaign: str,
+        session: int,
+        *,
+        before: int | None = None,
+        scheme: str | None = None,
+    ) -> int:
         """How many engine rolls session ``session`` holds (before seq ``before``, if given):
-        the next engine roll's nonce (DESIGN.md "Dice and verifiable randomness")."""
+        the next engine roll's nonce (DESIGN.md "Dice and verifiable randomness").
+
+        :param scheme: count only rolls of this scheme (``"ledger-downtime-v1"``: the rolls
+            drawn from the downtime seed committed at the session's end).
+        """
         sql = (
             "select count(*) from events where campaign = ? and session = ? "
             "and json_extract(data, '$.source') = 'engine'"
         )
         args: list[Any] = [campaign, session]
+        if scheme is not None:
+            sql += " and json_extract(data, '$.scheme') = ?"
+            args.append(scheme)
         if before is not None:
             sql += " and seq < ?"
             args.append(before)
@@ -543,24 +579,27 @@ class Store:
 
     # --- secrets -------------------------------------------------------------------------
 
-    def put_secret(self, campaign: str, session: int, seed: bytes) -> None:
-        """Keep a session's seed until it is revealed."""
+    def put_secret(self, campaign: str, session: int, seed: bytes, kind: str = "session") -> None:
+        """Keep a seed until it is revealed: a session's (``kind="session"``) or the downtime
+        seed committed at session ``session``'s end (``kind="downtime"``)."""
         self.conn.execute(
-            "insert into secrets (campaign, session, seed) values (?, ?, ?)",
-            (campaign, session, seed.hex()),
+            "insert into secrets (campaign, session, kind, seed) values (?, ?, ?, ?)",
+            (campaign, session, kind, seed.hex()),
         )
 
-    def get_secret(self, campaign: str, session: int) -> bytes | None:
-        """A session's unrevealed seed, or ``None``."""
+    def get_secret(self, campaign: str, session: int, kind: str = "session") -> bytes | None:
+        """An unrevealed seed (see :meth:`put_secret`), or ``None``."""
         row = self.conn.execute(
-            "select seed from secrets where campaign = ? and session = ?", (campaign, session)
+            "select seed from secrets where campaign = ? and session = ? and kind = ?",
+            (campaign, session, kind),
         ).fetchone()
         return bytes.fromhex(row[0]) if row else None
 
-    def drop_secret(self, campaign: str, session: int) -> None:
+    def drop_secret(self, campaign: str, session: int, kind: str = "session") -> None:
         """Forget a seed once its reveal is in the log."""
         self.conn.execute(
-            "delete from secrets where campaign = ? and session = ?", (campaign, session)
+            "delete from secrets where campaign = ? and session = ? and kind = ?",
+            (campaign, session, kind),
         )
 
     def secret_rows(self, campaign: str) -> list[dict[str, Any]]:

@@ -11,9 +11,12 @@ outside verifier holding only the export would (DESIGN.md "Export format"):
   its ``session.started`` commitment (:func:`_session_problem`);
 - every event's type is a core type or one of the campaign's rule system (named by
   ``campaign.created``), read from the decoded payload, never from byte patterns;
-- every engine roll is drawn from a seed not yet revealed: a session roll inside its open
-  session; once the seed is revealed, each has the next nonce and the draws the seed gives
-  (:func:`_engine_roll_problem`). Rolls of an open session are counted in
+- a downtime seed is committed once after its session closes, and revealed (or abandoned)
+  before the next session starts (:func:`_downtime_problem`);
+- every engine roll is drawn from a seed not yet revealed: a ``ledger-roll-v1`` roll inside
+  its open session, a ``ledger-downtime-v1`` roll (advancement) before its downtime seed's
+  reveal; once the seed is revealed, each has the next nonce and the draws the seed gives
+  (:func:`_engine_roll_problem`); a roll drawn after the reveal is refused. Rolls of an open session are counted in
   ``unverifiable_rolls`` (verifiable once the session ends), rolls of an abandoned session in
   ``abandoned_rolls``.
 - every roll's recorded result (engine and physical) is what its rule system gives for its
@@ -34,7 +37,7 @@ from typing import Any
 import msgspec
 
 from .codec import Codec, canonical_envelope
-from .dice import MAX_SIDES, SCHEME, verify_draws
+from .dice import DOWNTIME_SCHEME, MAX_SIDES, SCHEME, verify_draws
 from .events import CAMPAIGN_STREAM, CORE_EVENT_TYPES, CampaignCreated, Envelope, event_tag
 from .results import ResultCheck, RowsOf
 from .rulesystem import RuleError
@@ -110,6 +113,7 @@ class _Sessions:
     """What :func:`verify_rows` knows of a log's sessions so far (and its rule system)."""
 
     sessions: dict[int, _Session] = field(default_factory=dict)
+    downtime: dict[int, _Session] = field(default_factory=dict)
     open: int | None = None
     last: int = 0
     system: str | None = None
@@ -122,6 +126,10 @@ class _Sessions:
             elif s.seed is None:
                 report.unverifiable_rolls += len(s.rolls)
                 report.open_commitments.append(("session", number, s.seq, s.commitment))
+        for number, s in self.downtime.items():
+            if s.closed_at is None:
+                report.unverifiable_rolls += len(s.rolls)
+                report.open_commitments.append(("downtime", number, s.seq, s.commitment))
 
 
 def verify_rows(
@@ -283,7 +291,7 @@ def _timeline_problem(
         )
     if tagged.source is not None and tagged.source not in ("engine", "physical"):
         return seq, f"a roll's source must be \"engine\" or \"physical\", not {tagged.source!r}"
-    if tagged.source != "engine" and area not in ("session", "campaign"):
+    if tagged.source != "engine" and area not in ("session", "campaign", "downtime"):
         return None
     try:
         payload = msgspec.json.decode(data)
@@ -294,6 +302,8 @@ def _timeline_problem(
             return None
         if area == "session":
             return _session_problem(row, payload, sessions, report)
+        if area == "downtime":
+            return _downtime_problem(row, payload, sessions, report)
         return _engine_roll_problem(row, payload, sessions, report)
     except (KeyError, TypeError, ValueError) as e:
         return seq, f"malformed {type_} data: {type(e).__name__} {e}"
@@ -318,6 +328,12 @@ def _session_problem(
             )
         if sessions.open is not None:
             return seq, f"session {number} starts while session {sessions.open} is still open"
+        unrevealed = [n for n, d in sessions.downtime.items() if d.closed_at is None]
+        if unrevealed:
+            return seq, (
+                f"session {number} starts while the downtime seed of session {unrevealed[0]} "
+                "is unrevealed (it is revealed before the next session starts)"
+            )
         if number != sessions.last + 1:
             return seq, f"session {number} starts after session {sessions.last}: expected {sessions.last + 1}"
         commitment = payload["seed_commitment"]
@@ -374,38 +390,70 @@ def _reveal_problem(
 def _engine_roll_problem(
     row: dict[str, Any], payload: dict[str, Any], sessions: _Sessions, report: VerifyReport
 ) -> tuple[int, str] | None:
-    """An engine roll is drawn from a seed not yet revealed: its session's, while open.
-    Kept until the reveal, then checked by :func:`_reveal_problem`."""
+    """An engine roll is drawn from a seed not yet revealed: a ``ledger-roll-v1`` roll from
+    its session's seed while the session is open, a ``ledger-downtime-v1`` roll from the
+    downtime seed committed at its session's end, before its reveal. Kept until the reveal,
+    then checked by :func:`_reveal_problem`. A roll drawn after the reveal is refused."""
     seq, number = row["seq"], row["session"]
     scheme = payload.get("scheme", SCHEME)
-    if scheme != SCHEME:
+    if scheme == SCHEME:
+        seeds, what = sessions.sessions, f"session {number}'s seed"
+    elif scheme == DOWNTIME_SCHEME:
+        seeds, what = sessions.downtime, f"the downtime seed of session {number}"
+    else:
         return seq, f"engine roll of unknown scheme {scheme!r}"
-    session = sessions.sessions.get(number) if type(number) is int else None
+    session = seeds.get(number) if type(number) is int else None
     if session is None:
+        if scheme == DOWNTIME_SCHEME:
+            return seq, f"downtime engine roll, but no downtime seed of session {number} was committed"
         return seq, "engine roll outside a session"
-    if session.seed is not None:  # legacy advancement roll after the reveal (until #13 lands)
-        nonce = payload.get("nonce")
-        if nonce != session.next_nonce:
-            return seq, f"engine roll has nonce {nonce}, expected {session.next_nonce}"
-        bad = _draws_problem(
-            session.seed, row["campaign"], number, nonce, payload.get("client_seed") or "",
-            payload.get("draws"),
-        )
-        if bad:
-            return seq, f"engine roll: {bad}"
-        session.next_nonce += 1
-        report.engine_rolls += 1
-        return None
     if session.closed_at is not None:
         return seq, (
-            f"engine roll drawn after session {number}'s seed was "
-            f"{'revealed' if session.how == 'ended' else 'lost'} at seq {session.closed_at}: "
+            f"engine roll drawn after {what} was "
+            f"{'lost' if session.how == 'abandoned' else 'revealed'} at seq {session.closed_at}: "
             "no engine roll may come from a revealed seed"
         )
     session.rolls.append(
         (seq, payload.get("nonce"), payload.get("client_seed") or "", payload.get("draws"))
     )
     return None
+
+
+def _downtime_problem(
+    row: dict[str, Any], payload: dict[str, Any], sessions: _Sessions, report: VerifyReport
+) -> tuple[int, str] | None:
+    """A downtime seed is committed once, after its session closed; revealed (matching its
+    commitment, verifying the rolls drawn from it, nonces from 1) or abandoned once."""
+    seq, type_ = row["seq"], row["type"]
+    number = payload["number"]
+    if type(number) is not int:
+        return seq, f"{type_}'s number must be an integer, not {number!r}"
+    if row["session"] != number:
+        return seq, f"{type_} of session {number} is filed under session {row['session']!r}"
+    downtime = sessions.downtime.get(number)
+    if type_ == "downtime.committed":
+        session = sessions.sessions.get(number)
+        if session is None or session.closed_at is None:
+            return seq, f"a downtime seed is committed for session {number}, which is not closed"
+        if downtime is not None:
+            return seq, f"the downtime seed of session {number} is committed a second time"
+        commitment = payload["seed_commitment"]
+        if not isinstance(commitment, str):
+            return seq, f"the downtime seed_commitment of session {number} is not text"
+        sessions.downtime[number] = _Session(commitment, seq=seq)
+        return None
+    if downtime is None or downtime.closed_at is not None:
+        return seq, f"{type_}: the downtime seed of session {number} is not committed and open"
+    downtime.closed_at = seq
+    if type_ == "downtime.abandoned":
+        downtime.how = "abandoned"
+        report.abandoned_rolls += len(downtime.rolls)
+        downtime.rolls = []
+        return None
+    downtime.how = "revealed"
+    return _reveal_problem(
+        row, payload, downtime, f"the downtime of session {number}", 1, report, DOWNTIME_SCHEME
+    )
 
 
 def _draws_problem(
@@ -496,14 +544,23 @@ def verify_store(
 def _secrets_problem(store: Any, campaign: str, report: VerifyReport) -> None:
     """Fail ``report`` when a seed committed and not yet revealed in the log is missing from
     the secrets table or does not hash to its commitment: rolls drawn from it could never be
-    verified (#13). The problem is reported at the commitment's seq."""
-    for _kind, number, seq, commitment in report.open_commitments:
-        seed = store.get_secret(campaign, number)
-        whose = f"the seed of open session {number}"
+    verified (#13). The problem is reported at the commitment's seq. A missing downtime seed
+    is no problem (a ledger imported from an export has none): no roll was drawn from it, as
+    every draw reveals it in the same batch, and the next ``session start`` closes it."""
+    for kind, number, seq, commitment in report.open_commitments:
+        seed = store.get_secret(campaign, number, kind)
+        whose = (
+            f"the seed of open session {number}"
+            if kind == "session"
+            else f"the downtime seed of session {number}"
+        )
         fix = (
             "its engine rolls can never be verified: restore it from a GM backup, or close "
-            'the session with `campaign session abandon --reason "..."`'
+            f'the {"session" if kind == "session" else "downtime"} with '
+            '`campaign session abandon --reason "..."`'
         )
+        if seed is None and kind == "downtime":
+            continue  # nothing was drawn from it (a draw reveals it): the next start closes it
         if seed is None:
             report.fail(seq, f"{whose} is missing from the secrets table: {fix}")
         elif hashlib.sha256(seed).hexdigest() != commitment:

@@ -186,7 +186,7 @@ def test_export_import_round_trip_is_byte_identical(toy_campaign, tmp_path):
     backup = tmp_path / "backup.ndjson"
     backup.write_bytes(first.stdout_bytes)
     other = str(tmp_path / "other.db")
-    assert data(invoke("import", str(backup), "--json", db=other))["events"] == 7
+    assert data(invoke("import", str(backup), "--json", db=other))["events"] == 8
     assert invoke("--as", "gm", "export", db=other).stdout_bytes == first.stdout_bytes
     assert data(invoke("verify", "--json", db=other))["engine_rolls_verified"] == 1
     again = invoke("import", str(backup), db=other)

@@ -77,3 +77,34 @@ print(faces(seed, "toybox", 1, roll["nonce"], roll["client_seed"], roll["draws"]
     ).stdout
     assert "chain OK" in out and out.strip().endswith("True")
     assert rolled["draws"]
+
+
+def test_the_downtime_recipe_recomputes_advancement_rolls(toy_campaign, tmp_path):
+    invoke = toy_campaign
+    invoke("session", "start")
+    invoke("roll", "ann", "brawl", "--dice", "3,4")
+    invoke("session", "end")
+    assert invoke("advance", "--session", "1").exit_code == 0
+    export = tmp_path / "player.ndjson"
+    export.write_text(invoke("export").output)
+    blocks = re.findall(r"```python\n(.*?)```", (DOCS / "events.md").read_text(), re.S)
+    script = tmp_path / "check.py"
+    script.write_text(
+        blocks[0]
+        + "\n"
+        + blocks[1]
+        + """
+events = [json.loads(l) for l in open(sys.argv[1])]
+revealed = [e["data"] for e in events if e["type"] == "downtime.revealed"][0]
+rolls = [e for e in events if (e["data"] or {}).get("scheme") == "ledger-downtime-v1"]
+seed = bytes.fromhex(revealed["seed_reveal"])
+for e in rolls:
+    r = e["data"]
+    print(faces(seed, "toybox", e["session"], r["nonce"], r["client_seed"], r["draws"],
+                scheme="ledger-downtime-v1") == r["draws"], r["nonce"])
+"""
+    )
+    out = subprocess.run(
+        [sys.executable, str(script), str(export)], capture_output=True, text=True, check=True
+    ).stdout
+    assert "chain OK" in out and out.strip().splitlines()[1:] == ["True 1"]

@@ -25,7 +25,7 @@ def played(toy_campaign):
     invoke("record", "secret-noted", "--character", "bob", "--value", "8675309")  # 8
     invoke("record", "hurt", "--character", "bob", "--amount", "4")  # 9
     invoke("correct", "9", "--set", "amount=2", "--reason", "armour took some")  # 10
-    invoke("session", "end")  # 11
+    invoke("session", "end")  # 11, downtime.committed 12
     return invoke
 
 
@@ -35,8 +35,12 @@ def test_advance_dry_run_writes_nothing_then_appends_once(played, db_path):
     dry = data(invoke("advance", "--session", "1", "--dry-run", "--json"))
     assert [e["data"]["character"] for e in dry["events"]] == ["ann", "bob"]
     assert Store(db_path).head("toybox") == head
+    # the dry run never shows dice not yet rolled (#13); its skill and nonce are fixed
+    assert [(e["data"]["die"], e["data"]["improved"]) for e in dry["events"]] == [("?", "?")] * 2
+    assert [e["data"]["nonce"] for e in dry["events"]] == [1, 2]
     done = data(invoke("advance", "--session", "1", "--json"))
-    assert [e["data"]["die"] for e in done["events"]] == [e["data"]["die"] for e in dry["events"]]
+    assert [e["type"] for e in done["events"]] == ["toy.improved"] * 2 + ["downtime.revealed"]
+    assert [e["data"]["scheme"] for e in done["events"][:2]] == ["ledger-downtime-v1"] * 2
     assert data(invoke("advance", "--session", "1", "--json"))["events"] == []
     assert "nothing to advance" in invoke("advance", "--session", "1").output
     # advancement dice are engine dice of session 1, verifiable like any roll

@@ -122,7 +122,7 @@ def test_outputs_replace_the_target_whole(played, tmp_path):
     assert run(played, "recap", "--session", "1", "-o", str(out)).exit_code == 0
     assert out.read_text().startswith("# toybox — Session 1")
     assert run(played, "--as", "gm", "export", "-o", str(out)).exit_code == 0
-    assert len(out.read_bytes().splitlines()) == 6
+    assert len(out.read_bytes().splitlines()) == 7  # session end: ended + downtime.committed
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".campaign")] == []
 
 

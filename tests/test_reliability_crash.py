@@ -183,11 +183,23 @@ def crash_session_writer(tmp_path: Path, rng: random.Random) -> None:
     secrets = {
         n
         for (n,) in store.conn.execute(
-            "select session from secrets where campaign = ?", (CAMPAIGN,)
+            "select session from secrets where campaign = ? and kind = 'session'", (CAMPAIGN,)
         )
     }
     assert ended <= started and len(started - ended) <= 1
     assert secrets == started - ended, "a seed was lost or outlived its reveal"
+    committed, revealed = set(), set()  # downtime seeds: committed at each end (#13)
+    for type_, data in store.rows(
+        CAMPAIGN, types=["downtime.committed", "downtime.revealed"], columns="type, data"
+    ):
+        (committed if type_ == "downtime.committed" else revealed).add(json.loads(data)["number"])
+    downtime = {
+        n
+        for (n,) in store.conn.execute(
+            "select session from secrets where campaign = ? and kind = 'downtime'", (CAMPAIGN,)
+        )
+    }
+    assert committed == ended and downtime == committed - revealed
 
 
 def test_kill_session_writer(tmp_path):

@@ -322,3 +322,162 @@ def test_a_deleted_seed_of_an_open_session_is_a_problem(open_session):
     refused(run(open_session, "session", "end"), "missing", "campaign session abandon")
     assert run(open_session, "session", "abandon", "--reason", "lost").exit_code == 0
     assert run(open_session, "verify").exit_code == 0
+
+
+# --- 3. downtime seeds and fair advancement ------------------------------------------------
+
+
+@pytest.fixture
+def advanced(toy_campaign, db_path, fixed_seeds):
+    """Session 1 (ann rolls brawl), ended, advanced: one downtime roll, then the reveal."""
+    invoke = toy_campaign
+    for args in (["session", "start"], ["roll", "ann", "brawl"], ["session", "end"]):
+        assert invoke(*args).exit_code == 0, args
+    assert invoke("advance", "--session", "1").exit_code == 0
+    return db_path
+
+
+def test_session_end_commits_a_downtime_seed_that_advance_draws_from_and_reveals(advanced):
+    from ledger.dice import DOWNTIME_SCHEME, commitment, verify_draws
+
+    campaign = open_campaign(Store(advanced))
+    types = [r.type for r in campaign.records()]
+    assert types[-4:] == [
+        "session.ended", "downtime.committed", "toy.improved", "downtime.revealed"
+    ]
+    committed = next(r for r in campaign.records() if r.type == "downtime.committed").data
+    revealed = next(r for r in campaign.records() if r.type == "downtime.revealed").data
+    seed = bytes.fromhex(revealed.seed_reveal)
+    assert commitment(seed) == committed.seed_commitment
+    roll = next(r for r in campaign.records() if r.type == "toy.improved")
+    assert (roll.data.scheme, roll.data.nonce, roll.session) == (DOWNTIME_SCHEME, 1, 1)
+    assert verify_draws(seed, CAMPAIGN, 1, 1, roll.data.client_seed, roll.data.draws,
+                        scheme=DOWNTIME_SCHEME) is None
+    assert Store(advanced).get_secret(CAMPAIGN, 1, "downtime") is None  # revealed, dropped
+    out = json.loads(run(advanced, "verify", "--json").output)
+    assert out["ok"] and out["engine_rolls_verified"] == 2
+    audit = json.loads(run(advanced, "audit", str(roll.seq), "--json").output)
+    assert audit["verdict"] == "verified" and "downtime seed" in audit["detail"]
+
+
+def test_an_advancement_roll_from_a_revealed_seed_is_refused(advanced, tmp_path):
+    # Seen: advancement drew from the session seed after `session end` revealed it, and
+    # verify accepted rolls drawn after the reveal
+    from ledger.dice import EngineDice
+
+    lines = export(advanced, tmp_path / "gm.ndjson")
+    i = next(j for j, line in enumerate(lines) if line["type"] == "toy.improved")
+    ended = next(line for line in lines if line["type"] == "session.ended")
+    seed = bytes.fromhex(ended["data"]["seed_reveal"])
+    dice = EngineDice(seed, CAMPAIGN, 1, 1, lines[i]["data"]["client_seed"])  # the old way
+    die = dice.d(6)
+    lines[i]["data"].update(scheme="ledger-roll-v1", nonce=1, draws=[[6, die]], die=die,
+                            improved=die > 2)
+    del lines[i + 1]  # no downtime reveal
+    forged = rechain(lines)
+    report = verify_rows(rows_of(forged))
+    assert not report.ok and report.bad_seq == i + 1
+    assert "engine roll drawn after session 1's seed was revealed" in report.problem
+    refused(run(str(tmp_path / "n.db"), "import", write(tmp_path / "f.ndjson", forged)),
+            "revealed")
+    # and one from the downtime seed after its reveal
+    lines = export(advanced, tmp_path / "gm2.ndjson")
+    lines.append({**lines[i], "data": {**lines[i]["data"], "nonce": 2}})
+    report = verify_rows(rows_of(rechain(lines)))
+    assert not report.ok and report.bad_seq == len(lines)
+    assert "after the downtime seed of session 1 was revealed" in report.problem
+
+
+def test_advance_after_the_reveal_needs_no_dice_or_is_refused(toy_campaign, db_path, fixed_seeds):
+    invoke = toy_campaign
+    for args in (["session", "start"], ["roll", "ann", "brawl"], ["session", "end"],
+                 ["session", "start"]):
+        assert invoke(*args).exit_code == 0, args
+    log = [e["type"] for e in json.loads(invoke("--as", "gm", "log", "--json").output)]
+    assert log[-2:] == ["downtime.revealed", "session.started"]  # revealed before the start
+    before = fingerprint(db_path)
+    refused(invoke("advance", "--session", "1"), "revealed at seq", "no engine roll")
+    refused(invoke("advance", "--session", "1", "--dry-run"), "revealed at seq")
+    assert fingerprint(db_path) == before
+
+
+def test_dry_run_shows_choices_targets_and_odds_never_the_dice(toy_campaign, db_path,
+                                                               fixed_seeds):
+    # Seen: `advance --dry-run` printed the exact dice
+    invoke = toy_campaign
+    for args in (["session", "start"], ["roll", "ann", "brawl"], ["session", "end"]):
+        assert invoke(*args).exit_code == 0, args
+    before = fingerprint(db_path)
+    dry = json.loads(invoke("advance", "--session", "1", "--dry-run", "--json").output)
+    text = invoke("advance", "--session", "1", "--dry-run").output
+    assert fingerprint(db_path) == before
+    (planned,) = dry["events"]
+    assert planned["data"]["die"] == planned["data"]["improved"] == "?"
+    assert planned["data"]["draws"] == "?"
+    assert (planned["data"]["skill"], planned["data"]["nonce"]) == ("brawl", 1)
+    assert "die=?" in text and "improved=?" in text
+    done = json.loads(invoke("advance", "--session", "1", "--json").output)["events"][0]
+    assert str(done["data"]["die"]) not in text.split("die=")[1][:1]
+
+
+def test_a_replaced_downtime_seed_is_refused(toy_campaign, db_path, fixed_seeds):
+    invoke = toy_campaign
+    for args in (["session", "start"], ["roll", "ann", "brawl"], ["session", "end"]):
+        assert invoke(*args).exit_code == 0, args
+    conn = sqlite3.connect(db_path)
+    conn.execute("update secrets set seed = ? where kind = 'downtime'", ((b"\x02" * 32).hex(),))
+    conn.commit()
+    conn.close()
+    before = fingerprint(db_path)
+    refused(invoke("advance", "--session", "1"), "does not match its commitment")
+    refused(invoke("session", "start"), "does not match its commitment")
+    assert fingerprint(db_path) == before
+    result = invoke("verify")
+    assert result.exit_code == 1 and "downtime seed of session 1" in result.output
+    assert invoke("session", "abandon", "--reason", "table changed").exit_code == 0
+    assert invoke("session", "start").exit_code == 0
+    assert invoke("verify").exit_code == 0
+
+
+def test_an_imported_export_closes_its_unkept_downtime_seed(toy_campaign, db_path, tmp_path,
+                                                            fixed_seeds):
+    invoke = toy_campaign
+    for args in (["session", "start"], ["roll", "ann", "brawl"], ["session", "end"]):
+        assert invoke(*args).exit_code == 0, args
+    gm = tmp_path / "gm.ndjson"
+    assert invoke("--as", "gm", "export", "-o", str(gm)).exit_code == 0
+    other = str(tmp_path / "other.db")
+    assert run(other, "import", str(gm)).exit_code == 0
+    assert run(other, "verify").exit_code == 0
+    refused(run(other, "advance", "--session", "1"), "downtime seed of session 1 is missing")
+    assert run(other, "session", "start").exit_code == 0
+    log = json.loads(run(other, "--as", "gm", "log", "--json").output)
+    assert [e["type"] for e in log[-2:]] == ["downtime.abandoned", "session.started"]
+    assert run(other, "verify").exit_code == 0
+
+
+def test_an_old_ledger_keeps_its_seeds_through_the_migration(tmp_path):
+    path = str(tmp_path / "old.db")
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "create table _sqlite_migrations (id integer primary key, migration_set text, "
+        "name text, applied_at text)"
+    )
+    import sqlite_utils
+
+    from ledger.store import get_migrations, m001_events, m002_secrets_snapshots
+
+    db = sqlite_utils.Database(conn)
+    m001_events(db)
+    m002_secrets_snapshots(db)
+    for name in ("m001_events", "m002_secrets_snapshots"):
+        conn.execute(
+            "insert into _sqlite_migrations (migration_set, name, applied_at) "
+            "values ('ledger', ?, '2026-01-01')", (name,))
+    conn.execute("insert into secrets values ('c', 3, ?)", ((b"\x05" * 32).hex(),))
+    conn.commit()
+    conn.close()
+    assert get_migrations() is not None
+    store = Store(path)
+    assert store.get_secret("c", 3) == b"\x05" * 32
+    assert store.get_secret("c", 3, "downtime") is None

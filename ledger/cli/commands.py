@@ -281,21 +281,27 @@ def session_start(app: App, as_json: bool) -> None:
 @json_option
 @pass_app
 def session_end(app: App, as_json: bool) -> None:
-    """Close the open session: reveal its seed and print a receipt to keep."""
-    rec = app.campaign.end_session(actor=app.actor, at=now())
-    receipt = f"{rec.seq}:{rec.hash}"
+    """Close the open session: reveal its seed, commit the downtime seed (advancement dice
+    draw from it) and print a receipt to keep."""
+    campaign = app.campaign
+    rec = campaign.end_session(actor=app.actor, at=now())
+    downtime = campaign.record(rec.seq + 1)  # the same batch: downtime.committed
+    receipt = f"{downtime.seq}:{downtime.hash}"
+    commitment = getattr(downtime.data, "seed_commitment", "")
     if as_json:
         echo_json(
             {
                 "seq": rec.seq,
                 "session": rec.data.number,
                 "seed_reveal": rec.data.seed_reveal,
+                "downtime_commitment": commitment,
                 "receipt": receipt,
             }
         )
     else:
         click.echo(f"Session {rec.data.number} ended (seq {rec.seq}).")
         click.echo(f"Seed revealed: {rec.data.seed_reveal}")
+        click.echo(f"Downtime seed commitment (advancement dice): {commitment}")
         click.echo(f"Receipt: {receipt}")
 
 
@@ -308,11 +314,19 @@ def session_abandon(app: App, reason: str, as_json: bool) -> None:
 
     Records session.abandoned with the reason. The session's engine rolls stay in the log,
     reported "unverifiable (session abandoned)" by verify and audit; the next session
-    starts as usual. Refused while the seed is still kept: end the session normally.
+    starts as usual. Refused while the seed is still kept: end the session normally. With
+    no session open, closes a downtime whose seed was lost (downtime.abandoned).
     """
     rec = app.campaign.abandon_session(reason, actor=app.actor, at=now())
     if as_json:
-        echo_json({"seq": rec.seq, "session": rec.data.number, "reason": rec.data.reason})
+        echo_json(
+            {"seq": rec.seq, "type": rec.type, "session": rec.data.number, "reason": rec.data.reason}
+        )
+    elif rec.type == "downtime.abandoned":
+        click.echo(
+            f"The downtime after session {rec.data.number} abandoned (seq {rec.seq}): its seed "
+            "was lost."
+        )
     else:
         click.echo(f"Session {rec.data.number} abandoned (seq {rec.seq}): its seed was lost.")
 

@@ -28,8 +28,11 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
     """End-of-session advancement for every character, replayed from session N's events.
 
     Appends what the rules give in one batch; running it again appends nothing.
-    Advancement dice are engine dice from the session's committed seed.
+    Advancement dice are engine dice from the downtime seed committed at session N's end
+    (revealed at the end of the batch, so they verify). --dry-run shows the choices,
+    targets and exact odds, never the outcome of dice not yet rolled ("?").
     """
+    from ..advancement import HIDDEN, preview
     from ..advancement import advance as run_advance
 
     parsed: dict[str, Any] = {}
@@ -39,28 +42,49 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
         key, value = item.split("=", 1)
         parsed[key.strip()] = value
     campaign = app.campaign
-    result = run_advance(campaign, number, parsed, actor=app.actor, at=now(), dry_run=dry_run)
+    if dry_run:
+        with campaign.store.transaction():
+            planned = preview(campaign, number, parsed)
+        if as_json:
+            echo_json(
+                {"session": number, "dry_run": True, "choices": parsed,
+                 "events": [{"seq": None, **p} for p in planned]}
+            )
+            return
+        if not planned:
+            click.echo(f"Session {number}: nothing to advance (already applied, or nothing earned).")
+            return
+        if parsed:
+            click.echo("Choices: " + ", ".join(f"{k}={v}" for k, v in parsed.items()))
+        click.echo(
+            f"Would append {len(planned)} advancement events for session {number} "
+            f"({HIDDEN}: decided by dice not yet rolled):"
+        )
+        for p in planned:
+            fields = ", ".join(
+                f"{k}={v}" for k, v in p["data"].items() if k not in ("draws", "scheme")
+            )
+            odds = ""
+            if p["odds"]:
+                odds = "; odds " + ", ".join(f"{k} {v}" for k, v in p["odds"].items())
+            click.echo(f"  {p['type']}: {fields}{odds}")
+        return
+    result = run_advance(campaign, number, parsed, actor=app.actor, at=now())
     items: list[dict[str, Any]] = []
     lines: list[str] = []
     for entry in result:
-        if isinstance(entry, Recorded):
-            data = msgspec.to_builtins(entry.data)
-            data.pop("type", None)
-            items.append({"seq": entry.seq, "type": entry.type, "data": data})
-            lines.append(describe(campaign, entry))
-        else:
-            data = msgspec.to_builtins(entry)
-            kind = data.pop("type", None)
-            items.append({"seq": None, "type": kind, "data": data})
-            lines.append(campaign.system.describe(entry) or f"{kind}: {data}")
+        assert isinstance(entry, Recorded)
+        data = msgspec.to_builtins(entry.data)
+        data.pop("type", None)
+        items.append({"seq": entry.seq, "type": entry.type, "data": data})
+        lines.append(describe(campaign, entry))
     if as_json:
-        echo_json({"session": number, "dry_run": dry_run, "events": items})
+        echo_json({"session": number, "dry_run": False, "events": items})
         return
     if not result:
         click.echo(f"Session {number}: nothing to advance (already applied, or nothing earned).")
         return
-    verb = "Would append" if dry_run else "Appended"
-    click.echo(f"{verb} {len(result)} advancement events for session {number}:")
+    click.echo(f"Appended {len(result)} advancement events for session {number}:")
     for line in lines:
         click.echo("  " + line)
 

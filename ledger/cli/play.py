@@ -296,6 +296,15 @@ def describe_core(rec: Any) -> str | None:
             return f"Session {d.number} ended (seed revealed: {d.seed_reveal[:16]}…)"
         case "session.abandoned":
             return f"Session {d.number} abandoned, its seed lost: {d.reason}"
+        case "downtime.committed":
+            return (
+                f"Downtime seed after session {d.number} committed "
+                f"({d.seed_commitment[:16]}…; advancement dice draw from it)"
+            )
+        case "downtime.revealed":
+            return f"Downtime seed after session {d.number} revealed: {d.seed_reveal[:16]}…"
+        case "downtime.abandoned":
+            return f"Downtime seed after session {d.number} abandoned, lost: {d.reason}"
         case "scene.started" | "scene.ended":
             verb = "started" if rec.type == "scene.started" else "ended"
             return f"Scene {verb}" + (f": {d.title}" if d.title else "")

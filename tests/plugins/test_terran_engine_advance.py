@@ -100,13 +100,13 @@ def test_d15_advancement_roll_through_advance_and_idempotence() -> None:
     kit = st.Character(**{**{f: getattr(kit, f) for f in kit.__struct_fields__}, "experience": 3,
                           "credited": [1]})
     dice = Dice([2, 3, 4])
-    choices = {"kit.advance": "3", "kit.advancement": "tough", "kit.client_seed": "lucky"}
+    choices = {"kit.advance": "3", "kit.advancement": "tough"}
     events = SYS.advance({"kit": kit}, 2, [], dice, choices)
     rolled = events[1]
     assert isinstance(events[0], ExperienceGained) and events[0].amount == 0
     assert isinstance(rolled, AdvancementRolled)
     assert (rolled.faces, rolled.total, rolled.threshold, rolled.success) == ([2, 3, 4], 9, 8, True)
-    assert (rolled.advancement, dice.seeds) == ("Tough", ["lucky"])
+    assert (rolled.advancement, dice.seeds) == ("Tough", ["advance:2:kit"])  # fixed (#13)
     after = fold(kit, events)
     assert (after.advancements, after.experience, st.hp_max(after)) == (["Tough"], 0, 6)
     # run again: the replayed state already holds session 2's credit and spending
@@ -172,3 +172,25 @@ def test_choices_errors_name_every_problem() -> None:
         parse_choices({"zed.advance": "2", "kit.levelup": "1", "kit.advance": "x"}, states)
     text = str(err.value)
     assert "no character 'zed'" in text and "unknown key" in text and "whole number" in text
+
+
+def test_a_player_cannot_choose_the_client_seed_of_advancement_dice() -> None:
+    # Seen: Terran took its client seed from --choice, so a player tried seeds until the
+    # known dice passed (#13)
+    kit = make("kit", (1, 1, 1, 1), {"Violence": 4})
+    kit = st.Character(**{**{f: getattr(kit, f) for f in kit.__struct_fields__}, "experience": 3})
+    with pytest.raises(RuleError, match="fixed before the roll"):
+        SYS.advance({"kit": kit}, 1, [], Dice([1, 2, 4]),
+                    {"kit.advance": "3", "kit.client_seed": "lucky"})
+
+
+def test_advance_odds_are_exact() -> None:
+    from fractions import Fraction
+
+    from ledger_terran_engine.advancement import at_least
+
+    assert at_least(2, 9) == Fraction(10, 36)
+    assert at_least(1, 0) == 1 and at_least(3, 19) == 0
+    rolled = AdvancementRolled(character="kit", session=1, spent=2, faces=[1, 1], total=2,
+                               threshold=9, success=False, source="engine", draws=[(6, 1), (6, 1)])
+    assert SYS.advance_odds(rolled) == {"success": "5/18"}

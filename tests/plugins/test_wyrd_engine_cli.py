@@ -117,7 +117,7 @@ def test_grand_casebook_demo_builds_and_verifies(tmp_path: Path) -> None:
     db = tmp_path / "grand-casebook.db"
     log = as_json(db, "log")
     types = [entry["type"] for entry in log]
-    assert types[0] == "campaign.created" and types[-1] == "session.ended"
+    assert types[0] == "campaign.created" and types[-2:] == ["session.ended", "downtime.committed"]
     assert types.count("character.created") == 6
     assert "correction.recorded" in types
     felix = as_json(db, "sheet", "felix")

@@ -13,8 +13,12 @@
    ``ID.advancement=NAME``     the Advancement chosen with the GM if it succeeds (e.g.
                                ``Tough``, ``Extra Attribute: Strength``); without it a won
                                Advancement waits for ``record advancement-chosen``;
-   ``ID.develop.SKILL=K``      Skill Development of SKILL with K Experience (sum ≥ 3 × rating);
-   ``ID.client_seed=TEXT``     the player's client seed for these rolls (default "").
+   ``ID.develop.SKILL=K``      Skill Development of SKILL with K Experience (sum ≥ 3 × rating).
+
+   The dice are engine dice from the downtime seed committed at session N's end; their
+   client seed is fixed before the roll, ``"advance:<N>:<ID>"`` (the nonce tells a
+   character's rolls apart), never chosen by the player: a chosen client seed let a player
+   try seeds until known dice passed (#13). ``ID.client_seed`` is refused.
 
    ``ID`` is the character id. Spending happens once per character and session (``spent``
    in the replayed state): running ``advance`` again returns no events.
@@ -23,6 +27,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any
 
 from ledger import DiceSource, Event, Recorded, RuleError
@@ -55,7 +60,7 @@ def ego_lost_in(session_events: Sequence[Recorded], character: str) -> int:
 
 def parse_choices(choices: dict[str, Any], states: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Group ``--choice`` pairs by character: ``{id: {"advance": K, "advancement": NAME,
-    "develop": {skill: K}, "client_seed": TEXT}}``.
+    "develop": {skill: K}}}``.
 
     :raises RuleError: an unknown character or key, or a count that is not a whole number ≥ 1
         (every problem at once).
@@ -92,15 +97,36 @@ def parse_choices(choices: dict[str, Any], states: dict[str, Any]) -> dict[str, 
         elif action == "advancement" and not skill:
             mine["advancement"] = str(value)
         elif action == "client_seed" and not skill:
-            mine["client_seed"] = str(value)
+            problems.append(
+                f"--choice {key}: advancement client seeds are fixed before the roll "
+                f"(advance:<session>:{cid}), not chosen; drop this choice"
+            )
         else:
             problems.append(
-                f"--choice {key}: unknown key; use {cid}.advance=K, {cid}.advancement=NAME, "
-                f"{cid}.develop.SKILL=K or {cid}.client_seed=TEXT"
+                f"--choice {key}: unknown key; use {cid}.advance=K, {cid}.advancement=NAME "
+                f"or {cid}.develop.SKILL=K"
             )
     if problems:
         raise RuleError(*problems)
     return out
+
+
+def client_seed(session: int, character: str) -> str:
+    """The fixed client seed of a character's advancement rolls: ``"advance:<session>:<id>"``."""
+    return f"advance:{session}:{character}"
+
+
+def at_least(count: int, target: int) -> Fraction:
+    """P(the sum of ``count`` d6 ≥ ``target``), exact (SEED "1.4": one die per Experience
+    spent; the sum against Ego_max + HP_max or 3 × the Skill rating)."""
+    ways = {0: 1}
+    for _ in range(count):
+        nxt: dict[int, int] = {}
+        for total, n in ways.items():
+            for face in range(1, 7):
+                nxt[total + face] = nxt.get(total + face, 0) + n
+        ways = nxt
+    return Fraction(sum(n for total, n in ways.items() if total >= target), 6**count)
 
 
 def advance(
@@ -143,7 +169,7 @@ def advance(
                 f"{state.name} spends {total} Experience but has {available}"
             )
             continue
-        seed = mine.get("client_seed", "")
+        seed = client_seed(session, cid)
         advancement = mine.get("advancement")
         if advancement:
             try:

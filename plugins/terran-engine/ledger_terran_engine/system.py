@@ -558,6 +558,13 @@ class TerranEngine(RuleSystem):
         """
         return advancement.advance(self._opts(), states, session, session_events, dice, choices)
 
+    def advance_odds(self, event: Event) -> dict[str, str] | None:
+        """Exact odds of a planned Roll Advancement or Skill Development ("1.4"): the chance
+        that ``spent`` d6 reach its threshold (its dice are never read)."""
+        if isinstance(event, AdvancementRolled | SkillDevelopmentRolled):
+            return {"success": str(advancement.at_least(event.spent, event.threshold))}
+        return None
+
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
         """Exact odds (see :func:`ledger_terran_engine.odds.odds`)."""
         return odds.odds(params, self._opts())
