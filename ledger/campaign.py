@@ -389,8 +389,9 @@ class Campaign:
             events = [self.system.blind_form(e) for e in events]
         with self.store.transaction():
             self.check_kinds(events)
-            head = self.store.head(self.id).seq
-            if self._cache_head != head:  # another writer appended: start again
+            head = self.store.head(self.id)
+            if self._cache_head != (head.hash, self.store.rollbacks):
+                # another writer appended, or a transaction rolled back: start again
                 self._cache, self._cache_head = {}, None
             states = self.validate(events, cached=self._cache)
             rows = self.store.append(
@@ -405,13 +406,15 @@ class Campaign:
                 self._cache, self._cache_head = {}, None  # history changed: replay next time
             else:
                 self._cache.update(states)
-                self._cache_head = rows[-1][0] if rows else head
+                self._cache_head = (rows[-1][11] if rows else head.hash, self.store.rollbacks)
         return [to_recorded(r, e) for r, e in zip(rows, events, strict=True)]
 
     # states at the head after this object's own last append (GM view), so a long-lived
-    # writer validates a batch without replaying; dropped when the head moved elsewhere
+    # writer validates a batch without replaying. Keyed by the head's hash (not its seq:
+    # another writer may append a different event at the same seq after a rollback) and
+    # the store's rollback count, so it is dropped when the head moved or a write rolled back
     _cache: dict[str, Any] = {}
-    _cache_head: int | None = None
+    _cache_head: tuple[str, int] | None = None
 
     def check_kinds(self, events: Sequence[Event]) -> None:
         """Refuse events of another rule system and session events out of order (#13).

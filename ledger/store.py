@@ -363,6 +363,8 @@ class Store:
             raise StoreError(f"synchronous must be NORMAL, FULL or EXTRA, not {synchronous!r}")
         self.conn.execute(f"pragma synchronous = {synchronous.upper()}")
         self._in_tx = False
+        #: how many transactions rolled back on this connection (caches compare it)
+        self.rollbacks = 0
         if not _migrated(self.conn):
             migrations = get_migrations()
             with self.transaction():
@@ -392,6 +394,7 @@ class Store:
             yield
         except BaseException:
             self._in_tx = False
+            self.rollbacks += 1
             self.conn.execute("rollback")
             raise
         self._in_tx = False

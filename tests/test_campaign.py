@@ -28,7 +28,7 @@ def test_cached_states_match_a_replay(toy_campaign, db_path):
     for amount in (1, 2, 3):
         a.append([Hurt(character="bob", amount=amount)], actor="a", at=AT)
     assert a._cache["bob"] == a.state_of("bob", save_snapshots=False)
-    assert a._cache_head == a.store.head("toybox").seq
+    assert a._cache_head == (a.store.head("toybox").hash, a.store.rollbacks)
 
 
 def test_a_refused_batch_leaves_the_cache_alone(toy_campaign, db_path):
@@ -50,3 +50,31 @@ def test_a_correction_drops_the_cache(toy_campaign, db_path):
     assert a._cache == {}
     a.append([Hurt(character="bob", amount=1)], actor="a", at=AT)
     assert a._cache["bob"].hp == 9
+
+
+def test_a_rolled_back_append_then_another_writers_append_at_that_seq(toy_campaign, db_path):
+    """Seen (#14): a rolled-back append followed by another writer's append to the same seq let
+    a second once-per-scene use through. The cache is keyed by the head's hash, not its seq,
+    and dropped on rollback."""
+    a, b = writer(db_path), writer(db_path)
+    a.append([Hurt(character="ann", amount=1)], actor="a", at=AT)  # a's cache: ann at the head
+    with pytest.raises(RuntimeError), a.store.transaction():
+        a.append([Hurt(character="ann", amount=1)], actor="a", at=AT)
+        raise RuntimeError("the command fails after its append: everything rolls back")
+    seq = a.store.head("toybox").seq + 1
+    (used,) = b.append([LuckUsed(character="ann")], actor="b", at=AT)  # the same seq
+    assert used.seq == seq
+    with pytest.raises(RuleError, match="already used luck"):
+        a.append([LuckUsed(character="ann")], actor="a", at=AT)
+    assert a.state_of("ann").hp == 9 and a.state_of("ann").luck_used
+
+
+def test_a_rollback_drops_the_cache(toy_campaign, db_path):
+    a = writer(db_path)
+    a.append([Hurt(character="ann", amount=1)], actor="a", at=AT)
+    with pytest.raises(RuntimeError), a.store.transaction():
+        a.append([Hurt(character="ann", amount=5)], actor="a", at=AT)
+        raise RuntimeError("rolled back")
+    a.append([Hurt(character="ann", amount=1)], actor="a", at=AT)
+    assert a._cache["ann"].hp == 8 == a.state_of("ann", save_snapshots=False).hp
+
