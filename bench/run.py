@@ -3,6 +3,7 @@
     uv run python bench/run.py            # 100,000 and 1,000,000 events (about 10 minutes)
     uv run python bench/run.py --quick    # 20,000 events, a minute or two
     uv run python bench/run.py --full     # also eventsourcing and Campaign.append at 1,000,000
+    uv run python bench/run.py --correction-only 300000   # only the sheet after a correction
 
 Every figure is a ratio measured in the same run: each round runs every case once (in a
 rotated order), and the table gives medians over the rounds (at least five) of the per-round
@@ -207,6 +208,65 @@ def bench_as_of(ledger_db: Path, queries: int, reps: int) -> dict[str, Any]:
     }
 
 
+def bench_correction(tmp: Path, n: int, reads: int) -> dict[str, Any]:
+    """7. A sheet at the head after a correction of an early event (issue 14: snapshots
+    before the correction stay usable, the rest are rebuilt by the first replay).
+
+    Builds an ``n``-event ledger, reads one character's sheet once (a full replay that saves
+    snapshots), then ``reads`` times; retracts that character's first ``experience_marked``
+    (an early event), then reads the sheet once and ``reads`` times again. Each read opens
+    the store and the campaign, as a ``campaign sheet`` process does.
+    """
+    from ledger.campaign import open_campaign
+    from ledger.store import Store
+
+    print(f"sheet after an early correction, {n:,} events, {reads} reads before and after")
+    db = tmp / f"correction-{n}.db"
+    cases.ledger_store_append(str(db), cases.batches(n))
+    who = "isa"
+
+    def sheet_ms() -> float:
+        t = time.perf_counter()
+        store = Store(str(db))
+        camp = open_campaign(store, workload.CAMPAIGN)
+        camp.system.sheet_view(camp.state_of(who), as_gm=True)
+        elapsed = time.perf_counter() - t
+        store.conn.close()
+        return 1000 * elapsed
+
+    prime = sheet_ms()
+    before = [sheet_ms() for _ in range(reads)]
+    store = Store(str(db))
+    camp = open_campaign(store, workload.CAMPAIGN)
+    (target,) = next(
+        iter(
+            store.rows(
+                workload.CAMPAIGN,
+                types=["d20-world.experience_marked"],
+                stream=who,
+                columns="seq",
+            )
+        )
+    )
+    t = time.perf_counter()
+    camp.correct(target, "bench: an early correction", actor=cases.ACTOR, at=cases.AT)
+    correct_ms = 1000 * (time.perf_counter() - t)
+    store.conn.close()
+    first = sheet_ms()
+    after = [sheet_ms() for _ in range(reads)]
+    head = sqlite3.connect(db).execute("select max(seq) from events").fetchone()[0]
+    return {
+        "events": head,
+        "corrected_seq": target,
+        "first_read_ms": round(prime, 1),
+        "before_ms_median": round(statistics.median(before), 2),
+        "correct_ms": round(correct_ms, 1),
+        "first_read_after_ms": round(first, 1),
+        "after_ms_median": round(statistics.median(after), 2),
+        "after_ms_max": round(max(after), 2),
+    }
+
+
 def bench_cli(tmp: Path, reps: int, per_round: int) -> dict[str, Any]:
     """5. ``campaign roll`` start to exit against ``python -c "import sqlite3"``."""
     print(f"campaign roll process, {reps} rounds x {per_round}")
@@ -361,7 +421,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5, help="rounds per case (default 5)")
     parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep the files")
+    parser.add_argument(
+        "--correction-only",
+        type=int,
+        metavar="EVENTS",
+        help="only case 7 (sheet after an early correction) on a ledger of EVENTS events",
+    )
     args = parser.parse_args(argv)
+    if args.correction_only:
+        with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as work:
+            found = bench_correction(Path(work), args.correction_only, max(args.rounds, 5) * 4)
+        print(json.dumps(found, indent=2))
+        if args.json:
+            args.json.write_text(json.dumps(found, indent=2) + "\n")
+        return 0
     reps = max(args.rounds, 1)
     sizes = [20_000] if args.quick else [100_000, 1_000_000]
     tmp = args.keep or Path(
@@ -382,6 +455,7 @@ def main(argv: list[str] | None = None) -> int:
         assert last_db is not None
         report["durable"] = bench_durable(tmp, 50 if args.quick else 200, reps)
         report["as_of"] = bench_as_of(last_db, 10 if args.quick else 20, reps)
+        report["correction"] = bench_correction(tmp, 20_000 if args.quick else 300_000, 4 * reps)
         report["cli"] = bench_cli(tmp, reps, 3)
         report["shell"] = bench_shell(
             tmp, reps, 50 if args.quick else 200, report["cli"]["ms"]["campaign roll"]

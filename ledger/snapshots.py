@@ -20,6 +20,7 @@ campaign and names every stored snapshot that is not what the replay gives (``ve
 from __future__ import annotations
 
 import bisect
+import contextlib
 import hashlib
 import re
 import types
@@ -62,27 +63,44 @@ def _code_into(h: Any, code: types.CodeType) -> None:
             h.update(_const_text(const).encode())
 
 
+_CODE_DIGESTS: dict[Any, str] = {}
+_TYPE_DIGESTS: dict[Any, str] = {}
+
+
 def code_digest(fn: Any) -> str:
     """A hash of a function's code (bytecode, names and constants; not its file or lines).
 
     Bound methods, ``functools.partial`` objects and other callables are unwrapped as far
     as they go; a callable without code is named by its qualified name.
     """
-    h = hashlib.sha256()
     fn = getattr(fn, "__func__", fn)
     fn = getattr(fn, "func", fn)  # functools.partial
     code = getattr(fn, "__code__", None)
+    key = code if isinstance(code, types.CodeType) else fn
+    try:
+        return _CODE_DIGESTS[key]
+    except (KeyError, TypeError):
+        pass
+    h = hashlib.sha256()
     if isinstance(code, types.CodeType):
         _code_into(h, code)
     else:
         h.update(_ADDRESS.sub("", repr(getattr(fn, "__qualname__", fn))).encode())
-    return h.hexdigest()
+    found = h.hexdigest()
+    with contextlib.suppress(TypeError):  # an unhashable callable is hashed each time
+        _CODE_DIGESTS[key] = found
+    return found
 
 
 def type_digest(state_type: Any) -> str:
     """A hash of a state type's msgspec type info: every field's name, type and default."""
-    info = msgspec.inspect.type_info(state_type)
-    return hashlib.sha256(_ADDRESS.sub("", repr(info)).encode()).hexdigest()
+    found = _TYPE_DIGESTS.get(state_type)
+    if found is None:
+        info = msgspec.inspect.type_info(state_type)
+        found = _TYPE_DIGESTS[state_type] = hashlib.sha256(
+            _ADDRESS.sub("", repr(info)).encode()
+        ).hexdigest()
+    return found
 
 
 def system_fingerprint(system: RuleSystem, codec: Codec) -> dict[str, Any]:
