@@ -72,6 +72,14 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9_-]", "", ascii_)[:64].lstrip("_-") or "character"
 
 
+def blind_client_seed() -> str:
+    """A blind engine roll's client seed: ``"blind:"`` + 32 random hex digits (a secret kept
+    in the roll's GM-only payload; BRIEF spec 2)."""
+    import secrets
+
+    return "blind:" + secrets.token_hex(16)
+
+
 def open_campaign(store: Store, campaign: str | None = None) -> Campaign:
     """The named campaign, or the only one in the file.
 
@@ -787,12 +795,19 @@ class Campaign:
     ) -> Recorded:
         """Resolve and append one roll (engine dice unless ``faces`` are given).
 
-        :raises RuleError: the rules refuse the roll. :raises DiceError: bad faces.
+        A GM-only (``blind``) engine roll draws with a secret client seed,
+        ``"blind:" + secrets.token_hex(16)``, kept in its GM-only payload: a player who learns
+        the session seed still cannot recompute its faces, while the GM's export verifies it
+        (BRIEF spec 2, #13). It takes the session's next nonce like any engine roll.
+
+        :raises RuleError: the rules refuse the roll; ``client_seed`` on a blind roll.
+        :raises DiceError: bad faces.
         """
         with self.store.transaction():
             cid = self.find_character(character)
             state = self.state_of(cid)
             names = self.characters()
+            request = RollRequest(cid, names[cid], skill, params)
             source: dicemod.DiceSource
             if faces is not None:
                 if client_seed:
@@ -801,9 +816,22 @@ class Campaign:
                     )
                 source = dicemod.PhysicalDice(dicemod.parse_faces(faces))
             else:
-                source = self.engine_dice(client_seed)
-            event = self.system.resolve(state, RollRequest(cid, names[cid], skill, params), source)
+                if blind and client_seed:
+                    raise RuleError(
+                        "--client-seed is for public rolls: a blind roll draws with a secret "
+                        "client seed of its own, so players cannot recompute it"
+                    )
+                source = self.engine_dice(blind_client_seed() if blind else client_seed)
+            event = self.system.resolve(state, request, source)
             source.finish()
+            if (
+                faces is None
+                and not blind
+                and getattr(type(event), "visibility", "public") == "gm"
+            ):  # a GM-only roll type: drawn again, blind (the first draws are never shown)
+                source = self.engine_dice(blind_client_seed())
+                event = self.system.resolve(state, request, source)
+                source.finish()
             if not isinstance(event, Roll):
                 raise TypeError(
                     f"{self.system.id}.resolve returned {type(event).__name__}, not a Roll"

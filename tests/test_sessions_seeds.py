@@ -481,3 +481,62 @@ def test_an_old_ledger_keeps_its_seeds_through_the_migration(tmp_path):
     store = Store(path)
     assert store.get_secret("c", 3) == b"\x05" * 32
     assert store.get_secret("c", 3, "downtime") is None
+
+
+# --- 4. blind engine rolls -----------------------------------------------------------------
+
+
+def test_a_blind_roll_cannot_be_recomputed_from_the_players_copy(
+    toy_campaign, db_path, tmp_path, fixed_seeds, monkeypatch
+):
+    # Seen: blind engine rolls took nonces from the same sequence as public ones, so after
+    # the reveal any player recomputed a blind d20 with HMAC(seed, [..., nonce, ""])
+    from ledger.dice import SCHEME, engine_words, face_from_words
+
+    hexes = iter(range(10**6))
+    monkeypatch.setattr("secrets.token_hex", lambda n: hashlib.sha256(
+        b"blind %d" % next(hexes)).hexdigest()[: 2 * n])
+    invoke = toy_campaign
+    assert invoke("session", "start").exit_code == 0
+    for i in range(8):
+        assert invoke("roll", "ann", "brawl", "--client-seed", f"ann{i}").exit_code == 0
+        assert invoke("roll", "bob", "sneak", "--blind").exit_code == 0
+    refused(invoke("roll", "bob", "sneak", "--blind", "--client-seed", "x"), "secret client seed")
+    assert invoke("session", "end").exit_code == 0
+    gm = export(db_path, tmp_path / "gm.ndjson")
+    blind = [line for line in gm if line["visibility"] == "gm"]
+    assert len(blind) == 8
+    assert all(b["data"]["client_seed"].startswith("blind:") for b in blind)
+    assert [b["data"]["nonce"] for b in blind] == list(range(1, 17, 2))  # one nonce sequence
+    report = verify_rows(rows_of([msgspec.json.encode(line) for line in gm]))
+    assert report.ok and report.engine_rolls == 16  # the GM's export verifies blind rolls
+    player_file = tmp_path / "player.ndjson"
+    assert run(db_path, "export", "-o", str(player_file)).exit_code == 0
+    player = [json.loads(line) for line in player_file.read_text().splitlines()]
+    assert all(line.get("data") is None for line in player if line.get("redacted"))
+    text = player_file.read_text()
+    assert not any(b["data"]["client_seed"] in text for b in blind)
+    # everything the player holds: the revealed seed, the nonces, the public client seeds
+    seed = bytes.fromhex(next(line for line in player if line["type"] == "session.ended")[
+        "data"]["seed_reveal"])
+    public = {line["data"]["client_seed"] for line in player
+              if (line.get("data") or {}).get("source") == "engine"}
+    candidates = {"", "blind:", *public}
+
+    def block0(nonce: int, client_seed: str) -> list[int]:
+        words = engine_words(seed, CAMPAIGN, 1, nonce, client_seed, SCHEME)
+        return [next(words) for _ in range(8)]
+
+    leaked = 0
+    for b in blind:
+        draws, nonce = b["data"]["draws"], b["data"]["nonce"]
+        real = block0(nonce, b["data"]["client_seed"])  # the GM recomputes it
+        words = iter(real)
+        assert [[s, face_from_words(words, s)] for s, _ in draws] == draws
+        for guess_nonce in range(17):  # no guess reproduces the blind roll's random words
+            for client_seed in candidates:
+                assert block0(guess_nonce, client_seed) != real, (guess_nonce, client_seed)
+        # the Seen attack (its own nonce, client seed ""): faces right only by chance now
+        words = engine_words(seed, CAMPAIGN, 1, nonce, "", SCHEME)
+        leaked += [[s, face_from_words(words, s)] for s, _ in draws] == draws
+    assert leaked <= 2, f"{leaked} of 8 blind rolls recomputed (chance: 8/36)"
