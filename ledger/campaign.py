@@ -880,6 +880,7 @@ class Campaign:
                     faces,
                     lambda: self.state_before(target, corrections),
                 )
+                data = self.codec.stamped(target.type, data)  # its schema version, if > 1
             event = Corrected(
                 target=seq,
                 action="amend" if amend else "retract",

@@ -29,9 +29,24 @@ _encoder = msgspec.json.Encoder(enc_hook=_enc_hook, order="sorted")
 encode_canonical = _encoder.encode
 
 
+SCHEMA = "schema_version"
+"""Key of a payload's schema version (a reserved field name): written when the event class's
+``schema_version`` is above 1, read as 1 when absent (every payload written before it)."""
+
+_SCHEMA_TEXT = f'"{SCHEMA}":'
+_SCHEMA_MARK = _SCHEMA_TEXT.encode()
+
+
 def encode_data(event: Event) -> bytes:
-    """Canonical JSON of a payload (includes its ``type`` tag)."""
-    return _encoder.encode(event)
+    """Canonical JSON of a payload (includes its ``type`` tag, and its ``schema_version``
+    when the class's is above 1, so upcasters know the shape it was written in)."""
+    data = _encoder.encode(event)
+    version = type(event).schema_version
+    if version > 1:
+        payload = msgspec.json.decode(data)
+        payload[SCHEMA] = version
+        data = _encoder.encode(payload)
+    return data
 
 
 SALT = "salt"
@@ -59,6 +74,13 @@ def canonical_envelope(envelope: Envelope) -> bytes:
     return _encoder.encode(envelope)
 
 
+#: One upcast step or function: a payload dict (with ``type``) in, a newer payload dict out.
+UpcastFn = Callable[[dict[str, Any]], dict[str, Any]]
+#: What a rule system's ``upcasters`` maps a type tag to: ``{stored version: step}`` or one
+#: function for every payload of the type (:class:`Codec`).
+Upcaster = UpcastFn | dict[int, UpcastFn]
+
+
 class UnknownEventType(ValueError):
     """A payload whose ``type`` no installed rule system declares."""
 
@@ -67,15 +89,18 @@ class Codec:
     """Decoder for one campaign: the core event types plus its rule system's.
 
     :param event_types: plugin event classes (the core's are always included).
-    :param upcasters: ``{type tag: fn(dict) -> dict}`` applied to stored payloads of that
-        type before decoding (old shapes are upcast on read, never rewritten).
+    :param upcasters: per type tag, either ``{stored schema version: fn(dict) -> dict}``
+        (each step takes a payload of that version to the next; the steps from the payload's
+        ``schema_version`` up to the class's run in order) or one ``fn(dict) -> dict``
+        applied to every payload of that type (it reads ``dict["schema_version"]``). Old
+        shapes are upcast on read, never rewritten; amended payloads of corrections too.
     :raises TypeError: two classes share a tag (msgspec refuses the union).
     """
 
     def __init__(
         self,
         event_types: Iterable[type[Event]] = (),
-        upcasters: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] | None = None,
+        upcasters: dict[str, Upcaster] | None = None,
     ) -> None:
         types = tuple(CORE_EVENT_TYPES) + tuple(event_types)
         self.types: dict[str, type[Event]] = {event_tag(t): t for t in types}
@@ -93,10 +118,14 @@ class Codec:
         :raises UnknownEventType: the type is not registered.
         :raises msgspec.ValidationError: the payload does not fit its type.
         """
-        if type_ is not None and type_ in self.upcasters:
-            raw = self.upcasters[type_](msgspec.json.decode(data))
-            raw.pop(SALT, None)
-            return msgspec.convert(raw, self.types[type_])
+        versioned = _SCHEMA_MARK in data if isinstance(data, bytes) else _SCHEMA_TEXT in data
+        if (type_ is not None and type_ in self.upcasters) or versioned:
+            raw = msgspec.json.decode(data)
+            if isinstance(raw, dict):
+                tag = type_ or raw.get("type")
+                if not isinstance(tag, str) or tag not in self.types:
+                    raise UnknownEventType(f"unknown event type {tag!r}")
+                return msgspec.convert(self.upcast(tag, raw), self.types[tag])
         salted_payload = _SALT_MARK in data if isinstance(data, bytes) else _SALT_TEXT in data
         if salted_payload:
             raw = msgspec.json.decode(data)  # a salted GM-only payload: drop the salt
@@ -112,6 +141,60 @@ class Codec:
             if "Invalid value" in str(e) and "`$.type`" in str(e):
                 raise UnknownEventType(f"unknown event type {type_!r}") from None
             raise
+
+    def upcast(self, type_: str, raw: dict[str, Any]) -> dict[str, Any]:
+        """A stored or amended payload (builtins, ``type`` optional) in the current shape of
+        ``type_``: salt and ``schema_version`` dropped, the upcasters from its version run.
+
+        :raises UnknownEventType: the type is not registered, or the payload's schema
+            version is newer than the installed class's (upgrade the plugin) or has no
+            upcaster step.
+        :raises msgspec.ValidationError: a ``schema_version`` that is not a whole number >= 1.
+        """
+        cls = self.types.get(type_)
+        if cls is None:
+            raise UnknownEventType(f"unknown event type {type_!r}")
+        raw = {"type": type_, **raw}
+        raw.pop(SALT, None)
+        stored = raw.pop(SCHEMA, 1)
+        if type(stored) is not int or stored < 1:
+            raise msgspec.ValidationError(f"{type_}: schema_version must be a whole number >= 1")
+        current = cls.schema_version
+        if stored > current:
+            raise UnknownEventType(
+                f"a {type_} payload has schema version {stored}, newer than the installed "
+                f"rule system reads ({current}): upgrade the plugin"
+            )
+        upcaster = self.upcasters.get(type_)
+        if isinstance(upcaster, dict):
+            for version in range(stored, current):
+                step = upcaster.get(version)
+                if step is None:
+                    raise UnknownEventType(
+                        f"no upcaster for {type_} from schema version {version} to {version + 1}"
+                    )
+                raw = step(raw)
+        elif upcaster is not None:
+            raw = upcaster({**raw, SCHEMA: stored})
+        raw.pop(SCHEMA, None)
+        return raw
+
+    def amended(self, type_: str, data: dict[str, Any]) -> Event:
+        """The event an amending correction's ``data`` stands for, upcast from the schema
+        version it was recorded in (:meth:`upcast`).
+
+        :raises UnknownEventType: as :meth:`upcast`. :raises msgspec.ValidationError: the
+            data does not fit the type.
+        """
+        return msgspec.convert(self.upcast(type_, data), self.types[type_])
+
+    def stamped(self, type_: str, data: dict[str, Any]) -> dict[str, Any]:
+        """Amended ``data`` (current shape, no ``type``) with the schema version it is
+        written in, when the class's is above 1 (what :meth:`amended` reads back)."""
+        cls = self.types.get(type_)
+        if cls is not None and cls.schema_version > 1:
+            return {**data, SCHEMA: cls.schema_version}
+        return data
 
     def convert(self, type_: str, data: dict[str, Any], *, strict: bool = True) -> Event:
         """Build a payload of ``type_`` from builtins (e.g. a parsed command line).

@@ -62,9 +62,7 @@ def in_force(campaign: Campaign, target: Recorded, corrections: Corrections) -> 
     if target.seq in corrections.retracted:
         return None
     if target.seq in corrections.amended:
-        return campaign.codec.convert(
-            target.type, {"type": target.type, **corrections.amended[target.seq]}
-        )
+        return campaign.codec.amended(target.type, corrections.amended[target.seq])
     return target.data
 
 

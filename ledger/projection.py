@@ -113,7 +113,7 @@ class Projector:
         if seq in corrections.retracted:
             return None
         if seq in corrections.amended:
-            return self.codec.convert(type_, {"type": type_, **corrections.amended[seq]})
+            return self.codec.amended(type_, corrections.amended[seq])
         return self.codec.decode(data, type_)
 
     def fold(

@@ -133,7 +133,8 @@ class RuleSystem(abc.ABC):
     :cvar example_roll: one ``campaign roll`` line (without ``campaign``) from the book's
         worked examples, shown by ``roll --help`` in a campaign of this system and by
         ``campaign systems ID``; a comment after ``#`` says where in the book it is from.
-    :cvar upcasters: ``{type tag: fn(stored payload dict) -> current payload dict}``: old
+    :cvar upcasters: ``{type tag: {stored schema version: step}}`` (or one function per tag;
+        :class:`ledger.codec.Codec`, docs/plugin-guide.md "Revising an event type"): old
         shapes are upcast on read, never rewritten (the hash chain covers the stored bytes).
 
     Instances are configured per campaign with :meth:`configure`; ``self.options`` is then
@@ -148,7 +149,7 @@ class RuleSystem(abc.ABC):
     options_type: ClassVar[type[msgspec.Struct]]
     roll_params: ClassVar[tuple[RollParam, ...]] = ()
     odds_params: ClassVar[tuple[RollParam, ...]] = ()
-    upcasters: ClassVar[dict[str, Callable[[dict[str, Any]], dict[str, Any]]]] = {}
+    upcasters: ClassVar[dict[str, Any]] = {}
     sections: ClassVar[dict[str, str]] = {}
     example_roll: ClassVar[str] = ""
 
