@@ -321,6 +321,18 @@ class RuleSystem(abc.ABC):
         """The seed section an event implements (``sections``), for ``campaign audit``."""
         return self.sections.get(event_tag(type(event)))
 
+    def npc_sheet(self, name: str, skills: dict[str, int]) -> dict[str, Any]:
+        """The sheet of a quick non-player character (``campaign npc add NAME --skill
+        X=N``), in the form :meth:`create_sheet` checks by the system's rules for NPCs.
+
+        :param skills: ``{skill name: rating}`` as typed.
+        :raises RuleError: the system's book gives no rules for NPCs (the default).
+        """
+        raise RuleError(
+            f"{self.name} gives no rules for non-player characters: "
+            "add one with `campaign character add --sheet FILE` (docs/sheets.md)"
+        )
+
     def skills_of(self, state: Any) -> Iterable[str]:
         """Skill names a character has (for "did you mean" suggestions)."""
         return ()

@@ -323,7 +323,7 @@ def register_plugin_commands() -> None:
 
 
 def _register() -> None:
-    from . import commands, demo, history, pictures, play, shell, views  # noqa: F401  (modules add commands)
+    from . import commands, demo, history, pictures, play, shell, table, views  # noqa: F401  (modules add commands)
 
 
 def main() -> None:  # pragma: no cover - console entry point is `cli`

@@ -461,6 +461,11 @@ def _scalar(text: str) -> Any:
 @pass_app
 def damage(app: App, character_name: str, amount: int, as_json: bool) -> None:
     """Record AMOUNT of damage to CHARACTER (systems with a damage_taken event)."""
+    if amount < 1:
+        raise click.UsageError(
+            f"damage {character_name} {amount} changes nothing: give an AMOUNT of 1 or more "
+            "(to heal, see `campaign record list`)"
+        )
     campaign = app.campaign
     tag = f"{campaign.system.id}.damage_taken"
     if tag not in campaign.codec.types:

@@ -158,6 +158,12 @@ class WyrdEngine(Appliers, RuleSystem):
             stress_max=self.opts.stress_boxes,
         )
 
+    def npc_sheet(self, name: str, skills: dict[str, int]) -> dict[str, Any]:
+        """A non-player character: ``npc = true`` and the given ratings; no traits or gear
+        needed (000_60e07241544698f0.txt, "Traits": "Non-player characters and monsters
+        can have fewer or far more traits"; digest §3)."""
+        return {"name": name, "npc": True, "skills": dict(skills)}
+
     def skills_of(self, state: Character) -> Iterable[str]:
         """The character's rated skills, then the setting's other skills."""
         own = list(state.skills)

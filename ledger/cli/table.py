@@ -1,0 +1,117 @@
+"""Quick fixes at the table: ``campaign undo`` and ``campaign npc add``.
+
+``undo`` is a correction like any other (a retraction with a reason, checked by the rules,
+shown in the log); ``npc add`` builds the rule system's sheet for a non-player character
+from a name and a few skills, checked by the system's rules for NPCs.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from ..rulesystem import RuleError
+from . import App, cli, echo_json, json_option, now, pass_app
+
+
+def last_entry(campaign: Any, actor: str) -> Any:
+    """The event ``campaign undo`` retracts: ``actor``'s latest event that is not a
+    correction and not already retracted.
+
+    :raises RuleError: ``actor`` wrote nothing that can be undone, or their latest entry
+        is one that cannot be corrected (a session start or end: nothing earlier is
+        undone behind the GM's back).
+    """
+    from ..corrections import UNCORRECTABLE
+
+    retracted = campaign.corrections().retracted
+    rows = campaign.store.conn.execute(
+        "select seq, type from events where campaign = ? and actor = ? order by seq desc",
+        (campaign.id, actor),
+    )
+    for seq, type_ in rows:
+        if type_ == "correction.recorded" or seq in retracted:
+            continue
+        if type_ in UNCORRECTABLE:
+            raise RuleError(
+                f"{actor}'s last entry is event {seq} ({type_}), which cannot be undone"
+            )
+        return campaign.record(seq)
+    raise RuleError(f"{actor} has written nothing that can be undone")
+
+
+def _interactive() -> bool:
+    """Can we ask the person at the keyboard (stdin is a terminal)?"""
+    return sys.stdin.isatty()
+
+
+@cli.command()
+@click.option("--reason", help="Why it is undone (asked for when not given on a terminal).")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask before undoing.")
+@json_option
+@pass_app
+def undo(app: App, reason: str | None, yes: bool, as_json: bool) -> None:
+    """Retract the last event you (--actor) wrote: a correction with a reason, like
+    `campaign correct SEQ --reason ...`. The original stays in the log, marked; run it
+    again to undo the entry before. A session start or end cannot be undone."""
+    from .play import describe
+
+    campaign = app.campaign
+    target = last_entry(campaign, app.actor)
+    line = describe(campaign, target)
+    interactive = _interactive()
+    if not yes:
+        if not interactive:
+            raise click.UsageError(f"undo {line}? give --yes to undo without being asked")
+        click.confirm(f"Undo {line}?", abort=True)
+    if reason is None:
+        if not interactive:
+            raise click.UsageError('give --reason "..." (a correction needs a reason)')
+        reason = click.prompt("Reason", type=str)
+    rec = campaign.correct(target.seq, reason, actor=app.actor, at=now())
+    if as_json:
+        echo_json({"seq": rec.seq, "target": target.seq, "action": "retract", "reason": reason})
+    else:
+        click.echo(f"Undone: {line}")
+        click.echo(describe(campaign, rec))
+
+
+@cli.group()
+def npc() -> None:
+    """Non-player characters, quickly (`npc add NAME --skill X=N`)."""
+
+
+@npc.command("add")
+@click.argument("name")
+@click.option(
+    "--skill",
+    "skills",
+    multiple=True,
+    metavar="SKILL=RATING",
+    help="A skill and its rating, as the system rates skills (repeatable).",
+)
+@json_option
+@pass_app
+def npc_add(app: App, name: str, skills: tuple[str, ...], as_json: bool) -> None:
+    """Add a non-player character NAME with a few skills, by the system's rules for NPCs
+    (`character add --sheet` takes a full sheet)."""
+    ratings: dict[str, int] = {}
+    for item in skills:
+        skill, eq, value = item.partition("=")
+        try:
+            if not eq or not skill.strip():
+                raise ValueError
+            ratings[skill.strip()] = int(value)
+        except ValueError:
+            raise click.BadParameter(
+                f"{item!r}: write SKILL=RATING, e.g. Fight=2", param_hint="--skill"
+            ) from None
+    campaign = app.campaign
+    sheet = campaign.system.npc_sheet(name, ratings)
+    rec = campaign.add_character(sheet, actor=app.actor, at=now())
+    if as_json:
+        echo_json({"seq": rec.seq, "character": rec.data.character, "name": rec.data.name})
+    else:
+        click.echo(f"Added NPC {rec.data.name} (id {rec.data.character}) at seq {rec.seq}")
