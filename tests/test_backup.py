@@ -115,3 +115,19 @@ def test_backup_refuses_to_overwrite_the_ledger(open_session):
     before = fingerprint(open_session)
     refused(run(open_session, "backup", open_session), "the open ledger")
     assert fingerprint(open_session) == before
+
+
+def test_importing_a_gm_export_mid_session_warns_and_abandon_closes_it(open_session, tmp_path):
+    # an export (not a backup) holds no seed: the imported open session can never draw or
+    # verify an engine roll; import says so, verify fails naming the fix, abandon closes it
+    gm = tmp_path / "gm.ndjson"
+    assert run(open_session, "--as", "gm", "export", "-o", str(gm)).exit_code == 0
+    restored = str(tmp_path / "restored.db")
+    result = run(restored, "import", str(gm))
+    assert result.exit_code == 0, result.output
+    assert "session 2 is open and the file does not hold its seed" in result.output
+    assert "campaign session abandon" in result.output
+    result = run(restored, "verify")
+    assert result.exit_code == 1 and "session abandon" in result.output
+    assert run(restored, "session", "abandon", "--reason", "restored from an export").exit_code == 0
+    assert run(restored, "verify").exit_code == 0

@@ -246,6 +246,11 @@ def test_malformed_and_hostile_imports(host, tmp_path, data):
     result = run(path, ["import", str(file)])
     check(result, path, before)
     if result.exit_code == 0:  # whatever was accepted verifies and reads
+        if "session abandon" in result.output:  # an open session without its seed
+            after = run(path, ["--campaign", "toybox", "verify"])
+            assert after.exit_code == 1 and "session abandon" in after.output, after.output
+            after = run(path, ["--campaign", "toybox", "session", "abandon", "--reason", "lost"])
+            assert after.exit_code == 0, after.output
         for args in (["verify"], ["log"], ["character", "list"], ["--as", "player", "export"]):
             after = run(path, ["--campaign", "toybox", *args])
             assert after.exit_code == 0, (args, after.output)

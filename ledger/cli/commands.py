@@ -548,6 +548,24 @@ def import_(app: App, file: Any, as_json: bool) -> None:
     else:
         kept = f" and {secrets} unrevealed seed{'s' if secrets != 1 else ''}" if secrets else ""
         click.echo(f"Imported campaign {campaign}: {count} events{kept}, chain and rolls verified.")
+    _warn_open_session_without_seed(app, campaign)
+
+
+def _warn_open_session_without_seed(app: App, campaign_id: str) -> None:
+    """After an import: an open session whose seed the file did not hold (an export, not a
+    backup) can never draw or verify an engine roll; say so and how to close it."""
+    from ..campaign import open_campaign
+
+    campaign = open_campaign(app.store(), campaign_id)
+    number = campaign.current_session()
+    if number is None or app.store().get_secret(campaign_id, number) is not None:
+        return
+    click.echo(
+        f"Warning: session {number} is open and the file does not hold its seed (only a GM "
+        "backup, `campaign backup FILE`, does): its engine rolls can never be verified; "
+        'close it with `campaign session abandon --reason "..."`',
+        err=True,
+    )
 
 
 @cli.command()
