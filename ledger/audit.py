@@ -45,6 +45,8 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     data = msgspec.to_builtins(rec.data)
     data.pop("type", None)
     names = campaign.characters()
+    from .corrections import in_force, sentence, summary
+
     corrections = campaign.corrections()
     touched = []
     for cseq, corr in corrections.by_target.get(seq, []):
@@ -57,6 +59,7 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
                 "by": crec.actor,
                 "at": crec.recorded_at,
                 "data": corr.data,
+                "sentence": sentence(campaign, crec),
             }
         )
     system = campaign.system
@@ -91,6 +94,10 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     if not chain_ok:
         detail += f" (seq {chain.bad_seq}: {chain.problem})"
     result["verdict"], result["detail"] = verdict, detail
+    if touched:  # the original result and the one in force after the corrections (#14)
+        result["original"] = summary(campaign, rec.data, rec.stream)
+        now = in_force(campaign, rec, corrections)
+        result["corrected"] = None if now is None else summary(campaign, now, rec.stream)
     return result
 
 

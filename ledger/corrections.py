@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from .dice import DiceError, PhysicalDice, parse_faces
-from .events import CAMPAIGN_STREAM, Corrected, Recorded, Roll
+from .events import CAMPAIGN_STREAM, CharacterCreated, Corrected, Recorded, Roll
 from .projection import Corrections, corrections_from
 from .rulesystem import RuleError, RuleSystem
 
@@ -48,6 +48,8 @@ UNCORRECTABLE = (
 )
 #: Broken events named in a refusal before "and N more".
 _NAMED = 8
+#: The longest generic one-line summary of an event's fields.
+_LONGEST = 160
 
 
 def payload_of(event: Any) -> dict[str, Any]:
@@ -304,3 +306,96 @@ def broken_sentence(campaign: Campaign, seq: int, broken: list[tuple[int, str]])
         + more
         + ". Correct those first, or correct this one differently"
     )
+
+
+def _show(value: Any) -> str:
+    """A field value as a person reads it: faces and lists joined, None as —."""
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return " ".join(_show(v) for v in value) or "—"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_show(v)}" for k, v in value.items()) or "—"
+    return str(value)
+
+
+def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """``"field old → new"`` for each changed field (sheets flattened, faces for draws)."""
+    from .recap import flatten
+
+    out = []
+    for key in before.keys() | after.keys():
+        old, new = before.get(key), after.get(key)
+        if old == new or key in ("nonce", "client_seed", "scheme", "source"):
+            continue
+        if key == "draws":
+            out.append(
+                f"faces {_show([v for _, v in old or []])} → {_show([v for _, v in new or []])}"
+            )
+        elif isinstance(old, dict) and isinstance(new, dict):
+            fo, fn = flatten(old, key), flatten(new, key)
+            out.extend(
+                f"{k} {fo.get(k, '—')} → {fn.get(k, '—')}"
+                for k in sorted(fo.keys() | fn.keys())
+                if fo.get(k) != fn.get(k)
+            )
+        else:
+            out.append(f"{key} {_show(old)} → {_show(new)}")
+    return sorted(out)
+
+
+def summary(campaign: Campaign, event: Any, stream: str) -> str:
+    """One line for an event's payload: the system's description, else its fields."""
+    text = campaign.system.describe(event)
+    if not text and isinstance(event, CharacterCreated):
+        text = f"{event.name} joins the campaign (id {event.character})"
+    if not text:
+        fields = payload_of(event)
+        text = ", ".join(f"{k} {_show(v)}" for k, v in fields.items() if k not in RANDOMNESS_FIELDS)
+        if len(text) > _LONGEST:
+            text = text[: _LONGEST - 1] + "…"
+    if text.startswith(f"{stream}:"):
+        name = campaign.characters(include_retracted=True).get(stream, stream)
+        text = f"{name} — {text[len(stream) + 1 :].strip()}"
+    return " ".join(text.split())
+
+
+def sentence(campaign: Campaign, crec: Recorded) -> str:
+    """What a correction changed, and the result after it, in one line.
+
+    ``"event 88 amended by gm (typo): dr 1 → 2; now outcome failure, margin -1"``;
+    ``"event 9 retracted by gm (never happened); it no longer counts (was: Ann — hurt 3)"``.
+    For an amended roll the changed inputs come first, then ``now`` and the re-derived
+    results that changed.
+    """
+    corr = crec.data
+    assert isinstance(corr, Corrected)
+    target = campaign.record(corr.target)
+    head = f"event {corr.target} {corr.action}ed by {crec.actor} ({corr.reason})"
+    before_corr = campaign.corrections(crec.seq - 1)
+    before = in_force(campaign, target, before_corr)
+    if target.type == "correction.recorded":
+        assert isinstance(target.data, Corrected)
+        return f"{head}: correction {target.seq} of event {target.data.target} is undone"
+    if corr.action == "retract":
+        was = f" (was: {summary(campaign, before, target.stream)})" if before is not None else ""
+        return f"{head}; it no longer counts{was}"
+    after = payload_of(
+        campaign.codec.convert(target.type, {"type": target.type, **(corr.data or {})})
+    )
+    old = payload_of(before) if before is not None else {}
+    if isinstance(before, Roll):
+        inputs = _input_fields(campaign.system, before) or set()
+        inputs |= {"draws"}
+        given = {k: v for k, v in after.items() if k in inputs}
+        derived = {k: v for k, v in after.items() if k not in inputs}
+        changed = _changes({k: old.get(k) for k in given}, given)
+        now = [
+            f"{k} {_show(v)}"
+            for k, v in derived.items()
+            if v != old.get(k) and k not in RANDOMNESS_FIELDS
+        ]
+        text = f"{head}: {', '.join(changed) or 'no input changed'}"
+        return text + (f"; now {', '.join(now)}" if now else "; the result stands")
+    changed = _changes(old, after)
+    return f"{head}: {', '.join(changed) or 'nothing changed'}"

@@ -152,8 +152,9 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
             )
         elif isinstance(event, Corrected):
             line.kind = "correction"
-            verb = "retracted" if event.action == "retract" else "amended"
-            line.text = f"Correction: event {event.target} {verb} — {event.reason} (by {rec.actor})"
+            from .corrections import sentence
+
+            line.text = f"Correction: {sentence(campaign, rec)}"
         elif rec.type.startswith("session."):
             line.kind = "session"
             line.text = f"Session {number} " + (

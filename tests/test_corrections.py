@@ -301,3 +301,57 @@ def test_seen_amending_a_correction_is_refused_not_silently_undone(toy_campaign,
     assert data(invoke("sheet", "ann", "--json"))["hp"] == 9  # the first correction holds
     assert invoke("correct", "4", "--set", "amount=2", "--reason", "bruise").exit_code == 0
     assert data(invoke("sheet", "ann", "--json"))["hp"] == 8
+
+
+# --- 4. a correction reads as a sentence ------------------------------------------------------
+
+
+def test_seen_log_shows_an_amended_roll_as_a_sentence_not_a_dict(toy_campaign):
+    invoke = toy_campaign
+    invoke("roll", "ann", "brawl", "--dice", "3,4")  # 4: 9 vs 7, success
+    invoke("correct", "4", "--set", "target=10", "--reason", "typo")  # 5
+    line = invoke("log").output.splitlines()[-1]
+    assert line == (
+        "[5] Correction: event 4 amended by gm (typo): target 7 → 10; now outcome failure"
+    )
+    assert "{" not in line
+
+
+def test_log_shows_corrected_faces_retractions_and_undos(toy_campaign):
+    invoke = toy_campaign
+    invoke("roll", "ann", "brawl", "--dice", "1,2")  # 4: 5 vs 7
+    invoke("correct", "4", "--dice", "6,5", "--reason", "misread")  # 5
+    invoke("record", "hurt", "--character", "bob", "--amount", "3")  # 6
+    invoke("correct", "6", "--set", "amount=1", "--reason", "graze")  # 7
+    invoke("correct", "6", "--reason", "never happened")  # 8
+    invoke("correct", "8", "--reason", "it did")  # 9
+    lines = invoke("log").output.splitlines()[-6:]
+    assert lines[1] == (
+        "[5] Correction: event 4 amended by gm (misread): faces 1 2 → 6 5; "
+        "now dice 6 5, total 13, outcome success"
+    )
+    assert lines[3] == "[7] Correction: event 6 amended by gm (graze): amount 3 → 1"
+    assert lines[4].startswith("[8] Correction: event 6 retracted by gm (never happened); "
+                               "it no longer counts (was: ")  # fmt: skip
+    assert "amount 1" in lines[4]  # what counted just before: the amended value
+    assert lines[5] == (
+        "[9] Correction: event 8 retracted by gm (it did): correction 8 of event 6 is undone"
+    )
+
+
+def test_seen_recap_and_audit_show_the_sentence_and_both_results(toy_campaign):
+    invoke = toy_campaign
+    invoke("session", "start")  # 4
+    invoke("roll", "ann", "brawl", "--dice", "3,4")  # 5
+    invoke("correct", "5", "--set", "target=10", "--reason", "typo")  # 6
+    recap = invoke("recap", "--session", "1").output
+    assert "Correction: event 5 amended by gm (typo): target 7 → 10; now outcome failure" in recap
+    audit = invoke("audit", "5").output
+    assert "correction 6 at " in audit
+    assert "event 5 amended by gm (typo): target 7 → 10; now outcome failure" in audit
+    assert "original result: " in audit and "success" in audit.split("original result: ")[1]
+    corrected = audit.split("corrected result: ")[1].splitlines()[0]
+    assert "failure" in corrected and "target 10" in corrected
+    out = data(invoke("audit", "5", "--json"))
+    assert out["corrections"][0]["sentence"].startswith("event 5 amended by gm (typo)")
+    assert "success" in out["original"] and "failure" in out["corrected"]

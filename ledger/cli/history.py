@@ -176,12 +176,18 @@ def audit(app: App, seq: int, as_json: bool) -> None:
             f"  rules: {rule['system']}, {rule['seed']}"
             + (f', "{rule["section"]}"' if rule["section"] else "")
         )
+        from ..text import printable
+
         for c in result["corrections"]:
-            click.echo(
-                f"  correction {c['seq']} ({c['action']}) by {c['by']} at {c['at']}: {c['reason']}"
-            )
+            click.echo(f"  correction {c['seq']} at {c['at']}: {printable(c['sentence'])}")
         if result["status"] != "standing":
             click.echo(f"  status: {result['status']} (the original stays in the log)")
+        if result["corrections"]:
+            click.echo(f"  original result: {printable(result['original'])}")
+            corrected = result["corrected"]
+            click.echo(
+                f"  corrected result: {printable(corrected) if corrected else 'none (retracted)'}"
+            )
         click.echo(f"  {result['detail']}")
     if bad:
         if not as_json:

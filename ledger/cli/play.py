@@ -259,6 +259,10 @@ def describe(campaign: Any, rec: Any) -> str:
     A line that starts with the character id (``"julian: ..."``, the plugin convention)
     starts with the character's name instead: ``"Julian Hargrave — ..."``.
     """
+    if rec.type == "correction.recorded":
+        from ..corrections import sentence
+
+        return f"[{rec.seq}] Correction: {sentence(campaign, rec)}"
     text = campaign.system.describe(rec.data) or describe_core(rec)
     if text:
         stream = rec.stream
