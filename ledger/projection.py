@@ -12,9 +12,9 @@ Rules of the fold (DESIGN.md "Events", "Visibility"):
 - A player's view (``as_gm=False``) skips GM-only events entirely, so no state derived
   from them exists in it.
 
-Snapshots cache one character's state at a ``seq``; a snapshot is used only when no
-correction later than it targets an event at or before it, so deleting snapshots never
-changes an answer.
+Snapshots cache one character's state at a ``seq``; a snapshot is used only when its
+fingerprint matches what is in force now, the corrections whose target is at or before it
+included (:mod:`ledger.snapshots`), so deleting snapshots never changes an answer.
 """
 
 from __future__ import annotations
@@ -51,14 +51,6 @@ class Corrections:
     amended: dict[int, dict[str, Any]] = field(default_factory=dict)
     by_target: dict[int, list[tuple[int, Corrected]]] = field(default_factory=dict)
     latest_target_after: dict[int, int] = field(default_factory=dict)
-
-    def touches_at_or_before(self, snapshot_seq: int, upto: int) -> bool:
-        """Does a correction in ``(snapshot_seq, upto]`` target a seq ``<= snapshot_seq``?"""
-        return any(
-            snapshot_seq < cseq <= upto and target <= snapshot_seq
-            for target, items in self.by_target.items()
-            for cseq, _ in items
-        )
 
 
 def load_corrections(store: Store, campaign: str, codec: Codec, upto: int | None) -> Corrections:
