@@ -333,3 +333,13 @@ def test_every_example_campaign_round_trips(name, tmp_path, frozen):
     result = runner.invoke(cli, ["--db", other, "import", str(path)])
     assert result.exit_code == 0, result.output
     assert runner.invoke(cli, ["--db", other, "--as", "gm", "export"]).stdout_bytes == first
+
+
+def test_odds_shows_means_as_numbers_and_probabilities_as_percentages(invoke):
+    # Seen: `odds decision-dice` printed `mean: 7/1 (700.0%)`
+    out = invoke("odds", "decision-dice", "--stat", "2").output
+    assert "mean: 9\n" in out and "%)" in out.split("distribution:")[1]
+    assert "(900.0%)" not in out
+    out = invoke("odds", "d20-world", "--proficiency", "2").output
+    assert "expected_experience: 23/20 = 1.15" in out
+    assert "good: 1/4 (25.0%)" in out

@@ -81,16 +81,23 @@ def _tree_lines(value: Any, indent: int) -> list[str]:
     return out
 
 
-def _with_percent(value: Any) -> Any:
-    """Fractions ``"n/d"`` shown with their percentage for people: ``"31/81 (38.3%)"``."""
+def _with_percent(value: Any, key: str = "") -> Any:
+    """Fractions ``"n/d"`` for people: a probability with its percentage (``"31/81
+    (38.3%)"``), an expectation (a ``mean`` or ``expected_...`` key, or any value outside
+    0..1) as a number (``"23/20 = 1.15"``; ``"9/1"`` is ``9``)."""
     if isinstance(value, dict):
-        return {k: _with_percent(v) for k, v in value.items()}
+        return {k: _with_percent(v, str(k)) for k, v in value.items()}
     if isinstance(value, list):
-        return [_with_percent(v) for v in value]
+        return [_with_percent(v, key) for v in value]
     if isinstance(value, str) and FRACTION.fullmatch(value):
-        n, d = value.split("/")
-        if int(d):
-            return f"{value} ({100 * int(n) / int(d):.1f}%)"
+        n, d = (int(x) for x in value.split("/"))
+        if d:
+            expectation = key == "mean" or key.startswith(("expected", "mean_", "average"))
+            if expectation or not 0 <= n <= d:
+                if n % d == 0:
+                    return str(n // d)
+                return f"{value} = {n / d:.2f}"
+            return f"{value} ({100 * n / d:.1f}%)"
     return value
 
 
