@@ -326,3 +326,26 @@ def test_make_odds_check_finds_a_stale_page(tmp_path, monkeypatch):
     text = page.read_text()
     assert "| Challenging (+1) | 38.3% (31/81) |" in text
     assert "| physical d20 | isa | 240 |" in text and "flagged" in text
+
+
+def test_slow_work_shows_a_spinner_on_a_terminal_only(monkeypatch):
+    # "progress or a spinner on anything over a second": --plot was silent for 8 seconds
+    import io
+    import sys
+
+    from ledger.cli import spinner
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with spinner("Drawing odds.png…"):
+        pass
+    assert "Drawing odds.png" in terminal.getvalue()
+    piped = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", piped)
+    with spinner("Drawing odds.png…"):
+        pass
+    assert piped.getvalue() == ""

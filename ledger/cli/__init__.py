@@ -214,6 +214,19 @@ def progress_bar(length: int, label: str) -> Iterator[Callable[[int], None]]:
         yield bar.update
 
 
+@contextlib.contextmanager
+def spinner(label: str) -> Iterator[None]:
+    """A spinner with ``label`` on stderr while slow work runs (a chart: matplotlib alone
+    takes about a second to start); nothing off a terminal. rich honours ``NO_COLOR``."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(label):
+        yield
+
+
 def echo_json(value: Any) -> None:
     """Print one JSON document."""
     click.echo(msgspec.json.encode(value).decode())

@@ -40,9 +40,10 @@ def save_chart(fig: Any, path: str) -> None:
     """Write a chart to ``path`` through a temporary file renamed into place (nothing is
     left behind when drawing fails). :raises click.BadParameter: see :func:`check_plot`."""
     from ..charts import save
+    from . import spinner
     from .output import atomic_path, current_db
 
-    with atomic_path(path, db_path=current_db(), option="--plot") as tmp:
+    with spinner(f"Drawing {path}…"), atomic_path(path, db_path=current_db(), option="--plot") as tmp:
         save(fig, tmp)
 
 
@@ -52,9 +53,12 @@ def plot_odds(system: Any, params: dict[str, Any], path: str) -> None:
     :raises click.ClickException: the chart cannot be drawn (one line, exit 1).
     """
     from ..charts import ChartError, odds_figure
+    from . import spinner
 
     try:
-        save_chart(odds_figure(system, params), path)
+        with spinner(f"Working out the odds for {path}…"):
+            fig = odds_figure(system, params)
+        save_chart(fig, path)
     except ChartError as e:
         raise click.ClickException(str(e)) from None
 
