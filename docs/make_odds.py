@@ -230,8 +230,9 @@ def fairness_section(reports: list[fair.DieReport]) -> str:
             "event's `draws`) per die size, source and roller, and tests them against a fair "
             "die with Pearson's chi-square goodness-of-fit test (`scipy.stats.chisquare`, "
             "sides − 1 degrees of freedom). Corrections are honoured: a retracted roll does "
-            "not count, an amended one counts with its amended dice; a player's view "
-            "(`--as player`) leaves out blind GM rolls.",
+            "not count, an amended one counts with its amended dice; like every read command "
+            "it gives the players' view unless asked `--as gm`, so blind GM rolls count only "
+            "in the GM's.",
             "The verdict does not over-claim:",
             "\n".join(
                 [
