@@ -22,8 +22,10 @@ from ledger_spellwoven import Spellwoven
 from ledger_spellwoven.events import ContestRolled, TestRolled
 from ledger_spellwoven.rolls import Opponent
 from ledger_spellwoven.sheet import Character
+from msgspec import UNSET
 
 from ledger import DiceError, ReplayDice, Roll, RollRequest, RuleError
+from ledger.codec import Codec, encode_data
 from ledger.dice import EngineDice, PhysicalDice
 from ledger.results import result_problem
 
@@ -131,6 +133,7 @@ def test_skill_12_pool_untrained_and_a_gm_named_attribute():
     event = roll(system, state, "Climb", [1, 2, 10])
     assert (event.skill_level, event.successes) == (12, 4)
     pooled = roll(system, state, "Climb", [5, 6, 7], pool=2, advantage=True)
+    assert (pooled.pool, pooled.kept) == (2, [5, 6])
     assert system.request_of(pooled).params["pool"] == 2
     untrained = roll(system, state, "Swim", [3, 4, 5], attribute="Wits")
     assert (untrained.rank, untrained.skill_level) == (None, 3)
@@ -150,7 +153,7 @@ def test_an_opponent_name_with_a_colon_round_trips():
         roll(system, state, "Sprint", [1, 2, 3, 4, 5, 6], vs=Opponent("x", 0, "normal"))
 
 
-RESULT_FIELDS = {"rank": 9, "skill_level": 9, "attribute_value": 4, "kept": [1, 1, 1],
+RESULT_FIELDS = {"dice": [1, 1, 1], "rank": 9, "skill_level": 9, "attribute_value": 4, "kept": [1, 1, 1],
                  "dice_successes": 6, "effort_bonus": 4, "successes": 9, "outcome": "pass",
                  "opponent_kept": [1, 1, 1], "opponent_successes": 6}
 
@@ -164,6 +167,71 @@ def test_request_of_reads_no_result_field():
         changed = msgspec.structs.replace(event, **{field: value})
         assert system.request_of(changed) == request, field
         assert result_problem(system, state, changed, name="Nimble Jen") is not None, field
+
+
+def read_by_request_of(system: Spellwoven, event: Any) -> set[str]:
+    """The fields ``request_of`` reads: what ``correct`` treats as a roll's inputs."""
+    read: set[str] = set()
+    names = set(event.__struct_fields__)
+
+    class Spy(type(event), frozen=True, kw_only=True):  # type: ignore[misc]
+        def __getattribute__(self, name: str) -> Any:
+            if name in names:
+                read.add(name)
+            return super().__getattribute__(name)
+
+    system.request_of(Spy(**{f: getattr(event, f) for f in names}))
+    return read
+
+
+def test_the_inputs_are_the_ones_the_rulings_name():
+    """docs/rulings/spellwoven.md "Re-deriving and correcting rolls": the fields a
+    correction may amend; every other field is worked out again."""
+    system, state = jen()
+    common = {"character", "skill", "attribute", "mode", "weakness", "pool", "effort_spent"}
+    test = roll(system, state, "Sprint", [6, 6, 10], difficulty=2)
+    assert read_by_request_of(system, test) == common | {"target_attribute", "difficulty"}
+    target = roll(system, state, "Sprint", [6, 6, 10], target=3)
+    assert read_by_request_of(system, target) == common | {"target_attribute"}
+    contest = roll(system, state, "Manoeuvre", [2, 7, 8, 1, 2, 8], vs="housewife:2")
+    assert read_by_request_of(system, contest) == common | {
+        "opponent", "opponent_skill_level", "opponent_mode"}
+
+
+def test_a_pool_is_recorded_only_when_not_three_and_old_pooled_rolls_still_rederive():
+    """``pool`` joined the roll events later (ruling SW7): a roll of 3 dice keeps its stored
+    bytes; a pooled roll stored without it re-derives from its kept faces; an amended mode
+    that its faces do not show is refused, not guessed."""
+    codec = Codec(Spellwoven.event_types)
+    system, state = jen()
+    plain = roll(system, state, "Sprint", [6, 6, 10], difficulty=1)
+    assert b"pool" not in encode_data(plain)
+    pooled = roll(system, state, "Sprint", [2, 6, 9], pool=2, disadvantage=True)
+    stored = encode_data(pooled)
+    assert b'"pool":2' in stored
+    assert encode_data(codec.decode(stored, "spellwoven.test_rolled")) == stored
+    for old in (
+        msgspec.structs.replace(pooled, pool=UNSET),
+        msgspec.structs.replace(roll(system, state, "Sprint", [1, 2, 3, 4, 5], pool=5),
+                                pool=UNSET),
+        msgspec.structs.replace(roll(system, state, "Sprint", [1, 2, 3, 4, 5, 6, 7, 8],
+                                     vs="guard:4:advantage", pool=3, advantage=True),
+                                pool=UNSET),
+    ):
+        assert result_problem(system, state, old, name="Nimble Jen") is None
+    amended = msgspec.structs.replace(plain, mode="advantage")  # faces show no dropped die
+    assert "dice" in (result_problem(system, state, amended, name="Nimble Jen") or "")
+
+
+def test_a_weakness_at_disadvantage_or_an_automatic_hit_with_a_mode_is_refused():
+    """Neither is a roll ``resolve`` makes (rulings S8, SW3)."""
+    system, state = jen()
+    weak = roll(system, state, "Sprint", [1, 9, 10, 3], weakness=True)
+    with pytest.raises(RuleError, match="never at disadvantage"):
+        system.request_of(msgspec.structs.replace(weak, mode="disadvantage"))
+    auto = roll(system, state, "Sprint", [], target=1)
+    with pytest.raises(RuleError, match="automatic hit"):
+        system.request_of(msgspec.structs.replace(auto, mode="advantage"))
 
 
 def test_other_roll_types_are_refused():

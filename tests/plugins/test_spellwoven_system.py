@@ -310,8 +310,10 @@ def test_effort_lost_and_a_nights_sleep():
     system, state = make()
     state = apply(system, state, EffortLost(character="jen", amount=2, reason="the climb"))
     assert state.effort == 1
-    state = apply(system, state, EffortLost(character="jen", amount=5))
-    assert state.effort == 0  # never below 0
+    with pytest.raises(RuleError, match="has 1 Effort left and cannot lose 5"):
+        apply(system, state, EffortLost(character="jen", amount=5))  # ruling SW9: no clamp
+    state = apply(system, state, EffortLost(character="jen", amount=1))
+    assert state.effort == 0
     with pytest.raises(RuleError, match="1 or more"):
         apply(system, state, EffortLost(character="jen", amount=0))
     assert apply(system, state, Slept(character="jen")).effort == 3

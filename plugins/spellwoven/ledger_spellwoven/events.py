@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from msgspec import UNSET, UnsetType
+
 from ledger import Event, Roll
 
 
@@ -30,6 +32,7 @@ class SkillRoll(Roll, frozen=True, kw_only=True):
     effort_spent: int = 0
     effort_bonus: int = 0
     successes: int
+    pool: int | UnsetType = UNSET
 
 
 class TestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.test_rolled"):
@@ -51,6 +54,8 @@ class TestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.test_roll
     :ivar effort_spent: Effort spent on the roll when it was made (0 or 1).
     :ivar effort_bonus: successes Effort added (Attribute × Effort spent).
     :ivar successes: ``dice_successes + effort_bonus``.
+    :ivar pool: dice kept by the GM's fiat (``--pool``, 1..10), recorded only when not 3
+        ("Basic Distributions"); absent from rolls of 3 and from rolls stored before it was.
     :ivar difficulty: successes required, 0..4 (0: automatic hit, no dice).
     :ivar target_attribute: the target's Attribute when the difficulty came from it.
     :ivar outcome: ``pass`` or ``fail``.

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
 from ledger import DiceSource, Roll, RollParam, RollRequest, RuleError, RuleSystem, applies
 from ledger.events import Event, SceneEnded, SessionEnded
@@ -202,6 +203,8 @@ class Spellwoven(RuleSystem):
             "effort_spent": spend,
             "effort_bonus": bonus,
         }
+        if pool != STANDARD_POOL:
+            common["pool"] = pool
         difficulty = int_param(params, "difficulty")
         target = int_param(params, "target")
         if params.get("vs") not in (None, ""):
@@ -288,15 +291,18 @@ class Spellwoven(RuleSystem):
             return super().request_of(event)
         params: dict[str, Any] = {"attribute": event.attribute}
         if event.weakness:
+            if event.mode == "disadvantage":
+                raise RuleError(
+                    "a roll exploiting a Weakness is at advantage, or normal when a disadvantage "
+                    "cancelled it, never at disadvantage (ruling S8)"
+                )
             params["weakness"] = True
             if event.mode != "advantage":
                 params["disadvantage"] = True
         elif event.mode != "normal":
             params[event.mode] = True
-        if event.dice:
-            pool = len(event.dice) - (0 if event.mode == "normal" else 1)
-            if pool != STANDARD_POOL:
-                params["pool"] = pool
+        if event.pool is not UNSET:
+            params["pool"] = event.pool
         if event.effort_spent:
             params["effort"] = event.effort_spent
         if isinstance(event, ContestRolled):
@@ -304,10 +310,32 @@ class Spellwoven(RuleSystem):
                 event.opponent, event.opponent_skill_level, event.opponent_mode
             )
         elif event.target_attribute is not None:
+            if event.target_attribute == 1 and event.mode != "normal":
+                raise RuleError(
+                    "an automatic hit (target Attribute 1) rolls no dice: its mode is normal"
+                )
             params["target"] = event.target_attribute
         else:
             params["difficulty"] = event.difficulty
         return RollRequest(event.character, "", event.skill, params)
+
+    def rederive(self, state: Character, event: Roll, *, name: str) -> Roll:
+        """The roll the rules give for ``event``'s recorded inputs and draws.
+
+        ``resolve(state, request_of(event), ReplayDice(event))``, except for a roll stored
+        before ``pool`` was recorded (``pool`` absent) whose faces show another pool than 3
+        ("Basic Distributions", ruling SW7): its pool is read from its kept faces (or its
+        faces when none was dropped), if those agree with its mode and draws, and the
+        re-derived roll leaves ``pool`` out as the stored one does.
+
+        :raises RuleError: the rules refuse the recorded inputs.
+        :raises ledger.DiceError: the rules draw other dice than were recorded.
+        """
+        legacy = _legacy_pool(event)
+        if legacy is None:
+            return super().rederive(state, event, name=name)
+        result = super().rederive(state, msgspec.structs.replace(event, pool=legacy), name=name)
+        return msgspec.structs.replace(result, pool=UNSET)
 
     # --- appliers ------------------------------------------------------------------------
 
@@ -344,16 +372,24 @@ class Spellwoven(RuleSystem):
         judged again (004_663ae3e4ecc71fd1.txt, "Attributes and Effort", "Example: Opposed
         Roll"; ruling S6, S7).
 
+        Replayed after a correction, the same checks hold: Effort spent on a roll that was
+        retracted, or whose recorded result after the Effort no longer follows from the
+        corrected roll, is refused, never refunded in silence (ruling SW8).
+
         :raises RuleError: no roll to spend on, an automatic hit, the per-roll limit, no
-            Effort left, an unknown Attribute.
+            Effort left, an unknown Attribute, a recorded bonus, successes or outcome the
+            latest roll does not give; each names the roll (``roll``) when recorded.
         """
         last = state.last_roll
+        on = f" on roll {event.roll}" if event.roll is not None else ""
         if last is None:
             raise RuleError(
-                f"{state.name} has no roll in this scene to spend Effort on; roll first"
+                f"{state.name} has no roll in this scene to spend the Effort{on} on; roll first"
             )
         if last.automatic:
-            raise RuleError("the latest roll was an automatic hit: no Effort can be spent on it")
+            raise RuleError(
+                f"the latest roll was an automatic hit: no Effort{on} can be spent on it"
+            )
         check_effort(state, 1, self._options(), already=last.effort_spent)
         attribute = last.attribute
         if event.attribute:
@@ -377,8 +413,8 @@ class Spellwoven(RuleSystem):
         ):
             if given is not None and given != computed:
                 raise RuleError(
-                    f"Effort on {state.name}'s latest roll ({last.skill}) gives {field} "
-                    f"{computed}, not {given}"
+                    f"the Effort{on} recorded {field} {given}, but {state.name}'s latest roll "
+                    f"({last.skill}, {last.successes} successes) gives {computed}"
                 )
         last = msgspec.structs.replace(
             last, successes=successes, effort_spent=last.effort_spent + 1, outcome=outcome
@@ -387,14 +423,21 @@ class Spellwoven(RuleSystem):
 
     @applies(EffortLost)
     def on_effort_lost(self, state: Character, event: EffortLost) -> Character:
-        """Effort lost as the cost of a failure, never below 0 (004_663ae3e4ecc71fd1.txt,
-        "Degrees of Failure").
+        """Effort lost as the cost of a failure (004_663ae3e4ecc71fd1.txt, "Degrees of
+        Failure": "it costs you an Effort"). A cost the character cannot pay is refused, not
+        cut down to what is left (ruling SW9): Effort never drops below 0 and an event never
+        says more was lost than was.
 
-        :raises RuleError: an amount below 1.
+        :raises RuleError: an amount below 1, or more than the Effort left.
         """
         if event.amount < 1:
             raise RuleError(f"Effort lost must be 1 or more, not {event.amount}")
-        return msgspec.structs.replace(state, effort=max(0, state.effort - event.amount))
+        if event.amount > state.effort:
+            raise RuleError(
+                f"{state.name} has {state.effort} Effort left and cannot lose {event.amount}; "
+                "the GM picks another cost of the failure"
+            )
+        return msgspec.structs.replace(state, effort=state.effort - event.amount)
 
     @applies(Slept)
     def on_slept(self, state: Character, event: Slept) -> Character:
@@ -563,6 +606,30 @@ def check_roll(event: TestRolled | ContestRolled) -> None:
         problems.append(f"{event.successes} successes give {expected}, not {event.outcome}")
     if problems:
         raise RuleError(*problems)
+
+
+def _legacy_pool(event: Roll) -> int | None:
+    """The pool of a roll stored before ``pool`` was recorded, when its faces show one other
+    than 3 and agree with its mode (one die dropped exactly when not ``normal``) and its
+    draws; else ``None`` (the roll is re-derived as it is)."""
+    if not isinstance(event, TestRolled | ContestRolled) or event.pool is not UNSET:
+        return None
+    sides = [(event.dice, event.kept, event.mode)]
+    if isinstance(event, ContestRolled):
+        sides.append((event.opponent_dice, event.opponent_kept, event.opponent_mode))
+    pools = set()
+    for faces, kept, mode in sides:
+        if not faces or (kept is None) != (mode == "normal"):
+            return None
+        pool = len(faces) if kept is None else len(kept)
+        if len(faces) != pool + (0 if mode == "normal" else 1):
+            return None
+        pools.add(pool)
+    drawn = sum(len(faces) for faces, _, _ in sides)
+    if len(pools) != 1 or len(event.draws) != drawn:
+        return None
+    pool = pools.pop()
+    return None if pool == STANDARD_POOL else pool
 
 
 def _sub_multiset(part: list[int], whole: list[int]) -> bool:
