@@ -233,3 +233,62 @@ def test_campaign_options_change_the_rules(run):
     assert (out["skill_level"], out["successes"], out["outcome"]) == (2, 0, "fail")
     bad = run("new", "other", "--system", "spellwoven", "--option", "untrained=bogus", ok=False)
     assert bad.exit_code != 0 and "untrained" in bad.output
+
+
+def sheet_of(run, who="jen"):
+    return json.loads(run("sheet", who, "--json").output)
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_a_correction_never_refunds_effort_in_silence(escape, tmp_path):
+    """#14 "Seen: a spellwoven correction silently refunds Effort" (ruling SW8): retracting
+    or re-rolling the roll Jen spent Effort on after seeing it is refused, naming the Effort
+    spend it would break, and nothing is written; the spend can be amended to re-judge the
+    corrected roll, and then the roll corrected, Effort still spent."""
+    roll = json.loads(escape("roll", "jen", "Manoeuvre", "--vs", "housewife:2",
+                             "--dice", "2,7,8,1,2,8", "--json").output)["seq"]
+    spent = json.loads(escape("effort", "jen", "--json").output)["seq"]
+    assert sheet_of(escape)["effort"] == 1
+    db = next(tmp_path.glob("*.db"))
+    before = db.read_bytes()
+    retract = escape("correct", str(roll), "--reason", "typo", ok=False)
+    assert retract.exit_code == 1
+    assert "would break 1 event" in retract.output and f"event {spent}" in retract.output
+    assert f"this Effort was spent on roll {roll}" in retract.output
+    redo = escape("correct", str(roll), "--dice", "1,7,8,1,2,8", "--reason", "typo", ok=False)
+    assert redo.exit_code == 1 and f"event {spent}" in redo.output
+    assert f"the Effort on roll {roll} recorded successes 4" in redo.output
+    assert db.read_bytes() == before
+    assert sheet_of(escape)["effort"] == 1
+    # the way through: the spend re-judges the roll it is on, then the roll is corrected
+    escape("correct", str(spent), "--set", "successes=null", "--set", "outcome=null",
+           "--set", "bonus=null", "--reason", "re-judge after the dice fix")
+    escape("correct", str(roll), "--dice", "1,7,8,1,2,8", "--reason", "typo")
+    sheet = sheet_of(escape)
+    assert sheet["effort"] == 1
+    assert (sheet["last_roll"]["successes"], sheet["last_roll"]["outcome"]) == (5, "win")
+    assert escape("verify").exit_code == 0
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_effort_spent_with_the_roll_stays_spent_when_its_dice_are_corrected(escape):
+    """An amended roll is resolved again with its inputs, ``--effort`` among them (#14)."""
+    roll = json.loads(escape("roll", "jen", "Sprint", "--effort", "--dice", "6,6,10",
+                             "--json").output)["seq"]
+    assert sheet_of(escape)["effort"] == 1
+    escape("correct", str(roll), "--dice", "1,6,10", "--reason", "misread die")
+    sheet = sheet_of(escape)
+    assert sheet["effort"] == 1
+    assert (sheet["last_roll"]["successes"], sheet["last_roll"]["effort_spent"]) == (5, 1)
+    typed = escape("correct", str(roll), "--set", "effort_bonus=0", "--reason", "x", ok=False)
+    assert typed.exit_code == 1 and "worked out by the rules" in typed.output
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_effort_lost_beyond_what_is_left_is_refused(escape):
+    """Ruling SW9: the cost is refused, not cut down to what is left."""
+    lost = escape("record", "effort-lost", "--character", "jen", "--amount", "3",
+                  "--reason", "the climb", ok=False)
+    assert lost.exit_code == 1 and "has 2 Effort left and cannot lose 3" in lost.output
+    escape("record", "effort-lost", "--character", "jen", "--amount", "2", "--reason", "climb")
+    assert sheet_of(escape)["effort"] == 0

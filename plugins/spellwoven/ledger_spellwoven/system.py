@@ -383,8 +383,9 @@ class Spellwoven(RuleSystem):
         last = state.last_roll
         on = f" on roll {event.roll}" if event.roll is not None else ""
         if last is None:
+            spent = f" (this Effort was spent{on})" if on else ""
             raise RuleError(
-                f"{state.name} has no roll in this scene to spend the Effort{on} on; roll first"
+                f"{state.name} has no roll in this scene to spend Effort on{spent}; roll first"
             )
         if last.automatic:
             raise RuleError(
