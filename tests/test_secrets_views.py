@@ -132,7 +132,7 @@ def test_log_sheet_audit_and_fairness_default_to_the_players_view(table):
     blind_seq = next(
         e["seq"]
         for e in json.loads(table.ok("--as", "gm", "log", "--json"))
-        if e["type"] == "d20-world.check_rolled" and e["visibility"] == "gm"
+        if e["type"] == "d20-world.blind_check_rolled" and e["visibility"] == "gm"
     )
     refused = table("audit", str(blind_seq))
     assert refused.exit_code == 1 and "GM-only" in refused.output
@@ -230,3 +230,28 @@ def test_blind_facts_later_public_checks_would_itemise_are_refused(table, args):
     assert refused.output.startswith("Error: ") and len(refused.output.splitlines()) == 1
     assert "Traceback" not in refused.output and "blind" in refused.output
     assert table.ok("--as", "gm", "log", "--json") == before
+
+
+def test_a_blind_check_changes_nothing_a_later_public_check_would_show(table):
+    """A blind check's experience raised Lockpicking to +4 in the GM's state only, so the
+    next public check showed "+4" to players whose sheet said +3: the blind result leaked
+    (found by tests/test_secrets_property.py). A blind check changes nothing on the sheet
+    (ruling R34)."""
+    table.ok("record", "experience-marked", "--character", "isa", "--skill", "Lockpicking",
+             "--amount", "12")
+    blind = json.loads(
+        table.ok("roll", "isa", "Lockpicking", "--time", "--dice", "2", "--blind", "--json")
+    )
+    assert blind["visibility"] == "gm" and blind["experience"] == 2 and blind["total"] == 5
+    gm = json.loads(table.ok("--as", "gm", "sheet", "isa", "--json"))
+    assert next(s for s in gm["skills"] if s["name"] == "Lockpicking")["experience"] == 12
+    public = json.loads(table.ok("roll", "isa", "Lockpicking", "--time", "--dice", "10",
+                                 "--json"))
+    assert (public["proficiency"], public["total"]) == (3, 13)
+    table.ok("session", "end")
+    assert table.ok("verify").startswith("OK")
+    assert "[GM]" in table.ok("--as", "gm", "audit", str(blind["seq"]))
+    table.ok("damage", "isa", "3")  # a wound: a shock roll is owed, in public
+    refused = table("roll", "isa", "--shock", "--dice", "3", "--blind")
+    assert refused.exit_code == 1 and "cannot be recorded blind" in refused.output
+    table.ok("roll", "isa", "--shock", "--dice", "3")

@@ -69,6 +69,16 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="d20-world.check_rolled")
     objective: str | None = None
 
 
+class BlindCheckRolled(CheckRolled, frozen=True, kw_only=True,
+                       tag="d20-world.blind_check_rolled"):
+    """A blind check (``roll --blind``; GM-only, ruling R34): The World's secret roll for a
+    character, recorded like a check. It changes nothing on the sheet (no experience, trait
+    flag, jinx or objective contribution): later public checks would show any change and so
+    reveal the blind result."""
+
+    visibility: ClassVar[str] = "gm"
+
+
 class ShockRolled(Roll, frozen=True, kw_only=True, tag="d20-world.shock_rolled"):
     """The 1d6 after receiving a wound ("Wounds"): ``shock`` iff ``die <= wound_total``."""
 
@@ -310,4 +320,5 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     ObjectiveFailed,
     HiddenConditionAdded,
     HiddenConditionEnded,
+    BlindCheckRolled,
 )

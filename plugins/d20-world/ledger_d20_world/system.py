@@ -21,6 +21,7 @@ from .appliers import Appliers
 from .events import (
     EVENT_TYPES,
     AttackResolved,
+    BlindCheckRolled,
     CheckRolled,
     ConditionAdded,
     ConditionEnded,
@@ -60,7 +61,7 @@ from .state import Band, Character, Condition, Options
 #: Events whose effect later public checks itemise (wound penalty, proficiency, jinx): they
 #: cannot be recorded blind (ruling R33).
 BLIND_REFUSED = (DamageTaken, AttackResolved, WoundHealed, ExperienceMarked, SkillIncreased,
-                 Rested)
+                 Rested, ShockRolled)
 GRANTED = "granted by The World"  # the advantage source of --advantage (ruling R3)
 IMPOSED = "imposed by The World"  # the disadvantage source of --disadvantage
 
@@ -125,6 +126,7 @@ class D20World(Appliers, RuleSystem):
     )
     sections = {  # the seed section each event type implements (shown by audits)
         "d20-world.check_rolled": "Core Rules: Checks; Natural 1 & 20",
+        "d20-world.blind_check_rolled": "Core Rules: Checks; Natural 1 & 20",
         "d20-world.shock_rolled": "Harm: Wounds",
         "d20-world.experience_marked": "Skills",
         "d20-world.skill_increased": "Skills; Learning Skills",
@@ -324,7 +326,10 @@ class D20World(Appliers, RuleSystem):
                 raise RuleError(f"a hidden modifier is 1 or more, not {size!r}")
             stand_in = Condition(name="hidden modifier", check_penalty=size, hidden=True)
             state = msgspec.structs.replace(state, conditions=(*state.conditions, stand_in))
-        return super().rederive(state, event, name=name)
+        derived = super().rederive(state, event, name=name)
+        if isinstance(event, BlindCheckRolled) and type(derived) is CheckRolled:
+            return BlindCheckRolled(**msgspec.structs.asdict(derived))  # ruling R34
+        return derived
 
     def _check_invocations(self, state: Character, invocations: list[TraitInvocation]) -> None:
         limit = self.options.max_trait_invocations_per_check
@@ -376,9 +381,11 @@ class D20World(Appliers, RuleSystem):
         A blind ``condition-added`` is a hidden condition (``hidden-condition-added``): its
         penalty counts in later public checks as one unexplained hidden modifier, never as
         "−N conditions"; it may not change capacity (what a character carries is never
-        secret). A blind ``condition-ended`` is ``hidden-condition-ended``. Harm, healing,
-        experience, increases and rests cannot be blind: later public checks itemise their
-        effect (wound penalty, proficiency, jinx). Everything else is kept as it is.
+        secret). A blind ``condition-ended`` is ``hidden-condition-ended``. A blind check is a
+        :class:`BlindCheckRolled`, which changes nothing on the sheet (ruling R34). Harm,
+        healing, experience, increases, rests and shock rolls cannot be blind: later public
+        checks itemise their effect (wound penalty, proficiency, jinx). Everything else is
+        kept as it is.
 
         :raises RuleError: a blind condition with a capacity change, or an event of the
             kinds above.
@@ -395,6 +402,8 @@ class D20World(Appliers, RuleSystem):
                                         ends_when=event.ends_when)
         if isinstance(event, ConditionEnded):
             return HiddenConditionEnded(character=event.character, condition=event.condition)
+        if type(event) is CheckRolled:
+            return BlindCheckRolled(**msgspec.structs.asdict(event))
         if isinstance(event, BLIND_REFUSED):
             name = event_tag(type(event)).split(".", 1)[1].replace("_", "-")
             raise RuleError(
