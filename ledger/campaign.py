@@ -709,20 +709,9 @@ class Campaign:
                 "next session starts)"
             )
         seed = self.store.get_secret(self.id, number, "downtime")
-        fix = (
-            "restore it from a GM backup (`campaign import BACKUP` into a new file) or close "
-            'it without it: `campaign session abandon --reason "..."`'
+        return _checked_seed(
+            seed, commitment, f"the downtime seed of session {number}", seq, "close it"
         )
-        if seed is None:
-            raise RuleError(
-                f"the downtime seed of session {number} is missing from the secrets table: {fix}"
-            )
-        if dicemod.commitment(seed) != commitment:
-            raise RuleError(
-                f"the downtime seed of session {number} in the secrets table does not match its "
-                f"commitment (seq {seq}): the table was changed; {fix}"
-            )
-        return seed
 
     def _commitment(self, number: int) -> tuple[int, str]:
         """``(seq, seed_commitment)`` of session ``number``'s ``session.started``.
@@ -743,21 +732,9 @@ class Campaign:
         """
         seed = self.store.get_secret(self.id, number)
         seq, commitment = self._commitment(number)
-        fix = (
-            "restore it from a GM backup (`campaign import BACKUP` into a new file) or close "
-            'the session without it: `campaign session abandon --reason "..."`'
+        return _checked_seed(
+            seed, commitment, f"the seed of session {number}", seq, "close the session"
         )
-        if seed is None:
-            raise RuleError(
-                f"the seed of session {number} is missing from the secrets table: {fix}"
-            )
-        if dicemod.commitment(seed) != commitment:
-            raise RuleError(
-                f"the seed of session {number} in the secrets table does not match its "
-                f"commitment (seq {seq}): the table was changed, and nothing drawn from it "
-                f"would verify; {fix}"
-            )
-        return seed
 
     def scene(self, which: str, title: str, *, actor: str, at: str) -> Recorded:
         """Append ``scene.started`` or ``scene.ended`` (``which`` is ``"start"``/``"end"``)."""
@@ -911,6 +888,27 @@ class Campaign:
     def rows(self, **filters: Any) -> Iterator[tuple[Any, ...]]:
         """Raw stored rows (tuples in :data:`ledger.store.COLUMNS` order)."""
         return self.store.rows(self.id, **filters)
+
+
+def _checked_seed(seed: bytes | None, commitment: str, whose: str, seq: int, close: str) -> bytes:
+    """``seed`` when its sha256 is ``commitment`` (made at ``seq``).
+
+    :raises RuleError: the seed is missing (``None``) or does not match; the message names
+        ``whose`` seed, a GM backup and ``campaign session abandon`` (``close`` says what it
+        closes).
+    """
+    fix = (
+        "restore it from a GM backup (`campaign import BACKUP` into a new file) or "
+        f'{close} without it: `campaign session abandon --reason "..."`'
+    )
+    if seed is None:
+        raise RuleError(f"{whose} is missing from the secrets table: {fix}")
+    if dicemod.commitment(seed) != commitment:
+        raise RuleError(
+            f"{whose} in the secrets table does not match its commitment (seq {seq}): the "
+            f"table was changed, and nothing drawn from it would verify; {fix}"
+        )
+    return seed
 
 
 __all__ = ["COLUMNS", "Campaign", "NotFound", "open_campaign", "slug"]
