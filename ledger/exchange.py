@@ -2,8 +2,10 @@
 
 One envelope a line, oldest first, each line a JSON object with ``seq``, ``campaign``,
 ``stream``, ``version``, ``type``, ``data``, ``recorded_at``, ``actor``, ``session``,
-``visibility``, ``prev_hash``, ``hash``. A player's export replaces a GM-only event's
-``data`` with ``null`` and adds ``"redacted": true``; its stored hashes still chain.
+``visibility``, ``prev_hash``, ``hash``. A player's export replaces a GM-only event by a
+stub of only what the chain needs: ``seq``, ``campaign``, ``prev_hash``, ``hash`` and
+``"redacted": true`` (no type, stream, session, version, actor or time); its stored hashes
+still chain. Stubs of older exports (the whole envelope, ``data`` null) still parse.
 """
 
 from __future__ import annotations
@@ -50,33 +52,67 @@ class ExportLine(msgspec.Struct, kw_only=True, omit_defaults=True):
     redacted: bool = False
 
 
+class StubLine(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A GM-only event in a player's export: only what the chain needs (``redacted`` true).
+
+    Its ``hash`` is taken as stored: the chain runs through it (the next ``prev_hash``), and
+    the GM's own export recomputes it from the event.
+    """
+
+    seq: Int64
+    campaign: Text
+    prev_hash: Hash
+    hash: Hash
+    redacted: bool = True
+
+
+#: One line of an export file.
+Line = ExportLine | StubLine
+
 _line_encoder = msgspec.json.Encoder()
 _line_decoder = msgspec.json.Decoder(ExportLine)
+_stub_decoder = msgspec.json.Decoder(StubLine)
 
 
 def export_lines(store: Store, campaign: str, *, as_gm: bool) -> Iterator[bytes]:
-    """The campaign's export, one encoded line (with ``\\n``) per event, streamed."""
+    """The campaign's export, one encoded line (with ``\\n``) per event, streamed; a
+    player's (``as_gm=False``) has a :class:`StubLine` for each GM-only event."""
+    encode = _line_encoder.encode
     for row in store.rows(campaign):
         values = dict(zip(COLUMNS, row, strict=True))
-        redacted = not as_gm and values["visibility"] == "gm"
-        values["data"] = msgspec.Raw(b"null" if redacted else values["data"].encode())
-        yield _line_encoder.encode(ExportLine(**values, redacted=redacted)) + b"\n"
+        if not as_gm and values["visibility"] == "gm":
+            stub = StubLine(
+                seq=values["seq"],
+                campaign=values["campaign"],
+                prev_hash=values["prev_hash"],
+                hash=values["hash"],
+            )
+            yield encode(stub) + b"\n"
+            continue
+        values["data"] = msgspec.Raw(values["data"].encode())
+        yield encode(ExportLine(**values)) + b"\n"
 
 
-def parse_lines(lines: Iterable[bytes]) -> list[ExportLine]:
-    """Parse an export file's lines.
+def parse_lines(lines: Iterable[bytes]) -> list[Line]:
+    """Parse an export file's lines (envelopes, and stubs of a player's export).
 
-    :raises RuleError: a line that is not an envelope, or nests JSON too deeply for the
-        parser (names the line number).
+    :raises RuleError: a line that is neither an envelope nor a stub, or nests JSON too
+        deeply for the parser (names the line number).
     """
-    parsed = []
+    parsed: list[Line] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             parsed.append(_line_decoder.decode(line))
         except msgspec.DecodeError as e:
-            raise RuleError(f"line {number} is not an exported event: {e}") from None
+            try:
+                stub = _stub_decoder.decode(line)
+            except (msgspec.DecodeError, RecursionError):
+                stub = None
+            if stub is None or not stub.redacted:
+                raise RuleError(f"line {number} is not an exported event: {e}") from None
+            parsed.append(stub)
         except RecursionError:
             raise RuleError(
                 f"line {number} nests JSON too deeply to be an exported event"
@@ -85,7 +121,7 @@ def parse_lines(lines: Iterable[bytes]) -> list[ExportLine]:
 
 
 def verify_export(
-    lines: list[ExportLine], *, receipt: tuple[int, str] | None = None
+    lines: list[Line], *, receipt: tuple[int, str] | None = None
 ) -> tuple[str | None, VerifyReport]:
     """Verify an export file, a GM's or a player's copy, as ``campaign verify FILE`` does.
 
@@ -107,7 +143,7 @@ def verify_export(
     rows = []
     for line in lines:
         values = msgspec.structs.asdict(line)
-        values["data"] = None if line.redacted else bytes(line.data)
+        values["data"] = None if isinstance(line, StubLine) or line.redacted else bytes(line.data)
         rows.append(values)
     report = verify_rows(
         iter(rows),
@@ -126,7 +162,7 @@ def _fits(event: Any, data: bytes) -> bool:
 
 
 def import_lines(
-    store: Store, lines: list[ExportLine], *, backup: BackupRecord | None = None
+    store: Store, given: list[Line], *, backup: BackupRecord | None = None
 ) -> tuple[str, int]:
     """Import one campaign's export (or a GM backup's events) into ``store``; all or nothing.
 
@@ -142,20 +178,23 @@ def import_lines(
     """
     from .campaign import ID_PATTERN, load_system
 
-    if not lines:
+    if not given:
         raise RuleError("the file holds no events")
-    campaigns = {line.campaign for line in lines}
+    campaigns = {line.campaign for line in given}
     if len(campaigns) > 1:
         raise RuleError(
             f"the file mixes campaigns ({', '.join(sorted(campaigns))}); import one at a time"
         )
-    campaign = lines[0].campaign
+    campaign = given[0].campaign
     if not ID_PATTERN.match(campaign):
         raise RuleError(
             f"campaign id {campaign[:80]!r} is not one this ledger makes "
             "(lower-case letters, digits, - or _)"
         )
-    if any(line.redacted or bytes(line.data) == b"null" for line in lines):
+    lines = [line for line in given if isinstance(line, ExportLine)]
+    if len(lines) < len(given) or any(
+        line.redacted or bytes(line.data) == b"null" for line in lines
+    ):
         raise RuleError(
             "this is a player's export (GM-only events are redacted), which cannot be restored: "
             "import a GM backup, made with `campaign backup FILE` on the GM's ledger"

@@ -5,7 +5,8 @@ outside verifier holding only the export would (DESIGN.md "Export format"):
 
 - ``seq`` runs 1, 2, 3, ... without gaps; each ``prev_hash`` is the previous ``hash``
   (64 zeros first); each ``hash`` is recomputed from the canonical envelope; each stream's
-  ``version`` runs 1, 2, 3, ...;
+  ``version`` runs 1, 2, 3, ... (in a player's copy a stream may skip as many versions as
+  the stubs before could hold, and an engine roll as many nonces);
 - sessions start once each, numbered 1, 2, 3, ..., never while another is open, and close
   once (``session.ended`` or ``session.abandoned``); each ``session.ended`` reveal hashes to
   its ``session.started`` commitment (:func:`_session_problem`);
@@ -101,7 +102,9 @@ class _Session:
 
     commitment: str
     seq: int = 0  # of the commitment
-    rolls: list[tuple[int, Any, Any, Any]] = field(default_factory=list)
+    stubs: int = 0  # stubs read before its last roll (or its commitment): a player's copy
+    # (seq, nonce, client_seed, draws, stubs read before the roll)
+    rolls: list[tuple[int, Any, Any, Any, int]] = field(default_factory=list)
     seed: bytes | None = None  # once revealed
     closed_at: int | None = None  # seq of the reveal (or abandonment)
     how: str = ""  # "ended", "abandoned" or "revealed"
@@ -132,6 +135,35 @@ class _Sessions:
                 report.open_commitments.append(("downtime", number, s.seq, s.commitment))
 
 
+def _version_problem(stream: str, version: Any, versions: dict[str, int], hidden: int) -> str | None:
+    """A stream's next version follows its last one, or skips at most as many as the
+    ``hidden`` stubs before it not yet counted could hold (a player's copy: stubs hide their
+    streams)."""
+    last = versions.get(stream, 0)
+    if type(version) is int and last + 1 <= version <= last + 1 + hidden:
+        return None
+    more = (
+        f" (or up to {last + 1 + hidden}: {hidden} GM-only events before it may be on its "
+        "stream)"
+        if hidden
+        else ""
+    )
+    return f"stream {stream!r} version {version} should be {last + 1}{more}"
+
+
+def _nonce_problem(nonce: Any, expected: int, hidden: int) -> str | None:
+    """A roll's nonce follows the one before (``expected``), or skips at most as many as the
+    ``hidden`` stubs between them could hold (blind rolls share the nonce sequence)."""
+    if type(nonce) is int and expected <= nonce <= expected + hidden:
+        return None
+    if hidden:
+        return (
+            f"engine roll has nonce {nonce}, expected {expected} (or up to "
+            f"{expected + hidden}: {hidden} GM-only events before it may be hidden rolls)"
+        )
+    return f"engine roll has nonce {nonce}, expected {expected}"
+
+
 def verify_rows(
     rows: Iterable[dict[str, Any]],
     *,
@@ -152,6 +184,7 @@ def verify_rows(
     prev = ZERO_HASH
     expected_seq = 1
     versions: dict[str, int] = {}
+    skipped = 0  # stream versions skipped so far (each explained by a stub before it)
     sessions = _Sessions()
     for row in rows:
         seq = row["seq"]
@@ -159,18 +192,18 @@ def verify_rows(
             return report.fail(expected_seq, f"seq {expected_seq} is missing (found {seq} next)")
         if row["prev_hash"] != prev:
             return report.fail(seq, "prev_hash does not match the previous event's hash")
-        stream = row["stream"]
-        versions[stream] = versions.get(stream, 0) + 1
-        if row["version"] != versions[stream]:
-            return report.fail(
-                seq, f"stream {stream!r} version {row['version']} should be {versions[stream]}"
-            )
         data = row["data"]
         if data is None:
             if not row.get("redacted"):
                 return report.fail(seq, "data is missing")
-            report.stubs += 1
+            report.stubs += 1  # a player's stub: its stream and version are not shown
         else:
+            stream = row["stream"]
+            bad_version = _version_problem(stream, row["version"], versions, report.stubs - skipped)
+            if bad_version:
+                return report.fail(seq, bad_version)
+            skipped += row["version"] - versions.get(stream, 0) - 1
+            versions[stream] = row["version"]
             try:
                 envelope = Envelope(
                     seq=seq,
@@ -339,7 +372,7 @@ def _session_problem(
         commitment = payload["seed_commitment"]
         if not isinstance(commitment, str):
             return seq, f"session {number}'s seed_commitment is not text"
-        sessions.sessions[number] = _Session(commitment, seq=seq)
+        sessions.sessions[number] = _Session(commitment, seq=seq, stubs=report.stubs)
         sessions.open = sessions.last = number
         return None
     session = sessions.sessions.get(number)
@@ -373,16 +406,19 @@ def _reveal_problem(
         return seq, f"{what}'s seed_reveal is not hex"
     if hashlib.sha256(seed).hexdigest() != session.commitment:
         return seq, f"{what}'s revealed seed does not match its commitment"
-    for i, (roll_seq, nonce, client_seed, draws) in enumerate(session.rolls, start=first_nonce):
-        if nonce != i:
-            return roll_seq, f"engine roll has nonce {nonce}, expected {i}"
+    expected, stubs = first_nonce, session.stubs
+    for roll_seq, nonce, client_seed, draws, stubs_before in session.rolls:
+        bad = _nonce_problem(nonce, expected, stubs_before - stubs)
+        if bad:
+            return roll_seq, bad
         bad = _draws_problem(
-            seed, row["campaign"], number, i, client_seed, draws, scheme=scheme
+            seed, row["campaign"], number, nonce, client_seed, draws, scheme=scheme
         )
         if bad:
             return roll_seq, f"engine roll of {what} (seed revealed at seq {seq}): {bad}"
         report.engine_rolls += 1
-    session.seed, session.next_nonce = seed, first_nonce + len(session.rolls)
+        expected, stubs = nonce + 1, stubs_before
+    session.seed, session.next_nonce, session.stubs = seed, expected, stubs
     session.rolls = []
     return None
 
@@ -414,7 +450,13 @@ def _engine_roll_problem(
             "no engine roll may come from a revealed seed"
         )
     session.rolls.append(
-        (seq, payload.get("nonce"), payload.get("client_seed") or "", payload.get("draws"))
+        (
+            seq,
+            payload.get("nonce"),
+            payload.get("client_seed") or "",
+            payload.get("draws"),
+            report.stubs,
+        )
     )
     return None
 
@@ -440,7 +482,7 @@ def _downtime_problem(
         commitment = payload["seed_commitment"]
         if not isinstance(commitment, str):
             return seq, f"the downtime seed_commitment of session {number} is not text"
-        sessions.downtime[number] = _Session(commitment, seq=seq)
+        sessions.downtime[number] = _Session(commitment, seq=seq, stubs=report.stubs)
         return None
     if downtime is None or downtime.closed_at is not None:
         return seq, f"{type_}: the downtime seed of session {number} is not committed and open"

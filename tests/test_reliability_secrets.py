@@ -107,15 +107,21 @@ def test_player_views_hide_gm_events(dbs, tmp_path, ops):
             assert result.exit_code == 0, (args, result.output)
         for value in hidden:
             assert value not in result.output, (args, value)
-        if args[0] != "export":  # the export keeps a hash-only stub, its type visible
-            assert "toy.secret_noted" not in result.output, args
+        assert "toy.secret_noted" not in result.output, args  # a stub keeps no type (#13)
     log = json.loads(invoke(db, "--as", "player", "log", "--json").output)
     assert not {e["seq"] for e in log} & set(blind)
     for character, count in public.items():  # state derived from blind rolls is hidden too
         sheet = json.loads(invoke(db, "--as", "player", "sheet", character, "--json").output)
         assert sheet["rolls"] == count and "secret" not in sheet
     export = [json.loads(x) for x in invoke(db, "export").output.splitlines()]
-    assert all(x["data"] is None for x in export if x["visibility"] == "gm")
+    stubs = [x for x in export if x.get("redacted")]
+    assert all(set(x) == {"seq", "campaign", "prev_hash", "hash", "redacted"} for x in stubs)
+    assert all("visibility" in x and x["visibility"] == "public" for x in export if x not in stubs)
+    # and the project's own verifier accepts the player's copy, stubs and all (#13)
+    from ledger.exchange import parse_lines, verify_export
+
+    report = verify_export(parse_lines(invoke(db, "export").stdout_bytes.splitlines()))[1]
+    assert report.ok and report.stubs == len(stubs), report.problem
 
 
 @SETTINGS
@@ -159,16 +165,21 @@ def test_redacted_stub_does_not_reveal_small_secrets(dbs, tmp_path):
     db = dbs()
     build(db, tmp_path, [("secret", "bob", 1000042)])
     stub = next(
-        json.loads(x)
-        for x in invoke(db, "export").output.splitlines()
-        if json.loads(x)["visibility"] == "gm"
+        json.loads(x) for x in invoke(db, "export").output.splitlines() if '"redacted"' in x
     )
     import msgspec
 
     from ledger.codec import canonical_envelope
     from ledger.events import Envelope
 
-    fields = {k: v for k, v in stub.items() if k not in ("hash", "redacted", "data")}
+    # the stub shows only seq, campaign and hashes: grant the player every other envelope
+    # field (from the GM's copy), so only the salted data is left to guess
+    gm = next(
+        json.loads(x)
+        for x in invoke(db, "--as", "gm", "export").output.splitlines()
+        if json.loads(x)["seq"] == stub["seq"]
+    )
+    fields = {k: v for k, v in gm.items() if k not in ("hash", "data")}
     for guess in range(10**6, 10**6 + 100):  # a player's brute force over plausible values
         data = f'{{"character":"bob","type":"toy.secret_noted","value":{guess}}}'.encode()
         envelope = Envelope(**fields, data=msgspec.Raw(data))

@@ -517,7 +517,7 @@ def test_a_blind_roll_cannot_be_recomputed_from_the_players_copy(
     text = player_file.read_text()
     assert not any(b["data"]["client_seed"] in text for b in blind)
     # everything the player holds: the revealed seed, the nonces, the public client seeds
-    seed = bytes.fromhex(next(line for line in player if line["type"] == "session.ended")[
+    seed = bytes.fromhex(next(line for line in player if line.get("type") == "session.ended")[
         "data"]["seed_reveal"])
     public = {line["data"]["client_seed"] for line in player
               if (line.get("data") or {}).get("source") == "engine"}

@@ -498,8 +498,8 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
 def export_(app: App, output: str | None) -> None:
     """Export the campaign as NDJSON, one event a line, oldest first.
 
-    The default view is --as player: GM-only events become hash-only stubs (data null,
-    "redacted": true) and the chain still verifies. Use `campaign --as gm export` for a
+    The default view is --as player: a GM-only event becomes a stub of only what the chain
+    needs (seq, campaign, prev_hash, hash, "redacted": true) and the chain still verifies. Use `campaign --as gm export` for a
     full backup that `campaign import` can restore.
     """
     from ..exchange import export_lines

@@ -86,8 +86,15 @@ def test_favour_is_hidden_from_players_everywhere(table, tmp_path):
     assert "favour_changed" not in player_log and "tithe" not in player_log
     assert "tithe" in table.ok("log", who="gm").output
     export = table.ok("export", who="player").output
-    stubs = [json.loads(line) for line in export.splitlines() if "favour_changed" in line]
-    assert len(stubs) == 1 and stubs[0]["data"] is None and stubs[0]["redacted"] is True
+    assert "favour" not in export and "tithe" not in export  # not even the type (#13)
+    stubs = [json.loads(line) for line in export.splitlines() if '"redacted"' in line]
+    assert len(stubs) == 1
+    assert set(stubs[0]) == {"seq", "campaign", "prev_hash", "hash", "redacted"}
+    gm_export = [json.loads(line) for line in table.ok("export", who="gm").output.splitlines()]
+    assert gm_export[stubs[0]["seq"] - 1]["type"] == "d20-world.favour_changed"
+    path = tmp_path / "player.ndjson"
+    path.write_text(export)
+    assert "OK: " in table.ok("verify", str(path), who="player").output
 
 
 def test_hidden_condition_leak_players_see_one_unexplained_hidden_modifier(table):
