@@ -548,13 +548,26 @@ def verify_store(
     *,
     receipt: tuple[int, str] | None = None,
     progress: Any = None,
+    integrity: bool = True,
 ) -> VerifyReport:
     """Verify one campaign of a :class:`ledger.store.Store` (and optionally a receipt).
 
     :param receipt: ``(seq, hash)`` from an earlier receipt: the log up to ``seq`` must be
         unchanged (the stored chain to ``seq`` verifies and ends in ``hash``).
     :param progress: ``fn(events)`` called every 1,000 events read (a progress bar).
+    :param integrity: first run SQLite's integrity check (:meth:`Store.integrity`); any
+        line but ``"ok"`` is a problem at seq 0 (the database, not an event).
     """
+    if integrity:
+        damage = store.integrity()
+        if damage != ["ok"]:
+            more = f" (and {len(damage) - 1} more)" if len(damage) > 1 else ""
+            return VerifyReport().fail(
+                0,
+                f"the database file is damaged: SQLite's integrity check says {damage[0]!r}"
+                f"{more}; an index may hide or misplace events: restore from a backup or "
+                "an export (`campaign import`)",
+            )
 
     def rows() -> Any:
         for i, r in enumerate(store.rows(campaign, upto=receipt[0] if receipt else None), 1):

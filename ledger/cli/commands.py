@@ -471,9 +471,8 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
         )
     if not report.ok:
         if not as_json:
-            click.echo(
-                f"error: verification failed at seq {report.bad_seq}: {report.problem}", err=True
-            )
+            where = f"at seq {report.bad_seq}" if report.bad_seq else "in the database file"
+            click.echo(f"error: verification failed {where}: {report.problem}", err=True)
         sys.exit(1)
     if not as_json:
         extra = f" (receipt {receipt.strip()} holds)" if receipt else ""
