@@ -799,7 +799,17 @@ class Campaign:
                         "client seed of its own, so players cannot recompute it"
                     )
                 source = self.engine_dice(blind_client_seed() if blind else client_seed)
-            event = self.system.resolve(state, request, source)
+            try:
+                event = self.system.resolve(state, request, source)
+            except dicemod.DiceError as e:
+                if not isinstance(source, dicemod.PhysicalDice) or not source.ran_short:
+                    raise
+                needed = dicemod.dice_needed(
+                    lambda dice: self.system.resolve(state, request, dice), source.faces
+                )
+                if needed is None:
+                    raise
+                raise dicemod.DiceError(f"this roll uses {needed}: {e}") from None
             source.finish()
             if (
                 faces is None

@@ -17,7 +17,7 @@ import hmac
 import json
 import secrets
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 SCHEME = "ledger-roll-v1"
@@ -142,6 +142,62 @@ class EngineDice(DiceSource):
         return out
 
 
+class CountingDice(DiceSource):
+    """The dice a roll asks for, counted: the entered faces first, then the lowest face of
+    every further die (``1``, Fudge ``0``). For the "how many dice" answer after too few
+    faces (:func:`dice_needed`); never a real roll.
+
+    :param faces: tokens as for :class:`PhysicalDice` (only their count matters here).
+    :param most: the count at which it stops (:class:`DiceError`), so a roll that keeps
+        asking cannot run for ever.
+    """
+
+    source = "physical"
+
+    def __init__(self, faces: Sequence[str], most: int = 1000) -> None:
+        super().__init__()
+        self.given = len(faces)
+        self.most = most
+        self.kinds: list[str] = []
+        self._fudge = False
+
+    def fudge(self, count: int = 1) -> list[int]:
+        self._fudge = True
+        try:
+            return super().fudge(count)
+        finally:
+            self._fudge = False
+
+    def _draw(self, sides: int) -> int:
+        if len(self.kinds) >= self.most:
+            raise DiceError(f"the roll asks for more than {self.most} dice")
+        self.kinds.append("dF" if self._fudge else f"d{sides}")
+        return 2 if self._fudge else 1  # dF's middle face (0): _draw gives 1..3 for dF
+
+
+def dice_needed(resolve: Callable[[DiceSource], Any], faces: Sequence[str]) -> str | None:
+    """How many dice a roll uses, in words (``"2 d20"``, ``"4 dF then 1 d6"``), worked out
+    by running ``resolve`` again with :class:`CountingDice`; ``None`` when that fails (the
+    count depends on faces not entered in a way the lowest faces do not show).
+
+    :param resolve: ``lambda dice: system.resolve(state, request, dice)``.
+    """
+    counter = CountingDice(faces)
+    try:
+        resolve(counter)
+    except Exception:  # the padded faces led somewhere the rules refuse: no count to give
+        return None
+    if len(counter.kinds) <= len(faces):
+        return None
+    runs: list[list[Any]] = []
+    for kind in counter.kinds:
+        if runs and runs[-1][1] == kind:
+            runs[-1][0] += 1
+        else:
+            runs.append([1, kind])
+    return " then ".join(f"{n} {kind}" for n, kind in runs)
+
+
 class PhysicalDice(DiceSource):
     """Faces entered by hand from real dice (``--dice``), checked against each die drawn.
 
@@ -159,6 +215,7 @@ class PhysicalDice(DiceSource):
         self.faces = list(faces)
         self._next = 0
         self._fudge = False
+        self.ran_short = False  # the roll asked for more dice than were entered
 
     def fudge(self, count: int = 1) -> list[int]:
         self._fudge = True
@@ -170,9 +227,10 @@ class PhysicalDice(DiceSource):
     def _draw(self, sides: int) -> int:
         position = self._next + 1
         if self._next >= len(self.faces):
+            self.ran_short = True
             raise DiceError(
-                f"the roll needs more dice than --dice gave ({len(self.faces)}); "
-                "enter every die the roll uses"
+                f"--dice gave {len(self.faces)} {'face' if len(self.faces) == 1 else 'faces'}, "
+                "too few: enter every die the roll uses"
             )
         token = self.faces[self._next].strip()
         self._next += 1

@@ -1,5 +1,6 @@
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -344,3 +345,24 @@ def test_odds_shows_means_as_numbers_and_probabilities_as_percentages(invoke):
     out = invoke("odds", "d20-world", "--proficiency", "2").output
     assert "expected_experience: 23/20 = 1.15" in out
     assert "good: 1/4 (25.0%)" in out
+
+
+def test_too_few_physical_dice_name_the_count_the_roll_uses(invoke, frozen, tmp_path):
+    # Seen: "a dice count error does not say how many dice the roll needs and why"
+    sheets = Path(__file__).resolve().parent.parent / "campaigns"
+    assert invoke("new", "vault", "--system", "d20-world").exit_code == 0
+    isa = sheets / "the-world" / "characters" / "isa.toml"
+    assert invoke("character", "add", "--sheet", str(isa)).exit_code == 0
+    before = invoke("--as", "gm", "log", "--json").output
+    result = invoke("roll", "isa", "Forage", "--time", "--disadvantage", "--dice", "12")
+    assert result.exit_code == 1
+    assert "this roll uses 2 d20: --dice gave 1 face, too few" in result.output
+    assert "disadvantage: imposed by The World; 2 d20, the lower is kept" in result.output
+    assert invoke("--as", "gm", "log", "--json").output == before
+    other = str(tmp_path / "casebook.db")
+    assert invoke("new", "casebook", "--system", "wyrd-engine", db=other).exit_code == 0
+    felix = sheets / "grand-casebook" / "characters" / "felix.toml"
+    assert invoke("character", "add", "--sheet", str(felix), db=other).exit_code == 0
+    result = invoke("roll", "felix", "crafts", "--dr", "fair", "--dice", "+-", db=other)
+    assert result.exit_code == 1
+    assert "this roll uses 4 dF: --dice gave 2 faces, too few" in result.output

@@ -88,7 +88,7 @@ def test_parse_faces(text, tokens):
         (["7"], 6, "cannot show 7"),
         (["0"], 6, "cannot show 0"),
         (["x"], 6, "enter a number"),
-        ([], 6, "needs more dice"),
+        ([], 6, "--dice gave 0 faces, too few"),
     ],
 )
 def test_physical_entry_refuses_impossible_faces(faces, sides, message):
@@ -119,3 +119,27 @@ def test_verify_draws_names_the_first_wrong_die():
 
 def test_commitment_is_sha256_of_seed():
     assert commitment(SEED) == hashlib.sha256(SEED).hexdigest()
+
+
+def test_dice_needed_counts_every_die_a_roll_asks_for():
+    from ledger.dice import dice_needed
+
+    def roll(dice):
+        dice.fudge(4)
+        dice.roll(1, 6)
+        return None
+
+    assert dice_needed(roll, ["+", "-"]) == "4 dF then 1 d6"
+    assert dice_needed(roll, ["+", "-", "0", "0", "3"]) is None  # nothing was missing
+
+    def refuses(dice):
+        dice.roll(2, 20)
+        raise ValueError("the rules refuse the padded faces")
+
+    assert dice_needed(refuses, ["3"]) is None
+
+    def forever(dice):
+        while True:
+            dice.d(6)
+
+    assert dice_needed(forever, []) is None  # stops at 1,000 dice

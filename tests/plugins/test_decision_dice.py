@@ -218,7 +218,7 @@ def test_physical_faces_must_be_d6_faces():
     system, state = make()
     with pytest.raises(DiceError, match="d6"):
         roll(system, state, "Might", "7 1", target="6")
-    with pytest.raises(DiceError, match="more dice"):
+    with pytest.raises(DiceError, match="too few"):
         roll(system, state, "Might", "3", target="6")
 
 

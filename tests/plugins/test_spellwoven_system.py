@@ -211,7 +211,7 @@ def test_physical_dice_must_fit_a_d10_and_the_count():
     system, state = make()
     with pytest.raises(DiceError, match="cannot show 11"):
         resolve(system, state, "Sprint", (1, 2, 11))
-    with pytest.raises(DiceError, match="more dice"):
+    with pytest.raises(DiceError, match="too few"):
         resolve(system, state, "Sprint", (1, 2), advantage=True)
     with pytest.raises(DiceError, match="remove the extra"):
         resolve(system, state, "Sprint", (1, 2, 3, 4))

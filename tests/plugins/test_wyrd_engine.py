@@ -471,7 +471,7 @@ def test_physical_dice_errors(wyrd: WyrdEngine) -> None:
     julian = make(wyrd, "julian")
     with pytest.raises(DiceError, match="Fudge die"):
         roll(wyrd, julian, "Notice", "7,0,0,0", dr="Fair")
-    with pytest.raises(DiceError, match="more dice"):
+    with pytest.raises(DiceError, match="too few"):
         roll(wyrd, julian, "Notice", "++0", dr="Fair")
     with pytest.raises(DiceError, match="extra faces"):
         roll(wyrd, julian, "Notice", "++00+", dr="Fair")

@@ -12,7 +12,17 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ledger import DiceSource, Event, Recorded, Roll, RollParam, RollRequest, RuleError, RuleSystem
+from ledger import (
+    DiceError,
+    DiceSource,
+    Event,
+    Recorded,
+    Roll,
+    RollParam,
+    RollRequest,
+    RuleError,
+    RuleSystem,
+)
 from ledger.events import event_tag
 
 from . import describe as describing
@@ -264,7 +274,17 @@ class D20World(Appliers, RuleSystem):
             # refuse early (nothing drawn) if the contribution is impossible
             contribute(state.objectives[i], skill=skill.name, band="good",
                        distinct_skills=self.options.objective_distinct_skills == "enforce")
-        faces = dice.roll(dice_count(mode), 20)
+        try:
+            faces = dice.roll(dice_count(mode), 20)
+        except DiceError as e:  # say why the count is what it is ("Checks", step 2)
+            if mode == "normal":
+                raise
+            why = "advantage" if mode == "advantage" else "disadvantage"
+            keep = "higher" if mode == "advantage" else "lower"
+            sources = advantages if mode == "advantage" else disadvantages
+            raise DiceError(
+                f"{e} ({why}: {', '.join(sources)}; 2 d20, the {keep} is kept)"
+            ) from None
         kept = kept_die(faces, mode)
         total = kept + skill.proficiency - wound_pen - cond_pen - jinx_pen - hidden
         band = band_of(total)
