@@ -62,6 +62,12 @@ class NotFound(RuleError):
     """A campaign, character or event that does not exist (with suggestions)."""
 
 
+class AutomaticResult(RuleError):
+    """A roll the rules settle without dice (:meth:`RuleSystem.automatic`), refused because
+    it was not accepted up front (``Campaign.roll(..., automatic_ok=False)``); nothing
+    was written. ``str()`` is the rule system's sentence."""
+
+
 def slug(text: str) -> str:
     """A lower-case id from a name's first word: ``"Julian Hargrave"`` → ``"julian"``,
     ``"Élodie Brun"`` → ``"elodie"`` (accents dropped; ``"character"`` when nothing is left)."""
@@ -767,10 +773,15 @@ class Campaign:
         faces: str | None,
         client_seed: str = "",
         blind: bool = False,
+        automatic_ok: bool = True,
         actor: str,
         at: str,
     ) -> Recorded:
         """Resolve and append one roll (engine dice unless ``faces`` are given).
+
+        :param automatic_ok: write a result the rules give without rolling
+            (:meth:`RuleSystem.automatic`); ``False`` refuses it with
+            :class:`AutomaticResult`, so the caller can show it and ask first.
 
         A GM-only (``blind``) engine roll draws with a secret client seed,
         ``"blind:" + secrets.token_hex(16)``, kept in its GM-only payload: a player who learns
@@ -778,6 +789,7 @@ class Campaign:
         (BRIEF spec 2, #13). It takes the session's next nonce like any engine roll.
 
         :raises RuleError: the rules refuse the roll; ``client_seed`` on a blind roll.
+        :raises AutomaticResult: an automatic result with ``automatic_ok`` false.
         :raises DiceError: bad faces.
         """
         with self.store.transaction():
@@ -811,6 +823,10 @@ class Campaign:
                     raise
                 raise dicemod.DiceError(f"this roll uses {needed}: {e}") from None
             source.finish()
+            if not automatic_ok:
+                automatic = self.system.automatic(event)
+                if automatic:
+                    raise AutomaticResult(automatic)
             if (
                 faces is None
                 and not blind

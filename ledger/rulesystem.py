@@ -321,6 +321,16 @@ class RuleSystem(abc.ABC):
         """The seed section an event implements (``sections``), for ``campaign audit``."""
         return self.sections.get(event_tag(type(event)))
 
+    def automatic(self, event: Roll) -> str | None:
+        """A sentence when ``event`` is a result the rules give without rolling (an
+        automatic failure or success), else ``None`` (the default). ``campaign roll`` shows
+        it and asks before writing such a result, unless ``--auto`` says so up front.
+
+        Example (d20-world): ``"no check is made: Isa Marrow has none of time, tools or
+        skill, so the rules give an automatic failure"``.
+        """
+        return None
+
     def npc_sheet(self, name: str, skills: dict[str, int]) -> dict[str, Any]:
         """The sheet of a quick non-player character (``campaign npc add NAME --skill
         X=N``), in the form :meth:`create_sheet` checks by the system's rules for NPCs.

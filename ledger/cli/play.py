@@ -213,6 +213,13 @@ def roll_output(app: App, rec: Any) -> dict[str, Any]:
 )
 @click.option("--client-seed", default="", help="Text a player offers to mix into an engine roll.")
 @click.option("--blind", is_flag=True, help="A blind GM roll: GM-only, hidden from players.")
+@click.option(
+    "--auto",
+    "automatic_ok",
+    is_flag=True,
+    help="Record a result the rules give without rolling (an automatic failure or success) "
+    "without asking; off a terminal such a roll is refused without it.",
+)
 @json_option
 @pass_app
 def roll(
@@ -222,6 +229,7 @@ def roll(
     faces: str | None,
     client_seed: str,
     blind: bool,
+    automatic_ok: bool,
     as_json: bool,
     **params: Any,
 ) -> None:
@@ -229,18 +237,33 @@ def roll(
 
     Options below marked [system] apply to campaigns of that rule system.
     """
+    from ..campaign import AutomaticResult
+
     campaign = app.campaign
     given = pick_params(campaign.system, "roll_params", params)
-    rec = campaign.roll(
-        character_name,
-        skill,
-        given,
-        faces=faces,
-        client_seed=client_seed,
-        blind=blind,
-        actor=app.actor,
-        at=now(),
-    )
+
+    def record(automatic_ok: bool) -> Any:
+        return campaign.roll(
+            character_name,
+            skill,
+            given,
+            faces=faces,
+            client_seed=client_seed,
+            blind=blind,
+            automatic_ok=automatic_ok,
+            actor=app.actor,
+            at=now(),
+        )
+
+    try:
+        rec = record(automatic_ok)
+    except AutomaticResult as e:  # no silent surprises: show it, and ask (#15)
+        from . import table
+
+        if not table._interactive():
+            raise click.ClickException(f"{e}: add --auto to record it") from None
+        click.confirm(f"{str(e)[0].upper()}{str(e)[1:]}. Record it?", abort=True)
+        rec = record(True)
     if as_json:
         echo_json(roll_output(app, rec))
     else:

@@ -70,7 +70,7 @@ def test_help_gives_advantage_and_engine_rolls_draw_two_d20(table):
 
 
 def test_automatic_success_rolls_no_dice(table):
-    out = table.json("roll", "isa", "Lockpicking", "--time", "--tools")
+    out = table.json("roll", "isa", "Lockpicking", "--time", "--tools", "--auto")
     assert (out["gate"], out["outcome"], out["dice"], out["experience"]) == (
         "auto_success", "good", [], 0)
 
@@ -256,3 +256,29 @@ def test_example_campaign_builds(tmp_path):
     assert next(s for s in isa["skills"] if s["name"] == "Swim")["experience"] == 2
     assert next(b for b in isa["bonds"] if b["name"] == "the Guild")["favor"] == -1
     assert bram["jinx"] == 1  # miscast (1), rest (0), automatic cast (1)
+
+
+def test_an_automatic_result_is_shown_and_needs_auto_or_a_yes(table, monkeypatch):
+    # Seen: `roll isa forage` silently recorded "no check, auto fail" for good
+    from ledger.cli import table as table_commands
+
+    before = table("log", "--json").output
+    result = table("roll", "isa", "Lockpicking", "--time", "--tools")
+    assert result.exit_code == 1
+    assert (
+        "no check is made: isa's Lockpicking has time, tools and skill, so the rules give an "
+        "automatic success: add --auto to record it"
+    ) in result.output
+    assert table("log", "--json").output == before  # nothing written
+    monkeypatch.setattr(table_commands, "_interactive", lambda: True)
+    result = table.runner.invoke(
+        cli, ["--db", table.db, "roll", "isa", "Lockpicking", "--time", "--tools"], input="n\n"
+    )
+    assert result.exit_code == 1 and "automatic success. Record it?" in result.output
+    assert table("log", "--json").output == before
+    result = table.runner.invoke(
+        cli, ["--db", table.db, "roll", "isa", "Lockpicking", "--time", "--tools"], input="y\n"
+    )
+    assert result.exit_code == 0 and "no check, auto success" in result.output
+    out = table.json("roll", "isa", "Lockpicking", "--time", "--tools", "--auto")
+    assert out["gate"] == "auto_success"

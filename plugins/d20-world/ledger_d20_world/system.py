@@ -298,6 +298,25 @@ class D20World(Appliers, RuleSystem):
             miscast=spell and band != "good", objective=objective, **dice.fields(),
         )
 
+    def automatic(self, event: Roll) -> str | None:
+        """A check settled without a roll ("Checks": none of time, tools or skill is an
+        automatic failure, all three an automatic success; ruling R1 for one factor
+        without help): the sentence ``campaign roll`` shows before writing it."""
+        if not isinstance(event, CheckRolled) or event.gate not in ("auto_fail", "auto_success"):
+            return None
+        factors = [n for n, has in (("time", event.time), ("tools", event.tools),
+                                    ("skill", event.has_skill)) if has]  # fmt: skip
+        has = (
+            " and ".join([", ".join(factors[:-1]), factors[-1]] if len(factors) > 1 else factors)
+            or "none of time, tools or skill"
+        )
+        result = "failure" if event.gate == "auto_fail" else "success"
+        alone = " and no help" if event.gate == "auto_fail" and factors else ""
+        return (
+            f"no check is made: {event.character}'s {event.skill} has {has}{alone}, so the "
+            f"rules give an automatic {result}"
+        )
+
     def request_of(self, event: Roll) -> RollRequest:
         """The request :meth:`resolve` turned into ``event``, read from its input fields only.
 
