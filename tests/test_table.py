@@ -121,3 +121,15 @@ def test_damage_that_changes_nothing_is_refused(casebook):
     assert result.exit_code == 2
     assert "changes nothing" in result.output
     assert log(casebook) == before
+
+
+def test_scene_end_and_session_end_say_what_cleared(casebook):
+    # Seen: `scene end` printed only "Scene ended (seq 51)." although stress cleared
+    invoke = casebook
+    assert invoke("session", "start").exit_code == 0
+    assert invoke("damage", "felix", "2").exit_code == 0
+    out = invoke("scene", "end").output
+    assert out.startswith("Scene ended (seq 5).\nFelix Cavendish:\n")
+    assert "stress.marked: 2 → 0" in out
+    assert invoke("scene", "end").output == "Scene ended (seq 6).\n"  # nothing changed: no more
+    assert "Felix Cavendish:" not in invoke("session", "end").output

@@ -284,6 +284,7 @@ def session_end(app: App, as_json: bool) -> None:
     """Close the open session: reveal its seed, commit the downtime seed (advancement dice
     draw from it) and print a receipt to keep."""
     campaign = app.campaign
+    before = sheets(app) if not as_json else {}
     rec = campaign.end_session(actor=app.actor, at=now())
     downtime = campaign.record(rec.seq + 1)  # the same batch: downtime.committed
     receipt = f"{downtime.seq}:{downtime.hash}"
@@ -303,6 +304,7 @@ def session_end(app: App, as_json: bool) -> None:
         click.echo(f"Seed revealed: {rec.data.seed_reveal}")
         click.echo(f"Downtime seed commitment (advancement dice): {commitment}")
         click.echo(f"Receipt: {receipt}")
+        echo_changes(campaign, before, sheets(app))
 
 
 @session.command("abandon")
@@ -384,9 +386,39 @@ def scene_start(app: App, title: str) -> None:
 @click.argument("title", required=False, default="")
 @pass_app
 def scene_end(app: App, title: str) -> None:
-    """Close the scene: stress, once-per-scene abilities and boons reset."""
-    rec = app.campaign.scene("end", title, actor=app.actor, at=now())
+    """Close the scene: stress, once-per-scene abilities and boons reset; says what changed
+    on each sheet."""
+    campaign = app.campaign
+    before = sheets(app)
+    rec = campaign.scene("end", title, actor=app.actor, at=now())
     click.echo(f"Scene ended (seq {rec.seq}).")
+    echo_changes(campaign, before, sheets(app))
+
+
+def sheets(app: App) -> dict[str, dict[str, Any]]:
+    """Every character's sheet now, in the command's view (``{id: sheet_view}``)."""
+    campaign = app.campaign
+    as_gm = app.as_gm()
+    return {
+        cid: campaign.system.sheet_view(campaign.state_of(cid, as_gm=as_gm), as_gm=as_gm)
+        for cid in campaign.characters()
+    }
+
+
+def echo_changes(
+    campaign: Any, before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]
+) -> None:
+    """Print what changed on each sheet between ``before`` and ``after`` (one block per
+    character that changed; nothing when nothing did)."""
+    from .play import sheet_changes
+
+    names = campaign.characters()
+    for cid, sheet in after.items():
+        changes = sheet_changes(before.get(cid, {}), sheet)
+        if changes:
+            click.echo(f"{names.get(cid, cid)}:")
+            for field, old, new in changes:
+                click.echo(f"  {field}: {old} → {new}")
 
 
 @cli.command()
