@@ -349,3 +349,12 @@ def test_slow_work_shows_a_spinner_on_a_terminal_only(monkeypatch):
     with spinner("Drawing odds.png…"):
         pass
     assert piped.getvalue() == ""
+
+
+def test_wyrd_odds_plot_without_a_skill_draws_the_family(invoke, tmp_path):
+    # Seen: `odds wyrd-engine --plot x.png` without --skill refused instead of drawing
+    chart = tmp_path / "family.png"
+    result = invoke("odds", "wyrd-engine", "--plot", str(chart))
+    assert result.exit_code == 0, result.output
+    assert chart.stat().st_size > 10_000
+    assert "Expert/Great (+3):" in result.output

@@ -580,9 +580,23 @@ def test_contest_odds_are_symmetric_at_equal_ratings(wyrd: WyrdEngine) -> None:
     assert bands["tie"] == Fraction(1107, 6561)
 
 
-def test_odds_need_a_skill(wyrd: WyrdEngine) -> None:
+def test_odds_without_a_skill_give_the_family_of_the_books_table(wyrd: WyrdEngine) -> None:
+    # Seen (#15): `odds wyrd-engine --plot x.png` without --skill refused instead of drawing
+    family = wyrd.odds({})["success_by_skill"]
+    assert list(family) == [
+        "Untrained/Average (+0)", "Novice/Fair (+1)", "Skilled/Good (+2)", "Expert/Great (+3)",
+    ]  # fmt: skip
+    for rating, row in enumerate(family.values()):  # each row is that skill's own ladder
+        assert row == {
+            f"{item['name']} ({item['dr']:+d})": item["success"]
+            for item in wyrd.odds({"skill": rating})["ladder"]
+        }
+    assert family["Skilled/Good (+2)"]["Difficult (+2)"] == "50/81"  # P(4dF >= 0)
+    assert wyrd.odds({"dr": "good"})["success_by_skill"]["Expert/Great (+3)"] == {
+        "Difficult (+2)": "22/27"
+    }
     with pytest.raises(RuleError, match="--skill"):
-        wyrd.odds({})
+        wyrd.odds({"vs": 2})
 
 
 def test_advance_gives_nothing(wyrd: WyrdEngine) -> None:

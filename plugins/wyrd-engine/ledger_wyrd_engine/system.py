@@ -28,7 +28,7 @@ from ledger.dice import PhysicalDice
 
 from . import events as ev
 from .appliers import Appliers, find_boon, find_trait
-from .ladder import BAND_LABELS, DR_NAMES, dr_label, dr_ladder, level_name, parse_dr, signed
+from .ladder import BAND_LABELS, DR_NAMES, SKILL_LEVELS, dr_label, dr_ladder, level_name, parse_dr, signed
 from .mechanics import (
     TRAIT_BONUS,
     attack_result,
@@ -482,15 +482,21 @@ class WyrdEngine(Appliers, RuleSystem):
         and the attack hit chance; with ``dr``, that DR; otherwise every DR of the ladder.
         Fractions are ``"n/d"`` strings.
 
-        :raises RuleError: no ``skill``, both ``dr`` and ``vs``, or an unknown DR name.
+        Without ``skill``, the family: P(success) by DR for each skill level of the book's
+        table ("Success probability per skill level": Untrained +0 to Expert +3).
+
+        :raises RuleError: ``vs`` without ``skill``, both ``dr`` and ``vs``, or an unknown
+            DR name.
         """
         skill = params.get("skill")
-        if skill is None:
-            raise RuleError("give --skill N (the modifier added to 4dF, e.g. --skill 2)")
         if params.get("dr") is not None and params.get("vs") is not None:
             raise RuleError("give either --dr or --vs, not both")
         comparison = self.opts.dr_comparison
         margins = tuple(self.opts.minor_cost_margins)
+        if skill is None:
+            if params.get("vs") is not None:
+                raise RuleError("a contest needs --skill N (the roller's modifier) with --vs")
+            return self._family(params.get("dr"), comparison, margins)
         out: dict[str, Any] = {"system": self.id, "skill": skill, "dice": "4dF",
                                "comparison": comparison}  # fmt: skip
         if params.get("vs") is not None:
@@ -511,6 +517,24 @@ class WyrdEngine(Appliers, RuleSystem):
             return out
         out["ladder"] = ladder_odds(skill, comparison, margins)
         return out
+
+
+    def _family(
+        self, dr_text: Any, comparison: str, margins: tuple[int, ...]
+    ) -> dict[str, Any]:
+        """``odds`` without ``--skill``: ``{"skills": {"Expert/Great (+3)": {DR name:
+        P(success)}}}`` for every skill level (000_60e07241544698f0.txt, "Difficulty Levels",
+        table "Success probability per skill level"), one DR when ``dr_text`` names one."""
+        wanted = parse_dr(dr_text, comparison)[0] if dr_text is not None else None
+        family: dict[str, dict[str, str]] = {}
+        for name, rating, alias in SKILL_LEVELS:
+            row = {}
+            for item in ladder_odds(rating, comparison, margins):
+                if wanted is None or item["dr"] == wanted:
+                    row[f"{item['name']} ({signed(item['dr'])})"] = item["success"]
+            family[f"{name}/{alias} ({signed(rating)})"] = row
+        return {"system": self.id, "dice": "4dF", "comparison": comparison,
+                "success_by_skill": family}  # fmt: skip
 
 
 def _trait_view(trait: Trait) -> dict[str, Any]:
