@@ -93,6 +93,8 @@ class Table:
                 self.secrets.add(roll["client_seed"])
         elif kind == "hidden":
             who, name, penalty, blind = op[1:]
+            if name in self.hidden[who]:  # the rules refuse a second condition of one name
+                return
             if blind:  # the blind condition-added path (ruling R33)
                 self.ok("record", "condition-added", "--character", who, "--condition", name,
                         "--check-penalty", str(penalty), "--ends-when", f"{name} ends",
@@ -182,6 +184,7 @@ def player_outputs(t: Table, sessions: int) -> dict[str, str]:
 @example(ops=[("xp", "isa"), ("blind roll", "isa", 2), ("roll", "isa", 10)])
 # the #13 "Seen": a blind condition, then a public check
 @example(ops=[("hidden", "isa", "Zq1234567", 3, True), ("roll", "isa", 14)])
+@example(ops=[("hidden", "isa", "Zq1000000", 1, False), ("hidden", "isa", "Zq1000000", 1, False)])
 def test_no_player_output_holds_a_gm_only_value(new_table, ops):
     with freeze_time("2026-03-01 19:00:00", tick=True):
         t = new_table()

@@ -28,7 +28,16 @@ from ledger.dice import PhysicalDice
 
 from . import events as ev
 from .appliers import Appliers, find_boon, find_trait
-from .ladder import BAND_LABELS, DR_NAMES, SKILL_LEVELS, dr_label, dr_ladder, level_name, parse_dr, signed
+from .ladder import (
+    BAND_LABELS,
+    DR_NAMES,
+    SKILL_LEVELS,
+    dr_label,
+    dr_ladder,
+    level_name,
+    parse_dr,
+    signed,
+)
 from .mechanics import (
     TRAIT_BONUS,
     attack_result,
