@@ -142,62 +142,6 @@ class EngineDice(DiceSource):
         return out
 
 
-class CountingDice(DiceSource):
-    """The dice a roll asks for, counted: the entered faces first, then the lowest face of
-    every further die (``1``, Fudge ``0``). For the "how many dice" answer after too few
-    faces (:func:`dice_needed`); never a real roll.
-
-    :param faces: tokens as for :class:`PhysicalDice` (only their count matters here).
-    :param most: the count at which it stops (:class:`DiceError`), so a roll that keeps
-        asking cannot run for ever.
-    """
-
-    source = "physical"
-
-    def __init__(self, faces: Sequence[str], most: int = 1000) -> None:
-        super().__init__()
-        self.given = len(faces)
-        self.most = most
-        self.kinds: list[str] = []
-        self._fudge = False
-
-    def fudge(self, count: int = 1) -> list[int]:
-        self._fudge = True
-        try:
-            return super().fudge(count)
-        finally:
-            self._fudge = False
-
-    def _draw(self, sides: int) -> int:
-        if len(self.kinds) >= self.most:
-            raise DiceError(f"the roll asks for more than {self.most} dice")
-        self.kinds.append("dF" if self._fudge else f"d{sides}")
-        return 2 if self._fudge else 1  # dF's middle face (0): _draw gives 1..3 for dF
-
-
-def dice_needed(resolve: Callable[[DiceSource], Any], faces: Sequence[str]) -> str | None:
-    """How many dice a roll uses, in words (``"2 d20"``, ``"4 dF then 1 d6"``), worked out
-    by running ``resolve`` again with :class:`CountingDice`; ``None`` when that fails (the
-    count depends on faces not entered in a way the lowest faces do not show).
-
-    :param resolve: ``lambda dice: system.resolve(state, request, dice)``.
-    """
-    counter = CountingDice(faces)
-    try:
-        resolve(counter)
-    except Exception:  # the padded faces led somewhere the rules refuse: no count to give
-        return None
-    if len(counter.kinds) <= len(faces):
-        return None
-    runs: list[list[Any]] = []
-    for kind in counter.kinds:
-        if runs and runs[-1][1] == kind:
-            runs[-1][0] += 1
-        else:
-            runs.append([1, kind])
-    return " then ".join(f"{n} {kind}" for n, kind in runs)
-
-
 class PhysicalDice(DiceSource):
     """Faces entered by hand from real dice (``--dice``), checked against each die drawn.
 
@@ -254,6 +198,54 @@ class PhysicalDice(DiceSource):
                 f"--dice gave {len(self.faces)} faces but the roll uses {self._next}; "
                 "remove the extra faces"
             )
+
+
+class CountingDice(PhysicalDice):
+    """The dice a roll asks for, counted: the entered faces are not read, every die
+    answers its lowest face (``1``, Fudge ``0``). For the "how many dice" answer after too
+    few faces (:func:`dice_needed`); never a real roll.
+
+    :param faces: tokens as for :class:`PhysicalDice` (only their count matters here).
+    :param most: the count at which it stops (:class:`DiceError`), so a roll that keeps
+        asking cannot run for ever.
+    """
+
+    def __init__(self, faces: Sequence[str], most: int = 1000) -> None:
+        super().__init__(faces)
+        self.most = most
+        self.kinds: list[str] = []
+
+    def _draw(self, sides: int) -> int:
+        if len(self.kinds) >= self.most:
+            raise DiceError(f"the roll asks for more than {self.most} dice")
+        self.kinds.append("dF" if self._fudge else f"d{sides}")
+        return 2 if self._fudge else 1  # dF's middle face (0): _draw gives 1..3 for dF
+
+    def finish(self) -> None:
+        """Nothing to check: the faces were only counted."""
+
+
+def dice_needed(resolve: Callable[[DiceSource], Any], faces: Sequence[str]) -> str | None:
+    """How many dice a roll uses, in words (``"2 d20"``, ``"4 dF then 1 d6"``), worked out
+    by running ``resolve`` again with :class:`CountingDice`; ``None`` when that fails (the
+    count depends on faces not entered in a way the lowest faces do not show).
+
+    :param resolve: ``lambda dice: system.resolve(state, request, dice)``.
+    """
+    counter = CountingDice(faces)
+    try:
+        resolve(counter)
+    except Exception:  # the padded faces led somewhere the rules refuse: no count to give
+        return None
+    if len(counter.kinds) <= len(faces):
+        return None
+    runs: list[list[Any]] = []
+    for kind in counter.kinds:
+        if runs and runs[-1][1] == kind:
+            runs[-1][0] += 1
+        else:
+            runs.append([1, kind])
+    return " then ".join(f"{n} {kind}" for n, kind in runs)
 
 
 class ReplayDice(DiceSource):
