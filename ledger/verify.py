@@ -342,17 +342,26 @@ def _timeline_problem(
         return seq, f"malformed {type_} data: {type(e).__name__} {e}"
 
 
+def _number_problem(row: dict[str, Any], payload: dict[str, Any]) -> tuple[int, str] | None:
+    """A session or downtime event's ``number`` is an integer and the session it is filed
+    under (``(seq, problem)``, else ``None``)."""
+    seq, type_, number = row["seq"], row["type"], payload["number"]
+    if type(number) is not int:
+        return seq, f"{type_}'s number must be an integer, not {number!r}"
+    if row["session"] != number:
+        return seq, f"{type_} of session {number} is filed under session {row['session']!r}"
+    return None
+
+
 def _session_problem(
     row: dict[str, Any], payload: dict[str, Any], sessions: _Sessions, report: VerifyReport
 ) -> tuple[int, str] | None:
     """Sessions start once each, in order (1, 2, 3, ...), never nest, close once; a reveal
     matches its commitment and verifies the session's engine rolls."""
-    seq, type_ = row["seq"], row["type"]
-    number = payload["number"]
-    if type(number) is not int:
-        return seq, f"{type_}'s number must be an integer, not {number!r}"
-    if row["session"] != number:
-        return seq, f"{type_} of session {number} is filed under session {row['session']!r}"
+    problem = _number_problem(row, payload)
+    if problem:
+        return problem
+    seq, type_, number = row["seq"], row["type"], payload["number"]
     if type_ == "session.started":
         if number in sessions.sessions:
             return seq, (
@@ -466,12 +475,10 @@ def _downtime_problem(
 ) -> tuple[int, str] | None:
     """A downtime seed is committed once, after its session closed; revealed (matching its
     commitment, verifying the rolls drawn from it, nonces from 1) or abandoned once."""
-    seq, type_ = row["seq"], row["type"]
-    number = payload["number"]
-    if type(number) is not int:
-        return seq, f"{type_}'s number must be an integer, not {number!r}"
-    if row["session"] != number:
-        return seq, f"{type_} of session {number} is filed under session {row['session']!r}"
+    problem = _number_problem(row, payload)
+    if problem:
+        return problem
+    seq, type_, number = row["seq"], row["type"], payload["number"]
     downtime = sessions.downtime.get(number)
     if type_ == "downtime.committed":
         session = sessions.sessions.get(number)

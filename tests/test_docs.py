@@ -51,6 +51,17 @@ def test_every_command_has_a_docstring(path):
     assert command.help and len(command.help.strip()) > 10
 
 
+def run_recipe(tmp_path: Path, export: Path, tail: str) -> str:
+    """Run docs/events.md's two Python recipes (chain check, engine-dice ``faces``) and then
+    ``tail`` on ``export``, as an outside script would; returns what it printed."""
+    blocks = re.findall(r"```python\n(.*?)```", (DOCS / "events.md").read_text(), re.S)
+    script = tmp_path / "check.py"
+    script.write_text(blocks[0] + "\n" + blocks[1] + tail)
+    return subprocess.run(
+        [sys.executable, str(script), str(export)], capture_output=True, text=True, check=True
+    ).stdout
+
+
 def test_export_check_snippets_run_on_a_real_export(toy_campaign, tmp_path):
     invoke = toy_campaign
     invoke("session", "start")
@@ -59,22 +70,12 @@ def test_export_check_snippets_run_on_a_real_export(toy_campaign, tmp_path):
     invoke("session", "end")
     export = tmp_path / "player.ndjson"
     export.write_text(invoke("export").output)
-    blocks = re.findall(r"```python\n(.*?)```", (DOCS / "events.md").read_text(), re.S)
-    script = tmp_path / "check.py"
-    script.write_text(
-        blocks[0]
-        + "\n"
-        + blocks[1]
-        + """
+    out = run_recipe(tmp_path, export, """
 ended = [json.loads(l) for l in open(sys.argv[1]) if '"session.ended"' in l][0]
 roll = [json.loads(l) for l in open(sys.argv[1]) if '"source":"engine"' in l][0]["data"]
 seed = bytes.fromhex(ended["data"]["seed_reveal"])
 print(faces(seed, "toybox", 1, roll["nonce"], roll["client_seed"], roll["draws"]) == roll["draws"])
-"""
-    )
-    out = subprocess.run(
-        [sys.executable, str(script), str(export)], capture_output=True, text=True, check=True
-    ).stdout
+""")
     assert "chain OK" in out and out.strip().endswith("True")
     assert rolled["draws"]
 
@@ -87,13 +88,7 @@ def test_the_downtime_recipe_recomputes_advancement_rolls(toy_campaign, tmp_path
     assert invoke("advance", "--session", "1").exit_code == 0
     export = tmp_path / "player.ndjson"
     export.write_text(invoke("export").output)
-    blocks = re.findall(r"```python\n(.*?)```", (DOCS / "events.md").read_text(), re.S)
-    script = tmp_path / "check.py"
-    script.write_text(
-        blocks[0]
-        + "\n"
-        + blocks[1]
-        + """
+    out = run_recipe(tmp_path, export, """
 events = [json.loads(l) for l in open(sys.argv[1])]
 revealed = [e["data"] for e in events if e["type"] == "downtime.revealed"][0]
 rolls = [e for e in events if (e["data"] or {}).get("scheme") == "ledger-downtime-v1"]
@@ -102,9 +97,5 @@ for e in rolls:
     r = e["data"]
     print(faces(seed, "toybox", e["session"], r["nonce"], r["client_seed"], r["draws"],
                 scheme="ledger-downtime-v1") == r["draws"], r["nonce"])
-"""
-    )
-    out = subprocess.run(
-        [sys.executable, str(script), str(export)], capture_output=True, text=True, check=True
-    ).stdout
+""")
     assert "chain OK" in out and out.strip().splitlines()[1:] == ["True 1"]
