@@ -36,6 +36,7 @@ import cases  # noqa: E402
 import workload  # noqa: E402
 
 Results = dict[str, list[float]]
+AT = "2026-03-01T21:00:00.000000Z"
 
 
 def rounds(n: int, named: dict[str, Callable[[], float]]) -> Results:
@@ -380,6 +381,121 @@ def bench_rss(ledger_db: Path) -> dict[str, Any]:
     return {"peak_rss_mb": round(after / 1024, 1), "before_replay_mb": round(before / 1024, 1)}
 
 
+class _Undo(Exception):
+    """Raised inside a transaction to roll back a measured write."""
+
+
+def bench_reads(ledger_db: Path, reps: int, small_db: Path | None = None) -> dict[str, Any]:
+    """8. Every read path of issue 19 on the big ledger, after snapshots exist: in process
+    (open, read, render nothing) and as a whole ``campaign`` process; and one ``roll`` (in a
+    transaction rolled back, so the ledger is unchanged) on the big ledger and a small one."""
+    from ledger.advancement import preview
+    from ledger.audit import audit
+    from ledger.campaign import SESSION_TYPES, open_campaign
+    from ledger.recap import build_recap
+    from ledger.store import Store
+
+    print(f"reads on {ledger_db.name}, {reps} rounds")
+    store = Store(str(ledger_db))
+    camp = open_campaign(store, workload.CAMPAIGN)
+    head = store.head(workload.CAMPAIGN).seq
+    last = camp.last_session()
+    chars = [s["id"] for s in workload.character_sheets()]
+    t = time.perf_counter()
+    for who in chars:  # snapshots in both views, as the reads before these would leave
+        for as_gm in (True, False):
+            camp.state_of(who, as_gm=as_gm)
+    prime = time.perf_counter() - t
+    mid = last // 2
+    stamp = next(iter(camp.records(session=mid))).recorded_at
+    roll_seq = next(r.seq for r in camp.records(session=mid) if r.type.endswith("check_rolled"))
+    store.conn.close()
+
+    def opened() -> Any:
+        return open_campaign(Store(str(ledger_db)), workload.CAMPAIGN)
+
+    def timed(read: Callable[[Any], Any]) -> Callable[[], float]:
+        def run() -> float:
+            c = opened()
+            t = time.perf_counter()
+            read(c)
+            took = time.perf_counter() - t
+            c.store.conn.close()
+            return took
+
+        return run
+
+    def roll_on(db: Path) -> Callable[[], float]:
+        def run() -> float:
+            c = open_campaign(Store(str(db)), workload.CAMPAIGN)
+            t = time.perf_counter()
+            try:
+                with c.store.transaction():
+                    c.roll("isa", "Lockpicking", {"time": True}, faces="16", actor="gm", at=AT)
+                    raise _Undo
+            except _Undo:
+                pass
+            took = time.perf_counter() - t
+            c.store.conn.close()
+            return took
+
+        return run
+
+    named: dict[str, Callable[[], float]] = {
+        "sheet --as-of session:N": timed(
+            lambda c: c.state_of("isa", upto=c.resolve_as_of(f"session:{mid}"))
+        ),
+        "sheet --as-of TIME": timed(lambda c: c.state_of("isa", upto=c.resolve_as_of(stamp))),
+        "session list": timed(lambda c: list(c.records(types=[*SESSION_TYPES]))),
+        "log --session N": timed(lambda c: list(c.records(as_gm=False, session=mid))),
+        "log --character (its last 1,000)": timed(
+            lambda c: list(c.records(as_gm=False, stream="isa", after=head - 6000))
+        ),
+        "recap --session N": timed(lambda c: build_recap(c, mid, as_gm=False)),
+        "advance --dry-run": timed(lambda c: preview(c, mid, {})),
+        "roll (big ledger)": roll_on(ledger_db),
+    }
+    if small_db is not None:
+        named["roll (small ledger)"] = roll_on(small_db)
+    res = rounds(reps, named)
+    exe = campaign_exe()
+    procs: dict[str, float] = {}
+    commands = {
+        "sheet --as-of session:N": ["sheet", "isa", "--as-of", f"session:{mid}", "--json"],
+        "log --session N": ["log", "--session", str(mid), "--json"],
+        "recap --session N": ["recap", "--session", str(mid), "--format", "md"],
+        "session list": ["session", "list", "--json"],
+        "advance --dry-run": ["advance", "--session", str(mid), "--dry-run", "--json"],
+    }
+    for label, args in commands.items():
+        times = []
+        for _ in range(3):
+            t = time.perf_counter()
+            subprocess.run(
+                [exe, "--db", str(ledger_db), *args], check=True, stdout=subprocess.DEVNULL
+            )
+            times.append(time.perf_counter() - t)
+        procs[label] = round(1000 * statistics.median(times), 1)
+    # audit re-verifies the hash chain from the first event to the roll: O(seq) by design
+    t = time.perf_counter()
+    c = opened()
+    audit(c, roll_seq, as_gm=False)
+    c.store.conn.close()
+    audit_ms = round(1000 * (time.perf_counter() - t), 1)
+    out: dict[str, Any] = {
+        "events": head,
+        "sessions": last,
+        "prime_seconds": round(prime, 1),
+        "in_process_ms_median": {k: round(1000 * med(res, k), 2) for k in res},
+        "process_ms_median": procs,
+        "audit_at_mid_campaign_ms": audit_ms,
+    }
+    if small_db is not None:
+        big_small = 1 / speed(res, "roll (big ledger)", "roll (small ledger)")
+        out["roll_big_over_small"] = round(big_small, 2)
+    return out
+
+
 def machine() -> dict[str, Any]:
     import msgspec
 
@@ -427,7 +543,22 @@ def main(argv: list[str] | None = None) -> int:
         metavar="EVENTS",
         help="only case 7 (sheet after an early correction) on a ledger of EVENTS events",
     )
+    parser.add_argument(
+        "--reads-only",
+        type=Path,
+        metavar="LEDGER",
+        help="only case 8 (every read path) on an existing bench ledger (bench/workload.py)",
+    )
     args = parser.parse_args(argv)
+    if args.reads_only:
+        with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as work:
+            small = Path(work) / "small.db"
+            cases.ledger_store_append(str(small), cases.batches(1_000))
+            found = bench_reads(args.reads_only, max(args.rounds, 5), small)
+        print(json.dumps(found, indent=2))
+        if args.json:
+            args.json.write_text(json.dumps(found, indent=2) + "\n")
+        return 0
     if args.correction_only:
         with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as work:
             found = bench_correction(Path(work), args.correction_only, max(args.rounds, 5) * 4)
@@ -455,6 +586,9 @@ def main(argv: list[str] | None = None) -> int:
         assert last_db is not None
         report["durable"] = bench_durable(tmp, 50 if args.quick else 200, reps)
         report["as_of"] = bench_as_of(last_db, 10 if args.quick else 20, reps)
+        small = tmp / "small.db"
+        cases.ledger_store_append(str(small), cases.batches(1_000))
+        report["reads"] = bench_reads(last_db, reps, small)
         report["correction"] = bench_correction(tmp, 20_000 if args.quick else 300_000, 4 * reps)
         report["cli"] = bench_cli(tmp, reps, 3)
         report["shell"] = bench_shell(

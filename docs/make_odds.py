@@ -4,8 +4,8 @@
     uv run python docs/make_odds.py --check   # exit 1 if docs/odds.md is stale (CI)
 
 Every number comes from the installed rule systems' own ``odds`` (the same code as
-``campaign odds``), through :mod:`ledger.charts`; the fairness example runs
-:mod:`ledger.fairness` on fixed, seeded dice. Nothing depends on the clock or on chance, so
+``campaign odds``), through each system's ``odds_series`` and ``draw_odds`` (the same chart
+as ``--plot``); the fairness example runs :mod:`ledger.fairness` on fixed, seeded dice. Nothing depends on the clock or on chance, so
 the output is the same on every run. ``--check`` only builds the Markdown (fast, no
 drawing) and checks that every chart it embeds exists.
 """
@@ -33,8 +33,9 @@ IMG = DOCS / "img"
 # (system id, chart params, file, caption)
 CHARTS: list[tuple[str, dict[str, Any], str, str]] = [
     ("wyrd-engine", {"skill": 0}, "odds-wyrd-engine.png", "The Wyrd Engine, untrained (skill +0)"),
-    ("decision-dice", {}, "odds-decision-dice.png", "Decision dice, STAT 0"),
-    ("d20-world", {}, "odds-d20-world.png", "d20 World, no penalties"),
+    ("decision-dice", {"stat": 0}, "odds-decision-dice.png", "Decision dice, STAT 0"),
+    ("decision-dice", {}, "odds-decision-dice-family.png", "Decision dice, every STAT"),
+    ("d20-world", {"proficiency": 0}, "odds-d20-world.png", "d20 World, no penalties"),
     ("terran-engine", {"effect": "1d"}, "odds-terran-engine.png", "The Terran Engine"),
     ("spellwoven", {}, "odds-spellwoven.png", "Spellwoven, 3d10"),
 ]
@@ -71,7 +72,7 @@ def image(file: str, caption: str) -> str:
 
 
 def wyrd() -> str:
-    data = charts.wyrd_series(system("wyrd-engine"), {"skill": 0})
+    data = system("wyrd-engine").odds_series({"skill": 0})
     ladders = data["ladders"]
     rows = []
     for i, (dr, name, _, _) in enumerate(ladders[0]):
@@ -98,7 +99,7 @@ def wyrd() -> str:
 
 
 def decision() -> str:
-    data = charts.decision_series(system("decision-dice"), {})
+    data = system("decision-dice").odds_series({"stat": 0})
     modes = data["modes"]
     targets = sorted(modes["normal"]["targets"])
     rows = []
@@ -108,6 +109,13 @@ def decision() -> str:
         label = f"{t}" + (f" ({data['scale'][t]})" if t in data["scale"] else "")
         rows.append([label] + [both(modes[m]["targets"][t]) for m in modes])
     head = ["target"] + [f"{modes[m]['dice']} ({m})" for m in modes]
+    by_stat = system("decision-dice").odds({})["success_by_stat"]
+    rungs = [r for r in next(iter(by_stat.values())) if "beyond" not in r]
+    family_table = table(
+        ["2d6 + STAT"] + [r.replace('"', "") for r in rungs],
+        [[row.removeprefix("STAT ")] + [both(Fraction(cells[r])) for r in rungs]
+         for row, cells in by_stat.items()],
+    )  # fmt: skip
     return "\n\n".join(
         [
             "## Decision dice: success by target, with advantage and disadvantage",
@@ -119,12 +127,18 @@ def decision() -> str:
             "Chance to meet each target with STAT 0 (add your STAT and modifiers to the dice, "
             "or give `--stat`/`--modifier` to `campaign odds decision-dice`):",
             table(head, rows),
+            "Without `--stat`, `campaign odds decision-dice` gives the family: the chance at "
+            "each rung of the difficulty scale for every STAT from 0 to 10 (the campaign's "
+            "`stat_min`..`stat_max`), and `--plot` draws it per mode (`--target N` keeps one "
+            "target):",
+            image("odds-decision-dice-family.png", "Decision dice: success by STAT"),
+            family_table,
         ]
     )
 
 
 def d20() -> str:
-    data = charts.d20_series(system("d20-world"), {}, top=10)
+    data = system("d20-world").odds_series({})
     modes = data["modes"]
     rows = []
     for p in range(0, 11):
@@ -143,12 +157,15 @@ def d20() -> str:
             "bad · messy · good by proficiency − penalties (exact fractions: "
             "`campaign odds d20-world --proficiency N --json`):",
             table(["modifier", "normal", "advantage", "disadvantage"], rows),
+            "Without `--proficiency`, `campaign odds d20-world [--penalty N] [--advantage]` "
+            "gives this family (proficiency +0 to +10, with the expected experience) and "
+            "`--plot` draws it with every bar's chance of a good result on top.",
         ]
     )
 
 
 def terran() -> str:
-    data = charts.terran_series(system("terran-engine"), {"effect": "1d"})
+    data = system("terran-engine").odds_series({"effect": "1d"})
     rows = [
         [str(n)] + [both(b[k]) for k in ("fail", "mixed", "success")]
         for n, b in data["bands"].items()
@@ -162,12 +179,16 @@ def terran() -> str:
             "explode.",
             image("odds-terran-engine.png", "The Terran Engine odds"),
             table(["dice", "fail", "mixed", "success"], rows),
+            "This table is what `campaign odds terran-engine` gives without options. With "
+            "`--threshold T` (Roll Advancement, T = Ego_max + HP_max) or `--rating R` (Skill "
+            "Development, 3 × R) but no `--spend`, it gives the chance for each Experience "
+            "spent until success is 99% sure, and `--plot` adds those curves.",
         ]
     )
 
 
 def spellwoven() -> str:
-    data = charts.spellwoven_series(system("spellwoven"), {})
+    data = system("spellwoven").odds_series({})
     rows = []
     for s, v in sorted(data["by_skill"].items()):
         al = v["at_least"]
@@ -188,6 +209,10 @@ def spellwoven() -> str:
             "Chance of at least k successes (exact fractions: "
             "`campaign odds spellwoven --skill N --json`):",
             table(["Skill", "≥ 1", "≥ 2", "≥ 3", "≥ 4", "mean"], rows),
+            "This is the family `campaign odds spellwoven` gives without `--skill`; with "
+            "`--difficulty D` (or `--target A`, the Attribute: D = A − 1) it lists the chance "
+            "to pass that difficulty at every Skill Level, and `--plot` draws its curve "
+            "thicker.",
         ]
     )
 

@@ -1,24 +1,111 @@
 """Campaign Ledger: an event-sourced campaign engine with rule-system plugins.
 
-The public API for plugin authors is re-exported here.
+The public API for plugin authors (docs/plugin-guide.md, "Public API"): everything a rule
+system, a plugin command or a listener needs is importable from ``ledger``; chart helpers
+from :mod:`ledger.charts`, test helpers from :mod:`ledger.testing`. A plugin imports nothing
+else from ``ledger`` (tests/test_public_api.py holds the bundled plugins to it).
+
+The helpers for plugin commands (``App``, ``pass_app``, ``echo_json``, ``json_option``,
+``now``, ``describe``) and ``Campaign`` are imported on first use, so that ``import ledger``
+stays lean: use them inside a command's body (or ``register_commands``), not at a plugin
+module's top level.
 """
 
-from .dice import DiceError, DiceSource, ReplayDice
-from .events import Event, Recorded, Roll
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .dice import DiceError, DiceSource, EngineDice, PhysicalDice, ReplayDice, parse_faces
+from .events import (
+    CampaignCreated,
+    CharacterCreated,
+    ContestOpposed,
+    Corrected,
+    Event,
+    NoteAdded,
+    Recorded,
+    Roll,
+    SceneEnded,
+    SceneStarted,
+    SessionAbandoned,
+    SessionEnded,
+    SessionStarted,
+    event_tag,
+)
 from .hookspecs import hookimpl
-from .rulesystem import RollParam, RollRequest, RuleError, RuleSystem, applies
+from .projection import applying_seq
+from .rulesystem import Opponent, RollParam, RollRequest, RuleError, RuleSystem, applies
+from .sheets import Line, Section, Sheet, Table, Track
+
+if TYPE_CHECKING:
+    from .campaign import Campaign
+    from .cli import App, echo_json, json_option, now, pass_app
+    from .cli.play import describe
+
+#: ``{name: module}`` of the names imported on first use (PEP 562).
+_LAZY = {
+    "App": "ledger.cli",
+    "pass_app": "ledger.cli",
+    "echo_json": "ledger.cli",
+    "json_option": "ledger.cli",
+    "now": "ledger.cli",
+    "describe": "ledger.cli.play",
+    "Campaign": "ledger.campaign",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ledger' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
-    "DiceError",
-    "DiceSource",
-    "ReplayDice",
-    "Event",
-    "Recorded",
-    "Roll",
+    # rule systems
+    "RuleSystem",
     "RollParam",
     "RollRequest",
+    "Opponent",
     "RuleError",
-    "RuleSystem",
     "applies",
+    # sheets (RuleSystem.sheet_layout)
+    "Sheet",
+    "Section",
+    "Line",
+    "Track",
+    "Table",
+    "ContestOpposed",
+    "applying_seq",
     "hookimpl",
+    # events
+    "Event",
+    "Roll",
+    "Recorded",
+    "event_tag",
+    "CampaignCreated",
+    "CharacterCreated",
+    "SessionStarted",
+    "SessionEnded",
+    "SessionAbandoned",
+    "SceneStarted",
+    "SceneEnded",
+    "NoteAdded",
+    "Corrected",
+    # dice sources
+    "DiceSource",
+    "DiceError",
+    "EngineDice",
+    "PhysicalDice",
+    "ReplayDice",
+    "parse_faces",
+    # plugin commands and listeners (imported on first use)
+    "App",
+    "Campaign",
+    "pass_app",
+    "echo_json",
+    "json_option",
+    "now",
+    "describe",
 ]

@@ -49,9 +49,7 @@ def session_events(campaign: Campaign, number: int) -> list[Recorded]:
     corrections = campaign.corrections()
     projector = campaign.projector()
     out = []
-    for row in campaign.rows():
-        if row[8] != number:
-            continue
+    for row in campaign.rows(session=number):
         event = projector.decode_row(row, corrections)
         if event is not None:
             out.append(to_recorded(row, event))
@@ -111,7 +109,7 @@ def plan(
         drew[0] = True
         return source
 
-    states = campaign.states()
+    states = {cid: campaign.state_of(cid) for cid in campaign.characters()}
     return list(campaign.system.advance(states, number, events, dice, choices)), drew[0]
 
 

@@ -26,7 +26,7 @@ from .campaign import NotFound
 from .dice import DOWNTIME_SCHEME, SCHEME, verify_draws
 from .events import Roll
 from .results import NOT_FOLLOWING, result_problem
-from .rulesystem import RuleError
+from .rulesystem import Opponent, RuleError
 from .verify import verify_store
 
 if TYPE_CHECKING:
@@ -113,9 +113,21 @@ def result_of(campaign: Campaign, rec: Any, *, as_gm: bool) -> str | None:
         state = campaign.state_of(rec.stream, upto=rec.seq - 1, as_gm=as_gm, save_snapshots=False)
     except NotFound:
         return f"a roll of {rec.stream!r}, who was not a character before it"
-    name = campaign.characters().get(rec.stream, "")
+    names = campaign.characters()
+    name = names.get(rec.stream, "")
+    opponent = None
+    oid = campaign.system.opponent_of(rec.data)
+    if oid is not None:
+        try:
+            opponent = Opponent(
+                oid,
+                name=names.get(oid, ""),
+                state=campaign.state_of(oid, upto=rec.seq - 1, as_gm=as_gm, save_snapshots=False),
+            )
+        except NotFound:
+            return f"a roll against {oid!r}, who was not a character before it"
     try:
-        return result_problem(campaign.system, state, rec.data, name=name)
+        return result_problem(campaign.system, state, rec.data, name=name, opponent=opponent)
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as e:
         return f"the rules cannot re-derive it: {type(e).__name__} {e}"
 

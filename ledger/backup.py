@@ -27,8 +27,8 @@ from typing import Annotated, Any
 
 import msgspec
 
+from .eventstore import EventStore
 from .rulesystem import RuleError
-from .store import Store
 
 BACKUP_KEY = "campaign_ledger_backup"
 BACKUP_VERSION = 1
@@ -57,7 +57,7 @@ _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(BackupRecord)
 
 
-def backup_lines(store: Store, campaign: str) -> Iterator[bytes]:
+def backup_lines(store: EventStore, campaign: str) -> Iterator[bytes]:
     """The campaign's backup, line by line (call inside a transaction, so the secrets and
     the events are read at one moment)."""
     from .exchange import export_lines

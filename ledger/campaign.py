@@ -21,6 +21,7 @@ from .events import (
     CAMPAIGN_STREAM,
     CampaignCreated,
     CharacterCreated,
+    ContestOpposed,
     Corrected,
     DowntimeAbandoned,
     DowntimeCommitted,
@@ -36,19 +37,20 @@ from .events import (
     event_tag,
     stream_of,
 )
-from .plugins import rule_system, rule_systems
+from .eventstore import COLUMNS, EventStore, Pending
+from .plugins import notify_appended, rule_system, rule_systems
 from .projection import (
     SNAPSHOT_EVERY,
     Corrections,
     Projector,
+    applying,
     decode_state,
     encode_state,
     iter_recorded,
     load_corrections,
     to_recorded,
 )
-from .rulesystem import RollRequest, RuleError, RuleSystem
-from .store import COLUMNS, Pending, Store
+from .rulesystem import Opponent, RollRequest, RuleError, RuleSystem
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 #: The events that open and close a session.
@@ -86,7 +88,7 @@ def blind_client_seed() -> str:
     return "blind:" + secrets.token_hex(16)
 
 
-def open_campaign(store: Store, campaign: str | None = None) -> Campaign:
+def open_campaign(store: EventStore, campaign: str | None = None) -> Campaign:
     """The named campaign, or the only one in the file.
 
     :raises NotFound: no campaign, several and none named, or an unknown name.
@@ -137,7 +139,7 @@ class Campaign:
     :param created: the campaign's ``campaign.created`` payload.
     """
 
-    def __init__(self, store: Store, created: CampaignCreated) -> None:
+    def __init__(self, store: EventStore, created: CampaignCreated) -> None:
         self.store = store
         self.id = created.id
         self.created = created
@@ -152,7 +154,7 @@ class Campaign:
     @classmethod
     def create(
         cls,
-        store: Store,
+        store: EventStore,
         campaign_id: str,
         *,
         system: str,
@@ -184,13 +186,22 @@ class Campaign:
         with store.transaction():
             if store.head(campaign_id).seq:
                 raise RuleError(f"campaign {campaign_id!r} already exists in this ledger")
-            store.append(campaign_id, [Pending(created)], actor=actor, recorded_at=at, session=None)
-        return cls(store, created)
+            rows = store.append(
+                campaign_id, [Pending(created)], actor=actor, recorded_at=at, session=None
+            )
+            campaign = cls(store, created)
+            campaign._report([to_recorded(rows[0], created)])
+        return campaign
+
+    def _report(self, records: list[Recorded]) -> None:
+        """Hand ``records`` to the ``event_appended`` listeners once the transaction that
+        wrote them commits (never if it rolls back; :meth:`ledger.store.Store.after_commit`)."""
+        self.store.after_commit(lambda: notify_appended(self, records))
 
     # --- reading -------------------------------------------------------------------------
 
     def records(self, *, as_gm: bool = True, **filters: Any) -> Iterator[Recorded]:
-        """Stored events (corrections not applied), oldest first; filters as Store.rows."""
+        """Stored events (corrections not applied), oldest first; filters as EventStore.rows."""
         return iter_recorded(self.store, self.id, self.codec, as_gm=as_gm, **filters)
 
     def record(self, seq: int) -> Recorded:
@@ -265,11 +276,11 @@ class Campaign:
             return min(int(text), head)
         if text.startswith("session:") and text[8:].isdigit() and len(text) <= 26:
             number = int(text[8:])
-            for seq, data in self.store.rows(
-                self.id, types=[*SESSION_TYPES], columns="seq, data"
+            closed = ["session.ended", "session.abandoned"]
+            for seq, data in self.store.rows(  # the session's own rows (events_session_seq)
+                self.id, session=number, types=closed, columns="seq, data"
             ):
-                payload = msgspec.json.decode(data)
-                if payload["number"] == number and payload["type"] != "session.started":
+                if msgspec.json.decode(data)["number"] == number:
                     return int(seq)
             if number == self.current_session():
                 return head
@@ -290,10 +301,7 @@ class Campaign:
             raise RuleError(
                 f"--as-of {as_of!r} is outside the years 1 to 9999 in UTC: give an earlier time"
             ) from None
-        row = self.store.conn.execute(
-            "select max(seq) from events where campaign = ? and recorded_at <= ?", (self.id, stamp)
-        ).fetchone()
-        return int(row[0] or 0)
+        return self.store.last_seq_at(self.id, stamp)
 
     def projector(self) -> Projector:
         """A fresh projector for this campaign."""
@@ -340,9 +348,11 @@ class Campaign:
             states[character] = snap.state
         pending: list[tuple[int, bytes]] = []
         counter = [0]
+        last = [0]
 
         def on_step(seq: int, st: dict[str, Any]) -> None:
             counter[0] += 1
+            last[0] = seq
             if counter[0] % SNAPSHOT_EVERY == 0 and character in st:
                 pending.append((seq, encode_state(st[character])))
 
@@ -355,6 +365,10 @@ class Campaign:
         )
         if character not in states:
             raise NotFound(f"character {character!r} did not exist at seq {upto}")
+        if save_snapshots and counter[0] % SNAPSHOT_EVERY >= max(1, SNAPSHOT_EVERY // 5):
+            # where this read ended, so the next read of this moment (the next roll's, a
+            # recap's) folds a few events, not up to SNAPSHOT_EVERY again (#19)
+            pending.append((last[0], encode_state(states[character])))
         if pending:
             with self.store.transaction():
                 for seq, blob in pending:
@@ -404,10 +418,11 @@ class Campaign:
         with self.store.transaction():
             self.check_kinds(events)
             head = self.store.head(self.id)
+            self.check_contests(events, head.seq + 1)
             if self._cache_head != (head.hash, self.store.rollbacks):
                 # another writer appended, or a transaction rolled back: start again
                 self._cache, self._cache_head = {}, None
-            states = self.validate(events, cached=self._cache)
+            states = self.validate(events, cached=self._cache, first_seq=head.seq + 1)
             rows = self.store.append(
                 self.id,
                 [Pending(e, visibility) for e in events],
@@ -421,7 +436,23 @@ class Campaign:
             else:
                 self._cache.update(states)
                 self._cache_head = (rows[-1][11] if rows else head.hash, self.store.rollbacks)
-        return [to_recorded(r, e) for r, e in zip(rows, events, strict=True)]
+            records = [to_recorded(r, e) for r, e in zip(rows, events, strict=True)]
+            self._report(records)
+        return records
+
+    def head_state(self, character: str) -> Any:
+        """``character``'s state at the head (GM view), kept for the next append's
+        validation: a roll folds its character once, not once to resolve and again to
+        validate (#19). Refreshed when the head moved or a transaction rolled back.
+
+        :raises NotFound: no such character.
+        """
+        key = (self.store.head(self.id).hash, self.store.rollbacks)
+        if self._cache_head != key:
+            self._cache, self._cache_head = {}, key
+        if character not in self._cache:
+            self._cache[character] = self.state_of(character)
+        return self._cache[character]
 
     # states at the head after this object's own last append (GM view), so a long-lived
     # writer validates a batch without replaying. Keyed by the head's hash (not its seq:
@@ -486,18 +517,61 @@ class Campaign:
                     )
                 open_ = None
 
+    def check_contests(self, events: Sequence[Event], first_seq: int) -> None:
+        """Refuse a ``contest.opposed`` that is not the other side of the roll just before it
+        in the same batch (``first_seq``: the seq the batch's first event will take), and a
+        roll against a character on the ledger without it (#16).
+
+        :raises RuleError: the first such event (nothing written).
+        """
+        for i, event in enumerate(events):
+            if isinstance(event, Roll):
+                opponent = self.system.opponent_of(event)
+                if opponent is None:
+                    continue
+                after = events[i + 1] if i + 1 < len(events) else None
+                if not (
+                    isinstance(after, ContestOpposed)
+                    and after.character == opponent
+                    and after.roll == first_seq + i
+                ):
+                    raise RuleError(
+                        f"a roll against {opponent!r} is recorded with their side of it "
+                        "(contest.opposed) right after it: use `campaign roll ... "
+                        "--vs-character`"
+                    )
+            elif isinstance(event, ContestOpposed):
+                before = events[i - 1] if i > 0 else None
+                if not (
+                    isinstance(before, Roll)
+                    and event.roll == first_seq + i - 1
+                    and stream_of(before) == event.roller
+                    and self.system.opponent_of(before) == event.character
+                ):
+                    raise RuleError(
+                        "contest.opposed is written by `campaign roll ... --vs-character`, "
+                        "right after the roll it answers"
+                    )
+
     def validate(
-        self, events: Sequence[Event], *, cached: dict[str, Any] | None = None
+        self,
+        events: Sequence[Event],
+        *,
+        cached: dict[str, Any] | None = None,
+        first_seq: int | None = None,
     ) -> dict[str, Any]:
         """Apply ``events`` in order to the current states; raise what the rules refuse.
 
         :param cached: states known to be at the head (not modified).
+        :param first_seq: the seq the first event gets when appended; appliers read each
+            event's with :func:`ledger.projection.applying_seq`.
         :returns: the states of the characters touched, after the events.
         """
         appliers = self.appliers
         states: dict[str, Any] = dict(cached or {})
         known = self.characters()
-        for event in events:
+        for i, event in enumerate(events):
+            seq = None if first_seq is None else first_seq + i
             stream = stream_of(event)
             if isinstance(event, CharacterCreated):
                 if event.character in known or event.character in states:
@@ -517,15 +591,17 @@ class Campaign:
                 for cid in known:
                     if cid not in states:
                         states[cid] = self.state_of(cid)
-                for cid in list(states):
-                    states[cid] = fn(states[cid], event)
+                with applying(seq):
+                    for cid in list(states):
+                        states[cid] = fn(states[cid], event)
             else:
                 if stream not in states:
                     if stream not in known:
                         raise NotFound(f"no character {stream!r} in {self.id}")
                     states[stream] = self.state_of(stream)
                 if fn is not None:
-                    states[stream] = fn(states[stream], event)
+                    with applying(seq):
+                        states[stream] = fn(states[stream], event)
         return states
 
     def add_character(self, sheet: dict[str, Any], *, actor: str, at: str) -> Recorded:
@@ -572,6 +648,7 @@ class Campaign:
                 raise RuleError(
                     f"session {open_} is still open: end it with `campaign session end` first"
                 )
+            records: list[Recorded] = []
             pending = self.unrevealed_downtime()
             if pending is not None:
                 close: Event
@@ -583,9 +660,10 @@ class Campaign:
                 else:
                     downtime = self.downtime_seed(pending)  # checked against its commitment
                     close = DowntimeRevealed(number=pending, seed_reveal=downtime.hex())
-                self.store.append(
+                closed = self.store.append(
                     self.id, [Pending(close)], actor=actor, recorded_at=at, session=pending
                 )
+                records.append(to_recorded(closed[0], close))
                 self.store.drop_secret(self.id, pending, "downtime")
             number = self.last_session() + 1
             seed = dicemod.new_seed()
@@ -594,7 +672,9 @@ class Campaign:
             rows = self.store.append(
                 self.id, [Pending(event)], actor=actor, recorded_at=at, session=number
             )
-        return to_recorded(rows[0], event)
+            records.append(to_recorded(rows[0], event))
+            self._report(records)
+        return records[-1]
 
     def end_session(self, *, actor: str, at: str) -> Recorded:
         """Close the open session: reveal its seed and commit the downtime seed, in one batch
@@ -619,7 +699,9 @@ class Campaign:
             )
             self.store.drop_secret(self.id, number)
             self.store.put_secret(self.id, number, downtime, "downtime")
-        return to_recorded(rows[0], events[0])
+            records = [to_recorded(r, e) for r, e in zip(rows, events, strict=True)]
+            self._report(records)
+        return records[0]
 
     def abandon_session(self, reason: str, *, actor: str, at: str) -> Recorded:
         """Close the open session whose seed is lost: ``session.abandoned``, and commit a
@@ -653,7 +735,9 @@ class Campaign:
             if kept is not None:  # a seed that does not match its commitment is no seed
                 self.store.drop_secret(self.id, number)
             self.store.put_secret(self.id, number, downtime, "downtime")
-        return to_recorded(rows[0], events[0])
+            records = [to_recorded(r, e) for r, e in zip(rows, events, strict=True)]
+            self._report(records)
+        return records[0]
 
     def _abandon_downtime(self, reason: str, *, actor: str, at: str) -> Recorded:
         number = self.unrevealed_downtime()
@@ -670,7 +754,9 @@ class Campaign:
         )
         if kept is not None:
             self.store.drop_secret(self.id, number, "downtime")
-        return to_recorded(rows[0], event)
+        record = to_recorded(rows[0], event)
+        self._report([record])
+        return record
 
     def _downtime(self, number: int) -> tuple[int, str, int | None]:
         """``(seq, seed_commitment, seq closing it or None)`` of the downtime after session
@@ -723,7 +809,9 @@ class Campaign:
         """``(seq, seed_commitment)`` of session ``number``'s ``session.started``.
 
         :raises NotFound: the session was never started."""
-        for seq, data in self.store.rows(self.id, types=["session.started"], columns="seq, data"):
+        for seq, data in self.store.rows(
+            self.id, session=number, types=["session.started"], columns="seq, data"
+        ):
             payload = msgspec.json.decode(data)
             if payload.get("number") == number:
                 return int(seq), str(payload.get("seed_commitment"))
@@ -774,6 +862,9 @@ class Campaign:
         client_seed: str = "",
         blind: bool = False,
         automatic_ok: bool = True,
+        opponent: str | None = None,
+        opponent_skill: str | None = None,
+        apply: bool = False,
         actor: str,
         at: str,
     ) -> Recorded:
@@ -782,6 +873,17 @@ class Campaign:
         :param automatic_ok: write a result the rules give without rolling
             (:meth:`RuleSystem.automatic`); ``False`` refuses it with
             :class:`AutomaticResult`, so the caller can show it and ask first.
+        :param opponent: a character on the ledger (id or name) opposing the roll
+            (``--vs-character``, #16). The rules resolve it with both characters' current
+            states (:class:`~ledger.rulesystem.Opponent`); the batch is the roll, then
+            ``contest.opposed`` on the opponent's stream, both streams checked at the
+            versions their states were read at. Systems with ``contests = False`` refuse it.
+        :param opponent_skill: the skill the opponent opposes with (``--vs-skill``).
+        :param apply: a hit's harm goes on the character hit in the same batch
+            (``--apply``): :meth:`RuleSystem.harm_of` gives who and how much, the system's
+            ``harm_event`` the event.
+
+        The records of the whole batch are kept in :attr:`batch` (the roll is returned).
 
         A GM-only (``blind``) engine roll draws with a secret client seed,
         ``"blind:" + secrets.token_hex(16)``, kept in its GM-only payload: a player who learns
@@ -794,9 +896,13 @@ class Campaign:
         """
         with self.store.transaction():
             cid = self.find_character(character)
-            state = self.state_of(cid)
+            state = self.head_state(cid)
             names = self.characters()
-            request = RollRequest(cid, names[cid], skill, params)
+            versions = {cid: self.store.stream_version(self.id, cid)}
+            opp = self._opponent(cid, names, opponent, opponent_skill, apply)
+            if opp is not None:
+                versions[opp.character] = self.store.stream_version(self.id, opp.character)
+            request = RollRequest(cid, names[cid], skill, params, opp)
             source: dicemod.DiceSource
             if faces is not None:
                 if client_seed:
@@ -839,7 +945,105 @@ class Campaign:
                 raise TypeError(
                     f"{self.system.id}.resolve returned {type(event).__name__}, not a Roll"
                 )
-            return self.append([event], actor=actor, at=at, visibility="gm" if blind else None)[0]
+            events: list[Event] = [event]
+            if opp is not None:
+                if self.system.opponent_of(event) != opp.character:
+                    raise TypeError(
+                        f"{self.system.id}.resolve was given an opponent on the ledger but "
+                        "its roll does not name them (vs_character)"
+                    )
+                head = self.store.head(self.id).seq
+                events.append(ContestOpposed(character=opp.character, roller=cid, roll=head + 1))
+                if apply:
+                    events.extend(self._harm(cid, state, opp, event))
+            self.batch = self.append(
+                events,
+                actor=actor,
+                at=at,
+                visibility="gm" if blind else None,
+                expected_versions=versions,
+            )
+            return self.batch[0]
+
+    #: the records of the last :meth:`roll`'s batch (the roll, then its opponent's side and
+    #: any harm applied)
+    batch: list[Recorded] = []
+
+    def _opponent(
+        self,
+        cid: str,
+        names: dict[str, str],
+        opponent: str | None,
+        skill: str | None,
+        apply: bool,
+    ) -> Opponent | None:
+        """The :class:`Opponent` of a roll by ``cid`` (``None`` without ``opponent``).
+
+        :raises RuleError: the system cannot take one, the roller opposes themself,
+            ``--vs-skill`` or ``--apply`` without ``--vs-character``.
+        """
+        if opponent is None:
+            if skill is not None:
+                raise RuleError(
+                    "--vs-skill is the skill of the opponent named with --vs-character: "
+                    "give both, or neither"
+                )
+            if apply:
+                raise RuleError(
+                    "--apply puts a hit's harm on a character on the ledger: name them "
+                    "with --vs-character (or record it with `campaign damage`)"
+                )
+            return None
+        if not self.system.contests:
+            raise RuleError(
+                f"{self.system.name} does not yet resolve a roll against a character on the "
+                "ledger: give the opposition as a number (see `campaign roll --help`)"
+            )
+        oid = self.find_character(opponent)
+        if oid == cid:
+            raise RuleError(
+                f"{names[cid]} cannot oppose their own roll: name another character "
+                "with --vs-character"
+            )
+        if skill is not None and not skill.strip():
+            raise RuleError("--vs-skill needs a skill name, e.g. --vs-skill Athletics")
+        return Opponent(oid, skill.strip() if skill else None, names[oid], self.state_of(oid))
+
+    def _harm(self, cid: str, state: Any, opp: Opponent, event: Roll) -> list[Event]:
+        """The harm ``event`` (a roll by ``cid`` in ``state``) deals (``--apply``): ``[]``
+        for a miss, else the rule system's harm event for the character hit
+        (``harm_event(state, character, amount)``, or its ``<id>.damage_taken`` with
+        ``character`` and ``amount``).
+
+        :raises RuleError: the roll cannot harm (not an attack), or the system records
+            harm otherwise.
+        """
+        harm = self.system.harm_of(event)
+        if harm is None:
+            raise RuleError(
+                "--apply is for an attack or a defence: this roll deals no harm "
+                "(roll with --attack or --defend, or leave --apply out)"
+            )
+        target, amount = harm
+        if amount <= 0:
+            return []
+        if target not in (cid, opp.character):
+            raise TypeError(f"{self.system.id}.harm_of names {target!r}, not in the contest")
+        target_state = opp.state if target == opp.character else state
+        make = getattr(self.system, "harm_event", None)
+        if callable(make):
+            return [make(target_state, target, amount)]
+        tag = f"{self.system.id}.damage_taken"
+        if tag not in self.codec.types:
+            raise RuleError(
+                f"{self.system.id} records harm differently: leave --apply out and see "
+                "`campaign record list`"
+            )
+        return [
+            self.codec.convert(
+                tag, {"type": tag, "character": target, "amount": amount}, strict=False
+            )
+        ]
 
     def correct(
         self,
@@ -897,19 +1101,23 @@ class Campaign:
             # a correction is as secret as what it corrects (an amended GM-only value stays hidden)
             return self.append([event], actor=actor, at=at, visibility=target.visibility)[0]
 
-    def state_before(self, target: Recorded, corrections: Corrections) -> Any:
-        """The state of ``target``'s character just before it, with ``corrections``.
+    def state_before(
+        self, target: Recorded, corrections: Corrections, stream: str | None = None
+    ) -> Any:
+        """The state of ``target``'s character (or of ``stream``, e.g. a contest's
+        opponent) just before it, with ``corrections``.
 
         :raises NotFound: the character did not exist then.
         """
+        stream = stream or target.stream
         states = self.projector().fold(
-            self.store.rows(self.id, upto=target.seq - 1, streams=[target.stream, CAMPAIGN_STREAM]),
+            self.store.rows(self.id, upto=target.seq - 1, streams=[stream, CAMPAIGN_STREAM]),
             {},
             corrections,
         )
-        if target.stream not in states:
-            raise NotFound(f"character {target.stream!r} did not exist before event {target.seq}")
-        return states[target.stream]
+        if stream not in states:
+            raise NotFound(f"character {stream!r} did not exist before event {target.seq}")
+        return states[stream]
 
     def rows(self, **filters: Any) -> Iterator[tuple[Any, ...]]:
         """Raw stored rows (tuples in :data:`ledger.store.COLUMNS` order)."""

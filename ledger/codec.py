@@ -8,26 +8,14 @@
 
 from __future__ import annotations
 
-import datetime
 import secrets
 from collections.abc import Callable, Iterable
 from typing import Any, Union
 
 import msgspec
 
-from .events import CORE_EVENT_TYPES, Envelope, Event, event_tag
-
-
-def _enc_hook(obj: Any) -> Any:
-    # freezegun's FakeDatetime is refused by msgspec (msgspec issue #678)
-    if isinstance(obj, datetime.datetime | datetime.date):
-        return obj.isoformat()
-    raise TypeError(f"cannot encode {type(obj).__name__}")
-
-
-_encoder = msgspec.json.Encoder(enc_hook=_enc_hook, order="sorted")
-encode_canonical = _encoder.encode
-
+from .chain import _encoder, canonical_envelope, encode_canonical  # noqa: F401 (re-exported)
+from .events import CORE_EVENT_TYPES, Event, event_tag
 
 SCHEMA = "schema_version"
 """Key of a payload's schema version (a reserved field name): written when the event class's
@@ -67,11 +55,6 @@ def salted(data: bytes) -> bytes:
     payload = msgspec.json.decode(data)
     payload[SALT] = secrets.token_hex(16)
     return _encoder.encode(payload)
-
-
-def canonical_envelope(envelope: Envelope) -> bytes:
-    """Canonical JSON of an envelope without its hash: the bytes the chain hashes."""
-    return _encoder.encode(envelope)
 
 
 #: One upcast step or function: a payload dict (with ``type``) in, a newer payload dict out.

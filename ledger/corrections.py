@@ -29,7 +29,7 @@ import msgspec
 from .dice import DiceError, PhysicalDice, parse_faces
 from .events import CAMPAIGN_STREAM, CharacterCreated, Corrected, Recorded, Roll
 from .projection import Corrections, corrections_from
-from .rulesystem import RuleError, RuleSystem
+from .rulesystem import Opponent, RuleError, RuleSystem
 
 if TYPE_CHECKING:
     from .campaign import Campaign
@@ -76,6 +76,12 @@ def refusal(target: Recorded, action: str, corrections: Corrections) -> str | No
     seq = target.seq
     if target.type in UNCORRECTABLE:
         return f"event {seq} ({target.type}) cannot be corrected"
+    if target.type == "contest.opposed":
+        roll = getattr(target.data, "roll", "?")
+        return (
+            f"event {seq} is the opponent's side of roll {roll}: correct roll {roll} "
+            "instead (retract it and roll again to change who opposed it)"
+        )
     if seq in corrections.retracted:
         by = [c for c, corr in corrections.by_target.get(seq, []) if corr.action == "retract"]
         undo = f": to restore it, retract correction {by[-1]}" if by else ""
@@ -172,6 +178,12 @@ def amended_payload(
     if not is_roll:
         return payload_of(amended)
     assert isinstance(amended, Roll)
+    system = campaign.system
+    if system.opponent_of(amended) != system.opponent_of(current):
+        raise RuleError(
+            f"event {seq} was opposed by {system.opponent_of(current) or 'no character'}: who "
+            "opposed a roll cannot be amended; retract it and roll again"
+        )
     return _reresolved(campaign, target, current, amended, sets, faces, state_before)
 
 
@@ -211,12 +223,27 @@ def _reresolved(
             f"event {seq}'s inputs cannot be amended: retract it and roll again"
         )
     state = state_before()
+    opponent = None
+    oid = system.opponent_of(amended)
+    if oid is not None:  # the opponent as they were just before the roll (#16)
+        opponent = Opponent(
+            oid,
+            name=campaign.characters(include_retracted=True).get(oid, oid),
+            state=campaign.state_before(target, campaign.corrections(), stream=oid),
+        )
     try:
         if faces is not None:
             request = replace(system.request_of(amended), name=name)
+            if request.opponent is not None and opponent is not None:
+                request = replace(
+                    request,
+                    opponent=replace(request.opponent, name=opponent.name, state=opponent.state),
+                )
             dice = PhysicalDice(parse_faces(faces))
             again = system.resolve(state, request, dice)
             dice.finish()
+        elif opponent is not None:
+            again = system.rederive(state, amended, name=name, opponent=opponent)
         else:
             again = system.rederive(state, amended, name=name)
     except DiceError as e:
@@ -380,9 +407,7 @@ def sentence(campaign: Campaign, crec: Recorded) -> str:
     if corr.action == "retract":
         was = f" (was: {summary(campaign, before, target.stream)})" if before is not None else ""
         return f"{head}; it no longer counts{was}"
-    after = payload_of(
-        campaign.codec.convert(target.type, {"type": target.type, **(corr.data or {})})
-    )
+    after = payload_of(campaign.codec.amended(target.type, corr.data or {}))
     old = payload_of(before) if before is not None else {}
     if isinstance(before, Roll):
         inputs = _input_fields(campaign.system, before) or set()

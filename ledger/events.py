@@ -163,6 +163,25 @@ class Corrected(Event, frozen=True, kw_only=True, tag="correction.recorded"):
     data: dict[str, Any] | None = None
 
 
+class ContestOpposed(Event, frozen=True, kw_only=True, tag="contest.opposed"):
+    """The opponent's side of a roll made against a character on the ledger
+    (``campaign roll ROLLER SKILL --vs-character OPPONENT``; issue #16).
+
+    Appended in the same batch as the roll, right after it (and before any harm the roll
+    applies with ``--apply``), so one contest touches both streams at once, each checked at
+    its expected version. The result lives in the roll alone (re-derived by ``verify`` from
+    both characters' states); this event links the opponent's stream to it.
+
+    :ivar character: the opponent (this event's stream).
+    :ivar roller: the character who rolled.
+    :ivar roll: the roll's ``seq`` (the event just before this one).
+    """
+
+    character: str
+    roller: str
+    roll: int
+
+
 CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     CampaignCreated,
     CharacterCreated,
@@ -176,6 +195,7 @@ CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     SceneEnded,
     NoteAdded,
     Corrected,
+    ContestOpposed,
 )
 
 

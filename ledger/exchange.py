@@ -16,11 +16,11 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from .backup import BackupRecord, check_secrets
-from .codec import SALT, Codec, encode_canonical
+from .codec import SALT, SCHEMA, Codec, encode_canonical, encode_data
 from .events import CampaignCreated, CharacterCreated, stream_of
+from .eventstore import COLUMNS, EventStore
 from .projection import replay_strictly
 from .rulesystem import RuleError
-from .store import COLUMNS, Store
 from .verify import VerifyReport, check_receipt, verify_rows
 
 #: SQLite's INTEGER range: larger numbers in a hostile file are refused, not overflowed.
@@ -74,7 +74,7 @@ _line_decoder = msgspec.json.Decoder(ExportLine)
 _stub_decoder = msgspec.json.Decoder(StubLine)
 
 
-def export_lines(store: Store, campaign: str, *, as_gm: bool) -> Iterator[bytes]:
+def export_lines(store: EventStore, campaign: str, *, as_gm: bool) -> Iterator[bytes]:
     """The campaign's export, one encoded line (with ``\\n``) per event, streamed; a
     player's (``as_gm=False``) has a :class:`StubLine` for each GM-only event."""
     encode = _line_encoder.encode
@@ -155,14 +155,18 @@ def verify_export(
 
 
 def _fits(event: Any, data: bytes) -> bool:
-    """The payload is exactly the event's fields (plus a salt on a GM-only payload)."""
+    """The payload is exactly the event's fields (plus a salt on a GM-only payload, and
+    its ``schema_version`` when the class's is above 1). A payload of an older schema
+    version was upcast to ``event``, whose shape differs by design: it only has to decode."""
     payload = msgspec.json.decode(data)
     payload.pop(SALT, None)
-    return encode_canonical(event) == encode_canonical(payload)
+    if payload.get(SCHEMA, 1) != type(event).schema_version:
+        return True
+    return encode_data(event) == encode_canonical(payload)
 
 
 def import_lines(
-    store: Store, given: list[Line], *, backup: BackupRecord | None = None
+    store: EventStore, given: list[Line], *, backup: BackupRecord | None = None
 ) -> tuple[str, int]:
     """Import one campaign's export (or a GM backup's events) into ``store``; all or nothing.
 

@@ -20,6 +20,8 @@ included (:mod:`ledger.snapshots`), so deleting snapshots never changes an answe
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,14 +35,35 @@ from .events import (
     Event,
     Recorded,
 )
+from .eventstore import COLUMNS, EventStore
 from .rulesystem import RuleError, RuleSystem
-from .store import COLUMNS, RowQuery, Store
+
+_APPLYING_SEQ: ContextVar[int | None] = ContextVar("ledger_applying_seq", default=None)
+
+
+def applying_seq() -> int | None:
+    """The seq of the event an applier is applying, for a rule system whose state names
+    earlier events by seq (spellwoven's Effort spent on roll N): set by
+    :meth:`Projector.fold` during a replay and by :meth:`ledger.campaign.Campaign.validate`
+    for a batch about to be appended; ``None`` elsewhere (an applier called by hand).
+    Appliers stay pure functions of (state, event, this seq)."""
+    return _APPLYING_SEQ.get()
+
+
+@contextmanager
+def applying(seq: int | None) -> Iterator[None]:
+    """Within the block, :func:`applying_seq` is ``seq``."""
+    token = _APPLYING_SEQ.set(seq)
+    try:
+        yield
+    finally:
+        _APPLYING_SEQ.reset(token)
+
 
 SNAPSHOT_EVERY = 250
-ALL_COLUMNS = ", ".join(COLUMNS)
-#: What :meth:`Projector.fold` reads of a row (seq, stream, type, data; visibility for a
-#: player's view), the other places of :data:`ledger.store.COLUMNS` kept as NULL.
-FOLD_COLUMNS = "seq, null, stream, null, {type}, data, null, null, null, {visibility}"
+#: What :meth:`Projector.fold` reads of a row (type only on the slow path), the other places
+#: of :data:`ledger.chain.COLUMNS` kept as ``None`` (:meth:`ledger.eventstore.RowStream.narrow`).
+FOLD_FIELDS = ("seq", "stream", "data", "visibility")
 
 
 @dataclass
@@ -53,7 +76,7 @@ class Corrections:
     latest_target_after: dict[int, int] = field(default_factory=dict)
 
 
-def load_corrections(store: Store, campaign: str, codec: Codec, upto: int | None) -> Corrections:
+def load_corrections(store: EventStore, campaign: str, codec: Codec, upto: int | None) -> Corrections:
     """Read every correction of a campaign up to ``upto`` (indexed by type: cheap)."""
     return corrections_from(
         (seq, codec.decode(data, "correction.recorded"))
@@ -131,11 +154,10 @@ class Projector:
         :param strict: kept for callers; ``errors`` alone decides whether to collect.
         """
         slow = bool(corrections.retracted or corrections.amended or self.codec.upcasters)
-        if isinstance(rows, RowQuery) and not rows.started and rows.columns == ALL_COLUMNS:
-            # fetch only what the fold reads; the other places stay NULL
-            rows = rows.select(
-                FOLD_COLUMNS.format(type="type" if slow else "null", visibility="visibility")
-            )
+        narrow = getattr(rows, "narrow", None)  # a RowStream not yet read: fetch less
+        if narrow is not None and not rows.started and rows.columns == COLUMNS:  # type: ignore[attr-defined]
+            # fetch only what the fold reads; the other places stay None
+            rows = narrow((*FOLD_FIELDS, "type") if slow else FOLD_FIELDS)
         appliers = self.appliers.get
         initial_state = self.system.initial_state
         decode = self.codec.raw_decode
@@ -164,6 +186,7 @@ class Projector:
                 fn = appliers(cls)
                 if fn is not None:
                     stream = row[2]
+                    token = _APPLYING_SEQ.set(row[0])
                     try:
                         if stream == campaign_stream:
                             after = {c: fn(s, event) for c, s in states.items()}
@@ -174,6 +197,8 @@ class Projector:
                         if errors is None:
                             raise RuleError(f"event {row[0]}: {e}") from None
                         errors.append((row[0], str(e)))
+                    finally:
+                        _APPLYING_SEQ.reset(token)
             if on_step is not None:
                 on_step(row[0], states)
         return states
@@ -208,7 +233,7 @@ def to_recorded(row: tuple[Any, ...], event: Event) -> Recorded:
 
 
 def iter_recorded(
-    store: Store, campaign: str, codec: Codec, *, as_gm: bool = True, **filters: Any
+    store: EventStore, campaign: str, codec: Codec, *, as_gm: bool = True, **filters: Any
 ) -> Iterator[Recorded]:
     """Stored events of a campaign as :class:`Recorded`, oldest first (no corrections applied)."""
     for row in store.rows(campaign, **filters):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .events import Corrected, Roll
+from .events import Corrected, NoteAdded, Roll
 
 if TYPE_CHECKING:
     from .campaign import Campaign
@@ -31,11 +31,13 @@ class Line:
     """One event in a recap's timeline."""
 
     seq: int
-    kind: str  # "roll", "correction", "session", "scene", "advancement", "event"
+    kind: str  # "roll", "correction", "session", "scene", "advancement", "note", "event"
     character: str | None
     text: str
     source: str | None = None
     dice: list[list[int]] = field(default_factory=list)
+    show_dice: bool = False  # the text does not show the dice itself: draw them beside it
+    verdict: str | None = None  # a roll's "success", "mixed" or "failure" (RuleSystem.verdict)
     corrections: list[str] = field(default_factory=list)
     struck: bool = False
     extra: list[str] = field(default_factory=list)
@@ -44,13 +46,14 @@ class Line:
 
 @dataclass
 class CharacterChanges:
-    """A character's sheet at the start and the end of the session, and the differences."""
+    """What changed on a character over the session, in the rule system's sentences
+    (:meth:`ledger.rulesystem.RuleSystem.describe_changes`)."""
 
     id: str
     name: str
     rolls: int
-    changes: list[tuple[str, str, str]]  # (field, before, after)
-    gm_only: list[str] = field(default_factory=list)  # fields whose change players do not see
+    changes: list[str]
+    gm_only: list[str] = field(default_factory=list)  # sentences players do not see
 
 
 @dataclass
@@ -100,7 +103,7 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
 
     started = ended = None
     bounds: list[int | None] = [None, None]
-    for rec in campaign.records(types=["session.started", "session.ended"]):
+    for rec in campaign.records(session=number, types=["session.started", "session.ended"]):
         if rec.data.number == number:  # type: ignore[attr-defined]
             if rec.type == "session.started":
                 started, bounds[0] = rec, rec.seq
@@ -120,26 +123,28 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
     rolls_by: dict[str, int] = {}
     engine = physical = 0
     session_seqs = set()
-    for rec in campaign.records(as_gm=as_gm):
-        if rec.session != number:
-            continue
+    for rec in campaign.records(as_gm=as_gm, session=number):
         session_seqs.add(rec.seq)
         event = rec.data
         character = rec.stream if rec.stream in names else None
-        text = system.describe(event) or _generic(rec.type, event)
-        if character and text.lower().startswith(f"{character}:"):
-            text = text[len(character) + 1 :].strip()
+        described = system.describe(event)
+        text = described or _generic(rec.type, event)
+        if rec.type == "contest.opposed":
+            roller = getattr(event, "roller", "")
+            text = f"opposes {names.get(roller, roller)}'s roll (event {getattr(event, 'roll', '?')})"
         line = Line(
             seq=rec.seq,
             kind="event",
             character=names.get(character or "", None),
-            text=text,
+            text=named(text, character, names.get(character or "", "")),
             hidden=rec.visibility == "gm",
         )
         if isinstance(event, Roll):
             line.kind = "roll"
             line.source = event.source
             line.dice = [list(d) for d in event.draws]
+            line.show_dice = described is None  # a system's line shows its dice itself
+            line.verdict = system.verdict(event)
             rolls_by[rec.stream] = rolls_by.get(rec.stream, 0) + 1
             if event.source == "engine":
                 engine += 1
@@ -170,6 +175,11 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
                 "downtime.committed": "Downtime seed committed (advancement dice draw from it)",
                 "downtime.revealed": "Downtime seed revealed",
             }.get(rec.type, f"Downtime seed lost: {getattr(event, 'reason', '')}")
+        elif isinstance(event, NoteAdded):
+            line.kind = "note"
+            line.text = event.text
+            if event.character:
+                line.character = names.get(event.character, event.character)
         elif rec.type.startswith("scene."):
             line.kind = "scene"
             title = getattr(event, "title", "")
@@ -182,6 +192,7 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
             verb = "retracted" if corr.action == "retract" else "amended"
             line.corrections.append(f"{verb} by event {cseq}: {corr.reason}")
         line.struck = rec.seq in corrections.retracted
+        line.extra.extend(system.recap_lines(rec, as_gm=as_gm))
         for extra in pm.hook.recap_lines(system_id=system.id, record=rec, as_gm=as_gm):
             if extra:
                 line.extra.extend(extra)
@@ -194,7 +205,7 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
         if diff is None:
             continue
         seen = set(_changes(campaign, cid, start_seq, end_seq, False) or []) if as_gm else set()
-        gm_only = [k for k, b, a in diff if as_gm and (k, b, a) not in seen]
+        gm_only = [s for s in diff if as_gm and s not in seen]
         changes.append(CharacterChanges(cid, name, rolls_by.get(cid, 0), diff, gm_only))
     ended_data: Any = ended.data if ended is not None else None
     return Recap(
@@ -216,38 +227,52 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
     )
 
 
+def named(text: str, character: str | None, name: str) -> str:
+    """A rule system's line with the character's id at its start made readable: ``"jen:
+    ..."`` and ``"jen — ..."`` lose the id (the recap names the character before the line);
+    ``"jen sleeps the night"`` becomes ``"Nimble Jen sleeps the night"``."""
+    if not character or not name:
+        return text
+    for sep in (":", " —"):
+        if text.lower().startswith(f"{character}{sep}"):
+            return text[len(character) + len(sep) :].strip()
+    if text.startswith(f"{character} ") or text.startswith(f"{character}'s "):
+        return name + text[len(character) :]
+    return text
+
+
 def _changes(
     campaign: Campaign, cid: str, start_seq: int, end_seq: int, as_gm: bool
-) -> list[tuple[str, str, str]] | None:
-    """``(field, before, after)`` of a character's sheet over the session (``None``: the
+) -> list[str] | None:
+    """A character's changes over the session as the rule system's sentences (``None``: the
     character does not exist at its end)."""
-    after = _view(campaign, cid, end_seq, as_gm)
+    after = _state(campaign, cid, end_seq, as_gm)
     if after is None:
         return None
-    before = _view(campaign, cid, start_seq, as_gm) or {}
-    flat_before, flat_after = flatten(before), flatten(after)
-    return [
-        (k, flat_before.get(k, "—"), v)
-        for k, v in flat_after.items()
-        if flat_before.get(k, "—") != v
-    ]
+    before = _state(campaign, cid, start_seq, as_gm)
+    return campaign.system.describe_changes(before, after, as_gm=as_gm)
 
 
-def _view(campaign: Campaign, cid: str, upto: int, as_gm: bool) -> dict[str, Any] | None:
+def _state(campaign: Campaign, cid: str, upto: int, as_gm: bool) -> Any:
     from .campaign import NotFound
 
     try:
-        state = campaign.state_of(cid, upto=upto, as_gm=as_gm)
+        return campaign.state_of(cid, upto=upto, as_gm=as_gm)
     except NotFound:
         return None
-    return campaign.system.sheet_view(state, as_gm=as_gm)
 
 
 def _generic(type_: str, event: Any) -> str:
+    """An event no rule system describes: its type in words and its non-empty fields."""
     data = msgspec.to_builtins(event)
     data.pop("type", None)
-    fields = ", ".join(f"{k} {v}" for k, v in data.items() if k not in ("draws", "scheme"))
-    return f"{type_.split('.', 1)[-1].replace('_', ' ')}: {fields}"
+    fields = ", ".join(
+        f"{k.replace('_', ' ')} {v}"
+        for k, v in data.items()
+        if k not in ("draws", "scheme") and v not in (None, "", [], {})
+    )
+    words = type_.split(".", 1)[-1].replace("_", " ")
+    return f"{words}: {fields}" if fields else words
 
 
 def _shown(value: Any) -> Any:
@@ -276,6 +301,9 @@ def _environment() -> Any:
 
 FUDGE = {1: "−", 2: "·", 3: "+"}
 
+MARKS = {"success": "✔", "mixed": "◐", "failure": "✘"}
+"""A roll's verdict as a mark that reads without colour (recaps, ``campaign log``)."""
+
 
 def die_label(sides: int, value: int) -> str:
     """A die face for people: Fudge faces as + · −, others as numbers."""
@@ -286,4 +314,4 @@ def render(recap: Recap, fmt: str) -> str:
     """The recap as ``"md"`` (Markdown) or ``"html"`` (one self-contained page)."""
     env = _environment()
     template = env.get_template("recap.html.j2" if fmt == "html" else "recap.md.j2")
-    return template.render(recap=recap, die_label=die_label)
+    return template.render(recap=recap, die_label=die_label, marks=MARKS)

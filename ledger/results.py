@@ -18,25 +18,32 @@ from .codec import Codec
 from .dice import DiceError
 from .events import CAMPAIGN_STREAM, CharacterCreated, Event, Roll
 from .projection import Corrections, Projector, corrections_from
-from .rulesystem import RuleError, RuleSystem
+from .rulesystem import Opponent, RuleError, RuleSystem
 
 _SHOWN = 3  # differing fields named in a problem sentence
 #: How ``verify``, ``import`` and ``audit`` begin the problem of a forged result.
 NOT_FOLLOWING = "the recorded result does not follow from its dice"
 
 
-def result_problem(system: RuleSystem, state: Any, event: Roll, *, name: str) -> str | None:
+def result_problem(
+    system: RuleSystem, state: Any, event: Roll, *, name: str, opponent: Opponent | None = None
+) -> str | None:
     """Does ``event``'s recorded result follow from its inputs and draws?
 
     :param state: the character's state just before the roll (see
         :meth:`RuleSystem.rederive`).
+    :param opponent: for a roll against a character on the ledger
+        (:meth:`RuleSystem.opponent_of`), that character's name and state just before it.
     :returns: ``None`` when :meth:`RuleSystem.rederive` gives ``event`` back field for field,
         else one sentence naming the first fields that differ, recorded beside re-derived
         (``"recorded total 15, outcome 'success'; the rules give total 7, outcome
         'failure'"``), or why the rules refuse the recorded inputs.
     """
     try:
-        derived = system.rederive(state, event, name=name)
+        if system.opponent_of(event) is not None:  # systems without contests need no keyword
+            derived = system.rederive(state, event, name=name, opponent=opponent)
+        else:
+            derived = system.rederive(state, event, name=name)
     except (RuleError, DiceError) as e:
         return f"the rules refuse its recorded inputs and dice: {e}"
     recorded_fields = msgspec.to_builtins(event)
@@ -90,6 +97,7 @@ class ResultCheck:
         self._kept: list[tuple[Any, ...]] | None = [] if rows_of is None else None
         self._rows_of = rows_of
         self._streams: list[str | None] = []  # stream of seq i + 1 (None: not fed)
+        self._contest: tuple[int, str, str] | None = None  # (seq, roller, opponent) awaiting
         self.checked = 0
 
     def feed(self, row: tuple[Any, ...]) -> str | None:
@@ -105,6 +113,9 @@ class ResultCheck:
         self._streams.extend([None] * (seq - 1 - len(self._streams)))
         self._streams.append(stream)
         try:
+            problem = self._link_problem(seq, stream, type_, data)
+            if problem:
+                return problem
             if type_ == "correction.recorded":
                 correction = self.codec.decode(data, type_)
                 self._pairs.append((seq, correction))
@@ -125,6 +136,40 @@ class ResultCheck:
         except RuleError as e:  # the rules refuse it (a log written past the rules)
             return f"the rules refuse: {e}"
         return None
+
+    def _link_problem(self, seq: int, stream: str, type_: str, data: Any) -> str | None:
+        """A roll against a character on the ledger is followed by that character's
+        ``contest.opposed`` naming it, and a ``contest.opposed`` follows its roll (#16)."""
+        awaiting, self._contest = self._contest, None
+        if type_ == "contest.opposed":
+            link = self.codec.decode(data, type_)
+            if awaiting is None or (link.roll, link.roller, link.character) != awaiting:  # type: ignore[attr-defined]
+                return (
+                    f"a contest.opposed naming roll {link.roll} of {link.roller!r} "  # type: ignore[attr-defined]
+                    "that is not the roll just before it against this character"
+                )
+            return None
+        if awaiting is not None:
+            return (
+                f"roll {awaiting[0]} was made against {awaiting[2]!r}, but their side of it "
+                "(contest.opposed) does not follow it"
+            )
+        if type_ in self.roll_types:
+            opponent = self.system.opponent_of(self.codec.decode(data, type_))
+            if opponent is not None:
+                self._contest = (seq, stream, opponent)
+        return None
+
+    def pending_problem(self) -> str | None:
+        """At the end of a log: a last roll against a character whose
+        ``contest.opposed`` is missing (``None`` when there is none)."""
+        if self._contest is None:
+            return None
+        seq, _roller, opponent = self._contest
+        return (
+            f"roll {seq} was made against {opponent!r}, but their side of it "
+            "(contest.opposed) does not follow it"
+        )
 
     def _replay_corrected(self, seq: int, correction: Any) -> str | None:
         """Replay the streams a correction touches with it in force (#14): a correction
@@ -149,8 +194,17 @@ class ResultCheck:
         state = self.states.get(stream)
         if state is None:
             return f"a roll of {stream!r}, who is not a character of this campaign"
+        opponent = None
+        oid = self.system.opponent_of(event)
+        if oid is not None:
+            if self._fresh is not None and oid not in self._fresh:
+                self._refold(seq, oid)
+            if oid in self.states:
+                opponent = Opponent(oid, name=self.names.get(oid, ""), state=self.states[oid])
         try:
-            problem = result_problem(self.system, state, event, name=self.names.get(stream, ""))
+            problem = result_problem(
+                self.system, state, event, name=self.names.get(stream, ""), opponent=opponent
+            )
         except (KeyError, TypeError, AttributeError, IndexError, ValueError) as e:
             problem = f"the rules cannot re-derive it: {type(e).__name__} {e}"
         if problem:

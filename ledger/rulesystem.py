@@ -23,7 +23,10 @@ import msgspec
 from .events import Event, Recorded, Roll, event_tag
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from .dice import DiceSource
+    from .sheets import Sheet
 
 
 class RuleError(Exception):
@@ -35,6 +38,14 @@ class RuleError(Exception):
     def __init__(self, *problems: str) -> None:
         self.problems = [p for p in problems if p]
         super().__init__("; ".join(self.problems))
+
+
+VERDICTS = {
+    **dict.fromkeys(("success", "pass", "win", "good", "hit", "success_with_style"), "success"),
+    **dict.fromkeys(("failure", "fail", "lose", "bad", "miss"), "failure"),
+    **dict.fromkeys(("mixed", "messy", "tie", "draw", "success_at_cost", "partial"), "mixed"),
+}
+"""Outcome words :meth:`RuleSystem.verdict` understands by default."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +98,25 @@ class RollParam:
 
 
 @dataclass(frozen=True)
+class Opponent:
+    """A character on the ledger who opposes a roll (``campaign roll ... --vs-character``,
+    issue #16; docs/plugin-guide.md "Opponents on the ledger").
+
+    :param character: the opponent's id (their stream).
+    :param skill: the skill (stat, attribute, ...) they oppose with, as typed with
+        ``--vs-skill``, or ``None`` for the rule system's default (often the roll's own skill).
+    :param name: their display name (filled in by the core).
+    :param state: their state just before the roll (filled in by the core: current when
+        rolling, as of the roll when re-deriving it).
+    """
+
+    character: str
+    skill: str | None = None
+    name: str = ""
+    state: Any = None
+
+
+@dataclass(frozen=True)
 class RollRequest:
     """What ``campaign roll`` asks of a rule system.
 
@@ -94,12 +124,16 @@ class RollRequest:
     :param name: the character's display name.
     :param skill: the skill (or stat, attribute, ...) named on the command line, or ``None``.
     :param params: the :class:`RollParam` values given, by name (absent ones are missing).
+    :param opponent: the character on the ledger opposing the roll, or ``None`` (a bare
+        number such as ``--vs 2`` stays a param). Only systems with
+        ``RuleSystem.contests = True`` receive one.
     """
 
     character: str
     name: str
     skill: str | None
     params: dict[str, Any] = field(default_factory=dict)
+    opponent: Opponent | None = None
 
 
 def applies(*event_types: type[Event]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -133,6 +167,12 @@ class RuleSystem(abc.ABC):
     :cvar example_roll: one ``campaign roll`` line (without ``campaign``) from the book's
         worked examples, shown by ``roll --help`` in a campaign of this system and by
         ``campaign systems ID``; a comment after ``#`` says where in the book it is from.
+    :cvar contests: the system resolves rolls against a character on the ledger
+        (:class:`Opponent` in :attr:`RollRequest.opponent`); its roll events then record
+        the opponent's id in a field ``vs_character`` (read back by :meth:`opponent_of`).
+    :cvar has_harm: ``True`` when :meth:`harm_event` turns an amount of damage into an event
+        (``campaign damage CHARACTER AMOUNT``); ``False`` (the default): the system records
+        harm in its own terms only (``campaign record ...``).
     :cvar upcasters: ``{type tag: {stored schema version: step}}`` (or one function per tag;
         :class:`ledger.codec.Codec`, docs/plugin-guide.md "Revising an event type"): old
         shapes are upcast on read, never rewritten (the hash chain covers the stored bytes).
@@ -152,6 +192,8 @@ class RuleSystem(abc.ABC):
     upcasters: ClassVar[dict[str, Any]] = {}
     sections: ClassVar[dict[str, str]] = {}
     example_roll: ClassVar[str] = ""
+    contests: ClassVar[bool] = False
+    has_harm: ClassVar[bool] = False
 
     options: Any = None
 
@@ -203,6 +245,27 @@ class RuleSystem(abc.ABC):
         """The sheet as a JSON-ready dict. With ``as_gm=False`` omit GM-only facts."""
         return msgspec.to_builtins(state)
 
+    def sheet_layout(self, state: Any, *, as_gm: bool) -> Sheet:
+        """The sheet as a person reads it (``campaign sheet``, ``--format html``, the web view).
+
+        Override to lay the sheet out in the book's words: skills in rating order with the
+        book's names, tracks drawn (:class:`ledger.sheets.Track`), wounds and conditions with
+        what they do now, zero/false/empty and internal fields left out. With
+        ``as_gm=False`` the layout must hold no GM-only fact; with ``as_gm=True`` mark each
+        with ``gm_only=True`` (the renderers show ``[GM]``).
+
+        The default is :func:`ledger.sheets.generic_layout` of :meth:`sheet_view`: zero,
+        false and empty fields hidden, field names as words, never as paths.
+
+        :returns: a :class:`ledger.sheets.Sheet`.
+        """
+        from .sheets import generic_layout
+
+        view = self.sheet_view(state, as_gm=as_gm)
+        title = view.get("name") if isinstance(view.get("name"), str) else ""
+        layout = generic_layout(view, title=title or "", subtitle=self.name)
+        return msgspec.structs.replace(layout, as_gm=as_gm)
+
     # --- play ----------------------------------------------------------------------------
 
     @abc.abstractmethod
@@ -235,15 +298,32 @@ class RuleSystem(abc.ABC):
         """
         raise RuleError(f"{self.id} cannot re-derive {event_tag(type(event))} events")
 
-    def rederive(self, state: Any, event: Roll, *, name: str) -> Roll:
+    def opponent_of(self, event: Event) -> str | None:
+        """The id of the character on the ledger a recorded roll was made against
+        (``--vs-character``), or ``None``: by default its ``vs_character`` field.
+
+        The core uses it to link the roll with the opponent's ``contest.opposed`` event and
+        to hand :meth:`rederive` the opponent's state as of the roll.
+        """
+        value = getattr(event, "vs_character", None)
+        return value if isinstance(value, str) and value else None
+
+    def rederive(
+        self, state: Any, event: Roll, *, name: str, opponent: Opponent | None = None
+    ) -> Roll:
         """The roll the rules give for ``event``'s recorded inputs and draws.
 
         :param state: the character's state just before the roll was appended (with the
             corrections then in force), as the fold gives it for the roll's stream.
         :param name: the character's display name.
+        :param opponent: for a roll against a character on the ledger
+            (:meth:`opponent_of`): that character's ``name`` and ``state`` just before the
+            roll; merged into the :class:`Opponent` that :meth:`request_of` gives (which
+            carries the recorded ``skill``).
         :returns: by default ``resolve(state, request_of(event), ReplayDice(event))``;
             override for rolls that :meth:`resolve` does not make (advancement rolls).
-        :raises RuleError: the rules refuse the recorded inputs.
+        :raises RuleError: the rules refuse the recorded inputs, or a roll against a
+            character on the ledger is re-derived without that character's state.
         :raises ledger.dice.DiceError: the rules draw other dice than were recorded.
         """
         from dataclasses import replace
@@ -251,14 +331,103 @@ class RuleSystem(abc.ABC):
         from .dice import ReplayDice
 
         request = replace(self.request_of(event), name=name)
+        if request.opponent is not None:
+            if request.opponent.character == request.character:
+                raise RuleError(f"{name or request.character} cannot oppose their own roll")
+            if opponent is None or opponent.state is None:
+                raise RuleError(
+                    f"the roll was made against {request.opponent.character!r}, whose state "
+                    "before it is unknown (not a character of this campaign then)"
+                )
+            request = replace(
+                request,
+                opponent=replace(request.opponent, name=opponent.name, state=opponent.state),
+            )
         dice = ReplayDice(event)
         result = self.resolve(state, request, dice)
         dice.finish()
         return result
 
+    def harm_event(self, state: Any, character: str, amount: int) -> Event:
+        """The event ``campaign damage CHARACTER AMOUNT`` appends: ``amount`` points of harm
+        to ``character``, in the system's own terms. Override it and set ``has_harm = True``.
+
+        :param state: the character's state now (GM view).
+        :param character: the character's id.
+        :param amount: 1 or more (the command refuses less).
+        :returns: an event of this system; it is validated and applied like any other.
+        :raises RuleError: the system records harm differently (the default), or the rules
+            refuse this harm.
+        """
+        raise RuleError(f"{self.name} records harm differently: see `campaign record list`")
+
     def describe(self, event: Event) -> str | None:
         """One line a person reads at a glance for ``log`` and recaps (``None``: default)."""
         return None
+
+    def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:
+        """What changed on one character, as sentences in the book's words.
+
+        Used by the recap's Characters section and by every write that answers with what
+        it changed (``damage``, ``scene end``, ``session end``, ``roll``, ``advance``).
+
+        :param before: the character's state (a ``state_type`` instance, as
+            :meth:`ledger.campaign.Campaign.state_of` gives it) before, or ``None`` when the
+            character did not exist yet.
+        :param after: the character's state after.
+        :param as_gm: ``False`` for a player's view: the states were folded without GM-only
+            events, and no sentence may mention a GM-only fact (a secret favour, a hidden
+            condition) even if the state carries it.
+        :returns: sentences such as ``"Forage +5 xp (5/12)"``, ``"now shaken: −1 to checks
+            until a night's sleep"``, ``"Stress cleared"``; never a field path, ``None`` or
+            an empty value; ``[]`` when nothing a person would notice changed.
+
+        The default words every changed field generically (:meth:`generic_changes`); a rule
+        system overrides it and passes the fields it did not word to :meth:`generic_changes`
+        (``skip=`` the ones it did) so nothing goes unsaid.
+        """
+        return self.generic_changes(before, after)
+
+    def generic_changes(
+        self, before: Any, after: Any, *, skip: Iterable[str] = ()
+    ) -> list[str]:
+        """Plain sentences for every changed field of two states except ``skip`` (top-level
+        field names): ``"Stress 0 → 2"``, ``"New condition 'shaken' (penalty 1)"``, ``"Skill
+        'Forage': experience 0 → 5"``. Lists of entries are matched by their ``name``;
+        booleans read "now …"/"no longer …"; ``None`` and empty values are never shown.
+        See :func:`ledger.changes.sentences`.
+        """
+        from .changes import sentences
+
+        return sentences(before, after, skip=tuple(skip))
+
+    def recap_lines(self, record: Recorded, *, as_gm: bool) -> list[str]:
+        """Rule notes for one event of a session recap: what the event means at the table
+        (``"the GM may offer success at a cost (Interpreting Failure)"``).
+
+        :param record: the recorded event (``record.data`` is the payload).
+        :param as_gm: ``True`` for the GM's recap; a player's must not reveal GM-only facts.
+        :returns: short sentences, shown in the recap beside the event's line; ``[]`` (the
+            default) for nothing to add.
+
+        Called by :func:`ledger.recap.build_recap` for every event it shows, before the
+        ``recap_lines`` hook (which is for add-ons' extras).
+        """
+        return []
+
+    def verdict(self, event: Roll) -> str | None:
+        """Whether a roll went the character's way: ``"success"``, ``"mixed"`` (success at a
+        cost, a tie, a messy result), ``"failure"``, or ``None`` (neither, e.g. a damage roll).
+
+        Recaps and ``campaign log`` mark the roll with it (✔, ◐, ✘). The default reads the
+        event's ``outcome`` (or ``success``) field and knows common words (success, pass, win,
+        good, hit; fail, failure, lose, bad, miss; mixed, messy, tie, draw); override it when
+        the words differ or a roll is not a success or failure.
+        """
+        value = getattr(event, "outcome", getattr(event, "success", None))
+        if isinstance(value, bool):
+            return "success" if value else "failure"
+        return VERDICTS.get(str(value).lower()) if value is not None else None
 
     def blind_form(self, event: Event) -> Event:
         """The event to append when ``event`` is recorded GM-only (``--blind``).
@@ -316,6 +485,47 @@ class RuleSystem(abc.ABC):
     @abc.abstractmethod
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
         """Exact probabilities for the mechanic; fractions as ``"n/d"`` strings."""
+
+    def odds_series(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The numbers the odds chart draws for ``campaign odds SYSTEM [params] --plot``:
+        whatever :meth:`draw_odds` needs, built from :meth:`odds` (asked once or for every
+        point of a curve), probabilities as :class:`fractions.Fraction`. Kept apart from
+        drawing so tests can check the numbers without matplotlib.
+
+        Default: every ``"n/d"`` probability of ``odds(params)`` by its dotted path
+        (:func:`ledger.charts.generic_series`). Override with your game's own series; the
+        helpers of :mod:`ledger.charts` (``ask``, ``frac``, ``checked``) turn a missing or
+        malformed value into one clear :class:`ledger.charts.ChartError` line.
+
+        :param params: the system's ``odds_params`` values, converted (as for :meth:`odds`).
+        :raises RuleError: the params are refused (as :meth:`odds` refuses them).
+        """
+        from .charts import generic_series
+
+        return generic_series(self, params)
+
+    def draw_odds(self, data: dict[str, Any]) -> Figure:
+        """The odds chart of :meth:`odds_series`'s ``data``, as a matplotlib
+        :class:`~matplotlib.figure.Figure` (object-oriented API only, no pyplot): the core
+        saves it to the ``--plot`` file (.png, .svg or .pdf).
+
+        Default: a horizontal bar per probability (:func:`ledger.charts.draw_generic`).
+        Override with your game's chart, drawn with the helpers of :mod:`ledger.charts`
+        (``figure``, ``percent_axis``, ``stacked``, ``curves``, ``distribution``, ...);
+        docs/plugin-guide.md "Drawing odds" shows one.
+        """
+        from .charts import draw_generic
+
+        return draw_generic(self.id, data)
+
+    def harm_of(self, event: Roll) -> tuple[str, int] | None:
+        """The harm a roll against a character on the ledger deals (``campaign roll ...
+        --vs-character X --apply``): ``(character id, amount)``, where the character is the
+        opponent (an attack that hits) or the roller (a defence that fails) and the amount
+        is what the system's harm event takes (``campaign damage``'s AMOUNT; 0 for a
+        miss); ``None`` when the roll is not one that can harm (the default; ``--apply``
+        is then refused)."""
+        return None
 
     def rule_section(self, event: Event) -> str | None:
         """The seed section an event implements (``sections``), for ``campaign audit``."""

@@ -34,9 +34,9 @@ from .codec import Codec, encode_canonical
 from .events import CORE_EVENT_TYPES, event_tag
 
 if TYPE_CHECKING:
+    from .eventstore import EventStore
     from .projection import Corrections
     from .rulesystem import RuleSystem
-    from .store import Store
 
 #: Bump when the meaning of a stored snapshot changes (every older snapshot is then ignored).
 FORMAT = "ledger-snapshot-v2"
@@ -188,7 +188,7 @@ class Snapshot:
 
 
 def load(
-    store: Store,
+    store: EventStore,
     campaign: str,
     stream: str,
     upto: int,
@@ -246,7 +246,7 @@ def snapshot_problems(camp: Any, *, drop: bool = False) -> list[SnapshotProblem]
     """
     from .projection import Projector, decode_state, encode_state
 
-    store: Store = camp.store
+    store: EventStore = camp.store
     head = store.head(camp.id).seq
     corrections = camp.corrections(head)
     basis = Basis(system_fingerprint(camp.system, camp.codec), corrections)
@@ -315,7 +315,7 @@ __all__ = [
 ]
 
 
-def verify_snapshots(store: Store, campaign: str, *, drop: bool = False) -> tuple[int, str] | None:
+def verify_snapshots(store: EventStore, campaign: str, *, drop: bool = False) -> tuple[int, str] | None:
     """What ``campaign verify`` says of a campaign's snapshots: ``None`` when every snapshot
     in use matches a replay (or the rule system is not installed here: nothing to replay),
     else ``(seq, text)`` of the first problem, saying how many there are.

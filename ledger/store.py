@@ -1,4 +1,5 @@
-"""The append-only event store on SQLite (sqlite-utils), with the hash chain.
+"""The append-only event store on SQLite (sqlite-utils): the embedded
+:class:`~ledger.eventstore.EventStore` backend (the chain's bytes come from :mod:`ledger.chain`).
 
 DESIGN.md "Store": one file may hold several campaigns, each with its own gap-free ``seq``
 from 1 and its own hash chain. WAL mode; triggers refuse UPDATE and DELETE on ``events``;
@@ -13,34 +14,39 @@ projected state), ``_sqlite_migrations``.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import sqlite3
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .codec import encode_canonical, encode_data, salted
-from .events import Event, event_tag, stream_of
+from .chain import COLUMNS, ZERO_HASH, Head, chain_hash, chain_rows
+from .eventstore import (
+    ConflictError,
+    PagedRows,
+    Pending,
+    Row,
+    StoreError,
+    column_names,
+    encode_batch,
+)
+
+__all__ = [
+    "COLUMNS",
+    "MIGRATION_NAMES",
+    "ZERO_HASH",
+    "ConflictError",
+    "Head",
+    "Pending",
+    "RowQuery",
+    "Store",
+    "StoreError",
+    "chain_hash",
+    "get_migrations",
+]
 
 if TYPE_CHECKING:  # sqlite-utils imports numpy when installed: only load it when needed
     import sqlite_utils
     from sqlite_utils.migrations import Migrations
 
-COLUMNS = (
-    "seq",
-    "campaign",
-    "stream",
-    "version",
-    "type",
-    "data",
-    "recorded_at",
-    "actor",
-    "session",
-    "visibility",
-    "prev_hash",
-    "hash",
-)
-ZERO_HASH = "0" * 64
 #: Rows a single multi-row INSERT carries (12 columns: well under SQLite's variable limit).
 INSERT_CHUNK = 100
 _ROW_MARKS = "(" + ", ".join("?" * len(COLUMNS)) + ")"
@@ -123,11 +129,35 @@ def m004_secret_kinds(db: sqlite_utils.Database) -> None:
     db.execute("alter table secrets_v3 rename to secrets")
 
 
+def m005_read_indexes(db: sqlite_utils.Database) -> None:
+    """Indexes for the read paths (#19): a session's events in ``seq`` order (``recap``,
+    ``log --session``, ``advance``, ``--as-of session:N``) and the last event recorded at or
+    before a time (``--as-of TIME``). Replaces ``events_session (campaign, session)``."""
+    db.execute("create index events_session_seq on events (campaign, session, seq)")
+    db.execute("drop index events_session")
+    db.execute("create index events_time on events (campaign, recorded_at, seq)")
+
+
+def m006_access(db: sqlite_utils.Database) -> None:
+    """Access links of the web view (``campaign access``, #18): one row per link, the token
+    kept only as its sha256 (``token_hash``); ``role`` is ``"gm"`` or ``"player"``,
+    ``characters`` a JSON list of character ids granted beyond the sheets' ``player``
+    field; a revoked link keeps its row with ``revoked_at`` set."""
+    db.execute(
+        "create table access (id integer primary key, campaign text not null, "
+        "who text not null, role text not null check (role in ('gm', 'player')), "
+        "characters text not null default '[]', token_hash text not null unique, "
+        "created_at text not null, revoked_at text)"
+    )
+
+
 MIGRATION_NAMES = (
     "m001_events",
     "m002_secrets_snapshots",
     "m003_snapshot_fingerprints",
     "m004_secret_kinds",
+    "m005_read_indexes",
+    "m006_access",
 )
 _migrations: Migrations | None = None
 
@@ -144,6 +174,8 @@ def get_migrations() -> Migrations:
         _migrations()(m002_secrets_snapshots)
         _migrations()(m003_snapshot_fingerprints)
         _migrations()(m004_secret_kinds)
+        _migrations()(m005_read_indexes)
+        _migrations()(m006_access)
     return _migrations
 
 
@@ -167,177 +199,40 @@ def _migrated(conn: sqlite3.Connection) -> bool:
     return done.issuperset(MIGRATION_NAMES)
 
 
-class ConflictError(Exception):
-    """An expected stream version is stale: someone else appended first. Nothing written."""
-
-
-class StoreError(Exception):
-    """The store refuses a write (unknown campaign, bad batch). Nothing written."""
-
-
-@dataclass(frozen=True)
-class Pending:
-    """One event to append, with the envelope fields the caller decides."""
-
-    event: Event
-    visibility: str | None = None  # None: the event class's own visibility
-
-
-@dataclass(frozen=True)
-class Head:
-    """A campaign's head: last ``seq`` (0 when empty) and its ``hash``."""
-
-    seq: int
-    hash: str
-
-
-def chain_hash(prev_hash: str, canonical: bytes) -> str:
-    """``sha256(bytes.fromhex(prev_hash) + canonical).hexdigest()`` (DESIGN.md "Events")."""
-    return hashlib.sha256(bytes.fromhex(prev_hash) + canonical).hexdigest()
-
-
-_TAGS: dict[type[Event], str] = {}
-
-
-def chain_rows(
-    campaign: str,
-    batch: Sequence[Pending],
-    head: Head,
-    *,
-    actor: str,
-    recorded_at: str,
-    session: int | None,
-    version_of: Any,
-) -> list[tuple[Any, ...]]:
-    """Envelope, chain and encode a batch after ``head``: rows in :data:`COLUMNS` order.
-
-    The canonical envelope (DESIGN.md "Events": keys sorted, no whitespace) is assembled
-    from pre-encoded pieces instead of encoding an :class:`~ledger.events.Envelope` per
-    event; the bytes are identical (``ledger.verify`` recomputes them the slow way).
-
-    :param version_of: ``fn(stream) -> int``, the stream's version before the batch.
-    """
-    enc = encode_canonical
-
-    def lit(value: Any) -> bytes:  # a JSON literal, safe inside a %-template
-        return enc(value).replace(b"%", b"%%")
-
-    template = (
-        b'{"actor":' + lit(actor) + b',"campaign":' + lit(campaign)
-        + b',"data":%s,"prev_hash":"%s","recorded_at":' + lit(recorded_at)
-        + b',"seq":%d,"session":' + lit(session)
-        + b',"stream":%s,"type":%s,"version":%d,"visibility":%s}'
-    )  # fmt: skip
-    versions: dict[str, int] = {}
-    stream_json: dict[str, bytes] = {}
-    tags = _TAGS
-    sha256 = hashlib.sha256
-    rows: list[tuple[Any, ...]] = []
-    prev = head.hash
-    prev_ascii = prev.encode()
-    prev_raw = bytes.fromhex(prev)
-    seq = head.seq
-    for item in batch:
-        event = item.event
-        cls = type(event)
-        stream = stream_of(event)
-        version = versions.get(stream)
-        if version is None:
-            version = version_of(stream)
-            stream_json[stream] = enc(stream)
-        version += 1
-        versions[stream] = version
-        seq += 1
-        type_ = tags.get(cls)
-        if type_ is None:
-            type_ = tags[cls] = event_tag(cls)
-        visibility = item.visibility or cls.visibility
-        data = encode_data(event)
-        if visibility == "gm":
-            data = salted(data)
-        canonical = template % (
-            data,
-            prev_ascii,
-            seq,
-            stream_json[stream],
-            enc(type_),
-            version,
-            enc(visibility),
-        )
-        h = sha256(prev_raw)
-        h.update(canonical)
-        prev_raw = h.digest()
-        row_hash = prev_raw.hex()
-        rows.append(
-            (
-                seq,
-                campaign,
-                stream,
-                version,
-                type_,
-                data.decode(),
-                recorded_at,
-                actor,
-                session,
-                visibility,
-                prev,
-                row_hash,
-            )
-        )
-        prev = row_hash
-        prev_ascii = row_hash.encode()
-    return rows
-
-
-class RowQuery(Iterator[tuple[Any, ...]]):
-    """The rows of one :meth:`Store.rows` query: run on first iteration, fetched in pages.
+class RowQuery(PagedRows):
+    """The rows of one :meth:`Store.rows` query (an :class:`~ledger.eventstore.RowStream`):
+    run on first iteration, fetched in pages.
 
     Iterating it is iterating a generator (no per-row overhead). Before iteration starts,
-    :meth:`select` may run the same query with other columns (the projection fetches only
-    the columns it reads).
+    :meth:`narrow` may fetch only some fields (the projection reads four of twelve).
     """
 
     PAGE = 1024
 
-    def __init__(self, conn: sqlite3.Connection, columns: str, tail: str, args: list[Any]):
+    def __init__(
+        self, conn: sqlite3.Connection, columns: tuple[str, ...], tail: str, args: list[Any]
+    ):
         self.conn = conn
         self.columns = columns
         self.tail = tail
         self.args = args
-        self._rows: Iterator[tuple[Any, ...]] | None = None
+        self._rows: Iterator[Row] | None = None
 
-    @property
-    def started(self) -> bool:
-        """Has iteration begun (then :meth:`select` is refused)?"""
-        return self._rows is not None
-
-    def select(self, columns: str) -> Iterator[tuple[Any, ...]]:
-        """The same rows with ``columns`` (SQL select list) instead.
-
-        :raises RuntimeError: iteration already began.
-        """
-        if self._rows is not None:
-            raise RuntimeError("this query is already being read")
-        self._rows = iter(())
-        return self._fetch(columns)
-
-    def _fetch(self, columns: str) -> Iterator[tuple[Any, ...]]:
-        cursor = self.conn.execute(f"select {columns}{self.tail}", self.args)
+    def _fetch(self, select: list[str]) -> Iterator[Row]:
+        cursor = self.conn.execute(f"select {', '.join(select)}{self.tail}", self.args)
         page = self.PAGE
         while batch := cursor.fetchmany(page):
             yield from batch
 
-    def __iter__(self) -> Iterator[tuple[Any, ...]]:
-        if self._rows is None:
-            self._rows = self._fetch(self.columns)
-        return self._rows
 
-    def __next__(self) -> tuple[Any, ...]:
-        return next(iter(self))
+#: How much of a ledger file SQLite maps into memory for reading (1 GiB: a million events
+#: take about 650 MB).
+MMAP_BYTES = 1 << 30
 
 
 class Store:
-    """The append-only store of one SQLite file.
+    """The append-only store of one SQLite file: the embedded
+    :class:`~ledger.eventstore.EventStore` backend (rows and chain from :mod:`ledger.chain`).
 
     :param db: a path or a ``sqlite_utils.Database``. A path is opened with plain
         ``sqlite3``; :attr:`db` wraps the connection in sqlite-utils only when asked for.
@@ -362,7 +257,12 @@ class Store:
         if synchronous.upper() not in {"NORMAL", "FULL", "EXTRA"}:
             raise StoreError(f"synchronous must be NORMAL, FULL or EXTRA, not {synchronous!r}")
         self.conn.execute(f"pragma synchronous = {synchronous.upper()}")
+        # reads through memory-mapped pages: an index's rows scattered over a big file
+        # (a session list, a character's log) cost a third of what read() calls do (#19,
+        # bench case 8); writes still go through SQLite's journal
+        self.conn.execute(f"pragma mmap_size = {MMAP_BYTES}")
         self._in_tx = False
+        self._after_commit: list[Callable[[], None]] = []
         #: how many transactions rolled back on this connection (caches compare it)
         self.rollbacks = 0
         if not _migrated(self.conn):
@@ -380,6 +280,20 @@ class Store:
             self._db = sqlite_utils.Database(self.conn)
         return self._db
 
+    def migrations(self) -> list[str]:
+        """The names of the ``ledger`` migrations applied to this file, in order."""
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "select name from _sqlite_migrations where migration_set = 'ledger' "
+                "order by applied_at, name"
+            )
+        ]
+
+    def close(self) -> None:
+        """Close the file (the last connection's close checkpoints the WAL into it)."""
+        self.conn.close()
+
     # --- transactions --------------------------------------------------------------------
 
     @contextlib.contextmanager
@@ -394,11 +308,29 @@ class Store:
             yield
         except BaseException:
             self._in_tx = False
+            self._after_commit.clear()
             self.rollbacks += 1
             self.conn.execute("rollback")
             raise
         self._in_tx = False
-        self.conn.execute("commit")
+        try:
+            self.conn.execute("commit")
+        except BaseException:
+            self._after_commit.clear()
+            raise
+        callbacks, self._after_commit = self._after_commit, []
+        for fn in callbacks:
+            fn()
+
+    def after_commit(self, fn: Callable[[], None]) -> None:
+        """Call ``fn()`` once the outermost transaction commits, outside it (at once when
+        no transaction is open); never when it rolls back. Callbacks run in the order they
+        were given; one that raises stops the rest (``Campaign`` passes callbacks that
+        do not raise: :func:`ledger.plugins.notify_appended`)."""
+        if not self._in_tx:
+            fn()
+            return
+        self._after_commit.append(fn)
 
     # --- reading -------------------------------------------------------------------------
 
@@ -493,15 +425,31 @@ class Store:
         types: Sequence[str] | None = None,
         stream: str | None = None,
         streams: Sequence[str] | None = None,
-        columns: str = ", ".join(COLUMNS),
-    ) -> Iterator[tuple[Any, ...]]:
-        """Stored rows of a campaign in ``seq`` order, streamed (never all in memory).
+        session: int | None = None,
+        actor: str | None = None,
+        descending: bool = False,
+        columns: Sequence[str] | str = COLUMNS,
+    ) -> RowQuery:
+        """Stored rows of a campaign in ``seq`` order, streamed (never all in memory):
+        :meth:`ledger.eventstore.EventStore.rows`.
 
         :param after: only ``seq > after``. :param upto: only ``seq <= upto``.
         :param types: only these ``type`` tags. :param stream: only this stream.
-        :param streams: only these streams.
+        :param streams: only these streams. :param session: only this session.
+        :param actor: only this actor's. :param descending: newest first.
+        :param columns: the columns of each row (names from :data:`COLUMNS`).
+        :raises StoreError: an unknown column name.
         """
-        sql = " from events where campaign = ? and seq > ?"
+        names = COLUMNS if columns is COLUMNS else column_names(columns)
+        # Without statistics SQLite prefers the primary key for `seq > ? order by seq` and
+        # filters a whole campaign; name the index that finds only the rows asked for
+        # (a session's rows are found by events_session_seq unasked).
+        hint = ""
+        if session is None and types and stream is None and not streams:
+            hint = " indexed by events_type"
+        elif session is None and stream is not None and not types:
+            hint = " indexed by events_stream"
+        sql = f" from events{hint} where campaign = ? and seq > ?"
         args: list[Any] = [campaign, after]
         if upto is not None:
             sql += " and seq <= ?"
@@ -515,8 +463,14 @@ class Store:
         if streams:
             sql += f" and stream in ({', '.join('?' * len(streams))})"
             args.extend(streams)
-        sql += " order by seq"
-        return RowQuery(self.conn, columns, sql, args)
+        if session is not None:
+            sql += " and session = ?"
+            args.append(session)
+        if actor is not None:
+            sql += " and actor = ?"
+            args.append(actor)
+        sql += " order by seq desc" if descending else " order by seq"
+        return RowQuery(self.conn, names, sql, args)
 
     def last_of_types(self, campaign: str, types: Sequence[str]) -> tuple[Any, ...] | None:
         """The latest row whose type is one of ``types`` (``None`` if there is none)."""
@@ -525,6 +479,23 @@ class Store:
             f"and type in ({', '.join('?' * len(types))}) order by seq desc limit 1",
             [campaign, *types],
         ).fetchone()
+
+    def last_seq_at(self, campaign: str, recorded_at: str) -> int:
+        """The last ``seq`` recorded at or before ``recorded_at`` (a stored UTC stamp; 0
+        when none)."""
+        row = self.conn.execute(
+            "select seq from events where campaign = ? and recorded_at <= ? "
+            "order by recorded_at desc, seq desc limit 1",
+            (campaign, recorded_at),
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def seq_of_hash(self, campaign: str, hash_: str) -> int | None:
+        """The ``seq`` of the event whose ``hash`` is ``hash_`` (``None``: no such event)."""
+        row = self.conn.execute(
+            "select seq from events where campaign = ? and hash = ?", (campaign, hash_)
+        ).fetchone()
+        return int(row[0]) if row else None
 
     # --- writing -------------------------------------------------------------------------
 
@@ -537,8 +508,9 @@ class Store:
         recorded_at: str,
         session: int | None,
         expected_versions: dict[str, int] | None = None,
-    ) -> list[tuple[Any, ...]]:
-        """Append a whole batch, chained after the campaign's head; all or nothing.
+    ) -> list[Row]:
+        """Append a whole batch, chained after the campaign's head (:mod:`ledger.chain`);
+        all or nothing.
 
         :param expected_versions: ``{stream: version}`` each stream must be at before the
             batch (optimistic concurrency); omit a stream to append unconditionally.
@@ -558,7 +530,7 @@ class Store:
                         )
             rows = chain_rows(
                 campaign,
-                batch,
+                encode_batch(batch),
                 head,
                 actor=actor,
                 recorded_at=recorded_at,
@@ -632,6 +604,41 @@ class Store:
                 f"insert into secrets ({', '.join(names)}) values ({', '.join('?' * len(names))})",
                 [row[n] for n in names],
             )
+
+    # --- access links (the web view, #18) -------------------------------------------------
+
+    def add_access(
+        self, campaign: str, who: str, role: str, characters: Sequence[str], token_hash: str, at: str
+    ) -> int:
+        """Keep a new access link (only its token's hash); returns its id."""
+        import json
+
+        with self.transaction():
+            cursor = self.conn.execute(
+                "insert into access (campaign, who, role, characters, token_hash, created_at) "
+                "values (?, ?, ?, ?, ?, ?)",
+                (campaign, who, role, json.dumps(list(characters)), token_hash, at),
+            )
+        return int(cursor.lastrowid or 0)
+
+    def access_rows(self, campaign: str) -> list[dict[str, Any]]:
+        """Every access link of a campaign, oldest first, as ``{column: value}``."""
+        cursor = self.conn.execute(
+            "select id, who, role, characters, token_hash, created_at, revoked_at from access "
+            "where campaign = ? order by id",
+            (campaign,),
+        )
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor]
+
+    def revoke_access(self, campaign: str, who: str, at: str) -> int:
+        """Revoke every live link of ``who`` (case-insensitive); returns how many."""
+        with self.transaction():
+            return self.conn.execute(
+                "update access set revoked_at = ? where campaign = ? and lower(who) = lower(?) "
+                "and revoked_at is null",
+                (at, campaign, who),
+            ).rowcount
 
     # --- snapshots -----------------------------------------------------------------------
 

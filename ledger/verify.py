@@ -37,12 +37,12 @@ from typing import Any
 
 import msgspec
 
-from .codec import Codec, canonical_envelope
+from .chain import COLUMNS, ZERO_HASH, canonical_envelope, chain_hash
+from .codec import Codec
 from .dice import DOWNTIME_SCHEME, MAX_SIDES, SCHEME, verify_draws
 from .events import CAMPAIGN_STREAM, CORE_EVENT_TYPES, CampaignCreated, Envelope, event_tag
 from .results import ResultCheck, RowsOf
 from .rulesystem import RuleError
-from .store import COLUMNS, ZERO_HASH, chain_hash
 
 
 @dataclass
@@ -170,8 +170,13 @@ def verify_rows(
     keep_hashes: set[int] | None = None,
     find_hash: str | None = None,
     rows_of: RowsOf | None = None,
+    complete: bool = True,
 ) -> VerifyReport:
     """Verify rows given as dicts of the envelope fields (``data`` as canonical bytes or None).
+
+    :param complete: the rows are the whole log: a last roll against a character must be
+        followed by their ``contest.opposed``. ``False`` for a log read up to a receipt's or
+        an audited event's seq, which may end inside a batch.
 
     :param keep_hashes: seqs whose hashes to remember in ``report.hashes`` (receipts).
     :param find_hash: a hash to look for (a receipt's): its seq goes in ``report.found_at``.
@@ -244,6 +249,10 @@ def verify_rows(
         if prev == find_hash:
             report.found_at = seq
         expected_seq += 1
+    if results is not None and complete:
+        unanswered = results.pending_problem()
+        if unanswered:
+            return report.fail(report.head_seq, unanswered)
     sessions.finish(report)
     return report
 
@@ -590,13 +599,11 @@ def verify_store(
         keep_hashes={receipt[0]} if receipt else None,
         find_hash=receipt[1] if receipt else None,
         rows_of=rows_of,
+        complete=receipt is None,
     )
     if report.ok and receipt is not None and report.hashes.get(receipt[0]) != receipt[1]:
         # the receipt does not hold: where is its hash, if anywhere (read up to its seq only)
-        found = store.conn.execute(
-            "select seq from events where campaign = ? and hash = ?", (campaign, receipt[1])
-        ).fetchone()
-        report.found_at = found[0] if found else None
+        report.found_at = store.seq_of_hash(campaign, receipt[1])
     check_receipt(report, receipt, what="the log")
     if report.ok and receipt is None:
         _secrets_problem(store, campaign, report)

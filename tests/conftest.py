@@ -63,3 +63,79 @@ def frozen():
 
     with freeze_time("2026-03-01 19:00:00", tick=True) as clock:
         yield clock
+
+
+# --- the store backends (tests/test_conformance.py runs every check against each) ---------
+
+POSTGRES_DEFAULT = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+def _postgres_url() -> tuple[str | None, str]:
+    """The PostgreSQL server the suite's PostgreSQL half uses, or why there is none.
+
+    ``CAMPAIGN_TEST_POSTGRES=postgresql://...`` names it (then it must be reachable: a CI that
+    asks for PostgreSQL fails rather than skips); ``CAMPAIGN_TEST_POSTGRES=off`` turns the half
+    off; unset, a server at 127.0.0.1:5432 (database ``test``, user ``postgres``, trust auth)
+    is used when it answers within a second.
+    """
+    import os
+    import socket
+
+    asked = os.environ.get("CAMPAIGN_TEST_POSTGRES", "")
+    if asked.lower() in {"off", "0", "no"}:
+        return None, "CAMPAIGN_TEST_POSTGRES=off"
+    url = asked or POSTGRES_DEFAULT
+    if not asked:
+        try:
+            socket.create_connection(("127.0.0.1", 5432), timeout=1).close()
+        except OSError:
+            return None, (
+                "no PostgreSQL server at 127.0.0.1:5432: set CAMPAIGN_TEST_POSTGRES="
+                "postgresql://USER@HOST:PORT/DB to run the PostgreSQL half"
+            )
+    import psycopg
+
+    try:
+        psycopg.connect(url, connect_timeout=5).close()
+    except psycopg.Error as e:
+        reason = f"cannot connect to {url}: {' '.join(str(e).split())}"
+        if asked:
+            pytest.fail(f"CAMPAIGN_TEST_POSTGRES is set but {reason}")
+        return None, reason + " (set CAMPAIGN_TEST_POSTGRES to another server)"
+    return url, ""
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    """The URL of the test PostgreSQL server (skips with the reason when there is none)."""
+    url, reason = _postgres_url()
+    if url is None:
+        pytest.skip(f"PostgreSQL half skipped: {reason}")
+    return url
+
+
+@pytest.fixture
+def postgres_url(postgres_server):
+    """A ``postgresql://`` URL whose ``search_path`` is a fresh schema of this test's own,
+    dropped afterwards (other suites may share the server at the same time)."""
+    import uuid
+
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f"create schema {schema}")
+    sep = "&" if "?" in postgres_server else "?"
+    try:
+        yield f"{postgres_server}{sep}options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(postgres_server, autocommit=True) as conn:
+            conn.execute(f"drop schema {schema} cascade")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_target(request, tmp_path):
+    """What ``--db`` names for each backend: a fresh SQLite file, or a URL of a fresh schema."""
+    if request.param == "sqlite":
+        return str(tmp_path / "ledger.db")
+    return request.getfixturevalue("postgres_url")

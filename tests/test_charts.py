@@ -15,7 +15,7 @@ import pytest
 
 from ledger import charts
 from ledger.plugins import rule_systems
-from ledger.rulesystem import RuleError
+from ledger.rulesystem import RuleError, RuleSystem
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -43,7 +43,7 @@ FUDGE = icepool.Die([-1, 0, 1])
 def test_wyrd_4df_distribution_matches_icepool():
     """The distribution is recovered from the plugin's ladders; icepool sums 4dF directly
     (000_60e07241544698f0.txt, "Dice": the 4dF figure)."""
-    data = charts.wyrd_series(system("wyrd-engine"), {})
+    data = system("wyrd-engine").odds_series({})
     assert data["distribution"] == exact(4 @ FUDGE)
     assert data["distribution"][0] == Fraction(19, 81)
 
@@ -51,7 +51,7 @@ def test_wyrd_4df_distribution_matches_icepool():
 @pytest.mark.parametrize("skill", [-1, 0, 1, 2, 3, 5])
 def test_wyrd_success_by_dr_matches_icepool(skill):
     """P(4dF + skill >= DR) for every DR of the ladder (ruling: a tie succeeds)."""
-    data = charts.wyrd_series(system("wyrd-engine"), {"skill": skill})
+    data = system("wyrd-engine").odds_series({"skill": skill})
     ladder = data["ladders"][skill]
     assert [dr for dr, *_ in ladder] == list(range(-3, 7))
     for dr, _, p, bands in ladder:
@@ -65,9 +65,9 @@ def test_wyrd_success_by_dr_matches_icepool(skill):
 
 def test_wyrd_marks_the_dr_asked_for_by_name_or_alias():
     wyrd = system("wyrd-engine")
-    assert charts.wyrd_series(wyrd, {"skill": 2, "dr": "good"})["dr"] == 2
-    assert charts.wyrd_series(wyrd, {"skill": 2, "dr": "Formidable"})["dr"] == 3
-    assert charts.wyrd_series(wyrd, {"skill": 2})["dr"] is None
+    assert wyrd.odds_series({"skill": 2, "dr": "good"})["dr"] == 2
+    assert wyrd.odds_series({"skill": 2, "dr": "Formidable"})["dr"] == 3
+    assert wyrd.odds_series({"skill": 2})["dr"] is None
 
 
 # --- decision dice: 2d6, advantage 3d6, disadvantage 1d6 -----------------------------------
@@ -78,7 +78,7 @@ def test_decision_dice_match_icepool(stat):
     """002_735c6d6cd834a641.txt, "Advantage and Disadvantage": advantage *adds* a d6 and
     all three are summed ("for a total of 3d6"), it is not 3d6 keep the 2 highest;
     disadvantage removes one (1d6)."""
-    data = charts.decision_series(system("decision-dice"), {"stat": stat})
+    data = system("decision-dice").odds_series({"stat": stat})
     for mode, n in (("normal", 2), ("advantage", 3), ("disadvantage", 1)):
         die = n @ icepool.d6 + stat
         got = data["modes"][mode]
@@ -115,14 +115,14 @@ def test_d20_bands_match_icepool():
         "advantage": icepool.highest(d20, d20),
         "disadvantage": icepool.lowest(d20, d20),
     }
-    data = charts.d20_series(system("d20-world"), {"proficiency": 2, "penalty": 1}, top=6)
+    data = system("d20-world").odds_series({"proficiency": 2, "penalty": 1})
     assert data["proficiency"] == 2 and data["penalty"] == 1
     for mode, by_prof in data["modes"].items():
-        assert list(by_prof) == list(range(7))
+        assert list(by_prof) == list(range(11))
         for prof, bands in by_prof.items():
             assert bands == _d20_bands(dice[mode], prof - 1), (mode, prof)
     # the digest's reference: proficiency 0, advantage: good 111/400
-    zero = charts.d20_series(system("d20-world"), {}, top=0)
+    zero = system("d20-world").odds_series({})
     assert zero["modes"]["advantage"][0]["good"] == Fraction(111, 400)
 
 
@@ -132,7 +132,7 @@ def test_d20_bands_match_icepool():
 def test_terran_bands_match_icepool():
     """003_2aeb47bc6ca82a40.txt, "2.1": the highest die decides: 1-3 fail, 4-5 mixed, 6
     success; an empty pool fails."""
-    data = charts.terran_series(system("terran-engine"), {"pool": 10})
+    data = system("terran-engine").odds_series({"pool": 10})
     assert list(data["bands"]) == list(range(11))
     assert data["bands"][0] == {"fail": 1, "mixed": 0, "success": 0}
     for n in range(1, 11):
@@ -146,7 +146,7 @@ def test_terran_bands_match_icepool():
 
 
 def test_terran_effect_series_when_asked():
-    data = charts.terran_series(system("terran-engine"), {"effect": "1d", "upto": 12})
+    data = system("terran-engine").odds_series({"effect": "1d", "upto": 12})
     effect = data["effect"]
     assert effect["distribution"][3] == Fraction(1, 6)
     assert 6 not in effect["distribution"]  # a six always explodes
@@ -162,7 +162,7 @@ def test_spellwoven_success_counts_match_icepool(skill):
     """004_663ae3e4ecc71fd1.txt, "Overview: The Basic Mechanic": below Skill Level 10 a
     d10 equal to or under the Skill scores a success and a 1 scores one more; three dice."""
     die = icepool.d10.map(lambda face: (face <= skill) + (face == 1))
-    data = charts.spellwoven_series(system("spellwoven"), {})
+    data = system("spellwoven").odds_series({})
     got = data["by_skill"][skill]
     three = 3 @ die
     assert got["distribution"] == exact(three)
@@ -171,10 +171,10 @@ def test_spellwoven_success_counts_match_icepool(skill):
 
 
 def test_spellwoven_series_covers_every_level_and_follows_the_mode():
-    normal = charts.spellwoven_series(system("spellwoven"), {"skill": 5})
+    normal = system("spellwoven").odds_series({"skill": 5})
     assert sorted(normal["by_skill"]) == list(range(1, 21))
     assert normal["skill"] == 5 and normal["mode"] == "normal" and normal["pool"] == 3
-    better = charts.spellwoven_series(system("spellwoven"), {"advantage": True})
+    better = system("spellwoven").odds_series({"advantage": True})
     assert better["mode"] == "advantage"
     assert better["by_skill"][5]["at_least"][2] > normal["by_skill"][5]["at_least"][2]
 
@@ -228,17 +228,17 @@ def test_frac_reads_the_plugins_fractions():
 # --- degrading when a plugin's odds are missing or broken ----------------------------------
 
 
-class Broken:
-    """Stands in for a plugin whose odds are unfinished."""
+def broken(system_id: str, answer: Any) -> Any:
+    """The installed ``system_id`` with unfinished odds: ``odds`` returns (or raises)
+    ``answer``; its own ``odds_series``/``draw_odds`` are kept."""
 
-    def __init__(self, system_id: str, answer: Any) -> None:
-        self.id = system_id
-        self.answer = answer
+    def odds(self: Any, params: dict[str, Any]) -> Any:
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
 
-    def odds(self, params: dict[str, Any]) -> Any:
-        if isinstance(self.answer, BaseException):
-            raise self.answer
-        return self.answer
+    base = type(system(system_id))
+    return type(f"Broken{base.__name__}", (base,), {"odds": odds})().configure({})
 
 
 @pytest.mark.parametrize(
@@ -249,14 +249,29 @@ class Broken:
         ("decision-dice", {"dice": "2d6"}, r"cannot be charted \(KeyError"),
         ("terran-engine", {"risky_action": {"fail": "one half"}}, "cannot be charted"),
         ("spellwoven", {"by_skill": {"1": {"distribution": {}}}}, "cannot be charted"),
-        ("toy-unfinished", {"note": "nothing yet"}, "no probabilities written n/d"),
+        ("d20-world", {"bad": "2/5"}, "cannot be charted"),
     ],
 )
 def test_unfinished_odds_give_one_clear_error(system_id, answer, message):
     with pytest.raises(charts.ChartError, match=message) as info:
-        charts.odds_figure(Broken(system_id, answer), {})  # type: ignore[arg-type]
+        charts.odds_figure(broken(system_id, answer), {})
     assert system_id in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_unfinished_odds_of_a_system_without_its_own_chart(toy_system):
+    toy = broken("toy", {"note": "nothing yet"})
+    with pytest.raises(charts.ChartError, match="toy's odds hold no probabilities written n/d"):
+        charts.odds_figure(toy, {})
+
+
+def test_a_drawing_that_fails_gives_one_clear_error():
+    class HalfDrawn(type(system("spellwoven"))):  # type: ignore[misc]
+        def draw_odds(self, data):
+            return data["no such panel"]
+
+    with pytest.raises(charts.ChartError, match=r"spellwoven's odds cannot be charted \(KeyError"):
+        charts.odds_figure(HalfDrawn().configure({}), {})
 
 
 def test_a_rule_refusal_passes_through():
@@ -358,3 +373,100 @@ def test_wyrd_odds_plot_without_a_skill_draws_the_family(invoke, tmp_path):
     assert result.exit_code == 0, result.output
     assert chart.stat().st_size > 10_000
     assert "Expert/Great (+3):" in result.output
+
+
+def test_a_system_gets_the_generic_chart_through_the_rulesystem_defaults(toy_system):
+    # The toy system overrides neither odds_series nor draw_odds (docs/plugin-guide.md)
+    toy = system("toy")
+    assert type(toy).odds_series is RuleSystem.odds_series
+    assert toy.odds_series({"target": 8}) == {"success": Fraction(15, 36)}
+    fig = toy.draw_odds({"success": Fraction(15, 36)})
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["success"]
+
+
+def test_the_core_chart_module_knows_no_rule_system():
+    # Issue 17: each plugin draws its own chart; a sixth system must not need the core changed
+    from pathlib import Path
+
+    text = Path(charts.__file__).read_text(encoding="utf-8").lower()
+    for word in (
+        "wyrd", "d20", "decision", "terran", "spellwoven",  # the five systems
+        "4df", "proficiency", "risky", "skill", "difficulty", "effect", "2d6", "advantage",
+    ):  # fmt: skip
+        assert word not in text, word
+    for system_id in rule_systems():
+        assert system_id not in text
+
+
+# --- families: `odds SYSTEM` without the skill or stat (issue 15) ----------------------------
+
+
+def test_decision_dice_family_series_are_the_odds_rows():
+    dd = system("decision-dice")
+    data = dd.odds_series({"bonus": 1})
+    assert data["family"] and data["modifiers"] == 1
+    assert list(data["modes"]) == ["normal", "advantage", "disadvantage"]
+    normal = data["modes"]["normal"]["by_target"]["Challenging Task (12)"]
+    assert list(normal) == list(range(0, 11))
+    for stat, p in normal.items():  # each point is `odds --stat S --bonus 1 --target 12`
+        assert p == Fraction(dd.odds({"stat": stat, "bonus": 1, "target": "12"})["success"])
+    adv = data["modes"]["advantage"]["by_target"]["Impossible Task (20)"]
+    assert adv[8] == at_least(3 @ icepool.d6 + 9, 20)
+    assert list(dd.odds_series({"target": "8"})["modes"]["normal"]["by_target"]) == ["target 8"]
+
+
+def test_d20_family_series_outlines_nothing():
+    data = system("d20-world").odds_series({})
+    assert data["proficiency"] is None
+    assert data["modes"]["advantage"][0]["good"] == Fraction(111, 400)
+
+
+def test_terran_spend_family_series():
+    data = system("terran-engine").odds_series({"threshold": 8})
+    (curve,) = data["spend"].values()
+    assert curve[2] == Fraction(5, 12) and max(curve.values()) >= Fraction(99, 100)
+
+
+def test_spellwoven_family_series_keeps_the_difficulty():
+    data = system("spellwoven").odds_series({"target": 3})
+    assert data["difficulty"] == 2 and data["skill"] is None
+    assert sorted(data["by_skill"]) == list(range(1, 21))
+
+
+FAMILIES = [
+    ("d20-world", [], "advantage (2d20, keep higher):"),
+    ("d20-world", ["--penalty", "2", "--disadvantage"], "mode: disadvantage"),
+    ("decision-dice", [], "STAT 10:"),
+    ("decision-dice", ["--target", "challenging", "--advantage"], "target 12:"),
+    ("terran-engine", [], "risky_action_table:"),
+    ("terran-engine", ["--threshold", "20", "--rating", "3"], "advancement_by_spend:"),
+    ("spellwoven", [], "pass_by_skill:"),
+    ("spellwoven", ["--difficulty", "3", "--weakness"], "3 Very difficult:"),
+]
+
+
+@pytest.mark.parametrize(("system_id", "options", "shown"), FAMILIES)
+def test_odds_plot_without_the_skill_or_stat_draws_the_family(
+    invoke, tmp_path, system_id, options, shown
+):
+    # Issue 15: "`odds` without a skill/stat draws the whole family of curves"
+    chart = tmp_path / "family.png"
+    result = invoke("odds", system_id, *options, "--plot", str(chart))
+    assert result.exit_code == 0, result.output
+    assert shown in result.output and f"Chart: {chart}" in result.output
+    png = chart.read_bytes()
+    assert png[:8] == PNG
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    assert 800 <= width <= 2200 and 400 <= height <= 700, (width, height)
+    assert len(png) > 30_000
+
+
+def test_the_family_in_json_has_exact_fractions(invoke):
+    import json
+
+    result = invoke("odds", "decision-dice", "--json")
+    assert result.exit_code == 0, result.output
+    row = json.loads(result.output)["success_by_stat"]["STAT 3"]
+    assert row["Challenging Task (12)"] == "5/18"  # 2d6 >= 9
+    result = invoke("odds", "d20-world", "--json")
+    assert json.loads(result.output)["bands_by_proficiency"]["normal (1d20)"]["+2"]["good"] == "1/4"

@@ -65,7 +65,7 @@ def test_recap_markdown_tells_the_session(played):
     assert "`6 5`" in text and "physical dice, entered by gm" in text
     assert "engine roll, nonce 1" in text
     assert "amended by event 10: armour took some" in text
-    assert "hp: 10 → 8" in text  # the amended hurt of 2, not the original 4
+    assert "Hp 10 → 8" in text  # the amended hurt of 2, not the original 4
     assert "Seed revealed:" in text and "Receipt: `11:" in text
 
 

@@ -52,7 +52,7 @@ def hostile_recap(text: str) -> Recap:
                 extra=[text, text],
             )
         ],
-        characters=[CharacterChanges("ann", text, 1, [(text, text, text)])],
+        characters=[CharacterChanges("ann", text, 1, [text])],
     )
 
 
@@ -168,3 +168,22 @@ def test_slug_drops_accents():
     assert slug("Élodie Brun") == "elodie"
     assert slug("名前") == "character"
     assert ID_PATTERN.match(slug("_" * 80 + "x"))
+
+
+def test_html_recap_shows_a_hostile_note_as_its_text(toy_campaign):
+    # a note carrying HTML, Markdown and rich markup reads as the note's text, nothing more
+    invoke = toy_campaign
+    note = "<script>alert(1)</script> **bold** [x](javascript:alert(1)) [bold red]rich[/]"
+    assert invoke("session", "start").exit_code == 0
+    assert invoke("note", note).exit_code == 0
+    html = invoke("recap", "--session", "1", "--format", "html").output
+    assert "<script>" not in html and 'href="javascript' not in html and "<b>bold" not in html
+    line = next(li for li in html.split("<li ")[1:] if "alert(1)" in li)
+    assert 'class="note"' in line
+    assert (
+        "&lt;script&gt;alert(1)&lt;/script&gt; **bold** [x](javascript:alert(1)) "
+        "[bold red]rich[/]" in line
+    )
+    assert "added" not in line and "None" not in line and "character" not in line
+    md = invoke("recap", "--session", "1").output
+    assert f"** {note}" in md  # the note's text, as typed, after its entry number

@@ -75,6 +75,29 @@ def test_hook_recap_lines(toy_campaign):
         pm.unregister(name="recap-test")
 
 
+def test_hook_event_appended(toy_campaign):
+    """More cases (every write path, rollbacks, failing listeners): test_event_appended.py."""
+    seen = []
+
+    class Plugin:
+        @hookimpl
+        def event_appended(self, campaign, events):
+            seen.append((campaign.id, [(e.seq, e.type, e.visibility) for e in events]))
+
+    invoke = toy_campaign
+    pm.register(Plugin(), name="appended-test")
+    try:
+        invoke("record", "hurt", "--character", "ann", "--amount", "1")
+        invoke("record", "secret-noted", "--character", "bob", "--value", "3")
+        invoke("record", "hurt", "--character", "ann", "--amount", "-1")  # refused
+    finally:
+        pm.unregister(name="appended-test")
+    assert seen == [
+        ("toybox", [(4, "toy.hurt", "public")]),
+        ("toybox", [(5, "toy.secret_noted", "gm")]),
+    ]
+
+
 @pytest.mark.parametrize("sid", SYSTEMS)
 def test_each_system_registers_through_an_entry_point(sid):
     folder = ROOT / "plugins" / sid

@@ -49,3 +49,26 @@ def test_recap_matches_golden(name, view, tmp_path, fixed_seeds):
             path.write_text(text, encoding="utf-8")
         assert path.exists(), f"no golden file {path.name}: run with UPDATE_GOLDEN=1 and review it"
         assert text == path.read_text(encoding="utf-8")
+
+
+def test_html_recap_marks_outcomes_in_words_and_shows_dice_once(tmp_path, fixed_seeds):
+    """Success and failure read apart without colour (a labelled badge and a border style);
+    a rule system's line carries its dice, so no second row of dice is drawn; Terran Light
+    and Dark dice are named."""
+    import re
+
+    with freeze_time("2026-03-01 19:00:00"):
+        build(bundled_campaigns() / "the-world", tmp_path / "w.db", quiet=True)
+        build(bundled_campaigns() / "the-drowned-marches", tmp_path / "d.db", quiet=True)
+    world = open_campaign(Store(str(tmp_path / "w.db")))
+    gm = render(build_recap(world, 1, as_gm=True), "html")
+    player = render(build_recap(world, 1, as_gm=False), "html")
+    assert '<li class="roll success">' in gm and '<li class="roll failure">' in gm
+    assert '<span class="verdict">✔ success</span>' in gm
+    assert '<span class="verdict">✘ failure</span>' in gm
+    assert 'class="die' not in gm  # every d20-world line shows its own dice
+    assert "Favor of the Guild −2 (now −1)" in gm and "Favor" not in player
+    assert len(re.findall(r'<span class="gm">\[GM\]</span>', gm)) == 2  # the event, the change
+    marches = render(build_recap(open_campaign(Store(str(tmp_path / "d.db"))), 1, as_gm=False),
+                     "md")
+    assert "Light dice [2 3 1], Dark dice [4]" in marches

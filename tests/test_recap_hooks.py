@@ -1,18 +1,19 @@
-"""Each rule system contributes its own recap lines through the `recap_lines` hook."""
+"""Each rule system writes its own recap lines as a `RuleSystem.recap_lines` method (#17);
+the `recap_lines` hook is left for add-ons' extras."""
 
+from pathlib import Path
 from types import SimpleNamespace
 
 from ledger.dice import PhysicalDice
 from ledger.plugins import pm, rule_systems
-from ledger.rulesystem import RollRequest
+from ledger.rulesystem import RollRequest, RuleSystem
+
+PLUGINS = Path(__file__).parents[1] / "plugins"
 
 
 def lines(system_id, event):
     record = SimpleNamespace(data=event, type="", seq=1)
-    out = []
-    for result in pm.hook.recap_lines(system_id=system_id, record=record, as_gm=False):
-        out.extend(result or [])
-    return out
+    return rule_systems()[system_id].recap_lines(record, as_gm=False)
 
 
 def test_spellwoven_notes_kept_dice_and_effort():
@@ -31,10 +32,18 @@ def test_spellwoven_notes_kept_dice_and_effort():
         PhysicalDice(["3", "7", "9", "2"]),
     )
     assert "four dice rolled at advantage, three kept" in lines("spellwoven", event)
-    assert lines("wyrd-engine", event) == []  # another system's hook stays silent
+    assert lines("wyrd-engine", event) == []  # another system's method ignores it
 
 
-def test_every_installed_system_implements_the_hook():
-    installed = set(rule_systems())  # loads every plugin
-    impls = {impl.plugin_name for impl in pm.hook.recap_lines.get_hookimpls()}
-    assert installed <= impls
+def test_every_installed_system_writes_its_own_recap_lines_and_change_sentences():
+    for sid, system in rule_systems().items():
+        cls = type(system)
+        assert cls.recap_lines is not RuleSystem.recap_lines, sid
+        assert cls.describe_changes is not RuleSystem.describe_changes, sid
+
+
+def test_no_plugin_implements_the_hook_for_its_own_system():
+    rule_systems()  # loads every plugin
+    assert pm.hook.recap_lines.get_hookimpls() == []  # the hook is for add-ons
+    for path in PLUGINS.glob("*/ledger_*/*.py"):
+        assert "system_id !=" not in path.read_text(encoding="utf-8"), path

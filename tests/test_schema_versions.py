@@ -78,3 +78,26 @@ def test_a_missing_upcaster_step_is_named(toy_system, monkeypatch):
     assert codec.decode(raw, "toy.hurt").amount == 2
     # the fast decode of a replay falls back to the codec for a versioned payload
     assert codec.decode(raw.decode()).amount == 2
+
+
+def test_an_export_with_payloads_of_both_versions_imports(toy_campaign, db_path, hurt_v2,
+                                                          tmp_path):
+    # #16: import checked that each payload is exactly its event's fields, which an upcast
+    # (older) payload never is, and a current one is only with its schema_version
+    from click.testing import CliRunner
+
+    from ledger.cli import cli
+
+    camp = open_campaign(Store(db_path))
+    camp.append([Hurt(character="ann", amount=1)], actor="gm", at=AT)
+    hurt_v2()
+    camp = open_campaign(Store(db_path))
+    camp.append([Hurt(character="ann", amount=3)], actor="gm", at=AT)
+    runner = CliRunner()
+    export = runner.invoke(cli, ["--db", str(db_path), "--as", "gm", "export"]).stdout_bytes
+    path = tmp_path / "both.ndjson"
+    path.write_bytes(export)
+    result = runner.invoke(cli, ["--db", str(tmp_path / "copy.db"), "import", str(path)])
+    assert result.exit_code == 0, result.output
+    copy = open_campaign(Store(str(tmp_path / "copy.db")))
+    assert copy.state_of("ann").hp == 10 - 2 - 3

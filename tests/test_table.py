@@ -130,6 +130,37 @@ def test_scene_end_and_session_end_say_what_cleared(casebook):
     assert invoke("damage", "felix", "2").exit_code == 0
     out = invoke("scene", "end").output
     assert out.startswith("Scene ended (seq 5).\nFelix Cavendish:\n")
-    assert "stress.marked: 2 → 0" in out
+    assert "  Stress cleared\n" in out  # in the book's words, not a field path
     assert invoke("scene", "end").output == "Scene ended (seq 6).\n"  # nothing changed: no more
     assert "Felix Cavendish:" not in invoke("session", "end").output
+
+
+def test_damage_goes_through_the_systems_declared_harm(toy_campaign):
+    invoke = toy_campaign
+    result = invoke("damage", "ann", "2")  # the toy declares no harm
+    assert result.exit_code == 1
+    assert "Toy records harm differently: see `campaign record list`" in result.output
+    assert "Harm: recorded with `campaign record` only" in invoke("systems", "toy").output
+
+
+def test_every_system_that_declares_harm_makes_a_harm_event():
+    from ledger import RuleError, RuleSystem
+    from ledger.plugins import rule_systems
+
+    for sid, system in rule_systems().items():
+        overridden = type(system).harm_event is not RuleSystem.harm_event
+        assert system.has_harm == overridden, sid
+        if not system.has_harm:
+            with pytest.raises(RuleError, match="records harm differently"):
+                system.harm_event(None, "x", 1)
+
+
+def test_damage_in_d20_world_is_its_damage_taken(invoke, frozen):
+    world = SHEETS.parent.parent / "the-world" / "characters" / "bram.toml"
+    assert invoke("new", "world", "--system", "d20-world").exit_code == 0
+    assert invoke("character", "add", "--sheet", str(world)).exit_code == 0
+    result = invoke("damage", "bram", "2", "--json")
+    assert result.exit_code == 0, result.output
+    assert log(invoke)[-1]["type"] == "d20-world.damage_taken"
+    assert log(invoke)[-1]["data"]["amount"] == 2
+    assert json.loads(invoke("systems", "d20-world", "--json").output)["harm"] is True

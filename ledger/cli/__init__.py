@@ -58,15 +58,20 @@ class App:
 
         :raises click.ClickException: the file does not exist and ``create`` is false.
         """
-        from ..store import Store
+        from ..eventstore import is_url, open_store
 
-        if not create and self.db_path != ":memory:" and not os.path.exists(self.db_path):
+        if (
+            not create
+            and self.db_path != ":memory:"
+            and not is_url(self.db_path)
+            and not os.path.exists(self.db_path)
+        ):
             raise click.ClickException(
                 f"no ledger at {self.db_path}: create one with `campaign new NAME --system ID` "
                 "or point --db (or CAMPAIGN_DB) at your ledger file"
             )
         if self._store is None:
-            self._store = Store(
+            self._store = open_store(
                 self.db_path, synchronous=os.environ.get("CAMPAIGN_SYNCHRONOUS", "NORMAL")
             )
         return self._store
@@ -77,7 +82,7 @@ class App:
         """Close the ledger file (called when the command ends, so WAL checkpoints happen
         at a known moment, not whenever the garbage collector runs)."""
         if self._store is not None:
-            self._store.conn.close()
+            self._store.close()
             self._store = None
 
     @functools.cached_property
@@ -190,6 +195,12 @@ class LedgerGroup(click.Group):
             raise click.UsageError(_one_line(e)) from None
         except (OSError, UnicodeDecodeError) as e:
             raise click.ClickException(_one_line(e)) from None
+        except Exception as e:
+            if type(e).__module__.startswith("psycopg"):  # PostgreSQL refused (a lock timeout, ...)
+                raise click.ClickException(
+                    f"the ledger database cannot be used: {_one_line(e)} (nothing was written)"
+                ) from None
+            raise
 
 
 def _one_line_text(text: str) -> str:
@@ -269,7 +280,7 @@ def nl_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     envvar="CAMPAIGN_DB",
     default="campaign.db",
     show_default=True,
-    help="The ledger file (env CAMPAIGN_DB).",
+    help="The ledger: a file, or a postgresql:// URL (env CAMPAIGN_DB).",
 )
 @click.option("--campaign", "campaign", help="Which campaign in the file (default: the only one).")
 @click.option(
@@ -336,7 +347,22 @@ def register_plugin_commands() -> None:
 
 
 def _register() -> None:
-    from . import commands, demo, history, pictures, play, shell, table, views  # noqa: F401  (modules add commands)
+    from . import (  # noqa: F401  (modules add commands)
+        commands,
+        demo,
+        history,
+        pictures,
+        play,
+        plugin,
+        serve,
+        shell,
+        table,
+        transfer,
+        views,
+    )
+    from .completion import register
+
+    register()
 
 
 def main() -> None:  # pragma: no cover - console entry point is `cli`

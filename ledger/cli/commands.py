@@ -49,6 +49,7 @@ def new(
     campaigns.
     """
     from ..campaign import Campaign
+    from ..eventstore import shown
 
     opts = dict(_parse_option(o) for o in options)
     store = app.store(create=True)
@@ -60,7 +61,7 @@ def new(
             {"campaign": campaign.id, "system": system_id, "options": campaign.created.options}
         )
     else:
-        click.echo(f"Created campaign {campaign.id} ({campaign.system.name}) in {app.db_path}")
+        click.echo(f"Created campaign {campaign.id} ({campaign.system.name}) in {shown(app.db_path)}")
 
 
 @cli.command()
@@ -156,6 +157,7 @@ def _system_detail(system: Any, as_json: bool) -> None:
         "record_events": events,
         "roll_events": rolls,
         "example_roll": f"campaign {line}" if line else "",
+        "harm": system.has_harm,
     }
     if as_json:
         echo_json(detail)
@@ -178,6 +180,11 @@ def _system_detail(system: Any, as_json: bool) -> None:
         listed = " ".join(f["field"] + ("*" if f["required"] else "") for f in fields)
         click.echo(f"  {short:<24} {listed}")
     click.echo("\nRoll events (written by `campaign roll`): " + ", ".join(rolls))
+    click.echo(
+        "\nHarm: `campaign damage CHARACTER AMOUNT` records it"
+        if system.has_harm
+        else "\nHarm: recorded with `campaign record` only (no `campaign damage`)"
+    )
     if line:
         click.echo(f"\nExample: campaign {line}" + (f"  ({note})" if note else ""))
 
@@ -284,7 +291,7 @@ def session_end(app: App, as_json: bool) -> None:
     """Close the open session: reveal its seed, commit the downtime seed (advancement dice
     draw from it) and print a receipt to keep."""
     campaign = app.campaign
-    before = sheets(app) if not as_json else {}
+    before = states(app) if not as_json else {}
     rec = campaign.end_session(actor=app.actor, at=now())
     downtime = campaign.record(rec.seq + 1)  # the same batch: downtime.committed
     receipt = f"{downtime.seq}:{downtime.hash}"
@@ -304,7 +311,7 @@ def session_end(app: App, as_json: bool) -> None:
         click.echo(f"Seed revealed: {rec.data.seed_reveal}")
         click.echo(f"Downtime seed commitment (advancement dice): {commitment}")
         click.echo(f"Receipt: {receipt}")
-        echo_changes(campaign, before, sheets(app))
+        echo_changes(app, before, states(app))
 
 
 @session.command("abandon")
@@ -389,36 +396,50 @@ def scene_end(app: App, title: str) -> None:
     """Close the scene: stress, once-per-scene abilities and boons reset; says what changed
     on each sheet."""
     campaign = app.campaign
-    before = sheets(app)
+    before = states(app)
     rec = campaign.scene("end", title, actor=app.actor, at=now())
     click.echo(f"Scene ended (seq {rec.seq}).")
-    echo_changes(campaign, before, sheets(app))
+    echo_changes(app, before, states(app))
 
 
-def sheets(app: App) -> dict[str, dict[str, Any]]:
-    """Every character's sheet now, in the command's view (``{id: sheet_view}``)."""
+def states(app: App, characters: Any = None) -> dict[str, Any]:
+    """Characters' states now, in the command's view (``{id: state}``; every character
+    unless ``characters`` names some ids)."""
     campaign = app.campaign
     as_gm = app.as_gm()
-    return {
-        cid: campaign.system.sheet_view(campaign.state_of(cid, as_gm=as_gm), as_gm=as_gm)
-        for cid in campaign.characters()
-    }
+    ids = campaign.characters() if characters is None else characters
+    return {cid: campaign.state_of(cid, as_gm=as_gm) for cid in ids}
+
+
+def changes(app: App, before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[str]]:
+    """``{id: sentences}`` of what changed on each character between two :func:`states`
+    (the rule system's words, :meth:`ledger.rulesystem.RuleSystem.describe_changes`); a
+    character whose state did not change is left out."""
+    system, as_gm = app.campaign.system, app.as_gm()
+    out = {}
+    for cid, state in after.items():
+        if cid in before and before[cid] == state:
+            continue
+        said = system.describe_changes(before.get(cid), state, as_gm=as_gm)
+        if said:
+            out[cid] = said
+    return out
 
 
 def echo_changes(
-    campaign: Any, before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]
+    app: App, before: dict[str, Any], after: dict[str, Any], *, names: bool = True,
+    mark: str = "",
 ) -> None:
-    """Print what changed on each sheet between ``before`` and ``after`` (one block per
-    character that changed; nothing when nothing did)."""
-    from .play import sheet_changes
-
-    names = campaign.characters()
-    for cid, sheet in after.items():
-        changes = sheet_changes(before.get(cid, {}), sheet)
-        if changes:
-            click.echo(f"{names.get(cid, cid)}:")
-            for field, old, new in changes:
-                click.echo(f"  {field}: {old} → {new}")
+    """Print what changed on each character between two :func:`states`, in the rule
+    system's words: one block per character that changed (``names=False``: the sentences
+    alone, indented), nothing when nothing did. ``mark`` ends every sentence (a GM-only
+    write's ``" [GM only]"``)."""
+    known = app.campaign.characters()
+    for cid, said in changes(app, before, after).items():
+        if names:
+            click.echo(f"{known.get(cid, cid)}:")
+        for sentence in said:
+            click.echo(f"  {sentence}{mark}")
 
 
 @cli.command()
@@ -524,9 +545,15 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False), help="Write to a file (default stdout)."
 )
+@click.option(
+    "--verifier",
+    type=click.Path(dir_okay=False),
+    help="Also write the in-browser verifier, one self-contained HTML file that checks an "
+    "export with WebCrypto alone (then the export itself only with -o).",
+)
 @view_option
 @pass_app
-def export_(app: App, output: str | None) -> None:
+def export_(app: App, output: str | None, verifier: str | None) -> None:
     """Export the campaign as NDJSON, one event a line, oldest first.
 
     The default view is --as player: a GM-only event becomes a stub of only what the chain
@@ -534,6 +561,16 @@ def export_(app: App, output: str | None) -> None:
     full backup that `campaign import` can restore.
     """
     from ..exchange import export_lines
+
+    if verifier:
+        from ..web.verifier import verifier_html
+        from .output import atomic_file
+
+        with atomic_file(verifier, db_path=app.db_path) as f:
+            f.write(verifier_html().encode())
+        click.echo(f"Wrote the verifier to {verifier}: open it in a browser", err=True)
+        if not output:
+            return
 
     as_gm = app.as_gm()
     lines = export_lines(app.store(), app.campaign.id, as_gm=as_gm)
@@ -565,11 +602,12 @@ def import_(app: App, file: Any, as_json: bool) -> None:
     import os
 
     from ..backup import split_backup
+    from ..eventstore import is_url
     from ..exchange import import_lines, parse_lines
 
     backup, rest = split_backup(file)
     lines = parse_lines(rest)
-    if app.db_path != ":memory:" and not os.path.exists(app.db_path):
+    if app.db_path != ":memory:" and not is_url(app.db_path) and not os.path.exists(app.db_path):
         campaign, count = _import_into_new_file(app.db_path, lines, backup)
     else:
         campaign, count = import_lines(app.store(create=True), lines, backup=backup)
@@ -659,7 +697,7 @@ def _import_into_new_file(path: str, lines: Any, backup: Any) -> tuple[str, int]
         try:
             result = import_lines(store, lines, backup=backup)
         finally:
-            store.conn.close()  # checkpoints the WAL into the file and removes it
+            store.close()  # checkpoints the WAL into the file and removes it
         os.chmod(tmp, _mode_for(path, private=False))
         appeared = click.ClickException(
             f"{path} was created by another command during the import: nothing was "

@@ -69,6 +69,9 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
                 odds = "; odds " + ", ".join(f"{k} {v}" for k, v in p["odds"].items())
             click.echo(f"  {p['type']}: {fields}{odds}")
         return
+    from .commands import echo_changes, states
+
+    before = {} if as_json else states(app)
     result = run_advance(campaign, number, parsed, actor=app.actor, at=now())
     items: list[dict[str, Any]] = []
     lines: list[str] = []
@@ -87,6 +90,7 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
     click.echo(f"Appended {len(result)} advancement events for session {number}:")
     for line in lines:
         click.echo("  " + line)
+    echo_changes(app, before, states(app))  # what rose, in the book's words (#15)
 
 
 @cli.command()

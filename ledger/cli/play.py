@@ -220,6 +220,27 @@ def roll_output(app: App, rec: Any) -> dict[str, Any]:
     help="Record a result the rules give without rolling (an automatic failure or success) "
     "without asking; off a terminal such a roll is refused without it.",
 )
+@click.option(
+    "--vs-character",
+    "vs_character",
+    metavar="NAME",
+    help="A character on the ledger (PC or NPC) opposing the roll: the rules use their "
+    "sheet as it stands, and the roll is recorded on both characters. Their dice follow "
+    "the roller's (in --dice too).",
+)
+@click.option(
+    "--vs-skill",
+    "vs_skill",
+    metavar="SKILL",
+    help="With --vs-character: the skill they oppose with (default: the rule system's).",
+)
+@click.option(
+    "--apply",
+    "apply",
+    is_flag=True,
+    help="With --vs-character and an attack: put the harm of a hit on the character hit in "
+    "the same record.",
+)
 @json_option
 @pass_app
 def roll(
@@ -230,17 +251,27 @@ def roll(
     client_seed: str,
     blind: bool,
     automatic_ok: bool,
+    vs_character: str | None,
+    vs_skill: str | None,
+    apply: bool,
     as_json: bool,
     **params: Any,
 ) -> None:
     """Roll for CHARACTER (id or name) using SKILL, and record it.
 
-    Options below marked [system] apply to campaigns of that rule system.
+    Against another character on the ledger: --vs-character NAME (and --apply to record
+    the harm of a hit at once). Options below marked [system] apply to campaigns of that
+    rule system.
     """
     from ..campaign import AutomaticResult
+    from .commands import echo_changes, states
 
     campaign = app.campaign
     given = pick_params(campaign.system, "roll_params", params)
+    who = [campaign.find_character(character_name)]
+    if vs_character is not None and not as_json:
+        who.append(campaign.find_character(vs_character))
+    before = {} if as_json else states(app, list(dict.fromkeys(who)))
 
     def record(automatic_ok: bool) -> Any:
         return campaign.roll(
@@ -251,6 +282,9 @@ def roll(
             client_seed=client_seed,
             blind=blind,
             automatic_ok=automatic_ok,
+            opponent=vs_character,
+            opponent_skill=vs_skill,
+            apply=apply,
             actor=app.actor,
             at=now(),
         )
@@ -264,10 +298,28 @@ def roll(
             raise click.ClickException(f"{e}: add --auto to record it") from None
         click.confirm(f"{str(e)[0].upper()}{str(e)[1:]}. Record it?", abort=True)
         rec = record(True)
+    batch = campaign.batch if campaign.batch and campaign.batch[0].seq == rec.seq else [rec]
     if as_json:
-        echo_json(roll_output(app, rec))
+        out = roll_output(app, rec)
+        if len(batch) > 1:  # the opponent's side and any harm applied, in the same batch
+            out["batch"] = [_event_json(r) for r in batch[1:]]
+        echo_json(out)
     else:
         click.echo(describe(campaign, rec) + made_mark(rec))
+        for later in batch[1:]:
+            click.echo("  " + describe(campaign, later) + made_mark(later))
+        # what the roll changed (experience, an increase, Ego, harm applied...), in the
+        # book's words (#15); both characters of a contest (#16)
+        echo_changes(
+            app, before, states(app, list(before)), names=len(before) > 1, mark=made_mark(rec)
+        )
+
+
+def _event_json(rec: Any) -> dict[str, Any]:
+    """``{"seq", "type", "stream", ...data}`` of one recorded event."""
+    data = msgspec.to_builtins(rec.data)
+    data.pop("type", None)
+    return {"seq": rec.seq, "type": rec.type, "stream": rec.stream, **data}
 
 
 def made_mark(rec: Any) -> str:
@@ -287,6 +339,9 @@ def describe(campaign: Any, rec: Any) -> str:
 
         return f"[{rec.seq}] Correction: {sentence(campaign, rec)}"
     text = campaign.system.describe(rec.data) or describe_core(rec)
+    if rec.type == "contest.opposed":
+        roller = rec.data.roller
+        text = f"{rec.stream}: opposes {_names(campaign).get(roller, roller)}'s roll (event {rec.data.roll})"
     if text:
         stream = rec.stream
         if text.startswith(f"{stream}:"):
@@ -337,6 +392,8 @@ def describe_core(rec: Any) -> str | None:
             return f"Scene {verb}" + (f": {d.title}" if d.title else "")
         case "note.added":
             return (f"{d.character}: " if d.character else "") + f"Note: {d.text}"
+        case "contest.opposed":
+            return f"{d.character}: opposes the roll of {d.roller} (event {d.roll})"
         case "correction.recorded":
             verb = "retracted" if d.action == "retract" else f"amended ({d.data})"
             return f"Correction: event {d.target} {verb} — {d.reason}"
@@ -453,12 +510,18 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
         raise click.UsageError(
             f"{key}: {_field_problem(e)} (see `campaign record {key} --help`)"
         ) from None
+    from .commands import echo_changes, states
+
+    who = [values["character"]] if isinstance(values.get("character"), str) else []
+    before = {} if as_json else states(app, who)
     rec = campaign.append([event], actor=app.actor, at=now(), visibility="gm" if blind else None)[0]
     if as_json:
         data = msgspec.to_builtins(rec.data)
         echo_json({"seq": rec.seq, "type": rec.type, "visibility": rec.visibility, **data})
     else:
         click.echo(describe(campaign, rec) + made_mark(rec))
+        # what the event changed on the sheet, in the book's words (#15)
+        echo_changes(app, before, states(app, who), names=False, mark=made_mark(rec))
 
 
 def _field_problem(e: msgspec.ValidationError) -> str:
@@ -484,44 +547,68 @@ def _scalar(text: str) -> Any:
 @cli.command()
 @click.argument("character_name", metavar="CHARACTER")
 @click.argument("amount", type=int)
+@click.option(
+    "--affects",
+    "affects",
+    multiple=True,
+    metavar="SKILL",
+    help="A skill a wound this damage inflicts affects (repeatable; systems whose wounds "
+    "name skills, e.g. wyrd-engine).",
+)
 @json_option
 @pass_app
-def damage(app: App, character_name: str, amount: int, as_json: bool) -> None:
-    """Record AMOUNT of damage to CHARACTER (systems with a damage_taken event)."""
+def damage(
+    app: App, character_name: str, amount: int, affects: tuple[str, ...], as_json: bool
+) -> None:
+    """Record AMOUNT of damage to CHARACTER (rule systems that declare harm: `campaign
+    systems ID` says whether one does).
+
+    --affects SKILL names the skills a wound it inflicts affects (#16).
+    """
     if amount < 1:
         raise click.UsageError(
             f"damage {character_name} {amount} changes nothing: give an AMOUNT of 1 or more "
             "(to heal, see `campaign record list`)"
         )
     campaign = app.campaign
-    tag = f"{campaign.system.id}.damage_taken"
-    if tag not in campaign.codec.types:
-        raise RuleError(
-            f"{campaign.system.id} records harm differently: see `campaign record list`"
-        )
+    system = campaign.system
+    if not system.has_harm:
+        raise RuleError(f"{system.name} records harm differently: see `campaign record list`")
     cid = campaign.find_character(character_name)
-    event = campaign.codec.convert(
-        tag, {"type": tag, "character": cid, "amount": amount}, strict=False
-    )
+    event = system.harm_event(campaign.state_of(cid), cid, amount)
+    if affects:
+        if "affected_skills" not in type(event).__struct_fields__:
+            raise click.UsageError(
+                f"--affects: {campaign.system.id} wounds name no skills; leave it out"
+            )
+        skills = [a.strip() for a in affects]
+        if not all(skills):
+            raise click.UsageError("--affects needs a skill name, e.g. --affects Athletics")
+        event = msgspec.structs.replace(event, affected_skills=skills)  # type: ignore[call-arg]
     as_gm = app.as_gm()
-    before = campaign.system.sheet_view(campaign.state_of(cid, as_gm=as_gm), as_gm=as_gm)
+    old_state = campaign.state_of(cid, as_gm=as_gm)
     rec = campaign.append([event], actor=app.actor, at=now())[0]
-    after = campaign.system.sheet_view(campaign.state_of(cid, as_gm=as_gm), as_gm=as_gm)
-    changes = sheet_changes(before, after)
+    new_state = campaign.state_of(cid, as_gm=as_gm)
+    # where the harm landed and what it does now, in the book's words (#15)
+    sentences = campaign.system.describe_changes(old_state, new_state, as_gm=as_gm)
     if as_json:
+        before = campaign.system.sheet_view(old_state, as_gm=as_gm)
+        after = campaign.system.sheet_view(new_state, as_gm=as_gm)
+        changes = sheet_changes(before, after)
         echo_json(
             {
                 "seq": rec.seq,
                 "character": cid,
                 "amount": amount,
                 "changes": [{"field": f, "before": b, "after": a} for f, b, a in changes],
+                "sentences": sentences,
                 "sheet": after,
             }
         )
         return
     click.echo(describe(campaign, rec))
-    for field, old, new in changes:
-        click.echo(f"  {field}: {old} → {new}")
+    for sentence in sentences:
+        click.echo(f"  {sentence}")
 
 
 def sheet_changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, str, str]]:

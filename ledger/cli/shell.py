@@ -123,8 +123,9 @@ def _offers(app: App, words: list[str]) -> Iterator[str]:
     command: click.Command = cli
     rest = list(words)
     while rest and rest[0].startswith("-"):  # global options: --as gm, --actor NAME
-        option = _option(cli, ctx, rest.pop(0))
-        if option is not None and not option.is_flag:
+        word = rest.pop(0)
+        option = _option(cli, ctx, word)
+        if option is not None and not option.is_flag and "=" not in word:
             if not rest:  # `--as <Tab>`
                 yield from _option_values(option, None)
                 return

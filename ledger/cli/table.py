@@ -27,9 +27,8 @@ def last_entry(campaign: Any, actor: str) -> Any:
     from ..corrections import UNCORRECTABLE
 
     retracted = campaign.corrections().retracted
-    rows = campaign.store.conn.execute(
-        "select seq, type from events where campaign = ? and actor = ? order by seq desc",
-        (campaign.id, actor),
+    rows = campaign.store.rows(
+        campaign.id, actor=actor, descending=True, columns=("seq", "type")
     )
     for seq, type_ in rows:
         if type_ == "correction.recorded" or seq in retracted:

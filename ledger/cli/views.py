@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import collections
 import re
 from typing import Any
 
@@ -22,37 +21,120 @@ from .play import OddsCommand, describe, pick_params
     metavar="SEQ|session:N|ISO-TIME",
     help="The sheet as it was then: after event SEQ, at the end of session N, or at a time.",
 )
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "html"]),
+    default="text",
+    show_default=True,
+    help="Text for the terminal (colour on a terminal, plain when piped or NO_COLOR is set) "
+    "or one self-contained HTML page (the web view's template).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False),
+    help="Write the HTML page to FILE (with --format html; never onto the ledger or an "
+    "existing file that is not .html).",
+)
 @json_option
 @view_option
 @pass_app
-def sheet(app: App, character_name: str, as_of: str | None, as_json: bool) -> None:
+def sheet(
+    app: App, character_name: str, as_of: str | None, fmt: str, output: str | None, as_json: bool
+) -> None:
     """Show CHARACTER's sheet, replayed from the log (now, or --as-of a past moment).
 
-    The players' sheet unless --as gm; the GM's marks [GM] every line players see
-    otherwise or not at all.
+    Laid out by the campaign's rule system in its book's words. The players' sheet unless
+    --as gm; the GM's marks [GM] every fact players see otherwise or not at all. --json
+    gives the sheet's fields as data.
+
+    \b
+    campaign sheet julian
+    campaign sheet julian --format html -o julian.html   # one page, readable on a phone
     """
+    if output is not None:
+        _check_sheet_output(output, fmt=fmt, as_json=as_json, db_path=app.db_path)
+    elif as_json and fmt == "html":
+        raise click.UsageError("--json and --format html: choose one")
     campaign = app.campaign
     cid = campaign.find_character(character_name)
     upto = campaign.resolve_as_of(as_of)
     as_gm = app.as_gm()
     state = campaign.state_of(cid, upto=upto, as_gm=as_gm)
-    view = campaign.system.sheet_view(state, as_gm=as_gm)
     if as_json:
+        view = campaign.system.sheet_view(state, as_gm=as_gm)
         echo_json({"character": cid, "as_of": upto, **view})
         return
-    click.echo(f"{campaign.characters()[cid]} ({cid}) — as of seq {upto}")
-    if not as_gm:
-        _print_tree(view, 1)
-        return
-    # the GM's sheet marks every line the players' sheet does not show as it is
-    player = campaign.system.sheet_view(campaign.state_of(cid, upto=upto, as_gm=False), as_gm=False)
-    shown = collections.Counter(_tree_lines(player, 1))
-    for line in _tree_lines(view, 1):
-        if shown[line] > 0:
-            shown[line] -= 1
-            click.echo(line)
+    layout = _layout(campaign, cid, state, upto, as_gm)
+    if fmt == "html":
+        from ..sheets import render_html
+
+        page = render_html(layout)
+        if output:
+            from .output import atomic_file
+
+            with atomic_file(output, db_path=app.db_path, text=True) as f:
+                f.write(page)
+            click.echo(f"Wrote {output}")
         else:
-            click.echo(f"{line} [GM]")
+            click.echo(page, nl=False)
+        return
+    from ..sheets import render_text
+
+    color = _color()
+    click.echo(render_text(layout, color=color), nl=False, color=color)
+
+
+def _layout(campaign: Any, cid: str, state: Any, upto: int, as_gm: bool) -> Any:
+    """The rule system's layout of ``state``, headed with the character id and the seq.
+
+    The players' layout is stripped of anything marked GM-only (a plugin's slip must not
+    leak); the GM's marks every item the players' layout does not show as it is.
+    """
+    import msgspec
+
+    from ..sheets import mark_gm_only, players_only
+
+    system = campaign.system
+    layout = system.sheet_layout(state, as_gm=as_gm)
+    if as_gm:
+        player_state = campaign.state_of(cid, upto=upto, as_gm=False)
+        layout = mark_gm_only(layout, system.sheet_layout(player_state, as_gm=False))
+    else:
+        layout = players_only(layout)
+    name = campaign.characters()[cid]
+    head = f"{name} ({cid})" if name != cid else cid
+    view = "the GM's sheet" if as_gm else ""
+    sub = " · ".join(p for p in (layout.subtitle, f"as of seq {upto}", view) if p)
+    return msgspec.structs.replace(layout, title=head, subtitle=sub)
+
+
+def _color() -> bool:
+    """Colour only on a terminal, and never when ``NO_COLOR`` is set (no-color.org)."""
+    import os
+    import sys
+
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _check_sheet_output(output: str, *, fmt: str, as_json: bool, db_path: str) -> None:
+    """Refuse ``-o`` (exit 2, nothing written) unless it writes HTML to a safe place: not
+    the ledger or any SQLite file (:func:`ledger.cli.output.check_target`, as ``recap -o``),
+    not an existing file whose name does not end in ``.html``/``.htm``."""
+    import os
+
+    from .output import check_target
+
+    if fmt != "html" or as_json:
+        raise click.UsageError("-o writes the HTML sheet: add --format html (and drop --json)")
+    check_target(output, db_path=db_path)
+    if os.path.exists(output) and not output.lower().endswith((".html", ".htm")):
+        raise click.BadParameter(
+            f"{output!r} exists and is not an .html file: write to another file "
+            "(nothing was written)",
+            param_hint="-o/--output",
+        )
 
 
 def _print_tree(value: Any, indent: int) -> None:
@@ -139,6 +221,8 @@ def log(
     Free text shows on its entry's line: a newline as ⏎, control characters escaped
     (--json and --nl give the text exactly).
     """
+    from ..events import Roll
+    from ..recap import MARKS
     from ..text import printable
 
     campaign = app.campaign
@@ -149,9 +233,10 @@ def log(
     for target, items in corrections.by_target.items():
         corrected_by[target] = [seq for seq, _ in items]
     out = []
-    for rec in campaign.records(as_gm=as_gm, stream=stream, types=list(types) or None):
-        if session_number is not None and rec.session != session_number:
-            continue
+    follows: tuple[int, str, str] | None = None  # (seq, recorded_at, actor) of a contest's batch
+    for rec in campaign.records(
+        as_gm=as_gm, stream=stream, types=list(types) or None, session=session_number
+    ):
         data = msgspec.to_builtins(rec.data)
         data.pop("type", None)
         item = {
@@ -178,7 +263,19 @@ def log(
             elif rec.seq in corrections.amended:
                 mark = "  (amended)"
             gm = " [GM]" if rec.visibility == "gm" else ""
-            click.echo(f"{printable(describe(campaign, rec))}{gm}{mark}")
+            line = printable(describe(campaign, rec))
+            verdict = campaign.system.verdict(rec.data) if isinstance(rec.data, Roll) else None
+            if verdict:  # ✔ ◐ ✘: success and failure read apart without colour (#15)
+                seq, _, rest = line.partition(" ")
+                line = f"{seq} {MARKS[verdict]} {rest}"
+            # one entry per contest: its opponent's side and any harm applied (#16)
+            joined = rec.type == "contest.opposed" or (
+                follows == (rec.seq, rec.recorded_at, rec.actor)
+                and not isinstance(rec.data, Roll)
+            )
+            follows = (rec.seq + 1, rec.recorded_at, rec.actor) if joined else None
+            indent = "  ↳ " if joined else ""
+            click.echo(f"{indent}{line}{gm}{mark}")
     if as_json:
         echo_json(out)
 
@@ -190,7 +287,8 @@ def log(
 def odds(system_id: str, as_json: bool, plot: str | None, **params: Any) -> None:
     """Exact probabilities of SYSTEM's mechanic (fractions in --json).
 
-    --plot FILE also draws the system's odds chart (.png, .svg or .pdf).
+    --plot FILE also draws the system's odds chart (.png, .svg or .pdf). With --campaign
+    NAME (of that system) the odds follow the campaign's options.
 
     Options below marked [system] apply to that rule system.
     """
@@ -198,6 +296,9 @@ def odds(system_id: str, as_json: bool, plot: str | None, **params: Any) -> None
 
     check_plot(plot)
     system = load_system(system_id)
+    app = click.get_current_context().find_object(App)
+    if app is not None and app.campaign_id is not None and app.campaign.system.id == system.id:
+        system = app.campaign.system  # --campaign: the odds follow its options
     given = pick_params(system, "odds_params", params)
     result = system.odds(given)
     if plot is not None:

@@ -74,3 +74,37 @@ def test_shock_chance():
 def test_bad_odds_input():
     with pytest.raises(RuleError, match="0 or more"):
         SYS.odds({"penalty": -1})
+
+
+def test_odds_without_a_proficiency_give_the_family_of_every_mode():
+    # Issue 15: `odds` without the skill draws the whole family of curves
+    family = SYS.odds({})["bands_by_proficiency"]
+    assert list(family) == [
+        "normal (1d20)", "advantage (2d20, keep higher)", "disadvantage (2d20, keep lower)",
+    ]  # fmt: skip
+    flags = ({}, {"advantage": True}, {"disadvantage": True})
+    for flag, label in zip(flags, family, strict=True):
+        assert list(family[label]) == [f"+{p}" for p in range(11)]
+        for prof, row in enumerate(family[label].values()):  # each row is `odds` at that rating
+            single = SYS.odds({"proficiency": prof, **flag})
+            assert row == {k: single[k] for k in ("bad", "messy", "good", "expected_experience")}
+    # the digest's reference table (§2.4) is in it: +0 with advantage, good 111/400
+    assert family["advantage (2d20, keep higher)"]["+0"]["good"] == "111/400"
+    assert family["normal (1d20)"]["+4"] == {
+        "bad": "1/5", "messy": "9/20", "good": "7/20", "expected_experience": "19/20",
+    }  # fmt: skip
+
+
+def test_the_family_follows_the_penalty_mode_hinder_and_wounds():
+    family = SYS.odds({"penalty": 3, "disadvantage": True, "hinder": True, "wounds": 4})
+    assert family["mode"] == "disadvantage" and family["shock"] == "2/3"
+    (rows,) = family["bands_by_proficiency"].values()
+    # proficiency +3 with a penalty of 3 is the +0 row; hinder adds 2 experience
+    assert rows["+3"] == {"bad": "16/25", "messy": "27/80", "good": "9/400",
+                          "expected_experience": "1487/400"}  # fmt: skip
+    assert rows["+5"]["good"] == SYS.odds(
+        {"proficiency": 5, "penalty": 3, "disadvantage": True})["good"]  # fmt: skip
+    both = SYS.odds({"advantage": True, "disadvantage": True})
+    assert list(both["bands_by_proficiency"]) == ["normal (1d20)"]  # ruling R3
+    with pytest.raises(RuleError, match="0 or more"):
+        SYS.odds({"penalty": -1})

@@ -131,7 +131,8 @@ def test_engine_roll_is_verifiable(salt_road):
 
 
 def test_odds_command_gives_exact_fractions(invoke):
-    result = invoke("odds", "decision-dice", "--target", "8", "--modifier", "1", "--json")
+    result = invoke("odds", "decision-dice", "--stat", "0", "--target", "8", "--modifier", "1",
+                    "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert (data["success"], data["failure"]) == ("7/12", "5/12")
@@ -152,3 +153,32 @@ def test_the_example_campaign_builds(invoke, tmp_path, frozen):
     assert oskar["derived"]["Vitality"] == 2                    # E1: 1/2 + 3/2 = 2
     assert oskar["equipment"][0]["supply"] == "d10"
     assert invoke("verify", db=db).exit_code == 0
+
+
+def test_contest_against_a_character_uses_their_stat_conditions_and_modifiers(salt_road):
+    # "Contested Rolls": "Each character simply rolls their decision dice and adds their
+    # applicable modifiers, with the win going to the highest roller". Oskar's Agility 0 and
+    # his "Old war wound" (penalty -1 on Agility) come from his sheet: 4 + 4 + 0 - 1 = 7
+    # against Jen's 3 + 4 + 1 = 8
+    out = roll_json(salt_road, "jen", "agility", "--vs-character", "oskar",
+                    "--dice", "3,4,4,4")
+    assert (out["total"], out["target"], out["outcome"], out["winner"]) == (
+        8, 7, "success", "jen")
+    assert (out["vs_character"], out["vs_stat"], out["vs_stat_value"]) == ("oskar", "Agility", 0)
+    assert out["vs_conditions"] == ["Old war wound"]
+    assert [(m["kind"], m["stated"], m["counted"]) for m in out["vs_modifiers"]] == [
+        ("stat", 0, 0), ("penalty", -1, -1)]
+    # "Key Terms": a bonus stated negative counts 0; his Grit 3 with --vs-skill
+    result = salt_road("record", "condition-added", "--character", "oskar", "--condition",
+                       "Shaken resolve", "--kind", "bonus", "--value", "-2", "--stat", "Grit")
+    assert result.exit_code == 0, result.output
+    out = roll_json(salt_road, "jen", "wits", "--vs-character", "oskar", "--vs-skill", "grit",
+                    "--dice", "1,1,2,2")
+    assert (out["total"], out["target"], out["outcome"]) == (5, 7, "failure")
+    assert out["winner"] == "Brother Oskar"
+    assert [(m["kind"], m["stated"], m["counted"]) for m in out["vs_modifiers"]] == [
+        ("stat", 3, 3), ("bonus", -2, 0)]
+    bad = salt_road("roll", "jen", "wits", "--vs-character", "oskar", "--vs-skill", "luck",
+                    "--dice", "1,1,2,2")
+    assert bad.exit_code == 1 and "no stat of Brother Oskar named 'luck'" in bad.output
+    assert salt_road("verify").exit_code == 0

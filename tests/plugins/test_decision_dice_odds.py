@@ -20,22 +20,23 @@ def odds(**params):
 
 
 def test_the_texts_stated_probabilities():
-    assert odds()["distribution"]["12"] == "1/36"                  # 12 on 2d6: "< 3%"
-    assert odds(modifier=(1,), target="12")["success"] == "1/12"   # "almost 9%"
-    assert odds(target="8")["success"] == "5/12"                   # "41%"
-    assert odds(target="8", modifier=(1,))["success"] == "7/12"    # "58%"
-    assert odds()["mean"] == "7/1"                                 # "averaging at 7"
-    assert (odds()["min"], odds()["max"]) == (2, 12)
+    # "without any modifiers": STAT 0 (without --stat, odds give every STAT: see below)
+    assert odds(stat=0)["distribution"]["12"] == "1/36"                  # 12 on 2d6: "< 3%"
+    assert odds(stat=0, modifier=(1,), target="12")["success"] == "1/12"   # "almost 9%"
+    assert odds(stat=0, target="8")["success"] == "5/12"                   # "41%"
+    assert odds(stat=0, target="8", modifier=(1,))["success"] == "7/12"    # "58%"
+    assert odds(stat=0)["mean"] == "7/1"                                 # "averaging at 7"
+    assert (odds(stat=0)["min"], odds(stat=0)["max"]) == (2, 12)
 
 
 def test_targets_2_to_22_for_each_dice_count():
-    plain, adv, dis = odds(), odds(advantage=True), odds(disadvantage=True)
+    plain, adv, dis = odds(stat=0), odds(stat=0, advantage=True), odds(stat=0, disadvantage=True)
     assert list(plain["targets"]) == [str(t) for t in range(2, 23)]
     assert plain["targets"]["2"] == "1/1" and plain["targets"]["13"] == "0/1"
     assert adv["dice"] == "3d6" and adv["targets"]["18"] == "1/216"
     assert adv["targets"]["19"] == "0/1"
     assert dis["dice"] == "1d6" and dis["targets"]["2"] == "5/6"
-    assert odds(advantage=True, disadvantage=True)["dice"] == "2d6"
+    assert odds(stat=0, advantage=True, disadvantage=True)["dice"] == "2d6"
     high = odds(advantage=True, stat=8)["targets"]   # 22+: 3d6 + 8 reaches 26
     assert list(high)[-1] == "27" and high["26"] == "1/216" and high["27"] == "0/1"
     scale = plain["difficulty_scale"]
@@ -60,7 +61,7 @@ def test_stat_and_typed_modifiers_move_the_curve():
     assert result["modifier_total"] == 2     # the negative bonus and positive penalty count 0
     assert result["need_on_dice"] == 10
     assert (result["success"], result["failure"]) == ("1/6", "5/6")
-    assert odds(penalty=-2, target="8")["success"] == "1/6"
+    assert odds(stat=0, penalty=-2, target="8")["success"] == "1/6"
 
 
 def test_supply_odds_from_the_digest():
@@ -91,3 +92,31 @@ def test_bad_target_is_refused():
         odds(target="very hard")
     with pytest.raises(RuleError, match="--target"):
         odds(target="8", opponent="Ogre")
+
+
+def test_odds_without_a_stat_give_the_family_by_stat():
+    # Issue 15: `odds` without the stat draws the whole family of curves
+    family = odds()["success_by_stat"]
+    assert list(family) == [f"STAT {s}" for s in range(0, 11)]  # stat_min..stat_max (X1)
+    for stat, row in enumerate(family.values()):  # each row is `odds` with that STAT
+        assert row == odds(stat=stat)["difficulty_scale"]
+    # "Strenuous (18) … < 10% for low level characters": 2d6 + 7 = 1/12, 2d6 + 5 = 0
+    assert family["STAT 7"]["Strenuous Task (18)"] == "1/12"
+    assert family["STAT 5"]["Strenuous Task (18)"] == "0/1"
+    # with advantage (3d6) and a counted bonus: STAT 3 + 1 at 18 is 3d6 >= 14 = 35/216
+    adv = odds(advantage=True, bonus=1)
+    assert adv["dice"] == "3d6" and adv["modifiers"] == 1
+    assert adv["success_by_stat"]["STAT 3"]["Strenuous Task (18)"] == "35/216"
+    for stat, row in enumerate(odds(target="8", modifier=(1,))["success_by_stat"].values()):
+        assert row == {"target 8": odds(stat=stat, target="8", modifier=(1,))["success"]}
+    assert odds(target="8")["success_by_stat"]["STAT 0"] == {"target 8": "5/12"}  # "41%"
+
+
+def test_the_family_follows_the_campaigns_stat_range():
+    system = DecisionDice().configure({"stat_min": -2, "stat_max": 3})
+    family = system.odds({"disadvantage": True})["success_by_stat"]
+    assert list(family) == ["STAT -2", "STAT -1", "STAT 0", "STAT 1", "STAT 2", "STAT 3"]
+    assert family["STAT -2"]["Simple Task (6)"] == "0/1"  # 1d6 - 2 never reaches 6
+    assert family["STAT 3"]["Simple Task (6)"] == "2/3"  # 1d6 + 3 >= 6: a 3 or more
+    with pytest.raises(RuleError):
+        odds(target="very hard")

@@ -202,20 +202,44 @@ def test_items_added_and_removed():
         apply(system, state, ItemRemoved(character="jen", item="Field Medkt"))
 
 
-def test_trackers_clamp_to_0_100():
+def test_trackers_refuse_values_outside_0_100():
+    # "D100 or Percentage": a percentage tracker; 60 − 75 would be −15 (#16: no silent clamp)
     system, state = make()
-    state = apply(system, state, TrackerChanged(character="jen", tracker="rifle ammunition",
-                                                delta=-75))
-    assert state.trackers == {"Rifle ammunition": 0}
+    with pytest.raises(RuleError, match=r"Rifle ammunition would be 60 -75 = -15.*--delta -60 to \+40"):
+        apply(system, state, TrackerChanged(character="jen", tracker="rifle ammunition",
+                                            delta=-75))
+    with pytest.raises(RuleError, match="would be 130"):
+        apply(system, state, TrackerChanged(character="jen", tracker="Rifle ammunition",
+                                            value=130))
     state = apply(system, state, TrackerChanged(character="jen", tracker="Rifle ammunition",
-                                                value=130))
-    assert state.trackers == {"Rifle ammunition": 100}
+                                                delta=-60))
+    assert state.trackers == {"Rifle ammunition": 0}
     state = apply(system, state, TrackerChanged(character="jen", tracker="Arrows", value=40))
     assert state.trackers["Arrows"] == 40
+    # asked for in so many words, the cut is in the event
+    cut = apply(system, state, TrackerChanged(character="jen", tracker="Arrows", delta=90,
+                                              clamp=True))
+    assert cut.trackers["Arrows"] == 100
     with pytest.raises(RuleError, match="not both"):
         apply(system, state, TrackerChanged(character="jen", tracker="Arrows", value=1, delta=1))
     with pytest.raises(RuleError, match="tracker"):
         apply(system, state, TrackerChanged(character="jen", tracker="Bolts", delta=-1))
+
+
+def test_tracker_changes_written_before_16_still_replay_clamped():
+    # a version-1 payload (no schema_version) was clamped when written: upcast, it still is
+    import msgspec
+
+    from ledger.codec import Codec, encode_data
+
+    system, state = make()
+    codec = Codec(system.event_types, system.upcasters)
+    old = b'{"type":"decision-dice.tracker_changed","character":"jen","tracker":"Rifle ammunition","delta":-75,"value":null,"reason":""}'
+    event = codec.decode(old, "decision-dice.tracker_changed")
+    assert event.clamp is True
+    assert apply(system, state, event).trackers == {"Rifle ammunition": 0}
+    new = TrackerChanged(character="jen", tracker="Ammo", delta=-5)
+    assert msgspec.json.decode(encode_data(new))["schema_version"] == 2
 
 
 def test_stat_and_level_changes():
@@ -274,3 +298,51 @@ def test_skills_of_lists_stats_and_supply_items():
 def test_advance_is_a_no_op():
     system, state = make()
     assert system.advance({"jen": state}, 1, [], lambda seed: PhysicalDice([]), {}) == []
+
+
+# --- #16: harm, and the current Stress and Vitality ------------------------------------------
+
+
+def test_stress_and_vitality_are_spent_and_recovered():
+    # "The Rounding Rule": Stress and Vitality "require two values to be halved and added
+    # together": Wits 3 and Grit 2 give 1.5 + 1 = 2.5, rounded down: Stress 2; Might 3 and
+    # Grit 2 give Vitality 2 as well (the salt road's derived option)
+    from ledger_decision_dice.events import HarmTaken, Recovered
+
+    options = {"derived": {"Stress": ["Wits", "Grit"], "Vitality": ["Might", "Grit"]}}
+    system, state = make(options, {"stats": {"Wits": 3, "Grit": 2, "Might": 3}})
+    view = system.sheet_view(state, as_gm=False)
+    assert view["derived"] == view["current"] == {"Stress": 2, "Vitality": 2}
+    hurt = apply(system, state, HarmTaken(character="jen", track="vitality", amount=1))
+    assert system.sheet_view(hurt, as_gm=False)["current"] == {"Stress": 2, "Vitality": 1}
+    # harm beyond what is left stops at 0 (harm happens); recovery never passes the value
+    down = apply(system, hurt, HarmTaken(character="jen", track="Vitality", amount=5))
+    assert system.sheet_view(down, as_gm=False)["current"]["Vitality"] == 0
+    with pytest.raises(RuleError, match="recover 0 \\(all\\) to 2 Vitality, not 3"):
+        apply(system, down, Recovered(character="jen", track="Vitality", amount=3))
+    up = apply(system, down, Recovered(character="jen", track="Vitality", amount=1))
+    assert system.sheet_view(up, as_gm=False)["current"]["Vitality"] == 1
+    assert apply(system, up, Recovered(character="jen", track="Vitality")).spent == {}
+    with pytest.raises(RuleError, match="no derived value named 'Luck'"):
+        apply(system, state, HarmTaken(character="jen", track="Luck", amount=1))
+    with pytest.raises(RuleError, match="1 or more"):
+        apply(system, state, HarmTaken(character="jen", track="Stress", amount=0))
+    plain, bare = make()
+    with pytest.raises(RuleError, match="campaign option derived"):
+        apply(plain, bare, HarmTaken(character="jen", track="Vitality", amount=1))
+
+
+def test_campaign_damage_takes_harm_from_vitality_or_the_harm_track_option():
+    # the event `campaign damage CHARACTER AMOUNT` appends (RuleSystem.harm_event)
+    from ledger_decision_dice.events import HarmTaken
+
+    derived = {"Stress": ["Wits", "Grit"], "Vitality": ["Might", "Grit"]}
+    system, state = make({"derived": derived}, {"stats": {"Wits": 3, "Grit": 2, "Might": 3}})
+    assert system.has_harm
+    event = system.harm_event(state, "jen", 2)
+    assert event == HarmTaken(character="jen", track="Vitality", amount=2)
+    assert system.sheet_view(apply(system, state, event), as_gm=False)["current"] == {
+        "Stress": 2, "Vitality": 0}
+    stress, state = make({"derived": derived, "harm_track": "Stress"},
+                         {"stats": {"Wits": 3, "Grit": 2, "Might": 3}})
+    assert stress.harm_event(state, "jen", 1).track == "Stress"

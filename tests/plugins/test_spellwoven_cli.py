@@ -292,3 +292,121 @@ def test_effort_lost_beyond_what_is_left_is_refused(escape):
     assert lost.exit_code == 1 and "has 2 Effort left and cannot lose 3" in lost.output
     escape("record", "effort-lost", "--character", "jen", "--amount", "2", "--reason", "climb")
     assert sheet_of(escape)["effort"] == 0
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_difficulty_takes_the_level_names(escape):
+    # "Difficulty levels": "1 success required = Normal difficulty ... 4 successes required
+    # = Daunting"; "Example: Static Difficulty": "the jump is of normal difficulty"
+    out = json.loads(escape("roll", "jen", "Sprint", "--difficulty", "normal", "--dice",
+                            "6,6,10", "--json").output)
+    assert (out["successes"], out["difficulty"], out["outcome"]) == (0, 1, "fail")
+    out = json.loads(escape("roll", "jen", "Sprint", "--difficulty", "Very difficult", "--dice",
+                            "1,2,3", "--json").output)
+    assert (out["successes"], out["difficulty"], out["outcome"]) == (4, 3, "pass")
+    odds = json.loads(escape("odds", "spellwoven", "--skill", "5", "--difficulty", "daunting",
+                             "--json").output)
+    assert odds == json.loads(escape("odds", "spellwoven", "--skill", "5", "--difficulty", "4",
+                                     "--json").output)
+    bad = escape("roll", "jen", "Sprint", "--difficulty", "tricky", "--dice", "1,2,3", ok=False)
+    assert bad.exit_code == 1 and "neither a number nor a level" in bad.output
+    assert "Traceback" not in bad.output
+    assert len(events(escape)) == 4 + 2  # created, two characters, session; two rolls
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_a_weakness_used_is_checked_against_the_sheet(escape):
+    # "Weaknesses": "If you have a Weakness, and the weakness is used against you, your
+    # opponent gets to roll 4d10 and take the three dice rolls that he or she wants"
+    jen = json.loads(escape("sheet", "jen", "--json").output)["weaknesses"]
+    kind = sorted(jen)[0]
+    out = json.loads(escape("roll", "jen", "Manoeuvre", "--vs", f"guard:4:weakness:{kind}",
+                            "--dice", "2,7,8,1,2,8,9", "--json").output)
+    assert (out["opponent_mode"], len(out["opponent_dice"])) == ("advantage", 4)
+    # the housewife (an NPC) has no Weakness to use against her
+    bad = escape("roll", "Irate Housewife", "Fortitude", "--vs", "jen:5:weakness",
+                 "--dice", "1,2,3,4,5,6,7", ok=False)
+    assert bad.exit_code == 1 and "has no Weakness to use against them" in bad.output
+    bad = escape("roll", "jen", "Manoeuvre", "--vs", "guard:4:combat", "--dice", "1,2,3,4,5,6",
+                 ok=False)
+    assert bad.exit_code == 1 and "NAME:S:weakness:combat" in bad.output
+    assert len(events(escape)) == 4 + 1
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_effort_spent_on_roll_n_goes_to_roll_n(escape):
+    # "Example: Opposed Roll": Jen's Manoeuvre 1 success against the housewife's 3; "She
+    # spends 1 Effort and adds +3 from Quickness" for 4: a win. Here she rolled again (the
+    # jump, 0 successes) before deciding, and spends on the contest, roll N, by its seq.
+    contest = json.loads(escape("roll", "Nimble Jen", "Manoeuvre", "--vs", "Irate Housewife:2",
+                                "--dice", "2,7,8,1,2,8", "--json").output)["seq"]
+    jump = json.loads(escape("roll", "jen", "Sprint", "--difficulty", "1", "--dice", "6,6,10",
+                             "--json").output)["seq"]
+    spent = escape("record", "effort-spent", "--character", "jen", "--roll", str(contest),
+                   "--json")
+    assert json.loads(spent.output)["roll"] == contest
+    sheet = json.loads(escape("sheet", "jen", "--json").output)
+    assert sheet["last_roll"]["successes"] == 0  # the jump is untouched
+    on = [r for r in sheet["scene_rolls"] if r["seq"] == contest][0]
+    assert (on["successes"], on["outcome"], on["effort_spent"]) == (4, "win", 1)
+    assert sheet["effort"] == sheet["effort_max"] - 1
+    # a roll that cannot take Effort: the housewife's, one of no roll, an automatic hit
+    for bad_roll, why in ((1, "not one of Nimble Jen's rolls"), (jump + 99, "not one of")):
+        bad = escape("record", "effort-spent", "--character", "jen", "--roll", str(bad_roll),
+                     ok=False)
+        assert bad.exit_code == 1 and why in bad.output
+    hit = json.loads(escape("roll", "jen", "Sprint", "--target", "1", "--json").output)["seq"]
+    bad = escape("record", "effort-spent", "--character", "jen", "--roll", str(hit), ok=False)
+    assert bad.exit_code == 1 and "automatic hit" in bad.output
+    escape("scene", "end")
+    bad = escape("record", "effort-spent", "--character", "jen", "--roll", str(contest),
+                 ok=False)
+    assert bad.exit_code == 1 and "no roll in this scene" in bad.output
+    assert escape("verify").exit_code == 0
+
+
+def test_effort_spent_written_before_16_still_goes_to_the_latest_roll():
+    # schema version 1: `roll` was a note and the Effort went to the latest roll
+    from ledger_spellwoven import Spellwoven
+
+    from ledger.codec import Codec
+
+    system = Spellwoven().configure({})
+    codec = Codec(system.event_types, system.upcasters)
+    old = b'{"type":"spellwoven.effort_spent","character":"jen","roll":3}'
+    event = codec.decode(old, "spellwoven.effort_spent")
+    assert (event.roll, event.latest) == (3, True)
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_campaign_effort_takes_the_roll_too(escape):
+    contest = json.loads(escape("roll", "Nimble Jen", "Manoeuvre", "--vs", "Irate Housewife:2",
+                                "--dice", "2,7,8,1,2,8", "--json").output)["seq"]
+    escape("roll", "jen", "Sprint", "--difficulty", "1", "--dice", "6,6,10")
+    out = json.loads(escape("effort", "jen", "--roll", str(contest), "--json").output)
+    assert (out["roll"], out["bonus"], out["successes"], out["outcome"]) == (contest, 3, 4, "win")
+    assert escape("verify").exit_code == 0
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_opposed_roll_against_the_housewife_on_the_ledger(escape):
+    # "Example: Opposed Roll": Jen's Manoeuvre (Rank 6) scores 2, 7, 8: one success; the
+    # housewife "rolls against her Fighting Skill of 2" (from her sheet): 1, 2, 8, three
+    # successes; Jen spends 1 Effort, +3 from Quickness: four, and slips past
+    out = json.loads(escape("roll", "jen", "Manoeuvre", "--vs-character", "housewife",
+                            "--vs-skill", "Fighting", "--dice", "2,7,8,1,2,8",
+                            "--json").output)
+    assert (out["vs_character"], out["vs_skill"], out["opponent_skill_level"]) == (
+        "housewife", "Fighting", 2)
+    assert (out["opponent"], out["successes"], out["opponent_successes"], out["outcome"]) == (
+        "Irate Housewife", 1, 3, "lose")
+    spent = json.loads(escape("effort", "jen", "--json").output)
+    assert (spent["successes"], spent["outcome"]) == (4, "win")
+    # the housewife has no Weakness for Jen to exploit; an unknown skill of hers is refused
+    bad = escape("roll", "jen", "Manoeuvre", "--vs-character", "housewife", "--vs-skill",
+                 "Fighting", "--weakness", "--dice", "1,2,3,4,1,2,3", ok=False)
+    assert bad.exit_code == 1 and "no Weakness to exploit" in bad.output
+    bad = escape("roll", "jen", "Manoeuvre", "--vs-character", "housewife", "--vs",
+                 "housewife:2", "--dice", "1,2,3,4,5,6", ok=False)
+    assert bad.exit_code == 1 and "not both" in bad.output
+    assert escape("verify").exit_code == 0

@@ -11,6 +11,7 @@ from fractions import Fraction as F
 
 import pytest
 from ledger_spellwoven import Spellwoven
+from ledger_spellwoven.mechanics import DIFFICULTIES
 from ledger_spellwoven.odds import (
     at_least,
     contest,
@@ -194,8 +195,37 @@ def test_odds_report_contest_and_every_level():
         ({"skill": 5, "difficulty": 1, "target": 2}, "not both"),
         ({"skill": 5, "vs": "rival"}, "Skill Level"),
         ({"skill": 5, "bonus": 9}, "0 to 4"),
+        ({"vs": "rival:5"}, "needs the roller's --skill"),  # not the family, silently
+        ({"difficulty": 1, "target": 2}, "not both"),
+        ({"difficulty": 5}, "Daunting"),
     ],
 )
 def test_odds_report_refuses_bad_input(params, message):
     with pytest.raises(RuleError, match=message):
         Spellwoven().configure({}).odds(params)
+
+
+def test_odds_without_a_skill_give_the_family_by_skill_and_difficulty():
+    # Issue 15: `odds` without the skill draws the whole family of curves
+    system = Spellwoven().configure({})
+    family = system.odds({})["pass_by_skill"]
+    assert list(family) == [f"Skill {s}" for s in range(1, 21)]
+    assert list(family["Skill 5"]) == ["1 Normal", "2 Difficult", "3 Very difficult",
+                                       "4 Daunting"]  # fmt: skip
+    for level in range(1, 21):  # each row is `odds` with that Skill Level given
+        for d in range(1, 5):
+            single = system.odds({"skill": level, "difficulty": d})
+            assert family[f"Skill {level}"][f"{d} {DIFFICULTIES[d]}"] == single["pass"]
+    assert family["Skill 5"]["2 Difficult"] == "23/40"
+
+
+def test_the_family_honours_the_difficulty_mode_pool_and_effort():
+    system = Spellwoven().configure({})
+    asked = {"target": 4, "advantage": True, "pool": 2, "bonus": 1}  # Attribute 4: 3 successes
+    family = system.odds(asked)
+    assert family["difficulty"] == 3 and family["mode"] == "advantage"
+    for level in (1, 7, 12, 20):
+        single = system.odds({**asked, "skill": level})
+        assert family["pass_by_skill"][f"Skill {level}"] == {"3 Very difficult": single["pass"]}
+        assert family["by_skill"][str(level)]["at_least"] == single["at_least"]
+    assert system.odds({"target": 1})["pass_by_skill"]["Skill 1"] == {"0 automatic": "1/1"}

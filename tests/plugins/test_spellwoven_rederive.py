@@ -195,7 +195,7 @@ def test_the_inputs_are_the_ones_the_rulings_name():
     assert read_by_request_of(system, target) == common | {"target_attribute"}
     contest = roll(system, state, "Manoeuvre", [2, 7, 8, 1, 2, 8], vs="housewife:2")
     assert read_by_request_of(system, contest) == common | {
-        "opponent", "opponent_skill_level", "opponent_mode"}
+        "opponent", "opponent_skill_level", "opponent_mode", "vs_character"}
 
 
 def test_a_pool_is_recorded_only_when_not_three_and_old_pooled_rolls_still_rederive():

@@ -195,7 +195,7 @@ def test_difficulty_out_of_range_and_conflicts_are_refused():
         resolve(system, state, "Sprint", (1, 2, 3), target=0)
     with pytest.raises(RuleError, match="no difficulty"):
         resolve(system, state, "Sprint", (1, 2, 3, 4, 5, 6), difficulty=1, vs="2")
-    with pytest.raises(RuleError, match="whole number"):
+    with pytest.raises(RuleError, match="neither a number nor a level: 1 Normal"):
         resolve(system, state, "Sprint", (1, 2, 3), difficulty="hard")
 
 

@@ -305,6 +305,9 @@ def test_d6_penalties_clamp_at_zero_dark_dice_still_allowed() -> None:
 def test_d7_montage_dark_die_costs_two() -> None:
     jen = make((1, 2, 0, 2))  # Ego 4
     jen = apply(jen, ChallengeOpened(character="jen", challenge="journey", level="Dangerous"))
+    # "2.2.2": "rolling the Challenge Effect prior to gathering your Dice Pool": 1d shows 2,
+    # no complication
+    _, jen = roll(jen, "consequence", [2], challenge="journey", consequence="complication")
     event, after = roll(
         jen, "Exploration", [1, 1, 1, 1, 4], attribute="Agility", dark=1, montage=True,
         challenge="journey",

@@ -167,3 +167,35 @@ def test_the_drowned_marches_builds(tmp_path: Path) -> None:
     assert (jen["shield"], jen["ego"], jen["conditions"]) == (
         False, 3, ["Fear-Driven Vigilance (deep water)"])
     assert jen["challenges"] == []
+
+
+def test_odds_with_campaign_follow_its_options(run: Any) -> None:
+    # #16: `odds` follows the campaign's ego_check; 3 Dark Dice at Ego 2 lose the character
+    # with 7/27 when compared at once (R7) and 5/36 when Ego drops die by die
+    run("new", "seq", "--system", "terran-engine", "--option", "ego_check=sequential")
+    plain = json.loads(run("odds", "terran-engine", "--dark", "3", "--ego", "2", "--json").output)
+    assert plain["lost"] == "7/27"
+    mine = json.loads(run("--campaign", "seq", "odds", "terran-engine", "--dark", "3", "--ego",
+                          "2", "--json").output)
+    assert (mine["lost"], mine["options"]["ego_check"]) == ("5/36", "sequential")
+    given = json.loads(run("odds", "terran-engine", "--dark", "3", "--ego", "2",
+                           "--ego-check", "sequential", "--json").output)
+    assert given["lost"] == "5/36"
+
+
+@freeze_time("2026-03-01 19:00:00", tick=True)
+def test_an_effect_against_a_character_applies_through_their_armour(marches: Any) -> None:
+    # "2.2.1": "Physical harm Effects applied to you impacts your HP [...] The armour you
+    # wear modifies the Effect"; "Shield -1". Kit (Strength 1 + Violence 2) rolls 1, 2, 5
+    # (4-5: a success with a cost), then his axe (1d) shows 4 against Jen (T24)
+    before = sheet(marches, "jen")
+    marches("roll", "kit", "Violence", "--attribute", "Strength", "--dice", "1,2,5")
+    out = json.loads(marches("roll", "kit", "effect", "--weapon", "axe", "--vs-character",
+                             "jen", "--apply", "--dice", "4", "--json").output)
+    assert (out["value"], out["vs_character"]) == (4, "jen")
+    after = sheet(marches, "jen")
+    assert (before["hp"], after["hp"]) == (5, 2)  # HP_max 1 + 2 + 2; 4 − 1 (shield) = 3
+    bad = marches("roll", "kit", "effect", "--weapon", "axe", "--vs-character", "jen",
+                  "--challenge", "x", "--dice", "4", ok=False)
+    assert bad.exit_code == 1
+    assert marches("verify").exit_code == 0

@@ -122,3 +122,96 @@ def test_odds_spend_with_threshold_and_rating() -> None:
         SYS.odds({"spend": 2})
     with pytest.raises(RuleError, match="not understood"):
         SYS.odds({"effect": "3x"})
+
+
+# --- #16: +N codes, the campaign's options, the chance of losing the character -------------
+
+
+def test_complication_bands_of_a_plus_code_sum_to_one() -> None:
+    # "2.2.1" Effect Roll table, 1d+1 (a medium weapon two-handed): faces 1-2 give 2-3
+    # (none, 1/3), 3-5 give 4-6 (−1d, 1/2); a 6 explodes, 7 + x with x the chain: 8-12 when
+    # x is 1-5 (−2d, 1/6 · 5/6 = 5/36), 13+ only after a second six (−3d, 1/36)
+    bands = effect_bands(m.parse_effect("1d+1"))
+    assert bands == {"none": F(1, 3), "-1d": F(1, 2), "-2d": F(5, 36), "-3d": F(1, 36)}
+    assert sum(bands.values()) == 1
+    # the fifth band: 13-17 needs x of 7-10 after two sixes (4/216), 18+ the rest (2/216)
+    four = effect_bands(m.parse_effect("1d+1"), over_17=4)
+    assert (four["-3d"], four["-4d"]) == (F(1, 54), F(1, 108))
+    out = SYS.odds({"effect": "1d+1"})["effect"]["complication"]
+    assert out == {"none": "1/3", "-1d": "1/2", "-2d": "5/36", "-3d": "1/36"}
+
+
+def test_d_half_bands_follow_the_d_half_option() -> None:
+    # ceil(1d6/2) is 1-3: never a complication; exploding first (t), then halved up:
+    # t 1-5 → none 5/6, t 7-11 → 4-6 (5/36), t 13-17 or 19-23 → 7-12 (5/216 + 5/1296),
+    # t 25+ (four sixes) → 13+ (1/1296)
+    assert effect_bands(m.parse_effect("d/2")) == {
+        "none": F(1), "-1d": F(0), "-2d": F(0), "-3d": F(0)}
+    explode = effect_bands(m.parse_effect("d/2"), d_half="explode_then_halve")
+    assert explode == {"none": F(5, 6), "-1d": F(5, 36), "-2d": F(35, 1296), "-3d": F(1, 1296)}
+    campaign = TerranEngine().configure({"d_half": "explode_then_halve"})
+    out = campaign.odds({"effect": "d/2"})
+    assert out["effect"]["complication"]["-3d"] == "1/1296"
+    assert out["options"]["d_half"] == "explode_then_halve"
+    assert SYS.odds({"effect": "d/2", "d_half": "explode_then_halve"})["effect"] == out["effect"]
+
+
+def test_ego_risk_follows_the_ego_check_option_and_shows_the_chance_of_being_lost() -> None:
+    # 3 Dark Dice at Ego 2. Simultaneous (R7): each die ≤ 2 costs (1/3): lost when 2 or 3
+    # cost, 3·(1/3)²·(2/3) + (1/3)³ = 7/27. Sequential: the first hit (1/3) leaves Ego 1 and
+    # the next die must show 1 (1/6): HH 1/18 + HMH 5/108 + MHH 4/108 = 15/108 = 5/36
+    simultaneous = SYS.odds({"dark": 3, "ego": 2})
+    assert simultaneous["lost"] == "7/27"
+    assert "options" not in simultaneous  # the text's defaults
+    sequential = TerranEngine().configure({"ego_check": "sequential"}).odds({"dark": 3, "ego": 2})
+    assert sequential["lost"] == "5/36"
+    assert sequential["options"]["ego_check"] == "sequential"
+    assert SYS.odds({"dark": 3, "ego": 2, "ego_check": "sequential"})["lost"] == "5/36"
+    # sequentially the second of two dice at Ego 1 never costs: {0: 25/36, 1: 11/36}
+    assert SYS.odds({"dark": 2, "ego": 1, "ego_check": "sequential"})["ego_cost"] == {
+        "0": "25/36", "1": "11/36"}
+    # a Montage die costs 2: one die at Ego 2 is lost on 1-2 (1/3); Dark Dice that cannot
+    # reach the Ego cannot lose the character
+    assert SYS.odds({"dark": 1, "ego": 2, "montage": True})["lost"] == "1/3"
+    assert SYS.odds({"dark": 1, "ego": 4})["lost"] == "0"
+    with pytest.raises(RuleError, match="ego-check"):
+        SYS.odds({"dark": 1, "ego": 2, "ego_check": "sometimes"})
+
+
+@pytest.mark.parametrize("ego", [1, 2, 3, 7])
+@pytest.mark.parametrize("mode", ["simultaneous", "sequential"])
+def test_ego_risk_matches_enumeration(ego: int, mode: str) -> None:
+    from ledger_terran_engine.odds import ego_risk
+
+    for per in (1, 2):
+        counts: dict[int, int] = {}
+        for faces in itertools.product(range(1, 7), repeat=3):
+            cost = m.ego_cost(list(faces), ego, per, mode)
+            counts[cost] = counts.get(cost, 0) + 1
+        want = {k: F(v, 216) for k, v in sorted(counts.items())}
+        got = {k: p for k, p in ego_risk(3, ego, per, mode).items() if p}
+        assert got == want
+
+
+def test_the_default_table_is_the_family_by_pool_size() -> None:
+    # Issue 15: `odds` without a pool gives the whole family (each row is `odds --pool n`)
+    table = SYS.odds({})["risky_action_table"]
+    assert list(table) == [str(n) for n in range(9)]
+    for n, row in table.items():
+        assert row == SYS.odds({"pool": int(n)})["risky_action"]
+
+
+def test_threshold_or_rating_without_spend_give_the_family_by_experience_spent() -> None:
+    # Seen: `odds terran-engine --threshold 20` silently ignored the threshold
+    out = SYS.odds({"threshold": 8, "rating": 2})
+    advancement, skill = out["advancement_by_spend"], out["skill_development_by_spend"]
+    assert advancement["2 XP"] == "5/12"  # digest §2.6: T = 8, k = 2
+    for spent, p in advancement.items():  # each entry is `odds --spend k`
+        k = int(spent.split()[0])
+        assert p == SYS.odds({"spend": k, "threshold": 8})["advancement"]
+    # rating 2: the sum must reach 3 × 2 = 6; 3d6 >= 6 is 103/108 (95%), 4d6 1291/1296 (99.6%)
+    assert list(skill) == ["1 XP", "2 XP", "3 XP", "4 XP"]
+    assert skill["3 XP"] == "103/108" == SYS.odds({"spend": 3, "rating": 2})["skill_development"]
+    assert skill["4 XP"] == "1291/1296"
+    assert F(list(advancement.values())[-1]) >= F(99, 100) > F(list(advancement.values())[-2])
+    assert SYS.odds({"threshold": 0})["advancement_by_spend"] == {"1 XP": "1"}

@@ -50,6 +50,10 @@ def test_risky_action_invariants(
     if montage:
         opened = ChallengeOpened(character="kit", challenge="c", level="Trivial")
         kit = SYS.appliers()[ChallengeOpened](kit, opened)
+        # "2.2.2": the Challenge Effect first; Trivial d/2 showing 1 is no complication
+        first = SYS.resolve(kit, RollRequest("kit", "Kit", "consequence", {
+            "challenge": "c", "consequence": "complication"}), PhysicalDice(["1"]))
+        kit = SYS.appliers()[type(first)](kit, first)
         params |= {"montage": True, "challenge": "c"}
     used = faces[: light + dark]
     event = SYS.resolve(kit, RollRequest("kit", "Kit", "Violence", params),

@@ -192,7 +192,7 @@ def test_fork_opens_a_new_challenge_from_the_table() -> None:
 
 def test_protected_rolls_the_last_roll_dark_dice() -> None:
     ash = opened(make(advancements=["Protected"]), "bear", "Serious")
-    _, ash = roll(ash, "Violence", [1, 2, 3, 5, 6], attribute="Strength", dark=2)
+    _, ash = roll(ash, "Violence", [1, 2, 3, 5, 4], attribute="Strength", dark=2)  # mixed
     event, after = roll(ash, "consequence", [4, 5, 1, 2], challenge="bear", protected=True)
     assert (event.protected, event.damage, after.hp) == ([1, 2], 2, 4)  # HP 6 with 1 Adv.
 
@@ -223,6 +223,32 @@ def test_wounds_recover_step_by_step_with_care() -> None:
         apply(ash, WoundRecovered(character="ash"))
 
 
+def test_wound_recovered_heals_one_step_per_week() -> None:
+    # "1.3.1": Mortal → Critical after a week of rest with care, Critical → none in a week
+    ash = make()
+    for _ in range(2):
+        ash = apply(ash, HarmTaken(character="ash", effect=9))
+    assert ash.wound == "mortal"
+    healed = apply(ash, WoundRecovered(character="ash", weeks=2))
+    assert (healed.wound, healed.hp) == ("none", 0)  # HP back only after a rested night
+    assert apply(ash, WoundRecovered(character="ash", weeks=1)).wound == "critical"
+    assert apply(ash, WoundRecovered(character="ash", weeks=6)).wound == "none"
+    with pytest.raises(RuleError, match="--weeks 1 or more, not 0"):
+        apply(ash, WoundRecovered(character="ash", weeks=0))
+
+
+def test_the_same_condition_is_refused_twice() -> None:
+    # "1.5": a Condition is a permanent transformation; Estranged is "the bond with someone"
+    ash = apply(make(), ConditionTaken(character="ash", condition="Kleptomaniac"))
+    with pytest.raises(RuleError, match="already has the Condition Kleptomaniac"):
+        apply(ash, ConditionTaken(character="ash", condition="kleptomaniac", detail="gold"))
+    ash = apply(ash, ConditionTaken(character="ash", condition="Estranged", detail="sister"))
+    with pytest.raises(RuleError, match=r"Estranged \(sister\); the same Condition"):
+        apply(ash, ConditionTaken(character="ash", condition="Estranged", detail=" Sister"))
+    ash = apply(ash, ConditionTaken(character="ash", condition="Estranged", detail="brother"))
+    assert st.ego_max(ash) == 2  # Insight 1 + Charisma 1 + 2 − 2 Estranged
+
+
 def test_equipment_changes() -> None:
     ash = apply(make(), EquipmentChanged(character="ash", armour="heavy", shield=True,
                                         weapon="axe", code="2d"))
@@ -245,7 +271,7 @@ def test_describe_reads_at_a_glance() -> None:
     event, _ = roll(make(), "Violence", [2, 5, 3, 1, 4], attribute="Agility", dark=1)
     line = SYS.describe(event)
     assert line == (
-        "ash: Risky Action Violence + Agility, light [2 5 3 1] dark [4] → highest 5: "
+        "ash: Risky Action Violence + Agility, Light dice [2 5 3 1], Dark dice [4] → highest 5: "
         "success with consequences; Ego −1 (4 → 3)"
     )
 
@@ -291,3 +317,121 @@ def test_complication_over_17_option() -> None:
     assert m.complication_of(18) == 3
     assert m.complication_of(18, over_17=4) == 4
     assert m.complication_of(17, over_17=4) == 3
+
+
+# --- #16: Effects, consequences and Montages in order ---------------------------------------
+
+
+def test_an_effect_after_a_failed_roll_is_refused() -> None:
+    # "2.1": 1-3 "You fail, and things get worse"; Effects follow a Risky Action that succeeds
+    ash = opened(make(weapons={"sword": "1d"}))
+    _, ash = roll(ash, "Violence", [1, 2, 3], attribute="Strength", challenge="guard")
+    assert ash.last_outcome == "fail"
+    with pytest.raises(RuleError, match="latest Risky Action failed"):
+        roll(ash, "effect", [5], weapon="sword", challenge="guard")
+    _, ash = roll(ash, "Violence", [1, 2, 4], attribute="Strength", challenge="guard")  # 4-5
+    event, ash = roll(ash, "effect", [5], weapon="sword", challenge="guard")
+    assert st.find_challenge(ash, "guard").disposition == 5  # Dangerous 10 − 5
+
+
+def test_a_consequence_after_a_six_is_refused() -> None:
+    # "2.1": "6 You succeed. With the GM describe what happens": no consequence
+    ash = opened(make())
+    _, ash = roll(ash, "Violence", [1, 2, 6], attribute="Strength", challenge="guard")
+    with pytest.raises(RuleError, match="rolled a 6"):
+        roll(ash, "consequence", [4], challenge="guard")
+    _, ash = roll(ash, "Violence", [1, 2, 5], attribute="Strength", challenge="guard")
+    event, ash = roll(ash, "consequence", [4], challenge="guard")
+    assert (event.damage, ash.hp) == (4, 1)  # HP_max 5
+
+
+def test_a_montage_needs_its_effect_roll_first() -> None:
+    # "2.2.2": "rolling the Challenge Effect prior to gathering your Dice Pool. Apply the
+    # Complication modifier to your Dice Pool and roll your Risky Action"
+    ash = opened(make(), "climb", "Serious")
+    with pytest.raises(RuleError, match="rolls the Challenge Effect first"):
+        roll(ash, "Exploration", [1, 2, 4, 4], attribute="Agility", montage=True,
+             challenge="climb")
+    # the Serious 2d shows [3 5]: 5 is a −1d complication; Agility 2 + Exploration 2 − 1 = 3
+    first, ash = roll(ash, "consequence", [3, 5], challenge="climb", consequence="complication")
+    assert (first.complication, ash.montage_effects) == (1, ["climb"])
+    event, ash = roll(ash, "Exploration", [1, 2, 4], attribute="Agility", montage=True,
+                      challenge="climb")
+    assert (len(event.light), st.find_challenge(ash, "climb").status) == (3, "overcome")
+    assert ash.montage_effects == []  # used: a second Montage rolls its Effect again
+
+
+def test_a_scene_end_forgets_the_latest_roll() -> None:
+    ash = opened(make())
+    _, ash = roll(ash, "Violence", [1, 2, 3], attribute="Strength", challenge="guard")
+    ash = apply(ash, SceneEnded())
+    assert ash.last_outcome is None
+
+
+# --- #16: advancement of an earlier session reads the sheet as that session ended ---------
+
+
+def test_advancing_an_earlier_session_uses_the_sheet_as_it_ended() -> None:
+    # "1.4": "At the end of each session you get one Experience ... If the sum of your dice
+    # is equal or higher than the sum of your Ego_max and HP_max you gain an Advancement".
+    # Ash ends session 1 with Ego_max 4 + HP_max 5 = 9, then takes Estranged (Ego_max 3) in
+    # session 2; advancing session 1 afterwards still needs 9, and Violence 2 needs 6.
+    import msgspec
+    from ledger_terran_engine import advancement
+    from ledger_terran_engine.events import AdvancementRolled, ExperienceGained
+
+    from ledger.codec import Codec, encode_data
+    from ledger.events import SessionEnded
+
+    ash = apply(make(), ExperienceGained(character="ash", session=0, amount=5))
+    ash = apply(ash, SessionEnded(number=1, seed_reveal="00"))
+    ash = apply(ash, ConditionTaken(character="ash", condition="Estranged", detail="sister"))
+    assert st.ego_max(ash) + st.hp_max(ash) == 8
+    dice = iter([["4", "4"], ["1", "2", "2"]])
+    events = advancement.advance(
+        SYS.options, {"ash": ash}, 1, [], lambda seed: PhysicalDice(next(dice)),
+        {"ash.advance": "2", "ash.develop.Violence": "3"},
+    )
+    rolled = [e for e in events if type(e).__name__ != "ExperienceGained"]
+    assert [(e.threshold, e.total, e.success) for e in rolled] == [(9, 8, False), (6, 5, False)]
+    assert all(e.sheet == "session_end" for e in rolled)
+    state = ash
+    for e in events:
+        if e in rolled:
+            assert SYS.rederive(state, e, name="Ash") == e  # verify re-derives it the same
+        state = apply(state, e)
+    # a payload written before #16 (schema version 1) took the sheet when advance ran
+    old = {k: v for k, v in msgspec.to_builtins(rolled[0]).items() if k != "sheet"}
+    codec = Codec(SYS.event_types, SYS.upcasters)
+    upcast = codec.decode(msgspec.json.encode(old), "terran-engine.advancement_rolled")
+    assert isinstance(upcast, AdvancementRolled) and upcast.sheet == "current"
+    assert SYS.rederive(ash, upcast, name="Ash").threshold == 8
+    assert b'"schema_version":2' in encode_data(rolled[0])
+
+
+# --- #16: the Skill list adapted with the GM ------------------------------------------------
+
+
+def test_the_skill_list_is_adapted_or_expanded_with_the_gm() -> None:
+    # "1.2.1": "With the GM you can adapt or expand the generic list of Skills provided"
+    from ledger_terran_engine.events import SkillAdapted
+
+    ash = apply(make(), SkillAdapted(character="ash", skill="Sailing"))
+    ash = apply(ash, SkillAdapted(character="ash", skill="Scouting", replaces="exploration"))
+    assert st.skill_list(ash, SYS.options) == (
+        "Violence", "Social", "Survival", "Vocational", "Sailing", "Scouting")
+    assert ash.skills == {"Violence": 2, "Scouting": 2}  # Exploration's 2 moved
+    # Agility 2 + Scouting 2 = 4 Light Dice; a new Skill starts at 0: Agility 2 alone
+    event, _ = roll(ash, "Scouting", [1, 2, 3, 4], attribute="Agility")
+    assert (event.skill, event.skill_value, len(event.light)) == ("Scouting", 2, 4)
+    event, _ = roll(ash, "sailing", [1, 5], attribute="Agility")
+    assert (event.skill, event.skill_value) == ("Sailing", 0)
+    with pytest.raises(RuleError, match="'Exploration' is not a Skill"):
+        roll(ash, "Exploration", [1, 2], attribute="Agility")
+    with pytest.raises(RuleError, match="already a Skill"):
+        apply(ash, SkillAdapted(character="ash", skill="violence"))
+    with pytest.raises(RuleError, match="already a Skill"):
+        apply(ash, SkillAdapted(character="ash", skill="Strength"))
+    with pytest.raises(RuleError, match="'Cooking' is not a Skill"):
+        apply(ash, SkillAdapted(character="ash", skill="Baking", replaces="Cooking"))
+    assert "Sailing" in SYS.skills_of(ash)

@@ -7,7 +7,6 @@ The World sees; inventory, armour, conditions, wounds and shock; spells and jinx
 
 from ledger import hookimpl
 
-from .recap import recap_notes
 from .system import D20World
 
 __all__ = ["D20World"]
@@ -18,10 +17,3 @@ def register_rule_systems(register):  # type: ignore[no-untyped-def]
     """Register :class:`D20World` with the engine."""
     register(D20World())
 
-
-@hookimpl
-def recap_lines(system_id: str, record: object, as_gm: bool) -> list[str] | None:
-    """Rule notes for this system's events in a session recap (see :mod:`.recap`)."""
-    if system_id != "d20-world":
-        return None
-    return recap_notes(record) or None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import msgspec
 
-from ledger import RuleError, applies
+from ledger import RuleError, SceneEnded, SessionEnded, applies
 
 from .events import (
     AttackResolved,
@@ -38,6 +38,12 @@ from .ops import find, heal, need, replace_at, take_harm, with_items
 from .state import Character, Condition, Item, Objective, Options, Skill
 
 replace = msgspec.structs.replace
+
+
+def _expire(state: Character, ends: tuple[str, ...]) -> Character:
+    """``state`` without the conditions whose ``ends_on`` is one of ``ends`` (#16)."""
+    kept = tuple(c for c in state.conditions if c.ends_on not in ends)
+    return state if len(kept) == len(state.conditions) else replace(state, conditions=kept)
 
 
 class Appliers:
@@ -197,10 +203,13 @@ class Appliers:
 
     @applies(ShockRolled)
     def on_shock(self, state: Character, ev: ShockRolled) -> Character:
-        """The shock roll settles the owed roll; a shock is counted ("Wounds", ruling R9)."""
+        """The shock roll settles one owed roll (one is owed per wound received, ruling
+        R23); a shock is counted ("Wounds", ruling R9)."""
         if not state.pending_shock:
             raise RuleError(f"{state.name} owes no shock roll")
-        return replace(state, pending_shock=False, shocks=state.shocks + int(ev.shock))
+        owed = max(state.shocks_owed, 1) - 1  # a state from before shocks_owed owed one
+        return replace(state, pending_shock=owed > 0, shocks_owed=owed,
+                       shocks=state.shocks + int(ev.shock))
 
     @applies(WoundHealed)
     def on_healed(self, state: Character, ev: WoundHealed) -> Character:
@@ -214,7 +223,8 @@ class Appliers:
         """A condition ("Conditions"); a capacity cut may leave the character over capacity
         (shown on the sheet; nothing more can be picked up until fixed)."""
         c = Condition(name=ev.condition.strip(), check_penalty=ev.check_penalty,
-                      capacity_delta=ev.capacity_delta, ends_when=ev.ends_when)
+                      capacity_delta=ev.capacity_delta, ends_when=ev.ends_when,
+                      ends_on=ev.ends_on)
         return self._add_condition(state, c)
 
     @applies(HiddenConditionAdded)
@@ -222,7 +232,7 @@ class Appliers:
         """A condition only The World knows of (GM-only, ruling R33): its penalty counts in
         checks as a hidden modifier."""
         c = Condition(name=ev.condition.strip(), check_penalty=ev.check_penalty,
-                      ends_when=ev.ends_when, hidden=True)
+                      ends_when=ev.ends_when, hidden=True, ends_on=ev.ends_on)
         return replace(self._add_condition(state, c), gm_view=True)
 
     def _add_condition(self, state: Character, c: Condition) -> Character:
@@ -265,7 +275,18 @@ class Appliers:
         """A rest recovers half the jinx, rounded up ("Jinx", ruling R7)."""
         jinx = state.jinx - jinx_recovered(state.jinx, self.options.jinx_recovery)
         after = max(state.rested_after_session, ev.session or 0)
-        return replace(state, jinx=jinx, rested_after_session=after)
+        return _expire(replace(state, jinx=jinx, rested_after_session=after), ("rest",))
+
+    @applies(SceneEnded)
+    def on_scene_ended(self, state: Character, ev: SceneEnded) -> Character:
+        """Conditions that last the scene end with it ("Conditions": "temporal
+        deadlines"; ``ends_on = "scene"``)."""
+        return _expire(state, ("scene",))
+
+    @applies(SessionEnded)
+    def on_session_ended(self, state: Character, ev: SessionEnded) -> Character:
+        """Conditions that last the scene or the session end with it (``ends_on``)."""
+        return _expire(state, ("scene", "session"))
 
     # --- objectives -----------------------------------------------------------------------
 

@@ -39,7 +39,11 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="d20-world.check_rolled")
     ``outcome`` bad/messy/good;
     ``experience`` marked on ``skill``. ``spell``: a spellcasting check ("Magic"): messy or
     bad is a ``miscast`` and the caster gains one jinx. ``objective``: the objective (on this
-    character's stream) the check contributes to.
+    character's stream) the check contributes to. An attack on a character on the ledger
+    (``roll X SKILL --vs-character Y --weapon ITEM``, #16) records the target as
+    ``vs_character`` and the weapon item with its damage from X's sheet ("Weapons": "Each
+    weapon specifies the amount of damage it deals"); absent otherwise, so other checks keep
+    their bytes.
     """
 
     character: str
@@ -67,6 +71,9 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="d20-world.check_rolled")
     spell: bool = False
     miscast: bool = False
     objective: str | None = None
+    vs_character: str | UnsetType = UNSET
+    weapon: str | UnsetType = UNSET
+    weapon_damage: int | UnsetType = UNSET
 
 
 class BlindCheckRolled(CheckRolled, frozen=True, kw_only=True,
@@ -215,13 +222,18 @@ class WoundHealed(Event, frozen=True, kw_only=True, tag="d20-world.wound_healed"
 
 class ConditionAdded(Event, frozen=True, kw_only=True, tag="d20-world.condition_added"):
     """A condition ("Conditions"): ``check_penalty`` ≥ 0 on every check, ``capacity_delta``
-    on carried items, and how it ends."""
+    on carried items, and how it ends: ``ends_when`` in words, and ``ends_on`` when the
+    ledger can see it end by itself: the next ``rest``, the end of the ``scene`` or of the
+    ``session`` ("Each condition specifies what effects it imposes (if any) and how to end
+    the condition. These can be temporal deadlines or specific treatments"; #16). Without
+    ``ends_on`` The World ends it with ``condition-ended``."""
 
     character: str
     condition: str
     check_penalty: int = 0
     capacity_delta: int = 0
     ends_when: str = ""
+    ends_on: Literal["rest", "scene", "session"] | None = None
 
 
 class ConditionEnded(Event, frozen=True, kw_only=True, tag="d20-world.condition_ended"):
@@ -244,6 +256,7 @@ class HiddenConditionAdded(
     condition: str
     check_penalty: int = 0
     ends_when: str = ""
+    ends_on: Literal["rest", "scene", "session"] | None = None
 
 
 class HiddenConditionEnded(

@@ -63,15 +63,17 @@ def shock_chance(wound_total: int) -> Fraction:
 def odds(params: dict[str, Any]) -> dict[str, Any]:
     """``campaign odds d20-world`` (digest §2.4).
 
-    :param params: ``proficiency`` (int ≥ 0, default 0), ``penalty`` (int ≥ 0, default 0),
+    :param params: ``proficiency`` (int ≥ 0; absent: the :func:`family`), ``penalty`` (int ≥ 0, default 0),
         ``advantage``/``disadvantage`` flags (both: a normal roll, ruling R3), ``hinder``
         flag, ``wounds`` (int, adds ``shock``: the chance of shock with that wound total).
     :returns: ``modifier``, ``mode``, every band's probability, natural 1/20 chances,
         expected experience, as ``"n/d"`` strings; ``shock`` when ``wounds`` is given.
     :raises RuleError: a negative proficiency or penalty.
     """
-    prof = int(params.get("proficiency") or 0)
     penalty = int(params.get("penalty") or 0)
+    if params.get("proficiency") is None:
+        return family(params)
+    prof = int(params["proficiency"])
     if prof < 0 or penalty < 0:
         raise RuleError("proficiency and penalty are 0 or more (penalties are subtracted)")
     mode = combine_modes(int(bool(params.get("advantage"))),
@@ -79,6 +81,58 @@ def odds(params: dict[str, Any]) -> dict[str, Any]:
     result = check_odds(prof - penalty, mode, hinder=bool(params.get("hinder")))
     out: dict[str, Any] = {"system": "d20-world", "modifier": prof - penalty, "mode": mode}
     out.update({k: fraction_text(v) for k, v in result.items()})
+    if params.get("wounds") is not None:
+        out["shock"] = fraction_text(shock_chance(int(params["wounds"])))
+    return out
+
+
+FAMILY_PROFICIENCIES = range(0, 11)
+"""The proficiencies of the family: +0 (a skill being practised) to +10. Characters start at
++1 to +3 ("Character Creation") and gain one at a time ("Skills")."""
+
+MODE_LABELS: dict[Mode, str] = {
+    "normal": "normal (1d20)",
+    "advantage": "advantage (2d20, keep higher)",
+    "disadvantage": "disadvantage (2d20, keep lower)",
+}
+"""How the family names each mode ("Checks", step 2)."""
+
+
+def family(params: dict[str, Any]) -> dict[str, Any]:
+    """``campaign odds d20-world`` without ``--proficiency``: the check's bands by
+    proficiency +0..+10 for each mode, the digest's §2.4 reference table extended.
+
+    :param params: as :func:`odds`, without ``proficiency``: ``penalty`` is subtracted from
+        every row; ``advantage``/``disadvantage`` keep only that mode (both: normal, R3);
+        ``hinder`` adds its experience; ``wounds`` adds ``shock``.
+    :returns: ``{"system", "penalty", "bands_by_proficiency": {mode label: {"+P": {"bad",
+        "messy", "good", "expected_experience"}}}}`` as ``"n/d"`` strings (``"mode"`` too
+        when a mode is asked for); each row equals :func:`odds` with that proficiency.
+    :raises RuleError: a negative penalty.
+    """
+    penalty = int(params.get("penalty") or 0)
+    if penalty < 0:
+        raise RuleError("proficiency and penalty are 0 or more (penalties are subtracted)")
+    advantage, disadvantage = bool(params.get("advantage")), bool(params.get("disadvantage"))
+    asked = advantage or disadvantage
+    modes: tuple[Mode, ...] = (
+        (combine_modes(int(advantage), int(disadvantage)),) if asked
+        else ("normal", "advantage", "disadvantage")
+    )  # fmt: skip
+    out: dict[str, Any] = {"system": "d20-world", "penalty": penalty}
+    if asked:
+        out["mode"] = modes[0]
+    hinder = bool(params.get("hinder"))
+
+    def row(prof: int, mode: Mode) -> dict[str, str]:
+        result = check_odds(prof - penalty, mode, hinder=hinder)
+        return {k: fraction_text(result[k]) for k in ("bad", "messy", "good",
+                                                      "expected_experience")}  # fmt: skip
+
+    out["bands_by_proficiency"] = {
+        MODE_LABELS[mode]: {f"{prof:+d}": row(prof, mode) for prof in FAMILY_PROFICIENCIES}
+        for mode in modes
+    }
     if params.get("wounds") is not None:
         out["shock"] = fraction_text(shock_chance(int(params["wounds"])))
     return out

@@ -161,8 +161,10 @@ def take_harm(state: Character, amount: int, armour: Sequence[str], desperate: S
     number = state.wounds_received + 1
     wounds = (*state.wounds, Wound(number=number, damage=damage, description=description))
     dead = is_dead(sum(w.damage for w in wounds))
+    owed = 0 if dead else state.shocks_owed + 1  # one shock roll per wound (R23, #16)
     return msgspec.structs.replace(
-        state, wounds=wounds, wounds_received=number, dead=dead, pending_shock=not dead
+        state, wounds=wounds, wounds_received=number, dead=dead, pending_shock=owed > 0,
+        shocks_owed=owed,
     )
 
 

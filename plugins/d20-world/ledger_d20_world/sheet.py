@@ -315,6 +315,11 @@ def character_from_sheet(character: str, name: str, sheet: dict[str, Any],
                   origin=SKILL_ORIGINS[s["proficiency"]], via_bond=s.get("via_bond"))  # type: ignore[arg-type]
             for s in sheet["skills"]
         ),
-        items=tuple(msgspec.convert(i, Item) for i in sheet["items"]),
+        # a starting armour's full durability is its durability on the sheet, so it is
+        # repaired like armour added later ("Armor"; #16: the sheet entry has no max)
+        items=tuple(
+            msgspec.convert({"max_durability": i.get("durability"), **i}, Item)
+            for i in sheet["items"]
+        ),
         has_bag=sheet.get("bag", True),
     )

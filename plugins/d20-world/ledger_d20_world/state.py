@@ -114,6 +114,7 @@ class Condition(msgspec.Struct, frozen=True, kw_only=True):
     capacity_delta: int = 0
     ends_when: str = ""
     hidden: bool = False
+    ends_on: str | None = None
 
 
 class Wound(msgspec.Struct, frozen=True, kw_only=True):
@@ -142,7 +143,10 @@ class Objective(msgspec.Struct, frozen=True, kw_only=True):
 class Character(msgspec.Struct, frozen=True, kw_only=True):
     """One character's state, folded from its events.
 
-    ``pending_shock``: a wound was received and its shock roll (1d6) is still owed.
+    ``pending_shock``: a wound was received and its shock roll (1d6) is still owed;
+    ``shocks_owed``: how many (one per wound received and not yet rolled for, ruling R23:
+    "When a character receives a wound, they must roll 1d6", 001_a3a02f9b7363775f.txt,
+    "Wounds").
     ``dead``: wound damage total above five ("Wounds").
     ``rested_after_session``: the last session whose end ``campaign advance`` recorded a rest
     for (0: none), so a second ``advance`` adds no second rest.
@@ -164,6 +168,7 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     jinx: int = 0
     shocks: int = 0
     pending_shock: bool = False
+    shocks_owed: int = 0
     dead: bool = False
     objectives: tuple[Objective, ...] = ()
     bonds_called: int = 0

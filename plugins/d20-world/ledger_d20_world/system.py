@@ -7,7 +7,7 @@ applier; describe/sheet_view/advance/odds follow the plugin contract in docs/plu
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec import UNSET
@@ -16,17 +16,20 @@ from ledger import (
     DiceError,
     DiceSource,
     Event,
+    Opponent,
     Recorded,
     Roll,
     RollParam,
     RollRequest,
     RuleError,
     RuleSystem,
+    Sheet,
+    event_tag,
 )
-from ledger.events import event_tag
 
 from . import describe as describing
 from . import odds as odds_mod
+from . import recap
 from .appliers import Appliers
 from .events import (
     EVENT_TYPES,
@@ -50,6 +53,7 @@ from .mechanics import (
     check_gate,
     combine_modes,
     contribute,
+    damage_dealt,
     dice_count,
     experience_for,
     is_shock,
@@ -67,6 +71,9 @@ from .ops import (
 )
 from .sheet import character_from_sheet, validate_sheet
 from .state import Band, Character, Condition, Options
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: Events whose effect later public checks itemise (wound penalty, proficiency, jinx): they
 #: cannot be recorded blind (ruling R33).
@@ -114,6 +121,7 @@ class D20World(Appliers, RuleSystem):
     name = "d20 The World"
     source = "001_a3a02f9b7363775f.txt"
     example_roll = 'roll isa Lockpicking --time --objective \'Open the vault\' --dice 16  # "Objectives": 16 + 3 = 19, good'
+    has_harm = True  # `campaign damage` appends damage_taken (harm_event)
     event_types = EVENT_TYPES
     state_type = Character
     options_type = Options
@@ -133,7 +141,10 @@ class D20World(Appliers, RuleSystem):
         RollParam("objective", "d20-world: the objective this check contributes to."),
         RollParam("shock", "d20-world: roll the 1d6 shock roll owed after a wound.",
                   is_flag=True),
+        RollParam("weapon", "d20-world: with --vs-character, the weapon item the attack uses "
+                  "(its damage comes from the item)."),
     )
+    contests = True
     sections = {  # the seed section each event type implements (shown by audits)
         "d20-world.check_rolled": "Core Rules: Checks; Natural 1 & 20",
         "d20-world.blind_check_rolled": "Core Rules: Checks; Natural 1 & 20",
@@ -160,8 +171,8 @@ class D20World(Appliers, RuleSystem):
         "d20-world.objective_failed": "Objectives",
     }
     odds_params = (
-        RollParam("proficiency", "d20-world: skill proficiency (0 for an unknown skill).",
-                  type=int, min=0, max=20),
+        RollParam("proficiency", "d20-world: skill proficiency (0 for an unknown skill; "
+                  "leave out for every one from +0 to +10).", type=int, min=0, max=20),
         RollParam("penalty", "d20-world: total penalty (wounds + conditions + jinx).", type=int,
                   min=0, max=30),
         RollParam("advantage", "d20-world: roll with advantage.", is_flag=True),
@@ -226,6 +237,11 @@ class D20World(Appliers, RuleSystem):
         spell = skill.spell and skill.known
         has_skill = skill.known and skill.proficiency >= 1
         help_from = str(p.get("help_from") or "")
+        if help_from and _is_self(help_from, request.character, request.name or state.name):
+            raise RuleError(
+                f"{state.name} cannot help their own check: help is \"an ally who also has "
+                "time, tools, or skill\" (Checks); name another character with --help-from"
+            )
         gate = check_gate(time=bool(p.get("time")), tools=bool(p.get("tools")),
                           skill=has_skill, help=bool(help_from),
                           one_factor_no_help=self.options.one_factor_no_help)
@@ -242,6 +258,13 @@ class D20World(Appliers, RuleSystem):
             has_skill=has_skill, help_from=help_from, gate=gate, spell=spell,
             wound_penalty=wound_pen, condition_penalty=cond_pen, jinx_penalty=jinx_pen,
         )
+        if request.opponent is not None:
+            common.update(_attack(state, request.opponent, p.get("weapon")))
+        elif p.get("weapon"):
+            raise RuleError(
+                "--weapon is the item of an attack on a character: name the target with "
+                "--vs-character (or record attack-resolved --weapon-damage N)"
+            )
         if gate in ("auto_fail", "auto_success"):
             extras = [n for n in ("advantage", "disadvantage") if p.get(n)]
             if invocations or extras or objective:
@@ -345,9 +368,29 @@ class D20World(Appliers, RuleSystem):
             params["disadvantage"] = True
         if event.objective:
             params["objective"] = event.objective
-        return RollRequest(event.character, "", event.skill, params)
+        opponent = None
+        if isinstance(event.vs_character, str):
+            opponent = Opponent(event.vs_character)
+            if isinstance(event.weapon, str):
+                params["weapon"] = event.weapon
+        return RollRequest(event.character, "", event.skill, params, opponent)
 
-    def rederive(self, state: Character, event: Roll, *, name: str) -> Roll:
+    def harm_of(self, event: Roll) -> tuple[str, int] | None:
+        """The harm of an attack on a character on the ledger (``--apply``): the weapon's
+        damage in full on a good outcome or an automatic success ("no rolls are necessary
+        for attacks if the attacker has time, tools (a weapon), and skill"), half on a messy
+        one (ruling R5), none on a bad one ("Attacking"). ``None`` for other rolls."""
+        if not isinstance(event, CheckRolled) or not isinstance(event.vs_character, str):
+            return None
+        if not isinstance(event.weapon_damage, int):
+            return None
+        outcome = "auto_hit" if event.gate == "auto_success" else event.outcome
+        amount = damage_dealt(event.weapon_damage, outcome, self.options.messy_damage_rounding)
+        return event.vs_character, amount
+
+    def rederive(
+        self, state: Character, event: Roll, *, name: str, opponent: Any = None
+    ) -> Roll:
         """The roll the rules give for ``event``'s recorded inputs and draws (ruling R33).
 
         A check's hidden modifier comes from the hidden conditions in ``state`` when it is
@@ -365,7 +408,7 @@ class D20World(Appliers, RuleSystem):
                 raise RuleError(f"a hidden modifier is 1 or more, not {size!r}")
             stand_in = Condition(name="hidden modifier", check_penalty=size, hidden=True)
             state = msgspec.structs.replace(state, conditions=(*state.conditions, stand_in))
-        derived = super().rederive(state, event, name=name)
+        derived = super().rederive(state, event, name=name, opponent=opponent)
         if isinstance(event, BlindCheckRolled) and type(derived) is CheckRolled:
             return BlindCheckRolled(**msgspec.structs.asdict(derived))  # ruling R34
         return derived
@@ -408,11 +451,33 @@ class D20World(Appliers, RuleSystem):
 
     # --- reading ------------------------------------------------------------------------
 
+    def harm_event(self, state: Any, character: str, amount: int) -> Event:
+        """``campaign damage CHARACTER AMOUNT``: a plain ``damage_taken`` of ``amount``
+        ("Harm"; armour and broken items are named with ``campaign record damage-taken``)."""
+        return DamageTaken(character=character, amount=amount)
+
     def describe(self, event: Event) -> str | None:
         """One line for ``log`` and recaps (see :mod:`.describe`), with this campaign's
         messy-damage rounding (ruling R5)."""
         rounding = self.options.messy_damage_rounding if self.options is not None else "ceil"
         return describing.describe(event, rounding=rounding)
+
+    def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:
+        """What changed on a character in the rule text's words (see :mod:`.recap`):
+        experience and increases ("Skills"), conditions and wounds with the penalty on checks
+        now ("Harm"), jinx ("Magic"), objectives; favor only in The World's view."""
+        own = recap.change_sentences(before, after, as_gm=as_gm)
+        if before is None:
+            return own
+        return own + self.generic_changes(before, after, skip=recap.HANDLED)
+
+    def recap_lines(self, record: Recorded, *, as_gm: bool) -> list[str]:
+        """Rule notes for a recap: jinx after a spell ("Magic: Jinx")."""
+        return recap.recap_notes(record)
+
+    def verdict(self, event: Roll) -> str | None:
+        """good ✔, messy ◐, bad ✘ ("Checks"); a shock ✘ ("Wounds")."""
+        return recap.verdict(event)
 
     def blind_form(self, event: Event) -> Event:
         """A GM-only (``--blind``) event in the form that keeps it secret (ruling R33).
@@ -438,7 +503,7 @@ class D20World(Appliers, RuleSystem):
                 )
             return HiddenConditionAdded(character=event.character, condition=event.condition,
                                         check_penalty=event.check_penalty,
-                                        ends_when=event.ends_when)
+                                        ends_when=event.ends_when, ends_on=event.ends_on)
         if isinstance(event, ConditionEnded):
             return HiddenConditionEnded(character=event.character, condition=event.condition)
         if type(event) is CheckRolled:
@@ -481,6 +546,13 @@ class D20World(Appliers, RuleSystem):
             "in_bag": sum(1 for i in state.items if i.location == "bag"),
         }
         return view
+
+    def sheet_layout(self, state: Character, *, as_gm: bool) -> Sheet:
+        """The sheet in the book's words (:func:`.layout.sheet_layout`): bond favor and
+        hidden conditions only with ``as_gm``, marked GM-only."""
+        from .layout import sheet_layout
+
+        return sheet_layout(state, system_name=self.name, as_gm=as_gm)
 
     # --- advancement --------------------------------------------------------------------
 
@@ -530,6 +602,60 @@ class D20World(Appliers, RuleSystem):
                                                   proficiency=s.proficiency + 1))
         return out
 
+    def odds_series(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The bands by proficiency and mode: the numbers of the odds chart
+        (see :func:`.chart.odds_series`)."""
+        from .chart import odds_series
+
+        return odds_series(self, params)
+
+    def draw_odds(self, data: dict[str, Any]) -> Figure:
+        """The odds chart of :meth:`odds_series`'s data (see :func:`.chart.draw_odds`)."""
+        from .chart import draw_odds
+
+        return draw_odds(data)
+
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
         """Exact odds of a check (see :func:`.odds.check_odds`)."""
         return odds_mod.odds(params)
+
+
+def _is_self(helper: str, character: str, name: str) -> bool:
+    """Does ``--help-from`` name the roller (their id, full name or first name,
+    case-insensitive)? (001_a3a02f9b7363775f.txt, "Checks": help is "an ally who also has
+    time, tools, or skill"; #16.)"""
+    key = helper.strip().casefold()
+    names = {character.casefold(), name.strip().casefold()}
+    first = name.strip().split()[:1]
+    if first:
+        names.add(first[0].casefold())
+    return key in names
+
+
+def _attack(state: Character, opponent: Opponent, weapon: str | None) -> dict[str, Any]:
+    """The ``vs_character``, ``weapon`` and ``weapon_damage`` of an attack by ``state`` on a
+    character on the ledger, the damage read from the weapon item on the attacker's sheet
+    (001_a3a02f9b7363775f.txt, "Weapons": "Each weapon specifies the amount of damage it
+    deals"; "Attacking"; #16).
+
+    :raises RuleError: no ``--weapon``, an item the attacker lacks or that is destroyed, an
+        item with no damage, or a target who is dead.
+    """
+    target = opponent.state
+    if getattr(target, "dead", False):
+        raise RuleError(f"{opponent.name or opponent.character} has perished: no attack can harm them")
+    if not weapon:
+        raise RuleError(
+            "an attack on a character names the weapon item it uses: --weapon ITEM "
+            "(\"Attacks have a method by which they inflict harm\")"
+        )
+    i = need(state.items, weapon, "item", state.name)
+    item = state.items[i]
+    if item.destroyed:
+        raise RuleError(f"{item.name} was destroyed: it deals no damage")
+    if item.damage is None:
+        raise RuleError(
+            f"{item.name} is not a weapon (no damage on {state.name}'s sheet): give it one "
+            "with item-added --damage, or record attack-resolved --weapon-damage N"
+        )
+    return {"vs_character": opponent.character, "weapon": item.name, "weapon_damage": item.damage}

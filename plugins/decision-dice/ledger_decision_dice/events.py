@@ -105,6 +105,11 @@ class ContestRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.contest_
     :ivar target: the opponent's final-round result (the number the character had to beat).
     :ivar outcome: ``"success"`` when the character wins, else ``"failure"``.
     :ivar rounds: every round in order; all but the last are ties.
+    :ivar vs_character: the opponent's id when they are a character on the ledger
+        (``--vs-character``, ruling DD6): then ``vs_stat``/``vs_stat_value`` are the stat
+        they oppose with, ``vs_modifiers`` their breakdown (the stat, ``--opponent-modifier``
+        values, their conditions' values counted by the Modifiers rule) and
+        ``vs_conditions`` the conditions of theirs that applied.
     """
 
     character: str
@@ -129,6 +134,11 @@ class ContestRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.contest_
     winner: str
     outcome: Outcome
     conditions: list[str] = []
+    vs_character: str | None = None
+    vs_stat: str | None = None
+    vs_stat_value: int | None = None
+    vs_modifiers: list[ModifierLine] = []
+    vs_conditions: list[str] = []
 
 
 class SupplyRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.supply_rolled"):
@@ -180,15 +190,31 @@ class ItemRemoved(Event, frozen=True, kw_only=True, tag="decision-dice.item_remo
 class TrackerChanged(Event, frozen=True, kw_only=True, tag="decision-dice.tracker_changed"):
     """A percentage tracker (0–100) changes ("D100 or Percentage"; e.g. ammunition).
 
-    Give ``delta`` (added) or ``value`` (set), not both; the result is clamped to 0..100
-    (ruling X12). Setting a ``value`` on an unknown tracker creates it.
+    Give ``delta`` (added) or ``value`` (set), not both; a result outside 0..100 is refused
+    (ruling X12, #16). Setting a ``value`` on an unknown tracker creates it. ``clamp`` cuts
+    the result to 0..100 instead, said in the event: payloads written before #16 (schema
+    version 1), when every change was clamped in silence, are upcast with ``clamp = True``.
     """
+
+    schema_version = 2
 
     character: str
     tracker: str
     delta: int | None = None
     value: int | None = None
     reason: str = ""
+    clamp: bool = False
+
+
+def tracker_was_clamped(payload: dict[str, object]) -> dict[str, object]:
+    """Upcast a version-1 ``tracker_changed`` payload: it was clamped to 0..100 (X12 before
+    #16), so replaying it keeps the value it gave."""
+    return {**payload, "clamp": True}
+
+
+UPCASTERS = {"decision-dice.tracker_changed": {1: tracker_was_clamped}}
+"""Old payload shapes of this plugin's event types (docs/plugin-guide.md "Revising an event
+type")."""
 
 
 class ConditionAdded(Event, frozen=True, kw_only=True, tag="decision-dice.condition_added"):
@@ -235,6 +261,32 @@ class LevelChanged(Event, frozen=True, kw_only=True, tag="decision-dice.level_ch
     reason: str = ""
 
 
+class HarmTaken(Event, frozen=True, kw_only=True, tag="decision-dice.harm_taken"):
+    """Harm, or a cost paid, taken from a derived value such as Stress or Vitality
+    ("The Rounding Rule": "calculating Stress and Vitality, which require two values to be
+    halved and added together"; ruling DD10).
+
+    :ivar track: the derived value spent (a name of the ``derived`` option, any case).
+    :ivar amount: 1 or more; more than the value has left is not refused (harm happens):
+        the value stops at 0.
+    """
+
+    character: str
+    track: str
+    amount: int
+    reason: str = ""
+
+
+class Recovered(Event, frozen=True, kw_only=True, tag="decision-dice.recovered"):
+    """A derived value (Stress, Vitality) recovers ``amount`` of what was spent, never above
+    its value from the stats (ruling DD10); ``amount`` 0 recovers all of it."""
+
+    character: str
+    track: str
+    amount: int = 0
+    reason: str = ""
+
+
 EVENT_TYPES: tuple[type[Event], ...] = (
     DecisionRolled,
     ContestRolled,
@@ -247,4 +299,6 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     ConditionRemoved,
     StatChanged,
     LevelChanged,
+    HarmTaken,
+    Recovered,
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ledger import DiceSource, Roll, RollRequest, RuleError
+from ledger import DiceSource, Opponent, Roll, RollRequest, RuleError
 
 from .events import (
     ContestRolled,
@@ -136,12 +136,15 @@ def resolve_roll(
             raise RuleError(f"{item.name!r} is an item: a supply roll takes no "
                             f"{', '.join('--' + e for e in extra)}")
         return supply_roll(state, item, dice, options)
-    if _given(params, "opponent"):
+    if _given(params, "opponent") or request.opponent is not None:
         wrong = [n for n in DECISION_ONLY if _given(params, n)]
         if wrong:
             raise RuleError(f"a contested roll has no {', '.join('--' + w for w in wrong)}: "
                             "the opponent's result is the number to beat")
-        return _contest(state, stat, params, dice, options)
+        if _given(params, "opponent") and request.opponent is not None:
+            raise RuleError("--opponent names an opponent off the ledger: leave it out with "
+                            "--vs-character (their name comes from the ledger)")
+        return _contest(state, stat, params, dice, options, request.opponent)
     wrong = [n for n in CONTEST_ONLY if _given(params, n)]
     if wrong:
         raise RuleError(f"{', '.join('--' + w for w in wrong)} need --opponent NAME")
@@ -193,10 +196,36 @@ def _decision(
     )
 
 
+def _opposing_side(
+    opponent: Opponent, stat: str, params: dict[str, Any]
+) -> tuple[dict[str, Any], list[Condition], list[ModifierLine]]:
+    """The side of an opponent on the ledger (``--vs-character``, ruling DD6): the stat
+    they oppose with (``--vs-skill``, else the roller's stat), its value, the conditions of
+    theirs that apply to it and their modifier breakdown: "each side rolls and adds their
+    modifiers" ("Contested Rolls"); a bonus stated negative counts 0 and a penalty stated
+    positive counts 0 ("Key Terms", hint "Modifiers").
+
+    :raises RuleError: the opponent has no such stat (the sentence lists theirs).
+    """
+    theirs = opponent.state
+    assert isinstance(theirs, Character)
+    name = find_name(list(theirs.stats), opponent.skill or stat, f"stat of {theirs.name}")
+    conditions = applicable_conditions(theirs, name)
+    lines = modifier_lines(name, theirs.stats[name],
+                           {"modifier": tuple(_ints(params, "opponent_modifier"))}, conditions)
+    side = {"vs_character": opponent.character, "vs_stat": name,
+            "vs_stat_value": theirs.stats[name], "vs_modifiers": lines,
+            "vs_conditions": [c.name for c in conditions]}
+    return side, conditions, lines
+
+
 def _contest(
-    state: Character, stat: str, params: dict[str, Any], dice: DiceSource, options: Options
+    state: Character, stat: str, params: dict[str, Any], dice: DiceSource, options: Options,
+    opponent_on_ledger: Opponent | None = None,
 ) -> ContestRolled:
-    """A contested roll with tie rerolls ("Contested Rolls", "Resolving a Tie", X7)."""
+    """A contested roll with tie rerolls ("Contested Rolls", "Resolving a Tie", X7); against
+    a character on the ledger their stat, conditions and modifiers come from their sheet
+    (:func:`_opposing_side`)."""
     conditions = applicable_conditions(state, stat)
     advantage = bool(params.get("advantage")) or any(c.kind == "advantage" for c in conditions)
     disadvantage = bool(params.get("disadvantage")) or any(
@@ -206,9 +235,15 @@ def _contest(
     modifier_total = sum(line.counted for line in lines)
     opp_adv = bool(params.get("opponent_advantage"))
     opp_dis = bool(params.get("opponent_disadvantage"))
-    opp_count = decision_dice_count(opp_adv, opp_dis)
     opp_mods = _ints(params, "opponent_modifier")
     opp_total_mod = sum(opp_mods)
+    side: dict[str, Any] = {}
+    if opponent_on_ledger is not None:
+        side, opp_conditions, opp_lines = _opposing_side(opponent_on_ledger, stat, params)
+        opp_adv = opp_adv or any(c.kind == "advantage" for c in opp_conditions)
+        opp_dis = opp_dis or any(c.kind == "disadvantage" for c in opp_conditions)
+        opp_total_mod = sum(line.counted for line in opp_lines)
+    opp_count = decision_dice_count(opp_adv, opp_dis)
     rounds: list[ContestRound] = []
     winner = None
     while winner is None:
@@ -223,7 +258,10 @@ def _contest(
         winner = contest_winner(rnd.total, rnd.opponent_total)
     dice.finish()
     last = rounds[-1]
-    opponent = str(params["opponent"])
+    if opponent_on_ledger is not None:
+        opponent = opponent_on_ledger.name or opponent_on_ledger.character
+    else:
+        opponent = str(params["opponent"])
     return ContestRolled(
         character=state.character, stat=stat, stat_value=state.stats[stat],
         decision_dice=count, advantage=advantage, disadvantage=disadvantage, modifiers=lines,
@@ -234,7 +272,7 @@ def _contest(
         margin=last.total - last.opponent_total,
         winner=state.character if winner == "a" else opponent,
         outcome="success" if winner == "a" else "failure",
-        conditions=[c.name for c in conditions], **dice.fields(),
+        conditions=[c.name for c in conditions], **side, **dice.fields(),
     )
 
 
@@ -276,11 +314,16 @@ def request_of(event: Roll) -> RollRequest | None:
             params[kind] = given
     if isinstance(event, ContestRolled):
         params.update(
-            opponent=event.opponent,
             opponent_modifier=tuple(event.opponent_modifiers),
             opponent_advantage=event.opponent_advantage,
             opponent_disadvantage=event.opponent_disadvantage,
         )
+        if event.vs_character is not None:
+            # their advantage may have come from their conditions: the flags give the same
+            # dice either way (as for the roller's)
+            return RollRequest(event.character, "", event.stat, params,
+                               opponent=Opponent(event.vs_character, skill=event.vs_stat))
+        params["opponent"] = event.opponent
     else:
         params.update(target=event.base_target, adjust=tuple(event.target_adjustments),
                       impossible=event.impossible_task)

@@ -34,6 +34,7 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     :ivar supply_step_max: the highest supply face that lowers the die (3, "Supply Rolls").
     :ivar max_contest_rounds: safety cap on tie rerolls in one contested roll (X7).
     :ivar level_min: the lowest level (1, X2).
+    :ivar harm_track: the derived value ``campaign damage`` takes harm from (DD10).
     """
 
     stats: list[str] = []
@@ -46,6 +47,7 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     supply_step_max: int = 3
     max_contest_rounds: int = 100
     level_min: int = 1
+    harm_track: str = "Vitality"
 
 
 class Item(msgspec.Struct, frozen=True, kw_only=True):
@@ -80,6 +82,7 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     equipment: list[Item] = []
     trackers: dict[str, int] = {}
     conditions: list[Condition] = []
+    spent: dict[str, int] = {}
 
 
 def find_name(names: list[str], wanted: str, what: str) -> str:
@@ -258,4 +261,13 @@ def derived_values(state: Character, options: Options) -> dict[str, int]:
     return {
         name: halved_sum([lower.get(s.lower(), 0) for s in stats], mode)
         for name, stats in options.derived.items()
+    }
+
+
+def current_values(state: Character, options: Options) -> dict[str, int]:
+    """Each derived value now: its value from the stats less what was spent (harm taken and
+    not recovered), never below 0 (ruling DD10)."""
+    return {
+        name: max(0, value - state.spent.get(name, 0))
+        for name, value in derived_values(state, options).items()
     }

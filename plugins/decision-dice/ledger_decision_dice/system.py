@@ -9,7 +9,7 @@ parts the page leaves undefined (stats, levels, Luck, Stress, Vitality) are camp
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec.structs import replace
@@ -17,26 +17,32 @@ from msgspec.structs import replace
 from ledger import (
     DiceSource,
     Event,
+    Recorded,
     ReplayDice,
     Roll,
     RollParam,
     RollRequest,
     RuleError,
     RuleSystem,
+    Sheet,
     applies,
 )
 
 from . import odds as exact
+from . import recap
 from .events import (
     EVENT_TYPES,
+    UPCASTERS,
     ConditionAdded,
     ConditionRemoved,
     ContestRolled,
     DecisionRolled,
+    HarmTaken,
     ItemAdded,
     ItemRemoved,
     LevelChanged,
     ModifierLine,
+    Recovered,
     Resupplied,
     StatChanged,
     SupplyRolled,
@@ -60,11 +66,15 @@ from .sheet import (
     Condition,
     Item,
     Options,
+    current_values,
     derived_values,
     find_name,
     state_from_sheet,
     validate_sheet,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 ADVANTAGE_HELP = "Advantage: roll 3d6 instead of 2d6 (does not stack; cancels disadvantage)."
 DISADVANTAGE_HELP = "Disadvantage: roll 1d6 instead of 2d6 (cancels advantage)."
@@ -83,7 +93,10 @@ class DecisionDice(RuleSystem):
     name = "Decision Dice (2d6 + STAT)"
     source = "002_735c6d6cd834a641.txt"
     example_roll = 'roll jen might --target 8 --bonus -2 --penalty 1 --dice 4,4  # bonus -2 and penalty +1 count 0: 8 vs 8 succeeds'
+    contests = True  # --vs-character: the opponent's stat, conditions and modifiers (DD6)
+    has_harm = True  # `campaign damage` spends the harm_track derived value (DD10)
     event_types = EVENT_TYPES
+    upcasters = UPCASTERS
     state_type = Character
     options_type = Options
     roll_params = (
@@ -124,9 +137,12 @@ class DecisionDice(RuleSystem):
         "decision-dice.condition_removed": "Advantage and Disadvantage",
         "decision-dice.stat_changed": "Key Terms",
         "decision-dice.level_changed": "Key Terms",
+        "decision-dice.harm_taken": "The Rounding Rule (Stress and Vitality)",
+        "decision-dice.recovered": "The Rounding Rule (Stress and Vitality)",
     }
     odds_params = (
-        RollParam("stat", "The STAT value (default 0).", type=int, min=-100, max=100),
+        RollParam("stat", "The STAT value (leave out for every STAT 0-10).", type=int,
+                  min=-100, max=100),
         RollParam("target", "Target number: a number or simple, challenging, strenuous, "
                   "impossible (omitted: every target 2-22)."),
         RollParam("advantage", ADVANTAGE_HELP, is_flag=True),
@@ -171,10 +187,17 @@ class DecisionDice(RuleSystem):
         GM-only."""
         view: dict[str, Any] = msgspec.to_builtins(state)
         view["derived"] = derived_values(state, self.options)
+        view["current"] = current_values(state, self.options)
         for cond in view["conditions"]:
             if cond["kind"] in ("bonus", "penalty", "modifier"):
                 cond["counted"] = counted_modifier(cond["kind"], cond["value"])
         return view
+
+    def sheet_layout(self, state: Character, *, as_gm: bool) -> Sheet:
+        """The sheet in the book's words (:func:`.layout.sheet_layout`); no GM-only facts."""
+        from .layout import sheet_layout
+
+        return sheet_layout(state, options=self.options, system_name=self.name, as_gm=as_gm)
 
     # --- play ----------------------------------------------------------------------------
 
@@ -199,7 +222,9 @@ class DecisionDice(RuleSystem):
         request = request_of(event)
         return request if request is not None else super().request_of(event)
 
-    def rederive(self, state: Character, event: Roll, *, name: str) -> Roll:
+    def rederive(
+        self, state: Character, event: Roll, *, name: str, opponent: Any = None
+    ) -> Roll:
         """The roll the rules give for ``event``'s inputs and draws.
 
         A supply roll is re-derived from the item it names (not through :meth:`resolve`,
@@ -213,7 +238,7 @@ class DecisionDice(RuleSystem):
             derived = supply_roll(state, find_item(state, event.item), dice, self.options)
             dice.finish()
             return derived
-        return super().rederive(state, event, name=name)
+        return super().rederive(state, event, name=name, opponent=opponent)
 
     # --- appliers ------------------------------------------------------------------------
 
@@ -315,7 +340,13 @@ class DecisionDice(RuleSystem):
 
     @applies(TrackerChanged)
     def on_tracker(self, state: Character, event: TrackerChanged) -> Character:
-        """Change a percentage tracker, clamped to 0..100 ("D100 or Percentage", X12)."""
+        """Change a percentage tracker within 0..100 ("D100 or Percentage": "a D100 or a
+        percentage tracker"; X12).
+
+        :raises RuleError: both or neither of ``delta`` and ``value``; an unknown tracker for
+            a ``delta``; a result outside 0..100 (unless ``clamp``: cut to 0..100, said in the
+            event; payloads written before #16 are upcast so).
+        """
         if (event.delta is None) == (event.value is None):
             raise RuleError("give the tracker either --delta (a change) or --value (a new "
                             "percentage), not both or neither")
@@ -327,8 +358,66 @@ class DecisionDice(RuleSystem):
         else:
             name = find_name(names, event.tracker, "tracker")
             new = state.trackers[name] + (event.delta or 0)
+        if not TRACKER_MIN <= new <= TRACKER_MAX and not event.clamp:
+            was = state.trackers.get(name)
+            how = f"{was} {event.delta:+d} = {new}" if event.delta is not None else str(new)
+            raise RuleError(
+                f"{state.name}'s {name} would be {how}: a percentage tracker stays within "
+                f"{TRACKER_MIN} to {TRACKER_MAX}; record the change that reaches it"
+                + (f" (--delta {TRACKER_MIN - was:+d} to {TRACKER_MAX - was:+d})"
+                   if was is not None else "")
+            )
         clamped = max(TRACKER_MIN, min(TRACKER_MAX, new))
         return replace(state, trackers={**state.trackers, name: clamped})
+
+    def _track(self, state: Character, track: str) -> str:
+        names = list(self.options.derived)
+        if not names:
+            raise RuleError(
+                "this campaign has no derived values such as Stress or Vitality to take harm "
+                "from: set the campaign option derived (e.g. Vitality = [\"Might\", \"Grit\"])"
+            )
+        return find_name(names, track, "derived value")
+
+    def harm_event(self, state: Character, character: str, amount: int) -> Event:
+        """``campaign damage CHARACTER AMOUNT``: ``amount`` taken from the ``harm_track``
+        derived value (Vitality by default; "The Rounding Rule" names Stress and Vitality;
+        ruling DD10). The applier refuses it when the campaign has no such derived value."""
+        return HarmTaken(character=character, track=self.options.harm_track, amount=amount)
+
+    @applies(HarmTaken)
+    def on_harm(self, state: Character, event: HarmTaken) -> Character:
+        """Spend ``amount`` of a derived value (Stress, Vitality; "The Rounding Rule"; DD10).
+
+        What the value cannot take is not refused (harm happens) but it stops at 0: the
+        spent total is at most the value.
+
+        :raises RuleError: no derived values configured, an unknown one, an amount below 1.
+        """
+        name = self._track(state, event.track)
+        if event.amount < 1:
+            raise RuleError(f"harm is 1 or more, not {event.amount}; recovery is `recovered`")
+        value = derived_values(state, self.options)[name]
+        spent = min(value, state.spent.get(name, 0) + event.amount)
+        return replace(state, spent={**state.spent, name: spent})
+
+    @applies(Recovered)
+    def on_recovered(self, state: Character, event: Recovered) -> Character:
+        """Recover ``amount`` (0: all) of a derived value's spent part (DD10).
+
+        :raises RuleError: an unknown value, a negative amount, more than was spent.
+        """
+        name = self._track(state, event.track)
+        spent = state.spent.get(name, 0)
+        if event.amount < 0 or event.amount > spent:
+            raise RuleError(
+                f"{state.name} can recover 0 (all) to {spent} {name}, not {event.amount}: "
+                f"{name} is {current_values(state, self.options)[name]} of "
+                f"{derived_values(state, self.options)[name]}"
+            )
+        left = 0 if event.amount == 0 else spent - event.amount
+        rest = {k: v for k, v in state.spent.items() if k != name}
+        return replace(state, spent={**rest, name: left} if left else rest)
 
     @applies(ConditionAdded)
     def on_condition_added(self, state: Character, event: ConditionAdded) -> Character:
@@ -411,7 +500,44 @@ class DecisionDice(RuleSystem):
             return f"{event.character}: {event.stat} becomes {event.value}"
         if isinstance(event, LevelChanged):
             return f"{event.character} reaches level {event.level}"
+        if isinstance(event, HarmTaken):
+            why = f" ({event.reason})" if event.reason else ""
+            return f"{event.character} takes {event.amount} {event.track}{why}"
+        if isinstance(event, Recovered):
+            how = "all" if event.amount == 0 else str(event.amount)
+            why = f" ({event.reason})" if event.reason else ""
+            return f"{event.character} recovers {how} {event.track}{why}"
         return None
+
+    def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:
+        """What changed on a character in the rule text's words (see :mod:`.recap`): stats
+        and level, supply dice stepping down ("Supply Rolls"), trackers in percent,
+        conditions with what they do."""
+        own = recap.change_sentences(before, after, as_gm=as_gm)
+        if before is None:
+            return own
+        return own + self.generic_changes(before, after, skip=recap.HANDLED)
+
+    def recap_lines(self, record: Recorded, *, as_gm: bool) -> list[str]:
+        """Rule notes for a recap: ties re-rolled, supply dice stepping down."""
+        return recap.recap_notes(record)
+
+    def verdict(self, event: Roll) -> str | None:
+        """Decisions and contests ✔/✘ (ties succeed); supply rolls are neither."""
+        return recap.verdict(event)
+
+    def odds_series(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The total and the target table per mode: the numbers of the odds chart
+        (see :func:`.chart.odds_series`)."""
+        from .chart import odds_series
+
+        return odds_series(self, params)
+
+    def draw_odds(self, data: dict[str, Any]) -> Figure:
+        """The odds chart of :meth:`odds_series`'s data (see :func:`.chart.draw_odds`)."""
+        from .chart import draw_odds
+
+        return draw_odds(data)
 
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
         """Exact odds as ``"n/d"`` strings ("Target Numbers" hint; digest §2.6).
@@ -422,7 +548,9 @@ class DecisionDice(RuleSystem):
         above 22), ``difficulty_scale`` (the named rungs and 22+)
         and, with ``target``, ``success``/``failure``.
         With ``supply``: the supply die's step-down odds and expected rolls. With
-        ``opponent``: P(win) and P(lose) after tie rerolls and P(a round ties).
+        ``opponent``: P(win) and P(lose) after tie rerolls and P(a round ties) (STAT 0
+        unless given). Without ``stat`` (and no opponent): the family, P(success) by STAT
+        (:meth:`_family`).
 
         :raises RuleError: a bad target, supply die, or parameters that do not belong together.
         """
@@ -430,12 +558,15 @@ class DecisionDice(RuleSystem):
             return exact.supply_odds(str(params["supply"]), self.options.supply_step_max)
         count = decision_dice_count(bool(params.get("advantage")),
                                     bool(params.get("disadvantage")))
-        mod = int(params.get("stat") or 0)
+        mod = 0
         for kind in ("bonus", "penalty", "modifier"):
             given = params.get(kind)
             values = [given] if isinstance(given, int) else list(given or ())
             for value in values:
                 mod += counted_modifier(kind, int(value))  # type: ignore[arg-type]
+        if params.get("stat") is None and not params.get("opponent"):
+            return self._family(count, mod, params.get("target"))
+        mod += int(params.get("stat") or 0)
         dist = exact.sum_distribution(count)
         out: dict[str, Any] = {
             "dice": f"{count}d6", "decision_dice": count, "modifier_total": mod,
@@ -467,6 +598,37 @@ class DecisionDice(RuleSystem):
             out.update({"target": target, "need_on_dice": target - mod,
                         "success": exact.frac(p), "failure": exact.frac(1 - p)})
         return out
+
+    def _family(self, count: int, modifiers: int, target: Any) -> dict[str, Any]:
+        """``odds`` without ``stat``: P(success) for every STAT the campaign allows
+        (``stat_min``..``stat_max``, default 0..10, ruling X1) at each named rung of the
+        "Difficulty Scale" (Simple 6 to beyond Impossible 22), or at ``target`` alone
+        (002_735c6d6cd834a641.txt, "Decision Rolls", "Target Numbers").
+
+        :param count: the decision dice (3 with advantage, 1 with disadvantage, else 2).
+        :param modifiers: the counted modifiers besides the STAT.
+        :returns: ``{"dice", "decision_dice", "modifiers", "success_by_stat": {"STAT s":
+            {rung or "target N": "n/d"}}}``; each row equals ``odds`` with that ``stat``
+            (its ``difficulty_scale``, or its ``success`` at ``target``).
+        :raises RuleError: a bad target.
+        """
+        if target:
+            tn = parse_target(str(target))
+            rungs = [(tn, f"target {tn}")]
+        else:
+            rungs = [(tn, f"{label} ({tn})") for tn, label in reversed(DIFFICULTY_SCALE)
+                     if label and label != "↓"]  # fmt: skip
+        lo, hi = self.options.stat_min, self.options.stat_max
+        return {
+            "dice": f"{count}d6", "decision_dice": count, "modifiers": modifiers,
+            "success_by_stat": {
+                f"STAT {stat}": {
+                    name: exact.frac(exact.p_success(count, tn, stat + modifiers))
+                    for tn, name in rungs
+                }
+                for stat in range(lo, hi + 1)
+            },
+        }  # fmt: skip
 
 
 def _modifier_text(lines: Iterable[ModifierLine]) -> str:

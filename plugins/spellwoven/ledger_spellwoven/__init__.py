@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from ledger import hookimpl
 
-from .recap import recap_notes
 from .system import Spellwoven
 
 if TYPE_CHECKING:
@@ -39,10 +38,3 @@ def register_commands(cli: click.Group) -> None:
 
     cli.add_command(effort)
 
-
-@hookimpl
-def recap_lines(system_id: str, record: object, as_gm: bool) -> list[str] | None:
-    """Rule notes for this system's events in a session recap (see :mod:`.recap`)."""
-    if system_id != "spellwoven":
-        return None
-    return recap_notes(record) or None

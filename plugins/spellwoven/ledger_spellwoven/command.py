@@ -32,12 +32,17 @@ def latest_roll_seq(campaign: Any, character: str) -> int | None:
 @click.command("effort")
 @click.argument("character_name", metavar="CHARACTER")
 @click.option("--attribute", help="The Attribute added, if the GM names another than the roll's.")
+@click.option("--roll", "roll", type=click.IntRange(1), default=None,
+              help="The seq of the roll (one of the character's in this scene); default: the latest.")
 @click.option("--json", "as_json", is_flag=True, help="Output one JSON document.")
 @click.pass_context
-def effort(ctx: click.Context, character_name: str, attribute: str | None, as_json: bool) -> None:
-    """[spellwoven] Spend 1 Effort on CHARACTER's latest roll: add the Attribute, judge again."""
-    from ledger.cli import App, echo_json, now
-    from ledger.cli.play import describe
+def effort(
+    ctx: click.Context, character_name: str, attribute: str | None, roll: int | None,
+    as_json: bool,
+) -> None:
+    """[spellwoven] Spend 1 Effort on CHARACTER's latest roll (or --roll N): add the
+    Attribute, judge again."""
+    from ledger import App, describe, echo_json, now
 
     app = ctx.find_object(App)
     assert app is not None
@@ -47,16 +52,20 @@ def effort(ctx: click.Context, character_name: str, attribute: str | None, as_js
         raise RuleError(f"campaign effort is a Spellwoven command; this campaign plays {system.id}")
     cid = campaign.find_character(character_name)
     state = campaign.state_of(cid)
-    event = EffortSpent(character=cid, attribute=attribute, roll=latest_roll_seq(campaign, cid))
+    seq = roll if roll is not None else latest_roll_seq(campaign, cid)
+    event = EffortSpent(character=cid, attribute=attribute, roll=seq)
     after = system.appliers()[EffortSpent](state, event)
-    assert after.last_roll is not None
-    used = after.last_roll.attribute if attribute is None else attribute
+    on = [r for r in after.scene_rolls if r.seq == seq] or [after.last_roll]
+    was = [r for r in state.scene_rolls if r.seq == seq] or [state.last_roll]
+    target, before = on[-1], was[-1]
+    assert target is not None and before is not None
+    used = target.attribute if attribute is None else attribute
     event = msgspec.structs.replace(
         event,
         attribute=next((a for a in state.attributes if a.casefold() == used.casefold()), used),
-        bonus=after.last_roll.successes - state.last_roll.successes,
-        successes=after.last_roll.successes,
-        outcome=after.last_roll.outcome,  # type: ignore[arg-type]
+        bonus=target.successes - before.successes,
+        successes=target.successes,
+        outcome=target.outcome,  # type: ignore[arg-type]
     )
     rec = campaign.append([event], actor=app.actor, at=now())[0]
     if as_json:

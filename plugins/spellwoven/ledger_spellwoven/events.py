@@ -82,6 +82,9 @@ class ContestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.contes
     :ivar opponent_dice: the opponent's faces; :ivar opponent_kept: kept faces or ``None``.
     :ivar opponent_successes: the opponent's successes.
     :ivar outcome: ``win``, ``lose`` or ``draw`` for the character.
+    :ivar vs_character: the opponent's id when they are a character on the ledger
+        (``--vs-character``, ruling SW5); ``vs_skill`` is the skill they rolled, whose Skill
+        Level (from their sheet) is ``opponent_skill_level``.
     """
 
     opponent: str = ""
@@ -91,6 +94,8 @@ class ContestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.contes
     opponent_kept: list[int] | None = None
     opponent_successes: int
     outcome: Literal["win", "lose", "draw"]
+    vs_character: str | None = None
+    vs_skill: str | None = None
 
 
 class EffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.effort_spent"):
@@ -100,7 +105,10 @@ class EffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.effort_spent
 
     :ivar character: the character id.
     :ivar attribute: the Attribute added; default the one the latest roll used.
-    :ivar roll: the seq of the roll, for the reader (the applier uses the latest roll).
+    :ivar roll: the seq of the roll the Effort is spent on, one of the character's rolls in
+        the scene (default: the latest roll).
+    :ivar latest: the Effort went to the latest roll whatever ``roll`` says (payloads
+        written before #16, schema version 1, upcast so).
     :ivar bonus: successes added (the Attribute's rating), filled by ``campaign effort``.
     :ivar successes: the roll's successes after the Effort, filled by ``campaign effort``.
     :ivar outcome: the roll's outcome after the Effort, filled by ``campaign effort``.
@@ -109,12 +117,26 @@ class EffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.effort_spent
     the applier checks them against the latest roll.
     """
 
+    schema_version = 2
+
     character: str
     attribute: str | None = None
     roll: int | None = None
     bonus: int | None = None
     successes: int | None = None
     outcome: Literal["pass", "fail", "win", "lose", "draw"] | None = None
+    latest: bool = False
+
+
+def roll_was_a_note(payload: dict[str, object]) -> dict[str, object]:
+    """Upcast a version-1 ``effort_spent`` payload: its ``roll`` was a note for the reader
+    and the Effort went to the latest roll (before #16), so ``latest = True`` keeps it so."""
+    return {**payload, "latest": True}
+
+
+UPCASTERS = {"spellwoven.effort_spent": {1: roll_was_a_note}}
+"""Old payload shapes of this plugin's event types (docs/plugin-guide.md "Revising an event
+type")."""
 
 
 class EffortLost(Event, frozen=True, kw_only=True, tag="spellwoven.effort_lost"):

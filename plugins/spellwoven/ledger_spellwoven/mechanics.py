@@ -212,6 +212,31 @@ def check_attribute(label: str, value: int) -> None:
         raise RuleError(f"{label} must be {ATTRIBUTE_MIN} to {ATTRIBUTE_MAX}, not {value}")
 
 
+def parse_difficulty(value: object) -> int | None:
+    """A static difficulty given as a number of successes or a level's name: ``2``,
+    ``"Difficult"``, ``"very difficult"`` (any case; ``-`` or ``_`` for the space), ``None``
+    when absent (004_663ae3e4ecc71fd1.txt, "Difficulty levels": "1 success required =
+    Normal difficulty - 2 successes required = Difficult - 3 successes required = Very
+    difficult - 4 successes required = Daunting").
+
+    :raises RuleError: neither a whole number nor a level's name (the sentence lists them).
+    """
+    if value is None or value is False or value == "":
+        return None
+    if isinstance(value, bool):
+        return 1
+    if isinstance(value, int):
+        return value
+    text = " ".join(str(value).replace("-", " ").replace("_", " ").split())
+    if text.lstrip("-").isdigit():
+        return int(text)
+    for number, name in DIFFICULTIES.items():
+        if name.casefold() == text.casefold():
+            return number
+    levels = ", ".join(f"{n} {name}" for n, name in DIFFICULTIES.items())
+    raise RuleError(f"--difficulty {value!r} is neither a number nor a level: {levels}")
+
+
 def check_difficulty(required: int) -> None:
     """Refuse a static difficulty outside 1..4 (004_663ae3e4ecc71fd1.txt, "Difficulty
     levels").

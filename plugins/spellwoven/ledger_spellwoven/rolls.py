@@ -26,6 +26,10 @@ from .sheet import Character, Options, did_you_mean, find_name
 
 MODES: tuple[str, ...] = ("advantage", "disadvantage", "weakness")
 
+WEAKNESS_KINDS: tuple[str, ...] = ("combat", "social")
+"""The two kinds of Weakness ("Weaknesses": "one **Combat Weakness** and one **Social
+Weakness**")."""
+
 
 @dataclass(frozen=True)
 class SkillChoice:
@@ -94,12 +98,15 @@ class Opponent:
     name: str
     level: int
     mode: Mode
+    exploits: str | None = None
 
 
 def parse_vs(spec: Any) -> Opponent:
     """Read ``--vs``: ``"S"``, ``"NAME:S"`` or ``"NAME:S:MODE"`` with MODE ``advantage``,
     ``disadvantage`` or ``weakness`` (the opponent exploits the roller's Weakness, so rolls
-    at advantage; "Weaknesses"). E.g. ``--vs housewife:2``.
+    at advantage; "Weaknesses"), optionally naming which, ``combat`` or ``social``
+    (``exploits``: ``"weakness"``, ``"combat"`` or ``"social"``, checked against the roller's
+    sheet by :func:`check_weakness`). E.g. ``--vs housewife:2``, ``--vs guard:4:weakness:combat``.
 
     (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of Skill)", "Weaknesses")
 
@@ -117,8 +124,15 @@ def parse_vs(spec: Any) -> Opponent:
         return spec
     text = str(spec).strip()
     parts = [p.strip() for p in text.split(":")]
+    kinds = [p.casefold() for p in parts if p.casefold() in WEAKNESS_KINDS]
+    parts = [p for p in parts if p.casefold() not in WEAKNESS_KINDS]
     flags = {p.casefold() for p in parts if p.casefold() in MODES}
     rest = [p for p in parts if p.casefold() not in MODES]
+    if kinds and "weakness" not in flags:
+        raise RuleError(f"--vs {text!r}: {kinds[0]} names a Weakness; write NAME:S:weakness:"
+                        f"{kinds[0]} when the opponent uses it")
+    if len(kinds) > 1:
+        raise RuleError(f"--vs {text!r}: one Weakness is used at a time, not {' and '.join(kinds)}")
     levels = [p for p in rest if p.lstrip("-").isdigit()]
     names = [p for p in rest if not p.lstrip("-").isdigit()]
     usage = "write --vs as S, NAME:S or NAME:S:advantage (e.g. --vs housewife:2)"
@@ -128,7 +142,29 @@ def parse_vs(spec: Any) -> Opponent:
     if level < 1:
         raise RuleError(f"the opponent's Skill Level must be 1 or more, not {level}; {usage}")
     mode = roll_mode("advantage" in flags, "disadvantage" in flags, "weakness" in flags)
-    return Opponent(names[0] if names else "", level, mode)
+    exploits = (kinds[0] if kinds else "weakness") if "weakness" in flags else None
+    return Opponent(names[0] if names else "", level, mode, exploits)
+
+
+def check_weakness(state: Any, opponent: Opponent) -> None:
+    """Refuse an opponent using a Weakness the roller's sheet does not have
+    (004_663ae3e4ecc71fd1.txt, "Weaknesses": "If you have a **Weakness**, and the weakness is
+    used against you, your opponent gets to roll 4d10"; an NPC may have none).
+
+    :raises RuleError: no Weakness at all, or not the one named (the sentence lists theirs).
+    """
+    if opponent.exploits is None:
+        return
+    theirs = ", ".join(f"{k}: {v}" for k, v in state.weaknesses.items()) or "none"
+    if not state.weaknesses:
+        raise RuleError(
+            f"{state.name} has no Weakness to use against them (sheet [weaknesses]: {theirs}); "
+            "drop :weakness from --vs"
+        )
+    if opponent.exploits != "weakness" and opponent.exploits not in state.weaknesses:
+        raise RuleError(
+            f"{state.name} has no {opponent.exploits} Weakness (theirs: {theirs})"
+        )
 
 
 def flag(params: dict[str, Any], name: str) -> bool:

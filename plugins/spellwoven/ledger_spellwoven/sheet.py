@@ -83,7 +83,8 @@ class Specialisation(msgspec.Struct, frozen=True, kw_only=True):
 class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
     """The character's latest roll, kept so Effort spent after it can re-judge it.
 
-    ``difficulty`` is set for a Test of Skill, ``opponent_successes`` for a Contest.
+    ``difficulty`` is set for a Test of Skill, ``opponent_successes`` for a Contest; ``seq``
+    is the roll's seq (:func:`ledger.projection.applying_seq`; ``None`` when unknown).
     """
 
     skill: str
@@ -94,6 +95,7 @@ class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
     difficulty: int | None = None
     opponent_successes: int | None = None
     automatic: bool = False
+    seq: int | None = None
 
 
 class Character(msgspec.Struct, frozen=True, kw_only=True):
@@ -107,6 +109,8 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     :ivar effort_max: the Effort pool.
     :ivar conditions: narrated lasting conditions.
     :ivar last_roll: the latest roll (cleared at the end of a scene or session).
+    :ivar scene_rolls: the rolls of the scene, each with its ``seq``, which Effort spent
+        on roll N finds (``record effort-spent --roll N``; cleared with ``last_roll``).
     """
 
     id: str
@@ -120,6 +124,7 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     effort_max: int
     conditions: list[str] = []
     last_roll: LastRoll | None = None
+    scene_rolls: list[LastRoll] = []
 
 
 def find_name(name: str, names: list[str]) -> str | None:

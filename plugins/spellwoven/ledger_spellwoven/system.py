@@ -8,17 +8,34 @@ in :mod:`.mechanics`; this class binds them to events, state and the engine.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec import UNSET
 
-from ledger import DiceSource, Roll, RollParam, RollRequest, RuleError, RuleSystem, applies
-from ledger.events import Event, SceneEnded, SessionEnded
+from ledger import (
+    DiceSource,
+    Event,
+    Recorded,
+    Roll,
+    RollParam,
+    RollRequest,
+    RuleError,
+    RuleSystem,
+    SceneEnded,
+    SessionEnded,
+    Sheet,
+    applies,
+    applying_seq,
+)
+from ledger import (
+    Opponent as LedgerOpponent,
+)
 
-from . import views
+from . import recap, views
 from .events import (
     EVENT_TYPES,
+    UPCASTERS,
     ConditionAdded,
     ConditionRemoved,
     ContestRolled,
@@ -39,11 +56,13 @@ from .mechanics import (
     difficulty_from_attribute,
     keep,
     outcome_of_test,
+    parse_difficulty,
     roll_mode,
 )
 from .rolls import (
     Opponent,
     check_effort,
+    check_weakness,
     choose_skill,
     draw,
     flag,
@@ -63,6 +82,9 @@ from .sheet import (
     validate_sheet,
 )
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 _MODE_FLAGS = (
     RollParam("advantage", "Spellwoven: roll 4d10, keep the three that score most.", is_flag=True),
     RollParam("disadvantage", "Spellwoven: roll 4d10, keep the three highest faces.", is_flag=True),
@@ -72,6 +94,12 @@ _MODE_FLAGS = (
         is_flag=True,
     ),
 )
+
+
+DIFFICULTY_NAMES = tuple(
+    name.casefold().replace(" ", "-") for name in DIFFICULTIES.values()
+)
+"""The level names ``--difficulty`` offers in the table shell ("Difficulty levels")."""
 
 
 class Spellwoven(RuleSystem):
@@ -85,12 +113,14 @@ class Spellwoven(RuleSystem):
     name = "Spellwoven"
     source = "004_663ae3e4ecc71fd1.txt"
     example_roll = 'roll jen Sprint --difficulty 1 --dice 6,6,10  # "Example: Static Difficulty": no success'
+    contests = True  # --vs-character: the opponent's Skill Level from their sheet (SW5)
     event_types = EVENT_TYPES
+    upcasters = UPCASTERS
     state_type = Character
     options_type = Options
     roll_params = (
-        RollParam("difficulty", "Spellwoven: successes needed, 1 Normal to 4 Daunting.", type=int,
-                  min=0, max=100),
+        RollParam("difficulty", "Spellwoven: successes needed, 1 Normal to 4 Daunting (number "
+                  "or name).", suggestions=DIFFICULTY_NAMES),
         RollParam(
             "target",
             "Spellwoven: the target's relevant Attribute (1-4); difficulty = Attribute - 1.",
@@ -124,8 +154,8 @@ class Spellwoven(RuleSystem):
     odds_params = (
         RollParam("skill", "Skill Level 1-20 (leave out for every level 1-20).", type=int,
                   min=1, max=20),
-        RollParam("difficulty", "Successes required (1-4): adds the chance to pass.", type=int,
-                  min=1, max=4),
+        RollParam("difficulty", "Successes required (1-4 or Normal ... Daunting): adds the "
+                  "chance to pass.", suggestions=DIFFICULTY_NAMES),
         RollParam("target", "Target's Attribute (1-4): difficulty = Attribute - 1.", type=int,
                   min=1, max=4),
         *_MODE_FLAGS,
@@ -205,14 +235,23 @@ class Spellwoven(RuleSystem):
         }
         if pool != STANDARD_POOL:
             common["pool"] = pool
-        difficulty = int_param(params, "difficulty")
+        difficulty = parse_difficulty(params.get("difficulty"))
         target = int_param(params, "target")
+        side: dict[str, Any] = {}
+        if request.opponent is not None:
+            if params.get("vs") not in (None, ""):
+                raise RuleError("give the opponent as --vs NAME:S or --vs-character NAME, not "
+                                "both: a character's Skill Level comes from their sheet")
+            opponent, side = self._opposing_side(request.opponent, choice.skill, options,
+                                                 flag(params, "weakness"))
+            params = {**params, "vs": opponent}
         if params.get("vs") not in (None, ""):
             if difficulty is not None or target is not None:
                 raise RuleError(
                     "a Contest of Skill (--vs) has no difficulty: drop --difficulty/--target"
                 )
             opponent = parse_vs(params["vs"])
+            check_weakness(state, opponent)
             mine = draw(dice, choice.level, mode, pool)
             theirs = draw(dice, opponent.level, opponent.mode, pool)
             dice.finish()
@@ -229,6 +268,7 @@ class Spellwoven(RuleSystem):
                 opponent_kept=theirs.kept,
                 opponent_successes=theirs.successes,
                 outcome=contest_outcome(mine.successes + bonus, theirs.successes),
+                **side,
                 **dice.fields(),
             )
         if difficulty is not None and target is not None:
@@ -265,6 +305,29 @@ class Spellwoven(RuleSystem):
             outcome=outcome_of_test(mine.successes + bonus, required),
             **dice.fields(),
         )
+
+    def _opposing_side(
+        self, opponent: LedgerOpponent, skill: str, options: Options, exploited: bool
+    ) -> tuple[Opponent, dict[str, Any]]:
+        """The other side of a Contest of Skill against a character on the ledger
+        (``--vs-character``, ruling SW5): their skill (``--vs-skill``, else the roller's),
+        its Skill Level from their sheet (S = max(rank, Attribute), untrained as the
+        ``untrained`` option says), rolled normally. With ``--weakness`` the roller exploits
+        one of *their* Weaknesses, which their sheet must have (004_663ae3e4ecc71fd1.txt,
+        "Opposed Roll (Contest of Skill)": "both roll against their own Skill";
+        "Weaknesses").
+
+        :raises RuleError: an unknown skill with no Attribute; ``--weakness`` against an
+            opponent without a Weakness.
+        """
+        theirs = opponent.state
+        assert isinstance(theirs, Character)
+        choice = choose_skill(theirs, opponent.skill or skill, None, options)
+        if exploited and not theirs.weaknesses:
+            raise RuleError(f"{theirs.name} has no Weakness to exploit (their sheet has none); "
+                            "drop --weakness")
+        side = {"vs_character": opponent.character, "vs_skill": choice.skill}
+        return Opponent(opponent.name or opponent.character, choice.level, "normal"), side
 
     def request_of(self, event: Roll) -> RollRequest:
         """The request :meth:`resolve` turned into ``event``, read from its input fields only.
@@ -305,6 +368,9 @@ class Spellwoven(RuleSystem):
             params["pool"] = event.pool
         if event.effort_spent:
             params["effort"] = event.effort_spent
+        if isinstance(event, ContestRolled) and event.vs_character is not None:
+            return RollRequest(event.character, "", event.skill, params,
+                               opponent=LedgerOpponent(event.vs_character, skill=event.vs_skill))
         if isinstance(event, ContestRolled):
             params["vs"] = Opponent(
                 event.opponent, event.opponent_skill_level, event.opponent_mode
@@ -319,7 +385,9 @@ class Spellwoven(RuleSystem):
             params["difficulty"] = event.difficulty
         return RollRequest(event.character, "", event.skill, params)
 
-    def rederive(self, state: Character, event: Roll, *, name: str) -> Roll:
+    def rederive(
+        self, state: Character, event: Roll, *, name: str, opponent: Any = None
+    ) -> Roll:
         """The roll the rules give for ``event``'s recorded inputs and draws.
 
         ``resolve(state, request_of(event), ReplayDice(event))``, except for a roll stored
@@ -333,8 +401,8 @@ class Spellwoven(RuleSystem):
         """
         legacy = _legacy_pool(event)
         if legacy is None:
-            return super().rederive(state, event, name=name)
-        result = super().rederive(state, msgspec.structs.replace(event, pool=legacy), name=name)
+            return super().rederive(state, event, name=name, opponent=opponent)
+        result = super().rederive(state, msgspec.structs.replace(event, pool=legacy), name=name, opponent=opponent)
         return msgspec.structs.replace(result, pool=UNSET)
 
     # --- appliers ------------------------------------------------------------------------
@@ -361,9 +429,11 @@ class Spellwoven(RuleSystem):
                 event.opponent_successes if isinstance(event, ContestRolled) else None
             ),
             automatic=isinstance(event, TestRolled) and event.difficulty == 0,
+            seq=applying_seq(),
         )
         return msgspec.structs.replace(
-            state, effort=state.effort - event.effort_spent, last_roll=last
+            state, effort=state.effort - event.effort_spent, last_roll=last,
+            scene_rolls=[*state.scene_rolls, last],
         )
 
     @applies(EffortSpent)
@@ -387,6 +457,17 @@ class Spellwoven(RuleSystem):
             raise RuleError(
                 f"{state.name} has no roll in this scene to spend Effort on{spent}; roll first"
             )
+        if event.roll is not None and not event.latest and event.roll != last.seq:
+            matches = [r for r in state.scene_rolls if r.seq == event.roll]
+            if not matches:
+                theirs = ", ".join(str(r.seq) for r in state.scene_rolls if r.seq) or "none"
+                raise RuleError(
+                    f"roll {event.roll} is not one of {state.name}'s rolls in this scene "
+                    f"(theirs: {theirs}); Effort is spent on the character's own roll, "
+                    "before the scene ends"
+                )
+            last = matches[-1]
+        on_latest = last is state.last_roll
         if last.automatic:
             raise RuleError(
                 f"the latest roll was an automatic hit: no Effort{on} can be spent on it"
@@ -417,10 +498,19 @@ class Spellwoven(RuleSystem):
                     f"the Effort{on} recorded {field} {given}, but {state.name}'s latest roll "
                     f"({last.skill}, {last.successes} successes) gives {computed}"
                 )
-        last = msgspec.structs.replace(
+        spent_on = msgspec.structs.replace(
             last, successes=successes, effort_spent=last.effort_spent + 1, outcome=outcome
         )
-        return msgspec.structs.replace(state, effort=state.effort - 1, last_roll=last)
+        rolls = list(state.scene_rolls)
+        at = max((i for i, r in enumerate(rolls) if r.seq == last.seq), default=None)
+        if on_latest and rolls:
+            at = len(rolls) - 1
+        if at is not None:
+            rolls[at] = spent_on
+        return msgspec.structs.replace(
+            state, effort=state.effort - 1, scene_rolls=rolls,
+            last_roll=spent_on if on_latest else state.last_roll,
+        )
 
     @applies(EffortLost)
     def on_effort_lost(self, state: Character, event: EffortLost) -> Character:
@@ -521,9 +611,9 @@ class Spellwoven(RuleSystem):
     def on_scene_ended(self, state: Character, event: Event) -> Character:
         """The moment of a roll has passed: Effort can no longer be added to it (ruling S6:
         Effort is spent after the roll, before the outcome is narrated)."""
-        if state.last_roll is None:
+        if state.last_roll is None and not state.scene_rolls:
             return state
-        return msgspec.structs.replace(state, last_roll=None)
+        return msgspec.structs.replace(state, last_roll=None, scene_rolls=[])
 
     # --- reading -------------------------------------------------------------------------
 
@@ -531,9 +621,40 @@ class Spellwoven(RuleSystem):
         """One line for the log (see :func:`.views.describe`)."""
         return views.describe(event)
 
+    def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:
+        """What changed on a character in the rule text's words (see :mod:`.recap`): Effort
+        spent and refreshed ("Attributes and Effort"), skill ranks, conditions."""
+        own = recap.change_sentences(before, after, as_gm=as_gm)
+        if before is None:
+            return own
+        return own + self.generic_changes(before, after, skip=recap.HANDLED)
+
+    def recap_lines(self, record: Recorded, *, as_gm: bool) -> list[str]:
+        """Rule notes for a recap: dice kept at advantage/disadvantage, Effort spent."""
+        return recap.recap_notes(record)
+
     def sheet_view(self, state: Character, *, as_gm: bool) -> dict[str, Any]:
         """The sheet as JSON (see :func:`.views.sheet_view`); nothing is GM-only."""
         return views.sheet_view(state)
+
+    def sheet_layout(self, state: Character, *, as_gm: bool) -> Sheet:
+        """The sheet in the book's words (:func:`.layout.sheet_layout`); no GM-only facts."""
+        from .layout import sheet_layout
+
+        return sheet_layout(state, system_name=self.name, as_gm=as_gm)
+
+    def odds_series(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Success counts by Skill Level: the numbers of the odds chart
+        (see :func:`.chart.odds_series`)."""
+        from .chart import odds_series
+
+        return odds_series(self, params)
+
+    def draw_odds(self, data: dict[str, Any]) -> Figure:
+        """The odds chart of :meth:`odds_series`'s data (see :func:`.chart.draw_odds`)."""
+        from .chart import draw_odds
+
+        return draw_odds(data)
 
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
         """Exact odds (see :func:`.views.odds_report`)."""

@@ -23,10 +23,12 @@ from .events import (
 from .mechanics import (
     DIFFICULTIES,
     MAX_SKILL_LEVEL,
+    Mode,
     boxes,
     check_difficulty,
     difficulty_from_attribute,
     notation,
+    parse_difficulty,
     roll_mode,
     skill_level,
 )
@@ -149,6 +151,7 @@ def sheet_view(state: Character) -> dict[str, Any]:
         "effort_max": state.effort_max,
         "conditions": list(state.conditions),
         "last_roll": msgspec.to_builtins(state.last_roll) if state.last_roll else None,
+        "scene_rolls": [msgspec.to_builtins(r) for r in state.scene_rolls],
     }
 
 
@@ -165,6 +168,54 @@ def _summary(distribution: exact.Distribution) -> dict[str, Any]:
     }
 
 
+FAMILY_LEVELS = range(1, 21)
+"""The Skill Levels of the family: 1 to 20 ("Basic Distributions")."""
+
+
+def _family(
+    report: dict[str, Any], params: dict[str, Any], pool: int, mode: Mode, bonus: int
+) -> dict[str, Any]:
+    """``odds`` without ``skill``: for every Skill Level 1..20, the chance to pass each
+    difficulty 1-4 ("Difficulty levels": Normal to Daunting) or the one asked for
+    (``difficulty``, or ``target``: the Attribute - 1), and each level's success counts.
+
+    :returns: ``report`` with ``"difficulty"`` (when asked), ``"pass_by_skill": {"Skill S":
+        {"N Name": "n/d"}}`` (each row equals ``odds`` with that ``skill``: its ``pass``,
+        or its ``at_least``) and ``"by_skill": {S: {...}}``.
+    :raises RuleError: both ``difficulty`` and ``target``, one out of range, or ``vs`` (a
+        contest needs the roller's Skill Level).
+
+    (004_663ae3e4ecc71fd1.txt, "Basic Distributions", "Difficulty levels", "Static
+    Difficulty from Attributes")
+    """
+    if params.get("vs") not in (None, ""):
+        raise RuleError("a Contest of Skill (--vs) needs the roller's --skill S")
+    difficulty = int_param(params, "difficulty")
+    target = int_param(params, "target")
+    if difficulty is not None and target is not None:
+        raise RuleError("give --difficulty or --target, not both")
+    if target is not None:
+        difficulty = difficulty_from_attribute(target)
+    elif difficulty is not None:
+        check_difficulty(difficulty)
+    wanted = {difficulty: DIFFICULTIES.get(difficulty, "automatic")} if difficulty is not None \
+        else DIFFICULTIES  # fmt: skip
+    distributions = {
+        s: exact.shifted(exact.success_distribution(s, pool, mode), bonus) for s in FAMILY_LEVELS
+    }
+    if difficulty is not None:
+        report["difficulty"] = difficulty
+    report["pass_by_skill"] = {
+        f"Skill {s}": {
+            f"{d} {name}": _frac(sum((p for k, p in dist.items() if k >= d), exact.Fraction(0)))
+            for d, name in wanted.items()
+        }
+        for s, dist in distributions.items()
+    }
+    report["by_skill"] = {str(s): _summary(dist) for s, dist in distributions.items()}
+    return report
+
+
 def odds_report(params: dict[str, Any]) -> dict[str, Any]:
     """Exact odds of a roll, fractions as ``"n/d"``.
 
@@ -176,9 +227,10 @@ def odds_report(params: dict[str, Any]) -> dict[str, Any]:
     :returns: ``{"system", "pool", "mode", "skill_level", "distribution": {k: p},
         "at_least": {k: P(>= k)}, "mean", "most_likely"}``, plus ``"difficulty"`` and
         ``"pass"`` with a difficulty, ``"contest": {"win", "draw", "lose"}`` with ``vs``;
-        without ``skill``: ``"by_skill": {S: {...}}`` for S 1..20.
+        without ``skill``, the family (:func:`_family`): ``"pass_by_skill"`` and
+        ``"by_skill": {S: {...}}`` for S 1..20.
     :raises RuleError: a level, pool, difficulty or Attribute out of range; both
-        ``difficulty`` and ``target``; ``vs`` with a difficulty.
+        ``difficulty`` and ``target``; ``vs`` with a difficulty, or without ``skill``.
 
     (004_663ae3e4ecc71fd1.txt, "Basic Distributions", "Difficulty levels", "Opposed Roll
     (Contest of Skill)", "Advantage & Disadvantage")
@@ -193,16 +245,12 @@ def odds_report(params: dict[str, Any]) -> dict[str, Any]:
     report: dict[str, Any] = {"system": "spellwoven", "pool": pool, "mode": mode}
     level = int_param(params, "skill")
     if level is None:
-        report["by_skill"] = {
-            str(s): _summary(exact.shifted(exact.success_distribution(s, pool, mode), bonus))
-            for s in range(1, 21)
-        }
-        return report
+        return _family(report, params, pool, mode, bonus)
     if not 1 <= level <= MAX_SKILL_LEVEL:
         raise RuleError(f"--skill is a Skill Level from 1 to {MAX_SKILL_LEVEL}, not {level}")
     distribution = exact.shifted(exact.success_distribution(level, pool, mode), bonus)
     report.update({"skill_level": level, "bonus": bonus, **_summary(distribution)})
-    difficulty = int_param(params, "difficulty")
+    difficulty = parse_difficulty(params.get("difficulty"))
     target = int_param(params, "target")
     if difficulty is not None and target is not None:
         raise RuleError("give --difficulty or --target, not both")

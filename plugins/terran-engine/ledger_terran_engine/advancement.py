@@ -20,6 +20,9 @@
    character's rolls apart), never chosen by the player: a chosen client seed let a player
    try seeds until known dice passed (#13). ``ID.client_seed`` is refused.
 
+   Thresholds come from the sheet as session N ended (ruling T22): advancing an earlier
+   session after later ones uses Ego_max, HP_max and the Skills of then.
+
    ``ID`` is the character id. Spending happens once per character and session (``spent``
    in the replayed state): running ``advance`` again returns no events.
 """
@@ -177,9 +180,10 @@ def advance(
             except RuleError as e:
                 problems.extend(e.problems)
                 continue
+        then = st.session_sheet(state, session)
         if mine.get("advance"):
             k = mine["advance"]
-            threshold = m.advancement_threshold(st.ego_max(state), st.hp_max(state))
+            threshold = m.advancement_threshold(then.ego_max, then.hp_max)
             src = dice(seed)
             faces = src.roll(k, 6)
             src.finish()
@@ -194,11 +198,11 @@ def advance(
             continue
         for raw_skill, k in mine["develop"].items():
             try:
-                skill = m.canonical(raw_skill, options.skill_names(), "Skill")
+                skill = m.canonical(raw_skill, st.skill_list(state, options), "Skill")
             except RuleError as e:
                 problems.extend(e.problems)
                 continue
-            rating = state.skills.get(skill, 0)
+            rating = then.skills.get(skill, 0)
             threshold = m.skill_threshold(rating)
             src = dice(seed)
             faces = src.roll(k, 6)

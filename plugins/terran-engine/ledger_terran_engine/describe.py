@@ -22,13 +22,19 @@ def _faces(faces: list[int]) -> str:
     return "[" + " ".join(str(f) for f in faces) + "]"
 
 
+def _pool(tone: str, faces: list[int]) -> str:
+    """One tone of a Risky Action's pool, named as the rule text names it ("2.1": Light Dice,
+    Dark Dice) so the two read apart without colour: ``"Light dice [2 3 1]"``."""
+    return f"{tone} dice {_faces(faces)}" if faces else f"no {tone} dice"
+
+
 def describe_event(e: Event) -> str | None:
     """A human line for a Terran Engine event, ``None`` for other events."""
     if isinstance(e, ev.RiskyActionRolled):
         what = f"{e.skill} + {e.attribute}" if e.skill else e.attribute
         head = "Montage" if e.montage else "Risky Action"
         line = (
-            f"{e.character}: {head} {what}, light {_faces(e.light)} dark {_faces(e.dark)}"
+            f"{e.character}: {head} {what}, {_pool('Light', e.light)}, {_pool('Dark', e.dark)}"
             f" → highest {e.highest}: {OUTCOME_TEXT[e.outcome]}"
         )
         if e.ego_lost or e.pooled:

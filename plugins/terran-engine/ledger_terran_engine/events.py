@@ -73,7 +73,8 @@ class EffectRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.effect_ro
     ``--effect`` code given, ``None`` with a weapon) and ``twohands`` (``--twohands``: a
     medium 1d held two-handed is 1d+1) are recorded since results are re-derived; on events
     written before, they are ``UNSET`` (left out of the stored bytes) and read from the code
-    and the state.
+    and the state. ``vs_character`` is the character on the ledger the Effect is against
+    (``--vs-character``, ruling T24): with ``--apply`` its value is their physical harm.
     """
 
     character: str
@@ -86,6 +87,7 @@ class EffectRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.effect_ro
     advancements: list[str] = []
     effect: str | None | UnsetType = UNSET
     twohands: bool | UnsetType = UNSET
+    vs_character: str | None = None
 
 
 class ConsequenceRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.consequence_rolled"):
@@ -129,7 +131,13 @@ class AdvancementRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.adva
     (characters.html "1.4 Advancements".) ``session`` is the session whose ``advance`` made
     the roll; ``advancement`` the one chosen with the GM (``None``: to choose later with
     ``advancement-chosen``). Spent Experience is gone either way (ruling R12).
+
+    ``sheet`` says which sheet gave the threshold: ``session_end``, the sheet as session
+    ``session`` ended (ruling T22, schema version 2), or ``current``, the sheet when
+    ``advance`` ran (version-1 payloads, written before #16, upcast so).
     """
+
+    schema_version = 2
 
     character: str
     session: int
@@ -139,6 +147,7 @@ class AdvancementRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.adva
     threshold: int
     success: bool
     advancement: str | None = None
+    sheet: Literal["session_end", "current"] = "session_end"
 
 
 class SkillDevelopmentRolled(
@@ -146,8 +155,12 @@ class SkillDevelopmentRolled(
 ):
     """Skill Development: one die per Experience spent; sum ≥ 3 × rating raises it by 1.
 
-    (characters.html "1.4 Advancements"; rating 0 has threshold 0, ruling R11.)
+    (characters.html "1.4 Advancements"; rating 0 has threshold 0, ruling R11.) ``rating``
+    is the Skill as session ``session`` ended (``sheet = "session_end"``, T22) or when
+    ``advance`` ran (``"current"``, version-1 payloads written before #16).
     """
+
+    schema_version = 2
 
     character: str
     session: int
@@ -158,6 +171,7 @@ class SkillDevelopmentRolled(
     threshold: int
     rating: int
     success: bool
+    sheet: Literal["session_end", "current"] = "session_end"
 
 
 # --- recorded facts -----------------------------------------------------------------------
@@ -265,6 +279,20 @@ class WoundRecovered(Event, frozen=True, kw_only=True, tag="terran-engine.wound_
     care: bool = True
 
 
+class SkillAdapted(Event, frozen=True, kw_only=True, tag="terran-engine.skill_adapted"):
+    """The character's Skill list adapted or expanded with the GM (characters.html "1.2.1
+    Skills": "With the GM you can adapt or expand the generic list of Skills provided";
+    "Section 3 Making a Game": "fine tuning the Attributes and Skill lists"; ruling T23).
+
+    ``skill`` joins the character's list; with ``replaces`` it takes the place of that Skill
+    (its rating moves to ``skill``), else it starts at 0 (raised by Skill Development).
+    """
+
+    character: str
+    skill: str
+    replaces: str = ""
+
+
 class EgoPooled(Event, frozen=True, kw_only=True, tag="terran-engine.ego_pooled"):
     """A companion pays ``amount`` of a Montage's Ego cost for ``helped`` ("2.2.2", R21)."""
 
@@ -294,6 +322,21 @@ class EquipmentChanged(Event, frozen=True, kw_only=True, tag="terran-engine.equi
     code: str | None = None
 
 
+def sheet_was_current(payload: dict[str, object]) -> dict[str, object]:
+    """Upcast a version-1 ``advancement_rolled``/``skill_development_rolled`` payload: its
+    threshold came from the sheet when ``advance`` ran (``sheet = "current"``), as the
+    ledger did before #16 (ruling T22)."""
+    return {**payload, "sheet": "current"}
+
+
+UPCASTERS = {
+    "terran-engine.advancement_rolled": {1: sheet_was_current},
+    "terran-engine.skill_development_rolled": {1: sheet_was_current},
+}
+"""Old payload shapes of this plugin's event types (docs/plugin-guide.md "Revising an
+event type")."""
+
+
 EVENT_TYPES = (
     AttributeRolled,
     RiskyActionRolled,
@@ -316,4 +359,5 @@ EVENT_TYPES = (
     EgoPooled,
     Rallied,
     EquipmentChanged,
+    SkillAdapted,
 )

@@ -13,8 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from ledger import DiceError, DiceSource, RuleError
-from ledger.dice import PhysicalDice
+from ledger import DiceError, DiceSource, PhysicalDice, RuleError
 
 SEED = "003_2aeb47bc6ca82a40.txt"
 

@@ -16,6 +16,8 @@ from fractions import Fraction
 from math import comb
 from typing import Any
 
+import msgspec
+
 from ledger import RollParam, RuleError
 
 from . import mechanics as m
@@ -27,6 +29,10 @@ ODDS_PARAMS = (
     RollParam("dark", "Terran: Dark Dice risked (Ego risk).", type=int, min=0, max=30),
     RollParam("ego", "Terran: current Ego (Ego risk).", type=int, min=0, max=30),
     RollParam("montage", "Terran: Montage (2 Ego per Dark die).", is_flag=True),
+    RollParam("ego_check", "Terran: simultaneous or sequential (default: the campaign's).",
+             suggestions=("simultaneous", "sequential")),
+    RollParam("d_half", "Terran: ceil, floor_min1 or explode_then_halve (default: the "
+             "campaign's).", suggestions=("ceil", "floor_min1", "explode_then_halve")),
     RollParam("effect", "Terran: Effect dice, e.g. d/2, 1d, 2d, 1d+1."),
     RollParam("upto", "Terran: list effect values up to this one (default 30).", type=int,
              min=1, max=200),
@@ -59,18 +65,45 @@ def risky_bands(n: int) -> dict[str, Fraction]:
     return {"fail": fail, "mixed": 1 - fail - success, "success": success}
 
 
-def ego_risk(dark: int, ego: int, per_die: int = 1) -> dict[int, Fraction]:
-    """Distribution of the Ego cost of ``dark`` Dark Dice against ``ego`` (simultaneous, R7).
+def ego_risk(
+    dark: int, ego: int, per_die: int = 1, mode: str = "simultaneous"
+) -> dict[int, Fraction]:
+    """Distribution of the Ego cost of ``dark`` Dark Dice against ``ego`` ("2.1", R7).
 
-    Each die costs ``per_die`` with probability ``min(ego, 6)/6`` (binomial).
+    ``mode="simultaneous"``: each die costs ``per_die`` with probability ``min(ego, 6)/6``
+    (binomial). ``"sequential"``: Ego drops die by die, so each die is compared with the Ego
+    left (:func:`mechanics.ego_cost`), worked out exactly over the Ego left.
+
+    :raises RuleError: negative dice or Ego.
     """
     if dark < 0 or ego < 0:
         raise RuleError("dark dice and Ego are 0 or more")
-    p = Fraction(min(ego, 6), 6)
+    if mode == "simultaneous":
+        p = Fraction(min(ego, 6), 6)
+        return {k * per_die: comb(dark, k) * p**k * (1 - p) ** (dark - k)
+                for k in range(dark + 1)}
+    paths: dict[tuple[int, int], Fraction] = {(ego, 0): Fraction(1)}  # (Ego left, cost)
+    for _ in range(dark):
+        nxt: dict[tuple[int, int], Fraction] = {}
+        for (left, cost), p in paths.items():
+            hit = Fraction(min(left, 6), 6)
+            for key, q in (((max(0, left - per_die), cost + per_die), hit),
+                           ((left, cost), 1 - hit)):
+                if q:
+                    nxt[key] = nxt.get(key, Fraction(0)) + p * q
+        paths = nxt
     out: dict[int, Fraction] = {}
-    for k in range(dark + 1):
-        out[k * per_die] = comb(dark, k) * p**k * (1 - p) ** (dark - k)
-    return out
+    for (_, cost), p in paths.items():
+        out[cost] = out.get(cost, Fraction(0)) + p
+    return dict(sorted(out.items()))
+
+
+def lost_chance(dark: int, ego: int, per_die: int = 1, mode: str = "simultaneous") -> Fraction:
+    """Exact chance that the Dark Dice take the character's last Ego ("1.3.2": "If your Ego
+    reaches 0 you are lost somehow"; R7, R10): P(cost ≥ ``ego``), 0 when ``dark × per_die``
+    cannot reach it. ``ego`` is 1 or more (a character at Ego 0 is lost already)."""
+    return sum((p for cost, p in ego_risk(dark, ego, per_die, mode).items() if cost >= ego),
+               Fraction(0))
 
 
 def effect_point(code: m.EffectCode, value: int, d_half: str = "ceil") -> Fraction:
@@ -111,26 +144,25 @@ def effect_mean(code: m.EffectCode, d_half: str = "ceil") -> Fraction:
     return low + p6 * (6 + Fraction(21, 5)) + code.plus
 
 
-def effect_bands(code: m.EffectCode, over_17: int = 3) -> dict[str, Fraction]:
+def effect_bands(
+    code: m.EffectCode, over_17: int = 3, d_half: str = "ceil"
+) -> dict[str, Fraction]:
     """Complication bands of a Challenge Effect: 1-3 none, 4-6 −1d, 7-12 −2d, 13+ −3d
-    (and >17 −4d with ``over_17=4``), exact closed form for n dice ("2.2.1", R4, R5)."""
-    if code.half or code.plus:
-        dist = {v: effect_point(code, v) for v in range(1, 4 + code.plus)}
-        out = {"none": Fraction(0), "-1d": Fraction(0)}
-        for v, p in dist.items():
-            out["none" if m.complication_of(v) == 0 else "-1d"] += p
-        return out
-    n = code.n
-    p6 = 1 - Fraction(5, 6) ** n
-    bands = {
-        "none": Fraction(1, 2) ** n,
-        "-1d": Fraction(5, 6) ** n - Fraction(1, 2) ** n,
-        "-2d": p6 * Fraction(5, 6),
-        "-3d": p6 * SIXTH,
-    }
+    (13-17 −3d and 18+ −4d with ``over_17=4``) ("2.2.1" Effect Roll table, R4, R5).
+
+    Exact for every code, ``+N`` and d/2 included: the bands sum :func:`effect_point` over
+    their values and the last band is the exact rest, 1 minus the others (a ``1d+1`` has
+    no 6 − 1 = 5 … a 6 explodes to 7+, +1 makes 8+, so it reaches −2d and −3d).
+    """
+
+    def upto(top: int) -> Fraction:
+        return sum((effect_point(code, v, d_half) for v in range(1, top + 1)), Fraction(0))
+
+    none, low, mid = upto(3), upto(6), upto(12)
+    bands = {"none": none, "-1d": low - none, "-2d": mid - low, "-3d": 1 - mid}
     if over_17 == 4:
-        bands["-3d"] = p6 * Fraction(5, 36)
-        bands["-4d"] = p6 * Fraction(1, 36)
+        top = upto(17)
+        bands["-3d"], bands["-4d"] = top - mid, 1 - top
     return bands
 
 
@@ -149,26 +181,64 @@ def sum_at_least(k: int, target: int) -> Fraction:
     return Fraction(hits, 6**k)
 
 
+SPEND_SURE = Fraction(99, 100)
+"""The spend family stops at the first spend whose chance reaches this (or at 100)."""
+
+
+def spend_family(target: int) -> dict[str, str]:
+    """``{"k XP": P(sum of k d6 >= target)}`` for k = 1, 2, ... up to the first spend that
+    succeeds 99% of the time (at most 100, the most ``--spend`` takes): what a player weighs
+    before a Roll Advancement (target Ego_max + HP_max) or a Skill Development roll (target
+    3 × rating) (SEED "1.4"). Each entry equals ``odds`` with ``--spend k``.
+
+    :raises RuleError: a negative target.
+    """
+    if target < 0:
+        raise RuleError(f"a target sum is 0 or more, not {target}")
+    out: dict[str, str] = {}
+    for k in range(1, 101):
+        p = sum_at_least(k, target)
+        out[f"{k} XP"] = fmt(p)
+        if p >= SPEND_SURE:
+            break
+    return out
+
+
 def odds(params: dict[str, Any], options: st.Options | None = None) -> dict[str, Any]:
     """Exact odds for what ``params`` names (fractions as ``"n/d"`` strings).
 
     ``--pool N``: Risky Action bands; ``--dark K --ego E [--montage]``: Ego cost
     distribution; ``--effect CODE [--upto V]``: Effect distribution, tail, mean and
     complication bands; ``--spend K`` with ``--threshold T`` (Roll Advancement) and/or
-    ``--rating R`` (Skill Development): chance of success. Without parameters: the Risky
-    Action table for 0..8 dice.
+    ``--rating R`` (Skill Development): chance of success; without ``--spend``, that chance
+    for each Experience spent (:func:`spend_family`). Without parameters: the Risky Action
+    table for 0..8 dice (the family by pool size).
 
     :raises RuleError: negative numbers, a bad effect code, ``--spend`` without a target.
     """
     opts = options or st.Options()
     out: dict[str, Any] = {"system": "terran-engine"}
     given = {k: v for k, v in params.items() if v is not None and v is not False and v != ()}
+    chosen = {k: given[k] for k in ("ego_check", "d_half") if k in given}
+    if chosen:
+        try:
+            opts = msgspec.convert({**msgspec.to_builtins(opts), **chosen}, st.Options)
+        except msgspec.ValidationError as e:
+            raise RuleError(f"{e}: --ego-check is simultaneous or sequential; --d-half is "
+                            "ceil, floor_min1 or explode_then_halve") from None
+    used = {"ego_check": opts.ego_check, "d_half": opts.d_half,
+            "complication_over_17": opts.complication_over_17}
+    if used != {"ego_check": "simultaneous", "d_half": "ceil", "complication_over_17": 3}:
+        out["options"] = used  # the campaign's (or given) options the odds follow
     if "pool" in given:
         out["risky_action"] = {k: fmt(v) for k, v in risky_bands(int(given["pool"])).items()}
     if "dark" in given or "ego" in given:
         per = 2 if given.get("montage") else 1
-        dist = ego_risk(int(given.get("dark", 0)), int(given.get("ego", 0)), per)
+        dark, ego = int(given.get("dark", 0)), int(given.get("ego", 0))
+        dist = ego_risk(dark, ego, per, opts.ego_check)
         out["ego_cost"] = {str(k): fmt(v) for k, v in dist.items()}
+        if ego >= 1:
+            out["lost"] = fmt(lost_chance(dark, ego, per, opts.ego_check))
     if "effect" in given:
         code = m.parse_effect(str(given["effect"]))
         upto = int(given.get("upto", 30))
@@ -182,7 +252,8 @@ def odds(params: dict[str, Any], options: st.Options | None = None) -> dict[str,
             "tail_above": {"value": upto, "p": fmt(1 - sum(dist.values(), Fraction(0)))},
             "mean": fmt(effect_mean(code, opts.d_half)),
             "complication": {
-                k: fmt(v) for k, v in effect_bands(code, opts.complication_over_17).items()
+                k: fmt(v)
+                for k, v in effect_bands(code, opts.complication_over_17, opts.d_half).items()
             },
         }
     if "spend" in given:
@@ -193,7 +264,14 @@ def odds(params: dict[str, Any], options: st.Options | None = None) -> dict[str,
             out["advancement"] = fmt(sum_at_least(k, int(given["threshold"])))
         if "rating" in given:
             out["skill_development"] = fmt(sum_at_least(k, m.skill_threshold(int(given["rating"]))))
-    if len(out) == 1:
+    else:
+        if "threshold" in given:
+            out["advancement_by_spend"] = spend_family(int(given["threshold"]))
+        if "rating" in given:
+            out["skill_development_by_spend"] = spend_family(
+                m.skill_threshold(int(given["rating"]))
+            )
+    if len(out) == 1 + ("options" in out):
         out["risky_action_table"] = {
             str(n): {k: fmt(v) for k, v in risky_bands(n).items()} for n in range(0, 9)
         }

@@ -16,7 +16,7 @@ from typing import Any
 from msgspec import UNSET
 from msgspec.structs import replace
 
-from ledger import ReplayDice, Roll, RollRequest, RuleError
+from ledger import Opponent, ReplayDice, Roll, RollRequest, RuleError
 
 from . import mechanics as m
 from . import state as st
@@ -98,6 +98,9 @@ def request_of(event: Roll) -> RollRequest:
             params["advancement"] = list(e.advancements)
         if e.challenge:
             params["challenge"] = e.challenge
+        if e.vs_character:
+            return RollRequest(e.character, "", "effect", params,
+                               opponent=Opponent(e.vs_character))
         return RollRequest(e.character, "", "effect", params)
     if isinstance(e, ConsequenceRolled):
         params = {"consequence": e.consequence}
@@ -153,12 +156,13 @@ def advancement_roll(state: st.Character, event: AdvancementRolled) -> Advanceme
     """Roll Advancement recomputed (SEED "1.4 Advancements": "Roll one die for each
     Experience you are willing to use. If the sum of your dice is equal or higher than the sum
     of your Ego_max and HP_max you gain an Advancement"): faces from the draws, their sum, the
-    threshold from ``state``; the chosen Advancement is kept only on a success (spent
+    threshold from the sheet as the session ended (T22, :func:`state.session_sheet`); the chosen Advancement is kept only on a success (spent
     Experience is gone either way, R12).
 
     :raises ledger.DiceError: the draws are not ``spent`` d6."""
     faces = _draw(event)
-    threshold = m.advancement_threshold(st.ego_max(state), st.hp_max(state))
+    then = st.session_sheet(state, event.session, event.sheet)
+    threshold = m.advancement_threshold(then.ego_max, then.hp_max)
     success = sum(faces) >= threshold
     return replace(
         event, faces=faces, total=sum(faces), threshold=threshold, success=success,
@@ -175,7 +179,7 @@ def development_roll(
 
     :raises ledger.DiceError: the draws are not ``spent`` d6."""
     faces = _draw(event)
-    rating = state.skills.get(event.skill, 0)
+    rating = st.session_sheet(state, event.session, event.sheet).skills.get(event.skill, 0)
     threshold = m.skill_threshold(rating)
     return replace(
         event, faces=faces, total=sum(faces), threshold=threshold, rating=rating,

@@ -126,11 +126,11 @@ def risky_action(
     if params.get("attribute"):
         attribute = m.canonical(str(params["attribute"]), m.ATTRIBUTES, "Attribute")
         if token and token.casefold() != attribute.casefold():
-            skill = m.canonical(token, options.skill_names(), "Skill")
+            skill = m.canonical(token, st.skill_list(state, options), "Skill")
     elif token.casefold() in {a.casefold() for a in m.ATTRIBUTES}:
         attribute = m.canonical(token, m.ATTRIBUTES, "Attribute")
     elif token:
-        skill = m.canonical(token, options.skill_names(), "Skill")
+        skill = m.canonical(token, st.skill_list(state, options), "Skill")
         raise RuleError(
             f"say which Attribute {skill} is rolled with, e.g. --attribute Agility "
             "(the GM and player choose it, SEED 2.1)"
@@ -215,6 +215,12 @@ def risky_action(
         raise RuleError(f"--pooled must be 0 or more, not {pooled_offer}")
     if montage and not challenge_name:
         raise RuleError("a Montage resolves a whole Challenge: name it with --challenge")
+    if montage and challenge_name not in state.montage_effects:
+        raise RuleError(
+            f"a Montage rolls the Challenge Effect first (SEED 2.2.2: \"rolling the Challenge "
+            f"Effect prior to gathering your Dice Pool\"): campaign roll {state.id} consequence "
+            f"--challenge '{challenge_name}' --consequence complication"
+        )
 
     try:
         light = dice.roll(light_count, 6)
@@ -258,6 +264,12 @@ def effect_roll(
     why = st.out_of_play(state)
     if why:
         raise RuleError(f"{why} and makes no more rolls")
+    if state.last_outcome == "fail":
+        raise RuleError(
+            f"{state.name}'s latest Risky Action failed: an Effect follows a success (4-6) "
+            "(SEED 2.1: \"If the Risky Action is part of a longer Challenge, roll Effects\"); "
+            "roll the Challenge's consequence instead"
+        )
     params = request.params
     weapon = params.get("weapon")
     if weapon:
@@ -293,11 +305,21 @@ def effect_roll(
             raise RuleError(
                 f"Slow: the consequence took {state.name} out before this effect landed"
             )
+    vs = request.opponent
+    if vs is not None:
+        if challenge is not None:
+            raise RuleError("an Effect goes to a Challenge (--challenge) or to a character "
+                            "(--vs-character), not both")
+        theirs = vs.state
+        assert isinstance(theirs, st.Character)
+        if theirs.wound == "dead":
+            raise RuleError(f"{theirs.name} is dead: no Effect can harm them")
     result = m.roll_effect(dice, code, options.d_half)
     return EffectRolled(
         character=state.id, code=str(code), faces=result.faces, explosions=result.explosions,
         value=result.value, challenge=challenge, weapon=weapon, advancements=used,
-        effect=given, twohands=bool(params.get("twohands")), **dice.fields(),
+        effect=given, twohands=bool(params.get("twohands")),
+        vs_character=vs.character if vs is not None else None, **dice.fields(),
     )
 
 
@@ -319,10 +341,21 @@ def consequence_roll(
     why = st.out_of_play(state)
     if why:
         raise RuleError(f"{why}; no consequence can reach them")
+    if request.opponent is not None:
+        raise RuleError(
+            "a consequence is a Challenge's Effect: for a character's attack, roll their "
+            f"effect against {state.name} (roll THEM effect --vs-character {state.id} --apply)"
+        )
     params = request.params
     kind = str(params.get("consequence") or "harm").strip().lower()
     if kind not in ("harm", "complication", "fork", "none"):
         raise RuleError(f"--consequence is harm, complication, fork or none, not {kind!r}")
+    if state.last_outcome == "success" and kind != "complication":
+        raise RuleError(
+            f"{state.name}'s latest Risky Action rolled a 6, a success with no consequence "
+            "(SEED 2.1: \"6 You succeed\"); only a Montage's Effect roll (--consequence "
+            "complication) comes before the next Risky Action"
+        )
     challenge = None
     if params.get("challenge"):
         ch = st.find_challenge(state, str(params["challenge"]))

@@ -33,6 +33,14 @@ CONDITIONS: tuple[str, ...] = (
 )
 """The Conditions list (SEED, characters.html "1.5 Conditions")."""
 
+CONDITIONS_ONCE = (
+    "Obsessive Focus", "Compulsive Honesty", "Kleptomaniac", "Protective Instinct", "Slow",
+)
+"""Conditions about no one thing, so taken at most once (ruling T19): "Your single-minded
+pursuit", "You vow to always speak the truth", ... ("1.5"). The others are about a fear, a
+moral code, an injury or someone (Estranged: "the bond with someone you love"), so the same
+one is refused only with the same detail."""
+
 SITUATIONAL_CONDITIONS = ("Fear-Driven Vigilance", "Moral Reservations", "Protective Instinct")
 """Conditions giving −1d to Risky Actions in their situation ("1.5")."""
 
@@ -96,6 +104,15 @@ class Condition(msgspec.Struct, frozen=True, kw_only=True):
     neglected: list[str] = []
 
 
+class SessionSheet(msgspec.Struct, frozen=True, kw_only=True):
+    """What the advancement of a session reads of the sheet as that session ended
+    ("1.4": "At the end of each session ..."; ruling T22): Ego_max, HP_max, the Skills."""
+
+    ego_max: int
+    hp_max: int
+    skills: dict[str, int] = {}
+
+
 class Character(msgspec.Struct, frozen=True, kw_only=True):
     """One character's state (digest §3.2).
 
@@ -104,6 +121,12 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     ``credited``/``spent`` are the sessions whose Experience was gained / spent (they make
     ``advance`` idempotent by replay). ``last_dark`` is the Dark Dice of the latest Risky
     Action (Protected's count, R15); ``exchange_*`` track Fast/Slow ordering since it (R20).
+    ``last_outcome`` is the latest Risky Action's band (``None`` before any, and after a scene
+    ends) and ``montage_effects`` the Challenges whose Effect was rolled as a complication
+    since it (a Montage's first step, T8): they put Effects, consequences and Montages in
+    order (ruling T21). ``session_sheets`` holds the sheet as each session ended, which that
+    session's advancement reads (ruling T22). ``skills_added``/``skills_dropped`` adapt the
+    campaign's Skill list for this character (``skill_adapted``, ruling T23).
     """
 
     id: str
@@ -134,6 +157,11 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     exchange_overcame: list[str] = []
     exchange_taken_out: bool = False
     successor_advancements: int = 0
+    last_outcome: Literal["fail", "mixed", "success"] | None = None
+    montage_effects: list[str] = []
+    session_sheets: dict[int, SessionSheet] = {}
+    skills_added: list[str] = []
+    skills_dropped: list[str] = []
 
 
 # --- derived values -----------------------------------------------------------------------
@@ -274,3 +302,22 @@ def known_advancement(entry: str, options: Options) -> str:
 def known_condition(name: str, options: Options) -> str:
     """Normalise a Condition name. :raises RuleError: unknown Condition."""
     return m.canonical(name, CONDITIONS + tuple(options.extra_conditions), "Condition")
+
+
+def session_sheet(state: Character, session: int, sheet: str = "session_end") -> SessionSheet:
+    """The sheet session ``session``'s advancement reads (ruling T22): as that session ended,
+    or the current one when it has not ended (or ``sheet == "current"``, a payload written
+    before #16)."""
+    kept = state.session_sheets.get(session) if sheet == "session_end" else None
+    if kept is not None:
+        return kept
+    return SessionSheet(ego_max=ego_max(state), hp_max=hp_max(state), skills=dict(state.skills))
+
+
+def skill_list(state: Character, options: Options) -> tuple[str, ...]:
+    """The Skills this character rolls and develops: the campaign's list as adapted with the
+    GM for them ("1.2.1": "With the GM you can adapt or expand the generic list of Skills
+    provided"; ruling T23)."""
+    kept = [s for s in options.skill_names() if s not in state.skills_dropped]
+    kept += [s for s in state.skills_added if s not in state.skills_dropped and s not in kept]
+    return tuple(kept)

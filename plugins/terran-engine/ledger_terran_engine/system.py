@@ -7,7 +7,7 @@ Appliers are pure: each returns a new :class:`state.Character` or raises
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET
 from msgspec.structs import replace
@@ -21,16 +21,20 @@ from ledger import (
     RollRequest,
     RuleError,
     RuleSystem,
+    SceneEnded,
+    SessionEnded,
+    SessionStarted,
+    Sheet,
     applies,
 )
-from ledger.events import SceneEnded, SessionStarted
 
-from . import advancement, odds, rederive, rolls, sheet
+from . import advancement, odds, recap, rederive, rolls, sheet
 from . import mechanics as m
 from . import state as st
 from .describe import describe_event
 from .events import (
     EVENT_TYPES,
+    UPCASTERS,
     AdvancementChosen,
     AdvancementRolled,
     AttributeLost,
@@ -50,9 +54,13 @@ from .events import (
     Rallied,
     RestedNight,
     RiskyActionRolled,
+    SkillAdapted,
     SkillDevelopmentRolled,
     WoundRecovered,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 Character = st.Character
 
@@ -110,7 +118,10 @@ class TerranEngine(RuleSystem):
     name = "Terran Engine"
     source = "003_2aeb47bc6ca82a40.txt"
     example_roll = "roll jen Exploration --attribute Agility --dark 1 --montage --challenge 'Greywater ford' --dice 2,3,1,4  # 3 Light and 1 Dark die, highest 4"
+    contests = True  # an Effect against a character on the ledger (--vs-character, T24)
+    has_harm = True  # `campaign damage` and --apply: physical harm through armour (T24)
     event_types = EVENT_TYPES
+    upcasters = UPCASTERS
     state_type = st.Character
     options_type = st.Options
     roll_params = (
@@ -158,6 +169,7 @@ class TerranEngine(RuleSystem):
         "terran-engine.ego_pooled": "2.2 Challenges (Montage)",
         "terran-engine.rallied": "1.3 HP and Ego",
         "terran-engine.equipment_changed": "2.2 Challenges (Effects)",
+        "terran-engine.skill_adapted": "1.2.1 Skills",
     }
     odds_params = odds.ODDS_PARAMS
 
@@ -175,7 +187,7 @@ class TerranEngine(RuleSystem):
 
     def skills_of(self, state: Character) -> Iterable[str]:
         """What ``roll ID WHAT`` accepts: the Skills, the four Attributes and the roll kinds."""
-        return list(self._opts().skill_names()) + list(m.ATTRIBUTES) + list(rolls.KINDS)
+        return list(st.skill_list(state, self._opts())) + list(m.ATTRIBUTES) + list(rolls.KINDS)
 
     def _opts(self) -> st.Options:
         return self.options if isinstance(self.options, st.Options) else st.Options()
@@ -208,7 +220,9 @@ class TerranEngine(RuleSystem):
         roll or a roll of another system."""
         return rederive.request_of(event)
 
-    def rederive(self, state: Character, event: Roll, *, name: str) -> Roll:
+    def rederive(
+        self, state: Character, event: Roll, *, name: str, opponent: Any = None
+    ) -> Roll:
         """The roll the rules give for ``event``'s recorded inputs and draws.
 
         Advancement and Skill Development rolls are recomputed from the state and the draws
@@ -223,9 +237,23 @@ class TerranEngine(RuleSystem):
         if isinstance(event, SkillDevelopmentRolled):
             return rederive.development_roll(state, event)
         filled = rederive.fill_inputs(state, event)
-        result = super().rederive(state, filled, name=name)
+        result = super().rederive(state, filled, name=name, opponent=opponent)
         unset = {k: UNSET for k in ("twohands", "effect") if getattr(event, k, None) is UNSET}
         return replace(result, **unset) if unset else result
+
+    def harm_of(self, event: Roll) -> tuple[str, int] | None:
+        """``--apply`` on an Effect against a character: their harm is its value, before
+        their armour ("2.2.1": "Physical harm Effects applied to you impacts your HP [...] The
+        armour you wear modifies the Effect"; ruling T24). Other rolls cannot harm."""
+        if isinstance(event, EffectRolled) and event.vs_character:
+            return event.vs_character, event.value
+        return None
+
+    def harm_event(self, state: Character, character: str, amount: int) -> Event:
+        """Physical harm of ``amount`` (an Effect before armour) to ``character``: a
+        ``harm_taken`` through their armour and shield, then the HP procedure ("2.2.1",
+        "1.3.1")."""
+        return HarmTaken(character=character, effect=amount)
 
     # --- appliers ------------------------------------------------------------------------
 
@@ -258,6 +286,7 @@ class TerranEngine(RuleSystem):
             state, ego=ego, lost=state.lost or (lost_now > 0 and ego == 0),
             ego_lost_session=state.ego_lost_session + lost_now, last_dark=len(e.dark),
             challenges=challenges, exchange_overcame=[], exchange_taken_out=False,
+            last_outcome=e.outcome, montage_effects=[],
         )
 
     @applies(EffectRolled)
@@ -289,7 +318,9 @@ class TerranEngine(RuleSystem):
         if e.consequence == "complication" and e.challenge:
             ch = st.find_challenge(state, e.challenge)
             ch = replace(ch, complication=ch.complication + e.complication)
-            return replace(state, challenges=st.replace_challenge(state, ch))
+            ready = [*state.montage_effects, ch.name]
+            return replace(state, challenges=st.replace_challenge(state, ch),
+                           montage_effects=ready)
         if e.consequence == "fork" and e.fork:
             return _open(state, e.fork, m.fork_level(e.value))
         return state
@@ -327,7 +358,12 @@ class TerranEngine(RuleSystem):
 
     @applies(ConditionTaken)
     def on_condition(self, state: Character, e: ConditionTaken) -> Character:
-        """A permanent Condition; Ego back to Ego_max ("1.3.2", "1.5"; R10)."""
+        """A permanent Condition; Ego back to Ego_max ("1.3.2", "1.5"; R10).
+
+        The same Condition is refused twice: the text's Conditions that are about no one thing
+        (:data:`state.CONDITIONS_ONCE`) at all, the others (a fear, a moral code, a scar, a
+        bond: Estranged may be taken for two people) with the same ``detail`` (ruling T19).
+        """
         opts = self._opts()
         if state.wound == "dead" or st.retired(state):
             raise RuleError(f"{st.out_of_play(state)}: no Condition can help")
@@ -339,13 +375,22 @@ class TerranEngine(RuleSystem):
         name = st.known_condition(e.condition, opts)
         focus, neglected = "", []
         if name == "Obsessive Focus":
-            skills = opts.skill_names()
+            skills = st.skill_list(state, opts)
             focus = m.canonical(e.focus, skills, "Skill") if e.focus else ""
             neglected = [m.canonical(s, skills, "Skill") for s in e.neglected]
             if not focus or len(set(neglected)) != 3 or focus in neglected:
                 raise RuleError(
                     "Obsessive Focus names one --focus Skill (+1d) and three other "
                     "--neglected Skills (-1d)"
+                )
+        if name in st.CONDITIONS_ONCE and st.has_condition(state, name):
+            raise RuleError(f"{state.name} already has the Condition {name}; it is taken once")
+        for had in state.conditions:
+            if had.name == name and had.detail.strip().casefold() == e.detail.strip().casefold():
+                about = f" ({had.detail})" if had.detail else ""
+                raise RuleError(
+                    f"{state.name} already has the Condition {name}{about}; the same Condition "
+                    "is not taken twice (say what a new one is about with --detail)"
                 )
         cond = st.Condition(name=name, detail=e.detail, focus=focus, neglected=neglected)
         new = replace(state, conditions=state.conditions + [cond], lost=False)
@@ -358,12 +403,26 @@ class TerranEngine(RuleSystem):
 
     @applies(WoundRecovered)
     def on_wound_recovered(self, state: Character, e: WoundRecovered) -> Character:
-        """A week with care: Mortal → Critical, Critical → none; HP stays 0 ("1.3.1")."""
+        """``weeks`` weeks with care, one step a week: Mortal → Critical → none; HP stays 0.
+
+        (SEED "1.3.1": "A Mortal Wound becomes a Critical Wound through appropriate care and a
+        week of rest. [...] A Critical Wound recovers in a week, also given appropriate care.")
+        Weeks beyond what the Wound needs are rest that heals nothing more.
+
+        :raises RuleError: no care, fewer than 1 week, or no Wound to recover from.
+        """
         if not e.care or e.weeks < 1:
-            raise RuleError("a Wound recovers only after a week of rest with appropriate care")
+            raise RuleError(
+                "a Wound recovers only after a week of rest with appropriate care "
+                f"(--weeks 1 or more, not {e.weeks})" if e.care else
+                "a Wound recovers only after a week of rest with appropriate care"
+            )
         if state.wound in ("none", "dead"):
             raise RuleError(f"{state.name} has no Wound to recover from ({state.wound})")
-        return replace(state, wound="critical" if state.wound == "mortal" else "none")
+        wound = state.wound
+        for _ in range(min(e.weeks, 2)):
+            wound = "critical" if wound == "mortal" else "none"
+        return replace(state, wound=wound)
 
     @applies(EgoPooled)
     def on_ego_pooled(self, state: Character, e: EgoPooled) -> Character:
@@ -380,6 +439,34 @@ class TerranEngine(RuleSystem):
     def on_rallied(self, state: Character, e: Rallied) -> Character:
         """+1d on Risky Actions until the end of the scene ("1.4", Rally)."""
         return replace(state, rallied=True)
+
+    @applies(SkillAdapted)
+    def on_skill_adapted(self, state: Character, e: SkillAdapted) -> Character:
+        """Adapt or expand the character's Skill list ("1.2.1"; ruling T23).
+
+        :raises RuleError: an empty name, a Skill already on the list, an Attribute's name,
+            or ``replaces`` naming a Skill not on it.
+        """
+        opts = self._opts()
+        if opts.attributes_only:
+            raise RuleError("this campaign plays without Skills (attributes_only)")
+        name = " ".join(e.skill.split())
+        if not name:
+            raise RuleError("name the Skill: --skill NAME")
+        have = st.skill_list(state, opts)
+        if name.casefold() in {s.casefold() for s in have + m.ATTRIBUTES + rolls.KINDS}:
+            raise RuleError(f"{name!r} is already a Skill or roll of {state.name}; choose "
+                            "another name")
+        skills, dropped = dict(state.skills), list(state.skills_dropped)
+        if e.replaces:
+            old = m.canonical(e.replaces, have, "Skill")
+            rating = skills.pop(old, 0)
+            if rating:
+                skills[name] = rating
+            dropped.append(old)
+        added = [s for s in state.skills_added if s.casefold() != name.casefold()] + [name]
+        dropped = [s for s in dropped if s.casefold() != name.casefold()]
+        return replace(state, skills=skills, skills_added=added, skills_dropped=dropped)
 
     @applies(EquipmentChanged)
     def on_equipment(self, state: Character, e: EquipmentChanged) -> Character:
@@ -476,20 +563,32 @@ class TerranEngine(RuleSystem):
     def on_skill_development(self, state: Character, e: SkillDevelopmentRolled) -> Character:
         """Spend Experience; on success the Skill rises by 1 ("1.4")."""
         _alive(state)
-        rating = state.skills.get(e.skill, 0)
+        rating = st.session_sheet(state, e.session, e.sheet).skills.get(e.skill, 0)
         if rating != e.rating:
-            raise RuleError(f"{state.name}'s {e.skill} is {rating}, not {e.rating}")
+            raise RuleError(
+                f"{state.name}'s {e.skill} was {rating} as session {e.session} ended, "
+                f"not {e.rating}" if e.sheet == "session_end" else
+                f"{state.name}'s {e.skill} is {rating}, not {e.rating}"
+            )
         new = self._spend(state, e.spent, e.session)
         if e.success:
-            new = replace(new, skills={**new.skills, e.skill: rating + 1})
+            now = new.skills.get(e.skill, 0)
+            new = replace(new, skills={**new.skills, e.skill: now + 1})
         return new
 
     @applies(SceneEnded)
     def on_scene_ended(self, state: Character, e: SceneEnded) -> Character:
         """Rally bonuses end; finished Challenges leave the sheet (digest §4.2)."""
         return replace(
-            state, rallied=False, challenges=[c for c in state.challenges if c.status == "open"]
+            state, rallied=False, challenges=[c for c in state.challenges if c.status == "open"],
+            last_outcome=None, montage_effects=[],
         )
+
+    @applies(SessionEnded)
+    def on_session_ended(self, state: Character, e: SessionEnded) -> Character:
+        """Keep the sheet as the session ends for its advancement (ruling T22)."""
+        then = st.session_sheet(state, e.number, "current")
+        return replace(state, session_sheets={**state.session_sheets, e.number: then})
 
     @applies(SessionStarted)
     def on_session_started(self, state: Character, e: SessionStarted) -> Character:
@@ -504,6 +603,19 @@ class TerranEngine(RuleSystem):
     def describe(self, event: Event) -> str | None:
         """One line for ``log`` and recaps."""
         return describe_event(event)
+
+    def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:
+        """What changed on a character in the rule text's words (see :mod:`.recap`): HP and
+        Ego against their maxima, Wounds with their −d, Experience, Skills and
+        Advancements ("1.3", "1.4"), Conditions ("1.5"), Challenges ("2.2")."""
+        own = recap.change_sentences(before, after, as_gm=as_gm)
+        if before is None:
+            return own
+        return own + self.generic_changes(before, after, skip=recap.HANDLED)
+
+    def recap_lines(self, record: Recorded, *, as_gm: bool) -> list[str]:
+        """Rule notes for a recap: Ego lost becomes Experience ("1.4 Advancements")."""
+        return recap.recap_notes(record)
 
     def sheet_view(self, state: Character, *, as_gm: bool) -> dict[str, Any]:
         """The sheet with derived HP_max, Ego_max, effective Attributes and light penalty."""
@@ -542,6 +654,12 @@ class TerranEngine(RuleSystem):
             "successor_advancements": state.successor_advancements,
         }
 
+    def sheet_layout(self, state: Character, *, as_gm: bool) -> Sheet:
+        """The sheet in the book's words (:func:`.layout.sheet_layout`); no GM-only facts."""
+        from .layout import sheet_layout
+
+        return sheet_layout(state, system_name=self.name, as_gm=as_gm)
+
     # --- advancement and odds --------------------------------------------------------------
 
     def advance(
@@ -564,6 +682,19 @@ class TerranEngine(RuleSystem):
         if isinstance(event, AdvancementRolled | SkillDevelopmentRolled):
             return {"success": str(advancement.at_least(event.spent, event.threshold))}
         return None
+
+    def odds_series(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Risky Action bands by pool size (and an Effect roll): the numbers of the odds chart
+        (see :func:`.chart.odds_series`)."""
+        from .chart import odds_series
+
+        return odds_series(self, params)
+
+    def draw_odds(self, data: dict[str, Any]) -> Figure:
+        """The odds chart of :meth:`odds_series`'s data (see :func:`.chart.draw_odds`)."""
+        from .chart import draw_odds
+
+        return draw_odds(data)
 
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
         """Exact odds (see :func:`ledger_terran_engine.odds.odds`)."""

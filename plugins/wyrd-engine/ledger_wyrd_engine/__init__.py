@@ -8,7 +8,6 @@ from collections.abc import Callable
 
 from ledger import RuleSystem, hookimpl
 
-from .recap import recap_notes
 from .system import WyrdEngine
 
 __all__ = ["WyrdEngine"]
@@ -19,10 +18,3 @@ def register_rule_systems(register: Callable[[RuleSystem], None]) -> None:
     """Register :class:`WyrdEngine` with Campaign Ledger."""
     register(WyrdEngine())
 
-
-@hookimpl
-def recap_lines(system_id: str, record: object, as_gm: bool) -> list[str] | None:
-    """Rule notes for this system's events in a session recap (see :mod:`.recap`)."""
-    if system_id != "wyrd-engine":
-        return None
-    return recap_notes(record) or None

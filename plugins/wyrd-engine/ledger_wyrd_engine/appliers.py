@@ -12,8 +12,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from ledger import RuleError, applies
-from ledger.events import SceneEnded, SessionEnded
+from ledger import RuleError, SceneEnded, SessionEnded, applies
 
 from .events import (
     BoonGranted,
@@ -68,7 +67,7 @@ def roll_problems(event: CheckRolled) -> list[str]:
     if event.roll != sum(event.dice):
         problems.append(f"the dice sum to {sum(event.dice)}, not {event.roll}")
     total = check_total(event.roll, event.rating, event.trait_bonus, event.boost,
-                        event.teamwork, event.wound_penalty)  # fmt: skip
+                        event.teamwork, event.wound_penalty, event.situational)  # fmt: skip
     if event.total != total:
         problems.append(f"the roll's modifiers give a total of {total}, not {event.total}")
     if event.mode == "passive" and event.dr is not None:

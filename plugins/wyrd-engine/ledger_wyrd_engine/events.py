@@ -35,7 +35,13 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="wyrd-engine.check_rolled
     :ivar teamwork: an ally's teamwork bonus (0, 1 or 2).
     :ivar wound_penalty: points wounds take off (positive).
     :ivar total: roll + rating + trait_bonus + boost + teamwork − wound_penalty.
-    :ivar mode: ``passive`` (vs ``dr``), ``contest``, ``attack`` or ``defence``.
+    :ivar mode: ``passive`` (vs ``dr``), ``contest``, ``attack``, ``defence`` or
+        ``initiative`` (4dF + Notice or the skill named, no DR; "Initiative: Who Acts
+        First?"; against an opponent ``outcome`` is ``acts_first``/``acts_second``/``tie``,
+        alone it is ``initiative`` and the total is compared at the table).
+    :ivar situational: the GM's situational modifier (manoeuvre, improvised weapon,
+        impaired character), added to ``total`` and kept apart from the DR;
+        ``situation`` says why.
     :ivar dr: the Difficulty Rating (passive rolls), else ``None``.
     :ivar dr_name: the DR's ladder name, if on the ladder.
     :ivar opponent: who opposes (contest/attack/defence), e.g. ``"thug"``.
@@ -47,6 +53,14 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="wyrd-engine.check_rolled
         ``hit``/``defended`` (defence: ``hit`` means the roller was hit).
     :ivar damage: attack/defence: the damage of a landed hit (ruling C5), else 0.
     :ivar physical: the roll counted as a physical action (Severe wound penalty).
+    :ivar vs_character: the opponent's id when they are a character on the ledger
+        (``--vs-character``, #16); their side is then worked out from their sheet:
+    :ivar vs_skill: the skill they oppose with (the roll's own skill in a contest,
+        Athletics to dodge an attack, Fight to attack a defender, unless ``--vs-skill``);
+    :ivar vs_rating: that skill's rating on their sheet (0 for a setting skill they lack);
+    :ivar vs_trait: the one trait they invoke (``--vs-trait``), ``vs_trait_bonus`` its +2;
+    :ivar vs_wound_penalty: the points their wounds take off; ``opposition`` is then
+        ``vs_rating + vs_trait_bonus − vs_wound_penalty``.
     """
 
     character: str
@@ -62,7 +76,7 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="wyrd-engine.check_rolled
     teamwork: int = 0
     wound_penalty: int = 0
     total: int
-    mode: Literal["passive", "contest", "attack", "defence"] = "passive"
+    mode: Literal["passive", "contest", "attack", "defence", "initiative"] = "passive"
     dr: int | None = None
     dr_name: str | None = None
     opponent: str | None = None
@@ -73,6 +87,14 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="wyrd-engine.check_rolled
     outcome: str
     damage: int = 0
     physical: bool = False
+    vs_character: str | None = None
+    vs_skill: str | None = None
+    vs_rating: int | None = None
+    vs_trait: str | None = None
+    vs_trait_bonus: int = 0
+    vs_wound_penalty: int = 0
+    situational: int = 0
+    situation: str = ""
 
 
 class DamageTaken(Event, frozen=True, kw_only=True, tag="wyrd-engine.damage_taken"):

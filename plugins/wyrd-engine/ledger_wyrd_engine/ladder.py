@@ -60,6 +60,9 @@ BAND_LABELS: Final[dict[str, str]] = {
     "hit": "hit",
     "miss": "miss",
     "defended": "defended",
+    "acts_first": "acts first",
+    "acts_second": "acts second",
+    "initiative": "initiative",
 }
 
 COMPARISONS: Final = (">=", ">")

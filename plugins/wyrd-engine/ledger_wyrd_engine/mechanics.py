@@ -68,14 +68,20 @@ def check_total(
     boost: int = 0,
     teamwork: int = 0,
     wound_penalty: int = 0,
+    situational: int = 0,
 ) -> int:
-    """``roll + skill + trait_bonus + boost + teamwork − wound_penalty`` (digest §2.1).
+    """``roll + skill + trait_bonus + boost + teamwork − wound_penalty + situational``
+    (digest §2.1).
 
-    ``wound_penalty`` is given as a positive number of points to subtract.
-    (000_60e07241544698f0.txt, "Conflict resolution at a glance", "Boosts", "Teamwork",
-    "Damage: Stress and Wounds".)
+    ``wound_penalty`` is given as a positive number of points to subtract; ``situational``
+    is the GM's signed modifier for the situation: a manoeuvre's outcome ("Combat Maneuvers
+    and Special Actions": "let the outcome affect bonuses and penalties for future dice
+    rolls"), an improvised weapon ("Improvised Weapons may impose a penalty unless the
+    character is skilled in their use"), an impaired character ("Skills": "unless a
+    character is impaired, e.g., drugged ..."). (000_60e07241544698f0.txt, "Conflict
+    resolution at a glance", "Boosts", "Teamwork", "Damage: Stress and Wounds".)
     """
-    return roll + skill + trait_bonus + boost + teamwork - wound_penalty
+    return roll + skill + trait_bonus + boost + teamwork - wound_penalty + situational
 
 
 def passive_margin(total: int, dr: int, comparison: str = ">=") -> int:
@@ -112,6 +118,16 @@ def contest_band(total: int, opposing_total: int) -> tuple[int, str]:
     if diff == 0:
         return diff, "tie"
     return diff, "success" if diff <= 2 else "success_with_style"
+
+
+def initiative_order(total: int, opposing_total: int) -> tuple[int, str]:
+    """``(difference, outcome)`` of two initiative rolls, the roller's side: ``acts_first``
+    when higher, ``acts_second`` when lower, ``tie`` when equal ("ties resolved
+    narratively"). (000_60e07241544698f0.txt, "Initiative: Who Acts First?": "roll 4dF +
+    Notice (or another relevant skill). The highest roll acts first".)
+    """
+    diff = total - opposing_total
+    return diff, "acts_first" if diff > 0 else "acts_second" if diff < 0 else "tie"
 
 
 def attack_result(attacker_total: int, defender_total: int) -> tuple[bool, int]:

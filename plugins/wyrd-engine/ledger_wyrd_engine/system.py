@@ -10,23 +10,27 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from ledger import (
+    DiceError,
     DiceSource,
     Event,
+    Opponent,
+    PhysicalDice,
     Recorded,
     Roll,
     RollParam,
     RollRequest,
     RuleError,
     RuleSystem,
+    Sheet,
 )
-from ledger.dice import PhysicalDice
 
 from . import events as ev
+from . import recap
 from .appliers import Appliers, find_boon, find_trait
 from .ladder import (
     BAND_LABELS,
@@ -43,8 +47,10 @@ from .mechanics import (
     attack_result,
     check_total,
     contest_band,
+    d6_as_fudge,
     faces_text,
     fudge_sum,
+    initiative_order,
     passive_band,
     wound_penalty,
 )
@@ -60,6 +66,9 @@ from .state import (
     Wound,
 )
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 SOURCE = "000_60e07241544698f0.txt"
 
 
@@ -71,13 +80,15 @@ class WyrdEngine(Appliers, RuleSystem):
     name = "The Wyrd Engine"
     source = SOURCE
     example_roll = 'roll julian investigate --dr good --dice ++-0  # "Skills in Action": 4 vs Good (+2), success'
+    has_harm = True  # `campaign damage` appends damage_taken (harm_event)
     event_types = ev.EVENT_TYPES
     state_type = Character
     options_type = Options
     roll_params = (
         RollParam("dr", "Wyrd Engine: Difficulty Rating, a number or a name (good, Difficult).",
                   suggestions=DR_NAMES),
-        RollParam("trait", "Wyrd Engine: the one trait, gear or boon invoked (they don't stack)."),
+        RollParam("trait", "Wyrd Engine: the one trait, gear or boon invoked (they don't stack: "
+                  "a second --trait is refused).", multiple=True),
         RollParam("boost", "Wyrd Engine: spend a held boost of +1 or +2.", type=int, min=1, max=2),
         RollParam("teamwork", "Wyrd Engine: an ally's teamwork bonus, +1 (or +2).", type=int, min=1, max=2),
         RollParam("vs", "Wyrd Engine: the opponent's rating; they roll 4dF too.", type=int, min=-10, max=20),
@@ -86,7 +97,19 @@ class WyrdEngine(Appliers, RuleSystem):
                   is_flag=True),
         RollParam("defend", "Wyrd Engine: with --vs, a defence against an attack.", is_flag=True),
         RollParam("physical", "Wyrd Engine: count the roll as a physical action.", is_flag=True),
+        RollParam("vs_trait", "Wyrd Engine: with --vs-character, the one trait or gear the "
+                  "opponent invokes (+2)."),
+        RollParam("situational", "Wyrd Engine: a situational modifier the GM sets (a manoeuvre's "
+                  "edge, an improvised weapon, an impaired character), kept apart from the "
+                  "DR; say why with --situation.", type=int, min=-6, max=6),
+        RollParam("situation", "Wyrd Engine: why --situational applies, e.g. 'improvised weapon', "
+                  "'impaired (drugged)', 'disarmed him last turn'.",
+                  suggestions=("manoeuvre", "improvised weapon", "impaired")),
+        RollParam("initiative", "Wyrd Engine: roll for initiative, 4dF + Notice (or the skill "
+                  "named), no DR; against --vs/--vs-character the higher acts first.",
+                  is_flag=True),
     )  # fmt: skip
+    contests = True
     sections = {  # the seed section each event type implements (shown by audits)
         "wyrd-engine.check_rolled": (
             "Fudge dice (4dF); Difficulty Levels: Passive Opposition, Active Opposition; Attacking and Defending"
@@ -255,20 +278,60 @@ class WyrdEngine(Appliers, RuleSystem):
         p = request.params
         if state.dead:
             raise RuleError(f"{state.name} is dead and cannot roll")
-        if not request.skill:
+        initiative = bool(p.get("initiative"))
+        if not request.skill and not initiative:
             raise RuleError("name the skill to roll, e.g. `campaign roll julian investigate`")
         problems = []
+        traits = p.get("trait") or ()
+        traits = (traits,) if isinstance(traits, str) else tuple(traits)
+        if len(traits) > 1:
+            problems.append(
+                f"invoke one trait, not {len(traits)} ({', '.join(traits)}): traits don't "
+                "stack (\"How Traits Work\"; ruling C11)"
+            )
+        situational = p.get("situational") or 0
+        situation = (p.get("situation") or "").strip()
+        if situational and not situation:
+            problems.append(
+                "say why with --situation, e.g. --situation 'improvised weapon': a "
+                "situational modifier is recorded with its reason"
+            )
+        if situation and not situational:
+            problems.append("--situation is the reason for --situational N: give the modifier too")
         dr_text = p.get("dr")
         vs = p.get("vs")
         attack, defend = bool(p.get("attack")), bool(p.get("defend"))
-        if vs is None and dr_text is None:
-            problems.append("give --dr (a number or a name like good) or --vs for an opponent")
-        if vs is not None and dr_text is not None:
-            problems.append("give either --dr (passive) or --vs (opposed), not both")
+        opponent = request.opponent
+        opposed = vs is not None or opponent is not None
+        if initiative and dr_text is not None:
+            problems.append(
+                "initiative has no DR: the highest roll acts first (\"Initiative: Who Acts "
+                "First?\"); leave --dr out"
+            )
+        if initiative and (p.get("attack") or p.get("defend")):
+            problems.append("an initiative roll is not an --attack or a --defend")
+        if not opposed and dr_text is None and not initiative:
+            problems.append(
+                "give --dr (a number or a name like good), or --vs / --vs-character for an "
+                "opponent"
+            )
+        if opposed and dr_text is not None:
+            problems.append("give either --dr (passive) or an opponent (opposed), not both")
+        if vs is not None and opponent is not None:
+            problems.append(
+                "give the opponent as --vs RATING or --vs-character NAME, not both: a "
+                "character's rating comes from their sheet"
+            )
+        if opponent is not None and p.get("opponent"):
+            problems.append("--opponent names an opponent off the ledger: leave it out with --vs-character")
+        if p.get("vs_trait") and opponent is None:
+            problems.append("--vs-trait is the trait of the opponent named with --vs-character")
         if attack and defend:
             problems.append("a roll is --attack or --defend, not both")
-        if (attack or defend) and vs is None:
-            problems.append("--attack and --defend need --vs with the opponent's rating")
+        if (attack or defend) and not opposed:
+            problems.append(
+                "--attack and --defend need an opponent: --vs RATING or --vs-character NAME"
+            )
         boost = p.get("boost") or 0
         if boost and boost not in (1, 2):
             problems.append(f"--boost is 1 or 2, not {boost}")
@@ -283,10 +346,10 @@ class WyrdEngine(Appliers, RuleSystem):
         comparison = self.opts.dr_comparison
         dr, dr_name = parse_dr(dr_text, comparison) if dr_text is not None else (None, None)
 
-        skill, rating = self.skill_rating(state, request.skill)
+        skill, rating = self.skill_rating(state, request.skill or "Notice")
         rating_skill, trait, kind, bonus = skill, None, None, 0
-        if p.get("trait"):
-            skill, rating_skill, trait, kind, bonus = self._invoke(state, skill, p["trait"])
+        if traits:
+            skill, rating_skill, trait, kind, bonus = self._invoke(state, skill, traits[0])
             skill, _ = self.skill_rating(state, skill)
             rating_skill, rating = self.skill_rating(state, rating_skill)
         physical_set = {s.lower() for s in self.opts.physical_skills}
@@ -296,16 +359,32 @@ class WyrdEngine(Appliers, RuleSystem):
         affected = {k: w.affected_skills for k, w in state.wounds.items()}
         penalty = wound_penalty(affected, {skill, rating_skill}, physical)
 
+        side: dict[str, Any] = {}
+        if opponent is not None:
+            default = (
+                "Notice" if initiative and not opponent.skill
+                else "Athletics" if attack else "Fight" if defend else skill
+            )
+            side = self._opposing_side(opponent, default, p.get("vs_trait"))
+            vs = side["vs_rating"] + side["vs_trait_bonus"] - side["vs_wound_penalty"]
+
         _split_sign_runs(dice)
         faces = dice.fudge(4)
         opp_faces = dice.fudge(4) if vs is not None else None
         dice.finish()
         roll = fudge_sum(faces)
-        total = check_total(roll, rating, bonus, boost, teamwork, penalty)
+        total = check_total(roll, rating, bonus, boost, teamwork, penalty, situational)
         mode = "passive"
         opp_total = None
         damage = 0
-        if dr is not None:
+        if initiative:
+            mode = "initiative"
+            margin, outcome = 0, "initiative"
+            if vs is not None:
+                assert opp_faces is not None
+                opp_total = fudge_sum(opp_faces) + vs
+                margin, outcome = initiative_order(total, opp_total)
+        elif dr is not None:
             margin, outcome = passive_band(total, dr, comparison, self.opts.minor_cost_margins)
         else:
             assert opp_faces is not None and vs is not None
@@ -338,7 +417,10 @@ class WyrdEngine(Appliers, RuleSystem):
             mode=mode,  # type: ignore[arg-type]
             dr=dr,
             dr_name=dr_name,
-            opponent=(p.get("opponent") or "opposition") if vs is not None else None,
+            opponent=(
+                opponent.name or opponent.character if opponent is not None
+                else (p.get("opponent") or "opposition") if vs is not None else None
+            ),
             opposition=vs,
             opposition_dice=opp_faces,
             opposition_total=opp_total,
@@ -346,8 +428,51 @@ class WyrdEngine(Appliers, RuleSystem):
             outcome=outcome,
             damage=damage,
             physical=physical,
+            situational=situational,
+            situation=situation,
+            **side,
             **dice.fields(),
         )
+
+    def _opposing_side(
+        self, opponent: Opponent, default_skill: str, trait_name: str | None
+    ) -> dict[str, Any]:
+        """The ``vs_*`` fields of a roll against a character on the ledger: their skill
+        (``--vs-skill``, else ``default_skill``), its rating, the one trait they invoke and
+        their wound penalty, all read from their state (000_60e07241544698f0.txt,
+        "Active Opposition": both sides roll 4dF + skill; "Attacking and Defending": the
+        defender rolls Athletics to dodge or Fight to parry; "Damage: Stress and Wounds":
+        wound penalties; "How Traits Work": one trait per roll).
+
+        :raises RuleError: the opponent is dead, lacks the skill, or lacks the trait (or
+            names a boon: it is spent by `boon-used`, not here).
+        """
+        state = opponent.state
+        assert isinstance(state, Character)
+        if state.dead:
+            raise RuleError(f"{state.name} is dead and cannot oppose a roll")
+        skill, rating = self.skill_rating(state, opponent.skill or default_skill)
+        rating_skill, trait, bonus = skill, None, 0
+        if trait_name:
+            if find_boon(state, trait_name) is not None:
+                raise RuleError(
+                    f"{state.name}'s boon {trait_name!r} is spent when it is used: record "
+                    "`boon-used` for them and roll with --vs RATING"
+                )
+            skill, rating_skill, trait, _kind, bonus = self._invoke(state, skill, trait_name)
+            skill, _ = self.skill_rating(state, skill)
+            rating_skill, rating = self.skill_rating(state, rating_skill)
+        physical_set = {s.lower() for s in self.opts.physical_skills}
+        physical = skill.lower() in physical_set or rating_skill.lower() in physical_set
+        affected = {k: w.affected_skills for k, w in state.wounds.items()}
+        return {
+            "vs_character": opponent.character,
+            "vs_skill": skill,
+            "vs_rating": rating,
+            "vs_trait": trait,
+            "vs_trait_bonus": bonus,
+            "vs_wound_penalty": wound_penalty(affected, {skill, rating_skill}, physical),
+        }
 
     def request_of(self, event: Roll) -> RollRequest:
         """The ``campaign roll`` request :meth:`resolve` turned into a recorded roll.
@@ -364,21 +489,54 @@ class WyrdEngine(Appliers, RuleSystem):
         if not isinstance(event, ev.CheckRolled):
             return super().request_of(event)
         params: dict[str, Any] = {}
-        if event.mode == "passive":
+        if event.mode == "initiative":
+            params["initiative"] = True
+            if event.vs_character is None and event.opposition is not None:
+                params["vs"] = event.opposition
+                params["opponent"] = event.opponent
+            elif event.vs_trait:
+                params["vs_trait"] = event.vs_trait
+        elif event.mode == "passive":
             if event.dr is not None:
                 params["dr"] = event.dr
         else:
-            params["vs"] = event.opposition
-            params["opponent"] = event.opponent
+            if event.vs_character is None:
+                params["vs"] = event.opposition
+                params["opponent"] = event.opponent
+            elif event.vs_trait:
+                params["vs_trait"] = event.vs_trait
             params["attack"] = event.mode == "attack"
             params["defend"] = event.mode == "defence"
         for key, value in (("trait", event.trait), ("boost", event.boost),
-                           ("teamwork", event.teamwork), ("physical", event.physical)):
+                           ("teamwork", event.teamwork), ("physical", event.physical),
+                           ("situational", event.situational),
+                           ("situation", event.situation)):
             if value:
                 params[key] = value
-        return RollRequest(event.character, "", event.skill, params)
+        opponent = None
+        if event.vs_character is not None:
+            opponent = Opponent(event.vs_character, skill=event.vs_skill)
+        return RollRequest(event.character, "", event.skill, params, opponent)
+
+    def harm_of(self, event: Roll) -> tuple[str, int] | None:
+        """Who a roll against a character on the ledger harms, and by how much
+        (``--apply``): an attack that hits harms the opponent, a defence that fails harms
+        the roller, by the damage of the hit ("Attacking and Defending"; ruling C5); 0
+        for a miss. ``None`` for a contest or a passive roll, which harm nobody."""
+        if not isinstance(event, ev.CheckRolled) or event.vs_character is None:
+            return None
+        if event.mode == "attack":
+            return event.vs_character, event.damage
+        if event.mode == "defence":
+            return event.character, event.damage
+        return None
 
     # --- reading -------------------------------------------------------------------------
+
+    def harm_event(self, state: Any, character: str, amount: int) -> Event:
+        """``campaign damage CHARACTER AMOUNT``: a plain ``damage_taken`` of ``amount``
+        (digest §4.1, "Damage: Stress and Wounds": soaked by stress, then wounds)."""
+        return ev.DamageTaken(character=character, amount=amount)
 
     def describe(self, event: Event) -> str | None:
         """One line per Wyrd Engine event, prefixed with the character id, e.g. ``julian:
@@ -419,6 +577,19 @@ class WyrdEngine(Appliers, RuleSystem):
         if isinstance(event, ev.DeathRecorded):
             return "dies" + (f": {event.reason}" if event.reason else "")
         return None
+
+    def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:
+        """What changed on a character in the rule text's words (see :mod:`.recap`): stress
+        drawn as boxes, each wound with the rolls it penalises now ("Damage: Stress and
+        Wounds"), abilities used and ready again, boons and boosts."""
+        own = recap.change_sentences(before, after, as_gm=as_gm)
+        if before is None:
+            return own
+        return own + self.generic_changes(before, after, skip=recap.HANDLED)
+
+    def recap_lines(self, record: Recorded, *, as_gm: bool) -> list[str]:
+        """Rule notes for a recap ("Interpreting Failure", "Active Opposition", damage)."""
+        return recap.recap_notes(record)
 
     def sheet_view(self, state: Character, *, as_gm: bool) -> dict[str, Any]:
         """The sheet as JSON: skills with level names, traits, gear, stress track, wounds with
@@ -471,6 +642,13 @@ class WyrdEngine(Appliers, RuleSystem):
             "overflow": state.overflow,
         }  # fmt: skip
 
+    def sheet_layout(self, state: Character, *, as_gm: bool) -> Sheet:
+        """The sheet in the book's words (:func:`.layout.sheet_layout`); no GM-only facts."""
+        from .layout import sheet_layout
+
+        physical = tuple(self.opts.physical_skills)
+        return sheet_layout(state, system_name=self.name, physical_skills=physical, as_gm=as_gm)
+
     # --- sessions and odds ---------------------------------------------------------------
 
     def advance(
@@ -485,6 +663,19 @@ class WyrdEngine(Appliers, RuleSystem):
         advancement" (000_60e07241544698f0.txt, "Character Creation"; digest §5). Session
         resets happen on ``session.ended``. Always ``[]``."""
         return []
+
+    def odds_series(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The Wyrd Engine's three figures: the numbers of the odds chart
+        (see :func:`.chart.odds_series`)."""
+        from .chart import odds_series
+
+        return odds_series(self, params)
+
+    def draw_odds(self, data: dict[str, Any]) -> Figure:
+        """The odds chart of :meth:`odds_series`'s data (see :func:`.chart.draw_odds`)."""
+        from .chart import draw_odds
+
+        return draw_odds(data)
 
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
         """Exact odds of ``4dF + skill`` (digest §2.7): with ``vs``, a contest's band split
@@ -552,10 +743,18 @@ def _trait_view(trait: Trait) -> dict[str, Any]:
 
 
 def _split_sign_runs(dice: DiceSource) -> None:
-    """Let ``--dice "++-0 0000"`` mean eight Fudge faces (the roller's, then the opponent's).
+    """Let ``--dice "++-0 0000"`` mean eight Fudge faces (the roller's, then the opponent's),
+    and read six-sided dice rolled in their stead (``--dice "2 5 3 6"`` or ``"2536"``).
 
     ``ledger.dice.parse_faces`` splits on spaces and commas but keeps each run of signs as one
     token; a run of Fudge signs is split here into one face per sign before any die is drawn.
+    Every Wyrd Engine die is a Fudge die, so a digit 1 to 6 is a d6 standing in for one, and
+    a run of such digits is one d6 a digit: "use any normal six-sided die and declare 1 and 2
+    to be −, 3 and 4 to be ·, and 5 and 6 to be +" (000_60e07241544698f0.txt, "Fudge dice
+    (4dF)"; :func:`~ledger_wyrd_engine.mechanics.d6_as_fudge`). The draw is recorded as the
+    Fudge face it stands for.
+
+    :raises ledger.DiceError: a digit no six-sided die shows (7, 8, 9, or a number > 6).
     """
     if isinstance(dice, PhysicalDice) and not dice.draws:
         tokens: list[str] = []
@@ -563,6 +762,13 @@ def _split_sign_runs(dice: DiceSource) -> None:
             t = token.strip()
             if len(t) > 1 and all(c in "+-0.−·" for c in t):
                 tokens.extend(t)
+            elif t.isdigit() and t != "0" and t.isascii():
+                if any(c not in "123456" for c in t):
+                    raise DiceError(
+                        f"{t!r} is no face of a six-sided die: a Fudge die is entered as +, - "
+                        "or 0, or as the d6 standing in for it, 1 to 6 (1-2 −, 3-4 ·, 5-6 +)"
+                    )
+                tokens.extend({-1: "-", 0: "0", 1: "+"}[d6_as_fudge(int(c))] for c in t)
             else:
                 tokens.append(token)
         dice.faces = tokens
@@ -588,13 +794,32 @@ def describe_roll(event: ev.CheckRolled, comparison: str = ">=") -> str:
         parts.append(f"teamwork +{event.teamwork}")
     if event.wound_penalty:
         parts.append(f"wounds −{event.wound_penalty}")
+    if event.situational:
+        parts.append(f"{event.situation} {signed(event.situational).replace('-', '−')}")
     text = ", ".join(parts) + f", dice {faces_text(event.dice)} = {signed(event.roll)}"
     text += f", total {event.total}"
     label = BAND_LABELS.get(event.outcome, event.outcome)
+    if event.mode in ("contest", "initiative") and event.outcome == "tie":
+        label = CONTEST_TIE if event.mode == "contest" else "tie (resolved narratively)"
     if event.mode == "passive" and event.dr is not None:
         return f"{text} vs {dr_label(event.dr, comparison)}: {label} (margin {event.margin})"
-    opp = f"{event.opponent} {signed(event.opposition or 0)}"
+    if event.mode == "initiative" and event.opposition_total is None:
+        return f"initiative {text}"
+    if event.vs_character is not None:
+        opp = f"{event.opponent} ({event.vs_skill} {signed(event.vs_rating or 0)}"
+        if event.vs_trait:
+            opp += f", {event.vs_trait} {signed(event.vs_trait_bonus)}"
+        if event.vs_wound_penalty:
+            opp += f", wounds −{event.vs_wound_penalty}"
+        opp += ")"
+    else:
+        opp = f"{event.opponent} {signed(event.opposition or 0)}"
     opp += f" {faces_text(event.opposition_dice or [])} = {event.opposition_total}"
     tail = f" (damage {event.damage})" if event.damage else ""
-    verb = {"attack": "attacks", "defence": "defends against", "contest": "vs"}[event.mode]
+    verb = {"attack": "attacks", "defence": "defends against", "contest": "vs",
+            "initiative": "initiative vs"}[event.mode]  # fmt: skip
     return f"{text} {verb} {opp}: {label}{tail}"
+
+
+CONTEST_TIE = "tie: no winner"
+"""A contest tie (ruling C15: "a tie has no winner"); a passive tie succeeds (ruling C1)."""

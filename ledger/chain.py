@@ -1,0 +1,160 @@
+"""The hash chain's canonical bytes: one pure module, used by every store backend and by
+``verify`` (DESIGN.md "Events").
+
+- :data:`encode_canonical` is the one canonical JSON encoder (keys sorted at every level, no
+  whitespace, UTF-8); :func:`canonical_envelope` gives the bytes an event's hash covers (its
+  envelope without ``hash``).
+- ``hash = sha256(bytes.fromhex(prev_hash) + canonical).hexdigest()`` (:func:`chain_hash`);
+  the first event's ``prev_hash`` is :data:`ZERO_HASH`.
+- :func:`chain_rows` envelopes and chains a whole batch of already-encoded payloads after a
+  head, giving the stored rows in :data:`COLUMNS` order. It assembles the canonical bytes from
+  pre-encoded pieces (faster than encoding an :class:`~ledger.events.Envelope` per event);
+  the bytes are identical, which ``verify`` checks by recomputing them the slow way.
+
+Nothing here does I/O or knows a database: a backend stores the rows this module makes,
+byte for byte, and the same rows verify whichever backend held them.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+#: The envelope's fields in stored-row order: every row a store returns is a tuple in this
+#: order (or the subset a read asks for).
+COLUMNS = (
+    "seq",
+    "campaign",
+    "stream",
+    "version",
+    "type",
+    "data",
+    "recorded_at",
+    "actor",
+    "session",
+    "visibility",
+    "prev_hash",
+    "hash",
+)
+#: The ``prev_hash`` of a campaign's first event.
+ZERO_HASH = "0" * 64
+
+
+def _enc_hook(obj: Any) -> Any:
+    # freezegun's FakeDatetime is refused by msgspec (msgspec issue #678)
+    if isinstance(obj, datetime.datetime | datetime.date):
+        return obj.isoformat()
+    raise TypeError(f"cannot encode {type(obj).__name__}")
+
+
+_encoder = msgspec.json.Encoder(enc_hook=_enc_hook, order="sorted")
+#: Canonical JSON of any value: ``msgspec.json.encode(value, order="sorted")``.
+encode_canonical = _encoder.encode
+
+
+@dataclass(frozen=True)
+class Head:
+    """A campaign's head: last ``seq`` (0 when empty) and its ``hash``."""
+
+    seq: int
+    hash: str
+
+
+def canonical_envelope(envelope: Any) -> bytes:
+    """Canonical JSON of an envelope without its hash (a :class:`ledger.events.Envelope`,
+    ``data`` carried as ``msgspec.Raw``): the bytes the chain hashes."""
+    return _encoder.encode(envelope)
+
+
+def chain_hash(prev_hash: str, canonical: bytes) -> str:
+    """``sha256(bytes.fromhex(prev_hash) + canonical).hexdigest()`` (DESIGN.md "Events").
+
+    :raises ValueError: ``prev_hash`` is not hex.
+    """
+    return hashlib.sha256(bytes.fromhex(prev_hash) + canonical).hexdigest()
+
+
+#: One event ready to chain: ``(stream, type tag, visibility, canonical payload bytes)``.
+Encoded = tuple[str, str, str, bytes]
+
+
+def chain_rows(
+    campaign: str,
+    batch: Iterable[Encoded],
+    head: Head,
+    *,
+    actor: str,
+    recorded_at: str,
+    session: int | None,
+    version_of: Callable[[str], int],
+) -> list[tuple[Any, ...]]:
+    """Envelope and chain a batch after ``head``: the stored rows in :data:`COLUMNS` order
+    (``data`` as text, seqs ``head.seq + 1, ...``, each stream's versions counting on).
+
+    :param batch: encoded events (:data:`Encoded`), in append order.
+    :param version_of: ``fn(stream) -> int``, the stream's version before the batch.
+    """
+    enc = encode_canonical
+
+    def lit(value: Any) -> bytes:  # a JSON literal, safe inside a %-template
+        return enc(value).replace(b"%", b"%%")
+
+    template = (
+        b'{"actor":' + lit(actor) + b',"campaign":' + lit(campaign)
+        + b',"data":%s,"prev_hash":"%s","recorded_at":' + lit(recorded_at)
+        + b',"seq":%d,"session":' + lit(session)
+        + b',"stream":%s,"type":%s,"version":%d,"visibility":%s}'
+    )  # fmt: skip
+    versions: dict[str, int] = {}
+    stream_json: dict[str, bytes] = {}
+    sha256 = hashlib.sha256
+    rows: list[tuple[Any, ...]] = []
+    prev = head.hash
+    prev_ascii = prev.encode()
+    prev_raw = bytes.fromhex(prev)
+    seq = head.seq
+    for stream, type_, visibility, data in batch:
+        version = versions.get(stream)
+        if version is None:
+            version = version_of(stream)
+            stream_json[stream] = enc(stream)
+        version += 1
+        versions[stream] = version
+        seq += 1
+        canonical = template % (
+            data,
+            prev_ascii,
+            seq,
+            stream_json[stream],
+            enc(type_),
+            version,
+            enc(visibility),
+        )
+        h = sha256(prev_raw)
+        h.update(canonical)
+        prev_raw = h.digest()
+        row_hash = prev_raw.hex()
+        rows.append(
+            (
+                seq,
+                campaign,
+                stream,
+                version,
+                type_,
+                data.decode(),
+                recorded_at,
+                actor,
+                session,
+                visibility,
+                prev,
+                row_hash,
+            )
+        )
+        prev = row_hash
+        prev_ascii = row_hash.encode()
+    return rows

@@ -1,0 +1,193 @@
+"""The web view's commands: ``serve`` and ``access add|list|revoke`` (#18)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from . import App, cli, echo_json, json_option, now, pass_app
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+
+
+def is_loopback(host: str) -> bool:
+    """Does ``host`` listen on this machine only (127.0.0.0/8, ::1, localhost)?"""
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def base_url(host: str, port: int) -> str:
+    """The address players open: ``http://HOST:PORT`` (for a wildcard host, this machine's
+    name on the network)."""
+    import socket
+
+    shown = host
+    if host in ("0.0.0.0", "::", ""):
+        shown = socket.gethostname()
+    if ":" in shown and not shown.startswith("["):
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}"
+
+
+def link_line(access: Any, token: str, base: str) -> str:
+    """One printed link: ``GM: URL`` or ``Dana: URL``."""
+    who = "GM" if access.is_gm else access.who
+    return f"{who}: {base.rstrip('/')}/a/{token}"
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="TCP port."
+)
+@click.option(
+    "--new-links",
+    is_flag=True,
+    help="Issue fresh links for the GM and every player (the old ones stop working).",
+)
+@pass_app
+def serve(app: App, host: str, port: int, new_links: bool) -> None:
+    """Serve the campaign as a live web view for the table (Ctrl-C stops it).
+
+    Prints a link for the GM and one per player named on a character sheet (`player = "Dana"`)
+    who has none yet; a link once printed is not shown again (only its hash is kept):
+    `campaign access add NAME` issues a new one. Players see the players' view only and
+    enter physical dice for their own characters. Listens on 127.0.0.1 unless --host.
+    """
+    import uvicorn
+
+    from ..web import access as accessmod
+    from ..web.app import create_app
+
+    campaign = app.campaign
+    store = app.store()
+    base = base_url(host, port)
+    live = {a.who.casefold(): a for a in accessmod.live(store, campaign.id)}
+    wanted = [accessmod.GM, *accessmod.players_of(campaign, as_gm=True)]
+    for who in wanted:
+        old = live.get(who.casefold())
+        if old is None or new_links:
+            access, token = accessmod.grant(store, campaign, who, (), at=now())
+            click.echo(link_line(access, token, base))
+        else:
+            shown = "GM" if old.is_gm else old.who
+            click.echo(
+                f"{shown}: link issued {old.created_at[:16].replace('T', ' ')} UTC "
+                f"(a new one: `campaign access add {old.who}`)"
+            )
+    if not is_loopback(host):
+        click.echo(
+            f"Warning: listening on {host}, reachable from the network: the links are the only "
+            "key, and plain http can be read on the way (docs/serve.md: a reverse proxy for TLS).",
+            err=True,
+        )
+    click.echo(f"Serving {campaign.id} at {base} (Ctrl-C stops)")
+    db_path = app.db_path
+    campaign_id = campaign.id
+    app.close()
+    uvicorn.run(
+        create_app(db_path, campaign_id),
+        host=host,
+        port=port,
+        log_level="warning",
+        server_header=False,
+        timeout_graceful_shutdown=1,
+    )
+
+
+@cli.group()
+def access() -> None:
+    """Links to the web view (`campaign serve`): one for the GM, one per player."""
+
+
+@access.command("add")
+@click.argument("who", metavar="PLAYER|gm")
+@click.option(
+    "--character",
+    "characters",
+    multiple=True,
+    help="A character this player enters rolls for, beyond the sheets naming them (repeatable).",
+)
+@click.option(
+    "--url", default=DEFAULT_URL, show_default=True, help="Where `campaign serve` is reached."
+)
+@json_option
+@pass_app
+def access_add(
+    app: App, who: str, characters: tuple[str, ...], url: str, as_json: bool
+) -> None:
+    """Issue a link for PLAYER (or `gm`); an older link of the same name stops working.
+
+    The link is printed once: only its hash is kept.
+    """
+    from ..web import access as accessmod
+
+    campaign = app.campaign
+    found, token = accessmod.grant(app.store(), campaign, who, characters, at=now())
+    mine = accessmod.characters_of(campaign, found)
+    if as_json:
+        echo_json(
+            {
+                "who": found.who,
+                "role": found.role,
+                "link": f"{url.rstrip('/')}/a/{token}",
+                "characters": list(mine),
+            }
+        )
+        return
+    click.echo(link_line(found, token, url))
+    if not found.is_gm:
+        click.echo(
+            f"  enters rolls for: {', '.join(mine.values()) or 'no character yet'}"
+            + ("" if mine else ' (name the player on a sheet, player = "...", or use --character)')
+        )
+
+
+@access.command("list")
+@json_option
+@pass_app
+def access_list(app: App, as_json: bool) -> None:
+    """List the live links: who, their characters, when issued (never the link itself)."""
+    from ..web import access as accessmod
+
+    campaign = app.campaign
+    rows = []
+    for found in accessmod.live(app.store(), campaign.id):
+        mine = accessmod.characters_of(campaign, found)
+        rows.append(
+            {
+                "who": found.who,
+                "role": found.role,
+                "characters": list(mine.values()) if not found.is_gm else ["(all)"],
+                "issued": found.created_at,
+            }
+        )
+    if as_json:
+        echo_json(rows)
+        return
+    if not rows:
+        click.echo("No links yet: `campaign access add gm`, `campaign access add NAME`.")
+    for r in rows:
+        click.echo(f"{r['who']:<16} {r['role']:<7} {r['issued'][:16]}  {', '.join(r['characters'])}")
+
+
+@access.command("revoke")
+@click.argument("who", metavar="PLAYER|gm")
+@pass_app
+def access_revoke(app: App, who: str) -> None:
+    """Revoke PLAYER's link (or the GM's): it stops at once, open pages included."""
+    from ..web import access as accessmod
+
+    campaign = app.campaign
+    count = app.store().revoke_access(campaign.id, accessmod.check_player(who), now())
+    if not count:
+        names = ", ".join(a.who for a in accessmod.live(app.store(), campaign.id)) or "none"
+        raise click.ClickException(f"{who!r} has no live link (live: {names})")
+    click.echo(f"Revoked {who}'s link ({count}).")

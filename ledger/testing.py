@@ -1,0 +1,115 @@
+"""Helpers for a rule-system plugin's own tests (part of the public API: docs/plugin-guide.md).
+
+::
+
+    from ledger.testing import campaign_cli, roll
+
+    def test_a_worked_example():
+        system = MySystem().configure({})
+        state = system.initial_state("ann", "Ann", system.create_sheet({...}))
+        event = roll(system, state, "climb", "4,5", target=8)  # the book's dice
+        assert event.outcome == "success"
+
+    def test_the_cli(tmp_path):
+        campaign = campaign_cli(tmp_path / "ledger.db")
+        assert campaign("new", "demo", "--system", "my-system").exit_code == 0
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from .dice import PhysicalDice, parse_faces
+from .events import Event, Roll
+from .hookspecs import hookimpl
+from .rulesystem import RollRequest, RuleSystem
+
+
+def roll(
+    system: RuleSystem,
+    state: Any,
+    skill: str | None,
+    faces: str | Sequence[str],
+    *,
+    character: str = "pc",
+    name: str = "PC",
+    **params: Any,
+) -> Roll:
+    """Resolve one roll with physical dice, as ``campaign roll ... --dice FACES`` does, and
+    check that the recorded event re-derives (``verify`` and ``import`` will replay it).
+
+    :param faces: ``"3,4"`` (``--dice`` text) or a list of face strings, in draw order.
+    :param params: the roll's options by name (``target=8``), as :class:`ledger.RollParam`
+        values.
+    :raises ledger.RuleError: the rules refuse the roll.
+    :raises ledger.DiceError: bad faces, too few, or faces left over.
+    :raises AssertionError: the event does not re-derive from its inputs and dice (the
+        problem is named).
+    """
+    from .results import result_problem
+
+    dice = PhysicalDice(parse_faces(faces) if isinstance(faces, str) else list(faces))
+    event = system.resolve(state, RollRequest(character, name, skill, dict(params)), dice)
+    dice.finish()
+    problem = result_problem(system, state, event, name=name)
+    if problem is not None:
+        raise AssertionError(f"the roll does not re-derive: {problem}")
+    return event
+
+
+def apply(system: RuleSystem, state: Any, *events: Event) -> Any:
+    """``state`` after ``events``, through the system's ``@applies`` appliers (an event with
+    no applier changes nothing). :raises ledger.RuleError: the rules refuse an event."""
+    appliers = system.appliers()
+    for event in events:
+        fn = appliers.get(type(event))
+        if fn is not None:
+            state = fn(state, event)
+    return state
+
+
+def campaign_cli(db_path: str | os.PathLike[str]) -> Callable[..., Any]:
+    """A function that runs ``campaign --db DB_PATH ARGS...`` in process and returns the
+    ``click.testing.Result`` (``exit_code``, ``output``; ``input=`` feeds stdin).
+    Exceptions other than the command's own one-line refusals propagate."""
+    from click.testing import CliRunner
+
+    from .cli import cli
+
+    runner = CliRunner()
+
+    def run(*args: str, input: str | None = None) -> Any:
+        return runner.invoke(
+            cli, ["--db", os.fspath(db_path), *args], input=input, catch_exceptions=False
+        )
+
+    return run
+
+
+@contextlib.contextmanager
+def registered(*systems: RuleSystem) -> Iterator[None]:
+    """Register rule systems that are not installed (no entry point) for the ``with``
+    block, as a plugin would; they are unregistered after it."""
+    from .plugins import pm, rule_systems
+
+    class _Plugin:
+        @hookimpl
+        def register_rule_systems(self, register: Callable[[RuleSystem], None]) -> None:
+            for system in systems:
+                register(system)
+
+    plugin = _Plugin()
+    name = f"ledger.testing-{id(plugin)}"
+    pm.register(plugin, name=name)
+    rule_systems.cache_clear()
+    try:
+        yield
+    finally:
+        pm.unregister(name=name)
+        rule_systems.cache_clear()
+
+
+__all__ = ["apply", "campaign_cli", "registered", "roll"]

@@ -1,0 +1,411 @@
+"""The ``campaign serve`` app (#18): Starlette routes over one campaign of a ledger file.
+
+Who sees what (DESIGN.md "Visibility", "Web view"):
+
+- Nothing without a session: a request without one gets a login hint (403) and nothing
+  else. A capability link ``/a/TOKEN`` (:mod:`ledger.web.access`) is exchanged for a
+  session cookie (``HttpOnly``, ``SameSite=Strict``); the link is looked up again on every
+  request and every live-stream wake-up, so a revoked link stops at once.
+- A player's session reads only the player view: the log, sheets, recaps, audits and the
+  export go through the same functions as ``campaign ... --as player`` (GM-only events are
+  skipped before anything is rendered). The GM's session reads the GM view, GM-only lines
+  marked.
+- Writes: a player enters physical dice for the characters they play (the same
+  :meth:`ledger.campaign.Campaign.roll` as ``campaign roll``, recorded with the player as
+  actor); the GM may also roll engine dice, blind or not. Nothing else is written here.
+
+Security: every POST checks a CSRF token bound to the session and the ``Origin`` (or
+``Referer``) host; request bodies are capped at :data:`MAX_BODY` bytes and form values at
+:data:`MAX_VALUE` characters; every response carries a Content-Security-Policy that runs
+only the package's own script files; error pages are generic. The live log is server-sent
+events with the event's ``seq`` as id; the server notices appends by any process through
+``pragma data_version``, polled every :data:`POLL_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import hmac
+import secrets
+import sqlite3
+import threading
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from . import access as accessmod
+
+HERE = Path(__file__).resolve().parent
+COOKIE = "ledger_session"
+#: The largest request body accepted (bytes): a roll form is a few hundred.
+MAX_BODY = 16 * 1024
+#: The longest form value accepted (characters).
+MAX_VALUE = 1000
+#: How often the server looks for appends by other processes (seconds).
+POLL_SECONDS = 0.2
+#: Log entries a page shows at most (the newest; the live stream adds to them).
+PAGE_ENTRIES = 1000
+#: The policy of every page: scripts only from the server's own files, nothing inline.
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+SECURITY_HEADERS = {
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+    "x-frame-options": "DENY",
+    "cross-origin-opener-policy": "same-origin",
+    "cache-control": "no-store",
+}
+
+
+@functools.cache
+def environment() -> Any:
+    """The web view's jinja2 environment: its own templates, then the package's (the recap
+    is rendered by :mod:`ledger.recap`'s template). Autoescaping is on; every string goes
+    through :func:`ledger.text.printable` (no invisible character reaches a page)."""
+    import jinja2
+
+    from ..text import printable
+
+    return jinja2.Environment(
+        loader=jinja2.ChoiceLoader(
+            [jinja2.PackageLoader("ledger.web", "templates"), jinja2.PackageLoader("ledger")]
+        ),
+        autoescape=True,
+        finalize=lambda v: printable(v) if type(v) is str else v,  # Markup passes as it is
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render(template: str, **context: Any) -> str:
+    """A template of the web view rendered with ``context``."""
+    return str(environment().get_template(template).render(**context))
+
+
+class Hub:
+    """Wakes every live stream when the ledger file changes.
+
+    A thread polls ``pragma data_version`` on its own connection every
+    :data:`POLL_SECONDS` (it changes whenever another connection, in any process, commits);
+    the server's own writes call :meth:`wake` directly.
+    """
+
+    def __init__(self, db_path: str, interval: float = POLL_SECONDS) -> None:
+        self.db_path = db_path
+        self.interval = interval
+        self.generation = 0
+        self._waiters: set[asyncio.Future[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start polling (called when the app starts)."""
+        self._loop = loop
+        self._thread = threading.Thread(target=self._poll, name="ledger-poll", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop polling and release every waiting stream."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        self._bump()
+
+    def _poll(self) -> None:
+        conn = sqlite3.connect(self.db_path)
+        try:
+            last = None
+            while not self._stop.wait(self.interval):
+                version = conn.execute("pragma data_version").fetchone()[0]
+                if version != last:
+                    if last is not None:
+                        self.wake()
+                    last = version
+        finally:
+            conn.close()
+
+    def wake(self) -> None:
+        """Wake every stream (from any thread)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._bump)
+
+    def _bump(self) -> None:
+        self.generation += 1
+        waiters, self._waiters = self._waiters, set()
+        for future in waiters:
+            if not future.done():
+                future.set_result(None)
+
+    async def wait(self, seen: int, timeout: float) -> bool:
+        """Wait until the generation passes ``seen`` (``True``) or ``timeout`` seconds
+        pass (``False``)."""
+        if self.generation != seen:
+            return True
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.add(future)
+        try:
+            await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            return False
+        finally:
+            self._waiters.discard(future)
+        return True
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who a request comes from: a live access link and its session's CSRF token."""
+
+    access: accessmod.Access
+    csrf: str
+
+    @property
+    def as_gm(self) -> bool:
+        """The GM's view?"""
+        return self.access.is_gm
+
+
+class FormError(Exception):
+    """A form that cannot be read (too large, too many fields, not a form)."""
+
+
+class Server:
+    """The state of one running web view: the ledger file, its campaign, the sessions.
+
+    :param db_path: the ledger file (SQLite).
+    :param campaign_id: which campaign (``None``: the only one in the file).
+    :param poll_interval: seconds between looks for other processes' appends.
+    """
+
+    def __init__(
+        self, db_path: str, campaign_id: str | None = None, *, poll_interval: float = POLL_SECONDS
+    ) -> None:
+        self.db_path = db_path
+        self.campaign_id = campaign_id
+        self.hub = Hub(db_path, poll_interval)
+        self.sessions: dict[str, tuple[int, str]] = {}
+        self._local = threading.local()
+        self.app = self._build()
+
+    # --- the ledger, one connection per thread ----------------------------------------------
+
+    def campaign(self) -> Any:
+        """This thread's :class:`~ledger.campaign.Campaign` (its own SQLite connection)."""
+        from ..campaign import open_campaign
+        from ..store import Store
+
+        local = self._local
+        if getattr(local, "campaign", None) is None:
+            store = Store(self.db_path)
+            local.campaign = open_campaign(store, self.campaign_id)
+        campaign = local.campaign
+        campaign.__dict__.pop("_cli_names", None)  # names may have changed since
+        return campaign
+
+    # --- sessions ---------------------------------------------------------------------------
+
+    def viewer(self, request: Request) -> Viewer | None:
+        """The request's live session, or ``None`` (no cookie, unknown, or link revoked)."""
+        sid = request.cookies.get(COOKIE, "")
+        found = self.sessions.get(sid) if 20 <= len(sid) <= 100 else None
+        if found is None:
+            return None
+        campaign = self.campaign()
+        live = accessmod.still_live(campaign.store, campaign.id, found[0])
+        if live is None:
+            self.sessions.pop(sid, None)
+            return None
+        return Viewer(live, found[1])
+
+    def still_live(self, viewer: Viewer) -> bool:
+        """Is the viewer's link still live?"""
+        campaign = self.campaign()
+        return accessmod.still_live(campaign.store, campaign.id, viewer.access.id) is not None
+
+    # --- the app ----------------------------------------------------------------------------
+
+    def _build(self) -> Starlette:
+        from . import pages
+
+        @contextlib.asynccontextmanager
+        async def lifespan(app: Starlette) -> AsyncIterator[None]:
+            self.hub.start(asyncio.get_running_loop())
+            try:
+                yield
+            finally:
+                self.hub.stop()
+
+        routes = [
+            Route("/", pages.home(self)),
+            Route("/a/{token}", pages.link(self)),
+            Route("/log", pages.log(self)),
+            Route("/events", pages.events(self)),
+            Route("/sheet/{character}", pages.sheet(self)),
+            Route("/sheet/{character}/part", pages.sheet_part(self)),
+            Route("/recap/{number:int}", pages.recap(self)),
+            Route("/audit/{seq:int}", pages.audit(self)),
+            Route("/roll/{character}", pages.roll(self), methods=["GET", "POST"]),
+            Route("/export.ndjson", pages.export(self)),
+            Route("/verify", pages.verify_page(self)),
+            Route("/verifier.html", pages.verifier_download(self)),
+            Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+        ]
+        handlers: dict[Any, Callable[..., Any]] = {
+            HTTPException: _http_error,
+            Exception: _server_error,
+        }
+        app = Starlette(
+            routes=routes, exception_handlers=handlers, lifespan=lifespan, max_body_size=MAX_BODY
+        )
+        app.add_middleware(SecurityHeaders)
+        return app
+
+
+class SecurityHeaders:
+    """ASGI middleware: the CSP and the other security headers on every response (a
+    response's own ``content-security-policy`` is kept), and uvicorn's ``server`` header
+    left out."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k != b"server"]
+                names = {k.lower() for k, _ in headers}
+                if b"content-security-policy" not in names:
+                    headers.append((b"content-security-policy", CSP.encode()))
+                for k, v in SECURITY_HEADERS.items():
+                    if k.encode() not in names:
+                        headers.append((k.encode(), v.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+ERROR_TEXT = {
+    400: "That request could not be read.",
+    403: "Open the link your GM gave you to see this table.",
+    404: "There is nothing here.",
+    405: "That is not something this page does.",
+    413: "That request is too large.",
+}
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """A generic error page: its status and one sentence, nothing about the campaign."""
+    status = getattr(exc, "status_code", 500)
+    return HTMLResponse(
+        render("error.html.j2", text=ERROR_TEXT.get(status, "Something went wrong.")),
+        status_code=status,
+    )
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    """A generic 500 page (the exception is never shown)."""
+    return HTMLResponse(render("error.html.j2", text="Something went wrong."), status_code=500)
+
+
+def login_hint() -> HTMLResponse:
+    """What a request without a live session gets: how to get in, nothing else."""
+    return HTMLResponse(render("error.html.j2", text=ERROR_TEXT[403], login=True), status_code=403)
+
+
+async def read_form(request: Request) -> dict[str, str]:
+    """An ``application/x-www-form-urlencoded`` body of at most :data:`MAX_BODY` bytes and
+    40 fields, each value at most :data:`MAX_VALUE` characters; a repeated field keeps its
+    last value.
+
+    :raises FormError: anything else.
+    """
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/x-www-form-urlencoded":
+        raise FormError("send the form as the page does")
+    declared = request.headers.get("content-length", "0")
+    if not declared.isdigit() or int(declared) > MAX_BODY:
+        raise FormError("the form is too large")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise FormError("the form is too large")
+    try:
+        pairs = parse_qsl(
+            body.decode("utf-8"), keep_blank_values=True, max_num_fields=40, strict_parsing=False
+        )
+    except (UnicodeDecodeError, ValueError):
+        raise FormError("the form could not be read") from None
+    out: dict[str, str] = {}
+    for key, value in pairs:
+        if len(value) > MAX_VALUE or len(key) > 100:
+            raise FormError(f"a value is longer than {MAX_VALUE} characters")
+        out[key] = value
+    return out
+
+
+def same_origin(request: Request) -> bool:
+    """Does the request come from this site's own pages? Its ``Origin`` (or, without one,
+    its ``Referer``) must name the host the request was sent to."""
+    host = request.headers.get("host", "")
+    claimed = request.headers.get("origin") or request.headers.get("referer") or ""
+    if not claimed or claimed == "null" or not host:
+        return False
+    return urlsplit(claimed).netloc.lower() == host.lower()
+
+
+def check_csrf(request: Request, viewer: Viewer, form: dict[str, str]) -> bool:
+    """Is this POST from the viewer's own page: same origin and the session's CSRF token
+    (compared in constant time)?"""
+    token = form.get("csrf", "")
+    return same_origin(request) and hmac.compare_digest(token.encode(), viewer.csrf.encode())
+
+
+def new_session(server: Server, access: accessmod.Access) -> str:
+    """A new session id for a live link (random, 256 bits), kept in memory."""
+    sid = secrets.token_urlsafe(32)
+    server.sessions[sid] = (access.id, secrets.token_urlsafe(32))
+    return sid
+
+
+def redirect(url: str) -> Response:
+    """A 303 to a path of this site."""
+    return RedirectResponse(url, status_code=303)
+
+
+def json_script(value: Any) -> str:
+    """A value as JSON for a ``data-`` attribute (escaped by the template)."""
+    return msgspec.json.encode(value).decode()
+
+
+def create_app(db_path: str, campaign_id: str | None = None, **kwargs: Any) -> Starlette:
+    """The ASGI app serving ``campaign_id`` of the ledger at ``db_path``
+    (:class:`Server` keeps its state; ``app.state.server`` is it)."""
+    server = Server(db_path, campaign_id, **kwargs)
+    server.app.state.server = server
+    return server.app
+
+
+run_sync = run_in_threadpool

@@ -1,0 +1,541 @@
+"""The routes of ``campaign serve`` (#18), one factory per page: each takes the
+:class:`ledger.web.app.Server` and returns the Starlette endpoint.
+
+Every read goes through the player-view functions the CLI uses (``records(as_gm=False)``,
+``state_of(..., as_gm=False)``, ``build_recap(..., as_gm=False)``, ``audit(...,
+as_gm=False)``, ``export_lines(..., as_gm=False)``) unless the viewer is the GM.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response, StreamingResponse
+
+from . import access as accessmod
+from .app import (
+    COOKIE,
+    PAGE_ENTRIES,
+    FormError,
+    Viewer,
+    check_csrf,
+    login_hint,
+    new_session,
+    read_form,
+    redirect,
+    render,
+    run_sync,
+)
+
+if TYPE_CHECKING:
+    from .app import Server
+
+Endpoint = Callable[[Request], Any]
+_SEQ_PREFIX = re.compile(r"^\[\d+\] ")
+
+
+def _not_found() -> Response:
+    return HTMLResponse(render("error.html.j2", text="There is nothing here."), status_code=404)
+
+
+def page(viewer: Viewer, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """A page of the site, rendered for ``viewer``."""
+    return HTMLResponse(render(template, viewer=viewer, **context), status_code=status)
+
+
+# --- reading helpers -------------------------------------------------------------------------
+
+
+def entry(campaign: Any, rec: Any, corrections: Any) -> dict[str, Any]:
+    """One log line as the templates show it: ``seq``, ``text``, ``gm`` (GM-only),
+    ``mark`` (retracted/amended), ``entered`` (who entered physical dice), ``roll``."""
+    from ..cli.play import describe
+    from ..events import Roll
+
+    text = _SEQ_PREFIX.sub("", describe(campaign, rec), count=1)
+    mark = ""
+    if rec.seq in corrections.retracted:
+        mark = "retracted"
+    elif rec.seq in corrections.amended:
+        mark = "amended"
+    is_roll = isinstance(rec.data, Roll)
+    entered = rec.actor if is_roll and rec.data.source == "physical" else None
+    return {
+        "seq": rec.seq,
+        "text": text,
+        "gm": rec.visibility == "gm",
+        "mark": mark,
+        "entered": entered,
+        "roll": is_roll,
+        "session": rec.session,
+    }
+
+
+def log_entries(campaign: Any, *, as_gm: bool, after: int, upto: int) -> Iterator[dict[str, Any]]:
+    """The log lines of ``after < seq <= upto`` in the view asked for."""
+    corrections = campaign.corrections()
+    for rec in campaign.records(as_gm=as_gm, after=after, upto=upto):
+        yield entry(campaign, rec, corrections)
+
+
+def entry_html(e: dict[str, Any]) -> str:
+    """One log line as HTML on one line (for an SSE ``data:`` field)."""
+    return " ".join(render("_entry.html.j2", e=e).split("\n"))
+
+
+def sessions_of(campaign: Any) -> list[dict[str, Any]]:
+    """Every session: ``number``, ``started``, ``closed`` (``None`` while open), ``how``."""
+    out: dict[int, dict[str, Any]] = {}
+    for rec in campaign.records(
+        as_gm=False, types=["session.started", "session.ended", "session.abandoned"]
+    ):
+        number = rec.data.number
+        if rec.type == "session.started":
+            out[number] = {"number": number, "started": rec.recorded_at, "closed": None, "how": ""}
+        elif number in out:
+            out[number]["closed"] = rec.recorded_at
+            out[number]["how"] = "ended" if rec.type == "session.ended" else "abandoned"
+    return list(out.values())
+
+
+def _character(campaign: Any, viewer: Viewer, text: str) -> str | None:
+    """The character id ``text`` names if the viewer may see it, else ``None``."""
+    visible = accessmod.visible_characters(campaign, as_gm=viewer.as_gm)
+    return text if text in visible else None
+
+
+# --- pages -----------------------------------------------------------------------------------
+
+
+def home(server: Server) -> Endpoint:
+    """``/``: the campaign: characters (who plays whom), sessions, links."""
+
+    def endpoint(request: Request) -> Response:
+        viewer = server.viewer(request)
+        if viewer is None:
+            return login_hint()
+        campaign = server.campaign()
+        names = accessmod.visible_characters(campaign, as_gm=viewer.as_gm)
+        players: dict[str, str] = {}
+        for player, chars in accessmod.players_of(campaign, as_gm=viewer.as_gm).items():
+            for name in chars:
+                players[name] = player
+        mine = accessmod.characters_of(campaign, viewer.access)
+        return page(
+            viewer,
+            "home.html.j2",
+            campaign=campaign,
+            characters=[
+                {"id": cid, "name": name, "player": players.get(name), "mine": cid in mine}
+                for cid, name in names.items()
+            ],
+            sessions=sessions_of(campaign),
+            open_session=campaign.current_session(),
+        )
+
+    return endpoint
+
+
+def link(server: Server) -> Endpoint:
+    """``/a/TOKEN``: a capability link exchanged for a session cookie, then on to ``/``."""
+
+    def endpoint(request: Request) -> Response:
+        campaign = server.campaign()
+        found = accessmod.find(campaign.store, campaign.id, request.path_params["token"])
+        if found is None:
+            return login_hint()
+        sid = new_session(server, found)
+        response = HTMLResponse(render("linked.html.j2", who=found.who))
+        response.set_cookie(
+            COOKIE,
+            sid,
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+            path="/",
+        )
+        return response
+
+    return endpoint
+
+
+def log(server: Server) -> Endpoint:
+    """``/log``: the live log (an ARIA ``role="log"`` list, newest last)."""
+
+    def endpoint(request: Request) -> Response:
+        viewer = server.viewer(request)
+        if viewer is None:
+            return login_hint()
+        campaign = server.campaign()
+        head = campaign.store.head(campaign.id).seq
+        entries = list(
+            log_entries(
+                campaign, as_gm=viewer.as_gm, after=max(0, head - PAGE_ENTRIES), upto=head
+            )
+        )
+        return page(viewer, "log.html.j2", campaign=campaign, entries=entries, head=head)
+
+    return endpoint
+
+
+def _start_after(request: Request, head: int) -> int:
+    text = request.headers.get("last-event-id") or request.query_params.get("after") or ""
+    text = text.strip()
+    if text.isdigit() and len(text) <= 18:
+        return min(int(text), head)
+    return head
+
+
+def events(server: Server) -> Endpoint:
+    """``/events``: server-sent events, one per new log line (``id`` = seq, ``event:
+    entry``, ``data`` the line's HTML), from ``Last-Event-ID`` (or ``?after=SEQ``, else the
+    head) on. The stream ends with ``event: revoked`` when the link is revoked."""
+
+    def frames(viewer: Viewer, after: int) -> tuple[bool, list[str], int]:
+        if not server.still_live(viewer):
+            return False, [], after
+        campaign = server.campaign()
+        head = campaign.store.head(campaign.id).seq
+        out = [
+            f"id: {e['seq']}\nevent: entry\ndata: {entry_html(e)}\n\n"
+            for e in log_entries(campaign, as_gm=viewer.as_gm, after=after, upto=head)
+        ]
+        return True, out, max(head, after)
+
+    async def endpoint(request: Request) -> Response:
+        viewer = await run_sync(server.viewer, request)
+        if viewer is None:
+            return login_hint()
+        head = (await run_sync(lambda: server.campaign().store.head(server.campaign().id))).seq
+        start = _start_after(request, head)
+
+        async def stream() -> Any:
+            after = start
+            yield "retry: 1000\n\n"
+            while True:
+                seen = server.hub.generation
+                alive, out, after = await run_sync(frames, viewer, after)
+                if not alive:
+                    yield "event: revoked\ndata: \n\n"
+                    return
+                for frame in out:
+                    yield frame
+                if not await server.hub.wait(seen, 15.0):
+                    yield ": still here\n\n"
+
+        return StreamingResponse(
+            stream(),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-store", "x-accel-buffering": "no"},
+        )
+
+    return endpoint
+
+
+def _sheet_html(campaign: Any, cid: str, as_gm: bool) -> str:
+    """A character's sheet as an HTML fragment (``ledger.sheets.render_html`` when the
+    package has it, else the sheet view as nested lists)."""
+    state = campaign.state_of(cid, as_gm=as_gm, save_snapshots=False)
+    system = campaign.system
+    try:
+        from .. import sheets  # type: ignore[attr-defined]
+
+        layout = system.sheet_layout(state, as_gm=as_gm)
+        return str(sheets.render_html(layout, standalone=False))
+    except (ImportError, AttributeError):
+        view = system.sheet_view(state, as_gm=as_gm)
+        return render("_sheet_view.html.j2", view=view)
+
+
+def sheet(server: Server) -> Endpoint:
+    """``/sheet/ID``: one character's sheet, live (it reloads on every new log line)."""
+
+    def endpoint(request: Request) -> Response:
+        viewer = server.viewer(request)
+        if viewer is None:
+            return login_hint()
+        campaign = server.campaign()
+        cid = _character(campaign, viewer, request.path_params["character"])
+        if cid is None:
+            return _not_found()
+        mine = accessmod.characters_of(campaign, viewer.access)
+        head = campaign.store.head(campaign.id).seq
+        return page(
+            viewer,
+            "sheet.html.j2",
+            campaign=campaign,
+            cid=cid,
+            name=campaign.characters()[cid],
+            body=_sheet_html(campaign, cid, viewer.as_gm),
+            mine=cid in mine,
+            head=head,
+        )
+
+    return endpoint
+
+
+def sheet_part(server: Server) -> Endpoint:
+    """``/sheet/ID/part``: the sheet's body alone (what the live page swaps in)."""
+
+    def endpoint(request: Request) -> Response:
+        viewer = server.viewer(request)
+        if viewer is None:
+            return login_hint()
+        campaign = server.campaign()
+        cid = _character(campaign, viewer, request.path_params["character"])
+        if cid is None:
+            return _not_found()
+        return HTMLResponse(_sheet_html(campaign, cid, viewer.as_gm))
+
+    return endpoint
+
+
+def recap(server: Server) -> Endpoint:
+    """``/recap/N``: session N's recap (the recap's own page, :mod:`ledger.recap`)."""
+
+    def endpoint(request: Request) -> Response:
+        import secrets
+
+        from ..campaign import NotFound
+        from ..recap import build_recap
+        from ..recap import render as render_recap
+
+        viewer = server.viewer(request)
+        if viewer is None:
+            return login_hint()
+        campaign = server.campaign()
+        try:
+            data = build_recap(campaign, request.path_params["number"], as_gm=viewer.as_gm)
+        except NotFound:
+            return _not_found()
+        html = render_recap(data, "html")
+        nonce = secrets.token_urlsafe(16)
+        html = html.replace("<style>", f'<style nonce="{nonce}">', 1)
+        html = html.replace(
+            "<main>", '<main><p><a href="/">Campaign</a> · <a href="/log">Live log</a></p>', 1
+        )
+        csp = (
+            f"default-src 'none'; script-src 'self'; style-src 'self' 'nonce-{nonce}'; "
+            "img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        )
+        return HTMLResponse(html, headers={"content-security-policy": csp})
+
+    return endpoint
+
+
+def audit(server: Server) -> Endpoint:
+    """``/audit/SEQ``: everything about one event and its verdict (``campaign audit``)."""
+
+    def endpoint(request: Request) -> Response:
+        from ..audit import audit as run_audit
+        from ..rulesystem import RuleError
+
+        viewer = server.viewer(request)
+        if viewer is None:
+            return login_hint()
+        campaign = server.campaign()
+        seq = request.path_params["seq"]
+        head = campaign.store.head(campaign.id).seq
+        if not 1 <= seq <= head:
+            return _not_found()
+        try:
+            result = run_audit(campaign, seq, as_gm=viewer.as_gm)
+        except RuleError:  # a GM-only event, to a player: as if there were nothing
+            return _not_found()
+        data = result.pop("data")
+        return page(viewer, "audit.html.j2", campaign=campaign, a=result, data=data)
+
+    return endpoint
+
+
+def export(server: Server) -> Endpoint:
+    """``/export.ndjson``: the campaign's export in the viewer's view (a player's has stubs
+    for GM-only events, as ``campaign export`` does)."""
+
+    def endpoint(request: Request) -> Response:
+        from ..exchange import export_lines
+
+        viewer = server.viewer(request)
+        if viewer is None:
+            return login_hint()
+        campaign = server.campaign()
+        body = b"".join(export_lines(campaign.store, campaign.id, as_gm=viewer.as_gm))
+        return Response(
+            body,
+            media_type="application/x-ndjson",
+            headers={"content-disposition": 'attachment; filename="export.ndjson"'},
+        )
+
+    return endpoint
+
+
+def verify_page(server: Server) -> Endpoint:
+    """``/verify``: the in-browser verifier (checks an export with WebCrypto only)."""
+
+    def endpoint(request: Request) -> Response:
+        viewer = server.viewer(request)
+        if viewer is None:
+            return login_hint()
+        return page(viewer, "verify.html.j2", campaign=server.campaign())
+
+    return endpoint
+
+
+def verifier_download(server: Server) -> Endpoint:
+    """``/verifier.html``: the verifier as one self-contained file to keep and open offline."""
+
+    def endpoint(request: Request) -> Response:
+        from .verifier import verifier_html
+
+        viewer = server.viewer(request)
+        if viewer is None:
+            return login_hint()
+        return Response(
+            verifier_html(),
+            media_type="text/html; charset=utf-8",
+            headers={
+                "content-disposition": 'attachment; filename="ledger-verifier.html"',
+                "content-security-policy": "sandbox",
+            },
+        )
+
+    return endpoint
+
+
+# --- writing: physical dice from a phone ---------------------------------------------------
+
+
+def roll_fields(system: Any) -> list[dict[str, Any]]:
+    """The roll form's fields: one per :attr:`RuleSystem.roll_params` entry."""
+    out = []
+    for p in system.roll_params:
+        kind = "flag" if p.is_flag else ("number" if p.type is int and not p.multiple else "text")
+        out.append(
+            {
+                "name": p.name,
+                "label": p.name.replace("_", " "),
+                "help": p.help + p.range_text(),
+                "kind": kind,
+                "min": p.min,
+                "max": p.max,
+                "multiple": p.multiple,
+                "suggestions": list(p.suggestions),
+            }
+        )
+    return out
+
+
+def _given(system: Any, form: dict[str, str]) -> dict[str, Any]:
+    """Form values as click would give them to ``pick_params`` (flags ``True``, repeatable
+    values split on commas into a tuple, empty fields absent)."""
+    given: dict[str, Any] = {}
+    for p in system.roll_params:
+        value = form.get(p.name, "").strip()
+        if not value:
+            continue
+        if p.is_flag:
+            given[p.name] = True
+        elif p.multiple:
+            given[p.name] = tuple(v.strip() for v in value.split(",") if v.strip())
+        else:
+            given[p.name] = value
+    return given
+
+
+def roll(server: Server) -> Endpoint:
+    """``/roll/ID``: the physical-dice form for a character the viewer plays (the GM: any,
+    with engine and blind rolls as well); POST records it through
+    :meth:`ledger.campaign.Campaign.roll`, with the viewer as actor."""
+
+    def form_page(
+        viewer: Viewer, cid: str, values: dict[str, str], error: str = "", status: int = 200
+    ) -> Response:
+        campaign = server.campaign()
+        state = campaign.state_of(cid, as_gm=viewer.as_gm, save_snapshots=False)
+        skills = sorted(campaign.system.skills_of(state))
+        return page(
+            viewer,
+            "roll.html.j2",
+            status,
+            campaign=campaign,
+            cid=cid,
+            name=campaign.characters()[cid],
+            fields=roll_fields(campaign.system),
+            skills=skills,
+            values=values,
+            error=error,
+            example=campaign.system.example_roll,
+        )
+
+    def allowed(viewer: Viewer, cid: str) -> bool:
+        campaign = server.campaign()
+        return cid in accessmod.characters_of(campaign, viewer.access)
+
+    def record(viewer: Viewer, cid: str, form: dict[str, str]) -> tuple[Any, str]:
+        import click
+
+        from ..campaign import AutomaticResult
+        from ..cli import now
+        from ..cli.play import pick_params
+        from ..dice import DiceError
+        from ..rulesystem import RuleError
+        from ..store import ConflictError
+
+        campaign = server.campaign()
+        faces = form.get("dice", "").strip() or None
+        blind = viewer.as_gm and bool(form.get("blind"))
+        if faces is None and not viewer.as_gm:
+            return None, "enter the dice you rolled (the faces, in order: 3,5 or ++-0)"
+        skill = form.get("skill", "").strip() or None
+        try:
+            given = pick_params(campaign.system, "roll_params", _given(campaign.system, form))
+            rec = campaign.roll(
+                cid,
+                skill,
+                given,
+                faces=faces,
+                blind=blind,
+                automatic_ok=bool(form.get("auto")),
+                actor=viewer.access.who,
+                at=now(),
+            )
+        except AutomaticResult as e:
+            return None, f"{e}: tick “record an automatic result” to record it"
+        except click.UsageError as e:
+            return None, e.format_message()
+        except (RuleError, DiceError, ConflictError) as e:
+            return None, str(e)
+        server.hub.wake()
+        return rec, ""
+
+    async def endpoint(request: Request) -> Response:
+        viewer = await run_sync(server.viewer, request)
+        if viewer is None:
+            return login_hint()
+        cid = request.path_params["character"]
+        if not await run_sync(allowed, viewer, cid):
+            return _not_found()
+        if request.method == "GET":
+            return await run_sync(form_page, viewer, cid, {})
+        try:
+            form = await read_form(request)
+        except FormError as e:
+            return HTMLResponse(render("error.html.j2", text=f"{e}."), status_code=413)
+        if not check_csrf(request, viewer, form):
+            return HTMLResponse(
+                render("error.html.j2", text="This form did not come from this page: reload it."),
+                status_code=403,
+            )
+        if not await run_sync(server.still_live, viewer):
+            return login_hint()
+        rec, error = await run_sync(record, viewer, cid, form)
+        if rec is None:
+            return await run_sync(form_page, viewer, cid, form, error, 422)
+        return redirect(f"/log#e{rec.seq}")
+
+    return endpoint
+
+

@@ -1,0 +1,26 @@
+// The live log: new entries arrive as server-sent events (id = seq). The browser resumes
+// with Last-Event-ID after a drop or a phone's sleep; an entry already shown is not repeated.
+(function () {
+  "use strict";
+  var log = document.getElementById("log");
+  var status = document.getElementById("status");
+  if (!log || !window.EventSource) { return; }
+  var source = new EventSource("/events?after=" + encodeURIComponent(log.dataset.after || "0"));
+  source.addEventListener("open", function () { status.textContent = "Live: new entries appear here."; });
+  source.addEventListener("error", function () { status.textContent = "Reconnecting…"; });
+  source.addEventListener("revoked", function () {
+    source.close();
+    status.textContent = "This link was revoked: ask your GM for a new one.";
+  });
+  source.addEventListener("entry", function (event) {
+    if (document.getElementById("e" + event.lastEventId)) { return; }
+    var holder = document.createElement("template");
+    holder.innerHTML = event.data;  // server-rendered, every value escaped there
+    var item = holder.content.firstElementChild;
+    if (!item) { return; }
+    item.classList.add("fresh");
+    log.appendChild(item);
+    var near = window.innerHeight + window.scrollY >= document.body.scrollHeight - 400;
+    if (near) { item.scrollIntoView({block: "end"}); }
+  });
+})();

@@ -1,0 +1,563 @@
+"""One conformance suite for every :class:`~ledger.eventstore.EventStore` backend (#19).
+
+Each test runs twice, through ``store_target`` (tests/conftest.py): against a fresh SQLite file
+and against a fresh schema of a PostgreSQL server (``CAMPAIGN_TEST_POSTGRES``, or the server at
+127.0.0.1:5432 when it answers; the PostgreSQL half skips with the reason otherwise).
+
+What every backend must do (DESIGN.md "Store", "Quality bars"): the chain's bytes exactly as
+:mod:`ledger.chain` makes them; gap-free per-campaign ``seq``; expected versions; all-or-nothing
+batches; append-only enforced by the database; reads by seq range, stream, session, type and
+actor; secrets; snapshots as a cache; several processes appending at once losing and
+duplicating nothing; a writer killed mid-batch leaving its batch whole or absent; any changed
+byte found by ``verify`` at the first bad seq.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from click.testing import CliRunner
+
+from ledger.campaign import Campaign, open_campaign
+from ledger.chain import ZERO_HASH, chain_hash
+from ledger.cli import cli
+from ledger.events import NoteAdded
+from ledger.eventstore import (
+    ConflictError,
+    EventStore,
+    Pending,
+    RowStream,
+    StoreError,
+    is_url,
+    open_store,
+)
+from ledger.verify import verify_store
+
+ROOT = Path(__file__).resolve().parents[1]
+AT = "2026-03-01T19:00:00.000000Z"
+
+
+def note(text: str, character: str | None = None) -> Pending:
+    return Pending(NoteAdded(text=text, character=character))
+
+
+def append(store: EventStore, campaign: str, *items: Pending, **kw: Any) -> list[tuple]:
+    kw.setdefault("session", None)
+    return store.append(campaign, list(items), actor="gm", recorded_at=AT, **kw)
+
+
+def raw(target: str, sql: str, args: tuple = ()) -> list[tuple]:
+    """Run SQL on the backend's database directly, as a forger with access to it would."""
+    if is_url(target):
+        import psycopg
+
+        with psycopg.connect(target, autocommit=True) as conn:
+            cur = conn.execute(sql.replace("?", "%s"), args)
+            return cur.fetchall() if cur.description else []
+    conn = sqlite3.connect(target, isolation_level=None)
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
+
+
+def refused_error(target: str) -> type[Exception]:
+    if is_url(target):
+        import psycopg
+
+        return psycopg.Error
+    return sqlite3.DatabaseError
+
+
+@pytest.fixture
+def store(store_target):
+    s = open_store(store_target)
+    yield s
+    s.close()
+
+
+# --- store behaviour -------------------------------------------------------------------------
+
+
+def test_protocol_and_migrations(store_target):
+    from ledger import pgstore
+    from ledger import store as sqlite_store
+
+    s = open_store(store_target)
+    assert isinstance(s, EventStore)
+    names = pgstore.MIGRATION_NAMES if is_url(store_target) else sqlite_store.MIGRATION_NAMES
+    assert s.migrations() == list(names)
+    s.close()
+    again = open_store(store_target)  # re-opening applies nothing twice
+    assert again.migrations() == list(names)
+    assert again.integrity() == ["ok"]
+    again.close()
+
+
+def test_chain_bytes_are_the_chain_modules(store):
+    rows = append(store, "c", note("a"), note("b", "ann"))
+    (s1, *_, prev1, h1), (s2, *_, prev2, h2) = rows
+    assert (s1, s2) == (1, 2) and prev1 == ZERO_HASH and prev2 == h1
+    canonical = (
+        b'{"actor":"gm","campaign":"c","data":{"character":null,"text":"a","type":"note.added"},'
+        b'"prev_hash":"' + ZERO_HASH.encode() + b'","recorded_at":"' + AT.encode() + b'","seq":1,'
+        b'"session":null,"stream":"campaign","type":"note.added","version":1,"visibility":"public"}'
+    )
+    assert h1 == hashlib.sha256(bytes.fromhex(ZERO_HASH) + canonical).hexdigest()
+    assert h1 == chain_hash(ZERO_HASH, canonical)
+    assert [tuple(r) for r in store.rows("c")] == [tuple(r) for r in rows]  # stored as returned
+
+
+def test_data_is_stored_byte_for_byte(store):
+    hostile = 'é \u0000 \\ "quoted" %s %d \U0001f3b2 \u2028'
+    Campaign.create(store, "c", system="decision-dice", actor="gm", at=AT)
+    append(store, "c", note(hostile, "ann"))
+    ((data,),) = list(store.rows("c", after=1, columns=["data"]))
+    assert (
+        data
+        == msgspec.json.encode(
+            {"character": "ann", "text": hostile, "type": "note.added"}, order="sorted"
+        ).decode()
+    )
+    assert verify_store(store, "c").ok
+
+
+def test_seq_versions_and_campaigns_are_separate(store):
+    append(store, "c", note("a"), note("b", "ann"), note("c", "ann"))
+    rows = append(store, "d", note("x"))
+    assert rows[0][0] == 1 and rows[0][10] == ZERO_HASH  # own seq and chain
+    assert store.stream_version("c", "ann") == 2
+    assert store.stream_version("c", "campaign") == 1
+    assert store.stream_version("c", "nobody") == 0
+    assert store.head("c").seq == 3
+    assert store.head("none").seq == 0 and store.head("none").hash == ZERO_HASH
+    assert store.campaign_ids() == ["c", "d"]
+
+
+def test_expected_version_conflict_names_both_and_writes_nothing(store):
+    append(store, "c", note("a", "ann"))
+    with pytest.raises(ConflictError, match="version 1, not the expected version 0"):
+        append(store, "c", note("b", "ann"), note("c"), expected_versions={"ann": 0})
+    assert store.head("c").seq == 1
+    with pytest.raises(ConflictError, match="'bob' is at version 0, not the expected version 3"):
+        append(store, "c", note("b", "ann"), expected_versions={"ann": 1, "bob": 3})
+    assert store.head("c").seq == 1
+    append(store, "c", note("b", "ann"), expected_versions={"ann": 1, "bob": 0})
+    assert store.head("c").seq == 2
+
+
+def test_batch_is_all_or_nothing(store):
+    append(store, "c", note("a"))
+
+    class Boom(NoteAdded, frozen=True, kw_only=True, tag="boom.added"):
+        bad: object = object()
+
+    with pytest.raises(TypeError):
+        append(store, "c", note("b"), Pending(Boom(text="x")))
+    with pytest.raises(RuntimeError), store.transaction():
+        append(store, "c", note("b"), note("c"))
+        raise RuntimeError("the caller fails after the append")
+    assert store.head("c").seq == 1
+    assert [r[0] for r in store.rows("c")] == [1]
+    assert store.rollbacks >= 1
+
+
+@pytest.mark.parametrize("sql", ["update events set data = '{}'", "delete from events"])
+def test_the_database_refuses_update_and_delete(store_target, store, sql):
+    append(store, "c", note("a"))
+    with pytest.raises(refused_error(store_target), match="append-only"):
+        raw(store_target, sql)
+    assert [r[5] for r in store.rows("c")] == ['{"character":null,"text":"a","type":"note.added"}']
+
+
+def test_reads_by_range_stream_session_type_and_actor(store):
+    append(store, "c", note("a"), note("b", "ann"), session=1)
+    store.append(
+        "c", [note("c", "bob")], actor="pat", recorded_at="2026-03-02T19:00:00.000000Z", session=2
+    )
+    append(store, "c", note("d", "ann"), session=2)
+    assert [r[0] for r in store.rows("c", stream="ann")] == [2, 4]
+    assert [r[0] for r in store.rows("c", after=1, upto=3)] == [2, 3]
+    assert [r[0] for r in store.rows("c", streams=["bob", "campaign"])] == [1, 3]
+    assert [r[0] for r in store.rows("c", session=2)] == [3, 4]
+    assert [r[0] for r in store.rows("c", actor="pat")] == [3]
+    assert [r[0] for r in store.rows("c", types=["note.added"], descending=True)] == [4, 3, 2, 1]
+    assert [r[0] for r in store.rows("c", types=["session.started"])] == []
+    assert list(store.rows("c", upto=2, columns="seq, stream")) == [(1, "campaign"), (2, "ann")]
+    narrow = store.rows("c", upto=2)
+    assert isinstance(narrow, RowStream) and not narrow.started
+    assert [r[:4] for r in narrow.narrow(["seq", "stream"])] == [
+        (1, None, "campaign", None),
+        (2, None, "ann", None),
+    ]
+    with pytest.raises(StoreError, match="unknown event columns"):
+        store.rows("c", columns="seq, 1; drop table events")
+    assert store.last_of_types("c", ["note.added"])[0] == 4
+    assert store.last_of_types("c", ["nothing"]) is None
+    assert store.last_seq_at("c", "2026-03-01T23:00:00.000000Z") == 4  # seq 3 is a day later
+    # the clock ran back after seq 3: as of its time the last event in time order is seq 3
+    # (one index seek; ledger.eventstore.EventStore.last_seq_at documents it)
+    assert store.last_seq_at("c", "2026-03-02T19:00:00.000000Z") == 3
+    assert store.last_seq_at("c", "2026-03-01T18:59:59.999999Z") == 0
+    head = store.head("c")
+    assert store.seq_of_hash("c", head.hash) == 4 and store.seq_of_hash("d", head.hash) is None
+
+
+def test_paged_reads_stream_every_row_once(store):
+    append(store, "c", *[note(str(i), f"s{i % 3}") for i in range(12_345)])
+    seqs = [r[0] for r in store.rows("c", columns=["seq"])]
+    assert seqs == list(range(1, 12_346))
+    assert [r[0] for r in store.rows("c", descending=True, after=10, upto=12_000)] == list(
+        range(12_000, 10, -1)
+    )
+    assert sum(1 for _ in store.rows("c", stream="s1")) == 4115
+
+
+def test_secrets(store):
+    store.put_secret("c", 1, b"\x01" * 32)
+    store.put_secret("c", 1, b"\x02" * 32, "downtime")
+    assert store.get_secret("c", 1) == b"\x01" * 32
+    assert store.get_secret("c", 1, "downtime") == b"\x02" * 32
+    rows = store.secret_rows("c")
+    assert sorted((r["kind"], r["seed"]) for r in rows) == [
+        ("downtime", "02" * 32),
+        ("session", "01" * 32),
+    ]
+    store.drop_secret("c", 1)
+    assert store.get_secret("c", 1) is None
+    with store.transaction():
+        store.restore_secrets([{"campaign": "e", "session": 3, "kind": "session", "seed": "ab"}])
+    assert store.get_secret("e", 3) == b"\xab"
+    with pytest.raises(StoreError, match="unknown fields: evil"), store.transaction():
+        store.restore_secrets([{"campaign": "e", "session": 4, "evil": 1}])
+
+
+def test_snapshots_are_a_cache(store):
+    store.save_snapshot("c", "ann", 10, True, b"s10", basis="b", digest="d10")
+    store.save_snapshot("c", "ann", 20, True, b"s20", basis="b", digest="d20")
+    store.save_snapshot("c", "ann", 12, True, b"x12", basis="other", digest="x")
+    store.save_snapshot("c", "ann", 10, True, b"t10", basis="b", digest="e10")  # replaces
+    assert store.load_snapshot("c", "ann", 15, True, basis="b") == (10, b"t10", "e10")
+    assert store.load_snapshot("c", "ann", 15, True, basis="b", after=11) is None
+    assert store.load_snapshot("c", "ann", 15, False, basis="b") is None
+    assert [r[:3] for r in store.snapshot_rows("c")] == [
+        ("ann", 1, 10),
+        ("ann", 1, 12),
+        ("ann", 1, 20),
+    ]
+    with store.transaction():
+        store.drop_snapshot("c", "ann", 10, True, "b")
+    assert store.load_snapshot("c", "ann", 15, True, basis="b") is None
+    assert store.drop_snapshots("c") == 2
+
+
+# --- the whole engine on each backend ---------------------------------------------------------
+
+
+def test_the_readme_tour_runs_and_verifies(store_target, tmp_path):
+    """The README's tour on each backend: same answers, the chain and every roll verify."""
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        result = runner.invoke(cli, ["--db", store_target, *args], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    sheets = ROOT / "campaigns" / "grand-casebook" / "characters"
+    run("new", "casebook", "--system", "wyrd-engine")
+    run("character", "add", "--sheet", str(sheets / "julian.toml"))
+    run("character", "add", "--sheet", str(sheets / "felix.toml"))
+    run("session", "start")
+    assert "success (margin 2)" in run(
+        "roll", "julian", "investigate", "--dr", "good", "--dice", "++-0"
+    )
+    roll = json.loads(run("roll", "julian", "notice", "--dr", "fair", "--json"))
+    assert roll["source"] == "engine" and roll["nonce"] == 0
+    run("damage", "felix", "2")
+    run("scene", "end")
+    run("session", "end")
+    assert "OK: 10 events, 1 engine rolls verified, 2 roll results re-derived" in run("verify")
+    sheet = json.loads(run("sheet", "felix", "--as-of", "7", "--json"))
+    assert sheet["stress"]["marked"] == 2
+    store = open_store(store_target)
+    camp = open_campaign(store)
+    with_snapshots = camp.states()
+    store.drop_snapshots(camp.id)
+    assert open_campaign(store).states() == with_snapshots  # snapshots change no answer
+    assert store.secret_rows(camp.id) != []  # the downtime seed, until advancement
+    store.close()
+
+
+# --- several processes at once ------------------------------------------------------------------
+
+
+def conformance_writer(target: str, writer: int, count: int, go: str, out: str) -> None:
+    """One writer process: ``count`` notes in batches of 1-9 to campaign ``a`` (the shared
+    stream, expected versions, retrying on conflict) and to campaign ``b`` (its own stream);
+    writes what it was told to ``out``."""
+    rng = random.Random(writer)
+    store = open_store(target)
+    shared = open_campaign(store, "a")
+    report: dict[str, list] = {"a": [], "b": [], "conflicts": []}
+    while not os.path.exists(go):
+        time.sleep(0.001)
+    done = 0
+    while done < count:
+        size = min(count - done, rng.randint(1, 9))
+        texts = [f"w{writer}:{done + i}" for i in range(size)]
+        if rng.random() < 0.5:
+            while True:
+                version = store.stream_version("a", "campaign")
+                time.sleep(rng.random() / 2000)  # think between reading and writing: races
+                try:
+                    recs = shared.append(
+                        [NoteAdded(text=t) for t in texts],
+                        actor=f"w{writer}",
+                        at=AT,
+                        expected_versions={"campaign": version},
+                    )
+                except ConflictError as e:
+                    report["conflicts"].append(str(e))
+                    continue
+                report["a"].append([texts, [r.seq for r in recs]])
+                break
+        else:
+            rows = store.append(
+                "b",
+                [Pending(NoteAdded(text=t, character=f"w{writer}")) for t in texts],
+                actor=f"w{writer}",
+                recorded_at=AT,
+                session=None,
+            )
+            report["b"].append([texts, [r[0] for r in rows]])
+        done += size
+    Path(out).write_text(json.dumps(report))
+
+
+def test_several_processes_lose_and_duplicate_nothing(store_target, tmp_path):
+    writers, count = 4, 150
+    store = open_store(store_target)
+    Campaign.create(store, "a", system="decision-dice", actor="gm", at=AT)
+    Campaign.create(store, "b", system="decision-dice", actor="gm", at=AT)
+    go = tmp_path / "go"
+    code = (
+        "import sys; from tests.test_conformance import conformance_writer; "
+        "conformance_writer(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5])"
+    )
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                code,
+                store_target,
+                str(w),
+                str(count),
+                str(go),
+                str(tmp_path / f"w{w}.json"),
+            ],
+            cwd=ROOT,
+            stderr=subprocess.PIPE,
+        )
+        for w in range(writers)
+    ]
+    time.sleep(0.5)
+    go.write_text("go")
+    reports = []
+    for w, proc in enumerate(procs):
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, f"writer {w} failed: {err.decode()[-2000:]}"
+        reports.append(json.loads((tmp_path / f"w{w}.json").read_text()))
+    told = {
+        t: seq
+        for rep in reports
+        for c in ("a", "b")
+        for texts, seqs in rep[c]
+        for t, seq in zip(texts, seqs, strict=True)
+    }
+    assert len(told) == writers * count
+    for campaign in ("a", "b"):
+        rows = list(store.rows(campaign, columns="seq, data"))
+        assert [r[0] for r in rows] == list(range(1, len(rows) + 1)), "seq is not gap-free"
+        texts = Counter(json.loads(r[1]).get("text") for r in rows[1:])
+        assert all(n == 1 for n in texts.values()), "an event was written twice"
+        for text in texts:
+            assert told[text] == next(r[0] for r in rows if json.loads(r[1]).get("text") == text)
+        report = verify_store(store, campaign)
+        assert report.ok, report.problem
+    assert (
+        sum(
+            len(Counter(json.loads(r[1]).get("text") for r in store.rows(c, columns="seq, data")))
+            - 1
+            for c in "ab"
+        )
+        == writers * count
+    )
+    store.close()
+
+
+# --- a writer killed mid-batch -----------------------------------------------------------------
+
+BATCH = 300
+
+
+def crash_writer(target: str) -> None:
+    """Append batches of :data:`BATCH` notes forever, saying ``begin K``/``commit K``."""
+    store = open_store(target)
+    k = 0
+    while True:
+        k += 1
+        batch = [note(f"b{k}:{i} " + "x" * 400, f"s{k % 3}") for i in range(BATCH)]
+        print(f"begin {k}", flush=True)
+        store.append("crash", batch, actor="writer", recorded_at=AT, session=None)
+        print(f"commit {k}", flush=True)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_writer_killed_mid_batch_leaves_it_whole_or_absent(store_target, seed):
+    rng = random.Random(seed)
+    store = open_store(store_target)
+    Campaign.create(store, "crash", system="decision-dice", actor="gm", at=AT)
+    code = "import sys; from tests.test_conformance import crash_writer; crash_writer(sys.argv[1])"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, store_target], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    wanted = rng.randint(2, 4)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith(f"begin {wanted}"):
+            break
+    time.sleep(rng.random() * 0.05)
+    proc.send_signal(signal.SIGKILL)
+    said = proc.stdout.read().split()  # what it printed before it died
+    proc.wait()
+    proc.stdout.close()
+    begun = max([wanted] + [int(k) for w, k in zip(said, said[1:], strict=False) if w == "begin"])
+    reopened = open_store(store_target)
+    head = reopened.head("crash").seq
+    assert (head - 1) % BATCH == 0, f"a partial batch: head {head}"
+    batches = Counter(
+        json.loads(d)["text"].split(":")[0]
+        for (d,) in reopened.rows("crash", after=1, columns=["data"])
+    )
+    assert all(n == BATCH for n in batches.values())
+    assert len(batches) in (begun - 1, begun)  # the batch it was in: whole or absent
+    assert verify_store(reopened, "crash").ok
+    append(reopened, "crash", note("after the crash"))  # the lock died with the writer
+    assert reopened.head("crash").seq == head + 1
+    reopened.close()
+    store.close()
+
+
+# --- tampering ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "column, value",
+    [
+        ("data", '{"character":null,"text":"forged","type":"note.added"}'),
+        ("actor", "mallory"),
+        ("recorded_at", "2026-03-01T19:00:00.000001Z"),
+    ],
+)
+def test_verify_finds_a_changed_byte_at_its_seq(store_target, column, value):
+    store = open_store(store_target)
+    Campaign.create(store, "t", system="decision-dice", actor="gm", at=AT)
+    append(store, "t", *[note(str(i)) for i in range(6)])
+    assert verify_store(store, "t").ok
+    if is_url(store_target):
+        raw(store_target, "alter table events disable trigger events_no_update")
+        raw(
+            store_target,
+            f"update events set {column} = ? where campaign = 't' and seq = 4",
+            (value,),
+        )
+        problems = store.integrity()
+        assert any("events_no_update" in p and "disabled" in p for p in problems), problems
+        report = verify_store(store, "t")
+        assert not report.ok and report.bad_seq == 0  # the missing guard is found first
+        raw(store_target, "alter table events enable trigger events_no_update")
+    else:
+        raw(store_target, "drop trigger events_no_update")
+        raw(store_target, f"update events set {column} = ? where seq = 4", (value,))
+    report = verify_store(store, "t")
+    assert not report.ok and report.bad_seq == 4, (report.bad_seq, report.problem)
+    store.close()
+
+
+# --- PostgreSQL only -------------------------------------------------------------------------
+
+
+def test_a_store_on_a_pooled_connection(postgres_url):
+    """A service lends each request a connection from a psycopg_pool pool: the store uses it
+    and leaves it open for the pool; appends from two lent connections chain as one log."""
+    from psycopg_pool import ConnectionPool
+
+    from ledger.pgstore import PostgresStore
+
+    with ConnectionPool(postgres_url, min_size=2, max_size=2, open=True) as pool:
+        with pool.connection() as conn:
+            store = PostgresStore(conn)
+            Campaign.create(store, "pooled", system="decision-dice", actor="gm", at=AT)
+            store.close()
+            assert not conn.closed
+        with pool.connection() as a, pool.connection() as b:
+            first = append(PostgresStore(a), "pooled", note("from a"))
+            second = append(PostgresStore(b), "pooled", note("from b"))
+            assert (first[0][0], second[0][0]) == (2, 3) and second[0][10] == first[0][11]
+            assert verify_store(PostgresStore(a), "pooled").ok
+
+
+def test_an_application_role_with_insert_and_select_only(postgres_url):
+    """The grants docs/postgres.md gives a hosted application: it appends and reads, and the
+    database refuses it UPDATE and DELETE on events even without the triggers' help."""
+    import uuid
+
+    import psycopg
+
+    store = open_store(postgres_url)
+    Campaign.create(store, "granted", system="decision-dice", actor="gm", at=AT)
+    store.close()
+    role = f"app_{uuid.uuid4().hex[:10]}"
+    schema = postgres_url.rsplit("%3D", 1)[1]
+    grants = [
+        f"create role {role} login",
+        f"grant usage on schema {schema} to {role}",
+        f"grant select, insert on {schema}.events to {role}",
+        f"grant select, insert, delete on {schema}.secrets to {role}",
+        f"grant select, insert, update, delete on {schema}.snapshots to {role}",
+        f"grant select on {schema}.ledger_migrations to {role}",
+    ]
+    for sql in grants:
+        raw(postgres_url, sql)
+    try:
+        import re
+
+        head, rest = postgres_url.split("://", 1)
+        app_url = f"{head}://{role}@{re.sub(r'^[^@/]*@', '', rest)}"
+        app = open_store(app_url)
+        camp = open_campaign(app, "granted")
+        camp.append([NoteAdded(text="by the app")], actor="gm", at=AT)
+        assert verify_store(app, "granted").ok
+        for sql in ("update events set actor = 'x'", "delete from events", "truncate events"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                app.conn.execute(sql)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            app.conn.execute("alter table events disable trigger events_no_update")
+        app.close()
+    finally:
+        raw(postgres_url, f"drop owned by {role}")
+        raw(postgres_url, f"drop role {role}")

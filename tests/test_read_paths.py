@@ -1,0 +1,122 @@
+"""Every read path reads only what it needs (#19): the query SQLite plans for each filter
+uses its index (never a scan of the whole campaign), a roll folds its character once, and
+`--as-of TIME` is one index seek. Speed itself is measured in bench/ (case `reads`)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from ledger.campaign import Campaign, open_campaign
+from ledger.events import SceneStarted
+from ledger.eventstore import Pending
+from ledger.store import Store
+
+AT = "2026-03-01T19:00:00.000000Z"
+
+
+def plan(store: Store, **filters) -> str:
+    """SQLite's query plan for ``store.rows(campaign, **filters)``, one line."""
+    query = store.rows("c", **filters)
+    rows = store.conn.execute(f"explain query plan select seq{query.tail}", query.args)
+    return " | ".join(r[-1] for r in rows)
+
+
+@pytest.fixture
+def store(tmp_path):
+    return Store(str(tmp_path / "ledger.db"))
+
+
+@pytest.mark.parametrize(
+    ("filters", "index"),
+    [
+        ({"session": 3}, "events_session_seq (campaign=? AND session=? AND seq>?)"),
+        ({"session": 3, "types": ["session.ended"]}, "events_session_seq"),
+        ({"types": ["session.started", "session.ended"]}, "events_type (campaign=? AND type=?"),
+        ({"types": ["character.created"], "upto": 10}, "events_type"),
+        ({"stream": "julian"}, "events_stream (campaign=? AND stream=? AND seq>?)"),
+        ({"stream": "julian", "session": 2}, "events_session_seq"),
+    ],
+)
+def test_each_filter_is_found_through_its_index(store, filters, index):
+    found = plan(store, **filters)
+    assert index in found, found
+    assert "sqlite_autoindex_events_1 (campaign=?)" not in found  # a whole-campaign scan
+
+
+def test_as_of_a_time_is_one_index_seek(store):
+    found = " | ".join(
+        r[-1]
+        for r in store.conn.execute(
+            "explain query plan select seq from events where campaign = ? and recorded_at <= ? "
+            "order by recorded_at desc, seq desc limit 1",
+            ("c", AT),
+        )
+    )
+    assert "events_time (campaign=? AND recorded_at<?)" in found
+    assert "TEMP B-TREE" not in found
+
+
+def _append(store: Store, at: str, n: int = 1) -> None:
+    for _ in range(n):
+        event = Pending(SceneStarted(title="x"))
+        store.append("c", [event], actor="gm", recorded_at=at, session=None)
+
+
+def test_last_seq_at_gives_the_last_event_at_or_before_the_time(store):
+    assert store.last_seq_at("c", AT) == 0
+    _append(store, "2026-03-01T19:00:00.000000Z", 3)  # seq 1-3
+    _append(store, "2026-03-01T20:00:00.000000Z", 2)  # seq 4-5
+    assert store.last_seq_at("c", "2026-03-01T18:59:59.999999Z") == 0
+    assert store.last_seq_at("c", "2026-03-01T19:00:00.000000Z") == 3  # ties: the highest seq
+    assert store.last_seq_at("c", "2026-03-01T19:59:59.000000Z") == 3
+    assert store.last_seq_at("c", "2026-03-01T21:00:00.000000Z") == 5
+
+
+def test_a_clock_that_ran_backwards_gives_the_last_event_in_time_order(store):
+    """The documented limit (ledger.eventstore.EventStore.last_seq_at): seq 3 was stamped
+    before seq 2, so as of 19:45 the last event in time order is seq 3."""
+    _append(store, "2026-03-01T19:00:00.000000Z")
+    _append(store, "2026-03-01T20:00:00.000000Z")
+    _append(store, "2026-03-01T19:30:00.000000Z")
+    assert store.last_seq_at("c", "2026-03-01T19:45:00.000000Z") == 3
+    assert store.last_seq_at("c", "2026-03-01T20:30:00.000000Z") == 2
+
+
+def test_an_older_ledger_gets_the_read_indexes(tmp_path):
+    path = tmp_path / "old.db"
+    Store(str(path)).conn.close()
+    conn = sqlite3.connect(path)
+    conn.execute("drop index events_session_seq")
+    conn.execute("drop index events_time")
+    conn.execute("create index events_session on events (campaign, session)")
+    conn.execute("delete from _sqlite_migrations where name = 'm005_read_indexes'")
+    conn.commit()
+    conn.close()
+    store = Store(str(path))
+    names = {r[0] for r in store.conn.execute("select name from sqlite_master where type='index'")}
+    assert {"events_session_seq", "events_time", "events_type", "events_stream"} <= names
+    assert "events_session" not in names
+
+
+def test_a_roll_folds_its_character_once(invoke, frozen, db_path, monkeypatch):
+    """Resolving and validating a roll share one fold of the character (#19: it was two)."""
+    from pathlib import Path
+
+    sheets = Path(__file__).resolve().parent.parent / "campaigns" / "grand-casebook"
+    assert invoke("new", "casebook", "--system", "wyrd-engine").exit_code == 0
+    added = invoke("character", "add", "--sheet", str(sheets / "characters" / "julian.toml"))
+    assert added.exit_code == 0, added.output
+    camp = open_campaign(Store(db_path))  # as a fresh process opens it: nothing cached
+    folds: list[str] = []
+    real = Campaign.state_of
+
+    def counted(self, character, **kw):
+        folds.append(character)
+        return real(self, character, **kw)
+
+    monkeypatch.setattr(Campaign, "state_of", counted)
+    camp.roll("julian", "investigate", {"dr": "fair"}, faces="+0-0", actor="gm", at=AT)
+    assert folds == ["julian"]
+    assert camp.store.head(camp.id).seq == 3

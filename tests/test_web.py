@@ -1,0 +1,328 @@
+"""``campaign serve`` (#18): access links, sessions, pages, the player's view, physical dice
+from a phone, and the attacks on them (forgery, cross-site posts, revocation, hostile text)."""
+
+from __future__ import annotations
+
+import json
+
+import httpx2
+import pytest
+
+from ledger.store import Store
+
+from .webtools import client, csrf, d20_table, live_server, login, post, sse_frames
+
+PAGES = ("/", "/log", "/sheet/isa", "/sheet/isa/part", "/recap/1", "/audit/5", "/roll/isa",
+         "/export.ndjson", "/verify", "/verifier.html", "/events")
+
+
+@pytest.fixture
+def table(tmp_path):
+    return d20_table(str(tmp_path / "ledger.db"))
+
+
+def test_without_a_session_every_page_is_a_login_hint_and_nothing_else(table):
+    with client(table) as c:
+        for path in PAGES:
+            r = c.get(path)
+            assert r.status_code == 403, path
+            assert "Open the link your GM gave you" in r.text
+            for word in ("vault", "Isa", "Bram", "Lockpicking", "Warden"):
+                assert word not in r.text, (path, word)
+
+
+def test_a_link_becomes_an_httponly_strict_session_cookie(table):
+    token = table.link("Dana")
+    with client(table) as c:
+        r = c.get(f"/a/{token}")
+        cookie = r.headers["set-cookie"]
+        assert "HttpOnly" in cookie and "SameSite=strict" in cookie
+        assert token not in cookie
+        assert c.get("/").status_code == 200
+
+
+def test_tokens_are_128_random_bits_stored_only_as_hashes(table):
+    tokens = {table.link("Dana") for _ in range(5)}
+    assert len(tokens) == 5 and all(len(t) == 22 for t in tokens)  # 16 bytes, base64url
+    from pathlib import Path
+
+    raw = b"".join(p.read_bytes() for p in Path(table.db).parent.iterdir() if p.is_file())
+    for token in tokens:
+        assert token.encode() not in raw
+
+
+def test_a_wrong_or_old_token_gets_the_login_hint(table):
+    old = table.link("Dana")
+    table.link("Dana")  # a new link for Dana replaces the old one
+    with client(table) as c:
+        for token in (old, "x" * 22, old[:-1] + ("A" if old[-1] != "A" else "B")):
+            r = c.get(f"/a/{token}")
+            assert r.status_code == 403 and "ledger_session" not in c.cookies
+
+
+def test_campaign_page_shows_characters_sessions_and_who_plays_whom(table):
+    with client(table, "Dana") as c:
+        html = c.get("/").text
+    assert "Isa Marrow" in html and "played by Dana" in html
+    assert "Bram Holloway" in html and "played by Olu" in html
+    assert "Session 1" in html
+    assert 'href="/roll/isa"' in html and 'href="/roll/bram"' not in html
+
+
+def test_player_sees_the_players_view_and_the_gm_sees_gm_only_lines_marked(table):
+    table.ok("note", "the vault key is a forgery", "--blind")
+    with client(table, "Dana") as c:
+        log = c.get("/log").text
+        assert "forgery" not in log and "GM only" not in log
+        assert 'role="log"' in log
+        assert c.get("/audit/6").status_code == 404
+    with client(table, "gm") as c:
+        log = c.get("/log").text
+        assert "forgery" in log and "GM only" in log
+        assert c.get("/audit/6").status_code == 200
+
+
+def test_player_enters_physical_dice_for_their_character(table):
+    with client(table, "Dana") as c:
+        form = c.get("/roll/isa").text
+        assert 'name="dice"' in form and 'name="csrf"' in form and 'type="checkbox" name="time"' in form
+        r = post(c, "/roll/isa", {"skill": "Lockpicking", "time": "1", "dice": "16"})
+        assert r.status_code == 303
+        seq = int(r.headers["location"].split("#e")[1])
+        log = c.get("/log").text
+    assert "entered by Dana (physical dice)" in log
+    out = json.loads(table.ok("--as", "gm", "log", "--json"))
+    rec = [e for e in out if e["seq"] == seq][0]
+    assert rec["actor"] == "Dana" and rec["data"]["source"] == "physical"
+    assert rec["data"]["draws"] == [[20, 16]] and rec["visibility"] == "public"
+
+
+def test_a_refused_roll_is_one_clear_line_and_nothing_is_written(table):
+    head = table.head()
+    with client(table, "Dana") as c:
+        r = post(c, "/roll/isa", {"skill": "Lockpicking", "time": "1", "dice": "21"})
+        assert r.status_code == 422 and 'role="alert"' in r.text
+        r = post(c, "/roll/isa", {"skill": "Lockpicking", "time": "1"})
+        assert r.status_code == 422 and "enter the dice you rolled" in r.text
+        r = post(c, "/roll/isa", {"skill": "Lockpicking", "dice": "12", "modifier": "x"})
+        assert r.status_code == 422
+    assert table.head() == head
+
+
+def test_roll_options_are_validated_by_the_same_code_as_campaign_roll(table):
+    """A bad trait invocation is refused with the CLI's sentence."""
+    head = table.head()
+    cli = table("roll", "isa", "Lockpicking", "--time", "--dice", "12", "--trait", "Curious:sideways")
+    with client(table, "Dana") as c:
+        r = post(c, "/roll/isa", {"skill": "Lockpicking", "time": "1", "dice": "12", "trait": "Curious:sideways"})
+    assert cli.exit_code == 1 and r.status_code == 422
+    sentence = cli.output.split("Error: ")[1].split(" (see")[0].strip()
+    assert sentence.replace("'", "&#39;") in r.text
+    assert table.head() == head
+
+
+def test_forgery_player_cannot_write_for_another_players_character(table):
+    head = table.head()
+    with client(table, "Dana") as c:
+        assert c.get("/roll/bram").status_code == 404
+        r = post(c, "/roll/bram", {"skill": "Brawl", "time": "1", "dice": "20"})
+        assert r.status_code == 404
+    assert table.head() == head
+
+
+def test_forgery_player_cannot_roll_blind_or_with_engine_dice(table):
+    with client(table, "Dana") as c:
+        r = post(c, "/roll/isa", {"skill": "Lockpicking", "time": "1", "dice": "9", "blind": "1"})
+        assert r.status_code == 303
+        r = post(c, "/roll/isa", {"skill": "Lockpicking", "time": "1"})
+        assert r.status_code == 422
+    out = json.loads(table.ok("--as", "gm", "log", "--json"))
+    assert out[-1]["visibility"] == "public" and out[-1]["data"]["source"] == "physical"
+
+
+def test_forgery_there_is_no_way_to_correct_or_record_anything_else(table):
+    head = table.head()
+    with client(table, "Dana") as c:
+        for path in ("/correct/5", "/record", "/audit/5", "/log", "/sheet/isa"):
+            r = post(c, path, {"reason": "x", "seq": "5"})
+            assert r.status_code in (404, 405), path
+    assert table.head() == head
+
+
+def test_forgery_cross_site_form_posts_are_refused(table):
+    head = table.head()
+    form = {"skill": "Lockpicking", "time": "1", "dice": "16"}
+    with client(table, "Dana") as c:
+        token = csrf(c)
+        r = c.post("/roll/isa", data={"csrf": token, **form}, headers={"origin": "https://evil.example"})
+        assert r.status_code == 403
+        r = c.post("/roll/isa", data={"csrf": token, **form})  # no Origin, no Referer
+        assert r.status_code == 403
+        r = post(c, "/roll/isa", {**form, "csrf": "forged"})
+        assert r.status_code == 403
+        r = c.post("/roll/isa", content=json.dumps(form), headers={
+            "origin": "http://testserver", "content-type": "application/json"})
+        assert r.status_code == 413
+    with client(table, "Olu") as other:  # another session's token does not fit
+        r = other.post("/roll/isa", data={"csrf": token, **form}, headers={"origin": "http://testserver"})
+        assert r.status_code == 404
+    assert table.head() == head
+
+
+def test_request_bodies_and_form_values_are_bounded(table):
+    head = table.head()
+    with client(table, "Dana") as c:
+        r = post(c, "/roll/isa", {"skill": "L" * 1001, "dice": "12"})
+        assert r.status_code == 413
+        r = post(c, "/roll/isa", {"skill": "Lockpicking", "dice": "12", "pad": "x" * 20000})
+        assert r.status_code == 413
+    assert table.head() == head
+
+
+def test_error_pages_say_nothing_about_the_campaign(table):
+    with client(table, "Dana") as c:
+        for path in ("/nothing", "/sheet/nobody", "/recap/99", "/audit/999", "/audit/0"):
+            r = c.get(path)
+            assert r.status_code == 404, path
+            for word in ("vault", "Isa", "Bram", "d20", "Traceback", "session"):
+                assert word not in r.text, (path, word)
+
+
+def test_every_response_has_the_content_security_policy(table):
+    with client(table, "gm") as c:
+        for path in PAGES[:-1]:
+            r = c.get(path)
+            csp = r.headers["content-security-policy"]
+            assert "script-src 'self'" in csp or csp == "sandbox", path
+            assert "unsafe-inline" not in csp and "http" not in csp
+            assert r.headers["x-content-type-options"] == "nosniff"
+            assert "server" not in r.headers
+        for path in ("/", "/log", "/sheet/isa", "/roll/isa", "/verify"):
+            html = c.get(path).text
+            assert "<script>" not in html and " on" + "click=" not in html
+
+
+HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+
+
+def test_hostile_strings_are_escaped_on_every_page(table):
+    table.ok("note", HOSTILE)
+    table.ok("scene", "start", HOSTILE)
+    token = table.link(HOSTILE, "isa")
+    with client(table) as c:
+        login(c, token)
+        post(c, "/roll/isa", {"skill": HOSTILE, "dice": "12"})
+        for path in ("/", "/log", "/sheet/isa", "/recap/1", "/audit/6", "/audit/7", "/roll/isa"):
+            html = c.get(path).text
+            assert "<script>alert" not in html and "<img src=x" not in html, path
+        assert "&lt;script&gt;alert" in c.get("/log").text
+        r = post(c, "/roll/isa", {"skill": HOSTILE, "dice": "12"})
+        assert "<script>alert" not in r.text and "&lt;script&gt;" in r.text
+
+
+def test_access_commands_add_list_revoke(table):
+    out = table.ok("access", "add", "Dana")
+    assert out.startswith("Dana: http://127.0.0.1:8000/a/") and "Isa Marrow" in out
+    out = table.ok("access", "add", "gm", "--url", "http://table.local:9000")
+    assert out.startswith("GM: http://table.local:9000/a/")
+    listed = table.ok("access", "list")
+    assert "Dana" in listed and "gm" in listed and "/a/" not in listed
+    assert table.ok("access", "revoke", "dana").startswith("Revoked")
+    r = table("access", "revoke", "dana")
+    assert r.exit_code == 1 and "no live link" in r.output
+    r = table("access", "add", "gm", "--character", "isa")
+    assert r.exit_code == 1 and "--character is for players" in r.output
+    r = table("access", "add", "Zed", "--character", "nobody")
+    assert r.exit_code == 1 and "no character" in r.output
+
+
+def test_access_add_character_grants_a_character_without_a_player_on_its_sheet(table):
+    token = table.link("Kim", "bram")
+    with client(table) as c:
+        login(c, token)
+        assert c.get("/roll/bram").status_code == 200
+        assert c.get("/roll/isa").status_code == 404
+
+
+def test_revoked_link_stops_at_once_pages_and_live_streams(table):
+    with client(table, "Dana") as c:
+        assert c.get("/log").status_code == 200
+        table.ok("access", "revoke", "Dana")
+        assert c.get("/log").status_code == 403
+        assert c.get("/events").status_code == 403
+    token = table.link("Dana")
+    with live_server(table.db, poll_interval=0.05) as base:
+        with httpx2.Client(base_url=base, timeout=10) as h:
+            assert h.get(f"/a/{token}").status_code == 200
+            with h.stream("GET", "/events") as r:
+                lines = r.iter_lines()
+                assert next(lines) == "retry: 1000"
+                table.ok("access", "revoke", "Dana")
+                rest = "\n".join(lines)  # the stream ends on its own
+            assert "event: revoked" in rest
+
+
+def test_live_log_sends_each_entry_once_with_its_seq_as_id_and_resumes(table):
+    table.ok("note", "secret plan", "--blind")  # seq 6, GM-only
+    table.ok("note", "public aside")  # seq 7
+    token = table.link("Dana")
+    with live_server(table.db, poll_interval=0.05) as base:
+        with httpx2.Client(base_url=base, timeout=10) as h:
+            h.get(f"/a/{token}")
+            frames: list[dict[str, str]] = []
+            with h.stream("GET", "/events", headers={"last-event-id": "3"}) as r:
+                buffer = ""
+                for chunk in r.iter_text():
+                    buffer += chunk
+                    frames = sse_frames(buffer)
+                    if frames and frames[-1].get("id") == "7":
+                        break
+            assert [f["id"] for f in frames] == ["4", "5", "7"]
+            assert all(f["event"] == "entry" for f in frames)
+            assert "secret plan" not in buffer
+            # a phone that slept after seq 5 gets 7 and nothing before
+            with h.stream("GET", "/events", headers={"last-event-id": "5"}) as r:
+                buffer = ""
+                for chunk in r.iter_text():
+                    buffer += chunk
+                    if 'id="e7"' in buffer:
+                        break
+            assert [f["id"] for f in sse_frames(buffer)] == ["7"]
+
+
+def test_live_log_wakes_on_another_process_append(table):
+    token = table.link("gm")
+    with live_server(table.db, poll_interval=0.05) as base:
+        with httpx2.Client(base_url=base, timeout=10) as h:
+            h.get(f"/a/{token}")
+            with h.stream("GET", "/events") as r:
+                lines = r.iter_lines()
+                assert next(lines) == "retry: 1000"
+                table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")
+                for line in lines:
+                    if line.startswith("data:"):
+                        assert "Bram Holloway" in line and "Brawl" in line
+                        break
+
+
+def test_serve_prints_links_and_warns_off_loopback(table, monkeypatch):
+    import uvicorn
+
+    ran = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.update(kw))
+    out = table("serve", "--host", "0.0.0.0", "--port", "8765")
+    assert out.exit_code == 0, out.output
+    assert "GM: http://" in out.output and ":8765/a/" in out.output
+    assert "Dana: http" in out.output and "Olu: http" in out.output
+    assert "the links are the only key" in out.output
+    assert ran["host"] == "0.0.0.0" and ran["port"] == 8765
+    again = table("serve")
+    assert "Dana: link issued" in again.output and "/a/" not in again.output
+    assert "only key" not in again.output and ran["host"] == "127.0.0.1"
+
+
+def test_store_keeps_access_in_its_own_table(table):
+    table.link("Dana")
+    store = Store(table.db)
+    rows = store.access_rows("vault")
+    assert [r["who"] for r in rows] == ["Dana"] and len(rows[0]["token_hash"]) == 64

@@ -1,0 +1,224 @@
+"""Browser tests of ``campaign serve`` (#18), in Debian's Chromium through Playwright
+(``executable_path``: no browser download).
+
+- the in-browser verifier, opened as the downloaded single file, names the same first bad
+  seq as ``campaign verify FILE`` for a good player's export and tampered ones (a bad byte,
+  swapped events, a forged engine roll, a wrong seed, a receipt);
+- a player's physical roll entered on a phone-sized page appears in the GM's open log page
+  and in ``campaign log`` within a second;
+- the pages run under their Content-Security-Policy without a violation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from .webtools import d20_table, live_server
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
+)
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def table(tmp_path):
+    return d20_table(str(tmp_path / "ledger.db"))
+
+
+def rechain(lines: list[str]) -> list[str]:
+    """Recompute every hash of an export as a forger would (a stub keeps its own hash: it
+    cannot be recomputed without its data, and nobody can check it)."""
+    prev, out = "0" * 64, []
+    for line in lines:
+        event = json.loads(line)
+        event["prev_hash"] = prev
+        if not event.get("redacted"):
+            body = {k: v for k, v in event.items() if k != "hash"}
+            canonical = msgspec.json.encode(body, order="sorted")
+            event["hash"] = hashlib.sha256(bytes.fromhex(prev) + canonical).hexdigest()
+        prev = event["hash"]
+        out.append(json.dumps(event, separators=(",", ":"), ensure_ascii=False))
+    return out
+
+
+def played(table) -> list[str]:
+    """Session 1 with engine rolls (one blind), a GM-only note, ended (seed revealed);
+    session 2 open with an engine roll. Returns the player's export lines."""
+    t = table
+    t.ok("roll", "bram", "Brawl", "--time")
+    t.ok("roll", "isa", "Lockpicking", "--time", "--client-seed", "Dana's ✓ luck")
+    t.ok("roll", "bram", "Brawl", "--time", "--blind")
+    t.ok("note", "the vault key is a forgery", "--blind")
+    t.ok("roll", "isa", "Lockpicking", "--time")
+    t.ok("session", "end")
+    t.ok("session", "start")
+    t.ok("roll", "bram", "Brawl", "--time")
+    return t.ok("export").splitlines()
+
+
+def cli_verdict(table, path: Path, receipt: str | None = None) -> int | None:
+    args = ["verify", str(path), "--json"] + (["--receipt", receipt] if receipt else [])
+    result = table(*args)
+    out = json.loads(result.output)
+    return None if out["ok"] else out["bad_seq"]
+
+
+def browser_verdict(page, path: Path, receipt: str = "") -> tuple[int | None, str]:
+    page.reload()
+    page.set_input_files("#export-file", str(path))
+    page.fill("#receipt", receipt)
+    page.click("button[type=submit]")
+    page.wait_for_selector("#verdict[data-done='1']", timeout=20000)
+    bad = page.get_attribute("#verdict", "data-bad-seq")
+    return (int(bad) if bad else None), page.inner_text("#verdict")
+
+
+def tamper_cases(lines: list[str]) -> dict[str, list[str]]:
+    events = [json.loads(line) for line in lines]
+    engine = [i for i, e in enumerate(events) if not e.get("redacted")
+              and isinstance(e.get("data"), dict) and e["data"].get("source") == "engine"
+              and e["session"] == 1]
+    ended = next(i for i, e in enumerate(events) if e.get("type") == "session.ended")
+    cases: dict[str, list[str]] = {}
+    # a bad byte: one letter of a roll's skill changed, nothing re-chained
+    i = engine[0]
+    cases["bad byte"] = [*lines[:i], lines[i].replace("Brawl", "Brawn", 1), *lines[i + 1:]]
+    # two events swapped
+    cases["swapped events"] = [*lines[:4], lines[5], lines[4], *lines[6:]]
+    # a forged engine roll: a die face changed, the chain recomputed
+    forged = [dict(e) for e in events]
+    roll = dict(forged[engine[1]])
+    data = dict(roll["data"])
+    sides, face = data["draws"][0]
+    data["draws"] = [[sides, face % sides + 1], *data["draws"][1:]]
+    roll["data"] = data
+    forged[engine[1]] = roll
+    cases["forged engine roll"] = rechain([json.dumps(e, ensure_ascii=False) for e in forged])
+    # a wrong seed revealed: another seed, the chain recomputed
+    wrong = [dict(e) for e in events]
+    end = dict(wrong[ended])
+    end["data"] = {**end["data"], "seed_reveal": "ab" * 32}
+    wrong[ended] = end
+    cases["wrong seed"] = rechain([json.dumps(e, ensure_ascii=False) for e in wrong])
+    # a truncated file
+    cases["line dropped"] = [*lines[:6], *lines[7:]]
+    return cases
+
+
+def test_verifier_agrees_with_campaign_verify_on_good_and_tampered_exports(table, tmp_path, browser):
+    lines = played(table)
+    verifier = tmp_path / "verifier.html"
+    table.ok("export", "--verifier", str(verifier))
+    page = browser.new_page()
+    page.goto(verifier.as_uri())
+    good = tmp_path / "good.ndjson"
+    good.write_text("\n".join(lines) + "\n")
+    assert cli_verdict(table, good) is None
+    bad, text = browser_verdict(page, good)
+    assert bad is None and text.startswith("OK: ")
+    assert "3 engine rolls recomputed" in text and "1 wait for their seed" in text
+    receipt = json.loads(lines[6])
+    held = f"{receipt['seq']}:{receipt['hash']}"
+    assert browser_verdict(page, good, held)[0] is None
+    assert "your receipt matches" in browser_verdict(page, good, held)[1]
+    for name, tampered in tamper_cases(lines).items():
+        path = tmp_path / f"{name.replace(' ', '-')}.ndjson"
+        path.write_text("\n".join(tampered) + "\n")
+        expected = cli_verdict(table, path)
+        assert expected is not None, name
+        assert browser_verdict(page, path)[0] == expected, name
+    # a re-chained forgery passes the chain, but not the receipt kept before it
+    rechained = tmp_path / "rechained.ndjson"
+    rechained.write_text("\n".join(tamper_cases(lines)["forged engine roll"]) + "\n")
+    forged_at = cli_verdict(table, rechained)
+    assert browser_verdict(page, rechained)[0] == forged_at
+
+
+def test_verifier_page_of_the_server_checks_the_tables_export(table, browser):
+    played(table)
+    token = table.link("Dana")
+    with live_server(table.db) as base:
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(f"{base}/a/{token}")
+        page.wait_for_url(f"{base}/")
+        page.goto(f"{base}/verify")
+        page.click("#fetch-export")
+        page.wait_for_selector("#verdict[data-done='1']", timeout=20000)
+        assert page.inner_text("#verdict").startswith("OK: ")
+        assert not errors, errors
+
+
+def test_physical_roll_in_the_browser_reaches_the_gm_page_and_the_cli_within_a_second(
+    table, browser, tmp_path
+):
+    gm_token, dana_token = table.link("gm"), table.link("Dana")
+    with live_server(table.db) as base:
+        gm = browser.new_page()
+        errors: list[str] = []
+        gm.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        gm.goto(f"{base}/a/{gm_token}")
+        gm.wait_for_url(f"{base}/")
+        gm.goto(f"{base}/log")
+        gm.wait_for_function("document.getElementById('status').textContent.startsWith('Live')")
+        phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+        phone.goto(f"{base}/a/{dana_token}")
+        phone.wait_for_url(f"{base}/")
+        phone.goto(f"{base}/roll/isa")
+        box = phone.locator("#dice").bounding_box()
+        assert box is not None and box["height"] >= 44
+        assert phone.locator("button[type=submit]").bounding_box()["height"] >= 44
+        phone.fill("#skill", "Lockpicking")
+        phone.check("input[name=time]")
+        phone.fill("#dice", "18")
+        phone.click("button[type=submit]")
+        phone.wait_for_url("**/log#e*")
+        entered = time.monotonic()
+        seq = int(phone.url.split("#e")[1])
+        gm.wait_for_selector(f"#e{seq}", timeout=1000)
+        line = gm.inner_text(f"#e{seq}")
+        log = table.ok("log")
+        assert time.monotonic() - entered < 1.0
+        assert f"[{seq}] ✔ Isa Marrow — Lockpicking +3, d20 18" in log
+        assert "entered by Dana (physical dice)" in line and "d20 18" in line
+        assert not errors, errors  # no CSP violation, no script error
+        gm.close()
+
+
+def test_phone_screenshots_of_the_log_a_sheet_and_the_roll_form(table, browser, tmp_path):
+    table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")
+    table.ok("note", "The vault door groans open.")
+    token = table.link("Dana")
+    with live_server(table.db) as base:
+        phone = browser.new_context(viewport=PHONE, device_scale_factor=1).new_page()
+        phone.goto(f"{base}/a/{token}")
+        phone.wait_for_url(f"{base}/")
+        for name, path in (("log", "/log"), ("sheet", "/sheet/isa"), ("roll", "/roll/isa")):
+            phone.goto(base + path)
+            shot = tmp_path / f"{name}.png"
+            phone.screenshot(path=str(shot), full_page=False)
+            assert shot.stat().st_size > 5000
+            width = phone.evaluate("document.documentElement.scrollWidth")
+            assert width <= 390, f"{path} scrolls sideways at 390 px ({width} px)"

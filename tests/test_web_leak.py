@@ -1,0 +1,212 @@
+"""Leak tests of ``campaign serve`` (#18): a player's link serves nothing of a GM-only event
+in any byte (HTML, live-stream frames, downloads, error pages, headers), nor the unrevealed
+seed, nor state derived from GM-only events.
+
+For every installed rule system: a campaign built from its example campaign's characters,
+an open session, a public physical roll (the system's book example), then the GM-only
+entries: a blind note, a blind engine roll, and each GM-only event type of the system (a
+recipe per type below; a new GM-only type fails :func:`test_every_gm_only_type_has_a_recipe`
+until it gets one). Every page and the live stream are crawled with a player's link; no
+canary (the GM-only payloads' salts, blind client seeds and texts, the unrevealed seed)
+may appear. A twin campaign without the GM-only entries serves the same sheets.
+"""
+
+from __future__ import annotations
+
+import shlex
+import tomllib
+from pathlib import Path
+
+import httpx2
+import msgspec
+import pytest
+
+from ledger.campaign import open_campaign
+from ledger.plugins import rule_systems
+from ledger.store import COLUMNS, Store
+
+from .webtools import ROOT, Table, live_server, sse_frames
+
+#: GM-only event types of the installed systems: how the GM records each (``{c}`` is a
+#: character of the campaign, ``{canary}`` a unique text).
+RECIPES: dict[str, list[list[str]]] = {
+    "d20-world.favour_changed": [
+        ["record", "favour-changed", "--character", "isa", "--bond", "the Guild", "--delta", "-2",
+         "--reason", "{canary}"],
+    ],
+    "d20-world.hidden_condition_added": [
+        ["record", "hidden-condition-added", "--character", "isa", "--condition", "{canary}",
+         "--check-penalty", "3", "--ends-when", "{canary}x"],
+    ],
+    "d20-world.hidden_condition_ended": [
+        ["record", "hidden-condition-added", "--character", "bram", "--condition", "{canary}",
+         "--check-penalty", "1"],
+        ["record", "hidden-condition-ended", "--character", "bram", "--condition", "{canary}"],
+    ],
+    "d20-world.blind_check_rolled": [["roll", "bram", "Brawl", "--time", "--blind"]],
+}
+
+
+def example_campaign(system_id: str) -> Path:
+    for path in sorted((ROOT / "campaigns").iterdir()):
+        if tomllib.loads((path / "campaign.toml").read_text()).get("system") == system_id:
+            return path
+    raise LookupError(system_id)
+
+
+#: A public physical roll where the book's example needs more set-up than characters.
+PUBLIC_ROLLS = {
+    "d20-world": "roll isa Lockpicking --time --dice 16",
+    "terran-engine": "roll jen Exploration --attribute Agility --dark 1 --dice 2,3,1,4,5",
+}
+
+
+def example_roll(system_id: str) -> list[str]:
+    line = PUBLIC_ROLLS.get(system_id) or rule_systems()[system_id].example_roll.split("  # ")[0]
+    return shlex.split(line)
+
+
+def without_dice(args: list[str]) -> list[str]:
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a == "--dice":
+            skip = True
+            continue
+        out.append(a)
+    return out
+
+
+def build(db: str, system_id: str, *, secrets: bool) -> tuple[Table, list[str]]:
+    """The campaign (with or without its GM-only entries); returns the canaries typed."""
+    t = Table(db)
+    t.ok("new", "leaky", "--system", system_id)
+    for sheet in sorted((example_campaign(system_id) / "characters").glob("*.toml")):
+        t.ok("character", "add", "--sheet", str(sheet))
+    t.ok("session", "start")
+    roll = example_roll(system_id)
+    t.ok(*roll)
+    canaries: list[str] = []
+    if not secrets:
+        return t, canaries
+    note = f"Zq{system_id}note"
+    t.ok("note", note, "--blind")
+    canaries.append(note)
+    t.ok(*without_dice(roll), "--blind")
+    for tag in sorted(RECIPES):
+        if not tag.startswith(system_id + "."):
+            continue
+        canary = f"Zq{tag.split('.')[1]}"
+        canaries += [canary, canary + "x"]
+        for step in RECIPES[tag]:
+            t.ok(*(a.replace("{canary}", canary) for a in step))
+    return t, canaries
+
+
+def secrets_of(db: str) -> tuple[list[str], list[int], str]:
+    """Canaries from the store: every GM-only payload's salt and blind client seed; the
+    GM-only seqs; the open session's unrevealed seed (hex)."""
+    store = Store(db)
+    try:
+        campaign = open_campaign(store)
+        found, seqs = [], []
+        for row in store.rows(campaign.id):
+            values = dict(zip(COLUMNS, row, strict=True))
+            if values["visibility"] != "gm":
+                continue
+            seqs.append(values["seq"])
+            data = msgspec.json.decode(values["data"])
+            found.append(data["salt"])
+            if str(data.get("client_seed", "")).startswith("blind:"):
+                found.append(data["client_seed"])
+        seed = store.get_secret(campaign.id, campaign.current_session())
+        assert seed is not None
+        return found, seqs, seed.hex()
+    finally:
+        store.conn.close()
+
+
+def crawl(base: str, token: str, db: str) -> dict[str, str]:
+    """Every page, download, error page and the live stream a player's link reaches:
+    ``{what: body with its headers}``."""
+    store = Store(db)
+    campaign = open_campaign(store)
+    head = store.head(campaign.id).seq
+    chars = list(campaign.characters())
+    last_public = max(
+        row[0] for row in store.rows(campaign.id, columns="seq, visibility") if row[1] == "public"
+    )
+    store.conn.close()
+    out: dict[str, str] = {}
+    with httpx2.Client(base_url=base, timeout=30) as h:
+        h.get(f"/a/{token}")
+        paths = ["/", "/log", "/recap/1", "/recap/2", "/export.ndjson", "/verify",
+                 "/verifier.html", "/nothing", "/static/site.css", "/static/verify.js"]
+        paths += [f"/sheet/{c}" for c in chars] + [f"/sheet/{c}/part" for c in chars]
+        paths += [f"/roll/{c}" for c in chars] + [f"/audit/{s}" for s in range(0, head + 2)]
+        for path in paths:
+            r = h.get(path)
+            out[path] = "\n".join(f"{k}: {v}" for k, v in r.headers.items()) + "\n" + r.text
+        for c in chars:  # a roll refused, and one with a bad form: error pages
+            r = h.post(f"/roll/{c}", data={"skill": "x", "dice": "999"},
+                       headers={"origin": base})
+            out[f"POST /roll/{c}"] = r.text
+        with h.stream("GET", "/events", headers={"last-event-id": "0"}) as r:
+            buffer = ""
+            for chunk in r.iter_text():
+                buffer += chunk
+                frames = sse_frames(buffer)
+                if frames and frames[-1].get("id") == str(last_public):
+                    break
+            out["/events"] = "\n".join(f"{k}: {v}" for k, v in r.headers.items()) + "\n" + buffer
+    return out
+
+
+def test_every_gm_only_type_has_a_recipe():
+    for system_id, system in rule_systems().items():
+        for cls in system.event_types:
+            if getattr(cls, "visibility", "public") == "gm":
+                tag = msgspec.inspect.type_info(cls).tag  # type: ignore[attr-defined]
+                assert tag in RECIPES, f"{tag} ({system_id}) has no leak-test recipe"
+
+
+@pytest.mark.parametrize("system_id", sorted(rule_systems()))
+def test_leak_player_link_serves_nothing_of_gm_only_events(tmp_path, system_id):
+    t, typed = build(str(tmp_path / "ledger.db"), system_id, secrets=True)
+    salts, gm_seqs, seed = secrets_of(t.db)
+    assert gm_seqs, "the campaign holds GM-only events"
+    token = t.link("Leaky Player", *list(_characters(t.db))[:1])
+    with live_server(t.db, poll_interval=0.05) as base:
+        served = crawl(base, token, t.db)
+    assert served["/events"].count("event: entry") > 3
+    for what, body in served.items():
+        for canary in [*typed, *salts, seed]:
+            assert canary not in body, f"{canary!r} leaked in {what}"
+        for seq in gm_seqs:
+            assert f'id="e{seq}"' not in body, f"GM-only event {seq} listed in {what}"
+            assert f"id: {seq}\n" not in body, f"GM-only event {seq} streamed in {what}"
+    for seq in gm_seqs:
+        assert "There is nothing here." in served[f"/audit/{seq}"]
+
+
+@pytest.mark.parametrize("system_id", sorted(rule_systems()))
+def test_leak_no_state_derived_from_gm_only_events_on_sheets(tmp_path, system_id):
+    with_secrets, _ = build(str(tmp_path / "a.db"), system_id, secrets=True)
+    without, _ = build(str(tmp_path / "b.db"), system_id, secrets=False)
+    sheets = []
+    for t in (with_secrets, without):
+        token = t.link("Leaky Player")
+        with live_server(t.db) as base, httpx2.Client(base_url=base, timeout=30) as h:
+            h.get(f"/a/{token}")
+            sheets.append({c: h.get(f"/sheet/{c}/part").text for c in _characters(t.db)})
+    assert sheets[0] == sheets[1]
+
+
+def _characters(db: str) -> dict[str, str]:
+    store = Store(db)
+    try:
+        return open_campaign(store).characters()
+    finally:
+        store.conn.close()

@@ -1,0 +1,148 @@
+"""Helpers for the web view's tests (#18): a d20-world table, a logged-in client, a live
+server on a free loopback port."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner, Result
+from starlette.testclient import TestClient
+
+from ledger.campaign import open_campaign
+from ledger.cli import cli
+from ledger.store import Store
+from ledger.web import access
+from ledger.web.app import Server
+
+ROOT = Path(__file__).resolve().parent.parent
+THE_WORLD = ROOT / "campaigns" / "the-world"
+AT = "2026-03-01T19:00:00.000000Z"
+
+
+class Table:
+    """A ledger file and the ``campaign`` command."""
+
+    def __init__(self, db: str) -> None:
+        self.db = db
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str) -> Result:
+        return self.runner.invoke(cli, ["--db", self.db, *args])
+
+    def ok(self, *args: str) -> str:
+        result = self(*args)
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    def link(self, who: str, *characters: str) -> str:
+        """A new access token for ``who``."""
+        store = Store(self.db)
+        try:
+            campaign = open_campaign(store)
+            return access.grant(store, campaign, who, characters, at=AT)[1]
+        finally:
+            store.conn.close()
+
+    def head(self) -> int:
+        store = Store(self.db)
+        try:
+            return store.head(open_campaign(store).id).seq
+        finally:
+            store.conn.close()
+
+
+def d20_table(db: str) -> Table:
+    """The Warden's Vault: Isa (played by Dana) and Bram (played by Olu), session 1 open,
+    one public physical roll."""
+    t = Table(db)
+    t.ok("new", "vault", "--system", "d20-world")
+    for name in ("isa", "bram"):
+        t.ok("character", "add", "--sheet", str(THE_WORLD / "characters" / f"{name}.toml"))
+    t.ok("session", "start")
+    t.ok("roll", "isa", "Lockpicking", "--time", "--dice", "12")
+    return t
+
+
+def client(t: Table, who: str | None = None, *, server: Server | None = None) -> TestClient:
+    """A test client of a new server over ``t`` (logged in as ``who`` when given; enter it
+    with ``with``)."""
+    server = server or Server(t.db)
+    c = TestClient(server.app, base_url="http://testserver", follow_redirects=False)
+    c.server = server  # type: ignore[attr-defined]
+    if who is not None:
+        login(c, t.link(who))
+    return c
+
+
+def login(c: TestClient, token: str) -> None:
+    r = c.get(f"/a/{token}")
+    assert r.status_code == 200, r.text
+    assert "ledger_session" in c.cookies
+
+
+def csrf(c: TestClient) -> str:
+    """The CSRF token of the client's session."""
+    server: Server = c.server  # type: ignore[attr-defined]
+    return server.sessions[c.cookies["ledger_session"]][1]
+
+
+def post(c: TestClient, path: str, data: dict[str, str], **headers: str) -> Any:
+    """A same-origin form POST with the session's CSRF token (unless ``data`` has one)."""
+    data = {"csrf": csrf(c), **data}
+    return c.post(path, data=data, headers={"origin": "http://testserver", **headers})
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def live_server(db: str, **kwargs: Any) -> Iterator[str]:
+    """``campaign serve``'s app on a free loopback port in a thread; yields its base URL."""
+    import uvicorn
+
+    from ledger.web.app import create_app
+
+    port = free_port()
+    config = uvicorn.Config(
+        create_app(db, **kwargs),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        timeout_graceful_shutdown=1,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(500):
+        if server.started:
+            break
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def sse_frames(text: str) -> list[dict[str, str]]:
+    """Server-sent event frames as ``{field: value}`` (comments and retry left out)."""
+    frames = []
+    for block in text.split("\n\n"):
+        frame: dict[str, str] = {}
+        for line in block.split("\n"):
+            if not line or line.startswith(":"):
+                continue
+            key, _, value = line.partition(": ")
+            frame[key] = frame.get(key, "") + value
+        if "event" in frame or "id" in frame:
+            frames.append(frame)
+    return frames
