@@ -290,6 +290,26 @@ def test_live_log_sends_each_entry_once_with_its_seq_as_id_and_resumes(table):
             assert [f["id"] for f in sse_frames(buffer)] == ["7"]
 
 
+def test_hub_hears_a_commit_made_while_its_thread_starts(table):
+    """The hub's baseline is taken when it starts, not on its thread's first look: a commit
+    landing before that look still wakes the streams (CI once lost this race under load)."""
+    import asyncio
+
+    from ledger.web.app import Hub
+
+    async def scenario() -> bool:
+        hub = Hub(table.db, interval=0.3)
+        hub.start(asyncio.get_running_loop())
+        try:
+            seen = hub.generation
+            table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")  # before the first look
+            return await hub.wait(seen, 3.0)
+        finally:
+            hub.stop()
+
+    assert asyncio.run(scenario()) is True
+
+
 def test_live_log_wakes_on_another_process_append(table):
     token = table.link("gm")
     with live_server(table.db, poll_interval=0.05) as base:

@@ -117,7 +117,14 @@ class Hub:
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """Start polling (called when the app starts)."""
         self._loop = loop
-        self._thread = threading.Thread(target=self._poll, name="ledger-poll", daemon=True)
+        # the first look is taken here, before the app serves a request: a commit made
+        # while the thread was still starting would otherwise become its baseline, and
+        # the streams open by then would never hear of it
+        conn = sqlite3.connect(self.db_path, check_same_thread=False)
+        first = conn.execute("pragma data_version").fetchone()[0]
+        self._thread = threading.Thread(
+            target=self._poll, args=(conn, first), name="ledger-poll", daemon=True
+        )
         self._thread.start()
 
     def stop(self) -> None:
@@ -127,15 +134,12 @@ class Hub:
             self._thread.join(timeout=2)
         self._bump()
 
-    def _poll(self) -> None:
-        conn = sqlite3.connect(self.db_path)
+    def _poll(self, conn: sqlite3.Connection, last: int) -> None:
         try:
-            last = None
             while not self._stop.wait(self.interval):
                 version = conn.execute("pragma data_version").fetchone()[0]
                 if version != last:
-                    if last is not None:
-                        self.wake()
+                    self.wake()
                     last = version
         finally:
             conn.close()
