@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
 from . import dice as dicemod
 from .codec import Codec
@@ -552,6 +553,18 @@ class Campaign:
                         "contest.opposed is written by `campaign roll ... --vs-character`, "
                         "right after the roll it answers"
                     )
+                if event.harm is not UNSET:
+                    harm = events[i + 1] if i + 1 < len(events) else None
+                    if not (
+                        harm is not None
+                        and event.harm == first_seq + i + 1
+                        and stream_of(harm) in (event.roller, event.character)
+                        and not isinstance(harm, (Roll, ContestOpposed))
+                    ):
+                        raise RuleError(
+                            "the harm a contest applies (--apply) is written right after its "
+                            "contest.opposed, by `campaign roll ... --apply`"
+                        )
 
     def validate(
         self,
@@ -953,9 +966,11 @@ class Campaign:
                         "its roll does not name them (vs_character)"
                     )
                 head = self.store.head(self.id).seq
-                events.append(ContestOpposed(character=opp.character, roller=cid, roll=head + 1))
-                if apply:
-                    events.extend(self._harm(cid, state, opp, event))
+                harm = self._harm(cid, state, opp, event) if apply else []
+                link = ContestOpposed(character=opp.character, roller=cid, roll=head + 1)
+                if harm:
+                    link = msgspec.structs.replace(link, harm=head + 3)
+                events += [link, *harm]
             self.batch = self.append(
                 events,
                 actor=actor,
@@ -1030,20 +1045,15 @@ class Campaign:
         if target not in (cid, opp.character):
             raise TypeError(f"{self.system.id}.harm_of names {target!r}, not in the contest")
         target_state = opp.state if target == opp.character else state
-        make = getattr(self.system, "harm_event", None)
-        if callable(make):
-            return [make(target_state, target, amount)]
-        tag = f"{self.system.id}.damage_taken"
-        if tag not in self.codec.types:
-            raise RuleError(
-                f"{self.system.id} records harm differently: leave --apply out and see "
-                "`campaign record list`"
-            )
-        return [
-            self.codec.convert(
-                tag, {"type": tag, "character": target, "amount": amount}, strict=False
-            )
-        ]
+        return [self.harm_event(target_state, target, amount)]
+
+    def harm_event(self, state: Any, character: str, amount: int) -> Event:
+        """The event recording ``amount`` (≥ 1) harm to ``character`` in ``state``
+        (:meth:`RuleSystem.harm_event`).
+
+        :raises RuleError: the system records harm otherwise.
+        """
+        return self.system.harm_event(state, character, amount)
 
     def correct(
         self,
@@ -1074,7 +1084,8 @@ class Campaign:
         with self.store.transaction():
             target = self.record(seq)
             corrections = self.corrections()
-            problem = corr.refusal(target, "amend" if amend else "retract", corrections)
+            before = self.record(seq - 1) if seq > 1 else None
+            problem = corr.refusal(target, "amend" if amend else "retract", corrections, before)
             if problem:
                 raise RuleError(problem)
             if amend:
@@ -1088,12 +1099,16 @@ class Campaign:
                     lambda: self.state_before(target, corrections),
                 )
                 data = self.codec.stamped(target.type, data)  # its schema version, if > 1
+            amended = self.codec.amended(target.type, data) if data is not None else None
+            companions = corr.harm_companions(self, target, amended, corrections)
             event = Corrected(
                 target=seq,
                 action="amend" if amend else "retract",
                 reason=reason.strip(),
                 data=data,
             )
+            if companions:
+                event = msgspec.structs.replace(event, companions=companions)
             head = self.store.head(self.id).seq
             broken = corr.broken_by(self, target, event, head + 1)
             if broken:

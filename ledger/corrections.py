@@ -25,10 +25,19 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+from msgspec import UNSET
 
 from .dice import DiceError, PhysicalDice, parse_faces
-from .events import CAMPAIGN_STREAM, CharacterCreated, Corrected, Recorded, Roll
-from .projection import Corrections, corrections_from
+from .events import (
+    CAMPAIGN_STREAM,
+    CharacterCreated,
+    ContestOpposed,
+    Corrected,
+    Recorded,
+    Roll,
+    event_tag,
+)
+from .projection import Corrections, companions_of, corrections_from
 from .rulesystem import Opponent, RuleError, RuleSystem
 
 if TYPE_CHECKING:
@@ -68,12 +77,25 @@ def in_force(campaign: Campaign, target: Recorded, corrections: Corrections) -> 
     return target.data
 
 
-def refusal(target: Recorded, action: str, corrections: Corrections) -> str | None:
+def refusal(
+    target: Recorded, action: str, corrections: Corrections, before: Recorded | None = None
+) -> str | None:
     """Why ``target`` cannot be corrected by ``action`` (``"retract"``/``"amend"``), or ``None``.
 
     :param corrections: the corrections in force now.
+    :param before: the event just before ``target`` (to tell a roll's applied harm).
     """
     seq = target.seq
+    if (
+        before is not None
+        and isinstance(before.data, ContestOpposed)
+        and before.data.harm == seq
+    ):
+        rolled = before.data.roll
+        return (
+            f"event {seq} is the harm roll {rolled} applied: correct roll {rolled} instead (its "
+            "harm is retracted with it, and follows an amended result)"
+        )
     if target.type in UNCORRECTABLE:
         return f"event {seq} ({target.type}) cannot be corrected"
     if target.type == "contest.opposed":
@@ -94,6 +116,60 @@ def refusal(target: Recorded, action: str, corrections: Corrections) -> str | No
             f"or retract correction {seq} to undo it"
         )
     return None
+
+
+def applied_harm(campaign: Campaign, roll: Recorded) -> Recorded | None:
+    """The harm ``roll`` applied with ``--apply`` (#16): the event its ``contest.opposed``
+    names, or ``None`` (not a contest, or no harm applied)."""
+    if not isinstance(roll.data, Roll) or campaign.system.opponent_of(roll.data) is None:
+        return None
+    link = next(iter(campaign.records(after=roll.seq, upto=roll.seq + 1)), None)
+    if link is None or not isinstance(link.data, ContestOpposed) or link.data.roll != roll.seq:
+        return None
+    if link.data.harm is UNSET:
+        return None
+    return campaign.record(link.data.harm)
+
+
+def harm_companions(
+    campaign: Campaign, target: Recorded, amended: Any | None, corrections: Corrections
+) -> dict[str, dict[str, Any] | None]:
+    """What correcting roll ``target`` does to the harm it applied (``--apply``), as
+    :attr:`~ledger.events.Corrected.companions`: retracted with the roll, retracted when the
+    amended roll no longer harms, amended when it harms by another amount; ``{}`` when the
+    roll applied no harm or its harm stays as it is.
+
+    :param amended: the roll as amended, or ``None`` when it is retracted.
+    :param corrections: the corrections in force now.
+    :raises RuleError: the amended roll would harm the other side of the contest (retract
+        it and roll again).
+    """
+    harm = applied_harm(campaign, target)
+    if harm is None:
+        return {}
+    now = in_force(campaign, harm, corrections)
+    dealt = campaign.system.harm_of(amended) if amended is not None else None
+    if dealt is None or dealt[1] <= 0:
+        return {str(harm.seq): None} if now is not None else {}
+    who, amount = dealt
+    if who != harm.stream:
+        names = campaign.characters(include_retracted=True)
+        raise RuleError(
+            f"event {target.seq} as amended harms {names.get(who, who)}, not "
+            f"{names.get(harm.stream, harm.stream)} as recorded (event {harm.seq}): retract "
+            "it and roll again"
+        )
+    state = campaign.state_before(target, corrections, stream=who)
+    event = campaign.harm_event(state, who, amount)
+    if event_tag(type(event)) != harm.type:
+        raise RuleError(
+            f"event {target.seq} as amended records its harm as {event_tag(type(event))}, not "
+            f"{harm.type}: retract it and roll again"
+        )
+    payload = payload_of(event)
+    if now is not None and payload_of(now) == payload:
+        return {}
+    return {str(harm.seq): campaign.codec.stamped(harm.type, payload)}
 
 
 def _input_fields(system: Any, event: Roll) -> set[str] | None:
@@ -299,11 +375,15 @@ def broken_by(
     streams = None
     if target.stream != CAMPAIGN_STREAM and target.type != "correction.recorded":
         streams = [target.stream, CAMPAIGN_STREAM]
+        if correction.companions is not UNSET:  # a roll's harm on the other side (#16)
+            streams += [campaign.record(c).stream for c in companions_of(correction)]
     elif target.type == "correction.recorded":
         assert isinstance(target.data, Corrected)
         inner = campaign.record(target.data.target)
         if inner.stream != CAMPAIGN_STREAM:
             streams = [inner.stream, CAMPAIGN_STREAM]
+            if target.data.companions is not UNSET:  # undone with it: their streams too
+                streams += [campaign.record(c).stream for c in companions_of(target.data)]
 
     def errors(corrections: Corrections) -> list[tuple[int, str]]:
         found: list[tuple[int, str]] = []
@@ -406,7 +486,29 @@ def sentence(campaign: Campaign, crec: Recorded) -> str:
         return f"{head}: correction {target.seq} of event {target.data.target} is undone"
     if corr.action == "retract":
         was = f" (was: {summary(campaign, before, target.stream)})" if before is not None else ""
-        return f"{head}; it no longer counts{was}"
+        return f"{head}; it no longer counts{was}" + _companion_words(campaign, corr)
+    return _amended_sentence(campaign, corr, target, head, before) + _companion_words(
+        campaign, corr
+    )
+
+
+def _companion_words(campaign: Campaign, corr: Corrected) -> str:
+    """What a correction did to the harm its roll applied (``""`` when nothing)."""
+    words = []
+    for seq, data in companions_of(corr).items():
+        if data is None:
+            words.append(f"; its harm (event {seq}) no longer counts")
+        else:
+            harm = campaign.record(seq)
+            now = campaign.codec.amended(harm.type, data)
+            words.append(f"; its harm (event {seq}) now: {summary(campaign, now, harm.stream)}")
+    return "".join(words)
+
+
+def _amended_sentence(
+    campaign: Campaign, corr: Corrected, target: Recorded, head: str, before: Any
+) -> str:
+    """The sentence of an amendment: the inputs changed, then the results that follow."""
     after = payload_of(campaign.codec.amended(target.type, corr.data or {}))
     old = payload_of(before) if before is not None else {}
     if isinstance(before, Roll):

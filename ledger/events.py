@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 CAMPAIGN_STREAM = "campaign"
 ZERO_HASH = "0" * 64
@@ -161,6 +162,11 @@ class Corrected(Event, frozen=True, kw_only=True, tag="correction.recorded"):
     action: Literal["retract", "amend"]
     reason: str
     data: dict[str, Any] | None = None
+    #: events that are part of the target and follow it (the harm a roll applied with
+    #: ``--apply``, #16): ``{"seq": payload it counts with, or None: retracted with it}``
+    #: (seqs as text: the canonical bytes sort keys); absent when there are none, so other
+    #: corrections keep their bytes
+    companions: dict[str, dict[str, Any] | None] | UnsetType = UNSET
 
 
 class ContestOpposed(Event, frozen=True, kw_only=True, tag="contest.opposed"):
@@ -175,11 +181,16 @@ class ContestOpposed(Event, frozen=True, kw_only=True, tag="contest.opposed"):
     :ivar character: the opponent (this event's stream).
     :ivar roller: the character who rolled.
     :ivar roll: the roll's ``seq`` (the event just before this one).
+    :ivar harm: the ``seq`` of the harm the roll applied (``--apply``), the event right after
+        this one; absent when none was applied. That harm is part of the roll: it is
+        corrected only through the roll (retracted with it, amended when its result
+        changes), and ``verify`` checks it is what the rules give for the roll.
     """
 
     character: str
     roller: str
     roll: int
+    harm: int | UnsetType = UNSET
 
 
 CORE_EVENT_TYPES: tuple[type[Event], ...] = (

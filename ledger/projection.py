@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
 from .codec import Codec
 from .events import (
@@ -94,10 +95,11 @@ def corrections_from(pairs: Iterable[tuple[int, Event]]) -> Corrections:
         assert isinstance(corr, Corrected)
         result.by_target.setdefault(corr.target, []).append((seq, corr))
         if corr.target in active:
-            # a correction of a correction undoes it
+            # a correction of a correction undoes it (and what it did to its companions)
             undone = active.pop(corr.target)
-            result.retracted.discard(undone.target)
-            result.amended.pop(undone.target, None)
+            for target in (undone.target, *companions_of(undone)):
+                result.retracted.discard(target)
+                result.amended.pop(target, None)
             if corr.action == "retract":
                 continue
         active[seq] = corr
@@ -107,7 +109,19 @@ def corrections_from(pairs: Iterable[tuple[int, Event]]) -> Corrections:
         else:
             result.amended[corr.target] = corr.data or {}
             result.retracted.discard(corr.target)
+        for target, data in companions_of(corr).items():
+            if data is None:
+                result.retracted.add(target)
+                result.amended.pop(target, None)
+            else:
+                result.amended[target] = data
+                result.retracted.discard(target)
     return result
+
+
+def companions_of(corr: Corrected) -> dict[int, dict[str, Any] | None]:
+    """The events a correction corrects with its target (``{}`` when none)."""
+    return {} if corr.companions is UNSET else {int(k): v for k, v in corr.companions.items()}
 
 
 class Projector:

@@ -13,11 +13,20 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
 from .codec import Codec
 from .dice import DiceError
-from .events import CAMPAIGN_STREAM, CharacterCreated, Event, Roll
-from .projection import Corrections, Projector, corrections_from
+from .events import (
+    CAMPAIGN_STREAM,
+    CharacterCreated,
+    ContestOpposed,
+    Corrected,
+    Event,
+    Roll,
+    event_tag,
+)
+from .projection import Corrections, Projector, companions_of, corrections_from
 from .rulesystem import Opponent, RuleError, RuleSystem
 
 _SHOWN = 3  # differing fields named in a problem sentence
@@ -98,6 +107,12 @@ class ResultCheck:
         self._rows_of = rows_of
         self._streams: list[str | None] = []  # stream of seq i + 1 (None: not fed)
         self._contest: tuple[int, str, str] | None = None  # (seq, roller, opponent) awaiting
+        # the harm each contest roll deals by the rules, as ``(character, payload)`` (#16)
+        self._harm_given: dict[int, tuple[str, dict[str, Any]] | None] = {}
+        self._harm_due: tuple[int, int] | None = None  # (harm seq, roll seq) awaiting
+        # roll seq: (harm seq, roll type, harm type) of each harm applied with its roll
+        self._harm_links: dict[int, tuple[int, str, str]] = {}
+        self._roll_types: dict[int, str] = {}  # contest roll seq: its type
         self.checked = 0
 
     def feed(self, row: tuple[Any, ...]) -> str | None:
@@ -141,13 +156,24 @@ class ResultCheck:
         """A roll against a character on the ledger is followed by that character's
         ``contest.opposed`` naming it, and a ``contest.opposed`` follows its roll (#16)."""
         awaiting, self._contest = self._contest, None
+        due, self._harm_due = self._harm_due, None
+        if due is not None:
+            problem = self._harm_problem(due, seq, stream, type_, data)
+            if problem:
+                return problem
         if type_ == "contest.opposed":
             link = self.codec.decode(data, type_)
-            if awaiting is None or (link.roll, link.roller, link.character) != awaiting:  # type: ignore[attr-defined]
+            assert isinstance(link, ContestOpposed)
+            if awaiting is None or (link.roll, link.roller, link.character) != awaiting:
                 return (
-                    f"a contest.opposed naming roll {link.roll} of {link.roller!r} "  # type: ignore[attr-defined]
+                    f"a contest.opposed naming roll {link.roll} of {link.roller!r} "
                     "that is not the roll just before it against this character"
                 )
+            if link.harm is not UNSET:
+                self._harm_due = (link.harm, link.roll)
+            else:
+                self._harm_given.pop(link.roll, None)
+                self._roll_types.pop(link.roll, None)
             return None
         if awaiting is not None:
             return (
@@ -159,6 +185,48 @@ class ResultCheck:
             if opponent is not None:
                 self._contest = (seq, stream, opponent)
         return None
+
+    def _harm_problem(
+        self, due: tuple[int, int], seq: int, stream: str, type_: str, data: Any
+    ) -> str | None:
+        """The event after a ``contest.opposed`` naming harm is that harm, as the rules
+        give it for the roll (``--apply``, #16)."""
+        harm_seq, roll_seq = due
+        if seq != harm_seq:
+            return (
+                f"roll {roll_seq}'s contest.opposed names its harm as event {harm_seq}, "
+                "but that event does not follow it"
+            )
+        given = self._harm_given.pop(roll_seq, None)
+        if given is None:
+            return f"roll {roll_seq} deals no harm by the rules, but event {seq} records harm"
+        who, payload = given
+        recorded = msgspec.to_builtins(self.codec.decode(data, type_))
+        recorded.pop("type", None)
+        if stream != who or recorded != payload:
+            return (
+                f"event {seq} records harm {recorded!r} on {stream!r}; the rules give "
+                f"{payload!r} on {who!r} for roll {roll_seq}"
+            )
+        self._harm_links[roll_seq] = (seq, self._roll_types.pop(roll_seq, ""), type_)
+        return None
+
+    def _expected_harm(
+        self, event: Roll, states: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]] | None:
+        """``(character, payload)`` of the harm ``event`` deals by the rules, with the
+        characters' ``states`` just before it (``None``: no harm)."""
+        dealt = self.system.harm_of(event)
+        if dealt is None or dealt[1] <= 0 or dealt[0] not in states:
+            return None
+        who, amount = dealt
+        try:
+            harm = self.system.harm_event(states[who], who, amount)
+        except RuleError:
+            return None
+        payload = msgspec.to_builtins(harm)
+        payload.pop("type", None)
+        return who, payload
 
     def pending_problem(self) -> str | None:
         """At the end of a log: a last roll against a character whose
@@ -175,17 +243,76 @@ class ResultCheck:
         """Replay the streams a correction touches with it in force (#14): a correction
         after which the rules refuse an event is a problem naming that event."""
         earlier: dict[int, Any] = dict(self._pairs)
+        problem = self._companions_problem(seq, correction, earlier)
+        if problem:
+            return problem
         target = correction.target
         while target in earlier:  # a correction of a correction: its event's streams
             target = earlier[target].target
         stream = self._streams[target - 1] if 0 < target <= len(self._streams) else None
         streams = list(self.names) if stream in (None, CAMPAIGN_STREAM) else [stream]
+        for corr in (correction, earlier.get(correction.target)):
+            if isinstance(corr, Corrected):
+                streams += [
+                    s for c in companions_of(corr)
+                    if 0 < c <= len(self._streams) and (s := self._streams[c - 1]) is not None
+                ]
         for name in streams:
             try:
                 self._refold(seq, name)
             except RuleError as e:
                 return f"the rules refuse the corrected history of event {target}: {e}"
         return None
+
+    def _companions_problem(
+        self, seq: int, correction: Corrected, earlier: dict[int, Any]
+    ) -> str | None:
+        """A correction's companions are the harm its roll applied, as the rules give it
+        for the roll as corrected (#16); a correction of a correction names none."""
+        companions = companions_of(correction)
+        if not companions:
+            return None
+        link = self._harm_links.get(correction.target)
+        if correction.target in earlier or link is None or set(companions) != {link[0]}:
+            return (
+                f"correction {seq} also corrects event(s) {sorted(companions)}, which are not "
+                f"the harm event {correction.target} applied"
+            )
+        harm_seq, roll_type, harm_type = link
+        given: tuple[str, dict[str, Any]] | None = None
+        if correction.action == "amend":
+            amended = self.codec.amended(roll_type, correction.data or {})
+            assert isinstance(amended, Roll)
+            dealt = self.system.harm_of(amended)
+            if dealt is not None and dealt[1] > 0:
+                state = self._state_before(correction.target, dealt[0])
+                if state is not None:
+                    given = self._expected_harm(amended, {dealt[0]: state})
+        recorded = companions[harm_seq]
+        if recorded is not None:
+            event = self.codec.amended(harm_type, recorded)
+            recorded = msgspec.to_builtins(event)
+            recorded.pop("type", None)
+        if (given[1] if given else None) != recorded:
+            return (
+                f"correction {seq} sets the harm of roll {correction.target} (event "
+                f"{harm_seq}) to {recorded!r}; the rules give "
+                f"{given[1] if given else None!r} for the roll as corrected"
+            )
+        return None
+
+    def _state_before(self, seq: int, stream: str) -> Any | None:
+        """``stream``'s state just before ``seq`` with today's corrections."""
+        return self.projector.fold(self._rows_before(seq, stream), {}, self.corrections).get(
+            stream
+        )
+
+    def _rows_before(self, seq: int, stream: str) -> Iterable[tuple[Any, ...]]:
+        """The rows of ``stream`` and the campaign stream before ``seq``."""
+        if self._rows_of is not None:
+            return self._rows_of(seq, stream)
+        assert self._kept is not None
+        return [r for r in self._kept if r[0] < seq and r[2] in (stream, CAMPAIGN_STREAM)]
 
     def _check(self, seq: int, stream: str, event: Event) -> str | None:
         assert isinstance(event, Roll)
@@ -209,17 +336,18 @@ class ResultCheck:
             problem = f"the rules cannot re-derive it: {type(e).__name__} {e}"
         if problem:
             return f"{NOT_FOLLOWING}: {problem}"
+        if oid is not None:
+            self._roll_types[seq] = event_tag(type(event))
+            before = {stream: state}
+            if opponent is not None:
+                before[oid] = opponent.state
+            self._harm_given[seq] = self._expected_harm(event, before)
         self.checked += 1
         return None
 
     def _refold(self, seq: int, stream: str) -> None:
         """Fold ``stream`` again from the start up to ``seq`` with today's corrections."""
-        if self._rows_of is not None:
-            rows: Iterable[tuple[Any, ...]] = self._rows_of(seq, stream)
-        else:
-            assert self._kept is not None
-            rows = [r for r in self._kept if r[0] < seq and r[2] in (stream, CAMPAIGN_STREAM)]
-        states = self.projector.fold(rows, {}, self.corrections)
+        states = self.projector.fold(self._rows_before(seq, stream), {}, self.corrections)
         if stream in states:
             self.states[stream] = states[stream]
         else:

@@ -309,3 +309,104 @@ def test_both_streams_are_checked_at_their_versions(street: Path, monkeypatch: A
     campaign.roll("jonathan", "fight", {"attack": True}, faces="0000 0000", opponent="thug",
                   actor="gm", at=AT)  # fmt: skip
     assert seen == [{"jonathan": jon, "thug": thug}]
+
+
+# --- a hit's harm (--apply) is part of its roll: corrected with it (#16) --------------------
+
+
+def _apply_hit(db: Path) -> tuple[int, int]:
+    """Jonathan's cane hits the thug for 3 (+ · + · against · · · ·), applied: (roll, harm)."""
+    out = as_json(db, "roll", "jonathan", "fight", "--vs-character", "thug", "--attack",
+                  "--apply", "--dice", "+0+0 0000")  # fmt: skip
+    link, harm = out["batch"]
+    assert link["harm"] == harm["seq"] == out["seq"] + 2 and harm["amount"] == 3
+    return out["seq"], harm["seq"]
+
+
+def _stress(db: Path, who: str = "thug") -> int:
+    return int(as_json(db, "sheet", who)["stress"]["marked"])
+
+
+@freeze_time("2026-03-01 19:10:00", tick=True)
+def test_retracting_an_applied_hit_retracts_its_harm(street: Path) -> None:
+    roll, harm = _apply_hit(street)
+    assert _stress(street) == 3
+    out = ok(street, "correct", str(roll), "--reason", "the thug was never there").output
+    assert _stress(street) == 0  # the harm went with the roll
+    marks = {e["seq"]: e for e in as_json(street, "log")}
+    correction = marks[max(marks)]["data"]
+    assert correction["target"] == roll and correction["companions"] == {str(harm): None}
+    lines = ok(street, "log").output.splitlines()
+    assert any(f"[{harm}] Thug — takes 3 damage  (retracted)" in line for line in lines)
+    assert f"its harm (event {harm}) no longer counts" in out
+    assert "OK" in ok(street, "verify").output
+    # undoing the retraction brings both back
+    ok(street, "correct", str(max(marks)), "--reason", "he was")
+    assert _stress(street) == 3
+    assert "OK" in ok(street, "verify").output
+
+
+@freeze_time("2026-03-01 19:10:00", tick=True)
+def test_amending_an_applied_hit_amends_or_retracts_its_harm(street: Path) -> None:
+    roll, harm = _apply_hit(street)
+    # the thug's dice were misread: + · · · gives him 2 against 4, a hit for 2
+    out = ok(street, "correct", str(roll), "--dice", "+0+0 +000", "--reason", "misread").output
+    assert f"its harm (event {harm}) now: Thug — takes 2 damage" in out
+    assert _stress(street) == 2
+    # and again: + + + + gives him 5, a miss, so no harm at all
+    ok(street, "correct", str(roll), "--dice", "+0+0 ++++", "--reason", "misread again")
+    assert _stress(street) == 0
+    # back to a hit: the harm counts again, at the amended amount
+    ok(street, "correct", str(roll), "--dice", "++++ 0000", "--reason", "third look")
+    assert _stress(street) == 5
+    assert "OK" in ok(street, "verify").output
+    # the same faces again change nothing of the harm
+    before = as_json(street, "log")[-1]["seq"]
+    ok(street, "correct", str(roll), "--dice", "++++ 0000", "--reason", "same")
+    assert "companions" not in as_json(street, "log")[-1]["data"]
+    assert as_json(street, "log")[-1]["seq"] == before + 1 and _stress(street) == 5
+
+
+@freeze_time("2026-03-01 19:10:00", tick=True)
+def test_the_harm_of_a_hit_is_corrected_only_through_its_roll(street: Path) -> None:
+    roll, harm = _apply_hit(street)
+    for args in (("--reason", "x"), ("--set", "amount=1", "--reason", "x")):
+        words = refused(street, "correct", str(harm), *args)
+        assert f"event {harm} is the harm roll {roll} applied" in words
+        assert f"correct roll {roll} instead" in words
+    assert _stress(street) == 3
+
+
+@freeze_time("2026-03-01 19:10:00", tick=True)
+def test_forged_harm_of_a_hit_is_caught_by_verify(street: Path) -> None:
+    """A forger who writes 6 harm for a hit of 3 (re-chained, past the rules) is named."""
+    from ledger.events import ContestOpposed
+
+    head = Store(str(street)).head("casebook").seq
+    campaign = open_campaign(Store(str(street)))
+    _, real = _roll(street)
+    thug = campaign.state_of("thug")
+    forged_harm = campaign.harm_event(thug, "thug", 6)
+    # the rules' own batch is head + 1, head + 2; the forger's roll, link and harm follow
+    _forge(street, [real, ContestOpposed(character="thug", roller="jonathan", roll=head + 3,
+                                         harm=head + 5), forged_harm])  # fmt: skip
+    result = run(street, "verify")
+    assert result.exit_code == 1
+    assert f"event {head + 5} records harm" in result.output and "'amount': 3" in result.output
+
+
+@freeze_time("2026-03-01 19:10:00", tick=True)
+def test_a_correction_cannot_retract_other_events_as_companions(street: Path) -> None:
+    """companions name only the harm the target roll applied: a forged correction that
+    retracts an unrelated wound along with a roll is caught."""
+    from ledger.events import Corrected
+
+    roll, harm = _apply_hit(street)
+    ok(street, "record", "wound-inflicted", "--character", "julian", "--severity", "mild",
+       "--affected-skills", "Athletics")  # fmt: skip
+    wound = as_json(street, "log")[-1]["seq"]
+    _forge(street, [Corrected(target=roll, action="retract", reason="x",
+                              companions={str(harm): None, str(wound): None})])  # fmt: skip
+    result = run(street, "verify")
+    assert result.exit_code == 1 and "not the harm event" in result.output
+    assert str(wound) in result.output
