@@ -14,13 +14,13 @@ events and every sheet change players do not see as it is ("[GM]").
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from .events import Corrected, NoteAdded, Roll
+from .templating import environment
 
 if TYPE_CHECKING:
     from .campaign import Campaign
@@ -275,30 +275,6 @@ def _generic(type_: str, event: Any) -> str:
     return f"{words}: {fields}" if fields else words
 
 
-def _shown(value: Any) -> Any:
-    """Every ``{{ value }}`` of a template: text through :func:`ledger.text.printable` (a
-    newline shows as ``⏎``, no invisible character survives); then HTML-escaped in HTML."""
-    from .text import printable
-
-    return printable(value) if isinstance(value, str) else value
-
-
-@functools.cache
-def _environment() -> Any:
-    """The templates' jinja2 environment. Autoescaping is on for every ``*.html.j2``
-    template (``select_autoescape(["html"])`` alone matches only names ending in ``.html``)."""
-    import jinja2
-
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("ledger", "templates"),
-        autoescape=jinja2.select_autoescape(["html", "html.j2", "htm", "xml"]),
-        finalize=_shown,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-
-
 FUDGE = {1: "−", 2: "·", 3: "+"}
 
 MARKS = {"success": "✔", "mixed": "◐", "failure": "✘"}
@@ -312,6 +288,6 @@ def die_label(sides: int, value: int) -> str:
 
 def render(recap: Recap, fmt: str) -> str:
     """The recap as ``"md"`` (Markdown) or ``"html"`` (one self-contained page)."""
-    env = _environment()
+    env = environment()
     template = env.get_template("recap.html.j2" if fmt == "html" else "recap.md.j2")
     return template.render(recap=recap, die_label=die_label, marks=MARKS)

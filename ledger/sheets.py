@@ -21,13 +21,14 @@ must not contain them at all (the rule system leaves them out when ``as_gm`` is 
 
 from __future__ import annotations
 
-import functools
 import io
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar
 
 import msgspec
+
+from .templating import environment
 
 __all__ = [
     "Item",
@@ -444,26 +445,6 @@ def render_text(sheet: Sheet, *, color: bool, width: int | None = None) -> str:
 # --- HTML ---------------------------------------------------------------------------------
 
 
-@functools.cache
-def _environment() -> Any:
-    """The sheet template's jinja2 environment (autoescaped, strings shown printable)."""
-    import jinja2
-    import markupsafe
-
-    def shown(value: Any) -> Any:
-        # a macro's output (Markup) is HTML already; every other string is data
-        if isinstance(value, str) and not isinstance(value, markupsafe.Markup):
-            return _show(value)
-        return value
-
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("ledger", "templates"),
-        autoescape=jinja2.select_autoescape(["html", "html.j2", "htm", "xml"]),
-        finalize=shown,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
 
 
 def render_html(sheet: Sheet, *, standalone: bool = True) -> str:
@@ -479,7 +460,7 @@ def render_html(sheet: Sheet, *, standalone: bool = True) -> str:
         {% from "sheet.html.j2" import sheet_css, sheet_fragment %}
         <style>{{ sheet_css() }}</style> ... {{ sheet_fragment(sheet) }}
     """
-    template = _environment().get_template("sheet.html.j2")
+    template = environment().get_template("sheet.html.j2")
     module = template.module
     if standalone:
         return template.render(sheet=sheet).lstrip()

@@ -159,9 +159,9 @@ def test_html_page_is_self_contained_and_the_fragment_is_includable():
 
 
 def test_a_web_page_includes_the_fragment_macro():
-    from ledger.sheets import _environment
+    from ledger.templating import environment
 
-    page = _environment().from_string(
+    page = environment().from_string(
         '{% from "sheet.html.j2" import sheet_css, sheet_fragment %}'
         "<style>{{ sheet_css() }}</style><main>{{ sheet_fragment(s) }}</main>"
     )
