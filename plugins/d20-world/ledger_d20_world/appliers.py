@@ -13,9 +13,11 @@ from .events import (
     AttackResolved,
     BagChanged,
     BondCalled,
+    BondFormed,
     CheckRolled,
     ConditionAdded,
     ConditionEnded,
+    CorruptionMarked,
     DamageTaken,
     ExperienceMarked,
     FavourChanged,
@@ -31,11 +33,14 @@ from .events import (
     Rested,
     ShockRolled,
     SkillIncreased,
+    TraitGained,
+    TraitLost,
     WoundHealed,
 )
 from .mechanics import add_experience, contribute, damage_dealt, jinx_recovered, xp_threshold
-from .ops import find, heal, need, replace_at, take_harm, with_items
-from .state import Character, Condition, Item, Objective, Options, Skill
+from .ops import find, heal, is_self, need, replace_at, take_harm, with_items
+from .sheet import starting_favor
+from .state import Bond, Character, Condition, Item, Objective, Options, Skill, Trait
 
 replace = msgspec.structs.replace
 
@@ -130,6 +135,73 @@ class Appliers:
         """Calling upon a bond ("Bonds"): recorded; the bond must exist."""
         need(state.bonds, ev.bond, "bond", state.name)
         return replace(state, bonds_called=state.bonds_called + 1)
+
+    # --- growth after creation (#16) -----------------------------------------------------
+
+    def _gain_trait(self, state: Character, trait: Trait) -> Character:
+        if not trait.name:
+            raise RuleError("name the trait, e.g. --trait 'Scarred hands'")
+        i = find(state.traits, trait.name)
+        if i is not None:
+            raise RuleError(f"{state.name} already has the trait {state.traits[i].name!r}")
+        return replace(state, traits=(*state.traits, trait))
+
+    @applies(TraitGained)
+    def on_trait_gained(self, state: Character, ev: TraitGained) -> Character:
+        """A trait gained in play ("Traits"; ruling R39): ready to help and to hinder; one
+        the character already has (any case) is refused."""
+        return self._gain_trait(state, Trait(name=ev.trait.strip(), kind=ev.kind))
+
+    @applies(CorruptionMarked)
+    def on_corruption(self, state: Character, ev: CorruptionMarked) -> Character:
+        """"The lasting corruption of magic" as a trait ("Traits"; ruling R40). A ``spell``
+        named must be one the character knows ("You can cast a spell if you know it")."""
+        spell = ""
+        if ev.spell.strip():
+            i = need(state.skills, ev.spell, "spell", state.name)
+            s = state.skills[i]
+            if not (s.spell and s.known):
+                raise RuleError(
+                    f"{s.name} is not a spell {state.name} knows: name the spell whose "
+                    "casting left the corruption, or leave --spell out"
+                )
+            spell = s.name
+        trait = Trait(name=ev.trait.strip(), kind="corruption", spell=spell)
+        return self._gain_trait(state, trait)
+
+    @applies(TraitLost)
+    def on_trait_lost(self, state: Character, ev: TraitLost) -> Character:
+        """A trait lost (ruling R39): it must be one the character has; a lasting
+        corruption of magic only with a ``reason`` (ruling R40)."""
+        i = need(state.traits, ev.trait, "trait", state.name)
+        t = state.traits[i]
+        if t.kind == "corruption" and not ev.reason.strip():
+            raise RuleError(
+                f"{t.name} is a lasting corruption of magic (Traits): say what lifts it "
+                "with --reason"
+            )
+        return replace(state, traits=state.traits[:i] + state.traits[i + 1:])
+
+    @applies(BondFormed)
+    def on_bond_formed(self, state: Character, ev: BondFormed) -> Character:
+        """A new bond ("Bonds"; ruling R41) with a faction or non-player character, never
+        the character themself nor a bond they have; favor starts by kind (ruling R11)."""
+        name = ev.bond.strip()
+        if not name:
+            raise RuleError("name the bond, e.g. --bond 'the Lamplighters'")
+        if is_self(name, state.id, state.name):
+            raise RuleError(
+                f"{state.name} cannot form a bond with themself: bonds are \"relationships "
+                "with factions and non-player characters\" (Bonds)"
+            )
+        i = find(state.bonds, name)
+        if i is not None:
+            raise RuleError(
+                f"{state.name} already has a bond with {state.bonds[i].name!r}: The World "
+                "changes its favor with favour-changed"
+            )
+        bond = Bond(name=name, kind=ev.kind, favor=starting_favor(ev.kind))
+        return replace(state, bonds=(*state.bonds, bond))
 
     # --- inventory ------------------------------------------------------------------------
 

@@ -12,9 +12,11 @@ from .events import (
     AttackResolved,
     BagChanged,
     BondCalled,
+    BondFormed,
     CheckRolled,
     ConditionAdded,
     ConditionEnded,
+    CorruptionMarked,
     DamageTaken,
     ExperienceMarked,
     FavourChanged,
@@ -30,6 +32,8 @@ from .events import (
     Rested,
     ShockRolled,
     SkillIncreased,
+    TraitGained,
+    TraitLost,
     WoundHealed,
 )
 from .mechanics import damage_dealt
@@ -95,6 +99,18 @@ def describe(event: Event, *, rounding: str = "ceil") -> str | None:
         case BondCalled():
             return f"{event.character}: calls upon {event.bond}" + (
                 f": {event.request}" if event.request else "")
+        case TraitGained():
+            return (f"{event.character}: gains the {event.kind} trait {event.trait!r}"
+                    + _why(event.reason))
+        case TraitLost():
+            return f"{event.character}: loses the trait {event.trait!r}" + _why(event.reason)
+        case CorruptionMarked():
+            spell = f" from casting {event.spell}" if event.spell else ""
+            return (f"{event.character}: marked by the lasting corruption of magic{spell}: "
+                    f"trait {event.trait!r}" + _why(event.reason))
+        case BondFormed():
+            return (f"{event.character}: forms a bond with {event.bond} ({event.kind})"
+                    + _why(event.reason))
         case ItemAdded():
             return f"{event.character}: gains {event.item} ({event.location})"
         case ItemRemoved():
@@ -148,6 +164,10 @@ def describe(event: Event, *, rounding: str = "ceil") -> str | None:
         case ObjectiveFailed():
             return f"{event.character}: objective {event.objective!r} failed ({event.reason})"
     return None
+
+
+def _why(reason: str) -> str:
+    return f" ({reason})" if reason else ""
 
 
 def _armour(armour: list[str], desperate: list[str]) -> str:

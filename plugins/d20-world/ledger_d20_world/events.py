@@ -135,6 +135,48 @@ class BondCalled(Event, frozen=True, kw_only=True, tag="d20-world.bond_called"):
     demands: str = ""
 
 
+class TraitGained(Event, frozen=True, kw_only=True, tag="d20-world.trait_gained"):
+    """A trait gained in play ("Traits": "Traits describe a character's nature, such as
+    physical features, personality, culture"; ruling R39): ``kind`` as at creation (body,
+    personality or free), both flags ready. A trait the character has is refused."""
+
+    character: str
+    trait: str
+    kind: Literal["body", "personality", "free"]
+    reason: str = ""
+
+
+class TraitLost(Event, frozen=True, kw_only=True, tag="d20-world.trait_lost"):
+    """A trait the character no longer has (ruling R39). A lasting corruption of magic is
+    lost only with a ``reason`` (what lifted it, ruling R40)."""
+
+    character: str
+    trait: str
+    reason: str = ""
+
+
+class CorruptionMarked(Event, frozen=True, kw_only=True, tag="d20-world.corruption_marked"):
+    """A trait that is "the lasting corruption of magic" ("Traits"; ruling R40): a trait of
+    kind ``corruption``, helping and hindering like any trait. ``spell``: the known spell
+    whose casting left it, if The World names one."""
+
+    character: str
+    trait: str
+    spell: str = ""
+    reason: str = ""
+
+
+class BondFormed(Event, frozen=True, kw_only=True, tag="d20-world.bond_formed"):
+    """A new bond with a faction or non-player character ("Bonds"; ruling R41). Public: its
+    favor starts by kind as at creation (ruling R11) and The World changes it with the
+    GM-only ``favour_changed`` ("Favor and any changes to it are tracked by The World")."""
+
+    character: str
+    bond: str
+    kind: Literal["faction", "mentor", "friend", "rival", "enemy"]
+    reason: str = ""
+
+
 class ItemAdded(Event, frozen=True, kw_only=True, tag="d20-world.item_added"):
     """An item gained ("Inventory"); armour has ``durability`` and ``protects_against``
     ("Armor"); a weapon ``damage``, ``range`` and ``harm`` ("Weapons")."""
@@ -317,6 +359,10 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     SkillIncreased,
     FavourChanged,
     BondCalled,
+    TraitGained,
+    TraitLost,
+    CorruptionMarked,
+    BondFormed,
     ItemAdded,
     ItemRemoved,
     ItemMoved,

@@ -30,6 +30,10 @@ def _trait(trait: Trait) -> Line:
         word for word, ok in (("help", trait.can_help), ("hinder", trait.can_hinder)) if not ok
     ]
     note = f"used to {' and '.join(spent)}: again after a natural 1 or 20" if spent else ""
+    if trait.kind == "corruption":  # "the lasting corruption of magic" ("Traits", R40)
+        source = f" from {trait.spell}" if trait.spell else ""
+        note = "; ".join(n for n in (f"lasting{source}", note) if n)
+        return Line(label=trait.name, value="corruption of magic", note=note, tone="bad")
     return Line(label=trait.name, value=trait.kind, note=note, tone="muted" if spent else "")
 
 

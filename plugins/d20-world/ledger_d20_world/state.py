@@ -12,7 +12,7 @@ from typing import Literal
 import msgspec
 
 Location = Literal["carried", "bag"]
-TraitKind = Literal["body", "personality", "free"]
+TraitKind = Literal["body", "personality", "free", "corruption"]
 BondKind = Literal["faction", "mentor", "friend", "rival", "enemy"]
 SkillOrigin = Literal["bond", "hardship", "passion", "learned"]
 Band = Literal["bad", "messy", "good"]
@@ -50,12 +50,15 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 class Trait(msgspec.Struct, frozen=True, kw_only=True):
     """A trait ("Traits"): ``can_help``/``can_hinder`` are cleared by invoking it that way and
-    restored by a natural 20 / natural 1 (ruling R2)."""
+    restored by a natural 20 / natural 1 (ruling R2). ``kind`` ``corruption``: "the lasting
+    corruption of magic" (ruling R40), ``spell`` the spell that left it (``""``: not
+    named)."""
 
     name: str
     kind: TraitKind
     can_help: bool = True
     can_hinder: bool = True
+    spell: str = ""
 
 
 class Bond(msgspec.Struct, frozen=True, kw_only=True):

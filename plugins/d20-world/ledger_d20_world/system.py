@@ -65,6 +65,7 @@ from .ops import (
     condition_penalty,
     dead_check,
     hidden_penalty,
+    is_self,
     need,
     skill_for_check,
     wound_total,
@@ -153,6 +154,10 @@ class D20World(Appliers, RuleSystem):
         "d20-world.skill_increased": "Skills; Learning Skills",
         "d20-world.favour_changed": "Bonds",
         "d20-world.bond_called": "Bonds",
+        "d20-world.trait_gained": "Traits",
+        "d20-world.trait_lost": "Traits",
+        "d20-world.corruption_marked": "Traits; Magic",
+        "d20-world.bond_formed": "Bonds",
         "d20-world.item_added": "Inventory",
         "d20-world.item_removed": "Inventory",
         "d20-world.item_moved": "Inventory",
@@ -237,7 +242,7 @@ class D20World(Appliers, RuleSystem):
         spell = skill.spell and skill.known
         has_skill = skill.known and skill.proficiency >= 1
         help_from = str(p.get("help_from") or "")
-        if help_from and _is_self(help_from, request.character, request.name or state.name):
+        if help_from and is_self(help_from, request.character, request.name or state.name):
             raise RuleError(
                 f"{state.name} cannot help their own check: help is \"an ally who also has "
                 "time, tools, or skill\" (Checks); name another character with --help-from"
@@ -529,6 +534,9 @@ class D20World(Appliers, RuleSystem):
                 bond.pop("favor", None)
             view["conditions"] = [c for c in view["conditions"] if not c["hidden"]]
         view.pop("gm_view")
+        for trait in view["traits"]:
+            if not trait["spell"]:
+                trait.pop("spell")
         for c in view["conditions"]:
             if not c["hidden"]:
                 c.pop("hidden")
@@ -618,18 +626,6 @@ class D20World(Appliers, RuleSystem):
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
         """Exact odds of a check (see :func:`.odds.check_odds`)."""
         return odds_mod.odds(params)
-
-
-def _is_self(helper: str, character: str, name: str) -> bool:
-    """Does ``--help-from`` name the roller (their id, full name or first name,
-    case-insensitive)? (001_a3a02f9b7363775f.txt, "Checks": help is "an ally who also has
-    time, tools, or skill"; #16.)"""
-    key = helper.strip().casefold()
-    names = {character.casefold(), name.strip().casefold()}
-    first = name.strip().split()[:1]
-    if first:
-        names.add(first[0].casefold())
-    return key in names
 
 
 def _attack(state: Character, opponent: Opponent, weapon: str | None) -> dict[str, Any]:
