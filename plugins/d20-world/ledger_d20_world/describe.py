@@ -20,6 +20,9 @@ from .events import (
     DamageTaken,
     ExperienceMarked,
     FavourChanged,
+    GroupObjectiveContributed,
+    GroupObjectiveFailed,
+    GroupObjectiveOpened,
     HiddenConditionAdded,
     HiddenConditionEnded,
     ItemAdded,
@@ -161,6 +164,16 @@ def describe(event: Event, *, rounding: str = "ceil") -> str | None:
             by = f" by {event.by}" if event.by else ""
             return (f"{event.character}: {event.skill} {event.outcome}{by} towards objective "
                     f"{event.objective!r}" + (" (automatic)" if event.auto else ""))
+        case GroupObjectiveOpened():
+            deadline = f", by {event.deadline}" if event.deadline else ""
+            return (f"shared objective {event.objective!r} opened, {event.required_good} good "
+                    f"checks needed{deadline}")
+        case GroupObjectiveContributed():
+            check = f" (check {event.check})" if event.check is not None else ""
+            return (f"{event.by}: {event.skill} {event.outcome} towards shared objective "
+                    f"{event.objective!r}{check}" + (" (automatic)" if event.auto else ""))
+        case GroupObjectiveFailed():
+            return f"shared objective {event.objective!r} failed ({event.reason})"
         case ObjectiveFailed():
             return f"{event.character}: objective {event.objective!r} failed ({event.reason})"
     return None

@@ -1,6 +1,8 @@
 """d20-world events (seed 001_a3a02f9b7363775f.txt). Tags are ``"d20-world.<past_tense>"``.
 
-Every event has a ``character`` field, so it belongs to that character's stream. Fields are
+Every event but the shared objective's (``group_objective_*``, on the campaign stream and
+so applied to every character) has a ``character`` field, so it belongs to that
+character's stream. Fields are
 simple (str, int, bool, lists of str) so ``campaign record <name> --field value`` can append
 any of them. ``favour_changed``, ``hidden_condition_added`` and ``hidden_condition_ended`` are
 GM-only by type (``visibility = "gm"``): an applier sees only the payload, never the
@@ -352,6 +354,46 @@ class ObjectiveFailed(Event, frozen=True, kw_only=True, tag="d20-world.objective
     reason: str
 
 
+class GroupObjectiveOpened(
+    Event, frozen=True, kw_only=True, tag="d20-world.group_objective_opened"
+):
+    """An objective several characters work towards ("Objectives": "individual players,
+    groups of players, or entire factions can work towards over time"; ruling R43). No
+    ``character`` field: it is on the campaign stream, so every character's state holds
+    it. ``required_good`` ≥ 2."""
+
+    objective: str
+    required_good: int
+    deadline: str = ""
+
+
+class GroupObjectiveContributed(
+    Event, frozen=True, kw_only=True, tag="d20-world.group_objective_contributed"
+):
+    """A contributing check to a shared objective (campaign stream, ruling R43): ``by`` the
+    character id whose check it is (or a group or faction's name), its ``skill`` and
+    ``outcome``. ``check``: the check's seq; written by ``roll X SKILL --objective NAME``
+    in the check's batch, and then it must match the check the contributor made. ``auto``:
+    an automatic success The World counts as good (ruling R12)."""
+
+    objective: str
+    by: str
+    skill: str
+    outcome: Literal["bad", "messy", "good"]
+    auto: bool = False
+    check: int | None = None
+
+
+class GroupObjectiveFailed(
+    Event, frozen=True, kw_only=True, tag="d20-world.group_objective_failed"
+):
+    """A shared objective failed by an outside factor such as time ("Objectives"; campaign
+    stream, ruling R43)."""
+
+    objective: str
+    reason: str
+
+
 EVENT_TYPES: tuple[type[Event], ...] = (
     CheckRolled,
     ShockRolled,
@@ -380,4 +422,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     HiddenConditionAdded,
     HiddenConditionEnded,
     BlindCheckRolled,
+    GroupObjectiveOpened,
+    GroupObjectiveContributed,
+    GroupObjectiveFailed,
 )

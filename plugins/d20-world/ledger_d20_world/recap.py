@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from .events import CheckRolled, ShockRolled
 from .mechanics import xp_threshold
 from .ops import condition_penalty, hidden_penalty, wound_total
@@ -19,7 +21,7 @@ from .state import Character, Condition, Objective, Skill, Trait
 HANDLED = (
     "id", "name", "skills", "bonds", "items", "conditions", "wounds", "wounds_received", "jinx", "shocks",
     "pending_shock", "shocks_owed", "dead", "objectives", "bonds_called", "rested_after_session", "gm_view",
-    "traits",
+    "traits", "group_checks",
 )
 """Fields :func:`change_sentences` words itself (the rest get the generic wording of
 :meth:`ledger.RuleSystem.generic_changes`)."""
@@ -83,6 +85,9 @@ def _new_trait(t: Trait) -> str:
 
 def _objective(before: Objective | None, after: Objective) -> list[str]:
     progress = f"{after.good}/{after.required_good} good checks"
+    if after.group:  # every character's recap says the same (ruling R43)
+        own = _objective(before, msgspec.structs.replace(after, group=False))
+        return [f"shared {line}" for line in own]
     if after.status == "completed" and (before is None or before.status != "completed"):
         return [f"objective '{after.name}' completed ({progress})"]
     if after.status == "failed" and (before is None or before.status != "failed"):

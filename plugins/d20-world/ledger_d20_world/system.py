@@ -40,6 +40,7 @@ from .events import (
     ConditionEnded,
     DamageTaken,
     ExperienceMarked,
+    GroupObjectiveContributed,
     HiddenConditionAdded,
     HiddenConditionEnded,
     Rested,
@@ -64,6 +65,7 @@ from .ops import (
     capacity,
     condition_penalty,
     dead_check,
+    find,
     hidden_penalty,
     is_self,
     need,
@@ -174,6 +176,9 @@ class D20World(Appliers, RuleSystem):
         "d20-world.objective_opened": "Objectives",
         "d20-world.objective_contributed": "Objectives",
         "d20-world.objective_failed": "Objectives",
+        "d20-world.group_objective_opened": "Objectives",
+        "d20-world.group_objective_contributed": "Objectives",
+        "d20-world.group_objective_failed": "Objectives",
     }
     odds_params = (
         RollParam("proficiency", "d20-world: skill proficiency (0 for an unknown skill; "
@@ -279,7 +284,8 @@ class D20World(Appliers, RuleSystem):
                     f"no check is made ({gate.replace('_', ' ')}: "
                     f"{'failure' if gate == 'auto_fail' else 'success'} is certain), so "
                     f"{what} cannot apply; drop it"
-                    + (", or record objective-contributed --auto" if objective else "")
+                    + (f", or record {_contribution_of(state, objective)} --auto"
+                       if objective else "")
                 )
             outcome: Band = "bad" if gate == "auto_fail" else "good"
             return CheckRolled(**common, outcome=outcome, miscast=spell and outcome == "bad",
@@ -379,6 +385,21 @@ class D20World(Appliers, RuleSystem):
             if isinstance(event.weapon, str):
                 params["weapon"] = event.weapon
         return RollRequest(event.character, "", event.skill, params, opponent)
+
+    def follow_ups(self, state: Character, event: Roll, *, seq: int) -> list[Event]:
+        """A check made towards a shared objective (``--objective NAME`` naming one) counts
+        for every character: its contribution goes on the campaign stream in the check's
+        batch, naming the check (``seq``), so every state folds it and the contributor's
+        state checks it matches the check (ruling R43)."""
+        if type(event) is not CheckRolled or not event.objective \
+                or event.gate in ("auto_fail", "auto_success"):
+            return []
+        i = find(state.objectives, event.objective)
+        if i is None or not state.objectives[i].group:
+            return []
+        return [GroupObjectiveContributed(objective=state.objectives[i].name,
+                                          by=event.character, skill=event.skill,
+                                          outcome=event.outcome, check=seq)]
 
     def harm_of(self, event: Roll) -> tuple[str, int] | None:
         """The harm of an attack on a character on the ledger (``--apply``): the weapon's
@@ -513,6 +534,11 @@ class D20World(Appliers, RuleSystem):
             return HiddenConditionEnded(character=event.character, condition=event.condition)
         if type(event) is CheckRolled:
             return BlindCheckRolled(**msgspec.structs.asdict(event))
+        if isinstance(event, GroupObjectiveContributed) and event.check is not None:
+            raise RuleError(
+                "a blind check contributes to no objective (ruling R34): roll it without "
+                "--objective, or in the open"
+            )
         if isinstance(event, BLIND_REFUSED):
             name = event_tag(type(event)).split(".", 1)[1].replace("_", "-")
             raise RuleError(
@@ -534,6 +560,7 @@ class D20World(Appliers, RuleSystem):
                 bond.pop("favor", None)
             view["conditions"] = [c for c in view["conditions"] if not c["hidden"]]
         view.pop("gm_view")
+        view.pop("group_checks")
         for trait in view["traits"]:
             if not trait["spell"]:
                 trait.pop("spell")
@@ -626,6 +653,13 @@ class D20World(Appliers, RuleSystem):
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
         """Exact odds of a check (see :func:`.odds.check_odds`)."""
         return odds_mod.odds(params)
+
+
+def _contribution_of(state: Character, objective: str) -> str:
+    """The event that records a contribution by hand to ``objective`` (ruling R43)."""
+    i = find(state.objectives, objective)
+    shared = i is not None and state.objectives[i].group
+    return "group-objective-contributed" if shared else "objective-contributed"
 
 
 def _attack(state: Character, opponent: Opponent, weapon: str | None) -> dict[str, Any]:
