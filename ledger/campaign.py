@@ -896,7 +896,9 @@ class Campaign:
             (``--apply``): :meth:`RuleSystem.harm_of` gives who and how much, the system's
             ``harm_event`` the event.
 
-        The records of the whole batch are kept in :attr:`batch` (the roll is returned).
+        The rule system's :meth:`~ledger.rulesystem.RuleSystem.follow_ups` of the roll end
+        the batch. The records of the whole batch are kept in :attr:`batch` (the roll is
+        returned).
 
         A GM-only (``blind``) engine roll draws with a secret client seed,
         ``"blind:" + secrets.token_hex(16)``, kept in its GM-only payload: a player who learns
@@ -959,18 +961,19 @@ class Campaign:
                     f"{self.system.id}.resolve returned {type(event).__name__}, not a Roll"
                 )
             events: list[Event] = [event]
+            head = self.store.head(self.id).seq
             if opp is not None:
                 if self.system.opponent_of(event) != opp.character:
                     raise TypeError(
                         f"{self.system.id}.resolve was given an opponent on the ledger but "
                         "its roll does not name them (vs_character)"
                     )
-                head = self.store.head(self.id).seq
                 harm = self._harm(cid, state, opp, event) if apply else []
                 link = ContestOpposed(character=opp.character, roller=cid, roll=head + 1)
                 if harm:
                     link = msgspec.structs.replace(link, harm=head + 3)
                 events += [link, *harm]
+            events.extend(self.system.follow_ups(state, event, seq=head + 1))
             self.batch = self.append(
                 events,
                 actor=actor,

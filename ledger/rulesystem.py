@@ -527,6 +527,14 @@ class RuleSystem(abc.ABC):
         is then refused)."""
         return None
 
+    def follow_ups(self, state: Any, event: Roll, *, seq: int) -> list[Event]:
+        """Events the rules record in the same batch as the roll ``event`` (seq ``seq``),
+        after its opponent's side and harm: e.g. d20-world's contribution of a check to an
+        objective several characters share, on the campaign stream so every character's
+        state folds it. ``state`` is the roller's state before the roll. Validated and
+        appended with the roll (one batch). Default: none."""
+        return []
+
     def rule_section(self, event: Event) -> str | None:
         """The seed section an event implements (``sections``), for ``campaign audit``."""
         return self.sections.get(event_tag(type(event)))

@@ -7,18 +7,23 @@ from __future__ import annotations
 
 import msgspec
 
-from ledger import RuleError, SceneEnded, SessionEnded, applies
+from ledger import RuleError, SceneEnded, SessionEnded, applies, applying_seq
 
 from .events import (
     AttackResolved,
     BagChanged,
     BondCalled,
+    BondFormed,
     CheckRolled,
     ConditionAdded,
     ConditionEnded,
+    CorruptionMarked,
     DamageTaken,
     ExperienceMarked,
     FavourChanged,
+    GroupObjectiveContributed,
+    GroupObjectiveFailed,
+    GroupObjectiveOpened,
     HiddenConditionAdded,
     HiddenConditionEnded,
     ItemAdded,
@@ -31,11 +36,24 @@ from .events import (
     Rested,
     ShockRolled,
     SkillIncreased,
+    TraitGained,
+    TraitLost,
     WoundHealed,
 )
 from .mechanics import add_experience, contribute, damage_dealt, jinx_recovered, xp_threshold
-from .ops import find, heal, need, replace_at, take_harm, with_items
-from .state import Character, Condition, Item, Objective, Options, Skill
+from .ops import find, heal, is_self, need, replace_at, take_harm, with_items
+from .sheet import starting_favor
+from .state import (
+    Bond,
+    Character,
+    Condition,
+    GroupCheck,
+    Item,
+    Objective,
+    Options,
+    Skill,
+    Trait,
+)
 
 replace = msgspec.structs.replace
 
@@ -94,7 +112,13 @@ class Appliers:
         if ev.spell:
             state = replace(state, jinx=state.jinx + 1)
         if ev.objective:
-            state = self._contribute(state, ev.objective, ev.skill, ev.outcome)
+            k = find(state.objectives, ev.objective)
+            if k is not None and state.objectives[k].group:  # counted by its batch (R43)
+                entry = GroupCheck(check=applying_seq() or 0, objective=state.objectives[k].name,
+                                   skill=ev.skill, outcome=ev.outcome)
+                state = replace(state, group_checks=(*state.group_checks, entry))
+            else:
+                state = self._contribute(state, ev.objective, ev.skill, ev.outcome)
         return state
 
     @applies(ExperienceMarked)
@@ -130,6 +154,73 @@ class Appliers:
         """Calling upon a bond ("Bonds"): recorded; the bond must exist."""
         need(state.bonds, ev.bond, "bond", state.name)
         return replace(state, bonds_called=state.bonds_called + 1)
+
+    # --- growth after creation (#16) -----------------------------------------------------
+
+    def _gain_trait(self, state: Character, trait: Trait) -> Character:
+        if not trait.name:
+            raise RuleError("name the trait, e.g. --trait 'Scarred hands'")
+        i = find(state.traits, trait.name)
+        if i is not None:
+            raise RuleError(f"{state.name} already has the trait {state.traits[i].name!r}")
+        return replace(state, traits=(*state.traits, trait))
+
+    @applies(TraitGained)
+    def on_trait_gained(self, state: Character, ev: TraitGained) -> Character:
+        """A trait gained in play ("Traits"; ruling R39): ready to help and to hinder; one
+        the character already has (any case) is refused."""
+        return self._gain_trait(state, Trait(name=ev.trait.strip(), kind=ev.kind))
+
+    @applies(CorruptionMarked)
+    def on_corruption(self, state: Character, ev: CorruptionMarked) -> Character:
+        """"The lasting corruption of magic" as a trait ("Traits"; ruling R40). A ``spell``
+        named must be one the character knows ("You can cast a spell if you know it")."""
+        spell = ""
+        if ev.spell.strip():
+            i = need(state.skills, ev.spell, "spell", state.name)
+            s = state.skills[i]
+            if not (s.spell and s.known):
+                raise RuleError(
+                    f"{s.name} is not a spell {state.name} knows: name the spell whose "
+                    "casting left the corruption, or leave --spell out"
+                )
+            spell = s.name
+        trait = Trait(name=ev.trait.strip(), kind="corruption", spell=spell)
+        return self._gain_trait(state, trait)
+
+    @applies(TraitLost)
+    def on_trait_lost(self, state: Character, ev: TraitLost) -> Character:
+        """A trait lost (ruling R39): it must be one the character has; a lasting
+        corruption of magic only with a ``reason`` (ruling R40)."""
+        i = need(state.traits, ev.trait, "trait", state.name)
+        t = state.traits[i]
+        if t.kind == "corruption" and not ev.reason.strip():
+            raise RuleError(
+                f"{t.name} is a lasting corruption of magic (Traits): say what lifts it "
+                "with --reason"
+            )
+        return replace(state, traits=state.traits[:i] + state.traits[i + 1:])
+
+    @applies(BondFormed)
+    def on_bond_formed(self, state: Character, ev: BondFormed) -> Character:
+        """A new bond ("Bonds"; ruling R41) with a faction or non-player character, never
+        the character themself nor a bond they have; favor starts by kind (ruling R11)."""
+        name = ev.bond.strip()
+        if not name:
+            raise RuleError("name the bond, e.g. --bond 'the Lamplighters'")
+        if is_self(name, state.id, state.name):
+            raise RuleError(
+                f"{state.name} cannot form a bond with themself: bonds are \"relationships "
+                "with factions and non-player characters\" (Bonds)"
+            )
+        i = find(state.bonds, name)
+        if i is not None:
+            raise RuleError(
+                f"{state.name} already has a bond with {state.bonds[i].name!r}: The World "
+                "changes its favor with favour-changed"
+            )
+        bond = Bond(name=name, kind=ev.kind, favor=starting_favor(ev.kind))
+        return replace(state, bonds=(*state.bonds, bond))
 
     # --- inventory ------------------------------------------------------------------------
 
@@ -292,6 +383,7 @@ class Appliers:
 
     def _contribute(self, state: Character, name: str, skill: str, band: str) -> Character:
         i = need(state.objectives, name, "objective", state.name)
+        _not_shared(state.objectives[i])
         new = contribute(state.objectives[i], skill=skill, band=band,  # type: ignore[arg-type]
                          distinct_skills=self.options.objective_distinct_skills == "enforce")
         return replace(state, objectives=replace_at(state.objectives, i, new))
@@ -318,8 +410,95 @@ class Appliers:
     def on_objective_failed(self, state: Character, ev: ObjectiveFailed) -> Character:
         """An objective failed by an outside factor, e.g. time ("Objectives")."""
         i = need(state.objectives, ev.objective, "objective", state.name)
+        _not_shared(state.objectives[i])
+        return _failed(state, i, ev.reason)
+
+    # --- shared objectives (campaign stream, ruling R43) -----------------------------------
+
+    @applies(GroupObjectiveOpened)
+    def on_group_objective(self, state: Character, ev: GroupObjectiveOpened) -> Character:
+        """An objective shared by every character ("Objectives": "groups of players, or
+        entire factions can work towards"): at least two good checks; a name any character
+        already uses for an objective is refused."""
+        if ev.required_good < 2:
+            raise RuleError(
+                f"an objective needs at least two good checks, not {ev.required_good}"
+            )
+        name = ev.objective.strip()
+        if not name:
+            raise RuleError("name the objective, e.g. --objective 'Open the vault'")
+        if find(state.objectives, name) is not None:
+            raise RuleError(f"objective {name!r} already exists (on {state.name}'s sheet): "
+                            "name it differently")
+        o = Objective(name=name, required_good=ev.required_good, deadline=ev.deadline,
+                      group=True)
+        return replace(state, objectives=(*state.objectives, o))
+
+    @applies(GroupObjectiveContributed)
+    def on_group_contributed(self, state: Character, ev: GroupObjectiveContributed
+                             ) -> Character:
+        """A contributing check to a shared objective, folded into every character's state
+        alike ("Objectives"; ruling R12 for distinct skills, across the group). On the
+        contributor's own state a ``check`` must be a check they made towards it with that
+        skill and outcome, counted once. A character who joined after the objective was
+        opened does not hold it and is left as they are (ruling R43)."""
+        mine = is_self(ev.by, state.id, state.name)
+        i = find(state.objectives, ev.objective)
+        if i is None or not state.objectives[i].group:
+            if mine:
+                have = ", ".join(o.name for o in state.objectives if o.group) or "none"
+                raise RuleError(f"{state.name} holds no shared objective {ev.objective!r} "
+                                f"(shared objectives: {have})")
+            return state  # joined after it was opened
         o = state.objectives[i]
-        if o.status != "open":
-            raise RuleError(f"objective {o.name!r} is already {o.status}")
-        new = replace(o, status="failed", reason=ev.reason)
+        if mine and ev.check is not None:
+            state = _match_check(state, o.name, ev)
+        new = contribute(o, skill=ev.skill, band=ev.outcome,
+                         distinct_skills=self.options.objective_distinct_skills == "enforce")
+        new = replace(new, contributors=(*o.contributors, ev.by))
         return replace(state, objectives=replace_at(state.objectives, i, new))
+
+    @applies(GroupObjectiveFailed)
+    def on_group_failed(self, state: Character, ev: GroupObjectiveFailed) -> Character:
+        """A shared objective failed by an outside factor, e.g. time ("Objectives")."""
+        i = find(state.objectives, ev.objective)
+        if i is None or not state.objectives[i].group:
+            return state  # joined after it was opened (ruling R43)
+        return _failed(state, i, ev.reason)
+
+
+def _failed(state: Character, i: int, reason: str) -> Character:
+    o = state.objectives[i]
+    if o.status != "open":
+        raise RuleError(f"objective {o.name!r} is already {o.status}")
+    new = replace(o, status="failed", reason=reason)
+    return replace(state, objectives=replace_at(state.objectives, i, new))
+
+
+def _not_shared(o: Objective) -> None:
+    """Refuse a one-character event on a shared objective (ruling R43)."""
+    if o.group:
+        raise RuleError(
+            f"{o.name!r} is a shared objective: record group-objective-contributed or "
+            "group-objective-failed (every character holds it)"
+        )
+
+
+def _match_check(state: Character, objective: str, ev: GroupObjectiveContributed
+                 ) -> Character:
+    """``state`` without the check ``ev`` counts (ruling R43).
+
+    :raises RuleError: the contributor made no such check towards ``objective`` (another
+        skill or outcome, a check already counted, or none).
+    """
+    key = objective.casefold()
+    for n, g in enumerate(state.group_checks):
+        if g.objective.casefold() == key and g.skill.casefold() == ev.skill.casefold() \
+                and g.outcome == ev.outcome and g.check in (0, ev.check):
+            return replace(state, group_checks=state.group_checks[:n]
+                           + state.group_checks[n + 1:])
+    raise RuleError(
+        f"check {ev.check} is not a {ev.outcome} {ev.skill} check of {state.name}'s towards "
+        f"objective {objective!r} still to count: roll with --objective, or record the "
+        "contribution without --check"
+    )

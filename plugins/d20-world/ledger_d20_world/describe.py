@@ -12,12 +12,17 @@ from .events import (
     AttackResolved,
     BagChanged,
     BondCalled,
+    BondFormed,
     CheckRolled,
     ConditionAdded,
     ConditionEnded,
+    CorruptionMarked,
     DamageTaken,
     ExperienceMarked,
     FavourChanged,
+    GroupObjectiveContributed,
+    GroupObjectiveFailed,
+    GroupObjectiveOpened,
     HiddenConditionAdded,
     HiddenConditionEnded,
     ItemAdded,
@@ -30,6 +35,8 @@ from .events import (
     Rested,
     ShockRolled,
     SkillIncreased,
+    TraitGained,
+    TraitLost,
     WoundHealed,
 )
 from .mechanics import damage_dealt
@@ -95,6 +102,18 @@ def describe(event: Event, *, rounding: str = "ceil") -> str | None:
         case BondCalled():
             return f"{event.character}: calls upon {event.bond}" + (
                 f": {event.request}" if event.request else "")
+        case TraitGained():
+            return (f"{event.character}: gains the {event.kind} trait {event.trait!r}"
+                    + _why(event.reason))
+        case TraitLost():
+            return f"{event.character}: loses the trait {event.trait!r}" + _why(event.reason)
+        case CorruptionMarked():
+            spell = f" from casting {event.spell}" if event.spell else ""
+            return (f"{event.character}: marked by the lasting corruption of magic{spell}: "
+                    f"trait {event.trait!r}" + _why(event.reason))
+        case BondFormed():
+            return (f"{event.character}: forms a bond with {event.bond} ({event.kind})"
+                    + _why(event.reason))
         case ItemAdded():
             return f"{event.character}: gains {event.item} ({event.location})"
         case ItemRemoved():
@@ -145,9 +164,23 @@ def describe(event: Event, *, rounding: str = "ceil") -> str | None:
             by = f" by {event.by}" if event.by else ""
             return (f"{event.character}: {event.skill} {event.outcome}{by} towards objective "
                     f"{event.objective!r}" + (" (automatic)" if event.auto else ""))
+        case GroupObjectiveOpened():
+            deadline = f", by {event.deadline}" if event.deadline else ""
+            return (f"shared objective {event.objective!r} opened, {event.required_good} good "
+                    f"checks needed{deadline}")
+        case GroupObjectiveContributed():
+            check = f" (check {event.check})" if event.check is not None else ""
+            return (f"{event.by}: {event.skill} {event.outcome} towards shared objective "
+                    f"{event.objective!r}{check}" + (" (automatic)" if event.auto else ""))
+        case GroupObjectiveFailed():
+            return f"shared objective {event.objective!r} failed ({event.reason})"
         case ObjectiveFailed():
             return f"{event.character}: objective {event.objective!r} failed ({event.reason})"
     return None
+
+
+def _why(reason: str) -> str:
+    return f" ({reason})" if reason else ""
 
 
 def _armour(armour: list[str], desperate: list[str]) -> str:

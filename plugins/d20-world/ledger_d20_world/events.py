@@ -1,6 +1,8 @@
 """d20-world events (seed 001_a3a02f9b7363775f.txt). Tags are ``"d20-world.<past_tense>"``.
 
-Every event has a ``character`` field, so it belongs to that character's stream. Fields are
+Every event but the shared objective's (``group_objective_*``, on the campaign stream and
+so applied to every character) has a ``character`` field, so it belongs to that
+character's stream. Fields are
 simple (str, int, bool, lists of str) so ``campaign record <name> --field value`` can append
 any of them. ``favour_changed``, ``hidden_condition_added`` and ``hidden_condition_ended`` are
 GM-only by type (``visibility = "gm"``): an applier sees only the payload, never the
@@ -133,6 +135,48 @@ class BondCalled(Event, frozen=True, kw_only=True, tag="d20-world.bond_called"):
     bond: str
     request: str = ""
     demands: str = ""
+
+
+class TraitGained(Event, frozen=True, kw_only=True, tag="d20-world.trait_gained"):
+    """A trait gained in play ("Traits": "Traits describe a character's nature, such as
+    physical features, personality, culture"; ruling R39): ``kind`` as at creation (body,
+    personality or free), both flags ready. A trait the character has is refused."""
+
+    character: str
+    trait: str
+    kind: Literal["body", "personality", "free"]
+    reason: str = ""
+
+
+class TraitLost(Event, frozen=True, kw_only=True, tag="d20-world.trait_lost"):
+    """A trait the character no longer has (ruling R39). A lasting corruption of magic is
+    lost only with a ``reason`` (what lifted it, ruling R40)."""
+
+    character: str
+    trait: str
+    reason: str = ""
+
+
+class CorruptionMarked(Event, frozen=True, kw_only=True, tag="d20-world.corruption_marked"):
+    """A trait that is "the lasting corruption of magic" ("Traits"; ruling R40): a trait of
+    kind ``corruption``, helping and hindering like any trait. ``spell``: the known spell
+    whose casting left it, if The World names one."""
+
+    character: str
+    trait: str
+    spell: str = ""
+    reason: str = ""
+
+
+class BondFormed(Event, frozen=True, kw_only=True, tag="d20-world.bond_formed"):
+    """A new bond with a faction or non-player character ("Bonds"; ruling R41). Public: its
+    favor starts by kind as at creation (ruling R11) and The World changes it with the
+    GM-only ``favour_changed`` ("Favor and any changes to it are tracked by The World")."""
+
+    character: str
+    bond: str
+    kind: Literal["faction", "mentor", "friend", "rival", "enemy"]
+    reason: str = ""
 
 
 class ItemAdded(Event, frozen=True, kw_only=True, tag="d20-world.item_added"):
@@ -310,6 +354,46 @@ class ObjectiveFailed(Event, frozen=True, kw_only=True, tag="d20-world.objective
     reason: str
 
 
+class GroupObjectiveOpened(
+    Event, frozen=True, kw_only=True, tag="d20-world.group_objective_opened"
+):
+    """An objective several characters work towards ("Objectives": "individual players,
+    groups of players, or entire factions can work towards over time"; ruling R43). No
+    ``character`` field: it is on the campaign stream, so every character's state holds
+    it. ``required_good`` ≥ 2."""
+
+    objective: str
+    required_good: int
+    deadline: str = ""
+
+
+class GroupObjectiveContributed(
+    Event, frozen=True, kw_only=True, tag="d20-world.group_objective_contributed"
+):
+    """A contributing check to a shared objective (campaign stream, ruling R43): ``by`` the
+    character id whose check it is (or a group or faction's name), its ``skill`` and
+    ``outcome``. ``check``: the check's seq; written by ``roll X SKILL --objective NAME``
+    in the check's batch, and then it must match the check the contributor made. ``auto``:
+    an automatic success The World counts as good (ruling R12)."""
+
+    objective: str
+    by: str
+    skill: str
+    outcome: Literal["bad", "messy", "good"]
+    auto: bool = False
+    check: int | None = None
+
+
+class GroupObjectiveFailed(
+    Event, frozen=True, kw_only=True, tag="d20-world.group_objective_failed"
+):
+    """A shared objective failed by an outside factor such as time ("Objectives"; campaign
+    stream, ruling R43)."""
+
+    objective: str
+    reason: str
+
+
 EVENT_TYPES: tuple[type[Event], ...] = (
     CheckRolled,
     ShockRolled,
@@ -317,6 +401,10 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     SkillIncreased,
     FavourChanged,
     BondCalled,
+    TraitGained,
+    TraitLost,
+    CorruptionMarked,
+    BondFormed,
     ItemAdded,
     ItemRemoved,
     ItemMoved,
@@ -334,4 +422,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     HiddenConditionAdded,
     HiddenConditionEnded,
     BlindCheckRolled,
+    GroupObjectiveOpened,
+    GroupObjectiveContributed,
+    GroupObjectiveFailed,
 )

@@ -30,6 +30,10 @@ def _trait(trait: Trait) -> Line:
         word for word, ok in (("help", trait.can_help), ("hinder", trait.can_hinder)) if not ok
     ]
     note = f"used to {' and '.join(spent)}: again after a natural 1 or 20" if spent else ""
+    if trait.kind == "corruption":  # "the lasting corruption of magic" ("Traits", R40)
+        source = f" from {trait.spell}" if trait.spell else ""
+        note = "; ".join(n for n in (f"lasting{source}", note) if n)
+        return Line(label=trait.name, value="corruption of magic", note=note, tone="bad")
     return Line(label=trait.name, value=trait.kind, note=note, tone="muted" if spent else "")
 
 
@@ -210,12 +214,19 @@ def sheet_layout(state: Character, *, system_name: str, as_gm: bool) -> Sheet:
         notes = [counts]
         if o.deadline and o.status == "open":
             notes.append(f"by {o.deadline}")
-        if o.skills_used:
+        if o.skills_used and o.group:  # whose check each was (ruling R43)
+            notes.append("skills used: " + ", ".join(
+                f"{skill} ({who})" for skill, who in zip(o.skills_used, o.contributors,
+                                                         strict=False)))
+        elif o.skills_used:
             notes.append("skills used: " + ", ".join(o.skills_used))
+        if o.close_calls:
+            notes.append(f"close calls {o.close_calls}/3")
         if o.reason:
             notes.append(o.reason)
         tone = {"completed": "good", "failed": "bad"}.get(o.status, "")
-        goals.append(Line(label=o.name, value=o.status, note="; ".join(notes), tone=tone))
+        label = f"{o.name} (shared)" if o.group else o.name
+        goals.append(Line(label=label, value=o.status, note="; ".join(notes), tone=tone))
     sections.append(Section(title="Objectives", items=tuple(goals)))
 
     return Sheet(

@@ -44,6 +44,19 @@ def need(entries: Sequence[T], name: str, what: str, who: str) -> int:
     return i
 
 
+def is_self(text: str, character: str, name: str) -> bool:
+    """Does ``text`` name the character (their id, full name or first name,
+    case-insensitive)? Used for help from oneself ("Checks": help is "an ally who also has
+    time, tools, or skill"; ruling R36) and a bond with oneself ("Bonds": "relationships
+    with factions and non-player characters"; ruling R41)."""
+    key = text.strip().casefold()
+    names = {character.casefold(), name.strip().casefold()}
+    first = name.strip().split()[:1]
+    if first:
+        names.add(first[0].casefold())
+    return key in names
+
+
 def replace_at(entries: tuple[E, ...], i: int, new: E) -> tuple[E, ...]:
     """``entries`` with the ``i``-th replaced by ``new``."""
     return entries[:i] + (new,) + entries[i + 1:]

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from .events import CheckRolled, ShockRolled
 from .mechanics import xp_threshold
 from .ops import condition_penalty, hidden_penalty, wound_total
-from .state import Character, Condition, Objective, Skill
+from .state import Character, Condition, Objective, Skill, Trait
 
 HANDLED = (
     "id", "name", "skills", "bonds", "items", "conditions", "wounds", "wounds_received", "jinx", "shocks",
     "pending_shock", "shocks_owed", "dead", "objectives", "bonds_called", "rested_after_session", "gm_view",
-    "traits",
+    "traits", "group_checks",
 )
 """Fields :func:`change_sentences` words itself (the rest get the generic wording of
 :meth:`ledger.RuleSystem.generic_changes`)."""
@@ -74,8 +76,18 @@ def _condition(c: Condition, as_gm: bool) -> str:
     return f"now {c.name}{what}{hidden}"
 
 
+def _new_trait(t: Trait) -> str:
+    if t.kind == "corruption":
+        spell = f" from {t.spell}" if t.spell else ""
+        return f"marked by the lasting corruption of magic{spell}: trait {t.name}"
+    return f"new trait {t.name} ({t.kind})"
+
+
 def _objective(before: Objective | None, after: Objective) -> list[str]:
     progress = f"{after.good}/{after.required_good} good checks"
+    if after.group:  # every character's recap says the same (ruling R43)
+        own = _objective(before, msgspec.structs.replace(after, group=False))
+        return [f"shared {line}" for line in own]
     if after.status == "completed" and (before is None or before.status != "completed"):
         return [f"objective '{after.name}' completed ({progress})"]
     if after.status == "failed" and (before is None or before.status != "failed"):
@@ -112,16 +124,26 @@ def change_sentences(before: Character | None, after: Character, *, as_gm: bool)
     for skill in after.skills:
         out.extend(_skill(old_skills.get(skill.name), skill))
     old_traits = {t.name: t for t in before.traits}
+    new_traits = {t.name for t in after.traits}
     for t in after.traits:
         was = old_traits.get(t.name)
         if was is None:
+            out.append(_new_trait(t))
             continue
         for way in ("help", "hinder"):
             now, then = getattr(t, f"can_{way}"), getattr(was, f"can_{way}")
             if now != then:
                 out.append(f"{t.name} can {way} again" if now else f"{t.name} spent to {way}")
+    for name, t in old_traits.items():
+        if name not in new_traits:
+            out.append(f"no longer {name}" + (" (its corruption lifted)"
+                                              if t.kind == "corruption" else " (trait lost)"))
+    old_bonds = {b.name: b for b in before.bonds}
+    for b in after.bonds:
+        if b.name not in old_bonds:
+            favor = f", favor {_signed(b.favor)}" if as_gm else ""  # The World's ("Bonds")
+            out.append(f"new bond: {b.name} ({b.kind}{favor})")
     if as_gm:  # favor is The World's secret ("Bonds")
-        old_bonds = {b.name: b for b in before.bonds}
         for b in after.bonds:
             was_b = old_bonds.get(b.name)
             if was_b is not None and was_b.favor != b.favor:

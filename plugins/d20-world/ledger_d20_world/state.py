@@ -12,7 +12,7 @@ from typing import Literal
 import msgspec
 
 Location = Literal["carried", "bag"]
-TraitKind = Literal["body", "personality", "free"]
+TraitKind = Literal["body", "personality", "free", "corruption"]
 BondKind = Literal["faction", "mentor", "friend", "rival", "enemy"]
 SkillOrigin = Literal["bond", "hardship", "passion", "learned"]
 Band = Literal["bad", "messy", "good"]
@@ -50,12 +50,15 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 class Trait(msgspec.Struct, frozen=True, kw_only=True):
     """A trait ("Traits"): ``can_help``/``can_hinder`` are cleared by invoking it that way and
-    restored by a natural 20 / natural 1 (ruling R2)."""
+    restored by a natural 20 / natural 1 (ruling R2). ``kind`` ``corruption``: "the lasting
+    corruption of magic" (ruling R40), ``spell`` the spell that left it (``""``: not
+    named)."""
 
     name: str
     kind: TraitKind
     can_help: bool = True
     can_hinder: bool = True
+    spell: str = ""
 
 
 class Bond(msgspec.Struct, frozen=True, kw_only=True):
@@ -126,7 +129,9 @@ class Wound(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Objective(msgspec.Struct, frozen=True, kw_only=True):
-    """An objective ("Objectives") tracked on the stream of the character who opened it."""
+    """An objective ("Objectives") tracked on the stream of the character who opened it, or
+    (``group``) shared: opened on the campaign stream and held by every character's state
+    alike (ruling R43); ``contributors`` then names whose check each of ``skills_used`` was."""
 
     name: str
     required_good: int
@@ -138,6 +143,19 @@ class Objective(msgspec.Struct, frozen=True, kw_only=True):
     skills_used: tuple[str, ...] = ()
     status: ObjectiveStatus = "open"
     reason: str = ""
+    group: bool = False
+    contributors: tuple[str, ...] = ()
+
+
+class GroupCheck(msgspec.Struct, frozen=True, kw_only=True):
+    """A check made towards a shared objective whose contribution (on the campaign stream,
+    ruling R43) is still to come: ``check`` its seq (0 when applied by hand), ``objective``,
+    ``skill``, ``outcome``."""
+
+    check: int
+    objective: str
+    skill: str
+    outcome: Band
 
 
 class Character(msgspec.Struct, frozen=True, kw_only=True):
@@ -150,6 +168,8 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     ``dead``: wound damage total above five ("Wounds").
     ``rested_after_session``: the last session whose end ``campaign advance`` recorded a rest
     for (0: none), so a second ``advance`` adds no second rest.
+    ``group_checks``: this character's checks towards shared objectives whose contribution
+    has not been folded yet (ruling R43: the contribution must match its check).
     ``gm_view``: a GM-only event (favour, hidden condition) was folded into this state, so it
     is the GM's view; a player's view never has it (ruling R33: re-deriving a check then
     checks its hidden modifier instead of taking the recorded size).
@@ -174,3 +194,4 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     bonds_called: int = 0
     rested_after_session: int = 0
     gm_view: bool = False
+    group_checks: tuple[GroupCheck, ...] = ()

@@ -40,6 +40,7 @@ from .events import (
     ConditionEnded,
     DamageTaken,
     ExperienceMarked,
+    GroupObjectiveContributed,
     HiddenConditionAdded,
     HiddenConditionEnded,
     Rested,
@@ -64,7 +65,9 @@ from .ops import (
     capacity,
     condition_penalty,
     dead_check,
+    find,
     hidden_penalty,
+    is_self,
     need,
     skill_for_check,
     wound_total,
@@ -153,6 +156,10 @@ class D20World(Appliers, RuleSystem):
         "d20-world.skill_increased": "Skills; Learning Skills",
         "d20-world.favour_changed": "Bonds",
         "d20-world.bond_called": "Bonds",
+        "d20-world.trait_gained": "Traits",
+        "d20-world.trait_lost": "Traits",
+        "d20-world.corruption_marked": "Traits; Magic",
+        "d20-world.bond_formed": "Bonds",
         "d20-world.item_added": "Inventory",
         "d20-world.item_removed": "Inventory",
         "d20-world.item_moved": "Inventory",
@@ -169,6 +176,9 @@ class D20World(Appliers, RuleSystem):
         "d20-world.objective_opened": "Objectives",
         "d20-world.objective_contributed": "Objectives",
         "d20-world.objective_failed": "Objectives",
+        "d20-world.group_objective_opened": "Objectives",
+        "d20-world.group_objective_contributed": "Objectives",
+        "d20-world.group_objective_failed": "Objectives",
     }
     odds_params = (
         RollParam("proficiency", "d20-world: skill proficiency (0 for an unknown skill; "
@@ -237,7 +247,7 @@ class D20World(Appliers, RuleSystem):
         spell = skill.spell and skill.known
         has_skill = skill.known and skill.proficiency >= 1
         help_from = str(p.get("help_from") or "")
-        if help_from and _is_self(help_from, request.character, request.name or state.name):
+        if help_from and is_self(help_from, request.character, request.name or state.name):
             raise RuleError(
                 f"{state.name} cannot help their own check: help is \"an ally who also has "
                 "time, tools, or skill\" (Checks); name another character with --help-from"
@@ -274,7 +284,8 @@ class D20World(Appliers, RuleSystem):
                     f"no check is made ({gate.replace('_', ' ')}: "
                     f"{'failure' if gate == 'auto_fail' else 'success'} is certain), so "
                     f"{what} cannot apply; drop it"
-                    + (", or record objective-contributed --auto" if objective else "")
+                    + (f", or record {_contribution_of(state, objective)} --auto"
+                       if objective else "")
                 )
             outcome: Band = "bad" if gate == "auto_fail" else "good"
             return CheckRolled(**common, outcome=outcome, miscast=spell and outcome == "bad",
@@ -374,6 +385,21 @@ class D20World(Appliers, RuleSystem):
             if isinstance(event.weapon, str):
                 params["weapon"] = event.weapon
         return RollRequest(event.character, "", event.skill, params, opponent)
+
+    def follow_ups(self, state: Character, event: Roll, *, seq: int) -> list[Event]:
+        """A check made towards a shared objective (``--objective NAME`` naming one) counts
+        for every character: its contribution goes on the campaign stream in the check's
+        batch, naming the check (``seq``), so every state folds it and the contributor's
+        state checks it matches the check (ruling R43)."""
+        if type(event) is not CheckRolled or not event.objective \
+                or event.gate in ("auto_fail", "auto_success"):
+            return []
+        i = find(state.objectives, event.objective)
+        if i is None or not state.objectives[i].group:
+            return []
+        return [GroupObjectiveContributed(objective=state.objectives[i].name,
+                                          by=event.character, skill=event.skill,
+                                          outcome=event.outcome, check=seq)]
 
     def harm_of(self, event: Roll) -> tuple[str, int] | None:
         """The harm of an attack on a character on the ledger (``--apply``): the weapon's
@@ -508,6 +534,11 @@ class D20World(Appliers, RuleSystem):
             return HiddenConditionEnded(character=event.character, condition=event.condition)
         if type(event) is CheckRolled:
             return BlindCheckRolled(**msgspec.structs.asdict(event))
+        if isinstance(event, GroupObjectiveContributed) and event.check is not None:
+            raise RuleError(
+                "a blind check contributes to no objective (ruling R34): roll it without "
+                "--objective, or in the open"
+            )
         if isinstance(event, BLIND_REFUSED):
             name = event_tag(type(event)).split(".", 1)[1].replace("_", "-")
             raise RuleError(
@@ -529,6 +560,10 @@ class D20World(Appliers, RuleSystem):
                 bond.pop("favor", None)
             view["conditions"] = [c for c in view["conditions"] if not c["hidden"]]
         view.pop("gm_view")
+        view.pop("group_checks")
+        for trait in view["traits"]:
+            if not trait["spell"]:
+                trait.pop("spell")
         for c in view["conditions"]:
             if not c["hidden"]:
                 c.pop("hidden")
@@ -620,16 +655,11 @@ class D20World(Appliers, RuleSystem):
         return odds_mod.odds(params)
 
 
-def _is_self(helper: str, character: str, name: str) -> bool:
-    """Does ``--help-from`` name the roller (their id, full name or first name,
-    case-insensitive)? (001_a3a02f9b7363775f.txt, "Checks": help is "an ally who also has
-    time, tools, or skill"; #16.)"""
-    key = helper.strip().casefold()
-    names = {character.casefold(), name.strip().casefold()}
-    first = name.strip().split()[:1]
-    if first:
-        names.add(first[0].casefold())
-    return key in names
+def _contribution_of(state: Character, objective: str) -> str:
+    """The event that records a contribution by hand to ``objective`` (ruling R43)."""
+    i = find(state.objectives, objective)
+    shared = i is not None and state.objectives[i].group
+    return "group-objective-contributed" if shared else "objective-contributed"
 
 
 def _attack(state: Character, opponent: Opponent, weapon: str | None) -> dict[str, Any]:

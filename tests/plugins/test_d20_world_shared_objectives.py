@@ -1,0 +1,231 @@
+"""d20 The World: objectives shared by several characters (#16, ruling R43).
+
+Seed 001_a3a02f9b7363775f.txt, "Objectives": "Objectives are challenges which individual
+players, groups of players, or entire factions can work towards over time by making checks.
+Each contributing check must be unique in some way (the same skill shouldn't be used more
+than once per objective) ... An objective is completed upon reaching a certain number of
+contributing checks with a good outcome ... no less than two. The first three contributing
+checks with a messy outcome are "close calls" ... An objective is failed upon the third
+contributing check with a bad outcome". Checks: 8 or less bad, 9–17 messy, 18 or more good.
+
+Isa Marrow (Lockpicking +3, Forage +2, Sing +1) and Bram Holloway (Brawl +3, Stargazing +1)
+are the sheets of campaigns/the-world; Wren Tallow is a copy of Isa's sheet, a third
+character who makes no check.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+from freezegun import freeze_time
+
+from ledger.cli import cli
+
+CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "the-world"
+VAULT = "Open the vault"
+
+
+def run(db: Path, *args: str) -> Result:
+    return CliRunner().invoke(cli, ["--db", str(db), *args], catch_exceptions=False)
+
+
+def ok(db: Path, *args: str) -> Result:
+    result = run(db, *args)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def as_json(db: Path, *args: str) -> Any:
+    return json.loads(ok(db, *args, "--json").stdout)
+
+
+def refused(db: Path, *args: str) -> str:
+    before = len(as_json(db, "log", "--as", "gm"))
+    result = run(db, *args)
+    assert result.exit_code in (1, 2), result.output
+    assert "Traceback" not in result.output
+    assert len(as_json(db, "log", "--as", "gm")) == before, "a refused command wrote something"
+    return result.output
+
+
+def wren_sheet(tmp_path: Path, name: str = "Wren Tallow") -> Path:
+    text = (CAMPAIGN / "characters" / "isa.toml").read_text()
+    path = tmp_path / f"{name.split()[0].lower()}.toml"
+    path.write_text(text.replace('name = "Isa Marrow"', f'name = "{name}"'))
+    return path
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Path:
+    db = tmp_path / "world.db"
+    with freeze_time("2026-03-01 19:00:00", tick=True):
+        ok(db, "new", "world", "--system", "d20-world")
+        for stem in ("isa", "bram"):
+            ok(db, "character", "add", "--sheet", str(CAMPAIGN / "characters" / f"{stem}.toml"))
+        ok(db, "character", "add", "--sheet", str(wren_sheet(tmp_path)))
+        ok(db, "session", "start")
+    return db
+
+
+def objective(db: Path, who: str, as_: str = "gm") -> dict[str, Any]:
+    found = [o for o in as_json(db, "sheet", who, "--as", as_)["objectives"] if o["name"] == VAULT]
+    assert len(found) == 1
+    return found[0]
+
+
+def check(db: Path, who: str, skill: str, die: int) -> dict[str, Any]:
+    """A check with time and skill (two factors: one d20), towards the vault."""
+    return as_json(db, "roll", who, skill, "--time", "--objective", VAULT, "--dice", str(die))
+
+
+def play_the_vault(db: Path) -> list[dict[str, Any]]:
+    """The digest's D18 split between two characters: required 3; good, messy, good, bad,
+    good with five different skills."""
+    ok(db, "record", "group-objective-opened", "--objective", VAULT, "--required-good", "3")
+    return [
+        check(db, "isa", "Lockpicking", 16),  # 16 + 3 = 19 good
+        check(db, "bram", "Brawl", 12),  # 12 + 3 = 15 messy: close call 1
+        check(db, "bram", "Stargazing", 17),  # 17 + 1 = 18 good
+        check(db, "isa", "Sing", 3),  # 3 + 1 = 4 bad
+        check(db, "isa", "Forage", 16),  # 16 + 2 = 18 good: the third good
+    ]
+
+
+@freeze_time("2026-03-01 19:10:00", tick=True)
+def test_two_characters_complete_a_shared_objective_every_sheet_shows(world: Path) -> None:
+    checks = play_the_vault(world)
+    assert [c["outcome"] for c in checks] == ["good", "messy", "good", "bad", "good"]
+    # each check's batch holds its contribution, on the campaign stream, naming the check
+    for c in checks:
+        follow = c["batch"]
+        assert [(e["type"], e["stream"], e["check"], e["by"]) for e in follow] == \
+            [("d20-world.group_objective_contributed", "campaign", c["seq"], c["character"])]  # fmt: skip
+    vault = objective(world, "wren")
+    assert (vault["status"], vault["good"], vault["messy"], vault["bad"],
+            vault["close_calls"]) == ("completed", 3, 1, 1, 1)  # fmt: skip
+    assert vault["skills_used"] == ["Lockpicking", "Brawl", "Stargazing", "Sing", "Forage"]
+    assert vault["contributors"] == ["isa", "bram", "bram", "isa", "isa"]
+    for who in ("isa", "bram"):
+        assert objective(world, who) == vault
+    assert objective(world, "wren", "player") == vault
+    text = " ".join(ok(world, "sheet", "wren").output.split())
+    assert "Open the vault (shared) completed good 3/3, messy 1, bad 1" in text
+    assert "skills used: Lockpicking (isa), Brawl (bram), Stargazing (bram)" in text
+    recap = ok(world, "recap", "--session", "1").output
+    assert recap.count("Shared objective 'Open the vault' completed (3/3 good checks)") == 3
+    log = ok(world, "log").output
+    assert "isa: Forage good towards shared objective 'Open the vault'" in log
+    assert "objective 'Open the vault' is already completed" in refused(
+        world, "roll", "bram", "Brawl", "--time", "--objective", VAULT, "--dice", "19")
+    assert "OK" in ok(world, "verify").output
+    ok(world, "audit", str(checks[-1]["seq"]))
+
+
+@freeze_time("2026-03-01 19:10:00", tick=True)
+def test_a_retracted_contribution_uncounts_it_everywhere(world: Path) -> None:
+    checks = play_the_vault(world)
+    last = checks[-1]
+    contribution = last["batch"][0]["seq"]
+    ok(world, "correct", str(contribution), "--reason", "the lock was already open")
+    for who in ("isa", "bram", "wren"):
+        vault = objective(world, who)
+        assert (vault["status"], vault["good"]) == ("open", 2)
+        assert vault["skills_used"] == ["Lockpicking", "Brawl", "Stargazing", "Sing"]
+    assert "OK" in ok(world, "verify").output
+    # the check still stands; it may be counted again, as it was, by hand
+    assert "not a bad Forage check" in refused(
+        world, "record", "group-objective-contributed", "--objective", VAULT, "--by", "isa",
+        "--skill", "Forage", "--outcome", "bad", "--check", str(last["seq"]))  # fmt: skip
+    ok(world, "record", "group-objective-contributed", "--objective", VAULT, "--by", "isa",
+       "--skill", "Forage", "--outcome", "good", "--check", str(last["seq"]))  # fmt: skip
+    assert objective(world, "wren")["status"] == "completed"
+    assert "OK" in ok(world, "verify").output
+
+
+@freeze_time("2026-03-01 19:10:00", tick=True)
+def test_a_check_counted_cannot_be_changed_under_its_contribution(world: Path) -> None:
+    """Retracting or re-rolling a check that a shared objective counted would leave the
+    objective counting what no check gave: refused, naming the contribution."""
+    ok(world, "record", "group-objective-opened", "--objective", VAULT, "--required-good", "2")
+    first = check(world, "isa", "Lockpicking", 16)
+    contribution = first["batch"][0]["seq"]
+    output = refused(world, "correct", str(first["seq"]), "--reason", "never happened")
+    assert str(contribution) in output
+    output = refused(world, "correct", str(first["seq"]), "--dice", "3", "--reason", "misread")
+    assert str(contribution) in output
+    ok(world, "correct", str(contribution), "--reason", "misread")
+    ok(world, "correct", str(first["seq"]), "--dice", "3", "--reason", "misread")
+    assert objective(world, "bram")["good"] == 0
+    assert "OK" in ok(world, "verify").output
+
+
+@freeze_time("2026-03-01 19:10:00", tick=True)
+def test_faction_contributions_and_what_the_rules_refuse(world: Path) -> None:
+    """"entire factions can work towards" an objective: The World records the Guild's
+    check by hand. The same skill twice, fewer than two good checks, a blind check, and a
+    forged --check are refused."""
+    assert "at least two good checks" in refused(
+        world, "record", "group-objective-opened", "--objective", VAULT, "--required-good", "1")
+    ok(world, "record", "group-objective-opened", "--objective", VAULT, "--required-good", "2")
+    assert "already exists" in refused(
+        world, "record", "group-objective-opened", "--objective", "open the VAULT",
+        "--required-good", "2")  # fmt: skip
+    ok(world, "record", "group-objective-contributed", "--objective", VAULT, "--by",
+       "the Guild", "--skill", "Bribery", "--outcome", "good")  # fmt: skip
+    assert objective(world, "wren")["good"] == 1
+    check(world, "isa", "Lockpicking", 5)  # 5 + 3 = 8 bad
+    assert "lockpicking already contributed" in refused(
+        world, "record", "group-objective-contributed", "--objective", VAULT, "--by", "wren",
+        "--skill", "lockpicking", "--outcome", "good")  # fmt: skip
+    assert "Lockpicking already contributed" in refused(
+        world, "roll", "bram", "Lockpicking", "--practice", "--time", "--tools", "--objective",
+        VAULT, "--dice", "12")  # fmt: skip
+    assert "record group-objective-contributed --auto" in refused(
+        world, "roll", "bram", "Brawl", "--time", "--tools", "--objective", VAULT)
+    assert "a blind check contributes to no objective" in refused(
+        world, "roll", "isa", "Forage", "--time", "--objective", VAULT, "--dice", "16",
+        "--blind")  # fmt: skip
+    assert "not a good Forage check" in refused(
+        world, "record", "group-objective-contributed", "--objective", VAULT, "--by", "isa",
+        "--skill", "Forage", "--outcome", "good", "--check", "3")  # fmt: skip
+    assert "shared objective" in refused(
+        world, "record", "objective-contributed", "--character", "isa", "--objective", VAULT,
+        "--skill", "Forage", "--outcome", "good")  # fmt: skip
+    ok(world, "record", "group-objective-failed", "--objective", VAULT, "--reason",
+       "the watch came at midnight")  # fmt: skip
+    for who in ("isa", "bram", "wren"):
+        assert objective(world, who)["status"] == "failed"
+    assert "Shared objective 'Open the vault' failed: the watch came at midnight" in \
+        ok(world, "recap", "--session", "1").output  # fmt: skip
+    assert "OK" in ok(world, "verify").output
+
+
+@freeze_time("2026-03-01 19:10:00", tick=True)
+def test_a_character_who_joins_later_does_not_hold_it(world: Path, tmp_path: Path) -> None:
+    """A character added after the objective was opened does not hold it (their state
+    begins at their sheet); the others' progress goes on, and the late joiner's check
+    towards it is refused."""
+    ok(world, "record", "group-objective-opened", "--objective", VAULT, "--required-good", "2")
+    ok(world, "character", "add", "--sheet", str(wren_sheet(tmp_path, "Cole Ashby")))
+    check(world, "isa", "Lockpicking", 16)
+    assert objective(world, "bram")["good"] == 1
+    assert as_json(world, "sheet", "cole")["objectives"] == []
+    assert "no objective called" in refused(
+        world, "roll", "cole", "Forage", "--time", "--objective", VAULT, "--dice", "16")
+    assert "OK" in ok(world, "verify").output
+
+
+@freeze_time("2026-03-01 19:10:00", tick=True)
+def test_a_campaign_with_shared_objectives_exports_and_imports(world: Path, tmp_path: Path
+                                                               ) -> None:
+    play_the_vault(world)
+    export = ok(world, "export", "--as", "gm").output
+    path = tmp_path / "gm.ndjson"
+    path.write_text(export)
+    other = tmp_path / "other.db"
+    ok(other, "import", str(path))
+    assert objective(other, "wren") == objective(world, "wren")
