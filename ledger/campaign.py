@@ -956,6 +956,8 @@ class Campaign:
                 events.append(ContestOpposed(character=opp.character, roller=cid, roll=head + 1))
                 if apply:
                     events.extend(self._harm(cid, state, opp, event))
+            # what the roll does beyond its streams (e.g. an Effect on a shared Challenge)
+            events.extend(self.system.follow_ups(state, event, self.store.head(self.id).seq + 1))
             self.batch = self.append(
                 events,
                 actor=actor,

@@ -527,6 +527,16 @@ class RuleSystem(abc.ABC):
         is then refused)."""
         return None
 
+    def follow_ups(self, state: Any, event: Roll, seq: int) -> list[Event]:
+        """Events the rules append in the same batch right after the roll ``event`` (and
+        its opponent's side and harm, if any): ``campaign roll`` writes them with it, so a
+        roll and what it does to the campaign land together or not at all. ``state`` is the
+        roller's state before the roll, ``seq`` the seq the roll will take. Each is
+        validated and applied like any other event; an event without a ``character``
+        goes to the campaign stream and so to every character (Terran Engine: an Effect on
+        a Challenge the group shares, ruling T25). Default ``[]``."""
+        return []
+
     def rule_section(self, event: Event) -> str | None:
         """The seed section an event implements (``sections``), for ``campaign audit``."""
         return self.sections.get(event_tag(type(event)))

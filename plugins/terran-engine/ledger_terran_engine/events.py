@@ -222,6 +222,47 @@ class ChallengeClosed(Event, frozen=True, kw_only=True, tag="terran-engine.chall
     status: Literal["overcome", "failed", "abandoned"] = "abandoned"
 
 
+class SharedChallengeOpened(
+    Event, frozen=True, kw_only=True, tag="terran-engine.shared_challenge_opened"
+):
+    """A Challenge the group faces together, opened once on the campaign stream (no
+    ``character``), so every character's sheet holds it (rules.html "2.2 Challenges": "Examples
+    of Challenges are fighting an enemy, dueling rhetorically, negotiating an environment,
+    crawling a location, journeying"; ruling T25). ``level`` and ``count`` as
+    :class:`ChallengeOpened`; any character's Effect lowers its one Disposition.
+    """
+
+    challenge: str
+    level: str
+    count: int = 1
+
+
+class SharedDispositionReduced(
+    Event, frozen=True, kw_only=True, tag="terran-engine.shared_disposition_reduced"
+):
+    """An Effect lowers a shared Challenge's Disposition on every sheet (rules.html "2.2":
+    "Challenges have Disposition, which measures how much Effect they take to be overcame";
+    ruling T25). Written by ``campaign roll ID effect --challenge NAME`` right after the
+    Effect roll ``roll`` (its seq) of the character ``by``; recorded by hand with ``roll`` 0
+    (an Effect rolled at the table; ``by`` is then any name). On the campaign stream.
+    """
+
+    challenge: str
+    amount: int
+    by: str = ""
+    roll: int = 0
+
+
+class SharedChallengeClosed(
+    Event, frozen=True, kw_only=True, tag="terran-engine.shared_challenge_closed"
+):
+    """A shared Challenge ends for the whole group without its Disposition reaching 0
+    (fled, settled, failed; ruling T25). On the campaign stream."""
+
+    challenge: str
+    status: Literal["overcome", "failed", "abandoned"] = "abandoned"
+
+
 class ComplicationAdded(Event, frozen=True, kw_only=True, tag="terran-engine.complication_added"):
     """−``dice`` d on the next Risky Action related to ``challenge`` ("2.2.1 Effects")."""
 
@@ -360,4 +401,7 @@ EVENT_TYPES = (
     Rallied,
     EquipmentChanged,
     SkillAdapted,
+    SharedChallengeOpened,
+    SharedDispositionReduced,
+    SharedChallengeClosed,
 )

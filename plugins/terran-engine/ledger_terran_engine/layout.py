@@ -154,6 +154,8 @@ def sheet_layout(state: Character, *, system_name: str, as_gm: bool) -> Sheet:
             if ch.complication
             else ""
         )
+        if ch.shared:
+            note = "shared by the group" + (f"; {note}" if note else "")
         challenges.append(
             Line(
                 label=ch.name,
