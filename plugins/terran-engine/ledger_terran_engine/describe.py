@@ -101,6 +101,8 @@ def describe_event(e: Event) -> str | None:
             f"{e.character} faces {e.challenge}: {m.level_name(level)}{many} "
             f"(Disposition {m.disposition_of(level)}, Effect {m.challenge_effect(level)})"
         )
+    if isinstance(e, ev.ArchetypeEvolved):
+        return f"{e.character} evolves beyond their Archetype: {e.narrative}"
     if isinstance(e, ev.SharedChallengeOpened):
         try:
             level = m.ganged_level(m.level_index(e.level), e.count)

@@ -334,6 +334,19 @@ class SkillAdapted(Event, frozen=True, kw_only=True, tag="terran-engine.skill_ad
     replaces: str = ""
 
 
+class ArchetypeEvolved(Event, frozen=True, kw_only=True, tag="terran-engine.archetype_evolved"):
+    """The character grows beyond their initial Archetype, toward a narrative of their own
+    (characters.html "1.1 Archetypes": "It is expected you will evolve beyond these initial
+    Archetypes towards unique narratives"; ruling T26).
+
+    ``narrative`` is who they have become, in the table's words (not a list entry); the
+    initial Archetype stays on the sheet, since it is where they began.
+    """
+
+    character: str
+    narrative: str
+
+
 class EgoPooled(Event, frozen=True, kw_only=True, tag="terran-engine.ego_pooled"):
     """A companion pays ``amount`` of a Montage's Ego cost for ``helped`` ("2.2.2", R21)."""
 
@@ -404,4 +417,5 @@ EVENT_TYPES = (
     SharedChallengeOpened,
     SharedDispositionReduced,
     SharedChallengeClosed,
+    ArchetypeEvolved,
 )

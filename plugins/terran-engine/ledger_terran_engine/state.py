@@ -140,7 +140,8 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     session's advancement reads (ruling T22). ``skills_added``/``skills_dropped`` adapt the
     campaign's Skill list for this character (``skill_adapted``, ruling T23).
     ``owed_effects`` are this character's Effect rolls on shared Challenges whose Disposition
-    change is still to come in the same batch (ruling T25).
+    change is still to come in the same batch (ruling T25). ``narratives`` are what the
+    character evolved into beyond their Archetype, oldest first (ruling T26).
     """
 
     id: str
@@ -177,6 +178,7 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     skills_added: list[str] = []
     skills_dropped: list[str] = []
     owed_effects: list[OwedEffect] = []
+    narratives: list[str] = []
 
 
 # --- derived values -----------------------------------------------------------------------

@@ -38,6 +38,7 @@ from .events import (
     UPCASTERS,
     AdvancementChosen,
     AdvancementRolled,
+    ArchetypeEvolved,
     AttributeLost,
     AttributeRolled,
     ChallengeClosed,
@@ -188,6 +189,7 @@ class TerranEngine(RuleSystem):
         "terran-engine.shared_challenge_opened": "2.2 Challenges",
         "terran-engine.shared_disposition_reduced": "2.2 Challenges",
         "terran-engine.shared_challenge_closed": "2.2 Challenges",
+        "terran-engine.archetype_evolved": "1.1 Archetypes",
     }
     odds_params = odds.ODDS_PARAMS
 
@@ -517,6 +519,23 @@ class TerranEngine(RuleSystem):
         dropped = [s for s in dropped if s.casefold() != name.casefold()]
         return replace(state, skills=skills, skills_added=added, skills_dropped=dropped)
 
+    @applies(ArchetypeEvolved)
+    def on_archetype_evolved(self, state: Character, e: ArchetypeEvolved) -> Character:
+        """The character evolves beyond their Archetype ("1.1 Archetypes": "It is expected
+        you will evolve beyond these initial Archetypes towards unique narratives"; T26).
+
+        :raises RuleError: an empty narrative, the one they already have, or a character out
+            of play (dead, lost, retired: "With the GM decide how your story ends").
+        """
+        _alive(state)
+        text = " ".join(e.narrative.split())
+        if not text:
+            raise RuleError("say who they have become: --narrative TEXT")
+        now = state.narratives[-1] if state.narratives else state.archetype
+        if text.casefold() == now.casefold():
+            raise RuleError(f"{state.name} is already {now}: describe what they grow into")
+        return replace(state, narratives=[*state.narratives, text])
+
     @applies(EquipmentChanged)
     def on_equipment(self, state: Character, e: EquipmentChanged) -> Character:
         """Change armour, shield or one weapon/tool ("2.2.1" tables)."""
@@ -743,6 +762,7 @@ class TerranEngine(RuleSystem):
             "id": state.id,
             "name": state.name,
             "archetype": state.archetype,
+            "evolved": state.narratives[-1] if state.narratives else None,
             "attributes": {a: st.attribute(state, a) for a in m.ATTRIBUTES},
             "skills": dict(state.skills),
             "hp": state.hp,
