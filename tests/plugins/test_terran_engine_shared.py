@@ -197,3 +197,14 @@ def test_the_roll_answer_says_what_the_effect_did(troll: Any) -> None:
     out = jen_hits(troll, text=True)
     assert "Effect 4 by jen on the shared Challenge Bog troll" in out
     assert "Bog troll's Disposition 10 → 6" in out
+
+
+@freeze_time("2026-03-01 19:30:00", tick=True)
+def test_a_challenge_is_not_opened_gm_only_and_players_see_the_shared_one(troll: Any) -> None:
+    for what in ("shared-challenge-opened", "challenge-opened --character jen"):
+        bad = troll("record", *what.split(), "--challenge", "Hidden eel", "--level", "Trivial",
+                    "--blind", ok=False)
+        assert bad.exit_code == 1 and "cannot be opened GM-only" in bad.output
+    jen_hits(troll)
+    player = json.loads(troll("--as", "player", "sheet", "bo", "--json").output)
+    assert [c["disposition"] for c in player["challenges"]] == [6]

@@ -269,6 +269,21 @@ class TerranEngine(RuleSystem):
             return event.vs_character, event.value
         return None
 
+    def blind_form(self, event: Event) -> Event:
+        """A Challenge is opened in the open: the Effects and consequences rolled against it
+        are public events that name it, and a player's sheet without it could not replay
+        them (ruling T25). Other events stay as they are when recorded GM-only.
+
+        :raises RuleError: a GM-only ``challenge_opened`` or ``shared_challenge_opened``.
+        """
+        if isinstance(event, ChallengeOpened | SharedChallengeOpened):
+            raise RuleError(
+                f"the Challenge {event.challenge} cannot be opened GM-only: the Effects and "
+                "consequences rolled against it name it in public; open it without --blind "
+                "when the players meet it"
+            )
+        return event
+
     def follow_ups(self, state: Character, event: Roll, seq: int) -> list[Event]:
         """An Effect roll (to be ``seq``) on a Challenge the group shares is followed, in its
         batch, by the ``shared_disposition_reduced`` that lowers that Disposition on every
