@@ -973,6 +973,7 @@ class Campaign:
                 if harm:
                     link = msgspec.structs.replace(link, harm=head + 3)
                 events += [link, *harm]
+            # what the roll does beyond its streams (a shared objective's or Challenge's count)
             events.extend(self.system.follow_ups(state, event, seq=head + 1))
             self.batch = self.append(
                 events,

@@ -528,11 +528,14 @@ class RuleSystem(abc.ABC):
         return None
 
     def follow_ups(self, state: Any, event: Roll, *, seq: int) -> list[Event]:
-        """Events the rules record in the same batch as the roll ``event`` (seq ``seq``),
-        after its opponent's side and harm: e.g. d20-world's contribution of a check to an
-        objective several characters share, on the campaign stream so every character's
-        state folds it. ``state`` is the roller's state before the roll. Validated and
-        appended with the roll (one batch). Default: none."""
+        """Events the rules append in the same batch right after the roll ``event`` (and
+        its opponent's side and harm, if any): ``campaign roll`` writes them with it, so a
+        roll and what it does to the campaign land together or not at all. ``state`` is the
+        roller's state before the roll, ``seq`` the seq the roll will take. Each is
+        validated and applied like any other event; an event without a ``character``
+        goes to the campaign stream and so to every character (d20-world: a check's
+        contribution to a shared objective, ruling R43; Terran Engine: an Effect on a
+        Challenge the group shares, ruling T25). Default ``[]``."""
         return []
 
     def rule_section(self, event: Event) -> str | None:

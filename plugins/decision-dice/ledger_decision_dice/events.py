@@ -261,6 +261,23 @@ class LevelChanged(Event, frozen=True, kw_only=True, tag="decision-dice.level_ch
     reason: str = ""
 
 
+class LevelledUp(Event, frozen=True, kw_only=True, tag="decision-dice.levelled_up"):
+    """A level up: the level rises by one and the choices made with it raise or lower stats,
+    in one event ("Target Numbers": "This curve and scaling increase rewards choices during
+    character creation/level up and makes low level modifiers the most volatile"; "Max
+    Rolls": "low level characters (levels 1-5)"; ruling DD11).
+
+    :ivar level: the new level, one above the sheet's.
+    :ivar stats: the stats the choices change, as ``"NAME=VALUE"`` (the new value, within
+        the campaign's stat range); may be empty (the page does not say what a level gives).
+    """
+
+    character: str
+    level: int
+    stats: list[str] = []
+    reason: str = ""
+
+
 class HarmTaken(Event, frozen=True, kw_only=True, tag="decision-dice.harm_taken"):
     """Harm, or a cost paid, taken from a derived value such as Stress or Vitality
     ("The Rounding Rule": "calculating Stress and Vitality, which require two values to be
@@ -301,4 +318,5 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     LevelChanged,
     HarmTaken,
     Recovered,
+    LevelledUp,
 )

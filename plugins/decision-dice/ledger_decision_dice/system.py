@@ -41,6 +41,7 @@ from .events import (
     ItemAdded,
     ItemRemoved,
     LevelChanged,
+    LevelledUp,
     ModifierLine,
     Recovered,
     Resupplied,
@@ -139,6 +140,7 @@ class DecisionDice(RuleSystem):
         "decision-dice.level_changed": "Key Terms",
         "decision-dice.harm_taken": "The Rounding Rule (Stress and Vitality)",
         "decision-dice.recovered": "The Rounding Rule (Stress and Vitality)",
+        "decision-dice.levelled_up": "Decision Rolls: Target Numbers (character creation/level up)",
     }
     odds_params = (
         RollParam("stat", "The STAT value (leave out for every STAT 0-10).", type=int,
@@ -456,6 +458,44 @@ class DecisionDice(RuleSystem):
             raise RuleError(f"level must be {self.options.level_min} or more, not {event.level}")
         return replace(state, level=event.level)
 
+    @applies(LevelledUp)
+    def on_levelled_up(self, state: Character, event: LevelledUp) -> Character:
+        """A level up: level + 1 and the stats chosen with it ("Target Numbers": "rewards
+        choices during character creation/level up"; ruling DD11). Stress and Vitality follow
+        the stats (X4); what was spent of them stays spent.
+
+        :raises RuleError: a sheet without a level, a level other than the next, a stat
+            not on the sheet, named twice, unchanged, or outside the stat range, or an
+            entry not written ``NAME=VALUE``.
+        """
+        if state.level is None:
+            raise RuleError(f"{state.name}'s sheet has no level: set it with "
+                            "`record level-changed` first")
+        if event.level != state.level + 1:
+            raise RuleError(f"{state.name} is level {state.level}: a level up reaches level "
+                            f"{state.level + 1}, not {event.level}")
+        lo, hi = self.options.stat_min, self.options.stat_max
+        stats = dict(state.stats)
+        for entry in event.stats:
+            name, eq, text = entry.partition("=")
+            try:
+                value = int(text.strip()) if eq else None
+            except ValueError:
+                value = None
+            if value is None:
+                raise RuleError(f"write each stat as NAME=VALUE (e.g. --stats Grit=2), not "
+                                f"{entry!r}")
+            stat = find_name(list(state.stats), name.strip(), "stat")
+            if stats[stat] != state.stats[stat]:
+                raise RuleError(f"{stat} is named twice in one level up")
+            if not lo <= value <= hi:
+                raise RuleError(f"stat {stat!r} cannot be {value}: stats range from {lo} to "
+                                f"{hi} in this campaign")
+            if value == state.stats[stat]:
+                raise RuleError(f"{stat} is already {value}: name only the stats that change")
+            stats[stat] = value
+        return replace(state, level=event.level, stats=stats)
+
     # --- reading -------------------------------------------------------------------------
 
     def describe(self, event: Event) -> str | None:
@@ -500,6 +540,10 @@ class DecisionDice(RuleSystem):
             return f"{event.character}: {event.stat} becomes {event.value}"
         if isinstance(event, LevelChanged):
             return f"{event.character} reaches level {event.level}"
+        if isinstance(event, LevelledUp):
+            chose = (": " + ", ".join(s.replace("=", " becomes ", 1) for s in event.stats)
+                     if event.stats else "")
+            return f"{event.character} levels up to level {event.level}{chose}"
         if isinstance(event, HarmTaken):
             why = f" ({event.reason})" if event.reason else ""
             return f"{event.character} takes {event.amount} {event.track}{why}"
@@ -516,6 +560,12 @@ class DecisionDice(RuleSystem):
         own = recap.change_sentences(before, after, as_gm=as_gm)
         if before is None:
             return own
+        was, now = derived_values(before, self.options), derived_values(after, self.options)
+        own += [  # Stress/Vitality follow the stats ("The Rounding Rule")
+            f"{name} {was[name]} → {value} (½ " + " + ½ ".join(self.options.derived[name])
+            + ", rounded down)"
+            for name, value in now.items() if name in was and was[name] != value
+        ]
         return own + self.generic_changes(before, after, skip=recap.HANDLED)
 
     def recap_lines(self, record: Recorded, *, as_gm: bool) -> list[str]:

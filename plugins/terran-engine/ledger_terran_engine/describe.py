@@ -101,6 +101,24 @@ def describe_event(e: Event) -> str | None:
             f"{e.character} faces {e.challenge}: {m.level_name(level)}{many} "
             f"(Disposition {m.disposition_of(level)}, Effect {m.challenge_effect(level)})"
         )
+    if isinstance(e, ev.ArchetypeEvolved):
+        return f"{e.character} evolves beyond their Archetype: {e.narrative}"
+    if isinstance(e, ev.SharedChallengeOpened):
+        try:
+            level = m.ganged_level(m.level_index(e.level), e.count)
+        except RuleError:
+            return f"The group faces {e.challenge}: {e.level}"
+        many = f", {e.count} ganging up" if e.count > 1 else ""
+        return (
+            f"The group faces {e.challenge} together: {m.level_name(level)}{many} "
+            f"(Disposition {m.disposition_of(level)}, Effect {m.challenge_effect(level)})"
+        )
+    if isinstance(e, ev.SharedDispositionReduced):
+        by = f" by {e.by}" if e.by else ""
+        roll = f" (roll {e.roll})" if e.roll else ""
+        return f"Effect {e.amount}{by} on the shared Challenge {e.challenge}{roll}"
+    if isinstance(e, ev.SharedChallengeClosed):
+        return f"The group's Challenge {e.challenge}: {e.status}"
     if isinstance(e, ev.DispositionReduced):
         by = f" by {e.by}" if e.by else ""
         return f"{e.challenge} (facing {e.character}) loses {e.amount} Disposition{by}"

@@ -222,6 +222,47 @@ class ChallengeClosed(Event, frozen=True, kw_only=True, tag="terran-engine.chall
     status: Literal["overcome", "failed", "abandoned"] = "abandoned"
 
 
+class SharedChallengeOpened(
+    Event, frozen=True, kw_only=True, tag="terran-engine.shared_challenge_opened"
+):
+    """A Challenge the group faces together, opened once on the campaign stream (no
+    ``character``), so every character's sheet holds it (rules.html "2.2 Challenges": "Examples
+    of Challenges are fighting an enemy, dueling rhetorically, negotiating an environment,
+    crawling a location, journeying"; ruling T25). ``level`` and ``count`` as
+    :class:`ChallengeOpened`; any character's Effect lowers its one Disposition.
+    """
+
+    challenge: str
+    level: str
+    count: int = 1
+
+
+class SharedDispositionReduced(
+    Event, frozen=True, kw_only=True, tag="terran-engine.shared_disposition_reduced"
+):
+    """An Effect lowers a shared Challenge's Disposition on every sheet (rules.html "2.2":
+    "Challenges have Disposition, which measures how much Effect they take to be overcame";
+    ruling T25). Written by ``campaign roll ID effect --challenge NAME`` right after the
+    Effect roll ``roll`` (its seq) of the character ``by``; recorded by hand with ``roll`` 0
+    (an Effect rolled at the table; ``by`` is then any name). On the campaign stream.
+    """
+
+    challenge: str
+    amount: int
+    by: str = ""
+    roll: int = 0
+
+
+class SharedChallengeClosed(
+    Event, frozen=True, kw_only=True, tag="terran-engine.shared_challenge_closed"
+):
+    """A shared Challenge ends for the whole group without its Disposition reaching 0
+    (fled, settled, failed; ruling T25). On the campaign stream."""
+
+    challenge: str
+    status: Literal["overcome", "failed", "abandoned"] = "abandoned"
+
+
 class ComplicationAdded(Event, frozen=True, kw_only=True, tag="terran-engine.complication_added"):
     """−``dice`` d on the next Risky Action related to ``challenge`` ("2.2.1 Effects")."""
 
@@ -293,6 +334,19 @@ class SkillAdapted(Event, frozen=True, kw_only=True, tag="terran-engine.skill_ad
     replaces: str = ""
 
 
+class ArchetypeEvolved(Event, frozen=True, kw_only=True, tag="terran-engine.archetype_evolved"):
+    """The character grows beyond their initial Archetype, toward a narrative of their own
+    (characters.html "1.1 Archetypes": "It is expected you will evolve beyond these initial
+    Archetypes towards unique narratives"; ruling T26).
+
+    ``narrative`` is who they have become, in the table's words (not a list entry); the
+    initial Archetype stays on the sheet, since it is where they began.
+    """
+
+    character: str
+    narrative: str
+
+
 class EgoPooled(Event, frozen=True, kw_only=True, tag="terran-engine.ego_pooled"):
     """A companion pays ``amount`` of a Montage's Ego cost for ``helped`` ("2.2.2", R21)."""
 
@@ -360,4 +414,8 @@ EVENT_TYPES = (
     Rallied,
     EquipmentChanged,
     SkillAdapted,
+    SharedChallengeOpened,
+    SharedDispositionReduced,
+    SharedChallengeClosed,
+    ArchetypeEvolved,
 )

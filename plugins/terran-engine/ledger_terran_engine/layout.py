@@ -154,6 +154,8 @@ def sheet_layout(state: Character, *, system_name: str, as_gm: bool) -> Sheet:
             if ch.complication
             else ""
         )
+        if ch.shared:
+            note = "shared by the group" + (f"; {note}" if note else "")
         challenges.append(
             Line(
                 label=ch.name,
@@ -165,7 +167,8 @@ def sheet_layout(state: Character, *, system_name: str, as_gm: bool) -> Sheet:
 
     return Sheet(
         title=state.name,
-        subtitle=f"{system_name} · {state.archetype}",
+        subtitle=f"{system_name} · {state.archetype}"
+        + (f", evolved beyond it: {state.narratives[-1]}" if state.narratives else ""),
         sections=tuple(s for s in sections if s.items),
         as_gm=as_gm,
     )

@@ -20,6 +20,7 @@ HANDLED = (
     "id", "name", "rolled", "losses", "attribute_bonus", "skills", "advancements", "unchosen",
     "conditions", "hp", "ego", "wound", "lost", "experience", "credited", "spent",
     "ego_lost_session", "armour", "shield", "weapons", "challenges", "pending_loss", "rallied",
+    "narratives", "owed_effects",
     "last_dark", "exchange_overcame", "exchange_taken_out", "successor_advancements",
     "last_outcome", "montage_effects", "session_sheets",  # bookkeeping (T21, T22): not worded
 )
@@ -102,7 +103,14 @@ def change_sentences(before: Character | None, after: Character, *, as_gm: bool)
         if c.status != "open" and (was_c is None or was_c.status == "open"):
             out.append(f"Challenge {c.name} {c.status}")
         elif c.status == "open" and was_c is None:
-            out.append(f"faces {c.name} ({m.level_name(c.level)}, Disposition {c.disposition})")
+            group = " with the group" if c.shared else ""
+            out.append(
+                f"faces {c.name}{group} ({m.level_name(c.level)}, Disposition {c.disposition})"
+            )
+        if was_c is not None and c.disposition != was_c.disposition:
+            out.append(f"{c.name}'s Disposition {was_c.disposition} → {c.disposition}")
+    if after.narratives != before.narratives and after.narratives:
+        out.append(f"evolves beyond the {after.archetype} Archetype: {after.narratives[-1]}")
     if after.rallied and not before.rallied:
         out.append("rallied: +1d until the end of the scene")
     if after.successor_advancements > before.successor_advancements:

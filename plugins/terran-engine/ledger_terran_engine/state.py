@@ -86,13 +86,25 @@ class Options(msgspec.Struct, kw_only=True):
 
 class Challenge(msgspec.Struct, frozen=True, kw_only=True):
     """A Challenge facing a character ("2.2"): effective level, Disposition left, status,
-    and the complication dice waiting for the next related Risky Action."""
+    and the complication dice waiting for the next related Risky Action. ``shared``: the
+    group faces it together and every sheet holds the same Disposition (ruling T25);
+    complications stay each character's own."""
 
     name: str
     level: int
     disposition: int
     status: Literal["open", "overcome", "failed", "abandoned"] = "open"
     complication: int = 0
+    shared: bool = False
+
+
+class OwedEffect(msgspec.Struct, frozen=True, kw_only=True):
+    """An Effect roll (seq ``roll``) on a shared Challenge whose Disposition change
+    (``shared_disposition_reduced``, in the same batch) is still to come (ruling T25)."""
+
+    roll: int
+    challenge: str
+    value: int
 
 
 class Condition(msgspec.Struct, frozen=True, kw_only=True):
@@ -127,6 +139,9 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     order (ruling T21). ``session_sheets`` holds the sheet as each session ended, which that
     session's advancement reads (ruling T22). ``skills_added``/``skills_dropped`` adapt the
     campaign's Skill list for this character (``skill_adapted``, ruling T23).
+    ``owed_effects`` are this character's Effect rolls on shared Challenges whose Disposition
+    change is still to come in the same batch (ruling T25). ``narratives`` are what the
+    character evolved into beyond their Archetype, oldest first (ruling T26).
     """
 
     id: str
@@ -162,6 +177,8 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     session_sheets: dict[int, SessionSheet] = {}
     skills_added: list[str] = []
     skills_dropped: list[str] = []
+    owed_effects: list[OwedEffect] = []
+    narratives: list[str] = []
 
 
 # --- derived values -----------------------------------------------------------------------

@@ -27,6 +27,7 @@ from ledger import (
     Sheet,
     applies,
 )
+from ledger.projection import applying_seq
 
 from . import advancement, odds, recap, rederive, rolls, sheet
 from . import mechanics as m
@@ -37,6 +38,7 @@ from .events import (
     UPCASTERS,
     AdvancementChosen,
     AdvancementRolled,
+    ArchetypeEvolved,
     AttributeLost,
     AttributeRolled,
     ChallengeClosed,
@@ -54,6 +56,9 @@ from .events import (
     Rallied,
     RestedNight,
     RiskyActionRolled,
+    SharedChallengeClosed,
+    SharedChallengeOpened,
+    SharedDispositionReduced,
     SkillAdapted,
     SkillDevelopmentRolled,
     WoundRecovered,
@@ -95,7 +100,7 @@ def _reduce(state: Character, name: str, amount: int) -> Character:
     return replace(state, challenges=st.replace_challenge(state, new), exchange_overcame=overcame)
 
 
-def _open(state: Character, name: str, level: int) -> Character:
+def _open(state: Character, name: str, level: int, *, shared: bool = False) -> Character:
     name = name.strip()
     if not name:
         raise RuleError("a Challenge needs a name")
@@ -103,8 +108,19 @@ def _open(state: Character, name: str, level: int) -> Character:
         if c.name.casefold() == name.casefold() and c.status == "open":
             raise RuleError(f"{state.name} already faces an open Challenge called {c.name}")
     kept = [c for c in state.challenges if c.name.casefold() != name.casefold()]
-    new = st.Challenge(name=name, level=level, disposition=m.disposition_of(level))
+    new = st.Challenge(
+        name=name, level=level, disposition=m.disposition_of(level), shared=shared
+    )
     return replace(state, challenges=kept + [new])
+
+
+def _not_shared(state: Character, name: str, doing: str) -> None:
+    """Refuse a one-character change to a shared Challenge (ruling T25)."""
+    ch = st.find_challenge(state, name)
+    if ch.shared:
+        raise RuleError(
+            f"{ch.name} is a Challenge the group shares: {doing} (ruling T25)"
+        )
 
 
 class TerranEngine(RuleSystem):
@@ -170,6 +186,10 @@ class TerranEngine(RuleSystem):
         "terran-engine.rallied": "1.3 HP and Ego",
         "terran-engine.equipment_changed": "2.2 Challenges (Effects)",
         "terran-engine.skill_adapted": "1.2.1 Skills",
+        "terran-engine.shared_challenge_opened": "2.2 Challenges",
+        "terran-engine.shared_disposition_reduced": "2.2 Challenges",
+        "terran-engine.shared_challenge_closed": "2.2 Challenges",
+        "terran-engine.archetype_evolved": "1.1 Archetypes",
     }
     odds_params = odds.ODDS_PARAMS
 
@@ -249,6 +269,33 @@ class TerranEngine(RuleSystem):
             return event.vs_character, event.value
         return None
 
+    def blind_form(self, event: Event) -> Event:
+        """A Challenge is opened in the open: the Effects and consequences rolled against it
+        are public events that name it, and a player's sheet without it could not replay
+        them (ruling T25). Other events stay as they are when recorded GM-only.
+
+        :raises RuleError: a GM-only ``challenge_opened`` or ``shared_challenge_opened``.
+        """
+        if isinstance(event, ChallengeOpened | SharedChallengeOpened):
+            raise RuleError(
+                f"the Challenge {event.challenge} cannot be opened GM-only: the Effects and "
+                "consequences rolled against it name it in public; open it without --blind "
+                "when the players meet it"
+            )
+        return event
+
+    def follow_ups(self, state: Character, event: Roll, *, seq: int) -> list[Event]:
+        """An Effect roll (to be ``seq``) on a Challenge the group shares is followed, in its
+        batch, by the ``shared_disposition_reduced`` that lowers that Disposition on every
+        sheet (rules.html "2.2"; ruling T25). Other rolls: ``[]``."""
+        if isinstance(event, EffectRolled) and event.challenge:
+            ch = st.find_challenge(state, event.challenge)
+            if ch.shared:
+                return [SharedDispositionReduced(
+                    challenge=ch.name, amount=event.value, by=state.id, roll=seq
+                )]
+        return []
+
     def harm_event(self, state: Character, character: str, amount: int) -> Event:
         """Physical harm of ``amount`` (an Effect before armour) to ``character``: a
         ``harm_taken`` through their armour and shield, then the HP procedure ("2.2.1",
@@ -280,6 +327,11 @@ class TerranEngine(RuleSystem):
             ch = st.find_challenge(state, e.challenge)
             status = ch.status
             if e.montage:
+                if ch.shared:
+                    raise RuleError(
+                        f"{ch.name} is a Challenge the group shares: a Montage resolves a "
+                        "Challenge one character faces (ruling T25)"
+                    )
                 status = "failed" if e.outcome == "fail" else "overcome"
             challenges = st.replace_challenge(state, replace(ch, complication=0, status=status))
         return replace(
@@ -296,6 +348,15 @@ class TerranEngine(RuleSystem):
         if e.challenge:
             if st.has_condition(state, "Slow") and state.exchange_taken_out:
                 raise RuleError(f"Slow: the consequence took {state.name} out first")
+            ch = st.find_challenge(state, e.challenge)
+            if ch.shared:  # the batch's shared_disposition_reduced lowers it (T25)
+                if ch.status != "open":
+                    raise RuleError(f"the Challenge {ch.name} is already {ch.status}")
+                seq = applying_seq()
+                if seq is None:
+                    return state
+                owed = st.OwedEffect(roll=seq, challenge=ch.name, value=e.value)
+                return replace(state, owed_effects=[*state.owed_effects, owed])
             return _reduce(state, e.challenge, e.value)
         return state
 
@@ -304,6 +365,11 @@ class TerranEngine(RuleSystem):
         """Disposition −amount by hand ("2.2"). :raises RuleError: negative amount."""
         if e.amount < 0:
             raise RuleError(f"an Effect lowers Disposition by 0 or more, not {e.amount}")
+        _not_shared(
+            state, e.challenge,
+            f"record shared-disposition-reduced --challenge '{e.challenge}' --amount "
+            f"{e.amount} --by NAME lowers it on every sheet",
+        )
         return _reduce(state, e.challenge, e.amount)
 
     @applies(ConsequenceRolled)
@@ -468,6 +534,23 @@ class TerranEngine(RuleSystem):
         dropped = [s for s in dropped if s.casefold() != name.casefold()]
         return replace(state, skills=skills, skills_added=added, skills_dropped=dropped)
 
+    @applies(ArchetypeEvolved)
+    def on_archetype_evolved(self, state: Character, e: ArchetypeEvolved) -> Character:
+        """The character evolves beyond their Archetype ("1.1 Archetypes": "It is expected
+        you will evolve beyond these initial Archetypes towards unique narratives"; T26).
+
+        :raises RuleError: an empty narrative, the one they already have, or a character out
+            of play (dead, lost, retired: "With the GM decide how your story ends").
+        """
+        _alive(state)
+        text = " ".join(e.narrative.split())
+        if not text:
+            raise RuleError("say who they have become: --narrative TEXT")
+        now = state.narratives[-1] if state.narratives else state.archetype
+        if text.casefold() == now.casefold():
+            raise RuleError(f"{state.name} is already {now}: describe what they grow into")
+        return replace(state, narratives=[*state.narratives, text])
+
     @applies(EquipmentChanged)
     def on_equipment(self, state: Character, e: EquipmentChanged) -> Character:
         """Change armour, shield or one weapon/tool ("2.2.1" tables)."""
@@ -492,8 +575,79 @@ class TerranEngine(RuleSystem):
 
     @applies(ChallengeClosed)
     def on_challenge_closed(self, state: Character, e: ChallengeClosed) -> Character:
-        """Close a Challenge by hand."""
+        """Close a Challenge by hand. :raises RuleError: a shared Challenge (T25)."""
+        _not_shared(
+            state, e.challenge,
+            f"close it for everyone with `record shared-challenge-closed --challenge "
+            f"'{e.challenge}' --status {e.status}`",
+        )
         ch = st.find_challenge(state, e.challenge)
+        return replace(state, challenges=st.replace_challenge(state, replace(ch, status=e.status)))
+
+    @applies(SharedChallengeOpened)
+    def on_shared_challenge_opened(
+        self, state: Character, e: SharedChallengeOpened
+    ) -> Character:
+        """The group's Challenge, on every sheet at once: level with gang-up ("2.2": "increase
+        the Challenge Level in one for each two additional challenges after the first"),
+        Disposition of its level (ruling T25).
+
+        :raises RuleError: no name, an unknown level, or a character already facing an open
+            Challenge of that name.
+        """
+        level = m.ganged_level(m.level_index(e.level), e.count)
+        return _open(state, e.challenge, level, shared=True)
+
+    @applies(SharedDispositionReduced)
+    def on_shared_disposition(self, state: Character, e: SharedDispositionReduced) -> Character:
+        """Any character's Effect lowers the shared Challenge's one Disposition, on every
+        sheet; at 0 it is overcome ("2.2": "Challenges have Disposition, which measures how
+        much Effect they take to be overcame"; "Armours do not modify Effects applied to a
+        Challenge's Disposition"; ruling T25).
+
+        On the roller's sheet (``by``, with ``roll`` ≠ 0) the Effect roll ``roll`` must be in
+        force with this Challenge and value: retracting or amending the roll alone is
+        refused (retract this event first, then the roll).
+
+        :raises RuleError: a negative amount, no such Challenge, a Challenge not shared or
+            no longer open, or a roll that does not match.
+        """
+        if e.amount < 0:
+            raise RuleError(f"an Effect lowers Disposition by 0 or more, not {e.amount}")
+        ch = st.find_challenge(state, e.challenge)
+        if not ch.shared:
+            raise RuleError(
+                f"{ch.name} is {state.name}'s own Challenge, not the group's: use "
+                "`record disposition-reduced --character ID`"
+            )
+        owed = state.owed_effects
+        if e.roll and state.id == e.by:
+            match = [o for o in owed if o.roll == e.roll]
+            if not match or match[0].challenge != ch.name or match[0].value != e.amount:
+                raise RuleError(
+                    f"roll {e.roll} is not an Effect of {e.amount} by {state.name} on "
+                    f"{ch.name} in force: retract this event (the Effect's count toward the "
+                    "shared Challenge) first, then the roll"
+                )
+            owed = [o for o in owed if o.roll != e.roll]
+        new = _reduce(replace(state, owed_effects=owed), ch.name, e.amount)
+        if state.id != e.by:  # Fast (R20) looks at the roller's own exchange only
+            new = replace(new, exchange_overcame=state.exchange_overcame)
+        return new
+
+    @applies(SharedChallengeClosed)
+    def on_shared_challenge_closed(
+        self, state: Character, e: SharedChallengeClosed
+    ) -> Character:
+        """End the group's Challenge on every sheet (ruling T25).
+
+        :raises RuleError: no such Challenge, not shared, or already closed.
+        """
+        ch = st.find_challenge(state, e.challenge)
+        if not ch.shared:
+            raise RuleError(f"{ch.name} is {state.name}'s own Challenge, not the group's")
+        if ch.status != "open":
+            raise RuleError(f"the Challenge {ch.name} is already {ch.status}")
         return replace(state, challenges=st.replace_challenge(state, replace(ch, status=e.status)))
 
     @applies(ComplicationAdded)
@@ -623,6 +777,7 @@ class TerranEngine(RuleSystem):
             "id": state.id,
             "name": state.name,
             "archetype": state.archetype,
+            "evolved": state.narratives[-1] if state.narratives else None,
             "attributes": {a: st.attribute(state, a) for a in m.ATTRIBUTES},
             "skills": dict(state.skills),
             "hp": state.hp,
@@ -645,7 +800,7 @@ class TerranEngine(RuleSystem):
             "weapons": dict(state.weapons),
             "challenges": [
                 {"name": c.name, "level": m.level_name(c.level), "disposition": c.disposition,
-                 "status": c.status, "complication": c.complication}
+                 "status": c.status, "complication": c.complication, "shared": c.shared}
                 for c in state.challenges
             ],
             "attribute_points_to_lose": state.pending_loss,
