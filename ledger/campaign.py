@@ -1104,7 +1104,7 @@ class Campaign:
                 )
                 data = self.codec.stamped(target.type, data)  # its schema version, if > 1
             amended = self.codec.amended(target.type, data) if data is not None else None
-            companions = corr.harm_companions(self, target, amended, corrections)
+            companions = corr.roll_companions(self, target, amended, corrections)
             event = Corrected(
                 target=seq,
                 action="amend" if amend else "retract",

@@ -57,6 +57,8 @@ UNCORRECTABLE = (
 )
 #: Broken events named in a refusal before "and N more".
 _NAMED = 8
+#: How far after a roll its batch may run (opponent's side, harm, follow-ups).
+_BATCH_TAIL = 16
 #: The longest generic one-line summary of an event's fields.
 _LONGEST = 160
 
@@ -131,19 +133,68 @@ def applied_harm(campaign: Campaign, roll: Recorded) -> Recorded | None:
     return campaign.record(link.data.harm)
 
 
-def harm_companions(
+def follow_ups_of(campaign: Campaign, roll: Recorded) -> list[Recorded]:
+    """The events ``roll`` was written with as its :meth:`RuleSystem.follow_ups` (#16):
+    those right after it in its batch (after its opponent's side and harm) that the rules
+    say follow it up (:meth:`RuleSystem.follow_up_of`)."""
+    if not isinstance(roll.data, Roll):
+        return []
+    system = campaign.system
+    found: list[Recorded] = []
+    harm = None
+    for rec in campaign.records(after=roll.seq, upto=roll.seq + _BATCH_TAIL):
+        if isinstance(rec.data, ContestOpposed) and rec.data.roll == roll.seq:
+            harm = rec.data.harm
+        elif rec.seq == harm:
+            pass
+        elif system.follow_up_of(rec.data) == roll.seq:
+            found.append(rec)
+        else:
+            break
+    return found
+
+
+def roll_companions(
     campaign: Campaign, target: Recorded, amended: Any | None, corrections: Corrections
 ) -> dict[str, dict[str, Any] | None]:
-    """What correcting roll ``target`` does to the harm it applied (``--apply``), as
-    :attr:`~ledger.events.Corrected.companions`: retracted with the roll, retracted when the
-    amended roll no longer harms, amended when it harms by another amount; ``{}`` when the
-    roll applied no harm or its harm stays as it is.
+    """What correcting roll ``target`` does to the events that are part of it, as
+    :attr:`~ledger.events.Corrected.companions` (#16): the harm it applied (``--apply``) and
+    its follow-ups (:meth:`RuleSystem.follow_ups`). Retracting the roll retracts them;
+    amending it works them out again from the amended roll: the harm is retracted when the
+    roll no longer harms and amended when the amount changes, a follow-up amended when it
+    changes. One retracted on its own stays retracted. ``{}`` when nothing changes.
 
     :param amended: the roll as amended, or ``None`` when it is retracted.
     :param corrections: the corrections in force now.
-    :raises RuleError: the amended roll would harm the other side of the contest (retract
-        it and roll again).
+    :raises RuleError: the amended roll would harm the other side of the contest, or be
+        followed by other events than the ones recorded (retract it and roll again).
     """
+    out = _harm_companions(campaign, target, amended, corrections)
+    follows = follow_ups_of(campaign, target)
+    if not follows:
+        return out
+    live = [(rec, in_force(campaign, rec, corrections)) for rec in follows]
+    if amended is None:
+        return out | {str(rec.seq): None for rec, now in live if now is not None}
+    state = campaign.state_before(target, corrections)
+    again = campaign.system.follow_ups(state, amended, seq=target.seq)
+    if [event_tag(type(e)) for e in again] != [rec.type for rec in follows]:
+        raise RuleError(
+            f"event {target.seq} as amended is followed by other events than the "
+            f"{', '.join(str(rec.seq) for rec in follows)} it was written with: retract it "
+            "and roll again"
+        )
+    for (rec, now), event in zip(live, again, strict=True):
+        payload = payload_of(event)
+        if now is not None and payload_of(now) != payload:
+            out[str(rec.seq)] = campaign.codec.stamped(rec.type, payload)
+    return out
+
+
+def _harm_companions(
+    campaign: Campaign, target: Recorded, amended: Any | None, corrections: Corrections
+) -> dict[str, dict[str, Any] | None]:
+    """The harm part of :func:`roll_companions`."""
     harm = applied_harm(campaign, target)
     if harm is None:
         return {}
@@ -375,15 +426,17 @@ def broken_by(
     streams = None
     if target.stream != CAMPAIGN_STREAM and target.type != "correction.recorded":
         streams = [target.stream, CAMPAIGN_STREAM]
-        if correction.companions is not UNSET:  # a roll's harm on the other side (#16)
-            streams += [campaign.record(c).stream for c in companions_of(correction)]
+        # a roll's harm on the other side, its follow-ups (#16)
+        streams += [campaign.record(c).stream for c in companions_of(correction)]
     elif target.type == "correction.recorded":
         assert isinstance(target.data, Corrected)
         inner = campaign.record(target.data.target)
         if inner.stream != CAMPAIGN_STREAM:
             streams = [inner.stream, CAMPAIGN_STREAM]
-            if target.data.companions is not UNSET:  # undone with it: their streams too
-                streams += [campaign.record(c).stream for c in companions_of(target.data)]
+            # undone with it: their streams too
+            streams += [campaign.record(c).stream for c in companions_of(target.data)]
+    if streams is not None and CAMPAIGN_STREAM in streams[2:]:
+        streams = None  # a follow-up on the campaign stream touches every character
 
     def errors(corrections: Corrections) -> list[tuple[int, str]]:
         found: list[tuple[int, str]] = []
@@ -493,15 +546,17 @@ def sentence(campaign: Campaign, crec: Recorded) -> str:
 
 
 def _companion_words(campaign: Campaign, corr: Corrected) -> str:
-    """What a correction did to the harm its roll applied (``""`` when nothing)."""
+    """What a correction did to the harm and follow-ups of its roll (``""``: nothing)."""
     words = []
     for seq, data in companions_of(corr).items():
+        link = campaign.record(seq - 1).data
+        what = "its harm" if isinstance(link, ContestOpposed) and link.harm == seq else "with it"
         if data is None:
-            words.append(f"; its harm (event {seq}) no longer counts")
+            words.append(f"; {what} (event {seq}) no longer counts")
         else:
-            harm = campaign.record(seq)
-            now = campaign.codec.amended(harm.type, data)
-            words.append(f"; its harm (event {seq}) now: {summary(campaign, now, harm.stream)}")
+            rec = campaign.record(seq)
+            now = campaign.codec.amended(rec.type, data)
+            words.append(f"; {what} (event {seq}) now: {summary(campaign, now, rec.stream)}")
     return "".join(words)
 
 

@@ -113,6 +113,9 @@ class ResultCheck:
         # roll seq: (harm seq, roll type, harm type) of each harm applied with its roll
         self._harm_links: dict[int, tuple[int, str, str]] = {}
         self._roll_types: dict[int, str] = {}  # contest roll seq: its type
+        self._tail: tuple[int, str] | None = None  # the roll whose batch may still run on
+        # roll seq: (its type, [(seq, type)] of the follow-ups written with it)
+        self._follow_links: dict[int, tuple[str, list[tuple[int, str]]]] = {}
         self.checked = 0
 
     def feed(self, row: tuple[Any, ...]) -> str | None:
@@ -131,6 +134,7 @@ class ResultCheck:
             problem = self._link_problem(seq, stream, type_, data)
             if problem:
                 return problem
+            self._note_follow_up(seq, type_, data)
             if type_ == "correction.recorded":
                 correction = self.codec.decode(data, type_)
                 self._pairs.append((seq, correction))
@@ -257,12 +261,31 @@ class ResultCheck:
                     s for c in companions_of(corr)
                     if 0 < c <= len(self._streams) and (s := self._streams[c - 1]) is not None
                 ]
+        if CAMPAIGN_STREAM in streams:  # a follow-up on the campaign stream: everyone
+            streams = list(self.names)
         for name in streams:
             try:
                 self._refold(seq, name)
             except RuleError as e:
                 return f"the rules refuse the corrected history of event {target}: {e}"
         return None
+
+    def _note_follow_up(self, seq: int, type_: str, data: Any) -> None:
+        """Keep which events were written right after a roll as its follow-ups
+        (:meth:`RuleSystem.follow_up_of`, #16); only the rows of a roll's batch are read."""
+        tail = self._tail
+        if type_ in self.roll_types:
+            self._tail = (seq, type_)
+            return
+        if tail is None or type_ == "contest.opposed":
+            return
+        roll_seq, roll_type = tail
+        if self._harm_links.get(roll_seq, (None,))[0] == seq:
+            return
+        if self.system.follow_up_of(self.codec.decode(data, type_)) == roll_seq:
+            self._follow_links.setdefault(roll_seq, (roll_type, []))[1].append((seq, type_))
+            return
+        self._tail = None
 
     def _companions_problem(
         self, seq: int, correction: Corrected, earlier: dict[int, Any]
@@ -273,11 +296,18 @@ class ResultCheck:
         if not companions:
             return None
         link = self._harm_links.get(correction.target)
-        if correction.target in earlier or link is None or set(companions) != {link[0]}:
+        roll_type, follows = self._follow_links.get(correction.target, ("", []))
+        parts = {s for s, _ in follows} | ({link[0]} if link else set())
+        if correction.target in earlier or not set(companions) <= parts:
             return (
                 f"correction {seq} also corrects event(s) {sorted(companions)}, which are not "
-                f"the harm event {correction.target} applied"
+                f"the harm or follow-ups event {correction.target} was written with"
             )
+        if follows:
+            problem = self._follow_ups_problem(seq, correction, companions, roll_type, follows)
+            if problem or link is None or link[0] not in companions:
+                return problem
+        assert link is not None
         harm_seq, roll_type, harm_type = link
         given: tuple[str, dict[str, Any]] | None = None
         if correction.action == "amend":
@@ -299,6 +329,46 @@ class ResultCheck:
                 f"{harm_seq}) to {recorded!r}; the rules give "
                 f"{given[1] if given else None!r} for the roll as corrected"
             )
+        return None
+
+    def _follow_ups_problem(
+        self,
+        seq: int,
+        correction: Corrected,
+        companions: dict[int, dict[str, Any] | None],
+        roll_type: str,
+        follows: list[tuple[int, str]],
+    ) -> str | None:
+        """The follow-ups a correction changes are what the rules give for its roll as
+        corrected (none when it is retracted)."""
+        given: dict[int, dict[str, Any] | None] = {s: None for s, _ in follows}
+        if correction.action == "amend":
+            amended = self.codec.amended(roll_type, correction.data or {})
+            assert isinstance(amended, Roll)
+            stream = self._streams[correction.target - 1] or ""
+            state = self._state_before(correction.target, stream)
+            again = (
+                self.system.follow_ups(state, amended, seq=correction.target)
+                if state is not None
+                else []
+            )
+            for (fseq, _), event in zip(follows, again, strict=False):
+                payload = msgspec.to_builtins(event)
+                payload.pop("type", None)
+                given[fseq] = payload
+        for fseq, ftype in follows:
+            if fseq not in companions:
+                continue
+            recorded = companions[fseq]
+            if recorded is not None:
+                recorded = msgspec.to_builtins(self.codec.amended(ftype, recorded))
+                recorded.pop("type", None)
+            if recorded != given[fseq]:
+                return (
+                    f"correction {seq} sets event {fseq}, written with roll "
+                    f"{correction.target}, to {recorded!r}; the rules give {given[fseq]!r} "
+                    "for the roll as corrected"
+                )
         return None
 
     def _state_before(self, seq: int, stream: str) -> Any | None:

@@ -538,6 +538,14 @@ class RuleSystem(abc.ABC):
         Challenge the group shares, ruling T25). Default ``[]``."""
         return []
 
+    def follow_up_of(self, event: Event) -> int | None:
+        """The seq of the roll ``event`` was written with as one of its :meth:`follow_ups`
+        (``None``: not a follow-up; the default). A follow-up is part of its roll: retracting
+        the roll retracts it, amending the roll recomputes it (:mod:`ledger.corrections`),
+        and ``verify`` checks both. Override it with :meth:`follow_ups`; the event must name
+        its roll's seq (d20-world's ``check``, Terran Engine's ``roll``)."""
+        return None
+
     def rule_section(self, event: Event) -> str | None:
         """The seed section an event implements (``sections``), for ``campaign audit``."""
         return self.sections.get(event_tag(type(event)))

@@ -408,5 +408,5 @@ def test_a_correction_cannot_retract_other_events_as_companions(street: Path) ->
     _forge(street, [Corrected(target=roll, action="retract", reason="x",
                               companions={str(harm): None, str(wound): None})])  # fmt: skip
     result = run(street, "verify")
-    assert result.exit_code == 1 and "not the harm event" in result.output
+    assert result.exit_code == 1 and "not the harm or follow-ups" in result.output
     assert str(wound) in result.output

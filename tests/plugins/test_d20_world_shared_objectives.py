@@ -147,19 +147,27 @@ def test_a_retracted_contribution_uncounts_it_everywhere(world: Path) -> None:
 
 
 @freeze_time("2026-03-01 19:10:00", tick=True)
-def test_a_check_counted_cannot_be_changed_under_its_contribution(world: Path) -> None:
-    """Retracting or re-rolling a check that a shared objective counted would leave the
-    objective counting what no check gave: refused, naming the contribution."""
+def test_a_counted_check_is_corrected_with_its_contribution(world: Path) -> None:
+    """A check's contribution is part of it (core follow-ups, #16): retracting the check
+    uncounts it on every sheet, undoing that counts it again, and re-rolling the check
+    (16 + 3 = 19 good misread for 3 + 3 = 6 bad) amends its contribution to bad."""
     ok(world, "record", "group-objective-opened", "--objective", VAULT, "--required-good", "2")
     first = check(world, "isa", "Lockpicking", 16)
     contribution = first["batch"][0]["seq"]
-    output = refused(world, "correct", str(first["seq"]), "--reason", "never happened")
-    assert str(contribution) in output
-    output = refused(world, "correct", str(first["seq"]), "--dice", "3", "--reason", "misread")
-    assert str(contribution) in output
-    ok(world, "correct", str(contribution), "--reason", "misread")
-    ok(world, "correct", str(first["seq"]), "--dice", "3", "--reason", "misread")
-    assert objective(world, "bram")["good"] == 0
+    assert objective(world, "bram")["good"] == 1
+    output = ok(world, "correct", str(first["seq"]), "--reason", "never happened").output
+    assert f"with it (event {contribution}) no longer counts" in output
+    assert objective(world, "bram")["good"] == 0 and objective(world, "isa")["good"] == 0
+    assert "OK" in ok(world, "verify").output
+    retraction = as_json(world, "log")[-1]["seq"]
+    ok(world, "correct", str(retraction), "--reason", "it happened after all")
+    assert objective(world, "bram")["good"] == 1
+    output = ok(world, "correct", str(first["seq"]), "--dice", "3", "--reason", "misread").output
+    assert f"with it (event {contribution}) now:" in output and "bad" in output
+    assert objective(world, "bram")["good"] == 0 and objective(world, "isa")["good"] == 0
+    assert "OK" in ok(world, "verify").output
+    # the contribution alone can still be uncounted; the check then stands
+    ok(world, "correct", str(contribution), "--reason", "did not help")
     assert "OK" in ok(world, "verify").output
 
 
@@ -229,3 +237,26 @@ def test_a_campaign_with_shared_objectives_exports_and_imports(world: Path, tmp_
     other = tmp_path / "other.db"
     ok(other, "import", str(path))
     assert objective(other, "wren") == objective(world, "wren")
+
+
+@freeze_time("2026-03-01 19:10:00", tick=True)
+def test_a_forged_correction_of_a_counted_check_is_caught(world: Path) -> None:
+    """A correction (appended past the rules, chained) that retracts a check but leaves its
+    contribution counted as good, or that re-counts it as good, is named by verify."""
+    from ledger.campaign import open_campaign
+    from ledger.events import Corrected
+    from ledger.store import Pending, Store
+
+    ok(world, "record", "group-objective-opened", "--objective", VAULT, "--required-good", "2")
+    first = check(world, "isa", "Lockpicking", 16)
+    contribution = as_json(world, "log")[-1]
+    payload = {k: v for k, v in contribution["data"].items() if k != "type"}
+    forged = Corrected(target=first["seq"], action="retract", reason="x",
+                       companions={str(contribution["seq"]): {**payload, "outcome": "messy"}})  # fmt: skip
+    store = Store(str(world))
+    with store.transaction():
+        store.append(open_campaign(store).id, [Pending(forged)], actor="forger",
+                     recorded_at="2026-03-01T19:20:00.000000Z", session=1)  # fmt: skip
+    result = run(world, "verify")
+    assert result.exit_code == 1
+    assert f"sets event {contribution['seq']}, written with roll {first['seq']}" in result.output

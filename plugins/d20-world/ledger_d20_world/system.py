@@ -401,6 +401,13 @@ class D20World(Appliers, RuleSystem):
                                           by=event.character, skill=event.skill,
                                           outcome=event.outcome, check=seq)]
 
+    def follow_up_of(self, event: Event) -> int | None:
+        """A shared objective's contribution written with its check (``check``, ruling R43);
+        one recorded by hand (no ``check``, or a check counted again later) is its own."""
+        if isinstance(event, GroupObjectiveContributed) and event.check:
+            return event.check
+        return None
+
     def harm_of(self, event: Roll) -> tuple[str, int] | None:
         """The harm of an attack on a character on the ledger (``--apply``): the weapon's
         damage in full on a good outcome or an automatic success ("no rolls are necessary

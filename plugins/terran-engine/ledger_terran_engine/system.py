@@ -284,6 +284,13 @@ class TerranEngine(RuleSystem):
             )
         return event
 
+    def follow_up_of(self, event: Event) -> int | None:
+        """A shared Challenge's count written with its Effect roll (``roll``, ruling T25);
+        one entered by hand (``roll`` 0) is its own."""
+        if isinstance(event, SharedDispositionReduced) and event.roll:
+            return event.roll
+        return None
+
     def follow_ups(self, state: Character, event: Roll, *, seq: int) -> list[Event]:
         """An Effect roll (to be ``seq``) on a Challenge the group shares is followed, in its
         batch, by the ``shared_disposition_reduced`` that lowers that Disposition on every
