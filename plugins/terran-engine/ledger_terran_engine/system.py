@@ -26,8 +26,8 @@ from ledger import (
     SessionStarted,
     Sheet,
     applies,
+    applying_seq,
 )
-from ledger.projection import applying_seq
 
 from . import advancement, odds, recap, rederive, rolls, sheet
 from . import mechanics as m
