@@ -540,6 +540,24 @@ class Campaign:
                         "(contest.opposed) right after it: use `campaign roll ... "
                         "--vs-character`"
                     )
+                expected = self.system.contest_events(event, first_seq + i)
+                came = events[i + 2 : i + 2 + len(expected)]
+                if came != expected:
+                    raise RuleError(
+                        f"a roll against {opponent!r} brings their side of it with it "
+                        "(their Effort, ...): use `campaign roll ... --vs-character`"
+                    )
+            elif (roll := self.system.came_with(event)) is not None:
+                at = roll - first_seq
+                roller = events[at] if 0 <= at < i else None
+                if not (
+                    isinstance(roller, Roll)
+                    and event in self.system.contest_events(roller, roll)
+                ):
+                    raise RuleError(
+                        f"{type(event).__name__} is written by `campaign roll ... "
+                        "--vs-character` with the roll it belongs to"
+                    )
             elif isinstance(event, ContestOpposed):
                 before = events[i - 1] if i > 0 else None
                 if not (
@@ -954,6 +972,7 @@ class Campaign:
                     )
                 head = self.store.head(self.id).seq
                 events.append(ContestOpposed(character=opp.character, roller=cid, roll=head + 1))
+                events.extend(self.system.contest_events(event, head + 1))
                 if apply:
                     events.extend(self._harm(cid, state, opp, event))
             self.batch = self.append(
@@ -1075,6 +1094,12 @@ class Campaign:
             target = self.record(seq)
             corrections = self.corrections()
             problem = corr.refusal(target, "amend" if amend else "retract", corrections)
+            came = None if problem else self.system.came_with(target.data)
+            if came is not None:
+                problem = (
+                    f"event {seq} came with roll {came} (the opponent's side of it): correct "
+                    f"roll {came} instead (retracting it retracts this too)"
+                )
             if problem:
                 raise RuleError(problem)
             if amend:

@@ -184,7 +184,15 @@ def amended_payload(
             f"event {seq} was opposed by {system.opponent_of(current) or 'no character'}: who "
             "opposed a roll cannot be amended; retract it and roll again"
         )
-    return _reresolved(campaign, target, current, amended, sets, faces, state_before)
+    new = _reresolved(campaign, target, current, amended, sets, faces, state_before)
+    again = campaign.codec.convert(type_, {"type": type_, **new}, strict=False)
+    assert isinstance(again, Roll)
+    if system.contest_events(again, seq) != system.contest_events(current, seq):
+        raise RuleError(
+            f"event {seq} as amended would change the opponent's side it brought (their "
+            "Effort, ...), which was written with it: retract it and roll again"
+        )
+    return new
 
 
 def _amended_character(campaign: Campaign, amended: Any) -> dict[str, Any]:

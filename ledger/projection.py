@@ -129,7 +129,10 @@ class Projector:
             return None
         if seq in corrections.amended:
             return self.codec.amended(type_, corrections.amended[seq])
-        return self.codec.decode(data, type_)
+        event = self.codec.decode(data, type_)
+        if corrections.retracted and self.system.came_with(event) in corrections.retracted:
+            return None  # the opponent's side of a retracted roll goes with it (#16)
+        return event
 
     def fold(
         self,

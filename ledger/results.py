@@ -16,7 +16,7 @@ import msgspec
 
 from .codec import Codec
 from .dice import DiceError
-from .events import CAMPAIGN_STREAM, CharacterCreated, Event, Roll
+from .events import CAMPAIGN_STREAM, CharacterCreated, Event, Roll, event_tag
 from .projection import Corrections, Projector, corrections_from
 from .rulesystem import Opponent, RuleError, RuleSystem
 
@@ -98,6 +98,8 @@ class ResultCheck:
         self._rows_of = rows_of
         self._streams: list[str | None] = []  # stream of seq i + 1 (None: not fed)
         self._contest: tuple[int, str, str] | None = None  # (seq, roller, opponent) awaiting
+        self._brought: list[Event] = []  # the contest_events of the last contest, awaited
+        self._bringing: list[Event] = []  # those of the roll awaiting its contest.opposed
         self.checked = 0
 
     def feed(self, row: tuple[Any, ...]) -> str | None:
@@ -130,6 +132,8 @@ class ResultCheck:
                 problem = self._check(seq, stream, self.codec.decode(data, type_))
                 if problem:
                     return problem
+            if self._fresh is not None and stream in self.states and stream not in self._fresh:
+                self._refold(seq, stream)  # a correction elsewhere may change it (#16)
             self.projector.fold([row], self.states, self.corrections)
         except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as e:
             return f"its data does not decode as {type_}: {e}"
@@ -141,6 +145,16 @@ class ResultCheck:
         """A roll against a character on the ledger is followed by that character's
         ``contest.opposed`` naming it, and a ``contest.opposed`` follows its roll (#16)."""
         awaiting, self._contest = self._contest, None
+        brought, self._brought = self._brought, []
+        if brought:  # the opponent's side a roll brings, right after its contest.opposed
+            if type_ != event_tag(type(brought[0])) or self.codec.decode(data, type_) != brought[0]:
+                return (
+                    f"a roll against a character on the ledger brings their "
+                    f"{event_tag(type(brought[0]))} right after its contest.opposed, and it "
+                    "does not follow as the roll gives it"
+                )
+            self._brought = brought[1:]
+            return None
         if type_ == "contest.opposed":
             link = self.codec.decode(data, type_)
             if awaiting is None or (link.roll, link.roller, link.character) != awaiting:  # type: ignore[attr-defined]
@@ -148,6 +162,7 @@ class ResultCheck:
                     f"a contest.opposed naming roll {link.roll} of {link.roller!r} "  # type: ignore[attr-defined]
                     "that is not the roll just before it against this character"
                 )
+            self._brought, self._bringing = self._bringing, []
             return None
         if awaiting is not None:
             return (
@@ -155,9 +170,16 @@ class ResultCheck:
                 "(contest.opposed) does not follow it"
             )
         if type_ in self.roll_types:
-            opponent = self.system.opponent_of(self.codec.decode(data, type_))
+            roll = self.codec.decode(data, type_)
+            opponent = self.system.opponent_of(roll)
             if opponent is not None:
                 self._contest = (seq, stream, opponent)
+                assert isinstance(roll, Roll)
+                self._bringing = self.system.contest_events(roll, seq)
+        elif type_.startswith(f"{self.system.id}.") and type_ in self.codec.types and (
+            came := self.system.came_with(self.codec.decode(data, type_))
+        ) is not None:
+            return f"it names roll {came}, but does not come with it (right after its contest.opposed)"
         return None
 
     def pending_problem(self) -> str | None:

@@ -308,6 +308,24 @@ class RuleSystem(abc.ABC):
         value = getattr(event, "vs_character", None)
         return value if isinstance(value, str) and value else None
 
+    def contest_events(self, event: Roll, seq: int) -> list[Event]:
+        """Events on the opponent's stream that a roll against a character on the ledger
+        (``seq``, the roll's seq) brings with it, read from the roll alone (e.g. Effort the
+        opponent spends on their side; spellwoven). ``[]`` by default.
+
+        The core appends them right after the roll's ``contest.opposed``, in the same batch
+        (the opponent's stream checked at its expected version), and refuses a batch, an
+        import or a log where they are not exactly these; each must name the roll through
+        :meth:`came_with`, so that retracting the roll retracts them too (#16).
+        """
+        return []
+
+    def came_with(self, event: Event) -> int | None:
+        """The seq of the roll an event of :meth:`contest_events` came with, else ``None``
+        (the default). Such an event counts only while that roll does: a retracted roll
+        takes it along, and it is corrected through the roll, never on its own (#16)."""
+        return None
+
     def rederive(
         self, state: Any, event: Roll, *, name: str, opponent: Opponent | None = None
     ) -> Roll:
