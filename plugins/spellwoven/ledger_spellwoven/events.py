@@ -226,6 +226,27 @@ class SkillChanged(Event, frozen=True, kw_only=True, tag="spellwoven.skill_chang
     reason: str = ""
 
 
+class SpecialisationLearned(Event, frozen=True, kw_only=True,
+                            tag="spellwoven.specialisation_learned"):
+    """A new Specialisation of a skill the character has, with its own rank (ruling SW11:
+    the text names Specialisations, "either **Brawling** or **One-Handed Bludgeon** might
+    have been suitable", 004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll", and says "Skills
+    can be increased to 10 and above", "Skill level 10+"; it gives no procedure, so the GM
+    grants it, as ``skill-changed``).
+
+    :ivar specialisation: its name, new to the sheet (not a skill, Attribute or
+        specialisation already held).
+    :ivar skill: the parent skill, on the sheet.
+    :ivar rank: 1 or more (capped by ``skill_cap_in_play``).
+    """
+
+    character: str
+    specialisation: str
+    skill: str
+    rank: int
+    reason: str = ""
+
+
 class ConditionAdded(Event, frozen=True, kw_only=True, tag="spellwoven.condition_added"):
     """A narrated outcome of a failure that lasts ("you twist your arm, making it hard to
     hold a weapon for a couple hours"; 004_663ae3e4ecc71fd1.txt, "Degrees of Failure").
@@ -252,6 +273,7 @@ EVENT_TYPES = (
     Slept,
     WeaknessExploited,
     SkillChanged,
+    SpecialisationLearned,
     ConditionAdded,
     ConditionRemoved,
 )

@@ -44,6 +44,7 @@ from .events import (
     EffortSpent,
     SkillChanged,
     Slept,
+    SpecialisationLearned,
     TestRolled,
     WeaknessExploited,
 )
@@ -76,6 +77,7 @@ from .sheet import (
     LastRoll,
     Options,
     Skill,
+    Specialisation,
     check_rank,
     did_you_mean,
     find_name,
@@ -156,6 +158,7 @@ class Spellwoven(RuleSystem):
         "spellwoven.slept": "Attributes and Effort",
         "spellwoven.weakness_exploited": "Weaknesses",
         "spellwoven.skill_changed": "Overview: The Basic Mechanic",
+        "spellwoven.specialisation_learned": "Example: Opposed Roll; Skill level 10+",
         "spellwoven.condition_added": "Advantage & Disadvantage",
         "spellwoven.condition_removed": "Advantage & Disadvantage",
     }
@@ -653,6 +656,41 @@ class Spellwoven(RuleSystem):
             attribute = attribute or state.skills[existing].attribute
         skills = {**state.skills, name: Skill(rank=event.rank, attribute=attribute)}
         return msgspec.structs.replace(state, skills=skills)
+
+    @applies(SpecialisationLearned)
+    def on_specialisation_learned(
+        self, state: Character, event: SpecialisationLearned
+    ) -> Character:
+        """A new Specialisation of a skill on the sheet, with its own rank, rolled by name
+        with the parent's Attribute (004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll": "The
+        housewife does not have any relevant Specialisations (either **Brawling** or
+        **One-Handed Bludgeon** might have been suitable)"; rulings S3, SW11).
+
+        :raises RuleError: a name already held (specialisation, skill or Attribute), a
+            parent skill not on the sheet, a rank below 1 or over ``skill_cap_in_play``.
+        """
+        name = event.specialisation.strip()
+        if not name:
+            raise RuleError("a specialisation needs a name, e.g. --specialisation Brawling")
+        held = find_name(name, list(state.specialisations))
+        if held is not None:
+            raise RuleError(
+                f"{state.name} already has the specialisation {held} "
+                f"({state.specialisations[held].rank}); it is learned once"
+            )
+        if find_name(name, list(state.skills)) or find_name(name, list(ATTRIBUTES)):
+            raise RuleError(f"{name!r} is already a skill or an Attribute of {state.name}, "
+                            "not a specialisation; name it apart")
+        parent = find_name(event.skill, list(state.skills))
+        if parent is None:
+            raise RuleError(
+                f"{state.name} has no skill {event.skill!r} to specialise in"
+                f"{did_you_mean(event.skill, list(state.skills))}; learn the skill first "
+                "(skill-changed with --attribute)"
+            )
+        check_rank(event.rank, self._options(), name)
+        specs = {**state.specialisations, name: Specialisation(rank=event.rank, skill=parent)}
+        return msgspec.structs.replace(state, specialisations=specs)
 
     @applies(ConditionAdded)
     def on_condition_added(self, state: Character, event: ConditionAdded) -> Character:

@@ -18,6 +18,7 @@ from .events import (
     EffortSpent,
     SkillChanged,
     Slept,
+    SpecialisationLearned,
     TestRolled,
     WeaknessExploited,
 )
@@ -113,6 +114,10 @@ def describe(event: Event) -> str | None:
     if isinstance(event, SkillChanged):
         reason = f" ({event.reason})" if event.reason else ""
         return f"{event.character}: {notation(event.skill, event.rank)}{reason}"
+    if isinstance(event, SpecialisationLearned):
+        reason = f" ({event.reason})" if event.reason else ""
+        return (f"{event.character} learns the Specialisation {event.specialisation} "
+                f"({event.skill}): {notation(event.specialisation, event.rank)}{reason}")
     if isinstance(event, ConditionAdded):
         return f"{event.character} now: {event.condition}"
     if isinstance(event, ConditionRemoved):
