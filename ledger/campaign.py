@@ -526,6 +526,14 @@ class Campaign:
         :raises RuleError: the first such event (nothing written).
         """
         for i, event in enumerate(events):
+            if type(event).part_of_roll:
+                roll = self.system.follow_up_of(event)
+                at = -1 if roll is None else roll - first_seq
+                if not (0 <= at < i and isinstance(events[at], Roll)):
+                    raise RuleError(
+                        f"{event_tag(type(event))} is written with the roll it belongs to, by "
+                        "`campaign roll` (e.g. `--vs-character ... --vs-effort`), never on its own"
+                    )
             if isinstance(event, Roll):
                 opponent = self.system.opponent_of(event)
                 if opponent is None:
@@ -1090,6 +1098,12 @@ class Campaign:
             corrections = self.corrections()
             before = self.record(seq - 1) if seq > 1 else None
             problem = corr.refusal(target, "amend" if amend else "retract", corrections, before)
+            if type(target.data).part_of_roll:
+                rolled = self.system.follow_up_of(target.data)
+                problem = (
+                    f"event {seq} came with roll {rolled} (it is part of it): correct roll "
+                    f"{rolled} instead (retracting it retracts this too)"
+                )
             if problem:
                 raise RuleError(problem)
             if amend:

@@ -32,10 +32,15 @@ class Event(
     - ``visibility``: ``"public"`` (default) or ``"gm"`` for facts only the GM may see.
     - ``schema_version``: bump with an upcaster in :mod:`ledger.codec` when the meaning of a
       stored payload changes (new fields with defaults need no bump).
+    - ``part_of_roll``: ``True`` for a follow-up (:meth:`ledger.RuleSystem.follow_ups`) that
+      exists only with its roll, such as the Effort an opponent spends on their side of a
+      contest: it is written only in its roll's batch and corrected only through the roll.
+      ``False`` (default): an event that may also be written or corrected on its own.
     """
 
     visibility: ClassVar[str] = "public"
     schema_version: ClassVar[int] = 1
+    part_of_roll: ClassVar[bool] = False
 
 
 class Roll(Event, frozen=True, kw_only=True):

@@ -71,6 +71,13 @@ def result_problem(
     return f"recorded {recorded}{more}; the rules give {given} for its inputs and dice"
 
 
+def _fields(event: Event) -> dict[str, Any]:
+    """An event's payload as plain data, without its ``type`` tag."""
+    data: dict[str, Any] = msgspec.to_builtins(event)
+    data.pop("type", None)
+    return data
+
+
 #: ``rows_of(seq, stream)``: the rows (in :data:`ledger.store.COLUMNS` order, oldest first)
 #: of ``stream`` and the campaign stream with seq below ``seq``: what a refold reads.
 RowsOf = Callable[[int, str], Iterable[tuple[Any, ...]]]
@@ -114,6 +121,7 @@ class ResultCheck:
         self._harm_links: dict[int, tuple[int, str, str]] = {}
         self._roll_types: dict[int, str] = {}  # contest roll seq: its type
         self._tail: tuple[int, str] | None = None  # the roll whose batch may still run on
+        self._follow_due: list[Event] = []  # its follow-ups not yet read
         # roll seq: (its type, [(seq, type)] of the follow-ups written with it)
         self._follow_links: dict[int, tuple[str, list[tuple[int, str]]]] = {}
         self.checked = 0
@@ -134,7 +142,9 @@ class ResultCheck:
             problem = self._link_problem(seq, stream, type_, data)
             if problem:
                 return problem
-            self._note_follow_up(seq, type_, data)
+            problem = self._follow_up_problem(seq, type_, data)
+            if problem:
+                return problem
             if type_ == "correction.recorded":
                 correction = self.codec.decode(data, type_)
                 self._pairs.append((seq, correction))
@@ -234,9 +244,9 @@ class ResultCheck:
 
     def pending_problem(self) -> str | None:
         """At the end of a log: a last roll against a character whose
-        ``contest.opposed`` is missing (``None`` when there is none)."""
+        ``contest.opposed`` is missing, or whose follow-ups are (``None`` when none is)."""
         if self._contest is None:
-            return None
+            return self._missing_follow_ups()
         seq, _roller, opponent = self._contest
         return (
             f"roll {seq} was made against {opponent!r}, but their side of it "
@@ -270,22 +280,57 @@ class ResultCheck:
                 return f"the rules refuse the corrected history of event {target}: {e}"
         return None
 
-    def _note_follow_up(self, seq: int, type_: str, data: Any) -> None:
-        """Keep which events were written right after a roll as its follow-ups
-        (:meth:`RuleSystem.follow_up_of`, #16); only the rows of a roll's batch are read."""
+    def _follow_up_problem(self, seq: int, type_: str, data: Any) -> str | None:
+        """A roll's follow-ups (:meth:`RuleSystem.follow_ups`, #16) come right after it in
+        its batch (after its opponent's side and harm), exactly as the rules give them for
+        the roll; an event that is part of a roll (``part_of_roll``) comes nowhere else.
+        Keeps each roll's follow-ups for checking corrections later. Only the rows of a
+        roll's batch, and ``part_of_roll`` types, are decoded."""
         tail = self._tail
         if type_ in self.roll_types:
-            self._tail = (seq, type_)
-            return
-        if tail is None or type_ == "contest.opposed":
-            return
-        roll_seq, roll_type = tail
-        if self._harm_links.get(roll_seq, (None,))[0] == seq:
-            return
-        if self.system.follow_up_of(self.codec.decode(data, type_)) == roll_seq:
-            self._follow_links.setdefault(roll_seq, (roll_type, []))[1].append((seq, type_))
-            return
-        self._tail = None
+            problem = self._missing_follow_ups()
+            self._tail, self._follow_due = (seq, type_), []
+            return problem
+        if tail is not None and (
+            type_ == "contest.opposed" or self._harm_links.get(tail[0], (None,))[0] == seq
+        ):
+            return None
+        cls = self.codec.types.get(type_)
+        if tail is None and not (cls is not None and cls.part_of_roll):
+            return None
+        event = self.codec.decode(data, type_)
+        if tail is not None:
+            roll_seq, roll_type = tail
+            due = self._follow_due
+            while due and type(due[0]).visibility == "gm" and due[0] != event:
+                due.pop(0)  # a GM-only follow-up is not in a player's copy
+            if due:
+                want = due.pop(0)
+                if want != event:
+                    return (
+                        f"roll {roll_seq} is followed by {event_tag(type(want))} "
+                        f"{_fields(want)!r} by the rules; event {seq} is {type_} "
+                        f"{_fields(event)!r}"
+                    )
+                self._follow_links.setdefault(roll_seq, (roll_type, []))[1].append((seq, type_))
+                return None
+            self._tail = None
+        if type(event).part_of_roll:
+            return (
+                f"event {seq} ({type_}) is part of roll {self.system.follow_up_of(event)}, but "
+                "it is not written with it as the rules give it"
+            )
+        return None
+
+    def _missing_follow_ups(self) -> str | None:
+        """The follow-ups the last roll is still owed (``None``: none)."""
+        due = [e for e in self._follow_due if type(e).visibility != "gm"]
+        if not due or self._tail is None:
+            return None
+        return (
+            f"roll {self._tail[0]} is followed by {event_tag(type(due[0]))} "
+            f"{_fields(due[0])!r} by the rules, but it does not follow it"
+        )
 
     def _companions_problem(
         self, seq: int, correction: Corrected, earlier: dict[int, Any]
@@ -406,6 +451,7 @@ class ResultCheck:
             problem = f"the rules cannot re-derive it: {type(e).__name__} {e}"
         if problem:
             return f"{NOT_FOLLOWING}: {problem}"
+        self._follow_due = list(self.system.follow_ups(state, event, seq=seq))
         if oid is not None:
             self._roll_types[seq] = event_tag(type(event))
             before = {stream: state}

@@ -7,7 +7,7 @@ Effort are integers.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from msgspec import UNSET, UnsetType
 
@@ -85,6 +85,11 @@ class ContestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.contes
     :ivar vs_character: the opponent's id when they are a character on the ledger
         (``--vs-character``, ruling SW5); ``vs_skill`` is the skill they rolled, whose Skill
         Level (from their sheet) is ``opponent_skill_level``.
+    :ivar vs_effort_spent: Effort the opponent on the ledger spent on their side (1,
+        ``--vs-effort``; ruling SW10; absent when none); then ``vs_attribute`` is their
+        relevant Attribute and ``vs_effort_bonus`` its rating, included in
+        ``opponent_successes``. The same batch
+        takes the point from them (:class:`ContestEffortSpent` on their stream).
     """
 
     opponent: str = ""
@@ -96,6 +101,37 @@ class ContestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.contes
     outcome: Literal["win", "lose", "draw"]
     vs_character: str | None = None
     vs_skill: str | None = None
+    vs_effort_spent: int | UnsetType = UNSET
+    vs_attribute: str | UnsetType = UNSET
+    vs_effort_bonus: int | UnsetType = UNSET
+
+
+class ContestEffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.contest_effort_spent"):
+    """The opponent's side of a Contest of Skill against a character on the ledger: they
+    spend a point of Effort and add their relevant Attribute to their successes
+    (004_663ae3e4ecc71fd1.txt, "Example Contests of Skill": "In a **Contest of Skill**, both
+    Characters test their skill"; "Attributes and Effort": "When you test your Skill you have
+    the option to expend extra **Effort** and add bonus successes"; ruling SW10).
+
+    Written by ``campaign roll ROLLER SKILL --vs-character THEM --vs-effort`` in the roll's
+    batch, after its ``contest.opposed``, on the opponent's stream (checked at its
+    expected version); it counts only while the roll does (retracting the roll gives the
+    point back) and is corrected through the roll, never on its own.
+
+    :ivar character: the opponent (this event's stream).
+    :ivar roller: the character who rolled.
+    :ivar roll: the contest roll's seq.
+    :ivar attribute: the Attribute they added (their skill's linked one).
+    :ivar bonus: successes added, the Attribute's rating (1..4).
+    """
+
+    part_of_roll: ClassVar[bool] = True  # written and corrected only with its roll
+
+    character: str
+    roller: str
+    roll: int
+    attribute: str
+    bonus: int
 
 
 class EffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.effort_spent"):
@@ -192,6 +228,27 @@ class SkillChanged(Event, frozen=True, kw_only=True, tag="spellwoven.skill_chang
     reason: str = ""
 
 
+class SpecialisationLearned(Event, frozen=True, kw_only=True,
+                            tag="spellwoven.specialisation_learned"):
+    """A new Specialisation of a skill the character has, with its own rank (ruling SW11:
+    the text names Specialisations, "either **Brawling** or **One-Handed Bludgeon** might
+    have been suitable", 004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll", and says "Skills
+    can be increased to 10 and above", "Skill level 10+"; it gives no procedure, so the GM
+    grants it, as ``skill-changed``).
+
+    :ivar specialisation: its name, new to the sheet (not a skill, Attribute or
+        specialisation already held).
+    :ivar skill: the parent skill, on the sheet.
+    :ivar rank: 1 or more (capped by ``skill_cap_in_play``).
+    """
+
+    character: str
+    specialisation: str
+    skill: str
+    rank: int
+    reason: str = ""
+
+
 class ConditionAdded(Event, frozen=True, kw_only=True, tag="spellwoven.condition_added"):
     """A narrated outcome of a failure that lasts ("you twist your arm, making it hard to
     hold a weapon for a couple hours"; 004_663ae3e4ecc71fd1.txt, "Degrees of Failure").
@@ -212,11 +269,13 @@ class ConditionRemoved(Event, frozen=True, kw_only=True, tag="spellwoven.conditi
 EVENT_TYPES = (
     TestRolled,
     ContestRolled,
+    ContestEffortSpent,
     EffortSpent,
     EffortLost,
     Slept,
     WeaknessExploited,
     SkillChanged,
+    SpecialisationLearned,
     ConditionAdded,
     ConditionRemoved,
 )

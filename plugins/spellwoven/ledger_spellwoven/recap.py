@@ -30,6 +30,11 @@ def recap_notes(record: Any) -> list[str]:
             notes.append(f"four dice rolled at {event.mode}, three kept")
         if event.effort_spent:
             notes.append(f"Effort spent: +{event.effort_bonus} successes")
+        if isinstance(event, ContestRolled) and event.vs_effort_spent:
+            notes.append(
+                f"{event.opponent or event.vs_character} spent Effort: "
+                f"+{event.vs_effort_bonus} successes ({event.vs_attribute})"
+            )
     return notes
 
 

@@ -38,11 +38,13 @@ from .events import (
     UPCASTERS,
     ConditionAdded,
     ConditionRemoved,
+    ContestEffortSpent,
     ContestRolled,
     EffortLost,
     EffortSpent,
     SkillChanged,
     Slept,
+    SpecialisationLearned,
     TestRolled,
     WeaknessExploited,
 )
@@ -75,6 +77,7 @@ from .sheet import (
     LastRoll,
     Options,
     Skill,
+    Specialisation,
     check_rank,
     did_you_mean,
     find_name,
@@ -137,6 +140,12 @@ class Spellwoven(RuleSystem):
             "Spellwoven: Contest of Skill against an opponent: S, NAME:S or NAME:S:advantage.",
         ),
         RollParam("attribute", "Spellwoven: the relevant Attribute when the GM names one."),
+        RollParam(
+            "vs_effort",
+            "Spellwoven: the opponent named with --vs-character spends 1 Effort: + their "
+            "Attribute.",
+            is_flag=True,
+        ),
         RollParam("pool", "Spellwoven: dice kept instead of 3, by the GM's fiat.", type=int,
                   min=0, max=20),
     )
@@ -144,10 +153,12 @@ class Spellwoven(RuleSystem):
         "spellwoven.test_rolled": "Overview: The Basic Mechanic; Test of Skill; Difficulty levels",
         "spellwoven.contest_rolled": "Example: Opposed Roll; Example Contests of Skill",
         "spellwoven.effort_spent": "Attributes and Effort",
+        "spellwoven.contest_effort_spent": "Attributes and Effort; Example Contests of Skill",
         "spellwoven.effort_lost": "Attributes and Effort",
         "spellwoven.slept": "Attributes and Effort",
         "spellwoven.weakness_exploited": "Weaknesses",
         "spellwoven.skill_changed": "Overview: The Basic Mechanic",
+        "spellwoven.specialisation_learned": "Example: Opposed Roll; Skill level 10+",
         "spellwoven.condition_added": "Advantage & Disadvantage",
         "spellwoven.condition_removed": "Advantage & Disadvantage",
     }
@@ -238,13 +249,20 @@ class Spellwoven(RuleSystem):
         difficulty = parse_difficulty(params.get("difficulty"))
         target = int_param(params, "target")
         side: dict[str, Any] = {}
+        their_bonus = 0
         if request.opponent is not None:
             if params.get("vs") not in (None, ""):
                 raise RuleError("give the opponent as --vs NAME:S or --vs-character NAME, not "
                                 "both: a character's Skill Level comes from their sheet")
             opponent, side = self._opposing_side(request.opponent, choice.skill, options,
-                                                 flag(params, "weakness"))
+                                                 flag(params, "weakness"),
+                                                 int_param(params, "vs_effort") or 0)
+            their_bonus = side.get("vs_effort_bonus", 0)
             params = {**params, "vs": opponent}
+        elif int_param(params, "vs_effort"):
+            raise RuleError("--vs-effort is the Effort of an opponent on the ledger: name them "
+                            "with --vs-character (an opponent off the ledger has no Effort "
+                            "here; the GM adds it to their successes)")
         if params.get("vs") not in (None, ""):
             if difficulty is not None or target is not None:
                 raise RuleError(
@@ -266,8 +284,8 @@ class Spellwoven(RuleSystem):
                 opponent_mode=opponent.mode,
                 opponent_dice=theirs.dice,
                 opponent_kept=theirs.kept,
-                opponent_successes=theirs.successes,
-                outcome=contest_outcome(mine.successes + bonus, theirs.successes),
+                opponent_successes=theirs.successes + their_bonus,
+                outcome=contest_outcome(mine.successes + bonus, theirs.successes + their_bonus),
                 **side,
                 **dice.fields(),
             )
@@ -307,7 +325,12 @@ class Spellwoven(RuleSystem):
         )
 
     def _opposing_side(
-        self, opponent: LedgerOpponent, skill: str, options: Options, exploited: bool
+        self,
+        opponent: LedgerOpponent,
+        skill: str,
+        options: Options,
+        exploited: bool,
+        effort: int = 0,
     ) -> tuple[Opponent, dict[str, Any]]:
         """The other side of a Contest of Skill against a character on the ledger
         (``--vs-character``, ruling SW5): their skill (``--vs-skill``, else the roller's),
@@ -315,10 +338,14 @@ class Spellwoven(RuleSystem):
         ``untrained`` option says), rolled normally. With ``--weakness`` the roller exploits
         one of *their* Weaknesses, which their sheet must have (004_663ae3e4ecc71fd1.txt,
         "Opposed Roll (Contest of Skill)": "both roll against their own Skill";
-        "Weaknesses").
+        "Weaknesses"). With ``effort`` (``--vs-effort``, ruling SW10) they spend that Effort
+        and add their skill's Attribute ("Attributes and Effort": "When you test your Skill
+        you have the option to expend extra **Effort**"; "Example Contests of Skill": "both
+        Characters test their skill").
 
         :raises RuleError: an unknown skill with no Attribute; ``--weakness`` against an
-            opponent without a Weakness.
+            opponent without a Weakness; Effort they do not have (or more than
+            ``max_effort_per_roll``).
         """
         theirs = opponent.state
         assert isinstance(theirs, Character)
@@ -326,7 +353,14 @@ class Spellwoven(RuleSystem):
         if exploited and not theirs.weaknesses:
             raise RuleError(f"{theirs.name} has no Weakness to exploit (their sheet has none); "
                             "drop --weakness")
-        side = {"vs_character": opponent.character, "vs_skill": choice.skill}
+        side: dict[str, Any] = {"vs_character": opponent.character, "vs_skill": choice.skill}
+        if effort:
+            check_effort(theirs, effort, options)
+            side |= {
+                "vs_effort_spent": effort,
+                "vs_attribute": choice.attribute,
+                "vs_effort_bonus": effort * choice.attribute_value,
+            }
         return Opponent(opponent.name or opponent.character, choice.level, "normal"), side
 
     def request_of(self, event: Roll) -> RollRequest:
@@ -369,6 +403,8 @@ class Spellwoven(RuleSystem):
         if event.effort_spent:
             params["effort"] = event.effort_spent
         if isinstance(event, ContestRolled) and event.vs_character is not None:
+            if event.vs_effort_spent:
+                params["vs_effort"] = event.vs_effort_spent
             return RollRequest(event.character, "", event.skill, params,
                                opponent=LedgerOpponent(event.vs_character, skill=event.vs_skill))
         if isinstance(event, ContestRolled):
@@ -404,6 +440,27 @@ class Spellwoven(RuleSystem):
             return super().rederive(state, event, name=name, opponent=opponent)
         result = super().rederive(state, msgspec.structs.replace(event, pool=legacy), name=name, opponent=opponent)
         return msgspec.structs.replace(result, pool=UNSET)
+
+    def follow_ups(self, state: Character, event: Roll, *, seq: int) -> list[Event]:
+        """The opponent's Effort spent on their side of contest ``seq`` (``--vs-effort``,
+        ruling SW10): one :class:`ContestEffortSpent` on their stream, in the roll's batch,
+        else ``[]`` (004_663ae3e4ecc71fd1.txt, "Attributes and Effort")."""
+        if not (isinstance(event, ContestRolled) and event.vs_character and event.vs_effort_spent):
+            return []
+        return [
+            ContestEffortSpent(
+                character=event.vs_character,
+                roller=event.character,
+                roll=seq,
+                attribute=event.vs_attribute or "",
+                bonus=event.vs_effort_bonus or 0,
+            )
+        ]
+
+    def follow_up_of(self, event: Event) -> int | None:
+        """The contest roll a :class:`ContestEffortSpent` was written with (ruling SW10):
+        retracted with it, worked out again when it is amended."""
+        return event.roll if isinstance(event, ContestEffortSpent) else None
 
     # --- appliers ------------------------------------------------------------------------
 
@@ -512,6 +569,29 @@ class Spellwoven(RuleSystem):
             last_roll=spent_on if on_latest else state.last_roll,
         )
 
+    @applies(ContestEffortSpent)
+    def on_contest_effort_spent(self, state: Character, event: ContestEffortSpent) -> Character:
+        """The opponent spends a point of Effort on their side of a Contest of Skill and adds
+        their relevant Attribute (004_663ae3e4ecc71fd1.txt, "Attributes and Effort": "you
+        spend a point of **Effort** ... and add the relevant Attribute bonus to your number
+        of successes"; ruling SW10).
+
+        :raises RuleError: no Effort left (a night's sleep refreshes it), an unknown
+            Attribute, a bonus that is not that Attribute's rating.
+        """
+        attribute = find_name(event.attribute, list(ATTRIBUTES))
+        if attribute is None:
+            raise RuleError(
+                f"{event.attribute!r} is not an Attribute; use one of {', '.join(ATTRIBUTES)}"
+            )
+        check_effort(state, 1, self._options())
+        if event.bonus != state.attributes[attribute]:
+            raise RuleError(
+                f"{state.name}'s Effort on roll {event.roll} adds {attribute} "
+                f"{state.attributes[attribute]}, not {event.bonus}"
+            )
+        return msgspec.structs.replace(state, effort=state.effort - 1)
+
     @applies(EffortLost)
     def on_effort_lost(self, state: Character, event: EffortLost) -> Character:
         """Effort lost as the cost of a failure (004_663ae3e4ecc71fd1.txt, "Degrees of
@@ -577,6 +657,41 @@ class Spellwoven(RuleSystem):
             attribute = attribute or state.skills[existing].attribute
         skills = {**state.skills, name: Skill(rank=event.rank, attribute=attribute)}
         return msgspec.structs.replace(state, skills=skills)
+
+    @applies(SpecialisationLearned)
+    def on_specialisation_learned(
+        self, state: Character, event: SpecialisationLearned
+    ) -> Character:
+        """A new Specialisation of a skill on the sheet, with its own rank, rolled by name
+        with the parent's Attribute (004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll": "The
+        housewife does not have any relevant Specialisations (either **Brawling** or
+        **One-Handed Bludgeon** might have been suitable)"; rulings S3, SW11).
+
+        :raises RuleError: a name already held (specialisation, skill or Attribute), a
+            parent skill not on the sheet, a rank below 1 or over ``skill_cap_in_play``.
+        """
+        name = event.specialisation.strip()
+        if not name:
+            raise RuleError("a specialisation needs a name, e.g. --specialisation Brawling")
+        held = find_name(name, list(state.specialisations))
+        if held is not None:
+            raise RuleError(
+                f"{state.name} already has the specialisation {held} "
+                f"({state.specialisations[held].rank}); it is learned once"
+            )
+        if find_name(name, list(state.skills)) or find_name(name, list(ATTRIBUTES)):
+            raise RuleError(f"{name!r} is already a skill or an Attribute of {state.name}, "
+                            "not a specialisation; name it apart")
+        parent = find_name(event.skill, list(state.skills))
+        if parent is None:
+            raise RuleError(
+                f"{state.name} has no skill {event.skill!r} to specialise in"
+                f"{did_you_mean(event.skill, list(state.skills))}; learn the skill first "
+                "(skill-changed with --attribute)"
+            )
+        check_rank(event.rank, self._options(), name)
+        specs = {**state.specialisations, name: Specialisation(rank=event.rank, skill=parent)}
+        return msgspec.structs.replace(state, specialisations=specs)
 
     @applies(ConditionAdded)
     def on_condition_added(self, state: Character, event: ConditionAdded) -> Character:
@@ -682,13 +797,23 @@ def check_roll(event: TestRolled | ContestRolled) -> None:
         )
     sides = [(event.dice, event.kept, event.mode, event.skill_level, event.dice_successes)]
     if isinstance(event, ContestRolled):
+        spent, their_bonus = event.vs_effort_spent or 0, event.vs_effort_bonus or 0
+        if spent < 0 or their_bonus < 0:
+            problems.append("the opponent's Effort and its bonus are 0 or more")
+        elif not (spent > 0) == (their_bonus > 0) == bool(event.vs_attribute) == (
+            spent > 0 and bool(event.vs_character)
+        ):
+            problems.append(
+                "the opponent's Effort (vs_effort_spent) goes with vs_character, their "
+                "vs_attribute and its vs_effort_bonus"
+            )
         sides.append(
             (
                 event.opponent_dice,
                 event.opponent_kept,
                 event.opponent_mode,
                 event.opponent_skill_level,
-                event.opponent_successes,
+                event.opponent_successes - (event.vs_effort_bonus or 0),
             )
         )
     automatic = isinstance(event, TestRolled) and event.difficulty == 0

@@ -12,11 +12,13 @@ from . import odds as exact
 from .events import (
     ConditionAdded,
     ConditionRemoved,
+    ContestEffortSpent,
     ContestRolled,
     EffortLost,
     EffortSpent,
     SkillChanged,
     Slept,
+    SpecialisationLearned,
     TestRolled,
     WeaknessExploited,
 )
@@ -75,10 +77,21 @@ def describe(event: Event) -> str | None:
     if isinstance(event, ContestRolled):
         who = event.opponent or "the opponent"
         mode = "" if event.opponent_mode == "normal" else f" at {event.opponent_mode}"
+        theirs = _plural(event.opponent_successes)
+        if event.vs_effort_spent:
+            theirs = (
+                f"{_plural(event.opponent_successes - (event.vs_effort_bonus or 0))}, "
+                f"+{event.vs_effort_bonus} Effort ({event.vs_attribute}) = "
+                f"{event.opponent_successes}"
+            )
         return (
             f"{_mine(event)} vs {who} ({event.opponent_skill_level}{mode}), dice "
-            f"{_faces(event.opponent_dice, event.opponent_kept)} = "
-            f"{_plural(event.opponent_successes)}: {event.outcome}"
+            f"{_faces(event.opponent_dice, event.opponent_kept)} = {theirs}: {event.outcome}"
+        )
+    if isinstance(event, ContestEffortSpent):
+        return (
+            f"{event.character} spends 1 Effort in the Contest of Skill of roll {event.roll} "
+            f"(against {event.roller}): +{event.bonus} ({event.attribute})"
         )
     if isinstance(event, EffortSpent):
         on = f" on roll {event.roll}" if event.roll is not None else " on the latest roll"
@@ -101,6 +114,10 @@ def describe(event: Event) -> str | None:
     if isinstance(event, SkillChanged):
         reason = f" ({event.reason})" if event.reason else ""
         return f"{event.character}: {notation(event.skill, event.rank)}{reason}"
+    if isinstance(event, SpecialisationLearned):
+        reason = f" ({event.reason})" if event.reason else ""
+        return (f"{event.character} learns the Specialisation {event.specialisation} "
+                f"({event.skill}): {notation(event.specialisation, event.rank)}{reason}")
     if isinstance(event, ConditionAdded):
         return f"{event.character} now: {event.condition}"
     if isinstance(event, ConditionRemoved):

@@ -22,13 +22,18 @@ from .events import (
     CheckRolled,
     DamageTaken,
     DeathRecorded,
+    GearGained,
+    GearLost,
     StressCleared,
     TraitAbilityUsed,
+    TraitGained,
+    TraitLost,
     WoundDescribed,
     WoundHealed,
     WoundInflicted,
 )
 from .mechanics import absorb, check_healing, check_total, damage_units
+from .sheet import TRAIT_COUNT, _trait
 from .state import SEVERITIES, WOUND_CAPACITY, Boon, Boost, Character, Options, Trait, Wound
 
 
@@ -136,6 +141,9 @@ class Appliers:
             if i is None:
                 raise RuleError(f"{state.name} holds no boon called {event.trait!r}")
             changes["boons"] = state.boons[:i] + state.boons[i + 1 :]
+        elif event.trait and find_trait(state, event.trait) is None:
+            # gear or a Trait gained in play and since retracted or lost (ruling W-15)
+            raise RuleError(f"{state.name} has no trait or gear called {event.trait!r} to invoke")
         return replace(state, **changes) if changes else state
 
     def _apply_units(
@@ -314,6 +322,82 @@ class Appliers:
         """The GM's decision that the character dies ("Death and the End of Combat")."""
         _alive(state, "death")
         return replace(state, dead=True)
+
+    def _new_trait(self, state: Character, event: GearGained | TraitGained, word: str) -> Trait:
+        """The trait or gear ``event`` describes, checked as a sheet's would be (ruling W-1).
+
+        :raises RuleError: a name the character already has among traits and gear, or a
+            shape the sheet rules refuse (a bonus without its skill, ...).
+        """
+        if find_trait(state, event.name) is not None:
+            raise RuleError(
+                f"{state.name} already has a trait or gear called {event.name!r}: give the "
+                "new one another name"
+            )
+        problems: list[str] = []
+        fields = ("name", "kind", "skill", "instead_of", "once_per", "when", "text")
+        entry = {f: getattr(event, f) for f in fields if getattr(event, f) not in (None, "")}
+        known = [*self.opts.skill_list, *state.skills]
+        out = _trait(entry, word, known, problems)
+        if problems:
+            raise RuleError(*problems)
+        return Trait(**out)
+
+    @applies(GearGained)
+    def on_gear_gained(self, state: Character, event: GearGained) -> Character:
+        """New gear after creation: "Each character begins with **three pieces of gear**"
+        and "Each piece of gear functions like a Trait" (000_60e07241544698f0.txt, "Gear as
+        Traits", "Step 4: Select Gear"; ruling W-15).
+
+        :raises RuleError: a name already held, a trait shape the sheet rules refuse.
+        """
+        _alive(state, "gear")
+        return replace(state, gear=(*state.gear, self._new_trait(state, event, "Gear")))
+
+    @applies(GearLost)
+    def on_gear_lost(self, state: Character, event: GearLost) -> Character:
+        """Gear the character holds is gone (ruling W-15).
+
+        :raises RuleError: no such gear (the sentence names what they hold).
+        """
+        key = event.gear.strip().lower()
+        if not any(g.name.lower() == key for g in state.gear):
+            held = ", ".join(g.name for g in state.gear) or "none"
+            raise RuleError(f"{state.name} holds no gear called {event.gear!r} (gear: {held})")
+        return replace(state, gear=tuple(g for g in state.gear if g.name.lower() != key))
+
+    @applies(TraitGained)
+    def on_trait_gained(self, state: Character, event: TraitGained) -> Character:
+        """A non-player character gains a Trait ("Non-player characters and monsters can
+        have fewer or far more traits"); a player character "has exactly **three Traits**"
+        (000_60e07241544698f0.txt, "Traits"; ruling W-16).
+
+        :raises RuleError: a player character; a name already held; a bad trait shape.
+        """
+        if not state.npc:
+            raise RuleError(
+                f"{state.name} is a player character, who has exactly {TRAIT_COUNT} Traits "
+                "(\"Traits\"): a fourth is not gained; the text gives no advancement"
+            )
+        return replace(state, traits=(*state.traits, self._new_trait(state, event, "Trait")))
+
+    @applies(TraitLost)
+    def on_trait_lost(self, state: Character, event: TraitLost) -> Character:
+        """A non-player character loses a Trait (000_60e07241544698f0.txt, "Traits";
+        ruling W-16).
+
+        :raises RuleError: a player character (exactly three Traits); no such trait.
+        """
+        if not state.npc:
+            raise RuleError(
+                f"{state.name} is a player character, who has exactly {TRAIT_COUNT} Traits "
+                "(\"Traits\"): none is lost"
+            )
+        key = event.trait.strip().lower()
+        if not any(t.name.lower() == key for t in state.traits):
+            held = ", ".join(t.name for t in state.traits) or "none"
+            raise RuleError(f"{state.name} has no Trait called {event.trait!r} (Traits: {held})")
+        return replace(state, traits=tuple(t for t in state.traits if t.name.lower() != key))
 
     @applies(SceneEnded)
     def on_scene_ended(self, state: Character, event: SceneEnded) -> Character:

@@ -209,6 +209,61 @@ class DeathRecorded(Event, frozen=True, kw_only=True, tag="wyrd-engine.death_rec
     reason: str = ""
 
 
+class GearGained(Event, frozen=True, kw_only=True, tag="wyrd-engine.gear_gained"):
+    """A piece of notable gear comes into the character's hands after creation: "Each
+    character begins with **three pieces of gear**" ("Gear as Traits"), so more may come in
+    play; it "functions like a Trait" ("Step 4: Select Gear"; ruling W-15).
+
+    :ivar name: the gear's name, new to the character (not one of their traits or gear).
+    :ivar kind: ``bonus`` (+2 to ``skill``), ``ability`` (``once_per`` scene/session),
+        ``permission`` or ``substitution`` (``skill`` instead of ``instead_of``), as on a
+        sheet (ruling W-1).
+    """
+
+    character: str
+    name: str
+    kind: Literal["bonus", "ability", "permission", "substitution"]
+    skill: str | None = None
+    instead_of: str | None = None
+    once_per: Literal["scene", "session"] | None = None
+    when: str = ""
+    text: str = ""
+    reason: str = ""
+
+
+class GearLost(Event, frozen=True, kw_only=True, tag="wyrd-engine.gear_lost"):
+    """A piece of gear the character holds is lost, broken or given away (ruling W-15)."""
+
+    character: str
+    gear: str
+    reason: str = ""
+
+
+class TraitGained(Event, frozen=True, kw_only=True, tag="wyrd-engine.trait_gained"):
+    """A non-player character gains a Trait: "Non-player characters and monsters can have
+    fewer or far more traits" ("Traits"). A player character has "exactly **three
+    Traits**" and never gains one (ruling W-16). Fields as :class:`GearGained`."""
+
+    character: str
+    name: str
+    kind: Literal["bonus", "ability", "permission", "substitution"]
+    skill: str | None = None
+    instead_of: str | None = None
+    once_per: Literal["scene", "session"] | None = None
+    when: str = ""
+    text: str = ""
+    reason: str = ""
+
+
+class TraitLost(Event, frozen=True, kw_only=True, tag="wyrd-engine.trait_lost"):
+    """A non-player character loses a Trait it has ("Traits"; ruling W-16); refused for a
+    player character, who keeps exactly three."""
+
+    character: str
+    trait: str
+    reason: str = ""
+
+
 EVENT_TYPES = (
     CheckRolled,
     DamageTaken,
@@ -222,4 +277,8 @@ EVENT_TYPES = (
     BoostGained,
     BoostUsed,
     DeathRecorded,
+    GearGained,
+    GearLost,
+    TraitGained,
+    TraitLost,
 )

@@ -16,7 +16,7 @@ from .ladder import level_name
 from .state import SEVERITIES, WOUND_CAPACITY, WOUND_PENALTY, Character, Wound
 
 HANDLED = (
-    "id", "name", "skills", "stress", "stress_max", "wounds", "used_this_scene",
+    "id", "name", "skills", "traits", "gear", "stress", "stress_max", "wounds", "used_this_scene",
     "used_this_session", "boons", "boosts", "taken_out", "at_risk_of_death", "dead", "overflow",
 )
 """Fields :func:`change_sentences` words itself (the rest get the generic wording of
@@ -66,6 +66,12 @@ def change_sentences(before: Character | None, after: Character, *, as_gm: bool)
     if before is None:
         return [f"{after.name} joins the case"]
     out: list[str] = []
+    for word, was_t, now_t in (("gear", before.gear, after.gear),
+                               ("Trait", before.traits, after.traits)):
+        old_names = {t.name for t in was_t}
+        new_names = {t.name for t in now_t}
+        out.extend(f"gains {word} {t.name}" for t in now_t if t.name not in old_names)
+        out.extend(f"no longer has {word} {t.name}" for t in was_t if t.name not in new_names)
     for skill, rating in after.skills.items():
         was = before.skills.get(skill)
         if was is None:

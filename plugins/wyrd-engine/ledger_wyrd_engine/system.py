@@ -125,6 +125,10 @@ class WyrdEngine(Appliers, RuleSystem):
         "wyrd-engine.boost_gained": "Boosts: Optional Rule for Increasing Success",
         "wyrd-engine.boost_used": "Boosts: Optional Rule for Increasing Success",
         "wyrd-engine.death_recorded": "Death and the End of Combat",
+        "wyrd-engine.gear_gained": "Gear as Traits; Step 4: Select Gear",
+        "wyrd-engine.gear_lost": "Gear as Traits",
+        "wyrd-engine.trait_gained": "Traits",
+        "wyrd-engine.trait_lost": "Traits",
     }
     odds_params = (
         RollParam("skill", "Wyrd Engine: the modifier added to 4dF (skill + bonuses).", type=int, min=-10, max=20),
@@ -576,6 +580,16 @@ class WyrdEngine(Appliers, RuleSystem):
             return f"spends a +{event.value} boost"
         if isinstance(event, ev.DeathRecorded):
             return "dies" + (f": {event.reason}" if event.reason else "")
+        if isinstance(event, ev.GearGained | ev.TraitGained):
+            what = "gear" if isinstance(event, ev.GearGained) else "the Trait"
+            does = event.text or _trait_does(event)
+            why = f" ({event.reason})" if event.reason else ""
+            return f"gains {what} {event.name}" + (f" – {does}" if does else "") + why
+        if isinstance(event, ev.GearLost):
+            return f"loses the gear {event.gear}" + (f" ({event.reason})" if event.reason else "")
+        if isinstance(event, ev.TraitLost):
+            return f"loses the Trait {event.trait}" + (
+                f" ({event.reason})" if event.reason else "")  # fmt: skip
         return None
 
     def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:
@@ -823,3 +837,16 @@ def describe_roll(event: ev.CheckRolled, comparison: str = ">=") -> str:
 
 CONTEST_TIE = "tie: no winner"
 """A contest tie (ruling C15: "a tie has no winner"); a passive tie succeeds (ruling C1)."""
+
+
+def _trait_does(event: ev.GearGained | ev.TraitGained) -> str:
+    """What a new trait or gear does, in the book's words ("+2 to Fight when dueling",
+    "once per scene", "Use Will instead of Athletics"; "How Traits Work")."""
+    when = f" {event.when}" if event.when else ""
+    if event.kind == "bonus":
+        return f"+2 to {event.skill}{when}"
+    if event.kind == "substitution":
+        return f"Use {event.skill} instead of {event.instead_of}{when}"
+    if event.kind == "ability":
+        return f"once per {event.once_per}{when}"
+    return f"may roll {event.skill}{when}" if event.skill else when.strip()
