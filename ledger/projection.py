@@ -115,12 +115,22 @@ class Projector:
 
     :param system: the campaign's configured rule system.
     :param codec: the campaign's codec.
+    :param appliers: ``system.appliers()`` when the caller already has it (a campaign keeps
+        its own: building the table walks every attribute of the system's class, a
+        millisecond that a recap's dozen folds paid a dozen times).
     """
 
-    def __init__(self, system: RuleSystem, codec: Codec) -> None:
+    def __init__(
+        self,
+        system: RuleSystem,
+        codec: Codec,
+        appliers: dict[type[Event], Callable[[Any, Event], Any]] | None = None,
+    ) -> None:
         self.system = system
         self.codec = codec
-        self.appliers: dict[type[Event], Callable[[Any, Event], Any]] = system.appliers()
+        self.appliers: dict[type[Event], Callable[[Any, Event], Any]] = (
+            system.appliers() if appliers is None else appliers
+        )
 
     def decode_row(self, row: tuple[Any, ...], corrections: Corrections) -> Event | None:
         """The payload a row counts with: ``None`` if retracted, amended data if amended."""
