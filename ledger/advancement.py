@@ -18,6 +18,7 @@ rolled.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -78,20 +79,51 @@ class _FixedDice(DiceSource):
         }
 
 
+@dataclass(frozen=True)
+class SessionRead:
+    """What a plan reads of a closed session's log, read once (:func:`read_session`) and
+    shared by the two plans of :func:`preview`: its events with corrections honoured, and
+    the nonce of the next engine roll drawn from its downtime seed."""
+
+    number: int
+    events: tuple[Recorded, ...]
+    first_nonce: int
+
+
+def read_session(campaign: Campaign, number: int) -> SessionRead:
+    """Session ``number``'s events and next downtime nonce (through ``events_session_seq``:
+    the session's own rows, never the whole campaign).
+
+    :raises RuleError: the session was never played, or is still open.
+    """
+    check_closed(campaign, number)
+    events = tuple(session_events(campaign, number))
+    nonce = campaign.store.engine_rolls(campaign.id, number, scheme=DOWNTIME_SCHEME) + 1
+    return SessionRead(number, events, nonce)
+
+
 def plan(
-    campaign: Campaign, number: int, choices: dict[str, Any], *, placeholder: str | None = None
+    campaign: Campaign,
+    number: int,
+    choices: dict[str, Any],
+    *,
+    placeholder: str | None = None,
+    read: SessionRead | None = None,
 ) -> tuple[list[Event], bool]:
     """The events advancement would append for session ``number`` (nothing written), and
     whether they drew dice.
 
     :param placeholder: ``"low"``/``"high"``: draw placeholder dice (:class:`_FixedDice`)
         instead of the downtime seed (``--dry-run``).
+    :param read: the session as :func:`read_session` read it (inside the same transaction,
+        or for a dry run); read here when not given.
     :raises RuleError: the session is not closed; dice are needed but the downtime seed is
         revealed, missing, never committed or does not match its commitment.
     """
-    check_closed(campaign, number)
-    events = session_events(campaign, number)
-    nonce = [campaign.store.engine_rolls(campaign.id, number, scheme=DOWNTIME_SCHEME) + 1]
+    if read is None or read.number != number:
+        read = read_session(campaign, number)
+    events = list(read.events)  # the rule system gets a list of its own
+    nonce = [read.first_nonce]
     drew = [False]
     seed: list[bytes] = []
 
@@ -125,8 +157,9 @@ def preview(campaign: Campaign, number: int, choices: dict[str, Any]) -> list[di
 
     :returns: ``[{"type", "data", "odds"}]`` (``odds``: ``{outcome: "n/d"}`` or ``None``).
     """
-    low, _ = plan(campaign, number, choices, placeholder="low")
-    high, _ = plan(campaign, number, choices, placeholder="high")
+    read = read_session(campaign, number)  # once: both plans see the same session
+    low, _ = plan(campaign, number, choices, placeholder="low", read=read)
+    high, _ = plan(campaign, number, choices, placeholder="high", read=read)
     out = []
     for i, event in enumerate(low):
         data = msgspec.to_builtins(event)
@@ -172,4 +205,3 @@ def advance(
         if drew:
             campaign.store.drop_secret(campaign.id, number, "downtime")
         return records
-

@@ -305,8 +305,8 @@ class Campaign:
         return self.store.last_seq_at(self.id, stamp)
 
     def projector(self) -> Projector:
-        """A fresh projector for this campaign."""
-        return Projector(self.system, self.codec)
+        """A fresh projector for this campaign (sharing the campaign's applier table)."""
+        return Projector(self.system, self.codec, self.appliers)
 
     def corrections(self, upto: int | None = None) -> Corrections:
         """The corrections in force up to ``upto``."""

@@ -129,12 +129,22 @@ class Projector:
 
     :param system: the campaign's configured rule system.
     :param codec: the campaign's codec.
+    :param appliers: ``system.appliers()`` when the caller already has it (a campaign keeps
+        its own: building the table walks every attribute of the system's class, a
+        millisecond that a recap's dozen folds paid a dozen times).
     """
 
-    def __init__(self, system: RuleSystem, codec: Codec) -> None:
+    def __init__(
+        self,
+        system: RuleSystem,
+        codec: Codec,
+        appliers: dict[type[Event], Callable[[Any, Event], Any]] | None = None,
+    ) -> None:
         self.system = system
         self.codec = codec
-        self.appliers: dict[type[Event], Callable[[Any, Event], Any]] = system.appliers()
+        self.appliers: dict[type[Event], Callable[[Any, Event], Any]] = (
+            system.appliers() if appliers is None else appliers
+        )
 
     def decode_row(self, row: tuple[Any, ...], corrections: Corrections) -> Event | None:
         """The payload a row counts with: ``None`` if retracted, amended data if amended."""
@@ -240,10 +250,31 @@ def replay_strictly(system: RuleSystem, codec: Codec, rows: list[tuple[Any, ...]
 
 
 def to_recorded(row: tuple[Any, ...], event: Event) -> Recorded:
-    """A :class:`Recorded` from a stored row and its decoded payload."""
-    values = dict(zip(COLUMNS, row, strict=True))
-    values["data"] = event
-    return Recorded(**values)
+    """A :class:`Recorded` from a stored row (:data:`COLUMNS` order, all twelve) and its
+    decoded payload (in place of the row's ``data``).
+
+    :raises ValueError: a row that does not have the twelve columns.
+    """
+    # unpacked by name, not through dict(zip(...)): six times as fast, and every read path
+    # (a session list, a recap, a log) makes one per row
+    (
+        seq, campaign, stream, version, type_, _, recorded_at, actor, session, visibility,
+        prev_hash, hash_,
+    ) = row  # fmt: skip
+    return Recorded(
+        seq=seq,
+        campaign=campaign,
+        stream=stream,
+        version=version,
+        type=type_,
+        data=event,
+        recorded_at=recorded_at,
+        actor=actor,
+        session=session,
+        visibility=visibility,
+        prev_hash=prev_hash,
+        hash=hash_,
+    )
 
 
 def iter_recorded(

@@ -123,6 +123,9 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
     rolls_by: dict[str, int] = {}
     engine = physical = 0
     session_seqs = set()
+    # the add-ons' hook, called per line only when an add-on implements it (a call with no
+    # implementation still costs a microsecond a line)
+    add_ons = pm.hook.recap_lines if pm.hook.recap_lines.get_hookimpls() else None
     for rec in campaign.records(as_gm=as_gm, session=number):
         session_seqs.add(rec.seq)
         event = rec.data
@@ -193,9 +196,10 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
             line.corrections.append(f"{verb} by event {cseq}: {corr.reason}")
         line.struck = rec.seq in corrections.retracted
         line.extra.extend(system.recap_lines(rec, as_gm=as_gm))
-        for extra in pm.hook.recap_lines(system_id=system.id, record=rec, as_gm=as_gm):
-            if extra:
-                line.extra.extend(extra)
+        if add_ons:
+            for extra in add_ons(system_id=system.id, record=rec, as_gm=as_gm):
+                if extra:
+                    line.extra.extend(extra)
         lines.append(line)
     start_seq = (bounds[0] or 1) - 1
     end_seq = max(session_seqs) if session_seqs else campaign.store.head(campaign.id).seq

@@ -151,6 +151,26 @@ def m006_access(db: sqlite_utils.Database) -> None:
     )
 
 
+#: The types of a session's opening and closing events: ``session list`` reads every one of
+#: them (two a session, scattered over the whole file), so they have an index of their own.
+SESSION_MARKS = ("session.started", "session.ended", "session.abandoned")
+#: ``type in (...)`` over :data:`SESSION_MARKS`, spelt out: SQLite uses a partial index only
+#: for a query whose WHERE holds the index's own term, literally (not as bound parameters).
+_MARKS_TERM = "type in (" + ", ".join(f"'{t}'" for t in SESSION_MARKS) + ")"
+
+
+def m007_session_marks(db: sqlite_utils.Database) -> None:
+    """``session list`` (#19): the sessions' opening and closing events (:data:`SESSION_MARKS`)
+    in a partial index holding every column, in ``seq`` order. The list reads two rows a
+    session from that index alone instead of looking each one up in a file of a million
+    events (7 ms of the 10 ms it took at 1,000,000 events); the index holds only those rows."""
+    db.execute(
+        f"create index events_session_marks on events (campaign, seq, "
+        f"{', '.join(c for c in COLUMNS if c not in ('campaign', 'seq'))}) "
+        f"where {_MARKS_TERM}"
+    )
+
+
 MIGRATION_NAMES = (
     "m001_events",
     "m002_secrets_snapshots",
@@ -158,6 +178,7 @@ MIGRATION_NAMES = (
     "m004_secret_kinds",
     "m005_read_indexes",
     "m006_access",
+    "m007_session_marks",
 )
 _migrations: Migrations | None = None
 
@@ -176,6 +197,7 @@ def get_migrations() -> Migrations:
         _migrations()(m004_secret_kinds)
         _migrations()(m005_read_indexes)
         _migrations()(m006_access)
+        _migrations()(m007_session_marks)
     return _migrations
 
 
@@ -444,12 +466,15 @@ class Store:
         # Without statistics SQLite prefers the primary key for `seq > ? order by seq` and
         # filters a whole campaign; name the index that finds only the rows asked for
         # (a session's rows are found by events_session_seq unasked).
-        hint = ""
+        hint = marks = ""
         if session is None and types and stream is None and not streams:
-            hint = " indexed by events_type"
+            if set(types) <= set(SESSION_MARKS):  # the session list: its own partial index
+                hint, marks = " indexed by events_session_marks", f" and {_MARKS_TERM}"
+            else:
+                hint = " indexed by events_type"
         elif session is None and stream is not None and not types:
             hint = " indexed by events_stream"
-        sql = f" from events{hint} where campaign = ? and seq > ?"
+        sql = f" from events{hint} where campaign = ? and seq > ?{marks}"
         args: list[Any] = [campaign, after]
         if upto is not None:
             sql += " and seq <= ?"

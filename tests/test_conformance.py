@@ -561,3 +561,31 @@ def test_an_application_role_with_insert_and_select_only(postgres_url):
     finally:
         raw(postgres_url, f"drop owned by {role}")
         raw(postgres_url, f"drop role {role}")
+
+
+def _rows_read(node: dict[str, Any]) -> int:
+    """Rows a PostgreSQL plan (``explain (analyze, format json)``) read from ``events``."""
+    own = node["Actual Rows"] * node["Actual Loops"] if node.get("Relation Name") == "events" else 0
+    return own + sum(_rows_read(child) for child in node.get("Plans", []))
+
+
+def test_an_append_reads_one_entry_per_stream_on_postgres(postgres_url):
+    """The expected-version check reads each stream's last version by one index seek: the
+    work of an append does not grow with the log (``max(version) ... group by stream`` read
+    every event of the streams, a sequential scan of the campaign)."""
+    import psycopg
+
+    from ledger import pgstore
+
+    s = open_store(postgres_url)
+    for _ in range(3):
+        append(s, "c", *[note(str(i), "ann") for i in range(100)], note("x"))
+    assert s.stream_version("c", "ann") == 300
+    s.close()
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        for sql, args in (
+            (pgstore._VERSIONS, ("c", ["ann", "campaign", "nobody"])),
+            (pgstore._STREAM_VERSION, ("c", "ann")),
+        ):
+            ((plan,),) = conn.execute("explain (analyze, format json) " + sql, args).fetchall()
+            assert _rows_read(plan[0]["Plan"]) <= 3, plan

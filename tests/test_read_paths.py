@@ -1,6 +1,8 @@
 """Every read path reads only what it needs (#19): the query SQLite plans for each filter
-uses its index (never a scan of the whole campaign), a roll folds its character once, and
-`--as-of TIME` is one index seek. Speed itself is measured in bench/ (case `reads`)."""
+uses its index (never a scan of the whole campaign), a roll folds its character once,
+`--as-of TIME` is one index seek, and the work SQLite does for `session list`, `recap` and
+`advance --dry-run` (counted in virtual-machine steps, never timed) does not grow with the
+events of the other sessions. Speed itself is measured in bench/ (case `reads`)."""
 
 from __future__ import annotations
 
@@ -33,7 +35,12 @@ def store(tmp_path):
     [
         ({"session": 3}, "events_session_seq (campaign=? AND session=? AND seq>?)"),
         ({"session": 3, "types": ["session.ended"]}, "events_session_seq"),
-        ({"types": ["session.started", "session.ended"]}, "events_type (campaign=? AND type=?"),
+        (
+            {"types": ["session.started", "session.ended"]},
+            "COVERING INDEX events_session_marks (campaign=? AND seq>?)",
+        ),
+        ({"types": ["session.abandoned"], "descending": True}, "events_session_marks"),
+        ({"types": ["session.started", "note.added"]}, "events_type (campaign=? AND type=?"),
         ({"types": ["character.created"], "upto": 10}, "events_type"),
         ({"stream": "julian"}, "events_stream (campaign=? AND stream=? AND seq>?)"),
         ({"stream": "julian", "session": 2}, "events_session_seq"),
@@ -91,12 +98,16 @@ def test_an_older_ledger_gets_the_read_indexes(tmp_path):
     conn.execute("drop index events_session_seq")
     conn.execute("drop index events_time")
     conn.execute("create index events_session on events (campaign, session)")
-    conn.execute("delete from _sqlite_migrations where name = 'm005_read_indexes'")
+    conn.execute("drop index events_session_marks")
+    conn.execute(
+        "delete from _sqlite_migrations where name in ('m005_read_indexes', 'm007_session_marks')"
+    )
     conn.commit()
     conn.close()
     store = Store(str(path))
     names = {r[0] for r in store.conn.execute("select name from sqlite_master where type='index'")}
     assert {"events_session_seq", "events_time", "events_type", "events_stream"} <= names
+    assert "events_session_marks" in names
     assert "events_session" not in names
 
 
@@ -120,3 +131,104 @@ def test_a_roll_folds_its_character_once(invoke, frozen, db_path, monkeypatch):
     camp.roll("julian", "investigate", {"dr": "fair"}, faces="+0-0", actor="gm", at=AT)
     assert folds == ["julian"]
     assert camp.store.head(camp.id).seq == 3
+
+
+def test_the_session_list_is_read_from_its_own_index_alone(store):
+    """The sessions' opening and closing events are in ``events_session_marks`` (m007), with
+    every column: the list never looks a row up in the table, and sees every such event."""
+    import hashlib
+
+    from ledger.events import NoteAdded, SessionAbandoned, SessionEnded, SessionStarted
+
+    def started(n: int) -> Pending:
+        return Pending(
+            SessionStarted(number=n, seed_commitment=hashlib.sha256(b"%d" % n).hexdigest())
+        )
+
+    for n in (1, 2):
+        closing = (
+            SessionEnded(number=n, seed_reveal="00")
+            if n == 1
+            else SessionAbandoned(number=n, reason="lost")
+        )
+        batch = [started(n), Pending(NoteAdded(text="x")), Pending(closing)]
+        store.append("c", batch, actor="gm", recorded_at=AT, session=n)
+    marks = ["session.started", "session.ended", "session.abandoned"]
+    found = plan(store, types=marks)
+    assert "USING COVERING INDEX events_session_marks" in found, found
+    assert "TEMP B-TREE" not in found  # already in seq order
+    got = [(r[0], r[4]) for r in store.rows("c", types=marks)]
+    assert got == [(1, "session.started"), (3, "session.ended"), (4, "session.started"),
+                   (6, "session.abandoned")]  # fmt: skip
+    full = list(store.rows("c", after=3, upto=4))
+    assert list(store.rows("c", types=["session.started"], after=3, upto=4)) == full
+    names = {r[0] for r in store.conn.execute("select name from sqlite_master where type='index'")}
+    assert "events_session_marks" in names
+
+
+# --- the work of a read does not grow with the rest of the ledger --------------------------
+
+
+def _sessions(path: str, sizes: list[int]) -> None:
+    """Append closed sessions to the toy campaign of ``path``, session ``n`` holding
+    ``sizes[n - 1]`` notes about ann and a scene end every 10 (which folds every character)."""
+    import hashlib
+
+    from ledger.events import NoteAdded, SceneEnded, SessionEnded, SessionStarted
+
+    store = Store(path)
+    for n, size in enumerate(sizes, 1):
+        seed = hashlib.sha256(b"seed %d" % n).digest()
+        batch = [
+            Pending(SessionStarted(number=n, seed_commitment=hashlib.sha256(seed).hexdigest()))
+        ]
+        for i in range(size):
+            event = (
+                SceneEnded(title="") if i % 10 == 9 else NoteAdded(text=f"n{i}", character="ann")
+            )
+            batch.append(Pending(event))
+        batch.append(Pending(SessionEnded(number=n, seed_reveal=seed.hex())))
+        store.append("toybox", batch, actor="gm", recorded_at=AT, session=n)
+    store.close()
+
+
+def _steps(path: str, read) -> int:
+    """SQLite virtual-machine steps (in tens) of ``read(campaign)`` on a freshly opened
+    campaign, after the same read once (which leaves the snapshots a first read leaves)."""
+    read(open_campaign(Store(path)))
+    camp = open_campaign(Store(path))
+    count = [0]
+
+    def step() -> int:
+        count[0] += 1
+        return 0
+
+    camp.store.conn.set_progress_handler(step, 10)
+    read(camp)
+    camp.store.conn.set_progress_handler(None, 10)
+    return count[0]
+
+
+READS = {
+    "session list": lambda c: list(c.records(types=["session.started", "session.ended"])),
+    "recap --session 2": lambda c: __import__("ledger.recap").recap.build_recap(c, 2, as_gm=False),
+    "advance --session 2 --dry-run": lambda c: __import__("ledger.advancement").advancement.preview(
+        c, 2, {}
+    ),
+    "log --session 2": lambda c: list(c.records(as_gm=False, session=2)),
+}
+
+
+@pytest.mark.parametrize("read", list(READS))
+def test_a_read_does_no_more_work_when_other_sessions_grow(toy_campaign, db_path, tmp_path, read):
+    """Two ledgers of three sessions: session 2 is the same in both, the others hold 20
+    events in one and 600 in the other. Each read does the same work on both (a scan of
+    the campaign, or a fold from the first event, would do 30 times as much)."""
+    import shutil
+
+    big = str(tmp_path / "big.db")
+    shutil.copy(db_path, big)
+    _sessions(db_path, [20, 40, 20])
+    _sessions(big, [600, 40, 600])
+    small_steps, big_steps = _steps(db_path, READS[read]), _steps(big, READS[read])
+    assert big_steps <= small_steps * 1.25 + 5, (read, small_steps, big_steps)

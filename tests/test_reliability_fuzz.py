@@ -6,6 +6,13 @@ names, character sheets and import files, this checks: no traceback and no "unex
 error; on failure exactly one line starting ``Error:``/``error:`` and an exit code of 1 or 2;
 and the ledger file byte-identical to before (SQLite file and WAL; the fixture checkpoints
 the WAL first, so any write would show).
+
+The same properties run on PostgreSQL (#19, the conformance suite's "reliability
+properties"), with fewer examples: command lines, dice faces, hostile imports and huge
+numbers, each example on the same ledger copied into a fresh schema (``campaign copy``), and
+"nothing written" meaning every row of every table of that schema unchanged. The server is
+tests/conftest.py's (``postgres_server``: it fails rather than skips when
+``CAMPAIGN_TEST_POSTGRES`` names one that cannot be reached).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ledger.cli import cli
+from ledger.eventstore import is_url
 
 FUZZ = settings(
     max_examples=int(os.environ.get("LEDGER_FUZZ_EXAMPLES", "60")),
@@ -50,6 +58,7 @@ class Ledger:
         conn = sqlite3.connect(base)
         conn.execute("pragma wal_checkpoint(truncate)")
         conn.close()
+        self.base = base
         self.bytes = base.read_bytes()
         self.where = where
         self.counter = itertools.count()
@@ -61,7 +70,10 @@ class Ledger:
 
 
 def fingerprint(path: str) -> str:
-    """sha256 of the database file and its WAL (empty when absent)."""
+    """sha256 of the database file and its WAL (empty when absent); for a PostgreSQL URL,
+    of every row of every table in its schema (:func:`pg_fingerprint`)."""
+    if is_url(path):
+        return pg_fingerprint(path)
     h = hashlib.sha256(Path(path).read_bytes())
     wal = Path(path + "-wal")
     h.update(wal.read_bytes() if wal.exists() else b"")
@@ -100,7 +112,7 @@ def ledger(toy_campaign, db_path, tmp_path, monkeypatch) -> Ledger:
     return Ledger(Path(db_path), where)
 
 
-def attempt(ledger: Ledger, args: list[str]) -> tuple[Result, str, str]:
+def attempt(ledger: Any, args: list[str]) -> tuple[Result, str, str]:
     path = ledger.fresh()
     before = fingerprint(path)
     result = run(path, args)
@@ -108,9 +120,16 @@ def attempt(ledger: Ledger, args: list[str]) -> tuple[Result, str, str]:
     return result, path, before
 
 
+COMMAND_LINE = st.lists(st.one_of(st.sampled_from(VOCAB), st.text(max_size=12)), max_size=8)
+
+
 @FUZZ
-@given(args=st.lists(st.one_of(st.sampled_from(VOCAB), st.text(max_size=12)), max_size=8))
+@given(args=COMMAND_LINE)
 def test_any_command_line(ledger, args):
+    any_command_line(ledger, args)
+
+
+def any_command_line(ledger: Any, args: list[str]) -> None:
     if FORBIDDEN & set(args):
         return
     attempt(ledger, args)
@@ -121,9 +140,16 @@ FACE = st.one_of(
 )
 
 
+SEPARATOR = st.sampled_from([",", " ", ", "])
+
+
 @FUZZ
-@given(faces=st.lists(FACE, max_size=4), sep=st.sampled_from([",", " ", ", "]))
+@given(faces=st.lists(FACE, max_size=4), sep=SEPARATOR)
 def test_dice_faces(ledger, faces, sep):
+    dice_faces(ledger, faces, sep)
+
+
+def dice_faces(ledger: Any, faces: list[str], sep: str) -> None:
     text = sep.join(faces)
     result, path, before = attempt(ledger, ["roll", "ann", "brawl", "--dice", text])
     tokens = text.replace(",", " ").split()  # empty faces between separators are skipped
@@ -237,6 +263,10 @@ def mutated(export: list[bytes], draw: Callable[[Any], Any]) -> bytes:
 @FUZZ
 @given(data=st.data())
 def test_malformed_and_hostile_imports(host, tmp_path, data):
+    hostile_import(host, tmp_path, data)
+
+
+def hostile_import(host: tuple[Any, list[bytes]], tmp_path: Path, data: Any) -> None:
     hosts, export = host
     body = mutated(export, data.draw)
     file = tmp_path / "import.ndjson"
@@ -288,7 +318,7 @@ def core_bug(reason: str) -> Any:
 HUGE = 9 * int("1" * 40)  # 40 digits: beyond SQLite's 64-bit INTEGER
 
 
-@pytest.mark.parametrize(
+HUGE_ARGS = pytest.mark.parametrize(
     "args",
     [
         pytest.param(["record", "hurt", "--character", "ann", "--amount", str(HUGE)], id="amount"),
@@ -311,6 +341,9 @@ HUGE = 9 * int("1" * 40)  # 40 digits: beyond SQLite's 64-bit INTEGER
         pytest.param(["log", "--session", str(HUGE)], id="session"),
     ],
 )
+
+
+@HUGE_ARGS
 def test_huge_inputs(ledger, args):
     attempt(ledger, args)
 
@@ -535,3 +568,128 @@ def test_output_paths(ledger, tmp_path, target, writer):
         if not plot:
             assert existing.read_text(encoding="utf-8") != "keep me until the new file is whole"
     assert not [p for p in out_dir.iterdir() if p.name.startswith(".campaign")]
+
+
+# --- the same properties on PostgreSQL (#19) ----------------------------------------------
+
+FUZZ_PG = settings(FUZZ, max_examples=int(os.environ.get("LEDGER_FUZZ_PG_EXAMPLES", "8")))
+
+
+class PgLedger:
+    """A pristine SQLite ledger copied into a fresh PostgreSQL schema per example
+    (:func:`ledger.copying.copy_campaigns`: the rows as stored, every hash the same, the
+    unrevealed seeds with them); :meth:`drop` removes the schemas."""
+
+    def __init__(self, base: Path, server: str) -> None:
+        self.base = str(base)
+        self.server = server
+        self.schemas: list[str] = []
+
+    def fresh(self) -> str:
+        import uuid
+
+        import psycopg
+
+        from ledger.copying import copy_campaigns
+        from ledger.pgstore import PostgresStore
+        from ledger.store import Store
+
+        schema = f"fuzz_{uuid.uuid4().hex[:16]}"
+        with psycopg.connect(self.server, autocommit=True) as conn:
+            conn.execute(f"create schema {schema}")
+        self.schemas.append(schema)
+        sep = "&" if "?" in self.server else "?"
+        url = f"{self.server}{sep}options=-csearch_path%3D{schema}"
+        src, dst = Store(self.base), PostgresStore(url)
+        try:
+            copy_campaigns(src, dst, src.campaign_ids())
+        finally:
+            src.close()
+            dst.close()
+        return url
+
+    def drop(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.server, autocommit=True) as conn:
+            for schema in self.schemas:
+                conn.execute(f"drop schema if exists {schema} cascade")
+
+
+def pg_fingerprint(url: str) -> str:
+    """sha256 of every row of every table in the URL's schema (its ``search_path``), each
+    table's rows sorted: the events, secrets, snapshots, access links and migrations."""
+    import psycopg
+
+    h = hashlib.sha256()
+    with psycopg.connect(url, autocommit=True) as conn:
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "select table_name from information_schema.tables "
+                "where table_schema = current_schema() order by table_name"
+            )
+        ]
+        assert "events" in tables, tables
+        for table in tables:
+            rows = sorted(repr(r) for r in conn.execute(f'select * from "{table}"'))
+            h.update(f"{table}:{len(rows)}\n".encode())
+            for row in rows:
+                h.update(row.encode() + b"\n")
+    return h.hexdigest()
+
+
+@pytest.fixture
+def pg_ledger(ledger, postgres_server):
+    """:func:`ledger` (the toy campaign, an open session, a roll, a GM-only secret) on
+    PostgreSQL, a fresh schema per example."""
+    copies = PgLedger(ledger.base, postgres_server)
+    yield copies
+    copies.drop()
+
+
+@pytest.fixture
+def pg_host(host, postgres_server):
+    """:func:`host` (campaign "host" to import into, and the toy campaign's GM export) on
+    PostgreSQL, a fresh schema per example."""
+    hosts, export = host
+    copies = PgLedger(hosts.base, postgres_server)
+    yield copies, export
+    copies.drop()
+
+
+@FUZZ_PG
+@given(args=COMMAND_LINE)
+def test_any_command_line_on_postgres(pg_ledger, args):
+    any_command_line(pg_ledger, args)
+
+
+@FUZZ_PG
+@given(faces=st.lists(FACE, max_size=4), sep=SEPARATOR)
+def test_dice_faces_on_postgres(pg_ledger, faces, sep):
+    dice_faces(pg_ledger, faces, sep)
+
+
+@FUZZ_PG
+@given(data=st.data())
+def test_malformed_and_hostile_imports_on_postgres(pg_host, tmp_path, data):
+    hostile_import(pg_host, tmp_path, data)
+
+
+@HUGE_ARGS
+def test_huge_inputs_on_postgres(pg_ledger, args):
+    """Numbers past 64 bits: PostgreSQL's bigint refuses them where SQLite's INTEGER did,
+    and the refusal must still be one clear line with nothing written."""
+    attempt(pg_ledger, args)
+
+
+def test_the_postgres_copies_are_the_ledger_and_a_write_shows(pg_ledger):
+    """The fixture's own check: a copy holds the toy campaign's events, and a write changes
+    the fingerprint (else "nothing written" would hold vacuously)."""
+    url = pg_ledger.fresh()
+    before = fingerprint(url)
+    assert fingerprint(url) == before
+    listed = run(url, ["character", "list"])
+    assert listed.exit_code == 0 and "ann" in listed.output, listed.output
+    assert run(url, ["note", "a write"]).exit_code == 0
+    assert fingerprint(url) != before

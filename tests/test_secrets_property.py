@@ -9,6 +9,11 @@ derived from a GM-only fact a player cannot see.
 Hypothesis plays Isa and Bram of campaigns/the-world through the CLI: public and blind
 rolls (physical and engine), blind and GM-only hidden conditions (added and ended),
 favour changes, GM-only notes, public conditions and experience, scene and session ends.
+
+The property holds on both backends (#19, the conformance suite's "reliability properties"):
+on a SQLite file, and with fewer examples on PostgreSQL (``postgres_url`` of
+tests/conftest.py: one schema per test, one campaign per example; it fails rather than skips
+when ``CAMPAIGN_TEST_POSTGRES`` names a server that cannot be reached).
 """
 
 from __future__ import annotations
@@ -26,9 +31,9 @@ from hypothesis import strategies as st
 
 from ledger.campaign import open_campaign
 from ledger.cli import cli
+from ledger.eventstore import open_store
 from ledger.fairness import EVERYONE
 from ledger.results import result_problem
-from ledger.store import Store
 
 CAMPAIGN = Path(__file__).resolve().parent.parent / "campaigns" / "the-world"
 SKILL = {"isa": "Lockpicking", "bram": "Brawl"}
@@ -56,10 +61,15 @@ OPS = st.lists(
 
 
 class Table:
-    """A d20-world ledger played through the CLI; remembers what is secret."""
+    """A d20-world ledger played through the CLI; remembers what is secret.
 
-    def __init__(self, db: str) -> None:
+    :param db: a SQLite file or a ``postgresql://`` URL (``--db``).
+    :param campaign: the campaign's name (several share one PostgreSQL schema).
+    """
+
+    def __init__(self, db: str, campaign: str = "vault") -> None:
         self.db = db
+        self.campaign = campaign
         self.runner = CliRunner()
         self.secrets: set[str] = set()  # words no player output may contain
         self.hidden: dict[str, list[str]] = {"isa": [], "bram": []}  # open hidden conditions
@@ -68,7 +78,7 @@ class Table:
         self.open = False
 
     def __call__(self, *args: str):
-        return self.runner.invoke(cli, ["--db", self.db, *args])
+        return self.runner.invoke(cli, ["--db", self.db, "--campaign", self.campaign, *args])
 
     def ok(self, *args: str) -> str:
         result = self(*args)
@@ -139,6 +149,17 @@ SETTINGS = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
+#: the PostgreSQL half: a few examples (every CLI call opens a connection), a few seconds
+PG_SETTINGS = settings(SETTINGS, max_examples=3)
+
+
+def _set_up(t: Table) -> Table:
+    t.ok("new", t.campaign, "--system", "d20-world")
+    for name in ("isa", "bram"):
+        t.ok("character", "add", "--sheet", str(CAMPAIGN / "characters" / f"{name}.toml"))
+    t.ok("session", "start")
+    t.open = True
+    return t
 
 
 @pytest.fixture
@@ -146,13 +167,18 @@ def new_table(tmp_path):
     counter = itertools.count()
 
     def make() -> Table:
-        t = Table(str(tmp_path / f"p{next(counter)}.db"))
-        t.ok("new", "vault", "--system", "d20-world")
-        for name in ("isa", "bram"):
-            t.ok("character", "add", "--sheet", str(CAMPAIGN / "characters" / f"{name}.toml"))
-        t.ok("session", "start")
-        t.open = True
-        return t
+        return _set_up(Table(str(tmp_path / f"p{next(counter)}.db")))
+
+    return make
+
+
+@pytest.fixture
+def new_pg_table(postgres_url):
+    """Tables in one fresh PostgreSQL schema, a campaign of their own each."""
+    counter = itertools.count()
+
+    def make() -> Table:
+        return _set_up(Table(postgres_url, f"vault{next(counter)}"))
 
     return make
 
@@ -186,6 +212,21 @@ def player_outputs(t: Table, sessions: int) -> dict[str, str]:
 @example(ops=[("hidden", "isa", "Zq1234567", 3, True), ("roll", "isa", 14)])
 @example(ops=[("hidden", "isa", "Zq1000000", 1, False), ("hidden", "isa", "Zq1000000", 1, False)])
 def test_no_player_output_holds_a_gm_only_value(new_table, ops):
+    no_gm_only_value_reaches_a_player(new_table, ops)
+
+
+@PG_SETTINGS
+@given(ops=OPS)
+@example(ops=[("xp", "isa"), ("blind roll", "isa", 2), ("roll", "isa", 10)])
+@example(ops=[("hidden", "isa", "Zq1234567", 3, True), ("favour", "bram", -2, "Zq7654321"),
+              ("blind roll", "bram", None), ("note", "Zq5555555"), ("session",), ("session",),
+              ("roll", "isa", 14)])  # fmt: skip
+def test_no_player_output_holds_a_gm_only_value_on_postgres(new_pg_table, ops):
+    no_gm_only_value_reaches_a_player(new_pg_table, ops)
+
+
+def no_gm_only_value_reaches_a_player(new_table, ops) -> None:
+    """The property, on a fresh table of either backend (see the module's docstring)."""
     with freeze_time("2026-03-01 19:00:00", tick=True):
         t = new_table()
         for op in ops:
@@ -236,7 +277,7 @@ def test_no_player_output_holds_a_gm_only_value(new_table, ops):
 
     # 5. every public check re-derives from the player's view: nothing in it is derived
     # from a GM-only fact, except one unexplained hidden modifier (ruling R33)
-    campaign = open_campaign(Store(t.db))
+    campaign = open_campaign(open_store(t.db), t.campaign)
     names = campaign.characters()
     for entry in log:
         if entry["type"] != "d20-world.check_rolled":
@@ -245,4 +286,4 @@ def test_no_player_output_holds_a_gm_only_value(new_table, ops):
         before = campaign.state_of(rec.stream, upto=rec.seq - 1, as_gm=False)
         problem = result_problem(campaign.system, before, rec.data, name=names[rec.stream])
         assert problem is None, (entry["seq"], problem)
-    campaign.store.conn.close()
+    campaign.store.close()
