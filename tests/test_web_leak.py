@@ -25,8 +25,9 @@ import pytest
 
 from ledger import RuleError, hookimpl
 from ledger.campaign import open_campaign
+from ledger.eventstore import open_store
 from ledger.plugins import pm, rule_systems
-from ledger.store import COLUMNS, Store
+from ledger.store import COLUMNS
 from ledger.web.pages import SECRET_REFUSAL
 
 from .toy import Toy
@@ -113,7 +114,7 @@ def build(db: str, system_id: str, *, secrets: bool) -> tuple[Table, list[str]]:
 def secrets_of(db: str) -> tuple[list[str], list[int], str]:
     """Canaries from the store: every GM-only payload's salt and blind client seed; the
     GM-only seqs; the open session's unrevealed seed (hex)."""
-    store = Store(db)
+    store = open_store(db)
     try:
         campaign = open_campaign(store)
         found, seqs = [], []
@@ -130,20 +131,20 @@ def secrets_of(db: str) -> tuple[list[str], list[int], str]:
         assert seed is not None
         return found, seqs, seed.hex()
     finally:
-        store.conn.close()
+        store.close()
 
 
 def crawl(base: str, token: str, db: str) -> dict[str, str]:
     """Every page, download, error page and the live stream a player's link reaches:
     ``{what: body with its headers}``."""
-    store = Store(db)
+    store = open_store(db)
     campaign = open_campaign(store)
     head = store.head(campaign.id).seq
     chars = list(campaign.characters())
     last_public = max(
         row[0] for row in store.rows(campaign.id, columns="seq, visibility") if row[1] == "public"
     )
-    store.conn.close()
+    store.close()
     out: dict[str, str] = {}
     with httpx2.Client(base_url=base, timeout=30) as h:
         h.get(f"/a/{token}")
@@ -179,7 +180,13 @@ def test_every_gm_only_type_has_a_recipe():
 
 @pytest.mark.parametrize("system_id", sorted(rule_systems()))
 def test_leak_player_link_serves_nothing_of_gm_only_events(tmp_path, system_id):
-    t, typed = build(str(tmp_path / "ledger.db"), system_id, secrets=True)
+    served_to_a_player_leaks_nothing(str(tmp_path / "ledger.db"), system_id)
+
+
+def served_to_a_player_leaks_nothing(db: str, system_id: str) -> None:
+    """Build the campaign with its GM-only entries in ``db`` (a file or a PostgreSQL URL),
+    serve it, crawl it with a player's link: no canary, no GM-only seq, anywhere."""
+    t, typed = build(db, system_id, secrets=True)
     salts, gm_seqs, seed = secrets_of(t.db)
     assert gm_seqs, "the campaign holds GM-only events"
     token = t.link("Leaky Player", *list(_characters(t.db))[:1])
@@ -210,11 +217,11 @@ def test_leak_no_state_derived_from_gm_only_events_on_sheets(tmp_path, system_id
 
 
 def _characters(db: str) -> dict[str, str]:
-    store = Store(db)
+    store = open_store(db)
     try:
         return open_campaign(store).characters()
     finally:
-        store.conn.close()
+        store.close()
 
 
 # --- a refused roll says nothing of GM-only state -----------------------------------------

@@ -575,8 +575,7 @@ def roll(server: Server) -> Endpoint:
             return None, e.format_message()
         except (RuleError, DiceError) as e:
             return None, str(e) if viewer.as_gm else SECRET_REFUSAL
-        server.hub.wake()
-        return rec, ""
+        return rec, ""  # committed: the server's event_appended listener woke the streams
 
     async def endpoint(request: Request) -> Response:
         viewer = await run_sync(server.viewer, request)
