@@ -349,6 +349,24 @@ class EventStore(Protocol):
         """
         ...
 
+    # --- access links (the web view, #18) ----------------------------------------------
+
+    def add_access(
+        self, campaign: str, who: str, role: str, characters: Sequence[str], token_hash: str, at: str
+    ) -> int:
+        """Keep a new access link of the web view: only its token's sha256 (``role``
+        ``"gm"`` or ``"player"``, ``characters`` ids granted by name); returns its id."""
+        ...
+
+    def access_rows(self, campaign: str) -> list[dict[str, Any]]:
+        """Every access link of a campaign, oldest first: ``{"id", "who", "role",
+        "characters" (JSON list), "token_hash", "created_at", "revoked_at" (None: live)}``."""
+        ...
+
+    def revoke_access(self, campaign: str, who: str, at: str) -> int:
+        """Revoke every live link of ``who`` (case-insensitive) at ``at``; returns how many."""
+        ...
+
     # --- snapshots ---------------------------------------------------------------------
 
     def save_snapshot(

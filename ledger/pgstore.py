@@ -8,7 +8,7 @@ run it: roles, grants, backups.
 The same tables as the SQLite store (:mod:`ledger.store`), with the same migrations by name,
 recorded in ``ledger_migrations``: ``events`` (one row per event; ``data`` is the canonical
 JSON as ``text``, never ``jsonb``, so every byte the hash covers is kept), ``secrets``,
-``snapshots``. Many campaigns share one database: each row names its campaign, and each
+``snapshots``, ``access`` (the web view's links, #18). Many campaigns share one database: each row names its campaign, and each
 campaign has its own gap-free ``seq`` and hash chain.
 
 How appends stay correct with many writers (the approach of eventsourcing's PostgreSQL
@@ -117,6 +117,19 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "create index events_session_seq on events (campaign, session, seq)",
             "drop index events_session",
             "create index events_time on events (campaign, recorded_at, seq)",
+        ),
+    ),
+    (
+        # access links of the web view (#18), as ledger.store.m006_access: the token kept only
+        # as its sha256; a revoked link keeps its row with revoked_at set
+        "m006_access",
+        (
+            "create table access (id bigint generated always as identity primary key, "
+            f"campaign {_TEXT}, who text not null, "
+            "role text not null check (role in ('gm', 'player')), "
+            "characters text not null default '[]', token_hash text not null unique, "
+            "created_at text not null, revoked_at text)",
+            "create index access_campaign on access (campaign, id)",
         ),
     ),
 )
@@ -618,6 +631,41 @@ class PostgresStore:
                 f"insert into secrets ({', '.join(names)}) values ({', '.join(['%s'] * len(names))})",
                 [row[n] for n in names],
             )
+
+    # --- access links (the web view, #18) -------------------------------------------------
+
+    def add_access(
+        self, campaign: str, who: str, role: str, characters: Sequence[str], token_hash: str, at: str
+    ) -> int:
+        """Keep a new access link (only its token's hash); returns its id."""
+        import json
+
+        with self.transaction():
+            row = self.conn.execute(
+                "insert into access (campaign, who, role, characters, token_hash, created_at) "
+                "values (%s, %s, %s, %s, %s, %s) returning id",
+                (campaign, who, role, json.dumps(list(characters)), token_hash, at),
+            ).fetchone()
+        return int(row[0]) if row else 0
+
+    def access_rows(self, campaign: str) -> list[dict[str, Any]]:
+        """Every access link of a campaign, oldest first, as ``{column: value}``."""
+        cursor = self.conn.execute(
+            "select id, who, role, characters, token_hash, created_at, revoked_at from access "
+            "where campaign = %s order by id",
+            (campaign,),
+        )
+        names = [d.name for d in cursor.description or ()]
+        return [dict(zip(names, row, strict=True)) for row in cursor]
+
+    def revoke_access(self, campaign: str, who: str, at: str) -> int:
+        """Revoke every live link of ``who`` (case-insensitive); returns how many."""
+        with self.transaction():
+            return self.conn.execute(
+                "update access set revoked_at = %s where campaign = %s "
+                "and lower(who) = lower(%s) and revoked_at is null",
+                (at, campaign, who),
+            ).rowcount
 
     # --- snapshots -----------------------------------------------------------------------
 

@@ -346,3 +346,25 @@ def test_store_keeps_access_in_its_own_table(table):
     store = Store(table.db)
     rows = store.access_rows("vault")
     assert [r["who"] for r in rows] == ["Dana"] and len(rows[0]["token_hash"]) == 64
+
+
+def test_the_servers_own_write_wakes_its_streams_through_its_event_appended_listener(table):
+    """A roll entered on the web wakes the live streams as it commits (the server's
+    ``event_appended`` listener), without the hub's poll; another process's write (the CLI)
+    waits for the poll, and wakes nothing at once."""
+    from ledger.plugins import pm
+    from ledger.web.app import Listener, Server
+
+    server = Server(table.db, poll_interval=30)
+    with client(table, server=server) as c:
+        login(c, table.link("Dana"))
+        assert any(isinstance(p, Listener) for p in pm.get_plugins())
+        before = server.hub.generation
+        table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")  # another writer
+        c.get("/")  # lets the event loop run any wake-up that was scheduled
+        assert server.hub.generation == before
+        r = post(c, "/roll/isa", {"skill": "Lockpicking", "time": "on", "dice": "18"})
+        assert r.status_code == 303, r.text
+        c.get("/")
+        assert server.hub.generation == before + 1
+    assert not any(isinstance(p, Listener) for p in pm.get_plugins())  # unregistered on stop

@@ -136,8 +136,15 @@ def test_verifier_agrees_with_campaign_verify_on_good_and_tampered_exports(table
     good.write_text("\n".join(lines) + "\n")
     assert cli_verdict(table, good) is None
     bad, text = browser_verdict(page, good)
-    assert bad is None and text.startswith("OK: ")
-    assert "3 engine rolls recomputed" in text and "1 wait for their seed" in text
+    assert bad is None
+    # a pass says plainly what it checked and what only `campaign verify FILE` does
+    assert text.startswith(
+        "OK: chain, seeds and 3 engine rolls check; results are re-derived by "
+        "`campaign verify FILE`"
+    ), text
+    assert "1 engine roll waits for its session's seed" in text
+    assert "does not re-derive results" in page.inner_text("#verifier-scope")
+    assert "campaign verify FILE" in page.inner_text("#verifier-scope")
     receipt = json.loads(lines[6])
     held = f"{receipt['seq']}:{receipt['hash']}"
     assert browser_verdict(page, good, held)[0] is None
@@ -167,7 +174,10 @@ def test_verifier_page_of_the_server_checks_the_tables_export(table, browser):
         page.goto(f"{base}/verify")
         page.click("#fetch-export")
         page.wait_for_selector("#verdict[data-done='1']", timeout=20000)
-        assert page.inner_text("#verdict").startswith("OK: ")
+        verdict = page.inner_text("#verdict")
+        assert verdict.startswith("OK: chain, seeds and 3 engine rolls check; results are "
+                                  "re-derived by `campaign verify FILE`"), verdict
+        assert "does not re-derive results" in page.inner_text("#verifier-scope")
         assert not errors, errors
 
 

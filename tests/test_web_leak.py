@@ -13,6 +13,8 @@ may appear. A twin campaign without the GM-only entries serves the same sheets.
 
 from __future__ import annotations
 
+import html
+import re
 import shlex
 import tomllib
 from pathlib import Path
@@ -21,11 +23,15 @@ import httpx2
 import msgspec
 import pytest
 
+from ledger import RuleError, hookimpl
 from ledger.campaign import open_campaign
-from ledger.plugins import rule_systems
-from ledger.store import COLUMNS, Store
+from ledger.eventstore import open_store
+from ledger.plugins import pm, rule_systems
+from ledger.store import COLUMNS
+from ledger.web.pages import SECRET_REFUSAL
 
-from .webtools import ROOT, Table, live_server, sse_frames
+from .toy import Toy
+from .webtools import ROOT, Table, client, d20_table, live_server, login, post, sse_frames
 
 #: GM-only event types of the installed systems: how the GM records each (``{c}`` is a
 #: character of the campaign, ``{canary}`` a unique text).
@@ -108,7 +114,7 @@ def build(db: str, system_id: str, *, secrets: bool) -> tuple[Table, list[str]]:
 def secrets_of(db: str) -> tuple[list[str], list[int], str]:
     """Canaries from the store: every GM-only payload's salt and blind client seed; the
     GM-only seqs; the open session's unrevealed seed (hex)."""
-    store = Store(db)
+    store = open_store(db)
     try:
         campaign = open_campaign(store)
         found, seqs = [], []
@@ -125,20 +131,20 @@ def secrets_of(db: str) -> tuple[list[str], list[int], str]:
         assert seed is not None
         return found, seqs, seed.hex()
     finally:
-        store.conn.close()
+        store.close()
 
 
 def crawl(base: str, token: str, db: str) -> dict[str, str]:
     """Every page, download, error page and the live stream a player's link reaches:
     ``{what: body with its headers}``."""
-    store = Store(db)
+    store = open_store(db)
     campaign = open_campaign(store)
     head = store.head(campaign.id).seq
     chars = list(campaign.characters())
     last_public = max(
         row[0] for row in store.rows(campaign.id, columns="seq, visibility") if row[1] == "public"
     )
-    store.conn.close()
+    store.close()
     out: dict[str, str] = {}
     with httpx2.Client(base_url=base, timeout=30) as h:
         h.get(f"/a/{token}")
@@ -174,7 +180,13 @@ def test_every_gm_only_type_has_a_recipe():
 
 @pytest.mark.parametrize("system_id", sorted(rule_systems()))
 def test_leak_player_link_serves_nothing_of_gm_only_events(tmp_path, system_id):
-    t, typed = build(str(tmp_path / "ledger.db"), system_id, secrets=True)
+    served_to_a_player_leaks_nothing(str(tmp_path / "ledger.db"), system_id)
+
+
+def served_to_a_player_leaks_nothing(db: str, system_id: str) -> None:
+    """Build the campaign with its GM-only entries in ``db`` (a file or a PostgreSQL URL),
+    serve it, crawl it with a player's link: no canary, no GM-only seq, anywhere."""
+    t, typed = build(db, system_id, secrets=True)
     salts, gm_seqs, seed = secrets_of(t.db)
     assert gm_seqs, "the campaign holds GM-only events"
     token = t.link("Leaky Player", *list(_characters(t.db))[:1])
@@ -205,8 +217,131 @@ def test_leak_no_state_derived_from_gm_only_events_on_sheets(tmp_path, system_id
 
 
 def _characters(db: str) -> dict[str, str]:
-    store = Store(db)
+    store = open_store(db)
     try:
         return open_campaign(store).characters()
     finally:
-        store.conn.close()
+        store.close()
+
+
+# --- a refused roll says nothing of GM-only state -----------------------------------------
+#
+# The web form records a player's roll through the same Campaign.roll as `campaign roll`,
+# which resolves and validates it against the character's true (GM-view) state. A refusal
+# from there may name a GM-only fact, so a player's roll is first tried against the players'
+# view (ledger.web.pages.rehearse): its refusal is shown word for word; a roll only the GM's
+# view refuses is refused without a reason (SECRET_REFUSAL).
+
+#: GM-only entries on Isa (d20-world): a hidden condition with a penalty (ruling R33), a
+#: favour change, a blind check (it changes nothing on the sheet, ruling R34), a blind note.
+GM_ONLY_ON_ISA = [
+    ["record", "hidden-condition-added", "--character", "isa", "--condition", "Zqcurse",
+     "--check-penalty", "3", "--ends-when", "Zqdawn"],
+    ["record", "favour-changed", "--character", "isa", "--bond", "the Guild", "--delta", "-2",
+     "--reason", "Zqgrudge"],
+    ["roll", "isa", "Zqlore", "--practice", "--time", "--tools", "--dice", "12", "--blind"],
+    ["roll", "isa", "Lockpicking", "--time", "--dice", "9,8", "--trait", "Wiry:help", "--blind"],
+    ["note", "Zqnote", "--blind"],
+]
+D20_CANARIES = ["Zqcurse", "Zqdawn", "Zqgrudge", "Zqlore", "Zqnote", "hidden", "GM"]
+
+#: Roll forms Dana (Isa's player) sends that the rules refuse: the refusal must be the
+#: players' view's, word for word, with or without the GM-only entries.
+REFUSED = {
+    "unknown skill": {"skill": "Nope", "time": "on", "dice": "12"},
+    "no such trait": {"skill": "Lockpicking", "time": "on", "dice": "12", "trait": "Nope:help"},
+    "a face a d20 cannot show": {"skill": "Lockpicking", "time": "on", "dice": "99"},
+    "too few dice": {"skill": "Lockpicking", "time": "on", "dice": "12",
+                     "advantage": "on", "trait": "Stubborn:help"},
+    "a trait on a certain result": {"skill": "Lockpicking", "time": "on", "tools": "on",
+                                    "dice": "12", "trait": "Stubborn:help"},
+    "an automatic result not ticked": {"skill": "Sing", "dice": "12"},
+    "no dice": {"skill": "Lockpicking", "time": "on"},
+}
+
+
+def refusal(c, character: str, form: dict[str, str]) -> str:
+    """The roll form's refusal sentence (the page must refuse: 422)."""
+    r = post(c, f"/roll/{character}", form)
+    assert r.status_code == 422, (form, r.status_code, r.text[:300])
+    found = re.search(r'<p class="error" role="alert">(.*?)</p>', r.text, re.S)
+    assert found, r.text
+    return html.unescape(found[1])
+
+
+def test_leak_a_refused_roll_says_what_the_players_view_says(tmp_path):
+    """d20-world: every refusal Dana gets with the GM-only entries on Isa is the one she
+    gets without them (a twin table), names none of them, and nothing is written."""
+    secret = d20_table(str(tmp_path / "secret.db"))
+    for step in GM_ONLY_ON_ISA:
+        secret.ok(*step)
+    twin = d20_table(str(tmp_path / "twin.db"))
+    head = secret.head()
+    with client(secret, "Dana") as s, client(twin, "Dana") as w:
+        for what, form in REFUSED.items():
+            said = refusal(s, "isa", form)
+            assert said == refusal(w, "isa", form), what
+            for canary in D20_CANARIES:
+                assert canary not in said, (what, said)
+    assert secret.head() == head, "a refused roll wrote nothing"
+
+
+class SecretiveToy(Toy):
+    """The toy rules, but a GM-only ``toy.secret_noted`` above 0 forbids rolls and its
+    resolve says the secret's value: the worst case, a refusal that names a GM-only fact."""
+
+    def resolve(self, state, request, dice):
+        if state.secret:
+            raise RuleError(f"{state.name} is bound by secret {state.secret} and cannot roll")
+        return super().resolve(state, request, dice)
+
+
+class SecretivePlugin:
+    @hookimpl
+    def register_rule_systems(self, register):
+        register(SecretiveToy())
+
+
+@pytest.fixture
+def secretive_toy():
+    """The secretive toy rules in place of the toy's, for one test."""
+    pm.register(SecretivePlugin(), name="toy")
+    rule_systems.cache_clear()
+    try:
+        yield
+    finally:
+        pm.unregister(name="toy")
+        rule_systems.cache_clear()
+
+
+def test_leak_a_roll_refused_only_for_a_gm_only_fact_does_not_name_it(
+    secretive_toy, tmp_path, frozen
+):
+    tables = {}
+    for name in ("secret", "twin"):
+        t = Table(str(tmp_path / f"{name}.db"))
+        t.ok("new", "toybox", "--system", "toy")
+        sheet = tmp_path / "ann.toml"
+        sheet.write_text('name = "Ann Vance"\n[skills]\nbrawl = 2\n')
+        t.ok("character", "add", "--sheet", str(sheet))
+        t.ok("session", "start")
+        tables[name] = t
+    secret = tables["secret"]
+    secret.ok("record", "secret-noted", "--character", "ann", "--value", "4242")
+    # the GM's own roll is refused with the reason (the GM may know it)
+    assert "secret 4242" in secret("roll", "ann", "brawl", "--dice", "3,4").output
+    head = secret.head()
+    form = {"skill": "brawl", "dice": "3,4"}
+    with client(secret) as s, client(tables["twin"]) as w, client(secret) as gm:
+        login(s, secret.link("Dana", "ann"))
+        login(w, tables["twin"].link("Dana", "ann"))
+        login(gm, secret.link("gm"))
+        said = refusal(s, "ann", form)
+        assert said == SECRET_REFUSAL and "4242" not in said and "secret" not in said.lower()
+        # a refusal the players' view gives is still said in full
+        assert refusal(s, "ann", {"skill": "sneak", "dice": "3,4"}) == (
+            "Ann Vance has no skill 'sneak'"
+        )
+        assert "bound by secret 4242" in refusal(gm, "ann", form)  # the GM's page says why
+        assert secret.head() == head, "nothing was written"
+        assert post(w, "/roll/ann", form).status_code == 303  # without the secret: recorded

@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 
 from ledger.campaign import open_campaign
 from ledger.cli import cli
-from ledger.store import Store
+from ledger.eventstore import open_store
 from ledger.web import access
 from ledger.web.app import Server
 
@@ -26,7 +26,7 @@ AT = "2026-03-01T19:00:00.000000Z"
 
 
 class Table:
-    """A ledger file and the ``campaign`` command."""
+    """A ledger (a SQLite file or a ``postgresql://`` URL) and the ``campaign`` command."""
 
     def __init__(self, db: str) -> None:
         self.db = db
@@ -42,19 +42,19 @@ class Table:
 
     def link(self, who: str, *characters: str) -> str:
         """A new access token for ``who``."""
-        store = Store(self.db)
+        store = open_store(self.db)
         try:
             campaign = open_campaign(store)
             return access.grant(store, campaign, who, characters, at=AT)[1]
         finally:
-            store.conn.close()
+            store.close()
 
     def head(self) -> int:
-        store = Store(self.db)
+        store = open_store(self.db)
         try:
             return store.head(open_campaign(store).id).seq
         finally:
-            store.conn.close()
+            store.close()
 
 
 def d20_table(db: str) -> Table:

@@ -18,8 +18,10 @@ Security: every POST checks a CSRF token bound to the session and the ``Origin``
 ``Referer``) host; request bodies are capped at :data:`MAX_BODY` bytes and form values at
 :data:`MAX_VALUE` characters; every response carries a Content-Security-Policy that runs
 only the package's own script files; error pages are generic. The live log is server-sent
-events with the event's ``seq`` as id; the server notices appends by any process through
-``pragma data_version``, polled every :data:`POLL_SECONDS`.
+events with the event's ``seq`` as id; the server notices appends by any process (and
+links issued or revoked) by looking at the campaign's head and links every
+:data:`POLL_SECONDS` (:class:`Hub`, on SQLite and PostgreSQL alike), and its own writes at
+once through the ``event_appended`` listener hook (:class:`Listener`).
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ import contextlib
 import functools
 import hmac
 import secrets
-import sqlite3
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +48,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..hookspecs import hookimpl
 from . import access as accessmod
 
 HERE = Path(__file__).resolve().parent
@@ -97,16 +100,32 @@ def render(template: str, **context: Any) -> str:
     return str(environment().get_template(template).render(**context))
 
 
-class Hub:
-    """Wakes every live stream when the ledger file changes.
+def mark(store: Any, campaign_id: str) -> tuple[Any, ...]:
+    """What the live streams depend on, in one comparable value: the campaign's head (seq
+    and hash) and every access link's id and revocation. It changes when anyone, in any
+    process, appends to the campaign or issues or revokes a link; asked of the store alone
+    (:class:`~ledger.eventstore.EventStore`), so it works on SQLite and PostgreSQL alike."""
+    head = store.head(campaign_id)
+    links = tuple((r["id"], r["revoked_at"]) for r in store.access_rows(campaign_id))
+    return head.seq, head.hash, links
 
-    A thread polls ``pragma data_version`` on its own connection every
-    :data:`POLL_SECONDS` (it changes whenever another connection, in any process, commits);
-    the server's own writes call :meth:`wake` directly.
+
+class Hub:
+    """Wakes every live stream when the campaign changes.
+
+    A thread looks at :func:`mark` on its own store connection every :data:`POLL_SECONDS`
+    (another process's append, ``campaign access revoke``); the server's own writes wake it
+    at once through the ``event_appended`` listener (:class:`Listener`).
+
+    :param target: the ledger (a SQLite file or a ``postgresql://`` URL, as ``--db``).
+    :param campaign_id: the campaign watched (``None``: the only one).
     """
 
-    def __init__(self, db_path: str, interval: float = POLL_SECONDS) -> None:
-        self.db_path = db_path
+    def __init__(
+        self, target: str, interval: float = POLL_SECONDS, campaign_id: str | None = None
+    ) -> None:
+        self.target = target
+        self.campaign_id = campaign_id
         self.interval = interval
         self.generation = 0
         self._waiters: set[asyncio.Future[None]] = set()
@@ -114,16 +133,28 @@ class Hub:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
+    def _open(self) -> tuple[Any, str]:
+        from ..campaign import open_campaign
+        from ..eventstore import open_store
+
+        store = open_store(self.target)
+        if self.campaign_id is None:
+            self.campaign_id = open_campaign(store).id
+        return store, self.campaign_id
+
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """Start polling (called when the app starts)."""
         self._loop = loop
         # the first look is taken here, before the app serves a request: a commit made
         # while the thread was still starting would otherwise become its baseline, and
         # the streams open by then would never hear of it
-        conn = sqlite3.connect(self.db_path, check_same_thread=False)
-        first = conn.execute("pragma data_version").fetchone()[0]
+        store, campaign_id = self._open()
+        try:
+            first = mark(store, campaign_id)
+        finally:
+            store.close()
         self._thread = threading.Thread(
-            target=self._poll, args=(conn, first), name="ledger-poll", daemon=True
+            target=self._poll, args=(first,), name="ledger-poll", daemon=True
         )
         self._thread.start()
 
@@ -134,15 +165,16 @@ class Hub:
             self._thread.join(timeout=2)
         self._bump()
 
-    def _poll(self, conn: sqlite3.Connection, last: int) -> None:
+    def _poll(self, last: tuple[Any, ...]) -> None:
+        store, campaign_id = self._open()  # this thread's own connection
         try:
             while not self._stop.wait(self.interval):
-                version = conn.execute("pragma data_version").fetchone()[0]
-                if version != last:
+                now = mark(store, campaign_id)
+                if now != last:
                     self.wake()
-                    last = version
+                    last = now
         finally:
-            conn.close()
+            store.close()
 
     def wake(self) -> None:
         """Wake every stream (from any thread)."""
@@ -173,6 +205,22 @@ class Hub:
         return True
 
 
+class Listener:
+    """The server's ``event_appended`` listener (ledger/hookspecs.py, #17): a write through
+    one of the server's own campaign objects (a roll entered on the web) wakes the live
+    streams as soon as it commits, without waiting for the hub's next look. Registered with
+    the plugin manager while the app runs."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    @hookimpl
+    def event_appended(self, campaign: Any, events: list[Any]) -> None:
+        """Wake the streams when the write was this server's."""
+        if campaign in self.server.own_campaigns:
+            self.server.hub.wake()
+
+
 @dataclass(frozen=True)
 class Viewer:
     """Who a request comes from: a live access link and its session's CSRF token."""
@@ -193,8 +241,8 @@ class FormError(Exception):
 class Server:
     """The state of one running web view: the ledger file, its campaign, the sessions.
 
-    :param db_path: the ledger file (SQLite).
-    :param campaign_id: which campaign (``None``: the only one in the file).
+    :param db_path: the ledger: a SQLite file or a ``postgresql://`` URL (as ``--db``).
+    :param campaign_id: which campaign (``None``: the only one in the ledger).
     :param poll_interval: seconds between looks for other processes' appends.
     """
 
@@ -203,25 +251,41 @@ class Server:
     ) -> None:
         self.db_path = db_path
         self.campaign_id = campaign_id
-        self.hub = Hub(db_path, poll_interval)
+        self.hub = Hub(db_path, poll_interval, campaign_id)
         self.sessions: dict[str, tuple[int, str]] = {}
+        #: the campaign objects this server opened (one per thread): their writes wake the
+        #: streams through :class:`Listener`
+        self.own_campaigns: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._stores: list[Any] = []  # every connection opened, closed when the app stops
         self._local = threading.local()
         self.app = self._build()
 
     # --- the ledger, one connection per thread ----------------------------------------------
 
     def campaign(self) -> Any:
-        """This thread's :class:`~ledger.campaign.Campaign` (its own SQLite connection)."""
+        """This thread's :class:`~ledger.campaign.Campaign` (its own connection to the
+        store: a SQLite file or PostgreSQL)."""
         from ..campaign import open_campaign
-        from ..store import Store
+        from ..eventstore import open_store
 
         local = self._local
         if getattr(local, "campaign", None) is None:
-            store = Store(self.db_path)
+            store = open_store(self.db_path)
+            self._stores.append(store)
             local.campaign = open_campaign(store, self.campaign_id)
+            self.own_campaigns.add(local.campaign)
         campaign = local.campaign
         campaign.__dict__.pop("_cli_names", None)  # names may have changed since
         return campaign
+
+    def close(self) -> None:
+        """Close the connections the request threads opened (when the app stops). A
+        PostgreSQL connection closes from any thread; a SQLite one only from its own, so
+        those that refuse are left to be closed with their thread's objects."""
+        stores, self._stores = self._stores, []
+        for store in stores:
+            with contextlib.suppress(Exception):
+                store.close()
 
     # --- sessions ---------------------------------------------------------------------------
 
@@ -250,11 +314,17 @@ class Server:
 
         @contextlib.asynccontextmanager
         async def lifespan(app: Starlette) -> AsyncIterator[None]:
+            from ..plugins import pm
+
             self.hub.start(asyncio.get_running_loop())
+            listener = Listener(self)
+            pm.register(listener)
             try:
                 yield
             finally:
+                pm.unregister(listener)
                 self.hub.stop()
+                self.close()
 
         routes = [
             Route("/", pages.home(self)),

@@ -445,6 +445,57 @@ def _given(system: Any, form: dict[str, str]) -> dict[str, Any]:
     return given
 
 
+#: What a player is told when only the GM's view refuses their roll: the players' view of
+#: the character allows it, so the reason is a GM-only fact (a hidden condition, a trait a
+#: blind check spent, a skill only the GM's records hold) and must not be named.
+SECRET_REFUSAL = (
+    "The GM's records refuse this roll as entered, for a reason only the GM can see: "
+    "ask your GM (nothing was written)."
+)
+
+
+def rehearse(
+    campaign: Any, cid: str, skill: str | None, given: dict[str, Any], faces: str,
+    *, automatic_ok: bool,
+) -> str | None:
+    """A player's physical roll tried against the players' view of ``cid``, writing nothing.
+
+    The same steps as :meth:`ledger.campaign.Campaign.roll` (the rule system's ``resolve``
+    with the entered faces, the automatic-result question, then
+    :meth:`~ledger.campaign.Campaign.validate`), but on the state a player may see: a
+    refusal found here names only what the players' view holds, so it can be shown to the
+    player word for word. A roll that passes here and is still refused by the GM's view is
+    refused for a GM-only fact (:data:`SECRET_REFUSAL`).
+
+    :returns: the refusal as one sentence, or ``None`` when the players' view allows it.
+    """
+    from ..campaign import AutomaticResult
+    from ..dice import DiceError, PhysicalDice, dice_needed, parse_faces
+    from ..rulesystem import RollRequest, RuleError
+
+    system = campaign.system
+    try:
+        state = campaign.state_of(cid, as_gm=False, save_snapshots=False)
+        request = RollRequest(cid, campaign.characters()[cid], skill, given, None)
+        source = PhysicalDice(parse_faces(faces))
+        try:
+            event = system.resolve(state, request, source)
+        except DiceError as e:
+            needed = dice_needed(lambda dice: system.resolve(state, request, dice), source.faces)
+            if not source.ran_short or needed is None:
+                raise
+            raise DiceError(f"this roll uses {needed}: {e}") from None
+        source.finish()
+        if not automatic_ok and system.automatic(event):
+            raise AutomaticResult(system.automatic(event))
+        campaign.validate([event], cached={cid: state})
+    except AutomaticResult as e:
+        return f"{e}: tick “record an automatic result” to record it"
+    except (RuleError, DiceError) as e:
+        return str(e)
+    return None
+
+
 def roll(server: Server) -> Endpoint:
     """``/roll/ID``: the physical-dice form for a character the viewer plays (the GM: any,
     with engine and blind rolls as well); POST records it through
@@ -490,26 +541,41 @@ def roll(server: Server) -> Endpoint:
         if faces is None and not viewer.as_gm:
             return None, "enter the dice you rolled (the faces, in order: 3,5 or ++-0)"
         skill = form.get("skill", "").strip() or None
+        automatic_ok = bool(form.get("auto"))
         try:
             given = pick_params(campaign.system, "roll_params", _given(campaign.system, form))
+        except click.UsageError as e:
+            return None, e.format_message()
+        if not viewer.as_gm:
+            # the players' view first: its refusal names only what a player may know
+            problem = rehearse(campaign, cid, skill, given, faces or "", automatic_ok=automatic_ok)
+            if problem:
+                return None, problem
+        try:
             rec = campaign.roll(
                 cid,
                 skill,
                 given,
                 faces=faces,
                 blind=blind,
-                automatic_ok=bool(form.get("auto")),
+                automatic_ok=automatic_ok,
                 actor=viewer.access.who,
                 at=now(),
             )
+        except ConflictError as e:
+            # a stream's version counts GM-only events too: a player is not told it
+            return None, str(e) if viewer.as_gm else (
+                "another entry was written at the same moment: send the form again"
+            )
         except AutomaticResult as e:
+            if not viewer.as_gm:
+                return None, SECRET_REFUSAL
             return None, f"{e}: tick “record an automatic result” to record it"
         except click.UsageError as e:
             return None, e.format_message()
-        except (RuleError, DiceError, ConflictError) as e:
-            return None, str(e)
-        server.hub.wake()
-        return rec, ""
+        except (RuleError, DiceError) as e:
+            return None, str(e) if viewer.as_gm else SECRET_REFUSAL
+        return rec, ""  # committed: the server's event_appended listener woke the streams
 
     async def endpoint(request: Request) -> Response:
         viewer = await run_sync(server.viewer, request)

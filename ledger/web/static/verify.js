@@ -13,8 +13,9 @@
 //   - every engine roll is drawn before its seed's reveal and, once revealed, has the next
 //     nonce and exactly the draws HMAC-SHA256(seed, msg) gives, with rejection sampling;
 //   - an optional receipt SEQ:HASH: the log holds that hash at that seq.
-// Not checked here: that a roll's result (total, band, ...) is what its rule system gives
-// for its inputs and draws: that needs the rule system (`campaign verify FILE`).
+// Not checked here, as it needs the rule system (`campaign verify FILE` does it): that each
+// payload decodes as its type, and that a roll's result (total, band, outcome, ...) is what
+// its rule system gives for its inputs and draws.
 (function (root) {
   "use strict";
   var ZERO = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -363,19 +364,26 @@
     return report;
   }
 
+  // The verdict in words. A pass says first what was checked and what was not: the chain,
+  // the seeds and the engine draws are checked here; a roll's result (total, outcome) is
+  // worked out by its rule system, which only `campaign verify FILE` has (docs/events.md
+  // "What a script checks, and what needs the rule system").
   function describe(report) {
     if (!report.ok) {
       return (report.badSeq !== null ? "FAILED at seq " + report.badSeq + ": " : "FAILED: ") + report.problem;
     }
-    var text = "OK: " + report.events + " events, the chain intact" +
-      (report.stubs ? " (" + report.stubs + " GM-only stubs chained by their hashes)" : "") +
-      "; " + report.engineRolls + " engine rolls recomputed from revealed seeds";
-    if (report.unverifiableRolls) { text += "; " + report.unverifiableRolls + " wait for their seed's reveal"; }
+    var text = "OK: chain, seeds and " + report.engineRolls + " engine roll" +
+      (report.engineRolls === 1 ? "" : "s") + " check; results are re-derived by `campaign verify FILE`" +
+      " (it needs the rule system: this page cannot check totals and outcomes).\n" +
+      report.events + " events" +
+      (report.stubs ? " (" + report.stubs + " GM-only, chained through their hashes)" : "");
+    if (report.unverifiableRolls) {
+      text += "; " + report.unverifiableRolls + " engine roll" + (report.unverifiableRolls === 1 ? " waits" : "s wait") +
+        " for its session's seed to be revealed";
+    }
     if (report.abandonedRolls) { text += "; " + report.abandonedRolls + " of abandoned sessions cannot be checked"; }
     if (report.receiptChecked) { text += "; your receipt matches"; }
-    text += ".\nReceipt: " + report.receipt +
-      "\nRoll results (totals, bands) need the rule system: `campaign verify FILE` checks them.";
-    return text;
+    return text + ".\nReceipt: " + report.receipt;
   }
 
   root.LedgerVerify = {verifyExport: verifyExport, describe: describe, pyString: pyString, dataSpan: dataSpan};
