@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -89,6 +90,38 @@ def campaign_cli(db_path: str | os.PathLike[str]) -> Callable[..., Any]:
     return run
 
 
+def run_cli(db_path: str | os.PathLike[str], *args: str, input: str | None = None) -> Any:
+    """``campaign --db DB_PATH ARGS...`` run once in process: the ``click.testing.Result``.
+    Exceptions other than the command's own one-line refusals propagate."""
+    return campaign_cli(db_path)(*args, input=input)
+
+
+def ok(db_path: str | os.PathLike[str], *args: str, input: str | None = None) -> Any:
+    """:func:`run_cli`, which must succeed (exit 0; ``AssertionError`` with its output if
+    not): the ``Result``."""
+    result = run_cli(db_path, *args, input=input)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def as_json(db_path: str | os.PathLike[str], *args: str) -> Any:
+    """The decoded ``--json`` output of a command that must succeed."""
+    return json.loads(ok(db_path, *args, "--json").stdout)
+
+
+def refused(db_path: str | os.PathLike[str], *args: str) -> str:
+    """Run a command that must be refused: exit 1 or 2, no traceback, and nothing written
+    (the GM's log is as long after it as before). Returns its output, the one line that
+    says why, for the test to check its words."""
+    before = len(as_json(db_path, "log", "--as", "gm"))
+    result = run_cli(db_path, *args)
+    assert result.exit_code in (1, 2), result.output
+    assert "Traceback" not in result.output
+    after = len(as_json(db_path, "log", "--as", "gm"))
+    assert after == before, f"a refused command wrote {after - before} event(s)"
+    return str(result.output)
+
+
 @contextlib.contextmanager
 def registered(*systems: RuleSystem) -> Iterator[None]:
     """Register rule systems that are not installed (no entry point) for the ``with``
@@ -112,4 +145,4 @@ def registered(*systems: RuleSystem) -> Iterator[None]:
         rule_systems.cache_clear()
 
 
-__all__ = ["apply", "campaign_cli", "registered", "roll"]
+__all__ = ["apply", "as_json", "campaign_cli", "ok", "refused", "registered", "roll", "run_cli"]

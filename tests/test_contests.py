@@ -8,45 +8,21 @@ lands." The thug is an NPC on the ledger (`campaign npc add Thug --skill Athleti
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
-from click.testing import CliRunner, Result
 from freezegun import freeze_time
 
 from ledger.campaign import open_campaign
-from ledger.cli import cli
 from ledger.store import Pending, Store
+from ledger.testing import as_json, ok, refused
+from ledger.testing import run_cli as run
 
 CAMPAIGN = Path(__file__).resolve().parents[1] / "campaigns" / "grand-casebook"
 AT = "2026-03-01T19:30:00.000000Z"
-
-
-def run(db: Path, *args: str, input: str | None = None) -> Result:
-    return CliRunner().invoke(cli, ["--db", str(db), *args], input=input, catch_exceptions=False)
-
-
-def ok(db: Path, *args: str) -> Result:
-    result = run(db, *args)
-    assert result.exit_code == 0, result.output
-    return result
-
-
-def as_json(db: Path, *args: str) -> Any:
-    return json.loads(ok(db, *args, "--json").stdout)
-
-
-def refused(db: Path, *args: str) -> str:
-    before = len(as_json(db, "log"))
-    result = run(db, *args)
-    assert result.exit_code in (1, 2), result.output
-    assert "Traceback" not in result.output
-    assert len(as_json(db, "log")) == before, "a refused roll wrote something"
-    return result.output
 
 
 @pytest.fixture

@@ -8,40 +8,15 @@ Marrow and Bram Holloway are the sheets of campaigns/the-world.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 from freezegun import freeze_time
 
-from ledger.cli import cli
+from ledger.testing import as_json, ok, refused
 
 CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "the-world"
-
-
-def run(db: Path, *args: str) -> Result:
-    return CliRunner().invoke(cli, ["--db", str(db), *args], catch_exceptions=False)
-
-
-def ok(db: Path, *args: str) -> Result:
-    result = run(db, *args)
-    assert result.exit_code == 0, result.output
-    return result
-
-
-def as_json(db: Path, *args: str) -> Any:
-    return json.loads(ok(db, *args, "--json").stdout)
-
-
-def refused(db: Path, *args: str) -> str:
-    before = len(as_json(db, "log", "--as", "gm"))
-    result = run(db, *args)
-    assert result.exit_code in (1, 2), result.output
-    assert "Traceback" not in result.output
-    assert len(as_json(db, "log", "--as", "gm")) == before, "a refused command wrote something"
-    return result.output
 
 
 @pytest.fixture

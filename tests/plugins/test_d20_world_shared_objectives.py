@@ -15,41 +15,17 @@ character who makes no check.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 from freezegun import freeze_time
 
-from ledger.cli import cli
+from ledger.testing import as_json, ok, refused
+from ledger.testing import run_cli as run
 
 CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "the-world"
 VAULT = "Open the vault"
-
-
-def run(db: Path, *args: str) -> Result:
-    return CliRunner().invoke(cli, ["--db", str(db), *args], catch_exceptions=False)
-
-
-def ok(db: Path, *args: str) -> Result:
-    result = run(db, *args)
-    assert result.exit_code == 0, result.output
-    return result
-
-
-def as_json(db: Path, *args: str) -> Any:
-    return json.loads(ok(db, *args, "--json").stdout)
-
-
-def refused(db: Path, *args: str) -> str:
-    before = len(as_json(db, "log", "--as", "gm"))
-    result = run(db, *args)
-    assert result.exit_code in (1, 2), result.output
-    assert "Traceback" not in result.output
-    assert len(as_json(db, "log", "--as", "gm")) == before, "a refused command wrote something"
-    return result.output
 
 
 def wren_sheet(tmp_path: Path, name: str = "Wren Tallow") -> Path:

@@ -8,42 +8,16 @@ fencing techniques" ("Example Traits"); Felix Cavendish's sheet ("Example Charac
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 from freezegun import freeze_time
 
-from ledger.cli import cli
+from ledger.testing import as_json, ok, refused
 
 CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "grand-casebook"
 RAPIER = ("--name", "Mastercrafted Rapier", "--kind", "bonus", "--skill", "Fight",
           "--when", "in one-on-one duels")
-
-
-def run(db: Path, *args: str) -> Result:
-    return CliRunner().invoke(cli, ["--db", str(db), *args], catch_exceptions=False)
-
-
-def ok(db: Path, *args: str) -> Result:
-    result = run(db, *args)
-    assert result.exit_code == 0, result.output
-    return result
-
-
-def as_json(db: Path, *args: str) -> Any:
-    return json.loads(ok(db, *args, "--json").stdout)
-
-
-def refused(db: Path, *args: str) -> str:
-    before = len(as_json(db, "log"))
-    result = run(db, *args)
-    assert result.exit_code == 1, result.output
-    assert "Traceback" not in result.output
-    assert len(as_json(db, "log")) == before, "a refused command wrote something"
-    return result.output
 
 
 def names(db: Path, who: str, key: str) -> list[str]:
