@@ -23,17 +23,6 @@ from ledger.testing import as_json, ok, refused
 CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "the-world"
 
 
-@pytest.fixture
-def world(tmp_path: Path) -> Path:
-    db = tmp_path / "world.db"
-    with freeze_time("2026-03-01 19:00:00", tick=True):
-        ok(db, "new", "world", "--system", "d20-world")
-        for stem in ("isa", "bram"):
-            ok(db, "character", "add", "--sheet", str(CAMPAIGN / "characters" / f"{stem}.toml"))
-        ok(db, "session", "start")
-    return db
-
-
 def sheet(db: Path, who: str = "isa", as_: str = "gm") -> dict[str, Any]:
     return as_json(db, "sheet", who, "--as", as_)
 

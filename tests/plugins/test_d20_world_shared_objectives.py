@@ -36,15 +36,9 @@ def wren_sheet(tmp_path: Path, name: str = "Wren Tallow") -> Path:
 
 
 @pytest.fixture
-def world(tmp_path: Path) -> Path:
-    db = tmp_path / "world.db"
-    with freeze_time("2026-03-01 19:00:00", tick=True):
-        ok(db, "new", "world", "--system", "d20-world")
-        for stem in ("isa", "bram"):
-            ok(db, "character", "add", "--sheet", str(CAMPAIGN / "characters" / f"{stem}.toml"))
-        ok(db, "character", "add", "--sheet", str(wren_sheet(tmp_path)))
-        ok(db, "session", "start")
-    return db
+def world_extra_sheets(tmp_path: Path) -> list[Path]:
+    """Wren Tallow joins Isa and Bram before the session (a third sheet to compare)."""
+    return [wren_sheet(tmp_path)]
 
 
 def objective(db: Path, who: str, as_: str = "gm") -> dict[str, Any]:
