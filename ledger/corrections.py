@@ -154,6 +154,24 @@ def follow_ups_of(campaign: Campaign, roll: Recorded) -> list[Recorded]:
     return found
 
 
+def entry_of(campaign: Campaign, rec: Recorded) -> Recorded:
+    """The entry ``rec`` belongs to (#16): for a roll's opponent's side
+    (``contest.opposed``), the harm it applied or one of its follow-ups, the roll; else
+    ``rec`` itself. What ``campaign undo`` retracts, so the whole entry goes."""
+    if isinstance(rec.data, ContestOpposed):
+        return campaign.record(rec.data.roll)
+    if rec.seq > 1:
+        before = campaign.record(rec.seq - 1)
+        if isinstance(before.data, ContestOpposed) and before.data.harm == rec.seq:
+            return campaign.record(before.data.roll)
+    roll = campaign.system.follow_up_of(rec.data)
+    if roll is not None:
+        found = campaign.record(roll)
+        if any(f.seq == rec.seq for f in follow_ups_of(campaign, found)):
+            return found
+    return rec
+
+
 def roll_companions(
     campaign: Campaign, target: Recorded, amended: Any | None, corrections: Corrections
 ) -> dict[str, dict[str, Any] | None]:

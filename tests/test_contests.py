@@ -386,3 +386,19 @@ def test_a_correction_cannot_retract_other_events_as_companions(street: Path) ->
     result = run(street, "verify")
     assert result.exit_code == 1 and "not the harm or follow-ups" in result.output
     assert str(wound) in result.output
+
+
+@freeze_time("2026-03-01 19:10:00", tick=True)
+def test_undo_of_an_applied_hit_retracts_the_roll_and_its_harm(street: Path) -> None:
+    """`campaign undo` takes the whole entry: the last event written is the harm, but the
+    roll it is part of is what goes, and its harm with it."""
+    roll, harm = _apply_hit(street)
+    out = ok(street, "undo", "--yes", "--reason", "wrong thug").output
+    assert f"event {roll} retracted" in out and f"its harm (event {harm}) no longer counts" in out
+    assert _stress(street) == 0
+    # a contest without harm: its last event is the thug's side, and the roll goes
+    out = as_json(street, "roll", "jonathan", "fight", "--vs-character", "thug", "--attack",
+                  "--dice", "---- ++++")  # fmt: skip
+    undone = as_json(street, "undo", "--yes", "--reason", "again")
+    assert undone["target"] == out["seq"]
+    assert "OK" in ok(street, "verify").output

@@ -18,13 +18,14 @@ from . import App, cli, echo_json, json_option, now, pass_app
 
 def last_entry(campaign: Any, actor: str) -> Any:
     """The event ``campaign undo`` retracts: ``actor``'s latest event that is not a
-    correction and not already retracted.
+    correction and not already retracted, or the roll it is part of (a contest's other
+    side, the harm it applied, its follow-ups: :func:`ledger.corrections.entry_of`).
 
     :raises RuleError: ``actor`` wrote nothing that can be undone, or their latest entry
         is one that cannot be corrected (a session start or end: nothing earlier is
         undone behind the GM's back).
     """
-    from ..corrections import UNCORRECTABLE
+    from ..corrections import UNCORRECTABLE, entry_of
 
     retracted = campaign.corrections().retracted
     rows = campaign.store.rows(
@@ -37,7 +38,7 @@ def last_entry(campaign: Any, actor: str) -> Any:
             raise RuleError(
                 f"{actor}'s last entry is event {seq} ({type_}), which cannot be undone"
             )
-        return campaign.record(seq)
+        return entry_of(campaign, campaign.record(seq))
     raise RuleError(f"{actor} has written nothing that can be undone")
 
 
