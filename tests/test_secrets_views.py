@@ -10,31 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 from freezegun import freeze_time
 
-from ledger.cli import cli
-
-CAMPAIGN = Path(__file__).resolve().parent.parent / "campaigns" / "the-world"
-
-
-class Table:
-    """A ledger file and the ``campaign`` command, run with no ``--as`` unless given."""
-
-    def __init__(self, db: str) -> None:
-        self.db = db
-        self.runner = CliRunner()
-
-    def __call__(self, *args: str) -> Result:
-        return self.runner.invoke(cli, ["--db", self.db, *args])
-
-    def ok(self, *args: str) -> str:
-        result = self(*args)
-        assert result.exit_code == 0, result.output
-        return result.output
+from .webtools import THE_WORLD as CAMPAIGN
+from .webtools import Table
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ import json
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -85,6 +86,8 @@ def cli_verdict(table, path: Path, receipt: str | None = None) -> int | None:
 
 
 def browser_verdict(page, path: Path, receipt: str = "") -> tuple[int | None, str]:
+    """The verifier ``page``'s verdict on the export at ``path`` (with ``receipt``): the
+    first bad seq (``None``: none named) and the verdict's text."""
     page.reload()
     page.set_input_files("#export-file", str(path))
     page.fill("#receipt", receipt)
@@ -162,15 +165,22 @@ def test_verifier_agrees_with_campaign_verify_on_good_and_tampered_exports(table
     assert browser_verdict(page, rechained)[0] == forged_at
 
 
+def signed_in(context, base: str, token: str) -> tuple[Any, list[str]]:
+    """A new page of ``context`` (a browser or a browser context) that has opened the link
+    ``token`` on the server at ``base``, and the list its console errors go to."""
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(f"{base}/a/{token}")
+    page.wait_for_url(f"{base}/")
+    return page, errors
+
+
 def test_verifier_page_of_the_server_checks_the_tables_export(table, browser):
     played(table)
     token = table.link("Dana")
     with live_server(table.db) as base:
-        page = browser.new_page()
-        errors: list[str] = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.goto(f"{base}/a/{token}")
-        page.wait_for_url(f"{base}/")
+        page, errors = signed_in(browser, base, token)
         page.goto(f"{base}/verify")
         page.click("#fetch-export")
         page.wait_for_selector("#verdict[data-done='1']", timeout=20000)
@@ -186,16 +196,11 @@ def test_physical_roll_in_the_browser_reaches_the_gm_page_and_the_cli_within_a_s
 ):
     gm_token, dana_token = table.link("gm"), table.link("Dana")
     with live_server(table.db) as base:
-        gm = browser.new_page()
-        errors: list[str] = []
-        gm.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        gm.goto(f"{base}/a/{gm_token}")
-        gm.wait_for_url(f"{base}/")
+        gm, errors = signed_in(browser, base, gm_token)
         gm.goto(f"{base}/log")
         gm.wait_for_function("document.getElementById('status').textContent.startsWith('Live')")
-        phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
-        phone.goto(f"{base}/a/{dana_token}")
-        phone.wait_for_url(f"{base}/")
+        phone_context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+        phone, _ = signed_in(phone_context, base, dana_token)
         phone.goto(f"{base}/roll/isa")
         box = phone.locator("#dice").bounding_box()
         assert box is not None and box["height"] >= 44
@@ -222,9 +227,7 @@ def test_phone_screenshots_of_the_log_a_sheet_and_the_roll_form(table, browser, 
     table.ok("note", "The vault door groans open.")
     token = table.link("Dana")
     with live_server(table.db) as base:
-        phone = browser.new_context(viewport=PHONE, device_scale_factor=1).new_page()
-        phone.goto(f"{base}/a/{token}")
-        phone.wait_for_url(f"{base}/")
+        phone, _ = signed_in(browser.new_context(viewport=PHONE, device_scale_factor=1), base, token)
         for name, path in (("log", "/log"), ("sheet", "/sheet/isa"), ("roll", "/roll/isa")):
             phone.goto(base + path)
             shot = tmp_path / f"{name}.png"

@@ -38,7 +38,7 @@ from ledger.plugins import pm, rule_systems
 from ledger.store import Store
 
 from .test_reliability_tamper import CAMPAIGN, KINDS, base_db, load, mutate  # noqa: F401
-from .test_web_browser import CHROMIUM, browser  # noqa: F401
+from .test_web_browser import CHROMIUM, browser, browser_verdict  # noqa: F401
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
@@ -69,16 +69,6 @@ def cli_verdict(path: Path, receipt: str) -> dict[str, Any]:
     if result.output.startswith("Error: "):
         return {"ok": False, "bad_seq": None, "problem": result.output[7:].strip()}
     return json.loads(result.output)
-
-
-def browser_verdict(page, path: Path, receipt: str) -> tuple[int | None, str]:
-    page.reload()
-    page.set_input_files("#export-file", str(path))
-    page.fill("#receipt", receipt)
-    page.click("button[type=submit]")
-    page.wait_for_selector("#verdict[data-done='1']", timeout=20000)
-    bad = page.get_attribute("#verdict", "data-bad-seq")
-    return (int(bad) if bad else None), page.inner_text("#verdict")
 
 
 def exports(conn, tmp_path: Path, name: str) -> dict[str, Path]:

@@ -389,23 +389,26 @@ ERROR_TEXT = {
 }
 
 
+def error_page(status: int, text: str, *, login: bool = False) -> HTMLResponse:
+    """A generic error page: its status and one sentence, nothing about the campaign
+    (``login``: with how to get in)."""
+    return HTMLResponse(render("error.html.j2", text=text, login=login), status_code=status)
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
-    """A generic error page: its status and one sentence, nothing about the campaign."""
+    """Starlette's HTTP errors (404, 405, ...) as a generic error page."""
     status = getattr(exc, "status_code", 500)
-    return HTMLResponse(
-        render("error.html.j2", text=ERROR_TEXT.get(status, "Something went wrong.")),
-        status_code=status,
-    )
+    return error_page(status, ERROR_TEXT.get(status, "Something went wrong."))
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
     """A generic 500 page (the exception is never shown)."""
-    return HTMLResponse(render("error.html.j2", text="Something went wrong."), status_code=500)
+    return error_page(500, "Something went wrong.")
 
 
 def login_hint() -> HTMLResponse:
     """What a request without a live session gets: how to get in, nothing else."""
-    return HTMLResponse(render("error.html.j2", text=ERROR_TEXT[403], login=True), status_code=403)
+    return error_page(403, ERROR_TEXT[403], login=True)
 
 
 async def read_form(request: Request) -> dict[str, str]:

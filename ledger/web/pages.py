@@ -1,5 +1,8 @@
 """The routes of ``campaign serve`` (#18), one factory per page: each takes the
-:class:`ledger.web.app.Server` and returns the Starlette endpoint.
+:class:`ledger.web.app.Server` and returns the Starlette endpoint. Most pages are a
+function of the campaign, the viewer and the request made into such a factory by
+:func:`viewed` (the login hint for a request without a live session); the link exchange,
+the live stream and the roll form are written out.
 
 Every read goes through the player-view functions the CLI uses (``records(as_gm=False)``,
 ``state_of(..., as_gm=False)``, ``build_recap(..., as_gm=False)``, ``audit(...,
@@ -8,6 +11,7 @@ as_gm=False)``, ``export_lines(..., as_gm=False)``) unless the viewer is the GM.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -22,6 +26,7 @@ from .app import (
     FormError,
     Viewer,
     check_csrf,
+    error_page,
     login_hint,
     new_session,
     read_form,
@@ -34,16 +39,42 @@ if TYPE_CHECKING:
     from .app import Server
 
 Endpoint = Callable[[Request], Any]
+#: A page as :func:`viewed` takes it: ``(campaign, viewer, request) -> response``.
+View = Callable[[Any, Viewer, Request], Response]
 _SEQ_PREFIX = re.compile(r"^\[\d+\] ")
 
 
 def _not_found() -> Response:
-    return HTMLResponse(render("error.html.j2", text="There is nothing here."), status_code=404)
+    return error_page(404, "There is nothing here.")
 
 
 def page(viewer: Viewer, template: str, status: int = 200, **context: Any) -> HTMLResponse:
     """A page of the site, rendered for ``viewer``."""
     return HTMLResponse(render(template, viewer=viewer, **context), status_code=status)
+
+
+def viewed(view: View) -> Callable[[Server], Endpoint]:
+    """A page for a live session: ``view(campaign, viewer, request)`` made into a route's
+    factory (``factory(server) -> endpoint``).
+
+    The endpoint looks the session up (:meth:`Server.viewer`: a revoked link has none); a
+    request without a live one gets :func:`login_hint` and ``view`` is not called. ``view``
+    gets this thread's campaign (:meth:`Server.campaign`) and must read it in the viewer's
+    view (``as_gm=viewer.as_gm``). The endpoint is synchronous: Starlette runs it in its
+    thread pool, like :func:`run_sync`; an exception becomes the generic 500 page.
+    """
+
+    @functools.wraps(view)
+    def factory(server: Server) -> Endpoint:
+        def endpoint(request: Request) -> Response:
+            viewer = server.viewer(request)
+            if viewer is None:
+                return login_hint()
+            return view(server.campaign(), viewer, request)
+
+        return endpoint
+
+    return factory
 
 
 # --- reading helpers -------------------------------------------------------------------------
@@ -110,33 +141,26 @@ def _character(campaign: Any, viewer: Viewer, text: str) -> str | None:
 # --- pages -----------------------------------------------------------------------------------
 
 
-def home(server: Server) -> Endpoint:
+@viewed
+def home(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/``: the campaign: characters (who plays whom), sessions, links."""
-
-    def endpoint(request: Request) -> Response:
-        viewer = server.viewer(request)
-        if viewer is None:
-            return login_hint()
-        campaign = server.campaign()
-        names = accessmod.visible_characters(campaign, as_gm=viewer.as_gm)
-        players: dict[str, str] = {}
-        for player, chars in accessmod.players_of(campaign, as_gm=viewer.as_gm).items():
-            for name in chars:
-                players[name] = player
-        mine = accessmod.characters_of(campaign, viewer.access)
-        return page(
-            viewer,
-            "home.html.j2",
-            campaign=campaign,
-            characters=[
-                {"id": cid, "name": name, "player": players.get(name), "mine": cid in mine}
-                for cid, name in names.items()
-            ],
-            sessions=sessions_of(campaign),
-            open_session=campaign.current_session(),
-        )
-
-    return endpoint
+    names = accessmod.visible_characters(campaign, as_gm=viewer.as_gm)
+    players: dict[str, str] = {}
+    for player, chars in accessmod.players_of(campaign, as_gm=viewer.as_gm).items():
+        for name in chars:
+            players[name] = player
+    mine = accessmod.characters_of(campaign, viewer.access)
+    return page(
+        viewer,
+        "home.html.j2",
+        campaign=campaign,
+        characters=[
+            {"id": cid, "name": name, "player": players.get(name), "mine": cid in mine}
+            for cid, name in names.items()
+        ],
+        sessions=sessions_of(campaign),
+        open_session=campaign.current_session(),
+    )
 
 
 def link(server: Server) -> Endpoint:
@@ -162,23 +186,14 @@ def link(server: Server) -> Endpoint:
     return endpoint
 
 
-def log(server: Server) -> Endpoint:
+@viewed
+def log(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/log``: the live log (an ARIA ``role="log"`` list, newest last)."""
-
-    def endpoint(request: Request) -> Response:
-        viewer = server.viewer(request)
-        if viewer is None:
-            return login_hint()
-        campaign = server.campaign()
-        head = campaign.store.head(campaign.id).seq
-        entries = list(
-            log_entries(
-                campaign, as_gm=viewer.as_gm, after=max(0, head - PAGE_ENTRIES), upto=head
-            )
-        )
-        return page(viewer, "log.html.j2", campaign=campaign, entries=entries, head=head)
-
-    return endpoint
+    head = campaign.store.head(campaign.id).seq
+    entries = list(
+        log_entries(campaign, as_gm=viewer.as_gm, after=max(0, head - PAGE_ENTRIES), upto=head)
+    )
+    return page(viewer, "log.html.j2", campaign=campaign, entries=entries, head=head)
 
 
 def _start_after(request: Request, head: int) -> int:
@@ -250,159 +265,112 @@ def _sheet_html(campaign: Any, cid: str, as_gm: bool) -> str:
         return render("_sheet_view.html.j2", view=view)
 
 
-def sheet(server: Server) -> Endpoint:
+@viewed
+def sheet(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/sheet/ID``: one character's sheet, live (it reloads on every new log line)."""
-
-    def endpoint(request: Request) -> Response:
-        viewer = server.viewer(request)
-        if viewer is None:
-            return login_hint()
-        campaign = server.campaign()
-        cid = _character(campaign, viewer, request.path_params["character"])
-        if cid is None:
-            return _not_found()
-        mine = accessmod.characters_of(campaign, viewer.access)
-        head = campaign.store.head(campaign.id).seq
-        return page(
-            viewer,
-            "sheet.html.j2",
-            campaign=campaign,
-            cid=cid,
-            name=campaign.characters()[cid],
-            body=_sheet_html(campaign, cid, viewer.as_gm),
-            mine=cid in mine,
-            head=head,
-        )
-
-    return endpoint
+    cid = _character(campaign, viewer, request.path_params["character"])
+    if cid is None:
+        return _not_found()
+    mine = accessmod.characters_of(campaign, viewer.access)
+    head = campaign.store.head(campaign.id).seq
+    return page(
+        viewer,
+        "sheet.html.j2",
+        campaign=campaign,
+        cid=cid,
+        name=campaign.characters()[cid],
+        body=_sheet_html(campaign, cid, viewer.as_gm),
+        mine=cid in mine,
+        head=head,
+    )
 
 
-def sheet_part(server: Server) -> Endpoint:
+@viewed
+def sheet_part(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/sheet/ID/part``: the sheet's body alone (what the live page swaps in)."""
-
-    def endpoint(request: Request) -> Response:
-        viewer = server.viewer(request)
-        if viewer is None:
-            return login_hint()
-        campaign = server.campaign()
-        cid = _character(campaign, viewer, request.path_params["character"])
-        if cid is None:
-            return _not_found()
-        return HTMLResponse(_sheet_html(campaign, cid, viewer.as_gm))
-
-    return endpoint
+    cid = _character(campaign, viewer, request.path_params["character"])
+    if cid is None:
+        return _not_found()
+    return HTMLResponse(_sheet_html(campaign, cid, viewer.as_gm))
 
 
-def recap(server: Server) -> Endpoint:
+@viewed
+def recap(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/recap/N``: session N's recap (the recap's own page, :mod:`ledger.recap`)."""
+    import secrets
 
-    def endpoint(request: Request) -> Response:
-        import secrets
+    from ..campaign import NotFound
+    from ..recap import build_recap
+    from ..recap import render as render_recap
 
-        from ..campaign import NotFound
-        from ..recap import build_recap
-        from ..recap import render as render_recap
-
-        viewer = server.viewer(request)
-        if viewer is None:
-            return login_hint()
-        campaign = server.campaign()
-        try:
-            data = build_recap(campaign, request.path_params["number"], as_gm=viewer.as_gm)
-        except NotFound:
-            return _not_found()
-        html = render_recap(data, "html")
-        nonce = secrets.token_urlsafe(16)
-        html = html.replace("<style>", f'<style nonce="{nonce}">', 1)
-        html = html.replace(
-            "<main>", '<main><p><a href="/">Campaign</a> · <a href="/log">Live log</a></p>', 1
-        )
-        csp = (
-            f"default-src 'none'; script-src 'self'; style-src 'self' 'nonce-{nonce}'; "
-            "img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-        )
-        return HTMLResponse(html, headers={"content-security-policy": csp})
-
-    return endpoint
+    try:
+        data = build_recap(campaign, request.path_params["number"], as_gm=viewer.as_gm)
+    except NotFound:
+        return _not_found()
+    html = render_recap(data, "html")
+    nonce = secrets.token_urlsafe(16)
+    html = html.replace("<style>", f'<style nonce="{nonce}">', 1)
+    html = html.replace(
+        "<main>", '<main><p><a href="/">Campaign</a> · <a href="/log">Live log</a></p>', 1
+    )
+    csp = (
+        f"default-src 'none'; script-src 'self'; style-src 'self' 'nonce-{nonce}'; "
+        "img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    )
+    return HTMLResponse(html, headers={"content-security-policy": csp})
 
 
-def audit(server: Server) -> Endpoint:
+@viewed
+def audit(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/audit/SEQ``: everything about one event and its verdict (``campaign audit``)."""
+    from ..audit import audit as run_audit
+    from ..rulesystem import RuleError
 
-    def endpoint(request: Request) -> Response:
-        from ..audit import audit as run_audit
-        from ..rulesystem import RuleError
-
-        viewer = server.viewer(request)
-        if viewer is None:
-            return login_hint()
-        campaign = server.campaign()
-        seq = request.path_params["seq"]
-        head = campaign.store.head(campaign.id).seq
-        if not 1 <= seq <= head:
-            return _not_found()
-        try:
-            result = run_audit(campaign, seq, as_gm=viewer.as_gm)
-        except RuleError:  # a GM-only event, to a player: as if there were nothing
-            return _not_found()
-        data = result.pop("data")
-        return page(viewer, "audit.html.j2", campaign=campaign, a=result, data=data)
-
-    return endpoint
+    seq = request.path_params["seq"]
+    head = campaign.store.head(campaign.id).seq
+    if not 1 <= seq <= head:
+        return _not_found()
+    try:
+        result = run_audit(campaign, seq, as_gm=viewer.as_gm)
+    except RuleError:  # a GM-only event, to a player: as if there were nothing
+        return _not_found()
+    data = result.pop("data")
+    return page(viewer, "audit.html.j2", campaign=campaign, a=result, data=data)
 
 
-def export(server: Server) -> Endpoint:
+@viewed
+def export(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/export.ndjson``: the campaign's export in the viewer's view (a player's has stubs
     for GM-only events, as ``campaign export`` does)."""
+    from ..exchange import export_lines
 
-    def endpoint(request: Request) -> Response:
-        from ..exchange import export_lines
-
-        viewer = server.viewer(request)
-        if viewer is None:
-            return login_hint()
-        campaign = server.campaign()
-        body = b"".join(export_lines(campaign.store, campaign.id, as_gm=viewer.as_gm))
-        return Response(
-            body,
-            media_type="application/x-ndjson",
-            headers={"content-disposition": 'attachment; filename="export.ndjson"'},
-        )
-
-    return endpoint
+    body = b"".join(export_lines(campaign.store, campaign.id, as_gm=viewer.as_gm))
+    return Response(
+        body,
+        media_type="application/x-ndjson",
+        headers={"content-disposition": 'attachment; filename="export.ndjson"'},
+    )
 
 
-def verify_page(server: Server) -> Endpoint:
+@viewed
+def verify_page(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/verify``: the in-browser verifier (checks an export with WebCrypto only)."""
-
-    def endpoint(request: Request) -> Response:
-        viewer = server.viewer(request)
-        if viewer is None:
-            return login_hint()
-        return page(viewer, "verify.html.j2", campaign=server.campaign())
-
-    return endpoint
+    return page(viewer, "verify.html.j2", campaign=campaign)
 
 
-def verifier_download(server: Server) -> Endpoint:
+@viewed
+def verifier_download(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/verifier.html``: the verifier as one self-contained file to keep and open offline."""
+    from .verifier import verifier_html
 
-    def endpoint(request: Request) -> Response:
-        from .verifier import verifier_html
-
-        viewer = server.viewer(request)
-        if viewer is None:
-            return login_hint()
-        return Response(
-            verifier_html(),
-            media_type="text/html; charset=utf-8",
-            headers={
-                "content-disposition": 'attachment; filename="ledger-verifier.html"',
-                "content-security-policy": "sandbox",
-            },
-        )
-
-    return endpoint
+    return Response(
+        verifier_html(),
+        media_type="text/html; charset=utf-8",
+        headers={
+            "content-disposition": 'attachment; filename="ledger-verifier.html"',
+            "content-security-policy": "sandbox",
+        },
+    )
 
 
 # --- writing: physical dice from a phone ---------------------------------------------------
@@ -589,12 +557,9 @@ def roll(server: Server) -> Endpoint:
         try:
             form = await read_form(request)
         except FormError as e:
-            return HTMLResponse(render("error.html.j2", text=f"{e}."), status_code=413)
+            return error_page(413, f"{e}.")
         if not check_csrf(request, viewer, form):
-            return HTMLResponse(
-                render("error.html.j2", text="This form did not come from this page: reload it."),
-                status_code=403,
-            )
+            return error_page(403, "This form did not come from this page: reload it.")
         if not await run_sync(server.still_live, viewer):
             return login_hint()
         rec, error = await run_sync(record, viewer, cid, form)
