@@ -368,3 +368,17 @@ def test_the_servers_own_write_wakes_its_streams_through_its_event_appended_list
         c.get("/")
         assert server.hub.generation == before + 1
     assert not any(isinstance(p, Listener) for p in pm.get_plugins())  # unregistered on stop
+
+
+def test_sheet_css_is_served_and_linked_from_the_sheet_page(table):
+    """The CSP allows no inline style: the sheet page links /sheet.css, the same rules as
+    `sheet --format html` (its sheet_css macro), served without a session (no campaign
+    data in it)."""
+    with client(table) as anon:
+        css = anon.get("/sheet.css")
+        assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
+        assert ".sheet .box.marked" in css.text and "Isa" not in css.text
+    with client(table, "Dana") as c:
+        page = c.get("/sheet/isa").text
+        assert '<link rel="stylesheet" href="/sheet.css">' in page
+        assert page.count("<h1") == 1 and '<section class="part">' in page

@@ -235,3 +235,9 @@ def test_phone_screenshots_of_the_log_a_sheet_and_the_roll_form(table, browser, 
             assert shot.stat().st_size > 5000
             width = phone.evaluate("document.documentElement.scrollWidth")
             assert width <= 390, f"{path} scrolls sideways at 390 px ({width} px)"
+            if name == "sheet":  # styled by /sheet.css: cards with borders, one title
+                border = phone.eval_on_selector(
+                    ".sheet section.part", "e => getComputedStyle(e).borderTopStyle"
+                )
+                assert border == "solid"
+                assert phone.locator("h1").count() == 1

@@ -95,6 +95,16 @@ def environment() -> Any:
     )
 
 
+def sheet_css(request: Request) -> Response:
+    """``/sheet.css``: the sheets' stylesheet, the ``sheet_css`` macro of the sheet template
+    ``sheet --format html`` uses (the CSP allows no inline style, so pages link it). It holds
+    no campaign data: served without a session, like ``/static``."""
+    from ..templating import environment as core_environment
+
+    css = str(core_environment().get_template("sheet.html.j2").module.sheet_css())
+    return Response(css, media_type="text/css", headers={"cache-control": "no-cache"})
+
+
 def render(template: str, **context: Any) -> str:
     """A template of the web view rendered with ``context``."""
     return str(environment().get_template(template).render(**context))
@@ -333,6 +343,7 @@ class Server:
             Route("/events", pages.events(self)),
             Route("/sheet/{character}", pages.sheet(self)),
             Route("/sheet/{character}/part", pages.sheet_part(self)),
+            Route("/sheet.css", sheet_css),
             Route("/recap/{number:int}", pages.recap(self)),
             Route("/audit/{seq:int}", pages.audit(self)),
             Route("/roll/{character}", pages.roll(self), methods=["GET", "POST"]),

@@ -251,18 +251,14 @@ def events(server: Server) -> Endpoint:
 
 
 def _sheet_html(campaign: Any, cid: str, as_gm: bool) -> str:
-    """A character's sheet as an HTML fragment (``ledger.sheets.render_html`` when the
-    package has it, else the sheet view as nested lists)."""
-    state = campaign.state_of(cid, as_gm=as_gm, save_snapshots=False)
-    system = campaign.system
-    try:
-        from .. import sheets  # type: ignore[attr-defined]
+    """A character's sheet as an HTML fragment: the rule system's layout through the sheet
+    template ``sheet --format html`` uses (:func:`ledger.sheets.render_html`), styled by
+    ``/sheet.css``."""
+    from .. import sheets
 
-        layout = system.sheet_layout(state, as_gm=as_gm)
-        return str(sheets.render_html(layout, standalone=False))
-    except (ImportError, AttributeError):
-        view = system.sheet_view(state, as_gm=as_gm)
-        return render("_sheet_view.html.j2", view=view)
+    state = campaign.state_of(cid, as_gm=as_gm, save_snapshots=False)
+    layout = campaign.system.sheet_layout(state, as_gm=as_gm)
+    return str(sheets.render_html(layout, standalone=False))
 
 
 @viewed
