@@ -30,10 +30,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from .chain import COLUMNS, ZERO_HASH, Encoded, Head
+from .chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows
 from .codec import encode_data, salted
 from .events import Event, event_tag, stream_of
 
@@ -45,9 +45,13 @@ __all__ = [
     "Head",
     "Pending",
     "Row",
+    "RowFilter",
     "RowStream",
+    "SqlEventStore",
+    "Statements",
     "StoreError",
     "column_names",
+    "conflicts",
     "encode_batch",
     "is_url",
     "open_store",
@@ -293,7 +297,8 @@ class EventStore(Protocol):
         """How many engine rolls session ``session`` holds (before seq ``before``, if given):
         the next engine roll's nonce (DESIGN.md "Dice and verifiable randomness").
 
-        :param scheme: count only rolls of this scheme.
+        :param scheme: count only rolls of this scheme (``"ledger-downtime-v1"``: the rolls
+            drawn from the downtime seed committed at the session's end).
         """
         ...
 
@@ -402,6 +407,403 @@ class EventStore(Protocol):
     def snapshot_rows(self, campaign: str) -> Iterator[tuple[str, int, int, str, str, bytes]]:
         """Every cached snapshot: ``(stream, as_gm, seq, basis, digest, state)`` by seq."""
         ...
+
+
+#: The fields of a secrets row, as :meth:`EventStore.secret_rows` gives them.
+SECRET_FIELDS = ("campaign", "session", "kind", "seed")
+#: The fields of an access row, as :meth:`EventStore.access_rows` gives them.
+ACCESS_FIELDS = ("id", "who", "role", "characters", "token_hash", "created_at", "revoked_at")
+
+
+@dataclass(frozen=True)
+class Statements:
+    """The statements both backends run with the same text but for the placeholder: written
+    once here with ``?`` (SQLite's), :meth:`marked` gives them with psycopg's ``%s``."""
+
+    head: str = "select seq, hash from events where campaign = ? order by seq desc limit 1"
+    last_of_types: str = (
+        f"select {', '.join(COLUMNS)} from events where campaign = ? and {{types}} "
+        "order by seq desc limit 1"
+    )
+    last_seq_at: str = (
+        "select seq from events where campaign = ? and recorded_at <= ? "
+        "order by recorded_at desc, seq desc limit 1"
+    )
+    seq_of_hash: str = "select seq from events where campaign = ? and hash = ?"
+    engine_rolls: str = (
+        "select count(*) from events where campaign = ? and session = ? "
+        "and {source} = 'engine'"
+    )
+    put_secret: str = "insert into secrets (campaign, session, kind, seed) values (?, ?, ?, ?)"
+    get_secret: str = "select seed from secrets where campaign = ? and session = ? and kind = ?"
+    drop_secret: str = "delete from secrets where campaign = ? and session = ? and kind = ?"
+    secret_rows: str = (
+        f"select {', '.join(SECRET_FIELDS)} from secrets where campaign = ? "
+        "order by kind, session"
+    )
+    add_access: str = (
+        "insert into access (campaign, who, role, characters, token_hash, created_at) "
+        "values (?, ?, ?, ?, ?, ?)"
+    )
+    access_rows: str = (
+        f"select {', '.join(ACCESS_FIELDS)} from access where campaign = ? order by id"
+    )
+    revoke_access: str = (
+        "update access set revoked_at = ? where campaign = ? and lower(who) = lower(?) "
+        "and revoked_at is null"
+    )
+    save_snapshot: str = (
+        "insert into snapshots (campaign, stream, seq, as_gm, basis, digest, state) "
+        "values (?, ?, ?, ?, ?, ?, ?) on conflict (campaign, stream, as_gm, seq, basis) "
+        "do update set digest = excluded.digest, state = excluded.state"
+    )
+    load_snapshot: str = (
+        "select seq, state, digest from snapshots where campaign = ? and stream = ? "
+        "and as_gm = ? and seq <= ? and seq >= ? and basis = ? order by seq desc limit 1"
+    )
+    drop_snapshot: str = (
+        "delete from snapshots where campaign = ? and stream = ? and seq = ? and as_gm = ? "
+        "and basis = ?"
+    )
+    drop_snapshots: str = "delete from snapshots where campaign = ?"
+    snapshot_rows: str = (
+        "select stream, as_gm, seq, basis, digest, state from snapshots "
+        "where campaign = ? order by seq"
+    )
+
+    def marked(self, mark: str) -> Statements:
+        """The same statements with ``mark`` for each ``?``."""
+        return Statements(**{f.name: getattr(self, f.name).replace("?", mark) for f in fields(self)})
+
+
+@dataclass(frozen=True)
+class RowFilter:
+    """What one :meth:`EventStore.rows` read asks for (its keyword arguments but
+    ``columns``)."""
+
+    after: int = 0
+    upto: int | None = None
+    types: Sequence[str] | None = None
+    stream: str | None = None
+    streams: Sequence[str] | None = None
+    session: int | None = None
+    actor: str | None = None
+    descending: bool = False
+
+
+def conflicts(expected_versions: dict[str, int] | None, version_of: Callable[[str], int]) -> None:
+    """Check each stream's expected version against ``version_of(stream)``.
+
+    :raises ConflictError: the first stream not at its expected version (both named).
+    """
+    for stream, expected in (expected_versions or {}).items():
+        actual = version_of(stream)
+        if actual != expected:
+            raise ConflictError(
+                f"stream {stream!r} is at version {actual}, not the expected "
+                f"version {expected}: reload and try again"
+            )
+
+
+class SqlEventStore:
+    """The part of an :class:`EventStore` both SQL backends share: the statements that differ
+    only in their placeholder (:class:`Statements`), the filters of a read, an append's
+    check-chain-write, secrets, access links and snapshots.
+
+    A backend sets :attr:`MARK`, :attr:`SQL` (``Statements().marked(MARK)``) and
+    :attr:`JSON_FIELD`, and defines ``conn`` (a DB-API connection with ``execute``),
+    :meth:`transaction`, ``head``, ``stream_version``, :meth:`_version_reader`,
+    :meth:`_write`, :meth:`_query` and :meth:`_insert_id`; PostgreSQL overrides
+    :meth:`lock`. Each method's contract is :class:`EventStore`'s.
+    """
+
+    #: the placeholder of a bound value
+    MARK: ClassVar[str]
+    #: the shared statements with :attr:`MARK`
+    SQL: ClassVar[Statements]
+    #: a payload field's text, ``{0}`` standing for its name
+    JSON_FIELD: ClassVar[str]
+
+    conn: Any
+    rollbacks: int
+    _in_tx: bool
+    _after_commit: list[Callable[[], None]]
+
+    # --- backend hooks -------------------------------------------------------------------
+
+    def transaction(self) -> contextlib.AbstractContextManager[None]:
+        raise NotImplementedError
+
+    def head(self, campaign: str) -> Head:
+        raise NotImplementedError
+
+    def lock(self, campaign: str) -> None:
+        """Hold the campaign's write lock until the transaction ends (a read or write of a
+        campaign calls it first). Nothing to do here: SQLite's ``BEGIN IMMEDIATE`` already
+        holds the whole file's; :class:`ledger.pgstore.PostgresStore` takes an advisory lock."""
+
+    def _any_of(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
+        """``column`` is one of ``values``: the term and its arguments (SQLite's
+        ``in (?, ...)``; PostgreSQL overrides it with ``= any(%s)`` of one array)."""
+        return f"{column} in ({', '.join([self.MARK] * len(values))})", list(values)
+
+    def _version_reader(
+        self, campaign: str, encoded: Sequence[Encoded], expected: dict[str, int] | None
+    ) -> Callable[[str], int]:
+        """``fn(stream) -> version`` before an append of ``encoded`` (inside its transaction)."""
+        raise NotImplementedError
+
+    def _write(self, campaign: str, rows: list[Row]) -> None:
+        """Store an append's chained rows (inside its transaction)."""
+        raise NotImplementedError
+
+    def _query(self, campaign: str, columns: tuple[str, ...], where: RowFilter) -> RowStream:
+        """The :meth:`rows` read of a campaign's events (``columns`` already checked)."""
+        raise NotImplementedError
+
+    def _insert_id(self, sql: str, args: Sequence[Any]) -> int:
+        """Run an ``insert`` of one row; return its new ``id``."""
+        raise NotImplementedError
+
+    # --- transactions --------------------------------------------------------------------
+
+    def after_commit(self, fn: Callable[[], None]) -> None:
+        """Call ``fn()`` once the outermost transaction commits, outside it (at once when
+        no transaction is open); never when it rolls back. Callbacks run in the order they
+        were given; one that raises stops the rest (``Campaign`` passes callbacks that
+        do not raise: :func:`ledger.plugins.notify_appended`)."""
+        if not self._in_tx:
+            fn()
+            return
+        self._after_commit.append(fn)
+
+    def _committed(self) -> None:
+        """Run the callbacks :meth:`after_commit` kept (the outermost transaction committed)."""
+        callbacks, self._after_commit = self._after_commit, []
+        for fn in callbacks:
+            fn()
+
+    # --- reading -------------------------------------------------------------------------
+
+    def rows(
+        self,
+        campaign: str,
+        *,
+        after: int = 0,
+        upto: int | None = None,
+        types: Sequence[str] | None = None,
+        stream: str | None = None,
+        streams: Sequence[str] | None = None,
+        session: int | None = None,
+        actor: str | None = None,
+        descending: bool = False,
+        columns: Sequence[str] | str = COLUMNS,
+    ) -> RowStream:
+        """See :meth:`EventStore.rows`.
+
+        :raises StoreError: an unknown column name.
+        """
+        names = COLUMNS if columns is COLUMNS else column_names(columns)
+        self.lock(campaign)
+        where = RowFilter(after, upto, types, stream, streams, session, actor, descending)
+        return self._query(campaign, names, where)
+
+    def _terms(self, where: RowFilter) -> tuple[str, list[Any]]:
+        """The ``and ...`` terms of a read's type, stream, session and actor filters, with
+        their arguments (the seq range and order are each backend's)."""
+        mark = self.MARK
+        terms: list[tuple[str, list[Any]]] = []
+        if where.types:
+            terms.append(self._any_of("type", where.types))
+        if where.stream is not None:
+            terms.append((f"stream = {mark}", [where.stream]))
+        if where.streams:
+            terms.append(self._any_of("stream", where.streams))
+        if where.session is not None:
+            terms.append((f"session = {mark}", [where.session]))
+        if where.actor is not None:
+            terms.append((f"actor = {mark}", [where.actor]))
+        return "".join(f" and {term}" for term, _ in terms), [a for _, args in terms for a in args]
+
+    def _read_head(self, campaign: str) -> Head:
+        """The campaign's head as stored (``Head(0, ZERO_HASH)`` when it has no events)."""
+        row = self.conn.execute(self.SQL.head, (campaign,)).fetchone()
+        return Head(row[0], row[1]) if row else Head(0, ZERO_HASH)
+
+    def last_of_types(self, campaign: str, types: Sequence[str]) -> Row | None:
+        """See :meth:`EventStore.last_of_types`."""
+        self.lock(campaign)
+        term, args = self._any_of("type", types)
+        return self.conn.execute(  # type: ignore[no-any-return]
+            self.SQL.last_of_types.format(types=term), [campaign, *args]
+        ).fetchone()
+
+    def last_seq_at(self, campaign: str, recorded_at: str) -> int:
+        """See :meth:`EventStore.last_seq_at` (one seek of ``events_time``)."""
+        self.lock(campaign)
+        row = self.conn.execute(self.SQL.last_seq_at, (campaign, recorded_at)).fetchone()
+        return int(row[0]) if row else 0
+
+    def seq_of_hash(self, campaign: str, hash_: str) -> int | None:
+        """See :meth:`EventStore.seq_of_hash`."""
+        row = self.conn.execute(self.SQL.seq_of_hash, (campaign, hash_)).fetchone()
+        return int(row[0]) if row else None
+
+    def engine_rolls(
+        self, campaign: str, session: int, *, before: int | None = None, scheme: str | None = None
+    ) -> int:
+        """See :meth:`EventStore.engine_rolls`."""
+        self.lock(campaign)
+        field, mark = self.JSON_FIELD, self.MARK
+        sql = self.SQL.engine_rolls.format(source=field.format("source"))
+        args: list[Any] = [campaign, session]
+        if scheme is not None:
+            sql += f" and {field.format('scheme')} = {mark}"
+            args.append(scheme)
+        if before is not None:
+            sql += f" and seq < {mark}"
+            args.append(before)
+        row = self.conn.execute(sql, args).fetchone()
+        return int(row[0]) if row else 0
+
+    # --- writing -------------------------------------------------------------------------
+
+    def append(
+        self,
+        campaign: str,
+        batch: Sequence[Pending],
+        *,
+        actor: str,
+        recorded_at: str,
+        session: int | None,
+        expected_versions: dict[str, int] | None = None,
+    ) -> list[Row]:
+        """See :meth:`EventStore.append`: the head and versions are read inside the
+        transaction that writes (its first read of the campaign takes the campaign's lock).
+
+        :raises ConflictError: a stream is not at its expected version (both named).
+        """
+        encoded = encode_batch(batch)
+        with self.transaction():
+            head = self.head(campaign)
+            version_of = self._version_reader(campaign, encoded, expected_versions)
+            conflicts(expected_versions, version_of)
+            rows = chain_rows(
+                campaign,
+                encoded,
+                head,
+                actor=actor,
+                recorded_at=recorded_at,
+                session=session,
+                version_of=version_of,
+            )
+            self._write(campaign, rows)
+        return rows
+
+    # --- secrets -------------------------------------------------------------------------
+
+    def put_secret(self, campaign: str, session: int, seed: bytes, kind: str = "session") -> None:
+        """See :meth:`EventStore.put_secret`."""
+        self.lock(campaign)
+        self.conn.execute(self.SQL.put_secret, (campaign, session, kind, seed.hex()))
+
+    def get_secret(self, campaign: str, session: int, kind: str = "session") -> bytes | None:
+        """See :meth:`EventStore.get_secret`."""
+        self.lock(campaign)
+        row = self.conn.execute(self.SQL.get_secret, (campaign, session, kind)).fetchone()
+        return bytes.fromhex(row[0]) if row else None
+
+    def drop_secret(self, campaign: str, session: int, kind: str = "session") -> None:
+        """See :meth:`EventStore.drop_secret`."""
+        self.lock(campaign)
+        self.conn.execute(self.SQL.drop_secret, (campaign, session, kind))
+
+    def secret_rows(self, campaign: str) -> list[dict[str, Any]]:
+        """See :meth:`EventStore.secret_rows` (by kind, then session)."""
+        rows = self.conn.execute(self.SQL.secret_rows, (campaign,))
+        return [dict(zip(SECRET_FIELDS, r, strict=True)) for r in rows]
+
+    def restore_secrets(self, rows: Sequence[dict[str, Any]]) -> None:
+        """See :meth:`EventStore.restore_secrets`.
+
+        :raises StoreError: a row naming a field the secrets table does not have.
+        """
+        for row in rows:
+            unknown = set(row) - set(SECRET_FIELDS)
+            if unknown:
+                raise StoreError(f"a backup secret has unknown fields: {', '.join(sorted(unknown))}")
+            names = list(row)
+            self.conn.execute(
+                f"insert into secrets ({', '.join(names)}) "
+                f"values ({', '.join([self.MARK] * len(names))})",
+                [row[n] for n in names],
+            )
+
+    # --- access links (the web view, #18) -------------------------------------------------
+
+    def add_access(
+        self, campaign: str, who: str, role: str, characters: Sequence[str], token_hash: str, at: str
+    ) -> int:
+        """See :meth:`EventStore.add_access`."""
+        import json
+
+        with self.transaction():
+            return self._insert_id(
+                self.SQL.add_access,
+                (campaign, who, role, json.dumps(list(characters)), token_hash, at),
+            )
+
+    def access_rows(self, campaign: str) -> list[dict[str, Any]]:
+        """See :meth:`EventStore.access_rows`."""
+        rows = self.conn.execute(self.SQL.access_rows, (campaign,))
+        return [dict(zip(ACCESS_FIELDS, r, strict=True)) for r in rows]
+
+    def revoke_access(self, campaign: str, who: str, at: str) -> int:
+        """See :meth:`EventStore.revoke_access`."""
+        with self.transaction():
+            return int(self.conn.execute(self.SQL.revoke_access, (at, campaign, who)).rowcount)
+
+    # --- snapshots -----------------------------------------------------------------------
+
+    def save_snapshot(
+        self,
+        campaign: str,
+        stream: str,
+        seq: int,
+        as_gm: bool,
+        state: bytes,
+        *,
+        basis: str,
+        digest: str,
+    ) -> None:
+        """See :meth:`EventStore.save_snapshot` (:mod:`ledger.snapshots` makes the
+        fingerprint)."""
+        self.conn.execute(
+            self.SQL.save_snapshot, (campaign, stream, seq, int(as_gm), basis, digest, state)
+        )
+
+    def load_snapshot(
+        self, campaign: str, stream: str, upto: int, as_gm: bool, *, basis: str, after: int = 0
+    ) -> tuple[int, bytes, str] | None:
+        """See :meth:`EventStore.load_snapshot` (the caller checks the digest)."""
+        row = self.conn.execute(
+            self.SQL.load_snapshot, (campaign, stream, int(as_gm), upto, after, basis)
+        ).fetchone()
+        return (int(row[0]), bytes(row[1]), row[2]) if row else None
+
+    def drop_snapshot(self, campaign: str, stream: str, seq: int, as_gm: bool, basis: str) -> None:
+        """See :meth:`EventStore.drop_snapshot`."""
+        self.conn.execute(self.SQL.drop_snapshot, (campaign, stream, seq, int(as_gm), basis))
+
+    def drop_snapshots(self, campaign: str) -> int:
+        """See :meth:`EventStore.drop_snapshots`."""
+        with self.transaction():
+            return int(self.conn.execute(self.SQL.drop_snapshots, (campaign,)).rowcount)
+
+    def snapshot_rows(self, campaign: str) -> Iterator[tuple[str, int, int, str, str, bytes]]:
+        """See :meth:`EventStore.snapshot_rows`."""
+        rows = self.conn.execute(self.SQL.snapshot_rows, (campaign,)).fetchall()
+        return iter([(r[0], r[1], r[2], r[3], r[4], bytes(r[5])) for r in rows])
 
 
 def is_url(target: str) -> bool:

@@ -30,16 +30,8 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .chain import COLUMNS, ZERO_HASH, Head, chain_rows
-from .eventstore import (
-    ConflictError,
-    PagedRows,
-    Pending,
-    Row,
-    StoreError,
-    column_names,
-    encode_batch,
-)
+from .chain import COLUMNS, Encoded, Head
+from .eventstore import PagedRows, Row, RowFilter, SqlEventStore, Statements, StoreError
 
 if TYPE_CHECKING:
     import psycopg
@@ -137,7 +129,6 @@ MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)
 #: The advisory lock key that serialises migrations (any constant both sides agree on).
 MIGRATION_LOCK = 0x1ED6E5
 _LOCK = "select pg_advisory_xact_lock(hashtextextended(%s, 0))"
-_SECRET_FIELDS = ("campaign", "session", "kind", "seed")
 #: Each named stream's version by one backward seek of ``(campaign, stream, version)`` per
 #: stream. ``max(version) ... group by stream`` read every event of those streams (a
 #: sequential scan of the campaign: 13 ms an append at 50,000 events, growing with the log).
@@ -231,9 +222,10 @@ class PgRowQuery(PagedRows):
                     capped = True
 
 
-class PostgresStore:
+class PostgresStore(SqlEventStore):
     """The append-only store in a PostgreSQL database (an
-    :class:`~ledger.eventstore.EventStore`).
+    :class:`~ledger.eventstore.EventStore`; what it shares with SQLite's:
+    :class:`~ledger.eventstore.SqlEventStore`).
 
     :param target: a ``postgresql://`` URL (a connection of its own is opened), or an open
         ``psycopg.Connection`` (for example one lent by a ``psycopg_pool.ConnectionPool``; it
@@ -241,6 +233,10 @@ class PostgresStore:
     :param lock_timeout: seconds a writer waits for a campaign's lock before giving up.
     :raises StoreError: the database cannot be reached or migrated.
     """
+
+    MARK = "%s"
+    SQL = Statements().marked(MARK)
+    JSON_FIELD = "(data::jsonb ->> '{0}')"
 
     def __init__(self, target: str | psycopg.Connection[Any], *, lock_timeout: int = 30) -> None:
         import psycopg
@@ -335,17 +331,7 @@ class PostgresStore:
             self._in_tx = False
             self._locked.clear()
             self._heads.clear()
-        callbacks, self._after_commit = self._after_commit, []
-        for fn in callbacks:
-            fn()
-
-    def after_commit(self, fn: Callable[[], None]) -> None:
-        """Call ``fn()`` once the outermost transaction commits, outside it (at once when
-        no transaction is open); never when it rolls back (as :meth:`ledger.store.Store.after_commit`)."""
-        if not self._in_tx:
-            fn()
-            return
-        self._after_commit.append(fn)
+        self._committed()
 
     def lock(self, campaign: str) -> None:
         """Inside a transaction: wait for, then hold until commit, the campaign's write lock
@@ -397,11 +383,7 @@ class PostgresStore:
         known = self._heads.get(campaign)
         if known is not None:
             return known
-        row = self.conn.execute(
-            "select seq, hash from events where campaign = %s order by seq desc limit 1",
-            (campaign,),
-        ).fetchone()
-        head = Head(row[0], row[1]) if row else Head(0, ZERO_HASH)
+        head = self._read_head(campaign)
         if self._in_tx:
             self._heads[campaign] = head
         return head
@@ -419,136 +401,38 @@ class PostgresStore:
         rows = self.conn.execute(_VERSIONS, (campaign, list(streams)))
         return {r[0]: int(r[1]) for r in rows if r[1] is not None}
 
-    def rows(
-        self,
-        campaign: str,
-        *,
-        after: int = 0,
-        upto: int | None = None,
-        types: Sequence[str] | None = None,
-        stream: str | None = None,
-        streams: Sequence[str] | None = None,
-        session: int | None = None,
-        actor: str | None = None,
-        descending: bool = False,
-        columns: Sequence[str] | str = COLUMNS,
-    ) -> PgRowQuery:
-        """Stored rows of a campaign in ``seq`` order, in pages:
-        :meth:`ledger.eventstore.EventStore.rows`.
+    def _any_of(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
+        return f"{column} = any(%s)", [list(values)]
 
-        :raises StoreError: an unknown column name.
-        """
-        names = COLUMNS if columns is COLUMNS else column_names(columns)
-        self.lock(campaign)
-        where = ""
-        args: list[Any] = []
-        if types:
-            where += " and type = any(%s)"
-            args.append(list(types))
-        if stream is not None:
-            where += " and stream = %s"
-            args.append(stream)
-        if streams:
-            where += " and stream = any(%s)"
-            args.append(list(streams))
-        if session is not None:
-            where += " and session = %s"
-            args.append(session)
-        if actor is not None:
-            where += " and actor = %s"
-            args.append(actor)
+    def _query(self, campaign: str, columns: tuple[str, ...], where: RowFilter) -> PgRowQuery:
+        """A :meth:`rows` read, paged by keyset (:class:`PgRowQuery`)."""
+        terms, args = self._terms(where)
         return PgRowQuery(
-            self, campaign, names, where, args, after=after, upto=upto, descending=descending
+            self,
+            campaign,
+            columns,
+            terms,
+            args,
+            after=where.after,
+            upto=where.upto,
+            descending=where.descending,
         )
-
-    def last_of_types(self, campaign: str, types: Sequence[str]) -> Row | None:
-        """The latest row whose type is one of ``types`` (``None`` if there is none)."""
-        self.lock(campaign)
-        return self.conn.execute(
-            f"select {', '.join(COLUMNS)} from events where campaign = %s "
-            "and type = any(%s) order by seq desc limit 1",
-            (campaign, list(types)),
-        ).fetchone()
-
-    def last_seq_at(self, campaign: str, recorded_at: str) -> int:
-        """The last ``seq`` recorded at or before ``recorded_at`` (0 when none)."""
-        self.lock(campaign)
-        row = self.conn.execute(
-            "select seq from events where campaign = %s and recorded_at <= %s "
-            "order by recorded_at desc, seq desc limit 1",
-            (campaign, recorded_at),
-        ).fetchone()
-        return int(row[0]) if row else 0
-
-    def seq_of_hash(self, campaign: str, hash_: str) -> int | None:
-        """The ``seq`` of the event whose ``hash`` is ``hash_`` (``None``: no such event)."""
-        row = self.conn.execute(
-            "select seq from events where campaign = %s and hash = %s", (campaign, hash_)
-        ).fetchone()
-        return int(row[0]) if row else None
-
-    def engine_rolls(
-        self, campaign: str, session: int, *, before: int | None = None, scheme: str | None = None
-    ) -> int:
-        """How many engine rolls session ``session`` holds (before seq ``before``): the next
-        engine roll's nonce (DESIGN.md "Dice and verifiable randomness")."""
-        self.lock(campaign)
-        sql = (
-            "select count(*) from events where campaign = %s and session = %s "
-            "and (data::jsonb ->> 'source') = 'engine'"
-        )
-        args: list[Any] = [campaign, session]
-        if scheme is not None:
-            sql += " and (data::jsonb ->> 'scheme') = %s"
-            args.append(scheme)
-        if before is not None:
-            sql += " and seq < %s"
-            args.append(before)
-        row = self.conn.execute(sql, args).fetchone()
-        return int(row[0]) if row else 0
 
     # --- writing -------------------------------------------------------------------------
 
-    def append(
-        self,
-        campaign: str,
-        batch: Sequence[Pending],
-        *,
-        actor: str,
-        recorded_at: str,
-        session: int | None,
-        expected_versions: dict[str, int] | None = None,
-    ) -> list[Row]:
-        """Append a whole batch under the campaign's lock, chained after its head; all or
-        nothing (:meth:`ledger.eventstore.EventStore.append`).
+    def _version_reader(
+        self, campaign: str, encoded: Sequence[Encoded], expected: dict[str, int] | None
+    ) -> Callable[[str], int]:
+        """Every stream of the batch or of ``expected`` read at once (:data:`_VERSIONS`:
+        one index seek each)."""
+        streams = {e[0] for e in encoded} | set(expected or ())
+        known = self._versions(campaign, sorted(streams)) if streams else {}
+        return lambda stream: known.get(stream, 0)
 
-        :raises ConflictError: a stream is not at its expected version (both named).
-        """
-        encoded = encode_batch(batch)
-        with self.transaction():
-            head = self.head(campaign)  # takes the campaign's lock first
-            streams = {e[0] for e in encoded} | set(expected_versions or ())
-            known = self._versions(campaign, sorted(streams)) if streams else {}
-            for stream, expected in (expected_versions or {}).items():
-                actual = known.get(stream, 0)
-                if actual != expected:
-                    raise ConflictError(
-                        f"stream {stream!r} is at version {actual}, not the expected "
-                        f"version {expected}: reload and try again"
-                    )
-            rows = chain_rows(
-                campaign,
-                encoded,
-                head,
-                actor=actor,
-                recorded_at=recorded_at,
-                session=session,
-                version_of=lambda stream: known.get(stream, 0),
-            )
-            self._copy(rows)
-            if rows:
-                self._heads[campaign] = Head(rows[-1][0], rows[-1][11])
-        return rows
+    def _write(self, campaign: str, rows: list[Row]) -> None:
+        self._copy(rows)
+        if rows:
+            self._heads[campaign] = Head(rows[-1][0], rows[-1][11])
 
     def insert_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         """Insert already-chained rows as they are (import, copy), inside :meth:`transaction`.
@@ -577,149 +461,6 @@ class PostgresStore:
             for row in rows:
                 write(row)
 
-    # --- secrets -------------------------------------------------------------------------
-
-    def put_secret(self, campaign: str, session: int, seed: bytes, kind: str = "session") -> None:
-        """Keep a seed until it is revealed (``kind``: ``"session"`` or ``"downtime"``)."""
-        self.lock(campaign)
-        self.conn.execute(
-            "insert into secrets (campaign, session, kind, seed) values (%s, %s, %s, %s)",
-            (campaign, session, kind, seed.hex()),
-        )
-
-    def get_secret(self, campaign: str, session: int, kind: str = "session") -> bytes | None:
-        """An unrevealed seed, or ``None``."""
-        self.lock(campaign)
-        row = self.conn.execute(
-            "select seed from secrets where campaign = %s and session = %s and kind = %s",
-            (campaign, session, kind),
-        ).fetchone()
-        return bytes.fromhex(row[0]) if row else None
-
-    def drop_secret(self, campaign: str, session: int, kind: str = "session") -> None:
-        """Forget a seed once its reveal is in the log."""
-        self.lock(campaign)
-        self.conn.execute(
-            "delete from secrets where campaign = %s and session = %s and kind = %s",
-            (campaign, session, kind),
-        )
-
-    def secret_rows(self, campaign: str) -> list[dict[str, Any]]:
-        """Every secret of a campaign as ``{"campaign", "session", "kind", "seed"}``."""
-        return [
-            dict(zip(_SECRET_FIELDS, r, strict=True))
-            for r in self.conn.execute(
-                f"select {', '.join(_SECRET_FIELDS)} from secrets where campaign = %s "
-                "order by kind, session",
-                (campaign,),
-            )
-        ]
-
-    def restore_secrets(self, rows: Sequence[dict[str, Any]]) -> None:
-        """Insert secrets rows as :meth:`secret_rows` gives them (inside :meth:`transaction`).
-
-        :raises StoreError: a row naming a field the secrets table does not have.
-        """
-        for row in rows:
-            unknown = set(row) - set(_SECRET_FIELDS)
-            if unknown:
-                raise StoreError(
-                    f"a backup secret has unknown fields: {', '.join(sorted(unknown))}"
-                )
-            names = list(row)
-            self.conn.execute(
-                f"insert into secrets ({', '.join(names)}) values ({', '.join(['%s'] * len(names))})",
-                [row[n] for n in names],
-            )
-
-    # --- access links (the web view, #18) -------------------------------------------------
-
-    def add_access(
-        self, campaign: str, who: str, role: str, characters: Sequence[str], token_hash: str, at: str
-    ) -> int:
-        """Keep a new access link (only its token's hash); returns its id."""
-        import json
-
-        with self.transaction():
-            row = self.conn.execute(
-                "insert into access (campaign, who, role, characters, token_hash, created_at) "
-                "values (%s, %s, %s, %s, %s, %s) returning id",
-                (campaign, who, role, json.dumps(list(characters)), token_hash, at),
-            ).fetchone()
+    def _insert_id(self, sql: str, args: Sequence[Any]) -> int:
+        row = self.conn.execute(sql + " returning id", args).fetchone()
         return int(row[0]) if row else 0
-
-    def access_rows(self, campaign: str) -> list[dict[str, Any]]:
-        """Every access link of a campaign, oldest first, as ``{column: value}``."""
-        cursor = self.conn.execute(
-            "select id, who, role, characters, token_hash, created_at, revoked_at from access "
-            "where campaign = %s order by id",
-            (campaign,),
-        )
-        names = [d.name for d in cursor.description or ()]
-        return [dict(zip(names, row, strict=True)) for row in cursor]
-
-    def revoke_access(self, campaign: str, who: str, at: str) -> int:
-        """Revoke every live link of ``who`` (case-insensitive); returns how many."""
-        with self.transaction():
-            return self.conn.execute(
-                "update access set revoked_at = %s where campaign = %s "
-                "and lower(who) = lower(%s) and revoked_at is null",
-                (at, campaign, who),
-            ).rowcount
-
-    # --- snapshots -----------------------------------------------------------------------
-
-    def save_snapshot(
-        self,
-        campaign: str,
-        stream: str,
-        seq: int,
-        as_gm: bool,
-        state: bytes,
-        *,
-        basis: str,
-        digest: str,
-    ) -> None:
-        """Cache a stream's projected state as of ``seq`` (replaces one of the same seq and
-        basis)."""
-        self.conn.execute(
-            "insert into snapshots (campaign, stream, seq, as_gm, basis, digest, state) "
-            "values (%s, %s, %s, %s, %s, %s, %s) on conflict (campaign, stream, as_gm, seq, basis) "
-            "do update set digest = excluded.digest, state = excluded.state",
-            (campaign, stream, seq, int(as_gm), basis, digest, state),
-        )
-
-    def load_snapshot(
-        self, campaign: str, stream: str, upto: int, as_gm: bool, *, basis: str, after: int = 0
-    ) -> tuple[int, bytes, str] | None:
-        """The newest cached ``(seq, state, digest)`` with this ``basis`` and
-        ``after <= seq <= upto`` (``None`` when there is none)."""
-        row = self.conn.execute(
-            "select seq, state, digest from snapshots where campaign = %s and stream = %s "
-            "and as_gm = %s and seq <= %s and seq >= %s and basis = %s order by seq desc limit 1",
-            (campaign, stream, int(as_gm), upto, after, basis),
-        ).fetchone()
-        return (int(row[0]), bytes(row[1]), row[2]) if row else None
-
-    def drop_snapshot(self, campaign: str, stream: str, seq: int, as_gm: bool, basis: str) -> None:
-        """Delete one cached snapshot."""
-        self.conn.execute(
-            "delete from snapshots where campaign = %s and stream = %s and seq = %s "
-            "and as_gm = %s and basis = %s",
-            (campaign, stream, seq, int(as_gm), basis),
-        )
-
-    def drop_snapshots(self, campaign: str) -> int:
-        """Delete every cached snapshot of a campaign; returns how many there were."""
-        with self.transaction():
-            cur = self.conn.execute("delete from snapshots where campaign = %s", (campaign,))
-            return cur.rowcount
-
-    def snapshot_rows(self, campaign: str) -> Iterator[tuple[str, int, int, str, str, bytes]]:
-        """Every cached snapshot: ``(stream, as_gm, seq, basis, digest, state)`` by seq."""
-        rows = self.conn.execute(
-            "select stream, as_gm, seq, basis, digest, state from snapshots "
-            "where campaign = %s order by seq",
-            (campaign,),
-        ).fetchall()
-        return iter([(r[0], r[1], r[2], r[3], r[4], bytes(r[5])) for r in rows])

@@ -18,15 +18,16 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .chain import COLUMNS, ZERO_HASH, Head, chain_hash, chain_rows
+from .chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_hash
 from .eventstore import (
     ConflictError,
     PagedRows,
     Pending,
     Row,
+    RowFilter,
+    SqlEventStore,
+    Statements,
     StoreError,
-    column_names,
-    encode_batch,
 )
 
 __all__ = [
@@ -252,9 +253,10 @@ class RowQuery(PagedRows):
 MMAP_BYTES = 1 << 30
 
 
-class Store:
+class Store(SqlEventStore):
     """The append-only store of one SQLite file: the embedded
-    :class:`~ledger.eventstore.EventStore` backend (rows and chain from :mod:`ledger.chain`).
+    :class:`~ledger.eventstore.EventStore` backend (rows and chain from :mod:`ledger.chain`;
+    what it shares with PostgreSQL's: :class:`~ledger.eventstore.SqlEventStore`).
 
     :param db: a path or a ``sqlite_utils.Database``. A path is opened with plain
         ``sqlite3``; :attr:`db` wraps the connection in sqlite-utils only when asked for.
@@ -262,6 +264,10 @@ class Store:
         power loss may lose the last committed transactions but never corrupts the log) or
         ``"FULL"`` (every commit durable before it returns).
     """
+
+    MARK = "?"
+    SQL = Statements()
+    JSON_FIELD = "json_extract(data, '$.{0}')"
 
     def __init__(self, db: sqlite_utils.Database | str, *, synchronous: str = "NORMAL") -> None:
         self._db: sqlite_utils.Database | None
@@ -340,19 +346,7 @@ class Store:
         except BaseException:
             self._after_commit.clear()
             raise
-        callbacks, self._after_commit = self._after_commit, []
-        for fn in callbacks:
-            fn()
-
-    def after_commit(self, fn: Callable[[], None]) -> None:
-        """Call ``fn()`` once the outermost transaction commits, outside it (at once when
-        no transaction is open); never when it rolls back. Callbacks run in the order they
-        were given; one that raises stops the rest (``Campaign`` passes callbacks that
-        do not raise: :func:`ledger.plugins.notify_appended`)."""
-        if not self._in_tx:
-            fn()
-            return
-        self._after_commit.append(fn)
+        self._committed()
 
     # --- reading -------------------------------------------------------------------------
 
@@ -389,33 +383,6 @@ class Store:
             )
         ]
 
-    def engine_rolls(
-        self,
-        campaign: str,
-        session: int,
-        *,
-        before: int | None = None,
-        scheme: str | None = None,
-    ) -> int:
-        """How many engine rolls session ``session`` holds (before seq ``before``, if given):
-        the next engine roll's nonce (DESIGN.md "Dice and verifiable randomness").
-
-        :param scheme: count only rolls of this scheme (``"ledger-downtime-v1"``: the rolls
-            drawn from the downtime seed committed at the session's end).
-        """
-        sql = (
-            "select count(*) from events where campaign = ? and session = ? "
-            "and json_extract(data, '$.source') = 'engine'"
-        )
-        args: list[Any] = [campaign, session]
-        if scheme is not None:
-            sql += " and json_extract(data, '$.scheme') = ?"
-            args.append(scheme)
-        if before is not None:
-            sql += " and seq < ?"
-            args.append(before)
-        return int(self.conn.execute(sql, args).fetchone()[0])
-
     def integrity(self) -> list[str]:
         """The lines of SQLite's ``pragma integrity_check``: ``["ok"]`` when the file is
         sound, else what SQLite found damaged (a page, an index entry missing or extra: a
@@ -423,12 +390,8 @@ class Store:
         return [str(r[0]) for r in self.conn.execute("pragma integrity_check")]
 
     def head(self, campaign: str) -> Head:
-        """The campaign's head (``Head(0, ZERO_HASH)`` when it has no events)."""
-        row = self.conn.execute(
-            "select seq, hash from events where campaign = ? order by seq desc limit 1",
-            (campaign,),
-        ).fetchone()
-        return Head(row[0], row[1]) if row else Head(0, ZERO_HASH)
+        """See :meth:`~ledger.eventstore.EventStore.head`."""
+        return self._read_head(campaign)
 
     def stream_version(self, campaign: str, stream: str) -> int:
         """The version of a stream's last event (0 when the stream is empty)."""
@@ -438,134 +401,46 @@ class Store:
         ).fetchone()
         return row[0] or 0
 
-    def rows(
-        self,
-        campaign: str,
-        *,
-        after: int = 0,
-        upto: int | None = None,
-        types: Sequence[str] | None = None,
-        stream: str | None = None,
-        streams: Sequence[str] | None = None,
-        session: int | None = None,
-        actor: str | None = None,
-        descending: bool = False,
-        columns: Sequence[str] | str = COLUMNS,
-    ) -> RowQuery:
-        """Stored rows of a campaign in ``seq`` order, streamed (never all in memory):
-        :meth:`ledger.eventstore.EventStore.rows`.
-
-        :param after: only ``seq > after``. :param upto: only ``seq <= upto``.
-        :param types: only these ``type`` tags. :param stream: only this stream.
-        :param streams: only these streams. :param session: only this session.
-        :param actor: only this actor's. :param descending: newest first.
-        :param columns: the columns of each row (names from :data:`COLUMNS`).
-        :raises StoreError: an unknown column name.
-        """
-        names = COLUMNS if columns is COLUMNS else column_names(columns)
+    def _query(self, campaign: str, columns: tuple[str, ...], where: RowFilter) -> RowQuery:
+        """A :meth:`rows` read: one query, fetched in pages (:class:`RowQuery`)."""
         # Without statistics SQLite prefers the primary key for `seq > ? order by seq` and
         # filters a whole campaign; name the index that finds only the rows asked for
         # (a session's rows are found by events_session_seq unasked).
+        types, stream, streams = where.types, where.stream, where.streams
         hint = marks = ""
-        if session is None and types and stream is None and not streams:
+        if where.session is None and types and stream is None and not streams:
             if set(types) <= set(SESSION_MARKS):  # the session list: its own partial index
                 hint, marks = " indexed by events_session_marks", f" and {_MARKS_TERM}"
             else:
                 hint = " indexed by events_type"
-        elif session is None and stream is not None and not types:
+        elif where.session is None and stream is not None and not types:
             hint = " indexed by events_stream"
         sql = f" from events{hint} where campaign = ? and seq > ?{marks}"
-        args: list[Any] = [campaign, after]
-        if upto is not None:
+        args: list[Any] = [campaign, where.after]
+        if where.upto is not None:
             sql += " and seq <= ?"
-            args.append(upto)
-        if types:
-            sql += f" and type in ({', '.join('?' * len(types))})"
-            args.extend(types)
-        if stream is not None:
-            sql += " and stream = ?"
-            args.append(stream)
-        if streams:
-            sql += f" and stream in ({', '.join('?' * len(streams))})"
-            args.extend(streams)
-        if session is not None:
-            sql += " and session = ?"
-            args.append(session)
-        if actor is not None:
-            sql += " and actor = ?"
-            args.append(actor)
-        sql += " order by seq desc" if descending else " order by seq"
-        return RowQuery(self.conn, names, sql, args)
-
-    def last_of_types(self, campaign: str, types: Sequence[str]) -> tuple[Any, ...] | None:
-        """The latest row whose type is one of ``types`` (``None`` if there is none)."""
-        return self.conn.execute(
-            f"select {', '.join(COLUMNS)} from events where campaign = ? "
-            f"and type in ({', '.join('?' * len(types))}) order by seq desc limit 1",
-            [campaign, *types],
-        ).fetchone()
-
-    def last_seq_at(self, campaign: str, recorded_at: str) -> int:
-        """The last ``seq`` recorded at or before ``recorded_at`` (a stored UTC stamp; 0
-        when none)."""
-        row = self.conn.execute(
-            "select seq from events where campaign = ? and recorded_at <= ? "
-            "order by recorded_at desc, seq desc limit 1",
-            (campaign, recorded_at),
-        ).fetchone()
-        return int(row[0]) if row else 0
-
-    def seq_of_hash(self, campaign: str, hash_: str) -> int | None:
-        """The ``seq`` of the event whose ``hash`` is ``hash_`` (``None``: no such event)."""
-        row = self.conn.execute(
-            "select seq from events where campaign = ? and hash = ?", (campaign, hash_)
-        ).fetchone()
-        return int(row[0]) if row else None
+            args.append(where.upto)
+        terms, more = self._terms(where)
+        sql += terms + (" order by seq desc" if where.descending else " order by seq")
+        return RowQuery(self.conn, columns, sql, args + more)
 
     # --- writing -------------------------------------------------------------------------
 
-    def append(
-        self,
-        campaign: str,
-        batch: Sequence[Pending],
-        *,
-        actor: str,
-        recorded_at: str,
-        session: int | None,
-        expected_versions: dict[str, int] | None = None,
-    ) -> list[Row]:
-        """Append a whole batch, chained after the campaign's head (:mod:`ledger.chain`);
-        all or nothing.
+    def _version_reader(
+        self, campaign: str, encoded: Sequence[Encoded], expected: dict[str, int] | None
+    ) -> Callable[[str], int]:
+        """Each stream's version read once, when first asked for (:meth:`stream_version`)."""
+        known: dict[str, int] = {}
 
-        :param expected_versions: ``{stream: version}`` each stream must be at before the
-            batch (optimistic concurrency); omit a stream to append unconditionally.
-        :returns: the stored rows (tuples in :data:`COLUMNS` order).
-        :raises ConflictError: a stream is not at its expected version (both named).
-        """
-        with self.transaction():
-            head = self.head(campaign)
-            known: dict[str, int] = {}
-            if expected_versions:
-                for stream, expected in expected_versions.items():
-                    actual = known[stream] = self.stream_version(campaign, stream)
-                    if actual != expected:
-                        raise ConflictError(
-                            f"stream {stream!r} is at version {actual}, not the expected "
-                            f"version {expected}: reload and try again"
-                        )
-            rows = chain_rows(
-                campaign,
-                encode_batch(batch),
-                head,
-                actor=actor,
-                recorded_at=recorded_at,
-                session=session,
-                version_of=lambda stream: (
-                    known[stream] if stream in known else self.stream_version(campaign, stream)
-                ),
-            )
-            self.insert_rows(rows)
-        return rows
+        def version_of(stream: str) -> int:
+            if stream not in known:
+                known[stream] = self.stream_version(campaign, stream)
+            return known[stream]
+
+        return version_of
+
+    def _write(self, campaign: str, rows: list[Row]) -> None:
+        self.insert_rows(rows)
 
     def insert_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         """Insert already-chained rows (import). Call inside :meth:`transaction`.
@@ -583,141 +458,5 @@ class Store:
         if full < len(rows):
             conn.executemany(_INSERT + _ROW_MARKS, rows[full:])
 
-    # --- secrets -------------------------------------------------------------------------
-
-    def put_secret(self, campaign: str, session: int, seed: bytes, kind: str = "session") -> None:
-        """Keep a seed until it is revealed: a session's (``kind="session"``) or the downtime
-        seed committed at session ``session``'s end (``kind="downtime"``)."""
-        self.conn.execute(
-            "insert into secrets (campaign, session, kind, seed) values (?, ?, ?, ?)",
-            (campaign, session, kind, seed.hex()),
-        )
-
-    def get_secret(self, campaign: str, session: int, kind: str = "session") -> bytes | None:
-        """An unrevealed seed (see :meth:`put_secret`), or ``None``."""
-        row = self.conn.execute(
-            "select seed from secrets where campaign = ? and session = ? and kind = ?",
-            (campaign, session, kind),
-        ).fetchone()
-        return bytes.fromhex(row[0]) if row else None
-
-    def drop_secret(self, campaign: str, session: int, kind: str = "session") -> None:
-        """Forget a seed once its reveal is in the log."""
-        self.conn.execute(
-            "delete from secrets where campaign = ? and session = ? and kind = ?",
-            (campaign, session, kind),
-        )
-
-    def secret_rows(self, campaign: str) -> list[dict[str, Any]]:
-        """Every secrets-table row of a campaign as ``{column: value}`` (for backups)."""
-        cursor = self.conn.execute("select * from secrets where campaign = ?", (campaign,))
-        names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row, strict=True)) for row in cursor]
-
-    def restore_secrets(self, rows: Sequence[dict[str, Any]]) -> None:
-        """Insert secrets-table rows read from a backup (inside :meth:`transaction`).
-
-        :raises StoreError: a row naming a column the secrets table does not have.
-        """
-        columns = {r[1] for r in self.conn.execute("pragma table_info(secrets)")}
-        for row in rows:
-            unknown = set(row) - columns
-            if unknown:
-                raise StoreError(f"a backup secret has unknown fields: {', '.join(sorted(unknown))}")
-            names = list(row)
-            self.conn.execute(
-                f"insert into secrets ({', '.join(names)}) values ({', '.join('?' * len(names))})",
-                [row[n] for n in names],
-            )
-
-    # --- access links (the web view, #18) -------------------------------------------------
-
-    def add_access(
-        self, campaign: str, who: str, role: str, characters: Sequence[str], token_hash: str, at: str
-    ) -> int:
-        """Keep a new access link (only its token's hash); returns its id."""
-        import json
-
-        with self.transaction():
-            cursor = self.conn.execute(
-                "insert into access (campaign, who, role, characters, token_hash, created_at) "
-                "values (?, ?, ?, ?, ?, ?)",
-                (campaign, who, role, json.dumps(list(characters)), token_hash, at),
-            )
-        return int(cursor.lastrowid or 0)
-
-    def access_rows(self, campaign: str) -> list[dict[str, Any]]:
-        """Every access link of a campaign, oldest first, as ``{column: value}``."""
-        cursor = self.conn.execute(
-            "select id, who, role, characters, token_hash, created_at, revoked_at from access "
-            "where campaign = ? order by id",
-            (campaign,),
-        )
-        names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row, strict=True)) for row in cursor]
-
-    def revoke_access(self, campaign: str, who: str, at: str) -> int:
-        """Revoke every live link of ``who`` (case-insensitive); returns how many."""
-        with self.transaction():
-            return self.conn.execute(
-                "update access set revoked_at = ? where campaign = ? and lower(who) = lower(?) "
-                "and revoked_at is null",
-                (at, campaign, who),
-            ).rowcount
-
-    # --- snapshots -----------------------------------------------------------------------
-
-    def save_snapshot(
-        self,
-        campaign: str,
-        stream: str,
-        seq: int,
-        as_gm: bool,
-        state: bytes,
-        *,
-        basis: str,
-        digest: str,
-    ) -> None:
-        """Cache a stream's projected state as of ``seq`` with its fingerprint
-        (:mod:`ledger.snapshots`; replaces one of the same seq and basis)."""
-        self.conn.execute(
-            "insert or replace into snapshots (campaign, stream, seq, as_gm, basis, digest, "
-            "state) values (?, ?, ?, ?, ?, ?, ?)",
-            (campaign, stream, seq, int(as_gm), basis, digest, state),
-        )
-
-    def load_snapshot(
-        self, campaign: str, stream: str, upto: int, as_gm: bool, *, basis: str, after: int = 0
-    ) -> tuple[int, bytes, str] | None:
-        """The newest cached ``(seq, state, digest)`` of a stream with this ``basis`` and
-        ``after <= seq <= upto`` (``None`` when there is none). The caller checks the digest."""
-        return self.conn.execute(
-            "select seq, state, digest from snapshots where campaign = ? and stream = ? "
-            "and as_gm = ? and seq <= ? and seq >= ? and basis = ? order by seq desc limit 1",
-            (campaign, stream, int(as_gm), upto, after, basis),
-        ).fetchone()
-
-    def drop_snapshot(self, campaign: str, stream: str, seq: int, as_gm: bool, basis: str) -> None:
-        """Delete one cached snapshot (call inside :meth:`transaction`)."""
-        self.conn.execute(
-            "delete from snapshots where campaign = ? and stream = ? and seq = ? and as_gm = ? "
-            "and basis = ?",
-            (campaign, stream, seq, int(as_gm), basis),
-        )
-
-    def drop_snapshots(self, campaign: str) -> int:
-        """Delete every cached snapshot of a campaign; returns how many there were."""
-        with self.transaction():
-            return self.conn.execute(
-                "delete from snapshots where campaign = ?", (campaign,)
-            ).rowcount
-
-    def snapshot_rows(self, campaign: str) -> Iterator[tuple[str, int, int, str, str, bytes]]:
-        """Every cached snapshot of a campaign: ``(stream, as_gm, seq, basis, digest, state)``."""
-        return iter(
-            self.conn.execute(
-                "select stream, as_gm, seq, basis, digest, state from snapshots "
-                "where campaign = ? order by seq",
-                (campaign,),
-            ).fetchall()
-        )
+    def _insert_id(self, sql: str, args: Sequence[Any]) -> int:
+        return int(self.conn.execute(sql, args).lastrowid or 0)

@@ -232,10 +232,11 @@ def test_secrets(store):
     assert store.get_secret("c", 1) == b"\x01" * 32
     assert store.get_secret("c", 1, "downtime") == b"\x02" * 32
     rows = store.secret_rows("c")
-    assert sorted((r["kind"], r["seed"]) for r in rows) == [
+    assert [(r["kind"], r["seed"]) for r in rows] == [  # by kind, then session
         ("downtime", "02" * 32),
         ("session", "01" * 32),
     ]
+    assert list(rows[0]) == ["campaign", "session", "kind", "seed"]
     store.drop_secret("c", 1)
     assert store.get_secret("c", 1) is None
     with store.transaction():
