@@ -18,30 +18,6 @@ from ledger.cli import cli
 CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "nimble-jen"
 
 
-@pytest.fixture
-def run(tmp_path):
-    db = str(tmp_path / "ledger.db")
-    runner = CliRunner()
-
-    def invoke(*args, ok=True):
-        result = runner.invoke(cli, ["--db", db, *args])
-        if ok:
-            assert result.exit_code == 0, result.output
-        return result
-
-    return invoke
-
-
-@pytest.fixture
-def escape(run):
-    """A spellwoven campaign with Jen and the housewife, session 1 open."""
-    run("new", "rooftops", "--system", "spellwoven")
-    run("character", "add", "--sheet", str(CAMPAIGN / "characters" / "jen.toml"))
-    run("character", "add", "--sheet", str(CAMPAIGN / "characters" / "housewife.toml"))
-    run("session", "start")
-    return run
-
-
 def events(run):
     return json.loads(run("log", "--json").output)
 

@@ -28,25 +28,6 @@ CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "nimble-jen"
 BOOK_DICE = "2,7,8,1,2,8"
 
 
-@pytest.fixture
-def escape(tmp_path):
-    db = str(tmp_path / "ledger.db")
-    runner = CliRunner()
-
-    def run(*args, ok=True):
-        result = runner.invoke(cli, ["--db", db, *args])
-        if ok:
-            assert result.exit_code == 0, result.output
-        return result
-
-    run("new", "rooftops", "--system", "spellwoven")
-    run("character", "add", "--sheet", str(CAMPAIGN / "characters" / "jen.toml"))
-    run("character", "add", "--sheet", str(CAMPAIGN / "characters" / "housewife.toml"))
-    run("session", "start")
-    run.db = Path(db)  # type: ignore[attr-defined]
-    return run
-
-
 def effort(run, who):
     return json.loads(run("sheet", who, "--json").output)["effort"]
 

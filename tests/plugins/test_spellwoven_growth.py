@@ -22,25 +22,6 @@ BRAWLING = ("record", "specialisation-learned", "--character", "housewife",
             "--specialisation", "Brawling", "--skill", "Fighting", "--rank", "4")
 
 
-@pytest.fixture
-def escape(tmp_path):
-    db = tmp_path / "ledger.db"
-    runner = CliRunner()
-
-    def run(*args, ok=True):
-        result = runner.invoke(cli, ["--db", str(db), *args])
-        if ok:
-            assert result.exit_code == 0, result.output
-        return result
-
-    run("new", "rooftops", "--system", "spellwoven")
-    run("character", "add", "--sheet", str(CAMPAIGN / "characters" / "jen.toml"))
-    run("character", "add", "--sheet", str(CAMPAIGN / "characters" / "housewife.toml"))
-    run("session", "start")
-    run.db = db  # type: ignore[attr-defined]
-    return run
-
-
 def specs(run, who="housewife"):
     return json.loads(run("sheet", who, "--json").output)["specialisations"]
 

@@ -11,26 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
 from freezegun import freeze_time
 
 from ledger.cli import cli
 
 CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "the-drowned-marches"
-
-
-@pytest.fixture
-def run(tmp_path: Path) -> Any:
-    db = str(tmp_path / "ledger.db")
-    runner = CliRunner()
-
-    def invoke(*args: str, ok: bool = True) -> Result:
-        result = runner.invoke(cli, ["--db", db, *args])
-        if ok:
-            assert result.exit_code == 0, result.output
-        return result
-
-    return invoke
 
 
 @pytest.fixture

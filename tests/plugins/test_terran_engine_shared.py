@@ -13,27 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 from freezegun import freeze_time
-
-from ledger.cli import cli
 
 CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "the-drowned-marches"
 TROLL = "Bog troll"
-
-
-@pytest.fixture
-def run(tmp_path: Path) -> Any:
-    db = str(tmp_path / "ledger.db")
-    runner = CliRunner()
-
-    def invoke(*args: str, ok: bool = True, db_path: str = db) -> Result:
-        result = runner.invoke(cli, ["--db", db_path, *args])
-        if ok:
-            assert result.exit_code == 0, result.output
-        return result
-
-    return invoke
 
 
 @pytest.fixture
