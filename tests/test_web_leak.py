@@ -23,11 +23,12 @@ import httpx2
 import msgspec
 import pytest
 
-from ledger import RuleError, hookimpl
+from ledger import RuleError
 from ledger.campaign import open_campaign
 from ledger.eventstore import open_store
-from ledger.plugins import pm, rule_systems
+from ledger.plugins import rule_systems
 from ledger.store import COLUMNS
+from ledger.testing import registered
 from ledger.web.pages import SECRET_REFUSAL
 
 from .toy import Toy
@@ -296,22 +297,11 @@ class SecretiveToy(Toy):
         return super().resolve(state, request, dice)
 
 
-class SecretivePlugin:
-    @hookimpl
-    def register_rule_systems(self, register):
-        register(SecretiveToy())
-
-
 @pytest.fixture
 def secretive_toy():
     """The secretive toy rules in place of the toy's, for one test."""
-    pm.register(SecretivePlugin(), name="toy")
-    rule_systems.cache_clear()
-    try:
+    with registered(SecretiveToy()):
         yield
-    finally:
-        pm.unregister(name="toy")
-        rule_systems.cache_clear()
 
 
 def test_leak_a_roll_refused_only_for_a_gm_only_fact_does_not_name_it(

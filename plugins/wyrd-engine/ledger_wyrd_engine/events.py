@@ -209,7 +209,22 @@ class DeathRecorded(Event, frozen=True, kw_only=True, tag="wyrd-engine.death_rec
     reason: str = ""
 
 
-class GearGained(Event, frozen=True, kw_only=True, tag="wyrd-engine.gear_gained"):
+class _TraitLike(Event, frozen=True, kw_only=True):
+    """The fields of a Trait or a piece of gear that "functions like a Trait" gained in play
+    (:class:`GearGained`, :class:`TraitGained`), as on a sheet (ruling W-1)."""
+
+    character: str
+    name: str
+    kind: Literal["bonus", "ability", "permission", "substitution"]
+    skill: str | None = None
+    instead_of: str | None = None
+    once_per: Literal["scene", "session"] | None = None
+    when: str = ""
+    text: str = ""
+    reason: str = ""
+
+
+class GearGained(_TraitLike, frozen=True, kw_only=True, tag="wyrd-engine.gear_gained"):
     """A piece of notable gear comes into the character's hands after creation: "Each
     character begins with **three pieces of gear**" ("Gear as Traits"), so more may come in
     play; it "functions like a Trait" ("Step 4: Select Gear"; ruling W-15).
@@ -220,16 +235,6 @@ class GearGained(Event, frozen=True, kw_only=True, tag="wyrd-engine.gear_gained"
         sheet (ruling W-1).
     """
 
-    character: str
-    name: str
-    kind: Literal["bonus", "ability", "permission", "substitution"]
-    skill: str | None = None
-    instead_of: str | None = None
-    once_per: Literal["scene", "session"] | None = None
-    when: str = ""
-    text: str = ""
-    reason: str = ""
-
 
 class GearLost(Event, frozen=True, kw_only=True, tag="wyrd-engine.gear_lost"):
     """A piece of gear the character holds is lost, broken or given away (ruling W-15)."""
@@ -239,20 +244,10 @@ class GearLost(Event, frozen=True, kw_only=True, tag="wyrd-engine.gear_lost"):
     reason: str = ""
 
 
-class TraitGained(Event, frozen=True, kw_only=True, tag="wyrd-engine.trait_gained"):
+class TraitGained(_TraitLike, frozen=True, kw_only=True, tag="wyrd-engine.trait_gained"):
     """A non-player character gains a Trait: "Non-player characters and monsters can have
     fewer or far more traits" ("Traits"). A player character has "exactly **three
     Traits**" and never gains one (ruling W-16). Fields as :class:`GearGained`."""
-
-    character: str
-    name: str
-    kind: Literal["bonus", "ability", "permission", "substitution"]
-    skill: str | None = None
-    instead_of: str | None = None
-    once_per: Literal["scene", "session"] | None = None
-    when: str = ""
-    text: str = ""
-    reason: str = ""
 
 
 class TraitLost(Event, frozen=True, kw_only=True, tag="wyrd-engine.trait_lost"):
