@@ -599,9 +599,13 @@ class Campaign:
                     raise RuleError(
                         f"a character with id {event.character!r} already exists; give the sheet another id"
                     )
-                states[event.character] = self.system.initial_state(
-                    event.character, event.name, event.sheet
-                )
+                state = self.system.initial_state(event.character, event.name, event.sheet)
+                for at, fact in self.held_by_newcomers():  # what the group shares
+                    fn = appliers.get(type(fact))
+                    if fn is not None:
+                        with applying(at):
+                            state = fn(state, fact)
+                states[event.character] = state
                 continue
             if isinstance(event, Corrected):
                 continue
@@ -624,6 +628,22 @@ class Campaign:
                     with applying(seq):
                         states[stream] = fn(states[stream], event)
         return states
+
+    def held_by_newcomers(self) -> list[tuple[int, Event]]:
+        """``[(seq, event)]``: the campaign-stream facts a character who joins now holds
+        too (event classes with ``held_by_newcomers``), with the corrections in force; read
+        through the type index (none when the system has no such type)."""
+        types = [tag for tag, cls in self.codec.types.items() if cls.held_by_newcomers]
+        if not types:
+            return []
+        corrections = self.corrections()
+        projector = self.projector()
+        out = []
+        for row in self.store.rows(self.id, types=types, streams=[CAMPAIGN_STREAM]):
+            event = projector.decode_row(row, corrections)
+            if event is not None:
+                out.append((row[0], event))
+        return out
 
     def add_character(self, sheet: dict[str, Any], *, actor: str, at: str) -> Recorded:
         """Validate a sheet with the rule system and append ``character.created``.

@@ -36,11 +36,16 @@ class Event(
       exists only with its roll, such as the Effort an opponent spends on their side of a
       contest: it is written only in its roll's batch and corrected only through the roll.
       ``False`` (default): an event that may also be written or corrected on its own.
+    - ``held_by_newcomers``: ``True`` for a campaign-stream fact the whole group shares
+      (an objective or a Challenge several characters work on): a character created after
+      it is folded through it too, when they join, so every sheet agrees. ``False``
+      (default): a campaign-stream event applies to the characters that exist then.
     """
 
     visibility: ClassVar[str] = "public"
     schema_version: ClassVar[int] = 1
     part_of_roll: ClassVar[bool] = False
+    held_by_newcomers: ClassVar[bool] = False
 
 
 class Roll(Event, frozen=True, kw_only=True):

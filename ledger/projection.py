@@ -165,8 +165,16 @@ class Projector:
         on_step: Callable[[int, dict[str, Any]], None] | None = None,
         strict: bool = True,
         errors: list[tuple[int, str]] | None = None,
+        shared: list[tuple[int, Event]] | None = None,
     ) -> dict[str, Any]:
         """Apply rows (in :data:`ledger.store.COLUMNS` order) to ``states`` (updated in place).
+
+        A campaign-stream event whose class is ``held_by_newcomers`` is also kept, and a
+        character created later in the rows is folded through those kept so far when they
+        join (:class:`ledger.events.Event`). ``shared`` keeps them across calls that fold
+        one log in pieces (``verify`` feeds it row by row); by default each call keeps its
+        own, so a fold that should see them reads from the log's start (or from a snapshot
+        taken after the character joined).
 
         Replay never skips an event silently: an event the rules refuse on replay (possible
         only in a log whose corrections were not validated, see
@@ -187,6 +195,7 @@ class Projector:
         decode = self.codec.raw_decode
         campaign_stream = CAMPAIGN_STREAM
         created = CharacterCreated
+        kept: list[tuple[int, Event]] = [] if shared is None else shared
         event: Any
         for row in rows:
             if not as_gm and row[9] == "gm":
@@ -205,8 +214,24 @@ class Projector:
                     event = self.codec.decode(row[5], type_)
             cls = type(event)
             if cls is created:
-                states[event.character] = initial_state(event.character, event.name, event.sheet)
+                state = initial_state(event.character, event.name, event.sheet)
+                for seq, fact in kept:  # what the group shares: the newcomer holds it too
+                    fn = appliers(type(fact))
+                    if fn is None:
+                        continue
+                    token = _APPLYING_SEQ.set(seq)
+                    try:
+                        state = fn(state, fact)
+                    except RuleError as e:
+                        if errors is None:
+                            raise RuleError(f"event {seq}: {e}") from None
+                        errors.append((seq, str(e)))
+                    finally:
+                        _APPLYING_SEQ.reset(token)
+                states[event.character] = state
             else:
+                if cls.held_by_newcomers and row[2] == campaign_stream:
+                    kept.append((row[0], event))
                 fn = appliers(cls)
                 if fn is not None:
                     stream = row[2]
@@ -240,13 +265,15 @@ def replay_strictly(system: RuleSystem, codec: Codec, rows: list[tuple[Any, ...]
     states: dict[str, Any] = {}
     pairs: list[tuple[int, Event]] = []
     corrections = Corrections()
+    shared: list[tuple[int, Event]] = []
     for i, row in enumerate(rows):
         if row[4] == "correction.recorded":
             pairs.append((row[0], codec.decode(row[5], row[4])))
             corrections = corrections_from(pairs)
-            states = projector.fold(rows[: i + 1], {}, corrections)
+            shared = []
+            states = projector.fold(rows[: i + 1], {}, corrections, shared=shared)
             continue
-        projector.fold([row], states, corrections, strict=True)
+        projector.fold([row], states, corrections, strict=True, shared=shared)
 
 
 def to_recorded(row: tuple[Any, ...], event: Event) -> Recorded:

@@ -122,6 +122,9 @@ class ResultCheck:
         self._roll_types: dict[int, str] = {}  # contest roll seq: its type
         self._tail: tuple[int, str] | None = None  # the roll whose batch may still run on
         self._follow_due: list[Event] = []  # its follow-ups not yet read
+        # the campaign-stream facts a character created later holds too (held_by_newcomers)
+        self._shared: list[tuple[int, Event]] = []  # with the corrections in force
+        self._shared_log: list[tuple[int, Event]] = []  # as written
         # roll seq: (its type, [(seq, type)] of the follow-ups written with it)
         self._follow_links: dict[int, tuple[str, list[tuple[int, str]]]] = {}
         self.checked = 0
@@ -150,6 +153,7 @@ class ResultCheck:
                 self._pairs.append((seq, correction))
                 self.corrections = corrections_from(self._pairs)
                 self._fresh = set()
+                self._shared = self._shared_in_force()
                 return self._replay_corrected(seq, correction)
             elif type_ == "character.created":
                 event = self.codec.decode(data, type_)
@@ -159,7 +163,9 @@ class ResultCheck:
                 problem = self._check(seq, stream, self.codec.decode(data, type_))
                 if problem:
                     return problem
-            self.projector.fold([row], self.states, self.corrections)
+            kept = len(self._shared)
+            self.projector.fold([row], self.states, self.corrections, shared=self._shared)
+            self._shared_log += self._shared[kept:]
         except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as e:
             return f"its data does not decode as {type_}: {e}"
         except RuleError as e:  # the rules refuse it (a log written past the rules)
@@ -279,6 +285,18 @@ class ResultCheck:
             except RuleError as e:
                 return f"the rules refuse the corrected history of event {target}: {e}"
         return None
+
+    def _shared_in_force(self) -> list[tuple[int, Event]]:
+        """The kept group facts with today's corrections: retracted ones dropped, amended
+        ones as amended."""
+        out = []
+        for seq, event in self._shared_log:
+            if seq in self.corrections.retracted:
+                continue
+            if seq in self.corrections.amended:
+                event = self.codec.amended(event_tag(type(event)), self.corrections.amended[seq])
+            out.append((seq, event))
+        return out
 
     def _follow_up_problem(self, seq: int, type_: str, data: Any) -> str | None:
         """A roll's follow-ups (:meth:`RuleSystem.follow_ups`, #16) come right after it in

@@ -183,18 +183,36 @@ def test_faction_contributions_and_what_the_rules_refuse(world: Path) -> None:
 
 
 @freeze_time("2026-03-01 19:10:00", tick=True)
-def test_a_character_who_joins_later_does_not_hold_it(world: Path, tmp_path: Path) -> None:
-    """A character added after the objective was opened does not hold it (their state
-    begins at their sheet); the others' progress goes on, and the late joiner's check
-    towards it is refused."""
+def test_a_character_who_joins_later_holds_it_and_counts(world: Path, tmp_path: Path) -> None:
+    """A character added after the objective was opened, and after Isa's good check, holds
+    it as everyone does ("groups of players ... can work towards"): the same progress on
+    their sheet, their own check counts for all, and verify, export and import agree."""
     ok(world, "record", "group-objective-opened", "--objective", VAULT, "--required-good", "2")
+    check(world, "isa", "Lockpicking", 16)  # 16 + 3 = 19 good
     ok(world, "character", "add", "--sheet", str(wren_sheet(tmp_path, "Cole Ashby")))
-    check(world, "isa", "Lockpicking", 16)
-    assert objective(world, "bram")["good"] == 1
-    assert as_json(world, "sheet", "cole")["objectives"] == []
-    assert "no objective called" in refused(
-        world, "roll", "cole", "Forage", "--time", "--objective", VAULT, "--dice", "16")
+    assert objective(world, "cole") == objective(world, "bram")
+    assert objective(world, "cole")["good"] == 1
+    assert objective(world, "cole", "player") == objective(world, "bram", "player")
+    check(world, "cole", "Forage", 16)  # 16 + 2 = 18 good: the second good completes it
+    assert [objective(world, who)["status"] for who in ("isa", "bram", "cole")] == [
+        "completed"
+    ] * 3
     assert "OK" in ok(world, "verify").output
+    # the same from a GM export, imported into a new file
+    out = tmp_path / "world.ndjson"
+    ok(world, "export", "-o", str(out))
+    copy = tmp_path / "copy.db"
+    ok(copy, "import", str(out))
+    assert as_json(copy, "sheet", "cole")["objectives"] == as_json(world, "sheet", "cole")[
+        "objectives"
+    ]
+    # an objective retracted before Cole joined is not his either
+    ok(world, "record", "group-objective-opened", "--objective", "Find the key",
+       "--required-good", "2")  # fmt: skip
+    opened = as_json(world, "log")[-1]["seq"]
+    ok(world, "correct", str(opened), "--reason", "no such key")
+    ok(world, "character", "add", "--sheet", str(wren_sheet(tmp_path, "Dell Fenn")))
+    assert [o["name"] for o in as_json(world, "sheet", "dell")["objectives"]] == [VAULT]
 
 
 @freeze_time("2026-03-01 19:10:00", tick=True)

@@ -197,3 +197,23 @@ def test_a_challenge_is_not_opened_gm_only_and_players_see_the_shared_one(troll:
     jen_hits(troll)
     player = json.loads(troll("--as", "player", "sheet", "bo", "--json").output)
     assert [c["disposition"] for c in player["challenges"]] == [6]
+
+
+@freeze_time("2026-03-01 19:30:00", tick=True)
+def test_a_character_who_joins_later_faces_the_shared_challenge(troll: Any, tmp_path: Path) -> None:
+    """After Jen's Effect of 4 (Disposition 10 → 6) a fourth character joins: they face the
+    same troll at 6, and their Effect wears it down for everyone."""
+    jen_hits(troll)
+    sheet = (CAMPAIGN / "characters" / "kit.toml").read_text().replace('name = "Kit', 'name = "Wren')
+    path = tmp_path / "wren.toml"
+    path.write_text(sheet)
+    troll("character", "add", "--sheet", str(path))
+    wren = [c["character"] for c in json.loads(troll("character", "list", "--json").output)
+            if c["name"].startswith("Wren")][0]
+    assert challenge(troll, wren)["disposition"] == 6
+    assert challenge(troll, wren) == challenge(troll, "bo")
+    # Wren's Risky Action succeeds (1 2 6), then the axe's 1d shows 2: 6 → 4 on every sheet
+    troll("roll", wren, "Survival", "--attribute", "Agility", "--dice", "1,2,6")
+    troll("roll", wren, "effect", "--weapon", "axe", "--challenge", TROLL, "--dice", "2")
+    assert [challenge(troll, w)["disposition"] for w in ("jen", "kit", "bo", wren)] == [4] * 4
+    assert troll("verify").exit_code == 0

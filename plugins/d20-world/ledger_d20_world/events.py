@@ -362,6 +362,8 @@ class GroupObjectiveOpened(
     ``character`` field: it is on the campaign stream, so every character's state holds
     it. ``required_good`` ≥ 2."""
 
+    held_by_newcomers: ClassVar[bool] = True  # a character who joins later holds it too
+
     objective: str
     required_good: int
     deadline: str = ""
@@ -376,6 +378,8 @@ class GroupObjectiveContributed(
     in the check's batch, and then it must match the check the contributor made. ``auto``:
     an automatic success The World counts as good (ruling R12)."""
 
+    held_by_newcomers: ClassVar[bool] = True  # a character who joins later holds it too
+
     objective: str
     by: str
     skill: str
@@ -389,6 +393,8 @@ class GroupObjectiveFailed(
 ):
     """A shared objective failed by an outside factor such as time ("Objectives"; campaign
     stream, ruling R43)."""
+
+    held_by_newcomers: ClassVar[bool] = True  # a character who joins later holds it too
 
     objective: str
     reason: str

@@ -7,7 +7,7 @@ others are recordable with ``campaign record <name> --field value``. Seed:
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from msgspec import UNSET, UnsetType
 
@@ -232,6 +232,8 @@ class SharedChallengeOpened(
     :class:`ChallengeOpened`; any character's Effect lowers its one Disposition.
     """
 
+    held_by_newcomers: ClassVar[bool] = True  # a character who joins later holds it too
+
     challenge: str
     level: str
     count: int = 1
@@ -247,6 +249,8 @@ class SharedDispositionReduced(
     (an Effect rolled at the table; ``by`` is then any name). On the campaign stream.
     """
 
+    held_by_newcomers: ClassVar[bool] = True  # a character who joins later holds it too
+
     challenge: str
     amount: int
     by: str = ""
@@ -258,6 +262,8 @@ class SharedChallengeClosed(
 ):
     """A shared Challenge ends for the whole group without its Disposition reaching 0
     (fled, settled, failed; ruling T25). On the campaign stream."""
+
+    held_by_newcomers: ClassVar[bool] = True  # a character who joins later holds it too
 
     challenge: str
     status: Literal["overcome", "failed", "abandoned"] = "abandoned"
