@@ -93,10 +93,18 @@ def export_lines(store: EventStore, campaign: str, *, as_gm: bool) -> Iterator[b
         yield encode(ExportLine(**values)) + b"\n"
 
 
+class BadLine(RuleError):
+    """A line of an export file that is not an exported event (:attr:`number`, from 1)."""
+
+    def __init__(self, number: int, problem: str) -> None:
+        super().__init__(f"line {number} {problem}")
+        self.number = number
+
+
 def parse_lines(lines: Iterable[bytes]) -> list[Line]:
     """Parse an export file's lines (envelopes, and stubs of a player's export).
 
-    :raises RuleError: a line that is neither an envelope nor a stub, or nests JSON too
+    :raises BadLine: a line that is neither an envelope nor a stub, or nests JSON too
         deeply for the parser (names the line number).
     """
     parsed: list[Line] = []
@@ -111,12 +119,10 @@ def parse_lines(lines: Iterable[bytes]) -> list[Line]:
             except (msgspec.DecodeError, RecursionError):
                 stub = None
             if stub is None or not stub.redacted:
-                raise RuleError(f"line {number} is not an exported event: {e}") from None
+                raise BadLine(number, f"is not an exported event: {e}") from None
             parsed.append(stub)
         except RecursionError:
-            raise RuleError(
-                f"line {number} nests JSON too deeply to be an exported event"
-            ) from None
+            raise BadLine(number, "nests JSON too deeply to be an exported event") from None
     return parsed
 
 

@@ -142,3 +142,10 @@ def test_files_that_are_not_exports_are_refused_in_one_line(played, tmp_path):
     assert "Traceback" not in result.output
     missing = verify_file(invoke, str(tmp_path / "missing.ndjson"))
     assert missing.exit_code == 2
+    # --json answers in JSON for a script, naming the line
+    bad = write(tmp_path, "bad.ndjson", '{"seq": 1}\nnot json\n')
+    as_json = verify_file(invoke, bad, "--json")
+    assert as_json.exit_code == 1
+    answer = json.loads(as_json.output)
+    assert answer["ok"] is False and answer["bad_line"] == 1
+    assert answer["problem"].startswith("line 1 is not an exported event")

@@ -477,10 +477,19 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
             )
     if file is not None:
         from ..backup import split_backup
-        from ..exchange import parse_lines, verify_export
+        from ..exchange import BadLine, parse_lines, verify_export
 
         _, rest = split_backup(file)
-        campaign_id, report = verify_export(parse_lines(rest), receipt=parsed)
+        try:
+            lines = parse_lines(rest)
+        except BadLine as e:
+            if not as_json:
+                raise
+            # --json answers in JSON even when the file is not an export at all
+            echo_json({"ok": False, "campaign": None, "bad_seq": None,
+                       "bad_line": e.number, "problem": str(e)})  # fmt: skip
+            sys.exit(1)
+        campaign_id, report = verify_export(lines, receipt=parsed)
         stubs = report.stubs
     else:
         store = app.store()
