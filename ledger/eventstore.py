@@ -28,6 +28,7 @@ them against each):
 
 from __future__ import annotations
 
+import abc
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
@@ -157,8 +158,9 @@ class PagedRows(Iterator[Row]):
     columns: tuple[str, ...]
     _rows: Iterator[Row] | None = None
 
+    @abc.abstractmethod
     def _fetch(self, select: list[str]) -> Iterator[Row]:
-        raise NotImplementedError  # each backend's query class defines it
+        """The rows for ``select`` (column names or ``"null"``); each backend defines it."""
 
     @property
     def started(self) -> bool:
@@ -505,7 +507,7 @@ def conflicts(expected_versions: dict[str, int] | None, version_of: Callable[[st
             )
 
 
-class SqlEventStore:
+class SqlEventStore(abc.ABC):
     """The part of an :class:`EventStore` both SQL backends share: the statements that differ
     only in their placeholder (:class:`Statements`), the filters of a read, an append's
     check-chain-write, secrets, access links and snapshots.
@@ -531,39 +533,42 @@ class SqlEventStore:
 
     # --- backend hooks -------------------------------------------------------------------
 
+    @abc.abstractmethod
     def transaction(self) -> contextlib.AbstractContextManager[None]:
-        raise NotImplementedError
+        """The write transaction (see :meth:`EventStore.transaction`)."""
 
+    @abc.abstractmethod
     def head(self, campaign: str) -> Head:
-        raise NotImplementedError
+        """The campaign's head (see :meth:`EventStore.head`)."""
 
     def lock(self, campaign: str) -> None:
         """Hold the campaign's write lock until the transaction ends (a read or write of a
         campaign calls it first). Nothing to do here: SQLite's ``BEGIN IMMEDIATE`` already
         holds the whole file's; :class:`ledger.pgstore.PostgresStore` takes an advisory lock."""
+        return None
 
     def _any_of(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
         """``column`` is one of ``values``: the term and its arguments (SQLite's
         ``in (?, ...)``; PostgreSQL overrides it with ``= any(%s)`` of one array)."""
         return f"{column} in ({', '.join([self.MARK] * len(values))})", list(values)
 
+    @abc.abstractmethod
     def _version_reader(
         self, campaign: str, encoded: Sequence[Encoded], expected: dict[str, int] | None
     ) -> Callable[[str], int]:
         """``fn(stream) -> version`` before an append of ``encoded`` (inside its transaction)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _write(self, campaign: str, rows: list[Row]) -> None:
         """Store an append's chained rows (inside its transaction)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _query(self, campaign: str, columns: tuple[str, ...], where: RowFilter) -> RowStream:
         """The :meth:`rows` read of a campaign's events (``columns`` already checked)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _insert_id(self, sql: str, args: Sequence[Any]) -> int:
         """Run an ``insert`` of one row; return its new ``id``."""
-        raise NotImplementedError
 
     # --- transactions --------------------------------------------------------------------
 
