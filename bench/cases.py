@@ -66,13 +66,10 @@ def close(camp: Campaign) -> None:
 # --- 1. batched append ---------------------------------------------------------------------
 
 
-def ledger_store_append(path: str, work: Sequence[Batch]) -> tuple[float, list[tuple[Any, ...]]]:
-    """``Store.append`` of every session batch (chain + expected versions), one transaction
-    each. Returns the seconds and the stored rows (the floor inserts the same rows)."""
-    camp = new_campaign(path)
-    store = camp.store
+def append_work(store: Any, work: Sequence[Batch]) -> list[tuple[Any, ...]]:
+    """``store.append`` (any backend) of every session batch of ``work``, one transaction
+    each, with its expected versions: the stored rows."""
     rows: list[tuple[Any, ...]] = []
-    t = time.perf_counter()
     for number, events, expected in work:
         rows.extend(
             store.append(
@@ -84,6 +81,15 @@ def ledger_store_append(path: str, work: Sequence[Batch]) -> tuple[float, list[t
                 expected_versions=expected,
             )
         )
+    return rows
+
+
+def ledger_store_append(path: str, work: Sequence[Batch]) -> tuple[float, list[tuple[Any, ...]]]:
+    """``Store.append`` of every session batch (chain + expected versions), one transaction
+    each. Returns the seconds and the stored rows (the floor inserts the same rows)."""
+    camp = new_campaign(path)
+    t = time.perf_counter()
+    rows = append_work(camp.store, work)
     elapsed = time.perf_counter() - t
     close(camp)
     return elapsed, rows

@@ -55,7 +55,6 @@ from run import med, rounds, speed  # noqa: E402
 from ledger.campaign import Campaign, open_campaign  # noqa: E402
 from ledger.chain import COLUMNS  # noqa: E402
 from ledger.events import CampaignCreated, NoteAdded  # noqa: E402
-from ledger.eventstore import Pending  # noqa: E402
 from ledger.pgstore import PostgresStore  # noqa: E402
 from ledger.verify import verify_store  # noqa: E402
 
@@ -100,22 +99,10 @@ def ledger_append(url: str, work: Sequence[cases.Batch]) -> tuple[float, list[tu
     """``PostgresStore.append`` of every session (chain + expected versions + lock)."""
     with schema(url) as (u, _):
         camp = new_campaign(u)
-        store = camp.store
-        rows: list[tuple[Any, ...]] = []
         t = time.perf_counter()
-        for number, events, expected in work:
-            rows.extend(
-                store.append(
-                    workload.CAMPAIGN,
-                    [Pending(e) for e in events],
-                    actor=cases.ACTOR,
-                    recorded_at=cases.AT,
-                    session=number,
-                    expected_versions=expected,
-                )
-            )
+        rows = cases.append_work(camp.store, work)
         elapsed = time.perf_counter() - t
-        store.close()
+        camp.store.close()
     return elapsed, rows
 
 
@@ -238,15 +225,7 @@ def bench_replay(url: str, n: int, reps: int) -> dict[str, Any]:
     decoder = cases._union_decoder()
     with schema(url) as (u, name):
         camp = new_campaign(u)
-        for number, events, expected in work:
-            camp.store.append(
-                workload.CAMPAIGN,
-                [Pending(e) for e in events],
-                actor=cases.ACTOR,
-                recorded_at=cases.AT,
-                session=number,
-                expected_versions=expected,
-            )
+        cases.append_work(camp.store, work)
         camp.store.close()
         Character, _ = cases._es_classes()
         app = es_app(u, name)
