@@ -302,16 +302,10 @@ def es_app(path: str) -> Any:
     )
 
 
-def es_append(path: str, work: Sequence[Batch]) -> tuple[float, dict[str, Any]]:
-    """eventsourcing: one aggregate per character; each session's events are triggered on
-    their aggregates (the same d20-world applier runs, as our validation does) and saved in
-    one ``app.save`` (its SQLite application recorder, one transaction). Campaign-stream
-    events have no aggregate (d20-world has no applier for them) and are skipped."""
-    Character, _ = _es_classes()
-    app = es_app(path)
-    aggs = {s["id"]: Character(character=s["id"]) for s in workload.character_sheets()}
-    app.save(*aggs.values())
-    t = time.perf_counter()
+def es_save_work(app: Any, aggs: dict[str, Any], work: Sequence[Batch]) -> None:
+    """eventsourcing's side of an append case: each session's events triggered on their
+    characters' aggregates ``aggs`` and saved in one ``app.save`` (campaign-stream events
+    have no aggregate and are skipped)."""
     for _number, events, _expected in work:
         touched = {}
         for e in events:
@@ -323,6 +317,19 @@ def es_append(path: str, work: Sequence[Batch]) -> tuple[float, dict[str, Any]]:
             agg.happened(type=data.pop("type"), data=data)
             touched[s] = agg
         app.save(*touched.values())
+
+
+def es_append(path: str, work: Sequence[Batch]) -> tuple[float, dict[str, Any]]:
+    """eventsourcing: one aggregate per character; each session's events are triggered on
+    their aggregates (the same d20-world applier runs, as our validation does) and saved in
+    one ``app.save`` (its SQLite application recorder, one transaction). Campaign-stream
+    events have no aggregate (d20-world has no applier for them) and are skipped."""
+    Character, _ = _es_classes()
+    app = es_app(path)
+    aggs = {s["id"]: Character(character=s["id"]) for s in workload.character_sheets()}
+    app.save(*aggs.values())
+    t = time.perf_counter()
+    es_save_work(app, aggs, work)
     elapsed = time.perf_counter() - t
     ids = {s: a.id for s, a in aggs.items()}
     app.close()

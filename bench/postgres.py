@@ -177,17 +177,7 @@ def es_append(url: str, work: Sequence[cases.Batch]) -> float:
         aggs = {s["id"]: Character(character=s["id"]) for s in workload.character_sheets()}
         app.save(*aggs.values())
         t = time.perf_counter()
-        for _number, events, _expected in work:
-            touched = {}
-            for e in events:
-                s = cases.stream_of(e)
-                if s == "campaign":
-                    continue
-                data = msgspec.to_builtins(e)
-                agg = aggs[s]
-                agg.happened(type=data.pop("type"), data=data)
-                touched[s] = agg
-            app.save(*touched.values())
+        cases.es_save_work(app, aggs, work)
         elapsed = time.perf_counter() - t
         app.close()
     return elapsed

@@ -92,27 +92,15 @@ def describe_event(e: Event) -> str | None:
     if isinstance(e, ev.AdvancementChosen):
         return f"{e.character}: chooses the Advancement {e.advancement}"
     if isinstance(e, ev.ChallengeOpened):
-        try:
-            level = m.ganged_level(m.level_index(e.level), e.count)
-        except RuleError:
-            return f"{e.character} faces {e.challenge}: {e.level}"
-        many = f", {e.count} ganging up" if e.count > 1 else ""
-        return (
-            f"{e.character} faces {e.challenge}: {m.level_name(level)}{many} "
-            f"(Disposition {m.disposition_of(level)}, Effect {m.challenge_effect(level)})"
-        )
+        return f"{e.character} faces {e.challenge}: {_challenge_level(e.level, e.count)}"
     if isinstance(e, ev.ArchetypeEvolved):
         return f"{e.character} evolves beyond their Archetype: {e.narrative}"
     if isinstance(e, ev.SharedChallengeOpened):
         try:
-            level = m.ganged_level(m.level_index(e.level), e.count)
+            m.level_index(e.level)
         except RuleError:
             return f"The group faces {e.challenge}: {e.level}"
-        many = f", {e.count} ganging up" if e.count > 1 else ""
-        return (
-            f"The group faces {e.challenge} together: {m.level_name(level)}{many} "
-            f"(Disposition {m.disposition_of(level)}, Effect {m.challenge_effect(level)})"
-        )
+        return f"The group faces {e.challenge} together: {_challenge_level(e.level, e.count)}"
     if isinstance(e, ev.SharedDispositionReduced):
         by = f" by {e.by}" if e.by else ""
         roll = f" (roll {e.roll})" if e.roll else ""
@@ -153,3 +141,18 @@ def describe_event(e: Event) -> str | None:
             parts.append(f"{e.weapon} {e.code}" if e.code else f"drops {e.weapon}")
         return f"{e.character}: " + ", ".join(parts or ["equipment unchanged"])
     return None
+
+
+def _challenge_level(name: str, count: int) -> str:
+    """A Challenge's level as opened ("2.2 Challenges"): ganged-up level, Disposition and
+    Effect, e.g. "Dangerous (Disposition 10, Effect 1d)"; the name as given when it is not
+    a level the rules know."""
+    try:
+        level = m.ganged_level(m.level_index(name), count)
+    except RuleError:
+        return name
+    many = f", {count} ganging up" if count > 1 else ""
+    return (
+        f"{m.level_name(level)}{many} "
+        f"(Disposition {m.disposition_of(level)}, Effect {m.challenge_effect(level)})"
+    )
