@@ -17,10 +17,10 @@ from typing import Any, Union
 import msgspec
 import workload
 
-from ledger.campaign import Campaign
+from ledger.campaign.aggregate import Campaign
 from ledger.codec import Codec
 from ledger.events import Event, stream_of
-from ledger.store import COLUMNS, Pending, Store
+from ledger.store.sqlite import COLUMNS, Pending, Store
 
 AT = "2026-03-01T20:00:00.000000Z"
 ACTOR = "gm"
@@ -154,7 +154,7 @@ def floor_bare_append(path: str, rows: Sequence[tuple[Any, ...]], *, skip: int) 
 def ledger_replay(path: str) -> float:
     """Every character's state at the head, replayed through the d20-world appliers
     (``Campaign.states``: corrections, decode, dispatch, apply). Opening is timed too."""
-    from ledger.campaign import open_campaign
+    from ledger.campaign.aggregate import open_campaign
 
     t = time.perf_counter()
     store = Store(path)
@@ -256,7 +256,7 @@ def _es_classes() -> tuple[type, type]:
     from eventsourcing.application import Application
     from eventsourcing.domain import Aggregate, event
 
-    from ledger.plugins import rule_systems
+    from ledger.rules.plugins import rule_systems
 
     system = rule_systems()[workload.SYSTEM].configure({})
     codec = Codec(system.event_types)

@@ -52,11 +52,11 @@ import psycopg  # noqa: E402
 import workload  # noqa: E402
 from run import med, rounds, speed  # noqa: E402
 
-from ledger.campaign import Campaign, open_campaign  # noqa: E402
+from ledger.campaign.aggregate import Campaign, open_campaign  # noqa: E402
 from ledger.chain import COLUMNS  # noqa: E402
 from ledger.events import CampaignCreated, NoteAdded  # noqa: E402
-from ledger.pgstore import PostgresStore  # noqa: E402
-from ledger.verify import verify_store  # noqa: E402
+from ledger.history.verify import verify_store  # noqa: E402
+from ledger.store.postgres import PostgresStore  # noqa: E402
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/test"
 

@@ -16,8 +16,15 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .dice import DiceError, DiceSource, EngineDice, PhysicalDice, ReplayDice, parse_faces
-from .events import (
+from ledger.dice.engine import (
+    DiceError,
+    DiceSource,
+    EngineDice,
+    PhysicalDice,
+    ReplayDice,
+    parse_faces,
+)
+from ledger.events import (
     CampaignCreated,
     CharacterCreated,
     ContestOpposed,
@@ -33,15 +40,15 @@ from .events import (
     SessionStarted,
     event_tag,
 )
-from .hookspecs import hookimpl
-from .projection import applying_seq
-from .rulesystem import Opponent, RollParam, RollRequest, RuleError, RuleSystem, applies
-from .sheets import Line, Section, Sheet, Table, Track
+from ledger.rules.hookspecs import hookimpl
+from ledger.rules.projection import applying_seq
+from ledger.rules.sheets import Line, Section, Sheet, Table, Track
+from ledger.rules.system import Opponent, RollParam, RollRequest, RuleError, RuleSystem, applies
 
 if TYPE_CHECKING:
-    from .campaign import Campaign
-    from .cli import App, echo_json, json_option, now, pass_app
-    from .cli.play import describe
+    from ledger.campaign.aggregate import Campaign
+    from ledger.cli import App, echo_json, json_option, now, pass_app
+    from ledger.history.words import describe
 
 #: ``{name: module}`` of the names imported on first use (PEP 562).
 _LAZY = {
@@ -51,7 +58,7 @@ _LAZY = {
     "json_option": "ledger.cli",
     "now": "ledger.cli",
     "describe": "ledger.cli.play",
-    "Campaign": "ledger.campaign",
+    "Campaign": "ledger.campaign.aggregate",
 }
 
 

@@ -23,10 +23,10 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from .dice import PhysicalDice, parse_faces
-from .events import Event, Roll
-from .hookspecs import hookimpl
-from .rulesystem import RollRequest, RuleSystem
+from ledger.dice.engine import PhysicalDice, parse_faces
+from ledger.events import Event, Roll
+from ledger.rules.hookspecs import hookimpl
+from ledger.rules.system import RollRequest, RuleSystem
 
 
 def roll(
@@ -50,7 +50,7 @@ def roll(
     :raises AssertionError: the event does not re-derive from its inputs and dice (the
         problem is named).
     """
-    from .results import result_problem
+    from ledger.rules.results import result_problem
 
     dice = PhysicalDice(parse_faces(faces) if isinstance(faces, str) else list(faces))
     event = system.resolve(state, RollRequest(character, name, skill, dict(params)), dice)
@@ -78,7 +78,7 @@ def campaign_cli(db_path: str | os.PathLike[str]) -> Callable[..., Any]:
     Exceptions other than the command's own one-line refusals propagate."""
     from click.testing import CliRunner
 
-    from .cli import cli
+    from ledger.cli import cli
 
     runner = CliRunner()
 
@@ -126,7 +126,7 @@ def refused(db_path: str | os.PathLike[str], *args: str) -> str:
 def registered(*systems: RuleSystem) -> Iterator[None]:
     """Register rule systems that are not installed (no entry point) for the ``with``
     block, as a plugin would; they are unregistered after it."""
-    from .plugins import pm, rule_systems
+    from ledger.rules.plugins import pm, rule_systems
 
     class _Plugin:
         @hookimpl

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from ledger.cli import cli
-from ledger.plugins import pm, rule_systems
+from ledger.rules.plugins import pm, rule_systems
 
 from .toy import ToyPlugin
 

@@ -3,8 +3,8 @@
 import pytest
 
 from ledger import RuleError
-from ledger.campaign import open_campaign
-from ledger.store import Store
+from ledger.campaign.aggregate import open_campaign
+from ledger.store.sqlite import Store
 from tests.toy import Hurt, LuckUsed
 
 AT = "2026-03-01T19:00:00.000000Z"

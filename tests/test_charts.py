@@ -13,9 +13,9 @@ from typing import Any
 import icepool
 import pytest
 
-from ledger import charts
-from ledger.plugins import rule_systems
-from ledger.rulesystem import RuleError, RuleSystem
+from ledger.rules import charts
+from ledger.rules.plugins import rule_systems
+from ledger.rules.system import RuleError, RuleSystem
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -31,20 +31,20 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
-from ledger.campaign import Campaign, open_campaign
+from ledger.campaign.aggregate import Campaign, open_campaign
 from ledger.chain import ZERO_HASH, chain_hash
 from ledger.cli import cli
 from ledger.events import NoteAdded
-from ledger.eventstore import (
+from ledger.history.verify import verify_store
+from ledger.store.base import (
     ConflictError,
     EventStore,
     Pending,
     RowStream,
     StoreError,
     is_url,
-    open_store,
 )
-from ledger.verify import verify_store
+from ledger.store.opening import open_store
 
 ROOT = Path(__file__).resolve().parents[1]
 AT = "2026-03-01T19:00:00.000000Z"
@@ -93,8 +93,8 @@ def store(store_target):
 
 
 def test_protocol_and_migrations(store_target):
-    from ledger import pgstore
-    from ledger import store as sqlite_store
+    from ledger.store import postgres as pgstore
+    from ledger.store import sqlite as sqlite_store
 
     s = open_store(store_target)
     assert isinstance(s, EventStore)
@@ -507,7 +507,7 @@ def test_a_store_on_a_pooled_connection(postgres_url):
     and leaves it open for the pool; appends from two lent connections chain as one log."""
     from psycopg_pool import ConnectionPool
 
-    from ledger.pgstore import PostgresStore
+    from ledger.store.postgres import PostgresStore
 
     with ConnectionPool(postgres_url, min_size=2, max_size=2, open=True) as pool:
         with pool.connection() as conn:
@@ -576,7 +576,7 @@ def test_an_append_reads_one_entry_per_stream_on_postgres(postgres_url):
     every event of the streams, a sequential scan of the campaign)."""
     import psycopg
 
-    from ledger import pgstore
+    from ledger.store import postgres as pgstore
 
     s = open_store(postgres_url)
     for _ in range(3):

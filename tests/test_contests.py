@@ -16,8 +16,8 @@ import msgspec
 import pytest
 from freezegun import freeze_time
 
-from ledger.campaign import open_campaign
-from ledger.store import Pending, Store
+from ledger.campaign.aggregate import open_campaign
+from ledger.store.sqlite import Pending, Store
 from ledger.testing import as_json, ok, refused
 from ledger.testing import run_cli as run
 
@@ -257,7 +257,7 @@ def test_a_contest_without_its_other_side_is_caught(street: Path) -> None:
 @freeze_time("2026-03-01 19:10:00", tick=True)
 def test_a_stray_contest_opposed_is_refused_and_caught(street: Path) -> None:
     from ledger.events import ContestOpposed
-    from ledger.rulesystem import RuleError
+    from ledger.rules.system import RuleError
 
     stray = ContestOpposed(character="thug", roller="jonathan", roll=3)
     campaign = open_campaign(Store(str(street)))

@@ -6,7 +6,7 @@ import re
 
 from msgspec.structs import replace
 
-from ledger.plugins import rule_systems
+from ledger.rules.plugins import rule_systems
 
 PATH = re.compile(r"\w\[\d+\]|\w\.\w+:|\bNone\b|: *$|→ *$")
 
@@ -120,7 +120,7 @@ def test_spellwoven_effort_and_conditions():
 
 
 def test_generic_default_writes_sentences_for_a_system_that_gives_none():
-    from ledger.changes import sentences
+    from ledger.rules.changes import sentences
 
     before = {"hp": 10, "stress": 0, "conditions": [], "wounds": {}, "note": "", "dead": False}
     after = {"hp": 8, "stress": 0, "conditions": [{"name": "shaken", "penalty": 1, "x": None}],

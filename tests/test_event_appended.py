@@ -7,9 +7,9 @@ import logging
 import pytest
 
 from ledger import hookimpl
-from ledger.campaign import open_campaign
-from ledger.plugins import pm
-from ledger.store import Store
+from ledger.campaign.aggregate import open_campaign
+from ledger.rules.plugins import pm
+from ledger.store.sqlite import Store
 
 AT = "2026-03-01T19:00:00.000000Z"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.plugins import rule_systems
+from ledger.rules.plugins import rule_systems
 
 CAMPAIGNS = Path(__file__).resolve().parent.parent / "campaigns"
 WORLD = CAMPAIGNS / "the-world" / "characters" / "isa.toml"

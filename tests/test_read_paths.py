@@ -10,10 +10,10 @@ import sqlite3
 
 import pytest
 
-from ledger.campaign import Campaign, open_campaign
+from ledger.campaign.aggregate import Campaign, open_campaign
 from ledger.events import SceneStarted
-from ledger.eventstore import Pending
-from ledger.store import Store
+from ledger.store.base import Pending
+from ledger.store.sqlite import Store
 
 AT = "2026-03-01T19:00:00.000000Z"
 
@@ -211,8 +211,8 @@ def _steps(path: str, read) -> int:
 
 READS = {
     "session list": lambda c: list(c.records(types=["session.started", "session.ended"])),
-    "recap --session 2": lambda c: __import__("ledger.recap").recap.build_recap(c, 2, as_gm=False),
-    "advance --session 2 --dry-run": lambda c: __import__("ledger.advancement").advancement.preview(
+    "recap --session 2": lambda c: __import__("ledger.history.recap").history.recap.build_recap(c, 2, as_gm=False),
+    "advance --session 2 --dry-run": lambda c: __import__("ledger.history.advancement").history.advancement.preview(
         c, 2, {}
     ),
     "log --session 2": lambda c: list(c.records(as_gm=False, session=2)),

@@ -18,14 +18,14 @@ import pytest
 from click.testing import CliRunner, Result
 from freezegun import freeze_time
 
-from ledger.campaign import Campaign
+from ledger.campaign.aggregate import Campaign
 from ledger.cli import cli
 from ledger.codec import canonical_envelope
 from ledger.events import Envelope
-from ledger.exchange import export_lines, parse_lines
-from ledger.rulesystem import RuleSystem
-from ledger.store import COLUMNS, Store, chain_hash
-from ledger.verify import verify_rows, verify_store
+from ledger.exchange.ndjson import export_lines, parse_lines
+from ledger.history.verify import verify_rows, verify_store
+from ledger.rules.system import RuleSystem
+from ledger.store.sqlite import COLUMNS, Store, chain_hash
 from tests.toy import Improved, Toy
 
 CASEBOOK = Path(__file__).resolve().parents[1] / "campaigns" / "grand-casebook"

@@ -18,8 +18,8 @@ import time
 
 import httpx2
 
-from ledger.campaign import open_campaign
-from ledger.eventstore import open_store
+from ledger.campaign.aggregate import open_campaign
+from ledger.store.opening import open_store
 from ledger.web import access
 
 from .test_web_leak import served_to_a_player_leaks_nothing

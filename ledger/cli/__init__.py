@@ -8,7 +8,6 @@ written when a command fails.
 from __future__ import annotations
 
 import contextlib
-import datetime
 import functools
 import os
 import sqlite3
@@ -19,15 +18,10 @@ from typing import Any
 import click
 import msgspec
 
-from ..dice import DiceError
-from ..rulesystem import RuleError
-from ..store import ConflictError, StoreError
-
-
-def now() -> str:
-    """The current UTC time as stored in ``recorded_at`` (the only clock the CLI reads)."""
-    moment = datetime.datetime.now(datetime.UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+from ledger.campaign.clock import now
+from ledger.dice.engine import DiceError
+from ledger.errors import ConflictError, StoreError
+from ledger.rules.system import RuleError
 
 
 class App:
@@ -58,7 +52,8 @@ class App:
 
         :raises click.ClickException: the file does not exist and ``create`` is false.
         """
-        from ..eventstore import is_url, open_store
+        from ledger.store.base import is_url
+        from ledger.store.opening import open_store
 
         if (
             not create
@@ -88,7 +83,7 @@ class App:
     @functools.cached_property
     def campaign(self) -> Any:
         """The chosen campaign (``--campaign``, or the only one in the file)."""
-        from ..campaign import open_campaign
+        from ledger.campaign.aggregate import open_campaign
 
         return open_campaign(self.store(), self.campaign_id)
 
@@ -340,14 +335,14 @@ def register_plugin_commands() -> None:
     if _plugin_commands:
         return
     _plugin_commands = True
-    from ..plugins import load_plugins, pm
+    from ledger.rules.plugins import load_plugins, pm
 
     load_plugins()
     pm.hook.register_commands(cli=cli)
 
 
 def _register() -> None:
-    from . import (  # noqa: F401  (modules add commands)
+    from ledger.cli import (  # noqa: F401  (modules add commands)
         commands,
         demo,
         history,
@@ -360,7 +355,7 @@ def _register() -> None:
         transfer,
         views,
     )
-    from .completion import register
+    from ledger.cli.completion import register
 
     register()
 

@@ -9,7 +9,7 @@ from typing import Any
 import click
 import msgspec
 
-from . import App, cli, echo_json, json_option, now, pass_app, progress_bar, view_option
+from ledger.cli import App, cli, echo_json, json_option, now, pass_app, progress_bar, view_option
 
 
 def _parse_option(text: str) -> tuple[str, Any]:
@@ -48,8 +48,8 @@ def new(
     The ledger file (--db) is created if it does not exist; one file may hold several
     campaigns.
     """
-    from ..campaign import Campaign
-    from ..eventstore import shown
+    from ledger.campaign.aggregate import Campaign
+    from ledger.store.base import shown
 
     opts = dict(_parse_option(o) for o in options)
     store = app.store(create=True)
@@ -74,7 +74,7 @@ def systems(system_id: str | None, as_json: bool) -> None:
     `campaign record` writes with their fields, its roll events, and an example roll line
     from its book.
     """
-    from ..plugins import distribution_of, rule_systems
+    from ledger.rules.plugins import distribution_of, rule_systems
 
     installed = rule_systems()
     if system_id is not None:
@@ -123,10 +123,10 @@ def _system_detail(system: Any, as_json: bool) -> None:
     """``campaign systems SYSTEM``: everything a GM types for SYSTEM."""
     import msgspec
 
-    from ..events import Roll
-    from ..plugins import distribution_of
-    from .fields import describe_type, fields_of, option_name
-    from .play import recordable
+    from ledger.cli.fields import describe_type, fields_of, option_name
+    from ledger.cli.play import recordable
+    from ledger.events import Roll
+    from ledger.rules.plugins import distribution_of
 
     dist, version = distribution_of(system)
     events: dict[str, list[dict[str, Any]]] = {
@@ -251,7 +251,7 @@ def character_list(app: App, as_json: bool) -> None:
 @click.pass_context
 def character_show(ctx: click.Context, character_name: str, as_json: bool) -> None:
     """Show CHARACTER's current sheet (the same as `campaign sheet CHARACTER`)."""
-    from .views import sheet
+    from ledger.cli.views import sheet
 
     ctx.invoke(sheet, character_name=character_name, as_of=None, as_json=as_json)
 
@@ -345,7 +345,7 @@ def session_abandon(app: App, reason: str, as_json: bool) -> None:
 @pass_app
 def session_list(app: App, as_json: bool) -> None:
     """List sessions with their commitments and reveals (or why one was abandoned)."""
-    from ..campaign import SESSION_TYPES
+    from ledger.campaign.aggregate import SESSION_TYPES
 
     out: dict[int, dict[str, Any]] = {}
     for rec in app.campaign.records(types=[*SESSION_TYPES]):
@@ -464,7 +464,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
     player's copy is checked as far as it can be: GM-only events through their hashes.
     Exit 0 and print a receipt (head seq and hash), or exit 1 naming the first bad seq.
     """
-    from ..verify import parse_receipt, pending_lines, verify_store
+    from ledger.history.verify import parse_receipt, pending_lines, verify_store
 
     parsed = None
     if receipt is not None:
@@ -476,8 +476,8 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
                 param_hint="--receipt",
             )
     if file is not None:
-        from ..backup import split_backup
-        from ..exchange import BadLine, parse_lines, verify_export
+        from ledger.exchange.backup import split_backup
+        from ledger.exchange.ndjson import BadLine, parse_lines, verify_export
 
         _, rest = split_backup(file)
         try:
@@ -509,7 +509,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
         if drop_snapshots:
             click.echo(f"Dropped {store.drop_snapshots(campaign_id)} snapshots.", err=True)
         elif report.ok:  # every snapshot in use must be what a replay gives (ledger.snapshots)
-            from ..snapshots import verify_snapshots
+            from ledger.history.verify import verify_snapshots
 
             problem = verify_snapshots(store, campaign_id)
             if problem:
@@ -569,11 +569,11 @@ def export_(app: App, output: str | None, verifier: str | None) -> None:
     needs (seq, campaign, prev_hash, hash, "redacted": true) and the chain still verifies. Use `campaign --as gm export` for a
     full backup that `campaign import` can restore.
     """
-    from ..exchange import export_lines
+    from ledger.exchange.ndjson import export_lines
 
     if verifier:
-        from ..web.verifier import verifier_html
-        from .output import atomic_file
+        from ledger.cli.output import atomic_file
+        from ledger.web.verifier import verifier_html
 
         with atomic_file(verifier, db_path=app.db_path) as f:
             f.write(verifier_html().encode())
@@ -584,7 +584,7 @@ def export_(app: App, output: str | None, verifier: str | None) -> None:
     as_gm = app.as_gm()
     lines = export_lines(app.store(), app.campaign.id, as_gm=as_gm)
     if output:
-        from .output import atomic_file
+        from ledger.cli.output import atomic_file
 
         with atomic_file(output, db_path=app.db_path) as f:
             f.writelines(lines)
@@ -610,9 +610,9 @@ def import_(app: App, file: Any, as_json: bool) -> None:
     """
     import os
 
-    from ..backup import split_backup
-    from ..eventstore import is_url
-    from ..exchange import import_lines, parse_lines
+    from ledger.exchange.backup import split_backup
+    from ledger.exchange.ndjson import import_lines, parse_lines
+    from ledger.store.base import is_url
 
     backup, rest = split_backup(file)
     lines = parse_lines(rest)
@@ -632,7 +632,7 @@ def import_(app: App, file: Any, as_json: bool) -> None:
 def _warn_open_session_without_seed(app: App, campaign_id: str) -> None:
     """After an import: an open session whose seed the file did not hold (an export, not a
     backup) can never draw or verify an engine roll; say so and how to close it."""
-    from ..campaign import open_campaign
+    from ledger.campaign.aggregate import open_campaign
 
     campaign = open_campaign(app.store(), campaign_id)
     number = campaign.current_session()
@@ -658,8 +658,8 @@ def backup(app: App, file: str, as_json: bool) -> None:
     seed). Anyone who reads it can foresee the open session's engine rolls: it is written
     readable by you only; keep it private and share `campaign export` instead.
     """
-    from ..backup import backup_lines
-    from .output import atomic_file
+    from ledger.cli.output import atomic_file
+    from ledger.exchange.ndjson import backup_lines
 
     store = app.store()
     campaign = app.campaign
@@ -692,9 +692,9 @@ def _import_into_new_file(path: str, lines: Any, backup: Any) -> tuple[str, int]
     import os
     import tempfile
 
-    from ..exchange import import_lines
-    from ..store import Store
-    from .output import _mode_for
+    from ledger.cli.output import _mode_for
+    from ledger.exchange.ndjson import import_lines
+    from ledger.store.sqlite import Store
 
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
@@ -735,7 +735,7 @@ def _import_into_new_file(path: str, lines: Any, backup: Any) -> tuple[str, int]
 @pass_app
 def note(app: App, text: str, character_name: str | None, blind: bool, as_json: bool) -> None:
     """Record a free-text note for the log and recaps (optionally about a character)."""
-    from ..events import NoteAdded
+    from ledger.events import NoteAdded
 
     campaign = app.campaign
     if not text.strip():
@@ -752,7 +752,7 @@ def note(app: App, text: str, character_name: str | None, blind: bool, as_json: 
             {"seq": rec.seq, "character": cid, "text": rec.data.text, "visibility": rec.visibility}
         )
     else:
-        from ..text import printable
-        from .play import made_mark
+        from ledger.cli.play import made_mark
+        from ledger.text import printable
 
         click.echo(f"[{rec.seq}] note: {printable(rec.data.text)}{made_mark(rec)}")

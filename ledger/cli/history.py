@@ -7,9 +7,9 @@ from typing import Any
 import click
 import msgspec
 
-from ..events import Recorded
-from . import SEQ, App, cli, echo_json, json_option, now, pass_app, view_option
-from .play import describe
+from ledger.cli import SEQ, App, cli, echo_json, json_option, now, pass_app, view_option
+from ledger.events import Recorded
+from ledger.history.words import describe
 
 
 @cli.command()
@@ -32,8 +32,8 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
     (revealed at the end of the batch, so they verify). --dry-run shows the choices,
     targets and exact odds, never the outcome of dice not yet rolled ("?").
     """
-    from ..advancement import HIDDEN, preview
-    from ..advancement import advance as run_advance
+    from ledger.history.advancement import HIDDEN, preview
+    from ledger.history.advancement import advance as run_advance
 
     parsed: dict[str, Any] = {}
     for item in choices:
@@ -69,7 +69,7 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
                 odds = "; odds " + ", ".join(f"{k} {v}" for k, v in p["odds"].items())
             click.echo(f"  {p['type']}: {fields}{odds}")
         return
-    from .commands import echo_changes, states
+    from ledger.cli.commands import echo_changes, states
 
     before = {} if as_json else states(app)
     result = run_advance(campaign, number, parsed, actor=app.actor, at=now())
@@ -115,10 +115,10 @@ def recap(app: App, number: int, fmt: str, output: str | None, as_json: bool) ->
     """
     import dataclasses
 
-    from ..recap import build_recap, render
+    from ledger.history.recap import build_recap, render
 
     if output:
-        from .output import check_target
+        from ledger.cli.output import check_target
 
         check_target(output, db_path=app.db_path)
     data = build_recap(app.campaign, number, as_gm=app.as_gm())
@@ -127,7 +127,7 @@ def recap(app: App, number: int, fmt: str, output: str | None, as_json: bool) ->
         return
     text = render(data, fmt)
     if output:
-        from .output import atomic_file
+        from ledger.cli.output import atomic_file
 
         with atomic_file(output, db_path=app.db_path, text=True) as f:
             f.write(text)
@@ -147,7 +147,7 @@ def audit(app: App, seq: int, as_json: bool) -> None:
     Engine rolls of an ended session are recomputed from the revealed seed.
     Exit 1 when the roll or the log does not verify.
     """
-    from ..audit import audit as run_audit
+    from ledger.history.audit import audit as run_audit
 
     result = run_audit(app.campaign, seq, as_gm=app.as_gm())
     bad = result["verdict"] in ("tampered", "mismatch")
@@ -180,7 +180,7 @@ def audit(app: App, seq: int, as_json: bool) -> None:
             f"  rules: {rule['system']}, {rule['seed']}"
             + (f', "{rule["section"]}"' if rule["section"] else "")
         )
-        from ..text import printable
+        from ledger.text import printable
 
         for c in result["corrections"]:
             click.echo(f"  correction {c['seq']} at {c['at']}: {printable(c['sentence'])}")

@@ -46,7 +46,7 @@ def _same(a: str, b: str) -> bool:
 
 def current_db() -> str | None:
     """The ``--db`` of the running ``campaign`` command, if there is one."""
-    from . import App
+    from ledger.cli import App
 
     ctx = click.get_current_context(silent=True)
     app = ctx.find_object(App) if ctx is not None else None

@@ -7,10 +7,12 @@ from typing import Any
 import click
 import msgspec
 
-from ..events import Roll
-from ..plugins import rule_systems
-from ..rulesystem import RollParam, RuleError
-from . import SEQ, App, cli, echo_json, json_option, now, pass_app
+from ledger.cli import SEQ, App, cli, echo_json, json_option, now, pass_app
+from ledger.events import Roll
+from ledger.history.words import describe
+from ledger.rules import params as rule_params
+from ledger.rules.plugins import rule_systems
+from ledger.rules.system import RollParam, RuleError
 
 
 def merged_params(
@@ -141,50 +143,21 @@ class OddsCommand(SystemParamsCommand):
     params_attr = "odds_params"
 
     def system_for(self, ctx: click.Context, args: list[str]) -> Any:
-        from ..plugins import rule_system
+        from ledger.rules.plugins import rule_system
 
         first = next((a for a in args if not a.startswith("-")), None)
         return rule_system(first) if first else None
 
 
 def pick_params(system: Any, attr: str, given: dict[str, Any]) -> dict[str, Any]:
-    """The given params the campaign's system declares, converted to their types.
+    """:func:`ledger.rules.params.pick_params`, a bad value worded as a usage error (exit 2).
 
     :raises click.UsageError: a param the system does not declare, or a bad value.
     """
-    own = {p.name: p for p in getattr(system, attr)}
-    out = {}
-    for name, value in given.items():
-        if value is None or value == () or value is False:
-            continue
-        if name not in own:
-            raise click.UsageError(f"--{name.replace('_', '-')} is not an option of {system.id}")
-        param = own[name]
-        if isinstance(value, tuple) and not param.multiple:
-            if len(value) > 1:
-                raise click.UsageError(f"--{name.replace('_', '-')} is given once for {system.id}")
-            value = value[0]
-        out[name] = _convert(param, value)
-    return out
-
-
-def _convert(param: RollParam, value: Any) -> Any:
-    if param.is_flag or param.type is str:
-        return value
-    flag = f"--{param.name.replace('_', '-')}"
     try:
-        values = tuple(param.type(v) for v in (value if param.multiple else (value,)))
-    except ValueError:
-        kind = getattr(param.type, "__name__", "value")
-        raise click.UsageError(
-            f"{flag} takes {'an' if kind == 'int' else 'a'} {kind}, not {str(value)[:40]!r}"
-        ) from None
-    for v in values:
-        if isinstance(v, int) and param.out_of_range(v):
-            raise click.UsageError(
-                f"{flag} takes a number{param.range_text()}, not {str(v)[:40]}"
-            )
-    return values if param.multiple else values[0]
+        return rule_params.pick_params(system, attr, given)
+    except rule_params.ParamError as e:
+        raise click.UsageError(str(e)) from None
 
 
 def roll_output(app: App, rec: Any) -> dict[str, Any]:
@@ -263,8 +236,8 @@ def roll(
     the harm of a hit at once). Options below marked [system] apply to campaigns of that
     rule system.
     """
-    from ..campaign import AutomaticResult
-    from .commands import echo_changes, states
+    from ledger.campaign.aggregate import AutomaticResult
+    from ledger.cli.commands import echo_changes, states
 
     campaign = app.campaign
     given = pick_params(campaign.system, "roll_params", params)
@@ -292,7 +265,7 @@ def roll(
     try:
         rec = record(automatic_ok)
     except AutomaticResult as e:  # no silent surprises: show it, and ask (#15)
-        from . import table
+        from ledger.cli import table
 
         if not table._interactive():
             raise click.ClickException(f"{e}: add --auto to record it") from None
@@ -326,78 +299,6 @@ def made_mark(rec: Any) -> str:
     """What the answer to a write adds to a GM-only event's line: ``" [GM only]"`` (a blind
     roll, ``record --blind``, an event type that is always the GM's), else nothing."""
     return " [GM only]" if rec.visibility == "gm" else ""
-
-
-def describe(campaign: Any, rec: Any) -> str:
-    """One human line for an event: the rule system's, the core's, else a generic one.
-
-    A line that starts with the character id (``"julian: ..."``, the plugin convention)
-    starts with the character's name instead: ``"Julian Hargrave — ..."``.
-    """
-    if rec.type == "correction.recorded":
-        from ..corrections import sentence
-
-        return f"[{rec.seq}] Correction: {sentence(campaign, rec)}"
-    text = campaign.system.describe(rec.data) or describe_core(rec)
-    if rec.type == "contest.opposed":
-        roller = rec.data.roller
-        text = f"{rec.stream}: opposes {_names(campaign).get(roller, roller)}'s roll (event {rec.data.roll})"
-    if text:
-        stream = rec.stream
-        if text.startswith(f"{stream}:"):
-            names = _names(campaign)
-            if stream in names:
-                text = f"{names[stream]} — {text[len(stream) + 1 :].strip()}"
-        return f"[{rec.seq}] {text}"
-    data = msgspec.to_builtins(rec.data)
-    data.pop("type", None)
-    fields = ", ".join(f"{k}={v}" for k, v in data.items() if k not in ("draws", "scheme"))
-    return f"[{rec.seq}] {rec.type}: {fields}"
-
-
-def _names(campaign: Any) -> dict[str, str]:
-    """The campaign's character names, read once per campaign object."""
-    names = getattr(campaign, "_cli_names", None)
-    if names is None:
-        names = campaign._cli_names = campaign.characters()
-    return names
-
-
-def describe_core(rec: Any) -> str | None:
-    """Lines for the core's own events (``None`` for others)."""
-    d = rec.data
-    match rec.type:
-        case "campaign.created":
-            return f"Campaign {d.title!r} created ({d.system})"
-        case "character.created":
-            player = f", played by {d.player}" if d.player else ""
-            return f"{d.name} joins the campaign (id {d.character}{player})"
-        case "session.started":
-            return f"Session {d.number} started (seed commitment {d.seed_commitment[:16]}…)"
-        case "session.ended":
-            return f"Session {d.number} ended (seed revealed: {d.seed_reveal[:16]}…)"
-        case "session.abandoned":
-            return f"Session {d.number} abandoned, its seed lost: {d.reason}"
-        case "downtime.committed":
-            return (
-                f"Downtime seed after session {d.number} committed "
-                f"({d.seed_commitment[:16]}…; advancement dice draw from it)"
-            )
-        case "downtime.revealed":
-            return f"Downtime seed after session {d.number} revealed: {d.seed_reveal[:16]}…"
-        case "downtime.abandoned":
-            return f"Downtime seed after session {d.number} abandoned, lost: {d.reason}"
-        case "scene.started" | "scene.ended":
-            verb = "started" if rec.type == "scene.started" else "ended"
-            return f"Scene {verb}" + (f": {d.title}" if d.title else "")
-        case "note.added":
-            return (f"{d.character}: " if d.character else "") + f"Note: {d.text}"
-        case "contest.opposed":
-            return f"{d.character}: opposes the roll of {d.roller} (event {d.roll})"
-        case "correction.recorded":
-            verb = "retracted" if d.action == "retract" else f"amended ({d.data})"
-            return f"Correction: event {d.target} {verb} — {d.reason}"
-    return None
 
 
 def recordable(system: Any) -> dict[str, type]:
@@ -440,7 +341,14 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
     (text stays text); list fields repeat the option. `campaign record list` lists the
     events; `campaign record EVENT --help` lists EVENT's fields, types and allowed values.
     """
-    from .fields import field_lines, fields_of, is_list, item_type, option_name, parse_value
+    from ledger.cli.fields import (
+        field_lines,
+        fields_of,
+        is_list,
+        item_type,
+        option_name,
+        parse_value,
+    )
 
     app: App = ctx.find_object(App)  # type: ignore[assignment]
     campaign = app.campaign
@@ -510,7 +418,7 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
         raise click.UsageError(
             f"{key}: {_field_problem(e)} (see `campaign record {key} --help`)"
         ) from None
-    from .commands import echo_changes, states
+    from ledger.cli.commands import echo_changes, states
 
     who = [values["character"]] if isinstance(values.get("character"), str) else []
     before = {} if as_json else states(app, who)
@@ -613,7 +521,7 @@ def damage(
 
 def sheet_changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, str, str]]:
     """``(field, before, after)`` for every flattened sheet field that changed."""
-    from ..recap import flatten
+    from ledger.rules.changes import flatten
 
     flat_before, flat_after = flatten(before), flatten(after)
     keys = list(dict.fromkeys([*flat_before, *flat_after]))

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from . import App, cli, echo_json, json_option, now, pass_app
+from ledger.cli import App, cli, echo_json, json_option, now, pass_app
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -63,8 +63,8 @@ def serve(app: App, host: str, port: int, new_links: bool) -> None:
     """
     import uvicorn
 
-    from ..web import access as accessmod
-    from ..web.app import create_app
+    from ledger.web import access as accessmod
+    from ledger.web.app import create_app
 
     campaign = app.campaign
     store = app.store()
@@ -127,7 +127,7 @@ def access_add(
 
     The link is printed once: only its hash is kept.
     """
-    from ..web import access as accessmod
+    from ledger.web import access as accessmod
 
     campaign = app.campaign
     found, token = accessmod.grant(app.store(), campaign, who, characters, at=now())
@@ -155,7 +155,7 @@ def access_add(
 @pass_app
 def access_list(app: App, as_json: bool) -> None:
     """List the live links: who, their characters, when issued (never the link itself)."""
-    from ..web import access as accessmod
+    from ledger.web import access as accessmod
 
     campaign = app.campaign
     rows = []
@@ -183,7 +183,7 @@ def access_list(app: App, as_json: bool) -> None:
 @pass_app
 def access_revoke(app: App, who: str) -> None:
     """Revoke PLAYER's link (or the GM's): it stops at once, open pages included."""
-    from ..web import access as accessmod
+    from ledger.web import access as accessmod
 
     campaign = app.campaign
     count = app.store().revoke_access(campaign.id, accessmod.check_player(who), now())

@@ -12,8 +12,8 @@ from typing import Any
 
 import click
 
-from ..rulesystem import RuleError
-from . import App, cli, echo_json, json_option, now, pass_app
+from ledger.cli import App, cli, echo_json, json_option, now, pass_app
+from ledger.rules.system import RuleError
 
 
 def last_entry(campaign: Any, actor: str) -> Any:
@@ -25,7 +25,7 @@ def last_entry(campaign: Any, actor: str) -> Any:
         is one that cannot be corrected (a session start or end: nothing earlier is
         undone behind the GM's back).
     """
-    from ..corrections import UNCORRECTABLE, entry_of
+    from ledger.campaign.corrections import UNCORRECTABLE, entry_of
 
     retracted = campaign.corrections().retracted
     rows = campaign.store.rows(
@@ -56,7 +56,7 @@ def undo(app: App, reason: str | None, yes: bool, as_json: bool) -> None:
     """Retract the last event you (--actor) wrote: a correction with a reason, like
     `campaign correct SEQ --reason ...`. The original stays in the log, marked; run it
     again to undo the entry before. A session start or end cannot be undone."""
-    from .play import describe
+    from ledger.history.words import describe
 
     campaign = app.campaign
     target = last_entry(campaign, app.actor)

@@ -7,7 +7,7 @@ import os
 
 import click
 
-from . import App, cli, echo_json, json_option, pass_app
+from ledger.cli import App, cli, echo_json, json_option, pass_app
 
 
 @cli.command("copy")
@@ -28,8 +28,9 @@ def copy(app: App, src: str, dst: str, as_json: bool) -> None:
     campaign copy casebook.db postgresql://ledger@db.example.org/ledger
     campaign --campaign casebook copy postgresql://ledger@db/ledger casebook-copy.db
     """
-    from ..copying import copy_campaigns
-    from ..eventstore import is_url, open_store, shown
+    from ledger.exchange.copying import copy_campaigns
+    from ledger.store.base import is_url, shown
+    from ledger.store.opening import open_store
 
     synchronous = os.environ.get("CAMPAIGN_SYNCHRONOUS", "NORMAL")
     if not is_url(src) and not os.path.exists(src):

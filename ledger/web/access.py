@@ -20,7 +20,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rulesystem import RuleError
+from ledger.rules.system import RuleError
 
 #: The name of the GM's link (``campaign access add gm``).
 GM = "gm"
@@ -72,7 +72,7 @@ def check_player(name: str) -> str:
 
     :raises RuleError: empty, longer than 64 characters, or holding an invisible character.
     """
-    from ..text import check_name
+    from ledger.text import check_name
 
     name = name.strip()
     if not name:

@@ -48,8 +48,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..hookspecs import hookimpl
-from . import access as accessmod
+from ledger.rules.hookspecs import hookimpl
+from ledger.web import access as accessmod
 
 HERE = Path(__file__).resolve().parent
 COOKIE = "ledger_session"
@@ -82,7 +82,7 @@ def environment() -> Any:
     through :func:`ledger.text.printable` (no invisible character reaches a page)."""
     import jinja2
 
-    from ..text import printable
+    from ledger.text import printable
 
     return jinja2.Environment(
         loader=jinja2.ChoiceLoader(
@@ -99,7 +99,7 @@ def sheet_css(request: Request) -> Response:
     """``/sheet.css``: the sheets' stylesheet, the ``sheet_css`` macro of the sheet template
     ``sheet --format html`` uses (the CSP allows no inline style, so pages link it). It holds
     no campaign data: served without a session, like ``/static``."""
-    from ..templating import environment as core_environment
+    from ledger.templating import environment as core_environment
 
     css = str(core_environment().get_template("sheet.html.j2").module.sheet_css())
     return Response(css, media_type="text/css", headers={"cache-control": "no-cache"})
@@ -144,8 +144,8 @@ class Hub:
         self._thread: threading.Thread | None = None
 
     def _open(self) -> tuple[Any, str]:
-        from ..campaign import open_campaign
-        from ..eventstore import open_store
+        from ledger.campaign.aggregate import open_campaign
+        from ledger.store.opening import open_store
 
         store = open_store(self.target)
         if self.campaign_id is None:
@@ -275,8 +275,8 @@ class Server:
     def campaign(self) -> Any:
         """This thread's :class:`~ledger.campaign.Campaign` (its own connection to the
         store: a SQLite file or PostgreSQL)."""
-        from ..campaign import open_campaign
-        from ..eventstore import open_store
+        from ledger.campaign.aggregate import open_campaign
+        from ledger.store.opening import open_store
 
         local = self._local
         if getattr(local, "campaign", None) is None:
@@ -320,11 +320,11 @@ class Server:
     # --- the app ----------------------------------------------------------------------------
 
     def _build(self) -> Starlette:
-        from . import pages
+        from ledger.web import pages
 
         @contextlib.asynccontextmanager
         async def lifespan(app: Starlette) -> AsyncIterator[None]:
-            from ..plugins import pm
+            from ledger.rules.plugins import pm
 
             self.hub.start(asyncio.get_running_loop())
             listener = Listener(self)

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 
-from . import access as accessmod
-from .app import (
+from ledger.web import access as accessmod
+from ledger.web.app import (
     COOKIE,
     PAGE_ENTRIES,
     FormError,
@@ -36,7 +36,7 @@ from .app import (
 )
 
 if TYPE_CHECKING:
-    from .app import Server
+    from ledger.web.app import Server
 
 Endpoint = Callable[[Request], Any]
 #: A page as :func:`viewed` takes it: ``(campaign, viewer, request) -> response``.
@@ -83,8 +83,8 @@ def viewed(view: View) -> Callable[[Server], Endpoint]:
 def entry(campaign: Any, rec: Any, corrections: Any) -> dict[str, Any]:
     """One log line as the templates show it: ``seq``, ``text``, ``gm`` (GM-only),
     ``mark`` (retracted/amended), ``entered`` (who entered physical dice), ``roll``."""
-    from ..cli.play import describe
-    from ..events import Roll
+    from ledger.events import Roll
+    from ledger.history.words import describe
 
     text = _SEQ_PREFIX.sub("", describe(campaign, rec), count=1)
     mark = ""
@@ -254,7 +254,7 @@ def _sheet_html(campaign: Any, cid: str, as_gm: bool) -> str:
     """A character's sheet as an HTML fragment: the rule system's layout through the sheet
     template ``sheet --format html`` uses (:func:`ledger.sheets.render_html`), styled by
     ``/sheet.css``."""
-    from .. import sheets
+    from ledger.rules import sheets
 
     state = campaign.state_of(cid, as_gm=as_gm, save_snapshots=False)
     layout = campaign.system.sheet_layout(state, as_gm=as_gm)
@@ -295,9 +295,9 @@ def recap(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/recap/N``: session N's recap (the recap's own page, :mod:`ledger.recap`)."""
     import secrets
 
-    from ..campaign import NotFound
-    from ..recap import build_recap
-    from ..recap import render as render_recap
+    from ledger.campaign.aggregate import NotFound
+    from ledger.history.recap import build_recap
+    from ledger.history.recap import render as render_recap
 
     try:
         data = build_recap(campaign, request.path_params["number"], as_gm=viewer.as_gm)
@@ -319,8 +319,8 @@ def recap(campaign: Any, viewer: Viewer, request: Request) -> Response:
 @viewed
 def audit(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/audit/SEQ``: everything about one event and its verdict (``campaign audit``)."""
-    from ..audit import audit as run_audit
-    from ..rulesystem import RuleError
+    from ledger.history.audit import audit as run_audit
+    from ledger.rules.system import RuleError
 
     seq = request.path_params["seq"]
     head = campaign.store.head(campaign.id).seq
@@ -338,7 +338,7 @@ def audit(campaign: Any, viewer: Viewer, request: Request) -> Response:
 def export(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/export.ndjson``: the campaign's export in the viewer's view (a player's has stubs
     for GM-only events, as ``campaign export`` does)."""
-    from ..exchange import export_lines
+    from ledger.exchange.ndjson import export_lines
 
     body = b"".join(export_lines(campaign.store, campaign.id, as_gm=viewer.as_gm))
     return Response(
@@ -357,7 +357,7 @@ def verify_page(campaign: Any, viewer: Viewer, request: Request) -> Response:
 @viewed
 def verifier_download(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/verifier.html``: the verifier as one self-contained file to keep and open offline."""
-    from .verifier import verifier_html
+    from ledger.web.verifier import verifier_html
 
     return Response(
         verifier_html(),
@@ -433,9 +433,9 @@ def rehearse(
 
     :returns: the refusal as one sentence, or ``None`` when the players' view allows it.
     """
-    from ..campaign import AutomaticResult
-    from ..dice import DiceError, PhysicalDice, dice_needed, parse_faces
-    from ..rulesystem import RollRequest, RuleError
+    from ledger.campaign.aggregate import AutomaticResult
+    from ledger.dice.engine import DiceError, PhysicalDice, dice_needed, parse_faces
+    from ledger.rules.system import RollRequest, RuleError
 
     system = campaign.system
     try:
@@ -492,12 +492,12 @@ def roll(server: Server) -> Endpoint:
     def record(viewer: Viewer, cid: str, form: dict[str, str]) -> tuple[Any, str]:
         import click
 
-        from ..campaign import AutomaticResult
-        from ..cli import now
-        from ..cli.play import pick_params
-        from ..dice import DiceError
-        from ..rulesystem import RuleError
-        from ..store import ConflictError
+        from ledger.campaign.aggregate import AutomaticResult
+        from ledger.campaign.clock import now
+        from ledger.dice.engine import DiceError
+        from ledger.rules.params import ParamError, pick_params
+        from ledger.rules.system import RuleError
+        from ledger.store.sqlite import ConflictError
 
         campaign = server.campaign()
         faces = form.get("dice", "").strip() or None
@@ -508,8 +508,8 @@ def roll(server: Server) -> Endpoint:
         automatic_ok = bool(form.get("auto"))
         try:
             given = pick_params(campaign.system, "roll_params", _given(campaign.system, form))
-        except click.UsageError as e:
-            return None, e.format_message()
+        except ParamError as e:
+            return None, str(e)
         if not viewer.as_gm:
             # the players' view first: its refusal names only what a player may know
             problem = rehearse(campaign, cid, skill, given, faces or "", automatic_ok=automatic_ok)

@@ -45,8 +45,8 @@ from ledger_d20_world.mechanics import (
 from ledger_d20_world.state import Character, Objective, Skill
 
 from ledger import RollRequest, RuleError
-from ledger.dice import DiceError, PhysicalDice
-from ledger.results import result_problem
+from ledger.dice.engine import DiceError, PhysicalDice
+from ledger.rules.results import result_problem
 
 SYS = D20World().configure({})
 

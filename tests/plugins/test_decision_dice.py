@@ -27,8 +27,8 @@ from ledger_decision_dice.mechanics import (
 from ledger_decision_dice.odds import mean, p_at_least, p_success, sum_distribution
 
 from ledger import DiceError, RollRequest, RuleError
-from ledger.dice import PhysicalDice
-from ledger.results import result_problem
+from ledger.dice.engine import PhysicalDice
+from ledger.rules.results import result_problem
 
 SHEET = {
     "level": 2,

@@ -21,10 +21,10 @@ from ledger_decision_dice.sheet import Character, Condition, Item
 
 from ledger import DiceSource, ReplayDice, RollRequest, RuleError
 from ledger.codec import Codec
-from ledger.dice import DiceError, EngineDice, PhysicalDice
+from ledger.dice.engine import DiceError, EngineDice, PhysicalDice
 from ledger.events import CharacterCreated, Corrected, event_tag
-from ledger.projection import Corrections, Projector, corrections_from
-from ledger.results import result_problem
+from ledger.rules.projection import Corrections, Projector, corrections_from
+from ledger.rules.results import result_problem
 
 SYSTEM = DecisionDice().configure({"max_contest_rounds": 4})
 STATS = ("Agility", "Might", "Wits")

@@ -19,9 +19,9 @@ from freezegun import freeze_time
 from ledger_spellwoven.events import ContestEffortSpent
 
 from ledger import RuleError
-from ledger.campaign import open_campaign
+from ledger.campaign.aggregate import open_campaign
 from ledger.cli import cli
-from ledger.store import Store
+from ledger.store.sqlite import Store
 
 CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "nimble-jen"
 # "Catherine rolls 3d10 and scores a 2, 7 and 8" / the housewife "rolls a 1, 2 and 8"
@@ -159,7 +159,7 @@ def test_verify_names_a_log_without_her_side_or_with_a_stray_one(escape):
     """What ``verify``/``import`` read (:class:`ledger.results.ResultCheck`): her
     ContestEffortSpent must follow the contest.opposed of the roll that says she spent it,
     and nowhere else."""
-    from ledger.results import ResultCheck
+    from ledger.rules.results import ResultCheck
 
     out = json.loads(contest(escape, "--vs-effort").output)
     escape("roll", "jen", "Sprint", "--dice", "1,2,3")

@@ -24,8 +24,8 @@ from ledger_terran_engine.events import (
 )
 
 from ledger import DiceError, RollRequest, RuleError
-from ledger.dice import PhysicalDice
-from ledger.results import result_problem
+from ledger.dice.engine import PhysicalDice
+from ledger.rules.results import result_problem
 
 SYS = TerranEngine().configure({})
 

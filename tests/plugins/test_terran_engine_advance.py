@@ -22,7 +22,7 @@ from ledger_terran_engine.events import (
 )
 
 from ledger import Event, Recorded, RollRequest, RuleError
-from ledger.dice import PhysicalDice
+from ledger.dice.engine import PhysicalDice
 from ledger.events import event_tag
 
 SYS = TerranEngine().configure({})

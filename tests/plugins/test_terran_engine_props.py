@@ -17,7 +17,7 @@ from ledger_terran_engine.events import ChallengeOpened
 from ledger_terran_engine.odds import risky_bands
 
 from ledger import RollRequest
-from ledger.dice import PhysicalDice
+from ledger.dice.engine import PhysicalDice
 
 SYS = TerranEngine().configure({})
 d6 = s.integers(min_value=1, max_value=6)

@@ -30,8 +30,8 @@ from ledger_terran_engine.events import (
 from msgspec import UNSET
 
 from ledger import DiceError, ReplayDice, RollRequest, RuleError
-from ledger.dice import EngineDice, PhysicalDice
-from ledger.results import result_problem
+from ledger.dice.engine import EngineDice, PhysicalDice
+from ledger.rules.results import result_problem
 
 SYS = TerranEngine().configure({})
 

@@ -21,7 +21,7 @@ from ledger_terran_engine.events import (
 )
 
 from ledger import RollRequest, RuleError
-from ledger.dice import PhysicalDice
+from ledger.dice.engine import PhysicalDice
 from ledger.events import SceneEnded
 
 SYS = TerranEngine().configure({})

@@ -30,9 +30,9 @@ from ledger_wyrd_engine.mechanics import absorb, d6_as_fudge, damage_units, fudg
 from ledger_wyrd_engine.state import Character
 
 from ledger import RollRequest, RuleError
-from ledger.dice import DiceError, EngineDice, PhysicalDice, parse_faces
+from ledger.dice.engine import DiceError, EngineDice, PhysicalDice, parse_faces
 from ledger.events import SceneEnded, SessionEnded
-from ledger.results import result_problem
+from ledger.rules.results import result_problem
 
 CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "grand-casebook"
 

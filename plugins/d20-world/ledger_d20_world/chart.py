@@ -8,7 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ledger.charts import BAD, GOOD, MIXED, checked, figure, frac, outline, percent_axis, stacked
+from ledger.rules.charts import (
+    BAD,
+    GOOD,
+    MIXED,
+    checked,
+    figure,
+    frac,
+    outline,
+    percent_axis,
+    stacked,
+)
 
 if TYPE_CHECKING:
     from fractions import Fraction

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ledger.charts import (
+from ledger.rules.charts import (
     BAD,
     GOOD,
     MIXED,

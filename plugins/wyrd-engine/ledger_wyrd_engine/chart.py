@@ -9,7 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ledger.charts import (
+from ledger.rules.charts import (
     BAD,
     BEST,
     GOOD,

@@ -31,14 +31,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .rulesystem import RuleError
+from ledger.errors import RuleError
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from .fairness import DieReport
-    from .rulesystem import RuleSystem
+    from ledger.dice.fairness import DieReport
+    from ledger.rules.system import RuleSystem
 
 T = TypeVar("T")
 
@@ -312,7 +312,7 @@ def fairness_figure(reports: Iterable[DieReport], title: str, names: dict[str, s
     :param names: character id → display name.
     :raises ChartError: no dice to draw.
     """
-    from .fairness import EVERYONE, FLAG_P, format_p
+    from ledger.dice.fairness import EVERYONE, FLAG_P, format_p
 
     groups = [r for r in reports if r.dice]
     if not groups:

@@ -18,8 +18,8 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_hash
-from .eventstore import (
+from ledger.chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_hash
+from ledger.store.base import (
     ConflictError,
     PagedRows,
     Pending,

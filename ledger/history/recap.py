@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .events import Corrected, NoteAdded, Roll
-from .templating import environment
+from ledger.events import Corrected, NoteAdded, Roll
+from ledger.templating import environment
 
 if TYPE_CHECKING:
-    from .campaign import Campaign
+    from ledger.campaign.aggregate import Campaign
 
 
 @dataclass
@@ -77,29 +77,13 @@ class Recap:
     physical_rolls: int = 0
 
 
-def flatten(value: Any, prefix: str = "") -> dict[str, str]:
-    """A sheet view as ``{"wounds.mild.absorbed": "1", ...}`` (lists of scalars joined)."""
-    out: dict[str, str] = {}
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
-    elif isinstance(value, list) and value and all(isinstance(x, dict) for x in value):
-        for i, v in enumerate(value):
-            out.update(flatten(v, f"{prefix}[{i}]"))
-    elif isinstance(value, list):
-        out[prefix] = ", ".join(str(x) for x in value) or "—"
-    else:
-        out[prefix] = "—" if value is None else str(value)
-    return out
-
-
 def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
     """Replay session ``number`` into a :class:`Recap`.
 
     :raises ledger.campaign.NotFound: the session was never started.
     """
-    from .campaign import NotFound
-    from .plugins import pm
+    from ledger.campaign.aggregate import NotFound
+    from ledger.rules.plugins import pm
 
     started = ended = None
     bounds: list[int | None] = [None, None]
@@ -160,7 +144,7 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
             )
         elif isinstance(event, Corrected):
             line.kind = "correction"
-            from .corrections import sentence
+            from ledger.campaign.corrections import sentence
 
             line.text = f"Correction: {sentence(campaign, rec)}"
         elif rec.type.startswith("session."):
@@ -258,7 +242,7 @@ def _changes(
 
 
 def _state(campaign: Campaign, cid: str, upto: int, as_gm: bool) -> Any:
-    from .campaign import NotFound
+    from ledger.campaign.aggregate import NotFound
 
     try:
         return campaign.state_of(cid, upto=upto, as_gm=as_gm)

@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from .templating import environment
+from ledger.templating import environment
 
 __all__ = [
     "Item",
@@ -309,7 +309,7 @@ INLINE_NOTE = 44
 
 
 def _show(text: str) -> str:
-    from .text import printable
+    from ledger.text import printable
 
     return printable(text)
 

@@ -169,3 +169,19 @@ def _list(key: str, old: list[Any], new: list[Any]) -> list[str]:
     added = [x for x in new if x not in old]
     gone = [x for x in old if x not in new]
     return [f"new {one} {_show(x)}" for x in added] + [f"{one} {_show(x)} gone" for x in gone]
+
+
+def flatten(value: Any, prefix: str = "") -> dict[str, str]:
+    """A sheet view as ``{"wounds.mild.absorbed": "1", ...}`` (lists of scalars joined)."""
+    out: dict[str, str] = {}
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+    elif isinstance(value, list) and value and all(isinstance(x, dict) for x in value):
+        for i, v in enumerate(value):
+            out.update(flatten(v, f"{prefix}[{i}]"))
+    elif isinstance(value, list):
+        out[prefix] = ", ".join(str(x) for x in value) or "—"
+    else:
+        out[prefix] = "—" if value is None else str(value)
+    return out

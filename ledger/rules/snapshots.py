@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .codec import Codec, encode_canonical
-from .events import CORE_EVENT_TYPES, event_tag
+from ledger.codec import Codec, encode_canonical
+from ledger.events import CORE_EVENT_TYPES, event_tag
 
 if TYPE_CHECKING:
-    from .eventstore import EventStore
-    from .projection import Corrections
-    from .rulesystem import RuleSystem
+    from ledger.rules.projection import Corrections
+    from ledger.rules.system import RuleSystem
+    from ledger.store.base import EventStore
 
 #: Bump when the meaning of a stored snapshot changes (every older snapshot is then ignored).
 FORMAT = "ledger-snapshot-v2"
@@ -110,8 +110,8 @@ def system_fingerprint(system: RuleSystem, codec: Codec) -> dict[str, Any]:
     ``state_type``, ``appliers`` (``{event tag: code digest}``), ``schema_versions``
     (``{event tag: version}``), ``upcasters`` (``{event tag: code digest}``), ``fold``.
     """
-    from .plugins import system_distribution
-    from .projection import Projector
+    from ledger.rules.plugins import system_distribution
+    from ledger.rules.projection import Projector
 
     return {
         "format": FORMAT,
@@ -244,7 +244,7 @@ def snapshot_problems(camp: Any, *, drop: bool = False) -> list[SnapshotProblem]
     :param drop: delete every snapshot found wrong (the next read rebuilds them).
     :returns: the problems, in seq order (one full replay per view that has snapshots).
     """
-    from .projection import Projector, decode_state, encode_state
+    from ledger.rules.projection import Projector, decode_state, encode_state
 
     store: EventStore = camp.store
     head = store.head(camp.id).seq
@@ -313,27 +313,3 @@ __all__ = [
     "system_fingerprint",
     "type_digest",
 ]
-
-
-def verify_snapshots(store: EventStore, campaign: str, *, drop: bool = False) -> tuple[int, str] | None:
-    """What ``campaign verify`` says of a campaign's snapshots: ``None`` when every snapshot
-    in use matches a replay (or the rule system is not installed here: nothing to replay),
-    else ``(seq, text)`` of the first problem, saying how many there are.
-
-    :param drop: delete the bad ones (the next reads rebuild them).
-    """
-    from .campaign import open_campaign
-    from .rulesystem import RuleError
-
-    try:
-        camp = open_campaign(store, campaign)
-    except RuleError:
-        return None
-    problems = snapshot_problems(camp, drop=drop)
-    if not problems:
-        return None
-    more = f"; {len(problems)} bad snapshots in all" if len(problems) > 1 else ""
-    return problems[0].seq, (
-        f"{problems[0]}{more} (snapshots are a cache: `campaign verify --drop-snapshots` "
-        "deletes them and the next reads rebuild them)"
-    )

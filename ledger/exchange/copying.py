@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .eventstore import EventStore, StoreError
-from .verify import verify_store
+from ledger.history.verify import verify_store
+from ledger.store.base import EventStore, StoreError
 
 #: Rows per insert while copying (the source is read in pages, never all in memory).
 CHUNK = 5000

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
-import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
-from . import hookspecs
-from .rulesystem import RuleSystem
+from ledger.rules import hookspecs
+from ledger.rules.system import RuleSystem
 
 if TYPE_CHECKING:
-    from .campaign import Campaign
-    from .events import Recorded
+    pass
 
 pm = pluggy.PluginManager("ledger")
 pm.add_hookspecs(hookspecs)
@@ -112,32 +110,3 @@ def system_distribution(system: RuleSystem) -> tuple[str, str]:
     if found is None:
         found = _dists[module] = distribution_of(system)
     return found
-
-
-log = logging.getLogger("ledger.plugins")
-
-
-def notify_appended(campaign: Campaign, events: list[Recorded]) -> None:
-    """Call every ``event_appended`` listener with one committed write (see the hookspec).
-
-    Each implementation runs on its own: one that raises is logged as a one-line warning
-    on ``ledger.plugins`` (with its traceback at DEBUG level) and the rest still run;
-    nothing is raised to the writer.
-    """
-    if not events:
-        return
-    kwargs: dict[str, Any] = {"campaign": campaign, "events": events}
-    for impl in reversed(pm.hook.event_appended.get_hookimpls()):  # pluggy's call order
-        try:
-            impl.function(*[kwargs[name] for name in impl.argnames])
-        except Exception as e:
-            log.warning(
-                "warning: the event_appended listener of plugin %r failed (%s: %s); "
-                "the events are written (seq %d to %d)",
-                impl.plugin_name,
-                type(e).__name__,
-                str(e).splitlines()[0][:200] if str(e) else "",
-                events[0].seq,
-                events[-1].seq,
-            )
-            log.debug("event_appended listener %r failed", impl.plugin_name, exc_info=True)

@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .dice import DOWNTIME_SCHEME, DiceSource, EngineDice
-from .events import DowntimeRevealed, Event, Recorded, Roll, event_tag
-from .projection import to_recorded
-from .rulesystem import RuleError
+from ledger.dice.engine import DOWNTIME_SCHEME, DiceSource, EngineDice
+from ledger.events import DowntimeRevealed, Event, Recorded, Roll, event_tag
+from ledger.rules.projection import to_recorded
+from ledger.rules.system import RuleError
 
 if TYPE_CHECKING:
-    from .campaign import Campaign
+    from ledger.campaign.aggregate import Campaign
 
 #: Shown in place of a value that depends on dice not yet rolled (``--dry-run``).
 HIDDEN = "?"

@@ -15,9 +15,9 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from .codec import Codec
-from .dice import DiceError
-from .events import (
+from ledger.codec import Codec
+from ledger.dice.engine import DiceError
+from ledger.events import (
     CAMPAIGN_STREAM,
     CharacterCreated,
     ContestOpposed,
@@ -26,8 +26,8 @@ from .events import (
     Roll,
     event_tag,
 )
-from .projection import Corrections, Projector, companions_of, corrections_from
-from .rulesystem import Opponent, RuleError, RuleSystem
+from ledger.rules.projection import Corrections, Projector, companions_of, corrections_from
+from ledger.rules.system import Opponent, RuleError, RuleSystem
 
 _SHOWN = 3  # differing fields named in a problem sentence
 #: How ``verify``, ``import`` and ``audit`` begin the problem of a forged result.

@@ -15,13 +15,13 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from .backup import BackupRecord, check_secrets
-from .codec import SALT, SCHEMA, Codec, encode_canonical, encode_data
-from .events import CampaignCreated, CharacterCreated, stream_of
-from .eventstore import COLUMNS, EventStore
-from .projection import replay_strictly
-from .rulesystem import RuleError
-from .verify import VerifyReport, check_receipt, verify_rows
+from ledger.codec import SALT, SCHEMA, Codec, encode_canonical, encode_data
+from ledger.events import CampaignCreated, CharacterCreated, stream_of
+from ledger.exchange.backup import BACKUP_VERSION, BackupRecord, check_secrets
+from ledger.history.verify import VerifyReport, check_receipt, verify_rows
+from ledger.rules.projection import replay_strictly
+from ledger.rules.system import RuleError
+from ledger.store.base import COLUMNS, EventStore
 
 #: SQLite's INTEGER range: larger numbers in a hostile file are refused, not overflowed.
 Int64 = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
@@ -186,7 +186,7 @@ def import_lines(
         not verify, a backup secret that matches no commitment (:func:`check_secrets`), or a
         campaign already in this ledger.
     """
-    from .campaign import ID_PATTERN, load_system
+    from ledger.campaign.aggregate import ID_PATTERN, load_system
 
     if not given:
         raise RuleError("the file holds no events")
@@ -226,7 +226,7 @@ def import_lines(
             f"event 1 creates campaign {created.id[:80]!r} but the file's events belong to "
             f"{campaign!r}"
         )
-    from .text import check_name
+    from ledger.text import check_name
 
     check_name(created.title, "event 1: the campaign title")
     system = load_system(created.system, created.options)
@@ -282,7 +282,7 @@ def _check_character(system: Any, event: CharacterCreated, seq: int, pattern: An
     :raises RuleError: a bad id, or a sheet the rule system's creation rules refuse (the
         stored sheet is already normalised, and normalising is idempotent).
     """
-    from .text import check_sheet
+    from ledger.text import check_sheet
 
     if not pattern.match(event.character):
         raise RuleError(f"event {seq}: character id {event.character[:80]!r} is not valid")
@@ -296,3 +296,14 @@ def _check_character(system: Any, event: CharacterCreated, seq: int, pattern: An
         raise RuleError(
             f"event {seq}: {event.name}'s sheet is malformed: {type(e).__name__} {e}"
         ) from None
+
+
+def backup_lines(store: EventStore, campaign: str) -> Iterator[bytes]:
+    """The campaign's backup, line by line (call inside a transaction, so the secrets and
+    the events are read at one moment)."""
+    secrets = [
+        {k: v for k, v in row.items() if k != "campaign"} for row in store.secret_rows(campaign)
+    ]
+    record = BackupRecord(campaign_ledger_backup=BACKUP_VERSION, campaign=campaign, secrets=secrets)
+    yield msgspec.json.encode(record) + b"\n"
+    yield from export_lines(store, campaign, as_gm=True)

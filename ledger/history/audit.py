@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from .campaign import NotFound
-from .dice import DOWNTIME_SCHEME, SCHEME, verify_draws
-from .events import Roll
-from .results import NOT_FOLLOWING, result_problem
-from .rulesystem import Opponent, RuleError
-from .verify import verify_store
+from ledger.campaign.aggregate import NotFound
+from ledger.dice.engine import DOWNTIME_SCHEME, SCHEME, verify_draws
+from ledger.events import Roll
+from ledger.history.verify import verify_store
+from ledger.rules.results import NOT_FOLLOWING, result_problem
+from ledger.rules.system import Opponent, RuleError
 
 if TYPE_CHECKING:
-    from .campaign import Campaign
+    from ledger.campaign.aggregate import Campaign
 
 
 def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
@@ -45,7 +45,7 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     data = msgspec.to_builtins(rec.data)
     data.pop("type", None)
     names = campaign.characters()
-    from .corrections import in_force, sentence, summary
+    from ledger.campaign.corrections import in_force, sentence, summary
 
     corrections = campaign.corrections()
     touched = []

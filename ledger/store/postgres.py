@@ -30,8 +30,8 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .chain import COLUMNS, Encoded, Head
-from .eventstore import PagedRows, Row, RowFilter, SqlEventStore, Statements, StoreError
+from ledger.chain import COLUMNS, Encoded, Head
+from ledger.store.base import PagedRows, Row, RowFilter, SqlEventStore, Statements, StoreError
 
 if TYPE_CHECKING:
     import psycopg
@@ -145,7 +145,7 @@ _VERSIONS = (
 
 def _redacted(url: str) -> str:
     """A URL without its password (for error messages)."""
-    from .eventstore import shown
+    from ledger.store.base import shown
 
     return shown(url)
 

@@ -27,8 +27,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from .eventstore import EventStore
-from .rulesystem import RuleError
+from ledger.rules.system import RuleError
 
 BACKUP_KEY = "campaign_ledger_backup"
 BACKUP_VERSION = 1
@@ -53,21 +52,7 @@ class BackupRecord(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     secrets: list[dict[Key, int | str | None]] = []
 
 
-_encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(BackupRecord)
-
-
-def backup_lines(store: EventStore, campaign: str) -> Iterator[bytes]:
-    """The campaign's backup, line by line (call inside a transaction, so the secrets and
-    the events are read at one moment)."""
-    from .exchange import export_lines
-
-    secrets = [
-        {k: v for k, v in row.items() if k != "campaign"} for row in store.secret_rows(campaign)
-    ]
-    record = BackupRecord(campaign_ledger_backup=BACKUP_VERSION, campaign=campaign, secrets=secrets)
-    yield _encoder.encode(record) + b"\n"
-    yield from export_lines(store, campaign, as_gm=True)
 
 
 def split_backup(lines: Iterable[bytes]) -> tuple[BackupRecord | None, Iterator[bytes]]:

@@ -37,12 +37,14 @@ from typing import Any
 
 import msgspec
 
-from .chain import COLUMNS, ZERO_HASH, canonical_envelope, chain_hash
-from .codec import Codec
-from .dice import DOWNTIME_SCHEME, MAX_SIDES, SCHEME, verify_draws
-from .events import CAMPAIGN_STREAM, CORE_EVENT_TYPES, CampaignCreated, Envelope, event_tag
-from .results import ResultCheck, RowsOf
-from .rulesystem import RuleError
+from ledger.chain import COLUMNS, ZERO_HASH, canonical_envelope, chain_hash
+from ledger.codec import Codec
+from ledger.dice.engine import DOWNTIME_SCHEME, MAX_SIDES, SCHEME, verify_draws
+from ledger.events import CAMPAIGN_STREAM, CORE_EVENT_TYPES, CampaignCreated, Envelope, event_tag
+from ledger.rules.results import ResultCheck, RowsOf
+from ledger.rules.snapshots import snapshot_problems
+from ledger.rules.system import RuleError
+from ledger.store.base import EventStore
 
 
 @dataclass
@@ -262,7 +264,7 @@ def _result_check(
 ) -> ResultCheck | None:
     """The result check of a log whose first event is ``row`` (``None``, with the reason in
     ``report.results_unchecked``, when its rule system cannot be loaded here)."""
-    from .campaign import load_system
+    from ledger.campaign.aggregate import load_system
 
     if row["type"] != "campaign.created":
         report.results_unchecked = "the first event is not campaign.created"
@@ -688,4 +690,27 @@ def check_receipt(
         f"event {seq} has hash {actual}, the receipt says {expected}, and no event of {what} "
         "has that hash: the log was rewritten since the receipt was issued (or the receipt "
         "belongs to another campaign)",
+    )
+
+
+def verify_snapshots(store: EventStore, campaign: str, *, drop: bool = False) -> tuple[int, str] | None:
+    """What ``campaign verify`` says of a campaign's snapshots: ``None`` when every snapshot
+    in use matches a replay (or the rule system is not installed here: nothing to replay),
+    else ``(seq, text)`` of the first problem, saying how many there are.
+
+    :param drop: delete the bad ones (the next reads rebuild them).
+    """
+    from ledger.campaign.aggregate import open_campaign
+
+    try:
+        camp = open_campaign(store, campaign)
+    except RuleError:
+        return None
+    problems = snapshot_problems(camp, drop=drop)
+    if not problems:
+        return None
+    more = f"; {len(problems)} bad snapshots in all" if len(problems) > 1 else ""
+    return problems[0].seq, (
+        f"{problems[0]}{more} (snapshots are a cache: `campaign verify --drop-snapshots` "
+        "deletes them and the next reads rebuild them)"
     )

@@ -14,9 +14,9 @@ import pluggy
 if TYPE_CHECKING:
     import click
 
-    from .campaign import Campaign
-    from .events import Recorded
-    from .rulesystem import RuleSystem
+    from ledger.campaign.aggregate import Campaign
+    from ledger.events import Recorded
+    from ledger.rules.system import RuleSystem
 
 hookspec = pluggy.HookspecMarker("ledger")
 hookimpl = pluggy.HookimplMarker("ledger")

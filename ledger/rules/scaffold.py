@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .rulesystem import RuleError
+from ledger.rules.system import RuleError
 
 TEMPLATES = Path(__file__).parent / "templates" / "plugin"
 #: a rule-system id the package, module and entry point can all be made from

@@ -34,9 +34,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from .chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows
-from .codec import encode_data, salted
-from .events import Event, event_tag, stream_of
+from ledger.chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows
+from ledger.codec import encode_data, salted
+from ledger.errors import ConflictError, StoreError
+from ledger.events import Event, event_tag, stream_of
 
 __all__ = [
     "COLUMNS",
@@ -55,21 +56,11 @@ __all__ = [
     "conflicts",
     "encode_batch",
     "is_url",
-    "open_store",
     "shown",
 ]
 
 #: A stored row: a tuple in :data:`COLUMNS` order (or in the order of the columns asked for).
 Row = tuple[Any, ...]
-
-
-class ConflictError(Exception):
-    """An expected stream version is stale: someone else appended first. Nothing written."""
-
-
-class StoreError(Exception):
-    """The store refuses a write or cannot be used (unknown campaign, bad batch, a database
-    that cannot be reached). Nothing written."""
 
 
 @dataclass(frozen=True)
@@ -821,19 +812,3 @@ def shown(target: str) -> str:
     import re
 
     return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", target) if is_url(target) else target
-
-
-def open_store(target: str, *, synchronous: str = "NORMAL") -> EventStore:
-    """The store ``--db``/``CAMPAIGN_DB`` names: a ``postgresql://`` URL opens
-    :class:`ledger.pgstore.PostgresStore`, anything else a SQLite file (:class:`ledger.store.Store`).
-
-    :param synchronous: the SQLite ``synchronous`` pragma (PostgreSQL commits are durable).
-    :raises StoreError: the database cannot be reached or used.
-    """
-    if is_url(target):
-        from .pgstore import PostgresStore
-
-        return PostgresStore(target)
-    from .store import Store
-
-    return Store(target, synchronous=synchronous)

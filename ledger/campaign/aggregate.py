@@ -16,9 +16,10 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from . import dice as dicemod
-from .codec import Codec
-from .events import (
+from ledger.campaign.listeners import notify_appended
+from ledger.codec import Codec
+from ledger.dice import engine as dicemod
+from ledger.events import (
     CAMPAIGN_STREAM,
     CampaignCreated,
     CharacterCreated,
@@ -38,9 +39,8 @@ from .events import (
     event_tag,
     stream_of,
 )
-from .eventstore import COLUMNS, EventStore, Pending
-from .plugins import notify_appended, rule_system, rule_systems
-from .projection import (
+from ledger.rules.plugins import rule_system, rule_systems
+from ledger.rules.projection import (
     SNAPSHOT_EVERY,
     Corrections,
     Projector,
@@ -51,7 +51,8 @@ from .projection import (
     load_corrections,
     to_recorded,
 )
-from .rulesystem import Opponent, RollRequest, RuleError, RuleSystem
+from ledger.rules.system import Opponent, RollRequest, RuleError, RuleSystem
+from ledger.store.base import COLUMNS, EventStore, Pending
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 #: The events that open and close a session.
@@ -169,7 +170,7 @@ class Campaign:
         :raises RuleError: a bad id or title (control characters), an existing campaign, an
             unknown system or option.
         """
-        from .text import check_name
+        from ledger.text import check_name
 
         if title is not None:
             check_name(title, "the campaign title")
@@ -332,7 +333,7 @@ class Campaign:
 
         :raises NotFound: the character did not exist at ``upto``.
         """
-        from . import snapshots
+        from ledger.rules import snapshots
 
         head = self.store.head(self.id).seq
         upto = head if upto is None else min(upto, head)
@@ -386,7 +387,7 @@ class Campaign:
         """What this campaign's snapshots depend on (:func:`ledger.snapshots.system_fingerprint`),
         computed once per object."""
         if self._fingerprint is None:
-            from .snapshots import system_fingerprint
+            from ledger.rules.snapshots import system_fingerprint
 
             self._fingerprint = system_fingerprint(self.system, self.codec)
         return self._fingerprint
@@ -651,7 +652,7 @@ class Campaign:
         :raises RuleError: every broken creation rule, a duplicate id, or a name, key or
             text on the sheet with a control or format character (:mod:`ledger.text`).
         """
-        from .text import check_sheet
+        from ledger.text import check_sheet
 
         sheet = dict(sheet)
         name = sheet.pop("name", None)
@@ -1108,7 +1109,7 @@ class Campaign:
             refuse, or a corrected history in which the rules refuse events (every one
             named); nothing is written.
         """
-        from . import corrections as corr
+        from ledger.campaign import corrections as corr
 
         if not reason.strip():
             raise RuleError('a correction needs a reason: --reason "..."')

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from msgspec import UNSET
 
-from .dice import DiceError, PhysicalDice, parse_faces
-from .events import (
+from ledger.dice.engine import DiceError, PhysicalDice, parse_faces
+from ledger.events import (
     CAMPAIGN_STREAM,
     CharacterCreated,
     ContestOpposed,
@@ -37,11 +37,11 @@ from .events import (
     Roll,
     event_tag,
 )
-from .projection import Corrections, companions_of, corrections_from
-from .rulesystem import Opponent, RuleError, RuleSystem
+from ledger.rules.projection import Corrections, companions_of, corrections_from
+from ledger.rules.system import Opponent, RuleError, RuleSystem
 
 if TYPE_CHECKING:
-    from .campaign import Campaign
+    from ledger.campaign.aggregate import Campaign
 
 #: The fields that say where a roll's randomness came from: never amended on an engine roll.
 RANDOMNESS_FIELDS = ("source", "draws", "nonce", "client_seed", "scheme")
@@ -334,7 +334,7 @@ def amended_payload(
 
 def _amended_character(campaign: Campaign, amended: Any) -> dict[str, Any]:
     """A ``character.created`` payload whose name and sheet pass the creation rules."""
-    from .text import check_name, check_sheet
+    from ledger.text import check_name, check_sheet
 
     check_name(amended.name, "the character name")
     if not amended.name.strip():
@@ -499,7 +499,7 @@ def _show(value: Any) -> str:
 
 def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """``"field old → new"`` for each changed field (sheets flattened, faces for draws)."""
-    from .recap import flatten
+    from ledger.rules.changes import flatten
 
     out = []
     for key in before.keys() | after.keys():

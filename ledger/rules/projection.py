@@ -28,16 +28,16 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from .codec import Codec
-from .events import (
+from ledger.codec import Codec
+from ledger.events import (
     CAMPAIGN_STREAM,
     CharacterCreated,
     Corrected,
     Event,
     Recorded,
 )
-from .eventstore import COLUMNS, EventStore
-from .rulesystem import RuleError, RuleSystem
+from ledger.rules.system import RuleError, RuleSystem
+from ledger.store.base import COLUMNS, EventStore
 
 _APPLYING_SEQ: ContextVar[int | None] = ContextVar("ledger_applying_seq", default=None)
 

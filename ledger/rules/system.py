@@ -20,24 +20,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 
-from .events import Event, Recorded, Roll, event_tag
+from ledger.errors import RuleError
+from ledger.events import Event, Recorded, Roll, event_tag
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from .dice import DiceSource
-    from .sheets import Sheet
-
-
-class RuleError(Exception):
-    """A rule refuses an action. ``problems`` lists every broken rule as a sentence.
-
-    The CLI prints them on one line and exits 1; nothing is written.
-    """
-
-    def __init__(self, *problems: str) -> None:
-        self.problems = [p for p in problems if p]
-        super().__init__("; ".join(self.problems))
+    from ledger.dice.engine import DiceSource
+    from ledger.rules.sheets import Sheet
 
 
 VERDICTS = {
@@ -259,7 +249,7 @@ class RuleSystem(abc.ABC):
 
         :returns: a :class:`ledger.sheets.Sheet`.
         """
-        from .sheets import generic_layout
+        from ledger.rules.sheets import generic_layout
 
         view = self.sheet_view(state, as_gm=as_gm)
         title = view.get("name") if isinstance(view.get("name"), str) else ""
@@ -328,7 +318,7 @@ class RuleSystem(abc.ABC):
         """
         from dataclasses import replace
 
-        from .dice import ReplayDice
+        from ledger.dice.engine import ReplayDice
 
         request = replace(self.request_of(event), name=name)
         if request.opponent is not None:
@@ -397,7 +387,7 @@ class RuleSystem(abc.ABC):
         booleans read "now …"/"no longer …"; ``None`` and empty values are never shown.
         See :func:`ledger.changes.sentences`.
         """
-        from .changes import sentences
+        from ledger.rules.changes import sentences
 
         return sentences(before, after, skip=tuple(skip))
 
@@ -500,7 +490,7 @@ class RuleSystem(abc.ABC):
         :param params: the system's ``odds_params`` values, converted (as for :meth:`odds`).
         :raises RuleError: the params are refused (as :meth:`odds` refuses them).
         """
-        from .charts import generic_series
+        from ledger.rules.charts import generic_series
 
         return generic_series(self, params)
 
@@ -514,7 +504,7 @@ class RuleSystem(abc.ABC):
         (``figure``, ``percent_axis``, ``stacked``, ``curves``, ``distribution``, ...);
         docs/plugin-guide.md "Drawing odds" shows one.
         """
-        from .charts import draw_generic
+        from ledger.rules.charts import draw_generic
 
         return draw_generic(self.id, data)
 
