@@ -62,3 +62,12 @@ def test_bundled_campaign_bytes_are_pinned(name, tmp_path, fixed_randomness):
         PINS.write_text(json.dumps(pins, indent=2, sort_keys=True) + "\n")
     assert name in pins, f"no pin for {name}: run with UPDATE_GOLDEN=1 and say why in the commit"
     assert pin == pins[name]
+
+
+def test_a_frozen_clock_does_not_reach_pytests_own_timing():
+    """``--durations`` reads pytest's clock; under freeze_time it must still run (conftest)."""
+    from _pytest import timing
+
+    with freeze_time("2000-01-01"):
+        start = timing.Instant()
+        assert start.time > 1.7e9  # the real clock, not 2000 (946684800)
