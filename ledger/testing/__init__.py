@@ -145,4 +145,23 @@ def registered(*systems: RuleSystem) -> Iterator[None]:
         rule_systems.cache_clear()
 
 
-__all__ = ["apply", "as_json", "campaign_cli", "ok", "refused", "registered", "roll", "run_cli"]
+def __getattr__(name: str) -> Any:
+    """The contracts (:mod:`ledger.testing.contracts`) load on first use: they need pytest."""
+    if name == "RuleSystemContract":
+        from ledger.testing.contracts import RuleSystemContract
+
+        return RuleSystemContract
+    raise AttributeError(f"module 'ledger.testing' has no attribute {name!r}")
+
+
+__all__ = [
+    "RuleSystemContract",
+    "apply",
+    "as_json",
+    "campaign_cli",
+    "ok",
+    "refused",
+    "registered",
+    "roll",
+    "run_cli",
+]
