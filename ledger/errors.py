@@ -37,3 +37,7 @@ class StoreError(LedgerError):
 
 class ConflictError(StoreError):
     """An expected stream version is stale: someone else appended first. Nothing written."""
+
+
+class NotFound(RuleError):
+    """A campaign, character or event that does not exist (with suggestions)."""

@@ -162,9 +162,9 @@ def test_results_are_checked_against_the_state_with_corrections_then_in_force(
         source="physical", draws=[(6, 6)],
     )  # fmt: skip
     campaign.append([improved], actor="gm", at=at)  # seq 3: brawl 3
-    first = campaign.roll("ann", "brawl", {}, faces="3,4", actor="gm", at=at)  # seq 4
+    first = campaign.roll("ann", "brawl", {}, faces="3,4", actor="gm", at=at).roll  # seq 4
     campaign.correct(3, "entered by mistake", actor="gm", at=at)  # seq 5: brawl 2 again
-    second = campaign.roll("ann", "brawl", {}, faces="3,4", actor="gm", at=at)  # seq 6
+    second = campaign.roll("ann", "brawl", {}, faces="3,4", actor="gm", at=at).roll  # seq 6
     assert (first.data.total, second.data.total) == (10, 9)  # type: ignore[attr-defined]
     report = verify_store(store, "toybox")
     assert report.ok and report.results_checked == 3, report.problem

@@ -263,15 +263,15 @@ def roll(
         )
 
     try:
-        rec = record(automatic_ok)
+        written = record(automatic_ok)
     except AutomaticResult as e:  # no silent surprises: show it, and ask (#15)
         from ledger.cli import table
 
         if not table._interactive():
             raise click.ClickException(f"{e}: add --auto to record it") from None
         click.confirm(f"{str(e)[0].upper()}{str(e)[1:]}. Record it?", abort=True)
-        rec = record(True)
-    batch = campaign.batch if campaign.batch and campaign.batch[0].seq == rec.seq else [rec]
+        written = record(True)
+    rec, batch = written.roll, written.records
     if as_json:
         out = roll_output(app, rec)
         if len(batch) > 1:  # the opponent's side and any harm applied, in the same batch

@@ -525,7 +525,7 @@ def roll(server: Server) -> Endpoint:
                 automatic_ok=automatic_ok,
                 actor=viewer.access.who,
                 at=now(),
-            )
+            ).roll
         except ConflictError as e:
             # a stream's version counts GM-only events too: a player is not told it
             return None, str(e) if viewer.as_gm else (
