@@ -43,7 +43,15 @@ from ledger.events import (
 from ledger.rules.hookspecs import hookimpl
 from ledger.rules.projection import applying_seq
 from ledger.rules.sheets import Line, Section, Sheet, Table, Track
-from ledger.rules.system import Opponent, RollParam, RollRequest, RuleError, RuleSystem, applies
+from ledger.rules.system import (
+    Opponent,
+    RollParam,
+    RollRequest,
+    RuleError,
+    RuleSystem,
+    applies,
+    describes,
+)
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
@@ -57,7 +65,7 @@ _LAZY = {
     "echo_json": "ledger.cli",
     "json_option": "ledger.cli",
     "now": "ledger.cli",
-    "describe": "ledger.cli.play",
+    "describe": "ledger.history.words",
     "Campaign": "ledger.campaign.aggregate",
 }
 
@@ -77,6 +85,7 @@ __all__ = [
     "Opponent",
     "RuleError",
     "applies",
+    "describes",
     # sheets (RuleSystem.sheet_layout)
     "Sheet",
     "Section",

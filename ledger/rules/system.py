@@ -6,17 +6,24 @@ types, folds them through the plugin's appliers into per-character state, calls
 :meth:`RuleSystem.resolve` for ``campaign roll``, :meth:`RuleSystem.advance` for
 ``campaign advance`` and :meth:`RuleSystem.odds` for ``campaign odds``.
 
-Dispatch is resolved once: :func:`applies` marks methods, and :meth:`RuleSystem.appliers`
-builds the ``{event class: function}`` table the projection uses for every event.
+Dispatch is resolved once: :func:`applies` marks appliers and :func:`describes` marks the
+methods that word an event; :meth:`RuleSystem.appliers` and :meth:`RuleSystem.describers`
+build the ``{event class: function}`` tables the projection and :mod:`ledger.history.words`
+use for every event. A system names its chart module (:attr:`RuleSystem.chart`) and the base
+class wires ``campaign odds --plot`` to it.
+
+A system is generic in its state and options types, ``RuleSystem[Character, Options]``, so
+``self.options`` is typed in every method without a check.
 """
 
 from __future__ import annotations
 
 import abc
 import copy
+import importlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import msgspec
 
@@ -126,6 +133,30 @@ class RollRequest:
     opponent: Opponent | None = None
 
 
+#: A rule system's per-character state (a frozen ``msgspec.Struct``).
+StateT = TypeVar("StateT")
+#: A rule system's campaign options (a ``msgspec.Struct``, every field defaulted).
+OptionsT = TypeVar("OptionsT")
+
+
+def _mark(attr: str, event_types: tuple[type[Event], ...]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        setattr(fn, attr, event_types)
+        return fn
+
+    return mark
+
+
+def describes(*event_types: type[Event]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a method ``(self, event) -> str | None`` as the words for ``event_types``: one
+    line a person reads at a glance (``log``, recaps, the web view), ``"<character>: ..."``
+    for a character's event (the core puts the character's name in its place).
+
+    :meth:`RuleSystem.describe` dispatches on the event's class through these marks.
+    """
+    return _mark("__ledger_describes__", event_types)
+
+
 def applies(*event_types: type[Event]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Mark a method ``(self, state, event) -> state`` as the applier for ``event_types``.
 
@@ -134,14 +165,20 @@ def applies(*event_types: type[Event]) -> Callable[[Callable[..., Any]], Callabl
     refuses to append it).
     """
 
-    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
-        fn.__ledger_applies__ = event_types  # type: ignore[attr-defined]
-        return fn
-
-    return mark
+    return _mark("__ledger_applies__", event_types)
 
 
-class RuleSystem(abc.ABC):
+def _table(system: RuleSystem[Any, Any], attr: str) -> dict[type[Event], Callable[..., Any]]:
+    """``{event class: bound method}`` of the methods marked ``attr`` (subclasses win)."""
+    table: dict[type[Event], Callable[..., Any]] = {}
+    for klass in reversed(type(system).__mro__):
+        for value in vars(klass).values():
+            for et in getattr(value, attr, ()):
+                table[et] = getattr(system, value.__name__)
+    return table
+
+
+class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
     """Base class of a rule system. Subclass and set the class attributes.
 
     :cvar id: the system id, e.g. ``"wyrd-engine"``; prefix of its event tags.
@@ -163,6 +200,10 @@ class RuleSystem(abc.ABC):
     :cvar has_harm: ``True`` when :meth:`harm_event` turns an amount of damage into an event
         (``campaign damage CHARACTER AMOUNT``); ``False`` (the default): the system records
         harm in its own terms only (``campaign record ...``).
+    :cvar chart: the module that draws this system's odds chart, relative to the system's
+        package (``".odds"``) or absolute: its ``odds_series(system, params)`` and
+        ``draw_odds(data)`` answer :meth:`odds_series` and :meth:`draw_odds`; ``""`` (the
+        default): a generic bar per probability.
     :cvar upcasters: ``{type tag: {stored schema version: step}}`` (or one function per tag;
         :class:`ledger.codec.Codec`, docs/plugin-guide.md "Revising an event type"): old
         shapes are upcast on read, never rewritten (the hash chain covers the stored bytes).
@@ -184,12 +225,14 @@ class RuleSystem(abc.ABC):
     example_roll: ClassVar[str] = ""
     contests: ClassVar[bool] = False
     has_harm: ClassVar[bool] = False
+    chart: ClassVar[str] = ""
 
-    options: Any = None
+    #: set by :meth:`configure` (``None`` on an unconfigured instance, as registered)
+    options: OptionsT = None  # type: ignore[assignment]
 
     # --- configuration -------------------------------------------------------------------
 
-    def configure(self, options: dict[str, Any] | None = None) -> RuleSystem:
+    def configure(self, options: dict[str, Any] | None = None) -> RuleSystem[StateT, OptionsT]:
         """A copy of this system bound to campaign ``options`` (validated).
 
         :raises RuleError: an unknown option or a value of the wrong type.
@@ -206,16 +249,19 @@ class RuleSystem(abc.ABC):
         except msgspec.ValidationError as e:
             raise RuleError(f"bad option for {self.id}: {e}") from None
         bound = copy.copy(self)
-        bound.options = opts
+        bound.__dict__.pop("_describers", None)  # bound to the copy, not to this instance
+        bound.options = opts  # type: ignore[assignment]  # an options_type instance
         return bound
 
     def appliers(self) -> dict[type[Event], Callable[[Any, Event], Any]]:
         """``{event class: bound applier}``, built once from the :func:`applies` marks."""
-        table: dict[type[Event], Callable[[Any, Event], Any]] = {}
-        for klass in reversed(type(self).__mro__):
-            for attr in vars(klass).values():
-                for et in getattr(attr, "__ledger_applies__", ()):
-                    table[et] = getattr(self, attr.__name__)
+        return _table(self, "__ledger_applies__")
+
+    def describers(self) -> dict[type[Event], Callable[[Event], str | None]]:
+        """``{event class: bound describer}``, from the :func:`describes` marks."""
+        table = self.__dict__.get("_describers")
+        if table is None:
+            table = self.__dict__["_describers"] = _table(self, "__ledger_describes__")
         return table
 
     # --- characters ----------------------------------------------------------------------
@@ -352,8 +398,10 @@ class RuleSystem(abc.ABC):
         raise RuleError(f"{self.name} records harm differently: see `campaign record list`")
 
     def describe(self, event: Event) -> str | None:
-        """One line a person reads at a glance for ``log`` and recaps (``None``: default)."""
-        return None
+        """One line a person reads at a glance for ``log`` and recaps: the :func:`describes`
+        method of the event's class, else ``None`` (the core's words then)."""
+        fn = self.describers().get(type(event))
+        return fn(event) if fn is not None else None
 
     def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:
         """What changed on one character, as sentences in the book's words.
@@ -490,6 +538,9 @@ class RuleSystem(abc.ABC):
         :param params: the system's ``odds_params`` values, converted (as for :meth:`odds`).
         :raises RuleError: the params are refused (as :meth:`odds` refuses them).
         """
+        module = self._chart_module()
+        if module is not None:
+            return dict(module.odds_series(self, params))
         from ledger.rules.charts import generic_series
 
         return generic_series(self, params)
@@ -504,9 +555,19 @@ class RuleSystem(abc.ABC):
         (``figure``, ``percent_axis``, ``stacked``, ``curves``, ``distribution``, ...);
         docs/plugin-guide.md "Drawing odds" shows one.
         """
+        module = self._chart_module()
+        if module is not None:
+            return module.draw_odds(data)
         from ledger.rules.charts import draw_generic
 
         return draw_generic(self.id, data)
+
+    def _chart_module(self) -> Any:
+        """The :attr:`chart` module, imported on first use (``None`` without one)."""
+        if not self.chart:
+            return None
+        package = type(self).__module__.rpartition(".")[0] or type(self).__module__
+        return importlib.import_module(self.chart, package)
 
     def harm_of(self, event: Roll) -> tuple[str, int] | None:
         """The harm a roll against a character on the ledger deals (``campaign roll ...

@@ -20,6 +20,7 @@ from ledger_spellwoven.events import ContestEffortSpent
 
 from ledger import RuleError
 from ledger.campaign.aggregate import open_campaign
+from ledger.campaign.validation import check_contests
 from ledger.cli import cli
 from ledger.store.sqlite import Store
 
@@ -148,10 +149,10 @@ def test_a_batch_without_her_side_or_with_a_forged_one_is_refused(escape):
     # her side is never written on its own; what a roll's batch must hold is what the
     # rules give for it, which `import` and `verify` check (the next test)
     with pytest.raises(RuleError, match="never on its own"):
-        camp.check_contests([spent], seq + 2)
+        check_contests(camp, [spent], seq + 2)
     with pytest.raises(RuleError, match="never on its own"):  # naming a seq that is no roll
-        camp.check_contests([roll, opposed, msgspec.structs.replace(spent, roll=seq + 1)], seq)
-    camp.check_contests([roll, opposed, spent], seq)
+        check_contests(camp, [roll, opposed, msgspec.structs.replace(spent, roll=seq + 1)], seq)
+    check_contests(camp, [roll, opposed, spent], seq)
 
 
 @freeze_time("2026-03-01 19:00:00", tick=True)
