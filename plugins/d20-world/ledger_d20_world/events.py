@@ -45,7 +45,8 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="d20-world.check_rolled")
     (``roll X SKILL --vs-character Y --weapon ITEM``, #16) records the target as
     ``vs_character`` and the weapon item with its damage from X's sheet ("Weapons": "Each
     weapon specifies the amount of damage it deals"); absent otherwise, so other checks keep
-    their bytes.
+    their bytes. The weapon is the attack's tools ("time, tools (a weapon), and skill",
+    ruling R44), so ``tools`` is true; an attack recorded before #24 may have it false.
     """
 
     character: str

@@ -144,8 +144,8 @@ class D20World(Appliers, RuleSystem):
         RollParam("objective", "d20-world: the objective this check contributes to."),
         RollParam("shock", "d20-world: roll the 1d6 shock roll owed after a wound.",
                   is_flag=True),
-        RollParam("weapon", "d20-world: with --vs-character, the weapon item the attack uses "
-                  "(its damage comes from the item)."),
+        RollParam("weapon", "d20-world: with --vs-character, the weapon item the attack uses: "
+                  "it is the check's tools, and its damage comes from the item."),
     )
     contests = True
     sections = {  # the seed section each event type implements (shown by audits)
@@ -221,11 +221,16 @@ class D20World(Appliers, RuleSystem):
         The gate (time/tools/skill/help, ruling R1) decides whether dice are rolled; trait
         invocations and ``--advantage``/``--disadvantage`` add sources (ruling R3); the d20s
         are drawn in order (two with advantage or disadvantage); penalties are wound damage,
-        condition penalties and, for spells, jinx (ruling R7).
+        condition penalties and, for spells, jinx (ruling R7). An attack on a character on
+        the ledger (``request.opponent`` with ``--weapon ITEM``, ruling R38) has tools: the
+        weapon ("Attacking": "time, tools (a weapon), and skill (to use that weapon)",
+        ruling R44), unless the request says ``weapon_as_tools=False`` (a check recorded
+        before #24, read back by :meth:`request_of`).
 
         :raises RuleError: unknown skill (without ``--practice``), unknown or spent trait,
             too many traits, a trait or objective on an automatic result, a dead character,
-            a spell that is not known, no shock roll owed.
+            a spell that is not known, no shock roll owed, a shock roll against a character,
+            an attack without a weapon item that deals damage (see :func:`_attack`).
         :raises ledger.DiceError: d20 faces outside 1–20 (from ``dice``).
         """
         p = request.params
@@ -233,6 +238,12 @@ class D20World(Appliers, RuleSystem):
             if request.skill:
                 raise RuleError(
                     f"the shock roll uses no skill: `campaign roll {request.character} --shock`"
+                )
+            if request.opponent is not None:
+                raise RuleError(
+                    "the shock roll is the wounded character's own 1d6 against their wounds "
+                    f"(\"Wounds\"), not a roll against anyone: `campaign roll "
+                    f"{request.character} --shock` without --vs-character"
                 )
             return self._shock(state, request, dice)
         if not request.skill:
@@ -252,7 +263,18 @@ class D20World(Appliers, RuleSystem):
                 f"{state.name} cannot help their own check: help is \"an ally who also has "
                 "time, tools, or skill\" (Checks); name another character with --help-from"
             )
-        gate = check_gate(time=bool(p.get("time")), tools=bool(p.get("tools")),
+        attack: dict[str, Any] = {}
+        if request.opponent is not None:
+            attack = _attack(state, request.opponent, p.get("weapon"))
+        elif p.get("weapon"):
+            raise RuleError(
+                "--weapon is the item of an attack on a character: name the target with "
+                "--vs-character (or record attack-resolved --weapon-damage N)"
+            )
+        # "Attacking": "time, tools (a weapon), and skill (to use that weapon)": the weapon
+        # is the attack's tools (ruling R44), except in a check recorded before #24
+        tools = bool(p.get("tools")) or (bool(attack) and bool(p.get("weapon_as_tools", True)))
+        gate = check_gate(time=bool(p.get("time")), tools=tools,
                           skill=has_skill, help=bool(help_from),
                           one_factor_no_help=self.options.one_factor_no_help)
         invocations = parse_invocations(p.get("trait"))
@@ -264,17 +286,11 @@ class D20World(Appliers, RuleSystem):
         jinx_pen = (state.jinx + (1 if self.options.jinx_before_check else 0)) if spell else 0
         common: dict[str, Any] = dict(
             character=request.character, skill=skill.name, proficiency=skill.proficiency,
-            known=skill.known, time=bool(p.get("time")), tools=bool(p.get("tools")),
+            known=skill.known, time=bool(p.get("time")), tools=tools,
             has_skill=has_skill, help_from=help_from, gate=gate, spell=spell,
             wound_penalty=wound_pen, condition_penalty=cond_pen, jinx_penalty=jinx_pen,
+            **attack,
         )
-        if request.opponent is not None:
-            common.update(_attack(state, request.opponent, p.get("weapon")))
-        elif p.get("weapon"):
-            raise RuleError(
-                "--weapon is the item of an attack on a character: name the target with "
-                "--vs-character (or record attack-resolved --weapon-damage N)"
-            )
         if gate in ("auto_fail", "auto_success"):
             extras = [n for n in ("advantage", "disadvantage") if p.get(n)]
             if invocations or extras or objective:
@@ -288,8 +304,13 @@ class D20World(Appliers, RuleSystem):
                        if objective else "")
                 )
             outcome: Band = "bad" if gate == "auto_fail" else "good"
-            return CheckRolled(**common, outcome=outcome, miscast=spell and outcome == "bad",
-                               **dice.fields())
+            settled = CheckRolled(**common, outcome=outcome, miscast=spell and outcome == "bad",
+                                  **dice.fields())
+            try:
+                dice.finish()
+            except DiceError as e:  # faces typed for a check that is not made: say why
+                raise DiceError(f"{e} ({self.automatic(settled)})") from None
+            return settled
         advantages, disadvantages = [], []
         if gate == "advantage":
             advantages.append(f"help from {help_from}")
@@ -335,10 +356,14 @@ class D20World(Appliers, RuleSystem):
     def automatic(self, event: Roll) -> str | None:
         """A check settled without a roll ("Checks": none of time, tools or skill is an
         automatic failure, all three an automatic success; ruling R1 for one factor
-        without help): the sentence ``campaign roll`` shows before writing it."""
+        without help): the sentence ``campaign roll`` shows before writing it. An attack's
+        weapon is named as its tools (ruling R44)."""
         if not isinstance(event, CheckRolled) or event.gate not in ("auto_fail", "auto_success"):
             return None
-        factors = [n for n, has in (("time", event.time), ("tools", event.tools),
+        tools = "tools"
+        if event.tools and isinstance(event.weapon, str):  # the weapon is the tools (R44)
+            tools = f"tools ({event.weapon})"
+        factors = [n for n, has in (("time", event.time), (tools, event.tools),
                                     ("skill", event.has_skill)) if has]  # fmt: skip
         has = (
             " and ".join([", ".join(factors[:-1]), factors[-1]] if len(factors) > 1 else factors)
@@ -357,7 +382,10 @@ class D20World(Appliers, RuleSystem):
         A check gives back its skill (``practice`` when the skill was not known, "Learning
         Skills"), ``time``, ``tools``, ``help_from``, the invoked traits, ``--advantage`` /
         ``--disadvantage`` (the sources "granted by The World" / "imposed by The World"),
-        ``spell`` and ``objective``; a shock roll gives ``shock``. Results (gate, mode, dice,
+        ``spell`` and ``objective``, and for an attack the target and ``weapon``; a shock
+        roll gives ``shock``. An attack recorded with ``tools`` false (before #24, when the
+        weapon was not yet the tools, ruling R44) gives ``weapon_as_tools=False`` so that it
+        is re-derived as it was ruled then. Results (gate, mode, dice,
         kept, penalties, total, outcome, experience, miscast) are never read: they follow
         from the state and the draws. ``name`` is left empty (the core fills it in).
 
@@ -384,6 +412,8 @@ class D20World(Appliers, RuleSystem):
             opponent = Opponent(event.vs_character)
             if isinstance(event.weapon, str):
                 params["weapon"] = event.weapon
+                if not event.tools:  # recorded before #24: the weapon was not the tools
+                    params["weapon_as_tools"] = False
         return RollRequest(event.character, "", event.skill, params, opponent)
 
     def follow_ups(self, state: Character, event: Roll, *, seq: int) -> list[Event]:

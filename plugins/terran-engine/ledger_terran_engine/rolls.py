@@ -66,11 +66,27 @@ def _ready(state: st.Character) -> None:
         )
 
 
+def _against_no_one(request: RollRequest, what: str) -> None:
+    """Refuse ``--vs-character`` on a roll the rules make against no one (ruling T27).
+
+    Only an Effect is rolled against a character on the ledger (T24); a Challenge's Effect
+    on the roller is their ``consequence``.
+
+    :param what: the roll and why it opposes no one, e.g. ``"the Fortune die is the GM's
+        1d (SEED 2.3)"``.
+    :raises RuleError: ``request.opponent`` is set.
+    """
+    if request.opponent is not None:
+        raise RuleError(f"{what}, not a roll against a character: drop --vs-character")
+
+
 def creation_roll(state: st.Character, request: RollRequest, dice: DiceSource) -> AttributeRolled:
     """Roll one creation Attribute: 2d6, keep the highest (SEED "1.2 Attributes").
 
-    :raises RuleError: not an Attribute, or already rolled/given on the sheet.
+    :raises RuleError: not an Attribute, already rolled/given on the sheet, or
+        ``--vs-character`` (ruling T27).
     """
+    _against_no_one(request, "an Attribute is rolled once, at creation (2d, SEED 1.2)")
     attribute = m.canonical(request.skill or "", m.ATTRIBUTES, "Attribute")
     if attribute in state.rolled:
         raise RuleError(
@@ -111,9 +127,27 @@ def risky_action(
     heavy armour ``--hindered`` (−1d) − ``--improvised`` tool (−1d), clamped to 0..4. Then
     ``--dark N`` Dark Dice. Light faces are drawn first, then Dark.
 
+    A Risky Action is rolled against no one (ruling T27): "“Challenge” is used to represent
+    anything that is antagonistic to you, be that an NPC, the environment, etc." (index.html
+    "Taxonomy"), and the pool is the roller's alone ("Take a number of Light Dice equal to
+    your Attribute (and Skill, if applicable)"). An NPC opposes it as a Challenge
+    (``--challenge``); its harm is an Effect against them (``roll ID effect
+    --vs-character NPC``, T24).
+
     :raises RuleError: a character who cannot act, an unknown Skill/Attribute, a missing
-        ``--attribute``, an Advancement or Condition the character lacks, bad numbers.
+        ``--attribute``, an Advancement or Condition the character lacks, bad numbers, an
+        opponent on the ledger (``--vs-character``).
     """
+    if request.opponent is not None:
+        who = request.opponent.name or request.opponent.character
+        raise RuleError(
+            f"a Risky Action is not rolled against a character: {who} is a Challenge "
+            "(“Challenge” is used to represent anything that is antagonistic to you, be that "
+            "an NPC: Taxonomy); roll without --vs-character, naming the Challenge "
+            f"{state.name} faces with --challenge NAME (record challenge-opened), and harm "
+            f"{who} with `campaign roll {state.id} effect --weapon W --vs-character "
+            f"{request.opponent.character}`"
+        )
     _ready(state)
     params = request.params
     if state.pending_loss:
@@ -403,7 +437,12 @@ def consequence_roll(
 
 
 def fortune_roll(state: st.Character, request: RollRequest, dice: DiceSource) -> FortuneRolled:
-    """The Fortune die: 1d6 against chances the GM states (SEED "2.3 Fortune die")."""
+    """The Fortune die: 1d6 against chances the GM states (SEED "2.3 Fortune die").
+
+    :raises RuleError: ``--vs-character`` (ruling T27).
+    """
+    _against_no_one(request, "the Fortune die is the GM's 1d against chances they define "
+                    "(SEED 2.3)")
     return FortuneRolled(
         character=state.id, face=dice.d(6), chances=str(request.params.get("fortune") or ""),
         **dice.fields(),
