@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import ledger.campaign.aggregate as campaign_module
+import ledger.campaign.reading as campaign_module
 from ledger.campaign.aggregate import Campaign
 from ledger.rules.system import RuleError
 from ledger.store.sqlite import Store

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -144,11 +145,13 @@ def third_party_imports(folder: Path) -> set[str]:
     return {n for n in found if n not in sys.stdlib_module_names and n != "ledger" and n not in own}
 
 
-def declared(pyproject: Path) -> set[str]:
+def declared(pyproject: Path, extra: str | None = None) -> set[str]:
+    """The distributions a pyproject requires (and its optional ``extra``), as import names."""
     import re
     import tomllib
 
-    deps = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
+    project = tomllib.loads(pyproject.read_text())["project"]
+    deps = project["dependencies"] + (project["optional-dependencies"][extra] if extra else [])
     return {re.split(r"[<>=!~ \[;]", d, maxsplit=1)[0].replace("-", "_") for d in deps}
 
 
@@ -161,5 +164,10 @@ def test_the_core_declares_what_it_imports_and_no_plugins_library():
     core = declared(ROOT / "pyproject.toml")
     imported = third_party_imports(ROOT / "ledger")
     names = {"sqlite_utils": "sqlite_utils", "prompt_toolkit": "prompt_toolkit"}
-    assert {names.get(n, n) for n in imported} <= core
+    # ledger.testing's contracts are pytest classes: pytest is the `testing` extra's
+    assert {names.get(n, n) for n in imported} <= core | {"pytest"}
+    assert "pytest" not in core and "pytest" in declared(ROOT / "pyproject.toml", "testing")
+    for path in (ROOT / "ledger").rglob("*.py"):  # and only ledger.testing imports it
+        if "testing" not in path.relative_to(ROOT / "ledger").parts:
+            assert not re.search(r"^\s*(import|from) pytest\b", path.read_text(), re.M), path
     assert "icepool" not in imported and "icepool" not in core  # spellwoven's, declared there

@@ -10,7 +10,8 @@ import sqlite3
 
 import pytest
 
-from ledger.campaign.aggregate import Campaign, open_campaign
+from ledger.campaign.aggregate import open_campaign
+from ledger.campaign.reading import StateReader
 from ledger.events import SceneStarted
 from ledger.store.base import Pending
 from ledger.store.sqlite import Store
@@ -121,13 +122,13 @@ def test_a_roll_folds_its_character_once(invoke, frozen, db_path, monkeypatch):
     assert added.exit_code == 0, added.output
     camp = open_campaign(Store(db_path))  # as a fresh process opens it: nothing cached
     folds: list[str] = []
-    real = Campaign.state_of
+    real = StateReader.state_of
 
     def counted(self, character, **kw):
         folds.append(character)
         return real(self, character, **kw)
 
-    monkeypatch.setattr(Campaign, "state_of", counted)
+    monkeypatch.setattr(StateReader, "state_of", counted)
     camp.roll("julian", "investigate", {"dr": "fair"}, faces="+0-0", actor="gm", at=AT)
     assert folds == ["julian"]
     assert camp.store.head(camp.id).seq == 3

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ledger.rules.system import RuleError
 
-TEMPLATES = Path(__file__).parent / "templates" / "plugin"
+TEMPLATES = Path(__file__).parents[1] / "templates" / "plugin"
 #: a rule-system id the package, module and entry point can all be made from
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 

@@ -434,6 +434,7 @@ def rehearse(
     :returns: the refusal as one sentence, or ``None`` when the players' view allows it.
     """
     from ledger.campaign.aggregate import AutomaticResult
+    from ledger.campaign.validation import validate
     from ledger.dice.engine import DiceError, PhysicalDice, dice_needed, parse_faces
     from ledger.rules.system import RollRequest, RuleError
 
@@ -452,7 +453,7 @@ def rehearse(
         source.finish()
         if not automatic_ok and system.automatic(event):
             raise AutomaticResult(system.automatic(event))
-        campaign.validate([event], cached={cid: state})
+        validate(campaign, [event], cached={cid: state})
     except AutomaticResult as e:
         return f"{e}: tick “record an automatic result” to record it"
     except (RuleError, DiceError) as e:
