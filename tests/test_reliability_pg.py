@@ -1,0 +1,287 @@
+"""The database goes away (#24): PostgreSQL connections lost under the store and under
+``campaign serve``.
+
+- the store (ledger/pgstore.py) gives a lost connection as its own error type
+  (``StoreUnavailable``: nothing written) and opens a fresh one for its next call; a write
+  lost before its commit is rolled back; a commit whose answer was lost is looked up, so
+  it counts once; a pool hands out only connections it has checked;
+- ``campaign serve`` on PostgreSQL: the server's backends terminated twice while a player
+  posts rolls (every acknowledged roll stored once, every post answered, the live log and
+  its watcher going on), and a database out of reach for a while (a 503 page, never the
+  login hint; the same session and the open live log go on once it is back).
+
+Backends are terminated by ``application_name`` (``pg_terminate_backend``), so only this
+test's connections are hit; a TCP relay (:class:`Relay`) plays a database that stops
+answering, or whose answer to one ``COMMIT`` is lost on the way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import uuid
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import pytest
+
+from ledger.events import NoteAdded
+from ledger.eventstore import (
+    CommitUnknown,
+    Pending,
+    StoreError,
+    StoreUnavailable,
+    open_store,
+)
+
+AT = "2026-03-01T19:00:00.000000Z"
+
+
+def named(url: str, name: str) -> str:
+    """``url`` whose connections carry ``application_name = name``."""
+    return f"{url}{'&' if '?' in url else '?'}application_name={name}"
+
+
+def terminate(server: str, name: str) -> int:
+    """Terminate every backend whose ``application_name`` is ``name`` (waiting up to 5 s for
+    each to end); returns how many there were."""
+    with psycopg.connect(server, autocommit=True) as conn:
+        rows = conn.execute(
+            "select pg_terminate_backend(pid, 5000) from pg_stat_activity "
+            "where application_name = %s and pid <> pg_backend_pid()",
+            (name,),
+        ).fetchall()
+    return len(rows)
+
+
+def note(text: str) -> Pending:
+    return Pending(NoteAdded(text=text))
+
+
+def append(store: Any, *items: Pending) -> list[tuple[Any, ...]]:
+    return store.append("c", list(items), actor="gm", recorded_at=AT, session=None)
+
+
+def notes(url: str, text: str) -> int:
+    """How many stored notes say ``text`` (read on a connection of the test's own)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(
+            "select count(*) from events where campaign = 'c' and type = 'note.added' "
+            "and data::jsonb ->> 'text' = %s",
+            (text,),
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+class Relay:
+    """A TCP relay from a loopback port to the PostgreSQL server: what a network between
+    the ledger and its database can do to it.
+
+    :meth:`down` drops every connection and refuses new ones until :meth:`up`;
+    :meth:`lose_next_commit_answer` lets the next ``COMMIT`` through to the server, waits
+    for the server's answer, and drops that answer with the client's connection (the commit
+    happened; the client cannot know).
+    """
+
+    def __init__(self, target: str) -> None:
+        parts = urlsplit(target)
+        self.target = target
+        self.upstream = (parts.hostname or "127.0.0.1", parts.port or 5432)
+        self.port = 0
+        self._lock = threading.Lock()
+        self._pairs: list[tuple[socket.socket, socket.socket]] = []
+        self._lose_commit = False
+        self._listener: socket.socket | None = None
+        self.up()
+
+    def url(self) -> str:
+        """The target URL, through the relay."""
+        parts = urlsplit(self.target)
+        user = parts.netloc.rsplit("@", 1)[0] + "@" if "@" in parts.netloc else ""
+        return urlunsplit(parts._replace(netloc=f"{user}127.0.0.1:{self.port}"))
+
+    def up(self) -> None:
+        listener = socket.create_server(("127.0.0.1", self.port))
+        self.port = listener.getsockname()[1]
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def down(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in accept
+            listener.close()
+        with self._lock:
+            pairs, self._pairs = self._pairs, []
+        for pair in pairs:
+            for s in pair:
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+                s.close()
+
+    def lose_next_commit_answer(self) -> None:
+        self._lose_commit = True
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(self.upstream)
+            with self._lock:
+                self._pairs.append((client, server))
+            lost = threading.Event()  # this pair's COMMIT went through: drop its answer
+            threading.Thread(target=self._out, args=(client, server, lost), daemon=True).start()
+            threading.Thread(target=self._back, args=(server, client, lost), daemon=True).start()
+
+    def _out(self, client: socket.socket, server: socket.socket, lost: threading.Event) -> None:
+        with contextlib.suppress(OSError):
+            while data := client.recv(65536):
+                if self._lose_commit and b"commit" in data.lower():
+                    self._lose_commit = False
+                    lost.set()
+                server.sendall(data)
+        with contextlib.suppress(OSError):
+            server.shutdown(socket.SHUT_WR)
+
+    def _back(self, server: socket.socket, client: socket.socket, lost: threading.Event) -> None:
+        with contextlib.suppress(OSError):
+            while data := server.recv(65536):
+                if lost.is_set():  # the server answered the COMMIT: the client never hears
+                    client.shutdown(socket.SHUT_RDWR)
+                    client.close()
+                    server.close()
+                    return
+                client.sendall(data)
+        with contextlib.suppress(OSError):
+            client.shutdown(socket.SHUT_WR)
+
+
+@pytest.fixture
+def relay(postgres_url: str) -> Iterator[Relay]:
+    r = Relay(postgres_url)
+    try:
+        yield r
+    finally:
+        r.down()
+
+
+# --- the store -------------------------------------------------------------------------------
+
+
+def test_a_lost_connection_is_store_unavailable_and_the_next_call_reconnects(postgres_url):
+    name = f"ledger-t-{uuid.uuid4().hex[:12]}"
+    store = open_store(named(postgres_url, name))
+    try:
+        append(store, note("before"))
+        assert terminate(postgres_url, name) == 1
+        with pytest.raises(StoreUnavailable):
+            store.head("c")
+        assert store.head("c").seq == 1  # a fresh connection, no restart
+        append(store, note("after"))
+        assert store.head("c").seq == 2
+    finally:
+        store.close()
+
+
+def test_a_write_lost_before_its_commit_is_rolled_back_and_may_be_sent_again(postgres_url):
+    name = f"ledger-t-{uuid.uuid4().hex[:12]}"
+    store = open_store(named(postgres_url, name))
+    try:
+        append(store, note("first"))
+        with pytest.raises(StoreUnavailable), store.transaction():
+            append(store, note("roll"))
+            assert terminate(postgres_url, name) == 1
+        assert notes(postgres_url, "roll") == 0  # nothing written: safe to send again
+        append(store, note("roll"))
+        assert notes(postgres_url, "roll") == 1
+        assert store.head("c").seq == 2
+    finally:
+        store.close()
+
+
+def test_a_commit_whose_answer_was_lost_is_looked_up_and_counts_once(postgres_url, relay):
+    """The server commits, the answer never arrives: the store looks the batch up on a
+    fresh connection and reports it stored (retrying it blindly would store it twice)."""
+    store = open_store(relay.url())
+    try:
+        append(store, note("first"))
+        relay.lose_next_commit_answer()
+        rows = append(store, note("once"))
+        assert rows[0][0] == 2
+        assert notes(postgres_url, "once") == 1
+        assert store.head("c").seq == 2 and store.head("c").hash == rows[0][11]
+    finally:
+        store.close()
+
+
+def test_a_commit_lost_before_the_server_had_it_is_refused_as_unavailable(postgres_url, relay):
+    """The connection drops as the commit is sent: the server rolls the batch back; the store
+    looks, finds nothing, and says nothing was written."""
+    store = open_store(relay.url())
+    try:
+        append(store, note("first"))
+        with pytest.raises(StoreUnavailable), store.transaction():
+            append(store, note("lost"))
+            relay.down()
+            relay.up()
+        assert notes(postgres_url, "lost") == 0
+        assert store.head("c").seq == 1
+    finally:
+        store.close()
+
+
+def test_a_lost_commit_of_anything_but_events_is_commit_unknown(postgres_url, relay):
+    """A write the store cannot look up (a secret, a link) whose commit answer was lost is
+    reported as possibly stored, never as safe to send again."""
+    store = open_store(relay.url())
+    try:
+        relay.lose_next_commit_answer()
+        with pytest.raises(CommitUnknown), store.transaction():
+            store.put_secret("c", 1, b"\x01" * 32)
+        assert store.get_secret("c", 1) == b"\x01" * 32  # it was stored after all
+    finally:
+        store.close()
+
+
+def test_a_pooled_store_replaces_a_terminated_connection_before_use(postgres_url):
+    from ledger.pgstore import PostgresStore, connection_pool
+
+    name = f"ledger-t-{uuid.uuid4().hex[:12]}"
+    pool = connection_pool(postgres_url, application_name=name, max_size=2, timeout=5)
+    try:
+        store = PostgresStore(pool)
+        with store.connected():
+            append(store, note("first"))
+        assert terminate(postgres_url, name) >= 1  # killed while it sat in the pool
+        with store.connected():  # the pool's check threw it away: no error at all
+            assert store.head("c").seq == 1
+        with pytest.raises(RuntimeError):
+            store.head("c")  # a pooled store is used inside connected()
+    finally:
+        pool.close()
+
+
+def test_a_lock_not_had_in_time_is_a_store_error(postgres_url):
+    from ledger.pgstore import PostgresStore
+
+    holder = open_store(postgres_url)
+    waiter = PostgresStore(postgres_url, lock_timeout=1)
+    try:
+        append(holder, note("first"))
+        with holder.transaction():
+            holder.head("c")  # takes the campaign's lock
+            with pytest.raises(StoreError) as refused:
+                append(waiter, note("second"))
+        assert not isinstance(refused.value, (StoreUnavailable, CommitUnknown))
+        assert isinstance(refused.value.__cause__, psycopg.errors.LockNotAvailable)
+        append(waiter, note("second"))  # the same store goes on
+    finally:
+        holder.close()
+        waiter.close()
