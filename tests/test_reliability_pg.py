@@ -20,14 +20,17 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import httpx2
 import psycopg
 import pytest
 
+from ledger.campaign import open_campaign
 from ledger.events import NoteAdded
 from ledger.eventstore import (
     CommitUnknown,
@@ -36,6 +39,8 @@ from ledger.eventstore import (
     StoreUnavailable,
     open_store,
 )
+
+from .webtools import d20_table, free_port, live_server, sse_frames
 
 AT = "2026-03-01T19:00:00.000000Z"
 
@@ -285,3 +290,143 @@ def test_a_lock_not_had_in_time_is_a_store_error(postgres_url):
     finally:
         holder.close()
         waiter.close()
+
+
+# --- campaign serve ---------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def serving(db: str, **kwargs: Any) -> Iterator[tuple[str, Any]]:
+    """``campaign serve``'s app on a free loopback port in a thread (as
+    :func:`tests.webtools.live_server`); yields its base URL and its ``Server``."""
+    import uvicorn
+
+    from ledger.web.app import create_app
+
+    app = create_app(db, **kwargs)
+    port = free_port()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=1
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(500):
+        if server.started:
+            break
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}", app.state.server
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def _csrf(page: str) -> str:
+    return page.split('name="csrf" value="')[1].split('"')[0]
+
+
+def test_serve_survives_its_backends_terminated_twice_while_a_player_posts_rolls(postgres_url):
+    """Every post is answered and acknowledged, each acknowledged roll is stored once, and
+    the live log (the server's own writes and, through its watcher, another process's)
+    goes on; nobody is logged out."""
+    table = d20_table(postgres_url)
+    gm, dana = table.link("gm"), table.link("Dana")
+    name = f"ledger-serve-{uuid.uuid4().hex[:12]}"
+    posts = 24
+    with live_server(named(postgres_url, name), poll_interval=0.05) as base:
+        with httpx2.Client(base_url=base, timeout=20) as g, httpx2.Client(
+            base_url=base, timeout=20
+        ) as p:
+            assert g.get(f"/a/{gm}").status_code == 200
+            assert p.get(f"/a/{dana}").status_code == 200
+            csrf = _csrf(p.get("/roll/isa").text)
+            answers: list[tuple[int, str]] = []
+            acked = threading.Semaphore(0)
+
+            def player() -> None:
+                for i in range(posts):
+                    sent = p.post(
+                        "/roll/isa",
+                        data={"csrf": csrf, "skill": "Lockpicking", "time": "on", "dice": str(5 + i % 10)},
+                        headers={"origin": base},
+                    )
+                    answers.append((sent.status_code, sent.headers.get("location", "")))
+                    acked.release()
+
+            with g.stream("GET", "/events") as stream:
+                chunks = stream.iter_text()
+                buffer = next(chunks)
+                poster = threading.Thread(target=player)
+                poster.start()
+                killed = []
+                for after in (6, 8):  # the 7th post on, and the 15th on, race a kill
+                    for _ in range(after):
+                        acked.acquire(timeout=60)
+                    killed.append(terminate(postgres_url, name))
+                poster.join(timeout=120)
+                assert not poster.is_alive()
+                # another process appends: only the server's watcher can notice it
+                table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")
+                last = str(table.head())
+                for chunk in chunks:
+                    buffer += chunk
+                    if f"id: {last}\n" in buffer:
+                        break
+    assert all(k >= 1 for k in killed), killed  # each kill hit live connections
+    statuses = [status for status, _ in answers]
+    assert statuses == [303] * posts, answers
+    seqs = [int(location.split("#e")[1]) for _, location in answers]
+    assert len(set(seqs)) == posts
+    store = open_store(postgres_url)
+    try:
+        campaign = open_campaign(store)
+        stored = [r[0] for r in store.rows(campaign.id, actor="Dana", columns="seq")]
+    finally:
+        store.close()
+    assert sorted(stored) == sorted(seqs)  # each acknowledged roll once, and nothing else
+    frames = sse_frames(buffer)
+    assert not [f for f in frames if f.get("event") == "revoked"]
+    shown = {int(f["id"]) for f in frames if f.get("event") == "entry"}
+    assert set(seqs) | {int(last)} <= shown
+    table.ok("verify")
+
+
+def test_serve_answers_503_while_the_database_is_away_and_logs_nobody_out(
+    postgres_url, relay
+):
+    """A failed look-up of a link is never read as a revoked link: while the database is out
+    of reach pages answer 503 and the open live log waits; once it is back, the same
+    session works and the live log goes on from where it was."""
+    table = d20_table(postgres_url)
+    dana = table.link("Dana")
+    with serving(relay.url(), poll_interval=0.05, db_wait=1) as (base, server):
+        with httpx2.Client(base_url=base, timeout=30) as p:
+            assert p.get(f"/a/{dana}").status_code == 200
+            with p.stream("GET", "/events") as stream:
+                chunks = stream.iter_text()
+                buffer = next(chunks)
+                relay.down()
+                server.hub.wake()  # as on a change: the open stream looks while it is away
+                with httpx2.Client(base_url=base, timeout=30, cookies=p.cookies) as q:
+                    away = q.get("/log")
+                    assert away.status_code == 503, away.text
+                    assert "cannot be reached" in away.text
+                    assert "Open the link" not in away.text  # not the login hint
+                    relay.up()
+                    for _ in range(100):  # the pool reconnects in the background
+                        back = q.get("/log")
+                        if back.status_code != 503:
+                            break
+                        time.sleep(0.1)
+                    assert back.status_code == 200, back.text  # the same session
+                table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")
+                last = str(table.head())
+                for chunk in chunks:
+                    buffer += chunk
+                    if f"id: {last}\n" in buffer:
+                        break
+    assert ": waiting for the ledger" in buffer  # the stream looked, and stayed open
+    frames = sse_frames(buffer)
+    assert not [f for f in frames if f.get("event") == "revoked"]
+    assert last in {f.get("id") for f in frames}
