@@ -67,7 +67,7 @@ POLL_SECONDS = 0.2
 #: (it starts again at :data:`POLL_SECONDS` and doubles).
 POLL_BACKOFF_MAX = 5.0
 #: How long a request waits for a working PostgreSQL connection before the 503 page.
-DB_WAIT_SECONDS = 10.0
+DB_WAIT_SECONDS = 5.0
 #: Log entries a page shows at most (the newest; the live stream adds to them).
 PAGE_ENTRIES = 1000
 #: The policy of every page: scripts only from the server's own files, nothing inline.
