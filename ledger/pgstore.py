@@ -20,6 +20,13 @@ every seq is the last plus one, and a later seq never commits before an earlier 
 appends to different campaigns run in parallel. The lock is released at commit or
 rollback. ``lock_timeout`` bounds the wait (30 s, like SQLite's busy timeout).
 
+When the server goes away (a restart, a failover, a terminated backend, #24), the store
+raises its own errors, never psycopg's (:class:`~ledger.eventstore.StoreUnavailable`:
+nothing written; :class:`~ledger.eventstore.CommitUnknown`), opens a fresh connection on
+its next call (a pool's is checked as it is borrowed: :func:`connection_pool`), and settles
+a commit whose answer was lost by looking for what it appended
+(:meth:`PostgresStore.transaction`).
+
 Triggers refuse UPDATE, DELETE and TRUNCATE on ``events``; a hosted service should also
 grant its application role only INSERT and SELECT on it (docs/postgres.md).
 """
