@@ -41,6 +41,7 @@ from .events import Event, event_tag, stream_of
 __all__ = [
     "COLUMNS",
     "ZERO_HASH",
+    "CommitUnknown",
     "ConflictError",
     "EventStore",
     "Head",
@@ -51,6 +52,8 @@ __all__ = [
     "SqlEventStore",
     "Statements",
     "StoreError",
+    "StoreSource",
+    "StoreUnavailable",
     "column_names",
     "conflicts",
     "encode_batch",
@@ -70,6 +73,20 @@ class ConflictError(Exception):
 class StoreError(Exception):
     """The store refuses a write or cannot be used (unknown campaign, bad batch, a database
     that cannot be reached). Nothing written."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached just now: the server refused the connection or went
+    away (a restart, a failover, a terminated backend), or no working connection came within
+    the wait. Nothing was written, so the same work may safely be tried again; the store
+    opens a fresh connection for its next call (a PostgreSQL store; a SQLite file never
+    raises it)."""
+
+
+class CommitUnknown(StoreError):
+    """The database went away while a write was committing, and its outcome could not be
+    learned afterwards: the write may or may not be stored. Not retried: look (the log, the
+    head) before writing the same thing again, or it may be stored twice."""
 
 
 @dataclass(frozen=True)
@@ -214,6 +231,16 @@ class EventStore(Protocol):
     def after_commit(self, fn: Callable[[], None]) -> None:
         """Call ``fn()`` once the outermost transaction commits (at once outside one); never
         when it rolls back. The ``event_appended`` hook is called this way."""
+        ...
+
+    def connected(self) -> contextlib.AbstractContextManager[None]:
+        """Hold one working connection for the work inside (nestable). A store drawing on a
+        pool (:class:`StoreSource`) borrows a connection checked by the pool and gives it
+        back at the end, and is only used inside it; other stores keep their own
+        connection and have nothing to do.
+
+        :raises StoreUnavailable: no working connection could be had.
+        """
         ...
 
     def migrations(self) -> list[str]:
@@ -572,6 +599,11 @@ class SqlEventStore(abc.ABC):
 
     # --- transactions --------------------------------------------------------------------
 
+    def connected(self) -> contextlib.AbstractContextManager[None]:
+        """See :meth:`EventStore.connected`: nothing to do for a store that keeps its own
+        connection (PostgreSQL's pooled store overrides it)."""
+        return contextlib.nullcontext()
+
     def after_commit(self, fn: Callable[[], None]) -> None:
         """Call ``fn()`` once the outermost transaction commits, outside it (at once when
         no transaction is open); never when it rolls back. Callbacks run in the order they
@@ -837,3 +869,78 @@ def open_store(target: str, *, synchronous: str = "NORMAL") -> EventStore:
     from .store import Store
 
     return Store(target, synchronous=synchronous)
+
+
+class StoreSource:
+    """Where a long-running process (``campaign serve``) gets its stores of one ledger.
+
+    A SQLite file: each :meth:`open` is a store with a connection of its own (SQLite wants
+    one per thread). PostgreSQL: every store :meth:`open` gives draws on one shared
+    ``psycopg_pool.ConnectionPool`` (:func:`ledger.pgstore.connection_pool`), made on first
+    use: each :meth:`EventStore.connected` block borrows a connection the pool has just
+    checked, so one the server dropped is replaced before anyone uses it; :meth:`own` is a
+    store with a connection of its own that reconnects after a loss (a watcher thread's).
+
+    :param target: the ledger, as ``--db``.
+    :param application_name: how ``pg_stat_activity`` names the PostgreSQL connections
+        (unless the URL names them: ``?application_name=...``).
+    :param pool_size: at most this many pooled PostgreSQL connections at once.
+    :param wait: seconds a call waits for a working PostgreSQL connection before
+        :class:`StoreUnavailable`.
+    """
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        application_name: str | None = None,
+        pool_size: int = 10,
+        wait: float = 10.0,
+    ) -> None:
+        import threading
+
+        self.target = target
+        self.application_name = application_name
+        self.pool_size = pool_size
+        self.wait = wait
+        self._pool: Any = None
+        self._lock = threading.Lock()
+
+    def open(self) -> EventStore:
+        """A store for one thread (a pooled one on PostgreSQL: use it inside
+        :meth:`EventStore.connected` or a transaction).
+
+        :raises StoreError: the database cannot be reached or used.
+        """
+        if not is_url(self.target):
+            return open_store(self.target)
+        from .pgstore import PostgresStore, connection_pool
+
+        with self._lock:
+            if self._pool is None:
+                self._pool = connection_pool(
+                    self.target,
+                    application_name=self.application_name,
+                    max_size=self.pool_size,
+                    timeout=self.wait,
+                )
+            pool = self._pool
+        return PostgresStore(pool)
+
+    def own(self) -> EventStore:
+        """A store with a connection of its own (closed by its ``close``).
+
+        :raises StoreError: the database cannot be reached or used.
+        """
+        if not is_url(self.target):
+            return open_store(self.target)
+        from .pgstore import PostgresStore
+
+        return PostgresStore(self.target, application_name=self.application_name)
+
+    def close(self) -> None:
+        """Close the pool (stores still open from it stop working)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
