@@ -2,7 +2,7 @@
 
 The public API for plugin authors (docs/plugin-guide.md, "Public API"): everything a rule
 system, a plugin command or a listener needs is importable from ``ledger``; chart helpers
-from :mod:`ledger.charts`, test helpers from :mod:`ledger.testing`. A plugin imports nothing
+from :mod:`ledger.rules.charts`, test helpers from :mod:`ledger.testing`. A plugin imports nothing
 else from ``ledger`` (tests/test_public_api.py holds the bundled plugins to it).
 
 The helpers for plugin commands (``App``, ``pass_app``, ``echo_json``, ``json_option``,

@@ -5,7 +5,9 @@
     LedgerError
     ├── RuleError        a rule refuses an action (``problems``: one sentence each)
     └── StoreError       the store refuses a write or cannot be used
-        └── ConflictError  an expected stream version is stale
+        ├── ConflictError     an expected stream version is stale
+        ├── StoreUnavailable  the database cannot be reached (nothing written: try again)
+        └── CommitUnknown     the database went away while committing (look before retrying)
 
 Each backend translates its driver's errors into these at its own boundary, so nothing above
 ``ledger.store`` imports a driver or reads an error's text. Every one means: nothing was
@@ -37,6 +39,20 @@ class StoreError(LedgerError):
 
 class ConflictError(StoreError):
     """An expected stream version is stale: someone else appended first. Nothing written."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached just now: the server refused the connection or went
+    away (a restart, a failover, a terminated backend), or no working connection came within
+    the wait. Nothing was written, so the same work may safely be tried again; the store
+    opens a fresh connection for its next call (a PostgreSQL store; a SQLite file never
+    raises it)."""
+
+
+class CommitUnknown(StoreError):
+    """The database went away while a write was committing, and its outcome could not be
+    learned afterwards: the write may or may not be stored. Not retried: look (the log, the
+    head) before writing the same thing again, or it may be stored twice."""
 
 
 class NotFound(RuleError):

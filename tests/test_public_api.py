@@ -41,7 +41,7 @@ def test_plugins_import_only_the_public_api():
         for line, module, names in ledger_imports(path):
             where = f"{path.relative_to(ROOT)}:{line}"
             if module not in PUBLIC:
-                bad.append(f"{where}: imports {module} (use ledger, ledger.charts, ledger.testing)")
+                bad.append(f"{where}: imports {module} (use ledger, ledger.rules.charts, ledger.testing)")
                 continue
             exported = PUBLIC[module]
             for name in names:
@@ -70,7 +70,7 @@ def test_every_public_name_resolves_and_is_documented():
         assert f"`{name}`" in section, f"{name} is not in docs/plugin-guide.md Public API"
     for name in ledger.testing.__all__:
         assert f"`{name}`" in section, name
-    assert "`ledger.charts`" in section
+    assert "`ledger.rules.charts`" in section
     with pytest.raises(AttributeError, match="no attribute 'Ledger'"):
         ledger.Ledger  # noqa: B018
 

@@ -83,7 +83,7 @@ def test_last_seq_at_gives_the_last_event_at_or_before_the_time(store):
 
 
 def test_a_clock_that_ran_backwards_gives_the_last_event_in_time_order(store):
-    """The documented limit (ledger.eventstore.EventStore.last_seq_at): seq 3 was stamped
+    """The documented limit (ledger.store.base.EventStore.last_seq_at): seq 3 was stamped
     before seq 2, so as of 19:45 the last event in time order is seq 3."""
     _append(store, "2026-03-01T19:00:00.000000Z")
     _append(store, "2026-03-01T20:00:00.000000Z")

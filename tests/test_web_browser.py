@@ -241,3 +241,28 @@ def test_phone_screenshots_of_the_log_a_sheet_and_the_roll_form(table, browser, 
                 )
                 assert border == "solid"
                 assert phone.locator("h1").count() == 1
+
+
+def test_the_live_log_opens_a_new_stream_after_a_503(table, browser):
+    """A browser gives up on a stream answered 503 (the server could not reach its database,
+    #24); the live log then opens a new one from the last entry it showed, and goes on."""
+    token = table.link("Dana")
+    with live_server(table.db) as base:
+        page, _ = signed_in(browser, base, token)
+        refused: list[str] = []
+
+        def once_503(route: Any) -> None:
+            if refused:
+                route.continue_()
+                return
+            refused.append(route.request.url)
+            route.fulfill(status=503, content_type="text/html", body="away")
+
+        page.route("**/events*", once_503)
+        page.goto(f"{base}/log")
+        page.wait_for_function(
+            "() => document.getElementById('status').textContent.startsWith('Live')", timeout=15000
+        )
+        assert refused
+        table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")
+        page.wait_for_selector(f"#e{table.head()}", timeout=10000)

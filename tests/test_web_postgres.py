@@ -1,4 +1,4 @@
-"""``campaign serve --db postgresql://...`` (#18 on the PostgreSQL backend, ledger/pgstore.py).
+"""``campaign serve --db postgresql://...`` (#18 on the PostgreSQL backend, ledger/store/postgres.py).
 
 - access links live in the store on both backends (migration ``m006_access``): issue, find,
   revoke, and ``campaign access add|list|revoke`` (``store_target``: a SQLite file and a

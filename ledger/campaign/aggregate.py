@@ -166,7 +166,7 @@ class Campaign:
 
     def _report(self, records: list[Recorded]) -> None:
         """Hand ``records`` to the ``event_appended`` listeners once the transaction that
-        wrote them commits (never if it rolls back; :meth:`ledger.store.Store.after_commit`);
+        wrote them commits (never if it rolls back; :meth:`ledger.store.sqlite.Store.after_commit`);
         inside :meth:`one_write`, with the write's other records."""
         if self._one_write is not None:
             self._one_write.extend(records)
@@ -372,7 +372,7 @@ class Campaign:
         :param session: the envelope's session (default: the open session, if any).
 
         :param visibility: ``"gm"`` records every event GM-only, in the form the rule system
-            gives it (:meth:`~ledger.rulesystem.RuleSystem.blind_form`); ``None``: each
+            gives it (:meth:`~ledger.rules.system.RuleSystem.blind_form`); ``None``: each
             event class's own visibility.
 
         The only door to the store: sessions, rolls, corrections and every other write
@@ -462,7 +462,7 @@ class Campaign:
         """Retract (no ``data``/``faces``) or amend event ``seq``, validated like a new event.
 
         :param data: ``{field: value}`` to amend (the rest of the payload in force is kept).
-            An amended roll is resolved again (:mod:`ledger.corrections`).
+            An amended roll is resolved again (:mod:`ledger.campaign.corrections`).
         :param faces: a roll's corrected physical faces (``--dice`` text).
         :raises RuleError: no reason, an unknown seq, an event that cannot be corrected that
             way (session events, a retracted event, an amended correction), a field that
@@ -517,7 +517,7 @@ class Campaign:
             return self.append([event], actor=actor, at=at, visibility=target.visibility)[0]
 
     def rows(self, **filters: Any) -> Iterator[tuple[Any, ...]]:
-        """Raw stored rows (tuples in :data:`ledger.store.COLUMNS` order)."""
+        """Raw stored rows (tuples in :data:`ledger.store.sqlite.COLUMNS` order)."""
         return self.store.rows(self.id, **filters)
 
 

@@ -1,7 +1,7 @@
 """Corrections go through the rules (DESIGN.md "Events"; issue #14).
 
 A ``correction.recorded`` event retracts or amends an earlier event; the original stays in
-the log. :meth:`ledger.campaign.Campaign.correct` builds one through this module:
+the log. :meth:`ledger.campaign.aggregate.Campaign.correct` builds one through this module:
 
 - :func:`amended_payload` turns ``--set FIELD=VALUE`` (and ``--dice``) into the full
   replacement payload. An amended roll is *re-resolved*: its amended inputs and corrected

@@ -11,14 +11,14 @@ if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
     from ledger.events import Recorded
 
-log = logging.getLogger("ledger.plugins")
+log = logging.getLogger("ledger.rules.plugins")
 
 
 def notify_appended(campaign: Campaign, events: list[Recorded]) -> None:
     """Call every ``event_appended`` listener with one committed write (see the hookspec).
 
     Each implementation runs on its own: one that raises is logged as a one-line warning
-    on ``ledger.plugins`` (with its traceback at DEBUG level) and the rest still run;
+    on ``ledger.rules.plugins`` (with its traceback at DEBUG level) and the rest still run;
     nothing is raised to the writer.
     """
     if not events:

@@ -71,7 +71,7 @@ class StateReader:
         save_snapshots: bool = True,
     ) -> Any:
         """One character's state as of ``upto``, from the newest snapshot whose fingerprint
-        matches (:mod:`ledger.snapshots`; any other is ignored and rebuilt on the way).
+        matches (:mod:`ledger.rules.snapshots`; any other is ignored and rebuilt on the way).
 
         :raises NotFound: the character did not exist at ``upto``.
         """
@@ -124,7 +124,7 @@ class StateReader:
         return states[character]
 
     def fingerprint(self) -> dict[str, Any]:
-        """What this campaign's snapshots depend on (:func:`ledger.snapshots.system_fingerprint`),
+        """What this campaign's snapshots depend on (:func:`ledger.rules.snapshots.system_fingerprint`),
         computed once per object."""
         if self._fingerprint is None:
             from ledger.rules.snapshots import system_fingerprint

@@ -84,7 +84,7 @@ def roll(
         :class:`AutomaticResult`, so the caller can show it and ask first.
     :param opponent: a character on the ledger (id or name) opposing the roll
         (``--vs-character``, #16). The rules resolve it with both characters' current
-        states (:class:`~ledger.rulesystem.Opponent`); the batch is the roll, then
+        states (:class:`~ledger.rules.system.Opponent`); the batch is the roll, then
         ``contest.opposed`` on the opponent's stream, both streams checked at the
         versions their states were read at. Systems with ``contests = False`` refuse it.
     :param opponent_skill: the skill the opponent opposes with (``--vs-skill``).
@@ -92,7 +92,7 @@ def roll(
         (``--apply``): :meth:`RuleSystem.harm_of` gives who and how much, the system's
         ``harm_event`` the event.
 
-    The rule system's :meth:`~ledger.rulesystem.RuleSystem.follow_ups` of the roll end
+    The rule system's :meth:`~ledger.rules.system.RuleSystem.follow_ups` of the roll end
     the batch.
 
     :returns: the batch written: the roll, its opponent's side, the harm, the follow-ups.

@@ -180,7 +180,7 @@ def validate(campaign: Campaign, events: Sequence[Event],
 
     :param cached: states known to be at the head (not modified).
     :param first_seq: the seq the first event gets when appended; appliers read each
-        event's with :func:`ledger.projection.applying_seq`.
+        event's with :func:`ledger.rules.projection.applying_seq`.
     :returns: the states of the characters touched, after the events.
     """
     appliers = campaign.appliers

@@ -48,7 +48,7 @@ class App:
         return self.as_ == "gm"
 
     def store(self, *, create: bool = False) -> Any:
-        """The ledger file's :class:`~ledger.store.Store`, opened once.
+        """The ledger file's :class:`~ledger.store.sqlite.Store`, opened once.
 
         :raises click.ClickException: the file does not exist and ``create`` is false.
         """

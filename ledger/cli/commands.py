@@ -413,7 +413,7 @@ def states(app: App, characters: Any = None) -> dict[str, Any]:
 
 def changes(app: App, before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[str]]:
     """``{id: sentences}`` of what changed on each character between two :func:`states`
-    (the rule system's words, :meth:`ledger.rulesystem.RuleSystem.describe_changes`); a
+    (the rule system's words, :meth:`ledger.rules.system.RuleSystem.describe_changes`); a
     character whose state did not change is left out."""
     system, as_gm = app.campaign.system, app.as_gm()
     out = {}
@@ -508,7 +508,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
         stubs = 0
         if drop_snapshots:
             click.echo(f"Dropped {store.drop_snapshots(campaign_id)} snapshots.", err=True)
-        elif report.ok:  # every snapshot in use must be what a replay gives (ledger.snapshots)
+        elif report.ok:  # every snapshot in use must be what a replay gives (ledger.rules.snapshots)
             from ledger.history.verify import verify_snapshots
 
             problem = verify_snapshots(store, campaign_id)

@@ -64,7 +64,7 @@ def plot_odds(system: Any, params: dict[str, Any], path: str) -> None:
 
 
 def collect_rolls(campaign: Any, *, as_gm: bool) -> list[Any]:
-    """Every roll of ``campaign`` as :class:`ledger.fairness.RollDraws`, corrections honoured
+    """Every roll of ``campaign`` as :class:`ledger.dice.fairness.RollDraws`, corrections honoured
     (a retracted roll is left out, an amended one counts with its amended dice); a player's
     view leaves out GM-only (blind) rolls."""
     from ledger.dice.fairness import roll_draws

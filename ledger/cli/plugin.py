@@ -1,4 +1,4 @@
-"""``campaign plugin new``: start a rule-system plugin of your own (:mod:`ledger.scaffold`)."""
+"""``campaign plugin new``: start a rule-system plugin of your own (:mod:`ledger.rules.scaffold`)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from ledger.rules.system import RuleError
 def last_entry(campaign: Any, actor: str) -> Any:
     """The event ``campaign undo`` retracts: ``actor``'s latest event that is not a
     correction and not already retracted, or the roll it is part of (a contest's other
-    side, the harm it applied, its follow-ups: :func:`ledger.corrections.entry_of`).
+    side, the harm it applied, its follow-ups: :func:`ledger.campaign.corrections.entry_of`).
 
     :raises RuleError: ``actor`` wrote nothing that can be undone, or their latest entry
         is one that cannot be corrected (a session start or end: nothing earlier is

@@ -31,7 +31,7 @@ class Copied:
 def copy_campaigns(src: EventStore, dst: EventStore, campaigns: list[str]) -> list[Copied]:
     """Copy ``campaigns`` from ``src`` to ``dst`` in one transaction of ``dst``: all or nothing.
 
-    Each copy is verified in ``dst`` before the commit (:func:`ledger.verify.verify_store`:
+    Each copy is verified in ``dst`` before the commit (:func:`ledger.history.verify.verify_store`:
     chain, seeds, engine rolls, results) and must end at the source's head hash.
 
     :raises StoreError: a campaign is missing in ``src``, already in ``dst``, or does not

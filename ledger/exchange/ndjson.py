@@ -135,7 +135,7 @@ def verify_export(
     against its commitment, every engine roll whose data the file holds against its revealed
     seed, and every such roll's result through the campaign's rule system (when it is
     installed here; else ``report.results_unchecked`` says why); then, optionally, a
-    receipt (:func:`ledger.verify.check_receipt`).
+    receipt (:func:`ledger.history.verify.check_receipt`).
 
     :returns: ``(campaign id or None for an empty file, report)``.
     :raises RuleError: the file mixes campaigns.
@@ -176,7 +176,7 @@ def import_lines(
 ) -> tuple[str, int]:
     """Import one campaign's export (or a GM backup's events) into ``store``; all or nothing.
 
-    :param backup: a GM backup's record (:mod:`ledger.backup`): its secrets are checked
+    :param backup: a GM backup's record (:mod:`ledger.exchange.backup`): its secrets are checked
         against their commitments in the log and restored with the events.
     :returns: ``(campaign id, events imported)``.
     :raises RuleError: an empty file, several campaigns, redacted events (a player's

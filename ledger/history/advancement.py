@@ -148,7 +148,7 @@ def plan(
 def preview(campaign: Campaign, number: int, choices: dict[str, Any]) -> list[dict[str, Any]]:
     """What ``advance --dry-run`` shows: each planned event's type and data, with every
     value that depends on dice not yet rolled replaced by :data:`HIDDEN`, and for a roll the
-    exact odds its rule system gives (:meth:`ledger.rulesystem.RuleSystem.advance_odds`).
+    exact odds its rule system gives (:meth:`ledger.rules.system.RuleSystem.advance_odds`).
 
     The plan is made twice with placeholder dice (all lowest faces, all highest): a value
     that differs between them depends on the dice and is hidden (faces, totals, outcomes);

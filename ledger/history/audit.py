@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     """Everything about event ``seq`` as a JSON-ready dict with a ``verdict``.
 
-    :raises ledger.campaign.NotFound: no such event.
+    :raises ledger.errors.NotFound: no such event.
     :raises RuleError: a player asks about a GM-only event.
     """
     rec = campaign.record(seq)
@@ -104,7 +104,7 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
 def result_of(campaign: Campaign, rec: Any, *, as_gm: bool) -> str | None:
     """Does a roll's recorded result follow from its inputs and dice?
 
-    Re-derives it (:func:`ledger.results.result_problem`) against its character's state
+    Re-derives it (:func:`ledger.rules.results.result_problem`) against its character's state
     just before it, in the asker's view, with the corrections then in force.
 
     :returns: ``None`` when it does, else the sentence naming the fields that differ.

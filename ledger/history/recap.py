@@ -47,7 +47,7 @@ class Line:
 @dataclass
 class CharacterChanges:
     """What changed on a character over the session, in the rule system's sentences
-    (:meth:`ledger.rulesystem.RuleSystem.describe_changes`)."""
+    (:meth:`ledger.rules.system.RuleSystem.describe_changes`)."""
 
     id: str
     name: str
@@ -80,7 +80,7 @@ class Recap:
 def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
     """Replay session ``number`` into a :class:`Recap`.
 
-    :raises ledger.campaign.NotFound: the session was never started.
+    :raises ledger.errors.NotFound: the session was never started.
     """
     from ledger.campaign.aggregate import NotFound
     from ledger.rules.plugins import pm

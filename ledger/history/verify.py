@@ -22,7 +22,7 @@ outside verifier holding only the export would (DESIGN.md "Export format"):
   ``abandoned_rolls``.
 - every roll's recorded result (engine and physical) is what its rule system gives for its
   recorded inputs and draws, against its character's state just before it
-  (:class:`ledger.results.ResultCheck`). Only when the campaign's rule system is not
+  (:class:`ledger.rules.results.ResultCheck`). Only when the campaign's rule system is not
   installed here are results reported as not checked (``results_unchecked``).
 
 A redacted row (a player's export) is chained through its stored hashes only.
@@ -183,7 +183,7 @@ def verify_rows(
     :param keep_hashes: seqs whose hashes to remember in ``report.hashes`` (receipts).
     :param find_hash: a hash to look for (a receipt's): its seq goes in ``report.found_at``.
     :param rows_of: where roll results' states are folded again after a correction (see
-        :class:`ledger.results.ResultCheck`; default: the rows read, kept in memory).
+        :class:`ledger.rules.results.ResultCheck`; default: the rows read, kept in memory).
     :returns: the report; it stops at the first problem.
     """
     report = VerifyReport()
@@ -526,7 +526,7 @@ def _draws_problem(
     *,
     scheme: str = SCHEME,
 ) -> str | None:
-    """:func:`ledger.dice.verify_draws` after checking the recorded shapes (a forged roll may
+    """:func:`ledger.dice.engine.verify_draws` after checking the recorded shapes (a forged roll may
     hold anything): ``None`` when the draws are what the seed gives, else a sentence."""
     if not isinstance(nonce, int) or not isinstance(client_seed, str):
         return "nonce must be an integer and client_seed text"
@@ -568,7 +568,7 @@ def verify_store(
     progress: Any = None,
     integrity: bool = True,
 ) -> VerifyReport:
-    """Verify one campaign of a :class:`ledger.store.Store` (and optionally a receipt).
+    """Verify one campaign of a :class:`ledger.store.sqlite.Store` (and optionally a receipt).
 
     :param receipt: ``(seq, hash)`` from an earlier receipt: the log up to ``seq`` must be
         unchanged (the stored chain to ``seq`` verifies and ends in ``hash``).

@@ -1,6 +1,6 @@
 """What changed on a character, as sentences a person reads (issue 15).
 
-:func:`sentences` is the generic wording :meth:`ledger.rulesystem.RuleSystem.describe_changes`
+:func:`sentences` is the generic wording :meth:`ledger.rules.system.RuleSystem.describe_changes`
 falls back on: it compares two states field by field, names entries of a list by their
 ``name`` and never shows a field path, ``None`` or an empty value::
 

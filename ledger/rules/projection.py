@@ -14,7 +14,7 @@ Rules of the fold (DESIGN.md "Events", "Visibility"):
 
 Snapshots cache one character's state at a ``seq``; a snapshot is used only when its
 fingerprint matches what is in force now, the corrections whose target is at or before it
-included (:mod:`ledger.snapshots`), so deleting snapshots never changes an answer.
+included (:mod:`ledger.rules.snapshots`), so deleting snapshots never changes an answer.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ _APPLYING_SEQ: ContextVar[int | None] = ContextVar("ledger_applying_seq", defaul
 def applying_seq() -> int | None:
     """The seq of the event an applier is applying, for a rule system whose state names
     earlier events by seq (spellwoven's Effort spent on roll N): set by
-    :meth:`Projector.fold` during a replay and by :meth:`ledger.campaign.Campaign.validate`
+    :meth:`Projector.fold` during a replay and by :meth:`ledger.campaign.aggregate.Campaign.validate`
     for a batch about to be appended; ``None`` elsewhere (an applier called by hand).
     Appliers stay pure functions of (state, event, this seq)."""
     return _APPLYING_SEQ.get()
@@ -63,7 +63,7 @@ def applying(seq: int | None) -> Iterator[None]:
 
 SNAPSHOT_EVERY = 250
 #: What :meth:`Projector.fold` reads of a row (type only on the slow path), the other places
-#: of :data:`ledger.chain.COLUMNS` kept as ``None`` (:meth:`ledger.eventstore.RowStream.narrow`).
+#: of :data:`ledger.chain.COLUMNS` kept as ``None`` (:meth:`ledger.store.base.RowStream.narrow`).
 FOLD_FIELDS = ("seq", "stream", "data", "visibility")
 
 
@@ -167,7 +167,7 @@ class Projector:
         errors: list[tuple[int, str]] | None = None,
         shared: list[tuple[int, Event]] | None = None,
     ) -> dict[str, Any]:
-        """Apply rows (in :data:`ledger.store.COLUMNS` order) to ``states`` (updated in place).
+        """Apply rows (in :data:`ledger.store.sqlite.COLUMNS` order) to ``states`` (updated in place).
 
         A campaign-stream event whose class is ``held_by_newcomers`` is also kept, and a
         character created later in the rows is folded through those kept so far when they
@@ -178,7 +178,7 @@ class Projector:
 
         Replay never skips an event silently: an event the rules refuse on replay (possible
         only in a log whose corrections were not validated, see
-        :meth:`ledger.campaign.Campaign.correct`) raises :class:`RuleError` naming its seq
+        :meth:`ledger.campaign.aggregate.Campaign.correct`) raises :class:`RuleError` naming its seq
         (``"event 12: ..."``). With ``errors`` (a list) the refusal is added to it as
         ``(seq, problem)`` instead and the event leaves the states unchanged, so a
         correction can name every event it would break.

@@ -78,7 +78,7 @@ def _fields(event: Event) -> dict[str, Any]:
     return data
 
 
-#: ``rows_of(seq, stream)``: the rows (in :data:`ledger.store.COLUMNS` order, oldest first)
+#: ``rows_of(seq, stream)``: the rows (in :data:`ledger.store.sqlite.COLUMNS` order, oldest first)
 #: of ``stream`` and the campaign stream with seq below ``seq``: what a refold reads.
 RowsOf = Callable[[int, str], Iterable[tuple[Any, ...]]]
 
@@ -132,7 +132,7 @@ class ResultCheck:
     def feed(self, row: tuple[Any, ...]) -> str | None:
         """Check one row (a roll's result) and fold it into the states.
 
-        :param row: in :data:`ledger.store.COLUMNS` order, ``data`` as bytes or text.
+        :param row: in :data:`ledger.store.sqlite.COLUMNS` order, ``data`` as bytes or text.
         :returns: ``None``, or one sentence: the roll's result does not follow from its
             inputs and dice (:func:`result_problem`), or the data does not decode.
         """

@@ -1,7 +1,7 @@
 """Character sheets for people: a renderer-neutral description and its two renderings.
 
 A rule system describes a character's sheet in its book's words with
-:meth:`ledger.rulesystem.RuleSystem.sheet_layout`, as a :class:`Sheet` of :class:`Section`\\ s
+:meth:`ledger.rules.system.RuleSystem.sheet_layout`, as a :class:`Sheet` of :class:`Section`\\ s
 holding items:
 
 - :class:`Line`: ``Investigate  +3 (Great)``, with an optional note (what it does now);

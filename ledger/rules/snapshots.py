@@ -240,7 +240,7 @@ def snapshot_problems(camp: Any, *, drop: bool = False) -> list[SnapshotProblem]
     another basis (older plugin versions, as-of views before a correction) are never used
     under the current basis, so they are not checked.
 
-    :param camp: a :class:`ledger.campaign.Campaign`.
+    :param camp: a :class:`ledger.campaign.aggregate.Campaign`.
     :param drop: delete every snapshot found wrong (the next read rebuilds them).
     :returns: the problems, in seq order (one full replay per view that has snapshots).
     """

@@ -285,15 +285,15 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
         """The sheet as a person reads it (``campaign sheet``, ``--format html``, the web view).
 
         Override to lay the sheet out in the book's words: skills in rating order with the
-        book's names, tracks drawn (:class:`ledger.sheets.Track`), wounds and conditions with
+        book's names, tracks drawn (:class:`ledger.rules.sheets.Track`), wounds and conditions with
         what they do now, zero/false/empty and internal fields left out. With
         ``as_gm=False`` the layout must hold no GM-only fact; with ``as_gm=True`` mark each
         with ``gm_only=True`` (the renderers show ``[GM]``).
 
-        The default is :func:`ledger.sheets.generic_layout` of :meth:`sheet_view`: zero,
+        The default is :func:`ledger.rules.sheets.generic_layout` of :meth:`sheet_view`: zero,
         false and empty fields hidden, field names as words, never as paths.
 
-        :returns: a :class:`ledger.sheets.Sheet`.
+        :returns: a :class:`ledger.rules.sheets.Sheet`.
         """
         from ledger.rules.sheets import generic_layout
 
@@ -309,11 +309,11 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
         """Resolve a roll: draw dice from ``dice`` and return the roll event.
 
         The event carries every die face, modifier and the outcome band beside the fields
-        :meth:`ledger.dice.DiceSource.fields` gives (``source``, ``draws``, ``nonce``,
+        :meth:`ledger.dice.engine.DiceSource.fields` gives (``source``, ``draws``, ``nonce``,
         ``client_seed``).
 
         :raises RuleError: unknown skill, impossible request.
-        :raises ledger.dice.DiceError: physical faces a die cannot show, too few or too many.
+        :raises ledger.dice.engine.DiceError: physical faces a die cannot show, too few or too many.
         """
 
     def request_of(self, event: Roll) -> RollRequest:
@@ -360,7 +360,7 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
             override for rolls that :meth:`resolve` does not make (advancement rolls).
         :raises RuleError: the rules refuse the recorded inputs, or a roll against a
             character on the ledger is re-derived without that character's state.
-        :raises ledger.dice.DiceError: the rules draw other dice than were recorded.
+        :raises ledger.dice.engine.DiceError: the rules draw other dice than were recorded.
         """
         from dataclasses import replace
 
@@ -410,7 +410,7 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
         it changed (``damage``, ``scene end``, ``session end``, ``roll``, ``advance``).
 
         :param before: the character's state (a ``state_type`` instance, as
-            :meth:`ledger.campaign.Campaign.state_of` gives it) before, or ``None`` when the
+            :meth:`ledger.campaign.aggregate.Campaign.state_of` gives it) before, or ``None`` when the
             character did not exist yet.
         :param after: the character's state after.
         :param as_gm: ``False`` for a player's view: the states were folded without GM-only
@@ -433,7 +433,7 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
         field names): ``"Stress 0 → 2"``, ``"New condition 'shaken' (penalty 1)"``, ``"Skill
         'Forage': experience 0 → 5"``. Lists of entries are matched by their ``name``;
         booleans read "now …"/"no longer …"; ``None`` and empty values are never shown.
-        See :func:`ledger.changes.sentences`.
+        See :func:`ledger.rules.changes.sentences`.
         """
         from ledger.rules.changes import sentences
 
@@ -448,7 +448,7 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
         :returns: short sentences, shown in the recap beside the event's line; ``[]`` (the
             default) for nothing to add.
 
-        Called by :func:`ledger.recap.build_recap` for every event it shows, before the
+        Called by :func:`ledger.history.recap.build_recap` for every event it shows, before the
         ``recap_lines`` hook (which is for add-ons' extras).
         """
         return []
@@ -476,7 +476,7 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
         counterpart (d20-world: a blind ``condition_added`` becomes ``hidden_condition_added``,
         whose penalty players see as one unexplained hidden modifier), or refuse it.
 
-        Called by :meth:`ledger.campaign.Campaign.append` for every event of a batch appended
+        Called by :meth:`ledger.campaign.aggregate.Campaign.append` for every event of a batch appended
         with ``visibility="gm"`` (rolls and corrections included), before validation.
 
         :returns: the event itself by default.
@@ -531,9 +531,9 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
         drawing so tests can check the numbers without matplotlib.
 
         Default: every ``"n/d"`` probability of ``odds(params)`` by its dotted path
-        (:func:`ledger.charts.generic_series`). Override with your game's own series; the
-        helpers of :mod:`ledger.charts` (``ask``, ``frac``, ``checked``) turn a missing or
-        malformed value into one clear :class:`ledger.charts.ChartError` line.
+        (:func:`ledger.rules.charts.generic_series`). Override with your game's own series; the
+        helpers of :mod:`ledger.rules.charts` (``ask``, ``frac``, ``checked``) turn a missing or
+        malformed value into one clear :class:`ledger.rules.charts.ChartError` line.
 
         :param params: the system's ``odds_params`` values, converted (as for :meth:`odds`).
         :raises RuleError: the params are refused (as :meth:`odds` refuses them).
@@ -550,8 +550,8 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
         :class:`~matplotlib.figure.Figure` (object-oriented API only, no pyplot): the core
         saves it to the ``--plot`` file (.png, .svg or .pdf).
 
-        Default: a horizontal bar per probability (:func:`ledger.charts.draw_generic`).
-        Override with your game's chart, drawn with the helpers of :mod:`ledger.charts`
+        Default: a horizontal bar per probability (:func:`ledger.rules.charts.draw_generic`).
+        Override with your game's chart, drawn with the helpers of :mod:`ledger.rules.charts`
         (``figure``, ``percent_axis``, ``stacked``, ``curves``, ``distribution``, ...);
         docs/plugin-guide.md "Drawing odds" shows one.
         """
@@ -592,7 +592,7 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
     def follow_up_of(self, event: Event) -> int | None:
         """The seq of the roll ``event`` was written with as one of its :meth:`follow_ups`
         (``None``: not a follow-up; the default). A follow-up is part of its roll: retracting
-        the roll retracts it, amending the roll recomputes it (:mod:`ledger.corrections`),
+        the roll retracts it, amending the roll recomputes it (:mod:`ledger.campaign.corrections`),
         and ``verify`` checks both. Override it with :meth:`follow_ups`; the event must name
         its roll's seq (d20-world's ``check``, Terran Engine's ``roll``)."""
         return None

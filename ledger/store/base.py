@@ -1,7 +1,7 @@
 """The ``EventStore`` protocol: everything ``ledger/`` needs from storage (DESIGN.md "Store").
 
-Two backends implement it: :class:`ledger.store.Store` (one SQLite file, the embedded
-default) and :class:`ledger.pgstore.PostgresStore` (a PostgreSQL database, many campaigns in
+Two backends implement it: :class:`ledger.store.sqlite.Store` (one SQLite file, the embedded
+default) and :class:`ledger.store.postgres.PostgresStore` (a PostgreSQL database, many campaigns in
 one). Nothing outside the store modules writes SQL or touches a connection; the rest of
 ``ledger/`` calls the methods below and gets plain rows back.
 
@@ -180,8 +180,8 @@ class PagedRows(Iterator[Row]):
 
 @runtime_checkable
 class EventStore(Protocol):
-    """What ``ledger/`` needs from storage. Implemented by :class:`ledger.store.Store`
-    (SQLite) and :class:`ledger.pgstore.PostgresStore` (PostgreSQL).
+    """What ``ledger/`` needs from storage. Implemented by :class:`ledger.store.sqlite.Store`
+    (SQLite) and :class:`ledger.store.postgres.PostgresStore` (PostgreSQL).
 
     Writes happen inside :meth:`transaction` (``append`` and ``drop_snapshots`` open their
     own when called outside one). Errors: :class:`ConflictError` (stale expected version),
@@ -205,6 +205,16 @@ class EventStore(Protocol):
     def after_commit(self, fn: Callable[[], None]) -> None:
         """Call ``fn()`` once the outermost transaction commits (at once outside one); never
         when it rolls back. The ``event_appended`` hook is called this way."""
+        ...
+
+    def connected(self) -> contextlib.AbstractContextManager[None]:
+        """Hold one working connection for the work inside (nestable). A store drawing on a
+        pool (:class:`StoreSource`) borrows a connection checked by the pool and gives it
+        back at the end, and is only used inside it; other stores keep their own
+        connection and have nothing to do.
+
+        :raises StoreUnavailable: no working connection could be had.
+        """
         ...
 
     def migrations(self) -> list[str]:
@@ -535,7 +545,7 @@ class SqlEventStore(abc.ABC):
     def lock(self, campaign: str) -> None:
         """Hold the campaign's write lock until the transaction ends (a read or write of a
         campaign calls it first). Nothing to do here: SQLite's ``BEGIN IMMEDIATE`` already
-        holds the whole file's; :class:`ledger.pgstore.PostgresStore` takes an advisory lock."""
+        holds the whole file's; :class:`ledger.store.postgres.PostgresStore` takes an advisory lock."""
         return None
 
     def _any_of(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
@@ -563,11 +573,16 @@ class SqlEventStore(abc.ABC):
 
     # --- transactions --------------------------------------------------------------------
 
+    def connected(self) -> contextlib.AbstractContextManager[None]:
+        """See :meth:`EventStore.connected`: nothing to do for a store that keeps its own
+        connection (PostgreSQL's pooled store overrides it)."""
+        return contextlib.nullcontext()
+
     def after_commit(self, fn: Callable[[], None]) -> None:
         """Call ``fn()`` once the outermost transaction commits, outside it (at once when
         no transaction is open); never when it rolls back. Callbacks run in the order they
         were given; one that raises stops the rest (``Campaign`` passes callbacks that
-        do not raise: :func:`ledger.plugins.notify_appended`)."""
+        do not raise: :func:`ledger.rules.plugins.notify_appended`)."""
         if not self._in_tx:
             fn()
             return
@@ -772,7 +787,7 @@ class SqlEventStore(abc.ABC):
         basis: str,
         digest: str,
     ) -> None:
-        """See :meth:`EventStore.save_snapshot` (:mod:`ledger.snapshots` makes the
+        """See :meth:`EventStore.save_snapshot` (:mod:`ledger.rules.snapshots` makes the
         fingerprint)."""
         self.conn.execute(
             self.SQL.save_snapshot, (campaign, stream, seq, int(as_gm), basis, digest, state)

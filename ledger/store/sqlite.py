@@ -1,5 +1,5 @@
 """The append-only event store on SQLite (sqlite-utils): the embedded
-:class:`~ledger.eventstore.EventStore` backend (the chain's bytes come from :mod:`ledger.chain`).
+:class:`~ledger.store.base.EventStore` backend (the chain's bytes come from :mod:`ledger.chain`).
 
 DESIGN.md "Store": one file may hold several campaigns, each with its own gap-free ``seq``
 from 1 and its own hash chain. WAL mode; triggers refuse UPDATE and DELETE on ``events``;
@@ -100,7 +100,7 @@ def m002_secrets_snapshots(db: sqlite_utils.Database) -> None:
 
 
 def m003_snapshot_fingerprints(db: sqlite_utils.Database) -> None:
-    """Snapshots carry a fingerprint (``basis``, ``digest``: :mod:`ledger.snapshots`).
+    """Snapshots carry a fingerprint (``basis``, ``digest``: :mod:`ledger.rules.snapshots`).
 
     The old snapshots are dropped: they are a cache without a fingerprint, so none could be
     trusted (the next reads rebuild them).
@@ -202,7 +202,7 @@ def get_migrations() -> Migrations:
     return _migrations
 
 
-def __getattr__(name: str) -> Any:  # ``ledger.store.migrations`` stays available, lazily
+def __getattr__(name: str) -> Any:  # ``ledger.store.sqlite.migrations`` stays available, lazily
     if name == "migrations":
         return get_migrations()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -223,7 +223,7 @@ def _migrated(conn: sqlite3.Connection) -> bool:
 
 
 class RowQuery(PagedRows):
-    """The rows of one :meth:`Store.rows` query (an :class:`~ledger.eventstore.RowStream`):
+    """The rows of one :meth:`Store.rows` query (an :class:`~ledger.store.base.RowStream`):
     run on first iteration, fetched in pages.
 
     Iterating it is iterating a generator (no per-row overhead). Before iteration starts,
@@ -255,8 +255,8 @@ MMAP_BYTES = 1 << 30
 
 class Store(SqlEventStore):
     """The append-only store of one SQLite file: the embedded
-    :class:`~ledger.eventstore.EventStore` backend (rows and chain from :mod:`ledger.chain`;
-    what it shares with PostgreSQL's: :class:`~ledger.eventstore.SqlEventStore`).
+    :class:`~ledger.store.base.EventStore` backend (rows and chain from :mod:`ledger.chain`;
+    what it shares with PostgreSQL's: :class:`~ledger.store.base.SqlEventStore`).
 
     :param db: a path or a ``sqlite_utils.Database``. A path is opened with plain
         ``sqlite3``; :attr:`db` wraps the connection in sqlite-utils only when asked for.
@@ -390,7 +390,7 @@ class Store(SqlEventStore):
         return [str(r[0]) for r in self.conn.execute("pragma integrity_check")]
 
     def head(self, campaign: str) -> Head:
-        """See :meth:`~ledger.eventstore.EventStore.head`."""
+        """See :meth:`~ledger.store.base.EventStore.head`."""
         return self._read_head(campaign)
 
     def stream_version(self, campaign: str, stream: str) -> int:

@@ -1,7 +1,7 @@
 """Access links of the web view (#18): capability tokens, one for the GM and one per player.
 
 A token is 128 random bits (``secrets.token_urlsafe(16)``); only its sha256 is stored (the
-``access`` table, :meth:`ledger.store.Store.add_access`), so a copy of the ledger file holds
+``access`` table, :meth:`ledger.store.sqlite.Store.add_access`), so a copy of the ledger file holds
 no usable link. A presented token is hashed and compared in constant time
 (:func:`hmac.compare_digest`) with every live link of the campaign. A revoked link stops at
 once: the server looks the link up again on every request and every live-stream wake-up.
@@ -91,7 +91,7 @@ def grant(
     :param characters: names or ids of characters granted by name (players only).
     :returns: ``(access, token)``: the token is shown once and never stored.
     :raises RuleError: a bad name, a character granted to the GM's link, or an unknown
-        character (:class:`ledger.campaign.NotFound`, with suggestions).
+        character (:class:`ledger.errors.NotFound`, with suggestions).
     """
     who = check_player(who)
     role = "gm" if who.lower() == GM else "player"

@@ -11,7 +11,7 @@ Who sees what (DESIGN.md "Visibility", "Web view"):
   skipped before anything is rendered). The GM's session reads the GM view, GM-only lines
   marked.
 - Writes: a player enters physical dice for the characters they play (the same
-  :meth:`ledger.campaign.Campaign.roll` as ``campaign roll``, recorded with the player as
+  :meth:`ledger.campaign.aggregate.Campaign.roll` as ``campaign roll``, recorded with the player as
   actor); the GM may also roll engine dice, blind or not. Nothing else is written here.
 
 Security: every POST checks a CSRF token bound to the session and the ``Origin`` (or
@@ -30,6 +30,7 @@ import asyncio
 import contextlib
 import functools
 import hmac
+import logging
 import secrets
 import threading
 import weakref
@@ -48,8 +49,12 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ledger.errors import CommitUnknown, StoreError, StoreUnavailable
 from ledger.rules.hookspecs import hookimpl
+from ledger.store.opening import StoreSource
 from ledger.web import access as accessmod
+
+logger = logging.getLogger(__name__)
 
 HERE = Path(__file__).resolve().parent
 COOKIE = "ledger_session"
@@ -59,6 +64,11 @@ MAX_BODY = 16 * 1024
 MAX_VALUE = 1000
 #: How often the server looks for appends by other processes (seconds).
 POLL_SECONDS = 0.2
+#: The longest pause (seconds) between the watcher's looks while the ledger is out of reach
+#: (it starts again at :data:`POLL_SECONDS` and doubles).
+POLL_BACKOFF_MAX = 5.0
+#: How long a request waits for a working PostgreSQL connection before the 503 page.
+DB_WAIT_SECONDS = 5.0
 #: Log entries a page shows at most (the newest; the live stream adds to them).
 PAGE_ENTRIES = 1000
 #: The policy of every page: scripts only from the server's own files, nothing inline.
@@ -78,7 +88,7 @@ SECURITY_HEADERS = {
 @functools.cache
 def environment() -> Any:
     """The web view's jinja2 environment: its own templates, then the package's (the recap
-    is rendered by :mod:`ledger.recap`'s template). Autoescaping is on; every string goes
+    is rendered by :mod:`ledger.history.recap`'s template). Autoescaping is on; every string goes
     through :func:`ledger.text.printable` (no invisible character reaches a page)."""
     import jinja2
 
@@ -114,7 +124,7 @@ def mark(store: Any, campaign_id: str) -> tuple[Any, ...]:
     """What the live streams depend on, in one comparable value: the campaign's head (seq
     and hash) and every access link's id and revocation. It changes when anyone, in any
     process, appends to the campaign or issues or revokes a link; asked of the store alone
-    (:class:`~ledger.eventstore.EventStore`), so it works on SQLite and PostgreSQL alike."""
+    (:class:`~ledger.store.base.EventStore`), so it works on SQLite and PostgreSQL alike."""
     head = store.head(campaign_id)
     links = tuple((r["id"], r["revoked_at"]) for r in store.access_rows(campaign_id))
     return head.seq, head.hash, links
@@ -125,16 +135,25 @@ class Hub:
 
     A thread looks at :func:`mark` on its own store connection every :data:`POLL_SECONDS`
     (another process's append, ``campaign access revoke``); the server's own writes wake it
-    at once through the ``event_appended`` listener (:class:`Listener`).
+    at once through the ``event_appended`` listener (:class:`Listener`). When a look fails
+    (the database went away), the thread logs it, closes its store and looks again on a new
+    one, waiting twice as long each time up to :data:`POLL_BACKOFF_MAX`; it never stops
+    until :meth:`stop`.
 
     :param target: the ledger (a SQLite file or a ``postgresql://`` URL, as ``--db``).
     :param campaign_id: the campaign watched (``None``: the only one).
+    :param open_store: opens the watcher's store (default: ``open_store(target)``).
     """
 
     def __init__(
-        self, target: str, interval: float = POLL_SECONDS, campaign_id: str | None = None
+        self,
+        target: str,
+        interval: float = POLL_SECONDS,
+        campaign_id: str | None = None,
+        open_store: Callable[[], Any] | None = None,
     ) -> None:
         self.target = target
+        self.open_store = open_store
         self.campaign_id = campaign_id
         self.interval = interval
         self.generation = 0
@@ -147,9 +166,13 @@ class Hub:
         from ledger.campaign.aggregate import open_campaign
         from ledger.store.opening import open_store
 
-        store = open_store(self.target)
+        store = self.open_store() if self.open_store else open_store(self.target)
         if self.campaign_id is None:
-            self.campaign_id = open_campaign(store).id
+            try:
+                self.campaign_id = open_campaign(store).id
+            except BaseException:
+                store.close()
+                raise
         return store, self.campaign_id
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -176,15 +199,39 @@ class Hub:
         self._bump()
 
     def _poll(self, last: tuple[Any, ...]) -> None:
-        store, campaign_id = self._open()  # this thread's own connection
+        store: Any = None  # this thread's own connection, opened again after a failure
+        delay, failures = self.interval, 0
         try:
-            while not self._stop.wait(self.interval):
-                now = mark(store, campaign_id)
+            while not self._stop.wait(delay):
+                try:
+                    if store is None:
+                        store, campaign_id = self._open()
+                    now = mark(store, campaign_id)
+                except Exception as e:  # the watcher must outlive any one failed look
+                    failures += 1
+                    delay = min(self.interval * 2**failures, max(POLL_BACKOFF_MAX, self.interval))
+                    logger.warning(
+                        "the live log cannot look at the ledger (%s: %s); looking again in "
+                        "%.1f s",
+                        type(e).__name__,
+                        " ".join(str(e).split()),
+                        delay,
+                        exc_info=not isinstance(e, StoreError),
+                    )
+                    if store is not None:
+                        with contextlib.suppress(Exception):
+                            store.close()
+                        store = None
+                    continue
+                if failures:
+                    logger.warning("the live log reaches the ledger again")
+                    delay, failures = self.interval, 0
                 if now != last:
                     self.wake()
                     last = now
         finally:
-            store.close()
+            if store is not None:
+                store.close()
 
     def wake(self) -> None:
         """Wake every stream (from any thread)."""
@@ -251,17 +298,32 @@ class FormError(Exception):
 class Server:
     """The state of one running web view: the ledger file, its campaign, the sessions.
 
+    On PostgreSQL the request threads share one pool of connections, each checked as it is
+    borrowed (:class:`~ledger.store.base.StoreSource`), and every piece of a request's work
+    runs through :meth:`attempt`: retried once on a fresh connection when the database went
+    away and nothing was written, else answered with a clear 503 page.
+
     :param db_path: the ledger: a SQLite file or a ``postgresql://`` URL (as ``--db``).
     :param campaign_id: which campaign (``None``: the only one in the ledger).
     :param poll_interval: seconds between looks for other processes' appends.
+    :param application_name: how ``pg_stat_activity`` names the server's PostgreSQL
+        connections (unless the URL names them: ``?application_name=...``).
+    :param db_wait: seconds a request waits for a working PostgreSQL connection.
     """
 
     def __init__(
-        self, db_path: str, campaign_id: str | None = None, *, poll_interval: float = POLL_SECONDS
+        self,
+        db_path: str,
+        campaign_id: str | None = None,
+        *,
+        poll_interval: float = POLL_SECONDS,
+        application_name: str = "campaign serve",
+        db_wait: float = DB_WAIT_SECONDS,
     ) -> None:
         self.db_path = db_path
         self.campaign_id = campaign_id
-        self.hub = Hub(db_path, poll_interval, campaign_id)
+        self.stores = StoreSource(db_path, application_name=application_name, wait=db_wait)
+        self.hub = Hub(db_path, poll_interval, campaign_id, open_store=self.stores.own)
         self.sessions: dict[str, tuple[int, str]] = {}
         #: the campaign objects this server opened (one per thread): their writes wake the
         #: streams through :class:`Listener`
@@ -273,16 +335,17 @@ class Server:
     # --- the ledger, one connection per thread ----------------------------------------------
 
     def campaign(self) -> Any:
-        """This thread's :class:`~ledger.campaign.Campaign` (its own connection to the
-        store: a SQLite file or PostgreSQL)."""
+        """This thread's :class:`~ledger.campaign.aggregate.Campaign` (its own store: a SQLite
+        connection, or one drawing on the server's PostgreSQL pool, used inside
+        :meth:`attempt`)."""
         from ledger.campaign.aggregate import open_campaign
-        from ledger.store.opening import open_store
 
         local = self._local
         if getattr(local, "campaign", None) is None:
-            store = open_store(self.db_path)
+            store = self.stores.open()
             self._stores.append(store)
-            local.campaign = open_campaign(store, self.campaign_id)
+            with store.connected():
+                local.campaign = open_campaign(store, self.campaign_id)
             self.own_campaigns.add(local.campaign)
         campaign = local.campaign
         campaign.__dict__.pop("_cli_names", None)  # names may have changed since
@@ -296,11 +359,37 @@ class Server:
         for store in stores:
             with contextlib.suppress(Exception):
                 store.close()
+        self.stores.close()
+
+    def attempt(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` on this thread's campaign with a working connection held
+        (:meth:`~ledger.store.base.EventStore.connected`: a pooled one is checked as it is
+        borrowed), run once more on a fresh connection when the database went away and
+        nothing was written (:class:`~ledger.errors.StoreUnavailable`). Every request's
+        work goes through it; run it in a worker thread (:func:`run_sync`).
+
+        :raises StoreUnavailable: the second try failed too (the app answers 503).
+        :raises CommitUnknown: a write whose outcome could not be learned (not retried: it
+            may be stored; the app answers 503 with what to do).
+        """
+        try:
+            return self._attempt(fn, args)
+        except StoreUnavailable as e:
+            logger.warning("a request lost the database (%s); trying it once more", e)
+            return self._attempt(fn, args)
+
+    def _attempt(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+        with self.campaign().store.connected():
+            return fn(*args)
 
     # --- sessions ---------------------------------------------------------------------------
 
     def viewer(self, request: Request) -> Viewer | None:
-        """The request's live session, or ``None`` (no cookie, unknown, or link revoked)."""
+        """The request's live session, or ``None`` (no cookie, unknown, or link revoked).
+
+        :raises StoreUnavailable: the link could not be looked up (never read as revoked:
+            the session stays).
+        """
         sid = request.cookies.get(COOKIE, "")
         found = self.sessions.get(sid) if 20 <= len(sid) <= 100 else None
         if found is None:
@@ -313,7 +402,10 @@ class Server:
         return Viewer(live, found[1])
 
     def still_live(self, viewer: Viewer) -> bool:
-        """Is the viewer's link still live?"""
+        """Is the viewer's link still live?
+
+        :raises StoreUnavailable: it could not be looked up (not an answer: ask again).
+        """
         campaign = self.campaign()
         return accessmod.still_live(campaign.store, campaign.id, viewer.access.id) is not None
 
@@ -354,6 +446,8 @@ class Server:
         ]
         handlers: dict[Any, Callable[..., Any]] = {
             HTTPException: _http_error,
+            StoreUnavailable: _store_error,
+            CommitUnknown: _store_error,
             Exception: _server_error,
         }
         app = Starlette(
@@ -410,6 +504,25 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     """Starlette's HTTP errors (404, 405, ...) as a generic error page."""
     status = getattr(exc, "status_code", 500)
     return error_page(status, ERROR_TEXT.get(status, "Something went wrong."))
+
+
+#: What a request is told when the database is out of reach (:class:`StoreUnavailable`: nothing
+#: was written) or went away while a write committed (:class:`CommitUnknown`).
+STORE_ERROR_TEXT = {
+    StoreUnavailable: "The table's database cannot be reached just now, so nothing was saved: "
+    "try again in a moment.",
+    CommitUnknown: "The database went away while this was being saved, so it may or may not "
+    "have been recorded: look at the live log before sending it again.",
+}
+
+
+async def _store_error(request: Request, exc: Exception) -> Response:
+    """The database out of reach: a 503 page saying whether anything may have been saved
+    (:data:`STORE_ERROR_TEXT`), never the login hint (a link is not revoked by an outage)."""
+    text = STORE_ERROR_TEXT[CommitUnknown if isinstance(exc, CommitUnknown) else StoreUnavailable]
+    response = error_page(503, text)
+    response.headers["retry-after"] = "5"
+    return response
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:

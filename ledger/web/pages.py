@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 
+from ledger.errors import StoreUnavailable
 from ledger.web import access as accessmod
 from ledger.web.app import (
     COOKIE,
@@ -61,16 +62,21 @@ def viewed(view: View) -> Callable[[Server], Endpoint]:
     request without a live one gets :func:`login_hint` and ``view`` is not called. ``view``
     gets this thread's campaign (:meth:`Server.campaign`) and must read it in the viewer's
     view (``as_gm=viewer.as_gm``). The endpoint is synchronous: Starlette runs it in its
-    thread pool, like :func:`run_sync`; an exception becomes the generic 500 page.
+    thread pool, like :func:`run_sync`; it runs through :meth:`Server.attempt` (once more on
+    a fresh connection when the database went away); an exception becomes the generic 500
+    page, a database out of reach the 503 one.
     """
 
     @functools.wraps(view)
     def factory(server: Server) -> Endpoint:
-        def endpoint(request: Request) -> Response:
+        def run(request: Request) -> Response:
             viewer = server.viewer(request)
             if viewer is None:
                 return login_hint()
             return view(server.campaign(), viewer, request)
+
+        def endpoint(request: Request) -> Response:
+            return server.attempt(run, request)
 
         return endpoint
 
@@ -166,7 +172,7 @@ def home(campaign: Any, viewer: Viewer, request: Request) -> Response:
 def link(server: Server) -> Endpoint:
     """``/a/TOKEN``: a capability link exchanged for a session cookie, then on to ``/``."""
 
-    def endpoint(request: Request) -> Response:
+    def run(request: Request) -> Response:
         campaign = server.campaign()
         found = accessmod.find(campaign.store, campaign.id, request.path_params["token"])
         if found is None:
@@ -182,6 +188,9 @@ def link(server: Server) -> Endpoint:
             path="/",
         )
         return response
+
+    def endpoint(request: Request) -> Response:
+        return server.attempt(run, request)
 
     return endpoint
 
@@ -204,10 +213,17 @@ def _start_after(request: Request, head: int) -> int:
     return head
 
 
+#: The longest pause (seconds) of a live stream between looks while the ledger is out of
+#: reach (it starts at half a second and doubles).
+STREAM_BACKOFF_MAX = 5.0
+
+
 def events(server: Server) -> Endpoint:
     """``/events``: server-sent events, one per new log line (``id`` = seq, ``event:
     entry``, ``data`` the line's HTML), from ``Last-Event-ID`` (or ``?after=SEQ``, else the
-    head) on. The stream ends with ``event: revoked`` when the link is revoked."""
+    head) on. The stream ends with ``event: revoked`` when the link is revoked. While the
+    database is out of reach the stream stays open (a comment now and then) and looks again,
+    backing off up to :data:`STREAM_BACKOFF_MAX`; it goes on from the last entry it sent."""
 
     def frames(viewer: Viewer, after: int) -> tuple[bool, list[str], int]:
         if not server.still_live(viewer):
@@ -220,19 +236,30 @@ def events(server: Server) -> Endpoint:
         ]
         return True, out, max(head, after)
 
+    def head() -> int:
+        campaign = server.campaign()
+        return int(campaign.store.head(campaign.id).seq)
+
     async def endpoint(request: Request) -> Response:
-        viewer = await run_sync(server.viewer, request)
+        viewer = await run_sync(server.attempt, server.viewer, request)
         if viewer is None:
             return login_hint()
-        head = (await run_sync(lambda: server.campaign().store.head(server.campaign().id))).seq
-        start = _start_after(request, head)
+        start = _start_after(request, await run_sync(server.attempt, head))
 
         async def stream() -> Any:
             after = start
+            pause = 0.5
             yield "retry: 1000\n\n"
             while True:
                 seen = server.hub.generation
-                alive, out, after = await run_sync(frames, viewer, after)
+                try:
+                    alive, out, after = await run_sync(server.attempt, frames, viewer, after)
+                except StoreUnavailable:  # not an answer about the link: wait and look again
+                    yield ": waiting for the ledger\n\n"
+                    await server.hub.wait(seen, pause)
+                    pause = min(pause * 2, STREAM_BACKOFF_MAX)
+                    continue
+                pause = 0.5
                 if not alive:
                     yield "event: revoked\ndata: \n\n"
                     return
@@ -252,7 +279,7 @@ def events(server: Server) -> Endpoint:
 
 def _sheet_html(campaign: Any, cid: str, as_gm: bool) -> str:
     """A character's sheet as an HTML fragment: the rule system's layout through the sheet
-    template ``sheet --format html`` uses (:func:`ledger.sheets.render_html`), styled by
+    template ``sheet --format html`` uses (:func:`ledger.rules.sheets.render_html`), styled by
     ``/sheet.css``."""
     from ledger.rules import sheets
 
@@ -292,7 +319,7 @@ def sheet_part(campaign: Any, viewer: Viewer, request: Request) -> Response:
 
 @viewed
 def recap(campaign: Any, viewer: Viewer, request: Request) -> Response:
-    """``/recap/N``: session N's recap (the recap's own page, :mod:`ledger.recap`)."""
+    """``/recap/N``: session N's recap (the recap's own page, :mod:`ledger.history.recap`)."""
     import secrets
 
     from ledger.campaign.aggregate import NotFound
@@ -424,9 +451,9 @@ def rehearse(
 ) -> str | None:
     """A player's physical roll tried against the players' view of ``cid``, writing nothing.
 
-    The same steps as :meth:`ledger.campaign.Campaign.roll` (the rule system's ``resolve``
+    The same steps as :meth:`ledger.campaign.aggregate.Campaign.roll` (the rule system's ``resolve``
     with the entered faces, the automatic-result question, then
-    :meth:`~ledger.campaign.Campaign.validate`), but on the state a player may see: a
+    :meth:`~ledger.campaign.aggregate.Campaign.validate`), but on the state a player may see: a
     refusal found here names only what the players' view holds, so it can be shown to the
     player word for word. A roll that passes here and is still refused by the GM's view is
     refused for a GM-only fact (:data:`SECRET_REFUSAL`).
@@ -464,7 +491,7 @@ def rehearse(
 def roll(server: Server) -> Endpoint:
     """``/roll/ID``: the physical-dice form for a character the viewer plays (the GM: any,
     with engine and blind rolls as well); POST records it through
-    :meth:`ledger.campaign.Campaign.roll`, with the viewer as actor."""
+    :meth:`ledger.campaign.aggregate.Campaign.roll`, with the viewer as actor."""
 
     def form_page(
         viewer: Viewer, cid: str, values: dict[str, str], error: str = "", status: int = 200
@@ -543,25 +570,28 @@ def roll(server: Server) -> Endpoint:
         return rec, ""  # committed: the server's event_appended listener woke the streams
 
     async def endpoint(request: Request) -> Response:
-        viewer = await run_sync(server.viewer, request)
+        viewer = await run_sync(server.attempt, server.viewer, request)
         if viewer is None:
             return login_hint()
         cid = request.path_params["character"]
-        if not await run_sync(allowed, viewer, cid):
+        if not await run_sync(server.attempt, allowed, viewer, cid):
             return _not_found()
         if request.method == "GET":
-            return await run_sync(form_page, viewer, cid, {})
+            return await run_sync(server.attempt, form_page, viewer, cid, {})
         try:
             form = await read_form(request)
         except FormError as e:
             return error_page(413, f"{e}.")
         if not check_csrf(request, viewer, form):
             return error_page(403, "This form did not come from this page: reload it.")
-        if not await run_sync(server.still_live, viewer):
+        if not await run_sync(server.attempt, server.still_live, viewer):
             return login_hint()
-        rec, error = await run_sync(record, viewer, cid, form)
+        # a write lost before its commit is tried once more (nothing was written); one whose
+        # commit got no answer is looked up by the store: stored (acknowledged here), not
+        # stored (tried again), or unknown (CommitUnknown: the 503 page says to look first)
+        rec, error = await run_sync(server.attempt, record, viewer, cid, form)
         if rec is None:
-            return await run_sync(form_page, viewer, cid, form, error, 422)
+            return await run_sync(server.attempt, form_page, viewer, cid, form, error, 422)
         return redirect(f"/log#e{rec.seq}")
 
     return endpoint

@@ -1,0 +1,428 @@
+"""The database goes away (#24): PostgreSQL connections lost under the store and under
+``campaign serve``.
+
+- the store (ledger/store/postgres.py) gives a lost connection as its own error type
+  (``StoreUnavailable``: nothing written) and opens a fresh one for its next call; a write
+  lost before its commit is rolled back; a commit whose answer was lost is looked up, so
+  it counts once; a pool hands out only connections it has checked;
+- ``campaign serve`` on PostgreSQL: the server's backends terminated twice while a player
+  posts rolls (every acknowledged roll stored once, every post answered, the live log and
+  its watcher going on), and a database out of reach for a while (a 503 page, never the
+  login hint; the same session and the open live log go on once it is back).
+
+Backends are terminated by ``application_name`` (``pg_terminate_backend``), so only this
+test's connections are hit; a TCP relay (:class:`Relay`) plays a database that stops
+answering, or whose answer to one ``COMMIT`` is lost on the way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx2
+import psycopg
+import pytest
+
+from ledger.campaign.aggregate import open_campaign
+from ledger.errors import CommitUnknown, StoreError, StoreUnavailable
+from ledger.events import NoteAdded
+from ledger.store.base import Pending
+from ledger.store.opening import open_store
+
+from .webtools import d20_table, free_port, live_server, sse_frames
+
+AT = "2026-03-01T19:00:00.000000Z"
+
+
+def named(url: str, name: str) -> str:
+    """``url`` whose connections carry ``application_name = name``."""
+    return f"{url}{'&' if '?' in url else '?'}application_name={name}"
+
+
+def terminate(server: str, name: str) -> int:
+    """Terminate every backend whose ``application_name`` is ``name`` (waiting up to 5 s for
+    each to end); returns how many there were."""
+    with psycopg.connect(server, autocommit=True) as conn:
+        rows = conn.execute(
+            "select pg_terminate_backend(pid, 5000) from pg_stat_activity "
+            "where application_name = %s and pid <> pg_backend_pid()",
+            (name,),
+        ).fetchall()
+    return len(rows)
+
+
+def note(text: str) -> Pending:
+    return Pending(NoteAdded(text=text))
+
+
+def append(store: Any, *items: Pending) -> list[tuple[Any, ...]]:
+    return store.append("c", list(items), actor="gm", recorded_at=AT, session=None)
+
+
+def notes(url: str, text: str) -> int:
+    """How many stored notes say ``text`` (read on a connection of the test's own)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(
+            "select count(*) from events where campaign = 'c' and type = 'note.added' "
+            "and data::jsonb ->> 'text' = %s",
+            (text,),
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+class Relay:
+    """A TCP relay from a loopback port to the PostgreSQL server: what a network between
+    the ledger and its database can do to it.
+
+    :meth:`down` drops every connection and refuses new ones until :meth:`up`;
+    :meth:`lose_next_commit_answer` lets the next ``COMMIT`` through to the server, waits
+    for the server's answer, and drops that answer with the client's connection (the commit
+    happened; the client cannot know).
+    """
+
+    def __init__(self, target: str) -> None:
+        parts = urlsplit(target)
+        self.target = target
+        self.upstream = (parts.hostname or "127.0.0.1", parts.port or 5432)
+        self.port = 0
+        self._lock = threading.Lock()
+        self._pairs: list[tuple[socket.socket, socket.socket]] = []
+        self._lose_commit = False
+        self._listener: socket.socket | None = None
+        self.up()
+
+    def url(self) -> str:
+        """The target URL, through the relay."""
+        parts = urlsplit(self.target)
+        user = parts.netloc.rsplit("@", 1)[0] + "@" if "@" in parts.netloc else ""
+        return urlunsplit(parts._replace(netloc=f"{user}127.0.0.1:{self.port}"))
+
+    def up(self) -> None:
+        listener = socket.create_server(("127.0.0.1", self.port))
+        self.port = listener.getsockname()[1]
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def down(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in accept
+            listener.close()
+        with self._lock:
+            pairs, self._pairs = self._pairs, []
+        for pair in pairs:
+            for s in pair:
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+                s.close()
+
+    def lose_next_commit_answer(self) -> None:
+        self._lose_commit = True
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(self.upstream)
+            with self._lock:
+                self._pairs.append((client, server))
+            lost = threading.Event()  # this pair's COMMIT went through: drop its answer
+            threading.Thread(target=self._out, args=(client, server, lost), daemon=True).start()
+            threading.Thread(target=self._back, args=(server, client, lost), daemon=True).start()
+
+    def _out(self, client: socket.socket, server: socket.socket, lost: threading.Event) -> None:
+        with contextlib.suppress(OSError):
+            while data := client.recv(65536):
+                if self._lose_commit and b"commit" in data.lower():
+                    self._lose_commit = False
+                    lost.set()
+                server.sendall(data)
+        with contextlib.suppress(OSError):
+            server.shutdown(socket.SHUT_WR)
+
+    def _back(self, server: socket.socket, client: socket.socket, lost: threading.Event) -> None:
+        with contextlib.suppress(OSError):
+            while data := server.recv(65536):
+                if lost.is_set():  # the server answered the COMMIT: the client never hears
+                    client.shutdown(socket.SHUT_RDWR)
+                    client.close()
+                    server.close()
+                    return
+                client.sendall(data)
+        with contextlib.suppress(OSError):
+            client.shutdown(socket.SHUT_WR)
+
+
+@pytest.fixture
+def relay(postgres_url: str) -> Iterator[Relay]:
+    r = Relay(postgres_url)
+    try:
+        yield r
+    finally:
+        r.down()
+
+
+# --- the store -------------------------------------------------------------------------------
+
+
+def test_a_lost_connection_is_store_unavailable_and_the_next_call_reconnects(postgres_url):
+    name = f"ledger-t-{uuid.uuid4().hex[:12]}"
+    store = open_store(named(postgres_url, name))
+    try:
+        append(store, note("before"))
+        assert terminate(postgres_url, name) == 1
+        with pytest.raises(StoreUnavailable):
+            store.head("c")
+        assert store.head("c").seq == 1  # a fresh connection, no restart
+        append(store, note("after"))
+        assert store.head("c").seq == 2
+    finally:
+        store.close()
+
+
+def test_a_write_lost_before_its_commit_is_rolled_back_and_may_be_sent_again(postgres_url):
+    name = f"ledger-t-{uuid.uuid4().hex[:12]}"
+    store = open_store(named(postgres_url, name))
+    try:
+        append(store, note("first"))
+        with pytest.raises(StoreUnavailable), store.transaction():
+            append(store, note("roll"))
+            assert terminate(postgres_url, name) == 1
+        assert notes(postgres_url, "roll") == 0  # nothing written: safe to send again
+        append(store, note("roll"))
+        assert notes(postgres_url, "roll") == 1
+        assert store.head("c").seq == 2
+    finally:
+        store.close()
+
+
+def test_a_commit_whose_answer_was_lost_is_looked_up_and_counts_once(postgres_url, relay):
+    """The server commits, the answer never arrives: the store looks the batch up on a
+    fresh connection and reports it stored (retrying it blindly would store it twice)."""
+    store = open_store(relay.url())
+    try:
+        append(store, note("first"))
+        relay.lose_next_commit_answer()
+        rows = append(store, note("once"))
+        assert rows[0][0] == 2
+        assert notes(postgres_url, "once") == 1
+        assert store.head("c").seq == 2 and store.head("c").hash == rows[0][11]
+    finally:
+        store.close()
+
+
+def test_a_commit_lost_before_the_server_had_it_is_refused_as_unavailable(postgres_url, relay):
+    """The connection drops as the commit is sent: the server rolls the batch back; the store
+    looks, finds nothing, and says nothing was written."""
+    store = open_store(relay.url())
+    try:
+        append(store, note("first"))
+        with pytest.raises(StoreUnavailable), store.transaction():
+            append(store, note("lost"))
+            relay.down()
+            relay.up()
+        assert notes(postgres_url, "lost") == 0
+        assert store.head("c").seq == 1
+    finally:
+        store.close()
+
+
+def test_a_lost_commit_of_anything_but_events_is_commit_unknown(postgres_url, relay):
+    """A write the store cannot look up (a secret, a link) whose commit answer was lost is
+    reported as possibly stored, never as safe to send again."""
+    store = open_store(relay.url())
+    try:
+        relay.lose_next_commit_answer()
+        with pytest.raises(CommitUnknown), store.transaction():
+            store.put_secret("c", 1, b"\x01" * 32)
+        assert store.get_secret("c", 1) == b"\x01" * 32  # it was stored after all
+    finally:
+        store.close()
+
+
+def test_a_pooled_store_replaces_a_terminated_connection_before_use(postgres_url):
+    from ledger.store.postgres import PostgresStore, connection_pool
+
+    name = f"ledger-t-{uuid.uuid4().hex[:12]}"
+    pool = connection_pool(postgres_url, application_name=name, max_size=2, timeout=5)
+    try:
+        store = PostgresStore(pool)
+        with store.connected():
+            append(store, note("first"))
+        assert terminate(postgres_url, name) >= 1  # killed while it sat in the pool
+        with store.connected():  # the pool's check threw it away: no error at all
+            assert store.head("c").seq == 1
+        with pytest.raises(RuntimeError):
+            store.head("c")  # a pooled store is used inside connected()
+    finally:
+        pool.close()
+
+
+def test_a_lock_not_had_in_time_is_a_store_error(postgres_url):
+    from ledger.store.postgres import PostgresStore
+
+    holder = open_store(postgres_url)
+    waiter = PostgresStore(postgres_url, lock_timeout=1)
+    try:
+        append(holder, note("first"))
+        with holder.transaction():
+            holder.head("c")  # takes the campaign's lock
+            with pytest.raises(StoreError) as refused:
+                append(waiter, note("second"))
+        assert not isinstance(refused.value, (StoreUnavailable, CommitUnknown))
+        assert isinstance(refused.value.__cause__, psycopg.errors.LockNotAvailable)
+        append(waiter, note("second"))  # the same store goes on
+    finally:
+        holder.close()
+        waiter.close()
+
+
+# --- campaign serve ---------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def serving(db: str, **kwargs: Any) -> Iterator[tuple[str, Any]]:
+    """``campaign serve``'s app on a free loopback port in a thread (as
+    :func:`tests.webtools.live_server`); yields its base URL and its ``Server``."""
+    import uvicorn
+
+    from ledger.web.app import create_app
+
+    app = create_app(db, **kwargs)
+    port = free_port()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=1
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    for _ in range(500):
+        if server.started:
+            break
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}", app.state.server
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def _csrf(page: str) -> str:
+    return page.split('name="csrf" value="')[1].split('"')[0]
+
+
+def test_serve_survives_its_backends_terminated_twice_while_a_player_posts_rolls(postgres_url):
+    """Every post is answered and acknowledged, each acknowledged roll is stored once, and
+    the live log (the server's own writes and, through its watcher, another process's)
+    goes on; nobody is logged out."""
+    table = d20_table(postgres_url)
+    gm, dana = table.link("gm"), table.link("Dana")
+    name = f"ledger-serve-{uuid.uuid4().hex[:12]}"
+    posts = 24
+    with live_server(named(postgres_url, name), poll_interval=0.05) as base:
+        with httpx2.Client(base_url=base, timeout=20) as g, httpx2.Client(
+            base_url=base, timeout=20
+        ) as p:
+            assert g.get(f"/a/{gm}").status_code == 200
+            assert p.get(f"/a/{dana}").status_code == 200
+            csrf = _csrf(p.get("/roll/isa").text)
+            answers: list[tuple[int, str]] = []
+            acked = threading.Semaphore(0)
+
+            def player() -> None:
+                for i in range(posts):
+                    sent = p.post(
+                        "/roll/isa",
+                        data={"csrf": csrf, "skill": "Lockpicking", "time": "on", "dice": str(5 + i % 10)},
+                        headers={"origin": base},
+                    )
+                    answers.append((sent.status_code, sent.headers.get("location", "")))
+                    acked.release()
+
+            with g.stream("GET", "/events") as stream:
+                chunks = stream.iter_text()
+                buffer = next(chunks)
+                poster = threading.Thread(target=player)
+                poster.start()
+                killed = []
+                for after in (6, 8):  # the 7th post on, and the 15th on, race a kill
+                    for _ in range(after):
+                        acked.acquire(timeout=60)
+                    killed.append(terminate(postgres_url, name))
+                poster.join(timeout=120)
+                assert not poster.is_alive()
+                # another process appends: only the server's watcher can notice it
+                table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")
+                last = str(table.head())
+                for chunk in chunks:
+                    buffer += chunk
+                    if f"id: {last}\n" in buffer:
+                        break
+    assert all(k >= 1 for k in killed), killed  # each kill hit live connections
+    statuses = [status for status, _ in answers]
+    assert statuses == [303] * posts, answers
+    seqs = [int(location.split("#e")[1]) for _, location in answers]
+    assert len(set(seqs)) == posts
+    store = open_store(postgres_url)
+    try:
+        campaign = open_campaign(store)
+        stored = [r[0] for r in store.rows(campaign.id, actor="Dana", columns="seq")]
+    finally:
+        store.close()
+    assert sorted(stored) == sorted(seqs)  # each acknowledged roll once, and nothing else
+    frames = sse_frames(buffer)
+    assert not [f for f in frames if f.get("event") == "revoked"]
+    shown = {int(f["id"]) for f in frames if f.get("event") == "entry"}
+    assert set(seqs) | {int(last)} <= shown
+    table.ok("verify")
+
+
+def test_serve_answers_503_while_the_database_is_away_and_logs_nobody_out(
+    postgres_url, relay
+):
+    """A failed look-up of a link is never read as a revoked link: while the database is out
+    of reach pages answer 503 and the open live log waits; once it is back, the same
+    session works and the live log goes on from where it was."""
+    table = d20_table(postgres_url)
+    dana = table.link("Dana")
+    with serving(relay.url(), poll_interval=0.05, db_wait=1) as (base, server):
+        with httpx2.Client(base_url=base, timeout=30) as p:
+            assert p.get(f"/a/{dana}").status_code == 200
+            with p.stream("GET", "/events") as stream:
+                chunks = stream.iter_text()
+                buffer = next(chunks)
+                relay.down()
+                server.hub.wake()  # as on a change: the open stream looks while it is away
+                with httpx2.Client(base_url=base, timeout=30, cookies=p.cookies) as q:
+                    away = q.get("/log")
+                    assert away.status_code == 503, away.text
+                    assert "cannot be reached" in away.text
+                    assert "Open the link" not in away.text  # not the login hint
+                    relay.up()
+                    for _ in range(100):  # the pool reconnects in the background
+                        back = q.get("/log")
+                        if back.status_code != 503:
+                            break
+                        time.sleep(0.1)
+                    assert back.status_code == 200, back.text  # the same session
+                table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")
+                last = str(table.head())
+                for chunk in chunks:
+                    buffer += chunk
+                    if f"id: {last}\n" in buffer:
+                        break
+    assert ": waiting for the ledger" in buffer  # the stream looked, and stayed open
+    frames = sse_frames(buffer)
+    assert not [f for f in frames if f.get("event") == "revoked"]
+    assert last in {f.get("id") for f in frames}
