@@ -12,6 +12,10 @@
     source.close();
     status.textContent = "This link was revoked: ask your GM for a new one.";
   });
+  source.addEventListener("ended", function () {
+    source.close();
+    status.textContent = "You signed out on this device: open your link again to come back.";
+  });
   source.addEventListener("entry", function (event) {
     if (document.getElementById("e" + event.lastEventId)) { return; }
     var holder = document.createElement("template");
