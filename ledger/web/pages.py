@@ -243,7 +243,12 @@ def events(server: Server) -> Endpoint:
     """``/events``: server-sent events, one per new log line (``id`` = seq, ``event:
     entry``, ``data`` the line's HTML), from ``Last-Event-ID`` (or ``?after=SEQ``, else the
     head) on. The stream ends with ``event: revoked`` when the link is revoked, ``event:
-    ended`` when the session ended (signed out on the device)."""
+    ended`` when the session ended (signed out on the device).
+
+    Keep-alives (``: still here``) go out every :attr:`Server.keepalive` seconds counted from
+    the stream's start, on :attr:`Server.monotonic`: a wake-up (any append, a GM-only one
+    too) that sends the player nothing does not move the next one, so their timing says
+    nothing about what the player cannot see."""
 
     def frames(viewer: Viewer, after: int) -> tuple[str, list[str], int]:
         gone = server.gone(viewer)
@@ -266,6 +271,8 @@ def events(server: Server) -> Endpoint:
 
         async def stream() -> Any:
             after = start
+            every = server.keepalive
+            next_ping = server.monotonic() + every
             yield "retry: 1000\n\n"
             while True:
                 seen = server.hub.generation
@@ -275,8 +282,14 @@ def events(server: Server) -> Endpoint:
                     return
                 for frame in out:
                     yield frame
-                if not await server.hub.wait(seen, 15.0):
-                    yield ": still here\n\n"
+                left = next_ping - server.monotonic()
+                if left > 0 and await server.hub.wait(seen, left):
+                    continue  # woken: new lines, perhaps; the next keep-alive stays put
+                yield ": still here\n\n"
+                next_ping += every
+                late = server.monotonic() - next_ping
+                if late >= 0:  # fell behind (a busy loop): the next slot of the same grid
+                    next_ping += (late // every + 1) * every
 
         return StreamingResponse(
             stream(),
