@@ -225,3 +225,26 @@ def test_store_keeps_web_sessions_and_nonces_on_both_backends(store_target):
         assert store.web_nonce(sid, f"{2:064d}") == "unknown"
     finally:
         store.close()
+
+
+def test_signing_out_ends_the_devices_open_live_streams(table):
+    """An open ``/events`` of the session ends with ``event: ended`` at its next look (a
+    keep-alive or a wake-up); live.js then says so and stops reconnecting."""
+    import httpx2
+
+    from .webtools import live_server
+
+    token = table.link("Dana")
+    with live_server(table.db, keepalive=0.2) as base:
+        with httpx2.Client(base_url=base, timeout=10) as h:
+            assert h.get(f"/a/{token}").status_code == 200
+            page = h.get("/log").text
+            token_csrf = page.split('name="csrf" value="')[1].split('"')[0]
+            with h.stream("GET", "/events") as r:
+                lines = r.iter_lines()
+                assert next(lines) == "retry: 1000"
+                with httpx2.Client(base_url=base, timeout=10, cookies=h.cookies) as other:
+                    out = other.post("/logout", data={"csrf": token_csrf}, headers={"origin": base})
+                    assert out.status_code == 200
+                rest = "\n".join(lines)  # the stream ends on its own
+            assert "event: ended" in rest and "event: revoked" not in rest
