@@ -400,8 +400,12 @@ class EventStore(Protocol):
         write bucket) stays until swept; returns 1, or 0 when it had already ended."""
         ...
 
-    def spend_web_tokens(self, session_id: int, tokens: float, at: str) -> None:
-        """Set the session's write bucket: ``tokens`` left as of ``at``."""
+    def spend_web_tokens(
+        self, session_id: int, tokens: float, at: str, *, was: tuple[float, str]
+    ) -> bool:
+        """Set the session's write bucket to ``tokens`` left as of ``at`` if it still holds
+        ``was`` (``(tokens, tokens_at)`` as read): ``False`` when another writer changed it
+        first (read it again). A compare-and-set, so two writers cannot spend one write."""
         ...
 
     def drop_web_sessions(self, campaign: str, ids: Sequence[int]) -> int:
@@ -528,7 +532,10 @@ class Statements:
     end_web_session: str = (
         "update web_sessions set ended_at = ? where id = ? and ended_at is null"
     )
-    spend_web_tokens: str = "update web_sessions set tokens = ?, tokens_at = ? where id = ?"
+    spend_web_tokens: str = (
+        "update web_sessions set tokens = ?, tokens_at = ? where id = ? and tokens = ? "
+        "and tokens_at = ?"
+    )
     add_web_nonce: str = (
         "insert into web_nonces (session_id, nonce_hash, issued_at) values (?, ?, ?)"
     )
@@ -889,10 +896,16 @@ class SqlEventStore(abc.ABC):
         with self.transaction():
             return int(self.conn.execute(self.SQL.end_web_session, (at, session_id)).rowcount)
 
-    def spend_web_tokens(self, session_id: int, tokens: float, at: str) -> None:
-        """See :meth:`EventStore.spend_web_tokens`."""
+    def spend_web_tokens(
+        self, session_id: int, tokens: float, at: str, *, was: tuple[float, str]
+    ) -> bool:
+        """See :meth:`EventStore.spend_web_tokens` (PostgreSQL: a concurrent update waits
+        for the first to commit, then finds the row changed and updates nothing)."""
         with self.transaction():
-            self.conn.execute(self.SQL.spend_web_tokens, (float(tokens), at, session_id))
+            cursor = self.conn.execute(
+                self.SQL.spend_web_tokens, (float(tokens), at, session_id, float(was[0]), was[1])
+            )
+            return int(cursor.rowcount) == 1
 
     def drop_web_sessions(self, campaign: str, ids: Sequence[int]) -> int:
         """See :meth:`EventStore.drop_web_sessions`."""

@@ -170,3 +170,39 @@ def test_the_same_form_sent_twice_at_once_is_recorded_once(store_target):
             thread.join()
     assert sorted(codes) == [303, 409, 409, 409]
     assert t.head() == head + 1
+
+
+def test_one_devices_rolls_sent_at_once_share_its_bucket(store_target):
+    """Four different forms of one device sent at once with one write left in its bucket:
+    one is written, three get "Slow down" (the bucket is spent by compare-and-set in the
+    append's transaction, so concurrent writers cannot each spend the same write)."""
+    t = d20_table(store_target)
+    token = t.link("Dana")
+    head = t.head()
+    policy = SessionPolicy(burst=1, refill_seconds=3600)
+    with live_server(t.db, policy=policy) as base, httpx2.Client(base_url=base, timeout=30) as h:
+        h.get(f"/a/{token}")
+        forms = []
+        for _ in range(4):
+            page = h.get("/roll/isa").text
+            data = dict(ROLL)
+            for name in ("csrf", "nonce"):
+                data[name] = re.search(f'name="{name}" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+            forms.append(data)
+        go = threading.Barrier(4)
+        codes: list[int] = []
+
+        def send(data: dict[str, str]) -> None:
+            with httpx2.Client(base_url=base, timeout=30, cookies=h.cookies) as mine:
+                go.wait()
+                codes.append(
+                    mine.post("/roll/isa", data=data, headers={"origin": base}).status_code
+                )
+
+        threads = [threading.Thread(target=send, args=(f,)) for f in forms]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert sorted(codes) == [303, 429, 429, 429]
+    assert t.head() == head + 1

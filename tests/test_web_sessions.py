@@ -203,7 +203,8 @@ def test_store_keeps_web_sessions_and_nonces_on_both_backends(store_target):
         assert row["tokens"] == 10.0 and row["seen_at"] == at
         later = "2026-03-01T19:05:00.000000Z"
         store.touch_web_session(sid, later)
-        store.spend_web_tokens(sid, 2.5, later)
+        assert store.spend_web_tokens(sid, 2.5, later, was=(10.0, at)) is True
+        assert store.spend_web_tokens(sid, 1.5, later, was=(10.0, at)) is False  # stale
         (row,) = store.web_sessions("vault", sid_hash="a" * 64)
         assert (row["seen_at"], row["tokens"], row["tokens_at"]) == (later, 2.5, later)
         # nonces: used once; the newest `keep` kept

@@ -304,15 +304,24 @@ def spend_write(
     store: Any, campaign_id: str, session: Session, now: datetime, policy: SessionPolicy
 ) -> None:
     """Take one write from the session's bucket. Call inside the transaction of the write
-    it pays for: if that rolls back, the write is not charged.
+    it pays for: if that rolls back, the write is not charged. The bucket is read and set
+    by compare-and-set (:meth:`~ledger.eventstore.EventStore.spend_web_tokens`), read again
+    when another request of the same device spent from it first.
 
     :raises SlowDown: the bucket is empty (nothing taken).
     """
     with store.transaction():
-        check_write(store, campaign_id, session, now, policy)
-        rows = store.web_sessions(campaign_id, sid_hash=session.sid_hash)
-        if rows:
-            store.spend_web_tokens(session.id, tokens_now(rows[0], now, policy) - 1.0, stamp(now))
+        while True:
+            rows = store.web_sessions(campaign_id, sid_hash=session.sid_hash)
+            if not rows:
+                return  # ended meanwhile: the caller's link and session checks answer that
+            row = rows[0]
+            left = tokens_now(row, now, policy)
+            if left < 1.0:
+                raise SlowDown((1.0 - left) * policy.refill_seconds)
+            was = (float(row["tokens"]), row["tokens_at"])
+            if store.spend_web_tokens(session.id, left - 1.0, stamp(now), was=was):
+                return
 
 
 def issue_nonce(store: Any, session: Session, now: datetime, policy: SessionPolicy) -> str:
