@@ -8,7 +8,8 @@ and insert a whole batch, or write nothing.
 
 Tables: ``events`` (one row per event, readable in Datasette: the envelope's columns with
 ``data`` as JSON), ``secrets`` (unrevealed session seeds), ``snapshots`` (a cache of
-projected state), ``_sqlite_migrations``.
+projected state), ``access``, ``web_sessions`` and ``web_nonces`` (the web view's links,
+signed-in devices and form nonces), ``_sqlite_migrations``.
 """
 
 from __future__ import annotations
@@ -172,6 +173,29 @@ def m007_session_marks(db: sqlite_utils.Database) -> None:
     )
 
 
+def m008_web_sessions(db: sqlite_utils.Database) -> None:
+    """Web sessions and form nonces of the web view (#24), so a restart logs nobody out.
+
+    ``web_sessions``: one row per signed-in device of an access link: the session id's
+    sha256 only (``sid_hash``), a device label (``"Safari on iPhone"``), when it began, was
+    last used (idle expiry) and ended (``/logout``), and its write bucket (``tokens`` left as
+    of ``tokens_at``). ``web_nonces``: each roll form's one-time nonce, as its sha256, and when
+    it was used (a replayed form finds it used).
+    """
+    db.execute(
+        "create table web_sessions (id integer primary key, campaign text not null, "
+        "access_id integer not null, sid_hash text not null unique, device text not null, "
+        "created_at text not null, seen_at text not null, ended_at text, "
+        "tokens real not null, tokens_at text not null)"
+    )
+    db.execute("create index web_sessions_campaign on web_sessions (campaign, access_id)")
+    db.execute(
+        "create table web_nonces (id integer primary key, session_id integer not null, "
+        "nonce_hash text not null unique, issued_at text not null, used_at text)"
+    )
+    db.execute("create index web_nonces_session on web_nonces (session_id, id)")
+
+
 MIGRATION_NAMES = (
     "m001_events",
     "m002_secrets_snapshots",
@@ -180,6 +204,7 @@ MIGRATION_NAMES = (
     "m005_read_indexes",
     "m006_access",
     "m007_session_marks",
+    "m008_web_sessions",
 )
 _migrations: Migrations | None = None
 
@@ -199,6 +224,7 @@ def get_migrations() -> Migrations:
         _migrations()(m005_read_indexes)
         _migrations()(m006_access)
         _migrations()(m007_session_marks)
+        _migrations()(m008_web_sessions)
     return _migrations
 
 
