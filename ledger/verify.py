@@ -26,6 +26,12 @@ outside verifier holding only the export would (DESIGN.md "Export format"):
   installed here are results reported as not checked (``results_unchecked``).
 
 A redacted row (a player's export) is chained through its stored hashes only.
+
+A ``recorded_at`` earlier than one before it is not a failure: its bytes are in the chain,
+so it is what was written, and appends have never let it happen since they keep times in
+order (:func:`ledger.chain.not_before`); only a log written before then by a clock that ran
+backwards holds one. The report names the first (:class:`ClockBack`, :func:`clock_note`),
+because ``--as-of TIME`` reads of such a log follow the time order, not the log's.
 """
 
 from __future__ import annotations
@@ -37,12 +43,67 @@ from typing import Any
 
 import msgspec
 
-from .chain import COLUMNS, ZERO_HASH, canonical_envelope, chain_hash
+from .chain import COLUMNS, ZERO_HASH, canonical_envelope, chain_hash, instant
 from .codec import Codec
 from .dice import DOWNTIME_SCHEME, MAX_SIDES, SCHEME, verify_draws
 from .events import CAMPAIGN_STREAM, CORE_EVENT_TYPES, CampaignCreated, Envelope, event_tag
 from .results import ResultCheck, RowsOf
 from .rulesystem import RuleError
+
+
+@dataclass
+class ClockBack:
+    """Where a log's ``recorded_at`` goes back in time (docs/events.md "Time").
+
+    :ivar seq: the first event recorded earlier than an event before it (0: none).
+    :ivar recorded_at: its time. :ivar latest: the latest time recorded before it.
+    :ivar events: how many events in all were recorded earlier than one before them.
+    """
+
+    seq: int = 0
+    recorded_at: str = ""
+    latest: str = ""
+    events: int = 0
+    _latest_moment: Any = field(default=None, repr=False)  # the latest time so far
+    _latest_stamp: str = field(default="", repr=False)  # ... as written
+
+    def feed(self, seq: int, recorded_at: Any) -> None:
+        """Take the next event's ``recorded_at`` (a stamp that is not an ISO time is
+        skipped: it is not compared)."""
+        moment = instant(recorded_at) if isinstance(recorded_at, str) else None
+        if moment is None:
+            return
+        if self._latest_moment is not None and moment < self._latest_moment:
+            self.events += 1
+            if not self.seq:
+                self.seq, self.recorded_at, self.latest = seq, recorded_at, self._latest_stamp
+            return
+        self._latest_moment, self._latest_stamp = moment, recorded_at
+
+    def json(self) -> dict[str, Any] | None:
+        """``{"seq", "recorded_at", "latest_before", "events"}``, or ``None`` when the
+        times never go back."""
+        if not self.seq:
+            return None
+        return {
+            "seq": self.seq,
+            "recorded_at": self.recorded_at,
+            "latest_before": self.latest,
+            "events": self.events,
+        }
+
+
+def clock_note(clock: ClockBack) -> str | None:
+    """One line on where the log's times go back, or ``None`` when they never do."""
+    if not clock.seq:
+        return None
+    more = f" ({clock.events} events in all)" if clock.events > 1 else ""
+    return (
+        f"Note: recorded_at goes back at seq {clock.seq} ({clock.recorded_at}, after "
+        f"{clock.latest}){more}: a clock behind the ledger wrote it before appends kept times "
+        "in order; the chain holds those times as written, and `--as-of TIME` of this log "
+        "follows the time order there: give a seq or session:N instead"
+    )
 
 
 @dataclass
@@ -61,6 +122,7 @@ class VerifyReport:
         open session) or ``"downtime"``; ``verify_store`` checks the secrets table for them.
     :ivar results_checked: rolls whose recorded results re-derived from their inputs and dice.
     :ivar results_unchecked: why roll results were not checked (``None`` when they were).
+    :ivar clock: where ``recorded_at`` goes back, if anywhere (not a problem: a note).
     """
 
     head_seq: int = 0
@@ -78,6 +140,7 @@ class VerifyReport:
     hashes: dict[int, str] = field(default_factory=dict)
     stubs: int = 0  # redacted rows (a player's copy), chained through their hashes only
     found_at: int | None = None  # the seq whose hash is ``verify_rows(find_hash=...)``
+    clock: ClockBack = field(default_factory=ClockBack)
 
     @property
     def ok(self) -> bool:
@@ -230,6 +293,7 @@ def verify_rows(
                 return report.fail(
                     seq, "hash does not match the event's contents (changed after it was written)"
                 )
+            report.clock.feed(seq, row["recorded_at"])
             found = _check_payload(row, data, sessions, report)
             if found:
                 return report.fail(*found)

@@ -464,7 +464,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
     player's copy is checked as far as it can be: GM-only events through their hashes.
     Exit 0 and print a receipt (head seq and hash), or exit 1 naming the first bad seq.
     """
-    from ..verify import parse_receipt, pending_lines, verify_store
+    from ..verify import clock_note, parse_receipt, pending_lines, verify_store
 
     parsed = None
     if receipt is not None:
@@ -529,6 +529,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
                 "results_unchecked": report.results_unchecked,
                 "bad_seq": report.bad_seq,
                 "problem": report.problem,
+                "clock_back": report.clock.json(),
             }
         )
     if not report.ok:
@@ -547,6 +548,9 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
             click.echo(f"Roll results not checked: {report.results_unchecked}")
         for line in pending_lines(report):
             click.echo(line)
+        note = clock_note(report.clock)
+        if note:
+            click.echo(note)
         click.echo(f"Receipt: {report.receipt}")
 
 
@@ -627,6 +631,20 @@ def import_(app: App, file: Any, as_json: bool) -> None:
         kept = f" and {secrets} unrevealed seed{'s' if secrets != 1 else ''}" if secrets else ""
         click.echo(f"Imported campaign {campaign}: {count} events{kept}, chain and rolls verified.")
     _warn_open_session_without_seed(app, campaign)
+    _note_clock_back(lines)
+
+
+def _note_clock_back(lines: Any) -> None:
+    """After an import: where the imported log's ``recorded_at`` goes back in time, if
+    anywhere (kept as written: the times are in the chain; :func:`ledger.verify.clock_note`)."""
+    from ..verify import ClockBack, clock_note
+
+    clock = ClockBack()
+    for line in lines:
+        clock.feed(line.seq, getattr(line, "recorded_at", None))
+    note = clock_note(clock)
+    if note:
+        click.echo(note, err=True)
 
 
 def _warn_open_session_without_seed(app: App, campaign_id: str) -> None:

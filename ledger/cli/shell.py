@@ -65,7 +65,10 @@ class TableShell:
         if problem:
             click.echo(f"Error: {problem}", err=True)
             return self._done(2)
-        code = cli.run(words, prog_name="campaign", obj=self.app)
+        try:
+            code = cli.run(words, prog_name="campaign", obj=self.app)
+        finally:
+            self.app.end_entry()
         return self._done(code)
 
     def _done(self, code: int) -> int:
