@@ -49,8 +49,15 @@ class App:
         self.__dict__.pop("campaign", None)
 
     def end_entry(self) -> None:
-        """End one entry of ``campaign play``: warn about the clock (:meth:`warn_clock`)."""
+        """End one entry of ``campaign play``: warn about the clock (:meth:`warn_clock`),
+        and go back to the shell's ``--as``/``--actor``, so the prompt shows the view the
+        next entry will use (an entry's ``--as gm`` is that entry's only)."""
         self.warn_clock()
+        self.as_, self.actor = self._defaults
+
+    #: Set by ``campaign play``: commands then never ask a question, since the answer read
+    #: would be the next entry typed (:func:`ledger.cli.table.can_ask`).
+    in_shell = False
 
     def as_gm(self) -> bool:
         """Is this the GM's view? Only when asked for by name (``--as gm``): everything a

@@ -294,7 +294,7 @@ def roll(
     except AutomaticResult as e:  # no silent surprises: show it, and ask (#15)
         from . import table
 
-        if not table._interactive():
+        if not table.can_ask(app):  # off a terminal, or in `campaign play`
             raise click.ClickException(f"{e}: add --auto to record it") from None
         click.confirm(f"{str(e)[0].upper()}{str(e)[1:]}. Record it?", abort=True)
         rec = record(True)
