@@ -91,6 +91,11 @@ def blind_client_seed() -> str:
     return "blind:" + secrets.token_hex(16)
 
 
+#: A clock behind the ledger's head by less than this is not worth a warning (two machines'
+#: clocks differ by milliseconds); its appends are stamped with the head's time all the same.
+CLOCK_SLACK = datetime.timedelta(seconds=1)
+
+
 def clock_warning(behind: datetime.timedelta) -> str:
     """What to tell the person whose clock is ``behind`` the ledger's last ``recorded_at``
     (:attr:`Campaign.clock_behind`): ``"the clock is 90 minutes behind the ledger: ..."``."""
@@ -483,15 +488,16 @@ class Campaign:
         )
         if rows and rows[0][6] != at:
             stored, given = instant(rows[0][6]), instant(at)
-            if stored is not None and given is not None and stored > given:
+            if stored is not None and given is not None and stored - given >= CLOCK_SLACK:
                 gap = stored - given
                 if self.clock_behind is None or gap > self.clock_behind:
                     self.clock_behind = gap
         return rows
 
     #: How far behind the ledger's head the clock of this object's appends was, at most
-    #: (``None``: never). Such an append is stamped with the head's ``recorded_at``
-    #: (:func:`ledger.chain.not_before`); the CLI warns once (:func:`clock_warning`).
+    #: (``None``: never, or by less than :data:`CLOCK_SLACK`). Such an append is stamped
+    #: with the head's ``recorded_at`` (:func:`ledger.chain.not_before`); the CLI warns
+    #: once (:func:`clock_warning`).
     clock_behind: datetime.timedelta | None = None
 
     def head_state(self, character: str) -> Any:
