@@ -202,15 +202,23 @@ class RuleSystem(abc.ABC):
     def configure(self, options: dict[str, Any] | None = None) -> RuleSystem:
         """A copy of this system bound to campaign ``options`` (validated).
 
-        :raises RuleError: an unknown option or a value of the wrong type.
+        :raises RuleError: an unknown option, or a value of the wrong type (naming the
+            option, what it takes and an example: :func:`ledger.kinds.option_problem`).
         """
-        known = {f.encode_name for f in msgspec.structs.fields(self.options_type)}
-        unknown = sorted(set(options or {}) - known)
+        fields = {f.encode_name: f for f in msgspec.structs.fields(self.options_type)}
+        unknown = sorted(set(options or {}) - set(fields))
         if unknown:
             raise RuleError(
                 f"bad option for {self.id}: no option {', '.join(map(repr, unknown))} "
-                f"(options: {', '.join(sorted(known)) or 'none'})"
+                f"(options: {', '.join(sorted(fields)) or 'none'})"
             )
+        for key, value in (options or {}).items():  # each named, with what it takes
+            try:
+                msgspec.convert(value, fields[key].type, strict=False)
+            except msgspec.ValidationError:
+                from .kinds import option_problem
+
+                raise RuleError(option_problem(self.id, fields[key], value)) from None
         try:
             opts = msgspec.convert(options or {}, self.options_type, strict=False)
         except msgspec.ValidationError as e:

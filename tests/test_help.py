@@ -136,3 +136,28 @@ def test_systems_unknown_system_is_a_usage_error(invoke):
     result = invoke("systems", "fate")
     assert result.exit_code == 2
     assert "no rule system 'fate'" in result.output and "wyrd-engine" in result.output
+
+
+@pytest.mark.parametrize(
+    "system_id, option, said",
+    [
+        ("wyrd-engine", "stress_boxes=x",
+         "--option stress_boxes takes an integer (not 'x'), e.g. --option stress_boxes=5"),
+        ("wyrd-engine", "damage_rounding=up",
+         "--option damage_rounding takes one of: ceil, floor (not 'up')"),
+        ("wyrd-engine", "minor_cost_margins=two",
+         "--option minor_cost_margins takes a JSON list of integers (not 'two'), "
+         "e.g. --option minor_cost_margins=[1,2]"),
+        ("d20-world", "jinx_before_check=maybe",
+         "--option jinx_before_check takes true or false (not 'maybe')"),
+        ("terran-engine", "complication_over_17=5",
+         "--option complication_over_17 takes one of: 3, 4 (not '5')"),
+    ],
+)  # fmt: skip
+def test_a_bad_campaign_option_is_named_with_what_it_takes(invoke, db_path, system_id, option, said):
+    result = invoke("new", "x", "--system", system_id, "--option", option)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: bad option for {system_id}: {said}")
+    assert len(result.output.splitlines()) == 1
+    assert "Expected" not in result.output and "$." not in result.output  # not msgspec's words
+    assert not Path(db_path).exists()  # nothing written: not even an empty ledger file

@@ -48,10 +48,11 @@ def new(
     The ledger file (--db) is created if it does not exist; one file may hold several
     campaigns.
     """
-    from ..campaign import Campaign
+    from ..campaign import Campaign, load_system
     from ..eventstore import shown
 
     opts = dict(_parse_option(o) for o in options)
+    load_system(system_id, opts)  # a bad system or option is refused before a file is made
     store = app.store(create=True)
     campaign = Campaign.create(
         store, name, system=system_id, title=title, options=opts, actor=app.actor, at=now()
