@@ -92,6 +92,7 @@ def systems(system_id: str | None, as_json: bool) -> None:
             {
                 "id": sid,
                 "name": system.name,
+                "book": system.book_title,
                 "source": system.source,
                 "distribution": dist,
                 "version": version,
@@ -102,7 +103,7 @@ def systems(system_id: str | None, as_json: bool) -> None:
         return
     for r in rows:
         click.echo(
-            f"{r['id']:<15} {r['name']:<22} {r['distribution']} {r['version']}  (rules: {r['source']})"
+            f"{r['id']:<15} {r['name']:<22} {r['distribution']} {r['version']}  (rules: {r['book']})"
         )
 
 
@@ -150,6 +151,7 @@ def _system_detail(system: Any, as_json: bool) -> None:
     detail: dict[str, Any] = {
         "id": system.id,
         "name": system.name,
+        "book": system.book_title,
         "source": system.source,
         "distribution": dist,
         "version": version,
@@ -163,7 +165,7 @@ def _system_detail(system: Any, as_json: bool) -> None:
     if as_json:
         echo_json(detail)
         return
-    click.echo(f"{system.name} ({system.id}): {dist} {version}, rules in {system.source}")
+    click.echo(f"{system.name} ({system.id}): {dist} {version}, rules from {system.book_title}")
     for title, key in (("campaign roll", "roll_options"), ("campaign odds", "odds_options")):
         click.echo(f"\nOptions of `{title}`:")
         for row in detail[key]:
