@@ -929,6 +929,21 @@ class Campaign:
         event: Event = SceneStarted(title=title) if which == "start" else SceneEnded(title=title)
         return self.append([event], actor=actor, at=at)[0]
 
+    def session_receipt(self, closed: Recorded) -> str:
+        """The one receipt of a session's end, ``"SEQ:HASH"``: the last event of the batch
+        that closed session ``closed`` (its ``session.ended`` or ``session.abandoned``
+        record), i.e. the ``downtime.committed`` written with it, or the closing event
+        itself in a log from before downtime seeds. ``session end`` and the recaps print
+        this one (:func:`ledger.verify.receipt_of`).
+        """
+        from .verify import receipt_of
+
+        number = getattr(closed.data, "number", None)
+        for follow in self.records(after=closed.seq, upto=closed.seq + 1):
+            if follow.type == "downtime.committed" and follow.data.number == number:  # type: ignore[attr-defined]
+                return receipt_of(follow.seq, follow.hash)
+        return receipt_of(closed.seq, closed.hash)
+
     def engine_dice(self, client_seed: str = "") -> dicemod.EngineDice:
         """An engine dice source for the next roll of the open session.
 

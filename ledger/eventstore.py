@@ -292,7 +292,8 @@ class EventStore(Protocol):
         ...
 
     def seq_of_hash(self, campaign: str, hash_: str) -> int | None:
-        """The ``seq`` of the event whose ``hash`` is ``hash_`` (``None``: no such event)."""
+        """The ``seq`` of the event whose ``hash`` is ``hash_``, or starts with it (a
+        receipt's first 16 or more hex digits; the first such event) (``None``: none)."""
         ...
 
     def engine_rolls(
@@ -439,7 +440,9 @@ class Statements:
         "select seq from events where campaign = ? and recorded_at <= ? "
         "order by recorded_at desc, seq desc limit 1"
     )
-    seq_of_hash: str = "select seq from events where campaign = ? and hash = ?"
+    seq_of_hash: str = (
+        "select seq from events where campaign = ? and hash like ? order by seq limit 1"
+    )
     engine_rolls: str = (
         "select count(*) from events where campaign = ? and session = ? "
         "and {source} = 'engine'"
@@ -659,7 +662,9 @@ class SqlEventStore(abc.ABC):
 
     def seq_of_hash(self, campaign: str, hash_: str) -> int | None:
         """See :meth:`EventStore.seq_of_hash`."""
-        row = self.conn.execute(self.SQL.seq_of_hash, (campaign, hash_)).fetchone()
+        if any(c not in "0123456789abcdef" for c in hash_):  # hex only: no LIKE wildcards
+            return None
+        row = self.conn.execute(self.SQL.seq_of_hash, (campaign, hash_ + "%")).fetchone()
         return int(row[0]) if row else None
 
     def engine_rolls(

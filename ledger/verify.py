@@ -50,6 +50,27 @@ from .events import CAMPAIGN_STREAM, CORE_EVENT_TYPES, CampaignCreated, Envelope
 from .results import ResultCheck, RowsOf
 from .rulesystem import RuleError
 
+#: The fewest hex digits of an event's hash a receipt may give (``verify --receipt
+#: SEQ:PREFIX``): 16 (64 bits) cannot be matched by chance; every printed receipt has all 64.
+RECEIPT_DIGITS = 16
+
+
+class ReceiptError(ValueError):
+    """A receipt that is not ``SEQ:HASH`` (``str()`` says what is wrong and how to write it)."""
+
+
+def receipt_of(seq: int, hash_: str) -> str:
+    """The receipt of event ``seq`` whose hash is ``hash_``: ``"SEQ:HASH"``, all 64 hex
+    digits, as ``session end``, ``verify`` and the recaps print it."""
+    return f"{seq}:{hash_}"
+
+
+def short_receipt(receipt: str) -> str:
+    """``"SEQ:"`` and the first :data:`RECEIPT_DIGITS` hex digits and ``…``: a receipt
+    shortened for a summary line (``verify --receipt`` takes it without the ``…``)."""
+    seq, _, digest = receipt.partition(":")
+    return f"{seq}:{digest[:RECEIPT_DIGITS]}…" if len(digest) > RECEIPT_DIGITS else receipt
+
 
 @dataclass
 class ClockBack:
@@ -149,8 +170,8 @@ class VerifyReport:
 
     @property
     def receipt(self) -> str:
-        """``"SEQ:HASH"`` of the last event checked: what players keep."""
-        return f"{self.head_seq}:{self.head_hash}"
+        """``"SEQ:HASH"`` of the last event checked: what players keep (:func:`receipt_of`)."""
+        return receipt_of(self.head_seq, self.head_hash)
 
     def fail(self, seq: int, problem: str) -> VerifyReport:
         """Record the first problem (later ones are ignored); returns the report."""
@@ -242,7 +263,8 @@ def verify_rows(
         an audited event's seq, which may end inside a batch.
 
     :param keep_hashes: seqs whose hashes to remember in ``report.hashes`` (receipts).
-    :param find_hash: a hash to look for (a receipt's): its seq goes in ``report.found_at``.
+    :param find_hash: a hash to look for (a receipt's, or its first 16 or more hex digits):
+        the seq of the event whose hash starts with it goes in ``report.found_at``.
     :param rows_of: where roll results' states are folded again after a correction (see
         :class:`ledger.results.ResultCheck`; default: the rows read, kept in memory).
     :returns: the report; it stops at the first problem.
@@ -310,7 +332,7 @@ def verify_rows(
         report.events += 1
         if keep_hashes is not None and seq in keep_hashes:
             report.hashes[seq] = prev
-        if prev == find_hash:
+        if find_hash is not None and prev.startswith(find_hash):
             report.found_at = seq
         expected_seq += 1
     if results is not None and complete:
@@ -632,8 +654,9 @@ def verify_store(
 ) -> VerifyReport:
     """Verify one campaign of a :class:`ledger.store.Store` (and optionally a receipt).
 
-    :param receipt: ``(seq, hash)`` from an earlier receipt: the log up to ``seq`` must be
-        unchanged (the stored chain to ``seq`` verifies and ends in ``hash``).
+    :param receipt: ``(seq, hash)`` from an earlier receipt (``hash`` may be its first 16
+        or more hex digits): the log up to ``seq`` must be unchanged (the stored chain to
+        ``seq`` verifies and ends in a hash that starts with ``hash``).
     :param progress: ``fn(events)`` called every 1,000 events read (a progress bar).
     :param integrity: first run SQLite's integrity check (:meth:`Store.integrity`); any
         line but ``"ok"`` is a problem at seq 0 (the database, not an event).
@@ -665,7 +688,9 @@ def verify_store(
         rows_of=rows_of,
         complete=receipt is None,
     )
-    if report.ok and receipt is not None and report.hashes.get(receipt[0]) != receipt[1]:
+    if report.ok and receipt is not None and not report.hashes.get(receipt[0], "").startswith(
+        receipt[1]
+    ):
         # the receipt does not hold: where is its hash, if anywhere (read up to its seq only)
         report.found_at = store.seq_of_hash(campaign, receipt[1])
     check_receipt(report, receipt, what="the log")
@@ -700,15 +725,30 @@ def _secrets_problem(store: Any, campaign: str, report: VerifyReport) -> None:
             report.fail(seq, f"{whose} in the secrets table does not match its commitment: {fix}")
 
 
-def parse_receipt(text: str) -> tuple[int, str] | None:
-    """``(seq, hash)`` from a receipt ``"SEQ:HASH"`` (``None`` when it is malformed: SEQ not
-    a positive integer, or HASH not 64 hex digits). Upper-case hex is read as lower-case."""
-    seq, _, digest = text.strip().partition(":")
-    digest = digest.lower()
-    if not seq.isdigit() or len(seq) > 18 or int(seq) < 1:
-        return None
-    if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
-        return None
+def parse_receipt(text: str) -> tuple[int, str]:
+    """``(seq, hash or hash prefix)`` from a receipt ``"SEQ:HASH"``: SEQ a positive integer,
+    HASH the event's 64 hex digits or its first :data:`RECEIPT_DIGITS` or more (the short
+    form the docs and summaries show; a trailing ``…`` is ignored). Upper-case hex is read as
+    lower-case.
+
+    :raises ReceiptError: anything else; a hash shorter than :data:`RECEIPT_DIGITS` digits
+        is named as such.
+    """
+    seq, colon, digest = text.strip().partition(":")
+    digest = digest.strip().rstrip("…").lower()
+    example = "e.g. 42:9f1c2b3a4d5e6f70 (a seq from 1, then the hash: all 64 hex digits, or its first 16 or more)"
+    if not colon or not seq.isdigit() or len(seq) > 18 or int(seq) < 1:
+        raise ReceiptError(f"{text.strip()[:80]!r} is not a receipt: write it as SEQ:HASH, {example}")
+    if not digest or len(digest) > 64 or any(c not in "0123456789abcdef" for c in digest):
+        raise ReceiptError(
+            f"{text.strip()[:80]!r} is not a receipt: its hash must be hex digits, {example}"
+        )
+    if len(digest) < RECEIPT_DIGITS:
+        raise ReceiptError(
+            f"the receipt's hash {digest!r} has {len(digest)} hex digit"
+            f"{'s' if len(digest) != 1 else ''}: give at least {RECEIPT_DIGITS} (the receipt "
+            "`session end` and `verify` print has all 64)"
+        )
     return int(seq), digest
 
 
@@ -730,8 +770,10 @@ def check_receipt(
         return report
     seq, expected = receipt
     actual = report.hashes.get(seq)
-    if actual == expected:
+    if actual is not None and actual.startswith(expected):
         return report
+    if len(expected) < 64:
+        expected += "…"  # a prefix: shown as one
     if actual is None:
         problem = (
             f"{what} ends at seq {report.head_seq}, before the receipt's seq {seq}: "

@@ -297,7 +297,7 @@ def session_end(app: App, as_json: bool) -> None:
     before = states(app) if not as_json else {}
     rec = campaign.end_session(actor=app.actor, at=now())
     downtime = campaign.record(rec.seq + 1)  # the same batch: downtime.committed
-    receipt = f"{downtime.seq}:{downtime.hash}"
+    receipt = campaign.session_receipt(rec)  # the batch's last event, as the recap shows it
     commitment = getattr(downtime.data, "seed_commitment", "")
     if as_json:
         echo_json(
@@ -448,7 +448,9 @@ def echo_changes(
 @cli.command()
 @click.argument("file", required=False, type=click.File("rb"))
 @click.option(
-    "--receipt", help="SEQ:HASH from an earlier receipt: prove the log up to SEQ is unchanged."
+    "--receipt",
+    help="SEQ:HASH from an earlier receipt (all 64 hex digits, or the first 16 or more): "
+    "prove the log up to SEQ is unchanged.",
 )
 @click.option(
     "--drop-snapshots",
@@ -467,17 +469,14 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
     player's copy is checked as far as it can be: GM-only events through their hashes.
     Exit 0 and print a receipt (head seq and hash), or exit 1 naming the first bad seq.
     """
-    from ..verify import clock_note, parse_receipt, pending_lines, verify_store
+    from ..verify import ReceiptError, clock_note, parse_receipt, pending_lines, verify_store
 
     parsed = None
     if receipt is not None:
-        parsed = parse_receipt(receipt)
-        if parsed is None:
-            raise click.BadParameter(
-                f"{receipt[:80]!r} is not a receipt: write it as SEQ:HASH, e.g. "
-                "42:ab12… (a seq from 1, then 64 hex digits)",
-                param_hint="--receipt",
-            )
+        try:
+            parsed = parse_receipt(receipt)
+        except ReceiptError as e:
+            raise click.BadParameter(str(e), param_hint="--receipt") from None
     if file is not None:
         from ..backup import split_backup
         from ..exchange import BadLine, parse_lines, verify_export
