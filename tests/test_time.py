@@ -164,20 +164,38 @@ def test_verify_names_where_a_legacy_logs_times_go_back(store_target):
     assert document["ok"] and document["clock_back"]["seq"] == 2
 
 
-def test_import_keeps_a_legacy_log_and_names_where_its_times_go_back(tmp_path):
+def test_import_keeps_a_legacy_log_and_names_where_its_times_go_back(tmp_path, store_target):
     old = str(tmp_path / "old.db")
     _legacy_log(old)
     export = tmp_path / "old.ndjson"
     result = run(old, "--as", "gm", "export", "-o", str(export))
     assert result.exit_code == 0, result.output
-    new = str(tmp_path / "new.db")
-    result = run(new, "import", str(export))
+    result = run(store_target, "import", str(export))
     assert result.exit_code == 0, result.output
     assert "Note: recorded_at goes back at seq 2" in result.stderr
-    store = open_store(new)
+    store = open_store(store_target)
     try:
         assert [r[0] for r in store.rows("old", columns=["recorded_at"])] == [LATE, EARLY, EARLY]
         assert open_campaign(store).clock_behind is None
+        assert verify_store(store, "old").clock.seq == 2
+    finally:
+        store.close()
+
+
+def test_a_clock_less_than_a_second_behind_is_not_warned_about(casebook):
+    with freeze_time("2026-03-01T21:30:00.900Z"):
+        assert run(casebook, "damage", "felix", "1").exit_code == 0
+    with freeze_time("2026-03-01T21:30:00.200Z"):
+        result = run(casebook, "damage", "felix", "1")
+        assert result.exit_code == 0 and "behind" not in result.stderr
+    times = [r[0] for r in _times(casebook)]
+    assert times[-2:] == ["2026-03-01T21:30:00.900000Z"] * 2  # still in order
+
+
+def _times(db_path):
+    store = open_store(db_path)
+    try:
+        return list(store.rows("casebook", columns=["recorded_at"]))
     finally:
         store.close()
 
