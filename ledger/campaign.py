@@ -8,6 +8,7 @@ inserts the whole batch. Nothing is written when anything fails.
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import re
 from collections.abc import Iterator, Sequence
@@ -17,6 +18,7 @@ import msgspec
 from msgspec import UNSET
 
 from . import dice as dicemod
+from .chain import instant
 from .codec import Codec
 from .events import (
     CAMPAIGN_STREAM,
@@ -87,6 +89,30 @@ def blind_client_seed() -> str:
     import secrets
 
     return "blind:" + secrets.token_hex(16)
+
+
+#: A clock behind the ledger's head by less than this is not worth a warning (two machines'
+#: clocks differ by milliseconds); its appends are stamped with the head's time all the same.
+CLOCK_SLACK = datetime.timedelta(seconds=1)
+
+
+def clock_warning(behind: datetime.timedelta) -> str:
+    """What to tell the person whose clock is ``behind`` the ledger's last ``recorded_at``
+    (:attr:`Campaign.clock_behind`): ``"the clock is 90 minutes behind the ledger: ..."``."""
+    seconds = int(behind.total_seconds())
+    if seconds < 120:
+        amount = f"{seconds} second{'s' if seconds != 1 else ''}"
+    elif seconds < 120 * 60:
+        amount = f"{seconds // 60} minutes"
+    elif seconds < 48 * 3600:
+        amount = f"{seconds // 3600} hours"
+    else:
+        amount = f"{seconds // 86400} days"
+    return (
+        f"the clock is {amount} behind the ledger: what you record is stamped with the "
+        "ledger's last time instead, so its times never go backwards (set this computer's "
+        "date and time)"
+    )
 
 
 def open_campaign(store: EventStore, campaign: str | None = None) -> Campaign:
@@ -424,11 +450,10 @@ class Campaign:
                 # another writer appended, or a transaction rolled back: start again
                 self._cache, self._cache_head = {}, None
             states = self.validate(events, cached=self._cache, first_seq=head.seq + 1)
-            rows = self.store.append(
-                self.id,
+            rows = self._append_rows(
                 [Pending(e, visibility) for e in events],
                 actor=actor,
-                recorded_at=at,
+                at=at,
                 session=session if session is not None else self.current_session(),
                 expected_versions=expected_versions,
             )
@@ -440,6 +465,40 @@ class Campaign:
             records = [to_recorded(r, e) for r, e in zip(rows, events, strict=True)]
             self._report(records)
         return records
+
+    def _append_rows(
+        self,
+        batch: list[Pending],
+        *,
+        actor: str,
+        at: str,
+        session: int | None,
+        expected_versions: dict[str, int] | None = None,
+    ) -> list[tuple[Any, ...]]:
+        """:meth:`EventStore.append` of ``batch`` stamped ``at``, noting in
+        :attr:`clock_behind` how far ``at`` was behind the head when the store stamped the
+        batch with the head's time instead (``recorded_at`` never decreases)."""
+        rows = self.store.append(
+            self.id,
+            batch,
+            actor=actor,
+            recorded_at=at,
+            session=session,
+            expected_versions=expected_versions,
+        )
+        if rows and rows[0][6] != at:
+            stored, given = instant(rows[0][6]), instant(at)
+            if stored is not None and given is not None and stored - given >= CLOCK_SLACK:
+                gap = stored - given
+                if self.clock_behind is None or gap > self.clock_behind:
+                    self.clock_behind = gap
+        return rows
+
+    #: How far behind the ledger's head the clock of this object's appends was, at most
+    #: (``None``: never, or by less than :data:`CLOCK_SLACK`). Such an append is stamped
+    #: with the head's ``recorded_at`` (:func:`ledger.chain.not_before`); the CLI warns
+    #: once (:func:`clock_warning`).
+    clock_behind: datetime.timedelta | None = None
 
     def head_state(self, character: str) -> Any:
         """``character``'s state at the head (GM view), kept for the next append's
@@ -701,18 +760,14 @@ class Campaign:
                 else:
                     downtime = self.downtime_seed(pending)  # checked against its commitment
                     close = DowntimeRevealed(number=pending, seed_reveal=downtime.hex())
-                closed = self.store.append(
-                    self.id, [Pending(close)], actor=actor, recorded_at=at, session=pending
-                )
+                closed = self._append_rows([Pending(close)], actor=actor, at=at, session=pending)
                 records.append(to_recorded(closed[0], close))
                 self.store.drop_secret(self.id, pending, "downtime")
             number = self.last_session() + 1
             seed = dicemod.new_seed()
             self.store.put_secret(self.id, number, seed)
             event = SessionStarted(number=number, seed_commitment=dicemod.commitment(seed))
-            rows = self.store.append(
-                self.id, [Pending(event)], actor=actor, recorded_at=at, session=number
-            )
+            rows = self._append_rows([Pending(event)], actor=actor, at=at, session=number)
             records.append(to_recorded(rows[0], event))
             self._report(records)
         return records[-1]
@@ -735,8 +790,8 @@ class Campaign:
                 DowntimeCommitted(number=number, seed_commitment=dicemod.commitment(downtime)),
             ]
             self.validate(events)
-            rows = self.store.append(
-                self.id, [Pending(e) for e in events], actor=actor, recorded_at=at, session=number
+            rows = self._append_rows(
+                [Pending(e) for e in events], actor=actor, at=at, session=number
             )
             self.store.drop_secret(self.id, number)
             self.store.put_secret(self.id, number, downtime, "downtime")
@@ -770,8 +825,8 @@ class Campaign:
                 DowntimeCommitted(number=number, seed_commitment=dicemod.commitment(downtime)),
             ]
             self.validate(events)
-            rows = self.store.append(
-                self.id, [Pending(e) for e in events], actor=actor, recorded_at=at, session=number
+            rows = self._append_rows(
+                [Pending(e) for e in events], actor=actor, at=at, session=number
             )
             if kept is not None:  # a seed that does not match its commitment is no seed
                 self.store.drop_secret(self.id, number)
@@ -790,9 +845,7 @@ class Campaign:
                 "no session is open, and the downtime seed is kept: there is nothing to abandon"
             )
         event = DowntimeAbandoned(number=number, reason=reason.strip())
-        rows = self.store.append(
-            self.id, [Pending(event)], actor=actor, recorded_at=at, session=number
-        )
+        rows = self._append_rows([Pending(event)], actor=actor, at=at, session=number)
         if kept is not None:
             self.store.drop_secret(self.id, number, "downtime")
         record = to_recorded(rows[0], event)
@@ -875,6 +928,21 @@ class Campaign:
         """Append ``scene.started`` or ``scene.ended`` (``which`` is ``"start"``/``"end"``)."""
         event: Event = SceneStarted(title=title) if which == "start" else SceneEnded(title=title)
         return self.append([event], actor=actor, at=at)[0]
+
+    def session_receipt(self, closed: Recorded) -> str:
+        """The one receipt of a session's end, ``"SEQ:HASH"``: the last event of the batch
+        that closed session ``closed`` (its ``session.ended`` or ``session.abandoned``
+        record), i.e. the ``downtime.committed`` written with it, or the closing event
+        itself in a log from before downtime seeds. ``session end`` and the recaps print
+        this one (:func:`ledger.verify.receipt_of`).
+        """
+        from .verify import receipt_of
+
+        number = getattr(closed.data, "number", None)
+        for follow in self.records(after=closed.seq, upto=closed.seq + 1):
+            if follow.type == "downtime.committed" and follow.data.number == number:  # type: ignore[attr-defined]
+                return receipt_of(follow.seq, follow.hash)
+        return receipt_of(closed.seq, closed.hash)
 
     def engine_dice(self, client_seed: str = "") -> dicemod.EngineDice:
         """An engine dice source for the next roll of the open session.
@@ -1198,4 +1266,4 @@ def _checked_seed(seed: bytes | None, commitment: str, whose: str, seq: int, clo
     return seed
 
 
-__all__ = ["COLUMNS", "Campaign", "NotFound", "open_campaign", "slug"]
+__all__ = ["COLUMNS", "Campaign", "NotFound", "clock_warning", "open_campaign", "slug"]

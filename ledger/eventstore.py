@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from .chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows
+from .chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows, not_before
 from .codec import encode_data, salted
 from .events import Event, event_tag, stream_of
 
@@ -310,14 +310,17 @@ class EventStore(Protocol):
         stamp in the stored form ``YYYY-MM-DDTHH:MM:SS.ffffffZ``; ties: the highest seq; 0
         when none), found by one index seek (``events_time``).
 
-        While ``recorded_at`` never decreases along ``seq`` (the CLI stamps each batch with
-        the clock) this is the highest seq recorded at or before the time. After a clock
-        that ran backwards it is the last event of the time order, not of the log order.
+        ``recorded_at`` never decreases along ``seq`` in what :meth:`append` writes, so this
+        is the highest seq recorded at or before the time: the log as it stood then. In a log
+        imported from a ledger whose clock ran backwards before appends kept times in order
+        (``campaign verify`` names where), it is the last event of the time order, not of
+        the log order.
         """
         ...
 
     def seq_of_hash(self, campaign: str, hash_: str) -> int | None:
-        """The ``seq`` of the event whose ``hash`` is ``hash_`` (``None``: no such event)."""
+        """The ``seq`` of the event whose ``hash`` is ``hash_``, or starts with it (a
+        receipt's first 16 or more hex digits; the first such event) (``None``: none)."""
         ...
 
     def engine_rolls(
@@ -346,6 +349,10 @@ class EventStore(Protocol):
         """Append a whole batch, chained after the campaign's head (:mod:`ledger.chain`);
         all or nothing.
 
+        :param recorded_at: the batch's UTC time; when it is earlier than the head's
+            ``recorded_at`` (a clock behind the ledger) the batch is stamped with the head's
+            instead, read under the campaign's lock: within a campaign ``recorded_at`` never
+            decreases along ``seq``. The caller sees it in the rows returned.
         :param expected_versions: ``{stream: version}`` each stream must be at before the
             batch (optimistic concurrency); omit a stream to append unconditionally.
         :returns: the stored rows (tuples in :data:`COLUMNS` order).
@@ -508,7 +515,9 @@ class Statements:
     """The statements both backends run with the same text but for the placeholder: written
     once here with ``?`` (SQLite's), :meth:`marked` gives them with psycopg's ``%s``."""
 
-    head: str = "select seq, hash from events where campaign = ? order by seq desc limit 1"
+    head: str = (
+        "select seq, hash, recorded_at from events where campaign = ? order by seq desc limit 1"
+    )
     last_of_types: str = (
         f"select {', '.join(COLUMNS)} from events where campaign = ? and {{types}} "
         "order by seq desc limit 1"
@@ -517,7 +526,9 @@ class Statements:
         "select seq from events where campaign = ? and recorded_at <= ? "
         "order by recorded_at desc, seq desc limit 1"
     )
-    seq_of_hash: str = "select seq from events where campaign = ? and hash = ?"
+    seq_of_hash: str = (
+        "select seq from events where campaign = ? and hash like ? order by seq limit 1"
+    )
     engine_rolls: str = (
         "select count(*) from events where campaign = ? and session = ? "
         "and {source} = 'engine'"
@@ -759,7 +770,7 @@ class SqlEventStore(abc.ABC):
     def _read_head(self, campaign: str) -> Head:
         """The campaign's head as stored (``Head(0, ZERO_HASH)`` when it has no events)."""
         row = self.conn.execute(self.SQL.head, (campaign,)).fetchone()
-        return Head(row[0], row[1]) if row else Head(0, ZERO_HASH)
+        return Head(row[0], row[1], row[2]) if row else Head(0, ZERO_HASH)
 
     def last_of_types(self, campaign: str, types: Sequence[str]) -> Row | None:
         """See :meth:`EventStore.last_of_types`."""
@@ -777,7 +788,9 @@ class SqlEventStore(abc.ABC):
 
     def seq_of_hash(self, campaign: str, hash_: str) -> int | None:
         """See :meth:`EventStore.seq_of_hash`."""
-        row = self.conn.execute(self.SQL.seq_of_hash, (campaign, hash_)).fetchone()
+        if any(c not in "0123456789abcdef" for c in hash_):  # hex only: no LIKE wildcards
+            return None
+        row = self.conn.execute(self.SQL.seq_of_hash, (campaign, hash_ + "%")).fetchone()
         return int(row[0]) if row else None
 
     def engine_rolls(
@@ -810,7 +823,10 @@ class SqlEventStore(abc.ABC):
         expected_versions: dict[str, int] | None = None,
     ) -> list[Row]:
         """See :meth:`EventStore.append`: the head and versions are read inside the
-        transaction that writes (its first read of the campaign takes the campaign's lock).
+        transaction that writes (its first read of the campaign takes the campaign's lock),
+        and a ``recorded_at`` earlier than the head's is replaced by the head's
+        (:func:`ledger.chain.not_before`), so two writers whose clocks disagree cannot
+        record times out of order either.
 
         :raises ConflictError: a stream is not at its expected version (both named).
         """
@@ -824,7 +840,7 @@ class SqlEventStore(abc.ABC):
                 encoded,
                 head,
                 actor=actor,
-                recorded_at=recorded_at,
+                recorded_at=not_before(recorded_at, head.recorded_at),
                 session=session,
                 version_of=version_of,
             )

@@ -813,7 +813,7 @@ class PostgresStore(SqlEventStore):
     def _write(self, campaign: str, rows: list[Row]) -> None:
         self._copy(rows)
         if rows:
-            self._heads[campaign] = Head(rows[-1][0], rows[-1][11])
+            self._heads[campaign] = Head(rows[-1][0], rows[-1][11], rows[-1][6])
 
     def insert_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         """Insert already-chained rows as they are (import, copy), inside :meth:`transaction`.

@@ -223,7 +223,7 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
         ended_at=ended.recorded_at if ended else None,
         seed_commitment=started.data.seed_commitment,  # type: ignore[attr-defined]
         seed_reveal=ended_data.seed_reveal if ended_data is not None else None,
-        receipt=f"{ended.seq}:{ended.hash}" if ended else None,
+        receipt=campaign.session_receipt(ended) if ended else None,
         lines=lines,
         characters=changes,
         engine_rolls=engine,

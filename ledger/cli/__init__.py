@@ -48,6 +48,17 @@ class App:
         self.actor = actor if actor is not None else self._defaults[1]
         self.__dict__.pop("campaign", None)
 
+    def end_entry(self) -> None:
+        """End one entry of ``campaign play``: warn about the clock (:meth:`warn_clock`),
+        and go back to the shell's ``--as``/``--actor``, so the prompt shows the view the
+        next entry will use (an entry's ``--as gm`` is that entry's only)."""
+        self.warn_clock()
+        self.as_, self.actor = self._defaults
+
+    #: Set by ``campaign play``: commands then never ask a question, since the answer read
+    #: would be the next entry typed (:func:`ledger.cli.table.can_ask`).
+    in_shell = False
+
     def as_gm(self) -> bool:
         """Is this the GM's view? Only when asked for by name (``--as gm``): everything a
         command prints may leave the GM's hands, so the default is the player's view."""
@@ -78,9 +89,26 @@ class App:
 
     _store: Any = None
 
+    def warn_clock(self) -> None:
+        """Once per invocation (a whole ``campaign play`` is one): when an append was
+        stamped with the ledger's last time because this computer's clock is behind it
+        (:attr:`ledger.campaign.Campaign.clock_behind`), say so on stderr."""
+        campaign = self.__dict__.get("campaign")
+        behind = getattr(campaign, "clock_behind", None)
+        if behind is None or self._clock_warned:
+            return
+        from ..campaign import clock_warning
+
+        self._clock_warned = True
+        click.echo(f"Warning: {clock_warning(behind)}", err=True)
+
+    _clock_warned = False
+
     def close(self) -> None:
         """Close the ledger file (called when the command ends, so WAL checkpoints happen
-        at a known moment, not whenever the garbage collector runs)."""
+        at a known moment, not whenever the garbage collector runs), after
+        :meth:`warn_clock`."""
+        self.warn_clock()
         if self._store is not None:
             self._store.close()
             self._store = None

@@ -48,10 +48,11 @@ def new(
     The ledger file (--db) is created if it does not exist; one file may hold several
     campaigns.
     """
-    from ..campaign import Campaign
+    from ..campaign import Campaign, load_system
     from ..eventstore import shown
 
     opts = dict(_parse_option(o) for o in options)
+    load_system(system_id, opts)  # a bad system or option is refused before a file is made
     store = app.store(create=True)
     campaign = Campaign.create(
         store, name, system=system_id, title=title, options=opts, actor=app.actor, at=now()
@@ -91,6 +92,7 @@ def systems(system_id: str | None, as_json: bool) -> None:
             {
                 "id": sid,
                 "name": system.name,
+                "book": system.book_title,
                 "source": system.source,
                 "distribution": dist,
                 "version": version,
@@ -101,7 +103,7 @@ def systems(system_id: str | None, as_json: bool) -> None:
         return
     for r in rows:
         click.echo(
-            f"{r['id']:<15} {r['name']:<22} {r['distribution']} {r['version']}  (rules: {r['source']})"
+            f"{r['id']:<15} {r['name']:<22} {r['distribution']} {r['version']}  (rules: {r['book']})"
         )
 
 
@@ -149,6 +151,7 @@ def _system_detail(system: Any, as_json: bool) -> None:
     detail: dict[str, Any] = {
         "id": system.id,
         "name": system.name,
+        "book": system.book_title,
         "source": system.source,
         "distribution": dist,
         "version": version,
@@ -162,7 +165,7 @@ def _system_detail(system: Any, as_json: bool) -> None:
     if as_json:
         echo_json(detail)
         return
-    click.echo(f"{system.name} ({system.id}): {dist} {version}, rules in {system.source}")
+    click.echo(f"{system.name} ({system.id}): {dist} {version}, rules from {system.book_title}")
     for title, key in (("campaign roll", "roll_options"), ("campaign odds", "odds_options")):
         click.echo(f"\nOptions of `{title}`:")
         for row in detail[key]:
@@ -294,7 +297,7 @@ def session_end(app: App, as_json: bool) -> None:
     before = states(app) if not as_json else {}
     rec = campaign.end_session(actor=app.actor, at=now())
     downtime = campaign.record(rec.seq + 1)  # the same batch: downtime.committed
-    receipt = f"{downtime.seq}:{downtime.hash}"
+    receipt = campaign.session_receipt(rec)  # the batch's last event, as the recap shows it
     commitment = getattr(downtime.data, "seed_commitment", "")
     if as_json:
         echo_json(
@@ -445,7 +448,9 @@ def echo_changes(
 @cli.command()
 @click.argument("file", required=False, type=click.File("rb"))
 @click.option(
-    "--receipt", help="SEQ:HASH from an earlier receipt: prove the log up to SEQ is unchanged."
+    "--receipt",
+    help="SEQ:HASH from an earlier receipt (all 64 hex digits, or the first 16 or more): "
+    "prove the log up to SEQ is unchanged.",
 )
 @click.option(
     "--drop-snapshots",
@@ -464,17 +469,14 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
     player's copy is checked as far as it can be: GM-only events through their hashes.
     Exit 0 and print a receipt (head seq and hash), or exit 1 naming the first bad seq.
     """
-    from ..verify import parse_receipt, pending_lines, verify_store
+    from ..verify import ReceiptError, clock_note, parse_receipt, pending_lines, verify_store
 
     parsed = None
     if receipt is not None:
-        parsed = parse_receipt(receipt)
-        if parsed is None:
-            raise click.BadParameter(
-                f"{receipt[:80]!r} is not a receipt: write it as SEQ:HASH, e.g. "
-                "42:ab12… (a seq from 1, then 64 hex digits)",
-                param_hint="--receipt",
-            )
+        try:
+            parsed = parse_receipt(receipt)
+        except ReceiptError as e:
+            raise click.BadParameter(str(e), param_hint="--receipt") from None
     if file is not None:
         from ..backup import split_backup
         from ..exchange import BadLine, parse_lines, verify_export
@@ -529,6 +531,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
                 "results_unchecked": report.results_unchecked,
                 "bad_seq": report.bad_seq,
                 "problem": report.problem,
+                "clock_back": report.clock.json(),
             }
         )
     if not report.ok:
@@ -547,6 +550,9 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
             click.echo(f"Roll results not checked: {report.results_unchecked}")
         for line in pending_lines(report):
             click.echo(line)
+        note = clock_note(report.clock)
+        if note:
+            click.echo(note)
         click.echo(f"Receipt: {report.receipt}")
 
 
@@ -627,6 +633,20 @@ def import_(app: App, file: Any, as_json: bool) -> None:
         kept = f" and {secrets} unrevealed seed{'s' if secrets != 1 else ''}" if secrets else ""
         click.echo(f"Imported campaign {campaign}: {count} events{kept}, chain and rolls verified.")
     _warn_open_session_without_seed(app, campaign)
+    _note_clock_back(lines)
+
+
+def _note_clock_back(lines: Any) -> None:
+    """After an import: where the imported log's ``recorded_at`` goes back in time, if
+    anywhere (kept as written: the times are in the chain; :func:`ledger.verify.clock_note`)."""
+    from ..verify import ClockBack, clock_note
+
+    clock = ClockBack()
+    for line in lines:
+        clock.feed(line.seq, getattr(line, "recorded_at", None))
+    note = clock_note(clock)
+    if note:
+        click.echo(note, err=True)
 
 
 def _warn_open_session_without_seed(app: App, campaign_id: str) -> None:

@@ -19,7 +19,8 @@ from .play import OddsCommand, describe, pick_params
     "--as-of",
     "as_of",
     metavar="SEQ|session:N|ISO-TIME",
-    help="The sheet as it was then: after event SEQ, at the end of session N, or at a time.",
+    help="The sheet as it was then: after event SEQ, at the end of session N, or at a UTC "
+    "time (every event recorded by then; see docs/events.md \"Time\").",
 )
 @click.option(
     "--format",
