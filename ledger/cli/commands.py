@@ -48,14 +48,25 @@ def new(
     The ledger file (--db) is created if it does not exist; one file may hold several
     campaigns.
     """
+    import os
+
     from ..campaign import Campaign
-    from ..eventstore import shown
+    from ..eventstore import is_url, shown
 
     opts = dict(_parse_option(o) for o in options)
-    store = app.store(create=True)
-    campaign = Campaign.create(
-        store, name, system=system_id, title=title, options=opts, actor=app.actor, at=now()
-    )
+
+    def create(store: Any) -> Any:
+        return Campaign.create(
+            store, name, system=system_id, title=title, options=opts, actor=app.actor, at=now()
+        )
+
+    path = app.db_path
+    if path != ":memory:" and not is_url(path) and not os.path.exists(path):
+        from ..newfile import build_new_file  # a new file appears whole, or not at all
+
+        campaign = build_new_file(path, create)
+    else:
+        campaign = create(app.store(create=True))
     if as_json:
         echo_json(
             {"campaign": campaign.id, "system": system_id, "options": campaign.created.options}
@@ -679,52 +690,13 @@ def backup(app: App, file: str, as_json: bool) -> None:
 
 
 def _import_into_new_file(path: str, lines: Any, backup: Any) -> tuple[str, int]:
-    """Import into a ledger file that does not exist yet, without ever touching another's.
-
-    The ledger is built in a private temporary file beside ``path`` (write lock held from
-    its first byte: the import is one ``BEGIN IMMEDIATE`` transaction) and linked into
-    place exclusively when complete. A refused import removes only that temporary file; a
-    file another command created at ``path`` meanwhile is never touched.
-
-    :raises click.ClickException: the folder is missing, or ``path`` appeared meanwhile.
-    """
-    import contextlib
-    import os
-    import tempfile
-
+    """Import into a ledger file that does not exist yet, without ever touching another's:
+    built privately, checked on the disk, and there only when whole
+    (:func:`ledger.newfile.build_new_file`)."""
     from ..exchange import import_lines
-    from ..store import Store
-    from .output import _mode_for
+    from ..newfile import build_new_file
 
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise click.ClickException(f"cannot create {path}: the folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".campaign-import-", suffix=".db", dir=folder)
-    os.close(fd)
-    try:
-        store = Store(tmp, synchronous=os.environ.get("CAMPAIGN_SYNCHRONOUS", "NORMAL"))
-        try:
-            result = import_lines(store, lines, backup=backup)
-        finally:
-            store.close()  # checkpoints the WAL into the file and removes it
-        os.chmod(tmp, _mode_for(path, private=False))
-        appeared = click.ClickException(
-            f"{path} was created by another command during the import: nothing was "
-            "imported; run the import again (into that ledger or another file)"
-        )
-        try:
-            os.link(tmp, path)  # exclusive: fails if anything appeared at path
-        except FileExistsError:
-            raise appeared from None
-        except OSError:  # a file system without hard links: rename, if path is still free
-            if os.path.lexists(path):
-                raise appeared from None
-            os.rename(tmp, path)
-        return result
-    finally:
-        for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(tmp + suffix)
+    return build_new_file(path, lambda store: import_lines(store, lines, backup=backup))
 
 
 @cli.command()
