@@ -74,24 +74,30 @@ def free_kb(path: str) -> int:
     return st.f_bavail * st.f_frsize // 1024
 
 
-def disk_full_message(path: str) -> str:
-    """The one line a full disk gets: where, how much is free, and what to do."""
+def disk_full_message(path: str, *, incomplete: bool = False) -> str:
+    """The one line a full disk gets: where, how much is free, and what to do.
+
+    :param incomplete: the output went where this command cannot take it back (standard
+        output redirected to ``path``): say that what is there is incomplete.
+    """
     free = free_kb(path)
     room = f"{free} kB free" if free >= 0 else "free space unknown"
-    return f"the disk is full at {path} ({room}): nothing was written; free space and run it again"
+    done = "what was written there is incomplete" if incomplete else "nothing was written"
+    return f"the disk is full at {path} ({room}): {done}; free space and run it again"
 
 
 class DiskFull(StoreError):
-    """The disk (or the user's quota) holding :attr:`path` is full: nothing was written.
+    """The disk (or the user's quota) holding :attr:`path` is full.
 
     :ivar path: the file that could not be written or read (the ledger, an output file).
     :ivar free_kb: free space there, in kB, when the error was made (``-1``: unknown).
+    :param incomplete: see :func:`disk_full_message` (else nothing was written).
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, incomplete: bool = False) -> None:
         self.path = path
         self.free_kb = free_kb(path)
-        super().__init__(disk_full_message(path))
+        super().__init__(disk_full_message(path, incomplete=incomplete))
 
 
 class ReadOnlyLedger(StoreError):

@@ -203,3 +203,32 @@ def test_an_output_on_a_full_disk_keeps_the_old_file(big, mounts, command):
     assert png.read_bytes() == b"yesterday's chart"
     no_temporary_files(disk)
     assert fingerprint(big.path) == before
+
+
+def test_standard_output_on_a_full_disk_says_the_file_is_incomplete(mounts, tmp_path):
+    # `campaign export > file` on a full disk: the shell made the file, so this command
+    # cannot take back what it wrote; it names the file and says it is incomplete
+    import subprocess
+    import sys
+
+    ledger = str(tmp_path / "wyrd.db")
+    assert run(ledger, "new", "casebook", "--system", "wyrd-engine").exit_code == 0
+    store = Store(ledger)
+    campaign = open_campaign(store)
+    campaign.append([NoteAdded(text=f"{i} {NOTE}") for i in range(200)], actor="gm", at=AT)
+    store.close()
+    disk = mounts.tmpfs("disk", 32)
+    out = disk / "export.ndjson"
+    with open(out, "wb") as f:
+        done = subprocess.run(
+            [sys.executable, "-c", "from ledger.cli import main; main()", "--db", ledger, "export"],
+            stdout=f,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert lines == [
+        f"Error: the disk is full at {out} (0 kB free): what was written there is "
+        "incomplete; free space and run it again"
+    ], done.stderr

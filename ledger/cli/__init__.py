@@ -213,7 +213,13 @@ def _explained(e: BaseException, ctx: click.Context) -> BaseException:
         return e
     if isinstance(e, OSError):
         if e.errno in NO_ROOM:
-            return DiskFull(str(e.filename) if e.filename else _stdout_name())
+            if e.filename:
+                return DiskFull(str(e.filename))
+            stdout = _stdout_file()
+            if stdout is not None:  # written as it went: what is there is incomplete
+                return DiskFull(stdout, incomplete=True)
+            app = ctx.find_object(App)
+            return DiskFull(app.db_path if app is not None else os.getcwd())
         return e
     app = ctx.find_object(App)
     db_path = app.db_path if app is not None else None
@@ -228,13 +234,19 @@ def _explained(e: BaseException, ctx: click.Context) -> BaseException:
     return e
 
 
-def _stdout_name() -> str:
-    """Where standard output goes (a file's path on Linux), for a message about it."""
+def _stdout_file() -> str | None:
+    """The file standard output is redirected to, when it is one on a (nearly) full disk
+    (Linux: ``/proc/self/fd/1``); else ``None``."""
+    from ..files import LOW_SPACE, free_kb
+
     try:
         target = os.readlink(f"/proc/self/fd/{sys.stdout.fileno()}")
-    except (OSError, ValueError, AttributeError):
-        return "standard output"
-    return target if target.startswith("/") else "standard output"
+    except (OSError, ValueError, AttributeError):  # not a real file descriptor, not Linux
+        return None
+    if not os.path.isfile(target):
+        return None
+    free = free_kb(target)
+    return target if 0 <= free * 1024 < LOW_SPACE else None
 
 
 def _one_line_text(text: str) -> str:
