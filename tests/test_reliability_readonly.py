@@ -160,3 +160,20 @@ def test_copy_out_of_a_read_only_medium(played, mounts, tmp_path):
     result = run(str(medium / "ledger.db"), "copy", str(medium / "ledger.db"), target)
     assert result.exit_code == 0, result.output
     assert run(target, "verify").exit_code == 0
+
+
+def test_an_old_ledger_on_a_read_only_medium_says_it_needs_upgrading(played, mounts):
+    # a file from before the last migration must be migrated, which writes: say so plainly
+    conn = sqlite3.connect(played)
+    conn.execute("drop index events_session_marks")
+    conn.execute("delete from _sqlite_migrations where name = 'm007_session_marks'")
+    conn.commit()
+    conn.close()
+    checkpoint(played)
+    medium = mounts.readonly_copy("medium", played)
+    refused(
+        run(str(medium / "ledger.db"), "log"),
+        "written by an older campaign-ledger",
+        "mounted read-only",
+        "copy it to a folder you can write",
+    )
