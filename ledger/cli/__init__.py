@@ -219,7 +219,9 @@ def _explained(e: BaseException, ctx: click.Context) -> BaseException:
             if stdout is not None:  # written as it went: what is there is incomplete
                 return DiskFull(stdout, incomplete=True)
             app = ctx.find_object(App)
-            return DiskFull(app.db_path if app is not None else os.getcwd())
+            for where in (app.db_path if app is not None else None, os.getcwd()):
+                if where and not where.startswith(("postgres", "file:")) and _low(where):
+                    return DiskFull(where)
         return e
     app = ctx.find_object(App)
     db_path = app.db_path if app is not None else None
@@ -234,19 +236,22 @@ def _explained(e: BaseException, ctx: click.Context) -> BaseException:
     return e
 
 
+def _low(path: str) -> bool:
+    """Is the disk holding ``path`` (nearly) full (:data:`ledger.files.LOW_SPACE`)?"""
+    from ..files import LOW_SPACE, free_kb
+
+    free = free_kb(path)
+    return 0 <= free * 1024 < LOW_SPACE
+
+
 def _stdout_file() -> str | None:
     """The file standard output is redirected to, when it is one on a (nearly) full disk
     (Linux: ``/proc/self/fd/1``); else ``None``."""
-    from ..files import LOW_SPACE, free_kb
-
     try:
         target = os.readlink(f"/proc/self/fd/{sys.stdout.fileno()}")
     except (OSError, ValueError, AttributeError):  # not a real file descriptor, not Linux
         return None
-    if not os.path.isfile(target):
-        return None
-    free = free_kb(target)
-    return target if 0 <= free * 1024 < LOW_SPACE else None
+    return target if os.path.isfile(target) and _low(target) else None
 
 
 def _one_line_text(text: str) -> str:
