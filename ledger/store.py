@@ -261,9 +261,17 @@ class Store(SqlEventStore):
 
     :param db: a path or a ``sqlite_utils.Database``. A path is opened with plain
         ``sqlite3``; :attr:`db` wraps the connection in sqlite-utils only when asked for.
+        A path this process cannot write (a read-only medium, a folder not its own) is
+        opened read-only (:attr:`readonly` says why; how: :func:`ledger.files.connect_readonly`):
+        reads answer, snapshots are neither saved nor dropped, and a write raises
+        :class:`~ledger.files.ReadOnlyLedger`.
     :param synchronous: SQLite ``synchronous`` pragma: ``"NORMAL"`` (default in WAL mode: a
         power loss may lose the last committed transactions but never corrupts the log) or
         ``"FULL"`` (every commit durable before it returns).
+    :raises DiskFull: the disk under the file is full (:class:`ledger.files.DiskFull`, also
+        from any later transaction).
+    :raises StoreError: a ledger cannot be created at the path (a read-only folder), or an
+        old file on a read-only medium would need its migrations.
     """
 
     MARK = "?"
