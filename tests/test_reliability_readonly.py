@@ -177,3 +177,24 @@ def test_an_old_ledger_on_a_read_only_medium_says_it_needs_upgrading(played, mou
         "mounted read-only",
         "copy it to a folder you can write",
     )
+
+
+def test_a_folder_you_cannot_write_is_read_read_only(played, monkeypatch):
+    # not root: os.access says the folder cannot be written (as root a mount is needed to
+    # make that true; here the permission check is what is played)
+    folder = os.path.dirname(os.path.abspath(played))
+    real = os.access
+
+    def access(path, mode, *args, **kwargs):
+        if mode == os.W_OK and os.path.abspath(path) == folder:
+            return False
+        return real(path, mode, *args, **kwargs)
+
+    expected = answers(played)
+    monkeypatch.setattr(os, "access", access)
+    assert answers(played) == expected
+    before = os.path.getsize(played)
+    refused(
+        run(played, "note", "hello"), "cannot be changed", f"you cannot write its folder {folder}"
+    )
+    assert os.path.getsize(played) == before
