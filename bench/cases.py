@@ -19,7 +19,7 @@ import workload
 
 from ledger.campaign import Campaign
 from ledger.codec import Codec
-from ledger.events import Event, stream_of
+from ledger.events import Event, SessionStarted, stream_of
 from ledger.store import COLUMNS, Pending, Store
 
 AT = "2026-03-01T20:00:00.000000Z"
@@ -44,12 +44,13 @@ def new_campaign(path: str, *, synchronous: str = "NORMAL") -> Campaign:
     return camp
 
 
-def batches(total: int) -> list[Batch]:
-    """The workload's sessions with the expected version of every stream they touch."""
+def batches(total: int, *, seed: int = 7) -> list[Batch]:
+    """The workload's sessions (:func:`workload.sessions`) with the expected version of
+    every stream they touch, for a campaign made by :func:`new_campaign`."""
     versions: dict[str, int] = {s["id"]: 1 for s in workload.character_sheets()}
     versions["campaign"] = 1
     out = []
-    for number, events in workload.sessions(total):
+    for number, events in workload.sessions(total, seed=seed):
         expected = {}
         for e in events:
             stream = stream_of(e)
@@ -204,6 +205,30 @@ def floor_scan_decode(path: str) -> float:
     return elapsed
 
 
+def correct_early(path: str, who: str) -> tuple[int, float]:
+    """Retract ``who``'s first ``experience_marked`` (an early event) in the ledger at
+    ``path`` through ``Campaign.correct`` (validated by a replay): its seq and the seconds."""
+    from ledger.campaign import open_campaign
+
+    store = Store(path)
+    camp = open_campaign(store, workload.CAMPAIGN)
+    (target,) = next(
+        iter(
+            store.rows(
+                workload.CAMPAIGN,
+                types=["d20-world.experience_marked"],
+                stream=who,
+                columns="seq",
+            )
+        )
+    )
+    t = time.perf_counter()
+    camp.correct(target, "bench: an early correction", actor=ACTOR, at=AT)
+    elapsed = time.perf_counter() - t
+    store.conn.close()
+    return target, elapsed
+
+
 # --- 3. durable single appends -----------------------------------------------------------
 
 
@@ -212,6 +237,9 @@ def ledger_durable(path: str, events: Sequence[Event]) -> float:
     with synchronous=FULL."""
     camp = new_campaign(path, synchronous="FULL")
     store = camp.store
+    for e in events:  # an open session's seed is kept, as `campaign session start` does
+        if isinstance(e, SessionStarted):
+            store.put_secret(workload.CAMPAIGN, e.number, workload.session_secret(e.number))
     version = {
         s: store.stream_version(workload.CAMPAIGN, s) for s in {stream_of(e) for e in events}
     }

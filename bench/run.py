@@ -237,22 +237,8 @@ def bench_correction(tmp: Path, n: int, reads: int) -> dict[str, Any]:
 
     prime = sheet_ms()
     before = [sheet_ms() for _ in range(reads)]
-    store = Store(str(db))
-    camp = open_campaign(store, workload.CAMPAIGN)
-    (target,) = next(
-        iter(
-            store.rows(
-                workload.CAMPAIGN,
-                types=["d20-world.experience_marked"],
-                stream=who,
-                columns="seq",
-            )
-        )
-    )
-    t = time.perf_counter()
-    camp.correct(target, "bench: an early correction", actor=cases.ACTOR, at=cases.AT)
-    correct_ms = 1000 * (time.perf_counter() - t)
-    store.conn.close()
+    target, took = cases.correct_early(str(db), who)
+    correct_ms = 1000 * took
     first = sheet_ms()
     after = [sheet_ms() for _ in range(reads)]
     head = sqlite3.connect(db).execute("select max(seq) from events").fetchone()[0]
