@@ -20,11 +20,13 @@ import workload
 from ledger.campaign import Campaign
 from ledger.codec import Codec
 from ledger.events import Event, SessionStarted, stream_of
-from ledger.store import COLUMNS, Pending, Store
+from ledger.store import COLUMNS, INSERT_CHUNK, MMAP_BYTES, Pending, Store
 
 AT = "2026-03-01T20:00:00.000000Z"
 ACTOR = "gm"
-INSERT = f"insert into events ({', '.join(COLUMNS)}) values ({', '.join('?' * len(COLUMNS))})"
+INSERT_HEAD = f"insert into events ({', '.join(COLUMNS)}) values "
+ROW_MARKS = f"({', '.join('?' * len(COLUMNS))})"
+INSERT = INSERT_HEAD + ROW_MARKS
 
 Batch = tuple[int, list[Event], dict[str, int]]  # session, events, expected versions
 
@@ -114,36 +116,84 @@ def floor_schema_path(path: str) -> None:
     close(camp)
 
 
-def floor_append(path: str, rows: Sequence[tuple[Any, ...]], *, skip: int) -> float:
-    """The raw floor: ``sqlite3`` ``executemany`` of the same rows (the same msgspec bytes,
-    hashes precomputed) into the same table, one transaction, WAL, synchronous=NORMAL."""
-    floor_schema_path(path)
+def raw_connection(path: str, *, synchronous: str = "NORMAL") -> sqlite3.Connection:
+    """A plain ``sqlite3`` connection with the store's own settings (:class:`Store`): WAL,
+    ``synchronous``, the memory-mapped reads of ``MMAP_BYTES``, recursive triggers,
+    autocommit (transactions begun by hand)."""
     conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("pragma recursive_triggers = on")
     conn.execute("pragma journal_mode = wal")
-    conn.execute("pragma synchronous = NORMAL")
+    conn.execute(f"pragma synchronous = {synchronous}")
+    conn.execute(f"pragma mmap_size = {MMAP_BYTES}")
+    return conn
+
+
+#: The raw floors of the batched append: how each session's rows go in.
+FLOOR_METHODS = {
+    "executemany": "sqlite3 executemany of a one-row INSERT",
+    "multirow": f"multi-row INSERTs of {INSERT_CHUNK} rows (as Store.append writes)",
+    "session": "one multi-row INSERT of the whole session",
+}
+
+
+def _floor_plan(rows: Sequence[tuple[Any, ...]], method: str) -> list[list[tuple[str, Any]]]:
+    """Per session, the statements and parameters of ``method`` (built outside the clock)."""
+    sessions = [
+        rows[i : i + workload.SESSION_EVENTS] for i in range(0, len(rows), workload.SESSION_EVENTS)
+    ]
+    if method == "executemany":
+        return [[(INSERT, list(batch))] for batch in sessions]
+    plan = []
+    for batch in sessions:
+        size = INSERT_CHUNK if method == "multirow" else len(batch)
+        statements = []
+        for i in range(0, len(batch), size):
+            part = batch[i : i + size]
+            sql = INSERT_HEAD + ", ".join([ROW_MARKS] * len(part))
+            statements.append((sql, [v for row in part for v in row]))
+        plan.append(statements)
+    return plan
+
+
+def floor_append(path: str, rows: Sequence[tuple[Any, ...]], *, method: str) -> float:
+    """A raw floor of the batched append: the same rows (the same msgspec bytes, hashes
+    precomputed) into the same table with its indexes and triggers, with the same batching
+    as ``Store.append`` (one ``BEGIN IMMEDIATE`` transaction per session of
+    :data:`workload.SESSION_EVENTS` rows) and the same settings (:func:`raw_connection`:
+    WAL, ``synchronous=NORMAL``). ``method`` is a key of :data:`FLOOR_METHODS`; the bench
+    takes the fastest of them in each round as the floor."""
+    floor_schema_path(path)
+    plan = _floor_plan(rows, method)
+    conn = raw_connection(path)
+    many = method == "executemany"
     t = time.perf_counter()
-    conn.execute("begin")
-    conn.executemany(INSERT, rows[skip:])
-    conn.execute("commit")
+    for statements in plan:
+        conn.execute("begin immediate")
+        for sql, args in statements:
+            if many:
+                conn.executemany(sql, args)
+            else:
+                conn.execute(sql, args)
+        conn.execute("commit")
     elapsed = time.perf_counter() - t
     conn.close()
     return elapsed
 
 
-def floor_bare_append(path: str, rows: Sequence[tuple[Any, ...]], *, skip: int) -> float:
-    """The barest floor: ``(seq, data)`` into a table with no other index, one transaction."""
+def floor_bare_append(path: str, rows: Sequence[tuple[Any, ...]]) -> float:
+    """The barest floor (context): ``(seq, data)`` into a table with no other index, one
+    transaction per session, ``executemany``, the store's settings."""
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(path + suffix):
             os.remove(path + suffix)
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("pragma journal_mode = wal")
-    conn.execute("pragma synchronous = NORMAL")
+    conn = raw_connection(path)
     conn.execute("create table events (seq integer primary key, data text not null)")
-    pairs = [(r[0], r[5]) for r in rows[skip:]]
+    pairs = [(r[0], r[5]) for r in rows]
     t = time.perf_counter()
-    conn.execute("begin")
-    conn.executemany("insert into events values (?, ?)", pairs)
-    conn.execute("commit")
+    for i in range(0, len(pairs), workload.SESSION_EVENTS):
+        conn.execute("begin immediate")
+        conn.executemany("insert into events values (?, ?)", pairs[i : i + workload.SESSION_EVENTS])
+        conn.execute("commit")
     elapsed = time.perf_counter() - t
     conn.close()
     return elapsed
@@ -261,11 +311,10 @@ def ledger_durable(path: str, events: Sequence[Event]) -> float:
 
 
 def floor_durable(path: str, rows: Sequence[tuple[Any, ...]]) -> float:
-    """The floor: one ``insert`` of a precomputed row per transaction, synchronous=FULL."""
+    """The floor: one ``insert`` of a precomputed row per ``BEGIN IMMEDIATE`` transaction,
+    the store's settings with synchronous=FULL."""
     floor_schema_path(path)
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("pragma journal_mode = wal")
-    conn.execute("pragma synchronous = FULL")
+    conn = raw_connection(path, synchronous="FULL")
     t = time.perf_counter()
     for row in rows:
         conn.execute("begin immediate")
@@ -316,18 +365,37 @@ def _es_classes() -> tuple[type, type]:
     return Character, Ledger
 
 
-def es_app(path: str) -> Any:
+#: SQLite's ``synchronous`` on eventsourcing's connections: the store's default (NORMAL),
+#: so both sides of a comparison have the same durability (eventsourcing leaves SQLite's
+#: compiled default, FULL in WAL mode here: ``pragma compile_options``).
+ES_SQLITE_SYNCHRONOUS = "NORMAL"
+
+
+@functools.cache
+def _es_sqlite_synchronous() -> None:
+    """Give every SQLite connection eventsourcing opens :data:`ES_SQLITE_SYNCHRONOUS`."""
+    from eventsourcing import sqlite as es_sqlite
+
+    create = es_sqlite.SQLiteConnectionPool._create_connection
+
+    def create_with_synchronous(self: Any) -> Any:
+        conn = create(self)
+        conn._sqlite_conn.execute(f"pragma synchronous = {ES_SQLITE_SYNCHRONOUS}")
+        return conn
+
+    es_sqlite.SQLiteConnectionPool._create_connection = create_with_synchronous  # type: ignore[method-assign]
+
+
+def _remove(path: str) -> None:
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(path + suffix):
             os.remove(path + suffix)
-    _, Ledger = _es_classes()
-    return Ledger(
-        env={
-            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-            "SQLITE_DBNAME": path,
-            "SQLITE_LOCK_TIMEOUT": "10",
-        }
-    )
+
+
+def es_app(path: str) -> Any:
+    """A fresh eventsourcing application on a new SQLite file at ``path``."""
+    _remove(path)
+    return es_app_open(path)
 
 
 def es_save_work(app: Any, aggs: dict[str, Any], work: Sequence[Batch]) -> None:
@@ -348,10 +416,12 @@ def es_save_work(app: Any, aggs: dict[str, Any], work: Sequence[Batch]) -> None:
 
 
 def es_append(path: str, work: Sequence[Batch]) -> tuple[float, dict[str, Any]]:
-    """eventsourcing: one aggregate per character; each session's events are triggered on
-    their aggregates (the same d20-world applier runs, as our validation does) and saved in
-    one ``app.save`` (its SQLite application recorder, one transaction). Campaign-stream
-    events have no aggregate (d20-world has no applier for them) and are skipped."""
+    """eventsourcing's application, the peer of ``Campaign.append`` (both run the rules):
+    one aggregate per character; each session's events are triggered on their aggregates
+    (converted from our structs to dicts and back, then the same d20-world applier runs)
+    and saved in one ``app.save`` (its SQLite application recorder, one transaction).
+    Campaign-stream events (sessions and scenes, 4%) have no aggregate and are not
+    written, which favours eventsourcing."""
     Character, _ = _es_classes()
     app = es_app(path)
     aggs = {s["id"]: Character(character=s["id"]) for s in workload.character_sheets()}
@@ -376,6 +446,9 @@ def es_replay(path: str, ids: dict[str, Any]) -> float:
 
 
 def es_app_open(path: str) -> Any:
+    """The eventsourcing application on the SQLite file at ``path`` (WAL, its pool of
+    connections at :data:`ES_SQLITE_SYNCHRONOUS`)."""
+    _es_sqlite_synchronous()
     _, Ledger = _es_classes()
     return Ledger(
         env={
@@ -386,22 +459,32 @@ def es_app_open(path: str) -> Any:
     )
 
 
-def es_recorder_append(path: str, rows: Sequence[tuple[Any, ...]], *, skip: int) -> float:
-    """eventsourcing's SQLite application recorder alone: ``insert_events`` of StoredEvents
-    holding the same msgspec bytes, one call per session of 1,000 (context, not a goal)."""
+def stored_events(rows: Sequence[tuple[Any, ...]]) -> list[Any]:
+    """eventsourcing ``StoredEvent`` s holding the rows' own bytes: originator id = the
+    campaign's stream, version = the stream's version, topic = the type, state = the data."""
     from eventsourcing.persistence import StoredEvent
-    from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
 
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(path + suffix):
-            os.remove(path + suffix)
-    ds = SQLiteDatastore(path, originator_id_type="text")
-    rec = SQLiteApplicationRecorder(ds)
-    rec.create_table()
-    stored = [
+    return [
         StoredEvent(originator_id=r[2], originator_version=r[3], topic=r[4], state=r[5].encode())
-        for r in rows[skip:]
+        for r in rows
     ]
+
+
+def es_aggregate_recorder_append(path: str, rows: Sequence[tuple[Any, ...]]) -> float:
+    """eventsourcing's SQLite aggregate recorder, the rule-free peer of ``Store.append``:
+    ``insert_events`` of the same bytes (:func:`stored_events`), one call (one transaction)
+    per session of :data:`workload.SESSION_EVENTS`. Its table's primary key
+    ``(originator_id, originator_version)`` is its per-stream version check: a version
+    written twice fails the insert. No chain, no head, no other index. WAL and
+    :data:`ES_SQLITE_SYNCHRONOUS`."""
+    from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteDatastore
+
+    _es_sqlite_synchronous()
+    _remove(path)
+    ds = SQLiteDatastore(path, originator_id_type="text")
+    rec = SQLiteAggregateRecorder(ds)
+    rec.create_table()
+    stored = stored_events(rows)
     t = time.perf_counter()
     for i in range(0, len(stored), workload.SESSION_EVENTS):
         rec.insert_events(stored[i : i + workload.SESSION_EVENTS])
