@@ -11,8 +11,8 @@ import functools
 import os
 import sqlite3
 import time
-from collections.abc import Sequence
-from typing import Any, Union
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import msgspec
 import workload
@@ -217,66 +217,48 @@ def ledger_replay(path: str) -> float:
     return elapsed
 
 
-def _union_decoder() -> msgspec.json.Decoder[Any]:
-    from ledger_d20_world.events import __dict__ as ns
+@functools.cache
+def floor_codec() -> Codec:
+    """The campaign's codec (core + d20-world types), as the replay decodes with."""
+    from ledger.campaign import load_system
 
-    from ledger.events import CORE_EVENT_TYPES
+    return Codec(load_system(workload.SYSTEM).event_types)
 
-    plugin = tuple(
-        v
-        for v in ns.values()
-        if isinstance(v, type) and issubclass(v, Event) and v.__struct_config__.tag
-    )
-    return msgspec.json.Decoder(Union[CORE_EVENT_TYPES + plugin])  # type: ignore[valid-type]  # noqa: UP007
+
+def decode_rows(rows: Iterable[tuple[str, Any]]) -> int:
+    """The replay floor's decode: each ``(visibility, data)`` row into its typed struct, as
+    the replay's fold decodes (``Projector.fold``): the codec's union decoder, and for a
+    GM-only row (its payload carries a salt) ``Codec.decode``. Nothing applied. Returns how
+    many rows."""
+    codec = floor_codec()
+    fast, salted = codec.raw_decode, codec.decode
+    n = 0
+    for visibility, data in rows:
+        if visibility == "gm":
+            salted(data)
+        else:
+            fast(data)
+        n += 1
+    return n
 
 
 def floor_scan_decode(path: str) -> float:
-    """The floor: ``select data ... order by seq`` and a msgspec decode of every payload into
-    its typed struct (the same tagged union), nothing applied."""
-    decode = _union_decoder().decode
-    from ledger.codec import SALT
-
+    """The replay floor: ``select visibility, data ... order by seq`` on a connection with the
+    store's settings (memory-mapped reads, :func:`raw_connection`) and :func:`decode_rows`.
+    Opening is timed too, as the replay's is."""
+    floor_codec()
     t = time.perf_counter()
-    conn = sqlite3.connect(path)
-    n = 0
-    for (data,) in conn.execute(
-        "select data from events where campaign = ? order by seq", (workload.CAMPAIGN,)
-    ):
-        try:
-            decode(data)
-        except msgspec.ValidationError:  # a GM-only payload carries a salt: drop it
-            raw = msgspec.json.decode(data)
-            raw.pop(SALT)
-            decode(msgspec.json.encode(raw))
-        n += 1
+    conn = raw_connection(path)
+    n = decode_rows(
+        conn.execute(
+            "select visibility, data from events where campaign = ? order by seq",
+            (workload.CAMPAIGN,),
+        )
+    )
     elapsed = time.perf_counter() - t
     conn.close()
     assert n > 0
     return elapsed
-
-
-def correct_early(path: str, who: str) -> tuple[int, float]:
-    """Retract ``who``'s first ``experience_marked`` (an early event) in the ledger at
-    ``path`` through ``Campaign.correct`` (validated by a replay): its seq and the seconds."""
-    from ledger.campaign import open_campaign
-
-    store = Store(path)
-    camp = open_campaign(store, workload.CAMPAIGN)
-    (target,) = next(
-        iter(
-            store.rows(
-                workload.CAMPAIGN,
-                types=["d20-world.experience_marked"],
-                stream=who,
-                columns="seq",
-            )
-        )
-    )
-    t = time.perf_counter()
-    camp.correct(target, "bench: an early correction", actor=ACTOR, at=AT)
-    elapsed = time.perf_counter() - t
-    store.conn.close()
-    return target, elapsed
 
 
 # --- 3. durable single appends -----------------------------------------------------------
