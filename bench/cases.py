@@ -261,6 +261,30 @@ def floor_scan_decode(path: str) -> float:
     return elapsed
 
 
+def correct_early(path: str, who: str) -> tuple[int, float]:
+    """Retract ``who``'s first ``experience_marked`` (an early event) in the ledger at
+    ``path`` through ``Campaign.correct`` (validated by a replay): its seq and the seconds."""
+    from ledger.campaign import open_campaign
+
+    store = Store(path)
+    camp = open_campaign(store, workload.CAMPAIGN)
+    (target,) = next(
+        iter(
+            store.rows(
+                workload.CAMPAIGN,
+                types=["d20-world.experience_marked"],
+                stream=who,
+                columns="seq",
+            )
+        )
+    )
+    t = time.perf_counter()
+    camp.correct(target, "bench: an early correction", actor=ACTOR, at=AT)
+    elapsed = time.perf_counter() - t
+    store.conn.close()
+    return target, elapsed
+
+
 # --- 3. durable single appends -----------------------------------------------------------
 
 
