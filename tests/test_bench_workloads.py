@@ -87,6 +87,24 @@ def test_postgres_workload_verifies(postgres_server: str) -> None:
             camp.store.close()
 
 
+def test_postgres_hosted_load_verifies(postgres_server: str, tmp_path: Path) -> None:
+    """bench/postgres.py's many-writer case: what ``Campaign.append`` and
+    ``PostgresStore.append`` writers leave verifies, nothing lost or twice; the floor and
+    eventsourcing's recorder store every row of the same plan."""
+    import postgres
+
+    setup = postgres.HostedSetup(postgres_server, 4)
+    plan = postgres.hosted_plan(4, 2, 3)
+    rows = postgres.floor_rows(setup.created, plan)
+    for kind in postgres.HOSTED_CASES:
+        found = postgres.hosted_run(
+            postgres_server, setup, kind, plan, rows if kind == "floor" else None, tmp_path
+        )
+        counted = {k: v for k, v in found.items() if k in postgres.HOSTED_PROBLEMS}
+        assert counted and not any(counted.values()), (kind, found)
+        assert found["events"] == sum(n for appends in plan for _, n in appends)
+
+
 def test_every_roll_result_is_the_rules_own() -> None:
     """The workload resolves each roll with the rules: all three bands, experience, and a
     check made while winded carries the condition's penalty."""
