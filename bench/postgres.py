@@ -113,22 +113,48 @@ def ledger_append(url: str, work: Sequence[cases.Batch]) -> tuple[float, list[tu
     return elapsed, rows
 
 
+def copy_text(rows: Sequence[tuple[Any, ...]]) -> bytes:
+    """``rows`` in ``COPY ... FROM STDIN`` text format (tab-separated, ``\\N`` for null,
+    backslash, tab and line breaks escaped): what ``copy.write_row`` sends, made beforehand."""
+
+    def field(value: Any) -> str:
+        if value is None:
+            return "\\N"
+        text = str(value)
+        if "\\" in text or "\t" in text or "\n" in text or "\r" in text:
+            text = (
+                text.replace("\\", "\\\\")
+                .replace("\t", "\\t")
+                .replace("\n", "\\n")
+                .replace("\r", "\\r")
+            )
+        return text
+
+    return "".join("\t".join(map(field, row)) + "\n" for row in rows).encode()
+
+
 def floor_append(url: str, rows: Sequence[tuple[Any, ...]]) -> float:
-    """The raw floor: psycopg ``COPY`` of the same rows into the same table (its indexes and
-    triggers), one transaction per session of :data:`workload.SESSION_EVENTS` rows."""
+    """The raw floor: ``COPY`` of the same rows (the same bytes, hashes precomputed, the COPY
+    text itself made beforehand: :func:`copy_text`) into the same table (its indexes and
+    triggers), one transaction per session of :data:`workload.SESSION_EVENTS` rows, as
+    ``PostgresStore.append`` writes (its ``COPY`` formats each row with ``write_row``)."""
+    size = workload.SESSION_EVENTS
+    buffers = [copy_text(rows[i : i + size]) for i in range(0, len(rows), size)]
     with schema(url) as (u, _):
         PostgresStore(u).close()  # the tables, indexes and triggers
         with psycopg.connect(u, autocommit=True) as conn:
             t = time.perf_counter()
-            for i in range(0, len(rows), workload.SESSION_EVENTS):
+            for buffer in buffers:
                 with (
                     conn.transaction(),
                     conn.cursor() as cur,
                     cur.copy(f"copy events ({', '.join(COLUMNS)}) from stdin") as copy,
                 ):
-                    for row in rows[i : i + workload.SESSION_EVENTS]:
-                        copy.write_row(row)
-            return time.perf_counter() - t
+                    copy.write(buffer)
+            elapsed = time.perf_counter() - t
+            (count,) = conn.execute("select count(*) from events").fetchone()  # type: ignore[misc]
+    assert count == len(rows), (count, len(rows))
+    return elapsed
 
 
 def es_env(u: str, name: str) -> dict[str, str]:
@@ -694,12 +720,17 @@ def main(argv: list[str] | None = None) -> int:
     only = set(args.only or ["append", "replay", "hosted"])
     with psycopg.connect(args.url) as conn:
         server = conn.execute("select version()").fetchone()[0]  # type: ignore[index]
+        durability = {  # every side commits with these (none of them sets its own)
+            setting: conn.execute(f"show {setting}").fetchone()[0]  # type: ignore[index]
+            for setting in ("synchronous_commit", "fsync", "wal_sync_method")
+        }
     results: dict[str, Any] = {
         "machine": {
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
             "psycopg": psycopg.__version__,
             "server": server,
+            "durability_every_side": durability,
             "load_average_at_start": os.getloadavg(),
         }
     }

@@ -3,6 +3,7 @@
     uv run python bench/run.py            # 100,000 and 1,000,000 events (about 10 minutes)
     uv run python bench/run.py --quick    # 20,000 events, a minute or two
     uv run python bench/run.py --full     # also eventsourcing and Campaign.append at 1,000,000
+    uv run python bench/run.py --sizes 20000,100000 --rounds 5   # smaller ledgers
     uv run python bench/run.py --correction-only 300000   # only the sheet after a correction
 
 Every figure is a ratio measured in the same run: each round runs every case once (in a
@@ -575,6 +576,14 @@ def machine() -> dict[str, Any]:
         "msgspec": msgspec.__version__,
         "eventsourcing": es,
         "load_average_at_start": os.getloadavg(),
+        "durability": {
+            "store.append, campaign.append, floors": "WAL, synchronous=NORMAL",
+            "eventsourcing (application, aggregate recorder)": (
+                f"WAL, synchronous={cases.ES_SQLITE_SYNCHRONOUS} (set by the bench; "
+                "its own default is SQLite's, FULL here)"
+            ),
+            "durable single appends (case 3), both sides": "WAL, synchronous=FULL",
+        },
     }
 
 
@@ -584,6 +593,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="20,000 events only, small counts")
     parser.add_argument("--full", action="store_true", help="peers at 1,000,000 events too (long)")
+    parser.add_argument(
+        "--sizes",
+        help="comma-separated event counts for cases 1 and 2 (default 100000,1000000; "
+        "--quick: 20000); the others run on the last",
+    )
     parser.add_argument("--rounds", type=int, default=5, help="rounds per case (default 5)")
     parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep the files")
@@ -618,6 +632,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     reps = max(args.rounds, 1)
     sizes = [20_000] if args.quick else [100_000, 1_000_000]
+    if args.sizes:
+        sizes = [int(x) for x in args.sizes.split(",")]
     tmp = args.keep or Path(
         tempfile.mkdtemp(prefix="ledger-bench-", dir=os.environ.get("BENCH_DIR"))
     )
@@ -648,6 +664,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
+    report["machine"]["load_average_at_end"] = os.getloadavg()
     report["wall_seconds"] = round(time.perf_counter() - started, 1)
     report["peak_rss_of_bench_mb"] = round(
         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
