@@ -53,7 +53,7 @@ def batches(total: int, *, seed: int = 7) -> list[Batch]:
     versions["campaign"] = 1
     out = []
     for number, events in workload.sessions(total, seed=seed):
-        expected = {}
+        expected: dict[str, int] = {}
         for e in events:
             stream = stream_of(e)
             expected.setdefault(stream, versions[stream])
@@ -63,7 +63,7 @@ def batches(total: int, *, seed: int = 7) -> list[Batch]:
 
 
 def close(camp: Campaign) -> None:
-    camp.store.conn.close()
+    camp.store.close()
 
 
 # --- 1. batched append ---------------------------------------------------------------------

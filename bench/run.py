@@ -471,7 +471,7 @@ def bench_reads(ledger_db: Path, reps: int, small_db: Path | None = None) -> dic
             t = time.perf_counter()
             read(c)
             took = time.perf_counter() - t
-            c.store.conn.close()
+            c.store.close()
             return took
 
         return run
@@ -487,7 +487,7 @@ def bench_reads(ledger_db: Path, reps: int, small_db: Path | None = None) -> dic
             except _Undo:
                 pass
             took = time.perf_counter() - t
-            c.store.conn.close()
+            c.store.close()
             return took
 
         return run

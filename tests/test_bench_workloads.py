@@ -108,8 +108,10 @@ def test_postgres_hosted_load_verifies(postgres_server: str, tmp_path: Path) -> 
 def test_every_roll_result_is_the_rules_own() -> None:
     """The workload resolves each roll with the rules: all three bands, experience, and a
     check made while winded carries the condition's penalty."""
+    from ledger_d20_world.events import CheckRolled
+
     events = [e for _, evs in workload.sessions(EVENTS) for e in evs]
-    checks = [e for e in events if type(e).__name__ == "CheckRolled"]
+    checks = [e for e in events if isinstance(e, CheckRolled)]
     assert {c.outcome for c in checks} == {"good", "messy", "bad"}
     assert any(c.experience for c in checks)
     assert any(c.condition_penalty for c in checks)
