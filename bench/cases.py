@@ -11,20 +11,22 @@ import functools
 import os
 import sqlite3
 import time
-from collections.abc import Sequence
-from typing import Any, Union
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import msgspec
 import workload
 
 from ledger.campaign.aggregate import Campaign
 from ledger.codec import Codec
-from ledger.events import Event, stream_of
-from ledger.store.sqlite import COLUMNS, Pending, Store
+from ledger.events import Event, SessionStarted, stream_of
+from ledger.store.sqlite import COLUMNS, INSERT_CHUNK, MMAP_BYTES, Pending, Store
 
 AT = "2026-03-01T20:00:00.000000Z"
 ACTOR = "gm"
-INSERT = f"insert into events ({', '.join(COLUMNS)}) values ({', '.join('?' * len(COLUMNS))})"
+INSERT_HEAD = f"insert into events ({', '.join(COLUMNS)}) values "
+ROW_MARKS = f"({', '.join('?' * len(COLUMNS))})"
+INSERT = INSERT_HEAD + ROW_MARKS
 
 Batch = tuple[int, list[Event], dict[str, int]]  # session, events, expected versions
 
@@ -44,13 +46,14 @@ def new_campaign(path: str, *, synchronous: str = "NORMAL") -> Campaign:
     return camp
 
 
-def batches(total: int) -> list[Batch]:
-    """The workload's sessions with the expected version of every stream they touch."""
+def batches(total: int, *, seed: int = 7) -> list[Batch]:
+    """The workload's sessions (:func:`workload.sessions`) with the expected version of
+    every stream they touch, for a campaign made by :func:`new_campaign`."""
     versions: dict[str, int] = {s["id"]: 1 for s in workload.character_sheets()}
     versions["campaign"] = 1
     out = []
-    for number, events in workload.sessions(total):
-        expected = {}
+    for number, events in workload.sessions(total, seed=seed):
+        expected: dict[str, int] = {}
         for e in events:
             stream = stream_of(e)
             expected.setdefault(stream, versions[stream])
@@ -60,7 +63,7 @@ def batches(total: int) -> list[Batch]:
 
 
 def close(camp: Campaign) -> None:
-    camp.store.conn.close()
+    camp.store.close()
 
 
 # --- 1. batched append ---------------------------------------------------------------------
@@ -113,36 +116,84 @@ def floor_schema_path(path: str) -> None:
     close(camp)
 
 
-def floor_append(path: str, rows: Sequence[tuple[Any, ...]], *, skip: int) -> float:
-    """The raw floor: ``sqlite3`` ``executemany`` of the same rows (the same msgspec bytes,
-    hashes precomputed) into the same table, one transaction, WAL, synchronous=NORMAL."""
-    floor_schema_path(path)
+def raw_connection(path: str, *, synchronous: str = "NORMAL") -> sqlite3.Connection:
+    """A plain ``sqlite3`` connection with the store's own settings (:class:`Store`): WAL,
+    ``synchronous``, the memory-mapped reads of ``MMAP_BYTES``, recursive triggers,
+    autocommit (transactions begun by hand)."""
     conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("pragma recursive_triggers = on")
     conn.execute("pragma journal_mode = wal")
-    conn.execute("pragma synchronous = NORMAL")
+    conn.execute(f"pragma synchronous = {synchronous}")
+    conn.execute(f"pragma mmap_size = {MMAP_BYTES}")
+    return conn
+
+
+#: The raw floors of the batched append: how each session's rows go in.
+FLOOR_METHODS = {
+    "executemany": "sqlite3 executemany of a one-row INSERT",
+    "multirow": f"multi-row INSERTs of {INSERT_CHUNK} rows (as Store.append writes)",
+    "session": "one multi-row INSERT of the whole session",
+}
+
+
+def _floor_plan(rows: Sequence[tuple[Any, ...]], method: str) -> list[list[tuple[str, Any]]]:
+    """Per session, the statements and parameters of ``method`` (built outside the clock)."""
+    sessions = [
+        rows[i : i + workload.SESSION_EVENTS] for i in range(0, len(rows), workload.SESSION_EVENTS)
+    ]
+    if method == "executemany":
+        return [[(INSERT, list(batch))] for batch in sessions]
+    plan = []
+    for batch in sessions:
+        size = INSERT_CHUNK if method == "multirow" else len(batch)
+        statements = []
+        for i in range(0, len(batch), size):
+            part = batch[i : i + size]
+            sql = INSERT_HEAD + ", ".join([ROW_MARKS] * len(part))
+            statements.append((sql, [v for row in part for v in row]))
+        plan.append(statements)
+    return plan
+
+
+def floor_append(path: str, rows: Sequence[tuple[Any, ...]], *, method: str) -> float:
+    """A raw floor of the batched append: the same rows (the same msgspec bytes, hashes
+    precomputed) into the same table with its indexes and triggers, with the same batching
+    as ``Store.append`` (one ``BEGIN IMMEDIATE`` transaction per session of
+    :data:`workload.SESSION_EVENTS` rows) and the same settings (:func:`raw_connection`:
+    WAL, ``synchronous=NORMAL``). ``method`` is a key of :data:`FLOOR_METHODS`; the bench
+    takes the fastest of them in each round as the floor."""
+    floor_schema_path(path)
+    plan = _floor_plan(rows, method)
+    conn = raw_connection(path)
+    many = method == "executemany"
     t = time.perf_counter()
-    conn.execute("begin")
-    conn.executemany(INSERT, rows[skip:])
-    conn.execute("commit")
+    for statements in plan:
+        conn.execute("begin immediate")
+        for sql, args in statements:
+            if many:
+                conn.executemany(sql, args)
+            else:
+                conn.execute(sql, args)
+        conn.execute("commit")
     elapsed = time.perf_counter() - t
     conn.close()
     return elapsed
 
 
-def floor_bare_append(path: str, rows: Sequence[tuple[Any, ...]], *, skip: int) -> float:
-    """The barest floor: ``(seq, data)`` into a table with no other index, one transaction."""
+def floor_bare_append(path: str, rows: Sequence[tuple[Any, ...]]) -> float:
+    """The barest floor (context): ``(seq, data)`` into a table with no other index, one
+    transaction per session, ``executemany``, the store's settings."""
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(path + suffix):
             os.remove(path + suffix)
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("pragma journal_mode = wal")
-    conn.execute("pragma synchronous = NORMAL")
+    conn = raw_connection(path)
     conn.execute("create table events (seq integer primary key, data text not null)")
-    pairs = [(r[0], r[5]) for r in rows[skip:]]
+    pairs = [(r[0], r[5]) for r in rows]
     t = time.perf_counter()
-    conn.execute("begin")
-    conn.executemany("insert into events values (?, ?)", pairs)
-    conn.execute("commit")
+    for i in range(0, len(pairs), workload.SESSION_EVENTS):
+        conn.execute("begin immediate")
+        conn.executemany("insert into events values (?, ?)", pairs[i : i + workload.SESSION_EVENTS])
+        conn.execute("commit")
     elapsed = time.perf_counter() - t
     conn.close()
     return elapsed
@@ -166,42 +217,72 @@ def ledger_replay(path: str) -> float:
     return elapsed
 
 
-def _union_decoder() -> msgspec.json.Decoder[Any]:
-    from ledger_d20_world.events import __dict__ as ns
+@functools.cache
+def floor_codec() -> Codec:
+    """The campaign's codec (core + d20-world types), as the replay decodes with."""
+    from ledger.campaign.aggregate import load_system
 
-    from ledger.events import CORE_EVENT_TYPES
+    return Codec(load_system(workload.SYSTEM).event_types)
 
-    plugin = tuple(
-        v
-        for v in ns.values()
-        if isinstance(v, type) and issubclass(v, Event) and v.__struct_config__.tag
-    )
-    return msgspec.json.Decoder(Union[CORE_EVENT_TYPES + plugin])  # type: ignore[valid-type]  # noqa: UP007
+
+def decode_rows(rows: Iterable[tuple[str, Any]]) -> int:
+    """The replay floor's decode: each ``(visibility, data)`` row into its typed struct, as
+    the replay's fold decodes (``Projector.fold``): the codec's union decoder, and for a
+    GM-only row (its payload carries a salt) ``Codec.decode``. Nothing applied. Returns how
+    many rows."""
+    codec = floor_codec()
+    fast, salted = codec.raw_decode, codec.decode
+    n = 0
+    for visibility, data in rows:
+        if visibility == "gm":
+            salted(data)
+        else:
+            fast(data)
+        n += 1
+    return n
 
 
 def floor_scan_decode(path: str) -> float:
-    """The floor: ``select data ... order by seq`` and a msgspec decode of every payload into
-    its typed struct (the same tagged union), nothing applied."""
-    decode = _union_decoder().decode
-    from ledger.codec import SALT
-
+    """The replay floor: ``select visibility, data ... order by seq`` on a connection with the
+    store's settings (memory-mapped reads, :func:`raw_connection`) and :func:`decode_rows`.
+    Opening is timed too, as the replay's is."""
+    floor_codec()
     t = time.perf_counter()
-    conn = sqlite3.connect(path)
-    n = 0
-    for (data,) in conn.execute(
-        "select data from events where campaign = ? order by seq", (workload.CAMPAIGN,)
-    ):
-        try:
-            decode(data)
-        except msgspec.ValidationError:  # a GM-only payload carries a salt: drop it
-            raw = msgspec.json.decode(data)
-            raw.pop(SALT)
-            decode(msgspec.json.encode(raw))
-        n += 1
+    conn = raw_connection(path)
+    n = decode_rows(
+        conn.execute(
+            "select visibility, data from events where campaign = ? order by seq",
+            (workload.CAMPAIGN,),
+        )
+    )
     elapsed = time.perf_counter() - t
     conn.close()
     assert n > 0
     return elapsed
+
+
+def correct_early(path: str, who: str) -> tuple[int, float]:
+    """Retract ``who``'s first ``experience_marked`` (an early event) in the ledger at
+    ``path`` through ``Campaign.correct`` (validated by a replay): its seq and the seconds."""
+    from ledger.campaign.aggregate import open_campaign
+
+    store = Store(path)
+    camp = open_campaign(store, workload.CAMPAIGN)
+    (target,) = next(
+        iter(
+            store.rows(
+                workload.CAMPAIGN,
+                types=["d20-world.experience_marked"],
+                stream=who,
+                columns="seq",
+            )
+        )
+    )
+    t = time.perf_counter()
+    camp.correct(target, "bench: an early correction", actor=ACTOR, at=AT)
+    elapsed = time.perf_counter() - t
+    store.conn.close()
+    return target, elapsed
 
 
 # --- 3. durable single appends -----------------------------------------------------------
@@ -212,6 +293,9 @@ def ledger_durable(path: str, events: Sequence[Event]) -> float:
     with synchronous=FULL."""
     camp = new_campaign(path, synchronous="FULL")
     store = camp.store
+    for e in events:  # an open session's seed is kept, as `campaign session start` does
+        if isinstance(e, SessionStarted):
+            store.put_secret(workload.CAMPAIGN, e.number, workload.session_secret(e.number))
     version = {
         s: store.stream_version(workload.CAMPAIGN, s) for s in {stream_of(e) for e in events}
     }
@@ -233,11 +317,10 @@ def ledger_durable(path: str, events: Sequence[Event]) -> float:
 
 
 def floor_durable(path: str, rows: Sequence[tuple[Any, ...]]) -> float:
-    """The floor: one ``insert`` of a precomputed row per transaction, synchronous=FULL."""
+    """The floor: one ``insert`` of a precomputed row per ``BEGIN IMMEDIATE`` transaction,
+    the store's settings with synchronous=FULL."""
     floor_schema_path(path)
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("pragma journal_mode = wal")
-    conn.execute("pragma synchronous = FULL")
+    conn = raw_connection(path, synchronous="FULL")
     t = time.perf_counter()
     for row in rows:
         conn.execute("begin immediate")
@@ -288,18 +371,37 @@ def _es_classes() -> tuple[type, type]:
     return Character, Ledger
 
 
-def es_app(path: str) -> Any:
+#: SQLite's ``synchronous`` on eventsourcing's connections: the store's default (NORMAL),
+#: so both sides of a comparison have the same durability (eventsourcing leaves SQLite's
+#: compiled default, FULL in WAL mode here: ``pragma compile_options``).
+ES_SQLITE_SYNCHRONOUS = "NORMAL"
+
+
+@functools.cache
+def _es_sqlite_synchronous() -> None:
+    """Give every SQLite connection eventsourcing opens :data:`ES_SQLITE_SYNCHRONOUS`."""
+    from eventsourcing import sqlite as es_sqlite
+
+    create = es_sqlite.SQLiteConnectionPool._create_connection
+
+    def create_with_synchronous(self: Any) -> Any:
+        conn = create(self)
+        conn._sqlite_conn.execute(f"pragma synchronous = {ES_SQLITE_SYNCHRONOUS}")
+        return conn
+
+    es_sqlite.SQLiteConnectionPool._create_connection = create_with_synchronous  # type: ignore[method-assign]
+
+
+def _remove(path: str) -> None:
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(path + suffix):
             os.remove(path + suffix)
-    _, Ledger = _es_classes()
-    return Ledger(
-        env={
-            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
-            "SQLITE_DBNAME": path,
-            "SQLITE_LOCK_TIMEOUT": "10",
-        }
-    )
+
+
+def es_app(path: str) -> Any:
+    """A fresh eventsourcing application on a new SQLite file at ``path``."""
+    _remove(path)
+    return es_app_open(path)
 
 
 def es_save_work(app: Any, aggs: dict[str, Any], work: Sequence[Batch]) -> None:
@@ -320,10 +422,12 @@ def es_save_work(app: Any, aggs: dict[str, Any], work: Sequence[Batch]) -> None:
 
 
 def es_append(path: str, work: Sequence[Batch]) -> tuple[float, dict[str, Any]]:
-    """eventsourcing: one aggregate per character; each session's events are triggered on
-    their aggregates (the same d20-world applier runs, as our validation does) and saved in
-    one ``app.save`` (its SQLite application recorder, one transaction). Campaign-stream
-    events have no aggregate (d20-world has no applier for them) and are skipped."""
+    """eventsourcing's application, the peer of ``Campaign.append`` (both run the rules):
+    one aggregate per character; each session's events are triggered on their aggregates
+    (converted from our structs to dicts and back, then the same d20-world applier runs)
+    and saved in one ``app.save`` (its SQLite application recorder, one transaction).
+    Campaign-stream events (sessions and scenes, 4%) have no aggregate and are not
+    written, which favours eventsourcing."""
     Character, _ = _es_classes()
     app = es_app(path)
     aggs = {s["id"]: Character(character=s["id"]) for s in workload.character_sheets()}
@@ -348,6 +452,9 @@ def es_replay(path: str, ids: dict[str, Any]) -> float:
 
 
 def es_app_open(path: str) -> Any:
+    """The eventsourcing application on the SQLite file at ``path`` (WAL, its pool of
+    connections at :data:`ES_SQLITE_SYNCHRONOUS`)."""
+    _es_sqlite_synchronous()
     _, Ledger = _es_classes()
     return Ledger(
         env={
@@ -358,22 +465,32 @@ def es_app_open(path: str) -> Any:
     )
 
 
-def es_recorder_append(path: str, rows: Sequence[tuple[Any, ...]], *, skip: int) -> float:
-    """eventsourcing's SQLite application recorder alone: ``insert_events`` of StoredEvents
-    holding the same msgspec bytes, one call per session of 1,000 (context, not a goal)."""
+def stored_events(rows: Sequence[tuple[Any, ...]]) -> list[Any]:
+    """eventsourcing ``StoredEvent`` s holding the rows' own bytes: originator id = the
+    campaign's stream, version = the stream's version, topic = the type, state = the data."""
     from eventsourcing.persistence import StoredEvent
-    from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteDatastore
 
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(path + suffix):
-            os.remove(path + suffix)
-    ds = SQLiteDatastore(path, originator_id_type="text")
-    rec = SQLiteApplicationRecorder(ds)
-    rec.create_table()
-    stored = [
+    return [
         StoredEvent(originator_id=r[2], originator_version=r[3], topic=r[4], state=r[5].encode())
-        for r in rows[skip:]
+        for r in rows
     ]
+
+
+def es_aggregate_recorder_append(path: str, rows: Sequence[tuple[Any, ...]]) -> float:
+    """eventsourcing's SQLite aggregate recorder, the rule-free peer of ``Store.append``:
+    ``insert_events`` of the same bytes (:func:`stored_events`), one call (one transaction)
+    per session of :data:`workload.SESSION_EVENTS`. Its table's primary key
+    ``(originator_id, originator_version)`` is its per-stream version check: a version
+    written twice fails the insert. No chain, no head, no other index. WAL and
+    :data:`ES_SQLITE_SYNCHRONOUS`."""
+    from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteDatastore
+
+    _es_sqlite_synchronous()
+    _remove(path)
+    ds = SQLiteDatastore(path, originator_id_type="text")
+    rec = SQLiteAggregateRecorder(ds)
+    rec.create_table()
+    stored = stored_events(rows)
     t = time.perf_counter()
     for i in range(0, len(stored), workload.SESSION_EVENTS):
         rec.insert_events(stored[i : i + workload.SESSION_EVENTS])

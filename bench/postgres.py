@@ -10,18 +10,24 @@ every case works in a schema of its own (``bench_<random>``) and drops it.
 1. Append: ``PostgresStore.append`` of the bench workload (sessions of 1,000 d20-world events,
    chain and expected versions included, one transaction each) against the raw floor (psycopg
    ``COPY`` of the same rows, the same bytes and hashes precomputed, into the same table, one
-   transaction per session too), and eventsourcing's PostgreSQL application recorder
-   (``insert_events`` of the same bytes, one call per session; it takes ``LOCK TABLE ... IN
-   EXCLUSIVE MODE`` per call) and its full application (aggregates, one ``save`` a session).
+   transaction per session too) and eventsourcing's PostgreSQL aggregate recorder
+   (``insert_events`` of the same bytes, one call per session: its per-stream version check,
+   no table lock); ``Campaign.append`` (the rules validate every event) against
+   eventsourcing's application (aggregates running the same rules, one ``save`` a session).
 2. Replay: every character's state through the d20-world rules (``Campaign.states``) against
-   the floor's scan + decode (``select data`` and one msgspec decode each) and eventsourcing's
-   repository (each aggregate from its events).
+   the floor's scan + decode (``select visibility, data`` and each payload decoded as the
+   fold decodes it) and eventsourcing's repository (each aggregate from its events).
 3. Hosted load: 1,000 campaigns in one database; W writer processes each append small
-   batches (1-5 notes, ``Campaign.append``: rules, chain, expected version) to random
-   campaigns at once. Throughput, p50/p99 append latency; then 0 lost (every acknowledged
+   batches (1-5 notes) to random campaigns at once, the same plan in every case:
+   ``Campaign.append`` and ``PostgresStore.append`` (each with the campaign stream's expected
+   version, read just before; a conflict is retried), the raw floor (one multi-row ``INSERT``
+   an append of the same rows, chained beforehand: no lock, no read) and eventsourcing's
+   aggregate recorder (read the stream's last version, insert at the next; retried on its
+   ``IntegrityError``). Throughput, p50/p99 append latency; then 0 lost (every acknowledged
    event is there, seq gap-free), 0 duplicated, every campaign verifies. W = 1, 2, 4, 8, 16.
 
-Every figure is a median over rounds (rotated order, ratios per round), as bench/run.py does.
+Every side commits with the server's own ``synchronous_commit`` (``on`` by default: each commit
+waits for its WAL flush). Every figure is a median over rounds (rotated order, ratios per round), as bench/run.py does.
 Nothing here is a test; docs/performance.md records a run.
 """
 
@@ -53,9 +59,10 @@ import workload  # noqa: E402
 from run import med, rounds, speed  # noqa: E402
 
 from ledger.campaign.aggregate import Campaign, open_campaign  # noqa: E402
-from ledger.chain import COLUMNS  # noqa: E402
-from ledger.events import CampaignCreated, NoteAdded  # noqa: E402
+from ledger.chain import COLUMNS, Head, chain_rows  # noqa: E402
+from ledger.events import NoteAdded  # noqa: E402
 from ledger.history.verify import verify_store  # noqa: E402
+from ledger.store.base import ConflictError, Pending, encode_batch  # noqa: E402
 from ledger.store.postgres import PostgresStore  # noqa: E402
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/test"
@@ -106,22 +113,48 @@ def ledger_append(url: str, work: Sequence[cases.Batch]) -> tuple[float, list[tu
     return elapsed, rows
 
 
+def copy_text(rows: Sequence[tuple[Any, ...]]) -> bytes:
+    """``rows`` in ``COPY ... FROM STDIN`` text format (tab-separated, ``\\N`` for null,
+    backslash, tab and line breaks escaped): what ``copy.write_row`` sends, made beforehand."""
+
+    def field(value: Any) -> str:
+        if value is None:
+            return "\\N"
+        text = str(value)
+        if "\\" in text or "\t" in text or "\n" in text or "\r" in text:
+            text = (
+                text.replace("\\", "\\\\")
+                .replace("\t", "\\t")
+                .replace("\n", "\\n")
+                .replace("\r", "\\r")
+            )
+        return text
+
+    return "".join("\t".join(map(field, row)) + "\n" for row in rows).encode()
+
+
 def floor_append(url: str, rows: Sequence[tuple[Any, ...]]) -> float:
-    """The raw floor: psycopg ``COPY`` of the same rows into the same table (its indexes and
-    triggers), one transaction per session of :data:`workload.SESSION_EVENTS` rows."""
+    """The raw floor: ``COPY`` of the same rows (the same bytes, hashes precomputed, the COPY
+    text itself made beforehand: :func:`copy_text`) into the same table (its indexes and
+    triggers), one transaction per session of :data:`workload.SESSION_EVENTS` rows, as
+    ``PostgresStore.append`` writes (its ``COPY`` formats each row with ``write_row``)."""
+    size = workload.SESSION_EVENTS
+    buffers = [copy_text(rows[i : i + size]) for i in range(0, len(rows), size)]
     with schema(url) as (u, _):
         PostgresStore(u).close()  # the tables, indexes and triggers
         with psycopg.connect(u, autocommit=True) as conn:
             t = time.perf_counter()
-            for i in range(0, len(rows), workload.SESSION_EVENTS):
+            for buffer in buffers:
                 with (
                     conn.transaction(),
                     conn.cursor() as cur,
                     cur.copy(f"copy events ({', '.join(COLUMNS)}) from stdin") as copy,
                 ):
-                    for row in rows[i : i + workload.SESSION_EVENTS]:
-                        copy.write_row(row)
-            return time.perf_counter() - t
+                    copy.write(buffer)
+            elapsed = time.perf_counter() - t
+            (count,) = conn.execute("select count(*) from events").fetchone()  # type: ignore[misc]
+    assert count == len(rows), (count, len(rows))
+    return elapsed
 
 
 def es_env(u: str, name: str) -> dict[str, str]:
@@ -138,28 +171,45 @@ def es_env(u: str, name: str) -> dict[str, str]:
     }
 
 
-def es_recorder_append(url: str, rows: Sequence[tuple[Any, ...]]) -> float:
-    """eventsourcing's PostgreSQL application recorder alone: ``insert_events`` of
-    StoredEvents holding the same bytes, one call per session."""
-    from eventsourcing.persistence import StoredEvent
+def es_factory(u: str, name: str, *, create: bool) -> Any:
+    """eventsourcing's PostgreSQL infrastructure in schema ``name`` (text originator ids)."""
     from eventsourcing.postgres import PostgresFactory
 
+    env = es_env(u, name) | {"CREATE_TABLE": "y" if create else "n", "ORIGINATOR_ID_TYPE": "text"}
+    return PostgresFactory(env)  # type: ignore[arg-type]
+
+
+def es_aggregate_recorder_append(url: str, rows: Sequence[tuple[Any, ...]]) -> float:
+    """eventsourcing's PostgreSQL aggregate recorder, the rule-free peer of
+    ``PostgresStore.append``: ``insert_events`` of the same bytes (``cases.stored_events``),
+    one call (one statement, its own transaction) per session. Its primary key
+    ``(originator_id, originator_version)`` is its per-stream version check; it takes no
+    table lock (its application recorder takes ``LOCK TABLE ... IN EXCLUSIVE MODE`` to
+    number notifications)."""
     with schema(url) as (u, name):
-        factory = PostgresFactory(
-            es_env(u, name) | {"CREATE_TABLE": "y", "ORIGINATOR_ID_TYPE": "text"}
-        )  # type: ignore[arg-type]
-        rec = factory.application_recorder()
-        stored = [
-            StoredEvent(
-                originator_id=r[2], originator_version=r[3], topic=r[4], state=r[5].encode()
-            )
-            for r in rows
-        ]
+        factory = es_factory(u, name, create=True)
+        rec = factory.aggregate_recorder()
+        stored = cases.stored_events(rows)
         t = time.perf_counter()
         for i in range(0, len(stored), workload.SESSION_EVENTS):
             rec.insert_events(stored[i : i + workload.SESSION_EVENTS])
         elapsed = time.perf_counter() - t
         factory.close()
+    return elapsed
+
+
+def campaign_append(url: str, work: Sequence[cases.Batch]) -> float:
+    """``Campaign.append`` of every session on PostgreSQL: the rules validate each event
+    against the characters' states, then ``PostgresStore.append`` as above."""
+    with schema(url) as (u, _):
+        camp = new_campaign(u)
+        t = time.perf_counter()
+        for number, events, expected in work:
+            camp.append(
+                events, actor=cases.ACTOR, at=cases.AT, expected_versions=expected, session=number
+            )
+        elapsed = time.perf_counter() - t
+        camp.store.close()
     return elapsed
 
 
@@ -169,8 +219,9 @@ def es_app(u: str, name: str) -> Any:
 
 
 def es_append(url: str, work: Sequence[cases.Batch]) -> float:
-    """eventsourcing's application: one aggregate per character (the same d20-world applier
-    runs), one ``save`` a session (as bench/cases.py's SQLite case)."""
+    """eventsourcing's application, the peer of ``Campaign.append`` (both run the rules):
+    one aggregate per character (the same d20-world applier runs), one ``save`` a session
+    (its application recorder), as bench/cases.py's SQLite case."""
     Character, _ = cases._es_classes()
     with schema(url) as (u, name):
         app = es_app(u, name)
@@ -184,6 +235,9 @@ def es_append(url: str, work: Sequence[cases.Batch]) -> float:
 
 
 def bench_append(url: str, n: int, reps: int) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
+    """1. Batched append: ``PostgresStore.append`` against the ``COPY`` floor and
+    eventsourcing's aggregate recorder; ``Campaign.append`` against eventsourcing's
+    application. Every side commits with the server's ``synchronous_commit``."""
     print(f"append on PostgreSQL, {n:,} events, {reps} rounds")
     work = cases.batches(n)
     events = sum(len(b[1]) for b in work)
@@ -192,7 +246,8 @@ def bench_append(url: str, n: int, reps: int) -> tuple[dict[str, Any], list[tupl
     named: dict[str, Callable[[], float]] = {
         "store.append": lambda: ledger_append(url, work)[0],
         "floor_copy": lambda: floor_append(url, rows),
-        "es_recorder": lambda: es_recorder_append(url, rows),
+        "es_aggregate_recorder": lambda: es_aggregate_recorder_append(url, rows),
+        "campaign.append": lambda: campaign_append(url, work),
         "eventsourcing": lambda: es_append(url, work),
     }
     res = rounds(reps, named)
@@ -201,8 +256,11 @@ def bench_append(url: str, n: int, reps: int) -> tuple[dict[str, Any], list[tupl
         "seconds": {k: round(med(res, k), 4) for k in res},
         "events_per_s": {k: round(events / med(res, k)) for k in res},
         "store_vs_floor": round(speed(res, "store.append", "floor_copy"), 3),
-        "store_vs_es_recorder": round(speed(res, "store.append", "es_recorder"), 2),
-        "store_vs_eventsourcing": round(speed(res, "store.append", "eventsourcing"), 2),
+        "store_vs_es_aggregate_recorder": round(
+            speed(res, "store.append", "es_aggregate_recorder"), 2
+        ),
+        "campaign_vs_floor": round(speed(res, "campaign.append", "floor_copy"), 3),
+        "campaign_vs_eventsourcing": round(speed(res, "campaign.append", "eventsourcing"), 2),
     }, rows
 
 
@@ -212,7 +270,7 @@ def bench_append(url: str, n: int, reps: int) -> tuple[dict[str, Any], list[tupl
 def bench_replay(url: str, n: int, reps: int) -> dict[str, Any]:
     print(f"replay on PostgreSQL, {n:,} events, {reps} rounds")
     work = cases.batches(n)
-    decoder = cases._union_decoder()
+    cases.floor_codec()
     with schema(url) as (u, name):
         camp = new_campaign(u)
         cases.append_work(camp.store, work)
@@ -241,20 +299,14 @@ def bench_replay(url: str, n: int, reps: int) -> dict[str, Any]:
 
         def floor() -> float:
             t = time.perf_counter()
+            count = 0
             with psycopg.connect(u) as conn, conn.cursor() as cur:
                 cur.execute(
-                    "select data from events where campaign = %s order by seq", (workload.CAMPAIGN,)
+                    "select visibility, data from events where campaign = %s order by seq",
+                    (workload.CAMPAIGN,),
                 )
-                count = 0
                 while page := cur.fetchmany(5000):
-                    for (data,) in page:
-                        try:
-                            decoder.decode(data)
-                        except msgspec.ValidationError:  # a GM-only payload's salt: drop it
-                            raw = msgspec.json.decode(data)
-                            raw.pop("salt")
-                            decoder.decode(msgspec.json.encode(raw))
-                        count += 1
+                    count += cases.decode_rows(page)
             elapsed = time.perf_counter() - t
             assert count > n // 2
             return elapsed
@@ -280,6 +332,20 @@ def bench_replay(url: str, n: int, reps: int) -> dict[str, Any]:
 
 # --- 3. hosted load ------------------------------------------------------------------------------
 
+#: The many-writer cases, side by side: ours (with and without the rules), the raw floor and
+#: eventsourcing's aggregate recorder.
+HOSTED_CASES = ("campaign.append", "store.append", "floor", "es_aggregate_recorder")
+#: What a hosted run counts that must be 0 (:func:`hosted_checks`).
+HOSTED_PROBLEMS = (
+    "lost",
+    "duplicated",
+    "misplaced",
+    "campaigns_failing_verify_or_gapped",
+    "streams_gapped",
+)
+#: Per writer, its appends in order: ``(campaign index, notes)``.
+Plan = list[list[tuple[int, int]]]
+
 
 def hosted_setup(u: str, campaigns: int) -> list[str]:
     """``campaigns`` campaigns (decision-dice, no characters) in one database."""
@@ -291,117 +357,348 @@ def hosted_setup(u: str, campaigns: int) -> list[str]:
     return ids
 
 
-def hosted_writer(u: str, ids: list[str], writer: int, appends: int, go: Any, out: str) -> None:
-    """One writer process: ``appends`` batches of 1-5 notes, each to a random campaign, through
-    ``Campaign.append`` with the campaign stream's expected version; retries a conflict.
-    Writes ``{"events": [[campaign, text, seq]...], "latencies": [...], "conflicts": n}``."""
-    rng = random.Random(writer)
-    store = PostgresStore(u)
-    camps: dict[str, Campaign] = {}
-    got: list[list[Any]] = []
+def hosted_plan(campaigns: int, writers: int, appends: int) -> Plan:
+    """What every writer appends, the same for every case: ``appends`` batches of 1-5 notes,
+    each to a random campaign (seeded by the writer's number)."""
+    plan = []
+    for w in range(writers):
+        rng = random.Random(w)
+        plan.append([(rng.randrange(campaigns), rng.randint(1, 5)) for _ in range(appends)])
+    return plan
+
+
+def note(writer: int, k: int, i: int) -> NoteAdded:
+    """The ``i``-th note of writer ``writer``'s ``k``-th append (its text names all three)."""
+    return NoteAdded(text=f"w{writer}:{k}:{i}")
+
+
+def floor_rows(created: Sequence[tuple[Any, ...]], plan: Plan) -> list[list[list[tuple[Any, ...]]]]:
+    """The rows the floor's writers insert, chained as the store would (each campaign's
+    appends taken round-robin over the writers): per writer, per append, its rows. Unique
+    ``(campaign, seq)`` and ``(campaign, stream, version)``, so no insert conflicts."""
+    heads = {r[1]: Head(r[0], r[11]) for r in created}
+    versions = {r[1]: r[3] for r in created}
+    ids = [r[1] for r in created]
+    out: list[list[list[tuple[Any, ...]]]] = [[] for _ in plan]
+    for k in range(max(len(p) for p in plan)):
+        for w, appends in enumerate(plan):
+            if k >= len(appends):
+                continue
+            ci, count = appends[k]
+            cid = ids[ci]
+            encoded = encode_batch([Pending(note(w, k, i)) for i in range(count)])
+            rows = chain_rows(
+                cid,
+                encoded,
+                heads[cid],
+                actor=f"w{w}",
+                recorded_at=cases.AT,
+                session=None,
+                version_of=lambda _stream, cid=cid: versions[cid],  # type: ignore[misc]
+            )
+            heads[cid] = Head(rows[-1][0], rows[-1][11])
+            versions[cid] += count
+            out[w].append([tuple(r) for r in rows])
+    return out
+
+
+def hosted_writer(
+    kind: str, u: str, name: str, ids: list[str], writer: int, appends: list[tuple[int, int]],
+    rows: list[list[tuple[Any, ...]]] | None, go: Any, out: str,
+) -> None:  # fmt: skip
+    """One writer process of case ``kind`` (:data:`HOSTED_CASES`): its ``appends`` in order.
+
+    - ``campaign.append``: ``Campaign.append`` (the rules) with the campaign stream's
+      expected version, read just before (``stream_version``); a conflict is read again and
+      retried;
+    - ``store.append``: the same through ``PostgresStore.append`` (no rules);
+    - ``floor``: one multi-row ``INSERT`` (autocommit: one statement, one transaction) of
+      the precomputed ``rows``: no lock, no read, no chain;
+    - ``es_aggregate_recorder``: the stream's last version (``select_events(desc=True,
+      limit=1)``), then ``insert_events`` of the notes' bytes at the next versions; its
+      ``IntegrityError`` (another writer took the version) is read again and retried.
+
+    Writes ``{"events": [[campaign, text, seq]...], "latencies": [...], "conflicts": n}``.
+    """
     latencies: list[float] = []
+    got: list[list[Any]] = []
     conflicts = 0
-    go.wait()
-    for k in range(appends):
-        cid = rng.choice(ids)
-        camp = camps.get(cid)
-        if camp is None:
-            ((data,),) = list(store.rows(cid, upto=1, columns=["data"]))
-            camp = camps[cid] = Campaign(store, msgspec.json.decode(data, type=CampaignCreated))
-        texts = [f"w{writer}:{k}:{i}" for i in range(rng.randint(1, 5))]
-        t = time.perf_counter()
-        while True:
-            version = store.stream_version(cid, "campaign")
-            try:
-                recs = camp.append(
-                    [NoteAdded(text=x) for x in texts],
-                    actor=f"w{writer}",
-                    at=cases.AT,
-                    expected_versions={"campaign": version},
-                )
-                break
-            except Exception as e:  # ConflictError: another writer got there first
-                if type(e).__name__ != "ConflictError":
-                    raise
-                conflicts += 1
-        latencies.append(time.perf_counter() - t)
-        got.extend([cid, x, r.seq] for x, r in zip(texts, recs, strict=True))
-    store.close()
+    if kind == "floor":
+        assert rows is not None
+        conn = psycopg.connect(u, autocommit=True)
+        head = f"insert into events ({', '.join(COLUMNS)}) values "
+        marks = f"({', '.join(['%s'] * len(COLUMNS))})"
+        go.wait()
+        for batch in rows:
+            sql = head + ", ".join([marks] * len(batch))
+            args = [v for r in batch for v in r]
+            t = time.perf_counter()
+            conn.execute(sql, args)
+            latencies.append(time.perf_counter() - t)
+        conn.close()
+    elif kind == "es_aggregate_recorder":
+        from eventsourcing.persistence import IntegrityError, StoredEvent
+
+        factory = es_factory(u, name, create=False)
+        rec = factory.aggregate_recorder()
+        go.wait()
+        for k, (ci, count) in enumerate(appends):
+            cid = ids[ci]
+            states = [codec_encode(note(writer, k, i)) for i in range(count)]
+            t = time.perf_counter()
+            while True:
+                (last,) = rec.select_events(cid, desc=True, limit=1)
+                version = last.originator_version
+                stored = [
+                    StoredEvent(
+                        originator_id=cid,
+                        originator_version=version + 1 + i,
+                        topic="note.added",
+                        state=state,
+                    )
+                    for i, state in enumerate(states)
+                ]
+                try:
+                    rec.insert_events(stored)
+                    break
+                except IntegrityError:
+                    conflicts += 1
+            latencies.append(time.perf_counter() - t)
+        factory.close()
+    else:
+        store = PostgresStore(u)
+        camps: dict[str, Campaign] = {}
+        go.wait()
+        for k, (ci, count) in enumerate(appends):
+            cid = ids[ci]
+            notes = [note(writer, k, i) for i in range(count)]
+            t = time.perf_counter()
+            while True:
+                version = store.stream_version(cid, "campaign")
+                try:
+                    if kind == "campaign.append":
+                        camp = camps.get(cid)
+                        if camp is None:
+                            camp = camps[cid] = open_campaign(store, cid)
+                        seqs = [
+                            r.seq
+                            for r in camp.append(
+                                notes,
+                                actor=f"w{writer}",
+                                at=cases.AT,
+                                expected_versions={"campaign": version},
+                            )
+                        ]
+                    else:
+                        seqs = [
+                            r[0]
+                            for r in store.append(
+                                cid,
+                                [Pending(e) for e in notes],
+                                actor=f"w{writer}",
+                                recorded_at=cases.AT,
+                                session=None,
+                                expected_versions={"campaign": version},
+                            )
+                        ]
+                    break
+                except ConflictError:  # another writer got there first
+                    conflicts += 1
+            latencies.append(time.perf_counter() - t)
+            got.extend([cid, e.text, seq] for e, seq in zip(notes, seqs, strict=True))
+        store.close()
     Path(out).write_text(
         json.dumps({"events": got, "latencies": latencies, "conflicts": conflicts})
     )
 
 
-def hosted_run(url: str, campaigns: int, writers: int, appends: int, tmp: Path) -> dict[str, Any]:
-    """One hosted-load run: returns throughput, latencies and the checks."""
-    with schema(url) as (u, _):
-        ids = hosted_setup(u, campaigns)
+def codec_encode(event: Any) -> bytes:
+    """An event's canonical payload bytes, as the store writes them."""
+    return encode_batch([Pending(event)])[0][3]
+
+
+class HostedSetup:
+    """The starting state every case of one hosted-load run copies: ``campaigns`` campaigns
+    made once by ``Campaign.create`` (their ``campaign.created`` rows, the same bytes in
+    every case), and the plan of every writer count."""
+
+    def __init__(self, url: str, campaigns: int) -> None:
+        with schema(url) as (u, _):
+            hosted_setup(u, campaigns)
+            store = PostgresStore(u)
+            self.created = [
+                tuple(r) for cid in store.campaign_ids() for r in store.rows(cid, upto=1)
+            ]
+            store.close()
+        self.ids = [r[1] for r in self.created]
+
+    def fill(self, kind: str, u: str, name: str) -> None:
+        """Give the fresh schema ``name`` the starting state for case ``kind``."""
+        if kind == "es_aggregate_recorder":
+            factory = es_factory(u, name, create=True)
+            rec = factory.aggregate_recorder()
+            from eventsourcing.persistence import StoredEvent
+
+            rec.insert_events(  # one stream a campaign: the campaign stream
+                [
+                    StoredEvent(
+                        originator_id=r[1], originator_version=r[3], topic=r[4], state=r[5].encode()
+                    )
+                    for r in self.created
+                ]
+            )
+            factory.close()
+            return
+        store = PostgresStore(u)
+        with store.transaction():
+            store.insert_rows(self.created)
+        store.close()
+
+
+def hosted_run(
+    url: str, setup: HostedSetup, kind: str, plan: Plan, rows: Any, tmp: Path
+) -> dict[str, Any]:
+    """One run of case ``kind``: every writer of ``plan`` in its own process, started at
+    once. Returns the wall seconds, latencies and the checks: every acknowledged event is
+    in its campaign at the seq its writer was told, seqs gap-free, nothing stored twice,
+    every campaign verifies (``campaign.append`` and ``store.append``); the floor's and
+    eventsourcing's tables hold every row, each stream's versions gap-free."""
+    writers = len(plan)
+    with schema(url) as (u, name):
+        setup.fill(kind, u, name)
         ctx = multiprocessing.get_context("fork")
-        go = ctx.Event()
+        go = ctx.Barrier(writers + 1)  # every writer connected, and this process
         procs = [
             ctx.Process(
-                target=hosted_writer, args=(u, ids, w, appends, go, str(tmp / f"h{w}.json"))
-            )
+                target=hosted_writer,
+                args=(
+                    kind,
+                    u,
+                    name,
+                    setup.ids,
+                    w,
+                    plan[w],
+                    rows[w] if rows else None,
+                    go,
+                    str(tmp / f"h{w}.json"),
+                ),
+            )  # fmt: skip
             for w in range(writers)
         ]
         for p in procs:
             p.start()
-        time.sleep(1.0)  # every writer connected and waiting
+        go.wait(timeout=60)  # the writers start when all are connected
         t = time.perf_counter()
-        go.set()
         for p in procs:
             p.join()
         wall = time.perf_counter() - t
         assert all(p.exitcode == 0 for p in procs), [p.exitcode for p in procs]
         reports = [json.loads((tmp / f"h{w}.json").read_text()) for w in range(writers)]
-        told = {(c, x): s for r in reports for c, x, s in r["events"]}
-        latencies = sorted(x for r in reports for x in r["latencies"])
-        store = PostgresStore(u)
-        stored: Counter[tuple[str, str]] = Counter()
-        lost = duplicated = misplaced = bad = 0
-        for cid in ids:
-            rows = list(store.rows(cid, columns=["seq", "data"]))
-            if [r[0] for r in rows] != list(range(1, len(rows) + 1)):
-                bad += 1
-            for seq, data in rows[1:]:
-                key = (cid, msgspec.json.decode(data)["text"])
-                stored[key] += 1
-                if told.get(key) != seq:
-                    misplaced += 1
-            if not verify_store(store, cid).ok:
-                bad += 1
-        store.close()
-        duplicated = sum(n - 1 for n in stored.values() if n > 1)
-        lost = sum(1 for key in told if key not in stored)
-        events = len(told)
+        events = sum(count for appends in plan for _, count in appends)
+        checks = hosted_checks(kind, u, name, setup, reports, events)
+    latencies = sorted(x for r in reports for x in r["latencies"])
     return {
-        "writers": writers,
-        "campaigns": campaigns,
-        "appends": writers * appends,
+        "seconds": wall,
         "events": events,
-        "seconds": round(wall, 3),
-        "events_per_s": round(events / wall),
-        "appends_per_s": round(writers * appends / wall),
-        "latency_ms_p50": round(1000 * statistics.median(latencies), 2),
-        "latency_ms_p99": round(1000 * latencies[int(0.99 * (len(latencies) - 1))], 2),
+        "latency_ms_p50": 1000 * statistics.median(latencies),
+        "latency_ms_p99": 1000 * latencies[int(0.99 * (len(latencies) - 1))],
         "conflicts_retried": sum(r["conflicts"] for r in reports),
-        "lost": lost,
-        "duplicated": duplicated,
+        **checks,
+    }
+
+
+def hosted_checks(
+    kind: str, u: str, name: str, setup: HostedSetup, reports: list[dict[str, Any]], events: int
+) -> dict[str, int]:
+    """What one hosted run left, counted: see :func:`hosted_run`."""
+    if kind == "floor" or kind == "es_aggregate_recorder":
+        table = "events" if kind == "floor" else "stored_events"
+        stream = "campaign" if kind == "floor" else "originator_id"
+        version = "version" if kind == "floor" else "originator_version"
+        with psycopg.connect(u) as conn:
+            ((count, gapped),) = conn.execute(
+                f"select sum(n), count(*) filter (where n <> top) from (select {stream}, "
+                f"count(*) as n, max({version}) as top from {table} group by {stream}) s"
+            ).fetchall()
+        return {"lost": events + len(setup.ids) - int(count), "streams_gapped": int(gapped)}
+    told = {(c, x): s for r in reports for c, x, s in r["events"]}
+    store = PostgresStore(u)
+    stored: Counter[tuple[str, str]] = Counter()
+    misplaced = bad = 0
+    for cid in setup.ids:
+        rows = list(store.rows(cid, columns=["seq", "data"]))
+        if [r[0] for r in rows] != list(range(1, len(rows) + 1)):
+            bad += 1
+        for seq, data in rows[1:]:
+            key = (cid, msgspec.json.decode(data)["text"])
+            stored[key] += 1
+            if told.get(key) != seq:
+                misplaced += 1
+        if not verify_store(store, cid).ok:
+            bad += 1
+    store.close()
+    return {
+        "lost": sum(1 for key in told if key not in stored) + events - len(told),
+        "duplicated": sum(n - 1 for n in stored.values() if n > 1),
         "misplaced": misplaced,
         "campaigns_failing_verify_or_gapped": bad,
     }
 
 
+def hosted_for(
+    url: str, setup: HostedSetup, writers: int, appends: int, tmp: Path, reps: int
+) -> dict[str, Any]:
+    """Every case of :data:`HOSTED_CASES` with ``writers`` writers of ``appends`` appends,
+    once a round (rotated order), ``reps`` rounds: medians and per-round ratios."""
+    campaigns = len(setup.ids)
+    print(f"hosted load: {campaigns:,} campaigns, {writers} writers x {appends} appends")
+    plan = hosted_plan(campaigns, writers, appends)
+    rows = floor_rows(setup.created, plan)
+    runs: dict[str, list[dict[str, Any]]] = {k: [] for k in HOSTED_CASES}
+
+    def case(kind: str) -> Callable[[], float]:
+        def run() -> float:
+            found = hosted_run(url, setup, kind, plan, rows if kind == "floor" else None, tmp)
+            runs[kind].append(found)
+            return float(found["seconds"])
+
+        return run
+
+    res = rounds(reps, {k: case(k) for k in HOSTED_CASES})
+    events = runs["floor"][0]["events"]
+    result: dict[str, Any] = {
+        "writers": writers,
+        "campaigns": campaigns,
+        "appends": writers * appends,
+        "events": events,
+    }
+    for kind in HOSTED_CASES:
+        found = runs[kind]
+        counted = [k for k in found[0] if k not in ("seconds", "events") and "latency" not in k]
+        result[kind] = {
+            "events_per_s": round(events / med(res, kind)),
+            "appends_per_s": round(writers * appends / med(res, kind)),
+            "latency_ms_p50": round(statistics.median(f["latency_ms_p50"] for f in found), 2),
+            "latency_ms_p99": round(statistics.median(f["latency_ms_p99"] for f in found), 2),
+            **{k: sum(f[k] for f in found) for k in counted},  # over every round
+        }
+    result["store_vs_floor"] = round(speed(res, "store.append", "floor"), 3)
+    result["campaign_vs_floor"] = round(speed(res, "campaign.append", "floor"), 3)
+    result["store_vs_es_aggregate_recorder"] = round(
+        speed(res, "store.append", "es_aggregate_recorder"), 2
+    )
+    result["campaign_vs_store"] = round(speed(res, "campaign.append", "store.append"), 3)
+    print("  " + json.dumps(result))
+    return result
+
+
 def bench_hosted(
-    url: str, campaigns: int, appends: int, tmp: Path, counts: Sequence[int]
+    url: str, campaigns: int, appends: int, tmp: Path, counts: Sequence[int], reps: int
 ) -> list[dict[str, Any]]:
-    out = []
-    for writers in counts:
-        print(f"hosted load: {campaigns:,} campaigns, {writers} writers x {appends} appends")
-        result = hosted_run(url, campaigns, writers, appends, tmp)
-        print("  " + json.dumps(result))
-        out.append(result)
-    return out
+    """3. Hosted load: :func:`hosted_for` each writer count in ``counts``."""
+    print(f"hosted load: setting up {campaigns:,} campaigns")
+    setup = HostedSetup(url, campaigns)
+    return [hosted_for(url, setup, writers, appends, tmp, reps) for writers in counts]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -416,18 +713,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--campaigns", type=int, default=1000)
     parser.add_argument("--appends", type=int, default=200, help="appends per writer (hosted load)")
     parser.add_argument("--writers", default="1,2,4,8,16", help="writer counts (hosted load)")
+    parser.add_argument("--hosted-rounds", type=int, default=3, help="rounds per writer count")
     parser.add_argument("--only", choices=["append", "replay", "hosted"], action="append")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     only = set(args.only or ["append", "replay", "hosted"])
     with psycopg.connect(args.url) as conn:
         server = conn.execute("select version()").fetchone()[0]  # type: ignore[index]
+        durability = {  # every side commits with these (none of them sets its own)
+            setting: conn.execute(f"show {setting}").fetchone()[0]  # type: ignore[index]
+            for setting in ("synchronous_commit", "fsync", "wal_sync_method")
+        }
     results: dict[str, Any] = {
         "machine": {
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
             "psycopg": psycopg.__version__,
             "server": server,
+            "durability_every_side": durability,
             "load_average_at_start": os.getloadavg(),
         }
     }
@@ -441,7 +744,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             counts = [int(w) for w in args.writers.split(",")]
             results["hosted"] = bench_hosted(
-                args.url, args.campaigns, args.appends, Path(tmp), counts
+                args.url, args.campaigns, args.appends, Path(tmp), counts, args.hosted_rounds
             )
     results["machine"]["load_average_at_end"] = os.getloadavg()
     print(json.dumps(results, indent=1))

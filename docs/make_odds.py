@@ -81,7 +81,7 @@ def wyrd() -> str:
     return "\n\n".join(
         [
             "## The Wyrd Engine: 4dF + skill against a Difficulty Rating",
-            "Seed 000_60e07241544698f0.txt. The text illustrates its dice with three figures "
+            "From The Wyrd Engine Core Mechanics. The text illustrates its dice with three figures "
             "(the 4dF distribution, the success rate with the difficulty levels superimposed, "
             "and the same shifted by skill); here they are redrawn from exact values. A total "
             "that meets the DR succeeds (ruling: `total >= DR`; a tie is its own band, shown "
@@ -119,7 +119,7 @@ def decision() -> str:
     return "\n\n".join(
         [
             "## Decision dice: success by target, with advantage and disadvantage",
-            "Seed 002_735c6d6cd834a641.txt. Roll 2d6 + STAT + modifiers against a target "
+            "From the Core Mechanics page of the Decision Dice rules. Roll 2d6 + STAT + modifiers against a target "
             "number; advantage adds a third d6 and all three are summed (3d6, not 3d6 keep "
             "two), disadvantage removes one (1d6). The dotted lines are the text's difficulty "
             "scale.",
@@ -149,7 +149,7 @@ def d20() -> str:
     return "\n\n".join(
         [
             "## d20 World: bands with advantage and disadvantage",
-            "Seed 001_a3a02f9b7363775f.txt. Roll a d20 (two and keep the higher with "
+            "From the untitled d20 rules of The World. Roll a d20 (two and keep the higher with "
             "advantage, the lower with disadvantage), add proficiency, subtract penalties: "
             "8 or less is bad, 9-17 messy, 18 or more good. The outlined bar is the "
             "proficiency asked for (`--proficiency`).",
@@ -173,7 +173,7 @@ def terran() -> str:
     return "\n\n".join(
         [
             "## The Terran Engine: Risky Action bands by pool size",
-            "Seed 003_2aeb47bc6ca82a40.txt, section 2.1. Roll the pool (Light and Dark dice "
+            "From Terran Engine SRD v0.4.5, section 2.1. Roll the pool (Light and Dark dice "
             "together); the highest die decides: 1-3 fail, 4-5 mixed, a 6 succeeds. An "
             "empty pool fails (ruling R3). The right panel is a 1d Effect roll, whose sixes "
             "explode.",
@@ -201,7 +201,7 @@ def spellwoven() -> str:
     return "\n\n".join(
         [
             "## Spellwoven: success counts by skill",
-            "Seed 004_663ae3e4ecc71fd1.txt. Roll 3d10; each die equal to or under the Skill "
+            "From Spellwoven: Rules for the Game. Roll 3d10; each die equal to or under the Skill "
             "Level scores a success and a 1 scores one more (from Skill Level 10 the "
             "\"Skill level 10+\" table gives more). A difficulty of k needs at least k "
             "successes.",

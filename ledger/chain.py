@@ -59,10 +59,35 @@ encode_canonical = _encoder.encode
 
 @dataclass(frozen=True)
 class Head:
-    """A campaign's head: last ``seq`` (0 when empty) and its ``hash``."""
+    """A campaign's head: last ``seq`` (0 when empty), its ``hash`` and its ``recorded_at``
+    (``""`` when empty)."""
 
     seq: int
     hash: str
+    recorded_at: str = ""
+
+
+def instant(stamp: str) -> datetime.datetime | None:
+    """The moment a ``recorded_at`` stamp names (UTC; a stamp without a zone is read as
+    UTC), or ``None`` when it is not an ISO 8601 time."""
+    try:
+        moment = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except (ValueError, TypeError, AttributeError):
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=datetime.UTC)
+
+
+def not_before(recorded_at: str, head_recorded_at: str) -> str:
+    """The ``recorded_at`` an append after a head stamped ``head_recorded_at`` gets: its own,
+    or the head's when its own is earlier (a clock behind the ledger's). Within a campaign
+    ``recorded_at`` never decreases along ``seq`` (docs/events.md "Time"), so ``--as-of
+    TIME`` is the log as it stood then. A stamp that is not an ISO time is kept as given."""
+    if not head_recorded_at:
+        return recorded_at
+    mine, head = instant(recorded_at), instant(head_recorded_at)
+    if mine is None or head is None or mine >= head:
+        return recorded_at
+    return head_recorded_at
 
 
 def canonical_envelope(envelope: Any) -> bytes:
@@ -95,6 +120,8 @@ def chain_rows(
 ) -> list[tuple[Any, ...]]:
     """Envelope and chain a batch after ``head``: the stored rows in :data:`COLUMNS` order
     (``data`` as text, seqs ``head.seq + 1, ...``, each stream's versions counting on).
+    Every row is stamped ``recorded_at`` as given (the store passes it through
+    :func:`not_before` first).
 
     :param batch: encoded events (:data:`Encoded`), in append order.
     :param version_of: ``fn(stream) -> int``, the stream's version before the batch.

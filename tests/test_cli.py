@@ -23,7 +23,9 @@ def test_new_stamps_the_frozen_time(toy_system, invoke, db_path, frozen):
 def test_systems_lists_installed_distributions(invoke):
     rows = {r["id"]: r for r in data(invoke("systems", "--json"))}
     assert rows["wyrd-engine"]["distribution"] == "ledger-wyrd-engine"
-    assert rows["spellwoven"]["source"] == "004_663ae3e4ecc71fd1.txt"
+    assert rows["spellwoven"]["source"] == "004_663ae3e4ecc71fd1.txt"  # for scripts
+    assert rows["spellwoven"]["book"] == "Spellwoven: Rules for the Game"  # for people
+    assert rows["terran-engine"]["book"] == "Terran Engine SRD v0.4.5"
 
 
 def test_character_list_and_lookup(toy_campaign):
@@ -262,7 +264,7 @@ def test_odds(invoke, toy_system):
 
 def test_snapshots_are_only_a_cache(toy_campaign, db_path, monkeypatch):
     invoke = toy_campaign
-    monkeypatch.setattr("ledger.campaign.reading.SNAPSHOT_EVERY", 3)
+    monkeypatch.setattr("ledger.campaign.aggregate.reading.SNAPSHOT_EVERY", 3)
     for amount in range(1, 9):
         invoke("record", "hurt", "--character", "ann", "--amount", "1")
         if amount == 5:

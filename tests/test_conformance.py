@@ -207,10 +207,12 @@ def test_reads_by_range_stream_session_type_and_actor(store):
         store.rows("c", columns="seq, 1; drop table events")
     assert store.last_of_types("c", ["note.added"])[0] == 4
     assert store.last_of_types("c", ["nothing"]) is None
-    assert store.last_seq_at("c", "2026-03-01T23:00:00.000000Z") == 4  # seq 3 is a day later
-    # the clock ran back after seq 3: as of its time the last event in time order is seq 3
-    # (one index seek; ledger.store.base.EventStore.last_seq_at documents it)
-    assert store.last_seq_at("c", "2026-03-02T19:00:00.000000Z") == 3
+    # the clock ran back after seq 3: seq 4 is stamped with seq 3's time, a day later (#24)
+    assert [r[0] for r in store.rows("c", columns="recorded_at")][2:] == [
+        "2026-03-02T19:00:00.000000Z"
+    ] * 2
+    assert store.last_seq_at("c", "2026-03-01T23:00:00.000000Z") == 2
+    assert store.last_seq_at("c", "2026-03-02T19:00:00.000000Z") == 4  # one index seek
     assert store.last_seq_at("c", "2026-03-01T18:59:59.999999Z") == 0
     head = store.head("c")
     assert store.seq_of_hash("c", head.hash) == 4 and store.seq_of_hash("d", head.hash) is None

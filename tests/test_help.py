@@ -5,9 +5,12 @@ the field's declared type; `campaign systems SYSTEM` lists everything a GM types
 from __future__ import annotations
 
 import json
+import re
 import shlex
+from collections.abc import Iterator
 from pathlib import Path
 
+import click
 import pytest
 
 from ledger.rules.plugins import rule_systems
@@ -136,3 +139,77 @@ def test_systems_unknown_system_is_a_usage_error(invoke):
     result = invoke("systems", "fate")
     assert result.exit_code == 2
     assert "no rule system 'fate'" in result.output and "wyrd-engine" in result.output
+
+
+@pytest.mark.parametrize(
+    "system_id, option, said",
+    [
+        ("wyrd-engine", "stress_boxes=x",
+         "--option stress_boxes takes an integer (not 'x'), e.g. --option stress_boxes=5"),
+        ("wyrd-engine", "damage_rounding=up",
+         "--option damage_rounding takes one of: ceil, floor (not 'up')"),
+        ("wyrd-engine", "minor_cost_margins=two",
+         "--option minor_cost_margins takes a JSON list of integers (not 'two'), "
+         "e.g. --option minor_cost_margins=[1,2]"),
+        ("d20-world", "jinx_before_check=maybe",
+         "--option jinx_before_check takes true or false (not 'maybe')"),
+        ("terran-engine", "complication_over_17=5",
+         "--option complication_over_17 takes one of: 3, 4 (not '5')"),
+    ],
+)  # fmt: skip
+def test_a_bad_campaign_option_is_named_with_what_it_takes(invoke, db_path, system_id, option, said):
+    result = invoke("new", "x", "--system", system_id, "--option", option)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: bad option for {system_id}: {said}")
+    assert len(result.output.splitlines()) == 1
+    assert "Expected" not in result.output and "$." not in result.output  # not msgspec's words
+    assert not Path(db_path).exists()  # nothing written: not even an empty ledger file
+
+
+# --- no issue numbers or seed file names in what people read (#24) -------------------------
+
+ISSUE_OR_SEED = re.compile(r"\(#\d+\)|(?<![\w&])#\d+\b|\b\d{3}_[0-9a-f]{16}(?:\.txt)?\b")
+
+
+def _command_paths(command: click.Command, path: list[str]) -> Iterator[list[str]]:
+    yield path
+    if isinstance(command, click.Group):
+        ctx = click.Context(command)
+        for name in command.list_commands(ctx):
+            sub = command.get_command(ctx, name)
+            if sub is not None:
+                yield from _command_paths(sub, [*path, name])
+
+
+def test_no_help_shows_an_issue_number_or_a_seed_file_name(invoke, tmp_path, frozen):
+    from ledger.cli import cli, register_plugin_commands
+    from ledger.cli.play import recordable
+
+    register_plugin_commands()
+    seeds = {s.source for s in rule_systems().values()}
+    assert seeds and all(ISSUE_OR_SEED.search(seed) for seed in seeds)  # the pattern sees them
+    said: dict[str, str] = {}
+    for path in _command_paths(cli, []):
+        said[" ".join([*path, "--help"])] = invoke(*path, "--help").output
+    said["systems"] = invoke("systems").output
+    for sid, system in rule_systems().items():  # in a campaign: its options, events, book
+        db = str(tmp_path / f"{sid}.db")
+        assert invoke("new", "x", "--system", sid, db=db).exit_code == 0
+        asks = [["systems", sid], ["odds", sid, "--help"], ["roll", "--help"], ["record", "list"]]
+        asks += [["record", name, "--help"] for name in recordable(system)]
+        for args in asks:
+            said[f"[{sid}] {' '.join(args)}"] = invoke(*args, db=db).output
+    assert len(said) > 100
+    found = {
+        name: line.strip()
+        for name, text in said.items()
+        for line in text.splitlines()
+        if ISSUE_OR_SEED.search(line)
+    }
+    assert found == {}
+    assert "rules: Terran Engine SRD v0.4.5" in said["systems"]
+    assert "rules from Spellwoven: Rules for the Game" in said["[spellwoven] systems spellwoven"]
+    assert (
+        '(Spellwoven: Rules for the Game, "Degrees of Failure")'
+        in said["[spellwoven] record condition-removed --help"]
+    )

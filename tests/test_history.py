@@ -29,6 +29,33 @@ def played(toy_campaign):
     return invoke
 
 
+def test_one_receipt_per_session_end_printed_the_same_everywhere(toy_campaign, tmp_path):
+    """Session end, the recaps (Markdown, HTML, JSON, players' and GM's) and a verify run
+    right after it give the same receipt: the last event of the session-end batch (#24)."""
+    invoke = toy_campaign
+    invoke("session", "start")
+    invoke("roll", "ann", "brawl", "--dice", "6,5")
+    ended = invoke("session", "end")
+    said = [line.removeprefix("Receipt: ") for line in ended.output.splitlines()]
+    receipt = next(line for line in said if line[:1].isdigit() and ":" in line)
+    verified = data(invoke("verify", "--json"))["receipt"]
+    assert receipt == verified  # nothing was written since: the head
+    seq, digest = receipt.split(":")
+    assert len(digest) == 64
+    log = data(invoke("log", "--json"))
+    assert log[int(seq) - 1]["type"] == "downtime.committed" and log[-1]["seq"] == int(seq)
+    for view in ("player", "gm"):
+        md = invoke("--as", view, "recap", "--session", "1").output
+        assert f"Receipt: `{receipt}`" in md and md.count(digest) == 2  # shown, and checked
+        html = tmp_path / f"{view}.html"
+        invoke("--as", view, "recap", "--session", "1", "--format", "html", "-o", str(html))
+        assert receipt in html.read_text()
+        assert data(invoke("--as", view, "recap", "--session", "1", "--json"))["receipt"] == receipt
+    invoke("note", "after the session")  # a later receipt is the head's; session 1's holds
+    assert data(invoke("verify", "--json"))["receipt"] != receipt
+    assert invoke("verify", "--receipt", receipt).exit_code == 0
+
+
 def test_advance_dry_run_writes_nothing_then_appends_once(played, db_path):
     invoke = played
     head = Store(db_path).head("toybox")
@@ -66,7 +93,7 @@ def test_recap_markdown_tells_the_session(played):
     assert "engine roll, nonce 1" in text
     assert "amended by event 10: armour took some" in text
     assert "Hp 10 → 8" in text  # the amended hurt of 2, not the original 4
-    assert "Seed revealed:" in text and "Receipt: `11:" in text
+    assert "Seed revealed:" in text and "Receipt: `12:" in text  # session end's (#24)
 
 
 def test_player_recap_never_shows_gm_facts(played):

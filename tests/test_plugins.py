@@ -216,7 +216,10 @@ def test_audit_names_seed_and_section(tmp_path, frozen):
     out = json.loads(runner.invoke(cli, ["--db", db, "audit", "3", "--json"]).output)
     assert out["rule"] == {
         "system": "wyrd-engine",
+        "book": "The Wyrd Engine Core Mechanics",
         "seed": "000_60e07241544698f0.txt",
         "section": rule_systems()["wyrd-engine"].sections["wyrd-engine.check_rolled"],
     }
     assert "Passive Opposition" in out["rule"]["section"]
+    text = runner.invoke(cli, ["--db", db, "audit", "3"]).output  # people read the book
+    assert "rules: The Wyrd Engine Core Mechanics, " in text and "000_" not in text

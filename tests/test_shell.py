@@ -284,3 +284,55 @@ def test_history_lives_in_the_xdg_state_folder(monkeypatch, tmp_path):
     assert default_history() == tmp_path / "campaign-ledger" / "history"
     monkeypatch.delenv("XDG_STATE_HOME")
     assert default_history() == Path.home() / ".local" / "state" / "campaign-ledger" / "history"
+
+
+class Typed:
+    """A prompt session that types ``lines`` and keeps every prompt it was shown."""
+
+    completer = None
+
+    def __init__(self, lines):
+        self.lines, self.shown = list(lines), []
+
+    def prompt(self, message):
+        self.shown.append(message)
+        if not self.lines:
+            raise EOFError
+        return self.lines.pop(0)
+
+
+def test_the_prompt_shows_the_view_the_next_entry_uses(casebook, capsys):
+    for default, marks in ((None, ["", "", ""]), ("gm", [" [GM]"] * 3)):
+        app = App(casebook, None, default, "gm")
+        typed = Typed(
+            [
+                "--as gm roll julian notice --dr fair --dice +--- --blind",
+                "--as player log --json",
+            ]
+        )
+        try:
+            assert TableShell(app).run_lines(prompt_lines(app, history=None, session=typed)) == 0
+        finally:
+            app.close()
+        assert typed.shown == [f"casebook s1{mark}> " for mark in marks], default
+    capsys.readouterr()
+    result = play(casebook, "--as gm log --json\nlog --json\n")  # each entry: its own view
+    first, second = (json.loads(line) for line in result.output.splitlines() if line.startswith("["))
+    assert len(first) > len(second)
+
+
+def test_undo_in_the_shell_takes_its_reason_from_its_own_entry(casebook, monkeypatch):
+    from ledger.cli import table
+
+    monkeypatch.setattr(table, "_interactive", lambda: True)  # a terminal
+    result = play(casebook, "damage felix 1\nundo --yes\nnote 'Felix owes Julian a favour'\n")
+    assert result.exit_code == 1  # the undo was refused; the shell went on
+    assert "give the reason in the same entry" in result.output
+    assert "undo [5] Felix Cavendish — takes 1 damage?" in result.output  # what it would undo
+    assert events(casebook)[-2:] == ["wyrd-engine.damage_taken", "note.added"]
+    result = play(casebook, 'undo --reason "misread the die"\n')
+    assert result.exit_code == 0, result.output
+    assert "Undone: [6] Note: Felix owes Julian a favour" in result.output
+    assert events(casebook)[-1] == "correction.recorded"
+    log = json.loads(play(casebook, "--as gm log --json\n").output)
+    assert log[-1]["data"]["reason"] == "misread the die"

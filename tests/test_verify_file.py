@@ -123,7 +123,8 @@ def test_receipt_mismatches_name_both_hashes_and_the_likely_side(played, tmp_pat
 
 
 @pytest.mark.parametrize(
-    "receipt", ["9:" + "zz" * 32, "9:abc", "nine:" + "ab" * 32, "0:" + "ab" * 32, "9", "ab" * 32]
+    "receipt",
+    ["9:" + "zz" * 32, "9:" + "ab" * 33, "nine:" + "ab" * 32, "0:" + "ab" * 32, "9", "ab" * 32],
 )
 def test_a_malformed_receipt_is_a_usage_error(played, tmp_path, receipt):
     invoke = played
@@ -132,6 +133,34 @@ def test_a_malformed_receipt_is_a_usage_error(played, tmp_path, receipt):
                    invoke("verify", "--receipt", receipt)):  # fmt: skip
         assert result.exit_code == 2, result.output
         assert "is not a receipt" in result.output and "rewritten" not in result.output
+
+
+@pytest.mark.parametrize("digits", [16, 40, 64])
+def test_a_receipt_may_give_the_first_16_hex_digits_of_its_hash(played, tmp_path, digits):
+    """The docs and summaries show receipts short (#24): a prefix of 16 or more hex digits
+    of the hash is checked like the whole hash, in the ledger and in an export, and a
+    rewritten log is still caught through it."""
+    invoke = played
+    path = write(tmp_path, "gm.ndjson", invoke("--as", "gm", "export").output)
+    events = [json.loads(line) for line in Path(path).read_text().splitlines()]
+    short = f"5:{events[4]['hash'][:digits]}"
+    for result in (verify_file(invoke, path, "--receipt", short),
+                   invoke("verify", "--receipt", short + "…")):  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert f"(receipt {short}" in result.output
+    wrong = f"5:{events[3]['hash'][:digits]}"  # event 4's hash at seq 5: the seq is wrong
+    result = invoke("verify", "--receipt", wrong)
+    assert result.exit_code == 1 and "the receipt's seq is likely wrong" in result.output
+    assert "event 4's hash" in result.output
+
+
+@pytest.mark.parametrize("receipt", ["9:abc", "9:" + "ab" * 7 + "c"])
+def test_a_receipt_with_fewer_than_16_hex_digits_is_refused_saying_so(played, receipt):
+    result = played("verify", "--receipt", receipt)
+    assert result.exit_code == 2, result.output
+    digits = len(receipt) - 2
+    assert f"has {digits} hex digits: give at least 16" in result.output
+    assert len(result.output.strip().splitlines()) == 1
 
 
 def test_files_that_are_not_exports_are_refused_in_one_line(played, tmp_path):

@@ -92,13 +92,15 @@ def test_serve_on_postgresql_a_roll_entered_on_the_web_reaches_the_gms_stream(po
             p.get(f"/a/{dana}")
             page = p.get("/roll/isa").text
             csrf = page.split('name="csrf" value="')[1].split('"')[0]
+            nonce = page.split('name="nonce" value="')[1].split('"')[0]
             with g.stream("GET", "/events") as r:
                 buffer = ""
                 chunks = r.iter_text()
                 buffer += next(chunks)
                 sent = p.post(
                     "/roll/isa",
-                    data={"csrf": csrf, "skill": "Lockpicking", "time": "on", "dice": "18"},
+                    data={"csrf": csrf, "nonce": nonce, "skill": "Lockpicking", "time": "on",
+                          "dice": "18"},
                     headers={"origin": base},
                 )
                 assert sent.status_code == 303, sent.text

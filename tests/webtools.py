@@ -4,6 +4,7 @@ server on a free loopback port."""
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
 import threading
 import time
@@ -19,6 +20,7 @@ from ledger.cli import cli
 from ledger.store.opening import open_store
 from ledger.web import access
 from ledger.web.app import Server
+from ledger.web.sessions import csrf_of
 
 ROOT = Path(__file__).resolve().parent.parent
 THE_WORLD = ROOT / "campaigns" / "the-world"
@@ -87,14 +89,24 @@ def login(c: TestClient, token: str) -> None:
 
 
 def csrf(c: TestClient) -> str:
-    """The CSRF token of the client's session."""
-    server: Server = c.server  # type: ignore[attr-defined]
-    return server.sessions[c.cookies["ledger_session"]][1]
+    """The CSRF token of the client's session (derived from its cookie)."""
+    return csrf_of(c.cookies["ledger_session"])
+
+
+def nonce(c: TestClient, path: str) -> str | None:
+    """The one-time nonce of a fresh copy of the form at ``path`` (``None``: no such form)."""
+    found = re.search(r'name="nonce" value="([^"]+)"', c.get(path).text)
+    return found.group(1) if found else None
 
 
 def post(c: TestClient, path: str, data: dict[str, str], **headers: str) -> Any:
-    """A same-origin form POST with the session's CSRF token (unless ``data`` has one)."""
+    """A same-origin form POST with the session's CSRF token and a fresh form nonce (unless
+    ``data`` has them), as a browser sends the form it just loaded."""
     data = {"csrf": csrf(c), **data}
+    if "nonce" not in data and path.startswith("/roll/"):
+        fresh = nonce(c, path)
+        if fresh is not None:
+            data["nonce"] = fresh
     return c.post(path, data=data, headers={"origin": "http://testserver", **headers})
 
 

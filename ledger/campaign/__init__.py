@@ -1,1 +1,1 @@
-"""ledger.campaign."""
+"""ledger.campaign.aggregate."""

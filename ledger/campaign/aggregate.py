@@ -9,6 +9,7 @@ inserts the whole batch. Nothing is written when anything fails.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import difflib
 import re
 from collections.abc import Iterator, Sequence
@@ -20,6 +21,7 @@ from ledger.campaign import rolling, sessions, validation
 from ledger.campaign.listeners import notify_appended
 from ledger.campaign.reading import StateReader
 from ledger.campaign.rolling import AutomaticResult, RollBatch
+from ledger.chain import instant
 from ledger.codec import Codec
 from ledger.errors import NotFound
 from ledger.events import (
@@ -60,6 +62,30 @@ def slug(text: str) -> str:
     first = (text.strip().split() or [""])[0]
     ascii_ = unicodedata.normalize("NFKD", first).encode("ascii", "ignore").decode().lower()
     return re.sub(r"[^a-z0-9_-]", "", ascii_)[:64].lstrip("_-") or "character"
+
+
+#: A clock behind the ledger's head by less than this is not worth a warning (two machines'
+#: clocks differ by milliseconds); its appends are stamped with the head's time all the same.
+CLOCK_SLACK = datetime.timedelta(seconds=1)
+
+
+def clock_warning(behind: datetime.timedelta) -> str:
+    """What to tell the person whose clock is ``behind`` the ledger's last ``recorded_at``
+    (:attr:`Campaign.clock_behind`): ``"the clock is 90 minutes behind the ledger: ..."``."""
+    seconds = int(behind.total_seconds())
+    if seconds < 120:
+        amount = f"{seconds} second{'s' if seconds != 1 else ''}"
+    elif seconds < 120 * 60:
+        amount = f"{seconds // 60} minutes"
+    elif seconds < 48 * 3600:
+        amount = f"{seconds // 3600} hours"
+    else:
+        amount = f"{seconds // 86400} days"
+    return (
+        f"the clock is {amount} behind the ledger: what you record is stamped with the "
+        "ledger's last time instead, so its times never go backwards (set this computer's "
+        "date and time)"
+    )
 
 
 def open_campaign(store: EventStore, campaign: str | None = None) -> Campaign:
@@ -400,6 +426,7 @@ class Campaign:
                 session=session if session is not None else self.current_session(),
                 expected_versions=expected_versions,
             )
+            self._note_clock(rows, at)
             if any(isinstance(e, Corrected) for e in events):
                 self.reader.forget()  # history changed: replay next time
             else:
@@ -408,6 +435,23 @@ class Campaign:
             self._report(records)
         return records
 
+
+    #: How far behind the ledger's head the clock of this object's appends was, at most
+    #: (``None``: never, or by less than :data:`CLOCK_SLACK`). Such an append is stamped
+    #: with the head's ``recorded_at`` by the store (:func:`ledger.chain.not_before`); the
+    #: CLI warns once (:func:`clock_warning`).
+    clock_behind: datetime.timedelta | None = None
+
+    def _note_clock(self, rows: Sequence[tuple[Any, ...]], at: str) -> None:
+        """Note in :attr:`clock_behind` how far ``at`` was behind the head when the store
+        stamped the batch with the head's time instead (``recorded_at`` never decreases)."""
+        if not rows or rows[0][6] == at:
+            return
+        stored, given = instant(rows[0][6]), instant(at)
+        if stored is not None and given is not None and stored - given >= CLOCK_SLACK:
+            gap = stored - given
+            if self.clock_behind is None or gap > self.clock_behind:
+                self.clock_behind = gap
 
     def add_character(self, sheet: dict[str, Any], *, actor: str, at: str) -> Recorded:
         """Validate a sheet with the rule system and append ``character.created``.
@@ -521,4 +565,13 @@ class Campaign:
         return self.store.rows(self.id, **filters)
 
 
-__all__ = ["COLUMNS", "AutomaticResult", "Campaign", "NotFound", "RollBatch", "open_campaign", "slug"]
+__all__ = [
+    "COLUMNS",
+    "AutomaticResult",
+    "Campaign",
+    "NotFound",
+    "RollBatch",
+    "clock_warning",
+    "open_campaign",
+    "slug",
+]

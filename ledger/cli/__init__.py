@@ -42,6 +42,17 @@ class App:
         self.actor = actor if actor is not None else self._defaults[1]
         self.__dict__.pop("campaign", None)
 
+    def end_entry(self) -> None:
+        """End one entry of ``campaign play``: warn about the clock (:meth:`warn_clock`),
+        and go back to the shell's ``--as``/``--actor``, so the prompt shows the view the
+        next entry will use (an entry's ``--as gm`` is that entry's only)."""
+        self.warn_clock()
+        self.as_, self.actor = self._defaults
+
+    #: Set by ``campaign play``: commands then never ask a question, since the answer read
+    #: would be the next entry typed (:func:`ledger.cli.table.can_ask`).
+    in_shell = False
+
     def as_gm(self) -> bool:
         """Is this the GM's view? Only when asked for by name (``--as gm``): everything a
         command prints may leave the GM's hands, so the default is the player's view."""
@@ -73,9 +84,26 @@ class App:
 
     _store: Any = None
 
+    def warn_clock(self) -> None:
+        """Once per invocation (a whole ``campaign play`` is one): when an append was
+        stamped with the ledger's last time because this computer's clock is behind it
+        (:attr:`ledger.campaign.aggregate.Campaign.clock_behind`), say so on stderr."""
+        campaign = self.__dict__.get("campaign")
+        behind = getattr(campaign, "clock_behind", None)
+        if behind is None or self._clock_warned:
+            return
+        from ledger.campaign.aggregate import clock_warning
+
+        self._clock_warned = True
+        click.echo(f"Warning: {clock_warning(behind)}", err=True)
+
+    _clock_warned = False
+
     def close(self) -> None:
         """Close the ledger file (called when the command ends, so WAL checkpoints happen
-        at a known moment, not whenever the garbage collector runs)."""
+        at a known moment, not whenever the garbage collector runs), after
+        :meth:`warn_clock`."""
+        self.warn_clock()
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -185,17 +213,74 @@ class LedgerGroup(click.Group):
         except BrokenPipeError:
             raise
         except _REFUSED as e:
-            raise click.ClickException(_one_line(e)) from None
+            raise click.ClickException(_one_line(_explained(e, ctx))) from None
         except msgspec.ValidationError as e:
             raise click.UsageError(_one_line(e)) from None
         except (OSError, UnicodeDecodeError) as e:
-            raise click.ClickException(_one_line(e)) from None
+            raise click.ClickException(_one_line(_explained(e, ctx))) from None
         except Exception as e:
             if type(e).__module__.startswith("psycopg"):  # PostgreSQL refused (a lock timeout, ...)
                 raise click.ClickException(
                     f"the ledger database cannot be used: {_one_line(e)} (nothing was written)"
                 ) from None
             raise
+
+
+def _explained(e: BaseException, ctx: click.Context) -> BaseException:
+    """A full disk or a read-only ledger said as such (:mod:`ledger.files`), whoever noticed
+    it: an ``OSError`` names its file (standard output when it has none), a SQLite error
+    the ledger's. Anything else is returned as it is."""
+    from ledger.store.files import (
+        NO_ROOM,
+        DiskFull,
+        ReadOnlyLedger,
+        disk_full,
+        is_readonly_error,
+    )
+
+    if isinstance(e, DiskFull | ReadOnlyLedger):
+        return e
+    if isinstance(e, OSError):
+        if e.errno in NO_ROOM:
+            if e.filename:
+                return DiskFull(str(e.filename))
+            stdout = _stdout_file()
+            if stdout is not None:  # written as it went: what is there is incomplete
+                return DiskFull(stdout, incomplete=True)
+            app = ctx.find_object(App)
+            for where in (app.db_path if app is not None else None, os.getcwd()):
+                if where and not where.startswith(("postgres", "file:")) and _low(where):
+                    return DiskFull(where)
+        return e
+    app = ctx.find_object(App)
+    db_path = app.db_path if app is not None else None
+    if db_path is None or db_path == ":memory:" or db_path.startswith(("postgres", "file:")):
+        return e
+    if disk_full(e, db_path):
+        return DiskFull(db_path)
+    if is_readonly_error(e):
+        from ledger.store.files import readonly_reason
+
+        return ReadOnlyLedger(db_path, readonly_reason(db_path) or "SQLite opened it read-only")
+    return e
+
+
+def _low(path: str) -> bool:
+    """Is the disk holding ``path`` (nearly) full (:data:`ledger.files.LOW_SPACE`)?"""
+    from ledger.store.files import LOW_SPACE, free_kb
+
+    free = free_kb(path)
+    return 0 <= free * 1024 < LOW_SPACE
+
+
+def _stdout_file() -> str | None:
+    """The file standard output is redirected to, when it is one on a (nearly) full disk
+    (Linux: ``/proc/self/fd/1``); else ``None``."""
+    try:
+        target = os.readlink(f"/proc/self/fd/{sys.stdout.fileno()}")
+    except (OSError, ValueError, AttributeError):  # not a real file descriptor, not Linux
+        return None
+    return target if os.path.isfile(target) and _low(target) else None
 
 
 def _one_line_text(text: str) -> str:

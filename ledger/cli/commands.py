@@ -48,14 +48,28 @@ def new(
     The ledger file (--db) is created if it does not exist; one file may hold several
     campaigns.
     """
-    from ledger.campaign.aggregate import Campaign
-    from ledger.store.base import shown
+    import os
+
+    from ledger.campaign.aggregate import Campaign, load_system
+    from ledger.store.base import is_url, shown
 
     opts = dict(_parse_option(o) for o in options)
-    store = app.store(create=True)
-    campaign = Campaign.create(
-        store, name, system=system_id, title=title, options=opts, actor=app.actor, at=now()
-    )
+    load_system(system_id, opts)  # a bad system or option is refused before a file is made
+
+    def create(store: Any) -> Any:
+        return Campaign.create(
+            store, name, system=system_id, title=title, options=opts, actor=app.actor, at=now()
+        )
+
+    path = app.db_path
+    if path != ":memory:" and not is_url(path) and not os.path.exists(path):
+        from ledger.store.newfile import (
+            build_new_file,  # a new file appears whole, or not at all
+        )
+
+        campaign = build_new_file(path, create)
+    else:
+        campaign = create(app.store(create=True))
     if as_json:
         echo_json(
             {"campaign": campaign.id, "system": system_id, "options": campaign.created.options}
@@ -91,6 +105,7 @@ def systems(system_id: str | None, as_json: bool) -> None:
             {
                 "id": sid,
                 "name": system.name,
+                "book": system.book_title,
                 "source": system.source,
                 "distribution": dist,
                 "version": version,
@@ -101,7 +116,7 @@ def systems(system_id: str | None, as_json: bool) -> None:
         return
     for r in rows:
         click.echo(
-            f"{r['id']:<15} {r['name']:<22} {r['distribution']} {r['version']}  (rules: {r['source']})"
+            f"{r['id']:<15} {r['name']:<22} {r['distribution']} {r['version']}  (rules: {r['book']})"
         )
 
 
@@ -149,6 +164,7 @@ def _system_detail(system: Any, as_json: bool) -> None:
     detail: dict[str, Any] = {
         "id": system.id,
         "name": system.name,
+        "book": system.book_title,
         "source": system.source,
         "distribution": dist,
         "version": version,
@@ -162,7 +178,7 @@ def _system_detail(system: Any, as_json: bool) -> None:
     if as_json:
         echo_json(detail)
         return
-    click.echo(f"{system.name} ({system.id}): {dist} {version}, rules in {system.source}")
+    click.echo(f"{system.name} ({system.id}): {dist} {version}, rules from {system.book_title}")
     for title, key in (("campaign roll", "roll_options"), ("campaign odds", "odds_options")):
         click.echo(f"\nOptions of `{title}`:")
         for row in detail[key]:
@@ -290,11 +306,13 @@ def session_start(app: App, as_json: bool) -> None:
 def session_end(app: App, as_json: bool) -> None:
     """Close the open session: reveal its seed, commit the downtime seed (advancement dice
     draw from it) and print a receipt to keep."""
+    from ledger.history.verify import session_receipt
+
     campaign = app.campaign
     before = states(app) if not as_json else {}
     rec = campaign.end_session(actor=app.actor, at=now())
     downtime = campaign.record(rec.seq + 1)  # the same batch: downtime.committed
-    receipt = f"{downtime.seq}:{downtime.hash}"
+    receipt = session_receipt(campaign, rec)  # the batch's last event, as the recap shows it
     commitment = getattr(downtime.data, "seed_commitment", "")
     if as_json:
         echo_json(
@@ -445,7 +463,9 @@ def echo_changes(
 @cli.command()
 @click.argument("file", required=False, type=click.File("rb"))
 @click.option(
-    "--receipt", help="SEQ:HASH from an earlier receipt: prove the log up to SEQ is unchanged."
+    "--receipt",
+    help="SEQ:HASH from an earlier receipt (all 64 hex digits, or the first 16 or more): "
+    "prove the log up to SEQ is unchanged.",
 )
 @click.option(
     "--drop-snapshots",
@@ -464,17 +484,20 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
     player's copy is checked as far as it can be: GM-only events through their hashes.
     Exit 0 and print a receipt (head seq and hash), or exit 1 naming the first bad seq.
     """
-    from ledger.history.verify import parse_receipt, pending_lines, verify_store
+    from ledger.history.verify import (
+        ReceiptError,
+        clock_note,
+        parse_receipt,
+        pending_lines,
+        verify_store,
+    )
 
     parsed = None
     if receipt is not None:
-        parsed = parse_receipt(receipt)
-        if parsed is None:
-            raise click.BadParameter(
-                f"{receipt[:80]!r} is not a receipt: write it as SEQ:HASH, e.g. "
-                "42:ab12… (a seq from 1, then 64 hex digits)",
-                param_hint="--receipt",
-            )
+        try:
+            parsed = parse_receipt(receipt)
+        except ReceiptError as e:
+            raise click.BadParameter(str(e), param_hint="--receipt") from None
     if file is not None:
         from ledger.exchange.backup import split_backup
         from ledger.exchange.ndjson import BadLine, parse_lines, verify_export
@@ -529,6 +552,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
                 "results_unchecked": report.results_unchecked,
                 "bad_seq": report.bad_seq,
                 "problem": report.problem,
+                "clock_back": report.clock.json(),
             }
         )
     if not report.ok:
@@ -547,6 +571,9 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
             click.echo(f"Roll results not checked: {report.results_unchecked}")
         for line in pending_lines(report):
             click.echo(line)
+        note = clock_note(report.clock)
+        if note:
+            click.echo(note)
         click.echo(f"Receipt: {report.receipt}")
 
 
@@ -566,8 +593,10 @@ def export_(app: App, output: str | None, verifier: str | None) -> None:
     """Export the campaign as NDJSON, one event a line, oldest first.
 
     The default view is --as player: a GM-only event becomes a stub of only what the chain
-    needs (seq, campaign, prev_hash, hash, "redacted": true) and the chain still verifies. Use `campaign --as gm export` for a
-    full backup that `campaign import` can restore.
+    needs (seq, campaign, prev_hash, hash, "redacted": true) and the chain still verifies.
+    `campaign --as gm export` holds every event but no unrevealed seed: made during an open
+    session, it cannot restore that session (it could neither roll nor end). Only
+    `campaign backup FILE` carries the seeds: use it for backups.
     """
     from ledger.exchange.ndjson import export_lines
 
@@ -582,6 +611,7 @@ def export_(app: App, output: str | None, verifier: str | None) -> None:
             return
 
     as_gm = app.as_gm()
+    open_session = app.campaign.current_session() if as_gm else None
     lines = export_lines(app.store(), app.campaign.id, as_gm=as_gm)
     if output:
         from ledger.cli.output import atomic_file
@@ -593,57 +623,109 @@ def export_(app: App, output: str | None, verifier: str | None) -> None:
         for line in lines:
             out.write(line)
         out.flush()
+    if open_session is not None:  # said once the export is written (a refusal says nothing)
+        click.echo(
+            f"Warning: session {open_session} is open and this GM export does not carry its "
+            "seed: a ledger restored from it can neither roll nor end that session, and "
+            "`campaign import` refuses it once the session has engine rolls. Only "
+            "`campaign backup FILE` carries the seed.",
+            err=True,
+        )
 
 
 @cli.command("import")
 @click.argument("file", type=click.File("rb"))
+@click.option(
+    "--abandon-open-session",
+    is_flag=True,
+    help="When the file's last session is open and the file lacks its seed (a GM export, "
+    "not a backup): import anyway and close that session as abandoned, its engine rolls "
+    "unverifiable.",
+)
 @json_option
 @pass_app
-def import_(app: App, file: Any, as_json: bool) -> None:
+def import_(app: App, file: Any, abandon_open_session: bool, as_json: bool) -> None:
     """Import a GM backup (`campaign backup`) or a GM export (NDJSON) into this ledger file.
 
     A backup restores everything, the open session's seed included (each secret checked
-    against its commitment in the log). Refused, with nothing written, when the chain or a
-    roll does not verify, when the file is a player's export, or when the campaign already
-    exists here. A new ledger file is built privately and appears whole, only when the
-    import succeeds.
+    against its commitment in the log). A GM export holds no seed: when its last session is
+    open with engine rolls, it is refused (restored, that session could neither roll nor
+    end, and its rolls could never be verified) unless --abandon-open-session closes that
+    session as abandoned. Refused, with nothing written, when the chain or a roll does not
+    verify, when the file is a player's export, or when the campaign already exists here.
+    A new ledger file is built privately, checked on the disk, and appears whole, only when
+    the import succeeds.
     """
     import os
 
     from ledger.exchange.backup import split_backup
-    from ledger.exchange.ndjson import import_lines, parse_lines
+    from ledger.exchange.ndjson import Imported, import_lines, parse_lines
     from ledger.store.base import is_url
 
     backup, rest = split_backup(file)
     lines = parse_lines(rest)
+
+    def fill(store: Any) -> Imported:
+        return import_lines(
+            store,
+            lines,
+            backup=backup,
+            abandon_open_session=abandon_open_session,
+            actor=app.actor,
+            at=now(),
+        )
+
     if app.db_path != ":memory:" and not is_url(app.db_path) and not os.path.exists(app.db_path):
-        campaign, count = _import_into_new_file(app.db_path, lines, backup)
+        from ledger.store.newfile import build_new_file
+
+        done = build_new_file(app.db_path, fill)
     else:
-        campaign, count = import_lines(app.store(create=True), lines, backup=backup)
-    secrets = len(backup.secrets) if backup is not None else 0
+        done = fill(app.store(create=True))
     if as_json:
-        echo_json({"campaign": campaign, "events": count, "secrets": secrets})
-    else:
-        kept = f" and {secrets} unrevealed seed{'s' if secrets != 1 else ''}" if secrets else ""
-        click.echo(f"Imported campaign {campaign}: {count} events{kept}, chain and rolls verified.")
-    _warn_open_session_without_seed(app, campaign)
-
-
-def _warn_open_session_without_seed(app: App, campaign_id: str) -> None:
-    """After an import: an open session whose seed the file did not hold (an export, not a
-    backup) can never draw or verify an engine roll; say so and how to close it."""
-    from ledger.campaign.aggregate import open_campaign
-
-    campaign = open_campaign(app.store(), campaign_id)
-    number = campaign.current_session()
-    if number is None or app.store().get_secret(campaign_id, number) is not None:
+        echo_json(
+            {
+                "campaign": done.campaign,
+                "events": done.events,
+                "secrets": done.secrets,
+                "abandoned_session": done.abandoned,
+                "engine_rolls_unverifiable": done.unverifiable_rolls,
+            }
+        )
+        _note_clock_back(lines)
         return
+    if done.open_without_seed is not None:
+        click.echo(
+            f"Warning: session {done.open_without_seed} is open and the file does not hold its "
+            "seed (only a GM backup, `campaign backup FILE`, does): it can neither roll nor "
+            'end; close it with `campaign session abandon --reason "..."`',
+            err=True,
+        )
+    if done.abandoned is not None:
+        k = done.unverifiable_rolls
+        click.echo(
+            f"Session {done.abandoned} was open without its seed: abandoned at import, its {k} "
+            f"engine roll{'s are' if k != 1 else ' is'} unverifiable (only a GM backup, "
+            "`campaign backup FILE`, carries an open session's seed)."
+        )
+    secrets = done.secrets
+    kept = f" and {secrets} unrevealed seed{'s' if secrets != 1 else ''}" if secrets else ""
     click.echo(
-        f"Warning: session {number} is open and the file does not hold its seed (only a GM "
-        "backup, `campaign backup FILE`, does): its engine rolls can never be verified; "
-        'close it with `campaign session abandon --reason "..."`',
-        err=True,
+        f"Imported campaign {done.campaign}: {done.events} events{kept}, chain and rolls verified."
     )
+    _note_clock_back(lines)
+
+
+def _note_clock_back(lines: Any) -> None:
+    """After an import: where the imported log's ``recorded_at`` goes back in time, if
+    anywhere (kept as written: the times are in the chain; :func:`ledger.history.verify.clock_note`)."""
+    from ledger.history.verify import ClockBack, clock_note
+
+    clock = ClockBack()
+    for line in lines:
+        clock.feed(line.seq, getattr(line, "recorded_at", None))
+    note = clock_note(clock)
+    if note:
+        click.echo(note, err=True)
 
 
 @cli.command()
@@ -676,55 +758,6 @@ def backup(app: App, file: str, as_json: bool) -> None:
             f"Backed up {campaign.id} to {file}: {lines - 1} events and {secrets} unrevealed "
             f"seed{'s' if secrets != 1 else ''} (keep this file private)."
         )
-
-
-def _import_into_new_file(path: str, lines: Any, backup: Any) -> tuple[str, int]:
-    """Import into a ledger file that does not exist yet, without ever touching another's.
-
-    The ledger is built in a private temporary file beside ``path`` (write lock held from
-    its first byte: the import is one ``BEGIN IMMEDIATE`` transaction) and linked into
-    place exclusively when complete. A refused import removes only that temporary file; a
-    file another command created at ``path`` meanwhile is never touched.
-
-    :raises click.ClickException: the folder is missing, or ``path`` appeared meanwhile.
-    """
-    import contextlib
-    import os
-    import tempfile
-
-    from ledger.cli.output import _mode_for
-    from ledger.exchange.ndjson import import_lines
-    from ledger.store.sqlite import Store
-
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise click.ClickException(f"cannot create {path}: the folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".campaign-import-", suffix=".db", dir=folder)
-    os.close(fd)
-    try:
-        store = Store(tmp, synchronous=os.environ.get("CAMPAIGN_SYNCHRONOUS", "NORMAL"))
-        try:
-            result = import_lines(store, lines, backup=backup)
-        finally:
-            store.close()  # checkpoints the WAL into the file and removes it
-        os.chmod(tmp, _mode_for(path, private=False))
-        appeared = click.ClickException(
-            f"{path} was created by another command during the import: nothing was "
-            "imported; run the import again (into that ledger or another file)"
-        )
-        try:
-            os.link(tmp, path)  # exclusive: fails if anything appeared at path
-        except FileExistsError:
-            raise appeared from None
-        except OSError:  # a file system without hard links: rename, if path is still free
-            if os.path.lexists(path):
-                raise appeared from None
-            os.rename(tmp, path)
-        return result
-    finally:
-        for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(tmp + suffix)
 
 
 @cli.command()

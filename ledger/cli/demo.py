@@ -141,11 +141,13 @@ def demo(
     if as_json:
         echo_json(summaries)
         return
+    from ledger.history.verify import short_receipt
+
     click.secho("\nSummary", bold=True)
     for s in summaries:
         click.echo(
             f"  {s['campaign']:<20} {s['system']:<14} {s['steps']:>3} steps  "
-            f"{len(s['recaps']):>2} recaps  {s['db']:<30} receipt {s['receipt'][:16]}…"
+            f"{len(s['recaps']):>2} recaps  {s['db']:<30} receipt {short_receipt(s['receipt'])}"
         )
     click.echo(f"Recaps (Markdown and HTML) are in {out / 'recaps'}/; open one in a browser.")
 

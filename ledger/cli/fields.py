@@ -13,6 +13,8 @@ import click
 import msgspec
 from msgspec import inspect as mi
 
+from ledger import kinds
+
 _NOTHING = tuple(t for t in (getattr(mi, "NoneType", None), getattr(mi, "UnsetType", None)) if t)
 
 
@@ -37,35 +39,8 @@ def fields_of(cls: type) -> list[tuple[str, mi.Type, Any]]:
 
 def describe_type(t: mi.Type) -> str:
     """A field's type in words: ``an integer``, ``text``, ``one of: bonus, penalty``,
-    ``a list of text (repeat the option)``, ``true or false``."""
-    if isinstance(t, mi.UnionType):
-        kinds = [describe_type(x) for x in t.types if not isinstance(x, _NOTHING)]
-        return " or ".join(kinds) if kinds else "nothing"
-    if isinstance(t, mi.LiteralType):
-        return "one of: " + ", ".join(str(v) for v in t.values)
-    if isinstance(t, mi.EnumType):
-        return "one of: " + ", ".join(str(m.value) for m in t.cls)
-    if isinstance(t, mi.BoolType):
-        return "true or false"
-    if isinstance(t, mi.IntType):
-        low = t.ge if t.ge is not None else (t.gt + 1 if t.gt is not None else None)
-        high = t.le if t.le is not None else (t.lt - 1 if t.lt is not None else None)
-        if low is not None and high is not None:
-            return f"an integer from {low} to {high}"
-        if low is not None:
-            return f"an integer >= {low}"
-        return "an integer"
-    if isinstance(t, mi.FloatType):
-        return "a number"
-    if isinstance(t, mi.StrType):
-        return "text"
-    if isinstance(t, mi.ListType | mi.VarTupleType | mi.SetType | mi.FrozenSetType):
-        return f"a list of {describe_type(t.item_type)} (repeat the option)"
-    if isinstance(t, mi.DictType):
-        return "a JSON object"
-    if isinstance(t, mi.AnyType):
-        return "any JSON value"
-    return "a JSON value"
+    ``a list of text (repeat the option)``, ``true or false`` (:func:`ledger.kinds.describe_type`)."""
+    return kinds.describe_type(t, repeat=" (repeat the option)")
 
 
 def is_list(t: mi.Type) -> bool:

@@ -177,7 +177,7 @@ def audit(app: App, seq: int, as_json: bool) -> None:
         click.echo("  fields: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
         rule = result["rule"]
         click.echo(
-            f"  rules: {rule['system']}, {rule['seed']}"
+            f"  rules: {rule['book']}"
             + (f', "{rule["section"]}"' if rule["section"] else "")
         )
         from ledger.text import printable

@@ -105,28 +105,55 @@ def atomic_path(
     """Yield a temporary path beside ``path`` (same suffix); on success rename it to ``path``.
 
     The target is checked (:func:`check_target`) before and again just before the rename.
-    On any error the temporary file is removed and ``path`` is untouched.
+    The finished file is synced to the disk before the rename, and its folder after it, so
+    the success a command prints afterwards holds even through a power loss. On any error
+    the temporary file is removed and ``path`` is untouched.
 
     :param private: the file holds a secret: readable by its owner only.
     :raises click.BadParameter: see :func:`check_target`.
+    :raises click.ClickException: the disk is full (one line: where, how much is free).
     """
+    from ledger.store.files import disk_full, disk_full_message, sync_file, sync_folder
+
     check_target(path, db_path=db_path, option=option)
     folder = os.path.dirname(os.path.abspath(path))
     suffix = os.path.splitext(path)[1]
     try:
         fd, tmp = tempfile.mkstemp(prefix=".campaign-", suffix=".tmp" + suffix, dir=folder)
     except OSError as e:
+        if disk_full(e, folder):
+            raise click.ClickException(disk_full_message(path)) from None
         raise click.ClickException(f"cannot write {path}: {e.strerror}") from None
     os.close(fd)
     try:
         yield tmp
         check_target(path, db_path=db_path, option=option)
         os.chmod(tmp, _mode_for(path, private))
+        sync_file(tmp)
         os.replace(tmp, path)
-    except BaseException:
+        sync_folder(folder)
+    except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if _is_full(e):
+            raise click.ClickException(disk_full_message(path)) from None
         raise
+
+
+def _is_full(e: BaseException) -> bool:
+    """Is ``e`` (or what it was raised from: a chart library may wrap its errors) the
+    operating system saying the disk is full? (A full disk under the ledger is the store's
+    own :class:`~ledger.files.DiskFull`, naming the ledger: it passes through.)"""
+    from ledger.store.files import NO_ROOM
+
+    seen: BaseException | None = e
+    for _ in range(5):
+        if seen is None:
+            return False
+        if isinstance(seen, OSError) and seen.errno in NO_ROOM:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 @contextlib.contextmanager

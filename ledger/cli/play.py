@@ -267,7 +267,7 @@ def roll(
     except AutomaticResult as e:  # no silent surprises: show it, and ask (#15)
         from ledger.cli import table
 
-        if not table._interactive():
+        if not table.can_ask(app):  # off a terminal, or in `campaign play`
             raise click.ClickException(f"{e}: add --auto to record it") from None
         click.confirm(f"{str(e)[0].upper()}{str(e)[1:]}. Record it?", abort=True)
         written = record(True)
@@ -370,7 +370,7 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
         )
     cls = types[key]
     if ctx.meta.get("ledger.event_help"):
-        doc = " ".join((cls.__doc__ or "").split("\n\n")[0].split())
+        doc = system.for_people(" ".join((cls.__doc__ or "").split("\n\n")[0].split()))
         click.echo(f"Usage: campaign record {key} [--blind] [--json] FIELDS...\n")
         if doc:
             click.echo(f"  {doc}\n")
@@ -471,7 +471,7 @@ def damage(
     """Record AMOUNT of damage to CHARACTER (rule systems that declare harm: `campaign
     systems ID` says whether one does).
 
-    --affects SKILL names the skills a wound it inflicts affects (#16).
+    --affects SKILL names the skills a wound it inflicts affects.
     """
     if amount < 1:
         raise click.UsageError(

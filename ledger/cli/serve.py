@@ -154,12 +154,18 @@ def access_add(
 @json_option
 @pass_app
 def access_list(app: App, as_json: bool) -> None:
-    """List the live links: who, their characters, when issued (never the link itself)."""
+    """List the live links: who, their characters, when issued (never the link itself), and
+    the devices signed in with each (browser and system, when signed in, last used)."""
     from ledger.web import access as accessmod
+    from ledger.web import sessions as sessionsmod
 
     campaign = app.campaign
-    rows = []
-    for found in accessmod.live(app.store(), campaign.id):
+    store = app.store()
+    signed_in = sessionsmod.devices(
+        store, campaign.id, sessionsmod.parse(now()), sessionsmod.SessionPolicy()
+    )
+    rows: list[dict[str, Any]] = []
+    for found in accessmod.live(store, campaign.id):
         mine = accessmod.characters_of(campaign, found)
         rows.append(
             {
@@ -167,6 +173,10 @@ def access_list(app: App, as_json: bool) -> None:
                 "role": found.role,
                 "characters": list(mine.values()) if not found.is_gm else ["(all)"],
                 "issued": found.created_at,
+                "devices": [
+                    {"device": d.device, "signed_in": d.created_at, "last_seen": d.seen_at}
+                    for d in signed_in.get(found.id, [])
+                ],
             }
         )
     if as_json:
@@ -176,13 +186,21 @@ def access_list(app: App, as_json: bool) -> None:
         click.echo("No links yet: `campaign access add gm`, `campaign access add NAME`.")
     for r in rows:
         click.echo(f"{r['who']:<16} {r['role']:<7} {r['issued'][:16]}  {', '.join(r['characters'])}")
+        for d in r["devices"]:
+            click.echo(
+                f"  {d['device']}: signed in {d['signed_in'][:16].replace('T', ' ')}, "
+                f"last seen {d['last_seen'][:16].replace('T', ' ')} UTC"
+            )
+        if not r["devices"]:
+            click.echo("  no device signed in")
 
 
 @access.command("revoke")
 @click.argument("who", metavar="PLAYER|gm")
 @pass_app
 def access_revoke(app: App, who: str) -> None:
-    """Revoke PLAYER's link (or the GM's): it stops at once, open pages included."""
+    """Revoke PLAYER's link (or the GM's): it stops at once, open pages included, and every
+    device signed in with it is signed out."""
     from ledger.web import access as accessmod
 
     campaign = app.campaign

@@ -41,6 +41,7 @@ class TableShell:
 
     def __init__(self, app: App) -> None:
         self.app = app
+        app.in_shell = True  # an entry never reads a later line as an answer
         self.entries = 0
         self.failures = 0
 
@@ -65,7 +66,10 @@ class TableShell:
         if problem:
             click.echo(f"Error: {problem}", err=True)
             return self._done(2)
-        code = cli.run(words, prog_name="campaign", obj=self.app)
+        try:
+            code = cli.run(words, prog_name="campaign", obj=self.app)
+        finally:
+            self.app.end_entry()
         return self._done(code)
 
     def _done(self, code: int) -> int:
@@ -345,7 +349,9 @@ def play(app: App, history_path: str | None) -> None:
     fails exactly as the same `campaign` command would (a refused entry writes nothing and
     the shell goes on). `--as` and `--actor` given to `campaign` are the shell's defaults
     (`campaign --as gm play` shows GM-only facts; the prompt then ends in [GM]); an entry
-    may give its own (`--as player sheet isa`). Piped input runs one entry a
+    may give its own (`--as player sheet isa`), for that entry only: the prompt shows the
+    view the next entry uses. An entry never reads the next line as an answer: give
+    `undo --reason "..."` (and `roll ... --auto`) in the entry. Piped input runs one entry a
     line (exit status 1 if any entry was refused).
     """
     app.store()  # refuse a missing ledger now, with the usual message

@@ -43,25 +43,46 @@ def last_entry(campaign: Any, actor: str) -> Any:
 
 
 def _interactive() -> bool:
-    """Can we ask the person at the keyboard (stdin is a terminal)?"""
+    """Is stdin a terminal?"""
     return sys.stdin.isatty()
 
 
+def can_ask(app: App) -> bool:
+    """Can a command ask the person at the keyboard a question? On a terminal, and never
+    inside ``campaign play``: there the answer read would be the next entry typed (a
+    command would become an undo's permanent reason), so an entry carries its answers."""
+    return _interactive() and not app.in_shell
+
+
 @cli.command()
-@click.option("--reason", help="Why it is undone (asked for when not given on a terminal).")
+@click.option(
+    "--reason",
+    help="Why it is undone, kept in the log (asked for on a terminal when not given; "
+    "required in `campaign play`).",
+)
 @click.option("--yes", "-y", is_flag=True, help="Do not ask before undoing.")
 @json_option
 @pass_app
 def undo(app: App, reason: str | None, yes: bool, as_json: bool) -> None:
     """Retract the last event you (--actor) wrote: a correction with a reason, like
     `campaign correct SEQ --reason ...`. The original stays in the log, marked; run it
-    again to undo the entry before. A session start or end cannot be undone."""
+    again to undo the entry before. A session start or end cannot be undone.
+
+    In `campaign play` the entry carries its reason (`undo --reason "..."`) and nothing is
+    asked: typing it is the confirmation.
+    """
     from ledger.history.words import describe
 
     campaign = app.campaign
     target = last_entry(campaign, app.actor)
     line = describe(campaign, target)
-    interactive = _interactive()
+    if app.in_shell:
+        if reason is None:
+            raise click.UsageError(
+                f'undo {line}? give the reason in the same entry: undo --reason "..."'
+            )
+        yes = True  # the entry was typed with its reason: nothing is asked
+    interactive = can_ask(app)
     if not yes:
         if not interactive:
             raise click.UsageError(f"undo {line}? give --yes to undo without being asked")

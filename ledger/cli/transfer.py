@@ -20,7 +20,8 @@ def copy(app: App, src: str, dst: str, as_json: bool) -> None:
     URL): every event byte for byte, so every hash is the same, and the unrevealed seeds.
 
     Copies every campaign of SRC, or only the one named by the global --campaign. DST is
-    created when it is a file that does not exist yet. Each copy is verified in DST (chain,
+    created when it is a file that does not exist yet (built privately, and there only once
+    it reads back whole from the disk). Each copy is verified in DST (chain,
     seeds, rolls) before anything is committed; refused, with nothing written, when a
     campaign is already in DST or does not verify. Snapshots are not copied (a cache).
 
@@ -46,11 +47,17 @@ def copy(app: App, src: str, dst: str, as_json: bool) -> None:
         ids = [app.campaign_id] if app.campaign_id else source.campaign_ids()
         if not ids:
             raise click.ClickException(f"{shown(src)} holds no campaign: nothing to copy")
-        target = open_store(dst, synchronous=synchronous)
-        try:
-            done = copy_campaigns(source, target, ids)
-        finally:
-            target.close()
+        if not is_url(dst) and not os.path.exists(dst):
+            # a new file is built privately and appears whole, checked on the disk (#24)
+            from ledger.store.newfile import build_new_file
+
+            done = build_new_file(dst, lambda target: copy_campaigns(source, target, ids))
+        else:
+            target = open_store(dst, synchronous=synchronous)
+            try:
+                done = copy_campaigns(source, target, ids)
+            finally:
+                target.close()
     finally:
         source.close()
     if as_json:

@@ -20,7 +20,8 @@ from ledger.history.words import describe
     "--as-of",
     "as_of",
     metavar="SEQ|session:N|ISO-TIME",
-    help="The sheet as it was then: after event SEQ, at the end of session N, or at a time.",
+    help="The sheet as it was then: after event SEQ, at the end of session N, or at a UTC "
+    "time (every event recorded by then; see docs/events.md \"Time\").",
 )
 @click.option(
     "--format",

@@ -1,1 +1,1 @@
-"""ledger.dice."""
+"""ledger.dice.engine."""

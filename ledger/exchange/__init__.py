@@ -1,1 +1,1 @@
-"""ledger.exchange."""
+"""ledger.exchange.ndjson."""

@@ -11,6 +11,7 @@ still chain. Stubs of older exports (the whole envelope, ``data`` null) still pa
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -171,20 +172,65 @@ def _fits(event: Any, data: bytes) -> bool:
     return encode_data(event) == encode_canonical(payload)
 
 
+@dataclass(frozen=True)
+class Imported:
+    """What :func:`import_lines` did.
+
+    :ivar campaign: the campaign id.
+    :ivar events: events imported from the file.
+    :ivar secrets: unrevealed seeds restored (a GM backup's).
+    :ivar abandoned: the number of the open session closed as abandoned at import (its
+        seed was not in the file: ``abandon_open_session``), else ``None``.
+    :ivar unverifiable_rolls: that session's engine rolls, which can never be verified.
+    :ivar open_without_seed: the number of a session left open without its seed (it has
+        no engine roll: nothing is lost, but it can neither roll nor end until
+        ``campaign session abandon`` closes it), else ``None``.
+    """
+
+    campaign: str
+    events: int
+    secrets: int = 0
+    abandoned: int | None = None
+    unverifiable_rolls: int = 0
+    open_without_seed: int | None = None
+
+
+#: The reason recorded in the ``session.abandoned`` of ``import --abandon-open-session``.
+ABANDONED_AT_IMPORT = (
+    "imported from a file without its seed (campaign import --abandon-open-session)"
+)
+
+
 def import_lines(
-    store: EventStore, given: list[Line], *, backup: BackupRecord | None = None
-) -> tuple[str, int]:
+    store: EventStore,
+    given: list[Line],
+    *,
+    backup: BackupRecord | None = None,
+    abandon_open_session: bool = False,
+    actor: str = "gm",
+    at: str | None = None,
+) -> Imported:
     """Import one campaign's export (or a GM backup's events) into ``store``; all or nothing.
+
+    A file whose last session is open must carry that session's seed (a GM backup does, a
+    GM export never does). Without it the restored session could neither roll nor end, and
+    its engine rolls could never be verified: such a file is refused when that session has
+    engine rolls, unless ``abandon_open_session``, which imports it and closes the session
+    with ``session.abandoned`` (:data:`ABANDONED_AT_IMPORT`) in the same transaction, its
+    rolls reported unverifiable (``verify``: "session abandoned").
 
     :param backup: a GM backup's record (:mod:`ledger.exchange.backup`): its secrets are checked
         against their commitments in the log and restored with the events.
-    :returns: ``(campaign id, events imported)``.
+    :param abandon_open_session: close an open session whose seed the file lacks.
+    :param actor: who records that ``session.abandoned``.
+    :param at: when (``recorded_at``, UTC text); required with ``abandon_open_session``.
     :raises RuleError: an empty file, several campaigns, redacted events (a player's
         export), a campaign or character id the CLI would refuse, a ``campaign.created``
         naming another campaign, payloads that are not canonical or do not decode, an event
         on the wrong stream, a character sheet the rules refuse, a chain or roll that does
-        not verify, a backup secret that matches no commitment (:func:`check_secrets`), or a
-        campaign already in this ledger.
+        not verify, a backup secret that matches no commitment (:func:`check_secrets`), an
+        open session with engine rolls and no seed (names ``campaign backup`` and
+        ``--abandon-open-session``), or a campaign already in this ledger.
     """
     from ledger.campaign.aggregate import ID_PATTERN, load_system
 
@@ -266,6 +312,20 @@ def import_lines(
         if backup is not None
         else []
     )
+    unseeded = _open_session_without_seed(report, secrets)
+    rolls = report.unverifiable_rolls if unseeded is not None else 0
+    if rolls and not abandon_open_session:
+        raise RuleError(
+            f"session {unseeded} is open in the file with {rolls} engine "
+            f"roll{'s' if rolls != 1 else ''}, and the file does not hold its seed (a GM export "
+            "never does): restored, that session could neither roll nor end, and its rolls "
+            "could never be verified. Import the GM backup `campaign backup FILE` makes "
+            "instead, or run the import with --abandon-open-session to close that session as "
+            "abandoned (its rolls then unverifiable); nothing imported"
+        )
+    abandon = abandon_open_session and unseeded is not None
+    if abandon and at is None:
+        raise RuleError("abandoning the open session at import needs its time (at=)")
     with store.transaction():
         if store.head(campaign).seq:
             raise RuleError(
@@ -273,7 +333,32 @@ def import_lines(
             )
         store.insert_rows(stored)
         store.restore_secrets(secrets)
-    return campaign, len(rows)
+        if abandon:
+            from ledger.campaign.aggregate import open_campaign
+
+            assert at is not None
+            open_campaign(store, campaign).abandon_session(ABANDONED_AT_IMPORT, actor=actor, at=at)
+    return Imported(
+        campaign,
+        len(rows),
+        len(secrets),
+        abandoned=unseeded if abandon else None,
+        unverifiable_rolls=rolls if abandon else 0,
+        open_without_seed=None if abandon else unseeded,
+    )
+
+
+def _open_session_without_seed(report: VerifyReport, secrets: list[dict[str, Any]]) -> int | None:
+    """The number of the session open at the end of the file when no restored secret is its
+    seed (checked against its commitment already: :func:`check_secrets`), else ``None``."""
+    for kind, number, _seq, _commitment in report.open_commitments:
+        if kind != "session":
+            continue
+        if not any(
+            s.get("kind", "session") == "session" and s["session"] == number for s in secrets
+        ):
+            return number
+    return None
 
 
 def _check_character(system: Any, event: CharacterCreated, seq: int, pattern: Any) -> None:

@@ -63,7 +63,13 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
             }
         )
     system = campaign.system
-    rule = {"system": system.id, "seed": system.source, "section": system.rule_section(rec.data)}
+    section = system.rule_section(rec.data)
+    rule = {
+        "system": system.id,
+        "book": system.book_title,
+        "seed": system.source,
+        "section": system.for_people(section) if section else section,
+    }
     chain = verify_store(campaign.store, campaign.id, receipt=(seq, rec.hash))
     result: dict[str, Any] = {
         "seq": seq,

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ledger.events import Corrected, NoteAdded, Roll
+from ledger.history.verify import session_receipt
 from ledger.templating import environment
 
 if TYPE_CHECKING:
@@ -207,7 +208,7 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
         ended_at=ended.recorded_at if ended else None,
         seed_commitment=started.data.seed_commitment,  # type: ignore[attr-defined]
         seed_reveal=ended_data.seed_reveal if ended_data is not None else None,
-        receipt=f"{ended.seq}:{ended.hash}" if ended else None,
+        receipt=session_receipt(campaign, ended) if ended else None,
         lines=lines,
         characters=changes,
         engine_rolls=engine,

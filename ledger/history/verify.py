@@ -26,6 +26,12 @@ outside verifier holding only the export would (DESIGN.md "Export format"):
   installed here are results reported as not checked (``results_unchecked``).
 
 A redacted row (a player's export) is chained through its stored hashes only.
+
+A ``recorded_at`` earlier than one before it is not a failure: its bytes are in the chain,
+so it is what was written, and appends have never let it happen since they keep times in
+order (:func:`ledger.chain.not_before`); only a log written before then by a clock that ran
+backwards holds one. The report names the first (:class:`ClockBack`, :func:`clock_note`),
+because ``--as-of TIME`` reads of such a log follow the time order, not the log's.
 """
 
 from __future__ import annotations
@@ -37,14 +43,112 @@ from typing import Any
 
 import msgspec
 
-from ledger.chain import COLUMNS, ZERO_HASH, canonical_envelope, chain_hash
+from ledger.chain import COLUMNS, ZERO_HASH, canonical_envelope, chain_hash, instant
 from ledger.codec import Codec
 from ledger.dice.engine import DOWNTIME_SCHEME, MAX_SIDES, SCHEME, verify_draws
-from ledger.events import CAMPAIGN_STREAM, CORE_EVENT_TYPES, CampaignCreated, Envelope, event_tag
+from ledger.events import (
+    CAMPAIGN_STREAM,
+    CORE_EVENT_TYPES,
+    CampaignCreated,
+    Envelope,
+    Recorded,
+    event_tag,
+)
 from ledger.rules.results import ResultCheck, RowsOf
 from ledger.rules.snapshots import snapshot_problems
 from ledger.rules.system import RuleError
 from ledger.store.base import EventStore
+
+#: The fewest hex digits of an event's hash a receipt may give (``verify --receipt
+#: SEQ:PREFIX``): 16 (64 bits) cannot be matched by chance; every printed receipt has all 64.
+RECEIPT_DIGITS = 16
+
+
+class ReceiptError(ValueError):
+    """A receipt that is not ``SEQ:HASH`` (``str()`` says what is wrong and how to write it)."""
+
+
+def receipt_of(seq: int, hash_: str) -> str:
+    """The receipt of event ``seq`` whose hash is ``hash_``: ``"SEQ:HASH"``, all 64 hex
+    digits, as ``session end``, ``verify`` and the recaps print it."""
+    return f"{seq}:{hash_}"
+
+
+def session_receipt(campaign: Any, closed: Recorded) -> str:
+    """The one receipt of a session's end, ``"SEQ:HASH"``: the last event of the batch that
+    closed session ``closed`` (its ``session.ended`` or ``session.abandoned`` record), i.e.
+    the ``downtime.committed`` written with it, or the closing event itself in a log from
+    before downtime seeds. ``session end`` and the recaps print this one.
+
+    :param campaign: the :class:`~ledger.campaign.aggregate.Campaign` whose log it is.
+    """
+    number = getattr(closed.data, "number", None)
+    for follow in campaign.records(after=closed.seq, upto=closed.seq + 1):
+        if follow.type == "downtime.committed" and follow.data.number == number:
+            return receipt_of(follow.seq, follow.hash)
+    return receipt_of(closed.seq, closed.hash)
+
+
+def short_receipt(receipt: str) -> str:
+    """``"SEQ:"`` and the first :data:`RECEIPT_DIGITS` hex digits and ``…``: a receipt
+    shortened for a summary line (``verify --receipt`` takes it without the ``…``)."""
+    seq, _, digest = receipt.partition(":")
+    return f"{seq}:{digest[:RECEIPT_DIGITS]}…" if len(digest) > RECEIPT_DIGITS else receipt
+
+
+@dataclass
+class ClockBack:
+    """Where a log's ``recorded_at`` goes back in time (docs/events.md "Time").
+
+    :ivar seq: the first event recorded earlier than an event before it (0: none).
+    :ivar recorded_at: its time. :ivar latest: the latest time recorded before it.
+    :ivar events: how many events in all were recorded earlier than one before them.
+    """
+
+    seq: int = 0
+    recorded_at: str = ""
+    latest: str = ""
+    events: int = 0
+    _latest_moment: Any = field(default=None, repr=False)  # the latest time so far
+    _latest_stamp: str = field(default="", repr=False)  # ... as written
+
+    def feed(self, seq: int, recorded_at: Any) -> None:
+        """Take the next event's ``recorded_at`` (a stamp that is not an ISO time is
+        skipped: it is not compared)."""
+        moment = instant(recorded_at) if isinstance(recorded_at, str) else None
+        if moment is None:
+            return
+        if self._latest_moment is not None and moment < self._latest_moment:
+            self.events += 1
+            if not self.seq:
+                self.seq, self.recorded_at, self.latest = seq, recorded_at, self._latest_stamp
+            return
+        self._latest_moment, self._latest_stamp = moment, recorded_at
+
+    def json(self) -> dict[str, Any] | None:
+        """``{"seq", "recorded_at", "latest_before", "events"}``, or ``None`` when the
+        times never go back."""
+        if not self.seq:
+            return None
+        return {
+            "seq": self.seq,
+            "recorded_at": self.recorded_at,
+            "latest_before": self.latest,
+            "events": self.events,
+        }
+
+
+def clock_note(clock: ClockBack) -> str | None:
+    """One line on where the log's times go back, or ``None`` when they never do."""
+    if not clock.seq:
+        return None
+    more = f" ({clock.events} events in all)" if clock.events > 1 else ""
+    return (
+        f"Note: recorded_at goes back at seq {clock.seq} ({clock.recorded_at}, after "
+        f"{clock.latest}){more}: a clock behind the ledger wrote it before appends kept times "
+        "in order; the chain holds those times as written, and `--as-of TIME` of this log "
+        "follows the time order there: give a seq or session:N instead"
+    )
 
 
 @dataclass
@@ -63,6 +167,7 @@ class VerifyReport:
         open session) or ``"downtime"``; ``verify_store`` checks the secrets table for them.
     :ivar results_checked: rolls whose recorded results re-derived from their inputs and dice.
     :ivar results_unchecked: why roll results were not checked (``None`` when they were).
+    :ivar clock: where ``recorded_at`` goes back, if anywhere (not a problem: a note).
     """
 
     head_seq: int = 0
@@ -80,6 +185,7 @@ class VerifyReport:
     hashes: dict[int, str] = field(default_factory=dict)
     stubs: int = 0  # redacted rows (a player's copy), chained through their hashes only
     found_at: int | None = None  # the seq whose hash is ``verify_rows(find_hash=...)``
+    clock: ClockBack = field(default_factory=ClockBack)
 
     @property
     def ok(self) -> bool:
@@ -88,8 +194,8 @@ class VerifyReport:
 
     @property
     def receipt(self) -> str:
-        """``"SEQ:HASH"`` of the last event checked: what players keep."""
-        return f"{self.head_seq}:{self.head_hash}"
+        """``"SEQ:HASH"`` of the last event checked: what players keep (:func:`receipt_of`)."""
+        return receipt_of(self.head_seq, self.head_hash)
 
     def fail(self, seq: int, problem: str) -> VerifyReport:
         """Record the first problem (later ones are ignored); returns the report."""
@@ -181,7 +287,8 @@ def verify_rows(
         an audited event's seq, which may end inside a batch.
 
     :param keep_hashes: seqs whose hashes to remember in ``report.hashes`` (receipts).
-    :param find_hash: a hash to look for (a receipt's): its seq goes in ``report.found_at``.
+    :param find_hash: a hash to look for (a receipt's, or its first 16 or more hex digits):
+        the seq of the event whose hash starts with it goes in ``report.found_at``.
     :param rows_of: where roll results' states are folded again after a correction (see
         :class:`ledger.rules.results.ResultCheck`; default: the rows read, kept in memory).
     :returns: the report; it stops at the first problem.
@@ -232,6 +339,7 @@ def verify_rows(
                 return report.fail(
                     seq, "hash does not match the event's contents (changed after it was written)"
                 )
+            report.clock.feed(seq, row["recorded_at"])
             found = _check_payload(row, data, sessions, report)
             if found:
                 return report.fail(*found)
@@ -248,7 +356,7 @@ def verify_rows(
         report.events += 1
         if keep_hashes is not None and seq in keep_hashes:
             report.hashes[seq] = prev
-        if prev == find_hash:
+        if find_hash is not None and prev.startswith(find_hash):
             report.found_at = seq
         expected_seq += 1
     if results is not None and complete:
@@ -570,8 +678,9 @@ def verify_store(
 ) -> VerifyReport:
     """Verify one campaign of a :class:`ledger.store.sqlite.Store` (and optionally a receipt).
 
-    :param receipt: ``(seq, hash)`` from an earlier receipt: the log up to ``seq`` must be
-        unchanged (the stored chain to ``seq`` verifies and ends in ``hash``).
+    :param receipt: ``(seq, hash)`` from an earlier receipt (``hash`` may be its first 16
+        or more hex digits): the log up to ``seq`` must be unchanged (the stored chain to
+        ``seq`` verifies and ends in a hash that starts with ``hash``).
     :param progress: ``fn(events)`` called every 1,000 events read (a progress bar).
     :param integrity: first run SQLite's integrity check (:meth:`Store.integrity`); any
         line but ``"ok"`` is a problem at seq 0 (the database, not an event).
@@ -603,7 +712,9 @@ def verify_store(
         rows_of=rows_of,
         complete=receipt is None,
     )
-    if report.ok and receipt is not None and report.hashes.get(receipt[0]) != receipt[1]:
+    if report.ok and receipt is not None and not report.hashes.get(receipt[0], "").startswith(
+        receipt[1]
+    ):
         # the receipt does not hold: where is its hash, if anywhere (read up to its seq only)
         report.found_at = store.seq_of_hash(campaign, receipt[1])
     check_receipt(report, receipt, what="the log")
@@ -638,15 +749,30 @@ def _secrets_problem(store: Any, campaign: str, report: VerifyReport) -> None:
             report.fail(seq, f"{whose} in the secrets table does not match its commitment: {fix}")
 
 
-def parse_receipt(text: str) -> tuple[int, str] | None:
-    """``(seq, hash)`` from a receipt ``"SEQ:HASH"`` (``None`` when it is malformed: SEQ not
-    a positive integer, or HASH not 64 hex digits). Upper-case hex is read as lower-case."""
-    seq, _, digest = text.strip().partition(":")
-    digest = digest.lower()
-    if not seq.isdigit() or len(seq) > 18 or int(seq) < 1:
-        return None
-    if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
-        return None
+def parse_receipt(text: str) -> tuple[int, str]:
+    """``(seq, hash or hash prefix)`` from a receipt ``"SEQ:HASH"``: SEQ a positive integer,
+    HASH the event's 64 hex digits or its first :data:`RECEIPT_DIGITS` or more (the short
+    form the docs and summaries show; a trailing ``…`` is ignored). Upper-case hex is read as
+    lower-case.
+
+    :raises ReceiptError: anything else; a hash shorter than :data:`RECEIPT_DIGITS` digits
+        is named as such.
+    """
+    seq, colon, digest = text.strip().partition(":")
+    digest = digest.strip().rstrip("…").lower()
+    example = "e.g. 42:9f1c2b3a4d5e6f70 (a seq from 1, then the hash: all 64 hex digits, or its first 16 or more)"
+    if not colon or not seq.isdigit() or len(seq) > 18 or int(seq) < 1:
+        raise ReceiptError(f"{text.strip()[:80]!r} is not a receipt: write it as SEQ:HASH, {example}")
+    if not digest or len(digest) > 64 or any(c not in "0123456789abcdef" for c in digest):
+        raise ReceiptError(
+            f"{text.strip()[:80]!r} is not a receipt: its hash must be hex digits, {example}"
+        )
+    if len(digest) < RECEIPT_DIGITS:
+        raise ReceiptError(
+            f"the receipt's hash {digest!r} has {len(digest)} hex digit"
+            f"{'s' if len(digest) != 1 else ''}: give at least {RECEIPT_DIGITS} (the receipt "
+            "`session end` and `verify` print has all 64)"
+        )
     return int(seq), digest
 
 
@@ -668,8 +794,10 @@ def check_receipt(
         return report
     seq, expected = receipt
     actual = report.hashes.get(seq)
-    if actual == expected:
+    if actual is not None and actual.startswith(expected):
         return report
+    if len(expected) < 64:
+        expected += "…"  # a prefix: shown as one
     if actual is None:
         problem = (
             f"{what} ends at seq {report.head_seq}, before the receipt's seq {seq}: "

@@ -21,6 +21,7 @@ from __future__ import annotations
 import abc
 import copy
 import importlib
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -168,6 +169,23 @@ def applies(*event_types: type[Event]) -> Callable[[Callable[..., Any]], Callabl
     return _mark("__ledger_applies__", event_types)
 
 
+#: A seed file's name: three digits, ``_``, 16 hex digits (``000_60e07241544698f0.txt``).
+SEED_NAME = re.compile(r"\b\d{3}_[0-9a-f]{16}(?:\.txt)?\b")
+_ISSUES = re.compile(r"\s*\(#\d+(?:,\s*#\d+)*\)|[;,]\s*#\d+(?:,\s*#\d+)*(?=\))|\s*(?<![\w&])#\d+\b")
+
+
+def for_people(text: str, book: str) -> str:
+    """``text`` with every seed file name replaced by ``book`` and every issue reference
+    (``(#16)``, ``; #16)``, ``#16``) left out: what help shows of a developer's docstring.
+
+    >>> for_people('Effort lost ("a cost"; 004_663ae3e4ecc71fd1.txt, "Failure"; #16).', "Spellwoven")
+    'Effort lost ("a cost"; Spellwoven, "Failure").'
+    """
+    return _ISSUES.sub("", SEED_NAME.sub(book, text))
+
+
+
+
 def _table(system: RuleSystem[Any, Any], attr: str) -> dict[type[Event], Callable[..., Any]]:
     """``{event class: bound method}`` of the methods marked ``attr`` (subclasses win)."""
     table: dict[type[Event], Callable[..., Any]] = {}
@@ -183,7 +201,11 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
 
     :cvar id: the system id, e.g. ``"wyrd-engine"``; prefix of its event tags.
     :cvar name: human name, e.g. ``"The Wyrd Engine"``.
-    :cvar source: the seed file of the rule text, e.g. ``"000_60e07241544698f0.txt"``.
+    :cvar source: the seed file of the rule text, e.g. ``"000_60e07241544698f0.txt"``: for
+        developers (docstrings cite it); people are shown :attr:`book` instead.
+    :cvar book: the title of the book the rules come from, as its text gives it (e.g.
+        ``"Terran Engine SRD v0.4.5"``); ``campaign systems``, ``audit`` and help show it
+        (default: :attr:`name`). :meth:`for_people` puts it in place of :attr:`source`.
     :cvar event_types: the plugin's event classes (tags ``"<id>.<past_tense>"``).
     :cvar state_type: a frozen ``msgspec.Struct`` holding one character's state (it is
         encoded for snapshots, so keep it msgspec-serialisable).
@@ -215,6 +237,7 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
     id: ClassVar[str] = ""
     name: ClassVar[str] = ""
     source: ClassVar[str] = ""
+    book: ClassVar[str] = ""
     event_types: ClassVar[tuple[type[Event], ...]] = ()
     state_type: ClassVar[type[msgspec.Struct]]
     options_type: ClassVar[type[msgspec.Struct]]
@@ -230,20 +253,41 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
     #: set by :meth:`configure` (``None`` on an unconfigured instance, as registered)
     options: OptionsT = None  # type: ignore[assignment]
 
+    # --- words for people ----------------------------------------------------------------
+
+    @property
+    def book_title(self) -> str:
+        """:attr:`book`, or :attr:`name` when the system gives no title."""
+        return self.book or self.name
+
+    def for_people(self, text: str) -> str:
+        """``text`` written for developers (a docstring shown as help) as people read it:
+        the seed file's name becomes the book's title (:attr:`book_title`) and issue
+        references (``(#16)``, ``"...; #16)"``) go (:func:`for_people`)."""
+        return for_people(text, self.book_title)
+
     # --- configuration -------------------------------------------------------------------
 
     def configure(self, options: dict[str, Any] | None = None) -> RuleSystem[StateT, OptionsT]:
         """A copy of this system bound to campaign ``options`` (validated).
 
-        :raises RuleError: an unknown option or a value of the wrong type.
+        :raises RuleError: an unknown option, or a value of the wrong type (naming the
+            option, what it takes and an example: :func:`ledger.kinds.option_problem`).
         """
-        known = {f.encode_name for f in msgspec.structs.fields(self.options_type)}
-        unknown = sorted(set(options or {}) - known)
+        fields = {f.encode_name: f for f in msgspec.structs.fields(self.options_type)}
+        unknown = sorted(set(options or {}) - set(fields))
         if unknown:
             raise RuleError(
                 f"bad option for {self.id}: no option {', '.join(map(repr, unknown))} "
-                f"(options: {', '.join(sorted(known)) or 'none'})"
+                f"(options: {', '.join(sorted(fields)) or 'none'})"
             )
+        for key, value in (options or {}).items():  # each named, with what it takes
+            try:
+                msgspec.convert(value, fields[key].type, strict=False)
+            except msgspec.ValidationError:
+                from ledger.kinds import option_problem
+
+                raise RuleError(option_problem(self.id, fields[key], value)) from None
         try:
             opts = msgspec.convert(options or {}, self.options_type, strict=False)
         except msgspec.ValidationError as e:

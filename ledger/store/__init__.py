@@ -1,1 +1,1 @@
-"""ledger.store."""
+"""ledger.store.sqlite."""

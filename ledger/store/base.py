@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from ledger.chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows
+from ledger.chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows, not_before
 from ledger.codec import encode_data, salted
 from ledger.errors import ConflictError, StoreError
 from ledger.events import Event, event_tag, stream_of
@@ -284,14 +284,17 @@ class EventStore(Protocol):
         stamp in the stored form ``YYYY-MM-DDTHH:MM:SS.ffffffZ``; ties: the highest seq; 0
         when none), found by one index seek (``events_time``).
 
-        While ``recorded_at`` never decreases along ``seq`` (the CLI stamps each batch with
-        the clock) this is the highest seq recorded at or before the time. After a clock
-        that ran backwards it is the last event of the time order, not of the log order.
+        ``recorded_at`` never decreases along ``seq`` in what :meth:`append` writes, so this
+        is the highest seq recorded at or before the time: the log as it stood then. In a log
+        imported from a ledger whose clock ran backwards before appends kept times in order
+        (``campaign verify`` names where), it is the last event of the time order, not of
+        the log order.
         """
         ...
 
     def seq_of_hash(self, campaign: str, hash_: str) -> int | None:
-        """The ``seq`` of the event whose ``hash`` is ``hash_`` (``None``: no such event)."""
+        """The ``seq`` of the event whose ``hash`` is ``hash_``, or starts with it (a
+        receipt's first 16 or more hex digits; the first such event) (``None``: none)."""
         ...
 
     def engine_rolls(
@@ -320,6 +323,10 @@ class EventStore(Protocol):
         """Append a whole batch, chained after the campaign's head (:mod:`ledger.chain`);
         all or nothing.
 
+        :param recorded_at: the batch's UTC time; when it is earlier than the head's
+            ``recorded_at`` (a clock behind the ledger) the batch is stamped with the head's
+            instead, read under the campaign's lock: within a campaign ``recorded_at`` never
+            decreases along ``seq``. The caller sees it in the rows returned.
         :param expected_versions: ``{stream: version}`` each stream must be at before the
             batch (optimistic concurrency); omit a stream to append unconditionally.
         :returns: the stored rows (tuples in :data:`COLUMNS` order).
@@ -372,7 +379,61 @@ class EventStore(Protocol):
         ...
 
     def revoke_access(self, campaign: str, who: str, at: str) -> int:
-        """Revoke every live link of ``who`` (case-insensitive) at ``at``; returns how many."""
+        """Revoke every live link of ``who`` (case-insensitive) at ``at``, and end (delete)
+        the web sessions of every revoked link of the campaign; returns how many links."""
+        ...
+
+    # --- web sessions and form nonces (the web view, #24) -------------------------------
+
+    def add_web_session(
+        self, campaign: str, access_id: int, sid_hash: str, device: str, at: str, tokens: float
+    ) -> int:
+        """Keep a new web session of link ``access_id``: only the session id's sha256, the
+        device's label, when it began (``at``, also its last use) and its write bucket
+        (``tokens`` as of ``at``); returns its id."""
+        ...
+
+    def web_sessions(self, campaign: str, *, sid_hash: str | None = None) -> list[dict[str, Any]]:
+        """The web sessions of a campaign, oldest first (only the one whose id hashes to
+        ``sid_hash`` when given): ``{"id", "access_id", "sid_hash", "device", "created_at",
+        "seen_at", "ended_at" (None: live), "tokens", "tokens_at"}``."""
+        ...
+
+    def touch_web_session(self, session_id: int, at: str) -> None:
+        """Record that the session was used at ``at`` (its idle expiry counts from there)."""
+        ...
+
+    def end_web_session(self, session_id: int, at: str) -> int:
+        """End a session (``/logout``): it no longer lets anyone in, but its row (and its
+        write bucket) stays until swept; returns 1, or 0 when it had already ended."""
+        ...
+
+    def spend_web_tokens(
+        self, session_id: int, tokens: float, at: str, *, was: tuple[float, str]
+    ) -> bool:
+        """Set the session's write bucket to ``tokens`` left as of ``at`` if it still holds
+        ``was`` (``(tokens, tokens_at)`` as read): ``False`` when another writer changed it
+        first (read it again). A compare-and-set, so two writers cannot spend one write."""
+        ...
+
+    def drop_web_sessions(self, campaign: str, ids: Sequence[int]) -> int:
+        """Delete sessions (and their form nonces); returns how many there were."""
+        ...
+
+    def add_web_nonce(self, session_id: int, nonce_hash: str, at: str, *, keep: int) -> None:
+        """Keep a form nonce's sha256 for a session; only the session's ``keep`` newest
+        nonces are kept (the older ones are forgotten)."""
+        ...
+
+    def use_web_nonce(self, session_id: int, nonce_hash: str, at: str) -> bool:
+        """Mark an unused nonce of the session used: ``True`` if it was unused (this call
+        used it), ``False`` if it was used already or is unknown. Inside a transaction,
+        with the write it guards: a rollback makes it unused again."""
+        ...
+
+    def web_nonce(self, session_id: int, nonce_hash: str) -> str:
+        """A nonce's state: ``"unused"``, ``"used"`` or ``"unknown"`` (never issued to this
+        session, or forgotten)."""
         ...
 
     # --- snapshots ---------------------------------------------------------------------
@@ -416,6 +477,11 @@ class EventStore(Protocol):
 SECRET_FIELDS = ("campaign", "session", "kind", "seed")
 #: The fields of an access row, as :meth:`EventStore.access_rows` gives them.
 ACCESS_FIELDS = ("id", "who", "role", "characters", "token_hash", "created_at", "revoked_at")
+#: The fields of a web session row, as :meth:`EventStore.web_sessions` gives them.
+WEB_SESSION_FIELDS = (
+    "id", "access_id", "sid_hash", "device", "created_at", "seen_at", "ended_at", "tokens",
+    "tokens_at",
+)
 
 
 @dataclass(frozen=True)
@@ -423,7 +489,9 @@ class Statements:
     """The statements both backends run with the same text but for the placeholder: written
     once here with ``?`` (SQLite's), :meth:`marked` gives them with psycopg's ``%s``."""
 
-    head: str = "select seq, hash from events where campaign = ? order by seq desc limit 1"
+    head: str = (
+        "select seq, hash, recorded_at from events where campaign = ? order by seq desc limit 1"
+    )
     last_of_types: str = (
         f"select {', '.join(COLUMNS)} from events where campaign = ? and {{types}} "
         "order by seq desc limit 1"
@@ -432,7 +500,9 @@ class Statements:
         "select seq from events where campaign = ? and recorded_at <= ? "
         "order by recorded_at desc, seq desc limit 1"
     )
-    seq_of_hash: str = "select seq from events where campaign = ? and hash = ?"
+    seq_of_hash: str = (
+        "select seq from events where campaign = ? and hash like ? order by seq limit 1"
+    )
     engine_rolls: str = (
         "select count(*) from events where campaign = ? and session = ? "
         "and {source} = 'engine'"
@@ -455,6 +525,41 @@ class Statements:
         "update access set revoked_at = ? where campaign = ? and lower(who) = lower(?) "
         "and revoked_at is null"
     )
+    end_revoked_nonces: str = (
+        "delete from web_nonces where session_id in (select s.id from web_sessions s "
+        "join access a on a.id = s.access_id where s.campaign = ? and a.revoked_at is not null)"
+    )
+    end_revoked_sessions: str = (
+        "delete from web_sessions where campaign = ? and access_id in "
+        "(select id from access where campaign = ? and revoked_at is not null)"
+    )
+    add_web_session: str = (
+        "insert into web_sessions (campaign, access_id, sid_hash, device, created_at, "
+        "seen_at, tokens, tokens_at) values (?, ?, ?, ?, ?, ?, ?, ?)"
+    )
+    web_sessions: str = (
+        f"select {', '.join(WEB_SESSION_FIELDS)} from web_sessions where campaign = ?"
+    )
+    touch_web_session: str = "update web_sessions set seen_at = ? where id = ?"
+    end_web_session: str = (
+        "update web_sessions set ended_at = ? where id = ? and ended_at is null"
+    )
+    spend_web_tokens: str = (
+        "update web_sessions set tokens = ?, tokens_at = ? where id = ? and tokens = ? "
+        "and tokens_at = ?"
+    )
+    add_web_nonce: str = (
+        "insert into web_nonces (session_id, nonce_hash, issued_at) values (?, ?, ?)"
+    )
+    prune_web_nonces: str = (
+        "delete from web_nonces where session_id = ? and id not in (select id from "
+        "web_nonces where session_id = ? order by id desc limit ?)"
+    )
+    use_web_nonce: str = (
+        "update web_nonces set used_at = ? where session_id = ? and nonce_hash = ? "
+        "and used_at is null"
+    )
+    web_nonce: str = "select used_at from web_nonces where session_id = ? and nonce_hash = ?"
     save_snapshot: str = (
         "insert into snapshots (campaign, stream, seq, as_gm, basis, digest, state) "
         "values (?, ?, ?, ?, ?, ?, ?) on conflict (campaign, stream, as_gm, seq, basis) "
@@ -639,7 +744,7 @@ class SqlEventStore(abc.ABC):
     def _read_head(self, campaign: str) -> Head:
         """The campaign's head as stored (``Head(0, ZERO_HASH)`` when it has no events)."""
         row = self.conn.execute(self.SQL.head, (campaign,)).fetchone()
-        return Head(row[0], row[1]) if row else Head(0, ZERO_HASH)
+        return Head(row[0], row[1], row[2]) if row else Head(0, ZERO_HASH)
 
     def last_of_types(self, campaign: str, types: Sequence[str]) -> Row | None:
         """See :meth:`EventStore.last_of_types`."""
@@ -657,7 +762,9 @@ class SqlEventStore(abc.ABC):
 
     def seq_of_hash(self, campaign: str, hash_: str) -> int | None:
         """See :meth:`EventStore.seq_of_hash`."""
-        row = self.conn.execute(self.SQL.seq_of_hash, (campaign, hash_)).fetchone()
+        if any(c not in "0123456789abcdef" for c in hash_):  # hex only: no LIKE wildcards
+            return None
+        row = self.conn.execute(self.SQL.seq_of_hash, (campaign, hash_ + "%")).fetchone()
         return int(row[0]) if row else None
 
     def engine_rolls(
@@ -690,7 +797,10 @@ class SqlEventStore(abc.ABC):
         expected_versions: dict[str, int] | None = None,
     ) -> list[Row]:
         """See :meth:`EventStore.append`: the head and versions are read inside the
-        transaction that writes (its first read of the campaign takes the campaign's lock).
+        transaction that writes (its first read of the campaign takes the campaign's lock),
+        and a ``recorded_at`` earlier than the head's is replaced by the head's
+        (:func:`ledger.chain.not_before`), so two writers whose clocks disagree cannot
+        record times out of order either.
 
         :raises ConflictError: a stream is not at its expected version (both named).
         """
@@ -704,7 +814,7 @@ class SqlEventStore(abc.ABC):
                 encoded,
                 head,
                 actor=actor,
-                recorded_at=recorded_at,
+                recorded_at=not_before(recorded_at, head.recorded_at),
                 session=session,
                 version_of=version_of,
             )
@@ -772,7 +882,88 @@ class SqlEventStore(abc.ABC):
     def revoke_access(self, campaign: str, who: str, at: str) -> int:
         """See :meth:`EventStore.revoke_access`."""
         with self.transaction():
-            return int(self.conn.execute(self.SQL.revoke_access, (at, campaign, who)).rowcount)
+            count = int(self.conn.execute(self.SQL.revoke_access, (at, campaign, who)).rowcount)
+            self.conn.execute(self.SQL.end_revoked_nonces, (campaign,))
+            self.conn.execute(self.SQL.end_revoked_sessions, (campaign, campaign))
+            return count
+
+    # --- web sessions and form nonces (the web view, #24) ----------------------------------
+
+    def add_web_session(
+        self, campaign: str, access_id: int, sid_hash: str, device: str, at: str, tokens: float
+    ) -> int:
+        """See :meth:`EventStore.add_web_session`."""
+        with self.transaction():
+            return self._insert_id(
+                self.SQL.add_web_session,
+                (campaign, access_id, sid_hash, device, at, at, float(tokens), at),
+            )
+
+    def web_sessions(self, campaign: str, *, sid_hash: str | None = None) -> list[dict[str, Any]]:
+        """See :meth:`EventStore.web_sessions`."""
+        sql, args = self.SQL.web_sessions, [campaign]
+        if sid_hash is not None:
+            sql += f" and sid_hash = {self.MARK}"
+            args.append(sid_hash)
+        rows = self.conn.execute(sql + " order by id", args)
+        return [dict(zip(WEB_SESSION_FIELDS, r, strict=True)) for r in rows]
+
+    def touch_web_session(self, session_id: int, at: str) -> None:
+        """See :meth:`EventStore.touch_web_session`."""
+        with self.transaction():
+            self.conn.execute(self.SQL.touch_web_session, (at, session_id))
+
+    def end_web_session(self, session_id: int, at: str) -> int:
+        """See :meth:`EventStore.end_web_session`."""
+        with self.transaction():
+            return int(self.conn.execute(self.SQL.end_web_session, (at, session_id)).rowcount)
+
+    def spend_web_tokens(
+        self, session_id: int, tokens: float, at: str, *, was: tuple[float, str]
+    ) -> bool:
+        """See :meth:`EventStore.spend_web_tokens` (PostgreSQL: a concurrent update waits
+        for the first to commit, then finds the row changed and updates nothing)."""
+        with self.transaction():
+            cursor = self.conn.execute(
+                self.SQL.spend_web_tokens, (float(tokens), at, session_id, float(was[0]), was[1])
+            )
+            return int(cursor.rowcount) == 1
+
+    def drop_web_sessions(self, campaign: str, ids: Sequence[int]) -> int:
+        """See :meth:`EventStore.drop_web_sessions`."""
+        if not ids:
+            return 0
+        with self.transaction():
+            term, args = self._any_of("session_id", ids)
+            self.conn.execute(f"delete from web_nonces where {term}", args)
+            term, args = self._any_of("id", ids)
+            return int(
+                self.conn.execute(
+                    f"delete from web_sessions where campaign = {self.MARK} and {term}",
+                    [campaign, *args],
+                ).rowcount
+            )
+
+    def add_web_nonce(self, session_id: int, nonce_hash: str, at: str, *, keep: int) -> None:
+        """See :meth:`EventStore.add_web_nonce`."""
+        with self.transaction():
+            self.conn.execute(self.SQL.add_web_nonce, (session_id, nonce_hash, at))
+            self.conn.execute(self.SQL.prune_web_nonces, (session_id, session_id, keep))
+
+    def use_web_nonce(self, session_id: int, nonce_hash: str, at: str) -> bool:
+        """See :meth:`EventStore.use_web_nonce` (one conditional ``update``: of two
+        transactions using the same nonce at once, the second waits for the first and then
+        finds it used)."""
+        with self.transaction():
+            cursor = self.conn.execute(self.SQL.use_web_nonce, (at, session_id, nonce_hash))
+            return int(cursor.rowcount) == 1
+
+    def web_nonce(self, session_id: int, nonce_hash: str) -> str:
+        """See :meth:`EventStore.web_nonce`."""
+        row = self.conn.execute(self.SQL.web_nonce, (session_id, nonce_hash)).fetchone()
+        if row is None:
+            return "unknown"
+        return "unused" if row[0] is None else "used"
 
     # --- snapshots -----------------------------------------------------------------------
 

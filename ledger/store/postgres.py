@@ -8,7 +8,8 @@ run it: roles, grants, backups.
 The same tables as the SQLite store (:mod:`ledger.store`), with the same migrations by name,
 recorded in ``ledger_migrations``: ``events`` (one row per event; ``data`` is the canonical
 JSON as ``text``, never ``jsonb``, so every byte the hash covers is kept), ``secrets``,
-``snapshots``, ``access`` (the web view's links, #18). Many campaigns share one database: each row names its campaign, and each
+``snapshots``, ``access`` (the web view's links, #18), ``web_sessions`` and ``web_nonces``
+(its signed-in devices and form nonces, #24). Many campaigns share one database: each row names its campaign, and each
 campaign has its own gap-free ``seq`` and hash chain.
 
 How appends stay correct with many writers (the approach of eventsourcing's PostgreSQL
@@ -132,6 +133,22 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "characters text not null default '[]', token_hash text not null unique, "
             "created_at text not null, revoked_at text)",
             "create index access_campaign on access (campaign, id)",
+        ),
+    ),
+    (
+        # web sessions and form nonces (#24), as ledger.store.sqlite.m008_web_sessions (m007 is
+        # SQLite's alone): only the session id's and the nonce's sha256 are kept
+        "m008_web_sessions",
+        (
+            "create table web_sessions (id bigint generated always as identity primary key, "
+            f"campaign {_TEXT}, access_id bigint not null, sid_hash text not null unique, "
+            "device text not null, created_at text not null, seen_at text not null, "
+            "ended_at text, tokens double precision not null, tokens_at text not null)",
+            "create index web_sessions_campaign on web_sessions (campaign, access_id)",
+            "create table web_nonces (id bigint generated always as identity primary key, "
+            "session_id bigint not null, nonce_hash text not null unique, "
+            "issued_at text not null, used_at text)",
+            "create index web_nonces_session on web_nonces (session_id, id)",
         ),
     ),
 )
@@ -788,7 +805,7 @@ class PostgresStore(SqlEventStore):
     def _write(self, campaign: str, rows: list[Row]) -> None:
         self._copy(rows)
         if rows:
-            self._heads[campaign] = Head(rows[-1][0], rows[-1][11])
+            self._heads[campaign] = Head(rows[-1][0], rows[-1][11], rows[-1][6])
 
     def insert_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         """Insert already-chained rows as they are (import, copy), inside :meth:`transaction`.

@@ -8,12 +8,14 @@ and insert a whole batch, or write nothing.
 
 Tables: ``events`` (one row per event, readable in Datasette: the envelope's columns with
 ``data`` as JSON), ``secrets`` (unrevealed session seeds), ``snapshots`` (a cache of
-projected state), ``_sqlite_migrations``.
+projected state), ``access``, ``web_sessions`` and ``web_nonces`` (the web view's links,
+signed-in devices and form nonces), ``_sqlite_migrations``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -172,6 +174,29 @@ def m007_session_marks(db: sqlite_utils.Database) -> None:
     )
 
 
+def m008_web_sessions(db: sqlite_utils.Database) -> None:
+    """Web sessions and form nonces of the web view (#24), so a restart logs nobody out.
+
+    ``web_sessions``: one row per signed-in device of an access link: the session id's
+    sha256 only (``sid_hash``), a device label (``"Safari on iPhone"``), when it began, was
+    last used (idle expiry) and ended (``/logout``), and its write bucket (``tokens`` left as
+    of ``tokens_at``). ``web_nonces``: each roll form's one-time nonce, as its sha256, and when
+    it was used (a replayed form finds it used).
+    """
+    db.execute(
+        "create table web_sessions (id integer primary key, campaign text not null, "
+        "access_id integer not null, sid_hash text not null unique, device text not null, "
+        "created_at text not null, seen_at text not null, ended_at text, "
+        "tokens real not null, tokens_at text not null)"
+    )
+    db.execute("create index web_sessions_campaign on web_sessions (campaign, access_id)")
+    db.execute(
+        "create table web_nonces (id integer primary key, session_id integer not null, "
+        "nonce_hash text not null unique, issued_at text not null, used_at text)"
+    )
+    db.execute("create index web_nonces_session on web_nonces (session_id, id)")
+
+
 MIGRATION_NAMES = (
     "m001_events",
     "m002_secrets_snapshots",
@@ -180,6 +205,7 @@ MIGRATION_NAMES = (
     "m005_read_indexes",
     "m006_access",
     "m007_session_marks",
+    "m008_web_sessions",
 )
 _migrations: Migrations | None = None
 
@@ -199,6 +225,7 @@ def get_migrations() -> Migrations:
         _migrations()(m005_read_indexes)
         _migrations()(m006_access)
         _migrations()(m007_session_marks)
+        _migrations()(m008_web_sessions)
     return _migrations
 
 
@@ -260,9 +287,17 @@ class Store(SqlEventStore):
 
     :param db: a path or a ``sqlite_utils.Database``. A path is opened with plain
         ``sqlite3``; :attr:`db` wraps the connection in sqlite-utils only when asked for.
+        A path this process cannot write (a read-only medium, a folder not its own) is
+        opened read-only (:attr:`readonly` says why; how: :func:`ledger.files.connect_readonly`):
+        reads answer, snapshots are neither saved nor dropped, and a write raises
+        :class:`~ledger.files.ReadOnlyLedger`.
     :param synchronous: SQLite ``synchronous`` pragma: ``"NORMAL"`` (default in WAL mode: a
         power loss may lose the last committed transactions but never corrupts the log) or
         ``"FULL"`` (every commit durable before it returns).
+    :raises DiskFull: the disk under the file is full (:class:`ledger.files.DiskFull`, also
+        from any later transaction).
+    :raises StoreError: a ledger cannot be created at the path (a read-only folder), or an
+        old file on a read-only medium would need its migrations.
     """
 
     MARK = "?"
@@ -271,20 +306,59 @@ class Store(SqlEventStore):
 
     def __init__(self, db: sqlite_utils.Database | str, *, synchronous: str = "NORMAL") -> None:
         self._db: sqlite_utils.Database | None
+        #: the file's path (``None`` for a ``sqlite_utils.Database`` given whole)
+        self.path: str | None = None
+        #: why the file is open read-only (:func:`ledger.files.readonly_reason`), or ``None``
+        self.readonly: str | None = None
+        self._scratch: str | None = None  # a private copy's folder (ledger.files)
+        if synchronous.upper() not in {"NORMAL", "FULL", "EXTRA"}:
+            raise StoreError(f"synchronous must be NORMAL, FULL or EXTRA, not {synchronous!r}")
         if isinstance(db, str):
             self._db = None
-            self.conn: sqlite3.Connection = sqlite3.connect(db)
-            self.conn.execute("pragma recursive_triggers = on")  # as sqlite-utils does
+            self.path = db
+            try:
+                self.conn: sqlite3.Connection = self._connect(db)
+            except sqlite3.Error as e:
+                raise self._translated(e) from None
         else:
             self._db = db
             self.conn = db.conn
+        try:
+            self._setup(synchronous)
+        except BaseException as e:
+            if isinstance(db, str):  # a file this store opened: close it (and free its space)
+                self.close()
+            if isinstance(e, sqlite3.Error):
+                raise self._translated(e) from None
+            raise
+
+    def _connect(self, path: str) -> sqlite3.Connection:
+        """Open ``path`` for reading and writing, or read-only when it cannot be written
+        (:func:`ledger.files.readonly_reason`; how: :func:`ledger.files.connect_readonly`).
+
+        :raises StoreError: a ledger cannot be created there (a read-only folder).
+        """
+        from ledger.store.files import connect_readonly, readonly_reason
+
+        reason = None if path == ":memory:" or path.startswith("file:") else readonly_reason(path)
+        if reason is None:
+            conn = sqlite3.connect(path)
+            conn.execute("pragma recursive_triggers = on")  # as sqlite-utils does
+            return conn
+        if not os.path.exists(path):
+            raise StoreError(f"cannot create a ledger at {path}: {reason}")
+        self.readonly = reason
+        conn, self._scratch = connect_readonly(path)
+        return conn
+
+    def _setup(self, synchronous: str) -> None:
+        """The connection's settings, and the migrations a writable file still lacks."""
         self.conn.isolation_level = None  # we issue BEGIN IMMEDIATE ourselves
         self.conn.execute("pragma busy_timeout = 30000")
-        if self.conn.execute("pragma journal_mode").fetchone()[0] != "wal":
-            self.conn.execute("pragma journal_mode = wal")
-        if synchronous.upper() not in {"NORMAL", "FULL", "EXTRA"}:
-            raise StoreError(f"synchronous must be NORMAL, FULL or EXTRA, not {synchronous!r}")
-        self.conn.execute(f"pragma synchronous = {synchronous.upper()}")
+        if self.readonly is None:
+            if self.conn.execute("pragma journal_mode").fetchone()[0] != "wal":
+                self.conn.execute("pragma journal_mode = wal")
+            self.conn.execute(f"pragma synchronous = {synchronous.upper()}")
         # reads through memory-mapped pages: an index's rows scattered over a big file
         # (a session list, a character's log) cost a third of what read() calls do (#19,
         # bench case 8); writes still go through SQLite's journal
@@ -294,10 +368,37 @@ class Store(SqlEventStore):
         #: how many transactions rolled back on this connection (caches compare it)
         self.rollbacks = 0
         if not _migrated(self.conn):
+            if self.readonly is not None:
+                raise StoreError(
+                    f"{self.path} was written by an older campaign-ledger and must be upgraded "
+                    f"once, which writes to it, but {self.readonly}: copy it to a folder you "
+                    "can write and run any command on the copy"
+                )
             migrations = get_migrations()
             with self.transaction():
                 if migrations.pending(self.db):
                     migrations.apply(self.db)
+
+    def _translated(self, e: BaseException) -> BaseException:
+        """The ledger's own error for a SQLite error about this file: :class:`DiskFull`,
+        :class:`ReadOnlyLedger`, or ``e`` itself."""
+        from ledger.store.files import (
+            DiskFull,
+            ReadOnlyLedger,
+            disk_full,
+            is_readonly_error,
+            readonly_reason,
+        )
+
+        path = self.path or ":memory:"
+        if isinstance(e, StoreError):
+            return e
+        if self.path is not None and self.path != ":memory:" and disk_full(e, self.path):
+            return DiskFull(self.path)
+        if is_readonly_error(e):
+            why = self.readonly or (self.path and readonly_reason(self.path))
+            return ReadOnlyLedger(path, why or "SQLite opened it read-only")
+        return e
 
     @property
     def db(self) -> sqlite_utils.Database:
@@ -319,32 +420,57 @@ class Store(SqlEventStore):
         ]
 
     def close(self) -> None:
-        """Close the file (the last connection's close checkpoints the WAL into it)."""
+        """Close the file (the last connection's close checkpoints the WAL into it; a
+        checkpoint that fails there, on a full disk, leaves the events in the ``-wal``, where
+        the next open finds them) and remove a read-only private copy's folder."""
         self.conn.close()
+        if self._scratch is not None:
+            import shutil
+
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
 
     # --- transactions --------------------------------------------------------------------
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        """A ``BEGIN IMMEDIATE`` transaction (nestable: inner ones join the outer)."""
+        """A ``BEGIN IMMEDIATE`` transaction (nestable: inner ones join the outer).
+
+        On a file opened read-only (:attr:`readonly`) it is a read transaction (one
+        consistent view for the reads inside it), and a write inside it raises
+        :class:`~ledger.files.ReadOnlyLedger`. A full disk raises
+        :class:`~ledger.files.DiskFull`. Either way nothing is written.
+        """
         if getattr(self, "_in_tx", False):
             yield
             return
-        self.conn.execute("begin immediate")
+        try:
+            self.conn.execute("begin" if self.readonly else "begin immediate")
+        except sqlite3.Error as e:
+            raise self._translated(e) from None
         self._in_tx = True
         try:
             yield
-        except BaseException:
+        except BaseException as e:
             self._in_tx = False
             self._after_commit.clear()
             self.rollbacks += 1
-            self.conn.execute("rollback")
+            with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back already
+                self.conn.execute("rollback")
+            if isinstance(e, sqlite3.Error):
+                raise self._translated(e) from None
             raise
         self._in_tx = False
         try:
             self.conn.execute("commit")
-        except BaseException:
+        except BaseException as e:
             self._after_commit.clear()
+            if isinstance(e, sqlite3.Error):
+                self.rollbacks += 1
+                if self.conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self.conn.execute("rollback")
+                raise self._translated(e) from None
             raise
         self._committed()
 
@@ -457,6 +583,30 @@ class Store(SqlEventStore):
                 conn.execute(sql, [v for row in rows[i : i + k] for v in row])
         if full < len(rows):
             conn.executemany(_INSERT + _ROW_MARKS, rows[full:])
+
+    # --- snapshots: a cache, not kept on a read-only file ----------------------------------
+
+    def save_snapshot(
+        self,
+        campaign: str,
+        stream: str,
+        seq: int,
+        as_gm: bool,
+        state: bytes,
+        *,
+        basis: str,
+        digest: str,
+    ) -> None:
+        """See :meth:`~ledger.store.base.EventStore.save_snapshot`; nothing on a file opened
+        read-only (a snapshot is a cache: going without one changes no answer)."""
+        if self.readonly is None:
+            super().save_snapshot(campaign, stream, seq, as_gm, state, basis=basis, digest=digest)
+
+    def drop_snapshot(self, campaign: str, stream: str, seq: int, as_gm: bool, basis: str) -> None:
+        """See :meth:`~ledger.store.base.EventStore.drop_snapshot`; on a file opened read-only
+        the reads skip a bad snapshot without deleting it."""
+        if self.readonly is None:
+            super().drop_snapshot(campaign, stream, seq, as_gm, basis)
 
     def _insert_id(self, sql: str, args: Sequence[Any]) -> int:
         return int(self.conn.execute(sql, args).lastrowid or 0)

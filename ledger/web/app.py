@@ -4,15 +4,19 @@ Who sees what (DESIGN.md "Visibility", "Web view"):
 
 - Nothing without a session: a request without one gets a login hint (403) and nothing
   else. A capability link ``/a/TOKEN`` (:mod:`ledger.web.access`) is exchanged for a
-  session cookie (``HttpOnly``, ``SameSite=Strict``); the link is looked up again on every
-  request and every live-stream wake-up, so a revoked link stops at once.
+  session cookie (``HttpOnly``, ``SameSite=Strict``), the session kept in the store, hashed
+  (:mod:`ledger.web.sessions`: idle expiry, ``/logout``, a bound per link), so a restart
+  logs nobody out; the link is looked up again on every request and every live-stream
+  wake-up, so a revoked link stops at once.
 - A player's session reads only the player view: the log, sheets, recaps, audits and the
   export go through the same functions as ``campaign ... --as player`` (GM-only events are
   skipped before anything is rendered). The GM's session reads the GM view, GM-only lines
   marked.
 - Writes: a player enters physical dice for the characters they play (the same
   :meth:`ledger.campaign.aggregate.Campaign.roll` as ``campaign roll``, recorded with the player as
-  actor); the GM may also roll engine dice, blind or not. Nothing else is written here.
+  actor), at most a burst and then a steady rate per device (:class:`SessionPolicy`); the
+  GM may also roll engine dice, blind or not, unlimited. Each roll form carries a one-time
+  nonce: a form sent twice is recorded once. Nothing else is written here.
 
 Security: every POST checks a CSRF token bound to the session and the ``Origin`` (or
 ``Referer``) host; request bodies are capped at :data:`MAX_BODY` bytes and form values at
@@ -21,7 +25,9 @@ only the package's own script files; error pages are generic. The live log is se
 events with the event's ``seq`` as id; the server notices appends by any process (and
 links issued or revoked) by looking at the campaign's head and links every
 :data:`POLL_SECONDS` (:class:`Hub`, on SQLite and PostgreSQL alike), and its own writes at
-once through the ``event_appended`` listener hook (:class:`Listener`).
+once through the ``event_appended`` listener hook (:class:`Listener`). An open stream
+sends a keep-alive comment every :data:`KEEPALIVE_SECONDS` counted from when it opened,
+whatever else happens, so their timing tells a player nothing about GM-only appends.
 """
 
 from __future__ import annotations
@@ -31,11 +37,12 @@ import contextlib
 import functools
 import hmac
 import logging
-import secrets
 import threading
+import time
 import weakref
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -53,6 +60,8 @@ from ledger.errors import CommitUnknown, StoreError, StoreUnavailable
 from ledger.rules.hookspecs import hookimpl
 from ledger.store.opening import StoreSource
 from ledger.web import access as accessmod
+from ledger.web import sessions as sessionsmod
+from ledger.web.sessions import Session, SessionPolicy
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +78,12 @@ POLL_SECONDS = 0.2
 POLL_BACKOFF_MAX = 5.0
 #: How long a request waits for a working PostgreSQL connection before the 503 page.
 DB_WAIT_SECONDS = 5.0
+#: Seconds between an open live stream's keep-alive comments (a fixed cadence from the
+#: stream's start: a wake-up that sends nothing does not move the next one).
+KEEPALIVE_SECONDS = 15.0
+#: How long a browser keeps the session cookie (400 days, browsers' longest); the server
+#: ends the session itself when it is idle (:attr:`SessionPolicy.idle_seconds`).
+COOKIE_MAX_AGE = 400 * 24 * 3600
 #: Log entries a page shows at most (the newest; the live stream adds to them).
 PAGE_ENTRIES = 1000
 #: The policy of every page: scripts only from the server's own files, nothing inline.
@@ -280,10 +295,12 @@ class Listener:
 
 @dataclass(frozen=True)
 class Viewer:
-    """Who a request comes from: a live access link and its session's CSRF token."""
+    """Who a request comes from: a live access link, its session (in the store) and the
+    session's CSRF token."""
 
     access: accessmod.Access
     csrf: str
+    session: Session
 
     @property
     def as_gm(self) -> bool:
@@ -309,6 +326,13 @@ class Server:
     :param application_name: how ``pg_stat_activity`` names the server's PostgreSQL
         connections (unless the URL names them: ``?application_name=...``).
     :param db_wait: seconds a request waits for a working PostgreSQL connection.
+    :param policy: sessions' idle expiry, devices per link, write limits
+        (:class:`~ledger.web.sessions.SessionPolicy`; its defaults when ``None``).
+    :param clock: the current time, an aware UTC ``datetime`` (sessions, write limits,
+        nonces); :func:`ledger.web.sessions.utcnow` by default.
+    :param monotonic: seconds on a monotonic clock (the live stream's keep-alive cadence);
+        :func:`time.monotonic` by default.
+    :param keepalive: seconds between an open stream's keep-alive comments.
     """
 
     def __init__(
@@ -319,12 +343,19 @@ class Server:
         poll_interval: float = POLL_SECONDS,
         application_name: str = "campaign serve",
         db_wait: float = DB_WAIT_SECONDS,
+        policy: SessionPolicy | None = None,
+        clock: Callable[[], datetime] | None = None,
+        monotonic: Callable[[], float] | None = None,
+        keepalive: float = KEEPALIVE_SECONDS,
     ) -> None:
         self.db_path = db_path
         self.campaign_id = campaign_id
         self.stores = StoreSource(db_path, application_name=application_name, wait=db_wait)
         self.hub = Hub(db_path, poll_interval, campaign_id, open_store=self.stores.own)
-        self.sessions: dict[str, tuple[int, str]] = {}
+        self.policy = policy or SessionPolicy()
+        self.clock: Callable[[], datetime] = clock or sessionsmod.utcnow
+        self.monotonic: Callable[[], float] = monotonic or time.monotonic
+        self.keepalive = keepalive
         #: the campaign objects this server opened (one per thread): their writes wake the
         #: streams through :class:`Listener`
         self.own_campaigns: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -385,29 +416,41 @@ class Server:
     # --- sessions ---------------------------------------------------------------------------
 
     def viewer(self, request: Request) -> Viewer | None:
-        """The request's live session, or ``None`` (no cookie, unknown, or link revoked).
+        """The request's live session, or ``None`` (no cookie, unknown, signed out, idle too
+        long, or its link revoked): looked up in the store (:func:`ledger.web.sessions.find`),
+        so any server over the same store knows it.
 
-        :raises StoreUnavailable: the link could not be looked up (never read as revoked:
-            the session stays).
+        :raises StoreUnavailable: the session or link could not be looked up (never read as
+            revoked: the session stays).
         """
         sid = request.cookies.get(COOKIE, "")
-        found = self.sessions.get(sid) if 20 <= len(sid) <= 100 else None
+        campaign = self.campaign()
+        found = sessionsmod.find(campaign.store, campaign.id, sid, self.clock(), self.policy)
         if found is None:
             return None
-        campaign = self.campaign()
-        live = accessmod.still_live(campaign.store, campaign.id, found[0])
+        live = accessmod.still_live(campaign.store, campaign.id, found.access_id)
         if live is None:
-            self.sessions.pop(sid, None)
             return None
-        return Viewer(live, found[1])
+        return Viewer(live, sessionsmod.csrf_of(sid), found)
+
+    def gone(self, viewer: Viewer) -> str:
+        """Why the viewer may no longer be served: ``"revoked"`` (the link was revoked or
+        replaced), ``"ended"`` (the session was signed out or gave way), or ``""`` (still
+        live)."""
+        campaign = self.campaign()
+        store = campaign.store
+        if accessmod.still_live(store, campaign.id, viewer.access.id) is None:
+            return "revoked"
+        if not sessionsmod.still_on(store, campaign.id, viewer.session):
+            return "ended"
+        return ""
 
     def still_live(self, viewer: Viewer) -> bool:
-        """Is the viewer's link still live?
+        """Are the viewer's link and session still live (not revoked, not signed out)?
 
         :raises StoreUnavailable: it could not be looked up (not an answer: ask again).
         """
-        campaign = self.campaign()
-        return accessmod.still_live(campaign.store, campaign.id, viewer.access.id) is not None
+        return not self.gone(viewer)
 
     # --- the app ----------------------------------------------------------------------------
 
@@ -431,6 +474,7 @@ class Server:
         routes = [
             Route("/", pages.home(self)),
             Route("/a/{token}", pages.link(self)),
+            Route("/logout", pages.logout(self), methods=["POST"]),
             Route("/log", pages.log(self)),
             Route("/events", pages.events(self)),
             Route("/sheet/{character}", pages.sheet(self)),
@@ -492,6 +536,7 @@ ERROR_TEXT = {
     405: "That is not something this page does.",
     413: "That request is too large.",
 }
+COOKIE_OPTIONS: dict[str, Any] = {"httponly": True, "samesite": "strict", "path": "/"}
 
 
 def error_page(status: int, text: str, *, login: bool = False) -> HTMLResponse:
@@ -584,10 +629,15 @@ def check_csrf(request: Request, viewer: Viewer, form: dict[str, str]) -> bool:
     return same_origin(request) and hmac.compare_digest(token.encode(), viewer.csrf.encode())
 
 
-def new_session(server: Server, access: accessmod.Access) -> str:
-    """A new session id for a live link (random, 256 bits), kept in memory."""
-    sid = secrets.token_urlsafe(32)
-    server.sessions[sid] = (access.id, secrets.token_urlsafe(32))
+def new_session(server: Server, access: accessmod.Access, request: Request) -> str:
+    """A new session for a live link, kept in the store (:func:`ledger.web.sessions.sign_in`:
+    a random 256-bit id, stored as its sha256, labelled with the device the request's
+    ``User-Agent`` names); returns the id for the cookie."""
+    campaign = server.campaign()
+    device = sessionsmod.device_label(request.headers.get("user-agent", ""))
+    sid, _ = sessionsmod.sign_in(
+        campaign.store, campaign.id, access.id, device, server.clock(), server.policy
+    )
     return sid
 
 

@@ -21,8 +21,11 @@ from starlette.responses import HTMLResponse, Response, StreamingResponse
 
 from ledger.errors import StoreUnavailable
 from ledger.web import access as accessmod
+from ledger.web import sessions as sessionsmod
 from ledger.web.app import (
     COOKIE,
+    COOKIE_MAX_AGE,
+    COOKIE_OPTIONS,
     PAGE_ENTRIES,
     FormError,
     Viewer,
@@ -170,27 +173,59 @@ def home(campaign: Any, viewer: Viewer, request: Request) -> Response:
 
 
 def link(server: Server) -> Endpoint:
-    """``/a/TOKEN``: a capability link exchanged for a session cookie, then on to ``/``."""
+    """``/a/TOKEN``: a capability link exchanged for a session cookie (the session kept in
+    the store, :func:`ledger.web.sessions.sign_in`), then on to ``/``."""
 
     def run(request: Request) -> Response:
         campaign = server.campaign()
         found = accessmod.find(campaign.store, campaign.id, request.path_params["token"])
         if found is None:
             return login_hint()
-        sid = new_session(server, found)
+        sid = new_session(server, found, request)
         response = HTMLResponse(render("linked.html.j2", who=found.who))
         response.set_cookie(
             COOKIE,
             sid,
-            httponly=True,
-            samesite="strict",
+            max_age=COOKIE_MAX_AGE,
             secure=request.url.scheme == "https",
-            path="/",
+            **COOKIE_OPTIONS,
         )
         return response
 
     def endpoint(request: Request) -> Response:
         return server.attempt(run, request)
+
+    return endpoint
+
+
+#: What ``/logout`` says.
+SIGNED_OUT = "You are signed out on this device. Open your link again to come back."
+
+
+def logout(server: Server) -> Endpoint:
+    """``POST /logout``: end this device's session (CSRF-checked like every form); the
+    cookie is cleared and the session lets nobody in any more, on any server over the
+    store. Open live streams of the session end at their next look."""
+
+    async def endpoint(request: Request) -> Response:
+        viewer = await run_sync(server.attempt, server.viewer, request)
+        if viewer is None:
+            return login_hint()
+        try:
+            form = await read_form(request)
+        except FormError as e:
+            return error_page(413, f"{e}.")
+        if not check_csrf(request, viewer, form):
+            return error_page(403, "This form did not come from this page: reload it.")
+
+        def end() -> None:
+            campaign = server.campaign()
+            sessionsmod.sign_out(campaign.store, viewer.session, server.clock())
+
+        await run_sync(server.attempt, end)
+        response = error_page(200, SIGNED_OUT)
+        response.delete_cookie(COOKIE, secure=request.url.scheme == "https", **COOKIE_OPTIONS)
+        return response
 
     return endpoint
 
@@ -221,20 +256,27 @@ STREAM_BACKOFF_MAX = 5.0
 def events(server: Server) -> Endpoint:
     """``/events``: server-sent events, one per new log line (``id`` = seq, ``event:
     entry``, ``data`` the line's HTML), from ``Last-Event-ID`` (or ``?after=SEQ``, else the
-    head) on. The stream ends with ``event: revoked`` when the link is revoked. While the
-    database is out of reach the stream stays open (a comment now and then) and looks again,
-    backing off up to :data:`STREAM_BACKOFF_MAX`; it goes on from the last entry it sent."""
+    head) on. The stream ends with ``event: revoked`` when the link is revoked, ``event:
+    ended`` when the session ended (signed out on the device). While the database is out of
+    reach the stream stays open (a comment now and then) and looks again, backing off up to
+    :data:`STREAM_BACKOFF_MAX`; it goes on from the last entry it sent.
 
-    def frames(viewer: Viewer, after: int) -> tuple[bool, list[str], int]:
-        if not server.still_live(viewer):
-            return False, [], after
+    Keep-alives (``: still here``) go out every :attr:`Server.keepalive` seconds counted from
+    the stream's start, on :attr:`Server.monotonic`: a wake-up (any append, a GM-only one
+    too) that sends the player nothing does not move the next one, so their timing says
+    nothing about what the player cannot see."""
+
+    def frames(viewer: Viewer, after: int) -> tuple[str, list[str], int]:
+        gone = server.gone(viewer)
+        if gone:
+            return gone, [], after
         campaign = server.campaign()
         head = campaign.store.head(campaign.id).seq
         out = [
             f"id: {e['seq']}\nevent: entry\ndata: {entry_html(e)}\n\n"
             for e in log_entries(campaign, as_gm=viewer.as_gm, after=after, upto=head)
         ]
-        return True, out, max(head, after)
+        return "", out, max(head, after)
 
     def head() -> int:
         campaign = server.campaign()
@@ -248,25 +290,33 @@ def events(server: Server) -> Endpoint:
 
         async def stream() -> Any:
             after = start
+            every = server.keepalive
+            next_ping = server.monotonic() + every
             pause = 0.5
             yield "retry: 1000\n\n"
             while True:
                 seen = server.hub.generation
                 try:
-                    alive, out, after = await run_sync(server.attempt, frames, viewer, after)
+                    gone, out, after = await run_sync(server.attempt, frames, viewer, after)
                 except StoreUnavailable:  # not an answer about the link: wait and look again
                     yield ": waiting for the ledger\n\n"
                     await server.hub.wait(seen, pause)
                     pause = min(pause * 2, STREAM_BACKOFF_MAX)
                     continue
                 pause = 0.5
-                if not alive:
-                    yield "event: revoked\ndata: \n\n"
+                if gone:
+                    yield f"event: {gone}\ndata: \n\n"
                     return
                 for frame in out:
                     yield frame
-                if not await server.hub.wait(seen, 15.0):
-                    yield ": still here\n\n"
+                left = next_ping - server.monotonic()
+                if left > 0 and await server.hub.wait(seen, left):
+                    continue  # woken: new lines, perhaps; the next keep-alive stays put
+                yield ": still here\n\n"
+                next_ping += every
+                late = server.monotonic() - next_ping
+                if late >= 0:  # fell behind (a busy loop): the next slot of the same grid
+                    next_ping += (late // every + 1) * every
 
         return StreamingResponse(
             stream(),
@@ -491,15 +541,31 @@ def rehearse(
 def roll(server: Server) -> Endpoint:
     """``/roll/ID``: the physical-dice form for a character the viewer plays (the GM: any,
     with engine and blind rolls as well); POST records it through
-    :meth:`ledger.campaign.aggregate.Campaign.roll`, with the viewer as actor."""
+    :meth:`ledger.campaign.aggregate.Campaign.roll`, with the viewer as actor.
+
+    Each form carries a one-time nonce (:func:`ledger.web.sessions.issue_nonce`), used in the
+    transaction that appends the roll: a form sent again gets 409 "This form was already
+    sent" and writes nothing. A player's device writes at most
+    :attr:`~ledger.web.sessions.SessionPolicy.burst` rolls at once and then one per
+    :attr:`~ledger.web.sessions.SessionPolicy.refill_seconds` (429 "Slow down", nothing
+    written; charged in the same transaction, so a refused roll costs nothing); the GM's
+    are not limited."""
 
     def form_page(
-        viewer: Viewer, cid: str, values: dict[str, str], error: str = "", status: int = 200
+        viewer: Viewer,
+        cid: str,
+        values: dict[str, str],
+        error: str = "",
+        status: int = 200,
+        headers: dict[str, str] | None = None,
     ) -> Response:
         campaign = server.campaign()
         state = campaign.state_of(cid, as_gm=viewer.as_gm, save_snapshots=False)
         skills = sorted(campaign.system.skills_of(state))
-        return page(
+        nonce = sessionsmod.issue_nonce(
+            campaign.store, viewer.session, server.clock(), server.policy
+        )
+        response = page(
             viewer,
             "roll.html.j2",
             status,
@@ -511,11 +577,24 @@ def roll(server: Server) -> Endpoint:
             values=values,
             error=error,
             example=campaign.system.example_roll,
+            nonce=nonce,
         )
+        response.headers.update(headers or {})
+        return response
 
     def allowed(viewer: Viewer, cid: str) -> bool:
         campaign = server.campaign()
         return cid in accessmod.characters_of(campaign, viewer.access)
+
+    def precheck(viewer: Viewer, form: dict[str, str]) -> None:
+        """The form's nonce unused and (a player's) bucket not empty, before any work;
+        :func:`record` checks both again in its transaction."""
+        campaign = server.campaign()
+        sessionsmod.check_nonce(campaign.store, viewer.session, form.get("nonce", ""))
+        if not viewer.as_gm:
+            sessionsmod.check_write(
+                campaign.store, campaign.id, viewer.session, server.clock(), server.policy
+            )
 
     def record(viewer: Viewer, cid: str, form: dict[str, str]) -> tuple[Any, str]:
         import click
@@ -543,17 +622,24 @@ def roll(server: Server) -> Endpoint:
             problem = rehearse(campaign, cid, skill, given, faces or "", automatic_ok=automatic_ok)
             if problem:
                 return None, problem
+        store, moment = campaign.store, server.clock()
         try:
-            rec = campaign.roll(
-                cid,
-                skill,
-                given,
-                faces=faces,
-                blind=blind,
-                automatic_ok=automatic_ok,
-                actor=viewer.access.who,
-                at=now(),
-            ).roll
+            with store.transaction():  # the nonce, the bucket and the roll: all or nothing
+                sessionsmod.use_nonce(store, viewer.session, form.get("nonce", ""), moment)
+                if not viewer.as_gm:
+                    sessionsmod.spend_write(
+                        store, campaign.id, viewer.session, moment, server.policy
+                    )
+                rec = campaign.roll(
+                    cid,
+                    skill,
+                    given,
+                    faces=faces,
+                    blind=blind,
+                    automatic_ok=automatic_ok,
+                    actor=viewer.access.who,
+                    at=now(),
+                ).roll
         except ConflictError as e:
             # a stream's version counts GM-only events too: a player is not told it
             return None, str(e) if viewer.as_gm else (
@@ -586,10 +672,19 @@ def roll(server: Server) -> Endpoint:
             return error_page(403, "This form did not come from this page: reload it.")
         if not await run_sync(server.attempt, server.still_live, viewer):
             return login_hint()
-        # a write lost before its commit is tried once more (nothing was written); one whose
-        # commit got no answer is looked up by the store: stored (acknowledged here), not
-        # stored (tried again), or unknown (CommitUnknown: the 503 page says to look first)
-        rec, error = await run_sync(server.attempt, record, viewer, cid, form)
+        try:
+            await run_sync(server.attempt, precheck, viewer, form)
+            # a write lost before its commit is tried once more (nothing was written); one
+            # whose commit got no answer is looked up by the store: stored (acknowledged
+            # here), not stored (tried again), or unknown (CommitUnknown: the 503 page says
+            # to look first). The form's nonce is used in the same transaction as the roll.
+            rec, error = await run_sync(server.attempt, record, viewer, cid, form)
+        except sessionsmod.FormUsed as e:  # sent twice: the form again, empty
+            values = form if e.expired else {}
+            return await run_sync(server.attempt, form_page, viewer, cid, values, str(e), 409)
+        except sessionsmod.SlowDown as e:
+            wait = {"retry-after": str(max(1, int(-(-e.wait // 1))))}
+            return await run_sync(server.attempt, form_page, viewer, cid, form, str(e), 429, wait)
         if rec is None:
             return await run_sync(server.attempt, form_page, viewer, cid, form, error, 422)
         return redirect(f"/log#e{rec.seq}")

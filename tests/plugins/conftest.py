@@ -55,10 +55,12 @@ def run(tmp_path: Path) -> Any:
 @pytest.fixture
 def escape(run: Any) -> Any:
     """A spellwoven campaign (nimble-jen's sheets) with Jen and the housewife, session 1
-    open: :func:`run` after the setup."""
+    open, set up at 2026-03-01 18:55 (before the tests' clocks: a ledger's times never go
+    back, #24): :func:`run` after the setup."""
     sheets = CAMPAIGNS / "nimble-jen" / "characters"
-    run("new", "rooftops", "--system", "spellwoven")
-    run("character", "add", "--sheet", str(sheets / "jen.toml"))
-    run("character", "add", "--sheet", str(sheets / "housewife.toml"))
-    run("session", "start")
+    with freeze_time("2026-03-01 18:55:00", tick=True):
+        run("new", "rooftops", "--system", "spellwoven")
+        run("character", "add", "--sheet", str(sheets / "jen.toml"))
+        run("character", "add", "--sheet", str(sheets / "housewife.toml"))
+        run("session", "start")
     return run

@@ -21,11 +21,13 @@ CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "the-drowned-marc
 
 @pytest.fixture
 def marches(run: Any) -> Any:
-    """A Terran campaign with Jen, Kit and Bo (unrolled), session 1 open."""
-    run("new", "marches", "--system", "terran-engine")
-    for who in ("jen", "kit", "bo"):
-        run("character", "add", "--sheet", str(CAMPAIGN / "characters" / f"{who}.toml"))
-    run("session", "start")
+    """A Terran campaign with Jen, Kit and Bo (unrolled), session 1 open, set up at
+    2026-03-01 18:55, before the tests' clocks (a ledger's times never go back, #24)."""
+    with freeze_time("2026-03-01 18:55:00", tick=True):
+        run("new", "marches", "--system", "terran-engine")
+        for who in ("jen", "kit", "bo"):
+            run("character", "add", "--sheet", str(CAMPAIGN / "characters" / f"{who}.toml"))
+        run("session", "start")
     return run
 
 

@@ -19,6 +19,10 @@
       source.close();
       status.textContent = "This link was revoked: ask your GM for a new one.";
     });
+    source.addEventListener("ended", function () {
+      source.close();
+      status.textContent = "You signed out on this device: open your link again to come back.";
+    });
     source.addEventListener("entry", function (event) {
       if (event.lastEventId) { after = event.lastEventId; }
       if (document.getElementById("e" + event.lastEventId)) { return; }

@@ -93,6 +93,7 @@ class DecisionDice(RuleSystem):
     id = "decision-dice"
     name = "Decision Dice (2d6 + STAT)"
     source = "002_735c6d6cd834a641.txt"
+    book = '"Core Mechanics" of an untitled 2d6 rulebook (Decision Dice)'
     example_roll = 'roll jen might --target 8 --bonus -2 --penalty 1 --dice 4,4  # bonus -2 and penalty +1 count 0: 8 vs 8 succeeds'
     contests = True  # --vs-character: the opponent's stat, conditions and modifiers (DD6)
     has_harm = True  # `campaign damage` spends the harm_track derived value (DD10)

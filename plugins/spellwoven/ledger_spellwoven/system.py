@@ -115,6 +115,7 @@ class Spellwoven(RuleSystem):
     id = "spellwoven"
     name = "Spellwoven"
     source = "004_663ae3e4ecc71fd1.txt"
+    book = "Spellwoven: Rules for the Game"
     example_roll = 'roll jen Sprint --difficulty 1 --dice 6,6,10  # "Example: Static Difficulty": no success'
     contests = True  # --vs-character: the opponent's Skill Level from their sheet (SW5)
     event_types = EVENT_TYPES

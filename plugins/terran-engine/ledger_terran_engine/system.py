@@ -133,6 +133,7 @@ class TerranEngine(RuleSystem):
     id = "terran-engine"
     name = "Terran Engine"
     source = "003_2aeb47bc6ca82a40.txt"
+    book = "Terran Engine SRD v0.4.5"
     example_roll = "roll jen Exploration --attribute Agility --dark 1 --montage --challenge 'Greywater ford' --dice 2,3,1,4  # 3 Light and 1 Dark die, highest 4"
     contests = True  # an Effect against a character on the ledger (--vs-character, T24)
     has_harm = True  # `campaign damage` and --apply: physical harm through armour (T24)

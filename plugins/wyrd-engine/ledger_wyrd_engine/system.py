@@ -79,6 +79,7 @@ class WyrdEngine(Appliers, RuleSystem):
     id = "wyrd-engine"
     name = "The Wyrd Engine"
     source = SOURCE
+    book = "The Wyrd Engine Core Mechanics"
     example_roll = 'roll julian investigate --dr good --dice ++-0  # "Skills in Action": 4 vs Good (+2), success'
     has_harm = True  # `campaign damage` appends damage_taken (harm_event)
     event_types = ev.EVENT_TYPES
