@@ -90,7 +90,7 @@ def test_favour_is_hidden_from_players_everywhere(table, tmp_path):
     stubs = [json.loads(line) for line in export.splitlines() if '"redacted"' in line]
     assert len(stubs) == 1
     assert set(stubs[0]) == {"seq", "campaign", "prev_hash", "hash", "redacted"}
-    gm_export = [json.loads(line) for line in table.ok("export", who="gm").output.splitlines()]
+    gm_export = [json.loads(line) for line in table.ok("export", who="gm").stdout.splitlines()]
     assert gm_export[stubs[0]["seq"] - 1]["type"] == "d20-world.favour_changed"
     path = tmp_path / "player.ndjson"
     path.write_text(export)

@@ -219,7 +219,7 @@ def test_a_character_who_joins_later_holds_it_and_counts(world: Path, tmp_path: 
 def test_a_campaign_with_shared_objectives_exports_and_imports(world: Path, tmp_path: Path
                                                                ) -> None:
     play_the_vault(world)
-    export = ok(world, "export", "--as", "gm").output
+    export = ok(world, "export", "--as", "gm").stdout  # the open-session warning is on stderr
     path = tmp_path / "gm.ndjson"
     path.write_text(export)
     other = tmp_path / "other.db"
