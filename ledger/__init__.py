@@ -66,7 +66,7 @@ _LAZY = {
     "json_option": "ledger.cli",
     "now": "ledger.cli",
     "describe": "ledger.history.words",
-    "Campaign": "ledger.campaign.aggregate.aggregate",
+    "Campaign": "ledger.campaign.aggregate",
 }
 
 

@@ -348,7 +348,7 @@ def test_slow_work_shows_a_spinner_on_a_terminal_only(monkeypatch):
     import io
     import sys
 
-    from ledger.cli import spinner
+    from ledger.cli.base import spinner
 
     class Terminal(io.StringIO):
         def isatty(self):

@@ -32,7 +32,7 @@ def fixed_randomness(monkeypatch):
     """Session seeds and payload salts from counters, so every build is byte-identical."""
     counter = iter(range(1000))
     monkeypatch.setattr(
-        "ledger.dice.engine.engine.new_seed", lambda: hashlib.sha256(b"pin %d" % next(counter)).digest()
+        "ledger.dice.engine.new_seed", lambda: hashlib.sha256(b"pin %d" % next(counter)).digest()
     )
     salts = iter(range(10**6))
     fixed = types.SimpleNamespace(token_hex=lambda n: f"{next(salts):0{2 * n}x}")

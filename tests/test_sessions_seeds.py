@@ -83,7 +83,7 @@ def fixed_seeds(monkeypatch):
     """Session and downtime seeds from a counter: the same dice every run."""
     counter = iter(range(1000))
     monkeypatch.setattr(
-        "ledger.dice.engine.engine.new_seed", lambda: hashlib.sha256(b"seeds %d" % next(counter)).digest()
+        "ledger.dice.engine.new_seed", lambda: hashlib.sha256(b"seeds %d" % next(counter)).digest()
     )
 
 

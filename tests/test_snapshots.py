@@ -36,7 +36,7 @@ def snapshot_count(db_path):
 @pytest.fixture
 def often(monkeypatch):
     """A snapshot every 3 events of a stream, so a short campaign has several."""
-    monkeypatch.setattr("ledger.campaign.aggregate.reading.SNAPSHOT_EVERY", 3)
+    monkeypatch.setattr("ledger.campaign.reading.SNAPSHOT_EVERY", 3)
 
 
 def test_a_changed_applier_ignores_old_snapshots(toy_campaign, db_path, often, monkeypatch):

@@ -49,7 +49,7 @@ def new_campaign(path: str) -> Campaign:
 def test_snapshot_backed_state_equals_a_full_replay(steps, every, monkeypatch):
     from ledger import RuleError
 
-    monkeypatch.setattr("ledger.campaign.aggregate.reading.SNAPSHOT_EVERY", every)
+    monkeypatch.setattr("ledger.campaign.reading.SNAPSHOT_EVERY", every)
     with tempfile.TemporaryDirectory() as tmp:
         camp = new_campaign(str(Path(tmp) / "p.db"))
         correctable: list[tuple[int, str]] = []

@@ -9,7 +9,17 @@ from typing import Any
 import click
 import msgspec
 
-from ledger.cli import App, cli, echo_json, json_option, now, pass_app, progress_bar, view_option
+from ledger.cli.base import (
+    App,
+    cli,
+    echo_json,
+    json_option,
+    now,
+    pass_app,
+    progress_bar,
+    view_option,
+)
+from ledger.cli.output import echo_changes, states
 
 
 def _parse_option(text: str) -> tuple[str, Any]:
@@ -138,8 +148,7 @@ def _system_detail(system: Any, as_json: bool) -> None:
     """``campaign systems SYSTEM``: everything a GM types for SYSTEM."""
     import msgspec
 
-    from ledger.cli.fields import describe_type, fields_of, option_name
-    from ledger.cli.play import recordable
+    from ledger.cli.fields import describe_type, fields_of, option_name, recordable
     from ledger.events import Roll
     from ledger.rules.plugins import distribution_of
 
@@ -418,46 +427,6 @@ def scene_end(app: App, title: str) -> None:
     rec = campaign.scene("end", title, actor=app.actor, at=now())
     click.echo(f"Scene ended (seq {rec.seq}).")
     echo_changes(app, before, states(app))
-
-
-def states(app: App, characters: Any = None) -> dict[str, Any]:
-    """Characters' states now, in the command's view (``{id: state}``; every character
-    unless ``characters`` names some ids)."""
-    campaign = app.campaign
-    as_gm = app.as_gm()
-    ids = campaign.characters() if characters is None else characters
-    return {cid: campaign.state_of(cid, as_gm=as_gm) for cid in ids}
-
-
-def changes(app: App, before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[str]]:
-    """``{id: sentences}`` of what changed on each character between two :func:`states`
-    (the rule system's words, :meth:`ledger.rules.system.RuleSystem.describe_changes`); a
-    character whose state did not change is left out."""
-    system, as_gm = app.campaign.system, app.as_gm()
-    out = {}
-    for cid, state in after.items():
-        if cid in before and before[cid] == state:
-            continue
-        said = system.describe_changes(before.get(cid), state, as_gm=as_gm)
-        if said:
-            out[cid] = said
-    return out
-
-
-def echo_changes(
-    app: App, before: dict[str, Any], after: dict[str, Any], *, names: bool = True,
-    mark: str = "",
-) -> None:
-    """Print what changed on each character between two :func:`states`, in the rule
-    system's words: one block per character that changed (``names=False``: the sentences
-    alone, indented), nothing when nothing did. ``mark`` ends every sentence (a GM-only
-    write's ``" [GM only]"``)."""
-    known = app.campaign.characters()
-    for cid, said in changes(app, before, after).items():
-        if names:
-            click.echo(f"{known.get(cid, cid)}:")
-        for sentence in said:
-            click.echo(f"  {sentence}{mark}")
 
 
 @cli.command()
@@ -785,7 +754,7 @@ def note(app: App, text: str, character_name: str | None, blind: bool, as_json: 
             {"seq": rec.seq, "character": cid, "text": rec.data.text, "visibility": rec.visibility}
         )
     else:
-        from ledger.cli.play import made_mark
+        from ledger.cli.output import made_mark
         from ledger.text import printable
 
         click.echo(f"[{rec.seq}] note: {printable(rec.data.text)}{made_mark(rec)}")

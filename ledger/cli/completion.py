@@ -48,7 +48,7 @@ class _FromCampaign(ShellComplete):
     click's own (file names for ``PATH`` options) when the campaign offers nothing."""
 
     def get_completions(self, args: list[str], incomplete: str) -> list[CompletionItem]:
-        from ledger.cli import App
+        from ledger.cli.base import App
         from ledger.cli.shell import candidates
 
         db, campaign = _ledger_of(args)

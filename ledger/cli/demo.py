@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from ledger.cli import App, cli, echo_json, json_option, pass_app
+from ledger.cli.base import App, cli, echo_json, json_option, pass_app
 
 
 def bundled_campaigns() -> Path:

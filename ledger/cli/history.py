@@ -7,7 +7,7 @@ from typing import Any
 import click
 import msgspec
 
-from ledger.cli import SEQ, App, cli, echo_json, json_option, now, pass_app, view_option
+from ledger.cli.base import SEQ, App, cli, echo_json, json_option, now, pass_app, view_option
 from ledger.events import Recorded
 from ledger.history.words import describe
 
@@ -69,7 +69,7 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
                 odds = "; odds " + ", ".join(f"{k} {v}" for k, v in p["odds"].items())
             click.echo(f"  {p['type']}: {fields}{odds}")
         return
-    from ledger.cli.commands import echo_changes, states
+    from ledger.cli.output import echo_changes, states
 
     before = {} if as_json else states(app)
     result = run_advance(campaign, number, parsed, actor=app.actor, at=now())

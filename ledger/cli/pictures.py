@@ -7,7 +7,7 @@ from typing import Any
 import click
 import msgspec
 
-from ledger.cli import App, cli, echo_json, json_option, pass_app
+from ledger.cli.base import App, cli, echo_json, json_option, pass_app
 
 
 def plot_option(fn: Any) -> Any:
@@ -39,7 +39,7 @@ def check_plot(plot: str | None) -> None:
 def save_chart(fig: Any, path: str) -> None:
     """Write a chart to ``path`` through a temporary file renamed into place (nothing is
     left behind when drawing fails). :raises click.BadParameter: see :func:`check_plot`."""
-    from ledger.cli import spinner
+    from ledger.cli.base import spinner
     from ledger.cli.output import atomic_path, current_db
     from ledger.rules.charts import save
 
@@ -52,7 +52,7 @@ def plot_odds(system: Any, params: dict[str, Any], path: str) -> None:
 
     :raises click.ClickException: the chart cannot be drawn (one line, exit 1).
     """
-    from ledger.cli import spinner
+    from ledger.cli.base import spinner
     from ledger.rules.charts import ChartError, odds_figure
 
     try:

@@ -7,8 +7,9 @@ from typing import Any
 import click
 import msgspec
 
-from ledger.cli import SEQ, App, cli, echo_json, json_option, now, pass_app
-from ledger.events import Roll
+from ledger.cli.base import SEQ, App, cli, echo_json, json_option, now, pass_app
+from ledger.cli.fields import recordable
+from ledger.cli.output import echo_changes, made_mark, states
 from ledger.history.words import describe
 from ledger.rules import params as rule_params
 from ledger.rules.plugins import rule_systems
@@ -237,7 +238,6 @@ def roll(
     rule system.
     """
     from ledger.campaign.aggregate import AutomaticResult
-    from ledger.cli.commands import echo_changes, states
 
     campaign = app.campaign
     given = pick_params(campaign.system, "roll_params", params)
@@ -295,21 +295,6 @@ def _event_json(rec: Any) -> dict[str, Any]:
     return {"seq": rec.seq, "type": rec.type, "stream": rec.stream, **data}
 
 
-def made_mark(rec: Any) -> str:
-    """What the answer to a write adds to a GM-only event's line: ``" [GM only]"`` (a blind
-    roll, ``record --blind``, an event type that is always the GM's), else nothing."""
-    return " [GM only]" if rec.visibility == "gm" else ""
-
-
-def recordable(system: Any) -> dict[str, type]:
-    """The events ``campaign record`` writes for ``system``: ``{short name: class}``
-    (``favour-changed`` for ``d20-world.favour_changed``); rolls go through ``roll``."""
-    out = {}
-    for cls in system.event_types:
-        tag = msgspec.inspect.type_info(cls).tag  # type: ignore[attr-defined]
-        if isinstance(tag, str) and not issubclass(cls, Roll):
-            out[tag.split(".", 1)[1].replace("_", "-")] = cls
-    return out
 
 
 class RecordCommand(click.Command):
@@ -418,7 +403,6 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
         raise click.UsageError(
             f"{key}: {_field_problem(e)} (see `campaign record {key} --help`)"
         ) from None
-    from ledger.cli.commands import echo_changes, states
 
     who = [values["character"]] if isinstance(values.get("character"), str) else []
     before = {} if as_json else states(app, who)

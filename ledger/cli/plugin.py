@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ledger.cli import cli, echo_json, json_option
+from ledger.cli.base import cli, echo_json, json_option
 
 
 @cli.group()

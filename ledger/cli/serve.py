@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ledger.cli import App, cli, echo_json, json_option, now, pass_app
+from ledger.cli.base import App, cli, echo_json, json_option, now, pass_app
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 

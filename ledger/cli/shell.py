@@ -24,7 +24,7 @@ from typing import Any
 
 import click
 
-from ledger.cli import App, cli, pass_app
+from ledger.cli.base import App, cli, pass_app
 
 EXIT_WORDS = frozenset({"exit", "quit"})
 """Entries that end the shell (as do Ctrl-D and end of input)."""

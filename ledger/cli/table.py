@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from ledger.cli import App, cli, echo_json, json_option, now, pass_app
+from ledger.cli.base import App, cli, echo_json, json_option, now, pass_app
 from ledger.rules.system import RuleError
 
 

@@ -7,7 +7,7 @@ import os
 
 import click
 
-from ledger.cli import App, cli, echo_json, json_option, pass_app
+from ledger.cli.base import App, cli, echo_json, json_option, pass_app
 
 
 @cli.command("copy")
