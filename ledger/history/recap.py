@@ -17,10 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
 from ledger.events import Corrected, NoteAdded, Roll
 from ledger.history.verify import session_receipt
+from ledger.history.words import generic
 from ledger.templating import environment
 
 if TYPE_CHECKING:
@@ -116,7 +115,7 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
         event = rec.data
         character = rec.stream if rec.stream in names else None
         described = system.describe(event)
-        text = described or _generic(rec.type, event)
+        text = described or generic(rec.type, event)
         if rec.type == "contest.opposed":
             roller = getattr(event, "roller", "")
             text = f"opposes {names.get(roller, roller)}'s roll (event {getattr(event, 'roll', '?')})"
@@ -249,19 +248,6 @@ def _state(campaign: Campaign, cid: str, upto: int, as_gm: bool) -> Any:
         return campaign.state_of(cid, upto=upto, as_gm=as_gm)
     except NotFound:
         return None
-
-
-def _generic(type_: str, event: Any) -> str:
-    """An event no rule system describes: its type in words and its non-empty fields."""
-    data = msgspec.to_builtins(event)
-    data.pop("type", None)
-    fields = ", ".join(
-        f"{k.replace('_', ' ')} {v}"
-        for k, v in data.items()
-        if k not in ("draws", "scheme") and v not in (None, "", [], {})
-    )
-    words = type_.split(".", 1)[-1].replace("_", " ")
-    return f"{words}: {fields}" if fields else words
 
 
 FUDGE = {1: "−", 2: "·", 3: "+"}

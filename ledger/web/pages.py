@@ -12,7 +12,6 @@ as_gm=False)``, ``export_lines(..., as_gm=False)``) unless the viewer is the GM.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +44,6 @@ if TYPE_CHECKING:
 Endpoint = Callable[[Request], Any]
 #: A page as :func:`viewed` takes it: ``(campaign, viewer, request) -> response``.
 View = Callable[[Any, Viewer, Request], Response]
-_SEQ_PREFIX = re.compile(r"^\[\d+\] ")
 
 
 def _not_found() -> Response:
@@ -91,23 +89,19 @@ def viewed(view: View) -> Callable[[Server], Endpoint]:
 
 def entry(campaign: Any, rec: Any, corrections: Any) -> dict[str, Any]:
     """One log line as the templates show it: ``seq``, ``text``, ``gm`` (GM-only),
-    ``mark`` (retracted/amended), ``entered`` (who entered physical dice), ``roll``."""
+    ``mark`` (retracted/amended), ``entered`` (who entered physical dice), ``roll``, from
+    :func:`ledger.history.words.line`."""
     from ledger.events import Roll
-    from ledger.history.words import describe
+    from ledger.history.words import line
 
-    text = _SEQ_PREFIX.sub("", describe(campaign, rec), count=1)
-    mark = ""
-    if rec.seq in corrections.retracted:
-        mark = "retracted"
-    elif rec.seq in corrections.amended:
-        mark = "amended"
+    said = line(campaign, rec, corrections)
     is_roll = isinstance(rec.data, Roll)
     entered = rec.actor if is_roll and rec.data.source == "physical" else None
     return {
-        "seq": rec.seq,
-        "text": text,
-        "gm": rec.visibility == "gm",
-        "mark": mark,
+        "seq": said.seq,
+        "text": said.text,
+        "gm": said.gm,
+        "mark": said.mark,
         "entered": entered,
         "roll": is_roll,
         "session": rec.session,
