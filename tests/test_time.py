@@ -20,7 +20,8 @@ from ledger.chain import Head, chain_rows, not_before
 from ledger.cli import cli
 from ledger.codec import encode_data
 from ledger.events import NoteAdded
-from ledger.history.verify import ClockBack, verify_store
+from ledger.history.report import ClockBack
+from ledger.history.verify import verify_store
 from ledger.store.base import Pending
 from ledger.store.opening import open_store
 

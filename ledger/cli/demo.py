@@ -141,7 +141,7 @@ def demo(
     if as_json:
         echo_json(summaries)
         return
-    from ledger.history.verify import short_receipt
+    from ledger.history.report import short_receipt
 
     click.secho("\nSummary", bold=True)
     for s in summaries:

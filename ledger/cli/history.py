@@ -1,13 +1,24 @@
-"""Commands replayed from history: advance (and, later, recap and audit)."""
+"""Commands replayed from history: advance, recap, audit, verify."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
 import msgspec
 
-from ledger.cli.base import SEQ, App, cli, echo_json, json_option, now, pass_app, view_option
+from ledger.cli.base import (
+    SEQ,
+    App,
+    cli,
+    echo_json,
+    json_option,
+    now,
+    pass_app,
+    progress_bar,
+    view_option,
+)
 from ledger.events import Recorded
 from ledger.history.words import describe
 
@@ -197,3 +208,115 @@ def audit(app: App, seq: int, as_json: bool) -> None:
         if not as_json:
             click.echo(f"error: event {seq} does not verify ({result['verdict']})", err=True)
         raise SystemExit(1)
+
+
+@cli.command()
+@click.argument("file", required=False, type=click.File("rb"))
+@click.option(
+    "--receipt",
+    help="SEQ:HASH from an earlier receipt (all 64 hex digits, or the first 16 or more): "
+    "prove the log up to SEQ is unchanged.",
+)
+@click.option(
+    "--drop-snapshots",
+    is_flag=True,
+    help="Delete the campaign's snapshots (a cache of states; the next reads rebuild them).",
+)
+@json_option
+@pass_app
+def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_json: bool) -> None:
+    """Recompute the hash chain, every engine roll of every ended session and every roll's
+    result (what its rule system gives for its recorded inputs and dice), and check every
+    snapshot in use against a replay.
+
+    With FILE, check an export instead of the ledger (a GM's or a player's copy, as
+    `campaign export` writes it; --db is not read): players verify without Python. A
+    player's copy is checked as far as it can be: GM-only events through their hashes.
+    Exit 0 and print a receipt (head seq and hash), or exit 1 naming the first bad seq.
+    """
+    from ledger.history.report import ReceiptError, clock_note, parse_receipt, pending_lines
+    from ledger.history.verify import verify_store
+
+    parsed = None
+    if receipt is not None:
+        try:
+            parsed = parse_receipt(receipt)
+        except ReceiptError as e:
+            raise click.BadParameter(str(e), param_hint="--receipt") from None
+    if file is not None:
+        from ledger.exchange.backup import split_backup
+        from ledger.exchange.ndjson import BadLine, parse_lines, verify_export
+
+        _, rest = split_backup(file)
+        try:
+            lines = parse_lines(rest)
+        except BadLine as e:
+            if not as_json:
+                raise
+            # --json answers in JSON even when the file is not an export at all
+            echo_json({"ok": False, "campaign": None, "bad_seq": None,
+                       "bad_line": e.number, "problem": str(e)})  # fmt: skip
+            sys.exit(1)
+        campaign_id, report = verify_export(lines, receipt=parsed)
+        stubs = report.stubs
+    else:
+        store = app.store()
+        # verify reads the stored rows only: a damaged first event must be reported, not
+        # stop the campaign from opening
+        campaign_id = app.campaign_id
+        if campaign_id is None:
+            ids = store.campaign_ids()
+            if len(ids) != 1:
+                campaign_id = app.campaign.id  # the usual "no campaign" / "several" error
+            else:
+                campaign_id = ids[0]
+        length = parsed[0] if parsed else store.head(campaign_id).seq
+        with progress_bar(length, "Verifying") as update:
+            report = verify_store(store, campaign_id, receipt=parsed, progress=update)
+        stubs = 0
+        if drop_snapshots:
+            click.echo(f"Dropped {store.drop_snapshots(campaign_id)} snapshots.", err=True)
+        elif report.ok:  # every snapshot in use must be what a replay gives (ledger.rules.snapshots)
+            from ledger.history.verify import verify_snapshots
+
+            problem = verify_snapshots(store, campaign_id)
+            if problem:
+                report.fail(*problem)
+    if as_json:
+        echo_json(
+            {
+                "ok": report.ok,
+                "campaign": campaign_id,
+                "receipt": report.receipt,
+                "events": report.events,
+                "redacted": stubs,
+                "engine_rolls_verified": report.engine_rolls,
+                "engine_rolls_unverifiable": report.unverifiable_rolls,
+                "engine_rolls_abandoned": report.abandoned_rolls,
+                "results_rederived": report.results_checked,
+                "results_unchecked": report.results_unchecked,
+                "bad_seq": report.bad_seq,
+                "problem": report.problem,
+                "clock_back": report.clock.json(),
+            }
+        )
+    if not report.ok:
+        if not as_json:
+            where = f"at seq {report.bad_seq}" if report.bad_seq else "in the database file"
+            click.echo(f"error: verification failed {where}: {report.problem}", err=True)
+        sys.exit(1)
+    if not as_json:
+        extra = f" (receipt {receipt.strip()} holds)" if receipt else ""
+        hidden = f" ({stubs} GM-only, checked through their hashes)" if stubs else ""
+        click.echo(
+            f"OK: {report.events} events{hidden}, {report.engine_rolls} engine rolls verified, "
+            f"{report.results_checked} roll results re-derived{extra}"
+        )
+        if report.results_unchecked:
+            click.echo(f"Roll results not checked: {report.results_unchecked}")
+        for line in pending_lines(report):
+            click.echo(line)
+        note = clock_note(report.clock)
+        if note:
+            click.echo(note)
+        click.echo(f"Receipt: {report.receipt}")

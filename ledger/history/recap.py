@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ledger.events import Corrected, NoteAdded, Roll
-from ledger.history.verify import session_receipt
+from ledger.history.report import session_receipt
 from ledger.history.words import generic
 from ledger.templating import environment
 
