@@ -503,62 +503,13 @@ class Campaign:
         actor: str,
         at: str,
     ) -> Recorded:
-        """Retract (no ``data``/``faces``) or amend event ``seq``, validated like a new event.
+        """Retract (no ``data``/``faces``) or amend event ``seq``, validated like a new event
+        (:func:`ledger.campaign.correcting.correct`).
 
-        :param data: ``{field: value}`` to amend (the rest of the payload in force is kept).
-            An amended roll is resolved again (:mod:`ledger.campaign.corrections`).
-        :param faces: a roll's corrected physical faces (``--dice`` text).
-        :raises RuleError: no reason, an unknown seq, an event that cannot be corrected that
-            way (session events, a retracted event, an amended correction), a field that
-            cannot be amended (a roll's randomness or derived results), data the rules
-            refuse, or a corrected history in which the rules refuse events (every one
-            named); nothing is written.
-        """
-        from ledger.campaign import corrections as corr
+        :raises RuleError: the correction is refused (nothing is written)."""
+        from ledger.campaign.correcting import correct
 
-        if not reason.strip():
-            raise RuleError('a correction needs a reason: --reason "..."')
-        amend = data is not None or faces is not None
-        with self.store.transaction():
-            target = self.record(seq)
-            corrections = self.corrections()
-            before = self.record(seq - 1) if seq > 1 else None
-            problem = corr.refusal(target, "amend" if amend else "retract", corrections, before)
-            if type(target.data).part_of_roll:
-                rolled = self.system.follow_up_of(target.data)
-                problem = (
-                    f"event {seq} came with roll {rolled} (it is part of it): correct roll "
-                    f"{rolled} instead (retracting it retracts this too)"
-                )
-            if problem:
-                raise RuleError(problem)
-            if amend:
-                current = corr.in_force(self, target, corrections)
-                data = corr.amended_payload(
-                    self,
-                    target,
-                    current,
-                    data or {},
-                    faces,
-                    lambda: self.state_before(target, corrections),
-                )
-                data = self.codec.stamped(target.type, data)  # its schema version, if > 1
-            amended = self.codec.amended(target.type, data) if data is not None else None
-            companions = corr.roll_companions(self, target, amended, corrections)
-            event = Corrected(
-                target=seq,
-                action="amend" if amend else "retract",
-                reason=reason.strip(),
-                data=data,
-            )
-            if companions:
-                event = msgspec.structs.replace(event, companions=companions)
-            head = self.store.head(self.id).seq
-            broken = corr.broken_by(self, target, event, head + 1)
-            if broken:
-                raise RuleError(corr.broken_sentence(self, seq, broken))
-            # a correction is as secret as what it corrects (an amended GM-only value stays hidden)
-            return self.append([event], actor=actor, at=at, visibility=target.visibility)[0]
+        return correct(self, seq, reason, data=data, faces=faces, actor=actor, at=at)
 
     def rows(self, **filters: Any) -> Iterator[tuple[Any, ...]]:
         """Raw stored rows (tuples in :data:`ledger.store.sqlite.COLUMNS` order)."""

@@ -21,16 +21,13 @@ the log. :meth:`ledger.campaign.aggregate.Campaign.correct` builds one through t
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec import UNSET
 
-from ledger.dice.engine import DiceError, PhysicalDice, parse_faces
 from ledger.events import (
     CAMPAIGN_STREAM,
-    CharacterCreated,
     ContestOpposed,
     Corrected,
     Recorded,
@@ -38,7 +35,7 @@ from ledger.events import (
     event_tag,
 )
 from ledger.rules.projection import Corrections, companions_of, corrections_from
-from ledger.rules.system import Opponent, RuleError, RuleSystem
+from ledger.rules.system import RuleError
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
@@ -59,8 +56,6 @@ UNCORRECTABLE = (
 _NAMED = 8
 #: How far after a roll its batch may run (opponent's side, harm, follow-ups).
 _BATCH_TAIL = 16
-#: The longest generic one-line summary of an event's fields.
-_LONGEST = 160
 
 
 def payload_of(event: Any) -> dict[str, Any]:
@@ -241,7 +236,7 @@ def _harm_companions(
     return {str(harm.seq): campaign.codec.stamped(harm.type, payload)}
 
 
-def _input_fields(system: Any, event: Roll) -> set[str] | None:
+def input_fields(system: Any, event: Roll) -> set[str] | None:
     """The fields ``system.request_of`` reads of ``event`` (``None`` when unknown)."""
     read: set[str] = set()
     names = set(event.__struct_fields__)
@@ -258,169 +253,6 @@ def _input_fields(system: Any, event: Roll) -> set[str] | None:
     except Exception:  # a system that cannot re-derive this type, or inspects the class
         return None
     return read - set(RANDOMNESS_FIELDS) - {"character"}
-
-
-def amended_payload(
-    campaign: Campaign,
-    target: Recorded,
-    current: Any,
-    sets: dict[str, Any],
-    faces: str | None,
-    state_before: Callable[[], Any],
-) -> dict[str, Any]:
-    """The full replacement payload for amending ``target`` with ``sets`` and ``faces``.
-
-    :param current: the payload ``target`` counts with now (earlier amendments applied).
-    :param sets: ``{field: value}`` as given with ``--set`` (values already JSON-decoded).
-    :param faces: ``--dice`` text: the corrected physical faces of a roll, or ``None``.
-    :param state_before: returns the character's state just before ``target`` (corrections
-        in force now), for re-resolving a roll.
-    :raises RuleError: an unknown field, a field that cannot be amended (the stream's
-        ``character``, a roll's randomness or derived results), data that does not fit the
-        type, a sheet the creation rules refuse, inputs the rules refuse.
-    """
-    seq, type_ = target.seq, target.type
-    fields = set(type(current).__struct_fields__)
-    unknown = sorted(set(sets) - fields)
-    if unknown:
-        raise RuleError(
-            f"{type_} has no field {', '.join(map(repr, unknown))} "
-            f"(fields: {', '.join(sorted(fields))})"
-        )
-    if "character" in sets and sets["character"] != getattr(current, "character", None):
-        raise RuleError(
-            f"event {seq} stays with {getattr(current, 'character', None) or 'the campaign'}: "
-            "to record it for someone else, retract it and record it again"
-        )
-    is_roll = isinstance(current, Roll)
-    if faces is not None and not is_roll:
-        raise RuleError(f"event {seq} ({type_}) is not a roll: --dice corrects a roll's faces")
-    if is_roll:
-        engine = current.source == "engine"
-        fixed_fields = (
-            RANDOMNESS_FIELDS if engine else tuple(f for f in RANDOMNESS_FIELDS if f != "draws")
-        )
-        touched = [f for f in fixed_fields if f in sets and sets[f] != payload_of(current).get(f)]
-        if engine and (touched or faces is not None):
-            what = ", ".join(touched) or "dice"
-            raise RuleError(
-                f"event {seq} is an engine roll: its {what} can never be amended (the dice came "
-                "from the session's committed seed); retract it and roll again, and the re-roll "
-                "stays visible"
-            )
-        if touched:
-            raise RuleError(
-                f"event {seq}'s {', '.join(touched)} cannot be amended: correct its faces with "
-                "--dice, or retract it and roll again"
-            )
-    payload = {**payload_of(current), **sets}
-    try:
-        amended = campaign.codec.convert(type_, {"type": type_, **payload}, strict=False)
-    except msgspec.ValidationError as e:
-        raise RuleError(f"amended data does not fit {type_}: {e}") from None
-    if type_ == "character.created":
-        return _amended_character(campaign, amended)
-    if not is_roll:
-        return payload_of(amended)
-    assert isinstance(amended, Roll)
-    system = campaign.system
-    if system.opponent_of(amended) != system.opponent_of(current):
-        raise RuleError(
-            f"event {seq} was opposed by {system.opponent_of(current) or 'no character'}: who "
-            "opposed a roll cannot be amended; retract it and roll again"
-        )
-    return _reresolved(campaign, target, current, amended, sets, faces, state_before)
-
-
-def _amended_character(campaign: Campaign, amended: Any) -> dict[str, Any]:
-    """A ``character.created`` payload whose name and sheet pass the creation rules."""
-    from ledger.text import check_name, check_sheet
-
-    check_name(amended.name, "the character name")
-    if not amended.name.strip():
-        raise RuleError('the sheet needs a name, e.g. name = "Julian Hargrave"')
-    check_sheet(amended.sheet)
-    sheet = campaign.system.create_sheet(dict(amended.sheet))
-    return {**payload_of(amended), "name": amended.name.strip(), "sheet": sheet}
-
-
-def _reresolved(
-    campaign: Campaign,
-    target: Recorded,
-    current: Roll,
-    amended: Roll,
-    sets: dict[str, Any],
-    faces: str | None,
-    state_before: Callable[[], Any],
-) -> dict[str, Any]:
-    """Resolve an amended roll again with its amended inputs and corrected faces."""
-    from dataclasses import replace
-
-    system = campaign.system
-    seq = target.seq
-    name = campaign.characters(include_retracted=True).get(target.stream, target.stream)
-    if (
-        type(system).request_of is RuleSystem.request_of
-        and type(system).rederive is RuleSystem.rederive
-    ):
-        raise RuleError(
-            f"{system.id} cannot work out its rolls again yet (it has no request_of), so "
-            f"event {seq}'s inputs cannot be amended: retract it and roll again"
-        )
-    state = state_before()
-    opponent = None
-    oid = system.opponent_of(amended)
-    if oid is not None:  # the opponent as they were just before the roll (#16)
-        opponent = Opponent(
-            oid,
-            name=campaign.characters(include_retracted=True).get(oid, oid),
-            state=campaign.state_before(target, campaign.corrections(), stream=oid),
-        )
-    try:
-        if faces is not None:
-            request = replace(system.request_of(amended), name=name)
-            if request.opponent is not None and opponent is not None:
-                request = replace(
-                    request,
-                    opponent=replace(request.opponent, name=opponent.name, state=opponent.state),
-                )
-            dice = PhysicalDice(parse_faces(faces))
-            again = system.resolve(state, request, dice)
-            dice.finish()
-        elif opponent is not None:
-            again = system.rederive(state, amended, name=name, opponent=opponent)
-        else:
-            again = system.rederive(state, amended, name=name)
-    except DiceError as e:
-        fix = (
-            "retract it and roll again"
-            if current.source == "engine"
-            else "give all its faces with --dice"
-        )
-        raise RuleError(
-            f"event {seq} cannot be re-resolved with the amended inputs: {e}; {fix}"
-        ) from None
-    except RuleError as e:
-        raise RuleError(f"event {seq} as amended: {e}") from None
-    new, given = payload_of(again), payload_of(amended)
-    inputs = _input_fields(system, amended)
-    derived = sorted(
-        f for f in sets if new.get(f) != given.get(f) and (inputs is None or f not in inputs)
-    )
-    if derived:
-        choices = sorted(inputs or [])
-        dice_hint = "" if current.source == "engine" else " or its faces with --dice"
-        named = (
-            f"amend its inputs instead ({', '.join(choices)}){dice_hint}"
-            if choices
-            else f"amend its inputs instead{dice_hint}"
-        )
-        raise RuleError(
-            f"{', '.join(derived)} of event {seq} "
-            f"{'is' if len(derived) == 1 else 'are'} worked out by the rules from its inputs "
-            f"and dice and cannot be set: {named}"
-        )
-    return new
 
 
 def broken_by(
@@ -486,116 +318,3 @@ def broken_sentence(campaign: Campaign, seq: int, broken: list[tuple[int, str]])
     )
 
 
-def _show(value: Any) -> str:
-    """A field value as a person reads it: faces and lists joined, None as —."""
-    if value is None:
-        return "—"
-    if isinstance(value, list):
-        return " ".join(_show(v) for v in value) or "—"
-    if isinstance(value, dict):
-        return ", ".join(f"{k} {_show(v)}" for k, v in value.items()) or "—"
-    return str(value)
-
-
-def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    """``"field old → new"`` for each changed field (sheets flattened, faces for draws)."""
-    from ledger.rules.changes import flatten
-
-    out = []
-    for key in before.keys() | after.keys():
-        old, new = before.get(key), after.get(key)
-        if old == new or key in ("nonce", "client_seed", "scheme", "source"):
-            continue
-        if key == "draws":
-            out.append(
-                f"faces {_show([v for _, v in old or []])} → {_show([v for _, v in new or []])}"
-            )
-        elif isinstance(old, dict) and isinstance(new, dict):
-            fo, fn = flatten(old, key), flatten(new, key)
-            out.extend(
-                f"{k} {fo.get(k, '—')} → {fn.get(k, '—')}"
-                for k in sorted(fo.keys() | fn.keys())
-                if fo.get(k) != fn.get(k)
-            )
-        else:
-            out.append(f"{key} {_show(old)} → {_show(new)}")
-    return sorted(out)
-
-
-def summary(campaign: Campaign, event: Any, stream: str) -> str:
-    """One line for an event's payload: the system's description, else its fields."""
-    text = campaign.system.describe(event)
-    if not text and isinstance(event, CharacterCreated):
-        text = f"{event.name} joins the campaign (id {event.character})"
-    if not text:
-        fields = payload_of(event)
-        text = ", ".join(f"{k} {_show(v)}" for k, v in fields.items() if k not in RANDOMNESS_FIELDS)
-        if len(text) > _LONGEST:
-            text = text[: _LONGEST - 1] + "…"
-    if text.startswith(f"{stream}:"):
-        name = campaign.characters(include_retracted=True).get(stream, stream)
-        text = f"{name} — {text[len(stream) + 1 :].strip()}"
-    return " ".join(text.split())
-
-
-def sentence(campaign: Campaign, crec: Recorded) -> str:
-    """What a correction changed, and the result after it, in one line.
-
-    ``"event 88 amended by gm (typo): dr 1 → 2; now outcome failure, margin -1"``;
-    ``"event 9 retracted by gm (never happened); it no longer counts (was: Ann — hurt 3)"``.
-    For an amended roll the changed inputs come first, then ``now`` and the re-derived
-    results that changed.
-    """
-    corr = crec.data
-    assert isinstance(corr, Corrected)
-    target = campaign.record(corr.target)
-    head = f"event {corr.target} {corr.action}ed by {crec.actor} ({corr.reason})"
-    before_corr = campaign.corrections(crec.seq - 1)
-    before = in_force(campaign, target, before_corr)
-    if target.type == "correction.recorded":
-        assert isinstance(target.data, Corrected)
-        return f"{head}: correction {target.seq} of event {target.data.target} is undone"
-    if corr.action == "retract":
-        was = f" (was: {summary(campaign, before, target.stream)})" if before is not None else ""
-        return f"{head}; it no longer counts{was}" + _companion_words(campaign, corr)
-    return _amended_sentence(campaign, corr, target, head, before) + _companion_words(
-        campaign, corr
-    )
-
-
-def _companion_words(campaign: Campaign, corr: Corrected) -> str:
-    """What a correction did to the harm and follow-ups of its roll (``""``: nothing)."""
-    words = []
-    for seq, data in companions_of(corr).items():
-        link = campaign.record(seq - 1).data
-        what = "its harm" if isinstance(link, ContestOpposed) and link.harm == seq else "with it"
-        if data is None:
-            words.append(f"; {what} (event {seq}) no longer counts")
-        else:
-            rec = campaign.record(seq)
-            now = campaign.codec.amended(rec.type, data)
-            words.append(f"; {what} (event {seq}) now: {summary(campaign, now, rec.stream)}")
-    return "".join(words)
-
-
-def _amended_sentence(
-    campaign: Campaign, corr: Corrected, target: Recorded, head: str, before: Any
-) -> str:
-    """The sentence of an amendment: the inputs changed, then the results that follow."""
-    after = payload_of(campaign.codec.amended(target.type, corr.data or {}))
-    old = payload_of(before) if before is not None else {}
-    if isinstance(before, Roll):
-        inputs = _input_fields(campaign.system, before) or set()
-        inputs |= {"draws"}
-        given = {k: v for k, v in after.items() if k in inputs}
-        derived = {k: v for k, v in after.items() if k not in inputs}
-        changed = _changes({k: old.get(k) for k in given}, given)
-        now = [
-            f"{k} {_show(v)}"
-            for k, v in derived.items()
-            if v != old.get(k) and k not in RANDOMNESS_FIELDS
-        ]
-        text = f"{head}: {', '.join(changed) or 'no input changed'}"
-        return text + (f"; now {', '.join(now)}" if now else "; the result stands")
-    changed = _changes(old, after)
-    return f"{head}: {', '.join(changed) or 'nothing changed'}"

@@ -45,7 +45,8 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     data = msgspec.to_builtins(rec.data)
     data.pop("type", None)
     names = campaign.characters()
-    from ledger.campaign.corrections import in_force, sentence, summary
+    from ledger.campaign.corrections import in_force
+    from ledger.history.words import sentence, summary
 
     corrections = campaign.corrections()
     touched = []

@@ -144,7 +144,7 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
             )
         elif isinstance(event, Corrected):
             line.kind = "correction"
-            from ledger.campaign.corrections import sentence
+            from ledger.history.words import sentence
 
             line.text = f"Correction: {sentence(campaign, rec)}"
         elif rec.type.startswith("session."):

@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
+
+from ledger.campaign.corrections import RANDOMNESS_FIELDS, in_force, input_fields, payload_of
+from ledger.events import CharacterCreated, ContestOpposed, Corrected, Recorded, Roll
+from ledger.rules.projection import companions_of
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 
 @dataclass(frozen=True)
@@ -58,8 +65,6 @@ def line(campaign: Any, rec: Any, corrections: Any = None) -> LogLine:
 def text_of(campaign: Any, rec: Any) -> str:
     """:attr:`LogLine.text` of one event (see :func:`line`)."""
     if rec.type == "correction.recorded":
-        from ledger.campaign.corrections import sentence
-
         return f"Correction: {sentence(campaign, rec)}"
     text = campaign.system.describe(rec.data) or describe_core(rec)
     if rec.type == "contest.opposed":
@@ -148,3 +153,122 @@ def generic(type_: str, event: Any) -> str:
     )
     words = type_.split(".", 1)[-1].replace("_", " ")
     return f"{words}: {fields}" if fields else words
+
+
+#: The longest generic one-line summary of an event's fields.
+_LONGEST = 160
+
+
+def _show(value: Any) -> str:
+    """A field value as a person reads it: faces and lists joined, None as —."""
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return " ".join(_show(v) for v in value) or "—"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_show(v)}" for k, v in value.items()) or "—"
+    return str(value)
+
+
+def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """``"field old → new"`` for each changed field (sheets flattened, faces for draws)."""
+    from ledger.rules.changes import flatten
+
+    out = []
+    for key in before.keys() | after.keys():
+        old, new = before.get(key), after.get(key)
+        if old == new or key in ("nonce", "client_seed", "scheme", "source"):
+            continue
+        if key == "draws":
+            out.append(
+                f"faces {_show([v for _, v in old or []])} → {_show([v for _, v in new or []])}"
+            )
+        elif isinstance(old, dict) and isinstance(new, dict):
+            fo, fn = flatten(old, key), flatten(new, key)
+            out.extend(
+                f"{k} {fo.get(k, '—')} → {fn.get(k, '—')}"
+                for k in sorted(fo.keys() | fn.keys())
+                if fo.get(k) != fn.get(k)
+            )
+        else:
+            out.append(f"{key} {_show(old)} → {_show(new)}")
+    return sorted(out)
+
+
+def summary(campaign: Campaign, event: Any, stream: str) -> str:
+    """One line for an event's payload: the system's description, else its fields."""
+    text = campaign.system.describe(event)
+    if not text and isinstance(event, CharacterCreated):
+        text = f"{event.name} joins the campaign (id {event.character})"
+    if not text:
+        fields = payload_of(event)
+        text = ", ".join(f"{k} {_show(v)}" for k, v in fields.items() if k not in RANDOMNESS_FIELDS)
+        if len(text) > _LONGEST:
+            text = text[: _LONGEST - 1] + "…"
+    if text.startswith(f"{stream}:"):
+        name = campaign.characters(include_retracted=True).get(stream, stream)
+        text = f"{name} — {text[len(stream) + 1 :].strip()}"
+    return " ".join(text.split())
+
+
+def sentence(campaign: Campaign, crec: Recorded) -> str:
+    """What a correction changed, and the result after it, in one line.
+
+    ``"event 88 amended by gm (typo): dr 1 → 2; now outcome failure, margin -1"``;
+    ``"event 9 retracted by gm (never happened); it no longer counts (was: Ann — hurt 3)"``.
+    For an amended roll the changed inputs come first, then ``now`` and the re-derived
+    results that changed.
+    """
+    corr = crec.data
+    assert isinstance(corr, Corrected)
+    target = campaign.record(corr.target)
+    head = f"event {corr.target} {corr.action}ed by {crec.actor} ({corr.reason})"
+    before_corr = campaign.corrections(crec.seq - 1)
+    before = in_force(campaign, target, before_corr)
+    if target.type == "correction.recorded":
+        assert isinstance(target.data, Corrected)
+        return f"{head}: correction {target.seq} of event {target.data.target} is undone"
+    if corr.action == "retract":
+        was = f" (was: {summary(campaign, before, target.stream)})" if before is not None else ""
+        return f"{head}; it no longer counts{was}" + _companion_words(campaign, corr)
+    return _amended_sentence(campaign, corr, target, head, before) + _companion_words(
+        campaign, corr
+    )
+
+
+def _companion_words(campaign: Campaign, corr: Corrected) -> str:
+    """What a correction did to the harm and follow-ups of its roll (``""``: nothing)."""
+    words = []
+    for seq, data in companions_of(corr).items():
+        link = campaign.record(seq - 1).data
+        what = "its harm" if isinstance(link, ContestOpposed) and link.harm == seq else "with it"
+        if data is None:
+            words.append(f"; {what} (event {seq}) no longer counts")
+        else:
+            rec = campaign.record(seq)
+            now = campaign.codec.amended(rec.type, data)
+            words.append(f"; {what} (event {seq}) now: {summary(campaign, now, rec.stream)}")
+    return "".join(words)
+
+
+def _amended_sentence(
+    campaign: Campaign, corr: Corrected, target: Recorded, head: str, before: Any
+) -> str:
+    """The sentence of an amendment: the inputs changed, then the results that follow."""
+    after = payload_of(campaign.codec.amended(target.type, corr.data or {}))
+    old = payload_of(before) if before is not None else {}
+    if isinstance(before, Roll):
+        inputs = input_fields(campaign.system, before) or set()
+        inputs |= {"draws"}
+        given = {k: v for k, v in after.items() if k in inputs}
+        derived = {k: v for k, v in after.items() if k not in inputs}
+        changed = _changes({k: old.get(k) for k in given}, given)
+        now = [
+            f"{k} {_show(v)}"
+            for k, v in derived.items()
+            if v != old.get(k) and k not in RANDOMNESS_FIELDS
+        ]
+        text = f"{head}: {', '.join(changed) or 'no input changed'}"
+        return text + (f"; now {', '.join(now)}" if now else "; the result stands")
+    changed = _changes(old, after)
+    return f"{head}: {', '.join(changed) or 'nothing changed'}"
