@@ -21,7 +21,7 @@ from starlette.responses import HTMLResponse, Response, StreamingResponse
 from ledger.errors import StoreUnavailable
 from ledger.web import access as accessmod
 from ledger.web import sessions as sessionsmod
-from ledger.web.app import (
+from ledger.web.common import (
     COOKIE,
     COOKIE_MAX_AGE,
     COOKIE_OPTIONS,
