@@ -147,14 +147,15 @@ def registered(*systems: RuleSystem) -> Iterator[None]:
 
 def __getattr__(name: str) -> Any:
     """The contracts (:mod:`ledger.testing.contracts`) load on first use: they need pytest."""
-    if name == "RuleSystemContract":
-        from ledger.testing.contracts import RuleSystemContract
+    if name in ("RuleSystemContract", "EventStoreContract"):
+        from ledger.testing import contracts
 
-        return RuleSystemContract
+        return getattr(contracts, name)
     raise AttributeError(f"module 'ledger.testing' has no attribute {name!r}")
 
 
 __all__ = [
+    "EventStoreContract",
     "RuleSystemContract",
     "apply",
     "as_json",
