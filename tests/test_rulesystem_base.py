@@ -75,3 +75,23 @@ def test_without_a_chart_module_the_generic_series_is_used():
     data = Toy().configure({}).odds_series({"skill": 2, "target": 8})
     assert data and all(isinstance(v, Fraction) for v in data.values()), data
 
+
+
+def test_a_subclass_made_elsewhere_finds_its_parents_relative_chart(monkeypatch):
+    """``chart = ".odds"`` resolves against the package of the class that names it, not of
+    a subclass defined in another module (a test's)."""
+    import importlib
+
+    package = types.ModuleType("toy_pkg_for_test")
+    package.__path__ = []  # type: ignore[attr-defined]
+    odds = types.ModuleType("toy_pkg_for_test.odds")
+    odds.odds_series = lambda system, params: {"from": "toy_pkg_for_test.odds"}  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "toy_pkg_for_test", package)
+    monkeypatch.setitem(sys.modules, "toy_pkg_for_test.odds", odds)
+    Named = type("Named", (Toy,), {"chart": ".odds", "__module__": "toy_pkg_for_test.system"})
+
+    class Elsewhere(Named):  # defined in this test module
+        pass
+
+    assert importlib.import_module(".odds", "toy_pkg_for_test") is odds
+    assert Elsewhere().configure({}).odds_series({}) == {"from": "toy_pkg_for_test.odds"}

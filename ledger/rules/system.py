@@ -610,7 +610,10 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
         """The :attr:`chart` module, imported on first use (``None`` without one)."""
         if not self.chart:
             return None
-        package = type(self).__module__.rpartition(".")[0] or type(self).__module__
+        # relative to the package of the class that names the chart (a subclass made
+        # elsewhere, e.g. in a test, still finds its parent's chart)
+        owner = next(k for k in type(self).__mro__ if "chart" in vars(k))
+        package = owner.__module__.rpartition(".")[0] or owner.__module__
         return importlib.import_module(self.chart, package)
 
     def harm_of(self, event: Roll) -> tuple[str, int] | None:
