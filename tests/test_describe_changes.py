@@ -91,7 +91,7 @@ def test_terran_engine_hp_wounds_and_skill_development():
 
 def test_decision_dice_supply_dice_and_trackers():
     """002_735c6d6cd834a641.txt "Supply Rolls": a supply die steps down d8 → d6."""
-    from ledger_decision_dice.sheet import Character, Condition, Item
+    from ledger_decision_dice.state import Character, Condition, Item
 
     jen = Character(character="jen", name="Nimble Jen", stats={"Agility": 1},
                     equipment=[Item(name="Climbing Kit", supply="d8")],

@@ -1,18 +1,23 @@
 """Decision-dice mechanics as pure functions (seed 002_735c6d6cd834a641.txt, "Core Mechanics").
 
 Nothing here draws dice, reads a clock or knows about the ledger: each function takes the
-faces or numbers it needs and returns plain values, so every rule can be tested with the
-book's own numbers. :mod:`ledger_decision_dice.system` draws the dice and builds events.
+faces, numbers or state it needs and returns plain values, so every rule can be tested with
+the book's own numbers. :class:`ledger_decision_dice.rules.Rules` draws the dice and builds
+events.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from difflib import get_close_matches
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
 from ledger import RuleError
+
+from ..events import ModifierLine
+from ..state import Character, Condition, Item, Options
 
 SIDES = 6
 """The Decision Dice are d6 ("Decision Rolls")."""
@@ -260,3 +265,104 @@ def supply_step(die: str, face: int, step_max: int = SUPPLY_STEP_MAX) -> str:
 def sum_faces(faces: Sequence[int]) -> int:
     """The sum of the decision dice (all of them are summed, also the third die of advantage)."""
     return sum(faces)
+
+
+def find_name(names: list[str], wanted: str, what: str) -> str:
+    """The entry of ``names`` equal to ``wanted`` ignoring case (stats, items, conditions
+    and trackers are matched so on the command line, ruling X1).
+
+    :raises RuleError: naming ``what``, the known names and the closest one.
+    """
+    for name in names:
+        if name.lower() == wanted.strip().lower():
+            return name
+    close = get_close_matches(wanted.lower(), [n.lower() for n in names], n=1)
+    hint = ""
+    if close:
+        hint = f"; did you mean {next(n for n in names if n.lower() == close[0])!r}?"
+    known = ", ".join(names) if names else "none"
+    raise RuleError(f"no {what} named {wanted!r} (known: {known}){hint}")
+
+
+def find_item(state: Character, wanted: str) -> Item:
+    """The item named ``wanted`` (any case).
+
+    :raises RuleError: no such item, with the closest name suggested.
+    """
+    name = find_name([i.name for i in state.equipment], wanted, "equipment")
+    return next(i for i in state.equipment if i.name == name)
+
+
+def supply_die_of(item: Item) -> str:
+    """The item's supply die for a roll that requires supplies ("Supply Rolls").
+
+    :raises RuleError: the item makes no supply rolls, or is Empty (E15: "Empty items
+        cannot be used if a supply roll is required").
+    """
+    if item.supply is None:
+        raise RuleError(f"{item.name!r} has no supply die: it makes no supply rolls")
+    if item.supply == EMPTY:
+        raise RuleError(
+            f"{item.name!r} is Empty: it cannot be used where a supply roll is required "
+            "(resupply it first; it may still be used where no supply roll is needed)"
+        )
+    return item.supply
+
+
+def int_params(params: dict[str, Any], name: str) -> list[int]:
+    """A multiple int parameter as a list (absent → ``[]``; a single int is accepted).
+
+    :raises RuleError: a value that is not a whole number.
+    """
+    value = params.get(name)
+    if value is None:
+        return []
+    if isinstance(value, int) and not isinstance(value, bool):
+        return [value]
+    try:
+        return [int(v) for v in value]
+    except (TypeError, ValueError):
+        raise RuleError(f"--{name} takes whole numbers, not {value!r}") from None
+
+
+def applicable_conditions(state: Character, stat: str) -> list[Condition]:
+    """The character's conditions that apply to a roll of ``stat`` (``stat == ""``: all)."""
+    return [c for c in state.conditions if not c.stat or c.stat.lower() == stat.lower()]
+
+
+def modifier_lines(
+    stat: str, stat_value: int, params: dict[str, Any], conditions: Iterable[Condition]
+) -> list[ModifierLine]:
+    """The modifier breakdown of a roll: the stat, then ``--bonus``, ``--penalty``,
+    ``--modifier`` values, then the conditions' values ("Key Terms", hint "Modifiers")."""
+    lines = [ModifierLine(source=stat, kind="stat", stated=stat_value, counted=stat_value)]
+    kinds: tuple[ModifierKind, ...] = ("bonus", "penalty", "modifier")
+    for kind in kinds:
+        for value in int_params(params, kind):
+            lines.append(ModifierLine(source=f"--{kind}", kind=kind, stated=value,
+                                      counted=counted_modifier(kind, value)))
+    for c in conditions:
+        if c.kind in ("bonus", "penalty", "modifier"):
+            lines.append(ModifierLine(source=c.name, kind=c.kind, stated=c.value,
+                                      counted=counted_modifier(c.kind, c.value)))
+    return lines
+
+
+def derived_values(state: Character, options: Options) -> dict[str, int]:
+    """Each configured derived value (Stress, Vitality, ...): its stats halved, added,
+    rounded down at the end ("The Rounding Rule", ruling X4)."""
+    lower = {k.lower(): v for k, v in state.stats.items()}
+    mode: RoundingMode = options.round_negative
+    return {
+        name: halved_sum([lower.get(s.lower(), 0) for s in stats], mode)
+        for name, stats in options.derived.items()
+    }
+
+
+def current_values(state: Character, options: Options) -> dict[str, int]:
+    """Each derived value now: its value from the stats less what was spent (harm taken and
+    not recovered), never below 0 (ruling DD10)."""
+    return {
+        name: max(0, value - state.spent.get(name, 0))
+        for name, value in derived_values(state, options).items()
+    }
