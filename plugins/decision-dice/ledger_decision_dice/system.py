@@ -43,7 +43,7 @@ class DecisionDice(Rules, Appliers, Words, SheetRules, Odds):
     has_harm = True  # `campaign damage` spends the harm_track derived value (DD10)
     # odds_series / draw_odds of `campaign odds --plot`; named in full, not ".odds", so that a
     # subclass defined in another module (tests/test_charts.py) still finds it
-    chart = "ledger_decision_dice.odds"
+    chart = ".odds"
     event_types = EVENT_TYPES
     upcasters = UPCASTERS
     state_type = Character
