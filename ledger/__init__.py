@@ -24,6 +24,7 @@ from ledger.dice.engine import (
     ReplayDice,
     parse_faces,
 )
+from ledger.errors import RuleError
 from ledger.events import (
     CampaignCreated,
     CharacterCreated,
@@ -42,16 +43,9 @@ from ledger.events import (
 )
 from ledger.rules.hookspecs import hookimpl
 from ledger.rules.projection import applying_seq
+from ledger.rules.requests import Opponent, RollParam, RollRequest
 from ledger.rules.sheets import Line, Section, Sheet, Table, Track
-from ledger.rules.system import (
-    Opponent,
-    RollParam,
-    RollRequest,
-    RuleError,
-    RuleSystem,
-    applies,
-    describes,
-)
+from ledger.rules.system import RuleSystem, applies, describes
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign

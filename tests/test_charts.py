@@ -13,9 +13,10 @@ from typing import Any
 import icepool
 import pytest
 
+from ledger.errors import RuleError
 from ledger.rules import charts
 from ledger.rules.plugins import rule_systems
-from ledger.rules.system import RuleError, RuleSystem
+from ledger.rules.system import RuleSystem
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -256,8 +256,8 @@ def test_a_contest_without_its_other_side_is_caught(street: Path) -> None:
 
 @freeze_time("2026-03-01 19:10:00", tick=True)
 def test_a_stray_contest_opposed_is_refused_and_caught(street: Path) -> None:
+    from ledger.errors import RuleError
     from ledger.events import ContestOpposed
-    from ledger.rules.system import RuleError
 
     stray = ContestOpposed(character="thug", roller="jonathan", roll=3)
     campaign = open_campaign(Store(str(street)))

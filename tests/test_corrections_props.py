@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import ledger.campaign.reading as campaign_module
 from ledger.campaign.aggregate import Campaign
-from ledger.rules.system import RuleError
+from ledger.errors import RuleError
 from ledger.store.sqlite import Store
 
 AT = "2026-03-01T19:00:00.000000Z"

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from ledger.cli import cli
-from ledger.rules.system import RuleError
+from ledger.errors import RuleError
 
 from .test_reliability_fuzz import fingerprint
 

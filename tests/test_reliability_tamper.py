@@ -36,9 +36,9 @@ import sqlite_utils
 from click.testing import CliRunner
 
 from ledger.cli import cli
+from ledger.errors import RuleError
 from ledger.exchange.ndjson import export_lines, parse_lines
 from ledger.history.verify import verify_rows, verify_store
-from ledger.rules.system import RuleError
 from ledger.store.sqlite import COLUMNS, Store, chain_hash
 
 CAMPAIGN = "toybox"

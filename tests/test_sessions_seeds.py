@@ -17,9 +17,9 @@ import msgspec
 import pytest
 
 from ledger.campaign.aggregate import open_campaign
+from ledger.errors import RuleError
 from ledger.events import SessionEnded, SessionStarted
 from ledger.history.verify import verify_rows
-from ledger.rules.system import RuleError
 from ledger.store.sqlite import Store
 
 from .test_outputs import refused, run

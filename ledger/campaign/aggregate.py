@@ -23,7 +23,7 @@ from ledger.campaign.reading import StateReader
 from ledger.campaign.rolling import AutomaticResult, RollBatch
 from ledger.chain import instant
 from ledger.codec import Codec
-from ledger.errors import NotFound
+from ledger.errors import NotFound, RuleError
 from ledger.events import (
     CampaignCreated,
     CharacterCreated,
@@ -43,7 +43,7 @@ from ledger.rules.projection import (
     iter_recorded,
     to_recorded,
 )
-from ledger.rules.system import RuleError, RuleSystem
+from ledger.rules.system import RuleSystem
 from ledger.store.base import COLUMNS, EventStore, Pending
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")

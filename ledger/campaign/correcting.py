@@ -25,8 +25,10 @@ from ledger.campaign.corrections import (
     roll_companions,
 )
 from ledger.dice.engine import DiceError, PhysicalDice, parse_faces
+from ledger.errors import RuleError
 from ledger.events import Corrected, Recorded, Roll
-from ledger.rules.system import Opponent, RuleError, RuleSystem
+from ledger.rules.requests import Opponent
+from ledger.rules.system import RuleSystem
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from msgspec import UNSET
 
+from ledger.errors import RuleError
 from ledger.events import (
     CAMPAIGN_STREAM,
     ContestOpposed,
@@ -35,7 +36,6 @@ from ledger.events import (
     event_tag,
 )
 from ledger.rules.projection import Corrections, companions_of, corrections_from
-from ledger.rules.system import RuleError
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign

@@ -21,8 +21,7 @@ import msgspec
 
 from ledger.campaign.clock import now
 from ledger.dice.engine import DiceError
-from ledger.errors import ConflictError, StoreError
-from ledger.rules.system import RuleError
+from ledger.errors import ConflictError, RuleError, StoreError
 
 
 class App:

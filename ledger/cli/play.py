@@ -10,10 +10,11 @@ import msgspec
 from ledger.cli.base import SEQ, App, cli, echo_json, json_option, now, pass_app
 from ledger.cli.fields import recordable
 from ledger.cli.output import echo_changes, made_mark, states
+from ledger.errors import RuleError
 from ledger.history.words import describe
 from ledger.rules import params as rule_params
 from ledger.rules.plugins import rule_systems
-from ledger.rules.system import RollParam, RuleError
+from ledger.rules.requests import RollParam
 
 
 def merged_params(

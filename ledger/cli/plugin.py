@@ -29,9 +29,9 @@ def plugin_new(name: str, directory: str, as_json: bool) -> None:
     """Write NAME/: a small, working rule system (2d6 + skill against a target) to make
     your own: events, sheet, resolve, apply, harm, advance, odds and chart, recap lines and
     tests. Install it with `pip install -e NAME`; `campaign systems` then lists it."""
+    from ledger.errors import RuleError
     from ledger.rules.plugins import rule_systems
     from ledger.rules.scaffold import names, write_plugin
-    from ledger.rules.system import RuleError
 
     try:
         names(name)  # a bad name is a usage error, before anything else

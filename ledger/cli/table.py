@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from ledger.cli.base import App, cli, echo_json, json_option, now, pass_app
-from ledger.rules.system import RuleError
+from ledger.errors import RuleError
 
 
 def last_entry(campaign: Any, actor: str) -> Any:

@@ -27,7 +27,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from ledger.rules.system import RuleError
+from ledger.errors import RuleError
 
 BACKUP_KEY = "campaign_ledger_backup"
 BACKUP_VERSION = 1

@@ -17,12 +17,12 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from ledger.codec import SALT, SCHEMA, Codec, encode_canonical, encode_data
+from ledger.errors import RuleError
 from ledger.events import CampaignCreated, CharacterCreated, stream_of
 from ledger.exchange.backup import BACKUP_VERSION, BackupRecord, check_secrets
 from ledger.history.report import VerifyReport, check_receipt
 from ledger.history.verify import verify_rows
 from ledger.rules.projection import replay_strictly
-from ledger.rules.system import RuleError
 from ledger.store.base import COLUMNS, EventStore
 
 #: SQLite's INTEGER range: larger numbers in a hostile file are refused, not overflowed.

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ledger.dice.engine import DOWNTIME_SCHEME, DiceSource, EngineDice
+from ledger.errors import RuleError
 from ledger.events import DowntimeRevealed, Event, Recorded, Roll, event_tag
 from ledger.rules.projection import to_recorded
-from ledger.rules.system import RuleError
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign

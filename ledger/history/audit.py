@@ -24,10 +24,11 @@ import msgspec
 
 from ledger.campaign.aggregate import NotFound
 from ledger.dice.engine import DOWNTIME_SCHEME, SCHEME, verify_draws
+from ledger.errors import RuleError
 from ledger.events import Roll
 from ledger.history.verify import verify_store
+from ledger.rules.requests import Opponent
 from ledger.rules.results import NOT_FOLLOWING, result_problem
-from ledger.rules.system import Opponent, RuleError
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign

@@ -46,6 +46,7 @@ import msgspec
 from ledger.chain import COLUMNS, ZERO_HASH, canonical_envelope, chain_hash
 from ledger.codec import Codec
 from ledger.dice.engine import DOWNTIME_SCHEME, MAX_SIDES, SCHEME, verify_draws
+from ledger.errors import RuleError
 from ledger.events import (
     CAMPAIGN_STREAM,
     CORE_EVENT_TYPES,
@@ -56,7 +57,6 @@ from ledger.events import (
 from ledger.history.report import VerifyReport, check_receipt
 from ledger.rules.results import ResultCheck, RowsOf
 from ledger.rules.snapshots import snapshot_problems
-from ledger.rules.system import RuleError
 from ledger.store.base import EventStore
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger.rules.system import RollParam, RuleError
+from ledger.errors import RuleError
+from ledger.rules.requests import RollParam
 
 
 class ParamError(RuleError):

@@ -29,6 +29,7 @@ import msgspec
 from msgspec import UNSET
 
 from ledger.codec import Codec
+from ledger.errors import RuleError
 from ledger.events import (
     CAMPAIGN_STREAM,
     CharacterCreated,
@@ -36,7 +37,7 @@ from ledger.events import (
     Event,
     Recorded,
 )
-from ledger.rules.system import RuleError, RuleSystem
+from ledger.rules.system import RuleSystem
 from ledger.store.base import COLUMNS, EventStore
 
 _APPLYING_SEQ: ContextVar[int | None] = ContextVar("ledger_applying_seq", default=None)

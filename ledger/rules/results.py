@@ -17,6 +17,7 @@ from msgspec import UNSET
 
 from ledger.codec import Codec
 from ledger.dice.engine import DiceError
+from ledger.errors import RuleError
 from ledger.events import (
     CAMPAIGN_STREAM,
     CharacterCreated,
@@ -27,7 +28,8 @@ from ledger.events import (
     event_tag,
 )
 from ledger.rules.projection import Corrections, Projector, companions_of, corrections_from
-from ledger.rules.system import Opponent, RuleError, RuleSystem
+from ledger.rules.requests import Opponent
+from ledger.rules.system import RuleSystem
 
 _SHOWN = 3  # differing fields named in a problem sentence
 #: How ``verify``, ``import`` and ``audit`` begin the problem of a forged result.

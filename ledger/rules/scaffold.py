@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ledger.rules.system import RuleError
+from ledger.errors import RuleError
 
 TEMPLATES = Path(__file__).parents[1] / "templates" / "plugin"
 #: a rule-system id the package, module and entry point can all be made from

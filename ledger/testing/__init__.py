@@ -26,7 +26,8 @@ from typing import Any
 from ledger.dice.engine import PhysicalDice, parse_faces
 from ledger.events import Event, Roll
 from ledger.rules.hookspecs import hookimpl
-from ledger.rules.system import RollRequest, RuleSystem
+from ledger.rules.requests import RollRequest
+from ledger.rules.system import RuleSystem
 
 
 def roll(

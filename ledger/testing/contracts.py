@@ -43,7 +43,8 @@ from ledger.dice.engine import EngineDice, PhysicalDice, parse_faces
 from ledger.errors import ConflictError, RuleError, StoreError
 from ledger.events import CORE_EVENT_TYPES, Event, NoteAdded, Roll, event_tag
 from ledger.rules.params import pick_params
-from ledger.rules.system import RollRequest, RuleSystem
+from ledger.rules.requests import RollRequest
+from ledger.rules.system import RuleSystem
 from ledger.store.base import EventStore, Pending, RowStream
 
 

@@ -20,7 +20,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledger.rules.system import RuleError
+from ledger.errors import RuleError
 
 #: The name of the GM's link (``campaign access add gm``).
 GM = "gm"

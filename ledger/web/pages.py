@@ -390,8 +390,8 @@ def recap(campaign: Any, viewer: Viewer, request: Request) -> Response:
 @viewed
 def audit(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/audit/SEQ``: everything about one event and its verdict (``campaign audit``)."""
+    from ledger.errors import RuleError
     from ledger.history.audit import audit as run_audit
-    from ledger.rules.system import RuleError
 
     seq = request.path_params["seq"]
     head = campaign.store.head(campaign.id).seq
@@ -507,7 +507,8 @@ def rehearse(
     from ledger.campaign.aggregate import AutomaticResult
     from ledger.campaign.validation import validate
     from ledger.dice.engine import DiceError, PhysicalDice, dice_needed, parse_faces
-    from ledger.rules.system import RollRequest, RuleError
+    from ledger.errors import RuleError
+    from ledger.rules.requests import RollRequest
 
     system = campaign.system
     try:
@@ -596,8 +597,8 @@ def roll(server: Server) -> Endpoint:
         from ledger.campaign.aggregate import AutomaticResult
         from ledger.campaign.clock import now
         from ledger.dice.engine import DiceError
+        from ledger.errors import RuleError
         from ledger.rules.params import ParamError, pick_params
-        from ledger.rules.system import RuleError
         from ledger.store.sqlite import ConflictError
 
         campaign = server.campaign()
