@@ -169,7 +169,7 @@ def _system(app: App) -> Any:
 
 
 def _params(command: click.Command, ctx: click.Context, system: Any) -> list[click.Parameter]:
-    from ledger.cli.play import SystemParamsCommand
+    from ledger.cli.options import SystemParamsCommand
 
     if isinstance(command, SystemParamsCommand) and system is not None:
         sub = click.Context(command, parent=ctx, info_name=command.name)

@@ -9,8 +9,8 @@ import click
 import msgspec
 
 from ledger.cli.base import SEQ, App, cli, echo_json, json_option, nl_option, pass_app, view_option
+from ledger.cli.options import OddsCommand, pick_params
 from ledger.cli.pictures import check_plot, plot_odds, plot_option
-from ledger.cli.play import OddsCommand, pick_params
 from ledger.history.words import describe
 
 
