@@ -57,7 +57,11 @@ class Roll(Event, frozen=True, kw_only=True):
         A Fudge die is a 3-sided die (1 → −1, 2 → 0, 3 → +1).
     :ivar nonce: engine rolls only: 0-based index of the engine roll within its session.
     :ivar client_seed: engine rolls only: text a player offered (default ``""``).
-    :ivar scheme: the randomness scheme, ``"ledger-roll-v1"``.
+    :ivar scheme: the randomness scheme, ``"ledger-roll-v1"`` (``"ledger-roll-v2"``: a
+        requested roll answered with the roller's entropy).
+    :ivar request: a requested roll only: the seq of its ``roll.requested`` (absent, not
+        stored, on every other roll, so their bytes are unchanged).
+    :ivar entropy: a requested roll only: the 32 bytes the roller's device sent, in hex.
     """
 
     source: Literal["engine", "physical"]
@@ -65,6 +69,8 @@ class Roll(Event, frozen=True, kw_only=True):
     nonce: int | None = None
     client_seed: str | None = None
     scheme: str = "ledger-roll-v1"
+    request: int | msgspec.UnsetType = msgspec.UNSET
+    entropy: str | msgspec.UnsetType = msgspec.UNSET
 
 
 # --- core events -------------------------------------------------------------------------

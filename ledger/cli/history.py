@@ -180,10 +180,14 @@ def audit(app: App, seq: int, as_json: bool) -> None:
             click.echo(f"  source: {d['source']}; draws in order: {draws}")
             if d.get("source") == "engine":
                 click.echo(f"  nonce {d.get('nonce')}, client seed {d.get('client_seed')!r}")
+                if "request" in d:
+                    click.echo(f"  answers request {d['request']}, roller's entropy {d['entropy']}")
+        if "predictable" in result:
+            click.echo(f"  who could have known it: {result['predictable']['text']}")
         shown = {
             k: v
             for k, v in d.items()
-            if k not in ("draws", "source", "nonce", "client_seed", "scheme")
+            if k not in ("draws", "source", "nonce", "client_seed", "scheme", "request", "entropy")
         }
         click.echo("  fields: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
         rule = result["rule"]

@@ -6,7 +6,9 @@ draw as ``(sides, value)`` with ``1 <= value <= sides``.
 
 Engine words: block ``b`` is ``HMAC-SHA256(key=seed, msg=json.dumps(["ledger-roll-v1",
 campaign, session, nonce, client_seed, b], separators=(",", ":")).encode())``, read as eight
-4-byte big-endian unsigned words. A die of ``n`` faces takes the next word ``u``; if
+4-byte big-endian unsigned words. A requested roll (``ledger-roll-v2``) puts the request's
+seq and the roller's entropy (64 hex digits) before the block number:
+``["ledger-roll-v2", campaign, session, nonce, client_seed, request, entropy, b]``. A die of ``n`` faces takes the next word ``u``; if
 ``u < 2**32 - (2**32 % n)`` its face is ``u % n + 1``, else the word is dropped.
 """
 
@@ -20,10 +22,17 @@ import struct
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import msgspec
+
 SCHEME = "ledger-roll-v1"
 #: Advancement and other between-session engine rolls: keyed by a downtime seed (#13).
 DOWNTIME_SCHEME = "ledger-downtime-v1"
-SCHEMES = (SCHEME, DOWNTIME_SCHEME)
+#: A requested roll answered with the roller's entropy (#26): the request's seq and the
+#: entropy join the message, so nobody could know the draw before the entropy arrived.
+REQUESTED_SCHEME = "ledger-roll-v2"
+SCHEMES = (SCHEME, DOWNTIME_SCHEME, REQUESTED_SCHEME)
+#: The roller's entropy: 32 bytes, written as 64 lower-case hex digits.
+ENTROPY_BYTES = 32
 FUDGE = {1: -1, 2: 0, 3: 1}
 _FUDGE_TOKENS = {"+": 3, "+1": 3, "0": 2, ".": 2, " ": 2, "-": 1, "-1": 1, "−": 1, "−1": 1, "·": 2}
 MAX_SIDES = 1000
@@ -50,21 +59,48 @@ def engine_words(
     nonce: int,
     client_seed: str,
     scheme: str = SCHEME,
+    request: int | None = None,
+    entropy: str | None = None,
 ) -> Iterator[int]:
     """The endless stream of 32-bit words for one engine roll (DESIGN.md step 2).
 
-    :param scheme: :data:`SCHEME` (``seed`` is a session's seed, ``session`` its number) or
+    :param scheme: :data:`SCHEME` (``seed`` is a session's seed, ``session`` its number),
         :data:`DOWNTIME_SCHEME` (``seed`` is the downtime seed committed at the end of
-        session ``session``); the scheme name is the message's first element.
+        session ``session``) or :data:`REQUESTED_SCHEME` (a session's seed, with the roll
+        request's ``request`` seq and the roller's ``entropy``); the scheme name is the
+        message's first element.
+    :raises DiceError: a :data:`REQUESTED_SCHEME` roll without a request seq and entropy of
+        64 lower-case hex digits.
     """
+    head: list[Any] = [scheme, campaign, session, nonce, client_seed]
+    if scheme == REQUESTED_SCHEME:  # checked now, not at the first draw
+        head += [request, check_entropy(entropy)]
+        if type(request) is not int or request < 1:
+            raise DiceError("a requested roll names its request's seq")
+    return _words(seed, head)
+
+
+def _words(seed: bytes, head: list[Any]) -> Iterator[int]:
     block = 0
     while True:
-        msg = json.dumps(
-            [scheme, campaign, session, nonce, client_seed, block], separators=(",", ":")
-        ).encode()
+        msg = json.dumps([*head, block], separators=(",", ":")).encode()
         digest = hmac.new(seed, msg, hashlib.sha256).digest()
         yield from struct.unpack(">8I", digest)
         block += 1
+
+
+def check_entropy(entropy: Any) -> str:
+    """``entropy`` when it is 64 lower-case hex digits (32 bytes).
+
+    :raises DiceError: anything else.
+    """
+    if (
+        not isinstance(entropy, str)
+        or len(entropy) != 2 * ENTROPY_BYTES
+        or entropy.strip("0123456789abcdef")
+    ):
+        raise DiceError("the roller's entropy is 32 bytes written as 64 lower-case hex digits")
+    return entropy
 
 
 def face_from_words(words: Iterator[int], sides: int) -> int:
@@ -125,12 +161,17 @@ class EngineDice(DiceSource):
         nonce: int,
         client_seed: str = "",
         scheme: str = SCHEME,
+        request: int | None = None,
+        entropy: str | None = None,
     ) -> None:
         super().__init__()
         self.nonce = nonce
         self.client_seed = client_seed
         self.scheme = scheme
-        self._words = engine_words(seed, campaign, session, nonce, client_seed, scheme)
+        self.request, self.entropy = request, entropy
+        self._words = engine_words(
+            seed, campaign, session, nonce, client_seed, scheme, request, entropy
+        )
 
     def _draw(self, sides: int) -> int:
         return face_from_words(self._words, sides)
@@ -139,6 +180,8 @@ class EngineDice(DiceSource):
         out = {**super().fields(), "nonce": self.nonce, "client_seed": self.client_seed}
         if self.scheme != SCHEME:
             out["scheme"] = self.scheme
+        if self.scheme == REQUESTED_SCHEME:
+            out["request"], out["entropy"] = self.request, self.entropy
         return out
 
 
@@ -270,6 +313,8 @@ class ReplayDice(DiceSource):
         self.nonce = roll.nonce
         self.client_seed = roll.client_seed
         self.scheme = roll.scheme
+        self.request = getattr(roll, "request", None)
+        self.entropy = getattr(roll, "entropy", None)
 
     def _draw(self, sides: int) -> int:
         i = len(self.draws)
@@ -296,6 +341,10 @@ class ReplayDice(DiceSource):
             out["nonce"], out["client_seed"] = self.nonce, self.client_seed
         if self.scheme != SCHEME:
             out["scheme"] = self.scheme
+        for name in ("request", "entropy"):  # a requested roll's (UNSET on others)
+            value = getattr(self, name)
+            if value is not None and value is not msgspec.UNSET:
+                out[name] = value
         return out
 
 
@@ -329,15 +378,52 @@ def verify_draws(
     draws: Sequence[Sequence[int]],
     *,
     scheme: str = SCHEME,
+    request: int | None = None,
+    entropy: str | None = None,
 ) -> str | None:
-    """Recompute an engine roll's draws from the revealed seed (of ``scheme``).
+    """Recompute an engine roll's draws from the revealed seed (of ``scheme``; a requested
+    roll's ``request`` seq and ``entropy`` too).
 
     :returns: ``None`` when every recorded ``[sides, value]`` is what the seed gives, else a
-        sentence naming the first die that differs.
+        sentence naming the first die that differs (or what is wrong with the entropy).
     """
-    words = engine_words(seed, campaign, session, nonce, client_seed, scheme)
+    try:
+        words = engine_words(seed, campaign, session, nonce, client_seed, scheme, request, entropy)
+    except DiceError as e:
+        return str(e)
     for i, (sides, value) in enumerate(draws, start=1):
         expected = face_from_words(words, sides)
         if expected != value:
             return f"die {i} (d{sides}) shows {value} but the seed gives {expected}"
     return None
+
+
+#: Who could have known an engine roll before it was drawn, by :func:`predictability` code.
+PREDICTABILITY = {
+    "physical": "physical dice, entered by hand",
+    "gm-seed": "drawn from the GM's seed alone: the GM could have known it in advance",
+    "gm-secret": "a GM-only roll, drawn from the GM's seed and a secret of the GM's ledger",
+    "client-seed": "drawn from the GM's seed and a client seed a player typed at the table",
+    "roller-entropy": "drawn with the roller's own entropy: nobody could have known it in advance",
+}
+
+
+def predictability(roll: Any) -> str:
+    """Who could have known ``roll``'s dice in advance (issue #26), as a code of
+    :data:`PREDICTABILITY`: ``"physical"``; ``"roller-entropy"`` for a requested roll
+    answered with the roller's entropy (``ledger-roll-v2``); ``"client-seed"`` when a
+    player typed a client seed; ``"gm-secret"`` for a blind roll's secret client seed;
+    else ``"gm-seed"`` (the GM's machine could compute it from the session or downtime seed
+    alone).
+
+    :param roll: a roll event or its payload dict (``source``, ``scheme``, ``client_seed``).
+    """
+    get = roll.get if isinstance(roll, dict) else (lambda k, d=None: getattr(roll, k, d))
+    if get("source") != "engine":
+        return "physical"
+    if get("scheme") == REQUESTED_SCHEME:
+        return "roller-entropy"
+    client_seed = get("client_seed") or ""
+    if client_seed.startswith("blind:"):
+        return "gm-secret"
+    return "client-seed" if client_seed else "gm-seed"

@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ledger.campaign.aggregate import NotFound
-from ledger.dice.engine import DOWNTIME_SCHEME, SCHEME, verify_draws
+from ledger.dice.engine import (
+    DOWNTIME_SCHEME,
+    PREDICTABILITY,
+    REQUESTED_SCHEME,
+    SCHEME,
+    predictability,
+    verify_draws,
+)
 from ledger.errors import RuleError
 from ledger.events import Roll
 from ledger.history.verify import verify_store
@@ -98,6 +105,9 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     chain_ok = chain.ok or (
         chain.bad_seq == seq and (chain.problem or "").startswith(NOT_FOLLOWING)
     )
+    if isinstance(rec.data, Roll):  # who could have known the dice in advance (#26)
+        code = predictability(rec.data)
+        result["predictable"] = {"by": code, "text": PREDICTABILITY[code]}
     verdict, detail = _verdict(campaign, rec, chain_ok, as_gm=as_gm)
     if not chain_ok:
         detail += f" (seq {chain.bad_seq}: {chain.problem})"
@@ -188,10 +198,13 @@ def _verdict(campaign: Campaign, rec: Any, chain_ok: bool, *, as_gm: bool) -> tu
     ) + (1 if downtime else 0)
     if event.nonce is None or event.nonce != engine_before:
         return "mismatch", f"nonce {event.nonce} should be {engine_before} (engine rolls before it)"
+    requested = event.scheme == REQUESTED_SCHEME
     bad = verify_draws(
         seed, campaign.id, number, event.nonce, event.client_seed or "", event.draws,
-        scheme=scheme,
-    )
+        scheme=REQUESTED_SCHEME if requested else scheme,
+        request=event.request if isinstance(event.request, int) else None,
+        entropy=event.entropy if isinstance(event.entropy, str) else None,
+    )  # fmt: skip
     if bad:
         return "mismatch", f"MISMATCH: {bad}"
     source = (

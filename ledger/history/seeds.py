@@ -12,7 +12,13 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ledger.dice.engine import DOWNTIME_SCHEME, MAX_SIDES, SCHEME, verify_draws
+from ledger.dice.engine import (
+    DOWNTIME_SCHEME,
+    MAX_SIDES,
+    REQUESTED_SCHEME,
+    SCHEME,
+    verify_draws,
+)
 from ledger.history.report import VerifyReport
 
 
@@ -23,8 +29,9 @@ class SessionSeed:
     commitment: str
     seq: int = 0  # of the commitment
     stubs: int = 0  # stubs read before its last roll (or its commitment): a player's copy
-    # (seq, nonce, client_seed, draws, stubs read before the roll)
-    rolls: list[tuple[int, Any, Any, Any, int]] = field(default_factory=list)
+    # (seq, nonce, client_seed, draws, stubs read before the roll, a requested roll's
+    # (request seq, entropy) or None)
+    rolls: list[tuple[int, Any, Any, Any, int, Any]] = field(default_factory=list)
     seed: bytes | None = None  # once revealed
     closed_at: int | None = None  # seq of the reveal (or abandonment)
     how: str = ""  # "ended", "abandoned" or "revealed"
@@ -142,13 +149,15 @@ def reveal_problem(
     if hashlib.sha256(seed).hexdigest() != session.commitment:
         return seq, f"{what}'s revealed seed does not match its commitment"
     expected, stubs = first_nonce, session.stubs
-    for roll_seq, nonce, client_seed, draws, stubs_before in session.rolls:
+    for roll_seq, nonce, client_seed, draws, stubs_before, answer in session.rolls:
         bad = nonce_problem(nonce, expected, stubs_before - stubs)
         if bad:
             return roll_seq, bad
         bad = draws_problem(
-            seed, row["campaign"], number, nonce, client_seed, draws, scheme=scheme
-        )
+            seed, row["campaign"], number, nonce, client_seed, draws,
+            scheme=REQUESTED_SCHEME if answer else scheme,
+            request=answer[0] if answer else None, entropy=answer[1] if answer else None,
+        )  # fmt: skip
         if bad:
             return roll_seq, f"engine roll of {what} (seed revealed at seq {seq}): {bad}"
         report.engine_rolls += 1
@@ -167,7 +176,10 @@ def engine_roll_problem(
     then checked by :func:`reveal_problem`. A roll drawn after the reveal is refused."""
     seq, number = row["seq"], row["session"]
     scheme = payload.get("scheme", SCHEME)
-    if scheme == SCHEME:
+    answer = None  # a requested roll's (request seq, entropy)
+    if scheme == REQUESTED_SCHEME:
+        answer = (payload.get("request"), payload.get("entropy"))
+    if scheme in (SCHEME, REQUESTED_SCHEME):
         seeds, what = sessions.sessions, f"session {number}'s seed"
     elif scheme == DOWNTIME_SCHEME:
         seeds, what = sessions.downtime, f"the downtime seed of session {number}"
@@ -191,6 +203,7 @@ def engine_roll_problem(
             payload.get("client_seed") or "",
             payload.get("draws"),
             report.stubs,
+            answer,
         )
     )
     return None
@@ -240,6 +253,8 @@ def draws_problem(
     draws: Any,
     *,
     scheme: str = SCHEME,
+    request: Any = None,
+    entropy: Any = None,
 ) -> str | None:
     """:func:`ledger.dice.engine.verify_draws` after checking the recorded shapes (a forged roll may
     hold anything): ``None`` when the draws are what the seed gives, else a sentence."""
@@ -254,4 +269,7 @@ def draws_problem(
         for d in draws
     ):
         return f"draws must be [sides, value] pairs with 2 <= sides <= {MAX_SIDES}, 1 <= value <= sides"
-    return verify_draws(seed, campaign, session, nonce, client_seed, draws, scheme=scheme)
+    return verify_draws(
+        seed, campaign, session, nonce, client_seed, draws,
+        scheme=scheme, request=request, entropy=entropy,
+    )  # fmt: skip
