@@ -209,6 +209,38 @@ class ContestOpposed(Event, frozen=True, kw_only=True, tag="contest.opposed"):
     harm: int | UnsetType = UNSET
 
 
+class RollRequested(Event, frozen=True, kw_only=True, tag="roll.requested"):
+    """A roll the GM asks of a player (``campaign request``, #26): its inputs are fixed here,
+    and it is answered once, by a roll naming this event's seq in its ``request`` (engine
+    dice drawn with the roller's entropy, scheme ``ledger-roll-v2``, or physical dice), or
+    withdrawn by ``roll.withdrawn``.
+
+    :ivar character: who rolls (this event's stream).
+    :ivar skill: the skill (stat, attribute, ...) as the system names it, or ``None``.
+    :ivar params: the roll's options by name, as ``campaign roll`` takes them.
+    :ivar asked: the player asked to answer (``None``: the character's player).
+    """
+
+    character: str
+    skill: str | None = None
+    params: dict[str, Any] = {}
+    asked: str | None = None
+
+
+class RollWithdrawn(Event, frozen=True, kw_only=True, tag="roll.withdrawn"):
+    """A roll request withdrawn before it was answered (``campaign withdraw``, #26). A
+    request answered and then withdrawn cannot be: the answer stands in the log.
+
+    :ivar character: the requested roller (this event's stream).
+    :ivar request: the ``roll.requested`` event's seq.
+    :ivar reason: why, in the GM's words.
+    """
+
+    character: str
+    request: int
+    reason: str
+
+
 CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     CampaignCreated,
     CharacterCreated,
@@ -223,6 +255,8 @@ CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     NoteAdded,
     Corrected,
     ContestOpposed,
+    RollRequested,
+    RollWithdrawn,
 )
 
 

@@ -377,6 +377,20 @@ class Campaign:
         """The checked downtime seed of session ``number`` (:func:`~ledger.campaign.sessions.downtime_seed`)."""
         return sessions.downtime_seed(self, number)
 
+    def request_roll(
+        self, character: str, skill: str | None, params: dict[str, Any], **kw: Any
+    ) -> Recorded:
+        """Ask for a roll (:func:`ledger.campaign.requests.request_roll`, #26)."""
+        from ledger.campaign.requests import request_roll
+
+        return request_roll(self, character, skill, params, **kw)
+
+    def withdraw_request(self, seq: int, reason: str, *, actor: str, at: str) -> Recorded:
+        """Withdraw an open roll request (:func:`ledger.campaign.requests.withdraw`)."""
+        from ledger.campaign.requests import withdraw
+
+        return withdraw(self, seq, reason, actor=actor, at=at)
+
     def roll(self, character: str, skill: str | None, params: dict[str, Any], **kw: Any) -> RollBatch:
         """Resolve and append one roll with its parts (:func:`ledger.campaign.rolling.roll`)."""
         return rolling.roll(self, character, skill, params, **kw)

@@ -74,6 +74,8 @@ def roll(
     opponent: str | None = None,
     opponent_skill: str | None = None,
     apply: bool = False,
+    answer: int | None = None,
+    entropy: str | None = None,
     actor: str,
     at: str,
 ) -> RollBatch:
@@ -95,6 +97,12 @@ def roll(
     The rule system's :meth:`~ledger.rules.system.RuleSystem.follow_ups` of the roll end
     the batch.
 
+    :param answer: the seq of the open roll request (``roll.requested``, #26) this roll
+        answers: its skill and options are the request's (``skill`` and ``params`` must be
+        empty); engine dice are drawn with the roller's ``entropy`` (64 hex digits, scheme
+        ``ledger-roll-v2``), or ``faces`` are the physical dice the player entered.
+    :param entropy: the roller's 32 bytes of entropy, in hex, for an engine answer.
+
     :returns: the batch written: the roll, its opponent's side, the harm, the follow-ups.
 
     A GM-only (``blind``) engine roll draws with a secret client seed,
@@ -108,6 +116,10 @@ def roll(
     """
     with campaign.store.transaction():
         cid = campaign.find_character(character)
+        if answer is not None:
+            skill, params = _answered(campaign, cid, answer, skill, params, blind, client_seed, opponent)
+        elif entropy is not None:
+            raise RuleError("the roller's entropy answers a roll request: name it with --answer")
         state = campaign.reader.head_state(cid)
         names = campaign.characters()
         versions = {cid: campaign.store.stream_version(campaign.id, cid)}
@@ -128,7 +140,17 @@ def roll(
                     "--client-seed is for public rolls: a blind roll draws with a secret "
                     "client seed of its own, so players cannot recompute it"
                 )
-            source = sessions.engine_dice(campaign, blind_client_seed() if blind else client_seed)
+            if answer is not None:
+                if entropy is None:
+                    raise RuleError(
+                        "an engine answer to a roll request draws with the roller's entropy "
+                        "(32 bytes from their device, in hex): give it, or the dice they rolled"
+                    )
+                source = sessions.engine_dice(campaign, "", request=answer, entropy=entropy)
+            else:
+                source = sessions.engine_dice(
+                    campaign, blind_client_seed() if blind else client_seed
+                )
         try:
             event = campaign.system.resolve(state, request, source)
         except dicemod.DiceError as e:
@@ -157,6 +179,8 @@ def roll(
             raise TypeError(
                 f"{campaign.system.id}.resolve returned {type(event).__name__}, not a Roll"
             )
+        if answer is not None and event.request is msgspec.UNSET:  # physical dice answer it
+            event = msgspec.structs.replace(event, request=answer)
         events: list[Event] = [event]
         head = campaign.store.head(campaign.id).seq
         harm: list[Event] = []
@@ -186,6 +210,35 @@ def roll(
     hit = parts.pop(0) if opp is not None and harm else None
     return RollBatch(written[0], opposed, hit, parts)
 
+
+
+def _answered(
+    campaign: Campaign,
+    cid: str,
+    answer: int,
+    skill: str | None,
+    params: dict[str, Any],
+    blind: bool,
+    client_seed: str,
+    opponent: str | None,
+) -> tuple[str | None, dict[str, Any]]:
+    """The skill and options of the open request ``answer`` for ``cid`` to roll.
+
+    :raises RuleError: not ``cid``'s open request, or inputs given beside it (the request
+        fixed them), or a blind, client-seeded or opposed answer.
+    """
+    from ledger.campaign import requests
+
+    request = requests.open_request(campaign, answer)
+    if request.character != cid:
+        raise RuleError(f"roll request {answer} is {request.character}'s to answer, not {cid}'s")
+    if skill is not None or any(v not in (None, (), False) for v in params.values()):
+        raise RuleError(
+            f"roll request {answer} fixed the roll's skill and options: answer it without them"
+        )
+    if blind or client_seed or opponent is not None:
+        raise RuleError("an answer to a roll request is neither blind, client-seeded nor opposed")
+    return requests.inputs_of(request)
 
 
 def _opponent(campaign: Campaign, cid: str,

@@ -227,12 +227,21 @@ def session_seed(campaign: Campaign, number: int) -> bytes:
     )
 
 
-def engine_dice(campaign: Campaign, client_seed: str = "") -> dicemod.EngineDice:
-    """An engine dice source for the next roll of the open session.
+def engine_dice(
+    campaign: Campaign,
+    client_seed: str = "",
+    *,
+    request: int | None = None,
+    entropy: str | None = None,
+) -> dicemod.EngineDice:
+    """An engine dice source for the next roll of the open session; with ``request`` and
+    ``entropy``, an answer to that roll request drawn with the roller's entropy (scheme
+    ``ledger-roll-v2``, #26).
 
     Call inside a write transaction so the nonce cannot be taken twice.
 
     :raises RuleError: no session open (engine rolls need a committed seed).
+    :raises DiceError: entropy that is not 64 lower-case hex digits.
     """
     number = campaign.current_session()
     if number is None:
@@ -242,6 +251,11 @@ def engine_dice(campaign: Campaign, client_seed: str = "") -> dicemod.EngineDice
         )
     seed = session_seed(campaign, number)
     nonce = campaign.store.engine_rolls(campaign.id, number)
+    if request is not None:
+        return dicemod.EngineDice(
+            seed, campaign.id, number, nonce, client_seed, dicemod.REQUESTED_SCHEME,
+            request=request, entropy=dicemod.check_entropy(entropy),
+        )  # fmt: skip
     return dicemod.EngineDice(seed, campaign.id, number, nonce, client_seed)
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET
 
-from ledger.campaign import sessions
+from ledger.campaign import requests, sessions
 from ledger.errors import NotFound, RuleError
 from ledger.events import (
     CAMPAIGN_STREAM,
@@ -27,6 +27,7 @@ from ledger.events import (
     DowntimeRevealed,
     Event,
     Roll,
+    RollWithdrawn,
     SessionAbandoned,
     SessionEnded,
     SessionStarted,
@@ -79,6 +80,8 @@ def check_kinds(campaign: Campaign, events: Sequence[Event]) -> None:
                     "downtime.committed is written by `campaign session end` and "
                     "`campaign session abandon`, right after the session it follows closes"
                 )
+        elif isinstance(event, Roll | RollWithdrawn):
+            requests.check(campaign, event)  # an answer or withdrawal fits its request
         elif isinstance(event, DowntimeAbandoned):
             if event.number != sessions.unrevealed_downtime(campaign) or sessions.downtime_kept(
                 campaign, event.number

@@ -69,6 +69,20 @@ def roll_output(app: App, rec: Any) -> dict[str, Any]:
     help="With --vs-character and an attack: put the harm of a hit on the character hit in "
     "the same record.",
 )
+@click.option(
+    "--answer",
+    "answer",
+    type=SEQ,
+    metavar="SEQ",
+    help="Answer the roll request at SEQ (`campaign request`): its skill and options are "
+    "the request's. Engine dice then draw with the roller's --entropy; or give --dice.",
+)
+@click.option(
+    "--entropy",
+    metavar="HEX",
+    help="With --answer: 32 bytes of randomness from the roller's own device, as 64 hex "
+    "digits, mixed into the draw so nobody could know it in advance.",
+)
 @json_option
 @pass_app
 def roll(
@@ -82,6 +96,8 @@ def roll(
     vs_character: str | None,
     vs_skill: str | None,
     apply: bool,
+    answer: int | None,
+    entropy: str | None,
     as_json: bool,
     **params: Any,
 ) -> None:
@@ -112,6 +128,8 @@ def roll(
             opponent=vs_character,
             opponent_skill=vs_skill,
             apply=apply,
+            answer=answer,
+            entropy=entropy.strip().lower() if entropy else None,
             actor=app.actor,
             at=now(),
         )
@@ -140,6 +158,55 @@ def roll(
         echo_changes(
             app, before, states(app, list(before)), names=len(before) > 1, mark=made_mark(rec)
         )
+
+
+@cli.command(cls=SystemParamsCommand)
+@click.argument("character_name", metavar="CHARACTER")
+@click.argument("skill", required=False)
+@click.option(
+    "--player",
+    "asked",
+    metavar="NAME",
+    help="The player asked to answer (default: the one who plays CHARACTER).",
+)
+@json_option
+@pass_app
+def request(
+    app: App,
+    character_name: str,
+    skill: str | None,
+    asked: str | None,
+    as_json: bool,
+    **params: Any,
+) -> None:
+    """Ask CHARACTER's player for a roll of SKILL: its inputs are fixed now, and it is
+    answered once, from their device (`campaign roll CHARACTER --answer SEQ --entropy HEX`,
+    or the web view's Roll button), with their own randomness mixed into the engine's draw:
+    not even this laptop can know the result before the answer arrives. Options below
+    marked [system] apply to campaigns of that rule system.
+    """
+    campaign = app.campaign
+    given = pick_params(campaign.system, "roll_params", params)
+    rec = campaign.request_roll(character_name, skill, given, asked=asked, actor=app.actor, at=now())
+    if as_json:
+        echo_json(_event_json(rec))
+    else:
+        click.echo(describe(campaign, rec))
+
+
+@cli.command()
+@click.argument("seq", type=SEQ)
+@click.option("--reason", required=True, help="Why the request is withdrawn.")
+@json_option
+@pass_app
+def withdraw(app: App, seq: int, reason: str, as_json: bool) -> None:
+    """Withdraw the roll request at SEQ before it is answered (an answered one stands)."""
+    campaign = app.campaign
+    rec = campaign.withdraw_request(seq, reason, actor=app.actor, at=now())
+    if as_json:
+        echo_json(_event_json(rec))
+    else:
+        click.echo(describe(campaign, rec))
 
 
 def _event_json(rec: Any) -> dict[str, Any]:

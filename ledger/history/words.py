@@ -132,6 +132,14 @@ CORE_WORDS: dict[str, Callable[[Any], str]] = {
         f"{d.character}: opposes the roll of {d.roller} (event {d.roll})"
     ),
     "correction.recorded": _correction,
+    "roll.requested": lambda d: (
+        f"{d.character}: asked to roll"
+        + (f" {d.skill}" if d.skill else "")
+        + (" (" + ", ".join(f"{k} {_show(v)}" for k, v in d.params.items()) + ")" if d.params else "")
+        + (f", of {d.asked}" if d.asked else "")
+        + ": waiting for the answer from their device"
+    ),
+    "roll.withdrawn": lambda d: f"{d.character}: roll request {d.request} withdrawn — {d.reason}",
 }
 
 
