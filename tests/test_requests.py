@@ -84,3 +84,19 @@ def test_the_store_refuses_a_forged_answer(toy_campaign, db_path):
 def test_a_request_the_rules_refuse_is_refused_at_once(toy_campaign, db_path):
     out = refused(db_path, "request", "ann", "no-such-skill")
     assert "skill" in out
+
+
+def test_the_fairness_report_counts_rolls_by_who_could_have_known_them(toy_campaign, db_path):
+    invoke = toy_campaign
+    assert invoke("session", "start").exit_code == 0
+    seq = str(js(invoke("request", "ann", "brawl", "--json"))["seq"])
+    js(invoke("roll", "ann", "--answer", seq, "--entropy", ENTROPY, "--json"))
+    js(invoke("roll", "ann", "brawl", "--json"))
+    js(invoke("roll", "ann", "brawl", "--client-seed", "bob's word", "--json"))
+    js(invoke("roll", "ann", "brawl", "--dice", "2,5", "--json"))
+    report = js(invoke("fairness", "--json"))
+    assert report["predictable"] == {
+        "physical": 1, "gm-seed": 1, "client-seed": 1, "roller-entropy": 1,
+    }  # fmt: skip
+    text = invoke("fairness").output
+    assert "the GM could have known it in advance" in text and "nobody could have known" in text

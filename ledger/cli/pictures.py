@@ -154,6 +154,7 @@ def fairness(
                 "flag_below_p": fair.FLAG_P,
                 "watch_below_p": fair.WATCH_P,
                 "min_expected_per_face": fair.MIN_EXPECTED,
+                "predictable": fair.by_predictability(rolls),
                 "groups": [{**r.as_dict(), "roller_name": names.get(r.roller)} for r in reports],
             }
         )
@@ -168,6 +169,11 @@ def fairness(
         f"{len(reports)} group{'s' if len(reports) != 1 else ''} "
         "(corrections honoured; flagged below p = 0.001)"
     )
+    from ledger.dice.engine import PREDICTABILITY
+
+    click.echo("Who could have known the dice in advance:")
+    for code, count in fair.by_predictability(rolls).items():
+        click.echo(f"  {count:>6,} roll{'s' if count != 1 else ' '}  {PREDICTABILITY[code]}")
     for r in reports:
         who = "everyone" if r.roller == fair.EVERYONE else f"{names.get(r.roller, r.roller)}"
         mark = "  [FLAGGED]" if r.flagged else ""

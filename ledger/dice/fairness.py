@@ -26,6 +26,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ledger.dice.engine import PREDICTABILITY, predictability
+
 MIN_EXPECTED = 5
 """Fewest expected dice per face before a verdict is given (the usual chi-square rule)."""
 
@@ -48,6 +50,8 @@ class RollDraws:
     :ivar source: ``"engine"`` or ``"physical"``.
     :ivar session: the session number of the envelope, or ``None``.
     :ivar draws: ``(sides, value)`` pairs in draw order, ``1 <= value <= sides``.
+    :ivar predictable: who could have known the dice in advance, a code of
+        :data:`ledger.dice.engine.PREDICTABILITY` (``"gm-seed"``, ``"roller-entropy"``, ...).
     """
 
     seq: int
@@ -55,6 +59,7 @@ class RollDraws:
     source: str
     session: int | None
     draws: tuple[tuple[int, int], ...]
+    predictable: str = "physical"
 
 
 @dataclass(frozen=True)
@@ -143,7 +148,16 @@ def roll_draws(
             if sides < 2 or not 1 <= value <= sides:
                 raise ValueError(f"event {seq} has an impossible draw {list(d)!r}")
             pairs.append((sides, value))
-        yield RollDraws(seq, stream, str(source), session, tuple(pairs))
+        yield RollDraws(seq, stream, str(source), session, tuple(pairs), predictability(data))
+
+
+def by_predictability(rolls: Iterable[RollDraws]) -> dict[str, int]:
+    """How many rolls each kind of foreknowledge covers, ``{code: count}`` in the order of
+    :data:`ledger.dice.engine.PREDICTABILITY` (kinds with no roll left out)."""
+    counts: dict[str, int] = {}
+    for roll in rolls:
+        counts[roll.predictable] = counts.get(roll.predictable, 0) + 1
+    return {code: counts[code] for code in PREDICTABILITY if code in counts}
 
 
 def select(
