@@ -95,3 +95,11 @@ def test_a_subclass_made_elsewhere_finds_its_parents_relative_chart(monkeypatch)
 
     assert importlib.import_module(".odds", "toy_pkg_for_test") is odds
     assert Elsewhere().configure({}).odds_series({}) == {"from": "toy_pkg_for_test.odds"}
+
+
+def test_an_event_subclass_is_worded_as_its_parent_unless_worded_itself():
+    class BigHurt(Hurt, frozen=True, kw_only=True, tag="toy.big_hurt"):
+        """A hurt of a bigger kind."""
+
+    system = Worded().configure({})
+    assert system.describe(BigHurt(character="ann", amount=9)) == "ann: loses 9 hp"

@@ -354,8 +354,12 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
     def describe(self, event: Event) -> str | None:
         """One line a person reads at a glance for ``log`` and recaps: the :func:`describes`
         method of the event's class, else ``None`` (the core's words then)."""
-        fn = self.describers().get(type(event))
-        return fn(event) if fn is not None else None
+        table = self.describers()
+        for klass in type(event).__mro__:  # an event subclass is worded as its parent
+            fn = table.get(klass)
+            if fn is not None:
+                return fn(event)
+        return None
 
     def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:
         """What changed on one character, as sentences in the book's words.
