@@ -32,7 +32,7 @@ from ledger_d20_world.events import (
     ShockRolled,
     WoundHealed,
 )
-from ledger_d20_world.mechanics import (
+from ledger_d20_world.rules.mechanics import (
     action_cost,
     add_experience,
     band_of,

@@ -15,7 +15,7 @@ import msgspec
 
 from ledger import RuleError
 
-from .state import Band, Condition, Item, Objective, Skill
+from ..state import Band, Condition, Item, Objective, Skill
 
 Gate = Literal["auto_fail", "disadvantage", "normal", "advantage", "auto_success"]
 Mode = Literal["normal", "advantage", "disadvantage"]

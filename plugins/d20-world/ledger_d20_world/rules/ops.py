@@ -7,14 +7,14 @@ names that exist, so a typo is easy to fix.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 
-from ledger import RuleError
+from ledger import Opponent, RuleError
 
+from ..state import Bond, Character, Item, Objective, Skill, Trait, Wound
 from .mechanics import carried_capacity, inventory_problems, is_dead
-from .state import Bond, Character, Item, Objective, Skill, Trait, Wound
 
 T = TypeVar("T", Trait, Bond, Skill, Item, Objective)
 E = TypeVar("E")
@@ -224,6 +224,30 @@ def dead_check(state: Character) -> None:
         raise RuleError(f"{state.name} has perished (wound damage above five) and cannot act")
 
 
-def wound_list(wounds: Sequence[Wound]) -> list[dict[str, object]]:
-    """Wounds as JSON-ready dicts."""
-    return [msgspec.to_builtins(w) for w in wounds]
+def weapon_attack(state: Character, opponent: Opponent, weapon: str | None) -> dict[str, Any]:
+    """The ``vs_character``, ``weapon`` and ``weapon_damage`` of an attack by ``state`` on a
+    character on the ledger, the damage read from the weapon item on the attacker's sheet
+    (001_a3a02f9b7363775f.txt, "Weapons": "Each weapon specifies the amount of damage it
+    deals"; "Attacking"; #16).
+
+    :raises RuleError: no ``--weapon``, an item the attacker lacks or that is destroyed, an
+        item with no damage, or a target who is dead.
+    """
+    target = opponent.state
+    if getattr(target, "dead", False):
+        raise RuleError(f"{opponent.name or opponent.character} has perished: no attack can harm them")
+    if not weapon:
+        raise RuleError(
+            "an attack on a character names the weapon item it uses: --weapon ITEM "
+            "(\"Attacks have a method by which they inflict harm\")"
+        )
+    i = need(state.items, weapon, "item", state.name)
+    item = state.items[i]
+    if item.destroyed:
+        raise RuleError(f"{item.name} was destroyed: it deals no damage")
+    if item.damage is None:
+        raise RuleError(
+            f"{item.name} is not a weapon (no damage on {state.name}'s sheet): give it one "
+            "with item-added --damage, or record attack-resolved --weapon-damage N"
+        )
+    return {"vs_character": opponent.character, "weapon": item.name, "weapon_damage": item.damage}

@@ -24,10 +24,8 @@ from typing import Any
 
 import msgspec
 
-from ledger import RuleError
-
-from .mechanics import BAG_CAPACITY, CARRIED_CAPACITY, inventory_problems
-from .state import Bond, Character, Item, Options, Skill, Trait
+from ..rules.mechanics import CARRIED_CAPACITY
+from ..state import Item
 
 TRAIT_KINDS = ("body", "personality", "free")
 BOND_GROUPS = {"faction": ("faction",), "mentor or friend": ("mentor", "friend"),
@@ -40,7 +38,9 @@ ITEM_KEYS = {"name", "location", "bulky", "consumable", "for_bond", "for_skill",
              "protects_against", "damage", "range", "harm"}
 
 
-def _entries(sheet: dict[str, Any], key: str, problems: list[str]) -> list[dict[str, Any]]:
+def tables(sheet: dict[str, Any], key: str, problems: list[str]) -> list[dict[str, Any]]:
+    """The ``[[key]]`` tables of ``sheet`` (``[]`` with a problem when not a list of
+    tables)."""
     value = sheet.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
         problems.append(f"{key} must be a list of tables ([[{key}]] in TOML)")
@@ -48,7 +48,9 @@ def _entries(sheet: dict[str, Any], key: str, problems: list[str]) -> list[dict[
     return value
 
 
-def _names(entries: list[dict[str, Any]], what: str, problems: list[str]) -> list[str]:
+def entry_names(entries: list[dict[str, Any]], what: str, problems: list[str]) -> list[str]:
+    """Each entry's name, stripped; a problem for a missing name or names that differ
+    only in case."""
     names = []
     for i, e in enumerate(entries, start=1):
         name = e.get("name")
@@ -63,8 +65,10 @@ def _names(entries: list[dict[str, Any]], what: str, problems: list[str]) -> lis
     return names
 
 
-def _unknown_keys(entries: list[dict[str, Any]], allowed: set[str], what: str,
-                  problems: list[str]) -> None:
+def unknown_keys(entries: list[dict[str, Any]], allowed: set[str], what: str,
+                 problems: list[str]) -> None:
+    """A problem for every key outside ``allowed``; favor is The World's secret and
+    never on a sheet (ruling R24)."""
     for i, e in enumerate(entries, start=1):
         extra = sorted(set(e) - allowed)
         if "favor" in extra or "favour" in extra:
@@ -80,7 +84,8 @@ def _unknown_keys(entries: list[dict[str, Any]], allowed: set[str], what: str,
             )
 
 
-def _check_traits(traits: list[dict[str, Any]], problems: list[str]) -> None:
+def check_traits(traits: list[dict[str, Any]], problems: list[str]) -> None:
+    """Three traits: one body, one personality, one free ("Character Creation")."""
     if len(traits) != 3:
         problems.append(f"choose exactly three traits, not {len(traits)}")
     kinds = [t.get("kind") for t in traits]
@@ -96,7 +101,9 @@ def _check_traits(traits: list[dict[str, Any]], problems: list[str]) -> None:
             )
 
 
-def _check_bonds(bonds: list[dict[str, Any]], problems: list[str]) -> None:
+def check_bonds(bonds: list[dict[str, Any]], problems: list[str]) -> None:
+    """Three bonds: one faction, one mentor or friend, one rival or enemy ("Character
+    Creation")."""
     if len(bonds) != 3:
         problems.append(f"choose exactly three bonds, not {len(bonds)}")
     kinds = [b.get("kind") for b in bonds]
@@ -110,8 +117,10 @@ def _check_bonds(bonds: list[dict[str, Any]], problems: list[str]) -> None:
             problems.append(f"exactly one bond must be a {label}, not {n}")
 
 
-def _check_skills(skills: list[dict[str, Any]], bond_names: list[str],
-                  problems: list[str]) -> None:
+def check_skills(skills: list[dict[str, Any]], bond_names: list[str],
+                 problems: list[str]) -> None:
+    """Three skills at +3 (learned through a bond: ``via_bond``), +2 and +1 ("Character
+    Creation")."""
     if len(skills) != 3:
         problems.append(f"choose exactly three skills, not {len(skills)}")
     profs = []
@@ -143,8 +152,10 @@ def _check_skills(skills: list[dict[str, Any]], bond_names: list[str],
             problems.append("the +3 skill needs via_bond naming the bond it was learned through")
 
 
-def _check_items(items: list[dict[str, Any]], bond_names: list[str], skill_names: list[str],
-                 problems: list[str]) -> None:
+def check_items(items: list[dict[str, Any]], bond_names: list[str], skill_names: list[str],
+                problems: list[str]) -> None:
+    """The starting items: one per bond, one per skill, one consumable ("Character
+    Creation"); durability and damage whole numbers."""
     bonds = {b.casefold() for b in bond_names}
     skills = {s.casefold() for s in skill_names}
     for_bond: list[str] = []
@@ -221,7 +232,7 @@ def place_items(items: list[dict[str, Any]], *, has_bag: bool = True) -> list[It
     return placed
 
 
-def _item_entry(item: Item) -> dict[str, Any]:
+def item_entry(item: Item) -> dict[str, Any]:
     """An item as a sheet entry: name, location and every key that differs from its default
     (so a normalised sheet validates again unchanged)."""
     data = msgspec.to_builtins(item)
@@ -229,66 +240,6 @@ def _item_entry(item: Item) -> dict[str, Any]:
     entry = {"name": item.name, "location": item.location}
     entry.update({k: v for k, v in data.items() if k in ITEM_KEYS and v != default[k]})
     return entry
-
-
-def validate_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
-    """Check a sheet against "Character Creation" and return it normalised.
-
-    Three traits (one body, one personality, one free), three bonds (one faction, one mentor
-    or friend, one rival or enemy), three skills at +3 (``via_bond`` one of the bonds) / +2 /
-    +1, and the starting items: one per bond, one per skill, one consumable (seven), placed in
-    five carried places and the bag (``bag`` defaults to true; bag capacity 5).
-
-    :raises RuleError: naming every broken rule at once.
-    """
-    problems: list[str] = []
-    allowed = {"traits", "bonds", "skills", "items", "bag"}
-    extra = sorted(set(sheet) - allowed)
-    if extra:
-        problems.append(
-            f"unknown sheet keys {', '.join(extra)} (allowed: {', '.join(sorted(allowed))})"
-        )
-    traits = _entries(sheet, "traits", problems)
-    bonds = _entries(sheet, "bonds", problems)
-    skills = _entries(sheet, "skills", problems)
-    items = _entries(sheet, "items", problems)
-    _unknown_keys(traits, TRAIT_KEYS, "trait", problems)
-    _unknown_keys(bonds, BOND_KEYS, "bond", problems)
-    _unknown_keys(skills, SKILL_KEYS, "skill", problems)
-    _unknown_keys(items, ITEM_KEYS, "item", problems)
-    trait_names = _names(traits, "trait", problems)
-    bond_names = _names(bonds, "bond", problems)
-    skill_names = _names(skills, "skill", problems)
-    _names(items, "item", problems)
-    _check_traits(traits, problems)
-    _check_bonds(bonds, problems)
-    _check_skills(skills, bond_names, problems)
-    _check_items(items, bond_names, skill_names, problems)
-    has_bag = sheet.get("bag", True)
-    if not isinstance(has_bag, bool):
-        problems.append("bag must be true or false")
-        has_bag = True
-    if not problems:
-        placed = place_items(items, has_bag=has_bag)
-        for p in inventory_problems(placed, has_bag=has_bag):
-            problems.append(f"starting items: {p}")
-        if len(placed) > CARRIED_CAPACITY + (BAG_CAPACITY if has_bag else 0):
-            problems.append("the starting items do not fit in five carried places and a bag")
-    if problems:
-        raise RuleError(*problems)
-    return {
-        "traits": [{"name": n, "kind": t["kind"]} for n, t in zip(trait_names, traits,
-                                                                    strict=True)],
-        "bonds": [{"name": n, "kind": b["kind"]} for n, b in zip(bond_names, bonds,
-                                                                  strict=True)],
-        "skills": [
-            {"name": n, "proficiency": s["proficiency"], "spell": bool(s.get("spell", False)),
-             **({"via_bond": s["via_bond"]} if s.get("via_bond") else {})}
-            for n, s in zip(skill_names, skills, strict=True)
-        ],
-        "items": [_item_entry(i) for i in place_items(items, has_bag=has_bag)],
-        "bag": has_bag,
-    }
 
 
 STARTING_FAVOR = {"faction": 1, "mentor": 1, "friend": 1, "rival": -1, "enemy": -1}
@@ -299,27 +250,3 @@ def starting_favor(kind: str) -> int:
     rival/enemy −1). Not a campaign option, because options are public; The World changes
     it with the GM-only ``favour_changed`` event."""
     return STARTING_FAVOR[kind]
-
-
-def character_from_sheet(character: str, name: str, sheet: dict[str, Any],
-                         options: Options) -> Character:
-    """The new character's state from a sheet :func:`validate_sheet` returned."""
-    return Character(
-        id=character,
-        name=name,
-        traits=tuple(Trait(name=t["name"], kind=t["kind"]) for t in sheet["traits"]),
-        bonds=tuple(Bond(name=b["name"], kind=b["kind"], favor=starting_favor(b["kind"]))
-                    for b in sheet["bonds"]),
-        skills=tuple(
-            Skill(name=s["name"], proficiency=s["proficiency"], spell=s.get("spell", False),
-                  origin=SKILL_ORIGINS[s["proficiency"]], via_bond=s.get("via_bond"))  # type: ignore[arg-type]
-            for s in sheet["skills"]
-        ),
-        # a starting armour's full durability is its durability on the sheet, so it is
-        # repaired like armour added later ("Armor"; #16: the sheet entry has no max)
-        items=tuple(
-            msgspec.convert({"max_durability": i.get("durability"), **i}, Item)
-            for i in sheet["items"]
-        ),
-        has_bag=sheet.get("bag", True),
-    )

@@ -1,6 +1,7 @@
-"""A d20 The World character sheet as a person reads it (``RuleSystem.sheet_layout``).
+"""The parts of a d20 The World character sheet as a person reads it
+(:meth:`ledger_d20_world.sheet.SheetRules.sheet_layout`).
 
-Source: 002_735c6d6cd834a641.txt (digest /work/shared/rules/d20-world.md): "Skills"
+Source: 001_a3a02f9b7363775f.txt (digest /work/shared/rules/d20-world.md): "Skills"
 (proficiency, experience 10 + proficiency), "Learning Skills", "Traits", "Bonds" (favor is
 known to The World only: GM-only, ruling R11), "Wounds" (−1 to checks per point of wound
 damage, dead past five, shock on 1d6 ≤ the total), "Conditions" (hidden conditions are the
@@ -10,11 +11,11 @@ items, a bag), "Objectives".
 
 from __future__ import annotations
 
-from ledger import Line, Section, Sheet, Track
+from ledger import Line, Section, Track
 
-from .mechanics import xp_threshold
-from .ops import capacity, condition_penalty, hidden_penalty, wound_total
-from .state import Bond, Character, Condition, Item, Trait
+from ..rules.mechanics import xp_threshold
+from ..rules.ops import capacity, condition_penalty, hidden_penalty, wound_total
+from ..state import Bond, Character, Condition, Item, Trait
 
 #: Wound damage a character survives ("Wounds": dead when the total is more than five).
 DEATH_AFTER = 5
@@ -25,7 +26,9 @@ def signed(n: int) -> str:
     return f"+{n}" if n > 0 else f"−{-n}" if n < 0 else "0"
 
 
-def _trait(trait: Trait) -> Line:
+def trait_line(trait: Trait) -> Line:
+    """A trait and what it is spent for until a natural 1 or 20 ("Traits"); a corruption of
+    magic marked bad (ruling R40)."""
     spent = [
         word for word, ok in (("help", trait.can_help), ("hinder", trait.can_hinder)) if not ok
     ]
@@ -37,7 +40,8 @@ def _trait(trait: Trait) -> Line:
     return Line(label=trait.name, value=trait.kind, note=note, tone="muted" if spent else "")
 
 
-def _bond(bond: Bond, as_gm: bool) -> Line:
+def bond_line(bond: Bond, as_gm: bool) -> Line:
+    """A bond; its favor only in The World's layout, marked GM-only ("Bonds", ruling R11)."""
     kind = bond.kind
     if not as_gm:
         return Line(label=bond.name, value=kind)
@@ -47,7 +51,8 @@ def _bond(bond: Bond, as_gm: bool) -> Line:
     )
 
 
-def _condition(condition: Condition) -> Line:
+def condition_line(condition: Condition) -> Line:
+    """A condition and what it does now ("Conditions"); a hidden one marked GM-only (R33)."""
     effects = []
     if condition.check_penalty:
         effects.append(f"{signed(-condition.check_penalty)} to all checks")
@@ -60,7 +65,9 @@ def _condition(condition: Condition) -> Line:
     )
 
 
-def _item(item: Item) -> Line:
+def item_line(item: Item) -> Line:
+    """An item with its purpose, weapon and armour values ("Inventory", "Weapons",
+    "Armor"); broken or destroyed marked bad."""
     notes = []
     if item.for_skill:
         notes.append(f"for {item.for_skill}")
@@ -90,13 +97,10 @@ def _item(item: Item) -> Line:
     return Line(label=item.name, value=", ".join(notes), tone=tone)
 
 
-def sheet_layout(state: Character, *, system_name: str, as_gm: bool) -> Sheet:
-    """The sheet: harm first (wounds drawn against death, conditions and jinx with what they
-    take from checks now), skills by proficiency with experience toward the next rise,
-    traits, bonds (favor in the GM's layout only, marked), inventory with the carried
-    boxes, objectives."""
-    sections: list[Section] = []
-
+def harm_section(state: Character, *, as_gm: bool) -> Section:
+    """Wounds drawn against death ("Wounds"), the shock roll owed, conditions and jinx with
+    what they take from checks now ("Conditions", "Jinx"); hidden conditions only with
+    ``as_gm``, marked GM-only (ruling R33)."""
     harm: list[Line | Track] = []
     if state.dead:
         harm.append(Line(label="Dead", note="more than five wound damage", tone="bad"))
@@ -129,7 +133,7 @@ def sheet_layout(state: Character, *, system_name: str, as_gm: bool) -> Sheet:
     for condition in state.conditions:
         if condition.hidden and not as_gm:
             continue
-        harm.append(_condition(condition))
+        harm.append(condition_line(condition))
     if state.jinx:
         harm.append(
             Line(
@@ -156,11 +160,12 @@ def sheet_layout(state: Character, *, system_name: str, as_gm: bool) -> Sheet:
                 gm_only=bool(secret),
             )
         )
-    hurt = state.dead or total or state.conditions or state.jinx or state.pending_shock
-    harm_section = Section(title="Wounds and conditions", items=tuple(harm))
-    if hurt:  # what a check takes away now comes first
-        sections.append(harm_section)
+    return Section(title="Wounds and conditions", items=tuple(harm))
 
+
+def skills_section(state: Character) -> Section:
+    """Skills by proficiency with experience toward the next rise ("Skills"), skills being
+    learned last ("Learning Skills")."""
     skills: list[Line] = []
     for skill in sorted(state.skills, key=lambda s: (not s.known, -s.proficiency, s.name)):
         need = xp_threshold(skill)
@@ -179,14 +184,11 @@ def sheet_layout(state: Character, *, system_name: str, as_gm: bool) -> Sheet:
         if skill.via_bond:
             note += f"; from {skill.via_bond}"
         skills.append(Line(label=skill.name + kind, value=signed(skill.proficiency), note=note))
-    sections.append(Section(title="Skills", items=tuple(skills)))
+    return Section(title="Skills", items=tuple(skills))
 
-    sections.append(Section(title="Traits", items=tuple(_trait(t) for t in state.traits)))
-    sections.append(Section(title="Bonds", items=tuple(_bond(b, as_gm) for b in state.bonds)))
 
-    if not hurt:
-        sections.append(harm_section)
-
+def inventory_sections(state: Character) -> tuple[Section, Section]:
+    """What is carried, with the carried boxes, and what is in the bag ("Inventory")."""
     carried = sum(1 for i in state.items if i.location == "carried")
     room = capacity(state)
     on_person: list[Line | Track] = [
@@ -197,13 +199,17 @@ def sheet_layout(state: Character, *, system_name: str, as_gm: bool) -> Sheet:
             note="over capacity" if carried > room else f"{room - carried} free",
         )
     ]
-    on_person += [_item(i) for i in state.items if i.location == "carried"]
-    sections.append(Section(title="Carried", items=tuple(on_person)))
-    bag = [_item(i) for i in state.items if i.location == "bag"]
+    on_person += [item_line(i) for i in state.items if i.location == "carried"]
+    bag = [item_line(i) for i in state.items if i.location == "bag"]
     if not state.has_bag:
         bag.append(Line(label="No bag", tone="muted"))
-    sections.append(Section(title="In the bag", items=tuple(bag)))
+    return (Section(title="Carried", items=tuple(on_person)),
+            Section(title="In the bag", items=tuple(bag)))
 
+
+def objectives_section(state: Character) -> Section:
+    """Objectives with their good, messy and bad checks, close calls and skills used
+    ("Objectives"); a shared one says whose check each skill was (ruling R43)."""
     goals: list[Line] = []
     for o in state.objectives:
         counts = f"good {o.good}/{o.required_good}"
@@ -227,11 +233,4 @@ def sheet_layout(state: Character, *, system_name: str, as_gm: bool) -> Sheet:
         tone = {"completed": "good", "failed": "bad"}.get(o.status, "")
         label = f"{o.name} (shared)" if o.group else o.name
         goals.append(Line(label=label, value=o.status, note="; ".join(notes), tone=tone))
-    sections.append(Section(title="Objectives", items=tuple(goals)))
-
-    return Sheet(
-        title=state.name,
-        subtitle=system_name,
-        sections=tuple(s for s in sections if s.items),
-        as_gm=as_gm,
-    )
+    return Section(title="Objectives", items=tuple(goals))
