@@ -98,4 +98,4 @@ class D20World(Rules, Appliers, Words, SheetRules, Odds):
     )
     # odds_series / draw_odds of `campaign odds --plot`; named in full, not ".odds", so that a
     # subclass defined in another module (tests/test_charts.py) still finds it
-    chart = "ledger_d20_world.odds"
+    chart = ".odds"
