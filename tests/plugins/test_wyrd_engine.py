@@ -25,8 +25,14 @@ from ledger_wyrd_engine.events import (
     WoundHealed,
     WoundInflicted,
 )
-from ledger_wyrd_engine.ladder import parse_dr, parse_rating
-from ledger_wyrd_engine.mechanics import absorb, d6_as_fudge, damage_units, fudge_sum
+from ledger_wyrd_engine.rules import (
+    absorb,
+    d6_as_fudge,
+    damage_units,
+    fudge_sum,
+    parse_dr,
+    parse_rating,
+)
 from ledger_wyrd_engine.state import Character
 
 from ledger import RollRequest, RuleError

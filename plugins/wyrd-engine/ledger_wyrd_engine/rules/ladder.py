@@ -5,7 +5,7 @@ Engine" and table "Success probability per skill level"), "Skills" (table "Skill
 The Wyrd Engine") and the worked examples, which use the Fate-ladder names (Fair +1, Good +2,
 Great +3). The text's macros ``\\Trivial … \\Impossible`` and ``\\Untrained … \\Expert`` are
 never defined; the numbers are recovered from the probability table (digest §2.3, §2.4,
-ruling C3).
+ruling C3). Re-exported by :mod:`ledger_wyrd_engine.rules`.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ Everything here is a plain function of integers and small structs: no dice sourc
 events. Sources (000_60e07241544698f0.txt): "Conflict resolution at a glance", "Fudge dice
 (4dF)", "Passive Opposition", "Active Opposition", "Attacking and Defending", "Damage:
 Stress and Wounds", "Healing and Recovery", "Death and the End of Combat"; digest §2 and §4.
+Re-exported by :mod:`ledger_wyrd_engine.rules`.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from dataclasses import dataclass, field
 
 from ledger import RuleError
 
+from ..state import SEVERITIES, WOUND_CAPACITY, WOUND_PENALTY, Character, Trait
 from .ladder import band_for_margin
-from .state import SEVERITIES, WOUND_CAPACITY, WOUND_PENALTY
 
 TRAIT_BONUS = 2
 """A trait, gear trait or boon gives +2 to a roll it clearly applies to ("How Traits Work")."""
@@ -27,6 +28,26 @@ HEALING_METHODS: dict[str, tuple[str, ...]] = {
     "moderate": ("days_of_rest", "medical_care"),
     "severe": ("weeks_of_rest", "surgery", "supernatural"),
 }
+
+
+def find_trait(state: Character, name: str) -> Trait | None:
+    """The character trait or gear trait called ``name`` (case-insensitive), or ``None``
+    ("Traits", "Gear as Traits": gear "functions like a Trait")."""
+    key = name.strip().lower()
+    for trait in (*state.traits, *state.gear):
+        if trait.name.lower() == key:
+            return trait
+    return None
+
+
+def find_boon(state: Character, name: str) -> int | None:
+    """Index of the held boon called ``name`` (case-insensitive), or ``None`` ("Active
+    Opposition")."""
+    key = name.strip().lower()
+    for i, boon in enumerate(state.boons):
+        if boon.name.lower() == key:
+            return i
+    return None
 
 
 def fudge_sum(faces: Sequence[int]) -> int:
