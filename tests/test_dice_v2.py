@@ -108,7 +108,9 @@ def test_a_log_with_requested_rolls_verifies_and_a_swapped_entropy_is_caught(toy
             assert number is not None
             seed = sessions.session_seed(campaign, number)
             nonce = store.engine_rolls(campaign.id, number)
-            request = store.head(campaign.id).seq  # stands for the roll.requested's seq
+            request = campaign.request_roll(
+                "ann", "brawl", {}, actor="gm", at="2026-03-01T19:04:00.000000Z"
+            ).seq
             dice = EngineDice(seed, campaign.id, number, nonce, "", REQUESTED_SCHEME,
                               request=request, entropy=entropy)  # fmt: skip
             state = campaign.state_of("ann")
