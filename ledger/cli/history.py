@@ -324,3 +324,52 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
         if note:
             click.echo(note)
         click.echo(f"Receipt: {report.receipt}")
+
+
+@cli.group()
+def proof() -> None:
+    """Merkle proofs over the log (RFC 9162): that an event is in it, that it only grew."""
+
+
+@proof.command("inclusion")
+@click.argument("seq", type=SEQ)
+@click.option("--size", type=SEQ, help="The tree of the first SIZE events (default: all).")
+@json_option
+@pass_app
+def proof_inclusion(app: App, seq: int, size: int | None, as_json: bool) -> None:
+    """Prove event SEQ is in the log's Merkle tree: its leaf hash and audit path to the
+    root, which anyone checks with RFC 9162's algorithm alone (hashes in base64)."""
+    from ledger.history.proofs import inclusion
+
+    found = inclusion(app.store(), app.campaign.id, seq, size)
+    if as_json:
+        echo_json(found.as_dict())
+        return
+    out = found.as_dict()
+    click.echo(f"Event {seq} is leaf {out['index']} of the tree of {found.size} events.")
+    click.echo(f"  root:      {out['root']}")
+    click.echo(f"  leaf hash: {out['leaf_hash']}")
+    for i, h in enumerate(out["proof"], start=1):
+        click.echo(f"  proof {i:>2}:  {h}")
+
+
+@proof.command("consistency")
+@click.argument("old", type=SEQ)
+@click.argument("new", type=SEQ, required=False)
+@json_option
+@pass_app
+def proof_consistency(app: App, old: int, new: int | None, as_json: bool) -> None:
+    """Prove the log of the first OLD events is a prefix of the log of the first NEW (default:
+    all): nothing before OLD was rewritten. Hashes in base64."""
+    from ledger.history.proofs import consistency
+
+    found = consistency(app.store(), app.campaign.id, old, new)
+    if as_json:
+        echo_json(found.as_dict())
+        return
+    out = found.as_dict()
+    click.echo(f"The tree of {old} events is a prefix of the tree of {found.new}.")
+    click.echo(f"  old root: {out['old_root']}")
+    click.echo(f"  new root: {out['new_root']}")
+    for i, h in enumerate(out["proof"], start=1):
+        click.echo(f"  proof {i:>2}: {h}")
