@@ -374,6 +374,16 @@ class EventStore(Protocol):
         """Revoke every live link of ``who`` (case-insensitive) at ``at``; returns how many."""
         ...
 
+    def set_public_url(self, campaign: str, url: str, at: str) -> None:
+        """Keep ``url`` (``scheme://host[:port]``) as where players reach the campaign's web
+        view, replacing the one kept before (``campaign serve``, #24)."""
+        ...
+
+    def public_url(self, campaign: str) -> str | None:
+        """The web view's public base URL :meth:`set_public_url` kept (``None``: never
+        served)."""
+        ...
+
     # --- snapshots ---------------------------------------------------------------------
 
     def save_snapshot(
@@ -454,6 +464,11 @@ class Statements:
         "update access set revoked_at = ? where campaign = ? and lower(who) = lower(?) "
         "and revoked_at is null"
     )
+    set_public_url: str = (
+        "insert into public_url (campaign, url, set_at) values (?, ?, ?) "
+        "on conflict (campaign) do update set url = excluded.url, set_at = excluded.set_at"
+    )
+    public_url: str = "select url from public_url where campaign = ?"
     save_snapshot: str = (
         "insert into snapshots (campaign, stream, seq, as_gm, basis, digest, state) "
         "values (?, ?, ?, ?, ?, ?, ?) on conflict (campaign, stream, as_gm, seq, basis) "
@@ -767,6 +782,16 @@ class SqlEventStore(abc.ABC):
         """See :meth:`EventStore.revoke_access`."""
         with self.transaction():
             return int(self.conn.execute(self.SQL.revoke_access, (at, campaign, who)).rowcount)
+
+    def set_public_url(self, campaign: str, url: str, at: str) -> None:
+        """See :meth:`EventStore.set_public_url`."""
+        with self.transaction():
+            self.conn.execute(self.SQL.set_public_url, (campaign, url, at))
+
+    def public_url(self, campaign: str) -> str | None:
+        """See :meth:`EventStore.public_url`."""
+        row = self.conn.execute(self.SQL.public_url, (campaign,)).fetchone()
+        return None if row is None else str(row[0])
 
     # --- snapshots -----------------------------------------------------------------------
 

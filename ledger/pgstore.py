@@ -8,7 +8,8 @@ run it: roles, grants, backups.
 The same tables as the SQLite store (:mod:`ledger.store`), with the same migrations by name,
 recorded in ``ledger_migrations``: ``events`` (one row per event; ``data`` is the canonical
 JSON as ``text``, never ``jsonb``, so every byte the hash covers is kept), ``secrets``,
-``snapshots``, ``access`` (the web view's links, #18). Many campaigns share one database: each row names its campaign, and each
+``snapshots``, ``access`` (the web view's links, #18), ``public_url`` (where the web view is
+reached, #24). Many campaigns share one database: each row names its campaign, and each
 campaign has its own gap-free ``seq`` and hash chain.
 
 How appends stay correct with many writers (the approach of eventsourcing's PostgreSQL
@@ -122,6 +123,14 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "characters text not null default '[]', token_hash text not null unique, "
             "created_at text not null, revoked_at text)",
             "create index access_campaign on access (campaign, id)",
+        ),
+    ),
+    (
+        # where players reach the web view (#24), as ledger.store.m009_public_url
+        "m009_public_url",
+        (
+            f"create table public_url (campaign {_TEXT} primary key, url text not null, "
+            "set_at text not null)",
         ),
     ),
 )

@@ -8,7 +8,8 @@ and insert a whole batch, or write nothing.
 
 Tables: ``events`` (one row per event, readable in Datasette: the envelope's columns with
 ``data`` as JSON), ``secrets`` (unrevealed session seeds), ``snapshots`` (a cache of
-projected state), ``_sqlite_migrations``.
+projected state), ``access`` (the web view's links), ``public_url`` (where the web view is
+reached), ``_sqlite_migrations``.
 """
 
 from __future__ import annotations
@@ -172,6 +173,16 @@ def m007_session_marks(db: sqlite_utils.Database) -> None:
     )
 
 
+def m009_public_url(db: sqlite_utils.Database) -> None:
+    """Where players reach the web view (#24): one row per campaign, the public base URL
+    ``campaign serve`` last announced (its ``--url``, or the address it bound), so
+    ``campaign access add`` prints links that open (:meth:`Store.public_url`)."""
+    db.execute(
+        "create table public_url (campaign text primary key, url text not null, "
+        "set_at text not null)"
+    )
+
+
 MIGRATION_NAMES = (
     "m001_events",
     "m002_secrets_snapshots",
@@ -180,6 +191,7 @@ MIGRATION_NAMES = (
     "m005_read_indexes",
     "m006_access",
     "m007_session_marks",
+    "m009_public_url",
 )
 _migrations: Migrations | None = None
 
@@ -199,6 +211,7 @@ def get_migrations() -> Migrations:
         _migrations()(m005_read_indexes)
         _migrations()(m006_access)
         _migrations()(m007_session_marks)
+        _migrations()(m009_public_url)
     return _migrations
 
 
