@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 
 import httpx2
+import pytest
 
 from ledger.campaign import open_campaign
 from ledger.eventstore import open_store
@@ -40,8 +41,11 @@ def test_access_links_are_kept_by_both_backends(store_target):
         rows = store.access_rows(campaign.id)
         assert [r["who"] for r in rows] == ["Dana", "Kim"]
         assert all(len(r["token_hash"]) == 64 and token not in r.values() for r in rows)
-        # a new link replaces the old; a revoked one stops
-        again, new_token = access.grant(store, campaign, "dana", (), at=AT)
+        # a second link is refused unless it replaces the old; a revoked one stops
+        with pytest.raises(access.LinkExists):
+            access.grant(store, campaign, "dana", (), at=AT)
+        assert access.find(store, campaign.id, token) == dana
+        again, new_token = access.grant(store, campaign, "dana", (), at=AT, replace=True)
         assert access.find(store, campaign.id, token) is None
         assert access.still_live(store, campaign.id, again.id) is not None
         assert store.revoke_access(campaign.id, "DANA", AT) == 1

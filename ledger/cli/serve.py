@@ -58,7 +58,7 @@ def serve(app: App, host: str, port: int, new_links: bool) -> None:
 
     Prints a link for the GM and one per player named on a character sheet (`player = "Dana"`)
     who has none yet; a link once printed is not shown again (only its hash is kept):
-    `campaign access add NAME` issues a new one. Players see the players' view only and
+    `campaign access add NAME --replace` issues a new one. Players see the players' view only and
     enter physical dice for their own characters. Listens on 127.0.0.1 unless --host.
     """
     import uvicorn
@@ -74,13 +74,13 @@ def serve(app: App, host: str, port: int, new_links: bool) -> None:
     for who in wanted:
         old = live.get(who.casefold())
         if old is None or new_links:
-            access, token = accessmod.grant(store, campaign, who, (), at=now())
+            access, token = accessmod.grant(store, campaign, who, (), at=now(), replace=True)
             click.echo(link_line(access, token, base))
         else:
             shown = "GM" if old.is_gm else old.who
             click.echo(
                 f"{shown}: link issued {old.created_at[:16].replace('T', ' ')} UTC "
-                f"(a new one: `campaign access add {old.who}`)"
+                f"(a new one: `campaign access add {old.who} --replace`)"
             )
     if not is_loopback(host):
         click.echo(
@@ -116,21 +116,30 @@ def access() -> None:
     help="A character this player enters rolls for, beyond the sheets naming them (repeatable).",
 )
 @click.option(
+    "--replace",
+    is_flag=True,
+    help="PLAYER has a live link: issue a new one, and the old one stops working.",
+)
+@click.option(
     "--url", default=DEFAULT_URL, show_default=True, help="Where `campaign serve` is reached."
 )
 @json_option
 @pass_app
 def access_add(
-    app: App, who: str, characters: tuple[str, ...], url: str, as_json: bool
+    app: App, who: str, characters: tuple[str, ...], replace: bool, url: str, as_json: bool
 ) -> None:
-    """Issue a link for PLAYER (or `gm`); an older link of the same name stops working.
+    """Issue a link for PLAYER (or `gm`).
 
-    The link is printed once: only its hash is kept.
+    One link per person: when PLAYER already has one, nothing is issued unless --replace
+    (then the old link stops working, open pages included). The link is printed once: only
+    its hash is kept.
     """
     from ..web import access as accessmod
 
     campaign = app.campaign
-    found, token = accessmod.grant(app.store(), campaign, who, characters, at=now())
+    found, token = accessmod.grant(
+        app.store(), campaign, who, characters, at=now(), replace=replace
+    )
     mine = accessmod.characters_of(campaign, found)
     if as_json:
         echo_json(
