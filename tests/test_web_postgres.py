@@ -15,6 +15,7 @@ The PostgreSQL half skips with its reason when no server answers (tests/conftest
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import httpx2
 import pytest
@@ -125,12 +126,29 @@ def test_campaign_serve_db_postgresql_prints_links_and_runs_the_app(postgres_url
 
     table = d20_table(postgres_url)
     ran = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.update(app=app, **kw))
-    out = table.ok("serve", "--port", "8765")
-    assert "GM: http://127.0.0.1:8765/a/" in out and "Dana: http" in out
+
+    def run(server: Any, sockets: Any = None) -> None:  # bound, not served
+        ran.update(app=server.config.app.app)
+        for sock in sockets:
+            sock.close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    out = table.ok("serve", "--port", "0")
+    port = out.split("Serving vault at http://127.0.0.1:")[1].split()[0]
+    assert f"GM: http://127.0.0.1:{port}/a/" in out and "Dana: http" in out
     assert ran["app"].state.server.db_path == postgres_url
+    assert store_url(postgres_url) == f"http://127.0.0.1:{port}"
     store = open_store(postgres_url)
     try:
         assert [a.who for a in access.live(store, "vault")] == ["gm", "Dana", "Olu"]
+    finally:
+        store.close()
+
+
+def store_url(target: str) -> str | None:
+    """The public URL the ledger at ``target`` keeps for ``vault``."""
+    store = open_store(target)
+    try:
+        return store.public_url("vault")
     finally:
         store.close()
