@@ -325,22 +325,6 @@ def test_live_log_wakes_on_another_process_append(table):
                         break
 
 
-def test_serve_prints_links_and_warns_off_loopback(table, monkeypatch):
-    import uvicorn
-
-    ran = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.update(kw))
-    out = table("serve", "--host", "0.0.0.0", "--port", "8765")
-    assert out.exit_code == 0, out.output
-    assert "GM: http://" in out.output and ":8765/a/" in out.output
-    assert "Dana: http" in out.output and "Olu: http" in out.output
-    assert "the links are the only key" in out.output
-    assert ran["host"] == "0.0.0.0" and ran["port"] == 8765
-    again = table("serve")
-    assert "Dana: link issued" in again.output and "/a/" not in again.output
-    assert "only key" not in again.output and ran["host"] == "127.0.0.1"
-
-
 def test_store_keeps_access_in_its_own_table(table):
     table.link("Dana")
     store = Store(table.db)

@@ -15,8 +15,10 @@ The PostgreSQL half skips with its reason when no server answers (tests/conftest
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import httpx2
+import pytest
 
 from ledger.campaign.aggregate import open_campaign
 from ledger.store.opening import open_store
@@ -40,8 +42,11 @@ def test_access_links_are_kept_by_both_backends(store_target):
         rows = store.access_rows(campaign.id)
         assert [r["who"] for r in rows] == ["Dana", "Kim"]
         assert all(len(r["token_hash"]) == 64 and token not in r.values() for r in rows)
-        # a new link replaces the old; a revoked one stops
-        again, new_token = access.grant(store, campaign, "dana", (), at=AT)
+        # a second link is refused unless it replaces the old; a revoked one stops
+        with pytest.raises(access.LinkExists):
+            access.grant(store, campaign, "dana", (), at=AT)
+        assert access.find(store, campaign.id, token) == dana
+        again, new_token = access.grant(store, campaign, "dana", (), at=AT, replace=True)
         assert access.find(store, campaign.id, token) is None
         assert access.still_live(store, campaign.id, again.id) is not None
         assert store.revoke_access(campaign.id, "DANA", AT) == 1
@@ -123,12 +128,29 @@ def test_campaign_serve_db_postgresql_prints_links_and_runs_the_app(postgres_url
 
     table = d20_table(postgres_url)
     ran = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.update(app=app, **kw))
-    out = table.ok("serve", "--port", "8765")
-    assert "GM: http://127.0.0.1:8765/a/" in out and "Dana: http" in out
+
+    def run(server: Any, sockets: Any = None) -> None:  # bound, not served
+        ran.update(app=server.config.app.app)
+        for sock in sockets:
+            sock.close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    out = table.ok("serve", "--port", "0")
+    port = out.split("Serving vault at http://127.0.0.1:")[1].split()[0]
+    assert f"GM: http://127.0.0.1:{port}/a/" in out and "Dana: http" in out
     assert ran["app"].state.server.db_path == postgres_url
+    assert store_url(postgres_url) == f"http://127.0.0.1:{port}"
     store = open_store(postgres_url)
     try:
         assert [a.who for a in access.live(store, "vault")] == ["gm", "Dana", "Olu"]
+    finally:
+        store.close()
+
+
+def store_url(target: str) -> str | None:
+    """The public URL the ledger at ``target`` keeps for ``vault``."""
+    store = open_store(target)
+    try:
+        return store.public_url("vault")
     finally:
         store.close()

@@ -136,7 +136,7 @@ def test_revoking_or_replacing_a_link_ends_and_deletes_its_sessions(table):
         assert dana.get("/").status_code == 403
         assert olu.get("/").status_code == 200
         assert len(sessions_of(table.db)) == 1
-        table.ok("access", "add", "Olu")  # a new link for Olu: his old one and its devices end
+        table.ok("access", "add", "Olu", "--replace")  # a new link: the old one and its devices end
         assert olu.get("/").status_code == 403
     assert sessions_of(table.db) == []
 

@@ -43,11 +43,11 @@ class Table:
         return result.output
 
     def link(self, who: str, *characters: str) -> str:
-        """A new access token for ``who``."""
+        """A new access token for ``who`` (replacing a live one)."""
         store = open_store(self.db)
         try:
             campaign = open_campaign(store)
-            return access.grant(store, campaign, who, characters, at=AT)[1]
+            return access.grant(store, campaign, who, characters, at=AT, replace=True)[1]
         finally:
             store.close()
 

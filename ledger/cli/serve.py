@@ -42,10 +42,74 @@ def link_line(access: Any, token: str, base: str) -> str:
     return f"{who}: {base.rstrip('/')}/a/{token}"
 
 
+def check_url(url: str) -> str:
+    """A public base URL as players open it: ``http(s)://HOST[:PORT]``, returned without a
+    trailing slash.
+
+    :raises ValueError: another scheme, no host, a bad port, or a path, query, fragment or
+        user name (the web view is served from the root of its address).
+    """
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url.strip())
+    try:
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        raise ValueError("its port is not a number from 1 to 65535") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("it must start with http:// or https:// and name a host")
+    if parts.path not in ("", "/") or parts.query or parts.fragment or "@" in parts.netloc:
+        raise ValueError("the web view is served from the root of its address: leave out the path")
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def url_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Click callback of ``--url``: :func:`check_url`, a usage error (exit 2) if bad."""
+    if value is None:
+        return None
+    try:
+        return check_url(value)
+    except ValueError as e:
+        raise click.BadParameter(
+            f"{value!r}: {e} (such as https://table.example.org or http://192.168.1.5:8000)"
+        ) from None
+
+
+def url_host(url: str) -> str:
+    """The host of a URL :func:`check_url` or :func:`base_url` made."""
+    from urllib.parse import urlsplit
+
+    return urlsplit(url).hostname or ""
+
+
+#: ``campaign serve --max-connections`` unless given: plenty for a table of phones (a page
+#: and its live log take two or three connections each).
+MAX_CONNECTIONS = 256
+
+
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option(
-    "--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="TCP port."
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="TCP port (0: any free one).",
+)
+@click.option(
+    "--url",
+    callback=url_option,
+    help="The address players open, when it is not http://HOST:PORT (a reverse proxy for "
+    "TLS, the laptop's name on the network): links are printed with it, and requests "
+    "naming its host are served.",
+)
+@click.option(
+    "--max-connections",
+    type=click.IntRange(8, 100_000),
+    default=MAX_CONNECTIONS,
+    show_default=True,
+    help="Connections open at once (lowered to fit `ulimit -n`). Past it, the connections "
+    "that have not sent a whole request are closed first, the longest waiting first.",
 )
 @click.option(
     "--new-links",
@@ -53,52 +117,73 @@ def link_line(access: Any, token: str, base: str) -> str:
     help="Issue fresh links for the GM and every player (the old ones stop working).",
 )
 @pass_app
-def serve(app: App, host: str, port: int, new_links: bool) -> None:
+def serve(
+    app: App, host: str, port: int, url: str | None, max_connections: int, new_links: bool
+) -> None:
     """Serve the campaign as a live web view for the table (Ctrl-C stops it).
 
-    Prints a link for the GM and one per player named on a character sheet (`player = "Dana"`)
-    who has none yet; a link once printed is not shown again (only its hash is kept):
-    `campaign access add NAME` issues a new one. Players see the players' view only and
-    enter physical dice for their own characters. Listens on 127.0.0.1 unless --host.
+    Listens first, then prints a link for the GM and one per player named on a character
+    sheet (`player = "Dana"`) who has none yet; a link once printed is not shown again (only
+    its hash is kept): `campaign access add NAME --replace` issues a new one. Players see
+    the players' view only and enter physical dice for their own characters. Listens on
+    127.0.0.1 unless --host; answers only requests for the addresses it prints (and
+    --url's host). The address is kept, so `campaign access add` prints links with it.
     """
-    import uvicorn
-
     from ledger.web import access as accessmod
+    from ledger.web import server as webserver
     from ledger.web.app import create_app
 
     campaign = app.campaign
     store = app.store()
-    base = base_url(host, port)
-    live = {a.who.casefold(): a for a in accessmod.live(store, campaign.id)}
-    wanted = [accessmod.GM, *accessmod.players_of(campaign, as_gm=True)]
-    for who in wanted:
-        old = live.get(who.casefold())
-        if old is None or new_links:
-            access, token = accessmod.grant(store, campaign, who, (), at=now())
-            click.echo(link_line(access, token, base))
-        else:
-            shown = "GM" if old.is_gm else old.who
+    try:
+        sockets = webserver.bind(host, port)
+    except webserver.BindError as e:
+        raise click.ClickException(str(e)) from None
+    try:
+        listening = base_url(host, sockets[0].getsockname()[1])
+        public = url or listening
+        store.set_public_url(campaign.id, public, now())
+        live = {a.who.casefold(): a for a in accessmod.live(store, campaign.id)}
+        wanted = [accessmod.GM, *accessmod.players_of(campaign, as_gm=True)]
+        for who in wanted:
+            old = live.get(who.casefold())
+            if old is None or new_links:
+                access, token = accessmod.grant(store, campaign, who, (), at=now(), replace=True)
+                click.echo(link_line(access, token, public))
+            else:
+                shown = "GM" if old.is_gm else old.who
+                click.echo(
+                    f"{shown}: link issued {old.created_at[:16].replace('T', ' ')} UTC "
+                    f"(a new one: `campaign access add {old.who} --replace`)"
+                )
+        if not is_loopback(host):
             click.echo(
-                f"{shown}: link issued {old.created_at[:16].replace('T', ' ')} UTC "
-                f"(a new one: `campaign access add {old.who}`)"
+                f"Warning: listening on {host}, reachable from the network: the links are the "
+                "only key, and plain http can be read on the way (docs/serve.md: a reverse "
+                "proxy for TLS).",
+                err=True,
             )
-    if not is_loopback(host):
-        click.echo(
-            f"Warning: listening on {host}, reachable from the network: the links are the only "
-            "key, and plain http can be read on the way (docs/serve.md: a reverse proxy for TLS).",
-            err=True,
-        )
-    click.echo(f"Serving {campaign.id} at {base} (Ctrl-C stops)")
-    db_path = app.db_path
-    campaign_id = campaign.id
-    app.close()
-    uvicorn.run(
+        limit = webserver.connection_limit(max_connections)
+        if limit < max_connections:
+            click.echo(
+                f"Note: at most {limit} connections at once, to stay within this process's "
+                "open-file limit (raise `ulimit -n` for more).",
+                err=True,
+            )
+        also = f" (players open {public})" if url else ""
+        click.echo(f"Serving {campaign.id} at {listening}{also} (Ctrl-C stops)")
+        db_path = app.db_path
+        campaign_id = campaign.id
+        app.close()
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    webserver.run(
         create_app(db_path, campaign_id),
-        host=host,
-        port=port,
-        log_level="warning",
-        server_header=False,
-        timeout_graceful_shutdown=1,
+        sockets,
+        hosts={url_host(listening), url_host(public)},
+        max_connections=limit,
     )
 
 
@@ -116,33 +201,50 @@ def access() -> None:
     help="A character this player enters rolls for, beyond the sheets naming them (repeatable).",
 )
 @click.option(
-    "--url", default=DEFAULT_URL, show_default=True, help="Where `campaign serve` is reached."
+    "--replace",
+    is_flag=True,
+    help="PLAYER has a live link: issue a new one, and the old one stops working.",
+)
+@click.option(
+    "--url",
+    callback=url_option,
+    help="Where players reach `campaign serve` [default: the address it last served at, "
+    f"else {DEFAULT_URL}].",
 )
 @json_option
 @pass_app
 def access_add(
-    app: App, who: str, characters: tuple[str, ...], url: str, as_json: bool
+    app: App,
+    who: str,
+    characters: tuple[str, ...],
+    replace: bool,
+    url: str | None,
+    as_json: bool,
 ) -> None:
-    """Issue a link for PLAYER (or `gm`); an older link of the same name stops working.
+    """Issue a link for PLAYER (or `gm`): one live link per person.
 
-    The link is printed once: only its hash is kept.
+    When PLAYER already has one, nothing is issued unless --replace (then the old link stops
+    working, open pages included). The link is printed once (only its hash is kept), with
+    the address `campaign serve` last served at.
     """
     from ledger.web import access as accessmod
 
     campaign = app.campaign
-    found, token = accessmod.grant(app.store(), campaign, who, characters, at=now())
+    store = app.store()
+    base = url or store.public_url(campaign.id) or DEFAULT_URL
+    found, token = accessmod.grant(store, campaign, who, characters, at=now(), replace=replace)
     mine = accessmod.characters_of(campaign, found)
     if as_json:
         echo_json(
             {
                 "who": found.who,
                 "role": found.role,
-                "link": f"{url.rstrip('/')}/a/{token}",
+                "link": f"{base}/a/{token}",
                 "characters": list(mine),
             }
         )
         return
-    click.echo(link_line(found, token, url))
+    click.echo(link_line(found, token, base))
     if not found.is_gm:
         click.echo(
             f"  enters rolls for: {', '.join(mine.values()) or 'no character yet'}"
@@ -185,7 +287,9 @@ def access_list(app: App, as_json: bool) -> None:
     if not rows:
         click.echo("No links yet: `campaign access add gm`, `campaign access add NAME`.")
     for r in rows:
-        click.echo(f"{r['who']:<16} {r['role']:<7} {r['issued'][:16]}  {', '.join(r['characters'])}")
+        click.echo(
+            f"{r['who']:<16} {r['role']:<7} {r['issued'][:16]}  {', '.join(r['characters'])}"
+        )
         for d in r["devices"]:
             click.echo(
                 f"  {d['device']}: signed in {d['signed_in'][:16].replace('T', ' ')}, "

@@ -436,6 +436,16 @@ class EventStore(Protocol):
         session, or forgotten)."""
         ...
 
+    def set_public_url(self, campaign: str, url: str, at: str) -> None:
+        """Keep ``url`` (``scheme://host[:port]``) as where players reach the campaign's web
+        view, replacing the one kept before (``campaign serve``, #24)."""
+        ...
+
+    def public_url(self, campaign: str) -> str | None:
+        """The web view's public base URL :meth:`set_public_url` kept (``None``: never
+        served)."""
+        ...
+
     # --- snapshots ---------------------------------------------------------------------
 
     def save_snapshot(
@@ -560,6 +570,11 @@ class Statements:
         "and used_at is null"
     )
     web_nonce: str = "select used_at from web_nonces where session_id = ? and nonce_hash = ?"
+    set_public_url: str = (
+        "insert into public_url (campaign, url, set_at) values (?, ?, ?) "
+        "on conflict (campaign) do update set url = excluded.url, set_at = excluded.set_at"
+    )
+    public_url: str = "select url from public_url where campaign = ?"
     save_snapshot: str = (
         "insert into snapshots (campaign, stream, seq, as_gm, basis, digest, state) "
         "values (?, ?, ?, ?, ?, ?, ?) on conflict (campaign, stream, as_gm, seq, basis) "
@@ -964,6 +979,16 @@ class SqlEventStore(abc.ABC):
         if row is None:
             return "unknown"
         return "unused" if row[0] is None else "used"
+
+    def set_public_url(self, campaign: str, url: str, at: str) -> None:
+        """See :meth:`EventStore.set_public_url`."""
+        with self.transaction():
+            self.conn.execute(self.SQL.set_public_url, (campaign, url, at))
+
+    def public_url(self, campaign: str) -> str | None:
+        """See :meth:`EventStore.public_url`."""
+        row = self.conn.execute(self.SQL.public_url, (campaign,)).fetchone()
+        return None if row is None else str(row[0])
 
     # --- snapshots -----------------------------------------------------------------------
 

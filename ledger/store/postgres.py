@@ -9,7 +9,8 @@ The same tables as the SQLite store (:mod:`ledger.store`), with the same migrati
 recorded in ``ledger_migrations``: ``events`` (one row per event; ``data`` is the canonical
 JSON as ``text``, never ``jsonb``, so every byte the hash covers is kept), ``secrets``,
 ``snapshots``, ``access`` (the web view's links, #18), ``web_sessions`` and ``web_nonces``
-(its signed-in devices and form nonces, #24). Many campaigns share one database: each row names its campaign, and each
+(its signed-in devices and form nonces, #24), ``public_url`` (where the web view is reached,
+#24). Many campaigns share one database: each row names its campaign, and each
 campaign has its own gap-free ``seq`` and hash chain.
 
 How appends stay correct with many writers (the approach of eventsourcing's PostgreSQL
@@ -149,6 +150,14 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "session_id bigint not null, nonce_hash text not null unique, "
             "issued_at text not null, used_at text)",
             "create index web_nonces_session on web_nonces (session_id, id)",
+        ),
+    ),
+    (
+        # where players reach the web view (#24), as ledger.store.m009_public_url
+        "m009_public_url",
+        (
+            f"create table public_url (campaign {_TEXT} primary key, url text not null, "
+            "set_at text not null)",
         ),
     ),
 )

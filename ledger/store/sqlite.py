@@ -9,7 +9,8 @@ and insert a whole batch, or write nothing.
 Tables: ``events`` (one row per event, readable in Datasette: the envelope's columns with
 ``data`` as JSON), ``secrets`` (unrevealed session seeds), ``snapshots`` (a cache of
 projected state), ``access``, ``web_sessions`` and ``web_nonces`` (the web view's links,
-signed-in devices and form nonces), ``_sqlite_migrations``.
+signed-in devices and form nonces), ``public_url`` (where the web view is reached),
+``_sqlite_migrations``.
 """
 
 from __future__ import annotations
@@ -197,6 +198,16 @@ def m008_web_sessions(db: sqlite_utils.Database) -> None:
     db.execute("create index web_nonces_session on web_nonces (session_id, id)")
 
 
+def m009_public_url(db: sqlite_utils.Database) -> None:
+    """Where players reach the web view (#24): one row per campaign, the public base URL
+    ``campaign serve`` last announced (its ``--url``, or the address it bound), so
+    ``campaign access add`` prints links that open (:meth:`Store.public_url`)."""
+    db.execute(
+        "create table public_url (campaign text primary key, url text not null, "
+        "set_at text not null)"
+    )
+
+
 MIGRATION_NAMES = (
     "m001_events",
     "m002_secrets_snapshots",
@@ -206,6 +217,7 @@ MIGRATION_NAMES = (
     "m006_access",
     "m007_session_marks",
     "m008_web_sessions",
+    "m009_public_url",
 )
 _migrations: Migrations | None = None
 
@@ -226,6 +238,7 @@ def get_migrations() -> Migrations:
         _migrations()(m006_access)
         _migrations()(m007_session_marks)
         _migrations()(m008_web_sessions)
+        _migrations()(m009_public_url)
     return _migrations
 
 

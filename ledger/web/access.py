@@ -82,14 +82,36 @@ def check_player(name: str) -> str:
     return check_name(name, "the player's name")
 
 
+class LinkExists(RuleError):
+    """``who`` already has a live link and a new one was not asked to replace it (#24).
+
+    :ivar who: the name as the live link spells it.
+    """
+
+    def __init__(self, who: str) -> None:
+        self.who = who
+        super().__init__(
+            f"{who} already has a live link: `campaign access add {who} --replace` issues a "
+            "new one and stops the old"
+        )
+
+
 def grant(
-    store: Any, campaign: Any, who: str, characters: tuple[str, ...], *, at: str
+    store: Any,
+    campaign: Any,
+    who: str,
+    characters: tuple[str, ...],
+    *,
+    at: str,
+    replace: bool = False,
 ) -> tuple[Access, str]:
-    """Issue a new link for ``who`` (``"gm"`` for the GM), revoking the older live ones of
-    the same name (a new link replaces the old: one key per person).
+    """Issue a new link for ``who`` (``"gm"`` for the GM). One key per person: with
+    ``replace`` the older live links of the same name (compared case-insensitively) are
+    revoked in the same transaction; without it, a live one refuses the grant.
 
     :param characters: names or ids of characters granted by name (players only).
     :returns: ``(access, token)``: the token is shown once and never stored.
+    :raises LinkExists: ``who`` has a live link and ``replace`` is false (nothing written).
     :raises RuleError: a bad name, a character granted to the GM's link, or an unknown
         character (:class:`ledger.errors.NotFound`, with suggestions).
     """
@@ -102,6 +124,11 @@ def grant(
     ids = tuple(dict.fromkeys(campaign.find_character(c) for c in characters))
     token = new_token()
     with store.transaction():
+        if not replace:
+            key = who.casefold()
+            for row in store.access_rows(campaign.id):
+                if row["revoked_at"] is None and row["who"].casefold() == key:
+                    raise LinkExists(row["who"])
         store.revoke_access(campaign.id, who, at)
         row_id = store.add_access(campaign.id, who, role, ids, token_hash(token), at)
     return Access(row_id, who, role, ids, at), token
