@@ -11,10 +11,10 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as s
 from ledger_terran_engine import TerranEngine
-from ledger_terran_engine import mechanics as m
 from ledger_terran_engine import state as st
 from ledger_terran_engine.events import ChallengeOpened
 from ledger_terran_engine.odds import risky_bands
+from ledger_terran_engine.rules import mechanics as m
 
 from ledger import RollRequest
 from ledger.dice.engine import PhysicalDice

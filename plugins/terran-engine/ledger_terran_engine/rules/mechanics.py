@@ -15,22 +15,13 @@ from typing import Literal
 
 from ledger import DiceError, DiceSource, PhysicalDice, RuleError
 
+from ..state import ARCHETYPES as ARCHETYPES  # the character's vocabulary, named in state.py
+from ..state import ATTRIBUTE_MAX as ATTRIBUTE_MAX
+from ..state import ATTRIBUTES as ATTRIBUTES
+from ..state import DEFAULT_SKILLS as DEFAULT_SKILLS
+from ..state import canonical as canonical
+
 SEED = "003_2aeb47bc6ca82a40.txt"
-
-ATTRIBUTES: tuple[str, ...] = ("Strength", "Agility", "Insight", "Charisma")
-"""The four Attributes (SEED, characters.html "1.2 Attributes")."""
-
-DEFAULT_SKILLS: tuple[str, ...] = ("Violence", "Exploration", "Social", "Survival", "Vocational")
-"""The generic Skill list (SEED, "1.2.1 Skills"); campaigns may replace it (option ``skills``)."""
-
-ARCHETYPES: tuple[str, ...] = (
-    "Hero", "Mentor", "Everyman", "Innocent", "Ruler", "Sage",
-    "Explorer", "Outlaw", "Magician", "Lover", "Jester", "Caregiver",
-)
-"""The twelve Archetypes (SEED, "1.1 Archetypes"); option ``archetypes`` may replace them."""
-
-ATTRIBUTE_MAX = 3
-"""Highest Attribute value: the three-dot track (ruling R13)."""
 
 LIGHT_MIN, LIGHT_MAX = 0, 4
 """Light Dice bounds: "You must always have between 0 and 4 Light Dice" (SEED, "2.1")."""
@@ -40,19 +31,6 @@ Wound = Literal["none", "critical", "mortal", "dead"]
 
 LEVELS: tuple[str, ...] = ("Trivial", "Dangerous", "Serious", "Formidable", "Extreme")
 """Challenge levels 0..4 (SEED, rules.html "2.2 Challenges"); level n >= 5 is Fantastical."""
-
-
-def canonical(name: str, choices: tuple[str, ...] | list[str], what: str) -> str:
-    """The entry of ``choices`` that ``name`` names, ignoring case and surrounding spaces.
-
-    :raises RuleError: ``name`` is none of ``choices`` (the sentence lists them).
-    """
-    wanted = name.strip().casefold()
-    for choice in choices:
-        if choice.casefold() == wanted:
-            return choice
-    article = "an" if what[:1].lower() in "aeiou" else "a"
-    raise RuleError(f"{name!r} is not {article} {what}; choose one of: {', '.join(choices)}")
 
 
 # --- creation -----------------------------------------------------------------------------
@@ -73,24 +51,6 @@ def attribute_from_faces(faces: list[int]) -> int:
 def band_value(highest: int) -> int:
     """0, 1 or 2 for a highest die of 1-3, 4-5 or 6 (SEED, "1.2 Attributes" table)."""
     return 0 if highest <= 3 else 1 if highest <= 5 else 2
-
-
-def hp_max(strength: int, agility: int, advancements: int, tough: bool = False) -> int:
-    """HP_max = Strength + Agility + 2, +1 per Advancement, and +1 more each with Tough.
-
-    (SEED, "1.3.1 HP"; "1.4" Tough: "one additional HP per Advancement", ruling R14.)
-    ``advancements`` counts every Advancement including Tough (and ones still to choose).
-    """
-    return strength + agility + 2 + advancements + (advancements if tough else 0)
-
-
-def ego_max(insight: int, charisma: int, estranged: int = 0) -> int:
-    """Ego_max = Insight + Charisma + 2, −1 per Estranged condition, never below 0.
-
-    (SEED, "1.3.2 Ego": "Insight and Empathy", Empathy read as Charisma, ruling R1;
-    "1.5 Conditions" Estranged: "Ego_max − 1".)
-    """
-    return max(0, insight + charisma + 2 - estranged)
 
 
 def successor_advancements(advancements: int) -> int:

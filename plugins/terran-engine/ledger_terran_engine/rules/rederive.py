@@ -1,7 +1,7 @@
 """Re-deriving recorded Terran Engine rolls from their inputs and draws.
 
 DESIGN.md "Dice and verifiable randomness": a roll's recorded result must be what the rules
-give for its recorded inputs and draws. :func:`request_of` turns a roll made by
+give for its recorded inputs and draws. :meth:`Rederive.request_of` turns a roll made by
 :meth:`TerranEngine.resolve` back into the request that made it (input fields only);
 :func:`advancement_roll` and :func:`development_roll` recompute the rolls ``advance`` makes
 (SEED ``003_2aeb47bc6ca82a40.txt``, characters.html "1.4 Advancements"); :func:`fill_inputs`
@@ -11,16 +11,16 @@ supplies inputs an event written before they were recorded leaves out.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from msgspec import UNSET
 from msgspec.structs import replace
 
-from ledger import Opponent, ReplayDice, Roll, RollRequest, RuleError
+from ledger import Opponent, ReplayDice, Roll, RollRequest, RuleError, RuleSystem
 
-from . import mechanics as m
-from . import state as st
-from .events import (
+from .. import state as st
+from ..events import (
     AdvancementRolled,
     AttributeRolled,
     ConsequenceRolled,
@@ -29,6 +29,8 @@ from .events import (
     RiskyActionRolled,
     SkillDevelopmentRolled,
 )
+from ..state import Character, Options
+from . import mechanics as m
 
 _DICE_MODIFIER = re.compile(r"^(position|extra) ([+-]\d+)d$")
 _FLAG_MODIFIERS = {"heavy armour -1d": "hindered", "improvised tool -1d": "improvised"}
@@ -75,50 +77,59 @@ def _effect_given(e: EffectRolled) -> str:
     return str(m.EffectCode(n=1, half=True, plus=code.plus))
 
 
-def request_of(event: Roll) -> RollRequest:
-    """The request :meth:`TerranEngine.resolve` turned into ``event`` (input fields only).
+def _attribute_request(e: AttributeRolled) -> RollRequest:
+    return RollRequest(e.character, "", e.attribute, {"creation": True})
 
-    :raises RuleError: an advancement roll (made by ``advance``, not by ``resolve``) or a
-        roll of another system.
-    """
-    e: Any = event
-    if isinstance(e, AttributeRolled):
-        return RollRequest(e.character, "", e.attribute, {"creation": True})
-    if isinstance(e, RiskyActionRolled):
-        return RollRequest(e.character, "", e.skill or e.attribute, _risky_params(e))
-    if isinstance(e, EffectRolled):
-        params: dict[str, Any] = {}
-        if e.weapon:
-            params["weapon"] = e.weapon
-        else:
-            params["effect"] = _effect_given(e) if e.effect is UNSET else e.effect
-        if e.twohands is True:
-            params["twohands"] = True
-        if e.advancements:
-            params["advancement"] = list(e.advancements)
-        if e.challenge:
-            params["challenge"] = e.challenge
-        if e.vs_character:
-            return RollRequest(e.character, "", "effect", params,
-                               opponent=Opponent(e.vs_character))
-        return RollRequest(e.character, "", "effect", params)
-    if isinstance(e, ConsequenceRolled):
-        params = {"consequence": e.consequence}
-        effect = e.effect if e.effect is not UNSET else (None if e.challenge else e.code)
-        if effect:
-            params["effect"] = effect
-        if e.challenge:
-            params["challenge"] = e.challenge
-        if e.fork is not None:
-            params["fork"] = e.fork
-        if e.shield_sacrificed:
-            params["sacrifice"] = True
-        if e.protected:
-            params["protected"] = True
-        return RollRequest(e.character, "", "consequence", params)
-    if isinstance(e, FortuneRolled):
-        return RollRequest(e.character, "", "fortune", {"fortune": e.chances})
-    raise RuleError(f"terran-engine's resolve does not make {type(event).__name__} rolls")
+
+def _risky_request(e: RiskyActionRolled) -> RollRequest:
+    return RollRequest(e.character, "", e.skill or e.attribute, _risky_params(e))
+
+
+def _effect_request(e: EffectRolled) -> RollRequest:
+    params: dict[str, Any] = {}
+    if e.weapon:
+        params["weapon"] = e.weapon
+    else:
+        params["effect"] = _effect_given(e) if e.effect is UNSET else e.effect
+    if e.twohands is True:
+        params["twohands"] = True
+    if e.advancements:
+        params["advancement"] = list(e.advancements)
+    if e.challenge:
+        params["challenge"] = e.challenge
+    if e.vs_character:
+        return RollRequest(e.character, "", "effect", params, opponent=Opponent(e.vs_character))
+    return RollRequest(e.character, "", "effect", params)
+
+
+def _consequence_request(e: ConsequenceRolled) -> RollRequest:
+    params: dict[str, Any] = {"consequence": e.consequence}
+    effect = e.effect if e.effect is not UNSET else (None if e.challenge else e.code)
+    if effect:
+        params["effect"] = effect
+    if e.challenge:
+        params["challenge"] = e.challenge
+    if e.fork is not None:
+        params["fork"] = e.fork
+    if e.shield_sacrificed:
+        params["sacrifice"] = True
+    if e.protected:
+        params["protected"] = True
+    return RollRequest(e.character, "", "consequence", params)
+
+
+def _fortune_request(e: FortuneRolled) -> RollRequest:
+    return RollRequest(e.character, "", "fortune", {"fortune": e.chances})
+
+
+REQUESTS: dict[type[Roll], Callable[[Any], RollRequest]] = {
+    AttributeRolled: _attribute_request,
+    RiskyActionRolled: _risky_request,
+    EffectRolled: _effect_request,
+    ConsequenceRolled: _consequence_request,
+    FortuneRolled: _fortune_request,
+}
+"""The request each kind of roll :meth:`Rolls.resolve` makes was asked with (its inputs)."""
 
 
 def fill_inputs(state: st.Character, event: Roll) -> Roll:
@@ -156,8 +167,8 @@ def advancement_roll(state: st.Character, event: AdvancementRolled) -> Advanceme
     """Roll Advancement recomputed (SEED "1.4 Advancements": "Roll one die for each
     Experience you are willing to use. If the sum of your dice is equal or higher than the sum
     of your Ego_max and HP_max you gain an Advancement"): faces from the draws, their sum, the
-    threshold from the sheet as the session ended (T22, :func:`state.session_sheet`); the chosen Advancement is kept only on a success (spent
-    Experience is gone either way, R12).
+    threshold from the sheet as the session ended (T22, :func:`.state.session_sheet`); the
+    chosen Advancement is kept only on a success (spent Experience is gone either way, R12).
 
     :raises ledger.DiceError: the draws are not ``spent`` d6."""
     faces = _draw(event)
@@ -185,3 +196,41 @@ def development_roll(
         event, faces=faces, total=sum(faces), threshold=threshold, rating=rating,
         success=sum(faces) >= threshold,
     )
+
+
+class Rederive(RuleSystem[Character, Options]):
+    """Every Terran Engine roll re-derives from its inputs and draws (``verify``, ``audit``,
+    ``import``)."""
+
+    def request_of(self, event: Roll) -> RollRequest:
+        """The request :meth:`resolve` turned into ``event`` (input fields only; see
+        :data:`REQUESTS`).
+
+        :raises RuleError: an advancement roll (made by ``advance``, not by ``resolve``) or a
+            roll of another system.
+        """
+        make = REQUESTS.get(type(event))
+        if make is None:
+            raise RuleError(f"terran-engine's resolve does not make {type(event).__name__} rolls")
+        return make(event)
+
+    def rederive(
+        self, state: Character, event: Roll, *, name: str, opponent: Any = None
+    ) -> Roll:
+        """The roll the rules give for ``event``'s recorded inputs and draws.
+
+        Advancement and Skill Development rolls are recomputed from the state and the draws
+        (SEED "1.4 Advancements"); the others go through :meth:`resolve`, with the inputs an
+        older event did not record read from the state (:func:`fill_inputs`).
+
+        :raises RuleError: the rules refuse the recorded inputs. :raises DiceError: other
+            dice were recorded than the rules draw.
+        """
+        if isinstance(event, AdvancementRolled):
+            return advancement_roll(state, event)
+        if isinstance(event, SkillDevelopmentRolled):
+            return development_roll(state, event)
+        filled = fill_inputs(state, event)
+        result = super().rederive(state, filled, name=name, opponent=opponent)
+        unset = {k: UNSET for k in ("twohands", "effect") if getattr(event, k, None) is UNSET}
+        return replace(result, **unset) if unset else result

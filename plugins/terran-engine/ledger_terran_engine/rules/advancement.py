@@ -30,20 +30,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from fractions import Fraction
 from typing import Any
 
-from ledger import DiceSource, Event, Recorded, RuleError
+from ledger import DiceSource, Event, Recorded, RuleError, RuleSystem
 
-from . import mechanics as m
-from . import state as st
-from .events import (
+from .. import state as st
+from ..events import (
     AdvancementRolled,
     EgoPooled,
     ExperienceGained,
     RiskyActionRolled,
     SkillDevelopmentRolled,
 )
+from ..state import Character, Options
+from . import mechanics as m
 
 
 def ego_lost_in(session_events: Sequence[Recorded], character: str) -> int:
@@ -117,19 +117,6 @@ def parse_choices(choices: dict[str, Any], states: dict[str, Any]) -> dict[str, 
 def client_seed(session: int, character: str) -> str:
     """The fixed client seed of a character's advancement rolls: ``"advance:<session>:<id>"``."""
     return f"advance:{session}:{character}"
-
-
-def at_least(count: int, target: int) -> Fraction:
-    """P(the sum of ``count`` d6 ≥ ``target``), exact (SEED "1.4": one die per Experience
-    spent; the sum against Ego_max + HP_max or 3 × the Skill rating)."""
-    ways = {0: 1}
-    for _ in range(count):
-        nxt: dict[int, int] = {}
-        for total, n in ways.items():
-            for face in range(1, 7):
-                nxt[total + face] = nxt.get(total + face, 0) + n
-        ways = nxt
-    return Fraction(sum(n for total, n in ways.items() if total >= target), 6**count)
 
 
 def advance(
@@ -215,3 +202,22 @@ def advance(
     if problems:
         raise RuleError(*problems)
     return events
+
+
+class Advancement(RuleSystem[Character, Options]):
+    """``campaign advance``: the end of a session by the rules ("1.4 Advancements")."""
+
+    def advance(
+        self,
+        states: dict[str, Any],
+        session: int,
+        session_events: Sequence[Recorded],
+        dice: Callable[[str], DiceSource],
+        choices: dict[str, Any],
+    ) -> list[Event]:
+        """End of session: Experience from Ego lost, then the chosen rolls ("1.4"): the pure
+        :func:`advance` under this campaign's options (see the module for ``choices``).
+
+        :raises RuleError: as :func:`advance`.
+        """
+        return advance(self.options, states, session, session_events, dice, choices)

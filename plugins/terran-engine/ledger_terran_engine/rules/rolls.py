@@ -12,24 +12,25 @@
   ``--position ±1``, ``--extra ±N``, ``--montage``, ...).
 
 Seed ``003_2aeb47bc6ca82a40.txt``. Each function draws the dice in the order the rule lists
-them and returns one event with every face.
+them and returns one event with every face; :meth:`Rolls.resolve` picks the function.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ledger import DiceError, DiceSource, RollRequest, RuleError
+from ledger import DiceError, DiceSource, Roll, RollRequest, RuleError, RuleSystem
 
-from . import mechanics as m
-from . import state as st
-from .events import (
+from .. import state as st
+from ..events import (
     AttributeRolled,
     ConsequenceRolled,
     EffectRolled,
     FortuneRolled,
     RiskyActionRolled,
 )
+from ..state import Character, Options
+from . import mechanics as m
 
 KINDS = ("effect", "consequence", "fortune")
 
@@ -447,3 +448,30 @@ def fortune_roll(state: st.Character, request: RollRequest, dice: DiceSource) ->
         character=state.id, face=dice.d(6), chances=str(request.params.get("fortune") or ""),
         **dice.fields(),
     )
+
+
+class Rolls(RuleSystem[Character, Options]):
+    """``campaign roll``: the request's WHAT and options pick the roll (see the module)."""
+
+    def resolve(self, state: Character, request: RollRequest, dice: DiceSource) -> Roll:
+        """Resolve ``campaign roll ID WHAT``: ``--creation`` rolls an Attribute ("1.2"),
+        ``effect`` an Effect ("2.2.1"), ``consequence`` a Challenge's Effect ("2.2"),
+        ``fortune`` (or ``--fortune``) the Fortune die ("2.3"), anything else a Risky Action
+        ("2.1").
+
+        :raises RuleError: see the roll functions. :raises DiceError: bad physical faces.
+        """
+        kind = (request.skill or "").strip().lower()
+        event: Roll
+        if request.params.get("creation"):
+            event = creation_roll(state, request, dice)
+        elif kind == "effect":
+            event = effect_roll(self.options, state, request, dice)
+        elif kind == "consequence":
+            event = consequence_roll(self.options, state, request, dice)
+        elif kind == "fortune" or request.params.get("fortune"):
+            event = fortune_roll(state, request, dice)
+        else:
+            event = risky_action(self.options, state, request, dice)
+        dice.finish()
+        return event
