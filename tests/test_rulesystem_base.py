@@ -103,3 +103,11 @@ def test_an_event_subclass_is_worded_as_its_parent_unless_worded_itself():
 
     system = Worded().configure({})
     assert system.describe(BigHurt(character="ann", amount=9)) == "ann: loses 9 hp"
+
+
+def test_a_system_as_registered_has_its_default_options():
+    """Before ``configure``, an instance holds ``options_type()`` (not ``None``), so what
+    its methods read of ``self.options`` is the book's default."""
+    system = Toy()
+    assert isinstance(system.options, Toy.options_type)
+    assert system.configure({}).options == system.options

@@ -160,8 +160,13 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
     has_harm: ClassVar[bool] = False
     chart: ClassVar[str] = ""
 
-    #: set by :meth:`configure` (``None`` on an unconfigured instance, as registered)
+    #: the campaign options: every default on an instance as registered, the campaign's
+    #: after :meth:`configure`
     options: OptionsT = None  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        if self.options is None and hasattr(type(self), "options_type"):
+            self.options = self.options_type()  # type: ignore[assignment]
 
     # --- words for people ----------------------------------------------------------------
 

@@ -31,9 +31,7 @@ class TerranEngine(Rules, Appliers, Words, SheetRules, Odds):
     example_roll = "roll jen Exploration --attribute Agility --dark 1 --montage --challenge 'Greywater ford' --dice 2,3,1,4  # 3 Light and 1 Dark die, highest 4"
     contests = True  # an Effect against a character on the ledger (--vs-character, T24)
     has_harm = True  # `campaign damage` and --apply: physical harm through armour (T24)
-    # odds_series and draw_odds (Risky Action bands, Effects, Advancement), named in full: the
-    # base resolves ".odds" against a subclass's module, which may be anywhere
-    chart = "ledger_terran_engine.odds"
+    chart = ".odds"  # the odds chart's odds_series and draw_odds
     event_types = EVENT_TYPES
     upcasters = UPCASTERS
     state_type = Character
