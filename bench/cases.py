@@ -17,10 +17,10 @@ from typing import Any
 import msgspec
 import workload
 
-from ledger.campaign import Campaign
+from ledger.campaign.aggregate import Campaign
 from ledger.codec import Codec
 from ledger.events import Event, SessionStarted, stream_of
-from ledger.store import COLUMNS, INSERT_CHUNK, MMAP_BYTES, Pending, Store
+from ledger.store.sqlite import COLUMNS, INSERT_CHUNK, MMAP_BYTES, Pending, Store
 
 AT = "2026-03-01T20:00:00.000000Z"
 ACTOR = "gm"
@@ -205,7 +205,7 @@ def floor_bare_append(path: str, rows: Sequence[tuple[Any, ...]]) -> float:
 def ledger_replay(path: str) -> float:
     """Every character's state at the head, replayed through the d20-world appliers
     (``Campaign.states``: corrections, decode, dispatch, apply). Opening is timed too."""
-    from ledger.campaign import open_campaign
+    from ledger.campaign.aggregate import open_campaign
 
     t = time.perf_counter()
     store = Store(path)
@@ -220,7 +220,7 @@ def ledger_replay(path: str) -> float:
 @functools.cache
 def floor_codec() -> Codec:
     """The campaign's codec (core + d20-world types), as the replay decodes with."""
-    from ledger.campaign import load_system
+    from ledger.campaign.aggregate import load_system
 
     return Codec(load_system(workload.SYSTEM).event_types)
 
@@ -264,7 +264,7 @@ def floor_scan_decode(path: str) -> float:
 def correct_early(path: str, who: str) -> tuple[int, float]:
     """Retract ``who``'s first ``experience_marked`` (an early event) in the ledger at
     ``path`` through ``Campaign.correct`` (validated by a replay): its seq and the seconds."""
-    from ledger.campaign import open_campaign
+    from ledger.campaign.aggregate import open_campaign
 
     store = Store(path)
     camp = open_campaign(store, workload.CAMPAIGN)
@@ -339,7 +339,7 @@ def _es_classes() -> tuple[type, type]:
     from eventsourcing.application import Application
     from eventsourcing.domain import Aggregate, event
 
-    from ledger.plugins import rule_systems
+    from ledger.rules.plugins import rule_systems
 
     system = rule_systems()[workload.SYSTEM].configure({})
     codec = Codec(system.event_types)

@@ -58,12 +58,12 @@ import psycopg  # noqa: E402
 import workload  # noqa: E402
 from run import med, rounds, speed  # noqa: E402
 
-from ledger.campaign import Campaign, open_campaign  # noqa: E402
+from ledger.campaign.aggregate import Campaign, open_campaign  # noqa: E402
 from ledger.chain import COLUMNS, Head, chain_rows  # noqa: E402
 from ledger.events import NoteAdded  # noqa: E402
-from ledger.eventstore import ConflictError, Pending, encode_batch  # noqa: E402
-from ledger.pgstore import PostgresStore  # noqa: E402
-from ledger.verify import verify_store  # noqa: E402
+from ledger.history.verify import verify_store  # noqa: E402
+from ledger.store.base import ConflictError, Pending, encode_batch  # noqa: E402
+from ledger.store.postgres import PostgresStore  # noqa: E402
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/test"
 

@@ -185,8 +185,8 @@ def campaign_exe() -> str:
 def bench_as_of(ledger_db: Path, queries: int, reps: int) -> dict[str, Any]:
     """4. A sheet as of a random seq: in-process (open, resolve, state_of, view) and the whole
     ``campaign sheet --as-of`` process, after snapshots exist."""
-    from ledger.campaign import open_campaign
-    from ledger.store import Store
+    from ledger.campaign.aggregate import open_campaign
+    from ledger.store.sqlite import Store
 
     print(f"sheet --as-of on {ledger_db.name}, {queries} queries x {reps} rounds")
     store = Store(str(ledger_db))
@@ -241,8 +241,8 @@ def bench_correction(tmp: Path, n: int, reads: int) -> dict[str, Any]:
     (an early event), then reads the sheet once and ``reads`` times again. Each read opens
     the store and the campaign, as a ``campaign sheet`` process does.
     """
-    from ledger.campaign import open_campaign
-    from ledger.store import Store
+    from ledger.campaign.aggregate import open_campaign
+    from ledger.store.sqlite import Store
 
     print(f"sheet after an early correction, {n:,} events, {reads} reads before and after")
     db = tmp / f"correction-{n}.db"
@@ -363,8 +363,8 @@ def bench_shell(tmp: Path, reps: int, entries: int, process_ms: float) -> dict[s
 RSS_CHILD = """
 import sys, threading, time
 sys.path.insert(0, {here!r})
-from ledger.campaign import open_campaign
-from ledger.store import Store
+from ledger.campaign.aggregate import open_campaign
+from ledger.store.sqlite import Store
 
 
 def status():  # KiB of this process's memory: {{"RssAnon": .., "RssFile": .., "VmHWM": ..}}
@@ -440,11 +440,11 @@ def bench_reads(ledger_db: Path, reps: int, small_db: Path | None = None) -> dic
     """8. Every read path of issue 19 on the big ledger, after snapshots exist: in process
     (open, read, render nothing) and as a whole ``campaign`` process; and one ``roll`` (in a
     transaction rolled back, so the ledger is unchanged) on the big ledger and a small one."""
-    from ledger.advancement import preview
-    from ledger.audit import audit
-    from ledger.campaign import SESSION_TYPES, open_campaign
-    from ledger.recap import build_recap
-    from ledger.store import Store
+    from ledger.campaign.aggregate import SESSION_TYPES, open_campaign
+    from ledger.history.advancement import preview
+    from ledger.history.audit import audit
+    from ledger.history.recap import build_recap
+    from ledger.store.sqlite import Store
 
     print(f"reads on {ledger_db.name}, {reps} rounds")
     store = Store(str(ledger_db))

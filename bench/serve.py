@@ -30,8 +30,8 @@ AT = "2026-03-01T19:00:00.000000Z"
 
 def setup(db: str) -> str:
     """A d20-world campaign with one character; returns a GM link token."""
-    from ledger.campaign import Campaign
-    from ledger.store import Store
+    from ledger.campaign.aggregate import Campaign
+    from ledger.store.sqlite import Store
     from ledger.web import access
 
     store = Store(db)
@@ -52,9 +52,9 @@ def serve(db: str, port: int) -> None:
 
 def append(db: str, rate: float, seconds: float, out: str, start: float) -> None:
     """Append one note every 1/rate seconds; write {seq: commit time} to ``out``."""
-    from ledger.campaign import open_campaign
+    from ledger.campaign.aggregate import open_campaign
     from ledger.events import NoteAdded
-    from ledger.store import Store
+    from ledger.store.sqlite import Store
 
     camp = open_campaign(Store(db))
     times: dict[int, float] = {}

@@ -30,9 +30,9 @@ from ledger_d20_world.events import (
     WoundHealed,
 )
 
-from ledger.dice import PhysicalDice
+from ledger.dice.engine import PhysicalDice
 from ledger.events import Event, SceneEnded, SceneStarted, SessionEnded, SessionStarted
-from ledger.rulesystem import RollRequest
+from ledger.rules.requests import RollRequest
 
 ROOT = Path(__file__).resolve().parent.parent
 SHEETS = ROOT / "campaigns" / "the-world" / "characters"
@@ -74,7 +74,7 @@ class _Rules:
     :class:`ledger.RuleError` here, so the workload never holds an event the rules refuse)."""
 
     def __init__(self) -> None:
-        from ledger.campaign import load_system
+        from ledger.campaign.aggregate import load_system
 
         self.system = load_system(SYSTEM)
         self.appliers = self.system.appliers()

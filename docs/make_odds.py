@@ -21,10 +21,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ledger import charts
-from ledger import fairness as fair
-from ledger.dice import EngineDice
-from ledger.plugins import rule_systems
+from ledger.dice import fairness as fair
+from ledger.dice.engine import EngineDice
+from ledger.rules import charts
+from ledger.rules.plugins import rule_systems
 
 DOCS = Path(__file__).resolve().parent
 OUT = DOCS / "odds.md"

@@ -2,7 +2,7 @@
 
 The public API for plugin authors (docs/plugin-guide.md, "Public API"): everything a rule
 system, a plugin command or a listener needs is importable from ``ledger``; chart helpers
-from :mod:`ledger.charts`, test helpers from :mod:`ledger.testing`. A plugin imports nothing
+from :mod:`ledger.rules.charts`, test helpers from :mod:`ledger.testing`. A plugin imports nothing
 else from ``ledger`` (tests/test_public_api.py holds the bundled plugins to it).
 
 The helpers for plugin commands (``App``, ``pass_app``, ``echo_json``, ``json_option``,
@@ -16,8 +16,16 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .dice import DiceError, DiceSource, EngineDice, PhysicalDice, ReplayDice, parse_faces
-from .events import (
+from ledger.dice.engine import (
+    DiceError,
+    DiceSource,
+    EngineDice,
+    PhysicalDice,
+    ReplayDice,
+    parse_faces,
+)
+from ledger.errors import RuleError
+from ledger.events import (
     CampaignCreated,
     CharacterCreated,
     ContestOpposed,
@@ -33,15 +41,16 @@ from .events import (
     SessionStarted,
     event_tag,
 )
-from .hookspecs import hookimpl
-from .projection import applying_seq
-from .rulesystem import Opponent, RollParam, RollRequest, RuleError, RuleSystem, applies
-from .sheets import Line, Section, Sheet, Table, Track
+from ledger.rules.hookspecs import hookimpl
+from ledger.rules.projection import applying_seq
+from ledger.rules.requests import Opponent, RollParam, RollRequest
+from ledger.rules.sheets import Line, Section, Sheet, Table, Track
+from ledger.rules.system import RuleSystem, applies, describes
 
 if TYPE_CHECKING:
-    from .campaign import Campaign
-    from .cli import App, echo_json, json_option, now, pass_app
-    from .cli.play import describe
+    from ledger.campaign.aggregate import Campaign
+    from ledger.cli import App, echo_json, json_option, now, pass_app
+    from ledger.history.words import describe
 
 #: ``{name: module}`` of the names imported on first use (PEP 562).
 _LAZY = {
@@ -50,8 +59,8 @@ _LAZY = {
     "echo_json": "ledger.cli",
     "json_option": "ledger.cli",
     "now": "ledger.cli",
-    "describe": "ledger.cli.play",
-    "Campaign": "ledger.campaign",
+    "describe": "ledger.history.words",
+    "Campaign": "ledger.campaign.aggregate",
 }
 
 
@@ -70,6 +79,7 @@ __all__ = [
     "Opponent",
     "RuleError",
     "applies",
+    "describes",
     # sheets (RuleSystem.sheet_layout)
     "Sheet",
     "Section",

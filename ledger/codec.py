@@ -14,8 +14,8 @@ from typing import Any, Union
 
 import msgspec
 
-from .chain import _encoder, canonical_envelope, encode_canonical  # noqa: F401 (re-exported)
-from .events import CORE_EVENT_TYPES, Event, event_tag
+from ledger.chain import _encoder, canonical_envelope, encode_canonical  # noqa: F401 (re-exported)
+from ledger.events import CORE_EVENT_TYPES, Event, event_tag
 
 SCHEMA = "schema_version"
 """Key of a payload's schema version (a reserved field name): written when the event class's

@@ -57,7 +57,11 @@ class Roll(Event, frozen=True, kw_only=True):
         A Fudge die is a 3-sided die (1 → −1, 2 → 0, 3 → +1).
     :ivar nonce: engine rolls only: 0-based index of the engine roll within its session.
     :ivar client_seed: engine rolls only: text a player offered (default ``""``).
-    :ivar scheme: the randomness scheme, ``"ledger-roll-v1"``.
+    :ivar scheme: the randomness scheme, ``"ledger-roll-v1"`` (``"ledger-roll-v2"``: a
+        requested roll answered with the roller's entropy).
+    :ivar request: a requested roll only: the seq of its ``roll.requested`` (absent, not
+        stored, on every other roll, so their bytes are unchanged).
+    :ivar entropy: a requested roll only: the 32 bytes the roller's device sent, in hex.
     """
 
     source: Literal["engine", "physical"]
@@ -65,6 +69,8 @@ class Roll(Event, frozen=True, kw_only=True):
     nonce: int | None = None
     client_seed: str | None = None
     scheme: str = "ledger-roll-v1"
+    request: int | msgspec.UnsetType = msgspec.UNSET
+    entropy: str | msgspec.UnsetType = msgspec.UNSET
 
 
 # --- core events -------------------------------------------------------------------------
@@ -203,6 +209,38 @@ class ContestOpposed(Event, frozen=True, kw_only=True, tag="contest.opposed"):
     harm: int | UnsetType = UNSET
 
 
+class RollRequested(Event, frozen=True, kw_only=True, tag="roll.requested"):
+    """A roll the GM asks of a player (``campaign request``, #26): its inputs are fixed here,
+    and it is answered once, by a roll naming this event's seq in its ``request`` (engine
+    dice drawn with the roller's entropy, scheme ``ledger-roll-v2``, or physical dice), or
+    withdrawn by ``roll.withdrawn``.
+
+    :ivar character: who rolls (this event's stream).
+    :ivar skill: the skill (stat, attribute, ...) as the system names it, or ``None``.
+    :ivar params: the roll's options by name, as ``campaign roll`` takes them.
+    :ivar asked: the player asked to answer (``None``: the character's player).
+    """
+
+    character: str
+    skill: str | None = None
+    params: dict[str, Any] = {}
+    asked: str | None = None
+
+
+class RollWithdrawn(Event, frozen=True, kw_only=True, tag="roll.withdrawn"):
+    """A roll request withdrawn before it was answered (``campaign withdraw``, #26). A
+    request answered and then withdrawn cannot be: the answer stands in the log.
+
+    :ivar character: the requested roller (this event's stream).
+    :ivar request: the ``roll.requested`` event's seq.
+    :ivar reason: why, in the GM's words.
+    """
+
+    character: str
+    request: int
+    reason: str
+
+
 CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     CampaignCreated,
     CharacterCreated,
@@ -217,6 +255,8 @@ CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     NoteAdded,
     Corrected,
     ContestOpposed,
+    RollRequested,
+    RollWithdrawn,
 )
 
 

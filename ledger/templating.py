@@ -16,7 +16,7 @@ def shown(value: Any) -> Any:
     """The ``finalize`` of every template: text made printable, ``Markup`` kept as it is."""
     import markupsafe
 
-    from .text import printable
+    from ledger.text import printable
 
     if isinstance(value, str) and not isinstance(value, markupsafe.Markup):
         return printable(value)

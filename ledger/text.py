@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
-from .rulesystem import RuleError
+from ledger.errors import RuleError
 
 #: Unicode categories a name refuses (control, format, surrogate, line/paragraph separator).
 INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})

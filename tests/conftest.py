@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import freezegun
 import pytest
 from click.testing import CliRunner
 
 from ledger.cli import cli
-from ledger.plugins import pm, rule_systems
+from ledger.rules.plugins import pm, rule_systems
 
 from .toy import ToyPlugin
 
 AT = "2026-03-01T19:00:00.000000Z"
+
+# pytest times each test with its own clock (``--durations``): a frozen clock must not reach it
+freezegun.configure(extend_ignore_list=["_pytest.timing", "_pytest.runner"])
 
 
 @pytest.fixture

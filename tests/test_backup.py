@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from ledger.backup import BACKUP_KEY
+from ledger.exchange.backup import BACKUP_KEY
 
 from .test_outputs import refused, run
 
@@ -79,7 +79,7 @@ def test_importing_a_player_copy_names_the_backup_command(open_session, tmp_path
 
 
 def test_abandon_closes_a_session_whose_seed_is_lost(open_session):
-    from ledger.store import Store
+    from ledger.store.sqlite import Store
 
     store = Store(open_session)  # the seed is lost (a ledger restored without a backup)
     store.drop_secret("toybox", 2)

@@ -20,8 +20,8 @@ sys.path.insert(0, str(BENCH))
 import cases  # noqa: E402
 import workload  # noqa: E402
 
-from ledger.store import Store  # noqa: E402
-from ledger.verify import verify_store  # noqa: E402
+from ledger.history.verify import verify_store  # noqa: E402
+from ledger.store.sqlite import Store  # noqa: E402
 
 EVENTS = 2_000  # two sessions of the workload
 

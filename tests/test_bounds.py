@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from ledger.plugins import rule_systems
+from ledger.rules.plugins import rule_systems
 
 
 def one_line_error(result, code=(1, 2)) -> str:

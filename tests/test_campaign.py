@@ -3,8 +3,8 @@
 import pytest
 
 from ledger import RuleError
-from ledger.campaign import open_campaign
-from ledger.store import Store
+from ledger.campaign.aggregate import open_campaign
+from ledger.store.sqlite import Store
 from tests.toy import Hurt, LuckUsed
 
 AT = "2026-03-01T19:00:00.000000Z"
@@ -27,19 +27,19 @@ def test_cached_states_match_a_replay(toy_campaign, db_path):
     a = writer(db_path)
     for amount in (1, 2, 3):
         a.append([Hurt(character="bob", amount=amount)], actor="a", at=AT)
-    assert a._cache["bob"] == a.state_of("bob", save_snapshots=False)
-    assert a._cache_head == (a.store.head("toybox").hash, a.store.rollbacks)
+    assert a.reader._cache["bob"] == a.state_of("bob", save_snapshots=False)
+    assert a.reader._cache_head == (a.store.head("toybox").hash, a.store.rollbacks)
 
 
 def test_a_refused_batch_leaves_the_cache_alone(toy_campaign, db_path):
     a = writer(db_path)
     a.append([Hurt(character="bob", amount=2)], actor="a", at=AT)
-    before = dict(a._cache)
+    before = dict(a.reader._cache)
     with pytest.raises(RuleError):
         a.append(
             [Hurt(character="bob", amount=1), Hurt(character="bob", amount=-1)], actor="a", at=AT
         )
-    assert a._cache == before
+    assert a.reader._cache == before
     assert a.state_of("bob").hp == 8
 
 
@@ -47,9 +47,9 @@ def test_a_correction_drops_the_cache(toy_campaign, db_path):
     a = writer(db_path)
     rec = a.append([Hurt(character="bob", amount=4)], actor="a", at=AT)[0]
     a.correct(rec.seq, "no hit", actor="a", at=AT)
-    assert a._cache == {}
+    assert a.reader._cache == {}
     a.append([Hurt(character="bob", amount=1)], actor="a", at=AT)
-    assert a._cache["bob"].hp == 9
+    assert a.reader._cache["bob"].hp == 9
 
 
 def test_a_rolled_back_append_then_another_writers_append_at_that_seq(toy_campaign, db_path):
@@ -76,5 +76,5 @@ def test_a_rollback_drops_the_cache(toy_campaign, db_path):
         a.append([Hurt(character="ann", amount=5)], actor="a", at=AT)
         raise RuntimeError("rolled back")
     a.append([Hurt(character="ann", amount=1)], actor="a", at=AT)
-    assert a._cache["ann"].hp == 8 == a.state_of("ann", save_snapshots=False).hp
+    assert a.reader._cache["ann"].hp == 8 == a.state_of("ann", save_snapshots=False).hp
 

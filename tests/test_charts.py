@@ -13,9 +13,10 @@ from typing import Any
 import icepool
 import pytest
 
-from ledger import charts
-from ledger.plugins import rule_systems
-from ledger.rulesystem import RuleError, RuleSystem
+from ledger.errors import RuleError
+from ledger.rules import charts
+from ledger.rules.plugins import rule_systems
+from ledger.rules.system import RuleSystem
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -348,7 +349,7 @@ def test_slow_work_shows_a_spinner_on_a_terminal_only(monkeypatch):
     import io
     import sys
 
-    from ledger.cli import spinner
+    from ledger.cli.base import spinner
 
     class Terminal(io.StringIO):
         def isatty(self):

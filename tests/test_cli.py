@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from ledger.campaign import open_campaign
-from ledger.store import Store
+from ledger.campaign.aggregate import open_campaign
+from ledger.store.sqlite import Store
 
 
 def data(result):
@@ -264,7 +264,7 @@ def test_odds(invoke, toy_system):
 
 def test_snapshots_are_only_a_cache(toy_campaign, db_path, monkeypatch):
     invoke = toy_campaign
-    monkeypatch.setattr("ledger.campaign.SNAPSHOT_EVERY", 3)
+    monkeypatch.setattr("ledger.campaign.reading.SNAPSHOT_EVERY", 3)
     for amount in range(1, 9):
         invoke("record", "hurt", "--character", "ann", "--amount", "1")
         if amount == 5:

@@ -1,4 +1,4 @@
-"""One conformance suite for every :class:`~ledger.eventstore.EventStore` backend (#19).
+"""One conformance suite for every :class:`~ledger.store.base.EventStore` backend (#19).
 
 Each test runs twice, through ``store_target`` (tests/conftest.py): against a fresh SQLite file
 and against a fresh schema of a PostgreSQL server (``CAMPAIGN_TEST_POSTGRES``, or the server at
@@ -14,7 +14,6 @@ byte found by ``verify`` at the first bad seq.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -31,20 +30,19 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
-from ledger.campaign import Campaign, open_campaign
-from ledger.chain import ZERO_HASH, chain_hash
+from ledger.campaign.aggregate import Campaign, open_campaign
 from ledger.cli import cli
 from ledger.events import NoteAdded
-from ledger.eventstore import (
+from ledger.history.verify import verify_store
+from ledger.store.base import (
     ConflictError,
     EventStore,
     Pending,
-    RowStream,
     StoreError,
     is_url,
-    open_store,
 )
-from ledger.verify import verify_store
+from ledger.store.opening import open_store
+from ledger.testing.contracts import EventStoreContract
 
 ROOT = Path(__file__).resolve().parents[1]
 AT = "2026-03-01T19:00:00.000000Z"
@@ -89,12 +87,32 @@ def store(store_target):
     s.close()
 
 
+
+class TestStoreContract(EventStoreContract):
+    """The contract ledger.testing ships, on both backends (SQLite, a fresh PostgreSQL schema)."""
+
+    @pytest.fixture
+    def store_factory(self, store_target):
+        return lambda: open_store(store_target)
+
+
+def test_data_is_stored_byte_for_byte_and_verifies(store):
+    hostile = 'é \u0000 \\ "quoted" %s %d \U0001f3b2 \u2028'
+    Campaign.create(store, "c", system="decision-dice", actor="gm", at=AT)
+    append(store, "c", note(hostile, "ann"))
+    ((data,),) = list(store.rows("c", after=1, columns=["data"]))
+    assert data == msgspec.json.encode(
+        {"character": "ann", "text": hostile, "type": "note.added"}, order="sorted"
+    ).decode()
+    assert verify_store(store, "c").ok
+
+
 # --- store behaviour -------------------------------------------------------------------------
 
 
 def test_protocol_and_migrations(store_target):
-    from ledger import pgstore
-    from ledger import store as sqlite_store
+    from ledger.store import postgres as pgstore
+    from ledger.store import sqlite as sqlite_store
 
     s = open_store(store_target)
     assert isinstance(s, EventStore)
@@ -107,164 +125,12 @@ def test_protocol_and_migrations(store_target):
     again.close()
 
 
-def test_chain_bytes_are_the_chain_modules(store):
-    rows = append(store, "c", note("a"), note("b", "ann"))
-    (s1, *_, prev1, h1), (s2, *_, prev2, h2) = rows
-    assert (s1, s2) == (1, 2) and prev1 == ZERO_HASH and prev2 == h1
-    canonical = (
-        b'{"actor":"gm","campaign":"c","data":{"character":null,"text":"a","type":"note.added"},'
-        b'"prev_hash":"' + ZERO_HASH.encode() + b'","recorded_at":"' + AT.encode() + b'","seq":1,'
-        b'"session":null,"stream":"campaign","type":"note.added","version":1,"visibility":"public"}'
-    )
-    assert h1 == hashlib.sha256(bytes.fromhex(ZERO_HASH) + canonical).hexdigest()
-    assert h1 == chain_hash(ZERO_HASH, canonical)
-    assert [tuple(r) for r in store.rows("c")] == [tuple(r) for r in rows]  # stored as returned
-
-
-def test_data_is_stored_byte_for_byte(store):
-    hostile = 'é \u0000 \\ "quoted" %s %d \U0001f3b2 \u2028'
-    Campaign.create(store, "c", system="decision-dice", actor="gm", at=AT)
-    append(store, "c", note(hostile, "ann"))
-    ((data,),) = list(store.rows("c", after=1, columns=["data"]))
-    assert (
-        data
-        == msgspec.json.encode(
-            {"character": "ann", "text": hostile, "type": "note.added"}, order="sorted"
-        ).decode()
-    )
-    assert verify_store(store, "c").ok
-
-
-def test_seq_versions_and_campaigns_are_separate(store):
-    append(store, "c", note("a"), note("b", "ann"), note("c", "ann"))
-    rows = append(store, "d", note("x"))
-    assert rows[0][0] == 1 and rows[0][10] == ZERO_HASH  # own seq and chain
-    assert store.stream_version("c", "ann") == 2
-    assert store.stream_version("c", "campaign") == 1
-    assert store.stream_version("c", "nobody") == 0
-    assert store.head("c").seq == 3
-    assert store.head("none").seq == 0 and store.head("none").hash == ZERO_HASH
-    assert store.campaign_ids() == ["c", "d"]
-
-
-def test_expected_version_conflict_names_both_and_writes_nothing(store):
-    append(store, "c", note("a", "ann"))
-    with pytest.raises(ConflictError, match="version 1, not the expected version 0"):
-        append(store, "c", note("b", "ann"), note("c"), expected_versions={"ann": 0})
-    assert store.head("c").seq == 1
-    with pytest.raises(ConflictError, match="'bob' is at version 0, not the expected version 3"):
-        append(store, "c", note("b", "ann"), expected_versions={"ann": 1, "bob": 3})
-    assert store.head("c").seq == 1
-    append(store, "c", note("b", "ann"), expected_versions={"ann": 1, "bob": 0})
-    assert store.head("c").seq == 2
-
-
-def test_batch_is_all_or_nothing(store):
-    append(store, "c", note("a"))
-
-    class Boom(NoteAdded, frozen=True, kw_only=True, tag="boom.added"):
-        bad: object = object()
-
-    with pytest.raises(TypeError):
-        append(store, "c", note("b"), Pending(Boom(text="x")))
-    with pytest.raises(RuntimeError), store.transaction():
-        append(store, "c", note("b"), note("c"))
-        raise RuntimeError("the caller fails after the append")
-    assert store.head("c").seq == 1
-    assert [r[0] for r in store.rows("c")] == [1]
-    assert store.rollbacks >= 1
-
-
 @pytest.mark.parametrize("sql", ["update events set data = '{}'", "delete from events"])
 def test_the_database_refuses_update_and_delete(store_target, store, sql):
     append(store, "c", note("a"))
     with pytest.raises(refused_error(store_target), match="append-only"):
         raw(store_target, sql)
     assert [r[5] for r in store.rows("c")] == ['{"character":null,"text":"a","type":"note.added"}']
-
-
-def test_reads_by_range_stream_session_type_and_actor(store):
-    append(store, "c", note("a"), note("b", "ann"), session=1)
-    store.append(
-        "c", [note("c", "bob")], actor="pat", recorded_at="2026-03-02T19:00:00.000000Z", session=2
-    )
-    append(store, "c", note("d", "ann"), session=2)
-    assert [r[0] for r in store.rows("c", stream="ann")] == [2, 4]
-    assert [r[0] for r in store.rows("c", after=1, upto=3)] == [2, 3]
-    assert [r[0] for r in store.rows("c", streams=["bob", "campaign"])] == [1, 3]
-    assert [r[0] for r in store.rows("c", session=2)] == [3, 4]
-    assert [r[0] for r in store.rows("c", actor="pat")] == [3]
-    assert [r[0] for r in store.rows("c", types=["note.added"], descending=True)] == [4, 3, 2, 1]
-    assert [r[0] for r in store.rows("c", types=["session.started"])] == []
-    assert list(store.rows("c", upto=2, columns="seq, stream")) == [(1, "campaign"), (2, "ann")]
-    narrow = store.rows("c", upto=2)
-    assert isinstance(narrow, RowStream) and not narrow.started
-    assert [r[:4] for r in narrow.narrow(["seq", "stream"])] == [
-        (1, None, "campaign", None),
-        (2, None, "ann", None),
-    ]
-    with pytest.raises(StoreError, match="unknown event columns"):
-        store.rows("c", columns="seq, 1; drop table events")
-    assert store.last_of_types("c", ["note.added"])[0] == 4
-    assert store.last_of_types("c", ["nothing"]) is None
-    # the clock ran back after seq 3: seq 4 is stamped with seq 3's time, a day later (#24)
-    assert [r[0] for r in store.rows("c", columns="recorded_at")][2:] == [
-        "2026-03-02T19:00:00.000000Z"
-    ] * 2
-    assert store.last_seq_at("c", "2026-03-01T23:00:00.000000Z") == 2
-    assert store.last_seq_at("c", "2026-03-02T19:00:00.000000Z") == 4  # one index seek
-    assert store.last_seq_at("c", "2026-03-01T18:59:59.999999Z") == 0
-    head = store.head("c")
-    assert store.seq_of_hash("c", head.hash) == 4 and store.seq_of_hash("d", head.hash) is None
-
-
-def test_paged_reads_stream_every_row_once(store):
-    append(store, "c", *[note(str(i), f"s{i % 3}") for i in range(12_345)])
-    seqs = [r[0] for r in store.rows("c", columns=["seq"])]
-    assert seqs == list(range(1, 12_346))
-    assert [r[0] for r in store.rows("c", descending=True, after=10, upto=12_000)] == list(
-        range(12_000, 10, -1)
-    )
-    assert sum(1 for _ in store.rows("c", stream="s1")) == 4115
-
-
-def test_secrets(store):
-    store.put_secret("c", 1, b"\x01" * 32)
-    store.put_secret("c", 1, b"\x02" * 32, "downtime")
-    assert store.get_secret("c", 1) == b"\x01" * 32
-    assert store.get_secret("c", 1, "downtime") == b"\x02" * 32
-    rows = store.secret_rows("c")
-    assert [(r["kind"], r["seed"]) for r in rows] == [  # by kind, then session
-        ("downtime", "02" * 32),
-        ("session", "01" * 32),
-    ]
-    assert list(rows[0]) == ["campaign", "session", "kind", "seed"]
-    store.drop_secret("c", 1)
-    assert store.get_secret("c", 1) is None
-    with store.transaction():
-        store.restore_secrets([{"campaign": "e", "session": 3, "kind": "session", "seed": "ab"}])
-    assert store.get_secret("e", 3) == b"\xab"
-    with pytest.raises(StoreError, match="unknown fields: evil"), store.transaction():
-        store.restore_secrets([{"campaign": "e", "session": 4, "evil": 1}])
-
-
-def test_snapshots_are_a_cache(store):
-    store.save_snapshot("c", "ann", 10, True, b"s10", basis="b", digest="d10")
-    store.save_snapshot("c", "ann", 20, True, b"s20", basis="b", digest="d20")
-    store.save_snapshot("c", "ann", 12, True, b"x12", basis="other", digest="x")
-    store.save_snapshot("c", "ann", 10, True, b"t10", basis="b", digest="e10")  # replaces
-    assert store.load_snapshot("c", "ann", 15, True, basis="b") == (10, b"t10", "e10")
-    assert store.load_snapshot("c", "ann", 15, True, basis="b", after=11) is None
-    assert store.load_snapshot("c", "ann", 15, False, basis="b") is None
-    assert [r[:3] for r in store.snapshot_rows("c")] == [
-        ("ann", 1, 10),
-        ("ann", 1, 12),
-        ("ann", 1, 20),
-    ]
-    with store.transaction():
-        store.drop_snapshot("c", "ann", 10, True, "b")
-    assert store.load_snapshot("c", "ann", 15, True, basis="b") is None
-    assert store.drop_snapshots("c") == 2
 
 
 # --- the whole engine on each backend ---------------------------------------------------------
@@ -509,7 +375,7 @@ def test_a_store_on_a_pooled_connection(postgres_url):
     and leaves it open for the pool; appends from two lent connections chain as one log."""
     from psycopg_pool import ConnectionPool
 
-    from ledger.pgstore import PostgresStore
+    from ledger.store.postgres import PostgresStore
 
     with ConnectionPool(postgres_url, min_size=2, max_size=2, open=True) as pool:
         with pool.connection() as conn:
@@ -583,7 +449,7 @@ def test_an_append_reads_one_entry_per_stream_on_postgres(postgres_url):
     every event of the streams, a sequential scan of the campaign)."""
     import psycopg
 
-    from ledger import pgstore
+    from ledger.store import postgres as pgstore
 
     s = open_store(postgres_url)
     for _ in range(3):
@@ -597,3 +463,29 @@ def test_an_append_reads_one_entry_per_stream_on_postgres(postgres_url):
         ):
             ((plan,),) = conn.execute("explain (analyze, format json) " + sql, args).fetchall()
             assert _rows_read(plan[0]["Plan"]) <= 3, plan
+
+
+def test_the_store_contract_catches_batches_that_interleave(tmp_path):
+    """A store that writes a batch one event at a time (a transaction each) fails the
+    contract's many-writers check: another writer's events land inside the batch."""
+    import time
+
+    class OneAtATime:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def append(self, campaign: str, batch: list, **kw: Any) -> list:
+            rows = []
+            for item in batch:
+                rows += self.inner.append(campaign, [item], **kw)
+                time.sleep(0.002)  # room for another writer
+            return rows
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.inner, name)
+
+    db = str(tmp_path / "ledger.db")
+    with pytest.raises(AssertionError):
+        TestStoreContract().test_writers_on_many_threads_and_readers_meanwhile_lose_nothing(
+            lambda: OneAtATime(open_store(db))
+        )

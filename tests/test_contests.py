@@ -16,8 +16,8 @@ import msgspec
 import pytest
 from freezegun import freeze_time
 
-from ledger.campaign import open_campaign
-from ledger.store import Pending, Store
+from ledger.campaign.aggregate import open_campaign
+from ledger.store.sqlite import Pending, Store
 from ledger.testing import as_json, ok, refused
 from ledger.testing import run_cli as run
 
@@ -201,7 +201,7 @@ def _roll(db: Path, **changes: Any) -> Any:
     store = Store(str(db))
     campaign = open_campaign(store)
     rec = campaign.roll("jonathan", "fight", {"attack": True}, faces="+0+0 0000",
-                        opponent="thug", actor="gm", at=AT)  # fmt: skip
+                        opponent="thug", actor="gm", at=AT).roll  # fmt: skip
     return rec, msgspec.structs.replace(rec.data, **changes)
 
 
@@ -256,8 +256,8 @@ def test_a_contest_without_its_other_side_is_caught(street: Path) -> None:
 
 @freeze_time("2026-03-01 19:10:00", tick=True)
 def test_a_stray_contest_opposed_is_refused_and_caught(street: Path) -> None:
+    from ledger.errors import RuleError
     from ledger.events import ContestOpposed
-    from ledger.rulesystem import RuleError
 
     stray = ContestOpposed(character="thug", roller="jonathan", roll=3)
     campaign = open_campaign(Store(str(street)))
@@ -402,3 +402,18 @@ def test_undo_of_an_applied_hit_retracts_the_roll_and_its_harm(street: Path) -> 
     undone = as_json(street, "undo", "--yes", "--reason", "again")
     assert undone["target"] == out["seq"]
     assert "OK" in ok(street, "verify").output
+
+
+def test_a_roll_the_rules_resolve_against_no_one_is_refused_in_one_line(tmp_path):
+    """decision-dice resolves `--vs-character` rolls against no one: before #24 this crashed
+    with "unexpected TypeError ... resolve was given an opponent"; now one line, exit 1,
+    nothing written, for every system whose rules do so."""
+    from ledger.cli.demo import build, bundled_campaigns
+    from ledger.testing import refused
+
+    db = tmp_path / "salt.db"
+    with freeze_time("2026-03-01 19:00:00"):
+        build(bundled_campaigns() / "the-salt-road", db, quiet=True)
+        out = refused(db, "roll", "jen", "climbing kit", "--vs-character", "oskar", "--dice", "4")
+    assert "does not resolve this roll against a character" in out
+    assert "--vs-character" in out and len(out.strip().splitlines()) == 1

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from ledger.cli import cli
-from ledger.eventstore import open_store
+from ledger.store.opening import open_store
 
 ROOT = Path(__file__).resolve().parents[1]
 SHEETS = ROOT / "campaigns" / "grand-casebook" / "characters"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ledger.campaign import open_campaign
+from ledger.campaign.aggregate import open_campaign
 from ledger.events import Corrected
-from ledger.store import Pending, Store
+from ledger.store.sqlite import Pending, Store
 
 AT = "2026-03-01T19:00:00.000000Z"
 ROOT = Path(__file__).resolve().parents[1]

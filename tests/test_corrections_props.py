@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import ledger.campaign as campaign_module
-from ledger.campaign import Campaign
-from ledger.rulesystem import RuleError
-from ledger.store import Store
+import ledger.campaign.reading as campaign_module
+from ledger.campaign.aggregate import Campaign
+from ledger.errors import RuleError
+from ledger.store.sqlite import Store
 
 AT = "2026-03-01T19:00:00.000000Z"
 CHARACTERS = ("ann", "bob")

@@ -6,7 +6,7 @@ import re
 
 from msgspec.structs import replace
 
-from ledger.plugins import rule_systems
+from ledger.rules.plugins import rule_systems
 
 PATH = re.compile(r"\w\[\d+\]|\w\.\w+:|\bNone\b|: *$|→ *$")
 
@@ -91,7 +91,7 @@ def test_terran_engine_hp_wounds_and_skill_development():
 
 def test_decision_dice_supply_dice_and_trackers():
     """002_735c6d6cd834a641.txt "Supply Rolls": a supply die steps down d8 → d6."""
-    from ledger_decision_dice.sheet import Character, Condition, Item
+    from ledger_decision_dice.state import Character, Condition, Item
 
     jen = Character(character="jen", name="Nimble Jen", stats={"Agility": 1},
                     equipment=[Item(name="Climbing Kit", supply="d8")],
@@ -120,7 +120,7 @@ def test_spellwoven_effort_and_conditions():
 
 
 def test_generic_default_writes_sentences_for_a_system_that_gives_none():
-    from ledger.changes import sentences
+    from ledger.rules.changes import sentences
 
     before = {"hp": 10, "stress": 0, "conditions": [], "wounds": {}, "note": "", "dead": False}
     after = {"hp": 8, "stress": 0, "conditions": [{"name": "shaken", "penalty": 1, "x": None}],

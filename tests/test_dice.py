@@ -5,7 +5,7 @@ import struct
 
 import pytest
 
-from ledger.dice import (
+from ledger.dice.engine import (
     DiceError,
     EngineDice,
     PhysicalDice,
@@ -122,7 +122,7 @@ def test_commitment_is_sha256_of_seed():
 
 
 def test_dice_needed_counts_every_die_a_roll_asks_for():
-    from ledger.dice import dice_needed
+    from ledger.dice.engine import dice_needed
 
     def roll(dice):
         dice.fudge(4)

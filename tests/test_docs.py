@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ledger import hookspecs
-from ledger.cli import cli, register_plugin_commands
+from ledger.cli.base import cli, register_plugin_commands
+from ledger.rules import hookspecs
 
 register_plugin_commands()
 

@@ -7,9 +7,9 @@ import logging
 import pytest
 
 from ledger import hookimpl
-from ledger.campaign import open_campaign
-from ledger.plugins import pm
-from ledger.store import Store
+from ledger.campaign.aggregate import open_campaign
+from ledger.rules.plugins import pm
+from ledger.store.sqlite import Store
 
 AT = "2026-03-01T19:00:00.000000Z"
 
@@ -161,14 +161,14 @@ def test_a_failing_listener_neither_undoes_nor_hides_the_write(
     invoke = toy_campaign
     pm.register(Broken(), name="broken-test")
     try:
-        with caplog.at_level(logging.WARNING, logger="ledger.plugins"):
+        with caplog.at_level(logging.WARNING, logger="ledger.rules.plugins"):
             result = invoke("record", "hurt", "--character", "ann", "--amount", "2", "--json")
     finally:
         pm.unregister(name="broken-test")
     assert result.exit_code == 0, result.output
     assert '"seq": 4' in result.output or '"seq":4' in result.output
     assert listener.calls == [("toybox", [(4, "toy.hurt", "public")])]  # the other still ran
-    (message,) = [r.getMessage() for r in caplog.records if r.name == "ledger.plugins"]
+    (message,) = [r.getMessage() for r in caplog.records if r.name == "ledger.rules.plugins"]
     assert "'broken-test'" in message and "ValueError: webhook unreachable" in message
     assert "seq 4 to 4" in message and "\n" not in message
     assert Store(db_path).head("toybox").seq == 4  # the write stands

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from ledger import dice as dicemod
-from ledger import fairness as fair
-from ledger.campaign import open_campaign
-from ledger.rulesystem import RollRequest
-from ledger.store import Store
+from ledger.campaign.aggregate import open_campaign
+from ledger.dice import engine as dicemod
+from ledger.dice import fairness as fair
+from ledger.rules.requests import RollRequest
+from ledger.store.sqlite import Store
 
 AT = "2026-03-01T19:00:00.000000Z"
 

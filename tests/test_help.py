@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 import pytest
 
-from ledger.plugins import rule_systems
+from ledger.rules.plugins import rule_systems
 
 CAMPAIGNS = Path(__file__).resolve().parent.parent / "campaigns"
 WORLD = CAMPAIGNS / "the-world" / "characters" / "isa.toml"
@@ -182,8 +182,8 @@ def _command_paths(command: click.Command, path: list[str]) -> Iterator[list[str
 
 
 def test_no_help_shows_an_issue_number_or_a_seed_file_name(invoke, tmp_path, frozen):
-    from ledger.cli import cli, register_plugin_commands
-    from ledger.cli.play import recordable
+    from ledger.cli.base import cli, register_plugin_commands
+    from ledger.cli.fields import recordable
 
     register_plugin_commands()
     seeds = {s.source for s in rule_systems().values()}

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger.store import Store
+from ledger.store.sqlite import Store
 
 
 def data(result):

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from ledger.recap import CharacterChanges, Line, Recap, render
+from ledger.history.recap import CharacterChanges, Line, Recap, render
 from ledger.text import check_name, printable
 
 SCRIPT = "<script>alert(document.cookie)</script>"
@@ -135,9 +135,9 @@ def test_campaign_title_refuses_invisible_characters(toy_system, invoke):
 
 
 def test_import_refuses_a_character_name_the_cli_would_refuse(toy_campaign, db_path, tmp_path):
-    from ledger.campaign import open_campaign
+    from ledger.campaign.aggregate import open_campaign
     from ledger.events import CharacterCreated
-    from ledger.store import Store
+    from ledger.store.sqlite import Store
 
     store = Store(db_path)
     open_campaign(store).append(
@@ -163,7 +163,7 @@ def test_check_name_and_printable():
 
 
 def test_slug_drops_accents():
-    from ledger.campaign import ID_PATTERN, slug
+    from ledger.campaign.aggregate import ID_PATTERN, slug
 
     assert slug("Élodie Brun") == "elodie"
     assert slug("名前") == "character"

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from ledger.cli import cli
-from ledger.rulesystem import RuleError
+from ledger.errors import RuleError
 
 from .test_reliability_fuzz import fingerprint
 
@@ -101,7 +101,7 @@ def test_plot_onto_the_ledger_is_refused(played, tmp_path):
 
 
 def test_a_failing_export_leaves_the_old_file_and_no_partial_one(played, tmp_path, monkeypatch):
-    from ledger import exchange
+    from ledger.exchange import ndjson as exchange
 
     out = tmp_path / "out.ndjson"
     out.write_text("yesterday's export\n")
@@ -131,7 +131,7 @@ def test_refused_import_never_removes_a_ledger_another_command_created(
 ):
     # Seen: a refused import deleted a ledger (and its WAL and SHM) that another process
     # created a campaign in meanwhile. Interleaved: `new victim` runs during the import.
-    from ledger import exchange
+    from ledger.exchange import ndjson as exchange
 
     export = tmp_path / "gm.ndjson"
     assert run(played, "--as", "gm", "export", "-o", str(export)).exit_code == 0
@@ -152,7 +152,7 @@ def test_refused_import_never_removes_a_ledger_another_command_created(
 
 
 def test_import_into_a_new_file_that_appears_meanwhile_is_refused(played, tmp_path, monkeypatch):
-    from ledger import exchange
+    from ledger.exchange import ndjson as exchange
 
     export = tmp_path / "gm.ndjson"
     assert run(played, "--as", "gm", "export", "-o", str(export)).exit_code == 0

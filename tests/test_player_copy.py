@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.exchange import parse_lines, verify_export
+from ledger.exchange.ndjson import parse_lines, verify_export
 from tests.test_cli import rechain
 
 STUB_KEYS = {"seq", "campaign", "prev_hash", "hash", "redacted"}

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.scaffold import TEMPLATES, names
+from ledger.rules.scaffold import TEMPLATES, names
 
 ROOT = Path(__file__).parent.parent
 

@@ -10,9 +10,10 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
-from ledger import RuleSystem, hookimpl, hookspecs
+from ledger import RuleSystem, hookimpl
 from ledger.events import CORE_EVENT_TYPES, Event, event_tag
-from ledger.plugins import distribution_of, pm, rule_systems
+from ledger.rules import hookspecs
+from ledger.rules.plugins import distribution_of, pm, rule_systems
 
 ROOT = Path(__file__).parent.parent
 SYSTEMS = ["wyrd-engine", "d20-world", "decision-dice", "terran-engine", "spellwoven"]
@@ -164,8 +165,8 @@ def test_each_system_refuses_unknown_options(sid):
 
 def test_upcaster_reads_an_old_shape(toy_system, db_path, invoke, frozen):
     """A stored payload of an older shape is upcast on read, never rewritten."""
-    from ledger.campaign import open_campaign
-    from ledger.store import Store
+    from ledger.campaign.aggregate import open_campaign
+    from ledger.store.sqlite import Store
 
     invoke("new", "toybox", "--system", "toy")
     store = Store(db_path)

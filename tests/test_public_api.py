@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from ledger import RuleError
 
 ROOT = Path(__file__).parent.parent
 #: the modules a plugin may import from (docs/plugin-guide.md "Public API")
-PUBLIC = {"ledger": ledger.__all__, "ledger.charts": None, "ledger.testing": ledger.testing.__all__}
+PUBLIC = {"ledger": ledger.__all__, "ledger.rules.charts": None, "ledger.testing": ledger.testing.__all__}
 
 
 def ledger_imports(path: Path):
@@ -40,7 +41,7 @@ def test_plugins_import_only_the_public_api():
         for line, module, names in ledger_imports(path):
             where = f"{path.relative_to(ROOT)}:{line}"
             if module not in PUBLIC:
-                bad.append(f"{where}: imports {module} (use ledger, ledger.charts, ledger.testing)")
+                bad.append(f"{where}: imports {module} (use ledger, ledger.rules.charts, ledger.testing)")
                 continue
             exported = PUBLIC[module]
             for name in names:
@@ -69,13 +70,13 @@ def test_every_public_name_resolves_and_is_documented():
         assert f"`{name}`" in section, f"{name} is not in docs/plugin-guide.md Public API"
     for name in ledger.testing.__all__:
         assert f"`{name}`" in section, name
-    assert "`ledger.charts`" in section
+    assert "`ledger.rules.charts`" in section
     with pytest.raises(AttributeError, match="no attribute 'Ledger'"):
         ledger.Ledger  # noqa: B018
 
 
 def test_import_ledger_stays_lean():
-    code = "import sys, ledger; print(sorted(m for m in ('ledger.cli', 'ledger.campaign', 'click', 'matplotlib') if m in sys.modules))"
+    code = "import sys, ledger; print(sorted(m for m in ('ledger.cli', 'ledger.campaign.aggregate', 'click', 'matplotlib') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -144,11 +145,13 @@ def third_party_imports(folder: Path) -> set[str]:
     return {n for n in found if n not in sys.stdlib_module_names and n != "ledger" and n not in own}
 
 
-def declared(pyproject: Path) -> set[str]:
+def declared(pyproject: Path, extra: str | None = None) -> set[str]:
+    """The distributions a pyproject requires (and its optional ``extra``), as import names."""
     import re
     import tomllib
 
-    deps = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
+    project = tomllib.loads(pyproject.read_text())["project"]
+    deps = project["dependencies"] + (project["optional-dependencies"][extra] if extra else [])
     return {re.split(r"[<>=!~ \[;]", d, maxsplit=1)[0].replace("-", "_") for d in deps}
 
 
@@ -161,5 +164,10 @@ def test_the_core_declares_what_it_imports_and_no_plugins_library():
     core = declared(ROOT / "pyproject.toml")
     imported = third_party_imports(ROOT / "ledger")
     names = {"sqlite_utils": "sqlite_utils", "prompt_toolkit": "prompt_toolkit"}
-    assert {names.get(n, n) for n in imported} <= core
+    # ledger.testing's contracts are pytest classes: pytest is the `testing` extra's
+    assert {names.get(n, n) for n in imported} <= core | {"pytest"}
+    assert "pytest" not in core and "pytest" in declared(ROOT / "pyproject.toml", "testing")
+    for path in (ROOT / "ledger").rglob("*.py"):  # and only ledger.testing imports it
+        if "testing" not in path.relative_to(ROOT / "ledger").parts:
+            assert not re.search(r"^\s*(import|from) pytest\b", path.read_text(), re.M), path
     assert "icepool" not in imported and "icepool" not in core  # spellwoven's, declared there

@@ -10,10 +10,11 @@ import sqlite3
 
 import pytest
 
-from ledger.campaign import Campaign, open_campaign
+from ledger.campaign.aggregate import open_campaign
+from ledger.campaign.reading import StateReader
 from ledger.events import SceneStarted
-from ledger.eventstore import Pending
-from ledger.store import Store
+from ledger.store.base import Pending
+from ledger.store.sqlite import Store
 
 AT = "2026-03-01T19:00:00.000000Z"
 
@@ -121,13 +122,13 @@ def test_a_roll_folds_its_character_once(invoke, frozen, db_path, monkeypatch):
     assert added.exit_code == 0, added.output
     camp = open_campaign(Store(db_path))  # as a fresh process opens it: nothing cached
     folds: list[str] = []
-    real = Campaign.state_of
+    real = StateReader.state_of
 
     def counted(self, character, **kw):
         folds.append(character)
         return real(self, character, **kw)
 
-    monkeypatch.setattr(Campaign, "state_of", counted)
+    monkeypatch.setattr(StateReader, "state_of", counted)
     camp.roll("julian", "investigate", {"dr": "fair"}, faces="+0-0", actor="gm", at=AT)
     assert folds == ["julian"]
     assert camp.store.head(camp.id).seq == 3
@@ -211,8 +212,8 @@ def _steps(path: str, read) -> int:
 
 READS = {
     "session list": lambda c: list(c.records(types=["session.started", "session.ended"])),
-    "recap --session 2": lambda c: __import__("ledger.recap").recap.build_recap(c, 2, as_gm=False),
-    "advance --session 2 --dry-run": lambda c: __import__("ledger.advancement").advancement.preview(
+    "recap --session 2": lambda c: __import__("ledger.history.recap").history.recap.build_recap(c, 2, as_gm=False),
+    "advance --session 2 --dry-run": lambda c: __import__("ledger.history.advancement").history.advancement.preview(
         c, 2, {}
     ),
     "log --session 2": lambda c: list(c.records(as_gm=False, session=2)),

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from freezegun import freeze_time
 
-from ledger.campaign import open_campaign
+from ledger.campaign.aggregate import open_campaign
 from ledger.cli.demo import build, bundled_campaigns
-from ledger.recap import build_recap, render
-from ledger.store import Store
+from ledger.history.recap import build_recap, render
+from ledger.store.sqlite import Store
 
 GOLDEN = Path(__file__).parent / "golden"
 CAMPAIGNS = sorted(p.name for p in bundled_campaigns().iterdir() if (p / "campaign.toml").exists())
@@ -26,7 +26,7 @@ CAMPAIGNS = sorted(p.name for p in bundled_campaigns().iterdir() if (p / "campai
 def fixed_seeds(monkeypatch):
     counter = iter(range(1000))
     monkeypatch.setattr(
-        "ledger.dice.new_seed", lambda: hashlib.sha256(b"golden %d" % next(counter)).digest()
+        "ledger.dice.engine.new_seed", lambda: hashlib.sha256(b"golden %d" % next(counter)).digest()
     )
     salts = iter(range(10**6))
     # only the codec's salts: sqlite-utils takes savepoint names from secrets.token_hex too,

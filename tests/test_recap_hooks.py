@@ -4,9 +4,10 @@ the `recap_lines` hook is left for add-ons' extras."""
 from pathlib import Path
 from types import SimpleNamespace
 
-from ledger.dice import PhysicalDice
-from ledger.plugins import pm, rule_systems
-from ledger.rulesystem import RollRequest, RuleSystem
+from ledger.dice.engine import PhysicalDice
+from ledger.rules.plugins import pm, rule_systems
+from ledger.rules.requests import RollRequest
+from ledger.rules.system import RuleSystem
 
 PLUGINS = Path(__file__).parents[1] / "plugins"
 

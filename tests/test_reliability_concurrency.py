@@ -24,10 +24,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from ledger.campaign import Campaign
+from ledger.campaign.aggregate import Campaign
 from ledger.cli import cli
-from ledger.store import ConflictError, Pending, Store
-from ledger.verify import verify_store
+from ledger.history.verify import verify_store
+from ledger.store.sqlite import ConflictError, Pending, Store
 
 ROOT = Path(__file__).resolve().parents[1]
 CAMPAIGN = "race"
@@ -43,7 +43,7 @@ def worker(db: str, writer: int, mode: str, count: int, go: str, out: str) -> No
         (its own stream ``w<writer>``, batches of 1-20, expected versions never stale).
     :param go: a file whose appearance starts every writer at once.
     """
-    from ledger.campaign import open_campaign
+    from ledger.campaign.aggregate import open_campaign
     from ledger.events import NoteAdded
 
     rng = random.Random(writer)

@@ -27,10 +27,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ledger.campaign import Campaign
+from ledger.campaign.aggregate import Campaign
 from ledger.cli import cli
-from ledger.store import Store
-from ledger.verify import verify_store
+from ledger.history.verify import verify_store
+from ledger.store.sqlite import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 CAMPAIGN = "crash"
@@ -42,7 +42,7 @@ PAD = "x" * 600  # ~1 KB an event: a batch is ~400 KB of rows and index pages
 def batch_writer(db: str, spill: bool) -> None:
     """Append batches of :data:`BATCH` notes forever, announcing each on stdout."""
     from ledger.events import NoteAdded
-    from ledger.store import Pending
+    from ledger.store.sqlite import Pending
 
     store = Store(db)
     if spill:
@@ -62,7 +62,7 @@ def batch_writer(db: str, spill: bool) -> None:
 def session_writer(db: str) -> None:
     """Play sessions forever: start, three engine rolls, end; announcing each step."""
     store = Store(db)
-    from ledger.campaign import open_campaign
+    from ledger.campaign.aggregate import open_campaign
 
     campaign = open_campaign(store, CAMPAIGN)
     while True:

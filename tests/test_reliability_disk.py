@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from ledger.campaign import open_campaign
+from ledger.campaign.aggregate import open_campaign
 from ledger.events import NoteAdded
-from ledger.store import Store
+from ledger.store.sqlite import Store
 
 from .test_outputs import checkpoint, refused, run
 from .test_reliability_fuzz import fingerprint
@@ -44,7 +44,7 @@ def built(tmp_path_factory):
     2,000 notes; its GM export, receipt and size as a ledger imported on a roomy disk."""
     from freezegun import freeze_time
 
-    from ledger.plugins import pm, rule_systems
+    from ledger.rules.plugins import pm, rule_systems
 
     from .toy import ToyPlugin
 

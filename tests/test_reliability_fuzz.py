@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ledger.cli import cli
-from ledger.eventstore import is_url
+from ledger.store.base import is_url
 
 FUZZ = settings(
     max_examples=int(os.environ.get("LEDGER_FUZZ_EXAMPLES", "60")),
@@ -590,9 +590,9 @@ class PgLedger:
 
         import psycopg
 
-        from ledger.copying import copy_campaigns
-        from ledger.pgstore import PostgresStore
-        from ledger.store import Store
+        from ledger.exchange.copying import copy_campaigns
+        from ledger.store.postgres import PostgresStore
+        from ledger.store.sqlite import Store
 
         schema = f"fuzz_{uuid.uuid4().hex[:16]}"
         with psycopg.connect(self.server, autocommit=True) as conn:

@@ -1,7 +1,7 @@
 """The database goes away (#24): PostgreSQL connections lost under the store and under
 ``campaign serve``.
 
-- the store (ledger/pgstore.py) gives a lost connection as its own error type
+- the store (ledger/store/postgres.py) gives a lost connection as its own error type
   (``StoreUnavailable``: nothing written) and opens a fresh one for its next call; a write
   lost before its commit is rolled back; a commit whose answer was lost is looked up, so
   it counts once; a pool hands out only connections it has checked;
@@ -30,15 +30,11 @@ import httpx2
 import psycopg
 import pytest
 
-from ledger.campaign import open_campaign
+from ledger.campaign.aggregate import open_campaign
+from ledger.errors import CommitUnknown, StoreError, StoreUnavailable
 from ledger.events import NoteAdded
-from ledger.eventstore import (
-    CommitUnknown,
-    Pending,
-    StoreError,
-    StoreUnavailable,
-    open_store,
-)
+from ledger.store.base import Pending
+from ledger.store.opening import open_store
 from ledger.web.sessions import SessionPolicy
 
 from .webtools import d20_table, free_port, live_server, sse_frames
@@ -257,7 +253,7 @@ def test_a_lost_commit_of_anything_but_events_is_commit_unknown(postgres_url, re
 
 
 def test_a_pooled_store_replaces_a_terminated_connection_before_use(postgres_url):
-    from ledger.pgstore import PostgresStore, connection_pool
+    from ledger.store.postgres import PostgresStore, connection_pool
 
     name = f"ledger-t-{uuid.uuid4().hex[:12]}"
     pool = connection_pool(postgres_url, application_name=name, max_size=2, timeout=5)
@@ -275,7 +271,7 @@ def test_a_pooled_store_replaces_a_terminated_connection_before_use(postgres_url
 
 
 def test_a_lock_not_had_in_time_is_a_store_error(postgres_url):
-    from ledger.pgstore import PostgresStore
+    from ledger.store.postgres import PostgresStore
 
     holder = open_store(postgres_url)
     waiter = PostgresStore(postgres_url, lock_timeout=1)

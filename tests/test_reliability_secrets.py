@@ -118,7 +118,7 @@ def test_player_views_hide_gm_events(dbs, tmp_path, ops):
     assert all(set(x) == {"seq", "campaign", "prev_hash", "hash", "redacted"} for x in stubs)
     assert all("visibility" in x and x["visibility"] == "public" for x in export if x not in stubs)
     # and the project's own verifier accepts the player's copy, stubs and all (#13)
-    from ledger.exchange import parse_lines, verify_export
+    from ledger.exchange.ndjson import parse_lines, verify_export
 
     report = verify_export(parse_lines(invoke(db, "export").stdout_bytes.splitlines()))[1]
     assert report.ok and report.stubs == len(stubs), report.problem
@@ -160,7 +160,7 @@ def test_amending_a_gm_event_keeps_the_new_value_hidden(dbs, tmp_path):
 
 
 def test_redacted_stub_does_not_reveal_small_secrets(dbs, tmp_path):
-    from ledger.store import chain_hash
+    from ledger.store.sqlite import chain_hash
 
     db = dbs()
     build(db, tmp_path, [("secret", "bob", 1000042)])

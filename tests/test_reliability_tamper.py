@@ -36,10 +36,10 @@ import sqlite_utils
 from click.testing import CliRunner
 
 from ledger.cli import cli
-from ledger.exchange import export_lines, parse_lines
-from ledger.rulesystem import RuleError
-from ledger.store import COLUMNS, Store, chain_hash
-from ledger.verify import verify_rows, verify_store
+from ledger.errors import RuleError
+from ledger.exchange.ndjson import export_lines, parse_lines
+from ledger.history.verify import verify_rows, verify_store
+from ledger.store.sqlite import COLUMNS, Store, chain_hash
 
 CAMPAIGN = "toybox"
 KINDS = ("byte", "field", "swap", "delete", "forge_hash", "rechain", "roll")

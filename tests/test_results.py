@@ -6,8 +6,8 @@ import msgspec
 import pytest
 
 from ledger import DiceError, ReplayDice, RollRequest
-from ledger.dice import EngineDice, PhysicalDice
-from ledger.results import result_problem
+from ledger.dice.engine import EngineDice, PhysicalDice
+from ledger.rules.results import result_problem
 from tests.toy import Improved, Toy, ToyRolled
 
 SYSTEM = Toy().configure({})

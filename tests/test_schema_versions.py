@@ -5,9 +5,9 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from ledger.campaign import open_campaign
+from ledger.campaign.aggregate import open_campaign
 from ledger.codec import SCHEMA, Codec, UnknownEventType
-from ledger.store import Store
+from ledger.store.sqlite import Store
 from tests.toy import Hurt, Toy
 
 AT = "2026-03-01T19:00:00.000000Z"
@@ -53,7 +53,7 @@ def test_payloads_store_their_version_and_upcasters_use_it(toy_campaign, db_path
 
 
 def test_a_payload_newer_than_the_plugin_is_named(toy_system):
-    from ledger.plugins import rule_systems
+    from ledger.rules.plugins import rule_systems
 
     toy = rule_systems()["toy"]
     codec = Codec(toy.event_types, toy.upcasters)
@@ -65,7 +65,7 @@ def test_a_payload_newer_than_the_plugin_is_named(toy_system):
 
 
 def test_a_missing_upcaster_step_is_named(toy_system, monkeypatch):
-    from ledger.plugins import rule_systems
+    from ledger.rules.plugins import rule_systems
 
     monkeypatch.setattr(Hurt, "schema_version", 3)
     toy = rule_systems()["toy"]

@@ -29,11 +29,11 @@ from freezegun import freeze_time
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from ledger.campaign import open_campaign
+from ledger.campaign.aggregate import open_campaign
 from ledger.cli import cli
-from ledger.eventstore import open_store
-from ledger.fairness import EVERYONE
-from ledger.results import result_problem
+from ledger.dice.fairness import EVERYONE
+from ledger.rules.results import result_problem
+from ledger.store.opening import open_store
 
 CAMPAIGN = Path(__file__).resolve().parent.parent / "campaigns" / "the-world"
 SKILL = {"isa": "Lockpicking", "bram": "Brawl"}

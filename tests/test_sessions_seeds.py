@@ -16,11 +16,11 @@ from typing import Any
 import msgspec
 import pytest
 
-from ledger.campaign import open_campaign
+from ledger.campaign.aggregate import open_campaign
+from ledger.errors import RuleError
 from ledger.events import SessionEnded, SessionStarted
-from ledger.rulesystem import RuleError
-from ledger.store import Store
-from ledger.verify import verify_rows
+from ledger.history.verify import verify_rows
+from ledger.store.sqlite import Store
 
 from .test_outputs import refused, run
 from .test_reliability_fuzz import fingerprint
@@ -83,7 +83,7 @@ def fixed_seeds(monkeypatch):
     """Session and downtime seeds from a counter: the same dice every run."""
     counter = iter(range(1000))
     monkeypatch.setattr(
-        "ledger.dice.new_seed", lambda: hashlib.sha256(b"seeds %d" % next(counter)).digest()
+        "ledger.dice.engine.new_seed", lambda: hashlib.sha256(b"seeds %d" % next(counter)).digest()
     )
 
 
@@ -338,7 +338,7 @@ def advanced(toy_campaign, db_path, fixed_seeds):
 
 
 def test_session_end_commits_a_downtime_seed_that_advance_draws_from_and_reveals(advanced):
-    from ledger.dice import DOWNTIME_SCHEME, commitment, verify_draws
+    from ledger.dice.engine import DOWNTIME_SCHEME, commitment, verify_draws
 
     campaign = open_campaign(Store(advanced))
     types = [r.type for r in campaign.records()]
@@ -363,7 +363,7 @@ def test_session_end_commits_a_downtime_seed_that_advance_draws_from_and_reveals
 def test_an_advancement_roll_from_a_revealed_seed_is_refused(advanced, tmp_path):
     # Seen: advancement drew from the session seed after `session end` revealed it, and
     # verify accepted rolls drawn after the reveal
-    from ledger.dice import EngineDice
+    from ledger.dice.engine import EngineDice
 
     lines = export(advanced, tmp_path / "gm.ndjson")
     i = next(j for j, line in enumerate(lines) if line["type"] == "toy.improved")
@@ -465,7 +465,7 @@ def test_an_old_ledger_keeps_its_seeds_through_the_migration(tmp_path):
     )
     import sqlite_utils
 
-    from ledger.store import get_migrations, m001_events, m002_secrets_snapshots
+    from ledger.store.sqlite import get_migrations, m001_events, m002_secrets_snapshots
 
     db = sqlite_utils.Database(conn)
     m001_events(db)
@@ -491,7 +491,7 @@ def test_a_blind_roll_cannot_be_recomputed_from_the_players_copy(
 ):
     # Seen: blind engine rolls took nonces from the same sequence as public ones, so after
     # the reveal any player recomputed a blind d20 with HMAC(seed, [..., nonce, ""])
-    from ledger.dice import SCHEME, engine_words, face_from_words
+    from ledger.dice.engine import SCHEME, engine_words, face_from_words
 
     hexes = iter(range(10**6))
     monkeypatch.setattr("secrets.token_hex", lambda n: hashlib.sha256(

@@ -94,8 +94,8 @@ SECRETS = {
 def test_gm_only_facts_never_reach_the_players_sheet(name, tmp_path, fixed_seeds):  # noqa: F811
     """The players' sheet (text, HTML, layout) holds no GM-only fact; the GM's shows each,
     on lines marked [GM]."""
-    from ledger.campaign import open_campaign
-    from ledger.store import Store
+    from ledger.campaign.aggregate import open_campaign
+    from ledger.store.sqlite import Store
 
     who, record, words = SECRETS[name]
     with freeze_time("2026-03-01 19:00:00"):

@@ -1,4 +1,4 @@
-"""ledger.sheets: the renderer-neutral sheet, its text and HTML renderings, and
+"""ledger.rules.sheets: the renderer-neutral sheet, its text and HTML renderings, and
 ``campaign sheet`` (#15 "Sheets", #17: the plugin owns its layout)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import os
 import pytest
 
 from ledger import Line, Section, Sheet, Table, Track
-from ledger.sheets import (
+from ledger.rules.sheets import (
     generic_layout,
     mark_gm_only,
     players_only,
@@ -340,7 +340,7 @@ def test_hostile_names_print_literally_and_escape_in_html(toy_system, invoke, tm
 
 
 def test_humanize_changes_field_names_only():
-    from ledger.sheets import humanize
+    from ledger.rules.sheets import humanize
 
     assert humanize("rested_after_session") == "Rested after session"
     assert humanize("Lock-picking") == "Lock-picking"

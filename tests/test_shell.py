@@ -14,11 +14,11 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from ledger import store as store_module
-from ledger.campaign import open_campaign
+from ledger.campaign.aggregate import open_campaign
 from ledger.cli import App, cli
 from ledger.cli.shell import TableShell, candidates, default_history, prompt_lines
-from ledger.store import Store
+from ledger.store import sqlite as store_module
+from ledger.store.sqlite import Store
 
 SHEETS = Path(__file__).resolve().parent.parent / "campaigns" / "grand-casebook" / "characters"
 

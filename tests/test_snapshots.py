@@ -12,10 +12,10 @@ import msgspec
 import pytest
 
 from ledger import applies
-from ledger.campaign import open_campaign
-from ledger.projection import Corrections
-from ledger.snapshots import Basis, system_fingerprint
-from ledger.store import Store
+from ledger.campaign.aggregate import open_campaign
+from ledger.rules.projection import Corrections
+from ledger.rules.snapshots import Basis, system_fingerprint
+from ledger.store.sqlite import Store
 from tests.toy import State, Toy, ToyRolled
 
 
@@ -36,7 +36,7 @@ def snapshot_count(db_path):
 @pytest.fixture
 def often(monkeypatch):
     """A snapshot every 3 events of a stream, so a short campaign has several."""
-    monkeypatch.setattr("ledger.campaign.SNAPSHOT_EVERY", 3)
+    monkeypatch.setattr("ledger.campaign.reading.SNAPSHOT_EVERY", 3)
 
 
 def test_a_changed_applier_ignores_old_snapshots(toy_campaign, db_path, often, monkeypatch):
@@ -66,8 +66,8 @@ def test_a_version_bump_ignores_old_snapshots(toy_campaign, db_path, often, monk
     store = Store(db_path)
     camp = open_campaign(store)
     basis = Basis(camp.fingerprint(), Corrections())
-    from ledger.projection import encode_state
-    from ledger.snapshots import digest
+    from ledger.rules.projection import encode_state
+    from ledger.rules.snapshots import digest
 
     head = store.head("toybox").seq
     wrong = encode_state(State(name="Ann Vance", skills={"brawl": 2}, hp=99))
@@ -83,14 +83,14 @@ def test_a_version_bump_ignores_old_snapshots(toy_campaign, db_path, often, monk
         )
     assert sheet(invoke)["hp"] == 99  # same fingerprint: the cache is trusted
     monkeypatch.setattr(
-        "ledger.plugins.system_distribution", lambda system: ("ledger-toy", "2.0.0")
+        "ledger.rules.plugins.system_distribution", lambda system: ("ledger-toy", "2.0.0")
     )
     assert sheet(invoke)["hp"] == 3
 
 
 def test_fingerprint_covers_state_type_upcasters_and_version(toy_system, monkeypatch):
     from ledger.codec import Codec
-    from ledger.plugins import rule_systems
+    from ledger.rules.plugins import rule_systems
 
     toy = rule_systems()["toy"].configure({})
     codec = Codec(toy.event_types, toy.upcasters)
@@ -105,7 +105,7 @@ def test_fingerprint_covers_state_type_upcasters_and_version(toy_system, monkeyp
     monkeypatch.undo()
     up = Codec(toy.event_types, {"toy.hurt": lambda d: d})
     assert system_fingerprint(toy, up)["upcasters"] != base["upcasters"]
-    monkeypatch.setattr("ledger.plugins.system_distribution", lambda s: ("x", "9"))
+    monkeypatch.setattr("ledger.rules.plugins.system_distribution", lambda s: ("x", "9"))
     assert system_fingerprint(toy, codec)["distribution"] == ["x", "9"]
     other = rule_systems()["toy"].configure({"hp": 12})
     assert system_fingerprint(other, codec)["options"] != base["options"]
@@ -170,8 +170,8 @@ def test_verify_checks_every_snapshot_against_a_replay(toy_campaign, db_path, of
     store = Store(db_path)
     # a forger who recomputes the digest: the fingerprint matches, the state does not
     camp = open_campaign(store)
-    from ledger.projection import encode_state
-    from ledger.snapshots import digest
+    from ledger.rules.projection import encode_state
+    from ledger.rules.snapshots import digest
 
     seq, basis = store.conn.execute(
         "select seq, basis from snapshots where stream = 'ann' order by seq limit 1"

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger.campaign import Campaign
+from ledger.campaign.aggregate import Campaign
 from ledger.events import SceneEnded
-from ledger.store import Store
+from ledger.store.sqlite import Store
 from tests.toy import Hurt, LuckUsed, Secret
 
 AT = "2026-03-01T19:00:00.000000Z"
@@ -49,7 +49,7 @@ def new_campaign(path: str) -> Campaign:
 def test_snapshot_backed_state_equals_a_full_replay(steps, every, monkeypatch):
     from ledger import RuleError
 
-    monkeypatch.setattr("ledger.campaign.SNAPSHOT_EVERY", every)
+    monkeypatch.setattr("ledger.campaign.reading.SNAPSHOT_EVERY", every)
     with tempfile.TemporaryDirectory() as tmp:
         camp = new_campaign(str(Path(tmp) / "p.db"))
         correctable: list[tuple[int, str]] = []
@@ -95,6 +95,6 @@ def test_snapshot_backed_state_equals_a_full_replay(steps, every, monkeypatch):
                             as_gm,
                         )
         # and verify finds every snapshot in use equal to a replay
-        from ledger.snapshots import snapshot_problems
+        from ledger.rules.snapshots import snapshot_problems
 
         assert snapshot_problems(camp) == []

@@ -9,7 +9,7 @@ import sqlite3
 import msgspec
 import pytest
 
-from ledger.store import MIGRATION_NAMES, Store
+from ledger.store.sqlite import MIGRATION_NAMES, Store
 from tests.test_conformance import append, note
 
 
@@ -51,7 +51,7 @@ def test_synchronous_full(tmp_path):
 
 
 def test_verify_reports_progress_every_thousand_events(store):
-    from ledger.verify import verify_store
+    from ledger.history.verify import verify_store
 
     append(store, "c", *[note(str(i)) for i in range(2500)])
     steps = []

@@ -145,7 +145,7 @@ def test_damage_goes_through_the_systems_declared_harm(toy_campaign):
 
 def test_every_system_that_declares_harm_makes_a_harm_event():
     from ledger import RuleError, RuleSystem
-    from ledger.plugins import rule_systems
+    from ledger.rules.plugins import rule_systems
 
     for sid, system in rule_systems().items():
         overridden = type(system).harm_event is not RuleSystem.harm_event

@@ -15,13 +15,15 @@ import pytest
 from click.testing import CliRunner
 from freezegun import freeze_time
 
-from ledger.campaign import Campaign, clock_warning, open_campaign
+from ledger.campaign.aggregate import Campaign, clock_warning, open_campaign
 from ledger.chain import Head, chain_rows, not_before
 from ledger.cli import cli
 from ledger.codec import encode_data
 from ledger.events import NoteAdded
-from ledger.eventstore import Pending, open_store
-from ledger.verify import ClockBack, verify_store
+from ledger.history.report import ClockBack
+from ledger.history.verify import verify_store
+from ledger.store.base import Pending
+from ledger.store.opening import open_store
 
 SHEETS = Path(__file__).resolve().parent.parent / "campaigns" / "grand-casebook" / "characters"
 LATE = "2026-03-01T21:00:00.000000Z"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ledger.store import Store
-from ledger.verify import verify_store
+from ledger.history.verify import verify_store
+from ledger.store.sqlite import Store
 
 
 @pytest.fixture

@@ -18,14 +18,14 @@ import pytest
 from click.testing import CliRunner, Result
 from freezegun import freeze_time
 
-from ledger.campaign import Campaign
+from ledger.campaign.aggregate import Campaign
 from ledger.cli import cli
 from ledger.codec import canonical_envelope
 from ledger.events import Envelope
-from ledger.exchange import export_lines, parse_lines
-from ledger.rulesystem import RuleSystem
-from ledger.store import COLUMNS, Store, chain_hash
-from ledger.verify import verify_rows, verify_store
+from ledger.exchange.ndjson import export_lines, parse_lines
+from ledger.history.verify import verify_rows, verify_store
+from ledger.rules.system import RuleSystem
+from ledger.store.sqlite import COLUMNS, Store, chain_hash
 from tests.toy import Improved, Toy
 
 CASEBOOK = Path(__file__).resolve().parents[1] / "campaigns" / "grand-casebook"
@@ -162,9 +162,9 @@ def test_results_are_checked_against_the_state_with_corrections_then_in_force(
         source="physical", draws=[(6, 6)],
     )  # fmt: skip
     campaign.append([improved], actor="gm", at=at)  # seq 3: brawl 3
-    first = campaign.roll("ann", "brawl", {}, faces="3,4", actor="gm", at=at)  # seq 4
+    first = campaign.roll("ann", "brawl", {}, faces="3,4", actor="gm", at=at).roll  # seq 4
     campaign.correct(3, "entered by mistake", actor="gm", at=at)  # seq 5: brawl 2 again
-    second = campaign.roll("ann", "brawl", {}, faces="3,4", actor="gm", at=at)  # seq 6
+    second = campaign.roll("ann", "brawl", {}, faces="3,4", actor="gm", at=at).roll  # seq 6
     assert (first.data.total, second.data.total) == (10, 9)  # type: ignore[attr-defined]
     report = verify_store(store, "toybox")
     assert report.ok and report.results_checked == 3, report.problem

@@ -8,7 +8,7 @@ import json
 import httpx2
 import pytest
 
-from ledger.store import Store
+from ledger.store.sqlite import Store
 
 from .webtools import client, csrf, d20_table, live_server, login, post, sse_frames
 
@@ -336,7 +336,7 @@ def test_the_servers_own_write_wakes_its_streams_through_its_event_appended_list
     """A roll entered on the web wakes the live streams as it commits (the server's
     ``event_appended`` listener), without the hub's poll; another process's write (the CLI)
     waits for the poll, and wakes nothing at once."""
-    from ledger.plugins import pm
+    from ledger.rules.plugins import pm
     from ledger.web.app import Listener, Server
 
     server = Server(table.db, poll_interval=30)

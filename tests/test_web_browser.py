@@ -266,3 +266,33 @@ def test_the_live_log_opens_a_new_stream_after_a_503(table, browser):
         assert refused
         table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")
         page.wait_for_selector(f"#e{table.head()}", timeout=10000)
+
+
+def test_the_browser_verifier_checks_requested_rolls_and_their_entropy(table, tmp_path, browser):
+    """A roll answered with the roller's entropy (ledger-roll-v2, #26) verifies in the
+    browser as with `campaign verify FILE`; a swapped entropy (chain recomputed) is named at
+    the same seq by both."""
+    entropy = hashlib.sha256(b"dana's phone").hexdigest()
+    asked = json.loads(table.ok("request", "isa", "Lockpicking", "--time", "--json"))
+    answer = json.loads(
+        table.ok("roll", "isa", "--answer", str(asked["seq"]), "--entropy", entropy, "--json")
+    )
+    table.ok("roll", "bram", "Brawl", "--time")
+    table.ok("session", "end")
+    lines = table.ok("export").splitlines()
+    verifier = tmp_path / "verifier.html"
+    table.ok("export", "--verifier", str(verifier))
+    page = browser.new_page()
+    page.goto(verifier.as_uri())
+    good = tmp_path / "good.ndjson"
+    good.write_text("\n".join(lines) + "\n")
+    assert cli_verdict(table, good) is None
+    bad, text = browser_verdict(page, good)
+    assert bad is None and text.startswith("OK: chain, seeds and 2 engine rolls check"), text
+    events = [json.loads(x) for x in lines]
+    i = next(k for k, e in enumerate(events) if e["seq"] == answer["seq"])
+    events[i]["data"]["entropy"] = hashlib.sha256(b"what the GM wished").hexdigest()
+    forged = tmp_path / "forged.ndjson"
+    forged.write_text("\n".join(rechain([json.dumps(e) for e in events])) + "\n")
+    assert cli_verdict(table, forged) == answer["seq"]
+    assert browser_verdict(page, forged)[0] == answer["seq"]

@@ -33,9 +33,9 @@ import sqlite_utils
 from click.testing import CliRunner
 
 from ledger.cli import cli
-from ledger.exchange import export_lines
-from ledger.plugins import pm, rule_systems
-from ledger.store import Store
+from ledger.exchange.ndjson import export_lines
+from ledger.rules.plugins import pm, rule_systems
+from ledger.store.sqlite import Store
 
 from .test_reliability_tamper import CAMPAIGN, KINDS, base_db, load, mutate  # noqa: F401
 from .test_web_browser import CHROMIUM, browser, browser_verdict  # noqa: F401

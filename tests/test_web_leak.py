@@ -24,10 +24,10 @@ import msgspec
 import pytest
 
 from ledger import RuleError
-from ledger.campaign import open_campaign
-from ledger.eventstore import open_store
-from ledger.plugins import rule_systems
-from ledger.store import COLUMNS
+from ledger.campaign.aggregate import open_campaign
+from ledger.rules.plugins import rule_systems
+from ledger.store.opening import open_store
+from ledger.store.sqlite import COLUMNS
 from ledger.testing import registered
 from ledger.web.pages import SECRET_REFUSAL
 

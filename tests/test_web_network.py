@@ -24,7 +24,7 @@ import httpx2
 import pytest
 import uvicorn
 
-from ledger.eventstore import open_store
+from ledger.store.opening import open_store
 from ledger.web import access
 
 from .webtools import AT, d20_table, free_port

@@ -1,4 +1,4 @@
-"""``campaign serve --db postgresql://...`` (#18 on the PostgreSQL backend, ledger/pgstore.py).
+"""``campaign serve --db postgresql://...`` (#18 on the PostgreSQL backend, ledger/store/postgres.py).
 
 - access links live in the store on both backends (migration ``m006_access``): issue, find,
   revoke, and ``campaign access add|list|revoke`` (``store_target``: a SQLite file and a
@@ -20,8 +20,8 @@ from typing import Any
 import httpx2
 import pytest
 
-from ledger.campaign import open_campaign
-from ledger.eventstore import open_store
+from ledger.campaign.aggregate import open_campaign
+from ledger.store.opening import open_store
 from ledger.web import access
 
 from .test_web_leak import served_to_a_player_leaks_nothing

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.eventstore import open_store
+from ledger.store.opening import open_store
 from ledger.web.app import Server
 from ledger.web.sessions import SessionPolicy, device_label
 

@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 
 from ledger import Event, Roll, RollParam, RollRequest, RuleError, RuleSystem, applies, hookimpl
-from ledger.dice import DiceSource
+from ledger.dice.engine import DiceSource
 from ledger.events import SceneEnded
 
 

@@ -15,9 +15,9 @@ from typing import Any
 from click.testing import CliRunner, Result
 from starlette.testclient import TestClient
 
-from ledger.campaign import open_campaign
+from ledger.campaign.aggregate import open_campaign
 from ledger.cli import cli
-from ledger.eventstore import open_store
+from ledger.store.opening import open_store
 from ledger.web import access
 from ledger.web.app import Server
 from ledger.web.sessions import csrf_of

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-import sys
 import tomllib
 from typing import Any
 
 import click
 import msgspec
 
-from . import App, cli, echo_json, json_option, now, pass_app, progress_bar, view_option
+from ledger.cli.base import (
+    App,
+    cli,
+    echo_json,
+    json_option,
+    now,
+    pass_app,
+)
+from ledger.cli.output import echo_changes, states
 
 
 def _parse_option(text: str) -> tuple[str, Any]:
@@ -50,8 +57,8 @@ def new(
     """
     import os
 
-    from ..campaign import Campaign, load_system
-    from ..eventstore import is_url, shown
+    from ledger.campaign.aggregate import Campaign, load_system
+    from ledger.store.base import is_url, shown
 
     opts = dict(_parse_option(o) for o in options)
     load_system(system_id, opts)  # a bad system or option is refused before a file is made
@@ -63,7 +70,9 @@ def new(
 
     path = app.db_path
     if path != ":memory:" and not is_url(path) and not os.path.exists(path):
-        from ..newfile import build_new_file  # a new file appears whole, or not at all
+        from ledger.store.newfile import (
+            build_new_file,  # a new file appears whole, or not at all
+        )
 
         campaign = build_new_file(path, create)
     else:
@@ -86,7 +95,7 @@ def systems(system_id: str | None, as_json: bool) -> None:
     `campaign record` writes with their fields, its roll events, and an example roll line
     from its book.
     """
-    from ..plugins import distribution_of, rule_systems
+    from ledger.rules.plugins import distribution_of, rule_systems
 
     installed = rule_systems()
     if system_id is not None:
@@ -136,10 +145,9 @@ def _system_detail(system: Any, as_json: bool) -> None:
     """``campaign systems SYSTEM``: everything a GM types for SYSTEM."""
     import msgspec
 
-    from ..events import Roll
-    from ..plugins import distribution_of
-    from .fields import describe_type, fields_of, option_name
-    from .play import recordable
+    from ledger.cli.fields import describe_type, fields_of, option_name, recordable
+    from ledger.events import Roll
+    from ledger.rules.plugins import distribution_of
 
     dist, version = distribution_of(system)
     events: dict[str, list[dict[str, Any]]] = {
@@ -265,7 +273,7 @@ def character_list(app: App, as_json: bool) -> None:
 @click.pass_context
 def character_show(ctx: click.Context, character_name: str, as_json: bool) -> None:
     """Show CHARACTER's current sheet (the same as `campaign sheet CHARACTER`)."""
-    from .views import sheet
+    from ledger.cli.views import sheet
 
     ctx.invoke(sheet, character_name=character_name, as_of=None, as_json=as_json)
 
@@ -304,11 +312,13 @@ def session_start(app: App, as_json: bool) -> None:
 def session_end(app: App, as_json: bool) -> None:
     """Close the open session: reveal its seed, commit the downtime seed (advancement dice
     draw from it) and print a receipt to keep."""
+    from ledger.history.report import session_receipt
+
     campaign = app.campaign
     before = states(app) if not as_json else {}
     rec = campaign.end_session(actor=app.actor, at=now())
     downtime = campaign.record(rec.seq + 1)  # the same batch: downtime.committed
-    receipt = campaign.session_receipt(rec)  # the batch's last event, as the recap shows it
+    receipt = session_receipt(campaign, rec)  # the batch's last event, as the recap shows it
     commitment = getattr(downtime.data, "seed_commitment", "")
     if as_json:
         echo_json(
@@ -359,7 +369,7 @@ def session_abandon(app: App, reason: str, as_json: bool) -> None:
 @pass_app
 def session_list(app: App, as_json: bool) -> None:
     """List sessions with their commitments and reveals (or why one was abandoned)."""
-    from ..campaign import SESSION_TYPES
+    from ledger.campaign.aggregate import SESSION_TYPES
 
     out: dict[int, dict[str, Any]] = {}
     for rec in app.campaign.records(types=[*SESSION_TYPES]):
@@ -416,340 +426,6 @@ def scene_end(app: App, title: str) -> None:
     echo_changes(app, before, states(app))
 
 
-def states(app: App, characters: Any = None) -> dict[str, Any]:
-    """Characters' states now, in the command's view (``{id: state}``; every character
-    unless ``characters`` names some ids)."""
-    campaign = app.campaign
-    as_gm = app.as_gm()
-    ids = campaign.characters() if characters is None else characters
-    return {cid: campaign.state_of(cid, as_gm=as_gm) for cid in ids}
-
-
-def changes(app: App, before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[str]]:
-    """``{id: sentences}`` of what changed on each character between two :func:`states`
-    (the rule system's words, :meth:`ledger.rulesystem.RuleSystem.describe_changes`); a
-    character whose state did not change is left out."""
-    system, as_gm = app.campaign.system, app.as_gm()
-    out = {}
-    for cid, state in after.items():
-        if cid in before and before[cid] == state:
-            continue
-        said = system.describe_changes(before.get(cid), state, as_gm=as_gm)
-        if said:
-            out[cid] = said
-    return out
-
-
-def echo_changes(
-    app: App, before: dict[str, Any], after: dict[str, Any], *, names: bool = True,
-    mark: str = "",
-) -> None:
-    """Print what changed on each character between two :func:`states`, in the rule
-    system's words: one block per character that changed (``names=False``: the sentences
-    alone, indented), nothing when nothing did. ``mark`` ends every sentence (a GM-only
-    write's ``" [GM only]"``)."""
-    known = app.campaign.characters()
-    for cid, said in changes(app, before, after).items():
-        if names:
-            click.echo(f"{known.get(cid, cid)}:")
-        for sentence in said:
-            click.echo(f"  {sentence}{mark}")
-
-
-@cli.command()
-@click.argument("file", required=False, type=click.File("rb"))
-@click.option(
-    "--receipt",
-    help="SEQ:HASH from an earlier receipt (all 64 hex digits, or the first 16 or more): "
-    "prove the log up to SEQ is unchanged.",
-)
-@click.option(
-    "--drop-snapshots",
-    is_flag=True,
-    help="Delete the campaign's snapshots (a cache of states; the next reads rebuild them).",
-)
-@json_option
-@pass_app
-def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_json: bool) -> None:
-    """Recompute the hash chain, every engine roll of every ended session and every roll's
-    result (what its rule system gives for its recorded inputs and dice), and check every
-    snapshot in use against a replay.
-
-    With FILE, check an export instead of the ledger (a GM's or a player's copy, as
-    `campaign export` writes it; --db is not read): players verify without Python. A
-    player's copy is checked as far as it can be: GM-only events through their hashes.
-    Exit 0 and print a receipt (head seq and hash), or exit 1 naming the first bad seq.
-    """
-    from ..verify import ReceiptError, clock_note, parse_receipt, pending_lines, verify_store
-
-    parsed = None
-    if receipt is not None:
-        try:
-            parsed = parse_receipt(receipt)
-        except ReceiptError as e:
-            raise click.BadParameter(str(e), param_hint="--receipt") from None
-    if file is not None:
-        from ..backup import split_backup
-        from ..exchange import BadLine, parse_lines, verify_export
-
-        _, rest = split_backup(file)
-        try:
-            lines = parse_lines(rest)
-        except BadLine as e:
-            if not as_json:
-                raise
-            # --json answers in JSON even when the file is not an export at all
-            echo_json({"ok": False, "campaign": None, "bad_seq": None,
-                       "bad_line": e.number, "problem": str(e)})  # fmt: skip
-            sys.exit(1)
-        campaign_id, report = verify_export(lines, receipt=parsed)
-        stubs = report.stubs
-    else:
-        store = app.store()
-        # verify reads the stored rows only: a damaged first event must be reported, not
-        # stop the campaign from opening
-        campaign_id = app.campaign_id
-        if campaign_id is None:
-            ids = store.campaign_ids()
-            if len(ids) != 1:
-                campaign_id = app.campaign.id  # the usual "no campaign" / "several" error
-            else:
-                campaign_id = ids[0]
-        length = parsed[0] if parsed else store.head(campaign_id).seq
-        with progress_bar(length, "Verifying") as update:
-            report = verify_store(store, campaign_id, receipt=parsed, progress=update)
-        stubs = 0
-        if drop_snapshots:
-            click.echo(f"Dropped {store.drop_snapshots(campaign_id)} snapshots.", err=True)
-        elif report.ok:  # every snapshot in use must be what a replay gives (ledger.snapshots)
-            from ..snapshots import verify_snapshots
-
-            problem = verify_snapshots(store, campaign_id)
-            if problem:
-                report.fail(*problem)
-    if as_json:
-        echo_json(
-            {
-                "ok": report.ok,
-                "campaign": campaign_id,
-                "receipt": report.receipt,
-                "events": report.events,
-                "redacted": stubs,
-                "engine_rolls_verified": report.engine_rolls,
-                "engine_rolls_unverifiable": report.unverifiable_rolls,
-                "engine_rolls_abandoned": report.abandoned_rolls,
-                "results_rederived": report.results_checked,
-                "results_unchecked": report.results_unchecked,
-                "bad_seq": report.bad_seq,
-                "problem": report.problem,
-                "clock_back": report.clock.json(),
-            }
-        )
-    if not report.ok:
-        if not as_json:
-            where = f"at seq {report.bad_seq}" if report.bad_seq else "in the database file"
-            click.echo(f"error: verification failed {where}: {report.problem}", err=True)
-        sys.exit(1)
-    if not as_json:
-        extra = f" (receipt {receipt.strip()} holds)" if receipt else ""
-        hidden = f" ({stubs} GM-only, checked through their hashes)" if stubs else ""
-        click.echo(
-            f"OK: {report.events} events{hidden}, {report.engine_rolls} engine rolls verified, "
-            f"{report.results_checked} roll results re-derived{extra}"
-        )
-        if report.results_unchecked:
-            click.echo(f"Roll results not checked: {report.results_unchecked}")
-        for line in pending_lines(report):
-            click.echo(line)
-        note = clock_note(report.clock)
-        if note:
-            click.echo(note)
-        click.echo(f"Receipt: {report.receipt}")
-
-
-@cli.command("export")
-@click.option(
-    "-o", "--output", type=click.Path(dir_okay=False), help="Write to a file (default stdout)."
-)
-@click.option(
-    "--verifier",
-    type=click.Path(dir_okay=False),
-    help="Also write the in-browser verifier, one self-contained HTML file that checks an "
-    "export with WebCrypto alone (then the export itself only with -o).",
-)
-@view_option
-@pass_app
-def export_(app: App, output: str | None, verifier: str | None) -> None:
-    """Export the campaign as NDJSON, one event a line, oldest first.
-
-    The default view is --as player: a GM-only event becomes a stub of only what the chain
-    needs (seq, campaign, prev_hash, hash, "redacted": true) and the chain still verifies.
-    `campaign --as gm export` holds every event but no unrevealed seed: made during an open
-    session, it cannot restore that session (it could neither roll nor end). Only
-    `campaign backup FILE` carries the seeds: use it for backups.
-    """
-    from ..exchange import export_lines
-
-    if verifier:
-        from ..web.verifier import verifier_html
-        from .output import atomic_file
-
-        with atomic_file(verifier, db_path=app.db_path) as f:
-            f.write(verifier_html().encode())
-        click.echo(f"Wrote the verifier to {verifier}: open it in a browser", err=True)
-        if not output:
-            return
-
-    as_gm = app.as_gm()
-    open_session = app.campaign.current_session() if as_gm else None
-    lines = export_lines(app.store(), app.campaign.id, as_gm=as_gm)
-    if output:
-        from .output import atomic_file
-
-        with atomic_file(output, db_path=app.db_path) as f:
-            f.writelines(lines)
-    else:
-        out = sys.stdout.buffer
-        for line in lines:
-            out.write(line)
-        out.flush()
-    if open_session is not None:  # said once the export is written (a refusal says nothing)
-        click.echo(
-            f"Warning: session {open_session} is open and this GM export does not carry its "
-            "seed: a ledger restored from it can neither roll nor end that session, and "
-            "`campaign import` refuses it once the session has engine rolls. Only "
-            "`campaign backup FILE` carries the seed.",
-            err=True,
-        )
-
-
-@cli.command("import")
-@click.argument("file", type=click.File("rb"))
-@click.option(
-    "--abandon-open-session",
-    is_flag=True,
-    help="When the file's last session is open and the file lacks its seed (a GM export, "
-    "not a backup): import anyway and close that session as abandoned, its engine rolls "
-    "unverifiable.",
-)
-@json_option
-@pass_app
-def import_(app: App, file: Any, abandon_open_session: bool, as_json: bool) -> None:
-    """Import a GM backup (`campaign backup`) or a GM export (NDJSON) into this ledger file.
-
-    A backup restores everything, the open session's seed included (each secret checked
-    against its commitment in the log). A GM export holds no seed: when its last session is
-    open with engine rolls, it is refused (restored, that session could neither roll nor
-    end, and its rolls could never be verified) unless --abandon-open-session closes that
-    session as abandoned. Refused, with nothing written, when the chain or a roll does not
-    verify, when the file is a player's export, or when the campaign already exists here.
-    A new ledger file is built privately, checked on the disk, and appears whole, only when
-    the import succeeds.
-    """
-    import os
-
-    from ..backup import split_backup
-    from ..eventstore import is_url
-    from ..exchange import Imported, import_lines, parse_lines
-
-    backup, rest = split_backup(file)
-    lines = parse_lines(rest)
-
-    def fill(store: Any) -> Imported:
-        return import_lines(
-            store,
-            lines,
-            backup=backup,
-            abandon_open_session=abandon_open_session,
-            actor=app.actor,
-            at=now(),
-        )
-
-    if app.db_path != ":memory:" and not is_url(app.db_path) and not os.path.exists(app.db_path):
-        from ..newfile import build_new_file
-
-        done = build_new_file(app.db_path, fill)
-    else:
-        done = fill(app.store(create=True))
-    if as_json:
-        echo_json(
-            {
-                "campaign": done.campaign,
-                "events": done.events,
-                "secrets": done.secrets,
-                "abandoned_session": done.abandoned,
-                "engine_rolls_unverifiable": done.unverifiable_rolls,
-            }
-        )
-        _note_clock_back(lines)
-        return
-    if done.open_without_seed is not None:
-        click.echo(
-            f"Warning: session {done.open_without_seed} is open and the file does not hold its "
-            "seed (only a GM backup, `campaign backup FILE`, does): it can neither roll nor "
-            'end; close it with `campaign session abandon --reason "..."`',
-            err=True,
-        )
-    if done.abandoned is not None:
-        k = done.unverifiable_rolls
-        click.echo(
-            f"Session {done.abandoned} was open without its seed: abandoned at import, its {k} "
-            f"engine roll{'s are' if k != 1 else ' is'} unverifiable (only a GM backup, "
-            "`campaign backup FILE`, carries an open session's seed)."
-        )
-    secrets = done.secrets
-    kept = f" and {secrets} unrevealed seed{'s' if secrets != 1 else ''}" if secrets else ""
-    click.echo(
-        f"Imported campaign {done.campaign}: {done.events} events{kept}, chain and rolls verified."
-    )
-    _note_clock_back(lines)
-
-
-def _note_clock_back(lines: Any) -> None:
-    """After an import: where the imported log's ``recorded_at`` goes back in time, if
-    anywhere (kept as written: the times are in the chain; :func:`ledger.verify.clock_note`)."""
-    from ..verify import ClockBack, clock_note
-
-    clock = ClockBack()
-    for line in lines:
-        clock.feed(line.seq, getattr(line, "recorded_at", None))
-    note = clock_note(clock)
-    if note:
-        click.echo(note, err=True)
-
-
-@cli.command()
-@click.argument("file", type=click.Path(dir_okay=False))
-@json_option
-@pass_app
-def backup(app: App, file: str, as_json: bool) -> None:
-    """Write a GM backup of the campaign to FILE: everything `import` needs to restore it.
-
-    FILE holds the GM's export (every event, line for line as `campaign --as gm export`)
-    after a first line with the unrevealed seeds (the open session's, and any downtime
-    seed). Anyone who reads it can foresee the open session's engine rolls: it is written
-    readable by you only; keep it private and share `campaign export` instead.
-    """
-    from ..backup import backup_lines
-    from .output import atomic_file
-
-    store = app.store()
-    campaign = app.campaign
-    with atomic_file(file, db_path=app.db_path, private=True) as f, store.transaction():
-        lines = 0
-        for line in backup_lines(store, campaign.id):
-            f.write(line)
-            lines += 1
-        secrets = len(store.secret_rows(campaign.id))
-    if as_json:
-        echo_json({"campaign": campaign.id, "file": file, "events": lines - 1, "secrets": secrets})
-    else:
-        click.echo(
-            f"Backed up {campaign.id} to {file}: {lines - 1} events and {secrets} unrevealed "
-            f"seed{'s' if secrets != 1 else ''} (keep this file private)."
-        )
-
-
 @cli.command()
 @click.argument("text")
 @click.option("--character", "character_name", help="The character it is about (id or name).")
@@ -758,7 +434,7 @@ def backup(app: App, file: str, as_json: bool) -> None:
 @pass_app
 def note(app: App, text: str, character_name: str | None, blind: bool, as_json: bool) -> None:
     """Record a free-text note for the log and recaps (optionally about a character)."""
-    from ..events import NoteAdded
+    from ledger.events import NoteAdded
 
     campaign = app.campaign
     if not text.strip():
@@ -775,7 +451,7 @@ def note(app: App, text: str, character_name: str | None, blind: bool, as_json: 
             {"seq": rec.seq, "character": cid, "text": rec.data.text, "visibility": rec.visibility}
         )
     else:
-        from ..text import printable
-        from .play import made_mark
+        from ledger.cli.output import made_mark
+        from ledger.text import printable
 
         click.echo(f"[{rec.seq}] note: {printable(rec.data.text)}{made_mark(rec)}")

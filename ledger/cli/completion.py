@@ -48,8 +48,8 @@ class _FromCampaign(ShellComplete):
     click's own (file names for ``PATH`` options) when the campaign offers nothing."""
 
     def get_completions(self, args: list[str], incomplete: str) -> list[CompletionItem]:
-        from . import App
-        from .shell import candidates
+        from ledger.cli.base import App
+        from ledger.cli.shell import candidates
 
         db, campaign = _ledger_of(args)
         app = App(db, campaign, None, "gm")

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from . import App, cli, echo_json, json_option, pass_app
+from ledger.cli.base import App, cli, echo_json, json_option, pass_app
 
 
 def bundled_campaigns() -> Path:
@@ -141,7 +141,7 @@ def demo(
     if as_json:
         echo_json(summaries)
         return
-    from ..verify import short_receipt
+    from ledger.history.report import short_receipt
 
     click.secho("\nSummary", bold=True)
     for s in summaries:
@@ -154,9 +154,9 @@ def demo(
 
 def write_recaps(db: str, folder: Path) -> list[str]:
     """Write every session's recap (players' Markdown and HTML, the GM's HTML) into ``folder``."""
-    from ..campaign import open_campaign
-    from ..recap import build_recap, render
-    from ..store import Store
+    from ledger.campaign.aggregate import open_campaign
+    from ledger.history.recap import build_recap, render
+    from ledger.store.sqlite import Store
 
     campaign = open_campaign(Store(db))
     folder.mkdir(parents=True, exist_ok=True)
@@ -172,7 +172,7 @@ def write_recaps(db: str, folder: Path) -> list[str]:
 
 
 def _character_ids(db: str) -> list[str]:
-    from ..campaign import open_campaign
-    from ..store import Store
+    from ledger.campaign.aggregate import open_campaign
+    from ledger.store.sqlite import Store
 
     return list(open_campaign(Store(db)).characters())

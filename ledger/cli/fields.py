@@ -13,7 +13,8 @@ import click
 import msgspec
 from msgspec import inspect as mi
 
-from .. import kinds
+from ledger import kinds
+from ledger.events import Roll
 
 _NOTHING = tuple(t for t in (getattr(mi, "NoneType", None), getattr(mi, "UnsetType", None)) if t)
 
@@ -132,3 +133,14 @@ def field_lines(cls: type) -> list[str]:
             extra = f"default {msgspec.json.encode(default).decode()}"
         lines.append(f"{option_name(name):<22} {describe_type(t)} ({extra})")
     return lines
+
+
+def recordable(system: Any) -> dict[str, type]:
+    """The events ``campaign record`` writes for ``system``: ``{short name: class}``
+    (``favour-changed`` for ``d20-world.favour_changed``); rolls go through ``roll``."""
+    out = {}
+    for cls in system.event_types:
+        tag = msgspec.inspect.type_info(cls).tag  # type: ignore[attr-defined]
+        if isinstance(tag, str) and not issubclass(cls, Roll):
+            out[tag.split(".", 1)[1].replace("_", "-")] = cls
+    return out

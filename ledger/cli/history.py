@@ -1,15 +1,26 @@
-"""Commands replayed from history: advance (and, later, recap and audit)."""
+"""Commands replayed from history: advance, recap, audit, verify."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
 import msgspec
 
-from ..events import Recorded
-from . import SEQ, App, cli, echo_json, json_option, now, pass_app, view_option
-from .play import describe
+from ledger.cli.base import (
+    SEQ,
+    App,
+    cli,
+    echo_json,
+    json_option,
+    now,
+    pass_app,
+    progress_bar,
+    view_option,
+)
+from ledger.events import Recorded
+from ledger.history.words import describe
 
 
 @cli.command()
@@ -32,8 +43,8 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
     (revealed at the end of the batch, so they verify). --dry-run shows the choices,
     targets and exact odds, never the outcome of dice not yet rolled ("?").
     """
-    from ..advancement import HIDDEN, preview
-    from ..advancement import advance as run_advance
+    from ledger.history.advancement import HIDDEN, preview
+    from ledger.history.advancement import advance as run_advance
 
     parsed: dict[str, Any] = {}
     for item in choices:
@@ -69,7 +80,7 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
                 odds = "; odds " + ", ".join(f"{k} {v}" for k, v in p["odds"].items())
             click.echo(f"  {p['type']}: {fields}{odds}")
         return
-    from .commands import echo_changes, states
+    from ledger.cli.output import echo_changes, states
 
     before = {} if as_json else states(app)
     result = run_advance(campaign, number, parsed, actor=app.actor, at=now())
@@ -115,10 +126,10 @@ def recap(app: App, number: int, fmt: str, output: str | None, as_json: bool) ->
     """
     import dataclasses
 
-    from ..recap import build_recap, render
+    from ledger.history.recap import build_recap, render
 
     if output:
-        from .output import check_target
+        from ledger.cli.output import check_target
 
         check_target(output, db_path=app.db_path)
     data = build_recap(app.campaign, number, as_gm=app.as_gm())
@@ -127,7 +138,7 @@ def recap(app: App, number: int, fmt: str, output: str | None, as_json: bool) ->
         return
     text = render(data, fmt)
     if output:
-        from .output import atomic_file
+        from ledger.cli.output import atomic_file
 
         with atomic_file(output, db_path=app.db_path, text=True) as f:
             f.write(text)
@@ -147,7 +158,7 @@ def audit(app: App, seq: int, as_json: bool) -> None:
     Engine rolls of an ended session are recomputed from the revealed seed.
     Exit 1 when the roll or the log does not verify.
     """
-    from ..audit import audit as run_audit
+    from ledger.history.audit import audit as run_audit
 
     result = run_audit(app.campaign, seq, as_gm=app.as_gm())
     bad = result["verdict"] in ("tampered", "mismatch")
@@ -169,10 +180,14 @@ def audit(app: App, seq: int, as_json: bool) -> None:
             click.echo(f"  source: {d['source']}; draws in order: {draws}")
             if d.get("source") == "engine":
                 click.echo(f"  nonce {d.get('nonce')}, client seed {d.get('client_seed')!r}")
+                if "request" in d:
+                    click.echo(f"  answers request {d['request']}, roller's entropy {d['entropy']}")
+        if "predictable" in result:
+            click.echo(f"  who could have known it: {result['predictable']['text']}")
         shown = {
             k: v
             for k, v in d.items()
-            if k not in ("draws", "source", "nonce", "client_seed", "scheme")
+            if k not in ("draws", "source", "nonce", "client_seed", "scheme", "request", "entropy")
         }
         click.echo("  fields: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
         rule = result["rule"]
@@ -180,7 +195,7 @@ def audit(app: App, seq: int, as_json: bool) -> None:
             f"  rules: {rule['book']}"
             + (f', "{rule["section"]}"' if rule["section"] else "")
         )
-        from ..text import printable
+        from ledger.text import printable
 
         for c in result["corrections"]:
             click.echo(f"  correction {c['seq']} at {c['at']}: {printable(c['sentence'])}")
@@ -197,3 +212,164 @@ def audit(app: App, seq: int, as_json: bool) -> None:
         if not as_json:
             click.echo(f"error: event {seq} does not verify ({result['verdict']})", err=True)
         raise SystemExit(1)
+
+
+@cli.command()
+@click.argument("file", required=False, type=click.File("rb"))
+@click.option(
+    "--receipt",
+    help="SEQ:HASH from an earlier receipt (all 64 hex digits, or the first 16 or more): "
+    "prove the log up to SEQ is unchanged.",
+)
+@click.option(
+    "--drop-snapshots",
+    is_flag=True,
+    help="Delete the campaign's snapshots (a cache of states; the next reads rebuild them).",
+)
+@json_option
+@pass_app
+def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_json: bool) -> None:
+    """Recompute the hash chain, every engine roll of every ended session and every roll's
+    result (what its rule system gives for its recorded inputs and dice), and check every
+    snapshot in use against a replay.
+
+    With FILE, check an export instead of the ledger (a GM's or a player's copy, as
+    `campaign export` writes it; --db is not read): players verify without Python. A
+    player's copy is checked as far as it can be: GM-only events through their hashes.
+    Exit 0 and print a receipt (head seq and hash), or exit 1 naming the first bad seq.
+    """
+    from ledger.history.report import ReceiptError, clock_note, parse_receipt, pending_lines
+    from ledger.history.verify import verify_store
+
+    parsed = None
+    if receipt is not None:
+        try:
+            parsed = parse_receipt(receipt)
+        except ReceiptError as e:
+            raise click.BadParameter(str(e), param_hint="--receipt") from None
+    if file is not None:
+        from ledger.exchange.backup import split_backup
+        from ledger.exchange.ndjson import BadLine, parse_lines, verify_export
+
+        _, rest = split_backup(file)
+        try:
+            lines = parse_lines(rest)
+        except BadLine as e:
+            if not as_json:
+                raise
+            # --json answers in JSON even when the file is not an export at all
+            echo_json({"ok": False, "campaign": None, "bad_seq": None,
+                       "bad_line": e.number, "problem": str(e)})  # fmt: skip
+            sys.exit(1)
+        campaign_id, report = verify_export(lines, receipt=parsed)
+        stubs = report.stubs
+    else:
+        store = app.store()
+        # verify reads the stored rows only: a damaged first event must be reported, not
+        # stop the campaign from opening
+        campaign_id = app.campaign_id
+        if campaign_id is None:
+            ids = store.campaign_ids()
+            if len(ids) != 1:
+                campaign_id = app.campaign.id  # the usual "no campaign" / "several" error
+            else:
+                campaign_id = ids[0]
+        length = parsed[0] if parsed else store.head(campaign_id).seq
+        with progress_bar(length, "Verifying") as update:
+            report = verify_store(store, campaign_id, receipt=parsed, progress=update)
+        stubs = 0
+        if drop_snapshots:
+            click.echo(f"Dropped {store.drop_snapshots(campaign_id)} snapshots.", err=True)
+        elif report.ok:  # every snapshot in use must be what a replay gives (ledger.rules.snapshots)
+            from ledger.history.verify import verify_snapshots
+
+            problem = verify_snapshots(store, campaign_id)
+            if problem:
+                report.fail(*problem)
+    if as_json:
+        echo_json(
+            {
+                "ok": report.ok,
+                "campaign": campaign_id,
+                "receipt": report.receipt,
+                "events": report.events,
+                "redacted": stubs,
+                "engine_rolls_verified": report.engine_rolls,
+                "engine_rolls_unverifiable": report.unverifiable_rolls,
+                "engine_rolls_abandoned": report.abandoned_rolls,
+                "results_rederived": report.results_checked,
+                "results_unchecked": report.results_unchecked,
+                "bad_seq": report.bad_seq,
+                "problem": report.problem,
+                "clock_back": report.clock.json(),
+            }
+        )
+    if not report.ok:
+        if not as_json:
+            where = f"at seq {report.bad_seq}" if report.bad_seq else "in the database file"
+            click.echo(f"error: verification failed {where}: {report.problem}", err=True)
+        sys.exit(1)
+    if not as_json:
+        extra = f" (receipt {receipt.strip()} holds)" if receipt else ""
+        hidden = f" ({stubs} GM-only, checked through their hashes)" if stubs else ""
+        click.echo(
+            f"OK: {report.events} events{hidden}, {report.engine_rolls} engine rolls verified, "
+            f"{report.results_checked} roll results re-derived{extra}"
+        )
+        if report.results_unchecked:
+            click.echo(f"Roll results not checked: {report.results_unchecked}")
+        for line in pending_lines(report):
+            click.echo(line)
+        note = clock_note(report.clock)
+        if note:
+            click.echo(note)
+        click.echo(f"Receipt: {report.receipt}")
+
+
+@cli.group()
+def proof() -> None:
+    """Merkle proofs over the log (RFC 9162): that an event is in it, that it only grew."""
+
+
+@proof.command("inclusion")
+@click.argument("seq", type=SEQ)
+@click.option("--size", type=SEQ, help="The tree of the first SIZE events (default: all).")
+@json_option
+@pass_app
+def proof_inclusion(app: App, seq: int, size: int | None, as_json: bool) -> None:
+    """Prove event SEQ is in the log's Merkle tree: its leaf hash and audit path to the
+    root, which anyone checks with RFC 9162's algorithm alone (hashes in base64)."""
+    from ledger.history.proofs import inclusion
+
+    found = inclusion(app.store(), app.campaign.id, seq, size)
+    if as_json:
+        echo_json(found.as_dict())
+        return
+    out = found.as_dict()
+    click.echo(f"Event {seq} is leaf {out['index']} of the tree of {found.size} events.")
+    click.echo(f"  root:      {out['root']}")
+    click.echo(f"  leaf hash: {out['leaf_hash']}")
+    for i, h in enumerate(out["proof"], start=1):
+        click.echo(f"  proof {i:>2}:  {h}")
+
+
+@proof.command("consistency")
+@click.argument("old", type=SEQ)
+@click.argument("new", type=SEQ, required=False)
+@json_option
+@pass_app
+def proof_consistency(app: App, old: int, new: int | None, as_json: bool) -> None:
+    """Prove the log of the first OLD events is a prefix of the log of the first NEW (default:
+    all): nothing before OLD was rewritten. Hashes in base64."""
+    from ledger.history.proofs import consistency
+
+    found = consistency(app.store(), app.campaign.id, old, new)
+    if as_json:
+        echo_json(found.as_dict())
+        return
+    out = found.as_dict()
+    click.echo(f"The tree of {old} events is a prefix of the tree of {found.new}.")
+    click.echo(f"  old root: {out['old_root']}")
+    click.echo(f"  new root: {out['new_root']}")
+    for i, h in enumerate(out["proof"], start=1):
+        click.echo(f"  proof {i:>2}: {h}")

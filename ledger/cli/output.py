@@ -20,6 +20,8 @@ from typing import IO, Any
 
 import click
 
+from ledger.cli.base import App
+
 SQLITE_HEADER = b"SQLite format 3\x00"
 #: Files SQLite keeps beside a database.
 SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -46,7 +48,7 @@ def _same(a: str, b: str) -> bool:
 
 def current_db() -> str | None:
     """The ``--db`` of the running ``campaign`` command, if there is one."""
-    from . import App
+    from ledger.cli.base import App
 
     ctx = click.get_current_context(silent=True)
     app = ctx.find_object(App) if ctx is not None else None
@@ -113,7 +115,7 @@ def atomic_path(
     :raises click.BadParameter: see :func:`check_target`.
     :raises click.ClickException: the disk is full (one line: where, how much is free).
     """
-    from ..files import disk_full, disk_full_message, sync_file, sync_folder
+    from ledger.store.files import disk_full, disk_full_message, sync_file, sync_folder
 
     check_target(path, db_path=db_path, option=option)
     folder = os.path.dirname(os.path.abspath(path))
@@ -144,7 +146,7 @@ def _is_full(e: BaseException) -> bool:
     """Is ``e`` (or what it was raised from: a chart library may wrap its errors) the
     operating system saying the disk is full? (A full disk under the ledger is the store's
     own :class:`~ledger.files.DiskFull`, naming the ledger: it passes through.)"""
-    from ..files import NO_ROOM
+    from ledger.store.files import NO_ROOM
 
     seen: BaseException | None = e
     for _ in range(5):
@@ -173,3 +175,49 @@ def atomic_file(
             yield f
             f.flush()
             os.fsync(f.fileno())
+
+
+def states(app: App, characters: Any = None) -> dict[str, Any]:
+    """Characters' states now, in the command's view (``{id: state}``; every character
+    unless ``characters`` names some ids)."""
+    campaign = app.campaign
+    as_gm = app.as_gm()
+    ids = campaign.characters() if characters is None else characters
+    return {cid: campaign.state_of(cid, as_gm=as_gm) for cid in ids}
+
+
+def changes(app: App, before: dict[str, Any], after: dict[str, Any]) -> dict[str, list[str]]:
+    """``{id: sentences}`` of what changed on each character between two :func:`states`
+    (the rule system's words, :meth:`ledger.rules.system.RuleSystem.describe_changes`); a
+    character whose state did not change is left out."""
+    system, as_gm = app.campaign.system, app.as_gm()
+    out = {}
+    for cid, state in after.items():
+        if cid in before and before[cid] == state:
+            continue
+        said = system.describe_changes(before.get(cid), state, as_gm=as_gm)
+        if said:
+            out[cid] = said
+    return out
+
+
+def echo_changes(
+    app: App, before: dict[str, Any], after: dict[str, Any], *, names: bool = True,
+    mark: str = "",
+) -> None:
+    """Print what changed on each character between two :func:`states`, in the rule
+    system's words: one block per character that changed (``names=False``: the sentences
+    alone, indented), nothing when nothing did. ``mark`` ends every sentence (a GM-only
+    write's ``" [GM only]"``)."""
+    known = app.campaign.characters()
+    for cid, said in changes(app, before, after).items():
+        if names:
+            click.echo(f"{known.get(cid, cid)}:")
+        for sentence in said:
+            click.echo(f"  {sentence}{mark}")
+
+
+def made_mark(rec: Any) -> str:
+    """What the answer to a write adds to a GM-only event's line: ``" [GM only]"`` (a blind
+    roll, ``record --blind``, an event type that is always the GM's), else nothing."""
+    return " [GM only]" if rec.visibility == "gm" else ""

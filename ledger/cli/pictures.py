@@ -7,7 +7,7 @@ from typing import Any
 import click
 import msgspec
 
-from . import App, cli, echo_json, json_option, pass_app
+from ledger.cli.base import App, cli, echo_json, json_option, pass_app
 
 
 def plot_option(fn: Any) -> Any:
@@ -26,8 +26,8 @@ def check_plot(plot: str | None) -> None:
     refuses (the ledger, a SQLite file, a folder)."""
     if plot is None:
         return
-    from ..charts import ChartError, check_path
-    from .output import check_target, current_db
+    from ledger.cli.output import check_target, current_db
+    from ledger.rules.charts import ChartError, check_path
 
     check_target(plot, db_path=current_db(), option="--plot")
     try:
@@ -39,9 +39,9 @@ def check_plot(plot: str | None) -> None:
 def save_chart(fig: Any, path: str) -> None:
     """Write a chart to ``path`` through a temporary file renamed into place (nothing is
     left behind when drawing fails). :raises click.BadParameter: see :func:`check_plot`."""
-    from ..charts import save
-    from . import spinner
-    from .output import atomic_path, current_db
+    from ledger.cli.base import spinner
+    from ledger.cli.output import atomic_path, current_db
+    from ledger.rules.charts import save
 
     with spinner(f"Drawing {path}…"), atomic_path(path, db_path=current_db(), option="--plot") as tmp:
         save(fig, tmp)
@@ -52,8 +52,8 @@ def plot_odds(system: Any, params: dict[str, Any], path: str) -> None:
 
     :raises click.ClickException: the chart cannot be drawn (one line, exit 1).
     """
-    from ..charts import ChartError, odds_figure
-    from . import spinner
+    from ledger.cli.base import spinner
+    from ledger.rules.charts import ChartError, odds_figure
 
     try:
         with spinner(f"Working out the odds for {path}…"):
@@ -64,11 +64,11 @@ def plot_odds(system: Any, params: dict[str, Any], path: str) -> None:
 
 
 def collect_rolls(campaign: Any, *, as_gm: bool) -> list[Any]:
-    """Every roll of ``campaign`` as :class:`ledger.fairness.RollDraws`, corrections honoured
+    """Every roll of ``campaign`` as :class:`ledger.dice.fairness.RollDraws`, corrections honoured
     (a retracted roll is left out, an amended one counts with its amended dice); a player's
     view leaves out GM-only (blind) rolls."""
-    from ..events import Roll
-    from ..fairness import roll_draws
+    from ledger.dice.fairness import roll_draws
+    from ledger.events import Roll
 
     roll_types = [tag for tag, cls in campaign.codec.types.items() if issubclass(cls, Roll)]
     if not roll_types:
@@ -116,7 +116,7 @@ def fairness(
     is flagged as unlikely to be fair. Corrections are honoured: a retracted roll does not
     count, an amended one counts with its amended dice.
     """
-    from .. import fairness as fair
+    from ledger.dice import fairness as fair
 
     check_plot(plot)
     campaign = app.campaign
@@ -140,7 +140,7 @@ def fairness(
     if plot is not None:
         if not reports:
             raise click.ClickException("no dice match these filters: no chart to draw")
-        from ..charts import fairness_figure
+        from ledger.rules.charts import fairness_figure
 
         shown = ", ".join(f"{k} {v}" for k, v in filters.items() if v is not None)
         title = f"Dice fairness: {campaign.id}" + (f" ({shown})" if shown else "")
@@ -154,6 +154,7 @@ def fairness(
                 "flag_below_p": fair.FLAG_P,
                 "watch_below_p": fair.WATCH_P,
                 "min_expected_per_face": fair.MIN_EXPECTED,
+                "predictable": fair.by_predictability(rolls),
                 "groups": [{**r.as_dict(), "roller_name": names.get(r.roller)} for r in reports],
             }
         )
@@ -168,6 +169,11 @@ def fairness(
         f"{len(reports)} group{'s' if len(reports) != 1 else ''} "
         "(corrections honoured; flagged below p = 0.001)"
     )
+    from ledger.dice.engine import PREDICTABILITY
+
+    click.echo("Who could have known the dice in advance:")
+    for code, count in fair.by_predictability(rolls).items():
+        click.echo(f"  {count:>6,} roll{'s' if count != 1 else ' '}  {PREDICTABILITY[code]}")
     for r in reports:
         who = "everyone" if r.roller == fair.EVERYONE else f"{names.get(r.roller, r.roller)}"
         mark = "  [FLAGGED]" if r.flagged else ""

@@ -7,184 +7,12 @@ from typing import Any
 import click
 import msgspec
 
-from ..events import Roll
-from ..plugins import rule_systems
-from ..rulesystem import RollParam, RuleError
-from . import SEQ, App, cli, echo_json, json_option, now, pass_app
-
-
-def merged_params(
-    attr: str, systems: dict[str, Any] | None = None
-) -> dict[str, tuple[RollParam, list[str]]]:
-    """Every installed system's params of kind ``attr`` (``roll_params``/``odds_params``).
-
-    Two systems may declare one name: a switch and a valued option cannot share it (the
-    later system's declaration is dropped, see ``campaign systems``); a single-valued and a
-    repeatable one merge into a repeatable option.
-
-    :param systems: ``{id: system}`` (default: every installed system).
-    :returns: ``{name: (param, [system ids declaring it])}``.
-    """
-    merged: dict[str, tuple[RollParam, list[str]]] = {}
-    for sid, system in sorted((systems if systems is not None else rule_systems()).items()):
-        for p in getattr(system, attr):
-            if p.name in merged:
-                q, owners = merged[p.name]
-                if q.is_flag != p.is_flag:
-                    CLASHES.append(
-                        f"--{p.name} of {sid} clashes with {owners[0]}'s and is unavailable"
-                    )
-                    continue
-                if p.multiple and not q.multiple:
-                    merged[p.name] = (p, owners)
-                owners.append(sid)
-            else:
-                merged[p.name] = (p, [sid])
-    return merged
-
-
-CLASHES: list[str] = []
-
-
-def system_options(attr: str, systems: dict[str, Any] | None = None) -> list[click.Option]:
-    """The merged system params as click options (help marked with each system's id)."""
-    systems = systems if systems is not None else rule_systems()
-    options = []
-    for name, (p, owners) in sorted(merged_params(attr, systems).items()):
-        declared = [q for s in owners for q in getattr(systems[s], attr) if q.name == name]
-        flag = "--" + name.replace("_", "-")
-        kinds = {q.type for q in declared}
-        kind: Any = kinds.pop() if len(kinds) == 1 else str  # each system converts its own
-        ranges = {(q.min, q.max) for q in declared}
-        if kind is int and len(ranges) == 1 and ranges != {(None, None)}:
-            low, high = ranges.pop()
-            kind = click.IntRange(low, high)  # click shows the range in --help
-        each_range = not isinstance(kind, click.IntRange)
-        text = " ".join(
-            (f"[{s}] " if len(systems) > 1 else "")  # one system: its help says enough
-            + f"{q.help}{q.range_text() if each_range else ''}"
-            for s, q in zip(owners, declared, strict=False)
-        )
-        if p.is_flag:
-            options.append(click.Option([flag, name], is_flag=True, default=None, help=text))
-        else:
-            options.append(
-                click.Option([flag, name], type=kind, multiple=p.multiple, default=None, help=text)
-            )
-    return options
-
-
-class SystemParamsCommand(click.Command):
-    """A command whose options are rule systems' params of ``params_attr``.
-
-    When the command runs, only the one system it is for (the campaign's) is loaded and its
-    options offered, so start-up stays lean. ``--help`` in a campaign shows that system's
-    options and an example line from its book; without one, every installed system's.
-    Built when used, not at import, so a system registered later (a test plugin) counts.
-    """
-
-    params_attr = "roll_params"
-
-    def system_for(self, ctx: click.Context, args: list[str]) -> Any:
-        """The one system these args are for, or ``None`` (then: every system)."""
-        try:
-            return ctx.find_object(App).campaign.system  # type: ignore[union-attr]
-        except Exception:  # no ledger yet, a bad file: the callback reports it properly
-            return None
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        system = self.system_for(ctx, args)  # --help too: it shows that system's options
-        if system is not None:
-            ctx.meta["ledger.system"] = system
-        try:
-            return super().parse_args(ctx, args)
-        except click.NoSuchOption as e:
-            system = ctx.meta.get("ledger.system")
-            name = e.option_name.lstrip("-").replace("-", "_")
-            owners = merged_params(self.params_attr).get(name, (None, []))[1]
-            if system is None or not owners:
-                raise
-            raise click.UsageError(
-                f"{e.option_name} is not an option of {system.id} (it is {', '.join(owners)}'s)",
-                ctx,
-            ) from None
-
-    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
-        system = ctx.meta.get("ledger.system")
-        if system is not None:
-            extra = system_options(self.params_attr, {system.id: system})
-        else:
-            key = id(rule_systems())
-            if getattr(self, "_params_key", None) != key:
-                self._extra = system_options(self.params_attr)
-                self._params_key = key
-            extra = self._extra
-        base = super().get_params(ctx)
-        return [*base[:-1], *extra, *base[-1:]]
-
-
-    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        super().format_epilog(ctx, formatter)
-        system = ctx.meta.get("ledger.system")
-        example = getattr(system, "example_roll", "") if self.params_attr == "roll_params" else ""
-        if example and system is not None:
-            line, _, note = example.partition("  # ")
-            with formatter.section(f"Example ({system.name}, from the book)"):
-                formatter.write_text(f"campaign {line}")
-                if note:
-                    formatter.write_text(f"({note})")
-
-
-class OddsCommand(SystemParamsCommand):
-    """``campaign odds SYSTEM``: the options of the SYSTEM named on the command line."""
-
-    params_attr = "odds_params"
-
-    def system_for(self, ctx: click.Context, args: list[str]) -> Any:
-        from ..plugins import rule_system
-
-        first = next((a for a in args if not a.startswith("-")), None)
-        return rule_system(first) if first else None
-
-
-def pick_params(system: Any, attr: str, given: dict[str, Any]) -> dict[str, Any]:
-    """The given params the campaign's system declares, converted to their types.
-
-    :raises click.UsageError: a param the system does not declare, or a bad value.
-    """
-    own = {p.name: p for p in getattr(system, attr)}
-    out = {}
-    for name, value in given.items():
-        if value is None or value == () or value is False:
-            continue
-        if name not in own:
-            raise click.UsageError(f"--{name.replace('_', '-')} is not an option of {system.id}")
-        param = own[name]
-        if isinstance(value, tuple) and not param.multiple:
-            if len(value) > 1:
-                raise click.UsageError(f"--{name.replace('_', '-')} is given once for {system.id}")
-            value = value[0]
-        out[name] = _convert(param, value)
-    return out
-
-
-def _convert(param: RollParam, value: Any) -> Any:
-    if param.is_flag or param.type is str:
-        return value
-    flag = f"--{param.name.replace('_', '-')}"
-    try:
-        values = tuple(param.type(v) for v in (value if param.multiple else (value,)))
-    except ValueError:
-        kind = getattr(param.type, "__name__", "value")
-        raise click.UsageError(
-            f"{flag} takes {'an' if kind == 'int' else 'a'} {kind}, not {str(value)[:40]!r}"
-        ) from None
-    for v in values:
-        if isinstance(v, int) and param.out_of_range(v):
-            raise click.UsageError(
-                f"{flag} takes a number{param.range_text()}, not {str(v)[:40]}"
-            )
-    return values if param.multiple else values[0]
+from ledger.cli.base import SEQ, App, cli, echo_json, json_option, now, pass_app
+from ledger.cli.fields import recordable
+from ledger.cli.options import SystemParamsCommand, pick_params
+from ledger.cli.output import echo_changes, made_mark, states
+from ledger.errors import RuleError
+from ledger.history.words import describe
 
 
 def roll_output(app: App, rec: Any) -> dict[str, Any]:
@@ -241,6 +69,20 @@ def roll_output(app: App, rec: Any) -> dict[str, Any]:
     help="With --vs-character and an attack: put the harm of a hit on the character hit in "
     "the same record.",
 )
+@click.option(
+    "--answer",
+    "answer",
+    type=SEQ,
+    metavar="SEQ",
+    help="Answer the roll request at SEQ (`campaign request`): its skill and options are "
+    "the request's. Engine dice then draw with the roller's --entropy; or give --dice.",
+)
+@click.option(
+    "--entropy",
+    metavar="HEX",
+    help="With --answer: 32 bytes of randomness from the roller's own device, as 64 hex "
+    "digits, mixed into the draw so nobody could know it in advance.",
+)
 @json_option
 @pass_app
 def roll(
@@ -254,6 +96,8 @@ def roll(
     vs_character: str | None,
     vs_skill: str | None,
     apply: bool,
+    answer: int | None,
+    entropy: str | None,
     as_json: bool,
     **params: Any,
 ) -> None:
@@ -263,8 +107,7 @@ def roll(
     the harm of a hit at once). Options below marked [system] apply to campaigns of that
     rule system.
     """
-    from ..campaign import AutomaticResult
-    from .commands import echo_changes, states
+    from ledger.campaign.aggregate import AutomaticResult
 
     campaign = app.campaign
     given = pick_params(campaign.system, "roll_params", params)
@@ -285,20 +128,22 @@ def roll(
             opponent=vs_character,
             opponent_skill=vs_skill,
             apply=apply,
+            answer=answer,
+            entropy=entropy.strip().lower() if entropy else None,
             actor=app.actor,
             at=now(),
         )
 
     try:
-        rec = record(automatic_ok)
+        written = record(automatic_ok)
     except AutomaticResult as e:  # no silent surprises: show it, and ask (#15)
-        from . import table
+        from ledger.cli import table
 
         if not table.can_ask(app):  # off a terminal, or in `campaign play`
             raise click.ClickException(f"{e}: add --auto to record it") from None
         click.confirm(f"{str(e)[0].upper()}{str(e)[1:]}. Record it?", abort=True)
-        rec = record(True)
-    batch = campaign.batch if campaign.batch and campaign.batch[0].seq == rec.seq else [rec]
+        written = record(True)
+    rec, batch = written.roll, written.records
     if as_json:
         out = roll_output(app, rec)
         if len(batch) > 1:  # the opponent's side and any harm applied, in the same batch
@@ -315,100 +160,60 @@ def roll(
         )
 
 
+@cli.command(cls=SystemParamsCommand)
+@click.argument("character_name", metavar="CHARACTER")
+@click.argument("skill", required=False)
+@click.option(
+    "--player",
+    "asked",
+    metavar="NAME",
+    help="The player asked to answer (default: the one who plays CHARACTER).",
+)
+@json_option
+@pass_app
+def request(
+    app: App,
+    character_name: str,
+    skill: str | None,
+    asked: str | None,
+    as_json: bool,
+    **params: Any,
+) -> None:
+    """Ask CHARACTER's player for a roll of SKILL: its inputs are fixed now, and it is
+    answered once, from their device (`campaign roll CHARACTER --answer SEQ --entropy HEX`,
+    or the web view's Roll button), with their own randomness mixed into the engine's draw:
+    not even this laptop can know the result before the answer arrives. Options below
+    marked [system] apply to campaigns of that rule system.
+    """
+    campaign = app.campaign
+    given = pick_params(campaign.system, "roll_params", params)
+    rec = campaign.request_roll(character_name, skill, given, asked=asked, actor=app.actor, at=now())
+    if as_json:
+        echo_json(_event_json(rec))
+    else:
+        click.echo(describe(campaign, rec))
+
+
+@cli.command()
+@click.argument("seq", type=SEQ)
+@click.option("--reason", required=True, help="Why the request is withdrawn.")
+@json_option
+@pass_app
+def withdraw(app: App, seq: int, reason: str, as_json: bool) -> None:
+    """Withdraw the roll request at SEQ before it is answered (an answered one stands)."""
+    campaign = app.campaign
+    rec = campaign.withdraw_request(seq, reason, actor=app.actor, at=now())
+    if as_json:
+        echo_json(_event_json(rec))
+    else:
+        click.echo(describe(campaign, rec))
+
+
 def _event_json(rec: Any) -> dict[str, Any]:
     """``{"seq", "type", "stream", ...data}`` of one recorded event."""
     data = msgspec.to_builtins(rec.data)
     data.pop("type", None)
     return {"seq": rec.seq, "type": rec.type, "stream": rec.stream, **data}
-
-
-def made_mark(rec: Any) -> str:
-    """What the answer to a write adds to a GM-only event's line: ``" [GM only]"`` (a blind
-    roll, ``record --blind``, an event type that is always the GM's), else nothing."""
-    return " [GM only]" if rec.visibility == "gm" else ""
-
-
-def describe(campaign: Any, rec: Any) -> str:
-    """One human line for an event: the rule system's, the core's, else a generic one.
-
-    A line that starts with the character id (``"julian: ..."``, the plugin convention)
-    starts with the character's name instead: ``"Julian Hargrave — ..."``.
-    """
-    if rec.type == "correction.recorded":
-        from ..corrections import sentence
-
-        return f"[{rec.seq}] Correction: {sentence(campaign, rec)}"
-    text = campaign.system.describe(rec.data) or describe_core(rec)
-    if rec.type == "contest.opposed":
-        roller = rec.data.roller
-        text = f"{rec.stream}: opposes {_names(campaign).get(roller, roller)}'s roll (event {rec.data.roll})"
-    if text:
-        stream = rec.stream
-        if text.startswith(f"{stream}:"):
-            names = _names(campaign)
-            if stream in names:
-                text = f"{names[stream]} — {text[len(stream) + 1 :].strip()}"
-        return f"[{rec.seq}] {text}"
-    data = msgspec.to_builtins(rec.data)
-    data.pop("type", None)
-    fields = ", ".join(f"{k}={v}" for k, v in data.items() if k not in ("draws", "scheme"))
-    return f"[{rec.seq}] {rec.type}: {fields}"
-
-
-def _names(campaign: Any) -> dict[str, str]:
-    """The campaign's character names, read once per campaign object."""
-    names = getattr(campaign, "_cli_names", None)
-    if names is None:
-        names = campaign._cli_names = campaign.characters()
-    return names
-
-
-def describe_core(rec: Any) -> str | None:
-    """Lines for the core's own events (``None`` for others)."""
-    d = rec.data
-    match rec.type:
-        case "campaign.created":
-            return f"Campaign {d.title!r} created ({d.system})"
-        case "character.created":
-            player = f", played by {d.player}" if d.player else ""
-            return f"{d.name} joins the campaign (id {d.character}{player})"
-        case "session.started":
-            return f"Session {d.number} started (seed commitment {d.seed_commitment[:16]}…)"
-        case "session.ended":
-            return f"Session {d.number} ended (seed revealed: {d.seed_reveal[:16]}…)"
-        case "session.abandoned":
-            return f"Session {d.number} abandoned, its seed lost: {d.reason}"
-        case "downtime.committed":
-            return (
-                f"Downtime seed after session {d.number} committed "
-                f"({d.seed_commitment[:16]}…; advancement dice draw from it)"
-            )
-        case "downtime.revealed":
-            return f"Downtime seed after session {d.number} revealed: {d.seed_reveal[:16]}…"
-        case "downtime.abandoned":
-            return f"Downtime seed after session {d.number} abandoned, lost: {d.reason}"
-        case "scene.started" | "scene.ended":
-            verb = "started" if rec.type == "scene.started" else "ended"
-            return f"Scene {verb}" + (f": {d.title}" if d.title else "")
-        case "note.added":
-            return (f"{d.character}: " if d.character else "") + f"Note: {d.text}"
-        case "contest.opposed":
-            return f"{d.character}: opposes the roll of {d.roller} (event {d.roll})"
-        case "correction.recorded":
-            verb = "retracted" if d.action == "retract" else f"amended ({d.data})"
-            return f"Correction: event {d.target} {verb} — {d.reason}"
-    return None
-
-
-def recordable(system: Any) -> dict[str, type]:
-    """The events ``campaign record`` writes for ``system``: ``{short name: class}``
-    (``favour-changed`` for ``d20-world.favour_changed``); rolls go through ``roll``."""
-    out = {}
-    for cls in system.event_types:
-        tag = msgspec.inspect.type_info(cls).tag  # type: ignore[attr-defined]
-        if isinstance(tag, str) and not issubclass(cls, Roll):
-            out[tag.split(".", 1)[1].replace("_", "-")] = cls
-    return out
 
 
 class RecordCommand(click.Command):
@@ -440,7 +245,14 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
     (text stays text); list fields repeat the option. `campaign record list` lists the
     events; `campaign record EVENT --help` lists EVENT's fields, types and allowed values.
     """
-    from .fields import field_lines, fields_of, is_list, item_type, option_name, parse_value
+    from ledger.cli.fields import (
+        field_lines,
+        fields_of,
+        is_list,
+        item_type,
+        option_name,
+        parse_value,
+    )
 
     app: App = ctx.find_object(App)  # type: ignore[assignment]
     campaign = app.campaign
@@ -510,7 +322,6 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
         raise click.UsageError(
             f"{key}: {_field_problem(e)} (see `campaign record {key} --help`)"
         ) from None
-    from .commands import echo_changes, states
 
     who = [values["character"]] if isinstance(values.get("character"), str) else []
     before = {} if as_json else states(app, who)
@@ -613,7 +424,7 @@ def damage(
 
 def sheet_changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, str, str]]:
     """``(field, before, after)`` for every flattened sheet field that changed."""
-    from ..recap import flatten
+    from ledger.rules.changes import flatten
 
     flat_before, flat_after = flatten(before), flatten(after)
     keys = list(dict.fromkeys([*flat_before, *flat_after]))

@@ -1,4 +1,4 @@
-"""``campaign plugin new``: start a rule-system plugin of your own (:mod:`ledger.scaffold`)."""
+"""``campaign plugin new``: start a rule-system plugin of your own (:mod:`ledger.rules.scaffold`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from . import cli, echo_json, json_option
+from ledger.cli.base import cli, echo_json, json_option
 
 
 @cli.group()
@@ -29,9 +29,9 @@ def plugin_new(name: str, directory: str, as_json: bool) -> None:
     """Write NAME/: a small, working rule system (2d6 + skill against a target) to make
     your own: events, sheet, resolve, apply, harm, advance, odds and chart, recap lines and
     tests. Install it with `pip install -e NAME`; `campaign systems` then lists it."""
-    from ..plugins import rule_systems
-    from ..rulesystem import RuleError
-    from ..scaffold import names, write_plugin
+    from ledger.errors import RuleError
+    from ledger.rules.plugins import rule_systems
+    from ledger.rules.scaffold import names, write_plugin
 
     try:
         names(name)  # a bad name is a usage error, before anything else

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from . import App, cli, echo_json, json_option, now, pass_app
+from ledger.cli.base import App, cli, echo_json, json_option, now, pass_app
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -129,9 +129,9 @@ def serve(
     127.0.0.1 unless --host; answers only requests for the addresses it prints (and
     --url's host). The address is kept, so `campaign access add` prints links with it.
     """
-    from ..web import access as accessmod
-    from ..web import server as webserver
-    from ..web.app import create_app
+    from ledger.web import access as accessmod
+    from ledger.web import server as webserver
+    from ledger.web.app import create_app
 
     campaign = app.campaign
     store = app.store()
@@ -227,7 +227,7 @@ def access_add(
     working, open pages included). The link is printed once (only its hash is kept), with
     the address `campaign serve` last served at.
     """
-    from ..web import access as accessmod
+    from ledger.web import access as accessmod
 
     campaign = app.campaign
     store = app.store()
@@ -258,8 +258,8 @@ def access_add(
 def access_list(app: App, as_json: bool) -> None:
     """List the live links: who, their characters, when issued (never the link itself), and
     the devices signed in with each (browser and system, when signed in, last used)."""
-    from ..web import access as accessmod
-    from ..web import sessions as sessionsmod
+    from ledger.web import access as accessmod
+    from ledger.web import sessions as sessionsmod
 
     campaign = app.campaign
     store = app.store()
@@ -305,7 +305,7 @@ def access_list(app: App, as_json: bool) -> None:
 def access_revoke(app: App, who: str) -> None:
     """Revoke PLAYER's link (or the GM's): it stops at once, open pages included, and every
     device signed in with it is signed out."""
-    from ..web import access as accessmod
+    from ledger.web import access as accessmod
 
     campaign = app.campaign
     count = app.store().revoke_access(campaign.id, accessmod.check_player(who), now())

@@ -24,7 +24,7 @@ from typing import Any
 
 import click
 
-from . import App, cli, pass_app
+from ledger.cli.base import App, cli, pass_app
 
 EXIT_WORDS = frozenset({"exit", "quit"})
 """Entries that end the shell (as do Ctrl-D and end of input)."""
@@ -169,7 +169,7 @@ def _system(app: App) -> Any:
 
 
 def _params(command: click.Command, ctx: click.Context, system: Any) -> list[click.Parameter]:
-    from .play import SystemParamsCommand
+    from ledger.cli.options import SystemParamsCommand
 
     if isinstance(command, SystemParamsCommand) and system is not None:
         sub = click.Context(command, parent=ctx, info_name=command.name)
@@ -231,7 +231,7 @@ def _argument_values(
         if argument.name == "event_type":
             return ["list", *_record_types(app)]
         if argument.name == "system_id":
-            from ..plugins import rule_systems
+            from ledger.rules.plugins import rule_systems
 
             return list(rule_systems())
     except Exception:  # an unknown character, an unreadable ledger: offer nothing
@@ -240,7 +240,7 @@ def _argument_values(
 
 
 def _record_types(app: App) -> dict[str, Any]:
-    from ..events import Roll
+    from ledger.events import Roll
 
     campaign = app.campaign
     prefix = campaign.system.id + "."

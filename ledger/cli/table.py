@@ -12,20 +12,20 @@ from typing import Any
 
 import click
 
-from ..rulesystem import RuleError
-from . import App, cli, echo_json, json_option, now, pass_app
+from ledger.cli.base import App, cli, echo_json, json_option, now, pass_app
+from ledger.errors import RuleError
 
 
 def last_entry(campaign: Any, actor: str) -> Any:
     """The event ``campaign undo`` retracts: ``actor``'s latest event that is not a
     correction and not already retracted, or the roll it is part of (a contest's other
-    side, the harm it applied, its follow-ups: :func:`ledger.corrections.entry_of`).
+    side, the harm it applied, its follow-ups: :func:`ledger.campaign.corrections.entry_of`).
 
     :raises RuleError: ``actor`` wrote nothing that can be undone, or their latest entry
         is one that cannot be corrected (a session start or end: nothing earlier is
         undone behind the GM's back).
     """
-    from ..corrections import UNCORRECTABLE, entry_of
+    from ledger.campaign.corrections import UNCORRECTABLE, entry_of
 
     retracted = campaign.corrections().retracted
     rows = campaign.store.rows(
@@ -71,7 +71,7 @@ def undo(app: App, reason: str | None, yes: bool, as_json: bool) -> None:
     In `campaign play` the entry carries its reason (`undo --reason "..."`) and nothing is
     asked: typing it is the confirmation.
     """
-    from .play import describe
+    from ledger.history.words import describe
 
     campaign = app.campaign
     target = last_entry(campaign, app.actor)

@@ -8,9 +8,10 @@ from typing import Any
 import click
 import msgspec
 
-from . import SEQ, App, cli, echo_json, json_option, nl_option, pass_app, view_option
-from .pictures import check_plot, plot_odds, plot_option
-from .play import OddsCommand, describe, pick_params
+from ledger.cli.base import SEQ, App, cli, echo_json, json_option, nl_option, pass_app, view_option
+from ledger.cli.options import OddsCommand, pick_params
+from ledger.cli.pictures import check_plot, plot_odds, plot_option
+from ledger.history.words import describe
 
 
 @cli.command()
@@ -69,11 +70,11 @@ def sheet(
         return
     layout = _layout(campaign, cid, state, upto, as_gm)
     if fmt == "html":
-        from ..sheets import render_html
+        from ledger.rules.sheets import render_html
 
         page = render_html(layout)
         if output:
-            from .output import atomic_file
+            from ledger.cli.output import atomic_file
 
             with atomic_file(output, db_path=app.db_path, text=True) as f:
                 f.write(page)
@@ -81,7 +82,7 @@ def sheet(
         else:
             click.echo(page, nl=False)
         return
-    from ..sheets import render_text
+    from ledger.rules.sheets import render_text
 
     color = _color()
     click.echo(render_text(layout, color=color), nl=False, color=color)
@@ -95,7 +96,7 @@ def _layout(campaign: Any, cid: str, state: Any, upto: int, as_gm: bool) -> Any:
     """
     import msgspec
 
-    from ..sheets import mark_gm_only, players_only
+    from ledger.rules.sheets import mark_gm_only, players_only
 
     system = campaign.system
     layout = system.sheet_layout(state, as_gm=as_gm)
@@ -125,7 +126,7 @@ def _check_sheet_output(output: str, *, fmt: str, as_json: bool, db_path: str) -
     not an existing file whose name does not end in ``.html``/``.htm``."""
     import os
 
-    from .output import check_target
+    from ledger.cli.output import check_target
 
     if fmt != "html" or as_json:
         raise click.UsageError("-o writes the HTML sheet: add --format html (and drop --json)")
@@ -222,9 +223,9 @@ def log(
     Free text shows on its entry's line: a newline as ⏎, control characters escaped
     (--json and --nl give the text exactly).
     """
-    from ..events import Roll
-    from ..recap import MARKS
-    from ..text import printable
+    from ledger.events import Roll
+    from ledger.history.recap import MARKS
+    from ledger.text import printable
 
     campaign = app.campaign
     as_gm = app.as_gm()
@@ -293,7 +294,7 @@ def odds(system_id: str, as_json: bool, plot: str | None, **params: Any) -> None
 
     Options below marked [system] apply to that rule system.
     """
-    from ..campaign import load_system
+    from ledger.campaign.aggregate import load_system
 
     check_plot(plot)
     system = load_system(system_id)

@@ -1,7 +1,7 @@
 """Access links of the web view (#18): capability tokens, one for the GM and one per player.
 
 A token is 128 random bits (``secrets.token_urlsafe(16)``); only its sha256 is stored (the
-``access`` table, :meth:`ledger.store.Store.add_access`), so a copy of the ledger file holds
+``access`` table, :meth:`ledger.store.sqlite.Store.add_access`), so a copy of the ledger file holds
 no usable link. A presented token is hashed and compared in constant time
 (:func:`hmac.compare_digest`) with every live link of the campaign. A revoked link stops at
 once: the server looks the link up again on every request and every live-stream wake-up.
@@ -20,7 +20,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rulesystem import RuleError
+from ledger.errors import RuleError
 
 #: The name of the GM's link (``campaign access add gm``).
 GM = "gm"
@@ -72,7 +72,7 @@ def check_player(name: str) -> str:
 
     :raises RuleError: empty, longer than 64 characters, or holding an invisible character.
     """
-    from ..text import check_name
+    from ledger.text import check_name
 
     name = name.strip()
     if not name:
@@ -113,7 +113,7 @@ def grant(
     :returns: ``(access, token)``: the token is shown once and never stored.
     :raises LinkExists: ``who`` has a live link and ``replace`` is false (nothing written).
     :raises RuleError: a bad name, a character granted to the GM's link, or an unknown
-        character (:class:`ledger.campaign.NotFound`, with suggestions).
+        character (:class:`ledger.errors.NotFound`, with suggestions).
     """
     who = check_player(who)
     role = "gm" if who.lower() == GM else "player"

@@ -13,7 +13,7 @@ Who sees what (DESIGN.md "Visibility", "Web view"):
   skipped before anything is rendered). The GM's session reads the GM view, GM-only lines
   marked.
 - Writes: a player enters physical dice for the characters they play (the same
-  :meth:`ledger.campaign.Campaign.roll` as ``campaign roll``, recorded with the player as
+  :meth:`ledger.campaign.aggregate.Campaign.roll` as ``campaign roll``, recorded with the player as
   actor), at most a burst and then a steady rate per device (:class:`SessionPolicy`); the
   GM may also roll engine dice, blind or not, unlimited. Each roll form carries a one-time
   nonce: a form sent twice is recorded once. Nothing else is written here.
@@ -34,42 +34,38 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import hmac
 import logging
 import threading
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
 
-import msgspec
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..eventstore import CommitUnknown, StoreError, StoreSource, StoreUnavailable
-from ..hookspecs import hookimpl
-from . import access as accessmod
-from . import sessions as sessionsmod
-from .sessions import Session, SessionPolicy
+from ledger.errors import CommitUnknown, StoreError, StoreUnavailable
+from ledger.rules.hookspecs import hookimpl
+from ledger.store.opening import StoreSource
+from ledger.web import access as accessmod
+from ledger.web import sessions as sessionsmod
+from ledger.web.common import (
+    COOKIE,
+    ERROR_TEXT,
+    HERE,
+    MAX_BODY,
+    Viewer,
+    error_page,
+)
+from ledger.web.sessions import SessionPolicy
 
 logger = logging.getLogger(__name__)
 
-HERE = Path(__file__).resolve().parent
-COOKIE = "ledger_session"
-#: The largest request body accepted (bytes): a roll form is a few hundred.
-MAX_BODY = 16 * 1024
-#: The longest form value accepted (characters).
-MAX_VALUE = 1000
 #: How often the server looks for appends by other processes (seconds).
 POLL_SECONDS = 0.2
 #: The longest pause (seconds) between the watcher's looks while the ledger is out of reach
@@ -80,11 +76,6 @@ DB_WAIT_SECONDS = 5.0
 #: Seconds between an open live stream's keep-alive comments (a fixed cadence from the
 #: stream's start: a wake-up that sends nothing does not move the next one).
 KEEPALIVE_SECONDS = 15.0
-#: How long a browser keeps the session cookie (400 days, browsers' longest); the server
-#: ends the session itself when it is idle (:attr:`SessionPolicy.idle_seconds`).
-COOKIE_MAX_AGE = 400 * 24 * 3600
-#: Log entries a page shows at most (the newest; the live stream adds to them).
-PAGE_ENTRIES = 1000
 #: The policy of every page: scripts only from the server's own files, nothing inline.
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -99,46 +90,21 @@ SECURITY_HEADERS = {
 }
 
 
-@functools.cache
-def environment() -> Any:
-    """The web view's jinja2 environment: its own templates, then the package's (the recap
-    is rendered by :mod:`ledger.recap`'s template). Autoescaping is on; every string goes
-    through :func:`ledger.text.printable` (no invisible character reaches a page)."""
-    import jinja2
-
-    from ..text import printable
-
-    return jinja2.Environment(
-        loader=jinja2.ChoiceLoader(
-            [jinja2.PackageLoader("ledger.web", "templates"), jinja2.PackageLoader("ledger")]
-        ),
-        autoescape=True,
-        finalize=lambda v: printable(v) if type(v) is str else v,  # Markup passes as it is
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-
-
 def sheet_css(request: Request) -> Response:
     """``/sheet.css``: the sheets' stylesheet, the ``sheet_css`` macro of the sheet template
     ``sheet --format html`` uses (the CSP allows no inline style, so pages link it). It holds
     no campaign data: served without a session, like ``/static``."""
-    from ..templating import environment as core_environment
+    from ledger.templating import environment as core_environment
 
     css = str(core_environment().get_template("sheet.html.j2").module.sheet_css())
     return Response(css, media_type="text/css", headers={"cache-control": "no-cache"})
-
-
-def render(template: str, **context: Any) -> str:
-    """A template of the web view rendered with ``context``."""
-    return str(environment().get_template(template).render(**context))
 
 
 def mark(store: Any, campaign_id: str) -> tuple[Any, ...]:
     """What the live streams depend on, in one comparable value: the campaign's head (seq
     and hash) and every access link's id and revocation. It changes when anyone, in any
     process, appends to the campaign or issues or revokes a link; asked of the store alone
-    (:class:`~ledger.eventstore.EventStore`), so it works on SQLite and PostgreSQL alike."""
+    (:class:`~ledger.store.base.EventStore`), so it works on SQLite and PostgreSQL alike."""
     head = store.head(campaign_id)
     links = tuple((r["id"], r["revoked_at"]) for r in store.access_rows(campaign_id))
     return head.seq, head.hash, links
@@ -177,8 +143,8 @@ class Hub:
         self._thread: threading.Thread | None = None
 
     def _open(self) -> tuple[Any, str]:
-        from ..campaign import open_campaign
-        from ..eventstore import open_store
+        from ledger.campaign.aggregate import open_campaign
+        from ledger.store.opening import open_store
 
         store = self.open_store() if self.open_store else open_store(self.target)
         if self.campaign_id is None:
@@ -292,30 +258,11 @@ class Listener:
             self.server.hub.wake()
 
 
-@dataclass(frozen=True)
-class Viewer:
-    """Who a request comes from: a live access link, its session (in the store) and the
-    session's CSRF token."""
-
-    access: accessmod.Access
-    csrf: str
-    session: Session
-
-    @property
-    def as_gm(self) -> bool:
-        """The GM's view?"""
-        return self.access.is_gm
-
-
-class FormError(Exception):
-    """A form that cannot be read (too large, too many fields, not a form)."""
-
-
 class Server:
     """The state of one running web view: the ledger file, its campaign, the sessions.
 
     On PostgreSQL the request threads share one pool of connections, each checked as it is
-    borrowed (:class:`~ledger.eventstore.StoreSource`), and every piece of a request's work
+    borrowed (:class:`~ledger.store.base.StoreSource`), and every piece of a request's work
     runs through :meth:`attempt`: retried once on a fresh connection when the database went
     away and nothing was written, else answered with a clear 503 page.
 
@@ -365,10 +312,10 @@ class Server:
     # --- the ledger, one connection per thread ----------------------------------------------
 
     def campaign(self) -> Any:
-        """This thread's :class:`~ledger.campaign.Campaign` (its own store: a SQLite
+        """This thread's :class:`~ledger.campaign.aggregate.Campaign` (its own store: a SQLite
         connection, or one drawing on the server's PostgreSQL pool, used inside
         :meth:`attempt`)."""
-        from ..campaign import open_campaign
+        from ledger.campaign.aggregate import open_campaign
 
         local = self._local
         if getattr(local, "campaign", None) is None:
@@ -393,9 +340,9 @@ class Server:
 
     def attempt(self, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` on this thread's campaign with a working connection held
-        (:meth:`~ledger.eventstore.EventStore.connected`: a pooled one is checked as it is
+        (:meth:`~ledger.store.base.EventStore.connected`: a pooled one is checked as it is
         borrowed), run once more on a fresh connection when the database went away and
-        nothing was written (:class:`~ledger.eventstore.StoreUnavailable`). Every request's
+        nothing was written (:class:`~ledger.errors.StoreUnavailable`). Every request's
         work goes through it; run it in a worker thread (:func:`run_sync`).
 
         :raises StoreUnavailable: the second try failed too (the app answers 503).
@@ -454,11 +401,11 @@ class Server:
     # --- the app ----------------------------------------------------------------------------
 
     def _build(self) -> Starlette:
-        from . import pages
+        from ledger.web import pages
 
         @contextlib.asynccontextmanager
         async def lifespan(app: Starlette) -> AsyncIterator[None]:
-            from ..plugins import pm
+            from ledger.rules.plugins import pm
 
             self.hub.start(asyncio.get_running_loop())
             listener = Listener(self)
@@ -528,22 +475,6 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-ERROR_TEXT = {
-    400: "That request could not be read.",
-    403: "Open the link your GM gave you to see this table.",
-    404: "There is nothing here.",
-    405: "That is not something this page does.",
-    413: "That request is too large.",
-}
-COOKIE_OPTIONS: dict[str, Any] = {"httponly": True, "samesite": "strict", "path": "/"}
-
-
-def error_page(status: int, text: str, *, login: bool = False) -> HTMLResponse:
-    """A generic error page: its status and one sentence, nothing about the campaign
-    (``login``: with how to get in)."""
-    return HTMLResponse(render("error.html.j2", text=text, login=login), status_code=status)
-
-
 async def _http_error(request: Request, exc: Exception) -> Response:
     """Starlette's HTTP errors (404, 405, ...) as a generic error page."""
     status = getattr(exc, "status_code", 500)
@@ -574,82 +505,6 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     return error_page(500, "Something went wrong.")
 
 
-def login_hint() -> HTMLResponse:
-    """What a request without a live session gets: how to get in, nothing else."""
-    return error_page(403, ERROR_TEXT[403], login=True)
-
-
-async def read_form(request: Request) -> dict[str, str]:
-    """An ``application/x-www-form-urlencoded`` body of at most :data:`MAX_BODY` bytes and
-    40 fields, each value at most :data:`MAX_VALUE` characters; a repeated field keeps its
-    last value.
-
-    :raises FormError: anything else.
-    """
-    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if kind != "application/x-www-form-urlencoded":
-        raise FormError("send the form as the page does")
-    declared = request.headers.get("content-length", "0")
-    if not declared.isdigit() or int(declared) > MAX_BODY:
-        raise FormError("the form is too large")
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise FormError("the form is too large")
-    try:
-        pairs = parse_qsl(
-            body.decode("utf-8"), keep_blank_values=True, max_num_fields=40, strict_parsing=False
-        )
-    except (UnicodeDecodeError, ValueError):
-        raise FormError("the form could not be read") from None
-    out: dict[str, str] = {}
-    for key, value in pairs:
-        if len(value) > MAX_VALUE or len(key) > 100:
-            raise FormError(f"a value is longer than {MAX_VALUE} characters")
-        out[key] = value
-    return out
-
-
-def same_origin(request: Request) -> bool:
-    """Does the request come from this site's own pages? Its ``Origin`` (or, without one,
-    its ``Referer``) must name the host the request was sent to."""
-    host = request.headers.get("host", "")
-    claimed = request.headers.get("origin") or request.headers.get("referer") or ""
-    if not claimed or claimed == "null" or not host:
-        return False
-    return urlsplit(claimed).netloc.lower() == host.lower()
-
-
-def check_csrf(request: Request, viewer: Viewer, form: dict[str, str]) -> bool:
-    """Is this POST from the viewer's own page: same origin and the session's CSRF token
-    (compared in constant time)?"""
-    token = form.get("csrf", "")
-    return same_origin(request) and hmac.compare_digest(token.encode(), viewer.csrf.encode())
-
-
-def new_session(server: Server, access: accessmod.Access, request: Request) -> str:
-    """A new session for a live link, kept in the store (:func:`ledger.web.sessions.sign_in`:
-    a random 256-bit id, stored as its sha256, labelled with the device the request's
-    ``User-Agent`` names); returns the id for the cookie."""
-    campaign = server.campaign()
-    device = sessionsmod.device_label(request.headers.get("user-agent", ""))
-    sid, _ = sessionsmod.sign_in(
-        campaign.store, campaign.id, access.id, device, server.clock(), server.policy
-    )
-    return sid
-
-
-def redirect(url: str) -> Response:
-    """A 303 to a path of this site."""
-    return RedirectResponse(url, status_code=303)
-
-
-def json_script(value: Any) -> str:
-    """A value as JSON for a ``data-`` attribute (escaped by the template)."""
-    return msgspec.json.encode(value).decode()
-
-
 def create_app(db_path: str, campaign_id: str | None = None, **kwargs: Any) -> Starlette:
     """The ASGI app serving ``campaign_id`` of the ledger at ``db_path``
     (:class:`Server` keeps its state; ``app.state.server`` is it)."""
@@ -658,4 +513,3 @@ def create_app(db_path: str, campaign_id: str | None = None, **kwargs: Any) -> S
     return server.app
 
 
-run_sync = run_in_threadpool

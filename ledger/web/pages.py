@@ -12,17 +12,16 @@ as_gm=False)``, ``export_lines(..., as_gm=False)``) unless the viewer is the GM.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 
-from ..eventstore import StoreUnavailable
-from . import access as accessmod
-from . import sessions as sessionsmod
-from .app import (
+from ledger.errors import StoreUnavailable
+from ledger.web import access as accessmod
+from ledger.web import sessions as sessionsmod
+from ledger.web.common import (
     COOKIE,
     COOKIE_MAX_AGE,
     COOKIE_OPTIONS,
@@ -40,12 +39,11 @@ from .app import (
 )
 
 if TYPE_CHECKING:
-    from .app import Server
+    from ledger.web.app import Server
 
 Endpoint = Callable[[Request], Any]
 #: A page as :func:`viewed` takes it: ``(campaign, viewer, request) -> response``.
 View = Callable[[Any, Viewer, Request], Response]
-_SEQ_PREFIX = re.compile(r"^\[\d+\] ")
 
 
 def _not_found() -> Response:
@@ -91,23 +89,19 @@ def viewed(view: View) -> Callable[[Server], Endpoint]:
 
 def entry(campaign: Any, rec: Any, corrections: Any) -> dict[str, Any]:
     """One log line as the templates show it: ``seq``, ``text``, ``gm`` (GM-only),
-    ``mark`` (retracted/amended), ``entered`` (who entered physical dice), ``roll``."""
-    from ..cli.play import describe
-    from ..events import Roll
+    ``mark`` (retracted/amended), ``entered`` (who entered physical dice), ``roll``, from
+    :func:`ledger.history.words.line`."""
+    from ledger.events import Roll
+    from ledger.history.words import line
 
-    text = _SEQ_PREFIX.sub("", describe(campaign, rec), count=1)
-    mark = ""
-    if rec.seq in corrections.retracted:
-        mark = "retracted"
-    elif rec.seq in corrections.amended:
-        mark = "amended"
+    said = line(campaign, rec, corrections)
     is_roll = isinstance(rec.data, Roll)
     entered = rec.actor if is_roll and rec.data.source == "physical" else None
     return {
-        "seq": rec.seq,
-        "text": text,
-        "gm": rec.visibility == "gm",
-        "mark": mark,
+        "seq": said.seq,
+        "text": said.text,
+        "gm": said.gm,
+        "mark": said.mark,
         "entered": entered,
         "roll": is_roll,
         "session": rec.session,
@@ -329,9 +323,9 @@ def events(server: Server) -> Endpoint:
 
 def _sheet_html(campaign: Any, cid: str, as_gm: bool) -> str:
     """A character's sheet as an HTML fragment: the rule system's layout through the sheet
-    template ``sheet --format html`` uses (:func:`ledger.sheets.render_html`), styled by
+    template ``sheet --format html`` uses (:func:`ledger.rules.sheets.render_html`), styled by
     ``/sheet.css``."""
-    from .. import sheets
+    from ledger.rules import sheets
 
     state = campaign.state_of(cid, as_gm=as_gm, save_snapshots=False)
     layout = campaign.system.sheet_layout(state, as_gm=as_gm)
@@ -369,12 +363,12 @@ def sheet_part(campaign: Any, viewer: Viewer, request: Request) -> Response:
 
 @viewed
 def recap(campaign: Any, viewer: Viewer, request: Request) -> Response:
-    """``/recap/N``: session N's recap (the recap's own page, :mod:`ledger.recap`)."""
+    """``/recap/N``: session N's recap (the recap's own page, :mod:`ledger.history.recap`)."""
     import secrets
 
-    from ..campaign import NotFound
-    from ..recap import build_recap
-    from ..recap import render as render_recap
+    from ledger.campaign.aggregate import NotFound
+    from ledger.history.recap import build_recap
+    from ledger.history.recap import render as render_recap
 
     try:
         data = build_recap(campaign, request.path_params["number"], as_gm=viewer.as_gm)
@@ -396,8 +390,8 @@ def recap(campaign: Any, viewer: Viewer, request: Request) -> Response:
 @viewed
 def audit(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/audit/SEQ``: everything about one event and its verdict (``campaign audit``)."""
-    from ..audit import audit as run_audit
-    from ..rulesystem import RuleError
+    from ledger.errors import RuleError
+    from ledger.history.audit import audit as run_audit
 
     seq = request.path_params["seq"]
     head = campaign.store.head(campaign.id).seq
@@ -415,7 +409,7 @@ def audit(campaign: Any, viewer: Viewer, request: Request) -> Response:
 def export(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/export.ndjson``: the campaign's export in the viewer's view (a player's has stubs
     for GM-only events, as ``campaign export`` does)."""
-    from ..exchange import export_lines
+    from ledger.exchange.ndjson import export_lines
 
     body = b"".join(export_lines(campaign.store, campaign.id, as_gm=viewer.as_gm))
     return Response(
@@ -434,7 +428,7 @@ def verify_page(campaign: Any, viewer: Viewer, request: Request) -> Response:
 @viewed
 def verifier_download(campaign: Any, viewer: Viewer, request: Request) -> Response:
     """``/verifier.html``: the verifier as one self-contained file to keep and open offline."""
-    from .verifier import verifier_html
+    from ledger.web.verifier import verifier_html
 
     return Response(
         verifier_html(),
@@ -501,18 +495,20 @@ def rehearse(
 ) -> str | None:
     """A player's physical roll tried against the players' view of ``cid``, writing nothing.
 
-    The same steps as :meth:`ledger.campaign.Campaign.roll` (the rule system's ``resolve``
+    The same steps as :meth:`ledger.campaign.aggregate.Campaign.roll` (the rule system's ``resolve``
     with the entered faces, the automatic-result question, then
-    :meth:`~ledger.campaign.Campaign.validate`), but on the state a player may see: a
+    :meth:`~ledger.campaign.aggregate.Campaign.validate`), but on the state a player may see: a
     refusal found here names only what the players' view holds, so it can be shown to the
     player word for word. A roll that passes here and is still refused by the GM's view is
     refused for a GM-only fact (:data:`SECRET_REFUSAL`).
 
     :returns: the refusal as one sentence, or ``None`` when the players' view allows it.
     """
-    from ..campaign import AutomaticResult
-    from ..dice import DiceError, PhysicalDice, dice_needed, parse_faces
-    from ..rulesystem import RollRequest, RuleError
+    from ledger.campaign.aggregate import AutomaticResult
+    from ledger.campaign.validation import validate
+    from ledger.dice.engine import DiceError, PhysicalDice, dice_needed, parse_faces
+    from ledger.errors import RuleError
+    from ledger.rules.requests import RollRequest
 
     system = campaign.system
     try:
@@ -529,7 +525,7 @@ def rehearse(
         source.finish()
         if not automatic_ok and system.automatic(event):
             raise AutomaticResult(system.automatic(event))
-        campaign.validate([event], cached={cid: state})
+        validate(campaign, [event], cached={cid: state})
     except AutomaticResult as e:
         return f"{e}: tick “record an automatic result” to record it"
     except (RuleError, DiceError) as e:
@@ -540,7 +536,7 @@ def rehearse(
 def roll(server: Server) -> Endpoint:
     """``/roll/ID``: the physical-dice form for a character the viewer plays (the GM: any,
     with engine and blind rolls as well); POST records it through
-    :meth:`ledger.campaign.Campaign.roll`, with the viewer as actor.
+    :meth:`ledger.campaign.aggregate.Campaign.roll`, with the viewer as actor.
 
     Each form carries a one-time nonce (:func:`ledger.web.sessions.issue_nonce`), used in the
     transaction that appends the roll: a form sent again gets 409 "This form was already
@@ -598,12 +594,12 @@ def roll(server: Server) -> Endpoint:
     def record(viewer: Viewer, cid: str, form: dict[str, str]) -> tuple[Any, str]:
         import click
 
-        from ..campaign import AutomaticResult
-        from ..cli import now
-        from ..cli.play import pick_params
-        from ..dice import DiceError
-        from ..rulesystem import RuleError
-        from ..store import ConflictError
+        from ledger.campaign.aggregate import AutomaticResult
+        from ledger.campaign.clock import now
+        from ledger.dice.engine import DiceError
+        from ledger.errors import RuleError
+        from ledger.rules.params import ParamError, pick_params
+        from ledger.store.sqlite import ConflictError
 
         campaign = server.campaign()
         faces = form.get("dice", "").strip() or None
@@ -614,8 +610,8 @@ def roll(server: Server) -> Endpoint:
         automatic_ok = bool(form.get("auto"))
         try:
             given = pick_params(campaign.system, "roll_params", _given(campaign.system, form))
-        except click.UsageError as e:
-            return None, e.format_message()
+        except ParamError as e:
+            return None, str(e)
         if not viewer.as_gm:
             # the players' view first: its refusal names only what a player may know
             problem = rehearse(campaign, cid, skill, given, faces or "", automatic_ok=automatic_ok)
@@ -638,7 +634,7 @@ def roll(server: Server) -> Endpoint:
                     automatic_ok=automatic_ok,
                     actor=viewer.access.who,
                     at=now(),
-                )
+                ).roll
         except ConflictError as e:
             # a stream's version counts GM-only events too: a player is not told it
             return None, str(e) if viewer.as_gm else (

@@ -459,7 +459,7 @@ class HostAllowlist:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] in ("http", "websocket") and not self.allows(scope):
-            from .app import SecurityHeaders, error_page
+            from ledger.web.app import SecurityHeaders, error_page
 
             page = error_page(400, "This server answers only at the addresses it printed.")
             await SecurityHeaders(page)(scope, receive, send)

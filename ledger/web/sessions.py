@@ -9,7 +9,7 @@ every phone that signed in. A session ends when:
 
 - its device signs out (``/logout``);
 - it is idle longer than :attr:`SessionPolicy.idle_seconds` (it is deleted when next seen);
-- its link is revoked or replaced (:meth:`ledger.eventstore.EventStore.revoke_access`
+- its link is revoked or replaced (:meth:`ledger.store.base.EventStore.revoke_access`
   deletes the sessions of every revoked link);
 - its link signs in on more than :attr:`SessionPolicy.max_devices` devices (the least
   recently used one gives way).
@@ -305,7 +305,7 @@ def spend_write(
 ) -> None:
     """Take one write from the session's bucket. Call inside the transaction of the write
     it pays for: if that rolls back, the write is not charged. The bucket is read and set
-    by compare-and-set (:meth:`~ledger.eventstore.EventStore.spend_web_tokens`), read again
+    by compare-and-set (:meth:`~ledger.store.base.EventStore.spend_web_tokens`), read again
     when another request of the same device spent from it first.
 
     :raises SlowDown: the bucket is empty (nothing taken).

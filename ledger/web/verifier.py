@@ -10,7 +10,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 def verifier_html() -> str:
     """The verifier page with its script and style inlined: one file that checks an export
     with WebCrypto alone, opened from the disk (``campaign export --verifier FILE``)."""
-    from .app import render
+    from ledger.web.common import render
 
     return render(
         "verifier.html.j2",

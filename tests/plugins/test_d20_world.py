@@ -32,7 +32,7 @@ from ledger_d20_world.events import (
     ShockRolled,
     WoundHealed,
 )
-from ledger_d20_world.mechanics import (
+from ledger_d20_world.rules.mechanics import (
     action_cost,
     add_experience,
     band_of,
@@ -45,8 +45,8 @@ from ledger_d20_world.mechanics import (
 from ledger_d20_world.state import Character, Objective, Skill
 
 from ledger import RollRequest, RuleError
-from ledger.dice import DiceError, PhysicalDice
-from ledger.results import result_problem
+from ledger.dice.engine import DiceError, PhysicalDice
+from ledger.rules.results import result_problem
 
 SYS = D20World().configure({})
 

@@ -30,7 +30,7 @@ from ledger_d20_world import D20World
 from ledger_d20_world.events import CheckRolled
 
 from ledger import Opponent
-from ledger.results import result_problem
+from ledger.rules.results import result_problem
 from ledger.testing import as_json, ok, refused
 
 NIA = """\

@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner, Result
 from freezegun import freeze_time
 
-from ledger.campaign import open_campaign
+from ledger.campaign.aggregate import open_campaign
 from ledger.cli import cli
-from ledger.results import result_problem
-from ledger.store import Store
+from ledger.rules.results import result_problem
+from ledger.store.sqlite import Store
 
 CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "the-world"
 

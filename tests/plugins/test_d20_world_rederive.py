@@ -22,8 +22,8 @@ from msgspec import UNSET
 
 from ledger import DiceError, ReplayDice, Roll, RollRequest, RuleError
 from ledger.codec import Codec, encode_data
-from ledger.dice import EngineDice, PhysicalDice
-from ledger.results import result_problem
+from ledger.dice.engine import EngineDice, PhysicalDice
+from ledger.rules.results import result_problem
 
 SHEET = {
     "traits": [{"name": "Wiry", "kind": "body"}, {"name": "Stubborn", "kind": "personality"},

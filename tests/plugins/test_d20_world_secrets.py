@@ -24,9 +24,9 @@ from ledger_d20_world.events import (
 )
 
 from ledger import RuleError
-from ledger.campaign import Campaign
-from ledger.results import result_problem
-from ledger.store import Store
+from ledger.campaign.aggregate import Campaign
+from ledger.rules.results import result_problem
+from ledger.store.sqlite import Store
 
 AT = "2026-03-01T19:00:00.000000Z"
 SHEET = Path(__file__).resolve().parents[2] / "campaigns" / "the-world" / "characters"

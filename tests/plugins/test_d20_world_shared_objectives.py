@@ -231,9 +231,9 @@ def test_a_campaign_with_shared_objectives_exports_and_imports(world: Path, tmp_
 def test_a_forged_correction_of_a_counted_check_is_caught(world: Path) -> None:
     """A correction (appended past the rules, chained) that retracts a check but leaves its
     contribution counted as good, or that re-counts it as good, is named by verify."""
-    from ledger.campaign import open_campaign
+    from ledger.campaign.aggregate import open_campaign
     from ledger.events import Corrected
-    from ledger.store import Pending, Store
+    from ledger.store.sqlite import Pending, Store
 
     ok(world, "record", "group-objective-opened", "--objective", VAULT, "--required-good", "2")
     first = check(world, "isa", "Lockpicking", 16)

@@ -17,18 +17,18 @@ from ledger_decision_dice.events import (
     DecisionRolled,
     SupplyRolled,
 )
-from ledger_decision_dice.mechanics import (
+from ledger_decision_dice.odds import mean, p_at_least, p_success, sum_distribution
+from ledger_decision_dice.rules.mechanics import (
     counted_modifier,
     decision_dice_count,
     halved_sum,
     round_down,
     supply_step,
 )
-from ledger_decision_dice.odds import mean, p_at_least, p_success, sum_distribution
 
 from ledger import DiceError, RollRequest, RuleError
-from ledger.dice import PhysicalDice
-from ledger.results import result_problem
+from ledger.dice.engine import PhysicalDice
+from ledger.rules.results import result_problem
 
 SHEET = {
     "level": 2,

@@ -7,11 +7,11 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 from ledger_decision_dice import DecisionDice
-from ledger_decision_dice.mechanics import SUPPLY_ORDER, halved_sum, supply_step
 from ledger_decision_dice.odds import p_success, sum_distribution
+from ledger_decision_dice.rules.mechanics import SUPPLY_ORDER, halved_sum, supply_step
 
 from ledger import RollRequest
-from ledger.dice import PhysicalDice
+from ledger.dice.engine import PhysicalDice
 
 SYSTEM = DecisionDice().configure({})
 STATE = SYSTEM.initial_state("jen", "Nimble Jen", SYSTEM.create_sheet({"stats": {"Wits": 3}}))

@@ -16,15 +16,15 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from ledger_decision_dice import DecisionDice
 from ledger_decision_dice.events import ContestRolled, DecisionRolled, SupplyRolled
-from ledger_decision_dice.mechanics import SUPPLY_ORDER
-from ledger_decision_dice.sheet import Character, Condition, Item
+from ledger_decision_dice.rules.mechanics import SUPPLY_ORDER
+from ledger_decision_dice.state import Character, Condition, Item
 
 from ledger import DiceSource, ReplayDice, RollRequest, RuleError
 from ledger.codec import Codec
-from ledger.dice import DiceError, EngineDice, PhysicalDice
+from ledger.dice.engine import DiceError, EngineDice, PhysicalDice
 from ledger.events import CharacterCreated, Corrected, event_tag
-from ledger.projection import Corrections, Projector, corrections_from
-from ledger.results import result_problem
+from ledger.rules.projection import Corrections, Projector, corrections_from
+from ledger.rules.results import result_problem
 
 SYSTEM = DecisionDice().configure({"max_contest_rounds": 4})
 STATS = ("Agility", "Might", "Wits")

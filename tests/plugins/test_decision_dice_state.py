@@ -21,7 +21,7 @@ from ledger_decision_dice.events import (
 )
 
 from ledger import RollRequest, RuleError
-from ledger.dice import PhysicalDice
+from ledger.dice.engine import PhysicalDice
 
 SHEET: dict[str, Any] = {
     "stats": {"Agility": 1, "Might": 0},

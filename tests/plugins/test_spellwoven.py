@@ -24,7 +24,7 @@ from ledger_spellwoven.mechanics import (
 from ledger_spellwoven.odds import success_distribution, troll_corrected, troll_printed
 
 from ledger import RollRequest, RuleError
-from ledger.dice import PhysicalDice
+from ledger.dice.engine import PhysicalDice
 
 JEN = {
     "kind": "pc",

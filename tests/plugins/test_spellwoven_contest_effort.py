@@ -19,9 +19,10 @@ from freezegun import freeze_time
 from ledger_spellwoven.events import ContestEffortSpent
 
 from ledger import RuleError
-from ledger.campaign import open_campaign
+from ledger.campaign.aggregate import open_campaign
+from ledger.campaign.validation import check_contests
 from ledger.cli import cli
-from ledger.store import Store
+from ledger.store.sqlite import Store
 
 CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "nimble-jen"
 # "Catherine rolls 3d10 and scores a 2, 7 and 8" / the housewife "rolls a 1, 2 and 8"
@@ -148,10 +149,10 @@ def test_a_batch_without_her_side_or_with_a_forged_one_is_refused(escape):
     # her side is never written on its own; what a roll's batch must hold is what the
     # rules give for it, which `import` and `verify` check (the next test)
     with pytest.raises(RuleError, match="never on its own"):
-        camp.check_contests([spent], seq + 2)
+        check_contests(camp, [spent], seq + 2)
     with pytest.raises(RuleError, match="never on its own"):  # naming a seq that is no roll
-        camp.check_contests([roll, opposed, msgspec.structs.replace(spent, roll=seq + 1)], seq)
-    camp.check_contests([roll, opposed, spent], seq)
+        check_contests(camp, [roll, opposed, msgspec.structs.replace(spent, roll=seq + 1)], seq)
+    check_contests(camp, [roll, opposed, spent], seq)
 
 
 @freeze_time("2026-03-01 19:00:00", tick=True)
@@ -159,7 +160,7 @@ def test_verify_names_a_log_without_her_side_or_with_a_stray_one(escape):
     """What ``verify``/``import`` read (:class:`ledger.results.ResultCheck`): her
     ContestEffortSpent must follow the contest.opposed of the roll that says she spent it,
     and nowhere else."""
-    from ledger.results import ResultCheck
+    from ledger.rules.results import ResultCheck
 
     out = json.loads(contest(escape, "--vs-effort").output)
     escape("roll", "jen", "Sprint", "--dice", "1,2,3")

@@ -26,8 +26,8 @@ from msgspec import UNSET
 
 from ledger import DiceError, ReplayDice, Roll, RollRequest, RuleError
 from ledger.codec import Codec, encode_data
-from ledger.dice import EngineDice, PhysicalDice
-from ledger.results import result_problem
+from ledger.dice.engine import EngineDice, PhysicalDice
+from ledger.rules.results import result_problem
 
 JEN = {  # campaigns/nimble-jen/characters/jen.toml: Quickness 3, Sprint 5, Manoeuvre 6
     "attributes": {"Behest": 1, "Fortitude": 2, "Presence": 2, "Quickness": 3, "Wits": 2},

@@ -25,7 +25,7 @@ from ledger_spellwoven.mechanics import notation, parse_notation, skill_level, t
 from ledger_spellwoven.rolls import parse_vs
 
 from ledger import DiceError, RollRequest, RuleError
-from ledger.dice import PhysicalDice
+from ledger.dice.engine import PhysicalDice
 from ledger.events import SceneEnded, SessionEnded
 
 SHEET = {

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from ledger_terran_engine import TerranEngine
-from ledger_terran_engine import mechanics as m
 from ledger_terran_engine import state as st
 from ledger_terran_engine.events import (
     AdvancementRolled,
@@ -22,10 +21,11 @@ from ledger_terran_engine.events import (
     RestedNight,
     SkillDevelopmentRolled,
 )
+from ledger_terran_engine.rules import mechanics as m
 
 from ledger import DiceError, RollRequest, RuleError
-from ledger.dice import PhysicalDice
-from ledger.results import result_problem
+from ledger.dice.engine import PhysicalDice
+from ledger.rules.results import result_problem
 
 SYS = TerranEngine().configure({})
 

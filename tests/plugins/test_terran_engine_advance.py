@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from ledger_terran_engine import TerranEngine
 from ledger_terran_engine import state as st
-from ledger_terran_engine.advancement import ego_lost_in, parse_choices
 from ledger_terran_engine.events import (
     AdvancementRolled,
     EgoPooled,
@@ -20,9 +19,10 @@ from ledger_terran_engine.events import (
     RiskyActionRolled,
     SkillDevelopmentRolled,
 )
+from ledger_terran_engine.rules.advancement import ego_lost_in, parse_choices
 
 from ledger import Event, Recorded, RollRequest, RuleError
-from ledger.dice import PhysicalDice
+from ledger.dice.engine import PhysicalDice
 from ledger.events import event_tag
 
 SYS = TerranEngine().configure({})
@@ -187,7 +187,7 @@ def test_a_player_cannot_choose_the_client_seed_of_advancement_dice() -> None:
 def test_advance_odds_are_exact() -> None:
     from fractions import Fraction
 
-    from ledger_terran_engine.advancement import at_least
+    from ledger_terran_engine.odds import sum_at_least as at_least
 
     assert at_least(2, 9) == Fraction(10, 36)
     assert at_least(1, 0) == 1 and at_least(3, 19) == 0

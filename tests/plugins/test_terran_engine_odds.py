@@ -11,7 +11,6 @@ from fractions import Fraction
 
 import pytest
 from ledger_terran_engine import TerranEngine
-from ledger_terran_engine import mechanics as m
 from ledger_terran_engine.odds import (
     effect_bands,
     effect_mean,
@@ -19,6 +18,7 @@ from ledger_terran_engine.odds import (
     risky_bands,
     sum_at_least,
 )
+from ledger_terran_engine.rules import mechanics as m
 
 from ledger import RuleError
 

@@ -11,13 +11,13 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as s
 from ledger_terran_engine import TerranEngine
-from ledger_terran_engine import mechanics as m
 from ledger_terran_engine import state as st
 from ledger_terran_engine.events import ChallengeOpened
 from ledger_terran_engine.odds import risky_bands
+from ledger_terran_engine.rules import mechanics as m
 
 from ledger import RollRequest
-from ledger.dice import PhysicalDice
+from ledger.dice.engine import PhysicalDice
 
 SYS = TerranEngine().configure({})
 d6 = s.integers(min_value=1, max_value=6)

@@ -15,9 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as s
 from ledger_terran_engine import TerranEngine
-from ledger_terran_engine import mechanics as m
 from ledger_terran_engine import state as st
-from ledger_terran_engine.advancement import advance
 from ledger_terran_engine.events import (
     AdvancementRolled,
     AttributeRolled,
@@ -27,11 +25,13 @@ from ledger_terran_engine.events import (
     RiskyActionRolled,
     SkillDevelopmentRolled,
 )
+from ledger_terran_engine.rules import mechanics as m
+from ledger_terran_engine.rules.advancement import advance
 from msgspec import UNSET
 
 from ledger import DiceError, ReplayDice, RollRequest, RuleError
-from ledger.dice import EngineDice, PhysicalDice
-from ledger.results import result_problem
+from ledger.dice.engine import EngineDice, PhysicalDice
+from ledger.rules.results import result_problem
 
 SYS = TerranEngine().configure({})
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from ledger_terran_engine import TerranEngine
-from ledger_terran_engine import mechanics as m
 from ledger_terran_engine import state as st
 from ledger_terran_engine.events import (
     ChallengeOpened,
@@ -19,9 +18,10 @@ from ledger_terran_engine.events import (
     Rallied,
     WoundRecovered,
 )
+from ledger_terran_engine.rules import mechanics as m
 
 from ledger import RollRequest, RuleError
-from ledger.dice import PhysicalDice
+from ledger.dice.engine import PhysicalDice
 from ledger.events import SceneEnded
 
 SYS = TerranEngine().configure({})
@@ -377,8 +377,8 @@ def test_advancing_an_earlier_session_uses_the_sheet_as_it_ended() -> None:
     # Ash ends session 1 with Ego_max 4 + HP_max 5 = 9, then takes Estranged (Ego_max 3) in
     # session 2; advancing session 1 afterwards still needs 9, and Violence 2 needs 6.
     import msgspec
-    from ledger_terran_engine import advancement
     from ledger_terran_engine.events import AdvancementRolled, ExperienceGained
+    from ledger_terran_engine.rules import advancement
 
     from ledger.codec import Codec, encode_data
     from ledger.events import SessionEnded

@@ -25,14 +25,20 @@ from ledger_wyrd_engine.events import (
     WoundHealed,
     WoundInflicted,
 )
-from ledger_wyrd_engine.ladder import parse_dr, parse_rating
-from ledger_wyrd_engine.mechanics import absorb, d6_as_fudge, damage_units, fudge_sum
+from ledger_wyrd_engine.rules import (
+    absorb,
+    d6_as_fudge,
+    damage_units,
+    fudge_sum,
+    parse_dr,
+    parse_rating,
+)
 from ledger_wyrd_engine.state import Character
 
 from ledger import RollRequest, RuleError
-from ledger.dice import DiceError, EngineDice, PhysicalDice, parse_faces
+from ledger.dice.engine import DiceError, EngineDice, PhysicalDice, parse_faces
 from ledger.events import SceneEnded, SessionEnded
-from ledger.results import result_problem
+from ledger.rules.results import result_problem
 
 CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "grand-casebook"
 

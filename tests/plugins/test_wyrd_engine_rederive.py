@@ -20,8 +20,8 @@ from ledger_wyrd_engine.events import CheckRolled
 from ledger_wyrd_engine.state import CASEBOOK_SKILLS, Boon, Boost, Character, Trait, Wound
 
 from ledger import DiceSource, ReplayDice, RollRequest, RuleError
-from ledger.dice import EngineDice, PhysicalDice, parse_faces
-from ledger.results import result_problem
+from ledger.dice.engine import EngineDice, PhysicalDice, parse_faces
+from ledger.rules.results import result_problem
 
 SYSTEMS = [
     WyrdEngine().configure({}),

@@ -103,7 +103,7 @@ def test_situational_modifier_needs_its_reason(
 
 def test_odds_of_a_situational_modifier_are_the_shifted_modifier() -> None:
     """The modifier adds to the dice like a skill: Fight +2 with −1 has the odds of +1."""
-    from ledger.campaign import load_system
+    from ledger.campaign.aggregate import load_system
 
     system = load_system("wyrd-engine")
     assert system.odds({"skill": 2 - 1, "dr": "fair"})["ladder"][0]["success"] == "50/81"  # 4dF >= 0: 31 + 19 of 81

@@ -22,12 +22,14 @@
   var HEX64 = /^[0-9a-f]{64}$/;
   var SCHEME = "ledger-roll-v1";
   var DOWNTIME = "ledger-downtime-v1";
-  var CORE_AREAS = {campaign: 1, character: 1, session: 1, downtime: 1, scene: 1, note: 1, correction: 1};
+  var REQUESTED = "ledger-roll-v2";  // a requested roll, drawn with the roller's entropy
+  var CORE_AREAS = {campaign: 1, character: 1, session: 1, downtime: 1, scene: 1, note: 1, correction: 1,
+    contest: 1, roll: 1};
   var CORE_TYPES = {
     "campaign.created": 1, "character.created": 1, "session.started": 1, "session.ended": 1,
     "session.abandoned": 1, "downtime.committed": 1, "downtime.revealed": 1,
     "downtime.abandoned": 1, "scene.started": 1, "scene.ended": 1, "note.added": 1,
-    "correction.recorded": 1
+    "correction.recorded": 1, "contest.opposed": 1, "roll.requested": 1, "roll.withdrawn": 1
   };
   var MAX_SIDES = 1000;
   var encoder = new TextEncoder();
@@ -125,13 +127,14 @@
   }
 
   // The faces one engine roll's seed gives for its recorded dice (docs/events.md).
-  async function engineDraws(seed, campaign, session, nonce, clientSeed, draws, scheme) {
+  async function engineDraws(seed, campaign, session, nonce, clientSeed, draws, scheme, answer) {
     var key = await crypto.subtle.importKey("raw", seed, {name: "HMAC", hash: "SHA-256"}, false, ["sign"]);
     var words = [], block = 0, out = [];
     async function next() {
       if (!words.length) {
         var msg = "[" + pyString(scheme) + "," + pyString(campaign) + "," + session + "," + nonce +
-          "," + pyString(clientSeed) + "," + block + "]";
+          "," + pyString(clientSeed) + "," +
+          (answer ? answer.request + "," + pyString(answer.entropy) + "," : "") + block + "]";
         var view = new DataView(await crypto.subtle.sign("HMAC", key, encoder.encode(msg)));
         for (var k = 0; k < 8; k++) { words.push(view.getUint32(4 * k, false)); }
         block++;
@@ -177,7 +180,12 @@
       }
       if (typeof r.clientSeed !== "string") { throw new Problem(r.seq, "nonce must be an integer and client_seed text"); }
       if (!goodDraws(r.draws)) { throw new Problem(r.seq, "draws must be [sides, value] pairs"); }
-      var again = await engineDraws(seed, row.campaign, payload.number, r.nonce, r.clientSeed, r.draws, scheme);
+      if (r.answer && !(isInt(r.answer.request) && r.answer.request >= 1 &&
+          typeof r.answer.entropy === "string" && /^[0-9a-f]{64}$/.test(r.answer.entropy))) {
+        throw new Problem(r.seq, "the roller's entropy is 32 bytes written as 64 lower-case hex digits");
+      }
+      var again = await engineDraws(seed, row.campaign, payload.number, r.nonce, r.clientSeed, r.draws,
+        r.answer ? REQUESTED : scheme, r.answer);
       if (JSON.stringify(again) !== JSON.stringify(r.draws)) {
         throw new Problem(r.seq, "engine roll of " + what + " (seed revealed at seq " + row.seq +
           "): the revealed seed gives " + JSON.stringify(again) + ", not the recorded " + JSON.stringify(r.draws));
@@ -256,13 +264,14 @@
     }
     if (source !== "engine") { return; }
     var scheme = payload.scheme === undefined ? SCHEME : payload.scheme, seeds;
-    if (scheme === SCHEME) { seeds = st.sessions; }
+    if (scheme === SCHEME || scheme === REQUESTED) { seeds = st.sessions; }
     else if (scheme === DOWNTIME) { seeds = st.downtime; }
     else { throw new Problem(seq, "engine roll of unknown scheme " + JSON.stringify(scheme)); }
     var seed = isInt(row.session) ? seeds[row.session] : undefined;
     if (!seed) { throw new Problem(seq, scheme === DOWNTIME ? "downtime engine roll without a committed downtime seed" : "engine roll outside a session"); }
     if (seed.closedAt !== null) { throw new Problem(seq, "engine roll drawn after its seed was revealed at seq " + seed.closedAt); }
-    seed.rolls.push({seq: seq, nonce: payload.nonce, clientSeed: payload.client_seed || "", draws: payload.draws, stubs: report.stubs});
+    seed.rolls.push({seq: seq, nonce: payload.nonce, clientSeed: payload.client_seed || "", draws: payload.draws, stubs: report.stubs,
+      answer: scheme === REQUESTED ? {request: payload.request, entropy: payload.entropy} : null});
   }
 
   function envelopeProblem(row) {

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import msgspec
 
-from ledger import RuleError, SceneEnded, SessionEnded, applies, applying_seq
+from ledger import RuleError, RuleSystem, SceneEnded, SessionEnded, applies, applying_seq
 
 from .events import (
     AttackResolved,
@@ -40,9 +40,9 @@ from .events import (
     TraitLost,
     WoundHealed,
 )
-from .mechanics import add_experience, contribute, damage_dealt, jinx_recovered, xp_threshold
-from .ops import find, heal, is_self, need, replace_at, take_harm, with_items
-from .sheet import starting_favor
+from .rules.mechanics import add_experience, contribute, damage_dealt, jinx_recovered, xp_threshold
+from .rules.ops import find, heal, is_self, need, replace_at, take_harm, with_items
+from .sheet.creation import starting_favor
 from .state import (
     Bond,
     Character,
@@ -64,10 +64,8 @@ def _expire(state: Character, ends: tuple[str, ...]) -> Character:
     return state if len(kept) == len(state.conditions) else replace(state, conditions=kept)
 
 
-class Appliers:
+class Appliers(RuleSystem[Character, Options]):
     """Mixin of :class:`ledger_d20_world.system.D20World` holding every applier."""
-
-    options: Options
 
     # --- checks and experience ------------------------------------------------------------
 

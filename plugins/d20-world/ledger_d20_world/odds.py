@@ -1,6 +1,9 @@
 """Exact odds of a d20-world check (digest §2.4; seed 001_a3a02f9b7363775f.txt, "Checks",
-"Natural 1 & 20", "Traits", "Wounds"). Fractions are :class:`fractions.Fraction`, reported as
-``"n/d"`` strings.
+"Natural 1 & 20", "Traits", "Wounds") and their chart: the :class:`Odds` mixin of
+:class:`ledger_d20_world.system.D20World`, and :func:`odds_series` / :func:`draw_odds`, which
+the system names as its chart module (``campaign odds d20-world --plot``; drawn with the
+shared helpers of :mod:`ledger.rules.charts`). Fractions are :class:`fractions.Fraction`,
+reported as ``"n/d"`` strings.
 """
 
 from __future__ import annotations
@@ -8,11 +11,33 @@ from __future__ import annotations
 from collections.abc import Iterator
 from fractions import Fraction
 from itertools import product
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ledger import RuleError
+from ledger import RuleError, RuleSystem
+from ledger.rules.charts import (
+    BAD,
+    GOOD,
+    MIXED,
+    checked,
+    figure,
+    frac,
+    outline,
+    percent_axis,
+    stacked,
+)
 
-from .mechanics import Mode, band_of, combine_modes, dice_count, experience_for, kept_die
+from .rules.mechanics import (
+    Mode,
+    band_of,
+    combine_modes,
+    dice_count,
+    experience_for,
+    kept_die,
+)
+from .state import Character, Options
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def fraction_text(f: Fraction) -> str:
@@ -60,30 +85,34 @@ def shock_chance(wound_total: int) -> Fraction:
     return Fraction(max(0, min(wound_total, 6)), 6)
 
 
-def odds(params: dict[str, Any]) -> dict[str, Any]:
-    """``campaign odds d20-world`` (digest §2.4).
+class Odds(RuleSystem[Character, Options]):
+    """Mixin of :class:`ledger_d20_world.system.D20World`: ``campaign odds d20-world``."""
 
-    :param params: ``proficiency`` (int ≥ 0; absent: the :func:`family`), ``penalty`` (int ≥ 0, default 0),
-        ``advantage``/``disadvantage`` flags (both: a normal roll, ruling R3), ``hinder``
-        flag, ``wounds`` (int, adds ``shock``: the chance of shock with that wound total).
-    :returns: ``modifier``, ``mode``, every band's probability, natural 1/20 chances,
-        expected experience, as ``"n/d"`` strings; ``shock`` when ``wounds`` is given.
-    :raises RuleError: a negative proficiency or penalty.
-    """
-    penalty = int(params.get("penalty") or 0)
-    if params.get("proficiency") is None:
-        return family(params)
-    prof = int(params["proficiency"])
-    if prof < 0 or penalty < 0:
-        raise RuleError("proficiency and penalty are 0 or more (penalties are subtracted)")
-    mode = combine_modes(int(bool(params.get("advantage"))),
-                         int(bool(params.get("disadvantage"))))
-    result = check_odds(prof - penalty, mode, hinder=bool(params.get("hinder")))
-    out: dict[str, Any] = {"system": "d20-world", "modifier": prof - penalty, "mode": mode}
-    out.update({k: fraction_text(v) for k, v in result.items()})
-    if params.get("wounds") is not None:
-        out["shock"] = fraction_text(shock_chance(int(params["wounds"])))
-    return out
+    def odds(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``campaign odds d20-world`` (digest §2.4).
+
+        :param params: ``proficiency`` (int ≥ 0; absent: the :func:`family`), ``penalty``
+            (int ≥ 0, default 0), ``advantage``/``disadvantage`` flags (both: a normal roll,
+            ruling R3), ``hinder`` flag, ``wounds`` (int, adds ``shock``: the chance of
+            shock with that wound total).
+        :returns: ``modifier``, ``mode``, every band's probability, natural 1/20 chances,
+            expected experience, as ``"n/d"`` strings; ``shock`` when ``wounds`` is given.
+        :raises RuleError: a negative proficiency or penalty.
+        """
+        penalty = int(params.get("penalty") or 0)
+        if params.get("proficiency") is None:
+            return family(params)
+        prof = int(params["proficiency"])
+        if prof < 0 or penalty < 0:
+            raise RuleError("proficiency and penalty are 0 or more (penalties are subtracted)")
+        mode = combine_modes(int(bool(params.get("advantage"))),
+                             int(bool(params.get("disadvantage"))))
+        result = check_odds(prof - penalty, mode, hinder=bool(params.get("hinder")))
+        out: dict[str, Any] = {"system": "d20-world", "modifier": prof - penalty, "mode": mode}
+        out.update({k: fraction_text(v) for k, v in result.items()})
+        if params.get("wounds") is not None:
+            out["shock"] = fraction_text(shock_chance(int(params["wounds"])))
+        return out
 
 
 FAMILY_PROFICIENCIES = range(0, 11)
@@ -102,12 +131,12 @@ def family(params: dict[str, Any]) -> dict[str, Any]:
     """``campaign odds d20-world`` without ``--proficiency``: the check's bands by
     proficiency +0..+10 for each mode, the digest's §2.4 reference table extended.
 
-    :param params: as :func:`odds`, without ``proficiency``: ``penalty`` is subtracted from
+    :param params: as :meth:`Odds.odds`, without ``proficiency``: ``penalty`` is subtracted from
         every row; ``advantage``/``disadvantage`` keep only that mode (both: normal, R3);
         ``hinder`` adds its experience; ``wounds`` adds ``shock``.
     :returns: ``{"system", "penalty", "bands_by_proficiency": {mode label: {"+P": {"bad",
         "messy", "good", "expected_experience"}}}}`` as ``"n/d"`` strings (``"mode"`` too
-        when a mode is asked for); each row equals :func:`odds` with that proficiency.
+        when a mode is asked for); each row equals :meth:`Odds.odds` with that proficiency.
     :raises RuleError: a negative penalty.
     """
     penalty = int(params.get("penalty") or 0)
@@ -136,3 +165,73 @@ def family(params: dict[str, Any]) -> dict[str, Any]:
     if params.get("wounds") is not None:
         out["shock"] = fraction_text(shock_chance(int(params["wounds"])))
     return out
+
+
+# --- the chart (RuleSystem.chart) ----------------------------------------------------------
+
+MODES: tuple[tuple[str, dict[str, bool]], ...] = (
+    ("normal", {}),
+    ("advantage", {"advantage": True}),
+    ("disadvantage", {"disadvantage": True}),
+)
+"""Each mode of the chart and the odds flags that ask for it."""
+
+BANDS = ("bad", "messy", "good")
+"""The outcome bands of a check, worst first ("Checks", step 4)."""
+
+
+def odds_series(
+    system: RuleSystem[Any, Any], params: dict[str, Any], top: int = 10
+) -> dict[str, Any]:
+    """Per mode and proficiency ``0..max(top, proficiency)`` (with the penalty given) the
+    bands ``{bad, messy, good}``.
+
+    :returns: ``{"proficiency": P, "penalty": N, "modes": {mode: {proficiency: {band:
+        Fraction}}}}``; ``proficiency`` is the one asked for, ``None`` without one (the
+        family, :func:`.odds.family`, drawn with no bar outlined).
+    :raises ChartError: the odds lack a band.
+    """
+    asked = params.get("proficiency")
+    prof = None if asked is None else int(asked)
+    penalty = int(params.get("penalty") or 0)
+
+    def build() -> dict[str, Any]:
+        modes: dict[str, dict[int, dict[str, Fraction]]] = {}
+        for mode, flags in MODES:
+            modes[mode] = {}
+            for p in range(0, max(top, prof or 0) + 1):
+                r = system.odds({"proficiency": p, "penalty": penalty, **flags})
+                modes[mode][p] = {b: frac(r[b]) for b in BANDS}
+        return {"proficiency": prof, "penalty": penalty, "modes": modes}
+
+    return checked(system, build)
+
+
+def draw_odds(data: dict[str, Any]) -> Figure:
+    """One panel per mode (normal, advantage, disadvantage): bad / messy / good by
+    proficiency, with the given proficiency's bar outlined and its good chance on top (for
+    the family, every bar's good chance)."""
+    fig = figure(15, 4.4)
+    axes = fig.subplots(1, 3, sharey=True)
+    keep = {"advantage": " (2d20, keep higher)", "disadvantage": " (2d20, keep lower)"}
+    for ax, (mode, by_prof) in zip(axes, data["modes"].items(), strict=True):
+        xs = list(by_prof)
+        stacked(ax, xs, list(by_prof.values()), BANDS, (BAD, MIXED, GOOD),
+                ("bad (total ≤ 8)", "messy (9-17)", "good (≥ 18)"))  # fmt: skip
+        ax.set_title(f"{mode}{keep.get(mode, ' (1d20)')}")
+        ax.set_xticks(xs)
+        ax.set_xlabel("proficiency" + (f" (penalty {data['penalty']})" if data["penalty"] else ""))
+        p = data["proficiency"]
+        if p is None:  # the family: every bar's good chance on top
+            for x, bands in by_prof.items():
+                ax.annotate(f"{float(bands['good']):.0%}", (x, 1.0), ha="center", va="bottom",
+                            fontsize=7)  # fmt: skip
+        else:
+            outline(ax, p)
+            good = by_prof[p]["good"]
+            ax.annotate(f"good {float(good):.0%}", (p, 1.0), ha="center", va="bottom", fontsize=7)
+        percent_axis(ax, 1.08)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles[:3], labels[:3], loc="outside lower center", ncol=3, fontsize=8)
+    fig.suptitle("d20 World: check outcome bands by proficiency (exact)")
+    return fig

@@ -9,7 +9,16 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ledger.charts import LINES, bar_labels, checked, curves, figure, frac, percent_axis, without
+from ledger.rules.charts import (
+    LINES,
+    bar_labels,
+    checked,
+    curves,
+    figure,
+    frac,
+    percent_axis,
+    without,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

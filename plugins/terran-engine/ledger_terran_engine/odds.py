@@ -1,4 +1,5 @@
-"""Exact Terran Engine odds as fractions (SEED ``003_2aeb47bc6ca82a40.txt``; digest §2.6).
+"""Exact Terran Engine odds as fractions, and their chart (SEED ``003_2aeb47bc6ca82a40.txt``;
+digest §2.6).
 
 - Risky Action with n dice (Light + Dark; "2.1"): ``P(fail) = (1/2)^n``,
   ``P(success) = 1 − (5/6)^n``, ``P(mixed) = (5/6)^n − (1/2)^n``; n = 0 fails (R3).
@@ -8,20 +9,45 @@
   r = 1..5) with probability ``p6 · (1/6)^(k+1)``. The distribution is listed exactly up
   to ``upto`` (default 30); the remaining tail is one exact number.
 - Sums of k d6 (Roll Advancement, Skill Development, "1.4"): exact convolution.
+
+:class:`Odds` answers ``campaign odds terran-engine`` and ``advance --dry-run``;
+:func:`odds_series` and :func:`draw_odds` draw ``--plot`` (``TerranEngine.chart``): outcome
+bands by pool size ("2.1" Risky Actions), an Effect roll's distribution ("2.2.1") and the
+Advancement chance by Experience spent ("1.4"), with the shared helpers of
+:mod:`ledger.rules.charts`.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 from math import comb
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ledger import RollParam, RuleError
+from ledger import Event, RollParam, RuleError, RuleSystem
+from ledger.rules.charts import (
+    BAD,
+    GOOD,
+    MIXED,
+    ask,
+    checked,
+    curves,
+    distribution,
+    figure,
+    frac,
+    outline,
+    percent_axis,
+    stacked,
+)
 
-from . import mechanics as m
 from . import state as st
+from .events import AdvancementRolled, SkillDevelopmentRolled
+from .rules import mechanics as m
+from .state import Character, Options
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 ODDS_PARAMS = (
     RollParam("pool", "Terran: total dice (Light + Dark) of a Risky Action.", type=int,
@@ -204,75 +230,176 @@ def spend_family(target: int) -> dict[str, str]:
     return out
 
 
-def odds(params: dict[str, Any], options: st.Options | None = None) -> dict[str, Any]:
-    """Exact odds for what ``params`` names (fractions as ``"n/d"`` strings).
+class Odds(RuleSystem[Character, Options]):
+    """``campaign odds terran-engine`` and the odds ``advance --dry-run`` shows."""
 
-    ``--pool N``: Risky Action bands; ``--dark K --ego E [--montage]``: Ego cost
-    distribution; ``--effect CODE [--upto V]``: Effect distribution, tail, mean and
-    complication bands; ``--spend K`` with ``--threshold T`` (Roll Advancement) and/or
-    ``--rating R`` (Skill Development): chance of success; without ``--spend``, that chance
-    for each Experience spent (:func:`spend_family`). Without parameters: the Risky Action
-    table for 0..8 dice (the family by pool size).
+    def odds(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Exact odds for what ``params`` names (fractions as ``"n/d"`` strings).
 
-    :raises RuleError: negative numbers, a bad effect code, ``--spend`` without a target.
+        ``--pool N``: Risky Action bands; ``--dark K --ego E [--montage]``: Ego cost
+        distribution; ``--effect CODE [--upto V]``: Effect distribution, tail, mean and
+        complication bands; ``--spend K`` with ``--threshold T`` (Roll Advancement) and/or
+        ``--rating R`` (Skill Development): chance of success; without ``--spend``, that chance
+        for each Experience spent (:func:`spend_family`). Without parameters: the Risky Action
+        table for 0..8 dice (the family by pool size).
+
+        :raises RuleError: negative numbers, a bad effect code, ``--spend`` without a target.
+        """
+        opts = self.options
+        out: dict[str, Any] = {"system": "terran-engine"}
+        given = {k: v for k, v in params.items() if v is not None and v is not False and v != ()}
+        chosen = {k: given[k] for k in ("ego_check", "d_half") if k in given}
+        if chosen:
+            try:
+                opts = msgspec.convert({**msgspec.to_builtins(opts), **chosen}, st.Options)
+            except msgspec.ValidationError as e:
+                raise RuleError(f"{e}: --ego-check is simultaneous or sequential; --d-half is "
+                                "ceil, floor_min1 or explode_then_halve") from None
+        used = {"ego_check": opts.ego_check, "d_half": opts.d_half,
+                "complication_over_17": opts.complication_over_17}
+        if used != {"ego_check": "simultaneous", "d_half": "ceil", "complication_over_17": 3}:
+            out["options"] = used  # the campaign's (or given) options the odds follow
+        if "pool" in given:
+            out["risky_action"] = {k: fmt(v) for k, v in risky_bands(int(given["pool"])).items()}
+        if "dark" in given or "ego" in given:
+            per = 2 if given.get("montage") else 1
+            dark, ego = int(given.get("dark", 0)), int(given.get("ego", 0))
+            dist = ego_risk(dark, ego, per, opts.ego_check)
+            out["ego_cost"] = {str(k): fmt(v) for k, v in dist.items()}
+            if ego >= 1:
+                out["lost"] = fmt(lost_chance(dark, ego, per, opts.ego_check))
+        if "effect" in given:
+            code = m.parse_effect(str(given["effect"]))
+            upto = int(given.get("upto", 30))
+            if upto < 1:
+                raise RuleError(f"--upto must be 1 or more, not {upto}")
+            dist = {v: effect_point(code, v, opts.d_half) for v in range(1, upto + 1)}
+            listed = {str(v): fmt(p) for v, p in dist.items() if p}
+            out["effect"] = {
+                "code": str(code),
+                "distribution": listed,
+                "tail_above": {"value": upto, "p": fmt(1 - sum(dist.values(), Fraction(0)))},
+                "mean": fmt(effect_mean(code, opts.d_half)),
+                "complication": {
+                    k: fmt(v)
+                    for k, v in effect_bands(code, opts.complication_over_17, opts.d_half).items()
+                },
+            }
+        if "spend" in given:
+            k = int(given["spend"])
+            if "threshold" not in given and "rating" not in given:
+                raise RuleError("--spend needs --threshold T (Advancement) or --rating R (Skill)")
+            if "threshold" in given:
+                out["advancement"] = fmt(sum_at_least(k, int(given["threshold"])))
+            if "rating" in given:
+                target = m.skill_threshold(int(given["rating"]))
+                out["skill_development"] = fmt(sum_at_least(k, target))
+        else:
+            if "threshold" in given:
+                out["advancement_by_spend"] = spend_family(int(given["threshold"]))
+            if "rating" in given:
+                out["skill_development_by_spend"] = spend_family(
+                    m.skill_threshold(int(given["rating"]))
+                )
+        if len(out) == 1 + ("options" in out):
+            out["risky_action_table"] = {
+                str(n): {k: fmt(v) for k, v in risky_bands(n).items()} for n in range(0, 9)
+            }
+        return out
+
+    def advance_odds(self, event: Event) -> dict[str, str] | None:
+        """Exact odds of a planned Roll Advancement or Skill Development ("1.4"): the chance
+        that ``spent`` d6 reach its threshold (:func:`sum_at_least`; its dice are never
+        read)."""
+        if isinstance(event, AdvancementRolled | SkillDevelopmentRolled):
+            return {"success": str(sum_at_least(event.spent, event.threshold))}
+        return None
+
+
+# --- the chart (`campaign odds terran-engine --plot`) -----------------------------------
+
+
+def odds_series(system: RuleSystem[Character, Options], params: dict[str, Any]) -> dict[str, Any]:
+    """Risky Action bands for pools ``0..max(8, pool)``, and the Effect distribution when
+    ``effect`` is given (listed up to ``upto``, default 24).
+
+    :returns: ``{"pool": N or None, "bands": {pool: {fail, mixed, success}}, "effect":
+        {"code", "distribution": {value: P}, "tail": (value, P(effect > value))}, "spend":
+        {roll: {Experience spent: P(success)}}}``; ``spend`` when ``threshold`` or
+        ``rating`` is given without ``spend`` (the family of :func:`spend_family`).
+    :raises ChartError: the odds lack the bands or the Effect distribution.
     """
-    opts = options or st.Options()
-    out: dict[str, Any] = {"system": "terran-engine"}
-    given = {k: v for k, v in params.items() if v is not None and v is not False and v != ()}
-    chosen = {k: given[k] for k in ("ego_check", "d_half") if k in given}
-    if chosen:
-        try:
-            opts = msgspec.convert({**msgspec.to_builtins(opts), **chosen}, st.Options)
-        except msgspec.ValidationError as e:
-            raise RuleError(f"{e}: --ego-check is simultaneous or sequential; --d-half is "
-                            "ceil, floor_min1 or explode_then_halve") from None
-    used = {"ego_check": opts.ego_check, "d_half": opts.d_half,
-            "complication_over_17": opts.complication_over_17}
-    if used != {"ego_check": "simultaneous", "d_half": "ceil", "complication_over_17": 3}:
-        out["options"] = used  # the campaign's (or given) options the odds follow
-    if "pool" in given:
-        out["risky_action"] = {k: fmt(v) for k, v in risky_bands(int(given["pool"])).items()}
-    if "dark" in given or "ego" in given:
-        per = 2 if given.get("montage") else 1
-        dark, ego = int(given.get("dark", 0)), int(given.get("ego", 0))
-        dist = ego_risk(dark, ego, per, opts.ego_check)
-        out["ego_cost"] = {str(k): fmt(v) for k, v in dist.items()}
-        if ego >= 1:
-            out["lost"] = fmt(lost_chance(dark, ego, per, opts.ego_check))
-    if "effect" in given:
-        code = m.parse_effect(str(given["effect"]))
-        upto = int(given.get("upto", 30))
-        if upto < 1:
-            raise RuleError(f"--upto must be 1 or more, not {upto}")
-        dist = {v: effect_point(code, v, opts.d_half) for v in range(1, upto + 1)}
-        listed = {str(v): fmt(p) for v, p in dist.items() if p}
-        out["effect"] = {
-            "code": str(code),
-            "distribution": listed,
-            "tail_above": {"value": upto, "p": fmt(1 - sum(dist.values(), Fraction(0)))},
-            "mean": fmt(effect_mean(code, opts.d_half)),
-            "complication": {
-                k: fmt(v)
-                for k, v in effect_bands(code, opts.complication_over_17, opts.d_half).items()
-            },
+    pool = params.get("pool")
+
+    def build() -> dict[str, Any]:
+        top = max(8, int(pool or 0))
+        bands = {
+            n: {k: frac(v) for k, v in ask(system, {"pool": n}, "risky_action").items()}
+            for n in range(0, top + 1)
         }
-    if "spend" in given:
-        k = int(given["spend"])
-        if "threshold" not in given and "rating" not in given:
-            raise RuleError("--spend needs --threshold T (Advancement) or --rating R (Skill)")
-        if "threshold" in given:
-            out["advancement"] = fmt(sum_at_least(k, int(given["threshold"])))
-        if "rating" in given:
-            out["skill_development"] = fmt(sum_at_least(k, m.skill_threshold(int(given["rating"]))))
-    else:
-        if "threshold" in given:
-            out["advancement_by_spend"] = spend_family(int(given["threshold"]))
-        if "rating" in given:
-            out["skill_development_by_spend"] = spend_family(
-                m.skill_threshold(int(given["rating"]))
-            )
-    if len(out) == 1 + ("options" in out):
-        out["risky_action_table"] = {
-            str(n): {k: fmt(v) for k, v in risky_bands(n).items()} for n in range(0, 9)
-        }
-    return out
+        out: dict[str, Any] = {"pool": pool, "bands": bands}
+        spend = {k: v for k, v in params.items() if k in ("threshold", "rating")}
+        if spend and params.get("spend") is None:
+            result = system.odds(spend)
+            out["spend"] = {
+                name: {int(str(k).split()[0]): frac(p) for k, p in result[key].items()}
+                for key, name in (
+                    ("advancement_by_spend", f"Roll Advancement (sum ≥ {spend.get('threshold')})"),
+                    ("skill_development_by_spend",
+                     f"Skill Development, rating {spend.get('rating')}"),
+                )
+                if key in result
+            }  # fmt: skip
+        if params.get("effect"):
+            asked = {"effect": params["effect"], "upto": int(params.get("upto") or 24)}
+            effect = ask(system, asked, "effect")
+            out["effect"] = {
+                "code": str(effect.get("code", params["effect"])),
+                "distribution": {int(k): frac(v) for k, v in effect["distribution"].items()},
+                "tail": (int(effect["tail_above"]["value"]), frac(effect["tail_above"]["p"])),
+            }
+        return out
+
+    return checked(system, build)
+
+
+def draw_odds(data: dict[str, Any]) -> Figure:
+    """Risky Action bands by pool size (the asked pool outlined), and beside it the Effect
+    distribution and the Advancement chance by Experience spent, when asked."""
+    from matplotlib.ticker import MaxNLocator
+
+    effect = data.get("effect")
+    spend = data.get("spend")
+    panels = 1 + bool(effect) + bool(spend)
+    fig = figure({1: 8, 2: 13, 3: 18}[panels], 4.6)
+    axes = fig.subplots(1, panels, squeeze=False)[0]
+    a = axes[0]
+    xs = list(data["bands"])
+    rows = list(data["bands"].values())
+    stacked(a, xs, rows, ("fail", "mixed", "success"), (BAD, MIXED, GOOD),
+            ("fail (highest 1-3)", "mixed (4-5)", "success (a 6)"))  # fmt: skip
+    for x, r in zip(xs, rows, strict=True):
+        a.annotate(f"{float(r['success']):.0%}", (x, 1.0), ha="center", va="bottom", fontsize=7)
+    if data.get("pool") is not None:
+        outline(a, int(data["pool"]))
+    a.set_xticks(xs)
+    a.set_xlabel("dice in the pool (Light + Dark)")
+    a.set_title("Risky Action: outcome by pool size (full-success % on top)")
+    a.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3)
+    percent_axis(a, 1.08)
+    if effect:
+        b = axes[1]
+        distribution(b, effect["distribution"])
+        b.set_title(f"Effect {effect['code']}: each value (sixes explode); "
+                    f"P(> {effect['tail'][0]}) = {float(effect['tail'][1]):.1%}")  # fmt: skip
+        b.set_xlabel("effect")
+    if spend:
+        c = axes[-1]
+        curves(c, spend)
+        c.set_title("Advancement: chance by Experience spent (sum of the d6 ≥ target)")
+        c.set_xlabel("Experience spent (d6 rolled)")
+        c.xaxis.set_major_locator(MaxNLocator(integer=True))
+        c.legend(fontsize=8)
+        percent_axis(c, 1.04)
+    fig.suptitle("The Terran Engine: Risky Actions (exact)")
+    return fig

@@ -2,7 +2,9 @@
 
 Seed ``003_2aeb47bc6ca82a40.txt``, characters.html "Section 1 Characters"; digest §3.
 State is a frozen ``msgspec.Struct``; HP_max, Ego_max and effective Attributes are derived
-here (never stored) so that Advancements, Conditions and lost points always agree.
+here (never stored) so that Advancements, Conditions and lost points always agree. The
+character's vocabulary (Attributes, Skills, Archetypes, Advancements, Conditions) is named
+here too; :mod:`.rules.mechanics` re-exports the part the mechanics use.
 """
 
 from __future__ import annotations
@@ -13,7 +15,33 @@ import msgspec
 
 from ledger import RuleError
 
-from . import mechanics as m
+ATTRIBUTES: tuple[str, ...] = ("Strength", "Agility", "Insight", "Charisma")
+"""The four Attributes (SEED, characters.html "1.2 Attributes")."""
+
+DEFAULT_SKILLS: tuple[str, ...] = ("Violence", "Exploration", "Social", "Survival", "Vocational")
+"""The generic Skill list (SEED, "1.2.1 Skills"); campaigns may replace it (option ``skills``)."""
+
+ARCHETYPES: tuple[str, ...] = (
+    "Hero", "Mentor", "Everyman", "Innocent", "Ruler", "Sage",
+    "Explorer", "Outlaw", "Magician", "Lover", "Jester", "Caregiver",
+)
+"""The twelve Archetypes (SEED, "1.1 Archetypes"); option ``archetypes`` may replace them."""
+
+ATTRIBUTE_MAX = 3
+"""Highest Attribute value: the three-dot track (ruling R13)."""
+
+
+def canonical(name: str, choices: tuple[str, ...] | list[str], what: str) -> str:
+    """The entry of ``choices`` that ``name`` names, ignoring case and surrounding spaces.
+
+    :raises RuleError: ``name`` is none of ``choices`` (the sentence lists them).
+    """
+    wanted = name.strip().casefold()
+    for choice in choices:
+        if choice.casefold() == wanted:
+            return choice
+    article = "an" if what[:1].lower() in "aeiou" else "a"
+    raise RuleError(f"{name!r} is not {article} {what}; choose one of: {', '.join(choices)}")
 
 ADVANCEMENTS: tuple[str, ...] = (
     "Extra Attribute", "Protected", "Sensory acuity", "Sneak attack", "Sniper", "Rally",
@@ -77,11 +105,11 @@ class Options(msgspec.Struct, kw_only=True):
 
     def skill_names(self) -> tuple[str, ...]:
         """The campaign's Skills: ``skills`` or, when empty, the text's five."""
-        return tuple(self.skills) or m.DEFAULT_SKILLS
+        return tuple(self.skills) or DEFAULT_SKILLS
 
     def archetype_names(self) -> tuple[str, ...]:
         """The campaign's Archetypes: ``archetypes`` or, when empty, the text's twelve."""
-        return tuple(self.archetypes) or m.ARCHETYPES
+        return tuple(self.archetypes) or ARCHETYPES
 
 
 class Challenge(msgspec.Struct, frozen=True, kw_only=True):
@@ -212,7 +240,7 @@ def attribute(state: Character, name: str) -> int | None:
     extra = sum(1 for a in state.advancements if a == f"Extra Attribute: {name}")
     bonus = 1 if state.attribute_bonus == name else 0
     value = state.rolled[name] + bonus + extra - state.losses.get(name, 0)
-    return max(0, min(m.ATTRIBUTE_MAX, value))
+    return max(0, min(ATTRIBUTE_MAX, value))
 
 
 def attribute_or_zero(state: Character, name: str) -> int:
@@ -222,7 +250,7 @@ def attribute_or_zero(state: Character, name: str) -> int:
 
 def complete(state: Character) -> bool:
     """Whether all four Attributes are rolled (creation finished)."""
-    return all(a in state.rolled for a in m.ATTRIBUTES)
+    return all(a in state.rolled for a in ATTRIBUTES)
 
 
 def advancement_count(state: Character) -> int:
@@ -231,21 +259,28 @@ def advancement_count(state: Character) -> int:
 
 
 def hp_max(state: Character) -> int:
-    """HP_max (SEED "1.3.1"; Tough R14), see :func:`mechanics.hp_max`."""
-    return m.hp_max(
-        attribute_or_zero(state, "Strength"),
-        attribute_or_zero(state, "Agility"),
-        advancement_count(state),
-        has(state, "Tough"),
+    """HP_max = Strength + Agility + 2, +1 per Advancement, and +1 more each with Tough.
+
+    (SEED, "1.3.1 HP"; "1.4" Tough: "one additional HP per Advancement", ruling R14.) The
+    Advancements counted are every one held, Tough included, and those still to choose.
+    """
+    advancements = advancement_count(state)
+    tough = advancements if has(state, "Tough") else 0
+    return (
+        attribute_or_zero(state, "Strength") + attribute_or_zero(state, "Agility") + 2
+        + advancements + tough
     )
 
 
 def ego_max(state: Character) -> int:
-    """Ego_max (SEED "1.3.2", "1.5" Estranged), see :func:`mechanics.ego_max`."""
+    """Ego_max = Insight + Charisma + 2, −1 per Estranged condition, never below 0.
+
+    (SEED, "1.3.2 Ego": "Insight and Empathy", Empathy read as Charisma, ruling R1;
+    "1.5 Conditions" Estranged: "Ego_max − 1".)
+    """
     estranged = sum(1 for c in state.conditions if c.name == "Estranged")
-    return m.ego_max(
-        attribute_or_zero(state, "Insight"), attribute_or_zero(state, "Charisma"), estranged
-    )
+    insight, charisma = attribute_or_zero(state, "Insight"), attribute_or_zero(state, "Charisma")
+    return max(0, insight + charisma + 2 - estranged)
 
 
 def retired(state: Character) -> bool:
@@ -304,7 +339,7 @@ def known_advancement(entry: str, options: Options) -> str:
 
     :raises RuleError: unknown Advancement, a missing detail, or an unknown Attribute.
     """
-    name = m.canonical(
+    name = canonical(
         advancement_name(entry), ADVANCEMENTS + tuple(options.extra_advancements), "Advancement"
     )
     detail = advancement_detail(entry)
@@ -312,13 +347,13 @@ def known_advancement(entry: str, options: Options) -> str:
         what = NEEDS_DETAIL[name]
         raise RuleError(f"{name} needs {what}: write '{name}: <{what}>'")
     if name == "Extra Attribute":
-        detail = m.canonical(detail, m.ATTRIBUTES, "Attribute")
+        detail = canonical(detail, ATTRIBUTES, "Attribute")
     return f"{name}: {detail}" if detail else name
 
 
 def known_condition(name: str, options: Options) -> str:
     """Normalise a Condition name. :raises RuleError: unknown Condition."""
-    return m.canonical(name, CONDITIONS + tuple(options.extra_conditions), "Condition")
+    return canonical(name, CONDITIONS + tuple(options.extra_conditions), "Condition")
 
 
 def session_sheet(state: Character, session: int, sheet: str = "session_end") -> SessionSheet:

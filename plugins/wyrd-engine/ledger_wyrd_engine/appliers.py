@@ -1,9 +1,10 @@
 """Appliers: how each event changes one character's state (pure; digest §4).
 
-Mixed into :class:`ledger_wyrd_engine.system.WyrdEngine`; each method takes ``(state,
-event)`` and returns a new :class:`~ledger_wyrd_engine.state.Character`, or raises
-:class:`ledger.RuleError` when the event is impossible for that state (the engine then
-refuses to append it). Source: 000_60e07241544698f0.txt, sections named per method.
+The :class:`Appliers` mixin of :class:`ledger_wyrd_engine.system.WyrdEngine`; each
+``@applies`` method takes ``(state, event)`` and returns a new
+:class:`~ledger_wyrd_engine.state.Character`, or raises :class:`ledger.RuleError` when the
+event is impossible for that state (the engine then refuses to append it). Source:
+000_60e07241544698f0.txt, sections named per method.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from ledger import RuleError, SceneEnded, SessionEnded, applies
+from ledger import RuleError, RuleSystem, SceneEnded, SessionEnded, applies
 
 from .events import (
     BoonGranted,
@@ -32,27 +33,9 @@ from .events import (
     WoundHealed,
     WoundInflicted,
 )
-from .mechanics import absorb, check_healing, check_total, damage_units
+from .rules import absorb, check_healing, check_total, damage_units, find_boon, find_trait
 from .sheet import TRAIT_COUNT, _trait
 from .state import SEVERITIES, WOUND_CAPACITY, Boon, Boost, Character, Options, Trait, Wound
-
-
-def find_trait(state: Character, name: str) -> Trait | None:
-    """The character trait or gear trait called ``name`` (case-insensitive), or ``None``."""
-    key = name.strip().lower()
-    for trait in (*state.traits, *state.gear):
-        if trait.name.lower() == key:
-            return trait
-    return None
-
-
-def find_boon(state: Character, name: str) -> int | None:
-    """Index of the held boon called ``name`` (case-insensitive), or ``None``."""
-    key = name.strip().lower()
-    for i, boon in enumerate(state.boons):
-        if boon.name.lower() == key:
-            return i
-    return None
 
 
 def roll_problems(event: CheckRolled) -> list[str]:
@@ -116,14 +99,8 @@ def _scene_reset(state: Character) -> Character:
     )
 
 
-class Appliers:
-    """The ``@applies`` methods of the Wyrd Engine (a mixin; needs ``self.opts``)."""
-
-    @property
-    def opts(self) -> Options:
-        """The bound campaign options (defaults when the system is not configured)."""
-        options = getattr(self, "options", None)
-        return options if isinstance(options, Options) else Options()
+class Appliers(RuleSystem[Character, Options]):
+    """The ``@applies`` methods of the Wyrd Engine (a mixin; reads ``self.options``)."""
 
     @applies(CheckRolled)
     def on_check_rolled(self, state: Character, event: CheckRolled) -> Character:
@@ -150,7 +127,7 @@ class Appliers:
         self, state: Character, units: int, skills: list[str], description: str
     ) -> Character:
         result = absorb(
-            units, state.stress, state.stress_max, state.wounds, self.opts.death_risk_trigger
+            units, state.stress, state.stress_max, state.wounds, self.options.death_risk_trigger
         )
         wounds = dict(state.wounds)
         for severity, soaked in result.wounds_taken:
@@ -174,8 +151,8 @@ class Appliers:
         :raises RuleError: negative damage, a ratio outside 1…3, or a dead character.
         """
         _alive(state, "damage")
-        ratio = event.ratio if event.ratio is not None else self.opts.damage_ratio
-        units = damage_units(event.amount, ratio, self.opts.damage_rounding)
+        ratio = event.ratio if event.ratio is not None else self.options.damage_ratio
+        units = damage_units(event.amount, ratio, self.options.damage_rounding)
         return self._apply_units(state, units, list(event.affected_skills), event.description)
 
     @applies(WoundInflicted)
@@ -201,7 +178,7 @@ class Appliers:
             ),
         }
         taken_out = state.stress == state.stress_max and all(s in wounds for s in SEVERITIES)
-        trigger = self.opts.death_risk_trigger
+        trigger = self.options.death_risk_trigger
         at_risk = severe_before and (trigger != "taken_out_only" or taken_out)
         return replace(
             state,
@@ -337,7 +314,7 @@ class Appliers:
         problems: list[str] = []
         fields = ("name", "kind", "skill", "instead_of", "once_per", "when", "text")
         entry = {f: getattr(event, f) for f in fields if getattr(event, f) not in (None, "")}
-        known = [*self.opts.skill_list, *state.skills]
+        known = [*self.options.skill_list, *state.skills]
         out = _trait(entry, word, known, problems)
         if problems:
             raise RuleError(*problems)

@@ -1,0 +1,320 @@
+"""Corrections go through the rules (DESIGN.md "Events"; issue #14).
+
+A ``correction.recorded`` event retracts or amends an earlier event; the original stays in
+the log. :meth:`ledger.campaign.aggregate.Campaign.correct` builds one through this module:
+
+- :func:`amended_payload` turns ``--set FIELD=VALUE`` (and ``--dice``) into the full
+  replacement payload. An amended roll is *re-resolved*: its amended inputs and corrected
+  physical faces go through the rule system again (:meth:`RuleSystem.rederive`, i.e.
+  ``resolve(state, request_of(roll), ReplayDice(roll))``), so totals, bands, margins,
+  experience and kept dice are worked out, never typed. A derived field set by hand is
+  refused, naming the inputs to amend instead. An engine roll's randomness (``source``,
+  ``draws``, ``nonce``, ``client_seed``, ``scheme``) is never amended: retract it and roll
+  again, so the re-roll stays visible. An amended ``character.created`` sheet passes the
+  system's creation rules, as ``character add`` does.
+- :func:`refusal` refuses what cannot be corrected: a session or campaign event, an event
+  already retracted, a second retraction, an amendment of a correction.
+- :func:`broken_by` replays the corrected history of the streams the correction touches and
+  names every event the rules would then refuse; the correction is refused if any.
+- :func:`sentence` is the one line ``log``, ``recap`` and ``audit`` show for a correction.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from msgspec import UNSET
+
+from ledger.errors import RuleError
+from ledger.events import (
+    CAMPAIGN_STREAM,
+    ContestOpposed,
+    Corrected,
+    Recorded,
+    Roll,
+    event_tag,
+)
+from ledger.rules.projection import Corrections, companions_of, corrections_from
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
+
+#: The fields that say where a roll's randomness came from: never amended on an engine roll.
+RANDOMNESS_FIELDS = ("source", "draws", "nonce", "client_seed", "scheme")
+#: Events that open and close the campaign or a session: never corrected.
+UNCORRECTABLE = (
+    "campaign.created",
+    "session.started",
+    "session.ended",
+    "session.abandoned",
+    "downtime.committed",
+    "downtime.revealed",
+    "downtime.abandoned",
+)
+#: Broken events named in a refusal before "and N more".
+_NAMED = 8
+#: How far after a roll its batch may run (opponent's side, harm, follow-ups).
+_BATCH_TAIL = 16
+
+
+def payload_of(event: Any) -> dict[str, Any]:
+    """An event's payload as plain data, without its ``type`` tag."""
+    data = msgspec.to_builtins(event)
+    data.pop("type", None)
+    return data
+
+
+def in_force(campaign: Campaign, target: Recorded, corrections: Corrections) -> Any | None:
+    """The payload ``target`` counts with under ``corrections`` (``None``: retracted)."""
+    if target.seq in corrections.retracted:
+        return None
+    if target.seq in corrections.amended:
+        return campaign.codec.amended(target.type, corrections.amended[target.seq])
+    return target.data
+
+
+def refusal(
+    target: Recorded, action: str, corrections: Corrections, before: Recorded | None = None
+) -> str | None:
+    """Why ``target`` cannot be corrected by ``action`` (``"retract"``/``"amend"``), or ``None``.
+
+    :param corrections: the corrections in force now.
+    :param before: the event just before ``target`` (to tell a roll's applied harm).
+    """
+    seq = target.seq
+    if (
+        before is not None
+        and isinstance(before.data, ContestOpposed)
+        and before.data.harm == seq
+    ):
+        rolled = before.data.roll
+        return (
+            f"event {seq} is the harm roll {rolled} applied: correct roll {rolled} instead (its "
+            "harm is retracted with it, and follows an amended result)"
+        )
+    if target.type in UNCORRECTABLE:
+        return f"event {seq} ({target.type}) cannot be corrected"
+    if target.type == "contest.opposed":
+        roll = getattr(target.data, "roll", "?")
+        return (
+            f"event {seq} is the opponent's side of roll {roll}: correct roll {roll} "
+            "instead (retract it and roll again to change who opposed it)"
+        )
+    if seq in corrections.retracted:
+        by = [c for c, corr in corrections.by_target.get(seq, []) if corr.action == "retract"]
+        undo = f": to restore it, retract correction {by[-1]}" if by else ""
+        return f"event {seq} is already retracted{f' (by event {by[-1]})' if by else ''}{undo}"
+    if target.type == "correction.recorded" and action == "amend":
+        assert isinstance(target.data, Corrected)
+        return (
+            f"event {seq} is a correction and cannot be amended: correct event "
+            f"{target.data.target} again (its latest correction is the one in force), "
+            f"or retract correction {seq} to undo it"
+        )
+    return None
+
+
+def applied_harm(campaign: Campaign, roll: Recorded) -> Recorded | None:
+    """The harm ``roll`` applied with ``--apply`` (#16): the event its ``contest.opposed``
+    names, or ``None`` (not a contest, or no harm applied)."""
+    if not isinstance(roll.data, Roll) or campaign.system.opponent_of(roll.data) is None:
+        return None
+    link = next(iter(campaign.records(after=roll.seq, upto=roll.seq + 1)), None)
+    if link is None or not isinstance(link.data, ContestOpposed) or link.data.roll != roll.seq:
+        return None
+    if link.data.harm is UNSET:
+        return None
+    return campaign.record(link.data.harm)
+
+
+def follow_ups_of(campaign: Campaign, roll: Recorded) -> list[Recorded]:
+    """The events ``roll`` was written with as its :meth:`RuleSystem.follow_ups` (#16):
+    those right after it in its batch (after its opponent's side and harm) that the rules
+    say follow it up (:meth:`RuleSystem.follow_up_of`)."""
+    if not isinstance(roll.data, Roll):
+        return []
+    system = campaign.system
+    found: list[Recorded] = []
+    harm = None
+    for rec in campaign.records(after=roll.seq, upto=roll.seq + _BATCH_TAIL):
+        if isinstance(rec.data, ContestOpposed) and rec.data.roll == roll.seq:
+            harm = rec.data.harm
+        elif rec.seq == harm:
+            pass
+        elif system.follow_up_of(rec.data) == roll.seq:
+            found.append(rec)
+        else:
+            break
+    return found
+
+
+def entry_of(campaign: Campaign, rec: Recorded) -> Recorded:
+    """The entry ``rec`` belongs to (#16): for a roll's opponent's side
+    (``contest.opposed``), the harm it applied or one of its follow-ups, the roll; else
+    ``rec`` itself. What ``campaign undo`` retracts, so the whole entry goes."""
+    if isinstance(rec.data, ContestOpposed):
+        return campaign.record(rec.data.roll)
+    if rec.seq > 1:
+        before = campaign.record(rec.seq - 1)
+        if isinstance(before.data, ContestOpposed) and before.data.harm == rec.seq:
+            return campaign.record(before.data.roll)
+    roll = campaign.system.follow_up_of(rec.data)
+    if roll is not None:
+        found = campaign.record(roll)
+        if any(f.seq == rec.seq for f in follow_ups_of(campaign, found)):
+            return found
+    return rec
+
+
+def roll_companions(
+    campaign: Campaign, target: Recorded, amended: Any | None, corrections: Corrections
+) -> dict[str, dict[str, Any] | None]:
+    """What correcting roll ``target`` does to the events that are part of it, as
+    :attr:`~ledger.events.Corrected.companions` (#16): the harm it applied (``--apply``) and
+    its follow-ups (:meth:`RuleSystem.follow_ups`). Retracting the roll retracts them;
+    amending it works them out again from the amended roll: the harm is retracted when the
+    roll no longer harms and amended when the amount changes, a follow-up amended when it
+    changes. One retracted on its own stays retracted. ``{}`` when nothing changes.
+
+    :param amended: the roll as amended, or ``None`` when it is retracted.
+    :param corrections: the corrections in force now.
+    :raises RuleError: the amended roll would harm the other side of the contest, or be
+        followed by other events than the ones recorded (retract it and roll again).
+    """
+    out = _harm_companions(campaign, target, amended, corrections)
+    follows = follow_ups_of(campaign, target)
+    if not follows:
+        return out
+    live = [(rec, in_force(campaign, rec, corrections)) for rec in follows]
+    if amended is None:
+        return out | {str(rec.seq): None for rec, now in live if now is not None}
+    state = campaign.state_before(target, corrections)
+    again = campaign.system.follow_ups(state, amended, seq=target.seq)
+    if [event_tag(type(e)) for e in again] != [rec.type for rec in follows]:
+        raise RuleError(
+            f"event {target.seq} as amended is followed by other events than the "
+            f"{', '.join(str(rec.seq) for rec in follows)} it was written with: retract it "
+            "and roll again"
+        )
+    for (rec, now), event in zip(live, again, strict=True):
+        payload = payload_of(event)
+        if now is not None and payload_of(now) != payload:
+            out[str(rec.seq)] = campaign.codec.stamped(rec.type, payload)
+    return out
+
+
+def _harm_companions(
+    campaign: Campaign, target: Recorded, amended: Any | None, corrections: Corrections
+) -> dict[str, dict[str, Any] | None]:
+    """The harm part of :func:`roll_companions`."""
+    harm = applied_harm(campaign, target)
+    if harm is None:
+        return {}
+    now = in_force(campaign, harm, corrections)
+    dealt = campaign.system.harm_of(amended) if amended is not None else None
+    if dealt is None or dealt[1] <= 0:
+        return {str(harm.seq): None} if now is not None else {}
+    who, amount = dealt
+    if who != harm.stream:
+        names = campaign.characters(include_retracted=True)
+        raise RuleError(
+            f"event {target.seq} as amended harms {names.get(who, who)}, not "
+            f"{names.get(harm.stream, harm.stream)} as recorded (event {harm.seq}): retract "
+            "it and roll again"
+        )
+    state = campaign.state_before(target, corrections, stream=who)
+    event = campaign.harm_event(state, who, amount)
+    if event_tag(type(event)) != harm.type:
+        raise RuleError(
+            f"event {target.seq} as amended records its harm as {event_tag(type(event))}, not "
+            f"{harm.type}: retract it and roll again"
+        )
+    payload = payload_of(event)
+    if now is not None and payload_of(now) == payload:
+        return {}
+    return {str(harm.seq): campaign.codec.stamped(harm.type, payload)}
+
+
+def input_fields(system: Any, event: Roll) -> set[str] | None:
+    """The fields ``system.request_of`` reads of ``event`` (``None`` when unknown)."""
+    read: set[str] = set()
+    names = set(event.__struct_fields__)
+
+    class Spy(type(event), frozen=True, kw_only=True):  # type: ignore[misc,call-arg]
+        def __getattribute__(self, name: str) -> Any:
+            if name in names:
+                read.add(name)
+            return super().__getattribute__(name)
+
+    try:
+        spy = Spy(**{f: getattr(event, f) for f in event.__struct_fields__})
+        system.request_of(spy)
+    except Exception:  # a system that cannot re-derive this type, or inspects the class
+        return None
+    return read - set(RANDOMNESS_FIELDS) - {"character"}
+
+
+def broken_by(
+    campaign: Campaign, target: Recorded, correction: Corrected, seq: int
+) -> list[tuple[int, str]]:
+    """Every event the rules would refuse once ``correction`` (to be ``seq``) is in force.
+
+    Replays the corrected history of the streams the correction touches (the target's
+    character, or every character for a campaign-wide or creation event) and compares it
+    with today's: events already refused today are not blamed on the correction.
+
+    :returns: ``[(seq, problem)]``, oldest first (empty: the correction is sound).
+    """
+    pairs = [
+        (s, campaign.codec.decode(d, "correction.recorded"))
+        for s, d in campaign.store.rows(
+            campaign.id, types=["correction.recorded"], columns="seq, data"
+        )
+    ]
+    after = corrections_from([*pairs, (seq, correction)])
+    streams = None
+    if target.stream != CAMPAIGN_STREAM and target.type != "correction.recorded":
+        streams = [target.stream, CAMPAIGN_STREAM]
+        # a roll's harm on the other side, its follow-ups (#16)
+        streams += [campaign.record(c).stream for c in companions_of(correction)]
+    elif target.type == "correction.recorded":
+        assert isinstance(target.data, Corrected)
+        inner = campaign.record(target.data.target)
+        if inner.stream != CAMPAIGN_STREAM:
+            streams = [inner.stream, CAMPAIGN_STREAM]
+            # undone with it: their streams too
+            streams += [campaign.record(c).stream for c in companions_of(target.data)]
+    if streams is not None and CAMPAIGN_STREAM in streams[2:]:
+        streams = None  # a follow-up on the campaign stream touches every character
+
+    def errors(corrections: Corrections) -> list[tuple[int, str]]:
+        found: list[tuple[int, str]] = []
+        campaign.projector().fold(
+            campaign.store.rows(campaign.id, streams=streams), {}, corrections, errors=found
+        )
+        return found
+
+    now = errors(after)
+    if not now:
+        return []
+    before = set(errors(corrections_from(pairs)))
+    return [e for e in now if e not in before]
+
+
+def broken_sentence(campaign: Campaign, seq: int, broken: list[tuple[int, str]]) -> str:
+    """The refusal naming every event a correction of ``seq`` would break."""
+    parts = []
+    for bseq, problem in broken[:_NAMED]:
+        what = "the amended event itself" if bseq == seq else campaign.record(bseq).type
+        parts.append(f"event {bseq} ({what}: {problem})")
+    more = f" and {len(broken) - _NAMED} more" if len(broken) > _NAMED else ""
+    return (
+        f"this correction of event {seq} would break {len(broken)} "
+        f"event{'s' if len(broken) != 1 else ''} the rules then refuse: "
+        + "; ".join(parts)
+        + more
+        + ". Correct those first, or correct this one differently"
+    )
+
+

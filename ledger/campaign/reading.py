@@ -1,0 +1,181 @@
+"""Reading a campaign's state: at the head, as of any seq, through snapshots.
+
+:class:`StateReader` folds a campaign's events through its rule system
+(:class:`~ledger.rules.projection.Projector`), starting from the newest snapshot that still
+matches (:mod:`ledger.rules.snapshots`), and keeps the head states the last append left so the
+next write validates without replaying (#19).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ledger.errors import NotFound
+from ledger.events import CAMPAIGN_STREAM, Recorded
+from ledger.rules.projection import (
+    SNAPSHOT_EVERY,
+    Corrections,
+    Projector,
+    decode_state,
+    encode_state,
+    load_corrections,
+)
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
+
+
+class StateReader:
+    """One campaign's states: at the head (cached for the next append), as of a seq, or
+    just before an event.
+
+    :param campaign: the campaign read (its store, id, rule system, codec and appliers).
+    """
+
+    def __init__(self, campaign: Campaign) -> None:
+        self.store = campaign.store
+        self.id = campaign.id
+        self.system = campaign.system
+        self.codec = campaign.codec
+        self.appliers = campaign.appliers
+        self._fingerprint: dict[str, Any] | None = None
+        # states at the head after the campaign's own last append (GM view), so a long-lived
+        # writer validates a batch without replaying. Keyed by the head's hash (not its seq:
+        # another writer may append a different event at the same seq after a rollback) and
+        # the store's rollback count, so it is dropped when the head moved or a write rolled
+        # back
+        self._cache: dict[str, Any] = {}
+        self._cache_head: tuple[str, int] | None = None
+
+    def projector(self) -> Projector:
+        """A fresh projector for this campaign (sharing the campaign's applier table)."""
+        return Projector(self.system, self.codec, self.appliers)
+
+    def corrections(self, upto: int | None = None) -> Corrections:
+        """The corrections in force up to ``upto``."""
+        return load_corrections(self.store, self.id, self.codec, upto)
+
+    def states(self, *, upto: int | None = None, as_gm: bool = True) -> dict[str, Any]:
+        """Every character's state as of ``upto`` (default: head), by full replay."""
+        corrections = self.corrections(upto)
+        return self.projector().fold(
+            self.store.rows(self.id, upto=upto), {}, corrections, as_gm=as_gm
+        )
+
+    def state_of(
+        self,
+        character: str,
+        *,
+        upto: int | None = None,
+        as_gm: bool = True,
+        save_snapshots: bool = True,
+    ) -> Any:
+        """One character's state as of ``upto``, from the newest snapshot whose fingerprint
+        matches (:mod:`ledger.rules.snapshots`; any other is ignored and rebuilt on the way).
+
+        :raises NotFound: the character did not exist at ``upto``.
+        """
+        from ledger.rules import snapshots
+
+        head = self.store.head(self.id).seq
+        upto = head if upto is None else min(upto, head)
+        corrections = self.corrections(upto)
+        basis = snapshots.Basis(self.fingerprint(), corrections)
+        states: dict[str, Any] = {}
+        start = 0
+        snap = snapshots.load(
+            self.store, self.id, character, upto, as_gm, basis,
+            lambda blob: decode_state(self.system, blob),
+        )  # fmt: skip
+        if snap is not None:
+            start = snap.seq
+            states[character] = snap.state
+        pending: list[tuple[int, bytes]] = []
+        counter = [0]
+        last = [0]
+
+        def on_step(seq: int, st: dict[str, Any]) -> None:
+            counter[0] += 1
+            last[0] = seq
+            if counter[0] % SNAPSHOT_EVERY == 0 and character in st:
+                pending.append((seq, encode_state(st[character])))
+
+        rows = self.store.rows(
+            self.id, after=start, upto=upto, streams=[character, CAMPAIGN_STREAM]
+        )
+        projector = self.projector()
+        states = projector.fold(
+            rows, states, corrections, as_gm=as_gm, on_step=on_step if save_snapshots else None
+        )
+        if character not in states:
+            raise NotFound(f"character {character!r} did not exist at seq {upto}")
+        if save_snapshots and counter[0] % SNAPSHOT_EVERY >= max(1, SNAPSHOT_EVERY // 5):
+            # where this read ended, so the next read of this moment (the next roll's, a
+            # recap's) folds a few events, not up to SNAPSHOT_EVERY again (#19)
+            pending.append((last[0], encode_state(states[character])))
+        if pending:
+            with self.store.transaction():
+                for seq, blob in pending:
+                    at = basis.at(seq)
+                    self.store.save_snapshot(
+                        self.id, character, seq, as_gm, blob,
+                        basis=at, digest=snapshots.digest(at, blob),
+                    )  # fmt: skip
+        return states[character]
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What this campaign's snapshots depend on (:func:`ledger.rules.snapshots.system_fingerprint`),
+        computed once per object."""
+        if self._fingerprint is None:
+            from ledger.rules.snapshots import system_fingerprint
+
+            self._fingerprint = system_fingerprint(self.system, self.codec)
+        return self._fingerprint
+
+    def head_state(self, character: str) -> Any:
+        """``character``'s state at the head (GM view), kept for the next append's
+        validation: a roll folds its character once, not once to resolve and again to
+        validate (#19). Refreshed when the head moved or a transaction rolled back.
+
+        :raises NotFound: no such character.
+        """
+        key = (self.store.head(self.id).hash, self.store.rollbacks)
+        if self._cache_head != key:
+            self._cache, self._cache_head = {}, key
+        if character not in self._cache:
+            self._cache[character] = self.state_of(character)
+        return self._cache[character]
+
+    def cached(self, head_hash: str) -> dict[str, Any]:
+        """The head states kept for a write whose head has ``head_hash`` (``{}`` when another
+        writer appended or a transaction rolled back since they were kept)."""
+        if self._cache_head != (head_hash, self.store.rollbacks):
+            self._cache, self._cache_head = {}, None
+        return self._cache
+
+    def keep(self, states: dict[str, Any], head_hash: str) -> None:
+        """Keep ``states`` (after an append whose last event has ``head_hash``) for the next."""
+        self._cache.update(states)
+        self._cache_head = (head_hash, self.store.rollbacks)
+
+    def forget(self) -> None:
+        """Drop the kept states (a correction changed history: the next read replays)."""
+        self._cache, self._cache_head = {}, None
+
+    def state_before(
+        self, target: Recorded, corrections: Corrections, stream: str | None = None
+    ) -> Any:
+        """The state of ``target``'s character (or of ``stream``, e.g. a contest's
+        opponent) just before it, with ``corrections``.
+
+        :raises NotFound: the character did not exist then.
+        """
+        stream = stream or target.stream
+        states = self.projector().fold(
+            self.store.rows(self.id, upto=target.seq - 1, streams=[stream, CAMPAIGN_STREAM]),
+            {},
+            corrections,
+        )
+        if stream not in states:
+            raise NotFound(f"character {stream!r} did not exist before event {target.seq}")
+        return states[stream]

@@ -1,0 +1,135 @@
+"""Roll requests (#26): the GM asks, the roller's device answers with its own entropy.
+
+``campaign request CHARACTER SKILL [options]`` appends ``roll.requested`` with the roll's
+inputs; from then on they are fixed. It is answered once, by a roll that names the request
+(``Roll.request``): engine dice drawn with the roller's 32 bytes of entropy (scheme
+``ledger-roll-v2``: the GM cannot know the draw before the entropy arrives, the roller
+cannot grind it, knowing neither the seed nor getting a second answer) or physical dice the
+player entered instead. A request not yet answered can be withdrawn (``roll.withdrawn``);
+an answered one cannot, so a result the GM saw stays in the log.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ledger.dice import engine as dicemod
+from ledger.errors import NotFound, RuleError
+from ledger.events import Recorded, Roll, RollRequested, RollWithdrawn
+from ledger.rules.requests import RollRequest
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
+
+
+def find_request(campaign: Campaign, seq: int) -> Recorded:
+    """The ``roll.requested`` record at ``seq``.
+
+    :raises NotFound: no event ``seq``, or it is not a roll request.
+    """
+    rec = campaign.record(seq)
+    if not isinstance(rec.data, RollRequested):
+        raise NotFound(f"event {seq} is not a roll request ({rec.type})")
+    return rec
+
+
+def closed_by(campaign: Campaign, request: Recorded) -> Recorded | None:
+    """The roll that answered ``request`` or the ``roll.withdrawn`` that withdrew it, if any
+    (read from the requested character's events after it)."""
+    for rec in campaign.records(after=request.seq, stream=request.stream):
+        data = rec.data
+        if isinstance(data, Roll) and data.request == request.seq:
+            return rec
+        if isinstance(data, RollWithdrawn) and data.request == request.seq:
+            return rec
+    return None
+
+
+def open_request(campaign: Campaign, seq: int) -> RollRequested:
+    """The request at ``seq``, still waiting for its answer.
+
+    :raises NotFound: no such request.
+    :raises RuleError: it was answered or withdrawn already (naming the seq that did).
+    """
+    rec = find_request(campaign, seq)
+    done = closed_by(campaign, rec)
+    if done is not None:
+        how = "withdrawn" if isinstance(done.data, RollWithdrawn) else "answered"
+        raise RuleError(f"roll request {seq} was {how} at seq {done.seq}: a request is answered once")
+    assert isinstance(rec.data, RollRequested)
+    return rec.data
+
+
+def inputs_of(request: RollRequested) -> tuple[str | None, dict[str, Any]]:
+    """``(skill, params)`` a request fixed, as ``campaign roll`` passes them (a repeated
+    option's values as a tuple again)."""
+    params = {k: tuple(v) if isinstance(v, list) else v for k, v in request.params.items()}
+    return request.skill, params
+
+
+def request_roll(
+    campaign: Campaign,
+    character: str,
+    skill: str | None,
+    params: dict[str, Any],
+    *,
+    asked: str | None = None,
+    actor: str,
+    at: str,
+) -> Recorded:
+    """Append ``roll.requested``: ``character`` is asked to roll ``skill`` with ``params``.
+
+    The inputs are checked now, by resolving them once with throwaway dice (never written),
+    so a request the rules would refuse is refused here, not at the answer.
+
+    :raises NotFound: no such character.
+    :raises RuleError: the rules refuse the roll's inputs.
+    """
+    cid = campaign.find_character(character)
+    names = campaign.characters()
+    state = campaign.reader.head_state(cid)
+    trial = dicemod.EngineDice(bytes(32), campaign.id, 0, 0, "request check")
+    try:
+        campaign.system.resolve(state, RollRequest(cid, names[cid], skill, params), trial)
+    except dicemod.DiceError as e:
+        raise RuleError(f"the rules cannot roll that: {e}") from None
+    stored = {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}
+    event = RollRequested(character=cid, skill=skill, params=stored, asked=asked)
+    return campaign.append([event], actor=actor, at=at)[0]
+
+
+def withdraw(campaign: Campaign, seq: int, reason: str, *, actor: str, at: str) -> Recorded:
+    """Append ``roll.withdrawn`` for the open request at ``seq``.
+
+    :raises RuleError: no reason, or the request was answered or withdrawn already.
+    """
+    if not reason.strip():
+        raise RuleError('say why the request is withdrawn: --reason "..."')
+    request = open_request(campaign, seq)
+    event = RollWithdrawn(character=request.character, request=seq, reason=reason.strip())
+    return campaign.append([event], actor=actor, at=at)[0]
+
+
+def check(campaign: Campaign, event: Any) -> None:
+    """Refuse an answer or a withdrawal that does not fit its request (called by
+    :func:`ledger.campaign.validation.check_kinds` for every event appended).
+
+    :raises RuleError: a roll naming a request that is not an open ``roll.requested`` of
+        the same character, or an engine answer not drawn with the roller's entropy; a
+        withdrawal of a request that is not open.
+    """
+    if isinstance(event, Roll) and isinstance(event.request, int):
+        request = open_request(campaign, event.request)
+        if request.character != getattr(event, "character", None):
+            raise RuleError(
+                f"roll request {event.request} is {request.character}'s to answer"
+            )
+        if event.source == "engine" and event.scheme != dicemod.REQUESTED_SCHEME:
+            raise RuleError(
+                "an engine answer to a roll request is drawn with the roller's entropy "
+                f"(scheme {dicemod.REQUESTED_SCHEME})"
+            )
+    elif isinstance(event, RollWithdrawn):
+        request = open_request(campaign, event.request)
+        if request.character != event.character:
+            raise RuleError(f"roll request {event.request} is not {event.character}'s")

@@ -1,0 +1,395 @@
+"""Shared chart helpers: the figure and file handling every odds chart uses, and the
+dice-fairness chart.
+
+Part of the plugin API (docs/plugin-guide.md, "Drawing odds"). A rule system draws its own
+odds chart through two :class:`ledger.RuleSystem` methods, so this module knows no game:
+
+- :meth:`~ledger.RuleSystem.odds_series` asks the system's own exact odds
+  (:meth:`~ledger.RuleSystem.odds`, fractions as ``"n/d"``) for every point the chart needs
+  and returns plain data (:class:`fractions.Fraction` values; read them with :func:`frac`,
+  ask for a nested key with :func:`ask`);
+- :meth:`~ledger.RuleSystem.draw_odds` turns that data into a matplotlib
+  :class:`~matplotlib.figure.Figure` with the helpers here: :func:`figure`,
+  :func:`percent_axis`, :func:`bar_labels`, :func:`distribution`, :func:`stacked`,
+  :func:`curves`, :func:`outline`, and the palette (:data:`BAD`, :data:`MIXED`,
+  :data:`GOOD`, :data:`BEST`, :data:`LINES`).
+
+Their defaults draw a horizontal bar for every probability the system's ``odds`` returns
+(:func:`generic_series`, :func:`draw_generic`). :func:`odds_figure` is the one entry point
+(``campaign odds --plot`` wraps it in a spinner and writes the file with :func:`save`); a
+plugin whose odds lack what its chart needs gets one :class:`ChartError` line naming the
+system, never a traceback.
+
+matplotlib is imported only when a chart is drawn, and only its object-oriented API is used
+(``Figure``, no pyplot, no global state, no display): the Agg renderer writes the file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ledger.errors import RuleError
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from ledger.dice.fairness import DieReport
+    from ledger.rules.system import RuleSystem
+
+T = TypeVar("T")
+
+FORMATS = ("png", "svg", "pdf")
+"""File formats a chart can be saved in (chosen by the file's suffix)."""
+
+# Okabe-Ito: distinguishable with the common colour-vision deficiencies.
+BAD = "#D55E00"
+"""Vermilion: failure, the worst band."""
+MIXED = "#E69F00"
+"""Orange: a mixed or partial result, a tie."""
+GOOD = "#009E73"
+"""Bluish green: success."""
+BEST = "#0072B2"
+"""Blue: the best band, or a plain distribution."""
+FEW = "#9A9A9A"
+"""Grey: too little to judge."""
+LINES = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+"""Colours for several curves in one panel, in order (cycled)."""
+
+
+class ChartError(RuleError):
+    """A chart cannot be drawn: the system's odds lack what it needs, or a bad file name."""
+
+
+def check_path(path: str) -> str:
+    """The format of a chart file from its suffix (``.png``, ``.svg`` or ``.pdf``).
+
+    :raises ChartError: another suffix, or a folder that does not exist.
+    """
+    fmt = os.path.splitext(path)[1].lower().lstrip(".")
+    if fmt not in FORMATS:
+        raise ChartError(
+            f"cannot write a chart to {path!r}: name a .png, .svg or .pdf file (e.g. odds.png)"
+        )
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ChartError(f"cannot write a chart to {path!r}: the folder {folder} does not exist")
+    return fmt
+
+
+def save(fig: Figure, path: str) -> None:
+    """Write ``fig`` to ``path`` (format from the suffix), reproducibly: no timestamps or
+    version stamps in the file, a fixed SVG id salt.
+
+    :raises ChartError: see :func:`check_path`. :raises OSError: the file cannot be written.
+    """
+    import matplotlib
+
+    fmt = check_path(path)
+    metadata: dict[str, Any] = {
+        "png": {"Software": None},
+        "svg": {"Date": None, "Creator": None},
+        "pdf": {"CreationDate": None, "Creator": None, "Producer": None},
+    }[fmt]
+    with matplotlib.rc_context({"svg.hashsalt": "campaign-ledger", "svg.fonttype": "none"}):
+        fig.savefig(path, format=fmt, metadata=metadata, dpi=110)
+
+
+def frac(text: Any) -> Fraction:
+    """``"3/20"`` (or ``"1"``, ``"0/1"``, an int, a Fraction) as a :class:`Fraction`.
+
+    :raises ValueError: anything else (a float, ``None``, ``"one half"``).
+    """
+    if isinstance(text, Fraction | int) and not isinstance(text, bool):
+        return Fraction(text)
+    if isinstance(text, str):
+        return Fraction(text.strip())
+    raise ValueError(f"{text!r} is not a probability written n/d")
+
+
+def ask(system: RuleSystem, params: dict[str, Any], *keys: str) -> Any:
+    """``system.odds(params)[keys[0]][keys[1]]...``, for an ``odds_series`` that needs one
+    part of the odds.
+
+    :raises ChartError: a key is missing (names the system, the params and the dotted key).
+    :raises RuleError: the system refuses the params.
+    """
+    result = system.odds(params)
+    value: Any = result
+    for k in keys:
+        if not isinstance(value, dict) or k not in value:
+            shown = ", ".join(f"--{n} {v}" for n, v in params.items()) or "no options"
+            raise ChartError(
+                f"{system.id}'s odds ({shown}) have no {'.'.join(keys)!r}: "
+                "the chart needs it (is the plugin finished?)"
+            )
+        value = value[k]
+    return value
+
+
+def checked(system: RuleSystem, build: Callable[[], T]) -> T:
+    """``build()``, with the errors of unfinished odds (a missing key, a value that is not a
+    fraction, ``NotImplementedError``) turned into one :class:`ChartError` line naming the
+    system. :class:`ChartError` and the system's own :class:`RuleError` pass through."""
+    try:
+        return build()
+    except RuleError:
+        raise
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, NotImplementedError) as e:
+        raise ChartError(
+            f"{system.id}'s odds cannot be charted ({type(e).__name__}: {e}); "
+            "`campaign odds` without --plot still shows them"
+        ) from None
+
+
+def without(params: dict[str, Any], *names: str) -> dict[str, Any]:
+    """``params`` less ``names`` (the options a chart varies itself)."""
+    return {k: v for k, v in params.items() if k not in names}
+
+
+# --- the default chart: every probability the odds hold ---------------------------------------
+
+
+def generic_series(system: RuleSystem, params: dict[str, Any]) -> dict[str, Fraction]:
+    """Every probability in ``system.odds(params)``, by its dotted path (the default
+    :meth:`~ledger.RuleSystem.odds_series`), e.g. ``{"success": Fraction(15, 36)}``.
+
+    :raises ChartError: the odds hold no ``"n/d"`` value from 0 to 1 at all.
+    """
+
+    def build() -> dict[str, Fraction]:
+        out: dict[str, Fraction] = {}
+
+        def walk(prefix: str, value: Any) -> None:
+            if isinstance(value, dict):
+                for k, v in value.items():
+                    walk(f"{prefix}.{k}" if prefix else str(k), v)
+            elif isinstance(value, list):
+                for i, v in enumerate(value):
+                    walk(f"{prefix}[{i}]", v)
+            elif isinstance(value, str) and "/" in value:
+                try:
+                    p = frac(value)
+                except ValueError:
+                    return
+                if 0 <= p <= 1:
+                    out[prefix] = p
+
+        walk("", system.odds(params))
+        if not out:
+            raise ChartError(f"{system.id}'s odds hold no probabilities written n/d to draw")
+        return out
+
+    return checked(system, build)
+
+
+def draw_generic(title: str, data: dict[str, Fraction]) -> Figure:
+    """A horizontal bar per probability (the first 40), labelled by its dotted path: the
+    default :meth:`~ledger.RuleSystem.draw_odds`. ``title`` heads it (the system id)."""
+    items = list(data.items())[:40]
+    fig = figure(9, 1.2 + 0.28 * len(items))
+    ax = fig.subplots()
+    ys = list(range(len(items)))[::-1]
+    ax.barh(ys, [float(p) for _, p in items], color=BEST)
+    for y, (_, p) in zip(ys, items, strict=True):
+        ax.annotate(f"{float(p):.1%}", (float(p), y), va="center", fontsize=7, xytext=(2, 0),
+                    textcoords="offset points")  # fmt: skip
+    ax.set_yticks(ys, [k for k, _ in items], fontsize=8)
+    from matplotlib.ticker import PercentFormatter
+
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.set_xlim(0, 1.1)
+    ax.set_title(f"{title}: exact odds")
+    return fig
+
+
+def odds_figure(system: RuleSystem, params: dict[str, Any]) -> Figure:
+    """The odds chart of ``system`` for the ``odds`` params given: the system's own
+    :meth:`~ledger.RuleSystem.odds` first (its refusal wins), then
+    :meth:`~ledger.RuleSystem.odds_series` and :meth:`~ledger.RuleSystem.draw_odds`.
+
+    :param system: a configured rule system (``rule_systems()[id].configure({})``).
+    :param params: the system's own ``odds_params`` values, converted.
+    :raises ChartError: the system's odds lack what the chart needs (one line).
+    :raises RuleError: the system refuses the params (as ``campaign odds`` would).
+    """
+    checked(system, lambda: system.odds(params))
+    data = checked(system, lambda: system.odds_series(params))
+    return checked(system, lambda: system.draw_odds(data))
+
+
+# --- drawing helpers ----------------------------------------------------------------------------
+
+
+def figure(width: float, height: float) -> Figure:
+    """An empty figure ``width`` × ``height`` inches (110 dpi when saved) with constrained
+    layout; add panels with ``fig.subplots(rows, cols)``."""
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def percent_axis(ax: Axes, top: float = 1.0) -> None:
+    """The y axis as percentages from 0 to ``top`` (1.0 = 100%; give a little more, e.g.
+    1.08, to leave room for labels above the bars), with a light grid behind the data."""
+    from matplotlib.ticker import PercentFormatter
+
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=None))
+    ax.set_ylim(0, top)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+
+
+def bar_labels(ax: Axes, xs: Sequence[float], ys: Sequence[Fraction]) -> None:
+    """Each bar's percentage above it (``12.5%``); with more than 12 bars, smaller and only
+    for bars of 1% or more."""
+    for x, y in zip(xs, ys, strict=True):
+        if y >= Fraction(1, 100) or (y and len(xs) <= 12):
+            ax.annotate(
+                f"{float(y):.1%}", (x, float(y)), ha="center", va="bottom",
+                fontsize=7 if len(xs) <= 12 else 5.5,
+                xytext=(0, 2), textcoords="offset points",
+            )  # fmt: skip
+
+
+def distribution(
+    ax: Axes, dist: Mapping[int, Fraction], *, color: str = BEST, width: float = 0.8,
+    headroom: float = 1.18,
+) -> None:  # fmt: skip
+    """A bar per value of ``dist`` (``{value: P}``) with its percentage on top, and a
+    percent axis up to ``headroom`` × the highest bar."""
+    xs = list(dist)
+    ax.bar(xs, [float(p) for p in dist.values()], color=color, width=width)
+    bar_labels(ax, xs, list(dist.values()))
+    percent_axis(ax, max(float(p) for p in dist.values()) * headroom)
+
+
+def stacked(
+    ax: Axes, xs: Sequence[Any], rows: Sequence[Mapping[str, Fraction]], bands: Sequence[str],
+    colors: Sequence[str], labels: Sequence[str], width: float = 0.8,
+) -> None:  # fmt: skip
+    """Stacked bars: at each ``xs[i]`` the ``bands`` of ``rows[i]`` (``{band: P}``, summing
+    to 1) from the bottom up, each band in its colour with its legend label."""
+    bottom = [0.0] * len(xs)
+    for band, color, label in zip(bands, colors, labels, strict=True):
+        heights = [float(r.get(band, 0)) for r in rows]
+        ax.bar(xs, heights, width, bottom=bottom, color=color, label=label, edgecolor="white",
+               linewidth=0.5)  # fmt: skip
+        bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+
+
+def curves(
+    ax: Axes, lines: Mapping[str, Mapping[Any, Fraction]], *,
+    colors: Sequence[str] = LINES, bold: str | None = None, **style: Any,
+) -> None:  # fmt: skip
+    """A line with round markers per entry of ``lines`` (``{label: {x: P}}``), coloured in
+    order from ``colors``; the line labelled ``bold`` drawn thicker. ``style`` goes to
+    matplotlib's ``Axes.plot`` (``markersize=3``, ``linestyle="--"``)."""
+    for i, (label, points) in enumerate(lines.items()):
+        ax.plot(
+            list(points), [float(p) for p in points.values()], marker="o",
+            color=colors[i % len(colors)], label=label,
+            linewidth=3 if bold is not None and label == bold else None, **style,
+        )  # fmt: skip
+
+
+def outline(ax: Axes, x: Any, top: float = 1.0, width: float = 0.9) -> None:
+    """A black frame around the bar at ``x`` (the case the user asked about)."""
+    ax.bar([x], [top], width, fill=False, edgecolor="black", linewidth=1.5)
+
+
+# --- dice fairness ------------------------------------------------------------------------------
+
+
+def fairness_figure(reports: Iterable[DieReport], title: str, names: dict[str, str]) -> Figure:
+    """One panel per tested group: observed count of each face, the fair expectation and
+    its ±2 standard deviation band (binomial), the verdict in the panel title.
+
+    :param reports: groups with at least one die (at most 12 are drawn, flagged first).
+    :param names: character id → display name.
+    :raises ChartError: no dice to draw.
+    """
+    from ledger.dice.fairness import EVERYONE, FLAG_P, format_p
+
+    groups = [r for r in reports if r.dice]
+    if not groups:
+        raise ChartError("no dice to draw: the filters match no rolls")
+    groups.sort(key=lambda r: not r.flagged)  # stable: flagged first, then report order
+    groups = groups[:12]
+    cols = min(3, len(groups))
+    rows = (len(groups) + cols - 1) // cols
+    fig = figure(5.2 * cols, 3.3 * rows + 0.6)
+    axes = fig.subplots(rows, cols, squeeze=False)
+    for ax in axes.flat[len(groups) :]:
+        ax.set_visible(False)
+    for ax, r in zip(axes.flat, groups, strict=False):
+        faces = list(range(1, r.sides + 1))
+        p_face = 1 / r.sides
+        sd = (r.dice * p_face * (1 - p_face)) ** 0.5
+        color = {"flagged": BAD, "watch": MIXED, "too-even": MIXED, "too-few": FEW}.get(
+            r.status, BEST
+        )
+        ax.axhspan(max(0.0, r.expected - 2 * sd), r.expected + 2 * sd, color="grey", alpha=0.25,
+                   label="a fair die's usual range (±2 sd per face)", zorder=0)  # fmt: skip
+        ax.bar(faces, r.observed, color=color, width=0.75, zorder=2, alpha=0.9,
+               label="times rolled")  # fmt: skip
+        ax.axhline(r.expected, color="black", linewidth=1, label="fair expectation", zorder=3)
+        if r.sides == 3:
+            ax.set_xticks(faces, ["−", "blank", "+"])
+        else:
+            ax.set_xticks(faces if r.sides <= 20 else faces[:: max(1, r.sides // 20)])
+        who = "everyone" if r.roller == EVERYONE else names.get(r.roller, r.roller)
+        p = "—" if r.p is None else format_p(r.p)
+        if r.status == "too-even":
+            p = f"> {1 - FLAG_P:g}"
+        word = {"flagged": "UNLIKELY FAIR", "watch": "watch", "too-few": "too few to judge",
+                "consistent": "consistent with fair", "too-even": "suspiciously even"}[r.status]  # fmt: skip
+        ax.set_title(f"{r.source} {r.die}, {who}: {r.dice} dice\np = {p}: {word}", fontsize=9)
+        ax.set_ylim(0, max(max(r.observed), r.expected + 2 * sd) * 1.15)
+        ax.set_ylabel("times rolled", fontsize=8)
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    key = [
+        Patch(color=BEST, label="times rolled: consistent with fair"),
+        Patch(color=MIXED, label="worth watching / suspiciously even"),
+        Patch(color=BAD, label="flagged: unlikely fair"),
+        Patch(color=FEW, label="too few to judge"),
+        Line2D([], [], color="black", linewidth=1, label="fair expectation"),
+        Patch(color="grey", alpha=0.25, label="a fair die's usual range (±2 sd per face)"),
+    ]
+    fig.legend(handles=key, loc="outside lower center", ncol=6, fontsize=8)
+    fig.suptitle(title)
+    return fig
+
+
+__all__ = [
+    "BAD",
+    "BEST",
+    "FEW",
+    "FORMATS",
+    "GOOD",
+    "LINES",
+    "MIXED",
+    "ChartError",
+    "ask",
+    "bar_labels",
+    "check_path",
+    "checked",
+    "curves",
+    "distribution",
+    "draw_generic",
+    "fairness_figure",
+    "figure",
+    "frac",
+    "generic_series",
+    "odds_figure",
+    "outline",
+    "percent_axis",
+    "save",
+    "stacked",
+    "without",
+]

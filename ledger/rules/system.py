@@ -1,0 +1,594 @@
+"""The rule-system interface every plugin implements (DESIGN.md "Plugins").
+
+A plugin subclasses :class:`RuleSystem`, registers an instance through the
+``register_rule_systems`` hook, and the engine does the rest: it decodes the plugin's event
+types, folds them through the plugin's appliers into per-character state, calls
+:meth:`RuleSystem.resolve` for ``campaign roll``, :meth:`RuleSystem.advance` for
+``campaign advance`` and :meth:`RuleSystem.odds` for ``campaign odds``.
+
+Dispatch is resolved once: :func:`applies` marks appliers and :func:`describes` marks the
+methods that word an event; :meth:`RuleSystem.appliers` and :meth:`RuleSystem.describers`
+build the ``{event class: function}`` tables the projection and :mod:`ledger.history.words`
+use for every event. A system names its chart module (:attr:`RuleSystem.chart`) and the base
+class wires ``campaign odds --plot`` to it.
+
+A system is generic in its state and options types, ``RuleSystem[Character, Options]``, so
+``self.options`` is typed in every method without a check.
+"""
+
+from __future__ import annotations
+
+import abc
+import copy
+import importlib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+import msgspec
+
+from ledger.errors import RuleError
+from ledger.events import Event, Recorded, Roll, event_tag
+from ledger.rules.requests import Opponent, RollParam, RollRequest
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from ledger.dice.engine import DiceSource
+    from ledger.rules.sheets import Sheet
+
+
+VERDICTS = {
+    **dict.fromkeys(("success", "pass", "win", "good", "hit", "success_with_style"), "success"),
+    **dict.fromkeys(("failure", "fail", "lose", "bad", "miss"), "failure"),
+    **dict.fromkeys(("mixed", "messy", "tie", "draw", "success_at_cost", "partial"), "mixed"),
+}
+"""Outcome words :meth:`RuleSystem.verdict` understands by default."""
+
+
+#: A rule system's per-character state (a frozen ``msgspec.Struct``).
+StateT = TypeVar("StateT")
+#: A rule system's campaign options (a ``msgspec.Struct``, every field defaulted).
+OptionsT = TypeVar("OptionsT")
+
+
+def _mark(attr: str, event_types: tuple[type[Event], ...]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        setattr(fn, attr, event_types)
+        return fn
+
+    return mark
+
+
+def describes(*event_types: type[Event]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a method ``(self, event) -> str | None`` as the words for ``event_types``: one
+    line a person reads at a glance (``log``, recaps, the web view), ``"<character>: ..."``
+    for a character's event (the core puts the character's name in its place).
+
+    :meth:`RuleSystem.describe` dispatches on the event's class through these marks.
+    """
+    return _mark("__ledger_describes__", event_types)
+
+
+def applies(*event_types: type[Event]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a method ``(self, state, event) -> state`` as the applier for ``event_types``.
+
+    The method must be pure: return a new state (``msgspec.structs.replace``), never mutate,
+    and raise :class:`RuleError` when the event is impossible for the state (the engine then
+    refuses to append it).
+    """
+
+    return _mark("__ledger_applies__", event_types)
+
+
+#: A seed file's name: three digits, ``_``, 16 hex digits (``000_60e07241544698f0.txt``).
+SEED_NAME = re.compile(r"\b\d{3}_[0-9a-f]{16}(?:\.txt)?\b")
+_ISSUES = re.compile(r"\s*\(#\d+(?:,\s*#\d+)*\)|[;,]\s*#\d+(?:,\s*#\d+)*(?=\))|\s*(?<![\w&])#\d+\b")
+
+
+def for_people(text: str, book: str) -> str:
+    """``text`` with every seed file name replaced by ``book`` and every issue reference
+    (``(#16)``, ``; #16)``, ``#16``) left out: what help shows of a developer's docstring.
+
+    >>> for_people('Effort lost ("a cost"; 004_663ae3e4ecc71fd1.txt, "Failure"; #16).', "Spellwoven")
+    'Effort lost ("a cost"; Spellwoven, "Failure").'
+    """
+    return _ISSUES.sub("", SEED_NAME.sub(book, text))
+
+
+def _table(system: RuleSystem[Any, Any], attr: str) -> dict[type[Event], Callable[..., Any]]:
+    """``{event class: bound method}`` of the methods marked ``attr`` (subclasses win)."""
+    table: dict[type[Event], Callable[..., Any]] = {}
+    for klass in reversed(type(system).__mro__):
+        for value in vars(klass).values():
+            for et in getattr(value, attr, ()):
+                table[et] = getattr(system, value.__name__)
+    return table
+
+
+class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
+    """Base class of a rule system. Subclass and set the class attributes.
+
+    :cvar id: the system id, e.g. ``"wyrd-engine"``; prefix of its event tags.
+    :cvar name: human name, e.g. ``"The Wyrd Engine"``.
+    :cvar source: the seed file of the rule text, e.g. ``"000_60e07241544698f0.txt"``: for
+        developers (docstrings cite it); people are shown :attr:`book` instead.
+    :cvar book: the title of the book the rules come from, as its text gives it (e.g.
+        ``"Terran Engine SRD v0.4.5"``); ``campaign systems``, ``audit`` and help show it
+        (default: :attr:`name`). :meth:`for_people` puts it in place of :attr:`source`.
+    :cvar event_types: the plugin's event classes (tags ``"<id>.<past_tense>"``).
+    :cvar state_type: a frozen ``msgspec.Struct`` holding one character's state (it is
+        encoded for snapshots, so keep it msgspec-serialisable).
+    :cvar options_type: a ``msgspec.Struct`` of campaign options, every field defaulted.
+    :cvar roll_params: the options ``campaign roll`` accepts for this system.
+    :cvar odds_params: the options ``campaign odds SYSTEM`` accepts.
+    :cvar sections: ``{type tag: section of the seed it implements}``, shown by audits.
+    :cvar example_roll: one ``campaign roll`` line (without ``campaign``) from the book's
+        worked examples, shown by ``roll --help`` in a campaign of this system and by
+        ``campaign systems ID``; a comment after ``#`` says where in the book it is from.
+    :cvar contests: the system resolves rolls against a character on the ledger
+        (:class:`Opponent` in :attr:`RollRequest.opponent`); its roll events then record
+        the opponent's id in a field ``vs_character`` (read back by :meth:`opponent_of`).
+    :cvar has_harm: ``True`` when :meth:`harm_event` turns an amount of damage into an event
+        (``campaign damage CHARACTER AMOUNT``); ``False`` (the default): the system records
+        harm in its own terms only (``campaign record ...``).
+    :cvar chart: the module that draws this system's odds chart, relative to the system's
+        package (``".odds"``) or absolute: its ``odds_series(system, params)`` and
+        ``draw_odds(data)`` answer :meth:`odds_series` and :meth:`draw_odds`; ``""`` (the
+        default): a generic bar per probability.
+    :cvar upcasters: ``{type tag: {stored schema version: step}}`` (or one function per tag;
+        :class:`ledger.codec.Codec`, docs/plugin-guide.md "Revising an event type"): old
+        shapes are upcast on read, never rewritten (the hash chain covers the stored bytes).
+
+    Instances are configured per campaign with :meth:`configure`; ``self.options`` is then
+    an ``options_type`` instance.
+    """
+
+    id: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    source: ClassVar[str] = ""
+    book: ClassVar[str] = ""
+    event_types: ClassVar[tuple[type[Event], ...]] = ()
+    state_type: ClassVar[type[msgspec.Struct]]
+    options_type: ClassVar[type[msgspec.Struct]]
+    roll_params: ClassVar[tuple[RollParam, ...]] = ()
+    odds_params: ClassVar[tuple[RollParam, ...]] = ()
+    upcasters: ClassVar[dict[str, Any]] = {}
+    sections: ClassVar[dict[str, str]] = {}
+    example_roll: ClassVar[str] = ""
+    contests: ClassVar[bool] = False
+    has_harm: ClassVar[bool] = False
+    chart: ClassVar[str] = ""
+
+    #: the campaign options: every default on an instance as registered, the campaign's
+    #: after :meth:`configure`
+    options: OptionsT = None  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        if self.options is None and hasattr(type(self), "options_type"):
+            self.options = self.options_type()  # type: ignore[assignment]
+
+    # --- words for people ----------------------------------------------------------------
+
+    @property
+    def book_title(self) -> str:
+        """:attr:`book`, or :attr:`name` when the system gives no title."""
+        return self.book or self.name
+
+    def for_people(self, text: str) -> str:
+        """``text`` written for developers (a docstring shown as help) as people read it:
+        the seed file's name becomes the book's title (:attr:`book_title`) and issue
+        references (``(#16)``, ``"...; #16)"``) go (:func:`for_people`)."""
+        return for_people(text, self.book_title)
+
+    # --- configuration -------------------------------------------------------------------
+
+    def configure(self, options: dict[str, Any] | None = None) -> RuleSystem[StateT, OptionsT]:
+        """A copy of this system bound to campaign ``options`` (validated).
+
+        :raises RuleError: an unknown option, or a value of the wrong type (naming the
+            option, what it takes and an example: :func:`ledger.kinds.option_problem`).
+        """
+        fields = {f.encode_name: f for f in msgspec.structs.fields(self.options_type)}
+        unknown = sorted(set(options or {}) - set(fields))
+        if unknown:
+            raise RuleError(
+                f"bad option for {self.id}: no option {', '.join(map(repr, unknown))} "
+                f"(options: {', '.join(sorted(fields)) or 'none'})"
+            )
+        for key, value in (options or {}).items():  # each named, with what it takes
+            try:
+                msgspec.convert(value, fields[key].type, strict=False)
+            except msgspec.ValidationError:
+                from ledger.kinds import option_problem
+
+                raise RuleError(option_problem(self.id, fields[key], value)) from None
+        try:
+            opts = msgspec.convert(options or {}, self.options_type, strict=False)
+        except msgspec.ValidationError as e:
+            raise RuleError(f"bad option for {self.id}: {e}") from None
+        bound = copy.copy(self)
+        bound.__dict__.pop("_describers", None)  # bound to the copy, not to this instance
+        bound.options = opts  # type: ignore[assignment]  # an options_type instance
+        return bound
+
+    def appliers(self) -> dict[type[Event], Callable[[Any, Event], Any]]:
+        """``{event class: bound applier}``, built once from the :func:`applies` marks."""
+        return _table(self, "__ledger_applies__")
+
+    def describers(self) -> dict[type[Event], Callable[[Event], str | None]]:
+        """``{event class: bound describer}``, from the :func:`describes` marks."""
+        table = self.__dict__.get("_describers")
+        if table is None:
+            table = self.__dict__["_describers"] = _table(self, "__ledger_describes__")
+        return table
+
+    # --- characters ----------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def create_sheet(self, sheet: dict[str, Any]) -> dict[str, Any]:
+        """Validate a character sheet (parsed TOML) and return it normalised.
+
+        :raises RuleError: naming every broken creation rule at once.
+        """
+
+    @abc.abstractmethod
+    def initial_state(self, character: str, name: str, sheet: dict[str, Any]) -> Any:
+        """The ``state_type`` instance of a newly created character."""
+
+    def sheet_view(self, state: Any, *, as_gm: bool) -> dict[str, Any]:
+        """The sheet as a JSON-ready dict. With ``as_gm=False`` omit GM-only facts."""
+        return msgspec.to_builtins(state)
+
+    def sheet_layout(self, state: Any, *, as_gm: bool) -> Sheet:
+        """The sheet as a person reads it (``campaign sheet``, ``--format html``, the web view).
+
+        Override to lay the sheet out in the book's words: skills in rating order with the
+        book's names, tracks drawn (:class:`ledger.rules.sheets.Track`), wounds and conditions with
+        what they do now, zero/false/empty and internal fields left out. With
+        ``as_gm=False`` the layout must hold no GM-only fact; with ``as_gm=True`` mark each
+        with ``gm_only=True`` (the renderers show ``[GM]``).
+
+        The default is :func:`ledger.rules.sheets.generic_layout` of :meth:`sheet_view`: zero,
+        false and empty fields hidden, field names as words, never as paths.
+
+        :returns: a :class:`ledger.rules.sheets.Sheet`.
+        """
+        from ledger.rules.sheets import generic_layout
+
+        view = self.sheet_view(state, as_gm=as_gm)
+        title = view.get("name") if isinstance(view.get("name"), str) else ""
+        layout = generic_layout(view, title=title or "", subtitle=self.name)
+        return msgspec.structs.replace(layout, as_gm=as_gm)
+
+    # --- play ----------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def resolve(self, state: Any, request: RollRequest, dice: DiceSource) -> Roll:
+        """Resolve a roll: draw dice from ``dice`` and return the roll event.
+
+        The event carries every die face, modifier and the outcome band beside the fields
+        :meth:`ledger.dice.engine.DiceSource.fields` gives (``source``, ``draws``, ``nonce``,
+        ``client_seed``).
+
+        :raises RuleError: unknown skill, impossible request.
+        :raises ledger.dice.engine.DiceError: physical faces a die cannot show, too few or too many.
+        """
+
+    def request_of(self, event: Roll) -> RollRequest:
+        """The request :meth:`resolve` turned into ``event``: the inverse of its inputs.
+
+        Reads only the *input* fields of the recorded roll (the skill, the options the roll
+        was asked with: DR, target, modifiers, traits, ...), never its results, so that for
+        every event ``e`` that ``resolve(state, request, dice)`` returns::
+
+            resolve(state, request_of(e), ReplayDice(e)) == e
+
+        The core uses it to re-derive recorded results (``verify``, ``import``, ``audit``)
+        and to re-resolve an amended roll (``correct``: the amended input fields are read
+        back through this method). ``RollRequest.name`` may be left empty: the core fills
+        in the character's name.
+
+        :raises RuleError: the system cannot re-derive this event type (the default).
+        """
+        raise RuleError(f"{self.id} cannot re-derive {event_tag(type(event))} events")
+
+    def opponent_of(self, event: Event) -> str | None:
+        """The id of the character on the ledger a recorded roll was made against
+        (``--vs-character``), or ``None``: by default its ``vs_character`` field.
+
+        The core uses it to link the roll with the opponent's ``contest.opposed`` event and
+        to hand :meth:`rederive` the opponent's state as of the roll.
+        """
+        value = getattr(event, "vs_character", None)
+        return value if isinstance(value, str) and value else None
+
+    def rederive(
+        self, state: Any, event: Roll, *, name: str, opponent: Opponent | None = None
+    ) -> Roll:
+        """The roll the rules give for ``event``'s recorded inputs and draws.
+
+        :param state: the character's state just before the roll was appended (with the
+            corrections then in force), as the fold gives it for the roll's stream.
+        :param name: the character's display name.
+        :param opponent: for a roll against a character on the ledger
+            (:meth:`opponent_of`): that character's ``name`` and ``state`` just before the
+            roll; merged into the :class:`Opponent` that :meth:`request_of` gives (which
+            carries the recorded ``skill``).
+        :returns: by default ``resolve(state, request_of(event), ReplayDice(event))``;
+            override for rolls that :meth:`resolve` does not make (advancement rolls).
+        :raises RuleError: the rules refuse the recorded inputs, or a roll against a
+            character on the ledger is re-derived without that character's state.
+        :raises ledger.dice.engine.DiceError: the rules draw other dice than were recorded.
+        """
+        from dataclasses import replace
+
+        from ledger.dice.engine import ReplayDice
+
+        request = replace(self.request_of(event), name=name)
+        if request.opponent is not None:
+            if request.opponent.character == request.character:
+                raise RuleError(f"{name or request.character} cannot oppose their own roll")
+            if opponent is None or opponent.state is None:
+                raise RuleError(
+                    f"the roll was made against {request.opponent.character!r}, whose state "
+                    "before it is unknown (not a character of this campaign then)"
+                )
+            request = replace(
+                request,
+                opponent=replace(request.opponent, name=opponent.name, state=opponent.state),
+            )
+        dice = ReplayDice(event)
+        result = self.resolve(state, request, dice)
+        dice.finish()
+        return result
+
+    def harm_event(self, state: Any, character: str, amount: int) -> Event:
+        """The event ``campaign damage CHARACTER AMOUNT`` appends: ``amount`` points of harm
+        to ``character``, in the system's own terms. Override it and set ``has_harm = True``.
+
+        :param state: the character's state now (GM view).
+        :param character: the character's id.
+        :param amount: 1 or more (the command refuses less).
+        :returns: an event of this system; it is validated and applied like any other.
+        :raises RuleError: the system records harm differently (the default), or the rules
+            refuse this harm.
+        """
+        raise RuleError(f"{self.name} records harm differently: see `campaign record list`")
+
+    def describe(self, event: Event) -> str | None:
+        """One line a person reads at a glance for ``log`` and recaps: the :func:`describes`
+        method of the event's class, else ``None`` (the core's words then)."""
+        table = self.describers()
+        for klass in type(event).__mro__:  # an event subclass is worded as its parent
+            fn = table.get(klass)
+            if fn is not None:
+                return fn(event)
+        return None
+
+    def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:
+        """What changed on one character, as sentences in the book's words.
+
+        Used by the recap's Characters section and by every write that answers with what
+        it changed (``damage``, ``scene end``, ``session end``, ``roll``, ``advance``).
+
+        :param before: the character's state (a ``state_type`` instance, as
+            :meth:`ledger.campaign.aggregate.Campaign.state_of` gives it) before, or ``None`` when the
+            character did not exist yet.
+        :param after: the character's state after.
+        :param as_gm: ``False`` for a player's view: the states were folded without GM-only
+            events, and no sentence may mention a GM-only fact (a secret favour, a hidden
+            condition) even if the state carries it.
+        :returns: sentences such as ``"Forage +5 xp (5/12)"``, ``"now shaken: −1 to checks
+            until a night's sleep"``, ``"Stress cleared"``; never a field path, ``None`` or
+            an empty value; ``[]`` when nothing a person would notice changed.
+
+        The default words every changed field generically (:meth:`generic_changes`); a rule
+        system overrides it and passes the fields it did not word to :meth:`generic_changes`
+        (``skip=`` the ones it did) so nothing goes unsaid.
+        """
+        return self.generic_changes(before, after)
+
+    def generic_changes(
+        self, before: Any, after: Any, *, skip: Iterable[str] = ()
+    ) -> list[str]:
+        """Plain sentences for every changed field of two states except ``skip`` (top-level
+        field names): ``"Stress 0 → 2"``, ``"New condition 'shaken' (penalty 1)"``, ``"Skill
+        'Forage': experience 0 → 5"``. Lists of entries are matched by their ``name``;
+        booleans read "now …"/"no longer …"; ``None`` and empty values are never shown.
+        See :func:`ledger.rules.changes.sentences`.
+        """
+        from ledger.rules.changes import sentences
+
+        return sentences(before, after, skip=tuple(skip))
+
+    def recap_lines(self, record: Recorded, *, as_gm: bool) -> list[str]:
+        """Rule notes for one event of a session recap: what the event means at the table
+        (``"the GM may offer success at a cost (Interpreting Failure)"``).
+
+        :param record: the recorded event (``record.data`` is the payload).
+        :param as_gm: ``True`` for the GM's recap; a player's must not reveal GM-only facts.
+        :returns: short sentences, shown in the recap beside the event's line; ``[]`` (the
+            default) for nothing to add.
+
+        Called by :func:`ledger.history.recap.build_recap` for every event it shows, before the
+        ``recap_lines`` hook (which is for add-ons' extras).
+        """
+        return []
+
+    def verdict(self, event: Roll) -> str | None:
+        """Whether a roll went the character's way: ``"success"``, ``"mixed"`` (success at a
+        cost, a tie, a messy result), ``"failure"``, or ``None`` (neither, e.g. a damage roll).
+
+        Recaps and ``campaign log`` mark the roll with it (✔, ◐, ✘). The default reads the
+        event's ``outcome`` (or ``success``) field and knows common words (success, pass, win,
+        good, hit; fail, failure, lose, bad, miss; mixed, messy, tie, draw); override it when
+        the words differ or a roll is not a success or failure.
+        """
+        value = getattr(event, "outcome", getattr(event, "success", None))
+        if isinstance(value, bool):
+            return "success" if value else "failure"
+        return VERDICTS.get(str(value).lower()) if value is not None else None
+
+    def blind_form(self, event: Event) -> Event:
+        """The event to append when ``event`` is recorded GM-only (``--blind``).
+
+        Appliers see an event's payload, never its visibility, and later public events (a
+        check's itemised penalties) are resolved from the GM's state. So an event whose
+        effect a public event would itemise must not simply be hidden: return its GM-only
+        counterpart (d20-world: a blind ``condition_added`` becomes ``hidden_condition_added``,
+        whose penalty players see as one unexplained hidden modifier), or refuse it.
+
+        Called by :meth:`ledger.campaign.aggregate.Campaign.append` for every event of a batch appended
+        with ``visibility="gm"`` (rolls and corrections included), before validation.
+
+        :returns: the event itself by default.
+        :raises RuleError: the event cannot be kept secret (nothing is written).
+        """
+        return event
+
+    def advance(
+        self,
+        states: dict[str, Any],
+        session: int,
+        session_events: Sequence[Recorded],
+        dice: Callable[[str], DiceSource],
+        choices: dict[str, Any],
+    ) -> list[Event]:
+        """End-of-session advancement: the events the rules give for one session.
+
+        :param states: character id → state now (after advancement already appended).
+        :param session: the session number being advanced.
+        :param session_events: that session's events (corrections already honoured).
+        :param dice: ``dice(client_seed)`` returns an engine dice source for one roll, drawn
+            from the downtime seed committed at the session's end (scheme
+            ``ledger-downtime-v1``). The client seed must be fixed by the rules before the
+            roll, e.g. ``f"advance:{session}:{character}"``, never taken from a player's
+            choices (a player could try client seeds until known dice pass). Under
+            ``--dry-run`` the dice are placeholders: the outcome must follow from the dice
+            alone, never from anything else random.
+        :param choices: player choices given on the command line.
+        :returns: events to append; must return ``[]`` when the session's advancement is
+            already in the log (idempotence is checked by replay).
+        """
+        return []
+
+    def advance_odds(self, event: Event) -> dict[str, str] | None:
+        """Exact odds of a planned advancement roll, shown by ``advance --dry-run``.
+
+        :param event: a roll :meth:`advance` planned with placeholder dice: read its inputs
+            (experience spent, threshold, ...), never its dice or outcome.
+        :returns: ``{outcome: "n/d"}`` (e.g. ``{"success": "5/18"}``), or ``None`` when the
+            rule system gives none.
+        """
+        return None
+
+    @abc.abstractmethod
+    def odds(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Exact probabilities for the mechanic; fractions as ``"n/d"`` strings."""
+
+    def odds_series(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The numbers the odds chart draws for ``campaign odds SYSTEM [params] --plot``:
+        whatever :meth:`draw_odds` needs, built from :meth:`odds` (asked once or for every
+        point of a curve), probabilities as :class:`fractions.Fraction`. Kept apart from
+        drawing so tests can check the numbers without matplotlib.
+
+        Default: every ``"n/d"`` probability of ``odds(params)`` by its dotted path
+        (:func:`ledger.rules.charts.generic_series`). Override with your game's own series; the
+        helpers of :mod:`ledger.rules.charts` (``ask``, ``frac``, ``checked``) turn a missing or
+        malformed value into one clear :class:`ledger.rules.charts.ChartError` line.
+
+        :param params: the system's ``odds_params`` values, converted (as for :meth:`odds`).
+        :raises RuleError: the params are refused (as :meth:`odds` refuses them).
+        """
+        module = self._chart_module()
+        if module is not None:
+            return dict(module.odds_series(self, params))
+        from ledger.rules.charts import generic_series
+
+        return generic_series(self, params)
+
+    def draw_odds(self, data: dict[str, Any]) -> Figure:
+        """The odds chart of :meth:`odds_series`'s ``data``, as a matplotlib
+        :class:`~matplotlib.figure.Figure` (object-oriented API only, no pyplot): the core
+        saves it to the ``--plot`` file (.png, .svg or .pdf).
+
+        Default: a horizontal bar per probability (:func:`ledger.rules.charts.draw_generic`).
+        Override with your game's chart, drawn with the helpers of :mod:`ledger.rules.charts`
+        (``figure``, ``percent_axis``, ``stacked``, ``curves``, ``distribution``, ...);
+        docs/plugin-guide.md "Drawing odds" shows one.
+        """
+        module = self._chart_module()
+        if module is not None:
+            return module.draw_odds(data)
+        from ledger.rules.charts import draw_generic
+
+        return draw_generic(self.id, data)
+
+    def _chart_module(self) -> Any:
+        """The :attr:`chart` module, imported on first use (``None`` without one)."""
+        if not self.chart:
+            return None
+        # relative to the package of the class that names the chart (a subclass made
+        # elsewhere, e.g. in a test, still finds its parent's chart)
+        owner = next(k for k in type(self).__mro__ if "chart" in vars(k))
+        package = owner.__module__.rpartition(".")[0] or owner.__module__
+        return importlib.import_module(self.chart, package)
+
+    def harm_of(self, event: Roll) -> tuple[str, int] | None:
+        """The harm a roll against a character on the ledger deals (``campaign roll ...
+        --vs-character X --apply``): ``(character id, amount)``, where the character is the
+        opponent (an attack that hits) or the roller (a defence that fails) and the amount
+        is what the system's harm event takes (``campaign damage``'s AMOUNT; 0 for a
+        miss); ``None`` when the roll is not one that can harm (the default; ``--apply``
+        is then refused)."""
+        return None
+
+    def follow_ups(self, state: Any, event: Roll, *, seq: int) -> list[Event]:
+        """Events the rules append in the same batch right after the roll ``event`` (and
+        its opponent's side and harm, if any): ``campaign roll`` writes them with it, so a
+        roll and what it does to the campaign land together or not at all. ``state`` is the
+        roller's state before the roll, ``seq`` the seq the roll will take. Each is
+        validated and applied like any other event; an event without a ``character``
+        goes to the campaign stream and so to every character (d20-world: a check's
+        contribution to a shared objective, ruling R43; Terran Engine: an Effect on a
+        Challenge the group shares, ruling T25). Default ``[]``."""
+        return []
+
+    def follow_up_of(self, event: Event) -> int | None:
+        """The seq of the roll ``event`` was written with as one of its :meth:`follow_ups`
+        (``None``: not a follow-up; the default). A follow-up is part of its roll: retracting
+        the roll retracts it, amending the roll recomputes it (:mod:`ledger.campaign.corrections`),
+        and ``verify`` checks both. Override it with :meth:`follow_ups`; the event must name
+        its roll's seq (d20-world's ``check``, Terran Engine's ``roll``)."""
+        return None
+
+    def rule_section(self, event: Event) -> str | None:
+        """The seed section an event implements (``sections``), for ``campaign audit``."""
+        return self.sections.get(event_tag(type(event)))
+
+    def automatic(self, event: Roll) -> str | None:
+        """A sentence when ``event`` is a result the rules give without rolling (an
+        automatic failure or success), else ``None`` (the default). ``campaign roll`` shows
+        it and asks before writing such a result, unless ``--auto`` says so up front.
+
+        Example (d20-world): ``"no check is made: Isa Marrow has none of time, tools or
+        skill, so the rules give an automatic failure"``.
+        """
+        return None
+
+    def npc_sheet(self, name: str, skills: dict[str, int]) -> dict[str, Any]:
+        """The sheet of a quick non-player character (``campaign npc add NAME --skill
+        X=N``), in the form :meth:`create_sheet` checks by the system's rules for NPCs.
+
+        :param skills: ``{skill name: rating}`` as typed.
+        :raises RuleError: the system's book gives no rules for NPCs (the default).
+        """
+        raise RuleError(
+            f"{self.name} gives no rules for non-player characters: "
+            "add one with `campaign character add --sheet FILE` (docs/sheets.md)"
+        )
+
+    def skills_of(self, state: Any) -> Iterable[str]:
+        """Skill names a character has (for "did you mean" suggestions)."""
+        return ()

@@ -1,0 +1,625 @@
+"""The append-only event store on SQLite (sqlite-utils): the embedded
+:class:`~ledger.store.base.EventStore` backend (the chain's bytes come from :mod:`ledger.chain`).
+
+DESIGN.md "Store": one file may hold several campaigns, each with its own gap-free ``seq``
+from 1 and its own hash chain. WAL mode; triggers refuse UPDATE and DELETE on ``events``;
+appends run in ``BEGIN IMMEDIATE`` transactions that check expected stream versions, chain
+and insert a whole batch, or write nothing.
+
+Tables: ``events`` (one row per event, readable in Datasette: the envelope's columns with
+``data`` as JSON), ``secrets`` (unrevealed session seeds), ``snapshots`` (a cache of
+projected state), ``access``, ``web_sessions`` and ``web_nonces`` (the web view's links,
+signed-in devices and form nonces), ``public_url`` (where the web view is reached),
+``_sqlite_migrations``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ledger.chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_hash
+from ledger.store.base import (
+    ConflictError,
+    PagedRows,
+    Pending,
+    Row,
+    RowFilter,
+    SqlEventStore,
+    Statements,
+    StoreError,
+)
+
+__all__ = [
+    "COLUMNS",
+    "MIGRATION_NAMES",
+    "ZERO_HASH",
+    "ConflictError",
+    "Head",
+    "Pending",
+    "RowQuery",
+    "Store",
+    "StoreError",
+    "chain_hash",
+    "get_migrations",
+]
+
+if TYPE_CHECKING:  # sqlite-utils imports numpy when installed: only load it when needed
+    import sqlite_utils
+    from sqlite_utils.migrations import Migrations
+
+#: Rows a single multi-row INSERT carries (12 columns: well under SQLite's variable limit).
+INSERT_CHUNK = 100
+_ROW_MARKS = "(" + ", ".join("?" * len(COLUMNS)) + ")"
+_INSERT = f"insert into events ({', '.join(COLUMNS)}) values "
+
+
+def m001_events(db: sqlite_utils.Database) -> None:
+    """The events table, its indexes and the append-only triggers."""
+    db.execute(
+        """
+        create table events (
+            campaign text not null,
+            seq integer not null,
+            stream text not null,
+            version integer not null,
+            type text not null,
+            data text not null,
+            recorded_at text not null,
+            actor text not null,
+            session integer,
+            visibility text not null check (visibility in ('public', 'gm')),
+            prev_hash text not null,
+            hash text not null,
+            primary key (campaign, seq),
+            unique (campaign, stream, version)
+        )
+        """
+    )
+    db.execute("create index events_type on events (campaign, type, seq)")
+    db.execute("create index events_stream on events (campaign, stream, seq)")
+    db.execute("create index events_session on events (campaign, session)")
+    for op in ("update", "delete"):
+        db.execute(
+            f"create trigger events_no_{op} before {op} on events "
+            "begin select raise(abort, 'events are append-only'); end"
+        )
+
+
+def m002_secrets_snapshots(db: sqlite_utils.Database) -> None:
+    """Secrets (unrevealed seeds) and the snapshot cache."""
+    db.execute(
+        "create table secrets (campaign text not null, session integer not null, "
+        "seed text not null, primary key (campaign, session))"
+    )
+    db.execute(
+        "create table snapshots (campaign text not null, stream text not null, "
+        "seq integer not null, as_gm integer not null, state blob not null, "
+        "primary key (campaign, stream, as_gm, seq))"
+    )
+
+
+def m003_snapshot_fingerprints(db: sqlite_utils.Database) -> None:
+    """Snapshots carry a fingerprint (``basis``, ``digest``: :mod:`ledger.rules.snapshots`).
+
+    The old snapshots are dropped: they are a cache without a fingerprint, so none could be
+    trusted (the next reads rebuild them).
+    """
+    db.execute("drop table snapshots")
+    db.execute(
+        "create table snapshots (campaign text not null, stream text not null, "
+        "seq integer not null, as_gm integer not null, basis text not null, "
+        "digest text not null, state blob not null, "
+        "primary key (campaign, stream, as_gm, seq, basis))"
+    )
+
+
+def m004_secret_kinds(db: sqlite_utils.Database) -> None:
+    """Secrets get a ``kind``: ``"session"`` (a session's seed) or ``"downtime"`` (the
+    downtime seed committed at a session's end, #13); the key is (campaign, kind, session)."""
+    db.execute(
+        "create table secrets_v3 (campaign text not null, session integer not null, "
+        "kind text not null default 'session' check (kind in ('session', 'downtime')), "
+        "seed text not null, primary key (campaign, kind, session))"
+    )
+    db.execute(
+        "insert into secrets_v3 (campaign, session, kind, seed) "
+        "select campaign, session, 'session', seed from secrets"
+    )
+    db.execute("drop table secrets")
+    db.execute("alter table secrets_v3 rename to secrets")
+
+
+def m005_read_indexes(db: sqlite_utils.Database) -> None:
+    """Indexes for the read paths (#19): a session's events in ``seq`` order (``recap``,
+    ``log --session``, ``advance``, ``--as-of session:N``) and the last event recorded at or
+    before a time (``--as-of TIME``). Replaces ``events_session (campaign, session)``."""
+    db.execute("create index events_session_seq on events (campaign, session, seq)")
+    db.execute("drop index events_session")
+    db.execute("create index events_time on events (campaign, recorded_at, seq)")
+
+
+def m006_access(db: sqlite_utils.Database) -> None:
+    """Access links of the web view (``campaign access``, #18): one row per link, the token
+    kept only as its sha256 (``token_hash``); ``role`` is ``"gm"`` or ``"player"``,
+    ``characters`` a JSON list of character ids granted beyond the sheets' ``player``
+    field; a revoked link keeps its row with ``revoked_at`` set."""
+    db.execute(
+        "create table access (id integer primary key, campaign text not null, "
+        "who text not null, role text not null check (role in ('gm', 'player')), "
+        "characters text not null default '[]', token_hash text not null unique, "
+        "created_at text not null, revoked_at text)"
+    )
+
+
+#: The types of a session's opening and closing events: ``session list`` reads every one of
+#: them (two a session, scattered over the whole file), so they have an index of their own.
+SESSION_MARKS = ("session.started", "session.ended", "session.abandoned")
+#: ``type in (...)`` over :data:`SESSION_MARKS`, spelt out: SQLite uses a partial index only
+#: for a query whose WHERE holds the index's own term, literally (not as bound parameters).
+_MARKS_TERM = "type in (" + ", ".join(f"'{t}'" for t in SESSION_MARKS) + ")"
+
+
+def m007_session_marks(db: sqlite_utils.Database) -> None:
+    """``session list`` (#19): the sessions' opening and closing events (:data:`SESSION_MARKS`)
+    in a partial index holding every column, in ``seq`` order. The list reads two rows a
+    session from that index alone instead of looking each one up in a file of a million
+    events (7 ms of the 10 ms it took at 1,000,000 events); the index holds only those rows."""
+    db.execute(
+        f"create index events_session_marks on events (campaign, seq, "
+        f"{', '.join(c for c in COLUMNS if c not in ('campaign', 'seq'))}) "
+        f"where {_MARKS_TERM}"
+    )
+
+
+def m008_web_sessions(db: sqlite_utils.Database) -> None:
+    """Web sessions and form nonces of the web view (#24), so a restart logs nobody out.
+
+    ``web_sessions``: one row per signed-in device of an access link: the session id's
+    sha256 only (``sid_hash``), a device label (``"Safari on iPhone"``), when it began, was
+    last used (idle expiry) and ended (``/logout``), and its write bucket (``tokens`` left as
+    of ``tokens_at``). ``web_nonces``: each roll form's one-time nonce, as its sha256, and when
+    it was used (a replayed form finds it used).
+    """
+    db.execute(
+        "create table web_sessions (id integer primary key, campaign text not null, "
+        "access_id integer not null, sid_hash text not null unique, device text not null, "
+        "created_at text not null, seen_at text not null, ended_at text, "
+        "tokens real not null, tokens_at text not null)"
+    )
+    db.execute("create index web_sessions_campaign on web_sessions (campaign, access_id)")
+    db.execute(
+        "create table web_nonces (id integer primary key, session_id integer not null, "
+        "nonce_hash text not null unique, issued_at text not null, used_at text)"
+    )
+    db.execute("create index web_nonces_session on web_nonces (session_id, id)")
+
+
+def m009_public_url(db: sqlite_utils.Database) -> None:
+    """Where players reach the web view (#24): one row per campaign, the public base URL
+    ``campaign serve`` last announced (its ``--url``, or the address it bound), so
+    ``campaign access add`` prints links that open (:meth:`Store.public_url`)."""
+    db.execute(
+        "create table public_url (campaign text primary key, url text not null, "
+        "set_at text not null)"
+    )
+
+
+MIGRATION_NAMES = (
+    "m001_events",
+    "m002_secrets_snapshots",
+    "m003_snapshot_fingerprints",
+    "m004_secret_kinds",
+    "m005_read_indexes",
+    "m006_access",
+    "m007_session_marks",
+    "m008_web_sessions",
+    "m009_public_url",
+)
+_migrations: Migrations | None = None
+
+
+def get_migrations() -> Migrations:
+    """The ``sqlite_utils`` migration set ``"ledger"`` (built on first use: importing
+    sqlite-utils costs more than the rest of start-up)."""
+    global _migrations
+    if _migrations is None:
+        from sqlite_utils.migrations import Migrations
+
+        _migrations = Migrations("ledger")
+        _migrations()(m001_events)
+        _migrations()(m002_secrets_snapshots)
+        _migrations()(m003_snapshot_fingerprints)
+        _migrations()(m004_secret_kinds)
+        _migrations()(m005_read_indexes)
+        _migrations()(m006_access)
+        _migrations()(m007_session_marks)
+        _migrations()(m008_web_sessions)
+        _migrations()(m009_public_url)
+    return _migrations
+
+
+def __getattr__(name: str) -> Any:  # ``ledger.store.sqlite.migrations`` stays available, lazily
+    if name == "migrations":
+        return get_migrations()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _migrated(conn: sqlite3.Connection) -> bool:
+    """Are all of :data:`MIGRATION_NAMES` recorded as applied (read without sqlite-utils)?"""
+    try:
+        done = {
+            r[0]
+            for r in conn.execute(
+                "select name from _sqlite_migrations where migration_set = 'ledger'"
+            )
+        }
+    except sqlite3.OperationalError:  # no migrations table yet
+        return False
+    return done.issuperset(MIGRATION_NAMES)
+
+
+class RowQuery(PagedRows):
+    """The rows of one :meth:`Store.rows` query (an :class:`~ledger.store.base.RowStream`):
+    run on first iteration, fetched in pages.
+
+    Iterating it is iterating a generator (no per-row overhead). Before iteration starts,
+    :meth:`narrow` may fetch only some fields (the projection reads four of twelve).
+    """
+
+    PAGE = 1024
+
+    def __init__(
+        self, conn: sqlite3.Connection, columns: tuple[str, ...], tail: str, args: list[Any]
+    ):
+        self.conn = conn
+        self.columns = columns
+        self.tail = tail
+        self.args = args
+        self._rows: Iterator[Row] | None = None
+
+    def _fetch(self, select: list[str]) -> Iterator[Row]:
+        cursor = self.conn.execute(f"select {', '.join(select)}{self.tail}", self.args)
+        page = self.PAGE
+        while batch := cursor.fetchmany(page):
+            yield from batch
+
+
+#: How much of a ledger file SQLite maps into memory for reading (1 GiB: a million events
+#: take about 650 MB).
+MMAP_BYTES = 1 << 30
+
+
+class Store(SqlEventStore):
+    """The append-only store of one SQLite file: the embedded
+    :class:`~ledger.store.base.EventStore` backend (rows and chain from :mod:`ledger.chain`;
+    what it shares with PostgreSQL's: :class:`~ledger.store.base.SqlEventStore`).
+
+    :param db: a path or a ``sqlite_utils.Database``. A path is opened with plain
+        ``sqlite3``; :attr:`db` wraps the connection in sqlite-utils only when asked for.
+        A path this process cannot write (a read-only medium, a folder not its own) is
+        opened read-only (:attr:`readonly` says why; how: :func:`ledger.files.connect_readonly`):
+        reads answer, snapshots are neither saved nor dropped, and a write raises
+        :class:`~ledger.files.ReadOnlyLedger`.
+    :param synchronous: SQLite ``synchronous`` pragma: ``"NORMAL"`` (default in WAL mode: a
+        power loss may lose the last committed transactions but never corrupts the log) or
+        ``"FULL"`` (every commit durable before it returns).
+    :raises DiskFull: the disk under the file is full (:class:`ledger.files.DiskFull`, also
+        from any later transaction).
+    :raises StoreError: a ledger cannot be created at the path (a read-only folder), or an
+        old file on a read-only medium would need its migrations.
+    """
+
+    MARK = "?"
+    SQL = Statements()
+    JSON_FIELD = "json_extract(data, '$.{0}')"
+
+    def __init__(self, db: sqlite_utils.Database | str, *, synchronous: str = "NORMAL") -> None:
+        self._db: sqlite_utils.Database | None
+        #: the file's path (``None`` for a ``sqlite_utils.Database`` given whole)
+        self.path: str | None = None
+        #: why the file is open read-only (:func:`ledger.files.readonly_reason`), or ``None``
+        self.readonly: str | None = None
+        self._scratch: str | None = None  # a private copy's folder (ledger.files)
+        if synchronous.upper() not in {"NORMAL", "FULL", "EXTRA"}:
+            raise StoreError(f"synchronous must be NORMAL, FULL or EXTRA, not {synchronous!r}")
+        if isinstance(db, str):
+            self._db = None
+            self.path = db
+            try:
+                self.conn: sqlite3.Connection = self._connect(db)
+            except sqlite3.Error as e:
+                raise self._translated(e) from None
+        else:
+            self._db = db
+            self.conn = db.conn
+        try:
+            self._setup(synchronous)
+        except BaseException as e:
+            if isinstance(db, str):  # a file this store opened: close it (and free its space)
+                self.close()
+            if isinstance(e, sqlite3.Error):
+                raise self._translated(e) from None
+            raise
+
+    def _connect(self, path: str) -> sqlite3.Connection:
+        """Open ``path`` for reading and writing, or read-only when it cannot be written
+        (:func:`ledger.files.readonly_reason`; how: :func:`ledger.files.connect_readonly`).
+
+        :raises StoreError: a ledger cannot be created there (a read-only folder).
+        """
+        from ledger.store.files import connect_readonly, readonly_reason
+
+        reason = None if path == ":memory:" or path.startswith("file:") else readonly_reason(path)
+        if reason is None:
+            conn = sqlite3.connect(path)
+            conn.execute("pragma recursive_triggers = on")  # as sqlite-utils does
+            return conn
+        if not os.path.exists(path):
+            raise StoreError(f"cannot create a ledger at {path}: {reason}")
+        self.readonly = reason
+        conn, self._scratch = connect_readonly(path)
+        return conn
+
+    def _setup(self, synchronous: str) -> None:
+        """The connection's settings, and the migrations a writable file still lacks."""
+        self.conn.isolation_level = None  # we issue BEGIN IMMEDIATE ourselves
+        self.conn.execute("pragma busy_timeout = 30000")
+        if self.readonly is None:
+            if self.conn.execute("pragma journal_mode").fetchone()[0] != "wal":
+                self.conn.execute("pragma journal_mode = wal")
+            self.conn.execute(f"pragma synchronous = {synchronous.upper()}")
+        # reads through memory-mapped pages: an index's rows scattered over a big file
+        # (a session list, a character's log) cost a third of what read() calls do (#19,
+        # bench case 8); writes still go through SQLite's journal
+        self.conn.execute(f"pragma mmap_size = {MMAP_BYTES}")
+        self._in_tx = False
+        self._after_commit: list[Callable[[], None]] = []
+        #: how many transactions rolled back on this connection (caches compare it)
+        self.rollbacks = 0
+        if not _migrated(self.conn):
+            if self.readonly is not None:
+                raise StoreError(
+                    f"{self.path} was written by an older campaign-ledger and must be upgraded "
+                    f"once, which writes to it, but {self.readonly}: copy it to a folder you "
+                    "can write and run any command on the copy"
+                )
+            migrations = get_migrations()
+            with self.transaction():
+                if migrations.pending(self.db):
+                    migrations.apply(self.db)
+
+    def _translated(self, e: BaseException) -> BaseException:
+        """The ledger's own error for a SQLite error about this file: :class:`DiskFull`,
+        :class:`ReadOnlyLedger`, or ``e`` itself."""
+        from ledger.store.files import (
+            DiskFull,
+            ReadOnlyLedger,
+            disk_full,
+            is_readonly_error,
+            readonly_reason,
+        )
+
+        path = self.path or ":memory:"
+        if isinstance(e, StoreError):
+            return e
+        if self.path is not None and self.path != ":memory:" and disk_full(e, self.path):
+            return DiskFull(self.path)
+        if is_readonly_error(e):
+            why = self.readonly or (self.path and readonly_reason(self.path))
+            return ReadOnlyLedger(path, why or "SQLite opened it read-only")
+        return e
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """The file as a ``sqlite_utils.Database`` (same connection; made on first use)."""
+        if self._db is None:
+            import sqlite_utils
+
+            self._db = sqlite_utils.Database(self.conn)
+        return self._db
+
+    def migrations(self) -> list[str]:
+        """The names of the ``ledger`` migrations applied to this file, in order."""
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "select name from _sqlite_migrations where migration_set = 'ledger' "
+                "order by applied_at, name"
+            )
+        ]
+
+    def close(self) -> None:
+        """Close the file (the last connection's close checkpoints the WAL into it; a
+        checkpoint that fails there, on a full disk, leaves the events in the ``-wal``, where
+        the next open finds them) and remove a read-only private copy's folder."""
+        self.conn.close()
+        if self._scratch is not None:
+            import shutil
+
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+    # --- transactions --------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A ``BEGIN IMMEDIATE`` transaction (nestable: inner ones join the outer).
+
+        On a file opened read-only (:attr:`readonly`) it is a read transaction (one
+        consistent view for the reads inside it), and a write inside it raises
+        :class:`~ledger.files.ReadOnlyLedger`. A full disk raises
+        :class:`~ledger.files.DiskFull`. Either way nothing is written.
+        """
+        if getattr(self, "_in_tx", False):
+            yield
+            return
+        try:
+            self.conn.execute("begin" if self.readonly else "begin immediate")
+        except sqlite3.Error as e:
+            raise self._translated(e) from None
+        self._in_tx = True
+        try:
+            yield
+        except BaseException as e:
+            self._in_tx = False
+            self._after_commit.clear()
+            self.rollbacks += 1
+            with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back already
+                self.conn.execute("rollback")
+            if isinstance(e, sqlite3.Error):
+                raise self._translated(e) from None
+            raise
+        self._in_tx = False
+        try:
+            self.conn.execute("commit")
+        except BaseException as e:
+            self._after_commit.clear()
+            if isinstance(e, sqlite3.Error):
+                self.rollbacks += 1
+                if self.conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self.conn.execute("rollback")
+                raise self._translated(e) from None
+            raise
+        self._committed()
+
+    # --- reading -------------------------------------------------------------------------
+
+    def campaigns(self) -> list[tuple[str, str]]:
+        """``(campaign id, data of its campaign.created event)`` for every campaign.
+
+        Walks the distinct campaign ids by index seeks (a recursive skip over the primary
+        key), so it costs the same for ten events or ten million.
+        """
+        return list(
+            self.conn.execute(
+                "with recursive ids(id) as ("
+                " select min(campaign) from events"
+                " union all"
+                " select (select min(campaign) from events where campaign > ids.id)"
+                " from ids where ids.id is not null)"
+                " select e.campaign, e.data from ids join events e"
+                " on e.campaign = ids.id and e.seq = 1"
+                " where e.type = 'campaign.created' order by e.campaign"
+            )
+        )
+
+    def campaign_ids(self) -> list[str]:
+        """Every campaign id with events in this file (index seeks, like :meth:`campaigns`)."""
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "with recursive ids(id) as ("
+                " select min(campaign) from events"
+                " union all"
+                " select (select min(campaign) from events where campaign > ids.id)"
+                " from ids where ids.id is not null)"
+                " select id from ids where id is not null order by id"
+            )
+        ]
+
+    def integrity(self) -> list[str]:
+        """The lines of SQLite's ``pragma integrity_check``: ``["ok"]`` when the file is
+        sound, else what SQLite found damaged (a page, an index entry missing or extra: a
+        damaged index can hide events from a query, so ``verify`` reports it)."""
+        return [str(r[0]) for r in self.conn.execute("pragma integrity_check")]
+
+    def head(self, campaign: str) -> Head:
+        """See :meth:`~ledger.store.base.EventStore.head`."""
+        return self._read_head(campaign)
+
+    def stream_version(self, campaign: str, stream: str) -> int:
+        """The version of a stream's last event (0 when the stream is empty)."""
+        row = self.conn.execute(
+            "select max(version) from events where campaign = ? and stream = ?",
+            (campaign, stream),
+        ).fetchone()
+        return row[0] or 0
+
+    def _query(self, campaign: str, columns: tuple[str, ...], where: RowFilter) -> RowQuery:
+        """A :meth:`rows` read: one query, fetched in pages (:class:`RowQuery`)."""
+        # Without statistics SQLite prefers the primary key for `seq > ? order by seq` and
+        # filters a whole campaign; name the index that finds only the rows asked for
+        # (a session's rows are found by events_session_seq unasked).
+        types, stream, streams = where.types, where.stream, where.streams
+        hint = marks = ""
+        if where.session is None and types and stream is None and not streams:
+            if set(types) <= set(SESSION_MARKS):  # the session list: its own partial index
+                hint, marks = " indexed by events_session_marks", f" and {_MARKS_TERM}"
+            else:
+                hint = " indexed by events_type"
+        elif where.session is None and stream is not None and not types:
+            hint = " indexed by events_stream"
+        sql = f" from events{hint} where campaign = ? and seq > ?{marks}"
+        args: list[Any] = [campaign, where.after]
+        if where.upto is not None:
+            sql += " and seq <= ?"
+            args.append(where.upto)
+        terms, more = self._terms(where)
+        sql += terms + (" order by seq desc" if where.descending else " order by seq")
+        return RowQuery(self.conn, columns, sql, args + more)
+
+    # --- writing -------------------------------------------------------------------------
+
+    def _version_reader(
+        self, campaign: str, encoded: Sequence[Encoded], expected: dict[str, int] | None
+    ) -> Callable[[str], int]:
+        """Each stream's version read once, when first asked for (:meth:`stream_version`)."""
+        known: dict[str, int] = {}
+
+        def version_of(stream: str) -> int:
+            if stream not in known:
+                known[stream] = self.stream_version(campaign, stream)
+            return known[stream]
+
+        return version_of
+
+    def _write(self, campaign: str, rows: list[Row]) -> None:
+        self.insert_rows(rows)
+
+    def insert_rows(self, rows: Sequence[Sequence[Any]]) -> None:
+        """Insert already-chained rows (import). Call inside :meth:`transaction`.
+
+        Rows go in multi-row ``INSERT`` statements of :data:`INSERT_CHUNK` rows (faster than
+        ``executemany`` of one-row statements); the rest with ``executemany``.
+        """
+        conn = self.conn
+        k = INSERT_CHUNK
+        full = len(rows) - len(rows) % k
+        if full:
+            sql = _INSERT + ", ".join([_ROW_MARKS] * k)
+            for i in range(0, full, k):
+                conn.execute(sql, [v for row in rows[i : i + k] for v in row])
+        if full < len(rows):
+            conn.executemany(_INSERT + _ROW_MARKS, rows[full:])
+
+    # --- snapshots: a cache, not kept on a read-only file ----------------------------------
+
+    def save_snapshot(
+        self,
+        campaign: str,
+        stream: str,
+        seq: int,
+        as_gm: bool,
+        state: bytes,
+        *,
+        basis: str,
+        digest: str,
+    ) -> None:
+        """See :meth:`~ledger.store.base.EventStore.save_snapshot`; nothing on a file opened
+        read-only (a snapshot is a cache: going without one changes no answer)."""
+        if self.readonly is None:
+            super().save_snapshot(campaign, stream, seq, as_gm, state, basis=basis, digest=digest)
+
+    def drop_snapshot(self, campaign: str, stream: str, seq: int, as_gm: bool, basis: str) -> None:
+        """See :meth:`~ledger.store.base.EventStore.drop_snapshot`; on a file opened read-only
+        the reads skip a bad snapshot without deleting it."""
+        if self.readonly is None:
+            super().drop_snapshot(campaign, stream, seq, as_gm, basis)
+
+    def _insert_id(self, sql: str, args: Sequence[Any]) -> int:
+        return int(self.conn.execute(sql, args).lastrowid or 0)

@@ -1,0 +1,1 @@
+"""Trust without trusting the GM: Merkle trees over the log, signed notes, checkpoints."""

@@ -1,0 +1,251 @@
+"""What decision-dice events and changes read like to a person (002_735c6d6cd834a641.txt).
+
+:class:`Words` gives one :func:`ledger.describes` method per event type (the line ``log``,
+recaps and the web view show), what changed on a character in the rule text's words
+("Climbing Kit's supply die d8 → d6", "Rifle ammunition 60% → 45%", "Now Higher ground:
+advantage for 1 roll"), the notes a recap shows beside an event ("Resolving a Tie", "Supply
+Rolls") and each roll's verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ledger import Recorded, Roll, RuleSystem, describes
+
+from .events import (
+    ConditionAdded,
+    ConditionRemoved,
+    ContestRolled,
+    DecisionRolled,
+    HarmTaken,
+    ItemAdded,
+    ItemRemoved,
+    LevelChanged,
+    LevelledUp,
+    ModifierLine,
+    Recovered,
+    Resupplied,
+    StatChanged,
+    SupplyRolled,
+    TrackerChanged,
+)
+from .rules.mechanics import derived_values
+from .state import Character, Condition, Options
+
+HANDLED = ("character", "name", "stats", "level", "equipment", "trackers", "conditions")
+"""Fields :func:`change_sentences` words itself (the rest get the generic wording of
+:meth:`ledger.RuleSystem.generic_changes`)."""
+
+
+def _modifier_text(lines: Iterable[ModifierLine]) -> str:
+    """``" +1 bonus -2 (counts 0)"``: each modifier after the stat, as stated and counted
+    ("Key Terms", hint "Modifiers")."""
+    return "".join(
+        f" {m.counted:+d}" if m.counted == m.stated else f" {m.kind} {m.stated:+d} (counts 0)"
+        for m in lines
+    )
+
+
+def _adjusted_text(event: DecisionRolled) -> str:
+    """``" (18 +2)"`` when the target was adjusted from its base, else ``""``
+    ("\\"Impossible\\" Tasks": adjustments to the target value)."""
+    if not event.target_adjustments:
+        return ""
+    return f" ({event.base_target} " + " ".join(f"{a:+d}" for a in event.target_adjustments) + ")"
+
+
+def _condition(c: Condition) -> str:
+    what: str
+    if c.kind in ("advantage", "disadvantage"):
+        what = c.kind
+    else:
+        what = f"{c.value:+d}" + (f" to {c.stat}" if c.stat else " to rolls")
+    lasts = f" for {c.rolls_left} roll{'s' if c.rolls_left != 1 else ''}" if c.rolls_left else ""
+    return f"now {c.name}: {what}{lasts}"
+
+
+def change_sentences(before: Character | None, after: Character) -> list[str]:
+    """What changed between two states of one character, as sentences: stats and level
+    ("Key Terms"), equipment and supply dice stepping down ("Supply Rolls"), trackers in
+    percent ("D100 or Percentage"), conditions with what they do ("Advantage and
+    Disadvantage"). Fields outside :data:`HANDLED` are left to the generic wording; nothing
+    on a decision-dice character is GM-only."""
+    if before is None:
+        return [f"{after.name} joins the party"]
+    out: list[str] = []
+    for stat, value in after.stats.items():
+        was = before.stats.get(stat)
+        if was is None:
+            out.append(f"new stat {stat} {value:+d}")
+        elif was != value:
+            out.append(f"{stat} {'rose' if value > was else 'fell'} to {value:+d}")
+    if after.level != before.level and after.level is not None:
+        out.append(f"reaches level {after.level}")
+    old_items = {i.name: i for i in before.equipment}
+    new_items = {i.name: i for i in after.equipment}
+    for name, item in new_items.items():
+        was_i = old_items.get(name)
+        if was_i is None:
+            out.append(f"gains {name}" + (f" (supply {item.supply})" if item.supply else ""))
+        elif was_i.supply != item.supply:
+            if item.supply == "empty":
+                out.append(f"{name} is used up: resupply before relying on it")
+            elif was_i.supply in (None, "empty"):
+                out.append(f"{name} resupplied to {item.supply}")
+            else:
+                out.append(f"{name}'s supply die {was_i.supply} → {item.supply}")
+    out.extend(f"loses {name}" for name in old_items if name not in new_items)
+    for tracker, value in after.trackers.items():
+        was_t = before.trackers.get(tracker)
+        if was_t != value:
+            out.append(f"{tracker} {was_t}% → {value}%" if was_t is not None
+                       else f"{tracker} {value}%")
+    out.extend(f"{t} no longer tracked" for t in before.trackers if t not in after.trackers)
+    old_c = {c.name: c for c in before.conditions}
+    new_c = {c.name: c for c in after.conditions}
+    for name, c in new_c.items():
+        if name not in old_c:
+            out.append(_condition(c))
+    out.extend(f"{name} ends" for name in old_c if name not in new_c)
+    return [s[:1].upper() + s[1:] for s in out]
+
+
+class Words(RuleSystem[Character, Options]):
+    """One line per decision-dice event for ``log`` and recaps, and what changed."""
+
+    @describes(DecisionRolled)
+    def describe_decision(self, event: DecisionRolled) -> str:
+        """``"<character>: Might +1 +1, dice [4, 4] (2d6) = 10 vs 8: success (margin
+        +2)"`` and the supply roll made after it ("Decision Rolls", "Supply Rolls")."""
+        line = (f"{event.character}: {event.stat} {event.stat_value:+d}"
+                f"{_modifier_text(event.modifiers[1:])}, dice {event.dice} "
+                f"({event.decision_dice}d6) = {event.total} vs {event.target}"
+                f"{_adjusted_text(event)}"
+                f"{' (Impossible task, allowed)' if event.impossible_task else ''}: "
+                f"{event.outcome} (margin {event.margin:+d})")
+        if event.supply:
+            line += (f"; supply {event.supply.item} {event.supply.die} shows "
+                     f"{event.supply.face} → {event.supply.after}")
+        return line
+
+    @describes(ContestRolled)
+    def describe_contest(self, event: ContestRolled) -> str:
+        """Every round of a contested roll and who won ("Contested Rolls", "Resolving a
+        Tie")."""
+        rounds = "; ".join(f"{r.dice}={r.total} vs {r.opponent_dice}={r.opponent_total}"
+                           for r in event.rounds)
+        return (f"{event.character} ({event.stat} {event.stat_value:+d}"
+                f"{_modifier_text(event.modifiers[1:])}) vs {event.opponent}: {rounds} → "
+                f"{event.winner} wins")
+
+    @describes(SupplyRolled)
+    def describe_supply(self, event: SupplyRolled) -> str:
+        """The supply die, its face and the die after ("Supply Rolls")."""
+        return (f"{event.character}: supply roll {event.item} {event.die} shows "
+                f"{event.dice[0]} → {event.after}")
+
+    @describes(Resupplied)
+    def describe_resupplied(self, event: Resupplied) -> str:
+        """The item's new supply die ("Supply Rolls")."""
+        return f"{event.character}: {event.item} resupplied to {event.die}"
+
+    @describes(ItemAdded)
+    def describe_item_added(self, event: ItemAdded) -> str:
+        """The item gained, with its supply die if any ("Supply Rolls")."""
+        die = f" ({event.die})" if event.die else ""
+        return f"{event.character} gains {event.item}{die}"
+
+    @describes(ItemRemoved)
+    def describe_item_removed(self, event: ItemRemoved) -> str:
+        """The item lost."""
+        return f"{event.character} loses {event.item}"
+
+    @describes(TrackerChanged)
+    def describe_tracker(self, event: TrackerChanged) -> str:
+        """A percentage tracker's change or new value ("D100 or Percentage")."""
+        change = f"{event.delta:+d}" if event.delta is not None else f"set to {event.value}"
+        return f"{event.character}: {event.tracker} {change}%"
+
+    @describes(ConditionAdded)
+    def describe_condition_added(self, event: ConditionAdded) -> str:
+        """The condition, its kind and value, and for how many rolls ("Key Terms",
+        "Advantage and Disadvantage")."""
+        lasts = f" for {event.rolls} roll(s)" if event.rolls else ""
+        value = f" {event.value:+d}" if event.kind not in ("advantage", "disadvantage") else ""
+        return f"{event.character}: {event.condition} ({event.kind}{value}){lasts}"
+
+    @describes(ConditionRemoved)
+    def describe_condition_removed(self, event: ConditionRemoved) -> str:
+        """The condition that ends."""
+        return f"{event.character}: {event.condition} ends"
+
+    @describes(StatChanged)
+    def describe_stat(self, event: StatChanged) -> str:
+        """The stat's new value ("Key Terms", ruling X1)."""
+        return f"{event.character}: {event.stat} becomes {event.value}"
+
+    @describes(LevelChanged)
+    def describe_level(self, event: LevelChanged) -> str:
+        """The level reached (ruling X2)."""
+        return f"{event.character} reaches level {event.level}"
+
+    @describes(LevelledUp)
+    def describe_levelled_up(self, event: LevelledUp) -> str:
+        """The level reached and the stats chosen with it (ruling DD11)."""
+        chose = (": " + ", ".join(s.replace("=", " becomes ", 1) for s in event.stats)
+                 if event.stats else "")
+        return f"{event.character} levels up to level {event.level}{chose}"
+
+    @describes(HarmTaken)
+    def describe_harm(self, event: HarmTaken) -> str:
+        """Harm taken from a derived value ("The Rounding Rule", ruling DD10)."""
+        why = f" ({event.reason})" if event.reason else ""
+        return f"{event.character} takes {event.amount} {event.track}{why}"
+
+    @describes(Recovered)
+    def describe_recovered(self, event: Recovered) -> str:
+        """What of a derived value is recovered (ruling DD10)."""
+        how = "all" if event.amount == 0 else str(event.amount)
+        why = f" ({event.reason})" if event.reason else ""
+        return f"{event.character} recovers {how} {event.track}{why}"
+
+    def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:
+        """What changed on a character in the rule text's words (:func:`change_sentences`),
+        then Stress/Vitality following the stats ("The Rounding Rule"), then the generic
+        wording of any other field."""
+        own = change_sentences(before, after)
+        if before is None:
+            return own
+        was, now = derived_values(before, self.options), derived_values(after, self.options)
+        own += [  # Stress/Vitality follow the stats ("The Rounding Rule")
+            f"{name} {was[name]} → {value} (½ " + " + ½ ".join(self.options.derived[name])
+            + ", rounded down)"
+            for name, value in now.items() if name in was and was[name] != value
+        ]
+        return own + self.generic_changes(before, after, skip=HANDLED)
+
+    def recap_lines(self, record: Recorded, *, as_gm: bool) -> list[str]:
+        """Rule notes for a recap: ties re-rolled ("Resolving a Tie"), supply dice stepping
+        down or used up ("Supply Rolls"); ``[]`` when there is nothing to add."""
+        event = record.data
+        notes = []
+        if isinstance(event, ContestRolled) and len(event.rounds) > 1:
+            ties = len(event.rounds) - 1
+            notes.append(f"tied {ties} time{'s' if ties != 1 else ''}, re-rolled (Resolving a Tie)")
+        elif isinstance(event, SupplyRolled) and event.after != event.die:
+            if event.after == "empty":
+                notes.append(f"{event.item} is used up: resupply before relying on it")
+            else:
+                notes.append(f"{event.item}'s supply die steps down: {event.die} → {event.after}")
+        return notes
+
+    def verdict(self, event: Roll) -> str | None:
+        """Decisions and contests ✔/✘ (a tie with the target succeeds, "Resolving a Tie");
+        a supply roll is neither (its die keeping its size or stepping down is said in
+        words), so ``None``."""
+        if isinstance(event, SupplyRolled):
+            return None
+        outcome = getattr(event, "outcome", None)
+        return {"success": "success", "failure": "failure"}.get(outcome or "")
