@@ -54,10 +54,7 @@ class Spellwoven(Rules, Appliers, Words, SheetRules, Odds):
     upcasters = UPCASTERS
     state_type = Character
     options_type = Options
-    options = Options()  # the defaults until configure(): the registered instance works too
-    # odds_series / draw_odds of `campaign odds --plot`; named in full, not ".odds", so that a
-    # subclass defined in another module (tests/test_charts.py) still finds it
-    chart = "ledger_spellwoven.odds"
+    chart = ".odds"  # the odds chart's odds_series and draw_odds
     roll_params = (
         RollParam("difficulty", "Spellwoven: successes needed, 1 Normal to 4 Daunting (number "
                   "or name).", suggestions=DIFFICULTY_NAMES),
