@@ -248,6 +248,20 @@ def test_a_sixth_system_gets_every_read_and_write(table, tmp_path):
     assert "Coin Flip: 2d6 + skill against 8" in (tmp_path / "odds.svg").read_text()
 
 
+def test_record_names_the_command_that_writes_a_roll(table):
+    """`campaign record` of a roll event says `campaign roll` writes it (#25), not that the
+    system has no such event; nothing is written."""
+    head = table.head()
+    for event in ("rolled", "improved", "ROLLED"):
+        result = table("record", event, "--character", "ann")
+        assert result.exit_code == 2, result.output
+        assert "is a roll, written by `campaign roll`" in result.output
+        assert "has no event" not in result.output and "Traceback" not in result.output
+    assert "coin-flip.improved is a roll" in table("record", "improved", "--help").output
+    assert "has no event 'leaped'" in table("record", "leaped").output  # unknown: as before
+    assert table.head() == head
+
+
 def test_a_sixth_system_gets_the_web_roll_form(table):
     """The phone's roll form is built from the template's RollParam (range, suggestions)
     and example roll, and records a player's physical roll through the same rules."""

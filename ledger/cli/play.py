@@ -8,8 +8,9 @@ import click
 import msgspec
 
 from ledger.cli.base import SEQ, App, cli, echo_json, json_option, now, pass_app
-from ledger.cli.fields import recordable
+from ledger.cli.fields import recordable, roll_events
 from ledger.cli.output import echo_changes, made_mark, states
+from ledger.events import event_tag
 from ledger.history.words import describe
 from ledger.rules import params as rule_params
 from ledger.rules.plugins import rule_systems
@@ -345,6 +346,13 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
             click.echo(f"{short:<24} {names}")
         return
     key = event_type.lower().replace("_", "-")
+    rolls = roll_events(system)
+    if key in rolls:
+        raise click.UsageError(
+            f"{event_tag(rolls[key])} is a roll, written by `campaign roll` (an "
+            "end-of-session roll by `campaign advance`), which draws or checks its dice: "
+            "`campaign record list` lists what `record` writes"
+        )
     if key not in types:
         import difflib
 
