@@ -78,6 +78,22 @@ def test_the_generated_plugin_imports_only_the_public_api(tmp_path):
     assert bad == []
 
 
+def test_the_generated_plugin_passes_the_repos_lint(tmp_path):
+    """ruff with this repository's rules, run in the generated folder (where ``ledger`` is
+    a third-party package, as for a stranger)."""
+    pytest.importorskip("ruff")
+    write_plugin("coin-flip", tmp_path)
+    args = ["check", "--no-cache", "--select", "E,F,W,I,UP,B", "--ignore", "E501"]
+    args += ["--line-length", "100", "--target-version", "py311", "."]
+    done = subprocess.run(
+        [sys.executable, "-m", "ruff", *args],
+        cwd=tmp_path / "coin-flip",
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_names_from_the_system_id():
     assert names("coin-flip") == {
         "id": "coin-flip",
@@ -159,9 +175,9 @@ def test_the_generated_plugin_in_a_fresh_venv(tmp_path):
         assert done.returncode == 0, done.stdout + done.stderr
         return done.stdout
 
-    assert "passed" in run(
-        str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(plugin / "tests")
-    )
+    tests = run(str(python), "-m", "pytest", "-rA", "-p", "no:cacheprovider", str(plugin / "tests"))
+    assert "13 passed" in tests  # the contract's 8 checks and the template's 5 tests
+    assert "::TestContract::test_resolve_request_of_rederive_round_trip[engine]" in tests
     assert "coin-flip" in run(str(bindir / "campaign"), "systems")
     run(str(bindir / "campaign"), "odds", "coin-flip", "--target", "9", "--plot", "odds.svg")
     svg = (tmp_path / "odds.svg").read_text()
