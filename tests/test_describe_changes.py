@@ -110,7 +110,7 @@ def test_decision_dice_supply_dice_and_trackers():
 def test_spellwoven_effort_and_conditions():
     """004_663ae3e4ecc71fd1.txt "Attributes and Effort": Effort is spent and refreshed by a
     night's sleep."""
-    from ledger_spellwoven.sheet import Character
+    from ledger_spellwoven.state import Character
 
     jen = Character(id="jen", name="Nimble Jen", attributes={"Quickness": 3},
                     effort=2, effort_max=2)

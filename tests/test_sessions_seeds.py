@@ -465,7 +465,7 @@ def test_an_old_ledger_keeps_its_seeds_through_the_migration(tmp_path):
     )
     import sqlite_utils
 
-    from ledger.store.sqlite import get_migrations, m001_events, m002_secrets_snapshots
+    from ledger.store.sqlite_migrations import get_migrations, m001_events, m002_secrets_snapshots
 
     db = sqlite_utils.Database(conn)
     m001_events(db)

@@ -29,7 +29,7 @@ from ledger.rules.plugins import rule_systems
 from ledger.store.opening import open_store
 from ledger.store.sqlite import COLUMNS
 from ledger.testing import registered
-from ledger.web.pages import SECRET_REFUSAL
+from ledger.web.roll_form import SECRET_REFUSAL
 
 from .toy import Toy
 from .webtools import ROOT, Table, client, d20_table, live_server, login, post, sse_frames
@@ -230,7 +230,7 @@ def _characters(db: str) -> dict[str, str]:
 # The web form records a player's roll through the same Campaign.roll as `campaign roll`,
 # which resolves and validates it against the character's true (GM-view) state. A refusal
 # from there may name a GM-only fact, so a player's roll is first tried against the players'
-# view (ledger.web.pages.rehearse): its refusal is shown word for word; a roll only the GM's
+# view (ledger.web.roll_form.rehearse): its refusal is shown word for word; a roll only the GM's
 # view refuses is refused without a reason (SECRET_REFUSAL).
 
 #: GM-only entries on Isa (d20-world): a hidden condition with a penalty (ruling R33), a

@@ -135,12 +135,25 @@ def field_lines(cls: type) -> list[str]:
     return lines
 
 
-def recordable(system: Any) -> dict[str, type]:
-    """The events ``campaign record`` writes for ``system``: ``{short name: class}``
-    (``favour-changed`` for ``d20-world.favour_changed``); rolls go through ``roll``."""
+def _short_names(system: Any) -> dict[str, type]:
+    """``{short name: class}`` of every event type of ``system`` (``favour-changed`` for
+    ``d20-world.favour_changed``)."""
     out = {}
     for cls in system.event_types:
         tag = msgspec.inspect.type_info(cls).tag  # type: ignore[attr-defined]
-        if isinstance(tag, str) and not issubclass(cls, Roll):
+        if isinstance(tag, str):
             out[tag.split(".", 1)[1].replace("_", "-")] = cls
     return out
+
+
+def recordable(system: Any) -> dict[str, type]:
+    """The events ``campaign record`` writes for ``system``: ``{short name: class}``
+    (``favour-changed`` for ``d20-world.favour_changed``); rolls go through ``roll``."""
+    return {k: cls for k, cls in _short_names(system).items() if not issubclass(cls, Roll)}
+
+
+def roll_events(system: Any) -> dict[str, type]:
+    """The roll events of ``system`` (subclasses of :class:`ledger.events.Roll`) by short
+    name: ``campaign roll`` writes them (an end-of-session roll, ``campaign advance``), so
+    that their dice are drawn or checked; ``campaign record`` never does."""
+    return {k: cls for k, cls in _short_names(system).items() if issubclass(cls, Roll)}

@@ -8,10 +8,11 @@ import click
 import msgspec
 
 from ledger.cli.base import SEQ, App, cli, echo_json, json_option, now, pass_app
-from ledger.cli.fields import recordable
+from ledger.cli.fields import recordable, roll_events
 from ledger.cli.options import SystemParamsCommand, pick_params
 from ledger.cli.output import echo_changes, made_mark, states
 from ledger.errors import RuleError
+from ledger.events import event_tag
 from ledger.history.words import describe
 
 
@@ -264,6 +265,13 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
             click.echo(f"{short:<24} {names}")
         return
     key = event_type.lower().replace("_", "-")
+    rolls = roll_events(system)
+    if key in rolls:
+        raise click.UsageError(
+            f"{event_tag(rolls[key])} is a roll, written by `campaign roll` (an "
+            "end-of-session roll by `campaign advance`), which draws or checks its dice: "
+            "`campaign record list` lists what `record` writes"
+        )
     if key not in types:
         import difflib
 

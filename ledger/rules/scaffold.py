@@ -3,10 +3,15 @@
 The files are the jinja2 templates under ``ledger/templates/plugin/`` (shipped inside the
 ``ledger`` package, so the command works from an installed core): ``pyproject.toml`` (its
 own distribution, entry point in the ``ledger`` group, hatchling, no uv workspace settings:
-plain ``pip install -e`` works), ``README.md``, ``ledger_<name>/__init__.py`` (registration),
-``ledger_<name>/system.py`` (events, sheet, resolve, apply, harm, advance, odds, chart,
-describe, recap lines) and ``tests/test_<name>.py`` (worked examples and a session through
-the CLI). docs/plugin-guide.md walks through them.
+plain ``pip install -e`` works), ``README.md``, the package ``ledger_<name>/`` in the layout
+every bundled plugin has (docs/architecture.md "A rule-system plugin"): ``__init__.py``
+(registration), ``events.py``, ``state.py`` (state and options), ``rules.py`` (resolve,
+request_of, rederive, harm, advance), ``appliers.py`` (``@applies``), ``words.py``
+(``@describes``, changes, recap lines, verdict), ``sheet.py`` (creation, NPCs, the sheet's
+layout), ``odds.py`` (exact odds and the chart ``chart = ".odds"`` names) and ``system.py``
+(wiring: the class composed of the mixins, with ``sections`` and ``example_roll``), under
+300 lines in all; and ``tests/test_<name>.py`` (the ``RuleSystemContract``, worked examples
+and a session through the CLI). docs/plugin-guide.md walks through them.
 """
 
 from __future__ import annotations

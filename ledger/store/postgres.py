@@ -43,125 +43,13 @@ from typing import TYPE_CHECKING, Any
 from ledger.chain import COLUMNS, Encoded, Head
 from ledger.errors import CommitUnknown, StoreError, StoreUnavailable
 from ledger.store.base import PagedRows, Row, RowFilter, SqlEventStore, Statements
+from ledger.store.pgmigrations import MIGRATION_NAMES, MIGRATIONS
 
 if TYPE_CHECKING:
     import psycopg
     import psycopg_pool
 
-_TEXT = 'text collate "C" not null'
-MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (
-        "m001_events",
-        (
-            f"""
-            create table events (
-                campaign {_TEXT},
-                seq bigint not null,
-                stream {_TEXT},
-                version bigint not null,
-                type {_TEXT},
-                data text not null,
-                recorded_at {_TEXT},
-                actor {_TEXT},
-                session bigint,
-                visibility text not null check (visibility in ('public', 'gm')),
-                prev_hash {_TEXT},
-                hash {_TEXT},
-                primary key (campaign, seq),
-                unique (campaign, stream, version)
-            )
-            """,
-            "create index events_type on events (campaign, type, seq)",
-            "create index events_stream on events (campaign, stream, seq)",
-            "create index events_session on events (campaign, session)",
-            "create index events_created on events (campaign) where seq = 1",
-            """
-            create function events_append_only() returns trigger language plpgsql as $$
-            begin raise exception 'events are append-only'; end $$
-            """,
-            "create trigger events_no_update before update on events "
-            "for each row execute function events_append_only()",
-            "create trigger events_no_delete before delete on events "
-            "for each row execute function events_append_only()",
-            "create trigger events_no_truncate before truncate on events "
-            "for each statement execute function events_append_only()",
-        ),
-    ),
-    (
-        "m002_secrets_snapshots",
-        (
-            f"create table secrets (campaign {_TEXT}, session bigint not null, "
-            "seed text not null, primary key (campaign, session))",
-            f"create table snapshots (campaign {_TEXT}, stream {_TEXT}, seq bigint not null, "
-            "as_gm integer not null, state bytea not null, "
-            "primary key (campaign, stream, as_gm, seq))",
-        ),
-    ),
-    (
-        "m003_snapshot_fingerprints",
-        (
-            "drop table snapshots",
-            f"create table snapshots (campaign {_TEXT}, stream {_TEXT}, seq bigint not null, "
-            f"as_gm integer not null, basis {_TEXT}, digest text not null, "
-            "state bytea not null, primary key (campaign, stream, as_gm, seq, basis))",
-        ),
-    ),
-    (
-        "m004_secret_kinds",
-        (
-            "alter table secrets add column kind text not null default 'session' "
-            "check (kind in ('session', 'downtime'))",
-            "alter table secrets drop constraint secrets_pkey",
-            "alter table secrets add primary key (campaign, kind, session)",
-        ),
-    ),
-    (
-        "m005_read_indexes",
-        (
-            "create index events_session_seq on events (campaign, session, seq)",
-            "drop index events_session",
-            "create index events_time on events (campaign, recorded_at, seq)",
-        ),
-    ),
-    (
-        # access links of the web view (#18), as ledger.store.sqlite.m006_access: the token kept only
-        # as its sha256; a revoked link keeps its row with revoked_at set
-        "m006_access",
-        (
-            "create table access (id bigint generated always as identity primary key, "
-            f"campaign {_TEXT}, who text not null, "
-            "role text not null check (role in ('gm', 'player')), "
-            "characters text not null default '[]', token_hash text not null unique, "
-            "created_at text not null, revoked_at text)",
-            "create index access_campaign on access (campaign, id)",
-        ),
-    ),
-    (
-        # web sessions and form nonces (#24), as ledger.store.sqlite.m008_web_sessions (m007 is
-        # SQLite's alone): only the session id's and the nonce's sha256 are kept
-        "m008_web_sessions",
-        (
-            "create table web_sessions (id bigint generated always as identity primary key, "
-            f"campaign {_TEXT}, access_id bigint not null, sid_hash text not null unique, "
-            "device text not null, created_at text not null, seen_at text not null, "
-            "ended_at text, tokens double precision not null, tokens_at text not null)",
-            "create index web_sessions_campaign on web_sessions (campaign, access_id)",
-            "create table web_nonces (id bigint generated always as identity primary key, "
-            "session_id bigint not null, nonce_hash text not null unique, "
-            "issued_at text not null, used_at text)",
-            "create index web_nonces_session on web_nonces (session_id, id)",
-        ),
-    ),
-    (
-        # where players reach the web view (#24), as ledger.store.m009_public_url
-        "m009_public_url",
-        (
-            f"create table public_url (campaign {_TEXT} primary key, url text not null, "
-            "set_at text not null)",
-        ),
-    ),
-)
-MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)
+
 #: The advisory lock key that serialises migrations (any constant both sides agree on).
 MIGRATION_LOCK = 0x1ED6E5
 _LOCK = "select pg_advisory_xact_lock(hashtextextended(%s, 0))"

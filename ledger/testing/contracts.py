@@ -252,6 +252,12 @@ class EventStoreContract:
         yield s
         s.close()
 
+    def test_the_store_speaks_the_four_protocols(self, store: EventStore) -> None:
+        from ledger.store.protocols import AccessStore, EventRecorder, SecretStore, SnapshotStore
+
+        for protocol in (EventRecorder, SecretStore, SnapshotStore, AccessStore, EventStore):
+            assert isinstance(store, protocol), protocol.__name__
+
     def test_chain_bytes_are_the_chain_modules(self, store: EventStore) -> None:
         rows = append(store, "c", note("a"), note("b", "ann"))
         (s1, *_, prev1, h1), (s2, *_, prev2, h2) = rows

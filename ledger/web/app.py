@@ -401,7 +401,7 @@ class Server:
     # --- the app ----------------------------------------------------------------------------
 
     def _build(self) -> Starlette:
-        from ledger.web import pages
+        from ledger.web import pages, roll_form
 
         @contextlib.asynccontextmanager
         async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -428,7 +428,7 @@ class Server:
             Route("/sheet.css", sheet_css),
             Route("/recap/{number:int}", pages.recap(self)),
             Route("/audit/{seq:int}", pages.audit(self)),
-            Route("/roll/{character}", pages.roll(self), methods=["GET", "POST"]),
+            Route("/roll/{character}", roll_form.roll(self), methods=["GET", "POST"]),
             Route("/export.ndjson", pages.export(self)),
             Route("/verify", pages.verify_page(self)),
             Route("/verifier.html", pages.verifier_download(self)),

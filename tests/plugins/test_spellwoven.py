@@ -13,7 +13,8 @@ import msgspec
 import pytest
 from ledger_spellwoven import Spellwoven
 from ledger_spellwoven.events import ContestRolled, EffortSpent, TestRolled
-from ledger_spellwoven.mechanics import (
+from ledger_spellwoven.odds import success_distribution, troll_corrected, troll_printed
+from ledger_spellwoven.rules.mechanics import (
     contest_outcome,
     count_successes,
     die_successes,
@@ -21,7 +22,6 @@ from ledger_spellwoven.mechanics import (
     keep,
     outcome_of_test,
 )
-from ledger_spellwoven.odds import success_distribution, troll_corrected, troll_printed
 
 from ledger import RollRequest, RuleError
 from ledger.dice.engine import PhysicalDice

@@ -11,7 +11,6 @@ from fractions import Fraction as F
 
 import pytest
 from ledger_spellwoven import Spellwoven
-from ledger_spellwoven.mechanics import DIFFICULTIES
 from ledger_spellwoven.odds import (
     at_least,
     contest,
@@ -20,6 +19,7 @@ from ledger_spellwoven.odds import (
     most_likely,
     success_distribution,
 )
+from ledger_spellwoven.rules.mechanics import DIFFICULTIES
 
 from ledger import RuleError
 

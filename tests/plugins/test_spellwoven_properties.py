@@ -6,7 +6,7 @@ import itertools
 
 from hypothesis import given
 from hypothesis import strategies as st
-from ledger_spellwoven.mechanics import count_successes, die_successes, keep, thresholds
+from ledger_spellwoven.rules.mechanics import count_successes, die_successes, keep, thresholds
 
 faces = st.integers(min_value=1, max_value=10)
 levels = st.integers(min_value=1, max_value=30)

@@ -20,8 +20,8 @@ from hypothesis import given
 from hypothesis import strategies as s
 from ledger_spellwoven import Spellwoven
 from ledger_spellwoven.events import ContestRolled, TestRolled
-from ledger_spellwoven.rolls import Opponent
-from ledger_spellwoven.sheet import Character
+from ledger_spellwoven.rules.rolls import Opponent
+from ledger_spellwoven.state import Character
 from msgspec import UNSET
 
 from ledger import DiceError, ReplayDice, Roll, RollRequest, RuleError

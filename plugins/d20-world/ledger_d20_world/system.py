@@ -31,7 +31,6 @@ class D20World(Rules, Appliers, Words, SheetRules, Odds):
     event_types = EVENT_TYPES
     state_type = Character
     options_type = Options
-    options = Options()  # the defaults until configure(): the registered instance works too
     roll_params = (
         RollParam("time", "d20-world: you have time to plan and enact (Checks).", is_flag=True),
         RollParam("tools", "d20-world: you have proper tools or faculties (Checks).",

@@ -48,7 +48,6 @@ class DecisionDice(Rules, Appliers, Words, SheetRules, Odds):
     upcasters = UPCASTERS
     state_type = Character
     options_type = Options
-    options = Options()  # the defaults until configure(): the registered instance works too
     roll_params = (
         RollParam("target", "Target number: a number or simple (6), challenging (12), "
                   "strenuous (18), impossible (20)."),

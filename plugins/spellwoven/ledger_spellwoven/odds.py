@@ -1,13 +1,21 @@
-"""Exact odds of Spellwoven rolls as fractions (seed 004_663ae3e4ecc71fd1.txt).
+"""Exact odds of Spellwoven rolls as fractions, and their chart (seed
+004_663ae3e4ecc71fd1.txt).
 
 The text gives no numbers, only the shape ("a bell-shaped distribution of successes that is
 biased towards low numbers of successes if your Skill is less than 5, middle scores at Skill
 5-6 and high scores at Skill 7 or over", "Overview: The Basic Mechanic") and a Troll program
 to compute them ("Basic Distributions", "Troll Dice Code"). Here every distribution is
-exact: a d10 is mapped to the successes it scores (:func:`mechanics.die_successes`), and the
-pool is summed by icepool (keeping the best or the lowest-scoring dice at advantage or
-disadvantage). :func:`enumerate_distribution` walks every face combination by brute force
-as an independent check.
+exact: a d10 is mapped to the successes it scores
+(:func:`.rules.mechanics.die_successes`), and the pool is summed by icepool (keeping the
+best or the lowest-scoring dice at advantage or disadvantage).
+:func:`enumerate_distribution` walks every face combination by brute force as an
+independent check.
+
+:class:`Odds` answers ``campaign odds spellwoven`` (:meth:`Odds.odds`); :func:`odds_series`
+and :func:`draw_odds` draw its chart for ``--plot`` (the system names this module as its
+``chart``): the chance of at least k successes by Skill Level, and the success counts of a
+few levels ("Overview: The Basic Mechanic", "Difficulty levels"), drawn with the shared
+helpers of :mod:`ledger.rules.charts`.
 """
 
 from __future__ import annotations
@@ -16,17 +24,41 @@ import itertools
 from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
-from .mechanics import (
+from ledger import RuleError, RuleSystem
+from ledger.rules.charts import (
+    LINES,
+    bar_labels,
+    checked,
+    curves,
+    figure,
+    frac,
+    percent_axis,
+    without,
+)
+
+from .rules.mechanics import (
+    DIFFICULTIES,
+    MAX_SKILL_LEVEL,
     STANDARD_POOL,
     Mode,
+    check_difficulty,
     check_pool,
     contest_outcome,
     count_successes,
     dice_to_roll,
     die_successes,
+    difficulty_from_attribute,
     keep,
+    parse_difficulty,
+    roll_mode,
 )
+from .rules.rolls import flag, int_param, parse_vs, read_pool
+from .state import Character, Options
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 Distribution = dict[int, Fraction]
 
@@ -66,8 +98,8 @@ def enumerate_distribution(
     skill_level: int, pool: int = STANDARD_POOL, mode: Mode = "normal"
 ) -> Distribution:
     """The same distribution as :func:`success_distribution`, by walking all ``10**n`` rolls
-    through :func:`mechanics.keep` and :func:`mechanics.count_successes` (the code
-    :meth:`Spellwoven.resolve` uses). Slow above 5 dice; meant as an independent check.
+    through :func:`.rules.mechanics.keep` and :func:`.rules.mechanics.count_successes`
+    (the code :meth:`.Rules.resolve` uses). Slow above 5 dice; meant as an independent check.
 
     (004_663ae3e4ecc71fd1.txt, "Advantage & Disadvantage")
     """
@@ -154,3 +186,217 @@ def troll_distribution(s: int, n: int = STANDARD_POOL, *, corrected: bool = Fals
 def fraction_text(value: Fraction) -> str:
     """A fraction as ``"n/d"`` (``"1/1"`` for certainty, ``"0/1"`` for impossibility)."""
     return f"{value.numerator}/{value.denominator}"
+
+
+# --- `campaign odds spellwoven` -----------------------------------------------------------
+
+
+def _summary(distribution: Distribution) -> dict[str, Any]:
+    return {
+        "distribution": {str(k): fraction_text(p) for k, p in distribution.items()},
+        "at_least": {str(k): fraction_text(p) for k, p in at_least(distribution).items()},
+        "mean": fraction_text(mean(distribution)),
+        "most_likely": most_likely(distribution),
+    }
+
+
+FAMILY_LEVELS = range(1, 21)
+"""The Skill Levels of the family: 1 to 20 ("Basic Distributions")."""
+
+
+def _family(
+    report: dict[str, Any], params: dict[str, Any], pool: int, mode: Mode, bonus: int
+) -> dict[str, Any]:
+    """``odds`` without ``skill``: for every Skill Level 1..20, the chance to pass each
+    difficulty 1-4 ("Difficulty levels": Normal to Daunting) or the one asked for
+    (``difficulty``, or ``target``: the Attribute - 1), and each level's success counts.
+
+    :returns: ``report`` with ``"difficulty"`` (when asked), ``"pass_by_skill": {"Skill S":
+        {"N Name": "n/d"}}`` (each row equals ``odds`` with that ``skill``: its ``pass``,
+        or its ``at_least``) and ``"by_skill": {S: {...}}``.
+    :raises RuleError: both ``difficulty`` and ``target``, one out of range, or ``vs`` (a
+        contest needs the roller's Skill Level).
+
+    (004_663ae3e4ecc71fd1.txt, "Basic Distributions", "Difficulty levels", "Static
+    Difficulty from Attributes")
+    """
+    if params.get("vs") not in (None, ""):
+        raise RuleError("a Contest of Skill (--vs) needs the roller's --skill S")
+    difficulty = int_param(params, "difficulty")
+    target = int_param(params, "target")
+    if difficulty is not None and target is not None:
+        raise RuleError("give --difficulty or --target, not both")
+    if target is not None:
+        difficulty = difficulty_from_attribute(target)
+    elif difficulty is not None:
+        check_difficulty(difficulty)
+    wanted = {difficulty: DIFFICULTIES.get(difficulty, "automatic")} if difficulty is not None \
+        else DIFFICULTIES  # fmt: skip
+    distributions = {
+        s: shifted(success_distribution(s, pool, mode), bonus) for s in FAMILY_LEVELS
+    }
+    if difficulty is not None:
+        report["difficulty"] = difficulty
+    report["pass_by_skill"] = {
+        f"Skill {s}": {
+            f"{d} {name}": fraction_text(
+                sum((p for k, p in dist.items() if k >= d), Fraction(0))
+            )
+            for d, name in wanted.items()
+        }
+        for s, dist in distributions.items()
+    }
+    report["by_skill"] = {str(s): _summary(dist) for s, dist in distributions.items()}
+    return report
+
+
+class Odds(RuleSystem[Character, Options]):
+    """``campaign odds spellwoven``: exact odds of a Test or Contest of Skill
+    (004_663ae3e4ecc71fd1.txt, "Basic Distributions")."""
+
+    def odds(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Exact odds of a roll, fractions as ``"n/d"``.
+
+        Params: ``skill`` (Skill Level 1..30; absent: every level 1..20), ``pool`` (dice kept,
+        default 3), ``advantage``/``disadvantage``/``weakness``, ``difficulty`` (1..4) or
+        ``target`` (the target's Attribute 1..4), ``bonus`` (successes Effort adds), ``vs``
+        (an opponent: ``S``, ``NAME:S`` or ``NAME:S:advantage``).
+
+        :returns: ``{"system", "pool", "mode", "skill_level", "distribution": {k: p},
+            "at_least": {k: P(>= k)}, "mean", "most_likely"}``, plus ``"difficulty"`` and
+            ``"pass"`` with a difficulty, ``"contest": {"win", "draw", "lose"}`` with ``vs``;
+            without ``skill``, the family (:func:`_family`): ``"pass_by_skill"`` and
+            ``"by_skill": {S: {...}}`` for S 1..20.
+        :raises RuleError: a level, pool, difficulty or Attribute out of range; both
+            ``difficulty`` and ``target``; ``vs`` with a difficulty, or without ``skill``.
+
+        (004_663ae3e4ecc71fd1.txt, "Basic Distributions", "Difficulty levels", "Opposed Roll
+        (Contest of Skill)", "Advantage & Disadvantage")
+        """
+        pool = read_pool(params)
+        mode = roll_mode(
+            flag(params, "advantage"), flag(params, "disadvantage"), flag(params, "weakness")
+        )
+        bonus = int_param(params, "bonus") or 0
+        if not 0 <= bonus <= 4:
+            raise RuleError(f"--bonus is the Attribute Effort adds, 0 to 4, not {bonus}")
+        report: dict[str, Any] = {"system": "spellwoven", "pool": pool, "mode": mode}
+        level = int_param(params, "skill")
+        if level is None:
+            return _family(report, params, pool, mode, bonus)
+        if not 1 <= level <= MAX_SKILL_LEVEL:
+            raise RuleError(f"--skill is a Skill Level from 1 to {MAX_SKILL_LEVEL}, not {level}")
+        distribution = shifted(success_distribution(level, pool, mode), bonus)
+        report.update({"skill_level": level, "bonus": bonus, **_summary(distribution)})
+        difficulty = parse_difficulty(params.get("difficulty"))
+        target = int_param(params, "target")
+        if difficulty is not None and target is not None:
+            raise RuleError("give --difficulty or --target, not both")
+        if params.get("vs") not in (None, ""):
+            if difficulty is not None or target is not None:
+                raise RuleError(
+                    "a Contest of Skill (--vs) has no difficulty: drop --difficulty/--target"
+                )
+            opponent = parse_vs(params["vs"])
+            theirs = success_distribution(opponent.level, pool, opponent.mode)
+            report["opponent"] = {
+                "name": opponent.name,
+                "skill_level": opponent.level,
+                "mode": opponent.mode,
+            }
+            chances = contest(distribution, theirs)
+            report["contest"] = {k: fraction_text(p) for k, p in chances.items()}
+            return report
+        if target is not None:
+            required = difficulty_from_attribute(target)
+        elif difficulty is not None:
+            check_difficulty(difficulty)
+            required = difficulty
+        else:
+            return report
+        passing = sum((p for s, p in distribution.items() if s >= required), Fraction(0))
+        report["difficulty"] = required
+        report["pass"] = fraction_text(passing)
+        return report
+
+
+# --- the chart (`campaign odds spellwoven --plot`) ---------------------------------------
+
+SHOWN = (3, 5, 7, 10, 15)
+"""Skill Levels whose success counts are drawn when no ``skill`` is asked for."""
+
+
+def odds_series(system: RuleSystem[Any, Any], params: dict[str, Any]) -> dict[str, Any]:
+    """Per Skill Level 1..20 the ``distribution`` of successes and ``at_least``
+    ``{k: P(successes >= k)}``, in the mode, pool and bonus given.
+
+    :returns: ``{"skill": S or None, "mode", "pool", "bonus", "difficulty": D or None,
+        "by_skill": {S: {"distribution": {k: P}, "at_least": {k: P}}}}``: the family
+        (``odds`` without ``skill``) with the asked skill, if any, drawn apart.
+    :raises ChartError: the odds lack ``by_skill`` or a distribution.
+    """
+    base = without(params, "skill", "vs")
+
+    def build() -> dict[str, Any]:
+        result = system.odds(base)
+        by_skill = {
+            int(s): {
+                "distribution": {int(k): frac(v) for k, v in v["distribution"].items()},
+                "at_least": {int(k): frac(p) for k, p in v["at_least"].items()},
+            }
+            for s, v in result["by_skill"].items()
+        }
+        return {
+            "skill": params.get("skill"),
+            "mode": str(result.get("mode", "normal")),
+            "pool": int(result.get("pool", 3)),
+            "bonus": int(params.get("bonus") or 0),
+            "difficulty": result.get("difficulty"),
+            "by_skill": by_skill,
+        }
+
+    return checked(system, build)
+
+
+def draw_odds(data: dict[str, Any]) -> Figure:
+    """Chance of at least k successes (k = 1..6) by Skill Level, the asked difficulty's
+    curve drawn thicker, and the success counts of the asked level (or of levels 3, 5, 7,
+    10 and 15)."""
+    fig = figure(13, 4.6)
+    a, b = fig.subplots(1, 2)
+    by_skill = data["by_skill"]
+    skills = sorted(by_skill)
+    top = min(max(max(v["at_least"]) for v in by_skill.values()), 6)
+
+    def chances(ks: range) -> dict[str, dict[int, Fraction]]:
+        return {f"≥ {k}": {s: by_skill[s]["at_least"].get(k, Fraction(0)) for s in skills}
+                for k in ks}  # fmt: skip
+
+    solid, dashed = chances(range(1, min(top, 4) + 1)), chances(range(5, top + 1))
+    bold = f"≥ {data['difficulty']}" if data.get("difficulty") else None
+    curves(a, solid, bold=bold, markersize=3, linestyle="-")
+    curves(a, dashed, colors=LINES[len(solid) :], markersize=3, linestyle="--")
+    a.set_xticks(skills)
+    a.set_xlabel("Skill Level")
+    a.set_title("Chance of at least k successes (difficulty k)")
+    a.legend(fontsize=8, title="successes", title_fontsize=8)
+    percent_axis(a, 1.04)
+    shown = [int(data["skill"])] if data.get("skill") else list(SHOWN)
+    shown = [s for s in shown if s in by_skill]
+    width = 0.8 / max(1, len(shown))
+    for i, s in enumerate(shown):
+        dist = by_skill[s]["distribution"]
+        xs = [k + (i - (len(shown) - 1) / 2) * width for k in dist]
+        b.bar(xs, [float(p) for p in dist.values()], width, color=LINES[i % len(LINES)],
+              label=f"Skill {s}")  # fmt: skip
+        if len(shown) == 1:
+            bar_labels(b, xs, list(dist.values()))
+    b.set_xlabel("successes")
+    b.set_title("How many successes, by Skill Level")
+    b.legend(fontsize=8)
+    percent_axis(b, max(float(p) for s in shown for p in by_skill[s]["distribution"].values())
+                 * 1.15)  # fmt: skip
+    mode = "" if data["mode"] == "normal" else f", {data['mode']}"
+    bonus = f", +{data['bonus']} Effort" if data["bonus"] else ""
+    fig.suptitle(f"Spellwoven: {data['pool']}d10 roll-under success counts{mode}{bonus} (exact)")
+    return fig

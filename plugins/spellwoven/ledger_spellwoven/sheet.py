@@ -1,4 +1,9 @@
-"""Spellwoven character sheets, state and campaign options (seed 004_663ae3e4ecc71fd1.txt).
+"""Spellwoven character sheets: creation, the sheet as JSON and as a person reads it (seed
+004_663ae3e4ecc71fd1.txt).
+
+:class:`SheetRules` checks a sheet against the creation rules (:func:`validate_sheet`),
+builds a new character's state (:func:`new_character`), and lays the sheet out: Attributes
+as boxes with the difficulty they give attackers, Effort, skills in the book's notation.
 
 A sheet (TOML, after the core keys ``id``, ``name``, ``player``)::
 
@@ -23,123 +28,25 @@ Optional: ``effort_max`` (overrides the campaign's Effort pool rule for this cha
 
 from __future__ import annotations
 
-import difflib
-from typing import Any, Literal
+from collections.abc import Iterable
+from typing import Any
 
 import msgspec
 
-from ledger import RuleError
+from ledger import Line, RuleError, RuleSystem, Section, Sheet, Track
 
-from .mechanics import ATTRIBUTE_MAX, ATTRIBUTE_MIN, ATTRIBUTES
-
-
-class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """Campaign options of Spellwoven; every field has the digest's ruling as default.
-
-    :ivar untrained: Skill Level of an untrained test (ruling S2): ``"max3attr"`` =
-        max(3, Attribute), ``"fixed3"`` = 3, ``"attribute"`` = the Attribute.
-    :ivar effort_max: the Effort pool of every character; ``None`` = their Fortitude
-        (ruling S6). A sheet's own ``effort_max`` wins.
-    :ivar max_effort_per_roll: Effort points that may be spent on one roll (ruling S6), >= 1.
-    :ivar pc_skill_min: lowest rank of a PC's trained skill at creation ("trained Skills
-        start at a level of 4").
-    :ivar pc_skill_max: highest rank of a PC's skill at creation ("Skills cannot exceed 9";
-        ruling S1).
-    :ivar skill_cap_in_play: highest rank a skill may reach in play; ``None`` = no cap, the
-        10+ table applies (ruling S1).
-    :ivar default_difficulty: successes required when a test names no difficulty ("one
-        success needed for most tasks"), 1..4.
-    :ivar require_weaknesses: a PC must have exactly one Combat and one Social Weakness
-        ("Characters start play with one Combat Weakness and one Social Weakness").
-    """
-
-    untrained: Literal["max3attr", "fixed3", "attribute"] = "max3attr"
-    effort_max: int | None = None
-    max_effort_per_roll: int = 1
-    pc_skill_min: int = 4
-    pc_skill_max: int = 9
-    skill_cap_in_play: int | None = None
-    default_difficulty: int = 1
-    require_weaknesses: bool = True
-
-
-class Skill(msgspec.Struct, frozen=True, kw_only=True):
-    """A skill: its rank (1 or more) and the Attribute it is linked to ("Each Skill is
-    linked to an Attribute"; 004_663ae3e4ecc71fd1.txt, "Attributes and Effort")."""
-
-    rank: int
-    attribute: str
-
-
-class Specialisation(msgspec.Struct, frozen=True, kw_only=True):
-    """A specialisation of a parent skill with its own rank, used instead of the parent when
-    it applies (ruling S3; the text only names Brawling and One-Handed Bludgeon under
-    Fighting, 004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll")."""
-
-    rank: int
-    skill: str
-
-
-class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
-    """The character's latest roll, kept so Effort spent after it can re-judge it.
-
-    ``difficulty`` is set for a Test of Skill, ``opponent_successes`` for a Contest; ``seq``
-    is the roll's seq (:func:`ledger.projection.applying_seq`; ``None`` when unknown).
-    """
-
-    skill: str
-    attribute: str
-    successes: int
-    effort_spent: int
-    outcome: str
-    difficulty: int | None = None
-    opponent_successes: int | None = None
-    automatic: bool = False
-    seq: int | None = None
-
-
-class Character(msgspec.Struct, frozen=True, kw_only=True):
-    """One Spellwoven character's state (digest §3).
-
-    :ivar attributes: the five Attributes, 1..4.
-    :ivar skills: name → :class:`Skill`.
-    :ivar specialisations: name → :class:`Specialisation`.
-    :ivar weaknesses: ``{"combat": ..., "social": ...}`` (an NPC may have none).
-    :ivar effort: current Effort, 0..effort_max.
-    :ivar effort_max: the Effort pool.
-    :ivar conditions: narrated lasting conditions.
-    :ivar last_roll: the latest roll (cleared at the end of a scene or session).
-    :ivar scene_rolls: the rolls of the scene, each with its ``seq``, which Effort spent
-        on roll N finds (``record effort-spent --roll N``; cleared with ``last_roll``).
-    """
-
-    id: str
-    name: str
-    kind: Literal["pc", "npc"] = "pc"
-    attributes: dict[str, int]
-    skills: dict[str, Skill] = {}
-    specialisations: dict[str, Specialisation] = {}
-    weaknesses: dict[str, str] = {}
-    effort: int
-    effort_max: int
-    conditions: list[str] = []
-    last_roll: LastRoll | None = None
-    scene_rolls: list[LastRoll] = []
-
-
-def find_name(name: str, names: list[str]) -> str | None:
-    """The entry of ``names`` equal to ``name`` ignoring case, else ``None``."""
-    folded = name.casefold()
-    return next((n for n in names if n.casefold() == folded), None)
-
-
-def did_you_mean(name: str, names: list[str]) -> str:
-    """`` (did you mean X?)`` for the closest of ``names``, or ``""``."""
-    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
-    if not close:
-        folded = {n.casefold(): n for n in names}
-        close = [folded[c] for c in difflib.get_close_matches(name.casefold(), list(folded), n=1)]
-    return f" (did you mean {close[0]}?)" if close else ""
+from .rules.mechanics import (
+    ATTRIBUTE_MAX,
+    ATTRIBUTE_MIN,
+    ATTRIBUTES,
+    boxes,
+    did_you_mean,
+    difficulty_from_attribute,
+    find_name,
+    notation,
+    skill_level,
+)
+from .state import Character, Options, Skill, Specialisation
 
 
 def attribute_name(name: Any, problems: list[str], where: str) -> str | None:
@@ -362,13 +269,167 @@ def new_character(character: str, name: str, sheet: dict[str, Any], options: Opt
     )
 
 
-def check_rank(rank: int, options: Options, skill: str) -> None:
-    """Refuse a rank in play below 1 or above ``skill_cap_in_play`` (ruling S1).
+def _rank_text(name: str, rank: int) -> str:
+    """The book's notation without the name: ``4``, ``12 (4/9)``."""
+    return notation(name, rank).split(": ", 1)[1]
 
-    :raises RuleError: naming the skill, the rank and the limit.
-    """
-    if rank < 1:
-        raise RuleError(f"{skill}: a rank must be 1 or more, not {rank}")
-    cap = options.skill_cap_in_play
-    if cap is not None and rank > cap:
-        raise RuleError(f"{skill}: this campaign caps skills at {cap} in play, not {rank}")
+
+class SheetRules(RuleSystem[Character, Options]):
+    """Creation and the sheet of a Spellwoven character (004_663ae3e4ecc71fd1.txt,
+    "Attributes and Effort", "Static Difficulty from Attributes", "Skill level 10+",
+    "Weaknesses"). Nothing in Spellwoven is GM-only: both views are the same."""
+
+    def create_sheet(self, sheet: dict[str, Any]) -> dict[str, Any]:
+        """Validate a sheet (:func:`validate_sheet`, digest §3) under the campaign's options.
+
+        :raises RuleError: naming every broken creation rule.
+        """
+        return validate_sheet(sheet, self.options)
+
+    def initial_state(self, character: str, name: str, sheet: dict[str, Any]) -> Character:
+        """A new character: Effort full (:func:`new_character`, ruling S6;
+        004_663ae3e4ecc71fd1.txt, "Attributes and Effort").
+
+        :raises RuleError: a sheet that no longer fits the campaign's options.
+        """
+        return new_character(character, name, sheet, self.options)
+
+    def skills_of(self, state: Character) -> Iterable[str]:
+        """Skills, specialisations and the five Attributes (all can be tested;
+        004_663ae3e4ecc71fd1.txt, "Test of Skill")."""
+        return [*state.skills, *state.specialisations, *ATTRIBUTES]
+
+    def sheet_view(self, state: Character, *, as_gm: bool) -> dict[str, Any]:
+        """The sheet as JSON: Attributes with boxes and the difficulty they give attackers
+        (Attribute − 1; Evasion = Quickness − 1), skills with their Skill Level and sheet
+        notation ("Skill: 12 (4/9)"), specialisations, Weaknesses, Effort, conditions and the
+        latest roll. Nothing in Spellwoven is GM-only.
+
+        (004_663ae3e4ecc71fd1.txt, "Attributes and Effort", "Static Difficulty from
+        Attributes", "Skill level 10+", "Weaknesses")
+        """
+        attributes = {
+            name: {
+                "value": value,
+                "boxes": boxes(value),
+                "difficulty_to_hit": difficulty_from_attribute(value),
+            }
+            for name, value in state.attributes.items()
+        }
+        skills = {
+            name: {
+                "rank": skill.rank,
+                "attribute": skill.attribute,
+                "skill_level": skill_level(skill.rank, state.attributes[skill.attribute]),
+                "notation": notation(name, skill.rank),
+            }
+            for name, skill in state.skills.items()
+        }
+        specialisations = {
+            name: {"rank": spec.rank, "skill": spec.skill, "notation": notation(name, spec.rank)}
+            for name, spec in state.specialisations.items()
+        }
+        return {
+            "id": state.id,
+            "name": state.name,
+            "kind": state.kind,
+            "attributes": attributes,
+            "evasion": difficulty_from_attribute(state.attributes["Quickness"]),
+            "skills": skills,
+            "specialisations": specialisations,
+            "weaknesses": dict(state.weaknesses),
+            "effort": state.effort,
+            "effort_max": state.effort_max,
+            "conditions": list(state.conditions),
+            "last_roll": msgspec.to_builtins(state.last_roll) if state.last_roll else None,
+            "scene_rolls": [msgspec.to_builtins(r) for r in state.scene_rolls],
+        }
+
+    def sheet_layout(self, state: Character, *, as_gm: bool) -> Sheet:
+        """The sheet in the book's words: Attributes drawn as boxes with the difficulty they
+        give attackers, Effort, skills by Skill Level in the book's notation,
+        specialisations, Weaknesses, conditions and the latest roll (what spending Effort can
+        still change). No GM-only facts.
+
+        (004_663ae3e4ecc71fd1.txt, "Attributes and Effort" (Attributes 1..4 drawn as boxes,
+        Effort refreshed by a night's sleep), "Static Difficulty from Attributes"
+        (difficulty to hit = Attribute − 1; Evasion from Quickness), "Test of Skill" (the
+        Skill Level is the rank or the linked Attribute, whichever is higher), "Skill level
+        10+" (the sheet notation ``Skill: 12 (4/9)``), "Weaknesses" (used against you, the
+        opponent rolls 4d10))
+        """
+        attributes: list[Track | Line] = []
+        for name, value in state.attributes.items():
+            hit = difficulty_from_attribute(value)
+            note = f"difficulty {hit} to hit" if hit else "hit without a roll"
+            attributes.append(Track(label=name, marked=value, boxes=ATTRIBUTE_MAX, note=note))
+        evasion = difficulty_from_attribute(state.attributes["Quickness"])
+        attributes.append(Line(label="Evasion", value=str(evasion), note="Quickness − 1"))
+
+        effort = (
+            Track(
+                label="Effort",
+                marked=state.effort,
+                boxes=state.effort_max,
+                note="a night's sleep refreshes it",
+            ),
+        )
+
+        def level(name: str) -> int:
+            skill = state.skills[name]
+            return skill_level(skill.rank, state.attributes[skill.attribute])
+
+        skills = []
+        for name in sorted(state.skills, key=lambda n: (-level(n), n)):
+            skill = state.skills[name]
+            note = skill.attribute
+            if level(name) != skill.rank:
+                note += f"; rolls against {level(name)} (the Attribute is higher)"
+            skills.append(Line(label=name, value=_rank_text(name, skill.rank), note=note))
+        specialisations = tuple(
+            Line(label=name, value=_rank_text(name, spec.rank), note=f"of {spec.skill}")
+            for name, spec in sorted(state.specialisations.items(), key=lambda kv: -kv[1].rank)
+        )
+        weaknesses = tuple(
+            Line(label=kind.capitalize(), value=text) for kind, text in state.weaknesses.items()
+        )
+        conditions = tuple(Line(label=c, tone="bad") for c in state.conditions)
+        recent: tuple[Line, ...] = ()
+        if state.last_roll is not None:
+            r = state.last_roll
+            against = (
+                f" against difficulty {r.difficulty}"
+                if r.difficulty is not None
+                else f" against {r.opponent_successes}"
+                if r.opponent_successes is not None
+                else ""
+            )
+            spent = f"; Effort spent {r.effort_spent}" if r.effort_spent else ""
+            recent = (
+                Line(
+                    label=r.skill,
+                    value=r.outcome.replace("_", " "),
+                    note=f"{r.successes} successes{against}{spent}",
+                    tone="muted",
+                ),
+            )
+        sections = (
+            Section(title="Attributes", items=tuple(attributes)),
+            Section(title="Effort", items=effort),
+            Section(title="Skills", items=tuple(skills)),
+            Section(title="Specialisations", items=specialisations),
+            Section(
+                title="Weaknesses",
+                note="Used against you, the opponent rolls 4d10.",
+                items=weaknesses,
+            ),
+            Section(title="Conditions", items=conditions),
+            Section(title="Last roll", items=recent),
+        )
+        kind = " · non-player character" if state.kind == "npc" else ""
+        return Sheet(
+            title=state.name,
+            subtitle=self.name + kind,
+            sections=tuple(s for s in sections if s.items),
+            as_gm=as_gm,
+        )

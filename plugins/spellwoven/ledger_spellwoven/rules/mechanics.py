@@ -4,16 +4,20 @@
 Level is a success, every 1 adds a bonus success, rolls of 10 never count, and Skill Levels
 of 10 and above widen the double (and, from 18, triple) success ranges ("Overview: The Basic
 Mechanic", "Test of Skill", "Skill level 10+"). Nothing here touches dice sources, events or
-state: these functions take faces and numbers and return numbers, so the odds module and the
-rule system share one definition of every rule.
+state: these functions take faces, numbers and names and return numbers, so the odds module
+and the rule system share one definition of every rule.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ledger import RuleError
+
+if TYPE_CHECKING:
+    from ..state import Options
 
 SEED = "004_663ae3e4ecc71fd1.txt"
 
@@ -347,3 +351,31 @@ def parse_notation(text: str) -> tuple[str, int]:
 def boxes(value: int, maximum: int = ATTRIBUTE_MAX) -> str:
     """An Attribute drawn as boxes, e.g. 3 → ``"■■■□"`` (Jen's Quickness "■■■")."""
     return "■" * value + "□" * max(0, maximum - value)
+
+
+def find_name(name: str, names: list[str]) -> str | None:
+    """The entry of ``names`` equal to ``name`` ignoring case, else ``None``."""
+    folded = name.casefold()
+    return next((n for n in names if n.casefold() == folded), None)
+
+
+def did_you_mean(name: str, names: list[str]) -> str:
+    """`` (did you mean X?)`` for the closest of ``names``, or ``""``."""
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    if not close:
+        folded = {n.casefold(): n for n in names}
+        close = [folded[c] for c in difflib.get_close_matches(name.casefold(), list(folded), n=1)]
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def check_rank(rank: int, options: Options, skill: str) -> None:
+    """Refuse a rank in play below 1 or above ``skill_cap_in_play`` (ruling S1;
+    004_663ae3e4ecc71fd1.txt, "Skill level 10+": "Skills can be increased to 10 and above").
+
+    :raises RuleError: naming the skill, the rank and the limit.
+    """
+    if rank < 1:
+        raise RuleError(f"{skill}: a rank must be 1 or more, not {rank}")
+    cap = options.skill_cap_in_play
+    if cap is not None and rank > cap:
+        raise RuleError(f"{skill}: this campaign caps skills at {cap} in play, not {rank}")

@@ -1,7 +1,9 @@
 """Turning a roll request into Spellwoven dice (seed 004_663ae3e4ecc71fd1.txt).
 
-Finding the skill a test uses, reading the ``--vs`` opponent, and drawing and judging the
-dice of a Test or Contest of Skill. :class:`ledger_spellwoven.system.Spellwoven` calls these.
+Finding the skill a test uses, reading the ``--vs`` opponent, drawing and judging the dice
+of a Test or Contest of Skill, and checking that a recorded roll's numbers follow from its
+dice (:func:`check_roll`). :class:`ledger_spellwoven.rules.Rules` and the appliers call
+these.
 """
 
 from __future__ import annotations
@@ -9,20 +11,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ledger import DiceSource, RuleError
+from msgspec import UNSET
 
+from ledger import DiceSource, Roll, RuleError
+
+from ..events import ContestRolled, TestRolled
+from ..state import Character, Options
 from .mechanics import (
     ATTRIBUTES,
+    DIFFICULTIES,
     STANDARD_POOL,
     Mode,
     check_pool,
+    contest_outcome,
     count_successes,
     dice_to_roll,
+    did_you_mean,
+    find_name,
     keep,
+    outcome_of_test,
     roll_mode,
     skill_level,
 )
-from .sheet import Character, Options, did_you_mean, find_name
 
 MODES: tuple[str, ...] = ("advantage", "disadvantage", "weakness")
 
@@ -110,7 +120,7 @@ def parse_vs(spec: Any) -> Opponent:
 
     (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of Skill)", "Weaknesses")
 
-    An :class:`Opponent` is taken as it is (what :meth:`Spellwoven.request_of` reads back
+    An :class:`Opponent` is taken as it is (what :meth:`.Rules.request_of` reads back
     from a recorded contest, so a name with a colon round-trips).
 
     :raises RuleError: no Skill Level in the text, a level below 1, an unknown mode word.
@@ -240,3 +250,115 @@ def check_effort(state: Character, spend: int, options: Options, already: int = 
             f"{state.name} has {state.effort} Effort left of {state.effort_max} and cannot "
             f"spend {spend}; a night's sleep refreshes it"
         )
+
+
+def check_roll(event: TestRolled | ContestRolled) -> None:
+    """Refuse a roll event whose numbers do not follow from its dice by the rules (a roll
+    recorded by hand or amended by a correction): the kept faces, the successes they score,
+    the Effort bonus and the outcome (004_663ae3e4ecc71fd1.txt, "Overview: The Basic
+    Mechanic", "Advantage & Disadvantage", "Difficulty levels", "Opposed Roll (Contest of
+    Skill)", "Attributes and Effort"; docs/rulings/spellwoven.md "Re-deriving and correcting
+    rolls").
+
+    :raises RuleError: naming the first field that does not add up.
+    """
+    problems: list[str] = []
+    if event.skill_level < 1:
+        raise RuleError(f"skill_level must be 1 or more, not {event.skill_level}")
+    if event.effort_bonus != event.effort_spent * event.attribute_value:
+        problems.append(
+            f"effort_bonus {event.effort_bonus} is not effort_spent × attribute_value "
+            f"({event.effort_spent} × {event.attribute_value})"
+        )
+    sides = [(event.dice, event.kept, event.mode, event.skill_level, event.dice_successes)]
+    if isinstance(event, ContestRolled):
+        spent, their_bonus = event.vs_effort_spent or 0, event.vs_effort_bonus or 0
+        if spent < 0 or their_bonus < 0:
+            problems.append("the opponent's Effort and its bonus are 0 or more")
+        elif not (spent > 0) == (their_bonus > 0) == bool(event.vs_attribute) == (
+            spent > 0 and bool(event.vs_character)
+        ):
+            problems.append(
+                "the opponent's Effort (vs_effort_spent) goes with vs_character, their "
+                "vs_attribute and its vs_effort_bonus"
+            )
+        sides.append(
+            (
+                event.opponent_dice,
+                event.opponent_kept,
+                event.opponent_mode,
+                event.opponent_skill_level,
+                event.opponent_successes - (event.vs_effort_bonus or 0),
+            )
+        )
+    automatic = isinstance(event, TestRolled) and event.difficulty == 0
+    for faces, kept, mode, level, successes in sides:
+        if automatic:
+            if faces or successes:
+                problems.append("an automatic hit (difficulty 0) has no dice and no successes")
+            continue
+        pool = len(faces) - (0 if mode == "normal" else 1)
+        try:
+            chosen = keep(faces, level, mode, pool)
+            counted = chosen if kept is None else kept
+            if mode != "normal" and kept is None:
+                problems.append(f"a roll at {mode} must say which faces were kept")
+            elif kept is not None and (len(kept) != pool or not _sub_multiset(kept, faces)):
+                problems.append(f"kept {kept} must be {pool} of the faces rolled {faces}")
+            elif mode == "disadvantage" and sorted(counted) != sorted(chosen):
+                problems.append(f"at disadvantage the highest of {faces} are kept, not {kept}")
+            scored = count_successes(counted, level)
+        except RuleError as e:
+            problems.extend(e.problems)
+            continue
+        if scored != successes:
+            problems.append(
+                f"dice {faces} score {scored} successes at Skill Level {level}, not {successes}"
+            )
+    if event.successes != event.dice_successes + event.effort_bonus:
+        problems.append("successes must be dice_successes + effort_bonus")
+    expected: str
+    if isinstance(event, ContestRolled):
+        expected = contest_outcome(event.successes, event.opponent_successes)
+    else:
+        if event.difficulty != 0 and event.difficulty not in DIFFICULTIES:
+            problems.append(f"difficulty must be 0 to 4, not {event.difficulty}")
+        expected = outcome_of_test(event.successes, event.difficulty)
+    if not problems and event.outcome != expected:
+        problems.append(f"{event.successes} successes give {expected}, not {event.outcome}")
+    if problems:
+        raise RuleError(*problems)
+
+
+def legacy_pool(event: Roll) -> int | None:
+    """The pool of a roll stored before ``pool`` was recorded, when its faces show one other
+    than 3 and agree with its mode (one die dropped exactly when not ``normal``) and its
+    draws; else ``None`` (the roll is re-derived as it is). (004_663ae3e4ecc71fd1.txt,
+    "Basic Distributions"; ruling SW7)"""
+    if not isinstance(event, TestRolled | ContestRolled) or event.pool is not UNSET:
+        return None
+    sides = [(event.dice, event.kept, event.mode)]
+    if isinstance(event, ContestRolled):
+        sides.append((event.opponent_dice, event.opponent_kept, event.opponent_mode))
+    pools = set()
+    for faces, kept, mode in sides:
+        if not faces or (kept is None) != (mode == "normal"):
+            return None
+        pool = len(faces) if kept is None else len(kept)
+        if len(faces) != pool + (0 if mode == "normal" else 1):
+            return None
+        pools.add(pool)
+    drawn = sum(len(faces) for faces, _, _ in sides)
+    if len(pools) != 1 or len(event.draws) != drawn:
+        return None
+    pool = pools.pop()
+    return None if pool == STANDARD_POOL else pool
+
+
+def _sub_multiset(part: list[int], whole: list[int]) -> bool:
+    rest = list(whole)
+    for x in part:
+        if x not in rest:
+            return False
+        rest.remove(x)
+    return True

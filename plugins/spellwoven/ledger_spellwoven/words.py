@@ -1,0 +1,224 @@
+"""What Spellwoven events and changes read like to a person (seed 004_663ae3e4ecc71fd1.txt).
+
+:class:`Words` gives one :func:`ledger.describes` method per event type (the line ``log``,
+recaps and the web view show, e.g. ``"jen — Sprint 5, dice [6 6 10] = 0 successes vs Normal
+(1): fail"``), what changed on a character in the rule text's words ("Effort 1 → 0 (of 2)",
+"Climb rose to 5", "Now Embarrassed"; "Attributes and Effort", "Skill level 10+", "Degrees
+of Failure") and the notes a recap shows beside a roll ("Advantage & Disadvantage",
+"Attributes and Effort").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledger import Recorded, RuleSystem, describes
+
+from .events import (
+    ConditionAdded,
+    ConditionRemoved,
+    ContestEffortSpent,
+    ContestRolled,
+    EffortLost,
+    EffortSpent,
+    SkillChanged,
+    SkillRoll,
+    Slept,
+    SpecialisationLearned,
+    TestRolled,
+    WeaknessExploited,
+)
+from .rules.mechanics import DIFFICULTIES, notation
+from .state import Character, Options
+
+HANDLED = ("id", "name", "attributes", "skills", "specialisations", "effort", "effort_max",
+           "conditions", "last_roll", "scene_rolls")
+"""Fields :meth:`Words.describe_changes` words itself (the rest get the generic wording of
+:meth:`ledger.RuleSystem.generic_changes`); ``last_roll`` and ``scene_rolls`` are bookkeeping
+for ``campaign effort`` and never worded."""
+
+
+def _faces(faces: list[int], kept: list[int] | None) -> str:
+    text = "[" + " ".join(str(f) for f in faces) + "]"
+    if kept is not None:
+        text += " keep [" + " ".join(str(f) for f in kept) + "]"
+    return text
+
+
+def _plural(n: int) -> str:
+    return f"{n} success" if n == 1 else f"{n} successes"
+
+
+def _difficulty(required: int) -> str:
+    return f"{DIFFICULTIES[required]} ({required})" if required in DIFFICULTIES else str(required)
+
+
+def _mine(event: SkillRoll) -> str:
+    """The roller's side of a roll: skill, Skill Level, mode, dice, successes and Effort."""
+    level = event.skill_level
+    text = f"{event.character} — {event.skill} {level}"
+    if event.mode != "normal":
+        text += f" at {event.mode}" + (" (Weakness)" if event.weakness else "")
+    text += f", dice {_faces(event.dice, event.kept)} = {_plural(event.dice_successes)}"
+    if event.effort_spent:
+        text += f", +{event.effort_bonus} Effort ({event.attribute}) = {event.successes}"
+    return text
+
+
+def _reason(reason: str | None) -> str:
+    return f" ({reason})" if reason else ""
+
+
+class Words(RuleSystem[Character, Options]):
+    """The words of every Spellwoven event type, of a character's changes and of a recap's
+    notes (004_663ae3e4ecc71fd1.txt)."""
+
+    @describes(TestRolled)
+    def describe_test(self, event: TestRolled) -> str:
+        """``"jen — Sprint 5, dice [6 6 10] = 0 successes vs Normal (1): fail"``; an
+        automatic hit says why no dice were rolled (004_663ae3e4ecc71fd1.txt, "Test of
+        Skill", "Static Difficulty from Attributes")."""
+        if event.difficulty == 0:
+            return (
+                f"{event.character} — {event.skill}: automatic hit, the target's Attribute "
+                f"{event.target_attribute} gives difficulty 0 (no roll)"
+            )
+        return f"{_mine(event)} vs {_difficulty(event.difficulty)}: {event.outcome}"
+
+    @describes(ContestRolled)
+    def describe_contest(self, event: ContestRolled) -> str:
+        """Both sides of a Contest of Skill, the opponent's Effort included
+        (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of Skill)"; ruling SW10)."""
+        who = event.opponent or "the opponent"
+        mode = "" if event.opponent_mode == "normal" else f" at {event.opponent_mode}"
+        theirs = _plural(event.opponent_successes)
+        if event.vs_effort_spent:
+            theirs = (
+                f"{_plural(event.opponent_successes - (event.vs_effort_bonus or 0))}, "
+                f"+{event.vs_effort_bonus} Effort ({event.vs_attribute}) = "
+                f"{event.opponent_successes}"
+            )
+        return (
+            f"{_mine(event)} vs {who} ({event.opponent_skill_level}{mode}), dice "
+            f"{_faces(event.opponent_dice, event.opponent_kept)} = {theirs}: {event.outcome}"
+        )
+
+    @describes(ContestEffortSpent)
+    def describe_contest_effort(self, event: ContestEffortSpent) -> str:
+        """The opponent's Effort on their side of a contest (004_663ae3e4ecc71fd1.txt,
+        "Attributes and Effort"; ruling SW10)."""
+        return (
+            f"{event.character} spends 1 Effort in the Contest of Skill of roll {event.roll} "
+            f"(against {event.roller}): +{event.bonus} ({event.attribute})"
+        )
+
+    @describes(EffortSpent)
+    def describe_effort(self, event: EffortSpent) -> str:
+        """Effort spent after a roll, with the new result when recorded
+        (004_663ae3e4ecc71fd1.txt, "Attributes and Effort"; ruling S6)."""
+        on = f" on roll {event.roll}" if event.roll is not None else " on the latest roll"
+        if event.bonus is not None and event.successes is not None and event.outcome:
+            attribute = f" ({event.attribute})" if event.attribute else ""
+            return (
+                f"{event.character} spends 1 Effort{on}: +{event.bonus}{attribute} = "
+                f"{_plural(event.successes)}: {event.outcome}"
+            )
+        attribute = f" (+{event.attribute})" if event.attribute else ""
+        return f"{event.character} spends 1 Effort{on}{attribute}"
+
+    @describes(EffortLost)
+    def describe_effort_lost(self, event: EffortLost) -> str:
+        """Effort lost as the cost of a failure (004_663ae3e4ecc71fd1.txt, "Degrees of
+        Failure")."""
+        reason = f": {event.reason}" if event.reason else ""
+        return f"{event.character} loses {event.amount} Effort{reason}"
+
+    @describes(Slept)
+    def describe_slept(self, event: Slept) -> str:
+        """A night's sleep (004_663ae3e4ecc71fd1.txt, "Attributes and Effort")."""
+        return f"{event.character} sleeps the night: Effort refreshed"
+
+    @describes(WeaknessExploited)
+    def describe_weakness(self, event: WeaknessExploited) -> str:
+        """A Weakness used against the character (004_663ae3e4ecc71fd1.txt, "Weaknesses")."""
+        by = f" by {event.by}" if event.by else ""
+        return f"{event.character}'s {event.weakness} Weakness is used against them{by}"
+
+    @describes(SkillChanged)
+    def describe_skill(self, event: SkillChanged) -> str:
+        """The skill in the sheet's notation, ``"jen: Sprint: 12 (4/9)"``
+        (004_663ae3e4ecc71fd1.txt, "Skill level 10+")."""
+        return f"{event.character}: {notation(event.skill, event.rank)}{_reason(event.reason)}"
+
+    @describes(SpecialisationLearned)
+    def describe_specialisation(self, event: SpecialisationLearned) -> str:
+        """A Specialisation learned (004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll";
+        ruling SW11)."""
+        return (f"{event.character} learns the Specialisation {event.specialisation} "
+                f"({event.skill}): {notation(event.specialisation, event.rank)}"
+                f"{_reason(event.reason)}")
+
+    @describes(ConditionAdded)
+    def describe_condition_added(self, event: ConditionAdded) -> str:
+        """A narrated condition (004_663ae3e4ecc71fd1.txt, "Degrees of Failure")."""
+        return f"{event.character} now: {event.condition}"
+
+    @describes(ConditionRemoved)
+    def describe_condition_removed(self, event: ConditionRemoved) -> str:
+        """A condition ended (004_663ae3e4ecc71fd1.txt, "Degrees of Failure")."""
+        return f"{event.character} no longer: {event.condition}"
+
+    def describe_changes(
+        self, before: Character | None, after: Character, *, as_gm: bool
+    ) -> list[str]:
+        """What changed on a character in the rule text's words: a new character joins the
+        story; Attributes and skill ranks rose or fell; Effort spent and refreshed
+        (004_663ae3e4ecc71fd1.txt, "Attributes and Effort"); conditions gained and lost.
+        The fields outside :data:`HANDLED` get the generic wording. Nothing is GM-only.
+        """
+        if before is None:
+            return [f"{after.name} joins the story"]
+        out: list[str] = []
+        for attr, value in after.attributes.items():
+            was = before.attributes.get(attr)
+            if was is not None and was != value:
+                out.append(f"{attr} {'rose' if value > was else 'fell'} to {value}")
+        for kind, old, new in (("skill", before.skills, after.skills),
+                               ("specialisation", before.specialisations,
+                                after.specialisations)):
+            for name, entry in new.items():
+                was_e = old.get(name)
+                if was_e is None:
+                    out.append(f"new {kind} {name} {entry.rank}")
+                elif was_e.rank != entry.rank:
+                    verb = "rose" if entry.rank > was_e.rank else "fell"
+                    out.append(f"{name} {verb} to {entry.rank}")
+            out.extend(f"{kind} {name} lost" for name in old if name not in new)
+        if (after.effort, after.effort_max) != (before.effort, before.effort_max):
+            if after.effort == after.effort_max and after.effort > before.effort:
+                out.append(f"Effort refreshed ({after.effort}/{after.effort_max})")
+            else:
+                out.append(f"Effort {before.effort} → {after.effort} (of {after.effort_max})")
+        out.extend(f"now {c}" for c in after.conditions if c not in before.conditions)
+        out.extend(f"no longer {c}" for c in before.conditions if c not in after.conditions)
+        own = [s[:1].upper() + s[1:] for s in out]
+        return own + self.generic_changes(before, after, skip=HANDLED)
+
+    def recap_lines(self, record: Recorded, *, as_gm: bool) -> list[str]:
+        """Rule notes for a roll in a recap: dice kept at advantage or disadvantage
+        (004_663ae3e4ecc71fd1.txt, "Advantage & Disadvantage"), Effort spent by the roller
+        or the opponent ("Attributes and Effort"); ``[]`` for any other event."""
+        event: Any = record.data
+        if not isinstance(event, SkillRoll):
+            return []
+        notes = []
+        if event.kept is not None:
+            notes.append(f"four dice rolled at {event.mode}, three kept")
+        if event.effort_spent:
+            notes.append(f"Effort spent: +{event.effort_bonus} successes")
+        if isinstance(event, ContestRolled) and event.vs_effort_spent:
+            notes.append(
+                f"{event.opponent or event.vs_character} spent Effort: "
+                f"+{event.vs_effort_bonus} successes ({event.vs_attribute})"
+            )
+        return notes

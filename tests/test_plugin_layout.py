@@ -1,0 +1,63 @@
+"""Plugins alike (#25): every bundled rule system has the same rooms, and its system.py is
+wiring only (docs/architecture.md "A rule-system plugin")."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+#: the modules every plugin package has (a module may be a package of the same name)
+LAYOUT = ("__init__", "events", "state", "rules", "appliers", "words", "sheet", "odds", "system")
+#: what a plugin may add: its own CLI commands
+OPTIONAL = ("commands",)
+CONVERTED = ["d20-world", "decision-dice", "terran-engine", "wyrd-engine", "spellwoven"]
+
+
+def package(sid: str) -> Path:
+    return ROOT / "plugins" / sid / ("ledger_" + sid.replace("-", "_"))
+
+
+def rooms(folder: Path) -> set[str]:
+    return {p.stem for p in folder.glob("*.py")} | {
+        p.name for p in folder.iterdir() if p.is_dir() and (p / "__init__.py").exists()
+    }
+
+
+@pytest.mark.parametrize("sid", CONVERTED)
+def test_every_plugin_has_the_same_rooms(sid):
+    found = rooms(package(sid))
+    assert set(LAYOUT) <= found, f"{sid} lacks {sorted(set(LAYOUT) - found)}"
+    assert found <= set(LAYOUT) | set(OPTIONAL), f"{sid} has {sorted(found - set(LAYOUT) - set(OPTIONAL))}"
+
+
+@pytest.mark.parametrize("sid", CONVERTED)
+def test_system_py_is_wiring_only(sid):
+    """At most ~150 lines, and no method that only hands over to a function elsewhere: the
+    system class composes the mixins and sets its attributes."""
+    path = package(sid) / "system.py"
+    source = path.read_text()
+    assert len(source.splitlines()) <= 150, f"{sid}/system.py has {len(source.splitlines())} lines"
+    tree = ast.parse(source)
+    methods = [
+        node.name
+        for cls in tree.body if isinstance(cls, ast.ClassDef)
+        for node in cls.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]  # fmt: skip
+    assert methods == [], f"{sid}/system.py defines methods {methods}"
+
+
+@pytest.mark.parametrize("sid", CONVERTED)
+def test_describing_and_applying_go_through_the_decorators(sid):
+    """No plugin overrides RuleSystem.describe (the base dispatches through @describes), and
+    every odds chart is wired by ``chart``, not by overriding odds_series/draw_odds."""
+    from ledger.rules.plugins import rule_systems
+    from ledger.rules.system import RuleSystem
+
+    system = type(rule_systems()[sid])
+    assert system.describe is RuleSystem.describe, f"{sid} overrides describe"
+    assert system.odds_series is RuleSystem.odds_series and system.draw_odds is RuleSystem.draw_odds
+    assert system.chart == ".odds"
+    assert system.describers(rule_systems()[sid]), f"{sid} has no @describes method"
