@@ -12,6 +12,10 @@ build the ``{event class: function}`` tables the projection and :mod:`ledger.his
 use for every event. A system names its chart module (:attr:`RuleSystem.chart`) and the base
 class wires ``campaign odds --plot`` to it.
 
+The marks and their tables live in :mod:`ledger.rules.marks`, the words a system gives
+(describe, changes, recap notes, verdicts, :func:`for_people`) in :mod:`ledger.rules.wording`;
+both are importable from here as before.
+
 A system is generic in its state and options types, ``RuleSystem[Character, Options]``, so
 ``self.options`` is typed in every method without a check.
 """
@@ -21,7 +25,6 @@ from __future__ import annotations
 import abc
 import copy
 import importlib
-import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -29,7 +32,9 @@ import msgspec
 
 from ledger.errors import RuleError
 from ledger.events import Event, Recorded, Roll, event_tag
+from ledger.rules.marks import applies, describes, marked
 from ledger.rules.requests import Opponent, RollParam, RollRequest
+from ledger.rules.wording import SEED_NAME, VERDICTS, Wording, for_people
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -37,14 +42,16 @@ if TYPE_CHECKING:
     from ledger.dice.engine import DiceSource
     from ledger.rules.sheets import Sheet
 
-
-VERDICTS = {
-    **dict.fromkeys(("success", "pass", "win", "good", "hit", "success_with_style"), "success"),
-    **dict.fromkeys(("failure", "fail", "lose", "bad", "miss"), "failure"),
-    **dict.fromkeys(("mixed", "messy", "tie", "draw", "success_at_cost", "partial"), "mixed"),
-}
-"""Outcome words :meth:`RuleSystem.verdict` understands by default."""
-
+__all__ = [
+    "SEED_NAME",
+    "VERDICTS",
+    "OptionsT",
+    "RuleSystem",
+    "StateT",
+    "applies",
+    "describes",
+    "for_people",
+]
 
 #: A rule system's per-character state (a frozen ``msgspec.Struct``).
 StateT = TypeVar("StateT")
@@ -52,61 +59,7 @@ StateT = TypeVar("StateT")
 OptionsT = TypeVar("OptionsT")
 
 
-def _mark(attr: str, event_types: tuple[type[Event], ...]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
-        setattr(fn, attr, event_types)
-        return fn
-
-    return mark
-
-
-def describes(*event_types: type[Event]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Mark a method ``(self, event) -> str | None`` as the words for ``event_types``: one
-    line a person reads at a glance (``log``, recaps, the web view), ``"<character>: ..."``
-    for a character's event (the core puts the character's name in its place).
-
-    :meth:`RuleSystem.describe` dispatches on the event's class through these marks.
-    """
-    return _mark("__ledger_describes__", event_types)
-
-
-def applies(*event_types: type[Event]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Mark a method ``(self, state, event) -> state`` as the applier for ``event_types``.
-
-    The method must be pure: return a new state (``msgspec.structs.replace``), never mutate,
-    and raise :class:`RuleError` when the event is impossible for the state (the engine then
-    refuses to append it).
-    """
-
-    return _mark("__ledger_applies__", event_types)
-
-
-#: A seed file's name: three digits, ``_``, 16 hex digits (``000_60e07241544698f0.txt``).
-SEED_NAME = re.compile(r"\b\d{3}_[0-9a-f]{16}(?:\.txt)?\b")
-_ISSUES = re.compile(r"\s*\(#\d+(?:,\s*#\d+)*\)|[;,]\s*#\d+(?:,\s*#\d+)*(?=\))|\s*(?<![\w&])#\d+\b")
-
-
-def for_people(text: str, book: str) -> str:
-    """``text`` with every seed file name replaced by ``book`` and every issue reference
-    (``(#16)``, ``; #16)``, ``#16``) left out: what help shows of a developer's docstring.
-
-    >>> for_people('Effort lost ("a cost"; 004_663ae3e4ecc71fd1.txt, "Failure"; #16).', "Spellwoven")
-    'Effort lost ("a cost"; Spellwoven, "Failure").'
-    """
-    return _ISSUES.sub("", SEED_NAME.sub(book, text))
-
-
-def _table(system: RuleSystem[Any, Any], attr: str) -> dict[type[Event], Callable[..., Any]]:
-    """``{event class: bound method}`` of the methods marked ``attr`` (subclasses win)."""
-    table: dict[type[Event], Callable[..., Any]] = {}
-    for klass in reversed(type(system).__mro__):
-        for value in vars(klass).values():
-            for et in getattr(value, attr, ()):
-                table[et] = getattr(system, value.__name__)
-    return table
-
-
-class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
+class RuleSystem(Wording, abc.ABC, Generic[StateT, OptionsT]):
     """Base class of a rule system. Subclass and set the class attributes.
 
     :cvar id: the system id, e.g. ``"wyrd-engine"``; prefix of its event tags.
@@ -168,21 +121,6 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
         if self.options is None and hasattr(type(self), "options_type"):
             self.options = self.options_type()  # type: ignore[assignment]
 
-    # --- words for people ----------------------------------------------------------------
-
-    @property
-    def book_title(self) -> str:
-        """:attr:`book`, or :attr:`name` when the system gives no title."""
-        return self.book or self.name
-
-    def for_people(self, text: str) -> str:
-        """``text`` written for developers (a docstring shown as help) as people read it:
-        the seed file's name becomes the book's title (:attr:`book_title`) and issue
-        references (``(#16)``, ``"...; #16)"``) go (:func:`for_people`)."""
-        return for_people(text, self.book_title)
-
-    # --- configuration -------------------------------------------------------------------
-
     def configure(self, options: dict[str, Any] | None = None) -> RuleSystem[StateT, OptionsT]:
         """A copy of this system bound to campaign ``options`` (validated).
 
@@ -214,16 +152,7 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
 
     def appliers(self) -> dict[type[Event], Callable[[Any, Event], Any]]:
         """``{event class: bound applier}``, built once from the :func:`applies` marks."""
-        return _table(self, "__ledger_applies__")
-
-    def describers(self) -> dict[type[Event], Callable[[Event], str | None]]:
-        """``{event class: bound describer}``, from the :func:`describes` marks."""
-        table = self.__dict__.get("_describers")
-        if table is None:
-            table = self.__dict__["_describers"] = _table(self, "__ledger_describes__")
-        return table
-
-    # --- characters ----------------------------------------------------------------------
+        return marked(self, "__ledger_applies__")
 
     @abc.abstractmethod
     def create_sheet(self, sheet: dict[str, Any]) -> dict[str, Any]:
@@ -355,80 +284,6 @@ class RuleSystem(abc.ABC, Generic[StateT, OptionsT]):
             refuse this harm.
         """
         raise RuleError(f"{self.name} records harm differently: see `campaign record list`")
-
-    def describe(self, event: Event) -> str | None:
-        """One line a person reads at a glance for ``log`` and recaps: the :func:`describes`
-        method of the event's class, else ``None`` (the core's words then)."""
-        table = self.describers()
-        for klass in type(event).__mro__:  # an event subclass is worded as its parent
-            fn = table.get(klass)
-            if fn is not None:
-                return fn(event)
-        return None
-
-    def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:
-        """What changed on one character, as sentences in the book's words.
-
-        Used by the recap's Characters section and by every write that answers with what
-        it changed (``damage``, ``scene end``, ``session end``, ``roll``, ``advance``).
-
-        :param before: the character's state (a ``state_type`` instance, as
-            :meth:`ledger.campaign.aggregate.Campaign.state_of` gives it) before, or ``None`` when the
-            character did not exist yet.
-        :param after: the character's state after.
-        :param as_gm: ``False`` for a player's view: the states were folded without GM-only
-            events, and no sentence may mention a GM-only fact (a secret favour, a hidden
-            condition) even if the state carries it.
-        :returns: sentences such as ``"Forage +5 xp (5/12)"``, ``"now shaken: −1 to checks
-            until a night's sleep"``, ``"Stress cleared"``; never a field path, ``None`` or
-            an empty value; ``[]`` when nothing a person would notice changed.
-
-        The default words every changed field generically (:meth:`generic_changes`); a rule
-        system overrides it and passes the fields it did not word to :meth:`generic_changes`
-        (``skip=`` the ones it did) so nothing goes unsaid.
-        """
-        return self.generic_changes(before, after)
-
-    def generic_changes(
-        self, before: Any, after: Any, *, skip: Iterable[str] = ()
-    ) -> list[str]:
-        """Plain sentences for every changed field of two states except ``skip`` (top-level
-        field names): ``"Stress 0 → 2"``, ``"New condition 'shaken' (penalty 1)"``, ``"Skill
-        'Forage': experience 0 → 5"``. Lists of entries are matched by their ``name``;
-        booleans read "now …"/"no longer …"; ``None`` and empty values are never shown.
-        See :func:`ledger.rules.changes.sentences`.
-        """
-        from ledger.rules.changes import sentences
-
-        return sentences(before, after, skip=tuple(skip))
-
-    def recap_lines(self, record: Recorded, *, as_gm: bool) -> list[str]:
-        """Rule notes for one event of a session recap: what the event means at the table
-        (``"the GM may offer success at a cost (Interpreting Failure)"``).
-
-        :param record: the recorded event (``record.data`` is the payload).
-        :param as_gm: ``True`` for the GM's recap; a player's must not reveal GM-only facts.
-        :returns: short sentences, shown in the recap beside the event's line; ``[]`` (the
-            default) for nothing to add.
-
-        Called by :func:`ledger.history.recap.build_recap` for every event it shows, before the
-        ``recap_lines`` hook (which is for add-ons' extras).
-        """
-        return []
-
-    def verdict(self, event: Roll) -> str | None:
-        """Whether a roll went the character's way: ``"success"``, ``"mixed"`` (success at a
-        cost, a tie, a messy result), ``"failure"``, or ``None`` (neither, e.g. a damage roll).
-
-        Recaps and ``campaign log`` mark the roll with it (✔, ◐, ✘). The default reads the
-        event's ``outcome`` (or ``success``) field and knows common words (success, pass, win,
-        good, hit; fail, failure, lose, bad, miss; mixed, messy, tie, draw); override it when
-        the words differ or a roll is not a success or failure.
-        """
-        value = getattr(event, "outcome", getattr(event, "success", None))
-        if isinstance(value, bool):
-            return "success" if value else "failure"
-        return VERDICTS.get(str(value).lower()) if value is not None else None
 
     def blind_form(self, event: Event) -> Event:
         """The event to append when ``event`` is recorded GM-only (``--blind``).
