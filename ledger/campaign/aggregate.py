@@ -11,15 +11,16 @@ from __future__ import annotations
 import contextlib
 import datetime
 import difflib
-import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import msgspec
 
-from ledger.campaign import rolling, sessions, validation
+from ledger.campaign import characters, rolling, sessions, validation
+from ledger.campaign.characters import ID_PATTERN, slug
+from ledger.campaign.clock import CLOCK_SLACK, clock_warning
 from ledger.campaign.listeners import notify_appended
-from ledger.campaign.reading import StateReader
+from ledger.campaign.reading import StateReader, resolve_as_of
 from ledger.campaign.rolling import AutomaticResult, RollBatch
 from ledger.chain import instant
 from ledger.codec import Codec
@@ -36,56 +37,20 @@ from ledger.events import (
     SessionEnded,
     SessionStarted,
 )
-from ledger.rules.plugins import rule_system, rule_systems
+from ledger.rules.plugins import load_system
 from ledger.rules.projection import (
     Corrections,
     Projector,
     iter_recorded,
     to_recorded,
 )
-from ledger.rules.system import RuleSystem
 from ledger.store.base import COLUMNS, EventStore, Pending
 
-ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 #: The events that open and close a session.
 SESSION_TYPES = ("session.started", "session.ended", "session.abandoned")
 SESSION_EVENTS = (SessionStarted, SessionEnded, SessionAbandoned)
 #: The events that commit and close a downtime seed (#13).
 DOWNTIME_TYPES = ("downtime.committed", "downtime.revealed", "downtime.abandoned")
-
-
-def slug(text: str) -> str:
-    """A lower-case id from a name's first word: ``"Julian Hargrave"`` → ``"julian"``,
-    ``"Élodie Brun"`` → ``"elodie"`` (accents dropped; ``"character"`` when nothing is left)."""
-    import unicodedata
-
-    first = (text.strip().split() or [""])[0]
-    ascii_ = unicodedata.normalize("NFKD", first).encode("ascii", "ignore").decode().lower()
-    return re.sub(r"[^a-z0-9_-]", "", ascii_)[:64].lstrip("_-") or "character"
-
-
-#: A clock behind the ledger's head by less than this is not worth a warning (two machines'
-#: clocks differ by milliseconds); its appends are stamped with the head's time all the same.
-CLOCK_SLACK = datetime.timedelta(seconds=1)
-
-
-def clock_warning(behind: datetime.timedelta) -> str:
-    """What to tell the person whose clock is ``behind`` the ledger's last ``recorded_at``
-    (:attr:`Campaign.clock_behind`): ``"the clock is 90 minutes behind the ledger: ..."``."""
-    seconds = int(behind.total_seconds())
-    if seconds < 120:
-        amount = f"{seconds} second{'s' if seconds != 1 else ''}"
-    elif seconds < 120 * 60:
-        amount = f"{seconds // 60} minutes"
-    elif seconds < 48 * 3600:
-        amount = f"{seconds // 3600} hours"
-    else:
-        amount = f"{seconds // 86400} days"
-    return (
-        f"the clock is {amount} behind the ledger: what you record is stamped with the "
-        "ledger's last time instead, so its times never go backwards (set this computer's "
-        "date and time)"
-    )
 
 
 def open_campaign(store: EventStore, campaign: str | None = None) -> Campaign:
@@ -114,22 +79,6 @@ def open_campaign(store: EventStore, campaign: str | None = None) -> Campaign:
         f"no campaign {campaign!r} in this ledger"
         + (f"; did you mean {hint[0]!r}?" if hint else f" (it holds: {', '.join(ids) or 'none'})")
     )
-
-
-def load_system(system_id: str, options: dict[str, Any] | None = None) -> RuleSystem:
-    """The installed rule system ``system_id`` configured with ``options``.
-
-    :raises NotFound: no such system installed (names the installed ones).
-    :raises RuleError: bad options.
-    """
-    system = rule_system(system_id)
-    if system is None:
-        systems = rule_systems()
-        raise NotFound(
-            f"no rule system {system_id!r} is installed (installed: {', '.join(sorted(systems)) or 'none'}); "
-            "see `campaign systems`"
-        )
-    return system.configure(options)
 
 
 class Campaign:
@@ -283,44 +232,12 @@ class Campaign:
         return int(msgspec.json.decode(row[5])["number"]) if row else 0
 
     def resolve_as_of(self, as_of: str | None) -> int:
-        """A ``seq`` from ``SEQ``, ``session:N`` (its end, or now if open) or an ISO time.
+        """A ``seq`` from ``SEQ``, ``session:N`` (its end, or now if open) or an ISO time
+        (:func:`ledger.campaign.reading.resolve_as_of`).
 
         :raises RuleError: a bad value, naming the accepted forms.
         """
-        head = self.store.head(self.id).seq
-        if as_of is None:
-            return head
-        text = as_of.strip()
-        if text.isdigit() and len(text) <= 18:
-            return min(int(text), head)
-        if text.startswith("session:") and text[8:].isdigit() and len(text) <= 26:
-            number = int(text[8:])
-            closed = ["session.ended", "session.abandoned"]
-            for seq, data in self.store.rows(  # the session's own rows (events_session_seq)
-                self.id, session=number, types=closed, columns="seq, data"
-            ):
-                if msgspec.json.decode(data)["number"] == number:
-                    return int(seq)
-            if number == self.current_session():
-                return head
-            raise NotFound(f"session {number} has not been played in {self.id}")
-        try:
-            import datetime
-
-            moment = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
-        except ValueError:
-            raise RuleError(
-                f"--as-of {as_of!r}: give a seq (120), a session (session:3) or an ISO time (2026-03-01T21:00)"
-            ) from None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=datetime.UTC)
-        try:
-            stamp = moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-        except OverflowError:  # e.g. 9999-12-31T23:59:59-14:00 is after the year 9999 in UTC
-            raise RuleError(
-                f"--as-of {as_of!r} is outside the years 1 to 9999 in UTC: give an earlier time"
-            ) from None
-        return self.store.last_seq_at(self.id, stamp)
+        return resolve_as_of(self, as_of)
 
     # --- state (ledger.campaign.reading) -----------------------------------------------------
 
@@ -449,7 +366,6 @@ class Campaign:
             self._report(records)
         return records
 
-
     #: How far behind the ledger's head the clock of this object's appends was, at most
     #: (``None``: never, or by less than :data:`CLOCK_SLACK`). Such an append is stamped
     #: with the head's ``recorded_at`` by the store (:func:`ledger.chain.not_before`); the
@@ -468,40 +384,22 @@ class Campaign:
                 self.clock_behind = gap
 
     def add_character(self, sheet: dict[str, Any], *, actor: str, at: str) -> Recorded:
-        """Validate a sheet with the rule system and append ``character.created``.
+        """Validate a sheet with the rule system and append ``character.created``
+        (:func:`ledger.campaign.characters.add_character`).
 
         :raises RuleError: every broken creation rule, a duplicate id, or a name, key or
             text on the sheet with a control or format character (:mod:`ledger.text`).
         """
-        from ledger.text import check_sheet
-
-        sheet = dict(sheet)
-        name = sheet.pop("name", None)
-        if not isinstance(name, str) or not name.strip():
-            raise RuleError('the sheet needs a name, e.g. name = "Julian Hargrave"')
-        check_sheet({"name": name, **sheet})
-        cid = str(sheet.pop("id", None) or slug(name))
-        if not ID_PATTERN.match(cid):
-            raise RuleError(f"character id {cid!r} must be lower-case letters, digits, - or _")
-        player = sheet.pop("player", None)
-        normalised = self.system.create_sheet(sheet)
-        event = CharacterCreated(
-            character=cid,
-            name=name.strip(),
-            sheet=normalised,
-            player=str(player) if player else None,
-        )
-        return self.append([event], actor=actor, at=at)[0]
+        return characters.add_character(self, sheet, actor=actor, at=at)
 
     def scene(self, which: str, title: str, *, actor: str, at: str) -> Recorded:
         """Append ``scene.started`` or ``scene.ended`` (``which`` is ``"start"``/``"end"``)."""
         event: Event = SceneStarted(title=title) if which == "start" else SceneEnded(title=title)
         return self.append([event], actor=actor, at=at)[0]
 
-
     def harm_event(self, state: Any, character: str, amount: int) -> Event:
         """The event recording ``amount`` (≥ 1) harm to ``character`` in ``state``
-        (:meth:`RuleSystem.harm_event`).
+        (:meth:`ledger.rules.system.RuleSystem.harm_event`).
 
         :raises RuleError: the system records harm otherwise.
         """
@@ -531,12 +429,15 @@ class Campaign:
 
 
 __all__ = [
+    "CLOCK_SLACK",
     "COLUMNS",
+    "ID_PATTERN",
     "AutomaticResult",
     "Campaign",
     "NotFound",
     "RollBatch",
     "clock_warning",
+    "load_system",
     "open_campaign",
     "slug",
 ]

@@ -8,9 +8,12 @@ next write validates without replaying (#19).
 
 from __future__ import annotations
 
+import datetime
 from typing import TYPE_CHECKING, Any
 
-from ledger.errors import NotFound
+import msgspec
+
+from ledger.errors import NotFound, RuleError
 from ledger.events import CAMPAIGN_STREAM, Recorded
 from ledger.rules.projection import (
     SNAPSHOT_EVERY,
@@ -179,3 +182,42 @@ class StateReader:
         if stream not in states:
             raise NotFound(f"character {stream!r} did not exist before event {target.seq}")
         return states[stream]
+
+
+def resolve_as_of(campaign: Campaign, as_of: str | None) -> int:
+    """The ``seq`` ``campaign``'s ``--as-of`` names: ``SEQ``, ``session:N`` (its end, or now if open) or an ISO time.
+
+    :raises RuleError: a bad value, naming the accepted forms.
+    """
+    head = campaign.store.head(campaign.id).seq
+    if as_of is None:
+        return head
+    text = as_of.strip()
+    if text.isdigit() and len(text) <= 18:
+        return min(int(text), head)
+    if text.startswith("session:") and text[8:].isdigit() and len(text) <= 26:
+        number = int(text[8:])
+        closed = ["session.ended", "session.abandoned"]
+        for seq, data in campaign.store.rows(  # the session's own rows (events_session_seq)
+            campaign.id, session=number, types=closed, columns="seq, data"
+        ):
+            if msgspec.json.decode(data)["number"] == number:
+                return int(seq)
+        if number == campaign.current_session():
+            return head
+        raise NotFound(f"session {number} has not been played in {campaign.id}")
+    try:
+        moment = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise RuleError(
+            f"--as-of {as_of!r}: give a seq (120), a session (session:3) or an ISO time (2026-03-01T21:00)"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.UTC)
+    try:
+        stamp = moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    except OverflowError:  # e.g. 9999-12-31T23:59:59-14:00 is after the year 9999 in UTC
+        raise RuleError(
+            f"--as-of {as_of!r} is outside the years 1 to 9999 in UTC: give an earlier time"
+        ) from None
+    return campaign.store.last_seq_at(campaign.id, stamp)

@@ -1,13 +1,15 @@
-"""The plugin manager: ``pm``, :func:`load_plugins` and :func:`rule_systems`."""
+"""The plugin manager: ``pm``, :func:`load_plugins`, :func:`rule_systems` and
+:func:`load_system` (one installed system, configured)."""
 
 from __future__ import annotations
 
 import functools
 import importlib.metadata
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from ledger.errors import NotFound
 from ledger.rules import hookspecs
 from ledger.rules.system import RuleSystem
 
@@ -110,3 +112,19 @@ def system_distribution(system: RuleSystem) -> tuple[str, str]:
     if found is None:
         found = _dists[module] = distribution_of(system)
     return found
+
+
+def load_system(system_id: str, options: dict[str, Any] | None = None) -> RuleSystem:
+    """The installed rule system ``system_id`` configured with ``options``.
+
+    :raises NotFound: no such system installed (names the installed ones).
+    :raises RuleError: bad options.
+    """
+    system = rule_system(system_id)
+    if system is None:
+        systems = rule_systems()
+        raise NotFound(
+            f"no rule system {system_id!r} is installed (installed: {', '.join(sorted(systems)) or 'none'}); "
+            "see `campaign systems`"
+        )
+    return system.configure(options)
