@@ -25,9 +25,10 @@ only the package's own script files; error pages are generic. The live log is se
 events with the event's ``seq`` as id; the server notices appends by any process (and
 links issued or revoked) by looking at the campaign's head and links every
 :data:`POLL_SECONDS` (:class:`Hub`, on SQLite and PostgreSQL alike), and its own writes at
-once through the ``event_appended`` listener hook (:class:`Listener`). An open stream
-sends a keep-alive comment every :data:`KEEPALIVE_SECONDS` counted from when it opened,
-whatever else happens, so their timing tells a player nothing about GM-only appends.
+once through the ``event_appended`` listener hook (:class:`Listener`), both in
+:mod:`ledger.web.live`. An open stream sends a keep-alive comment every
+:data:`KEEPALIVE_SECONDS` counted from when it opened, whatever else happens, so their
+timing tells a player nothing about GM-only appends.
 """
 
 from __future__ import annotations
@@ -49,8 +50,7 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ledger.errors import CommitUnknown, StoreError, StoreUnavailable
-from ledger.rules.hookspecs import hookimpl
+from ledger.errors import CommitUnknown, StoreUnavailable
 from ledger.store.opening import StoreSource
 from ledger.web import access as accessmod
 from ledger.web import sessions as sessionsmod
@@ -62,15 +62,28 @@ from ledger.web.common import (
     Viewer,
     error_page,
 )
+from ledger.web.live import POLL_BACKOFF_MAX, POLL_SECONDS, Hub, Listener, mark
 from ledger.web.sessions import SessionPolicy
 
 logger = logging.getLogger(__name__)
 
-#: How often the server looks for appends by other processes (seconds).
-POLL_SECONDS = 0.2
-#: The longest pause (seconds) between the watcher's looks while the ledger is out of reach
-#: (it starts again at :data:`POLL_SECONDS` and doubles).
-POLL_BACKOFF_MAX = 5.0
+__all__ = [
+    "CSP",
+    "DB_WAIT_SECONDS",
+    "KEEPALIVE_SECONDS",
+    "POLL_BACKOFF_MAX",
+    "POLL_SECONDS",
+    "SECURITY_HEADERS",
+    "STORE_ERROR_TEXT",
+    "Hub",
+    "Listener",
+    "SecurityHeaders",
+    "Server",
+    "create_app",
+    "mark",
+    "sheet_css",
+]
+
 #: How long a request waits for a working PostgreSQL connection before the 503 page.
 DB_WAIT_SECONDS = 5.0
 #: Seconds between an open live stream's keep-alive comments (a fixed cadence from the
@@ -98,164 +111,6 @@ def sheet_css(request: Request) -> Response:
 
     css = str(core_environment().get_template("sheet.html.j2").module.sheet_css())
     return Response(css, media_type="text/css", headers={"cache-control": "no-cache"})
-
-
-def mark(store: Any, campaign_id: str) -> tuple[Any, ...]:
-    """What the live streams depend on, in one comparable value: the campaign's head (seq
-    and hash) and every access link's id and revocation. It changes when anyone, in any
-    process, appends to the campaign or issues or revokes a link; asked of the store alone
-    (:class:`~ledger.store.base.EventStore`), so it works on SQLite and PostgreSQL alike."""
-    head = store.head(campaign_id)
-    links = tuple((r["id"], r["revoked_at"]) for r in store.access_rows(campaign_id))
-    return head.seq, head.hash, links
-
-
-class Hub:
-    """Wakes every live stream when the campaign changes.
-
-    A thread looks at :func:`mark` on its own store connection every :data:`POLL_SECONDS`
-    (another process's append, ``campaign access revoke``); the server's own writes wake it
-    at once through the ``event_appended`` listener (:class:`Listener`). When a look fails
-    (the database went away), the thread logs it, closes its store and looks again on a new
-    one, waiting twice as long each time up to :data:`POLL_BACKOFF_MAX`; it never stops
-    until :meth:`stop`.
-
-    :param target: the ledger (a SQLite file or a ``postgresql://`` URL, as ``--db``).
-    :param campaign_id: the campaign watched (``None``: the only one).
-    :param open_store: opens the watcher's store (default: ``open_store(target)``).
-    """
-
-    def __init__(
-        self,
-        target: str,
-        interval: float = POLL_SECONDS,
-        campaign_id: str | None = None,
-        open_store: Callable[[], Any] | None = None,
-    ) -> None:
-        self.target = target
-        self.open_store = open_store
-        self.campaign_id = campaign_id
-        self.interval = interval
-        self.generation = 0
-        self._waiters: set[asyncio.Future[None]] = set()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def _open(self) -> tuple[Any, str]:
-        from ledger.campaign.aggregate import open_campaign
-        from ledger.store.opening import open_store
-
-        store = self.open_store() if self.open_store else open_store(self.target)
-        if self.campaign_id is None:
-            try:
-                self.campaign_id = open_campaign(store).id
-            except BaseException:
-                store.close()
-                raise
-        return store, self.campaign_id
-
-    def start(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Start polling (called when the app starts)."""
-        self._loop = loop
-        # the first look is taken here, before the app serves a request: a commit made
-        # while the thread was still starting would otherwise become its baseline, and
-        # the streams open by then would never hear of it
-        store, campaign_id = self._open()
-        try:
-            first = mark(store, campaign_id)
-        finally:
-            store.close()
-        self._thread = threading.Thread(
-            target=self._poll, args=(first,), name="ledger-poll", daemon=True
-        )
-        self._thread.start()
-
-    def stop(self) -> None:
-        """Stop polling and release every waiting stream."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
-        self._bump()
-
-    def _poll(self, last: tuple[Any, ...]) -> None:
-        store: Any = None  # this thread's own connection, opened again after a failure
-        delay, failures = self.interval, 0
-        try:
-            while not self._stop.wait(delay):
-                try:
-                    if store is None:
-                        store, campaign_id = self._open()
-                    now = mark(store, campaign_id)
-                except Exception as e:  # the watcher must outlive any one failed look
-                    failures += 1
-                    delay = min(self.interval * 2**failures, max(POLL_BACKOFF_MAX, self.interval))
-                    logger.warning(
-                        "the live log cannot look at the ledger (%s: %s); looking again in "
-                        "%.1f s",
-                        type(e).__name__,
-                        " ".join(str(e).split()),
-                        delay,
-                        exc_info=not isinstance(e, StoreError),
-                    )
-                    if store is not None:
-                        with contextlib.suppress(Exception):
-                            store.close()
-                        store = None
-                    continue
-                if failures:
-                    logger.warning("the live log reaches the ledger again")
-                    delay, failures = self.interval, 0
-                if now != last:
-                    self.wake()
-                    last = now
-        finally:
-            if store is not None:
-                store.close()
-
-    def wake(self) -> None:
-        """Wake every stream (from any thread)."""
-        loop = self._loop
-        if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self._bump)
-
-    def _bump(self) -> None:
-        self.generation += 1
-        waiters, self._waiters = self._waiters, set()
-        for future in waiters:
-            if not future.done():
-                future.set_result(None)
-
-    async def wait(self, seen: int, timeout: float) -> bool:
-        """Wait until the generation passes ``seen`` (``True``) or ``timeout`` seconds
-        pass (``False``)."""
-        if self.generation != seen:
-            return True
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.add(future)
-        try:
-            await asyncio.wait_for(future, timeout)
-        except TimeoutError:
-            return False
-        finally:
-            self._waiters.discard(future)
-        return True
-
-
-class Listener:
-    """The server's ``event_appended`` listener (ledger/hookspecs.py, #17): a write through
-    one of the server's own campaign objects (a roll entered on the web) wakes the live
-    streams as soon as it commits, without waiting for the hub's next look. Registered with
-    the plugin manager while the app runs."""
-
-    def __init__(self, server: Server) -> None:
-        self.server = server
-
-    @hookimpl
-    def event_appended(self, campaign: Any, events: list[Any]) -> None:
-        """Wake the streams when the write was this server's."""
-        if campaign in self.server.own_campaigns:
-            self.server.hub.wake()
 
 
 class Server:
@@ -511,5 +366,3 @@ def create_app(db_path: str, campaign_id: str | None = None, **kwargs: Any) -> S
     server = Server(db_path, campaign_id, **kwargs)
     server.app.state.server = server
     return server.app
-
-
