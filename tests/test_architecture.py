@@ -7,7 +7,12 @@ two modules, inside a layer too.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import grimp
+
+import ledger
 
 
 def cycles(package: str) -> list[list[str]]:
@@ -60,3 +65,46 @@ def test_the_cycle_finder_finds_one(tmp_path, monkeypatch):
     (package / "c.py").write_text("from loopy import a\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert cycles("loopy") == [["loopy.a", "loopy.b"]]
+
+
+# --- one envelope: no positional row access outside the SQL adapters (#25) ---------------
+
+#: ``row[9]``, ``r[4]``, ``rows[-1][11]``: an event read by position (``rows[0]``, one of a
+#: list, is not). Outside
+#: ledger/store/ a stored event is a StoredEvent read by name, and a narrowed read's tuple
+#: is unpacked by name (``for seq, data in store.rows(c, columns="seq, data")``).
+POSITIONAL_ROW = re.compile(r"\b(?:(?:row|r|rec|stored)|rows\[-?\d+\])\[-?\d+\]")
+
+
+def positional_row_accesses(root: Path) -> list[str]:
+    """``path:line: text`` of every positional row access under ``root`` but ``store/``."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if "store" in path.relative_to(root).parts[:1]:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if POSITIONAL_ROW.search(line.split("#", 1)[0]):
+                found.append(f"{path.relative_to(root.parent)}:{number}: {line.strip()}")
+    return found
+
+
+def test_no_positional_row_access_outside_the_store():
+    assert positional_row_accesses(Path(ledger.__file__).parent) == []
+
+
+def test_the_positional_row_finder_finds_one(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "store").mkdir(parents=True)
+    (package / "store" / "sqlite.py").write_text("head = row[0]\n")  # the adapters may
+    (package / "verify.py").write_text(
+        "ok = rows[0].seq\n"
+        "if row[9] == 'gm':\n"
+        "    pass\n"
+        "h = rows[-1][11]\n"
+        "# r[4] in a comment\n"
+        "x = char[0]\n"
+    )
+    assert positional_row_accesses(package) == [
+        "pkg/verify.py:2: if row[9] == 'gm':",
+        "pkg/verify.py:4: h = rows[-1][11]",
+    ]

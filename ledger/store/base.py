@@ -34,10 +34,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import msgspec
+
 from ledger.chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows, not_before
 from ledger.codec import encode_data, salted
 from ledger.errors import ConflictError, StoreError
-from ledger.events import Event, event_tag, stream_of
+from ledger.events import Event, StoredEvent, Visibility, event_tag, stream_of
 from ledger.store.protocols import (
     AccessStore,
     EventRecorder,
@@ -66,6 +68,8 @@ __all__ = [
     "RowStream",
     "SqlEventStore",
     "SqlTables",
+    "StoredEvent",
+    "as_tuples",
     "Statements",
     "StoreError",
     "column_names",
@@ -80,7 +84,7 @@ class Pending:
     """One event to append, with the envelope fields the caller decides."""
 
     event: Event
-    visibility: str | None = None  # None: the event class's own visibility
+    visibility: Visibility | None = None  # None: the event class's own visibility
 
 
 _TAGS: dict[type[Event], str] = {}
@@ -161,8 +165,11 @@ class SqlEventStore(SqlTables):
         """Store an append's chained rows (inside its transaction)."""
 
     @abc.abstractmethod
-    def _query(self, campaign: str, columns: tuple[str, ...], where: RowFilter) -> RowStream:
-        """The :meth:`rows` read of a campaign's events (``columns`` already checked)."""
+    def _query(
+        self, campaign: str, columns: tuple[str, ...] | None, where: RowFilter
+    ) -> RowStream[Any]:
+        """The :meth:`rows` read of a campaign's events (``columns`` already checked;
+        ``None``: a full read, :class:`StoredEvent` s)."""
 
     # --- transactions --------------------------------------------------------------------
 
@@ -201,15 +208,23 @@ class SqlEventStore(SqlTables):
         session: int | None = None,
         actor: str | None = None,
         descending: bool = False,
-        columns: Sequence[str] | str = COLUMNS,
-    ) -> RowStream:
+        version_after: int | None = None,
+        version_upto: int | None = None,
+        limit: int | None = None,
+        columns: Sequence[str] | str | None = None,
+    ) -> RowStream[Any]:
         """See :meth:`EventStore.rows`.
 
-        :raises StoreError: an unknown column name.
+        :raises StoreError: an unknown column name, or a negative ``limit``.
         """
-        names = COLUMNS if columns is COLUMNS else column_names(columns)
+        names = None if columns is None else column_names(columns)
+        if limit is not None and (type(limit) is not int or limit < 0):
+            raise StoreError(f"limit must be a whole number of events, 0 or more, not {limit!r}")
         self.lock(campaign)
-        where = RowFilter(after, upto, types, stream, streams, session, actor, descending)
+        where = RowFilter(
+            after, upto, types, stream, streams, session, actor, descending,
+            version_after, version_upto, limit,
+        )  # fmt: skip
         return self._query(campaign, names, where)
 
     def _terms(self, where: RowFilter) -> tuple[str, list[Any]]:
@@ -227,6 +242,10 @@ class SqlEventStore(SqlTables):
             terms.append((f"session = {mark}", [where.session]))
         if where.actor is not None:
             terms.append((f"actor = {mark}", [where.actor]))
+        if where.version_after is not None:
+            terms.append((f"version > {mark}", [where.version_after]))
+        if where.version_upto is not None:
+            terms.append((f"version <= {mark}", [where.version_upto]))
         return "".join(f" and {term}" for term, _ in terms), [a for _, args in terms for a in args]
 
     def _read_head(self, campaign: str) -> Head:
@@ -234,13 +253,14 @@ class SqlEventStore(SqlTables):
         row = self.conn.execute(self.SQL.head, (campaign,)).fetchone()
         return Head(row[0], row[1], row[2]) if row else Head(0, ZERO_HASH)
 
-    def last_of_types(self, campaign: str, types: Sequence[str]) -> Row | None:
+    def last_of_types(self, campaign: str, types: Sequence[str]) -> StoredEvent | None:
         """See :meth:`EventStore.last_of_types`."""
         self.lock(campaign)
         term, args = self._any_of("type", types)
-        return self.conn.execute(  # type: ignore[no-any-return]
+        row = self.conn.execute(
             self.SQL.last_of_types.format(types=term), [campaign, *args]
         ).fetchone()
+        return None if row is None else StoredEvent(*row)
 
     def last_seq_at(self, campaign: str, recorded_at: str) -> int:
         """See :meth:`EventStore.last_seq_at` (one seek of ``events_time``)."""
@@ -283,7 +303,7 @@ class SqlEventStore(SqlTables):
         recorded_at: str,
         session: int | None,
         expected_versions: dict[str, int] | None = None,
-    ) -> list[Row]:
+    ) -> list[StoredEvent]:
         """See :meth:`EventStore.append`: the head and versions are read inside the
         transaction that writes (its first read of the campaign takes the campaign's lock),
         and a ``recorded_at`` earlier than the head's is replaced by the head's
@@ -307,8 +327,16 @@ class SqlEventStore(SqlTables):
                 version_of=version_of,
             )
             self._write(campaign, rows)
-        return rows
+        return [StoredEvent(*row) for row in rows]
 
+
+
+def as_tuples(rows: Sequence[StoredEvent] | Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]]:
+    """Events to insert as rows in :data:`COLUMNS` order (rows are kept as they are)."""
+    if rows and isinstance(rows[0], StoredEvent):
+        astuple = msgspec.structs.astuple
+        return [astuple(e) for e in rows]  # type: ignore[arg-type]
+    return rows  # type: ignore[return-value]
 
 
 def is_url(target: str) -> bool:

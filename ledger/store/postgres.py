@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from ledger.chain import COLUMNS, Encoded, Head
 from ledger.errors import StoreError, StoreUnavailable
-from ledger.store.base import PagedRows, Row, RowFilter, Statements
+from ledger.store.base import PagedRows, Row, RowFilter, Statements, StoredEvent, as_tuples
 from ledger.store.pgconnection import (
     _LOCK,
     PgConnected,
@@ -94,17 +94,20 @@ class PgRowQuery(PagedRows):
         self,
         store: PostgresStore,
         campaign: str,
-        columns: tuple[str, ...],
+        columns: tuple[str, ...] | None,
         where: str,
         args: list[Any],
         *,
         after: int,
         upto: int | None,
         descending: bool,
+        limit: int | None = None,
     ) -> None:
         self.store = store
         self.campaign = campaign
-        self.columns = columns
+        self.full = columns is None
+        self.columns = COLUMNS if columns is None else columns
+        self.limit = limit
         self.where = where
         self.args = args
         self.after = after
@@ -120,9 +123,10 @@ class PgRowQuery(PagedRows):
             at, extra = len(select), True
             select = [*select, "seq"]
         order = "desc" if self.descending else "asc"
+        left = self.limit  # rows still to give (None: no limit)
         sql = (
             f"select {', '.join(select)} from events where campaign = %s "
-            f"and seq > %s and seq <= %s{self.where} order by seq {order} limit {self.PAGE}"
+            f"and seq > %s and seq <= %s{self.where} order by seq {order} limit %s"
         )
         low, high = self.after, self.upto
         # inside a transaction that holds the campaign's lock nobody else appends to it; a
@@ -132,15 +136,18 @@ class PgRowQuery(PagedRows):
         if high is None and (self.descending or capped):
             high = store.head(self.campaign).seq
             capped = True
-        while high is None or low < high:
+        while (high is None or low < high) and left != 0:
+            size = self.PAGE if left is None else min(self.PAGE, left)
             page = store.conn.execute(
-                sql, [self.campaign, low, 2**63 - 1 if high is None else high, *self.args]
+                sql, [self.campaign, low, 2**63 - 1 if high is None else high, *self.args, size]
             ).fetchall()
+            if left is not None:
+                left -= len(page)
             if extra:
                 yield from (row[:-1] for row in page)
             else:
                 yield from page
-            if len(page) < self.PAGE:
+            if len(page) < size:
                 return
             if self.descending:
                 high = page[-1][at] - 1
@@ -344,7 +351,9 @@ class PostgresStore(PgConnected):
     def _any_of(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
         return f"{column} = any(%s)", [list(values)]
 
-    def _query(self, campaign: str, columns: tuple[str, ...], where: RowFilter) -> PgRowQuery:
+    def _query(
+        self, campaign: str, columns: tuple[str, ...] | None, where: RowFilter
+    ) -> PgRowQuery:
         """A :meth:`rows` read, paged by keyset (:class:`PgRowQuery`)."""
         terms, args = self._terms(where)
         return PgRowQuery(
@@ -356,6 +365,7 @@ class PostgresStore(PgConnected):
             after=where.after,
             upto=where.upto,
             descending=where.descending,
+            limit=where.limit,
         )
 
     # --- writing -------------------------------------------------------------------------
@@ -374,11 +384,13 @@ class PostgresStore(PgConnected):
         if rows:
             self._heads[campaign] = Head(rows[-1][0], rows[-1][11], rows[-1][6])
 
-    def insert_rows(self, rows: Sequence[Sequence[Any]]) -> None:
-        """Insert already-chained rows as they are (import, copy), inside :meth:`transaction`.
+    def insert_rows(self, rows: Sequence[StoredEvent] | Sequence[Sequence[Any]]) -> None:
+        """Insert already-chained events as they are (import, copy; or rows in
+        :data:`COLUMNS` order), inside :meth:`transaction`.
 
         :raises StoreError: a row clashes with a stored one (its campaign already has it).
         """
+        rows = as_tuples(rows)
         for campaign in sorted({str(r[1]) for r in rows}):
             self.lock(campaign)
             self._heads.pop(campaign, None)

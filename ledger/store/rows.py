@@ -1,9 +1,11 @@
 """The rows of a read: what :meth:`ledger.store.protocols.EventRecorder.rows` gives back, and
 the paging both SQL backends share.
 
-A row is a tuple in :data:`~ledger.chain.COLUMNS` order (or in the order of the columns a
-read names: :func:`column_names`). A read is a :class:`RowStream`, run on first iteration and
-fetched in pages (:class:`PagedRows`), so no read holds a whole log in memory.
+A full read gives :class:`~ledger.envelope.StoredEvent` s; a read that names its columns
+(:func:`column_names`) gives tuples of them in the order asked, unpacked by name
+(``for seq, data in store.rows(c, columns="seq, data")``). A read is a :class:`RowStream`,
+run on first iteration and fetched in pages (:class:`PagedRows`), so no read holds a whole
+log in memory.
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ from __future__ import annotations
 import abc
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from itertools import starmap
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from ledger.chain import COLUMNS
+from ledger.envelope import COLUMNS, StoredEvent
 from ledger.errors import StoreError
 
-#: A stored row: a tuple in :data:`COLUMNS` order (or in the order of the columns asked for).
+#: A narrowed row: a tuple of the columns a read asked for, in the order asked.
 Row = tuple[Any, ...]
 
 
@@ -39,15 +42,20 @@ def column_names(columns: Sequence[str] | str) -> tuple[str, ...]:
     return names
 
 
-@runtime_checkable
-class RowStream(Protocol):
-    """The rows of one :meth:`EventStore.rows` read, fetched on first iteration, in pages.
+T_co = TypeVar("T_co", covariant=True)
 
-    Before iteration starts, :meth:`narrow` may fetch only some fields instead (the
-    projection reads four of the twelve).
+
+@runtime_checkable
+class RowStream(Protocol[T_co]):
+    """The events of one :meth:`EventStore.rows` read, fetched on first iteration, in
+    pages: :class:`~ledger.envelope.StoredEvent` s for a full read, :data:`Row` tuples in the
+    order of the columns asked for otherwise.
+
+    Before iteration starts, :meth:`narrow` may fetch only some fields of a full read
+    instead (the projection reads four of the twelve).
     """
 
-    #: the column names of each row, in order
+    #: the column names fetched, in order (:data:`COLUMNS` for a full read)
     columns: tuple[str, ...]
 
     @property
@@ -55,26 +63,32 @@ class RowStream(Protocol):
         """Has iteration begun (then :meth:`narrow` is refused)?"""
         ...
 
-    def narrow(self, fields: Sequence[str]) -> Iterator[Row]:
-        """The same rows, full width (:attr:`columns`), with only ``fields`` fetched and
-        every other place ``None``.
+    def narrow(self, fields: Sequence[str | None]) -> Iterator[Row]:
+        """The same rows as tuples of ``fields``, in that order; a ``None`` field is a
+        ``None`` in every tuple, not fetched (one loop can unpack a fast and a slow
+        path's fields by name).
 
         :raises RuntimeError: iteration already began.
+        :raises StoreError: a name not in :data:`COLUMNS`.
         """
         ...
 
-    def __iter__(self) -> Iterator[Row]: ...
+    def __iter__(self) -> Iterator[T_co]: ...
 
-    def __next__(self) -> Row: ...
+    def __next__(self) -> T_co: ...
 
 
-class PagedRows(Iterator[Row]):
+class PagedRows(Iterator[Any]):
     """The part of a :class:`RowStream` both backends share: the query runs on first
     iteration (or :meth:`narrow`), through the backend's ``_fetch(select)``, a generator of
-    rows for a list of column names or ``"null"`` placeholders."""
+    tuples for a list of column names or ``"null"`` placeholders. A full read
+    (:attr:`full`) turns each tuple into a :class:`~ledger.envelope.StoredEvent` (in C:
+    ``StoredEvent(*row)`` through ``itertools.starmap``)."""
 
     columns: tuple[str, ...]
-    _rows: Iterator[Row] | None = None
+    #: a full read: rows are StoredEvents (else tuples of :attr:`columns`)
+    full: bool = False
+    _rows: Iterator[Any] | None = None
 
     @abc.abstractmethod
     def _fetch(self, select: list[str]) -> Iterator[Row]:
@@ -85,23 +99,25 @@ class PagedRows(Iterator[Row]):
         """Has iteration begun (then :meth:`narrow` is refused)?"""
         return self._rows is not None
 
-    def narrow(self, fields: Sequence[str]) -> Iterator[Row]:
-        """The same rows, full width, with only ``fields`` fetched (the other places None).
+    def narrow(self, fields: Sequence[str | None]) -> Iterator[Row]:
+        """The same rows as tuples of ``fields`` (``None``: a ``None`` placeholder).
 
         :raises RuntimeError: iteration already began.
+        :raises StoreError: a name not in :data:`COLUMNS`.
         """
         if self._rows is not None:
             raise RuntimeError("this query is already being read")
-        keep = set(column_names(list(fields)))
+        column_names([f for f in fields if f is not None] or ["seq"])
         self._rows = iter(())
-        return self._fetch([c if c in keep else "null" for c in self.columns])
+        return self._fetch([f if f is not None else "null" for f in fields])
 
-    def __iter__(self) -> Iterator[Row]:
+    def __iter__(self) -> Iterator[Any]:
         if self._rows is None:
-            self._rows = self._fetch(list(self.columns))
+            rows = self._fetch(list(self.columns))
+            self._rows = starmap(StoredEvent, rows) if self.full else rows
         return self._rows
 
-    def __next__(self) -> Row:
+    def __next__(self) -> Any:
         return next(iter(self))
 
 
@@ -118,3 +134,6 @@ class RowFilter:
     session: int | None = None
     actor: str | None = None
     descending: bool = False
+    version_after: int | None = None
+    version_upto: int | None = None
+    limit: int | None = None

@@ -38,14 +38,14 @@ from typing import Any, ClassVar
 import msgspec
 import pytest
 
-from ledger.chain import ZERO_HASH, chain_hash
+from ledger.chain import ZERO_HASH, chain_hash, hash_of
 from ledger.dice.engine import EngineDice, PhysicalDice, parse_faces
 from ledger.errors import ConflictError, RuleError, StoreError
 from ledger.events import CORE_EVENT_TYPES, Event, NoteAdded, Roll, event_tag
 from ledger.rules.params import pick_params
 from ledger.rules.requests import RollRequest
 from ledger.rules.system import RuleSystem
-from ledger.store.base import EventStore, Pending, RowStream
+from ledger.store.base import EventStore, Pending, RowStream, StoredEvent
 
 
 def parse_roll_line(system: RuleSystem, line: str) -> tuple[str | None, str | None, dict[str, Any]]:
@@ -222,7 +222,7 @@ def note(text: str, character: str | None = None) -> Pending:
     return Pending(NoteAdded(text=text, character=character))
 
 
-def append(store: EventStore, campaign: str, *items: Pending, **kw: Any) -> list[tuple[Any, ...]]:
+def append(store: EventStore, campaign: str, *items: Pending, **kw: Any) -> list[StoredEvent]:
     """``store.append`` of ``items`` by the GM at :data:`AT` (``session`` default ``None``)."""
     kw.setdefault("session", None)
     return store.append(campaign, list(items), actor="gm", recorded_at=AT, **kw)
@@ -260,16 +260,19 @@ class EventStoreContract:
 
     def test_chain_bytes_are_the_chain_modules(self, store: EventStore) -> None:
         rows = append(store, "c", note("a"), note("b", "ann"))
-        (s1, *_, prev1, h1), (s2, *_, prev2, h2) = rows
-        assert (s1, s2) == (1, 2) and prev1 == ZERO_HASH and prev2 == h1
+        first, second = rows
+        assert all(isinstance(r, StoredEvent) for r in rows)
+        s1, prev1, h1 = first.seq, first.prev_hash, first.hash
+        assert (s1, second.seq) == (1, 2) and prev1 == ZERO_HASH and second.prev_hash == h1
         canonical = (
             b'{"actor":"gm","campaign":"c","data":{"character":null,"text":"a","type":"note.added"},'
             b'"prev_hash":"' + ZERO_HASH.encode() + b'","recorded_at":"' + AT.encode() + b'","seq":1,'
             b'"session":null,"stream":"campaign","type":"note.added","version":1,"visibility":"public"}'
         )
         assert h1 == hashlib.sha256(bytes.fromhex(ZERO_HASH) + canonical).hexdigest()
-        assert h1 == chain_hash(ZERO_HASH, canonical)
-        assert [tuple(r) for r in store.rows("c")] == [tuple(r) for r in rows]  # stored as returned
+        assert h1 == chain_hash(ZERO_HASH, canonical) == hash_of(first)
+        assert second.hash == hash_of(second)
+        assert list(store.rows("c")) == rows  # stored as returned
 
     def test_data_is_stored_byte_for_byte(self, store: EventStore) -> None:
         hostile = 'é \u0000 \\ "quoted" %s %d \U0001f3b2 \u2028'
@@ -285,7 +288,7 @@ class EventStoreContract:
     def test_seq_versions_and_campaigns_are_separate(self, store: EventStore) -> None:
         append(store, "c", note("a"), note("b", "ann"), note("c", "ann"))
         rows = append(store, "d", note("x"))
-        assert rows[0][0] == 1 and rows[0][10] == ZERO_HASH  # own seq and chain
+        assert rows[0].seq == 1 and rows[0].prev_hash == ZERO_HASH  # own seq and chain
         assert store.stream_version("c", "ann") == 2
         assert store.stream_version("c", "campaign") == 1
         assert store.stream_version("c", "nobody") == 0
@@ -316,7 +319,7 @@ class EventStoreContract:
             append(store, "c", note("b"), note("c"))
             raise RuntimeError("the caller fails after the append")
         assert store.head("c").seq == 1
-        assert [r[0] for r in store.rows("c")] == [1]
+        assert [e.seq for e in store.rows("c")] == [1]
         assert store.rollbacks >= 1
 
     def test_reads_by_range_stream_session_type_and_actor(self, store: EventStore) -> None:
@@ -325,27 +328,31 @@ class EventStoreContract:
             "c", [note("c", "bob")], actor="pat", recorded_at="2026-03-02T19:00:00.000000Z", session=2
         )
         append(store, "c", note("d", "ann"), session=2)
-        assert [r[0] for r in store.rows("c", stream="ann")] == [2, 4]
-        assert [r[0] for r in store.rows("c", after=1, upto=3)] == [2, 3]
-        assert [r[0] for r in store.rows("c", streams=["bob", "campaign"])] == [1, 3]
-        assert [r[0] for r in store.rows("c", session=2)] == [3, 4]
-        assert [r[0] for r in store.rows("c", actor="pat")] == [3]
-        assert [r[0] for r in store.rows("c", types=["note.added"], descending=True)] == [4, 3, 2, 1]
-        assert [r[0] for r in store.rows("c", types=["session.started"])] == []
+        assert [e.seq for e in store.rows("c", stream="ann")] == [2, 4]
+        assert [e.seq for e in store.rows("c", after=1, upto=3)] == [2, 3]
+        assert [e.seq for e in store.rows("c", streams=["bob", "campaign"])] == [1, 3]
+        assert [e.seq for e in store.rows("c", session=2)] == [3, 4]
+        assert [e.seq for e in store.rows("c", actor="pat")] == [3]
+        assert [e.seq for e in store.rows("c", types=["note.added"], descending=True)] == [4, 3, 2, 1]
+        assert [e.seq for e in store.rows("c", types=["session.started"])] == []
         assert list(store.rows("c", upto=2, columns="seq, stream")) == [(1, "campaign"), (2, "ann")]
         narrow = store.rows("c", upto=2)
         assert isinstance(narrow, RowStream) and not narrow.started
-        assert [r[:4] for r in narrow.narrow(["seq", "stream"])] == [
-            (1, None, "campaign", None),
-            (2, None, "ann", None),
+        assert list(narrow.narrow(["stream", None, "seq"])) == [
+            ("campaign", None, 1),
+            ("ann", None, 2),
         ]
+        with pytest.raises(RuntimeError, match="already being read"):
+            narrow.narrow(["seq"])
+        full = list(store.rows("c", upto=1))
+        assert [type(e) for e in full] == [StoredEvent] and full[0].visibility == "public"
         with pytest.raises(StoreError, match="unknown event columns"):
             store.rows("c", columns="seq, 1; drop table events")
         last = store.last_of_types("c", ["note.added"])
-        assert last is not None and last[0] == 4
+        assert last is not None and last.seq == 4 and last.actor == "gm"
         assert store.last_of_types("c", ["nothing"]) is None
 
-        assert [r[0] for r in store.rows("c", columns="recorded_at")][2:] == [
+        assert [at for (at,) in store.rows("c", columns="recorded_at")][2:] == [
             "2026-03-02T19:00:00.000000Z"
         ] * 2
         assert store.last_seq_at("c", "2026-03-01T23:00:00.000000Z") == 2
@@ -356,9 +363,9 @@ class EventStoreContract:
 
     def test_paged_reads_stream_every_row_once(self, store: EventStore) -> None:
         append(store, "c", *[note(str(i), f"s{i % 3}") for i in range(12_345)])
-        seqs = [r[0] for r in store.rows("c", columns=["seq"])]
+        seqs = [seq for (seq,) in store.rows("c", columns=["seq"])]
         assert seqs == list(range(1, 12_346))
-        assert [r[0] for r in store.rows("c", descending=True, after=10, upto=12_000)] == list(
+        assert [e.seq for e in store.rows("c", descending=True, after=10, upto=12_000)] == list(
             range(12_000, 10, -1)
         )
         assert sum(1 for _ in store.rows("c", stream="s1")) == 4115
@@ -422,7 +429,7 @@ class EventStoreContract:
                     size = 1 + (w + b) % 4
                     rows = append(s, "c", *[note(f"{w}.{b}.{i}", f"w{w}") for i in range(size)])
                     with lock:
-                        written.append((w, [r[0] for r in rows]))
+                        written.append((w, [e.seq for e in rows]))
             except Exception as e:  # noqa: BLE001 (reported, not raised in a thread)
                 problems.append(f"writer {w}: {type(e).__name__}: {e}")
             finally:
@@ -432,11 +439,11 @@ class EventStoreContract:
             s = store_factory()
             try:
                 while not done.is_set():
-                    seqs = [r[0] for r in s.rows("c", columns=["seq"])]
+                    seqs = [seq for (seq,) in s.rows("c", columns=["seq"])]
                     if seqs != list(range(1, len(seqs) + 1)):
                         problems.append(f"a reader saw a gap: {seqs[-5:]}")
                         return
-                    texts = [r[0] for r in s.rows("c", columns=["data"])][1:]
+                    texts = [data for (data,) in s.rows("c", columns=["data"])][1:]
                     batches_seen: dict[str, int] = {}
                     for data in texts:
                         key = msgspec.json.decode(data)["text"].rsplit(".", 1)[0]
@@ -469,8 +476,8 @@ class EventStoreContract:
             assert check.head("c").seq == 1 + len(every)
             rows = list(check.rows("c"))
             prev = ZERO_HASH
-            for row in rows:  # one chain through every batch
-                assert row[10] == prev
-                prev = row[11]
+            for stored in rows:  # one chain through every batch
+                assert stored.prev_hash == prev and hash_of(stored) == stored.hash
+                prev = stored.hash
         finally:
             check.close()
