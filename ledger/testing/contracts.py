@@ -242,8 +242,10 @@ class EventStoreContract:
     :mod:`ledger.chain`'s; payloads stored byte for byte; seqs, versions and campaigns apart;
     an expected-version conflict names both versions and writes nothing; a batch is all or
     nothing; reads by seq range (``after`` = greater than, ``upto`` = up to), stream, session,
-    type and actor, newest first; paged reads; secrets; snapshots as a cache; and many threads
-    writing while others read, two batches never interleaving.
+    type and actor, newest first; reads by a stream's version range with a ``limit`` (what
+    eventsourcing's recorder cases check, tests/test_eventsourcing_recorder.py); paged reads;
+    secrets; snapshots as a cache; and many threads writing while others read, two batches
+    never interleaving.
     """
 
     @pytest.fixture
@@ -360,6 +362,35 @@ class EventStoreContract:
         assert store.last_seq_at("c", "2026-03-01T18:59:59.999999Z") == 0
         head = store.head("c")
         assert store.seq_of_hash("c", head.hash) == 4 and store.seq_of_hash("d", head.hash) is None
+
+    def test_reads_by_version_range_and_limit(self, store: EventStore) -> None:
+        """What an event-sourced aggregate reads of itself (eventsourcing's
+        ``select_events(gt, lte, desc, limit)``): one stream's versions after one and up to
+        another, oldest or newest first, at most ``limit``; ``limit`` on any read."""
+        append(store, "c", *[note(f"a{v}", "ann") for v in range(1, 6)], note("b1", "bob"))
+        append(store, "c", note("a6", "ann"), note("c1"))
+
+        def versions(**kw: Any) -> list[int]:
+            return [e.version for e in store.rows("c", stream="ann", **kw)]
+
+        assert versions() == [1, 2, 3, 4, 5, 6]
+        assert versions(version_after=2, version_upto=4) == [3, 4]
+        assert versions(version_upto=4, descending=True, limit=1) == [4]  # the last before 5
+        assert versions(descending=True, limit=1) == [6]  # the latest (a snapshot's start)
+        assert versions(version_after=6) == [] and versions(limit=0) == []
+        assert versions(version_after=1, limit=2) == [2, 3]
+        assert [e.seq for e in store.rows("c", limit=3)] == [1, 2, 3]
+        assert [e.seq for e in store.rows("c", after=5, descending=True, limit=2)] == [8, 7]
+        assert [s for (s,) in store.rows("c", types=["note.added"], limit=2, columns="seq")] == [1, 2]
+        assert [e.stream for e in store.rows("c", version_upto=1)] == ["ann", "bob", "campaign"]
+        for bad in (-1, 1.5, "2"):
+            with pytest.raises(StoreError, match="limit must be a whole number"):
+                store.rows("c", limit=bad)  # type: ignore[arg-type]
+
+    def test_a_limit_ends_a_paged_read(self, store: EventStore) -> None:
+        append(store, "c", *[note(str(i)) for i in range(6_000)])
+        assert [e.seq for e in store.rows("c", limit=5_500)] == list(range(1, 5_501))
+        assert [e.seq for e in store.rows("c", descending=True, limit=5_001)][-1] == 1_000
 
     def test_paged_reads_stream_every_row_once(self, store: EventStore) -> None:
         append(store, "c", *[note(str(i), f"s{i % 3}") for i in range(12_345)])
