@@ -3,11 +3,17 @@
 Two backends implement it: :class:`ledger.store.sqlite.Store` (one SQLite file, the embedded
 default) and :class:`ledger.store.postgres.PostgresStore` (a PostgreSQL database, many campaigns in
 one). Nothing outside the store modules writes SQL or touches a connection; the rest of
-``ledger/`` calls the methods below and gets plain rows back.
+``ledger/`` calls the methods below and gets events back.
 
-Rows are tuples in :data:`~ledger.chain.COLUMNS` order (``seq, campaign, stream, version,
-type, data, recorded_at, actor, session, visibility, prev_hash, hash``; ``data`` is the
-payload's canonical JSON as text), or the subset of columns a read names. Every backend
+An event read whole is a :class:`~ledger.envelope.StoredEvent` (``seq, campaign, stream,
+version, type, data, recorded_at, actor, session, visibility, prev_hash, hash`` by name;
+``data`` is the payload's canonical JSON as text), built here, in the SQL adapters; a read
+that names its columns gives tuples of them in the order asked (:mod:`ledger.store.rows`).
+The module layout: :mod:`ledger.store.protocols` (the four protocols),
+:mod:`ledger.store.rows` (row streams and paging), :mod:`ledger.store.tables` (secrets,
+access links, web sessions, snapshots), this module (reads and the append), and each
+backend's (:mod:`ledger.store.sqlite`; :mod:`ledger.store.postgres` with
+:mod:`ledger.store.pgconnection`). Every backend
 stores the bytes :mod:`ledger.chain` makes, unchanged, so a campaign copied from one backend
 to another keeps every hash (``campaign copy``).
 
