@@ -71,10 +71,11 @@ def close(camp: Campaign) -> None:
 
 def append_work(store: Any, work: Sequence[Batch]) -> list[tuple[Any, ...]]:
     """``store.append`` (any backend) of every session batch of ``work``, one transaction
-    each, with its expected versions: the stored rows."""
-    rows: list[tuple[Any, ...]] = []
+    each, with its expected versions: the stored rows (tuples in ``COLUMNS`` order, as the
+    floors insert them)."""
+    stored: list[Any] = []
     for number, events, expected in work:
-        rows.extend(
+        stored.extend(
             store.append(
                 workload.CAMPAIGN,
                 [Pending(e) for e in events],
@@ -84,7 +85,7 @@ def append_work(store: Any, work: Sequence[Batch]) -> list[tuple[Any, ...]]:
                 expected_versions=expected,
             )
         )
-    return rows
+    return [msgspec.structs.astuple(e) for e in stored]
 
 
 def ledger_store_append(path: str, work: Sequence[Batch]) -> tuple[float, list[tuple[Any, ...]]]:

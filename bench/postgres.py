@@ -491,8 +491,8 @@ def hosted_writer(
                         ]
                     else:
                         seqs = [
-                            r[0]
-                            for r in store.append(
+                            e.seq
+                            for e in store.append(
                                 cid,
                                 [Pending(e) for e in notes],
                                 actor=f"w{writer}",
@@ -527,7 +527,9 @@ class HostedSetup:
             hosted_setup(u, campaigns)
             store = PostgresStore(u)
             self.created = [
-                tuple(r) for cid in store.campaign_ids() for r in store.rows(cid, upto=1)
+                msgspec.structs.astuple(e)
+                for cid in store.campaign_ids()
+                for e in store.rows(cid, upto=1)
             ]
             store.close()
         self.ids = [r[1] for r in self.created]

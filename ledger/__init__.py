@@ -39,6 +39,8 @@ from ledger.events import (
     SessionAbandoned,
     SessionEnded,
     SessionStarted,
+    StoredEvent,
+    Visibility,
     event_tag,
 )
 from ledger.rules.hookspecs import hookimpl
@@ -93,6 +95,8 @@ __all__ = [
     "Event",
     "Roll",
     "Recorded",
+    "StoredEvent",
+    "Visibility",
     "event_tag",
     "CampaignCreated",
     "CharacterCreated",

@@ -8,8 +8,9 @@
   the first event's ``prev_hash`` is :data:`ZERO_HASH`.
 - :func:`chain_rows` envelopes and chains a whole batch of already-encoded payloads after a
   head, giving the stored rows in :data:`COLUMNS` order. It assembles the canonical bytes from
-  pre-encoded pieces (faster than encoding an :class:`~ledger.events.Envelope` per event);
-  the bytes are identical, which ``verify`` checks by recomputing them the slow way.
+  pre-encoded pieces (faster than encoding an :class:`~ledger.envelope.Envelope` per event);
+  the bytes are identical, which ``verify`` checks by recomputing them the slow way
+  (:func:`hash_of`).
 
 Nothing here does I/O or knows a database: a backend stores the rows this module makes,
 byte for byte, and the same rows verify whichever backend held them.
@@ -25,22 +26,22 @@ from typing import Any
 
 import msgspec
 
-#: The envelope's fields in stored-row order: every row a store returns is a tuple in this
-#: order (or the subset a read asks for).
-COLUMNS = (
-    "seq",
-    "campaign",
-    "stream",
-    "version",
-    "type",
-    "data",
-    "recorded_at",
-    "actor",
-    "session",
-    "visibility",
-    "prev_hash",
-    "hash",
-)
+from ledger.envelope import COLUMNS, StoredEvent, chain_input
+
+__all__ = [
+    "COLUMNS",
+    "ZERO_HASH",
+    "Encoded",
+    "Head",
+    "canonical_envelope",
+    "chain_hash",
+    "chain_rows",
+    "encode_canonical",
+    "hash_of",
+    "instant",
+    "not_before",
+]
+
 #: The ``prev_hash`` of a campaign's first event.
 ZERO_HASH = "0" * 64
 
@@ -91,9 +92,20 @@ def not_before(recorded_at: str, head_recorded_at: str) -> str:
 
 
 def canonical_envelope(envelope: Any) -> bytes:
-    """Canonical JSON of an envelope without its hash (a :class:`ledger.events.Envelope`,
+    """Canonical JSON of an envelope without its hash (a :class:`ledger.envelope.Envelope`,
     ``data`` carried as ``msgspec.Raw``): the bytes the chain hashes."""
     return _encoder.encode(envelope)
+
+
+def hash_of(stored: StoredEvent) -> str:
+    """The hash a stored event's contents give, recomputed the slow way: its envelope
+    without ``hash`` (:func:`ledger.envelope.chain_input`), canonical, chained after its own
+    ``prev_hash`` (:func:`chain_hash`). Equal to ``stored.hash`` unless a byte changed.
+
+    :raises ValueError: ``prev_hash`` is not hex.
+    :raises TypeError: a field of a type the canonical encoder refuses.
+    """
+    return chain_hash(stored.prev_hash, _encoder.encode(chain_input(stored)))
 
 
 def chain_hash(prev_hash: str, canonical: bytes) -> str:

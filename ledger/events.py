@@ -2,9 +2,10 @@
 
 An event's payload is a tagged, frozen, keyword-only ``msgspec.Struct``. Its tag is the
 envelope's ``type`` (``"<area>.<past_tense>"``; plugin tags start with the system id, e.g.
-``"wyrd-engine.damage_taken"``). The envelope (:class:`Recorded`) adds the fields of
-DESIGN.md "Events": ``seq``, ``campaign``, ``stream``, ``version``, ``type``, ``data``,
-``recorded_at``, ``actor``, ``session``, ``visibility``, ``prev_hash``, ``hash``.
+``"wyrd-engine.damage_taken"``). The envelope (:class:`ledger.envelope.StoredEvent`) adds
+the fields of DESIGN.md "Events": ``seq``, ``campaign``, ``stream``, ``version``, ``type``,
+``data``, ``recorded_at``, ``actor``, ``session``, ``visibility``, ``prev_hash``, ``hash``;
+:class:`Recorded` is a stored event with its payload decoded.
 
 Stream rule: an event with a ``character`` field belongs to that character's stream;
 every other event belongs to the ``"campaign"`` stream.
@@ -16,6 +17,9 @@ from typing import Any, ClassVar, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
+
+from ledger.envelope import Envelope as Envelope  # re-exported: the hash-chain input
+from ledger.envelope import StoredEvent, Visibility
 
 CAMPAIGN_STREAM = "campaign"
 ZERO_HASH = "0" * 64
@@ -42,7 +46,7 @@ class Event(
       (default): a campaign-stream event applies to the characters that exist then.
     """
 
-    visibility: ClassVar[str] = "public"
+    visibility: ClassVar[Visibility] = "public"
     schema_version: ClassVar[int] = 1
     part_of_roll: ClassVar[bool] = False
     held_by_newcomers: ClassVar[bool] = False
@@ -273,37 +277,71 @@ def stream_of(event: Event) -> str:
     return character if isinstance(character, str) and character else CAMPAIGN_STREAM
 
 
-class Recorded(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """An event as stored: the envelope of DESIGN.md with its decoded payload in ``data``."""
+class Recorded(msgspec.Struct, frozen=True, gc=False):
+    """A stored event with its decoded payload: ``stored`` as the store keeps it (the
+    envelope, ``data`` as canonical JSON text) and ``data``, the payload it counts with (an
+    :class:`Event`; amended by a correction where a read applies corrections).
 
-    seq: int
-    campaign: str
-    stream: str
-    version: int
-    type: str
-    data: Event
-    recorded_at: str
-    actor: str
-    session: int | None
-    visibility: str
-    prev_hash: str
-    hash: str
-
-
-class Envelope(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """The canonical form hashed into the chain: every envelope field but ``hash``.
-
-    ``data`` is the payload's canonical JSON (keys sorted), carried as ``msgspec.Raw``.
+    The envelope's other fields read through (``rec.seq``, ``rec.stream``, ``rec.type``,
+    ``rec.visibility``, ...), so a record reads like the envelope with its ``data`` decoded,
+    as plugins have always used it. Built by :func:`ledger.rules.projection.iter_recorded`
+    and :meth:`ledger.campaign.aggregate.Campaign.append`.
     """
 
-    seq: int
-    campaign: str
-    stream: str
-    version: int
-    type: str
-    data: msgspec.Raw
-    recorded_at: str
-    actor: str
-    session: int | None
-    visibility: str
-    prev_hash: str
+    stored: StoredEvent
+    data: Event
+
+    @property
+    def seq(self) -> int:
+        """Position in the campaign's log (from 1)."""
+        return self.stored.seq
+
+    @property
+    def campaign(self) -> str:
+        """The campaign id."""
+        return self.stored.campaign
+
+    @property
+    def stream(self) -> str:
+        """The character id, or ``"campaign"``."""
+        return self.stored.stream
+
+    @property
+    def version(self) -> int:
+        """The stream's version after this event."""
+        return self.stored.version
+
+    @property
+    def type(self) -> str:
+        """The payload's tag."""
+        return self.stored.type
+
+    @property
+    def recorded_at(self) -> str:
+        """UTC time of recording (``YYYY-MM-DDTHH:MM:SS.ffffffZ``)."""
+        return self.stored.recorded_at
+
+    @property
+    def actor(self) -> str:
+        """Who recorded it."""
+        return self.stored.actor
+
+    @property
+    def session(self) -> int | None:
+        """The session it was recorded in, or ``None``."""
+        return self.stored.session
+
+    @property
+    def visibility(self) -> Visibility:
+        """``"public"`` or ``"gm"``."""
+        return self.stored.visibility
+
+    @property
+    def prev_hash(self) -> str:
+        """The previous event's hash."""
+        return self.stored.prev_hash
+
+    @property
+    def hash(self) -> str:
+        """This event's hash."""
+        return self.stored.hash

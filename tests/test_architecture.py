@@ -7,6 +7,7 @@ two modules, inside a layer too, and no module over :data:`MAX_LINES` lines.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import grimp
@@ -70,10 +71,6 @@ def test_the_cycle_finder_finds_one(tmp_path, monkeypatch):
 #: past it, split the module by responsibility (docs/architecture.md says where things go).
 MAX_LINES = 500
 
-#: TEMPORARY (#25): the two store modules helper A is splitting on branch h-store. The lead
-#: drops this exemption once that split lands; nothing else may be added here.
-OVERSIZE_UNTIL_STORE_SPLIT = frozenset({"store/base.py", "store/postgres.py"})
-
 
 def oversized(root: Path, limit: int = MAX_LINES) -> dict[str, int]:
     """``{path relative to root: lines}`` of every ``.py`` file under ``root`` longer than
@@ -88,7 +85,7 @@ def oversized(root: Path, limit: int = MAX_LINES) -> dict[str, int]:
 
 def test_no_module_of_ledger_is_over_500_lines():
     root = Path(ledger.__file__).parent
-    over = {p: n for p, n in oversized(root).items() if p not in OVERSIZE_UNTIL_STORE_SPLIT}
+    over = oversized(root)
     assert over == {}, f"split these by responsibility (docs/architecture.md): {over}"
 
 
@@ -98,3 +95,46 @@ def test_the_size_check_finds_a_long_module(tmp_path):
     (tmp_path / "pkg" / "long.py").write_text("x = 1\n" * (MAX_LINES + 1))
     (tmp_path / "notes.txt").write_text("x\n" * 900)
     assert oversized(tmp_path) == {"pkg/long.py": MAX_LINES + 1}
+
+
+# --- one envelope: no positional row access outside the SQL adapters (#25) ---------------
+
+#: ``row[9]``, ``r[4]``, ``rows[-1][11]``: an event read by position (``rows[0]``, one of a
+#: list, is not). Outside
+#: ledger/store/ a stored event is a StoredEvent read by name, and a narrowed read's tuple
+#: is unpacked by name (``for seq, data in store.rows(c, columns="seq, data")``).
+POSITIONAL_ROW = re.compile(r"\b(?:(?:row|r|rec|stored)|rows\[-?\d+\])\[-?\d+\]")
+
+
+def positional_row_accesses(root: Path) -> list[str]:
+    """``path:line: text`` of every positional row access under ``root`` but ``store/``."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if "store" in path.relative_to(root).parts[:1]:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if POSITIONAL_ROW.search(line.split("#", 1)[0]):
+                found.append(f"{path.relative_to(root.parent)}:{number}: {line.strip()}")
+    return found
+
+
+def test_no_positional_row_access_outside_the_store():
+    assert positional_row_accesses(Path(ledger.__file__).parent) == []
+
+
+def test_the_positional_row_finder_finds_one(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "store").mkdir(parents=True)
+    (package / "store" / "sqlite.py").write_text("head = row[0]\n")  # the adapters may
+    (package / "verify.py").write_text(
+        "ok = rows[0].seq\n"
+        "if row[9] == 'gm':\n"
+        "    pass\n"
+        "h = rows[-1][11]\n"
+        "# r[4] in a comment\n"
+        "x = char[0]\n"
+    )
+    assert positional_row_accesses(package) == [
+        "pkg/verify.py:2: if row[9] == 'gm':",
+        "pkg/verify.py:4: h = rows[-1][11]",
+    ]

@@ -130,7 +130,7 @@ def test_the_database_refuses_update_and_delete(store_target, store, sql):
     append(store, "c", note("a"))
     with pytest.raises(refused_error(store_target), match="append-only"):
         raw(store_target, sql)
-    assert [r[5] for r in store.rows("c")] == ['{"character":null,"text":"a","type":"note.added"}']
+    assert [e.data for e in store.rows("c")] == ['{"character":null,"text":"a","type":"note.added"}']
 
 
 # --- the whole engine on each backend ---------------------------------------------------------
@@ -211,7 +211,7 @@ def conformance_writer(target: str, writer: int, count: int, go: str, out: str) 
                 recorded_at=AT,
                 session=None,
             )
-            report["b"].append([texts, [r[0] for r in rows]])
+            report["b"].append([texts, [e.seq for e in rows]])
         done += size
     Path(out).write_text(json.dumps(report))
 
@@ -386,7 +386,8 @@ def test_a_store_on_a_pooled_connection(postgres_url):
         with pool.connection() as a, pool.connection() as b:
             first = append(PostgresStore(a), "pooled", note("from a"))
             second = append(PostgresStore(b), "pooled", note("from b"))
-            assert (first[0][0], second[0][0]) == (2, 3) and second[0][10] == first[0][11]
+            assert (first[0].seq, second[0].seq) == (2, 3)
+            assert second[0].prev_hash == first[0].hash
             assert verify_store(PostgresStore(a), "pooled").ok
 
 

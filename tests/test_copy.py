@@ -7,6 +7,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+import msgspec
 import pytest
 from click.testing import CliRunner
 
@@ -38,7 +39,7 @@ def build(db: str, name: str = "casebook") -> None:
 def everything(db: str, campaign: str) -> tuple[list[tuple], list[dict]]:
     store = open_store(db)
     try:
-        rows = [tuple(r) for r in store.rows(campaign)]
+        rows = [msgspec.structs.astuple(e) for e in store.rows(campaign)]
         secrets = sorted(store.secret_rows(campaign), key=lambda r: (r["kind"], r["session"]))
         return rows, secrets
     finally:

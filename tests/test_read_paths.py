@@ -158,7 +158,7 @@ def test_the_session_list_is_read_from_its_own_index_alone(store):
     found = plan(store, types=marks)
     assert "USING COVERING INDEX events_session_marks" in found, found
     assert "TEMP B-TREE" not in found  # already in seq order
-    got = [(r[0], r[4]) for r in store.rows("c", types=marks)]
+    got = [(e.seq, e.type) for e in store.rows("c", types=marks)]
     assert got == [(1, "session.started"), (3, "session.ended"), (4, "session.started"),
                    (6, "session.abandoned")]  # fmt: skip
     full = list(store.rows("c", after=3, upto=4))

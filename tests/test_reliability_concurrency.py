@@ -87,7 +87,7 @@ def worker(db: str, writer: int, mode: str, count: int, go: str, out: str) -> No
                     session=None,
                     expected_versions={stream: version},
                 )
-                seqs = [r[0] for r in rows]
+                seqs = [e.seq for e in rows]
             report["batches"].append({"texts": texts, "seqs": seqs})
             break
         done += size

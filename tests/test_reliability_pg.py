@@ -216,9 +216,9 @@ def test_a_commit_whose_answer_was_lost_is_looked_up_and_counts_once(postgres_ur
         append(store, note("first"))
         relay.lose_next_commit_answer()
         rows = append(store, note("once"))
-        assert rows[0][0] == 2
+        assert rows[0].seq == 2
         assert notes(postgres_url, "once") == 1
-        assert store.head("c").seq == 2 and store.head("c").hash == rows[0][11]
+        assert store.head("c").seq == 2 and store.head("c").hash == rows[0].hash
     finally:
         store.close()
 

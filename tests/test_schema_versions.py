@@ -37,7 +37,7 @@ def test_payloads_store_their_version_and_upcasters_use_it(toy_campaign, db_path
     hurt_v2()
     camp = open_campaign(Store(db_path))
     new = camp.append([Hurt(character="ann", amount=3)], actor="gm", at=AT)[0]
-    rows = {r[0]: r[5] for r in camp.rows(types=["toy.hurt"])}
+    rows = {e.seq: e.data for e in camp.rows(types=["toy.hurt"])}
     assert f'"{SCHEMA}"' not in rows[old.seq]  # written by release 1: version 1 (absent)
     assert f'"{SCHEMA}":2' in rows[new.seq]
     # v1 payloads are doubled (1 -> 2, the amended 1 -> 2), the v2 one is read as written

@@ -48,11 +48,11 @@ def test_an_append_behind_the_head_gets_the_heads_time(store_target):
         behind = store.append(
             "c", [note("a"), note("b")], actor="gm", recorded_at=EARLY, session=None
         )
-        assert [r[6] for r in behind] == [LATE, LATE]
-        assert store.head("c") == Head(3, behind[-1][11], LATE)
+        assert [e.recorded_at for e in behind] == [LATE, LATE]
+        assert store.head("c") == Head(3, behind[-1].hash, LATE)
         later = "2026-03-01T21:05:00.000000Z"
         ahead = store.append("c", [note("c")], actor="gm", recorded_at=later, session=None)
-        assert ahead[0][6] == later  # a clock ahead of the head keeps its own time
+        assert ahead[0].recorded_at == later  # a clock ahead of the head keeps its own time
         times = [r[0] for r in store.rows("c", columns=["recorded_at"])]
         assert times == sorted(times) == [LATE, LATE, LATE, later]
         assert store.last_seq_at("c", EARLY) == 0  # nothing was recorded before 21:00

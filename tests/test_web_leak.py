@@ -27,7 +27,6 @@ from ledger import RuleError
 from ledger.campaign.aggregate import open_campaign
 from ledger.rules.plugins import rule_systems
 from ledger.store.opening import open_store
-from ledger.store.sqlite import COLUMNS
 from ledger.testing import registered
 from ledger.web.roll_form import SECRET_REFUSAL
 
@@ -119,8 +118,8 @@ def secrets_of(db: str) -> tuple[list[str], list[int], str]:
     try:
         campaign = open_campaign(store)
         found, seqs = [], []
-        for row in store.rows(campaign.id):
-            values = dict(zip(COLUMNS, row, strict=True))
+        for stored in store.rows(campaign.id):
+            values = msgspec.structs.asdict(stored)
             if values["visibility"] != "gm":
                 continue
             seqs.append(values["seq"])

@@ -36,13 +36,14 @@ from ledger.events import (
     SessionAbandoned,
     SessionEnded,
     SessionStarted,
+    StoredEvent,
+    Visibility,
 )
 from ledger.rules.plugins import load_system
 from ledger.rules.projection import (
     Corrections,
     Projector,
     iter_recorded,
-    to_recorded,
 )
 from ledger.store.base import COLUMNS, EventStore, Pending
 
@@ -221,15 +222,15 @@ class Campaign:
 
     def current_session(self) -> int | None:
         """The open session's number, or ``None`` between sessions."""
-        row = self.store.last_of_types(self.id, [*SESSION_TYPES])
-        if row is None or row[4] != "session.started":  # ended or abandoned
+        last = self.store.last_of_types(self.id, [*SESSION_TYPES])
+        if last is None or last.type != "session.started":  # ended or abandoned
             return None
-        return int(msgspec.json.decode(row[5])["number"])
+        return int(msgspec.json.decode(last.data)["number"])
 
     def last_session(self) -> int:
         """The number of the last session started (0 when none)."""
-        row = self.store.last_of_types(self.id, ["session.started"])
-        return int(msgspec.json.decode(row[5])["number"]) if row else 0
+        last = self.store.last_of_types(self.id, ["session.started"])
+        return int(msgspec.json.decode(last.data)["number"]) if last else 0
 
     def resolve_as_of(self, as_of: str | None) -> int:
         """A ``seq`` from ``SEQ``, ``session:N`` (its end, or now if open) or an ISO time
@@ -320,7 +321,7 @@ class Campaign:
         *,
         actor: str,
         at: str,
-        visibility: str | None = None,
+        visibility: Visibility | None = None,
         expected_versions: dict[str, int] | None = None,
         session: int | None = None,
     ) -> list[Recorded]:
@@ -349,7 +350,7 @@ class Campaign:
             validation.check_contests(self, events, head.seq + 1)
             cached = self.reader.cached(head.hash)  # {} when another writer appended
             states = validation.validate(self, events, cached=cached, first_seq=head.seq + 1)
-            rows = self.store.append(
+            written = self.store.append(
                 self.id,
                 [Pending(e, visibility) for e in events],
                 actor=actor,
@@ -357,12 +358,12 @@ class Campaign:
                 session=session if session is not None else self.current_session(),
                 expected_versions=expected_versions,
             )
-            self._note_clock(rows, at)
+            self._note_clock(written, at)
             if any(isinstance(e, Corrected) for e in events):
                 self.reader.forget()  # history changed: replay next time
             else:
-                self.reader.keep(states, rows[-1][11] if rows else head.hash)
-            records = [to_recorded(r, e) for r, e in zip(rows, events, strict=True)]
+                self.reader.keep(states, written[-1].hash if written else head.hash)
+            records = [Recorded(s, e) for s, e in zip(written, events, strict=True)]
             self._report(records)
         return records
 
@@ -372,12 +373,12 @@ class Campaign:
     #: CLI warns once (:func:`clock_warning`).
     clock_behind: datetime.timedelta | None = None
 
-    def _note_clock(self, rows: Sequence[tuple[Any, ...]], at: str) -> None:
+    def _note_clock(self, written: Sequence[StoredEvent], at: str) -> None:
         """Note in :attr:`clock_behind` how far ``at`` was behind the head when the store
         stamped the batch with the head's time instead (``recorded_at`` never decreases)."""
-        if not rows or rows[0][6] == at:
+        if not written or written[0].recorded_at == at:
             return
-        stored, given = instant(rows[0][6]), instant(at)
+        stored, given = instant(written[0].recorded_at), instant(at)
         if stored is not None and given is not None and stored - given >= CLOCK_SLACK:
             gap = stored - given
             if self.clock_behind is None or gap > self.clock_behind:
@@ -423,9 +424,10 @@ class Campaign:
 
         return correct(self, seq, reason, data=data, faces=faces, actor=actor, at=at)
 
-    def rows(self, **filters: Any) -> Iterator[tuple[Any, ...]]:
-        """Raw stored rows (tuples in :data:`ledger.store.sqlite.COLUMNS` order)."""
-        return self.store.rows(self.id, **filters)
+    def rows(self, **filters: Any) -> Iterator[Any]:
+        """The campaign's stored events (:meth:`ledger.store.protocols.EventRecorder.rows`:
+        :class:`StoredEvent` s, or tuples of the ``columns`` asked for)."""
+        return iter(self.store.rows(self.id, **filters))
 
 
 __all__ = [

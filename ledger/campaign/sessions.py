@@ -175,9 +175,9 @@ def _downtime(campaign: Campaign, number: int) -> tuple[int, str, int | None]:
 def unrevealed_downtime(campaign: Campaign) -> int | None:
     """The session whose downtime seed is committed and not yet revealed (or ``None``)."""
     row = campaign.store.last_of_types(campaign.id, [*DOWNTIME_TYPES])
-    if row is None or row[4] != "downtime.committed":
+    if row is None or row.type != "downtime.committed":
         return None
-    return int(msgspec.json.decode(row[5])["number"])
+    return int(msgspec.json.decode(row.data)["number"])
 
 
 def downtime_seed(campaign: Campaign, number: int) -> bytes:

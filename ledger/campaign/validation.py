@@ -239,8 +239,8 @@ def held_by_newcomers(campaign: Campaign) -> list[tuple[int, Event]]:
     corrections = campaign.corrections()
     projector = campaign.projector()
     out = []
-    for row in campaign.store.rows(campaign.id, types=types, streams=[CAMPAIGN_STREAM]):
-        event = projector.decode_row(row, corrections)
+    for stored in campaign.store.rows(campaign.id, types=types, streams=[CAMPAIGN_STREAM]):
+        event = projector.decode_row(stored.seq, stored.type, stored.data, corrections)
         if event is not None:
-            out.append((row[0], event))
+            out.append((stored.seq, event))
     return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ledger.history.verify import verify_store
-from ledger.store.base import EventStore, StoreError
+from ledger.store.base import EventStore, StoredEvent, StoreError
 
 #: Rows per insert while copying (the source is read in pages, never all in memory).
 CHUNK = 5000
@@ -48,9 +48,9 @@ def copy_campaigns(src: EventStore, dst: EventStore, campaigns: list[str]) -> li
                     f"the destination already holds a campaign {campaign!r}: nothing copied "
                     "(copy into another ledger, or choose other campaigns with --campaign)"
                 )
-            chunk: list[tuple[object, ...]] = []
-            for row in src.rows(campaign, upto=head.seq):
-                chunk.append(row)
+            chunk: list[StoredEvent] = []
+            for stored in src.rows(campaign, upto=head.seq):
+                chunk.append(stored)
                 if len(chunk) == CHUNK:
                     dst.insert_rows(chunk)
                     chunk = []

@@ -23,7 +23,7 @@ from ledger.exchange.backup import BACKUP_VERSION, BackupRecord, check_secrets
 from ledger.history.report import VerifyReport, check_receipt
 from ledger.history.verify import verify_rows
 from ledger.rules.projection import replay_strictly
-from ledger.store.base import COLUMNS, EventStore
+from ledger.store.base import EventStore, StoredEvent
 
 #: SQLite's INTEGER range: larger numbers in a hostile file are refused, not overflowed.
 Int64 = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
@@ -76,23 +76,43 @@ _line_decoder = msgspec.json.Decoder(ExportLine)
 _stub_decoder = msgspec.json.Decoder(StubLine)
 
 
+def export_line(stored: StoredEvent) -> ExportLine:
+    """A stored event as its export line: every envelope field, ``data`` raw (the stored
+    canonical JSON, byte for byte)."""
+    return ExportLine(
+        seq=stored.seq,
+        campaign=stored.campaign,
+        stream=stored.stream,
+        version=stored.version,
+        type=stored.type,
+        data=msgspec.Raw(stored.data),
+        recorded_at=stored.recorded_at,
+        actor=stored.actor,
+        session=stored.session,
+        visibility=stored.visibility,
+        prev_hash=stored.prev_hash,
+        hash=stored.hash,
+    )
+
+
+def stub_line(stored: StoredEvent) -> StubLine:
+    """A GM-only event as a player's export shows it: only what the chain needs (its
+    ``seq``, ``campaign`` and stored hashes), marked ``redacted``; no type, stream, version,
+    session, actor, time or data (DESIGN.md "Visibility")."""
+    return StubLine(
+        seq=stored.seq, campaign=stored.campaign, prev_hash=stored.prev_hash, hash=stored.hash
+    )
+
+
 def export_lines(store: EventStore, campaign: str, *, as_gm: bool) -> Iterator[bytes]:
     """The campaign's export, one encoded line (with ``\\n``) per event, streamed; a
-    player's (``as_gm=False``) has a :class:`StubLine` for each GM-only event."""
+    player's (``as_gm=False``) has a :func:`stub_line` for each GM-only event."""
     encode = _line_encoder.encode
-    for row in store.rows(campaign):
-        values = dict(zip(COLUMNS, row, strict=True))
-        if not as_gm and values["visibility"] == "gm":
-            stub = StubLine(
-                seq=values["seq"],
-                campaign=values["campaign"],
-                prev_hash=values["prev_hash"],
-                hash=values["hash"],
-            )
-            yield encode(stub) + b"\n"
-            continue
-        values["data"] = msgspec.Raw(values["data"].encode())
-        yield encode(ExportLine(**values)) + b"\n"
+    for stored in store.rows(campaign):
+        if not as_gm and stored.visibility == "gm":
+            yield encode(stub_line(stored)) + b"\n"
+        else:
+            yield encode(export_line(stored)) + b"\n"
 
 
 class BadLine(RuleError):
@@ -303,7 +323,7 @@ def import_lines(
     report = verify_rows(iter(rows))  # also checks each data's type is its envelope's
     if not report.ok:
         raise RuleError(f"the file does not verify: seq {report.bad_seq}: {report.problem}")
-    stored = [tuple(r["data"].decode() if c == "data" else r[c] for c in COLUMNS) for r in rows]
+    stored = [StoredEvent(**{**r, "data": r["data"].decode()}) for r in rows]
     try:  # every event must be one the rules allowed when it was appended
         replay_strictly(system, codec, stored)
     except RuleError as e:

@@ -26,7 +26,6 @@ import msgspec
 from ledger.dice.engine import DOWNTIME_SCHEME, DiceSource, EngineDice
 from ledger.errors import RuleError
 from ledger.events import DowntimeRevealed, Event, Recorded, Roll, event_tag
-from ledger.rules.projection import to_recorded
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
@@ -50,10 +49,10 @@ def session_events(campaign: Campaign, number: int) -> list[Recorded]:
     corrections = campaign.corrections()
     projector = campaign.projector()
     out = []
-    for row in campaign.rows(session=number):
-        event = projector.decode_row(row, corrections)
+    for stored in campaign.rows(session=number):
+        event = projector.decode_row(stored.seq, stored.type, stored.data, corrections)
         if event is not None:
-            out.append(to_recorded(row, event))
+            out.append(Recorded(stored, event))
     return out
 
 

@@ -42,14 +42,14 @@ from typing import Any
 
 import msgspec
 
-from ledger.chain import COLUMNS, ZERO_HASH, canonical_envelope, chain_hash
+from ledger.chain import ZERO_HASH, hash_of
 from ledger.codec import Codec
 from ledger.errors import RuleError
 from ledger.events import (
     CAMPAIGN_STREAM,
     CORE_EVENT_TYPES,
     CampaignCreated,
-    Envelope,
+    StoredEvent,
     event_tag,
 )
 from ledger.history.report import VerifyReport, check_receipt
@@ -81,14 +81,16 @@ def _version_problem(stream: str, version: Any, versions: dict[str, int], hidden
 
 
 def verify_rows(
-    rows: Iterable[dict[str, Any]],
+    rows: Iterable[StoredEvent | dict[str, Any]],
     *,
     keep_hashes: set[int] | None = None,
     find_hash: str | None = None,
     rows_of: RowsOf | None = None,
     complete: bool = True,
 ) -> VerifyReport:
-    """Verify rows given as dicts of the envelope fields (``data`` as canonical bytes or None).
+    """Verify a log given as stored events (a store's read), or as dicts of the envelope
+    fields as an outside verifier parses an export (``data`` as canonical bytes, or None
+    for a player's stub marked ``"redacted"``; any value may be hostile).
 
     :param complete: the rows are the whole log: a last roll against a character must be
         followed by their ``contest.opposed``. ``False`` for a log read up to a receipt's or
@@ -108,7 +110,13 @@ def verify_rows(
     versions: dict[str, int] = {}
     skipped = 0  # stream versions skipped so far (each explained by a stub before it)
     sessions = SessionSeeds()
-    for row in rows:
+    for given in rows:
+        row_event: StoredEvent | None = None
+        if isinstance(given, StoredEvent):  # from a store: whole, data as stored text
+            row_event = given
+            row = {**msgspec.structs.asdict(given), "data": given.data.encode()}
+        else:
+            row = given
         seq = row["seq"]
         if seq != expected_seq:
             return report.fail(expected_seq, f"seq {expected_seq} is missing (found {seq} next)")
@@ -127,20 +135,8 @@ def verify_rows(
             skipped += row["version"] - versions.get(stream, 0) - 1
             versions[stream] = row["version"]
             try:
-                envelope = Envelope(
-                    seq=seq,
-                    campaign=row["campaign"],
-                    stream=stream,
-                    version=row["version"],
-                    type=row["type"],
-                    data=msgspec.Raw(data),
-                    recorded_at=row["recorded_at"],
-                    actor=row["actor"],
-                    session=row["session"],
-                    visibility=row["visibility"],
-                    prev_hash=row["prev_hash"],
-                )
-                recomputed = chain_hash(prev, canonical_envelope(envelope))
+                stored = row_event if row_event is not None else _stored(row, data)
+                recomputed = hash_of(stored)
             except (ValueError, TypeError) as e:
                 return report.fail(seq, f"malformed envelope: {e}")
             if recomputed != row["hash"]:
@@ -154,8 +150,7 @@ def verify_rows(
             if seq == 1:
                 results = _result_check(row, data, rows_of, report)
             if results is not None:
-                values = tuple(data if c == "data" else row[c] for c in COLUMNS)
-                bad = results.feed(values)
+                bad = results.feed(stored)
                 if bad:
                     return report.fail(seq, bad)
                 report.results_checked = results.checked
@@ -173,6 +168,28 @@ def verify_rows(
             return report.fail(report.head_seq, unanswered)
     sessions.finish(report)
     return report
+
+
+def _stored(row: dict[str, Any], data: bytes) -> StoredEvent:
+    """An exported envelope (a dict, ``data`` as bytes) as the event it says was stored.
+
+    :raises ValueError: ``data`` is not UTF-8. :raises TypeError: a field of the wrong type
+        (checked when it is hashed).
+    """
+    return StoredEvent(
+        seq=row["seq"],
+        campaign=row["campaign"],
+        stream=row["stream"],
+        version=row["version"],
+        type=row["type"],
+        data=data if isinstance(data, str) else bytes(data).decode(),
+        recorded_at=row["recorded_at"],
+        actor=row["actor"],
+        session=row["session"],
+        visibility=row["visibility"],
+        prev_hash=row["prev_hash"],
+        hash=row["hash"],
+    )
 
 
 def _result_check(
@@ -298,10 +315,10 @@ def verify_store(
             )
 
     def rows() -> Any:
-        for i, r in enumerate(store.rows(campaign, upto=receipt[0] if receipt else None), 1):
+        for i, e in enumerate(store.rows(campaign, upto=receipt[0] if receipt else None), 1):
             if progress is not None and i % 1000 == 0:
                 progress(1000)
-            yield {**dict(zip(COLUMNS, r, strict=True)), "data": r[5].encode()}
+            yield e
 
     def rows_of(seq: int, stream: str) -> Any:
         return store.rows(campaign, upto=seq - 1, streams=[stream, CAMPAIGN_STREAM])

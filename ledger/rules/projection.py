@@ -36,6 +36,7 @@ from ledger.events import (
     Corrected,
     Event,
     Recorded,
+    StoredEvent,
 )
 from ledger.rules.system import RuleSystem
 from ledger.store.base import COLUMNS, EventStore
@@ -63,9 +64,18 @@ def applying(seq: int | None) -> Iterator[None]:
 
 
 SNAPSHOT_EVERY = 250
-#: What :meth:`Projector.fold` reads of a row (type only on the slow path), the other places
-#: of :data:`ledger.chain.COLUMNS` kept as ``None`` (:meth:`ledger.store.base.RowStream.narrow`).
-FOLD_FIELDS = ("seq", "stream", "data", "visibility")
+#: What :meth:`Projector.fold` reads of an event, in the order it unpacks them
+#: (:meth:`ledger.store.rows.RowStream.narrow`). The fast path (no corrections, no
+#: upcasters) does not fetch ``type`` (:data:`FAST_FOLD_FIELDS`): four columns of twelve.
+FOLD_FIELDS = ("seq", "stream", "type", "data", "visibility")
+FAST_FOLD_FIELDS = ("seq", "stream", None, "data", "visibility")
+
+
+def fold_fields(events: Iterable[StoredEvent]) -> Iterator[tuple[Any, ...]]:
+    """Each event's :data:`FOLD_FIELDS`, for a fold handed events rather than a store's
+    read it can narrow (``verify`` feeds events one by one; an import, a list)."""
+    for e in events:
+        yield e.seq, e.stream, e.type, e.data, e.visibility
 
 
 @dataclass
@@ -147,9 +157,9 @@ class Projector:
             system.appliers() if appliers is None else appliers
         )
 
-    def decode_row(self, row: tuple[Any, ...], corrections: Corrections) -> Event | None:
-        """The payload a row counts with: ``None`` if retracted, amended data if amended."""
-        seq, type_, data = row[0], row[4], row[5]
+    def decode_row(self, seq: int, type_: str, data: str, corrections: Corrections) -> Event | None:
+        """The payload an event counts with (its ``seq``, ``type`` and stored ``data``):
+        ``None`` if retracted, amended data if amended."""
         if seq in corrections.retracted:
             return None
         if seq in corrections.amended:
@@ -158,7 +168,7 @@ class Projector:
 
     def fold(
         self,
-        rows: Iterable[tuple[Any, ...]],
+        rows: Iterable[StoredEvent],
         states: dict[str, Any],
         corrections: Corrections,
         *,
@@ -168,7 +178,9 @@ class Projector:
         errors: list[tuple[int, str]] | None = None,
         shared: list[tuple[int, Event]] | None = None,
     ) -> dict[str, Any]:
-        """Apply rows (in :data:`ledger.store.sqlite.COLUMNS` order) to ``states`` (updated in place).
+        """Apply stored events to ``states`` (updated in place): a store's full read not yet
+        started is narrowed to the fields the fold reads (:data:`FOLD_FIELDS`; four on the
+        fast path), any other iterable of :class:`StoredEvent` s is read as it is.
 
         A campaign-stream event whose class is ``held_by_newcomers`` is also kept, and a
         character created later in the rows is folded through those kept so far when they
@@ -187,10 +199,13 @@ class Projector:
         :param strict: kept for callers; ``errors`` alone decides whether to collect.
         """
         slow = bool(corrections.retracted or corrections.amended or self.codec.upcasters)
+        fields: Iterable[tuple[Any, ...]]
         narrow = getattr(rows, "narrow", None)  # a RowStream not yet read: fetch less
         if narrow is not None and not rows.started and rows.columns == COLUMNS:  # type: ignore[attr-defined]
-            # fetch only what the fold reads; the other places stay None
-            rows = narrow((*FOLD_FIELDS, "type") if slow else FOLD_FIELDS)
+            # fetch only what the fold reads; type stays None on the fast path
+            fields = narrow(FOLD_FIELDS if slow else FAST_FOLD_FIELDS)
+        else:
+            fields = fold_fields(rows)
         appliers = self.appliers.get
         initial_state = self.system.initial_state
         decode = self.codec.raw_decode
@@ -198,45 +213,43 @@ class Projector:
         created = CharacterCreated
         kept: list[tuple[int, Event]] = [] if shared is None else shared
         event: Any
-        for row in rows:
-            if not as_gm and row[9] == "gm":
+        for seq, stream, type_, data, visibility in fields:
+            if not as_gm and visibility == "gm":
                 continue
             if slow:
-                event = self.decode_row(row, corrections)
+                event = self.decode_row(seq, type_, data, corrections)
                 if event is None:
                     continue
-            elif row[9] == "gm":  # a salted GM-only payload: straight to the slow path
-                event = self.codec.decode(row[5], row[4])
+            elif visibility == "gm":  # a salted GM-only payload: straight to the slow path
+                event = self.codec.decode(data, type_)
             else:
                 try:
-                    event = decode(row[5])
+                    event = decode(data)
                 except msgspec.ValidationError:  # re-decode for the precise error
-                    type_ = row[4] or msgspec.json.decode(row[5]).get("type")
-                    event = self.codec.decode(row[5], type_)
+                    event = self.codec.decode(data, type_ or msgspec.json.decode(data).get("type"))
             cls = type(event)
             if cls is created:
                 state = initial_state(event.character, event.name, event.sheet)
-                for seq, fact in kept:  # what the group shares: the newcomer holds it too
+                for at, fact in kept:  # what the group shares: the newcomer holds it too
                     fn = appliers(type(fact))
                     if fn is None:
                         continue
-                    token = _APPLYING_SEQ.set(seq)
+                    token = _APPLYING_SEQ.set(at)
                     try:
                         state = fn(state, fact)
                     except RuleError as e:
                         if errors is None:
-                            raise RuleError(f"event {seq}: {e}") from None
-                        errors.append((seq, str(e)))
+                            raise RuleError(f"event {at}: {e}") from None
+                        errors.append((at, str(e)))
                     finally:
                         _APPLYING_SEQ.reset(token)
                 states[event.character] = state
             else:
-                if cls.held_by_newcomers and row[2] == campaign_stream:
-                    kept.append((row[0], event))
+                if cls.held_by_newcomers and stream == campaign_stream:
+                    kept.append((seq, event))
                 fn = appliers(cls)
                 if fn is not None:
-                    stream = row[2]
-                    token = _APPLYING_SEQ.set(row[0])
+                    token = _APPLYING_SEQ.set(seq)
                     try:
                         if stream == campaign_stream:
                             after = {c: fn(s, event) for c, s in states.items()}
@@ -245,16 +258,16 @@ class Projector:
                             states[stream] = fn(states[stream], event)
                     except RuleError as e:
                         if errors is None:
-                            raise RuleError(f"event {row[0]}: {e}") from None
-                        errors.append((row[0], str(e)))
+                            raise RuleError(f"event {seq}: {e}") from None
+                        errors.append((seq, str(e)))
                     finally:
                         _APPLYING_SEQ.reset(token)
             if on_step is not None:
-                on_step(row[0], states)
+                on_step(seq, states)
         return states
 
 
-def replay_strictly(system: RuleSystem, codec: Codec, rows: list[tuple[Any, ...]]) -> None:
+def replay_strictly(system: RuleSystem, codec: Codec, events: list[StoredEvent]) -> None:
     """Check that every event of a log is one the rules allow, as it was appended.
 
     Each event is applied to the states before it (with the corrections then in force);
@@ -267,52 +280,27 @@ def replay_strictly(system: RuleSystem, codec: Codec, rows: list[tuple[Any, ...]
     pairs: list[tuple[int, Event]] = []
     corrections = Corrections()
     shared: list[tuple[int, Event]] = []
-    for i, row in enumerate(rows):
-        if row[4] == "correction.recorded":
-            pairs.append((row[0], codec.decode(row[5], row[4])))
+    for i, stored in enumerate(events):
+        if stored.type == "correction.recorded":
+            pairs.append((stored.seq, codec.decode(stored.data, stored.type)))
             corrections = corrections_from(pairs)
             shared = []
-            states = projector.fold(rows[: i + 1], {}, corrections, shared=shared)
+            states = projector.fold(events[: i + 1], {}, corrections, shared=shared)
             continue
-        projector.fold([row], states, corrections, strict=True, shared=shared)
-
-
-def to_recorded(row: tuple[Any, ...], event: Event) -> Recorded:
-    """A :class:`Recorded` from a stored row (:data:`COLUMNS` order, all twelve) and its
-    decoded payload (in place of the row's ``data``).
-
-    :raises ValueError: a row that does not have the twelve columns.
-    """
-    # unpacked by name, not through dict(zip(...)): six times as fast, and every read path
-    # (a session list, a recap, a log) makes one per row
-    (
-        seq, campaign, stream, version, type_, _, recorded_at, actor, session, visibility,
-        prev_hash, hash_,
-    ) = row  # fmt: skip
-    return Recorded(
-        seq=seq,
-        campaign=campaign,
-        stream=stream,
-        version=version,
-        type=type_,
-        data=event,
-        recorded_at=recorded_at,
-        actor=actor,
-        session=session,
-        visibility=visibility,
-        prev_hash=prev_hash,
-        hash=hash_,
-    )
+        projector.fold([stored], states, corrections, strict=True, shared=shared)
 
 
 def iter_recorded(
     store: EventStore, campaign: str, codec: Codec, *, as_gm: bool = True, **filters: Any
 ) -> Iterator[Recorded]:
-    """Stored events of a campaign as :class:`Recorded`, oldest first (no corrections applied)."""
-    for row in store.rows(campaign, **filters):
-        if not as_gm and row[9] == "gm":
+    """Stored events of a campaign as :class:`Recorded`, oldest first (no corrections applied).
+
+    :param filters: :meth:`ledger.store.protocols.EventRecorder.rows`'s, but ``columns``.
+    """
+    for stored in store.rows(campaign, **filters):
+        if not as_gm and stored.visibility == "gm":
             continue
-        yield to_recorded(row, codec.decode(row[5], row[4]))
+        yield Recorded(stored, codec.decode(stored.data, stored.type))
 
 
 def encode_state(state: Any) -> bytes:

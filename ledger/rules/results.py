@@ -25,6 +25,7 @@ from ledger.events import (
     Corrected,
     Event,
     Roll,
+    StoredEvent,
     event_tag,
 )
 from ledger.rules.projection import Corrections, Projector, companions_of, corrections_from
@@ -80,9 +81,9 @@ def _fields(event: Event) -> dict[str, Any]:
     return data
 
 
-#: ``rows_of(seq, stream)``: the rows (in :data:`ledger.store.sqlite.COLUMNS` order, oldest first)
-#: of ``stream`` and the campaign stream with seq below ``seq``: what a refold reads.
-RowsOf = Callable[[int, str], Iterable[tuple[Any, ...]]]
+#: ``rows_of(seq, stream)``: the stored events (oldest first) of ``stream`` and the campaign
+#: stream with seq below ``seq``: what a refold reads.
+RowsOf = Callable[[int, str], Iterable[StoredEvent]]
 
 
 class ResultCheck:
@@ -112,7 +113,7 @@ class ResultCheck:
         self.corrections = Corrections()
         self._pairs: list[tuple[int, Event]] = []
         self._fresh: set[str] | None = None  # after a correction: streams folded again since
-        self._kept: list[tuple[Any, ...]] | None = [] if rows_of is None else None
+        self._kept: list[StoredEvent] | None = [] if rows_of is None else None
         self._rows_of = rows_of
         self._streams: list[str | None] = []  # stream of seq i + 1 (None: not fed)
         self._contest: tuple[int, str, str] | None = None  # (seq, roller, opponent) awaiting
@@ -131,16 +132,15 @@ class ResultCheck:
         self._follow_links: dict[int, tuple[str, list[tuple[int, str]]]] = {}
         self.checked = 0
 
-    def feed(self, row: tuple[Any, ...]) -> str | None:
-        """Check one row (a roll's result) and fold it into the states.
+    def feed(self, stored: StoredEvent) -> str | None:
+        """Check one event (a roll's result) and fold it into the states.
 
-        :param row: in :data:`ledger.store.sqlite.COLUMNS` order, ``data`` as bytes or text.
         :returns: ``None``, or one sentence: the roll's result does not follow from its
             inputs and dice (:func:`result_problem`), or the data does not decode.
         """
-        seq, stream, type_, data = row[0], row[2], row[4], row[5]
+        seq, stream, type_, data = stored.seq, stored.stream, stored.type, stored.data
         if self._kept is not None:
-            self._kept.append(row)
+            self._kept.append(stored)
         self._streams.extend([None] * (seq - 1 - len(self._streams)))
         self._streams.append(stream)
         try:
@@ -166,7 +166,7 @@ class ResultCheck:
                 if problem:
                     return problem
             kept = len(self._shared)
-            self.projector.fold([row], self.states, self.corrections, shared=self._shared)
+            self.projector.fold([stored], self.states, self.corrections, shared=self._shared)
             self._shared_log += self._shared[kept:]
         except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as e:
             return f"its data does not decode as {type_}: {e}"
@@ -442,12 +442,13 @@ class ResultCheck:
             stream
         )
 
-    def _rows_before(self, seq: int, stream: str) -> Iterable[tuple[Any, ...]]:
-        """The rows of ``stream`` and the campaign stream before ``seq``."""
+    def _rows_before(self, seq: int, stream: str) -> Iterable[StoredEvent]:
+        """The events of ``stream`` and the campaign stream before ``seq``."""
         if self._rows_of is not None:
             return self._rows_of(seq, stream)
         assert self._kept is not None
-        return [r for r in self._kept if r[0] < seq and r[2] in (stream, CAMPAIGN_STREAM)]
+        streams = (stream, CAMPAIGN_STREAM)
+        return [e for e in self._kept if e.seq < seq and e.stream in streams]
 
     def _check(self, seq: int, stream: str, event: Event) -> str | None:
         assert isinstance(event, Roll)

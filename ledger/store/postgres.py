@@ -35,15 +35,29 @@ grant its application role only INSERT and SELECT on it (docs/postgres.md).
 
 from __future__ import annotations
 
-import contextlib
-import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ledger.chain import COLUMNS, Encoded, Head
-from ledger.errors import CommitUnknown, StoreError, StoreUnavailable
-from ledger.store.base import PagedRows, Row, RowFilter, SqlEventStore, Statements
+from ledger.errors import StoreError, StoreUnavailable
+from ledger.store.base import PagedRows, Row, RowFilter, Statements, StoredEvent, as_tuples
+from ledger.store.pgconnection import (
+    _LOCK,
+    PgConnected,
+    _one_line,
+    _redacted,
+    connect_kwargs,
+    connection_pool,
+)
 from ledger.store.pgmigrations import MIGRATION_NAMES, MIGRATIONS
+
+__all__ = [
+    "MIGRATION_NAMES",
+    "PgRowQuery",
+    "PostgresStore",
+    "connect_kwargs",
+    "connection_pool",
+]
 
 if TYPE_CHECKING:
     import psycopg
@@ -52,7 +66,6 @@ if TYPE_CHECKING:
 
 #: The advisory lock key that serialises migrations (any constant both sides agree on).
 MIGRATION_LOCK = 0x1ED6E5
-_LOCK = "select pg_advisory_xact_lock(hashtextextended(%s, 0))"
 #: Each named stream's version by one backward seek of ``(campaign, stream, version)`` per
 #: stream. ``max(version) ... group by stream`` read every event of those streams (a
 #: sequential scan of the campaign: 13 ms an append at 50,000 events, growing with the log).
@@ -65,102 +78,6 @@ _VERSIONS = (
     "and e.stream = s.stream collate \"C\" order by e.version desc limit 1) "
     "from unnest(%s::text[]) as s(stream)"
 )
-
-
-def _redacted(url: str) -> str:
-    """A URL without its password (for error messages)."""
-    from ledger.store.base import shown
-
-    return shown(url)
-
-
-#: The statements that write (a lost connection leaves their outcome unknown), but for the
-#: snapshot cache's: whether a cache write happened changes no answer.
-_WRITE = re.compile(r"\s*(insert|update|delete|copy)\b(?!\s+(into|from)\s+snapshots\b)", re.I)
-
-
-def _writes(query: Any) -> bool:
-    """Does ``query`` (a statement's text) write something that is not the snapshot cache?"""
-    return isinstance(query, str) and _WRITE.match(query) is not None
-
-
-def _one_line(e: BaseException) -> str:
-    return " ".join(str(e).split()) or type(e).__name__
-
-
-def connect_kwargs(url: str, application_name: str | None) -> dict[str, Any]:
-    """The keyword arguments of every connection a store opens to ``url``: autocommit (the
-    store issues ``begin`` and ``commit`` itself) and ``application_name`` (how
-    ``pg_stat_activity`` names the connection) unless the URL names one
-    (``?application_name=...``)."""
-    import psycopg
-
-    kwargs: dict[str, Any] = {"autocommit": True}
-    if application_name and "application_name" not in psycopg.conninfo.conninfo_to_dict(url):
-        kwargs["application_name"] = application_name
-    return kwargs
-
-
-def connection_pool(
-    url: str,
-    *,
-    application_name: str | None = None,
-    min_size: int = 1,
-    max_size: int = 10,
-    timeout: float = 10.0,
-) -> psycopg_pool.ConnectionPool[Any]:
-    """An open ``psycopg_pool.ConnectionPool`` of ``url`` for :class:`PostgresStore` (what
-    ``campaign serve`` draws on, :class:`ledger.store.base.StoreSource`).
-
-    Every connection is made with :func:`connect_kwargs` and checked by a round trip each
-    time the pool hands it out (``ConnectionPool.check_connection``): one the server closed
-    or terminated while it sat in the pool is thrown away and replaced before anyone uses
-    it; the pool reconnects in the background, backing off, while the server is away.
-
-    :param min_size: connections kept open. :param max_size: at most this many at once.
-    :param timeout: seconds a borrower waits for a working connection before giving up
-        (the store then raises :class:`~ledger.errors.StoreUnavailable`).
-    """
-    from psycopg_pool import ConnectionPool
-
-    pool: psycopg_pool.ConnectionPool[Any] = ConnectionPool(
-        url,
-        kwargs=connect_kwargs(url, application_name),
-        min_size=min_size,
-        max_size=max_size,
-        timeout=timeout,
-        check=ConnectionPool.check_connection,
-        name="campaign-ledger",
-        open=False,
-    )
-    pool.open()
-    return pool
-
-
-class _Guarded:
-    """A :class:`PostgresStore`'s connection as the shared SQL code uses it: ``execute``
-    turns psycopg's errors into the store's own (:meth:`PostgresStore._error`) and notes a
-    write inside a transaction; everything else is the psycopg connection's."""
-
-    __slots__ = ("raw", "store")
-
-    def __init__(self, store: PostgresStore, raw: psycopg.Connection[Any]) -> None:
-        self.store = store
-        self.raw = raw
-
-    def execute(self, query: Any, params: Any = None) -> psycopg.Cursor[Any]:
-        import psycopg
-
-        store = self.store
-        if store._in_tx and not store._dirty and _writes(query):
-            store._dirty = True
-        try:
-            return self.raw.execute(query, params)
-        except psycopg.Error as e:
-            raise store._error(e, query) from e
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.raw, name)
 
 
 class PgRowQuery(PagedRows):
@@ -177,17 +94,20 @@ class PgRowQuery(PagedRows):
         self,
         store: PostgresStore,
         campaign: str,
-        columns: tuple[str, ...],
+        columns: tuple[str, ...] | None,
         where: str,
         args: list[Any],
         *,
         after: int,
         upto: int | None,
         descending: bool,
+        limit: int | None = None,
     ) -> None:
         self.store = store
         self.campaign = campaign
-        self.columns = columns
+        self.full = columns is None
+        self.columns = COLUMNS if columns is None else columns
+        self.limit = limit
         self.where = where
         self.args = args
         self.after = after
@@ -203,9 +123,10 @@ class PgRowQuery(PagedRows):
             at, extra = len(select), True
             select = [*select, "seq"]
         order = "desc" if self.descending else "asc"
+        left = self.limit  # rows still to give (None: no limit)
         sql = (
             f"select {', '.join(select)} from events where campaign = %s "
-            f"and seq > %s and seq <= %s{self.where} order by seq {order} limit {self.PAGE}"
+            f"and seq > %s and seq <= %s{self.where} order by seq {order} limit %s"
         )
         low, high = self.after, self.upto
         # inside a transaction that holds the campaign's lock nobody else appends to it; a
@@ -215,15 +136,18 @@ class PgRowQuery(PagedRows):
         if high is None and (self.descending or capped):
             high = store.head(self.campaign).seq
             capped = True
-        while high is None or low < high:
+        while (high is None or low < high) and left != 0:
+            size = self.PAGE if left is None else min(self.PAGE, left)
             page = store.conn.execute(
-                sql, [self.campaign, low, 2**63 - 1 if high is None else high, *self.args]
+                sql, [self.campaign, low, 2**63 - 1 if high is None else high, *self.args, size]
             ).fetchall()
+            if left is not None:
+                left -= len(page)
             if extra:
                 yield from (row[:-1] for row in page)
             else:
                 yield from page
-            if len(page) < self.PAGE:
+            if len(page) < size:
                 return
             if self.descending:
                 high = page[-1][at] - 1
@@ -234,10 +158,11 @@ class PgRowQuery(PagedRows):
                     capped = True
 
 
-class PostgresStore(SqlEventStore):
+class PostgresStore(PgConnected):
     """The append-only store in a PostgreSQL database (an
     :class:`~ledger.store.base.EventStore`; what it shares with SQLite's:
-    :class:`~ledger.store.base.SqlEventStore`).
+    :class:`~ledger.store.base.SqlEventStore`; its connections and transactions:
+    :class:`~ledger.store.pgconnection.PgConnected`).
 
     :param target: one of
         - a ``postgresql://`` URL: a connection of its own is opened, and opened again on
@@ -314,122 +239,6 @@ class PostgresStore(SqlEventStore):
         except psycopg.Error as e:
             raise StoreError(f"cannot prepare the database {self.url}: {_one_line(e)}") from None
 
-    # --- connections ---------------------------------------------------------------------
-
-    def _connect(self) -> psycopg.Connection[Any]:
-        """A new connection of the store's URL, with its ``lock_timeout``."""
-        import psycopg
-
-        assert self._url is not None
-        conn = psycopg.connect(self._url, **connect_kwargs(self._url, self.application_name))
-        conn.execute(f"set lock_timeout = '{self.lock_timeout}s'")
-        return conn
-
-    @property
-    def conn(self) -> Any:
-        """The working connection (a :class:`_Guarded` psycopg connection). One the server
-        dropped is replaced here, outside a transaction (:meth:`_replace`).
-
-        :raises StoreUnavailable: the connection was lost inside the open transaction, or
-            no new one could be had.
-        :raises RuntimeError: a pooled store used outside :meth:`connected`.
-        """
-        raw = self._raw
-        if raw is None or raw.closed:
-            raw = self._replace()
-        return _Guarded(self, raw)
-
-    def _replace(self) -> psycopg.Connection[Any]:
-        """A working connection in place of a lost one (``None``: a pooled store between
-        :meth:`connected` blocks)."""
-        import psycopg
-
-        if self._pool is not None and self._raw is None:
-            raise RuntimeError("use a pooled PostgresStore inside `with store.connected():`")
-        if self._in_tx:
-            raise StoreUnavailable(
-                f"the connection to the database {self.url} was lost in the middle of a "
-                "transaction: it was rolled back, nothing was written; try again"
-            )
-        if self._pool is not None:
-            lost, self._raw = self._raw, None
-            self._pool.putconn(lost)  # a closed connection is thrown away by its pool
-            self._raw = self._borrow()
-            return self._raw
-        if not self._owned:
-            raise StoreUnavailable(
-                "the lent connection to the database was lost: nothing was written; "
-                "try again on a new one"
-            )
-        try:
-            self._raw = self._connect()
-        except psycopg.Error as e:
-            raise StoreUnavailable(
-                f"cannot reach the database {self.url} again: {_one_line(e)} "
-                "(nothing was written; try again once it is back)"
-            ) from None
-        return self._raw
-
-    def _borrow(self) -> psycopg.Connection[Any]:
-        """A connection from the pool, checked by it."""
-        import psycopg
-
-        assert self._pool is not None
-        try:
-            return self._pool.getconn()
-        except psycopg.Error as e:  # PoolTimeout, PoolClosed
-            raise StoreUnavailable(
-                f"no working connection to the database {self.url} came within "
-                f"{self._pool.timeout:g} s ({_one_line(e)}): nothing was written; try again"
-            ) from None
-
-    @contextlib.contextmanager
-    def connected(self) -> Iterator[None]:
-        """See :meth:`ledger.store.base.EventStore.connected`: a pooled store borrows one
-        connection (checked by the pool) for the block and gives it back after (nestable);
-        a store with a connection of its own has nothing to do.
-
-        :raises StoreUnavailable: the pool gave no working connection in time.
-        """
-        if self._pool is None or self._raw is not None:
-            yield
-            return
-        self._raw = self._borrow()
-        try:
-            yield
-        finally:
-            raw, self._raw = self._raw, None
-            if raw is not None:
-                self._pool.putconn(raw)
-
-    def _error(self, e: psycopg.Error, query: Any = None) -> StoreError:
-        """psycopg's error ``e`` (raised by ``query``) as the store's own.
-
-        A lost connection is :class:`StoreUnavailable`, except for a write outside a
-        transaction (its outcome is unknown: :class:`CommitUnknown`); a lock not had within
-        ``lock_timeout`` and anything else the server refuses is a :class:`StoreError`.
-        """
-        import psycopg
-
-        raw = self._raw
-        if raw is None or raw.closed or raw.broken:
-            if not self._in_tx and _writes(query):
-                return CommitUnknown(
-                    f"the connection to the database {self.url} was lost while a write ran "
-                    f"({_one_line(e)}): it may or may not be stored; look before writing it "
-                    "again"
-                )
-            return StoreUnavailable(
-                f"the connection to the database {self.url} was lost ({_one_line(e)}): "
-                "nothing was written; try again"
-            )
-        if isinstance(e, psycopg.errors.LockNotAvailable):
-            return StoreError(
-                f"another writer held the campaign for more than {self.lock_timeout} s: "
-                "nothing was written; try again"
-            )
-        return StoreError(f"the database {self.url} refused: {_one_line(e)}")
-
     # --- lifecycle ---------------------------------------------------------------------
 
     def _migrate(self) -> None:
@@ -470,138 +279,6 @@ class PostgresStore(SqlEventStore):
             return self._applied()
         except psycopg.Error as e:
             raise self._error(e) from e
-
-    def close(self) -> None:
-        """Close the connection (a lent one is left open for its pool; a pooled store's
-        borrowed one goes back to its pool)."""
-        raw, self._raw = self._raw, None
-        if raw is None:
-            return
-        if self._owned:
-            raw.close()
-        elif self._pool is not None:
-            self._pool.putconn(raw)
-        else:
-            self._raw = raw  # lent: its owner closes it
-
-    @contextlib.contextmanager
-    def transaction(self) -> Iterator[None]:
-        """One transaction (nestable: inner ones join the outer). Its first read or write of
-        a campaign takes that campaign's advisory lock (:meth:`lock`).
-
-        When the connection is lost, the transaction is over on the server. Lost before
-        ``commit`` was sent, it rolled back: :class:`StoreUnavailable`. Lost while
-        committing, its outcome is looked up on a fresh connection (:meth:`_settle`): the
-        events it appended are there (it committed: the block ends as if nothing went
-        wrong) or not (:class:`StoreUnavailable`, nothing written); when that cannot be
-        learned, :class:`CommitUnknown`.
-        """
-        if self._in_tx:
-            yield
-            return
-        with self.connected():
-            conn = self.conn  # a lost connection is replaced here, before anything is sent
-            conn.execute("begin")
-            self._in_tx = True
-            self._dirty = False
-            try:
-                try:
-                    if not self._owned:  # one of its own has it for the session
-                        conn.execute(f"set local lock_timeout = '{self.lock_timeout}s'")
-                    yield
-                except BaseException:
-                    self._rollback()
-                    raise
-                self._commit()
-            except BaseException:
-                self.rollbacks += 1
-                self._after_commit.clear()
-                raise
-            finally:
-                self._in_tx = False
-                self._locked.clear()
-                self._heads.clear()
-                self._written.clear()
-            self._committed()
-
-    def _rollback(self) -> None:
-        """Roll the open transaction back (on a lost connection the server already has)."""
-        import psycopg
-
-        raw = self._raw
-        if raw is not None and not raw.closed:
-            with contextlib.suppress(psycopg.Error):
-                raw.execute("rollback")
-
-    def _commit(self) -> None:
-        """Commit the open transaction; on a lost connection, :meth:`_settle` its outcome."""
-        import psycopg
-
-        raw = self._raw
-        assert raw is not None
-        try:
-            raw.execute("commit")
-        except psycopg.Error as e:
-            if raw.closed or raw.broken:
-                self._settle(e)
-                return
-            raise self._error(e, "commit") from e  # refused at commit: rolled back
-
-    def _settle(self, lost: psycopg.Error) -> None:
-        """The outcome of a transaction whose ``commit`` got no answer (``lost``).
-
-        Nothing written: it does not matter (:class:`StoreUnavailable`). Events appended:
-        on a fresh connection, a transaction takes each campaign's lock (the lost
-        transaction held it until it ended, on the server, so what is read after is final)
-        and reads the seq the batch ended at: its hash there means committed (returns);
-        nothing there or another event there means rolled back (:class:`StoreUnavailable`).
-        Other writes, no fresh connection, or a failed look: :class:`CommitUnknown`.
-        """
-        import psycopg
-
-        reason = _one_line(lost)
-        if not self._dirty:
-            raise StoreUnavailable(
-                f"the connection to the database {self.url} was lost ({reason}): nothing "
-                "was written; try again"
-            )
-        unknown = CommitUnknown(
-            f"the connection to the database {self.url} was lost while a write was "
-            f"committing ({reason}): it may or may not be stored; look before writing it "
-            "again"
-        )
-        if not self._written or not (self._owned or self._pool is not None):
-            raise unknown
-        written = sorted(self._written.items())
-        self._in_tx = False  # the lost transaction is over: replace its connection
-        try:
-            raw = self.conn.raw
-            raw.execute("begin")
-            try:
-                raw.execute(f"set local lock_timeout = '{self.lock_timeout}s'")
-                there = []
-                for campaign, (seq, hash_) in written:
-                    raw.execute(_LOCK, ("campaign-ledger:" + campaign,))
-                    row = raw.execute(
-                        "select hash from events where campaign = %s and seq = %s",
-                        (campaign, seq),
-                    ).fetchone()
-                    there.append(row is not None and row[0] == hash_)
-            finally:
-                with contextlib.suppress(psycopg.Error):
-                    raw.execute("rollback")
-        except (psycopg.Error, StoreError):
-            raise unknown from None
-        finally:
-            self._in_tx = True
-        if all(there):
-            return
-        if any(there):  # one transaction cannot half commit
-            raise unknown
-        raise StoreUnavailable(
-            f"the connection to the database {self.url} was lost before a write committed "
-            f"({reason}): it was rolled back, nothing was written; try again"
-        )
 
     def lock(self, campaign: str) -> None:
         """Inside a transaction: wait for, then hold until commit, the campaign's write lock
@@ -674,7 +351,9 @@ class PostgresStore(SqlEventStore):
     def _any_of(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
         return f"{column} = any(%s)", [list(values)]
 
-    def _query(self, campaign: str, columns: tuple[str, ...], where: RowFilter) -> PgRowQuery:
+    def _query(
+        self, campaign: str, columns: tuple[str, ...] | None, where: RowFilter
+    ) -> PgRowQuery:
         """A :meth:`rows` read, paged by keyset (:class:`PgRowQuery`)."""
         terms, args = self._terms(where)
         return PgRowQuery(
@@ -686,6 +365,7 @@ class PostgresStore(SqlEventStore):
             after=where.after,
             upto=where.upto,
             descending=where.descending,
+            limit=where.limit,
         )
 
     # --- writing -------------------------------------------------------------------------
@@ -704,11 +384,13 @@ class PostgresStore(SqlEventStore):
         if rows:
             self._heads[campaign] = Head(rows[-1][0], rows[-1][11], rows[-1][6])
 
-    def insert_rows(self, rows: Sequence[Sequence[Any]]) -> None:
-        """Insert already-chained rows as they are (import, copy), inside :meth:`transaction`.
+    def insert_rows(self, rows: Sequence[StoredEvent] | Sequence[Sequence[Any]]) -> None:
+        """Insert already-chained events as they are (import, copy; or rows in
+        :data:`COLUMNS` order), inside :meth:`transaction`.
 
         :raises StoreError: a row clashes with a stored one (its campaign already has it).
         """
+        rows = as_tuples(rows)
         for campaign in sorted({str(r[1]) for r in rows}):
             self.lock(campaign)
             self._heads.pop(campaign, None)

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, overload, runtime_checkable
 
-from ledger.chain import COLUMNS, Head
+from ledger.chain import Head
+from ledger.envelope import StoredEvent
 
 if TYPE_CHECKING:
-    from ledger.store.base import Pending, Row, RowStream
+    from ledger.store.base import Pending
+    from ledger.store.rows import Row, RowStream
 
 
 @runtime_checkable
@@ -94,6 +96,7 @@ class EventRecorder(Protocol):
         """The version of a stream's last event (0 when the stream is empty)."""
         ...
 
+    @overload
     def rows(
         self,
         campaign: str,
@@ -106,22 +109,69 @@ class EventRecorder(Protocol):
         session: int | None = None,
         actor: str | None = None,
         descending: bool = False,
-        columns: Sequence[str] | str = COLUMNS,
-    ) -> RowStream:
-        """Stored rows of a campaign in ``seq`` order (newest first with ``descending``),
-        streamed in pages (never all in memory).
+        version_after: int | None = None,
+        version_upto: int | None = None,
+        limit: int | None = None,
+        columns: None = None,
+    ) -> RowStream[StoredEvent]: ...
+
+    @overload
+    def rows(
+        self,
+        campaign: str,
+        *,
+        after: int = 0,
+        upto: int | None = None,
+        types: Sequence[str] | None = None,
+        stream: str | None = None,
+        streams: Sequence[str] | None = None,
+        session: int | None = None,
+        actor: str | None = None,
+        descending: bool = False,
+        version_after: int | None = None,
+        version_upto: int | None = None,
+        limit: int | None = None,
+        columns: Sequence[str] | str,
+    ) -> RowStream[Row]: ...
+
+    def rows(
+        self,
+        campaign: str,
+        *,
+        after: int = 0,
+        upto: int | None = None,
+        types: Sequence[str] | None = None,
+        stream: str | None = None,
+        streams: Sequence[str] | None = None,
+        session: int | None = None,
+        actor: str | None = None,
+        descending: bool = False,
+        version_after: int | None = None,
+        version_upto: int | None = None,
+        limit: int | None = None,
+        columns: Sequence[str] | str | None = None,
+    ) -> RowStream[Any]:
+        """Stored events of a campaign in ``seq`` order (newest first with ``descending``),
+        streamed in pages (never all in memory): :class:`~ledger.envelope.StoredEvent` s,
+        or with ``columns`` tuples of those columns in the order asked (unpack them by
+        name: ``for seq, data in store.rows(c, columns="seq, data")``).
 
         :param after: only ``seq > after``. :param upto: only ``seq <= upto``.
         :param types: only these ``type`` tags. :param stream: only this stream.
         :param streams: only these streams. :param session: only this envelope session.
         :param actor: only events this actor recorded.
-        :param columns: the columns of each row (names from :data:`COLUMNS`).
-        :raises StoreError: an unknown column name.
+        :param version_after: only stream ``version > version_after``.
+        :param version_upto: only stream ``version <= version_upto`` (with ``stream``: a
+            range of one stream's versions, as an event-sourced aggregate reads itself).
+        :param limit: at most this many events (the first in the order read).
+        :param columns: the columns of each tuple (names from :data:`COLUMNS`, or one
+            string of them separated by commas); ``None``: whole events.
+        :raises StoreError: an unknown column name, or a negative ``limit``.
         """
         ...
 
-    def last_of_types(self, campaign: str, types: Sequence[str]) -> Row | None:
-        """The latest full row whose type is one of ``types`` (``None`` if there is none)."""
+    def last_of_types(self, campaign: str, types: Sequence[str]) -> StoredEvent | None:
+        """The latest event whose type is one of ``types`` (``None`` if there is none)."""
         ...
 
     def last_seq_at(self, campaign: str, recorded_at: str) -> int:
@@ -164,7 +214,7 @@ class EventRecorder(Protocol):
         recorded_at: str,
         session: int | None,
         expected_versions: dict[str, int] | None = None,
-    ) -> list[Row]:
+    ) -> list[StoredEvent]:
         """Append a whole batch, chained after the campaign's head (:mod:`ledger.chain`);
         all or nothing.
 
@@ -174,14 +224,15 @@ class EventRecorder(Protocol):
             decreases along ``seq``. The caller sees it in the rows returned.
         :param expected_versions: ``{stream: version}`` each stream must be at before the
             batch (optimistic concurrency); omit a stream to append unconditionally.
-        :returns: the stored rows (tuples in :data:`COLUMNS` order).
+        :returns: the stored events, in seq order.
         :raises ConflictError: a stream is not at its expected version (both named).
         """
         ...
 
-    def insert_rows(self, rows: Sequence[Sequence[Any]]) -> None:
-        """Insert already-chained rows as they are (import, copy). Call inside
-        :meth:`transaction`; the caller has checked the chain."""
+    def insert_rows(self, rows: Sequence[StoredEvent] | Sequence[Sequence[Any]]) -> None:
+        """Insert already-chained events as they are (import, copy; tuples in
+        :data:`COLUMNS` order are taken too). Call inside :meth:`transaction`; the caller
+        has checked the chain."""
         ...
 
 

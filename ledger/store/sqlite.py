@@ -30,7 +30,9 @@ from ledger.store.base import (
     RowFilter,
     SqlEventStore,
     Statements,
+    StoredEvent,
     StoreError,
+    as_tuples,
 )
 from ledger.store.sqlite_migrations import (
     _MARKS_TERM,
@@ -95,10 +97,15 @@ class RowQuery(PagedRows):
     PAGE = 1024
 
     def __init__(
-        self, conn: sqlite3.Connection, columns: tuple[str, ...], tail: str, args: list[Any]
+        self,
+        conn: sqlite3.Connection,
+        columns: tuple[str, ...] | None,
+        tail: str,
+        args: list[Any],
     ):
         self.conn = conn
-        self.columns = columns
+        self.full = columns is None
+        self.columns = COLUMNS if columns is None else columns
         self.tail = tail
         self.args = args
         self._rows: Iterator[Row] | None = None
@@ -362,7 +369,9 @@ class Store(SqlEventStore):
         ).fetchone()
         return row[0] or 0
 
-    def _query(self, campaign: str, columns: tuple[str, ...], where: RowFilter) -> RowQuery:
+    def _query(
+        self, campaign: str, columns: tuple[str, ...] | None, where: RowFilter
+    ) -> RowQuery:
         """A :meth:`rows` read: one query, fetched in pages (:class:`RowQuery`)."""
         # Without statistics SQLite prefers the primary key for `seq > ? order by seq` and
         # filters a whole campaign; name the index that finds only the rows asked for
@@ -383,6 +392,8 @@ class Store(SqlEventStore):
             args.append(where.upto)
         terms, more = self._terms(where)
         sql += terms + (" order by seq desc" if where.descending else " order by seq")
+        if where.limit is not None:
+            sql += f" limit {int(where.limit)}"
         return RowQuery(self.conn, columns, sql, args + more)
 
     # --- writing -------------------------------------------------------------------------
@@ -403,12 +414,14 @@ class Store(SqlEventStore):
     def _write(self, campaign: str, rows: list[Row]) -> None:
         self.insert_rows(rows)
 
-    def insert_rows(self, rows: Sequence[Sequence[Any]]) -> None:
-        """Insert already-chained rows (import). Call inside :meth:`transaction`.
+    def insert_rows(self, rows: Sequence[StoredEvent] | Sequence[Sequence[Any]]) -> None:
+        """Insert already-chained events (import, copy; or rows in :data:`COLUMNS` order).
+        Call inside :meth:`transaction`.
 
         Rows go in multi-row ``INSERT`` statements of :data:`INSERT_CHUNK` rows (faster than
         ``executemany`` of one-row statements); the rest with ``executemany``.
         """
+        rows = as_tuples(rows)
         conn = self.conn
         k = INSERT_CHUNK
         full = len(rows) - len(rows) % k

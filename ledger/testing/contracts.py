@@ -2,7 +2,8 @@
 
 The way eventsourcing ships ``ApplicationRecorderTestCase``: subclass, give what the class
 asks for, and pytest runs every check on your code. Needs pytest (a test dependency; the
-core does not import this module).
+core does not import this module). The store backends' contract, :class:`EventStoreContract`,
+lives in :mod:`ledger.testing.store_contract` and is importable from here too.
 
 A rule system's contract, in three lines::
 
@@ -29,23 +30,21 @@ dice, and checks:
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import shlex
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import msgspec
 import pytest
 
-from ledger.chain import ZERO_HASH, chain_hash
 from ledger.dice.engine import EngineDice, PhysicalDice, parse_faces
-from ledger.errors import ConflictError, RuleError, StoreError
-from ledger.events import CORE_EVENT_TYPES, Event, NoteAdded, Roll, event_tag
+from ledger.errors import RuleError
+from ledger.events import CORE_EVENT_TYPES, Event, Roll, event_tag
 from ledger.rules.params import pick_params
 from ledger.rules.requests import RollRequest
 from ledger.rules.system import RuleSystem
-from ledger.store.base import EventStore, Pending, RowStream
+from ledger.testing.store_contract import EventStoreContract  # re-exported
 
 
 def parse_roll_line(system: RuleSystem, line: str) -> tuple[str | None, str | None, dict[str, Any]]:
@@ -214,263 +213,4 @@ class RuleSystemContract:
             assert type(hidden) in own, f"{line}: blind_form gave a {type(hidden).__name__}"
 
 
-AT = "2026-03-01T19:00:00.000000Z"
-
-
-def note(text: str, character: str | None = None) -> Pending:
-    """A ``note.added`` to append (the contract's plain event)."""
-    return Pending(NoteAdded(text=text, character=character))
-
-
-def append(store: EventStore, campaign: str, *items: Pending, **kw: Any) -> list[tuple[Any, ...]]:
-    """``store.append`` of ``items`` by the GM at :data:`AT` (``session`` default ``None``)."""
-    kw.setdefault("session", None)
-    return store.append(campaign, list(items), actor="gm", recorded_at=AT, **kw)
-
-
-class EventStoreContract:
-    """The checks every store backend passes; subclass it as ``Test...`` in a backend's
-    tests, the way eventsourcing ships ``ApplicationRecorderTestCase``::
-
-        class TestMyStore(EventStoreContract):
-            @pytest.fixture
-            def store_factory(self, tmp_path):
-                return lambda: MyStore(tmp_path / "ledger.db")  # a store on one empty database
-
-    ``store_factory()`` opens a new store (its own connection) on the same database each
-    call; the contract closes what it opens. The checks: the chain's bytes are
-    :mod:`ledger.chain`'s; payloads stored byte for byte; seqs, versions and campaigns apart;
-    an expected-version conflict names both versions and writes nothing; a batch is all or
-    nothing; reads by seq range (``after`` = greater than, ``upto`` = up to), stream, session,
-    type and actor, newest first; paged reads; secrets; snapshots as a cache; and many threads
-    writing while others read, two batches never interleaving.
-    """
-
-    @pytest.fixture
-    def store(self, store_factory: Any) -> Iterator[EventStore]:
-        s = store_factory()
-        yield s
-        s.close()
-
-    def test_the_store_speaks_the_four_protocols(self, store: EventStore) -> None:
-        from ledger.store.protocols import AccessStore, EventRecorder, SecretStore, SnapshotStore
-
-        for protocol in (EventRecorder, SecretStore, SnapshotStore, AccessStore, EventStore):
-            assert isinstance(store, protocol), protocol.__name__
-
-    def test_chain_bytes_are_the_chain_modules(self, store: EventStore) -> None:
-        rows = append(store, "c", note("a"), note("b", "ann"))
-        (s1, *_, prev1, h1), (s2, *_, prev2, h2) = rows
-        assert (s1, s2) == (1, 2) and prev1 == ZERO_HASH and prev2 == h1
-        canonical = (
-            b'{"actor":"gm","campaign":"c","data":{"character":null,"text":"a","type":"note.added"},'
-            b'"prev_hash":"' + ZERO_HASH.encode() + b'","recorded_at":"' + AT.encode() + b'","seq":1,'
-            b'"session":null,"stream":"campaign","type":"note.added","version":1,"visibility":"public"}'
-        )
-        assert h1 == hashlib.sha256(bytes.fromhex(ZERO_HASH) + canonical).hexdigest()
-        assert h1 == chain_hash(ZERO_HASH, canonical)
-        assert [tuple(r) for r in store.rows("c")] == [tuple(r) for r in rows]  # stored as returned
-
-    def test_data_is_stored_byte_for_byte(self, store: EventStore) -> None:
-        hostile = 'é \u0000 \\ "quoted" %s %d \U0001f3b2 \u2028'
-        append(store, "c", note(hostile, "ann"))
-        ((data,),) = list(store.rows("c", columns=["data"]))
-        assert (
-            data
-            == msgspec.json.encode(
-                {"character": "ann", "text": hostile, "type": "note.added"}, order="sorted"
-            ).decode()
-        )
-
-    def test_seq_versions_and_campaigns_are_separate(self, store: EventStore) -> None:
-        append(store, "c", note("a"), note("b", "ann"), note("c", "ann"))
-        rows = append(store, "d", note("x"))
-        assert rows[0][0] == 1 and rows[0][10] == ZERO_HASH  # own seq and chain
-        assert store.stream_version("c", "ann") == 2
-        assert store.stream_version("c", "campaign") == 1
-        assert store.stream_version("c", "nobody") == 0
-        assert store.head("c").seq == 3
-        assert store.head("none").seq == 0 and store.head("none").hash == ZERO_HASH
-        assert store.campaign_ids() == ["c", "d"]
-
-    def test_expected_version_conflict_names_both_and_writes_nothing(self, store: EventStore) -> None:
-        append(store, "c", note("a", "ann"))
-        with pytest.raises(ConflictError, match="version 1, not the expected version 0"):
-            append(store, "c", note("b", "ann"), note("c"), expected_versions={"ann": 0})
-        assert store.head("c").seq == 1
-        with pytest.raises(ConflictError, match="'bob' is at version 0, not the expected version 3"):
-            append(store, "c", note("b", "ann"), expected_versions={"ann": 1, "bob": 3})
-        assert store.head("c").seq == 1
-        append(store, "c", note("b", "ann"), expected_versions={"ann": 1, "bob": 0})
-        assert store.head("c").seq == 2
-
-    def test_batch_is_all_or_nothing(self, store: EventStore) -> None:
-        append(store, "c", note("a"))
-
-        class Boom(NoteAdded, frozen=True, kw_only=True, tag="boom.added"):
-            bad: object = object()
-
-        with pytest.raises(TypeError):
-            append(store, "c", note("b"), Pending(Boom(text="x")))
-        with pytest.raises(RuntimeError), store.transaction():
-            append(store, "c", note("b"), note("c"))
-            raise RuntimeError("the caller fails after the append")
-        assert store.head("c").seq == 1
-        assert [r[0] for r in store.rows("c")] == [1]
-        assert store.rollbacks >= 1
-
-    def test_reads_by_range_stream_session_type_and_actor(self, store: EventStore) -> None:
-        append(store, "c", note("a"), note("b", "ann"), session=1)
-        store.append(
-            "c", [note("c", "bob")], actor="pat", recorded_at="2026-03-02T19:00:00.000000Z", session=2
-        )
-        append(store, "c", note("d", "ann"), session=2)
-        assert [r[0] for r in store.rows("c", stream="ann")] == [2, 4]
-        assert [r[0] for r in store.rows("c", after=1, upto=3)] == [2, 3]
-        assert [r[0] for r in store.rows("c", streams=["bob", "campaign"])] == [1, 3]
-        assert [r[0] for r in store.rows("c", session=2)] == [3, 4]
-        assert [r[0] for r in store.rows("c", actor="pat")] == [3]
-        assert [r[0] for r in store.rows("c", types=["note.added"], descending=True)] == [4, 3, 2, 1]
-        assert [r[0] for r in store.rows("c", types=["session.started"])] == []
-        assert list(store.rows("c", upto=2, columns="seq, stream")) == [(1, "campaign"), (2, "ann")]
-        narrow = store.rows("c", upto=2)
-        assert isinstance(narrow, RowStream) and not narrow.started
-        assert [r[:4] for r in narrow.narrow(["seq", "stream"])] == [
-            (1, None, "campaign", None),
-            (2, None, "ann", None),
-        ]
-        with pytest.raises(StoreError, match="unknown event columns"):
-            store.rows("c", columns="seq, 1; drop table events")
-        last = store.last_of_types("c", ["note.added"])
-        assert last is not None and last[0] == 4
-        assert store.last_of_types("c", ["nothing"]) is None
-
-        assert [r[0] for r in store.rows("c", columns="recorded_at")][2:] == [
-            "2026-03-02T19:00:00.000000Z"
-        ] * 2
-        assert store.last_seq_at("c", "2026-03-01T23:00:00.000000Z") == 2
-        assert store.last_seq_at("c", "2026-03-02T19:00:00.000000Z") == 4  # one index seek
-        assert store.last_seq_at("c", "2026-03-01T18:59:59.999999Z") == 0
-        head = store.head("c")
-        assert store.seq_of_hash("c", head.hash) == 4 and store.seq_of_hash("d", head.hash) is None
-
-    def test_paged_reads_stream_every_row_once(self, store: EventStore) -> None:
-        append(store, "c", *[note(str(i), f"s{i % 3}") for i in range(12_345)])
-        seqs = [r[0] for r in store.rows("c", columns=["seq"])]
-        assert seqs == list(range(1, 12_346))
-        assert [r[0] for r in store.rows("c", descending=True, after=10, upto=12_000)] == list(
-            range(12_000, 10, -1)
-        )
-        assert sum(1 for _ in store.rows("c", stream="s1")) == 4115
-
-    def test_secrets(self, store: EventStore) -> None:
-        store.put_secret("c", 1, b"\x01" * 32)
-        store.put_secret("c", 1, b"\x02" * 32, "downtime")
-        assert store.get_secret("c", 1) == b"\x01" * 32
-        assert store.get_secret("c", 1, "downtime") == b"\x02" * 32
-        rows = store.secret_rows("c")
-        assert [(r["kind"], r["seed"]) for r in rows] == [  # by kind, then session
-            ("downtime", "02" * 32),
-            ("session", "01" * 32),
-        ]
-        assert list(rows[0]) == ["campaign", "session", "kind", "seed"]
-        store.drop_secret("c", 1)
-        assert store.get_secret("c", 1) is None
-        with store.transaction():
-            store.restore_secrets([{"campaign": "e", "session": 3, "kind": "session", "seed": "ab"}])
-        assert store.get_secret("e", 3) == b"\xab"
-        with pytest.raises(StoreError, match="unknown fields: evil"), store.transaction():
-            store.restore_secrets([{"campaign": "e", "session": 4, "evil": 1}])
-
-    def test_snapshots_are_a_cache(self, store: EventStore) -> None:
-        store.save_snapshot("c", "ann", 10, True, b"s10", basis="b", digest="d10")
-        store.save_snapshot("c", "ann", 20, True, b"s20", basis="b", digest="d20")
-        store.save_snapshot("c", "ann", 12, True, b"x12", basis="other", digest="x")
-        store.save_snapshot("c", "ann", 10, True, b"t10", basis="b", digest="e10")  # replaces
-        assert store.load_snapshot("c", "ann", 15, True, basis="b") == (10, b"t10", "e10")
-        assert store.load_snapshot("c", "ann", 15, True, basis="b", after=11) is None
-        assert store.load_snapshot("c", "ann", 15, False, basis="b") is None
-        assert [r[:3] for r in store.snapshot_rows("c")] == [
-            ("ann", 1, 10),
-            ("ann", 1, 12),
-            ("ann", 1, 20),
-        ]
-        with store.transaction():
-            store.drop_snapshot("c", "ann", 10, True, "b")
-        assert store.load_snapshot("c", "ann", 15, True, basis="b") is None
-        assert store.drop_snapshots("c") == 2
-
-    def test_writers_on_many_threads_and_readers_meanwhile_lose_nothing(self, store_factory: Any) -> None:
-        """Eight threads, each with its own store, append 25 batches of 1 to 4 events to one
-        campaign while four threads read it: every batch is stored once, at consecutive seqs
-        (two batches never interleave), and a reader never sees a gap or a torn batch."""
-        import threading
-
-        writers, batches = 8, 25
-        setup = store_factory()
-        append(setup, "c", note("start"))
-        setup.close()
-        done = threading.Event()
-        written: list[tuple[int, list[int]]] = []
-        problems: list[str] = []
-        lock = threading.Lock()
-
-        def write(w: int) -> None:
-            s = store_factory()
-            try:
-                for b in range(batches):
-                    size = 1 + (w + b) % 4
-                    rows = append(s, "c", *[note(f"{w}.{b}.{i}", f"w{w}") for i in range(size)])
-                    with lock:
-                        written.append((w, [r[0] for r in rows]))
-            except Exception as e:  # noqa: BLE001 (reported, not raised in a thread)
-                problems.append(f"writer {w}: {type(e).__name__}: {e}")
-            finally:
-                s.close()
-
-        def read() -> None:
-            s = store_factory()
-            try:
-                while not done.is_set():
-                    seqs = [r[0] for r in s.rows("c", columns=["seq"])]
-                    if seqs != list(range(1, len(seqs) + 1)):
-                        problems.append(f"a reader saw a gap: {seqs[-5:]}")
-                        return
-                    texts = [r[0] for r in s.rows("c", columns=["data"])][1:]
-                    batches_seen: dict[str, int] = {}
-                    for data in texts:
-                        key = msgspec.json.decode(data)["text"].rsplit(".", 1)[0]
-                        batches_seen[key] = batches_seen.get(key, 0) + 1
-                    for key, count in batches_seen.items():
-                        w, b = map(int, key.split("."))
-                        if count != 1 + (w + b) % 4:
-                            problems.append(f"a reader saw batch {key} torn ({count} events)")
-                            return
-            finally:
-                s.close()
-
-        threads = [threading.Thread(target=write, args=(w,)) for w in range(writers)]
-        readers = [threading.Thread(target=read) for _ in range(4)]
-        for t in readers + threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=120)
-        done.set()
-        for t in readers:
-            t.join(timeout=30)
-        assert problems == []
-        assert len(written) == writers * batches
-        for _, seqs in written:  # each batch at consecutive seqs: nothing interleaved
-            assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
-        every = sorted(s for _, seqs in written for s in seqs)
-        assert every == list(range(2, 2 + len(every)))  # once each, no gap
-        check = store_factory()
-        try:
-            assert check.head("c").seq == 1 + len(every)
-            rows = list(check.rows("c"))
-            prev = ZERO_HASH
-            for row in rows:  # one chain through every batch
-                assert row[10] == prev
-                prev = row[11]
-        finally:
-            check.close()
+__all__ = ["EventStoreContract", "RuleSystemContract", "parse_roll_line"]

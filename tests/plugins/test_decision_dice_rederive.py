@@ -19,7 +19,7 @@ from ledger_decision_dice.events import ContestRolled, DecisionRolled, SupplyRol
 from ledger_decision_dice.rules.mechanics import SUPPLY_ORDER
 from ledger_decision_dice.state import Character, Condition, Item
 
-from ledger import DiceSource, ReplayDice, RollRequest, RuleError
+from ledger import DiceSource, ReplayDice, RollRequest, RuleError, StoredEvent
 from ledger.codec import Codec
 from ledger.dice.engine import DiceError, EngineDice, PhysicalDice
 from ledger.events import CharacterCreated, Corrected, event_tag
@@ -233,8 +233,10 @@ def test_an_amended_contest_opponent_modifier_rerolls_nothing_but_rejudges():
 
 def fold(events: list[Any], corrections: Corrections) -> dict[str, Any]:
     """Replay ``events`` (seq 1, 2, ...) strictly, as the core replays a correction."""
-    rows = [(seq, None, "jen", None, event_tag(type(event)), msgspec.json.encode(event),
-             None, None, None, "public") for seq, event in enumerate(events, start=1)]
+    rows = [StoredEvent(seq=seq, campaign="c", stream="jen", version=seq, type=event_tag(type(event)),
+                        data=msgspec.json.encode(event).decode(), recorded_at="", actor="gm",
+                        session=None, visibility="public", prev_hash="", hash="")
+            for seq, event in enumerate(events, start=1)]
     projector = Projector(SYSTEM, Codec(SYSTEM.event_types, SYSTEM.upcasters))
     return projector.fold(rows, {}, corrections, strict=True)
 

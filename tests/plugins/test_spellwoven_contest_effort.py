@@ -169,21 +169,21 @@ def test_verify_names_a_log_without_her_side_or_with_a_stray_one(escape):
 
     def problems(rows):
         check = ResultCheck(camp.system, camp.codec)
-        return [(r[0], p) for r in rows if (p := check.feed(r))]
+        return [(e.seq, p) for e in rows if (p := check.feed(e))]
 
     assert problems(rows) == []
     spent = out["seq"] + 2
-    dropped = [r for r in rows if r[0] != spent]
+    dropped = [e for e in rows if e.seq != spent]
     [(at, problem)] = problems(dropped)
     assert at == spent + 1 and problem.startswith(
         f"roll {out['seq']} is followed by spellwoven.contest_effort_spent ")
     assert "'bonus': 2} by the rules, but it does not follow it" in problem
-    stray = [r for r in rows if r[0] != spent] + [r for r in rows if r[0] == spent]
+    stray = [e for e in rows if e.seq != spent] + [e for e in rows if e.seq == spent]
     assert (spent, f"event {spent} (spellwoven.contest_effort_spent) is part of roll "
             f"{out['seq']}, but it is not written with it as the rules give it") in problems(stray)
     # a forged bonus in her side is named with what the rules give
-    forged = [(*r[:5], r[5].replace('"bonus":2', '"bonus":3'), *r[6:]) if r[0] == spent else r
-              for r in rows]
+    forged = [msgspec.structs.replace(e, data=e.data.replace('"bonus":2', '"bonus":3'))
+              if e.seq == spent else e for e in rows]
     [(at, problem)] = problems(forged)
     assert at == spent and "'bonus': 2} by the rules; event" in problem
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 from ledger_terran_engine import TerranEngine
 from ledger_terran_engine import state as st
@@ -21,7 +22,7 @@ from ledger_terran_engine.events import (
 )
 from ledger_terran_engine.rules.advancement import ego_lost_in, parse_choices
 
-from ledger import Event, Recorded, RollRequest, RuleError
+from ledger import Event, Recorded, RollRequest, RuleError, StoredEvent
 from ledger.dice.engine import PhysicalDice
 from ledger.events import event_tag
 
@@ -38,11 +39,13 @@ def make(cid: str, attrs: tuple[int, ...], skills: dict[str, int]) -> st.Charact
 
 
 def recorded(seq: int, event: Event, session: int = 1) -> Recorded:
-    return Recorded(
+    stored = StoredEvent(
         seq=seq, campaign="c", stream=getattr(event, "character", "campaign"), version=1,
-        type=event_tag(type(event)), data=event, recorded_at="2026-03-01T19:00:00Z",
-        actor="gm", session=session, visibility="public", prev_hash="0" * 64, hash="0" * 64,
+        type=event_tag(type(event)), data=msgspec.json.encode(event).decode(),
+        recorded_at="2026-03-01T19:00:00Z", actor="gm", session=session, visibility="public",
+        prev_hash="0" * 64, hash="0" * 64,
     )
+    return Recorded(stored, event)
 
 
 def risky(state: st.Character, faces: list[int], **params: Any) -> RiskyActionRolled:

@@ -16,7 +16,7 @@ from typing import ClassVar, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ledger import Event, Roll
+from ledger import Event, Roll, Visibility
 
 
 class TraitInvocation(msgspec.Struct, frozen=True, kw_only=True):
@@ -86,7 +86,7 @@ class BlindCheckRolled(CheckRolled, frozen=True, kw_only=True,
     flag, jinx or objective contribution): later public checks would show any change and so
     reveal the blind result."""
 
-    visibility: ClassVar[str] = "gm"
+    visibility: ClassVar[Visibility] = "gm"
 
 
 class ShockRolled(Roll, frozen=True, kw_only=True, tag="d20-world.shock_rolled"):
@@ -120,7 +120,7 @@ class SkillIncreased(Event, frozen=True, kw_only=True, tag="d20-world.skill_incr
 class FavourChanged(Event, frozen=True, kw_only=True, tag="d20-world.favour_changed"):
     """A change of a bond's favor ("Bonds": tracked by The World, not public knowledge)."""
 
-    visibility: ClassVar[str] = "gm"
+    visibility: ClassVar[Visibility] = "gm"
 
     character: str
     bond: str
@@ -295,7 +295,7 @@ class HiddenConditionAdded(
     ``check_penalty`` (≥ 0) counts in every check as one unexplained hidden modifier. No
     capacity change: what a character can carry is never secret."""
 
-    visibility: ClassVar[str] = "gm"
+    visibility: ClassVar[Visibility] = "gm"
 
     character: str
     condition: str
@@ -309,7 +309,7 @@ class HiddenConditionEnded(
 ):
     """A hidden condition ends (GM-only, ruling R33)."""
 
-    visibility: ClassVar[str] = "gm"
+    visibility: ClassVar[Visibility] = "gm"
 
     character: str
     condition: str
