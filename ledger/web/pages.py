@@ -272,9 +272,10 @@ def events(server: Server) -> Endpoint:
     :data:`STREAM_BACKOFF_MAX`; it goes on from the last entry it sent.
 
     Keep-alives (``: still here``) go out every :attr:`Server.keepalive` seconds counted from
-    the stream's start, on :attr:`Server.monotonic`: a wake-up (any append, a GM-only one
-    too) that sends the player nothing does not move the next one, so their timing says
-    nothing about what the player cannot see."""
+    the stream's start, on :attr:`Server.monotonic`: a wake-up that sends the player
+    nothing does not move the next one, so their timing says nothing about what the player
+    cannot see. A GM-only append reaches a player as its stub (:func:`stub_entry`), as the
+    table hears the GM roll behind the screen."""
 
     def frames(viewer: Viewer, after: int) -> tuple[str, list[str], int]:
         gone = server.gone(viewer)
