@@ -175,7 +175,15 @@ def test_blind_roll_is_gm_only(toy_campaign):
     invoke = toy_campaign
     out = data(invoke("roll", "ann", "brawl", "--dice", "6,6", "--blind", "--json"))
     assert out["visibility"] == "gm"
-    assert all(e["seq"] != out["seq"] for e in data(invoke("--as", "player", "log", "--json")))
+    # the players' log shows it at its place as a stub: its seq and hash, nothing else (#26)
+    player = {e["seq"]: e for e in data(invoke("--as", "player", "log", "--json"))}
+    gm = {e["seq"]: e for e in data(invoke("--as", "gm", "log", "--json"))}
+    assert player[out["seq"]] == {"seq": out["seq"], "hash": gm[out["seq"]]["hash"], "redacted": True}
+    text = invoke("--as", "player", "log").output.splitlines()
+    assert text[-1] == f"[{out['seq']}] GM-only entry"
+    # a filtered view leaves it out: a stub under --character ann would say whose roll it is
+    for args in (["--character", "ann"], ["--type", "dice.rolled"], ["--type", "toy.rolled"]):
+        assert out["seq"] not in {e["seq"] for e in data(invoke("log", *args, "--json"))}
 
 
 def test_export_import_round_trip_is_byte_identical(toy_campaign, tmp_path):

@@ -244,10 +244,13 @@ def no_gm_only_value_reaches_a_player(new_table, ops) -> None:
         assert "favor" not in text.casefold(), what
         assert "[GM" not in text, what
 
-    # 2. GM-only events: absent from the log and recaps, data-less stubs in the export
+    # 2. GM-only events: stubs in the log (seq and hash, #26), absent from the recaps,
+    # data-less stubs in the export
     gm_seqs = {e["seq"] for e in gm_log if e["visibility"] == "gm"}
     log = json.loads(outputs["log --json"])
-    assert not {e["seq"] for e in log} & gm_seqs
+    assert [e["seq"] for e in log] == [e["seq"] for e in gm_log]  # no seq skipped
+    assert all(set(e) == {"seq", "hash", "redacted"} for e in log if e["seq"] in gm_seqs)
+    assert not any(e.get("redacted") for e in log if e["seq"] not in gm_seqs)
     assert [json.loads(line) for line in outputs["log --nl"].splitlines()] == log
     for n in range(1, sessions + 1):
         recap = json.loads(outputs[f"recap {n} --json"])
@@ -280,7 +283,7 @@ def no_gm_only_value_reaches_a_player(new_table, ops) -> None:
     campaign = open_campaign(open_store(t.db), t.campaign)
     names = campaign.characters()
     for entry in log:
-        if entry["type"] != "d20-world.check_rolled":
+        if entry.get("type") != "d20-world.check_rolled":
             continue
         rec = campaign.record(entry["seq"])
         before = campaign.state_of(rec.stream, upto=rec.seq - 1, as_gm=False)

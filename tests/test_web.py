@@ -277,17 +277,22 @@ def test_live_log_sends_each_entry_once_with_its_seq_as_id_and_resumes(table):
                     frames = sse_frames(buffer)
                     if frames and frames[-1].get("id") == "7":
                         break
-            assert [f["id"] for f in frames] == ["4", "5", "7"]
+            # the GM-only note comes as a stub at its place: its seq, nothing of it (#26)
+            assert [f["id"] for f in frames] == ["4", "5", "6", "7"]
             assert all(f["event"] == "entry" for f in frames)
+            assert frames[2]["data"] == (
+                '<li id="e6" class="entry stub" data-seq="6"><span class="seq">#6</span> '
+                '<span class="text">GM-only entry</span></li>'
+            )
             assert "secret plan" not in buffer
-            # a phone that slept after seq 5 gets 7 and nothing before
+            # a phone that slept after seq 5 gets 6 and 7 and nothing before
             with h.stream("GET", "/events", headers={"last-event-id": "5"}) as r:
                 buffer = ""
                 for chunk in r.iter_text():
                     buffer += chunk
                     if 'id="e7"' in buffer:
                         break
-            assert [f["id"] for f in sse_frames(buffer)] == ["7"]
+            assert [f["id"] for f in sse_frames(buffer)] == ["6", "7"]
 
 
 def test_hub_hears_a_commit_made_while_its_thread_starts(table):

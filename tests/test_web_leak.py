@@ -141,9 +141,6 @@ def crawl(base: str, token: str, db: str) -> dict[str, str]:
     campaign = open_campaign(store)
     head = store.head(campaign.id).seq
     chars = list(campaign.characters())
-    last_public = max(
-        row[0] for row in store.rows(campaign.id, columns="seq, visibility") if row[1] == "public"
-    )
     store.close()
     out: dict[str, str] = {}
     with httpx2.Client(base_url=base, timeout=30) as h:
@@ -164,7 +161,7 @@ def crawl(base: str, token: str, db: str) -> dict[str, str]:
             for chunk in r.iter_text():
                 buffer += chunk
                 frames = sse_frames(buffer)
-                if frames and frames[-1].get("id") == str(last_public):
+                if frames and frames[-1].get("id") == str(head):  # a stub's, perhaps
                     break
             out["/events"] = "\n".join(f"{k}: {v}" for k, v in r.headers.items()) + "\n" + buffer
     return out
@@ -196,11 +193,37 @@ def served_to_a_player_leaks_nothing(db: str, system_id: str) -> None:
     for what, body in served.items():
         for canary in [*typed, *salts, seed]:
             assert canary not in body, f"{canary!r} leaked in {what}"
-        for seq in gm_seqs:
-            assert f'id="e{seq}"' not in body, f"GM-only event {seq} listed in {what}"
-            assert f"id: {seq}\n" not in body, f"GM-only event {seq} streamed in {what}"
-    for seq in gm_seqs:
+        for seq in gm_seqs:  # a GM-only seq is listed only as its stub, word for word
+            items = re.findall(rf'<li id="e{seq}".*?</li>', body)
+            assert items in ([], [stub(seq)]), f"GM-only event {seq} shown in {what}: {items}"
+    for seq in gm_seqs:  # each stands at its place, in the log page and the live stream
+        assert stub(seq) in served["/log"]
+        assert f"id: {seq}\nevent: entry\ndata: {stub(seq)}\n\n" in served["/events"]
         assert "There is nothing here." in served[f"/audit/{seq}"]
+    stub_words = re.sub(r"\d+", "", stub(0))
+    for secret in [*gm_types(t.db), *_characters(t.db), *_characters(t.db).values(), "GM ", "gm"]:
+        assert secret not in stub_words, f"a stub says {secret!r}"
+
+
+def stub(seq: int) -> str:
+    """A GM-only event in a player's log (#26): its seq and "GM-only entry", nothing else."""
+    return (
+        f'<li id="e{seq}" class="entry stub" data-seq="{seq}"><span class="seq">#{seq}</span> '
+        '<span class="text">GM-only entry</span></li>'
+    )
+
+
+def gm_types(db: str) -> set[str]:
+    """The types, and their words without the system's prefix, of the GM-only events."""
+    store = open_store(db)
+    try:
+        campaign = open_campaign(store)
+        rows = store.rows(campaign.id, columns="type, visibility, actor, stream")
+        found = [(t, a, s) for t, v, a, s in rows if v == "gm"]
+    finally:
+        store.close()
+    words = {t for t, _, _ in found} | {t.split(".")[-1] for t, _, _ in found}
+    return words | {a for _, a, _ in found} | {s for _, _, s in found}
 
 
 @pytest.mark.parametrize("system_id", sorted(rule_systems()))

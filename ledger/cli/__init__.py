@@ -20,6 +20,7 @@ from ledger.cli import (  # noqa: F401  (modules add commands)
     table,
     transfer,
     views,
+    witness,
 )
 from ledger.cli.base import (
     SEQ,

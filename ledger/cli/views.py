@@ -218,13 +218,18 @@ def log(
 ) -> None:
     """Show the event log, oldest first (the players' view unless --as gm).
 
-    The GM's log marks GM-only events [GM].
+    The GM's log marks GM-only events [GM]. The players' view shows each GM-only event at
+    its place as "GM-only entry", with its seq and nothing else ({"seq", "hash",
+    "redacted": true} in --json, as a player's export has it); filtered by --session,
+    --character or --type it leaves them out, since showing one there would say which.
 
     Free text shows on its entry's line: a newline as ⏎, control characters escaped
     (--json and --nl give the text exactly).
     """
     from ledger.events import Roll
     from ledger.history.recap import MARKS
+    from ledger.history.words import GM_ONLY_ENTRY
+    from ledger.rules.projection import GmOnlyEntry, iter_log
     from ledger.text import printable
 
     campaign = app.campaign
@@ -234,11 +239,26 @@ def log(
     corrected_by: dict[int, list[int]] = {}
     for target, items in corrections.by_target.items():
         corrected_by[target] = [seq for seq, _ in items]
-    out = []
+    out: list[Any] = []
     follows: tuple[int, str, str] | None = None  # (seq, recorded_at, actor) of a contest's batch
-    for rec in campaign.records(
-        as_gm=as_gm, stream=stream, types=list(types) or None, session=session_number
-    ):
+    filtered = stream is not None or bool(types) or session_number is not None
+    if as_gm or filtered:
+        entries: Any = campaign.records(
+            as_gm=as_gm, stream=stream, types=list(types) or None, session=session_number
+        )
+    else:
+        entries = iter_log(campaign.store, campaign.id, campaign.codec, as_gm=False)
+    for rec in entries:
+        if isinstance(rec, GmOnlyEntry):
+            stub = {"seq": rec.seq, "hash": rec.hash, "redacted": True}
+            if as_nl:
+                echo_json(stub)
+            elif as_json:
+                out.append(stub)
+            else:
+                click.echo(f"[{rec.seq}] {GM_ONLY_ENTRY}")
+            follows = None
+            continue
         data = msgspec.to_builtins(rec.data)
         data.pop("type", None)
         item = {

@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
 
 
+#: How a players' view of the log shows a GM-only event at its place (its seq, nothing else).
+GM_ONLY_ENTRY = "GM-only entry"
+
+
 @dataclass(frozen=True)
 class LogLine:
     """One entry of the log as a person reads it (``campaign log``, the table shell, the web

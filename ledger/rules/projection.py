@@ -303,6 +303,36 @@ def iter_recorded(
         yield Recorded(stored, codec.decode(stored.data, stored.type))
 
 
+class GmOnlyEntry(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """A GM-only event at its place in a players' view of the log: what a player's export's
+    stub carries (seq, campaign, chain hashes) and nothing of its content (no type, stream,
+    character, actor, session or time). Players at a table hear the GM roll behind the
+    screen; the log says so openly instead of skipping the seq."""
+
+    seq: int
+    campaign: str
+    prev_hash: str
+    hash: str
+
+
+def iter_log(
+    store: EventStore, campaign: str, codec: Codec, *, as_gm: bool, after: int = 0,
+    upto: int | None = None,
+) -> Iterator[Recorded | GmOnlyEntry]:  # fmt: skip
+    """The whole log of ``after < seq <= upto``, oldest first: every event as
+    :class:`Recorded`, except that a players' view (``as_gm=False``) has a
+    :class:`GmOnlyEntry` in place of each GM-only event (its payload is not even decoded).
+
+    No filter by stream, type, session or actor is offered: a stub shown under one would say
+    which character, type or session the GM-only event is of.
+    """
+    for row in store.rows(campaign, after=after, upto=upto):
+        if not as_gm and row[9] == "gm":
+            yield GmOnlyEntry(seq=row[0], campaign=row[1], prev_hash=row[10], hash=row[11])
+            continue
+        yield to_recorded(row, codec.decode(row[5], row[4]))
+
+
 def encode_state(state: Any) -> bytes:
     """Snapshot bytes of a state (MessagePack)."""
     return msgspec.msgpack.encode(state)

@@ -34,6 +34,11 @@ class NoteError(ValueError):
     ``str()`` names which ("malformed note", "invalid signature for key NAME+HASH", ...)."""
 
 
+class BadSignature(NoteError):
+    """A signature line whose name and key hash match a known key but whose signature does
+    not verify, or two known keys with one name and hash: the note is forged or mangled."""
+
+
 class UnverifiedNote(NoteError):
     """A well-formed note none of whose signatures is by a known key; :attr:`note` holds it,
     its signatures all in :attr:`Note.unverified`."""
@@ -217,9 +222,10 @@ def open_note(message: str | bytes, verifiers: list[Verifier]) -> Note:
 
     :returns: the note, with the signatures by known keys verified (repeats dropped).
     :raises UnverifiedNote: no signature is by a known key (the note is in the error).
-    :raises NoteError: a malformed note ("malformed note"), a signature by a known key that
-        does not verify ("invalid signature for key NAME+HASH"), or two known keys with one
-        name and hash ("ambiguous key NAME+HASH").
+    :raises BadSignature: a signature by a known key that does not verify ("invalid
+        signature for key NAME+HASH"), or two known keys with one name and hash ("ambiguous
+        key NAME+HASH").
+    :raises NoteError: a malformed note ("malformed note").
     """
     raw = message.encode() if isinstance(message, str) else message
     try:
@@ -263,12 +269,12 @@ def open_note(message: str | bytes, verifiers: list[Verifier]) -> Note:
                 note.unverified.append(Signature(name, hash_, b64))
             continue
         if len({v.public_key for v in found}) > 1:
-            raise NoteError(f"ambiguous key {name}+{hash_:08x}")
+            raise BadSignature(f"ambiguous key {name}+{hash_:08x}")
         if (name, hash_) in seen:
             continue
         seen.add((name, hash_))
         if not found[0].verify(text.encode(), sig[4:]):
-            raise NoteError(f"invalid signature for key {name}+{hash_:08x}")
+            raise BadSignature(f"invalid signature for key {name}+{hash_:08x}")
         note.sigs.append(Signature(name, hash_, b64))
     if not note.sigs:
         raise UnverifiedNote(note)

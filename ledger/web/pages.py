@@ -107,11 +107,28 @@ def entry(campaign: Any, rec: Any, corrections: Any) -> dict[str, Any]:
     }
 
 
+def stub_entry(seq: int) -> dict[str, Any]:
+    """A GM-only event in a player's log: its seq and "GM-only entry", nothing else
+    (``stub``: the template shows no audit link, no badge, no text of the event)."""
+    from ledger.history.words import GM_ONLY_ENTRY
+
+    return {"seq": seq, "stub": True, "text": GM_ONLY_ENTRY, "gm": False, "mark": "",
+            "entered": None, "roll": False, "session": None}  # fmt: skip
+
+
 def log_entries(campaign: Any, *, as_gm: bool, after: int, upto: int) -> Iterator[dict[str, Any]]:
-    """The log lines of ``after < seq <= upto`` in the view asked for."""
+    """The log lines of ``after < seq <= upto`` in the view asked for: a player's has a
+    :func:`stub_entry` where a GM-only event stands."""
+    from ledger.rules.projection import GmOnlyEntry, iter_log
+
     corrections = campaign.corrections()
-    for rec in campaign.records(as_gm=as_gm, after=after, upto=upto):
-        yield entry(campaign, rec, corrections)
+    for rec in iter_log(
+        campaign.store, campaign.id, campaign.codec, as_gm=as_gm, after=after, upto=upto
+    ):
+        if isinstance(rec, GmOnlyEntry):
+            yield stub_entry(rec.seq)
+        else:
+            yield entry(campaign, rec, corrections)
 
 
 def entry_html(e: dict[str, Any]) -> str:
@@ -255,9 +272,10 @@ def events(server: Server) -> Endpoint:
     :data:`STREAM_BACKOFF_MAX`; it goes on from the last entry it sent.
 
     Keep-alives (``: still here``) go out every :attr:`Server.keepalive` seconds counted from
-    the stream's start, on :attr:`Server.monotonic`: a wake-up (any append, a GM-only one
-    too) that sends the player nothing does not move the next one, so their timing says
-    nothing about what the player cannot see."""
+    the stream's start, on :attr:`Server.monotonic`: a wake-up that sends the player
+    nothing does not move the next one, so their timing says nothing about what the player
+    cannot see. A GM-only append reaches a player as its stub (:func:`stub_entry`), as the
+    table hears the GM roll behind the screen."""
 
     def frames(viewer: Viewer, after: int) -> tuple[str, list[str], int]:
         gone = server.gone(viewer)
