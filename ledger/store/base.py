@@ -49,6 +49,7 @@ from ledger.store.protocols import (
     SnapshotStore,
 )
 from ledger.store.statements import Statements
+from ledger.store.tree import TreeStore
 
 __all__ = [
     "COLUMNS",
@@ -222,7 +223,7 @@ def conflicts(expected_versions: dict[str, int] | None, version_of: Callable[[st
             )
 
 
-class SqlEventStore(abc.ABC):
+class SqlEventStore(abc.ABC, TreeStore):
     """The part of an :class:`EventStore` both SQL backends share: the statements that differ
     only in their placeholder (:class:`Statements`), the filters of a read, an append's
     check-chain-write, secrets, access links and snapshots.
@@ -428,6 +429,7 @@ class SqlEventStore(abc.ABC):
                 version_of=version_of,
             )
             self._write(campaign, rows)
+            self._grow_tree(campaign, rows)  # the Merkle frontier, in the same transaction
         return rows
 
     # --- secrets -------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ledger.chain import COLUMNS, Head
+from ledger.store.tree import TreeKeeper
 
 if TYPE_CHECKING:
     from ledger.store.base import Pending, Row, RowStream
@@ -355,5 +356,6 @@ class AccessStore(Protocol):
 
 
 @runtime_checkable
-class EventStore(EventRecorder, SecretStore, SnapshotStore, AccessStore, Protocol):
-    """Everything ``ledger/`` needs from storage: the four protocols together."""
+class EventStore(EventRecorder, SecretStore, SnapshotStore, AccessStore, TreeKeeper, Protocol):
+    """Everything ``ledger/`` needs from storage: the four protocols together, and the Merkle
+    tree and checkpoints each append keeps (:class:`ledger.store.tree.TreeKeeper`, #26)."""

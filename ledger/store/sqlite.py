@@ -401,14 +401,19 @@ class Store(SqlEventStore):
         return version_of
 
     def _write(self, campaign: str, rows: list[Row]) -> None:
-        self.insert_rows(rows)
+        self._insert(rows)
 
     def insert_rows(self, rows: Sequence[Sequence[Any]]) -> None:
         """Insert already-chained rows (import). Call inside :meth:`transaction`.
 
         Rows go in multi-row ``INSERT`` statements of :data:`INSERT_CHUNK` rows (faster than
-        ``executemany`` of one-row statements); the rest with ``executemany``.
+        ``executemany`` of one-row statements); the rest with ``executemany``. Each
+        campaign's Merkle tree grows by them (:mod:`ledger.store.tree`).
         """
+        self._insert(rows)
+        self._grow_trees(rows)
+
+    def _insert(self, rows: Sequence[Sequence[Any]]) -> None:
         conn = self.conn
         k = INSERT_CHUNK
         full = len(rows) - len(rows) % k

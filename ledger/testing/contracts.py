@@ -46,6 +46,7 @@ from ledger.rules.params import pick_params
 from ledger.rules.requests import RollRequest
 from ledger.rules.system import RuleSystem
 from ledger.store.base import EventStore, Pending, RowStream
+from ledger.testing.tree_contract import TreeContract
 
 
 def parse_roll_line(system: RuleSystem, line: str) -> tuple[str | None, str | None, dict[str, Any]]:
@@ -228,7 +229,7 @@ def append(store: EventStore, campaign: str, *items: Pending, **kw: Any) -> list
     return store.append(campaign, list(items), actor="gm", recorded_at=AT, **kw)
 
 
-class EventStoreContract:
+class EventStoreContract(TreeContract):
     """The checks every store backend passes; subclass it as ``Test...`` in a backend's
     tests, the way eventsourcing ships ``ApplicationRecorderTestCase``::
 
