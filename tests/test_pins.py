@@ -29,10 +29,16 @@ CAMPAIGNS = sorted(p.name for p in bundled_campaigns().iterdir() if (p / "campai
 
 @pytest.fixture
 def fixed_randomness(monkeypatch):
-    """Session seeds and payload salts from counters, so every build is byte-identical."""
+    """Session seeds, checkpoint keys and payload salts from counters, so every build is
+    byte-identical."""
     counter = iter(range(1000))
     monkeypatch.setattr(
         "ledger.dice.engine.new_seed", lambda: hashlib.sha256(b"pin %d" % next(counter)).digest()
+    )
+    keys = iter(range(1000))  # the campaigns' checkpoint keys (#26)
+    monkeypatch.setattr(
+        "ledger.campaign.checkpoints.new_key_seed",
+        lambda: hashlib.sha256(b"pin key %d" % next(keys)).digest(),
     )
     salts = iter(range(10**6))
     fixed = types.SimpleNamespace(token_hex=lambda n: f"{next(salts):0{2 * n}x}")

@@ -258,11 +258,17 @@ def backup(app: App, file: str, as_json: bool) -> None:
         for line in backup_lines(store, campaign.id):
             f.write(line)
             lines += 1
-        secrets = len(store.secret_rows(campaign.id))
+        rows = store.secret_rows(campaign.id)
+    secrets = sum(1 for r in rows if r["kind"] != "checkpoint")
+    key = any(r["kind"] == "checkpoint" for r in rows)  # the checkpoint signing key (#26)
     if as_json:
-        echo_json({"campaign": campaign.id, "file": file, "events": lines - 1, "secrets": secrets})
+        echo_json(
+            {"campaign": campaign.id, "file": file, "events": lines - 1, "secrets": secrets,
+             "checkpoint_key": key}  # fmt: skip
+        )
     else:
         click.echo(
             f"Backed up {campaign.id} to {file}: {lines - 1} events and {secrets} unrevealed "
-            f"seed{'s' if secrets != 1 else ''} (keep this file private)."
+            f"seed{'s' if secrets != 1 else ''}{' and the checkpoint key' if key else ''} "
+            "(keep this file private)."
         )

@@ -342,7 +342,7 @@ def import_lines(
     return Imported(
         campaign,
         len(rows),
-        len(secrets),
+        sum(1 for s in secrets if s.get("kind") != "checkpoint"),  # seeds, not the key
         abandoned=unseeded if abandon else None,
         unverifiable_rolls=rolls if abandon else 0,
         open_without_seed=None if abandon else unseeded,
