@@ -46,13 +46,14 @@ def fixed_randomness(monkeypatch):
 
 
 def pin_of(db: Path) -> dict[str, object]:
-    """``{"events", "head", "export_sha256"}`` of the one campaign in ``db`` (GM export)."""
+    """``{"events", "head", "export_sha256"}`` of the one campaign in ``db`` (GM export: its
+    events, then its signed checkpoints, #26)."""
     result = CliRunner().invoke(cli, ["--db", str(db), "--as", "gm", "export"])
     assert result.exit_code == 0, result.output
     lines = result.output.encode().splitlines()
     return {
-        "events": len(lines),
-        "head": json.loads(lines[-1])["hash"],
+        "events": sum(1 for x in lines if not x.startswith(b"{\"kind\"")),
+        "head": next(json.loads(x)["hash"] for x in reversed(lines) if not x.startswith(b'{"kind"')),
         "export_sha256": hashlib.sha256(b"\n".join(lines)).hexdigest(),
     }
 

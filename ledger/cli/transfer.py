@@ -171,12 +171,14 @@ def import_(app: App, file: Any, abandon_open_session: bool, as_json: bool) -> N
     from ledger.store.base import is_url
 
     backup, rest = split_backup(file)
-    lines = parse_lines(rest)
+    trust: list[Any] = []  # its signed checkpoints and cosignatures (#26)
+    lines = parse_lines(rest, trust)
 
     def fill(store: Any) -> Imported:
         return import_lines(
             store,
             lines,
+            trust=trust,
             backup=backup,
             abandon_open_session=abandon_open_session,
             actor=app.actor,
@@ -259,6 +261,7 @@ def backup(app: App, file: str, as_json: bool) -> None:
             f.write(line)
             lines += 1
         rows = store.secret_rows(campaign.id)
+        lines = store.head(campaign.id).seq + 1  # its events (then its checkpoints, #26)
     secrets = sum(1 for r in rows if r["kind"] != "checkpoint")
     key = any(r["kind"] == "checkpoint" for r in rows)  # the checkpoint signing key (#26)
     if as_json:
