@@ -121,3 +121,41 @@ def test_a_players_copy_cannot_sign(toy_campaign, db_path, tmp_path):
     assert conn.execute("select count(*) from checkpoints").fetchone() == (0,)
     assert conn.execute("select count(*) from secrets").fetchone() == (0,)
     conn.close()
+
+
+def test_audit_shows_the_rolls_proof_against_the_newest_checkpoint(toy_campaign, db_path):
+    toy_campaign("session", "start")
+    roll = json.loads(toy_campaign("roll", "ann", "brawl", "--json").output)
+    seq = roll["seq"] if "seq" in roll else 5
+    before = json.loads(toy_campaign("audit", str(seq), "--json").output)["proof"]
+    assert before["checkpoint"] is None and "no checkpoint" in before["problem"]
+    toy_campaign("session", "end")
+    out = json.loads(toy_campaign("audit", str(seq), "--json").output)
+    proof = out["proof"]
+    assert proof["checkpoint"] == 7 and proof["verified"] is True and proof["index"] == seq - 1
+    store = _store(db_path)
+    (kept,) = store.checkpoints("toybox")
+    import base64
+
+    merkle.verify_inclusion(
+        seq - 1, 7, merkle.leaf_hash(bytes.fromhex(out["hash"])),
+        [base64.b64decode(h) for h in proof["proof"]], kept["root"],
+    )  # fmt: skip
+    store.close()
+    assert "checkpoint proof: leaf 4 of the signed checkpoint of 7 events" in toy_campaign(
+        "audit", str(seq)
+    ).output
+
+
+def test_audit_fails_when_the_kept_checkpoint_was_forged(toy_campaign, db_path):
+    toy_campaign("session", "start")
+    toy_campaign("roll", "ann", "brawl")
+    toy_campaign("session", "end")
+    conn = sqlite3.connect(db_path)
+    forger = Signer("campaign-ledger/toybox", b"\x03" * 32)
+    forged = sign(Checkpoint("campaign-ledger/toybox", 7, bytes(32)).text(), forger)
+    conn.execute("update checkpoints set note = ? where size = 7", (forged,))
+    conn.commit()
+    conn.close()
+    result = toy_campaign("audit", "5")
+    assert result.exit_code == 1 and "checkpoint proof: FAILS" in result.output

@@ -200,6 +200,56 @@ def open_checkpoint(note: str, vkey: str) -> Checkpoint:
     return checkpoint
 
 
+#: The longest cosignature line or verifier key accepted (a C2SP one is under 200 bytes).
+MAX_COSIGNATURE_TEXT = 1000
+
+
+def add_cosignature(campaign: Campaign, size: int, vkey: str, signature: str, *, at: str) -> bool:
+    """Keep a cosignature of the kept checkpoint of ``size`` after verifying it as a C2SP
+    tlog-cosignature/v1 by ``vkey`` over that checkpoint (:mod:`ledger.trust.cosignature`).
+
+    :param signature: the note signature line ``— NAME BASE64``.
+    :returns: whether it was new (the same key cosigning the same checkpoint again is kept
+        once: a replay changes nothing).
+    :raises RuleError: no checkpoint of that size, or a cosignature that does not verify
+        (over another checkpoint, by another key, malformed); nothing is stored.
+    """
+    if len(vkey) > MAX_COSIGNATURE_TEXT or len(signature) > MAX_COSIGNATURE_TEXT:
+        raise RuleError("a cosignature or key that long is not one")
+    store = campaign.store
+    kept = store.checkpoints(campaign.id, size=size)
+    if not kept:
+        raise RuleError(f"no checkpoint of size {size} is kept: cosign one `GET /checkpoint` gave")
+    note = str(kept[0]["note"])
+    try:
+        from ledger.trust.cosignature import verify_cosignature
+    except ImportError:  # pragma: no cover - until ledger.trust.cosignature is on main
+        raise RuleError("this build cannot check cosignatures yet") from None
+    try:
+        verify_cosignature(vkey, note, signature.rstrip("\n"))
+        name = verifier_name(vkey)
+    except (NoteError, ValueError) as e:
+        raise RuleError(f"the cosignature does not verify: {e}") from None
+    b64 = signature.rstrip("\n").rsplit(" ", 1)[-1]
+    import base64
+    import binascii
+
+    try:
+        key_id = base64.b64decode(b64, validate=True)[:4].hex()
+    except (ValueError, binascii.Error):
+        raise RuleError("the cosignature is not base64") from None
+    with store.transaction():
+        return store.add_cosignature(campaign.id, size, name, key_id, vkey, signature.rstrip("\n"), at)
+
+
+def verifier_name(vkey: str) -> str:
+    """The name of a verifier key ``NAME+HASH+BASE64`` (a cosigner's, whatever its algorithm)."""
+    name = vkey.split("+", 1)[0]
+    if not name or any(c.isspace() for c in name):
+        raise NoteError("malformed verifier key")
+    return name
+
+
 def witness_cosign(campaign: Campaign, made: Made, url: str, *, at: str) -> str:
     """Have the C2SP tlog-witness at ``url`` cosign ``made`` (``campaign checkpoint
     --witness URL``) and keep its cosignature.

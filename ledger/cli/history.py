@@ -190,6 +190,17 @@ def audit(app: App, seq: int, as_json: bool) -> None:
             if k not in ("draws", "source", "nonce", "client_seed", "scheme", "request", "entropy")
         }
         click.echo("  fields: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
+        proof = result["proof"]  # its inclusion in the newest signed checkpoint (#26)
+        if proof["checkpoint"] is None:
+            click.echo(f"  checkpoint proof: none yet ({proof['problem']})")
+        elif proof["verified"]:
+            click.echo(
+                f"  checkpoint proof: leaf {proof['index']} of the signed checkpoint of "
+                f"{proof['checkpoint']} events (root {proof['root']}), {len(proof['proof'])} "
+                "hashes: verifies"
+            )
+        else:
+            click.echo(f"  checkpoint proof: FAILS — {proof['problem']}")
         rule = result["rule"]
         click.echo(
             f"  rules: {rule['book']}"

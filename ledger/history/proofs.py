@@ -160,3 +160,39 @@ def consistency(store: Any, campaign: str, old: int, new: int | None = None) -> 
         raise RuleError(f"a tree of {old} events cannot be a prefix of one of {n}")
     proof = merkle.consistency_proof(old, n, subtree=tree.subtree)
     return Consistency(old, n, tree.root(old), tree.root(n), proof)
+
+
+def against_checkpoint(campaign: Any, seq: int, event_hash: str) -> dict[str, Any]:
+    """Event ``seq``'s inclusion proof against the newest signed checkpoint that holds it
+    (``audit SEQ``), checked: the note's signature by the campaign's key, and the audit path
+    from the event's own hash to the note's root (RFC 9162 2.1.3.2).
+
+    :returns: ``{"checkpoint": size or None, "index", "proof": [base64], "root": base64,
+        "verified": bool, "problem": str or None}``; ``checkpoint`` is ``None`` (with the
+        reason in ``problem``) when no checkpoint holds the event yet.
+    """
+    from ledger.campaign.checkpoints import open_checkpoint, recorded_key
+    from ledger.trust.notes import NoteError
+
+    store = campaign.store
+    latest = store.latest_checkpoint(campaign.id)
+    if latest is None or latest["size"] < seq:
+        why = "no checkpoint is signed yet" if latest is None else (
+            f"the newest checkpoint covers events 1 to {latest['size']}"
+        )
+        return {"checkpoint": None, "verified": False,
+                "problem": f"{why}: `campaign checkpoint` signs one"}  # fmt: skip
+    size = int(latest["size"])
+    out: dict[str, Any] = {"checkpoint": size, "index": seq - 1, "proof": [],
+                           "root": _b64(latest["root"]), "verified": False, "problem": None}  # fmt: skip
+    try:
+        root = open_checkpoint(str(latest["note"]), recorded_key(campaign) or "").root
+        found = inclusion(store, campaign.id, seq, size)
+        out["proof"] = [_b64(h) for h in found.proof]
+        leaf = merkle.leaf_hash(bytes.fromhex(event_hash))
+        merkle.verify_inclusion(seq - 1, size, leaf, found.proof, root)
+    except (NoteError, merkle.ProofError, RuleError) as e:
+        out["problem"] = f"the proof against the checkpoint of size {size} fails: {e}"
+        return out
+    out["verified"] = True
+    return out
