@@ -82,17 +82,19 @@ def grow(size: int, hashes: Sequence[bytes], event_hashes: Iterable[str]) -> Gro
         raise ValueError(f"a tree of {size} leaves has {bin(size).count('1')} subtree roots")
     stack = list(hashes)
     tiles: list[tuple[int, int, bytes]] = []
-    for h in event_hashes:
-        node = _leaf(h)
+    sha256, fromhex, pop, push = hashlib.sha256, bytes.fromhex, stack.pop, stack.append
+    low = min(TILE_HEIGHTS)
+    for h in event_hashes:  # the hot loop of every append: names bound once
+        node = sha256(b"\x00" + fromhex(h)).digest()
         n = size
         height = 0
         while n & 1:  # merge with each equal-sized subtree on the right edge
-            node = _node(stack.pop(), node)
+            node = sha256(b"\x01" + pop() + node).digest()
             n >>= 1
             height += 1
-            if height in TILE_HEIGHTS:
+            if height >= low and height in TILE_HEIGHTS:
                 tiles.append((height, ((size + 1) >> height) - 1, node))
-        stack.append(node)
+        push(node)
         size += 1
     return Growth(size, stack, tiles)
 
