@@ -159,3 +159,31 @@ def test_audit_fails_when_the_kept_checkpoint_was_forged(toy_campaign, db_path):
     conn.close()
     result = toy_campaign("audit", "5")
     assert result.exit_code == 1 and "checkpoint proof: FAILS" in result.output
+
+
+def test_an_old_campaigns_key_event_must_name_its_own_origin(db_path, frozen, toy_system):
+    from ledger.errors import RuleError
+    from ledger.events import CheckpointKey
+
+    store = _store(db_path)
+    old = CampaignCreated(id="toybox", title="toybox", system="toy")
+    store.append("toybox", [Pending(old)], actor="gm", recorded_at="2026-03-01T18:00:00.000000Z",
+                 session=None)  # fmt: skip
+    campaign = open_campaign(store)
+    theirs = Signer("campaign-ledger/other", b"\x04" * 32).verifier.key()
+    with pytest.raises(RuleError, match="must name the key 'campaign-ledger/toybox'"):
+        campaign.append([CheckpointKey(vkey=theirs)], actor="gm", at="2026-03-01T19:00:00.000000Z")
+    with pytest.raises(RuleError, match="checkpoint.key: malformed"):
+        campaign.append([CheckpointKey(vkey="nonsense")], actor="gm", at="2026-03-01T19:00:00.000000Z")
+    assert store.head("toybox").seq == 1
+    store.close()
+
+
+def test_witness_option_refuses_with_one_line_until_the_client_is_in(toy_campaign, db_path):
+    result = toy_campaign("checkpoint", "--witness", "http://127.0.0.1:9/")
+    try:
+        import ledger.trust.cosignature  # noqa: F401
+    except ImportError:
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        assert len(result.output.strip().splitlines()) == 1
+        assert _store(db_path).checkpoints("toybox") == []  # nothing signed

@@ -24,6 +24,8 @@ def checkpoint(app: App, witness: str | None, as_json: bool) -> None:
     from ledger.campaign import checkpoints
 
     campaign = app.campaign
+    if witness:
+        checkpoints.witness_client()  # refused before anything is signed when it is missing
     made = checkpoints.make_checkpoint(campaign, actor=app.actor, at=now())
     vkey = checkpoints.recorded_key(campaign) or ""
     cosigned: list[str] = []
