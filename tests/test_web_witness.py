@@ -167,3 +167,50 @@ def test_a_phones_cosignature_is_kept_once_and_exported(table):
     path = Table(table.db)
     out = json.loads(path.ok("verify", "--json"))
     assert out["checkpoints"][-1]["cosigners"] == ["dana-phone"]
+
+
+def test_a_forged_or_moved_cosignature_in_an_export_fails_verify(table, tmp_path):
+    pytest.importorskip("ledger.trust.cosignature")
+    table.ok("checkpoint")
+    table.ok("note", "later")
+    table.ok("checkpoint")
+    with client(table, "Dana") as c:
+        note = c.get("/checkpoint").json()
+        vkey, line = _cosign("dana-phone", b"\x11" * 32, note["note"], 1_772_000_000)
+        assert _post(c, {"size": note["size"], "vkey": vkey, "signature": line}).status_code == 204
+    export = table.ok("export")
+    good = tmp_path / "good.ndjson"
+    good.write_text(export)
+    assert "cosigned by dana-phone" in table.ok("verify", str(good))
+    lines = export.splitlines()
+    (i,) = [n for n, x in enumerate(lines) if '"kind":"cosignature"' in x]
+    co = json.loads(lines[i])
+    for change, words in (
+        ({"size": co["size"] - 1}, "invalid cosignature"),  # moved onto the older checkpoint
+        ({"signature": co["signature"][:-8] + "AAAAAAA="}, "cosignature"),  # forged bytes
+        ({"size": 999}, "not kept"),  # a checkpoint the file does not carry
+    ):
+        bad = tmp_path / "bad.ndjson"
+        bad.write_text("\n".join([*lines[:i], json.dumps({**co, **change}), *lines[i + 1:]]) + "\n")
+        result = table("verify", str(bad))
+        assert result.exit_code == 1 and words in result.output, (change, result.output)
+
+
+def test_a_backup_carries_the_cosignatures_to_the_restored_ledger(table, tmp_path):
+    pytest.importorskip("ledger.trust.cosignature")
+    table.ok("checkpoint")
+    with client(table, "Dana") as c:
+        note = c.get("/checkpoint").json()
+        vkey, line = _cosign("dana-phone", b"\x11" * 32, note["note"], 1_772_000_000)
+        assert _post(c, {"size": note["size"], "vkey": vkey, "signature": line}).status_code == 204
+    backup = tmp_path / "vault.backup"
+    table.ok("backup", str(backup))
+    restored = Table(str(tmp_path / "restored.db"))
+    restored.ok("import", str(backup))
+    store = open_store(restored.db)
+    try:
+        assert [c["signature"] for c in store.cosignatures("vault")] == [line]
+        assert [c["size"] for c in store.checkpoints("vault")] == [note["size"]]
+    finally:
+        store.close()
+    assert "cosigned by dana-phone" in restored.ok("verify")
