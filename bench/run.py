@@ -277,6 +277,41 @@ def bench_correction(tmp: Path, n: int, reads: int) -> dict[str, Any]:
     }
 
 
+def bench_checkpoint(ledger_db: Path, reps: int) -> dict[str, Any]:
+    """9. A checkpoint at the bench ledger's size, in process (#26): read the stored Merkle
+    frontier, compute the root, sign the C2SP note with the campaign's Ed25519 key and keep it
+    (:func:`ledger.campaign.checkpoints.make_checkpoint`). The kept checkpoint of that size
+    is removed between rounds (untimed) so each round signs; an inclusion and a consistency
+    proof against it are timed too (O(log n) reads of the stored tree)."""
+    from ledger.campaign import checkpoints
+    from ledger.campaign.aggregate import open_campaign
+    from ledger.history import proofs
+    from ledger.store.sqlite import Store
+
+    store = Store(str(ledger_db))
+    camp = open_campaign(store, workload.CAMPAIGN)
+    head = store.head(camp.id).seq
+    print(f"checkpoint at {head:,} events, {reps} rounds")
+    made_ms, proof_ms = [], []
+    for i in range(reps):
+        store.conn.execute("delete from checkpoints where campaign = ?", (camp.id,))
+        t = time.perf_counter()
+        made = checkpoints.make_checkpoint(camp, actor=cases.ACTOR, at=cases.AT)
+        made_ms.append(1000 * (time.perf_counter() - t))
+        assert made.new and made.size == head
+        t = time.perf_counter()
+        proofs.inclusion(store, camp.id, 1 + (i * 7919) % head, head)
+        proofs.consistency(store, camp.id, max(1, head // 3 + i), head)
+        proof_ms.append(1000 * (time.perf_counter() - t))
+    store.close()
+    return {
+        "events": head,
+        "checkpoint_ms_median": round(statistics.median(made_ms), 2),
+        "checkpoint_ms_max": round(max(made_ms), 2),
+        "two_proofs_ms_median": round(statistics.median(proof_ms), 2),
+    }
+
+
 def bench_cli(tmp: Path, reps: int, per_round: int) -> dict[str, Any]:
     """5. ``campaign roll`` start to exit against ``python -c "import sqlite3"``."""
     print(f"campaign roll process, {reps} rounds x {per_round}")
@@ -613,7 +648,31 @@ def main(argv: list[str] | None = None) -> int:
         metavar="LEDGER",
         help="only case 8 (every read path) on an existing bench ledger (bench/workload.py)",
     )
+    parser.add_argument(
+        "--checkpoint-only",
+        type=int,
+        metavar="EVENTS",
+        help="only case 9 (a checkpoint, and two proofs) on a new ledger of EVENTS events",
+    )
+    parser.add_argument(
+        "--append-only",
+        type=int,
+        metavar="EVENTS",
+        help="only case 1 (batched append, no peers) at EVENTS events",
+    )
     args = parser.parse_args(argv)
+    if args.checkpoint_only or args.append_only:
+        with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as work:
+            if args.checkpoint_only:
+                db = Path(work) / "checkpoint.db"
+                cases.ledger_store_append(str(db), cases.batches(args.checkpoint_only))
+                found = bench_checkpoint(db, max(args.rounds, 5))
+            else:
+                found = bench_append(Path(work), args.append_only, max(args.rounds, 5), peers=False)[0]
+        print(json.dumps(found, indent=2))
+        if args.json:
+            args.json.write_text(json.dumps(found, indent=2) + "\n")
+        return 0
     if args.reads_only:
         with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR")) as work:
             small = Path(work) / "small.db"
@@ -655,6 +714,7 @@ def main(argv: list[str] | None = None) -> int:
         small = tmp / "small.db"
         cases.ledger_store_append(str(small), cases.batches(1_000))
         report["reads"] = bench_reads(last_db, reps, small)
+        report["checkpoint"] = bench_checkpoint(last_db, reps)
         report["correction"] = bench_correction(tmp, 20_000 if args.quick else 300_000, 4 * reps)
         report["cli"] = bench_cli(tmp, reps, 3)
         report["shell"] = bench_shell(

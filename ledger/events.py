@@ -87,6 +87,10 @@ class CampaignCreated(Event, frozen=True, kw_only=True, tag="campaign.created"):
     title: str
     system: str
     options: dict[str, Any] = {}
+    #: the campaign's checkpoint verifier key (C2SP ``NAME+HASH+BASE64``; #26), made at
+    #: ``campaign new``; absent ("") in campaigns made before checkpoints, which get theirs
+    #: by a ``checkpoint.key`` event at their first checkpoint
+    checkpoint_key: str = ""
 
 
 class CharacterCreated(Event, frozen=True, kw_only=True, tag="character.created"):
@@ -245,6 +249,18 @@ class RollWithdrawn(Event, frozen=True, kw_only=True, tag="roll.withdrawn"):
     reason: str
 
 
+class CheckpointKey(Event, frozen=True, kw_only=True, tag="checkpoint.key"):
+    """The campaign's checkpoint verifier key (#26), for a campaign made before checkpoints
+    (a new one names its key in ``campaign.created``): every later checkpoint note is signed
+    by it (docs/trust.md).
+
+    :ivar vkey: the C2SP signed-note verifier key ``NAME+HASH+BASE64``, its name the
+        checkpoints' origin line (``campaign-ledger/<campaign id>``).
+    """
+
+    vkey: str
+
+
 CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     CampaignCreated,
     CharacterCreated,
@@ -261,6 +277,7 @@ CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     ContestOpposed,
     RollRequested,
     RollWithdrawn,
+    CheckpointKey,
 )
 
 

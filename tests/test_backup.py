@@ -57,7 +57,9 @@ def test_backup_lines_are_the_gm_exports_lines(open_session, tmp_path):
     record = json.loads(first)
     assert record[BACKUP_KEY] == 1 and record["campaign"] == "toybox"
     assert "private" in record["warning"]
-    assert [s["session"] for s in record["secrets"]] == [2]
+    assert [s["session"] for s in record["secrets"] if s["kind"] != "checkpoint"] == [2]
+    (key,) = [s for s in record["secrets"] if s["kind"] == "checkpoint"]  # the GM's key (#26)
+    assert key["session"] == 0 and len(key["seed"]) == 64
 
 
 def test_a_backup_whose_secret_was_changed_is_refused(open_session, tmp_path):
@@ -65,10 +67,26 @@ def test_a_backup_whose_secret_was_changed_is_refused(open_session, tmp_path):
     assert run(open_session, "backup", str(backup)).exit_code == 0
     first, rest = backup.read_bytes().split(b"\n", 1)
     record = json.loads(first)
-    record["secrets"][0]["seed"] = "00" * 32
+    (seed,) = [s for s in record["secrets"] if s["kind"] != "checkpoint"]
+    seed["seed"] = "00" * 32
     backup.write_bytes(json.dumps(record).encode() + b"\n" + rest)
     target = tmp_path / "r.db"
     refused(run(str(target), "import", str(backup)), "matches no seed commitment")
+    assert not target.exists()
+
+
+def test_a_backup_whose_checkpoint_key_was_swapped_is_refused(open_session, tmp_path):
+    """A forger who swaps in a key of their own cannot restore it: the key must be the one
+    whose verifier key the log records (#26)."""
+    backup = tmp_path / "b.ndjson"
+    assert run(open_session, "backup", str(backup)).exit_code == 0
+    first, rest = backup.read_bytes().split(b"\n", 1)
+    record = json.loads(first)
+    (key,) = [s for s in record["secrets"] if s["kind"] == "checkpoint"]
+    key["seed"] = "11" * 32
+    backup.write_bytes(json.dumps(record).encode() + b"\n" + rest)
+    target = tmp_path / "r.db"
+    refused(run(str(target), "import", str(backup)), "not the key the log records")
     assert not target.exists()
 
 

@@ -410,6 +410,10 @@ def test_an_application_role_with_insert_and_select_only(postgres_url):
         f"grant select, insert, delete on {schema}.secrets to {role}",
         f"grant select, insert, update, delete on {schema}.snapshots to {role}",
         f"grant select on {schema}.ledger_migrations to {role}",
+        # the Merkle tree, checkpoints and cosignatures (#26): only the frontier is updated
+        f"grant select, insert, update on {schema}.merkle_frontier to {role}",
+        f"grant select, insert on {schema}.merkle_tiles, {schema}.checkpoints, "
+        f"{schema}.cosignatures to {role}",
     ]
     for sql in grants:
         raw(postgres_url, sql)

@@ -29,10 +29,16 @@ CAMPAIGNS = sorted(p.name for p in bundled_campaigns().iterdir() if (p / "campai
 
 @pytest.fixture
 def fixed_randomness(monkeypatch):
-    """Session seeds and payload salts from counters, so every build is byte-identical."""
+    """Session seeds, checkpoint keys and payload salts from counters, so every build is
+    byte-identical."""
     counter = iter(range(1000))
     monkeypatch.setattr(
         "ledger.dice.engine.new_seed", lambda: hashlib.sha256(b"pin %d" % next(counter)).digest()
+    )
+    keys = iter(range(1000))  # the campaigns' checkpoint keys (#26)
+    monkeypatch.setattr(
+        "ledger.campaign.checkpoints.new_key_seed",
+        lambda: hashlib.sha256(b"pin key %d" % next(keys)).digest(),
     )
     salts = iter(range(10**6))
     fixed = types.SimpleNamespace(token_hex=lambda n: f"{next(salts):0{2 * n}x}")
@@ -40,13 +46,14 @@ def fixed_randomness(monkeypatch):
 
 
 def pin_of(db: Path) -> dict[str, object]:
-    """``{"events", "head", "export_sha256"}`` of the one campaign in ``db`` (GM export)."""
+    """``{"events", "head", "export_sha256"}`` of the one campaign in ``db`` (GM export: its
+    events, then its signed checkpoints, #26)."""
     result = CliRunner().invoke(cli, ["--db", str(db), "--as", "gm", "export"])
     assert result.exit_code == 0, result.output
     lines = result.output.encode().splitlines()
     return {
-        "events": len(lines),
-        "head": json.loads(lines[-1])["hash"],
+        "events": sum(1 for x in lines if not x.startswith(b"{\"kind\"")),
+        "head": next(json.loads(x)["hash"] for x in reversed(lines) if not x.startswith(b'{"kind"')),
         "export_sha256": hashlib.sha256(b"\n".join(lines)).hexdigest(),
     }
 

@@ -28,6 +28,11 @@ def fixed_seeds(monkeypatch):
     monkeypatch.setattr(
         "ledger.dice.engine.new_seed", lambda: hashlib.sha256(b"golden %d" % next(counter)).digest()
     )
+    keys = iter(range(1000))  # the campaigns' checkpoint keys (#26): in campaign.created
+    monkeypatch.setattr(
+        "ledger.campaign.checkpoints.new_key_seed",
+        lambda: hashlib.sha256(b"golden key %d" % next(keys)).digest(),
+    )
     salts = iter(range(10**6))
     # only the codec's salts: sqlite-utils takes savepoint names from secrets.token_hex too,
     # so a new migration would shift every salt (and every receipt) after it

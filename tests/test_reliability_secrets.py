@@ -114,6 +114,9 @@ def test_player_views_hide_gm_events(dbs, tmp_path, ops):
         sheet = json.loads(invoke(db, "--as", "player", "sheet", character, "--json").output)
         assert sheet["rolls"] == count and "secret" not in sheet
     export = [json.loads(x) for x in invoke(db, "export").output.splitlines()]
+    trust = [x for x in export if "kind" in x]  # checkpoints carry only size and root (#26)
+    assert all(set(x) == {"kind", "campaign", "size", "note", "made_at"} for x in trust)
+    export = [x for x in export if "kind" not in x]
     stubs = [x for x in export if x.get("redacted")]
     assert all(set(x) == {"seq", "campaign", "prev_hash", "hash", "redacted"} for x in stubs)
     assert all("visibility" in x and x["visibility"] == "public" for x in export if x not in stubs)
@@ -130,11 +133,13 @@ def test_unrevealed_seed_never_leaves_the_secrets_table(dbs, tmp_path, ops):
     db = dbs()
     build(db, tmp_path, ops)
     conn = sqlite3.connect(db)
-    seeds = [s for (s,) in conn.execute("select seed from secrets")]
+    seeds_sql = "select seed from secrets where kind != 'checkpoint'"
+    seeds = [s for (s,) in conn.execute(seeds_sql)]
     if not seeds:  # no session open: open one, with an engine roll drawn from its seed
         assert invoke(db, "session", "start").exit_code == 0
         assert invoke(db, "roll", "ann", "brawl").exit_code == 0
-        seeds = [s for (s,) in conn.execute("select seed from secrets")]
+        seeds = [s for (s,) in conn.execute(seeds_sql)]
+    ((key,),) = conn.execute("select seed from secrets where kind = 'checkpoint'")
     (seed,) = seeds
     raw = bytes.fromhex(seed)
     events = b"".join(
@@ -142,6 +147,7 @@ def test_unrevealed_seed_never_leaves_the_secrets_table(dbs, tmp_path, ops):
     )
     conn.close()
     assert seed.encode() not in events and raw not in events
+    assert key.encode() not in events and bytes.fromhex(key) not in events  # the signing key
     commit = hashlib.sha256(raw).hexdigest()
     assert commit.encode() in events  # only the commitment is public
     reads = PLAYER_READS + [c for c in OPTIONAL if c[0] in cli.commands]
@@ -149,6 +155,7 @@ def test_unrevealed_seed_never_leaves_the_secrets_table(dbs, tmp_path, ops):
         for args in [*reads, ["export"], ["character", "list"], ["record", "list"]]:
             result = invoke(db, "--as", who, *args)
             assert seed not in result.output and seed.upper() not in result.output, (who, args)
+            assert key not in result.output, (who, args)  # nor the checkpoint key (#26)
 
 
 def test_amending_a_gm_event_keeps_the_new_value_hidden(dbs, tmp_path):

@@ -76,7 +76,10 @@ def exports(conn, tmp_path: Path, name: str) -> dict[str, Path]:
     out = {}
     for view in ("gm", "player"):
         path = tmp_path / f"{name}-{view}.ndjson"
-        path.write_bytes(b"".join(export_lines(store, CAMPAIGN, as_gm=view == "gm")))
+        lines = export_lines(store, CAMPAIGN, as_gm=view == "gm")
+        # the signed checkpoints (#26) catch a re-chained log by themselves: the CLI checks
+        # them, the page does not yet, so the files compared here leave them out
+        path.write_bytes(b"".join(x for x in lines if not x.startswith(b'{"kind"')))
         out[view] = path
     return out
 

@@ -126,18 +126,23 @@ class Campaign:
             raise RuleError(
                 f"campaign name {campaign_id!r} must be lower-case letters, digits, - or _ (e.g. grand-casebook)"
             )
+        from ledger.campaign import checkpoints
+
         bound = load_system(system, options)
+        signer = checkpoints.new_signer(campaign_id)  # the checkpoint key (#26)
         created = CampaignCreated(
             id=campaign_id,
             title=title or campaign_id,
             system=system,
             options=msgspec.to_builtins(bound.options),
+            checkpoint_key=signer.verifier.key(),
         )
         with store.transaction():
             if store.head(campaign_id).seq:
                 raise RuleError(f"campaign {campaign_id!r} already exists in this ledger")
             campaign = cls(store, created)
             campaign.append([created], actor=actor, at=at, session=None)
+            checkpoints.keep_key(store, campaign_id, signer)
         return campaign
 
     def _report(self, records: list[Recorded]) -> None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from ledger.campaign import checkpoints
 from ledger.dice import engine as dicemod
 from ledger.errors import NotFound, RuleError
 from ledger.events import (
@@ -94,6 +95,8 @@ def end_session(campaign: Campaign, *, actor: str, at: str) -> Recorded:
         records = campaign.append(events, actor=actor, at=at, session=number)
         campaign.store.drop_secret(campaign.id, number)
         campaign.store.put_secret(campaign.id, number, downtime, "downtime")
+        if checkpoints.can_sign(campaign):  # a signed checkpoint of the log as it ends (#26)
+            checkpoints.make_checkpoint(campaign, actor=actor, at=at)
     return records[0]
 
 

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET
 
-from ledger.campaign import requests, sessions
+from ledger.campaign import checkpoints, requests, sessions
 from ledger.errors import NotFound, RuleError
 from ledger.events import (
     CAMPAIGN_STREAM,
     CharacterCreated,
+    CheckpointKey,
     ContestOpposed,
     Corrected,
     DowntimeAbandoned,
@@ -80,6 +81,8 @@ def check_kinds(campaign: Campaign, events: Sequence[Event]) -> None:
                     "downtime.committed is written by `campaign session end` and "
                     "`campaign session abandon`, right after the session it follows closes"
                 )
+        elif isinstance(event, CheckpointKey):
+            checkpoints.check_key_event(campaign, event)  # recorded once, never changed
         elif isinstance(event, Roll | RollWithdrawn):
             requests.check(campaign, event)  # an answer or withdrawal fits its request
         elif isinstance(event, DowntimeAbandoned):

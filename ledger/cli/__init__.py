@@ -9,6 +9,7 @@ written when a command fails. The root group and what commands share live in
 from __future__ import annotations
 
 from ledger.cli import (  # noqa: F401  (modules add commands)
+    checkpoints,
     commands,
     demo,
     history,

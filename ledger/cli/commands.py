@@ -312,6 +312,7 @@ def session_start(app: App, as_json: bool) -> None:
 def session_end(app: App, as_json: bool) -> None:
     """Close the open session: reveal its seed, commit the downtime seed (advancement dice
     draw from it) and print a receipt to keep."""
+    from ledger.campaign import checkpoints
     from ledger.history.report import session_receipt
 
     campaign = app.campaign
@@ -320,6 +321,7 @@ def session_end(app: App, as_json: bool) -> None:
     downtime = campaign.record(rec.seq + 1)  # the same batch: downtime.committed
     receipt = session_receipt(campaign, rec)  # the batch's last event, as the recap shows it
     commitment = getattr(downtime.data, "seed_commitment", "")
+    made = checkpoints.latest(campaign)  # signed in the same transaction (#26)
     if as_json:
         echo_json(
             {
@@ -328,6 +330,7 @@ def session_end(app: App, as_json: bool) -> None:
                 "seed_reveal": rec.data.seed_reveal,
                 "downtime_commitment": commitment,
                 "receipt": receipt,
+                "checkpoint": made.note if made else None,
             }
         )
     else:
@@ -335,6 +338,8 @@ def session_end(app: App, as_json: bool) -> None:
         click.echo(f"Seed revealed: {rec.data.seed_reveal}")
         click.echo(f"Downtime seed commitment (advancement dice): {commitment}")
         click.echo(f"Receipt: {receipt}")
+        if made is not None:
+            click.echo(f"Checkpoint of {made.size} events signed: `campaign checkpoint` prints it")
         echo_changes(app, before, states(app))
 
 

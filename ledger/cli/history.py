@@ -190,6 +190,17 @@ def audit(app: App, seq: int, as_json: bool) -> None:
             if k not in ("draws", "source", "nonce", "client_seed", "scheme", "request", "entropy")
         }
         click.echo("  fields: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
+        proof = result["proof"]  # its inclusion in the newest signed checkpoint (#26)
+        if proof["checkpoint"] is None:
+            click.echo(f"  checkpoint proof: none yet ({proof['problem']})")
+        elif proof["verified"]:
+            click.echo(
+                f"  checkpoint proof: leaf {proof['index']} of the signed checkpoint of "
+                f"{proof['checkpoint']} events (root {proof['root']}), {len(proof['proof'])} "
+                "hashes: verifies"
+            )
+        else:
+            click.echo(f"  checkpoint proof: FAILS — {proof['problem']}")
         rule = result["rule"]
         click.echo(
             f"  rules: {rule['book']}"
@@ -218,8 +229,9 @@ def audit(app: App, seq: int, as_json: bool) -> None:
 @click.argument("file", required=False, type=click.File("rb"))
 @click.option(
     "--receipt",
-    help="SEQ:HASH from an earlier receipt (all 64 hex digits, or the first 16 or more): "
-    "prove the log up to SEQ is unchanged.",
+    help="SEQ:HASH from an earlier receipt (all 64 hex digits, or the first 16 or more), or "
+    "NOTE_FILE, a checkpoint note you kept (`campaign checkpoint`): prove the log up to SEQ "
+    "(the note's size) is unchanged.",
 )
 @click.option(
     "--drop-snapshots",
@@ -238,22 +250,28 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
     player's copy is checked as far as it can be: GM-only events through their hashes.
     Exit 0 and print a receipt (head seq and hash), or exit 1 naming the first bad seq.
     """
+    from ledger.history import witnessed
     from ledger.history.report import ReceiptError, clock_note, parse_receipt, pending_lines
     from ledger.history.verify import verify_store
 
     parsed = None
+    note = None
     if receipt is not None:
+        note = _receipt_note(receipt)
         try:
-            parsed = parse_receipt(receipt)
+            parsed = None if note is not None else parse_receipt(receipt)
         except ReceiptError as e:
-            raise click.BadParameter(str(e), param_hint="--receipt") from None
+            raise click.BadParameter(
+                f"{e}, or the path of a checkpoint note file", param_hint="--receipt"
+            ) from None
+    trust: list[Any] = []
     if file is not None:
         from ledger.exchange.backup import split_backup
         from ledger.exchange.ndjson import BadLine, parse_lines, verify_export
 
         _, rest = split_backup(file)
         try:
-            lines = parse_lines(rest)
+            lines = parse_lines(rest, trust)
         except BadLine as e:
             if not as_json:
                 raise
@@ -263,6 +281,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
             sys.exit(1)
         campaign_id, report = verify_export(lines, receipt=parsed)
         stubs = report.stubs
+        seen = witnessed.check_file(lines, trust, receipt=note) if report.ok else None
     else:
         store = app.store()
         # verify reads the stored rows only: a damaged first event must be reported, not
@@ -286,6 +305,9 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
             problem = verify_snapshots(store, campaign_id)
             if problem:
                 report.fail(*problem)
+        seen = witnessed.check_store(store, campaign_id, receipt=note) if report.ok else None
+    if seen is not None and not seen.ok:
+        report.fail(seen.bad_size or 0, str(seen.problem))
     if as_json:
         echo_json(
             {
@@ -302,6 +324,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
                 "bad_seq": report.bad_seq,
                 "problem": report.problem,
                 "clock_back": report.clock.json(),
+                "checkpoints": seen.checked if seen is not None else [],
             }
         )
     if not report.ok:
@@ -311,6 +334,12 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
         sys.exit(1)
     if not as_json:
         extra = f" (receipt {receipt.strip()} holds)" if receipt else ""
+        if seen is not None and seen.checked:
+            sizes = ", ".join(str(c["size"]) for c in seen.checked)
+            cosigners = sorted({n for c in seen.checked for n in c["cosigners"]})
+            extra += f"; {len(seen.checked)} signed checkpoint{'s' if len(seen.checked) != 1 else ''} hold (sizes {sizes})"
+            if cosigners:
+                extra += f", cosigned by {', '.join(cosigners)}"
         hidden = f" ({stubs} GM-only, checked through their hashes)" if stubs else ""
         click.echo(
             f"OK: {report.events} events{hidden}, {report.engine_rolls} engine rolls verified, "
@@ -373,3 +402,29 @@ def proof_consistency(app: App, old: int, new: int | None, as_json: bool) -> Non
     click.echo(f"  new root: {out['new_root']}")
     for i, h in enumerate(out["proof"], start=1):
         click.echo(f"  proof {i:>2}: {h}")
+
+
+def _receipt_note(receipt: str) -> str | None:
+    """The text of ``--receipt`` when it names a checkpoint note file (else ``None``: the
+    ``SEQ:HASH`` form).
+
+    :raises click.BadParameter: a file that is not a signed note (too big, not UTF-8).
+    """
+    import os
+
+    if ":" in receipt and not os.path.exists(receipt):
+        return None
+    if not os.path.isfile(receipt):
+        return None
+    with open(receipt, "rb") as f:
+        raw = f.read(20_001)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = ""
+    if len(raw) > 20_000 or "\n\n" not in text:
+        raise click.BadParameter(
+            f"{receipt} is not a checkpoint note (the text `campaign checkpoint` prints)",
+            param_hint="--receipt",
+        )
+    return text

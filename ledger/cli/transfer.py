@@ -171,12 +171,14 @@ def import_(app: App, file: Any, abandon_open_session: bool, as_json: bool) -> N
     from ledger.store.base import is_url
 
     backup, rest = split_backup(file)
-    lines = parse_lines(rest)
+    trust: list[Any] = []  # its signed checkpoints and cosignatures (#26)
+    lines = parse_lines(rest, trust)
 
     def fill(store: Any) -> Imported:
         return import_lines(
             store,
             lines,
+            trust=trust,
             backup=backup,
             abandon_open_session=abandon_open_session,
             actor=app.actor,
@@ -258,11 +260,18 @@ def backup(app: App, file: str, as_json: bool) -> None:
         for line in backup_lines(store, campaign.id):
             f.write(line)
             lines += 1
-        secrets = len(store.secret_rows(campaign.id))
+        rows = store.secret_rows(campaign.id)
+        lines = store.head(campaign.id).seq + 1  # its events (then its checkpoints, #26)
+    secrets = sum(1 for r in rows if r["kind"] != "checkpoint")
+    key = any(r["kind"] == "checkpoint" for r in rows)  # the checkpoint signing key (#26)
     if as_json:
-        echo_json({"campaign": campaign.id, "file": file, "events": lines - 1, "secrets": secrets})
+        echo_json(
+            {"campaign": campaign.id, "file": file, "events": lines - 1, "secrets": secrets,
+             "checkpoint_key": key}  # fmt: skip
+        )
     else:
         click.echo(
             f"Backed up {campaign.id} to {file}: {lines - 1} events and {secrets} unrevealed "
-            f"seed{'s' if secrets != 1 else ''} (keep this file private)."
+            f"seed{'s' if secrets != 1 else ''}{' and the checkpoint key' if key else ''} "
+            "(keep this file private)."
         )

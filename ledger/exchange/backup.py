@@ -10,7 +10,9 @@ that names itself and holds the secrets; every line after it is byte for byte th
     ...
 
 ``secrets`` holds every row of the store's secrets table for the campaign (each row's
-columns but ``campaign``): the open session's seed and any unrevealed downtime seed. Whoever
+columns but ``campaign``): the open session's seed, any unrevealed downtime seed, and the
+campaign's checkpoint signing key (kind ``"checkpoint"``, #26; checked against the verifier
+key the log records before it is restored). Whoever
 holds a backup can compute the open session's engine rolls before they are made: keep it as
 private as the ledger file (``campaign backup`` writes it readable by its owner only).
 
@@ -101,9 +103,15 @@ def check_secrets(record: BackupRecord, payloads: Iterable[dict[str, Any]]) -> l
     """
     commitments: dict[str, set[tuple[str, int]]] = {}
     revealed: set[str] = set()
+    vkeys: set[str] = set()  # the checkpoint verifier keys the log records (#26)
     for data in payloads:
         if not isinstance(data, dict):
             continue
+        for field in ("checkpoint_key", "vkey"):
+            if data.get("type") in ("campaign.created", "checkpoint.key") and isinstance(
+                data.get(field), str
+            ):
+                vkeys.add(data[field])
         if isinstance(data.get("seed_commitment"), str):
             kind = "downtime" if data.get("type") == "downtime.committed" else "session"
             commitments.setdefault(data["seed_commitment"], set()).add(
@@ -122,6 +130,10 @@ def check_secrets(record: BackupRecord, payloads: Iterable[dict[str, Any]]) -> l
         except ValueError:
             raise RuleError(f"secret {i} of the backup is not a hex seed") from None
         which = secret.get("kind", "session")
+        if which == "checkpoint":
+            _check_key(record.campaign, raw, vkeys, i)
+            rows.append({"campaign": record.campaign, **secret})
+            continue
         if (which, number) not in commitments.get(hashlib.sha256(raw).hexdigest(), set()):
             raise RuleError(
                 f"secret {i} of the backup ({which} seed of session {number}) matches no "
@@ -134,3 +146,21 @@ def check_secrets(record: BackupRecord, payloads: Iterable[dict[str, Any]]) -> l
             )
         rows.append({"campaign": record.campaign, **secret})
     return rows
+
+
+def _check_key(campaign: str, seed: bytes, vkeys: set[str], i: int) -> None:
+    """A backup's checkpoint key must be the one whose verifier key the log records.
+
+    :raises RuleError: it is not (or is no Ed25519 seed)."""
+    from ledger.campaign.checkpoints import origin
+    from ledger.trust.notes import NoteError, Signer
+
+    try:
+        vkey = Signer(origin(campaign), seed).verifier.key()
+    except NoteError:
+        raise RuleError(f"secret {i} of the backup is not a checkpoint key") from None
+    if vkey not in vkeys:
+        raise RuleError(
+            f"secret {i} of the backup (the checkpoint key) is not the key the log records: "
+            "the backup was changed; nothing imported"
+        )

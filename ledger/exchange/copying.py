@@ -1,7 +1,8 @@
 """Copy campaigns between stores, whatever their backends (``campaign copy``, #19).
 
 The rows are copied as they are stored, so every ``hash`` (and every byte it covers) is the
-same on both sides; the unrevealed seeds go with them. Snapshots are a cache and are not
+same on both sides; the unrevealed seeds, the checkpoint key, the signed checkpoints and
+their cosignatures go with them (#26). Snapshots are a cache and are not
 copied (the destination rebuilds them on its first reads).
 """
 
@@ -58,6 +59,10 @@ def copy_campaigns(src: EventStore, dst: EventStore, campaigns: list[str]) -> li
                 dst.insert_rows(chunk)
             secrets = src.secret_rows(campaign)
             dst.restore_secrets(secrets)
+            for cp in src.checkpoints(campaign):  # signed checkpoints and cosignatures (#26)
+                dst.add_checkpoint(campaign, cp["size"], cp["root"], cp["note"], cp["made_at"])
+            for co in src.cosignatures(campaign):
+                dst.add_cosignature(**co)
             report = verify_store(dst, campaign)
             if not report.ok or report.head_hash != head.hash:
                 raise StoreError(
@@ -65,5 +70,6 @@ def copy_campaigns(src: EventStore, dst: EventStore, campaigns: list[str]) -> li
                     f"{report.bad_seq}: {report.problem or 'a different head'}): nothing "
                     "copied; run `campaign verify` on the source"
                 )
-            done.append(Copied(campaign, head.seq, len(secrets), head.seq, head.hash))
+            seeds = sum(1 for r in secrets if r["kind"] != "checkpoint")  # not the key
+            done.append(Copied(campaign, head.seq, seeds, head.seq, head.hash))
     return done

@@ -20,6 +20,8 @@ from ledger.codec import SALT, SCHEMA, Codec, encode_canonical, encode_data
 from ledger.errors import RuleError
 from ledger.events import CampaignCreated, CharacterCreated, stream_of
 from ledger.exchange.backup import BACKUP_VERSION, BackupRecord, check_secrets
+from ledger.exchange.trust_lines import CheckpointLine, TrustLine, trust_lines
+from ledger.exchange.trust_lines import decode as decode_trust
 from ledger.history.report import VerifyReport, check_receipt
 from ledger.history.verify import verify_rows
 from ledger.rules.projection import replay_strictly
@@ -108,11 +110,14 @@ def export_lines(store: EventStore, campaign: str, *, as_gm: bool) -> Iterator[b
     """The campaign's export, one encoded line (with ``\\n``) per event, streamed; a
     player's (``as_gm=False``) has a :func:`stub_line` for each GM-only event."""
     encode = _line_encoder.encode
+    last = 0
     for stored in store.rows(campaign):
+        last = stored.seq
         if not as_gm and stored.visibility == "gm":
             yield encode(stub_line(stored)) + b"\n"
         else:
             yield encode(export_line(stored)) + b"\n"
+    yield from trust_lines(store, campaign, last)  # signed checkpoints, cosignatures (#26)
 
 
 class BadLine(RuleError):
@@ -123,8 +128,10 @@ class BadLine(RuleError):
         self.number = number
 
 
-def parse_lines(lines: Iterable[bytes]) -> list[Line]:
-    """Parse an export file's lines (envelopes, and stubs of a player's export).
+def parse_lines(lines: Iterable[bytes], trust: list[TrustLine] | None = None) -> list[Line]:
+    """Parse an export file's lines (envelopes, and stubs of a player's export); its
+    checkpoint and cosignature lines (:mod:`ledger.exchange.trust_lines`) go to ``trust``
+    when given, else they are skipped.
 
     :raises BadLine: a line that is neither an envelope nor a stub, or nests JSON too
         deeply for the parser (names the line number).
@@ -136,6 +143,11 @@ def parse_lines(lines: Iterable[bytes]) -> list[Line]:
         try:
             parsed.append(_line_decoder.decode(line))
         except msgspec.DecodeError as e:
+            extra = decode_trust(line)
+            if extra is not None:
+                if trust is not None:
+                    trust.append(extra)
+                continue
             try:
                 stub = _stub_decoder.decode(line)
             except (msgspec.DecodeError, RecursionError):
@@ -165,8 +177,7 @@ def verify_export(
     campaigns = {line.campaign for line in lines}
     if len(campaigns) > 1:
         raise RuleError(
-            f"the file mixes campaigns ({', '.join(sorted(campaigns))[:200]}); "
-            "verify one at a time"
+            f"the file mixes campaigns ({', '.join(sorted(campaigns))[:200]}); verify one at a time"
         )
     rows = []
     for line in lines:
@@ -226,6 +237,7 @@ def import_lines(
     store: EventStore,
     given: list[Line],
     *,
+    trust: list[TrustLine] | None = None,
     backup: BackupRecord | None = None,
     abandon_open_session: bool = False,
     actor: str = "gm",
@@ -240,6 +252,8 @@ def import_lines(
     with ``session.abandoned`` (:data:`ABANDONED_AT_IMPORT`) in the same transaction, its
     rolls reported unverifiable (``verify``: "session abandoned").
 
+    :param trust: the file's checkpoint and cosignature lines: each must hold against the
+        events (:func:`ledger.history.witnessed.check_file`) and is kept with them.
     :param backup: a GM backup's record (:mod:`ledger.exchange.backup`): its secrets are checked
         against their commitments in the log and restored with the events.
     :param abandon_open_session: close an open session whose seed the file lacks.
@@ -328,6 +342,11 @@ def import_lines(
         replay_strictly(system, codec, stored)
     except RuleError as e:
         raise RuleError(f"the file holds an event the rules refuse: {e}") from None
+    from ledger.history.witnessed import check_file
+
+    seen = check_file(lines, trust or [])
+    if not seen.ok:
+        raise RuleError(f"the file's checkpoints do not hold: {seen.problem}; nothing imported")
     secrets = (
         check_secrets(backup, (msgspec.json.decode(r["data"]) for r in rows))
         if backup is not None
@@ -354,6 +373,13 @@ def import_lines(
             )
         store.insert_rows(stored)
         store.restore_secrets(secrets)
+        for extra in trust or []:  # checked above (check_file)
+            if isinstance(extra, CheckpointLine):
+                store.add_checkpoint(
+                    campaign, extra.size, _root(extra.note), extra.note, extra.made_at
+                )
+            else:
+                store.add_cosignature(**msgspec.structs.asdict(extra))
         if abandon:
             from ledger.campaign.aggregate import open_campaign
 
@@ -362,7 +388,7 @@ def import_lines(
     return Imported(
         campaign,
         len(rows),
-        len(secrets),
+        sum(1 for s in secrets if s.get("kind") != "checkpoint"),  # seeds, not the key
         abandoned=unseeded if abandon else None,
         unverifiable_rolls=rolls if abandon else 0,
         open_without_seed=None if abandon else unseeded,
@@ -413,3 +439,10 @@ def backup_lines(store: EventStore, campaign: str) -> Iterator[bytes]:
     record = BackupRecord(campaign_ledger_backup=BACKUP_VERSION, campaign=campaign, secrets=secrets)
     yield msgspec.json.encode(record) + b"\n"
     yield from export_lines(store, campaign, as_gm=True)
+
+
+def _root(note: str) -> bytes:
+    """The root a (checked) checkpoint note names."""
+    from ledger.trust.notes import Checkpoint
+
+    return Checkpoint.parse(note[: note.rfind("\n\n") + 1]).root

@@ -111,6 +111,11 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     verdict, detail = _verdict(campaign, rec, chain_ok, as_gm=as_gm)
     if not chain_ok:
         detail += f" (seq {chain.bad_seq}: {chain.problem})"
+    from ledger.history.proofs import against_checkpoint
+
+    result["proof"] = proof = against_checkpoint(campaign, seq, rec.hash)  # (#26)
+    if proof["checkpoint"] is not None and not proof["verified"]:
+        verdict, detail = "tampered", f"{detail}; {proof['problem']}"
     result["verdict"], result["detail"] = verdict, detail
     if touched:  # the original result and the one in force after the corrections (#14)
         result["original"] = summary(campaign, rec.data, rec.stream)

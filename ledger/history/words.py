@@ -144,6 +144,7 @@ CORE_WORDS: dict[str, Callable[[Any], str]] = {
         + ": waiting for the answer from their device"
     ),
     "roll.withdrawn": lambda d: f"{d.character}: roll request {d.request} withdrawn — {d.reason}",
+    "checkpoint.key": lambda d: f"Checkpoint key recorded: {d.vkey}",
 }
 
 

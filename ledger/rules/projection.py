@@ -88,7 +88,9 @@ class Corrections:
     latest_target_after: dict[int, int] = field(default_factory=dict)
 
 
-def load_corrections(store: EventStore, campaign: str, codec: Codec, upto: int | None) -> Corrections:
+def load_corrections(
+    store: EventStore, campaign: str, codec: Codec, upto: int | None
+) -> Corrections:
     """Read every correction of a campaign up to ``upto`` (indexed by type: cheap)."""
     return corrections_from(
         (seq, codec.decode(data, "correction.recorded"))
@@ -326,11 +328,16 @@ def iter_log(
     No filter by stream, type, session or actor is offered: a stub shown under one would say
     which character, type or session the GM-only event is of.
     """
-    for row in store.rows(campaign, after=after, upto=upto):
-        if not as_gm and row[9] == "gm":
-            yield GmOnlyEntry(seq=row[0], campaign=row[1], prev_hash=row[10], hash=row[11])
+    for stored in store.rows(campaign, after=after, upto=upto):
+        if not as_gm and stored.visibility == "gm":
+            yield GmOnlyEntry(
+                seq=stored.seq,
+                campaign=stored.campaign,
+                prev_hash=stored.prev_hash,
+                hash=stored.hash,
+            )
             continue
-        yield to_recorded(row, codec.decode(row[5], row[4]))
+        yield Recorded(stored, codec.decode(stored.data, stored.type))
 
 
 def encode_state(state: Any) -> bytes:

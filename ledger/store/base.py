@@ -56,6 +56,7 @@ from ledger.store.protocols import (
 from ledger.store.rows import PagedRows, Row, RowFilter, RowStream, column_names
 from ledger.store.statements import Statements
 from ledger.store.tables import SqlTables
+from ledger.store.tree import TreeStore
 
 __all__ = [
     "COLUMNS",
@@ -84,6 +85,7 @@ __all__ = [
     "is_url",
     "shown",
 ]
+
 
 @dataclass(frozen=True)
 class Pending:
@@ -129,7 +131,7 @@ def conflicts(expected_versions: dict[str, int] | None, version_of: Callable[[st
             )
 
 
-class SqlEventStore(SqlTables):
+class SqlEventStore(SqlTables, TreeStore):
     """The part of an :class:`EventStore` both SQL backends share: the statements that differ
     only in their placeholder (:class:`Statements`), the filters of a read and an append's
     check-chain-write; secrets, access links and snapshots come from
@@ -333,8 +335,8 @@ class SqlEventStore(SqlTables):
                 version_of=version_of,
             )
             self._write(campaign, rows)
+            self._grow_tree(campaign, rows)  # the Merkle frontier, in the same transaction
         return [StoredEvent(*row) for row in rows]
-
 
 
 def as_tuples(rows: Sequence[StoredEvent] | Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]]:

@@ -3,8 +3,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from ledger.store.tree import M010_TABLES, SECRET_KINDS, fill_trees
+
 _TEXT = 'text collate "C" not null'
-MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+#: A step of a migration: a statement, or a function of the connection (m010's fill).
+Step = str | Callable[[Any], None]
+MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
     (
         "m001_events",
         (
@@ -113,6 +120,20 @@ MIGRATIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             f"create table public_url (campaign {_TEXT} primary key, url text not null, "
             "set_at text not null)",
+        ),
+    ),
+    (
+        # each campaign's Merkle tree, checkpoints and cosignatures (#26), as
+        # ledger.store.sqlite_migrations.m010_merkle_checkpoints; the trees of the events
+        # already stored are built once; secrets may hold the campaign's checkpoint key
+        "m010_merkle_checkpoints",
+        (
+            "alter table secrets drop constraint if exists secrets_kind_check",
+            "alter table secrets add constraint secrets_kind_check check (kind in ("
+            + ", ".join(f"'{k}'" for k in SECRET_KINDS)
+            + "))",
+            *(sql.format(text=_TEXT, blob="bytea") for sql in M010_TABLES),
+            lambda conn: fill_trees(conn, "%s"),
         ),
     ),
 )

@@ -258,7 +258,7 @@ class PostgresStore(PgConnected):
                 if name in done:
                     continue
                 for sql in statements:
-                    conn.execute(sql)
+                    sql(conn) if callable(sql) else conn.execute(sql)
                 conn.execute("insert into ledger_migrations (name) values (%s)", (name,))
 
     def _applied(self) -> list[str]:
@@ -395,6 +395,7 @@ class PostgresStore(PgConnected):
             self.lock(campaign)
             self._heads.pop(campaign, None)
         self._copy(rows)
+        self._grow_trees(rows)
 
     def _copy(self, rows: Sequence[Sequence[Any]]) -> None:
         """``COPY events FROM STDIN`` of the rows (one round trip for a whole batch); the

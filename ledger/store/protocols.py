@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, overload, runtime_checkable
 
 from ledger.chain import Head
 from ledger.envelope import StoredEvent
+from ledger.store.tree import TreeKeeper
 
 if TYPE_CHECKING:
     from ledger.store.base import Pending
@@ -313,7 +314,14 @@ SECRET_FIELDS = ("campaign", "session", "kind", "seed")
 ACCESS_FIELDS = ("id", "who", "role", "characters", "token_hash", "created_at", "revoked_at")
 #: The fields of a web session row, as :meth:`EventStore.web_sessions` gives them.
 WEB_SESSION_FIELDS = (
-    "id", "access_id", "sid_hash", "device", "created_at", "seen_at", "ended_at", "tokens",
+    "id",
+    "access_id",
+    "sid_hash",
+    "device",
+    "created_at",
+    "seen_at",
+    "ended_at",
+    "tokens",
     "tokens_at",
 )
 
@@ -325,7 +333,13 @@ class AccessStore(Protocol):
     # --- access links (the web view, #18) ----------------------------------------------
 
     def add_access(
-        self, campaign: str, who: str, role: str, characters: Sequence[str], token_hash: str, at: str
+        self,
+        campaign: str,
+        who: str,
+        role: str,
+        characters: Sequence[str],
+        token_hash: str,
+        at: str,
     ) -> int:
         """Keep a new access link of the web view: only its token's sha256 (``role``
         ``"gm"`` or ``"player"``, ``characters`` ids granted by name); returns its id."""
@@ -406,5 +420,6 @@ class AccessStore(Protocol):
 
 
 @runtime_checkable
-class EventStore(EventRecorder, SecretStore, SnapshotStore, AccessStore, Protocol):
-    """Everything ``ledger/`` needs from storage: the four protocols together."""
+class EventStore(EventRecorder, SecretStore, SnapshotStore, AccessStore, TreeKeeper, Protocol):
+    """Everything ``ledger/`` needs from storage: the four protocols together, and the Merkle
+    tree and checkpoints each append keeps (:class:`ledger.store.tree.TreeKeeper`, #26)."""

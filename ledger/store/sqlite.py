@@ -64,8 +64,6 @@ _ROW_MARKS = "(" + ", ".join("?" * len(COLUMNS)) + ")"
 _INSERT = f"insert into events ({', '.join(COLUMNS)}) values "
 
 
-
-
 def __getattr__(name: str) -> Any:  # ``ledger.store.sqlite.migrations`` stays available, lazily
     if name == "migrations":
         return get_migrations()
@@ -369,9 +367,7 @@ class Store(SqlEventStore):
         ).fetchone()
         return row[0] or 0
 
-    def _query(
-        self, campaign: str, columns: tuple[str, ...] | None, where: RowFilter
-    ) -> RowQuery:
+    def _query(self, campaign: str, columns: tuple[str, ...] | None, where: RowFilter) -> RowQuery:
         """A :meth:`rows` read: one query, fetched in pages (:class:`RowQuery`)."""
         # Without statistics SQLite prefers the primary key for `seq > ? order by seq` and
         # filters a whole campaign; name the index that finds only the rows asked for
@@ -412,16 +408,21 @@ class Store(SqlEventStore):
         return version_of
 
     def _write(self, campaign: str, rows: list[Row]) -> None:
-        self.insert_rows(rows)
+        self._insert(rows)
 
     def insert_rows(self, rows: Sequence[StoredEvent] | Sequence[Sequence[Any]]) -> None:
         """Insert already-chained events (import, copy; or rows in :data:`COLUMNS` order).
         Call inside :meth:`transaction`.
 
         Rows go in multi-row ``INSERT`` statements of :data:`INSERT_CHUNK` rows (faster than
-        ``executemany`` of one-row statements); the rest with ``executemany``.
+        ``executemany`` of one-row statements); the rest with ``executemany``. Each
+        campaign's Merkle tree grows by them (:mod:`ledger.store.tree`).
         """
         rows = as_tuples(rows)
+        self._insert(rows)
+        self._grow_trees(rows)
+
+    def _insert(self, rows: Sequence[Sequence[Any]]) -> None:
         conn = self.conn
         k = INSERT_CHUNK
         full = len(rows) - len(rows) % k

@@ -162,6 +162,30 @@ def m009_public_url(db: sqlite_utils.Database) -> None:
     )
 
 
+def m010_merkle_checkpoints(db: sqlite_utils.Database) -> None:
+    """Each campaign's Merkle tree, its checkpoints and their cosignatures (#26,
+    :mod:`ledger.store.tree`): ``merkle_frontier``, ``merkle_tiles``, ``checkpoints``,
+    ``cosignatures``, filled for the events already stored (O(n) once). Secrets may also be
+    of kind ``"checkpoint"`` (the campaign's signing key)."""
+    from ledger.store.tree import M010_TABLES, SECRET_KINDS, fill_trees
+
+    kinds = ", ".join(f"'{k}'" for k in SECRET_KINDS)
+    db.execute(
+        "create table secrets_v4 (campaign text not null, session integer not null, "
+        f"kind text not null default 'session' check (kind in ({kinds})), "
+        "seed text not null, primary key (campaign, kind, session))"
+    )
+    db.execute(
+        "insert into secrets_v4 (campaign, session, kind, seed) "
+        "select campaign, session, kind, seed from secrets"
+    )
+    db.execute("drop table secrets")
+    db.execute("alter table secrets_v4 rename to secrets")
+    for sql in M010_TABLES:
+        db.execute(sql.format(text="text not null", blob="blob"))
+    fill_trees(db.conn, "?")
+
+
 MIGRATION_NAMES = (
     "m001_events",
     "m002_secrets_snapshots",
@@ -172,6 +196,7 @@ MIGRATION_NAMES = (
     "m007_session_marks",
     "m008_web_sessions",
     "m009_public_url",
+    "m010_merkle_checkpoints",
 )
 
 
@@ -195,4 +220,5 @@ def get_migrations() -> Migrations:
         _migrations()(m007_session_marks)
         _migrations()(m008_web_sessions)
         _migrations()(m009_public_url)
+        _migrations()(m010_merkle_checkpoints)
     return _migrations

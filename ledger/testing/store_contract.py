@@ -17,6 +17,7 @@ from ledger.chain import ZERO_HASH, chain_hash, hash_of
 from ledger.errors import ConflictError, StoreError
 from ledger.events import NoteAdded
 from ledger.store.base import EventStore, Pending, RowStream, StoredEvent
+from ledger.testing.tree_contract import TreeContract
 
 AT = "2026-03-01T19:00:00.000000Z"
 
@@ -32,7 +33,7 @@ def append(store: EventStore, campaign: str, *items: Pending, **kw: Any) -> list
     return store.append(campaign, list(items), actor="gm", recorded_at=AT, **kw)
 
 
-class EventStoreContract:
+class EventStoreContract(TreeContract):
     """The checks every store backend passes; subclass it as ``Test...`` in a backend's
     tests, the way eventsourcing ships ``ApplicationRecorderTestCase``::
 
@@ -72,7 +73,11 @@ class EventStoreContract:
         assert (s1, second.seq) == (1, 2) and prev1 == ZERO_HASH and second.prev_hash == h1
         canonical = (
             b'{"actor":"gm","campaign":"c","data":{"character":null,"text":"a","type":"note.added"},'
-            b'"prev_hash":"' + ZERO_HASH.encode() + b'","recorded_at":"' + AT.encode() + b'","seq":1,'
+            b'"prev_hash":"'
+            + ZERO_HASH.encode()
+            + b'","recorded_at":"'
+            + AT.encode()
+            + b'","seq":1,'
             b'"session":null,"stream":"campaign","type":"note.added","version":1,"visibility":"public"}'
         )
         assert h1 == hashlib.sha256(bytes.fromhex(ZERO_HASH) + canonical).hexdigest()
@@ -102,12 +107,16 @@ class EventStoreContract:
         assert store.head("none").seq == 0 and store.head("none").hash == ZERO_HASH
         assert store.campaign_ids() == ["c", "d"]
 
-    def test_expected_version_conflict_names_both_and_writes_nothing(self, store: EventStore) -> None:
+    def test_expected_version_conflict_names_both_and_writes_nothing(
+        self, store: EventStore
+    ) -> None:
         append(store, "c", note("a", "ann"))
         with pytest.raises(ConflictError, match="version 1, not the expected version 0"):
             append(store, "c", note("b", "ann"), note("c"), expected_versions={"ann": 0})
         assert store.head("c").seq == 1
-        with pytest.raises(ConflictError, match="'bob' is at version 0, not the expected version 3"):
+        with pytest.raises(
+            ConflictError, match="'bob' is at version 0, not the expected version 3"
+        ):
             append(store, "c", note("b", "ann"), expected_versions={"ann": 1, "bob": 3})
         assert store.head("c").seq == 1
         append(store, "c", note("b", "ann"), expected_versions={"ann": 1, "bob": 0})
@@ -131,7 +140,11 @@ class EventStoreContract:
     def test_reads_by_range_stream_session_type_and_actor(self, store: EventStore) -> None:
         append(store, "c", note("a"), note("b", "ann"), session=1)
         store.append(
-            "c", [note("c", "bob")], actor="pat", recorded_at="2026-03-02T19:00:00.000000Z", session=2
+            "c",
+            [note("c", "bob")],
+            actor="pat",
+            recorded_at="2026-03-02T19:00:00.000000Z",
+            session=2,
         )
         append(store, "c", note("d", "ann"), session=2)
         assert [e.seq for e in store.rows("c", stream="ann")] == [2, 4]
@@ -139,7 +152,12 @@ class EventStoreContract:
         assert [e.seq for e in store.rows("c", streams=["bob", "campaign"])] == [1, 3]
         assert [e.seq for e in store.rows("c", session=2)] == [3, 4]
         assert [e.seq for e in store.rows("c", actor="pat")] == [3]
-        assert [e.seq for e in store.rows("c", types=["note.added"], descending=True)] == [4, 3, 2, 1]
+        assert [e.seq for e in store.rows("c", types=["note.added"], descending=True)] == [
+            4,
+            3,
+            2,
+            1,
+        ]
         assert [e.seq for e in store.rows("c", types=["session.started"])] == []
         assert list(store.rows("c", upto=2, columns="seq, stream")) == [(1, "campaign"), (2, "ann")]
         narrow = store.rows("c", upto=2)
@@ -185,7 +203,10 @@ class EventStoreContract:
         assert versions(version_after=1, limit=2) == [2, 3]
         assert [e.seq for e in store.rows("c", limit=3)] == [1, 2, 3]
         assert [e.seq for e in store.rows("c", after=5, descending=True, limit=2)] == [8, 7]
-        assert [s for (s,) in store.rows("c", types=["note.added"], limit=2, columns="seq")] == [1, 2]
+        assert [s for (s,) in store.rows("c", types=["note.added"], limit=2, columns="seq")] == [
+            1,
+            2,
+        ]
         assert [e.stream for e in store.rows("c", version_upto=1)] == ["ann", "bob", "campaign"]
         for bad in (-1, 1.5, "2"):
             with pytest.raises(StoreError, match="limit must be a whole number"):
@@ -219,7 +240,9 @@ class EventStoreContract:
         store.drop_secret("c", 1)
         assert store.get_secret("c", 1) is None
         with store.transaction():
-            store.restore_secrets([{"campaign": "e", "session": 3, "kind": "session", "seed": "ab"}])
+            store.restore_secrets(
+                [{"campaign": "e", "session": 3, "kind": "session", "seed": "ab"}]
+            )
         assert store.get_secret("e", 3) == b"\xab"
         with pytest.raises(StoreError, match="unknown fields: evil"), store.transaction():
             store.restore_secrets([{"campaign": "e", "session": 4, "evil": 1}])
@@ -242,7 +265,9 @@ class EventStoreContract:
         assert store.load_snapshot("c", "ann", 15, True, basis="b") is None
         assert store.drop_snapshots("c") == 2
 
-    def test_writers_on_many_threads_and_readers_meanwhile_lose_nothing(self, store_factory: Any) -> None:
+    def test_writers_on_many_threads_and_readers_meanwhile_lose_nothing(
+        self, store_factory: Any
+    ) -> None:
         """Eight threads, each with its own store, append 25 batches of 1 to 4 events to one
         campaign while four threads read it: every batch is stored once, at consecutive seqs
         (two batches never interleave), and a reader never sees a gap or a torn batch."""

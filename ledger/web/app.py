@@ -256,7 +256,7 @@ class Server:
     # --- the app ----------------------------------------------------------------------------
 
     def _build(self) -> Starlette:
-        from ledger.web import pages, roll_form
+        from ledger.web import pages, roll_form, witness_api
 
         @contextlib.asynccontextmanager
         async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -287,6 +287,10 @@ class Server:
             Route("/export.ndjson", pages.export(self)),
             Route("/verify", pages.verify_page(self)),
             Route("/verifier.html", pages.verifier_download(self)),
+            Route("/checkpoint", witness_api.checkpoint(self)),  # the phones' witness (#26)
+            Route("/proof/consistency", witness_api.consistency(self)),
+            Route("/proof/inclusion", witness_api.inclusion(self)),
+            Route("/cosignature", witness_api.cosignature(self), methods=["POST"]),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
         handlers: dict[Any, Callable[..., Any]] = {
