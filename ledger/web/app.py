@@ -401,7 +401,7 @@ class Server:
     # --- the app ----------------------------------------------------------------------------
 
     def _build(self) -> Starlette:
-        from ledger.web import pages, roll_form
+        from ledger.web import answers, pages, roll_form
 
         @contextlib.asynccontextmanager
         async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -429,6 +429,8 @@ class Server:
             Route("/recap/{number:int}", pages.recap(self)),
             Route("/audit/{seq:int}", pages.audit(self)),
             Route("/roll/{character}", roll_form.roll(self), methods=["GET", "POST"]),
+            Route("/requests/part", answers.requests_part(self)),
+            Route("/answer/{seq:int}", answers.answer(self), methods=["POST"]),
             Route("/export.ndjson", pages.export(self)),
             Route("/verify", pages.verify_page(self)),
             Route("/verifier.html", pages.verifier_download(self)),
