@@ -18,10 +18,11 @@ function hex(bytes) {
   return Array.from(bytes, function (b) { return b.toString(16).padStart(2, "0"); }).join("");
 }
 
-function say(li, text, bad) {
+// What happened to an answer, on its card: kind "busy", "ok" or "bad".
+function say(li, text, kind) {
   const out = li.querySelector(".answer-status");
   out.textContent = text;
-  out.className = "answer-status" + (bad ? " error" : " ok");
+  out.className = "answer-status " + (kind === "bad" ? "error" : kind);
 }
 
 function buzz() {
@@ -55,21 +56,21 @@ async function rollNow(li, form) {
   try {
     answer = await post(li, form, {entropy: record.entropy});
   } catch (e) {
-    say(li, "Your answer may not have arrived (no connection): tap Roll again, the same randomness is sent.", true);
+    say(li, "Your answer may not have arrived (no connection): tap Roll again, the same randomness is sent.", "bad");
     return;
   }
   if (answer.status === 200) {
     record.status = "accepted"; record.roll = answer.data.roll; record.error = "";
     await db.put("answers", record);
     li.dataset.answered = String(answer.data.roll);
-    say(li, "Rolled: event " + answer.data.roll + " in the log, drawn with your phone's randomness.", false);
+    say(li, "Rolled: event " + answer.data.roll + " in the log, drawn with your phone's randomness.", "ok");
   } else {
     if (record.status !== "accepted") { record.status = "refused"; }
     record.error = answer.data.error || "";
     await db.put("answers", record);
-    say(li, answer.data.error || ("The server answered " + answer.status + "."), true);
+    say(li, answer.data.error || ("The server answered " + answer.status + "."), "bad");
   }
-  done();
+  done(li);
 }
 
 async function sendDice(li, form) {
@@ -77,16 +78,16 @@ async function sendDice(li, form) {
   try {
     answer = await post(li, form, {dice: form.elements.dice.value});
   } catch (e) {
-    say(li, "Your dice may not have arrived (no connection): send them again.", true);
+    say(li, "Your dice may not have arrived (no connection): send them again.", "bad");
     return;
   }
   if (answer.status === 200) {
     li.dataset.answered = String(answer.data.roll);
-    say(li, "Recorded: event " + answer.data.roll + " in the log.", false);
+    say(li, "Recorded: event " + answer.data.roll + " in the log.", "ok");
   } else {
-    say(li, answer.data.error || ("The server answered " + answer.status + "."), true);
+    say(li, answer.data.error || ("The server answered " + answer.status + "."), "bad");
   }
-  done();
+  done(li);
 }
 
 function wire(li) {
@@ -95,20 +96,22 @@ function wire(li) {
   button.hidden = false;
   function busy(on) { for (const b of li.querySelectorAll("button")) { b.disabled = on; } }
   button.addEventListener("click", function () {
+    li.dataset.keep = "1";
     busy(true);
-    say(li, "Rolling…", false);
-    rollNow(li, form).catch(function (e) { say(li, "Could not answer: " + e.message, true); }).finally(function () { busy(false); });
+    say(li, "Rolling…", "busy");
+    rollNow(li, form).catch(function (e) { say(li, "Could not answer: " + e.message, "bad"); }).finally(function () { busy(false); });
   });
   form.addEventListener("submit", function (event) {
     event.preventDefault();
+    li.dataset.keep = "1";
     busy(true);
-    sendDice(li, form).catch(function (e) { say(li, "Could not answer: " + e.message, true); }).finally(function () { busy(false); });
+    sendDice(li, form).catch(function (e) { say(li, "Could not answer: " + e.message, "bad"); }).finally(function () { busy(false); });
   });
 }
 
-function done() {
-  // an answered card stays a moment with what happened, then the list is fetched again
-  setTimeout(refresh, 1500);
+// An answered card stays a few seconds with what happened (refreshes keep it), then goes.
+function done(li) {
+  setTimeout(function () { delete li.dataset.keep; refresh(); }, 4000);
   checkHere();
 }
 
@@ -125,8 +128,12 @@ async function refresh() {
     const fresh = known === null ? seqs : seqs.filter(function (s) { return !known.has(s); });
     known = new Set(seqs);
     cards.forEach(wire);
-    list.replaceChildren.apply(list, cards);
-    section.hidden = cards.length === 0;
+    const kept = Array.from(list.querySelectorAll("li.request[data-keep]"));
+    const keptSeqs = new Set(kept.map(function (li) { return li.dataset.seq; }));
+    const shown = kept.concat(cards.filter(function (li) { return !keptSeqs.has(li.dataset.seq); }));
+    shown.sort(function (a, b) { return Number(a.dataset.seq) - Number(b.dataset.seq); });
+    list.replaceChildren.apply(list, shown);
+    section.hidden = shown.length === 0;
     section.dataset.count = String(cards.length);
     if (fresh.length) { buzz(); }
   })().finally(function () { fetching = null; });
