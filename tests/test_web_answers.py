@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sqlite3
 
 import pytest
 
@@ -207,3 +208,47 @@ def test_without_javascript_the_dice_form_posts_and_lands_on_the_log(table):
             headers={"origin": "http://testserver"},
         )
         assert again.status_code == 409 and "already answered" in again.text
+
+
+def test_the_fairness_report_counts_what_became_of_the_requests(table):
+    by_entropy, by_dice, withdrawn, still_open = (
+        ask(table, "isa", "Lockpicking", "--time") for _ in range(4)
+    )
+    with client(table, "Dana") as dana:
+        assert answer(dana, by_entropy, entropy=ENTROPY).status_code == 200
+        assert answer(dana, by_dice, dice="8").status_code == 200
+    table.ok("withdraw", str(withdrawn), "--reason", "the guard came back")
+    counts = json.loads(table.ok("fairness", "--json"))["requests"]
+    assert counts == {
+        "asked": 4,
+        "answered_with_entropy": 1,
+        "answered_with_dice": 1,
+        "withdrawn": 1,
+        "open": 1,
+        "withdrawn_after_answer": 0,
+        "answered_twice": 0,
+    }
+    text = table.ok("fairness")
+    assert (
+        "Roll requests: 4 asked; 1 answered with the roller's entropy, 1 with physical dice, "
+        "1 withdrawn before an answer, 1 open. An answered request stands" in text
+    )
+    assert (
+        json.loads(table.ok("fairness", "--character", "bram", "--json"))["requests"]["asked"] == 0
+    )
+    # a GM who edits the file so the withdrawal names the answered request: the report says so
+    conn = sqlite3.connect(table.db, isolation_level=None)
+    for (name,) in conn.execute(
+        "select name from sqlite_master where type = 'trigger' and tbl_name = 'events'"
+    ).fetchall():
+        conn.execute(f"drop trigger {name}")
+    (data,) = conn.execute("select data from events where type = 'roll.withdrawn'").fetchone()
+    forged = json.loads(data) | {"request": by_entropy}
+    conn.execute(
+        "update events set data = ? where type = 'roll.withdrawn'",
+        (json.dumps(forged, separators=(",", ":")),),
+    )
+    conn.close()
+    counts = json.loads(table.ok("fairness", "--json"))["requests"]
+    assert counts["withdrawn_after_answer"] == 1 and counts["open"] == 2
+    assert "FLAGGED: 1 withdrawn after their answer" in table.ok("fairness")
