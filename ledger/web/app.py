@@ -60,6 +60,7 @@ from ledger.web.common import (
     HERE,
     MAX_BODY,
     Viewer,
+    environment,
     error_page,
 )
 from ledger.web.sessions import SessionPolicy
@@ -436,6 +437,10 @@ class Server:
             Route("/verifier.html", pages.verifier_download(self)),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
+        # the phones witness checkpoints (static/phone-witness.js) where the server serves them
+        environment().globals["witness"] = any(
+            getattr(r, "path", "") == "/checkpoint" for r in routes
+        )
         handlers: dict[Any, Callable[..., Any]] = {
             HTTPException: _http_error,
             StoreUnavailable: _store_error,
