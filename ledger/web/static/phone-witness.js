@@ -68,6 +68,11 @@ async function run() {
   }
 }
 
-if (main && banner && status && main.dataset.witness === "on" && window.crypto && crypto.subtle) {
-  run().catch(function (e) { quiet("Your phone could not check the campaign's checkpoint: " + e.message, "error"); });
+if (main && banner && status && main.dataset.witness === "on") {
+  if (window.crypto && crypto.subtle) {
+    run().catch(function (e) { quiet("Your phone could not check the campaign's checkpoint: " + e.message, "error"); });
+  } else {
+    quiet("Your phone can witness this campaign's history only over https (browsers offer WebCrypto there): " +
+      "ask your GM for an https link.", "no-webcrypto");
+  }
 }
