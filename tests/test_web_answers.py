@@ -55,6 +55,10 @@ def test_the_player_sees_their_open_requests_in_words_and_nobody_elses(table):
     with client(table, "gm") as gm:
         assert gm.get("/requests/part").text.strip() == ""
         assert "requests.js" not in gm.get("/").text
+        gm_nonce = re.search(r'name="nonce" value="([^"]+)"', gm.get("/roll/isa").text)
+        assert gm_nonce is not None
+        r = answer(gm, mine, nonce=gm_nonce.group(1), entropy=ENTROPY)  # the GM's bytes: no
+        assert r.status_code == 404
     with client(table) as nobody:
         assert nobody.get("/requests/part").status_code == 403
 

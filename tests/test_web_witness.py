@@ -520,3 +520,92 @@ def test_a_cosignature_by_the_reference_key_matches_python_byte_for_byte(page):
         },
     )
     assert line == expected
+
+
+VISIT = """
+  // a phone's storage in memory, and a server answering from the scripted list in order
+  const store = new Map(Object.entries(arg.kept || {}));
+  const db = {get: async (s, k) => store.get(k), put: async (s, v) => { store.set(v.key, v); }};
+  const answers = arg.answers.slice();
+  const asked = [];
+  const fetcher = async (url, init) => {
+    asked.push(url);
+    if (url === "/cosignature") { return new Response(null, {status: 204}); }
+    const next = answers.shift();
+    return new Response(next === null ? "{}" : JSON.stringify(next), {status: next === null ? 404 : 200});
+  };
+  const result = await W.visit({db, campaign: "vault", fetcher, now: () => 1779811200000});
+  return {state: result.state, size: result.size, problem: result.problem || null, asked,
+          kept: store.get("campaign:vault") || null};
+"""
+
+
+def checkpoint_of(signer: Signer, leaves: list[bytes], origin: str | None = None) -> dict[str, Any]:
+    top = merkle.root(leaves)
+    note = sign(Checkpoint(origin or signer.name, len(leaves), top).text(), signer)
+    return {
+        "note": note,
+        "vkey": signer.verifier.key(),
+        "size": len(leaves),
+        "root": base64.b64encode(top).decode(),
+    }
+
+
+def test_what_a_visit_concludes_from_what_the_server_answers(page):
+    rng = random.Random(9)
+    signer = Signer.generate("campaign-ledger/vault")
+    leaves = [merkle.leaf_hash(rng.randbytes(32)) for _ in range(40)]
+    first = js(page, VISIT, {"answers": [checkpoint_of(signer, leaves[:10])]})
+    assert first["state"] == "pinned" and first["kept"]["size"] == 10
+    kept = {"campaign:vault": first["kept"]}
+
+    def visit(*answers: Any) -> dict[str, Any]:
+        return dict(js(page, VISIT, {"kept": kept, "answers": list(answers)}))
+
+    def proof(old: int, new: int, of: list[bytes] = leaves) -> dict[str, Any]:
+        return {"old": old, "new": new, "proof": b64s(merkle.consistency_proof(old, new, of))}
+
+    assert visit(None)["state"] == "none"  # no checkpoint served: nothing concluded
+    grown = visit(checkpoint_of(signer, leaves[:25]), proof(10, 25))
+    assert grown["state"] == "consistent" and grown["kept"]["size"] == 25
+    assert grown["asked"] == ["/checkpoint", "/proof/consistency?old=10&new=25", "/cosignature"]
+    # a checkpoint made between the two requests: fetched again, not a rewrite
+    raced = visit(
+        checkpoint_of(signer, leaves[:25]),
+        proof(10, 30),
+        checkpoint_of(signer, leaves[:30]),
+        proof(10, 30),
+    )
+    assert raced["state"] == "consistent" and raced["size"] == 30
+    same = visit(checkpoint_of(signer, leaves[:10]))
+    assert same["state"] == "consistent" and same["asked"] == ["/checkpoint", "/cosignature"]
+    shorter = visit(checkpoint_of(signer, leaves[:9]))
+    assert shorter["state"] == "rewritten" and "shorter than the 10 you saw" in shorter["problem"]
+    forged = list(leaves)
+    forged[3] = merkle.leaf_hash(b"x" * 32)
+    rewritten = visit(checkpoint_of(signer, forged[:20]), proof(10, 20, forged))
+    assert rewritten["state"] == "rewritten" and "the old root of 10 leaves" in rewritten["problem"]
+    assert rewritten["kept"]["size"] == 10  # the checkpoint it saw is kept, not the new one
+    same_size = visit(checkpoint_of(signer, forged[:10]))
+    assert (
+        same_size["state"] == "rewritten"
+        and "two different trees of 10 leaves" in same_size["problem"]
+    )
+    assert visit(
+        checkpoint_of(signer, leaves[:20]), {"old": 10, "new": 20, "proof": ["not base64!"]}
+    )["state"] == ("rewritten")
+    assert visit(checkpoint_of(signer, leaves[:20]), None)["state"] == "rewritten"  # no proof given
+    impostor = Signer.generate("campaign-ledger/vault")
+    changed = visit(checkpoint_of(impostor, leaves[:20]))
+    assert changed["state"] == "key-changed"
+    lying = checkpoint_of(impostor, leaves[:20]) | {"vkey": signer.verifier.key()}
+    assert visit(lying)["state"] == "bad-note"  # the pinned key's name, another key's signature
+    elsewhere = Signer.generate("campaign-ledger/other")
+    assert (
+        js(
+            page,
+            VISIT,
+            {"answers": [checkpoint_of(elsewhere, leaves[:5], origin="campaign-ledger/vault")]},
+        )["state"]
+        == "bad-note"
+    )  # signed by a key whose name is not the log's origin

@@ -87,9 +87,10 @@ def inputs_in_words(name: str, skill: str | None, params: dict[str, Any]) -> str
 
 
 def addressed(request: Any, viewer: Viewer, mine: dict[str, str]) -> bool:
-    """Is the request (a ``RollRequested``) the viewer's to answer: a character they play,
-    and it names them or nobody (names compared case-insensitively)."""
-    if request.character not in mine:
+    """Is the request (a ``RollRequested``) the viewer's to answer: a player's session, a
+    character they play, and it names them or nobody (names compared case-insensitively).
+    The GM answers at the laptop (``campaign roll --answer``), never through a phone's page."""
+    if viewer.as_gm or request.character not in mine:
         return False
     asked = request.asked
     return asked is None or asked.strip().casefold() == viewer.access.who.strip().casefold()

@@ -59,6 +59,8 @@ async function run() {
     alarm("This campaign's checkpoint does not verify",
       "The server's checkpoint is not signed by the campaign's key (" + result.problem + ").",
       [["checkpoint-now.txt", result.note]]);
+  } else if (result.state === "error") {
+    quiet("Your phone could not check the campaign's checkpoint: " + result.problem + ".", "error");
   } else if (result.state === "pinned") {
     quiet("Your phone now witnesses this campaign: its key is pinned and the log at " + result.size +
       " events is kept" + (result.cosigned ? " and cosigned." : "."), "pinned");

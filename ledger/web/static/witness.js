@@ -316,59 +316,73 @@ async function getJson(fetcher, url) {
  * Returns {state, ...}: "none" (no checkpoint yet), "pinned" (first sight: key pinned,
  * checkpoint kept), "consistent" (checked against the size seen before), "key-changed"
  * ({pinned, offered}), "rewritten" ({size: the size seen before, oldNote, newNote,
- * problem}), or "bad-note" ({problem}: the server's own note does not verify).
+ * problem}), "bad-note" ({problem}: the server's own note does not verify), or "error"
+ * ({problem}: checkpoints kept coming while the phone checked; nothing concluded).
  * `csrf` goes with the cosignature; `fetcher` is window.fetch unless given; `now` gives
  * the cosignature's time in ms (Date.now). */
 export async function visit(options) {
   const db = options.db, campaign = options.campaign;
   const fetcher = options.fetcher || fetch.bind(window);
   const now = options.now || Date.now;
-  const got = await getJson(fetcher, "/checkpoint");
-  if (got === null) { return {state: "none"}; }
   const storeKey = "campaign:" + campaign;
   const seen = await db.get("witness", storeKey);
-  if (seen && seen.vkey !== got.vkey) {
-    return {state: "key-changed", pinned: seen.vkey, offered: got.vkey, oldNote: seen.note, newNote: got.note};
-  }
-  let checkpoint, body;
-  try {
-    const verifier = await parseVerifierKey(seen ? seen.vkey : got.vkey);
-    const note = await openNote(got.note, [verifier]);
-    body = note.text;
-    checkpoint = parseCheckpoint(body);
-    if (checkpoint.origin !== verifier.name) { throw new NoteError("the checkpoint's origin is not the campaign key's name"); }
-  } catch (e) {
-    if (!(e instanceof NoteError)) { throw e; }
-    return {state: "bad-note", problem: e.message, note: got.note};
-  }
-  if (seen) {
-    const rewritten = function (problem) {
-      return {state: "rewritten", size: seen.size, problem: problem, oldNote: seen.note, newNote: got.note};
-    };
-    if (checkpoint.origin !== seen.origin) { return rewritten("the checkpoint names another log"); }
-    if (checkpoint.size < seen.size) {
-      return rewritten("the log is now " + checkpoint.size + " events long, shorter than the " + seen.size + " you saw");
+  // a checkpoint made between the two requests answers with a proof to a larger size: the
+  // newest checkpoint is fetched again (three tries), never read as a rewrite
+  for (let attempt = 1; ; attempt++) {
+    const got = await getJson(fetcher, "/checkpoint");
+    if (got === null) { return {state: "none"}; }
+    if (seen && seen.vkey !== got.vkey) {
+      return {state: "key-changed", pinned: seen.vkey, offered: got.vkey, oldNote: seen.note, newNote: got.note};
     }
+    let checkpoint, body;
     try {
+      const verifier = await parseVerifierKey(seen ? seen.vkey : got.vkey);
+      const note = await openNote(got.note, [verifier]);
+      body = note.text;
+      checkpoint = parseCheckpoint(body);
+      if (checkpoint.origin !== verifier.name) { throw new NoteError("the checkpoint's origin is not the campaign key's name"); }
+    } catch (e) {
+      if (!(e instanceof NoteError)) { throw e; }
+      return {state: "bad-note", problem: e.message, note: got.note};
+    }
+    if (seen) {
+      const rewritten = function (problem) {
+        return {state: "rewritten", size: seen.size, problem: problem, oldNote: seen.note, newNote: got.note};
+      };
+      if (checkpoint.origin !== seen.origin) { return rewritten("the checkpoint names another log"); }
+      if (checkpoint.size < seen.size) {
+        return rewritten("the log is now " + checkpoint.size + " events long, shorter than the " + seen.size + " you saw");
+      }
       let proof = [];
       if (checkpoint.size > seen.size) {
         const answer = await getJson(fetcher, "/proof/consistency?old=" + seen.size + "&new=" + checkpoint.size);
-        if (answer === null || answer.old !== seen.size || answer.new !== checkpoint.size || !Array.isArray(answer.proof)) {
-          throw new ProofError("the server gave no consistency proof from size " + seen.size + " to " + checkpoint.size);
+        if (answer && answer.old === seen.size && typeof answer.new === "number" && answer.new > checkpoint.size) {
+          if (attempt < 3) { continue; }
+          return {state: "error", problem: "the campaign's checkpoint kept moving while the phone checked it"};
         }
-        proof = answer.proof.map(function (p) {
+        if (answer === null || answer.old !== seen.size || answer.new !== checkpoint.size || !Array.isArray(answer.proof)) {
+          return rewritten("the server gave no consistency proof from size " + seen.size + " to " + checkpoint.size);
+        }
+        proof = [];
+        for (const p of answer.proof) {
           const bytes = b64decode(p);
-          if (bytes === null) { throw new ProofError("a proof hash is not base64"); }
-          return bytes;
-        });
+          if (bytes === null) { return rewritten("a proof hash is not base64"); }
+          proof.push(bytes);
+        }
       }
-      await verifyConsistency(seen.size, checkpoint.size, b64decode(seen.root), checkpoint.root, proof);
-    } catch (e) {
-      if (!(e instanceof ProofError)) { throw e; }
-      return rewritten(e.message);
+      try {
+        await verifyConsistency(seen.size, checkpoint.size, b64decode(seen.root), checkpoint.root, proof);
+      } catch (e) {
+        if (!(e instanceof ProofError)) { throw e; }
+        return rewritten(e.message);
+      }
     }
+    return keep(options, fetcher, db, storeKey, seen, got, checkpoint, body, now);
   }
-  const kept = {key: storeKey, campaign: campaign, vkey: seen ? seen.vkey : got.vkey, origin: checkpoint.origin,
+}
+
+async function keep(options, fetcher, db, storeKey, seen, got, checkpoint, body, now) {
+  const kept = {key: storeKey, campaign: options.campaign, vkey: seen ? seen.vkey : got.vkey, origin: checkpoint.origin,
     note: got.note, size: checkpoint.size, root: b64encode(checkpoint.root), at: new Date(now()).toISOString()};
   await db.put("witness", kept);
   const result = {state: seen ? "consistent" : "pinned", size: checkpoint.size, before: seen ? seen.size : null, cosigned: false};
