@@ -382,20 +382,28 @@ export async function visit(options) {
 }
 
 async function keep(options, fetcher, db, storeKey, seen, got, checkpoint, body, now) {
+  // a checkpoint this device cosigned already is not posted again (each post counts against
+  // the device's write limit on the server, as a roll does)
+  const already = seen && seen.cosigned === checkpoint.size && seen.note === got.note;
   const kept = {key: storeKey, campaign: options.campaign, vkey: seen ? seen.vkey : got.vkey, origin: checkpoint.origin,
-    note: got.note, size: checkpoint.size, root: b64encode(checkpoint.root), at: new Date(now()).toISOString()};
+    note: got.note, size: checkpoint.size, root: b64encode(checkpoint.root), at: new Date(now()).toISOString(),
+    cosigned: already ? checkpoint.size : null};
   await db.put("witness", kept);
-  const result = {state: seen ? "consistent" : "pinned", size: checkpoint.size, before: seen ? seen.size : null, cosigned: false};
-  if (options.cosign !== false) {
+  const result = {state: seen ? "consistent" : "pinned", size: checkpoint.size, before: seen ? seen.size : null, cosigned: already};
+  if (options.cosign !== false && !already) {
     const device = await deviceKey(db);
     const line = await cosign(body, device.name, device.privateKey, device.publicKey, Math.floor(now() / 1000));
     const posted = await fetcher("/cosignature", {
       method: "POST", credentials: "same-origin",
       headers: {"content-type": "application/json", "x-csrf-token": options.csrf || ""},
-      body: JSON.stringify({size: checkpoint.size, vkey: await cosignerVkey(device.name, device.publicKey), signature: line, csrf: options.csrf || ""})
+      body: JSON.stringify({size: checkpoint.size, vkey: await cosignerVkey(device.name, device.publicKey), signature: line})
     });
-    result.cosigned = posted.status === 204 || posted.ok;
+    result.cosigned = posted.status === 204;
     result.cosignature = line;
+    if (result.cosigned) {
+      kept.cosigned = checkpoint.size;
+      await db.put("witness", kept);
+    }
   }
   return result;
 }
