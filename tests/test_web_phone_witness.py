@@ -415,7 +415,7 @@ def test_a_phone_witnesses_the_checkpoints_and_catches_a_rewritten_event(
         table.ok("export").splitlines(), Signer.generate("campaign-ledger/vault")
     )
     with live_server(table.db) as base:
-        monkeypatch.setitem(environment().globals, "witness", True)
+        monkeypatch.setitem(environment().globals, "witness", lambda campaign: True)
         context = browser.new_context(viewport=PHONE, is_mobile=True, accept_downloads=True)
         for path in ("**/checkpoint", "**/proof/consistency*", "**/cosignature"):
             context.route(path, fake.handle)
@@ -610,3 +610,25 @@ def test_what_a_visit_concludes_from_what_the_server_answers(page):
         )["state"]
         == "bad-note"
     )  # signed by a key whose name is not the log's origin
+
+
+def test_a_players_page_turns_the_witness_on_only_with_a_signed_checkpoint(tmp_path, monkeypatch):
+    """``main[data-witness="on"]`` only for a player, where the server serves /checkpoint
+    and the campaign has a checkpoint (else the phone's GET would be a 404 in the console)."""
+    from ledger.store.sqlite import Store
+    from ledger.web import phone
+    from ledger.web.common import environment
+
+    from .webtools import client
+
+    table = d20_table(str(tmp_path / "ledger.db"))
+    with client(table, "Dana") as dana, client(table, "gm") as gm:
+        monkeypatch.setitem(environment().globals, "witness", None)  # no /checkpoint route
+        assert 'data-witness="on"' not in dana.get("/").text
+        monkeypatch.setitem(environment().globals, "witness", phone.witnessed)
+        monkeypatch.setattr(Store, "latest_checkpoint", lambda self, cid: None, raising=False)
+        assert 'data-witness="on"' not in dana.get("/").text  # none signed yet
+        monkeypatch.setattr(Store, "latest_checkpoint", lambda self, cid: {"size": 5})
+        assert 'data-witness="on"' in dana.get("/").text
+        assert 'data-witness="on"' in dana.get("/log").text
+        assert 'data-witness="on"' not in gm.get("/").text

@@ -402,7 +402,7 @@ class Server:
     # --- the app ----------------------------------------------------------------------------
 
     def _build(self) -> Starlette:
-        from ledger.web import answers, pages, roll_form
+        from ledger.web import answers, pages, phone, roll_form
 
         @contextlib.asynccontextmanager
         async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -438,9 +438,8 @@ class Server:
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
         # the phones witness checkpoints (static/phone-witness.js) where the server serves them
-        environment().globals["witness"] = any(
-            getattr(r, "path", "") == "/checkpoint" for r in routes
-        )
+        serves = any(getattr(r, "path", "") == "/checkpoint" for r in routes)
+        environment().globals["witness"] = phone.witnessed if serves else None
         handlers: dict[Any, Callable[..., Any]] = {
             HTTPException: _http_error,
             StoreUnavailable: _store_error,
