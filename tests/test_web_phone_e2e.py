@@ -51,7 +51,7 @@ def rewrite_note(db: str, old_text: str, new_text: str) -> int:
     (the old checkpoints are thrown away). Returns the seq changed."""
     from ledger.codec import canonical_envelope
     from ledger.events import Envelope
-    from ledger.store import tree  # type: ignore[attr-defined]  # with the checkpoints
+    from ledger.store import tree  # lands with the checkpoints (#26)
 
     conn = sqlite3.connect(db, isolation_level=None)
     for (name,) in conn.execute(
