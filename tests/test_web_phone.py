@@ -172,3 +172,29 @@ def test_a_gm_who_throws_the_answer_away_is_caught_by_the_phone(table, browser):
         # the one console error allowed: the live stream the first server's exit cut short
         assert [e for e in errors if "ERR_INCOMPLETE_CHUNKED_ENCODING" not in e] == [], errors
         context.close()
+
+
+def test_a_hostile_request_reads_as_text_and_the_card_fits_a_phone(table, browser):
+    """A GM (or anything that wrote the request) cannot run script on the phone through a
+    request's options, and the card fits 390 px without sideways scrolling."""
+    hostile = '<img src=x onerror="window.__owned=1">'
+    seq = int(
+        json.loads(table.ok("request", "isa", "Lockpicking", "--help-from", hostile, "--json"))[
+            "seq"
+        ]
+    )
+    token = table.link("Dana")
+    with live_server(table.db) as base:
+        context, phone, errors = phone_of(browser, base, token)
+        dialogs: list[str] = []
+        phone.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        phone.wait_for_selector(f"#r{seq} button.roll-now", state="visible", timeout=3000)
+        assert f"Isa Marrow rolls Lockpicking (help from: {hostile})" in phone.inner_text(
+            f"#r{seq}"
+        )
+        assert phone.locator("#requests img").count() == 0
+        assert phone.evaluate("window.__owned") is None and not dialogs
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"the request card scrolls sideways at 390 px ({width} px)"
+        assert not errors, errors
+        context.close()
