@@ -198,3 +198,19 @@ def test_a_hostile_request_reads_as_text_and_the_card_fits_a_phone(table, browse
         assert width <= 390, f"the request card scrolls sideways at 390 px ({width} px)"
         assert not errors, errors
         context.close()
+
+
+def test_on_the_live_log_the_requests_ride_its_one_stream(table, browser):
+    token = table.link("Dana")
+    with live_server(table.db) as base:
+        context, phone, errors = phone_of(browser, base, token)
+        streams: list[str] = []
+        phone.on("request", lambda r: streams.append(r.url) if "/events" in r.url else None)
+        phone.goto(f"{base}/log")
+        phone.wait_for_function("document.getElementById('status').textContent.startsWith('Live')")
+        seq = int(json.loads(table.ok("request", "isa", "Lockpicking", "--time", "--json"))["seq"])
+        phone.wait_for_selector(f"#r{seq} button.roll-now", state="visible", timeout=3000)
+        phone.wait_for_selector(f"#e{seq}", timeout=3000)  # and the log line itself
+        assert len(streams) == 1, streams
+        assert not errors, errors
+        context.close()

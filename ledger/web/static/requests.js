@@ -152,9 +152,15 @@ function checkHere() {
 }
 
 function listen() {
+  const changed = function () { refresh(); checkHere(); };
+  if (document.getElementById("log") || document.getElementById("sheet")) {
+    // the live log and the live sheet have a stream already: they announce each entry
+    document.addEventListener("ledger:entry", changed);
+    return;
+  }
   if (!window.EventSource) { return; }
   const source = new EventSource("/events");
-  source.addEventListener("entry", function () { refresh(); checkHere(); });
+  source.addEventListener("entry", changed);
   source.addEventListener("revoked", function () { source.close(); });
   source.addEventListener("ended", function () { source.close(); });
 }
