@@ -100,36 +100,41 @@ def open_requests(campaign: Any, viewer: Viewer) -> list[dict[str, Any]]:
     """The open requests addressed to ``viewer``, oldest first: ``seq``, ``character`` (id),
     ``name``, ``skill``, ``params``, ``words`` (:func:`inputs_in_words`).
 
-    One pass over each of the viewer's characters' streams (in the players' view: a request
-    the players cannot see is not shown): a request is open until a roll names it
-    (``Roll.request``) or a ``roll.withdrawn`` does. A GM's session is asked nothing.
+    Two reads of the viewer's characters' streams: their requests (a GM-only one is not
+    shown), then their withdrawals and rolls from the first of those requests on. A request
+    is open until a roll names it (``Roll.request``) or a ``roll.withdrawn`` does. A GM's
+    session is asked nothing.
     """
-    from ledger.events import Roll, RollRequested, RollWithdrawn
+    from ledger.events import Roll, RollWithdrawn
 
     if viewer.as_gm:
         return []
     mine = accessmod.characters_of(campaign, viewer.access)
+    if not mine:
+        return []
+    streams = list(mine)
     found: dict[int, dict[str, Any]] = {}
-    closed: set[int] = set()
-    for cid, name in mine.items():
-        for rec in campaign.records(as_gm=True, stream=cid):
-            data = rec.data
-            if isinstance(data, RollRequested):
-                if rec.visibility != "public" or not addressed(data, viewer, mine):
-                    continue
-                found[rec.seq] = {
-                    "seq": rec.seq,
-                    "character": cid,
-                    "name": name,
-                    "skill": data.skill,
-                    "params": data.params,
-                    "words": inputs_in_words(name, data.skill, data.params),
-                }
-            elif isinstance(data, Roll | RollWithdrawn):
-                request = getattr(data, "request", None)
-                if isinstance(request, int):
-                    closed.add(request)
-    return [found[s] for s in sorted(found) if s not in closed]
+    for rec in campaign.records(as_gm=True, streams=streams, types=["roll.requested"]):
+        data = rec.data
+        if rec.visibility == "public" and addressed(data, viewer, mine):
+            found[rec.seq] = {
+                "seq": rec.seq,
+                "character": data.character,
+                "name": mine[data.character],
+                "skill": data.skill,
+                "params": data.params,
+                "words": inputs_in_words(mine[data.character], data.skill, data.params),
+            }
+    if not found:
+        return []
+    closing = ["roll.withdrawn"] + [
+        tag for tag, cls in campaign.codec.types.items() if issubclass(cls, Roll)
+    ]
+    for rec in campaign.records(as_gm=True, streams=streams, types=closing, after=min(found)):
+        request = getattr(rec.data, "request", None)
+        if isinstance(rec.data, Roll | RollWithdrawn) and isinstance(request, int):
+            found.pop(request, None)
+    return [found[s] for s in sorted(found)]
 
 
 def requests_part(server: Server) -> Any:
