@@ -117,13 +117,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def live_server(db: str, **kwargs: Any) -> Iterator[str]:
-    """``campaign serve``'s app on a free loopback port in a thread; yields its base URL."""
+def live_server(db: str, *, port: int | None = None, **kwargs: Any) -> Iterator[str]:
+    """``campaign serve``'s app on a free loopback port (or ``port``: a server served again
+    at the same origin, whose pages' IndexedDB it shares) in a thread; yields its base URL."""
     import uvicorn
 
     from ledger.web.app import create_app
 
-    port = free_port()
+    port = port or free_port()
     config = uvicorn.Config(
         create_app(db, **kwargs),
         host="127.0.0.1",

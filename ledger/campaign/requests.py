@@ -55,7 +55,9 @@ def open_request(campaign: Campaign, seq: int) -> RollRequested:
     done = closed_by(campaign, rec)
     if done is not None:
         how = "withdrawn" if isinstance(done.data, RollWithdrawn) else "answered"
-        raise RuleError(f"roll request {seq} was {how} at seq {done.seq}: a request is answered once")
+        raise RuleError(
+            f"roll request {seq} was {how} at seq {done.seq}: a request is answered once"
+        )
     assert isinstance(rec.data, RollRequested)
     return rec.data
 
@@ -121,9 +123,7 @@ def check(campaign: Campaign, event: Any) -> None:
     if isinstance(event, Roll) and isinstance(event.request, int):
         request = open_request(campaign, event.request)
         if request.character != getattr(event, "character", None):
-            raise RuleError(
-                f"roll request {event.request} is {request.character}'s to answer"
-            )
+            raise RuleError(f"roll request {event.request} is {request.character}'s to answer")
         if event.source == "engine" and event.scheme != dicemod.REQUESTED_SCHEME:
             raise RuleError(
                 "an engine answer to a roll request is drawn with the roller's entropy "
@@ -133,3 +133,68 @@ def check(campaign: Campaign, event: Any) -> None:
         request = open_request(campaign, event.request)
         if request.character != event.character:
             raise RuleError(f"roll request {event.request} is not {event.character}'s")
+
+
+#: The counts of :func:`tally`, in the order the fairness report names them.
+TALLY_KEYS = (
+    "asked",
+    "answered_with_entropy",
+    "answered_with_dice",
+    "withdrawn",
+    "open",
+    "withdrawn_after_answer",
+    "answered_twice",
+)
+
+
+def tally(
+    campaign: Campaign,
+    *,
+    as_gm: bool,
+    character: str | None = None,
+    session: int | None = None,
+) -> dict[str, int]:
+    """What became of the roll requests (``campaign fairness``, #26), as counts by
+    :data:`TALLY_KEYS`: ``asked``; answered by a roll drawn with the roller's entropy
+    (``answered_with_entropy``) or by physical dice (``answered_with_dice``); ``withdrawn``
+    before an answer; still ``open``. And what the server can catch of a GM who threw an
+    answer away: ``withdrawn_after_answer`` and ``answered_twice`` count a withdrawal or a
+    second roll after a request's answer, which the one writer refuses (:func:`check`), so
+    only a ledger changed behind its back holds one. (A log rebuilt without the answer at
+    all looks like an open or withdrawn request here: the phone that sent the entropy
+    catches it, ``static/answers-check.js``.)
+
+    :param as_gm: the GM's view; a player's leaves out GM-only requests and answers.
+    :param character: only this character's requests (an id).
+    :param session: only requests made in session N.
+    """
+    counts = dict.fromkeys(TALLY_KEYS, 0)
+    asked: dict[int, str] = {}  # request seq -> what closed it first ("" while open)
+    for rec in campaign.records(as_gm=as_gm):
+        data = rec.data
+        if isinstance(data, RollRequested):
+            if (character is None or data.character == character) and (
+                session is None or rec.session == session
+            ):
+                asked[rec.seq] = ""
+            continue
+        request = getattr(data, "request", None)
+        if not isinstance(request, int) or request not in asked:
+            continue
+        if isinstance(data, RollWithdrawn):
+            if asked[request] == "":
+                asked[request] = "withdrawn"
+            elif asked[request] != "withdrawn":
+                counts["withdrawn_after_answer"] += 1
+        elif isinstance(data, Roll):
+            if asked[request] == "":
+                asked[request] = "entropy" if data.source == "engine" else "dice"
+            else:
+                counts["answered_twice"] += 1
+    counts["asked"] = len(asked)
+    for how in asked.values():
+        key = {"": "open", "withdrawn": "withdrawn", "entropy": "answered_with_entropy"}.get(
+            how, "answered_with_dice"
+        )
+        counts[key] += 1
+    return counts

@@ -43,7 +43,10 @@ def save_chart(fig: Any, path: str) -> None:
     from ledger.cli.output import atomic_path, current_db
     from ledger.rules.charts import save
 
-    with spinner(f"Drawing {path}…"), atomic_path(path, db_path=current_db(), option="--plot") as tmp:
+    with (
+        spinner(f"Drawing {path}…"),
+        atomic_path(path, db_path=current_db(), option="--plot") as tmp,
+    ):
         save(fig, tmp)
 
 
@@ -116,6 +119,7 @@ def fairness(
     is flagged as unlikely to be fair. Corrections are honoured: a retracted roll does not
     count, an amended one counts with its amended dice.
     """
+    from ledger.campaign import requests as requestsmod
     from ledger.dice import fairness as fair
 
     check_plot(plot)
@@ -136,6 +140,7 @@ def fairness(
     )
     reports = fair.report(rolls)
     names = campaign.characters()
+    asked = requestsmod.tally(campaign, as_gm=app.as_gm(), character=roller, session=session_number)
     filters = {"character": roller, "source": source, "session": session_number}
     if plot is not None:
         if not reports:
@@ -155,6 +160,7 @@ def fairness(
                 "watch_below_p": fair.WATCH_P,
                 "min_expected_per_face": fair.MIN_EXPECTED,
                 "predictable": fair.by_predictability(rolls),
+                "requests": asked,
                 "groups": [{**r.as_dict(), "roller_name": names.get(r.roller)} for r in reports],
             }
         )
@@ -174,6 +180,8 @@ def fairness(
     click.echo("Who could have known the dice in advance:")
     for code, count in fair.by_predictability(rolls).items():
         click.echo(f"  {count:>6,} roll{'s' if count != 1 else ' '}  {PREDICTABILITY[code]}")
+    if asked["asked"]:
+        click.echo(requests_line(asked))
     for r in reports:
         who = "everyone" if r.roller == fair.EVERYONE else f"{names.get(r.roller, r.roller)}"
         mark = "  [FLAGGED]" if r.flagged else ""
@@ -192,6 +200,29 @@ def fairness(
         click.echo(f"  {r.verdict}")
     if plot is not None:
         click.echo(f"\nChart: {plot}")
+
+
+def requests_line(asked: dict[str, int]) -> str:
+    """The fairness report's words on the roll requests (:func:`ledger.campaign.requests.tally`):
+    how each was answered, and any answer thrown away that the ledger shows."""
+    n = asked["asked"]
+    text = (
+        f"Roll requests: {n} asked; {asked['answered_with_entropy']} answered with the "
+        f"roller's entropy, {asked['answered_with_dice']} with physical dice, "
+        f"{asked['withdrawn']} withdrawn before an answer, {asked['open']} open."
+    )
+    thrown = asked["withdrawn_after_answer"] + asked["answered_twice"]
+    if thrown:
+        text += (
+            f" FLAGGED: {asked['withdrawn_after_answer']} withdrawn after their answer and "
+            f"{asked['answered_twice']} answered twice: the ledger was changed behind its back."
+        )
+    else:
+        text += (
+            " An answered request stands (a withdrawal after it cannot be written); a log "
+            "rebuilt without an answer is caught by the phone that sent it."
+        )
+    return text
 
 
 def _dice(n: int) -> str:

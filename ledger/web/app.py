@@ -60,6 +60,7 @@ from ledger.web.common import (
     HERE,
     MAX_BODY,
     Viewer,
+    environment,
     error_page,
 )
 from ledger.web.live import POLL_BACKOFF_MAX, POLL_SECONDS, Hub, Listener, mark
@@ -256,7 +257,7 @@ class Server:
     # --- the app ----------------------------------------------------------------------------
 
     def _build(self) -> Starlette:
-        from ledger.web import pages, roll_form, witness_api
+        from ledger.web import answers, pages, phone, roll_form, witness_api
 
         @contextlib.asynccontextmanager
         async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -284,6 +285,8 @@ class Server:
             Route("/recap/{number:int}", pages.recap(self)),
             Route("/audit/{seq:int}", pages.audit(self)),
             Route("/roll/{character}", roll_form.roll(self), methods=["GET", "POST"]),
+            Route("/requests/part", answers.requests_part(self)),
+            Route("/answer/{seq:int}", answers.answer(self), methods=["POST"]),
             Route("/export.ndjson", pages.export(self)),
             Route("/verify", pages.verify_page(self)),
             Route("/verifier.html", pages.verifier_download(self)),
@@ -293,6 +296,9 @@ class Server:
             Route("/cosignature", witness_api.cosignature(self), methods=["POST"]),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
+        # the phones witness checkpoints (static/phone-witness.js) where the server serves them
+        serves = any(getattr(r, "path", "") == "/checkpoint" for r in routes)
+        environment().globals["witness"] = phone.witnessed if serves else None
         handlers: dict[Any, Callable[..., Any]] = {
             HTTPException: _http_error,
             StoreUnavailable: _store_error,

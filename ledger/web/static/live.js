@@ -1,5 +1,7 @@
 // The live log: new entries arrive as server-sent events (id = seq). The browser resumes
 // with Last-Event-ID after a drop or a phone's sleep; an entry already shown is not repeated.
+// Each entry is also announced as a "ledger:entry" event on the document (requests.js
+// listens there rather than opening a second stream).
 // A browser gives up on an answer that is not a stream (a 503 while the server cannot reach
 // its database): the page then opens a new stream from the last entry shown, 3 s later.
 (function () {
@@ -24,6 +26,7 @@
       status.textContent = "You signed out on this device: open your link again to come back.";
     });
     source.addEventListener("entry", function (event) {
+      document.dispatchEvent(new CustomEvent("ledger:entry"));  // the page's other scripts
       if (event.lastEventId) { after = event.lastEventId; }
       if (document.getElementById("e" + event.lastEventId)) { return; }
       var holder = document.createElement("template");

@@ -7,6 +7,7 @@
   var pending = false;
   source.addEventListener("revoked", function () { source.close(); });
   source.addEventListener("entry", function () {
+    document.dispatchEvent(new CustomEvent("ledger:entry"));  // the page's other scripts
     if (pending) { return; }
     pending = true;
     fetch(sheet.dataset.part, {credentials: "same-origin"}).then(function (r) {

@@ -1,0 +1,316 @@
+"""A player's phone answers roll requests (#26): ``/requests/part`` lists the open requests
+addressed to the viewer, ``POST /answer/SEQ`` answers one.
+
+A request (``roll.requested``, :mod:`ledger.campaign.requests`) is addressed to a player when
+it names them (``asked``), or names nobody and the player plays its character
+(:func:`ledger.web.access.characters_of`). The phone's script (``static/requests.js``) shows
+each one as a card with the roll's inputs in words and two answers:
+
+- **Roll**: the browser makes 32 bytes with ``crypto.getRandomValues``, keeps a copy in
+  IndexedDB keyed by the request's seq, and posts them as ``entropy`` (64 hex digits); the
+  server draws the dice from the committed session seed and that entropy (scheme
+  ``ledger-roll-v2``) through :meth:`ledger.campaign.aggregate.Campaign.roll` with
+  ``answer=SEQ``: the same code as ``campaign roll CHARACTER --answer SEQ --entropy HEX``.
+- **Enter dice**: the faces of physical dice, as ``dice`` (``campaign roll ... --answer SEQ
+  --dice FACES``), tried first against the players' view (:func:`ledger.web.roll_form.rehearse`)
+  so a refusal names only what the player may know.
+
+Each card carries a one-time nonce and the session's CSRF token, and a player's device is
+held to the write limit of the roll form (:mod:`ledger.web.sessions`). A request is answered
+once: a second answer gets 409 with what happened to it ("already answered at seq N", "the
+GM withdrew it: REASON").
+
+Answers come back as JSON (``{"roll": SEQ, "text": ..., "entropy": HEX}`` or ``{"error":
+...}``) when the request asks for it (``Accept: application/json``, as the script does), as
+a redirect to the log or an error page otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+
+from ledger.web import access as accessmod
+from ledger.web import sessions as sessionsmod
+from ledger.web.common import (
+    FormError,
+    Viewer,
+    check_csrf,
+    error_page,
+    login_hint,
+    read_form,
+    redirect,
+    render,
+    run_sync,
+)
+
+if TYPE_CHECKING:
+    from ledger.web.app import Server
+
+#: The roller's entropy as a phone posts it: 32 bytes as 64 lower-case hex digits.
+ENTROPY = re.compile(r"[0-9a-f]{64}")
+
+
+class Refused(Exception):
+    """An answer that cannot be recorded: its HTTP status and one sentence for the player."""
+
+    def __init__(self, status: int, text: str) -> None:
+        super().__init__(text)
+        self.status = status
+        self.text = text
+
+
+def _shown(value: Any) -> str:
+    """An option's value in words: ``True`` → "yes", a list → its items joined."""
+    if value is True:
+        return "yes"
+    if value is False or value is None:
+        return "no"
+    if isinstance(value, list | tuple):
+        return ", ".join(_shown(v) for v in value) or "none"
+    return str(value)
+
+
+def inputs_in_words(name: str, skill: str | None, params: dict[str, Any]) -> str:
+    """What a request asks, as the phone shows it: ``"Isa Marrow rolls Lockpicking (time:
+    yes, bonus: 2)"``; an option set to ``False``/``None``/empty is left out."""
+    text = f"{name} rolls {skill}" if skill else f"{name} rolls"
+    shown = [
+        f"{k.replace('_', ' ')}: {_shown(v)}"
+        for k, v in params.items()
+        if v not in (None, False, [], ())
+    ]
+    return text + (f" ({', '.join(shown)})" if shown else "")
+
+
+def addressed(request: Any, viewer: Viewer, mine: dict[str, str]) -> bool:
+    """Is the request (a ``RollRequested``) the viewer's to answer: a player's session, a
+    character they play, and it names them or nobody (names compared case-insensitively).
+    The GM answers at the laptop (``campaign roll --answer``), never through a phone's page."""
+    if viewer.as_gm or request.character not in mine:
+        return False
+    asked = request.asked
+    return asked is None or asked.strip().casefold() == viewer.access.who.strip().casefold()
+
+
+def open_requests(campaign: Any, viewer: Viewer) -> list[dict[str, Any]]:
+    """The open requests addressed to ``viewer``, oldest first: ``seq``, ``character`` (id),
+    ``name``, ``skill``, ``params``, ``words`` (:func:`inputs_in_words`).
+
+    Two reads of the viewer's characters' streams: their requests (a GM-only one is not
+    shown), then their withdrawals and rolls from the first of those requests on. A request
+    is open until a roll names it (``Roll.request``) or a ``roll.withdrawn`` does. A GM's
+    session is asked nothing.
+    """
+    from ledger.events import Roll, RollWithdrawn
+
+    if viewer.as_gm:
+        return []
+    mine = accessmod.characters_of(campaign, viewer.access)
+    if not mine:
+        return []
+    streams = list(mine)
+    found: dict[int, dict[str, Any]] = {}
+    for rec in campaign.records(as_gm=True, streams=streams, types=["roll.requested"]):
+        data = rec.data
+        if rec.visibility == "public" and addressed(data, viewer, mine):
+            found[rec.seq] = {
+                "seq": rec.seq,
+                "character": data.character,
+                "name": mine[data.character],
+                "skill": data.skill,
+                "params": data.params,
+                "words": inputs_in_words(mine[data.character], data.skill, data.params),
+            }
+    if not found:
+        return []
+    closing = ["roll.withdrawn"] + [
+        tag for tag, cls in campaign.codec.types.items() if issubclass(cls, Roll)
+    ]
+    for rec in campaign.records(as_gm=True, streams=streams, types=closing, after=min(found)):
+        request = getattr(rec.data, "request", None)
+        if isinstance(rec.data, Roll | RollWithdrawn) and isinstance(request, int):
+            found.pop(request, None)
+    return [found[s] for s in sorted(found)]
+
+
+def requests_part(server: Server) -> Any:
+    """``/requests/part``: the open requests addressed to the viewer as HTML cards (what
+    ``static/requests.js`` swaps in whenever the live stream says something was written),
+    each with a fresh one-time nonce; empty for the GM and for a player asked nothing."""
+
+    def run(request: Request) -> Response:
+        viewer = server.viewer(request)
+        if viewer is None:
+            return login_hint()
+        campaign = server.campaign()
+        cards = open_requests(campaign, viewer)
+        for card in cards:
+            card["nonce"] = sessionsmod.issue_nonce(
+                campaign.store, viewer.session, server.clock(), server.policy
+            )
+        return HTMLResponse(render("_requests.html.j2", cards=cards, viewer=viewer))
+
+    def endpoint(request: Request) -> Response:
+        return server.attempt(run, request)
+
+    return endpoint
+
+
+def _closed_text(campaign: Any, seq: int) -> str | None:
+    """What happened to the request at ``seq``, if it is closed, in the player's words."""
+    from ledger.campaign import requests as requestsmod
+    from ledger.events import RollWithdrawn
+
+    rec = requestsmod.find_request(campaign, seq)
+    done = requestsmod.closed_by(campaign, rec)
+    if done is None:
+        return None
+    if isinstance(done.data, RollWithdrawn):
+        return f"The GM withdrew this request ({done.data.reason}): there is nothing to answer."
+    if done.visibility != "public":
+        return "This request was already answered: a request is answered once."
+    return f"This request was already answered (event {done.seq}): a request is answered once."
+
+
+def answer(server: Server) -> Any:
+    """``POST /answer/SEQ``: answer the open request at SEQ with ``entropy`` (64 hex digits
+    from the phone) or ``dice`` (the faces of physical dice), plus ``csrf`` and ``nonce``.
+
+    Statuses: 200 (or 303 to the log without ``Accept: application/json``) with the roll
+    written; 403 without a live session or from another page (CSRF); 404 for a request that
+    is not the viewer's (or no request at all: the same answer, so a player learns nothing
+    of others' requests); 409 for a request already answered or withdrawn, or a form sent
+    twice; 422 for an answer the rules refuse (for a player, in the players' view only:
+    :data:`ledger.web.roll_form.SECRET_REFUSAL` when only the GM's records refuse it); 429
+    past the device's write limit (``retry-after``). Nothing is written on any of them.
+    """
+
+    def check_request(viewer: Viewer, seq: int) -> tuple[str, str | None, dict[str, Any]]:
+        """The request's character, skill and options, if it is the viewer's.
+
+        :raises Refused: 404 not the viewer's; 409 closed.
+        """
+        from ledger.campaign import requests as requestsmod
+        from ledger.errors import NotFound
+
+        campaign = server.campaign()
+        try:
+            rec = requestsmod.find_request(campaign, seq)
+        except NotFound:
+            raise Refused(404, "There is no such roll request for you.") from None
+        mine = accessmod.characters_of(campaign, viewer.access)
+        if rec.visibility != "public" or not addressed(rec.data, viewer, mine):
+            raise Refused(404, "There is no such roll request for you.")
+        closed = _closed_text(campaign, seq)
+        if closed:
+            raise Refused(409, closed)
+        skill, params = requestsmod.inputs_of(rec.data)  # type: ignore[arg-type]
+        return rec.data.character, skill, params  # type: ignore[attr-defined]
+
+    def precheck(viewer: Viewer, form: dict[str, str]) -> None:
+        campaign = server.campaign()
+        sessionsmod.check_nonce(campaign.store, viewer.session, form.get("nonce", ""))
+        if not viewer.as_gm:
+            sessionsmod.check_write(
+                campaign.store, campaign.id, viewer.session, server.clock(), server.policy
+            )
+
+    def record(viewer: Viewer, seq: int, form: dict[str, str]) -> Any:
+        from ledger.campaign.clock import now
+        from ledger.dice.engine import DiceError
+        from ledger.errors import ConflictError, RuleError
+        from ledger.web.roll_form import SECRET_REFUSAL, rehearse
+
+        cid, skill, params = check_request(viewer, seq)
+        entropy = form.get("entropy", "").strip().lower() or None
+        faces = form.get("dice", "").strip() or None
+        if (entropy is None) == (faces is None):
+            raise Refused(
+                422,
+                "Answer with Roll (the phone's own randomness) or with the dice you rolled, not both.",
+            )
+        if entropy is not None and not ENTROPY.fullmatch(entropy):
+            raise Refused(
+                422, "The phone's randomness is 32 bytes written as 64 hex digits: tap Roll again."
+            )
+        campaign = server.campaign()
+        if faces is not None and not viewer.as_gm:
+            problem = rehearse(campaign, cid, skill, params, faces, automatic_ok=True)
+            if problem:
+                raise Refused(422, problem)
+        store, moment = campaign.store, server.clock()
+        try:
+            with store.transaction():  # the nonce, the bucket and the roll: all or nothing
+                sessionsmod.use_nonce(store, viewer.session, form.get("nonce", ""), moment)
+                if not viewer.as_gm:
+                    sessionsmod.spend_write(
+                        store, campaign.id, viewer.session, moment, server.policy
+                    )
+                return campaign.roll(
+                    cid,
+                    None,
+                    {},
+                    faces=faces,
+                    answer=seq,
+                    entropy=entropy,
+                    actor=viewer.access.who,
+                    at=now(),
+                ).roll
+        except ConflictError as e:
+            raise Refused(
+                409,
+                str(e)
+                if viewer.as_gm
+                else ("another entry was written at the same moment: tap again"),
+            ) from None
+        except (RuleError, DiceError) as e:
+            closed = _closed_text(campaign, seq)
+            if closed:  # answered or withdrawn while this answer was on its way
+                raise Refused(409, closed) from None
+            raise Refused(422, str(e) if viewer.as_gm else SECRET_REFUSAL) from None
+
+    def reply(request: Request, status: int, body: dict[str, Any], headers: Any = None) -> Response:
+        if "application/json" in request.headers.get("accept", ""):
+            return JSONResponse(body, status_code=status, headers=headers)
+        if status == 200:
+            return redirect(f"/log#e{body['roll']}")
+        return error_page(status, body["error"])
+
+    async def endpoint(request: Request) -> Response:
+        viewer = await run_sync(server.attempt, server.viewer, request)
+        if viewer is None:
+            return login_hint()
+        seq = request.path_params["seq"]
+        try:
+            form = await read_form(request)
+        except FormError as e:
+            return reply(request, 413, {"error": f"{e}."})
+        if not check_csrf(request, viewer, form):
+            return reply(
+                request, 403, {"error": "This answer did not come from this page: reload it."}
+            )
+        if not await run_sync(server.attempt, server.still_live, viewer):
+            return login_hint()
+        try:
+            await run_sync(server.attempt, check_request, viewer, seq)
+            await run_sync(server.attempt, precheck, viewer, form)
+            rec = await run_sync(server.attempt, record, viewer, seq, form)
+        except Refused as e:
+            return reply(request, e.status, {"error": e.text})
+        except sessionsmod.FormUsed as e:
+            return reply(request, 409, {"error": str(e)})
+        except sessionsmod.SlowDown as e:
+            wait = {"retry-after": str(max(1, int(-(-e.wait // 1))))}
+            return reply(request, 429, {"error": str(e)}, wait)
+        entropy = getattr(rec.data, "entropy", None)
+        return reply(
+            request,
+            200,
+            {"roll": rec.seq, "entropy": entropy if isinstance(entropy, str) else None},
+        )
+
+    return endpoint
