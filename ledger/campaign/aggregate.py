@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from ledger.campaign import rolling, sessions, validation
+from ledger.campaign import rolling, sessions, timeline, validation
 from ledger.campaign.listeners import notify_appended
 from ledger.campaign.reading import StateReader
 from ledger.campaign.rolling import AutomaticResult, RollBatch
@@ -428,6 +428,7 @@ class Campaign:
             events = [self.system.blind_form(e) for e in events]
         with self.store.transaction():
             validation.check_kinds(self, events)
+            timeline.check(self, events)  # a span of time with what the rules give (#30)
             head = self.store.head(self.id)
             validation.check_contests(self, events, head.seq + 1)
             cached = self.reader.cached(head.hash)  # {} when another writer appended

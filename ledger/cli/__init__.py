@@ -18,6 +18,7 @@ from ledger.cli import (  # noqa: F401  (modules add commands)
     serve,
     shell,
     table,
+    timekeeping,
     transfer,
     views,
 )
