@@ -9,7 +9,7 @@ import click
 from ledger.cli.base import App, cli, echo_json, json_option, now, pass_app
 from ledger.cli.output import echo_changes, states
 from ledger.errors import RuleError
-from ledger.events import Event, stream_of
+from ledger.events import Event, event_tag, stream_of
 from ledger.rules.spans import FORMS, span_words
 
 
@@ -65,6 +65,7 @@ def time_pass(
 
     shown = [e for e in done.consequences if as_gm or not _gm_only(e)]
     lines = [summary(campaign, e, stream_of(e)) for e in shown]
+    seqs = [r.seq for r in done.records[1:] if as_gm or r.visibility != "gm"]
     if as_json:
         out: dict[str, Any] = {
             "dry_run": dry_run,
@@ -74,14 +75,8 @@ def time_pass(
             "care": done.span.care,
             "seq": done.records[0].seq if done.records else None,
             "consequences": [
-                {"seq": (rec.seq if rec else None), "type": rec_type, "line": text}
-                for rec, rec_type, text in zip(
-                    [r for r in done.records[1:] if as_gm or r.visibility != "gm"]
-                    or [None] * len(shown),
-                    [e.__struct_config__.tag for e in shown],
-                    lines,
-                    strict=True,
-                )
+                {"seq": seqs[i] if i < len(seqs) else None, "type": event_tag(type(e)), "line": text}
+                for i, (e, text) in enumerate(zip(shown, lines, strict=True))
             ],
         }
         echo_json(out)
