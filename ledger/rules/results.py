@@ -129,6 +129,7 @@ class ResultCheck:
         self._shared_log: list[tuple[int, Event]] = []  # as written
         # roll seq: (its type, [(seq, type)] of the follow-ups written with it)
         self._follow_links: dict[int, tuple[str, list[tuple[int, str]]]] = {}
+        self._spans: dict[int, range] = {}  # time.passed seq: the seqs of its consequences
         self.checked = 0
 
     def feed(self, row: tuple[Any, ...]) -> str | None:
@@ -157,6 +158,9 @@ class ResultCheck:
                 self._fresh = set()
                 self._shared = self._shared_in_force()
                 return self._replay_corrected(seq, correction)
+            elif type_ == "time.passed":  # its consequences follow it (#30)
+                n = self.codec.decode(data, type_).consequences  # type: ignore[attr-defined]
+                self._spans[seq] = range(seq + 1, seq + 1 + n)
             elif type_ == "character.created":
                 event = self.codec.decode(data, type_)
                 assert isinstance(event, CharacterCreated)
@@ -360,6 +364,16 @@ class ResultCheck:
         companions = companions_of(correction)
         if not companions:
             return None
+        span = self._spans.get(correction.target)
+        if span is not None:  # a span retracted with its consequences (#30)
+            if correction.action == "retract" and all(
+                s in span and v is None for s, v in companions.items()
+            ):
+                return None
+            return (
+                f"correction {seq} also corrects event(s) {sorted(companions)}, which are not "
+                f"the consequences of the time that passed at event {correction.target}"
+            )
         link = self._harm_links.get(correction.target)
         roll_type, follows = self._follow_links.get(correction.target, ("", []))
         parts = {s for s, _ in follows} | ({link[0]} if link else set())
