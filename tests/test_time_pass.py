@@ -134,3 +134,19 @@ def test_time_pass_json_gives_the_seqs(world):
     assert data["rest"] is True and data["words"] == "a rest" and data["seq"]
     assert all(c["seq"] for c in data["consequences"])
     assert json.dumps(data)
+
+
+@freeze_time("2026-03-01 20:00:00", tick=True)
+def test_recaps_and_advance_dry_run_mention_the_time_that_passed(world):
+    ok(world, "session", "start")
+    ok(world, "time", "pass", "6h")
+    ok(world, "time", "pass", "a rest")
+    ok(world, "time", "pass", "1d")
+    ok(world, "undo", "--yes", "--reason", "not a whole day")  # a retracted span counts not
+    ok(world, "session", "end")
+    recap = ok(world, "recap", "--session", "3").output
+    assert "In-fiction time: 14 h" in recap and "Time passes: 6h" in recap
+    out = ok(world, "advance", "--session", "3", "--dry-run").output
+    assert "In-fiction time in session 3: 14 h." in out
+    data = as_json(world, "advance", "--session", "3", "--dry-run")
+    assert data["time_passed_minutes"] == 14 * 60

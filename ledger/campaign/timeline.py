@@ -187,3 +187,14 @@ def companions(
         for rec in consequences_of(campaign, target)
         if rec.seq not in corrections.retracted
     }
+
+
+def passed_in_session(campaign: Campaign, number: int) -> int:
+    """The in-fiction minutes that passed in session ``number`` (spans retracted since do
+    not count): what ``advance --dry-run`` and recaps say of the session's time."""
+    retracted = campaign.corrections().retracted
+    return sum(
+        rec.data.minutes
+        for rec in campaign.records(session=number, types=["time.passed"])
+        if isinstance(rec.data, TimePassed) and rec.seq not in retracted
+    )
