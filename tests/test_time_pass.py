@@ -150,3 +150,19 @@ def test_recaps_and_advance_dry_run_mention_the_time_that_passed(world):
     assert "In-fiction time in session 3: 14 h." in out
     data = as_json(world, "advance", "--session", "3", "--dry-run")
     assert data["time_passed_minutes"] == 14 * 60
+
+
+@freeze_time("2026-03-01 20:00:00", tick=True)
+def test_sheet_as_of_an_in_fiction_day(world):
+    ok(world, "time", "pass", "20h")  # day 1 not over: sick ended at 6 h
+    ok(world, "record", "condition-added", "--character", "isa", "--condition", "limping",
+       "--lasts-minutes", "2880")  # fmt: skip
+    ok(world, "time", "pass", "2d")  # clock 68 h: limping ends at 68 h
+    assert "limping" not in ok(world, "sheet", "isa").output
+    day1 = ok(world, "sheet", "isa", "--as-of", "day:1").output
+    assert "limping" in day1 and "2 days left" in day1  # before the span that crossed day 1
+    day0 = ok(world, "sheet", "isa", "--as-of", "day:0").output
+    assert "sick" in day0 and "limping" not in day0
+    assert "limping" not in ok(world, "sheet", "isa", "--as-of", "day:9").output  # the head
+    out = run(world, "sheet", "isa", "--as-of", "day:x")
+    assert out.exit_code in (1, 2) and "whole number of days" in out.output

@@ -293,6 +293,8 @@ class Campaign:
         text = as_of.strip()
         if text.isdigit() and len(text) <= 18:
             return min(int(text), head)
+        if text.startswith("day:"):  # in-fiction days (#30)
+            return timeline.seq_of_day(self, text)
         if text.startswith("session:") and text[8:].isdigit() and len(text) <= 26:
             number = int(text[8:])
             closed = ["session.ended", "session.abandoned"]
@@ -310,7 +312,8 @@ class Campaign:
             moment = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:
             raise RuleError(
-                f"--as-of {as_of!r}: give a seq (120), a session (session:3) or an ISO time (2026-03-01T21:00)"
+                f"--as-of {as_of!r}: give a seq (120), a session (session:3), an in-fiction "
+                "day (day:2) or an ISO time (2026-03-01T21:00)"
             ) from None
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=datetime.UTC)

@@ -198,3 +198,27 @@ def passed_in_session(campaign: Campaign, number: int) -> int:
         for rec in campaign.records(session=number, types=["time.passed"])
         if isinstance(rec.data, TimePassed) and rec.seq not in retracted
     )
+
+
+def seq_of_day(campaign: Campaign, text: str) -> int:
+    """The seq of ``--as-of day:N``: the campaign as it stood once N days of in-fiction time
+    had passed, before the span that took its clock past them (spans retracted since do
+    not count; ``day:0`` is before any time passed; the head when the clock never got
+    there).
+
+    :raises RuleError: ``N`` is not a whole number of days (0 to 36500).
+    """
+    from ledger.rules.spans import DAY
+
+    number = text[4:]
+    if not (number.isdigit() and len(number) <= 5 and int(number) <= 36500):
+        raise RuleError(f"--as-of {text!r}: give a whole number of days, e.g. day:3")
+    limit, clock = int(number) * DAY, 0
+    retracted = campaign.corrections().retracted
+    for rec in campaign.records(types=["time.passed"]):
+        if rec.seq in retracted or not isinstance(rec.data, TimePassed):
+            continue
+        clock += rec.data.minutes
+        if clock > limit:
+            return rec.seq - 1
+    return campaign.store.head(campaign.id).seq
