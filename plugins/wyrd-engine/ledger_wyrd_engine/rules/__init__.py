@@ -24,11 +24,11 @@ from ledger import (
     RollRequest,
     RuleError,
     RuleSystem,
-    TimePassed,
 )
 
 from .. import events as ev
 from ..state import Character, Options
+from .clock import Clock
 from .ladder import (
     BAND_LABELS,
     BANDS,
@@ -78,7 +78,7 @@ __all__ = [
 ]  # fmt: skip
 
 
-class Rules(RuleSystem[Character, Options]):
+class Rules(Clock, RuleSystem[Character, Options]):
     """How the Wyrd Engine plays (a mixin of :class:`~ledger_wyrd_engine.system.WyrdEngine`):
     campaign options checked, skills looked up, rolls resolved and re-derived, harm of a
     hit, no advancement (000_60e07241544698f0.txt)."""
@@ -448,36 +448,6 @@ class Rules(RuleSystem[Character, Options]):
         """``campaign damage CHARACTER AMOUNT``: a plain ``damage_taken`` of ``amount``
         (digest §4.1, "Damage: Stress and Wounds": soaked by stress, then wounds)."""
         return ev.DamageTaken(character=character, amount=amount)
-
-    def time_passed(self, states: dict[str, Any], span: TimePassed) -> list[Event]:
-        """Rest heals wounds on the book's schedule (000_60e07241544698f0.txt, "Healing and
-        Recovery"; #30): "Mild Wounds require a short rest (a few hours) or first aid.
-        Moderate Wounds require days of rest or professional medical care. Severe Wounds
-        require weeks of rest, surgery, or supernatural healing". A wound whose rest since
-        it was taken reaches the campaign's ``rest_to_heal`` (default 3 hours, 3 days, 3
-        weeks: the text gives no number; ruling W-T1) heals (``wound_healed``, method
-        ``short_rest``, ``days_of_rest`` or ``weeks_of_rest``). Only rest counts (a named
-        span of rest or ``--rest``); care is a method of its own, recorded by hand.
-
-        Stress clears "at the end of a scene" and boons and boosts last a scene or an
-        action: those are the scene's and the encounter's, not the clock's.
-        """
-        out: list[Event] = []
-        if not span.rest:
-            return out
-        methods = {"mild": "short_rest", "moderate": "days_of_rest", "severe": "weeks_of_rest"}
-        for cid, state in states.items():
-            if not isinstance(state, Character) or state.dead:
-                continue
-            for severity in ("mild", "moderate", "severe"):
-                wound = state.wounds.get(severity)
-                if wound is not None and wound.rested + span.minutes >= self.options.heal_after(
-                    severity
-                ):
-                    out.append(
-                        ev.WoundHealed(character=cid, severity=severity, method=methods[severity])
-                    )
-        return out
 
     def advance(
         self,
