@@ -166,3 +166,16 @@ def test_sheet_as_of_an_in_fiction_day(world):
     assert "limping" not in ok(world, "sheet", "isa", "--as-of", "day:9").output  # the head
     out = run(world, "sheet", "isa", "--as-of", "day:x")
     assert out.exit_code in (1, 2) and "whole number of days" in out.output
+
+
+def test_a_named_span_is_stored_in_the_books_words(tmp_path):
+    from ledger.campaign.aggregate import Campaign
+    from ledger.campaign.timeline import span_of
+    from ledger.store.sqlite import Store
+
+    campaign = Campaign.create(Store(str(tmp_path / "l.db")), "c", system="spellwoven",
+                               actor="gm", at="2026-03-01T19:00:00.000000Z")  # fmt: skip
+    for typed in ("A Night’s  Sleep", "a night`s sleep", "a night's sleep"):
+        span = span_of(campaign, typed)
+        assert (span.words, span.minutes, span.rest) == ("a night's sleep", 480, True)
+    assert span_of(campaign, " 1D 12H ").words == "1d 12h"

@@ -23,7 +23,7 @@ import msgspec
 
 from ledger.errors import RuleError
 from ledger.events import Event, Recorded, TimePassed, event_tag
-from ledger.rules.spans import LONGEST, parse_duration
+from ledger.rules.spans import LONGEST, parse_duration, span_key
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
@@ -57,10 +57,7 @@ def span_of(
     """
     named = campaign.system.time_spans
     minutes, resting = parse_duration(duration, named)
-    keys = {" ".join(k.lower().split()): k for k in named}
-    words = keys.get(" ".join(duration.replace("\u2019", "'").lower().split()))
-    if words is None:
-        words = " ".join(duration.lower().split())
+    words = {span_key(k): k for k in named}.get(span_key(duration), span_key(duration))
     return TimePassed(minutes=minutes, words=words, rest=rest or resting, care=care)
 
 

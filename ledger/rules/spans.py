@@ -36,8 +36,9 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 FORMS = "90m, 8h, 3d, 2w or 1d12h (minutes, hours, days, weeks)"
 
 
-def _key(text: str) -> str:
-    """A named span as compared: lower case, one space, straight apostrophes."""
+def span_key(text: str) -> str:
+    """A span as compared and stored: lower case, one space, straight apostrophes
+    (``"A Night’s  Sleep"`` → ``"a night's sleep"``)."""
     return _SPACE.sub(" ", text.translate(_APOSTROPHES).strip().lower())
 
 
@@ -59,8 +60,8 @@ def parse_duration(
     >>> parse_duration("A night’s sleep", {"a night's sleep": (480, True)})
     (480, True)
     """
-    spans = {_key(k): v for k, v in (named or {}).items()}
-    key = _key(text)
+    spans = {span_key(k): v for k, v in (named or {}).items()}
+    key = span_key(text)
     if key in spans:
         return spans[key]
     total, pos, compact = 0, 0, key.replace(" ", "")
