@@ -117,7 +117,7 @@ def test_d20_objective_fails_when_its_time_runs_out(tmp_path):
     assert passes(campaign, "2d") == []
     assert passes(campaign, "1d") == ["d20-world.objective_failed"]
     goal = campaign.state_of("isa").objectives[0]
-    assert (goal.status, goal.reason) == ("failed", "time ran out (3 days)")
+    assert (goal.status, goal.reason) == ("failed", "time ran out: 3 days")
     undo_last_span(campaign)
     assert campaign.state_of("isa").objectives[0].status == "open"
 

@@ -52,7 +52,7 @@ class Clock(RuleSystem[Character, Options]):
             for o in st.objectives:
                 if o.status != "open" or o.due_at is None or o.due_at > end:
                     continue
-                reason = f"time ran out ({o.deadline})"
+                reason = f"time ran out: {o.deadline}"
                 if o.group:
                     shared.setdefault(o.name, reason)
                 else:
