@@ -40,6 +40,7 @@ from ledger.events import (
     SessionEnded,
     SessionStarted,
     StoredEvent,
+    TimePassed,
     Visibility,
     event_tag,
 )
@@ -47,6 +48,7 @@ from ledger.rules.hookspecs import hookimpl
 from ledger.rules.projection import applying_seq
 from ledger.rules.requests import Opponent, RollParam, RollRequest
 from ledger.rules.sheets import Line, Section, Sheet, Table, Track
+from ledger.rules.spans import DAY, HOUR, WEEK, parse_duration, span_words
 from ledger.rules.system import RuleSystem, applies, describes
 
 if TYPE_CHECKING:
@@ -107,6 +109,13 @@ __all__ = [
     "SceneEnded",
     "NoteAdded",
     "Corrected",
+    "TimePassed",
+    # in-fiction time (#30)
+    "DAY",
+    "HOUR",
+    "WEEK",
+    "parse_duration",
+    "span_words",
     # dice sources
     "DiceSource",
     "DiceError",

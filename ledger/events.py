@@ -261,6 +261,30 @@ class CheckpointKey(Event, frozen=True, kw_only=True, tag="checkpoint.key"):
     vkey: str
 
 
+class TimePassed(Event, frozen=True, kw_only=True, tag="time.passed"):
+    """In-fiction time passes (``campaign time pass DURATION``, #30): the campaign's own
+    clock, never the laptop's. Written with every event the rule system says the span
+    implies (:meth:`ledger.RuleSystem.time_passed`: conditions whose time ran out end,
+    wounds heal on the book's schedule, a rest recovers what it recovers), right after it
+    in the same batch.
+
+    :ivar minutes: the span, in minutes (1 or more).
+    :ivar words: the span as the GM gave it (``"8h"``, ``"a night's sleep"``).
+    :ivar rest: the characters rested through it (a named span of rest, or ``--rest``).
+    :ivar care: the characters had proper care through it (``--care``), for the books
+        whose healing asks for care as well as time.
+    :ivar consequences: how many events right after this one, in its batch, the rules
+        gave for it; they are part of it: corrected only through it (retracting it
+        retracts them), checked on append against what the rules give.
+    """
+
+    minutes: int
+    words: str
+    rest: bool = False
+    care: bool = False
+    consequences: int = 0
+
+
 CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     CampaignCreated,
     CharacterCreated,
@@ -278,6 +302,7 @@ CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     RollRequested,
     RollWithdrawn,
     CheckpointKey,
+    TimePassed,
 )
 
 

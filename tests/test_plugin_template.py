@@ -176,7 +176,7 @@ def test_the_generated_plugin_in_a_fresh_venv(tmp_path):
         return done.stdout
 
     tests = run(str(python), "-m", "pytest", "-rA", "-p", "no:cacheprovider", str(plugin / "tests"))
-    assert "13 passed" in tests  # the contract's 8 checks and the template's 5 tests
+    assert "14 passed" in tests  # the contract's 9 checks and the template's 5 tests
     assert "::TestContract::test_resolve_request_of_rederive_round_trip[engine]" in tests
     assert "coin-flip" in run(str(bindir / "campaign"), "systems")
     run(str(bindir / "campaign"), "odds", "coin-flip", "--target", "9", "--plot", "odds.svg")

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from ledger.campaign import characters, rolling, sessions, validation
+from ledger.campaign import characters, rolling, sessions, timeline, validation
 from ledger.campaign.characters import ID_PATTERN, slug
 from ledger.campaign.clock import CLOCK_SLACK, clock_warning
 from ledger.campaign.listeners import notify_appended
@@ -351,6 +351,7 @@ class Campaign:
             events = [self.system.blind_form(e) for e in events]
         with self.store.transaction():
             validation.check_kinds(self, events)
+            timeline.check(self, events)  # a span of time with what the rules give (#30)
             head = self.store.head(self.id)
             validation.check_contests(self, events, head.seq + 1)
             cached = self.reader.cached(head.hash)  # {} when another writer appended

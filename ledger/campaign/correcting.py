@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from ledger.campaign import timeline
 from ledger.campaign.corrections import (
     RANDOMNESS_FIELDS,
     broken_by,
@@ -232,6 +233,7 @@ def correct(
                 f"event {seq} came with roll {rolled} (it is part of it): correct roll "
                 f"{rolled} instead (retracting it retracts this too)"
             )
+        problem = problem or timeline.refusal(campaign, target, "amend" if amend else "retract")
         if problem:
             raise RuleError(problem)
         if amend:
@@ -247,6 +249,8 @@ def correct(
             data = campaign.codec.stamped(target.type, data)  # its schema version, if > 1
         amended = campaign.codec.amended(target.type, data) if data is not None else None
         companions = roll_companions(campaign, target, amended, corrections)
+        if target.type == "time.passed":  # its consequences go with it (#30)
+            companions = timeline.companions(campaign, target, corrections)
         event = Corrected(
             target=seq,
             action="amend" if amend else "retract",

@@ -152,7 +152,13 @@ def follow_ups_of(campaign: Campaign, roll: Recorded) -> list[Recorded]:
 def entry_of(campaign: Campaign, rec: Recorded) -> Recorded:
     """The entry ``rec`` belongs to (#16): for a roll's opponent's side
     (``contest.opposed``), the harm it applied or one of its follow-ups, the roll; else
-    ``rec`` itself. What ``campaign undo`` retracts, so the whole entry goes."""
+    ``rec`` itself. What ``campaign undo`` retracts, so the whole entry goes. A
+    consequence of time passing belongs to its ``time.passed`` (#30)."""
+    from ledger.campaign.timeline import entry_of as span_of
+
+    span = span_of(campaign, rec)
+    if span is not None:
+        return span
     if isinstance(rec.data, ContestOpposed):
         return campaign.record(rec.data.roll)
     if rec.seq > 1:

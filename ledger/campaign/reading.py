@@ -185,7 +185,8 @@ class StateReader:
 
 
 def resolve_as_of(campaign: Campaign, as_of: str | None) -> int:
-    """The ``seq`` ``campaign``'s ``--as-of`` names: ``SEQ``, ``session:N`` (its end, or now if open) or an ISO time.
+    """The ``seq`` ``campaign``'s ``--as-of`` names: ``SEQ``, ``session:N`` (its end, or now if open),
+    ``day:N`` (the campaign once N in-fiction days had passed, #30) or an ISO time.
 
     :raises RuleError: a bad value, naming the accepted forms.
     """
@@ -195,6 +196,10 @@ def resolve_as_of(campaign: Campaign, as_of: str | None) -> int:
     text = as_of.strip()
     if text.isdigit() and len(text) <= 18:
         return min(int(text), head)
+    if text.startswith("day:"):  # in-fiction days (#30)
+        from ledger.campaign import timeline
+
+        return timeline.seq_of_day(campaign, text)
     if text.startswith("session:") and text[8:].isdigit() and len(text) <= 26:
         number = int(text[8:])
         closed = ["session.ended", "session.abandoned"]
@@ -210,7 +215,8 @@ def resolve_as_of(campaign: Campaign, as_of: str | None) -> int:
         moment = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise RuleError(
-            f"--as-of {as_of!r}: give a seq (120), a session (session:3) or an ISO time (2026-03-01T21:00)"
+            f"--as-of {as_of!r}: give a seq (120), a session (session:3), an in-fiction "
+            "day (day:2) or an ISO time (2026-03-01T21:00)"
         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=datetime.UTC)

@@ -19,6 +19,7 @@ from ledger.cli import (  # noqa: F401  (modules add commands)
     serve,
     shell,
     table,
+    timekeeping,
     transfer,
     views,
     witness,

@@ -54,14 +54,21 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
         parsed[key.strip()] = value
     campaign = app.campaign
     if dry_run:
+        from ledger.campaign.timeline import passed_in_session
+        from ledger.rules.spans import span_words
+
         with campaign.store.transaction():
             planned = preview(campaign, number, parsed)
+            minutes = passed_in_session(campaign, number)
         if as_json:
             echo_json(
                 {"session": number, "dry_run": True, "choices": parsed,
+                 "time_passed_minutes": minutes,
                  "events": [{"seq": None, **p} for p in planned]}
             )
             return
+        if minutes:  # in-fiction time of the session (#30)
+            click.echo(f"In-fiction time in session {number}: {span_words(minutes)}.")
         if not planned:
             click.echo(f"Session {number}: nothing to advance (already applied, or nothing earned).")
             return

@@ -19,9 +19,10 @@ from ledger.history.words import describe
 @click.option(
     "--as-of",
     "as_of",
-    metavar="SEQ|session:N|ISO-TIME",
-    help="The sheet as it was then: after event SEQ, at the end of session N, or at a UTC "
-    "time (every event recorded by then; see docs/events.md \"Time\").",
+    metavar="SEQ|session:N|day:N|ISO-TIME",
+    help="The sheet as it was then: after event SEQ, at the end of session N, once N days "
+    "of in-fiction time had passed (`campaign time pass`), or at a UTC time (every event "
+    "recorded by then; see docs/events.md \"Time\").",
 )
 @click.option(
     "--format",

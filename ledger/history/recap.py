@@ -75,6 +75,9 @@ class Recap:
     characters: list[CharacterChanges]
     engine_rolls: int = 0
     physical_rolls: int = 0
+    #: the in-fiction time that passed in the session, in words ("1 day 6 h"; "" for none;
+    #: #30)
+    time_passed: str = ""
 
 
 def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
@@ -167,6 +170,11 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
             line.text = event.text
             if event.character:
                 line.character = names.get(event.character, event.character)
+        elif rec.type == "time.passed":  # the campaign's clock (#30)
+            from ledger.history.words import time_words
+
+            line.kind = "scene"
+            line.text = time_words(event)
         elif rec.type.startswith("scene."):
             line.kind = "scene"
             title = getattr(event, "title", "")
@@ -212,7 +220,17 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
         characters=changes,
         engine_rolls=engine,
         physical_rolls=physical,
+        time_passed=_time_passed(campaign, number),
     )
+
+
+def _time_passed(campaign: Campaign, number: int) -> str:
+    """The session's in-fiction time in words, or ``""`` (#30)."""
+    from ledger.campaign.timeline import passed_in_session
+    from ledger.rules.spans import span_words
+
+    minutes = passed_in_session(campaign, number)
+    return span_words(minutes) if minutes else ""
 
 
 def named(text: str, character: str | None, name: str) -> str:

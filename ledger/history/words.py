@@ -143,9 +143,21 @@ CORE_WORDS: dict[str, Callable[[Any], str]] = {
         + (f", of {d.asked}" if d.asked else "")
         + ": waiting for the answer from their device"
     ),
+    "time.passed": lambda d: time_words(d),
     "roll.withdrawn": lambda d: f"{d.character}: roll request {d.request} withdrawn — {d.reason}",
     "checkpoint.key": lambda d: f"Checkpoint key recorded: {d.vkey}",
 }
+
+
+def time_words(d: Any) -> str:
+    """A ``time.passed`` in words (#30): ``"Time passes: a night's sleep (8 h, resting)"``."""
+    from ledger.rules.spans import span_words
+
+    said = span_words(d.minutes)
+    how = [said] if said.replace(" ", "") != d.words.replace(" ", "") else []
+    how += ["resting"] if d.rest else []
+    how += ["with care"] if d.care else []
+    return f"Time passes: {d.words}" + (f" ({', '.join(how)})" if how else "")
 
 
 def describe_core(rec: Any) -> str | None:

@@ -30,6 +30,7 @@ from ledger.events import (
 )
 from ledger.rules.projection import Corrections, Projector, companions_of, corrections_from
 from ledger.rules.requests import Opponent
+from ledger.rules.spans import consequence_seqs, span_correction_problem
 from ledger.rules.system import RuleSystem
 
 _SHOWN = 3  # differing fields named in a problem sentence
@@ -130,6 +131,7 @@ class ResultCheck:
         self._shared_log: list[tuple[int, Event]] = []  # as written
         # roll seq: (its type, [(seq, type)] of the follow-ups written with it)
         self._follow_links: dict[int, tuple[str, list[tuple[int, str]]]] = {}
+        self._spans: dict[int, range] = {}  # time.passed seq: the seqs of its consequences
         self.checked = 0
 
     def feed(self, stored: StoredEvent) -> str | None:
@@ -157,6 +159,8 @@ class ResultCheck:
                 self._fresh = set()
                 self._shared = self._shared_in_force()
                 return self._replay_corrected(seq, correction)
+            elif type_ == "time.passed":  # its consequences follow it (#30)
+                self._spans[seq] = consequence_seqs(seq, self.codec.decode(data, type_))
             elif type_ == "character.created":
                 event = self.codec.decode(data, type_)
                 assert isinstance(event, CharacterCreated)
@@ -360,6 +364,9 @@ class ResultCheck:
         companions = companions_of(correction)
         if not companions:
             return None
+        span = self._spans.get(correction.target)
+        if span is not None:  # a span retracted with its consequences (#30)
+            return span_correction_problem(seq, correction, companions, span)
         link = self._harm_links.get(correction.target)
         roll_type, follows = self._follow_links.get(correction.target, ("", []))
         parts = {s for s, _ in follows} | ({link[0]} if link else set())

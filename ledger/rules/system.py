@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 import msgspec
 
 from ledger.errors import RuleError
-from ledger.events import Event, Recorded, Roll, event_tag
+from ledger.events import Event, Recorded, Roll, TimePassed, event_tag
 from ledger.rules.marks import applies, describes, marked
 from ledger.rules.requests import Opponent, RollParam, RollRequest
 from ledger.rules.wording import SEED_NAME, VERDICTS, Wording, for_people
@@ -89,6 +89,9 @@ class RuleSystem(Wording, abc.ABC, Generic[StateT, OptionsT]):
         package (``".odds"``) or absolute: its ``odds_series(system, params)`` and
         ``draw_odds(data)`` answer :meth:`odds_series` and :meth:`draw_odds`; ``""`` (the
         default): a generic bar per probability.
+    :cvar time_spans: the book's named spans of time ``campaign time pass`` takes besides
+        ``8h``/``3d``/``2w``: ``{words: (minutes, rest)}`` (``{"a night's sleep": (480,
+        True)}``); ``rest`` says the characters rest through it (#30).
     :cvar upcasters: ``{type tag: {stored schema version: step}}`` (or one function per tag;
         :class:`ledger.codec.Codec`, docs/plugin-guide.md "Revising an event type"): old
         shapes are upcast on read, never rewritten (the hash chain covers the stored bytes).
@@ -112,6 +115,7 @@ class RuleSystem(Wording, abc.ABC, Generic[StateT, OptionsT]):
     contests: ClassVar[bool] = False
     has_harm: ClassVar[bool] = False
     chart: ClassVar[str] = ""
+    time_spans: ClassVar[dict[str, tuple[int, bool]]] = {}
 
     #: the campaign options: every default on an instance as registered, the campaign's
     #: after :meth:`configure`
@@ -325,6 +329,26 @@ class RuleSystem(Wording, abc.ABC, Generic[StateT, OptionsT]):
         :param choices: player choices given on the command line.
         :returns: events to append; must return ``[]`` when the session's advancement is
             already in the log (idempotence is checked by replay).
+        """
+        return []
+
+    def time_passed(self, states: dict[str, Any], span: TimePassed) -> list[Event]:
+        """What in-fiction time passing does, as the book says (``campaign time pass``, #30).
+
+        :param states: character id → state just before the span (GM view: GM-only
+            conditions are there; their endings must be GM-only events too).
+        :param span: the ``time.passed`` event: ``minutes``, the GM's ``words``, ``rest``
+            (the characters rested through it) and ``care`` (they had proper care).
+        :returns: the events the span implies, in order: a condition whose time ran out
+            ends, a wound heals on the book's schedule, a rest recovers what the book says
+            it recovers, an objective past its deadline fails. They are appended right after
+            the ``time.passed`` in one batch, each validated and applied like any other,
+            and are part of it (undoing it undoes them). Only what the text states: where
+            it gives no number, read one from the campaign's options; where it is silent,
+            return nothing. Default ``[]``: time changes nothing.
+
+        Must be pure and depend on ``states``, ``span`` and the options only: the batch is
+        checked on append by asking again.
         """
         return []
 

@@ -202,6 +202,22 @@ class RuleSystemContract:
             assert msgspec.json.encode(state) == before, f"{line}: the applier changed its input"
             assert once == twice, f"{line}: the applier gave two answers for one event"
 
+    def test_time_passing_is_pure_and_gives_the_systems_events(self) -> None:
+        """``time_passed`` (#30) answers a span with the system's own events (or the core's),
+        the same answer twice, without changing the states it is handed."""
+        from ledger.events import TimePassed
+
+        system = self.configured()
+        cid, _, state = self.character(system)
+        for minutes, rest, care in ((1, False, False), (8 * 60, True, False), (30 * 1440, True, True)):
+            span = TimePassed(minutes=minutes, words=f"{minutes}m", rest=rest, care=care)
+            before = msgspec.json.encode(state)
+            once = system.time_passed({cid: state}, span)
+            assert once == system.time_passed({cid: state}, span), "two answers for one span"
+            assert msgspec.json.encode(state) == before, "time_passed changed the state"
+            for event in once:
+                assert type(event) in (*system.event_types, *CORE_EVENT_TYPES), event
+
     def test_blind_form_of_a_roll_is_an_event_of_the_system(self) -> None:
         system = self.configured()
         own = set(system.event_types)

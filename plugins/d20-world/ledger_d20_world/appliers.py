@@ -7,7 +7,16 @@ from __future__ import annotations
 
 import msgspec
 
-from ledger import RuleError, RuleSystem, SceneEnded, SessionEnded, applies, applying_seq
+from ledger import (
+    RuleError,
+    RuleSystem,
+    SceneEnded,
+    SessionEnded,
+    TimePassed,
+    applies,
+    applying_seq,
+    parse_duration,
+)
 
 from .events import (
     AttackResolved,
@@ -62,6 +71,25 @@ def _expire(state: Character, ends: tuple[str, ...]) -> Character:
     """``state`` without the conditions whose ``ends_on`` is one of ``ends`` (#16)."""
     kept = tuple(c for c in state.conditions if c.ends_on not in ends)
     return state if len(kept) == len(state.conditions) else replace(state, conditions=kept)
+
+
+def _ends_at(state: Character, lasts: int | msgspec.UnsetType) -> int | None:
+    """When a condition lasting ``lasts`` minutes ends on ``state``'s clock (#30)."""
+    if lasts is msgspec.UNSET:
+        return None
+    if lasts < 1:
+        raise RuleError(f"a condition lasts 1 minute or more, not {lasts}")
+    return state.clock + lasts
+
+
+def _due_at(state: Character, deadline: str) -> int | None:
+    """When an objective whose ``deadline`` is a duration ("3d", "6 hours") is due on
+    ``state``'s clock; ``None`` for a deadline in words ("before the moon sets"; #30)."""
+    try:
+        minutes, _ = parse_duration(deadline) if deadline.strip() else (0, False)
+    except RuleError:
+        return None
+    return state.clock + minutes if minutes else None
 
 
 class Appliers(RuleSystem[Character, Options]):
@@ -313,7 +341,7 @@ class Appliers(RuleSystem[Character, Options]):
         (shown on the sheet; nothing more can be picked up until fixed)."""
         c = Condition(name=ev.condition.strip(), check_penalty=ev.check_penalty,
                       capacity_delta=ev.capacity_delta, ends_when=ev.ends_when,
-                      ends_on=ev.ends_on)
+                      ends_on=ev.ends_on, ends_at=_ends_at(state, ev.lasts_minutes))
         return self._add_condition(state, c)
 
     @applies(HiddenConditionAdded)
@@ -321,7 +349,8 @@ class Appliers(RuleSystem[Character, Options]):
         """A condition only The World knows of (GM-only, ruling R33): its penalty counts in
         checks as a hidden modifier."""
         c = Condition(name=ev.condition.strip(), check_penalty=ev.check_penalty,
-                      ends_when=ev.ends_when, hidden=True, ends_on=ev.ends_on)
+                      ends_when=ev.ends_when, hidden=True, ends_on=ev.ends_on,
+                      ends_at=_ends_at(state, ev.lasts_minutes))
         return replace(self._add_condition(state, c), gm_view=True)
 
     def _add_condition(self, state: Character, c: Condition) -> Character:
@@ -366,6 +395,12 @@ class Appliers(RuleSystem[Character, Options]):
         after = max(state.rested_after_session, ev.session or 0)
         return _expire(replace(state, jinx=jinx, rested_after_session=after), ("rest",))
 
+    @applies(TimePassed)
+    def on_time_passed(self, state: Character, ev: TimePassed) -> Character:
+        """In-fiction time passes: the character's clock moves on (#30). What ran out in
+        it ends by the events written with it (:meth:`Rules.time_passed`)."""
+        return replace(state, clock=state.clock + ev.minutes)
+
     @applies(SceneEnded)
     def on_scene_ended(self, state: Character, ev: SceneEnded) -> Character:
         """Conditions that last the scene end with it ("Conditions": "temporal
@@ -396,7 +431,7 @@ class Appliers(RuleSystem[Character, Options]):
         if find(state.objectives, ev.objective) is not None:
             raise RuleError(f"objective {ev.objective!r} already exists: name it differently")
         o = Objective(name=ev.objective.strip(), required_good=ev.required_good,
-                      deadline=ev.deadline)
+                      deadline=ev.deadline, due_at=_due_at(state, ev.deadline))
         return replace(state, objectives=(*state.objectives, o))
 
     @applies(ObjectiveContributed)
@@ -429,7 +464,7 @@ class Appliers(RuleSystem[Character, Options]):
             raise RuleError(f"objective {name!r} already exists (on {state.name}'s sheet): "
                             "name it differently")
         o = Objective(name=name, required_good=ev.required_good, deadline=ev.deadline,
-                      group=True)
+                      group=True, due_at=_due_at(state, ev.deadline))
         return replace(state, objectives=(*state.objectives, o))
 
     @applies(GroupObjectiveContributed)

@@ -279,6 +279,9 @@ class ConditionAdded(Event, frozen=True, kw_only=True, tag="d20-world.condition_
     capacity_delta: int = 0
     ends_when: str = ""
     ends_on: Literal["rest", "scene", "session"] | None = None
+    #: a temporal deadline ("sick for six hours"), in minutes of in-fiction time: it ends
+    #: when ``campaign time pass`` reaches it (#30); absent (not stored) when it has none
+    lasts_minutes: int | UnsetType = UNSET
 
 
 class ConditionEnded(Event, frozen=True, kw_only=True, tag="d20-world.condition_ended"):
@@ -302,6 +305,8 @@ class HiddenConditionAdded(
     check_penalty: int = 0
     ends_when: str = ""
     ends_on: Literal["rest", "scene", "session"] | None = None
+    #: as :attr:`ConditionAdded.lasts_minutes`: its end by the clock is GM-only too (#30)
+    lasts_minutes: int | UnsetType = UNSET
 
 
 class HiddenConditionEnded(

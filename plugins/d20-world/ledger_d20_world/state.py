@@ -118,6 +118,9 @@ class Condition(msgspec.Struct, frozen=True, kw_only=True):
     ends_when: str = ""
     hidden: bool = False
     ends_on: str | None = None
+    #: when it ends on the character's in-fiction clock (:attr:`Character.clock`, minutes;
+    #: ``None``: no deadline by the clock; #30)
+    ends_at: int | None = None
 
 
 class Wound(msgspec.Struct, frozen=True, kw_only=True):
@@ -145,6 +148,9 @@ class Objective(msgspec.Struct, frozen=True, kw_only=True):
     reason: str = ""
     group: bool = False
     contributors: tuple[str, ...] = ()
+    #: when its deadline falls on the character's in-fiction clock, if ``deadline`` is a
+    #: duration (``"3d"``, ``"6 hours"``; #30), else ``None`` (text only)
+    due_at: int | None = None
 
 
 class GroupCheck(msgspec.Struct, frozen=True, kw_only=True):
@@ -195,3 +201,5 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     rested_after_session: int = 0
     gm_view: bool = False
     group_checks: tuple[GroupCheck, ...] = ()
+    #: in-fiction minutes passed since the character joined (``time.passed``, #30)
+    clock: int = 0

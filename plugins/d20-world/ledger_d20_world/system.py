@@ -97,4 +97,5 @@ class D20World(Rules, Appliers, Words, SheetRules, Odds):
     )
     # odds_series / draw_odds of `campaign odds --plot`; named in full, not ".odds", so that a
     # subclass defined in another module (tests/test_charts.py) still finds it
+    time_spans = {"a rest": (8 * 60, True)}  # "After resting" (length: ruling R8, T30-2)
     chart = ".odds"

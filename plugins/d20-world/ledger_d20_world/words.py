@@ -57,7 +57,7 @@ from .state import Character, Condition, Objective, Options, Skill, Trait
 HANDLED = (
     "id", "name", "skills", "bonds", "items", "conditions", "wounds", "wounds_received", "jinx", "shocks",
     "pending_shock", "shocks_owed", "dead", "objectives", "bonds_called", "rested_after_session", "gm_view",
-    "traits", "group_checks",
+    "traits", "group_checks", "clock",
 )
 """Fields :meth:`Words.describe_changes` words itself (the rest get the generic wording of
 :meth:`ledger.RuleSystem.generic_changes`)."""

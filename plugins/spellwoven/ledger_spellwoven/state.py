@@ -31,6 +31,9 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
         success needed for most tasks"), 1..4.
     :ivar require_weaknesses: a PC must have exactly one Combat and one Social Weakness
         ("Characters start play with one Combat Weakness and one Social Weakness").
+    :ivar night_hours: the shortest rest (``campaign time pass DURATION --rest``), in hours,
+        that is "a night's sleep" and refreshes Effort (the text gives no length; ruling
+        SW-T1; #30).
     """
 
     untrained: Literal["max3attr", "fixed3", "attribute"] = "max3attr"
@@ -41,6 +44,8 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     skill_cap_in_play: int | None = None
     default_difficulty: int = 1
     require_weaknesses: bool = True
+    #: unset (not stored, so campaigns made before #30 keep their bytes) means 8
+    night_hours: int | msgspec.UnsetType = msgspec.UNSET
 
 
 class Skill(msgspec.Struct, frozen=True, kw_only=True):

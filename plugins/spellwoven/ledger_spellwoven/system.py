@@ -54,6 +54,7 @@ class Spellwoven(Rules, Appliers, Words, SheetRules, Odds):
     upcasters = UPCASTERS
     state_type = Character
     options_type = Options
+    time_spans = {"a night's sleep": (8 * 60, True)}  # "refreshes with a night's sleep"
     chart = ".odds"  # the odds chart's odds_series and draw_odds
     roll_params = (
         RollParam("difficulty", "Spellwoven: successes needed, 1 Normal to 4 Daunting (number "

@@ -10,11 +10,13 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from ledger import (
+    WEEK,
     RuleError,
     RuleSystem,
     SceneEnded,
     SessionEnded,
     SessionStarted,
+    TimePassed,
     applies,
     applying_seq,
 )
@@ -294,7 +296,17 @@ class Appliers(RuleSystem[Character, Options]):
         wound = state.wound
         for _ in range(min(e.weeks, 2)):
             wound = "critical" if wound == "mortal" else "none"
-        return replace(state, wound=wound)
+        rest = max(0, state.wound_rest - e.weeks * WEEK) if wound != "none" else 0
+        return replace(state, wound=wound, wound_rest=rest)
+
+    @applies(TimePassed)
+    def on_time_passed(self, state: Character, e: TimePassed) -> Character:
+        """Rest with appropriate care counts towards a Wound's week ("1.3.1": "through
+        appropriate care and a week of rest"; #30); the recovery itself is the
+        ``wound_recovered`` written with the span (:meth:`Rules.time_passed`)."""
+        if e.rest and e.care and state.wound in ("critical", "mortal"):
+            return replace(state, wound_rest=state.wound_rest + e.minutes)
+        return state
 
     @applies(EgoPooled)
     def on_ego_pooled(self, state: Character, e: EgoPooled) -> Character:

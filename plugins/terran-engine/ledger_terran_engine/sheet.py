@@ -31,7 +31,7 @@ from typing import Any
 
 import msgspec
 
-from ledger import Line, RuleError, RuleSystem, Section, Sheet, Track
+from ledger import WEEK, Line, RuleError, RuleSystem, Section, Sheet, Track, span_words
 
 from . import state as st
 from .rules import mechanics as m
@@ -58,6 +58,12 @@ CONDITION_EFFECTS = {
     "Slow": "a Challenge's consequences land before your own effects",
 }
 
+
+
+def _heals(state: Character) -> str:
+    """How long the Wound's next step still takes ("1.3.1": "a week of rest", with
+    "appropriate care"; #30): ``"recovers after 5 days more of rest with care"``."""
+    return f"recovers after {span_words(WEEK - state.wound_rest)} more of rest with care"
 
 class SheetRules(RuleSystem[Character, Options]):
     """Creation by the rules of "Section 1 Characters", and the sheet's two views."""
@@ -281,13 +287,17 @@ class SheetRules(RuleSystem[Character, Options]):
             status.append(Line(label="Dead", tone="bad"))
         elif state.wound == "critical":
             status.append(
-                Line(label="Critically Wounded", note="−1d to every Light Dice pool", tone="bad")
+                Line(
+                    label="Critically Wounded",
+                    note="−1d to every Light Dice pool; " + _heals(state),
+                    tone="bad",
+                )
             )
         elif state.wound == "mortal":
             status.append(
                 Line(
                     label="Mortally Wounded",
-                    note="unconscious; −2d to every Light Dice pool",
+                    note="unconscious; −2d to every Light Dice pool; " + _heals(state),
                     tone="bad",
                 )
             )

@@ -102,6 +102,10 @@ class Options(msgspec.Struct, kw_only=True):
     creation_advancements: int = 1
     allow_condition_at_zero: bool = False
     ego_resets_at_session_start: bool = False
+    #: the shortest rest (``time pass ... --rest``), in hours, that is "a well rested night"
+    #: (the text gives no length; ruling T30-1, #30); unset (not stored, so campaigns made
+    #: before #30 keep their bytes) means 8
+    night_hours: int | msgspec.UnsetType = msgspec.UNSET
 
     def skill_names(self) -> tuple[str, ...]:
         """The campaign's Skills: ``skills`` or, when empty, the text's five."""
@@ -185,6 +189,9 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     hp: int = 0
     ego: int = 0
     wound: Literal["none", "critical", "mortal", "dead"] = "none"
+    #: minutes of rest with appropriate care towards the Wound's next step ("a week of
+    #: rest", "1.3.1"; ``time.passed``, #30)
+    wound_rest: int = 0
     lost: bool = False
     experience: int = 0
     credited: list[int] = []

@@ -31,6 +31,11 @@ class TerranEngine(Rules, Appliers, Words, SheetRules, Odds):
     example_roll = "roll jen Exploration --attribute Agility --dark 1 --montage --challenge 'Greywater ford' --dice 2,3,1,4  # 3 Light and 1 Dark die, highest 4"
     contests = True  # an Effect against a character on the ledger (--vs-character, T24)
     has_harm = True  # `campaign damage` and --apply: physical harm through armour (T24)
+    time_spans = {  # "1.3.1 HP": "a well rested night", "a week of rest"
+        "a well rested night": (8 * 60, True),
+        "a night's sleep": (8 * 60, True),
+        "a week of rest": (7 * 24 * 60, True),
+    }
     chart = ".odds"  # the odds chart's odds_series and draw_odds
     event_types = EVENT_TYPES
     upcasters = UPCASTERS

@@ -32,7 +32,7 @@ HANDLED = (
     "ego_lost_session", "armour", "shield", "weapons", "challenges", "pending_loss", "rallied",
     "narratives", "owed_effects",
     "last_dark", "exchange_overcame", "exchange_taken_out", "successor_advancements",
-    "last_outcome", "montage_effects", "session_sheets",  # bookkeeping (T21, T22): not worded
+    "last_outcome", "montage_effects", "session_sheets", "wound_rest",  # bookkeeping (T21, T22): not worded
 )
 """Fields :meth:`Words.describe_changes` words itself (the rest get the generic wording of
 :meth:`ledger.RuleSystem.generic_changes`); ``credited``, ``spent``, ``last_dark`` and

@@ -13,7 +13,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from ledger import RuleError, RuleSystem, SceneEnded, SessionEnded, applies
+from ledger import RuleError, RuleSystem, SceneEnded, SessionEnded, TimePassed, applies
 
 from .events import (
     BoonGranted,
@@ -202,6 +202,15 @@ class Appliers(RuleSystem[Character, Options]):
             description=event.description or wound.description,
         )
         return replace(state, wounds={**state.wounds, event.severity: new})
+
+    @applies(TimePassed)
+    def on_time_passed(self, state: Character, event: TimePassed) -> Character:
+        """Rest counts towards healing every wound taken ("Healing and Recovery"; #30); a
+        wound healed by it is the ``wound_healed`` written with the span."""
+        if not event.rest or not state.wounds:
+            return state
+        wounds = {k: replace(w, rested=w.rested + event.minutes) for k, w in state.wounds.items()}
+        return replace(state, wounds=wounds)
 
     @applies(WoundHealed)
     def on_wound_healed(self, state: Character, event: WoundHealed) -> Character:

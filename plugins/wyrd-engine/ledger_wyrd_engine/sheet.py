@@ -22,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from ledger import Line, RuleError, RuleSystem, Section, Sheet, Track
+from ledger import Line, RuleError, RuleSystem, Section, Sheet, Track, span_words
 
 from .rules import SKILL_LEVELS, level_name, parse_rating, signed
 from .state import SEVERITIES, WOUND_CAPACITY, WOUND_PENALTY, Character, Options, Trait, Wound
@@ -425,7 +425,8 @@ class SheetRules(RuleSystem[Character, Options]):
                 Line(
                     label=f"{severity.capitalize()} wound",
                     value=wound.description or "taken",
-                    note=effect,
+                    note=f"{effect}; heals after "
+                    f"{span_words(self.options.heal_after(severity) - wound.rested)} more of rest",
                     tone="bad",
                 )
             )

@@ -63,6 +63,16 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     death_risk_trigger: Literal["wound_damage", "any_damage", "taken_out_only"] = "wound_damage"
     skill_list: list[str] = msgspec.field(default_factory=lambda: list(CASEBOOK_SKILLS))
     physical_skills: list[str] = msgspec.field(default_factory=lambda: list(PHYSICAL_SKILLS))
+    #: rest that heals a wound by itself ("Healing and Recovery": Mild "a short rest (a few
+    #: hours)", Moderate "days of rest", Severe "weeks of rest"; the text gives no number:
+    #: ruling W-T1, #30), ``{severity: minutes}``; unset (not stored, so campaigns made
+    #: before #30 keep their bytes) means 3 hours, 3 days and 3 weeks
+    rest_to_heal: dict[str, int] | msgspec.UnsetType = msgspec.UNSET
+
+    def heal_after(self, severity: str) -> int:
+        """Minutes of rest that heal a wound of ``severity`` (:attr:`rest_to_heal`)."""
+        given = {} if self.rest_to_heal is msgspec.UNSET else self.rest_to_heal
+        return given.get(severity, REST_TO_HEAL[severity])
 
 
 class Trait(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -88,6 +98,11 @@ class Trait(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     text: str = ""
 
 
+#: The default rest that heals each wound, in minutes ("a few hours", "days", "weeks" read
+#: as three of each; ruling W-T1, #30).
+REST_TO_HEAL = {"mild": 3 * 60, "moderate": 3 * 24 * 60, "severe": 3 * 7 * 24 * 60}
+
+
 class Wound(msgspec.Struct, frozen=True, kw_only=True):
     """A taken wound slot ("Damage: Stress and Wounds").
 
@@ -100,6 +115,8 @@ class Wound(msgspec.Struct, frozen=True, kw_only=True):
     absorbed: int
     affected_skills: tuple[str, ...] = ()
     description: str = ""
+    #: minutes of rest since it was taken (``time.passed`` with rest, #30)
+    rested: int = 0
 
 
 class Boon(msgspec.Struct, frozen=True, kw_only=True):

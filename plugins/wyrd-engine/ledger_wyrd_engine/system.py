@@ -84,4 +84,9 @@ class WyrdEngine(Rules, Appliers, Words, SheetRules, Odds):
                   suggestions=DR_NAMES),
         RollParam("vs", "Wyrd Engine: an opponent's rating for a contest.", type=int, min=-10, max=20),
     )
+    time_spans = {  # "Healing and Recovery": "a short rest (a few hours)", "days", "weeks"
+        "a short rest": (3 * 60, True),
+        "a night's sleep": (8 * 60, True),
+        "a week of rest": (7 * 24 * 60, True),
+    }
     chart = ".odds"  # the odds chart's odds_series and draw_odds

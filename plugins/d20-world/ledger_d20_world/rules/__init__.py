@@ -47,6 +47,7 @@ from ..events import (
     WoundHealed,
 )
 from ..state import Band, Character, Condition, Options
+from .clock import Clock
 from .mechanics import (
     band_of,
     check_gate,
@@ -102,7 +103,7 @@ def parse_invocations(text: str | list[TraitInvocation] | None) -> list[TraitInv
     return found
 
 
-class Rules(RuleSystem[Character, Options]):
+class Rules(Clock, RuleSystem[Character, Options]):
     """Mixin of :class:`ledger_d20_world.system.D20World`: resolving, reading back and
     advancing (seed 001_a3a02f9b7363775f.txt, "Core Rules", "Harm", "Magic")."""
 
@@ -432,7 +433,8 @@ class Rules(RuleSystem[Character, Options]):
                 )
             return HiddenConditionAdded(character=event.character, condition=event.condition,
                                         check_penalty=event.check_penalty,
-                                        ends_when=event.ends_when, ends_on=event.ends_on)
+                                        ends_when=event.ends_when, ends_on=event.ends_on,
+                                        lasts_minutes=event.lasts_minutes)
         if isinstance(event, ConditionEnded):
             return HiddenConditionEnded(character=event.character, condition=event.condition)
         if type(event) is CheckRolled:

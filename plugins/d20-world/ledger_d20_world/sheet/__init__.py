@@ -153,6 +153,12 @@ class SheetRules(RuleSystem[Character, Options]):
                 bond.pop("favor", None)
             view["conditions"] = [c for c in view["conditions"] if not c["hidden"]]
         view.pop("gm_view")
+        if not view["clock"]:  # in-fiction time (#30): said only once some has passed
+            view.pop("clock")
+        for entry in (*view["conditions"], *view["objectives"]):
+            for key in ("ends_at", "due_at"):
+                if entry.get(key, 0) is None:
+                    entry.pop(key)
         view.pop("group_checks")
         for trait in view["traits"]:
             if not trait["spell"]:

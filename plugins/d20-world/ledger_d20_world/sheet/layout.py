@@ -11,7 +11,7 @@ items, a bag), "Objectives".
 
 from __future__ import annotations
 
-from ledger import Line, Section, Track
+from ledger import Line, Section, Track, span_words
 
 from ..rules.mechanics import xp_threshold
 from ..rules.ops import capacity, condition_penalty, hidden_penalty, wound_total
@@ -51,8 +51,10 @@ def bond_line(bond: Bond, as_gm: bool) -> Line:
     )
 
 
-def condition_line(condition: Condition) -> Line:
-    """A condition and what it does now ("Conditions"); a hidden one marked GM-only (R33)."""
+def condition_line(condition: Condition, clock: int = 0) -> Line:
+    """A condition and what it does now ("Conditions"); a hidden one marked GM-only (R33);
+    one with a temporal deadline says how long is left on the in-fiction ``clock``
+    ("sick: 2 h left"; #30)."""
     effects = []
     if condition.check_penalty:
         effects.append(f"{signed(-condition.check_penalty)} to all checks")
@@ -60,6 +62,8 @@ def condition_line(condition: Condition) -> Line:
         effects.append(f"carry {signed(condition.capacity_delta)}")
     if condition.ends_when:
         effects.append(f"until {condition.ends_when}")
+    if condition.ends_at is not None:
+        effects.append(f"{span_words(condition.ends_at - clock)} left")
     return Line(
         label=condition.name, value="; ".join(effects), tone="bad", gm_only=condition.hidden
     )
@@ -133,7 +137,7 @@ def harm_section(state: Character, *, as_gm: bool) -> Section:
     for condition in state.conditions:
         if condition.hidden and not as_gm:
             continue
-        harm.append(condition_line(condition))
+        harm.append(condition_line(condition, state.clock))
     if state.jinx:
         harm.append(
             Line(
@@ -220,6 +224,8 @@ def objectives_section(state: Character) -> Section:
         notes = [counts]
         if o.deadline and o.status == "open":
             notes.append(f"by {o.deadline}")
+            if o.due_at is not None:  # a deadline by the clock (#30)
+                notes.append(f"{span_words(o.due_at - state.clock)} left")
         if o.skills_used and o.group:  # whose check each was (ruling R43)
             notes.append("skills used: " + ", ".join(
                 f"{skill} ({who})" for skill, who in zip(o.skills_used, o.contributors,

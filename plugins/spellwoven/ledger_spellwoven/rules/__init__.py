@@ -16,6 +16,7 @@ import msgspec
 from msgspec import UNSET
 
 from ledger import (
+    HOUR,
     DiceSource,
     Event,
     Recorded,
@@ -23,12 +24,13 @@ from ledger import (
     RollRequest,
     RuleError,
     RuleSystem,
+    TimePassed,
 )
 from ledger import (
     Opponent as LedgerOpponent,
 )
 
-from ..events import ContestEffortSpent, ContestRolled, TestRolled
+from ..events import ContestEffortSpent, ContestRolled, Slept, TestRolled
 from ..state import Character, Options
 from .mechanics import (
     STANDARD_POOL,
@@ -335,3 +337,23 @@ class Rules(RuleSystem[Character, Options]):
         """No advancement: the text has none (ruling S10); skills change by
         ``skill-changed`` events the GM records. Always ``[]``."""
         return []
+
+    def time_passed(self, states: dict[str, Any], span: TimePassed) -> list[Event]:
+        """A night's sleep refreshes Effort: a ``slept`` for every character short of their
+        Effort ("a pool representing your state of exhaustion, this refreshes with a
+        night's sleep"; 004_663ae3e4ecc71fd1.txt, "Attributes and Effort"; #30).
+
+        The named span "a night's sleep" is one; so is any span the characters rest
+        through (``--rest``) of at least ``night_hours`` (option, default 8: the text
+        gives no length; ruling SW-T1). Plain time refreshes nothing, and the text times
+        nothing else ("a couple hours" of a twisted arm is narrated, not tracked).
+        """
+        hours = self.options.night_hours
+        night = (8 if hours is UNSET else hours) * HOUR
+        if not (span.words == "a night's sleep" or (span.rest and span.minutes >= night)):
+            return []
+        return [
+            Slept(character=cid)
+            for cid, state in states.items()
+            if state.effort < state.effort_max
+        ]

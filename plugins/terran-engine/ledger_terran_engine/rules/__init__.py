@@ -11,16 +11,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-from ledger import Event, Roll, RuleError
+import msgspec
+
+from ledger import HOUR, WEEK, Event, Roll, RuleError, TimePassed
 
 from .. import state as st
 from ..events import (
     ChallengeOpened,
     EffectRolled,
     HarmTaken,
+    RestedNight,
     SharedChallengeOpened,
     SharedDispositionReduced,
+    WoundRecovered,
 )
 from ..state import Character
 from . import mechanics as m
@@ -89,3 +94,40 @@ class Rules(Rolls, Rederive, Advancement):
                     challenge=ch.name, amount=event.value, by=state.id, roll=seq
                 )]
         return []
+
+    def time_passed(self, states: dict[str, Any], span: TimePassed) -> list[Event]:
+        """What time does in the Terran Engine (003_2aeb47bc6ca82a40.txt, "1.3.1 HP"; #30):
+
+        - "A Mortal Wound becomes a Critical Wound through appropriate care and a week of
+          rest. [...] A Critical Wound recovers in a week, also given appropriate care.":
+          every full week of rest with care (``--rest --care``) is one step, Mortal →
+          Critical → none (``wound_recovered``, one event with its ``weeks``); rest without
+          care, or care without rest, heals nothing.
+        - "If you have no Wounds, HP recovers to its maximum after a well rested night.": a
+          rest of at least ``night_hours`` (option, default 8: the text gives no length;
+          ruling T30-1) with no Wound left at the end of it brings HP to HP_max
+          (``rested_night``), counting only the rest after the last Wound healed.
+
+        Ego recovers only by taking a Condition (ruling R9): time restores no Ego. Rally and
+        Curse last "until the end of the scene", a scene's matter, not the clock's.
+        """
+        out: list[Event] = []
+        hours = self.options.night_hours
+        night = (8 if hours is msgspec.UNSET else hours) * HOUR
+        if not span.rest:
+            return out
+        for cid, state in states.items():
+            if not isinstance(state, Character) or state.wound == "dead" or st.out_of_play(state):
+                continue
+            after = span.minutes  # rest left after the last Wound step
+            wound = state.wound
+            if wound in ("critical", "mortal") and span.care:
+                total = state.wound_rest + span.minutes
+                weeks = min(total // WEEK, 2 if wound == "mortal" else 1)
+                if weeks:
+                    out.append(WoundRecovered(character=cid, weeks=weeks, care=True))
+                    wound = "critical" if wound == "mortal" and weeks == 1 else "none"
+                    after = min(span.minutes, total - weeks * WEEK)
+            if wound == "none" and after >= night and state.hp < st.hp_max(state):
+                out.append(RestedNight(character=cid))
+        return out

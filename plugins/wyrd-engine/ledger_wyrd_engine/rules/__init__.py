@@ -28,6 +28,7 @@ from ledger import (
 
 from .. import events as ev
 from ..state import Character, Options
+from .clock import Clock
 from .ladder import (
     BAND_LABELS,
     BANDS,
@@ -77,7 +78,7 @@ __all__ = [
 ]  # fmt: skip
 
 
-class Rules(RuleSystem[Character, Options]):
+class Rules(Clock, RuleSystem[Character, Options]):
     """How the Wyrd Engine plays (a mixin of :class:`~ledger_wyrd_engine.system.WyrdEngine`):
     campaign options checked, skills looked up, rolls resolved and re-derived, harm of a
     hit, no advancement (000_60e07241544698f0.txt)."""

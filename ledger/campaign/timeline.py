@@ -1,0 +1,221 @@
+"""The campaign's own clock: ``campaign time pass DURATION`` (#30).
+
+:func:`plan` turns a duration into a ``time.passed`` event and the events the rule system
+says the span implies (:meth:`ledger.RuleSystem.time_passed`); :func:`pass_time` appends
+them as one batch through :meth:`ledger.campaign.aggregate.Campaign.append`, the one
+writer. :func:`check` is what ``append`` asks of any batch holding a ``time.passed``: it
+comes first, its consequences follow it and are exactly what the rules give, so nobody can
+record a span with invented consequences, or hide other events among them.
+
+A ``time.passed`` and its consequences are one entry, like a roll and its parts:
+:func:`entry_of` finds the span a consequence belongs to (``undo`` retracts the whole
+entry), :func:`companions` is what retracting the span does to its consequences, and a
+consequence is never corrected on its own (:func:`refusal`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from ledger.errors import RuleError
+from ledger.events import Event, Recorded, TimePassed, event_tag
+from ledger.rules.spans import LONGEST, parse_duration, span_key
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
+    from ledger.rules.projection import Corrections
+
+
+@dataclass(frozen=True)
+class TimePlan:
+    """A span and what it implies, before (``--dry-run``) or after it is appended.
+
+    :ivar span: the ``time.passed`` event (its ``consequences`` counted).
+    :ivar consequences: the events the rules give for it, in batch order.
+    :ivar records: the appended records (the span first); ``[]`` for a dry run.
+    """
+
+    span: TimePassed
+    consequences: list[Event]
+    records: list[Recorded]
+
+
+def span_of(
+    campaign: Campaign, duration: str, *, rest: bool = False, care: bool = False
+) -> TimePassed:
+    """The ``time.passed`` event for ``duration`` (no consequences counted yet).
+
+    :param duration: ``8h``, ``3d``, ``2w``, ``1d12h``, or a named span of the campaign's
+        rule system (:attr:`ledger.RuleSystem.time_spans`), which may be a rest.
+    :param rest: the characters rest through it (a named span of rest is one already).
+    :param care: they have proper care through it.
+    :raises RuleError: not a duration (one line naming the accepted forms).
+    """
+    named = campaign.system.time_spans
+    minutes, resting = parse_duration(duration, named)
+    words = {span_key(k): k for k in named}.get(span_key(duration), span_key(duration))
+    return TimePassed(minutes=minutes, words=words, rest=rest or resting, care=care)
+
+
+def plan(campaign: Campaign, span: TimePassed) -> TimePlan:
+    """What ``span`` implies now: the rule system asked with every character's state at
+    the head (GM view)."""
+    states = campaign.states()
+    asked = msgspec.structs.replace(span, consequences=0)
+    consequences = list(campaign.system.time_passed(states, asked))
+    counted = msgspec.structs.replace(span, consequences=len(consequences))
+    return TimePlan(counted, consequences, [])
+
+
+def pass_time(
+    campaign: Campaign,
+    duration: str,
+    *,
+    rest: bool = False,
+    care: bool = False,
+    dry_run: bool = False,
+    actor: str,
+    at: str,
+) -> TimePlan:
+    """Pass ``duration`` of in-fiction time: one batch, the ``time.passed`` event and its
+    consequences (:func:`plan`), each validated; nothing is written with ``dry_run``.
+
+    :raises RuleError: a bad duration, or consequences the rules refuse (nothing written).
+    """
+    with campaign.store.transaction():
+        planned = plan(campaign, span_of(campaign, duration, rest=rest, care=care))
+        if dry_run:
+            return planned
+        records = campaign.append([planned.span, *planned.consequences], actor=actor, at=at)
+    return TimePlan(planned.span, planned.consequences, records)
+
+
+def check(campaign: Campaign, events: Sequence[Event]) -> None:
+    """Refuse a batch holding a ``time.passed`` that is not first, not followed by exactly
+    its ``consequences``, or whose consequences are not what the rules give now.
+
+    :raises RuleError: naming the command that writes it (nothing written).
+    """
+    spans = [i for i, e in enumerate(events) if isinstance(e, TimePassed)]
+    if not spans:
+        return
+    span = events[0]
+    if spans != [0] or not isinstance(span, TimePassed):
+        raise RuleError("time.passed comes first in a batch of its own: use `campaign time pass`")
+    if not 1 <= span.minutes <= LONGEST:
+        raise RuleError(
+            f"time.passed takes 1 to {LONGEST} minutes (ten years), not {span.minutes}"
+        )
+    from ledger.text import check_name
+
+    check_name(span.words, "the span's words")
+    if span.consequences != len(events) - 1:
+        raise RuleError(
+            f"time.passed counts {span.consequences} consequences but its batch holds "
+            f"{len(events) - 1}: use `campaign time pass`, which asks the rules"
+        )
+    expected = plan(campaign, span).consequences
+    given = list(events[1:])
+    if [msgspec.to_builtins(e) for e in expected] != [msgspec.to_builtins(e) for e in given]:
+        want = ", ".join(event_tag(type(e)) for e in expected) or "none"
+        raise RuleError(
+            f"these are not the consequences the rules give for {span.words} "
+            f"({want}): use `campaign time pass`, which asks the rules"
+        )
+
+
+def span_before(campaign: Campaign, seq: int) -> Recorded | None:
+    """The ``time.passed`` whose consequences include event ``seq``, or ``None``."""
+    for found_seq, _ in campaign.store.rows(
+        campaign.id, types=["time.passed"], upto=seq - 1, descending=True, columns="seq, data"
+    ):
+        rec = campaign.record(int(found_seq))
+        assert isinstance(rec.data, TimePassed)
+        return rec if found_seq + rec.data.consequences >= seq else None
+    return None
+
+
+def consequences_of(campaign: Campaign, span: Recorded) -> list[Recorded]:
+    """The consequences appended with ``span`` (a ``time.passed`` record)."""
+    data = span.data
+    if not isinstance(data, TimePassed) or not data.consequences:
+        return []
+    return list(campaign.records(after=span.seq, upto=span.seq + data.consequences))
+
+
+def entry_of(campaign: Campaign, rec: Recorded) -> Recorded | None:
+    """The ``time.passed`` that ``rec`` is a consequence of (what ``undo`` retracts), or
+    ``None`` when it is not one."""
+    if rec.type == "time.passed" or rec.type == "correction.recorded":
+        return None
+    return span_before(campaign, rec.seq)
+
+
+def refusal(campaign: Campaign, target: Recorded, action: str) -> str | None:
+    """Why ``target`` cannot be corrected by ``action`` for being (part of) a span of time,
+    or ``None``: a span is retracted whole, never amended; a consequence goes with it."""
+    if target.type == "time.passed":
+        if action == "amend":
+            return (
+                f"event {target.seq} (time passed) cannot be amended: retract it (its "
+                "consequences go with it) and pass the right time again"
+            )
+        return None
+    span = entry_of(campaign, target)
+    if span is not None:
+        return (
+            f"event {target.seq} came with the time that passed at event {span.seq} (it is "
+            f"part of it): correct event {span.seq} instead (retracting it retracts this too)"
+        )
+    return None
+
+
+def companions(
+    campaign: Campaign, target: Recorded, corrections: Corrections
+) -> dict[str, dict[str, Any] | None]:
+    """What retracting the span ``target`` does to its consequences, as
+    :attr:`~ledger.events.Corrected.companions`: each one still in force is retracted."""
+    return {
+        str(rec.seq): None
+        for rec in consequences_of(campaign, target)
+        if rec.seq not in corrections.retracted
+    }
+
+
+def passed_in_session(campaign: Campaign, number: int) -> int:
+    """The in-fiction minutes that passed in session ``number`` (spans retracted since do
+    not count): what ``advance --dry-run`` and recaps say of the session's time."""
+    retracted = campaign.corrections().retracted
+    return sum(
+        rec.data.minutes
+        for rec in campaign.records(session=number, types=["time.passed"])
+        if isinstance(rec.data, TimePassed) and rec.seq not in retracted
+    )
+
+
+def seq_of_day(campaign: Campaign, text: str) -> int:
+    """The seq of ``--as-of day:N``: the campaign as it stood once N days of in-fiction time
+    had passed, before the span that took its clock past them (spans retracted since do
+    not count; ``day:0`` is before any time passed; the head when the clock never got
+    there).
+
+    :raises RuleError: ``N`` is not a whole number of days (0 to 36500).
+    """
+    from ledger.rules.spans import DAY
+
+    number = text[4:]
+    if not (number.isdigit() and len(number) <= 5 and int(number) <= 36500):
+        raise RuleError(f"--as-of {text!r}: give a whole number of days, e.g. day:3")
+    limit, clock = int(number) * DAY, 0
+    retracted = campaign.corrections().retracted
+    for rec in campaign.records(types=["time.passed"]):
+        if rec.seq in retracted or not isinstance(rec.data, TimePassed):
+            continue
+        clock += rec.data.minutes
+        if clock > limit:
+            return rec.seq - 1
+    return campaign.store.head(campaign.id).seq
