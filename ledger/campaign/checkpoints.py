@@ -252,27 +252,3 @@ def verifier_name(vkey: str) -> str:
     if not name or any(c.isspace() for c in name):
         raise NoteError("malformed verifier key")
     return name
-
-
-def witness_client() -> Any:
-    """The tlog-witness client function ``add_checkpoint(url, note, old_size, proof)``.
-
-    :raises RuleError: this build does not have it yet (nothing is signed then)."""
-    try:
-        from ledger.trust import witness_client as client  # type: ignore[attr-defined]
-    except ImportError:
-        raise RuleError(
-            "--witness needs the tlog-witness client (`campaign witness serve` and its "
-            "client), which this build does not have yet: run the checkpoint without it"
-        ) from None
-    return client.add_checkpoint
-
-
-def witness_cosign(campaign: Campaign, made: Made, url: str, *, at: str) -> str:
-    """Have the C2SP tlog-witness at ``url`` cosign ``made`` (``campaign checkpoint
-    --witness URL``) and keep its cosignature.
-
-    :raises RuleError: the witness client is not part of this build, or the witness refused.
-    """
-    witness_client()
-    raise RuleError("the witness client is not wired yet")  # pragma: no cover
