@@ -12,6 +12,7 @@
   async function check(text) {
     if (!window.crypto || !window.crypto.subtle) {
       show("This browser offers WebCrypto only on https, localhost or a file opened from your device: " +
+        "nothing was checked, the log's signed checkpoints could not be checked either; " +
         "download the verifier and open it from your device.", false);
       return;
     }

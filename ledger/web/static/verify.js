@@ -12,7 +12,12 @@
 //     schemes");
 //   - every engine roll is drawn before its seed's reveal and, once revealed, has the next
 //     nonce and exactly the draws HMAC-SHA256(seed, msg) gives, with rejection sampling;
-//   - an optional receipt SEQ:HASH: the log holds that hash at that seq.
+//   - an optional receipt SEQ:HASH: the log holds that hash at that seq;
+//   - the export's checkpoint and cosignature lines (#26), by verify-checkpoints.js (an ES
+//     module on witness.js: Ed25519 by WebCrypto): each checkpoint signed by the campaign's
+//     key the log records, its root the RFC 6962 root of the first `size` events, each
+//     cosignature a C2SP tlog-cosignature/v1 of it. Without that module or Ed25519 the
+//     verdict says the checkpoints could not be checked.
 // Not checked here, as it needs the rule system (`campaign verify FILE` does it): that each
 // payload decodes as its type, and that a roll's result (total, band, outcome, ...) is what
 // its rule system gives for its inputs and draws.
@@ -289,7 +294,8 @@
   // events, stubs, engineRolls, unverifiableRolls, abandonedRolls, receiptChecked}.
   async function verifyExport(text, receiptText) {
     var report = {ok: true, badSeq: null, problem: null, headSeq: 0, headHash: ZERO, events: 0,
-      stubs: 0, engineRolls: 0, unverifiableRolls: 0, abandonedRolls: 0, receiptChecked: false};
+      stubs: 0, engineRolls: 0, unverifiableRolls: 0, abandonedRolls: 0, receiptChecked: false,
+      campaign: null, checkpointKey: null, checkpoints: [], checkpointsUnchecked: null};
     var receipt = null;
     if (receiptText && receiptText.trim()) {
       var m = /^\s*(\d{1,18})\s*:\s*([0-9a-fA-F]{64})\s*$/.exec(receiptText);
@@ -298,7 +304,7 @@
     }
     var lines = text.split("\n"), prev = ZERO, expected = 1, versions = {}, skipped = 0;
     var st = {sessions: {}, downtime: {}, open: null, last: 0, system: null}, hashes = {};
-    var campaign = null;
+    var campaign = null, trust = [], order = [];
     try {
       for (var number = 1; number <= lines.length; number++) {
         var line = lines[number - 1];
@@ -306,7 +312,7 @@
         var row;
         try { row = JSON.parse(line); } catch (e) { throw new Problem(null, "line " + number + " is not JSON"); }
         if (row === null || typeof row !== "object" || Array.isArray(row)) { throw new Problem(null, "line " + number + " is not an exported event"); }
-        if (row.kind === "checkpoint" || row.kind === "cosignature") { continue; }  // checked by the witness (#26)
+        if (row.kind === "checkpoint" || row.kind === "cosignature") { trust.push(row); continue; }  // checked below (#26)
         var seq = row.seq;
         if (!isInt(seq) || typeof row.prev_hash !== "string" || !HEX64.test(row.prev_hash) ||
             typeof row.hash !== "string" || !HEX64.test(row.hash) || typeof row.campaign !== "string") {
@@ -341,11 +347,16 @@
             throw new Problem(seq, "data is not an event of type " + row.type);
           }
           if (payload.type !== row.type) { throw new Problem(seq, "data's type does not match the envelope's type"); }
+          if (report.checkpointKey === null) {
+            if (row.type === "campaign.created" && payload.checkpoint_key) { report.checkpointKey = String(payload.checkpoint_key); }
+            if (row.type === "checkpoint.key" && typeof payload.vkey === "string") { report.checkpointKey = payload.vkey; }
+          }
           await timeline(row, payload, st, report);
         }
         prev = row.hash;
         report.headSeq = seq; report.headHash = prev; report.events++;
         hashes[seq] = prev;
+        order.push(prev);
         expected++;
       }
       var key;
@@ -366,12 +377,39 @@
         }
         report.receiptChecked = true;
       }
+      report.campaign = campaign;
+      if (trust.length) { await checkpoints(report, trust, order); }
     } catch (e) {
       if (!(e instanceof Problem)) { throw e; }
       report.ok = false; report.badSeq = e.seq; report.problem = e.text;
     }
     report.receipt = report.headSeq + ":" + report.headHash;
     return report;
+  }
+
+  // The export's checkpoint and cosignature lines, checked by verify-checkpoints.js.
+  async function checkpoints(report, trust, order) {
+    var module = root.LedgerCheckpoints;
+    if (!module) {
+      report.checkpointsUnchecked = "this page lacks the checkpoint checker (verify-checkpoints.js)";
+      return;
+    }
+    var seen;
+    try {
+      seen = await module.check({
+        campaign: report.campaign, vkey: report.checkpointKey, hashes: order,
+        checkpoints: trust.filter(function (t) { return t.kind === "checkpoint"; }),
+        cosignatures: trust.filter(function (t) { return t.kind === "cosignature"; })
+      });
+    } catch (e) {
+      if (e && e.name === "NotSupportedError") {
+        report.checkpointsUnchecked = "this browser's WebCrypto has no Ed25519 (checkpoint signatures)";
+        return;
+      }
+      throw e;
+    }
+    if (!seen.ok) { throw new Problem(seen.badSize, seen.problem); }
+    report.checkpoints = seen.checked;
   }
 
   // The verdict in words. A pass says first what was checked and what was not: the chain,
@@ -393,6 +431,18 @@
     }
     if (report.abandonedRolls) { text += "; " + report.abandonedRolls + " of abandoned sessions cannot be checked"; }
     if (report.receiptChecked) { text += "; your receipt matches"; }
+    var cps = report.checkpoints || [];
+    if (cps.length) {
+      var names = {};
+      cps.forEach(function (c) { c.cosigners.forEach(function (n) { names[n] = 1; }); });
+      var cosigners = Object.keys(names).sort();
+      text += "; " + cps.length + " signed checkpoint" + (cps.length === 1 ? "" : "s") + " hold (sizes " +
+        cps.map(function (c) { return c.size; }).join(", ") + ")" +
+        (cosigners.length ? ", cosigned by " + cosigners.join(", ") : "");
+    }
+    if (report.checkpointsUnchecked) {
+      text += "; the checkpoints could not be checked: " + report.checkpointsUnchecked;
+    }
     return text + ".\nReceipt: " + report.receipt;
   }
 

@@ -271,6 +271,60 @@ export function cosignedMessage(text, timestamp) {
   return encoder.encode("cosignature/v1\ntime " + String(timestamp) + "\n" + text);
 }
 
+/** A cosigner's verifier key "NAME+KEYID+BASE64(0x04 || 32-byte key)" as {name, hash,
+ * key, publicKey (a CryptoKey), vkey}, as ledger/trust/cosignature.py CosignatureVerifier.
+ * Throws NoteError("malformed cosigner key") for any other shape or a key ID that does not
+ * match. */
+export async function parseCosignerKey(vkey) {
+  if (typeof vkey !== "string") { throw new NoteError("malformed cosigner key"); }
+  const first = vkey.indexOf("+"), second = first < 0 ? -1 : vkey.indexOf("+", first + 1);
+  if (second < 0) { throw new NoteError("malformed cosigner key"); }
+  const parts = [vkey.slice(0, first), vkey.slice(first + 1, second), vkey.slice(second + 1)];
+  if (!validName(parts[0]) || !/^[0-9a-fA-F]{8}$/.test(parts[1])) {
+    throw new NoteError("malformed cosigner key");
+  }
+  const key = b64decode(parts[2]);
+  if (key === null || key.length !== 33 || key[0] !== ALG_COSIGNATURE) { throw new NoteError("malformed cosigner key"); }
+  const raw = key.slice(1);
+  if (await cosignerKeyId(parts[0], raw) !== parseInt(parts[1], 16)) { throw new NoteError("malformed cosigner key"); }
+  const publicKey = await crypto.subtle.importKey("raw", raw, {name: "Ed25519"}, true, ["verify"]);
+  return {name: parts[0], hash: parseInt(parts[1], 16), key: raw, publicKey: publicKey, vkey: vkey};
+}
+
+function id8(n) { return n.toString(16).padStart(8, "0"); }
+
+/** Check one C2SP tlog-cosignature/v1 line ("— NAME BASE64(KEYID || TIME || SIG)") by the
+ * cosigner key `vkey` over the checkpoint `note` (a signed note: its body before the blank
+ * line is what is cosigned). Returns the timestamp; throws NoteError with the words of
+ * ledger/trust/cosignature.py verify_cosignature (a malformed line, a line by another key,
+ * a signature that does not verify over this checkpoint). */
+export async function verifyCosignature(vkey, note, line) {
+  const verifier = await parseCosignerKey(vkey);
+  const split = note.indexOf("\n\n");
+  const body = split < 0 ? note : note.slice(0, split + 1);
+  parseCheckpoint(body);
+  const text = line.endsWith("\n") ? line.slice(0, -1) : line;
+  if (!text.startsWith(SIG_PREFIX) || text.includes("\n")) { throw new NoteError("malformed cosignature line: not '\u2014 NAME BASE64'"); }
+  const rest = text.slice(SIG_PREFIX.length), space = rest.indexOf(" ");
+  const name = space < 0 ? rest : rest.slice(0, space);
+  const raw = b64decode(space < 0 ? "" : rest.slice(space + 1));
+  if (raw === null) { throw new NoteError("malformed cosignature line: the signature is not base64"); }
+  if (!validName(name) || raw.length !== 76) {
+    throw new NoteError("malformed cosignature line: not a name and 76 bytes (key ID, time, signature)");
+  }
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  const keyId = view.getUint32(0), time = view.getBigUint64(4);
+  if (time > 0x7fffffffffffffffn) { throw new NoteError("malformed cosignature line: timestamp above 2^63-1"); }
+  if (name !== verifier.name || keyId !== verifier.hash) {
+    throw new NoteError("cosignature by " + name + "+" + id8(keyId) + ", not by " + verifier.name + "+" + id8(verifier.hash));
+  }
+  const message = encoder.encode("cosignature/v1\ntime " + time.toString() + "\n" + body);
+  if (!await ed25519Verify(verifier.publicKey, raw.slice(12), message)) {
+    throw new NoteError("invalid cosignature by " + verifier.name + "+" + id8(verifier.hash) + " for this checkpoint");
+  }
+  return Number(time);
+}
+
 /** The cosignature line "— NAME BASE64(KEYID || u64 TIMESTAMP || ED25519 SIGNATURE)" of
  * `text` by the device key (`privateKey` a CryptoKey, `publicKey` its 32 raw bytes). */
 export async function cosign(text, name, privateKey, publicKey, timestamp) {

@@ -1,0 +1,196 @@
+"""The in-browser verifier checks an export's checkpoint and cosignature lines (#26) with
+WebCrypto (Ed25519, SHA-256) through witness.js, and names the first bad one as ``campaign
+verify FILE`` does: the same seq (the checkpoint's size) and the same words. Run in Debian's
+Chromium on the downloaded single-file verifier and on the server's /verify page."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ledger.campaign import checkpoints
+from ledger.campaign.aggregate import open_campaign
+from ledger.store.opening import open_store
+from ledger.trust.cosignature import Cosigner
+from ledger.trust.notes import Checkpoint, Signer, sign
+
+from .test_web_browser import CHROMIUM, browser, browser_verdict, played, signed_in  # noqa: F401
+from .webtools import AT, d20_table, live_server
+
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
+)
+
+WITNESS = Cosigner("club.example/witness", bytes(range(32)))
+NO_ED25519 = """
+  const real = crypto.subtle.importKey.bind(crypto.subtle);
+  crypto.subtle.importKey = function (format, key, alg, ...rest) {
+    if (alg && (alg === "Ed25519" || alg.name === "Ed25519")) {
+      return Promise.reject(new DOMException("Ed25519 is not supported", "NotSupportedError"));
+    }
+    return real(format, key, alg, ...rest);
+  };
+"""
+
+
+@pytest.fixture
+def table(tmp_path):
+    """Two checkpoints (session 1's end, then `campaign checkpoint`), the newest cosigned by
+    a witness; returns the table."""
+    t = d20_table(str(tmp_path / "ledger.db"))
+    played(t)
+    out = json.loads(t.ok("checkpoint", "--json"))
+    store = open_store(t.db)
+    try:
+        campaign = open_campaign(store)
+        line = WITNESS.cosign(out["note"], 1_772_391_600)
+        assert checkpoints.add_cosignature(campaign, out["size"], WITNESS.verifier.key(), line, at=AT)
+    finally:
+        store.close()
+    return t
+
+
+def export(table, tmp_path: Path, name: str, lines: list[str] | None = None) -> Path:
+    path = tmp_path / f"{name}.ndjson"
+    text = "\n".join(lines) + "\n" if lines is not None else table.ok("export")
+    path.write_text(text)
+    return path
+
+
+def cli(table, path: Path) -> tuple[int | None, str | None]:
+    out = json.loads(table("verify", str(path), "--json").output)
+    return (None, None) if out["ok"] else (out["bad_seq"], out["problem"])
+
+
+def trust_lines(lines: list[str]) -> tuple[list[int], list[int]]:
+    kinds = [json.loads(x).get("kind") for x in lines]
+    return ([i for i, k in enumerate(kinds) if k == "checkpoint"],
+            [i for i, k in enumerate(kinds) if k == "cosignature"])  # fmt: skip
+
+
+def agree(table, page, path: Path) -> str:
+    """The browser names the same first bad seq and problem as `campaign verify FILE`;
+    returns the problem."""
+    bad, problem = cli(table, path)
+    assert problem is not None
+    got, text = browser_verdict(page, path)
+    assert got == bad and text == f"FAILED at seq {bad}: {problem}", (text, problem)
+    return problem
+
+
+@pytest.fixture
+def verifier_page(table, tmp_path, browser):
+    html = tmp_path / "verifier.html"
+    table.ok("export", "--verifier", str(html))
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(html.as_uri())
+    yield page
+    assert not errors, errors
+    page.close()
+
+
+def test_a_good_export_passes_and_reports_its_checkpoints(table, tmp_path, verifier_page):
+    good = export(table, tmp_path, "good")
+    lines = good.read_text().splitlines()
+    cps, cosigs = trust_lines(lines)
+    sizes = [json.loads(lines[i])["size"] for i in cps]
+    assert len(sizes) == 2 and len(cosigs) == 1
+    assert cli(table, good) == (None, None)
+    bad, text = browser_verdict(verifier_page, good)
+    assert bad is None, text
+    assert (f"; 2 signed checkpoints hold (sizes {sizes[0]}, {sizes[1]}), cosigned by "
+            "club.example/witness.") in text, text  # fmt: skip
+    # the CLI says the same of the same file
+    assert f"2 signed checkpoints hold (sizes {sizes[0]}, {sizes[1]}), cosigned by club.example/witness" in (
+        table.ok("verify", str(good))
+    )
+
+
+def test_a_forged_checkpoint_signature_fails_as_in_the_cli(table, tmp_path, verifier_page):
+    lines = export(table, tmp_path, "good").read_text().splitlines()
+    i = trust_lines(lines)[0][0]
+    row = json.loads(lines[i])
+    body, sig = row["note"].rsplit("\n\n", 1)
+    name, b64 = sig.rstrip("\n").rsplit(" ", 1)
+    raw = bytearray(base64.b64decode(b64))
+    raw[10] ^= 0x01  # one bit of the Ed25519 signature
+    row["note"] = f"{body}\n\n{name} {base64.b64encode(bytes(raw)).decode()}\n"
+    lines[i] = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+    problem = agree(table, verifier_page, export(table, tmp_path, "forged-sig", lines))
+    assert f"the checkpoint of size {row['size']} is not signed by this campaign's key" in problem
+    assert "invalid signature for key campaign-ledger/vault+" in problem
+
+
+def test_a_checkpoint_of_a_wrong_root_fails_as_in_the_cli(table, tmp_path, verifier_page):
+    """The GM's own key signs a root the log does not have (a history rewritten after the
+    checkpoint, or a forged checkpoint): the signature holds, the root does not."""
+    lines = export(table, tmp_path, "good").read_text().splitlines()
+    i = trust_lines(lines)[0][0]
+    row = json.loads(lines[i])
+    store = open_store(table.db)
+    seed = store.get_secret("vault", 0, "checkpoint")
+    store.close()
+    assert seed is not None
+    wrong = Checkpoint("campaign-ledger/vault", row["size"], bytes(32))
+    row["note"] = sign(wrong.text(), Signer("campaign-ledger/vault", seed))
+    lines[i] = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+    problem = agree(table, verifier_page, export(table, tmp_path, "wrong-root", lines))
+    n = row["size"]
+    assert problem == (f"the checkpoint of size {n} does not match the log's first {n} events: "
+                       f"the log was rewritten after the checkpoint of size {n} was signed")  # fmt: skip
+
+
+def test_a_cosignature_moved_to_another_checkpoint_fails_as_in_the_cli(table, tmp_path, verifier_page):
+    lines = export(table, tmp_path, "good").read_text().splitlines()
+    cps, (j,) = trust_lines(lines)
+    first = json.loads(lines[cps[0]])["size"]
+    row = json.loads(lines[j])
+    assert row["size"] != first
+    row["size"] = first
+    lines[j] = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+    problem = agree(table, verifier_page, export(table, tmp_path, "moved", lines))
+    assert problem.startswith(f"a cosignature of the checkpoint of size {first}: invalid cosignature by "
+                              "club.example/witness+")  # fmt: skip
+    assert problem.endswith(" for this checkpoint")
+
+
+def test_a_cosignature_of_a_checkpoint_not_in_the_file_fails_as_in_the_cli(table, tmp_path, verifier_page):
+    lines = export(table, tmp_path, "good").read_text().splitlines()
+    cps, _ = trust_lines(lines)
+    dropped = [x for k, x in enumerate(lines) if k != cps[-1]]
+    problem = agree(table, verifier_page, export(table, tmp_path, "orphan", dropped))
+    assert "that is not kept" in problem
+
+
+def test_without_ed25519_the_verdict_says_the_checkpoints_were_not_checked(table, tmp_path, browser):
+    html = tmp_path / "verifier.html"
+    table.ok("export", "--verifier", str(html))
+    page = browser.new_page()
+    page.add_init_script(NO_ED25519)
+    page.goto(html.as_uri())
+    bad, text = browser_verdict(page, export(table, tmp_path, "good"))
+    assert bad is None
+    assert "; the checkpoints could not be checked: this browser's WebCrypto has no Ed25519" in text
+    assert "signed checkpoints hold" not in text
+    page.close()
+
+
+def test_the_servers_verify_page_checks_the_checkpoints_too(table, browser):
+    token = table.link("Dana")
+    with live_server(table.db) as base:
+        page, errors = signed_in(browser, base, token)
+        page.goto(f"{base}/verify")
+        page.click("#fetch-export")
+        page.wait_for_selector("#verdict[data-done='1']", timeout=20000)
+        verdict = page.inner_text("#verdict")
+        # the phone's own page visit cosigned the newest checkpoint too (phone-witness.js)
+        assert "2 signed checkpoints hold" in verdict, verdict
+        assert re.search(r"cosigned by [^;]*club\.example/witness", verdict), verdict
+        assert not errors, errors
+        page.close()
