@@ -194,3 +194,63 @@ def test_the_servers_verify_page_checks_the_checkpoints_too(table, browser):
         assert re.search(r"cosigned by [^;]*club\.example/witness", verdict), verdict
         assert not errors, errors
         page.close()
+
+
+# --- the phone's pinned key against the key the log records ---------------------------------
+
+
+def pin_check(page, base: str) -> tuple[str, str, str]:
+    """(state, text, colour) of /verify's #pin-check once the table's export is verified."""
+    page.goto(f"{base}/verify")
+    page.wait_for_selector("#witness-status[data-state]", timeout=10000)  # the visit pinned
+    page.click("#fetch-export")
+    page.wait_for_selector("#verdict[data-done='1']", timeout=20000)
+    assert page.get_attribute("#verdict", "class") == "ok", page.inner_text("#verdict")
+    page.wait_for_selector("#pin-check[data-state]", timeout=10000)
+    return (
+        str(page.get_attribute("#pin-check", "data-state")),
+        page.inner_text("#pin-check"),
+        page.eval_on_selector("#pin-check", "e => getComputedStyle(e).color"),
+    )
+
+
+def test_the_phone_finds_its_pinned_key_is_the_one_the_log_records(table, browser):
+    from .test_web_browser import PHONE
+
+    token = table.link("Dana")
+    with live_server(table.db) as base:
+        context = browser.new_context(viewport=PHONE, is_mobile=True)
+        page, errors = signed_in(context, base, token)
+        state, text, _ = pin_check(page, base)
+        assert state == "match", text
+        assert "The key your phone pinned is the campaign key this log records." == text
+        assert not errors, errors
+        context.close()
+
+
+def test_a_pinned_key_the_log_does_not_record_is_flagged_in_red(table, browser):
+    """The server shows the phone checkpoints signed by another key of the same name (a key
+    the GM keeps aside), while the log records the campaign's own: the phone pins the key it
+    was shown, and the verified export gives it away."""
+    from .test_web_browser import PHONE
+    from .test_web_phone_witness import FakeCheckpoints
+
+    token = table.link("Dana")
+    other = Signer.generate("campaign-ledger/vault")
+    events = [x for x in table.ok("export").splitlines() if "kind" not in json.loads(x)]
+    fake = FakeCheckpoints(events, other)
+    store = open_store(table.db)
+    recorded = open_campaign(store).created.checkpoint_key
+    store.close()
+    with live_server(table.db) as base:
+        context = browser.new_context(viewport=PHONE, is_mobile=True)
+        for path in ("**/checkpoint", "**/proof/consistency*", "**/cosignature"):
+            context.route(path, fake.handle)
+        page, errors = signed_in(context, base, token)
+        state, text, colour = pin_check(page, base)
+        assert state == "mismatch", text
+        assert f"The key your phone pinned ({other.verifier.key()}) is not the campaign key this log records ({recorded})" in text
+        assert colour == "rgb(155, 44, 44)"  # the red of the history banner
+        assert page.get_attribute("#pin-check", "role") == "alert"
+        assert not errors, errors
+        context.close()

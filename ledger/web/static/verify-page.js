@@ -22,6 +22,8 @@
       var report = await LedgerVerify.verifyExport(text, document.getElementById("receipt").value);
       out.dataset.badSeq = report.badSeq === null ? "" : String(report.badSeq);
       show(LedgerVerify.describe(report), report.ok);
+      // the phone compares the key it pinned with the one the log records (verify-pin.js)
+      document.dispatchEvent(new CustomEvent("ledger:verified", {detail: report}));
     } catch (e) {
       out.dataset.badSeq = "";
       show("Error: " + e.message, false);
