@@ -76,7 +76,9 @@ def test_first_cosignature_is_verified_kept_and_named_by_verify(toy_campaign, wi
     assert f"cosigned by {WITNESS}" in verified.output
 
 
-def test_growth_sends_a_consistency_proof_from_the_last_cosigned_size(toy_campaign, witness, db_path):
+def test_growth_sends_a_consistency_proof_from_the_last_cosigned_size(
+    toy_campaign, witness, db_path
+):
     assert _checkpoint(toy_campaign, witness).exit_code == 0
     toy_campaign("session", "start")
     toy_campaign("roll", "ann", "brawl")
@@ -121,7 +123,9 @@ def test_a_witness_ahead_of_the_log_is_refused_in_one_line(toy_campaign, witness
     assert _cosigs(db_path) == [] and _witness_size(witness) == 4
 
 
-def test_a_wrong_witness_key_stores_nothing_but_keeps_the_checkpoint(toy_campaign, witness, db_path):
+def test_a_wrong_witness_key_stores_nothing_but_keeps_the_checkpoint(
+    toy_campaign, witness, db_path
+):
     impostor = Cosigner(WITNESS, b"\x07" * 32).verifier.key()  # same name, another key
     result = _checkpoint(toy_campaign, witness, key=impostor)
     assert result.exit_code == 1 and "Traceback" not in result.output

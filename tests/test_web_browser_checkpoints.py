@@ -18,12 +18,26 @@ from ledger.store.opening import open_store
 from ledger.trust.cosignature import Cosigner
 from ledger.trust.notes import Checkpoint, Signer, sign
 
-from .test_web_browser import CHROMIUM, browser, browser_verdict, played, signed_in  # noqa: F401
+from .test_web_browser import CHROMIUM, browser_verdict, played, signed_in
 from .webtools import AT, d20_table, live_server
 
 pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
+    not Path(CHROMIUM).exists(),
+    reason="Debian's chromium is not installed (apt-get install chromium)",
 )
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM)
+        try:
+            yield b
+        finally:
+            b.close()
+
 
 WITNESS = Cosigner("club.example/witness", bytes(range(32)))
 NO_ED25519 = """
@@ -48,7 +62,9 @@ def table(tmp_path):
     try:
         campaign = open_campaign(store)
         line = WITNESS.cosign(out["note"], 1_772_391_600)
-        assert checkpoints.add_cosignature(campaign, out["size"], WITNESS.verifier.key(), line, at=AT)
+        assert checkpoints.add_cosignature(
+            campaign, out["size"], WITNESS.verifier.key(), line, at=AT
+        )
     finally:
         store.close()
     return t
@@ -107,8 +123,9 @@ def test_a_good_export_passes_and_reports_its_checkpoints(table, tmp_path, verif
     assert (f"; 2 signed checkpoints hold (sizes {sizes[0]}, {sizes[1]}), cosigned by "
             "club.example/witness.") in text, text  # fmt: skip
     # the CLI says the same of the same file
-    assert f"2 signed checkpoints hold (sizes {sizes[0]}, {sizes[1]}), cosigned by club.example/witness" in (
-        table.ok("verify", str(good))
+    assert (
+        f"2 signed checkpoints hold (sizes {sizes[0]}, {sizes[1]}), cosigned by club.example/witness"
+        in (table.ok("verify", str(good)))
     )
 
 
@@ -146,7 +163,9 @@ def test_a_checkpoint_of_a_wrong_root_fails_as_in_the_cli(table, tmp_path, verif
                        f"the log was rewritten after the checkpoint of size {n} was signed")  # fmt: skip
 
 
-def test_a_cosignature_moved_to_another_checkpoint_fails_as_in_the_cli(table, tmp_path, verifier_page):
+def test_a_cosignature_moved_to_another_checkpoint_fails_as_in_the_cli(
+    table, tmp_path, verifier_page
+):
     lines = export(table, tmp_path, "good").read_text().splitlines()
     cps, (j,) = trust_lines(lines)
     first = json.loads(lines[cps[0]])["size"]
@@ -160,7 +179,9 @@ def test_a_cosignature_moved_to_another_checkpoint_fails_as_in_the_cli(table, tm
     assert problem.endswith(" for this checkpoint")
 
 
-def test_a_cosignature_of_a_checkpoint_not_in_the_file_fails_as_in_the_cli(table, tmp_path, verifier_page):
+def test_a_cosignature_of_a_checkpoint_not_in_the_file_fails_as_in_the_cli(
+    table, tmp_path, verifier_page
+):
     lines = export(table, tmp_path, "good").read_text().splitlines()
     cps, _ = trust_lines(lines)
     dropped = [x for k, x in enumerate(lines) if k != cps[-1]]
@@ -168,7 +189,9 @@ def test_a_cosignature_of_a_checkpoint_not_in_the_file_fails_as_in_the_cli(table
     assert "that is not kept" in problem
 
 
-def test_without_ed25519_the_verdict_says_the_checkpoints_were_not_checked(table, tmp_path, browser):
+def test_without_ed25519_the_verdict_says_the_checkpoints_were_not_checked(
+    table, tmp_path, browser
+):
     html = tmp_path / "verifier.html"
     table.ok("export", "--verifier", str(html))
     page = browser.new_page()
@@ -249,7 +272,10 @@ def test_a_pinned_key_the_log_does_not_record_is_flagged_in_red(table, browser):
         page, errors = signed_in(context, base, token)
         state, text, colour = pin_check(page, base)
         assert state == "mismatch", text
-        assert f"The key your phone pinned ({other.verifier.key()}) is not the campaign key this log records ({recorded})" in text
+        assert (
+            f"The key your phone pinned ({other.verifier.key()}) is not the campaign key this log records ({recorded})"
+            in text
+        )
         assert colour == "rgb(155, 44, 44)"  # the red of the history banner
         assert page.get_attribute("#pin-check", "role") == "alert"
         assert not errors, errors

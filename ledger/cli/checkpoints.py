@@ -68,8 +68,13 @@ def checkpoint(app: App, witness: str | None, witness_key: str | None, as_json: 
                 **made.as_dict(vkey),
                 "new": made.new,
                 "cosignatures": [
-                    {"size": c.size, "cosigner": c.name, "signature": c.signature,
-                     "old_size": c.old_size, "new": c.new}  # fmt: skip
+                    {
+                        "size": c.size,
+                        "cosigner": c.name,
+                        "signature": c.signature,
+                        "old_size": c.old_size,
+                        "new": c.new,
+                    }  # fmt: skip
                     for c in cosigned
                 ],
             }
