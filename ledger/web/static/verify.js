@@ -378,6 +378,7 @@
         report.receiptChecked = true;
       }
       report.campaign = campaign;
+      if (trust.length && !order.length) { throw new Problem(null, "the file holds no events"); }
       if (trust.length) { await checkpoints(report, trust, order); }
     } catch (e) {
       if (!(e instanceof Problem)) { throw e; }
