@@ -131,3 +131,25 @@ def test_looking_one_command_up_gives_the_same_command_as_listing_them_all(name:
     assert (name in cli.commands) == (name != "nonesuch")
     assert sorted(cli.commands) == sorted(dict.keys(cli.commands))
     assert "roll" in list(cli.commands)
+
+
+def test_the_version_shown_is_the_installed_package_version() -> None:
+    import importlib.metadata
+
+    from click.testing import CliRunner
+
+    from ledger.cli import cli
+    from ledger.cli.base import VERSION
+
+    assert importlib.metadata.version("campaign-ledger") == VERSION
+    done = CliRunner().invoke(cli, ["--version"], prog_name="campaign")
+    assert done.exit_code == 0
+    assert done.output == f"campaign, version {VERSION}\n"
+
+
+def test_version_reads_no_package_metadata() -> None:
+    code = (
+        "from ledger.cli import cli\n"
+        "try:\n    cli.main(['--version'], prog_name='campaign')\nexcept SystemExit:\n    pass"
+    )
+    assert "importlib.metadata" not in modules_after(code)

@@ -23,6 +23,10 @@ from ledger.campaign.clock import now
 from ledger.dice.engine import DiceError
 from ledger.errors import ConflictError, RuleError, StoreError
 
+#: The package's version, as pyproject.toml's ``[project] version`` (tests/test_startup.py
+#: holds them equal): ``--version`` then reads no installed package's metadata.
+VERSION = "0.1.0"
+
 
 class App:
     """Per-invocation context: where the ledger is and who is acting. Opens lazily."""
@@ -486,7 +490,7 @@ def nl_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @click.group(cls=LedgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="campaign-ledger")
+@click.version_option(version=VERSION)
 @click.option(
     "--db",
     "db_path",
