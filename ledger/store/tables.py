@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from ledger.errors import StoreError
-from ledger.store.protocols import ACCESS_FIELDS, SECRET_FIELDS, WEB_SESSION_FIELDS
+from ledger.store.protocols import ACCESS_FIELDS, API_TOKEN_FIELDS, SECRET_FIELDS, WEB_SESSION_FIELDS
 from ledger.store.statements import Statements
 
 
@@ -120,6 +120,41 @@ class SqlTables(abc.ABC):
             self.conn.execute(self.SQL.end_revoked_nonces, (campaign,))
             self.conn.execute(self.SQL.end_revoked_sessions, (campaign, campaign))
             return count
+
+    # --- bearer tokens of the JSON API (#29) ----------------------------------------------
+
+    def add_api_token(
+        self, campaign: str, who: str, scope: str, characters: Sequence[str], token_hash: str, at: str
+    ) -> int:
+        """See :meth:`EventStore.add_api_token`."""
+        m = self.MARK
+        with self.transaction():
+            return self._insert_id(
+                "insert into api_tokens (campaign, who, scope, characters, token_hash, "
+                f"created_at) values ({m}, {m}, {m}, {m}, {m}, {m})",
+                (campaign, who, scope, json.dumps(list(characters)), token_hash, at),
+            )
+
+    def api_token_rows(self, campaign: str) -> list[dict[str, Any]]:
+        """See :meth:`EventStore.api_token_rows`."""
+        rows = self.conn.execute(
+            f"select {', '.join(API_TOKEN_FIELDS)} from api_tokens where campaign = {self.MARK} "
+            "order by id",
+            (campaign,),
+        )
+        return [dict(zip(API_TOKEN_FIELDS, r, strict=True)) for r in rows]
+
+    def revoke_api_token(self, campaign: str, who: str, at: str) -> int:
+        """See :meth:`EventStore.revoke_api_token`."""
+        m = self.MARK
+        with self.transaction():
+            return int(
+                self.conn.execute(
+                    f"update api_tokens set revoked_at = {m} where campaign = {m} and "
+                    f"lower(who) = lower({m}) and revoked_at is null",
+                    (at, campaign, who),
+                ).rowcount
+            )
 
     # --- web sessions and form nonces (the web view, #24) ----------------------------------
 
