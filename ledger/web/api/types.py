@@ -1,0 +1,98 @@
+"""The bodies of the JSON API (#29), as msgspec types: every response and request body is
+one of these, and ``/api/v1/openapi.json`` is generated from them
+(:func:`msgspec.json.schema_components`), never written by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class Problem(msgspec.Struct, kw_only=True):
+    """An error, as RFC 9457 problem details (``application/problem+json``): ``title`` the
+    HTTP reason, ``detail`` the same words the CLI would print."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+
+
+class CampaignInfo(msgspec.Struct, kw_only=True):
+    """The campaign: its id, name, rule system and head (the last ``seq`` the caller's view
+    counts; GM-only events included, as stubs in a player's log)."""
+
+    id: str
+    name: str
+    system: str
+    head: int
+    scope: str
+    who: str
+
+
+class Character(msgspec.Struct, kw_only=True):
+    """A character the caller may see; ``mine``: the caller may roll for it."""
+
+    id: str
+    name: str
+    mine: bool
+
+
+class Sheet(msgspec.Struct, kw_only=True):
+    """A character's sheet in the caller's view, at the head or ``as_of`` a seq: the rule
+    system's sheet layout (sections of labelled values), as ``sheet --json`` gives it."""
+
+    character: str
+    as_of: int
+    view: dict[str, Any]
+
+
+class LogEntry(msgspec.Struct, kw_only=True):
+    """One log line: ``stub`` for a GM-only event in a player's view (nothing but its seq)."""
+
+    seq: int
+    text: str
+    stub: bool = False
+    gm: bool = False
+    mark: str = ""
+    entered: str | None = None
+    roll: bool = False
+    session: int | None = None
+
+
+class LogPage(msgspec.Struct, kw_only=True):
+    """A page of the log: ``entries`` with ``since < seq <= upto``; ``next`` the ``since``
+    of the following page (``None``: this page reaches the head)."""
+
+    entries: list[LogEntry]
+    head: int
+    next: int | None
+
+
+class RollIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A roll of physical dice for a character: ``dice`` the faces as ``campaign roll
+    --dice`` takes them (``"3,5"``, ``"++-0"``), ``skill``, the system's roll options by
+    name (``params``, as the web form's fields), ``auto`` to record an automatic result."""
+
+    character: str
+    dice: str
+    skill: str | None = None
+    params: dict[str, str] = {}
+    auto: bool = False
+
+
+class RollOut(msgspec.Struct, kw_only=True):
+    """A recorded roll: its ``seq`` and the log line."""
+
+    seq: int
+    text: str
+
+
+class Checkpoint(msgspec.Struct, kw_only=True):
+    """The newest signed checkpoint (``GET /checkpoint``'s body)."""
+
+    note: str
+    size: int
+    key: str
+    root: str | None = None
