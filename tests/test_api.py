@@ -110,7 +110,10 @@ def test_player_log_has_stubs_and_pages_with_etag(table, client):
     moved = get(client, "/log?since=2&limit=100", tok, headers={"if-none-match": etag})
     assert moved.status_code == 200 and moved.headers["etag"] != etag
     bad = get(client, "/log?since=-1", tok)
-    assert bad.status_code == 400 and bad.json()["detail"] == "since must be a whole number (0 or more)"
+    assert (
+        bad.status_code == 400
+        and bad.json()["detail"] == "since must be a whole number (0 or more)"
+    )
 
 
 def test_characters_and_sheet(table, client):
@@ -120,7 +123,9 @@ def test_characters_and_sheet(table, client):
     sheet = get(client, "/sheet/Isa", tok).json()
     assert sheet["character"] == "isa" and sheet["as_of"] == 7
     missing = get(client, "/sheet/nobody", tok)
-    assert missing.status_code == 404 and missing.headers["content-type"] == "application/problem+json"
+    assert (
+        missing.status_code == 404 and missing.headers["content-type"] == "application/problem+json"
+    )
 
 
 def test_roll_through_the_api_verifies(table, client):

@@ -253,13 +253,15 @@ def access_add(
         from ledger.web.api import tokens
 
         if replace:
-            raise click.UsageError("--replace is for links: revoke a token with `access revoke --api`")
+            raise click.UsageError(
+                "--replace is for links: revoke a token with `access revoke --api`"
+            )
         chosen = scope or ("gm" if who.strip().casefold() == accessmod.GM else "read")
-        token, secret = tokens.grant(store, campaign, who, chosen, characters, at=now())
+        issued, secret = tokens.grant(store, campaign, who, chosen, characters, at=now())
         if as_json:
-            echo_json({"who": token.access.who, "scope": token.scope, "token": secret})
+            echo_json({"who": issued.access.who, "scope": issued.scope, "token": secret})
             return
-        click.echo(f"API token for {token.access.who} (scope {token.scope}), shown once:")
+        click.echo(f"API token for {issued.access.who} (scope {issued.scope}), shown once:")
         click.echo(f"  {secret}")
         return
     base = url or store.public_url(campaign.id) or DEFAULT_URL
@@ -323,8 +325,8 @@ def access_list(app: App, as_json: bool) -> None:
             rows.extend({"who": r["who"], "role": "api", **r} for r in api_rows)
         echo_json(rows)
         return
-    for r in api_rows:
-        click.echo(f"{r['who']:<16} api:{r['scope']:<4} {r['issued'][:16]}  (JSON API token)")
+    for a in api_rows:
+        click.echo(f"{a['who']:<16} api:{a['scope']:<4} {a['issued'][:16]}  (JSON API token)")
     if not rows and not api_rows:
         click.echo("No links yet: `campaign access add gm`, `campaign access add NAME`.")
     for r in rows:

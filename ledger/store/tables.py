@@ -17,7 +17,12 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from ledger.errors import StoreError
-from ledger.store.protocols import ACCESS_FIELDS, API_TOKEN_FIELDS, SECRET_FIELDS, WEB_SESSION_FIELDS
+from ledger.store.protocols import (
+    ACCESS_FIELDS,
+    API_TOKEN_FIELDS,
+    SECRET_FIELDS,
+    WEB_SESSION_FIELDS,
+)
 from ledger.store.statements import Statements
 
 
@@ -39,7 +44,6 @@ class SqlTables(abc.ABC):
     def transaction(self) -> contextlib.AbstractContextManager[None]:
         """The write transaction (see :meth:`EventStore.transaction`)."""
 
-
     def lock(self, campaign: str) -> None:
         """Hold the campaign's write lock until the transaction ends (a read or write of a
         campaign calls it first). Nothing to do here: SQLite's ``BEGIN IMMEDIATE`` already
@@ -51,11 +55,9 @@ class SqlTables(abc.ABC):
         ``in (?, ...)``; PostgreSQL overrides it with ``= any(%s)`` of one array)."""
         return f"{column} in ({', '.join([self.MARK] * len(values))})", list(values)
 
-
     @abc.abstractmethod
     def _insert_id(self, sql: str, args: Sequence[Any]) -> int:
         """Run an ``insert`` of one row; return its new ``id``."""
-
 
     # --- secrets -------------------------------------------------------------------------
 
@@ -88,7 +90,9 @@ class SqlTables(abc.ABC):
         for row in rows:
             unknown = set(row) - set(SECRET_FIELDS)
             if unknown:
-                raise StoreError(f"a backup secret has unknown fields: {', '.join(sorted(unknown))}")
+                raise StoreError(
+                    f"a backup secret has unknown fields: {', '.join(sorted(unknown))}"
+                )
             names = list(row)
             self.conn.execute(
                 f"insert into secrets ({', '.join(names)}) "
@@ -99,7 +103,13 @@ class SqlTables(abc.ABC):
     # --- access links (the web view, #18) -------------------------------------------------
 
     def add_access(
-        self, campaign: str, who: str, role: str, characters: Sequence[str], token_hash: str, at: str
+        self,
+        campaign: str,
+        who: str,
+        role: str,
+        characters: Sequence[str],
+        token_hash: str,
+        at: str,
     ) -> int:
         """See :meth:`EventStore.add_access`."""
         with self.transaction():
@@ -124,7 +134,13 @@ class SqlTables(abc.ABC):
     # --- bearer tokens of the JSON API (#29) ----------------------------------------------
 
     def add_api_token(
-        self, campaign: str, who: str, scope: str, characters: Sequence[str], token_hash: str, at: str
+        self,
+        campaign: str,
+        who: str,
+        scope: str,
+        characters: Sequence[str],
+        token_hash: str,
+        at: str,
     ) -> int:
         """See :meth:`EventStore.add_api_token`."""
         m = self.MARK

@@ -218,7 +218,11 @@ def log(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
     head = campaign.store.head(campaign.id).seq
     upto = min(head, since + limit)
     view = "gm" if token.access.is_gm else "player"
-    etag = '"' + hashlib.sha256(f"{campaign.id}/{view}/{since}/{upto}/{head}".encode()).hexdigest()[:32] + '"'
+    etag = (
+        '"'
+        + hashlib.sha256(f"{campaign.id}/{view}/{since}/{upto}/{head}".encode()).hexdigest()[:32]
+        + '"'
+    )
     if etag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
         return Response(status_code=304, headers={"etag": etag})
     entries = [
@@ -282,7 +286,9 @@ def roll(server: Server) -> Handler:
             raise ApiError(422, error)
         from ledger.web.pages import entry
 
-        return ok(RollOut(seq=rec.seq, text=entry(campaign, rec, campaign.corrections())["text"]), 201)
+        return ok(
+            RollOut(seq=rec.seq, text=entry(campaign, rec, campaign.corrections())["text"]), 201
+        )
 
     return handler
 

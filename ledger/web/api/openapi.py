@@ -54,8 +54,12 @@ def document() -> dict[str, Any]:
                 "get": {
                     "operationId": "sheet",
                     "parameters": [
-                        {"name": "character", "in": "path", "required": True,
-                         "schema": {"type": "string"}},  # fmt: skip
+                        {
+                            "name": "character",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"type": "string"},
+                        },  # fmt: skip
                         query("as_of", "the sheet as of this seq (default: the head)"),
                     ],
                     "responses": answers(sheet, 400, 404),

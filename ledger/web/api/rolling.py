@@ -23,7 +23,9 @@ def given_params(system: Any, params: dict[str, str]) -> dict[str, Any]:
         p = known.get(name)
         if p is None:
             names = ", ".join(sorted(known)) or "none"
-            raise ParamError(f"this system's rolls take no {name!r} (they take: {names})")
+            raise ParamError(
+                f"this system's rolls take no {name!r} (they take: {names})", option=name
+            )
         value = raw.strip()
         if not value:
             continue
@@ -76,7 +78,7 @@ def record_api(campaign: Any, access: Access, cid: str, body: Any) -> tuple[Any,
             "another entry was written at the same moment: send the roll again"
         )
     except AutomaticResult as e:
-        return None, f"{e}: send \"auto\": true to record it" if access.is_gm else SECRET_REFUSAL
+        return None, f'{e}: send "auto": true to record it' if access.is_gm else SECRET_REFUSAL
     except click.UsageError as e:
         return None, e.format_message()
     except (RuleError, DiceError) as e:
