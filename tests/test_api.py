@@ -210,3 +210,11 @@ def test_openapi_document_is_well_formed(client):
     for path, ops in doc["paths"].items():
         for op in ops.values():
             assert "401" in op["responses"], path
+
+
+def test_a_huge_body_is_refused_unread(table, client):
+    tok = token(table, "Dana", "--scope", "roll")
+    r = client.post(API + "/roll", headers={"authorization": f"Bearer {tok}"},
+                    content=b"{" + b" " * 20_000 + b"}")  # fmt: skip
+    assert r.status_code == 413 and r.json()["detail"] == "the body takes at most 16384 bytes"
+    assert table.head() == 7

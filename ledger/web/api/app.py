@@ -136,8 +136,18 @@ def endpoint(server: Server, scope: str, handler: Handler) -> Callable[[Request]
         except ApiError as e:
             return problem(e.status, e.detail)
 
-    def call(request: Request) -> Response:
-        return server.attempt(run, request)
+    async def call(request: Request) -> Response:
+        from ledger.web.common import run_sync
+
+        if request.method == "POST":  # read the body here, before the worker thread
+            body = b""
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > MAX_BODY:
+                    return problem(413, f"the body takes at most {MAX_BODY} bytes")
+            request.state.body = body
+        response: Response = await run_sync(server.attempt, run, request)
+        return response
 
     return call
 
@@ -259,13 +269,9 @@ def roll(server: Server) -> Handler:
     bucket = Bucket()
 
     def handler(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
-        import anyio.from_thread
-
         from ledger.web.api.rolling import record_api
 
-        raw = anyio.from_thread.run(request.body)
-        if len(raw) > MAX_BODY:
-            raise ApiError(413, f"the body takes at most {MAX_BODY} bytes")
+        raw = request.state.body
         try:
             body = msgspec.json.decode(raw, type=RollIn)
         except msgspec.DecodeError as e:
