@@ -50,8 +50,6 @@ if TYPE_CHECKING:
 
 #: The most log entries one page holds (``limit`` is capped at it).
 MAX_LIMIT = 500
-#: The largest request body the API reads, in bytes.
-MAX_BODY = 16_384
 
 Handler = Callable[[Any, tokensmod.Token, Request], Response]
 
@@ -139,12 +137,9 @@ def endpoint(server: Server, scope: str, handler: Handler) -> Callable[[Request]
     async def call(request: Request) -> Response:
         from ledger.web.common import run_sync
 
-        if request.method == "POST":  # read the body here, before the worker thread
-            body = b""
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > MAX_BODY:
-                    return problem(413, f"the body takes at most {MAX_BODY} bytes")
+        if request.method == "POST":  # read here, before the worker thread; the app caps
+            # every body at ledger.web.common.MAX_BODY (a larger one is a plain 413)
+            body = await request.body()
             request.state.body = body
         response: Response = await run_sync(server.attempt, run, request)
         return response
