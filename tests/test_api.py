@@ -218,3 +218,28 @@ def test_a_huge_body_is_refused_unread(table, client):
                     content=b"{" + b" " * 20_000 + b"}")  # fmt: skip
     assert r.status_code == 413  # the app's cap on every body (ledger.web.common.MAX_BODY)
     assert table.head() == 7
+
+
+def test_tokens_on_both_backends(store_target):
+    """Issued, found by secret only, revoked, on SQLite and PostgreSQL (m011)."""
+    from ledger.campaign.aggregate import open_campaign
+    from ledger.store.opening import open_store
+    from ledger.web.api import tokens
+
+    t = d20_table(store_target)
+    store = open_store(store_target)
+    try:
+        campaign = open_campaign(store)
+        issued, secret = tokens.grant(
+            store, campaign, "Dana", "roll", ("bram",), at="2026-03-01T19:00:00Z"
+        )
+        assert tokens.find(store, campaign.id, secret) == issued
+        assert issued.access.granted == ("bram",) and not issued.access.is_gm
+        assert tokens.find(store, campaign.id, secret[:-1]) is None
+        row = store.api_token_rows(campaign.id)[0]
+        assert secret not in str(row) and row["token_hash"] == tokens.token_hash(secret)
+        assert store.revoke_api_token(campaign.id, "DANA", "2026-03-01T20:00:00Z") == 1
+        assert tokens.find(store, campaign.id, secret) is None
+        assert t.head() == 5  # nothing in the log
+    finally:
+        store.close()
