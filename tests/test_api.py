@@ -45,7 +45,8 @@ def get(c: TestClient, path: str, tok: str | None, **kw):
 
 
 ENDPOINTS = ["/campaign", "/characters", "/sheet/isa", "/sheet/bram", "/log",
-             "/log?since=0&limit=1", "/export.ndjson", "/checkpoint", "/sheet/isa?as_of=3"]  # fmt: skip
+             "/log?since=0&limit=1", "/export.ndjson", "/checkpoint", "/sheet/isa?as_of=3",
+             "/requests", "/proof/inclusion?seq=1", "/proof/consistency?old=1"]  # fmt: skip
 
 
 def test_no_token_invalid_token_are_401_as_problems(table, client):
@@ -243,3 +244,43 @@ def test_tokens_on_both_backends(store_target):
         assert t.head() == 5  # nothing in the log
     finally:
         store.close()
+
+
+ENTROPY = "a1" * 32
+
+
+def test_answer_a_request_with_entropy_verifies_and_proofs(table, client):
+    seq = int(json.loads(table.ok("request", "isa", "Lockpicking", "--time", "--json"))["seq"])
+    dana = token(table, "Dana", "--scope", "roll")
+    olu = token(table, "Olu", "--scope", "roll")
+    h = {"authorization": f"Bearer {dana}"}
+    listed = get(client, "/requests", dana).json()
+    assert [r["seq"] for r in listed] == [seq] and listed[0]["character"] == "isa"
+    assert get(client, "/requests", olu).json() == []
+    # not Olu's: the same 404 as no request at all
+    r = client.post(f"{API}/answer/{seq}", headers={"authorization": f"Bearer {olu}"},
+                    json={"entropy": ENTROPY})  # fmt: skip
+    assert r.status_code == 404
+    assert r.json()["detail"] == "There is no such roll request for you."
+    bad = client.post(f"{API}/answer/{seq}", headers=h, json={"entropy": "zz"})
+    assert bad.status_code == 422
+    both = client.post(f"{API}/answer/{seq}", headers=h, json={"entropy": ENTROPY, "dice": "3"})
+    assert both.status_code == 422
+    r = client.post(f"{API}/answer/{seq}", headers=h, json={"entropy": ENTROPY})
+    assert r.status_code == 201, r.text
+    rolled = r.json()["seq"]
+    exported = [json.loads(x) for x in table.ok("export").splitlines()]
+    ev = next(e for e in exported if e["seq"] == rolled)
+    assert ev["actor"] == "Dana" and ev["data"]["request"] == seq
+    assert ev["data"]["scheme"] == "ledger-roll-v2" and ev["data"]["entropy"] == ENTROPY
+    again = client.post(f"{API}/answer/{seq}", headers=h, json={"entropy": ENTROPY})
+    assert again.status_code == 409 and "answered once" in again.json()["detail"]
+    table.ok("session", "end")
+    assert json.loads(table.ok("verify", "--json"))["ok"]
+    cp = get(client, "/checkpoint", dana).json()
+    size = cp["size"]
+    inc = get(client, f"/proof/inclusion?seq={rolled}", dana).json()
+    assert inc["index"] == rolled - 1 and inc["size"] == size and inc["proof"]
+    con = get(client, "/proof/consistency?old=3", dana).json()
+    assert con["old"] == 3 and con["new"] == size and con["proof"]
+    assert get(client, f"/proof/inclusion?seq={size + 1}", dana).status_code == 400

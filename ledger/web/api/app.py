@@ -34,12 +34,15 @@ from starlette.routing import Mount, Route
 
 from ledger.web.api import tokens as tokensmod
 from ledger.web.api.types import (
+    AnswerIn,
     CampaignInfo,
     Character,
     Checkpoint,
     LogEntry,
     LogPage,
+    OpenRequest,
     Problem,
+    Proof,
     RollIn,
     RollOut,
     Sheet,
@@ -276,12 +279,7 @@ def roll(server: Server) -> Handler:
 
         if cid not in accessmod.characters_of(campaign, token.access):
             raise ApiError(403, f"this token does not roll for {body.character}")
-        if not token.access.is_gm:
-            p = server.policy
-            wait = bucket.spend(token.access.id, server.monotonic(), p.burst, p.refill_seconds)
-            if wait:
-                seconds = max(1, int(-(-wait // 1)))
-                raise ApiError(429, f"slow down: wait {seconds} seconds (nothing was written)")
+        _spend(server, bucket, token)
         rec, error = record_api(campaign, token.access, cid, body)
         if error:
             raise ApiError(422, error)
@@ -292,6 +290,85 @@ def roll(server: Server) -> Handler:
         )
 
     return handler
+
+
+def requests(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    """``GET /requests``: the open roll requests addressed to the caller (none for the GM,
+    who answers at the laptop)."""
+    from ledger.web.api.answering import open_for
+
+    found = open_for(campaign, token.access)
+    return ok([OpenRequest(seq=r["seq"], character=r["character"], name=r["name"],
+                           skill=r["skill"], words=r["words"]) for r in found])  # fmt: skip
+
+
+def answer(server: Server) -> Handler:
+    """``POST /answer/{seq}``: answer a roll request with the caller's entropy or dice."""
+    bucket = Bucket()
+
+    def handler(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+        from ledger.web.api.answering import Refused
+        from ledger.web.api.answering import answer as record_answer
+        from ledger.web.pages import entry
+
+        try:
+            body = msgspec.json.decode(request.state.body, type=AnswerIn)
+        except msgspec.DecodeError as e:
+            raise ApiError(400, f"the body is not an answer: {e}") from e
+        _spend(server, bucket, token)
+        try:
+            rec = record_answer(
+                campaign, token.access, request.path_params["seq"], body.entropy, body.dice
+            )
+        except Refused as e:
+            raise ApiError(e.status, e.text) from e
+        text = entry(campaign, rec, campaign.corrections())["text"]
+        return ok(RollOut(seq=rec.seq, text=text), 201)
+
+    return handler
+
+
+def _spend(server: Server, bucket: Bucket, token: tokensmod.Token) -> None:
+    if token.access.is_gm:
+        return
+    p = server.policy
+    wait = bucket.spend(token.access.id, server.monotonic(), p.burst, p.refill_seconds)
+    if wait:
+        seconds = max(1, int(-(-wait // 1)))
+        raise ApiError(429, f"slow down: wait {seconds} seconds (nothing was written)")
+
+
+def _latest_size(campaign: Any) -> int:
+    latest = campaign.store.latest_checkpoint(campaign.id)
+    if latest is None:
+        raise ApiError(404, "no checkpoint is signed yet: the GM's `session end` signs one")
+    return int(latest["size"])
+
+
+def consistency(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    """``GET /proof/consistency?old=N``: from the tree of N events to the newest checkpoint."""
+    from ledger.history.proofs import consistency as prove
+    from ledger.web.api.answering import b64
+
+    new = _latest_size(campaign)
+    old = _int(request, "old")
+    if old is None or not 1 <= old <= new:
+        raise ApiError(400, f"old must be a whole number from 1 to {new}")
+    found = prove(campaign.store, campaign.id, old, new)
+    return ok(Proof(old=old, new=new, proof=[b64(h) for h in found.proof]))
+
+
+def inclusion(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    """``GET /proof/inclusion?seq=S``: event S in the newest checkpoint's tree."""
+    from ledger.history.proofs import inclusion as prove
+    from ledger.web.api.answering import b64
+
+    size = _latest_size(campaign)
+    seq = _int(request, "seq")
+    if seq is None or not 1 <= seq <= size:
+        raise ApiError(400, f"seq must be a whole number from 1 to {size}")
+    found = prove(campaign.store, campaign.id, seq, size)
+    return ok(Proof(seq=seq, index=seq - 1, size=size, proof=[b64(h) for h in found.proof]))
 
 
 def mount(server: Server) -> Mount:
@@ -314,5 +391,9 @@ def mount(server: Server) -> Mount:
             Route("/export.ndjson", endpoint(server, "read", export)),
             Route("/checkpoint", endpoint(server, "read", checkpoint)),
             Route("/roll", endpoint(server, "roll", roll(server)), methods=["POST"]),
+            Route("/requests", endpoint(server, "read", requests)),
+            Route("/answer/{seq:int}", endpoint(server, "roll", answer(server)), methods=["POST"]),
+            Route("/proof/consistency", endpoint(server, "read", consistency)),
+            Route("/proof/inclusion", endpoint(server, "read", inclusion)),
         ],
     )

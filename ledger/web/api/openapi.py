@@ -19,10 +19,9 @@ def _json(schema: dict[str, Any]) -> dict[str, Any]:
 def document() -> dict[str, Any]:
     """The OpenAPI 3.1 document: every path, its parameters, bodies and problem answers."""
     kinds = [t.CampaignInfo, list[t.Character], t.Sheet, t.LogPage, t.RollIn, t.RollOut,
-             t.Checkpoint, t.Problem]  # fmt: skip
-    (campaign, chars, sheet, page, roll_in, roll_out, cp, prob), components = (
-        msgspec.json.schema_components(kinds, ref_template=REF)
-    )
+             t.Checkpoint, t.Problem, list[t.OpenRequest], t.AnswerIn, t.Proof]  # fmt: skip
+    schemas, components = msgspec.json.schema_components(kinds, ref_template=REF)
+    campaign, chars, sheet, page, roll_in, roll_out, cp, prob, reqs, answer_in, proof = schemas
     problem = {"application/problem+json": {"schema": prob}}
 
     def answers(ok: dict[str, Any], *codes: int) -> dict[str, Any]:
@@ -38,6 +37,9 @@ def document() -> dict[str, Any]:
     roll_answers = answers(roll_out, 400, 404, 413, 422, 429)
     roll_answers["201"] = roll_answers.pop("200")
     roll_answers["201"]["description"] = "recorded"
+    answer_answers = answers(roll_out, 400, 404, 409, 422, 429)
+    answer_answers["201"] = answer_answers.pop("200")
+    answer_answers["201"]["description"] = "recorded"
     return {
         "openapi": "3.1.0",
         "info": {"title": "Campaign Ledger API", "version": "1"},
@@ -91,6 +93,36 @@ def document() -> dict[str, Any]:
                 }
             },
             "/checkpoint": {"get": {"operationId": "checkpoint", "responses": answers(cp, 404)}},
+            "/requests": {"get": {"operationId": "requests", "responses": answers(reqs)}},
+            "/answer/{seq}": {
+                "post": {
+                    "operationId": "answer",
+                    "parameters": [
+                        {
+                            "name": "seq",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"type": "integer", "minimum": 1},
+                        },  # fmt: skip
+                    ],
+                    "requestBody": {"required": True, "content": _json(answer_in)},
+                    "responses": answer_answers,
+                }
+            },
+            "/proof/consistency": {
+                "get": {
+                    "operationId": "consistency",
+                    "parameters": [query("old", "the size of the older tree")],
+                    "responses": answers(proof, 400, 404),
+                }
+            },
+            "/proof/inclusion": {
+                "get": {
+                    "operationId": "inclusion",
+                    "parameters": [query("seq", "the event to prove")],
+                    "responses": answers(proof, 400, 404),
+                }
+            },
             "/roll": {
                 "post": {
                     "operationId": "roll",

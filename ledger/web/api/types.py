@@ -96,3 +96,36 @@ class Checkpoint(msgspec.Struct, kw_only=True):
     size: int
     key: str
     root: str | None = None
+
+
+class OpenRequest(msgspec.Struct, kw_only=True):
+    """An open roll request addressed to the caller (``GET /requests``): answer it with
+    ``POST /answer/{seq}``."""
+
+    seq: int
+    character: str
+    name: str
+    skill: str | None
+    words: str
+
+
+class AnswerIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """An answer to a roll request: ``entropy`` (the caller's 32 random bytes as 64 hex
+    digits: the dice are drawn from the session's committed seed and them, scheme
+    ``ledger-roll-v2``) or ``dice`` (the faces of physical dice), not both."""
+
+    entropy: str | None = None
+    dice: str | None = None
+
+
+class Proof(msgspec.Struct, kw_only=True):
+    """A Merkle proof (RFC 9162) to the newest checkpoint, hashes in base64: consistency
+    from ``old`` to ``new`` events, or inclusion of event ``seq`` (leaf ``index``) in a tree
+    of ``size``."""
+
+    proof: list[str]
+    old: int | None = None
+    new: int | None = None
+    seq: int | None = None
+    index: int | None = None
+    size: int | None = None
