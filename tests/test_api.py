@@ -251,7 +251,15 @@ ENTROPY = "a1" * 32
 
 
 def test_answer_a_request_with_entropy_verifies_and_proofs(table, client):
-    seq = int(json.loads(table.ok("request", "isa", "Lockpicking", "--time", "--json"))["seq"])
+    gm = token(table, "gm")
+    body = {"character": "isa", "skill": "Lockpicking", "params": {"time": "yes"}}
+    dana_read = token(table, "Dana", "--scope", "roll")
+    r = client.post(f"{API}/request", headers={"authorization": f"Bearer {dana_read}"}, json=body)
+    assert r.status_code == 403 and r.json()["detail"].endswith("this needs gm")
+    r = client.post(f"{API}/request", headers={"authorization": f"Bearer {gm}"}, json=body)
+    assert r.status_code == 201, r.text
+    seq = r.json()["seq"]
+    assert seq == 8
     dana = token(table, "Dana", "--scope", "roll")
     olu = token(table, "Olu", "--scope", "roll")
     h = {"authorization": f"Bearer {dana}"}

@@ -43,6 +43,7 @@ from ledger.web.api.types import (
     OpenRequest,
     Problem,
     Proof,
+    RequestIn,
     RollIn,
     RollOut,
     Sheet,
@@ -328,6 +329,34 @@ def answer(server: Server) -> Handler:
     return handler
 
 
+def request_roll(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    """``POST /request`` (scope gm): ask a character's player for a roll, as ``campaign
+    request`` (the same :meth:`Campaign.request_roll`)."""
+    from ledger.campaign.clock import now
+    from ledger.errors import NotFound, RuleError
+    from ledger.rules.params import pick_params
+    from ledger.web.api.rolling import given_params
+    from ledger.web.pages import entry
+
+    try:
+        body = msgspec.json.decode(request.state.body, type=RequestIn)
+    except msgspec.DecodeError as e:
+        raise ApiError(400, f"the body is not a roll request: {e}") from e
+    try:
+        given = pick_params(
+            campaign.system, "roll_params", given_params(campaign.system, body.params)
+        )
+        rec = campaign.request_roll(
+            body.character, body.skill, given, asked=body.asked, actor=token.access.who, at=now()
+        )
+    except NotFound as e:
+        raise ApiError(404, str(e)) from e
+    except RuleError as e:
+        raise ApiError(422, str(e)) from e
+    text = entry(campaign, rec, campaign.corrections())["text"]
+    return ok(RollOut(seq=rec.seq, text=text), 201)
+
+
 def _spend(server: Server, bucket: Bucket, token: tokensmod.Token) -> None:
     if token.access.is_gm:
         return
@@ -392,6 +421,7 @@ def mount(server: Server) -> Mount:
             Route("/checkpoint", endpoint(server, "read", checkpoint)),
             Route("/roll", endpoint(server, "roll", roll(server)), methods=["POST"]),
             Route("/requests", endpoint(server, "read", requests)),
+            Route("/request", endpoint(server, "gm", request_roll), methods=["POST"]),
             Route("/answer/{seq:int}", endpoint(server, "roll", answer(server)), methods=["POST"]),
             Route("/proof/consistency", endpoint(server, "read", consistency)),
             Route("/proof/inclusion", endpoint(server, "read", inclusion)),

@@ -19,9 +19,22 @@ def _json(schema: dict[str, Any]) -> dict[str, Any]:
 def document() -> dict[str, Any]:
     """The OpenAPI 3.1 document: every path, its parameters, bodies and problem answers."""
     kinds = [t.CampaignInfo, list[t.Character], t.Sheet, t.LogPage, t.RollIn, t.RollOut,
-             t.Checkpoint, t.Problem, list[t.OpenRequest], t.AnswerIn, t.Proof]  # fmt: skip
+             t.Checkpoint, t.Problem, list[t.OpenRequest], t.AnswerIn, t.Proof, t.RequestIn]  # fmt: skip
     schemas, components = msgspec.json.schema_components(kinds, ref_template=REF)
-    campaign, chars, sheet, page, roll_in, roll_out, cp, prob, reqs, answer_in, proof = schemas
+    (
+        campaign,
+        chars,
+        sheet,
+        page,
+        roll_in,
+        roll_out,
+        cp,
+        prob,
+        reqs,
+        answer_in,
+        proof,
+        request_in,
+    ) = schemas
     problem = {"application/problem+json": {"schema": prob}}
 
     def answers(ok: dict[str, Any], *codes: int) -> dict[str, Any]:
@@ -40,6 +53,9 @@ def document() -> dict[str, Any]:
     answer_answers = answers(roll_out, 400, 404, 409, 422, 429)
     answer_answers["201"] = answer_answers.pop("200")
     answer_answers["201"]["description"] = "recorded"
+    request_answers = answers(roll_out, 400, 404, 422)
+    request_answers["201"] = request_answers.pop("200")
+    request_answers["201"]["description"] = "recorded"
     return {
         "openapi": "3.1.0",
         "info": {"title": "Campaign Ledger API", "version": "1"},
@@ -94,6 +110,13 @@ def document() -> dict[str, Any]:
             },
             "/checkpoint": {"get": {"operationId": "checkpoint", "responses": answers(cp, 404)}},
             "/requests": {"get": {"operationId": "requests", "responses": answers(reqs)}},
+            "/request": {
+                "post": {
+                    "operationId": "request",
+                    "requestBody": {"required": True, "content": _json(request_in)},
+                    "responses": request_answers,
+                }
+            },
             "/answer/{seq}": {
                 "post": {
                     "operationId": "answer",

@@ -129,3 +129,14 @@ class Proof(msgspec.Struct, kw_only=True):
     seq: int | None = None
     index: int | None = None
     size: int | None = None
+
+
+class RequestIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A roll request (GM only, as ``campaign request``): ``character`` asked to roll
+    ``skill`` with the system's roll options ``params``; ``asked`` names the player to
+    answer (default: the one who plays the character)."""
+
+    character: str
+    skill: str | None = None
+    params: dict[str, str] = {}
+    asked: str | None = None
