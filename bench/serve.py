@@ -45,8 +45,12 @@ def serve(db: str, port: int) -> None:
     import uvicorn
 
     from ledger.web.app import create_app
+    from ledger.web.sessions import SessionPolicy
 
-    uvicorn.run(create_app(db), host="127.0.0.1", port=port, log_level="error",
+    # every client signs in with the one GM link: allow them all (the default keeps 10
+    # devices a link, and the 11th sign-in would end the first one's stream)
+    app = create_app(db, policy=SessionPolicy(max_devices=10_000))
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="error",
                 timeout_graceful_shutdown=1)
 
 

@@ -150,6 +150,7 @@ def test_plugin_new_never_overwrites(invoke, tmp_path):
     assert missing.exit_code == 1 and "does not exist" in missing.output
 
 
+@pytest.mark.slow  # a fresh venv and a pip install: `uv run pytest -m slow`, CI's second step
 def test_the_generated_plugin_in_a_fresh_venv(tmp_path):
     """What CI checks: a stranger's install, with nothing from this repo's environment."""
     from click.testing import CliRunner

@@ -32,9 +32,11 @@ CAMPAIGN = "toybox"
 
 
 def export(db: str, path: Path) -> list[dict[str, Any]]:
-    """The GM's export of ``db`` as a list of line dicts (``data`` as a dict)."""
+    """The GM's export of ``db``: its event lines as dicts (``data`` as a dict), without the
+    checkpoint and cosignature lines that end it (#26)."""
     assert run(db, "--as", "gm", "export", "-o", str(path)).exit_code == 0
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    return [line for line in lines if "kind" not in line]
 
 
 def rechain(lines: list[dict[str, Any]], raw: dict[int, bytes] | None = None) -> list[bytes]:

@@ -337,12 +337,18 @@ def test_store_keeps_access_in_its_own_table(table):
     assert [r["who"] for r in rows] == ["Dana"] and len(rows[0]["token_hash"]) == 64
 
 
-def test_the_servers_own_write_wakes_its_streams_through_its_event_appended_listener(table):
+def test_the_servers_own_write_wakes_its_streams_through_its_event_appended_listener(
+    table, monkeypatch
+):
     """A roll entered on the web wakes the live streams as it commits (the server's
-    ``event_appended`` listener), without the hub's poll; another process's write (the CLI)
-    waits for the poll, and wakes nothing at once."""
+    ``event_appended`` listener), without the hub's watcher; with the watcher's looks (and
+    its ``PRAGMA data_version`` checks, tests/test_live_wake.py) 30 s apart, another
+    process's write (the CLI) waits for them, and wakes nothing at once."""
     from ledger.rules.plugins import pm
+    from ledger.web import live
     from ledger.web.app import Listener, Server
+
+    monkeypatch.setattr(live, "WAKE_SECONDS", 30.0)
 
     server = Server(table.db, poll_interval=30)
     with client(table, server=server) as c:

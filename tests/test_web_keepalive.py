@@ -70,8 +70,12 @@ def test_a_hidden_append_does_not_move_a_players_next_keep_alive(table):
         table, [(5.0, lambda: table.ok("note", "the key is a forgery", "--blind"))]
     )
     assert quiet == "retry: 1000\n\n" + ": still here\n\n" * 3 + "event: revoked\ndata: \n\n"
-    assert hidden == quiet  # byte for byte, and
-    assert hidden_times == quiet_times == [15.0, 30.0, 45.0]  # at the same moments
+    # the GM-only entry arrives as its stub, nothing of it (#26), and the keep-alives
+    # go out at the same moments as on the quiet stream
+    (stub,) = [f for f in sse_frames(hidden) if f.get("event") == "entry"]
+    assert "GM-only entry" in stub["data"] and "forgery" not in hidden and "note" not in stub["data"]
+    assert hidden.replace(f"id: {stub['id']}\nevent: entry\ndata: {stub['data']}\n\n", "") == quiet
+    assert hidden_times == quiet_times == [15.0, 30.0, 45.0]
 
 
 def test_keep_alives_keep_their_cadence_around_visible_entries(table):
@@ -85,7 +89,8 @@ def test_keep_alives_keep_their_cadence_around_visible_entries(table):
     )
     assert times == [15.0, 30.0, 45.0]
     frames = sse_frames(body)
-    assert [f.get("event") for f in frames] == ["entry", "entry", "revoked"]
+    assert [f.get("event") for f in frames] == ["entry", "entry", "entry", "revoked"]
+    assert "GM-only entry" in frames[1]["data"]  # the hidden note as its stub (#26)
     assert "forgery" not in body
     pings = body.split("\n\n")
     assert pings.count(": still here") == 3

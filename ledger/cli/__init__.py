@@ -3,27 +3,12 @@
 Commands are thin: parse, call the engine, echo. Errors are one line on stderr: exit 1 when
 the ledger refuses (a rule, a conflict, tampering found), exit 2 for bad usage; nothing is
 written when a command fails. The root group and what commands share live in
-:mod:`ledger.cli.base`; importing this package registers every command module on it.
+:mod:`ledger.cli.base`; each command's module is imported when that command is first looked
+up (:data:`ledger.cli.base.COMMAND_MODULES`), so a one-shot command loads only what it needs.
 """
 
 from __future__ import annotations
 
-from ledger.cli import (  # noqa: F401  (modules add commands)
-    checkpoints,
-    commands,
-    demo,
-    history,
-    pictures,
-    play,
-    plugin,
-    serve,
-    shell,
-    table,
-    timekeeping,
-    transfer,
-    views,
-    witness,
-)
 from ledger.cli.base import (
     SEQ,
     App,
@@ -34,9 +19,6 @@ from ledger.cli.base import (
     now,
     pass_app,
 )
-from ledger.cli.completion import register as _register_completion
-
-_register_completion()
 
 
 def main() -> None:  # pragma: no cover - console entry point is `cli`

@@ -211,6 +211,17 @@ def access() -> None:
     help="Where players reach `campaign serve` [default: the address it last served at, "
     f"else {DEFAULT_URL}].",
 )
+@click.option(
+    "--api",
+    is_flag=True,
+    help="Issue a bearer token for the JSON API (/api/v1) instead of a link.",
+)
+@click.option(
+    "--scope",
+    type=click.Choice(["read", "roll", "gm"]),
+    help="With --api: read (the players' view), roll (also roll for their characters), "
+    "gm (the GM's token) [default: gm for gm, else read].",
+)
 @json_option
 @pass_app
 def access_add(
@@ -219,6 +230,8 @@ def access_add(
     characters: tuple[str, ...],
     replace: bool,
     url: str | None,
+    api: bool,
+    scope: str | None,
     as_json: bool,
 ) -> None:
     """Issue a link for PLAYER (or `gm`): one live link per person.
@@ -226,11 +239,31 @@ def access_add(
     When PLAYER already has one, nothing is issued unless --replace (then the old link stops
     working, open pages included). The link is printed once (only its hash is kept), with
     the address `campaign serve` last served at.
+
+    With --api, a bearer token for the JSON API instead (`Authorization: Bearer TOKEN`),
+    printed once; a person may hold several; `access revoke PLAYER --api` stops them.
     """
     from ledger.web import access as accessmod
 
     campaign = app.campaign
     store = app.store()
+    if scope is not None and not api:
+        raise click.UsageError("--scope is for API tokens: add --api")
+    if api:
+        from ledger.web.api import tokens
+
+        if replace:
+            raise click.UsageError(
+                "--replace is for links: revoke a token with `access revoke --api`"
+            )
+        chosen = scope or ("gm" if who.strip().casefold() == accessmod.GM else "read")
+        issued, secret = tokens.grant(store, campaign, who, chosen, characters, at=now())
+        if as_json:
+            echo_json({"who": issued.access.who, "scope": issued.scope, "token": secret})
+            return
+        click.echo(f"API token for {issued.access.who} (scope {issued.scope}), shown once:")
+        click.echo(f"  {secret}")
+        return
     base = url or store.public_url(campaign.id) or DEFAULT_URL
     found, token = accessmod.grant(store, campaign, who, characters, at=now(), replace=replace)
     mine = accessmod.characters_of(campaign, found)
@@ -281,10 +314,20 @@ def access_list(app: App, as_json: bool) -> None:
                 ],
             }
         )
+    from ledger.web.api import tokens as tokensmod
+
+    api_rows = [
+        {"who": t.access.who, "scope": t.scope, "issued": t.access.created_at}
+        for t in tokensmod.live(store, campaign.id)
+    ]
     if as_json:
+        if api_rows:
+            rows.extend({"who": r["who"], "role": "api", **r} for r in api_rows)
         echo_json(rows)
         return
-    if not rows:
+    for a in api_rows:
+        click.echo(f"{a['who']:<16} api:{a['scope']:<4} {a['issued'][:16]}  (JSON API token)")
+    if not rows and not api_rows:
         click.echo("No links yet: `campaign access add gm`, `campaign access add NAME`.")
     for r in rows:
         click.echo(
@@ -301,13 +344,20 @@ def access_list(app: App, as_json: bool) -> None:
 
 @access.command("revoke")
 @click.argument("who", metavar="PLAYER|gm")
+@click.option("--api", is_flag=True, help="Revoke PLAYER's JSON API tokens instead of the link.")
 @pass_app
-def access_revoke(app: App, who: str) -> None:
+def access_revoke(app: App, who: str, api: bool) -> None:
     """Revoke PLAYER's link (or the GM's): it stops at once, open pages included, and every
-    device signed in with it is signed out."""
+    device signed in with it is signed out. With --api, PLAYER's API tokens instead."""
     from ledger.web import access as accessmod
 
     campaign = app.campaign
+    if api:
+        count = app.store().revoke_api_token(campaign.id, accessmod.check_player(who), now())
+        if not count:
+            raise click.ClickException(f"{who!r} has no live API token")
+        click.echo(f"Revoked {who}'s API tokens ({count}).")
+        return
     count = app.store().revoke_access(campaign.id, accessmod.check_player(who), now())
     if not count:
         names = ", ".join(a.who for a in accessmod.live(app.store(), campaign.id)) or "none"

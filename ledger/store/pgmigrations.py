@@ -136,5 +136,17 @@ MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
             lambda conn: fill_trees(conn, "%s"),
         ),
     ),
+    (
+        # bearer tokens of the JSON API (#29), as ledger.store.sqlite_migrations.m011_api_tokens
+        "m011_api_tokens",
+        (
+            "create table api_tokens (id bigint generated always as identity primary key, "
+            f"campaign {_TEXT}, who text not null, "
+            "scope text not null check (scope in ('read', 'roll', 'gm')), "
+            "characters text not null default '[]', token_hash text not null unique, "
+            "created_at text not null, revoked_at text)",
+            "create index api_tokens_campaign on api_tokens (campaign, id)",
+        ),
+    ),
 )
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)

@@ -312,6 +312,8 @@ class SnapshotStore(Protocol):
 SECRET_FIELDS = ("campaign", "session", "kind", "seed")
 #: The fields of an access row, as :meth:`EventStore.access_rows` gives them.
 ACCESS_FIELDS = ("id", "who", "role", "characters", "token_hash", "created_at", "revoked_at")
+#: The fields of an API token row, as :meth:`EventStore.api_token_rows` gives them (#29).
+API_TOKEN_FIELDS = ("id", "who", "scope", "characters", "token_hash", "created_at", "revoked_at")
 #: The fields of a web session row, as :meth:`EventStore.web_sessions` gives them.
 WEB_SESSION_FIELDS = (
     "id",
@@ -353,6 +355,31 @@ class AccessStore(Protocol):
     def revoke_access(self, campaign: str, who: str, at: str) -> int:
         """Revoke every live link of ``who`` (case-insensitive) at ``at``, and end (delete)
         the web sessions of every revoked link of the campaign; returns how many links."""
+        ...
+
+    # --- bearer tokens of the JSON API (#29) ------------------------------------------
+
+    def add_api_token(
+        self,
+        campaign: str,
+        who: str,
+        scope: str,
+        characters: Sequence[str],
+        token_hash: str,
+        at: str,
+    ) -> int:
+        """Keep a new API token: only its sha256 (``scope`` ``"read"``, ``"roll"`` or
+        ``"gm"``, ``characters`` ids granted by name); returns its id."""
+        ...
+
+    def api_token_rows(self, campaign: str) -> list[dict[str, Any]]:
+        """Every API token of a campaign, oldest first: ``{"id", "who", "scope",
+        "characters" (JSON list), "token_hash", "created_at", "revoked_at" (None: live)}``."""
+        ...
+
+    def revoke_api_token(self, campaign: str, who: str, at: str) -> int:
+        """Revoke every live API token of ``who`` (case-insensitive) at ``at``; returns how
+        many."""
         ...
 
     # --- web sessions and form nonces (the web view, #24) -------------------------------

@@ -186,6 +186,20 @@ def m010_merkle_checkpoints(db: sqlite_utils.Database) -> None:
     fill_trees(db.conn, "?")
 
 
+def m011_api_tokens(db: sqlite_utils.Database) -> None:
+    """Bearer tokens of the JSON API (``campaign access add NAME --api``, #29): one row per
+    token, kept only as its sha256 (``token_hash``); ``scope`` is ``"read"``, ``"roll"`` or
+    ``"gm"``; ``characters`` a JSON list of character ids granted by name; a revoked token
+    keeps its row with ``revoked_at`` set."""
+    db.execute(
+        "create table api_tokens (id integer primary key, campaign text not null, "
+        "who text not null, scope text not null check (scope in ('read', 'roll', 'gm')), "
+        "characters text not null default '[]', token_hash text not null unique, "
+        "created_at text not null, revoked_at text)"
+    )
+    db.execute("create index api_tokens_campaign on api_tokens (campaign, id)")
+
+
 MIGRATION_NAMES = (
     "m001_events",
     "m002_secrets_snapshots",
@@ -197,6 +211,7 @@ MIGRATION_NAMES = (
     "m008_web_sessions",
     "m009_public_url",
     "m010_merkle_checkpoints",
+    "m011_api_tokens",
 )
 
 
@@ -221,4 +236,5 @@ def get_migrations() -> Migrations:
         _migrations()(m008_web_sessions)
         _migrations()(m009_public_url)
         _migrations()(m010_merkle_checkpoints)
+        _migrations()(m011_api_tokens)
     return _migrations

@@ -17,7 +17,12 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from ledger.errors import StoreError
-from ledger.store.protocols import ACCESS_FIELDS, SECRET_FIELDS, WEB_SESSION_FIELDS
+from ledger.store.protocols import (
+    ACCESS_FIELDS,
+    API_TOKEN_FIELDS,
+    SECRET_FIELDS,
+    WEB_SESSION_FIELDS,
+)
 from ledger.store.statements import Statements
 
 
@@ -39,7 +44,6 @@ class SqlTables(abc.ABC):
     def transaction(self) -> contextlib.AbstractContextManager[None]:
         """The write transaction (see :meth:`EventStore.transaction`)."""
 
-
     def lock(self, campaign: str) -> None:
         """Hold the campaign's write lock until the transaction ends (a read or write of a
         campaign calls it first). Nothing to do here: SQLite's ``BEGIN IMMEDIATE`` already
@@ -51,11 +55,9 @@ class SqlTables(abc.ABC):
         ``in (?, ...)``; PostgreSQL overrides it with ``= any(%s)`` of one array)."""
         return f"{column} in ({', '.join([self.MARK] * len(values))})", list(values)
 
-
     @abc.abstractmethod
     def _insert_id(self, sql: str, args: Sequence[Any]) -> int:
         """Run an ``insert`` of one row; return its new ``id``."""
-
 
     # --- secrets -------------------------------------------------------------------------
 
@@ -88,7 +90,9 @@ class SqlTables(abc.ABC):
         for row in rows:
             unknown = set(row) - set(SECRET_FIELDS)
             if unknown:
-                raise StoreError(f"a backup secret has unknown fields: {', '.join(sorted(unknown))}")
+                raise StoreError(
+                    f"a backup secret has unknown fields: {', '.join(sorted(unknown))}"
+                )
             names = list(row)
             self.conn.execute(
                 f"insert into secrets ({', '.join(names)}) "
@@ -99,7 +103,13 @@ class SqlTables(abc.ABC):
     # --- access links (the web view, #18) -------------------------------------------------
 
     def add_access(
-        self, campaign: str, who: str, role: str, characters: Sequence[str], token_hash: str, at: str
+        self,
+        campaign: str,
+        who: str,
+        role: str,
+        characters: Sequence[str],
+        token_hash: str,
+        at: str,
     ) -> int:
         """See :meth:`EventStore.add_access`."""
         with self.transaction():
@@ -120,6 +130,47 @@ class SqlTables(abc.ABC):
             self.conn.execute(self.SQL.end_revoked_nonces, (campaign,))
             self.conn.execute(self.SQL.end_revoked_sessions, (campaign, campaign))
             return count
+
+    # --- bearer tokens of the JSON API (#29) ----------------------------------------------
+
+    def add_api_token(
+        self,
+        campaign: str,
+        who: str,
+        scope: str,
+        characters: Sequence[str],
+        token_hash: str,
+        at: str,
+    ) -> int:
+        """See :meth:`EventStore.add_api_token`."""
+        m = self.MARK
+        with self.transaction():
+            return self._insert_id(
+                "insert into api_tokens (campaign, who, scope, characters, token_hash, "
+                f"created_at) values ({m}, {m}, {m}, {m}, {m}, {m})",
+                (campaign, who, scope, json.dumps(list(characters)), token_hash, at),
+            )
+
+    def api_token_rows(self, campaign: str) -> list[dict[str, Any]]:
+        """See :meth:`EventStore.api_token_rows`."""
+        rows = self.conn.execute(
+            f"select {', '.join(API_TOKEN_FIELDS)} from api_tokens where campaign = {self.MARK} "
+            "order by id",
+            (campaign,),
+        )
+        return [dict(zip(API_TOKEN_FIELDS, r, strict=True)) for r in rows]
+
+    def revoke_api_token(self, campaign: str, who: str, at: str) -> int:
+        """See :meth:`EventStore.revoke_api_token`."""
+        m = self.MARK
+        with self.transaction():
+            return int(
+                self.conn.execute(
+                    f"update api_tokens set revoked_at = {m} where campaign = {m} and "
+                    f"lower(who) = lower({m}) and revoked_at is null",
+                    (at, campaign, who),
+                ).rowcount
+            )
 
     # --- web sessions and form nonces (the web view, #24) ----------------------------------
 

@@ -258,6 +258,7 @@ class Server:
 
     def _build(self) -> Starlette:
         from ledger.web import answers, pages, phone, roll_form, witness_api
+        from ledger.web.api import app as api
 
         @contextlib.asynccontextmanager
         async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -294,6 +295,7 @@ class Server:
             Route("/proof/consistency", witness_api.consistency(self)),
             Route("/proof/inclusion", witness_api.inclusion(self)),
             Route("/cosignature", witness_api.cosignature(self), methods=["POST"]),
+            api.mount(self),  # the JSON API (#29)
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
         # the phones witness checkpoints (static/phone-witness.js) where the server serves them

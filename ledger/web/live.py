@@ -2,7 +2,9 @@
 every open stream of ``campaign serve``.
 
 Appends by any process, and access links issued or revoked, are noticed by looking at
-:func:`mark` every :data:`POLL_SECONDS` (on SQLite and PostgreSQL alike); the server's own
+:func:`mark`: on SQLite as soon as ``PRAGMA data_version`` (asked every
+:data:`WAKE_SECONDS`) says another connection committed, and every :data:`POLL_SECONDS`
+in any case; on PostgreSQL every :data:`POLL_SECONDS`. The server's own
 writes wake the streams at once through the ``event_appended`` listener (:class:`Listener`).
 """
 
@@ -11,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +30,10 @@ logger = logging.getLogger("ledger.web.app")
 
 #: How often the server looks for appends by other processes (seconds).
 POLL_SECONDS = 0.2
+#: How often the watcher asks SQLite whether anyone else committed (``PRAGMA data_version``,
+#: a read of one counter in shared memory, no query of the campaign): seconds. A change
+#: makes it look at :func:`mark` at once instead of at the next :data:`POLL_SECONDS` (#28).
+WAKE_SECONDS = 0.01
 #: The longest pause (seconds) between the watcher's looks while the ledger is out of reach
 #: (it starts again at :data:`POLL_SECONDS` and doubles).
 POLL_BACKOFF_MAX = 5.0
@@ -111,12 +119,16 @@ class Hub:
 
     def _poll(self, last: tuple[Any, ...]) -> None:
         store: Any = None  # this thread's own connection, opened again after a failure
-        delay, failures = self.interval, 0
+        delay, failures = min(WAKE_SECONDS, self.interval), 0  # the first look opens it
         try:
             while not self._stop.wait(delay):
                 try:
                     if store is None:
                         store, campaign_id = self._open()
+                    on_sqlite = isinstance(getattr(store, "conn", None), sqlite3.Connection)
+                    delay = min(WAKE_SECONDS, self.interval) if on_sqlite else self.interval
+                    if failures == 0 and not self._changed(store):
+                        continue
                     now = mark(store, campaign_id)
                 except Exception as e:  # the watcher must outlive any one failed look
                     failures += 1
@@ -135,13 +147,31 @@ class Hub:
                     continue
                 if failures:
                     logger.warning("the live log reaches the ledger again")
-                    delay, failures = self.interval, 0
+                    failures = 0
+                    self._looked = time.monotonic()
                 if now != last:
                     self.wake()
                     last = now
         finally:
             if store is not None:
                 store.close()
+
+    _version: int | None = None
+    _looked = 0.0
+
+    def _changed(self, store: Any) -> bool:
+        """Should the watcher look at :func:`mark` now? On SQLite, when ``PRAGMA
+        data_version`` moved (another connection committed) or :attr:`interval` passed
+        since the last look; otherwise (PostgreSQL) at every wake-up."""
+        conn = getattr(store, "conn", None)
+        if not isinstance(conn, sqlite3.Connection):
+            return True
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        clock = time.monotonic()
+        if version != self._version or clock - self._looked >= self.interval:
+            self._version, self._looked = version, clock
+            return True
+        return False
 
     def wake(self) -> None:
         """Wake every stream (from any thread)."""

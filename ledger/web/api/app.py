@@ -1,0 +1,429 @@
+"""The JSON API of ``campaign serve`` (#29): ``/api/v1``, for scripts and bots.
+
+Every request carries ``Authorization: Bearer TOKEN`` (:mod:`ledger.web.api.tokens`); no
+token, an unknown one or a revoked one is 401, a token whose scope does not allow the
+endpoint 403. Reads go through the same player-view functions as the web view
+(:mod:`ledger.web.pages`): a ``read`` or ``roll`` token sees exactly a player's view, GM-only
+events as stubs. Errors are RFC 9457 problem details (``application/problem+json``), in the
+CLI's words. Writes (rolls) by a player's token are limited per token: a burst and then a
+steady rate (:class:`ledger.web.sessions.SessionPolicy`'s ``burst`` and ``refill_seconds``).
+
+Endpoints (the OpenAPI 3.1 description is ``GET /api/v1/openapi.json``, generated from the
+msgspec types of :mod:`ledger.web.api.types`):
+
+- ``GET /campaign`` (:class:`CampaignInfo`), ``GET /characters`` (list of :class:`Character`)
+- ``GET /sheet/{character}?as_of=SEQ`` (:class:`Sheet`)
+- ``GET /log?since=SEQ&limit=N`` (:class:`LogPage`, ``ETag``; ``If-None-Match`` → 304)
+- ``POST /roll`` (:class:`RollIn` → :class:`RollOut`; scope ``roll``)
+- ``GET /export.ndjson``: the export in the caller's view
+- ``GET /checkpoint``: the newest signed checkpoint
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+
+from ledger.web.api import tokens as tokensmod
+from ledger.web.api.types import (
+    AnswerIn,
+    CampaignInfo,
+    Character,
+    Checkpoint,
+    LogEntry,
+    LogPage,
+    OpenRequest,
+    Problem,
+    Proof,
+    RequestIn,
+    RollIn,
+    RollOut,
+    Sheet,
+)
+
+if TYPE_CHECKING:
+    from ledger.web.app import Server
+
+#: The most log entries one page holds (``limit`` is capped at it).
+MAX_LIMIT = 500
+
+Handler = Callable[[Any, tokensmod.Token, Request], Response]
+
+
+class ApiError(Exception):
+    """An answer other than 2xx: ``status`` and the ``detail`` of its problem document."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+def problem(status: int, detail: str, **headers: str) -> Response:
+    """An RFC 9457 problem details response."""
+    body = Problem(title=HTTPStatus(status).phrase, status=status, detail=detail)
+    return Response(
+        msgspec.json.encode(body),
+        status_code=status,
+        media_type="application/problem+json",
+        headers=headers,
+    )
+
+
+def ok(body: Any, status: int = 200, **headers: str) -> Response:
+    """A JSON response of a msgspec value."""
+    return Response(
+        msgspec.json.encode(body), status_code=status, media_type="application/json",
+        headers=headers,
+    )  # fmt: skip
+
+
+class Bucket:
+    """Writes a player's token may make: ``burst`` at once, then one per ``refill``
+    seconds, counted in memory per token id (a restart refills it)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._left: dict[int, tuple[float, float]] = {}
+
+    def spend(self, token_id: int, now: float, burst: int, refill: float) -> float:
+        """Spend one write; returns 0 when allowed, else the seconds to wait."""
+        with self._lock:
+            left, at = self._left.get(token_id, (float(burst), now))
+            left = min(float(burst), left + max(0.0, now - at) / refill)
+            if left < 1:
+                return (1 - left) * refill
+            self._left[token_id] = (left - 1, now)
+            return 0.0
+
+
+def _bearer(request: Request) -> str:
+    header = request.headers.get("authorization", "")
+    scheme, _, secret = header.partition(" ")
+    return secret.strip() if scheme.lower() == "bearer" else ""
+
+
+def endpoint(server: Server, scope: str, handler: Handler) -> Callable[[Request], Any]:
+    """A route's endpoint: the token looked up (401 without a live one), its scope checked
+    (403), then ``handler(campaign, token, request)`` through :meth:`Server.attempt`; an
+    :class:`ApiError` becomes its problem document, any other exception a generic 500."""
+
+    def run(request: Request) -> Response:
+        campaign = server.campaign()
+        secret = _bearer(request)
+        if not secret:
+            return problem(
+                401, "give an API token: Authorization: Bearer TOKEN "
+                "(`campaign access add NAME --api` issues one)",
+                **{"www-authenticate": 'Bearer realm="campaign"'},
+            )  # fmt: skip
+        token = tokensmod.find(campaign.store, campaign.id, secret)
+        if token is None:
+            return problem(
+                401, "this API token is unknown or revoked: ask your GM for a new one",
+                **{"www-authenticate": 'Bearer realm="campaign", error="invalid_token"'},
+            )  # fmt: skip
+        if not token.allows(scope):
+            return problem(403, f"this API token's scope is {token.scope}; this needs {scope}")
+        try:
+            return handler(campaign, token, request)
+        except ApiError as e:
+            return problem(e.status, e.detail)
+
+    async def call(request: Request) -> Response:
+        from ledger.web.common import run_sync
+
+        if request.method == "POST":  # read here, before the worker thread; the app caps
+            # every body at ledger.web.common.MAX_BODY (a larger one is a plain 413)
+            body = await request.body()
+            request.state.body = body
+        response: Response = await run_sync(server.attempt, run, request)
+        return response
+
+    return call
+
+
+def _int(request: Request, name: str, default: int | None = None) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
+        raise ApiError(400, f"{name} must be a whole number (0 or more)")
+    return int(raw)
+
+
+def _character(campaign: Any, token: tokensmod.Token, text: str) -> str:
+    from ledger.web import access as accessmod
+
+    visible = accessmod.visible_characters(campaign, as_gm=token.access.is_gm)
+    key = text.strip().casefold()
+    for cid, name in visible.items():
+        if key in (cid.casefold(), name.casefold()):
+            return cid
+    raise ApiError(404, f"no character {text!r}: `GET /api/v1/characters` lists them")
+
+
+# --- the endpoints ---------------------------------------------------------------------------
+
+
+def campaign_info(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    """``GET /campaign``."""
+    created = campaign.created
+    return ok(
+        CampaignInfo(
+            id=campaign.id,
+            name=str(getattr(created, "name", campaign.id)),
+            system=created.system,
+            head=campaign.store.head(campaign.id).seq,
+            scope=token.scope,
+            who=token.access.who,
+        )
+    )
+
+
+def characters(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    """``GET /characters``: those the caller may see, ``mine`` those it may roll for."""
+    from ledger.web import access as accessmod
+
+    visible = accessmod.visible_characters(campaign, as_gm=token.access.is_gm)
+    mine = accessmod.characters_of(campaign, token.access) if token.allows("roll") else {}
+    return ok([Character(id=c, name=n, mine=c in mine) for c, n in visible.items()])
+
+
+def sheet(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    """``GET /sheet/{character}?as_of=SEQ``: the sheet in the caller's view."""
+    from ledger.errors import NotFound
+
+    cid = _character(campaign, token, request.path_params["character"])
+    head = campaign.store.head(campaign.id).seq
+    upto = _int(request, "as_of", head)
+    assert upto is not None
+    if not 1 <= upto <= head:
+        raise ApiError(400, f"as_of must be a seq from 1 to {head}")
+    as_gm = token.access.is_gm
+    try:
+        state = campaign.state_of(cid, upto=upto, as_gm=as_gm, save_snapshots=False)
+    except NotFound as e:
+        raise ApiError(404, str(e)) from e
+    view = campaign.system.sheet_view(state, as_gm=as_gm)
+    return ok(Sheet(character=cid, as_of=upto, view=msgspec.to_builtins(view)))
+
+
+def log(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    """``GET /log?since=SEQ&limit=N``: entries after ``since``, at most ``limit``; the ETag
+    names the caller's view and the page, so ``If-None-Match`` answers 304 until it moves."""
+    from ledger.web.pages import log_entries
+
+    since = _int(request, "since", 0) or 0
+    limit = min(_int(request, "limit", 100) or 100, MAX_LIMIT)
+    head = campaign.store.head(campaign.id).seq
+    upto = min(head, since + limit)
+    view = "gm" if token.access.is_gm else "player"
+    etag = (
+        '"'
+        + hashlib.sha256(f"{campaign.id}/{view}/{since}/{upto}/{head}".encode()).hexdigest()[:32]
+        + '"'
+    )
+    if etag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
+        return Response(status_code=304, headers={"etag": etag})
+    entries = [
+        LogEntry(**{k: v for k, v in e.items() if k in LogEntry.__struct_fields__})
+        for e in log_entries(campaign, as_gm=token.access.is_gm, after=since, upto=upto)
+    ]
+    page = LogPage(entries=entries, head=head, next=upto if upto < head else None)
+    return ok(page, etag=etag)
+
+
+def export(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    """``GET /export.ndjson``: the export in the caller's view (stubs for a player)."""
+    from ledger.exchange.ndjson import export_lines
+
+    body = b"".join(export_lines(campaign.store, campaign.id, as_gm=token.access.is_gm))
+    return Response(body, media_type="application/x-ndjson")
+
+
+def checkpoint(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    """``GET /checkpoint``: the newest signed checkpoint and the verifier key."""
+    from ledger.campaign import checkpoints
+
+    made = checkpoints.latest(campaign)
+    if made is None:
+        raise ApiError(404, "no checkpoint is signed yet: the GM's `session end` signs one")
+    body = made.as_dict(checkpoints.recorded_key(campaign) or "")
+    return ok(Checkpoint(note=body["note"], size=body["size"], key=body["vkey"], root=body["root"]))
+
+
+def roll(server: Server) -> Handler:
+    """``POST /roll``: physical dice for a character the caller plays, through
+    :meth:`Campaign.roll` as the web form's roll (the players' view rehearsed first, so a
+    refusal names nothing GM-only)."""
+    bucket = Bucket()
+
+    def handler(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+        from ledger.web.api.rolling import record_api
+
+        raw = request.state.body
+        try:
+            body = msgspec.json.decode(raw, type=RollIn)
+        except msgspec.DecodeError as e:
+            raise ApiError(400, f"the body is not a roll: {e}") from e
+        cid = _character(campaign, token, body.character)
+        from ledger.web import access as accessmod
+
+        if cid not in accessmod.characters_of(campaign, token.access):
+            raise ApiError(403, f"this token does not roll for {body.character}")
+        _spend(server, bucket, token)
+        rec, error = record_api(campaign, token.access, cid, body)
+        if error:
+            raise ApiError(422, error)
+        from ledger.web.pages import entry
+
+        return ok(
+            RollOut(seq=rec.seq, text=entry(campaign, rec, campaign.corrections())["text"]), 201
+        )
+
+    return handler
+
+
+def requests(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    """``GET /requests``: the open roll requests addressed to the caller (none for the GM,
+    who answers at the laptop)."""
+    from ledger.web.api.answering import open_for
+
+    found = open_for(campaign, token.access)
+    return ok([OpenRequest(seq=r["seq"], character=r["character"], name=r["name"],
+                           skill=r["skill"], words=r["words"]) for r in found])  # fmt: skip
+
+
+def answer(server: Server) -> Handler:
+    """``POST /answer/{seq}``: answer a roll request with the caller's entropy or dice."""
+    bucket = Bucket()
+
+    def handler(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+        from ledger.web.api.answering import Refused
+        from ledger.web.api.answering import answer as record_answer
+        from ledger.web.pages import entry
+
+        try:
+            body = msgspec.json.decode(request.state.body, type=AnswerIn)
+        except msgspec.DecodeError as e:
+            raise ApiError(400, f"the body is not an answer: {e}") from e
+        _spend(server, bucket, token)
+        try:
+            rec = record_answer(
+                campaign, token.access, request.path_params["seq"], body.entropy, body.dice
+            )
+        except Refused as e:
+            raise ApiError(e.status, e.text) from e
+        text = entry(campaign, rec, campaign.corrections())["text"]
+        return ok(RollOut(seq=rec.seq, text=text), 201)
+
+    return handler
+
+
+def request_roll(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    """``POST /request`` (scope gm): ask a character's player for a roll, as ``campaign
+    request`` (the same :meth:`Campaign.request_roll`)."""
+    from ledger.campaign.clock import now
+    from ledger.errors import NotFound, RuleError
+    from ledger.rules.params import pick_params
+    from ledger.web.api.rolling import given_params
+    from ledger.web.pages import entry
+
+    try:
+        body = msgspec.json.decode(request.state.body, type=RequestIn)
+    except msgspec.DecodeError as e:
+        raise ApiError(400, f"the body is not a roll request: {e}") from e
+    try:
+        given = pick_params(
+            campaign.system, "roll_params", given_params(campaign.system, body.params)
+        )
+        rec = campaign.request_roll(
+            body.character, body.skill, given, asked=body.asked, actor=token.access.who, at=now()
+        )
+    except NotFound as e:
+        raise ApiError(404, str(e)) from e
+    except RuleError as e:
+        raise ApiError(422, str(e)) from e
+    text = entry(campaign, rec, campaign.corrections())["text"]
+    return ok(RollOut(seq=rec.seq, text=text), 201)
+
+
+def _spend(server: Server, bucket: Bucket, token: tokensmod.Token) -> None:
+    if token.access.is_gm:
+        return
+    p = server.policy
+    wait = bucket.spend(token.access.id, server.monotonic(), p.burst, p.refill_seconds)
+    if wait:
+        seconds = max(1, int(-(-wait // 1)))
+        raise ApiError(429, f"slow down: wait {seconds} seconds (nothing was written)")
+
+
+def _latest_size(campaign: Any) -> int:
+    latest = campaign.store.latest_checkpoint(campaign.id)
+    if latest is None:
+        raise ApiError(404, "no checkpoint is signed yet: the GM's `session end` signs one")
+    return int(latest["size"])
+
+
+def consistency(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    """``GET /proof/consistency?old=N``: from the tree of N events to the newest checkpoint."""
+    from ledger.history.proofs import consistency as prove
+    from ledger.web.api.answering import b64
+
+    new = _latest_size(campaign)
+    old = _int(request, "old")
+    if old is None or not 1 <= old <= new:
+        raise ApiError(400, f"old must be a whole number from 1 to {new}")
+    found = prove(campaign.store, campaign.id, old, new)
+    return ok(Proof(old=old, new=new, proof=[b64(h) for h in found.proof]))
+
+
+def inclusion(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    """``GET /proof/inclusion?seq=S``: event S in the newest checkpoint's tree."""
+    from ledger.history.proofs import inclusion as prove
+    from ledger.web.api.answering import b64
+
+    size = _latest_size(campaign)
+    seq = _int(request, "seq")
+    if seq is None or not 1 <= seq <= size:
+        raise ApiError(400, f"seq must be a whole number from 1 to {size}")
+    found = prove(campaign.store, campaign.id, seq, size)
+    return ok(Proof(seq=seq, index=seq - 1, size=size, proof=[b64(h) for h in found.proof]))
+
+
+def mount(server: Server) -> Mount:
+    """The ``/api/v1`` mount of the web app's route table."""
+    from ledger.web.api.openapi import document
+
+    spec = msgspec.json.encode(document())
+
+    def openapi(request: Request) -> Response:
+        return Response(spec, media_type="application/json")
+
+    return Mount(
+        "/api/v1",
+        routes=[
+            Route("/openapi.json", openapi),
+            Route("/campaign", endpoint(server, "read", campaign_info)),
+            Route("/characters", endpoint(server, "read", characters)),
+            Route("/sheet/{character}", endpoint(server, "read", sheet)),
+            Route("/log", endpoint(server, "read", log)),
+            Route("/export.ndjson", endpoint(server, "read", export)),
+            Route("/checkpoint", endpoint(server, "read", checkpoint)),
+            Route("/roll", endpoint(server, "roll", roll(server)), methods=["POST"]),
+            Route("/requests", endpoint(server, "read", requests)),
+            Route("/request", endpoint(server, "gm", request_roll), methods=["POST"]),
+            Route("/answer/{seq:int}", endpoint(server, "roll", answer(server)), methods=["POST"]),
+            Route("/proof/consistency", endpoint(server, "read", consistency)),
+            Route("/proof/inclusion", endpoint(server, "read", inclusion)),
+        ],
+    )
