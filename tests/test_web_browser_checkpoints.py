@@ -280,3 +280,13 @@ def test_a_pinned_key_the_log_does_not_record_is_flagged_in_red(table, browser):
         assert page.get_attribute("#pin-check", "role") == "alert"
         assert not errors, errors
         context.close()
+
+
+def test_the_downloaded_verifier_inlines_the_modules_without_imports_or_exports():
+    from ledger.web.verifier import inline_modules, verifier_html
+
+    text = inline_modules()
+    assert "LedgerCheckpoints" in text and "async function verifyCosignature" in text
+    assert not re.search(r"^\s*(import|export)\s", text, re.MULTILINE)
+    html = verifier_html()
+    assert '<script type="module">' in html and "connect-src 'none'" in html
