@@ -20,6 +20,12 @@ import click
 import msgspec
 
 from ledger.campaign.clock import now
+from ledger.cli.lazy import (  # re-exported: where the lazy command table lives
+    COMMAND_MODULES,
+    LazyCommands,
+    load_command_modules,
+    register_completion,
+)
 from ledger.dice.engine import DiceError
 from ledger.errors import ConflictError, RuleError, StoreError
 
@@ -134,126 +140,6 @@ _REFUSED: tuple[type[BaseException], ...] = (
 )
 
 
-#: Where each core command is defined: a one-shot ``campaign roll`` imports
-#: :mod:`ledger.cli.play` alone, not every command module and their libraries
-#: (docs/performance.md, "Start-up"). A command missing here is still found (every module
-#: of :mod:`ledger.cli` is imported on a miss), only slower; tests/test_startup.py holds
-#: this table to the commands the modules define.
-COMMAND_MODULES: dict[str, str] = {
-    "access": "serve",
-    "advance": "history",
-    "audit": "history",
-    "backup": "transfer",
-    "character": "commands",
-    "checkpoint": "checkpoints",
-    "copy": "transfer",
-    "correct": "play",
-    "damage": "play",
-    "demo": "demo",
-    "export": "transfer",
-    "fairness": "pictures",
-    "import": "transfer",
-    "log": "views",
-    "new": "commands",
-    "note": "commands",
-    "npc": "table",
-    "odds": "views",
-    "play": "shell",
-    "plugin": "plugin",
-    "proof": "history",
-    "recap": "history",
-    "record": "play",
-    "request": "play",
-    "roll": "play",
-    "scene": "commands",
-    "serve": "serve",
-    "session": "commands",
-    "sheet": "views",
-    "systems": "commands",
-    "time": "timekeeping",
-    "undo": "table",
-    "verify": "history",
-    "withdraw": "play",
-    "witness": "witness",
-}
-
-#: Modules of :mod:`ledger.cli` that define no command.
-_NOT_COMMANDS = frozenset({"base", "completion", "fields", "options", "output"})
-
-
-def load_command_modules() -> None:
-    """Import every command module of :mod:`ledger.cli` (each adds its commands to
-    :data:`cli`): for listing every command (``--help``, completion, the table shell)."""
-    import importlib
-    import pkgutil
-
-    import ledger.cli
-
-    for info in pkgutil.iter_modules(ledger.cli.__path__):
-        if info.name not in _NOT_COMMANDS:
-            importlib.import_module(f"ledger.cli.{info.name}")
-
-
-class _LazyCommands(dict[str, click.Command]):
-    """The root group's commands, each module imported when its command is first asked for.
-
-    Looking one name up (``get``, ``[]``, ``in``) imports only the module that defines it
-    (:data:`COMMAND_MODULES`; every module when the name is not there); listing them all
-    (iterating, ``len``, ``items``...) imports every command module first. Click itself
-    fills the dict as each module's decorators run.
-    """
-
-    _all_loaded = False
-
-    def _load(self, name: object) -> None:
-        if dict.__contains__(self, name) or self._all_loaded or not isinstance(name, str):
-            return
-        module = COMMAND_MODULES.get(name)
-        if module is not None:
-            import importlib
-
-            importlib.import_module(f"ledger.cli.{module}")
-        if not dict.__contains__(self, name):
-            self._load_all()
-
-    def _load_all(self) -> None:
-        if not self._all_loaded:
-            self._all_loaded = True
-            load_command_modules()
-
-    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
-        self._load(name)
-        return dict.get(self, name, default)
-
-    def __getitem__(self, name: str) -> click.Command:
-        self._load(name)
-        return dict.__getitem__(self, name)
-
-    def __contains__(self, name: object) -> bool:
-        self._load(name)
-        return dict.__contains__(self, name)
-
-    def __iter__(self) -> Iterator[str]:
-        self._load_all()
-        return dict.__iter__(self)
-
-    def __len__(self) -> int:
-        self._load_all()
-        return dict.__len__(self)
-
-    def keys(self) -> Any:
-        self._load_all()
-        return dict.keys(self)
-
-    def values(self) -> Any:
-        self._load_all()
-        return dict.values(self)
-
-    def items(self) -> Any:
-        self._load_all()
-        return dict.items(self)
-
-
 class LedgerGroup(click.Group):
     """A click group whose every error is one line on stderr.
 
@@ -325,9 +211,7 @@ class LedgerGroup(click.Group):
         name = prog_name.replace("-", "_").replace(".", "_")
         if os.environ.get(complete_var or f"_{name}_COMPLETE".upper()):
             # only when completing: the completion classes need the table shell
-            from ledger.cli.completion import register
-
-            register()
+            register_completion()
         super()._main_shell_completion(ctx_args, prog_name, complete_var)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
@@ -539,7 +423,7 @@ def cli(
     ctx.call_on_close(ctx.obj.close)
 
 
-cli.commands = _LazyCommands()
+cli.commands = LazyCommands()
 
 
 def _given(ctx: click.Context, name: str) -> bool:
@@ -566,4 +450,15 @@ def register_plugin_commands() -> None:
     pm.hook.register_commands(cli=cli)
 
 
-__all__ = ["SEQ", "App", "cli", "echo_json", "json_option", "nl_option", "now", "pass_app"]
+__all__ = [
+    "COMMAND_MODULES",
+    "SEQ",
+    "App",
+    "cli",
+    "echo_json",
+    "json_option",
+    "load_command_modules",
+    "nl_option",
+    "now",
+    "pass_app",
+]
