@@ -143,3 +143,20 @@ def store_target(request, tmp_path):
     if request.param == "sqlite":
         return str(tmp_path / "ledger.db")
     return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium through Playwright (a browser download cannot work here), one per
+    test module; the browser tests skip without it (``tests/test_web_browser.py``'s
+    ``CHROMIUM``)."""
+    from playwright.sync_api import sync_playwright
+
+    from .test_web_browser import CHROMIUM
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM)
+        try:
+            yield b
+        finally:
+            b.close()

@@ -30,18 +30,6 @@ pytestmark = pytest.mark.skipif(
 PHONE = {"width": 390, "height": 844}
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
 @pytest.fixture
 def table(tmp_path):
     return d20_table(str(tmp_path / "ledger.db"))

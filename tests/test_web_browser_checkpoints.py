@@ -27,18 +27,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
 WITNESS = Cosigner("club.example/witness", bytes(range(32)))
 NO_ED25519 = """
   const real = crypto.subtle.importKey.bind(crypto.subtle);

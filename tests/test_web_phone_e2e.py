@@ -33,18 +33,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
 def rewrite_note(db: str, old_text: str, new_text: str) -> int:
     """What a GM holding the file can do: change a note's text in place, recompute every
     hash from there on, and rebuild the campaign's Merkle tree from the changed hashes
