@@ -38,7 +38,7 @@ from ledger.rules.plugins import pm, rule_systems
 from ledger.store.sqlite import Store
 
 from .test_reliability_tamper import CAMPAIGN, KINDS, base_db, load, mutate  # noqa: F401
-from .test_web_browser import CHROMIUM, browser, browser_verdict  # noqa: F401
+from .test_web_browser import CHROMIUM, browser_verdict
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
