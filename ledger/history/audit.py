@@ -1,10 +1,14 @@
-"""Audit of one event (usually a disputed roll), replayed from the log.
+"""Audit of one event (usually a disputed roll), proven from a checkpoint, not replayed.
 
 :func:`audit` gathers who recorded it, when, in which session, the source and every draw,
 the rule system's fields (modifiers, band), the rule text it came from, the corrections
 that touch it, and a verdict:
 
-- the hash chain up to the event verifies (else: the first bad seq);
+- the event is proven by proof (:mod:`ledger.history.proving`, #28): its inclusion in the
+  newest signed checkpoint, the hash chain from the nearest proven anchor (a checkpoint, or
+  the head ``verify`` proved) to the event (else: the first bad seq), its result re-derived
+  from the newest snapshot before it; whole-file checks (SQLite's integrity check, the chain
+  from the first event, every other roll) are ``verify``'s;
 - an engine roll of an ended session: recomputed from the revealed seed (DESIGN.md "Dice and
   verifiable randomness"): ``verified`` when the recorded draws are what the committed seed
   gives at the recorded nonce and client seed, ``MISMATCH`` otherwise;
@@ -33,7 +37,7 @@ from ledger.dice.engine import (
 )
 from ledger.errors import RuleError
 from ledger.events import Roll
-from ledger.history.verify import verify_store
+from ledger.history.proving import checked_text, prove_chain
 from ledger.rules.requests import Opponent
 from ledger.rules.results import NOT_FOLLOWING, result_problem
 
@@ -79,7 +83,7 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
         "seed": system.source,
         "section": system.for_people(section) if section else section,
     }
-    chain = verify_store(campaign.store, campaign.id, receipt=(seq, rec.hash))
+    chain = prove_chain(campaign, seq)
     result: dict[str, Any] = {
         "seq": seq,
         "type": rec.type,
@@ -99,7 +103,8 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
         else "amended"
         if seq in corrections.amended
         else "standing",
-        "chain": {"ok": chain.ok, "bad_seq": chain.bad_seq, "problem": chain.problem},
+        "chain": {"ok": chain.ok, "bad_seq": chain.bad_seq, "problem": chain.problem,
+                  "from": chain.start, "anchor": chain.anchor, "events": chain.events},
     }
     # a forged result of this very roll is the roll's verdict, not the chain's
     chain_ok = chain.ok or (
@@ -108,7 +113,8 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     if isinstance(rec.data, Roll):  # who could have known the dice in advance (#26)
         code = predictability(rec.data)
         result["predictable"] = {"by": code, "text": PREDICTABILITY[code]}
-    verdict, detail = _verdict(campaign, rec, chain_ok, as_gm=as_gm)
+    snapshot: list[int] = []  # where the re-derivation's fold started, if it ran
+    verdict, detail = _verdict(campaign, rec, chain_ok, as_gm=as_gm, snapshot=snapshot)
     if not chain_ok:
         detail += f" (seq {chain.bad_seq}: {chain.problem})"
     from ledger.history.proofs import against_checkpoint
@@ -117,6 +123,7 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     if proof["checkpoint"] is not None and not proof["verified"]:
         verdict, detail = "tampered", f"{detail}; {proof['problem']}"
     result["verdict"], result["detail"] = verdict, detail
+    result["checked"] = checked_text(chain, proof, snapshot[0] if snapshot else None)
     if touched:  # the original result and the one in force after the corrections (#14)
         result["original"] = summary(campaign, rec.data, rec.stream)
         now = in_force(campaign, rec, corrections)
@@ -124,18 +131,24 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     return result
 
 
-def result_of(campaign: Campaign, rec: Any, *, as_gm: bool) -> str | None:
+def result_of(
+    campaign: Campaign, rec: Any, *, as_gm: bool, snapshot: list[int] | None = None
+) -> str | None:
     """Does a roll's recorded result follow from its inputs and dice?
 
     Re-derives it (:func:`ledger.rules.results.result_problem`) against its character's state
     just before it, in the asker's view, with the corrections then in force.
 
+    :param snapshot: a list the seq of the snapshot the state was folded from is appended
+        to (0: from the first event).
     :returns: ``None`` when it does, else the sentence naming the fields that differ.
     """
     try:
         state = campaign.state_of(rec.stream, upto=rec.seq - 1, as_gm=as_gm, save_snapshots=False)
     except NotFound:
         return f"a roll of {rec.stream!r}, who was not a character before it"
+    if snapshot is not None:
+        snapshot.append(campaign.reader.last_snapshot)
     names = campaign.characters()
     name = names.get(rec.stream, "")
     opponent = None
@@ -155,13 +168,15 @@ def result_of(campaign: Campaign, rec: Any, *, as_gm: bool) -> str | None:
         return f"the rules cannot re-derive it: {type(e).__name__} {e}"
 
 
-def _verdict(campaign: Campaign, rec: Any, chain_ok: bool, *, as_gm: bool) -> tuple[str, str]:
+def _verdict(
+    campaign: Campaign, rec: Any, chain_ok: bool, *, as_gm: bool, snapshot: list[int]
+) -> tuple[str, str]:
     event = rec.data
     if not chain_ok:
         return "tampered", "the hash chain does not verify up to this event: the log was changed"
     if not isinstance(event, Roll):
         return "recorded", "not a roll: the hash chain proves it is unchanged since it was recorded"
-    problem = result_of(campaign, rec, as_gm=as_gm)
+    problem = result_of(campaign, rec, as_gm=as_gm, snapshot=snapshot)
     if problem:
         return "mismatch", f"MISMATCH: {NOT_FOLLOWING}: {problem}"
     if event.source == "physical":

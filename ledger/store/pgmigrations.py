@@ -148,5 +148,13 @@ MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
             "create index api_tokens_campaign on api_tokens (campaign, id)",
         ),
     ),
+    (
+        # what `campaign verify` last proved (#28), as ledger.store.sqlite_migrations.m012_verified
+        "m012_verified",
+        (
+            f"create table verified (campaign {_TEXT} primary key, seq bigint not null, "
+            "hash text not null, verified_at text not null)",
+        ),
+    ),
 )
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)

@@ -200,6 +200,16 @@ def m011_api_tokens(db: sqlite_utils.Database) -> None:
     db.execute("create index api_tokens_campaign on api_tokens (campaign, id)")
 
 
+def m012_verified(db: sqlite_utils.Database) -> None:
+    """What ``campaign verify`` last proved of each campaign (#28): the head ``seq`` and
+    its ``hash``, so ``audit`` chains from there (:mod:`ledger.history.proving`) and never
+    proves it twice; used only while the stored event ``seq`` still has that hash."""
+    db.execute(
+        "create table verified (campaign text primary key, seq integer not null, "
+        "hash text not null, verified_at text not null)"
+    )
+
+
 MIGRATION_NAMES = (
     "m001_events",
     "m002_secrets_snapshots",
@@ -212,6 +222,7 @@ MIGRATION_NAMES = (
     "m009_public_url",
     "m010_merkle_checkpoints",
     "m011_api_tokens",
+    "m012_verified",
 )
 
 
@@ -237,4 +248,5 @@ def get_migrations() -> Migrations:
         _migrations()(m009_public_url)
         _migrations()(m010_merkle_checkpoints)
         _migrations()(m011_api_tokens)
+        _migrations()(m012_verified)
     return _migrations
