@@ -90,8 +90,9 @@ def test_an_edit_before_the_roll_after_the_checkpoint_breaks_the_anchor(played, 
     forge(db_path, "toybox", 8, seed_commitment="00" * 32)
     out = data(played("audit", "11", "--json"))
     assert out["verdict"] == "tampered" and out["chain"]["bad_seq"] == 8
-    assert "event 8's hash is not the one signed in the checkpoint of size 8" in (
-        out["chain"]["problem"]
+    assert (
+        "event 8's hash is not the one signed in the checkpoint of size 8"
+        in (out["chain"]["problem"])
     )
 
 
@@ -100,7 +101,9 @@ def test_a_payload_edited_without_rehashing_fails_the_chain(played, db_path):
     conn.execute("drop trigger events_no_update")
     (raw,) = conn.execute("select data from events where seq = 10").fetchone()
     assert '"number":2' in raw
-    conn.execute("update events set data = ? where seq = 10", (raw.replace('"number":2', '"number":3'),))
+    conn.execute(
+        "update events set data = ? where seq = 10", (raw.replace('"number":2', '"number":3'),)
+    )
     conn.close()
     out = data(played("audit", "11", "--json"))
     assert out["verdict"] == "tampered" and out["chain"]["bad_seq"] == 10
