@@ -134,3 +134,22 @@ def test_verify_of_a_receipt_keeps_no_record(played, db_path):
     head = conn.execute("select seq, hash from events where seq = 6").fetchone()
     assert played("verify", "--receipt", f"{head[0]}:{head[1]}").exit_code == 0
     assert conn.execute("select count(*) from verified").fetchone() == (0,)
+
+
+def test_a_forged_note_anchors_nothing(played, db_path):
+    """A kept checkpoint whose note does not open with the campaign's key is no anchor: the
+    chain runs from the first event, and a roll inside it fails its inclusion proof."""
+    from ledger.trust.notes import Checkpoint, Signer, sign
+
+    forger = Signer("campaign-ledger/toybox", b"\x03" * 32)
+    forged = sign(Checkpoint("campaign-ledger/toybox", 8, bytes(32)).text(), forger)
+    conn = sqlite3.connect(db_path)
+    conn.execute("update checkpoints set note = ? where size = 8", (forged,))
+    conn.commit()
+    conn.close()
+    late = data(played("audit", "11", "--json"))
+    assert late["chain"]["ok"] and late["chain"]["anchor"] == "genesis"
+    assert late["chain"]["events"] == 11 and late["verdict"] == "recorded"
+    inside = data(played("audit", "6", "--json"))
+    assert inside["verdict"] == "tampered" and inside["chain"]["ok"]
+    assert "the proof against the checkpoint of size 8 fails" in inside["detail"]

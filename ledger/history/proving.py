@@ -54,7 +54,8 @@ class ChainProof:
 
 def _signed(campaign: Any) -> tuple[dict[str, Any] | None, bytes | None, str | None, str | None]:
     """The newest kept checkpoint, its root as its signed note gives it, the signer's name,
-    and the problem when the note does not open with the campaign's recorded key."""
+    and the problem when the note does not open with the campaign's recorded key (then no
+    root and no name)."""
     from ledger.campaign.checkpoints import open_checkpoint, recorded_key
     from ledger.trust.notes import NoteError, Verifier
 
@@ -93,13 +94,14 @@ def prove_chain(campaign: Any, seq: int) -> ChainProof:
     store = campaign.store
     out = ChainProof()
     latest, root, signer, bad_note = _signed(campaign)
+    signed_size = 0
     if latest is not None:
         sizes = [c["size"] for c in store.checkpoints(campaign.id)]
-        out.checkpoint = {"number": len(sizes), "size": int(latest["size"]), "signed_by": signer}
-        if bad_note:
-            return out.fail(0, bad_note)
+        signed_size = int(latest["size"])
+        out.checkpoint = {"number": len(sizes), "size": signed_size, "signed_by": signer}
         below = [s for s in sizes if s <= seq]
-        if below:
+        if below and not bad_note:  # a note that does not open anchors nothing (the
+            # inclusion proof reports it)
             out.start, out.anchor = int(max(below)), "checkpoint"
     proved = store.verified(campaign.id)
     if proved is not None and out.start < proved[0] <= seq:
@@ -112,7 +114,7 @@ def prove_chain(campaign: Any, seq: int) -> ChainProof:
             prev = row.hash
             problem = None
             if out.anchor == "checkpoint" and root is not None:
-                problem = _anchor_problem(campaign, row.seq, row.hash, int(latest["size"]), root)  # type: ignore[index]
+                problem = _anchor_problem(campaign, row.seq, row.hash, signed_size, root)
             elif out.anchor == "verify" and proved is not None and row.hash != proved[1]:
                 problem = "the event verify last proved has another hash now: the log was changed"
             if problem is None and hash_of(row) != row.hash:
