@@ -562,7 +562,9 @@ def bench_reads(ledger_db: Path, reps: int, small_db: Path | None = None) -> dic
             )
             times.append(time.perf_counter() - t)
         procs[label] = round(1000 * statistics.median(times), 1)
-    # audit re-verifies the hash chain from the first event to the roll: O(seq) by design
+    # this ledger has no signed checkpoint, so audit by proof chains from the first event to
+    # the roll (O(seq) hashes, no replay); case 10 (bench/audit.py) measures it on a ledger
+    # signed at every session end, as `campaign session end` signs
     t = time.perf_counter()
     c = opened()
     audit(c, roll_seq, as_gm=False)
@@ -574,7 +576,7 @@ def bench_reads(ledger_db: Path, reps: int, small_db: Path | None = None) -> dic
         "prime_seconds": round(prime, 1),
         "in_process_ms_median": {k: round(1000 * med(res, k), 2) for k in res},
         "process_ms_median": procs,
-        "audit_at_mid_campaign_ms": audit_ms,
+        "audit_at_mid_campaign_no_checkpoint_ms": audit_ms,
     }
     if small_db is not None:
         big_small = 1 / speed(res, "roll (big ledger)", "roll (small ledger)")
