@@ -153,3 +153,17 @@ def test_a_forged_note_anchors_nothing(played, db_path):
     inside = data(played("audit", "6", "--json"))
     assert inside["verdict"] == "tampered" and inside["chain"]["ok"]
     assert "the proof against the checkpoint of size 8 fails" in inside["detail"]
+
+
+def test_the_verified_record_on_every_backend(store_target):
+    """``set_verified`` replaces the record; ``verified`` reads it back (SQLite, PostgreSQL:
+    migration m012)."""
+    from ledger.store.opening import open_store
+
+    store = open_store(store_target)
+    assert store.verified("c") is None
+    store.set_verified("c", 7, "ab" * 32, "2026-03-01T19:00:00.000000Z")
+    store.set_verified("c", 9, "cd" * 32, "2026-03-01T20:00:00.000000Z")
+    assert store.verified("c") == (9, "cd" * 32, "2026-03-01T20:00:00.000000Z")
+    assert store.verified("other") is None
+    store.close()
