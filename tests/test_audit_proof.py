@@ -167,3 +167,21 @@ def test_the_verified_record_on_every_backend(store_target):
     assert store.verified("c") == (9, "cd" * 32, "2026-03-01T20:00:00.000000Z")
     assert store.verified("other") is None
     store.close()
+
+
+def test_a_player_audits_past_a_gm_only_event(toy_campaign):
+    """The chain to a player's roll hashes a GM-only event before it; the audit names no
+    GM-only value (only how many events it hashed)."""
+    invoke = toy_campaign
+    invoke("session", "start")
+    invoke("record", "secret-noted", "--character", "bob", "--value", "8675309")  # 5, GM-only
+    invoke("roll", "bob", "sneak", "--dice", "2,2")  # 6
+    invoke("session", "end")  # 7, downtime.committed 8, the checkpoint of size 8
+    for args in (("--json",), ()):
+        result = invoke("--as", "player", "audit", "6", *args)
+        assert result.exit_code == 0, result.output
+        assert "8675309" not in result.output and "secret" not in result.output
+    out = data(invoke("--as", "player", "audit", "6", "--json"))
+    assert out["verdict"] == "recorded" and out["proof"]["verified"] is True
+    assert out["chain"]["ok"] and out["chain"]["events"] == 6  # the GM-only 5 hashed too
+    assert out["checked"].startswith("inclusion in checkpoint 1 of size 8")
