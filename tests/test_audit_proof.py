@@ -46,7 +46,7 @@ def test_a_roll_in_a_checkpoint_is_proven_by_inclusion_and_a_short_chain(played)
     assert out["proof"]["checkpoint"] == 8
     # the nearest checkpoint at or before 6 is none (the only one is of size 8): from the first
     assert out["chain"] == {"ok": True, "bad_seq": None, "problem": None, "from": 0,
-                            "anchor": "genesis", "events": 6}  # fmt: skip
+                            "anchor": "genesis", "anchor_seq": 0, "events": 6}  # fmt: skip
     assert out["checked"].startswith(
         "inclusion in checkpoint 1 of size 8 signed by campaign-ledger/toybox; chain from #0"
     )
@@ -59,11 +59,13 @@ def test_a_roll_after_the_newest_checkpoint_chains_from_it(played):
     out = data(played("audit", "11", "--json"))
     assert out["verdict"] == "recorded"
     assert out["proof"]["checkpoint"] is None
-    assert out["chain"]["ok"] and out["chain"]["from"] == 8
-    assert out["chain"]["anchor"] == "checkpoint" and out["chain"]["events"] == 4  # 8 to 11
+    assert out["chain"]["ok"] and out["chain"]["anchor_seq"] == 8
+    assert out["chain"]["anchor"] == "checkpoint"
+    # and back from it over what Bob's re-derivation folds: from the first event here
+    assert out["chain"]["from"] == 0 and out["chain"]["events"] == 11
     assert out["checked"].startswith(
-        "no inclusion (after checkpoint 1 of size 8); chain from #8 (a signed checkpoint's "
-        "last event, 4 events hashed)"
+        "no inclusion (after checkpoint 1 of size 8); chain from #0 through #8 (a signed "
+        "checkpoint's last event, 11 events hashed)"
     )
 
 
@@ -96,6 +98,27 @@ def test_an_edit_before_the_roll_after_the_checkpoint_breaks_the_anchor(played, 
     )
 
 
+def test_an_edit_the_rederivation_folds_is_found_before_the_anchor(played, db_path):
+    """Roll 11 chains from the checkpoint's #8, but its re-derivation folds Bob from the
+    first event (no snapshot in so short a log): those events are hashed too, back from the
+    anchor, so an edit of Bob's roll at 6 (not rehashed: its leaf and the anchor still
+    prove) is found."""
+    out = data(played("audit", "11", "--json"))
+    assert out["chain"]["from"] == 0 and out["chain"]["anchor_seq"] == 8
+    assert out["chain"]["events"] == 11
+    assert "chain from #0 through #8 (a signed checkpoint's last event, 11 events" in (
+        out["checked"]
+    )
+    conn = sqlite3.connect(db_path, isolation_level=None)
+    conn.execute("drop trigger events_no_update")
+    (raw,) = conn.execute("select data from events where seq = 6").fetchone()
+    conn.execute("update events set data = ? where seq = 6", (raw.replace("2", "3", 1),))
+    conn.close()
+    out = data(played("audit", "11", "--json"))
+    assert out["verdict"] == "tampered" and out["chain"]["bad_seq"] == 6
+    assert "changed after it was written" in out["chain"]["problem"]
+
+
 def test_a_payload_edited_without_rehashing_fails_the_chain(played, db_path):
     conn = sqlite3.connect(db_path, isolation_level=None)
     conn.execute("drop trigger events_no_update")
@@ -116,8 +139,8 @@ def test_audit_chains_from_what_verify_proved(played, db_path):
     assert row[0] == 11
     played("roll", "ann", "brawl", "--dice", "4,4")  # seq 12, after what verify proved
     out = data(played("audit", "12", "--json"))
-    assert out["chain"]["from"] == 11 and out["chain"]["anchor"] == "verify"
-    assert out["chain"]["events"] == 2 and "the head `verify` proved" in out["checked"]
+    assert out["chain"]["anchor_seq"] == 11 and out["chain"]["anchor"] == "verify"
+    assert "through #11 (the head `verify` proved" in out["checked"]
     # the record is used only while the chain still ends there in the hash it proved
     forge(db_path, "toybox", 11, total=4)
     out = data(played("audit", "12", "--json"))

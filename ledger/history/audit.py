@@ -37,7 +37,7 @@ from ledger.dice.engine import (
 )
 from ledger.errors import RuleError
 from ledger.events import Roll
-from ledger.history.proving import checked_text, prove_chain
+from ledger.history.proving import checked_text, prove_back, prove_chain
 from ledger.rules.requests import Opponent
 from ledger.rules.results import NOT_FOLLOWING, result_problem
 
@@ -103,8 +103,6 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
         else "amended"
         if seq in corrections.amended
         else "standing",
-        "chain": {"ok": chain.ok, "bad_seq": chain.bad_seq, "problem": chain.problem,
-                  "from": chain.start, "anchor": chain.anchor, "events": chain.events},
     }
     # a forged result of this very roll is the roll's verdict, not the chain's
     chain_ok = chain.ok or (
@@ -115,6 +113,15 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
         result["predictable"] = {"by": code, "text": PREDICTABILITY[code]}
     snapshot: list[int] = []  # where the re-derivation's fold started, if it ran
     verdict, detail = _verdict(campaign, rec, chain_ok, as_gm=as_gm, snapshot=snapshot)
+    if chain_ok and snapshot and min(snapshot) < chain.start:
+        # every event the re-derivation folded is hashed too, back from the anchor
+        prove_back(campaign, chain, min(snapshot))
+        if not chain.ok:
+            chain_ok = False
+            verdict, detail = _verdict(campaign, rec, chain_ok, as_gm=as_gm, snapshot=[])
+    result["chain"] = {"ok": chain.ok, "bad_seq": chain.bad_seq, "problem": chain.problem,
+                       "from": chain.start, "anchor": chain.anchor, "anchor_seq": chain.anchor_seq,
+                       "events": chain.events}  # fmt: skip
     if not chain_ok:
         detail += f" (seq {chain.bad_seq}: {chain.problem})"
     from ledger.history.proofs import against_checkpoint
@@ -123,7 +130,7 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     if proof["checkpoint"] is not None and not proof["verified"]:
         verdict, detail = "tampered", f"{detail}; {proof['problem']}"
     result["verdict"], result["detail"] = verdict, detail
-    result["checked"] = checked_text(chain, proof, snapshot[0] if snapshot else None)
+    result["checked"] = checked_text(chain, proof, min(snapshot) if snapshot else None)
     if touched:  # the original result and the one in force after the corrections (#14)
         result["original"] = summary(campaign, rec.data, rec.stream)
         now = in_force(campaign, rec, corrections)
@@ -139,8 +146,8 @@ def result_of(
     Re-derives it (:func:`ledger.rules.results.result_problem`) against its character's state
     just before it, in the asker's view, with the corrections then in force.
 
-    :param snapshot: a list the seq of the snapshot the state was folded from is appended
-        to (0: from the first event).
+    :param snapshot: a list the seqs of the snapshots the states (the roller's, an
+        opponent's) were folded from are appended to (0: from the first event).
     :returns: ``None`` when it does, else the sentence naming the fields that differ.
     """
     try:
@@ -160,6 +167,8 @@ def result_of(
                 name=names.get(oid, ""),
                 state=campaign.state_of(oid, upto=rec.seq - 1, as_gm=as_gm, save_snapshots=False),
             )
+            if snapshot is not None:
+                snapshot.append(campaign.reader.last_snapshot)
         except NotFound:
             return f"a roll against {oid!r}, who was not a character before it"
     try:

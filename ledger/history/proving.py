@@ -35,13 +35,16 @@ from ledger.trust import merkle
 class ChainProof:
     """What step 2 found: ``ok``, else the first ``bad_seq`` and its ``problem``.
 
-    ``start`` is the anchor's seq (0: the first event), ``anchor`` how it was proven
-    (``"checkpoint"``, ``"verify"`` or ``"genesis"``), ``events`` how many were hashed."""
+    ``anchor_seq`` is the anchor's seq (0: the first event), ``anchor`` how it was proven
+    (``"checkpoint"``, ``"verify"`` or ``"genesis"``), ``start`` the first seq hashed less
+    one (the anchor, or earlier when :func:`prove_back` went back from it to cover a
+    snapshot's fold), ``events`` how many were hashed."""
 
     ok: bool = True
     bad_seq: int | None = None
     problem: str | None = None
     start: int = 0
+    anchor_seq: int = 0
     anchor: str = "genesis"
     events: int = 0
     checkpoint: dict[str, Any] = field(default_factory=dict)
@@ -137,7 +140,38 @@ def prove_chain(campaign: Any, seq: int) -> ChainProof:
         out.events += 1
     if expected <= seq:
         return out.fail(expected, f"seq {expected} is missing")
+    out.anchor_seq = out.start
     return out
+
+
+def prove_back(campaign: Any, chain: ChainProof, first: int) -> ChainProof:
+    """Extend a proven ``chain`` back from its anchor to cover events ``first + 1`` on (the
+    events a re-derivation folds after a snapshot at ``first``): each hashes to its stored
+    hash and is the ``prev_hash`` of the next, ending in the anchor's proven hash (so an
+    event edited before the anchor, rehashed or not, is found). Updates ``chain``.
+    """
+    if not chain.ok or first >= chain.start:
+        return chain
+    rows = list(campaign.store.rows(campaign.id, after=first, upto=chain.start))
+    expected = first + 1
+    prev = ZERO_HASH if first == 0 else None  # the link into event ``first`` is not checked
+    for row in rows:
+        if row.seq != expected:
+            return chain.fail(expected, f"seq {expected} is missing (found {row.seq} next)")
+        if prev is not None and row.prev_hash != prev:
+            return chain.fail(row.seq, "prev_hash does not match the previous event's hash")
+        if row.seq < chain.start and hash_of(row) != row.hash:
+            return chain.fail(
+                row.seq,
+                "hash does not match the event's contents (changed after it was written)",
+            )
+        prev = row.hash
+        expected += 1
+    if expected <= chain.start:
+        return chain.fail(expected, f"seq {expected} is missing")
+    chain.events += chain.start - first - 1
+    chain.start = first
+    return chain
 
 
 def checked_text(chain: ChainProof, proof: dict[str, Any], snapshot: int | None) -> str:
@@ -159,7 +193,8 @@ def checked_text(chain: ChainProof, proof: dict[str, Any], snapshot: int | None)
         "verify": "the head `verify` proved",
         "genesis": "the first event",
     }[chain.anchor]
-    parts.append(f"chain from #{chain.start} ({how}, {chain.events} events hashed)")
+    through = f" through #{chain.anchor_seq}" if chain.start != chain.anchor_seq else ""
+    parts.append(f"chain from #{chain.start}{through} ({how}, {chain.events} events hashed)")
     if snapshot is not None:
         parts.append(
             f"rules re-derived from snapshot at #{snapshot}"
