@@ -106,8 +106,8 @@ def test_an_edit_the_rederivation_folds_is_found_before_the_anchor(played, db_pa
     out = data(played("audit", "11", "--json"))
     assert out["chain"]["from"] == 0 and out["chain"]["anchor_seq"] == 8
     assert out["chain"]["events"] == 11
-    assert "chain from #0 through #8 (a signed checkpoint's last event, 11 events" in (
-        out["checked"]
+    assert (
+        "chain from #0 through #8 (a signed checkpoint's last event, 11 events" in (out["checked"])
     )
     conn = sqlite3.connect(db_path, isolation_level=None)
     conn.execute("drop trigger events_no_update")

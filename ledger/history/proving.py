@@ -152,10 +152,9 @@ def prove_back(campaign: Any, chain: ChainProof, first: int) -> ChainProof:
     """
     if not chain.ok or first >= chain.start:
         return chain
-    rows = list(campaign.store.rows(campaign.id, after=first, upto=chain.start))
     expected = first + 1
     prev = ZERO_HASH if first == 0 else None  # the link into event ``first`` is not checked
-    for row in rows:
+    for row in campaign.store.rows(campaign.id, after=first, upto=chain.start):  # streamed
         if row.seq != expected:
             return chain.fail(expected, f"seq {expected} is missing (found {row.seq} next)")
         if prev is not None and row.prev_hash != prev:
