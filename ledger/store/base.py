@@ -55,6 +55,7 @@ from ledger.store.protocols import (
 )
 from ledger.store.rows import PagedRows, Row, RowFilter, RowStream, column_names
 from ledger.store.statements import Statements
+from ledger.store.hooks import SqlWebhooks
 from ledger.store.tables import SqlTables
 from ledger.store.tree import TreeStore
 
@@ -131,11 +132,11 @@ def conflicts(expected_versions: dict[str, int] | None, version_of: Callable[[st
             )
 
 
-class SqlEventStore(SqlTables, TreeStore):
+class SqlEventStore(SqlTables, SqlWebhooks, TreeStore):
     """The part of an :class:`EventStore` both SQL backends share: the statements that differ
     only in their placeholder (:class:`Statements`), the filters of a read and an append's
     check-chain-write; secrets, access links and snapshots come from
-    :class:`~ledger.store.tables.SqlTables`.
+    :class:`~ledger.store.tables.SqlTables`, webhooks from :class:`~ledger.store.hooks.SqlWebhooks`.
 
     A backend sets :attr:`MARK`, :attr:`SQL` (``Statements().marked(MARK)``) and
     :attr:`JSON_FIELD`, and defines ``conn`` (a DB-API connection with ``execute``),
