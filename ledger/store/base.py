@@ -46,6 +46,7 @@ from ledger.chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows, not_befo
 from ledger.codec import encode_data, salted
 from ledger.errors import ConflictError, StoreError
 from ledger.events import Event, StoredEvent, Visibility, event_tag, stream_of
+from ledger.store.hooks import SqlWebhooks
 from ledger.store.protocols import (
     AccessStore,
     EventRecorder,
@@ -55,7 +56,6 @@ from ledger.store.protocols import (
 )
 from ledger.store.rows import PagedRows, Row, RowFilter, RowStream, column_names
 from ledger.store.statements import Statements
-from ledger.store.hooks import SqlWebhooks
 from ledger.store.tables import SqlTables
 from ledger.store.tree import TreeStore
 

@@ -170,7 +170,9 @@ class SqlWebhooks:
                 (campaign, "webhook", hook_id),
             )
             self.conn.execute(
-                self._sql("insert into secrets (campaign, session, kind, seed) values (?, ?, ?, ?)"),
+                self._sql(
+                    "insert into secrets (campaign, session, kind, seed) values (?, ?, ?, ?)"
+                ),
                 (campaign, hook_id, "webhook", secret.hex()),
             )
             return hook_id
@@ -178,7 +180,9 @@ class SqlWebhooks:
     def webhooks(self, campaign: str) -> list[dict[str, Any]]:
         """See :meth:`WebhookKeeper.webhooks`."""
         rows = self.conn.execute(
-            self._sql(f"select {', '.join(WEBHOOK_FIELDS)} from webhooks where campaign = ? order by id"),
+            self._sql(
+                f"select {', '.join(WEBHOOK_FIELDS)} from webhooks where campaign = ? order by id"
+            ),
             (campaign,),
         )
         return [dict(zip(WEBHOOK_FIELDS, r, strict=True)) for r in rows]
