@@ -201,7 +201,8 @@ def webhook_deliver(app: App, as_json: bool) -> None:
                 "busy": "being delivered by another process",
             }[p.outcome]
             click.echo(f"Webhook {p.id} ({url}): {p.delivered} delivered, {words}.")
-            if p.outcome == "paused":
-                click.echo(pause_warning(p), err=True)
+    for p in passes:
+        if p.outcome == "paused":
+            click.echo(pause_warning(p), err=True)
     if any(p.outcome in ("failed", "paused") for p in passes):
         raise SystemExit(1)
