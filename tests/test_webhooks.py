@@ -310,12 +310,13 @@ def test_a_serve_without_hooks_or_with_a_store_error_keeps_running(db_path):
 
     def opener():
         calls.append(1)
-        if len(calls) >= 2:
+        if len(calls) >= 3:
             stop.set()
         raise OSError("disk on fire")
 
     wh.run_forever(opener, "toybox", stop, interval=0.01, warn=said.append)
-    assert said and said[0] == "Warning: webhook delivery: OSError: disk on fire"
+    assert len(calls) == 3  # tried at every pass, said once
+    assert said == ["Warning: webhook delivery: OSError: disk on fire"]
 
 
 def test_discord_bodies_fit_and_ping_nobody(toy_campaign, receiver, db_path, frozen):
@@ -399,3 +400,36 @@ def test_a_discord_url_token_is_not_shown_in_lists():
     url = "https://discord.com/api/webhooks/1234567890/AbCdEfGhIjKlMnOpQrStUvWxYz_0123456789"
     assert wh.shown_url(url) == "https://discord.com/api/webhooks/1234567890/AbCd…"
     assert wh.shown_url("http://127.0.0.1:8080/hook?key=1") == "http://127.0.0.1:8080/hook"
+
+
+def test_delivery_on_both_backends(store_target, receiver, frozen):
+    """The same pass over a SQLite file and a PostgreSQL database (`--db postgresql://...`):
+    the public hook skips the GM-only note, the GM hook gets it; a second pass posts nothing."""
+    from ledger.campaign.aggregate import Campaign
+    from ledger.events import NoteAdded
+
+    store = open_store(store_target)
+    try:
+        campaign = Campaign.create(store, "pg", system="decision-dice", actor="gm",
+                                   at="2026-03-01T19:00:00.000000Z")  # fmt: skip
+        pub, pub_secret = wh.add(store, "pg", receiver.url("/public"), "public", "json",
+                                 at="2026-03-01T19:00:00.000000Z")  # fmt: skip
+        gm, _ = wh.add(store, "pg", receiver.url("/gm"), "gm", "discord",
+                       at="2026-03-01T19:00:00.000000Z")  # fmt: skip
+        for text, vis in (("open", None), (GM_SECRET_TEXT, "gm"), ("shut", None)):
+            campaign.append([NoteAdded(text=text)], actor="gm",
+                            at="2026-03-01T19:00:01.000000Z", visibility=vis)  # fmt: skip
+        passes = wh.Deliverer().run_once(store, "pg")
+        assert [(p.id, p.outcome, p.delivered, p.skipped) for p in passes] == [
+            (pub, "ok", 2, 1),
+            (gm, "ok", 3, 0),
+        ]
+        assert [p.delivered for p in wh.Deliverer().run_once(store, "pg")] == [0, 0]
+    finally:
+        store.close()
+    public = receiver.accepted("/public")
+    assert [json.loads(b)["seq"] for _, b in public] == [2, 4]
+    for headers, body in public:
+        check_signed(pub_secret, headers, body)
+    gm_texts = [json.loads(b)["content"] for _, b in receiver.accepted("/gm")]
+    assert gm_texts == ["[2] Note: open", f"[3] Note: {GM_SECRET_TEXT} [GM]", "[4] Note: shut"]

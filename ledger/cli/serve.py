@@ -128,6 +128,7 @@ def serve(
     the players' view only and enter physical dice for their own characters. Listens on
     127.0.0.1 unless --host; answers only requests for the addresses it prints (and
     --url's host). The address is kept, so `campaign access add` prints links with it.
+    Delivers the webhooks (`campaign webhook`) while it runs.
     """
     from ledger.web import access as accessmod
     from ledger.web import server as webserver

@@ -413,9 +413,11 @@ def run_forever(
 ) -> None:
     """``campaign serve``'s delivery thread: a pass every ``interval`` seconds until
     ``stop`` is set. A hook paused in a pass is reported through ``warn``; an error of the
-    store is reported the same way and the store opened again at the next pass."""
+    store is reported the same way (once while it repeats) and the store opened again at
+    the next pass."""
     deliverer = deliverer or Deliverer()
     store: EventStore | None = None
+    said = ""  # the last error said, not repeated at every pass while it lasts
     while not stop.is_set():
         try:
             if store is None:
@@ -424,8 +426,12 @@ def run_forever(
                 for done in deliverer.run_once(store, campaign_id):
                     if done.outcome == "paused":
                         warn(pause_warning(done))
+            said = ""
         except Exception as e:  # the thread must live on: say it and try again
-            warn(f"Warning: webhook delivery: {type(e).__name__}: {e}")
+            line = f"Warning: webhook delivery: {type(e).__name__}: {e}"
+            if line != said:
+                warn(line)
+            said = line
             if store is not None:
                 try:
                     store.close()
