@@ -433,3 +433,23 @@ def test_delivery_on_both_backends(store_target, receiver, frozen):
         check_signed(pub_secret, headers, body)
     gm_texts = [json.loads(b)["content"] for _, b in receiver.accepted("/gm")]
     assert gm_texts == ["[2] Note: open", f"[3] Note: {GM_SECRET_TEXT} [GM]", "[4] Note: shut"]
+
+
+def test_a_hook_removed_during_a_pass_stops_quietly(toy_campaign, receiver, db_path, frozen):
+    invoke = toy_campaign
+    hook, _ = add_hook(invoke, receiver.url("/gm"), "gm")
+    note(invoke, "one")
+    note(invoke, "two")
+    store = open_store(db_path)
+
+    def post_then_remove(url: str, payload: bytes, head: dict[str, str]) -> wh.Posted:
+        store.remove_webhook("toybox", hook)
+        return wh.post(url, payload, head)
+
+    try:
+        [done] = wh.Deliverer(post=post_then_remove).run_once(store, "toybox")
+        assert (done.outcome, done.delivered) == ("removed", 0)
+        assert store.webhooks("toybox") == [] and store.webhook_log(hook) == []
+    finally:
+        store.close()
+    assert len(receiver.accepted("/gm")) == 1  # the one in flight, then nothing

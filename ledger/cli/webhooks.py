@@ -199,6 +199,7 @@ def webhook_deliver(app: App, as_json: bool) -> None:
                 "was-paused": f"paused (`campaign webhook resume {p.id}`)",
                 "waiting": f"failing; next attempt {_when(p.next_attempt_at)}",
                 "busy": "being delivered by another process",
+                "removed": "removed meanwhile",
             }[p.outcome]
             click.echo(f"Webhook {p.id} ({url}): {p.delivered} delivered, {words}.")
     for p in passes:

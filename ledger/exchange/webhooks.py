@@ -265,7 +265,7 @@ class HookPass:
 
     :ivar outcome: ``"ok"`` (caught up), ``"failed"`` (to be retried at ``next_attempt_at``),
         ``"paused"`` (paused in this pass), ``"was-paused"``, ``"waiting"`` (its backoff
-        runs), ``"busy"`` (another deliverer holds it).
+        runs), ``"busy"`` (another deliverer holds it), ``"removed"`` (during the pass).
     """
 
     id: int
@@ -295,8 +295,11 @@ class Deliverer:
         until each is caught up or fails; returns a :class:`HookPass` per hook."""
         from ledger.campaign.aggregate import open_campaign
 
+        hooks = store.webhooks(campaign_id)
+        if not hooks:  # `serve` asks every 2 seconds: no campaign read for nothing
+            return []
         campaign = open_campaign(store, campaign_id)
-        return [self.run_hook(store, campaign, hook) for hook in store.webhooks(campaign_id)]
+        return [self.run_hook(store, campaign, hook) for hook in hooks]
 
     def run_hook(self, store: EventStore, campaign: Any, hook: dict[str, Any]) -> HookPass:
         """One hook's pass (see :meth:`run_once`)."""
@@ -313,6 +316,8 @@ class Deliverer:
             return done
         try:
             self._deliver(store, campaign, done)
+        except NotFound:  # removed (`webhook remove`) while this pass held it
+            done.outcome = "removed"
         finally:
             store.release_webhook(hook["id"], self.owner)
         return done
@@ -335,12 +340,12 @@ class Deliverer:
             for stored in page:
                 if hook["channel"] == "public" and stored.visibility == "gm":
                     if not store.advance_webhook(hook["id"], self.owner, stored.seq):
-                        done.outcome = "busy"
+                        done.outcome = _lost(store, campaign.id, done.id)
                         return
                     done.skipped += 1
                     continue
                 if not self._claim(store, hook["id"]):  # renew the lease before posting
-                    done.outcome = "busy"
+                    done.outcome = _lost(store, campaign.id, done.id)
                     return
                 rec = Recorded(stored, campaign.codec.decode(stored.data, stored.type))
                 payload = body(campaign, rec, hook["format"], characters)
@@ -353,7 +358,7 @@ class Deliverer:
                     if not store.advance_webhook(
                         hook["id"], self.owner, stored.seq, logged=(at, status)
                     ):
-                        done.outcome = "busy"
+                        done.outcome = _lost(store, campaign.id, done.id)
                         return
                     done.delivered += 1
                     continue
@@ -380,6 +385,11 @@ class Deliverer:
                              next_attempt_at=next_at, pause=pause)  # fmt: skip
         done.outcome = "paused" if pause else "failed"
         done.error, done.next_attempt_at = error, None if pause else next_at
+
+
+def _lost(store: EventStore, campaign: str, hook_id: int) -> str:
+    """Why a lease was lost: ``"removed"`` (the hook is gone) or ``"busy"`` (taken over)."""
+    return "busy" if any(h["id"] == hook_id for h in store.webhooks(campaign)) else "removed"
 
 
 def pause_warning(done: HookPass) -> str:
