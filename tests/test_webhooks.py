@@ -453,3 +453,80 @@ def test_a_hook_removed_during_a_pass_stops_quietly(toy_campaign, receiver, db_p
     finally:
         store.close()
     assert len(receiver.accepted("/gm")) == 1  # the one in flight, then nothing
+
+
+def serve_process(db: str, errors):
+    """`campaign serve` in a process of its own, once it says it is serving."""
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    server = subprocess.Popen(
+        [sys.executable, "-c", "from ledger.cli import cli; cli()", "--db", db, "serve",
+         "--port", port],  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=errors,
+    )
+    assert server.stdout is not None
+    printed = ""
+    while "Serving" not in printed:
+        line = server.stdout.readline().decode()
+        assert line, printed
+        printed += line
+    return server
+
+
+def stop_process(server) -> None:
+    server.terminate()
+    server.wait(timeout=30)
+    server.stdout.close()
+
+
+def wait_for(until) -> None:
+    for _ in range(600):
+        if until():
+            return
+        time.sleep(0.05)
+    assert until()
+
+
+def test_campaign_serve_delivers_what_other_processes_append_across_its_restart(
+    invoke, receiver, db_path, tmp_path
+):
+    """The issue's "Done when": `campaign serve` (its own process) posts what the CLI (another
+    process) appends, is stopped, more is appended, and once started again it posts the rest:
+    each entry once, in order, signed; the receiver's outage in between changes nothing."""
+    assert invoke("new", "casebook", "--system", "decision-dice").exit_code == 0
+    hook, secret = add_hook(invoke, receiver.url("/gm"), "gm")
+    errors = open(tmp_path / "serve.err", "wb")  # noqa: SIM115
+    try:
+        server = serve_process(db_path, errors)
+        try:
+            for text in ("one", "two"):
+                note(invoke, text)
+            wait_for(lambda: len(receiver.accepted("/gm")) == 2)
+            receiver.status = 500  # an outage while serving: retried with backoff
+            note(invoke, "three")
+            wait_for(lambda: len(receiver.requests) >= 3)
+            receiver.status = 200
+            wait_for(lambda: len(receiver.accepted("/gm")) == 3)  # after its 2 s backoff
+        finally:
+            stop_process(server)
+        note(invoke, "four (while stopped)")
+        note(invoke, "five (while stopped)", blind=True)
+        server = serve_process(db_path, errors)
+        try:
+            wait_for(lambda: len(receiver.accepted("/gm")) == 5)
+        finally:
+            stop_process(server)
+    finally:
+        errors.close()
+    got = receiver.accepted("/gm")
+    for headers, body in got:
+        check_signed(secret, headers, body)
+    assert [json.loads(b)["seq"] for _, b in got] == [2, 3, 4, 5, 6]
+    assert json.loads(got[-1][1])["text"] == "[6] Note: five (while stopped) [GM]"
+    assert "Traceback" not in (tmp_path / "serve.err").read_text()
