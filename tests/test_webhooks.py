@@ -530,3 +530,36 @@ def test_campaign_serve_delivers_what_other_processes_append_across_its_restart(
     assert [json.loads(b)["seq"] for _, b in got] == [2, 3, 4, 5, 6]
     assert json.loads(got[-1][1])["text"] == "[6] Note: five (while stopped) [GM]"
     assert "Traceback" not in (tmp_path / "serve.err").read_text()
+
+
+def test_a_success_between_failures_starts_the_count_again(toy_campaign, receiver, db_path):
+    from freezegun import freeze_time
+
+    invoke = toy_campaign
+    hook, _ = add_hook(invoke, receiver.url("/gm"), "gm")
+    note(invoke, "one")
+    note(invoke, "two")
+    answers = iter([500, 500, 200, 500])
+
+    def poster(url: str, payload: bytes, head: dict[str, str]) -> wh.Posted:
+        return next(answers), ""
+
+    store = open_store(db_path)
+    try:
+        with freeze_time("2026-03-01 20:00:00") as clock:
+            deliverer = wh.Deliverer(post=poster)
+            deliverer.run_once(store, "toybox")
+            clock.move_to("2026-03-01 20:00:02")
+            deliverer.run_once(store, "toybox")
+            assert store.webhooks("toybox")[0]["attempts"] == 2
+            clock.move_to("2026-03-01 20:00:06")
+            [done] = deliverer.run_once(store, "toybox")  # "one" goes, "two" fails
+        assert (done.delivered, done.outcome) == (1, "failed")
+        [row] = store.webhooks("toybox")
+        assert (row["attempts"], row["failing_since"], row["next_attempt_at"]) == (
+            1,
+            "2026-03-01T20:00:06.000000Z",
+            "2026-03-01T20:00:08.000000Z",  # the first retry's 2 s again
+        )
+    finally:
+        store.close()

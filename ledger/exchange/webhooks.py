@@ -362,6 +362,7 @@ class Deliverer:
                         return
                     done.delivered += 1
                     continue
+                hook = find(store, campaign.id, done.id)  # its failures as they are now
                 self._failed(store, hook, stored.seq, at, status, error or f"HTTP {status}", done)
                 return
             hook = find(store, campaign.id, done.id)
