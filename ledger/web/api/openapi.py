@@ -45,7 +45,7 @@ def document() -> dict[str, Any]:
 
     def query(name: str, text: str) -> dict[str, Any]:
         return {"name": name, "in": "query", "required": False, "description": text,
-                "schema": {"type": "integer", "minimum": 0}}  # fmt: skip
+                "schema": {"type": "integer", "minimum": 0, "maximum": t.MAX_QUERY_INT}}  # fmt: skip
 
     roll_answers = answers(roll_out, 400, 404, 413, 422, 429)
     roll_answers["201"] = roll_answers.pop("200")
@@ -125,7 +125,8 @@ def document() -> dict[str, Any]:
                             "name": "seq",
                             "in": "path",
                             "required": True,
-                            "schema": {"type": "integer", "minimum": 1},
+                            "schema": {"type": "integer", "minimum": 1,
+                                       "maximum": t.MAX_QUERY_INT},
                         },  # fmt: skip
                     ],
                     "requestBody": {"required": True, "content": _json(answer_in)},
