@@ -93,3 +93,27 @@ def test_a_seq_too_large_for_sqlite_is_a_404_never_a_server_error(served):
             assert page.status_code == 404, path
             assert page.headers["content-type"].startswith("text/html")
         assert c.post(f"/answer/{huge}").status_code == 404
+
+
+def test_stateful_runs_follow_the_documented_links(api_schema, served):
+    """Schemathesis's state machine follows the document's links (a request's seq into its
+    answer and its inclusion proof; a roll's seq into its proof) as the GM: every step
+    answers as documented."""
+    from hypothesis.stateful import run_state_machine_as_test
+
+    machine = api_schema.as_state_machine()
+    headers = {"Authorization": f"Bearer {served[1]['gm']}"}
+
+    class Machine(machine):  # type: ignore[misc,valid-type]
+        def get_call_kwargs(self, case):
+            return {"headers": headers}
+
+        def validate_response(self, response, case, **kwargs):
+            excluded = [positive_data_acceptance] if case.method.upper() == "POST" else []
+            case.validate_response(response, excluded_checks=excluded)
+
+    run_state_machine_as_test(
+        Machine,
+        settings=settings(max_examples=15, stateful_step_count=4, deadline=None,
+                          database=None, suppress_health_check=list(HealthCheck)),  # fmt: skip
+    )

@@ -56,6 +56,15 @@ def document() -> dict[str, Any]:
     request_answers = answers(roll_out, 400, 404, 422)
     request_answers["201"] = request_answers.pop("200")
     request_answers["201"]["description"] = "recorded"
+    # the request's seq is what its answer names (OpenAPI links: schemathesis's stateful runs
+    # follow them, and so can a client generator)
+    request_answers["201"]["links"] = {
+        "answer": {"operationId": "answer", "parameters": {"seq": "$response.body#/seq"}},
+        "proof": {"operationId": "inclusion", "parameters": {"seq": "$response.body#/seq"}},
+    }
+    roll_answers["201"]["links"] = {
+        "proof": {"operationId": "inclusion", "parameters": {"seq": "$response.body#/seq"}},
+    }
     return {
         "openapi": "3.1.0",
         "info": {"title": "Campaign Ledger API", "version": "1"},
