@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 #: the character allows it, so the reason is a GM-only fact (a hidden condition, a trait a
 #: blind check spent, a skill only the GM's records hold) and must not be named.
 #: What a roll settled without dice asks of the player (the form's "auto" field).
-AUTO_HINT = "if so, tick “Record it without rolling” (under More options)"
+AUTO_HINT = "if that is right, tick “Record it without rolling” (under More options)"
 
 SECRET_REFUSAL = (
     "The GM's records refuse this roll as entered, for a reason only the GM can see: "
@@ -215,6 +215,10 @@ def roll(server: Server) -> Endpoint:
             given = pick_params(system, "roll_params", picked)
         except ParamError as e:
             return None, roll_help.plain(system, str(e)), e.option
+        if faces and not automatic_ok:  # dice typed for a roll the rules settle without them
+            settled = roll_help.settled(campaign, cid, skill, given, as_gm=viewer.as_gm)
+            if settled:
+                return refused(f"{settled}: {AUTO_HINT}")
         if not viewer.as_gm:
             # the players' view first: its refusal names only what a player may know
             problem = rehearse(campaign, cid, skill, given, faces or "", automatic_ok=automatic_ok)
@@ -289,7 +293,9 @@ def roll(server: Server) -> Endpoint:
             return await run_sync(
                 server.attempt, form_page, viewer, cid, form, error, 422, None, field
             )
-        return redirect(f"/log?recorded={rec.seq}#e{rec.seq}")
+        verdict = await run_sync(server.attempt, lambda: server.campaign().system.verdict(rec.data))
+        shown = f"&verdict={verdict}" if verdict else ""
+        return redirect(f"/log?recorded={rec.seq}{shown}#e{rec.seq}")
 
     return endpoint
 

@@ -39,6 +39,7 @@ def _hint(system: Any, text: str) -> str:
     if sep and prefix.casefold().replace(" ", "-") in system.id:
         text = rest
     text = plain(system, text)
+    text = text[:1].upper() + text[1:]
     return "" if "--" in text or "`" in text else text
 
 
@@ -152,20 +153,40 @@ def field_of(system: Any, message: str, *, dice_error: bool = False) -> str:
     the one the system says (:meth:`RuleSystem.refusal_field`), ``dice`` for faces the
     dice cannot show, ``skill`` for a skill the character lacks; ``""``: above the form."""
     names = {p.name for p in system.roll_params}
+    own = system.refusal_field(message)
+    if own in names:
+        return str(own)
     for option in _OPTION.findall(message):
         name = option.replace("-", "_")
         if name in names:
             return name
         if name == "dice":
             return "dice"
-    own = system.refusal_field(message)
-    if own in names:
-        return str(own)
     if dice_error or re.search(r"\bdie \d+ is\b|\bfaces?\b", message):
         return "dice"
     if re.search(r"\bskill\b", message, re.IGNORECASE):
         return "skill"
     return ""
+
+
+def settled(campaign: Any, cid: str, skill: str | None, picked: dict[str, Any], *, as_gm: bool) -> str | None:
+    """The rules' sentence when the roll the form holds is one they settle without dice
+    (:meth:`RuleSystem.automatic`: d20-world's check with only one of time, tools and skill),
+    in the viewer's view; ``None`` otherwise, or when the rules refuse it (the refusal
+    comes from the roll itself)."""
+    from ledger.dice.engine import CountingDice, DiceError
+    from ledger.errors import RuleError
+    from ledger.rules.requests import RollRequest
+
+    system = campaign.system
+    try:
+        state = campaign.state_of(cid, as_gm=as_gm, save_snapshots=False)
+        request = RollRequest(cid, campaign.characters()[cid], skill, picked, None)
+        event = system.resolve(state, request, CountingDice([]))
+    except (RuleError, DiceError):
+        return None
+    found = system.automatic(event)
+    return plain(system, found) if found else None
 
 
 def odds(campaign: Any, cid: str, skill: str | None, picked: dict[str, Any], *, as_gm: bool) -> dict[str, Any]:
