@@ -287,7 +287,7 @@ def refusal(c, character: str, form: dict[str, str]) -> str:
     """The roll form's refusal sentence (the page must refuse: 422)."""
     r = post(c, f"/roll/{character}", form)
     assert r.status_code == 422, (form, r.status_code, r.text[:300])
-    found = re.search(r'<p class="error" role="alert">(.*?)</p>', r.text, re.S)
+    found = re.search(r'<p class="error[^"]*" role="alert"[^>]*>(.*?)</p>', r.text, re.S)
     assert found, r.text
     return html.unescape(found[1])
 

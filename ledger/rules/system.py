@@ -32,8 +32,8 @@ import msgspec
 
 from ledger.errors import RuleError
 from ledger.events import Event, Recorded, Roll, TimePassed, event_tag
-from ledger.rules.marks import applies, describes, marked
 from ledger.rules.form import RollForm
+from ledger.rules.marks import applies, describes, marked
 from ledger.rules.requests import Opponent, RollParam, RollRequest
 from ledger.rules.wording import SEED_NAME, VERDICTS, Wording, for_people
 
