@@ -164,6 +164,9 @@ def field_of(system: Any, message: str, *, dice_error: bool = False) -> str:
             return "dice"
     if dice_error or re.search(r"\bdie \d+ is\b|\bfaces?\b", message):
         return "dice"
+    for p in system.roll_params:  # "no trait called 'Nope'": the trait
+        if re.search(rf"\b{re.escape(p.name.replace('_', ' '))}\b", message, re.IGNORECASE):
+            return str(p.name)
     if re.search(r"\bskill\b", message, re.IGNORECASE):
         return "skill"
     return ""
