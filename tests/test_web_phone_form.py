@@ -133,7 +133,7 @@ def test_wyrd_engine_fudge_dice_are_plus_blank_minus_buttons(tmp_path):
         page = c.get(f"/roll/{cid}").text
     faces = re.findall(r'<button type="button" class="face fudge" data-face="([^"]+)" aria-label="([^"]+)">', page)
     assert faces == [("+", "plus"), ("0", "blank"), ("-", "minus")]
-    assert "Difficulty Rating" in page and "the four Fudge dice" in page
+    assert "Difficulty Rating" in page and "The four Fudge dice: what you rolled" in page
     inputs = {i.get("name"): i for i in form_of(page).inputs}
     assert inputs["dice"]["inputmode"] == "text"  # + and − are not on the numeric keypad
     assert inputs["boost"]["inputmode"] == "numeric" and inputs["boost"]["pattern"] == "[0-9]+"
@@ -239,7 +239,7 @@ def test_a_request_card_enters_dice_with_the_systems_keypad(table):
     table.ok("request", "isa", "Lockpicking", "--time")
     with client(table, "Dana") as c:
         part = c.get("/requests/part").text
-    assert 'inputmode="numeric"' in part and "What the d20 show" in part
+    assert 'inputmode="numeric"' in part and "The d20: what you rolled, in order" in part
     assert "3,5 or ++-0" not in part and 'class="roll-now"' in part
 
 
