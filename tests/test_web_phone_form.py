@@ -136,7 +136,8 @@ def test_wyrd_engine_fudge_dice_are_plus_blank_minus_buttons(tmp_path):
     assert "Difficulty Rating" in page and "The four Fudge dice: what you rolled" in page
     inputs = {i.get("name"): i for i in form_of(page).inputs}
     assert inputs["dice"]["inputmode"] == "text"  # + and − are not on the numeric keypad
-    assert inputs["boost"]["inputmode"] == "numeric" and inputs["boost"]["pattern"] == "[0-9]+"
+    assert inputs["boost"]["inputmode"] == "numeric" and inputs["boost"]["type"] == "number"
+    assert (inputs["boost"]["min"], inputs["boost"]["max"]) == ("1", "2")
     assert inputs["situational"]["inputmode"] == "text"  # -6 to +6: the keypad has no minus
 
 

@@ -25,7 +25,7 @@ class RollForm:
     :cvar skill_label: what the book calls the thing rolled ("Skill", "STAT").
     :cvar common_roll_params: names of :attr:`roll_params` a table commonly sets on a
         player's roll, shown on the form in this order; every other param is folded into a
-        "More options" section. Default ``()``: all folded.
+        "More options" section. Default ``()``: the first three :attr:`roll_params` shown.
     :cvar roll_labels: ``{param name: label in the book's words}``; a param without one is
         labelled with its name, underscores as spaces, capitalised.
     :cvar roll_defaults: ``{param name: value}`` the form starts with (a flag: ``True``).

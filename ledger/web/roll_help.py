@@ -68,7 +68,7 @@ def fields(system: Any, values: dict[str, str], fresh: bool) -> list[dict[str, A
         ``text``), ``min``, ``max``, ``multiple``, ``suggestions``, ``common``, ``value``
         (``"1"`` for a ticked flag).
     """
-    common = list(system.common_roll_params)
+    common = list(system.common_roll_params) or [p.name for p in system.roll_params[:3]]
     out = []
     for p in system.roll_params:
         kind = "flag" if p.is_flag else ("number" if p.type is int and not p.multiple else "text")
@@ -78,6 +78,8 @@ def fields(system: Any, values: dict[str, str], fresh: bool) -> list[dict[str, A
         else:
             value = values.get(p.name, "")
         hint = _hint(system, p.help)
+        if kind == "number" and p.range_text() and hint:
+            hint = f"{hint.rstrip('.')}{p.range_text()}."
         if p.multiple and hint:
             hint += " Several: separate them with commas."
         out.append(
