@@ -255,7 +255,9 @@ def test_journey_7_tapped_through_on_a_390_px_phone(table, browser, tmp_path):
         phone.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         phone.on("pageerror", lambda e: errors.append(str(e)))
         phone.goto(f"{base}/a/{token}")
-        phone.goto(f"{base}/roll/isa")
+        phone.wait_for_url(f"{base}/")
+        phone.tap('a[href="/roll/isa"]')  # Isa →
+        phone.wait_for_url(f"{base}/roll/isa")
         phone.tap("label.chip:has-text('Lockpicking')")
         phone.wait_for_selector("#odds li:has-text('you need 15+ for good')")
         assert "30%" in phone.inner_text("#odds")
