@@ -8,6 +8,7 @@ Dana taps Isa → Lockpicking, enters 14, and the GM sees "Isa Marrow — Lockpi
 from __future__ import annotations
 
 import html
+import json
 import re
 from fractions import Fraction
 from html.parser import HTMLParser
@@ -280,3 +281,34 @@ def test_journey_7_tapped_through_on_a_390_px_phone(table, browser, tmp_path):
         assert "recorded" in (phone.get_attribute(f"#e{seq}", "class") or "")
         assert not errors, errors
         context.close()
+
+
+def test_a_roll_request_answered_with_enter_dice_on_a_390_px_phone(table, browser):
+    """The GM asks Isa for Lockpicking with time; Dana taps "Enter dice", types 14 on the
+    numeric keypad and sends it: one roll, answering the request, entered by Dana."""
+    token = table.link("Dana")
+    with live_server(table.db) as base:
+        context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        phone = context.new_page()
+        errors: list[str] = []
+        phone.on("pageerror", lambda e: errors.append(str(e)))
+        phone.goto(f"{base}/a/{token}")
+        phone.wait_for_url(f"{base}/")
+        phone.wait_for_selector("#requests[data-ready='1']", state="attached", timeout=5000)
+        seq = int(json.loads(table.ok("request", "isa", "Lockpicking", "--time", "--json"))["seq"])
+        phone.wait_for_selector(f"#r{seq} button.roll-now", state="visible", timeout=3000)
+        phone.tap(f"#r{seq} details.dice summary")
+        dice = phone.locator(f"#dice-{seq}")
+        assert dice.get_attribute("inputmode") == "numeric"
+        dice.tap()
+        phone.keyboard.type("14")
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+        phone.tap(f"#r{seq} button.send-dice")
+        phone.wait_for_selector(f"#r{seq} .answer-status.ok", timeout=5000)
+        roll = int(re.search(r"event (\d+)", phone.inner_text(f"#r{seq} .answer-status"))[1])
+        assert not errors, errors
+        context.close()
+    with client(table, "gm") as gm:
+        line = re.search(rf'<li id="e{roll}".*?</li>', gm.get("/log").text, re.S)
+    text = html.unescape(re.sub(r"<[^>]+>", "", line[0]))
+    assert "Lockpicking +3, d20 14 = 17: messy" in text and "entered by Dana (physical dice)" in text
