@@ -312,3 +312,34 @@ def test_a_roll_request_answered_with_enter_dice_on_a_390_px_phone(table, browse
         line = re.search(rf'<li id="e{roll}".*?</li>', gm.get("/log").text, re.S)
     text = html.unescape(re.sub(r"<[^>]+>", "", line[0]))
     assert "Lockpicking +3, d20 14 = 17: messy" in text and "entered by Dana (physical dice)" in text
+
+
+@pytest.mark.parametrize(
+    ("system", "query", "params", "key", "sentence"),
+    [
+        # Jen's MIGHT against 8 on 2d6 (002_735c6d6cd834a641.txt, "Decision Rolls")
+        ("decision-dice", "skill=Might&target=8", {"stat": 0, "target": "8"}, "success",
+         "you need 8+ on the 2d6 to meet 8"),
+        # Jen's Sprint against Normal (004_663ae3e4ecc71fd1.txt, "Example: Static Difficulty")
+        ("spellwoven", "skill=Sprint&difficulty=1", None, "pass", "you need 1 success to pass"),
+    ],
+)
+def test_the_odds_preview_of_other_systems_is_their_odds(tmp_path, system, query, params, key, sentence):
+    t, cid = system_table(tmp_path, system)
+    rules = load_system(system)
+    if params is None:  # the Skill Level the sheet gives, read back from the planned roll
+        store = open_store(t.db)
+        try:
+            campaign = open_campaign(store)
+            from ledger.dice.engine import CountingDice
+            from ledger.rules.requests import RollRequest
+
+            state = campaign.state_of(cid, as_gm=True)
+            event = rules.resolve(state, RollRequest(cid, "Jen", "Sprint", {"difficulty": "1"}), CountingDice([]))
+        finally:
+            store.close()
+        params = {"skill": event.skill_level, "difficulty": 1}
+    chance = Fraction(rules.odds(params)[key])
+    with client(t, "gm") as c:
+        part = html.unescape(c.get(f"/roll/{cid}/preview?{query}").text)
+    assert f"{sentence}: <strong>{percent_text(chance)}</strong>" in part
