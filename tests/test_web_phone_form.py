@@ -322,6 +322,9 @@ def test_a_roll_request_answered_with_enter_dice_on_a_390_px_phone(table, browse
          "you need 8+ on the 2d6 to meet 8"),
         # Jen's Sprint against Normal (004_663ae3e4ecc71fd1.txt, "Example: Static Difficulty")
         ("spellwoven", "skill=Sprint&difficulty=1", None, "pass", "you need 1 success to pass"),
+        # Jen's Exploration with Agility: 4 dice (003_2aeb47bc6ca82a40.txt, "2.1 Risky Actions")
+        ("terran-engine", "skill=Exploration&attribute=Agility", {"pool": 4}, "risky_action.success",
+         "a 6 on any of 4 dice: success"),
     ],
 )
 def test_the_odds_preview_of_other_systems_is_their_odds(tmp_path, system, query, params, key, sentence):
@@ -339,7 +342,10 @@ def test_the_odds_preview_of_other_systems_is_their_odds(tmp_path, system, query
         finally:
             store.close()
         params = {"skill": event.skill_level, "difficulty": 1}
-    chance = Fraction(rules.odds(params)[key])
+    got = rules.odds(params)
+    for part in key.split("."):
+        got = got[part]
+    chance = Fraction(got)
     with client(t, "gm") as c:
         part = html.unescape(c.get(f"/roll/{cid}/preview?{query}").text)
     assert f"{sentence}: <strong>{percent_text(chance)}</strong>" in part
