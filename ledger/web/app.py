@@ -286,6 +286,7 @@ class Server:
             Route("/recap/{number:seq}", pages.recap(self)),
             Route("/audit/{seq:seq}", pages.audit(self)),
             Route("/roll/{character}", roll_form.roll(self), methods=["GET", "POST"]),
+            Route("/roll/{character}/preview", roll_form.preview(self)),
             Route("/requests/part", answers.requests_part(self)),
             Route("/answer/{seq:seq}", answers.answer(self), methods=["POST"]),
             Route("/export.ndjson", pages.export(self)),
