@@ -100,9 +100,19 @@ def render_page(
     values: dict[str, str] | None = None,
     new_link: dict[str, str] | None = None,
     status: int = 200,
+    _placed: bool = False,
 ) -> Response:
-    """The GM's page, with a fresh one-time nonce for its forms."""
+    """The GM's page, with a fresh one-time nonce for its forms. A refusal is shown next to
+    the form it came from, or at the top when the page no longer has that form (a device
+    signed out meanwhile, an entry gone from the recent ones)."""
     from ledger.web import gm_forms
+
+    if failed is not None and failed.form and not _placed:
+        first = render_page(server, viewer, done=done, note=note, failed=failed, values=values,
+                            new_link=new_link, status=status, _placed=True)  # fmt: skip
+        if f'id="err-{failed.form}"'.encode() in first.body:
+            return first
+        failed = Refused(failed.status, failed.text)
 
     campaign = server.campaign()
     said, changes = gm_forms.changes_of(campaign, done) if done else ("", [])
@@ -157,7 +167,9 @@ def act(server: Server, viewer: Viewer, action: str, form: dict[str, str]) -> An
                 assert cid is not None
                 amount = form.get("amount", "").strip()
                 if not amount.lstrip("-").isdigit() or len(amount) > 9:
-                    raise Refused(422, "Give the damage as a whole number, 1 or more.", where)
+                    raise Refused(
+                        422, _sentence("give the damage as a whole number, 1 or more"), where
+                    )
                 event = recording.harm(campaign, cid, int(amount), _items(form.get("affects")))
             else:
                 texts = {k[2:]: v for k, v in form.items() if k.startswith("f.") and v.strip()}
