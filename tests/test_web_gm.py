@@ -100,7 +100,7 @@ def test_conditions_are_added_and_ended_with_the_systems_own_events(table):
     with client(table, "gm") as gm:
         page = gm.get("/gm").text
         # d20-world: condition-added, and its GM-only twin, offered in the book's words
-        assert "Condition added" in page and "Hidden condition added" in page
+        assert "Add a condition" in page and "Add a hidden condition" in page
         assert "A condition (&#34;Conditions&#34;)" in page or 'A condition ("Conditions")' in page
         r = tap(gm, "record", {"form": "add-isa-condition-added", "character": "isa",
                                "event": "condition-added", "f.condition": "shaken",
@@ -135,7 +135,7 @@ def test_a_field_the_event_does_not_take_is_refused_in_the_clis_words(table):
 
 def test_experience_is_marked_and_said_in_the_books_words(table):
     with client(table, "gm") as gm:
-        assert "Experience marked" in gm.get("/gm").text
+        assert "Mark experience" in gm.get("/gm").text
         r = tap(gm, "record", {"form": "xp-isa-experience-marked", "character": "isa",
                                "event": "experience-marked", "f.skill": "Lockpicking",
                                "f.amount": "2"})  # fmt: skip
@@ -161,6 +161,8 @@ def test_undo_needs_a_reason_and_is_a_correction_in_the_log(table):
         r = tap(gm, "damage", {"form": "damage-bram", "character": "bram", "amount": "2"})
         seq = int(r.headers["location"].split("done=")[1].split("#")[0])
         assert f'<input type="hidden" name="seq" value="{seq}">' in gm.get("/gm").text
+        landed = gm.get(r.headers["location"]).text  # the undo beside what was recorded
+        assert f'name="form" value="undo-done-{seq}"' in landed
         head = table.head()
         r = tap(gm, "undo", {"form": f"undo-{seq}", "seq": str(seq), "reason": " "})
         assert r.status_code == 422 and "Give the reason" in r.text

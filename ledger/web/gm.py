@@ -115,7 +115,9 @@ def render_page(
         failed = Refused(failed.status, failed.text)
 
     campaign = server.campaign()
-    said, changes = gm_forms.changes_of(campaign, done) if done else ("", [])
+    said, changes, about = gm_forms.changes_of(campaign, done) if done else ("", [], None)
+    recent = gm_forms.recent(campaign)
+    undo = next((r["undo"] for r in recent if r["seq"] == done), "") if said else ""
     nonce = sessionsmod.issue_nonce(campaign.store, viewer.session, server.clock(), server.policy)
     return page(
         viewer,
@@ -124,9 +126,11 @@ def render_page(
         campaign=campaign,
         cards=gm_forms.character_cards(campaign),
         taps=gm_forms.taps(campaign),
-        recent=gm_forms.recent(campaign),
-        links=gm_forms.connected(campaign, server.clock(), server.policy),
-        done={"seq": done, "text": said, "changes": changes} if said else None,
+        recent=recent,
+        links=gm_forms.connected(campaign, server.clock(), server.policy, viewer.session.id),
+        done={"seq": done, "text": said, "changes": changes, "character": about, "undo": undo}
+        if said
+        else None,
         note=note,
         failed=failed,
         values=values or {},

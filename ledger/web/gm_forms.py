@@ -27,7 +27,16 @@ def said(campaign: Any, rec: Any) -> str:
 
 
 def words(short: str) -> str:
-    """``hidden-condition-added`` → ``Hidden condition added``."""
+    """An event's name as a tap's label: ``hidden-condition-added`` → ``Add a hidden
+    condition``, ``experience-marked`` → ``Mark experience``, ``favour-changed`` →
+    ``Favour changed``."""
+    verbs = {"added": "Add", "taken": "Take", "gained": "Gain", "marked": "Mark",
+             "ended": "End", "removed": "End"}  # fmt: skip
+    *rest, last = short.split("-")
+    if rest and last in verbs:
+        noun = " ".join(rest)
+        article = "" if noun.endswith(("experience", "xp")) else "a "
+        return f"{verbs[last]} {article}{noun}"
     text = short.replace("-", " ")
     return text[:1].upper() + text[1:]
 
@@ -195,15 +204,16 @@ def recent(campaign: Any) -> list[dict[str, Any]]:
     return out
 
 
-def changes_of(campaign: Any, seq: int) -> tuple[str, list[str]]:
-    """Event ``seq`` in words and what it changed on its character (the GM's view), as
-    ``campaign damage`` prints it; ``("", [])`` for no such event."""
+def changes_of(campaign: Any, seq: int) -> tuple[str, list[str], str | None]:
+    """Event ``seq`` in words, what it changed on its character (the GM's view), as
+    ``campaign damage`` prints it, and the character; ``("", [], None)`` for no such
+    event."""
     from ledger.errors import RuleError
 
     try:
         rec = campaign.record(seq)
     except RuleError:
-        return "", []
+        return "", [], None
     cid = getattr(rec.data, "character", None)
     sentences: list[str] = []
     if isinstance(cid, str) and cid in campaign.characters():
@@ -213,13 +223,14 @@ def changes_of(campaign: Any, seq: int) -> tuple[str, list[str]]:
             before = None
         after = campaign.state_of(cid, upto=seq, save_snapshots=False)
         sentences = campaign.system.describe_changes(before, after, as_gm=True)
-    return said(campaign, rec), sentences
+    return said(campaign, rec), sentences, cid if isinstance(cid, str) else None
 
 
-def connected(campaign: Any, now: Any, policy: Any) -> list[dict[str, Any]]:
+def connected(campaign: Any, now: Any, policy: Any, mine: int = 0) -> list[dict[str, Any]]:
     """Who is connected: per live link (the GM's first), ``who``, ``role``, ``issued`` and
-    its signed-in ``devices`` (``id``, ``device``, ``signed_in``, ``seen``), plus each
-    player named on a sheet who has no link yet (``issued`` empty)."""
+    its signed-in ``devices`` (``id``, ``device``, ``signed_in``, ``seen``, ``mine``: the
+    session ``mine``, the page's own), plus each player named on a sheet who has no link
+    yet (``issued`` empty)."""
     from ledger.web import access as accessmod
     from ledger.web import sessions as sessionsmod
 

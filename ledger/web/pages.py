@@ -458,5 +458,3 @@ def verifier_download(campaign: Any, viewer: Viewer, request: Request) -> Respon
 
 
 # --- writing: physical dice from a phone ---------------------------------------------------
-
-
