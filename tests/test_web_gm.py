@@ -361,3 +361,43 @@ def test_sessions_policy_is_the_servers(table):
         login(gm, table.link("gm"))
         devices = gm.get("/gm").text.split('id="devices"')[1]
     assert "Dana" in devices and "no device signed in" in devices.split("Dana")[1]
+
+
+# --- every rule system ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "system_id", sorted(__import__("ledger.rules.plugins", fromlist=["x"]).rule_systems())
+)
+def test_every_systems_gm_page_offers_its_own_events_and_takes_damage(tmp_path, system_id):
+    """The page of each installed system: its characters, its condition and experience
+    events labelled as taps (by :func:`ledger.campaign.recording.kinds_of`), damage where
+    the system records harm, and every other recordable event folded away."""
+    from ledger.campaign.recording import kinds_of
+    from ledger.rules.fields import recordable
+    from ledger.rules.plugins import rule_systems
+    from ledger.web.gm_forms import words
+
+    from .test_web_leak import build
+
+    t, _ = build(str(tmp_path / "ledger.db"), system_id, secrets=False)
+    system = rule_systems()[system_id]
+    with client(t, "gm") as gm:
+        page = gm.get("/gm")
+        assert page.status_code == 200
+        kinds = kinds_of(system)
+        for key in kinds["condition_add"] + kinds["experience"] + kinds["stress"]:
+            assert f'<input type="hidden" name="event" value="{key}">' in page.text
+            assert words(key) in page.text
+        for key in set(recordable(system)) - set(kinds["condition_end"]):  # ends: on chips
+            assert f'name="event" value="{key}"' in page.text, key  # a tap, or folded
+        assert ('class="tap damage"' in page.text) == system.has_harm
+        if system.has_harm:
+            cid = re.search(r'<section class="character" id="c-([^"]+)"', page.text).group(1)
+            r = tap(gm, "damage", {"form": f"damage-{cid}", "character": cid, "amount": "1"})
+            if r.status_code == 422:  # the rules refuse it: their reason beside the form
+                said = re.search(rf'id="err-damage-{cid}">([^<]+)<', r.text)
+                assert said and "(nothing was written)" in said.group(1), r.text
+                assert system_id == "decision-dice"  # no derived value to take harm from
+            else:
+                assert "Recorded #" in done(gm, r)

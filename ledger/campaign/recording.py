@@ -266,12 +266,17 @@ _XP = re.compile(r"experience")
 
 def kinds_of(system: Any) -> dict[str, list[str]]:
     """Which recordable events of ``system`` do what the GM does most at the table, by
-    their names: ``{"condition_add": [...], "condition_end": [...], "experience": [...]}``
-    (short names such as ``condition-added``, ``hidden-condition-added``,
-    ``experience-marked``); a kind the system has no event for has an empty list."""
-    names = sorted(recordable(system))
+    their names: ``{"condition_add": [...], "condition_end": [...], "experience": [...],
+    "stress": [...]}`` (short names such as ``condition-added``, ``hidden-condition-added``,
+    ``experience-marked``; ``stress``: an event naming stress, or taking harm from a named
+    ``track`` such as decision-dice's Stress and Vitality, ruling DD10); a kind the system
+    has no event for has an empty list."""
+    types = recordable(system)
+    names = sorted(types)
+    tracked = {n for n in names if any(f == "track" for f, _, _ in fields_of(types[n]))}
     return {
         "condition_add": [n for n in names if _ADD.search(n)],
         "condition_end": [n for n in names if _END.search(n)],
         "experience": [n for n in names if _XP.search(n)],
+        "stress": [n for n in names if "stress" in n or n in tracked],
     }

@@ -31,11 +31,11 @@ def words(short: str) -> str:
     condition``, ``experience-marked`` → ``Mark experience``, ``favour-changed`` →
     ``Favour changed``."""
     verbs = {"added": "Add", "taken": "Take", "gained": "Gain", "marked": "Mark",
-             "ended": "End", "removed": "End"}  # fmt: skip
+             "ended": "End", "removed": "End", "cleared": "Clear"}  # fmt: skip
     *rest, last = short.split("-")
     if rest and last in verbs:
         noun = " ".join(rest)
-        article = "" if noun.endswith(("experience", "xp")) else "a "
+        article = "" if noun.endswith(("experience", "xp", "harm", "stress", "damage")) else "a "
         return f"{verbs[last]} {article}{noun}"
     text = short.replace("-", " ")
     return text[:1].upper() + text[1:]
@@ -165,17 +165,18 @@ def character_cards(campaign: Any) -> list[dict[str, Any]]:
 
 
 def taps(campaign: Any) -> dict[str, Any]:
-    """The forms every character card has: ``condition_add`` and ``experience`` (event
-    forms), ``others`` (every other recordable event, folded, with a character field)."""
+    """The forms every character card has: ``condition_add``, ``experience`` and ``stress``
+    (event forms), ``others`` (every other recordable event, folded, with a character field)."""
     system = campaign.system
     kinds = recording.kinds_of(system)
-    tapped = set(kinds["condition_add"]) | set(kinds["condition_end"]) | set(kinds["experience"])
+    tapped = {k for names in kinds.values() for k in names}
     from ledger.rules.fields import recordable
 
     return {
         "harm": system.has_harm,
         "condition_add": [event_form(system, k) for k in kinds["condition_add"]],
         "experience": [event_form(system, k) for k in kinds["experience"]],
+        "stress": [event_form(system, k) for k in kinds["stress"]],
         "others": [
             event_form(system, k, skip=()) for k in sorted(recordable(system)) if k not in tapped
         ],
