@@ -82,7 +82,8 @@ def gm_page(server: Server) -> Endpoint:
             if (request.query_params.get("out"))
             else ""
         )
-        return render_page(server, viewer, done=int(done) if done.isdigit() else 0, note=note)
+        seq = int(done) if done.isdigit() and len(done) <= 18 else 0
+        return render_page(server, viewer, done=seq, note=note)
 
     def endpoint(request: Request) -> Response:
         return server.attempt(run, request)  # type: ignore[no-any-return]
