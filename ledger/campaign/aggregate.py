@@ -314,9 +314,7 @@ class Campaign:
 
         return withdraw(self, seq, reason, actor=actor, at=at)
 
-    def roll(
-        self, character: str, skill: str | None, params: dict[str, Any], **kw: Any
-    ) -> RollBatch:
+    def roll(self, character: str, skill: str | None, params: dict[str, Any], **kw: Any) -> RollBatch:
         """Resolve and append one roll with its parts (:func:`ledger.campaign.rolling.roll`)."""
         return rolling.roll(self, character, skill, params, **kw)
 

@@ -83,7 +83,11 @@ def refusal(
     :param before: the event just before ``target`` (to tell a roll's applied harm).
     """
     seq = target.seq
-    if before is not None and isinstance(before.data, ContestOpposed) and before.data.harm == seq:
+    if (
+        before is not None
+        and isinstance(before.data, ContestOpposed)
+        and before.data.harm == seq
+    ):
         rolled = before.data.roll
         return (
             f"event {seq} is the harm roll {rolled} applied: correct roll {rolled} instead (its "
@@ -318,3 +322,5 @@ def broken_sentence(campaign: Campaign, seq: int, broken: list[tuple[int, str]])
         + more
         + ". Correct those first, or correct this one differently"
     )
+
+

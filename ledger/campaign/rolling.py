@@ -117,9 +117,7 @@ def roll(
     with campaign.store.transaction():
         cid = campaign.find_character(character)
         if answer is not None:
-            skill, params = _answered(
-                campaign, cid, answer, skill, params, blind, client_seed, opponent
-            )
+            skill, params = _answered(campaign, cid, answer, skill, params, blind, client_seed, opponent)
         elif entropy is not None:
             raise RuleError("the roller's entropy answers a roll request: name it with --answer")
         state = campaign.reader.head_state(cid)
@@ -170,7 +168,9 @@ def roll(
             if automatic:
                 raise AutomaticResult(automatic)
         if (
-            faces is None and not blind and getattr(type(event), "visibility", "public") == "gm"
+            faces is None
+            and not blind
+            and getattr(type(event), "visibility", "public") == "gm"
         ):  # a GM-only roll type: drawn again, blind (the first draws are never shown)
             source = sessions.engine_dice(campaign, blind_client_seed())
             event = campaign.system.resolve(state, request, source)
@@ -211,6 +211,7 @@ def roll(
     return RollBatch(written[0], opposed, hit, parts)
 
 
+
 def _answered(
     campaign: Campaign,
     cid: str,
@@ -240,9 +241,7 @@ def _answered(
     return requests.inputs_of(request)
 
 
-def _opponent(
-    campaign: Campaign,
-    cid: str,
+def _opponent(campaign: Campaign, cid: str,
     names: dict[str, str],
     opponent: str | None,
     skill: str | None,
@@ -273,11 +272,13 @@ def _opponent(
     oid = campaign.find_character(opponent)
     if oid == cid:
         raise RuleError(
-            f"{names[cid]} cannot oppose their own roll: name another character with --vs-character"
+            f"{names[cid]} cannot oppose their own roll: name another character "
+            "with --vs-character"
         )
     if skill is not None and not skill.strip():
         raise RuleError("--vs-skill needs a skill name, e.g. --vs-skill Athletics")
     return Opponent(oid, skill.strip() if skill else None, names[oid], campaign.state_of(oid))
+
 
 
 def _harm(campaign: Campaign, cid: str, state: Any, opp: Opponent, event: Roll) -> list[Event]:

@@ -107,7 +107,9 @@ def check(campaign: Campaign, events: Sequence[Event]) -> None:
     if spans != [0] or not isinstance(span, TimePassed):
         raise RuleError("time.passed comes first in a batch of its own: use `campaign time pass`")
     if not 1 <= span.minutes <= LONGEST:
-        raise RuleError(f"time.passed takes 1 to {LONGEST} minutes (ten years), not {span.minutes}")
+        raise RuleError(
+            f"time.passed takes 1 to {LONGEST} minutes (ten years), not {span.minutes}"
+        )
     from ledger.text import check_name
 
     check_name(span.words, "the span's words")

@@ -118,6 +118,7 @@ def check_kinds(campaign: Campaign, events: Sequence[Event]) -> None:
             open_ = None
 
 
+
 def check_contests(campaign: Campaign, events: Sequence[Event], first_seq: int) -> None:
     """Refuse a ``contest.opposed`` that is not the other side of the roll just before it
     in the same batch (``first_seq``: the seq the batch's first event will take), and a
@@ -175,9 +176,8 @@ def check_contests(campaign: Campaign, events: Sequence[Event], first_seq: int) 
                     )
 
 
-def validate(
-    campaign: Campaign,
-    events: Sequence[Event],
+
+def validate(campaign: Campaign, events: Sequence[Event],
     *,
     cached: dict[str, Any] | None = None,
     first_seq: int | None = None,
@@ -229,6 +229,7 @@ def validate(
                 with applying(seq):
                     states[stream] = fn(states[stream], event)
     return states
+
 
 
 def held_by_newcomers(campaign: Campaign) -> list[tuple[int, Event]]:

@@ -82,9 +82,7 @@ def new(
             {"campaign": campaign.id, "system": system_id, "options": campaign.created.options}
         )
     else:
-        click.echo(
-            f"Created campaign {campaign.id} ({campaign.system.name}) in {shown(app.db_path)}"
-        )
+        click.echo(f"Created campaign {campaign.id} ({campaign.system.name}) in {shown(app.db_path)}")
 
 
 @cli.command()
@@ -360,12 +358,7 @@ def session_abandon(app: App, reason: str, as_json: bool) -> None:
     rec = app.campaign.abandon_session(reason, actor=app.actor, at=now())
     if as_json:
         echo_json(
-            {
-                "seq": rec.seq,
-                "type": rec.type,
-                "session": rec.data.number,
-                "reason": rec.data.reason,
-            }
+            {"seq": rec.seq, "type": rec.type, "session": rec.data.number, "reason": rec.data.reason}
         )
     elif rec.type == "downtime.abandoned":
         click.echo(

@@ -62,21 +62,15 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
             minutes = passed_in_session(campaign, number)
         if as_json:
             echo_json(
-                {
-                    "session": number,
-                    "dry_run": True,
-                    "choices": parsed,
-                    "time_passed_minutes": minutes,
-                    "events": [{"seq": None, **p} for p in planned],
-                }
+                {"session": number, "dry_run": True, "choices": parsed,
+                 "time_passed_minutes": minutes,
+                 "events": [{"seq": None, **p} for p in planned]}
             )
             return
         if minutes:  # in-fiction time of the session (#30)
             click.echo(f"In-fiction time in session {number}: {span_words(minutes)}.")
         if not planned:
-            click.echo(
-                f"Session {number}: nothing to advance (already applied, or nothing earned)."
-            )
+            click.echo(f"Session {number}: nothing to advance (already applied, or nothing earned).")
             return
         if parsed:
             click.echo("Choices: " + ", ".join(f"{k}={v}" for k, v in parsed.items()))
@@ -216,7 +210,8 @@ def audit(app: App, seq: int, as_json: bool) -> None:
             click.echo(f"  checkpoint proof: FAILS — {proof['problem']}")
         rule = result["rule"]
         click.echo(
-            f"  rules: {rule['book']}" + (f', "{rule["section"]}"' if rule["section"] else "")
+            f"  rules: {rule['book']}"
+            + (f', "{rule["section"]}"' if rule["section"] else "")
         )
         from ledger.text import printable
 
@@ -311,9 +306,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
         stubs = 0
         if drop_snapshots:
             click.echo(f"Dropped {store.drop_snapshots(campaign_id)} snapshots.", err=True)
-        elif (
-            report.ok
-        ):  # every snapshot in use must be what a replay gives (ledger.rules.snapshots)
+        elif report.ok:  # every snapshot in use must be what a replay gives (ledger.rules.snapshots)
             from ledger.history.verify import verify_snapshots
 
             problem = verify_snapshots(store, campaign_id)

@@ -124,6 +124,7 @@ class SystemParamsCommand(click.Command):
         base = super().get_params(ctx)
         return [*base[:-1], *extra, *base[-1:]]
 
+
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         super().format_epilog(ctx, formatter)
         system = ctx.meta.get("ledger.system")

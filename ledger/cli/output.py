@@ -202,11 +202,7 @@ def changes(app: App, before: dict[str, Any], after: dict[str, Any]) -> dict[str
 
 
 def echo_changes(
-    app: App,
-    before: dict[str, Any],
-    after: dict[str, Any],
-    *,
-    names: bool = True,
+    app: App, before: dict[str, Any], after: dict[str, Any], *, names: bool = True,
     mark: str = "",
 ) -> None:
     """Print what changed on each character between two :func:`states`, in the rule

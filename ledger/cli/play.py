@@ -186,9 +186,7 @@ def request(
     """
     campaign = app.campaign
     given = pick_params(campaign.system, "roll_params", params)
-    rec = campaign.request_roll(
-        character_name, skill, given, asked=asked, actor=app.actor, at=now()
-    )
+    rec = campaign.request_roll(character_name, skill, given, asked=asked, actor=app.actor, at=now())
     if as_json:
         echo_json(_event_json(rec))
     else:

@@ -28,7 +28,9 @@ def last_entry(campaign: Any, actor: str) -> Any:
     from ledger.campaign.corrections import UNCORRECTABLE, entry_of
 
     retracted = campaign.corrections().retracted
-    rows = campaign.store.rows(campaign.id, actor=actor, descending=True, columns=("seq", "type"))
+    rows = campaign.store.rows(
+        campaign.id, actor=actor, descending=True, columns=("seq", "type")
+    )
     for seq, type_ in rows:
         if type_ == "correction.recorded" or seq in retracted:
             continue

@@ -75,11 +75,7 @@ def time_pass(
             "care": done.span.care,
             "seq": done.records[0].seq if done.records else None,
             "consequences": [
-                {
-                    "seq": seqs[i] if i < len(seqs) else None,
-                    "type": event_tag(type(e)),
-                    "line": text,
-                }
+                {"seq": seqs[i] if i < len(seqs) else None, "type": event_tag(type(e)), "line": text}
                 for i, (e, text) in enumerate(zip(shown, lines, strict=True))
             ],
         }

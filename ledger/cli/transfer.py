@@ -266,13 +266,8 @@ def backup(app: App, file: str, as_json: bool) -> None:
     key = any(r["kind"] == "checkpoint" for r in rows)  # the checkpoint signing key (#26)
     if as_json:
         echo_json(
-            {
-                "campaign": campaign.id,
-                "file": file,
-                "events": lines - 1,
-                "secrets": secrets,
-                "checkpoint_key": key,
-            }  # fmt: skip
+            {"campaign": campaign.id, "file": file, "events": lines - 1, "secrets": secrets,
+             "checkpoint_key": key}  # fmt: skip
         )
     else:
         click.echo(

@@ -22,7 +22,7 @@ from ledger.history.words import describe
     metavar="SEQ|session:N|day:N|ISO-TIME",
     help="The sheet as it was then: after event SEQ, at the end of session N, once N days "
     "of in-fiction time had passed (`campaign time pass`), or at a UTC time (every event "
-    'recorded by then; see docs/events.md "Time").',
+    "recorded by then; see docs/events.md \"Time\").",
 )
 @click.option(
     "--format",
@@ -293,7 +293,8 @@ def log(
                 line = f"{seq} {MARKS[verdict]} {rest}"
             # one entry per contest: its opponent's side and any harm applied (#16)
             joined = rec.type == "contest.opposed" or (
-                follows == (rec.seq, rec.recorded_at, rec.actor) and not isinstance(rec.data, Roll)
+                follows == (rec.seq, rec.recorded_at, rec.actor)
+                and not isinstance(rec.data, Roll)
             )
             follows = (rec.seq + 1, rec.recorded_at, rec.actor) if joined else None
             indent = "  ↳ " if joined else ""

@@ -319,7 +319,9 @@ class ReplayDice(DiceSource):
     def _draw(self, sides: int) -> int:
         i = len(self.draws)
         if i >= len(self.recorded):
-            raise DiceError(f"the rules draw more dice than the {len(self.recorded)} recorded")
+            raise DiceError(
+                f"the rules draw more dice than the {len(self.recorded)} recorded"
+            )
         rec_sides, value = self.recorded[i]
         if rec_sides != sides:
             raise DiceError(

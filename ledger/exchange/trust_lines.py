@@ -66,9 +66,7 @@ def trust_lines(store: Any, campaign: str, upto: int) -> Iterator[bytes]:
     for cp in store.checkpoints(campaign):
         if cp["size"] <= upto:
             sizes.add(cp["size"])
-            line = CheckpointLine(
-                campaign=campaign, size=cp["size"], note=cp["note"], made_at=cp["made_at"]
-            )
+            line = CheckpointLine(campaign=campaign, size=cp["size"], note=cp["note"], made_at=cp["made_at"])
             yield _encoder.encode(line) + b"\n"
     for co in store.cosignatures(campaign):
         if co["size"] in sizes:

@@ -173,11 +173,8 @@ def _verdict(campaign: Campaign, rec: Any, chain_ok: bool, *, as_gm: bool) -> tu
         )
     number = rec.session
     downtime = event.scheme == DOWNTIME_SCHEME
-    kinds = (
-        ("downtime.committed", "downtime.revealed")
-        if downtime
-        else ("session.started", "session.ended")
-    )
+    kinds = ("downtime.committed", "downtime.revealed") if downtime else (
+        "session.started", "session.ended")
     commitment = reveal = None
     revealed_at = 0
     for other in campaign.records(types=list(kinds)):

@@ -121,9 +121,7 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
         text = described or generic(rec.type, event)
         if rec.type == "contest.opposed":
             roller = getattr(event, "roller", "")
-            text = (
-                f"opposes {names.get(roller, roller)}'s roll (event {getattr(event, 'roll', '?')})"
-            )
+            text = f"opposes {names.get(roller, roller)}'s roll (event {getattr(event, 'roll', '?')})"
         line = Line(
             seq=rec.seq,
             kind="event",

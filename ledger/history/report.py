@@ -189,9 +189,7 @@ def parse_receipt(text: str) -> tuple[int, str]:
     digest = digest.strip().rstrip("…").lower()
     example = "e.g. 42:9f1c2b3a4d5e6f70 (a seq from 1, then the hash: all 64 hex digits, or its first 16 or more)"
     if not colon or not seq.isdigit() or len(seq) > 18 or int(seq) < 1:
-        raise ReceiptError(
-            f"{text.strip()[:80]!r} is not a receipt: write it as SEQ:HASH, {example}"
-        )
+        raise ReceiptError(f"{text.strip()[:80]!r} is not a receipt: write it as SEQ:HASH, {example}")
     if not digest or len(digest) > 64 or any(c not in "0123456789abcdef" for c in digest):
         raise ReceiptError(
             f"{text.strip()[:80]!r} is not a receipt: its hash must be hex digits, {example}"

@@ -110,10 +110,7 @@ def session_problem(
                 "is unrevealed (it is revealed before the next session starts)"
             )
         if number != sessions.last + 1:
-            return (
-                seq,
-                f"session {number} starts after session {sessions.last}: expected {sessions.last + 1}",
-            )
+            return seq, f"session {number} starts after session {sessions.last}: expected {sessions.last + 1}"
         commitment = payload["seed_commitment"]
         if not isinstance(commitment, str):
             return seq, f"session {number}'s seed_commitment is not text"
@@ -191,10 +188,7 @@ def engine_roll_problem(
     session = seeds.get(number) if type(number) is int else None
     if session is None:
         if scheme == DOWNTIME_SCHEME:
-            return (
-                seq,
-                f"downtime engine roll, but no downtime seed of session {number} was committed",
-            )
+            return seq, f"downtime engine roll, but no downtime seed of session {number} was committed"
         return seq, "engine roll outside a session"
     if session.closed_at is not None:
         return seq, (

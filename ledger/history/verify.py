@@ -64,9 +64,7 @@ from ledger.rules.snapshots import snapshot_problems
 from ledger.store.base import EventStore
 
 
-def _version_problem(
-    stream: str, version: Any, versions: dict[str, int], hidden: int
-) -> str | None:
+def _version_problem(stream: str, version: Any, versions: dict[str, int], hidden: int) -> str | None:
     """A stream's next version follows its last one, or skips at most as many as the
     ``hidden`` stubs before it not yet counted could hold (a player's copy: stubs hide their
     streams)."""
@@ -74,7 +72,8 @@ def _version_problem(
     if type(version) is int and last + 1 <= version <= last + 1 + hidden:
         return None
     more = (
-        f" (or up to {last + 1 + hidden}: {hidden} GM-only events before it may be on its stream)"
+        f" (or up to {last + 1 + hidden}: {hidden} GM-only events before it may be on its "
+        "stream)"
         if hidden
         else ""
     )
@@ -268,7 +267,7 @@ def _timeline_problem(
             f"{sessions.system!r}"
         )
     if tagged.source is not None and tagged.source not in ("engine", "physical"):
-        return seq, f'a roll\'s source must be "engine" or "physical", not {tagged.source!r}'
+        return seq, f"a roll's source must be \"engine\" or \"physical\", not {tagged.source!r}"
     if tagged.source != "engine" and area not in ("session", "campaign", "downtime"):
         return None
     try:
@@ -331,10 +330,8 @@ def verify_store(
         rows_of=rows_of,
         complete=receipt is None,
     )
-    if (
-        report.ok
-        and receipt is not None
-        and not report.hashes.get(receipt[0], "").startswith(receipt[1])
+    if report.ok and receipt is not None and not report.hashes.get(receipt[0], "").startswith(
+        receipt[1]
     ):
         # the receipt does not hold: where is its hash, if anywhere (read up to its seq only)
         report.found_at = store.seq_of_hash(campaign, receipt[1])
@@ -359,7 +356,7 @@ def _secrets_problem(store: Any, campaign: str, report: VerifyReport) -> None:
         )
         fix = (
             "its engine rolls can never be verified: restore it from a GM backup, or close "
-            f"the {'session' if kind == 'session' else 'downtime'} with "
+            f'the {"session" if kind == "session" else "downtime"} with '
             '`campaign session abandon --reason "..."`'
         )
         if seed is None and kind == "downtime":
@@ -370,9 +367,7 @@ def _secrets_problem(store: Any, campaign: str, report: VerifyReport) -> None:
             report.fail(seq, f"{whose} in the secrets table does not match its commitment: {fix}")
 
 
-def verify_snapshots(
-    store: EventStore, campaign: str, *, drop: bool = False
-) -> tuple[int, str] | None:
+def verify_snapshots(store: EventStore, campaign: str, *, drop: bool = False) -> tuple[int, str] | None:
     """What ``campaign verify`` says of a campaign's snapshots: ``None`` when every snapshot
     in use matches a replay (or the rule system is not installed here: nothing to replay),
     else ``(seq, text)`` of the first problem, saying how many there are.

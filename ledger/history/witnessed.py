@@ -99,9 +99,7 @@ def _holds(
         result.fail(n, f"{what} is for {checkpoint.origin!r}, not this campaign")
         return None
     if n > count:
-        result.fail(
-            n, f"{what} covers {n} events but the log holds only {count}: the log was truncated"
-        )
+        result.fail(n, f"{what} covers {n} events but the log holds only {count}: the log was truncated")
         return None
     if n == 0 or roots.get(n) != checkpoint.root:
         result.fail(
@@ -183,9 +181,7 @@ def check_store(store: Any, campaign: str, *, receipt: str | None = None) -> Wit
     the roots of its stored events' hashes (one pass over the ``hash`` column)."""
     import msgspec
 
-    first = [
-        msgspec.json.decode(data) for (data,) in store.rows(campaign, upto=1, columns=["data"])
-    ]
+    first = [msgspec.json.decode(data) for (data,) in store.rows(campaign, upto=1, columns=["data"])]
     vkey = recorded_key(first)
     if vkey is None:
         row = store.last_of_types(campaign, ["checkpoint.key"])
@@ -197,35 +193,25 @@ def check_store(store: Any, campaign: str, *, receipt: str | None = None) -> Wit
     )  # fmt: skip
 
 
-def check_file(
-    lines: Sequence[Any], trust: Sequence[Any], *, receipt: str | None = None
-) -> Witnessed:
+def check_file(lines: Sequence[Any], trust: Sequence[Any], *, receipt: str | None = None) -> Witnessed:
     """:func:`check` of an export's parsed lines (:func:`ledger.exchange.ndjson.parse_lines`)
     and its checkpoint and cosignature lines (``trust``); a player's stubs count by their
     hashes (the chain check covers them)."""
     import msgspec
 
     if not lines:
-        return (
-            Witnessed().fail(None, "the file holds no events") if receipt or trust else Witnessed()
-        )
+        return Witnessed().fail(None, "the file holds no events") if receipt or trust else Witnessed()
     campaign = str(lines[0].campaign)
     payloads = []
     for line in lines:
         data = getattr(line, "data", None)
-        if data is not None and getattr(line, "type", None) in (
-            "campaign.created",
-            "checkpoint.key",
-        ):
+        if data is not None and getattr(line, "type", None) in ("campaign.created", "checkpoint.key"):
             payloads.append(msgspec.json.decode(bytes(data)))
     checkpoints = [msgspec.structs.asdict(t) for t in trust if type(t).__name__ == "CheckpointLine"]
     cosigs = [msgspec.structs.asdict(t) for t in trust if type(t).__name__ == "CosignatureLine"]
     for extra in (*checkpoints, *cosigs):
         if extra["campaign"] != campaign:
-            return Witnessed().fail(
-                int(extra["size"]),
-                f"a checkpoint line of another campaign ({extra['campaign'][:80]!r})",
-            )
+            return Witnessed().fail(int(extra["size"]), f"a checkpoint line of another campaign ({extra['campaign'][:80]!r})")
     return check(
         campaign, recorded_key(payloads), (str(x.hash) for x in lines), checkpoints, cosigs,
         receipt=receipt,

@@ -132,16 +132,14 @@ CORE_WORDS: dict[str, Callable[[Any], str]] = {
     "scene.started": lambda d: "Scene started" + (f": {d.title}" if d.title else ""),
     "scene.ended": lambda d: "Scene ended" + (f": {d.title}" if d.title else ""),
     "note.added": lambda d: (f"{d.character}: " if d.character else "") + f"Note: {d.text}",
-    "contest.opposed": lambda d: f"{d.character}: opposes the roll of {d.roller} (event {d.roll})",
+    "contest.opposed": lambda d: (
+        f"{d.character}: opposes the roll of {d.roller} (event {d.roll})"
+    ),
     "correction.recorded": _correction,
     "roll.requested": lambda d: (
         f"{d.character}: asked to roll"
         + (f" {d.skill}" if d.skill else "")
-        + (
-            " (" + ", ".join(f"{k} {_show(v)}" for k, v in d.params.items()) + ")"
-            if d.params
-            else ""
-        )
+        + (" (" + ", ".join(f"{k} {_show(v)}" for k, v in d.params.items()) + ")" if d.params else "")
         + (f", of {d.asked}" if d.asked else "")
         + ": waiting for the answer from their device"
     ),

@@ -35,15 +35,11 @@ def pick_params(system: Any, attr: str, given: dict[str, Any]) -> dict[str, Any]
         if value is None or value == () or value is False:
             continue
         if name not in own:
-            raise ParamError(
-                f"--{name.replace('_', '-')} is not an option of {system.id}", option=name
-            )
+            raise ParamError(f"--{name.replace('_', '-')} is not an option of {system.id}", option=name)
         param = own[name]
         if isinstance(value, tuple) and not param.multiple:
             if len(value) > 1:
-                raise ParamError(
-                    f"--{name.replace('_', '-')} is given once for {system.id}", option=name
-                )
+                raise ParamError(f"--{name.replace('_', '-')} is given once for {system.id}", option=name)
             value = value[0]
         out[name] = _convert(param, value)
     return out
@@ -57,13 +53,8 @@ def _convert(param: RollParam, value: Any) -> Any:
         values = tuple(param.type(v) for v in (value if param.multiple else (value,)))
     except ValueError:
         kind = getattr(param.type, "__name__", "value")
-        raise ParamError(
-            f"{flag} takes {'an' if kind == 'int' else 'a'} {kind}, not {str(value)[:40]!r}",
-            option=param.name,
-        ) from None
+        raise ParamError(f"{flag} takes {'an' if kind == 'int' else 'a'} {kind}, not {str(value)[:40]!r}", option=param.name) from None
     for v in values:
         if isinstance(v, int) and param.out_of_range(v):
-            raise ParamError(
-                f"{flag} takes a number{param.range_text()}, not {str(v)[:40]}", option=param.name
-            )
+            raise ParamError(f"{flag} takes a number{param.range_text()}, not {str(v)[:40]}", option=param.name)
     return values if param.multiple else values[0]

@@ -280,8 +280,7 @@ class ResultCheck:
         for corr in (correction, earlier.get(correction.target)):
             if isinstance(corr, Corrected):
                 streams += [
-                    s
-                    for c in companions_of(corr)
+                    s for c in companions_of(corr)
                     if 0 < c <= len(self._streams) and (s := self._streams[c - 1]) is not None
                 ]
         if CAMPAIGN_STREAM in streams:  # a follow-up on the campaign stream: everyone
@@ -446,7 +445,9 @@ class ResultCheck:
 
     def _state_before(self, seq: int, stream: str) -> Any | None:
         """``stream``'s state just before ``seq`` with today's corrections."""
-        return self.projector.fold(self._rows_before(seq, stream), {}, self.corrections).get(stream)
+        return self.projector.fold(self._rows_before(seq, stream), {}, self.corrections).get(
+            stream
+        )
 
     def _rows_before(self, seq: int, stream: str) -> Iterable[StoredEvent]:
         """The events of ``stream`` and the campaign stream before ``seq``."""

@@ -445,6 +445,8 @@ def render_text(sheet: Sheet, *, color: bool, width: int | None = None) -> str:
 # --- HTML ---------------------------------------------------------------------------------
 
 
+
+
 def render_html(sheet: Sheet, *, standalone: bool = True) -> str:
     """The sheet as HTML through ``templates/sheet.html.j2`` (autoescaped).
 

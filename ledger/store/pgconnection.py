@@ -126,6 +126,8 @@ class _Guarded:
         return getattr(self.raw, name)
 
 
+
+
 class PgConnected(SqlEventStore):
     """The connection and transaction half of :class:`ledger.store.postgres.PostgresStore`
     (which sets these attributes in its ``__init__``; its docstring says which errors mean
@@ -143,6 +145,7 @@ class PgConnected(SqlEventStore):
     _heads: dict[str, Head]  # heads known inside the current transaction
     #: the last (seq, hash) the open transaction appended to each campaign
     _written: dict[str, tuple[int, str]]
+
 
     # --- connections ---------------------------------------------------------------------
 

@@ -70,11 +70,12 @@ MIGRATION_LOCK = 0x1ED6E5
 #: stream. ``max(version) ... group by stream`` read every event of those streams (a
 #: sequential scan of the campaign: 13 ms an append at 50,000 events, growing with the log).
 _STREAM_VERSION = (
-    "select version from events where campaign = %s and stream = %s order by version desc limit 1"
+    "select version from events where campaign = %s and stream = %s "
+    "order by version desc limit 1"
 )
 _VERSIONS = (
     "select s.stream, (select e.version from events e where e.campaign = %s "
-    'and e.stream = s.stream collate "C" order by e.version desc limit 1) '
+    "and e.stream = s.stream collate \"C\" order by e.version desc limit 1) "
     "from unnest(%s::text[]) as s(stream)"
 )
 

@@ -29,13 +29,15 @@ class Statements:
         "select seq from events where campaign = ? and hash like ? order by seq limit 1"
     )
     engine_rolls: str = (
-        "select count(*) from events where campaign = ? and session = ? and {source} = 'engine'"
+        "select count(*) from events where campaign = ? and session = ? "
+        "and {source} = 'engine'"
     )
     put_secret: str = "insert into secrets (campaign, session, kind, seed) values (?, ?, ?, ?)"
     get_secret: str = "select seed from secrets where campaign = ? and session = ? and kind = ?"
     drop_secret: str = "delete from secrets where campaign = ? and session = ? and kind = ?"
     secret_rows: str = (
-        f"select {', '.join(SECRET_FIELDS)} from secrets where campaign = ? order by kind, session"
+        f"select {', '.join(SECRET_FIELDS)} from secrets where campaign = ? "
+        "order by kind, session"
     )
     add_access: str = (
         "insert into access (campaign, who, role, characters, token_hash, created_at) "
@@ -64,7 +66,9 @@ class Statements:
         f"select {', '.join(WEB_SESSION_FIELDS)} from web_sessions where campaign = ?"
     )
     touch_web_session: str = "update web_sessions set seen_at = ? where id = ?"
-    end_web_session: str = "update web_sessions set ended_at = ? where id = ? and ended_at is null"
+    end_web_session: str = (
+        "update web_sessions set ended_at = ? where id = ? and ended_at is null"
+    )
     spend_web_tokens: str = (
         "update web_sessions set tokens = ?, tokens_at = ? where id = ? and tokens = ? "
         "and tokens_at = ?"
@@ -107,6 +111,4 @@ class Statements:
 
     def marked(self, mark: str) -> Statements:
         """The same statements with ``mark`` for each ``?``."""
-        return Statements(
-            **{f.name: getattr(self, f.name).replace("?", mark) for f in fields(self)}
-        )
+        return Statements(**{f.name: getattr(self, f.name).replace("?", mark) for f in fields(self)})

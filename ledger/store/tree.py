@@ -129,9 +129,7 @@ class TreeKeeper(Protocol):
         """Leaf hashes ``first`` to ``first + count - 1``."""
         ...
 
-    def add_checkpoint(
-        self, campaign: str, size: int, root: bytes, note: str, made_at: str
-    ) -> bool:
+    def add_checkpoint(self, campaign: str, size: int, root: bytes, note: str, made_at: str) -> bool:
         """Keep a signed checkpoint note (the first of a size stays)."""
         ...
 
@@ -289,9 +287,7 @@ class TreeStore:
 
     # --- checkpoints and cosignatures --------------------------------------------------------
 
-    def add_checkpoint(
-        self, campaign: str, size: int, root: bytes, note: str, made_at: str
-    ) -> bool:
+    def add_checkpoint(self, campaign: str, size: int, root: bytes, note: str, made_at: str) -> bool:
         """Keep a signed checkpoint note; a second note of the same size is not kept (the
         first stays). Call inside a transaction. Returns whether it was kept."""
         cursor = self.conn.execute(

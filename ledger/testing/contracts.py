@@ -209,11 +209,7 @@ class RuleSystemContract:
 
         system = self.configured()
         cid, _, state = self.character(system)
-        for minutes, rest, care in (
-            (1, False, False),
-            (8 * 60, True, False),
-            (30 * 1440, True, True),
-        ):
+        for minutes, rest, care in ((1, False, False), (8 * 60, True, False), (30 * 1440, True, True)):
             span = TimePassed(minutes=minutes, words=f"{minutes}m", rest=rest, care=care)
             before = msgspec.json.encode(state)
             once = system.time_passed({cid: state}, span)

@@ -69,9 +69,7 @@ class Frontier:
 
     def __init__(self, size: int = 0, hashes: Sequence[bytes] = ()) -> None:
         if size < 0 or len(hashes) != bin(size).count("1"):
-            raise ValueError(
-                f"a tree of {size} leaves has {bin(size).count('1')} subtree roots, not {len(hashes)}"
-            )
+            raise ValueError(f"a tree of {size} leaves has {bin(size).count('1')} subtree roots, not {len(hashes)}")
         self.size = size
         self.hashes = list(hashes)
 
@@ -145,8 +143,7 @@ def consistency_proof(
     if not 0 < old <= new:
         raise ValueError(
             f"a tree of {old} leaves cannot be a prefix of one of {new}"
-            if old
-            else "a consistency proof from the empty tree proves nothing"
+            if old else "a consistency proof from the empty tree proves nothing"
         )
     if old == new:
         return []
@@ -165,9 +162,7 @@ def consistency_proof(
     return inner + outer[::-1]
 
 
-def verify_inclusion(
-    index: int, size: int, leaf: bytes, proof: Sequence[bytes], root_: bytes
-) -> None:
+def verify_inclusion(index: int, size: int, leaf: bytes, proof: Sequence[bytes], root_: bytes) -> None:
     """Check that ``leaf`` (a leaf hash) is leaf ``index`` of the tree of ``size`` leaves
     whose root is ``root_`` (RFC 9162 2.1.3.2).
 
@@ -212,8 +207,7 @@ def verify_consistency(
     if not 0 < old <= new:
         raise ProofError(
             f"a tree of {old} leaves cannot be a prefix of one of {new}"
-            if old
-            else "a consistency proof from the empty tree proves nothing"
+            if old else "a consistency proof from the empty tree proves nothing"
         )
     if old == new:
         if proof:

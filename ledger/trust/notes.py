@@ -293,12 +293,7 @@ class Checkpoint:
 
     def text(self) -> str:
         """The note text: ``ORIGIN\\nSIZE\\nBASE64(ROOT)\\n`` then the extension lines."""
-        lines = [
-            self.origin,
-            str(self.size),
-            base64.b64encode(self.root).decode(),
-            *self.extensions,
-        ]
+        lines = [self.origin, str(self.size), base64.b64encode(self.root).decode(), *self.extensions]
         return "\n".join(lines) + "\n"
 
     @classmethod

@@ -458,3 +458,5 @@ def verifier_download(campaign: Any, viewer: Viewer, request: Request) -> Respon
 
 
 # --- writing: physical dice from a phone ---------------------------------------------------
+
+
