@@ -180,7 +180,7 @@ def test_a_forged_note_anchors_nothing(played, db_path):
 
 def test_the_verified_record_on_every_backend(store_target):
     """``set_verified`` replaces the record; ``verified`` reads it back (SQLite, PostgreSQL:
-    migration m012)."""
+    migration m013)."""
     from ledger.store.opening import open_store
 
     store = open_store(store_target)

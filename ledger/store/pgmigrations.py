@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ledger.store.hooks import SECRET_KINDS_V5, WEBHOOK_TABLES
 from ledger.store.tree import M010_TABLES, SECRET_KINDS, fill_trees
 
 _TEXT = 'text collate "C" not null'
@@ -149,8 +150,23 @@ MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
         ),
     ),
     (
-        # what `campaign verify` last proved (#28), as ledger.store.sqlite_migrations.m012_verified
-        "m012_verified",
+        # webhooks to the group chat (#29), as ledger.store.sqlite_migrations.m012_webhooks:
+        # hooks, their delivery log, and secrets of kind "webhook" (a hook's signing secret)
+        "m012_webhooks",
+        (
+            "alter table secrets drop constraint if exists secrets_kind_check",
+            "alter table secrets add constraint secrets_kind_check check (kind in ("
+            + ", ".join(f"'{k}'" for k in SECRET_KINDS_V5)
+            + "))",
+            *(
+                sql.format(text=_TEXT, id="bigint generated always as identity primary key")
+                for sql in WEBHOOK_TABLES
+            ),
+        ),
+    ),
+    (
+        # what `campaign verify` last proved (#28), as ledger.store.sqlite_migrations.m013_verified
+        "m013_verified",
         (
             f"create table verified (campaign {_TEXT} primary key, seq bigint not null, "
             "hash text not null, verified_at text not null)",
