@@ -40,6 +40,7 @@ from ledger.events import (
     SessionEnded,
     SessionStarted,
     StoredEvent,
+    RollImported,
     TimePassed,
     Visibility,
     event_tag,
@@ -109,6 +110,7 @@ __all__ = [
     "SceneEnded",
     "NoteAdded",
     "Corrected",
+    "RollImported",
     "TimePassed",
     # in-fiction time (#30)
     "DAY",
