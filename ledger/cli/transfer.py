@@ -150,10 +150,42 @@ def export_(app: App, output: str | None, verifier: str | None) -> None:
     "not a backup): import anyway and close that session as abandoned, its engine rolls "
     "unverifiable.",
 )
+@click.option(
+    "--from",
+    "tool",
+    type=click.Choice(["foundry", "roll20"]),
+    help="FILE is another tool's chat log: Foundry VTT's Export Chat Log (or ChatMessage "
+    "JSON), or a saved Roll20 Chat Archive page. Its rolls join this campaign as imported "
+    "rolls (never verified).",
+)
+@click.option(
+    "--map",
+    "maps",
+    multiple=True,
+    metavar='"SPEAKER=CHARACTER"',
+    help="With --from: the character (id or name) a speaker of the chat log is (repeatable). "
+    "A speaker named like a character needs none.",
+)
+@click.option(
+    "--unmapped",
+    type=click.Choice(["refuse", "skip"]),
+    default="refuse",
+    show_default=True,
+    help="With --from: refuse a file with a speaker no character matches, or skip their rolls.",
+)
 @json_option
 @pass_app
-def import_(app: App, file: Any, abandon_open_session: bool, as_json: bool) -> None:
-    """Import a GM backup (`campaign backup`) or a GM export (NDJSON) into this ledger file.
+def import_(
+    app: App,
+    file: Any,
+    abandon_open_session: bool,
+    tool: str | None,
+    maps: tuple[str, ...],
+    unmapped: str,
+    as_json: bool,
+) -> None:
+    """Import a GM backup (`campaign backup`) or a GM export (NDJSON) into this ledger file;
+    with --from, the rolls of another tool's chat log into this campaign.
 
     A backup restores everything, the open session's seed included (each secret checked
     against its commitment in the log). A GM export holds no seed: when its last session is
@@ -163,7 +195,21 @@ def import_(app: App, file: Any, abandon_open_session: bool, as_json: bool) -> N
     verify, when the file is a player's export, or when the campaign already exists here.
     A new ledger file is built privately, checked on the disk, and appears whole, only when
     the import succeeds.
+
+    --from foundry|roll20 (docs/imports.md): each roll becomes a roll.imported event of the
+    character its speaker maps to, keeping the original text, formula, dice, total and
+    time; whispered messages are left out. All or nothing; a roll imported before (same
+    message) is not imported again.
+
+    \b
+    campaign import --from roll20 "Chat Log for Casebook.html" --map "Nate=julian"
+    campaign import --from foundry fvtt-log-Thu-Nov-26-2026.txt --unmapped skip
     """
+    if tool is not None:
+        _import_foreign(app, file, tool, maps, unmapped == "skip", as_json)
+        return
+    if maps or unmapped != "refuse":
+        raise click.UsageError("--map and --unmapped go with --from foundry|roll20")
     import os
 
     from ledger.exchange.backup import split_backup
@@ -223,6 +269,59 @@ def import_(app: App, file: Any, abandon_open_session: bool, as_json: bool) -> N
         f"Imported campaign {done.campaign}: {done.events} events{kept}, chain and rolls verified."
     )
     _note_clock_back(lines)
+
+
+def _import_foreign(
+    app: App, file: Any, tool: str, maps: tuple[str, ...], skip: bool, as_json: bool
+) -> None:
+    """``campaign import --from TOOL FILE``: parse, map the speakers, append (#29)."""
+    from ledger.exchange import foreign
+
+    try:
+        mapping = foreign.parse_map(maps)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--map") from None
+    name = os.path.basename(getattr(file, "name", "FILE"))
+    text = foreign.decode_text(foreign.read_limited(file, name), name)
+    if tool == "foundry":
+        from ledger.exchange.foundry import parse
+    else:
+        from ledger.exchange.roll20 import parse
+    parsed = parse(text, name)
+    done = foreign.import_rolls(
+        app.campaign, parsed.rolls, mapping=mapping, skip_unmapped=skip, actor=app.actor, at=now()
+    )
+    tool_name = {"foundry": "Foundry VTT", "roll20": "Roll20"}[tool]
+    if as_json:
+        echo_json(
+            {
+                "campaign": app.campaign.id,
+                "from": tool,
+                "messages": parsed.messages,
+                "rolls": len(parsed.rolls),
+                "new": done.new,
+                "already_imported": done.already,
+                "whispered_skipped": parsed.whispered,
+                "unmapped_skipped": done.unmapped,
+                "first_seq": done.first_seq,
+                "speakers": done.speakers,
+            }
+        )
+        return
+    from ledger.text import printable
+
+    click.echo(
+        f"Imported from {tool_name}: {done.new} new, {done.already} already imported "
+        f"({len(parsed.rolls)} roll{'s' if len(parsed.rolls) != 1 else ''} in "
+        f"{parsed.messages} message{'s' if parsed.messages != 1 else ''}); not verifiable: "
+        "the ledger never saw these dice."
+    )
+    for speaker, cid in done.speakers.items():
+        click.echo(printable(f"  {speaker} → {cid}"))
+    if parsed.whispered:
+        click.echo(f"  {parsed.whispered} whispered or private message(s) left out (GM-only there)")
+    for speaker, count in done.unmapped.items():
+        click.echo(printable(f"  {count} roll(s) of {speaker} skipped (--unmapped skip)"))
 
 
 def _note_clock_back(lines: Any) -> None:
