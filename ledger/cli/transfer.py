@@ -86,8 +86,18 @@ def copy(app: App, src: str, dst: str, as_json: bool) -> None:
 
 
 @cli.command("export")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False), help="Write to a file (default stdout)."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["ndjson", "sqlite"]),
+    default="ndjson",
+    show_default=True,
+    help="sqlite: a players' copy safe to open in Datasette or share (FILE, and "
+    "FILE.metadata.json describing its tables).",
 )
 @click.option(
     "--verifier",
@@ -97,16 +107,31 @@ def copy(app: App, src: str, dst: str, as_json: bool) -> None:
 )
 @view_option
 @pass_app
-def export_(app: App, output: str | None, verifier: str | None) -> None:
-    """Export the campaign as NDJSON, one event a line, oldest first.
+def export_(
+    app: App, file: str | None, output: str | None, fmt: str, verifier: str | None
+) -> None:
+    """Export the campaign as NDJSON, one event a line, oldest first (to FILE, -o or stdout).
 
     The default view is --as player: a GM-only event becomes a stub of only what the chain
     needs (seq, campaign, prev_hash, hash, "redacted": true) and the chain still verifies.
     `campaign --as gm export` holds every event but no unrevealed seed: made during an open
     session, it cannot restore that session (it could neither roll nor end). Only
     `campaign backup FILE` carries the seeds: use it for backups.
+
+    --format sqlite FILE writes the players' view as a SQLite file to open in Datasette or
+    share (the ledger file itself is the GM's: Datasette would show its seeds and GM-only
+    events): an events table with each log line in a `text` column, GM-only events as stubs
+    of their seq and hashes, no secrets; and FILE.metadata.json describing it
+    (`datasette FILE -m FILE.metadata.json`).
     """
     from ledger.exchange.ndjson import export_lines
+
+    if file and output:
+        raise click.UsageError("give FILE or -o/--output, not both")
+    output = output or file
+    if fmt == "sqlite":
+        _export_sqlite(app, output, verifier)
+        return
 
     if verifier:
         from ledger.cli.output import atomic_file
@@ -139,6 +164,35 @@ def export_(app: App, output: str | None, verifier: str | None) -> None:
             "`campaign backup FILE` carries the seed.",
             err=True,
         )
+
+
+def _export_sqlite(app: App, output: str | None, verifier: str | None) -> None:
+    """``campaign export --format sqlite FILE``: the players' copy and its metadata (#29)."""
+    import json
+
+    from ledger.cli.output import atomic_file, atomic_path
+    from ledger.exchange.spreadsheet import metadata, write_players_copy
+
+    if not output:
+        raise click.UsageError("--format sqlite writes a file: give FILE")
+    if verifier:
+        raise click.UsageError("--verifier goes with the NDJSON export")
+    if app.as_gm():
+        raise click.UsageError(
+            "--format sqlite writes the players' copy only (a GM's copy is the ledger file)"
+        )
+    meta_path = f"{output}.metadata.json"
+    campaign = app.campaign
+    with atomic_path(output, db_path=app.db_path) as tmp:
+        done = write_players_copy(campaign, tmp)
+    stem = os.path.splitext(os.path.basename(output))[0]
+    with atomic_file(meta_path, db_path=app.db_path, text=True) as f:
+        f.write(json.dumps(metadata(campaign, stem), indent=2, ensure_ascii=False) + "\n")
+    click.echo(
+        f"Wrote the players' copy of {campaign.id} to {output}: {done.events} events "
+        f"({done.gm_only} GM-only as stubs), {done.characters} characters, no secrets; "
+        f"Datasette metadata in {meta_path}"
+    )
 
 
 @cli.command("import")
