@@ -40,7 +40,6 @@ from ledger.events import (
     SessionEnded,
     SessionStarted,
     StoredEvent,
-    RollImported,
     TimePassed,
     Visibility,
     event_tag,
@@ -110,7 +109,6 @@ __all__ = [
     "SceneEnded",
     "NoteAdded",
     "Corrected",
-    "RollImported",
     "TimePassed",
     # in-fiction time (#30)
     "DAY",

@@ -191,7 +191,7 @@ def audit(app: App, seq: int, as_json: bool) -> None:
                     click.echo(f"  answers request {d['request']}, roller's entropy {d['entropy']}")
         from ledger.text import printable
 
-        hidden = ("draws", "source", "nonce", "client_seed", "scheme", "request", "entropy")
+        hidden: tuple[str, ...] = ("draws", "source", "nonce", "client_seed", "scheme", "request", "entropy")
         if "imported" in result:  # a roll from another tool's chat log (#29)
             src = result["imported"]
             click.echo(

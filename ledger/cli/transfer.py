@@ -338,10 +338,10 @@ def _import_foreign(
     name = os.path.basename(getattr(file, "name", "FILE"))
     text = foreign.decode_text(foreign.read_limited(file, name), name)
     if tool == "foundry":
-        from ledger.exchange.foundry import parse
+        from ledger.exchange import foundry as reader
     else:
-        from ledger.exchange.roll20 import parse
-    parsed = parse(text, name)
+        from ledger.exchange import roll20 as reader  # type: ignore[no-redef]
+    parsed = reader.parse(text, name)
     done = foreign.import_rolls(
         app.campaign, parsed.rolls, mapping=mapping, skip_unmapped=skip, actor=app.actor, at=now()
     )

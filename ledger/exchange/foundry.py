@@ -33,7 +33,6 @@ from ledger.exchange.foreign import (
     check_dice,
     check_speaker,
     check_text,
-    decode_text,
     text_key,
 )
 from ledger.text import printable

@@ -87,7 +87,7 @@ def write_players_copy(campaign: Any, path: str) -> CopySummary:
                          "prev_hash": rec.prev_hash, "hash": rec.hash})  # fmt: skip
             continue
         if rec.type == "character.created":
-            names[rec.stream] = known.get(rec.stream, rec.data.name)
+            names[rec.stream] = known.get(rec.stream, getattr(rec.data, "name", rec.stream))
         said = line(campaign, rec, corrections)
         rows.append(
             {

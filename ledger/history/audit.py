@@ -183,10 +183,10 @@ def _verdict(campaign: Campaign, rec: Any, chain_ok: bool, *, as_gm: bool) -> tu
     if not chain_ok:
         return "tampered", "the hash chain does not verify up to this event: the log was changed"
     if isinstance(event, RollImported):
-        source = imported_source(event)
+        origin = imported_source(event)
         return (
             "imported",
-            f"imported from {source['tool']} ({source['message']}), not verifiable: the ledger "
+            f"imported from {origin['tool']} ({origin['message']}), not verifiable: the ledger "
             "never saw these dice; it proves only that the entry is unchanged since it was "
             f"imported by {rec.actor}",
         )
