@@ -286,9 +286,10 @@ class TimePassed(Event, frozen=True, kw_only=True, tag="time.passed"):
 
 
 class RollImported(Event, frozen=True, kw_only=True, tag="roll.imported"):
-    """A roll made in another tool and imported from its chat log (``campaign import
-    --from foundry|roll20``, #29): kept as that tool showed it, never an engine roll and
-    never verifiable (the ledger saw no dice; it proves only that the entry is unchanged
+    """A roll made in another tool, imported from its chat log: never verifiable.
+
+    Written by ``campaign import --from foundry|roll20`` (#29), kept as that tool showed it,
+    never an engine roll and never verifiable (the ledger saw no dice; it proves only that the entry is unchanged
     since it was imported). Not a :class:`Roll`: no rule system re-derives it, and the
     fairness report counts its dice apart (source ``"imported"``).
 
