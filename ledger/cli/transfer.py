@@ -260,6 +260,8 @@ def import_(
     campaign import --from foundry fvtt-log-Thu-Nov-26-2026.txt --unmapped skip
     """
     if tool is not None:
+        if abandon_open_session:
+            raise click.UsageError("--abandon-open-session goes with a backup or export, not --from")
         _import_foreign(app, file, tool, maps, unmapped == "skip", as_json)
         return
     if maps or unmapped != "refuse":

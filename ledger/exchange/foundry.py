@@ -189,8 +189,8 @@ def parse_json(body: str, name: str) -> Parsed:
 
 def _message(doc: dict[str, Any], where: str, out: Parsed) -> None:
     mid = doc.get("_id")
-    if not isinstance(mid, str) or not mid:
-        raise BadFile(f"{where}: a ChatMessage without an _id")
+    if not isinstance(mid, str) or not mid or len(mid) > 100:
+        raise BadFile(f"{where}: a ChatMessage without an _id (16 characters in Foundry)")
     where = f"{where} ({printable(mid[:40])})"
     if doc.get("whisper") or doc.get("blind"):
         out.whispered += 1

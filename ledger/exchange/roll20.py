@@ -40,6 +40,8 @@ from ledger.text import printable
 VOID = frozenset({"img", "br", "hr", "input", "meta", "link", "area", "base", "col", "wbr", "source"})
 #: Deepest nesting read (a saved page is a few dozen deep).
 MAX_DEPTH = 400
+#: The longest message id read (Roll20's are 20 characters).
+MAX_ID = 100
 FORMULA_DICE = re.compile(r"(\d*)d(\d+|F)", re.IGNORECASE)
 
 
@@ -148,15 +150,18 @@ def parse(html: str, name: str) -> Parsed:
     for number, msg in enumerate(messages, start=1):
         mid = msg.attrs.get("data-messageid", "")
         where = f"message {printable(mid[:40])} (line {msg.line})" if mid else f"div.message {number} (line {msg.line})"
+        if len(mid) > MAX_ID:
+            raise BadFile(f"div.message {number} (line {msg.line}): its data-messageid is "
+                          f"{len(mid):,} characters long (Roll20's are 20)")  # fmt: skip
         by, ts = msg.first("by"), msg.first("tstamp")
-        if by is not None:
-            speaker = by.text().removesuffix(":").strip()
         if ts is not None:
             stamp = ts.text()
         out.messages += 1
-        if msg.classes & {"whisper", "private"}:
+        if msg.classes & {"whisper", "private"}:  # its "(To GM):" carries over to nothing
             out.whispered += 1
             continue
+        if by is not None:
+            speaker = by.text().removesuffix(":").strip()
         is_roll = "rollresult" in msg.classes
         inline = msg.find_all("inlinerollresult")
         if not is_roll and not inline:
