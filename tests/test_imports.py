@@ -11,6 +11,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ledger.exchange import foundry, roll20
+from ledger.exchange.foreign import BadFile
 
 DATA = Path(__file__).parent / "data"
 ROLL20 = str(DATA / "roll20-chat-archive.html")
@@ -200,3 +205,53 @@ def test_verify_passes_after_an_import(toy_campaign, db_path):
 def test_ndjson_import_unchanged_and_map_needs_from(toy_campaign, tmp_path):
     result = toy_campaign("import", ROLL20, "--map", "Nate=bob")
     assert result.exit_code == 2 and "--from" in result.output
+
+
+# --- no input makes a parser fail any other way than a one-line refusal ----------------------
+
+SAMPLES = {
+    "foundry": [(DATA / n).read_text() for n in ("fvtt-log-Thu-Nov-26-2026.txt", "foundry-chat-messages.json")],
+    "roll20": [(DATA / "roll20-chat-archive.html").read_text()],
+}
+
+
+def mutated(text: str, cuts: list[tuple[int, int, str]]) -> str:
+    for at, length, insert in cuts:
+        at %= len(text) + 1
+        text = text[:at] + insert + text[at + length :]
+    return text
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    tool=st.sampled_from(["foundry", "roll20"]),
+    which=st.integers(0, 1),
+    cuts=st.lists(
+        st.tuples(st.integers(0, 10**6), st.integers(0, 40), st.text(max_size=12)), max_size=4
+    ),
+)
+def test_parsers_refuse_in_one_line_or_read(tool, which, cuts):
+    samples = SAMPLES[tool]
+    text = mutated(samples[which % len(samples)], cuts)
+    parse = foundry.parse if tool == "foundry" else roll20.parse
+    try:
+        parsed = parse(text, "f")
+    except BadFile as e:
+        assert "\n" not in str(e)
+        return
+    for roll in parsed.rolls:
+        assert all(2 <= s <= 1000 and 1 <= f <= s for s, f in roll.dice)
+        assert roll.speaker and roll.key
+
+
+def test_roll20_hostile_speaker_is_refused(toy_campaign, db_path, tmp_path):
+    page = tmp_path / "bidi.html"
+    page.write_text(
+        '<div class="message rollresult" data-messageid="-Mx"><span class="by">Ann\u202e:</span>'
+        '<div class="formula">rolling d20</div><div class="diceroll d20"><div class="didroll">3'
+        '</div></div><div class="rolled">3</div></div>'
+    )
+    before = count_events(db_path)
+    result = toy_campaign("import", "--from", "roll20", str(page))
+    assert result.exit_code == 1 and "message -Mx (line 1)" in result.output
+    assert "U+202E" in result.output and count_events(db_path) == before
