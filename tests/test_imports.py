@@ -255,3 +255,14 @@ def test_roll20_hostile_speaker_is_refused(toy_campaign, db_path, tmp_path):
     result = toy_campaign("import", "--from", "roll20", str(page))
     assert result.exit_code == 1 and "message -Mx (line 1)" in result.output
     assert "U+202E" in result.output and count_events(db_path) == before
+
+
+def test_web_audit_page_shows_the_source(toy_campaign, db_path):
+    from tests.webtools import Table, client
+
+    assert toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob").exit_code == 0
+    seq = events(db_path)[0]["seq"]
+    with client(Table(db_path), "Dana") as c:
+        page = c.get(f"/audit/{seq}").text
+    assert "imported from Roll20 (message -M5KELlQVMhq7p0h926d), said by Ann Vance" in page
+    assert "not verifiable" in page and "rolling d20-1" in page
