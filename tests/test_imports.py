@@ -266,3 +266,21 @@ def test_web_audit_page_shows_the_source(toy_campaign, db_path):
         page = c.get(f"/audit/{seq}").text
     assert "imported from Roll20 (message -M5KELlQVMhq7p0h926d), said by Ann Vance" in page
     assert "not verifiable" in page and "rolling d20-1" in page
+
+
+def test_gm_only_import_reaches_no_player(toy_campaign, db_path):
+    result = toy_campaign("import", "--from", "foundry", FOUNDRY_TXT, "--gm-only")
+    assert result.exit_code == 0 and "Imported from Foundry VTT GM-only: 5 new" in result.output
+    conn = sqlite3.connect(db_path)
+    try:
+        seen = {v for (v,) in conn.execute("select visibility from events where type = 'roll.imported'")}
+    finally:
+        conn.close()
+    assert seen == {"gm"}
+    player = toy_campaign("log").output
+    assert "imported from" not in player and player.count("GM-only entry") == 5
+    assert "imported" not in json.loads(toy_campaign("fairness", "--json").output)["predictable"]
+    gm = json.loads(toy_campaign("--as", "gm", "fairness", "--json").output)
+    assert gm["predictable"]["imported"] == 5
+    again = toy_campaign("import", "--from", "foundry", FOUNDRY_TXT)
+    assert "0 new, 5 already imported" in again.output  # public or not, once is enough

@@ -227,6 +227,12 @@ def _export_sqlite(app: App, output: str | None, verifier: str | None) -> None:
     show_default=True,
     help="With --from: refuse a file with a speaker no character matches, or skip their rolls.",
 )
+@click.option(
+    "--gm-only",
+    is_flag=True,
+    help="With --from: record every imported roll GM-only (Foundry's text export does not "
+    "say which messages were whispered).",
+)
 @json_option
 @pass_app
 def import_(
@@ -236,6 +242,7 @@ def import_(
     tool: str | None,
     maps: tuple[str, ...],
     unmapped: str,
+    gm_only: bool,
     as_json: bool,
 ) -> None:
     """Import a GM backup (`campaign backup`) or a GM export (NDJSON) into this ledger file;
@@ -262,10 +269,10 @@ def import_(
     if tool is not None:
         if abandon_open_session:
             raise click.UsageError("--abandon-open-session goes with a backup or export, not --from")
-        _import_foreign(app, file, tool, maps, unmapped == "skip", as_json)
+        _import_foreign(app, file, tool, maps, unmapped == "skip", gm_only, as_json)
         return
-    if maps or unmapped != "refuse":
-        raise click.UsageError("--map and --unmapped go with --from foundry|roll20")
+    if maps or unmapped != "refuse" or gm_only:
+        raise click.UsageError("--map, --unmapped and --gm-only go with --from foundry|roll20")
     import os
 
     from ledger.exchange.backup import split_backup
@@ -328,8 +335,9 @@ def import_(
 
 
 def _import_foreign(
-    app: App, file: Any, tool: str, maps: tuple[str, ...], skip: bool, as_json: bool
-) -> None:
+    app: App, file: Any, tool: str, maps: tuple[str, ...], skip: bool, gm_only: bool,
+    as_json: bool,
+) -> None:  # fmt: skip
     """``campaign import --from TOOL FILE``: parse, map the speakers, append (#29)."""
     from ledger.exchange import foreign
 
@@ -345,8 +353,9 @@ def _import_foreign(
         from ledger.exchange import roll20 as reader  # type: ignore[no-redef]
     parsed = reader.parse(text, name)
     done = foreign.import_rolls(
-        app.campaign, parsed.rolls, mapping=mapping, skip_unmapped=skip, actor=app.actor, at=now()
-    )
+        app.campaign, parsed.rolls, mapping=mapping, skip_unmapped=skip, actor=app.actor,
+        at=now(), gm_only=gm_only,
+    )  # fmt: skip
     tool_name = {"foundry": "Foundry VTT", "roll20": "Roll20"}[tool]
     if as_json:
         echo_json(
@@ -360,6 +369,7 @@ def _import_foreign(
                 "whispered_skipped": parsed.whispered,
                 "unmapped_skipped": done.unmapped,
                 "first_seq": done.first_seq,
+                "gm_only": gm_only,
                 "speakers": done.speakers,
             }
         )
@@ -367,7 +377,8 @@ def _import_foreign(
     from ledger.text import printable
 
     click.echo(
-        f"Imported from {tool_name}: {done.new} new, {done.already} already imported "
+        f"Imported from {tool_name}{' GM-only' if gm_only else ''}: {done.new} new, "
+        f"{done.already} already imported "
         f"({len(parsed.rolls)} roll{'s' if len(parsed.rolls) != 1 else ''} in "
         f"{parsed.messages} message{'s' if parsed.messages != 1 else ''}); not verifiable: "
         "the ledger never saw these dice."

@@ -242,12 +242,14 @@ def import_rolls(
     skip_unmapped: bool,
     actor: str,
     at: str,
+    gm_only: bool = False,
 ) -> ImportResult:
     """Append the rolls not yet imported as ``roll.imported`` events, in file order, in one
     batch (all or nothing).
 
     :param mapping: :func:`parse_map` of the ``--map`` values.
     :param skip_unmapped: leave out the rolls of speakers no character matches.
+    :param gm_only: record every roll GM-only (a players' view shows each as a stub).
     :raises RuleError: an unmapped speaker (see :func:`map_speakers`), or a roll the
         campaign refuses (nothing written).
     """
@@ -287,7 +289,9 @@ def import_rolls(
             )
         if events:
             try:
-                written = campaign.append(events, actor=actor, at=at)
+                written = campaign.append(
+                    events, actor=actor, at=at, visibility="gm" if gm_only else None
+                )
             except NotFound as e:
                 raise RuleError(str(e)) from None
             result.first_seq = written[0].seq
