@@ -284,3 +284,12 @@ def test_gm_only_import_reaches_no_player(toy_campaign, db_path):
     assert gm["predictable"]["imported"] == 5
     again = toy_campaign("import", "--from", "foundry", FOUNDRY_TXT)
     assert "0 new, 5 already imported" in again.output  # public or not, once is enough
+
+
+def test_a_speaker_mapped_once_stays_mapped(toy_campaign, db_path, tmp_path):
+    assert toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob").exit_code == 0
+    later = tmp_path / "later.txt"
+    later.write_text("[11/27/2026, 8:00:00 PM] Nate\n1d20 = 11 = 11")
+    result = toy_campaign("import", "--from", "foundry", str(later))
+    assert result.exit_code == 0, result.output
+    assert "Nate → bob" in result.output and events(db_path)[-1]["stream"] == "bob"

@@ -187,22 +187,31 @@ class ImportResult:
     speakers: dict[str, str] = field(default_factory=dict)
 
 
-def imported_keys(campaign: Campaign) -> set[tuple[str, str]]:
+def imported_keys(campaign: Campaign) -> tuple[set[tuple[str, str]], dict[str, str]]:
     """``(tool, key)`` of every roll already imported into ``campaign`` (retracted ones too:
-    a retracted import stays retracted, and is not imported again)."""
+    a retracted import stays retracted, and is not imported again), and ``{speaker
+    (case-folded): character}`` as the latest import mapped each speaker."""
     keys = set()
+    speakers: dict[str, str] = {}
     for (data,) in campaign.rows(types=["roll.imported"], columns="data"):
         payload = msgspec.json.decode(data)
         keys.add((payload["tool"], payload["key"]))
-    return keys
+        speakers[str(payload["speaker"]).casefold()] = payload["character"]
+    return keys, speakers
 
 
 def map_speakers(
-    campaign: Campaign, speakers: Iterable[str], mapping: dict[str, str], *, skip: bool
+    campaign: Campaign,
+    speakers: Iterable[str],
+    mapping: dict[str, str],
+    *,
+    skip: bool,
+    before: dict[str, str] | None = None,
 ) -> dict[str, str]:
     """``{speaker: character id}`` for each speaker: by ``--map`` (the character by id or
-    name, :meth:`~ledger.campaign.aggregate.Campaign.find_character`), else a character whose
-    id or full name is the speaker's name (case aside).
+    name, :meth:`~ledger.campaign.aggregate.Campaign.find_character`), else as an earlier
+    import mapped them (``before``, when that character is still in the campaign), else a
+    character whose id or full name is the speaker's name (case aside).
 
     :param skip: leave unmapped speakers out of the result instead of refusing.
     :raises NotFound: a ``--map`` naming no character (with the closest names).
@@ -212,11 +221,12 @@ def map_speakers(
     names = campaign.characters()
     by_name = {n.casefold(): cid for cid, n in names.items()} | {cid.casefold(): cid for cid in names}
     targets = {k: campaign.find_character(v) for k, v in mapping.items()}
+    earlier = {k: v for k, v in (before or {}).items() if v in names}
     out: dict[str, str] = {}
     missing: list[str] = []
     for speaker in speakers:
         key = speaker.casefold()
-        cid = targets.get(key) or by_name.get(key)
+        cid = targets.get(key) or earlier.get(key) or by_name.get(key)
         if cid is not None:
             out[speaker] = cid
         elif speaker not in missing:
@@ -255,7 +265,7 @@ def import_rolls(
     """
     result = ImportResult()
     with campaign.store.transaction():
-        seen = imported_keys(campaign)
+        seen, before = imported_keys(campaign)
         fresh: list[ForeignRoll] = []
         for roll in rolls:
             if (roll.tool, roll.key) in seen:
@@ -264,8 +274,9 @@ def import_rolls(
             seen.add((roll.tool, roll.key))
             fresh.append(roll)
         speakers = map_speakers(
-            campaign, dict.fromkeys(r.speaker for r in fresh), mapping, skip=skip_unmapped
-        )
+            campaign, dict.fromkeys(r.speaker for r in fresh), mapping, skip=skip_unmapped,
+            before=before,
+        )  # fmt: skip
         result.speakers = speakers
         events = []
         for roll in fresh:
