@@ -218,7 +218,7 @@ def _export_sqlite(app: App, output: str | None, verifier: str | None) -> None:
     multiple=True,
     metavar='"SPEAKER=CHARACTER"',
     help="With --from: the character (id or name) a speaker of the chat log is (repeatable). "
-    "A speaker named like a character needs none.",
+    "A speaker named like a character, or mapped by an earlier import, needs none.",
 )
 @click.option(
     "--unmapped",
