@@ -293,3 +293,20 @@ def test_a_speaker_mapped_once_stays_mapped(toy_campaign, db_path, tmp_path):
     result = toy_campaign("import", "--from", "foundry", str(later))
     assert result.exit_code == 0, result.output
     assert "Nate → bob" in result.output and events(db_path)[-1]["stream"] == "bob"
+
+
+def test_foundry_nedb_messages_db_last_line_wins(toy_campaign, db_path, tmp_path):
+    """A world's data/messages.db of v10 and earlier: NeDB appends a document's new version
+    as a new line, a deletion as {"$$deleted": true}, and index lines."""
+    docs = json.loads(Path(FOUNDRY_JSON).read_text())
+    ann, bob = docs[1], docs[2]
+    edited = {**ann, "flavor": "Perception Check (edited)"}
+    lines = [{"$$indexCreated": {"fieldName": "timestamp"}}, ann, bob, edited,
+             {"_id": bob["_id"], "$$deleted": True}]  # fmt: skip
+    db = tmp_path / "messages.db"
+    db.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    result = toy_campaign("import", "--from", "foundry", str(db), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["new"] == 1
+    (only,) = events(db_path)
+    assert only["key"] == ann["_id"] and only["label"] == "Perception Check (edited)"

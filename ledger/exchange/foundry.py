@@ -176,14 +176,20 @@ def parse_json(body: str, name: str) -> Parsed:
                 docs.append((f"line {number}", msgspec.json.decode(line)))
             except msgspec.DecodeError as e:
                 raise BadFile(f"line {number} of {name} is not a JSON document ({e})") from None
-    out = Parsed()
-    for where, doc in docs:
+    latest: dict[Any, tuple[str, dict[str, Any]] | None] = {}  # NeDB: the last line wins
+    for i, (where, doc) in enumerate(docs):
         if not isinstance(doc, dict):
             raise BadFile(f"{where} of {name} is not a ChatMessage document (a JSON object)")
-        if doc.get("$$deleted"):
+        if "$$indexCreated" in doc or "$$indexRemoved" in doc:
             continue
-        out.messages += 1
-        _message(doc, where, out)
+        mid = doc.get("_id")
+        key = mid if isinstance(mid, str) and mid else ("#", i)
+        latest[key] = None if doc.get("$$deleted") else (where, doc)
+    out = Parsed()
+    for found in latest.values():
+        if found is not None:
+            out.messages += 1
+            _message(found[1], found[0], out)
     return out
 
 
