@@ -96,3 +96,12 @@ def test_log_nl_has_the_text_field(table):
     assert [x["text"] for x in lines if x.get("redacted")] == ["GM-only entry", "GM-only entry"]
     gm = [json.loads(x) for x in table("--as", "gm", "log", "--nl").output.splitlines()]
     assert all(isinstance(x["text"], str) and x["text"] for x in gm)
+
+
+def test_never_over_the_ledger_or_another_sqlite_file(table, db_path, tmp_path):
+    refused = table("export", "--format", "sqlite", db_path)
+    assert refused.exit_code == 2 and "is the open ledger" in refused.output
+    out = tmp_path / "copy.db"
+    assert table("export", "--format", "sqlite", str(out)).exit_code == 0
+    again = table("export", "--format", "sqlite", str(out))
+    assert again.exit_code == 2 and "FILE" in again.output and "write to another file" in again.output

@@ -183,10 +183,10 @@ def _export_sqlite(app: App, output: str | None, verifier: str | None) -> None:
         )
     meta_path = f"{output}.metadata.json"
     campaign = app.campaign
-    with atomic_path(output, db_path=app.db_path) as tmp:
+    with atomic_path(output, db_path=app.db_path, option="FILE") as tmp:
         done = write_players_copy(campaign, tmp)
     stem = os.path.splitext(os.path.basename(output))[0]
-    with atomic_file(meta_path, db_path=app.db_path, text=True) as f:
+    with atomic_file(meta_path, db_path=app.db_path, text=True, option="FILE") as f:
         f.write(json.dumps(metadata(campaign, stem), indent=2, ensure_ascii=False) + "\n")
     click.echo(
         f"Wrote the players' copy of {campaign.id} to {output}: {done.events} events "
