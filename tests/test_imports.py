@@ -310,3 +310,29 @@ def test_foundry_nedb_messages_db_last_line_wins(toy_campaign, db_path, tmp_path
     assert json.loads(result.output)["new"] == 1
     (only,) = events(db_path)
     assert only["key"] == ann["_id"] and only["label"] == "Perception Check (edited)"
+
+
+def test_import_and_players_copy_on_both_backends(store_target, toy_system, frozen, tmp_path):
+    from click.testing import CliRunner
+
+    from ledger.cli import cli
+
+    def run(*args):
+        return CliRunner().invoke(cli, ["--db", store_target, *args], catch_exceptions=False)
+
+    assert run("new", "toybox", "--system", "toy").exit_code == 0
+    sheet = tmp_path / "ann.toml"
+    sheet.write_text('name = "Ann Vance"\n[skills]\nbrawl = 2\n')
+    assert run("character", "add", "--sheet", str(sheet)).exit_code == 0
+    first = run("import", "--from", "foundry", FOUNDRY_JSON, "--unmapped", "skip")
+    assert first.exit_code == 0 and "1 new, 0 already imported" in first.output, first.output
+    again = run("import", "--from", "foundry", FOUNDRY_JSON, "--unmapped", "skip")
+    assert "0 new, 1 already imported" in again.output
+    copy = tmp_path / "players.db"
+    assert run("export", "--format", "sqlite", str(copy)).exit_code == 0
+    conn = sqlite3.connect(copy)
+    try:
+        (text,) = conn.execute("select text from events where type = 'roll.imported'").fetchone()
+    finally:
+        conn.close()
+    assert text.startswith("Ann Vance — rolled 1d20 + 5 = 19 (faces 14) — Perception Check")
