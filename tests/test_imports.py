@@ -336,3 +336,11 @@ def test_import_and_players_copy_on_both_backends(store_target, toy_system, froz
     finally:
         conn.close()
     assert text.startswith("Ann Vance — rolled 1d20 + 5 = 19 (faces 14) — Perception Check")
+
+
+def test_foundry_text_twin_messages_are_two_rolls(toy_campaign, db_path, tmp_path):
+    twin = "[11/26/2026, 8:16:05 PM] Ann Vance\n1d20 = 3 = 3"
+    log = tmp_path / "twins.txt"
+    log.write_text(twin + "\n---------------------------\n" + twin)
+    assert "2 new, 0 already" in toy_campaign("import", "--from", "foundry", str(log)).output
+    assert "0 new, 2 already" in toy_campaign("import", "--from", "foundry", str(log)).output

@@ -70,6 +70,7 @@ def parse_text(data: str, name: str) -> Parsed:
     if not data.strip():
         raise BadFile(f"{name} is empty: export the chat log from Foundry's chat sidebar")
     line_no = 1
+    seen: dict[str, int] = {}
     for block in data.split(SEPARATOR):
         start = line_no
         line_no += block.count("\n") + SEPARATOR.count("\n")
@@ -96,6 +97,9 @@ def parse_text(data: str, name: str) -> Parsed:
             "",
         )[:120]
         key = text_key(at, speaker, text)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > 1:  # the same words, speaker and second again: the Nth such message
+            key = f"{key}@{seen[key]}"
         for j, (i, (formula, result, total)) in enumerate(rolls, start=1):
             out.rolls.append(
                 ForeignRoll(
