@@ -285,6 +285,110 @@ class TimePassed(Event, frozen=True, kw_only=True, tag="time.passed"):
     consequences: int = 0
 
 
+class Participant(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One side of an encounter's turn order (#30).
+
+    :ivar name: who, as the table calls them (a character's name, or a foe's).
+    :ivar character: the character's id when they are on the ledger, else ``None`` (a foe
+        the GM plays without a sheet).
+    :ivar initiative: their initiative, or ``None`` where the order is the GM's.
+    :ivar how: how the place was got: ``"rolled"`` (an initiative roll on the ledger, the
+        rule text's own: :meth:`ledger.RuleSystem.initiative_roll`), ``"recorded"`` (a
+        number the GM gave: dice rolled at the table for a foe without a sheet) or
+        ``"gm"`` (the GM's order, where the text leaves it to the GM).
+    :ivar roll: the seq of the initiative roll (``how == "rolled"``), else ``None``.
+    """
+
+    name: str
+    character: str | None = None
+    initiative: int | None = None
+    how: Literal["rolled", "recorded", "gm"] = "gm"
+    roll: int | None = None
+
+
+class EncounterStarted(Event, frozen=True, kw_only=True, tag="encounter.started"):
+    """An encounter (a fight, a chase: the rounds of the rule text) begins (``campaign
+    encounter start``, #30). ``participants`` are in turn order: highest initiative first,
+    ties in the order the GM listed them (the texts resolve ties at the table), or the
+    GM's order as listed. Hidden participants are not here: each is an
+    ``encounter.hidden_joined`` (GM-only) in the same batch. The first turn
+    (``encounter.turn`` or ``encounter.hidden_turn``, round 1) ends the batch.
+
+    :ivar title: what the GM calls it ("Ambush at the docks"), or ``""``.
+    """
+
+    participants: list[Participant]
+    title: str = ""
+
+
+class EncounterHiddenJoined(Event, frozen=True, kw_only=True, tag="encounter.hidden_joined"):
+    """A participant only the GM knows of (a foe lying in wait), GM-only: a players' view
+    never holds their name, initiative or turns (#30).
+
+    :ivar encounter: the seq of the ``encounter.started`` it belongs to.
+    :ivar position: their place in the GM's full turn order (0 first).
+    """
+
+    visibility: ClassVar[Visibility] = "gm"
+    encounter: int
+    participant: Participant
+    position: int
+
+
+class EncounterTurn(Event, frozen=True, kw_only=True, tag="encounter.turn"):
+    """Whose turn it is now (``campaign encounter start`` gives the first, ``encounter
+    next`` each later one, #30): the next participant in the order, a new round after the
+    last.
+
+    :ivar encounter: the seq of the ``encounter.started`` it belongs to.
+    :ivar round: the round, from 1.
+    :ivar turn: the participant's name.
+    """
+
+    encounter: int
+    round: int
+    turn: str
+
+
+class EncounterHiddenTurn(Event, frozen=True, kw_only=True, tag="encounter.hidden_turn"):
+    """A hidden participant's turn (as ``encounter.turn``), GM-only: players see a GM-only
+    entry at its place, as they hear the GM roll behind the screen (#30)."""
+
+    visibility: ClassVar[Visibility] = "gm"
+    encounter: int
+    round: int
+    turn: str
+
+
+class EncounterAction(Event, frozen=True, kw_only=True, tag="encounter.action"):
+    """Actions a character spends in the current round of an encounter (``campaign
+    encounter act``, #30), counted against the rule text's limit where it sets one
+    (:attr:`ledger.RuleSystem.actions_per_round`). Other events that cost actions (an item
+    retrieved with ``--actions``) are counted too.
+
+    :ivar character: who acts (this event's stream).
+    :ivar encounter: the seq of the ``encounter.started`` it belongs to.
+    :ivar actions: how many (1 or more).
+    :ivar what: what they do, in the GM's words.
+    """
+
+    character: str
+    encounter: int
+    actions: int = 1
+    what: str = ""
+
+
+class EncounterEnded(Event, frozen=True, kw_only=True, tag="encounter.ended"):
+    """The encounter ends (``campaign encounter end``, #30).
+
+    :ivar encounter: the seq of the ``encounter.started`` it closes.
+    :ivar round: the round it ended in.
+    """
+
+    encounter: int
+    round: int
+
+
 CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     CampaignCreated,
     CharacterCreated,
@@ -303,6 +407,12 @@ CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     RollWithdrawn,
     CheckpointKey,
     TimePassed,
+    EncounterStarted,
+    EncounterHiddenJoined,
+    EncounterTurn,
+    EncounterHiddenTurn,
+    EncounterAction,
+    EncounterEnded,
 )
 
 

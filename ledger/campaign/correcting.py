@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ledger.campaign import timeline
+from ledger.campaign import initiative, timeline
 from ledger.campaign.corrections import (
     RANDOMNESS_FIELDS,
     broken_by,
@@ -234,6 +234,7 @@ def correct(
                 f"{rolled} instead (retracting it retracts this too)"
             )
         problem = problem or timeline.refusal(campaign, target, "amend" if amend else "retract")
+        problem = problem or initiative.refusal(campaign, target, "amend" if amend else "retract")
         if problem:
             raise RuleError(problem)
         if amend:

@@ -90,3 +90,23 @@ class WyrdEngine(Rules, Appliers, Words, SheetRules, Odds):
         "a week of rest": (7 * 24 * 60, True),
     }
     chart = ".odds"  # the odds chart's odds_series and draw_odds
+    initiative_rule = (  # "Initiative: Who Acts First?" (the book's own words)
+        "If one side is clearly ambushing the other, they act first. If no clear ambush is "
+        "present, the GM determines turn order based on readiness. If multiple characters are "
+        "competing to act first, roll 4dF + Notice (or another relevant skill). The highest "
+        "roll acts first, with ties resolved narratively."
+    )
+
+    def initiative_roll(self, state: Character) -> tuple[str | None, dict[str, object]]:
+        """4dF + Notice with no DR, ``roll CHARACTER --initiative`` (000_60e07241544698f0.txt,
+        "Initiative: Who Acts First?": "roll 4dF + Notice (or another relevant skill). The
+        highest roll acts first, with ties resolved narratively"). An ambush or the GM's
+        reading of readiness is ``encounter start --gm-order``."""
+        return "Notice", {"initiative": True}
+
+    def initiative_of(self, event: object) -> int | None:
+        """An initiative roll's total (``mode == "initiative"``); ``None`` for any other."""
+        if isinstance(event, ev.CheckRolled) and event.mode == "initiative":
+            return event.total
+        return None
+
