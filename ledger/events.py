@@ -336,18 +336,20 @@ class EncounterHiddenJoined(Event, frozen=True, kw_only=True, tag="encounter.hid
 
 
 class EncounterTurn(Event, frozen=True, kw_only=True, tag="encounter.turn"):
-    """Whose turn it is now (``campaign encounter start`` gives the first, ``encounter
-    next`` each later one, #30): the next participant in the order, a new round after the
-    last.
+    """Whose turn it is now (``encounter start`` gives the first, ``encounter next`` each
+    later one, #30): the next in the order, a new round after the last.
 
-    :ivar encounter: the seq of the ``encounter.started`` it belongs to.
-    :ivar round: the round, from 1.
+    :ivar encounter: the seq of its ``encounter.started``. :ivar round: from 1.
     :ivar turn: the participant's name.
+    :ivar consequences: how many events right after it in its batch end with the turn that
+        ended (:meth:`ledger.RuleSystem.turn_ended`: a Boost that lasts a single action);
+        part of it: corrected only with it, checked on append against what the rules give.
     """
 
     encounter: int
     round: int
     turn: str
+    consequences: int = 0
 
 
 class EncounterHiddenTurn(Event, frozen=True, kw_only=True, tag="encounter.hidden_turn"):
@@ -358,19 +360,14 @@ class EncounterHiddenTurn(Event, frozen=True, kw_only=True, tag="encounter.hidde
     encounter: int
     round: int
     turn: str
+    consequences: int = 0
 
 
 class EncounterAction(Event, frozen=True, kw_only=True, tag="encounter.action"):
-    """Actions a character spends in the current round of an encounter (``campaign
-    encounter act``, #30), counted against the rule text's limit where it sets one
-    (:attr:`ledger.RuleSystem.actions_per_round`). Other events that cost actions (an item
-    retrieved with ``--actions``) are counted too.
-
-    :ivar character: who acts (this event's stream).
-    :ivar encounter: the seq of the ``encounter.started`` it belongs to.
-    :ivar actions: how many (1 or more).
-    :ivar what: what they do, in the GM's words.
-    """
+    """Actions ``character`` (this event's stream) spends in the round of encounter
+    ``encounter`` (``campaign encounter act``, #30): ``actions`` (1 or more), ``what`` in the
+    GM's words; counted against :attr:`ledger.RuleSystem.actions_per_round`, with whatever
+    else costs actions (an item retrieved with ``--actions``)."""
 
     character: str
     encounter: int
@@ -379,14 +376,13 @@ class EncounterAction(Event, frozen=True, kw_only=True, tag="encounter.action"):
 
 
 class EncounterEnded(Event, frozen=True, kw_only=True, tag="encounter.ended"):
-    """The encounter ends (``campaign encounter end``, #30).
-
-    :ivar encounter: the seq of the ``encounter.started`` it closes.
-    :ivar round: the round it ended in.
-    """
+    """The encounter ends (``campaign encounter end``, #30): ``encounter``, the seq of its
+    ``encounter.started``; ``round``, the round it ended in; ``consequences`` as a turn's
+    (what ends with the last turn)."""
 
     encounter: int
     round: int
+    consequences: int = 0
 
 
 CORE_EVENT_TYPES: tuple[type[Event], ...] = (

@@ -252,6 +252,8 @@ def correct(
         companions = roll_companions(campaign, target, amended, corrections)
         if target.type == "time.passed":  # its consequences go with it (#30)
             companions = timeline.companions(campaign, target, corrections)
+        elif target.type in initiative.HEADS:  # what ended with a turn goes with it (#30)
+            companions = initiative.companions(campaign, target, corrections.retracted)
         event = Corrected(
             target=seq,
             action="amend" if amend else "retract",

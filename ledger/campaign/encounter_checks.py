@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from ledger.campaign.encounters import (
     ENCOUNTER_EVENTS,
     NONE_RUNNING,
@@ -17,6 +19,7 @@ from ledger.campaign.encounters import (
     actions_spent,
     cost_of,
     running,
+    turn_end,
 )
 from ledger.errors import NotFound, RuleError
 from ledger.events import (
@@ -58,7 +61,11 @@ def check(campaign: Campaign, events: Sequence[Event], first_seq: int) -> None:
         check_start(campaign, events, first_seq, state)
         return
     spent: dict[str, int] | None = None
-    for event in events:
+    skip = 0
+    for i, event in enumerate(events):
+        if skip:
+            skip -= 1
+            continue
         if isinstance(event, EncounterStarted | EncounterHiddenJoined):
             raise RuleError(
                 f"{type(event).__struct_config__.tag} is written by `campaign encounter start`, "
@@ -75,6 +82,8 @@ def check(campaign: Campaign, events: Sequence[Event], first_seq: int) -> None:
                 f"that belongs to encounter {getattr(event, 'encounter', '?')}, not to the one "
                 f"running (event {state.seq})"
             )
+        if isinstance(event, EncounterTurn | EncounterHiddenTurn | EncounterEnded):
+            skip = _consequences(campaign, state, events, i)
         if isinstance(event, EncounterTurn | EncounterHiddenTurn):
             state = _turned(state, event)
             spent = None
@@ -86,6 +95,23 @@ def check(campaign: Campaign, events: Sequence[Event], first_seq: int) -> None:
             if spent is None:
                 spent = actions_spent(campaign, state)
             _spend(campaign, state, event, spent)
+
+
+def _consequences(campaign: Campaign, state: Running, events: Sequence[Event], i: int) -> int:
+    """Check that the events after the turn or end ``events[i]`` are what ends with the
+    turn by the rules (:func:`~ledger.campaign.encounters.turn_end`); their count."""
+    head = events[i]
+    count = int(getattr(head, "consequences", 0))
+    given = list(events[i + 1 : i + 1 + count])
+    expected = turn_end(campaign, state)[0] if i == 0 else []
+    if len(given) != count or [msgspec.to_builtins(e) for e in expected] != [
+        msgspec.to_builtins(e) for e in given
+    ]:
+        raise RuleError(
+            "these are not what the rules end with the turn: use `campaign encounter next` "
+            "(or `end`), which asks them"
+        )
+    return count
 
 
 def _turned(state: Running, event: EncounterTurn | EncounterHiddenTurn) -> Running:

@@ -84,6 +84,7 @@ class Running:
     :ivar current: the index in ``order`` of whose turn it is; ``None`` before a first
         turn this viewer may see (a hidden participant acts first).
     :ivar round_seq: the seq of the turn that began the round (actions count from it).
+    :ivar turn_seq: the seq of the turn event of the current turn.
     """
 
     seq: int
@@ -92,6 +93,7 @@ class Running:
     round: int
     current: int | None
     round_seq: int
+    turn_seq: int = 0
 
     def seat(self, name: str) -> Seat | None:
         """The seat of ``name`` (a participant's name or character id), or ``None``."""
@@ -151,7 +153,13 @@ def running(campaign: Campaign, *, as_gm: bool = True) -> Running | None:
         elif isinstance(data, EncounterTurn | EncounterHiddenTurn):
             at = next((i for i, s in enumerate(order) if s.name == data.turn), None)
             began = rec.seq if data.round != state.round or state.current is None else None
-            state = replace(state, round=data.round, current=at, round_seq=began or state.round_seq)
+            state = replace(
+                state,
+                round=data.round,
+                current=at,
+                round_seq=began or state.round_seq,
+                turn_seq=rec.seq,
+            )
         elif isinstance(data, EncounterEnded):
             return None
     return state
@@ -223,3 +231,19 @@ def cost_of(campaign: Campaign, event: Event, encounter: int) -> int:
     if isinstance(event, ENCOUNTER_EVENTS):
         return 0
     return int(campaign.system.actions_of(event) or 0)
+
+
+def turn_end(campaign: Campaign, state: Running) -> tuple[list[Event], bool]:
+    """What ends with the current turn of ``state`` by the rules
+    (:meth:`ledger.RuleSystem.turn_ended` of the character whose turn it is, their state as
+    the turn began and now), and whether it is a hidden participant's turn (its batch is
+    then GM-only). ``[]`` for a foe without a sheet or before any turn."""
+    if state.current is None:
+        return [], False
+    seat = state.order[state.current]
+    if seat.character is None:
+        return [], seat.hidden
+    began = campaign.state_of(seat.character, upto=state.turn_seq)
+    now = campaign.state_of(seat.character)
+    return list(campaign.system.turn_ended(seat.character, began, now)), seat.hidden
+

@@ -15,10 +15,10 @@ import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ledger.campaign.encounter_checks import already
-from ledger.campaign.encounters import NONE_RUNNING, NoEncounter, Running, running
+from ledger.campaign.encounters import NONE_RUNNING, NoEncounter, Running, running, turn_end
 from ledger.errors import NotFound, RuleError
 from ledger.events import (
     EncounterAction,
@@ -198,19 +198,25 @@ def _batch(campaign: Campaign, seated: list[tuple[Participant, bool]], title: st
     return events
 
 
-def next_turn(campaign: Campaign, *, actor: str, at: str) -> Recorded:
+def next_turn(campaign: Campaign, *, actor: str, at: str) -> list[Recorded]:
     """Move to the next turn (a new round after the last participant): one
-    ``encounter.turn``, GM-only (``encounter.hidden_turn``) for a hidden participant.
+    ``encounter.turn`` (``encounter.hidden_turn`` for a hidden participant) and what ends
+    with the turn that ends (:func:`~ledger.campaign.encounters.turn_end`), one batch,
+    GM-only when the next turn is a hidden participant's, or what ends with a hidden
+    participant's turn is not nothing.
 
-    :raises NoEncounter: none running.
+    :returns: the records, the turn first. :raises NoEncounter: none running.
     """
     with campaign.store.transaction():
         now = _running(campaign)
         at_, round_ = now.following()
         seat = now.order[at_]
+        ending, hidden = turn_end(campaign, now)
         kind = EncounterHiddenTurn if seat.hidden else EncounterTurn
-        return campaign.append([kind(encounter=now.seq, round=round_, turn=seat.name)],
-                               actor=actor, at=at)[0]  # fmt: skip
+        turn = kind(encounter=now.seq, round=round_, turn=seat.name, consequences=len(ending))
+        secret = seat.hidden or (hidden and bool(ending))  # no hidden name in a public event
+        return campaign.append([turn, *ending], actor=actor, at=at,
+                               visibility="gm" if secret else None)  # fmt: skip
 
 
 def act(
@@ -233,12 +239,15 @@ def act(
                                visibility="gm" if blind else None)[0]  # fmt: skip
 
 
-def end(campaign: Campaign, *, actor: str, at: str) -> Recorded:
-    """End the encounter running (``encounter.ended``). :raises NoEncounter: none running."""
+def end(campaign: Campaign, *, actor: str, at: str) -> list[Recorded]:
+    """End the encounter running: ``encounter.ended`` and what ends with the last turn
+    (GM-only when that was a hidden participant's). :raises NoEncounter: none running."""
     with campaign.store.transaction():
         now = _running(campaign)
-        event = EncounterEnded(encounter=now.seq, round=now.round)
-        return campaign.append([event], actor=actor, at=at)[0]
+        ending, hidden = turn_end(campaign, now)
+        event = EncounterEnded(encounter=now.seq, round=now.round, consequences=len(ending))
+        return campaign.append([event, *ending], actor=actor, at=at,
+                               visibility="gm" if hidden else None)  # fmt: skip
 
 
 def _running(campaign: Campaign) -> Running:
@@ -251,12 +260,30 @@ def _running(campaign: Campaign) -> Running:
 # --- undo -----------------------------------------------------------------------------------
 
 
+#: Encounter events that may carry consequences (what ends with a turn).
+HEADS = ("encounter.turn", "encounter.hidden_turn", "encounter.ended")
+
+
+def head_of(campaign: Campaign, seq: int) -> Recorded | None:
+    """The turn or end whose consequences include event ``seq``, or ``None``."""
+    for found, _ in campaign.store.rows(
+        campaign.id, types=list(HEADS), upto=seq - 1, descending=True, columns="seq, stream"
+    ):
+        rec = campaign.record(int(found))
+        count = int(getattr(rec.data, "consequences", 0))
+        return rec if rec.seq + count >= seq else None
+    return None
+
+
 def entry_of(campaign: Campaign, rec: Recorded) -> Recorded | None:
-    """The ``encounter.started`` whose batch ``rec`` was written in (a hidden participant, the
-    first turn): what ``undo`` retracts; ``None`` for any other event."""
+    """What ``undo`` retracts for ``rec`` when it is part of an encounter's entry: the
+    ``encounter.started`` of a hidden participant or the first turn, the turn (or end) of
+    what ended with it; ``None`` for any other event."""
     data = rec.data
-    if not isinstance(data, EncounterHiddenJoined | EncounterTurn | EncounterHiddenTurn):
+    if rec.type == "correction.recorded":
         return None
+    if not isinstance(data, EncounterHiddenJoined | EncounterTurn | EncounterHiddenTurn):
+        return None if rec.type.startswith("encounter.") else head_of(campaign, rec.seq)
     between = list(campaign.records(after=data.encounter, upto=rec.seq - 1))
     if all(isinstance(r.data, EncounterHiddenJoined) for r in between) and rec.seq > data.encounter:
         return campaign.record(data.encounter)
@@ -266,9 +293,15 @@ def entry_of(campaign: Campaign, rec: Recorded) -> Recorded | None:
 def refusal(campaign: Campaign, target: Recorded, action: str) -> str | None:
     """Why ``target`` cannot be corrected by ``action`` for being an encounter's event, or
     ``None``: encounter events are retracted, never amended; a hidden participant and the
-    first turn go with their ``encounter.started``."""
+    first turn go with their ``encounter.started``, what ended with a turn with the turn."""
     if not target.type.startswith("encounter."):
-        return None
+        head = entry_of(campaign, target)
+        if head is None:
+            return None
+        return (
+            f"event {target.seq} ended with the turn at event {head.seq} (it is part of it): "
+            f"correct event {head.seq} instead (retracting it retracts this too)"
+        )
     if action == "amend":
         return (
             f"event {target.seq} ({target.type}) cannot be amended: retract it "
@@ -281,6 +314,19 @@ def refusal(campaign: Campaign, target: Recorded, action: str) -> str | None:
             f"correct event {started.seq} instead (retracting it retracts the encounter)"
         )
     return None
+
+
+def companions(
+    campaign: Campaign, target: Recorded, retracted: set[int]
+) -> dict[str, dict[str, Any] | None]:
+    """What retracting the turn or end ``target`` does to what ended with it, as
+    :attr:`~ledger.events.Corrected.companions`: each one still in force is retracted."""
+    count = int(getattr(target.data, "consequences", 0))
+    return {
+        str(rec.seq): None
+        for rec in campaign.records(after=target.seq, upto=target.seq + count)
+        if count and rec.seq not in retracted
+    }
 
 
 def suggest(campaign: Campaign, name: str, now: Running) -> str:

@@ -57,6 +57,18 @@ def _show(app: App, as_json: bool, head: str = "") -> None:
         click.echo(line)
 
 
+def _moved(what: str, app: App, records: list[Any]) -> str:
+    """``"Next turn (seq 12)."`` and, one a line, what ended with the turn."""
+    from ledger.history.words import summary
+
+    lines = [f"{what} (seq {records[0].seq})."]
+    as_gm = app.as_gm()
+    for rec in records[1:]:
+        if as_gm or rec.visibility != "gm":
+            lines.append(f"  {summary(app.campaign, rec.data, rec.stream)}")
+    return "\n".join(lines)
+
+
 def _pairs(values: tuple[str, ...], option: str) -> dict[str, str]:
     out = {}
     for text in values:
@@ -114,8 +126,8 @@ def encounter_next(app: App, as_json: bool) -> None:
     """Move to the next turn (a new round after the last participant)."""
     from ledger.campaign.initiative import next_turn
 
-    rec = next_turn(app.campaign, actor=app.actor, at=now())
-    _show(app, as_json, f"Next turn (seq {rec.seq}).")
+    records = next_turn(app.campaign, actor=app.actor, at=now())
+    _show(app, as_json, _moved("Next turn", app, records))
 
 
 @encounter_group.command("act")
@@ -144,11 +156,11 @@ def encounter_end(app: App, as_json: bool) -> None:
     """End the encounter."""
     from ledger.campaign.initiative import end
 
-    rec = end(app.campaign, actor=app.actor, at=now())
+    records = end(app.campaign, actor=app.actor, at=now())
     if as_json:
-        echo_json({"seq": rec.seq, "ended": True})
+        echo_json({"seq": records[0].seq, "ended": True})
         return
-    click.echo(f"Encounter ended (seq {rec.seq}).")
+    click.echo(_moved("Encounter ended", app, records))
 
 
 @encounter_group.command("show")

@@ -60,3 +60,16 @@ class Turns:
         (d20-world: an item retrieved with ``--actions 2``); ``encounter.action`` events are
         counted by the core. Default ``0``: the event costs no counted action."""
         return 0
+
+    def turn_ended(self, character: str, began: Any, now: Any) -> list[Event]:
+        """What ends with a character's turn in an encounter, as the text says (wyrd-engine:
+        a Boost "typically last[s] for a single action").
+
+        :param character: whose turn ends (``encounter next`` moves on, or ``encounter end``).
+        :param began: their state as the turn began (GM view).
+        :param now: their state now (GM view).
+        :returns: the events the turn's end implies, appended right after the
+            ``encounter.turn`` (or ``encounter.ended``) in one batch and part of it (undoing
+            it undoes them); checked on append by asking again, so pure. Default ``[]``.
+        """
+        return []

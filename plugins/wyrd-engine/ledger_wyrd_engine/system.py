@@ -8,7 +8,7 @@ the sheet in :mod:`.sheet`, the exact odds and their chart in :mod:`.odds`.
 
 from __future__ import annotations
 
-from ledger import RollParam
+from ledger import Event, RollParam
 
 from . import events as ev
 from .appliers import Appliers
@@ -109,4 +109,19 @@ class WyrdEngine(Rules, Appliers, Words, SheetRules, Odds):
         if isinstance(event, ev.CheckRolled) and event.mode == "initiative":
             return event.total
         return None
+
+    def turn_ended(self, character: str, began: Character, now: Character) -> list[Event]:
+        """A Boost held since before the turn began lapses with it, unused
+        (000_60e07241544698f0.txt, "Boosts: Optional Rule for Increasing Success": "they gain
+        a Boost that applies to their next relevant roll. Boosts typically last for a single
+        action"): the turn's action was its one. A Boost gained during the turn (its action
+        created the advantage) lasts to the next. The GM keeps one longer "if narratively
+        justified" by recording it again (`record boost-gained`)."""
+        held = [b.value for b in began.boosts]
+        out: list[Event] = []
+        for boost in now.boosts:
+            if boost.value in held:
+                held.remove(boost.value)
+                out.append(ev.BoostUsed(character=character, value=boost.value, lapsed=True))
+        return out
 
