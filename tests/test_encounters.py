@@ -201,3 +201,27 @@ def test_encounter_view_is_a_pure_answer_for_pages(roads: Path) -> None:
     assert [s["name"] for s in player["order"]] == ["Nimble Jen"]
     assert (gm["round"], gm["current"], player["current"]) == (1, "Nimble Jen", "Nimble Jen")
     assert "Lurker" not in json.dumps(player)
+
+
+@freeze_time("2026-03-01 20:00:00", tick=True)
+def test_the_table_shell_shows_the_order_with_the_current_turn_after_each_entry(
+    roads: Path,
+) -> None:
+    """`campaign play`: while an encounter runs, each entry ends with the turn order, the
+    current turn marked; a player's view (`--as player`) of it has no hidden foe."""
+    entries = "\n".join(
+        [
+            'note "before any encounter"',
+            "encounter start jen oskar --foe Lurker --hidden Lurker",
+            'note "the reeds rustle"',
+            "encounter next",
+            "encounter next",
+            '--as player note "a player looks"',
+        ]
+    )
+    out = run(roads, "--as", "gm", "play", input=entries + "\n").output
+    lines = out.splitlines()
+    assert not any(line.startswith("Round") for line in lines[:2])
+    assert "Round 1: ▶ Nimble Jen · Brother Oskar · Lurker" in out
+    assert "Round 1: Nimble Jen · Brother Oskar · ▶ Lurker" in out  # the GM's view
+    assert lines[-1] == "Round 1: Nimble Jen · ▶ Brother Oskar"  # the player's
