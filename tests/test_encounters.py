@@ -223,5 +223,5 @@ def test_the_table_shell_shows_the_order_with_the_current_turn_after_each_entry(
     lines = out.splitlines()
     assert not any(line.startswith("Round") for line in lines[:2])
     assert "Round 1: ▶ Nimble Jen · Brother Oskar · Lurker" in out
-    assert "Round 1: Nimble Jen · Brother Oskar · ▶ Lurker" in out  # the GM's view
+    assert "▶ 3. Lurker               [GM] hidden" in out  # the GM's view
     assert lines[-1] == "Round 1: Nimble Jen · ▶ Brother Oskar"  # the player's
