@@ -225,3 +225,20 @@ def test_the_table_shell_shows_the_order_with_the_current_turn_after_each_entry(
     assert "Round 1: ▶ Nimble Jen · Brother Oskar · Lurker" in out
     assert "▶ 3. Lurker               [GM] hidden" in out  # the GM's view
     assert lines[-1] == "Round 1: Nimble Jen · ▶ Brother Oskar"  # the player's
+
+
+@freeze_time("2026-03-01 20:00:00", tick=True)
+def test_recaps_tell_the_encounter_and_keep_the_hidden_foe_for_the_gm(roads: Path) -> None:
+    ok(roads, "session", "start")
+    ok(roads, "encounter", "start", "jen", "--foe", "Lurker", "--hidden", "Lurker",
+       "--foe", "Raider")  # fmt: skip
+    ok(roads, "encounter", "next")
+    ok(roads, "encounter", "next")
+    ok(roads, "encounter", "end")
+    ok(roads, "session", "end")
+    players = ok(roads, "recap", "--session", "1").output
+    assert "Encounter begins: Nimble Jen, Raider" in players
+    assert "Round 1: Raider's turn" in players and "Encounter ended in round 1" in players
+    assert "Lurker" not in players
+    gm = ok(roads, "--as", "gm", "recap", "--session", "1").output
+    assert "Round 1: Lurker's turn (hidden)" in gm

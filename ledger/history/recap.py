@@ -170,11 +170,11 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
             line.text = event.text
             if event.character:
                 line.character = names.get(event.character, event.character)
-        elif rec.type == "time.passed":  # the campaign's clock (#30)
-            from ledger.history.words import time_words
+        elif rec.type == "time.passed" or rec.type.startswith("encounter."):  # (#30)
+            from ledger.history.words import describe_core
 
             line.kind = "scene"
-            line.text = time_words(event)
+            line.text = describe_core(rec) or ""
         elif rec.type.startswith("scene."):
             line.kind = "scene"
             title = getattr(event, "title", "")
