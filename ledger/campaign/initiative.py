@@ -11,7 +11,6 @@ resolve ties at the table); where the text is silent, the order is the GM's, as 
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -327,12 +326,3 @@ def companions(
         for rec in campaign.records(after=target.seq, upto=target.seq + count)
         if count and rec.seq not in retracted
     }
-
-
-def suggest(campaign: Campaign, name: str, now: Running) -> str:
-    """``name`` is not in ``now``: the sentence naming the closest participant."""
-    names = [s.name for s in now.order if not s.hidden]
-    hint = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
-    return f"{name!r} is not in this encounter" + (
-        f"; did you mean {hint[0]!r}?" if hint else f" ({', '.join(names)})"
-    )

@@ -243,6 +243,9 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 def summary(campaign: Campaign, event: Any, stream: str) -> str:
     """One line for an event's payload: the system's description, else its fields."""
     text = campaign.system.describe(event)
+    tag = type(event).__struct_config__.tag
+    if not text and isinstance(tag, str) and tag.startswith("encounter."):  # (#30)
+        text = CORE_WORDS[tag](event)
     if not text and isinstance(event, CharacterCreated):
         text = f"{event.name} joins the campaign (id {event.character})"
     if not text:
