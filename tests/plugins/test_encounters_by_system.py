@@ -231,3 +231,11 @@ def test_terran_engine_rally_lasts_until_the_end_of_the_scene(tmp_path: Path) ->
     assert as_json(db, "sheet", "kit", "--as", "gm")["rallied"] is False
     ok(db, "undo", "--yes", "--reason", "the scene goes on")
     assert as_json(db, "sheet", "kit", "--as", "gm")["rallied"] is True
+
+
+def test_systems_says_how_each_text_sets_initiative(tmp_path: Path) -> None:
+    wyrd = ok(tmp_path / "x.db", "systems", "wyrd-engine").output
+    assert "roll 4dF + Notice (or another relevant skill)" in wyrd
+    d20 = as_json(tmp_path / "x.db", "systems", "d20-world")
+    assert (d20["initiative"], d20["actions_per_round"]) == (None, 3)
+    assert "the text gives none; the GM's order" in ok(tmp_path / "x.db", "systems", "spellwoven").output
