@@ -152,6 +152,10 @@ def crawl(base: str, token: str, db: str) -> dict[str, str]:
         for path in paths:
             r = h.get(path)
             out[path] = "\n".join(f"{k}: {v}" for k, v in r.headers.items()) + "\n" + r.text
+        for c in chars:  # the odds preview of every skill the roll form offers (#27)
+            for skill in re.findall(r'name="skill" value="([^"]+)"', out[f"/roll/{c}"]):
+                r = h.get(f"/roll/{c}/preview", params={"skill": html.unescape(skill)})
+                out[f"/roll/{c}/preview?skill={skill}"] = r.text
         for c in chars:  # a roll refused, and one with a bad form: error pages
             r = h.post(f"/roll/{c}", data={"skill": "x", "dice": "999"},
                        headers={"origin": base})
@@ -287,7 +291,7 @@ def refusal(c, character: str, form: dict[str, str]) -> str:
     """The roll form's refusal sentence (the page must refuse: 422)."""
     r = post(c, f"/roll/{character}", form)
     assert r.status_code == 422, (form, r.status_code, r.text[:300])
-    found = re.search(r'<p class="error" role="alert">(.*?)</p>', r.text, re.S)
+    found = re.search(r'<p class="error[^"]*" role="alert"[^>]*>(.*?)</p>', r.text, re.S)
     assert found, r.text
     return html.unescape(found[1])
 
