@@ -242,3 +242,23 @@ def test_recaps_tell_the_encounter_and_keep_the_hidden_foe_for_the_gm(roads: Pat
     assert "Lurker" not in players
     gm = ok(roads, "--as", "gm", "recap", "--session", "1").output
     assert "Round 1: Lurker's turn (hidden)" in gm
+
+
+@freeze_time("2026-03-01 20:00:00", tick=True)
+def test_a_hidden_foe_who_acts_first_shows_players_no_turn_yet(roads: Path) -> None:
+    """Lurker (5) acts before Jen (1): the first turn is GM-only, so a player's view has no
+    current turn until Jen's; then it is hers."""
+    ok(roads, "encounter", "start", "jen=1", "--foe", "Lurker=5", "--hidden", "Lurker")
+    assert view(roads)["current"] == "Lurker"
+    player = view(roads, "player")
+    assert player["current"] is None and [s["name"] for s in player["order"]] == ["Nimble Jen"]
+    assert "(not yet shown)" in ok(roads, "--as", "player", "encounter", "show").output
+    ok(roads, "encounter", "next")
+    assert view(roads, "player")["current"] == "Nimble Jen"
+    ok(roads, "encounter", "next")  # round 2: Lurker again, hidden
+    assert (view(roads)["round"], view(roads)["current"]) == (2, "Lurker")
+    assert (view(roads, "player")["round"], view(roads, "player")["current"]) == (1, "Nimble Jen")
+    ok(roads, "undo", "--yes", "--reason", "wrong")
+    ok(roads, "undo", "--yes", "--reason", "wrong")
+    ok(roads, "undo", "--yes", "--reason", "no fight")  # the start, its join and first turn
+    assert view(roads) is None and view(roads, "player") is None
