@@ -232,11 +232,13 @@ def test_recaps_tell_the_encounter_and_keep_the_hidden_foe_for_the_gm(roads: Pat
     ok(roads, "session", "start")
     ok(roads, "encounter", "start", "jen", "--foe", "Lurker", "--hidden", "Lurker",
        "--foe", "Raider")  # fmt: skip
+    ok(roads, "encounter", "act", "jen", "2", "--what", "climbs the wall")
     ok(roads, "encounter", "next")
     ok(roads, "encounter", "next")
     ok(roads, "encounter", "end")
     ok(roads, "session", "end")
     players = ok(roads, "recap", "--session", "1").output
+    assert "Nimble Jen — spends 2 actions: climbs the wall" in players
     assert "Encounter begins: Nimble Jen, Raider" in players
     assert "Round 1: Raider's turn" in players and "Encounter ended in round 1" in players
     assert "Lurker" not in players

@@ -171,10 +171,10 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
             if event.character:
                 line.character = names.get(event.character, event.character)
         elif rec.type == "time.passed" or rec.type.startswith("encounter."):  # (#30)
-            from ledger.history.words import describe_core
+            from ledger.history.words import text_of
 
             line.kind = "scene"
-            line.text = describe_core(rec) or ""
+            line.text = text_of(campaign, rec)  # names for ids ("Isa Marrow — spends ...")
         elif rec.type.startswith("scene."):
             line.kind = "scene"
             title = getattr(event, "title", "")
