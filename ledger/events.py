@@ -286,18 +286,9 @@ class TimePassed(Event, frozen=True, kw_only=True, tag="time.passed"):
 
 
 class Participant(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """One side of an encounter's turn order (#30).
-
-    :ivar name: who, as the table calls them (a character's name, or a foe's).
-    :ivar character: the character's id when they are on the ledger, else ``None`` (a foe
-        the GM plays without a sheet).
-    :ivar initiative: their initiative, or ``None`` where the order is the GM's.
-    :ivar how: how the place was got: ``"rolled"`` (an initiative roll on the ledger, the
-        rule text's own: :meth:`ledger.RuleSystem.initiative_roll`), ``"recorded"`` (a
-        number the GM gave: dice rolled at the table for a foe without a sheet) or
-        ``"gm"`` (the GM's order, where the text leaves it to the GM).
-    :ivar roll: the seq of the initiative roll (``how == "rolled"``), else ``None``.
-    """
+    """One place in an encounter's order (#30): ``character`` (``None``: a foe without a
+    sheet), ``initiative`` (``None``: the GM's order) and ``how`` it was got (``"rolled"``:
+    the text's roll at seq ``roll``; ``"recorded"``: a number the GM gave; ``"gm"``)."""
 
     name: str
     character: str | None = None
@@ -307,27 +298,17 @@ class Participant(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
 
 class EncounterStarted(Event, frozen=True, kw_only=True, tag="encounter.started"):
-    """An encounter (a fight, a chase: the rounds of the rule text) begins (``campaign
-    encounter start``, #30). ``participants`` are in turn order: highest initiative first,
-    ties in the order the GM listed them (the texts resolve ties at the table), or the
-    GM's order as listed. Hidden participants are not here: each is an
-    ``encounter.hidden_joined`` (GM-only) in the same batch. The first turn
-    (``encounter.turn`` or ``encounter.hidden_turn``, round 1) ends the batch.
-
-    :ivar title: what the GM calls it ("Ambush at the docks"), or ``""``.
-    """
+    """An encounter begins (``campaign encounter start``, #30): ``participants`` in turn
+    order (highest initiative first, ties as the GM listed them; or the GM's order), hidden
+    ones apart (``encounter.hidden_joined``); its first turn ends the batch."""
 
     participants: list[Participant]
     title: str = ""
 
 
 class EncounterHiddenJoined(Event, frozen=True, kw_only=True, tag="encounter.hidden_joined"):
-    """A participant only the GM knows of (a foe lying in wait), GM-only: a players' view
-    never holds their name, initiative or turns (#30).
-
-    :ivar encounter: the seq of the ``encounter.started`` it belongs to.
-    :ivar position: their place in the GM's full turn order (0 first).
-    """
+    """A participant only the GM knows of, GM-only (#30), at ``position`` in the GM's full
+    order, in the batch of the ``encounter.started`` at seq ``encounter``."""
 
     visibility: ClassVar[Visibility] = "gm"
     encounter: int
@@ -336,15 +317,10 @@ class EncounterHiddenJoined(Event, frozen=True, kw_only=True, tag="encounter.hid
 
 
 class EncounterTurn(Event, frozen=True, kw_only=True, tag="encounter.turn"):
-    """Whose turn it is now (``encounter start`` gives the first, ``encounter next`` each
-    later one, #30): the next in the order, a new round after the last.
-
-    :ivar encounter: the seq of its ``encounter.started``. :ivar round: from 1.
-    :ivar turn: the participant's name.
-    :ivar consequences: how many events right after it in its batch end with the turn that
-        ended (:meth:`ledger.RuleSystem.turn_ended`: a Boost that lasts a single action);
-        part of it: corrected only with it, checked on append against what the rules give.
-    """
+    """Whose turn it is (``turn``, a participant's name) in ``round`` (from 1) of the
+    encounter started at seq ``encounter`` (#30). ``consequences``: the events right after
+    it in its batch that end with the turn that ended (:meth:`ledger.RuleSystem.turn_ended`),
+    corrected only with it and checked on append against what the rules give."""
 
     encounter: int
     round: int
@@ -352,22 +328,14 @@ class EncounterTurn(Event, frozen=True, kw_only=True, tag="encounter.turn"):
     consequences: int = 0
 
 
-class EncounterHiddenTurn(Event, frozen=True, kw_only=True, tag="encounter.hidden_turn"):
-    """A hidden participant's turn (as ``encounter.turn``), GM-only: players see a GM-only
-    entry at its place, as they hear the GM roll behind the screen (#30)."""
+class EncounterHiddenTurn(EncounterTurn, frozen=True, kw_only=True, tag="encounter.hidden_turn"):
+    """A hidden participant's turn (as ``encounter.turn``), GM-only (#30)."""
 
     visibility: ClassVar[Visibility] = "gm"
-    encounter: int
-    round: int
-    turn: str
-    consequences: int = 0
 
 
 class EncounterAction(Event, frozen=True, kw_only=True, tag="encounter.action"):
-    """Actions ``character`` (this event's stream) spends in the round of encounter
-    ``encounter`` (``campaign encounter act``, #30): ``actions`` (1 or more), ``what`` in the
-    GM's words; counted against :attr:`ledger.RuleSystem.actions_per_round`, with whatever
-    else costs actions (an item retrieved with ``--actions``)."""
+    """``actions`` ``character`` spends in a round, counted by ``actions_per_round`` (#30)."""
 
     character: str
     encounter: int
@@ -376,13 +344,49 @@ class EncounterAction(Event, frozen=True, kw_only=True, tag="encounter.action"):
 
 
 class EncounterEnded(Event, frozen=True, kw_only=True, tag="encounter.ended"):
-    """The encounter ends (``campaign encounter end``, #30): ``encounter``, the seq of its
-    ``encounter.started``; ``round``, the round it ended in; ``consequences`` as a turn's
-    (what ends with the last turn)."""
+    """The encounter started at seq ``encounter`` ends in ``round``; ``consequences``: a turn's."""
 
     encounter: int
     round: int
     consequences: int = 0
+
+
+class RollImported(Event, frozen=True, kw_only=True, tag="roll.imported"):
+    """A roll made in another tool, imported from its chat log: never verifiable.
+
+    Written by ``campaign import --from foundry|roll20`` (#29), kept as that tool showed it,
+    never an engine roll and never verifiable (the ledger saw no dice; it proves only that the entry is unchanged
+    since it was imported). Not a :class:`Roll`: no rule system re-derives it, and the
+    fairness report counts its dice apart (source ``"imported"``).
+
+    :ivar character: who rolled (this event's stream), the speaker as mapped by ``--map``.
+    :ivar tool: ``"foundry"`` or ``"roll20"``.
+    :ivar key: the message's id in that tool (Roll20 ``data-messageid``, Foundry ``_id``,
+        ``#N`` for its Nth roll), else ``"sha256:"`` and the hash of the message's text;
+        ``(tool, key)`` is unique in a campaign, so a re-import adds nothing.
+    :ivar speaker: the speaker as the tool named them.
+    :ivar formula: the dice expression as the tool wrote it (``"1d20+5"``).
+    :ivar dice: each die the tool showed, ``[sides, face]`` (dropped dice too); only the
+        dice whose size and face the file gives (Foundry's text export pools a term of
+        several dice into one sum, which is kept in ``text`` alone).
+    :ivar total: the roll's total as the tool gave it, or ``None``.
+    :ivar text: the message's text as the file has it (plain text, trimmed).
+    :ivar at: the original time as the file gives it (Foundry JSON: UTC ISO 8601; the text
+        exports: the tool's local-time words, e.g. ``"April 19, 2020 6:39PM"``).
+    :ivar label: what the roll was for, when the tool says (a sheet template's label,
+        Foundry's flavor), else ``""``.
+    """
+
+    character: str
+    tool: Literal["foundry", "roll20"]
+    key: str
+    speaker: str
+    formula: str
+    dice: list[tuple[int, int]] = []
+    total: int | None = None
+    text: str = ""
+    at: str = ""
+    label: str = ""
 
 
 CORE_EVENT_TYPES: tuple[type[Event], ...] = (
@@ -409,6 +413,7 @@ CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     EncounterHiddenTurn,
     EncounterAction,
     EncounterEnded,
+    RollImported,
 )
 
 

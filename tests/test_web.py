@@ -13,7 +13,7 @@ from ledger.store.sqlite import Store
 from .webtools import client, csrf, d20_table, live_server, login, post, sse_frames
 
 PAGES = ("/", "/log", "/sheet/isa", "/sheet/isa/part", "/recap/1", "/audit/5", "/roll/isa",
-         "/export.ndjson", "/verify", "/verifier.html", "/events")
+         "/export.ndjson", "/verify", "/verifier.html", "/gm", "/events")
 
 
 @pytest.fixture

@@ -146,7 +146,8 @@ def crawl(base: str, token: str, db: str) -> dict[str, str]:
     with httpx2.Client(base_url=base, timeout=30) as h:
         h.get(f"/a/{token}")
         paths = ["/", "/log", "/recap/1", "/recap/2", "/export.ndjson", "/verify",
-                 "/verifier.html", "/nothing", "/static/site.css", "/static/verify.js"]
+                 "/verifier.html", "/nothing", "/static/site.css", "/static/verify.js",
+                 "/gm", "/static/gm.js", "/static/gm.css"]  # the GM's page: 404 (#27)
         paths += [f"/sheet/{c}" for c in chars] + [f"/sheet/{c}/part" for c in chars]
         paths += [f"/roll/{c}" for c in chars] + [f"/audit/{s}" for s in range(0, head + 2)]
         for path in paths:
@@ -156,6 +157,10 @@ def crawl(base: str, token: str, db: str) -> dict[str, str]:
             for skill in re.findall(r'name="skill" value="([^"]+)"', out[f"/roll/{c}"]):
                 r = h.get(f"/roll/{c}/preview", params={"skill": html.unescape(skill)})
                 out[f"/roll/{c}/preview?skill={skill}"] = r.text
+        for action in ("damage", "record", "undo", "link"):  # the GM's taps: 404 (#27)
+            r = h.post(f"/gm/{action}", data={"character": chars[0], "amount": "1", "seq": "1"},
+                       headers={"origin": base})  # fmt: skip
+            out[f"POST /gm/{action}"] = r.text
         for c in chars:  # a roll refused, and one with a bad form: error pages
             r = h.post(f"/roll/{c}", data={"skill": "x", "dice": "999"},
                        headers={"origin": base})

@@ -158,7 +158,25 @@ CORE_WORDS: dict[str, Callable[[Any], str]] = {
         + (f": {d.what}" if d.what else "")
     ),
     "encounter.ended": lambda d: f"Encounter ended in round {d.round}",
+    "roll.imported": lambda d: imported_words(d),
 }
+
+#: Each tool an imported roll comes from, as its name is written (#29).
+TOOL_NAMES = {"foundry": "Foundry VTT", "roll20": "Roll20"}
+
+
+def imported_words(d: Any) -> str:
+    """A ``roll.imported`` in words (#29), always saying where it came from:
+    ``"ann: rolled 1d20+5 = 19 (faces 14) — Perception; imported from Roll20, not
+    verifiable"``."""
+    faces = f" (faces {' '.join(str(f) for _, f in d.dice)})" if d.dice else ""
+    total = f" = {d.total}" if d.total is not None else ""
+    label = f" — {d.label}" if d.label else ""
+    tool = TOOL_NAMES.get(d.tool, d.tool)
+    return (
+        f"{d.character}: rolled {d.formula}{total}{faces}{label}; imported from {tool}, "
+        "not verifiable"
+    )
 
 
 def encounter_words(d: Any) -> str:
