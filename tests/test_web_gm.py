@@ -401,3 +401,41 @@ def test_every_systems_gm_page_offers_its_own_events_and_takes_damage(tmp_path, 
                 assert system_id == "decision-dice"  # no derived value to take harm from
             else:
                 assert "Recorded #" in done(gm, r)
+
+
+# --- the encounter tracker (#30) -----------------------------------------------------------------
+
+
+def test_the_encounter_tracker_shows_the_order_and_moves_it_as_the_cli_does(table, tmp_path):
+    """``campaign encounter start`` on the CLI; the GM's page shows the order with the current
+    turn marked (aria-current) and the round; Next turn and End write what ``encounter
+    next|end`` write; a player's pages show nothing of a hidden foe."""
+    table.ok("encounter", "start", "isa=15", "bram=9", "--foe", "Hound=12", "--foe", "Lurker=20",
+             "--hidden", "Lurker")  # fmt: skip
+    with client(table, "gm") as gm:
+        html = gm.get("/gm").text
+        tracker = re.search(r'<section id="encounter-tracker".*?</section>', html, re.S)
+        assert tracker, html
+        text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", tracker.group(0)))
+        assert "round 1" in text
+        for name in ("Isa Marrow", "Bram Holloway", "Hound", "Lurker"):
+            assert name in text
+        current = re.search(r'<li class="current" aria-current="step">(.*?)</li>', tracker.group(0), re.S)
+        shown = json.loads(table.ok("--as", "gm", "encounter", "show", "--json"))
+        assert current and shown["current"] in current.group(1)
+        r = tap(gm, "next", {"form": "encounter"})
+        assert r.status_code == 303 and r.headers["location"].endswith("#encounter-tracker")
+        after = json.loads(table.ok("--as", "gm", "encounter", "show", "--json"))
+        order = [p["name"] for p in shown["order"]]
+        assert after["current"] == order[order.index(shown["current"]) + 1]
+        r = tap(gm, "end", {"form": "encounter"})
+        assert r.status_code == 303
+        assert json.loads(table.ok("encounter", "show", "--json")) is None
+        assert 'id="encounter-tracker"' not in gm.get("/gm").text
+        # none running now: the CLI's refusal, nothing written
+        head = table.head()
+        r = tap(gm, "next", {"form": "encounter"})
+        assert r.status_code == 422 and table.head() == head
+    with client(table, "Dana") as dana:
+        for path in ("/", "/log", "/sheet/isa"):
+            assert "Lurker" not in dana.get(path).text

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 #: The actor of the page's writes: the GM's link.
 GM = "gm"
 
-ACTIONS = ("damage", "record", "request", "undo", "signout", "link")
+ACTIONS = ("damage", "record", "request", "undo", "signout", "link", "next", "end")
 
 
 class Refused(Exception):
@@ -106,6 +106,7 @@ def render_page(
     """The GM's page, with a fresh one-time nonce for its forms. A refusal is shown next to
     the form it came from, or at the top when the page no longer has that form (a device
     signed out meanwhile, an entry gone from the recent ones)."""
+    from ledger.campaign.encounters import encounter_view
     from ledger.web import gm_forms
 
     if failed is not None and failed.form and not _placed:
@@ -126,6 +127,7 @@ def render_page(
         status,
         campaign=campaign,
         cards=gm_forms.character_cards(campaign),
+        encounter=encounter_view(campaign, as_gm=True),
         taps=gm_forms.taps(campaign),
         recent=recent,
         links=gm_forms.connected(campaign, server.clock(), server.policy, viewer.session.id),
@@ -166,6 +168,8 @@ def act(server: Server, viewer: Viewer, action: str, form: dict[str, str]) -> An
                 return _undo(campaign, form, where)
             if action == "request":
                 return _request(campaign, form, where)
+            if action in ("next", "end"):
+                return _encounter(campaign, action, viewer.access.who)
             named = form.get("character", "").strip()
             cid = campaign.find_character(named) if named or action == "damage" else None
             if action == "damage":
@@ -215,6 +219,18 @@ def _request(campaign: Any, form: dict[str, str], where: str) -> str:
     asked = form.get("asked", "").strip() or None
     rec = campaign.request_roll(cid, skill, picked, asked=asked, actor=GM, at=now())
     return f"/gm?done={rec.seq}#c-{cid}"
+
+
+def _encounter(campaign: Any, action: str, who: str) -> str:
+    """The encounter tracker's Next turn and End (#30): ``campaign encounter next|end``'s
+    own functions, so the same refusals (none running) and the same consequences (a
+    lapsed Boost) in the same batch."""
+    from ledger.campaign import initiative
+    from ledger.campaign.clock import now
+
+    move = initiative.next_turn if action == "next" else initiative.end
+    records = move(campaign, actor=who, at=now())
+    return f"/gm?done={records[0].seq}#encounter-tracker"
 
 
 def _undo(campaign: Any, form: dict[str, str], where: str) -> str:
