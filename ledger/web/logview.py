@@ -50,14 +50,22 @@ def revealed_seeds(campaign: Any) -> set[tuple[str, int]]:
     return out
 
 
-def _verifiable(rec: Any, revealed: set[tuple[str, int]]) -> bool:
+def seed_of(rec: Any) -> str | None:
+    """The seed an engine roll draws from, as the page names it: ``"session:N"`` or
+    ``"downtime:N"`` (``None``: not an engine roll of a session)."""
     from ledger.dice.engine import DOWNTIME_SCHEME
 
     event = rec.data
-    if event.source != "engine" or rec.session is None:
-        return False
-    kind = "downtime" if event.scheme == DOWNTIME_SCHEME else "session"
-    return (kind, int(rec.session)) in revealed
+    if getattr(event, "source", None) != "engine" or rec.session is None:
+        return None
+    return f"{'downtime' if event.scheme == DOWNTIME_SCHEME else 'session'}:{rec.session}"
+
+
+def reveal_of(rec: Any) -> str | None:
+    """The seed an event reveals, named as :func:`seed_of` names it (``None``: none)."""
+    if rec.type in ("session.ended", "downtime.revealed"):
+        return f"{'session' if rec.type == 'session.ended' else 'downtime'}:{rec.data.number}"
+    return None
 
 
 def entry(
@@ -71,8 +79,10 @@ def entry(
     (retracted/amended), ``entered`` (who entered physical dice), ``roll``, ``session``,
     ``character`` (the character id the event is of, else ``None``), ``verdict``
     (``"success"``, ``"mixed"``, ``"failure"`` or ``None``; of the payload in force, none for
-    a retracted roll), ``symbol`` (✔ ◐ ✘ or ``""``), ``engine`` and ``verifiable`` (an engine
-    roll whose seed is revealed: :func:`revealed_seeds`, read here when not given).
+    a retracted roll), ``symbol`` (✔ ◐ ✘ or ``""``) and ``outcome`` (the verdict in words),
+    ``seed`` (an engine roll's seed, :func:`seed_of`), ``verifiable`` (that seed is
+    revealed: :func:`revealed_seeds`, read here when not given) and ``reveals`` (the seed a
+    ``session.ended`` or ``downtime.revealed`` reveals, :func:`reveal_of`).
     ``names``: the campaign's characters (read here when not given).
     """
     from ledger.campaign.corrections import in_force
@@ -83,11 +93,11 @@ def entry(
     said = line(campaign, rec, corrections)
     is_roll = isinstance(rec.data, Roll)
     entered = rec.actor if is_roll and rec.data.source == "physical" else None
-    verdict = None
+    verdict, seed = None, seed_of(rec) if is_roll else None
     if is_roll:
         now = in_force(campaign, rec, corrections) if corrections is not None else rec.data
         verdict = campaign.system.verdict(now) if now is not None else None
-    if is_roll and revealed is None:
+    if seed is not None and revealed is None:
         revealed = revealed_seeds(campaign)
     names = campaign.characters() if names is None else names
     return {
@@ -101,9 +111,17 @@ def entry(
         "character": rec.stream if rec.stream in names else None,
         "verdict": verdict,
         "symbol": MARKS.get(verdict or "", ""),
-        "engine": is_roll and rec.data.source == "engine",
-        "verifiable": is_roll and _verifiable(rec, revealed or set()),
+        "outcome": VERDICT_WORDS.get(verdict or ""),
+        "seed": seed,
+        "verifiable": seed is not None and tuple_of(seed) in (revealed or set()),
+        "reveals": reveal_of(rec),
     }
+
+
+def tuple_of(seed: str) -> tuple[str, int]:
+    """``"session:3"`` as ``("session", 3)`` (:func:`revealed_seeds`' shape)."""
+    kind, _, number = seed.partition(":")
+    return kind, int(number)
 
 
 def stub_entry(seq: int) -> dict[str, Any]:
@@ -113,7 +131,8 @@ def stub_entry(seq: int) -> dict[str, Any]:
 
     return {"seq": seq, "stub": True, "text": GM_ONLY_ENTRY, "gm": False, "mark": "",
             "entered": None, "roll": False, "session": None, "character": None,
-            "verdict": None, "symbol": "", "engine": False, "verifiable": False}  # fmt: skip
+            "verdict": None, "symbol": "", "outcome": None, "seed": None,
+            "verifiable": False, "reveals": None}  # fmt: skip
 
 
 def log_entries(campaign: Any, *, as_gm: bool, after: int, upto: int) -> Iterator[dict[str, Any]]:
@@ -135,7 +154,7 @@ def log_entries(campaign: Any, *, as_gm: bool, after: int, upto: int) -> Iterato
 
 def entry_html(e: dict[str, Any]) -> str:
     """One log line as HTML on one line (for an SSE ``data:`` field)."""
-    return " ".join(render("_entry.html.j2", e=e).split("\n"))
+    return " ".join(render("_entry.html.j2", e=e, promise=VERIFIABLE_PROMISE).split("\n"))
 
 
 # --- filters ---------------------------------------------------------------------------------
@@ -268,8 +287,7 @@ def banner(campaign: Any, viewer: Viewer, text: str, head: int) -> dict[str, Any
     if rec.visibility == "gm" and not viewer.as_gm:
         return None
     e = entry(campaign, rec, campaign.corrections())
-    verdict = VERDICT_WORDS.get(e["verdict"] or "")
-    return {**e, "words": verdict}
+    return e
 
 
 def log_page(campaign: Any, viewer: Viewer, request: Request) -> Response:
