@@ -286,13 +286,14 @@ def events(server: Server) -> Endpoint:
 
 def _sheet_html(campaign: Any, cid: str, as_gm: bool) -> str:
     """A character's sheet as an HTML fragment: the rule system's layout through the sheet
-    template ``sheet --format html`` uses (:func:`ledger.rules.sheets.render_html`), styled by
-    ``/sheet.css``."""
-    from ledger.rules import sheets
+    template ``sheet --format html`` uses (its ``sheet_fragment`` macro), styled by
+    ``/sheet.css`` alone: no ``<style>`` element, which the page's CSP refuses (#27)."""
+    from ledger.templating import environment as core_environment
 
     state = campaign.state_of(cid, as_gm=as_gm, save_snapshots=False)
     layout = campaign.system.sheet_layout(state, as_gm=as_gm)
-    return str(sheets.render_html(layout, standalone=False))
+    module = core_environment().get_template("sheet.html.j2").module
+    return str(module.sheet_fragment(layout))
 
 
 @viewed
@@ -365,7 +366,10 @@ def audit(campaign: Any, viewer: Viewer, request: Request) -> Response:
     except RuleError:  # a GM-only event, to a player: as if there were nothing
         return _not_found()
     data = result.pop("data")
-    return page(viewer, "audit.html.j2", campaign=campaign, a=result, data=data)
+    from ledger.web.facts import audit_facts
+
+    said = audit_facts(campaign, result, data)
+    return page(viewer, "audit.html.j2", campaign=campaign, a=result, said=said)
 
 
 @viewed
