@@ -34,6 +34,12 @@
     if (pill) { pill.hidden = true; }
   }
 
+  var done = document.getElementById("recorded-ok");
+  if (done) {
+    done.hidden = false;
+    done.addEventListener("click", function () { document.getElementById("recorded").hidden = true; });
+  }
+
   // the page opens at the newest entry, unless it was opened at one (#eN)
   if (!/^#e\d+$/.test(window.location.hash)) { toNewest(); }
   following = atBottom() || !/^#e\d+$/.test(window.location.hash);
