@@ -219,13 +219,17 @@ STATUS = {
 
 
 def audit_facts(campaign: Any, a: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
-    """The audit page's words: ``{"what", "verdict", "facts", "fields"}`` from
+    """The audit page's words: ``{"what", "mark", "kind", "outcome", "verdict", "facts", "fields"}`` from
     :func:`ledger.history.audit.audit`'s dict ``a`` and its payload ``data``.
 
-    ``what``: the event as the log says it (:func:`ledger.history.words.line`); ``verdict``:
+    ``what``: the event as the log says it (:func:`ledger.history.words.line`); ``mark`` and
+    ``outcome``: a roll's ✔ ◐ ✘ and its verdict in words (as recorded; ``kind`` the
+    verdict's code); ``verdict``:
     :func:`verdict_sentence`; ``facts``: dice, source, who could know the dice, when and by
     whom, status, rule, checkpoint, fingerprint, original and corrected results; ``fields``:
     every recorded field (:func:`field_facts`; a roll's randomness is in ``facts``)."""
+    from ledger.events import Roll
+    from ledger.history.recap import MARKS
     from ledger.history.words import line
 
     rec = campaign.record(a["seq"])
@@ -259,8 +263,12 @@ def audit_facts(campaign: Any, a: Mapping[str, Any], data: Mapping[str, Any]) ->
         facts.append(Fact("Now", now if now is not None else "It no longer counts."))
     facts.append(Fact("Type", str(a["type"])))
     skip = RANDOMNESS if "draws" in data else ()
+    verdict = campaign.system.verdict(rec.data) if isinstance(rec.data, Roll) else None
     return {
         "what": line(campaign, rec).text,
+        "mark": MARKS.get(verdict or "", ""),
+        "kind": verdict or "",
+        "outcome": {"mixed": "mixed result"}.get(verdict or "", verdict or ""),
         "verdict": verdict_sentence(a, data),
         "facts": facts,
         "fields": field_facts(data, skip=skip),
