@@ -92,6 +92,13 @@ def test_the_log_follows_new_rolls_and_offers_a_pill_when_scrolled_away(table, b
         page.click("#new-entries")
         wait_until(page, f"({IN_VIEW})('#e{head + 3}')")
         assert page.is_hidden("#new-entries")
+        # an engine roll becomes verifiable on the open page when its session's seed is revealed
+        table.ok("roll", "bram", "Brawl", "--time")
+        page.wait_for_selector(f"#e{head + 4}[data-seed='session:1']")
+        assert page.locator(f"#e{head + 4} .badge.verified").count() == 0
+        table.ok("session", "end")
+        page.wait_for_selector(f"#e{head + 4} .badge.verified")
+        assert page.inner_text(f"#e{head + 4} .badge.verified") == "✓ verifiable"
         assert not errors, errors  # no CSP violation, no script error
         context.close()
 
@@ -129,6 +136,11 @@ def test_header_on_one_line_and_the_theme_set_before_the_page_is_drawn(table, br
             r.selectNodeContents(document.querySelector('.who')); return r.getClientRects().length; }""")
         assert lines == 1, "the player's name is on one line, not broken"
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        small = page.evaluate("""() => [...document.querySelectorAll(
+              '.bar a, .bar summary, .filters a, .filters summary, .log .seq, #new-entries')]
+            .map(e => [e.textContent.trim(), e.getBoundingClientRect().height])
+            .filter(([, h]) => h > 0 && h < 44)""")
+        assert small == [], f"tap targets under 44 px: {small}"
         light = page.evaluate("getComputedStyle(document.body).backgroundColor")
         assert page.evaluate("window.firstTheme") == "auto"
         page.click(".menu summary")
