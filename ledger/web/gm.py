@@ -205,13 +205,15 @@ def _sentence(text: str) -> str:
 def _request(campaign: Any, form: dict[str, str], where: str) -> str:
     from ledger.campaign.clock import now
     from ledger.rules.params import pick_params
-    from ledger.web.roll_form import _given
+    from ledger.web.roll_help import given
 
     cid = campaign.find_character(form.get("character", ""))
     skill = form.get("skill", "").strip() or None
-    given = pick_params(campaign.system, "roll_params", _given(campaign.system, form))
+    names = {p.name for p in campaign.system.roll_params}
+    options = given(campaign.system, {k: v for k, v in form.items() if k in names}, as_gm=True)
+    picked = pick_params(campaign.system, "roll_params", options)
     asked = form.get("asked", "").strip() or None
-    rec = campaign.request_roll(cid, skill, given, asked=asked, actor=GM, at=now())
+    rec = campaign.request_roll(cid, skill, picked, asked=asked, actor=GM, at=now())
     return f"/gm?done={rec.seq}#c-{cid}"
 
 
