@@ -41,13 +41,8 @@ SECRET_REFUSAL = (
 
 
 def rehearse(
-    campaign: Any,
-    cid: str,
-    skill: str | None,
-    given: dict[str, Any],
-    faces: str,
-    *,
-    automatic_ok: bool,
+    campaign: Any, cid: str, skill: str | None, given: dict[str, Any], faces: str,
+    *, automatic_ok: bool,
 ) -> str | None:
     """A player's physical roll tried against the players' view of ``cid``, writing nothing.
 
