@@ -189,14 +189,24 @@ def audit(app: App, seq: int, as_json: bool) -> None:
                 click.echo(f"  nonce {d.get('nonce')}, client seed {d.get('client_seed')!r}")
                 if "request" in d:
                     click.echo(f"  answers request {d['request']}, roller's entropy {d['entropy']}")
+        from ledger.text import printable
+
+        hidden: tuple[str, ...] = ("draws", "source", "nonce", "client_seed", "scheme", "request", "entropy")
+        if "imported" in result:  # a roll from another tool's chat log (#29)
+            src = result["imported"]
+            click.echo(
+                printable(
+                    f"  source: imported from {src['tool']} ({src['message']}), said by "
+                    f"{src['speaker']} at {src['at'] or 'an unknown time'}: {src['formula']}"
+                    + (f" = {src['total']}" if src["total"] is not None else "")
+                )
+            )
+            click.echo(f"  original text: {printable(src['text'])}")
+            hidden += ("tool", "key", "speaker", "text", "at", "formula")
         if "predictable" in result:
             click.echo(f"  who could have known it: {result['predictable']['text']}")
-        shown = {
-            k: v
-            for k, v in d.items()
-            if k not in ("draws", "source", "nonce", "client_seed", "scheme", "request", "entropy")
-        }
-        click.echo("  fields: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
+        shown = {k: v for k, v in d.items() if k not in hidden}
+        click.echo(printable("  fields: " + ", ".join(f"{k}={v}" for k, v in shown.items())))
         proof = result["proof"]  # its inclusion in the newest signed checkpoint (#26)
         if proof["checkpoint"] is None:
             click.echo(f"  checkpoint proof: none yet ({proof['problem']})")
@@ -213,8 +223,6 @@ def audit(app: App, seq: int, as_json: bool) -> None:
             f"  rules: {rule['book']}"
             + (f', "{rule["section"]}"' if rule["section"] else "")
         )
-        from ledger.text import printable
-
         for c in result["corrections"]:
             click.echo(f"  correction {c['seq']} at {c['at']}: {printable(c['sentence'])}")
         if result["status"] != "standing":

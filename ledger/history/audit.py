@@ -32,7 +32,7 @@ from ledger.dice.engine import (
     verify_draws,
 )
 from ledger.errors import RuleError
-from ledger.events import Roll
+from ledger.events import Roll, RollImported
 from ledger.history.verify import verify_store
 from ledger.rules.requests import Opponent
 from ledger.rules.results import NOT_FOLLOWING, result_problem
@@ -108,6 +108,9 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     if isinstance(rec.data, Roll):  # who could have known the dice in advance (#26)
         code = predictability(rec.data)
         result["predictable"] = {"by": code, "text": PREDICTABILITY[code]}
+    elif isinstance(rec.data, RollImported):  # where it came from, as that tool wrote it (#29)
+        result["predictable"] = {"by": "imported", "text": PREDICTABILITY["imported"]}
+        result["imported"] = imported_source(rec.data)
     verdict, detail = _verdict(campaign, rec, chain_ok, as_gm=as_gm)
     if not chain_ok:
         detail += f" (seq {chain.bad_seq}: {chain.problem})"
@@ -122,6 +125,26 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
         now = in_force(campaign, rec, corrections)
         result["corrected"] = None if now is None else summary(campaign, now, rec.stream)
     return result
+
+
+def imported_source(event: RollImported) -> dict[str, Any]:
+    """Where an imported roll came from (#29): ``{"tool": "Roll20", "message": "message
+    -M5KELlQ...", "speaker", "at", "formula", "total", "text"}``, the original text as the
+    file had it."""
+    from ledger.history.words import TOOL_NAMES
+
+    key = event.key
+    message = f"message hash {key[7:23]}…" if key.startswith("sha256:") else f"message {key}"
+    return {
+        "tool": TOOL_NAMES.get(event.tool, event.tool),
+        "message": message,
+        "key": key,
+        "speaker": event.speaker,
+        "at": event.at,
+        "formula": event.formula,
+        "total": event.total,
+        "text": event.text,
+    }
 
 
 def result_of(campaign: Campaign, rec: Any, *, as_gm: bool) -> str | None:
@@ -159,6 +182,14 @@ def _verdict(campaign: Campaign, rec: Any, chain_ok: bool, *, as_gm: bool) -> tu
     event = rec.data
     if not chain_ok:
         return "tampered", "the hash chain does not verify up to this event: the log was changed"
+    if isinstance(event, RollImported):
+        origin = imported_source(event)
+        return (
+            "imported",
+            f"imported from {origin['tool']} ({origin['message']}), not verifiable: the ledger "
+            "never saw these dice; it proves only that the entry is unchanged since it was "
+            f"imported by {rec.actor}",
+        )
     if not isinstance(event, Roll):
         return "recorded", "not a roll: the hash chain proves it is unchanged since it was recorded"
     problem = result_of(campaign, rec, as_gm=as_gm)

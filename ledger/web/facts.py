@@ -93,8 +93,8 @@ def value_words(value: Any) -> str:
             return "none"
         if all(isinstance(v, list | tuple) and len(v) == 2 for v in value) and all(
             isinstance(x, int) and not isinstance(x, bool) for v in value for x in v
-        ):
-            return ", ".join(f"{a} and {b}" for a, b in value)
+        ):  # dice as [sides, face] (an imported roll's ``dice``)
+            return dice_words(value)
         return ", ".join(value_words(v) for v in value)
     if isinstance(value, Mapping):
         return "; ".join(f"{label_of(k).lower()} {value_words(v)}" for k, v in value.items())
@@ -196,6 +196,11 @@ def verdict_sentence(a: Mapping[str, Any], data: Mapping[str, Any]) -> str:
         )
     if verdict == "recorded":
         return "Recorded: the hash chain proves it is unchanged since it was recorded."
+    if verdict == "imported":
+        return (
+            "Imported, not verifiable: the ledger never saw these dice; it proves only that "
+            f"the entry is unchanged since {_by(a['recorded_by'])} imported it."
+        )
     return f"{verdict.capitalize()}: {a['detail']}"
 
 
@@ -239,6 +244,17 @@ def audit_facts(campaign: Any, a: Mapping[str, Any], data: Mapping[str, Any]) ->
     source = source_sentence(a, data)
     if source:
         facts.append(Fact("How", source))
+    origin = a.get("imported")
+    if origin:  # a roll imported from another tool's chat log (#29)
+        when_said = f" at {origin['at']}" if origin.get("at") else ""
+        facts.append(
+            Fact(
+                "Source",
+                f"This roll was imported from {origin['tool']} ({origin['message']}), said by "
+                f"{origin['speaker']}{when_said}: not verifiable, the ledger never saw the dice.",
+            )
+        )
+        facts.append(Fact("Original text", str(origin.get("text") or NOTHING)))
     if a.get("predictable"):
         text = a["predictable"]["text"]
         facts.append(Fact("Who could know the dice", text[:1].upper() + text[1:] + "."))

@@ -106,7 +106,7 @@ def entry(
         "gm": said.gm,
         "mark": said.mark,
         "entered": entered,
-        "roll": is_roll,
+        "roll": is_roll or rec.type == "roll.imported",  # an imported roll is a roll too
         "session": rec.session,
         "character": rec.stream if rec.stream in names else None,
         "verdict": verdict,
