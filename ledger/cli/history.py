@@ -218,6 +218,7 @@ def audit(app: App, seq: int, as_json: bool) -> None:
             )
         else:
             click.echo(f"  checkpoint proof: FAILS — {proof['problem']}")
+        click.echo(f"  checked: {result['checked']}")
         rule = result["rule"]
         click.echo(
             f"  rules: {rule['book']}"
@@ -321,6 +322,11 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
             if problem:
                 report.fail(*problem)
         seen = witnessed.check_store(store, campaign_id, receipt=note) if report.ok else None
+        if report.ok and parsed is None and (seen is None or seen.ok) and report.head_seq:
+            from ledger.history.proving import record_verified
+
+            # audit chains from here and never proves it twice (#28)
+            record_verified(store, campaign_id, report.head_seq, report.head_hash, now())
     if seen is not None and not seen.ok:
         report.fail(seen.bad_size or 0, str(seen.problem))
     if as_json:
