@@ -272,6 +272,9 @@ def audit_facts(campaign: Any, a: Mapping[str, Any], data: Mapping[str, Any]) ->
     checkpoint = proof_sentence(a.get("proof"))
     if checkpoint:
         facts.append(Fact("Checkpoint", checkpoint))
+    checked = a.get("checked")
+    if checked:  # audit by proof (#28): what was hashed and re-derived
+        facts.append(Fact("What the audit checked", checked[:1].upper() + checked[1:] + "."))
     if a.get("original"):
         facts.append(Fact("Originally", a["original"]))
     if "corrected" in a:
