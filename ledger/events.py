@@ -285,6 +285,72 @@ class TimePassed(Event, frozen=True, kw_only=True, tag="time.passed"):
     consequences: int = 0
 
 
+class Participant(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One place in an encounter's order (#30): ``character`` (``None``: a foe without a
+    sheet), ``initiative`` (``None``: the GM's order) and ``how`` it was got (``"rolled"``:
+    the text's roll at seq ``roll``; ``"recorded"``: a number the GM gave; ``"gm"``)."""
+
+    name: str
+    character: str | None = None
+    initiative: int | None = None
+    how: Literal["rolled", "recorded", "gm"] = "gm"
+    roll: int | None = None
+
+
+class EncounterStarted(Event, frozen=True, kw_only=True, tag="encounter.started"):
+    """An encounter begins (``campaign encounter start``, #30): ``participants`` in turn
+    order (highest initiative first, ties as the GM listed them; or the GM's order), hidden
+    ones apart (``encounter.hidden_joined``); its first turn ends the batch."""
+
+    participants: list[Participant]
+    title: str = ""
+
+
+class EncounterHiddenJoined(Event, frozen=True, kw_only=True, tag="encounter.hidden_joined"):
+    """A participant only the GM knows of, GM-only (#30), at ``position`` in the GM's full
+    order, in the batch of the ``encounter.started`` at seq ``encounter``."""
+
+    visibility: ClassVar[Visibility] = "gm"
+    encounter: int
+    participant: Participant
+    position: int
+
+
+class EncounterTurn(Event, frozen=True, kw_only=True, tag="encounter.turn"):
+    """Whose turn it is (``turn``, a participant's name) in ``round`` (from 1) of the
+    encounter started at seq ``encounter`` (#30). ``consequences``: the events right after
+    it in its batch that end with the turn that ended (:meth:`ledger.RuleSystem.turn_ended`),
+    corrected only with it and checked on append against what the rules give."""
+
+    encounter: int
+    round: int
+    turn: str
+    consequences: int = 0
+
+
+class EncounterHiddenTurn(EncounterTurn, frozen=True, kw_only=True, tag="encounter.hidden_turn"):
+    """A hidden participant's turn (as ``encounter.turn``), GM-only (#30)."""
+
+    visibility: ClassVar[Visibility] = "gm"
+
+
+class EncounterAction(Event, frozen=True, kw_only=True, tag="encounter.action"):
+    """``actions`` ``character`` spends in a round, counted by ``actions_per_round`` (#30)."""
+
+    character: str
+    encounter: int
+    actions: int = 1
+    what: str = ""
+
+
+class EncounterEnded(Event, frozen=True, kw_only=True, tag="encounter.ended"):
+    """The encounter started at seq ``encounter`` ends in ``round``; ``consequences``: a turn's."""
+
+    encounter: int
+    round: int
+    consequences: int = 0
+
+
 class RollImported(Event, frozen=True, kw_only=True, tag="roll.imported"):
     """A roll made in another tool, imported from its chat log: never verifiable.
 
@@ -341,6 +407,12 @@ CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     RollWithdrawn,
     CheckpointKey,
     TimePassed,
+    EncounterStarted,
+    EncounterHiddenJoined,
+    EncounterTurn,
+    EncounterHiddenTurn,
+    EncounterAction,
+    EncounterEnded,
     RollImported,
 )
 

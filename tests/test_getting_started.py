@@ -22,7 +22,8 @@ def guide_blocks() -> list[str]:
 def test_the_guide_has_the_steps_of_a_whole_evening():
     commands = "\n".join(guide_blocks())
     for step in ("character add", "session start", "roll", "damage felix", "session end",
-                 "recap", "audit", "verify --receipt", "backup", "import", "export"):  # fmt: skip
+                 "recap", "audit", "verify --receipt", "backup", "import", "export",
+                 "time pass", "encounter start", "encounter next", "encounter end"):  # fmt: skip
         assert step in commands, step
 
 
@@ -42,6 +43,8 @@ def test_getting_started_runs_as_written(tmp_path):
     out = result.stdout
     assert "Added Felix Cavendish" in out and "Added NPC Thug" in out
     assert "Investigate +3, dice [+ + − ·] = +1" in out
+    assert "Encounter started." in out and "Encounter ended" in out  # one night: a fight too
+    assert "Time passes: a night's sleep" in out or "night's sleep" in out
     assert "Receipt: " in (tmp_path / "session-1.txt").read_text()
     assert "holds" in out  # verify --receipt: the receipt holds
     assert (tmp_path / "recap.html").exists() and (tmp_path / "restored.db").exists()

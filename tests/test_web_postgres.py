@@ -154,3 +154,49 @@ def store_url(target: str) -> str | None:
         return store.public_url("vault")
     finally:
         store.close()
+
+
+def test_an_append_on_postgresql_wakes_the_live_log_by_notification(postgres_url):
+    """The watcher LISTENs (ledger_appended, #28): with its look at the campaign every 30 s,
+    another connection's append still reaches an open stream within a second, because the
+    append's commit notifies it."""
+    table = d20_table(postgres_url)
+    token = table.link("Dana")
+    with live_server(postgres_url, poll_interval=30) as base:
+        with httpx2.Client(base_url=base, timeout=10) as h:
+            assert h.get(f"/a/{token}").status_code == 200
+            with h.stream("GET", "/events") as r:
+                lines = r.iter_lines()
+                assert next(lines) == "retry: 1000"
+                time.sleep(0.3)  # the stream is waiting on the hub
+                appended = time.monotonic()
+                table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")  # another connection
+                for line in lines:
+                    if line.startswith("data:") and "Brawl" in line:
+                        break
+                assert time.monotonic() - appended < 1.0
+
+
+def test_wait_appended_hears_its_campaign_and_only_its_campaign(postgres_url):
+    """``PostgresStore.wait_appended``: ``True`` for an append to the campaign committed by
+    another connection, ``False`` when the time is up, and an append to another campaign of
+    the same database does not count."""
+    from ledger.campaign.aggregate import Campaign
+    from ledger.events import NoteAdded
+
+    writer = open_store(postgres_url)
+    listener = open_store(postgres_url)
+    try:
+        ours = Campaign.create(writer, "ours", system="d20-world", actor="gm", at=AT)
+        theirs = Campaign.create(writer, "theirs", system="d20-world", actor="gm", at=AT)
+        listener.listen()  # type: ignore[attr-defined]
+        assert listener.wait_appended(ours.id, 0.1) is False  # type: ignore[attr-defined]
+        theirs.append([NoteAdded(text="elsewhere")], actor="gm", at=AT)
+        assert listener.wait_appended(ours.id, 0.2) is False  # type: ignore[attr-defined]
+        ours.append([NoteAdded(text="here")], actor="gm", at=AT)
+        started = time.monotonic()
+        assert listener.wait_appended(ours.id, 5.0) is True  # type: ignore[attr-defined]
+        assert time.monotonic() - started < 1.0
+    finally:
+        writer.close()
+        listener.close()

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from ledger.campaign import characters, rolling, sessions, timeline, validation
+from ledger.campaign import characters, encounter_checks, rolling, sessions, timeline, validation
 from ledger.campaign.characters import ID_PATTERN, slug
 from ledger.campaign.clock import CLOCK_SLACK, clock_warning
 from ledger.campaign.listeners import notify_appended
@@ -354,6 +354,7 @@ class Campaign:
             timeline.check(self, events)  # a span of time with what the rules give (#30)
             head = self.store.head(self.id)
             validation.check_contests(self, events, head.seq + 1)
+            encounter_checks.check(self, events, head.seq + 1)  # turn order, actions counted (#30)
             cached = self.reader.cached(head.hash)  # {} when another writer appended
             states = validation.validate(self, events, cached=cached, first_seq=head.seq + 1)
             written = self.store.append(

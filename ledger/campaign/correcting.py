@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ledger.campaign import timeline
+from ledger.campaign import initiative, timeline
 from ledger.campaign.corrections import (
     RANDOMNESS_FIELDS,
     broken_by,
@@ -234,6 +234,7 @@ def correct(
                 f"{rolled} instead (retracting it retracts this too)"
             )
         problem = problem or timeline.refusal(campaign, target, "amend" if amend else "retract")
+        problem = problem or initiative.refusal(campaign, target, "amend" if amend else "retract")
         if problem:
             raise RuleError(problem)
         if amend:
@@ -251,6 +252,8 @@ def correct(
         companions = roll_companions(campaign, target, amended, corrections)
         if target.type == "time.passed":  # its consequences go with it (#30)
             companions = timeline.companions(campaign, target, corrections)
+        elif target.type in initiative.HEADS:  # what ended with a turn goes with it (#30)
+            companions = initiative.companions(campaign, target, corrections.retracted)
         event = Corrected(
             target=seq,
             action="amend" if amend else "retract",

@@ -154,9 +154,10 @@ def entry_of(campaign: Campaign, rec: Recorded) -> Recorded:
     (``contest.opposed``), the harm it applied or one of its follow-ups, the roll; else
     ``rec`` itself. What ``campaign undo`` retracts, so the whole entry goes. A
     consequence of time passing belongs to its ``time.passed`` (#30)."""
+    from ledger.campaign.initiative import entry_of as started_with
     from ledger.campaign.timeline import entry_of as span_of
 
-    span = span_of(campaign, rec)
+    span = span_of(campaign, rec) or started_with(campaign, rec)
     if span is not None:
         return span
     if isinstance(rec.data, ContestOpposed):

@@ -180,6 +180,8 @@ def _system_detail(system: Any, as_json: bool) -> None:
         "roll_events": rolls,
         "example_roll": f"campaign {line}" if line else "",
         "harm": system.has_harm,
+        "initiative": system.initiative_rule or None,  # (#30)
+        "actions_per_round": system.actions_per_round,
     }
     if as_json:
         echo_json(detail)
@@ -207,6 +209,13 @@ def _system_detail(system: Any, as_json: bool) -> None:
         if system.has_harm
         else "\nHarm: recorded with `campaign record` only (no `campaign damage`)"
     )
+    click.echo(  # encounters (#30): the text's words, or the GM's order where it is silent
+        f"\nInitiative (`campaign encounter start`): {system.initiative_rule}"
+        if system.initiative_rule
+        else "\nInitiative (`campaign encounter start`): the text gives none; the GM's order"
+    )
+    if system.actions_per_round:
+        click.echo(f"Actions a round (`campaign encounter act`): {system.actions_per_round}")
     if line:
         click.echo(f"\nExample: campaign {line}" + (f"  ({note})" if note else ""))
 

@@ -30,6 +30,7 @@ COMMAND_MODULES: dict[str, str] = {
     "correct": "play",
     "damage": "play",
     "demo": "demo",
+    "encounter": "encounters",
     "export": "transfer",
     "fairness": "pictures",
     "import": "transfer",

@@ -68,9 +68,26 @@ class TableShell:
             return self._done(2)
         try:
             code = cli.run(words, prog_name="campaign", obj=self.app)
+            if words[0] != "encounter":  # which shows the order itself
+                self._turn_order()
         finally:
             self.app.end_entry()
         return self._done(code)
+
+    def _turn_order(self) -> None:
+        """After an entry, while an encounter runs: one line with the turn order, the
+        current turn highlighted (#30), as the entry's view (``--as``) sees it."""
+        from ledger.cli.encounters import status_line
+        from ledger.errors import LedgerError
+
+        try:
+            from ledger.campaign.encounters import encounter_view
+
+            view = encounter_view(self.app.campaign, self.app.as_gm())
+        except (LedgerError, click.ClickException):
+            return
+        if view is not None:
+            click.echo(status_line(view))
 
     def _done(self, code: int) -> int:
         self.entries += 1

@@ -174,11 +174,11 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
             from ledger.history.words import imported_words
 
             line.text = imported_words(event).split(": ", 1)[-1]
-        elif rec.type == "time.passed":  # the campaign's clock (#30)
-            from ledger.history.words import time_words
+        elif rec.type == "time.passed" or rec.type.startswith("encounter."):  # (#30)
+            from ledger.history.words import text_of
 
             line.kind = "scene"
-            line.text = time_words(event)
+            line.text = text_of(campaign, rec)  # names for ids ("Isa Marrow — spends ...")
         elif rec.type.startswith("scene."):
             line.kind = "scene"
             title = getattr(event, "title", "")

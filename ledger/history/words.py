@@ -146,6 +146,18 @@ CORE_WORDS: dict[str, Callable[[Any], str]] = {
     "time.passed": lambda d: time_words(d),
     "roll.withdrawn": lambda d: f"{d.character}: roll request {d.request} withdrawn — {d.reason}",
     "checkpoint.key": lambda d: f"Checkpoint key recorded: {d.vkey}",
+    "encounter.started": lambda d: encounter_words(d),
+    "encounter.hidden_joined": lambda d: (
+        f"Encounter {d.encounter}: {d.participant.name} joins, hidden"
+        + (f" (initiative {d.participant.initiative})" if d.participant.initiative is not None else "")
+    ),
+    "encounter.turn": lambda d: f"Round {d.round}: {d.turn}'s turn",
+    "encounter.hidden_turn": lambda d: f"Round {d.round}: {d.turn}'s turn (hidden)",
+    "encounter.action": lambda d: (
+        f"{d.character}: spends {d.actions} action{'s' if d.actions != 1 else ''}"
+        + (f": {d.what}" if d.what else "")
+    ),
+    "encounter.ended": lambda d: f"Encounter ended in round {d.round}",
     "roll.imported": lambda d: imported_words(d),
 }
 
@@ -165,6 +177,14 @@ def imported_words(d: Any) -> str:
         f"{d.character}: rolled {d.formula}{total}{faces}{label}; imported from {tool}, "
         "not verifiable"
     )
+
+
+def encounter_words(d: Any) -> str:
+    """An ``encounter.started`` in words (#30): ``"Encounter begins: Julian (3), Thug (2)"``."""
+    who = ", ".join(
+        p.name + (f" ({p.initiative})" if p.initiative is not None else "") for p in d.participants
+    )
+    return "Encounter begins" + (f" ({d.title})" if d.title else "") + f": {who}"
 
 
 def time_words(d: Any) -> str:
@@ -241,6 +261,9 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 def summary(campaign: Campaign, event: Any, stream: str) -> str:
     """One line for an event's payload: the system's description, else its fields."""
     text = campaign.system.describe(event)
+    tag = type(event).__struct_config__.tag
+    if not text and isinstance(tag, str) and tag.startswith("encounter."):  # (#30)
+        text = CORE_WORDS[tag](event)
     if not text and isinstance(event, CharacterCreated):
         text = f"{event.name} joins the campaign (id {event.character})"
     if not text:

@@ -30,7 +30,7 @@ from ledger.events import (
 )
 from ledger.rules.projection import Corrections, Projector, companions_of, corrections_from
 from ledger.rules.requests import Opponent
-from ledger.rules.spans import consequence_seqs, span_correction_problem
+from ledger.rules.spans import SPAN_HEADS, consequence_seqs, span_correction_problem
 from ledger.rules.system import RuleSystem
 
 _SHOWN = 3  # differing fields named in a problem sentence
@@ -159,7 +159,7 @@ class ResultCheck:
                 self._fresh = set()
                 self._shared = self._shared_in_force()
                 return self._replay_corrected(seq, correction)
-            elif type_ == "time.passed":  # its consequences follow it (#30)
+            elif type_ in SPAN_HEADS:  # its consequences follow it: time, a turn (#30)
                 self._spans[seq] = consequence_seqs(seq, self.codec.decode(data, type_))
             elif type_ == "character.created":
                 event = self.codec.decode(data, type_)

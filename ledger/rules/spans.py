@@ -110,6 +110,11 @@ def span_words(minutes: int) -> str:
     return " ".join(parts) or f"{minutes} min"
 
 
+#: The events whose ``consequences`` follow them in their batch, corrected only with them:
+#: a span of time, and what ends with an encounter's turn (#30).
+SPAN_HEADS = frozenset({"time.passed", "encounter.turn", "encounter.hidden_turn", "encounter.ended"})
+
+
 def span_correction_problem(
     seq: int, correction: Any, companions: dict[int, Any], span: range
 ) -> str | None:
@@ -123,7 +128,7 @@ def span_correction_problem(
         return None
     return (
         f"correction {seq} also corrects event(s) {sorted(companions)}, which are not "
-        f"the consequences of the time that passed at event {correction.target}"
+        f"the consequences of event {correction.target}"
     )
 
 

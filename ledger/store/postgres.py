@@ -35,6 +35,7 @@ grant its application role only INSERT and SELECT on it (docs/postgres.md).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -158,6 +159,11 @@ class PgRowQuery(PagedRows):
                     capped = True
 
 
+#: The channel every append notifies when it commits, with the campaign's id as payload
+#: (``pg_notify``): ``campaign serve``'s live log listens instead of polling (#28).
+APPENDED = "ledger_appended"
+
+
 class PostgresStore(PgConnected):
     """The append-only store in a PostgreSQL database (an
     :class:`~ledger.store.base.EventStore`; what it shares with SQLite's:
@@ -190,6 +196,7 @@ class PostgresStore(PgConnected):
 
     MARK = "%s"
     SQL = Statements().marked(MARK)
+
     JSON_FIELD = "(data::jsonb ->> '{0}')"
 
     def __init__(
@@ -383,6 +390,38 @@ class PostgresStore(PgConnected):
         self._copy(rows)
         if rows:
             self._heads[campaign] = Head(rows[-1][0], rows[-1][11], rows[-1][6])
+            # delivered at commit, to every listener (PostgreSQL folds repeats in one
+            # transaction): ``campaign serve``'s live log wakes on it (#28)
+            self.conn.execute("select pg_notify(%s, %s)", (APPENDED, campaign))
+
+    def listen(self) -> None:
+        """Listen for appends (:data:`APPENDED`) on this store's own connection (a store
+        opened from a URL: a pooled connection would carry the subscription away)."""
+        conn = self.conn
+        conn.execute(f"listen {APPENDED}")
+        self._listening = conn.raw
+
+    def wait_appended(self, campaign: str, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for an append to ``campaign`` committed by anyone
+        (after :meth:`listen`): ``True`` as soon as one is, ``False`` when the time is up.
+
+        :raises StoreUnavailable: the connection was lost (listen again on a new store).
+        """
+        import psycopg
+
+        raw = self.conn.raw
+        if raw is not getattr(self, "_listening", None):  # reconnected: subscribe again
+            self.listen()
+            raw = self.conn.raw
+        deadline = time.monotonic() + timeout
+        try:
+            while (left := deadline - time.monotonic()) > 0:
+                for note in raw.notifies(timeout=left, stop_after=1):
+                    if note.payload == campaign:
+                        return True
+        except psycopg.Error as e:
+            raise self._error(e, "listen") from e
+        return False
 
     def insert_rows(self, rows: Sequence[StoredEvent] | Sequence[Sequence[Any]]) -> None:
         """Insert already-chained events as they are (import, copy; or rows in

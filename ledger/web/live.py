@@ -4,7 +4,9 @@ every open stream of ``campaign serve``.
 Appends by any process, and access links issued or revoked, are noticed by looking at
 :func:`mark`: on SQLite as soon as ``PRAGMA data_version`` (asked every
 :data:`WAKE_SECONDS`) says another connection committed, and every :data:`POLL_SECONDS`
-in any case; on PostgreSQL every :data:`POLL_SECONDS`. The server's own
+in any case; on PostgreSQL as soon as an append's ``pg_notify`` arrives (the watcher's
+connection ``LISTEN``s: :data:`ledger.store.postgres.APPENDED`), and every
+:data:`POLL_SECONDS` in any case. The server's own
 writes wake the streams at once through the ``event_appended`` listener (:class:`Listener`).
 """
 
@@ -119,15 +121,21 @@ class Hub:
 
     def _poll(self, last: tuple[Any, ...]) -> None:
         store: Any = None  # this thread's own connection, opened again after a failure
+        listening = False  # PostgreSQL: LISTEN on that connection (:meth:`_listen`)
         delay, failures = min(WAKE_SECONDS, self.interval), 0  # the first look opens it
         try:
-            while not self._stop.wait(delay):
+            while not self._stop.wait(0 if listening else delay):
                 try:
                     if store is None:
                         store, campaign_id = self._open()
+                        listening = self._listen(store)
                     on_sqlite = isinstance(getattr(store, "conn", None), sqlite3.Connection)
                     delay = min(WAKE_SECONDS, self.interval) if on_sqlite else self.interval
-                    if failures == 0 and not self._changed(store):
+                    if listening and failures == 0:
+                        # PostgreSQL: sleep until an append's notification, or the interval
+                        # (a link issued or revoked, a notification missed while away)
+                        store.wait_appended(campaign_id, self.interval)
+                    elif failures == 0 and not self._changed(store):
                         continue
                     now = mark(store, campaign_id)
                 except Exception as e:  # the watcher must outlive any one failed look
@@ -144,6 +152,7 @@ class Hub:
                         with contextlib.suppress(Exception):
                             store.close()
                         store = None
+                    listening = False
                     continue
                 if failures:
                     logger.warning("the live log reaches the ledger again")
@@ -158,6 +167,16 @@ class Hub:
 
     _version: int | None = None
     _looked = 0.0
+
+    @staticmethod
+    def _listen(store: Any) -> bool:
+        """Subscribe ``store``'s connection to appends where the store can (PostgreSQL's
+        ``LISTEN``: :meth:`~ledger.store.postgres.PostgresStore.wait_appended`)."""
+        listen = getattr(store, "listen", None)
+        if listen is None or not callable(getattr(store, "wait_appended", None)):
+            return False
+        listen()
+        return True
 
     def _changed(self, store: Any) -> bool:
         """Should the watcher look at :func:`mark` now? On SQLite, when ``PRAGMA

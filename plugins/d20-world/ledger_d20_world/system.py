@@ -10,7 +10,7 @@ from __future__ import annotations
 from ledger import RollParam
 
 from .appliers import Appliers
-from .events import EVENT_TYPES
+from .events import EVENT_TYPES, ItemMoved, ItemRemoved
 from .odds import Odds
 from .rules import Rules
 from .sheet import SheetRules
@@ -123,3 +123,15 @@ class D20World(Rules, Appliers, Words, SheetRules, Odds):
     # subclass defined in another module (tests/test_charts.py) still finds it
     time_spans = {"a rest": (8 * 60, True)}  # "After resting" (length: ruling R8, T30-2)
     chart = ".odds"
+    #: "Time": "Each round, each character has three actions. An action represents time
+    #: equal to one third of a round." (001_a3a02f9b7363775f.txt)
+    actions_per_round = 3
+
+    def actions_of(self, event: object) -> int:
+        """The actions an item retrieval or removal took (``--actions``, set by The World:
+        "The number of actions any given task costs should be determined based on the
+        amount of time those actions represent", 001_a3a02f9b7363775f.txt, "Time")."""
+        if isinstance(event, ItemMoved | ItemRemoved):
+            return event.actions or 0
+        return 0
+

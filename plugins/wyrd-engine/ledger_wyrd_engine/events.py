@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+import msgspec
+
 from ledger import Event, Roll
 
 Severity = Literal["mild", "moderate", "severe"]
@@ -196,10 +198,14 @@ class BoostGained(Event, frozen=True, kw_only=True, tag="wyrd-engine.boost_gaine
 
 
 class BoostUsed(Event, frozen=True, kw_only=True, tag="wyrd-engine.boost_used"):
-    """A held boost is spent outside a roll (``roll --boost N`` spends one itself)."""
+    """A held boost is spent outside a roll (``roll --boost N`` spends one itself), or
+    ``lapsed``: it lasted its single action unused and ends with the holder's turn in an
+    encounter ("Boosts typically last for a single action"; #30). ``lapsed`` is absent
+    (not stored) on a boost spent, so those keep their bytes."""
 
     character: str
     value: int
+    lapsed: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 class DeathRecorded(Event, frozen=True, kw_only=True, tag="wyrd-engine.death_recorded"):

@@ -183,7 +183,10 @@ class Words(RuleSystem[Character, Options]):
 
     @describes(ev.BoostUsed)
     def describe_boost_used(self, event: ev.BoostUsed) -> str:
-        """``spends a +1 boost`` ("Boosts: Optional Rule for Increasing Success")."""
+        """``spends a +1 boost`` ("Boosts: Optional Rule for Increasing Success"), or
+        ``a +1 boost lapses unused`` at the end of their turn (#30)."""
+        if event.lapsed is True:
+            return _of(event, f"a +{event.value} boost lapses unused (it lasts a single action)")
         return _of(event, f"spends a +{event.value} boost")
 
     @describes(ev.DeathRecorded)
