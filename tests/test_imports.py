@@ -344,3 +344,24 @@ def test_foundry_text_twin_messages_are_two_rolls(toy_campaign, db_path, tmp_pat
     log.write_text(twin + "\n---------------------------\n" + twin)
     assert "2 new, 0 already" in toy_campaign("import", "--from", "foundry", str(log)).output
     assert "0 new, 2 already" in toy_campaign("import", "--from", "foundry", str(log)).output
+
+
+def test_web_audit_and_log_of_an_imported_roll_speak_in_sentences(toy_campaign, db_path):
+    """#27's sentences reach #29's imported rolls: no Python value on the audit page, the
+    dice in words; "rolls only" in the live log keeps imported rolls."""
+    import html
+    import re
+
+    from tests.webtools import Table, client
+
+    assert toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob").exit_code == 0
+    seq = events(db_path)[0]["seq"]
+    with client(Table(db_path), "Dana") as c:
+        page = c.get(f"/audit/{seq}").text
+        rolls = c.get("/log?rolls=1").text
+    main = page.split("<main", 1)[1].split("</main>", 1)[0]
+    said = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", main)).split())
+    assert not re.search(r"\bNone\b|\bTrue\b|\bFalse\b|\[\(|\{'|\['", said), said
+    assert "Imported, not verifiable: the ledger never saw these dice" in said
+    assert re.search(r"Dice d20 showed \d+", said), said
+    assert f'id="e{seq}"' in rolls

@@ -134,6 +134,10 @@ def secrets_of(db: str) -> tuple[list[str], list[int], str]:
         store.close()
 
 
+#: the live log's filters a player may ask for (#27)
+FILTERED = ["mine=1", "rolls=1", "session=1", "mine=1&rolls=1"]
+
+
 def crawl(base: str, token: str, db: str) -> dict[str, str]:
     """Every page, download, error page and the live stream a player's link reaches:
     ``{what: body with its headers}``."""
@@ -150,6 +154,10 @@ def crawl(base: str, token: str, db: str) -> dict[str, str]:
                  "/gm", "/static/gm.js", "/static/gm.css"]  # the GM's page: 404 (#27)
         paths += [f"/sheet/{c}" for c in chars] + [f"/sheet/{c}/part" for c in chars]
         paths += [f"/roll/{c}" for c in chars] + [f"/audit/{s}" for s in range(0, head + 2)]
+        # the live log's filters and its "Recorded #N" banner (#27), a GM-only seq included
+        paths += [f"/log?{q}" for q in FILTERED] + ["/log?character=nobody"]
+        paths += [f"/log?character={c}" for c in chars]
+        paths += [f"/log?recorded={s}" for s in range(0, head + 2)]
         for path in paths:
             r = h.get(path)
             out[path] = "\n".join(f"{k}: {v}" for k, v in r.headers.items()) + "\n" + r.text
@@ -207,6 +215,11 @@ def served_to_a_player_leaks_nothing(db: str, system_id: str) -> None:
             assert items in ([], [stub(seq)]), f"GM-only event {seq} shown in {what}: {items}"
     for seq in gm_seqs:  # each stands at its place, in the log page and the live stream
         assert stub(seq) in served["/log"]
+        # a filtered view leaves it out: showing it would say its character, session or kind
+        filtered = [f"/log?{q}" for q in FILTERED] + [f"/log?character={c}" for c in _characters(t.db)]
+        for what in filtered:
+            assert f'id="e{seq}"' not in served[what], f"GM-only event {seq} shown in {what}"
+        assert 'id="recorded"' not in served[f"/log?recorded={seq}"]
         assert f"id: {seq}\nevent: entry\ndata: {stub(seq)}\n\n" in served["/events"]
         assert "There is nothing here." in served[f"/audit/{seq}"]
     stub_words = re.sub(r"\d+", "", stub(0))

@@ -105,12 +105,14 @@ def test_journey_7_dana_taps_lockpicking_enters_14_and_the_gm_sees_it(table):
 
 
 def test_the_recorded_confirmation_banner_is_on_the_log(table):
+    """The log renders the banner itself from the entry (tests/test_web_log.py): the
+    verdict is the ledger's, not the address's (``&verdict=`` is not read)."""
     with client(table, "Dana") as c:
-        log = c.get("/log?recorded=5&verdict=mixed").text
-    assert '<p id="recorded" class="notice recorded" role="status" hidden></p>' in log
-    assert '<script type="module" src="/static/recorded.js"></script>' in log
-    script = (ROOT / "ledger" / "web" / "static" / "recorded.js").read_text()
-    assert '"Recorded #" + seq' in script and 'document.getElementById("e" + seq)' in script
+        log = c.get("/log?recorded=5&verdict=success").text
+    banner = re.search(r'<section id="recorded".*?</section>', log, re.S)
+    assert banner and 'role="status"' in banner[0]
+    said = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", banner[0])).split())
+    assert said.startswith("Recorded #5 — ◐ mixed result")
 
 
 def test_skills_are_buttons_most_rolled_first(table):
@@ -278,8 +280,8 @@ def test_journey_7_tapped_through_on_a_390_px_phone(table, browser, tmp_path):
         phone.tap("button[type=submit]")
         phone.wait_for_url("**/log?recorded=*")
         seq = int(phone.url.split("#e")[1])
-        phone.wait_for_selector("#recorded:not([hidden])")
-        assert phone.inner_text("#recorded") == f"Recorded #{seq} — mixed result."
+        phone.wait_for_selector("#recorded")
+        assert phone.inner_text("#recorded .headline") == f"Recorded #{seq} — ◐ mixed result"
         line = phone.inner_text(f"#e{seq}")
         assert "Lockpicking +3, d20 14 = 17: messy" in line and "entered by Dana (physical dice)" in line
         assert "recorded" in (phone.get_attribute(f"#e{seq}", "class") or "")

@@ -78,7 +78,7 @@ def environment() -> Any:
 
     from ledger.text import printable
 
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.ChoiceLoader(
             [jinja2.PackageLoader("ledger.web", "templates"), jinja2.PackageLoader("ledger")]
         ),
@@ -87,6 +87,16 @@ def environment() -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.globals["my_characters"] = my_characters  # the header's character switcher (#27)
+    return env
+
+
+def my_characters(campaign: Any, viewer: Viewer) -> dict[str, str]:
+    """``{character id: name}`` the viewer plays (:func:`ledger.web.access.characters_of`),
+    for the header's character switcher; none for the GM, who plays no one."""
+    if viewer.as_gm:
+        return {}
+    return accessmod.characters_of(campaign, viewer.access)
 
 
 def render(template: str, **context: Any) -> str:

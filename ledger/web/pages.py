@@ -12,7 +12,7 @@ as_gm=False)``, ``export_lines(..., as_gm=False)``) unless the viewer is the GM.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -25,7 +25,6 @@ from ledger.web.common import (
     COOKIE,
     COOKIE_MAX_AGE,
     COOKIE_OPTIONS,
-    PAGE_ENTRIES,
     FormError,
     Viewer,
     check_csrf,
@@ -36,6 +35,9 @@ from ledger.web.common import (
     render,
     run_sync,
 )
+from ledger.web.logview import entry as entry  # importable from here, as before #27
+from ledger.web.logview import entry_html, log_entries, log_page
+from ledger.web.logview import stub_entry as stub_entry
 
 if TYPE_CHECKING:
     from ledger.web.app import Server
@@ -84,56 +86,6 @@ def viewed(view: View) -> Callable[[Server], Endpoint]:
 
 
 # --- reading helpers -------------------------------------------------------------------------
-
-
-def entry(campaign: Any, rec: Any, corrections: Any) -> dict[str, Any]:
-    """One log line as the templates show it: ``seq``, ``text``, ``gm`` (GM-only),
-    ``mark`` (retracted/amended), ``entered`` (who entered physical dice), ``roll``, from
-    :func:`ledger.history.words.line`."""
-    from ledger.events import Roll
-    from ledger.history.words import line
-
-    said = line(campaign, rec, corrections)
-    is_roll = isinstance(rec.data, Roll)
-    entered = rec.actor if is_roll and rec.data.source == "physical" else None
-    return {
-        "seq": said.seq,
-        "text": said.text,
-        "gm": said.gm,
-        "mark": said.mark,
-        "entered": entered,
-        "roll": is_roll,
-        "session": rec.session,
-    }
-
-
-def stub_entry(seq: int) -> dict[str, Any]:
-    """A GM-only event in a player's log: its seq and "GM-only entry", nothing else
-    (``stub``: the template shows no audit link, no badge, no text of the event)."""
-    from ledger.history.words import GM_ONLY_ENTRY
-
-    return {"seq": seq, "stub": True, "text": GM_ONLY_ENTRY, "gm": False, "mark": "",
-            "entered": None, "roll": False, "session": None}  # fmt: skip
-
-
-def log_entries(campaign: Any, *, as_gm: bool, after: int, upto: int) -> Iterator[dict[str, Any]]:
-    """The log lines of ``after < seq <= upto`` in the view asked for: a player's has a
-    :func:`stub_entry` where a GM-only event stands."""
-    from ledger.rules.projection import GmOnlyEntry, iter_log
-
-    corrections = campaign.corrections()
-    for rec in iter_log(
-        campaign.store, campaign.id, campaign.codec, as_gm=as_gm, after=after, upto=upto
-    ):
-        if isinstance(rec, GmOnlyEntry):
-            yield stub_entry(rec.seq)
-        else:
-            yield entry(campaign, rec, corrections)
-
-
-def entry_html(e: dict[str, Any]) -> str:
-    """One log line as HTML on one line (for an SSE ``data:`` field)."""
-    return " ".join(render("_entry.html.j2", e=e).split("\n"))
 
 
 def sessions_of(campaign: Any) -> list[dict[str, Any]]:
@@ -240,14 +192,8 @@ def logout(server: Server) -> Endpoint:
     return endpoint
 
 
-@viewed
-def log(campaign: Any, viewer: Viewer, request: Request) -> Response:
-    """``/log``: the live log (an ARIA ``role="log"`` list, newest last)."""
-    head = campaign.store.head(campaign.id).seq
-    entries = list(
-        log_entries(campaign, as_gm=viewer.as_gm, after=max(0, head - PAGE_ENTRIES), upto=head)
-    )
-    return page(viewer, "log.html.j2", campaign=campaign, entries=entries, head=head)
+#: ``/log``: the live log (:func:`ledger.web.logview.log_page`).
+log = viewed(log_page)
 
 
 def _start_after(request: Request, head: int) -> int:
@@ -340,13 +286,14 @@ def events(server: Server) -> Endpoint:
 
 def _sheet_html(campaign: Any, cid: str, as_gm: bool) -> str:
     """A character's sheet as an HTML fragment: the rule system's layout through the sheet
-    template ``sheet --format html`` uses (:func:`ledger.rules.sheets.render_html`), styled by
-    ``/sheet.css``."""
-    from ledger.rules import sheets
+    template ``sheet --format html`` uses (its ``sheet_fragment`` macro), styled by
+    ``/sheet.css`` alone: no ``<style>`` element, which the page's CSP refuses (#27)."""
+    from ledger.templating import environment as core_environment
 
     state = campaign.state_of(cid, as_gm=as_gm, save_snapshots=False)
     layout = campaign.system.sheet_layout(state, as_gm=as_gm)
-    return str(sheets.render_html(layout, standalone=False))
+    module = core_environment().get_template("sheet.html.j2").module
+    return str(module.sheet_fragment(layout))
 
 
 @viewed
@@ -419,7 +366,10 @@ def audit(campaign: Any, viewer: Viewer, request: Request) -> Response:
     except RuleError:  # a GM-only event, to a player: as if there were nothing
         return _not_found()
     data = result.pop("data")
-    return page(viewer, "audit.html.j2", campaign=campaign, a=result, data=data)
+    from ledger.web.facts import audit_facts
+
+    said = audit_facts(campaign, result, data)
+    return page(viewer, "audit.html.j2", campaign=campaign, a=result, said=said)
 
 
 @viewed
@@ -458,5 +408,3 @@ def verifier_download(campaign: Any, viewer: Viewer, request: Request) -> Respon
 
 
 # --- writing: physical dice from a phone ---------------------------------------------------
-
-

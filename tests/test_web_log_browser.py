@@ -1,0 +1,189 @@
+"""The live log on a phone (#27), in Debian's Chromium at 390×844: it opens at the newest
+entry, follows the game as rolls land from another connection (a toast, a vibration), and
+when the player has scrolled up to read it shows a "new entries" pill instead of jumping.
+The header stays on one line; the theme follows the phone or the player's choice, set
+before the page is drawn. ``UPDATE_SCREENSHOTS=1`` writes the screenshots into docs/img/.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from .test_web_browser import CHROMIUM, PHONE, signed_in
+from .webtools import ROOT, d20_table, live_server
+
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
+)
+
+#: navigator.vibrate recorded instead of felt
+BUZZ = "window.buzzed = []; navigator.vibrate = function (p) { window.buzzed.push(p); return true; };"
+#: the theme on <html> when <body> first appears: set before anything is drawn
+FIRST_THEME = """
+new MutationObserver(function (changes, watcher) {
+  if (document.body) { window.firstTheme = document.documentElement.dataset.theme || "auto"; watcher.disconnect(); }
+}).observe(document, {childList: true, subtree: true});
+"""
+IN_VIEW = """s => { const r = document.querySelector(s).getBoundingClientRect();
+  const top = document.querySelector('.top').getBoundingClientRect().bottom;
+  return r.top >= top - 1 && r.bottom <= window.innerHeight + 1; }"""
+
+
+@pytest.fixture
+def table(tmp_path):
+    """The d20 table with a dozen rolls more, so the log is longer than a phone's screen."""
+    t = d20_table(str(tmp_path / "ledger.db"))
+    for face in range(3, 15):
+        t.ok("roll", "bram" if face % 2 else "isa", "Brawl" if face % 2 else "Lockpicking",
+             "--time", "--dice", str(face))  # fmt: skip
+    return t
+
+
+def in_view(page, selector: str) -> bool:
+    return bool(page.evaluate(f"({IN_VIEW})({selector!r})"))
+
+
+def wait_until(page, expression: str, timeout: float = 10.0) -> None:
+    """Poll ``expression`` in the page until it is true (``wait_for_function`` compiles its
+    predicate with ``eval``, which the pages' CSP refuses)."""
+    import time
+
+    end = time.monotonic() + timeout
+    while not page.evaluate(expression):
+        assert time.monotonic() < end, f"still false after {timeout} s: {expression}"
+        page.wait_for_timeout(25)
+
+
+def test_the_log_follows_new_rolls_and_offers_a_pill_when_scrolled_away(table, browser):
+    token = table.link("Dana")
+    with live_server(table.db, poll_interval=0.05) as base:
+        context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+        context.add_init_script(BUZZ)
+        page, errors = signed_in(context, base, token)
+        page.goto(f"{base}/log")
+        wait_until(page, "document.getElementById('status').textContent.startsWith('Live')")
+        head = table.head()
+        assert in_view(page, f"#e{head}"), "the newest entry is in view on open"
+        assert not in_view(page, "#e1")
+        page.tap("#newest")  # the player touched the page: the browser lets it vibrate
+        # a roll lands from another connection: followed, announced, felt
+        table.ok("roll", "isa", "Lockpicking", "--time", "--dice", "18")
+        page.wait_for_selector(f"#e{head + 1}")
+        wait_until(page, f"document.getElementById('toast').textContent.startsWith('#{head + 1}')")
+        toast = page.inner_text("#toast")
+        assert "success" in toast and "Isa Marrow — Lockpicking +3, d20 18" in toast
+        assert page.get_attribute("#toast", "role") == "status"
+        wait_until(page, f"({IN_VIEW})('#e{head + 1}')")
+        assert page.evaluate("window.buzzed.length") == 1
+        assert page.is_hidden("#new-entries")
+        # scrolled up to read: the page stays put and a pill says what landed below
+        page.evaluate("window.scrollTo(0, 0)")
+        page.wait_for_timeout(100)
+        table.ok("note", "The vault door groans open.")
+        table.ok("roll", "bram", "Brawl", "--time", "--dice", "2")
+        page.wait_for_selector(f"#e{head + 3}", state="attached")
+        wait_until(page, "document.getElementById('new-entries').textContent === '2 new entries ↓'")
+        assert page.is_visible("#new-entries")
+        assert page.evaluate("window.scrollY") == 0
+        assert not in_view(page, f"#e{head + 3}")
+        page.click("#new-entries")
+        wait_until(page, f"({IN_VIEW})('#e{head + 3}')")
+        assert page.is_hidden("#new-entries")
+        # an engine roll becomes verifiable on the open page when its session's seed is revealed
+        table.ok("roll", "bram", "Brawl", "--time")
+        page.wait_for_selector(f"#e{head + 4}[data-seed='session:1']")
+        assert page.locator(f"#e{head + 4} .badge.verified").count() == 0
+        table.ok("session", "end")
+        page.wait_for_selector(f"#e{head + 4} .badge.verified")
+        assert page.inner_text(f"#e{head + 4} .badge.verified") == "✓ verifiable"
+        assert not errors, errors  # no CSP violation, no script error
+        context.close()
+
+
+def test_a_filtered_live_log_takes_only_the_matching_new_entries(table, browser):
+    token = table.link("Dana")
+    with live_server(table.db, poll_interval=0.05) as base:
+        context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+        page, errors = signed_in(context, base, token)
+        page.goto(f"{base}/log?character=isa&rolls=1")
+        wait_until(page, "document.getElementById('status').textContent.startsWith('Live')")
+        head = table.head()
+        table.ok("roll", "bram", "Brawl", "--time", "--dice", "9")  # not Isa's
+        table.ok("note", "Isa hums.", "--blind")  # GM-only: never in a filtered view
+        table.ok("roll", "isa", "Lockpicking", "--time", "--dice", "7")
+        page.wait_for_selector(f"#e{head + 3}")
+        assert page.locator(f"#e{head + 1}").count() == 0
+        assert page.locator(f"#e{head + 2}").count() == 0
+        assert not errors, errors
+        context.close()
+
+
+def test_header_on_one_line_and_the_theme_set_before_the_page_is_drawn(table, browser, tmp_path):
+    token = table.link("Dana")
+    table.ok("session", "end")  # Bram's engine rolls: none here, but the seed is revealed
+    with live_server(table.db) as base:
+        context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True,
+                                      color_scheme="light")  # fmt: skip
+        context.add_init_script(FIRST_THEME)
+        page, errors = signed_in(context, base, token)
+        page.goto(f"{base}/log")
+        bar = page.locator(".bar").bounding_box()
+        assert bar is not None and bar["height"] <= 56, bar
+        lines = page.evaluate("""() => { const r = document.createRange();
+            r.selectNodeContents(document.querySelector('.who')); return r.getClientRects().length; }""")
+        assert lines == 1, "the player's name is on one line, not broken"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        small = page.evaluate("""() => [...document.querySelectorAll(
+              '.bar a, .bar summary, .filters a, .filters summary, .log .seq, #new-entries')]
+            .map(e => [e.textContent.trim(), e.getBoundingClientRect().height])
+            .filter(([, h]) => h > 0 && h < 44)""")
+        assert small == [], f"tap targets under 44 px: {small}"
+        light = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert page.evaluate("window.firstTheme") == "auto"
+        page.click(".menu summary")
+        page.click("#theme-toggle")  # as the phone → dark
+        assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+        dark = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert dark != light
+        assert "dark" in page.inner_text("#theme-toggle")
+        page.goto(f"{base}/audit/5")
+        assert page.evaluate("window.firstTheme") == "dark", "dark before the page is drawn"
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == dark
+        assert not errors, errors
+        context.close()
+        phone = browser.new_context(viewport=PHONE, color_scheme="dark")
+        page, _ = signed_in(phone, base, token)
+        page.goto(f"{base}/log")
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == dark
+        phone.close()
+
+
+def test_phone_screenshots_of_the_log_and_the_audit_light_and_dark(table, browser, tmp_path):
+    """docs/img/phone-log-light.png, phone-log-dark.png, phone-audit.png (with
+    ``UPDATE_SCREENSHOTS=1``; else into a temporary folder): the log after a roll, with its
+    banner, and the audit of an engine roll whose seed is revealed."""
+    table.ok("roll", "bram", "Brawl", "--time")
+    engine = table.head()
+    table.ok("note", "The GM's secret", "--blind")
+    table.ok("session", "end")
+    table.ok("session", "start")
+    table.ok("roll", "isa", "Lockpicking", "--time", "--dice", "14")
+    out = ROOT / "docs" / "img" if os.environ.get("UPDATE_SCREENSHOTS") else tmp_path
+    token = table.link("Dana")
+    with live_server(table.db) as base:
+        for scheme in ("light", "dark"):
+            context = browser.new_context(viewport=PHONE, color_scheme=scheme, device_scale_factor=1)
+            page, errors = signed_in(context, base, token)
+            page.goto(f"{base}/log?recorded={table.head()}#e{table.head()}")
+            wait_until(page, "document.getElementById('status').textContent.startsWith('Live')")
+            page.screenshot(path=str(out / f"phone-log-{scheme}.png"))
+            if scheme == "light":
+                page.goto(f"{base}/audit/{engine}")
+                page.screenshot(path=str(out / "phone-audit.png"))
+            assert not errors, errors
+            context.close()
+    for name in ("phone-log-light", "phone-log-dark", "phone-audit"):
+        assert (out / f"{name}.png").stat().st_size > 5000
