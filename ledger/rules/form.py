@@ -62,14 +62,19 @@ class RollForm:
         """
         return None
 
+    #: ``{words in a refusal: the roll param it is about}`` for refusals that name no
+    #: option (``--name``), e.g. d20-world's ``{"no check is made": "time"}``.
+    refusal_fields: ClassVar[dict[str, str]] = {}
+
     def refusal_field(self, message: str) -> str | None:
         """The roll param a refusal of the rules is about (the form shows it next to that
-        field), for a refusal that does not name its option (``--name``); ``None`` (the
-        default): the form places it by the option it names, or above the form.
+        field), for a refusal that does not name its option (``--name``): the first of
+        :attr:`refusal_fields` whose words the message holds; ``None`` (the default): the
+        form places it by the option it names, or above the form.
 
         :param message: the :class:`~ledger.errors.RuleError` or automatic-result sentence.
         """
-        return None
+        return next((f for words, f in self.refusal_fields.items() if words in message), None)
 
 
 def percent_text(chance: Fraction) -> str:

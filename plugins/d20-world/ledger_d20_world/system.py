@@ -10,15 +10,16 @@ from __future__ import annotations
 from ledger import RollParam
 
 from .appliers import Appliers
-from .events import EVENT_TYPES, ItemMoved, ItemRemoved
+from .events import EVENT_TYPES
 from .odds import Odds
 from .rules import Rules
+from .rules.turns import Turns
 from .sheet import SheetRules
 from .state import Character, Options
 from .words import Words
 
 
-class D20World(Rules, Appliers, Words, SheetRules, Odds):
+class D20World(Turns, Rules, Appliers, Words, SheetRules, Odds):
     """d20 "The World" game: time/tools/skill checks on a d20, traits, bonds with hidden
     favor, experience marks, jinx, wounds and objectives (seed 001_a3a02f9b7363775f.txt)."""
 
@@ -70,10 +71,9 @@ class D20World(Rules, Appliers, Words, SheetRules, Odds):
     roll_defaults = {"time": True}
     dice_words = "the d20"
 
-    def refusal_field(self, message: str) -> str | None:
-        """A check the rules settle without rolling is decided by time, tools and skill
-        ("Checks"): the form shows why next to "Time"."""
-        return "time" if "no check is made" in message else None
+    # a check the rules settle without rolling is decided by time, tools and skill
+    # ("Checks"): the form shows why next to "Time"
+    refusal_fields = {"no check is made": "time"}
     contests = True
     sections = {  # the seed section each event type implements (shown by audits)
         "d20-world.check_rolled": "Core Rules: Checks; Natural 1 & 20",
@@ -126,12 +126,3 @@ class D20World(Rules, Appliers, Words, SheetRules, Odds):
     #: "Time": "Each round, each character has three actions. An action represents time
     #: equal to one third of a round." (001_a3a02f9b7363775f.txt)
     actions_per_round = 3
-
-    def actions_of(self, event: object) -> int:
-        """The actions an item retrieval or removal took (``--actions``, set by The World:
-        "The number of actions any given task costs should be determined based on the
-        amount of time those actions represent", 001_a3a02f9b7363775f.txt, "Time")."""
-        if isinstance(event, ItemMoved | ItemRemoved):
-            return event.actions or 0
-        return 0
-

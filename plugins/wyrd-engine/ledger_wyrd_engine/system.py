@@ -8,18 +8,19 @@ the sheet in :mod:`.sheet`, the exact odds and their chart in :mod:`.odds`.
 
 from __future__ import annotations
 
-from ledger import FUDGE_FACES, Event, RollParam
+from ledger import FUDGE_FACES, RollParam
 
 from . import events as ev
 from .appliers import Appliers
 from .odds import Odds
 from .rules import DR_NAMES, Rules
+from .rules.turns import Turns
 from .sheet import SheetRules
 from .state import Character, Options
 from .words import Words
 
 
-class WyrdEngine(Rules, Appliers, Words, SheetRules, Odds):
+class WyrdEngine(Turns, Rules, Appliers, Words, SheetRules, Odds):
     """The Wyrd Engine (000_60e07241544698f0.txt): 4dF, skills 0…+3, traits, stress and
     wounds. Configure with :class:`~ledger_wyrd_engine.state.Options`."""
 
@@ -115,32 +116,3 @@ class WyrdEngine(Rules, Appliers, Words, SheetRules, Odds):
         "competing to act first, roll 4dF + Notice (or another relevant skill). The highest "
         "roll acts first, with ties resolved narratively."
     )
-
-    def initiative_roll(self, state: Character) -> tuple[str | None, dict[str, object]]:
-        """4dF + Notice with no DR, ``roll CHARACTER --initiative`` (000_60e07241544698f0.txt,
-        "Initiative: Who Acts First?": "roll 4dF + Notice (or another relevant skill). The
-        highest roll acts first, with ties resolved narratively"). An ambush or the GM's
-        reading of readiness is ``encounter start --gm-order``."""
-        return "Notice", {"initiative": True}
-
-    def initiative_of(self, event: object) -> int | None:
-        """An initiative roll's total (``mode == "initiative"``); ``None`` for any other."""
-        if isinstance(event, ev.CheckRolled) and event.mode == "initiative":
-            return event.total
-        return None
-
-    def turn_ended(self, character: str, began: Character, now: Character) -> list[Event]:
-        """A Boost held since before the turn began lapses with it, unused
-        (000_60e07241544698f0.txt, "Boosts: Optional Rule for Increasing Success": "they gain
-        a Boost that applies to their next relevant roll. Boosts typically last for a single
-        action"): the turn's action was its one. A Boost gained during the turn (its action
-        created the advantage) lasts to the next. The GM keeps one longer "if narratively
-        justified" by recording it again (`record boost-gained`)."""
-        held = [b.value for b in began.boosts]
-        out: list[Event] = []
-        for boost in now.boosts:
-            if boost.value in held:
-                held.remove(boost.value)
-                out.append(ev.BoostUsed(character=character, value=boost.value, lapsed=True))
-        return out
-
