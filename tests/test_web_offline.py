@@ -24,6 +24,7 @@ from PIL import Image
 from ledger.web import offline
 from ledger.web.app import CSP
 
+from .test_web_accessibility import problems_of
 from .test_web_browser import CHROMIUM, PHONE, signed_in
 from .webtools import client, d20_table, live_server
 
@@ -155,10 +156,11 @@ def test_offline_the_log_is_still_there_marked_and_a_roll_is_not_recorded(table,
     # the server is stopped: the table's laptop cannot be reached
     page.fill("#skill", "Lockpicking")
     page.fill("#dice", "14")
-    page.eval_on_selector("form.roll", "f => f.submit()")
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.eval_on_selector("form.roll", "f => f.submit()")
     assert "Not recorded: the table's laptop cannot be reached" in page.inner_text("body")
     assert "Recorded #" not in page.inner_text("body")
+    assert not problems_of(page, "the Not recorded page")
     assert table.head() == head  # nothing was written
 
     page.goto(f"{base}/log")
@@ -171,8 +173,7 @@ def test_offline_the_log_is_still_there_marked_and_a_roll_is_not_recorded(table,
     assert shown.group(1) == datetime.fromtimestamp(at, UTC).strftime("%H:%M")
     assert page.inner_text("#log") == online_log  # the last log, as it was
     assert "Lockpicking" in online_log
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= PHONE["width"]
+    assert not problems_of(page, "/log, offline")  # axe, 44 px targets, no overflow
     page.screenshot(path=str(ROOT / "docs" / "img" / "offline-log.png"))
 
     page.goto(f"{base}/recap/1")  # never opened on this device: not kept, said so
@@ -192,8 +193,8 @@ def test_signing_out_forgets_every_kept_page(table, browser):
         page.goto(f"{base}/sheet/isa")
         wait_kept(page, "/sheet/isa")
         assert kept(page, "/log")
-        page.click("form.logout button")
-        page.wait_for_load_state()
+        with page.expect_navigation():
+            page.click("form.logout button")
         assert "You are signed out on this device" in page.inner_text("body")
         assert not kept(page, "/log") and not kept(page, "/sheet/isa")
     page.goto(f"{base}/sheet/isa")
