@@ -161,6 +161,7 @@ def test_offline_the_log_is_still_there_marked_and_a_roll_is_not_recorded(table,
     assert "Not recorded: the table's laptop cannot be reached" in page.inner_text("body")
     assert "Recorded #" not in page.inner_text("body")
     assert not problems_of(page, "the Not recorded page")
+    page.screenshot(path=str(ROOT / "docs" / "img" / "offline-not-recorded.png"))
     assert table.head() == head  # nothing was written
 
     page.goto(f"{base}/log")

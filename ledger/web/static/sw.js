@@ -145,7 +145,7 @@ async function send(request) {
   try {
     return await fetch(request);
   } catch (err) {
-    const text = "Not recorded: " + UNREACHABLE + ". Nothing was saved; enter it again " +
+    const text = "Not recorded: " + UNREACHABLE + ". Nothing was saved: go back, and send it again " +
       "once the table is back.";
     if (request.mode === "navigate") { return notice(503, "Not recorded", text); }
     return new Response(JSON.stringify({ok: false, error: text}), {
