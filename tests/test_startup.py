@@ -100,6 +100,8 @@ def test_a_roll_imports_its_own_command_module_only(tmp_path: Path) -> None:
         m for m in command_modules_in(modules) if m.rsplit(".", 1)[1] in ALLOWED_WITH_PLAY
     ]
     assert heavy_in(modules) == []
+    # the campaign's one rule system is found without importlib.metadata (10-25 ms)
+    assert "importlib.metadata" not in modules
 
 
 #: What ``ledger.cli.play`` itself imports: its helpers, no other command's module.
@@ -153,3 +155,53 @@ def test_version_reads_no_package_metadata() -> None:
         "try:\n    cli.main(['--version'], prog_name='campaign')\nexcept SystemExit:\n    pass"
     )
     assert "importlib.metadata" not in modules_after(code)
+
+
+@pytest.mark.parametrize(
+    "system_id",
+    ["wyrd-engine", "d20-world", "decision-dice", "terran-engine", "spellwoven", "no-such-system"],
+)
+def test_the_fast_entry_point_reader_agrees_with_importlib_metadata(system_id: str) -> None:
+    """``ledger.rules.entrypoints.find`` gives what ``importlib.metadata`` gives: module,
+    attribute, distribution name (as METADATA spells it) and version, or nothing."""
+    from importlib import metadata
+
+    from ledger.rules import entrypoints
+
+    found = entrypoints.find("ledger", system_id)
+    expected = list(metadata.entry_points(group="ledger", name=system_id))
+    if not expected:
+        assert found is None
+        return
+    ep = expected[0]
+    assert found is not None
+    assert (found.module, found.attr) == (ep.module, ep.attr or "")
+    assert ep.dist is not None
+    assert (found.name, found.version) == (ep.dist.name, ep.dist.version)
+
+
+def test_the_fast_entry_point_reader_reads_what_installers_write(tmp_path: Path) -> None:
+    """A dist-info with an attribute, extras and comments; a legacy egg-info declaring the
+    name sends the caller to importlib.metadata (``None``); the first path entry wins."""
+    from ledger.rules import entrypoints
+
+    def dist(where: Path, stem: str, name: str, text: str, suffix: str = ".dist-info") -> None:
+        d = where / f"{stem}{suffix}"
+        d.mkdir(parents=True)
+        (d / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\n\nName: not this\n")
+        (d / "entry_points.txt").write_text(text)
+
+    first, second = tmp_path / "a", tmp_path / "b"
+    dist(first, "toy_rules-1.2.3", "toy-rules", "# hi\n[console_scripts]\ntoy = x:y\n\n"
+         "[ledger]\ntoy = toy_rules.plugin:Plugin.hooks [fast]\n")
+    dist(second, "other-9.9", "other", "[ledger]\ntoy = other_rules\n")
+    found = entrypoints.find("ledger", "toy", path=[str(first), str(second)])
+    assert found == entrypoints.Found("toy_rules.plugin", "Plugin.hooks", "toy-rules", "1.2.3")
+    assert entrypoints.find("ledger", "toy", path=[str(second), str(first)]) == (
+        entrypoints.Found("other_rules", "", "other", "9.9")
+    )
+    assert entrypoints.find("ledger", "console", path=[str(first)]) is None
+    legacy = tmp_path / "c"
+    dist(legacy, "old_rules-0.1", "old-rules", "[ledger]\ntoy = old\n", suffix=".egg-info")
+    assert entrypoints.find("ledger", "toy", path=[str(legacy), str(first)]) is None
+    assert entrypoints.find("ledger", "toy", path=[str(tmp_path / "missing"), str(first)]) == found

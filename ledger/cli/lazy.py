@@ -53,6 +53,7 @@ COMMAND_MODULES: dict[str, str] = {
     "time": "timekeeping",
     "undo": "table",
     "verify": "history",
+    "webhook": "webhooks",
     "withdraw": "play",
     "witness": "witness",
 }

@@ -128,6 +128,7 @@ def serve(
     the players' view only and enter physical dice for their own characters. Listens on
     127.0.0.1 unless --host; answers only requests for the addresses it prints (and
     --url's host). The address is kept, so `campaign access add` prints links with it.
+    Delivers the webhooks (`campaign webhook`) while it runs.
     """
     from ledger.web import access as accessmod
     from ledger.web import server as webserver
@@ -179,12 +180,43 @@ def serve(
         for sock in sockets:
             sock.close()
         raise
-    webserver.run(
-        create_app(db_path, campaign_id),
-        sockets,
-        hosts={url_host(listening), url_host(public)},
-        max_connections=limit,
+    stop_hooks = _start_webhooks(db_path, campaign_id)
+    try:
+        webserver.run(
+            create_app(db_path, campaign_id),
+            sockets,
+            hosts={url_host(listening), url_host(public)},
+            max_connections=limit,
+        )
+    finally:
+        stop_hooks()
+
+
+def _start_webhooks(db_path: str, campaign_id: str) -> Any:
+    """Start the webhook delivery thread (#29, :func:`ledger.exchange.webhooks.run_forever`,
+    its own store); returns what stops it. A paused hook is logged on stderr."""
+    import threading
+
+    from ledger.exchange.webhooks import run_forever
+    from ledger.store.opening import StoreSource
+
+    source = StoreSource(db_path, application_name="campaign serve webhooks")
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=run_forever,
+        args=(source.own, campaign_id, stop),
+        kwargs={"warn": lambda line: click.echo(line, err=True)},
+        name="webhooks",
+        daemon=True,
     )
+    thread.start()
+
+    def stopping() -> None:
+        stop.set()
+        thread.join(timeout=15)
+        source.close()
+
+    return stopping
 
 
 @cli.group()

@@ -262,7 +262,7 @@ def backup(app: App, file: str, as_json: bool) -> None:
             lines += 1
         rows = store.secret_rows(campaign.id)
         lines = store.head(campaign.id).seq + 1  # its events (then its checkpoints, #26)
-    secrets = sum(1 for r in rows if r["kind"] != "checkpoint")
+    secrets = sum(1 for r in rows if r["kind"] in ("session", "downtime"))  # not a key or hook
     key = any(r["kind"] == "checkpoint" for r in rows)  # the checkpoint signing key (#26)
     if as_json:
         echo_json(

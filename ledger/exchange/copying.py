@@ -70,6 +70,6 @@ def copy_campaigns(src: EventStore, dst: EventStore, campaigns: list[str]) -> li
                     f"{report.bad_seq}: {report.problem or 'a different head'}): nothing "
                     "copied; run `campaign verify` on the source"
                 )
-            seeds = sum(1 for r in secrets if r["kind"] != "checkpoint")  # not the key
+            seeds = sum(1 for r in secrets if r["kind"] in ("session", "downtime"))  # not keys, hooks
             done.append(Copied(campaign, head.seq, seeds, head.seq, head.hash))
     return done

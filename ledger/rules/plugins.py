@@ -4,17 +4,14 @@
 from __future__ import annotations
 
 import functools
-import importlib.metadata
-from typing import TYPE_CHECKING, Any
+import importlib
+from typing import Any
 
 import pluggy
 
 from ledger.errors import NotFound
-from ledger.rules import hookspecs
+from ledger.rules import entrypoints, hookspecs
 from ledger.rules.system import RuleSystem
-
-if TYPE_CHECKING:
-    pass
 
 pm = pluggy.PluginManager("ledger")
 pm.add_hookspecs(hookspecs)
@@ -71,29 +68,48 @@ def rule_system(system_id: str) -> RuleSystem | None:
         return rule_systems().get(system_id)
     if system_id in _single:
         return _single[system_id]
-    for ep in importlib.metadata.entry_points(group="ledger", name=system_id):
-        module = ep.load()
-        if pm.get_plugin(ep.name) is None:
-            pm.register(module, name=ep.name)
-        found: dict[str, RuleSystem] = {}
-        hook = getattr(module, "register_rule_systems", None)
-        if callable(hook):
-            hook(register=functools.partial(_keep, found))
-        if system_id in found:
-            _single[system_id] = found[system_id]
-            if ep.dist is not None:
-                _dists[type(found[system_id]).__module__.split(".")[0]] = (
-                    ep.dist.name,
-                    ep.dist.version,
-                )
-            return found[system_id]
+    fast = entrypoints.find("ledger", system_id)
+    if fast is not None:
+        module = importlib.import_module(fast.module)
+        if fast.attr:
+            for part in fast.attr.split("."):
+                module = getattr(module, part)
+        return _register_single(system_id, system_id, module, (fast.name, fast.version))
+    from importlib import metadata
+
+    for ep in metadata.entry_points(group="ledger", name=system_id):
+        dist = None if ep.dist is None else (ep.dist.name, ep.dist.version)
+        system = _register_single(system_id, ep.name, ep.load(), dist)
+        if system is not None:
+            return system
     return rule_systems().get(system_id)
+
+
+def _register_single(
+    system_id: str, name: str, module: Any, dist: tuple[str, str] | None
+) -> RuleSystem | None:
+    """Register the plugin ``module`` (entry point ``name``) and return its system
+    ``system_id``, recording its distribution, or ``None`` when it registers no such system."""
+    if pm.get_plugin(name) is None:
+        pm.register(module, name=name)
+    found: dict[str, RuleSystem] = {}
+    hook = getattr(module, "register_rule_systems", None)
+    if callable(hook):
+        hook(register=functools.partial(_keep, found))
+    if system_id not in found:
+        return None
+    _single[system_id] = found[system_id]
+    if dist is not None:
+        _dists[type(found[system_id]).__module__.split(".")[0]] = dist
+    return found[system_id]
 
 
 def distribution_of(system: RuleSystem) -> tuple[str, str]:
     """``(distribution name, version)`` that provides ``system`` (``("?", "?")`` if unknown)."""
+    from importlib import metadata
+
     module = type(system).__module__.split(".")[0]
-    for dist in importlib.metadata.distributions():
+    for dist in metadata.distributions():
         for ep in dist.entry_points:
             if ep.group == "ledger" and ep.value.split(":")[0].split(".")[0] == module:
                 return dist.metadata["Name"], dist.version

@@ -46,6 +46,7 @@ from ledger.chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows, not_befo
 from ledger.codec import encode_data, salted
 from ledger.errors import ConflictError, StoreError
 from ledger.events import Event, StoredEvent, Visibility, event_tag, stream_of
+from ledger.store.hooks import SqlWebhooks
 from ledger.store.protocols import (
     AccessStore,
     EventRecorder,
@@ -131,11 +132,11 @@ def conflicts(expected_versions: dict[str, int] | None, version_of: Callable[[st
             )
 
 
-class SqlEventStore(SqlTables, TreeStore):
+class SqlEventStore(SqlTables, SqlWebhooks, TreeStore):
     """The part of an :class:`EventStore` both SQL backends share: the statements that differ
     only in their placeholder (:class:`Statements`), the filters of a read and an append's
     check-chain-write; secrets, access links and snapshots come from
-    :class:`~ledger.store.tables.SqlTables`.
+    :class:`~ledger.store.tables.SqlTables`, webhooks from :class:`~ledger.store.hooks.SqlWebhooks`.
 
     A backend sets :attr:`MARK`, :attr:`SQL` (``Statements().marked(MARK)``) and
     :attr:`JSON_FIELD`, and defines ``conn`` (a DB-API connection with ``execute``),

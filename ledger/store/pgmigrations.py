@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ledger.store.hooks import SECRET_KINDS_V5, WEBHOOK_TABLES
 from ledger.store.tree import M010_TABLES, SECRET_KINDS, fill_trees
 
 _TEXT = 'text collate "C" not null'
@@ -146,6 +147,21 @@ MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
             "characters text not null default '[]', token_hash text not null unique, "
             "created_at text not null, revoked_at text)",
             "create index api_tokens_campaign on api_tokens (campaign, id)",
+        ),
+    ),
+    (
+        # webhooks to the group chat (#29), as ledger.store.sqlite_migrations.m012_webhooks:
+        # hooks, their delivery log, and secrets of kind "webhook" (a hook's signing secret)
+        "m012_webhooks",
+        (
+            "alter table secrets drop constraint if exists secrets_kind_check",
+            "alter table secrets add constraint secrets_kind_check check (kind in ("
+            + ", ".join(f"'{k}'" for k in SECRET_KINDS_V5)
+            + "))",
+            *(
+                sql.format(text=_TEXT, id="bigint generated always as identity primary key")
+                for sql in WEBHOOK_TABLES
+            ),
         ),
     ),
 )

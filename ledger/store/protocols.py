@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, overload, runtime_checkable
 
 from ledger.chain import Head
 from ledger.envelope import StoredEvent
+from ledger.store.hooks import WebhookKeeper
 from ledger.store.tree import TreeKeeper
 
 if TYPE_CHECKING:
@@ -447,6 +448,9 @@ class AccessStore(Protocol):
 
 
 @runtime_checkable
-class EventStore(EventRecorder, SecretStore, SnapshotStore, AccessStore, TreeKeeper, Protocol):
-    """Everything ``ledger/`` needs from storage: the four protocols together, and the Merkle
-    tree and checkpoints each append keeps (:class:`ledger.store.tree.TreeKeeper`, #26)."""
+class EventStore(
+    EventRecorder, SecretStore, SnapshotStore, AccessStore, TreeKeeper, WebhookKeeper, Protocol
+):
+    """Everything ``ledger/`` needs from storage: the four protocols together, the Merkle
+    tree and checkpoints each append keeps (:class:`ledger.store.tree.TreeKeeper`, #26), and
+    the webhooks (:class:`ledger.store.hooks.WebhookKeeper`, #29)."""

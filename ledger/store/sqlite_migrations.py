@@ -200,6 +200,28 @@ def m011_api_tokens(db: sqlite_utils.Database) -> None:
     db.execute("create index api_tokens_campaign on api_tokens (campaign, id)")
 
 
+def m012_webhooks(db: sqlite_utils.Database) -> None:
+    """Webhooks to the group chat (``campaign webhook``, #29, :mod:`ledger.store.hooks`): the
+    hooks with their cursor, retry state and lease, and a bounded delivery log. Secrets may
+    also be of kind ``"webhook"`` (a hook's signing secret, its id in ``session``)."""
+    from ledger.store.hooks import SECRET_KINDS_V5, WEBHOOK_TABLES
+
+    kinds = ", ".join(f"'{k}'" for k in SECRET_KINDS_V5)
+    db.execute(
+        "create table secrets_v5 (campaign text not null, session integer not null, "
+        f"kind text not null default 'session' check (kind in ({kinds})), "
+        "seed text not null, primary key (campaign, kind, session))"
+    )
+    db.execute(
+        "insert into secrets_v5 (campaign, session, kind, seed) "
+        "select campaign, session, kind, seed from secrets"
+    )
+    db.execute("drop table secrets")
+    db.execute("alter table secrets_v5 rename to secrets")
+    for sql in WEBHOOK_TABLES:
+        db.execute(sql.format(text="text not null", id="integer primary key autoincrement"))
+
+
 MIGRATION_NAMES = (
     "m001_events",
     "m002_secrets_snapshots",
@@ -212,6 +234,7 @@ MIGRATION_NAMES = (
     "m009_public_url",
     "m010_merkle_checkpoints",
     "m011_api_tokens",
+    "m012_webhooks",
 )
 
 
@@ -237,4 +260,5 @@ def get_migrations() -> Migrations:
         _migrations()(m009_public_url)
         _migrations()(m010_merkle_checkpoints)
         _migrations()(m011_api_tokens)
+        _migrations()(m012_webhooks)
     return _migrations

@@ -18,6 +18,7 @@ from ledger.errors import ConflictError, StoreError
 from ledger.events import NoteAdded
 from ledger.store.base import EventStore, Pending, RowStream, StoredEvent
 from ledger.testing.tree_contract import TreeContract
+from ledger.testing.webhook_contract import WebhookContract
 
 AT = "2026-03-01T19:00:00.000000Z"
 
@@ -33,7 +34,7 @@ def append(store: EventStore, campaign: str, *items: Pending, **kw: Any) -> list
     return store.append(campaign, list(items), actor="gm", recorded_at=AT, **kw)
 
 
-class EventStoreContract(TreeContract):
+class EventStoreContract(TreeContract, WebhookContract):
     """The checks every store backend passes; subclass it as ``Test...`` in a backend's
     tests, the way eventsourcing ships ``ApplicationRecorderTestCase``::
 
@@ -49,7 +50,7 @@ class EventStoreContract(TreeContract):
     nothing; reads by seq range (``after`` = greater than, ``upto`` = up to), stream, session,
     type and actor, newest first; reads by a stream's version range with a ``limit`` (what
     eventsourcing's recorder cases check, tests/test_eventsourcing_recorder.py); paged reads;
-    secrets; snapshots as a cache; and many threads writing while others read, two batches
+    secrets; snapshots as a cache; webhooks (:class:`WebhookContract`); and many threads writing while others read, two batches
     never interleaving.
     """
 

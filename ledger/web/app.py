@@ -286,11 +286,11 @@ class Server:
             Route("/sheet.css", sheet_css),
             Route("/manifest.webmanifest", offline.manifest(self)),  # installable (#27)
             Route("/sw.js", offline.service_worker),
-            Route("/recap/{number:int}", pages.recap(self)),
-            Route("/audit/{seq:int}", pages.audit(self)),
+            Route("/recap/{number:seq}", pages.recap(self)),
+            Route("/audit/{seq:seq}", pages.audit(self)),
             Route("/roll/{character}", roll_form.roll(self), methods=["GET", "POST"]),
             Route("/requests/part", answers.requests_part(self)),
-            Route("/answer/{seq:int}", answers.answer(self), methods=["POST"]),
+            Route("/answer/{seq:seq}", answers.answer(self), methods=["POST"]),
             Route("/export.ndjson", pages.export(self)),
             Route("/verify", pages.verify_page(self)),
             Route("/verifier.html", pages.verifier_download(self)),
@@ -345,10 +345,21 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+def _api_problem(request: Request, status: int, text: str) -> Response | None:
+    """Under ``/api/`` an error is an RFC 9457 problem document, never the HTML page (a path
+    no API route matches, a wrong method, an outage): ``None`` elsewhere."""
+    if not request.url.path.startswith("/api/"):
+        return None
+    from ledger.web.api.app import problem
+
+    return problem(status, text)
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     """Starlette's HTTP errors (404, 405, ...) as a generic error page."""
     status = getattr(exc, "status_code", 500)
-    return error_page(status, ERROR_TEXT.get(status, "Something went wrong."))
+    text = ERROR_TEXT.get(status, "Something went wrong.")
+    return _api_problem(request, status, text) or error_page(status, text)
 
 
 #: What a request is told when the database is out of reach (:class:`StoreUnavailable`: nothing
@@ -365,14 +376,15 @@ async def _store_error(request: Request, exc: Exception) -> Response:
     """The database out of reach: a 503 page saying whether anything may have been saved
     (:data:`STORE_ERROR_TEXT`), never the login hint (a link is not revoked by an outage)."""
     text = STORE_ERROR_TEXT[CommitUnknown if isinstance(exc, CommitUnknown) else StoreUnavailable]
-    response = error_page(503, text)
+    response = _api_problem(request, 503, text) or error_page(503, text)
     response.headers["retry-after"] = "5"
     return response
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
     """A generic 500 page (the exception is never shown)."""
-    return error_page(500, "Something went wrong.")
+    text = "Something went wrong."
+    return _api_problem(request, 500, text) or error_page(500, text)
 
 
 def create_app(db_path: str, campaign_id: str | None = None, **kwargs: Any) -> Starlette:

@@ -34,6 +34,7 @@ from starlette.routing import Mount, Route
 
 from ledger.web.api import tokens as tokensmod
 from ledger.web.api.types import (
+    MAX_QUERY_INT,
     AnswerIn,
     CampaignInfo,
     Character,
@@ -156,7 +157,7 @@ def _int(request: Request, name: str, default: int | None = None) -> int | None:
     if raw is None or raw == "":
         return default
     if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
-        raise ApiError(400, f"{name} must be a whole number (0 or more)")
+        raise ApiError(400, f"{name} must be a whole number from 0 to {MAX_QUERY_INT}")
     return int(raw)
 
 
@@ -422,7 +423,7 @@ def mount(server: Server) -> Mount:
             Route("/roll", endpoint(server, "roll", roll(server)), methods=["POST"]),
             Route("/requests", endpoint(server, "read", requests)),
             Route("/request", endpoint(server, "gm", request_roll), methods=["POST"]),
-            Route("/answer/{seq:int}", endpoint(server, "roll", answer(server)), methods=["POST"]),
+            Route("/answer/{seq:seq}", endpoint(server, "roll", answer(server)), methods=["POST"]),
             Route("/proof/consistency", endpoint(server, "read", consistency)),
             Route("/proof/inclusion", endpoint(server, "read", inclusion)),
         ],

@@ -45,7 +45,7 @@ def document() -> dict[str, Any]:
 
     def query(name: str, text: str) -> dict[str, Any]:
         return {"name": name, "in": "query", "required": False, "description": text,
-                "schema": {"type": "integer", "minimum": 0}}  # fmt: skip
+                "schema": {"type": "integer", "minimum": 0, "maximum": t.MAX_QUERY_INT}}  # fmt: skip
 
     roll_answers = answers(roll_out, 400, 404, 413, 422, 429)
     roll_answers["201"] = roll_answers.pop("200")
@@ -56,6 +56,15 @@ def document() -> dict[str, Any]:
     request_answers = answers(roll_out, 400, 404, 422)
     request_answers["201"] = request_answers.pop("200")
     request_answers["201"]["description"] = "recorded"
+    # the request's seq is what its answer names (OpenAPI links: schemathesis's stateful runs
+    # follow them, and so can a client generator)
+    request_answers["201"]["links"] = {
+        "answer": {"operationId": "answer", "parameters": {"seq": "$response.body#/seq"}},
+        "proof": {"operationId": "inclusion", "parameters": {"seq": "$response.body#/seq"}},
+    }
+    roll_answers["201"]["links"] = {
+        "proof": {"operationId": "inclusion", "parameters": {"seq": "$response.body#/seq"}},
+    }
     return {
         "openapi": "3.1.0",
         "info": {"title": "Campaign Ledger API", "version": "1"},
@@ -125,7 +134,8 @@ def document() -> dict[str, Any]:
                             "name": "seq",
                             "in": "path",
                             "required": True,
-                            "schema": {"type": "integer", "minimum": 1},
+                            "schema": {"type": "integer", "minimum": 1,
+                                       "maximum": t.MAX_QUERY_INT},
                         },  # fmt: skip
                     ],
                     "requestBody": {"required": True, "content": _json(answer_in)},

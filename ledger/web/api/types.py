@@ -8,6 +8,8 @@ from typing import Any
 
 import msgspec
 
+#: The largest whole number a query parameter takes (18 digits; a seq never comes near it).
+MAX_QUERY_INT = 10**18 - 1
 
 class Problem(msgspec.Struct, kw_only=True):
     """An error, as RFC 9457 problem details (``application/problem+json``): ``title`` the
