@@ -6,10 +6,11 @@ Every page of the site, as a player and as the GM, on a phone (390x844) and a la
 - no *serious* or *critical* violation that axe-core finds (axe-playwright-python, which
   ships axe-core: nothing is downloaded at run time);
 - every tap target (``a``, ``button``, ``input``, ``select``, ``textarea``, ``summary``,
-  ``[role=button]``) at least 44x44 CSS px. An input's target is its ``<label>`` when that is
-  larger (a tap on the label works the control). A link inside running text is exempt:
-  WCAG 2.5.8's inline exception ("the target is in a sentence or its size is otherwise
-  constrained by the line-height of non-target text");
+  ``[role=button]``) at least 44x44 CSS px, or one of its labels at least 44x44 (a tap
+  on the label works the control). Not counted: what is not rendered, hidden, or wholly
+  off the page (a skip link until it has the focus). A link inside running text is
+  exempt: WCAG 2.5.8's inline exception ("the target is in a sentence or its size is
+  otherwise constrained by the line-height of non-target text");
 - no horizontal overflow: ``document.documentElement.scrollWidth <= innerWidth``.
 
 "Every page" comes from the app's route table (:func:`pages_of`): each GET route whose
@@ -55,17 +56,16 @@ SMALL_TARGETS_JS = """
 (size) => {
   const out = [];
   const sel = "a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button]";
-  const area = (b) => b.width * b.height;
   for (const el of document.querySelectorAll(sel)) {
     const style = getComputedStyle(el);
-    let box = el.getBoundingClientRect();
+    const box = el.getBoundingClientRect();
     if (box.width === 0 && box.height === 0) { continue; }  // not rendered
     if (style.visibility === "hidden" || el.closest("[hidden], [inert]")) { continue; }
-    for (const label of (el.labels || [])) {
-      const b = label.getBoundingClientRect();
-      if (area(b) > area(box)) { box = b; }
+    if (box.right + scrollX <= 0 || box.bottom + scrollY <= 0) { continue; }  // off the page
+    const big = (b) => b.width >= size - 0.5 && b.height >= size - 0.5;
+    if (big(box) || Array.from(el.labels || []).some((l) => big(l.getBoundingClientRect()))) {
+      continue;
     }
-    if (box.width >= size - 0.5 && box.height >= size - 0.5) { continue; }
     if (el.tagName === "A" && style.display === "inline") {  // WCAG 2.5.8's inline exception
       let block = el.parentElement;
       while (block && getComputedStyle(block).display.startsWith("inline")) {
