@@ -4,7 +4,8 @@
   192, 512 and maskable icons that exist at those sizes; it needs a session like any page;
 - ``/sw.js`` is served from the site's root with the package's version in its cache name;
   the CSP stays strict and allows only the site's own worker and manifest;
-- in Debian's Chromium: a player's log, opened once, is still there with the server
+- in Debian's Chromium: the manifest is read (with the session) and nothing but the test's
+  incognito context stands in the way of installing; a player's log, opened once, is still there with the server
   stopped, marked "Offline — showing the log as of HH:MM; nothing you enter now is
   recorded", and a roll sent then says "Not recorded" (nothing is written); signing out
   forgets the pages; a GM's kept log is forgotten when a player signs in on the same device.
@@ -182,6 +183,27 @@ def test_offline_the_log_is_still_there_marked_and_a_roll_is_not_recorded(table,
     page.goto(f"{base}/recap/1")  # never opened on this device: not kept, said so
     assert "was not kept on this device" in page.inner_text("body")
     assert not [e for e in errors if "Content Security Policy" in e], errors
+    context.close()
+
+
+@needs_chromium
+def test_chromium_reads_the_manifest_and_finds_the_site_installable(table, browser):
+    token = table.link("Dana")
+    context = browser.new_context(viewport=PHONE)
+    with live_server(table.db) as base:
+        page, errors = signed_in(context, base, token)
+        page.goto(f"{base}/log")
+        controlled(page)
+        cdp = context.new_cdp_session(page)
+        found = cdp.send("Page.getAppManifest")
+        assert found["url"] == f"{base}/manifest.webmanifest" and found["errors"] == []
+        assert json.loads(found["data"])["name"] == "vault"  # fetched with the session
+        assert found["manifest"]["startUrl"] == f"{base}/log"
+        assert found["manifest"]["display"] == "kStandalone"
+        blockers = cdp.send("Page.getInstallabilityErrors")["installabilityErrors"]
+        # a Playwright context is an incognito one: nothing else stands in the way
+        assert {b["errorId"] for b in blockers} <= {"in-incognito"}, blockers
+        assert not errors, errors
     context.close()
 
 
