@@ -1,16 +1,17 @@
 // Installable and readable offline (#27): registers the service worker (/sw.js, scope: the
-// whole site) and asks it to keep the page just opened, so even the first visit can be read
-// offline. A page the worker served from its copy carries #offline-note (and the class
-// "offline" on <html>, for the stylesheet); a form sent while the table's laptop cannot be
-// reached gets the worker's "Not recorded" page. Signing out asks the worker to forget the
+// whole site) and, on a page it did not serve (the first visit), asks it to keep the page
+// just opened, so even that one can be read offline. A page the worker served from its copy
+// carries #offline-note (and the class "offline" on <html>, for the stylesheet); a form sent
+// while the table's laptop cannot be reached gets the worker's "Not recorded" page. Signing out asks the worker to forget the
 // pages it kept (it also does so itself when it sees POST /logout).
 (function () {
   "use strict";
   if (!("serviceWorker" in navigator)) { return; }
+  var controlled = !!navigator.serviceWorker.controller;  // then the worker kept this page
   navigator.serviceWorker.register("/sw.js", {scope: "/"}).then(function () {
     return navigator.serviceWorker.ready;
   }).then(function (registration) {
-    if (registration.active && !document.getElementById("offline-note")) {
+    if (!controlled && registration.active && !document.getElementById("offline-note")) {
       registration.active.postMessage({type: "keep", url: location.pathname + location.search});
     }
   }).catch(function () { /* no worker (not a secure context): the site works as before */ });
