@@ -120,6 +120,17 @@ def kept(page, path: str) -> bool:
     )
 
 
+def kept_paths(page) -> list[str]:
+    """Every path the worker keeps, in any cache, but the static files (``/static/...``,
+    ``/sheet.css``)."""
+    every = page.evaluate(
+        "async () => { const out = []; for (const n of await caches.keys()) {"
+        " for (const r of await (await caches.open(n)).keys()) { out.push(new URL(r.url).pathname); } }"
+        " return out; }"
+    )
+    return [p for p in every if not p.startswith("/static/") and p != "/sheet.css"]
+
+
 def controlled(page) -> None:
     """Wait until the worker is active and controls ``page``."""
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
@@ -239,6 +250,10 @@ def test_a_gms_kept_log_is_forgotten_when_a_player_signs_in_on_the_same_device(t
         controlled(page)
         wait_kept(page, "/log")
         assert "the vault key is a forgery" in page.inner_text("#log")
+        for path in ("/gm", "/roll/isa", "/audit/5", "/verify", "/sheet/isa"):
+            page.goto(base + path)  # the GM page (#27) where it is served, and the others
+        wait_kept(page, "/sheet/isa")
+        assert {"/log", "/sheet/isa"} <= set(kept_paths(page)) <= {"/", "/log", "/sheet/isa"}
         page.goto(f"{base}/a/{dana_token}")  # the same device, now the player's
         page.wait_for_url(f"{base}/")
         assert not kept(page, "/log")
