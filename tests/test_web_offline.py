@@ -181,6 +181,7 @@ def test_offline_the_log_is_still_there_marked_and_a_roll_is_not_recorded(table,
     page.goto(f"{base}/log")
     note = page.locator("#offline-note")
     assert note.is_visible()
+    assert page.title().startswith("Offline · ")
     text = note.inner_text()
     shown = NOTE.match(text)
     assert shown, text

@@ -29,5 +29,6 @@
   function mark() {
     if (!document.getElementById("offline-note")) { return; }
     document.documentElement.classList.add("offline");
+    document.title = "Offline · " + document.title;  // the tab and the app switcher say so too
   }
 }());
