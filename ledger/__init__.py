@@ -44,6 +44,7 @@ from ledger.events import (
     Visibility,
     event_tag,
 )
+from ledger.rules.form import FUDGE_FACES
 from ledger.rules.hookspecs import hookimpl
 from ledger.rules.projection import applying_seq
 from ledger.rules.requests import Opponent, RollParam, RollRequest
@@ -80,6 +81,7 @@ __all__ = [
     "RuleSystem",
     "RollParam",
     "RollRequest",
+    "FUDGE_FACES",
     "Opponent",
     "RuleError",
     "applies",

@@ -285,6 +285,44 @@ class TimePassed(Event, frozen=True, kw_only=True, tag="time.passed"):
     consequences: int = 0
 
 
+class RollImported(Event, frozen=True, kw_only=True, tag="roll.imported"):
+    """A roll made in another tool, imported from its chat log: never verifiable.
+
+    Written by ``campaign import --from foundry|roll20`` (#29), kept as that tool showed it,
+    never an engine roll and never verifiable (the ledger saw no dice; it proves only that the entry is unchanged
+    since it was imported). Not a :class:`Roll`: no rule system re-derives it, and the
+    fairness report counts its dice apart (source ``"imported"``).
+
+    :ivar character: who rolled (this event's stream), the speaker as mapped by ``--map``.
+    :ivar tool: ``"foundry"`` or ``"roll20"``.
+    :ivar key: the message's id in that tool (Roll20 ``data-messageid``, Foundry ``_id``,
+        ``#N`` for its Nth roll), else ``"sha256:"`` and the hash of the message's text;
+        ``(tool, key)`` is unique in a campaign, so a re-import adds nothing.
+    :ivar speaker: the speaker as the tool named them.
+    :ivar formula: the dice expression as the tool wrote it (``"1d20+5"``).
+    :ivar dice: each die the tool showed, ``[sides, face]`` (dropped dice too); only the
+        dice whose size and face the file gives (Foundry's text export pools a term of
+        several dice into one sum, which is kept in ``text`` alone).
+    :ivar total: the roll's total as the tool gave it, or ``None``.
+    :ivar text: the message's text as the file has it (plain text, trimmed).
+    :ivar at: the original time as the file gives it (Foundry JSON: UTC ISO 8601; the text
+        exports: the tool's local-time words, e.g. ``"April 19, 2020 6:39PM"``).
+    :ivar label: what the roll was for, when the tool says (a sheet template's label,
+        Foundry's flavor), else ``""``.
+    """
+
+    character: str
+    tool: Literal["foundry", "roll20"]
+    key: str
+    speaker: str
+    formula: str
+    dice: list[tuple[int, int]] = []
+    total: int | None = None
+    text: str = ""
+    at: str = ""
+    label: str = ""
+
+
 CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     CampaignCreated,
     CharacterCreated,
@@ -303,6 +341,7 @@ CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     RollWithdrawn,
     CheckpointKey,
     TimePassed,
+    RollImported,
 )
 
 

@@ -251,7 +251,9 @@ def no_gm_only_value_reaches_a_player(new_table, ops) -> None:
     assert [e["seq"] for e in log] == [e["seq"] for e in gm_log]  # no seq skipped
     assert all(set(e) == {"seq", "hash", "redacted"} for e in log if e["seq"] in gm_seqs)
     assert not any(e.get("redacted") for e in log if e["seq"] not in gm_seqs)
-    assert [json.loads(line) for line in outputs["log --nl"].splitlines()] == log
+    nl = [json.loads(line) for line in outputs["log --nl"].splitlines()]
+    assert [{k: v for k, v in e.items() if k != "text"} for e in nl] == log  # --nl adds text (#29)
+    assert all(e["text"] == "GM-only entry" for e in nl if e["seq"] in gm_seqs)
     for n in range(1, sessions + 1):
         recap = json.loads(outputs[f"recap {n} --json"])
         assert not {line["seq"] for line in recap["lines"]} & gm_seqs

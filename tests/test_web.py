@@ -13,7 +13,7 @@ from ledger.store.sqlite import Store
 from .webtools import client, csrf, d20_table, live_server, login, post, sse_frames
 
 PAGES = ("/", "/log", "/sheet/isa", "/sheet/isa/part", "/recap/1", "/audit/5", "/roll/isa",
-         "/export.ndjson", "/verify", "/verifier.html", "/events")
+         "/export.ndjson", "/verify", "/verifier.html", "/gm", "/events")
 
 
 @pytest.fixture
@@ -117,6 +117,8 @@ def test_roll_options_are_validated_by_the_same_code_as_campaign_roll(table):
         r = post(c, "/roll/isa", {"skill": "Lockpicking", "time": "1", "dice": "12", "trait": "Curious:sideways"})
     assert cli.exit_code == 1 and r.status_code == 422
     sentence = cli.output.split("Error: ")[1].split(" (see")[0].strip()
+    # the same sentence, the option named by the form's label (#27: no CLI text on a phone)
+    sentence = sentence.replace("--trait", "“Invoke a trait (Name:help or Name:hinder)”")
     assert sentence.replace("'", "&#39;") in r.text
     assert table.head() == head
 
@@ -132,8 +134,11 @@ def test_forgery_player_cannot_write_for_another_players_character(table):
 
 def test_forgery_player_cannot_roll_blind_or_with_engine_dice(table):
     with client(table, "Dana") as c:
-        r = post(c, "/roll/isa", {"skill": "Lockpicking", "time": "1", "dice": "9", "blind": "1"})
+        r = post(c, "/roll/isa", {"skill": "Lockpicking", "time": "1", "dice": "9"})
         assert r.status_code == 303
+        # a field the player's form does not show is refused, not ignored (#27)
+        r = post(c, "/roll/isa", {"skill": "Lockpicking", "time": "1", "dice": "9", "blind": "1"})
+        assert r.status_code == 422 and "a field the roll form does not show" in r.text
         r = post(c, "/roll/isa", {"skill": "Lockpicking", "time": "1"})
         assert r.status_code == 422
     out = json.loads(table.ok("--as", "gm", "log", "--json"))

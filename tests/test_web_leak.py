@@ -146,12 +146,21 @@ def crawl(base: str, token: str, db: str) -> dict[str, str]:
     with httpx2.Client(base_url=base, timeout=30) as h:
         h.get(f"/a/{token}")
         paths = ["/", "/log", "/recap/1", "/recap/2", "/export.ndjson", "/verify",
-                 "/verifier.html", "/nothing", "/static/site.css", "/static/verify.js"]
+                 "/verifier.html", "/nothing", "/static/site.css", "/static/verify.js",
+                 "/gm", "/static/gm.js", "/static/gm.css"]  # the GM's page: 404 (#27)
         paths += [f"/sheet/{c}" for c in chars] + [f"/sheet/{c}/part" for c in chars]
         paths += [f"/roll/{c}" for c in chars] + [f"/audit/{s}" for s in range(0, head + 2)]
         for path in paths:
             r = h.get(path)
             out[path] = "\n".join(f"{k}: {v}" for k, v in r.headers.items()) + "\n" + r.text
+        for c in chars:  # the odds preview of every skill the roll form offers (#27)
+            for skill in re.findall(r'name="skill" value="([^"]+)"', out[f"/roll/{c}"]):
+                r = h.get(f"/roll/{c}/preview", params={"skill": html.unescape(skill)})
+                out[f"/roll/{c}/preview?skill={skill}"] = r.text
+        for action in ("damage", "record", "undo", "link"):  # the GM's taps: 404 (#27)
+            r = h.post(f"/gm/{action}", data={"character": chars[0], "amount": "1", "seq": "1"},
+                       headers={"origin": base})  # fmt: skip
+            out[f"POST /gm/{action}"] = r.text
         for c in chars:  # a roll refused, and one with a bad form: error pages
             r = h.post(f"/roll/{c}", data={"skill": "x", "dice": "999"},
                        headers={"origin": base})
@@ -287,7 +296,7 @@ def refusal(c, character: str, form: dict[str, str]) -> str:
     """The roll form's refusal sentence (the page must refuse: 422)."""
     r = post(c, f"/roll/{character}", form)
     assert r.status_code == 422, (form, r.status_code, r.text[:300])
-    found = re.search(r'<p class="error" role="alert">(.*?)</p>', r.text, re.S)
+    found = re.search(r'<p class="error[^"]*" role="alert"[^>]*>(.*?)</p>', r.text, re.S)
     assert found, r.text
     return html.unescape(found[1])
 

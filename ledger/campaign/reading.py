@@ -49,6 +49,9 @@ class StateReader:
         # back
         self._cache: dict[str, Any] = {}
         self._cache_head: tuple[str, int] | None = None
+        #: the seq of the snapshot the last :meth:`state_of` folded from (0: from the first
+        #: event), so ``audit`` can say what its re-derivation started from (#28)
+        self.last_snapshot = 0
 
     def projector(self) -> Projector:
         """A fresh projector for this campaign (sharing the campaign's applier table)."""
@@ -93,6 +96,7 @@ class StateReader:
         if snap is not None:
             start = snap.seq
             states[character] = snap.state
+        self.last_snapshot = start
         pending: list[tuple[int, bytes]] = []
         counter = [0]
         last = [0]

@@ -189,14 +189,24 @@ def audit(app: App, seq: int, as_json: bool) -> None:
                 click.echo(f"  nonce {d.get('nonce')}, client seed {d.get('client_seed')!r}")
                 if "request" in d:
                     click.echo(f"  answers request {d['request']}, roller's entropy {d['entropy']}")
+        from ledger.text import printable
+
+        hidden: tuple[str, ...] = ("draws", "source", "nonce", "client_seed", "scheme", "request", "entropy")
+        if "imported" in result:  # a roll from another tool's chat log (#29)
+            src = result["imported"]
+            click.echo(
+                printable(
+                    f"  source: imported from {src['tool']} ({src['message']}), said by "
+                    f"{src['speaker']} at {src['at'] or 'an unknown time'}: {src['formula']}"
+                    + (f" = {src['total']}" if src["total"] is not None else "")
+                )
+            )
+            click.echo(f"  original text: {printable(src['text'])}")
+            hidden += ("tool", "key", "speaker", "text", "at", "formula")
         if "predictable" in result:
             click.echo(f"  who could have known it: {result['predictable']['text']}")
-        shown = {
-            k: v
-            for k, v in d.items()
-            if k not in ("draws", "source", "nonce", "client_seed", "scheme", "request", "entropy")
-        }
-        click.echo("  fields: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
+        shown = {k: v for k, v in d.items() if k not in hidden}
+        click.echo(printable("  fields: " + ", ".join(f"{k}={v}" for k, v in shown.items())))
         proof = result["proof"]  # its inclusion in the newest signed checkpoint (#26)
         if proof["checkpoint"] is None:
             click.echo(f"  checkpoint proof: none yet ({proof['problem']})")
@@ -208,13 +218,12 @@ def audit(app: App, seq: int, as_json: bool) -> None:
             )
         else:
             click.echo(f"  checkpoint proof: FAILS — {proof['problem']}")
+        click.echo(f"  checked: {result['checked']}")
         rule = result["rule"]
         click.echo(
             f"  rules: {rule['book']}"
             + (f', "{rule["section"]}"' if rule["section"] else "")
         )
-        from ledger.text import printable
-
         for c in result["corrections"]:
             click.echo(f"  correction {c['seq']} at {c['at']}: {printable(c['sentence'])}")
         if result["status"] != "standing":
@@ -313,6 +322,11 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
             if problem:
                 report.fail(*problem)
         seen = witnessed.check_store(store, campaign_id, receipt=note) if report.ok else None
+        if report.ok and parsed is None and (seen is None or seen.ok) and report.head_seq:
+            from ledger.history.proving import record_verified
+
+            # audit chains from here and never proves it twice (#28)
+            record_verified(store, campaign_id, report.head_seq, report.head_hash, now())
     if seen is not None and not seen.ok:
         report.fail(seen.bad_size or 0, str(seen.problem))
     if as_json:

@@ -74,19 +74,20 @@ def collect_rolls(campaign: Any, *, as_gm: bool) -> list[Any]:
     from ledger.events import Roll
 
     roll_types = [tag for tag, cls in campaign.codec.types.items() if issubclass(cls, Roll)]
-    if not roll_types:
-        return []
+    roll_types.append("roll.imported")  # counted apart, as source "imported" (#29)
     corrections = campaign.corrections()
 
     def rows() -> Any:
-        for seq, stream, session, visibility, data in campaign.rows(
-            types=roll_types, columns="seq, stream, session, visibility, data"
+        for seq, type_, stream, session, visibility, data in campaign.rows(
+            types=roll_types, columns="seq, type, stream, session, visibility, data"
         ):
             if not as_gm and visibility == "gm":
                 continue
             if seq in corrections.retracted:
                 continue
             payload = corrections.amended.get(seq) or msgspec.json.decode(data)
+            if type_ == "roll.imported":
+                payload = {"source": "imported", "draws": payload.get("dice") or []}
             yield seq, stream, session, payload
 
     return list(roll_draws(rows()))
@@ -96,8 +97,8 @@ def collect_rolls(campaign: Any, *, as_gm: bool) -> list[Any]:
 @click.option("--character", "character_name", help="Only this character's rolls.")
 @click.option(
     "--source",
-    type=click.Choice(["engine", "physical"]),
-    help="Only engine rolls or only physical dice.",
+    type=click.Choice(["engine", "physical", "imported"]),
+    help="Only engine rolls, only physical dice, or only rolls imported from another tool.",
 )
 @click.option("--session", "session_number", type=click.IntRange(min=1), help="Only session N.")
 @plot_option
@@ -113,7 +114,8 @@ def fairness(
 ) -> None:
     """Are the dice fair? Face counts of every die size and roller against a fair die.
 
-    For each die size, source (engine or physical) and roller: how often each face came
+    For each die size, source (engine, physical, or imported from another tool's chat
+    log: never mixed with the ledger's own) and roller: how often each face came
     up, what a fair die would give, Pearson's chi-square test (p-value) and a verdict in
     plain words. Fewer than 5 dice expected per face is "too few to judge"; p below 0.001
     is flagged as unlikely to be fair. Corrections are honoured: a retracted roll does not

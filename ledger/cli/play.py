@@ -8,11 +8,9 @@ import click
 import msgspec
 
 from ledger.cli.base import SEQ, App, cli, echo_json, json_option, now, pass_app
-from ledger.cli.fields import recordable, roll_events
+from ledger.cli.fields import recordable
 from ledger.cli.options import SystemParamsCommand, pick_params
 from ledger.cli.output import echo_changes, made_mark, states
-from ledger.errors import RuleError
-from ledger.events import event_tag
 from ledger.history.words import describe
 
 
@@ -246,14 +244,8 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
     (text stays text); list fields repeat the option. `campaign record list` lists the
     events; `campaign record EVENT --help` lists EVENT's fields, types and allowed values.
     """
-    from ledger.cli.fields import (
-        field_lines,
-        fields_of,
-        is_list,
-        item_type,
-        option_name,
-        parse_value,
-    )
+    from ledger.campaign import recording
+    from ledger.cli.fields import field_lines, fields_of, is_list, item_type, option_name
 
     app: App = ctx.find_object(App)  # type: ignore[assignment]
     campaign = app.campaign
@@ -265,22 +257,10 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
             click.echo(f"{short:<24} {names}")
         return
     key = event_type.lower().replace("_", "-")
-    rolls = roll_events(system)
-    if key in rolls:
-        raise click.UsageError(
-            f"{event_tag(rolls[key])} is a roll, written by `campaign roll` (an "
-            "end-of-session roll by `campaign advance`), which draws or checks its dice: "
-            "`campaign record list` lists what `record` writes"
-        )
-    if key not in types:
-        import difflib
-
-        hint = difflib.get_close_matches(key, list(types), n=1)
-        raise click.UsageError(
-            f"{system.id} has no event {event_type!r}"
-            + (f"; did you mean {hint[0]!r}?" if hint else "; see `campaign record list`")
-        )
-    cls = types[key]
+    try:
+        cls = recording.event_class(system, event_type)
+    except recording.FieldError as e:
+        raise click.UsageError(e.message) from None
     if ctx.meta.get("ledger.event_help"):
         doc = system.for_people(" ".join((cls.__doc__ or "").split("\n\n")[0].split()))
         click.echo(f"Usage: campaign record {key} [--blind] [--json] FIELDS...\n")
@@ -314,22 +294,18 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
             text = "true"
         else:
             raise click.UsageError(f"{option_name(name)} needs a value")
-        try:
-            value = parse_value(name, item_type(t), text)
-        except click.UsageError as e:
+        try:  # the same parsing as the GM's page (ledger.campaign.recording, #27)
+            value = recording.parse_field(campaign, cls, name, text)
+        except recording.FieldError as e:
             raise click.UsageError(f"{e.message} (see `campaign record {key} --help`)") from None
-        if name == "character":
-            value = campaign.find_character(value)
         if is_list(t):
             values.setdefault(name, []).append(value)
         else:
             values[name] = value
     try:
-        event: Any = msgspec.convert(values, cls)
-    except msgspec.ValidationError as e:
-        raise click.UsageError(
-            f"{key}: {_field_problem(e)} (see `campaign record {key} --help`)"
-        ) from None
+        event = recording.build_event(cls, values)
+    except recording.FieldError as e:
+        raise click.UsageError(f"{e.message} (see `campaign record {key} --help`)") from None
 
     who = [values["character"]] if isinstance(values.get("character"), str) else []
     before = {} if as_json else states(app, who)
@@ -341,19 +317,6 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
         click.echo(describe(campaign, rec) + made_mark(rec))
         # what the event changed on the sheet, in the book's words (#15)
         echo_changes(app, before, states(app, who), names=False, mark=made_mark(rec))
-
-
-def _field_problem(e: msgspec.ValidationError) -> str:
-    """msgspec's message in the CLI's words: ``Object missing required field `bond```
-    → ``give --bond``."""
-    text = str(e)
-    missing = "Object missing required field `"
-    if text.startswith(missing):
-        return f"give {'--' + text[len(missing) :].split('`')[0].replace('_', '-')}"
-    if " - at `$." in text:
-        problem, where = text.rsplit(" - at `$.", 1)
-        return f"--{where.rstrip('`').split('[')[0].replace('_', '-')}: {problem}"
-    return text
 
 
 def _scalar(text: str) -> Any:
@@ -384,32 +347,19 @@ def damage(
 
     --affects SKILL names the skills a wound it inflicts affects.
     """
-    if amount < 1:
-        raise click.UsageError(
-            f"damage {character_name} {amount} changes nothing: give an AMOUNT of 1 or more "
-            "(to heal, see `campaign record list`)"
-        )
+    from ledger.campaign import recording
+
     campaign = app.campaign
-    system = campaign.system
-    if not system.has_harm:
-        raise RuleError(f"{system.name} records harm differently: see `campaign record list`")
-    cid = campaign.find_character(character_name)
-    event = system.harm_event(campaign.state_of(cid), cid, amount)
-    if affects:
-        if "affected_skills" not in type(event).__struct_fields__:
-            raise click.UsageError(
-                f"--affects: {campaign.system.id} wounds name no skills; leave it out"
-            )
-        skills = [a.strip() for a in affects]
-        if not all(skills):
-            raise click.UsageError("--affects needs a skill name, e.g. --affects Athletics")
-        event = msgspec.structs.replace(event, affected_skills=skills)  # type: ignore[call-arg]
+    try:  # the same checks as the GM's page (ledger.campaign.recording, #27)
+        event = recording.harm(campaign, character_name, amount, affects)
+    except recording.FieldError as e:
+        raise click.UsageError(getattr(e, "command", e.message)) from None
+    cid = event.character  # type: ignore[attr-defined]
     as_gm = app.as_gm()
-    old_state = campaign.state_of(cid, as_gm=as_gm)
-    rec = campaign.append([event], actor=app.actor, at=now())[0]
-    new_state = campaign.state_of(cid, as_gm=as_gm)
+    written = recording.write(campaign, event, actor=app.actor, at=now(), as_gm=as_gm)
+    rec, old_state, new_state = written.rec, written.before, written.after
     # where the harm landed and what it does now, in the book's words (#15)
-    sentences = campaign.system.describe_changes(old_state, new_state, as_gm=as_gm)
+    sentences = written.sentences
     if as_json:
         before = campaign.system.sheet_view(old_state, as_gm=as_gm)
         after = campaign.system.sheet_view(new_state, as_gm=as_gm)

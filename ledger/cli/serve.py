@@ -42,6 +42,18 @@ def link_line(access: Any, token: str, base: str) -> str:
     return f"{who}: {base.rstrip('/')}/a/{token}"
 
 
+def qr_text(link: str) -> str:
+    """``link`` as a QR code drawn with block characters for a terminal (segno's compact
+    terminal output: two rows of modules per line, a quiet zone of 2 modules)."""
+    import io
+
+    import segno
+
+    out = io.StringIO()
+    segno.make(link, error="m").terminal(out=out, compact=True, border=2)
+    return out.getvalue().rstrip("\n")
+
+
 def check_url(url: str) -> str:
     """A public base URL as players open it: ``http(s)://HOST[:PORT]``, returned without a
     trailing slash.
@@ -116,9 +128,22 @@ MAX_CONNECTIONS = 256
     is_flag=True,
     help="Issue fresh links for the GM and every player (the old ones stop working).",
 )
+@click.option(
+    "--qr/--no-qr",
+    "qr",
+    default=None,
+    help="Print each newly issued link as a QR code too, for players to scan [default: on "
+    "when the output is a terminal].",
+)
 @pass_app
 def serve(
-    app: App, host: str, port: int, url: str | None, max_connections: int, new_links: bool
+    app: App,
+    host: str,
+    port: int,
+    url: str | None,
+    max_connections: int,
+    new_links: bool,
+    qr: bool | None,
 ) -> None:
     """Serve the campaign as a live web view for the table (Ctrl-C stops it).
 
@@ -128,8 +153,12 @@ def serve(
     the players' view only and enter physical dice for their own characters. Listens on
     127.0.0.1 unless --host; answers only requests for the addresses it prints (and
     --url's host). The address is kept, so `campaign access add` prints links with it.
+    Each new link is also printed as a QR code on a terminal (--no-qr: not; --qr: also
+    when the output is not a terminal); the GM's page (/gm) issues a player a new one.
     Delivers the webhooks (`campaign webhook`) while it runs.
     """
+    import sys
+
     from ledger.web import access as accessmod
     from ledger.web import server as webserver
     from ledger.web.app import create_app
@@ -151,6 +180,8 @@ def serve(
             if old is None or new_links:
                 access, token = accessmod.grant(store, campaign, who, (), at=now(), replace=True)
                 click.echo(link_line(access, token, public))
+                if qr if qr is not None else sys.stdout.isatty():
+                    click.echo(qr_text(f"{public.rstrip('/')}/a/{token}"))
             else:
                 shown = "GM" if old.is_gm else old.who
                 click.echo(

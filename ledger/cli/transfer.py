@@ -86,8 +86,18 @@ def copy(app: App, src: str, dst: str, as_json: bool) -> None:
 
 
 @cli.command("export")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False), help="Write to a file (default stdout)."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["ndjson", "sqlite"]),
+    default="ndjson",
+    show_default=True,
+    help="sqlite: a players' copy safe to open in Datasette or share (FILE, and "
+    "FILE.metadata.json describing its tables).",
 )
 @click.option(
     "--verifier",
@@ -97,16 +107,31 @@ def copy(app: App, src: str, dst: str, as_json: bool) -> None:
 )
 @view_option
 @pass_app
-def export_(app: App, output: str | None, verifier: str | None) -> None:
-    """Export the campaign as NDJSON, one event a line, oldest first.
+def export_(
+    app: App, file: str | None, output: str | None, fmt: str, verifier: str | None
+) -> None:
+    """Export the campaign as NDJSON, one event a line, oldest first (to FILE, -o or stdout).
 
     The default view is --as player: a GM-only event becomes a stub of only what the chain
     needs (seq, campaign, prev_hash, hash, "redacted": true) and the chain still verifies.
     `campaign --as gm export` holds every event but no unrevealed seed: made during an open
     session, it cannot restore that session (it could neither roll nor end). Only
     `campaign backup FILE` carries the seeds: use it for backups.
+
+    --format sqlite FILE writes the players' view as a SQLite file to open in Datasette or
+    share (the ledger file itself is the GM's: Datasette would show its seeds and GM-only
+    events): an events table with each log line in a `text` column, GM-only events as stubs
+    of their seq and hashes, no secrets; and FILE.metadata.json describing it
+    (`datasette FILE -m FILE.metadata.json`).
     """
     from ledger.exchange.ndjson import export_lines
+
+    if file and output:
+        raise click.UsageError("give FILE or -o/--output, not both")
+    output = output or file
+    if fmt == "sqlite":
+        _export_sqlite(app, output, verifier)
+        return
 
     if verifier:
         from ledger.cli.output import atomic_file
@@ -141,6 +166,35 @@ def export_(app: App, output: str | None, verifier: str | None) -> None:
         )
 
 
+def _export_sqlite(app: App, output: str | None, verifier: str | None) -> None:
+    """``campaign export --format sqlite FILE``: the players' copy and its metadata (#29)."""
+    import json
+
+    from ledger.cli.output import atomic_file, atomic_path
+    from ledger.exchange.spreadsheet import metadata, write_players_copy
+
+    if not output:
+        raise click.UsageError("--format sqlite writes a file: give FILE")
+    if verifier:
+        raise click.UsageError("--verifier goes with the NDJSON export")
+    if app.as_gm():
+        raise click.UsageError(
+            "--format sqlite writes the players' copy only (a GM's copy is the ledger file)"
+        )
+    meta_path = f"{output}.metadata.json"
+    campaign = app.campaign
+    with atomic_path(output, db_path=app.db_path, option="FILE") as tmp:
+        done = write_players_copy(campaign, tmp)
+    stem = os.path.splitext(os.path.basename(output))[0]
+    with atomic_file(meta_path, db_path=app.db_path, text=True, option="FILE") as f:
+        f.write(json.dumps(metadata(campaign, stem), indent=2, ensure_ascii=False) + "\n")
+    click.echo(
+        f"Wrote the players' copy of {campaign.id} to {output}: {done.events} events "
+        f"({done.gm_only} GM-only as stubs), {done.characters} characters, no secrets; "
+        f"Datasette metadata in {meta_path}"
+    )
+
+
 @cli.command("import")
 @click.argument("file", type=click.File("rb"))
 @click.option(
@@ -150,10 +204,49 @@ def export_(app: App, output: str | None, verifier: str | None) -> None:
     "not a backup): import anyway and close that session as abandoned, its engine rolls "
     "unverifiable.",
 )
+@click.option(
+    "--from",
+    "tool",
+    type=click.Choice(["foundry", "roll20"]),
+    help="FILE is another tool's chat log: Foundry VTT's Export Chat Log (or ChatMessage "
+    "JSON), or a saved Roll20 Chat Archive page. Its rolls join this campaign as imported "
+    "rolls (never verified).",
+)
+@click.option(
+    "--map",
+    "maps",
+    multiple=True,
+    metavar='"SPEAKER=CHARACTER"',
+    help="With --from: the character (id or name) a speaker of the chat log is (repeatable). "
+    "A speaker named like a character, or mapped by an earlier import, needs none.",
+)
+@click.option(
+    "--unmapped",
+    type=click.Choice(["refuse", "skip"]),
+    default="refuse",
+    show_default=True,
+    help="With --from: refuse a file with a speaker no character matches, or skip their rolls.",
+)
+@click.option(
+    "--gm-only",
+    is_flag=True,
+    help="With --from: record every imported roll GM-only (Foundry's text export does not "
+    "say which messages were whispered).",
+)
 @json_option
 @pass_app
-def import_(app: App, file: Any, abandon_open_session: bool, as_json: bool) -> None:
-    """Import a GM backup (`campaign backup`) or a GM export (NDJSON) into this ledger file.
+def import_(
+    app: App,
+    file: Any,
+    abandon_open_session: bool,
+    tool: str | None,
+    maps: tuple[str, ...],
+    unmapped: str,
+    gm_only: bool,
+    as_json: bool,
+) -> None:
+    """Import a GM backup (`campaign backup`) or a GM export (NDJSON) into this ledger file;
+    with --from, the rolls of another tool's chat log into this campaign.
 
     A backup restores everything, the open session's seed included (each secret checked
     against its commitment in the log). A GM export holds no seed: when its last session is
@@ -163,7 +256,23 @@ def import_(app: App, file: Any, abandon_open_session: bool, as_json: bool) -> N
     verify, when the file is a player's export, or when the campaign already exists here.
     A new ledger file is built privately, checked on the disk, and appears whole, only when
     the import succeeds.
+
+    --from foundry|roll20 (docs/imports.md): each roll becomes a roll.imported event of the
+    character its speaker maps to, keeping the original text, formula, dice, total and
+    time; whispered messages are left out. All or nothing; a roll imported before (same
+    message) is not imported again.
+
+    \b
+    campaign import --from roll20 "Chat Log for Casebook.html" --map "Nate=julian"
+    campaign import --from foundry fvtt-log-Thu-Nov-26-2026.txt --unmapped skip
     """
+    if tool is not None:
+        if abandon_open_session:
+            raise click.UsageError("--abandon-open-session goes with a backup or export, not --from")
+        _import_foreign(app, file, tool, maps, unmapped == "skip", gm_only, as_json)
+        return
+    if maps or unmapped != "refuse" or gm_only:
+        raise click.UsageError("--map, --unmapped and --gm-only go with --from foundry|roll20")
     import os
 
     from ledger.exchange.backup import split_backup
@@ -223,6 +332,63 @@ def import_(app: App, file: Any, abandon_open_session: bool, as_json: bool) -> N
         f"Imported campaign {done.campaign}: {done.events} events{kept}, chain and rolls verified."
     )
     _note_clock_back(lines)
+
+
+def _import_foreign(
+    app: App, file: Any, tool: str, maps: tuple[str, ...], skip: bool, gm_only: bool,
+    as_json: bool,
+) -> None:  # fmt: skip
+    """``campaign import --from TOOL FILE``: parse, map the speakers, append (#29)."""
+    from ledger.exchange import foreign
+
+    try:
+        mapping = foreign.parse_map(maps)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--map") from None
+    name = os.path.basename(getattr(file, "name", "FILE"))
+    text = foreign.decode_text(foreign.read_limited(file, name), name)
+    if tool == "foundry":
+        from ledger.exchange import foundry as reader
+    else:
+        from ledger.exchange import roll20 as reader  # type: ignore[no-redef]
+    parsed = reader.parse(text, name)
+    done = foreign.import_rolls(
+        app.campaign, parsed.rolls, mapping=mapping, skip_unmapped=skip, actor=app.actor,
+        at=now(), gm_only=gm_only,
+    )  # fmt: skip
+    tool_name = {"foundry": "Foundry VTT", "roll20": "Roll20"}[tool]
+    if as_json:
+        echo_json(
+            {
+                "campaign": app.campaign.id,
+                "from": tool,
+                "messages": parsed.messages,
+                "rolls": len(parsed.rolls),
+                "new": done.new,
+                "already_imported": done.already,
+                "whispered_skipped": parsed.whispered,
+                "unmapped_skipped": done.unmapped,
+                "first_seq": done.first_seq,
+                "gm_only": gm_only,
+                "speakers": done.speakers,
+            }
+        )
+        return
+    from ledger.text import printable
+
+    click.echo(
+        f"Imported from {tool_name}{' GM-only' if gm_only else ''}: {done.new} new, "
+        f"{done.already} already imported "
+        f"({len(parsed.rolls)} roll{'s' if len(parsed.rolls) != 1 else ''} in "
+        f"{parsed.messages} message{'s' if parsed.messages != 1 else ''}); not verifiable: "
+        "the ledger never saw these dice."
+    )
+    for speaker, cid in done.speakers.items():
+        click.echo(printable(f"  {speaker} → {cid}"))
+    if parsed.whispered:
+        click.echo(f"  {parsed.whispered} whispered or private message(s) left out (GM-only there)")
+    for speaker, count in done.unmapped.items():
+        click.echo(printable(f"  {count} roll(s) of {speaker} skipped (--unmapped skip)"))
 
 
 def _note_clock_back(lines: Any) -> None:

@@ -225,11 +225,12 @@ def log(
     --character or --type it leaves them out, since showing one there would say which.
 
     Free text shows on its entry's line: a newline as ⏎, control characters escaped
-    (--json and --nl give the text exactly).
+    (--json and --nl give the text exactly). Each --nl line has the entry's words in a
+    `text` field ("GM-only entry" for a players' stub), as `campaign log` prints them.
     """
     from ledger.events import Roll
     from ledger.history.recap import MARKS
-    from ledger.history.words import GM_ONLY_ENTRY
+    from ledger.history.words import GM_ONLY_ENTRY, text_of
     from ledger.rules.projection import GmOnlyEntry, iter_log
     from ledger.text import printable
 
@@ -252,8 +253,8 @@ def log(
     for rec in entries:
         if isinstance(rec, GmOnlyEntry):
             stub = {"seq": rec.seq, "hash": rec.hash, "redacted": True}
-            if as_nl:
-                echo_json(stub)
+            if as_nl:  # the line players read, for jq users (#29)
+                echo_json({**stub, "text": GM_ONLY_ENTRY})
             elif as_json:
                 out.append(stub)
             else:
@@ -275,8 +276,8 @@ def log(
         }
         if rec.seq in corrected_by:
             item["corrected_by"] = corrected_by[rec.seq]
-        if as_nl:
-            echo_json(item)
+        if as_nl:  # the log line, as `log` and the web view say it (#29)
+            echo_json({**item, "text": text_of(campaign, rec)})
         elif as_json:
             out.append(item)
         else:

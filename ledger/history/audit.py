@@ -1,10 +1,14 @@
-"""Audit of one event (usually a disputed roll), replayed from the log.
+"""Audit of one event (usually a disputed roll), proven from a checkpoint, not replayed.
 
 :func:`audit` gathers who recorded it, when, in which session, the source and every draw,
 the rule system's fields (modifiers, band), the rule text it came from, the corrections
 that touch it, and a verdict:
 
-- the hash chain up to the event verifies (else: the first bad seq);
+- the event is proven by proof (:mod:`ledger.history.proving`, #28): its inclusion in the
+  newest signed checkpoint, the hash chain from the nearest proven anchor (a checkpoint, or
+  the head ``verify`` proved) to the event (else: the first bad seq), its result re-derived
+  from the newest snapshot before it; whole-file checks (SQLite's integrity check, the chain
+  from the first event, every other roll) are ``verify``'s;
 - an engine roll of an ended session: recomputed from the revealed seed (DESIGN.md "Dice and
   verifiable randomness"): ``verified`` when the recorded draws are what the committed seed
   gives at the recorded nonce and client seed, ``MISMATCH`` otherwise;
@@ -32,8 +36,8 @@ from ledger.dice.engine import (
     verify_draws,
 )
 from ledger.errors import RuleError
-from ledger.events import Roll
-from ledger.history.verify import verify_store
+from ledger.events import Roll, RollImported
+from ledger.history.proving import checked_text, prove_back, prove_chain
 from ledger.rules.requests import Opponent
 from ledger.rules.results import NOT_FOLLOWING, result_problem
 
@@ -79,7 +83,7 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
         "seed": system.source,
         "section": system.for_people(section) if section else section,
     }
-    chain = verify_store(campaign.store, campaign.id, receipt=(seq, rec.hash))
+    chain = prove_chain(campaign, seq)
     result: dict[str, Any] = {
         "seq": seq,
         "type": rec.type,
@@ -99,7 +103,6 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
         else "amended"
         if seq in corrections.amended
         else "standing",
-        "chain": {"ok": chain.ok, "bad_seq": chain.bad_seq, "problem": chain.problem},
     }
     # a forged result of this very roll is the roll's verdict, not the chain's
     chain_ok = chain.ok or (
@@ -108,7 +111,20 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     if isinstance(rec.data, Roll):  # who could have known the dice in advance (#26)
         code = predictability(rec.data)
         result["predictable"] = {"by": code, "text": PREDICTABILITY[code]}
-    verdict, detail = _verdict(campaign, rec, chain_ok, as_gm=as_gm)
+    elif isinstance(rec.data, RollImported):  # where it came from, as that tool wrote it (#29)
+        result["predictable"] = {"by": "imported", "text": PREDICTABILITY["imported"]}
+        result["imported"] = imported_source(rec.data)
+    snapshot: list[int] = []  # where the re-derivation's fold started, if it ran
+    verdict, detail = _verdict(campaign, rec, chain_ok, as_gm=as_gm, snapshot=snapshot)
+    if chain_ok and snapshot and min(snapshot) < chain.start:
+        # every event the re-derivation folded is hashed too, back from the anchor
+        prove_back(campaign, chain, min(snapshot))
+        if not chain.ok:
+            chain_ok = False
+            verdict, detail = _verdict(campaign, rec, chain_ok, as_gm=as_gm, snapshot=[])
+    result["chain"] = {"ok": chain.ok, "bad_seq": chain.bad_seq, "problem": chain.problem,
+                       "from": chain.start, "anchor": chain.anchor, "anchor_seq": chain.anchor_seq,
+                       "events": chain.events}  # fmt: skip
     if not chain_ok:
         detail += f" (seq {chain.bad_seq}: {chain.problem})"
     from ledger.history.proofs import against_checkpoint
@@ -117,6 +133,7 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     if proof["checkpoint"] is not None and not proof["verified"]:
         verdict, detail = "tampered", f"{detail}; {proof['problem']}"
     result["verdict"], result["detail"] = verdict, detail
+    result["checked"] = checked_text(chain, proof, min(snapshot) if snapshot else None)
     if touched:  # the original result and the one in force after the corrections (#14)
         result["original"] = summary(campaign, rec.data, rec.stream)
         now = in_force(campaign, rec, corrections)
@@ -124,18 +141,44 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     return result
 
 
-def result_of(campaign: Campaign, rec: Any, *, as_gm: bool) -> str | None:
+def imported_source(event: RollImported) -> dict[str, Any]:
+    """Where an imported roll came from (#29): ``{"tool": "Roll20", "message": "message
+    -M5KELlQ...", "speaker", "at", "formula", "total", "text"}``, the original text as the
+    file had it."""
+    from ledger.history.words import TOOL_NAMES
+
+    key = event.key
+    message = f"message hash {key[7:23]}…" if key.startswith("sha256:") else f"message {key}"
+    return {
+        "tool": TOOL_NAMES.get(event.tool, event.tool),
+        "message": message,
+        "key": key,
+        "speaker": event.speaker,
+        "at": event.at,
+        "formula": event.formula,
+        "total": event.total,
+        "text": event.text,
+    }
+
+
+def result_of(
+    campaign: Campaign, rec: Any, *, as_gm: bool, snapshot: list[int] | None = None
+) -> str | None:
     """Does a roll's recorded result follow from its inputs and dice?
 
     Re-derives it (:func:`ledger.rules.results.result_problem`) against its character's state
     just before it, in the asker's view, with the corrections then in force.
 
+    :param snapshot: a list the seqs of the snapshots the states (the roller's, an
+        opponent's) were folded from are appended to (0: from the first event).
     :returns: ``None`` when it does, else the sentence naming the fields that differ.
     """
     try:
         state = campaign.state_of(rec.stream, upto=rec.seq - 1, as_gm=as_gm, save_snapshots=False)
     except NotFound:
         return f"a roll of {rec.stream!r}, who was not a character before it"
+    if snapshot is not None:
+        snapshot.append(campaign.reader.last_snapshot)
     names = campaign.characters()
     name = names.get(rec.stream, "")
     opponent = None
@@ -147,6 +190,8 @@ def result_of(campaign: Campaign, rec: Any, *, as_gm: bool) -> str | None:
                 name=names.get(oid, ""),
                 state=campaign.state_of(oid, upto=rec.seq - 1, as_gm=as_gm, save_snapshots=False),
             )
+            if snapshot is not None:
+                snapshot.append(campaign.reader.last_snapshot)
         except NotFound:
             return f"a roll against {oid!r}, who was not a character before it"
     try:
@@ -155,13 +200,23 @@ def result_of(campaign: Campaign, rec: Any, *, as_gm: bool) -> str | None:
         return f"the rules cannot re-derive it: {type(e).__name__} {e}"
 
 
-def _verdict(campaign: Campaign, rec: Any, chain_ok: bool, *, as_gm: bool) -> tuple[str, str]:
+def _verdict(
+    campaign: Campaign, rec: Any, chain_ok: bool, *, as_gm: bool, snapshot: list[int]
+) -> tuple[str, str]:
     event = rec.data
     if not chain_ok:
         return "tampered", "the hash chain does not verify up to this event: the log was changed"
+    if isinstance(event, RollImported):
+        origin = imported_source(event)
+        return (
+            "imported",
+            f"imported from {origin['tool']} ({origin['message']}), not verifiable: the ledger "
+            "never saw these dice; it proves only that the entry is unchanged since it was "
+            f"imported by {rec.actor}",
+        )
     if not isinstance(event, Roll):
         return "recorded", "not a roll: the hash chain proves it is unchanged since it was recorded"
-    problem = result_of(campaign, rec, as_gm=as_gm)
+    problem = result_of(campaign, rec, as_gm=as_gm, snapshot=snapshot)
     if problem:
         return "mismatch", f"MISMATCH: {NOT_FOLLOWING}: {problem}"
     if event.source == "physical":

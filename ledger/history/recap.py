@@ -170,6 +170,10 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
             line.text = event.text
             if event.character:
                 line.character = names.get(event.character, event.character)
+        elif rec.type == "roll.imported":  # another tool's roll, as it said it (#29)
+            from ledger.history.words import imported_words
+
+            line.text = imported_words(event).split(": ", 1)[-1]
         elif rec.type == "time.passed":  # the campaign's clock (#30)
             from ledger.history.words import time_words
 

@@ -146,7 +146,25 @@ CORE_WORDS: dict[str, Callable[[Any], str]] = {
     "time.passed": lambda d: time_words(d),
     "roll.withdrawn": lambda d: f"{d.character}: roll request {d.request} withdrawn — {d.reason}",
     "checkpoint.key": lambda d: f"Checkpoint key recorded: {d.vkey}",
+    "roll.imported": lambda d: imported_words(d),
 }
+
+#: Each tool an imported roll comes from, as its name is written (#29).
+TOOL_NAMES = {"foundry": "Foundry VTT", "roll20": "Roll20"}
+
+
+def imported_words(d: Any) -> str:
+    """A ``roll.imported`` in words (#29), always saying where it came from:
+    ``"ann: rolled 1d20+5 = 19 (faces 14) — Perception; imported from Roll20, not
+    verifiable"``."""
+    faces = f" (faces {' '.join(str(f) for _, f in d.dice)})" if d.dice else ""
+    total = f" = {d.total}" if d.total is not None else ""
+    label = f" — {d.label}" if d.label else ""
+    tool = TOOL_NAMES.get(d.tool, d.tool)
+    return (
+        f"{d.character}: rolled {d.formula}{total}{faces}{label}; imported from {tool}, "
+        "not verifiable"
+    )
 
 
 def time_words(d: Any) -> str:

@@ -32,6 +32,7 @@ import msgspec
 
 from ledger.errors import RuleError
 from ledger.events import Event, Recorded, Roll, TimePassed, event_tag
+from ledger.rules.form import RollForm
 from ledger.rules.marks import applies, describes, marked
 from ledger.rules.requests import Opponent, RollParam, RollRequest
 from ledger.rules.wording import SEED_NAME, VERDICTS, Wording, for_people
@@ -59,7 +60,7 @@ StateT = TypeVar("StateT")
 OptionsT = TypeVar("OptionsT")
 
 
-class RuleSystem(Wording, abc.ABC, Generic[StateT, OptionsT]):
+class RuleSystem(Wording, RollForm, abc.ABC, Generic[StateT, OptionsT]):
     """Base class of a rule system. Subclass and set the class attributes.
 
     :cvar id: the system id, e.g. ``"wyrd-engine"``; prefix of its event tags.

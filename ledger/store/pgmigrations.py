@@ -164,5 +164,13 @@ MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
             ),
         ),
     ),
+    (
+        # what `campaign verify` last proved (#28), as ledger.store.sqlite_migrations.m013_verified
+        "m013_verified",
+        (
+            f"create table verified (campaign {_TEXT} primary key, seq bigint not null, "
+            "hash text not null, verified_at text not null)",
+        ),
+    ),
 )
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)

@@ -308,6 +308,16 @@ class SnapshotStore(Protocol):
         """Every cached snapshot: ``(stream, as_gm, seq, basis, digest, state)`` by seq."""
         ...
 
+    def set_verified(self, campaign: str, seq: int, head_hash: str, at: str) -> None:
+        """Keep that ``verify`` proved the log up to ``seq``, ending in ``head_hash``
+        (replacing the record before; #28). A record, not a proof: readers use it only
+        while the stored event ``seq`` still has ``head_hash``."""
+        ...
+
+    def verified(self, campaign: str) -> tuple[int, str, str] | None:
+        """What :meth:`set_verified` kept: ``(seq, head hash, verified_at)``, or ``None``."""
+        ...
+
 
 #: The fields of a secrets row, as :meth:`EventStore.secret_rows` gives them.
 SECRET_FIELDS = ("campaign", "session", "kind", "seed")

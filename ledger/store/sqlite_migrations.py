@@ -222,6 +222,16 @@ def m012_webhooks(db: sqlite_utils.Database) -> None:
         db.execute(sql.format(text="text not null", id="integer primary key autoincrement"))
 
 
+def m013_verified(db: sqlite_utils.Database) -> None:
+    """What ``campaign verify`` last proved of each campaign (#28): the head ``seq`` and
+    its ``hash``, so ``audit`` chains from there (:mod:`ledger.history.proving`) and never
+    proves it twice; used only while the stored event ``seq`` still has that hash."""
+    db.execute(
+        "create table verified (campaign text primary key, seq integer not null, "
+        "hash text not null, verified_at text not null)"
+    )
+
+
 MIGRATION_NAMES = (
     "m001_events",
     "m002_secrets_snapshots",
@@ -235,6 +245,7 @@ MIGRATION_NAMES = (
     "m010_merkle_checkpoints",
     "m011_api_tokens",
     "m012_webhooks",
+    "m013_verified",
 )
 
 
@@ -261,4 +272,5 @@ def get_migrations() -> Migrations:
         _migrations()(m010_merkle_checkpoints)
         _migrations()(m011_api_tokens)
         _migrations()(m012_webhooks)
+        _migrations()(m013_verified)
     return _migrations

@@ -90,6 +90,12 @@ class Statements:
         "on conflict (campaign) do update set url = excluded.url, set_at = excluded.set_at"
     )
     public_url: str = "select url from public_url where campaign = ?"
+    set_verified: str = (
+        "insert into verified (campaign, seq, hash, verified_at) values (?, ?, ?, ?) "
+        "on conflict (campaign) do update set seq = excluded.seq, hash = excluded.hash, "
+        "verified_at = excluded.verified_at"
+    )
+    verified: str = "select seq, hash, verified_at from verified where campaign = ?"
     save_snapshot: str = (
         "insert into snapshots (campaign, stream, seq, as_gm, basis, digest, state) "
         "values (?, ?, ?, ?, ?, ?, ?) on conflict (campaign, stream, as_gm, seq, basis) "

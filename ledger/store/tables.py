@@ -260,6 +260,16 @@ class SqlTables(abc.ABC):
         row = self.conn.execute(self.SQL.public_url, (campaign,)).fetchone()
         return None if row is None else str(row[0])
 
+    def set_verified(self, campaign: str, seq: int, head_hash: str, at: str) -> None:
+        """See :meth:`EventStore.set_verified`."""
+        with self.transaction():
+            self.conn.execute(self.SQL.set_verified, (campaign, seq, head_hash, at))
+
+    def verified(self, campaign: str) -> tuple[int, str, str] | None:
+        """See :meth:`EventStore.verified`."""
+        row = self.conn.execute(self.SQL.verified, (campaign,)).fetchone()
+        return None if row is None else (int(row[0]), str(row[1]), str(row[2]))
+
     # --- snapshots -----------------------------------------------------------------------
 
     def save_snapshot(

@@ -152,7 +152,9 @@ def requests_part(server: Server) -> Any:
             card["nonce"] = sessionsmod.issue_nonce(
                 campaign.store, viewer.session, server.clock(), server.policy
             )
-        return HTMLResponse(render("_requests.html.j2", cards=cards, viewer=viewer))
+        return HTMLResponse(
+            render("_requests.html.j2", cards=cards, viewer=viewer, system=campaign.system)
+        )
 
     def endpoint(request: Request) -> Response:
         return server.attempt(run, request)

@@ -258,7 +258,7 @@ class Server:
     # --- the app ----------------------------------------------------------------------------
 
     def _build(self) -> Starlette:
-        from ledger.web import answers, offline, pages, phone, roll_form, witness_api
+        from ledger.web import answers, gm, offline, pages, phone, roll_form, witness_api
         from ledger.web.api import app as api
 
         @contextlib.asynccontextmanager
@@ -289,8 +289,11 @@ class Server:
             Route("/recap/{number:seq}", pages.recap(self)),
             Route("/audit/{seq:seq}", pages.audit(self)),
             Route("/roll/{character}", roll_form.roll(self), methods=["GET", "POST"]),
+            Route("/roll/{character}/preview", roll_form.preview(self)),
             Route("/requests/part", answers.requests_part(self)),
             Route("/answer/{seq:seq}", answers.answer(self), methods=["POST"]),
+            Route("/gm", gm.gm_page(self)),  # the GM's page (#27)
+            Route("/gm/{action}", gm.gm_post(self), methods=["POST"]),
             Route("/export.ndjson", pages.export(self)),
             Route("/verify", pages.verify_page(self)),
             Route("/verifier.html", pages.verifier_download(self)),

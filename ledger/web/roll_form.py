@@ -28,46 +28,12 @@ if TYPE_CHECKING:
     from ledger.web.app import Server
 
 
-def roll_fields(system: Any) -> list[dict[str, Any]]:
-    """The roll form's fields: one per :attr:`RuleSystem.roll_params` entry."""
-    out = []
-    for p in system.roll_params:
-        kind = "flag" if p.is_flag else ("number" if p.type is int and not p.multiple else "text")
-        out.append(
-            {
-                "name": p.name,
-                "label": p.name.replace("_", " "),
-                "help": p.help + p.range_text(),
-                "kind": kind,
-                "min": p.min,
-                "max": p.max,
-                "multiple": p.multiple,
-                "suggestions": list(p.suggestions),
-            }
-        )
-    return out
-
-
-def _given(system: Any, form: dict[str, str]) -> dict[str, Any]:
-    """Form values as click would give them to ``pick_params`` (flags ``True``, repeatable
-    values split on commas into a tuple, empty fields absent)."""
-    given: dict[str, Any] = {}
-    for p in system.roll_params:
-        value = form.get(p.name, "").strip()
-        if not value:
-            continue
-        if p.is_flag:
-            given[p.name] = True
-        elif p.multiple:
-            given[p.name] = tuple(v.strip() for v in value.split(",") if v.strip())
-        else:
-            given[p.name] = value
-    return given
-
-
 #: What a player is told when only the GM's view refuses their roll: the players' view of
 #: the character allows it, so the reason is a GM-only fact (a hidden condition, a trait a
 #: blind check spent, a skill only the GM's records hold) and must not be named.
+#: What a roll settled without dice asks of the player (the form's "auto" field).
+AUTO_HINT = "if that is right, tick “Record it without rolling” (under More options)"
+
 SECRET_REFUSAL = (
     "The GM's records refuse this roll as entered, for a reason only the GM can see: "
     "ask your GM (nothing was written)."
@@ -112,7 +78,7 @@ def rehearse(
             raise AutomaticResult(system.automatic(event))
         validate(campaign, [event], cached={cid: state})
     except AutomaticResult as e:
-        return f"{e}: tick “record an automatic result” to record it"
+        return f"{e}: {AUTO_HINT}"
     except (RuleError, DiceError) as e:
         return str(e)
     return None
@@ -121,7 +87,14 @@ def rehearse(
 def roll(server: Server) -> Endpoint:
     """``/roll/ID``: the physical-dice form for a character the viewer plays (the GM: any,
     with engine and blind rolls as well); POST records it through
-    :meth:`ledger.campaign.aggregate.Campaign.roll`, with the viewer as actor.
+    :meth:`ledger.campaign.aggregate.Campaign.roll`, with the viewer as actor, and redirects
+    to ``/log?recorded=SEQ#eSEQ`` (the log's "Recorded #SEQ — outcome" banner).
+
+    The form (#27) is built from the system's roll params (:mod:`ledger.web.roll_help`): the
+    character's skills as buttons, most rolled first; the dice as face buttons or the
+    numeric keypad; the common options shown, the rest folded; the odds of the roll as it
+    stands. A refusal is shown next to the field it is about (422, nothing written); a
+    field the form does not show is refused (422).
 
     Each form carries a one-time nonce (:func:`ledger.web.sessions.issue_nonce`), used in the
     transaction that appends the roll: a form sent again gets 409 "This form was already
@@ -130,6 +103,7 @@ def roll(server: Server) -> Endpoint:
     :attr:`~ledger.web.sessions.SessionPolicy.refill_seconds` (429 "Slow down", nothing
     written; charged in the same transaction, so a refused roll costs nothing); the GM's
     are not limited."""
+    from ledger.web import roll_help
 
     def form_page(
         viewer: Viewer,
@@ -138,29 +112,62 @@ def roll(server: Server) -> Endpoint:
         error: str = "",
         status: int = 200,
         headers: dict[str, str] | None = None,
+        field: str = "",
     ) -> Response:
         campaign = server.campaign()
+        system = campaign.system
         state = campaign.state_of(cid, as_gm=viewer.as_gm, save_snapshots=False)
-        skills = sorted(campaign.system.skills_of(state))
+        skills = roll_help.skills_by_use(
+            campaign, cid, list(dict.fromkeys(system.skills_of(state))), as_gm=viewer.as_gm
+        )
         nonce = sessionsmod.issue_nonce(
             campaign.store, viewer.session, server.clock(), server.policy
         )
+        fresh = not values
+        fields = roll_help.fields(system, values, fresh)
+        skill = roll_help.skill_of(values)
+        chances: dict[str, Any] = {"lines": [], "note": "", "field": ""}
+        if not error:
+            try:
+                picked = preview_params(viewer, {k: f["value"] for k, f in _named(fields).items()})
+                chances = roll_help.odds(campaign, cid, skill, picked, as_gm=viewer.as_gm)
+            except (roll_help.Forged, ValueError) as e:
+                chances["note"] = str(e)
         response = page(
             viewer,
             "roll.html.j2",
             status,
             campaign=campaign,
+            system=system,
             cid=cid,
             name=campaign.characters()[cid],
-            fields=roll_fields(campaign.system),
+            fields=fields,
             skills=skills,
+            skill=skill or "",
+            other=values.get("skill_other", "") if skill and skill not in skills else "",
             values=values,
-            error=error,
-            example=campaign.system.example_roll,
+            error="" if field else error,
+            field_error={field: error} if field else {},
+            open_more=bool(field) and field not in {f["name"] for f in fields if f["common"]}
+            and field not in ("skill", "dice"),
+            chances=chances,
             nonce=nonce,
         )
         response.headers.update(headers or {})
         return response
+
+    def _named(fields: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        return {f["name"]: f for f in fields if f["value"]}
+
+    def preview_params(viewer: Viewer, values: dict[str, str]) -> dict[str, Any]:
+        """The roll params of ``values`` converted as ``campaign roll`` converts them.
+
+        :raises roll_help.Forged: a field the form does not show.
+        :raises ParamError: a bad value (a ``ValueError`` too: a RuleError)."""
+        from ledger.rules.params import pick_params
+
+        system = server.campaign().system
+        return pick_params(system, "roll_params", roll_help.given(system, values, as_gm=viewer.as_gm))
 
     def allowed(viewer: Viewer, cid: str) -> bool:
         campaign = server.campaign()
@@ -176,7 +183,9 @@ def roll(server: Server) -> Endpoint:
                 campaign.store, campaign.id, viewer.session, server.clock(), server.policy
             )
 
-    def record(viewer: Viewer, cid: str, form: dict[str, str]) -> tuple[Any, str]:
+    def record(viewer: Viewer, cid: str, form: dict[str, str]) -> tuple[Any, str, str]:
+        """The roll written: ``(record, "", "")``; or refused: ``(None, sentence, field)``
+        (``field`` the form field it is about, ``""`` for none)."""
         import click
 
         from ledger.campaign.aggregate import AutomaticResult
@@ -187,21 +196,34 @@ def roll(server: Server) -> Endpoint:
         from ledger.store.sqlite import ConflictError
 
         campaign = server.campaign()
+        system = campaign.system
         faces = form.get("dice", "").strip() or None
         blind = viewer.as_gm and bool(form.get("blind"))
-        if faces is None and not viewer.as_gm:
-            return None, "enter the dice you rolled (the faces, in order: 3,5 or ++-0)"
-        skill = form.get("skill", "").strip() or None
-        automatic_ok = bool(form.get("auto"))
         try:
-            given = pick_params(campaign.system, "roll_params", _given(campaign.system, form))
+            picked = roll_help.given(system, form, as_gm=viewer.as_gm)
+        except roll_help.Forged as e:
+            return None, str(e), ""
+        if faces is None and not viewer.as_gm:
+            return None, f"enter the dice you rolled: what {system.dice_words} show", "dice"
+        skill = roll_help.skill_of(form)
+        automatic_ok = bool(form.get("auto"))
+
+        def refused(text: str, dice: bool = False) -> tuple[None, str, str]:
+            return None, roll_help.plain(system, text), roll_help.field_of(system, text, dice_error=dice)
+
+        try:
+            given = pick_params(system, "roll_params", picked)
         except ParamError as e:
-            return None, str(e)
+            return None, roll_help.plain(system, str(e)), e.option
+        if faces and not automatic_ok:  # dice typed for a roll the rules settle without them
+            settled = roll_help.settled(campaign, cid, skill, given, as_gm=viewer.as_gm)
+            if settled:
+                return refused(f"{settled}: {AUTO_HINT}")
         if not viewer.as_gm:
             # the players' view first: its refusal names only what a player may know
             problem = rehearse(campaign, cid, skill, given, faces or "", automatic_ok=automatic_ok)
             if problem:
-                return None, problem
+                return refused(problem)
         store, moment = campaign.store, server.clock()
         try:
             with store.transaction():  # the nonce, the bucket and the roll: all or nothing
@@ -224,16 +246,18 @@ def roll(server: Server) -> Endpoint:
             # a stream's version counts GM-only events too: a player is not told it
             return None, str(e) if viewer.as_gm else (
                 "another entry was written at the same moment: send the form again"
-            )
+            ), ""
         except AutomaticResult as e:
             if not viewer.as_gm:
-                return None, SECRET_REFUSAL
-            return None, f"{e}: tick “record an automatic result” to record it"
+                return None, SECRET_REFUSAL, ""
+            return refused(f"{e}: {AUTO_HINT}")
         except click.UsageError as e:
-            return None, e.format_message()
+            return refused(e.format_message())
         except (RuleError, DiceError) as e:
-            return None, str(e) if viewer.as_gm else SECRET_REFUSAL
-        return rec, ""  # committed: the server's event_appended listener woke the streams
+            if not viewer.as_gm:
+                return None, SECRET_REFUSAL, ""
+            return refused(str(e), isinstance(e, DiceError))
+        return rec, "", ""  # committed: the server's event_appended listener woke the streams
 
     async def endpoint(request: Request) -> Response:
         viewer = await run_sync(server.attempt, server.viewer, request)
@@ -258,7 +282,7 @@ def roll(server: Server) -> Endpoint:
             # whose commit got no answer is looked up by the store: stored (acknowledged
             # here), not stored (tried again), or unknown (CommitUnknown: the 503 page says
             # to look first). The form's nonce is used in the same transaction as the roll.
-            rec, error = await run_sync(server.attempt, record, viewer, cid, form)
+            rec, error, field = await run_sync(server.attempt, record, viewer, cid, form)
         except sessionsmod.FormUsed as e:  # sent twice: the form again, empty
             values = form if e.expired else {}
             return await run_sync(server.attempt, form_page, viewer, cid, values, str(e), 409)
@@ -266,7 +290,52 @@ def roll(server: Server) -> Endpoint:
             wait = {"retry-after": str(max(1, int(-(-e.wait // 1))))}
             return await run_sync(server.attempt, form_page, viewer, cid, form, str(e), 429, wait)
         if rec is None:
-            return await run_sync(server.attempt, form_page, viewer, cid, form, error, 422)
-        return redirect(f"/log#e{rec.seq}")
+            return await run_sync(
+                server.attempt, form_page, viewer, cid, form, error, 422, None, field
+            )
+        verdict = await run_sync(server.attempt, lambda: server.campaign().system.verdict(rec.data))
+        shown = f"&verdict={verdict}" if verdict else ""
+        return redirect(f"/log?recorded={rec.seq}{shown}#e{rec.seq}")
+
+    return endpoint
+
+
+def preview(server: Server) -> Endpoint:
+    """``GET /roll/ID/preview?skill=...&PARAM=...``: the odds of the roll the form holds,
+    as an HTML fragment (``_odds.html.j2``) the form's script swaps in as fields change:
+    "you need 15+ for good: 30%", or why there are none (the rules' refusal, an automatic
+    result) with the field it is about (``data-field``). Read in the viewer's view of the
+    character; writes nothing. 404 for a character the viewer does not play."""
+    from ledger.rules.params import ParamError, pick_params
+    from ledger.web import roll_help
+    from ledger.web.common import render
+
+    def run(request: Request) -> Response:
+        from starlette.responses import HTMLResponse
+
+        viewer = server.viewer(request)
+        if viewer is None:
+            return login_hint()
+        campaign = server.campaign()
+        cid = request.path_params["character"]
+        if cid not in accessmod.characters_of(campaign, viewer.access):
+            return _not_found()
+        query = {k: v[:500] for k, v in request.query_params.items()}
+        system = campaign.system
+        try:
+            picked = pick_params(
+                system, "roll_params", roll_help.given(system, query, as_gm=viewer.as_gm)
+            )
+            chances = roll_help.odds(
+                campaign, cid, roll_help.skill_of(query), picked, as_gm=viewer.as_gm
+            )
+        except roll_help.Forged as e:
+            chances = {"lines": [], "note": str(e), "field": ""}
+        except ParamError as e:
+            chances = {"lines": [], "note": roll_help.plain(system, str(e)), "field": e.option}
+        return HTMLResponse(render("_odds.html.j2", chances=chances))
+
+    def endpoint(request: Request) -> Response:
+        return server.attempt(run, request)
 
     return endpoint

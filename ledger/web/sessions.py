@@ -354,3 +354,22 @@ def use_nonce(store: Any, session: Session, nonce: str, now: datetime) -> None:
         if not nonce or not store.use_web_nonce(session.id, hashed(nonce), stamp(now)):
             check_nonce(store, session, nonce)
             raise FormUsed()  # used between the two looks
+
+
+def sign_out_device(
+    store: Any, campaign_id: str, session_id: int, now: datetime, policy: SessionPolicy
+) -> Session | None:
+    """End the live session ``session_id`` of the campaign from the GM's page (#27): the
+    device's next request finds no session (the login hint), its open live streams end at
+    their next look (``event: ended``). The link stays live: the player opens it again to
+    sign back in.
+
+    :returns: the session ended, or ``None`` when the campaign has no such live session
+        (already signed out, idle too long, or another campaign's).
+    """
+    for sessions in devices(store, campaign_id, now, policy).values():
+        for session in sessions:
+            if session.id == session_id:
+                sign_out(store, session, now)
+                return session
+    return None

@@ -90,7 +90,26 @@ async function sendDice(li, form) {
   done(li);
 }
 
+// Die-face buttons (#27) fill the dice field: a Fudge face is added to the run ("++-0"),
+// a number after a space ("3 5"); "Next die" leaves a space for the keypad.
+function wireFaces(li) {
+  const dice = li.querySelector("input.dice-entry");
+  const faces = li.querySelector(".faces");
+  if (!dice || !faces) { return; }
+  faces.hidden = false;
+  faces.addEventListener("click", function (event) {
+    const button = event.target.closest("button");
+    if (!button) { return; }
+    const now = dice.value.trim();
+    if (button.classList.contains("clear-dice")) { dice.value = ""; }
+    else if (button.classList.contains("next-die")) { dice.value = now ? now + " " : ""; dice.focus(); }
+    else if (button.classList.contains("fudge")) { dice.value = now.replace(/\s+/g, "") + button.dataset.face; }
+    else if (button.dataset.face) { dice.value = (now ? now + " " : "") + button.dataset.face; }
+  });
+}
+
 function wire(li) {
+  wireFaces(li);
   const form = li.querySelector("form.answer");
   const button = li.querySelector("button.roll-now");
   button.hidden = false;

@@ -34,7 +34,8 @@
     "campaign.created": 1, "character.created": 1, "session.started": 1, "session.ended": 1,
     "session.abandoned": 1, "downtime.committed": 1, "downtime.revealed": 1,
     "downtime.abandoned": 1, "scene.started": 1, "scene.ended": 1, "note.added": 1,
-    "correction.recorded": 1, "contest.opposed": 1, "roll.requested": 1, "roll.withdrawn": 1
+    "correction.recorded": 1, "contest.opposed": 1, "roll.requested": 1, "roll.withdrawn": 1,
+    "roll.imported": 1  // a roll imported from another tool (#29): never verifiable
   };
   var MAX_SIDES = 1000;
   var encoder = new TextEncoder();

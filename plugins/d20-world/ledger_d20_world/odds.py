@@ -114,6 +114,37 @@ class Odds(RuleSystem[Character, Options]):
             out["shock"] = fraction_text(shock_chance(int(params["wounds"])))
         return out
 
+    def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
+        """The roll form's odds of a check before it is rolled (#27), from :meth:`odds`
+        with the check's proficiency, penalties and mode ("Checks", steps 2-5: the kept
+        d20 + proficiency - penalties; 18+ good, 9-17 messy, 8 or less bad).
+
+        E.g. Isa's Lockpicking +3, no penalty: ``("you need 15+ for good", 3/10)``,
+        ``("6 to 14: messy", 9/20)``, ``("5 or less: bad", 1/4)``.
+
+        :returns: ``None`` for a shock roll or a check the rules settle without rolling.
+        """
+        if getattr(event, "gate", "auto_fail") in ("auto_fail", "auto_success"):
+            return None
+        penalty = (event.wound_penalty + event.condition_penalty + event.jinx_penalty
+                   + (event.hidden_modifier or 0))  # fmt: skip
+        got = self.odds({"proficiency": event.proficiency, "penalty": penalty,
+                         "advantage": event.mode == "advantage",
+                         "disadvantage": event.mode == "disadvantage"})  # fmt: skip
+        modifier = event.proficiency - penalty
+        die = {"advantage": " on the higher d20", "disadvantage": " on the lower d20"}.get(
+            event.mode, ""
+        )
+        good, messy = 18 - modifier, 9 - modifier  # the kept face each band needs
+
+        def face(n: int) -> int:
+            return max(1, min(20, n))
+
+        lines = [(f"you need {face(good)}+{die} for good", Fraction(got["good"]))]
+        lines.append((f"{face(messy)} to {face(good - 1)}: messy", Fraction(got["messy"])))
+        lines.append((f"{face(messy - 1)} or less: bad", Fraction(got["bad"])))
+        return [(text, chance) for text, chance in lines if chance]
+
 
 FAMILY_PROFICIENCIES = range(0, 11)
 """The proficiencies of the family: +0 (a skill being practised) to +10. Characters start at

@@ -50,6 +50,30 @@ class D20World(Rules, Appliers, Words, SheetRules, Odds):
         RollParam("weapon", "d20-world: with --vs-character, the weapon item the attack uses: "
                   "it is the check's tools, and its damage comes from the item."),
     )
+    # the roll form on a phone (#27), in the words of "Checks": time, tools, skill and help
+    common_roll_params = ("time", "tools", "help_from")
+    roll_labels = {
+        "time": "Time: to plan it and to enact it",
+        "tools": "Tools: proper tools, weapons or faculties",
+        "help_from": "Help from an ally",
+        "trait": "Invoke a trait (Name:help or Name:hinder)",
+        "advantage": "Advantage from The World",
+        "disadvantage": "Disadvantage",
+        "practice": "Practise a skill you lack",
+        "spell": "Cast a spell you know",
+        "objective": "Objective it contributes to",
+        "shock": "Shock roll after a wound",
+        "weapon": "Weapon",
+    }
+    # a check is rolled when success is uncertain: skill and one more factor, most often
+    # time ("Checks"); without it the form would ask for a check the rules never make
+    roll_defaults = {"time": True}
+    dice_words = "the d20"
+
+    def refusal_field(self, message: str) -> str | None:
+        """A check the rules settle without rolling is decided by time, tools and skill
+        ("Checks"): the form shows why next to "Time"."""
+        return "time" if "no check is made" in message else None
     contests = True
     sections = {  # the seed section each event type implements (shown by audits)
         "d20-world.check_rolled": "Core Rules: Checks; Natural 1 & 20",

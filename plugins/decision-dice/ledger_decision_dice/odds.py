@@ -215,6 +215,24 @@ class Odds(RuleSystem[Character, Options]):
                         "success": frac(p), "failure": frac(1 - p)})
         return out
 
+    def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
+        """The roll form's odds of a decision roll before it is rolled (#27), from
+        :meth:`odds` with the roll's dice (3 with advantage, 1 with disadvantage, else 2),
+        its counted modifiers (STAT included) and its target ("Decision Rolls": the total
+        meets the target number). E.g. STAT 1 against 8 on 2d6: ``("you need 7+ on the
+        dice", 7/12)``.
+
+        :returns: ``None`` for a contested or a supply roll.
+        """
+        if not hasattr(event, "target") or not hasattr(event, "decision_dice"):
+            return None
+        got = self.odds({"stat": event.modifier_total, "target": str(event.target),
+                         "advantage": event.decision_dice == 3,
+                         "disadvantage": event.decision_dice == 1})  # fmt: skip
+        dice = f"{event.decision_dice}d6"
+        return [(f"you need {got['need_on_dice']}+ on the {dice} to meet {event.target}",
+                 Fraction(got["success"]))]  # fmt: skip
+
     def _family(self, count: int, modifiers: int, target: Any) -> dict[str, Any]:
         """``odds`` without ``stat``: P(success) for every STAT the campaign allows
         (``stat_min``..``stat_max``, default 0..10, ruling X1) at each named rung of the

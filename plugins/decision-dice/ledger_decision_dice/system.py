@@ -39,6 +39,26 @@ class DecisionDice(Rules, Appliers, Words, SheetRules, Odds):
     source = "002_735c6d6cd834a641.txt"
     book = '"Core Mechanics" of an untitled 2d6 rulebook (Decision Dice)'
     example_roll = 'roll jen might --target 8 --bonus -2 --penalty 1 --dice 4,4  # bonus -2 and penalty +1 count 0: 8 vs 8 succeeds'
+    # the roll form on a phone (#27), in the words of "Core Mechanics"
+    skill_label = "STAT"
+    common_roll_params = ("target", "advantage", "disadvantage")
+    roll_labels = {
+        "target": "Target number",
+        "advantage": "Advantage (3d6, keep the best two)",
+        "disadvantage": "Disadvantage (1d6)",
+        "modifier": "Modifier",
+        "bonus": "Bonus",
+        "penalty": "Penalty",
+        "adjust": "Target number adjustment",
+        "impossible": "Attempt an “Impossible” task",
+        "supply": "Supply die of the item",
+        "opponent": "Opponent",
+        "opponent_modifier": "Opponent's STAT and modifiers",
+        "opponent_advantage": "Opponent has advantage",
+        "opponent_disadvantage": "Opponent has disadvantage",
+    }
+    dice_faces = ("1", "2", "3", "4", "5", "6")
+    dice_words = "the d6s"
     contests = True  # --vs-character: the opponent's stat, conditions and modifiers (DD6)
     has_harm = True  # `campaign damage` spends the harm_track derived value (DD10)
     # odds_series / draw_odds of `campaign odds --plot`; named in full, not ".odds", so that a

@@ -320,6 +320,27 @@ class Odds(RuleSystem[Character, Options]):
         return report
 
 
+    def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
+        """The roll form's odds of a Test of Skill before it is rolled (#27), from
+        :meth:`odds` with the roll's Skill Level, dice kept, mode, Effort bonus and
+        difficulty ("Test of Skill": pass with successes at least the difficulty). E.g.
+        Skill Level 5 against Normal (1), three dice: ``("you need 1 success", ...)``.
+
+        :returns: ``None`` for a contest or an automatic hit (difficulty 0).
+        """
+        if not hasattr(event, "skill_level") or not getattr(event, "difficulty", 0):
+            return None
+        try:
+            got = self.odds({"skill": event.skill_level, "pool": event.pool or 3,
+                             "advantage": event.mode == "advantage",
+                             "disadvantage": event.mode == "disadvantage",
+                             "bonus": event.effort_bonus, "difficulty": event.difficulty})  # fmt: skip
+        except RuleError:
+            return None
+        need = event.difficulty
+        return [(f"you need {need} success{'es' if need > 1 else ''} to pass", Fraction(got["pass"]))]
+
+
 # --- the chart (`campaign odds spellwoven --plot`) ---------------------------------------
 
 SHOWN = (3, 5, 7, 10, 15)

@@ -49,6 +49,22 @@ class Spellwoven(Rules, Appliers, Words, SheetRules, Odds):
     source = "004_663ae3e4ecc71fd1.txt"
     book = "Spellwoven: Rules for the Game"
     example_roll = 'roll jen Sprint --difficulty 1 --dice 6,6,10  # "Example: Static Difficulty": no success'
+    # the roll form on a phone (#27): "Test of Skill", "Difficulty levels", "Effort"
+    common_roll_params = ("difficulty", "advantage", "disadvantage", "effort")
+    roll_labels = {
+        "difficulty": "Difficulty",
+        "target": "Target's Attribute",
+        "effort": "Spend 1 Effort",
+        "vs": "Contest of Skill against",
+        "attribute": "Attribute",
+        "vs_effort": "The opponent spends 1 Effort",
+        "pool": "Dice kept (the GM's fiat)",
+        "advantage": "Advantage",
+        "disadvantage": "Disadvantage",
+        "weakness": "Use the target's Weakness",
+    }
+    dice_faces = tuple(str(n) for n in range(1, 11))
+    dice_words = "the d10s"
     contests = True  # --vs-character: the opponent's Skill Level from their sheet (SW5)
     event_types = EVENT_TYPES
     upcasters = UPCASTERS

@@ -233,6 +233,23 @@ def spend_family(target: int) -> dict[str, str]:
 class Odds(RuleSystem[Character, Options]):
     """``campaign odds terran-engine`` and the odds ``advance --dry-run`` shows."""
 
+    def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
+        """The roll form's odds of a Risky Action before it is rolled (#27), from
+        :meth:`odds` with its pool (Light + Dark dice; "2.1 Risky Actions": the highest die,
+        6 success, 4-5 mixed, 1-3 fail; no dice fail, ruling R3). E.g. 3 dice: ``("a 6 on
+        any die: success", 91/216)``.
+
+        :returns: ``None`` for any other roll (an Effect, an Attribute at creation, ...).
+        """
+        if not hasattr(event, "light") or not hasattr(event, "highest"):
+            return None
+        pool = len(event.light) + len(event.dark)
+        bands = self.odds({"pool": pool})["risky_action"]
+        lines = [(f"a 6 on any of {pool} dice: success", Fraction(bands["success"])),
+                 ("4 or 5 at best: mixed", Fraction(bands["mixed"])),
+                 ("3 or less: fail", Fraction(bands["fail"]))]  # fmt: skip
+        return [(text, chance) for text, chance in lines if chance]
+
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
         """Exact odds for what ``params`` names (fractions as ``"n/d"`` strings).
 

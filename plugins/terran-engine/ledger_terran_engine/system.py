@@ -29,6 +29,32 @@ class TerranEngine(Rules, Appliers, Words, SheetRules, Odds):
     source = "003_2aeb47bc6ca82a40.txt"
     book = "Terran Engine SRD v0.4.5"
     example_roll = "roll jen Exploration --attribute Agility --dark 1 --montage --challenge 'Greywater ford' --dice 2,3,1,4  # 3 Light and 1 Dark die, highest 4"
+    # the roll form on a phone (#27): "Risky Actions", "Light and Dark Dice", "Effect"
+    common_roll_params = ("attribute", "dark", "position")
+    roll_labels = {
+        "attribute": "Attribute",
+        "dark": "Dark Dice risked",
+        "position": "Position (+1 or −1 dice)",
+        "extra": "Other dice (+ or −)",
+        "advancement": "Advancement that applies",
+        "condition": "Condition that applies",
+        "challenge": "Challenge",
+        "hindered": "Hindered by heavy armour",
+        "improvised": "Improvised tool",
+        "montage": "Montage",
+        "pooled": "Ego offered by companions",
+        "creation": "Roll this Attribute at creation",
+        "effect": "Effect dice",
+        "weapon": "Weapon or tool",
+        "twohands": "Held two-handed",
+        "consequence": "Consequence",
+        "fork": "Challenge it forks into",
+        "protected": "Protected",
+        "sacrifice": "Sacrifice the shield",
+        "fortune": "Fortune die",
+    }
+    dice_faces = ("1", "2", "3", "4", "5", "6")
+    dice_words = "the d6s"
     contests = True  # an Effect against a character on the ledger (--vs-character, T24)
     has_harm = True  # `campaign damage` and --apply: physical harm through armour (T24)
     time_spans = {  # "1.3.1 HP": "a well rested night", "a week of rest"

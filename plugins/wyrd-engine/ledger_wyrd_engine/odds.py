@@ -181,6 +181,31 @@ class Odds(RuleSystem[Character, Options]):
         out["ladder"] = ladder_odds(skill, comparison, margins)
         return out
 
+    def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
+        """The roll form's odds of a check before it is rolled (#27), from :meth:`odds` with
+        the roll's modifier (skill + trait + boost + teamwork + situational - wounds) and
+        its DR ("Fudge dice (4dF)", "Passive Opposition") or the opposition's rating
+        ("Active Opposition"). E.g. Fair (+1) against Good (+2): ``("you need +1 or more on
+        the four dice", 31/81)``.
+
+        :returns: ``None`` for initiative (compared at the table).
+        """
+        modifier = event.total - event.roll
+        if event.mode == "initiative":
+            return None
+        if event.dr is None:
+            got = self.odds({"skill": modifier, "vs": event.opposition})
+            verb = "the attack hits" if event.mode == "attack" else "you come out on top"
+            return [(verb, Fraction(got["win"]))]
+        row = self.odds({"skill": modifier, "dr": str(event.dr)})["ladder"][0]
+        need = event.dr - modifier + (1 if self.options.dr_comparison == ">" else 0)
+        if need > 4:
+            return [("the four dice cannot reach it", Fraction(0))]
+        lines = [(f"you need {signed(max(need, -4))} or more on the four dice",
+                  Fraction(row["success"]))]  # fmt: skip
+        lines += [(band.replace("_", " "), Fraction(p)) for band, p in row["bands"].items()]
+        return lines
+
     def _family(
         self, dr_text: Any, comparison: str, margins: tuple[int, ...]
     ) -> dict[str, Any]:

@@ -8,7 +8,7 @@ the sheet in :mod:`.sheet`, the exact odds and their chart in :mod:`.odds`.
 
 from __future__ import annotations
 
-from ledger import RollParam
+from ledger import FUDGE_FACES, RollParam
 
 from . import events as ev
 from .appliers import Appliers
@@ -57,6 +57,25 @@ class WyrdEngine(Rules, Appliers, Words, SheetRules, Odds):
                   "named), no DR; against --vs/--vs-character the higher acts first.",
                   is_flag=True),
     )  # fmt: skip
+    # the roll form on a phone (#27): "Fudge dice (4dF)", "Difficulty Levels", "Traits"
+    common_roll_params = ("dr", "trait")
+    roll_labels = {
+        "dr": "Difficulty Rating",
+        "trait": "Invoke a trait, gear or boon",
+        "boost": "Spend a boost",
+        "teamwork": "Teamwork bonus",
+        "vs": "Active opposition: their rating",
+        "opponent": "Who opposes",
+        "attack": "Attacking",
+        "defend": "Defending",
+        "physical": "A physical action",
+        "vs_trait": "The opponent's trait or gear",
+        "situational": "Situational modifier",
+        "situation": "Why it applies",
+        "initiative": "Initiative",
+    }
+    dice_faces = FUDGE_FACES
+    dice_words = "the four Fudge dice"
     contests = True
     sections = {  # the seed section each event type implements (shown by audits)
         "wyrd-engine.check_rolled": (

@@ -1,0 +1,312 @@
+"""The GM's page that runs the night (#27): ``GET /gm`` and its taps, ``POST /gm/ACTION``.
+
+Only the GM's session sees it: a player's session, or none, gets the generic 404 page
+("There is nothing here"), no hint that the page exists. Per character: apply damage
+(:func:`ledger.campaign.recording.harm`, the code of ``campaign damage``), add or end a
+condition and mark experience (the rule system's own events, :func:`ledger.campaign.recording.
+record_event`, the code of ``campaign record``; which events these are:
+:func:`~ledger.campaign.recording.kinds_of`), and request a roll (``campaign request``); every
+other recordable event as a folded form. Each write redirects to ``/gm?done=SEQ``, which says
+what was written and what it changed in the book's words, with an undo that takes a reason
+(a correction, ``campaign correct SEQ --reason``; an open roll request is withdrawn,
+``campaign withdraw``). A refused write shows the page again (422) with the reason next to
+the form that caused it; nothing is written.
+
+Who is connected: each live link's signed-in devices (browser and system, signed in, last
+seen) with **Sign out** (the session ends at once: the phone's next request gets the login
+hint, its live stream ``event: ended``). Links are printed once and the ledger keeps only
+their hashes, so the page cannot show a player's current link: **New link** issues a fresh
+one (``campaign access add NAME --replace``: the old link and its devices stop) and shows it
+once, with its QR code, in the answer to that POST (never in a URL, never again).
+
+Every POST carries the session's CSRF token and is checked for the same origin
+(:func:`ledger.web.common.check_csrf`), and the page's one-time nonce
+(:func:`ledger.web.sessions.issue_nonce`), used in the transaction of the write: a form sent
+twice writes once (409 the second time).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ledger.web import sessions as sessionsmod
+from ledger.web.common import (
+    FormError,
+    Viewer,
+    check_csrf,
+    error_page,
+    login_hint,
+    read_form,
+    redirect,
+    run_sync,
+)
+from ledger.web.pages import Endpoint, _not_found, page
+
+if TYPE_CHECKING:
+    from ledger.web.app import Server
+
+#: The taps ``POST /gm/ACTION`` takes.
+#: The actor of the page's writes: the GM's link.
+GM = "gm"
+
+ACTIONS = ("damage", "record", "request", "undo", "signout", "link")
+
+
+class Refused(Exception):
+    """A tap that writes nothing: its status, one sentence, and the form it came from."""
+
+    def __init__(self, status: int, text: str, form: str = "") -> None:
+        super().__init__(text)
+        self.status = status
+        self.text = text
+        self.form = form
+
+
+def gm_page(server: Server) -> Endpoint:
+    """``GET /gm``: the GM's page (404 for anyone else). ``?done=SEQ`` shows what the tap
+    that wrote SEQ changed, with its undo; ``?out=1`` that a device was signed out."""
+
+    def run(request: Request) -> Response:
+        viewer = server.viewer(request)
+        if viewer is None:
+            return login_hint()
+        if not viewer.as_gm:
+            return _not_found()
+        done = request.query_params.get("done", "")
+        note = (
+            "The device is signed out: its next page asks for the link again."
+            if (request.query_params.get("out"))
+            else ""
+        )
+        seq = int(done) if done.isdigit() and len(done) <= 18 else 0
+        return render_page(server, viewer, done=seq, note=note)
+
+    def endpoint(request: Request) -> Response:
+        return server.attempt(run, request)  # type: ignore[no-any-return]
+
+    return endpoint
+
+
+def render_page(
+    server: Server,
+    viewer: Viewer,
+    *,
+    done: int = 0,
+    note: str = "",
+    failed: Refused | None = None,
+    values: dict[str, str] | None = None,
+    new_link: dict[str, str] | None = None,
+    status: int = 200,
+    _placed: bool = False,
+) -> Response:
+    """The GM's page, with a fresh one-time nonce for its forms. A refusal is shown next to
+    the form it came from, or at the top when the page no longer has that form (a device
+    signed out meanwhile, an entry gone from the recent ones)."""
+    from ledger.web import gm_forms
+
+    if failed is not None and failed.form and not _placed:
+        first = render_page(server, viewer, done=done, note=note, failed=failed, values=values,
+                            new_link=new_link, status=status, _placed=True)  # fmt: skip
+        if f'id="err-{failed.form}"'.encode() in first.body:
+            return first
+        failed = Refused(failed.status, failed.text)
+
+    campaign = server.campaign()
+    said, changes, about = gm_forms.changes_of(campaign, done) if done else ("", [], None)
+    recent = gm_forms.recent(campaign)
+    undo = next((r["undo"] for r in recent if r["seq"] == done), "") if said else ""
+    nonce = sessionsmod.issue_nonce(campaign.store, viewer.session, server.clock(), server.policy)
+    return page(
+        viewer,
+        "gm.html.j2",
+        status,
+        campaign=campaign,
+        cards=gm_forms.character_cards(campaign),
+        taps=gm_forms.taps(campaign),
+        recent=recent,
+        links=gm_forms.connected(campaign, server.clock(), server.policy, viewer.session.id),
+        done={"seq": done, "text": said, "changes": changes, "character": about, "undo": undo}
+        if said
+        else None,
+        note=note,
+        failed=failed,
+        values=values or {},
+        new_link=new_link,
+        nonce=nonce,
+    )
+
+
+def act(server: Server, viewer: Viewer, action: str, form: dict[str, str]) -> Any:
+    """Do one tap in one transaction with the form's nonce; returns the redirect's URL, or
+    ``{"link": ...}`` for a new link.
+
+    :raises Refused: what was entered, or the rules, refuse it (nothing written).
+    :raises sessionsmod.FormUsed: the form was sent already (nothing more written).
+    """
+    from ledger.campaign import recording
+    from ledger.campaign.clock import now
+    from ledger.errors import ConflictError, RuleError
+
+    campaign = server.campaign()
+    store, moment = campaign.store, server.clock()
+    where = form.get("form", "")
+    sessionsmod.check_nonce(store, viewer.session, form.get("nonce", ""))
+    try:
+        with store.transaction():
+            sessionsmod.use_nonce(store, viewer.session, form.get("nonce", ""), moment)
+            if action == "signout":
+                return _sign_out(server, campaign, form, where)
+            if action == "link":
+                return _new_link(campaign, form, where)
+            if action == "undo":
+                return _undo(campaign, form, where)
+            if action == "request":
+                return _request(campaign, form, where)
+            named = form.get("character", "").strip()
+            cid = campaign.find_character(named) if named or action == "damage" else None
+            if action == "damage":
+                assert cid is not None
+                amount = form.get("amount", "").strip()
+                if not amount.lstrip("-").isdigit() or len(amount) > 9:
+                    raise Refused(
+                        422, _sentence("give the damage as a whole number, 1 or more"), where
+                    )
+                event = recording.harm(campaign, cid, int(amount), _items(form.get("affects")))
+            else:
+                texts = {k[2:]: v for k, v in form.items() if k.startswith("f.") and v.strip()}
+                if cid is not None:
+                    texts.setdefault("character", cid)
+                event = recording.record_event(campaign, form.get("event", ""), texts)
+            rec = recording.write(campaign, event, actor=viewer.access.who, at=now()).rec
+            return f"/gm?done={rec.seq}" + (f"#c-{cid}" if cid else "")
+    except recording.FieldError as e:
+        raise Refused(422, _sentence(e.message), where) from None
+    except ConflictError:
+        raise Refused(
+            409, "Another entry was written at the same moment: tap again.", where
+        ) from None
+    except RuleError as e:
+        raise Refused(422, _sentence(str(e)), where) from None
+
+
+def _items(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return (text[:1].upper() + text[1:]).rstrip(".") + " (nothing was written)."
+
+
+def _request(campaign: Any, form: dict[str, str], where: str) -> str:
+    from ledger.campaign.clock import now
+    from ledger.rules.params import pick_params
+    from ledger.web.roll_help import given
+
+    cid = campaign.find_character(form.get("character", ""))
+    skill = form.get("skill", "").strip() or None
+    names = {p.name for p in campaign.system.roll_params}
+    options = given(campaign.system, {k: v for k, v in form.items() if k in names}, as_gm=True)
+    picked = pick_params(campaign.system, "roll_params", options)
+    asked = form.get("asked", "").strip() or None
+    rec = campaign.request_roll(cid, skill, picked, asked=asked, actor=GM, at=now())
+    return f"/gm?done={rec.seq}#c-{cid}"
+
+
+def _undo(campaign: Any, form: dict[str, str], where: str) -> str:
+    from ledger.campaign.clock import now
+
+    seq_text = form.get("seq", "")
+    reason = form.get("reason", "").strip()
+    if not seq_text.isdigit() or len(seq_text) > 18:
+        raise Refused(422, "Choose the entry to undo.", where)
+    if not reason:
+        raise Refused(422, "Give the reason: it is kept in the log beside the correction.", where)
+    seq = int(seq_text)
+    target = campaign.record(seq)
+    if target.type == "roll.requested":
+        rec = campaign.withdraw_request(seq, reason, actor=GM, at=now())
+    else:
+        rec = campaign.correct(seq, reason, actor=GM, at=now())
+    return f"/gm?done={rec.seq}"
+
+
+def _sign_out(server: Server, campaign: Any, form: dict[str, str], where: str) -> str:
+    text = form.get("session", "")
+    ended = None
+    if text.isdigit() and len(text) <= 18:
+        ended = sessionsmod.sign_out_device(
+            campaign.store, campaign.id, int(text), server.clock(), server.policy
+        )
+    if ended is None:
+        raise Refused(422, "That device is not signed in any more.", where)
+    return "/gm?out=1#devices"
+
+
+def _new_link(campaign: Any, form: dict[str, str], where: str) -> dict[str, str]:
+    from ledger.campaign.clock import now
+    from ledger.web import access as accessmod
+    from ledger.web.gm_forms import qr_data_uri
+
+    who = form.get("who", "").strip()
+    players = {p.casefold(): p for p in accessmod.players_of(campaign, as_gm=True)}
+    for link in accessmod.live(campaign.store, campaign.id):
+        if not link.is_gm:
+            players.setdefault(link.who.casefold(), link.who)
+    if who.casefold() not in players:
+        raise Refused(422, "New links are for the players on this page.", where)
+    found, token = accessmod.grant(
+        campaign.store, campaign, players[who.casefold()], (), at=now(), replace=True
+    )
+    base = campaign.store.public_url(campaign.id) or form.get("_base", "")
+    url = f"{base.rstrip('/')}/a/{token}"
+    return {"who": found.who, "url": url, "qr": qr_data_uri(url)}
+
+
+def gm_post(server: Server) -> Endpoint:
+    """``POST /gm/ACTION``: one tap of the GM's page (:data:`ACTIONS`); 303 to the page
+    (``?done=SEQ``), or the page again with the refusal next to its form (422, 409 for a
+    form sent twice). 404 for anyone but the GM, 403 from another page (CSRF)."""
+
+    async def endpoint(request: Request) -> Response:
+        viewer = await run_sync(server.attempt, server.viewer, request)
+        if viewer is None:
+            return login_hint()
+        if not viewer.as_gm or request.path_params["action"] not in ACTIONS:
+            return _not_found()
+        try:
+            form = await read_form(request)
+        except FormError as e:
+            return error_page(413, f"{e}.")
+        if not check_csrf(request, viewer, form):
+            return error_page(403, "This form did not come from this page: reload it.")
+        if not await run_sync(server.attempt, server.still_live, viewer):
+            return login_hint()
+        form["_base"] = f"{request.url.scheme}://{request.url.netloc}"
+        action = request.path_params["action"]
+        try:
+            out = await run_sync(server.attempt, act, server, viewer, action, form)
+        except Refused as e:
+            again = functools.partial(
+                render_page, server, viewer, failed=e, values=form, status=e.status
+            )
+            return await run_sync(server.attempt, again)
+        except sessionsmod.FormUsed as e:
+            text = (
+                "This page has expired: reload it and tap again (nothing was written)."
+                if e.expired
+                else "This form was already sent: it is in the log once (nothing more was written)."
+            )
+            failed = Refused(409, text, form.get("form", ""))
+            return await run_sync(
+                server.attempt, lambda: render_page(server, viewer, failed=failed, status=409)
+            )
+        if isinstance(out, dict):  # a new link: shown once, in this answer only
+            return await run_sync(server.attempt, lambda: render_page(server, viewer, new_link=out))
+        return redirect(out)
+
+    return endpoint

@@ -1,0 +1,72 @@
+"""The GM's page (#27) in Debian's Chromium at a phone's size: damage applied with a tap is
+recorded and said on the page in the book's words, under the page's CSP, and a player's
+open log shows it; no layout wider than the phone, every button at least 44 px tall."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from .test_web_browser import CHROMIUM, PHONE, signed_in
+from .webtools import ROOT, d20_table, live_server
+
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
+)
+
+
+@pytest.fixture
+def table(tmp_path):
+    return d20_table(str(tmp_path / "ledger.db"))
+
+
+def test_the_gm_applies_damage_on_a_phone_and_sees_it_on_the_page(table, browser):
+    gm_token, dana_token = table.link("gm"), table.link("Dana")
+    with live_server(table.db) as base:
+        context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+        gm, errors = signed_in(context, base, gm_token)
+        dana, _ = signed_in(browser.new_context(viewport=PHONE), base, dana_token)
+        dana.goto(f"{base}/log")
+        dana.wait_for_function("document.getElementById('status').textContent.startsWith('Live')")
+        gm.goto(f"{base}/gm")
+        assert gm.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        for button in gm.locator("section.character button:visible").all():
+            box = button.bounding_box()
+            assert box is not None and box["height"] >= 44, button.inner_text()
+        gm.fill("#amount-isa", "3")
+        gm.locator("#c-isa button.apply").tap()
+        gm.wait_for_url("**/gm?done=*")
+        panel = gm.inner_text("#done")
+        assert "Isa Marrow — takes 3 damage" in panel and "Wound 1: 3 damage" in panel
+        seq = int(gm.url.split("done=")[1].split("#")[0])
+        dana.wait_for_selector(f"#e{seq}", timeout=5000)  # the player's open log has it
+        assert "takes 3 damage" in dana.inner_text(f"#e{seq}")
+        assert gm.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        assert not errors, errors  # no CSP violation, no script error
+        context.close()
+
+
+@pytest.mark.skipif(not os.environ.get("LEDGER_SCREENSHOTS"), reason="LEDGER_SCREENSHOTS=1 to redo")
+def test_screenshots_of_the_gm_page(table, browser):
+    """``docs/img/gm-page.png`` (1280x800) and ``gm-page-phone.png`` (390x844), after a tap:
+    ``LEDGER_SCREENSHOTS=1 uv run pytest tests/test_web_gm_browser.py``."""
+    table.ok("record", "condition-added", "--character", "isa", "--condition", "shaken",
+             "--check-penalty", "1", "--ends-when", "a night's sleep")  # fmt: skip
+    gm_token, dana_token = table.link("gm"), table.link("Dana")
+    with live_server(table.db) as base:
+        signed_in(browser.new_context(viewport=PHONE, user_agent=PHONE_UA), base, dana_token)
+        for name, size in (("gm-page", {"width": 1280, "height": 800}), ("gm-page-phone", PHONE)):
+            page, _ = signed_in(browser.new_context(viewport=size), base, gm_token)
+            page.goto(f"{base}/gm")
+            page.fill("#amount-bram", "2")
+            page.locator("#c-bram button.apply").click()
+            page.wait_for_url("**/gm?done=*")
+            page.screenshot(path=str(ROOT / "docs" / "img" / f"{name}.png"))
+
+
+PHONE_UA = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/130.0 Mobile Safari/537.36"
+)
