@@ -171,7 +171,8 @@ def test_the_pages_found_include_every_page_of_the_site(table, browser):
     player, gm = found["Dana"], found["gm"]
     expected = {"/", "/log", "/sheet/isa", "/recap/1", "/audit/5", "/roll/isa", "/verify"}
     assert expected <= set(player), player
-    assert expected <= set(gm), gm
+    assert expected | {"/gm"} <= set(gm), gm
+    assert "/gm" not in player  # the GM's page is the GM's only
     assert not {"/events", "/sheet.css", "/export.ndjson", "/sw.js"} & set(player + gm)
 
 
