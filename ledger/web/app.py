@@ -93,7 +93,8 @@ KEEPALIVE_SECONDS = 15.0
 #: The policy of every page: scripts only from the server's own files, nothing inline.
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; "
+    "worker-src 'self'; manifest-src 'self'"
 )
 SECURITY_HEADERS = {
     "x-content-type-options": "nosniff",
@@ -257,7 +258,7 @@ class Server:
     # --- the app ----------------------------------------------------------------------------
 
     def _build(self) -> Starlette:
-        from ledger.web import answers, gm, pages, phone, roll_form, witness_api
+        from ledger.web import answers, gm, offline, pages, phone, roll_form, witness_api
         from ledger.web.api import app as api
 
         @contextlib.asynccontextmanager
@@ -283,6 +284,8 @@ class Server:
             Route("/sheet/{character}", pages.sheet(self)),
             Route("/sheet/{character}/part", pages.sheet_part(self)),
             Route("/sheet.css", sheet_css),
+            Route("/manifest.webmanifest", offline.manifest(self)),  # installable (#27)
+            Route("/sw.js", offline.service_worker),
             Route("/recap/{number:seq}", pages.recap(self)),
             Route("/audit/{seq:seq}", pages.audit(self)),
             Route("/roll/{character}", roll_form.roll(self), methods=["GET", "POST"]),
