@@ -43,7 +43,7 @@ from typing import Any, ClassVar
 import msgspec
 
 from ledger.chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows, not_before
-from ledger.codec import encode_data, salted
+from ledger.codec import encode_data, new_salt
 from ledger.errors import ConflictError, StoreError
 from ledger.events import Event, StoredEvent, Visibility, event_tag, stream_of
 from ledger.store.hooks import SqlWebhooks
@@ -101,7 +101,7 @@ _TAGS: dict[type[Event], str] = {}
 
 def encode_batch(batch: Sequence[Pending]) -> list[Encoded]:
     """Each pending event as ``(stream, type, visibility, canonical payload)`` for
-    :func:`ledger.chain.chain_rows`; a GM-only payload gets its salt (:func:`~ledger.codec.salted`)."""
+    :func:`ledger.chain.chain_rows`; a GM-only payload gets its salt (:func:`~ledger.codec.salted`'s bytes, in one pass)."""
     tags = _TAGS
     out: list[Encoded] = []
     for item in batch:
@@ -111,9 +111,8 @@ def encode_batch(batch: Sequence[Pending]) -> list[Encoded]:
         if type_ is None:
             type_ = tags[cls] = event_tag(cls)
         visibility = item.visibility or cls.visibility
-        data = encode_data(event)
-        if visibility == "gm":
-            data = salted(data)
+        # a GM-only payload's salt goes in as it is encoded (no decode and re-encode)
+        data = encode_data(event, salt=new_salt() if visibility == "gm" else None)
         out.append((stream_of(event), type_, visibility, data))
     return out
 
