@@ -76,7 +76,6 @@ def _with_fields(cls: type[Event], names: tuple[str, ...]) -> type[Event]:
     return wider
 
 
-
 def salted(data: bytes) -> bytes:
     """A GM-only payload with a random 128-bit ``salt`` added (canonical JSON).
 
