@@ -64,7 +64,7 @@ def _with_fields(cls: type[Event], names: tuple[str, ...]) -> type[Event]:
     wider = _WIDER.get(key)
     if wider is None:
         fields = [(SCHEMA, int) if n == SCHEMA else (n, str) for n in names]
-        wider = msgspec.defstruct(
+        made: Any = msgspec.defstruct(
             f"{cls.__name__}With{''.join(n.title() for n in names)}",
             fields,
             bases=(cls,),
@@ -72,7 +72,7 @@ def _with_fields(cls: type[Event], names: tuple[str, ...]) -> type[Event]:
             kw_only=True,
             frozen=True,
         )
-        _WIDER[key] = wider
+        wider = _WIDER[key] = made
     return wider
 
 
