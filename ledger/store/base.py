@@ -37,7 +37,7 @@ from __future__ import annotations
 import abc
 import contextlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from itertools import starmap
 from typing import Any, ClassVar
 
 import msgspec
@@ -88,9 +88,10 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Pending:
-    """One event to append, with the envelope fields the caller decides."""
+class Pending(msgspec.Struct, frozen=True, gc=False):
+    """One event to append, with the envelope fields the caller decides: ``Pending(event)``
+    or ``Pending(event, visibility="gm")``. A struct, not a frozen dataclass: one is made
+    per appended event, ten times as fast (#28)."""
 
     event: Event
     visibility: Visibility | None = None  # None: the event class's own visibility
@@ -336,7 +337,7 @@ class SqlEventStore(SqlTables, SqlWebhooks, TreeStore):
             )
             self._write(campaign, rows)
             self._grow_tree(campaign, rows)  # the Merkle frontier, in the same transaction
-        return [StoredEvent(*row) for row in rows]
+        return list(starmap(StoredEvent, rows))  # in C
 
 
 def as_tuples(rows: Sequence[StoredEvent] | Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]]:
