@@ -100,6 +100,11 @@ UpcastFn = Callable[[dict[str, Any]], dict[str, Any]]
 Upcaster = UpcastFn | dict[int, UpcastFn]
 
 
+class SaltOnly(Event, frozen=True, kw_only=True, tag="ledger.salt-only"):
+    """No event: the union member of a codec with no GM-only type (its salted decoder then
+    refuses every payload, which takes the slow way)."""
+
+
 class UnknownEventType(ValueError):
     """A payload whose ``type`` no installed rule system declares."""
 
@@ -170,11 +175,15 @@ class Codec:
             raise
 
     def _salted_decoder(self) -> msgspec.json.Decoder[Any]:
-        """The union decoder of every type with its ``salt`` (made on first use): a GM-only
-        payload decodes in one pass, as a public one does (#28)."""
+        """The union decoder of the GM-only types (``visibility = "gm"``) with their
+        ``salt``, made on first use: a GM-only payload decodes in one pass, as a public one
+        does (#28). A public type written GM-only (an append's own visibility) fails it and
+        takes the slow way; making every type's salted class would cost each process
+        milliseconds."""
         decoder = self.__dict__.get("_salted")
         if decoder is None:
-            wide = {_with_fields(cls, (SALT,)): cls for cls in self.types.values()}
+            gm = [cls for cls in self.types.values() if cls.visibility == "gm"] or [SaltOnly]
+            wide = {_with_fields(cls, (SALT,)): cls for cls in gm}
             self._unsalted: dict[type[Any], type[Event]] = wide
             union = Union[tuple(wide)]  # type: ignore[valid-type]  # noqa: UP007
             decoder = self.__dict__["_salted"] = msgspec.json.Decoder(union)
