@@ -239,8 +239,8 @@ def floor_codec() -> Codec:
 def decode_rows(rows: Iterable[tuple[str, Any]]) -> int:
     """The replay floor's decode: each ``(visibility, data)`` row into its typed struct, as
     the replay's fold decodes (``Projector.fold``): the codec's union decoder, and for a
-    GM-only row (its payload carries a salt) ``Codec.decode``. Nothing applied. Returns how
-    many rows."""
+    GM-only row (its payload carries a salt) ``Codec.decode`` (its union decoder of the salted
+    GM-only types). Nothing applied. Returns how many rows."""
     codec = floor_codec()
     fast, salted = codec.raw_decode, codec.decode
     n = 0
