@@ -413,8 +413,8 @@ def test_j4_the_gm_records_a_favour_and_a_hidden_condition_and_sees_them(j4):
 
 
 def test_j4_every_player_page_and_stream_shows_only_gm_only_entry(j4):
-    """Dana's pages (the campaign, the log, both sheets, Isa's roll form, the audit of each
-    secret) and every frame her open log's stream received: "GM-only entry" and nothing of
+    """Dana's pages (the campaign, the log, both sheets, Isa's roll form, the verifier; the
+    audit of each secret is "not found") and every frame her open log's stream received: "GM-only entry" and nothing of
     what, whom or how."""
     t = j4.table
     head = t.head()
@@ -425,8 +425,11 @@ def test_j4_every_player_page_and_stream_shows_only_gm_only_entry(j4):
         assert not any(c.lower() in frame.lower() for c in CANARIES), frame
     log_text = dana.inner_text("#log")
     assert log_text.count("GM-only entry") == 2
-    paths = ["/", "/log", "/sheet/isa", "/sheet/bram", "/roll/isa", f"/audit/{head - 1}", f"/audit/{head}"]
-    for path in paths:
+    for seq in (head - 1, head):  # a secret's audit: no such page for a player
+        answer = j4.person("Dana").request.get(f"{j4.base}/audit/{seq}")
+        assert answer.status == 404
+        assert not any(c.lower() in answer.text().lower() for c in CANARIES)
+    for path in ("/", "/log", "/sheet/isa", "/sheet/bram", "/roll/isa", "/verify"):
         page = j4.open(f"player {path}", "Dana", path, spy=True)
         html = page.content()
         for canary in CANARIES:
@@ -448,7 +451,10 @@ def j7(templates, look, browser, tmp_path_factory) -> Iterator[Night]:
     yield from night_of(copy_of(templates.d20, folder), look, browser, folder)
 
 
-J7_ROLL = "Isa Marrow — Lockpicking +3, d20 14 = 17: messy — entered by Dana (physical dice)"
+#: The journey's line, as the GM's page words it: the roll, then (after the rules' own
+#: consequences, here d20-world's ", +1 xp" of a messy result) who entered the dice.
+J7_ROLL = "Isa Marrow — Lockpicking +3, d20 14 = 17: messy"
+J7_ENTERED = " — entered by Dana (physical dice)"
 
 
 def test_j7_dana_rolls_lockpicking_14_from_her_phone_and_the_gm_sees_it(j7):
@@ -468,14 +474,15 @@ def test_j7_dana_rolls_lockpicking_14_from_her_phone_and_the_gm_sees_it(j7):
     started = time.monotonic()
     j7.tap(phone, "button[type=submit]")
     gm.wait_for_selector(f"#r-{seq}", timeout=left(started))
-    assert gm.inner_text(f"#r-{seq}") == f"#{seq} {J7_ROLL}"
+    said = gm.inner_text(f"#r-{seq}")
+    assert said.startswith(f"#{seq} {J7_ROLL}") and said.endswith(J7_ENTERED), said
     line = entry_of(gm_log, seq, started)
     assert "Isa Marrow — Lockpicking +3, d20 14 = 17: messy" in line
     assert "entered by Dana (physical dice)" in line
     phone.wait_for_selector("#recorded")
     assert phone.inner_text("#recorded .headline") == f"Recorded #{seq} — ◐ mixed result"
     gm.reload()  # and as the page is drawn by the server
-    assert gm.inner_text(f"#r-{seq}").startswith(f"#{seq} {J7_ROLL}")
+    assert gm.inner_text(f"#r-{seq}").startswith(said)
     j7.shoot(gm, "7-gm-page")
     no_script_error(j7)
 
