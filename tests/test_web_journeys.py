@@ -306,6 +306,7 @@ def test_j1_damage_tapped_on_the_gm_page_reaches_the_players_log_and_sheet(j1):
     assert f"Recorded #{seq}" in gm.inner_text("#done")
     assert "Felix Cavendish — takes 1 damage" in gm.inner_text("#done")
     j1.shoot(gm, "1-gm-page")
+    sheet.locator(stress).scroll_into_view_if_needed()
     j1.shoot(sheet, "1-sheet")
     no_script_error(j1)
 
@@ -476,14 +477,17 @@ def test_j7_dana_rolls_lockpicking_14_from_her_phone_and_the_gm_sees_it(j7):
     gm.wait_for_selector(f"#r-{seq}", timeout=left(started))
     said = gm.inner_text(f"#r-{seq}")
     assert said.startswith(f"#{seq} {J7_ROLL}") and said.endswith(J7_ENTERED), said
+    just_in = gm.inner_text("#just-in")  # at the top of the page, where the GM looks
+    assert just_in.startswith(f"Just in #{seq} — {J7_ROLL}") and J7_ENTERED in just_in
     line = entry_of(gm_log, seq, started)
     assert "Isa Marrow — Lockpicking +3, d20 14 = 17: messy" in line
     assert "entered by Dana (physical dice)" in line
     phone.wait_for_selector("#recorded")
     assert phone.inner_text("#recorded .headline") == f"Recorded #{seq} — ◐ mixed result"
-    gm.reload()  # and as the page is drawn by the server
-    assert gm.inner_text(f"#r-{seq}").startswith(said)
+    gm.locator(f"#r-{seq}").scroll_into_view_if_needed()
     j7.shoot(gm, "7-gm-page")
+    gm.reload()  # and as the server draws the page
+    assert gm.inner_text(f"#r-{seq}").startswith(said)
     no_script_error(j7)
 
 
