@@ -194,7 +194,10 @@ class Night:
         return page
 
     def tap(self, page: Any, selector: str) -> None:
-        """A tap on a phone, a click on a laptop."""
+        """A tap on a phone, a click on a laptop, on ``page`` brought to the front (a tab
+        behind another has its frames throttled: Playwright's wait for a stable element
+        would take seconds)."""
+        page.bring_to_front()
         if self.look.phone:
             page.tap(selector)
         else:
