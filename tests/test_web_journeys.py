@@ -32,7 +32,8 @@ from .test_web_browser import CHROMIUM
 from .webtools import ROOT, THE_WORLD, Table, live_server
 
 pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
+    not Path(CHROMIUM).exists(),
+    reason="Debian's chromium is not installed (apt-get install chromium)",
 )
 
 CASEBOOK = ROOT / "campaigns" / "grand-casebook" / "characters"
@@ -184,9 +185,19 @@ class Night:
         stream connected before it is handed back)."""
         page = self.person(who, spy=spy).new_page()
         page.emulate_media(color_scheme=self.look.scheme)  # type: ignore[arg-type]
-        page.on("console", lambda m: self.errors.append(f"{name}: {m.text} {m.location}") if m.type == "error" else None)
+        page.on(
+            "console",
+            lambda m: (
+                self.errors.append(f"{name}: {m.text} {m.location}") if m.type == "error" else None
+            ),
+        )
         page.on("pageerror", lambda e: self.errors.append(f"{name}: {e}"))
-        page.on("response", lambda r: self.errors.append(f"{name}: {r.status} {r.url}") if r.status >= 400 else None)
+        page.on(
+            "response",
+            lambda r: (
+                self.errors.append(f"{name}: {r.status} {r.url}") if r.status >= 400 else None
+            ),
+        )
         page.goto(f"{self.base}{path}")
         if page.locator("#status").count():
             page.wait_for_selector("#status:has-text('Live')", timeout=10000)
@@ -214,9 +225,11 @@ class Night:
         path = self.shots / name
         page.screenshot(path=str(path))
         assert path.stat().st_size > 5000
-        if os.environ.get("LEDGER_SCREENSHOTS") and scene in DOCUMENTED and (
-            self.look.size, self.look.scheme
-        ) in KEPT_LOOKS:
+        if (
+            os.environ.get("LEDGER_SCREENSHOTS")
+            and scene in DOCUMENTED
+            and (self.look.size, self.look.scheme) in KEPT_LOOKS
+        ):
             shutil.copy(path, ROOT / "docs" / "img" / name)
         return path
 
