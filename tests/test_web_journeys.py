@@ -37,12 +37,13 @@ pytestmark = pytest.mark.skipif(
 )
 
 CASEBOOK = ROOT / "campaigns" / "grand-casebook" / "characters"
+MARCHES = ROOT / "campaigns" / "the-drowned-marches" / "characters"
 SIZES = {"390x844": {"width": 390, "height": 844}, "1280x800": {"width": 1280, "height": 800}}
 LOOKS = [(size, scheme) for size in SIZES for scheme in ("light", "dark")]
 #: the looks whose screenshots docs/img keeps (LEDGER_SCREENSHOTS=1)
 KEPT_LOOKS = {("390x844", "light"), ("390x844", "dark"), ("1280x800", "light")}
 #: the scenes whose screenshots docs/img keeps
-DOCUMENTED = {"1-sheet", "3-recap", "4-player-log", "7-gm-page", "7-request"}
+DOCUMENTED = {"1-sheet", "3-recap-d20", "4-player-log", "7-gm-page", "7-request"}
 #: within one second of the action (the issue's "Done when"), in Playwright's milliseconds
 SECOND = 1000
 
@@ -78,6 +79,7 @@ class Templates:
 
     wyrd: str
     d20: str
+    terran: str
 
 
 def isa_with_athletics(folder: Path) -> Path:
@@ -93,8 +95,10 @@ def isa_with_athletics(folder: Path) -> Path:
 @pytest.fixture(scope="module")
 def templates(tmp_path_factory) -> Templates:
     """Journey 1's Wyrd Engine casebook (Julian played by Mara, Felix by Oskar; no session
-    yet) and the d20-world vault of journeys 3, 4 and 7 (Isa played by Dana, Bram by Olu;
-    session 1 open, Bram's two miscast Mendings — jinx 2 — and one engine roll of Isa's)."""
+    yet), the d20-world vault of journeys 3, 4 and 7 (Isa played by Dana, Bram by Olu;
+    session 1 open, Bram's two miscast Mendings — jinx 2 — and one engine roll of Isa's),
+    and journey 3's Terran Engine marches (Kit played by Lee: session 1 open, Kit's and
+    Jen's Ego lost, one engine roll of Jen's)."""
     folder = tmp_path_factory.mktemp("journeys")
     wyrd = Table(str(folder / "casebook.db"))
     wyrd.ok("new", "casebook", "--system", "wyrd-engine")
@@ -108,7 +112,21 @@ def templates(tmp_path_factory) -> Templates:
     d20.ok("roll", "bram", "Mending", "--time", "--dice", "10")
     d20.ok("roll", "bram", "Mending", "--time", "--dice", "10")
     d20.ok("roll", "isa", "Lockpicking", "--time")
-    return Templates(wyrd.db, d20.db)
+    terran = Table(str(folder / "marches.db"))
+    terran.ok("new", "marches", "--system", "terran-engine")
+    for name in ("jen", "kit", "bo"):
+        terran.ok("character", "add", "--sheet", str(MARCHES / f"{name}.toml"))
+    terran.ok("session", "start")
+    # the Ego lost that buys Experience (003_2aeb47bc6ca82a40.txt, "Experience"), as
+    # tests/plugins/test_terran_engine_cli.py plays it; then one engine roll of Jen's
+    terran.ok(
+        "roll", "kit", "Violence", "--attribute", "Strength", "--dark", "2", "--dice", "2,3,1,2,3"
+    )
+    terran.ok(
+        "roll", "jen", "Survival", "--attribute", "Strength", "--dark", "1", "--dice", "1,2,5,1"
+    )
+    terran.ok("roll", "jen", "Survival", "--attribute", "Strength")
+    return Templates(wyrd.db, d20.db, terran.db)
 
 
 def copy_of(db: str, folder: Path) -> Table:
@@ -327,21 +345,57 @@ def test_j1_damage_tapped_on_the_gm_page_reaches_the_players_log_and_sheet(j1):
     no_script_error(j1)
 
 
-# --- journey 3: the end of a session, advancement (d20-world) ---------------------------------
+# --- journey 3: the end of a session, advancement (d20-world, Terran Engine) ------------------
+
+
+@dataclass
+class Advancement:
+    """Journey 3 in one system: whose phone, the GM's choices at ``campaign advance``, a
+    line it writes, and what session 1's recap then says."""
+
+    template: str
+    player: str
+    choices: tuple[str, ...]
+    logged: str
+    recap: tuple[str, ...]
+
+
+ADVANCEMENTS = {
+    # Bram rests: half his jinx recovered (d20-world "Jinx"; tests/plugins/test_d20_world_cli.py)
+    "d20-world": Advancement(
+        "d20", "Dana", ("--choice", "rest=bram"),
+        "Bram Holloway — rests, recovering half the jinx (rounded up)",
+        ("Rested (half the jinx recovered)", "Jinx 0 → 1"),
+    ),
+    # Kit's Ego lost buys Experience, spent on engine rolls (Terran Engine "Experience")
+    "terran-engine": Advancement(
+        "terran", "Lee",
+        ("--choice", "kit.advance=1", "--choice", "kit.develop.Exploration=1",
+         "--choice", "jen.develop.Social=1"),
+        "Kit Ashdown — +2 Experience (Ego lost in session 1)",
+        ("Exploration rose to 1", "Ego 4 → 2 (of 4)"),
+    ),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module", params=list(ADVANCEMENTS))
+def advancement(request) -> Advancement:
+    return ADVANCEMENTS[request.param]
 
 
 @pytest.fixture(scope="module")
-def j3(templates, look, browser, tmp_path_factory) -> Iterator[Night]:
-    folder = tmp_path_factory.mktemp(f"j3-{look.size}-{look.scheme}")
-    yield from night_of(copy_of(templates.d20, folder), look, browser, folder)
+def j3(templates, advancement, look, browser, tmp_path_factory) -> Iterator[Night]:
+    folder = tmp_path_factory.mktemp(f"j3-{advancement.template}-{look.size}-{look.scheme}")
+    db = getattr(templates, advancement.template)
+    yield from night_of(copy_of(db, folder), look, browser, folder)
 
 
-def test_j3_session_end_makes_the_open_logs_engine_roll_verifiable_live(j3):
-    """`campaign session end` reveals the seed: Dana's open log marks Isa's engine roll
-    "✓ verifiable" within a second, and shows the session's end."""
+def test_j3_session_end_makes_the_open_logs_engine_roll_verifiable_live(j3, advancement):
+    """`campaign session end` reveals the seed: the player's open log marks the session's
+    engine roll "✓ verifiable" within a second, and shows the session's end."""
     t = j3.table
-    log = j3.open("log", "Dana", "/log")
-    engine = log.locator("li[data-seed]")
+    log = j3.open("log", advancement.player, "/log")
+    engine = log.locator("#log li[data-seed]")
     assert engine.count() == 1 and log.locator("#log .badge.verified").count() == 0
     seq = int(engine.get_attribute("data-seq") or 0)
     started = time.monotonic()
@@ -349,29 +403,33 @@ def test_j3_session_end_makes_the_open_logs_engine_roll_verifiable_live(j3):
     log.wait_for_selector(f"#e{seq} .badge.verified", timeout=left(started))
     assert log.inner_text(f"#e{seq} .badge.verified") == "✓ verifiable"
     assert "Session 1 ended" in log.inner_text("#log")
-    j3.shoot(log, "3-log")
+    j3.shoot(log, f"3-log-{advancement.template}")
     no_script_error(j3)
 
 
-def test_j3_advancement_shows_live_and_the_recap_opens_on_the_phone(j3):
-    """`campaign advance --session 1` (Bram rests: half his jinx recovered) lands on Dana's
-    open log within a second; she opens session 1's recap from the campaign's page: the
-    rolls, Bram's rest (his jinx over the session 0 → 1) and the session's receipt."""
+def test_j3_advancement_shows_live_and_the_recap_opens_on_the_phone(j3, advancement):
+    """`campaign advance --session 1` with the players' choices lands on the player's open
+    log within a second, its own engine rolls verifiable there at once (the downtime seed is
+    revealed in the same batch); the player opens session 1's recap from the campaign's page
+    and it tells the advancement."""
     t = j3.table
-    log = j3.open("log", "Dana", "/log") if "log" not in j3.pages else j3.pages["log"]
+    log = j3.pages["log"]
+    before = t.head()
     started = time.monotonic()
-    t.ok("advance", "--session", "1", "--choice", "rest=bram")
+    t.ok("advance", "--session", "1", *advancement.choices)
     head = t.head()
-    text = "".join(entry_of(log, seq, started) for seq in range(head - 1, head + 1))
-    assert "Bram Holloway — rests, recovering half the jinx (rounded up)" in text
-    home = j3.open("home", "Dana", "/")
+    assert head > before
+    text = "".join(entry_of(log, seq, started) for seq in range(before + 1, head + 1))
+    assert advancement.logged in text
+    assert log.locator("#log li[data-seed]").count() == 0  # every engine roll verifiable
+    home = j3.open("home", advancement.player, "/")
     j3.tap(home, "a[href='/recap/1']")
     home.wait_for_url("**/recap/1")
     recap = home.inner_text("main")
-    assert "Session 1" in recap and "Lockpicking" in recap
-    assert "Rested (half the jinx recovered)" in recap and "Jinx 0 → 1" in recap, recap
+    assert "Session 1" in recap and advancement.logged in recap
+    assert all(words in recap for words in advancement.recap), recap
     assert "Receipt" in recap
-    j3.shoot(home, "3-recap")
+    j3.shoot(home, f"3-recap-{advancement.template}")
     no_script_error(j3)
 
 
