@@ -606,5 +606,6 @@ def test_j7_after_session_end_dana_taps_verify_and_her_browser_checks_the_night(
     phone.wait_for_selector("#verdict[data-done='1']", timeout=20000)
     verdict = phone.inner_text("#verdict")
     assert verdict.startswith("OK: chain, seeds and 2 engine rolls check"), verdict
+    phone.locator("#verdict").scroll_into_view_if_needed()
     j7.shoot(phone, "7-verify")
     no_script_error(j7)
