@@ -37,6 +37,7 @@ from ledger.campaign.entering import Words
 from ledger.web import access as accessmod
 from ledger.web import sessions as sessionsmod
 from ledger.web.common import (
+    REFUSED_STATUS,
     FormError,
     Viewer,
     check_csrf,
@@ -60,9 +61,6 @@ PHONE_WORDS = Words(
     fresh="tap Roll again",
 )
 
-#: The HTTP status of each reason an answer is refused (:data:`ledger.campaign.entering.Reason`).
-STATUS = {"missing": 404, "closed": 409, "conflict": 409}
-
 
 class Refused(Exception):
     """An answer that cannot be recorded: its HTTP status and one sentence for the player."""
@@ -74,8 +72,8 @@ class Refused(Exception):
 
     @classmethod
     def of(cls, refused: entering.Refused) -> Refused:
-        """The shared refusal with its status (:data:`STATUS`, else 422)."""
-        return cls(STATUS.get(refused.reason, 422), refused.text)
+        """The shared refusal with its status (:data:`ledger.web.common.REFUSED_STATUS`)."""
+        return cls(REFUSED_STATUS.get(refused.reason, 422), refused.text)
 
 
 def _shown(value: Any) -> str:

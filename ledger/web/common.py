@@ -135,6 +135,11 @@ ERROR_TEXT = {
 COOKIE_OPTIONS: dict[str, Any] = {"httponly": True, "samesite": "strict", "path": "/"}
 
 
+#: The HTTP status of each reason a roll or an answer is refused
+#: (:data:`ledger.campaign.entering.Reason`); any other is 422.
+REFUSED_STATUS = {"missing": 404, "closed": 409, "conflict": 409}
+
+
 def error_page(status: int, text: str, *, login: bool = False) -> HTMLResponse:
     """A generic error page: its status and one sentence, nothing about the campaign
     (``login``: with how to get in)."""

@@ -353,14 +353,15 @@ def request_roll(campaign: Any, token: tokensmod.Token, request: Request) -> Res
 
 def _written(write: Callable[..., Any], *args: Any) -> Any:
     """``write(*args)``, a :class:`ledger.campaign.entering.Refused` as its problem: 404
-    ``missing``, 409 ``closed`` or ``conflict``, else 422 (:data:`rolling.STATUS`)."""
+    ``missing``, 409 ``closed`` or ``conflict``, else 422
+    (:data:`ledger.web.common.REFUSED_STATUS`, as the phone's)."""
     from ledger.campaign.entering import Refused
-    from ledger.web.api.rolling import STATUS
+    from ledger.web.common import REFUSED_STATUS
 
     try:
         return write(*args)
     except Refused as e:
-        raise ApiError(STATUS.get(e.reason, 422), e.text) from None
+        raise ApiError(REFUSED_STATUS.get(e.reason, 422), e.text) from None
 
 
 def _spend(server: Server, bucket: Bucket, token: tokensmod.Token) -> None:

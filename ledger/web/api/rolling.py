@@ -20,9 +20,6 @@ API_WORDS = Words(
     fresh="send 32 bytes of your own randomness",
 )
 
-#: The HTTP status of each reason a roll is refused (:data:`ledger.campaign.entering.Reason`).
-STATUS = {"missing": 404, "closed": 409, "conflict": 409}
-
 
 def given_params(system: Any, params: dict[str, str]) -> dict[str, Any]:
     """The body's ``params`` as click would give them to ``pick_params``
