@@ -41,6 +41,8 @@ from ledger.web.common import (
     FormError,
     Viewer,
     check_csrf,
+    check_device_write,
+    device_write,
     error_page,
     login_hint,
     read_form,
@@ -194,24 +196,12 @@ def answer(server: Server) -> Any:
         except entering.Refused as e:
             raise Refused.of(e) from None
 
-    def precheck(viewer: Viewer, form: dict[str, str]) -> None:
-        campaign = server.campaign()
-        sessionsmod.check_nonce(campaign.store, viewer.session, form.get("nonce", ""))
-        sessionsmod.check_write(
-            campaign.store, campaign.id, viewer.session, server.clock(), server.policy
-        )
-
     def record(viewer: Viewer, seq: int, form: dict[str, str]) -> Any:
         """The answer written through :func:`ledger.campaign.entering.answer_request`."""
         from ledger.campaign.clock import now
 
         campaign = server.campaign()
-        store, moment = campaign.store, server.clock()
-
-        def also() -> None:  # the nonce, the bucket and the roll: all or nothing
-            sessionsmod.use_nonce(store, viewer.session, form.get("nonce", ""), moment)
-            sessionsmod.spend_write(store, campaign.id, viewer.session, moment, server.policy)
-
+        also = device_write(server, viewer, form)  # the nonce, the bucket and the roll
         mine = {} if viewer.as_gm else accessmod.characters_of(campaign, viewer.access)
         try:
             return entering.answer_request(
@@ -245,7 +235,7 @@ def answer(server: Server) -> Any:
             return login_hint()
         try:
             await run_sync(server.attempt, check_request, viewer, seq)
-            await run_sync(server.attempt, precheck, viewer, form)
+            await run_sync(server.attempt, check_device_write, server, viewer, form)
             rec = await run_sync(server.attempt, record, viewer, seq, form)
         except Refused as e:
             return reply(request, e.status, {"error": e.text})

@@ -18,6 +18,8 @@ from ledger.web.common import (
     FormError,
     Viewer,
     check_csrf,
+    check_device_write,
+    device_write,
     error_page,
     login_hint,
     read_form,
@@ -126,16 +128,6 @@ def roll(server: Server) -> Endpoint:
         campaign = server.campaign()
         return cid in accessmod.characters_of(campaign, viewer.access)
 
-    def precheck(viewer: Viewer, form: dict[str, str]) -> None:
-        """The form's nonce unused and (a player's) bucket not empty, before any work;
-        :func:`record` checks both again in its transaction."""
-        campaign = server.campaign()
-        sessionsmod.check_nonce(campaign.store, viewer.session, form.get("nonce", ""))
-        if not viewer.as_gm:
-            sessionsmod.check_write(
-                campaign.store, campaign.id, viewer.session, server.clock(), server.policy
-            )
-
     def record(viewer: Viewer, cid: str, form: dict[str, str]) -> tuple[Any, str, str]:
         """The roll written through :func:`ledger.campaign.entering.enter_roll` (the code of
         ``campaign roll``): ``(record, "", "")``; or refused: ``(None, sentence, field)``
@@ -159,13 +151,6 @@ def roll(server: Server) -> Endpoint:
             if settled:
                 text = f"{settled}: {AUTO_HINT}"
                 return None, roll_help.plain(system, text), roll_help.field_of(system, text)
-        store, moment = campaign.store, server.clock()
-
-        def also() -> None:  # the nonce, the bucket and the roll: all or nothing
-            sessionsmod.use_nonce(store, viewer.session, form.get("nonce", ""), moment)
-            if not viewer.as_gm:
-                sessionsmod.spend_write(store, campaign.id, viewer.session, moment, server.policy)
-
         try:
             rec = enter_roll(
                 campaign,
@@ -179,7 +164,7 @@ def roll(server: Server) -> Endpoint:
                 words=FORM_WORDS,
                 automatic_ok=automatic_ok,
                 blind=viewer.as_gm and bool(form.get("blind")),
-                also=also,
+                also=device_write(server, viewer, form),  # the nonce, the bucket and the roll
             ).roll
         except Refused as e:
             if e.secret or e.reason == "conflict":
@@ -206,7 +191,7 @@ def roll(server: Server) -> Endpoint:
         if not await run_sync(server.attempt, server.still_live, viewer):
             return login_hint()
         try:
-            await run_sync(server.attempt, precheck, viewer, form)
+            await run_sync(server.attempt, check_device_write, server, viewer, form)
             # a write lost before its commit is tried once more (nothing was written); one
             # whose commit got no answer is looked up by the store: stored (acknowledged
             # here), not stored (tried again), or unknown (CommitUnknown: the 503 page says
