@@ -16,7 +16,8 @@ from starlette.testclient import TestClient
 from ledger.campaign.entering import SECRET_REFUSAL
 from ledger.web.app import Server
 
-from .webtools import Table, client, csrf, d20_table, login, post
+from .test_web_leak import SecretiveToy, secretive_toy  # noqa: F401 (a fixture)
+from .webtools import Table, client, csrf, d20_table, login, post, toy_table
 
 API = "/api/v1"
 NOW = "2026-03-01 19:30:00"
@@ -98,29 +99,12 @@ def test_a_rules_refusal_is_the_same_sentence_on_every_surface(tmp_path):
     assert field == "practice" and t.head() == head
 
 
-@pytest.fixture
-def secretive_toy():
-    """The toy rules whose refusal names a GM-only fact (:class:`SecretiveToy`), for one test."""
-    from ledger.testing import registered
-
-    from .test_web_leak import SecretiveToy
-
-    with registered(SecretiveToy()):
-        yield
-
-
-def test_a_gm_only_reason_is_the_same_secret_refusal_on_the_form_and_the_api(
-    secretive_toy, tmp_path, frozen
-):
-    """Only the GM's view refuses Ann's roll (a GM-only secret binds her): Dana's form and
-    Dana's token both say :data:`SECRET_REFUSAL` and nothing more; the GM's ``campaign
-    roll``, form and token all give the rules' own sentence."""
-    t = Table(str(tmp_path / "toybox.db"))
-    t.ok("new", "toybox", "--system", "toy")
-    sheet = tmp_path / "ann.toml"
-    sheet.write_text('name = "Ann Vance"\n[skills]\nbrawl = 2\n')
-    t.ok("character", "add", "--sheet", str(sheet))
-    t.ok("session", "start")
+@pytest.mark.usefixtures("secretive_toy", "frozen")
+def test_a_gm_only_reason_is_the_same_secret_refusal_on_the_form_and_the_api(tmp_path):
+    """Only the GM's view refuses Ann's roll (a GM-only secret binds her, the worst case of
+    :class:`SecretiveToy`): Dana's form and Dana's token both say :data:`SECRET_REFUSAL` and
+    nothing more; the GM's ``campaign roll``, form and token all give the rules' sentence."""
+    t = toy_table(str(tmp_path / "toybox.db"))
     t.ok("record", "secret-noted", "--character", "ann", "--value", "4242")
     head = t.head()
     dana = api_token(t, "Dana", "roll", "--character", "ann")
