@@ -171,3 +171,12 @@ def sse_frames(text: str) -> list[dict[str, str]]:
         if "event" in frame or "id" in frame:
             frames.append(frame)
     return frames
+
+
+def wait_live(page: Any, timeout: float = 10_000) -> None:
+    """Wait until the page's live-log status says "Live…" (a locator wait: Playwright's
+    ``wait_for_function`` compiles a string predicate with ``eval``, which the pages' CSP
+    refuses as soon as the first look is false, e.g. on a busy machine)."""
+    import re as _re
+
+    page.locator("#status", has_text=_re.compile(r"^Live")).wait_for(timeout=timeout)
