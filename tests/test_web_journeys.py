@@ -9,7 +9,9 @@ verifiable live, its recap opens on the phone, and the phone's own verifier pass
 
 Each journey's campaign is built once per module (:func:`templates`) and copied for each
 look; the scenes of one look are separate tests in the order written, on one live server
-with its pages left open between them, as at the table. The end of each scene is
+with its pages left open between them, as at the table (so a later scene needs the earlier
+ones of its journey: select a journey or a look with ``-k``, not one scene). The end of each
+scene is
 screenshotted into a temporary folder; ``LEDGER_SCREENSHOTS=1`` also writes the scenes of
 :data:`DOCUMENTED` into ``docs/img/journey-<scene>-<size>-<scheme>.png`` (390×844 light and
 dark, 1280×800 light).
