@@ -71,6 +71,18 @@ def d20_table(db: str) -> Table:
     return t
 
 
+def toy_table(db: str) -> Table:
+    """The toy rules' toybox (a SQLite file ``db``): Ann Vance (brawl 2, her sheet written
+    next to it), session 1 open."""
+    t = Table(db)
+    t.ok("new", "toybox", "--system", "toy")
+    sheet = Path(db).parent / "ann.toml"
+    sheet.write_text('name = "Ann Vance"\n[skills]\nbrawl = 2\n')
+    t.ok("character", "add", "--sheet", str(sheet))
+    t.ok("session", "start")
+    return t
+
+
 def client(t: Table, who: str | None = None, *, server: Server | None = None) -> TestClient:
     """A test client of a new server over ``t`` (logged in as ``who`` when given; enter it
     with ``with``)."""
