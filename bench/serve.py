@@ -42,7 +42,13 @@ def setup(db: str) -> str:
 
 
 def serve(db: str, port: int) -> None:
+    import os
+
     import uvicorn
+
+    if os.environ.get("SSE_SAMPLER"):  # a stack sampler in the server process (profiling)
+        sys.path.insert(0, os.path.dirname(os.environ["SSE_SAMPLER"]))
+        __import__("sampler").start(os.environ["SSE_SAMPLER"] + ".out")
 
     from ledger.web.app import create_app
     from ledger.web.sessions import SessionPolicy

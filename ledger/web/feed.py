@@ -57,6 +57,14 @@ def render_lines(campaign: Any, *, as_gm: bool, after: int, upto: int) -> list[t
     ]
 
 
+@dataclass
+class _Render:
+    """The lines of one ``(head, view)``, covering ``low < seq <= head``."""
+
+    low: int
+    lines: list[tuple[int, str]]
+
+
 @dataclass(frozen=True)
 class Look:
     """What every woken stream checks, read once for a hub generation.
@@ -66,6 +74,8 @@ class Look:
     :ivar links: ``{access id: revoked_at}`` (``None``: live) of every link of the campaign.
     :ivar sessions: ``{sid hash: ended_at}`` (``None``: on) of every stored web session (the
         oldest row of a hash, as :func:`ledger.web.sessions.still_on` reads it).
+    :ivar lines: the new lines rendered in the same read, per view (``as_gm``): those
+        after the previous look's head, for the views streams were open in.
     """
 
     generation: int
@@ -73,6 +83,7 @@ class Look:
     hash: str
     links: dict[int, str | None] = field(default_factory=dict)
     sessions: dict[str, str | None] = field(default_factory=dict)
+    lines: dict[bool, _Render] = field(default_factory=dict)
 
     def gone(self, viewer: Viewer) -> str | None:
         """What :meth:`ledger.web.app.Server.gone` would say of ``viewer`` by this look:
@@ -89,23 +100,25 @@ class Look:
         return "" if ended is None else "ended"
 
 
-def read_look(campaign: Any, generation: int) -> Look:
-    """A :class:`Look` of ``campaign`` now (three reads: the head, the links, the sessions)."""
+def read_look(
+    campaign: Any, generation: int, views: frozenset[bool] = frozenset(), after: int = -1
+) -> Look:
+    """A :class:`Look` of ``campaign`` now (three reads: the head, the links, the sessions),
+    with the lines ``after < seq <= head`` rendered for each view in ``views`` (``as_gm``
+    values) when ``after`` is given and no more than :data:`CACHE_ENTRIES` behind."""
     store = campaign.store
     head = store.head(campaign.id)
     links = {int(r["id"]): r["revoked_at"] for r in store.access_rows(campaign.id)}
     sessions: dict[str, str | None] = {}
     for r in store.web_sessions(campaign.id):  # oldest first
         sessions.setdefault(r["sid_hash"], r["ended_at"])
-    return Look(generation, int(head.seq), str(head.hash), links, sessions)
-
-
-@dataclass
-class _Render:
-    """The lines of one ``(head, view)``, covering ``low < seq <= head``."""
-
-    low: int
-    lines: list[tuple[int, str]]
+    lines: dict[bool, _Render] = {}
+    if 0 <= after < head.seq <= after + CACHE_ENTRIES:
+        for as_gm in sorted(views):
+            lines[as_gm] = _Render(
+                after, render_lines(campaign, as_gm=as_gm, after=after, upto=head.seq)
+            )
+    return Look(generation, int(head.seq), str(head.hash), links, sessions, lines)
 
 
 class Feed:
@@ -121,6 +134,8 @@ class Feed:
         self._look: asyncio.Future[Look] | None = None
         self._look_generation = -1
         self._renders: dict[tuple[int, str, bool], _Render] = {}
+        self._views: set[bool] = set()  # the views (as_gm) streams were open in
+        self._head = -1  # the head of the newest look read
         self._rendering: dict[
             tuple[int, str, bool, int], asyncio.Future[list[tuple[int, str]]]
         ] = {}
@@ -137,17 +152,26 @@ class Feed:
         """
         task = self._look
         if task is None or self._look_generation < generation:
-            task = asyncio.ensure_future(run_sync(self.server.attempt, self._read_look, generation))
+            task = asyncio.ensure_future(
+                run_sync(
+                    self.server.attempt,
+                    self._read_look,
+                    generation,
+                    frozenset(self._views),
+                    self._head,
+                )
+            )
             self._look, self._look_generation = task, generation
             self.reads["looks"] += 1
-            task.add_done_callback(self._drop_failed_look)
+            task.add_done_callback(self._looked)
         return await asyncio.shield(task)
 
-    def _read_look(self, generation: int) -> Look:
-        return read_look(self.server.campaign(), generation)
+    def _read_look(self, generation: int, views: frozenset[bool], after: int) -> Look:
+        return read_look(self.server.campaign(), generation, views, after)
 
-    def _drop_failed_look(self, task: asyncio.Future[Look]) -> None:
+    def _looked(self, task: asyncio.Future[Look]) -> None:
         if not task.cancelled() and task.exception() is None:
+            self._head = max(self._head, task.result().head)
             return
         if self._look is task:
             self._look, self._look_generation = None, -1
@@ -161,7 +185,12 @@ class Feed:
         if look.head <= after:
             return []
         key = (look.head, look.hash, as_gm)
+        self._views.add(as_gm)
         done = self._renders.get(key)
+        pre = look.lines.get(as_gm)
+        if pre is not None and (done is None or pre.low < done.low):
+            self._keep_render(key, pre)
+            done = pre
         if done is not None and done.low <= after:
             return [f for seq, f in done.lines if seq > after]
         if look.head - after > CACHE_ENTRIES:  # far behind: its own lines, not kept
@@ -192,9 +221,12 @@ class Feed:
             return
         done = self._renders.get(key)
         if done is None or after < done.low:
-            self._renders[key] = _Render(after, job.result())
-            while len(self._renders) > CACHE_RENDERS:  # the oldest first (insertion order)
-                del self._renders[next(iter(self._renders))]
+            self._keep_render(key, _Render(after, job.result()))
+
+    def _keep_render(self, key: tuple[int, str, bool], render: _Render) -> None:
+        self._renders[key] = render
+        while len(self._renders) > CACHE_RENDERS:  # the oldest first (insertion order)
+            del self._renders[next(iter(self._renders))]
 
     async def frames(
         self, viewer: Viewer, after: int, generation: int, *, fresh: bool
