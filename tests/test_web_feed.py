@@ -138,3 +138,20 @@ def test_look_gone_reads_only_what_it_holds():
     assert look.gone(who(2, "a")) == "revoked"
     assert look.gone(who(1, "b")) == "ended"
     assert look.gone(who(7, "a")) is None and look.gone(who(1, "z")) is None
+
+
+def test_the_hub_offers_its_look_only_when_no_wake_up_came_between_its_read_and_its_own():
+    """The watcher's look (read in its thread as it saw a change) becomes the new
+    generation's only if no other wake-up (the server's own write) came in between: it
+    might be older than that one's change, and the streams would miss it."""
+    from ledger.web.live import Hub
+
+    hub = Hub("unused.db")
+    offered: list[tuple[int, str]] = []
+    hub.offer = lambda generation, look: offered.append((generation, look))
+    hub._bump("look read at 0", 0)
+    hub._bump()  # the server's own write: no look
+    hub._bump("look read at 1", 1)  # generation 2 came in between
+    hub._bump("look read at 3", 3)
+    assert hub.generation == 4
+    assert offered == [(1, "look read at 0"), (4, "look read at 3")]

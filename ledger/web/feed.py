@@ -25,7 +25,8 @@ which wakes no stream, is noticed as soon as it was before.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+import logging
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ledger.web.common import Viewer, run_sync
@@ -33,6 +34,8 @@ from ledger.web.logview import entry_html, log_entries
 
 if TYPE_CHECKING:
     from ledger.web.app import Server
+
+logger = logging.getLogger(__name__)
 
 #: The most log lines a view's render cache keeps per head (a stream further behind, such as
 #: one resuming from ``after=0`` on a long log, renders its own lines, uncached).
@@ -134,13 +137,43 @@ class Feed:
         self._look: asyncio.Future[Look] | None = None
         self._look_generation = -1
         self._renders: dict[tuple[int, str, bool], _Render] = {}
-        self._views: set[bool] = set()  # the views (as_gm) streams were open in
+        #: the views (as_gm) streams were open in (replaced, never changed: the hub's thread
+        #: reads it)
+        self._views: frozenset[bool] = frozenset()
+        self._hub_campaign: Any = None  # a campaign over the hub's own store (its thread)
         self._head = -1  # the head of the newest look read
         self._rendering: dict[
             tuple[int, str, bool, int], asyncio.Future[list[tuple[int, str]]]
         ] = {}
         #: how many looks and renders were read from the store (for tests and the bench)
         self.reads = {"looks": 0, "renders": 0}
+        server.hub.prepare, server.hub.offer = self.prepare, self.offer
+
+    def prepare(self, store: Any, campaign_id: str) -> Look | None:
+        """The look the hub's watcher takes in its own thread, on its own store, as soon as
+        it saw a change (:attr:`ledger.web.live.Hub.prepare`): the streams it wakes need no
+        read of their own. ``None`` when it cannot be read (the streams read it then)."""
+        from ledger.campaign.aggregate import open_campaign
+
+        try:
+            campaign = self._hub_campaign
+            if campaign is None or campaign.store is not store:
+                campaign = self._hub_campaign = open_campaign(store, campaign_id)
+            campaign.__dict__.pop("_cli_names", None)  # names may have changed since
+            return read_look(campaign, -1, self._views, self._head)
+        except Exception as e:  # the streams read it themselves
+            logger.debug("the hub could not take the live streams' look: %s", e)
+            return None
+
+    def offer(self, generation: int, look: Any) -> None:
+        """Take ``look`` (:meth:`prepare`'s) as generation ``generation``'s (on the loop,
+        before the streams wake: :attr:`ledger.web.live.Hub.offer`)."""
+        if not isinstance(look, Look) or generation <= self._look_generation:
+            return
+        done: asyncio.Future[Look] = asyncio.get_running_loop().create_future()
+        done.set_result(replace(look, generation=generation))
+        self._look, self._look_generation = done, generation
+        self._head = max(self._head, look.head)
 
     async def look(self, generation: int) -> Look:
         """The :class:`Look` for hub generation ``generation``: the one already taken for
@@ -157,7 +190,7 @@ class Feed:
                     self.server.attempt,
                     self._read_look,
                     generation,
-                    frozenset(self._views),
+                    self._views,
                     self._head,
                 )
             )
@@ -185,7 +218,8 @@ class Feed:
         if look.head <= after:
             return []
         key = (look.head, look.hash, as_gm)
-        self._views.add(as_gm)
+        if as_gm not in self._views:
+            self._views = self._views | {as_gm}
         done = self._renders.get(key)
         pre = look.lines.get(as_gm)
         if pre is not None and (done is None or pre.low < done.low):
