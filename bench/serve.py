@@ -146,9 +146,8 @@ def load() -> str:
 def side_by_side(args: argparse.Namespace) -> None:
     """``--before DIR``: this bench on DIR's ledger and on this tree's, alternating."""
     here = str(Path(__file__).resolve().parent.parent)
-    own = [a for a in sys.argv[1:] if not a.startswith(("--before", "--rounds"))]
-    own = [a for i, a in enumerate(own) if i == 0 or own[i - 1] not in ("--before", "--rounds")]
-    flags = [a for a in own if a not in (args.before, str(args.rounds))]
+    flags = [f"--clients={args.clients}", f"--players={args.players}", f"--rate={args.rate}"]
+    flags.append(f"--seconds={args.seconds}")
     for n in range(1, args.rounds + 1):
         for side, tree in (("before", args.before), ("after", here)):
             env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
