@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import multiprocessing
 import os
@@ -90,11 +91,21 @@ def trace_sends(path: str) -> None:
         return out
 
     feed.Feed.frames = traced  # type: ignore[method-assign]
+    pauses: list[float] = []  # the garbage collector's pauses over 5 ms (seconds)
+    began = [0.0]
+
+    def collected(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            began[0] = time.perf_counter()
+        elif time.perf_counter() - began[0] > 0.005:
+            pauses.append(time.perf_counter() - began[0])
+
+    gc.callbacks.append(collected)
 
     def dump() -> None:
         while True:
             time.sleep(1)
-            Path(path).write_text(json.dumps(sent))
+            Path(path).write_text(json.dumps({"sent": sent, "gc": pauses}))
 
     threading.Thread(target=dump, daemon=True).start()
 
@@ -258,9 +269,8 @@ def main() -> None:
         + ", ".join(f"#{q} {f * 1000:.0f}-{m * 1000:.0f} ms" for m, f, q in worst)
     )
     if args.profile and Path(args.profile + ".sent.json").exists():
-        sent = {
-            int(k): v for k, v in json.loads(Path(args.profile + ".sent.json").read_text()).items()
-        }
+        trace = json.loads(Path(args.profile + ".sent.json").read_text())
+        sent = {int(k): v for k, v in trace["sent"].items()}
         ready = [sent[q][0] - appended[q] for q in appended if q in sent]
         print(
             f"server: frames ready (first stream) median {statistics.median(ready) * 1000:.0f} ms "
@@ -270,6 +280,11 @@ def main() -> None:
                 for _m, _f, q in worst
                 if q in sent
             )
+        )
+        gcs = trace["gc"]
+        print(
+            f"server: {len(gcs)} garbage collections over 5 ms"
+            + (f", the longest {max(gcs) * 1000:.0f} ms" if gcs else "")
         )
 
 
