@@ -2,7 +2,7 @@
 ``every`` seconds it notes each thread's Python stack, and writes to ``path`` (once a second,
 so a process ended by a signal leaves it) how often each function was on a busy stack
 (inclusive) and at its top (self). A thread waiting (``select``, a lock, a queue, a sleep)
-is not busy and is left out. It holds the GIL to sample, so C calls that release it (SQLite)
+is not busy and is left out, and so are the bench's own threads (named ``bench-...``). It holds the GIL to sample, so C calls that release it (SQLite)
 are seen whole, and pure-Python work in 5 ms slices: a guide to where time goes, not a clock.
 
     uv run python bench/serve.py --profile /tmp/serve-profile.txt
@@ -38,8 +38,9 @@ def start(path: str, every: float = 0.002, top: int = 60) -> None:
         written = time.monotonic()
         while True:
             time.sleep(every)
+            bench = {t.ident for t in threading.enumerate() if t.name.startswith("bench-")}
             for tid, frame in sys._current_frames().items():
-                if tid == me or frame.f_code.co_name in IDLE:
+                if tid == me or tid in bench or frame.f_code.co_name in IDLE:
                     continue
                 busy[0] += 1
                 own[f"{_where(frame.f_code)}:{frame.f_lineno}"] += 1
