@@ -160,3 +160,18 @@ def browser():
             yield b
         finally:
             b.close()
+
+
+@pytest.fixture
+def shots(tmp_path):
+    """Where a browser test puts its screenshots: docs/img/ with ``LEDGER_SCREENSHOTS=1``
+    (to refresh the docs' pictures), else a temporary folder (a test run never changes the
+    tree)."""
+    import os
+    from pathlib import Path
+
+    if os.environ.get("LEDGER_SCREENSHOTS"):
+        return Path(__file__).resolve().parents[1] / "docs" / "img"
+    out = tmp_path / "shots"
+    out.mkdir()
+    return out

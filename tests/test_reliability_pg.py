@@ -345,8 +345,12 @@ def test_serve_survives_its_backends_terminated_twice_while_a_player_posts_rolls
 
             def player() -> None:
                 for i in range(posts):
-                    form = p.get("/roll/isa").text  # each form is good for one roll (#24)
-                    once = form.split('name="nonce" value="')[1].split('"')[0]
+                    for _ in range(5):  # each form is good for one roll (#24)
+                        got = p.get("/roll/isa")
+                        if got.status_code != 503:  # a page while the backends are away:
+                            break  # "try again in a moment", and the player reloads
+                    assert got.status_code == 200, (got.status_code, got.text[:200])
+                    once = got.text.split('name="nonce" value="')[1].split('"')[0]
                     sent = p.post(
                         "/roll/isa",
                         data={"csrf": csrf, "nonce": once, "skill": "Lockpicking", "time": "on",

@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from .webtools import d20_table, live_server
+from .webtools import d20_table, live_server, wait_live
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(
@@ -188,7 +188,7 @@ def test_physical_roll_in_the_browser_reaches_the_gm_page_and_the_cli_within_a_s
     with live_server(table.db) as base:
         gm, errors = signed_in(browser, base, gm_token)
         gm.goto(f"{base}/log")
-        gm.wait_for_function("document.getElementById('status').textContent.startsWith('Live')")
+        wait_live(gm)
         phone_context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
         phone, _ = signed_in(phone_context, base, dana_token)
         phone.goto(f"{base}/roll/isa")
@@ -250,9 +250,7 @@ def test_the_live_log_opens_a_new_stream_after_a_503(table, browser):
 
         page.route("**/events*", once_503)
         page.goto(f"{base}/log")
-        page.wait_for_function(
-            "() => document.getElementById('status').textContent.startsWith('Live')", timeout=15000
-        )
+        wait_live(page, timeout=15000)
         assert refused
         table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")
         page.wait_for_selector(f"#e{table.head()}", timeout=10000)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from .test_web_browser import CHROMIUM, PHONE, signed_in
-from .webtools import ROOT, d20_table, live_server
+from .webtools import ROOT, d20_table, live_server, wait_live
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
@@ -29,7 +29,7 @@ def test_the_gm_applies_damage_on_a_phone_and_sees_it_on_the_page(table, browser
         gm, errors = signed_in(context, base, gm_token)
         dana, _ = signed_in(browser.new_context(viewport=PHONE), base, dana_token)
         dana.goto(f"{base}/log")
-        dana.wait_for_function("document.getElementById('status').textContent.startsWith('Live')")
+        wait_live(dana)
         gm.goto(f"{base}/gm")
         assert gm.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         for button in gm.locator("section.character button:visible").all():

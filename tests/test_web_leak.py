@@ -31,7 +31,17 @@ from ledger.testing import registered
 from ledger.web.roll_form import SECRET_REFUSAL
 
 from .toy import Toy
-from .webtools import ROOT, Table, client, d20_table, live_server, login, post, sse_frames
+from .webtools import (
+    ROOT,
+    Table,
+    client,
+    d20_table,
+    live_server,
+    login,
+    post,
+    sse_frames,
+    toy_table,
+)
 
 #: GM-only event types of the installed systems: how the GM records each (``{c}`` is a
 #: character of the campaign, ``{canary}`` a unique text).
@@ -351,15 +361,7 @@ def secretive_toy():
 def test_leak_a_roll_refused_only_for_a_gm_only_fact_does_not_name_it(
     secretive_toy, tmp_path, frozen
 ):
-    tables = {}
-    for name in ("secret", "twin"):
-        t = Table(str(tmp_path / f"{name}.db"))
-        t.ok("new", "toybox", "--system", "toy")
-        sheet = tmp_path / "ann.toml"
-        sheet.write_text('name = "Ann Vance"\n[skills]\nbrawl = 2\n')
-        t.ok("character", "add", "--sheet", str(sheet))
-        t.ok("session", "start")
-        tables[name] = t
+    tables = {name: toy_table(str(tmp_path / f"{name}.db")) for name in ("secret", "twin")}
     secret = tables["secret"]
     secret.ok("record", "secret-noted", "--character", "ann", "--value", "4242")
     # the GM's own roll is refused with the reason (the GM may know it)

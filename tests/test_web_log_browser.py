@@ -2,18 +2,17 @@
 entry, follows the game as rolls land from another connection (a toast, a vibration), and
 when the player has scrolled up to read it shows a "new entries" pill instead of jumping.
 The header stays on one line; the theme follows the phone or the player's choice, set
-before the page is drawn. ``UPDATE_SCREENSHOTS=1`` writes the screenshots into docs/img/.
+before the page is drawn. ``LEDGER_SCREENSHOTS=1`` writes the screenshots into docs/img/.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from .test_web_browser import CHROMIUM, PHONE, signed_in
-from .webtools import ROOT, d20_table, live_server
+from .webtools import d20_table, live_server
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
@@ -161,9 +160,9 @@ def test_header_on_one_line_and_the_theme_set_before_the_page_is_drawn(table, br
         phone.close()
 
 
-def test_phone_screenshots_of_the_log_and_the_audit_light_and_dark(table, browser, tmp_path):
+def test_phone_screenshots_of_the_log_and_the_audit_light_and_dark(table, browser, shots):
     """docs/img/phone-log-light.png, phone-log-dark.png, phone-audit.png (with
-    ``UPDATE_SCREENSHOTS=1``; else into a temporary folder): the log after a roll, with its
+    ``LEDGER_SCREENSHOTS=1``; else into a temporary folder): the log after a roll, with its
     banner, and the audit of an engine roll whose seed is revealed."""
     table.ok("roll", "bram", "Brawl", "--time")
     engine = table.head()
@@ -171,7 +170,7 @@ def test_phone_screenshots_of_the_log_and_the_audit_light_and_dark(table, browse
     table.ok("session", "end")
     table.ok("session", "start")
     table.ok("roll", "isa", "Lockpicking", "--time", "--dice", "14")
-    out = ROOT / "docs" / "img" if os.environ.get("UPDATE_SCREENSHOTS") else tmp_path
+    out = shots
     token = table.link("Dana")
     with live_server(table.db) as base:
         for scheme in ("light", "dark"):

@@ -150,7 +150,7 @@ def wait_kept(page, path: str) -> None:
 
 
 @needs_chromium
-def test_offline_the_log_is_still_there_marked_and_a_roll_is_not_recorded(table, browser):
+def test_offline_the_log_is_still_there_marked_and_a_roll_is_not_recorded(table, browser, shots):
     token = table.link("Dana")
     context = browser.new_context(
         viewport=PHONE, is_mobile=True, has_touch=True, timezone_id="UTC", device_scale_factor=1
@@ -175,7 +175,7 @@ def test_offline_the_log_is_still_there_marked_and_a_roll_is_not_recorded(table,
     assert "Not recorded: the table's laptop cannot be reached" in page.inner_text("body")
     assert "Recorded #" not in page.inner_text("body")
     assert not problems_of(page, "the Not recorded page")
-    page.screenshot(path=str(ROOT / "docs" / "img" / "offline-not-recorded.png"))
+    page.screenshot(path=str(shots / "offline-not-recorded.png"))
     assert table.head() == head  # nothing was written
 
     page.goto(f"{base}/log")
@@ -190,7 +190,7 @@ def test_offline_the_log_is_still_there_marked_and_a_roll_is_not_recorded(table,
     assert page.inner_text("#log") == online_log  # the last log, as it was
     assert "Lockpicking" in online_log
     assert not problems_of(page, "/log, offline")  # axe, 44 px targets, no overflow
-    page.screenshot(path=str(ROOT / "docs" / "img" / "offline-log.png"))
+    page.screenshot(path=str(shots / "offline-log.png"))
 
     page.goto(f"{base}/recap/1")  # never opened on this device: not kept, said so
     assert "was not kept on this device" in page.inner_text("body")

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from .test_web_browser import CHROMIUM, PHONE, signed_in
-from .webtools import d20_table, free_port, live_server
+from .webtools import d20_table, free_port, live_server, wait_live
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -195,7 +195,7 @@ def test_on_the_live_log_the_requests_ride_its_one_stream(table, browser):
         streams: list[str] = []
         phone.on("request", lambda r: streams.append(r.url) if "/events" in r.url else None)
         phone.goto(f"{base}/log")
-        phone.wait_for_function("document.getElementById('status').textContent.startsWith('Live')")
+        wait_live(phone)
         seq = int(json.loads(table.ok("request", "isa", "Lockpicking", "--time", "--json"))["seq"])
         phone.wait_for_selector(f"#r{seq} button.roll-now", state="visible", timeout=3000)
         phone.wait_for_selector(f"#e{seq}", timeout=3000)  # and the log line itself

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import shutil
 from fractions import Fraction
 from html.parser import HTMLParser
 from pathlib import Path
@@ -249,7 +247,7 @@ def test_a_request_card_enters_dice_with_the_systems_keypad(table):
     assert "3,5 or ++-0" not in part and 'class="roll-now"' in part
 
 
-def test_journey_7_tapped_through_on_a_390_px_phone(table, browser, tmp_path):
+def test_journey_7_tapped_through_on_a_390_px_phone(table, browser, shots):
     """Playwright at 390×844: the form fits, the tap targets are 44 px, the odds show, and
     Lockpicking → 14 → Record lands on the log with "Recorded #N — mixed result"."""
     token = table.link("Dana")
@@ -272,11 +270,9 @@ def test_journey_7_tapped_through_on_a_390_px_phone(table, browser, tmp_path):
         for selector in ("label.chip span", "#dice", "label.check", "button[type=submit]"):
             box = phone.locator(selector).first.bounding_box()
             assert box is not None and box["height"] >= 44, selector
-        shot = tmp_path / "phone-roll.png"  # LEDGER_SCREENSHOTS=docs/img keeps it for the docs
+        shot = shots / "phone-roll.png"  # LEDGER_SCREENSHOTS=1 keeps it for the docs
         phone.screenshot(path=str(shot))
         assert shot.stat().st_size > 5000
-        if os.environ.get("LEDGER_SCREENSHOTS"):
-            shutil.copy(shot, Path(os.environ["LEDGER_SCREENSHOTS"]) / shot.name)
         phone.tap("button[type=submit]")
         phone.wait_for_url("**/log?recorded=*")
         seq = int(phone.url.split("#e")[1])

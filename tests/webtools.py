@@ -71,6 +71,18 @@ def d20_table(db: str) -> Table:
     return t
 
 
+def toy_table(db: str) -> Table:
+    """The toy rules' toybox (a SQLite file ``db``): Ann Vance (brawl 2, her sheet written
+    next to it), session 1 open."""
+    t = Table(db)
+    t.ok("new", "toybox", "--system", "toy")
+    sheet = Path(db).parent / "ann.toml"
+    sheet.write_text('name = "Ann Vance"\n[skills]\nbrawl = 2\n')
+    t.ok("character", "add", "--sheet", str(sheet))
+    t.ok("session", "start")
+    return t
+
+
 def client(t: Table, who: str | None = None, *, server: Server | None = None) -> TestClient:
     """A test client of a new server over ``t`` (logged in as ``who`` when given; enter it
     with ``with``)."""
@@ -159,3 +171,12 @@ def sse_frames(text: str) -> list[dict[str, str]]:
         if "event" in frame or "id" in frame:
             frames.append(frame)
     return frames
+
+
+def wait_live(page: Any, timeout: float = 10_000) -> None:
+    """Wait until the page's live-log status says "Live…" (a locator wait: Playwright's
+    ``wait_for_function`` compiles a string predicate with ``eval``, which the pages' CSP
+    refuses as soon as the first look is false, e.g. on a busy machine)."""
+    import re as _re
+
+    page.locator("#status", has_text=_re.compile(r"^Live")).wait_for(timeout=timeout)

@@ -106,7 +106,7 @@ def roll(
     the harm of a hit at once). Options below marked [system] apply to campaigns of that
     rule system.
     """
-    from ledger.campaign.aggregate import AutomaticResult
+    from ledger.campaign.entering import Refused, Words, enter_roll
 
     campaign = app.campaign
     given = pick_params(campaign.system, "roll_params", params)
@@ -116,31 +116,35 @@ def roll(
     before = {} if as_json else states(app, list(dict.fromkeys(who)))
 
     def record(automatic_ok: bool) -> Any:
-        return campaign.roll(
+        # the code of the web form and the API's POST /roll, with the GM's authority
+        return enter_roll(
+            campaign,
             character_name,
             skill,
             given,
             faces=faces,
+            as_gm=True,
+            actor=app.actor,
+            at=now(),
+            words=Words(),
+            automatic_ok=automatic_ok,
             client_seed=client_seed,
             blind=blind,
-            automatic_ok=automatic_ok,
             opponent=vs_character,
             opponent_skill=vs_skill,
             apply=apply,
             answer=answer,
             entropy=entropy.strip().lower() if entropy else None,
-            actor=app.actor,
-            at=now(),
         )
 
     try:
         written = record(automatic_ok)
-    except AutomaticResult as e:  # no silent surprises: show it, and ask (#15)
+    except Refused as e:  # no silent surprises: show it, and ask (#15)
         from ledger.cli import table
 
-        if not table.can_ask(app):  # off a terminal, or in `campaign play`
-            raise click.ClickException(f"{e}: add --auto to record it") from None
-        click.confirm(f"{str(e)[0].upper()}{str(e)[1:]}. Record it?", abort=True)
+        if e.reason != "automatic" or not table.can_ask(app):  # off a terminal, or in `play`
+            raise
+        click.confirm(f"{e.automatic[0].upper()}{e.automatic[1:]}. Record it?", abort=True)
         written = record(True)
     rec, batch = written.roll, written.records
     if as_json:

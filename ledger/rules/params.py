@@ -45,6 +45,28 @@ def pick_params(system: Any, attr: str, given: dict[str, Any]) -> dict[str, Any]
     return out
 
 
+def from_text(system: Any, values: dict[str, str]) -> dict[str, Any]:
+    """The text ``values`` of the system's roll params (a web form's fields, an API body's
+    ``params``) as click would give them to :func:`pick_params`: a flag ``True`` when not
+    empty, a repeatable value split on commas into a tuple, an empty value absent.
+
+    Names the system's roll does not take are left out: each front end refuses them first,
+    in its own words (a form field it does not show, an option the body may not name).
+    """
+    out: dict[str, Any] = {}
+    for p in system.roll_params:
+        value = str(values.get(p.name, "")).strip()
+        if not value:
+            continue
+        if p.is_flag:
+            out[p.name] = True
+        elif p.multiple:
+            out[p.name] = tuple(v.strip() for v in value.split(",") if v.strip())
+        else:
+            out[p.name] = value
+    return out
+
+
 def _convert(param: RollParam, value: Any) -> Any:
     if param.is_flag or param.type is str:
         return value

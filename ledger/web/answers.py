@@ -12,7 +12,7 @@ each one as a card with the roll's inputs in words and two answers:
   ``ledger-roll-v2``) through :meth:`ledger.campaign.aggregate.Campaign.roll` with
   ``answer=SEQ``: the same code as ``campaign roll CHARACTER --answer SEQ --entropy HEX``.
 - **Enter dice**: the faces of physical dice, as ``dice`` (``campaign roll ... --answer SEQ
-  --dice FACES``), tried first against the players' view (:func:`ledger.web.roll_form.rehearse`)
+  --dice FACES``), tried first against the players' view (:func:`ledger.campaign.entering.rehearse`)
   so a refusal names only what the player may know.
 
 Each card carries a one-time nonce and the session's CSRF token, and a player's device is
@@ -27,18 +27,22 @@ a redirect to the log or an error page otherwise.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
+from ledger.campaign import entering
+from ledger.campaign.entering import Words
 from ledger.web import access as accessmod
 from ledger.web import sessions as sessionsmod
 from ledger.web.common import (
+    REFUSED_STATUS,
     FormError,
     Viewer,
     check_csrf,
+    check_device_write,
+    device_write,
     error_page,
     login_hint,
     read_form,
@@ -50,8 +54,14 @@ from ledger.web.common import (
 if TYPE_CHECKING:
     from ledger.web.app import Server
 
-#: The roller's entropy as a phone posts it: 32 bytes as 64 lower-case hex digits.
-ENTROPY = re.compile(r"[0-9a-f]{64}")
+#: The phone's words in the shared refusals (:mod:`ledger.campaign.entering`).
+PHONE_WORDS = Words(
+    again="tap again",
+    entropy="Roll (the phone's own randomness)",
+    dice="the dice you rolled",
+    randomness="the phone's randomness",
+    fresh="tap Roll again",
+)
 
 
 class Refused(Exception):
@@ -61,6 +71,11 @@ class Refused(Exception):
         super().__init__(text)
         self.status = status
         self.text = text
+
+    @classmethod
+    def of(cls, refused: entering.Refused) -> Refused:
+        """The shared refusal with its status (:data:`ledger.web.common.REFUSED_STATUS`)."""
+        return cls(REFUSED_STATUS.get(refused.reason, 422), refused.text)
 
 
 def _shown(value: Any) -> str:
@@ -87,13 +102,10 @@ def inputs_in_words(name: str, skill: str | None, params: dict[str, Any]) -> str
 
 
 def addressed(request: Any, viewer: Viewer, mine: dict[str, str]) -> bool:
-    """Is the request (a ``RollRequested``) the viewer's to answer: a player's session, a
-    character they play, and it names them or nobody (names compared case-insensitively).
-    The GM answers at the laptop (``campaign roll --answer``), never through a phone's page."""
-    if viewer.as_gm or request.character not in mine:
-        return False
-    asked = request.asked
-    return asked is None or asked.strip().casefold() == viewer.access.who.strip().casefold()
+    """Is the request (a ``RollRequested``) the viewer's to answer: a player's session and
+    :func:`ledger.campaign.entering.addressed`. The GM answers at the laptop (``campaign
+    roll --answer``), never through a phone's page."""
+    return not viewer.as_gm and entering.addressed(request, viewer.access.who, mine)
 
 
 def open_requests(campaign: Any, viewer: Viewer) -> list[dict[str, Any]]:
@@ -162,22 +174,6 @@ def requests_part(server: Server) -> Any:
     return endpoint
 
 
-def _closed_text(campaign: Any, seq: int) -> str | None:
-    """What happened to the request at ``seq``, if it is closed, in the player's words."""
-    from ledger.campaign import requests as requestsmod
-    from ledger.events import RollWithdrawn
-
-    rec = requestsmod.find_request(campaign, seq)
-    done = requestsmod.closed_by(campaign, rec)
-    if done is None:
-        return None
-    if isinstance(done.data, RollWithdrawn):
-        return f"The GM withdrew this request ({done.data.reason}): there is nothing to answer."
-    if done.visibility != "public":
-        return "This request was already answered: a request is answered once."
-    return f"This request was already answered (event {done.seq}): a request is answered once."
-
-
 def answer(server: Server) -> Any:
     """``POST /answer/SEQ``: answer the open request at SEQ with ``entropy`` (64 hex digits
     from the phone) or ``dice`` (the faces of physical dice), plus ``csrf`` and ``nonce``.
@@ -187,93 +183,33 @@ def answer(server: Server) -> Any:
     is not the viewer's (or no request at all: the same answer, so a player learns nothing
     of others' requests); 409 for a request already answered or withdrawn, or a form sent
     twice; 422 for an answer the rules refuse (for a player, in the players' view only:
-    :data:`ledger.web.roll_form.SECRET_REFUSAL` when only the GM's records refuse it); 429
+    :data:`ledger.campaign.entering.SECRET_REFUSAL` when only the GM's records refuse it); 429
     past the device's write limit (``retry-after``). Nothing is written on any of them.
     """
 
-    def check_request(viewer: Viewer, seq: int) -> tuple[str, str | None, dict[str, Any]]:
-        """The request's character, skill and options, if it is the viewer's.
-
-        :raises Refused: 404 not the viewer's; 409 closed.
-        """
-        from ledger.campaign import requests as requestsmod
-        from ledger.errors import NotFound
-
+    def check_request(viewer: Viewer, seq: int) -> None:
+        """:raises Refused: 404 not the viewer's; 409 closed."""
         campaign = server.campaign()
+        mine = {} if viewer.as_gm else accessmod.characters_of(campaign, viewer.access)
         try:
-            rec = requestsmod.find_request(campaign, seq)
-        except NotFound:
-            raise Refused(404, "There is no such roll request for you.") from None
-        mine = accessmod.characters_of(campaign, viewer.access)
-        if rec.visibility != "public" or not addressed(rec.data, viewer, mine):
-            raise Refused(404, "There is no such roll request for you.")
-        closed = _closed_text(campaign, seq)
-        if closed:
-            raise Refused(409, closed)
-        skill, params = requestsmod.inputs_of(rec.data)  # type: ignore[arg-type]
-        return rec.data.character, skill, params  # type: ignore[attr-defined]
-
-    def precheck(viewer: Viewer, form: dict[str, str]) -> None:
-        campaign = server.campaign()
-        sessionsmod.check_nonce(campaign.store, viewer.session, form.get("nonce", ""))
-        if not viewer.as_gm:
-            sessionsmod.check_write(
-                campaign.store, campaign.id, viewer.session, server.clock(), server.policy
-            )
+            entering.request_for(campaign, seq, viewer.access.who, mine)
+        except entering.Refused as e:
+            raise Refused.of(e) from None
 
     def record(viewer: Viewer, seq: int, form: dict[str, str]) -> Any:
+        """The answer written through :func:`ledger.campaign.entering.answer_request`."""
         from ledger.campaign.clock import now
-        from ledger.dice.engine import DiceError
-        from ledger.errors import ConflictError, RuleError
-        from ledger.web.roll_form import SECRET_REFUSAL, rehearse
 
-        cid, skill, params = check_request(viewer, seq)
-        entropy = form.get("entropy", "").strip().lower() or None
-        faces = form.get("dice", "").strip() or None
-        if (entropy is None) == (faces is None):
-            raise Refused(
-                422,
-                "Answer with Roll (the phone's own randomness) or with the dice you rolled, not both.",
-            )
-        if entropy is not None and not ENTROPY.fullmatch(entropy):
-            raise Refused(
-                422, "The phone's randomness is 32 bytes written as 64 hex digits: tap Roll again."
-            )
         campaign = server.campaign()
-        if faces is not None and not viewer.as_gm:
-            problem = rehearse(campaign, cid, skill, params, faces, automatic_ok=True)
-            if problem:
-                raise Refused(422, problem)
-        store, moment = campaign.store, server.clock()
+        also = device_write(server, viewer, form)  # the nonce, the bucket and the roll
+        mine = {} if viewer.as_gm else accessmod.characters_of(campaign, viewer.access)
         try:
-            with store.transaction():  # the nonce, the bucket and the roll: all or nothing
-                sessionsmod.use_nonce(store, viewer.session, form.get("nonce", ""), moment)
-                if not viewer.as_gm:
-                    sessionsmod.spend_write(
-                        store, campaign.id, viewer.session, moment, server.policy
-                    )
-                return campaign.roll(
-                    cid,
-                    None,
-                    {},
-                    faces=faces,
-                    answer=seq,
-                    entropy=entropy,
-                    actor=viewer.access.who,
-                    at=now(),
-                ).roll
-        except ConflictError as e:
-            raise Refused(
-                409,
-                str(e)
-                if viewer.as_gm
-                else ("another entry was written at the same moment: tap again"),
-            ) from None
-        except (RuleError, DiceError) as e:
-            closed = _closed_text(campaign, seq)
-            if closed:  # answered or withdrawn while this answer was on its way
-                raise Refused(409, closed) from None
-            raise Refused(422, str(e) if viewer.as_gm else SECRET_REFUSAL) from None
+            return entering.answer_request(
+                campaign, seq, entropy=form.get("entropy"), faces=form.get("dice"),
+                who=viewer.access.who, mine=mine, at=now(), words=PHONE_WORDS, also=also,
+            )  # fmt: skip
+        except entering.Refused as e:
+            raise Refused.of(e) from None
 
     def reply(request: Request, status: int, body: dict[str, Any], headers: Any = None) -> Response:
         if "application/json" in request.headers.get("accept", ""):
@@ -299,7 +235,7 @@ def answer(server: Server) -> Any:
             return login_hint()
         try:
             await run_sync(server.attempt, check_request, viewer, seq)
-            await run_sync(server.attempt, precheck, viewer, form)
+            await run_sync(server.attempt, check_device_write, server, viewer, form)
             rec = await run_sync(server.attempt, record, viewer, seq, form)
         except Refused as e:
             return reply(request, e.status, {"error": e.text})

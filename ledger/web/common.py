@@ -135,6 +135,11 @@ ERROR_TEXT = {
 COOKIE_OPTIONS: dict[str, Any] = {"httponly": True, "samesite": "strict", "path": "/"}
 
 
+#: The HTTP status of each reason a roll or an answer is refused
+#: (:data:`ledger.campaign.entering.Reason`); any other is 422.
+REFUSED_STATUS = {"missing": 404, "closed": 409, "conflict": 409}
+
+
 def error_page(status: int, text: str, *, login: bool = False) -> HTMLResponse:
     """A generic error page: its status and one sentence, nothing about the campaign
     (``login``: with how to get in)."""
@@ -205,6 +210,38 @@ def new_session(server: Server, access: accessmod.Access, request: Request) -> s
         campaign.store, campaign.id, access.id, device, server.clock(), server.policy
     )
     return sid
+
+
+def check_device_write(server: Server, viewer: Viewer, form: dict[str, str]) -> None:
+    """Before any work on a device's write (a roll, an answer): the form's one-time nonce
+    unused and, for a player, the device's write allowance not spent
+    (:func:`ledger.web.sessions.check_nonce`, :func:`~ledger.web.sessions.check_write`). The
+    write checks both again in its own transaction (:func:`device_write`).
+
+    :raises FormUsed: the form was sent already. :raises SlowDown: past the write limit.
+    """
+    campaign = server.campaign()
+    sessionsmod.check_nonce(campaign.store, viewer.session, form.get("nonce", ""))
+    if not viewer.as_gm:
+        sessionsmod.check_write(
+            campaign.store, campaign.id, viewer.session, server.clock(), server.policy
+        )
+
+
+def device_write(server: Server, viewer: Viewer, form: dict[str, str]) -> Any:
+    """What a device's write does inside its own transaction, as a callable (the ``also`` of
+    :mod:`ledger.campaign.entering`): use the form's nonce and, for a player, spend one
+    write of the device's allowance, so the nonce, the allowance and the write are all or
+    nothing (a refused write costs nothing)."""
+    campaign = server.campaign()
+    store, moment = campaign.store, server.clock()
+
+    def also() -> None:
+        sessionsmod.use_nonce(store, viewer.session, form.get("nonce", ""), moment)
+        if not viewer.as_gm:
+            sessionsmod.spend_write(store, campaign.id, viewer.session, moment, server.policy)
+
+    return also
 
 
 def redirect(url: str) -> Response:

@@ -10,12 +10,16 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from ledger.campaign.entering import SECRET_REFUSAL as SECRET_REFUSAL  # where tests and pages look
+from ledger.campaign.entering import Words
 from ledger.web import access as accessmod
 from ledger.web import sessions as sessionsmod
 from ledger.web.common import (
     FormError,
     Viewer,
     check_csrf,
+    check_device_write,
+    device_write,
     error_page,
     login_hint,
     read_form,
@@ -28,60 +32,11 @@ if TYPE_CHECKING:
     from ledger.web.app import Server
 
 
-#: What a player is told when only the GM's view refuses their roll: the players' view of
-#: the character allows it, so the reason is a GM-only fact (a hidden condition, a trait a
-#: blind check spent, a skill only the GM's records hold) and must not be named.
 #: What a roll settled without dice asks of the player (the form's "auto" field).
 AUTO_HINT = "if that is right, tick “Record it without rolling” (under More options)"
 
-SECRET_REFUSAL = (
-    "The GM's records refuse this roll as entered, for a reason only the GM can see: "
-    "ask your GM (nothing was written)."
-)
-
-
-def rehearse(
-    campaign: Any, cid: str, skill: str | None, given: dict[str, Any], faces: str,
-    *, automatic_ok: bool,
-) -> str | None:
-    """A player's physical roll tried against the players' view of ``cid``, writing nothing.
-
-    The same steps as :meth:`ledger.campaign.aggregate.Campaign.roll` (the rule system's ``resolve``
-    with the entered faces, the automatic-result question, then
-    :meth:`~ledger.campaign.aggregate.Campaign.validate`), but on the state a player may see: a
-    refusal found here names only what the players' view holds, so it can be shown to the
-    player word for word. A roll that passes here and is still refused by the GM's view is
-    refused for a GM-only fact (:data:`SECRET_REFUSAL`).
-
-    :returns: the refusal as one sentence, or ``None`` when the players' view allows it.
-    """
-    from ledger.campaign.aggregate import AutomaticResult
-    from ledger.campaign.validation import validate
-    from ledger.dice.engine import DiceError, PhysicalDice, dice_needed, parse_faces
-    from ledger.errors import RuleError
-    from ledger.rules.requests import RollRequest
-
-    system = campaign.system
-    try:
-        state = campaign.state_of(cid, as_gm=False, save_snapshots=False)
-        request = RollRequest(cid, campaign.characters()[cid], skill, given, None)
-        source = PhysicalDice(parse_faces(faces))
-        try:
-            event = system.resolve(state, request, source)
-        except DiceError as e:
-            needed = dice_needed(lambda dice: system.resolve(state, request, dice), source.faces)
-            if not source.ran_short or needed is None:
-                raise
-            raise DiceError(f"this roll uses {needed}: {e}") from None
-        source.finish()
-        if not automatic_ok and system.automatic(event):
-            raise AutomaticResult(system.automatic(event))
-        validate(campaign, [event], cached={cid: state})
-    except AutomaticResult as e:
-        return f"{e}: {AUTO_HINT}"
-    except (RuleError, DiceError) as e:
-        return str(e)
-    return None
+#: The form's words in the shared refusals (:mod:`ledger.campaign.entering`).
+FORM_WORDS = Words(auto=AUTO_HINT, again="send the form again")
 
 
 def roll(server: Server) -> Endpoint:
@@ -173,90 +128,49 @@ def roll(server: Server) -> Endpoint:
         campaign = server.campaign()
         return cid in accessmod.characters_of(campaign, viewer.access)
 
-    def precheck(viewer: Viewer, form: dict[str, str]) -> None:
-        """The form's nonce unused and (a player's) bucket not empty, before any work;
-        :func:`record` checks both again in its transaction."""
-        campaign = server.campaign()
-        sessionsmod.check_nonce(campaign.store, viewer.session, form.get("nonce", ""))
-        if not viewer.as_gm:
-            sessionsmod.check_write(
-                campaign.store, campaign.id, viewer.session, server.clock(), server.policy
-            )
-
     def record(viewer: Viewer, cid: str, form: dict[str, str]) -> tuple[Any, str, str]:
-        """The roll written: ``(record, "", "")``; or refused: ``(None, sentence, field)``
+        """The roll written through :func:`ledger.campaign.entering.enter_roll` (the code of
+        ``campaign roll``): ``(record, "", "")``; or refused: ``(None, sentence, field)``
         (``field`` the form field it is about, ``""`` for none)."""
-        import click
-
-        from ledger.campaign.aggregate import AutomaticResult
         from ledger.campaign.clock import now
-        from ledger.dice.engine import DiceError
-        from ledger.errors import RuleError
+        from ledger.campaign.entering import Refused, enter_roll
         from ledger.rules.params import ParamError, pick_params
-        from ledger.store.sqlite import ConflictError
 
         campaign = server.campaign()
         system = campaign.system
-        faces = form.get("dice", "").strip() or None
-        blind = viewer.as_gm and bool(form.get("blind"))
         try:
-            picked = roll_help.given(system, form, as_gm=viewer.as_gm)
+            given = pick_params(system, "roll_params", roll_help.given(system, form, as_gm=viewer.as_gm))
         except roll_help.Forged as e:
             return None, str(e), ""
-        if faces is None and not viewer.as_gm:
-            return None, f"enter the dice you rolled: what {system.dice_words} show", "dice"
-        skill = roll_help.skill_of(form)
-        automatic_ok = bool(form.get("auto"))
-
-        def refused(text: str, dice: bool = False) -> tuple[None, str, str]:
-            return None, roll_help.plain(system, text), roll_help.field_of(system, text, dice_error=dice)
-
-        try:
-            given = pick_params(system, "roll_params", picked)
         except ParamError as e:
             return None, roll_help.plain(system, str(e)), e.option
+        skill, faces = roll_help.skill_of(form), form.get("dice", "").strip() or None
+        automatic_ok = bool(form.get("auto"))
         if faces and not automatic_ok:  # dice typed for a roll the rules settle without them
             settled = roll_help.settled(campaign, cid, skill, given, as_gm=viewer.as_gm)
             if settled:
-                return refused(f"{settled}: {AUTO_HINT}")
-        if not viewer.as_gm:
-            # the players' view first: its refusal names only what a player may know
-            problem = rehearse(campaign, cid, skill, given, faces or "", automatic_ok=automatic_ok)
-            if problem:
-                return refused(problem)
-        store, moment = campaign.store, server.clock()
+                text = f"{settled}: {AUTO_HINT}"
+                return None, roll_help.plain(system, text), roll_help.field_of(system, text)
         try:
-            with store.transaction():  # the nonce, the bucket and the roll: all or nothing
-                sessionsmod.use_nonce(store, viewer.session, form.get("nonce", ""), moment)
-                if not viewer.as_gm:
-                    sessionsmod.spend_write(
-                        store, campaign.id, viewer.session, moment, server.policy
-                    )
-                rec = campaign.roll(
-                    cid,
-                    skill,
-                    given,
-                    faces=faces,
-                    blind=blind,
-                    automatic_ok=automatic_ok,
-                    actor=viewer.access.who,
-                    at=now(),
-                ).roll
-        except ConflictError as e:
-            # a stream's version counts GM-only events too: a player is not told it
-            return None, str(e) if viewer.as_gm else (
-                "another entry was written at the same moment: send the form again"
-            ), ""
-        except AutomaticResult as e:
-            if not viewer.as_gm:
-                return None, SECRET_REFUSAL, ""
-            return refused(f"{e}: {AUTO_HINT}")
-        except click.UsageError as e:
-            return refused(e.format_message())
-        except (RuleError, DiceError) as e:
-            if not viewer.as_gm:
-                return None, SECRET_REFUSAL, ""
-            return refused(str(e), isinstance(e, DiceError))
+            rec = enter_roll(
+                campaign,
+                cid,
+                skill,
+                given,
+                faces=faces,
+                as_gm=viewer.as_gm,
+                actor=viewer.access.who,
+                at=now(),
+                words=FORM_WORDS,
+                automatic_ok=automatic_ok,
+                blind=viewer.as_gm and bool(form.get("blind")),
+                also=device_write(server, viewer, form),  # the nonce, the bucket and the roll
+            ).roll
+        except Refused as e:
+            if e.secret or e.reason == "conflict":
+                return None, e.text, ""
+            text = roll_help.plain(system, e.text)
+            return None, text, roll_help.field_of(system, e.text, dice_error=e.dice)
         return rec, "", ""  # committed: the server's event_appended listener woke the streams
 
     async def endpoint(request: Request) -> Response:
@@ -277,7 +191,7 @@ def roll(server: Server) -> Endpoint:
         if not await run_sync(server.attempt, server.still_live, viewer):
             return login_hint()
         try:
-            await run_sync(server.attempt, precheck, viewer, form)
+            await run_sync(server.attempt, check_device_write, server, viewer, form)
             # a write lost before its commit is tried once more (nothing was written); one
             # whose commit got no answer is looked up by the store: stored (acknowledged
             # here), not stored (tried again), or unknown (CommitUnknown: the 503 page says

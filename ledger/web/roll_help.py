@@ -115,18 +115,9 @@ def given(system: Any, form: dict[str, str], *, as_gm: bool) -> dict[str, Any]:
             f"This form has a field the roll form does not show ({strange[0][:40]!r}): "
             "reload the page and roll from it (nothing was written)."
         )
-    out: dict[str, Any] = {}
-    for p in system.roll_params:
-        value = form.get(p.name, "").strip()
-        if not value:
-            continue
-        if p.is_flag:
-            out[p.name] = True
-        elif p.multiple:
-            out[p.name] = tuple(v.strip() for v in value.split(",") if v.strip())
-        else:
-            out[p.name] = value
-    return out
+    from ledger.rules.params import from_text
+
+    return from_text(system, form)
 
 
 def skill_of(form: dict[str, str]) -> str | None:

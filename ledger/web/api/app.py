@@ -282,9 +282,7 @@ def roll(server: Server) -> Handler:
         if cid not in accessmod.characters_of(campaign, token.access):
             raise ApiError(403, f"this token does not roll for {body.character}")
         _spend(server, bucket, token)
-        rec, error = record_api(campaign, token.access, cid, body)
-        if error:
-            raise ApiError(422, error)
+        rec = _written(record_api, campaign, token.access, cid, body)
         from ledger.web.pages import entry
 
         return ok(
@@ -309,7 +307,6 @@ def answer(server: Server) -> Handler:
     bucket = Bucket()
 
     def handler(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
-        from ledger.web.api.answering import Refused
         from ledger.web.api.answering import answer as record_answer
         from ledger.web.pages import entry
 
@@ -318,12 +315,8 @@ def answer(server: Server) -> Handler:
         except msgspec.DecodeError as e:
             raise ApiError(400, f"the body is not an answer: {e}") from e
         _spend(server, bucket, token)
-        try:
-            rec = record_answer(
-                campaign, token.access, request.path_params["seq"], body.entropy, body.dice
-            )
-        except Refused as e:
-            raise ApiError(e.status, e.text) from e
+        seq = request.path_params["seq"]
+        rec = _written(record_answer, campaign, token.access, seq, body.entropy, body.dice)
         text = entry(campaign, rec, campaign.corrections())["text"]
         return ok(RollOut(seq=rec.seq, text=text), 201)
 
@@ -356,6 +349,19 @@ def request_roll(campaign: Any, token: tokensmod.Token, request: Request) -> Res
         raise ApiError(422, str(e)) from e
     text = entry(campaign, rec, campaign.corrections())["text"]
     return ok(RollOut(seq=rec.seq, text=text), 201)
+
+
+def _written(write: Callable[..., Any], *args: Any) -> Any:
+    """``write(*args)``, a :class:`ledger.campaign.entering.Refused` as its problem: 404
+    ``missing``, 409 ``closed`` or ``conflict``, else 422
+    (:data:`ledger.web.common.REFUSED_STATUS`, as the phone's)."""
+    from ledger.campaign.entering import Refused
+    from ledger.web.common import REFUSED_STATUS
+
+    try:
+        return write(*args)
+    except Refused as e:
+        raise ApiError(REFUSED_STATUS.get(e.reason, 422), e.text) from None
 
 
 def _spend(server: Server, bucket: Bucket, token: tokensmod.Token) -> None:

@@ -47,7 +47,7 @@ def document() -> dict[str, Any]:
         return {"name": name, "in": "query", "required": False, "description": text,
                 "schema": {"type": "integer", "minimum": 0, "maximum": t.MAX_QUERY_INT}}  # fmt: skip
 
-    roll_answers = answers(roll_out, 400, 404, 413, 422, 429)
+    roll_answers = answers(roll_out, 400, 404, 409, 413, 422, 429)  # 409: another entry first
     roll_answers["201"] = roll_answers.pop("200")
     roll_answers["201"]["description"] = "recorded"
     answer_answers = answers(roll_out, 400, 404, 409, 422, 429)
