@@ -94,14 +94,15 @@ def trace_sends(path: str) -> None:
         return out
 
     feed.Feed.frames = traced  # type: ignore[method-assign]
-    pauses: list[float] = []  # the garbage collector's pauses over 5 ms (seconds)
+    #: the garbage collector's pauses over 5 ms: (seconds, generation, when)
+    pauses: list[tuple[float, int, float]] = []
     began = [0.0]
 
     def collected(phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             began[0] = time.perf_counter()
         elif time.perf_counter() - began[0] > 0.005:
-            pauses.append(time.perf_counter() - began[0])
+            pauses.append((time.perf_counter() - began[0], info["generation"], time.time()))
 
     gc.callbacks.append(collected)
 
@@ -284,10 +285,20 @@ def main() -> None:
                 if q in sent
             )
         )
-        gcs = trace["gc"]
+        lastly = sorted(sent[q][1] - appended[q] for q in appended if q in sent)
         print(
-            f"server: {len(gcs)} garbage collections over 5 ms"
-            + (f", the longest {max(gcs) * 1000:.0f} ms" if gcs else "")
+            f"server: every stream had an entry's frames within a median {statistics.median(lastly) * 1000:.0f} ms "
+            f"of its commit, the slowest entry {lastly[-1] * 1000:.0f} ms; "
+            f"{sum(x < 0.1 for x in lastly)} of {len(lastly)} entries within 100 ms"
+        )
+        first = min(appended.values())
+        print(
+            f"server: {len(trace['gc'])} garbage collections over 5 ms"
+            + "".join(
+                f"; {took * 1000:.0f} ms (generation {gen}, {at - first:+.1f} s from the first "
+                "entry)"
+                for took, gen, at in trace["gc"]
+            )
         )
 
 
