@@ -69,10 +69,9 @@ def close(camp: Campaign) -> None:
 # --- 1. batched append ---------------------------------------------------------------------
 
 
-def append_work(store: Any, work: Sequence[Batch]) -> list[tuple[Any, ...]]:
+def appended(store: Any, work: Sequence[Batch]) -> list[Any]:
     """``store.append`` (any backend) of every session batch of ``work``, one transaction
-    each, with its expected versions: the stored rows (tuples in ``COLUMNS`` order, as the
-    floors insert them)."""
+    each, with its expected versions: the ``StoredEvent`` s it returns."""
     stored: list[Any] = []
     for number, events, expected in work:
         stored.extend(
@@ -85,18 +84,29 @@ def append_work(store: Any, work: Sequence[Batch]) -> list[tuple[Any, ...]]:
                 expected_versions=expected,
             )
         )
+    return stored
+
+
+def as_rows(stored: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """Stored events as tuples in ``COLUMNS`` order, as the floors insert them."""
     return [msgspec.structs.astuple(e) for e in stored]
+
+
+def append_work(store: Any, work: Sequence[Batch]) -> list[tuple[Any, ...]]:
+    """:func:`appended`, then the stored rows (tuples in ``COLUMNS`` order)."""
+    return as_rows(appended(store, work))
 
 
 def ledger_store_append(path: str, work: Sequence[Batch]) -> tuple[float, list[tuple[Any, ...]]]:
     """``Store.append`` of every session batch (chain + expected versions), one transaction
-    each. Returns the seconds and the stored rows (the floor inserts the same rows)."""
+    each. Returns the seconds and the stored rows (the floor inserts the same rows; turning
+    the returned events into tuples for it is the bench's work, outside the clock)."""
     camp = new_campaign(path)
     t = time.perf_counter()
-    rows = append_work(camp.store, work)
+    stored = appended(camp.store, work)
     elapsed = time.perf_counter() - t
     close(camp)
-    return elapsed, rows
+    return elapsed, as_rows(stored)
 
 
 def ledger_campaign_append(path: str, work: Sequence[Batch]) -> float:
@@ -229,8 +239,8 @@ def floor_codec() -> Codec:
 def decode_rows(rows: Iterable[tuple[str, Any]]) -> int:
     """The replay floor's decode: each ``(visibility, data)`` row into its typed struct, as
     the replay's fold decodes (``Projector.fold``): the codec's union decoder, and for a
-    GM-only row (its payload carries a salt) ``Codec.decode``. Nothing applied. Returns how
-    many rows."""
+    GM-only row (its payload carries a salt) ``Codec.decode`` (its union decoder of the salted
+    GM-only types). Nothing applied. Returns how many rows."""
     codec = floor_codec()
     fast, salted = codec.raw_decode, codec.decode
     n = 0

@@ -82,8 +82,9 @@ with tempfile.TemporaryDirectory(prefix="ledger-compare-") as work, \
     if CASE == "append":
         found = run.bench_append(tmp, n, 1, peers=True)[0]
         found.pop("_es_ids", None)
-    elif CASE == "replay":
-        found = run.bench_replay(tmp, n, 1, ledger(), None)
+    elif CASE == "replay":  # with eventsourcing's peer: its file written outside the clock
+        _, es_ids = cases.es_append(str(tmp / f"es-{n}.db"), cases.batches(n))
+        found = run.bench_replay(tmp, n, 1, ledger(), {k: str(v) for k, v in es_ids.items()})
     elif CASE == "durable":
         found = run.bench_durable(tmp, PARAMS["durable"], 1)
     elif CASE == "as_of":
@@ -110,9 +111,13 @@ CASES: dict[str, list[tuple[str, tuple[str, ...], tuple[str, ...] | None, float]
          ("seconds", "floor"), 1e3),
         ("eventsourcing application (peer)", ("seconds", "eventsourcing"), ("seconds", "floor"),
          1e3),
+        ("eventsourcing aggregate recorder (peer)", ("seconds", "es_aggregate_recorder"),
+         ("seconds", "floor"), 1e3),
     ],
     "replay": [
         ("replay every character, {events} events", ("seconds", "ledger"),
+         ("seconds", "floor_scan_decode"), 1e3),
+        ("eventsourcing replay (peer)", ("seconds", "eventsourcing"),
          ("seconds", "floor_scan_decode"), 1e3),
     ],
     "durable": [
@@ -255,11 +260,17 @@ def figures(case: str, found: Any, params: dict[str, int]) -> dict[str, tuple[fl
 Samples = dict[str, dict[str, list[tuple[float, float | None]]]]  # side -> figure -> per round
 
 
-def measure(trees: dict[str, Path], params: dict[str, int], rounds: int, work: Path) -> Samples:
-    """Every case once per tree per round: cases rotated by the round, the two sides of a
-    case back to back, which goes first alternating."""
+def measure(
+    trees: dict[str, Path],
+    params: dict[str, int],
+    rounds: int,
+    work: Path,
+    only: list[str] | None = None,
+) -> Samples:
+    """Every case (or the cases ``only`` names) once per tree per round: cases rotated by
+    the round, the two sides of a case back to back, which goes first alternating."""
     samples: Samples = {side: {} for side in trees}
-    names = list(CASES)
+    names = only or list(CASES)
     sides = list(trees)
     for r in range(rounds):
         order = names[r % len(names) :] + names[: r % len(names)]
@@ -305,6 +316,42 @@ def table(samples: Samples) -> list[dict[str, Any]]:
     return rows
 
 
+#: The goals of #28 read from the figures: ``(name, ours, theirs, goal)``; ``theirs`` is a
+#: figure or ``"floor"`` (the floor measured beside ``ours``). Each is the median over the
+#: rounds of ``time(theirs) / time(ours)`` (how many times as fast ours is).
+GOALS = (
+    ("batched append vs fair raw floor", "store.append, {events} events", "floor", 0.8),
+    ("Campaign.append vs eventsourcing (SQLite)", "campaign.append, {events} events",
+     "eventsourcing application (peer)", 3.0),
+    ("replay vs fair scan + decode", "replay every character, {events} events", "floor", 0.5),
+    ("replay vs eventsourcing", "replay every character, {events} events",
+     "eventsourcing replay (peer)", 15.0),
+)  # fmt: skip
+
+
+def goals(samples: Samples, events: int) -> list[dict[str, Any]]:
+    """Each goal of :data:`GOALS` that both sides measured: its per-side median ratio."""
+    rows = []
+    for name, ours, theirs, goal in GOALS:
+        ours = ours.format(events=f"{events:,}")
+        row: dict[str, Any] = {"goal": name, "target": goal}
+        for side, figs in samples.items():
+            mine = figs.get(ours)
+            if not mine:
+                break
+            if theirs == "floor":
+                pairs = [(f, v) for v, f in mine if f]
+            else:
+                other = figs.get(theirs)
+                if not other:
+                    break
+                pairs = [(o, v) for (v, _), (o, _) in zip(mine, other, strict=False)]
+            row[side] = median_ratio(pairs)
+        else:
+            rows.append(row)
+    return rows
+
+
 def number(value: float | None, digits: int = 2) -> str:
     if value is None:
         return "—"
@@ -330,6 +377,17 @@ def markdown(rows: list[dict[str, Any]], header: dict[str, Any]) -> str:
             f"{number(row['after_over_before'])} | {number(row['before_over_floor'])} | "
             f"{number(row['after_over_floor'])} |"
         )
+    if header.get("goals"):
+        lines += [
+            "",
+            "| goal (× as fast, median of per-round ratios) | target | before | after |",
+            "|---|---:|---:|---:|",
+        ]
+        for g in header["goals"]:
+            lines.append(
+                f"| {g['goal']} | ≥ {g['target']}× | {number(g.get('before'))}× | "
+                f"{number(g.get('after'))}× |"
+            )
     return "\n".join(lines)
 
 
@@ -351,7 +409,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=int, help="events of the measured ledgers")
     parser.add_argument("--json", type=Path, help="also write the rows and samples here")
     parser.add_argument("--markdown", type=Path, help="also write the table here")
+    parser.add_argument(
+        "--cases",
+        help=f"comma-separated cases to run (default all: {','.join(CASES)})",
+    )
     args = parser.parse_args(argv)
+    only = [c.strip() for c in args.cases.split(",")] if args.cases else None
+    if only and (bad := [c for c in only if c not in CASES]):
+        parser.error(f"unknown cases {', '.join(bad)}: choose from {', '.join(CASES)}")
     if args.rounds < 5:
         parser.error("--rounds must be 5 or more: a median of fewer is noise")
     try:
@@ -368,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="ledger-compare-") as work_dir:
         work = Path(work_dir)
         with checked_out(before, work) as tree:
-            samples = measure({"before": tree, "after": ROOT}, params, args.rounds, work)
+            samples = measure({"before": tree, "after": ROOT}, params, args.rounds, work, only)
     header = {
         "before": f"{before[:7]} ({args.ref})" if args.ref[:7] != before[:7] else before[:7],
         "after": f"{head}{dirty}",
@@ -382,6 +447,7 @@ def main(argv: list[str] | None = None) -> int:
         "wall_seconds": time.perf_counter() - started,
     }
     rows = table(samples)
+    header["goals"] = goals(samples, params["events"])
     text = markdown(rows, header)
     print(text)
     if args.markdown:

@@ -107,10 +107,10 @@ def ledger_append(url: str, work: Sequence[cases.Batch]) -> tuple[float, list[tu
     with schema(url) as (u, _):
         camp = new_campaign(u)
         t = time.perf_counter()
-        rows = cases.append_work(camp.store, work)
+        stored = cases.appended(camp.store, work)
         elapsed = time.perf_counter() - t
         camp.store.close()
-    return elapsed, rows
+    return elapsed, cases.as_rows(stored)
 
 
 def copy_text(rows: Sequence[tuple[Any, ...]]) -> bytes:

@@ -151,8 +151,11 @@ def chain_rows(
     )  # fmt: skip
     versions: dict[str, int] = {}
     stream_json: dict[str, bytes] = {}
+    # a type's and a visibility's JSON literal, one lookup per event (a batch has a few)
+    literal: dict[str, bytes] = {}
     sha256 = hashlib.sha256
     rows: list[tuple[Any, ...]] = []
+    append = rows.append
     prev = head.hash
     prev_ascii = prev.encode()
     prev_raw = bytes.fromhex(prev)
@@ -165,20 +168,24 @@ def chain_rows(
         version += 1
         versions[stream] = version
         seq += 1
+        type_json = literal.get(type_)
+        if type_json is None:
+            type_json = literal[type_] = enc(type_)
+        visibility_json = literal.get(visibility)
+        if visibility_json is None:
+            visibility_json = literal[visibility] = enc(visibility)
         canonical = template % (
             data,
             prev_ascii,
             seq,
             stream_json[stream],
-            enc(type_),
+            type_json,
             version,
-            enc(visibility),
+            visibility_json,
         )
-        h = sha256(prev_raw)
-        h.update(canonical)
-        prev_raw = h.digest()
+        prev_raw = sha256(prev_raw + canonical).digest()
         row_hash = prev_raw.hex()
-        rows.append(
+        append(
             (
                 seq,
                 campaign,

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Union
 
 import msgspec
+from msgspec.structs import asdict
 
 from ledger.chain import _encoder, canonical_envelope, encode_canonical  # noqa: F401 (re-exported)
 from ledger.events import CORE_EVENT_TYPES, Event, event_tag
@@ -24,25 +25,55 @@ SCHEMA = "schema_version"
 _SCHEMA_TEXT = f'"{SCHEMA}":'
 _SCHEMA_MARK = _SCHEMA_TEXT.encode()
 
-
-def encode_data(event: Event) -> bytes:
-    """Canonical JSON of a payload (includes its ``type`` tag, and its ``schema_version``
-    when the class's is above 1, so upcasters know the shape it was written in)."""
-    data = _encoder.encode(event)
-    version = type(event).schema_version
-    if version > 1:
-        payload = msgspec.json.decode(data)
-        payload[SCHEMA] = version
-        data = _encoder.encode(payload)
-    return data
-
-
 SALT = "salt"
 """Key of the random salt in a GM-only payload (a reserved field name)."""
 
 
 _SALT_TEXT = f'"{SALT}":"'
 _SALT_MARK = _SALT_TEXT.encode()
+
+
+def encode_data(event: Event, *, salt: str | None = None) -> bytes:
+    """Canonical JSON of a payload (includes its ``type`` tag, and its ``schema_version``
+    when the class's is above 1, so upcasters know the shape it was written in).
+
+    :param salt: a GM-only payload's salt (:func:`salted`), written in the same pass: the
+        bytes are those of adding ``"salt"`` to the encoded payload and encoding it again.
+    """
+    cls = type(event)
+    version = cls.schema_version
+    if version > 1 or salt is not None:
+        extra: dict[str, Any] = {}
+        if version > 1:
+            extra[SCHEMA] = version
+        if salt is not None:
+            extra[SALT] = salt
+        return _encoder.encode(_with_fields(cls, tuple(extra))(**asdict(event), **extra))
+    return _encoder.encode(event)
+
+
+#: ``{(event class, extra field names): its subclass with those str/int fields}``
+_WIDER: dict[tuple[type[Event], tuple[str, ...]], type[Event]] = {}
+
+
+def _with_fields(cls: type[Event], names: tuple[str, ...]) -> type[Event]:
+    """A subclass of ``cls`` with the same tag and the reserved fields ``names``
+    (``schema_version``, ``salt``) added: encoded with sorted keys it gives the payload with
+    those keys in their sorted places, in one pass (no decode and re-encode)."""
+    key = (cls, names)
+    wider = _WIDER.get(key)
+    if wider is None:
+        fields = [(SCHEMA, int) if n == SCHEMA else (n, str) for n in names]
+        made: Any = msgspec.defstruct(
+            f"{cls.__name__}With{''.join(n.title() for n in names)}",
+            fields,
+            bases=(cls,),
+            tag=cls.__struct_config__.tag,
+            kw_only=True,
+            frozen=True,
+        )
+        wider = _WIDER[key] = made
+    return wider
 
 
 def salted(data: bytes) -> bytes:
@@ -53,8 +84,13 @@ def salted(data: bytes) -> bytes:
     hiding commitment; the GM's export carries it, so the chain still recomputes.
     """
     payload = msgspec.json.decode(data)
-    payload[SALT] = secrets.token_hex(16)
+    payload[SALT] = new_salt()
     return _encoder.encode(payload)
+
+
+def new_salt() -> str:
+    """A fresh random 128-bit salt, in hex (:func:`salted`)."""
+    return secrets.token_hex(16)
 
 
 #: One upcast step or function: a payload dict (with ``type``) in, a newer payload dict out.
@@ -62,6 +98,11 @@ UpcastFn = Callable[[dict[str, Any]], dict[str, Any]]
 #: What a rule system's ``upcasters`` maps a type tag to: ``{stored version: step}`` or one
 #: function for every payload of the type (:class:`Codec`).
 Upcaster = UpcastFn | dict[int, UpcastFn]
+
+
+class SaltOnly(Event, frozen=True, kw_only=True, tag="ledger.salt-only"):
+    """No event: the union member of a codec with no GM-only type (its salted decoder then
+    refuses every payload, which takes the slow way)."""
 
 
 class UnknownEventType(ValueError):
@@ -111,7 +152,15 @@ class Codec:
                 return msgspec.convert(self.upcast(tag, raw), self.types[tag])
         salted_payload = _SALT_MARK in data if isinstance(data, bytes) else _SALT_TEXT in data
         if salted_payload:
-            raw = msgspec.json.decode(data)  # a salted GM-only payload: drop the salt
+            try:  # a salted GM-only payload: one typed decode, then the salt dropped
+                wide = self._salted_decoder().decode(data)
+            except msgspec.ValidationError:
+                wide = None  # a "salt" key that is not the top level's: the slow way
+            if wide is not None:
+                fields = asdict(wide)
+                del fields[SALT]
+                return self._unsalted[type(wide)](**fields)
+            raw = msgspec.json.decode(data)
             if isinstance(raw, dict) and isinstance(raw.get(SALT), str):
                 del raw[SALT]
                 cls = self.types.get(raw.get("type", ""))
@@ -124,6 +173,21 @@ class Codec:
             if "Invalid value" in str(e) and "`$.type`" in str(e):
                 raise UnknownEventType(f"unknown event type {type_!r}") from None
             raise
+
+    def _salted_decoder(self) -> msgspec.json.Decoder[Any]:
+        """The union decoder of the GM-only types (``visibility = "gm"``) with their
+        ``salt``, made on first use: a GM-only payload decodes in one pass, as a public one
+        does (#28). A public type written GM-only (an append's own visibility) fails it and
+        takes the slow way; making every type's salted class would cost each process
+        milliseconds."""
+        decoder = self.__dict__.get("_salted")
+        if decoder is None:
+            gm = [cls for cls in self.types.values() if cls.visibility == "gm"] or [SaltOnly]
+            wide = {_with_fields(cls, (SALT,)): cls for cls in gm}
+            self._unsalted: dict[type[Any], type[Event]] = wide
+            union = Union[tuple(wide)]  # type: ignore[valid-type]  # noqa: UP007
+            decoder = self.__dict__["_salted"] = msgspec.json.Decoder(union)
+        return decoder
 
     def upcast(self, type_: str, raw: dict[str, Any]) -> dict[str, Any]:
         """A stored or amended payload (builtins, ``type`` optional) in the current shape of

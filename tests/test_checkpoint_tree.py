@@ -143,3 +143,49 @@ def test_stored_roots_and_proofs_agree_with_an_independent_implementation(tmp_pa
             assert ours.old_root == theirs.get_root(old) and ours.new_root == theirs.get_root(size)
     finally:
         store.close()
+
+
+def _tree_agrees(store, campaign):
+    leaves = proofs.leaves(store, campaign, store.head(campaign).seq)
+    size, hashes = store.tree_frontier(campaign)
+    assert size == len(leaves)
+    assert merkle.Frontier(size, hashes).root() == merkle.root(leaves)
+
+
+def test_the_frontier_kept_per_connection_follows_other_writers_and_rollbacks(store_target):
+    """Each store keeps the frontier it wrote last (#28: no read of it on its next append);
+    it is used only when the campaign's head is still the event it ended at and nothing
+    rolled back since, so another connection's appends and a rolled-back append are read."""
+    one, two = open_store(store_target), open_store(store_target)
+    try:
+        for count in (3, 300, 1):  # the two writers take turns on one campaign
+            _append(one, "c", count)
+            _append(two, "c", count)
+            _tree_agrees(one, "c")
+        _append(one, "d", 5)  # a second campaign has its own
+        with pytest.raises(RuntimeError), one.transaction():
+            _append(one, "c", 7)  # written, then rolled back
+            raise RuntimeError("no")
+        _append(one, "c", 2)
+        _append(one, "d", 254)
+        for store, campaign in ((one, "c"), (two, "c"), (one, "d")):
+            _tree_agrees(store, campaign)
+        assert one.head("c").seq == 610
+    finally:
+        one.close()
+        two.close()
+
+
+def test_an_append_after_its_own_reads_no_frontier(tmp_path):
+    from ledger.store.sqlite import Store
+
+    store = Store(str(tmp_path / "l.db"))
+    _append(store, "c", 3)
+    seen: list[str] = []
+    store.conn.set_trace_callback(seen.append)
+    _append(store, "c", 2)
+    store.conn.set_trace_callback(None)
+    assert not [s for s in seen if "from merkle_frontier" in s]
+    assert [s for s in seen if "insert into merkle_frontier" in s]
+    _tree_agrees(store, "c")
+    store.close()

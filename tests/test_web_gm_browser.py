@@ -1,16 +1,16 @@
 """The GM's page (#27) in Debian's Chromium at a phone's size: damage applied with a tap is
 recorded and said on the page in the book's words, under the page's CSP, and a player's
-open log shows it; no layout wider than the phone, every button at least 44 px tall."""
+open log shows it; no layout wider than the phone, every button at least 44 px tall.
+The page's screenshots are journey 7's (tests/test_web_journeys.py, LEDGER_SCREENSHOTS=1)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from .test_web_browser import CHROMIUM, PHONE, signed_in
-from .webtools import ROOT, d20_table, live_server, wait_live
+from .webtools import d20_table, live_server, wait_live
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
@@ -46,27 +46,3 @@ def test_the_gm_applies_damage_on_a_phone_and_sees_it_on_the_page(table, browser
         assert gm.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         assert not errors, errors  # no CSP violation, no script error
         context.close()
-
-
-@pytest.mark.skipif(not os.environ.get("LEDGER_SCREENSHOTS"), reason="LEDGER_SCREENSHOTS=1 to redo")
-def test_screenshots_of_the_gm_page(table, browser):
-    """``docs/img/gm-page.png`` (1280x800) and ``gm-page-phone.png`` (390x844), after a tap:
-    ``LEDGER_SCREENSHOTS=1 uv run pytest tests/test_web_gm_browser.py``."""
-    table.ok("record", "condition-added", "--character", "isa", "--condition", "shaken",
-             "--check-penalty", "1", "--ends-when", "a night's sleep")  # fmt: skip
-    gm_token, dana_token = table.link("gm"), table.link("Dana")
-    with live_server(table.db) as base:
-        signed_in(browser.new_context(viewport=PHONE, user_agent=PHONE_UA), base, dana_token)
-        for name, size in (("gm-page", {"width": 1280, "height": 800}), ("gm-page-phone", PHONE)):
-            page, _ = signed_in(browser.new_context(viewport=size), base, gm_token)
-            page.goto(f"{base}/gm")
-            page.fill("#amount-bram", "2")
-            page.locator("#c-bram button.apply").click()
-            page.wait_for_url("**/gm?done=*")
-            page.screenshot(path=str(ROOT / "docs" / "img" / f"{name}.png"))
-
-
-PHONE_UA = (
-    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/130.0 Mobile Safari/537.36"
-)

@@ -20,7 +20,6 @@ included (:mod:`ledger.rules.snapshots`), so deleting snapshots never changes an
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,7 +40,10 @@ from ledger.events import (
 from ledger.rules.system import RuleSystem
 from ledger.store.base import COLUMNS, EventStore
 
-_APPLYING_SEQ: ContextVar[int | None] = ContextVar("ledger_applying_seq", default=None)
+#: The seq being applied, in a one-item list (a cell): :meth:`Projector.fold` sets the
+#: context once per fold and writes the cell per event (a list store, not a ``ContextVar``
+#: set and reset per event, #28); each context (thread, task) has its own cell.
+_APPLYING_SEQ: ContextVar[list[int | None] | None] = ContextVar("ledger_applying_seq", default=None)
 
 
 def applying_seq() -> int | None:
@@ -50,17 +52,27 @@ def applying_seq() -> int | None:
     :meth:`Projector.fold` during a replay and by :meth:`ledger.campaign.aggregate.Campaign.validate`
     for a batch about to be appended; ``None`` elsewhere (an applier called by hand).
     Appliers stay pure functions of (state, event, this seq)."""
-    return _APPLYING_SEQ.get()
+    cell = _APPLYING_SEQ.get()
+    return None if cell is None else cell[0]
 
 
-@contextmanager
-def applying(seq: int | None) -> Iterator[None]:
-    """Within the block, :func:`applying_seq` is ``seq``."""
-    token = _APPLYING_SEQ.set(seq)
-    try:
-        yield
-    finally:
-        _APPLYING_SEQ.reset(token)
+class applying:  # noqa: N801 (used as a function: ``with applying(seq):``)
+    """Within the block, :func:`applying_seq` is ``seq``.
+
+    A plain class, not a ``@contextmanager`` generator: ``Campaign.append`` enters one per
+    event it validates, and a generator's frames cost three times as much (#28).
+    """
+
+    __slots__ = ("seq", "token")
+
+    def __init__(self, seq: int | None) -> None:
+        self.seq = seq
+
+    def __enter__(self) -> None:
+        self.token = _APPLYING_SEQ.set([self.seq])
+
+    def __exit__(self, *exc: object) -> None:
+        _APPLYING_SEQ.reset(self.token)
 
 
 SNAPSHOT_EVERY = 250
@@ -208,12 +220,38 @@ class Projector:
             fields = narrow(FOLD_FIELDS if slow else FAST_FOLD_FIELDS)
         else:
             fields = fold_fields(rows)
+        kept: list[tuple[int, Event]] = [] if shared is None else shared
+        outer = applying_seq()  # what applying_seq() says between events, as before
+        cell: list[int | None] = [outer]
+        token = _APPLYING_SEQ.set(cell)
+        try:
+            self._fold(fields, states, slow, corrections, kept, cell, outer,
+                       as_gm=as_gm, on_step=on_step, errors=errors)  # fmt: skip
+        finally:
+            _APPLYING_SEQ.reset(token)
+        return states
+
+    def _fold(
+        self,
+        fields: Iterable[tuple[Any, ...]],
+        states: dict[str, Any],
+        slow: bool,
+        corrections: Corrections,
+        kept: list[tuple[int, Event]],
+        cell: list[int | None],
+        outer: int | None,
+        *,
+        as_gm: bool,
+        on_step: Callable[[int, dict[str, Any]], None] | None,
+        errors: list[tuple[int, str]] | None,
+    ) -> None:
+        """The loop of :meth:`fold`, inside its context: ``cell[0]`` is the seq of the
+        event being applied (:func:`applying_seq`), ``outer`` between events."""
         appliers = self.appliers.get
         initial_state = self.system.initial_state
         decode = self.codec.raw_decode
         campaign_stream = CAMPAIGN_STREAM
         created = CharacterCreated
-        kept: list[tuple[int, Event]] = [] if shared is None else shared
         event: Any
         for seq, stream, type_, data, visibility in fields:
             if not as_gm and visibility == "gm":
@@ -236,7 +274,7 @@ class Projector:
                     fn = appliers(type(fact))
                     if fn is None:
                         continue
-                    token = _APPLYING_SEQ.set(at)
+                    cell[0] = at
                     try:
                         state = fn(state, fact)
                     except RuleError as e:
@@ -244,14 +282,14 @@ class Projector:
                             raise RuleError(f"event {at}: {e}") from None
                         errors.append((at, str(e)))
                     finally:
-                        _APPLYING_SEQ.reset(token)
+                        cell[0] = outer
                 states[event.character] = state
             else:
                 if cls.held_by_newcomers and stream == campaign_stream:
                     kept.append((seq, event))
                 fn = appliers(cls)
                 if fn is not None:
-                    token = _APPLYING_SEQ.set(seq)
+                    cell[0] = seq
                     try:
                         if stream == campaign_stream:
                             after = {c: fn(s, event) for c, s in states.items()}
@@ -263,10 +301,9 @@ class Projector:
                             raise RuleError(f"event {seq}: {e}") from None
                         errors.append((seq, str(e)))
                     finally:
-                        _APPLYING_SEQ.reset(token)
+                        cell[0] = outer
             if on_step is not None:
                 on_step(seq, states)
-        return states
 
 
 def replay_strictly(system: RuleSystem, codec: Codec, events: list[StoredEvent]) -> None:

@@ -37,13 +37,13 @@ from __future__ import annotations
 import abc
 import contextlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from itertools import starmap
 from typing import Any, ClassVar
 
 import msgspec
 
 from ledger.chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows, not_before
-from ledger.codec import encode_data, salted
+from ledger.codec import encode_data, new_salt
 from ledger.errors import ConflictError, StoreError
 from ledger.events import Event, StoredEvent, Visibility, event_tag, stream_of
 from ledger.store.hooks import SqlWebhooks
@@ -88,9 +88,10 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Pending:
-    """One event to append, with the envelope fields the caller decides."""
+class Pending(msgspec.Struct, frozen=True, gc=False):
+    """One event to append, with the envelope fields the caller decides: ``Pending(event)``
+    or ``Pending(event, visibility="gm")``. A struct, not a frozen dataclass: one is made
+    per appended event, ten times as fast (#28)."""
 
     event: Event
     visibility: Visibility | None = None  # None: the event class's own visibility
@@ -101,7 +102,7 @@ _TAGS: dict[type[Event], str] = {}
 
 def encode_batch(batch: Sequence[Pending]) -> list[Encoded]:
     """Each pending event as ``(stream, type, visibility, canonical payload)`` for
-    :func:`ledger.chain.chain_rows`; a GM-only payload gets its salt (:func:`~ledger.codec.salted`)."""
+    :func:`ledger.chain.chain_rows`; a GM-only payload gets its salt (:func:`~ledger.codec.salted`'s bytes, in one pass)."""
     tags = _TAGS
     out: list[Encoded] = []
     for item in batch:
@@ -111,9 +112,8 @@ def encode_batch(batch: Sequence[Pending]) -> list[Encoded]:
         if type_ is None:
             type_ = tags[cls] = event_tag(cls)
         visibility = item.visibility or cls.visibility
-        data = encode_data(event)
-        if visibility == "gm":
-            data = salted(data)
+        # a GM-only payload's salt goes in as it is encoded (no decode and re-encode)
+        data = encode_data(event, salt=new_salt() if visibility == "gm" else None)
         out.append((stream_of(event), type_, visibility, data))
     return out
 
@@ -337,7 +337,7 @@ class SqlEventStore(SqlTables, SqlWebhooks, TreeStore):
             )
             self._write(campaign, rows)
             self._grow_tree(campaign, rows)  # the Merkle frontier, in the same transaction
-        return [StoredEvent(*row) for row in rows]
+        return list(starmap(StoredEvent, rows))  # in C
 
 
 def as_tuples(rows: Sequence[StoredEvent] | Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]]:

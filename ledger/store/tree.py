@@ -129,7 +129,9 @@ class TreeKeeper(Protocol):
         """Leaf hashes ``first`` to ``first + count - 1``."""
         ...
 
-    def add_checkpoint(self, campaign: str, size: int, root: bytes, note: str, made_at: str) -> bool:
+    def add_checkpoint(
+        self, campaign: str, size: int, root: bytes, note: str, made_at: str
+    ) -> bool:
         """Keep a signed checkpoint note (the first of a size stays)."""
         ...
 
@@ -184,8 +186,8 @@ class TreeStore:
         """
         if not rows:
             return
-        size, hashes = self._stored_frontier(campaign)
         first = int(rows[0][0])
+        size, hashes = self._frontier_before(campaign, first, str(rows[0][10]))
         hashes_of = [str(r[11]) for r in rows]
         if first - 1 < size:  # rows the tree already holds (never expected): keep the tree
             skip = size - (first - 1)
@@ -195,6 +197,38 @@ class TreeStore:
             hashes_of = missing + hashes_of
         grown = grow(size, hashes, hashes_of)
         self._save_growth(campaign, grown)
+        last = rows[-1]
+        if int(last[0]) == grown.size:  # what the next append of this campaign starts from
+            self._frontier_cache()[campaign] = (
+                grown.size, str(last[11]), grown.hashes, getattr(self, "rollbacks", 0),
+            )  # fmt: skip
+
+    def _frontier_cache(self) -> dict[str, tuple[int, str, list[bytes], int]]:
+        """``{campaign: (size, hash of the event at seq size, compact range, rollbacks)}``:
+        the frontier this connection last wrote, per campaign."""
+        cache: dict[str, tuple[int, str, list[bytes], int]] | None
+        cache = self.__dict__.get("_frontiers")
+        if cache is None:
+            cache = self.__dict__["_frontiers"] = {}
+        return cache
+
+    def _frontier_before(
+        self, campaign: str, first: int, prev_hash: str
+    ) -> tuple[int, list[bytes]]:
+        """The stored frontier rows from seq ``first`` (whose first row's ``prev_hash`` is
+        given) grow: the one this connection wrote last when it ends at the event before
+        them (the same size, the same last hash: a hash covers every event before it, so the
+        tree is the same) and no transaction rolled back since; else read (one read per
+        append batch saved, #28)."""
+        cached = self._frontier_cache().get(campaign)
+        if (
+            cached is not None
+            and cached[0] == first - 1
+            and cached[1] == prev_hash
+            and cached[3] == getattr(self, "rollbacks", 0)
+        ):
+            return cached[0], list(cached[2])
+        return self._stored_frontier(campaign)
 
     def _save_growth(self, campaign: str, grown: Growth) -> None:
         self.conn.execute(
@@ -236,6 +270,7 @@ class TreeStore:
     def rebuild_tree(self, campaign: str) -> int:
         """Build the campaign's tree from its stored event hashes (O(n), once: migration
         m010 on an existing ledger). Call inside a transaction; returns the tree's size."""
+        self._frontier_cache().pop(campaign, None)
         self.conn.execute(self._sql("delete from merkle_frontier where campaign = ?"), (campaign,))
         self.conn.execute(self._sql("delete from merkle_tiles where campaign = ?"), (campaign,))
         size, hashes = 0, list[bytes]()
@@ -287,7 +322,9 @@ class TreeStore:
 
     # --- checkpoints and cosignatures --------------------------------------------------------
 
-    def add_checkpoint(self, campaign: str, size: int, root: bytes, note: str, made_at: str) -> bool:
+    def add_checkpoint(
+        self, campaign: str, size: int, root: bytes, note: str, made_at: str
+    ) -> bool:
         """Keep a signed checkpoint note; a second note of the same size is not kept (the
         first stays). Call inside a transaction. Returns whether it was kept."""
         cursor = self.conn.execute(

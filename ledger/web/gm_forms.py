@@ -185,9 +185,11 @@ def taps(campaign: Any) -> dict[str, Any]:
 
 def recent(campaign: Any) -> list[dict[str, Any]]:
     """The newest :data:`RECENT` entries of the log (GM's view), newest first: ``seq``,
-    ``text``, ``undo`` (``"correct"``, ``"withdraw"`` for an open roll request, or ``""``:
-    a correction, a session's start or end, or already retracted)."""
+    ``text`` (a physical roll's ends with who entered its dice, as the live log says it),
+    ``undo`` (``"correct"``, ``"withdraw"`` for an open roll request, or ``""``: a
+    correction, a session's start or end, or already retracted)."""
     from ledger.campaign.corrections import UNCORRECTABLE
+    from ledger.events import Roll
 
     corrections = campaign.corrections()
     out = []
@@ -200,7 +202,10 @@ def recent(campaign: Any) -> list[dict[str, Any]]:
             undo = ""
         elif rec.type == "roll.requested":
             undo = "withdraw"
-        out.append({"seq": rec.seq, "text": said(campaign, full), "undo": undo,
+        text = said(campaign, full)
+        if isinstance(full.data, Roll) and full.data.source == "physical":
+            text += f" — entered by {full.actor} (physical dice)"
+        out.append({"seq": rec.seq, "text": text, "undo": undo,
                     "gm": rec.visibility == "gm", "retracted": rec.seq in corrections.retracted})  # fmt: skip
     return out
 

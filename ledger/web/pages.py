@@ -340,7 +340,10 @@ def recap(campaign: Any, viewer: Viewer, request: Request) -> Response:
     nonce = secrets.token_urlsafe(16)
     html = html.replace("<style>", f'<style nonce="{nonce}">', 1)
     html = html.replace(
-        "<main>", '<main><p><a href="/">Campaign</a> · <a href="/log">Live log</a></p>', 1
+        "<main>",
+        '<main><nav class="back" aria-label="Campaign"><a href="/">Campaign</a>'
+        ' <a href="/log">Live log</a></nav>',
+        1,
     )
     csp = (
         f"default-src 'none'; script-src 'self'; style-src 'self' 'nonce-{nonce}'; "

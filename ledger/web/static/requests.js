@@ -114,17 +114,25 @@ function wire(li) {
   const button = li.querySelector("button.roll-now");
   button.hidden = false;
   function busy(on) { for (const b of li.querySelectorAll("button")) { b.disabled = on; } }
+  // answered: the card keeps only what happened (no Roll to tap a second time); else the
+  // buttons come back for another try
+  function settle() {
+    if (!li.querySelector(".answer-status.ok")) { busy(false); return; }
+    button.hidden = true;
+    const dice = li.querySelector("details.dice");
+    if (dice) { dice.hidden = true; }
+  }
   button.addEventListener("click", function () {
     li.dataset.keep = "1";
     busy(true);
     say(li, "Rolling…", "busy");
-    rollNow(li, form).catch(function (e) { say(li, "Could not answer: " + e.message, "bad"); }).finally(function () { busy(false); });
+    rollNow(li, form).catch(function (e) { say(li, "Could not answer: " + e.message, "bad"); }).finally(settle);
   });
   form.addEventListener("submit", function (event) {
     event.preventDefault();
     li.dataset.keep = "1";
     busy(true);
-    sendDice(li, form).catch(function (e) { say(li, "Could not answer: " + e.message, "bad"); }).finally(function () { busy(false); });
+    sendDice(li, form).catch(function (e) { say(li, "Could not answer: " + e.message, "bad"); }).finally(settle);
   });
 }
 
