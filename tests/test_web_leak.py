@@ -381,3 +381,68 @@ def test_leak_a_roll_refused_only_for_a_gm_only_fact_does_not_name_it(
         assert "bound by secret 4242" in refusal(gm, "ann", form)  # the GM's page says why
         assert secret.head() == head, "nothing was written"
         assert post(w, "/roll/ann", form).status_code == 303  # without the secret: recorded
+
+
+def test_leak_streams_of_two_players_and_the_gm_at_once_each_get_exactly_their_view(tmp_path):
+    """The live stream renders each new line once per view for every open stream (#28,
+    :mod:`ledger.web.feed`): with the GM and two players of different characters streaming
+    at once, each stream gets exactly the lines of its own view, the GM's with the blind
+    note and blind roll, each player's with their stubs, nothing of them. The players' lines
+    are the same (which characters a player plays is filtered in the browser)."""
+    import threading
+
+    from ledger.web.feed import render_lines
+
+    table = d20_table(str(tmp_path / "vault.db"))
+    tokens = {who: table.link(who) for who in ("gm", "Dana", "Olu")}
+    start = table.head()
+    got: dict[str, str] = {}
+    ready = threading.Barrier(4, timeout=20)
+    last = start + 4
+
+    def watch(who: str, base: str) -> None:
+        with httpx2.Client(base_url=base, timeout=20) as h:
+            h.get(f"/a/{tokens[who]}")
+            with h.stream("GET", "/events") as r:
+                buffer = ""
+                chunks = r.iter_text()
+                buffer += next(chunks)  # "retry: 1000": the stream is open
+                ready.wait()
+                for chunk in chunks:
+                    buffer += chunk
+                    if f"id: {last}\n" in buffer:
+                        break
+        got[who] = buffer
+
+    with live_server(table.db, poll_interval=0.05) as base:
+        threads = [threading.Thread(target=watch, args=(w, base)) for w in tokens]
+        for t in threads:
+            t.start()
+        ready.wait()
+        table.ok("note", "canary-note-7f3a the vault code is 4471", "--blind")
+        table.ok("roll", "bram", "Brawl", "--time", "--blind")
+        table.ok("note", "the door creaks")
+        table.ok("roll", "isa", "Forage", "--time", "--dice", "9")
+        for t in threads:
+            t.join(timeout=30)
+    assert set(got) == {"gm", "Dana", "Olu"}
+
+    store = open_store(table.db)
+    try:
+        campaign = open_campaign(store)
+        assert store.head(campaign.id).seq == last
+        view = {
+            as_gm: [f for _seq, f in render_lines(campaign, as_gm=as_gm, after=start, upto=last)]
+            for as_gm in (True, False)
+        }
+    finally:
+        store.close()
+    frames = {who: sse_frames(text) for who, text in got.items()}
+    assert frames["gm"] == sse_frames("".join(view[True]))
+    assert frames["Dana"] == frames["Olu"] == sse_frames("".join(view[False]))
+    assert [f["id"] for f in frames["Dana"]] == [str(s) for s in range(start + 1, last + 1)]
+    assert "canary-note-7f3a" in got["gm"] and "Brawl" in got["gm"]
+    for who in ("Dana", "Olu"):
+        assert "canary-note-7f3a" not in got[who] and "4471" not in got[who]
+        assert "Brawl" not in got[who]
+        assert got[who].count("GM-only entry") == 2 and "the door creaks" in got[who]

@@ -82,6 +82,12 @@ class Hub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        #: called in the watcher's thread, with its store and the campaign id, when it saw a
+        #: change: what it returns (not ``None``) is given to :attr:`offer` on the event
+        #: loop with the generation it woke (the live streams' shared look, #28:
+        #: :class:`ledger.web.feed.Feed`); it must not raise
+        self.prepare: Callable[[Any, str], Any] | None = None
+        self.offer: Callable[[int, Any], None] | None = None
 
     def _open(self) -> tuple[Any, str]:
         from ledger.campaign.aggregate import open_campaign
@@ -159,7 +165,8 @@ class Hub:
                     failures = 0
                     self._looked = time.monotonic()
                 if now != last:
-                    self.wake()
+                    since = self.generation  # a wake-up meanwhile makes the look too old
+                    self.wake(self.prepare(store, campaign_id) if self.prepare else None, since)
                     last = now
         finally:
             if store is not None:
@@ -192,13 +199,18 @@ class Hub:
             return True
         return False
 
-    def wake(self) -> None:
-        """Wake every stream (from any thread)."""
+    def wake(self, prepared: Any = None, since: int = -1) -> None:
+        """Wake every stream (from any thread). ``prepared`` (not ``None``), read while the
+        generation was ``since``, is given to :attr:`offer` with the new generation before
+        any stream wakes, unless another wake-up came in between (it may be older than that
+        one's change)."""
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self._bump)
+            loop.call_soon_threadsafe(self._bump, prepared, since)
 
-    def _bump(self) -> None:
+    def _bump(self, prepared: Any = None, since: int = -1) -> None:
+        if prepared is not None and self.offer is not None and since == self.generation:
+            self.offer(self.generation + 1, prepared)
         self.generation += 1
         waiters, self._waiters = self._waiters, set()
         for future in waiters:

@@ -36,7 +36,9 @@ from ledger.web.common import (
     run_sync,
 )
 from ledger.web.logview import entry as entry  # importable from here, as before #27
-from ledger.web.logview import entry_html, log_entries, log_page
+from ledger.web.logview import entry_html as entry_html
+from ledger.web.logview import log_entries as log_entries  # api/app.py imports it here
+from ledger.web.logview import log_page
 from ledger.web.logview import stub_entry as stub_entry
 
 if TYPE_CHECKING:
@@ -221,19 +223,13 @@ def events(server: Server) -> Endpoint:
     the stream's start, on :attr:`Server.monotonic`: a wake-up that sends the player
     nothing does not move the next one, so their timing says nothing about what the player
     cannot see. A GM-only append reaches a player as its stub (:func:`stub_entry`), as the
-    table hears the GM roll behind the screen."""
+    table hears the GM roll behind the screen.
 
-    def frames(viewer: Viewer, after: int) -> tuple[str, list[str], int]:
-        gone = server.gone(viewer)
-        if gone:
-            return gone, [], after
-        campaign = server.campaign()
-        head = campaign.store.head(campaign.id).seq
-        out = [
-            f"id: {e['seq']}\nevent: entry\ndata: {entry_html(e)}\n\n"
-            for e in log_entries(campaign, as_gm=viewer.as_gm, after=after, upto=head)
-        ]
-        return "", out, max(head, after)
+    What a wake-up sends is read and rendered once for every stream of the same view
+    (:class:`ledger.web.feed.Feed`, #28), and sent as one chunk."""
+    from ledger.web.feed import Feed
+
+    feed = Feed(server)
 
     def head() -> int:
         campaign = server.campaign()
@@ -250,11 +246,12 @@ def events(server: Server) -> Endpoint:
             every = server.keepalive
             next_ping = server.monotonic() + every
             pause = 0.5
+            fresh = True  # its link and session looked up in the store, not the shared look
             yield "retry: 1000\n\n"
             while True:
                 seen = server.hub.generation
                 try:
-                    gone, out, after = await run_sync(server.attempt, frames, viewer, after)
+                    gone, out, after = await feed.frames(viewer, after, seen, fresh=fresh)
                 except StoreUnavailable:  # not an answer about the link: wait and look again
                     yield ": waiting for the ledger\n\n"
                     await server.hub.wait(seen, pause)
@@ -264,10 +261,11 @@ def events(server: Server) -> Endpoint:
                 if gone:
                     yield f"event: {gone}\ndata: \n\n"
                     return
-                for frame in out:
-                    yield frame
+                if out:
+                    yield "".join(out)
                 left = next_ping - server.monotonic()
-                if left > 0 and await server.hub.wait(seen, left):
+                fresh = not (left > 0 and await server.hub.wait(seen, left))
+                if not fresh:
                     continue  # woken: new lines, perhaps; the next keep-alive stays put
                 yield ": still here\n\n"
                 next_ping += every
