@@ -227,9 +227,11 @@ def test_signing_out_forgets_every_kept_page(table, browser):
         page, _ = signed_in(context, base, token)
         page.goto(f"{base}/log")
         controlled(page)
+        # the first page is kept when offline.js asks the ready worker to: wait for it
+        # before leaving the page (leaving at once can come before the ask is sent)
+        wait_kept(page, "/log")
         page.goto(f"{base}/sheet/isa")
         wait_kept(page, "/sheet/isa")
-        wait_kept(page, "/log")  # kept by the worker in the background: not always first
         with page.expect_navigation():  # the form as its button sends it (in a menu or not)
             page.eval_on_selector("form.logout", "f => f.requestSubmit()")
         assert "You are signed out on this device" in page.inner_text("body")
