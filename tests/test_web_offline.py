@@ -142,7 +142,7 @@ def controlled(page) -> None:
 
 
 def wait_kept(page, path: str) -> None:
-    for _ in range(100):
+    for _ in range(300):  # 15 s: the worker fetches the page again, on a machine maybe busy
         if kept(page, path):
             return
         page.wait_for_timeout(50)
@@ -195,6 +195,26 @@ def test_offline_the_log_is_still_there_marked_and_a_roll_is_not_recorded(table,
     page.goto(f"{base}/recap/1")  # never opened on this device: not kept, said so
     assert "was not kept on this device" in page.inner_text("body")
     assert not [e for e in errors if "Content Security Policy" in e], errors
+    context.close()
+
+
+@needs_chromium
+def test_a_page_open_when_the_worker_first_activates_is_kept_without_being_asked(table, browser):
+    """The first visit's page is fetched before any worker could see it. offline.js asks the
+    worker to keep it, but that ask can come too early or not at all (a page claimed between
+    its fetch and its script); the worker keeps the pages open when it activates, too."""
+    token = table.link("Dana")
+    context = browser.new_context(viewport=PHONE)
+    context.route("**/static/offline.js", lambda route: route.abort())  # no ask is ever sent
+    with live_server(table.db) as base:
+        page, _ = signed_in(context, base, token)
+        page.goto(f"{base}/log")
+        assert not page.evaluate("!!navigator.serviceWorker.controller")
+        page.evaluate("navigator.serviceWorker.register('/sw.js', {scope: '/'}).then(() => true)")
+        controlled(page)
+        wait_kept(page, "/log")
+    page.reload()  # offline now: the copy kept at activation
+    assert page.locator("#offline-note").is_visible()
     context.close()
 
 

@@ -7,11 +7,16 @@
 (function () {
   "use strict";
   if (!("serviceWorker" in navigator)) { return; }
-  var controlled = !!navigator.serviceWorker.controller;  // then the worker kept this page
+  // Was this page fetched through the worker (which then kept it)? Not "is it controlled
+  // now": a worker that claims the page after its fetch, before this script runs, controls
+  // a page it never saw.
+  var nav = window.performance && performance.getEntriesByType ?
+    performance.getEntriesByType("navigation")[0] : null;
+  var throughWorker = nav ? nav.workerStart > 0 : !!navigator.serviceWorker.controller;
   navigator.serviceWorker.register("/sw.js", {scope: "/"}).then(function () {
     return navigator.serviceWorker.ready;
   }).then(function (registration) {
-    if (!controlled && registration.active && !document.getElementById("offline-note")) {
+    if (!throughWorker && registration.active && !document.getElementById("offline-note")) {
       registration.active.postMessage({type: "keep", url: location.pathname + location.search});
     }
   }).catch(function () { /* no worker (not a secure context): the site works as before */ });

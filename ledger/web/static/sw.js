@@ -77,6 +77,10 @@ self.addEventListener("activate", function (event) {
       if (name !== STATIC && name !== PAGES) { await caches.delete(name); }
     }
     await self.clients.claim();
+    // keep the pages already open (a first visit's page was fetched before this worker
+    // could see it): the same as offline.js's "keep", should its message come too early
+    const open = await self.clients.matchAll({type: "window", includeUncontrolled: true});
+    await Promise.all(open.map(function (client) { return keepUrl(client.url); }));
   })());
 });
 
@@ -85,14 +89,18 @@ self.addEventListener("activate", function (event) {
 self.addEventListener("message", function (event) {
   const data = event.data || {};
   if (data.type === "keep" && typeof data.url === "string") {
-    const url = new URL(data.url, self.location.origin);
-    if (url.origin === self.location.origin && keepable(url.pathname)) {
-      event.waitUntil(page(new Request(url.href, {credentials: "same-origin"})).catch(function () {}));
-    }
+    event.waitUntil(keepUrl(data.url));
   } else if (data.type === "forget") {
     event.waitUntil(forgetPages());
   }
 });
+
+// Fetch and keep one page of this site, if it is one a device may read offline.
+async function keepUrl(href) {
+  const url = new URL(href, self.location.origin);
+  if (url.origin !== self.location.origin || !keepable(url.pathname)) { return; }
+  await page(new Request(url.href, {credentials: "same-origin"})).catch(function () {});
+}
 
 async function keep(request, response) {
   const headers = new Headers(response.headers);
