@@ -1,0 +1,197 @@
+"""How :class:`ledger.store.postgres.PostgresStore` appends, in as few round trips as it can
+(#28).
+
+A small append outside a transaction is two round trips to the server:
+
+1. ``begin``, the campaign's ``pg_advisory_xact_lock``, then the head, every touched stream's
+   version and the Merkle frontier: five statements sent together and answered together
+   (psycopg's pipeline mode, one sync). The server runs them in order, each in its own
+   snapshot (READ COMMITTED takes one per statement, when it starts), so the reads start
+   after the lock is granted and see the last commit of the writer the lock waited for;
+2. the rows (one multi-row ``INSERT``; a batch of more than :data:`INSERT_ROWS` rows goes by
+   ``COPY``, which pipeline mode cannot carry, before it), ``pg_notify``, the frontier's
+   upsert and ``commit``, sent together: nothing in between needs an answer.
+
+Inside a longer transaction (``Campaign.append``'s read-check-append) the same statements
+are sent, the lock and the head only when the transaction has not had them yet, and the
+writes go with the next statement or the commit. Before #28 an append was eight round trips
+and more (``begin``, lock, head, versions, ``COPY``'s two, ``pg_notify``, the frontier's
+read and write, ``commit``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import starmap
+from typing import Any
+
+from ledger.chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows, not_before
+from ledger.store.base import Pending, StoredEvent, as_tuples, conflicts, encode_batch
+from ledger.store.pgconnection import PgConnected, _clash
+from ledger.store.rows import Row
+from ledger.store.tree import Growth, _split
+
+#: The channel every append notifies when it commits, with the campaign's id as payload
+#: (``pg_notify``): ``campaign serve``'s live log listens instead of polling (#28).
+APPENDED = "ledger_appended"
+#: Each named stream's last version, one backward seek of ``(campaign, stream, version)``
+#: per stream (``max(version) ... group by stream`` read every event of those streams).
+_VERSIONS = (
+    "select s.stream, (select e.version from events e where e.campaign = %s "
+    "and e.stream = s.stream collate \"C\" order by e.version desc limit 1) "
+    "from unnest(%s::text[]) as s(stream)"
+)
+_FRONTIER = "select size, hashes from merkle_frontier where campaign = %s"
+_NOTIFY = "select pg_notify(%s, %s)"
+#: The most rows an append sends as one multi-row ``INSERT`` (pipelined with the rest); a
+#: larger batch goes by ``COPY`` (one statement whatever its size, two round trips).
+INSERT_ROWS = 64
+_INSERT = f"insert into events ({', '.join(COLUMNS)}) values "
+_MARKS = f"({', '.join(['%s'] * len(COLUMNS))})"
+
+
+class PgWriter(PgConnected):
+    """The append, import and copy of a :class:`~ledger.store.postgres.PostgresStore`."""
+
+    def append(
+        self,
+        campaign: str,
+        batch: Sequence[Pending],
+        *,
+        actor: str,
+        recorded_at: str,
+        session: int | None,
+        expected_versions: dict[str, int] | None = None,
+    ) -> list[StoredEvent]:
+        """See :meth:`ledger.store.base.EventStore.append`: the same checks and rows as
+        :meth:`ledger.store.base.SqlEventStore.append`, in two round trips (this module's
+        docstring).
+
+        :raises ConflictError: a stream is not at its expected version (both named; nothing
+            written).
+        :raises StoreError: the server refused, or the lock was not had in time.
+        """
+        encoded = encode_batch(batch)
+        with self.transaction():
+            head, version_of, stored = self._before_append(campaign, encoded, expected_versions)
+            conflicts(expected_versions, version_of)
+            rows = chain_rows(
+                campaign,
+                encoded,
+                head,
+                actor=actor,
+                recorded_at=not_before(recorded_at, head.recorded_at),
+                session=session,
+                version_of=version_of,
+            )
+            self._write(campaign, rows)
+            self._grow_tree(campaign, rows, stored)
+        return list(starmap(StoredEvent, rows))  # in C
+
+    def _before_append(
+        self, campaign: str, encoded: Sequence[Encoded], expected: dict[str, int] | None
+    ) -> tuple[Head, Callable[[str], int], tuple[int, list[bytes]] | None]:
+        """The head, ``fn(stream) -> version`` and the stored frontier (``None``: the one
+        this store wrote last fits the head) an append chains from, in one round trip with
+        what the transaction owes (its ``begin`` and the campaign's lock)."""
+        self.lock(campaign)
+        head = self._heads.get(campaign)
+        streams = sorted({e[0] for e in encoded} | set(expected or ()))
+        reads: list[tuple[str, Any]] = []
+        if head is None:
+            reads.append((self.SQL.head, (campaign,)))
+        if streams:
+            reads.append((_VERSIONS, (campaign, streams)))
+        read_frontier = head is None or not self._frontier_fits(campaign, head.seq, head.hash)
+        if read_frontier and encoded:
+            reads.append((_FRONTIER, (campaign,)))
+        answers = iter(self._send(reads)) if reads else iter(())
+        if head is None:
+            row = next(answers).fetchone()
+            head = Head(row[0], row[1], row[2]) if row else Head(0, ZERO_HASH)
+            self._heads[campaign] = head
+        known = {r[0]: int(r[1]) for r in next(answers) if r[1] is not None} if streams else {}
+        stored = None
+        if read_frontier and encoded:
+            row = next(answers).fetchone()
+            stored = (int(row[0]), _split(row[1])) if row else (0, [])
+        return head, lambda stream: known.get(stream, 0), stored
+
+    def _version_reader(
+        self, campaign: str, encoded: Sequence[Encoded], expected: dict[str, int] | None
+    ) -> Callable[[str], int]:
+        """Every stream of the batch or of ``expected`` read at once (:data:`_VERSIONS`)."""
+        return self._before_append(campaign, encoded, expected)[1]
+
+    def _write(self, campaign: str, rows: list[Row]) -> None:
+        """The rows, sent with the transaction's next round trip (more than
+        :data:`INSERT_ROWS`: by ``COPY`` now), and the notification of the append."""
+        if not rows:
+            return
+        if len(rows) > INSERT_ROWS:
+            self._copy(rows)
+        else:
+            self._owe(_INSERT + ", ".join([_MARKS] * len(rows)), [v for r in rows for v in r],
+                      writes=True)  # fmt: skip
+            self._written[campaign] = (int(rows[-1][0]), str(rows[-1][11]))
+        self._heads[campaign] = Head(rows[-1][0], rows[-1][11], rows[-1][6])
+        # delivered at commit, to every listener (PostgreSQL folds repeats in one
+        # transaction): ``campaign serve``'s live log wakes on it (#28)
+        self._owe(_NOTIFY, (APPENDED, campaign))
+
+    def _save_growth(self, campaign: str, grown: Growth) -> None:
+        """The frontier's upsert and the completed tiles, sent with the transaction's next
+        round trip (at once outside a transaction)."""
+        if not self._in_tx:
+            super()._save_growth(campaign, grown)
+            return
+        self._owe(
+            "insert into merkle_frontier (campaign, size, hashes) values (%s, %s, %s) "
+            "on conflict (campaign) do update set size = excluded.size, "
+            "hashes = excluded.hashes",
+            (campaign, grown.size, b"".join(grown.hashes)),
+            writes=True,
+        )
+        for height, index, root in grown.tiles:
+            self._owe(
+                "insert into merkle_tiles (campaign, height, idx, hash) "
+                "values (%s, %s, %s, %s) on conflict do nothing",
+                (campaign, height, index, root),
+                writes=True,
+            )
+
+    def insert_rows(self, rows: Sequence[StoredEvent] | Sequence[Sequence[Any]]) -> None:
+        """Insert already-chained events as they are (import, copy; or rows in
+        :data:`COLUMNS` order), inside :meth:`transaction`.
+
+        :raises StoreError: a row clashes with a stored one (its campaign already has it).
+        """
+        rows = as_tuples(rows)
+        for campaign in sorted({str(r[1]) for r in rows}):
+            self.lock(campaign)
+            self._heads.pop(campaign, None)
+        self._copy(rows)
+        self._grow_trees(rows)
+
+    def _copy(self, rows: Sequence[Sequence[Any]]) -> None:
+        """``COPY events FROM STDIN`` of the rows (after what the transaction owes); the
+        last (seq, hash) of each campaign is kept, to settle a commit that got no answer."""
+        import psycopg
+
+        raw = self.conn.raw
+        self._dirty = True
+        try:
+            with (
+                raw.cursor() as cur,
+                cur.copy(f"copy events ({', '.join(COLUMNS)}) from stdin") as copy,
+            ):
+                write = copy.write_row
+                for row in rows:
+                    write(row)
+        except psycopg.errors.IntegrityError as e:
+            raise _clash(e) from None
+        except psycopg.Error as e:
+            raise self._error(e, "copy") from e
+        if self._in_tx:
+            for row in rows:
+                self._written[str(row[1])] = (int(row[0]), str(row[11]))

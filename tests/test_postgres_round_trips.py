@@ -1,0 +1,170 @@
+"""How many round trips to the server an append on PostgreSQL costs (#28), counted from
+libpq's own trace of the messages (``PQtrace``): one round trip is the client sending
+(``F`` lines) and then waiting for the server's answer (``B`` lines). Pinned here so a
+change that adds one shows; and two writers racing for one campaign, to show that the lock
+sent in the same round trip as the head read still orders them (ledger/store/pgwrite.py).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from ledger.campaign.aggregate import Campaign, open_campaign
+from ledger.errors import ConflictError
+from ledger.events import NoteAdded
+from ledger.history.verify import verify_store
+from ledger.store.base import Pending
+from ledger.store.postgres import INSERT_ROWS, PostgresStore
+
+AT = "2026-03-01T19:00:00.000000Z"
+
+
+def notes(n: int, prefix: str = "n") -> list[Pending]:
+    return [Pending(NoteAdded(text=f"{prefix}{i}")) for i in range(n)]
+
+
+def traced(store: PostgresStore, fn: Callable[[], Any]) -> tuple[Any, list[list[str]]]:
+    """``fn()``'s result and what the client sent in each round trip (the message names of
+    each run of ``F`` lines that the server answered), from libpq's trace of the store's
+    connection."""
+    from psycopg.pq import Trace
+
+    raw = store.conn.raw
+    with tempfile.TemporaryFile("w+") as f:
+        raw.pgconn.trace(f.fileno())
+        raw.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS | Trace.REGRESS_MODE)
+        try:
+            result = fn()
+        finally:
+            raw.pgconn.untrace()
+        f.seek(0)
+        lines = [line.split("\t") for line in f.read().splitlines() if line]
+    trips: list[list[str]] = []
+    sending = False
+    for direction, _length, message, *rest in lines:
+        if direction == "F":
+            if not sending:
+                trips.append([])
+                sending = True
+            trips[-1].append(message + (rest[0] if message in ("Parse", "Query") else ""))
+        else:
+            sending = False
+    return result, trips
+
+
+@pytest.fixture
+def store(postgres_url):
+    s = PostgresStore(postgres_url)
+    Campaign.create(s, "c", system="decision-dice", actor="gm", at=AT)
+    s.store_append = lambda batch, **kw: s.append(  # type: ignore[attr-defined]
+        "c", batch, actor="gm", recorded_at=AT, session=None, **kw
+    )
+    yield s
+    s.close()
+
+
+def test_a_small_append_is_two_round_trips(store):
+    """``begin``, the lock, the head, the versions and the frontier in one; the rows, the
+    notification, the frontier and ``commit`` in the other (ledger/store/pgwrite.py)."""
+    version = store.stream_version("c", "campaign")
+    written, trips = traced(
+        store, lambda: store.store_append(notes(3), expected_versions={"campaign": version})
+    )
+    assert [e.seq for e in written] == [2, 3, 4]
+    assert len(trips) == 2, trips
+    first, second = (" ".join(t) for t in trips)
+    assert "begin" in first and "pg_advisory_xact_lock" in first and "merkle_frontier" in first
+    assert first.index("pg_advisory_xact_lock") < first.index("from events")
+    assert "insert into events" in second and "pg_notify" in second
+    assert second.count("Sync") == 1 and "\"commit\"" in second
+    assert verify_store(store, "c").ok
+
+
+def test_a_conflict_is_one_round_trip_and_writes_nothing(store):
+    (_, trips) = traced(
+        store,
+        lambda: pytest.raises(
+            ConflictError, store.store_append, notes(1), expected_versions={"campaign": 7}
+        ),
+    )
+    assert len(trips) == 2  # the reads, then the rollback
+    assert "rollback" in " ".join(trips[1]) and "insert" not in " ".join(trips[1])
+    assert store.head("c").seq == 1
+
+
+def test_a_large_batch_goes_by_copy(store):
+    """More than INSERT_ROWS rows: the reads, ``COPY``'s two, then the commit's."""
+    written, trips = traced(store, lambda: store.store_append(notes(INSERT_ROWS + 1)))
+    assert len(written) == INSERT_ROWS + 1
+    assert len(trips) == 4, trips
+    assert "copy events" in " ".join(trips[1]) and "CopyDone" in " ".join(trips[2])
+    assert verify_store(store, "c").ok
+
+
+def test_campaign_append_round_trips(store):
+    """``Campaign.append`` of a note on an open campaign: the head (``begin`` and the lock
+    ride with it), the campaign layer's three reads of earlier events, the append's
+    versions, and the writes with ``commit``: six (twelve before #28)."""
+    camp = open_campaign(store, "c")
+    camp.append([NoteAdded(text="warm")], actor="gm", at=AT)  # the reader's cache is warm
+    _, trips = traced(store, lambda: camp.append([NoteAdded(text="x")], actor="gm", at=AT))
+    assert len(trips) <= 6, trips
+    assert "begin" in " ".join(trips[0]) and "commit" in " ".join(trips[-1])
+    assert verify_store(store, "c").ok
+
+
+def test_two_writers_racing_chain_one_after_the_other(postgres_url, store):
+    """Writer A holds the campaign's lock with an append not yet committed; writer B's
+    append sends its lock and its head read in one round trip and waits at the lock. Once A
+    commits, B's head read (a statement after the lock, so a snapshot taken after A's
+    commit) sees A's events: B chains after them, and B's expected version, read before A
+    appended, is refused as a conflict."""
+    import psycopg
+
+    b = PostgresStore(postgres_url, application_name="racer-b")
+    b_version = b.stream_version("c", "campaign")
+    results: dict[str, Any] = {}
+
+    def run_b(name: str, **kw: Any) -> None:
+        try:
+            results[name] = b.append(
+                "c", notes(2, name), actor="b", recorded_at=AT, session=None, **kw
+            )
+        except Exception as e:  # noqa: BLE001 (handed to the test's thread)
+            results[name] = e
+
+    def b_waits_for_the_lock() -> None:
+        with psycopg.connect(postgres_url, autocommit=True) as watcher:
+            for _ in range(2000):  # until B waits at the lock (no clock: a bounded poll)
+                row = watcher.execute(
+                    "select count(*) from pg_locks l join pg_stat_activity a using (pid) "
+                    "where a.application_name = 'racer-b' and l.locktype = 'advisory' "
+                    "and not l.granted"
+                ).fetchone()
+                if row and row[0]:
+                    return
+                threading.Event().wait(0.01)
+        raise AssertionError("writer B never waited for the lock")
+
+    for name, kw in (("plain", {}), ("expected", {"expected_versions": {"campaign": b_version}})):
+        with store.transaction():
+            mine = store.store_append(notes(3, f"a-{name}"))
+            thread = threading.Thread(target=run_b, args=(name,), kwargs=kw)
+            thread.start()
+            b_waits_for_the_lock()
+        thread.join(timeout=60)
+        assert not thread.is_alive()
+        got = results[name]
+        if name == "plain":
+            assert [e.seq for e in got] == [mine[-1].seq + 1, mine[-1].seq + 2]
+            assert got[0].prev_hash == mine[-1].hash
+        else:
+            assert isinstance(got, ConflictError), got
+    b.close()
+    assert store.head("c").seq == 1 + 3 + 2 + 3
+    assert verify_store(store, "c").ok
