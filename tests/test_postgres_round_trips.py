@@ -69,8 +69,9 @@ def store(postgres_url):
 
 
 def test_a_small_append_is_two_round_trips(store):
-    """``begin``, the lock, the head, the versions and the frontier in one; the rows, the
-    notification, the frontier and ``commit`` in the other (ledger/store/pgwrite.py)."""
+    """The head, the frontier and the versions in one statement; then the lock, the rows
+    with the frontier and the notification, in one implicit transaction committed at its
+    sync (ledger/store/pgwrite.py)."""
     version = store.stream_version("c", "campaign")
     written, trips = traced(
         store, lambda: store.store_append(notes(3), expected_versions={"campaign": version})
@@ -78,10 +79,26 @@ def test_a_small_append_is_two_round_trips(store):
     assert [e.seq for e in written] == [2, 3, 4]
     assert len(trips) == 2, trips
     first, second = (" ".join(t) for t in trips)
-    assert "begin" in first and "pg_advisory_xact_lock" in first and "merkle_frontier" in first
-    assert first.index("pg_advisory_xact_lock") < first.index("from events")
-    assert "insert into events" in second and "pg_notify" in second
-    assert second.count("Sync") == 1 and "\"commit\"" in second
+    assert "merkle_frontier" in first and "pg_advisory_xact_lock" not in first
+    assert "pg_advisory_xact_lock" in second and "insert into events" in second
+    assert second.index("pg_advisory_xact_lock") < second.index("insert into events")
+    assert "pg_notify" in second and second.count("Sync") == 1 and "begin" not in second
+    assert verify_store(store, "c").ok
+    assert store.tree_frontier("c")[0] == 4
+
+
+def test_a_refused_write_leaves_nothing(store):
+    """The implicit transaction is all or nothing: the rows are refused (an event no
+    check of the store's lets through, here a visibility the table's check refuses), so
+    the frontier and the notification before its sync are not kept either."""
+    from ledger.errors import StoreError
+
+    bad = Pending(NoteAdded(text="x"), visibility="nobody")  # type: ignore[arg-type]
+    with pytest.raises(StoreError, match="refused"):
+        store.store_append([bad])
+    assert store.head("c").seq == 1
+    assert store.tree_frontier("c")[0] == 1
+    assert [e.seq for e in store.store_append(notes(1))] == [2]
     assert verify_store(store, "c").ok
 
 
@@ -92,9 +109,25 @@ def test_a_conflict_is_one_round_trip_and_writes_nothing(store):
             ConflictError, store.store_append, notes(1), expected_versions={"campaign": 7}
         ),
     )
-    assert len(trips) == 2  # the reads, then the rollback
-    assert "rollback" in " ".join(trips[1]) and "insert" not in " ".join(trips[1])
+    assert len(trips) == 1  # the reads: nothing to roll back
     assert store.head("c").seq == 1
+
+
+def test_an_append_inside_a_transaction(store):
+    """Inside a transaction (read-check-append): ``begin`` and the lock ride with the
+    first read, the writes with ``commit``."""
+
+    def both() -> list[Any]:
+        with store.transaction():
+            head = store.head("c")
+            return [head, store.store_append(notes(2))]
+
+    (head, written), trips = traced(store, both)
+    assert head.seq == 1 and [e.seq for e in written] == [2, 3]
+    assert len(trips) == 3, trips
+    assert "begin" in " ".join(trips[0]) and "pg_advisory_xact_lock" in " ".join(trips[0])
+    assert "insert into events" in " ".join(trips[2]) and '"commit"' in " ".join(trips[2])
+    assert verify_store(store, "c").ok
 
 
 def test_a_large_batch_goes_by_copy(store):
@@ -119,24 +152,38 @@ def test_campaign_append_round_trips(store):
 
 
 def test_two_writers_racing_chain_one_after_the_other(postgres_url, store):
-    """Writer A holds the campaign's lock with an append not yet committed; writer B's
-    append sends its lock and its head read in one round trip and waits at the lock. Once A
-    commits, B's head read (a statement after the lock, so a snapshot taken after A's
-    commit) sees A's events: B chains after them, and B's expected version, read before A
-    appended, is refused as a conflict."""
+    """Writer A holds the campaign's lock with an append not yet committed; writer B waits
+    at the lock, then must chain after A's events:
+
+    - B in a transaction sends its lock and its head read in one round trip: the head read
+      is a statement after the lock, so its snapshot is taken after A's commit;
+    - B appending alone read the head before A committed, then waits at the lock in its
+      write: the events' primary key refuses the seq, B reads again and chains after A;
+    - B appending alone with an expected version read before A appended: its first read
+      (before A's commit) finds the version as expected, its write waits at the lock and is
+      refused by the primary key, and its second read finds the conflict.
+    """
     import psycopg
 
     b = PostgresStore(postgres_url, application_name="racer-b")
-    b_version = b.stream_version("c", "campaign")
     results: dict[str, Any] = {}
 
-    def run_b(name: str, **kw: Any) -> None:
+    def run_b(name: str) -> None:
+        def go() -> list[Any]:
+            kw: dict[str, Any] = {}
+            if name == "expected":
+                kw["expected_versions"] = {"campaign": results["b_version"]}
+            return b.append("c", notes(2, name), actor="b", recorded_at=AT, session=None, **kw)
+
         try:
-            results[name] = b.append(
-                "c", notes(2, name), actor="b", recorded_at=AT, session=None, **kw
-            )
+            if name == "in a transaction":
+                with b.transaction():
+                    seen = b.head("c")
+                    results[name] = (seen, go())
+            else:
+                results[name] = (None, go())
         except Exception as e:  # noqa: BLE001 (handed to the test's thread)
-            results[name] = e
+            results[name] = (None, e)
 
     def b_waits_for_the_lock() -> None:
         with psycopg.connect(postgres_url, autocommit=True) as watcher:
@@ -151,20 +198,24 @@ def test_two_writers_racing_chain_one_after_the_other(postgres_url, store):
                 threading.Event().wait(0.01)
         raise AssertionError("writer B never waited for the lock")
 
-    for name, kw in (("plain", {}), ("expected", {"expected_versions": {"campaign": b_version}})):
+    for name in ("in a transaction", "alone", "expected"):
+        results["b_version"] = b.stream_version("c", "campaign")  # before A appends
         with store.transaction():
             mine = store.store_append(notes(3, f"a-{name}"))
-            thread = threading.Thread(target=run_b, args=(name,), kwargs=kw)
+            thread = threading.Thread(target=run_b, args=(name,))
             thread.start()
             b_waits_for_the_lock()
         thread.join(timeout=60)
         assert not thread.is_alive()
-        got = results[name]
-        if name == "plain":
-            assert [e.seq for e in got] == [mine[-1].seq + 1, mine[-1].seq + 2]
-            assert got[0].prev_hash == mine[-1].hash
-        else:
+        seen, got = results[name]
+        if name == "expected":
             assert isinstance(got, ConflictError), got
+            continue
+        assert not isinstance(got, Exception), got
+        if seen is not None:
+            assert (seen.seq, seen.hash) == (mine[-1].seq, mine[-1].hash)
+        assert [e.seq for e in got] == [mine[-1].seq + 1, mine[-1].seq + 2]
+        assert got[0].prev_hash == mine[-1].hash
     b.close()
-    assert store.head("c").seq == 1 + 3 + 2 + 3
+    assert store.head("c").seq == 1 + 3 + 2 + 3 + 2 + 3
     assert verify_store(store, "c").ok

@@ -452,7 +452,7 @@ class PgConnected(SqlEventStore):
         if not self._written or not (self._owned or self._pool is not None):
             raise unknown
         written = sorted(self._written.items())
-        self._in_tx = False  # the lost transaction is over: replace its connection
+        was_in_tx, self._in_tx = self._in_tx, False  # the lost one is over: replace its connection
         try:
             raw = self.conn.raw
             raw.execute("begin")
@@ -472,7 +472,7 @@ class PgConnected(SqlEventStore):
         except (psycopg.Error, StoreError):
             raise unknown from None
         finally:
-            self._in_tx = True
+            self._in_tx = was_in_tx
         if all(there):
             return
         if any(there):  # one transaction cannot half commit

@@ -1,22 +1,33 @@
 """How :class:`ledger.store.postgres.PostgresStore` appends, in as few round trips as it can
 (#28).
 
-A small append outside a transaction is two round trips to the server:
+A small append outside a transaction (at most :data:`INSERT_ROWS` events) is two round
+trips, optimistic:
 
-1. ``begin``, the campaign's ``pg_advisory_xact_lock``, then the head, every touched stream's
-   version and the Merkle frontier: five statements sent together and answered together
-   (psycopg's pipeline mode, one sync). The server runs them in order, each in its own
-   snapshot (READ COMMITTED takes one per statement, when it starts), so the reads start
-   after the lock is granted and see the last commit of the writer the lock waited for;
-2. the rows (one multi-row ``INSERT``; a batch of more than :data:`INSERT_ROWS` rows goes by
-   ``COPY``, which pipeline mode cannot carry, before it), ``pg_notify``, the frontier's
-   upsert and ``commit``, sent together: nothing in between needs an answer.
+1. one statement reads the head, the stored Merkle frontier and every touched stream's
+   version (:data:`_READ`: one snapshot, no lock, no transaction of its own to end); the
+   expected versions are checked and the batch chained on that head, client-side;
+2. the campaign's ``pg_advisory_xact_lock``, then one statement that inserts the rows,
+   upserts the frontier and notifies (:data:`_WRITE`), sent together in psycopg's pipeline
+   mode: statements up to a sync run in one implicit transaction, committed at the sync,
+   all or nothing. If another writer appended since the read, the events' primary key
+   ``(campaign, seq)`` refuses the seq (a unique index sees every committed row, whatever
+   the statement's snapshot), nothing is kept, and the append reads again and retries
+   (:data:`RETRIES`). When the insert succeeds, nothing was appended after the read (it
+   would hold the seq), so the head, the versions and the frontier it chained on were the
+   latest. The lock keeps it out of a transaction that holds the campaign (a
+   read-check-append inside :meth:`~ledger.store.pgconnection.PgConnected.transaction`),
+   which it waits for.
 
-Inside a longer transaction (``Campaign.append``'s read-check-append) the same statements
-are sent, the lock and the head only when the transaction has not had them yet, and the
-writes go with the next statement or the commit. Before #28 an append was eight round trips
-and more (``begin``, lock, head, versions, ``COPY``'s two, ``pg_notify``, the frontier's
-read and write, ``commit``).
+Inside a transaction (``Campaign.append``'s read-check-append) the append stays
+pessimistic: ``begin`` and the lock are sent with the transaction's first statement, in the
+same round trip (in READ COMMITTED each statement takes its snapshot when it starts, so a
+read sent after the lock sees the last commit of the writer the lock waited for); the head,
+the versions and the frontier are read together; the rows, the notification and the
+frontier's upsert go with the next statement or the ``commit``. A batch of more than
+:data:`INSERT_ROWS` events goes this way too, by ``COPY`` (which pipeline mode cannot carry).
+Before #28 a small append was eight round trips or more (``begin``, lock, head, versions,
+``COPY``'s two, ``pg_notify``, the frontier's read and write, ``commit``).
 """
 
 from __future__ import annotations
@@ -26,10 +37,11 @@ from itertools import starmap
 from typing import Any
 
 from ledger.chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows, not_before
+from ledger.errors import StoreError
 from ledger.store.base import Pending, StoredEvent, as_tuples, conflicts, encode_batch
-from ledger.store.pgconnection import PgConnected, _clash
+from ledger.store.pgconnection import _LOCK, _PIPELINE, PgConnected, _clash
 from ledger.store.rows import Row
-from ledger.store.tree import Growth, _split
+from ledger.store.tree import Growth, _split, grow
 
 #: The channel every append notifies when it commits, with the campaign's id as payload
 #: (``pg_notify``): ``campaign serve``'s live log listens instead of polling (#28).
@@ -42,6 +54,31 @@ _VERSIONS = (
     "from unnest(%s::text[]) as s(stream)"
 )
 _FRONTIER = "select size, hashes from merkle_frontier where campaign = %s"
+#: An append's reads outside a transaction, in one statement (one snapshot): the head, the
+#: stored frontier and the version of each stream of ``%(s)s`` (null: none yet), in order.
+_READ = (
+    "select h.seq, h.hash, h.recorded_at, f.size, f.hashes, array(select (select e.version "
+    "from events e where e.campaign = %(c)s and e.stream = s.stream collate \"C\" "
+    "order by e.version desc limit 1) from unnest(%(s)s::text[]) with ordinality as s(stream, i) "
+    "order by s.i) from (values (1)) as one(x) left join lateral (select seq, hash, recorded_at "
+    "from events where campaign = %(c)s order by seq desc limit 1) as h on true "
+    "left join merkle_frontier f on f.campaign = %(c)s"
+)
+#: An append's rows, the frontier's upsert and the notification, in one statement (a
+#: data-modifying ``with`` runs once, whether or not its rows are read).
+_WRITE = (
+    f"with e as (insert into events ({', '.join(COLUMNS)}) values {{rows}}), "
+    "f as (insert into merkle_frontier (campaign, size, hashes) values (%s, %s, %s) "
+    "on conflict (campaign) do update set size = excluded.size, hashes = excluded.hashes) "
+    "select pg_notify(%s, %s)"
+)
+_TILE = (
+    "insert into merkle_tiles (campaign, height, idx, hash) values (%s, %s, %s, %s) "
+    "on conflict do nothing"
+)
+#: How many times an append outside a transaction reads again after another writer took
+#: the seq it chained at, before it gives up.
+RETRIES = 100
 _NOTIFY = "select pg_notify(%s, %s)"
 #: The most rows an append sends as one multi-row ``INSERT`` (pipelined with the rest); a
 #: larger batch goes by ``COPY`` (one statement whatever its size, two round trips).
@@ -72,6 +109,22 @@ class PgWriter(PgConnected):
         :raises StoreError: the server refused, or the lock was not had in time.
         """
         encoded = encode_batch(batch)
+        if not self._in_tx and _PIPELINE and encoded and len(encoded) <= INSERT_ROWS:
+            with self.connected():
+                for _ in range(RETRIES):
+                    written = self._append_alone(
+                        campaign, encoded, actor, recorded_at, session, expected_versions
+                    )
+                    if written is None:  # another writer appended first: read again
+                        continue
+                    if written:
+                        return written
+                    break  # [] : a tree behind its log, caught up the long way below
+                else:
+                    raise StoreError(
+                        f"{RETRIES} other writers appended to the campaign {campaign!r} while "
+                        "this append was being made: nothing was written; try again"
+                    )
         with self.transaction():
             head, version_of, stored = self._before_append(campaign, encoded, expected_versions)
             conflicts(expected_versions, version_of)
@@ -87,6 +140,76 @@ class PgWriter(PgConnected):
             self._write(campaign, rows)
             self._grow_tree(campaign, rows, stored)
         return list(starmap(StoredEvent, rows))  # in C
+
+    def _append_alone(
+        self,
+        campaign: str,
+        encoded: Sequence[Encoded],
+        actor: str,
+        recorded_at: str,
+        session: int | None,
+        expected: dict[str, int] | None,
+    ) -> list[StoredEvent] | None:
+        """One try of a small append outside a transaction, in two round trips (this
+        module's docstring): the rows; ``None`` when another writer appended first (the
+        events' primary key refused the seq: read again and retry); ``[]`` when the stored
+        tree is behind the log (to be caught up inside a transaction).
+
+        :raises ConflictError: a stream is not at its expected version (nothing written).
+        """
+        import psycopg
+
+        streams = sorted({e[0] for e in encoded} | set(expected or ()))
+        ((seq, hash_, at, size, blob, versions),) = self._send(
+            [(_READ, {"c": campaign, "s": streams})]
+        )[0].fetchall()
+        head = Head(seq, hash_, at) if seq is not None else Head(0, ZERO_HASH)
+        known = {s: int(v) for s, v in zip(streams, versions, strict=True) if v is not None}
+        conflicts(expected, lambda stream: known.get(stream, 0))
+        if (size or 0) != head.seq:  # a tree behind its log (before m010): the long way
+            return []
+        rows = chain_rows(
+            campaign,
+            encoded,
+            head,
+            actor=actor,
+            recorded_at=not_before(recorded_at, head.recorded_at),
+            session=session,
+            version_of=lambda stream: known.get(stream, 0),
+        )
+        grown = grow(head.seq, _split(blob), [str(r[11]) for r in rows])
+        statements: list[tuple[str, Any]] = []
+        if not self._owned:  # a lent or pooled connection: this transaction's own timeout
+            statements.append(("select set_config('lock_timeout', %s, true)",
+                               (f"{self.lock_timeout}s",)))  # fmt: skip
+        statements += [
+            (_LOCK, ("campaign-ledger:" + campaign,)),
+            (
+                _WRITE.format(rows=", ".join([_MARKS] * len(rows))),
+                [*(v for r in rows for v in r), campaign, grown.size, b"".join(grown.hashes),
+                 APPENDED, campaign],
+            ),  # fmt: skip
+            *((_TILE, (campaign, h, i, root)) for h, i, root in grown.tiles),
+        ]
+        raw = self.conn.raw
+        try:
+            self._pipeline(statements)  # one implicit transaction: committed at its sync
+        except psycopg.errors.UniqueViolation as e:
+            if e.diag.table_name == "events":
+                return None  # another writer took the seq: read again
+            raise _clash(e) from None
+        except psycopg.Error as e:
+            if not (raw.closed or raw.broken):
+                raise self._error(e, "insert into events") from e
+            self._dirty, self._written = True, {campaign: (int(rows[-1][0]), str(rows[-1][11]))}
+            try:
+                self._settle(e)  # returns when it committed
+            finally:
+                self._dirty, self._written = False, {}
+        self._frontier_cache()[campaign] = (
+            grown.size, str(rows[-1][11]), grown.hashes, self.rollbacks,
+        )  # fmt: skip
+        return list(starmap(StoredEvent, rows))
 
     def _before_append(
         self, campaign: str, encoded: Sequence[Encoded], expected: dict[str, int] | None
