@@ -198,7 +198,7 @@ class PgConnected(SqlEventStore):
         self._owed, self._owes_writes = [], False
         if todo and todo[0][0] == "begin":
             self._begun = True
-        if not _PIPELINE:
+        if not _PIPELINE or len(todo) == 1:  # one statement: no pipeline to set up
             return [raw.execute(q, p) for q, p in todo][owed:]
         with raw.pipeline():
             cursors = [raw.execute(q, p) for q, p in todo]
