@@ -69,9 +69,9 @@ def store(postgres_url):
 
 
 def test_a_small_append_is_two_round_trips(store):
-    """The head, the frontier and the versions in one statement; then the lock, the rows
-    with the frontier and the notification, in one implicit transaction committed at its
-    sync (ledger/store/pgwrite.py)."""
+    """The head, the frontier and the versions in one statement; then one statement that
+    takes the lock, then writes the rows, the frontier and the notification (its own
+    implicit transaction: ledger/store/pgwrite.py)."""
     version = store.stream_version("c", "campaign")
     written, trips = traced(
         store, lambda: store.store_append(notes(3), expected_versions={"campaign": version})
@@ -219,3 +219,21 @@ def test_two_writers_racing_chain_one_after_the_other(postgres_url, store):
     b.close()
     assert store.head("c").seq == 1 + 3 + 2 + 3 + 2 + 3
     assert verify_store(store, "c").ok
+
+
+def test_small_appends_alone_keep_the_tree_and_its_tiles(store):
+    """Small appends outside a transaction grow the stored frontier and store each
+    complete 256-leaf tile in the same statement as their rows (checked against
+    ledger.trust.merkle's RFC 6962 tree of the stored hashes)."""
+    from ledger.trust.merkle import leaf_hash, node_hash, root
+
+    for k in range(90):
+        store.store_append(notes(3, f"k{k}-"))
+    leaves = [leaf_hash(bytes.fromhex(e.hash)) for e in store.rows("c")]
+    assert len(leaves) == 271
+    assert store.tree_tiles("c", 8, 0, 2) == [root(leaves[:256])]
+    size, frontier = store.tree_frontier("c")
+    folded = frontier[-1]
+    for left in reversed(frontier[:-1]):
+        folded = node_hash(left, folded)
+    assert (size, folded) == (271, root(leaves))

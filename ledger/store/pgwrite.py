@@ -7,17 +7,18 @@ trips, optimistic:
 1. one statement reads the head, the stored Merkle frontier and every touched stream's
    version (:data:`_READ`: one snapshot, no lock, no transaction of its own to end); the
    expected versions are checked and the batch chained on that head, client-side;
-2. the campaign's ``pg_advisory_xact_lock``, then one statement that inserts the rows,
-   upserts the frontier and notifies (:data:`_WRITE`), sent together in psycopg's pipeline
-   mode: statements up to a sync run in one implicit transaction, committed at the sync,
-   all or nothing. If another writer appended since the read, the events' primary key
-   ``(campaign, seq)`` refuses the seq (a unique index sees every committed row, whatever
-   the statement's snapshot), nothing is kept, and the append reads again and retries
-   (:data:`RETRIES`). When the insert succeeds, nothing was appended after the read (it
-   would hold the seq), so the head, the versions and the frontier it chained on were the
-   latest. The lock keeps it out of a transaction that holds the campaign (a
-   read-check-append inside :meth:`~ledger.store.pgconnection.PgConnected.transaction`),
-   which it waits for.
+2. one statement (:data:`_WRITE`) takes the campaign's ``pg_advisory_xact_lock``, then
+   inserts the rows, upserts the frontier (and any tiles the batch completed) and notifies:
+   one statement outside a transaction is one implicit transaction, all or nothing. If
+   another writer appended since the read, the events' primary key ``(campaign, seq)``
+   refuses the seq (a unique index sees every committed row, whatever the statement's
+   snapshot), nothing is kept, and the append reads again and retries (:data:`RETRIES`).
+   When the insert succeeds, nothing was appended after the read (it would hold the seq),
+   so the head, the versions and the frontier it chained on were the latest. The lock
+   keeps it out of a campaign a transaction holds (a read-check-append inside
+   :meth:`~ledger.store.pgconnection.PgConnected.transaction`): it waits for that one to
+   end. A lent or pooled connection sends its ``lock_timeout`` first, in the same round trip
+   and implicit transaction (psycopg's pipeline mode, one sync).
 
 Inside a transaction (``Campaign.append``'s read-check-append) the append stays
 pessimistic: ``begin`` and the lock are sent with the transaction's first statement, in the
@@ -55,27 +56,64 @@ _VERSIONS = (
 )
 _FRONTIER = "select size, hashes from merkle_frontier where campaign = %s"
 #: An append's reads outside a transaction, in one statement (one snapshot): the head, the
-#: stored frontier and the version of each stream of ``%(s)s`` (null: none yet), in order.
+#: stored frontier, then ``{versions}``: :data:`_STREAM` once for each touched stream (one
+#: backward index seek each; an ``unnest`` of an array of names cost the server ten times
+#: as much, and the client more to send).
 _READ = (
-    "select h.seq, h.hash, h.recorded_at, f.size, f.hashes, array(select (select e.version "
-    "from events e where e.campaign = %(c)s and e.stream = s.stream collate \"C\" "
-    "order by e.version desc limit 1) from unnest(%(s)s::text[]) with ordinality as s(stream, i) "
-    "order by s.i) from (values (1)) as one(x) left join lateral (select seq, hash, recorded_at "
-    "from events where campaign = %(c)s order by seq desc limit 1) as h on true "
-    "left join merkle_frontier f on f.campaign = %(c)s"
+    "select h.seq, h.hash, h.recorded_at, f.size, f.hashes{versions} from (values (1)) as one(x) "
+    "left join lateral (select seq, hash, recorded_at from events where campaign = %(c)s "
+    "order by seq desc limit 1) as h on true left join merkle_frontier f on f.campaign = %(c)s"
 )
-#: An append's rows, the frontier's upsert and the notification, in one statement (a
-#: data-modifying ``with`` runs once, whether or not its rows are read).
+_STREAM = (
+    ", (select version from events where campaign = %(c)s and stream = %(s{i})s "
+    "order by version desc limit 1)"
+)
+
+
+def _read(streams: int) -> str:
+    """:data:`_READ` for ``streams`` streams (``%(s0)s`` on), made once per count."""
+    sql = _READS.get(streams)
+    if sql is None:
+        sql = _READS[streams] = _READ.format(
+            versions="".join(_STREAM.format(i=i) for i in range(streams))
+        )
+    return sql
+
+
+_READS: dict[int, str] = {}
+#: An append's lock, rows, frontier and notification, in one statement: ``l`` takes the
+#: campaign's lock; the rows (``e``), the frontier's upsert (``f``) and the completed tiles
+#: (``t``) are each joined with ``l``'s one row, so none is written before the lock is had; a
+#: data-modifying ``with`` runs once, whether or not its rows are read. One statement
+#: outside a transaction is one implicit transaction: all or nothing.
 _WRITE = (
-    f"with e as (insert into events ({', '.join(COLUMNS)}) values {{rows}}), "
-    "f as (insert into merkle_frontier (campaign, size, hashes) values (%s, %s, %s) "
-    "on conflict (campaign) do update set size = excluded.size, hashes = excluded.hashes) "
-    "select pg_notify(%s, %s)"
+    f"with l as materialized ({_LOCK}), "
+    f"e as (insert into events ({', '.join(COLUMNS)}) select v.* from (values {{rows}}) "
+    f"as v({', '.join(COLUMNS)}) cross join l), "
+    "f as (insert into merkle_frontier (campaign, size, hashes) select %s, %s::bigint, "
+    "%s::bytea from l on conflict (campaign) do update set size = excluded.size, "
+    "hashes = excluded.hashes){tiles} select pg_notify(%s, %s)"
 )
-_TILE = (
-    "insert into merkle_tiles (campaign, height, idx, hash) values (%s, %s, %s, %s) "
-    "on conflict do nothing"
+#: One event's values in :data:`_WRITE` (typed: a ``values`` list under ``select`` takes
+#: no types from the table).
+_ROW = "(%s::bigint, %s, %s, %s::bigint, %s, %s, %s, %s, %s::bigint, %s, %s, %s)"
+_TILES = (
+    ", t as (insert into merkle_tiles (campaign, height, idx, hash) select v.* from "
+    "(values {tiles}) as v(campaign, height, idx, hash) cross join l on conflict do nothing)"
 )
+_TILE_ROW = "(%s, %s::int, %s::bigint, %s::bytea)"
+_WRITES: dict[tuple[int, int], str] = {}
+
+
+def _write_sql(rows: int, tiles: int) -> str:
+    """:data:`_WRITE` for ``rows`` events and ``tiles`` completed tiles (made once each)."""
+    sql = _WRITES.get((rows, tiles))
+    if sql is None:
+        more = _TILES.format(tiles=", ".join([_TILE_ROW] * tiles)) if tiles else ""
+        sql = _WRITES[rows, tiles] = _WRITE.format(rows=", ".join([_ROW] * rows), tiles=more)
+    return sql
+
+
 #: How many times an append outside a transaction reads again after another writer took
 #: the seq it chained at, before it gives up.
 RETRIES = 100
@@ -160,8 +198,9 @@ class PgWriter(PgConnected):
         import psycopg
 
         streams = sorted({e[0] for e in encoded} | set(expected or ()))
-        ((seq, hash_, at, size, blob, versions),) = self._send(
-            [(_READ, {"c": campaign, "s": streams})]
+        named = {"c": campaign, **{f"s{i}": stream for i, stream in enumerate(streams)}}
+        ((seq, hash_, at, size, blob, *versions),) = self._send(
+            [(_read(len(streams)), named)]
         )[0].fetchall()
         head = Head(seq, hash_, at) if seq is not None else Head(0, ZERO_HASH)
         known = {s: int(v) for s, v in zip(streams, versions, strict=True) if v is not None}
@@ -182,18 +221,17 @@ class PgWriter(PgConnected):
         if not self._owned:  # a lent or pooled connection: this transaction's own timeout
             statements.append(("select set_config('lock_timeout', %s, true)",
                                (f"{self.lock_timeout}s",)))  # fmt: skip
-        statements += [
-            (_LOCK, ("campaign-ledger:" + campaign,)),
-            (
-                _WRITE.format(rows=", ".join([_MARKS] * len(rows))),
-                [*(v for r in rows for v in r), campaign, grown.size, b"".join(grown.hashes),
-                 APPENDED, campaign],
-            ),  # fmt: skip
-            *((_TILE, (campaign, h, i, root)) for h, i, root in grown.tiles),
-        ]
+        args: list[Any] = ["campaign-ledger:" + campaign]
+        for row in rows:
+            args += row
+        args += (campaign, grown.size, b"".join(grown.hashes))
+        for height, index, root in grown.tiles:
+            args += (campaign, height, index, root)
+        args += (APPENDED, campaign)
+        statements.append((_write_sql(len(rows), len(grown.tiles)), args))
         raw = self.conn.raw
         try:
-            self._pipeline(statements)  # one implicit transaction: committed at its sync
+            self._pipeline(statements)  # one implicit transaction (one sync): all or nothing
         except psycopg.errors.UniqueViolation as e:
             if e.diag.table_name == "events":
                 return None  # another writer took the seq: read again
