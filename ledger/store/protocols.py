@@ -23,7 +23,7 @@ from ledger.store.hooks import WebhookKeeper
 from ledger.store.tree import TreeKeeper
 
 if TYPE_CHECKING:
-    from ledger.store.base import Pending
+    from ledger.store.pending import Pending
     from ledger.store.rows import Row, RowStream
 
 
