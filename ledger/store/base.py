@@ -9,8 +9,8 @@ An event read whole is a :class:`~ledger.envelope.StoredEvent` (``seq, campaign,
 version, type, data, recorded_at, actor, session, visibility, prev_hash, hash`` by name;
 ``data`` is the payload's canonical JSON as text), built here, in the SQL adapters; a read
 that names its columns gives tuples of them in the order asked (:mod:`ledger.store.rows`).
-The module layout: :mod:`ledger.store.protocols` (the four protocols),
-:mod:`ledger.store.pending` (an event to append, :class:`Pending`),
+The module layout: :mod:`ledger.store.protocols` (the four protocols, and
+:class:`Pending`, an event to append),
 :mod:`ledger.store.rows` (row streams and paging), :mod:`ledger.store.tables` (secrets,
 access links, web sessions, snapshots), this module (reads and the append), and each
 backend's (:mod:`ledger.store.sqlite`; :mod:`ledger.store.postgres` with
@@ -48,11 +48,11 @@ from ledger.codec import encode_data, new_salt
 from ledger.errors import ConflictError, StoreError
 from ledger.events import Event, StoredEvent, event_tag, stream_of
 from ledger.store.hooks import SqlWebhooks
-from ledger.store.pending import Pending
 from ledger.store.protocols import (
     AccessStore,
     EventRecorder,
     EventStore,
+    Pending,
     SecretStore,
     SnapshotStore,
 )
