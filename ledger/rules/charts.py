@@ -49,7 +49,7 @@ class ChartedSystem(Protocol):
 
     @property
     def id(self) -> str:
-        """The system's id (``"spellwoven"``), naming it in a :class:`ChartError`."""
+        """The system's id, naming it in a :class:`ChartError`."""
         ...
 
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
