@@ -58,3 +58,28 @@ def test_verify_reports_progress_every_thousand_events(store):
     report = verify_store(store, "c", progress=steps.append)
     assert report.ok and report.events == 2500
     assert steps == [1000, 1000]
+
+
+@pytest.mark.parametrize("variables", [32766, 999, 30])
+def test_a_batch_goes_in_multi_row_inserts_within_sqlites_variable_limit(tmp_path, variables):
+    """A batch is inserted 1,000 rows to a statement, fewer where SQLite allows fewer
+    parameters (999 before 3.32: 83 rows; 30: 2 rows), the rest in one last statement;
+    every event lands once, in order, chained."""
+    import sqlite_utils
+
+    from ledger.history.verify import verify_store
+
+    conn = sqlite3.connect(str(tmp_path / "v.db"))
+    conn.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, variables)
+    store = Store(sqlite_utils.Database(conn))
+    statements: list[str] = []
+    conn.set_trace_callback(lambda sql: statements.append(sql) if "into events" in sql else None)
+    append(store, "c", *[note(str(i)) for i in range(2345)])
+    append(store, "c", note("one more"))
+    conn.set_trace_callback(None)
+    per_statement = min(1000, variables // 12)
+    full, rest = divmod(2345, per_statement)
+    assert len(statements) == full + (1 if rest else 0) + 1
+    texts = [r[0] for r in conn.execute("select json_extract(data, '$.text') from events order by seq")]
+    assert texts == [str(i) for i in range(2345)] + ["one more"]
+    assert verify_store(store, "c").ok

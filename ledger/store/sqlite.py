@@ -16,6 +16,7 @@ signed-in devices and form nonces), ``public_url`` (where the web view is reache
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
@@ -59,10 +60,19 @@ __all__ = [
 if TYPE_CHECKING:  # sqlite-utils imports numpy when installed: only load it when needed
     import sqlite_utils
 
-#: Rows a single multi-row INSERT carries (12 columns: well under SQLite's variable limit).
-INSERT_CHUNK = 100
+#: Rows a single multi-row INSERT carries at most: a session's batch of 1,000 in one
+#: statement (12,000 parameters, under SQLite's limit of 32,766 since 3.32). One statement
+#: of a whole batch is the fastest raw insert (docs/performance.md): 100-row statements
+#: cost a batched append about a quarter more.
+INSERT_CHUNK = 1000
 _ROW_MARKS = "(" + ", ".join("?" * len(COLUMNS)) + ")"
 _INSERT = f"insert into events ({', '.join(COLUMNS)}) values "
+
+
+@functools.lru_cache(maxsize=64)
+def _insert_sql(rows: int) -> str:
+    """The multi-row ``INSERT`` of ``rows`` events (1 to :data:`INSERT_CHUNK`)."""
+    return _INSERT + ", ".join([_ROW_MARKS] * rows)
 
 
 def __getattr__(name: str) -> Any:  # ``ledger.store.sqlite.migrations`` stays available, lazily
@@ -164,6 +174,10 @@ class Store(SqlEventStore):
         else:
             self._db = db
             self.conn = db.conn
+        # rows a multi-row INSERT carries: a batch's 1,000, fewer where SQLite was built
+        # with a lower variable limit (999 before 3.32)
+        limit = self.conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+        self._chunk = max(1, min(INSERT_CHUNK, limit // len(COLUMNS)))
         try:
             self._setup(synchronous)
         except BaseException as e:
@@ -425,15 +439,16 @@ class Store(SqlEventStore):
 
     def _insert(self, rows: Sequence[Sequence[Any]]) -> None:
         conn = self.conn
-        k = INSERT_CHUNK
-        full = len(rows) - len(rows) % k
-        if full:
-            sql = _INSERT + ", ".join([_ROW_MARKS] * k)
-            flat = chain.from_iterable  # the chunk's values in one list, in C
-            for i in range(0, full, k):
-                conn.execute(sql, list(flat(rows[i : i + k])))
-        if full < len(rows):
-            conn.executemany(_INSERT + _ROW_MARKS, rows[full:])
+        k = self._chunk
+        flat = chain.from_iterable  # a statement's values in one list, in C
+        n = len(rows)
+        for i in range(0, n - n % k, k):
+            conn.execute(_insert_sql(k), list(flat(rows[i : i + k])))
+        rest = n % k
+        if rest > 1:
+            conn.execute(_insert_sql(rest), list(flat(rows[n - rest :])))
+        elif rest:
+            conn.execute(_insert_sql(1), rows[-1])
 
     # --- snapshots: a cache, not kept on a read-only file ----------------------------------
 
