@@ -182,6 +182,7 @@ def main() -> None:
     parser.add_argument("--profile", metavar="PATH", help="sample the server's stacks to PATH")
     parser.add_argument("--before", metavar="DIR", help="another checkout, side by side")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of --before")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures to PATH")
     args = parser.parse_args()
     if args.before:
         side_by_side(args)
@@ -267,6 +268,25 @@ def main() -> None:
         f"last client {statistics.median(lasts) * 1000:.0f} ms; "
         f"load average {loads[0]} -> {loads[1]}"
     )
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "clients": args.clients,
+                    "players": args.players,
+                    "entries": len(appended),
+                    "rate": args.rate,
+                    "deliveries": len(delays),
+                    "median_ms": round(statistics.median(delays) * 1000, 1),
+                    "p99_ms": round(p99 * 1000, 1),
+                    "max_ms": round(delays[-1] * 1000, 1),
+                    "missed": missed,
+                    "repeated": repeated,
+                    "load_average": [float(loads[0]), float(loads[1])],
+                },
+                indent=2,
+            )
+        )
     worst = sorted(spans)[-3:]
     print(
         "slowest entries (first-last client): "

@@ -2,7 +2,10 @@
 
 import-linter's ``layers`` contract (pyproject.toml, run by ``lint-imports`` in CI) keeps
 the packages in their order; these tests add what it does not check: no cycle between any
-two modules, inside a layer too, and no module over :data:`MAX_LINES` lines.
+two modules, inside a layer too, and no module over :data:`MAX_LINES` lines. Every import
+counts: at the top, inside a function, or only for type checking (a module that names a
+class above it in an annotation annotates against a Protocol below it instead, e.g.
+:class:`ledger.campaign.ports.CampaignPort`).
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ import ledger
 
 def cycles(package: str) -> list[list[str]]:
     """The import cycles among ``package``'s modules (strongly connected components of more
-    than one module), imports made only for type checking left out."""
-    graph = grimp.build_graph(package, exclude_type_checking_imports=True)
+    than one module), each a sorted list of dotted names. Every import counts: those inside
+    functions and those made only for type checking (``if TYPE_CHECKING:``) too."""
+    graph = grimp.build_graph(package, exclude_type_checking_imports=False)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -65,6 +69,28 @@ def test_the_cycle_finder_finds_one(tmp_path, monkeypatch):
     (package / "c.py").write_text("from loopy import a\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert cycles("loopy") == [["loopy.a", "loopy.b"]]
+
+
+def test_a_back_import_for_type_checking_only_closes_a_cycle(tmp_path, monkeypatch):
+    package = tmp_path / "typed"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "aggregate.py").write_text("from typed import sessions\n\nclass Campaign: ...\n")
+    (package / "sessions.py").write_text(
+        "from __future__ import annotations\n"
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from typed.aggregate import Campaign\n"
+        "def start(campaign: Campaign) -> None: ...\n"
+    )
+    (package / "ports.py").write_text("from typing import Protocol\n\nclass Port(Protocol): ...\n")
+    (package / "rolling.py").write_text(  # a Protocol below both: no cycle
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from typed.ports import Port\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert cycles("typed") == [["typed.aggregate", "typed.sessions"]]
 
 
 #: Lines a module of ``ledger/`` may hold (#25: "no module in ledger/ over ~500 lines"):

@@ -19,10 +19,10 @@ from ledger.events import Recorded, Roll, RollRequested, RollWithdrawn
 from ledger.rules.requests import RollRequest
 
 if TYPE_CHECKING:
-    from ledger.campaign.aggregate import Campaign
+    from ledger.campaign.ports import CampaignPort
 
 
-def find_request(campaign: Campaign, seq: int) -> Recorded:
+def find_request(campaign: CampaignPort, seq: int) -> Recorded:
     """The ``roll.requested`` record at ``seq``.
 
     :raises NotFound: no event ``seq``, or it is not a roll request.
@@ -33,7 +33,7 @@ def find_request(campaign: Campaign, seq: int) -> Recorded:
     return rec
 
 
-def closed_by(campaign: Campaign, request: Recorded) -> Recorded | None:
+def closed_by(campaign: CampaignPort, request: Recorded) -> Recorded | None:
     """The roll that answered ``request`` or the ``roll.withdrawn`` that withdrew it, if any
     (read from the requested character's events after it)."""
     for rec in campaign.records(after=request.seq, stream=request.stream):
@@ -45,7 +45,7 @@ def closed_by(campaign: Campaign, request: Recorded) -> Recorded | None:
     return None
 
 
-def open_request(campaign: Campaign, seq: int) -> RollRequested:
+def open_request(campaign: CampaignPort, seq: int) -> RollRequested:
     """The request at ``seq``, still waiting for its answer.
 
     :raises NotFound: no such request.
@@ -70,7 +70,7 @@ def inputs_of(request: RollRequested) -> tuple[str | None, dict[str, Any]]:
 
 
 def request_roll(
-    campaign: Campaign,
+    campaign: CampaignPort,
     character: str,
     skill: str | None,
     params: dict[str, Any],
@@ -100,7 +100,7 @@ def request_roll(
     return campaign.append([event], actor=actor, at=at)[0]
 
 
-def withdraw(campaign: Campaign, seq: int, reason: str, *, actor: str, at: str) -> Recorded:
+def withdraw(campaign: CampaignPort, seq: int, reason: str, *, actor: str, at: str) -> Recorded:
     """Append ``roll.withdrawn`` for the open request at ``seq``.
 
     :raises RuleError: no reason, or the request was answered or withdrawn already.
@@ -112,7 +112,7 @@ def withdraw(campaign: Campaign, seq: int, reason: str, *, actor: str, at: str) 
     return campaign.append([event], actor=actor, at=at)[0]
 
 
-def check(campaign: Campaign, event: Any) -> None:
+def check(campaign: CampaignPort, event: Any) -> None:
     """Refuse an answer or a withdrawal that does not fit its request (called by
     :func:`ledger.campaign.validation.check_kinds` for every event appended).
 
@@ -148,7 +148,7 @@ TALLY_KEYS = (
 
 
 def tally(
-    campaign: Campaign,
+    campaign: CampaignPort,
     *,
     as_gm: bool,
     character: str | None = None,

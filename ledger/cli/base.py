@@ -24,7 +24,6 @@ from ledger.cli.lazy import (  # re-exported: where the lazy command table lives
     COMMAND_MODULES,
     LazyCommands,
     load_command_modules,
-    register_completion,
 )
 from ledger.dice.engine import DiceError
 from ledger.errors import ConflictError, RuleError, StoreError
@@ -147,6 +146,12 @@ class LedgerGroup(click.Group):
     An unexpected error is reported in one line too (set CAMPAIGN_DEBUG=1 for the traceback).
     """
 
+    #: Called before click answers a shell's completion request (``None``: click's own
+    #: completion). :mod:`ledger.cli` sets it on :data:`cli` to register the classes of
+    #: :mod:`ledger.cli.completion`, which complete from the table shell (above this module,
+    #: so it is handed in, not imported from here).
+    before_completion: Callable[[], None] | None = None
+
     def main(
         self,
         args: Any = None,
@@ -211,7 +216,8 @@ class LedgerGroup(click.Group):
         name = prog_name.replace("-", "_").replace(".", "_")
         if os.environ.get(complete_var or f"_{name}_COMPLETE".upper()):
             # only when completing: the completion classes need the table shell
-            register_completion()
+            if self.before_completion is not None:
+                self.before_completion()
         super()._main_shell_completion(ctx_args, prog_name, complete_var)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:

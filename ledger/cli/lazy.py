@@ -127,9 +127,3 @@ class LazyCommands(dict[str, click.Command]):
     def items(self) -> Any:
         self._load_all()
         return dict.items(self)
-
-
-def register_completion() -> None:
-    """Register the shell-completion classes (:mod:`ledger.cli.completion`): only when the
-    shell asks for completions, since they need the table shell."""
-    importlib.import_module("ledger.cli.completion").register()

@@ -66,7 +66,8 @@ def _create(conn: sqlite3.Connection, table: str, columns: dict[str, tuple[str, 
 
 def write_players_copy(campaign: Any, path: str) -> CopySummary:
     """Write the players' copy of ``campaign`` to a new SQLite file at ``path`` (the caller
-    makes it appear whole: :func:`ledger.cli.output.atomic_path`).
+    makes it appear whole, as `campaign export --format sqlite` does: written to a temporary
+    name beside it, then renamed).
 
     Tables: ``campaign`` (one row), ``characters`` (the public ones), ``events`` (every seq;
     a GM-only event as a stub: ``gm_only`` 1, its hashes, ``text`` "GM-only entry",

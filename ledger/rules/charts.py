@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ledger.errors import RuleError
 
@@ -38,9 +38,32 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from ledger.dice.fairness import DieReport
-    from ledger.rules.system import RuleSystem
 
 T = TypeVar("T")
+
+
+class ChartedSystem(Protocol):
+    """What the helpers here ask of a rule system: its id, its exact odds, and its own
+    chart's data and drawing. Every :class:`ledger.RuleSystem` is one; this module names
+    no class of :mod:`ledger.rules.system`, which imports it (for the default chart)."""
+
+    @property
+    def id(self) -> str:
+        """The system's id, naming it in a :class:`ChartError`."""
+        ...
+
+    def odds(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Exact probabilities; fractions as ``"n/d"`` strings
+        (:meth:`ledger.RuleSystem.odds`)."""
+        ...
+
+    def odds_series(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The data the odds chart draws (:meth:`ledger.RuleSystem.odds_series`)."""
+        ...
+
+    def draw_odds(self, data: dict[str, Any]) -> Figure:
+        """The odds chart of ``data`` (:meth:`ledger.RuleSystem.draw_odds`)."""
+        ...
 
 FORMATS = ("png", "svg", "pdf")
 """File formats a chart can be saved in (chosen by the file's suffix)."""
@@ -110,7 +133,7 @@ def frac(text: Any) -> Fraction:
     raise ValueError(f"{text!r} is not a probability written n/d")
 
 
-def ask(system: RuleSystem, params: dict[str, Any], *keys: str) -> Any:
+def ask(system: ChartedSystem, params: dict[str, Any], *keys: str) -> Any:
     """``system.odds(params)[keys[0]][keys[1]]...``, for an ``odds_series`` that needs one
     part of the odds.
 
@@ -130,7 +153,7 @@ def ask(system: RuleSystem, params: dict[str, Any], *keys: str) -> Any:
     return value
 
 
-def checked(system: RuleSystem, build: Callable[[], T]) -> T:
+def checked(system: ChartedSystem, build: Callable[[], T]) -> T:
     """``build()``, with the errors of unfinished odds (a missing key, a value that is not a
     fraction, ``NotImplementedError``) turned into one :class:`ChartError` line naming the
     system. :class:`ChartError` and the system's own :class:`RuleError` pass through."""
@@ -153,7 +176,7 @@ def without(params: dict[str, Any], *names: str) -> dict[str, Any]:
 # --- the default chart: every probability the odds hold ---------------------------------------
 
 
-def generic_series(system: RuleSystem, params: dict[str, Any]) -> dict[str, Fraction]:
+def generic_series(system: ChartedSystem, params: dict[str, Any]) -> dict[str, Fraction]:
     """Every probability in ``system.odds(params)``, by its dotted path (the default
     :meth:`~ledger.RuleSystem.odds_series`), e.g. ``{"success": Fraction(15, 36)}``.
 
@@ -206,7 +229,7 @@ def draw_generic(title: str, data: dict[str, Fraction]) -> Figure:
     return fig
 
 
-def odds_figure(system: RuleSystem, params: dict[str, Any]) -> Figure:
+def odds_figure(system: ChartedSystem, params: dict[str, Any]) -> Figure:
     """The odds chart of ``system`` for the ``odds`` params given: the system's own
     :meth:`~ledger.RuleSystem.odds` first (its refusal wins), then
     :meth:`~ledger.RuleSystem.odds_series` and :meth:`~ledger.RuleSystem.draw_odds`.
@@ -375,6 +398,7 @@ __all__ = [
     "LINES",
     "MIXED",
     "ChartError",
+    "ChartedSystem",
     "ask",
     "bar_labels",
     "check_path",

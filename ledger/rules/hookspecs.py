@@ -6,20 +6,69 @@ entry-point group (see docs/plugin-hooks.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pluggy
 
 if TYPE_CHECKING:
     import click
 
-    from ledger.campaign.aggregate import Campaign
-    from ledger.events import Recorded
+    from ledger.events import Event, Recorded, Visibility
     from ledger.rules.system import RuleSystem
+    from ledger.store.protocols import EventStore
 
 hookspec = pluggy.HookspecMarker("ledger")
 hookimpl = pluggy.HookimplMarker("ledger")
+
+
+class WrittenCampaign(Protocol):
+    """What a listener may use of the campaign it is handed (:func:`event_appended`): a
+    :class:`ledger.campaign.aggregate.Campaign`, named here by what it offers, since this
+    layer stands below :mod:`ledger.campaign` and imports nothing of it."""
+
+    @property
+    def id(self) -> str:
+        """The campaign's id."""
+        ...
+
+    @property
+    def store(self) -> EventStore:
+        """The store holding its log."""
+        ...
+
+    @property
+    def system(self) -> RuleSystem:
+        """Its rule system, configured."""
+        ...
+
+    def records(self, *, as_gm: bool = True, **filters: Any) -> Iterator[Recorded]:
+        """Its stored events, oldest first (filters as ``EventStore.rows``)."""
+        ...
+
+    def characters(self, *, include_retracted: bool = False) -> dict[str, str]:
+        """``{character id: name}``, corrections honoured."""
+        ...
+
+    def state_of(
+        self, character: str, *, upto: int | None = None, as_gm: bool = True,
+        save_snapshots: bool = True,
+    ) -> Any:  # fmt: skip
+        """One character's state as of ``upto`` (default: head)."""
+        ...
+
+    def append(
+        self,
+        events: Sequence[Event],
+        *,
+        actor: str,
+        at: str,
+        visibility: Visibility | None = None,
+        expected_versions: dict[str, int] | None = None,
+        session: int | None = None,
+    ) -> list[Recorded]:
+        """Validate and append ``events`` as one batch (a new, separate write)."""
+        ...
 
 
 @hookspec
@@ -61,11 +110,12 @@ def recap_lines(system_id: str, record: object, as_gm: bool) -> list[str] | None
 
 
 @hookspec
-def event_appended(campaign: Campaign, events: list[Recorded]) -> None:
+def event_appended(campaign: WrittenCampaign, events: list[Recorded]) -> None:
     """A listener: events were appended to a campaign's log and committed.
 
     :param campaign: The :class:`ledger.campaign.aggregate.Campaign` written to (read from it as you
-        like; appending from here starts a new, separate write).
+        like; appending from here starts a new, separate write); :class:`WrittenCampaign`
+        names what it offers.
     :param events: The :class:`ledger.Recorded` events of the write, oldest first, exactly
         as stored: ``seq``, ``type``, ``data``, ``actor``, ``session`` and ``visibility``.
         GM-only events are included with ``visibility == "gm"``: a listener that tells

@@ -9,7 +9,8 @@ An event read whole is a :class:`~ledger.envelope.StoredEvent` (``seq, campaign,
 version, type, data, recorded_at, actor, session, visibility, prev_hash, hash`` by name;
 ``data`` is the payload's canonical JSON as text), built here, in the SQL adapters; a read
 that names its columns gives tuples of them in the order asked (:mod:`ledger.store.rows`).
-The module layout: :mod:`ledger.store.protocols` (the four protocols),
+The module layout: :mod:`ledger.store.protocols` (the four protocols, and
+:class:`Pending`, an event to append),
 :mod:`ledger.store.rows` (row streams and paging), :mod:`ledger.store.tables` (secrets,
 access links, web sessions, snapshots), this module (reads and the append), and each
 backend's (:mod:`ledger.store.sqlite`; :mod:`ledger.store.postgres` with
@@ -45,12 +46,13 @@ import msgspec
 from ledger.chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows, not_before
 from ledger.codec import encode_data, new_salt
 from ledger.errors import ConflictError, StoreError
-from ledger.events import Event, StoredEvent, Visibility, event_tag, stream_of
+from ledger.events import Event, StoredEvent, event_tag, stream_of
 from ledger.store.hooks import SqlWebhooks
 from ledger.store.protocols import (
     AccessStore,
     EventRecorder,
     EventStore,
+    Pending,
     SecretStore,
     SnapshotStore,
 )
@@ -86,15 +88,6 @@ __all__ = [
     "is_url",
     "shown",
 ]
-
-
-class Pending(msgspec.Struct, frozen=True, gc=False):
-    """One event to append, with the envelope fields the caller decides: ``Pending(event)``
-    or ``Pending(event, visibility="gm")``. A struct, not a frozen dataclass: one is made
-    per appended event, ten times as fast (#28)."""
-
-    event: Event
-    visibility: Visibility | None = None  # None: the event class's own visibility
 
 
 _TAGS: dict[type[Event], str] = {}

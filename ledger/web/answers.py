@@ -52,7 +52,7 @@ from ledger.web.common import (
 )
 
 if TYPE_CHECKING:
-    from ledger.web.app import Server
+    from ledger.web.common import ServerPort
 
 #: The phone's words in the shared refusals (:mod:`ledger.campaign.entering`).
 PHONE_WORDS = Words(
@@ -149,7 +149,7 @@ def open_requests(campaign: Any, viewer: Viewer) -> list[dict[str, Any]]:
     return [found[s] for s in sorted(found)]
 
 
-def requests_part(server: Server) -> Any:
+def requests_part(server: ServerPort) -> Any:
     """``/requests/part``: the open requests addressed to the viewer as HTML cards (what
     ``static/requests.js`` swaps in whenever the live stream says something was written),
     each with a fresh one-time nonce; empty for the GM and for a player asked nothing."""
@@ -174,7 +174,7 @@ def requests_part(server: Server) -> Any:
     return endpoint
 
 
-def answer(server: Server) -> Any:
+def answer(server: ServerPort) -> Any:
     """``POST /answer/SEQ``: answer the open request at SEQ with ``entropy`` (64 hex digits
     from the phone) or ``dice`` (the faces of physical dice), plus ``csrf`` and ``nonce``.
 

@@ -266,7 +266,7 @@ class Server:
             from ledger.rules.plugins import pm
 
             self.hub.start(asyncio.get_running_loop())
-            listener = Listener(self)
+            listener = Listener(self.hub, self.own_campaigns)
             pm.register(listener)
             try:
                 yield

@@ -33,7 +33,7 @@ from ledger.web.common import Viewer, run_sync
 from ledger.web.logview import entry_html, log_entries
 
 if TYPE_CHECKING:
-    from ledger.web.app import Server
+    from ledger.web.common import ServerPort
 
 logger = logging.getLogger(__name__)
 
@@ -132,7 +132,7 @@ class Feed:
     :param server: the running web view.
     """
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: ServerPort) -> None:
         self.server = server
         self._look: asyncio.Future[Look] | None = None
         self._look_generation = -1

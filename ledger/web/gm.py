@@ -47,7 +47,7 @@ from ledger.web.common import (
 from ledger.web.pages import Endpoint, _not_found, page
 
 if TYPE_CHECKING:
-    from ledger.web.app import Server
+    from ledger.web.common import ServerPort
 
 #: The taps ``POST /gm/ACTION`` takes.
 #: The actor of the page's writes: the GM's link.
@@ -66,7 +66,7 @@ class Refused(Exception):
         self.form = form
 
 
-def gm_page(server: Server) -> Endpoint:
+def gm_page(server: ServerPort) -> Endpoint:
     """``GET /gm``: the GM's page (404 for anyone else). ``?done=SEQ`` shows what the tap
     that wrote SEQ changed, with its undo; ``?out=1`` that a device was signed out."""
 
@@ -92,7 +92,7 @@ def gm_page(server: Server) -> Endpoint:
 
 
 def render_page(
-    server: Server,
+    server: ServerPort,
     viewer: Viewer,
     *,
     done: int = 0,
@@ -142,7 +142,7 @@ def render_page(
     )
 
 
-def act(server: Server, viewer: Viewer, action: str, form: dict[str, str]) -> Any:
+def act(server: ServerPort, viewer: Viewer, action: str, form: dict[str, str]) -> Any:
     """Do one tap in one transaction with the form's nonce; returns the redirect's URL, or
     ``{"link": ...}`` for a new link.
 
@@ -251,7 +251,7 @@ def _undo(campaign: Any, form: dict[str, str], where: str) -> str:
     return f"/gm?done={rec.seq}"
 
 
-def _sign_out(server: Server, campaign: Any, form: dict[str, str], where: str) -> str:
+def _sign_out(server: ServerPort, campaign: Any, form: dict[str, str], where: str) -> str:
     text = form.get("session", "")
     ended = None
     if text.isdigit() and len(text) <= 18:
@@ -283,7 +283,7 @@ def _new_link(campaign: Any, form: dict[str, str], where: str) -> dict[str, str]
     return {"who": found.who, "url": url, "qr": qr_data_uri(url)}
 
 
-def gm_post(server: Server) -> Endpoint:
+def gm_post(server: ServerPort) -> Endpoint:
     """``POST /gm/ACTION``: one tap of the GM's page (:data:`ACTIONS`); 303 to the page
     (``?done=SEQ``), or the page again with the refusal next to its form (422, 409 for a
     form sent twice). 404 for anyone but the GM, 403 from another page (CSRF)."""

@@ -18,14 +18,11 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Container
+from typing import Any
 
 from ledger.errors import StoreError
 from ledger.rules.hookspecs import hookimpl
-
-if TYPE_CHECKING:
-    from ledger.web.app import Server
 
 #: the server's logger, as before the split (``ledger.web.app``)
 logger = logging.getLogger("ledger.web.app")
@@ -237,13 +234,19 @@ class Listener:
     """The server's ``event_appended`` listener (ledger/hookspecs.py, #17): a write through
     one of the server's own campaign objects (a roll entered on the web) wakes the live
     streams as soon as it commits, without waiting for the hub's next look. Registered with
-    the plugin manager while the app runs."""
+    the plugin manager while the app runs.
 
-    def __init__(self, server: Server) -> None:
-        self.server = server
+    :param hub: the hub to wake.
+    :param own: the server's own campaign objects (a weak set: a write through any other
+        campaign object is the hub's to notice).
+    """
+
+    def __init__(self, hub: Hub, own: Container[Any]) -> None:
+        self.hub = hub
+        self.own = own
 
     @hookimpl
     def event_appended(self, campaign: Any, events: list[Any]) -> None:
         """Wake the streams when the write was this server's."""
-        if campaign in self.server.own_campaigns:
-            self.server.hub.wake()
+        if campaign in self.own:
+            self.hub.wake()

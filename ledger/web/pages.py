@@ -42,7 +42,7 @@ from ledger.web.logview import log_page
 from ledger.web.logview import stub_entry as stub_entry
 
 if TYPE_CHECKING:
-    from ledger.web.app import Server
+    from ledger.web.common import ServerPort
 
 Endpoint = Callable[[Request], Any]
 #: A page as :func:`viewed` takes it: ``(campaign, viewer, request) -> response``.
@@ -58,7 +58,7 @@ def page(viewer: Viewer, template: str, status: int = 200, **context: Any) -> HT
     return HTMLResponse(render(template, viewer=viewer, **context), status_code=status)
 
 
-def viewed(view: View) -> Callable[[Server], Endpoint]:
+def viewed(view: View) -> Callable[[ServerPort], Endpoint]:
     """A page for a live session: ``view(campaign, viewer, request)`` made into a route's
     factory (``factory(server) -> endpoint``).
 
@@ -72,7 +72,7 @@ def viewed(view: View) -> Callable[[Server], Endpoint]:
     """
 
     @functools.wraps(view)
-    def factory(server: Server) -> Endpoint:
+    def factory(server: ServerPort) -> Endpoint:
         def run(request: Request) -> Response:
             viewer = server.viewer(request)
             if viewer is None:
@@ -136,7 +136,7 @@ def home(campaign: Any, viewer: Viewer, request: Request) -> Response:
     )
 
 
-def link(server: Server) -> Endpoint:
+def link(server: ServerPort) -> Endpoint:
     """``/a/TOKEN``: a capability link exchanged for a session cookie (the session kept in
     the store, :func:`ledger.web.sessions.sign_in`), then on to ``/``."""
 
@@ -166,7 +166,7 @@ def link(server: Server) -> Endpoint:
 SIGNED_OUT = "You are signed out on this device. Open your link again to come back."
 
 
-def logout(server: Server) -> Endpoint:
+def logout(server: ServerPort) -> Endpoint:
     """``POST /logout``: end this device's session (CSRF-checked like every form); the
     cookie is cleared and the session lets nobody in any more, on any server over the
     store. Open live streams of the session end at their next look."""
@@ -211,7 +211,7 @@ def _start_after(request: Request, head: int) -> int:
 STREAM_BACKOFF_MAX = 5.0
 
 
-def events(server: Server) -> Endpoint:
+def events(server: ServerPort) -> Endpoint:
     """``/events``: server-sent events, one per new log line (``id`` = seq, ``event:
     entry``, ``data`` the line's HTML), from ``Last-Event-ID`` (or ``?after=SEQ``, else the
     head) on. The stream ends with ``event: revoked`` when the link is revoked, ``event:

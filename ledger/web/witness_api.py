@@ -36,7 +36,7 @@ from ledger.web import sessions as sessionsmod
 from ledger.web.common import Viewer, run_sync, same_origin
 
 if TYPE_CHECKING:
-    from ledger.web.app import Server
+    from ledger.web.common import ServerPort
 
 Endpoint = Callable[[Request], Any]
 _NUMBER = re.compile(r"[1-9][0-9]{0,18}")
@@ -57,7 +57,7 @@ def _number(request: Request, name: str) -> int | None:
     return int(text) if _NUMBER.fullmatch(text) else None
 
 
-def _viewed(server: Server, view: Callable[[Any, Viewer, Request], Response]) -> Endpoint:
+def _viewed(server: ServerPort, view: Callable[[Any, Viewer, Request], Response]) -> Endpoint:
     """A JSON endpoint for a live session (403 JSON without one), run like the pages."""
 
     def run(request: Request) -> Response:
@@ -72,7 +72,7 @@ def _viewed(server: Server, view: Callable[[Any, Viewer, Request], Response]) ->
     return endpoint
 
 
-def checkpoint(server: Server) -> Endpoint:
+def checkpoint(server: ServerPort) -> Endpoint:
     """``GET /checkpoint``: the newest signed checkpoint and the campaign's verifier key."""
 
     def view(campaign: Any, viewer: Viewer, request: Request) -> Response:
@@ -88,7 +88,7 @@ def checkpoint(server: Server) -> Endpoint:
     return _viewed(server, view)
 
 
-def consistency(server: Server) -> Endpoint:
+def consistency(server: ServerPort) -> Endpoint:
     """``GET /proof/consistency?old=N``: from the tree of N events to the newest checkpoint."""
 
     def view(campaign: Any, viewer: Viewer, request: Request) -> Response:
@@ -107,7 +107,7 @@ def consistency(server: Server) -> Endpoint:
     return _viewed(server, view)
 
 
-def inclusion(server: Server) -> Endpoint:
+def inclusion(server: ServerPort) -> Endpoint:
     """``GET /proof/inclusion?seq=S``: event S in the newest checkpoint's tree."""
 
     def view(campaign: Any, viewer: Viewer, request: Request) -> Response:
@@ -127,7 +127,7 @@ def inclusion(server: Server) -> Endpoint:
     return _viewed(server, view)
 
 
-def cosignature(server: Server) -> Endpoint:
+def cosignature(server: ServerPort) -> Endpoint:
     """``POST /cosignature``: keep a phone's cosignature once it verifies."""
 
     def store_it(request: Request, body: bytes) -> Response:

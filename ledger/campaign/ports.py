@@ -1,0 +1,171 @@
+"""What the modules of :mod:`ledger.campaign` need of a campaign: :class:`CampaignPort`.
+
+:class:`ledger.campaign.aggregate.Campaign` is the one writer; it hands itself to the
+modules that build its batches and check them (sessions, rolling, requests, corrections,
+validation, timeline, encounters, reading, ...). They annotate against this Protocol, not
+the class, so that none of them imports :mod:`ledger.campaign.aggregate` back, not even for
+type checking: the aggregate stands above them all (docs/architecture.md). This module
+imports nothing of :mod:`ledger.campaign` itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ledger.codec import Codec
+    from ledger.events import CampaignCreated, Event, Recorded, Visibility
+    from ledger.rules.projection import Corrections, Projector
+    from ledger.rules.system import RuleSystem
+    from ledger.store.protocols import EventStore
+
+__all__ = ["CampaignPort", "HeadStates"]
+
+
+class HeadStates(Protocol):
+    """The head states a campaign keeps for its next append
+    (:class:`ledger.campaign.reading.StateReader` is one)."""
+
+    def head_state(self, character: str) -> Any:
+        """``character``'s state at the head, GM view.
+
+        :raises NotFound: no such character."""
+        ...
+
+
+class CampaignPort(Protocol):
+    """One campaign's log and rules, as the modules of :mod:`ledger.campaign` use it.
+
+    Implemented by :class:`ledger.campaign.aggregate.Campaign`; each member below says what
+    the class's does. Attributes are read-only here.
+    """
+
+    @property
+    def store(self) -> EventStore:
+        """The store holding the log."""
+        ...
+
+    @property
+    def id(self) -> str:
+        """The campaign's id."""
+        ...
+
+    @property
+    def created(self) -> CampaignCreated:
+        """The campaign's ``campaign.created`` payload (its checkpoint key among others)."""
+        ...
+
+    @property
+    def system(self) -> RuleSystem:
+        """The campaign's rule system, configured with its options."""
+        ...
+
+    @property
+    def codec(self) -> Codec:
+        """The decoder of the campaign's event types (core and the system's)."""
+        ...
+
+    @property
+    def appliers(self) -> dict[type[Event], Callable[[Any, Event], Any]]:
+        """The rule system's ``{event class: applier}`` table."""
+        ...
+
+    @property
+    def allowed(self) -> frozenset[type[Event]]:
+        """The event classes this campaign's log may hold."""
+        ...
+
+    @property
+    def reader(self) -> HeadStates:
+        """The head states kept for the next append."""
+        ...
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def records(self, *, as_gm: bool = True, **filters: Any) -> Iterator[Recorded]:
+        """Stored events, oldest first (corrections not applied); filters as
+        :meth:`ledger.store.protocols.EventRecorder.rows`."""
+        ...
+
+    def record(self, seq: int) -> Recorded:
+        """One stored event. :raises NotFound: no such seq."""
+        ...
+
+    def characters(self, *, include_retracted: bool = False) -> dict[str, str]:
+        """``{character id: name}`` in creation order, corrections honoured."""
+        ...
+
+    def find_character(self, text: str) -> str:
+        """A character id from an id, a full or a first name.
+
+        :raises NotFound: no match."""
+        ...
+
+    def current_session(self) -> int | None:
+        """The open session's number, or ``None`` between sessions."""
+        ...
+
+    def last_session(self) -> int:
+        """The number of the last session started (0 when none)."""
+        ...
+
+    def projector(self) -> Projector:
+        """A fresh projector for this campaign."""
+        ...
+
+    def corrections(self, upto: int | None = None) -> Corrections:
+        """The corrections in force up to ``upto`` (default: head)."""
+        ...
+
+    def states(self, *, upto: int | None = None, as_gm: bool = True) -> dict[str, Any]:
+        """Every character's state as of ``upto`` (default: head)."""
+        ...
+
+    def state_of(
+        self, character: str, *, upto: int | None = None, as_gm: bool = True,
+        save_snapshots: bool = True,
+    ) -> Any:  # fmt: skip
+        """One character's state as of ``upto``.
+
+        :raises NotFound: the character did not exist at ``upto``."""
+        ...
+
+    def state_before(
+        self, target: Recorded, corrections: Corrections, stream: str | None = None
+    ) -> Any:
+        """The state of ``target``'s character (or ``stream``'s) just before it.
+
+        :raises NotFound: the character did not exist then."""
+        ...
+
+    def harm_event(self, state: Any, character: str, amount: int) -> Event:
+        """The event recording ``amount`` (≥ 1) harm to ``character`` in ``state``.
+
+        :raises RuleError: the system records harm otherwise."""
+        ...
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def one_write(self) -> contextlib.AbstractContextManager[None]:
+        """Several appends that listeners hear of as one write."""
+        ...
+
+    def append(
+        self,
+        events: Sequence[Event],
+        *,
+        actor: str,
+        at: str,
+        visibility: Visibility | None = None,
+        expected_versions: dict[str, int] | None = None,
+        session: int | None = None,
+    ) -> list[Recorded]:
+        """Validate ``events`` against the rules and append them as one batch (the one door
+        to the store).
+
+        :raises RuleError: an event the rules refuse (nothing written).
+        :raises ledger.errors.ConflictError: a stale expected version (nothing written).
+        """
+        ...
