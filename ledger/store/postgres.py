@@ -20,7 +20,10 @@ order, narrowed to one campaign): a write transaction takes
 appends to one campaign are serialised (the head it chains after is the head it read,
 every seq is the last plus one, and a later seq never commits before an earlier one), while
 appends to different campaigns run in parallel. The lock is released at commit or
-rollback. ``lock_timeout`` bounds the wait (30 s, like SQLite's busy timeout).
+rollback. ``lock_timeout`` bounds the wait (30 s, like SQLite's busy timeout). A small
+append outside a transaction is optimistic instead, in two round trips (one read; one
+statement that takes the lock and writes, refused by the events' primary key when another
+writer appended since the read, then read again): :mod:`ledger.store.pgwrite` (#28).
 
 When the server goes away (a restart, a failover, a terminated backend, #24), the store
 raises its own errors, never psycopg's (:class:`~ledger.errors.StoreUnavailable`:
