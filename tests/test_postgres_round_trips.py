@@ -72,10 +72,7 @@ def test_a_small_append_is_two_round_trips(store):
     """The head, the frontier and the versions in one statement; then one statement that
     takes the lock, then writes the rows, the frontier and the notification (its own
     implicit transaction: ledger/store/pgwrite.py)."""
-    version = store.stream_version("c", "campaign")
-    written, trips = traced(
-        store, lambda: store.store_append(notes(3), expected_versions={"campaign": version})
-    )
+    written, trips = traced(store, lambda: store.store_append(notes(3)))
     assert [e.seq for e in written] == [2, 3, 4]
     assert len(trips) == 2, trips
     first, second = (" ".join(t) for t in trips)
@@ -85,6 +82,43 @@ def test_a_small_append_is_two_round_trips(store):
     assert "pg_notify" in second and second.count("Sync") == 1 and "begin" not in second
     assert verify_store(store, "c").ok
     assert store.tree_frontier("c")[0] == 4
+
+
+def test_an_append_after_reading_the_version_is_one_round_trip(store):
+    """``stream_version`` reads the head and the frontier with the version; the append that
+    follows with that version expected chains on them: the write alone. So does the next
+    append of the same store (it knows the head it wrote)."""
+    version = store.stream_version("c", "campaign")
+    written, trips = traced(
+        store, lambda: store.store_append(notes(2), expected_versions={"campaign": version})
+    )
+    assert [e.seq for e in written] == [2, 3] and len(trips) == 1, trips
+    assert "insert into events" in " ".join(trips[0])
+    written, trips = traced(
+        store, lambda: store.store_append(notes(1), expected_versions={"campaign": 3})
+    )
+    assert [e.seq for e in written] == [4] and len(trips) == 1, trips
+    assert verify_store(store, "c").ok and store.tree_frontier("c")[0] == 4
+
+
+def test_a_stale_guess_is_refused_and_read_again(postgres_url, store):
+    """Another store appends between this store's read and its append: the write chained on
+    the old head is refused by the primary key (nothing kept), the head read again, and the
+    batch chained after the other store's events; an expected version read before the other
+    append is then a conflict."""
+    version = store.stream_version("c", "campaign")
+    other = PostgresStore(postgres_url)
+    theirs = other.append("c", notes(2, "other"), actor="o", recorded_at=AT, session=None)
+    written, trips = traced(store, lambda: store.store_append(notes(1)))
+    assert len(trips) == 3, trips  # the refused write, the read, the write
+    assert [e.seq for e in written] == [4]
+    assert written[0].prev_hash == theirs[-1].hash
+    other.append("c", notes(1, "again"), actor="o", recorded_at=AT, session=None)
+    with pytest.raises(ConflictError, match="version 5, not the expected version 4"):
+        store.store_append(notes(1), expected_versions={"campaign": version + 3})
+    other.close()
+    assert store.head("c").seq == 5
+    assert verify_store(store, "c").ok and store.tree_frontier("c")[0] == 5
 
 
 def test_a_refused_write_leaves_nothing(store):

@@ -2,7 +2,7 @@
 (#28).
 
 A small append outside a transaction (at most :data:`INSERT_ROWS` events) is two round
-trips, optimistic:
+trips at most, optimistic:
 
 1. one statement reads the head, the stored Merkle frontier and every touched stream's
    version (:data:`_READ`: one snapshot, no lock, no transaction of its own to end); the
@@ -20,6 +20,15 @@ trips, optimistic:
    end. A lent or pooled connection sends its ``lock_timeout`` first, in the same round trip
    and implicit transaction (psycopg's pipeline mode, one sync).
 
+The read of step 1 is skipped when the store has a guess of the campaign: what its last
+read outside a transaction (``stream_version`` reads the head and the frontier with the
+version, in the same statement) or its last append alone left it knowing
+(:meth:`PgWriter._guess`). The primary key checks a guess as it checks a read: a campaign
+that moved since refuses the write, and the append reads and retries. So the usual
+read-then-append of an application (``stream_version``, then ``append`` with that version
+expected) is two round trips in all, and a writer's next append to the same campaign one.
+An expected version that differs from the guess is read again before a conflict is told.
+
 Inside a transaction (``Campaign.append``'s read-check-append) the append stays
 pessimistic: ``begin`` and the lock are sent with the transaction's first statement, in the
 same round trip (in READ COMMITTED each statement takes its snapshot when it starts, so a
@@ -35,7 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import starmap
-from typing import Any
+from typing import Any, NamedTuple
 
 from ledger.chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows, not_before
 from ledger.errors import StoreError
@@ -125,8 +134,25 @@ _INSERT = f"insert into events ({', '.join(COLUMNS)}) values "
 _MARKS = f"({', '.join(['%s'] * len(COLUMNS))})"
 
 
+class _Guess(NamedTuple):
+    """What a store last knew of a campaign outside a transaction: its head, the stored
+    frontier (size and compact range) at that head, and the versions of some streams."""
+
+    head: Head
+    size: int
+    hashes: list[bytes]
+    versions: dict[str, int]
+
+
+#: The most campaigns a store keeps a guess of (then it starts again from none).
+GUESSES = 4096
+
+
 class PgWriter(PgConnected):
     """The append, import and copy of a :class:`~ledger.store.postgres.PostgresStore`."""
+
+    #: ``{campaign: what this store last knew of it}`` (:meth:`_guess`)
+    _guesses: dict[str, _Guess]
 
     def append(
         self,
@@ -188,7 +214,7 @@ class PgWriter(PgConnected):
         session: int | None,
         expected: dict[str, int] | None,
     ) -> list[StoredEvent] | None:
-        """One try of a small append outside a transaction, in two round trips (this
+        """One try of a small append outside a transaction, in one round trip or two (this
         module's docstring): the rows; ``None`` when another writer appended first (the
         events' primary key refused the seq: read again and retry); ``[]`` when the stored
         tree is behind the log (to be caught up inside a transaction).
@@ -198,14 +224,14 @@ class PgWriter(PgConnected):
         import psycopg
 
         streams = sorted({e[0] for e in encoded} | set(expected or ()))
-        named = {"c": campaign, **{f"s{i}": stream for i, stream in enumerate(streams)}}
-        ((seq, hash_, at, size, blob, *versions),) = self._send(
-            [(_read(len(streams)), named)]
-        )[0].fetchall()
-        head = Head(seq, hash_, at) if seq is not None else Head(0, ZERO_HASH)
-        known = {s: int(v) for s, v in zip(streams, versions, strict=True) if v is not None}
+        guess = self._guesses.get(campaign)
+        if guess is None or any(s not in guess.versions for s in streams):
+            guess = self._read_alone(campaign, streams)
+        elif expected and any(guess.versions[s] != v for s, v in expected.items()):
+            guess = self._read_alone(campaign, streams)  # a conflict is told on a fresh read
+        head, known = guess.head, guess.versions
         conflicts(expected, lambda stream: known.get(stream, 0))
-        if (size or 0) != head.seq:  # a tree behind its log (before m010): the long way
+        if guess.size != head.seq:  # a tree behind its log (before m010): the long way
             return []
         rows = chain_rows(
             campaign,
@@ -216,7 +242,7 @@ class PgWriter(PgConnected):
             session=session,
             version_of=lambda stream: known.get(stream, 0),
         )
-        grown = grow(head.seq, _split(blob), [str(r[11]) for r in rows])
+        grown = grow(head.seq, guess.hashes, [str(r[11]) for r in rows])
         statements: list[tuple[str, Any]] = []
         if not self._owned:  # a lent or pooled connection: this transaction's own timeout
             statements.append(("select set_config('lock_timeout', %s, true)",
@@ -230,6 +256,7 @@ class PgWriter(PgConnected):
         args += (APPENDED, campaign)
         statements.append((_write_sql(len(rows), len(grown.tiles)), args))
         raw = self.conn.raw
+        self._guesses.pop(campaign, None)  # kept again below once the write is known
         try:
             self._pipeline(statements)  # one implicit transaction (one sync): all or nothing
         except psycopg.errors.UniqueViolation as e:
@@ -244,10 +271,36 @@ class PgWriter(PgConnected):
                 self._settle(e)  # returns when it committed
             finally:
                 self._dirty, self._written = False, {}
-        self._frontier_cache()[campaign] = (
-            grown.size, str(rows[-1][11]), grown.hashes, self.rollbacks,
-        )  # fmt: skip
+        last = rows[-1]
+        self._guess(campaign, _Guess(
+            Head(last[0], last[11], last[6]), grown.size, grown.hashes,
+            {**known, **{str(r[2]): int(r[3]) for r in rows}},
+        ))  # fmt: skip
         return list(starmap(StoredEvent, rows))
+
+    def _read_alone(self, campaign: str, streams: Sequence[str]) -> _Guess:
+        """The campaign's head, stored frontier and the versions of ``streams``, read in
+        one statement outside a transaction (:data:`_READ`), and kept as the campaign's
+        guess (:meth:`_guess`)."""
+        named = {"c": campaign, **{f"s{i}": stream for i, stream in enumerate(streams)}}
+        ((seq, hash_, at, size, blob, *versions),) = self._send(
+            [(_read(len(streams)), named)]
+        )[0].fetchall()
+        head = Head(seq, hash_, at) if seq is not None else Head(0, ZERO_HASH)
+        known = {s: int(v or 0) for s, v in zip(streams, versions, strict=True)}
+        guess = _Guess(head, int(size or 0), _split(blob), known)
+        self._guess(campaign, guess)
+        return guess
+
+    def _guess(self, campaign: str, guess: _Guess) -> None:
+        """Keep ``guess`` as what this store last knew of the campaign (at most
+        :data:`GUESSES` campaigns): the next append alone chains on it without reading,
+        and the events' primary key refuses it if the campaign moved since."""
+        guesses = self._guesses
+        if len(guesses) >= GUESSES and campaign not in guesses:
+            guesses.clear()
+        guesses[campaign] = guess
+
 
     def _before_append(
         self, campaign: str, encoded: Sequence[Encoded], expected: dict[str, int] | None
@@ -289,6 +342,7 @@ class PgWriter(PgConnected):
         :data:`INSERT_ROWS`: by ``COPY`` now), and the notification of the append."""
         if not rows:
             return
+        self._guesses.pop(campaign, None)
         if len(rows) > INSERT_ROWS:
             self._copy(rows)
         else:
@@ -331,6 +385,7 @@ class PgWriter(PgConnected):
         for campaign in sorted({str(r[1]) for r in rows}):
             self.lock(campaign)
             self._heads.pop(campaign, None)
+            self._guesses.pop(campaign, None)
         self._copy(rows)
         self._grow_trees(rows)
 

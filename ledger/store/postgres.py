@@ -47,6 +47,7 @@ from ledger.errors import StoreError, StoreUnavailable
 from ledger.store.base import PagedRows, Row, RowFilter, Statements
 from ledger.store.pgconnection import (
     _LOCK,
+    _PIPELINE,
     _one_line,
     _redacted,
     connect_kwargs,
@@ -220,6 +221,7 @@ class PostgresStore(PgWriter):
         #: statements owed the server, sent with the transaction's next round trip
         self._owed: list[tuple[str, Any]] = []
         self._begun = self._owes_writes = False
+        self._guesses = {}  # what this store last knew of each campaign (pgwrite, #28)
         #: how many transactions rolled back on this store (caches compare it)
         self.rollbacks = 0
         self._after_commit: list[Callable[[], None]] = []
@@ -345,7 +347,13 @@ class PostgresStore(PgWriter):
         return head
 
     def stream_version(self, campaign: str, stream: str) -> int:
-        """The version of a stream's last event (0 when the stream is empty)."""
+        """The version of a stream's last event (0 when the stream is empty). Outside a
+        transaction it is read with the campaign's head and frontier in one statement, kept
+        as the store's guess of the campaign (:meth:`~ledger.store.pgwrite.PgWriter._guess`):
+        an append that follows, with this version expected, needs no read of its own (one
+        round trip, #28)."""
+        if not self._in_tx and _PIPELINE:
+            return self._read_alone(campaign, [stream]).versions[stream]
         self.lock(campaign)
         # one backward seek of (campaign, stream, version); max(version) may read the whole
         # stream when the planner has no statistics yet
