@@ -97,6 +97,7 @@ class Relay:
         self._lock = threading.Lock()
         self._pairs: list[tuple[socket.socket, socket.socket]] = []
         self._lose_commit = False
+        self._marker = b"commit"
         self._listener: socket.socket | None = None
         self.up()
 
@@ -126,7 +127,11 @@ class Relay:
                     s.shutdown(socket.SHUT_RDWR)
                 s.close()
 
-    def lose_next_commit_answer(self) -> None:
+    def lose_next_commit_answer(self, marker: bytes = b"commit") -> None:
+        """Drop the server's answer to the next message that holds ``marker`` (a small
+        append outside a transaction commits at its sync, with no ``COMMIT``: pass
+        ``b"insert into events"``)."""
+        self._marker = marker
         self._lose_commit = True
 
     def _accept(self, listener: socket.socket) -> None:
@@ -145,7 +150,7 @@ class Relay:
     def _out(self, client: socket.socket, server: socket.socket, lost: threading.Event) -> None:
         with contextlib.suppress(OSError):
             while data := client.recv(65536):
-                if self._lose_commit and b"commit" in data.lower():
+                if self._lose_commit and self._marker in data.lower():
                     self._lose_commit = False
                     lost.set()
                 server.sendall(data)
@@ -215,10 +220,21 @@ def test_a_commit_whose_answer_was_lost_is_looked_up_and_counts_once(postgres_ur
     try:
         append(store, note("first"))
         relay.lose_next_commit_answer()
-        rows = append(store, note("once"))
+        with store.transaction():
+            rows = append(store, note("once"))
         assert rows[0].seq == 2
         assert notes(postgres_url, "once") == 1
         assert store.head("c").seq == 2 and store.head("c").hash == rows[0].hash
+        # a small append alone commits at its pipeline's sync, its answer lost the same way
+        # (#28)
+        relay.lose_next_commit_answer(b"insert into events")
+        lost = store.conn.raw
+        rows = append(store, note("alone"))
+        assert lost.closed and store.conn.raw is not lost  # the answer was lost indeed
+        assert rows[0].seq == 3
+        assert notes(postgres_url, "alone") == 1
+        assert store.head("c").seq == 3 and store.head("c").hash == rows[0].hash
+        assert store.tree_frontier("c")[0] == 3
     finally:
         store.close()
 

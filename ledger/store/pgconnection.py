@@ -102,14 +102,16 @@ def connection_pool(
 
 class _Guarded:
     """A :class:`~ledger.store.postgres.PostgresStore`'s connection as the shared SQL code uses it: ``execute``
-    turns psycopg's errors into the store's own (:meth:`PgConnected._error`) and notes a
-    write inside a transaction; everything else is the psycopg connection's."""
+    turns psycopg's errors into the store's own (:meth:`PgConnected._error`), notes a write
+    inside a transaction and sends the statements the transaction owes first, in the same
+    round trip (:meth:`PgConnected._send`); ``raw`` (the psycopg connection) and everything
+    else are the psycopg connection's, once what is owed has been sent."""
 
-    __slots__ = ("raw", "store")
+    __slots__ = ("_conn", "store")
 
     def __init__(self, store: PgConnected, raw: psycopg.Connection[Any]) -> None:
         self.store = store
-        self.raw = raw
+        self._conn = raw
 
     def execute(self, query: Any, params: Any = None) -> psycopg.Cursor[Any]:
         import psycopg
@@ -117,15 +119,40 @@ class _Guarded:
         store = self.store
         if store._in_tx and not store._dirty and _writes(query):
             store._dirty = True
+        if store._owed:
+            return store._send([(query, params)])[0]
         try:
-            return self.raw.execute(query, params)
+            return self._conn.execute(query, params)
         except psycopg.Error as e:
             raise store._error(e, query) from e
+
+    @property
+    def raw(self) -> psycopg.Connection[Any]:
+        """The psycopg connection, once the statements the transaction owes are sent."""
+        if self.store._owed:
+            self.store._send([])
+        return self._conn
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.raw, name)
 
 
+def _pipeline_supported() -> bool:
+    try:
+        import psycopg
+
+        return bool(psycopg.Pipeline.is_supported())
+    except ImportError:  # pragma: no cover (psycopg is installed with the postgres extra)
+        return False
+
+
+#: whether libpq has pipeline mode (14 or later); without it, owed statements go one by one
+_PIPELINE = _pipeline_supported()
+
+
+def _clash(e: psycopg.Error) -> StoreError:
+    """An ``IntegrityError`` of an insert of events, as the store says it."""
+    return StoreError(f"these events clash with stored ones: {e.diag.message_detail or e}")
 
 
 class PgConnected(SqlEventStore):
@@ -145,6 +172,51 @@ class PgConnected(SqlEventStore):
     _heads: dict[str, Head]  # heads known inside the current transaction
     #: the last (seq, hash) the open transaction appended to each campaign
     _written: dict[str, tuple[int, str]]
+    #: statements the open transaction owes the server, sent before its next statement in
+    #: the same round trip (``begin``, a campaign's lock, writes that need no answer)
+    _owed: list[tuple[str, Any]]
+    _begun: bool  # the open transaction's ``begin`` was sent
+    _owes_writes: bool  # something in :attr:`_owed` writes (so a commit is needed)
+
+    # --- round trips -------------------------------------------------------------------
+
+    def _owe(self, query: str, params: Any = None, *, writes: bool = False) -> None:
+        """Send ``query`` with the open transaction's next round trip, before whatever is
+        sent then (a statement whose answer nobody waits for: the lock, a write)."""
+        self._owed.append((query, params))
+        if writes:
+            self._owes_writes = self._dirty = True
+
+    def _pipeline(self, statements: list[tuple[str, Any]]) -> list[psycopg.Cursor[Any]]:
+        """What the transaction owes, then ``statements``, in one round trip (psycopg's
+        pipeline mode: one sync): the cursors of ``statements``, their results fetched.
+        psycopg's errors are raised as they are (the first failing statement's; the server
+        skips the rest)."""
+        raw = self.conn._conn
+        todo = self._owed + statements
+        owed = len(self._owed)
+        self._owed, self._owes_writes = [], False
+        if todo and todo[0][0] == "begin":
+            self._begun = True
+        if not _PIPELINE or len(todo) == 1:  # one statement: no pipeline to set up
+            return [raw.execute(q, p) for q, p in todo][owed:]
+        with raw.pipeline():
+            cursors = [raw.execute(q, p) for q, p in todo]
+        return cursors[owed:]
+
+    def _send(self, statements: list[tuple[str, Any]]) -> list[psycopg.Cursor[Any]]:
+        """:meth:`_pipeline`, psycopg's errors turned into the store's own: an insert of
+        events that clash with stored ones is a :class:`StoreError` saying so, anything else
+        as :meth:`_error` says."""
+        import psycopg
+
+        todo = self._owed + statements
+        try:
+            return self._pipeline(statements)
+        except psycopg.errors.IntegrityError as e:
+            raise _clash(e) from None
+        except psycopg.Error as e:
+            raise self._error(e, next((q for q, _ in todo if _writes(q)), "select")) from e
 
 
     # --- connections ---------------------------------------------------------------------
@@ -292,14 +364,15 @@ class PgConnected(SqlEventStore):
             yield
             return
         with self.connected():
-            conn = self.conn  # a lost connection is replaced here, before anything is sent
-            conn.execute("begin")
+            _ = self.conn  # a lost connection is replaced here, before anything is sent
             self._in_tx = True
-            self._dirty = False
+            self._dirty = self._begun = self._owes_writes = False
+            # sent with the transaction's first statement, in the same round trip
+            self._owed = [("begin", None)]
+            if not self._owned:  # one of its own has it for the session
+                self._owed.append((f"set local lock_timeout = '{self.lock_timeout}s'", None))
             try:
                 try:
-                    if not self._owned:  # one of its own has it for the session
-                        conn.execute(f"set local lock_timeout = '{self.lock_timeout}s'")
                     yield
                 except BaseException:
                     self._rollback()
@@ -310,7 +383,8 @@ class PgConnected(SqlEventStore):
                 self._after_commit.clear()
                 raise
             finally:
-                self._in_tx = False
+                self._in_tx = self._begun = self._owes_writes = False
+                self._owed = []
                 self._locked.clear()
                 self._heads.clear()
                 self._written.clear()
@@ -320,23 +394,36 @@ class PgConnected(SqlEventStore):
         """Roll the open transaction back (on a lost connection the server already has)."""
         import psycopg
 
+        self._owed, self._owes_writes = [], False
         raw = self._raw
-        if raw is not None and not raw.closed:
+        if self._begun and raw is not None and not raw.closed:
             with contextlib.suppress(psycopg.Error):
                 raw.execute("rollback")
 
     def _commit(self) -> None:
-        """Commit the open transaction; on a lost connection, :meth:`_settle` its outcome."""
+        """Commit the open transaction, in one round trip with the writes it still owes
+        (nothing at all when it sent nothing); on a lost connection, :meth:`_settle` its
+        outcome.
+
+        :raises StoreError: an owed write refused (rolled back: nothing written).
+        """
         import psycopg
 
+        if not self._begun and not self._owes_writes:  # only a begin or a lock owed
+            self._owed = []
+            return
         raw = self._raw
         assert raw is not None
         try:
-            raw.execute("commit")
+            self._pipeline([("commit", None)])
         except psycopg.Error as e:
             if raw.closed or raw.broken:
                 self._settle(e)
                 return
+            self._begun = True
+            self._rollback()  # an owed write refused: the server skipped the commit
+            if isinstance(e, psycopg.errors.IntegrityError):
+                raise _clash(e) from None
             raise self._error(e, "commit") from e  # refused at commit: rolled back
 
     def _settle(self, lost: psycopg.Error) -> None:
@@ -365,7 +452,7 @@ class PgConnected(SqlEventStore):
         if not self._written or not (self._owned or self._pool is not None):
             raise unknown
         written = sorted(self._written.items())
-        self._in_tx = False  # the lost transaction is over: replace its connection
+        was_in_tx, self._in_tx = self._in_tx, False  # the lost one is over: replace its connection
         try:
             raw = self.conn.raw
             raw.execute("begin")
@@ -385,7 +472,7 @@ class PgConnected(SqlEventStore):
         except (psycopg.Error, StoreError):
             raise unknown from None
         finally:
-            self._in_tx = True
+            self._in_tx = was_in_tx
         if all(there):
             return
         if any(there):  # one transaction cannot half commit

@@ -20,7 +20,10 @@ order, narrowed to one campaign): a write transaction takes
 appends to one campaign are serialised (the head it chains after is the head it read,
 every seq is the last plus one, and a later seq never commits before an earlier one), while
 appends to different campaigns run in parallel. The lock is released at commit or
-rollback. ``lock_timeout`` bounds the wait (30 s, like SQLite's busy timeout).
+rollback. ``lock_timeout`` bounds the wait (30 s, like SQLite's busy timeout). A small
+append outside a transaction is optimistic instead, in two round trips (one read; one
+statement that takes the lock and writes, refused by the events' primary key when another
+writer appended since the read, then read again): :mod:`ledger.store.pgwrite` (#28).
 
 When the server goes away (a restart, a failover, a terminated backend, #24), the store
 raises its own errors, never psycopg's (:class:`~ledger.errors.StoreUnavailable`:
@@ -39,21 +42,25 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ledger.chain import COLUMNS, Encoded, Head
+from ledger.chain import COLUMNS, Head
 from ledger.errors import StoreError, StoreUnavailable
-from ledger.store.base import PagedRows, Row, RowFilter, Statements, StoredEvent, as_tuples
+from ledger.store.base import PagedRows, Row, RowFilter, Statements
 from ledger.store.pgconnection import (
     _LOCK,
-    PgConnected,
+    _PIPELINE,
     _one_line,
     _redacted,
     connect_kwargs,
     connection_pool,
 )
 from ledger.store.pgmigrations import MIGRATION_NAMES, MIGRATIONS
+from ledger.store.pgwrite import _VERSIONS, APPENDED, INSERT_ROWS, PgWriter
 
 __all__ = [
+    "APPENDED",
+    "INSERT_ROWS",
     "MIGRATION_NAMES",
+    "_VERSIONS",
     "PgRowQuery",
     "PostgresStore",
     "connect_kwargs",
@@ -67,18 +74,14 @@ if TYPE_CHECKING:
 
 #: The advisory lock key that serialises migrations (any constant both sides agree on).
 MIGRATION_LOCK = 0x1ED6E5
-#: Each named stream's version by one backward seek of ``(campaign, stream, version)`` per
-#: stream. ``max(version) ... group by stream`` read every event of those streams (a
-#: sequential scan of the campaign: 13 ms an append at 50,000 events, growing with the log).
+#: A stream's version by one backward seek of ``(campaign, stream, version)``:
+#: ``max(version)`` read every event of the stream (a sequential scan of the campaign: 13 ms
+#: an append at 50,000 events, growing with the log; the append's: ``pgwrite._VERSIONS``).
 _STREAM_VERSION = (
     "select version from events where campaign = %s and stream = %s "
     "order by version desc limit 1"
 )
-_VERSIONS = (
-    "select s.stream, (select e.version from events e where e.campaign = %s "
-    "and e.stream = s.stream collate \"C\" order by e.version desc limit 1) "
-    "from unnest(%s::text[]) as s(stream)"
-)
+
 
 
 class PgRowQuery(PagedRows):
@@ -159,12 +162,7 @@ class PgRowQuery(PagedRows):
                     capped = True
 
 
-#: The channel every append notifies when it commits, with the campaign's id as payload
-#: (``pg_notify``): ``campaign serve``'s live log listens instead of polling (#28).
-APPENDED = "ledger_appended"
-
-
-class PostgresStore(PgConnected):
+class PostgresStore(PgWriter):
     """The append-only store in a PostgreSQL database (an
     :class:`~ledger.store.base.EventStore`; what it shares with SQLite's:
     :class:`~ledger.store.base.SqlEventStore`; its connections and transactions:
@@ -220,6 +218,10 @@ class PostgresStore(PgConnected):
         self._heads: dict[str, Head] = {}  # heads known inside the current transaction
         #: the last (seq, hash) the open transaction appended to each campaign
         self._written: dict[str, tuple[int, str]] = {}
+        #: statements owed the server, sent with the transaction's next round trip
+        self._owed: list[tuple[str, Any]] = []
+        self._begun = self._owes_writes = False
+        self._guesses = {}  # what this store last knew of each campaign (pgwrite, #28)
         #: how many transactions rolled back on this store (caches compare it)
         self.rollbacks = 0
         self._after_commit: list[Callable[[], None]] = []
@@ -289,9 +291,11 @@ class PostgresStore(PgConnected):
 
     def lock(self, campaign: str) -> None:
         """Inside a transaction: wait for, then hold until commit, the campaign's write lock
-        (``pg_advisory_xact_lock``). Outside one: nothing to do."""
+        (``pg_advisory_xact_lock``), sent with the transaction's next statement in the same
+        round trip (a statement of its own before it: the next one's snapshot is taken once
+        the lock is had). Outside one: nothing to do."""
         if self._in_tx and campaign not in self._locked:
-            self.conn.execute(_LOCK, ("campaign-ledger:" + campaign,))
+            self._owe(_LOCK, ("campaign-ledger:" + campaign,))  # sent with the next statement
             self._locked.add(campaign)
 
     def integrity(self) -> list[str]:
@@ -343,17 +347,18 @@ class PostgresStore(PgConnected):
         return head
 
     def stream_version(self, campaign: str, stream: str) -> int:
-        """The version of a stream's last event (0 when the stream is empty)."""
+        """The version of a stream's last event (0 when the stream is empty). Outside a
+        transaction it is read with the campaign's head and frontier in one statement, kept
+        as the store's guess of the campaign (:meth:`~ledger.store.pgwrite.PgWriter._guess`):
+        an append that follows, with this version expected, needs no read of its own (one
+        round trip, #28)."""
+        if not self._in_tx and _PIPELINE:
+            return self._read_alone(campaign, [stream]).versions[stream]
         self.lock(campaign)
         # one backward seek of (campaign, stream, version); max(version) may read the whole
         # stream when the planner has no statistics yet
         row = self.conn.execute(_STREAM_VERSION, (campaign, stream)).fetchone()
         return int(row[0]) if row else 0
-
-    def _versions(self, campaign: str, streams: Sequence[str]) -> dict[str, int]:
-        """``{stream: version}`` of each named stream that has events (one query)."""
-        rows = self.conn.execute(_VERSIONS, (campaign, list(streams)))
-        return {r[0]: int(r[1]) for r in rows if r[1] is not None}
 
     def _any_of(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
         return f"{column} = any(%s)", [list(values)]
@@ -376,23 +381,6 @@ class PostgresStore(PgConnected):
         )
 
     # --- writing -------------------------------------------------------------------------
-
-    def _version_reader(
-        self, campaign: str, encoded: Sequence[Encoded], expected: dict[str, int] | None
-    ) -> Callable[[str], int]:
-        """Every stream of the batch or of ``expected`` read at once (:data:`_VERSIONS`:
-        one index seek each)."""
-        streams = {e[0] for e in encoded} | set(expected or ())
-        known = self._versions(campaign, sorted(streams)) if streams else {}
-        return lambda stream: known.get(stream, 0)
-
-    def _write(self, campaign: str, rows: list[Row]) -> None:
-        self._copy(rows)
-        if rows:
-            self._heads[campaign] = Head(rows[-1][0], rows[-1][11], rows[-1][6])
-            # delivered at commit, to every listener (PostgreSQL folds repeats in one
-            # transaction): ``campaign serve``'s live log wakes on it (#28)
-            self.conn.execute("select pg_notify(%s, %s)", (APPENDED, campaign))
 
     def listen(self) -> None:
         """Listen for appends (:data:`APPENDED`) on this store's own connection (a store
@@ -422,44 +410,6 @@ class PostgresStore(PgConnected):
         except psycopg.Error as e:
             raise self._error(e, "listen") from e
         return False
-
-    def insert_rows(self, rows: Sequence[StoredEvent] | Sequence[Sequence[Any]]) -> None:
-        """Insert already-chained events as they are (import, copy; or rows in
-        :data:`COLUMNS` order), inside :meth:`transaction`.
-
-        :raises StoreError: a row clashes with a stored one (its campaign already has it).
-        """
-        rows = as_tuples(rows)
-        for campaign in sorted({str(r[1]) for r in rows}):
-            self.lock(campaign)
-            self._heads.pop(campaign, None)
-        self._copy(rows)
-        self._grow_trees(rows)
-
-    def _copy(self, rows: Sequence[Sequence[Any]]) -> None:
-        """``COPY events FROM STDIN`` of the rows (one round trip for a whole batch); the
-        last (seq, hash) of each campaign is kept, to settle a commit that got no answer."""
-        import psycopg
-
-        raw = self.conn.raw
-        self._dirty = True
-        try:
-            with (
-                raw.cursor() as cur,
-                cur.copy(f"copy events ({', '.join(COLUMNS)}) from stdin") as copy,
-            ):
-                write = copy.write_row
-                for row in rows:
-                    write(row)
-        except psycopg.errors.IntegrityError as e:
-            raise StoreError(
-                f"these events clash with stored ones: {e.diag.message_detail or e}"
-            ) from None
-        except psycopg.Error as e:
-            raise self._error(e, "copy") from e
-        if self._in_tx:
-            for row in rows:
-                self._written[str(row[1])] = (int(row[0]), str(row[11]))
 
     def _insert_id(self, sql: str, args: Sequence[Any]) -> int:
         row = self.conn.execute(sql + " returning id", args).fetchone()

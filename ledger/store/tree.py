@@ -176,10 +176,16 @@ class TreeStore:
         ).fetchone()
         return (int(row[0]), _split(row[1])) if row else (0, [])
 
-    def _grow_tree(self, campaign: str, rows: Sequence[Sequence[Any]]) -> None:
+    def _grow_tree(
+        self,
+        campaign: str,
+        rows: Sequence[Sequence[Any]],
+        stored: tuple[int, list[bytes]] | None = None,
+    ) -> None:
         """Add the just-written ``rows`` (chained rows of one campaign, in seq order) to its
         tree: one frontier write per batch, plus any tiles they complete. Call inside the
-        transaction that writes them.
+        transaction that writes them. ``stored``: the stored frontier, when the caller has
+        read it already (PostgreSQL reads it with the head, #28).
 
         A frontier behind the rows' first seq (a ledger from before m010 that missed its
         fill, an import's earlier chunk) is caught up from the stored hashes first.
@@ -187,7 +193,7 @@ class TreeStore:
         if not rows:
             return
         first = int(rows[0][0])
-        size, hashes = self._frontier_before(campaign, first, str(rows[0][10]))
+        size, hashes = self._frontier_before(campaign, first, str(rows[0][10]), stored)
         hashes_of = [str(r[11]) for r in rows]
         if first - 1 < size:  # rows the tree already holds (never expected): keep the tree
             skip = size - (first - 1)
@@ -212,23 +218,33 @@ class TreeStore:
             cache = self.__dict__["_frontiers"] = {}
         return cache
 
+    def _frontier_fits(self, campaign: str, size: int, last_hash: str) -> bool:
+        """Is the frontier this connection wrote last the campaign's tree of ``size`` events,
+        the last of them hashed ``last_hash`` (a hash covers every event before it, so the
+        tree is the same), with no transaction rolled back since?"""
+        cached = self._frontier_cache().get(campaign)
+        return (
+            cached is not None
+            and cached[0] == size
+            and cached[1] == last_hash
+            and cached[3] == getattr(self, "rollbacks", 0)
+        )
+
     def _frontier_before(
-        self, campaign: str, first: int, prev_hash: str
+        self,
+        campaign: str,
+        first: int,
+        prev_hash: str,
+        stored: tuple[int, list[bytes]] | None = None,
     ) -> tuple[int, list[bytes]]:
         """The stored frontier rows from seq ``first`` (whose first row's ``prev_hash`` is
-        given) grow: the one this connection wrote last when it ends at the event before
-        them (the same size, the same last hash: a hash covers every event before it, so the
-        tree is the same) and no transaction rolled back since; else read (one read per
-        append batch saved, #28)."""
-        cached = self._frontier_cache().get(campaign)
-        if (
-            cached is not None
-            and cached[0] == first - 1
-            and cached[1] == prev_hash
-            and cached[3] == getattr(self, "rollbacks", 0)
-        ):
+        given) grow: the one this connection wrote last when it fits
+        (:meth:`_frontier_fits`; one read per append batch saved, #28); else ``stored``, or
+        read."""
+        if self._frontier_fits(campaign, first - 1, prev_hash):
+            cached = self._frontier_cache()[campaign]
             return cached[0], list(cached[2])
-        return self._stored_frontier(campaign)
+        return stored if stored is not None else self._stored_frontier(campaign)
 
     def _save_growth(self, campaign: str, grown: Growth) -> None:
         self.conn.execute(

@@ -1,0 +1,273 @@
+"""How many round trips to the server an append on PostgreSQL costs (#28), counted from
+libpq's own trace of the messages (``PQtrace``): one round trip is the client sending
+(``F`` lines) and then waiting for the server's answer (``B`` lines). Pinned here so a
+change that adds one shows; and two writers racing for one campaign, to show that the lock
+sent in the same round trip as the head read still orders them (ledger/store/pgwrite.py).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from ledger.campaign.aggregate import Campaign, open_campaign
+from ledger.errors import ConflictError
+from ledger.events import NoteAdded
+from ledger.history.verify import verify_store
+from ledger.store.base import Pending
+from ledger.store.postgres import INSERT_ROWS, PostgresStore
+
+AT = "2026-03-01T19:00:00.000000Z"
+
+
+def notes(n: int, prefix: str = "n") -> list[Pending]:
+    return [Pending(NoteAdded(text=f"{prefix}{i}")) for i in range(n)]
+
+
+def traced(store: PostgresStore, fn: Callable[[], Any]) -> tuple[Any, list[list[str]]]:
+    """``fn()``'s result and what the client sent in each round trip (the message names of
+    each run of ``F`` lines that the server answered), from libpq's trace of the store's
+    connection."""
+    from psycopg.pq import Trace
+
+    raw = store.conn.raw
+    with tempfile.TemporaryFile("w+") as f:
+        raw.pgconn.trace(f.fileno())
+        raw.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS | Trace.REGRESS_MODE)
+        try:
+            result = fn()
+        finally:
+            raw.pgconn.untrace()
+        f.seek(0)
+        lines = [line.split("\t") for line in f.read().splitlines() if line]
+    trips: list[list[str]] = []
+    sending = False
+    for direction, _length, message, *rest in lines:
+        if direction == "F":
+            if not sending:
+                trips.append([])
+                sending = True
+            trips[-1].append(message + (rest[0] if message in ("Parse", "Query") else ""))
+        else:
+            sending = False
+    return result, trips
+
+
+@pytest.fixture
+def store(postgres_url):
+    s = PostgresStore(postgres_url)
+    Campaign.create(s, "c", system="decision-dice", actor="gm", at=AT)
+    s.store_append = lambda batch, **kw: s.append(  # type: ignore[attr-defined]
+        "c", batch, actor="gm", recorded_at=AT, session=None, **kw
+    )
+    yield s
+    s.close()
+
+
+def test_a_small_append_is_two_round_trips(store):
+    """The head, the frontier and the versions in one statement; then one statement that
+    takes the lock, then writes the rows, the frontier and the notification (its own
+    implicit transaction: ledger/store/pgwrite.py)."""
+    written, trips = traced(store, lambda: store.store_append(notes(3)))
+    assert [e.seq for e in written] == [2, 3, 4]
+    assert len(trips) == 2, trips
+    first, second = (" ".join(t) for t in trips)
+    assert "merkle_frontier" in first and "pg_advisory_xact_lock" not in first
+    assert "pg_advisory_xact_lock" in second and "insert into events" in second
+    assert second.index("pg_advisory_xact_lock") < second.index("insert into events")
+    assert "pg_notify" in second and second.count("Sync") == 1 and "begin" not in second
+    assert verify_store(store, "c").ok
+    assert store.tree_frontier("c")[0] == 4
+
+
+def test_an_append_after_reading_the_version_is_one_round_trip(store):
+    """``stream_version`` reads the head and the frontier with the version; the append that
+    follows with that version expected chains on them: the write alone. So does the next
+    append of the same store (it knows the head it wrote)."""
+    version = store.stream_version("c", "campaign")
+    written, trips = traced(
+        store, lambda: store.store_append(notes(2), expected_versions={"campaign": version})
+    )
+    assert [e.seq for e in written] == [2, 3] and len(trips) == 1, trips
+    assert "insert into events" in " ".join(trips[0])
+    written, trips = traced(
+        store, lambda: store.store_append(notes(1), expected_versions={"campaign": 3})
+    )
+    assert [e.seq for e in written] == [4] and len(trips) == 1, trips
+    assert verify_store(store, "c").ok and store.tree_frontier("c")[0] == 4
+
+
+def test_a_stale_guess_is_refused_and_read_again(postgres_url, store):
+    """Another store appends between this store's read and its append: the write chained on
+    the old head is refused by the primary key (nothing kept), the head read again, and the
+    batch chained after the other store's events; an expected version read before the other
+    append is then a conflict."""
+    version = store.stream_version("c", "campaign")
+    other = PostgresStore(postgres_url)
+    theirs = other.append("c", notes(2, "other"), actor="o", recorded_at=AT, session=None)
+    written, trips = traced(store, lambda: store.store_append(notes(1)))
+    assert len(trips) == 3, trips  # the refused write, the read, the write
+    assert [e.seq for e in written] == [4]
+    assert written[0].prev_hash == theirs[-1].hash
+    other.append("c", notes(1, "again"), actor="o", recorded_at=AT, session=None)
+    with pytest.raises(ConflictError, match="version 5, not the expected version 4"):
+        store.store_append(notes(1), expected_versions={"campaign": version + 3})
+    other.close()
+    assert store.head("c").seq == 5
+    assert verify_store(store, "c").ok and store.tree_frontier("c")[0] == 5
+
+
+def test_a_refused_write_leaves_nothing(store):
+    """The implicit transaction is all or nothing: the rows are refused (an event no
+    check of the store's lets through, here a visibility the table's check refuses), so
+    the frontier and the notification before its sync are not kept either."""
+    from ledger.errors import StoreError
+
+    bad = Pending(NoteAdded(text="x"), visibility="nobody")  # type: ignore[arg-type]
+    with pytest.raises(StoreError, match="refused"):
+        store.store_append([bad])
+    assert store.head("c").seq == 1
+    assert store.tree_frontier("c")[0] == 1
+    assert [e.seq for e in store.store_append(notes(1))] == [2]
+    assert verify_store(store, "c").ok
+
+
+def test_a_conflict_is_one_round_trip_and_writes_nothing(store):
+    (_, trips) = traced(
+        store,
+        lambda: pytest.raises(
+            ConflictError, store.store_append, notes(1), expected_versions={"campaign": 7}
+        ),
+    )
+    assert len(trips) == 1  # the reads: nothing to roll back
+    assert store.head("c").seq == 1
+
+
+def test_an_append_inside_a_transaction(store):
+    """Inside a transaction (read-check-append): ``begin`` and the lock ride with the
+    first read, the writes with ``commit``."""
+
+    def both() -> list[Any]:
+        with store.transaction():
+            head = store.head("c")
+            return [head, store.store_append(notes(2))]
+
+    (head, written), trips = traced(store, both)
+    assert head.seq == 1 and [e.seq for e in written] == [2, 3]
+    assert len(trips) == 3, trips
+    assert "begin" in " ".join(trips[0]) and "pg_advisory_xact_lock" in " ".join(trips[0])
+    assert "insert into events" in " ".join(trips[2]) and '"commit"' in " ".join(trips[2])
+    assert verify_store(store, "c").ok
+
+
+def test_a_large_batch_goes_by_copy(store):
+    """More than INSERT_ROWS rows: the reads, ``COPY``'s two, then the commit's."""
+    written, trips = traced(store, lambda: store.store_append(notes(INSERT_ROWS + 1)))
+    assert len(written) == INSERT_ROWS + 1
+    assert len(trips) == 4, trips
+    assert "copy events" in " ".join(trips[1]) and "CopyDone" in " ".join(trips[2])
+    assert verify_store(store, "c").ok
+
+
+def test_campaign_append_round_trips(store):
+    """``Campaign.append`` of a note on an open campaign: the head (``begin`` and the lock
+    ride with it), the campaign layer's three reads of earlier events, the append's
+    versions, and the writes with ``commit``: six (twelve before #28)."""
+    camp = open_campaign(store, "c")
+    camp.append([NoteAdded(text="warm")], actor="gm", at=AT)  # the reader's cache is warm
+    _, trips = traced(store, lambda: camp.append([NoteAdded(text="x")], actor="gm", at=AT))
+    assert len(trips) <= 6, trips
+    assert "begin" in " ".join(trips[0]) and "commit" in " ".join(trips[-1])
+    assert verify_store(store, "c").ok
+
+
+def test_two_writers_racing_chain_one_after_the_other(postgres_url, store):
+    """Writer A holds the campaign's lock with an append not yet committed; writer B waits
+    at the lock, then must chain after A's events:
+
+    - B in a transaction sends its lock and its head read in one round trip: the head read
+      is a statement after the lock, so its snapshot is taken after A's commit;
+    - B appending alone read the head before A committed, then waits at the lock in its
+      write: the events' primary key refuses the seq, B reads again and chains after A;
+    - B appending alone with an expected version read before A appended: its first read
+      (before A's commit) finds the version as expected, its write waits at the lock and is
+      refused by the primary key, and its second read finds the conflict.
+    """
+    import psycopg
+
+    b = PostgresStore(postgres_url, application_name="racer-b")
+    results: dict[str, Any] = {}
+
+    def run_b(name: str) -> None:
+        def go() -> list[Any]:
+            kw: dict[str, Any] = {}
+            if name == "expected":
+                kw["expected_versions"] = {"campaign": results["b_version"]}
+            return b.append("c", notes(2, name), actor="b", recorded_at=AT, session=None, **kw)
+
+        try:
+            if name == "in a transaction":
+                with b.transaction():
+                    seen = b.head("c")
+                    results[name] = (seen, go())
+            else:
+                results[name] = (None, go())
+        except Exception as e:  # noqa: BLE001 (handed to the test's thread)
+            results[name] = (None, e)
+
+    def b_waits_for_the_lock() -> None:
+        with psycopg.connect(postgres_url, autocommit=True) as watcher:
+            for _ in range(2000):  # until B waits at the lock (no clock: a bounded poll)
+                row = watcher.execute(
+                    "select count(*) from pg_locks l join pg_stat_activity a using (pid) "
+                    "where a.application_name = 'racer-b' and l.locktype = 'advisory' "
+                    "and not l.granted"
+                ).fetchone()
+                if row and row[0]:
+                    return
+                threading.Event().wait(0.01)
+        raise AssertionError("writer B never waited for the lock")
+
+    for name in ("in a transaction", "alone", "expected"):
+        results["b_version"] = b.stream_version("c", "campaign")  # before A appends
+        with store.transaction():
+            mine = store.store_append(notes(3, f"a-{name}"))
+            thread = threading.Thread(target=run_b, args=(name,))
+            thread.start()
+            b_waits_for_the_lock()
+        thread.join(timeout=60)
+        assert not thread.is_alive()
+        seen, got = results[name]
+        if name == "expected":
+            assert isinstance(got, ConflictError), got
+            continue
+        assert not isinstance(got, Exception), got
+        if seen is not None:
+            assert (seen.seq, seen.hash) == (mine[-1].seq, mine[-1].hash)
+        assert [e.seq for e in got] == [mine[-1].seq + 1, mine[-1].seq + 2]
+        assert got[0].prev_hash == mine[-1].hash
+    b.close()
+    assert store.head("c").seq == 1 + 3 + 2 + 3 + 2 + 3
+    assert verify_store(store, "c").ok
+
+
+def test_small_appends_alone_keep_the_tree_and_its_tiles(store):
+    """Small appends outside a transaction grow the stored frontier and store each
+    complete 256-leaf tile in the same statement as their rows (checked against
+    ledger.trust.merkle's RFC 6962 tree of the stored hashes)."""
+    from ledger.trust.merkle import leaf_hash, node_hash, root
+
+    for k in range(90):
+        store.store_append(notes(3, f"k{k}-"))
+    leaves = [leaf_hash(bytes.fromhex(e.hash)) for e in store.rows("c")]
+    assert len(leaves) == 271
+    assert store.tree_tiles("c", 8, 0, 2) == [root(leaves[:256])]
+    size, frontier = store.tree_frontier("c")
+    folded = frontier[-1]
+    for left in reversed(frontier[:-1]):
+        folded = node_hash(left, folded)
+    assert (size, folded) == (271, root(leaves))
