@@ -121,6 +121,34 @@ def test_a_stale_guess_is_refused_and_read_again(postgres_url, store):
     assert verify_store(store, "c").ok and store.tree_frontier("c")[0] == 5
 
 
+def test_a_guess_ahead_of_a_restored_database_writes_no_gap(postgres_url, store):
+    """The database is restored from a backup older than what this store last wrote: its
+    guess of the head runs ahead, and no primary key would refuse the seq after it. The
+    write checks that the head it chained on is still there, as guessed; it is not, so
+    nothing is written, the head is read again and the batch goes right after the restored
+    head: no gap, no broken chain."""
+    import psycopg
+
+    (kept,) = store.store_append(notes(1))  # seq 2: the backup is taken here
+    tables = ("events", "merkle_frontier", "merkle_tiles")
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        for table in tables:
+            conn.execute(f"create table backup_{table} as select * from {table}")
+    store.store_append(notes(2, "lost"))  # seq 3, 4: the store now guesses head 4
+    with psycopg.connect(postgres_url, autocommit=True) as conn:  # the restore
+        conn.execute("alter table events disable trigger user")  # the append-only guard
+        for table in tables:
+            conn.execute(f"delete from {table}")
+            conn.execute(f"insert into {table} select * from backup_{table}")
+        conn.execute("alter table events enable trigger user")
+    written, trips = traced(store, lambda: store.store_append(notes(1, "after")))
+    assert len(trips) == 3, trips  # the write refused as stale, the read, the write
+    assert [e.seq for e in written] == [3]
+    assert written[0].prev_hash == kept.hash
+    assert store.head("c").seq == 3
+    assert verify_store(store, "c").ok and store.tree_frontier("c")[0] == 3
+
+
 def test_a_refused_write_leaves_nothing(store):
     """The implicit transaction is all or nothing: the rows are refused (an event no
     check of the store's lets through, here a visibility the table's check refuses), so

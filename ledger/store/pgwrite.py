@@ -14,7 +14,10 @@ trips at most, optimistic:
    refuses the seq (a unique index sees every committed row, whatever the statement's
    snapshot), nothing is kept, and the append reads again and retries (:data:`RETRIES`).
    When the insert succeeds, nothing was appended after the read (it would hold the seq),
-   so the head, the versions and the frontier it chained on were the latest. The lock
+   so the head, the versions and the frontier it chained on were the latest. And it writes
+   nothing unless the head it chained on is still stored, with the hash it read: a
+   database restored from an older backup has lost that head, and no primary key would
+   refuse the seq after it (a gap, a broken chain); then too the append reads again. The lock
    keeps it out of a campaign a transaction holds (a read-check-append inside
    :meth:`~ledger.store.pgconnection.PgConnected.transaction`): it waits for that one to
    end. A lent or pooled connection sends its ``lock_timeout`` first, in the same round trip
@@ -97,18 +100,23 @@ _READS: dict[int, str] = {}
 #: outside a transaction is one implicit transaction: all or nothing.
 _WRITE = (
     f"with l as materialized ({_LOCK}), "
+    "p as materialized (select 1 from l where %s::bigint = 0 or exists (select 1 from events "
+    "where campaign = %s and seq = %s::bigint and hash = %s)), "
     f"e as (insert into events ({', '.join(COLUMNS)}) select v.* from (values {{rows}}) "
-    f"as v({', '.join(COLUMNS)}) cross join l), "
+    f"as v({', '.join(COLUMNS)}) cross join p returning 1), "
     "f as (insert into merkle_frontier (campaign, size, hashes) select %s, %s::bigint, "
-    "%s::bytea from l on conflict (campaign) do update set size = excluded.size, "
-    "hashes = excluded.hashes){tiles} select pg_notify(%s, %s)"
+    "%s::bytea from p where exists (select 1 from e) on conflict (campaign) do update set "
+    "size = excluded.size, hashes = excluded.hashes){tiles} "
+    "select (select count(*) from e), (select pg_notify(%s, %s) from p where exists "
+    "(select 1 from e))"
 )
 #: One event's values in :data:`_WRITE` (typed: a ``values`` list under ``select`` takes
 #: no types from the table).
 _ROW = "(%s::bigint, %s, %s, %s::bigint, %s, %s, %s, %s, %s::bigint, %s, %s, %s)"
 _TILES = (
     ", t as (insert into merkle_tiles (campaign, height, idx, hash) select v.* from "
-    "(values {tiles}) as v(campaign, height, idx, hash) cross join l on conflict do nothing)"
+    "(values {tiles}) as v(campaign, height, idx, hash) cross join p where exists "
+    "(select 1 from e) on conflict do nothing)"
 )
 _TILE_ROW = "(%s, %s::int, %s::bigint, %s::bytea)"
 _WRITES: dict[tuple[int, int], str] = {}
@@ -247,7 +255,9 @@ class PgWriter(PgConnected):
         if not self._owned:  # a lent or pooled connection: this transaction's own timeout
             statements.append(("select set_config('lock_timeout', %s, true)",
                                (f"{self.lock_timeout}s",)))  # fmt: skip
-        args: list[Any] = ["campaign-ledger:" + campaign]
+        # p: the head chained on is still there, as guessed (a database restored from an
+        # older backup has lost it: the guess runs ahead, and no primary key would refuse)
+        args: list[Any] = ["campaign-ledger:" + campaign, head.seq, campaign, head.seq, head.hash]
         for row in rows:
             args += row
         args += (campaign, grown.size, b"".join(grown.hashes))
@@ -258,7 +268,10 @@ class PgWriter(PgConnected):
         raw = self.conn.raw
         self._guesses.pop(campaign, None)  # kept again below once the write is known
         try:
-            self._pipeline(statements)  # one implicit transaction (one sync): all or nothing
+            # one implicit transaction (one sync): all or nothing
+            written, _ = self._pipeline(statements)[-1].fetchone()
+            if not written:
+                return None  # the head it chained on is gone (a restore): read again
         except psycopg.errors.UniqueViolation as e:
             if e.diag.table_name == "events":
                 return None  # another writer took the seq: read again
