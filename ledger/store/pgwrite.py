@@ -269,8 +269,8 @@ class PgWriter(PgConnected):
         self._guesses.pop(campaign, None)  # kept again below once the write is known
         try:
             # one implicit transaction (one sync): all or nothing
-            written, _ = self._pipeline(statements)[-1].fetchone()
-            if not written:
+            answer = self._pipeline(statements)[-1].fetchone()
+            if not answer or not answer[0]:
                 return None  # the head it chained on is gone (a restore): read again
         except psycopg.errors.UniqueViolation as e:
             if e.diag.table_name == "events":
