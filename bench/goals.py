@@ -7,10 +7,11 @@
 
 One part after another, on this machine: the batched append and the replay with their raw
 floors and eventsourcing's peers (:mod:`run`'s cases 1 and 2, in this process), ``audit SEQ``
-by proof on a valid ledger (:mod:`audit`), the hosted load on PostgreSQL: 1,000 campaigns,
-16 writers, with its floor and eventsourcing's aggregate recorder (:mod:`postgres`,
-``--only hosted``), 50 SSE clients while another process appends (:mod:`serve`), and a
-one-shot ``campaign roll`` process alternated with ``python -c pass``. Then the goal table:
+by proof on a valid ledger (:mod:`audit`), 50 SSE clients while another process appends
+(:mod:`serve`), a one-shot ``campaign roll`` process alternated with ``python -c pass``, and
+last (its 16 writer processes load the machine for a while after) the hosted load on
+PostgreSQL: 1,000 campaigns, 16 writers, with its floor and eventsourcing's aggregate
+recorder (:mod:`postgres`, ``--only hosted``). Then the goal table:
 each goal, the figure measured (a median over the rounds of per-round ratios where there is
 a floor or a peer), met or not, and the load average before and after each part. Nothing
 here is a test; docs/performance.md records runs and says what each floor is.
@@ -186,18 +187,18 @@ def main(argv: list[str] | None = None) -> int:
             found["audit"] = part("audit by proof", loads, lambda: sub(
                 "audit.py", "--events", str(audit_events), "--rounds", str(rounds),
                 out=tmp / "audit.json"))  # fmt: skip
-        if "postgres" not in skip:
-            appends = 50 if args.quick else 200
-            found["postgres"] = part("PostgreSQL hosted load", loads, lambda: sub(
-                "postgres.py", "--url", POSTGRES, "--only", "hosted", "--campaigns", "1000",
-                "--writers", "16", "--appends", str(appends),
-                "--hosted-rounds", str(3 if args.quick else rounds), out=tmp / "pg.json"))  # fmt: skip
         if "serve" not in skip:
             found["serve"] = part("live log", loads, lambda: sub(
                 "serve.py", "--clients", "50", "--rate", "5", "--seconds", "6" if args.quick else "20",
                 out=tmp / "serve.json"))  # fmt: skip
         if "startup" not in skip:
             found["startup"] = part("start-up", loads, lambda: startup(tmp, 21))
+        if "postgres" not in skip:
+            appends = 50 if args.quick else 200
+            found["postgres"] = part("PostgreSQL hosted load", loads, lambda: sub(
+                "postgres.py", "--url", POSTGRES, "--only", "hosted", "--campaigns", "1000",
+                "--writers", "16", "--appends", str(appends),
+                "--hosted-rounds", str(3 if args.quick else rounds), out=tmp / "pg.json"))  # fmt: skip
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     found["loads"] = loads
