@@ -63,7 +63,7 @@ APPENDED = "ledger_appended"
 #: per stream (``max(version) ... group by stream`` read every event of those streams).
 _VERSIONS = (
     "select s.stream, (select e.version from events e where e.campaign = %s "
-    "and e.stream = s.stream collate \"C\" order by e.version desc limit 1) "
+    'and e.stream = s.stream collate "C" order by e.version desc limit 1) '
     "from unnest(%s::text[]) as s(stream)"
 )
 _FRONTIER = "select size, hashes from merkle_frontier where campaign = %s"
@@ -161,6 +161,9 @@ class PgWriter(PgConnected):
 
     #: ``{campaign: what this store last knew of it}`` (:meth:`_guess`)
     _guesses: dict[str, _Guess]
+    #: ``{campaign: ((head seq, head hash, rollbacks), {stream: version})}``: the versions
+    #: this store's last append inside a transaction read and wrote (:meth:`_versions_at`)
+    _versions: dict[str, tuple[tuple[int, str, int], dict[str, int]]]
 
     def append(
         self,
@@ -211,6 +214,15 @@ class PgWriter(PgConnected):
             )
             self._write(campaign, rows)
             self._grow_tree(campaign, rows, stored)
+            if rows:  # the versions at the new head, for this store's next append (#28)
+                kept = self._versions.get(campaign)
+                before = (
+                    kept[1] if kept and kept[0] == (head.seq, head.hash, self.rollbacks) else {}
+                )
+                last = rows[-1]
+                self._keep_versions(campaign, Head(last[0], last[11], last[6]), {
+                    **before, **{str(r[2]): int(r[3]) for r in rows}
+                })  # fmt: skip
         return list(starmap(StoredEvent, rows))  # in C
 
     def _append_alone(
@@ -296,9 +308,9 @@ class PgWriter(PgConnected):
         one statement outside a transaction (:data:`_READ`), and kept as the campaign's
         guess (:meth:`_guess`)."""
         named = {"c": campaign, **{f"s{i}": stream for i, stream in enumerate(streams)}}
-        ((seq, hash_, at, size, blob, *versions),) = self._send(
-            [(_read(len(streams)), named)]
-        )[0].fetchall()
+        ((seq, hash_, at, size, blob, *versions),) = self._send([(_read(len(streams)), named)])[
+            0
+        ].fetchall()
         head = Head(seq, hash_, at) if seq is not None else Head(0, ZERO_HASH)
         known = {s: int(v or 0) for s, v in zip(streams, versions, strict=True)}
         guess = _Guess(head, int(size or 0), _split(blob), known)
@@ -314,7 +326,6 @@ class PgWriter(PgConnected):
             guesses.clear()
         guesses[campaign] = guess
 
-
     def _before_append(
         self, campaign: str, encoded: Sequence[Encoded], expected: dict[str, int] | None
     ) -> tuple[Head, Callable[[str], int], tuple[int, list[bytes]] | None]:
@@ -327,7 +338,8 @@ class PgWriter(PgConnected):
         reads: list[tuple[str, Any]] = []
         if head is None:
             reads.append((self.SQL.head, (campaign,)))
-        if streams:
+        known = self._versions_at(campaign, head, streams) if head is not None else None
+        if streams and known is None:
             reads.append((_VERSIONS, (campaign, streams)))
         read_frontier = head is None or not self._frontier_fits(campaign, head.seq, head.hash)
         if read_frontier and encoded:
@@ -337,12 +349,41 @@ class PgWriter(PgConnected):
             row = next(answers).fetchone()
             head = Head(row[0], row[1], row[2]) if row else Head(0, ZERO_HASH)
             self._heads[campaign] = head
-        known = {r[0]: int(r[1]) for r in next(answers) if r[1] is not None} if streams else {}
+        if known is None:
+            read = {r[0]: int(r[1]) for r in next(answers) if r[1] is not None} if streams else {}
+            known = {s: read.get(s, 0) for s in streams}
+            self._keep_versions(campaign, head, known)
         stored = None
         if read_frontier and encoded:
             row = next(answers).fetchone()
             stored = (int(row[0]), _split(row[1])) if row else (0, [])
         return head, lambda stream: known.get(stream, 0), stored
+
+    def _versions_at(
+        self, campaign: str, head: Head, streams: Sequence[str]
+    ) -> dict[str, int] | None:
+        """``{stream: version}`` of ``streams`` at ``head`` (just read under the campaign's
+        lock) without reading, when this store knows them at that same head (seq and hash):
+        from its guess (:meth:`_guess`) or from what its last append inside a transaction
+        read and wrote (:meth:`_keep_versions`, no transaction rolled back since). The log is
+        append-only, so the versions at one head cannot change. ``None``: not known."""
+        at = (head.seq, head.hash)
+        guess = self._guesses.get(campaign)
+        if guess is not None and (guess.head.seq, guess.head.hash) == at:
+            if all(s in guess.versions for s in streams):
+                return {s: guess.versions[s] for s in streams}
+        kept = self._versions.get(campaign)
+        if kept is not None and kept[0] == (*at, self.rollbacks):
+            if all(s in kept[1] for s in streams):
+                return {s: kept[1][s] for s in streams}
+        return None
+
+    def _keep_versions(self, campaign: str, head: Head, versions: dict[str, int]) -> None:
+        """Keep ``versions`` as the campaign's streams' versions at ``head`` (for
+        :meth:`_versions_at`; at most :data:`GUESSES` campaigns)."""
+        if len(self._versions) >= GUESSES and campaign not in self._versions:
+            self._versions.clear()
+        self._versions[campaign] = ((head.seq, head.hash, self.rollbacks), versions)
 
     def _version_reader(
         self, campaign: str, encoded: Sequence[Encoded], expected: dict[str, int] | None
