@@ -373,6 +373,7 @@ class Campaign:
         session: int | None,
     ) -> list[Recorded]:  # fmt: skip
         """:meth:`append`'s checks and write, inside its transaction at ``head``."""
+        self.reader.prefetch(lambda: characters.read_at_head(self))
         validation.check_kinds(self, events)
         timeline.check(self, events)  # a span of time with what the rules give (#30)
         validation.check_contests(self, events, head.seq + 1)

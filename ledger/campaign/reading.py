@@ -209,6 +209,14 @@ class StateReader:
             self._memo[name] = read()
         return cast("T", self._memo[name])
 
+    def prefetch(self, read: Callable[[], dict[str, Any]]) -> None:
+        """Under :meth:`at_head`, unless every :data:`MEMO_TYPES` answer is kept already:
+        keep those ``read()`` gives (all of them, read together: one round trip, #28)."""
+        if self._head_now is None or self._head_now != self._memo_head:
+            return
+        if not MEMO_TYPES.keys() <= self._memo.keys():
+            self._memo.update(read())
+
     def moved(self, written: Sequence[StoredEvent]) -> None:
         """The campaign's own append wrote ``written`` on the head :meth:`at_head` knows:
         what those event types cannot change (:data:`MEMO_TYPES`) is kept under the new
