@@ -232,6 +232,7 @@ def test_campaign_append_round_trips(store):
     last, the head unchanged): the head, then the writes with ``commit``: two (twelve before
     #28); the characters, the session and the versions read at that head are kept.
     """
+    from ledger.errors import NotFound
     from ledger.store.base import Pending
 
     sheet = {"equipment": [{"name": "rope", "supply": "d6", "note": "x"}], "stats": {"Might": 1}}
@@ -239,7 +240,10 @@ def test_campaign_append_round_trips(store):
     for name in ("Ana", "Bo"):
         camp.add_character({"name": name, **sheet}, actor="gm", at=AT)
     camp, trips = traced(store, lambda: open_campaign(store, "c"))
-    assert len(trips) == 1, trips  # every campaign's campaign.created, in one statement
+    assert len(trips) == 1, trips  # its campaign.created alone, not every campaign's
+    assert "where campaign = $1" in " ".join(trips[0]), trips
+    with pytest.raises(NotFound, match="did you mean 'c'"):
+        open_campaign(store, "cc")
     (first,), trips = traced(
         store, lambda: camp.append([NoteAdded(text="cold")], actor="gm", at=AT)
     )

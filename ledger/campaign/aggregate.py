@@ -59,6 +59,10 @@ def open_campaign(store: EventStore, campaign: str | None = None) -> Campaign:
 
     :raises NotFound: no campaign, several and none named, or an unknown name.
     """
+    if campaign is not None:  # its first event alone, not every campaign's (#28)
+        for first in store.rows(campaign, upto=1, limit=1):
+            if first.type == "campaign.created":
+                return Campaign(store, msgspec.json.decode(first.data, type=CampaignCreated))
     found = store.campaigns()
     ids = [c for c, _ in found]
     if campaign is None:
@@ -323,9 +327,7 @@ class Campaign:
 
         return withdraw(self, seq, reason, actor=actor, at=at)
 
-    def roll(
-        self, character: str, skill: str | None, params: dict[str, Any], **kw: Any
-    ) -> RollBatch:
+    def roll(self, character: str, skill: str | None, params: dict[str, Any], **kw: Any) -> RollBatch:
         """Resolve and append one roll with its parts (:func:`ledger.campaign.rolling.roll`)."""
         return rolling.roll(self, character, skill, params, **kw)
 

@@ -63,7 +63,7 @@ APPENDED = "ledger_appended"
 #: per stream (``max(version) ... group by stream`` read every event of those streams).
 _VERSIONS = (
     "select s.stream, (select e.version from events e where e.campaign = %s "
-    'and e.stream = s.stream collate "C" order by e.version desc limit 1) '
+    "and e.stream = s.stream collate \"C\" order by e.version desc limit 1) "
     "from unnest(%s::text[]) as s(stream)"
 )
 _FRONTIER = "select size, hashes from merkle_frontier where campaign = %s"
@@ -308,9 +308,9 @@ class PgWriter(PgConnected):
         one statement outside a transaction (:data:`_READ`), and kept as the campaign's
         guess (:meth:`_guess`)."""
         named = {"c": campaign, **{f"s{i}": stream for i, stream in enumerate(streams)}}
-        ((seq, hash_, at, size, blob, *versions),) = self._send([(_read(len(streams)), named)])[
-            0
-        ].fetchall()
+        ((seq, hash_, at, size, blob, *versions),) = self._send(
+            [(_read(len(streams)), named)]
+        )[0].fetchall()
         head = Head(seq, hash_, at) if seq is not None else Head(0, ZERO_HASH)
         known = {s: int(v or 0) for s, v in zip(streams, versions, strict=True)}
         guess = _Guess(head, int(size or 0), _split(blob), known)
@@ -325,6 +325,7 @@ class PgWriter(PgConnected):
         if len(guesses) >= GUESSES and campaign not in guesses:
             guesses.clear()
         guesses[campaign] = guess
+
 
     def _before_append(
         self, campaign: str, encoded: Sequence[Encoded], expected: dict[str, int] | None
