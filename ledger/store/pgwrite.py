@@ -197,21 +197,10 @@ class PgWriter(PgConnected):
                         f"{RETRIES} other writers appended to the campaign {campaign!r} while "
                         "this append was being made: nothing was written; try again"
                     )
-        with self.transaction():
-            head, version_of, stored = self._before_append(campaign, encoded, expected_versions)
-            conflicts(expected_versions, version_of)
-            rows = chain_rows(
-                campaign,
-                encoded,
-                head,
-                actor=actor,
-                recorded_at=not_before(recorded_at, head.recorded_at),
-                session=session,
-                version_of=version_of,
-            )
-            self._write(campaign, rows)
-            self._grow_tree(campaign, rows, stored)
-        return list(starmap(StoredEvent, rows))  # in C
+        return self._append_encoded(
+            campaign, encoded, actor=actor, recorded_at=recorded_at, session=session,
+            expected_versions=expected_versions,
+        )  # fmt: skip
 
     def _append_alone(
         self,
