@@ -36,7 +36,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import run  # noqa: E402
-import workload  # noqa: E402
 
 POSTGRES = os.environ.get("CAMPAIGN_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 
@@ -65,15 +64,7 @@ def sub(script: str, *args: str, out: Path) -> dict[str, Any]:
 def startup(tmp: Path, rounds: int) -> dict[str, Any]:
     """A one-shot ``campaign roll`` (a d20-world check with physical dice, appended) and
     ``python -c pass``, alternated ``rounds`` times: the medians and their ratio."""
-    exe = run.campaign_exe()
-    env = {**os.environ, "CAMPAIGN_DB": str(tmp / "roll.db")}
-    for args in (
-        ["new", "vault", "--system", "d20-world"],
-        ["character", "add", "--sheet", str(workload.SHEETS / "isa.toml")],
-        ["session", "start"],
-    ):
-        subprocess.run([exe, *args], check=True, env=env, stdout=subprocess.DEVNULL)
-    roll = [exe, "roll", "isa", "Lockpicking", "--time", "--dice", "16"]
+    roll, env = run.roll_setup(tmp / "roll.db")
     python = [sys.executable, "-c", "pass"]
 
     def timed(cmd: list[str]) -> float:

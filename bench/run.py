@@ -313,20 +313,25 @@ def bench_checkpoint(ledger_db: Path, reps: int) -> dict[str, Any]:
     }
 
 
-def bench_cli(tmp: Path, reps: int, per_round: int) -> dict[str, Any]:
-    """5. ``campaign roll`` start to exit against ``python -c "import sqlite3"``."""
-    print(f"campaign roll process, {reps} rounds x {per_round}")
+def roll_setup(db: Path) -> tuple[list[str], dict[str, str]]:
+    """A d20-world campaign at ``db`` with Isa and a session started, made by the
+    ``campaign`` command: the one-shot roll (a check with physical dice, appended) to time
+    on it, and the environment naming it."""
     exe = campaign_exe()
-    db = tmp / "cli.db"
     env = {**os.environ, "CAMPAIGN_DB": str(db)}
-    sheet = workload.SHEETS / "isa.toml"
     for args in (
         ["new", "vault", "--system", "d20-world"],
-        ["character", "add", "--sheet", str(sheet)],
+        ["character", "add", "--sheet", str(workload.SHEETS / "isa.toml")],
         ["session", "start"],
     ):
         subprocess.run([exe, *args], check=True, env=env, stdout=subprocess.DEVNULL)
-    roll = [exe, "roll", "isa", "Lockpicking", "--time", "--dice", "16"]
+    return [exe, "roll", "isa", "Lockpicking", "--time", "--dice", "16"], env
+
+
+def bench_cli(tmp: Path, reps: int, per_round: int) -> dict[str, Any]:
+    """5. ``campaign roll`` start to exit against ``python -c "import sqlite3"``."""
+    print(f"campaign roll process, {reps} rounds x {per_round}")
+    roll, env = roll_setup(tmp / "cli.db")
     floor = [sys.executable, "-c", "import sqlite3"]
 
     def timed(cmd: list[str]) -> float:

@@ -11,15 +11,15 @@ imports nothing of :mod:`ledger.campaign` itself.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
+
+from ledger.rules.hookspecs import WrittenCampaign
 
 if TYPE_CHECKING:
     from ledger.codec import Codec
-    from ledger.events import CampaignCreated, Event, Recorded, Visibility
+    from ledger.events import CampaignCreated, Event, Recorded
     from ledger.rules.projection import Corrections, Projector
-    from ledger.rules.system import RuleSystem
-    from ledger.store.protocols import EventStore
 
 __all__ = ["CampaignPort", "HeadStates"]
 
@@ -35,31 +35,18 @@ class HeadStates(Protocol):
         ...
 
 
-class CampaignPort(Protocol):
-    """One campaign's log and rules, as the modules of :mod:`ledger.campaign` use it.
+class CampaignPort(WrittenCampaign, Protocol):
+    """One campaign's log and rules, as the modules of :mod:`ledger.campaign` use it: what a
+    listener may use (:class:`~ledger.rules.hookspecs.WrittenCampaign`: ``id``, ``store``,
+    ``system``, ``records``, ``characters``, ``state_of``, ``append``) and the members below.
 
-    Implemented by :class:`ledger.campaign.aggregate.Campaign`; each member below says what
-    the class's does. Attributes are read-only here.
+    Implemented by :class:`ledger.campaign.aggregate.Campaign`; each member says what the
+    class's does. Attributes are read-only here.
     """
-
-    @property
-    def store(self) -> EventStore:
-        """The store holding the log."""
-        ...
-
-    @property
-    def id(self) -> str:
-        """The campaign's id."""
-        ...
 
     @property
     def created(self) -> CampaignCreated:
         """The campaign's ``campaign.created`` payload (its checkpoint key among others)."""
-        ...
-
-    @property
-    def system(self) -> RuleSystem:
-        """The campaign's rule system, configured with its options."""
         ...
 
     @property
@@ -84,17 +71,8 @@ class CampaignPort(Protocol):
 
     # --- reading ---------------------------------------------------------------------------
 
-    def records(self, *, as_gm: bool = True, **filters: Any) -> Iterator[Recorded]:
-        """Stored events, oldest first (corrections not applied); filters as
-        :meth:`ledger.store.protocols.EventRecorder.rows`."""
-        ...
-
     def record(self, seq: int) -> Recorded:
         """One stored event. :raises NotFound: no such seq."""
-        ...
-
-    def characters(self, *, include_retracted: bool = False) -> dict[str, str]:
-        """``{character id: name}`` in creation order, corrections honoured."""
         ...
 
     def find_character(self, text: str) -> str:
@@ -123,15 +101,6 @@ class CampaignPort(Protocol):
         """Every character's state as of ``upto`` (default: head)."""
         ...
 
-    def state_of(
-        self, character: str, *, upto: int | None = None, as_gm: bool = True,
-        save_snapshots: bool = True,
-    ) -> Any:  # fmt: skip
-        """One character's state as of ``upto``.
-
-        :raises NotFound: the character did not exist at ``upto``."""
-        ...
-
     def state_before(
         self, target: Recorded, corrections: Corrections, stream: str | None = None
     ) -> Any:
@@ -150,22 +119,4 @@ class CampaignPort(Protocol):
 
     def one_write(self) -> contextlib.AbstractContextManager[None]:
         """Several appends that listeners hear of as one write."""
-        ...
-
-    def append(
-        self,
-        events: Sequence[Event],
-        *,
-        actor: str,
-        at: str,
-        visibility: Visibility | None = None,
-        expected_versions: dict[str, int] | None = None,
-        session: int | None = None,
-    ) -> list[Recorded]:
-        """Validate ``events`` against the rules and append them as one batch (the one door
-        to the store).
-
-        :raises RuleError: an event the rules refuse (nothing written).
-        :raises ledger.errors.ConflictError: a stale expected version (nothing written).
-        """
         ...

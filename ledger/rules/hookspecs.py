@@ -43,18 +43,21 @@ class WrittenCampaign(Protocol):
         ...
 
     def records(self, *, as_gm: bool = True, **filters: Any) -> Iterator[Recorded]:
-        """Its stored events, oldest first (filters as ``EventStore.rows``)."""
+        """Its stored events, oldest first (corrections not applied); filters as
+        :meth:`ledger.store.protocols.EventRecorder.rows`."""
         ...
 
     def characters(self, *, include_retracted: bool = False) -> dict[str, str]:
-        """``{character id: name}``, corrections honoured."""
+        """``{character id: name}`` in creation order, corrections honoured."""
         ...
 
     def state_of(
         self, character: str, *, upto: int | None = None, as_gm: bool = True,
         save_snapshots: bool = True,
     ) -> Any:  # fmt: skip
-        """One character's state as of ``upto`` (default: head)."""
+        """One character's state as of ``upto`` (default: head).
+
+        :raises NotFound: the character did not exist at ``upto``."""
         ...
 
     def append(
@@ -67,7 +70,12 @@ class WrittenCampaign(Protocol):
         expected_versions: dict[str, int] | None = None,
         session: int | None = None,
     ) -> list[Recorded]:
-        """Validate and append ``events`` as one batch (a new, separate write)."""
+        """Validate ``events`` against the rules and append them as one batch (the one door
+        to the store; a new, separate write).
+
+        :raises RuleError: an event the rules refuse (nothing written).
+        :raises ledger.errors.ConflictError: a stale expected version (nothing written).
+        """
         ...
 
 

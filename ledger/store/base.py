@@ -314,10 +314,28 @@ class SqlEventStore(SqlTables, SqlWebhooks, TreeStore):
 
         :raises ConflictError: a stream is not at its expected version (both named).
         """
-        encoded = encode_batch(batch)
+        return self._append_encoded(
+            campaign, encode_batch(batch), actor=actor, recorded_at=recorded_at,
+            session=session, expected_versions=expected_versions,
+        )  # fmt: skip
+
+    def _append_encoded(
+        self,
+        campaign: str,
+        encoded: Sequence[Encoded],
+        *,
+        actor: str,
+        recorded_at: str,
+        session: int | None,
+        expected_versions: dict[str, int] | None,
+    ) -> list[StoredEvent]:
+        """:meth:`append` of encoded events, in one transaction: read what the batch chains
+        from (:meth:`_before_append`), check, chain, write, grow the Merkle frontier.
+
+        :raises ConflictError: a stream is not at its expected version (both named).
+        """
         with self.transaction():
-            head = self.head(campaign)
-            version_of = self._version_reader(campaign, encoded, expected_versions)
+            head, version_of, stored = self._before_append(campaign, encoded, expected_versions)
             conflicts(expected_versions, version_of)
             rows = chain_rows(
                 campaign,
@@ -329,8 +347,16 @@ class SqlEventStore(SqlTables, SqlWebhooks, TreeStore):
                 version_of=version_of,
             )
             self._write(campaign, rows)
-            self._grow_tree(campaign, rows)  # the Merkle frontier, in the same transaction
+            self._grow_tree(campaign, rows, stored)  # the Merkle frontier, same transaction
         return list(starmap(StoredEvent, rows))  # in C
+
+    def _before_append(
+        self, campaign: str, encoded: Sequence[Encoded], expected: dict[str, int] | None
+    ) -> tuple[Head, Callable[[str], int], tuple[int, list[bytes]] | None]:
+        """Inside the append's transaction: the head, ``fn(stream) -> version`` and the stored
+        Merkle frontier the batch chains from (``None``: read it when the tree grows). A
+        backend may read them in fewer round trips (PostgreSQL: ``pgwrite``)."""
+        return self.head(campaign), self._version_reader(campaign, encoded, expected), None
 
 
 def as_tuples(rows: Sequence[StoredEvent] | Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]]:

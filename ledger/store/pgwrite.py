@@ -200,30 +200,10 @@ class PgWriter(PgConnected):
                         f"{RETRIES} other writers appended to the campaign {campaign!r} while "
                         "this append was being made: nothing was written; try again"
                     )
-        with self.transaction():
-            head, version_of, stored = self._before_append(campaign, encoded, expected_versions)
-            conflicts(expected_versions, version_of)
-            rows = chain_rows(
-                campaign,
-                encoded,
-                head,
-                actor=actor,
-                recorded_at=not_before(recorded_at, head.recorded_at),
-                session=session,
-                version_of=version_of,
-            )
-            self._write(campaign, rows)
-            self._grow_tree(campaign, rows, stored)
-            if rows:  # the versions at the new head, for this store's next append (#28)
-                kept = self._versions.get(campaign)
-                before = (
-                    kept[1] if kept and kept[0] == (head.seq, head.hash, self.rollbacks) else {}
-                )
-                last = rows[-1]
-                self._keep_versions(campaign, Head(last[0], last[11], last[6]), {
-                    **before, **{str(r[2]): int(r[3]) for r in rows}
-                })  # fmt: skip
-        return list(starmap(StoredEvent, rows))  # in C
+        return self._append_encoded(
+            campaign, encoded, actor=actor, recorded_at=recorded_at, session=session,
+            expected_versions=expected_versions,
+        )  # fmt: skip
 
     def _append_alone(
         self,
@@ -405,6 +385,14 @@ class PgWriter(PgConnected):
                       writes=True)  # fmt: skip
             self._written[campaign] = (int(rows[-1][0]), str(rows[-1][11]))
         self._heads[campaign] = Head(rows[-1][0], rows[-1][11], rows[-1][6])
+        # the versions at the new head, for this store's next append (#28): those it knew at
+        # the head the rows chain on (seq before the first, its hash), then the rows' own
+        kept = self._versions.get(campaign)
+        chained_on = (int(rows[0][0]) - 1, str(rows[0][10]), self.rollbacks)
+        known = kept[1] if kept is not None and kept[0] == chained_on else {}
+        last = rows[-1]
+        self._keep_versions(campaign, Head(last[0], last[11], last[6]),
+                            {**known, **{str(r[2]): int(r[3]) for r in rows}})  # fmt: skip
         # delivered at commit, to every listener (PostgreSQL folds repeats in one
         # transaction): ``campaign serve``'s live log wakes on it (#28)
         self._owe(_NOTIFY, (APPENDED, campaign))

@@ -69,6 +69,8 @@ replace = msgspec.structs.replace
 
 def _expire(state: Character, ends: tuple[str, ...]) -> Character:
     """``state`` without the conditions whose ``ends_on`` is one of ``ends`` (#16)."""
+    if not state.conditions:  # most states at most scene ends (#28)
+        return state
     kept = tuple(c for c in state.conditions if c.ends_on not in ends)
     return state if len(kept) == len(state.conditions) else replace(state, conditions=kept)
 
@@ -97,16 +99,21 @@ class Appliers(RuleSystem[Character, Options]):
 
     # --- checks and experience ------------------------------------------------------------
 
-    def _mark(self, state: Character, skill: str, amount: int) -> Character:
-        """Mark experience on ``skill`` (added at proficiency 0 when practised, "Learning
-        Skills"); the increase is immediate unless deferred (ruling R16)."""
-        i = find(state.skills, skill)
-        current = state.skills[i] if i is not None else Skill(
+    def _marked(self, skills: tuple[Skill, ...], skill: str, amount: int) -> tuple[Skill, ...]:
+        """``skills`` after marking experience on ``skill`` (added at proficiency 0 when
+        practised, "Learning Skills"); the increase is immediate unless deferred (ruling
+        R16). The caller puts the result into its own single ``replace`` (#28)."""
+        i = find(skills, skill)
+        current = skills[i] if i is not None else Skill(
             name=skill.strip(), proficiency=0, known=False)
         new = add_experience(current, amount,
                              increase=not self.options.defer_skill_increase_to_session_end)
-        skills = replace_at(state.skills, i, new) if i is not None else (*state.skills, new)
-        return replace(state, skills=skills)
+        return replace_at(skills, i, new) if i is not None else (*skills, new)
+
+    def _mark(self, state: Character, skill: str, amount: int) -> Character:
+        """``state`` with experience marked on ``skill`` ("Skills", "Learning Skills"; ruling
+        R16): :meth:`_marked`, in one ``replace`` of the state."""
+        return replace(state, skills=self._marked(state.skills, skill, amount))
 
     @applies(CheckRolled)
     def on_check(self, state: Character, ev: CheckRolled) -> Character:
@@ -117,6 +124,7 @@ class Appliers(RuleSystem[Character, Options]):
             raise RuleError(f"{state.name} has perished and cannot make checks")
         if ev.gate in ("auto_fail", "auto_success"):
             return replace(state, jinx=state.jinx + 1) if ev.spell else state
+        # every change below goes into one ``replace`` of the state (#28)
         traits = state.traits
         for inv in ev.invocations:
             i = need(traits, inv.trait, "trait", state.name)
@@ -131,12 +139,12 @@ class Appliers(RuleSystem[Character, Options]):
                 t = replace(t, can_hinder=False)
             traits = replace_at(traits, i, t)
         if ev.kept == 20:
-            traits = tuple(replace(t, can_help=True) for t in traits)
+            traits = tuple(t if t.can_help else replace(t, can_help=True) for t in traits)
         if ev.kept == 1:
-            traits = tuple(replace(t, can_hinder=True) for t in traits)
-        state = self._mark(replace(state, traits=traits), ev.skill, ev.experience)
-        if ev.spell:
-            state = replace(state, jinx=state.jinx + 1)
+            traits = tuple(t if t.can_hinder else replace(t, can_hinder=True) for t in traits)
+        skills = self._marked(state.skills, ev.skill, ev.experience)
+        jinx = state.jinx + 1 if ev.spell else state.jinx
+        state = replace(state, traits=traits, skills=skills, jinx=jinx)
         if ev.objective:
             k = find(state.objectives, ev.objective)
             if k is not None and state.objectives[k].group:  # counted by its batch (R43)

@@ -132,10 +132,13 @@ def add_experience(skill: Skill, amount: int, *, increase: bool = True) -> Skill
     """
     if amount < 0:
         raise RuleError(f"experience is only ever marked, not removed: {amount} is negative")
-    skill = msgspec.structs.replace(skill, experience=skill.experience + amount)
-    if increase:
-        skill = increase_if_due(skill)
-    return skill
+    experience = skill.experience + amount
+    # one replace, not two: increase_if_due inlined (#28)
+    if increase and experience >= LEARN_THRESHOLD + skill.proficiency:  # xp_threshold
+        return msgspec.structs.replace(
+            skill, proficiency=skill.proficiency + 1, experience=0, known=True
+        )
+    return msgspec.structs.replace(skill, experience=experience)
 
 
 def increase_if_due(skill: Skill) -> Skill:

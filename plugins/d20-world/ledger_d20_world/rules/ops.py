@@ -168,16 +168,15 @@ def take_harm(state: Character, amount: int, armour: Sequence[str], desperate: S
             f"armour would reduce {reduction} damage but only {amount} is incoming: spend less"
         )
     damage = amount - reduction
-    state = msgspec.structs.replace(state, items=items)
     if damage == 0:
-        return state
+        return msgspec.structs.replace(state, items=items)
     number = state.wounds_received + 1
     wounds = (*state.wounds, Wound(number=number, damage=damage, description=description))
     dead = is_dead(sum(w.damage for w in wounds))
     owed = 0 if dead else state.shocks_owed + 1  # one shock roll per wound (R23, #16)
-    return msgspec.structs.replace(
-        state, wounds=wounds, wounds_received=number, dead=dead, pending_shock=owed > 0,
-        shocks_owed=owed,
+    return msgspec.structs.replace(  # one replace with every change (#28)
+        state, items=items, wounds=wounds, wounds_received=number, dead=dead,
+        pending_shock=owed > 0, shocks_owed=owed,
     )
 
 
