@@ -175,20 +175,41 @@ def test_a_conflict_is_one_round_trip_and_writes_nothing(store):
     assert store.head("c").seq == 1
 
 
-def test_an_append_inside_a_transaction(store):
+def test_an_append_inside_a_transaction(postgres_url, store):
     """Inside a transaction (read-check-append): ``begin`` and the lock ride with the
-    first read, the writes with ``commit``."""
+    first read, then the versions (and the frontier), the writes with ``commit``. A store
+    that knows the versions at the head it read (it appended there last, or its guess is of
+    that head) skips their read: two round trips."""
+    fresh = PostgresStore(postgres_url)
 
-    def both() -> list[Any]:
-        with store.transaction():
-            head = store.head("c")
-            return [head, store.store_append(notes(2))]
+    def both(s: PostgresStore, n: int) -> list[Any]:
+        with s.transaction():
+            head = s.head("c")
+            return [head, s.append("c", notes(n), actor="gm", recorded_at=AT, session=None)]
 
-    (head, written), trips = traced(store, both)
+    (head, written), trips = traced(fresh, lambda: both(fresh, 2))
     assert head.seq == 1 and [e.seq for e in written] == [2, 3]
     assert len(trips) == 3, trips
     assert "begin" in " ".join(trips[0]) and "pg_advisory_xact_lock" in " ".join(trips[0])
     assert "insert into events" in " ".join(trips[2]) and '"commit"' in " ".join(trips[2])
+    (head, written), trips = traced(fresh, lambda: both(fresh, 1))  # at its own head
+    assert head.seq == 3 and [e.seq for e in written] == [4]
+    assert len(trips) == 2, trips
+    assert "insert into events" in " ".join(trips[1]) and '"commit"' in " ".join(trips[1])
+    assert [e.version for e in written] == [4]  # the campaign stream: created, 3 notes
+    # another store appended: the head read differs from what ``fresh`` knew, so it reads
+    store.store_append(notes(1, "other"))
+    (head, written), trips = traced(fresh, lambda: both(fresh, 1))
+    assert head.seq == 5 and len(trips) == 3, trips
+    assert [(e.seq, e.version) for e in written] == [(6, 6)]
+    # a transaction that appended rolls back: what it wrote is not taken as known
+    with pytest.raises(ZeroDivisionError), fresh.transaction():
+        both(fresh, 2)
+        1 / 0  # noqa: B018
+    (head, written), trips = traced(fresh, lambda: both(fresh, 1))
+    assert head.seq == 6 and len(trips) == 3, trips
+    assert [(e.seq, e.version) for e in written] == [(7, 7)]
+    fresh.close()
     assert verify_store(store, "c").ok
 
 
@@ -202,14 +223,72 @@ def test_a_large_batch_goes_by_copy(store):
 
 
 def test_campaign_append_round_trips(store):
-    """``Campaign.append`` of a note on an open campaign: the head (``begin`` and the lock
-    ride with it), the campaign layer's three reads of earlier events, the append's
-    versions, and the writes with ``commit``: six (twelve before #28)."""
+    """``Campaign.append`` of a note on an open campaign with two characters.
+
+    Cold (the first append of a freshly opened campaign): the head (``begin`` and the lock
+    ride with it), the campaign layer's reads in one statement (the corrections, the
+    characters and the session events: three statements before), the append's versions
+    (skipped when the store knows them at that head), the writes with ``commit``. Warm (this object appended
+    last, the head unchanged): the head, then the writes with ``commit``: two (twelve before
+    #28); the characters, the session and the versions read at that head are kept.
+    """
+    from ledger.errors import NotFound
+    from ledger.store.base import Pending
+
+    sheet = {"equipment": [{"name": "rope", "supply": "d6", "note": "x"}], "stats": {"Might": 1}}
     camp = open_campaign(store, "c")
-    camp.append([NoteAdded(text="warm")], actor="gm", at=AT)  # the reader's cache is warm
-    _, trips = traced(store, lambda: camp.append([NoteAdded(text="x")], actor="gm", at=AT))
-    assert len(trips) <= 6, trips
-    assert "begin" in " ".join(trips[0]) and "commit" in " ".join(trips[-1])
+    for name in ("Ana", "Bo"):
+        camp.add_character({"name": name, **sheet}, actor="gm", at=AT)
+    camp, trips = traced(store, lambda: open_campaign(store, "c"))
+    assert len(trips) == 1, trips  # its campaign.created alone, not every campaign's
+    assert "where campaign = $1" in " ".join(trips[0]), trips
+    with pytest.raises(NotFound, match="did you mean 'c'"):
+        open_campaign(store, "cc")
+    (first,), trips = traced(
+        store, lambda: camp.append([NoteAdded(text="cold")], actor="gm", at=AT)
+    )
+    # four, and one more when psycopg prepares a statement it has run five times (its Parse
+    # answered before the Bind is sent)
+    assert first.seq == 4 and len(trips) in (4, 5), trips
+    assert "select seq, type, data" in " ".join(trips[1])
+    (rec,), trips = traced(store, lambda: camp.append([NoteAdded(text="x")], actor="gm", at=AT))
+    assert rec.seq == 5 and len(trips) == 2, trips
+    assert "begin" in " ".join(trips[0]) and "pg_advisory_xact_lock" in " ".join(trips[0])
+    assert "insert into events" in " ".join(trips[1]) and "commit" in " ".join(trips[1])
+    # another writer appended: nothing kept is used, every read is made again
+    store.append("c", [Pending(NoteAdded(text="other"))], actor="o", recorded_at=AT, session=None)
+    (rec,), trips = traced(store, lambda: camp.append([NoteAdded(text="y")], actor="gm", at=AT))
+    assert rec.seq == 7 and len(trips) in (4, 5), trips
+    assert "select seq, type, data" in " ".join(trips[1])
+    assert camp.characters() == {"ana": "Ana", "bo": "Bo"}
+    assert verify_store(store, "c").ok
+
+
+def test_campaign_append_at_a_kept_head_sees_what_changed(store):
+    """What ``Campaign.append`` keeps at a head is dropped when its own batch changes it: a
+    character added, a session started, a correction, each seen by the next append."""
+    from ledger.errors import NotFound, RuleError
+
+    sheet = {"equipment": [{"name": "rope", "supply": "d6", "note": "x"}], "stats": {"Might": 1}}
+    camp = open_campaign(store, "c")
+    camp.append([NoteAdded(text="warm")], actor="gm", at=AT)
+    assert camp.characters() == {} and camp.current_session() is None
+    ana = camp.add_character({"name": "Ana", **sheet}, actor="gm", at=AT)
+    assert camp.characters() == {"ana": "Ana"}
+    with pytest.raises(RuleError, match="already exists"):
+        camp.add_character({"name": "Ana", **sheet}, actor="gm", at=AT)
+    started = camp.start_session(actor="gm", at=AT)
+    (note,) = camp.append([NoteAdded(text="in session")], actor="gm", at=AT)
+    assert note.session == camp.current_session() == 1 and started.seq < note.seq
+    with pytest.raises(ZeroDivisionError), store.transaction():  # rolled back
+        camp.add_character({"name": "Bo", **sheet}, actor="gm", at=AT)
+        1 / 0  # noqa: B018
+    assert camp.characters() == {"ana": "Ana"}
+    assert camp.add_character({"name": "Bo", **sheet}, actor="gm", at=AT).seq == note.seq + 1
+    camp.correct(ana.seq, "not in this campaign", actor="gm", at=AT)
+    assert camp.characters() == {"bo": "Bo"}
+    with pytest.raises(NotFound):
+        camp.find_character("ana")
     assert verify_store(store, "c").ok
 
 

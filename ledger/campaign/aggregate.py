@@ -22,7 +22,7 @@ from ledger.campaign.clock import CLOCK_SLACK, clock_warning
 from ledger.campaign.listeners import notify_appended
 from ledger.campaign.reading import StateReader, resolve_as_of
 from ledger.campaign.rolling import AutomaticResult, RollBatch
-from ledger.chain import instant
+from ledger.chain import Head, instant
 from ledger.codec import Codec
 from ledger.errors import NotFound, RuleError
 from ledger.events import (
@@ -59,6 +59,10 @@ def open_campaign(store: EventStore, campaign: str | None = None) -> Campaign:
 
     :raises NotFound: no campaign, several and none named, or an unknown name.
     """
+    if campaign is not None:  # its first event alone, not every campaign's (#28)
+        for first in store.rows(campaign, upto=1, limit=1):
+            if first.type == "campaign.created":
+                return Campaign(store, msgspec.json.decode(first.data, type=CampaignCreated))
     found = store.campaigns()
     ids = [c for c, _ in found]
     if campaign is None:
@@ -191,6 +195,11 @@ class Campaign:
         A retracted ``character.created`` removes the character (unless
         ``include_retracted``); an amended one counts with its amended name.
         """
+        key = "characters+retracted" if include_retracted else "characters"
+        return dict(self.reader.memo(key, lambda: self._characters(include_retracted)))
+
+    def _characters(self, include_retracted: bool) -> dict[str, str]:
+        """:meth:`characters`, read from the store."""
         corrections = self.corrections()
         out: dict[str, str] = {}
         for seq, data in self.store.rows(self.id, types=["character.created"], columns="seq, data"):
@@ -227,6 +236,10 @@ class Campaign:
 
     def current_session(self) -> int | None:
         """The open session's number, or ``None`` between sessions."""
+        return self.reader.memo("session", self._current_session)
+
+    def _current_session(self) -> int | None:
+        """:meth:`current_session`, read from the store."""
         last = self.store.last_of_types(self.id, [*SESSION_TYPES])
         if last is None or last.type != "session.started":  # ended or abandoned
             return None
@@ -350,28 +363,41 @@ class Campaign:
         if visibility == "gm":
             events = [self.system.blind_form(e) for e in events]
         with self.store.transaction():
-            validation.check_kinds(self, events)
-            timeline.check(self, events)  # a span of time with what the rules give (#30)
-            head = self.store.head(self.id)
-            validation.check_contests(self, events, head.seq + 1)
-            encounter_checks.check(self, events, head.seq + 1)  # turn order, actions counted (#30)
-            cached = self.reader.cached(head.hash)  # {} when another writer appended
-            states = validation.validate(self, events, cached=cached, first_seq=head.seq + 1)
-            written = self.store.append(
-                self.id,
-                [Pending(e, visibility) for e in events],
-                actor=actor,
-                recorded_at=at,
-                session=session if session is not None else self.current_session(),
-                expected_versions=expected_versions,
-            )
-            self._note_clock(written, at)
-            if any(isinstance(e, Corrected) for e in events):
-                self.reader.forget()  # history changed: replay next time
-            else:
-                self.reader.keep(states, written[-1].hash if written else head.hash)
-            records = [Recorded(s, e) for s, e in zip(written, events, strict=True)]
-            self._report(records)
+            head = self.store.head(self.id)  # first: the reads below are of this head
+            with self.reader.at_head(head):  # what was read at this head is kept
+                return self._append_at(
+                    events, head, actor, at, visibility, expected_versions, session
+                )
+
+    def _append_at(
+        self, events: Sequence[Event], head: Head, actor: str, at: str,
+        visibility: Visibility | None, expected_versions: dict[str, int] | None,
+        session: int | None,
+    ) -> list[Recorded]:  # fmt: skip
+        """:meth:`append`'s checks and write, inside its transaction at ``head``."""
+        self.reader.prefetch(lambda: characters.read_at_head(self))
+        validation.check_kinds(self, events)
+        timeline.check(self, events)  # a span of time with what the rules give (#30)
+        validation.check_contests(self, events, head.seq + 1)
+        encounter_checks.check(self, events, head.seq + 1)  # turn order, actions counted (#30)
+        cached = self.reader.cached(head.hash)  # {} when another writer appended
+        states = validation.validate(self, events, cached=cached, first_seq=head.seq + 1)
+        written = self.store.append(
+            self.id,
+            [Pending(e, visibility) for e in events],
+            actor=actor,
+            recorded_at=at,
+            session=session if session is not None else self.current_session(),
+            expected_versions=expected_versions,
+        )
+        self._note_clock(written, at)
+        self.reader.moved(written)
+        if any(isinstance(e, Corrected) for e in events):
+            self.reader.forget()  # history changed: replay next time
+        else:
+            self.reader.keep(states, written[-1].hash if written else head.hash)
+        records = [Recorded(s, e) for s, e in zip(written, events, strict=True)]
+        self._report(records)
         return records
 
     #: How far behind the ledger's head the clock of this object's appends was, at most

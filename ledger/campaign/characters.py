@@ -29,7 +29,9 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9_-]", "", ascii_)[:64].lstrip("_-") or "character"
 
 
-def add_character(campaign: CampaignPort, sheet: dict[str, Any], *, actor: str, at: str) -> Recorded:
+def add_character(
+    campaign: CampaignPort, sheet: dict[str, Any], *, actor: str, at: str
+) -> Recorded:
     """Validate a sheet with ``campaign``'s rule system and append ``character.created``.
 
     :raises RuleError: every broken creation rule, a duplicate id, or a name, key or
@@ -54,3 +56,50 @@ def add_character(campaign: CampaignPort, sheet: dict[str, Any], *, actor: str, 
         player=str(player) if player else None,
     )
     return campaign.append([event], actor=actor, at=at)[0]
+
+
+#: The session events (:data:`ledger.campaign.aggregate.SESSION_TYPES`).
+_SESSION_TYPES = ("session.started", "session.ended", "session.abandoned")
+
+
+def read_at_head(campaign: CampaignPort) -> dict[str, Any]:
+    """What :meth:`~ledger.campaign.aggregate.Campaign.characters` (with and without the
+    retracted) and :meth:`~ledger.campaign.aggregate.Campaign.current_session` answer at
+    the head, from one read of the store (the corrections, the ``character.created`` and
+    the session events, through the type index): ``{"characters": {id: name},
+    "characters+retracted": {id: name}, "session": number or None}``, the keys of
+    :data:`ledger.campaign.reading.MEMO_TYPES` (#28: one round trip, not three).
+    """
+    from ledger.rules.projection import corrections_from
+
+    corrected: list[tuple[int, Any]] = []
+    created: list[tuple[int, CharacterCreated]] = []
+    last: tuple[str, bytes | str] | None = None
+    codec = campaign.codec
+    for seq, type_, data in campaign.store.rows(
+        campaign.id,
+        types=["correction.recorded", "character.created", *_SESSION_TYPES],
+        columns="seq, type, data",
+    ):
+        if type_ == "correction.recorded":
+            corrected.append((seq, codec.decode(data, type_)))
+        elif type_ == "character.created":
+            ev = codec.decode(data, type_)
+            assert isinstance(ev, CharacterCreated)
+            created.append((seq, ev))
+        else:
+            last = (type_, data)
+    corrections = corrections_from(corrected)
+    every: dict[str, str] = {}
+    alive: dict[str, str] = {}
+    for seq, ev in created:
+        name = corrections.amended.get(seq, {}).get("name", ev.name)
+        every[ev.character] = name
+        if seq not in corrections.retracted:
+            alive[ev.character] = name
+    session = None
+    if last is not None and last[0] == "session.started":
+        import msgspec
+
+        session = int(msgspec.json.decode(last[1])["number"])
+    return {"characters": alive, "characters+retracted": every, "session": session}

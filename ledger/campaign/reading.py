@@ -8,13 +8,16 @@ next write validates without replaying (#19).
 
 from __future__ import annotations
 
+import contextlib
 import datetime
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import msgspec
 
+from ledger.chain import Head
 from ledger.errors import NotFound, RuleError
-from ledger.events import CAMPAIGN_STREAM, Recorded
+from ledger.events import CAMPAIGN_STREAM, Recorded, StoredEvent
 from ledger.rules.projection import (
     SNAPSHOT_EVERY,
     Corrections,
@@ -26,6 +29,16 @@ from ledger.rules.projection import (
 
 if TYPE_CHECKING:
     from ledger.campaign.ports import CampaignPort
+
+T = TypeVar("T")
+
+#: What :meth:`StateReader.memo` may keep, each with the event types whose append changes
+#: it (an append of any other type keeps it under the new head).
+MEMO_TYPES: dict[str, frozenset[str]] = {
+    "characters": frozenset({"character.created", "correction.recorded"}),
+    "characters+retracted": frozenset({"character.created", "correction.recorded"}),
+    "session": frozenset({"session.started", "session.ended", "session.abandoned"}),
+}
 
 
 class StateReader:
@@ -52,6 +65,14 @@ class StateReader:
         #: the seq of the snapshot the last :meth:`state_of` folded from (0: from the first
         #: event), so ``audit`` can say what its re-derivation started from (#28)
         self.last_snapshot = 0
+        # answers of reads that depend only on the log up to the head (the characters, the
+        # open session), kept under the head they were read at (seq, hash, the store's
+        # rollback count): the log is append-only (a correction is an appended event too),
+        # so under the same head they cannot have changed. Used only while :meth:`at_head`
+        # knows the head (inside an append, under the campaign's lock)
+        self._memo: dict[str, Any] = {}
+        self._memo_head: tuple[int, str, int] | None = None
+        self._head_now: tuple[int, str, int] | None = None
 
     def projector(self) -> Projector:
         """A fresh projector for this campaign (sharing the campaign's applier table)."""
@@ -164,6 +185,48 @@ class StateReader:
         """Keep ``states`` (after an append whose last event has ``head_hash``) for the next."""
         self._cache.update(states)
         self._cache_head = (head_hash, self.store.rollbacks)
+
+    @contextlib.contextmanager
+    def at_head(self, head: Head) -> Iterator[None]:
+        """Inside: the campaign's head is ``head`` (read in the write's transaction, under
+        its lock), so :meth:`memo` may answer from what it kept under that same head."""
+        key = (head.seq, head.hash, self.store.rollbacks)
+        if self._memo_head != key:
+            self._memo, self._memo_head = {}, key
+        outer, self._head_now = self._head_now, key
+        try:
+            yield
+        finally:
+            self._head_now = outer
+
+    def memo(self, name: str, read: Callable[[], T]) -> T:
+        """``read()``, kept under the head :meth:`at_head` knows and reused while the head
+        is the same; outside :meth:`at_head` (the head unknown), always ``read()``.
+        ``name`` must be one of :data:`MEMO_TYPES`."""
+        if self._head_now is None or self._head_now != self._memo_head:
+            return read()
+        if name not in self._memo:
+            self._memo[name] = read()
+        return cast("T", self._memo[name])
+
+    def prefetch(self, read: Callable[[], dict[str, Any]]) -> None:
+        """Under :meth:`at_head`, unless every :data:`MEMO_TYPES` answer is kept already:
+        keep those ``read()`` gives (all of them, read together: one round trip, #28)."""
+        if self._head_now is None or self._head_now != self._memo_head:
+            return
+        if not MEMO_TYPES.keys() <= self._memo.keys():
+            self._memo.update(read())
+
+    def moved(self, written: Sequence[StoredEvent]) -> None:
+        """The campaign's own append wrote ``written`` on the head :meth:`at_head` knows:
+        what those event types cannot change (:data:`MEMO_TYPES`) is kept under the new
+        head, the rest dropped (kept nothing when the head was not known)."""
+        if not written or self._head_now is None or self._head_now != self._memo_head:
+            return
+        types = {e.type for e in written}
+        self._memo = {k: v for k, v in self._memo.items() if not types & MEMO_TYPES[k]}
+        last = written[-1]
+        self._memo_head = self._head_now = (last.seq, last.hash, self.store.rollbacks)
 
     def forget(self) -> None:
         """Drop the kept states (a correction changed history: the next read replays)."""

@@ -161,6 +161,9 @@ class PgWriter(PgConnected):
 
     #: ``{campaign: what this store last knew of it}`` (:meth:`_guess`)
     _guesses: dict[str, _Guess]
+    #: ``{campaign: ((head seq, head hash, rollbacks), {stream: version})}``: the versions
+    #: this store's last append inside a transaction read and wrote (:meth:`_versions_at`)
+    _versions: dict[str, tuple[tuple[int, str, int], dict[str, int]]]
 
     def append(
         self,
@@ -316,7 +319,8 @@ class PgWriter(PgConnected):
         reads: list[tuple[str, Any]] = []
         if head is None:
             reads.append((self.SQL.head, (campaign,)))
-        if streams:
+        known = self._versions_at(campaign, head, streams) if head is not None else None
+        if streams and known is None:
             reads.append((_VERSIONS, (campaign, streams)))
         read_frontier = head is None or not self._frontier_fits(campaign, head.seq, head.hash)
         if read_frontier and encoded:
@@ -326,12 +330,41 @@ class PgWriter(PgConnected):
             row = next(answers).fetchone()
             head = Head(row[0], row[1], row[2]) if row else Head(0, ZERO_HASH)
             self._heads[campaign] = head
-        known = {r[0]: int(r[1]) for r in next(answers) if r[1] is not None} if streams else {}
+        if known is None:
+            read = {r[0]: int(r[1]) for r in next(answers) if r[1] is not None} if streams else {}
+            known = {s: read.get(s, 0) for s in streams}
+            self._keep_versions(campaign, head, known)
         stored = None
         if read_frontier and encoded:
             row = next(answers).fetchone()
             stored = (int(row[0]), _split(row[1])) if row else (0, [])
         return head, lambda stream: known.get(stream, 0), stored
+
+    def _versions_at(
+        self, campaign: str, head: Head, streams: Sequence[str]
+    ) -> dict[str, int] | None:
+        """``{stream: version}`` of ``streams`` at ``head`` (just read under the campaign's
+        lock) without reading, when this store knows them at that same head (seq and hash):
+        from its guess (:meth:`_guess`) or from what its last append inside a transaction
+        read and wrote (:meth:`_keep_versions`, no transaction rolled back since). The log is
+        append-only, so the versions at one head cannot change. ``None``: not known."""
+        at = (head.seq, head.hash)
+        guess = self._guesses.get(campaign)
+        if guess is not None and (guess.head.seq, guess.head.hash) == at:
+            if all(s in guess.versions for s in streams):
+                return {s: guess.versions[s] for s in streams}
+        kept = self._versions.get(campaign)
+        if kept is not None and kept[0] == (*at, self.rollbacks):
+            if all(s in kept[1] for s in streams):
+                return {s: kept[1][s] for s in streams}
+        return None
+
+    def _keep_versions(self, campaign: str, head: Head, versions: dict[str, int]) -> None:
+        """Keep ``versions`` as the campaign's streams' versions at ``head`` (for
+        :meth:`_versions_at`; at most :data:`GUESSES` campaigns)."""
+        if len(self._versions) >= GUESSES and campaign not in self._versions:
+            self._versions.clear()
+        self._versions[campaign] = ((head.seq, head.hash, self.rollbacks), versions)
 
     def _version_reader(
         self, campaign: str, encoded: Sequence[Encoded], expected: dict[str, int] | None
@@ -352,6 +385,14 @@ class PgWriter(PgConnected):
                       writes=True)  # fmt: skip
             self._written[campaign] = (int(rows[-1][0]), str(rows[-1][11]))
         self._heads[campaign] = Head(rows[-1][0], rows[-1][11], rows[-1][6])
+        # the versions at the new head, for this store's next append (#28): those it knew at
+        # the head the rows chain on (seq before the first, its hash), then the rows' own
+        kept = self._versions.get(campaign)
+        chained_on = (int(rows[0][0]) - 1, str(rows[0][10]), self.rollbacks)
+        known = kept[1] if kept is not None and kept[0] == chained_on else {}
+        last = rows[-1]
+        self._keep_versions(campaign, Head(last[0], last[11], last[6]),
+                            {**known, **{str(r[2]): int(r[3]) for r in rows}})  # fmt: skip
         # delivered at commit, to every listener (PostgreSQL folds repeats in one
         # transaction): ``campaign serve``'s live log wakes on it (#28)
         self._owe(_NOTIFY, (APPENDED, campaign))

@@ -222,6 +222,7 @@ class PostgresStore(PgWriter):
         self._owed: list[tuple[str, Any]] = []
         self._begun = self._owes_writes = False
         self._guesses = {}  # what this store last knew of each campaign (pgwrite, #28)
+        self._versions = {}  # the versions its appends in a transaction knew (pgwrite, #28)
         #: how many transactions rolled back on this store (caches compare it)
         self.rollbacks = 0
         self._after_commit: list[Callable[[], None]] = []

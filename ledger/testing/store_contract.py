@@ -160,6 +160,10 @@ class EventStoreContract(TreeContract, WebhookContract):
             1,
         ]
         assert [e.seq for e in store.rows("c", types=["session.started"])] == []
+        # several types at once, with the type column (Campaign.append's one read, #28)
+        assert list(
+            store.rows("c", types=["session.started", "note.added"], after=2, columns="seq, type")
+        ) == [(3, "note.added"), (4, "note.added")]
         assert list(store.rows("c", upto=2, columns="seq, stream")) == [(1, "campaign"), (2, "ann")]
         narrow = store.rows("c", upto=2)
         assert isinstance(narrow, RowStream) and not narrow.started
