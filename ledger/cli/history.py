@@ -285,7 +285,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
         from ledger.exchange.backup import split_backup
         from ledger.exchange.ndjson import BadLine, parse_lines, verify_export
 
-        _, rest = split_backup(file)
+        backup, rest = split_backup(file)
         try:
             lines = parse_lines(rest, trust)
         except BadLine as e:
@@ -295,7 +295,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
             echo_json({"ok": False, "campaign": None, "bad_seq": None,
                        "bad_line": e.number, "problem": str(e)})  # fmt: skip
             sys.exit(1)
-        campaign_id, report = verify_export(lines, receipt=parsed)
+        campaign_id, report = verify_export(lines, receipt=parsed, backup=backup)
         stubs = report.stubs
         seen = witnessed.check_file(lines, trust, receipt=note) if report.ok else None
     else:
