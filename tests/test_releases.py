@@ -252,3 +252,95 @@ def test_the_untouched_backup_verifies_its_open_rolls_from_the_seed(name):
     plain = json.loads(run("verify", "--json", str(HERE / f"{name}.gm.ndjson")))
     assert plain["engine_rolls_unverifiable"] == 1  # the export holds no seed
     assert answer["engine_rolls_verified"] == plain["engine_rolls_verified"] + 1
+
+
+# --- a forger's payload bytes: canonical form is judged on the bytes the hash covers ------
+
+
+def rechain_raw(lines: list[dict[str, Any]], seq: int, raw: bytes) -> bytes:
+    """The export with event ``seq``'s data replaced by ``raw`` exactly, re-hashed."""
+    prev, out = "0" * 64, []
+    for line in lines:
+        body = {k: v for k, v in line.items() if k != "hash"}
+        body["prev_hash"] = prev
+        data = raw if line["seq"] == seq else msgspec.json.encode(line["data"], order="sorted")
+        body["data"] = msgspec.Raw(data)
+        canonical = msgspec.json.encode(body, order="sorted")
+        prev = hashlib.sha256(bytes.fromhex(prev) + canonical).hexdigest()
+        out.append(msgspec.json.encode({**body, "hash": prev}))
+    return b"\n".join(out) + b"\n"
+
+
+def old_export() -> list[dict[str, Any]]:
+    """The first release's GM export (a campaign.created with no ``checkpoint_key``)."""
+    text = (HERE / "release-1.gm.ndjson").read_text()
+    return [json.loads(line) for line in text.splitlines() if not line.startswith('{"kind"')]
+
+
+def canonical(data: dict[str, Any]) -> bytes:
+    return msgspec.json.encode(data, order="sorted")
+
+
+def spellings(data: dict[str, Any]) -> dict[str, bytes]:
+    """A payload written other ways than canonical JSON, each decoding to the same values."""
+    good = canonical(data)
+    first, rest = good[1:-1].split(b",", 1)
+    letter = data["type"][0]
+    return {
+        "spaces": json.dumps(data, sort_keys=True).encode(),
+        "keys unsorted": b"{" + rest + b"," + first + b"}",
+        "a key twice": b"{" + first + b"," + good[1:],
+        "escaped letter": good.replace(
+            b'"type":"' + letter.encode(), b'"type":"\\u%04x' % ord(letter), 1
+        ),
+        "number spelled 1e0": good.replace(b'"damage_ratio":1,', b'"damage_ratio":1e0,'),
+    }
+
+
+@pytest.mark.parametrize(
+    ("seq", "how"),
+    [
+        *((seq, how) for seq in (1, 9) for how in ("spaces", "keys unsorted", "a key twice")),
+        (1, "escaped letter"),
+        (9, "escaped letter"),
+        (1, "number spelled 1e0"),
+    ],
+)  # seq 1: campaign.created; seq 9: a salted GM-only note
+def test_a_payload_not_stored_canonically_is_refused(seq, how, tmp_path):
+    # the old payload is judged by its own bytes now: spelled otherwise, it is still refused
+    lines = old_export()
+    line = next(x for x in lines if x["seq"] == seq)
+    if seq == 1:
+        assert "checkpoint_key" not in line["data"]  # unlike what this release encodes
+    else:
+        assert line["visibility"] == "gm" and "salt" in line["data"]
+    raw = spellings(line["data"])[how]
+    assert raw != canonical(line["data"]) and json.loads(raw) == line["data"]
+    forged = tmp_path / "forged.ndjson"
+    forged.write_bytes(rechain_raw(lines, seq, raw))
+    target = tmp_path / "into.db"
+    result = CliRunner().invoke(cli, ["--db", str(target), "import", str(forged)])
+    assert result.exit_code == 1 and result.output.strip() == (
+        f"Error: event {seq}'s data is not in canonical form (keys sorted, no spaces)"
+    ), result.output
+    assert not target.exists()
+
+
+def test_a_payload_that_reads_back_otherwise_is_named():
+    # canonical bytes whose value the event's shape turns into another (a whole number read
+    # into a float field) must not slip in as what the bytes say
+    from ledger.codec import Codec
+    from ledger.events import Event
+    from ledger.exchange.ndjson import _misread
+
+    class Measured(Event, frozen=True, kw_only=True, tag="test.measured"):
+        length: float
+        unit: str = "m"
+
+    codec = Codec([Measured])
+    data = b'{"length":2,"type":"test.measured"}'
+    assert _misread(codec.decode(data), msgspec.json.decode(data)) == (
+        "its 'length' reads back as 2.0"
+    )
+    kept = b'{"length":2.5,"type":"test.measured"}'  # "unit" absent: read as its default
+    assert _misread(codec.decode(kept), msgspec.json.decode(kept)) is None

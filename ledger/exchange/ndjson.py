@@ -304,6 +304,15 @@ def import_lines(
     with ``session.abandoned`` (:data:`ABANDONED_AT_IMPORT`) in the same transaction, its
     rolls reported unverifiable (``verify``: "session abandoned").
 
+    Every payload is judged by its stored bytes, which its hash covers: they must be
+    canonical JSON, and read through the event's own shape (and upcasters) they must give
+    back every value they hold (:func:`_misread`); a field an older release did not write
+    is read as its default, as every read of the log reads it. Every engine roll whose
+    seed the file holds is recomputed before anything is written: a revealed session's by
+    :func:`ledger.history.verify.verify_rows`, the open session's from the backup's seed
+    (:func:`ledger.history.seeds.held_seeds_problem`, the words ``verify`` uses once the
+    session ends).
+
     :param trust: the file's checkpoint and cosignature lines: each must hold against the
         events (:func:`ledger.history.witnessed.check_file`) and is kept with them.
     :param backup: a GM backup's record (:mod:`ledger.exchange.backup`): its secrets are checked
@@ -313,9 +322,10 @@ def import_lines(
     :param at: when (``recorded_at``, UTC text); required with ``abandon_open_session``.
     :raises RuleError: an empty file, several campaigns, redacted events (a player's
         export), a campaign or character id the CLI would refuse, a ``campaign.created``
-        naming another campaign, payloads that are not canonical or do not decode, an event
-        on the wrong stream, a character sheet the rules refuse, a chain or roll that does
-        not verify, a backup secret that matches no commitment (:func:`check_secrets`), an
+        naming another campaign, payloads that are not canonical or do not decode or read
+        back otherwise, an event on the wrong stream, a character sheet the rules refuse, a
+        chain or roll that does not verify (an open session's roll its seed in the backup
+        does not give, named by seq), a backup secret that matches no commitment (:func:`check_secrets`), an
         open session with engine rolls and no seed (names ``campaign backup`` and
         ``--abandon-open-session``), or a campaign already in this ledger.
     """
@@ -368,14 +378,17 @@ def import_lines(
     for line in lines:
         data = bytes(line.data)
         try:
-            event = codec.decode(data, line.type)
-        except (msgspec.ValidationError, ValueError) as e:
+            payload = msgspec.json.decode(data)
+        except (msgspec.DecodeError, RecursionError) as e:
             raise RuleError(f"event {line.seq} ({line.type}) does not decode: {e}") from None
-        payload = msgspec.json.decode(data)
         if encode_canonical(payload) != data:  # the stored bytes, which the hash covers
             raise RuleError(
                 f"event {line.seq}'s data is not in canonical form (keys sorted, no spaces)"
             )
+        try:
+            event = codec.decode(data, line.type)
+        except (msgspec.ValidationError, ValueError) as e:
+            raise RuleError(f"event {line.seq} ({line.type}) does not decode: {e}") from None
         misread = _misread(event, payload)
         if misread:
             raise RuleError(
