@@ -263,7 +263,8 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
 
     With FILE, check an export instead of the ledger (a GM's or a player's copy, as
     `campaign export` writes it; --db is not read): players verify without Python. A
-    player's copy is checked as far as it can be: GM-only events through their hashes.
+    player's copy is checked as far as it can be: GM-only events through their hashes. A GM
+    backup's open-session engine rolls are recomputed from the seed it holds.
     Exit 0 and print a receipt (head seq and hash), or exit 1 naming the first bad seq.
     """
     from ledger.history import witnessed
