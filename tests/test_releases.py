@@ -344,3 +344,27 @@ def test_a_payload_that_reads_back_otherwise_is_named():
     )
     kept = b'{"length":2.5,"type":"test.measured"}'  # "unit" absent: read as its default
     assert _misread(codec.decode(kept), msgspec.json.decode(kept)) is None
+
+
+@pytest.mark.parametrize("name", BACKUPS)
+def test_a_backup_whose_seed_is_not_its_commitments_does_not_verify(name, tmp_path):
+    record, *rest = (HERE / f"{name}.backup.ndjson").read_bytes().splitlines()
+    secrets = json.loads(record)
+    seed = next(s for s in secrets["secrets"] if s["kind"] == "session")
+    seed["seed"] = "00" * 32
+    changed = tmp_path / "changed.backup"
+    changed.write_bytes(b"\n".join([json.dumps(secrets).encode(), *rest]) + b"\n")
+    started = next(
+        json.loads(line)["seq"]
+        for line in rest
+        if b'"type":"session.started"' in line and json.loads(line)["session"] == seed["session"]
+    )
+    answer = json.loads(run("verify", "--json", str(changed), code=1))
+    assert answer["bad_seq"] == started and answer["problem"] == (
+        f"the seed of session {seed['session']} that the backup holds does not match its "
+        "commitment"
+    ), answer
+    target = tmp_path / "into.db"
+    result = CliRunner().invoke(cli, ["--db", str(target), "import", str(changed)])
+    assert result.exit_code == 1 and "matches no seed commitment" in result.output
+    assert not target.exists()
