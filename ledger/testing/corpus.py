@@ -266,7 +266,7 @@ def rehash_from(conn: sqlite3.Connection, campaign: str, seq: int) -> None:
 
 #: The payload fields a roll's result is in, tried in order (``result`` changes the first
 #: integer one found; a system without any names none, and the tamper picks another roll).
-RESULT_FIELDS = ("total", "successes", "shifts", "margin", "result", "effect", "value")
+RESULT_FIELDS = ("total", "successes", "shifts", "margin", "highest", "result", "effect", "value")
 
 
 def _canonical(payload: dict[str, Any]) -> str:
@@ -347,9 +347,8 @@ def _tamper(conn: sqlite3.Connection, campaign: str, kind: str) -> int | None:
     if kind == "reordered":
         middle = [r for r in rows if r["visibility"] == "public"][len(rows) // 2 :]
         a, b = next((x, y) for x, y in zip(middle, middle[1:], strict=False) if y["seq"] == x["seq"] + 1)
-        for row, other in ((a, b), (b, a)):
-            values = {k: v for k, v in other.items() if k != "seq"}
-            _put(conn, campaign, row["seq"], **values)
+        for old, new in ((a["seq"], -1), (b["seq"], a["seq"]), (-1, b["seq"])):
+            conn.execute("update events set seq = ? where campaign = ? and seq = ?", (new, campaign, old))
         return int(a["seq"])
     if kind == "checkpoint-swapped":
         if len(checkpoints) < 2:
@@ -472,8 +471,10 @@ def generic_verdict(file: Path) -> Verdict:
 def audits(ledger: Ledger) -> dict[int, dict[str, Any]]:
     """``audit SEQ`` (the GM's view) of every roll of the ledger: ``{seq: its dict}``
     (:func:`ledger.history.audit.audit`, what ``campaign audit --json`` and the audit page
-    show)."""
+    show); an event gone is ``{"verdict": "missing"}``, one the rules refuse to reach
+    (a forged result before it) ``{"verdict": "refused", "detail": the refusal}``."""
     from ledger.campaign.aggregate import NotFound, open_campaign
+    from ledger.errors import RuleError
     from ledger.history.audit import audit
     from ledger.store.opening import open_store
 
@@ -485,7 +486,9 @@ def audits(ledger: Ledger) -> dict[int, dict[str, Any]]:
             try:
                 out[seq] = audit(campaign, seq, as_gm=True)
             except NotFound:
-                out[seq] = {"verdict": "missing", "chain": {"bad_seq": None}}
+                out[seq] = {"verdict": "missing", "detail": "no such event", "chain": {}}
+            except RuleError as e:  # the rules refuse to fold the log up to it
+                out[seq] = {"verdict": "refused", "detail": str(e), "chain": {}}
         return out
     finally:
         store.close()
