@@ -186,8 +186,8 @@ def records_of(case: Case) -> list[dict[str, Any]]:
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")
 def test_the_browser_and_the_phone_agree_with_campaign_verify(corpus, browser, tmp_path):
-    from .webtools import Table, live_server
     from .test_web_browser import signed_in
+    from .webtools import Table, live_server
 
     verifier = tmp_path / "verifier.html"
     from ledger.web.verifier import verifier_html
