@@ -36,6 +36,7 @@ import pytest
 from ledger.testing.corpus import (
     ENTROPY,
     GOOD_AUDITS,
+    START,
     TAMPERS,
     Ledger,
     Verdict,
@@ -69,7 +70,12 @@ class Case:
 def corpus(tmp_path_factory) -> list[Case]:
     """Every ledger of the corpus and every tampering of it, built once per test run."""
     folder = tmp_path_factory.mktemp("corpus")
-    ledgers = [build(play, folder / f"{play.name}.db") for play in PLAYS]
+    from freezegun import freeze_time
+
+    ledgers = [
+        build(play, folder / f"{play.name}.db", clock=freeze_time(START, tick=True))
+        for play in PLAYS
+    ]
     for path in old_release_ledgers():
         from ledger.campaign.aggregate import open_campaign
         from ledger.store.opening import open_store

@@ -62,7 +62,7 @@ TAMPERS = (
 ENTROPY = "5e" * 32
 #: The witness that cosigns at ``@cosign``: its name and its fixed Ed25519 seed.
 WITNESS = ("corpus.example/witness", bytes(range(32)))
-#: The clock a play runs at (it ticks: times increase).
+#: When a play starts, for a frozen clock (``build(..., clock=...)``).
 START = "2026-03-01 19:00:00"
 
 
@@ -145,13 +145,15 @@ def _foundry_log(name: str) -> str:
     return json.dumps([message])
 
 
-def build(play: Play, path: Path) -> Ledger:
-    """Play ``play`` into a new SQLite ledger at ``path`` (the clock frozen at
-    :data:`START`, ticking), as the GM.
+def build(play: Play, path: Path, *, clock: Any = None) -> Ledger:
+    """Play ``play`` into a new SQLite ledger at ``path``, as the GM.
 
+    :param clock: a context manager the play runs in, e.g. freezegun's
+        ``freeze_time(START, tick=True)`` for the same times every run (default: none, the
+        real clock).
     :raises AssertionError: a line failed (its output is in the message).
     """
-    from freezegun import freeze_time
+    import contextlib
 
     from ledger.campaign.aggregate import open_campaign
     from ledger.store.opening import open_store
@@ -159,7 +161,7 @@ def build(play: Play, path: Path) -> Ledger:
     path = Path(path)
     request: int | None = None
     requests: dict[int, str] = {}
-    with freeze_time(START, tick=True):
+    with clock if clock is not None else contextlib.nullcontext():
         for raw in play.lines:
             line = raw.format(request=request, entropy=ENTROPY)
             if line.startswith("@cosign"):
