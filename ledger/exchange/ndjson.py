@@ -161,7 +161,7 @@ def parse_lines(lines: Iterable[bytes], trust: list[TrustLine] | None = None) ->
 
 
 def verify_export(
-    lines: list[Line], *, receipt: tuple[int, str] | None = None
+    lines: list[Line], *, receipt: tuple[int, str] | None = None, rules: bool = True
 ) -> tuple[str | None, VerifyReport]:
     """Verify an export file, a GM's or a player's copy, as ``campaign verify FILE`` does.
 
@@ -171,6 +171,8 @@ def verify_export(
     installed here; else ``report.results_unchecked`` says why); then, optionally, a
     receipt (:func:`ledger.history.verify.check_receipt`).
 
+    :param rules: ``False``: only what the in-browser verifier checks
+        (:func:`ledger.history.verify.verify_rows`'s ``rules``).
     :returns: ``(campaign id or None for an empty file, report)``.
     :raises RuleError: the file mixes campaigns.
     """
@@ -188,6 +190,7 @@ def verify_export(
         iter(rows),
         keep_hashes={receipt[0]} if receipt else None,
         find_hash=receipt[1] if receipt else None,
+        rules=rules,
     )
     check_receipt(report, receipt, what="the file")
     return (lines[0].campaign if lines else None), report
