@@ -351,8 +351,9 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
         )
     if not report.ok:
         if not as_json:
-            where = f"at seq {report.bad_seq}" if report.bad_seq else "in the database file"
-            click.echo(f"error: verification failed {where}: {report.problem}", err=True)
+            from ledger.history.report import failure_words
+
+            click.echo(f"error: {failure_words(report.bad_seq, str(report.problem))}", err=True)
         sys.exit(1)
     if not as_json:
         extra = f" (receipt {receipt.strip()} holds)" if receipt else ""

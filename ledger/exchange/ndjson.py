@@ -165,6 +165,7 @@ def verify_export(
     lines: list[Line],
     *,
     receipt: tuple[int, str] | None = None,
+    rules: bool = True,
     backup: BackupRecord | None = None,
 ) -> tuple[str | None, VerifyReport]:
     """Verify an export file, a GM's or a player's copy, as ``campaign verify FILE`` does.
@@ -175,9 +176,10 @@ def verify_export(
     installed here; else ``report.results_unchecked`` says why); then, optionally, a
     receipt (:func:`ledger.history.verify.check_receipt`).
 
+    :param rules: ``False``: only what the in-browser verifier checks
+        (:func:`ledger.history.verify.verify_rows`'s ``rules``).
     :param backup: a GM backup's record: the engine rolls of the open session whose seed it
         holds are re-derived from that seed too (:func:`held_seeds`), as ``import`` does.
-
     :returns: ``(campaign id or None for an empty file, report)``.
     :raises RuleError: the file mixes campaigns.
     """
@@ -195,6 +197,7 @@ def verify_export(
         iter(rows),
         keep_hashes={receipt[0]} if receipt else None,
         find_hash=receipt[1] if receipt else None,
+        rules=rules,
     )
     if report.ok and backup is not None and lines:
         forged = held_seeds_problem(

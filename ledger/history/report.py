@@ -161,6 +161,18 @@ class VerifyReport:
         return self
 
 
+def failure_words(bad_seq: int | None, problem: str) -> str:
+    """The one sentence every verifier gives for a log that fails: ``campaign verify`` (after
+    ``error: ``), ``campaign verify FILE``, the in-browser verifier and a phone's check of its
+    answers (``static/verify.js`` writes the same words):
+    ``"verification failed at seq 12: PROBLEM"``; seq 0 is the database file itself, ``None``
+    a line of a file that is not an event."""
+    if bad_seq is None:
+        return f"verification failed: {problem}"
+    where = f"at seq {bad_seq}" if bad_seq else "in the database file"
+    return f"verification failed {where}: {problem}"
+
+
 def pending_lines(report: VerifyReport) -> list[str]:
     """What a good report says of the rolls it could not verify yet (or ever)."""
     lines = []
