@@ -140,6 +140,9 @@ class VerifyReport:
     stubs: int = 0  # redacted rows (a player's copy), chained through their hashes only
     found_at: int | None = None  # the seq whose hash is ``verify_rows(find_hash=...)``
     clock: ClockBack = field(default_factory=ClockBack)
+    #: the engine rolls of each unrevealed seed, ``{(kind, number): its SessionSeed}``
+    #: (:func:`ledger.history.seeds.held_seeds_problem` checks them when the seed is at hand)
+    pending: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
