@@ -1,6 +1,6 @@
 """The corpus's evenings: one :class:`ledger.testing.corpus.Play` per rule system shipped,
 each holding every event kind the product writes (see ``ledger/testing/corpus.py``), and the
-ledgers of older releases kept under tests/data/ (``old-release*.db``) when there are any."""
+ledgers written by earlier releases (tests/data/releases/)."""
 
 from __future__ import annotations
 
@@ -81,6 +81,6 @@ PLAYS = [
 
 
 def old_release_ledgers() -> list[Path]:
-    """Ledger files written by earlier releases (tests/data/old-release*.db), as they are:
-    every verifier must agree on them too."""
-    return sorted(DATA.glob("old-release*.db"))
+    """Ledger files written by earlier releases (tests/data/releases/release-N.db), as they
+    are: every verifier must agree on them too."""
+    return sorted((DATA / "releases").glob("release-*.db"))

@@ -32,6 +32,8 @@ from ledger.store.opening import open_store
 
 HERE = Path(__file__).resolve().parent / "data" / "releases"
 NAMES = sorted(p.stem for p in HERE.glob("*.db"))
+# a clone without the fixtures (a .gitignore that drops *.db) would skip every case silently
+assert len(NAMES) >= 3, f"the release fixtures are missing from {HERE}"
 CAMPAIGN = "fixture"  # what make-fixture.sh names it
 
 

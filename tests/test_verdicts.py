@@ -80,14 +80,14 @@ def corpus(tmp_path_factory) -> list[Case]:
         from ledger.campaign.aggregate import open_campaign
         from ledger.store.opening import open_store
 
-        store = open_store(str(path))
+        copy = folder / path.name  # opening migrates a file: never the fixture itself
+        copy.write_bytes(path.read_bytes())
+        store = open_store(str(copy))
         try:
             cid = open_campaign(store).id
             rolls = [r.seq for r in store.rows(cid) if '"draws":' in r.data]
         finally:
             store.close()
-        copy = folder / path.name
-        copy.write_bytes(path.read_bytes())
         ledgers.append(Ledger(path.stem, copy, cid, rolls))
     cases = []
     for ledger in ledgers:
