@@ -65,6 +65,8 @@ class Spellwoven(Rules, Appliers, Words, SheetRules, Odds):
     }
     dice_faces = tuple(str(n) for n in range(1, 11))
     dice_words = "the d10s"
+    # a request against a Target's Attribute of 1 is refused next to that field
+    refusal_fields = {"no roll is made": "target"}
     contests = True  # --vs-character: the opponent's Skill Level from their sheet (SW5)
     event_types = EVENT_TYPES
     upcasters = UPCASTERS

@@ -55,6 +55,8 @@ class TerranEngine(Rules, Appliers, Words, SheetRules, Odds):
     }
     dice_faces = ("1", "2", "3", "4", "5", "6")
     dice_words = "the d6s"
+    # a request with no dice at all is refused next to "Dark Dice risked" (ruling R3)
+    refusal_fields = {"no Light and no Dark Dice": "dark"}
     contests = True  # an Effect against a character on the ledger (--vs-character, T24)
     has_harm = True  # `campaign damage` and --apply: physical harm through armour (T24)
     time_spans = {  # "1.3.1 HP": "a well rested night", "a week of rest"
