@@ -78,27 +78,13 @@ class Refused(Exception):
         return cls(REFUSED_STATUS.get(refused.reason, 422), refused.text)
 
 
-def _shown(value: Any) -> str:
-    """An option's value in words: ``True`` → "yes", a list → its items joined."""
-    if value is True:
-        return "yes"
-    if value is False or value is None:
-        return "no"
-    if isinstance(value, list | tuple):
-        return ", ".join(_shown(v) for v in value) or "none"
-    return str(value)
-
-
-def inputs_in_words(name: str, skill: str | None, params: dict[str, Any]) -> str:
-    """What a request asks, as the phone shows it: ``"Isa Marrow rolls Lockpicking (time:
-    yes, bonus: 2)"``; an option set to ``False``/``None``/empty is left out."""
+def inputs_in_words(system: Any, name: str, skill: str | None, params: dict[str, Any]) -> str:
+    """What a request asks, as the phone shows it, its options in the book's words
+    (:meth:`~ledger.rules.form.RollForm.roll_words`): ``"Isa Marrow rolls Lockpicking
+    (with time and tools)"``; an option set to ``False``/``None``/empty is left out."""
     text = f"{name} rolls {skill}" if skill else f"{name} rolls"
-    shown = [
-        f"{k.replace('_', ' ')}: {_shown(v)}"
-        for k, v in params.items()
-        if v not in (None, False, [], ())
-    ]
-    return text + (f" ({', '.join(shown)})" if shown else "")
+    said = system.roll_words(params)
+    return text + (f" ({said})" if said else "")
 
 
 def addressed(request: Any, viewer: Viewer, mine: dict[str, str]) -> bool:
@@ -135,7 +121,9 @@ def open_requests(campaign: Any, viewer: Viewer) -> list[dict[str, Any]]:
                 "name": mine[data.character],
                 "skill": data.skill,
                 "params": data.params,
-                "words": inputs_in_words(mine[data.character], data.skill, data.params),
+                "words": inputs_in_words(
+                    campaign.system, mine[data.character], data.skill, data.params
+                ),
             }
     if not found:
         return []

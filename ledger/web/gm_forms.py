@@ -173,7 +173,6 @@ def taps(campaign: Any) -> dict[str, Any]:
     kinds = recording.kinds_of(system)
     tapped = {k for names in kinds.values() for k in names}
     from ledger.rules.fields import recordable
-
     from ledger.web.roll_help import fields as roll_fields
 
     return {
