@@ -48,7 +48,7 @@ def test_the_player_sees_their_open_requests_in_words_and_nobody_elses(table):
         part = dana.get("/requests/part")
         assert part.status_code == 200
         assert f'id="r{mine}"' in part.text and f'id="r{theirs}"' not in part.text
-        assert "Isa Marrow rolls Lockpicking (time: yes)" in part.text
+        assert "Isa Marrow rolls Lockpicking (with time)" in part.text
         assert 'name="csrf"' in part.text and part.text.count('name="nonce"') == 1
         home = dana.get("/").text
         assert 'src="/static/requests.js"' in home and 'id="requests"' in home
