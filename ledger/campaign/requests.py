@@ -124,10 +124,10 @@ def request_roll(
     state = campaign.reader.head_state(cid)
     trial = dicemod.EngineDice(bytes(32), campaign.id, 0, 0, "request check")
     try:
-        event = campaign.system.resolve(state, RollRequest(cid, names[cid], skill, params), trial)
+        tried = campaign.system.resolve(state, RollRequest(cid, names[cid], skill, params), trial)
     except dicemod.DiceError as e:
         raise RuleError(f"the rules cannot roll that: {e}") from None
-    reason = nothing_to_roll(campaign.system, event, drawn=len(trial.draws))
+    reason = nothing_to_roll(campaign.system, tried, drawn=len(trial.draws))
     if reason is not None:
         raise NothingToRoll(reason, option=campaign.system.refusal_field(reason))
     stored = {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}
