@@ -43,7 +43,7 @@ def answer(c, seq: int, *, nonce: str | None = None, **fields: str):
 
 def test_the_player_sees_their_open_requests_in_words_and_nobody_elses(table):
     mine = ask(table, "isa", "Lockpicking", "--time")
-    theirs = ask(table, "bram", "Brawl")
+    theirs = ask(table, "bram", "Brawl", "--time")
     with client(table, "Dana") as dana:
         part = dana.get("/requests/part")
         assert part.status_code == 200
@@ -142,7 +142,7 @@ def test_enter_dice_answers_with_physical_faces_and_a_bad_face_writes_nothing(ta
 
 def test_forgeries_csrf_other_origin_and_other_players_requests_write_nothing(table):
     seq = ask(table, "isa", "Lockpicking", "--time")
-    theirs = ask(table, "bram", "Brawl")
+    theirs = ask(table, "bram", "Brawl", "--time")
     with client(table, "Dana") as dana:
         head = table.head()
         nonce = card_nonce(dana, seq)

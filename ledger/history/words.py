@@ -138,6 +138,7 @@ CORE_WORDS: dict[str, Callable[[Any], str]] = {
         f"{d.character}: opposes the roll of {d.roller} (event {d.roll})"
     ),
     "correction.recorded": _correction,
+    "roll.requested": lambda d: request_words(None, d),  # the campaign's words: text_of
     "time.passed": lambda d: time_words(d),
     "roll.withdrawn": lambda d: f"{d.character}: roll request {d.request} withdrawn — {d.reason}",
     "checkpoint.key": lambda d: f"Checkpoint key recorded: {d.vkey}",
@@ -163,7 +164,13 @@ TOOL_NAMES = {"foundry": "Foundry VTT", "roll20": "Roll20"}
 def request_words(system: Any, d: Any) -> str:
     """A ``roll.requested`` in words, its options as the book names them
     (:meth:`~ledger.rules.form.RollForm.roll_words`): ``"isa: asked to roll Forage (with
-    time and tools), of Dana: waiting for the answer from their device"``."""
+    time and tools), of Dana: waiting for the answer from their device"``. Without a
+    ``system`` the options are named by their labels' defaults (``help_from`` → "help
+    from")."""
+    if system is None:
+        from ledger.rules.form import RollForm
+
+        system = RollForm()
     said = system.roll_words(d.params)
     return (
         f"{d.character}: asked to roll"
