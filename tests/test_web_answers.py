@@ -43,12 +43,12 @@ def answer(c, seq: int, *, nonce: str | None = None, **fields: str):
 
 def test_the_player_sees_their_open_requests_in_words_and_nobody_elses(table):
     mine = ask(table, "isa", "Lockpicking", "--time")
-    theirs = ask(table, "bram", "Brawl")
+    theirs = ask(table, "bram", "Brawl", "--time")
     with client(table, "Dana") as dana:
         part = dana.get("/requests/part")
         assert part.status_code == 200
         assert f'id="r{mine}"' in part.text and f'id="r{theirs}"' not in part.text
-        assert "Isa Marrow rolls Lockpicking (time: yes)" in part.text
+        assert "Isa Marrow rolls Lockpicking (with time)" in part.text
         assert 'name="csrf"' in part.text and part.text.count('name="nonce"') == 1
         home = dana.get("/").text
         assert 'src="/static/requests.js"' in home and 'id="requests"' in home
@@ -142,7 +142,7 @@ def test_enter_dice_answers_with_physical_faces_and_a_bad_face_writes_nothing(ta
 
 def test_forgeries_csrf_other_origin_and_other_players_requests_write_nothing(table):
     seq = ask(table, "isa", "Lockpicking", "--time")
-    theirs = ask(table, "bram", "Brawl")
+    theirs = ask(table, "bram", "Brawl", "--time")
     with client(table, "Dana") as dana:
         head = table.head()
         nonce = card_nonce(dana, seq)

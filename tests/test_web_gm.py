@@ -153,7 +153,7 @@ def test_a_roll_request_reaches_the_players_phone(table):
     assert "Lockpicking" in panel
     with client(table, "Dana") as dana:
         part = dana.get("/requests/part").text
-    assert f'id="r{seq}"' in part and "Isa Marrow rolls Lockpicking (time: yes)" in part
+    assert f'id="r{seq}"' in part and "Isa Marrow rolls Lockpicking (with time)" in part
 
 
 def test_undo_needs_a_reason_and_is_a_correction_in_the_log(table):

@@ -75,7 +75,7 @@ def answer_with_a_tap(table, phone) -> tuple[int, dict[str, Any]]:
     phone.wait_for_selector(f"#r{seq} button.roll-now", state="visible", timeout=3000)
     assert time.monotonic() - asked < 3.0
     card = phone.inner_text(f"#r{seq}")
-    assert "Isa Marrow rolls Lockpicking (time: yes)" in card and "Enter dice" in card
+    assert "Isa Marrow rolls Lockpicking (with time)" in card and "Enter dice" in card
     assert phone.evaluate("window.__buzz.length") >= 1
     box = phone.locator(f"#r{seq} button.roll-now").bounding_box()
     assert box is not None and box["height"] >= 44
@@ -106,7 +106,7 @@ def test_a_request_answered_with_one_tap_uses_the_phones_entropy_and_verifies(
         phone.wait_for_selector("#my-answers[data-done='1']", timeout=15000)
         mine = phone.inner_text("#my-answers")
         assert (
-            f"Request #{seq} (Isa Marrow rolls Lockpicking (time: yes)): event {answer['seq']} "
+            f"Request #{seq} (Isa Marrow rolls Lockpicking (with time)): event {answer['seq']} "
             "used exactly your phone's randomness and its dice verify (ledger-roll-v2)."
         ) in mine
         assert phone.locator("#answer-flags").is_hidden()
@@ -177,7 +177,7 @@ def test_a_hostile_request_reads_as_text_and_the_card_fits_a_phone(table, browse
         dialogs: list[str] = []
         phone.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         phone.wait_for_selector(f"#r{seq} button.roll-now", state="visible", timeout=3000)
-        assert f"Isa Marrow rolls Lockpicking (help from: {hostile})" in phone.inner_text(
+        assert f"Isa Marrow rolls Lockpicking (with help from {hostile})" in phone.inner_text(
             f"#r{seq}"
         )
         assert phone.locator("#requests img").count() == 0

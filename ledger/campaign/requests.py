@@ -22,6 +22,35 @@ if TYPE_CHECKING:
     from ledger.campaign.ports import CampaignPort
 
 
+class NothingToRoll(RuleError):
+    """A roll request refused when it is made: the rules give its result without a die
+    (:func:`nothing_to_roll`). ``str()`` is the one sentence every front end shows.
+
+    :ivar option: the roll param the sentence is about (``"time"``: a form shows it next
+        to that field, the API names it), or ``None``.
+    """
+
+    def __init__(self, message: str, *, option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
+
+
+def nothing_to_roll(system: Any, event: Any, *, drawn: int) -> str | None:
+    """Why a request resolved as ``event`` (``drawn`` dice drawn doing so) asks a player for
+    nothing: the rule system's sentence (:meth:`RuleSystem.settled_without_dice
+    <ledger.rules.system.RuleSystem.settled_without_dice>`), else, for a roll that drew no
+    die all the same, the core's; ``None``: the request draws dice."""
+    reason = system.settled_without_dice(event)
+    if reason is None and drawn == 0:
+        said = system.automatic(event)
+        reason = (
+            f"The rules of {system.name} give this roll's result without a die"
+            + (f" ({said})" if said else "")
+            + ": there is nothing for a player to roll; record the result instead"
+        )
+    return reason
+
+
 def find_request(campaign: CampaignPort, seq: int) -> Recorded:
     """The ``roll.requested`` record at ``seq``.
 
@@ -82,9 +111,12 @@ def request_roll(
     """Append ``roll.requested``: ``character`` is asked to roll ``skill`` with ``params``.
 
     The inputs are checked now, by resolving them once with throwaway dice (never written),
-    so a request the rules would refuse is refused here, not at the answer.
+    so a request the rules would refuse is refused here, not at the answer; and so is one
+    the rules settle without a die (:func:`nothing_to_roll`): a player is never asked to
+    roll dice that are not drawn.
 
     :raises NotFound: no such character.
+    :raises NothingToRoll: the rules give the result without dice.
     :raises RuleError: the rules refuse the roll's inputs.
     """
     cid = campaign.find_character(character)
@@ -92,9 +124,12 @@ def request_roll(
     state = campaign.reader.head_state(cid)
     trial = dicemod.EngineDice(bytes(32), campaign.id, 0, 0, "request check")
     try:
-        campaign.system.resolve(state, RollRequest(cid, names[cid], skill, params), trial)
+        tried = campaign.system.resolve(state, RollRequest(cid, names[cid], skill, params), trial)
     except dicemod.DiceError as e:
         raise RuleError(f"the rules cannot roll that: {e}") from None
+    reason = nothing_to_roll(campaign.system, tried, drawn=len(trial.draws))
+    if reason is not None:
+        raise NothingToRoll(reason, option=campaign.system.refusal_field(reason))
     stored = {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}
     event = RollRequested(character=cid, skill=skill, params=stored, asked=asked)
     return campaign.append([event], actor=actor, at=at)[0]

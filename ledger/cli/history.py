@@ -205,6 +205,8 @@ def audit(app: App, seq: int, as_json: bool) -> None:
             hidden += ("tool", "key", "speaker", "text", "at", "formula")
         if "predictable" in result:
             click.echo(f"  who could have known it: {result['predictable']['text']}")
+        elif "no_dice" in result:
+            click.echo(f"  dice: none, {result['no_dice']}")
         shown = {k: v for k, v in d.items() if k not in hidden}
         click.echo(printable("  fields: " + ", ".join(f"{k}={v}" for k, v in shown.items())))
         proof = result["proof"]  # its inclusion in the newest signed checkpoint (#26)

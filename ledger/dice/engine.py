@@ -406,13 +406,15 @@ PREDICTABILITY = {
     "client-seed": "drawn from the GM's seed and a client seed a player typed at the table",
     "roller-entropy": "drawn with the roller's own entropy: nobody could have known it in advance",
     "imported": "imported from another tool's chat log (#29): the ledger never saw these dice",
+    "no-dice": "no dice were drawn: the rules give this result without rolling",
 }
 
 
 def predictability(roll: Any) -> str:
     """Who could have known ``roll``'s dice in advance (issue #26), as a code of
     :data:`PREDICTABILITY`: ``"imported"`` for a roll imported from another tool (#29);
-    ``"physical"``; ``"roller-entropy"`` for a requested roll
+    ``"no-dice"`` for a result the rules give without drawing a die (nobody drew, so
+    nobody could or could not have known anything); ``"physical"``; ``"roller-entropy"`` for a requested roll
     answered with the roller's entropy (``ledger-roll-v2``); ``"client-seed"`` when a
     player typed a client seed; ``"gm-secret"`` for a blind roll's secret client seed;
     else ``"gm-seed"`` (the GM's machine could compute it from the session or downtime seed
@@ -423,6 +425,9 @@ def predictability(roll: Any) -> str:
     get = roll.get if isinstance(roll, dict) else (lambda k, d=None: getattr(roll, k, d))
     if get("source") == "imported":  # a roll.imported, as the fairness report reads it (#29)
         return "imported"
+    draws = get("draws")
+    if isinstance(draws, list | tuple) and not draws:  # settled by the rules, not the dice
+        return "no-dice"
     if get("source") != "engine":
         return "physical"
     if get("scheme") == REQUESTED_SCHEME:

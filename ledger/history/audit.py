@@ -110,7 +110,10 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     )
     if isinstance(rec.data, Roll):  # who could have known the dice in advance (#26)
         code = predictability(rec.data)
-        result["predictable"] = {"by": code, "text": PREDICTABILITY[code]}
+        if code == "no-dice":  # no draw to have known: say so, and nothing about foreknowledge
+            result["no_dice"] = PREDICTABILITY[code]
+        else:
+            result["predictable"] = {"by": code, "text": PREDICTABILITY[code]}
     elif isinstance(rec.data, RollImported):  # where it came from, as that tool wrote it (#29)
         result["predictable"] = {"by": "imported", "text": PREDICTABILITY["imported"]}
         result["imported"] = imported_source(rec.data)

@@ -71,6 +71,8 @@ def text_of(campaign: Any, rec: Any) -> str:
     if rec.type == "correction.recorded":
         return f"Correction: {sentence(campaign, rec)}"
     text = campaign.system.describe(rec.data) or describe_core(rec)
+    if rec.type == "roll.requested":
+        text = request_words(campaign.system, rec.data)
     if rec.type == "contest.opposed":
         roller = rec.data.roller
         text = f"{rec.stream}: opposes {_names(campaign).get(roller, roller)}'s roll (event {rec.data.roll})"
@@ -136,13 +138,7 @@ CORE_WORDS: dict[str, Callable[[Any], str]] = {
         f"{d.character}: opposes the roll of {d.roller} (event {d.roll})"
     ),
     "correction.recorded": _correction,
-    "roll.requested": lambda d: (
-        f"{d.character}: asked to roll"
-        + (f" {d.skill}" if d.skill else "")
-        + (" (" + ", ".join(f"{k} {_show(v)}" for k, v in d.params.items()) + ")" if d.params else "")
-        + (f", of {d.asked}" if d.asked else "")
-        + ": waiting for the answer from their device"
-    ),
+    "roll.requested": lambda d: request_words(None, d),  # the campaign's words: text_of
     "time.passed": lambda d: time_words(d),
     "roll.withdrawn": lambda d: f"{d.character}: roll request {d.request} withdrawn — {d.reason}",
     "checkpoint.key": lambda d: f"Checkpoint key recorded: {d.vkey}",
@@ -163,6 +159,26 @@ CORE_WORDS: dict[str, Callable[[Any], str]] = {
 
 #: Each tool an imported roll comes from, as its name is written (#29).
 TOOL_NAMES = {"foundry": "Foundry VTT", "roll20": "Roll20"}
+
+
+def request_words(system: Any, d: Any) -> str:
+    """A ``roll.requested`` in words, its options as the book names them
+    (:meth:`~ledger.rules.form.RollForm.roll_words`): ``"isa: asked to roll Forage (with
+    time and tools), of Dana: waiting for the answer from their device"``. Without a
+    ``system`` the options are named by their labels' defaults (``help_from`` → "help
+    from")."""
+    if system is None:
+        from ledger.rules.form import RollForm
+
+        system = RollForm()
+    said = system.roll_words(d.params)
+    return (
+        f"{d.character}: asked to roll"
+        + (f" {d.skill}" if d.skill else "")
+        + (f" ({said})" if said else "")
+        + (f", of {d.asked}" if d.asked else "")
+        + ": waiting for the answer from their device"
+    )
 
 
 def imported_words(d: Any) -> str:

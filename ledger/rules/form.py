@@ -48,6 +48,35 @@ class RollForm:
         words: ``"help_from"`` → ``"Help from"``)."""
         return self.roll_labels.get(name) or name.replace("_", " ").capitalize()
 
+    def roll_words(self, params: dict[str, Any]) -> str:
+        """A roll's options as a log line and a request's card name them, in the book's
+        words: ``{"time": True, "tools": True, "help_from": "bram"}`` → ``"with time, tools
+        and help from bram"``, ``{"dr": "good"}`` → ``"against Good"``; ``""`` for none.
+
+        Each given option is worded by its :attr:`RollParam.words
+        <ledger.rules.requests.RollParam.words>` (``{}`` the value; a named value of its
+        ``suggestions`` capitalised), else by its label (:meth:`roll_label`): a switch as the
+        label, a value as ``"label value"``. Options set to false, ``None`` or nothing are
+        left out; options this system does not declare are named by their words alone.
+        Phrases that start with "with" are run together ("with time and tools").
+        """
+        declared = {p.name: p for p in getattr(self, "roll_params", ())}
+        phrases: list[str] = []
+        for name, value in params.items():
+            if value is None or value is False or value in ("", [], ()):
+                continue
+            param = declared.get(name)
+            values = list(value) if isinstance(value, list | tuple) else [value]
+            named = ", ".join(_named_value(param, v) for v in values)
+            words = param.words if param is not None else ""
+            if words:
+                phrases.append(words.replace("{}", named) if "{}" in words else words)
+                continue
+            label = self.roll_label(name)
+            label = label[:1].lower() + label[1:] if label[1:2].islower() else label
+            phrases.append(label if value is True else f"{label} {named}")
+        return _run_together(phrases)
+
     def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
         """The exact odds of a roll before any die is rolled: one ``(sentence, chance)`` per
         outcome the player cares about, e.g. ``[("you need 15+ for good", Fraction(3, 10)),
@@ -75,6 +104,32 @@ class RollForm:
         :param message: the :class:`~ledger.errors.RuleError` or automatic-result sentence.
         """
         return next((f for words, f in self.refusal_fields.items() if words in message), None)
+
+
+def _named_value(param: Any, value: Any) -> str:
+    """One option value in words: a named value of the param's ``suggestions`` as the book
+    capitalises a name ("Good"), a number signed when the param may be negative."""
+    if value is True:
+        return "yes"
+    text = str(value)
+    for name in getattr(param, "suggestions", ()):
+        if text.casefold() == name.casefold():
+            return name[:1].upper() + name[1:]
+    if isinstance(value, int) and getattr(param, "min", None) is not None and param.min < 0:
+        return f"{value:+d}"
+    return text
+
+
+def _run_together(phrases: list[str]) -> str:
+    """``["with time", "with tools", "against Good"]`` → ``"with time and tools, against
+    Good"``: the "with" phrases (wherever they are) joined as one list, first."""
+    withs = [p.removeprefix("with ") for p in phrases if p.startswith("with ")]
+    rest = [p for p in phrases if not p.startswith("with ")]
+    joined = []
+    if withs:
+        head = ", ".join(withs[:-1])
+        joined.append("with " + (f"{head} and {withs[-1]}" if head else withs[-1]))
+    return ", ".join(joined + rest)
 
 
 def percent_text(chance: Fraction) -> str:

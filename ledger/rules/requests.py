@@ -24,6 +24,11 @@ class RollParam:
     :param suggestions: named values the table shell (``campaign play``) offers when
         completing the option (DR names, difficulty rungs); not enforced here, the system
         still checks the value it is given.
+    :param words: how a log line or a request's card names the option when it is given, in
+        the book's words: ``"with time"`` for a switch, ``"against {}"`` for a value (``{}``
+        the value as given; a named value of :attr:`suggestions` capitalised: "against
+        Good"). ``""``: the form's label (:meth:`RollForm.roll_words
+        <ledger.rules.form.RollForm.roll_words>`).
 
     Options of the same name from several systems must agree on ``is_flag`` and
     ``multiple``; values are converted to each system's own ``type`` and range; help texts
@@ -38,6 +43,7 @@ class RollParam:
     min: int | None = None
     max: int | None = None
     suggestions: tuple[str, ...] = ()
+    words: str = ""
 
     def range_text(self) -> str:
         """The range for ``--help``: ``" (1-20)"``, ``" (>= 0)"``, or ``""``."""

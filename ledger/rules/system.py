@@ -458,6 +458,22 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         """
         return None
 
+    def settled_without_dice(self, event: Roll) -> str | None:
+        """Why a roll request for ``event`` asks for nothing: the rules give its result
+        without a die. A request is refused with this sentence when it is made (``campaign
+        request``, ``campaign play``, the GM's page and ``POST /api/v1/request`` alike), so
+        no player is asked to "roll" dice that are never drawn.
+
+        :param event: the roll the rules make of the request's inputs, resolved with
+            throwaway dice (never written): read its inputs and gate, never its dice.
+        :returns: one sentence in the book's words that names the options as a table says
+            them, the rule (``"(d20-world, Checks)"``) and what to ask instead, e.g.
+            ``"With neither Time nor Tools no check is made (d20-world, Checks): ..."``;
+            ``None`` (the default): every request draws dice. A roll that draws no die all
+            the same is refused by the core with a plainer sentence.
+        """
+        return None
+
     def npc_sheet(self, name: str, skills: dict[str, int]) -> dict[str, Any]:
         """The sheet of a quick non-player character (``campaign npc add NAME --skill
         X=N``), in the form :meth:`create_sheet` checks by the system's rules for NPCs.

@@ -20,8 +20,8 @@ held to the write limit of the roll form (:mod:`ledger.web.sessions`). A request
 once: a second answer gets 409 with what happened to it ("already answered at seq N", "the
 GM withdrew it: REASON").
 
-Answers come back as JSON (``{"roll": SEQ, "text": ..., "entropy": HEX}`` or ``{"error":
-...}``) when the request asks for it (``Accept: application/json``, as the script does), as
+Answers come back as JSON (``{"roll": SEQ, "text": ..., "drawn": N, "entropy": HEX}`` or
+``{"error": ...}``: ``text`` is what the card then says, :func:`answered_words`) when the request asks for it (``Accept: application/json``, as the script does), as
 a redirect to the log or an error page otherwise.
 """
 
@@ -78,27 +78,35 @@ class Refused(Exception):
         return cls(REFUSED_STATUS.get(refused.reason, 422), refused.text)
 
 
-def _shown(value: Any) -> str:
-    """An option's value in words: ``True`` → "yes", a list → its items joined."""
-    if value is True:
-        return "yes"
-    if value is False or value is None:
-        return "no"
-    if isinstance(value, list | tuple):
-        return ", ".join(_shown(v) for v in value) or "none"
-    return str(value)
-
-
-def inputs_in_words(name: str, skill: str | None, params: dict[str, Any]) -> str:
-    """What a request asks, as the phone shows it: ``"Isa Marrow rolls Lockpicking (time:
-    yes, bonus: 2)"``; an option set to ``False``/``None``/empty is left out."""
+def inputs_in_words(system: Any, name: str, skill: str | None, params: dict[str, Any]) -> str:
+    """What a request asks, as the phone shows it, its options in the book's words
+    (:meth:`~ledger.rules.form.RollForm.roll_words`): ``"Isa Marrow rolls Lockpicking
+    (with time and tools)"``; an option set to ``False``/``None``/empty is left out."""
     text = f"{name} rolls {skill}" if skill else f"{name} rolls"
-    shown = [
-        f"{k.replace('_', ' ')}: {_shown(v)}"
-        for k, v in params.items()
-        if v not in (None, False, [], ())
-    ]
-    return text + (f" ({', '.join(shown)})" if shown else "")
+    said = system.roll_words(params)
+    return text + (f" ({said})" if said else "")
+
+
+def answered_words(campaign: Any, rec: Any) -> str:
+    """What an answered request's card says: the roll as the log words it (its dice, the
+    result and the outcome) and how its dice came, never claiming a draw that was not made:
+    ``"Rolled: Isa Marrow — Forage +2, d20 15 = 17: messy, +1 xp (event 7), drawn with your
+    phone's randomness."``; an answer the rules settle without dice (a request made before
+    such requests were refused) says no dice were drawn."""
+    from ledger.dice.engine import REQUESTED_SCHEME
+    from ledger.web.logview import entry
+
+    shown = entry(campaign, rec, campaign.corrections())
+    text = f"{shown['text']} (event {rec.seq})"
+    if not rec.data.draws:
+        return (
+            f"Recorded: {text}. No dice were drawn: the rules give this result without rolling."
+        )
+    if rec.data.source == "physical":
+        return f"Recorded: {text}, with the dice you entered."
+    if getattr(rec.data, "scheme", None) == REQUESTED_SCHEME:
+        return f"Rolled: {text}, drawn with your phone's randomness."
+    return f"Rolled: {text}."
 
 
 def addressed(request: Any, viewer: Viewer, mine: dict[str, str]) -> bool:
@@ -135,7 +143,9 @@ def open_requests(campaign: Any, viewer: Viewer) -> list[dict[str, Any]]:
                 "name": mine[data.character],
                 "skill": data.skill,
                 "params": data.params,
-                "words": inputs_in_words(mine[data.character], data.skill, data.params),
+                "words": inputs_in_words(
+                    campaign.system, mine[data.character], data.skill, data.params
+                ),
             }
     if not found:
         return []
@@ -245,10 +255,16 @@ def answer(server: ServerPort) -> Any:
             wait = {"retry-after": str(max(1, int(-(-e.wait // 1))))}
             return reply(request, 429, {"error": str(e)}, wait)
         entropy = getattr(rec.data, "entropy", None)
+        said = await run_sync(server.attempt, lambda: answered_words(server.campaign(), rec))
         return reply(
             request,
             200,
-            {"roll": rec.seq, "entropy": entropy if isinstance(entropy, str) else None},
+            {
+                "roll": rec.seq,
+                "text": said,
+                "drawn": len(rec.data.draws),
+                "entropy": entropy if isinstance(entropy, str) else None,
+            },
         )
 
     return endpoint

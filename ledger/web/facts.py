@@ -258,6 +258,9 @@ def audit_facts(campaign: Any, a: Mapping[str, Any], data: Mapping[str, Any]) ->
     if a.get("predictable"):
         text = a["predictable"]["text"]
         facts.append(Fact("Who could know the dice", text[:1].upper() + text[1:] + "."))
+    elif a.get("no_dice"):
+        text = a["no_dice"]
+        facts.append(Fact("Dice", text[:1].upper() + text[1:] + "."))
     session = a["session"]
     where = f"in session {session}" if session is not None else "between sessions"
     facts.append(

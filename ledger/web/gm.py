@@ -57,13 +57,15 @@ ACTIONS = ("damage", "record", "request", "undo", "signout", "link", "next", "en
 
 
 class Refused(Exception):
-    """A tap that writes nothing: its status, one sentence, and the form it came from."""
+    """A tap that writes nothing: its status, one sentence, the form it came from and the
+    field of that form it is about (``""``: the form as a whole)."""
 
-    def __init__(self, status: int, text: str, form: str = "") -> None:
+    def __init__(self, status: int, text: str, form: str = "", field: str = "") -> None:
         super().__init__(text)
         self.status = status
         self.text = text
         self.form = form
+        self.field = field
 
 
 def gm_page(server: ServerPort) -> Endpoint:
@@ -207,17 +209,26 @@ def _sentence(text: str) -> str:
 
 
 def _request(campaign: Any, form: dict[str, str], where: str) -> str:
+    """"Ask for a roll": the skill and the roll form's options (the same fields,
+    :func:`ledger.web.roll_help.fields`), through :meth:`Campaign.request_roll` as
+    ``campaign request``. A refusal about one option (a bad value; a roll the rules settle
+    without dice) is shown next to that option."""
     from ledger.campaign.clock import now
-    from ledger.rules.params import pick_params
-    from ledger.web.roll_help import given
+    from ledger.campaign.requests import NothingToRoll
+    from ledger.rules.params import ParamError, pick_params
+    from ledger.web.roll_help import given, plain
 
+    system = campaign.system
     cid = campaign.find_character(form.get("character", ""))
     skill = form.get("skill", "").strip() or None
-    names = {p.name for p in campaign.system.roll_params}
-    options = given(campaign.system, {k: v for k, v in form.items() if k in names}, as_gm=True)
-    picked = pick_params(campaign.system, "roll_params", options)
+    names = {p.name for p in system.roll_params}
+    options = given(system, {k: v for k, v in form.items() if k in names}, as_gm=True)
     asked = form.get("asked", "").strip() or None
-    rec = campaign.request_roll(cid, skill, picked, asked=asked, actor=GM, at=now())
+    try:
+        picked = pick_params(system, "roll_params", options)
+        rec = campaign.request_roll(cid, skill, picked, asked=asked, actor=GM, at=now())
+    except (ParamError, NothingToRoll) as e:
+        raise Refused(422, _sentence(plain(system, str(e))), where, e.option or "") from None
     return f"/gm?done={rec.seq}#c-{cid}"
 
 

@@ -166,14 +166,19 @@ def character_cards(campaign: Any) -> list[dict[str, Any]]:
 
 def taps(campaign: Any) -> dict[str, Any]:
     """The forms every character card has: ``condition_add``, ``experience`` and ``stress``
-    (event forms), ``others`` (every other recordable event, folded, with a character field)."""
+    (event forms), ``roll`` (the options of "Ask for a roll": the roll form's fields,
+    :func:`ledger.web.roll_help.fields`), ``others`` (every other recordable event, folded,
+    with a character field)."""
     system = campaign.system
     kinds = recording.kinds_of(system)
     tapped = {k for names in kinds.values() for k in names}
     from ledger.rules.fields import recordable
+    from ledger.web.roll_help import fields as roll_fields
 
     return {
         "harm": system.has_harm,
+        # "Ask for a roll" offers the roll form's options: one declaration, the same fields
+        "roll": roll_fields(system, {}, fresh=True),
         "condition_add": [event_form(system, k) for k in kinds["condition_add"]],
         "experience": [event_form(system, k) for k in kinds["experience"]],
         "stress": [event_form(system, k) for k in kinds["stress"]],

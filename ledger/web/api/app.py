@@ -60,17 +60,21 @@ Handler = Callable[[Any, tokensmod.Token, Request], Response]
 
 
 class ApiError(Exception):
-    """An answer other than 2xx: ``status`` and the ``detail`` of its problem document."""
+    """An answer other than 2xx: ``status`` and the ``detail`` of its problem document, and
+    the ``field`` of the body it is about (``"params.time"``), if any."""
 
-    def __init__(self, status: int, detail: str) -> None:
+    def __init__(self, status: int, detail: str, field: str | None = None) -> None:
         super().__init__(detail)
         self.status = status
         self.detail = detail
+        self.field = field
 
 
-def problem(status: int, detail: str, **headers: str) -> Response:
-    """An RFC 9457 problem details response."""
+def problem(status: int, detail: str, field: str | None = None, **headers: str) -> Response:
+    """An RFC 9457 problem details response (``field``: the body member it is about)."""
     body = Problem(title=HTTPStatus(status).phrase, status=status, detail=detail)
+    if field:
+        body.field = field
     return Response(
         msgspec.json.encode(body),
         status_code=status,
@@ -137,7 +141,7 @@ def endpoint(server: ServerPort, scope: str, handler: Handler) -> Callable[[Requ
         try:
             return handler(campaign, token, request)
         except ApiError as e:
-            return problem(e.status, e.detail)
+            return problem(e.status, e.detail, e.field)
 
     async def call(request: Request) -> Response:
         from ledger.web.common import run_sync
@@ -327,8 +331,9 @@ def request_roll(campaign: Any, token: tokensmod.Token, request: Request) -> Res
     """``POST /request`` (scope gm): ask a character's player for a roll, as ``campaign
     request`` (the same :meth:`Campaign.request_roll`)."""
     from ledger.campaign.clock import now
+    from ledger.campaign.requests import NothingToRoll
     from ledger.errors import NotFound, RuleError
-    from ledger.rules.params import pick_params
+    from ledger.rules.params import ParamError, pick_params
     from ledger.web.api.rolling import given_params
     from ledger.web.pages import entry
 
@@ -345,6 +350,8 @@ def request_roll(campaign: Any, token: tokensmod.Token, request: Request) -> Res
         )
     except NotFound as e:
         raise ApiError(404, str(e)) from e
+    except (NothingToRoll, ParamError) as e:  # about one option: name it
+        raise ApiError(422, str(e), f"params.{e.option}" if e.option else None) from e
     except RuleError as e:
         raise ApiError(422, str(e)) from e
     text = entry(campaign, rec, campaign.corrections())["text"]

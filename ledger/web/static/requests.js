@@ -63,7 +63,9 @@ async function rollNow(li, form) {
     record.status = "accepted"; record.roll = answer.data.roll; record.error = "";
     await db.put("answers", record);
     li.dataset.answered = String(answer.data.roll);
-    say(li, "Rolled: event " + answer.data.roll + " in the log, drawn with your phone's randomness.", "ok");
+    // the server's words: the dice, the result and the outcome, and how the dice came
+    // (never "drawn" for a result the rules give without dice)
+    say(li, answer.data.text || ("Recorded: event " + answer.data.roll + " in the log."), "ok");
   } else {
     if (record.status !== "accepted") { record.status = "refused"; }
     record.error = answer.data.error || "";
@@ -83,7 +85,7 @@ async function sendDice(li, form) {
   }
   if (answer.status === 200) {
     li.dataset.answered = String(answer.data.roll);
-    say(li, "Recorded: event " + answer.data.roll + " in the log.", "ok");
+    say(li, answer.data.text || ("Recorded: event " + answer.data.roll + " in the log."), "ok");
   } else {
     say(li, answer.data.error || ("The server answered " + answer.status + "."), "bad");
   }

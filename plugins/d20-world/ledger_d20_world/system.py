@@ -33,23 +33,23 @@ class D20World(Turns, Rules, Appliers, Words, SheetRules, Odds):
     state_type = Character
     options_type = Options
     roll_params = (
-        RollParam("time", "d20-world: you have time to plan and enact (Checks).", is_flag=True),
+        RollParam("time", "d20-world: you have time to plan and enact (Checks).", is_flag=True, words="with time"),
         RollParam("tools", "d20-world: you have proper tools or faculties (Checks).",
-                  is_flag=True),
-        RollParam("help_from", "d20-world: the ally who helps (has time, tools or skill)."),
-        RollParam("trait", "d20-world: invoke a trait, NAME:help or NAME:hinder."),
+                  is_flag=True, words="with tools"),
+        RollParam("help_from", "d20-world: the ally who helps (has time, tools or skill).", words="with help from {}"),
+        RollParam("trait", "d20-world: invoke a trait, NAME:help or NAME:hinder.", words="invoking {}"),
         RollParam("advantage", "d20-world: an extra source of advantage The World grants.",
-                  is_flag=True),
-        RollParam("disadvantage", "d20-world: an extra source of disadvantage.", is_flag=True),
+                  is_flag=True, words="with advantage from The World"),
+        RollParam("disadvantage", "d20-world: an extra source of disadvantage.", is_flag=True, words="with disadvantage"),
         RollParam("practice", "d20-world: practise a skill the character lacks (+0).",
-                  is_flag=True),
+                  is_flag=True, words="practising"),
         RollParam("spell", "d20-world: the check casts a spell the character knows.",
-                  is_flag=True),
-        RollParam("objective", "d20-world: the objective this check contributes to."),
+                  is_flag=True, words="casting a spell"),
+        RollParam("objective", "d20-world: the objective this check contributes to.", words="towards objective {}"),
         RollParam("shock", "d20-world: roll the 1d6 shock roll owed after a wound.",
-                  is_flag=True),
+                  is_flag=True, words="the shock roll"),
         RollParam("weapon", "d20-world: with --vs-character, the weapon item the attack uses: "
-                  "it is the check's tools, and its damage comes from the item."),
+                  "it is the check's tools, and its damage comes from the item.", words="with {}"),
     )
     # the roll form on a phone (#27), in the words of "Checks": time, tools, skill and help
     common_roll_params = ("time", "tools", "help_from")

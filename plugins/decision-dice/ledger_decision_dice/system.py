@@ -70,27 +70,27 @@ class DecisionDice(Rules, Appliers, Words, SheetRules, Odds):
     options_type = Options
     roll_params = (
         RollParam("target", "Target number: a number or simple (6), challenging (12), "
-                  "strenuous (18), impossible (20)."),
-        RollParam("advantage", ADVANTAGE_HELP, is_flag=True),
-        RollParam("disadvantage", DISADVANTAGE_HELP, is_flag=True),
+                  "strenuous (18), impossible (20).", words="against {}"),
+        RollParam("advantage", ADVANTAGE_HELP, is_flag=True, words="with advantage"),
+        RollParam("disadvantage", DISADVANTAGE_HELP, is_flag=True, words="with disadvantage"),
         RollParam("modifier", "A modifier of either sign (repeatable).", multiple=True, type=int,
-                  min=-100, max=100),
+                  min=-100, max=100, words="modifier {}"),
         RollParam("bonus", "A bonus; a negative bonus counts 0 (repeatable).",
-                  multiple=True, type=int, min=-100, max=100),
+                  multiple=True, type=int, min=-100, max=100, words="bonus {}"),
         RollParam("penalty", "A penalty (negative); a positive penalty counts 0 (repeatable).",
-                  multiple=True, type=int, min=-100, max=100),
+                  multiple=True, type=int, min=-100, max=100, words="penalty {}"),
         RollParam("adjust", "An adjustment to the target number (repeatable); an adjusted "
                   "target is never an \"Impossible\" task.", multiple=True, type=int,
-                  min=-100, max=100),
+                  min=-100, max=100, words="target adjusted by {}"),
         RollParam("impossible", "The GM allows an attempt at an \"Impossible\" task "
-                  "(base target 20+).", is_flag=True),
-        RollParam("supply", "An item whose supply die is rolled after the action."),
-        RollParam("opponent", "Contested roll against this opponent (ties are rerolled)."),
+                  "(base target 20+).", is_flag=True, words="an Impossible task"),
+        RollParam("supply", "An item whose supply die is rolled after the action.", words="then the supply roll of {}"),
+        RollParam("opponent", "Contested roll against this opponent (ties are rerolled).", words="against {}"),
         RollParam("opponent_modifier", "The opponent's STAT and modifiers (repeatable).",
-                  multiple=True, type=int, min=-100, max=100),
-        RollParam("opponent_advantage", "The opponent has advantage (3d6).", is_flag=True),
+                  multiple=True, type=int, min=-100, max=100, words="the opponent's STAT and modifiers {}"),
+        RollParam("opponent_advantage", "The opponent has advantage (3d6).", is_flag=True, words="the opponent with advantage"),
         RollParam("opponent_disadvantage", "The opponent has disadvantage (1d6).",
-                  is_flag=True),
+                  is_flag=True, words="the opponent with disadvantage"),
     )
     sections = {  # the seed section each event type implements (shown by audits)
         "decision-dice.decision_rolled": (

@@ -21,12 +21,15 @@ from .state import Character, Options
 from .words import Words
 
 _MODE_FLAGS = (
-    RollParam("advantage", "Spellwoven: roll 4d10, keep the three that score most.", is_flag=True),
-    RollParam("disadvantage", "Spellwoven: roll 4d10, keep the three highest faces.", is_flag=True),
+    RollParam("advantage", "Spellwoven: roll 4d10, keep the three that score most.", is_flag=True,
+              words="with advantage"),
+    RollParam("disadvantage", "Spellwoven: roll 4d10, keep the three highest faces.", is_flag=True,
+              words="with disadvantage"),
     RollParam(
         "weakness",
         "Spellwoven: the target's Weakness is used against them: roll at advantage.",
         is_flag=True,
+        words="using the target's Weakness",
     ),
 )
 
@@ -65,6 +68,8 @@ class Spellwoven(Rules, Appliers, Words, SheetRules, Odds):
     }
     dice_faces = tuple(str(n) for n in range(1, 11))
     dice_words = "the d10s"
+    # a request against a Target's Attribute of 1 is refused next to that field
+    refusal_fields = {"no roll is made": "target"}
     contests = True  # --vs-character: the opponent's Skill Level from their sheet (SW5)
     event_types = EVENT_TYPES
     upcasters = UPCASTERS
@@ -74,31 +79,27 @@ class Spellwoven(Rules, Appliers, Words, SheetRules, Odds):
     chart = ".odds"  # the odds chart's odds_series and draw_odds
     roll_params = (
         RollParam("difficulty", "Spellwoven: successes needed, 1 Normal to 4 Daunting (number "
-                  "or name).", suggestions=DIFFICULTY_NAMES),
+                  "or name).", suggestions=DIFFICULTY_NAMES, words="against {}"),
         RollParam(
             "target",
             "Spellwoven: the target's relevant Attribute (1-4); difficulty = Attribute - 1.",
-            type=int, min=0, max=100,
-        ),
+            type=int, min=0, max=100, words="against a Target's Attribute of {}"),
         RollParam(
             "effort",
             "Spellwoven: spend 1 Effort to add the Attribute to the successes.",
-            is_flag=True,
-        ),
+            is_flag=True, words="spending 1 Effort"),
         *_MODE_FLAGS,
         RollParam(
             "vs",
-            "Spellwoven: Contest of Skill against an opponent: S, NAME:S or NAME:S:advantage.",
-        ),
-        RollParam("attribute", "Spellwoven: the relevant Attribute when the GM names one."),
+            "Spellwoven: Contest of Skill against an opponent: S, NAME:S or NAME:S:advantage.", words="a Contest of Skill against {}"),
+        RollParam("attribute", "Spellwoven: the relevant Attribute when the GM names one.", words="with {}"),
         RollParam(
             "vs_effort",
             "Spellwoven: the opponent named with --vs-character spends 1 Effort: + their "
             "Attribute.",
-            is_flag=True,
-        ),
+            is_flag=True, words="the opponent spending 1 Effort"),
         RollParam("pool", "Spellwoven: dice kept instead of 3, by the GM's fiat.", type=int,
-                  min=0, max=20),
+                  min=0, max=20, words="keeping {} dice"),
     )
     sections = {  # the seed section each event type implements (shown by audits)
         "spellwoven.test_rolled": "Overview: The Basic Mechanic; Test of Skill; Difficulty levels",

@@ -55,6 +55,8 @@ class TerranEngine(Rules, Appliers, Words, SheetRules, Odds):
     }
     dice_faces = ("1", "2", "3", "4", "5", "6")
     dice_words = "the d6s"
+    # a request with no dice at all is refused next to "Dark Dice risked" (ruling R3)
+    refusal_fields = {"no Light and no Dark Dice": "dark"}
     contests = True  # an Effect against a character on the ledger (--vs-character, T24)
     has_harm = True  # `campaign damage` and --apply: physical harm through armour (T24)
     time_spans = {  # "1.3.1 HP": "a well rested night", "a week of rest"
@@ -68,27 +70,27 @@ class TerranEngine(Rules, Appliers, Words, SheetRules, Odds):
     state_type = Character
     options_type = Options
     roll_params = (
-        RollParam("attribute", "Terran: the Attribute rolled with the Skill."),
-        RollParam("dark", "Terran: Dark Dice risked (Ego).", type=int, min=0, max=20),
-        RollParam("position", "Terran: GM's position, +1 or -1 dice.", type=int, min=-1, max=1),
-        RollParam("extra", "Terran: other dice, e.g. -1 or +1.", type=int, min=-10, max=10),
-        RollParam("advancement", "Terran: an Advancement that applies.", multiple=True),
-        RollParam("condition", "Terran: a Condition that applies (-1d).", multiple=True),
-        RollParam("challenge", "Terran: the Challenge the roll concerns."),
-        RollParam("hindered", "Terran: heavy armour hinders this action (-1d).", is_flag=True),
-        RollParam("improvised", "Terran: improvised tool (-1d).", is_flag=True),
-        RollParam("montage", "Terran: resolve the whole Challenge in one roll.", is_flag=True),
+        RollParam("attribute", "Terran: the Attribute rolled with the Skill.", words="with {}"),
+        RollParam("dark", "Terran: Dark Dice risked (Ego).", type=int, min=0, max=20, words="risking {} Dark Dice"),
+        RollParam("position", "Terran: GM's position, +1 or -1 dice.", type=int, min=-1, max=1, words="Position {}"),
+        RollParam("extra", "Terran: other dice, e.g. -1 or +1.", type=int, min=-10, max=10, words="other dice {}"),
+        RollParam("advancement", "Terran: an Advancement that applies.", multiple=True, words="with {}"),
+        RollParam("condition", "Terran: a Condition that applies (-1d).", multiple=True, words="under {}"),
+        RollParam("challenge", "Terran: the Challenge the roll concerns.", words="on the Challenge {}"),
+        RollParam("hindered", "Terran: heavy armour hinders this action (-1d).", is_flag=True, words="hindered by heavy armour"),
+        RollParam("improvised", "Terran: improvised tool (-1d).", is_flag=True, words="with an improvised tool"),
+        RollParam("montage", "Terran: resolve the whole Challenge in one roll.", is_flag=True, words="as a Montage"),
         RollParam("pooled", "Terran: Ego companions offer to pay in a Montage.", type=int,
-                  min=0, max=40),
-        RollParam("creation", "Terran: roll this Attribute at creation (2d6).", is_flag=True),
-        RollParam("effect", "Terran: Effect dice, e.g. d/2, 1d, 1d+1, 2d."),
-        RollParam("weapon", "Terran: the weapon or tool used for the Effect."),
-        RollParam("twohands", "Terran: a medium weapon held two-handed (1d+1).", is_flag=True),
-        RollParam("consequence", "Terran: harm, complication, fork or none."),
-        RollParam("fork", "Terran: name of the Challenge a consequence forks into."),
-        RollParam("protected", "Terran: roll Protected's Dark Dice.", is_flag=True),
-        RollParam("sacrifice", "Terran: sacrifice the shield to avoid the Effect.", is_flag=True),
-        RollParam("fortune", "Terran: the chances of a Fortune die."),
+                  min=0, max=40, words="with {} Ego from companions"),
+        RollParam("creation", "Terran: roll this Attribute at creation (2d6).", is_flag=True, words="at creation"),
+        RollParam("effect", "Terran: Effect dice, e.g. d/2, 1d, 1d+1, 2d.", words="Effect {}"),
+        RollParam("weapon", "Terran: the weapon or tool used for the Effect.", words="with {}"),
+        RollParam("twohands", "Terran: a medium weapon held two-handed (1d+1).", is_flag=True, words="held two-handed"),
+        RollParam("consequence", "Terran: harm, complication, fork or none.", words="consequence {}"),
+        RollParam("fork", "Terran: name of the Challenge a consequence forks into.", words="forking into {}"),
+        RollParam("protected", "Terran: roll Protected's Dark Dice.", is_flag=True, words="Protected"),
+        RollParam("sacrifice", "Terran: sacrifice the shield to avoid the Effect.", is_flag=True, words="sacrificing the shield"),
+        RollParam("fortune", "Terran: the chances of a Fortune die.", words="Fortune die {}"),
     )
     sections = {  # the seed section each event type implements (shown by audits)
         "terran-engine.attribute_rolled": "1.2 Attributes",

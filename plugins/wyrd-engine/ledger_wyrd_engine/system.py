@@ -35,28 +35,28 @@ class WyrdEngine(Turns, Rules, Appliers, Words, SheetRules, Odds):
     options_type = Options
     roll_params = (
         RollParam("dr", "Wyrd Engine: Difficulty Rating, a number or a name (good, Difficult).",
-                  suggestions=DR_NAMES),
+                  suggestions=DR_NAMES, words="against {}"),
         RollParam("trait", "Wyrd Engine: the one trait, gear or boon invoked (they don't stack: "
-                  "a second --trait is refused).", multiple=True),
-        RollParam("boost", "Wyrd Engine: spend a held boost of +1 or +2.", type=int, min=1, max=2),
-        RollParam("teamwork", "Wyrd Engine: an ally's teamwork bonus, +1 (or +2).", type=int, min=1, max=2),
-        RollParam("vs", "Wyrd Engine: the opponent's rating; they roll 4dF too.", type=int, min=-10, max=20),
-        RollParam("opponent", "Wyrd Engine: who opposes the roll (for the record)."),
+                  "a second --trait is refused).", multiple=True, words="invoking {}"),
+        RollParam("boost", "Wyrd Engine: spend a held boost of +1 or +2.", type=int, min=1, max=2, words="spending a boost of +{}"),
+        RollParam("teamwork", "Wyrd Engine: an ally's teamwork bonus, +1 (or +2).", type=int, min=1, max=2, words="with teamwork +{}"),
+        RollParam("vs", "Wyrd Engine: the opponent's rating; they roll 4dF too.", type=int, min=-10, max=20, words="opposed at {}"),
+        RollParam("opponent", "Wyrd Engine: who opposes the roll (for the record).", words="opposed by {}"),
         RollParam("attack", "Wyrd Engine: with --vs, an attack (hits if strictly higher).",
-                  is_flag=True),
-        RollParam("defend", "Wyrd Engine: with --vs, a defence against an attack.", is_flag=True),
-        RollParam("physical", "Wyrd Engine: count the roll as a physical action.", is_flag=True),
+                  is_flag=True, words="attacking"),
+        RollParam("defend", "Wyrd Engine: with --vs, a defence against an attack.", is_flag=True, words="defending"),
+        RollParam("physical", "Wyrd Engine: count the roll as a physical action.", is_flag=True, words="a physical action"),
         RollParam("vs_trait", "Wyrd Engine: with --vs-character, the one trait or gear the "
-                  "opponent invokes (+2)."),
+                  "opponent invokes (+2).", words="they invoke {}"),
         RollParam("situational", "Wyrd Engine: a situational modifier the GM sets (a manoeuvre's "
                   "edge, an improvised weapon, an impaired character), kept apart from the "
-                  "DR; say why with --situation.", type=int, min=-6, max=6),
+                  "DR; say why with --situation.", type=int, min=-6, max=6, words="situational {}"),
         RollParam("situation", "Wyrd Engine: why --situational applies, e.g. 'improvised weapon', "
                   "'impaired (drugged)', 'disarmed him last turn'.",
-                  suggestions=("manoeuvre", "improvised weapon", "impaired")),
+                  suggestions=("manoeuvre", "improvised weapon", "impaired"), words="for {}"),
         RollParam("initiative", "Wyrd Engine: roll for initiative, 4dF + Notice (or the skill "
                   "named), no DR; against --vs/--vs-character the higher acts first.",
-                  is_flag=True),
+                  is_flag=True, words="for initiative"),
     )  # fmt: skip
     # the roll form on a phone (#27): "Fudge dice (4dF)", "Difficulty Levels", "Traits"
     common_roll_params = ("dr", "trait")

@@ -268,6 +268,39 @@ class Rules(Clock, RuleSystem[Character, Options]):
             f"rules give an automatic {result}"
         )
 
+    def settled_without_dice(self, event: Roll) -> str | None:
+        """A request the rules settle without a check ("Checks": "If you have neither time,
+        tools, nor skill, failure is certain. No check is required." and "If you have time,
+        tools, and skill, success is certain."; ruling R1: one of them and no help, failure
+        is certain), named by what the request gave, as the roll form labels it: "With
+        neither Time nor Tools no check is made (d20-world, Checks; ruling R1): ...".
+        ``None`` for a check that rolls the d20."""
+        if not isinstance(event, CheckRolled) or event.gate not in ("auto_fail", "auto_success"):
+            return None
+        tools = "Tools"
+        if event.tools and isinstance(event.weapon, str):  # the weapon is the tools (R44)
+            tools = f"Tools ({event.weapon})"
+        if event.gate == "auto_success":
+            return (
+                f"With Time, {tools} and skill no check is made ({self.id}, Checks): success "
+                "is certain, so there is nothing to roll; record the success, or ask without "
+                "Time or Tools"
+            )
+        missing = [n for n, has in (("Time", event.time), ("Tools", event.tools),
+                                    ("skill", event.has_skill)) if not has]  # fmt: skip
+        alone = len(missing) < 3
+        said = (
+            f"neither {missing[0]} nor {missing[1]}" if len(missing) == 2
+            else "neither Time, Tools nor skill" if len(missing) == 3
+            else f"no {missing[0]} and no help"
+        )  # fmt: skip
+        rule = "; ruling R1" if alone else ""
+        return (
+            f"With {said} no check is made ({self.id}, Checks{rule}): failure is certain, so "
+            "there is nothing to roll; ask with Time or Tools"
+            + (", or with help from an ally" if alone else "")
+        )
+
     def request_of(self, event: Roll) -> RollRequest:
         """The request :meth:`resolve` turned into ``event``, read from its input fields only.
 
