@@ -1,14 +1,78 @@
-"""The web view's commands: ``serve`` and ``access add|list|revoke`` (#18)."""
+"""The web view's commands: ``serve`` and ``access add|list|revoke``."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import click
 
 from ledger.cli.base import App, cli, echo_json, json_option, now, pass_app
 
-DEFAULT_URL = "http://127.0.0.1:8000"
+#: The port of a campaign's first ``campaign serve`` without ``--port``.
+DEFAULT_PORT = 8000
+DEFAULT_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
+
+
+@dataclass(frozen=True)
+class PortChoice:
+    """Where ``campaign serve`` listens, from :func:`choose_port`.
+
+    :ivar port: the port to bind (1 to 65535, or 0: any free one).
+    :ivar keep: keep the port bound as the campaign's from now on.
+    :ivar warning: one line for stderr when the phones' address changes (else ``None``).
+    """
+
+    port: int
+    keep: bool
+    warning: str | None = None
+
+
+def choose_port(
+    asked: int | None, kept: int | None, *, new_port: bool = False, behind_url: bool = False
+) -> PortChoice:
+    """The port ``campaign serve`` listens on: one port per campaign, kept in the ledger.
+
+    A phone remembers what it checked per web address, port included, so a campaign is
+    served at the same port every time unless the GM moves it on purpose:
+
+    - nothing kept yet: ``asked`` (``None``: :data:`DEFAULT_PORT`; 0: any free one), kept
+      once bound;
+    - ``asked`` ``None`` or 0, or the kept port itself: the kept port;
+    - another port: served there this once, with a warning that phones treat it as a new
+      place (nothing kept); with ``new_port``, kept from now on (still warned).
+
+    :param asked: ``--port`` (0 to 65535) or ``None`` when not given.
+    :param kept: the port kept for the campaign (:meth:`EventStore.serve_port`) or ``None``.
+    :param new_port: ``--new-port``: keep the asked port (``--port 0``: a new free one).
+    :param behind_url: ``--url`` is given: players open that address, not the port.
+    :raises click.UsageError: ``new_port`` without ``asked``.
+    """
+    if new_port and asked is None:
+        raise click.UsageError(
+            "--new-port keeps the --port you give: add --port N (--port 0: any free one)"
+        )
+    if kept is None:
+        return PortChoice(DEFAULT_PORT if asked is None else asked, keep=True)
+    if asked is None or asked == kept or (asked == 0 and not new_port):
+        return PortChoice(kept, keep=False)
+    where = "a free port" if asked == 0 else f"port {asked}"
+    if behind_url:
+        effect = "point the proxy of --url at it"
+    else:
+        effect = "phones treat the new address as a new place and do not recall what they checked"
+    if new_port:
+        return PortChoice(
+            asked,
+            keep=True,
+            warning=f"Warning: moving from port {kept} to {where} for good: {effect}.",
+        )
+    return PortChoice(
+        asked,
+        keep=False,
+        warning=f"Warning: this campaign is kept at port {kept}; serving at {where} this once: "
+        f"{effect} (`--port {asked} --new-port` moves it for good).",
+    )
 
 
 def is_loopback(host: str) -> bool:
@@ -104,9 +168,15 @@ MAX_CONNECTIONS = 256
 @click.option(
     "--port",
     type=click.IntRange(0, 65535),
-    default=8000,
-    show_default=True,
-    help="TCP port (0: any free one).",
+    default=None,
+    help="TCP port (0: any free one) [default: the port this campaign was first served at, "
+    f"else {DEFAULT_PORT}]. Another port than the kept one is used this once, with a warning.",
+)
+@click.option(
+    "--new-port",
+    is_flag=True,
+    help="Keep --port as the campaign's port from now on (phones treat the new address as a "
+    "new place).",
 )
 @click.option(
     "--url",
@@ -139,7 +209,8 @@ MAX_CONNECTIONS = 256
 def serve(
     app: App,
     host: str,
-    port: int,
+    port: int | None,
+    new_port: bool,
     url: str | None,
     max_connections: int,
     new_links: bool,
@@ -153,6 +224,9 @@ def serve(
     the players' view only and enter physical dice for their own characters. Listens on
     127.0.0.1 unless --host; answers only requests for the addresses it prints (and
     --url's host). The address is kept, so `campaign access add` prints links with it.
+    The port is kept too: a phone remembers what it checked per address, so every `serve`
+    listens on the campaign's first port (`--port 0` the first time: a free one, kept)
+    unless --port names another (this once, warned) or --new-port moves it for good.
     Each new link is also printed as a QR code on a terminal (--no-qr: not; --qr: also
     when the output is not a terminal); the GM's page (/gm) issues a player a new one.
     Delivers the webhooks (`campaign webhook`) while it runs.
@@ -165,14 +239,27 @@ def serve(
 
     campaign = app.campaign
     store = app.store()
+    kept = store.serve_port(campaign.id)
+    choice = choose_port(port, kept, new_port=new_port, behind_url=url is not None)
     try:
-        sockets = webserver.bind(host, port)
+        sockets = webserver.bind(host, choice.port)
+    except webserver.PortInUse as e:
+        if kept is not None and choice.port == kept:
+            raise click.ClickException(
+                f"port {kept} on {host}, where this campaign is kept (phones know it by its "
+                "address), is in use (another `campaign serve`?): stop that server, or "
+                "`--port N` serves elsewhere this once (phones will treat it as a new place)"
+            ) from None
+        raise click.ClickException(str(e)) from None
     except webserver.BindError as e:
         raise click.ClickException(str(e)) from None
     try:
-        listening = base_url(host, sockets[0].getsockname()[1])
+        bound = sockets[0].getsockname()[1]
+        listening = base_url(host, bound)
         public = url or listening
-        store.set_public_url(campaign.id, public, now())
+        store.set_public_url(campaign.id, public, now(), port=bound if choice.keep else None)
+        if choice.warning:
+            click.echo(choice.warning, err=True)
         live = {a.who.casefold(): a for a in accessmod.live(store, campaign.id)}
         wanted = [accessmod.GM, *accessmod.players_of(campaign, as_gm=True)]
         for who in wanted:
@@ -203,6 +290,11 @@ def serve(
                 err=True,
             )
         also = f" (players open {public})" if url else ""
+        if choice.keep:
+            click.echo(
+                f"Port {bound} is kept for {campaign.id}: the next `campaign serve` listens "
+                "here too (phones know the table by its address)."
+            )
         click.echo(f"Serving {campaign.id} at {listening}{also} (Ctrl-C stops)")
         db_path = app.db_path
         campaign_id = campaign.id
