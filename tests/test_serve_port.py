@@ -2,7 +2,7 @@
 address (port included), so a campaign is served at the port of its first ``serve`` unless
 the GM moves it with ``--new-port``; another ``--port`` is used once, with a warning.
 
-The choice is tested as a function (:func:`ledger.cli.serve.choose_port`); the command is
+The choice is tested as a function (:func:`ledger.cli.address.choose_port`); the command is
 run with serving stubbed out (its sockets closed), on ports the system hands out.
 """
 
@@ -15,7 +15,7 @@ import click
 import pytest
 import uvicorn
 
-from ledger.cli.serve import DEFAULT_PORT, PortChoice, choose_port
+from ledger.cli.address import DEFAULT_PORT, PortChoice, choose_port
 from ledger.store.opening import open_store
 
 from .webtools import AT, d20_table
