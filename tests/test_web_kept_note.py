@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 from ledger.trust import merkle
+from ledger.trust.cosignature import Cosigner, add_cosignatures
 from ledger.trust.notes import Checkpoint, Signer, sign
 
 from .test_web_browser import CHROMIUM, PHONE, signed_in
@@ -94,6 +95,9 @@ def test_what_a_kept_note_concludes_from_what_the_server_answers(page):
     assert holds["asked"] == ["/checkpoint", "/proof/consistency?old=12&new=30"]
     same = check(page, kept, checkpoint_of(signer, leaves[:12]))  # nothing added: no proof needed
     assert same["state"] == "holds" and same["asked"] == ["/checkpoint"]
+    club = Cosigner("club.example/witness", bytes(range(32)))  # a witness's note, cosigned
+    witnessed = add_cosignatures(kept, club.cosign(kept, 1779811200))
+    assert check(page, witnessed, checkpoint_of(signer, leaves), proof(12, leaves))["state"] == "holds"
     raced = check(page, kept, checkpoint_of(signer, leaves[:20]), proof(12, leaves),
                   checkpoint_of(signer, leaves), proof(12, leaves))  # fmt: skip
     assert raced["state"] == "holds" and raced["now"] == 30  # a checkpoint signed meanwhile
