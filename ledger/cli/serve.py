@@ -194,7 +194,7 @@ def serve(
 
 
 def _start_webhooks(db_path: str, campaign_id: str) -> Any:
-    """Start the webhook delivery thread (#29, :func:`ledger.exchange.webhooks.run_forever`,
+    """Start the webhook delivery thread (:func:`ledger.exchange.webhooks.run_forever`,
     its own store); returns what stops it. A paused hook is logged on stderr."""
     import threading
 
