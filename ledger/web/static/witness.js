@@ -1,4 +1,4 @@
-// The phone as witness (#26): C2SP signed notes, tlog-checkpoints, RFC 9162 proofs and
+// The phone as witness: C2SP signed notes, tlog-checkpoints, RFC 9162 proofs and
 // tlog-cosignature/v1, with nothing but the browser's WebCrypto (SHA-256, Ed25519).
 // It mirrors ledger/trust/notes.py and ledger/trust/merkle.py, and is tested against them
 // (tests/test_web_witness.py): the Go reference's note vectors, random trees and proofs,
