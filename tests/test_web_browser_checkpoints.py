@@ -82,7 +82,7 @@ def agree(table, page, path: Path) -> str:
     bad, problem = cli(table, path)
     assert problem is not None
     got, text = browser_verdict(page, path)
-    assert got == bad and text == f"FAILED at seq {bad}: {problem}", (text, problem)
+    assert got == bad and text == f"verification failed at seq {bad}: {problem}", (text, problem)
     return problem
 
 

@@ -133,7 +133,7 @@ def test_the_browser_verifier_names_the_first_bad_seq_of_every_tampering_kind(
                     ), what
                 if expected["bad_seq"] is None and not expected["ok"]:  # both name the line
                     line = re.match(r"line \d+ ", expected["problem"])
-                    assert line and f"FAILED: {line[0]}" in text, what
+                    assert line and f"verification failed: {line[0]}" in text, what
                 seen[f"{kind} {view} {'pass' if expected['ok'] else 'found'}"] += 1
             conn.close()
     # every kind was found in the GM's export at least once, and in a player's

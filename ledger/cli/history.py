@@ -263,7 +263,8 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
 
     With FILE, check an export instead of the ledger (a GM's or a player's copy, as
     `campaign export` writes it; --db is not read): players verify without Python. A
-    player's copy is checked as far as it can be: GM-only events through their hashes.
+    player's copy is checked as far as it can be: GM-only events through their hashes. A GM
+    backup's open-session engine rolls are recomputed from the seed it holds.
     Exit 0 and print a receipt (head seq and hash), or exit 1 naming the first bad seq.
     """
     from ledger.history import witnessed
@@ -285,7 +286,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
         from ledger.exchange.backup import split_backup
         from ledger.exchange.ndjson import BadLine, parse_lines, verify_export
 
-        _, rest = split_backup(file)
+        backup, rest = split_backup(file)
         try:
             lines = parse_lines(rest, trust)
         except BadLine as e:
@@ -295,7 +296,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
             echo_json({"ok": False, "campaign": None, "bad_seq": None,
                        "bad_line": e.number, "problem": str(e)})  # fmt: skip
             sys.exit(1)
-        campaign_id, report = verify_export(lines, receipt=parsed)
+        campaign_id, report = verify_export(lines, receipt=parsed, backup=backup)
         stubs = report.stubs
         seen = witnessed.check_file(lines, trust, receipt=note) if report.ok else None
     else:
@@ -350,8 +351,9 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
         )
     if not report.ok:
         if not as_json:
-            where = f"at seq {report.bad_seq}" if report.bad_seq else "in the database file"
-            click.echo(f"error: verification failed {where}: {report.problem}", err=True)
+            from ledger.history.report import failure_words
+
+            click.echo(f"error: {failure_words(report.bad_seq, str(report.problem))}", err=True)
         sys.exit(1)
     if not as_json:
         extra = f" (receipt {receipt.strip()} holds)" if receipt else ""

@@ -23,6 +23,7 @@ from ledger.exchange.backup import BACKUP_VERSION, BackupRecord, check_secrets
 from ledger.exchange.trust_lines import CheckpointLine, TrustLine, trust_lines
 from ledger.exchange.trust_lines import decode as decode_trust
 from ledger.history.report import VerifyReport, check_receipt
+from ledger.history.seeds import held_seeds_problem
 from ledger.history.verify import verify_rows
 from ledger.rules.projection import replay_strictly
 from ledger.store.base import EventStore, StoredEvent
@@ -161,7 +162,11 @@ def parse_lines(lines: Iterable[bytes], trust: list[TrustLine] | None = None) ->
 
 
 def verify_export(
-    lines: list[Line], *, receipt: tuple[int, str] | None = None
+    lines: list[Line],
+    *,
+    receipt: tuple[int, str] | None = None,
+    rules: bool = True,
+    backup: BackupRecord | None = None,
 ) -> tuple[str | None, VerifyReport]:
     """Verify an export file, a GM's or a player's copy, as ``campaign verify FILE`` does.
 
@@ -171,6 +176,10 @@ def verify_export(
     installed here; else ``report.results_unchecked`` says why); then, optionally, a
     receipt (:func:`ledger.history.verify.check_receipt`).
 
+    :param rules: ``False``: only what the in-browser verifier checks
+        (:func:`ledger.history.verify.verify_rows`'s ``rules``).
+    :param backup: a GM backup's record: the engine rolls of the open session whose seed it
+        holds are re-derived from that seed too (:func:`held_seeds`), as ``import`` does.
     :returns: ``(campaign id or None for an empty file, report)``.
     :raises RuleError: the file mixes campaigns.
     """
@@ -188,20 +197,66 @@ def verify_export(
         iter(rows),
         keep_hashes={receipt[0]} if receipt else None,
         find_hash=receipt[1] if receipt else None,
+        rules=rules,
     )
+    if report.ok and backup is not None and lines:
+        forged = held_seeds_problem(
+            report, lines[0].campaign, held_seeds(backup.secrets), "the backup"
+        )
+        if forged:
+            report.fail(*forged)
     check_receipt(report, receipt, what="the file")
     return (lines[0].campaign if lines else None), report
 
 
-def _fits(event: Any, data: bytes) -> bool:
-    """The payload is exactly the event's fields (plus a salt on a GM-only payload, and
-    its ``schema_version`` when the class's is above 1). A payload of an older schema
-    version was upcast to ``event``, whose shape differs by design: it only has to decode."""
-    payload = msgspec.json.decode(data)
-    payload.pop(SALT, None)
+def held_seeds(secrets: Iterable[dict[str, Any]]) -> dict[tuple[str, int], bytes]:
+    """The session and downtime seeds among a backup's secrets, ``{(kind, number): seed}``
+    (:func:`ledger.history.seeds.held_seeds_problem`); a row that is not a hex seed with a
+    whole session number is left out (``import`` refuses it: :func:`check_secrets`)."""
+    held: dict[tuple[str, int], bytes] = {}
+    for secret in secrets:
+        kind, number, seed = (
+            secret.get("kind", "session"),
+            secret.get("session"),
+            secret.get("seed"),
+        )
+        if (
+            kind not in ("session", "downtime")
+            or type(number) is not int
+            or not isinstance(seed, str)
+        ):
+            continue
+        try:
+            held[str(kind), number] = bytes.fromhex(seed)
+        except ValueError:
+            continue
+    return held
+
+
+def _misread(event: Any, payload: Any) -> str | None:
+    """Where a stored payload and the event it decodes to part ways, or ``None``.
+
+    The payload is judged by its own bytes (the chain covers them), never against what this
+    release would encode for the event: a field the payload lacks is read as its default,
+    as every read of the log reads it (a ``campaign.created`` written before checkpoints has
+    no ``checkpoint_key``). Every key the payload has must be a field of the event with the
+    value the event gives back, byte for byte in canonical JSON (``1`` read into a float
+    field is ``1.0``: refused). A payload of an older schema version is upcast to ``event``,
+    whose shape differs by design: it only has to decode.
+
+    :param payload: the stored payload, decoded as plain JSON (a dict).
+    :returns: the first key that reads back differently (a sentence), else ``None``.
+    """
+    if not isinstance(payload, dict):
+        return "it is not a JSON object"
+    given = {k: v for k, v in payload.items() if k not in (SALT, SCHEMA)}
     if payload.get(SCHEMA, 1) != type(event).schema_version:
-        return True
-    return encode_data(event) == encode_canonical(payload)
+        return None
+    back = msgspec.json.decode(encode_data(event))
+    for key in sorted(given):
+        if key not in back or encode_canonical(back[key]) != encode_canonical(given[key]):
+            return f"its {key!r} reads back as {encode_canonical(back.get(key)).decode()[:80]}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -252,6 +307,15 @@ def import_lines(
     with ``session.abandoned`` (:data:`ABANDONED_AT_IMPORT`) in the same transaction, its
     rolls reported unverifiable (``verify``: "session abandoned").
 
+    Every payload is judged by its stored bytes, which its hash covers: they must be
+    canonical JSON, and read through the event's own shape (and upcasters) they must give
+    back every value they hold (:func:`_misread`); a field an older release did not write
+    is read as its default, as every read of the log reads it. Every engine roll whose
+    seed the file holds is recomputed before anything is written: a revealed session's by
+    :func:`ledger.history.verify.verify_rows`, the open session's from the backup's seed
+    (:func:`ledger.history.seeds.held_seeds_problem`, the words ``verify`` uses once the
+    session ends).
+
     :param trust: the file's checkpoint and cosignature lines: each must hold against the
         events (:func:`ledger.history.witnessed.check_file`) and is kept with them.
     :param backup: a GM backup's record (:mod:`ledger.exchange.backup`): its secrets are checked
@@ -261,9 +325,10 @@ def import_lines(
     :param at: when (``recorded_at``, UTC text); required with ``abandon_open_session``.
     :raises RuleError: an empty file, several campaigns, redacted events (a player's
         export), a campaign or character id the CLI would refuse, a ``campaign.created``
-        naming another campaign, payloads that are not canonical or do not decode, an event
-        on the wrong stream, a character sheet the rules refuse, a chain or roll that does
-        not verify, a backup secret that matches no commitment (:func:`check_secrets`), an
+        naming another campaign, payloads that are not canonical or do not decode or read
+        back otherwise, an event on the wrong stream, a character sheet the rules refuse, a
+        chain or roll that does not verify (an open session's roll its seed in the backup
+        does not give, named by seq), a backup secret that matches no commitment (:func:`check_secrets`), an
         open session with engine rolls and no seed (names ``campaign backup`` and
         ``--abandon-open-session``), or a campaign already in this ledger.
     """
@@ -316,12 +381,22 @@ def import_lines(
     for line in lines:
         data = bytes(line.data)
         try:
+            payload = msgspec.json.decode(data)
+        except (msgspec.DecodeError, RecursionError) as e:
+            raise RuleError(f"event {line.seq} ({line.type}) does not decode: {e}") from None
+        if encode_canonical(payload) != data:  # the stored bytes, which the hash covers
+            raise RuleError(
+                f"event {line.seq}'s data is not in canonical form (keys sorted, no spaces)"
+            )
+        try:
             event = codec.decode(data, line.type)
         except (msgspec.ValidationError, ValueError) as e:
             raise RuleError(f"event {line.seq} ({line.type}) does not decode: {e}") from None
-        if encode_canonical(msgspec.json.decode(data)) != data or not _fits(event, data):
+        misread = _misread(event, payload)
+        if misread:
             raise RuleError(
-                f"event {line.seq}'s data is not in canonical form (keys sorted, no spaces)"
+                f"event {line.seq}'s data does not read back as the {line.type[:80]} it "
+                f"decodes to: {misread}"
             )
         if stream_of(event) != line.stream:
             raise RuleError(
@@ -352,6 +427,9 @@ def import_lines(
         if backup is not None
         else []
     )
+    forged = held_seeds_problem(report, campaign, held_seeds(secrets), "the backup")
+    if forged:  # the rolls of the open session, re-derived from the seed the backup holds
+        raise RuleError(f"the file does not verify: seq {forged[0]}: {forged[1]}")
     unseeded = _open_session_without_seed(report, secrets)
     rolls = report.unverifiable_rolls if unseeded is not None else 0
     if rolls and not abandon_open_session:

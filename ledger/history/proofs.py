@@ -185,6 +185,13 @@ def against_checkpoint(campaign: Any, seq: int, event_hash: str) -> dict[str, An
     size = int(latest["size"])
     out: dict[str, Any] = {"checkpoint": size, "index": seq - 1, "proof": [],
                            "root": _b64(latest["root"]), "verified": False, "problem": None}  # fmt: skip
+    held = store.head(campaign.id).seq
+    if held < size:  # the events the checkpoint signed are gone: no proof can be built
+        out["problem"] = (
+            f"the checkpoint of size {size} covers {size} events but the log holds only "
+            f"{held}: the log was truncated"
+        )
+        return out
     try:
         root = open_checkpoint(str(latest["note"]), recorded_key(campaign) or "").root
         found = inclusion(store, campaign.id, seq, size)

@@ -140,6 +140,9 @@ class VerifyReport:
     stubs: int = 0  # redacted rows (a player's copy), chained through their hashes only
     found_at: int | None = None  # the seq whose hash is ``verify_rows(find_hash=...)``
     clock: ClockBack = field(default_factory=ClockBack)
+    #: the engine rolls of each unrevealed seed, ``{(kind, number): its SessionSeed}``
+    #: (:func:`ledger.history.seeds.held_seeds_problem` checks them when the seed is at hand)
+    pending: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -156,6 +159,18 @@ class VerifyReport:
         if self.problem is None:
             self.problem, self.bad_seq = problem, seq
         return self
+
+
+def failure_words(bad_seq: int | None, problem: str) -> str:
+    """The one sentence every verifier gives for a log that fails: ``campaign verify`` (after
+    ``error: ``), ``campaign verify FILE``, the in-browser verifier and a phone's check of its
+    answers (``static/verify.js`` writes the same words):
+    ``"verification failed at seq 12: PROBLEM"``; seq 0 is the database file itself, ``None``
+    a line of a file that is not an event."""
+    if bad_seq is None:
+        return f"verification failed: {problem}"
+    where = f"at seq {bad_seq}" if bad_seq else "in the database file"
+    return f"verification failed {where}: {problem}"
 
 
 def pending_lines(report: VerifyReport) -> list[str]:

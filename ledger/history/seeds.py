@@ -49,17 +49,20 @@ class SessionSeeds:
     system: str | None = None
 
     def finish(self, report: VerifyReport) -> None:
-        """Count the rolls still waiting for a reveal; list the unrevealed commitments."""
+        """Count the rolls still waiting for a reveal; list the unrevealed commitments and
+        keep their rolls in ``report.pending`` (:func:`held_seeds_problem`)."""
         for number, s in self.sessions.items():
             if s.how == "abandoned":
                 report.abandoned_rolls += len(s.rolls)
             elif s.seed is None:
                 report.unverifiable_rolls += len(s.rolls)
                 report.open_commitments.append(("session", number, s.seq, s.commitment))
+                report.pending["session", number] = s
         for number, s in self.downtime.items():
             if s.closed_at is None:
                 report.unverifiable_rolls += len(s.rolls)
                 report.open_commitments.append(("downtime", number, s.seq, s.commitment))
+                report.pending["downtime", number] = s
 
 
 def nonce_problem(nonce: Any, expected: int, hidden: int) -> str | None:
@@ -148,22 +151,84 @@ def reveal_problem(
         return seq, f"{what}'s seed_reveal is not hex"
     if hashlib.sha256(seed).hexdigest() != session.commitment:
         return seq, f"{what}'s revealed seed does not match its commitment"
+    return rolls_problem(
+        seed, row["campaign"], number, session, what, f"seed revealed at seq {seq}",
+        first_nonce, report, scheme,
+    )  # fmt: skip
+
+
+def rolls_problem(
+    seed: bytes,
+    campaign: str,
+    number: int,
+    session: SessionSeed,
+    what: str,
+    where: str,
+    first_nonce: int,
+    report: VerifyReport,
+    scheme: str = SCHEME,
+) -> tuple[int, str] | None:
+    """Check every engine roll drawn from ``session``'s seed (``seed``, already checked
+    against its commitment): nonces in order from ``first_nonce``, draws what the seed
+    gives. Each good roll counts in ``report.engine_rolls``; the seed is then known.
+
+    :param where: how the seed is known, in the problem's words (``"seed revealed at seq
+        42"``).
+    :returns: ``(the first bad roll's seq, problem)`` or ``None``.
+    """
     expected, stubs = first_nonce, session.stubs
     for roll_seq, nonce, client_seed, draws, stubs_before, answer in session.rolls:
         bad = nonce_problem(nonce, expected, stubs_before - stubs)
         if bad:
             return roll_seq, bad
         bad = draws_problem(
-            seed, row["campaign"], number, nonce, client_seed, draws,
+            seed, campaign, number, nonce, client_seed, draws,
             scheme=REQUESTED_SCHEME if answer else scheme,
             request=answer[0] if answer else None, entropy=answer[1] if answer else None,
         )  # fmt: skip
         if bad:
-            return roll_seq, f"engine roll of {what} (seed revealed at seq {seq}): {bad}"
+            return roll_seq, f"engine roll of {what} ({where}): {bad}"
         report.engine_rolls += 1
         expected, stubs = nonce + 1, stubs_before
     session.seed, session.next_nonce, session.stubs = seed, expected, stubs
     session.rolls = []
+    return None
+
+
+def held_seeds_problem(
+    report: VerifyReport, campaign: str, seeds: dict[tuple[str, int], bytes], holder: str
+) -> tuple[int, str] | None:
+    """Check the engine rolls of the seeds still unrevealed at the end of a verified log
+    whose seeds are nevertheless at hand (a GM backup holds the open session's), exactly as
+    their reveal will (:func:`rolls_problem`, the words ``verify`` uses after ``session
+    end``). Each good roll moves from ``report.unverifiable_rolls`` to
+    ``report.engine_rolls``.
+
+    :param report: what :func:`ledger.history.verify.verify_rows` returned (its pending
+        rolls are in ``report.pending``).
+    :param seeds: ``{(kind, number): seed}``, kind ``"session"`` or ``"downtime"``; a seed
+        of no unrevealed commitment is ignored.
+    :param holder: who holds the seeds, in the problem's words (``"the backup"``).
+    :returns: ``(seq, problem)`` of the first bad roll, or of the commitment a seed does not
+        match; ``None`` when every roll is what its seed gives.
+    """
+    for kind, number, seq, commitment in report.open_commitments:
+        seed = seeds.get((kind, number))
+        pending = report.pending.get((kind, number))
+        if seed is None or pending is None:
+            continue
+        what = f"session {number}" if kind == "session" else f"the downtime of session {number}"
+        if hashlib.sha256(seed).hexdigest() != commitment:
+            return seq, f"the seed of {what} that {holder} holds does not match its commitment"
+        count = len(pending.rolls)
+        bad = rolls_problem(
+            seed, campaign, number, pending, what, f"seed held by {holder}, not yet revealed",
+            0 if kind == "session" else 1, report,
+            SCHEME if kind == "session" else DOWNTIME_SCHEME,
+        )  # fmt: skip
+        if bad:
+            return bad
+        report.unverifiable_rolls -= count
     return None
 
 
@@ -188,7 +253,10 @@ def engine_roll_problem(
     session = seeds.get(number) if type(number) is int else None
     if session is None:
         if scheme == DOWNTIME_SCHEME:
-            return seq, f"downtime engine roll, but no downtime seed of session {number} was committed"
+            return (
+                seq,
+                f"downtime engine roll, but no downtime seed of session {number} was committed",
+            )
         return seq, "engine roll outside a session"
     if session.closed_at is not None:
         return seq, (

@@ -23,14 +23,20 @@ export async function checkAnswers(campaign, url) {
   const records = (await db.all("answers")).filter(function (r) {
     return r.campaign === campaign && r.status !== "made";
   });
-  const result = {flags: [], fine: [], pending: [], verdict: null};
-  if (!records.length) { return result; }
+  if (!records.length) { return {flags: [], fine: [], pending: [], verdict: null}; }
   const response = await fetch(url || "/export.ndjson", {credentials: "same-origin"});
   if (!response.ok) { throw new Error("the export could not be read (" + response.status + ")"); }
-  const text = await response.text();
   // WebCrypto exists only on https, localhost and files opened from the device: over plain
   // http on the table's network the entropies are still compared, the dice are not checked
-  const canHash = Boolean(globalThis.crypto && crypto.subtle);
+  return judgeAnswers(records, await response.text(), Boolean(globalThis.crypto && crypto.subtle));
+}
+
+/** What checkAnswers finds, given this phone's answer `records` (phone-db.js "answers")
+ * and the export's `text`; `canHash`: WebCrypto is there to verify the log. The log's own
+ * failure is flagged in the words of `campaign verify FILE` (the same first bad seq), and
+ * every answer is still listed with what the phone knows of it. */
+export async function judgeAnswers(records, text, canHash) {
+  const result = {flags: [], fine: [], pending: [], verdict: null};
   const report = canHash ? await LedgerVerify.verifyExport(text, "") : {ok: true, unchecked: true};
   result.verdict = report;
   const events = {}, answers = {}, ended = {};
@@ -48,10 +54,10 @@ export async function checkAnswers(campaign, url) {
     if (row.type === "session.ended" && typeof data.number === "number") { ended[data.number] = true; }
   }
   if (!report.ok) {
-    result.flags.push({seq: report.badSeq, text: "The log fails verification" +
-      (report.badSeq !== null ? " at event " + report.badSeq : "") + ": " + report.problem});
+    result.flags.push({seq: report.badSeq, text: "The log fails `campaign verify`'s check: " +
+      LedgerVerify.failureWords(report.badSeq, report.problem) + "."});
   }
-  records.sort(function (a, b) { return a.seq - b.seq; });
+  records = records.slice().sort(function (a, b) { return a.seq - b.seq; });
   for (const r of records) {
     const what = "Request #" + r.seq + " (" + r.words + ")";
     const asked = events[r.seq];
@@ -81,8 +87,10 @@ export async function checkAnswers(campaign, url) {
         " (if you answered from another device, that was it)."});
       continue;
     }
-    if (!report.ok) { continue; }  // the log's failure is flagged above
-    if (report.unchecked) {
+    if (!report.ok) {  // the log's failure is flagged above; the answer itself is as sent
+      result.fine.push({seq: r.seq, text: what + ": event " + closing.seq + " used exactly your phone's randomness; " +
+        "its dice cannot be vouched for while the log fails verification (see above)."});
+    } else if (report.unchecked) {
       result.fine.push({seq: r.seq, text: what + ": event " + closing.seq + " used exactly your phone's randomness " +
         "(its dice are checked on https or by the downloaded verifier: this page has no WebCrypto over plain http)."});
     } else if (ended[closing.session]) {

@@ -1,7 +1,9 @@
-// Campaign Ledger's in-browser verifier (#18): checks an export (NDJSON, a player's copy or
-// the GM's) with nothing but the browser's WebCrypto, trusting nothing from any server.
-// It follows ledger/verify.py's verify_rows and names the first bad seq as `campaign
-// verify FILE` does:
+// Campaign Ledger's in-browser verifier: checks an export (NDJSON, a player's copy or the
+// GM's) with nothing but the browser's WebCrypto, trusting nothing from any server.
+// It is ledger/history/verify.py's verify_rows(rules=False) and names the first bad seq in
+// the words of `campaign verify FILE` (ledger/history/report.py failure_words). It knows no
+// event kind: only the seed protocol (campaign.created names the campaign; session.* and
+// downtime.* commit and reveal seeds; an entry with "source": "engine" was drawn from one):
 //   - seq runs 1, 2, 3, ... without gaps; each prev_hash is the previous hash (64 zeros
 //     first); each hash is sha256(prev_hash bytes + canonical envelope), the canonical
 //     envelope being the line without "hash", keys sorted, no whitespace (DESIGN.md
@@ -19,8 +21,11 @@
 //     cosignature a C2SP tlog-cosignature/v1 of it. Without that module or Ed25519 the
 //     verdict says the checkpoints could not be checked.
 // Not checked here, as it needs the rule system (`campaign verify FILE` does it): that each
-// payload decodes as its type, and that a roll's result (total, band, outcome, ...) is what
-// its rule system gives for its inputs and draws.
+// event's type is one the core or the campaign's rule system writes, that each payload
+// decodes as its type, and that a roll's result (total, band, outcome, ...) is what its rule
+// system gives for its inputs and draws. Such an entry is chained and included (its hash is
+// checked, and the signed checkpoints cover it), its result left to `campaign verify`, never
+// a failure here (docs/trust.md "What each verifier checks").
 (function (root) {
   "use strict";
   var ZERO = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -28,19 +33,40 @@
   var SCHEME = "ledger-roll-v1";
   var DOWNTIME = "ledger-downtime-v1";
   var REQUESTED = "ledger-roll-v2";  // a requested roll, drawn with the roller's entropy
-  var CORE_AREAS = {campaign: 1, character: 1, session: 1, downtime: 1, scene: 1, note: 1, correction: 1,
-    contest: 1, roll: 1};
-  var CORE_TYPES = {
-    "campaign.created": 1, "character.created": 1, "session.started": 1, "session.ended": 1,
-    "session.abandoned": 1, "downtime.committed": 1, "downtime.revealed": 1,
-    "downtime.abandoned": 1, "scene.started": 1, "scene.ended": 1, "note.added": 1,
-    "correction.recorded": 1, "contest.opposed": 1, "roll.requested": 1, "roll.withdrawn": 1,
-    "roll.imported": 1  // a roll imported from another tool (#29): never verifiable
-  };
   var MAX_SIDES = 1000;
   var encoder = new TextEncoder();
 
   function Problem(seq, text) { this.seq = seq; this.text = text; }
+
+  // Python's repr of a JSON value, as the CLI's problems quote a stream, a type or a number.
+  function repr(v) {
+    if (v === undefined || v === null) { return "None"; }
+    if (v === true) { return "True"; }
+    if (v === false) { return "False"; }
+    if (typeof v === "string") {
+      var q = v.indexOf("'") >= 0 && v.indexOf('"') < 0 ? '"' : "'";
+      var out = q;
+      for (var k = 0; k < v.length; k++) {
+        var ch = v[k], code = v.charCodeAt(k);
+        if (ch === "\\") { out += "\\\\"; }
+        else if (ch === q) { out += "\\" + q; }
+        else if (ch === "\n") { out += "\\n"; }
+        else if (ch === "\r") { out += "\\r"; }
+        else if (ch === "\t") { out += "\\t"; }
+        else if (code < 0x20 || code === 0x7f) { out += "\\x" + ("0" + code.toString(16)).slice(-2); }
+        else { out += ch; }
+      }
+      return out + q;
+    }
+    if (typeof v === "number") { return Number.isInteger(v) ? String(v) : JSON.stringify(v); }
+    return JSON.stringify(v);
+  }
+
+  // The sentence every verifier gives for a log that fails (report.py failure_words).
+  function failureWords(seq, problem) {
+    if (seq === null || seq === undefined) { return "verification failed: " + problem; }
+    return "verification failed " + (seq ? "at seq " + seq : "in the database file") + ": " + problem;
+  }
 
   // The span of the top-level "data" value in a line's JSON text (its bytes are hashed as
   // they stand, as msgspec.Raw keeps them).
@@ -180,21 +206,31 @@
     var expected = firstNonce, stubs = s.stubs;
     for (var k = 0; k < s.rolls.length; k++) {
       var r = s.rolls[k], hidden = r.stubs - stubs;
+      var wrong = "engine roll of " + what + " (seed revealed at seq " + row.seq + "): ";
       if (!isInt(r.nonce) || r.nonce < expected || r.nonce > expected + hidden) {
-        throw new Problem(r.seq, "engine roll has nonce " + r.nonce + ", expected " + expected +
-          (hidden ? " (or up to " + (expected + hidden) + ")" : ""));
+        throw new Problem(r.seq, "engine roll has nonce " + (typeof r.nonce === "string" ? r.nonce : repr(r.nonce)) +
+          ", expected " + expected +
+          (hidden ? " (or up to " + (expected + hidden) + ": " + hidden +
+            " GM-only events before it may be hidden rolls)" : ""));
       }
-      if (typeof r.clientSeed !== "string") { throw new Problem(r.seq, "nonce must be an integer and client_seed text"); }
-      if (!goodDraws(r.draws)) { throw new Problem(r.seq, "draws must be [sides, value] pairs"); }
-      if (r.answer && !(isInt(r.answer.request) && r.answer.request >= 1 &&
-          typeof r.answer.entropy === "string" && /^[0-9a-f]{64}$/.test(r.answer.entropy))) {
-        throw new Problem(r.seq, "the roller's entropy is 32 bytes written as 64 lower-case hex digits");
+      if (typeof r.clientSeed !== "string") { throw new Problem(r.seq, wrong + "nonce must be an integer and client_seed text"); }
+      if (!goodDraws(r.draws)) {
+        throw new Problem(r.seq, wrong + "draws must be [sides, value] pairs with 2 <= sides <= " + MAX_SIDES +
+          ", 1 <= value <= sides");
+      }
+      if (r.answer && !(typeof r.answer.entropy === "string" && /^[0-9a-f]{64}$/.test(r.answer.entropy))) {
+        throw new Problem(r.seq, wrong + "the roller's entropy is 32 bytes written as 64 lower-case hex digits");
+      }
+      if (r.answer && !(isInt(r.answer.request) && r.answer.request >= 1)) {
+        throw new Problem(r.seq, wrong + "a requested roll names its request's seq");
       }
       var again = await engineDraws(seed, row.campaign, payload.number, r.nonce, r.clientSeed, r.draws,
         r.answer ? REQUESTED : scheme, r.answer);
-      if (JSON.stringify(again) !== JSON.stringify(r.draws)) {
-        throw new Problem(r.seq, "engine roll of " + what + " (seed revealed at seq " + row.seq +
-          "): the revealed seed gives " + JSON.stringify(again) + ", not the recorded " + JSON.stringify(r.draws));
+      for (var d = 0; d < again.length; d++) {
+        if (again[d][1] !== r.draws[d][1]) {
+          throw new Problem(r.seq, wrong + "die " + (d + 1) + " (d" + r.draws[d][0] + ") shows " + r.draws[d][1] +
+            " but the seed gives " + again[d][1]);
+        }
       }
       report.engineRolls++;
       expected = r.nonce + 1; stubs = r.stubs;
@@ -203,25 +239,19 @@
   }
 
   function numberProblem(row, payload) {
-    if (!isInt(payload.number)) { throw new Problem(row.seq, row.type + "'s number must be an integer"); }
+    if (!isInt(payload.number)) { throw new Problem(row.seq, row.type + "'s number must be an integer, not " + repr(payload.number)); }
     if (row.session !== payload.number) {
-      throw new Problem(row.seq, row.type + " of session " + payload.number + " is filed under session " + row.session);
+      throw new Problem(row.seq, row.type + " of session " + payload.number + " is filed under session " + repr(row.session));
     }
   }
 
   async function timeline(row, payload, st, report) {
     var seq = row.seq, type = row.type, area = type.split(".")[0];
-    if (CORE_AREAS[area]) {
-      if (!CORE_TYPES[type]) { throw new Problem(seq, type + " is not an event type of the core"); }
-    } else if (st.system === null) {
-      throw new Problem(seq, type + " comes before the campaign.created that names the rule system");
-    } else if (area !== st.system) {
-      throw new Problem(seq, type + " is an event of rule system " + area + ", but this campaign plays " + st.system);
-    }
     var source = payload.source;
     if (source !== undefined && source !== null && source !== "engine" && source !== "physical") {
-      throw new Problem(seq, 'a roll\'s source must be "engine" or "physical"');
+      throw new Problem(seq, 'a roll\'s source must be "engine" or "physical", not ' + repr(source));
     }
+    if (source !== undefined && source !== null) { report.resultsLeft++; }
     if (type === "campaign.created") {
       if (seq !== 1 || st.system !== null) { throw new Problem(seq, "campaign.created must be the first event, and only once"); }
       st.system = String(payload.system);
@@ -231,19 +261,25 @@
       numberProblem(row, payload);
       var n = payload.number, s;
       if (type === "session.started") {
-        if (st.sessions[n]) { throw new Problem(seq, "session " + n + " starts a second time"); }
+        if (st.sessions[n]) { throw new Problem(seq, "session " + n + " starts a second time (first at seq " + st.sessions[n].seq + ")"); }
         if (st.open !== null) { throw new Problem(seq, "session " + n + " starts while session " + st.open + " is still open"); }
         for (var d in st.downtime) {
-          if (st.downtime[d].closedAt === null) { throw new Problem(seq, "session " + n + " starts while a downtime seed is unrevealed"); }
+          if (st.downtime[d].closedAt === null) {
+            throw new Problem(seq, "session " + n + " starts while the downtime seed of session " + d +
+              " is unrevealed (it is revealed before the next session starts)");
+          }
         }
-        if (n !== st.last + 1) { throw new Problem(seq, "session " + n + " starts after session " + st.last); }
+        if (n !== st.last + 1) { throw new Problem(seq, "session " + n + " starts after session " + st.last + ": expected " + (st.last + 1)); }
         if (typeof payload.seed_commitment !== "string") { throw new Problem(seq, "session " + n + "'s seed_commitment is not text"); }
         st.sessions[n] = new Seed(payload.seed_commitment, seq, report.stubs);
         st.open = st.last = n;
         return;
       }
       s = st.sessions[n];
-      if (!s || st.open !== n) { throw new Problem(seq, "session " + n + " closes but is not open"); }
+      if (!s || st.open !== n) {
+        if (s && s.closedAt !== null) { throw new Problem(seq, "session " + n + " closes a second time (first at seq " + s.closedAt + ")"); }
+        throw new Problem(seq, "session " + n + " closes but is not open");
+      }
       st.open = null; s.closedAt = seq;
       if (type === "session.abandoned") { s.how = "abandoned"; report.abandonedRolls += s.rolls.length; s.rolls = []; return; }
       s.how = "ended";
@@ -257,7 +293,7 @@
         var sess = st.sessions[m];
         if (!sess || sess.closedAt === null) { throw new Problem(seq, "a downtime seed is committed for session " + m + ", which is not closed"); }
         if (dt) { throw new Problem(seq, "the downtime seed of session " + m + " is committed a second time"); }
-        if (typeof payload.seed_commitment !== "string") { throw new Problem(seq, "the downtime seed_commitment is not text"); }
+        if (typeof payload.seed_commitment !== "string") { throw new Problem(seq, "the downtime seed_commitment of session " + m + " is not text"); }
         st.downtime[m] = new Seed(payload.seed_commitment, seq, report.stubs);
         return;
       }
@@ -272,10 +308,17 @@
     var scheme = payload.scheme === undefined ? SCHEME : payload.scheme, seeds;
     if (scheme === SCHEME || scheme === REQUESTED) { seeds = st.sessions; }
     else if (scheme === DOWNTIME) { seeds = st.downtime; }
-    else { throw new Problem(seq, "engine roll of unknown scheme " + JSON.stringify(scheme)); }
+    else { throw new Problem(seq, "engine roll of unknown scheme " + repr(scheme)); }
     var seed = isInt(row.session) ? seeds[row.session] : undefined;
-    if (!seed) { throw new Problem(seq, scheme === DOWNTIME ? "downtime engine roll without a committed downtime seed" : "engine roll outside a session"); }
-    if (seed.closedAt !== null) { throw new Problem(seq, "engine roll drawn after its seed was revealed at seq " + seed.closedAt); }
+    if (!seed) {
+      throw new Problem(seq, scheme === DOWNTIME ? "downtime engine roll, but no downtime seed of session " + repr(row.session) +
+        " was committed" : "engine roll outside a session");
+    }
+    if (seed.closedAt !== null) {
+      throw new Problem(seq, "engine roll drawn after " + (scheme === DOWNTIME ? "the downtime seed of session " + row.session
+        : "session " + row.session + "'s seed") + " was " + (seed.how === "abandoned" ? "lost" : "revealed") + " at seq " +
+        seed.closedAt + ": no engine roll may come from a revealed seed");
+    }
     seed.rolls.push({seq: seq, nonce: payload.nonce, clientSeed: payload.client_seed || "", draws: payload.draws, stubs: report.stubs,
       answer: scheme === REQUESTED ? {request: payload.request, entropy: payload.entropy} : null});
   }
@@ -295,7 +338,7 @@
   // events, stubs, engineRolls, unverifiableRolls, abandonedRolls, receiptChecked}.
   async function verifyExport(text, receiptText) {
     var report = {ok: true, badSeq: null, problem: null, headSeq: 0, headHash: ZERO, events: 0,
-      stubs: 0, engineRolls: 0, unverifiableRolls: 0, abandonedRolls: 0, receiptChecked: false,
+      stubs: 0, engineRolls: 0, unverifiableRolls: 0, abandonedRolls: 0, receiptChecked: false, resultsLeft: 0,
       campaign: null, checkpointKey: null, checkpoints: [], checkpointsUnchecked: null};
     var receipt = null;
     if (receiptText && receiptText.trim()) {
@@ -332,7 +375,8 @@
           if (bad) { throw new Problem(null, "line " + number + " is not an exported event: " + bad); }
           var last = versions[row.stream] || 0, hidden = report.stubs - skipped;
           if (row.version < last + 1 || row.version > last + 1 + hidden) {
-            throw new Problem(seq, "stream " + row.stream + " version " + row.version + " should be " + (last + 1));
+            throw new Problem(seq, "stream " + repr(row.stream) + " version " + repr(row.version) + " should be " + (last + 1) +
+              (hidden ? " (or up to " + (last + 1 + hidden) + ": " + hidden + " GM-only events before it may be on its stream)" : ""));
           }
           skipped += row.version - last - 1;
           versions[row.stream] = row.version;
@@ -344,10 +388,12 @@
             throw new Problem(seq, "hash does not match the event's contents (changed after it was written)");
           }
           var payload = row.data;
-          if (payload === null || typeof payload !== "object" || typeof payload.type !== "string") {
-            throw new Problem(seq, "data is not an event of type " + row.type);
+          if (payload === null || typeof payload !== "object" || Array.isArray(payload) || typeof payload.type !== "string") {
+            throw new Problem(seq, "data is not an event of type " + repr(row.type));
           }
-          if (payload.type !== row.type) { throw new Problem(seq, "data's type does not match the envelope's type"); }
+          if (payload.type !== row.type) {
+            throw new Problem(seq, "data's type " + repr(payload.type) + " does not match the envelope's type " + repr(row.type));
+          }
           if (report.checkpointKey === null) {
             if (row.type === "campaign.created" && payload.checkpoint_key) { report.checkpointKey = String(payload.checkpoint_key); }
             if (row.type === "checkpoint.key" && typeof payload.vkey === "string") { report.checkpointKey = payload.vkey; }
@@ -419,14 +465,15 @@
   // worked out by its rule system, which only `campaign verify FILE` has (docs/events.md
   // "What a script checks, and what needs the rule system").
   function describe(report) {
-    if (!report.ok) {
-      return (report.badSeq !== null ? "FAILED at seq " + report.badSeq + ": " : "FAILED: ") + report.problem;
-    }
+    if (!report.ok) { return failureWords(report.badSeq, report.problem); }
     var text = "OK: chain, seeds and " + report.engineRolls + " engine roll" +
       (report.engineRolls === 1 ? "" : "s") + " check; results are re-derived by `campaign verify FILE`" +
       " (it needs the rule system: this page cannot check totals and outcomes).\n" +
       report.events + " events" +
-      (report.stubs ? " (" + report.stubs + " GM-only, chained through their hashes)" : "");
+      (report.stubs ? " (" + report.stubs + " GM-only, chained through their hashes)" : "") +
+      (report.resultsLeft ? "; " + report.resultsLeft + " roll" + (report.resultsLeft === 1 ? "" : "s") +
+        " chained and included, " + (report.resultsLeft === 1 ? "its result" : "their results") +
+        " checked by `campaign verify`" : "");
     if (report.unverifiableRolls) {
       text += "; " + report.unverifiableRolls + " engine roll" + (report.unverifiableRolls === 1 ? " waits" : "s wait") +
         " for its session's seed to be revealed";
@@ -448,5 +495,6 @@
     return text + ".\nReceipt: " + report.receipt;
   }
 
-  root.LedgerVerify = {verifyExport: verifyExport, describe: describe, pyString: pyString, dataSpan: dataSpan};
+  root.LedgerVerify = {verifyExport: verifyExport, describe: describe, failureWords: failureWords,
+    pyString: pyString, dataSpan: dataSpan, repr: repr};
 })(typeof window !== "undefined" ? window : globalThis);
