@@ -48,7 +48,9 @@ def test_checkpoint_and_proofs_verify_with_the_spec_algorithms(table):
     table.ok("session", "end")
     with client(table, "Dana") as c:
         first = c.get("/checkpoint").json()
-        assert set(first) == {"note", "vkey", "size", "root"}
+        assert set(first) == {"note", "vkey", "size", "root", "sessions", "since"}
+        created = json.loads(table.ok("export").splitlines()[0])
+        assert first["sessions"] == 1 and first["since"] == created["recorded_at"][:10]
         cp = open_checkpoint(first["note"], first["vkey"])
         assert cp.size == first["size"] == 8 and base64.b64encode(cp.root).decode() == first["root"]
         assert cp.root == merkle.root(_leaves(table.db))

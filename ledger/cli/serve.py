@@ -1,4 +1,4 @@
-"""The web view's commands: ``serve`` and ``access add|list|revoke`` (#18)."""
+"""The web view's commands: ``serve`` and ``access add|list|revoke``."""
 
 from __future__ import annotations
 
@@ -6,34 +6,16 @@ from typing import Any
 
 import click
 
+from ledger.cli.address import (
+    DEFAULT_PORT,
+    DEFAULT_URL,
+    base_url,
+    choose_port,
+    is_loopback,
+    url_host,
+    url_option,
+)
 from ledger.cli.base import App, cli, echo_json, json_option, now, pass_app
-
-DEFAULT_URL = "http://127.0.0.1:8000"
-
-
-def is_loopback(host: str) -> bool:
-    """Does ``host`` listen on this machine only (127.0.0.0/8, ::1, localhost)?"""
-    import ipaddress
-
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def base_url(host: str, port: int) -> str:
-    """The address players open: ``http://HOST:PORT`` (for a wildcard host, this machine's
-    name on the network)."""
-    import socket
-
-    shown = host
-    if host in ("0.0.0.0", "::", ""):
-        shown = socket.gethostname()
-    if ":" in shown and not shown.startswith("["):
-        shown = f"[{shown}]"
-    return f"http://{shown}:{port}"
 
 
 def link_line(access: Any, token: str, base: str) -> str:
@@ -54,46 +36,6 @@ def qr_text(link: str) -> str:
     return out.getvalue().rstrip("\n")
 
 
-def check_url(url: str) -> str:
-    """A public base URL as players open it: ``http(s)://HOST[:PORT]``, returned without a
-    trailing slash.
-
-    :raises ValueError: another scheme, no host, a bad port, or a path, query, fragment or
-        user name (the web view is served from the root of its address).
-    """
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url.strip())
-    try:
-        parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError:
-        raise ValueError("its port is not a number from 1 to 65535") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError("it must start with http:// or https:// and name a host")
-    if parts.path not in ("", "/") or parts.query or parts.fragment or "@" in parts.netloc:
-        raise ValueError("the web view is served from the root of its address: leave out the path")
-    return f"{parts.scheme}://{parts.netloc}"
-
-
-def url_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """Click callback of ``--url``: :func:`check_url`, a usage error (exit 2) if bad."""
-    if value is None:
-        return None
-    try:
-        return check_url(value)
-    except ValueError as e:
-        raise click.BadParameter(
-            f"{value!r}: {e} (such as https://table.example.org or http://192.168.1.5:8000)"
-        ) from None
-
-
-def url_host(url: str) -> str:
-    """The host of a URL :func:`check_url` or :func:`base_url` made."""
-    from urllib.parse import urlsplit
-
-    return urlsplit(url).hostname or ""
-
-
 #: ``campaign serve --max-connections`` unless given: plenty for a table of phones (a page
 #: and its live log take two or three connections each).
 MAX_CONNECTIONS = 256
@@ -104,9 +46,15 @@ MAX_CONNECTIONS = 256
 @click.option(
     "--port",
     type=click.IntRange(0, 65535),
-    default=8000,
-    show_default=True,
-    help="TCP port (0: any free one).",
+    default=None,
+    help="TCP port (0: any free one) [default: the port this campaign was first served at, "
+    f"else {DEFAULT_PORT}]. Another port than the kept one is used this once, with a warning.",
+)
+@click.option(
+    "--new-port",
+    is_flag=True,
+    help="Keep --port as the campaign's port from now on (phones treat the new address as a "
+    "new place).",
 )
 @click.option(
     "--url",
@@ -139,7 +87,8 @@ MAX_CONNECTIONS = 256
 def serve(
     app: App,
     host: str,
-    port: int,
+    port: int | None,
+    new_port: bool,
     url: str | None,
     max_connections: int,
     new_links: bool,
@@ -153,6 +102,9 @@ def serve(
     the players' view only and enter physical dice for their own characters. Listens on
     127.0.0.1 unless --host; answers only requests for the addresses it prints (and
     --url's host). The address is kept, so `campaign access add` prints links with it.
+    The port is kept too: a phone remembers what it checked per address, so every `serve`
+    listens on the campaign's first port (`--port 0` the first time: a free one, kept)
+    unless --port names another (this once, warned) or --new-port moves it for good.
     Each new link is also printed as a QR code on a terminal (--no-qr: not; --qr: also
     when the output is not a terminal); the GM's page (/gm) issues a player a new one.
     Delivers the webhooks (`campaign webhook`) while it runs.
@@ -165,14 +117,27 @@ def serve(
 
     campaign = app.campaign
     store = app.store()
+    kept = store.serve_port(campaign.id)
+    choice = choose_port(port, kept, new_port=new_port, behind_url=url is not None)
     try:
-        sockets = webserver.bind(host, port)
+        sockets = webserver.bind(host, choice.port)
+    except webserver.PortInUse as e:
+        if kept is not None and choice.port == kept:
+            raise click.ClickException(
+                f"port {kept} on {host}, where this campaign is kept (phones know it by its "
+                "address), is in use (another `campaign serve`?): stop that server, or "
+                "`--port N` serves elsewhere this once (phones will treat it as a new place)"
+            ) from None
+        raise click.ClickException(str(e)) from None
     except webserver.BindError as e:
         raise click.ClickException(str(e)) from None
     try:
-        listening = base_url(host, sockets[0].getsockname()[1])
+        bound = sockets[0].getsockname()[1]
+        listening = base_url(host, bound)
         public = url or listening
-        store.set_public_url(campaign.id, public, now())
+        store.set_public_url(campaign.id, public, now(), port=bound if choice.keep else None)
+        if choice.warning:
+            click.echo(choice.warning, err=True)
         live = {a.who.casefold(): a for a in accessmod.live(store, campaign.id)}
         wanted = [accessmod.GM, *accessmod.players_of(campaign, as_gm=True)]
         for who in wanted:
@@ -203,6 +168,11 @@ def serve(
                 err=True,
             )
         also = f" (players open {public})" if url else ""
+        if choice.keep:
+            click.echo(
+                f"Port {bound} is kept for {campaign.id}: the next `campaign serve` listens "
+                "here too (phones know the table by its address)."
+            )
         click.echo(f"Serving {campaign.id} at {listening}{also} (Ctrl-C stops)")
         db_path = app.db_path
         campaign_id = campaign.id
@@ -224,7 +194,7 @@ def serve(
 
 
 def _start_webhooks(db_path: str, campaign_id: str) -> Any:
-    """Start the webhook delivery thread (#29, :func:`ledger.exchange.webhooks.run_forever`,
+    """Start the webhook delivery thread (:func:`ledger.exchange.webhooks.run_forever`,
     its own store); returns what stops it. A paused hook is logged on stderr."""
     import threading
 

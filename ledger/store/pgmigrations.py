@@ -172,5 +172,11 @@ MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
             "hash text not null, verified_at text not null)",
         ),
     ),
+    (
+        # the port `campaign serve` keeps for each campaign, as
+        # ledger.store.sqlite_migrations.m014_serve_port
+        "m014_serve_port",
+        ("alter table public_url add column port integer",),
+    ),
 )
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)

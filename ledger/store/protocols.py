@@ -460,14 +460,23 @@ class AccessStore(Protocol):
         session, or forgotten)."""
         ...
 
-    def set_public_url(self, campaign: str, url: str, at: str) -> None:
+    def set_public_url(
+        self, campaign: str, url: str, at: str, *, port: int | None = None
+    ) -> None:
         """Keep ``url`` (``scheme://host[:port]``) as where players reach the campaign's web
-        view, replacing the one kept before (``campaign serve``, #24)."""
+        view, replacing the one kept before (``campaign serve``); with ``port`` (1 to
+        65535), keep it as the port ``serve`` listens on from now on (``None``: the port
+        kept before stays)."""
         ...
 
     def public_url(self, campaign: str) -> str | None:
         """The web view's public base URL :meth:`set_public_url` kept (``None``: never
         served)."""
+        ...
+
+    def serve_port(self, campaign: str) -> int | None:
+        """The port :meth:`set_public_url` kept for the campaign's web view (``None``:
+        none kept yet)."""
         ...
 
 

@@ -232,6 +232,14 @@ def m013_verified(db: sqlite_utils.Database) -> None:
     )
 
 
+def m014_serve_port(db: sqlite_utils.Database) -> None:
+    """The port ``campaign serve`` keeps for each campaign: a ``port`` column beside the
+    public URL (``None`` until first served). Phones remember a campaign per address, port
+    included, so ``serve`` listens on the same port every time unless told to move
+    (:meth:`Store.serve_port`)."""
+    db.execute("alter table public_url add column port integer")
+
+
 MIGRATION_NAMES = (
     "m001_events",
     "m002_secrets_snapshots",
@@ -246,6 +254,7 @@ MIGRATION_NAMES = (
     "m011_api_tokens",
     "m012_webhooks",
     "m013_verified",
+    "m014_serve_port",
 )
 
 
@@ -273,4 +282,5 @@ def get_migrations() -> Migrations:
         _migrations()(m011_api_tokens)
         _migrations()(m012_webhooks)
         _migrations()(m013_verified)
+        _migrations()(m014_serve_port)
     return _migrations

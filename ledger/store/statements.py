@@ -86,10 +86,12 @@ class Statements:
     )
     web_nonce: str = "select used_at from web_nonces where session_id = ? and nonce_hash = ?"
     set_public_url: str = (
-        "insert into public_url (campaign, url, set_at) values (?, ?, ?) "
-        "on conflict (campaign) do update set url = excluded.url, set_at = excluded.set_at"
+        "insert into public_url (campaign, url, set_at, port) values (?, ?, ?, ?) "
+        "on conflict (campaign) do update set url = excluded.url, set_at = excluded.set_at, "
+        "port = coalesce(excluded.port, public_url.port)"
     )
     public_url: str = "select url from public_url where campaign = ?"
+    serve_port: str = "select port from public_url where campaign = ?"
     set_verified: str = (
         "insert into verified (campaign, seq, hash, verified_at) values (?, ?, ?, ?) "
         "on conflict (campaign) do update set seq = excluded.seq, hash = excluded.hash, "

@@ -250,15 +250,22 @@ class SqlTables(abc.ABC):
             return "unknown"
         return "unused" if row[0] is None else "used"
 
-    def set_public_url(self, campaign: str, url: str, at: str) -> None:
+    def set_public_url(
+        self, campaign: str, url: str, at: str, *, port: int | None = None
+    ) -> None:
         """See :meth:`EventStore.set_public_url`."""
         with self.transaction():
-            self.conn.execute(self.SQL.set_public_url, (campaign, url, at))
+            self.conn.execute(self.SQL.set_public_url, (campaign, url, at, port))
 
     def public_url(self, campaign: str) -> str | None:
         """See :meth:`EventStore.public_url`."""
         row = self.conn.execute(self.SQL.public_url, (campaign,)).fetchone()
         return None if row is None else str(row[0])
+
+    def serve_port(self, campaign: str) -> int | None:
+        """See :meth:`EventStore.serve_port`."""
+        row = self.conn.execute(self.SQL.serve_port, (campaign,)).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
 
     def set_verified(self, campaign: str, seq: int, head_hash: str, at: str) -> None:
         """See :meth:`EventStore.set_verified`."""

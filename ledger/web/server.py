@@ -76,6 +76,14 @@ class BindError(Exception):
     not of this machine). The message says what to do."""
 
 
+class PortInUse(BindError):
+    """The port asked for is in use by another program (``port`` is that port)."""
+
+    def __init__(self, message: str, port: int) -> None:
+        super().__init__(message)
+        self.port = port
+
+
 # --- binding ---------------------------------------------------------------------------------
 
 
@@ -114,6 +122,8 @@ def bind(host: str, port: int) -> list[socket.socket]:
     except OSError as e:
         for sock in sockets:
             sock.close()
+        if e.errno == errno.EADDRINUSE:
+            raise PortInUse(_bind_problem(e, host, port), port) from None
         raise BindError(_bind_problem(e, host, port)) from None
     return sockets
 

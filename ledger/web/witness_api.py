@@ -1,10 +1,12 @@
-"""The phones' witness endpoints (#26): the newest signed checkpoint, RFC 9162 proofs against
+"""The phones' witness endpoints: the newest signed checkpoint, RFC 9162 proofs against
 it, and cosignatures posted back. JSON only; the player's session decides the campaign, as
 on every page; a request without a live session gets 403 JSON.
 
-- ``GET /checkpoint`` → 200 ``{"note", "vkey", "size", "root"}`` (the signed C2SP
-  tlog-checkpoint note, the campaign's verifier key, the tree size, the root in base64);
-  404 ``{"error"}`` when none is signed yet.
+- ``GET /checkpoint`` → 200 ``{"note", "vkey", "size", "root", "sessions", "since"}`` (the
+  signed C2SP tlog-checkpoint note, the campaign's verifier key, the tree size, the root in
+  base64; and the log's age, for a phone that meets the campaign for the first time: the
+  sessions started so far and the UTC date of its first entry, ``YYYY-MM-DD``); 404
+  ``{"error"}`` when none is signed yet.
 - ``GET /proof/consistency?old=N`` → ``{"old": N, "new": size of the newest checkpoint,
   "proof": [base64]}`` (RFC 9162 2.1.4); 400 for an N that is not 1 to that size.
 - ``GET /proof/inclusion?seq=S`` → ``{"seq", "index", "size", "proof": [base64]}`` against
@@ -83,6 +85,8 @@ def checkpoint(server: ServerPort) -> Endpoint:
             return _error(404, "no checkpoint is signed yet: the GM's `session end` signs one")
         body = made.as_dict(checkpoints.recorded_key(campaign) or "")
         body.pop("made_at")
+        body["sessions"] = campaign.last_session()
+        body["since"] = campaign.record(1).recorded_at[:10]
         return JSONResponse(body)
 
     return _viewed(server, view)

@@ -1,9 +1,12 @@
-// The phone's own records (#26), kept in IndexedDB on the device and nowhere else:
+// The phone's own records, kept in IndexedDB on the device and nowhere else:
 //   - "answers": the entropy this phone sent for each roll request, keyed "CAMPAIGN:SEQ"
 //     ({key, campaign, seq, character, words, entropy, status, roll, error, at});
-//   - "witness": per campaign, the pinned campaign key, the newest checkpoint verified and
-//     the device's non-extractable Ed25519 key (a CryptoKey: IndexedDB keeps it as it is,
-//     its private half never readable by any script).
+//   - "witness": per campaign, the pinned campaign key, the newest checkpoint verified
+//     ("campaign:ID") and the size of the last signed note the player kept in their files
+//     ("saved:ID"); and the device's non-extractable Ed25519 key (a CryptoKey: IndexedDB
+//     keeps it as it is, its private half never readable by any script).
+// A browser keeps all of it per origin (scheme, host and port): at another address the
+// phone starts with none of it.
 const NAME = "campaign-ledger-phone";
 const VERSION = 1;
 const STORES = ["answers", "witness"];

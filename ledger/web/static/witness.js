@@ -1,4 +1,4 @@
-// The phone as witness (#26): C2SP signed notes, tlog-checkpoints, RFC 9162 proofs and
+// The phone as witness: C2SP signed notes, tlog-checkpoints, RFC 9162 proofs and
 // tlog-cosignature/v1, with nothing but the browser's WebCrypto (SHA-256, Ed25519).
 // It mirrors ledger/trust/notes.py and ledger/trust/merkle.py, and is tested against them
 // (tests/test_web_witness.py): the Go reference's note vectors, random trees and proofs,
@@ -10,6 +10,7 @@
 //   verifyInclusion / verifyConsistency   RFC 9162 2.1.3.2 and 2.1.4.2
 //   cosign(text, name, key, pub, t)    C2SP tlog-cosignature/v1 signature line
 //   visit({campaign, ...})             what a phone does on every visit (see below)
+//   checkKeptNote({note, ...})         a note the player kept, against the log now
 //
 // Every failure is thrown as a NoteError or ProofError whose message says which.
 
@@ -367,8 +368,10 @@ async function getJson(fetcher, url) {
  * newest checkpoint verified before, fetch a consistency proof and check it; keep the new
  * checkpoint and post this device's cosignature of it.
  *
- * Returns {state, ...}: "none" (no checkpoint yet), "pinned" (first sight: key pinned,
- * checkpoint kept), "consistent" (checked against the size seen before), "key-changed"
+ * Returns {state, ...}: "none" (no checkpoint yet), "pinned" (first sight at this address:
+ * key pinned, checkpoint kept), "consistent" (checked against the size seen before); both
+ * with {size, before, cosigned, note (the checkpoint's signed note), sessions and since
+ * (the log's age as the server tells it: sessions started, the date of its first entry)}, "key-changed"
  * ({pinned, offered}), "rewritten" ({size: the size seen before, oldNote, newNote,
  * problem}), "bad-note" ({problem}: the server's own note does not verify), or "error"
  * ({problem}: checkpoints kept coming while the phone checked; nothing concluded).
@@ -404,34 +407,134 @@ export async function visit(options) {
         return {state: "rewritten", size: seen.size, problem: problem, oldNote: seen.note, newNote: got.note};
       };
       if (checkpoint.origin !== seen.origin) { return rewritten("the checkpoint names another log"); }
-      if (checkpoint.size < seen.size) {
-        return rewritten("the log is now " + checkpoint.size + " events long, shorter than the " + seen.size + " you saw");
+      const step = await continues(fetcher, {size: seen.size, root: b64decode(seen.root)}, checkpoint);
+      if (step.moved) {
+        if (attempt < 3) { continue; }
+        return {state: "error", problem: MOVING};
       }
-      let proof = [];
-      if (checkpoint.size > seen.size) {
-        const answer = await getJson(fetcher, "/proof/consistency?old=" + seen.size + "&new=" + checkpoint.size);
-        if (answer && answer.old === seen.size && typeof answer.new === "number" && answer.new > checkpoint.size) {
-          if (attempt < 3) { continue; }
-          return {state: "error", problem: "the campaign's checkpoint kept moving while the phone checked it"};
-        }
-        if (answer === null || answer.old !== seen.size || answer.new !== checkpoint.size || !Array.isArray(answer.proof)) {
-          return rewritten("the server gave no consistency proof from size " + seen.size + " to " + checkpoint.size);
-        }
-        proof = [];
-        for (const p of answer.proof) {
-          const bytes = b64decode(p);
-          if (bytes === null) { return rewritten("a proof hash is not base64"); }
-          proof.push(bytes);
-        }
-      }
-      try {
-        await verifyConsistency(seen.size, checkpoint.size, b64decode(seen.root), checkpoint.root, proof);
-      } catch (e) {
-        if (!(e instanceof ProofError)) { throw e; }
-        return rewritten(e.message);
-      }
+      if (step.problem) { return rewritten(step.problem); }
     }
     return keep(options, fetcher, db, storeKey, seen, got, checkpoint, body, now);
+  }
+}
+
+const MOVING = "the campaign's checkpoint kept moving while the phone checked it";
+
+/** Does the server's newest checkpoint (`checkpoint`, parsed from a note already verified)
+ * continue one seen before (`seen`: {size, root (32 bytes)})? Fetches the RFC 9162
+ * consistency proof from seen.size (GET /proof/consistency) and checks it with
+ * verifyConsistency. Returns {ok: true}; {moved: true} when a newer checkpoint was signed
+ * meanwhile (the server's proof leads past `checkpoint`: fetch the checkpoint again); or
+ * {problem} when it does not continue it (a shorter log, no proof, a proof that fails: the
+ * history was rewritten). visit() and checkKeptNote() both ask it. */
+export async function continues(fetcher, seen, checkpoint) {
+  if (checkpoint.size < seen.size) {
+    return {problem: "the log is now " + checkpoint.size + " events long, shorter than the " + seen.size + " you saw"};
+  }
+  let proof = [];
+  if (checkpoint.size > seen.size) {
+    const answer = await getJson(fetcher, "/proof/consistency?old=" + seen.size + "&new=" + checkpoint.size);
+    if (answer && answer.old === seen.size && typeof answer.new === "number" && answer.new > checkpoint.size) {
+      return {moved: true};
+    }
+    if (answer === null || answer.old !== seen.size || answer.new !== checkpoint.size || !Array.isArray(answer.proof)) {
+      return {problem: "the server gave no consistency proof from size " + seen.size + " to " + checkpoint.size};
+    }
+    for (const p of answer.proof) {
+      const bytes = b64decode(p);
+      if (bytes === null) { return {problem: "a proof hash is not base64"}; }
+      proof.push(bytes);
+    }
+  }
+  try {
+    await verifyConsistency(seen.size, checkpoint.size, seen.root, checkpoint.root, proof);
+  } catch (e) {
+    if (!(e instanceof ProofError)) { throw e; }
+    return {problem: e.message};
+  }
+  return {ok: true};
+}
+
+/** A kept note's text read without a key: {text, checkpoint (parsed), signers ["NAME+HASH"]}.
+ * Throws NoteError when it is not a signed checkpoint note. */
+export async function readKeptNote(note) {
+  if (typeof note !== "string" || note.length > 20000) { throw new NoteError("it is not a checkpoint note (too long)"); }
+  let opened;
+  try {
+    await openNote(note, []);
+    throw new NoteError("malformed note");  // a note opens with no key only by failing
+  } catch (e) {
+    if (!(e instanceof UnverifiedNote)) { throw e; }
+    opened = e.note;
+  }
+  const checkpoint = parseCheckpoint(opened.text);
+  if (checkpoint.size === 0) { throw new NoteError("a checkpoint of no events proves nothing"); }
+  const signers = opened.unverified.map(function (s) { return s.name + "+" + id8(s.hash); });
+  return {text: opened.text, checkpoint: checkpoint, signers: signers};
+}
+
+/** Check a signed note the player kept (a C2SP tlog-checkpoint note, as the phone offered
+ * it for download or `campaign checkpoint` printed it) against the log this server shows
+ * now, trusting nothing the server says without checking it: the server's newest
+ * checkpoint (GET /checkpoint) must verify with the key it names; the kept note must be of
+ * the same origin and verify with that same key (a table that changed its key cannot
+ * sign an old note again); and a consistency proof from the note's size to the newest
+ * checkpoint (continues()) must lead from the kept root to the new one.
+ *
+ * Returns {state, ...}: "holds" ({size, now}: the log now continues the note);
+ * "rewritten" ({size, root (base64), problem, now, keptNote, newNote}); "key-changed"
+ * ({size, signers, offered, keptNote, newNote}); "bad-kept-note" ({size, problem}: a
+ * signature by the table's key that does not verify: the file or the key changed);
+ * "no-checkpoint" ({size}: the table shows no checkpoint, though the note proves one of
+ * that size was signed); "bad-note" ({problem, note}: the server's own checkpoint does not
+ * verify); "other-campaign" ({kept, now}: the two origins); "unreadable" ({problem}: the
+ * file is not a checkpoint note); or "error" ({problem}). `fetcher` is window.fetch unless
+ * given. */
+export async function checkKeptNote(options) {
+  const fetcher = options.fetcher || fetch.bind(window);
+  const text = options.note;
+  let kept;
+  try {
+    kept = await readKeptNote(text);
+  } catch (e) {
+    if (!(e instanceof NoteError)) { throw e; }
+    return {state: "unreadable", problem: e.message};
+  }
+  const size = kept.checkpoint.size;
+  for (let attempt = 1; ; attempt++) {
+    const got = await getJson(fetcher, "/checkpoint");
+    if (got === null) { return {state: "no-checkpoint", size: size, keptNote: text}; }
+    let verifier, now;
+    try {
+      verifier = await parseVerifierKey(got.vkey);
+      now = parseCheckpoint((await openNote(got.note, [verifier])).text);
+      if (now.origin !== verifier.name) { throw new NoteError("the checkpoint's origin is not the campaign key's name"); }
+    } catch (e) {
+      if (!(e instanceof NoteError)) { throw e; }
+      return {state: "bad-note", problem: e.message, note: got.note};
+    }
+    if (kept.checkpoint.origin !== now.origin) {
+      return {state: "other-campaign", kept: kept.checkpoint.origin, now: now.origin};
+    }
+    try {
+      await openNote(text, [verifier]);
+    } catch (e) {
+      if (e instanceof UnverifiedNote) {
+        return {state: "key-changed", size: size, signers: kept.signers, offered: got.vkey, keptNote: text, newNote: got.note};
+      }
+      if (!(e instanceof NoteError)) { throw e; }
+      return {state: "bad-kept-note", size: size, problem: e.message};
+    }
+    const step = await continues(fetcher, {size: size, root: kept.checkpoint.root}, now);
+    if (step.moved) {
+      if (attempt < 3) { continue; }
+      return {state: "error", problem: MOVING};
+    }
+    if (step.problem) {
+      return {state: "rewritten", size: size, root: b64encode(kept.checkpoint.root), problem: step.problem,
+        now: now.size, keptNote: text, newNote: got.note};
+    }
+    return {state: "holds", size: size, now: now.size};
   }
 }
 
@@ -443,7 +546,8 @@ async function keep(options, fetcher, db, storeKey, seen, got, checkpoint, body,
     note: got.note, size: checkpoint.size, root: b64encode(checkpoint.root), at: new Date(now()).toISOString(),
     cosigned: already ? checkpoint.size : null};
   await db.put("witness", kept);
-  const result = {state: seen ? "consistent" : "pinned", size: checkpoint.size, before: seen ? seen.size : null, cosigned: already};
+  const result = {state: seen ? "consistent" : "pinned", size: checkpoint.size, before: seen ? seen.size : null, cosigned: already,
+    note: got.note, sessions: got.sessions, since: got.since};
   if (options.cosign !== false && !already) {
     const device = await deviceKey(db);
     const line = await cosign(body, device.name, device.privateKey, device.publicKey, Math.floor(now() / 1000));
