@@ -11,6 +11,9 @@ class Turns:
     into :class:`~ledger_d20_world.system.D20World`); three actions a round is the system's
     ``actions_per_round``."""
 
+    #: The only events :meth:`actions_of` counts.
+    action_events = (ItemMoved, ItemRemoved)
+
     def actions_of(self, event: object) -> int:
         """The actions an item retrieval or removal took (``--actions``, set by The World:
         "The number of actions any given task costs should be determined based on the
