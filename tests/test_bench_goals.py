@@ -85,3 +85,22 @@ def test_the_table_states_the_slower_audit_and_the_floors_p99():
     assert "floor's 10 ms" in text
     assert "audit by proof 1.00 → 2.50" in text
     assert "byte-code compiled" in text
+
+
+def test_the_outside_script_prints_its_figures_beside_goals(tmp_path, capsys):
+    """bench/reproduce.py (public API, sqlite3 and eventsourcing only) runs on a tiny
+    campaign and prints each of goals.py's figures beside its own."""
+    import json
+
+    import reproduce
+
+    given = tmp_path / "goals.json"
+    given.write_text(json.dumps(found(store_vs_floor=0.61, replay=0.55)))
+    out = tmp_path / "mine.json"
+    assert reproduce.main(["--events", "2000", "--no-startup", "--goals", str(given),
+                           "--json", str(out)]) == 0  # fmt: skip
+    text = capsys.readouterr().out
+    assert "| Store.append ÷ raw floor | 0.61 |" in text
+    assert "| replay ÷ scan + plain decode | 0.55 |" in text
+    mine = json.loads(out.read_text())["reproduce"]
+    assert all(v > 0 for k, v in mine.items() if not k.startswith("campaign roll"))
