@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sqlite3
 import statistics
 import sys
@@ -59,7 +60,7 @@ def variant(path: str, table: str, indexes: dict[str, str], triggers: list[str],
     sql = table
     for name, clause in CONSTRAINTS.items():
         if name in without:
-            sql = sql.replace(f"{clause},", "").replace(f",\n            {clause}", "")
+            sql = re.sub(r",\s*" + re.escape(clause), "", sql)
     conn = sqlite3.connect(path)
     conn.execute(sql)
     for name, index in indexes.items():
