@@ -42,7 +42,8 @@ class Receiver:
 
     def __init__(self, port: int = 0) -> None:
         self.requests: list[tuple[str, dict[str, str], bytes, int]] = []
-        self.checks: list[dict[str, bool]] = []  # one per request: {secret: verified}
+        #: one per request: when it arrived, and {secret: verified then}
+        self.checks: list[tuple[datetime.datetime, dict[str, bool]]] = []
         self.secrets: dict[str, list[str]] = {}
         self.status = 200
         self.delay = 0.0
@@ -59,7 +60,7 @@ class Receiver:
                 checks = {s: verifies(s, headers, data) for s in receiver.secrets.get(self.path, [])}
                 with receiver.lock:
                     receiver.requests.append((self.path, headers, data, status))
-                    receiver.checks.append(checks)
+                    receiver.checks.append((datetime.datetime.now(datetime.UTC), checks))
                 self.send_response(status)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -88,10 +89,22 @@ class Receiver:
             return [b for p, _, b, _ in self.requests if p == path]
 
     def verified_with(self, path: str, secret: str) -> list[bool]:
-        """For each request to ``path``, accepted or not: did ``secret`` verify it on arrival?"""
+        """For each request to ``path``, accepted or not: did ``secret`` verify it on arrival?
+        (A secret the receiver learnt later is tried at the request's arrival time.)"""
+        from freezegun import freeze_time
+
+        out = []
         with self.lock:
-            return [c[secret] for (p, *_), c in zip(self.requests, self.checks, strict=True)
-                    if p == path]  # fmt: skip
+            for (p, headers, body, _), (arrived, checks) in zip(
+                self.requests, self.checks, strict=True
+            ):
+                if p != path:
+                    continue
+                if secret not in checks:
+                    with freeze_time(arrived):
+                        checks[secret] = verifies(secret, headers, body)
+                out.append(checks[secret])
+        return out
 
 
 @pytest.fixture
@@ -615,3 +628,123 @@ def test_a_success_between_failures_starts_the_count_again(toy_campaign, receive
         )
     finally:
         store.close()
+
+
+def test_rotation_signs_with_both_secrets_during_the_overlap_then_the_new_only(
+    store_target, receiver, toy_system
+):
+    """`campaign webhook rotate` on SQLite and PostgreSQL: during the overlap every delivery
+    (a retry too, under the same id) verifies with the old secret alone and with the new one
+    alone; after 24 hours, or after `--finish`, with the new one only, and the old secret is
+    gone from the store."""
+    from click.testing import CliRunner
+    from freezegun import freeze_time
+
+    from ledger.cli import cli
+
+    def run(*args: str, code: int = 0):
+        result = CliRunner().invoke(cli, ["--db", store_target, *args], catch_exceptions=False)
+        assert result.exit_code == code, result.output
+        return result
+
+    def delivered(path: str) -> list[tuple[dict[str, str], bytes]]:
+        return [(h, b) for p, h, b, _ in receiver.requests if p == path]
+
+    with freeze_time("2026-03-01 19:00:00") as clock:
+        run("new", "toybox", "--system", "toy")
+        hook, old = add_hook(run, receiver.url("/gm"), "gm", receiver=receiver)
+        run("note", "before the rotation")
+        run("webhook", "deliver")
+        assert len(delivered("/gm")[0][0]["webhook-signature"].split(" ")) == 1
+
+        made = json.loads(run("webhook", "rotate", str(hook), "--json").output)
+        new = made["secret"]
+        assert new != old and new.startswith("whsec_")
+        assert made["old_secret_until"] == "2026-03-02T19:00:00.000000Z"
+        receiver.secrets["/gm"].append(new)
+        listed = run("webhook", "list").output
+        assert "rotating: the old secret signs too until 2026-03-02 19:00:00 UTC" in listed
+        assert new not in listed and old not in listed
+        run("note", "during the overlap")
+        receiver.status = 500  # the first attempt fails: the retry keeps its id
+        run("webhook", "deliver", code=1)
+        receiver.status = 200
+        clock.tick(datetime.timedelta(hours=23, minutes=59))
+        run("note", "late in the overlap")
+        run("webhook", "deliver")
+        overlap = delivered("/gm")[1:]
+        assert len(overlap) == 3
+        assert [h["webhook-id"] for h, _ in overlap][:2] == ["toybox:3", "toybox:3"]
+        assert all(len(h["webhook-signature"].split(" ")) == 2 for h, _ in overlap)
+
+        clock.tick(datetime.timedelta(minutes=2))  # the overlap is over
+        run("note", "after the overlap")
+        run("webhook", "deliver")
+        after = delivered("/gm")[-1][0]
+        assert len(after["webhook-signature"].split(" ")) == 1
+        assert "rotating" not in run("webhook", "list").output
+        store = open_store(store_target)
+        try:
+            assert store.get_secret("toybox", hook, "webhook-previous") is None  # forgotten
+            [row] = store.webhooks("toybox")
+            assert row["rotated_until"] is None
+        finally:
+            store.close()
+
+        # a second rotation, finished at once: the one before signs no more
+        newer = json.loads(run("webhook", "rotate", str(hook), "--json").output)["secret"]
+        receiver.secrets["/gm"].append(newer)
+        finished = run("webhook", "rotate", str(hook), "--finish").output
+        assert "the old secret is forgotten" in finished
+        run("note", "after --finish")
+        run("webhook", "deliver")
+        refused = run("webhook", "rotate", str(hook), "--finish", code=1)
+        assert refused.stderr.strip() == (
+            f"Error: webhook {hook} is not being rotated, nothing to finish: "
+            f"`campaign webhook rotate {hook}` gives it a new secret"
+        )
+        missing = run("webhook", "rotate", str(hook + 7), code=1)
+        assert f"no webhook {hook + 7} in campaign 'toybox'" in missing.stderr
+
+    verdicts = {s: receiver.verified_with("/gm", s) for s in (old, new, newer)}
+    assert verdicts[old] == [True, True, True, True, False, False]
+    assert verdicts[new] == [False, True, True, True, True, False]
+    assert verdicts[newer] == [False, False, False, False, False, True]
+    assert [json.loads(b)["seq"] for _, b in receiver.accepted("/gm")] == [2, 3, 4, 5, 6]
+
+
+def test_a_hook_made_before_standard_webhooks_keeps_its_key(store_target, receiver, frozen):
+    """A hook's secret stored before m015 (shown as 64 hex digits, the key their ASCII text)
+    signs with the same key after the migration: ``whsec_`` and the base64 of that text
+    verifies its deliveries, on SQLite and PostgreSQL."""
+    from ledger.campaign.aggregate import Campaign
+    from ledger.events import NoteAdded
+
+    at = "2026-03-01T19:00:00.000000Z"
+    store = open_store(store_target)
+    try:
+        campaign = Campaign.create(store, "old", system="decision-dice", actor="gm", at=at)
+        hook, _ = wh.add(store, "old", receiver.url("/gm"), "gm", "json", at=at)
+        shown = "0123456789abcdef" * 4  # what `webhook add` printed then
+        with store.transaction():  # the ledger as the release before kept it
+            store.conn.execute(
+                store._sql("update secrets set seed = ? where kind = 'webhook'"),
+                (bytes.fromhex(shown).hex(),),
+            )
+            store.conn.execute(store._sql("alter table webhooks drop column rotated_until"))
+            table = "ledger_migrations" if "://" in store_target else "_sqlite_migrations"
+            store.conn.execute(
+                store._sql(f"delete from {table} where name = 'm015_webhook_rotation'")
+            )
+        campaign.append([NoteAdded(text="kept")], actor="gm", at=at)
+    finally:
+        store.close()
+    receiver.secrets["/gm"] = ["whsec_" + base64.b64encode(shown.encode()).decode()]
+    store = open_store(store_target)  # migrates
+    try:
+        [done] = wh.Deliverer().run_once(store, "old")
+        assert (done.outcome, done.delivered) == ("ok", 1)
+        assert store.get_secret("old", hook, "webhook") == shown.encode()
+    finally:
+        store.close()
+    all_verified(receiver, "/gm", receiver.secrets["/gm"][0])
