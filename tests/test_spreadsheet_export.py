@@ -117,6 +117,11 @@ def test_datasette_finds_the_full_text_index_and_search_finds_a_log_line(table, 
             "on events.rowid = events_fts.rowid where events_fts match ?", ("ajar",)
         ).fetchall()
         assert [t for _, t in hits] == ["Note: The vault door is ajar"]
+        documented = (  # docs/imports.md's query
+            "select seq, text from events where seq in (select rowid from events_fts where "
+            "events_fts match 'vault')"
+        )
+        assert [t for _, t in conn.execute(documented)] == ["Note: The vault door is ajar"]
         assert conn.execute(
             "select count(*) from events_fts where events_fts match ?", ("4242",)
         ).fetchone() == (0,)  # a GM-only value is not a word of the index

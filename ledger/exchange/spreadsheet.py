@@ -72,7 +72,7 @@ def _index_text(conn: sqlite3.Connection) -> None:
     never written again, so no triggers). Datasette finds it by that name and content."""
     import sqlite_utils  # imports numpy when installed: only when a copy is written
 
-    sqlite_utils.Database(conn)["events"].enable_fts(["text"], create_triggers=False)
+    sqlite_utils.Database(conn).table("events").enable_fts(["text"], create_triggers=False)
 
 
 def write_players_copy(campaign: Any, path: str) -> CopySummary:
