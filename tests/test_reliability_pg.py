@@ -67,13 +67,14 @@ def append(store: Any, *items: Pending) -> list[tuple[Any, ...]]:
     return store.append("c", list(items), actor="gm", recorded_at=AT, session=None)
 
 
-def notes(url: str, text: str) -> int:
-    """How many stored notes say ``text`` (read on a connection of the test's own)."""
+def notes(url: str, text: str, campaign: str | None = "c") -> int:
+    """How many stored notes say ``text`` (read on a connection of the test's own), in
+    ``campaign`` (``None``: in any)."""
     with psycopg.connect(url, autocommit=True) as conn:
         row = conn.execute(
-            "select count(*) from events where campaign = 'c' and type = 'note.added' "
-            "and data::jsonb ->> 'text' = %s",
-            (text,),
+            "select count(*) from events where (campaign = %s or %s::text is null) "
+            "and type = 'note.added' and data::jsonb ->> 'text' = %s",
+            (campaign, campaign, text),
         ).fetchone()
     assert row is not None
     return int(row[0])
@@ -98,6 +99,8 @@ class Relay:
         self._pairs: list[tuple[socket.socket, socket.socket]] = []
         self._lose_commit = False
         self._marker = b"commit"
+        self._kill: tuple[bool, Any] | None = None  # (after the answer, kill the backend)
+        self._kill_after: Any = None
         self._listener: socket.socket | None = None
         self.up()
 
@@ -134,6 +137,14 @@ class Relay:
         self._marker = marker
         self._lose_commit = True
 
+    def kill_at_next(self, kill: Any, *, after_answer: bool, marker: bytes = b"commit") -> None:
+        """Call ``kill()`` (which terminates the backend) at the next message holding
+        ``marker``: before the server has it (it is sent after, to a backend gone: never
+        done), or once the server has done it and answered (the answer is dropped; what the
+        backend says as it is terminated reaches the client)."""
+        self._marker = marker
+        self._kill = (after_answer, kill)
+
     def _accept(self, listener: socket.socket) -> None:
         while True:
             try:
@@ -153,6 +164,14 @@ class Relay:
                 if self._lose_commit and self._marker in data.lower():
                     self._lose_commit = False
                     lost.set()
+                if self._kill is not None and self._marker in data.lower():
+                    (after_answer, kill), self._kill = self._kill, None
+                    if after_answer:
+                        self._kill_after = kill
+                        lost.set()
+                    else:
+                        kill()  # the backend goes before the message reaches it
+                        time.sleep(0.05)  # its last words reach the client first
                 server.sendall(data)
         with contextlib.suppress(OSError):
             server.shutdown(socket.SHUT_WR)
@@ -160,6 +179,12 @@ class Relay:
     def _back(self, server: socket.socket, client: socket.socket, lost: threading.Event) -> None:
         with contextlib.suppress(OSError):
             while data := server.recv(65536):
+                kill = self._kill_after
+                if lost.is_set() and kill is not None:  # answered: dropped, then terminated
+                    self._kill_after = None
+                    lost.clear()
+                    kill()
+                    continue
                 if lost.is_set():  # the server answered the COMMIT: the client never hears
                     client.shutdown(socket.SHUT_RDWR)
                     client.close()
@@ -452,3 +477,62 @@ def test_serve_answers_503_while_the_database_is_away_and_logs_nobody_out(
     frames = sse_frames(buffer)
     assert not [f for f in frames if f.get("event") == "revoked"]
     assert last in {f.get("id") for f in frames}
+
+
+# --- a write whose connection is lost: stored, not stored, or unknown -------------------------
+
+
+def cli_table(db: str) -> Any:
+    """A campaign on ``db`` to write notes to (``campaign new``), and the command on it."""
+    from click.testing import CliRunner
+
+    from ledger.cli import cli
+
+    runner = CliRunner()
+
+    def run(*args: str) -> Any:
+        return runner.invoke(cli, ["--db", db, *args])
+
+    made = run("new", "vault", "--system", "d20-world")
+    assert made.exit_code == 0, made.output
+    return run
+
+
+def test_a_note_terminated_after_its_commit_is_confirmed_stored_in_one_line(
+    postgres_url, relay, caplog
+):
+    """The backend is terminated once it has committed, before its answer is read: the CLI
+    looks the note up, says it is stored (exit 0) and that it was confirmed after a lost
+    connection, in one line on stderr; psycopg's own log lines reach nobody."""
+    name = f"ledger-t-{uuid.uuid4().hex[:12]}"
+    run = cli_table(named(relay.url(), name))
+    relay.kill_at_next(lambda: terminate(postgres_url, name), after_answer=True)
+    with caplog.at_level("WARNING", logger="psycopg"):
+        result = run("note", "the door is barred")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "[2] note: the door is barred\n"
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("Note: the connection to the database was lost as entry [2]")
+    assert "is stored (do not enter it again)" in line
+    assert notes(postgres_url, "the door is barred", campaign=None) == 1
+    assert not [r for r in caplog.records if r.name.startswith("psycopg")]
+
+
+def test_a_note_terminated_before_its_commit_is_reported_not_stored_in_one_line(
+    postgres_url, relay, caplog
+):
+    name = f"ledger-t-{uuid.uuid4().hex[:12]}"
+    run = cli_table(named(relay.url(), name))
+    relay.kill_at_next(lambda: terminate(postgres_url, name), after_answer=False)
+    with caplog.at_level("WARNING", logger="psycopg"):
+        result = run("note", "the door is barred")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("Error: the connection to the database")
+    assert "nothing was written; try again" in line
+    assert notes(postgres_url, "the door is barred", campaign=None) == 0
+    assert not [r for r in caplog.records if r.name.startswith("psycopg")]
+    again = run("note", "the door is barred")  # safe to try again: stored once
+    assert again.exit_code == 0 and again.stderr == ""
+    assert notes(postgres_url, "the door is barred", campaign=None) == 1
