@@ -100,7 +100,6 @@ class Relay:
         self._lose_commit = False
         self._marker = b"commit"
         self._kill: tuple[bool, Any] | None = None  # (after the answer, kill the backend)
-        self._kill_after: Any = None
         self._listener: socket.socket | None = None
         self.up()
 
@@ -140,8 +139,9 @@ class Relay:
     def kill_at_next(self, kill: Any, *, after_answer: bool, marker: bytes = b"commit") -> None:
         """Call ``kill()`` (which terminates the backend) at the next message holding
         ``marker``: before the server has it (it is sent after, to a backend gone: never
-        done), or once the server has done it and answered (the answer is dropped; what the
-        backend says as it is terminated reaches the client)."""
+        done), or once the server has done it and answered, before it says it is ready
+        for more (what the backend says as it is terminated follows the answer). The end of
+        the connection reaches the client only once it hangs up."""
         self._marker = marker
         self._kill = (after_answer, kill)
 
@@ -154,45 +154,65 @@ class Relay:
             server = socket.create_connection(self.upstream)
             with self._lock:
                 self._pairs.append((client, server))
-            lost = threading.Event()  # this pair's COMMIT went through: drop its answer
-            threading.Thread(target=self._out, args=(client, server, lost), daemon=True).start()
-            threading.Thread(target=self._back, args=(server, client, lost), daemon=True).start()
+            pair = _Pair()
+            threading.Thread(target=self._out, args=(client, server, pair), daemon=True).start()
+            threading.Thread(target=self._back, args=(server, client, pair), daemon=True).start()
 
-    def _out(self, client: socket.socket, server: socket.socket, lost: threading.Event) -> None:
+    def _out(self, client: socket.socket, server: socket.socket, pair: _Pair) -> None:
         with contextlib.suppress(OSError):
             while data := client.recv(65536):
                 if self._lose_commit and self._marker in data.lower():
                     self._lose_commit = False
-                    lost.set()
+                    pair.lost.set()
                 if self._kill is not None and self._marker in data.lower():
                     (after_answer, kill), self._kill = self._kill, None
+                    pair.killed = True
                     if after_answer:
-                        self._kill_after = kill
-                        lost.set()
+                        pair.kill_after = kill
                     else:
                         kill()  # the backend goes before the message reaches it
-                        time.sleep(0.05)  # its last words reach the client first
-                server.sendall(data)
+                with contextlib.suppress(OSError):  # a terminated backend's socket
+                    server.sendall(data)
+        pair.client_done.set()
         with contextlib.suppress(OSError):
             server.shutdown(socket.SHUT_WR)
 
-    def _back(self, server: socket.socket, client: socket.socket, lost: threading.Event) -> None:
+    def _back(self, server: socket.socket, client: socket.socket, pair: _Pair) -> None:
         with contextlib.suppress(OSError):
             while data := server.recv(65536):
-                kill = self._kill_after
-                if lost.is_set() and kill is not None:  # answered: dropped, then terminated
-                    self._kill_after = None
-                    lost.clear()
+                if pair.kill_after is not None:  # answered, then terminated before it said
+                    kill, pair.kill_after = pair.kill_after, None  # it is ready for more
+                    if data[-6:-1] == READY:
+                        client.sendall(data[:-6])
                     kill()
                     continue
-                if lost.is_set():  # the server answered the COMMIT: the client never hears
+                if pair.lost.is_set():  # the server answered the COMMIT: the client never hears
                     client.shutdown(socket.SHUT_RDWR)
                     client.close()
                     server.close()
                     return
                 client.sendall(data)
+        if pair.killed:  # the backend's last words arrived; the end of the connection is
+            pair.client_done.wait(timeout=10)  # not seen until the client hangs up
         with contextlib.suppress(OSError):
             client.shutdown(socket.SHUT_WR)
+
+
+#: The start of PostgreSQL's ReadyForQuery message (then the transaction status byte): the
+#: last of the server's answer to a sync.
+READY = b"Z\x00\x00\x00\x05"
+
+
+class _Pair:
+    """One relayed connection's state: its answer to drop (``lost``), its backend to
+    terminate once answered (``kill_after``), whether it was (``killed``), and whether the
+    client hung up (``client_done``)."""
+
+    def __init__(self) -> None:
+        self.lost = threading.Event()
+        self.kill_after: Any = None
+        self.killed = False
+        self.client_done = threading.Event()
 
 
 @pytest.fixture
