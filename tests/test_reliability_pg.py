@@ -140,8 +140,8 @@ class Relay:
         """Call ``kill()`` (which terminates the backend) at the next message holding
         ``marker``: before the server has it (it is sent after, to a backend gone: never
         done), or once the server has done it and answered, before it says it is ready
-        for more (what the backend says as it is terminated follows the answer). The end of
-        the connection reaches the client only once it hangs up."""
+        for more (what the backend says as it is terminated follows the answer, and the end
+        of the connection reaches the client only once it hangs up)."""
         self._marker = marker
         self._kill = (after_answer, kill)
 
@@ -166,8 +166,8 @@ class Relay:
                     pair.lost.set()
                 if self._kill is not None and self._marker in data.lower():
                     (after_answer, kill), self._kill = self._kill, None
-                    pair.killed = True
                     if after_answer:
+                        pair.killed = True
                         pair.kill_after = kill
                     else:
                         kill()  # the backend goes before the message reaches it
@@ -205,7 +205,7 @@ READY = b"Z\x00\x00\x00\x05"
 
 class _Pair:
     """One relayed connection's state: its answer to drop (``lost``), its backend to
-    terminate once answered (``kill_after``), whether it was (``killed``), and whether the
+    terminate once answered (``kill_after``; ``killed``: it was given one), and whether the
     client hung up (``client_done``)."""
 
     def __init__(self) -> None:
@@ -556,3 +556,137 @@ def test_a_note_terminated_before_its_commit_is_reported_not_stored_in_one_line(
     again = run("note", "the door is barred")  # safe to try again: stored once
     assert again.exit_code == 0 and again.stderr == ""
     assert notes(postgres_url, "the door is barred", campaign=None) == 1
+
+
+class Killer:
+    """A second connection that terminates every backend named ``name``
+    (``pg_terminate_backend``) at random moments (seeded), until stopped."""
+
+    def __init__(self, server: str, name: str, seed: int, *, gap: float = 0.03) -> None:
+        import random
+
+        self.server, self.name, self.gap = server, name, gap
+        self.random = random.Random(seed)
+        self.stop = threading.Event()
+        self.kills = 0
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        with psycopg.connect(self.server, autocommit=True) as conn:
+            while not self.stop.wait(self.random.uniform(0, self.gap)):
+                self.kills += len(conn.execute(
+                    "select pg_terminate_backend(pid) from pg_stat_activity "
+                    "where application_name = %s", (self.name,),
+                ).fetchall())  # fmt: skip
+
+    def __enter__(self) -> Killer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=10)
+
+
+def note_with_retries(run: Any, url: str, text: str, outcomes: list[str]) -> None:
+    """Enter the note ``text`` as a GM would: until it is stored, trying again only when
+    told nothing was written (or, told the outcome is unknown, after looking). Checks every
+    answer on the way: one line on stderr, and the note's count what the answer says."""
+    for _ in range(50):
+        result = run(text)
+        lines = result.stderr.splitlines()
+        count = notes(url, text, campaign=None)
+        if result.exit_code == 0:
+            assert result.stdout.endswith(f"note: {text}\n"), result.output
+            assert len(lines) <= 1, result.stderr
+            if lines:
+                assert lines[0].startswith("Note: the connection to the database was lost")
+                outcomes.append("confirmed")
+            else:
+                outcomes.append("stored")
+            assert count == 1, (text, result.output)
+            return
+        assert result.exit_code == 1, result.output
+        assert len(lines) == 1, result.stderr  # one line, nothing of psycopg's
+        assert lines[0].startswith("Error: "), result.stderr
+        if "nothing was written" in lines[0]:
+            assert count == 0, (text, result.output)  # refused: it is not there
+            outcomes.append("not stored")
+            continue
+        assert "run `campaign verify` before retrying" in lines[0], result.stderr
+        outcomes.append("unknown")
+        if count == 1:  # looked: it was stored after all
+            return
+        assert count == 0
+    raise AssertionError(f"{text!r} was never stored in 50 tries: {outcomes[-5:]}, {lines}")
+
+
+#: How many writes a randomized run makes: a few in the normal suite, 200 in the slow one.
+RUNS = [30, pytest.param(200, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("count", RUNS)
+def test_notes_entered_while_backends_are_terminated_are_each_stored_once(
+    postgres_url, caplog, count
+):
+    """Notes by the CLI while a second connection terminates the CLI's backends at random
+    moments: every acknowledged note is stored, every refused one absent, none twice after
+    retries, every error one line."""
+    name = f"ledger-t-{uuid.uuid4().hex[:12]}"
+    db = named(postgres_url, name)
+    run = cli_table(db)
+    outcomes: list[str] = []
+    texts = [f"note number {i}" for i in range(count)]
+    with caplog.at_level("WARNING", logger="psycopg"), Killer(postgres_url, name, seed=40, gap=0.2) as k:
+        for text in texts:
+            note_with_retries(lambda t: run("note", t), postgres_url, text, outcomes)
+    assert k.kills > count // 10, k.kills  # the run did meet terminated backends
+    assert "not stored" in outcomes, outcomes
+    assert not [r for r in caplog.records if r.name.startswith("psycopg")]
+    assert all(notes(postgres_url, t, campaign=None) == 1 for t in texts)
+    assert run("verify").exit_code == 0
+
+
+@pytest.mark.parametrize("count", RUNS)
+def test_appends_alone_while_backends_are_terminated_are_each_stored_once(postgres_url, count):
+    """The store's small append outside a transaction (one statement, one sync) under the
+    same terminations: each append returns its rows (stored), raises StoreUnavailable (not
+    stored: tried again) or, when even the look-ups were terminated, CommitUnknown (looked
+    at: tried again only when not stored); never a duplicate."""
+    name = f"ledger-t-{uuid.uuid4().hex[:12]}"
+    open_store(postgres_url).close()  # the tables
+    outcomes: list[str] = []
+    store = None
+    with Killer(postgres_url, name, seed=41, gap=0.15) as k:
+        for i in range(count):
+            text = f"alone {i}"
+            for _ in range(50):
+                try:
+                    if store is None:
+                        store = open_store(named(postgres_url, name))
+                    rows = append(store, note(text))
+                except StoreUnavailable:
+                    assert notes(postgres_url, text) == 0
+                    outcomes.append("not stored")
+                    continue
+                except CommitUnknown:
+                    outcomes.append("unknown")
+                    if notes(postgres_url, text) == 1:
+                        break
+                    continue
+                assert notes(postgres_url, text) == 1
+                with psycopg.connect(postgres_url, autocommit=True) as conn:
+                    assert conn.execute(
+                        "select hash from events where campaign = 'c' and seq = %s",
+                        (rows[0].seq,),
+                    ).fetchone() == (rows[0].hash,)  # the rows said are the rows stored
+                outcomes.append("stored")
+                break
+            else:
+                raise AssertionError(f"{text} was never stored")
+    assert store is not None
+    store.close()
+    assert k.kills > count // 10 and "not stored" in outcomes, (k.kills, outcomes)
+    assert outcomes.count("stored") > outcomes.count("unknown"), outcomes
+    for i in range(count):
+        assert notes(postgres_url, f"alone {i}") == 1
