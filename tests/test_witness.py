@@ -165,7 +165,9 @@ def test_a_fork_at_the_same_size_is_refused(running: Running, log: Log):
     forked.leaves[2] = leaf_hash(b"rewritten".ljust(32, b"."))
     with pytest.raises(WitnessRefused) as e:
         running.add(forked, 4)
-    assert e.value.status == 422 and "forked" in str(e.value)
+    assert e.value.status == 409 and "forked" in str(e.value)  # C2SP: 409, not 422
+    # on the wire: 409 with the size it cosigned, as C2SP asks of every 409
+    assert running.post(request_body(forked.note(), 4, [])) == (409, "text/x.tlog.size", "4\n")
     with pytest.raises(WitnessConflict) as c:  # starting over from 0 does not help
         running.add(forked, 0)
     assert c.value.size == 4
@@ -256,7 +258,8 @@ def test_malformed_requests_are_400(running: Running, body: bytes, status: int):
 def test_size_zero_and_proofs_from_zero(running: Running, log: Log):
     empty = Log(leaves=0, signer=log.signer)
     bad_empty = sign(Checkpoint(ORIGIN, 0, bytes(32)).text(), log.signer)
-    assert running.post(request_body(bad_empty, 0, []))[0] == 422
+    # old 0 is the size "cosigned", and its root is the empty tree's: another is a fork
+    assert running.post(request_body(bad_empty, 0, [])) == (409, "text/x.tlog.size", "0\n")
     assert running.post(request_body(log.note(), 0, [bytes(32)]))[0] == 422
     running.add(empty, 0)  # the empty tree's root: fine
     assert stored(running)[0] == 0
