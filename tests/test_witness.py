@@ -502,6 +502,25 @@ def test_trust_refuses_bad_keys_and_keeps_a_key_once(tmp_path: Path):
         trust(WitnessState(tmp_path / "missing.json"), key)
 
 
+def test_a_second_log_under_a_followed_origin_is_not_merged(invoke, tmp_path: Path, log: Log):
+    """Two logs cannot share an origin (one size, one root): trusting a second log's key
+    there is refused, nothing changed, and the first log's key stays the only one; that
+    log's new key is added only when said so (``--same-log``)."""
+    state = str(tmp_path / "w.json")
+    WitnessState(state).create()
+    first = log.signer.verifier.key()
+    assert invoke("witness", "trust", first, "--state", state).exit_code == 0
+    other = Signer.generate(ORIGIN).verifier.key()  # another campaign, the same name
+    refused = invoke("witness", "trust", other, "--state", state)
+    assert refused.exit_code == 1 and refused.output.count("\n") == 1, refused.output
+    assert "already follows a log under the origin" in refused.output
+    assert "--same-log" in refused.output and "rolled back" not in refused.output
+    assert WitnessState(state).read().logs[ORIGIN].keys == [first]
+    again = invoke("witness", "trust", other, "--same-log", "--state", state)
+    assert again.exit_code == 0
+    assert WitnessState(state).read().logs[ORIGIN].keys == [first, other]
+
+
 # --- the commands ------------------------------------------------------------------------
 
 

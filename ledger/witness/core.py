@@ -276,13 +276,20 @@ def save_cosigner(path: str, cosigner: Cosigner) -> None:
         os.fsync(f.fileno())
 
 
-def trust(state: WitnessState, vkey: str, origin: str | None = None) -> tuple[str, Verifier]:
+def trust(
+    state: WitnessState, vkey: str, origin: str | None = None, *, same_log: bool = False
+) -> tuple[str, Verifier]:
     """Follow the log whose note key is ``vkey`` (``NAME+HASH+BASE64``) under ``origin`` (the
     key's name unless given): its checkpoints are cosigned from now on. A key already trusted
     for the origin is kept once.
 
+    An origin names one log (C2SP tlog-witness keeps one checkpoint per origin): a key not yet
+    trusted for an origin the witness follows is added only with ``same_log`` (the same
+    log's new key); another log under that origin would share its size and be refused.
+
     :returns: the origin and the parsed key.
-    :raises WitnessError: a malformed key or origin.
+    :raises WitnessError: a malformed key or origin; an origin followed with other keys,
+        without ``same_log`` (nothing changed).
     """
     try:
         verifier = Verifier.parse(vkey.strip())
@@ -297,5 +304,12 @@ def trust(state: WitnessState, vkey: str, origin: str | None = None) -> tuple[st
     with state.update() as s:
         entry = s.logs.setdefault(origin, LogState(keys=[]))
         if verifier.key() not in entry.keys:
+            if entry.keys and not same_log:
+                at = f", cosigned up to size {entry.size}" if entry.size is not None else ""
+                raise WitnessError(
+                    f"the witness already follows a log under the origin {origin!r} (key "
+                    f"{entry.keys[0]}{at}): nothing changed. An origin is one log; give "
+                    "--same-log if this is that log's new key"
+                )
             entry.keys.append(verifier.key())
     return origin, verifier
