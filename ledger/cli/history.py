@@ -350,7 +350,8 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
         )
     if not report.ok:
         if not as_json:
-            where = f"at seq {report.bad_seq}" if report.bad_seq else "in the database file"
+            whole = "in the database file" if file is None else "in the file"
+            where = f"at seq {report.bad_seq}" if report.bad_seq else whole
             click.echo(f"error: verification failed {where}: {report.problem}", err=True)
         sys.exit(1)
     if not as_json:
