@@ -108,9 +108,7 @@ def init(name: str, key_path: str, state_path: str, as_json: bool) -> None:
 )
 @_state_option
 @json_option
-def trust(
-    vkey: str, origin: str | None, same_log: bool, state_path: str, as_json: bool
-) -> None:
+def trust(vkey: str, origin: str | None, same_log: bool, state_path: str, as_json: bool) -> None:
     """Follow a campaign's log: cosign checkpoints signed by LOG-VKEY (NAME+HASH+BASE64,
     as the campaign prints its key). Its first checkpoint is taken as given; each later one
     needs a consistency proof from the last one cosigned. An origin is one log: another key
