@@ -52,7 +52,25 @@ class StoreUnavailable(StoreError):
 class CommitUnknown(StoreError):
     """The database went away while a write was committing, and its outcome could not be
     learned afterwards: the write may or may not be stored. Not retried: look (the log, the
-    head) before writing the same thing again, or it may be stored twice."""
+    head) before writing the same thing again, or it may be stored twice.
+
+    When the write appended events, ``campaign``, ``seq`` and ``hash`` name the batch's
+    last event as it would be stored (the batch is stored exactly when the campaign's event
+    at ``seq`` has that ``hash``); ``None`` otherwise.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        campaign: str | None = None,
+        seq: int | None = None,
+        hash: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.campaign = campaign
+        self.seq = seq
+        self.hash = hash
 
 
 class NotFound(RuleError):

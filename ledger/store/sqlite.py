@@ -222,6 +222,7 @@ class Store(SqlEventStore):
         self._after_commit: list[Callable[[], None]] = []
         #: how many transactions rolled back on this connection (caches compare it)
         self.rollbacks = 0
+        self.confirmed_after_loss: list[tuple[str, int]] = []  # a file's commit is never lost
         if not _migrated(self.conn):
             if self.readonly is not None:
                 raise StoreError(
