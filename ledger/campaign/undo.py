@@ -13,12 +13,12 @@ what goes, and :func:`undo` writes it. An undo:
   is refused (undo its answer instead);
 - **retracts** anything else, as ``campaign correct SEQ --reason`` does: the original stays
   in the log, marked, and the reason is kept beside it;
-- refuses a session's or the campaign's start or end, a correction (undo again to take back
-  the entry before; ``campaign correct`` retracts a correction), and an entry already
-  taken back.
+- refuses a session's or the campaign's start or end, an undo itself (a correction or a
+  withdrawal: ``campaign correct SEQ`` retracts one), and an entry already taken back.
 
 "The last entry you wrote" (:func:`last_target`) is the writer's newest event that is not
-a correction and not retracted: undo again to undo the entry before.
+an undo itself (a correction or a withdrawal) and not taken back: undo again to undo the
+entry before.
 """
 
 from __future__ import annotations
@@ -32,7 +32,11 @@ from ledger.events import Recorded
 if TYPE_CHECKING:
     from ledger.campaign.ports import CampaignPort
 
-__all__ = ["Undo", "last_target", "undo", "undo_target"]
+__all__ = ["TAKEN_BACK", "Undo", "last_target", "undo", "undo_target"]
+
+#: What an undo writes (a correction, a request's withdrawal): never itself undone by an
+#: undo, and skipped when looking for the last entry someone wrote.
+TAKEN_BACK = ("correction.recorded", "roll.withdrawn")
 
 
 @dataclass(frozen=True)
@@ -61,9 +65,10 @@ def undo_target(campaign: CampaignPort, seq: int) -> Undo:
     rec = campaign.record(seq)
     if rec.type in UNCORRECTABLE:
         raise Refused(f"event {seq} ({rec.type}) cannot be undone")
-    if rec.type == "correction.recorded":
+    if rec.type in TAKEN_BACK:
+        what = "a correction" if rec.type == "correction.recorded" else "a withdrawal"
         raise Refused(
-            f"event {seq} is a correction: undo takes back entries, not corrections "
+            f"event {seq} is {what}: undo takes back entries, not undos "
             f"(`campaign correct {seq} --reason ...` retracts it)"
         )
     entry = entry_of(campaign, rec)
@@ -86,8 +91,8 @@ def undo_target(campaign: CampaignPort, seq: int) -> Undo:
 
 
 def last_target(campaign: CampaignPort, actor: str) -> Undo:
-    """What ``campaign undo`` takes back for ``actor``: their newest event that is not a
-    correction and not retracted, as :func:`undo_target` says.
+    """What ``campaign undo`` takes back for ``actor``: their newest event that is not an
+    undo itself (:data:`TAKEN_BACK`) and not retracted, as :func:`undo_target` says.
 
     :raises Refused: ``actor`` wrote nothing that can be undone, or their newest entry
         cannot be (nothing earlier is undone behind their back).
@@ -96,8 +101,11 @@ def last_target(campaign: CampaignPort, actor: str) -> Undo:
 
     retracted = campaign.corrections().retracted
     rows = campaign.store.rows(campaign.id, actor=actor, descending=True, columns=("seq", "type"))
+    withdrawn: set[int] = set()
     for seq, type_ in rows:
-        if type_ == "correction.recorded" or seq in retracted:
+        if type_ == "roll.withdrawn":  # its request is taken back too
+            withdrawn.add(int(getattr(campaign.record(seq).data, "request", 0)))
+        if type_ in TAKEN_BACK or seq in retracted or seq in withdrawn:
             continue
         if type_ in UNCORRECTABLE:
             raise Refused(f"{actor}'s last entry is event {seq} ({type_}), which cannot be undone")
