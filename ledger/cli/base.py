@@ -90,6 +90,11 @@ class App:
             self._store = open_store(
                 self.db_path, synchronous=os.environ.get("CAMPAIGN_SYNCHRONOUS", "NORMAL")
             )
+            loose = getattr(self._store, "loose", None)
+            if loose:  # a ledger others may read: its seed and signing key are theirs too
+                from ledger.store.files import loose_warning
+
+                click.echo(f"Warning: {loose_warning(loose)}", err=True)
         return self._store
 
     _store: Any = None
