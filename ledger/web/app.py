@@ -39,7 +39,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -136,6 +136,9 @@ class Server:
     :param monotonic: seconds on a monotonic clock (the live stream's keep-alive cadence);
         :func:`time.monotonic` by default.
     :param keepalive: seconds between an open stream's keep-alive comments.
+    :param api_origins: the origins whose pages may call ``/api/v1`` across origins
+        (:mod:`ledger.web.cors`, each as :func:`~ledger.web.cors.check_origin` gives it;
+        none by default).
     """
 
     def __init__(
@@ -150,6 +153,7 @@ class Server:
         clock: Callable[[], datetime] | None = None,
         monotonic: Callable[[], float] | None = None,
         keepalive: float = KEEPALIVE_SECONDS,
+        api_origins: Sequence[str] = (),
     ) -> None:
         self.db_path = db_path
         self.campaign_id = campaign_id
@@ -159,6 +163,7 @@ class Server:
         self.clock: Callable[[], datetime] = clock or sessionsmod.utcnow
         self.monotonic: Callable[[], float] = monotonic or time.monotonic
         self.keepalive = keepalive
+        self.api_origins = tuple(api_origins)
         #: the campaign objects this server opened (one per thread): their writes wake the
         #: streams through :class:`Listener`
         self.own_campaigns: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -316,6 +321,10 @@ class Server:
         app = Starlette(
             routes=routes, exception_handlers=handlers, lifespan=lifespan, max_body_size=MAX_BODY
         )
+        if self.api_origins:  # inside SecurityHeaders: a preflight's answer gets them too
+            from ledger.web.cors import ApiCors
+
+            app.add_middleware(ApiCors, origins=self.api_origins)
         app.add_middleware(SecurityHeaders)
         return app
 
