@@ -5,7 +5,8 @@ token, an unknown one or a revoked one is 401, a token whose scope does not allo
 endpoint 403. Reads go through the same player-view functions as the web view
 (:mod:`ledger.web.pages`): a ``read`` or ``roll`` token sees exactly a player's view, GM-only
 events as stubs. Errors are RFC 9457 problem details (``application/problem+json``), in the
-CLI's words. Writes (rolls) by a player's token are limited per token: a burst and then a
+API's words (a body member where the CLI names an option:
+:func:`ledger.web.api.rolling.in_api_words`); a POST body must be ``application/json`` (415). Writes (rolls) by a player's token are limited per token: a burst and then a
 steady rate (:class:`ledger.web.sessions.SessionPolicy`'s ``burst`` and ``refill_seconds``).
 
 Endpoints (the OpenAPI 3.1 description is ``GET /api/v1/openapi.json``, generated from the
@@ -13,7 +14,8 @@ msgspec types of :mod:`ledger.web.api.types`):
 
 - ``GET /campaign`` (:class:`CampaignInfo`), ``GET /characters`` (list of :class:`Character`)
 - ``GET /sheet/{character}?as_of=SEQ`` (:class:`Sheet`)
-- ``GET /log?since=SEQ&limit=N`` (:class:`LogPage`, ``ETag``; ``If-None-Match`` → 304)
+- ``GET /log?since=SEQ&limit=N`` (:class:`LogPage`, ``limit`` 1 to :data:`MAX_LIMIT`;
+  ``ETag``; ``If-None-Match``, compared weakly, → 304)
 - ``POST /roll`` (:class:`RollIn` → :class:`RollOut`; scope ``roll``)
 - ``GET /export.ndjson``: the export in the caller's view
 - ``GET /checkpoint``: the newest signed checkpoint
