@@ -4,6 +4,7 @@ refusals."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ledger.campaign.entering import Words
@@ -66,3 +67,26 @@ def record_api(campaign: Any, access: Access, cid: str, body: Any) -> Any:
         as_gm=access.is_gm, actor=access.who, at=now(), words=API_WORDS,
         automatic_ok=body.auto,
     ).roll  # fmt: skip
+
+
+#: A command-line option named in a shared refusal (``--dice``, ``--help-from``).
+_OPTION = re.compile(r"--([a-z][a-z0-9-]*)")
+#: The body's own members, as a refusal names them in place of an option.
+_BODY_WORDS = {"dice": '"dice"', "auto": '"auto": true', "entropy": '"entropy"'}
+
+
+def in_api_words(system: Any, message: str) -> str:
+    """A shared refusal in the API's words: each ``--option`` it names becomes the body
+    member that gives it (``--dice`` → ``"dice"``, a roll option ``--help-from`` →
+    ``params.help_from``), as the web form names its fields
+    (:func:`ledger.web.roll_help.plain`)."""
+    names = {p.name for p in system.roll_params}
+
+    def word(match: re.Match[str]) -> str:
+        option = match.group(1)
+        name = option.replace("-", "_")
+        if name in names:
+            return f"params.{name}"
+        return _BODY_WORDS.get(option, f'"{name}"')
+
+    return _OPTION.sub(word, message)

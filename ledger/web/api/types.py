@@ -65,10 +65,15 @@ class Sheet(msgspec.Struct, kw_only=True):
 
 
 class LogEntry(msgspec.Struct, kw_only=True):
-    """One log line: ``stub`` for a GM-only event in a player's view (nothing but its seq)."""
+    """One log line: ``stub`` for a GM-only event in a player's view (nothing but its seq
+    and chain hashes, as a player's export shows it); ``hash`` the event's chain hash and
+    ``prev_hash`` the one before it (64 hex digits each; the ``hash`` a webhook delivery
+    carries, and the export's)."""
 
     seq: int
     text: str
+    hash: str
+    prev_hash: str
     stub: bool = False
     gm: bool = False
     mark: str = ""

@@ -139,7 +139,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
                 )
             return self._shock(state, request, dice)
         if not request.skill:
-            raise RuleError("name the skill the check uses, e.g. `campaign roll isa Climb`")
+            raise RuleError("name the skill the check uses (Climb, for one)")
         dead_check(state)
         skill = skill_for_check(state, request.skill, practice=bool(p.get("practice")))
         if p.get("spell") and not (skill.known and skill.spell):
