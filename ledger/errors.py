@@ -3,7 +3,9 @@
 ::
 
     LedgerError
-    ├── RuleError        a rule refuses an action (``problems``: one sentence each)
+    ├── RuleError        a rule refuses an action (``problems``: one sentence each;
+    │                    ``param``: the roll option it is about)
+    ├── DiceError        dice that cannot be (faces a die cannot show, too few or too many)
     └── StoreError       the store refuses a write or cannot be used
         ├── ConflictError     an expected stream version is stale
         ├── StoreUnavailable  the database cannot be reached (nothing written: try again)
@@ -25,10 +27,17 @@ class RuleError(LedgerError):
     """A rule refuses an action. ``problems`` lists every broken rule as a sentence.
 
     The CLI prints them on one line and exits 1; nothing is written.
+
+    :param param: the roll option (its declared name, ``"time"``) the refusal is about, or
+        ``None``. The sentence names the option by its label, never by a command-line flag;
+        each front end words the field itself: the CLI adds ``(--time)``, the phone's form
+        shows the sentence next to the field, the JSON API's problem document points at
+        ``/params/time``.
     """
 
-    def __init__(self, *problems: str) -> None:
+    def __init__(self, *problems: str, param: str | None = None) -> None:
         self.problems = [p for p in problems if p]
+        self.param = param
         super().__init__("; ".join(self.problems))
 
 

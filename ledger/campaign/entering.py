@@ -81,12 +81,15 @@ class Refused(RuleError):
     :ivar dice: the entered faces are at fault (the web form shows it by the dice).
     :ivar secret: the sentence is :data:`SECRET_REFUSAL` (a player, refused by a GM-only fact).
     :ivar automatic: for ``automatic``, the rules' own sentence (the CLI asks with it).
+    :ivar param: the roll option the refusal is about (``"time"``), ``"dice"`` for the dice,
+        or ``None``: each front end places it (the form's field, the API's JSON pointer).
     """
 
     def __init__(
-        self, text: str, *, reason: Reason = "rules", dice: bool = False, automatic: str = ""
-    ) -> None:
-        super().__init__(text)
+        self, text: str, *, reason: Reason = "rules", dice: bool = False, automatic: str = "",
+        param: str | None = None,
+    ) -> None:  # fmt: skip
+        super().__init__(text, param="dice" if dice else param)
         self.text = text
         self.reason = reason
         self.dice = dice
@@ -132,14 +135,16 @@ def rehearse(
         source.finish()
         automatic = system.automatic(event)
         if not automatic_ok and automatic:
-            raise AutomaticResult(automatic)
+            raise AutomaticResult(str(automatic), param=getattr(automatic, "param", None))
         validate(campaign, [event], cached={cid: state})
     except AutomaticResult as e:
-        raise Refused(f"{e}: {words.auto}", reason="automatic", automatic=str(e)) from None
+        raise Refused(
+            f"{e}: {words.auto}", reason="automatic", automatic=str(e), param=e.param
+        ) from None
     except DiceError as e:
         raise Refused(str(e), dice=True) from None
     except RuleError as e:
-        raise Refused(str(e)) from None
+        raise Refused(str(e), param=e.param) from None
 
 
 def enter_roll(
@@ -193,11 +198,15 @@ def enter_roll(
     except AutomaticResult as e:
         if not as_gm:
             raise Refused(SECRET_REFUSAL) from None
-        raise Refused(f"{e}: {words.auto}", reason="automatic", automatic=str(e)) from None
+        raise Refused(
+            f"{e}: {words.auto}", reason="automatic", automatic=str(e), param=e.param
+        ) from None
     except (RuleError, DiceError) as e:
         if not as_gm:
             raise Refused(SECRET_REFUSAL) from None
-        raise Refused(str(e), dice=isinstance(e, DiceError)) from None
+        raise Refused(
+            str(e), dice=isinstance(e, DiceError), param=getattr(e, "param", None)
+        ) from None
 
 
 def addressed(request: Any, who: str, mine: dict[str, str]) -> bool:

@@ -216,7 +216,7 @@ def _request(campaign: Any, form: dict[str, str], where: str) -> str:
     from ledger.campaign.clock import now
     from ledger.campaign.requests import NothingToRoll
     from ledger.rules.params import ParamError, pick_params
-    from ledger.web.roll_help import given, plain
+    from ledger.web.roll_help import field_of, given
 
     system = campaign.system
     cid = campaign.find_character(form.get("character", ""))
@@ -228,7 +228,7 @@ def _request(campaign: Any, form: dict[str, str], where: str) -> str:
         picked = pick_params(system, "roll_params", options)
         rec = campaign.request_roll(cid, skill, picked, asked=asked, actor=GM, at=now())
     except (ParamError, NothingToRoll) as e:
-        raise Refused(422, _sentence(plain(system, str(e))), where, e.option or "") from None
+        raise Refused(422, _sentence(str(e)), where, field_of(system, e)) from None
     return f"/gm?done={rec.seq}#c-{cid}"
 
 

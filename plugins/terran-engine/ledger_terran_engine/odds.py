@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ledger import Event, RollParam, RuleError, RuleSystem
+from ledger import Event, RuleError, RuleSystem
 from ledger.rules.charts import (
     BAD,
     GOOD,
@@ -48,26 +48,6 @@ from .state import Character, Options
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-ODDS_PARAMS = (
-    RollParam("pool", "Terran: total dice (Light + Dark) of a Risky Action.", type=int,
-             min=0, max=30),
-    RollParam("dark", "Terran: Dark Dice risked (Ego risk).", type=int, min=0, max=30),
-    RollParam("ego", "Terran: current Ego (Ego risk).", type=int, min=0, max=30),
-    RollParam("montage", "Terran: Montage (2 Ego per Dark die).", is_flag=True),
-    RollParam("ego_check", "Terran: simultaneous or sequential (default: the campaign's).",
-             suggestions=("simultaneous", "sequential")),
-    RollParam("d_half", "Terran: ceil, floor_min1 or explode_then_halve (default: the "
-             "campaign's).", suggestions=("ceil", "floor_min1", "explode_then_halve")),
-    RollParam("effect", "Terran: Effect dice, e.g. d/2, 1d, 2d, 1d+1."),
-    RollParam("upto", "Terran: list effect values up to this one (default 30).", type=int,
-             min=1, max=200),
-    RollParam("spend", "Terran: Experience spent (dice summed).", type=int, min=0, max=100),
-    RollParam("threshold", "Terran: Advancement target (Ego_max + HP_max).", type=int,
-             min=0, max=200),
-    RollParam("rating", "Terran: current Skill rating for Skill Development.", type=int,
-             min=0, max=30),
-)
 
 SIXTH = Fraction(1, 6)
 

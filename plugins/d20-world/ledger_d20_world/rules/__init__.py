@@ -245,7 +245,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
             miscast=spell and band != "good", objective=objective, **dice.fields(),
         )
 
-    def automatic(self, event: Roll) -> str | None:
+    def automatic(self, event: Roll) -> RuleError | None:
         """A check settled without a roll ("Checks": none of time, tools or skill is an
         automatic failure, all three an automatic success; ruling R1 for one factor
         without help): the sentence ``campaign roll`` shows before writing it. An attack's
@@ -263,12 +263,13 @@ class Rules(Clock, RuleSystem[Character, Options]):
         )
         result = "failure" if event.gate == "auto_fail" else "success"
         alone = " and no help" if event.gate == "auto_fail" and factors else ""
-        return (
+        return RuleError(
             f"no check is made: {event.character}'s {event.skill} has {has}{alone}, so the "
-            f"rules give an automatic {result}"
+            f"rules give an automatic {result}",
+            param="time",
         )
 
-    def settled_without_dice(self, event: Roll) -> str | None:
+    def settled_without_dice(self, event: Roll) -> RuleError | None:
         """A request the rules settle without a check ("Checks": "If you have neither time,
         tools, nor skill, failure is certain. No check is required." and "If you have time,
         tools, and skill, success is certain."; ruling R1: one of them and no help, failure
@@ -281,10 +282,11 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if event.tools and isinstance(event.weapon, str):  # the weapon is the tools (R44)
             tools = f"Tools ({event.weapon})"
         if event.gate == "auto_success":
-            return (
+            return RuleError(
                 f"With Time, {tools} and skill no check is made ({self.id}, Checks): success "
                 "is certain, so there is nothing to roll; record the success, or ask without "
-                "Time or Tools"
+                "Time or Tools",
+                param="time",
             )
         missing = [n for n, has in (("Time", event.time), ("Tools", event.tools),
                                     ("skill", event.has_skill)) if not has]  # fmt: skip
@@ -295,10 +297,11 @@ class Rules(Clock, RuleSystem[Character, Options]):
             else f"no {missing[0]} and no help"
         )  # fmt: skip
         rule = "; ruling R1" if alone else ""
-        return (
+        return RuleError(
             f"With {said} no check is made ({self.id}, Checks{rule}): failure is certain, so "
             "there is nothing to roll; ask with Time or Tools"
-            + (", or with help from an ally" if alone else "")
+            + (", or with help from an ally" if alone else ""),
+            param="time",
         )
 
     def request_of(self, event: Roll) -> RollRequest:

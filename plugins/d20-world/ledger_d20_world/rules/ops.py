@@ -212,7 +212,8 @@ def skill_for_check(state: Character, skill: str, *, practice: bool) -> Skill:
         have = ", ".join(s.name for s in state.skills)
         raise RuleError(
             f"{state.name} has no skill {skill!r} (they have: {have}); "
-            "to practise a skill they lack, add --practice"
+            "to practise a skill they lack, roll with “Practise a skill you lack”",
+            param="practice",
         )
     return Skill(name=skill.strip(), proficiency=0, known=False)
 

@@ -226,18 +226,19 @@ class Rules(RuleSystem[Character, Options]):
             }
         return Opponent(opponent.name or opponent.character, choice.level, "normal"), side
 
-    def settled_without_dice(self, event: Roll) -> str | None:
+    def settled_without_dice(self, event: Roll) -> RuleError | None:
         """A Test against a target whose Attribute is 1: difficulty 0, "no roll: the
         target is hit automatically" (004_663ae3e4ecc71fd1.txt, "Static Difficulty from
         Attributes"), so a request for it asks a player for nothing. ``None`` for every
         roll that draws a die."""
         if not isinstance(event, TestRolled) or event.difficulty != 0:
             return None
-        return (
+        return RuleError(
             f"Against a Target's Attribute of {event.target_attribute} no roll is made "
             f"({self.id}, Static Difficulty from Attributes): difficulty 0 is an automatic "
             "hit, so there is nothing to roll; record the hit, or ask against a higher "
-            "Attribute or a Difficulty"
+            "Attribute or a Difficulty",
+            param="target",
         )
 
     def request_of(self, event: Roll) -> RollRequest:
