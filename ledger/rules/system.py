@@ -529,7 +529,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         """
         raise RuleError(
             f"{self.name} gives no rules for non-player characters: "
-            "add one with `campaign character add --sheet FILE` (docs/sheets.md)"
+            "add one with a character sheet (docs/sheets.md)"
         )
 
     def skills_of(self, state: Any) -> Iterable[str]:

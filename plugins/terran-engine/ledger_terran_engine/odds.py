@@ -250,7 +250,7 @@ class Odds(RuleSystem[Character, Options]):
             try:
                 opts = msgspec.convert({**msgspec.to_builtins(opts), **chosen}, st.Options)
             except msgspec.ValidationError as e:
-                raise RuleError(f"{e}: --ego-check is simultaneous or sequential; --d-half is "
+                raise RuleError(f"{e}: the Ego check is simultaneous or sequential; d/2 is "
                                 "ceil, floor_min1 or explode_then_halve") from None
         used = {"ego_check": opts.ego_check, "d_half": opts.d_half,
                 "complication_over_17": opts.complication_over_17}
@@ -269,7 +269,7 @@ class Odds(RuleSystem[Character, Options]):
             code = m.parse_effect(str(given["effect"]))
             upto = int(given.get("upto", 30))
             if upto < 1:
-                raise RuleError(f"--upto must be 1 or more, not {upto}")
+                raise RuleError(f"upto must be 1 or more, not {upto}", param='upto')
             dist = {v: effect_point(code, v, opts.d_half) for v in range(1, upto + 1)}
             listed = {str(v): fmt(p) for v, p in dist.items() if p}
             out["effect"] = {
@@ -285,7 +285,7 @@ class Odds(RuleSystem[Character, Options]):
         if "spend" in given:
             k = int(given["spend"])
             if "threshold" not in given and "rating" not in given:
-                raise RuleError("--spend needs --threshold T (Advancement) or --rating R (Skill)")
+                raise RuleError("Experience spent needs an Advancement target (threshold) or a Skill rating", param='spend')
             if "threshold" in given:
                 out["advancement"] = fmt(sum_at_least(k, int(given["threshold"])))
             if "rating" in given:
