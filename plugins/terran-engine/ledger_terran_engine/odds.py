@@ -269,7 +269,7 @@ class Odds(RuleSystem[Character, Options]):
             code = m.parse_effect(str(given["effect"]))
             upto = int(given.get("upto", 30))
             if upto < 1:
-                raise RuleError(f"upto must be 1 or more, not {upto}", param='upto')
+                raise RuleError(f"upto must be 1 or more, not {upto}", param="upto")
             dist = {v: effect_point(code, v, opts.d_half) for v in range(1, upto + 1)}
             listed = {str(v): fmt(p) for v, p in dist.items() if p}
             out["effect"] = {
@@ -285,7 +285,7 @@ class Odds(RuleSystem[Character, Options]):
         if "spend" in given:
             k = int(given["spend"])
             if "threshold" not in given and "rating" not in given:
-                raise RuleError("Experience spent needs an Advancement target (threshold) or a Skill rating", param='spend')
+                raise RuleError("Experience spent needs an Advancement target (threshold) or a Skill rating", param="spend")
             if "threshold" in given:
                 out["advancement"] = fmt(sum_at_least(k, int(given["threshold"])))
             if "rating" in given:

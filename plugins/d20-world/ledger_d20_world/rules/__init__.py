@@ -97,7 +97,7 @@ def parse_invocations(text: str | list[TraitInvocation] | None) -> list[TraitInv
         mode = mode.strip().casefold()
         if not sep or not name.strip() or mode not in ("help", "hinder"):
             raise RuleError(
-                f"the trait {part.strip()!r} must be NAME:help or NAME:hinder, e.g. 'Wiry:help'", param='trait')
+                f"the trait {part.strip()!r} must be NAME:help or NAME:hinder, e.g. 'Wiry:help'", param="trait")
         found.append(TraitInvocation(trait=name.strip(), mode=mode))  # type: ignore[arg-type]
     return found
 
@@ -128,12 +128,12 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if p.get("shock"):
             if request.skill:
                 raise RuleError(
-                    "the shock roll uses no skill: roll only “Shock roll after a wound”", param='shock')
+                    "the shock roll uses no skill: roll only “Shock roll after a wound”", param="shock")
             if request.opponent is not None:
                 raise RuleError(
                     "the shock roll is the wounded character's own 1d6 against their wounds "
-                    f"(\"Wounds\"), not a roll against anyone: roll it "
-                    "against no character on the ledger", param='shock')
+                    "(\"Wounds\"), not a roll against anyone: roll it "
+                    "against no character on the ledger", param="shock")
             return self._shock(state, request, dice)
         if not request.skill:
             raise RuleError("name the skill the check uses, e.g. `campaign roll isa Climb`")
@@ -150,14 +150,14 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if help_from and is_self(help_from, request.character, request.name or state.name):
             raise RuleError(
                 f"{state.name} cannot help their own check: help is \"an ally who also has "
-                "time, tools, or skill\" (Checks); name another character as the help", param='help_from')
+                "time, tools, or skill\" (Checks); name another character as the help", param="help_from")
         attack: dict[str, Any] = {}
         if request.opponent is not None:
             attack = weapon_attack(state, request.opponent, p.get("weapon"))
         elif p.get("weapon"):
             raise RuleError(
                 "the weapon is the item of an attack on a character: name the target on the "
-                "ledger (or record attack-resolved with its weapon damage)", param='weapon')
+                "ledger (or record attack-resolved with its weapon damage)", param="weapon")
         # "Attacking": "time, tools (a weapon), and skill (to use that weapon)": the weapon
         # is the attack's tools (ruling R44), except in a check recorded before #24
         tools = bool(p.get("tools")) or (bool(attack) and bool(p.get("weapon_as_tools", True)))
@@ -473,7 +473,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if isinstance(event, GroupObjectiveContributed) and event.check is not None:
             raise RuleError(
                 "a blind check contributes to no objective (ruling R34): roll it without "
-                "an objective, or in the open", param='objective')
+                "an objective, or in the open", param="objective")
         if isinstance(event, BLIND_REFUSED):
             name = event_tag(type(event)).split(".", 1)[1].replace("_", "-")
             raise RuleError(

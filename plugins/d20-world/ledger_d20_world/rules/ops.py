@@ -239,7 +239,7 @@ def weapon_attack(state: Character, opponent: Opponent, weapon: str | None) -> d
     if not weapon:
         raise RuleError(
             "an attack on a character names the weapon item it uses "
-            "(\"Attacks have a method by which they inflict harm\")", param='weapon')
+            "(\"Attacks have a method by which they inflict harm\")", param="weapon")
     i = need(state.items, weapon, "item", state.name)
     item = state.items[i]
     if item.destroyed:
@@ -247,5 +247,5 @@ def weapon_attack(state: Character, opponent: Opponent, weapon: str | None) -> d
     if item.damage is None:
         raise RuleError(
             f"{item.name} is not a weapon (no damage on {state.name}'s sheet): give it one "
-            "(item-added with its damage), or record attack-resolved with the weapon's damage", param='weapon')
+            "(item-added with its damage), or record attack-resolved with the weapon's damage", param="weapon")
     return {"vs_character": opponent.character, "weapon": item.name, "weapon_damage": item.damage}

@@ -115,11 +115,11 @@ class Rules(RuleSystem[Character, Options]):
                                 "the opponent's result is the number to beat")
             if _given(params, "opponent") and request.opponent is not None:
                 raise RuleError("the Opponent names an opponent off the ledger: leave it out for "
-                                "one on the ledger (their name comes from the ledger)", param='opponent')
+                                "one on the ledger (their name comes from the ledger)", param="opponent")
             return self._contest(state, stat, params, dice, request.opponent)
         wrong = [n for n in CONTEST_ONLY if _given(params, n)]
         if wrong:
-            raise RuleError(f"{', '.join(self.roll_label(w) for w in wrong)} need an Opponent", param='opponent')
+            raise RuleError(f"{', '.join(self.roll_label(w) for w in wrong)} need an Opponent", param="opponent")
         return self._decision(state, stat, params, dice)
 
     def _decision(
@@ -129,7 +129,7 @@ class Rules(RuleSystem[Character, Options]):
         options = self.options
         if not _given(params, "target"):
             raise RuleError("a decision roll needs a Target number: a number (e.g. 8) or simple, "
-                            "challenging, strenuous, impossible", param='target')
+                            "challenging, strenuous, impossible", param="target")
         base = parse_target(params["target"])
         adjustments = int_params(params, "adjust")
         target = base + sum(adjustments)
@@ -137,7 +137,7 @@ class Rules(RuleSystem[Character, Options]):
         if impossible and options.refuse_impossible and not params.get("impossible"):
             raise RuleError(
                 f"a task starting at {base} is an \"Impossible\" task: it cannot normally be "
-                "attempted; if the GM allows the attempt, allow an attempt at an “Impossible” task", param='impossible')
+                "attempted; if the GM allows the attempt, allow an attempt at an “Impossible” task", param="impossible")
         conditions = applicable_conditions(state, stat)
         advantage, disadvantage = _advantage(params, conditions)
         count = decision_dice_count(advantage, disadvantage)

@@ -116,7 +116,7 @@ class Rules(RuleSystem[Character, Options]):
         if request.opponent is not None:
             if params.get("vs") not in (None, ""):
                 raise RuleError("give the opponent as a Contest of Skill against NAME:S or as a "
-                                "character on the ledger, not both: a character's Skill Level comes from their sheet", param='vs')
+                                "character on the ledger, not both: a character's Skill Level comes from their sheet", param="vs")
             opponent, side = self._opposing_side(request.opponent, choice.skill, options,
                                                  flag(params, "weakness"),
                                                  int_param(params, "vs_effort") or 0)
@@ -125,11 +125,11 @@ class Rules(RuleSystem[Character, Options]):
         elif int_param(params, "vs_effort"):
             raise RuleError("the opponent's Effort is the Effort of an opponent on the ledger: "
                             "name them on the ledger (an opponent off the ledger has no Effort "
-                            "here; the GM adds it to their successes)", param='vs_effort')
+                            "here; the GM adds it to their successes)", param="vs_effort")
         if params.get("vs") not in (None, ""):
             if difficulty is not None or target is not None:
                 raise RuleError(
-                    "a Contest of Skill has no difficulty: drop the Difficulty and the Target's Attribute", param='difficulty')
+                    "a Contest of Skill has no difficulty: drop the Difficulty and the Target's Attribute", param="difficulty")
             opponent = parse_vs(params["vs"])
             check_weakness(state, opponent)
             mine = draw(dice, choice.level, mode, pool)
@@ -152,7 +152,7 @@ class Rules(RuleSystem[Character, Options]):
                 **dice.fields(),
             )
         if difficulty is not None and target is not None:
-            raise RuleError("give the Difficulty or the Target's Attribute, not both", param='target')
+            raise RuleError("give the Difficulty or the Target's Attribute, not both", param="target")
         if target is not None:
             required = difficulty_from_attribute(target)
         else:
@@ -160,7 +160,7 @@ class Rules(RuleSystem[Character, Options]):
             check_difficulty(required)
         if required == 0:
             if spend:
-                raise RuleError("difficulty 0 is an automatic hit with no roll: spend no Effort", param='effort')
+                raise RuleError("difficulty 0 is an automatic hit with no roll: spend no Effort", param="effort")
             dice.finish()
             return TestRolled(
                 **{**common, "mode": "normal"},
@@ -214,7 +214,7 @@ class Rules(RuleSystem[Character, Options]):
         choice = choose_skill(theirs, opponent.skill or skill, None, options)
         if exploited and not theirs.weaknesses:
             raise RuleError(f"{theirs.name} has no Weakness to exploit (their sheet has none); "
-                            "do not use the target's Weakness", param='weakness')
+                            "do not use the target's Weakness", param="weakness")
         side: dict[str, Any] = {"vs_character": opponent.character, "vs_skill": choice.skill}
         if effort:
             check_effort(theirs, effort, options)

@@ -63,7 +63,7 @@ def _ready(state: st.Character) -> None:
         missing = [a for a in m.ATTRIBUTES if a not in state.rolled]
         raise RuleError(
             f"{state.name} has unrolled Attributes ({', '.join(missing)}); roll each first: "
-            f"roll {missing[0]} with “Roll this Attribute at creation”", param='creation')
+            f"roll {missing[0]} with “Roll this Attribute at creation”", param="creation")
 
 
 def _against_no_one(request: RollRequest, what: str) -> None:
@@ -166,10 +166,10 @@ def risky_action(
         skill = m.canonical(token, st.skill_list(state, options), "Skill")
         raise RuleError(
             f"say which Attribute {skill} is rolled with, e.g. Agility "
-            "(the GM and player choose it, SEED 2.1)", param='attribute')
+            "(the GM and player choose it, SEED 2.1)", param="attribute")
     else:
         raise RuleError(
-            "name the Skill or Attribute rolled, e.g. Violence with the Attribute Strength", param='attribute')
+            "name the Skill or Attribute rolled, e.g. Violence with the Attribute Strength", param="attribute")
     if skill and options.attributes_only:
         raise RuleError("this campaign plays without Skills: roll an Attribute alone")
 
@@ -188,7 +188,7 @@ def risky_action(
 
     position = _int(params, "position")
     if position not in (-1, 0, 1):
-        raise RuleError(f"Position is the GM's ±1d: use -1, 0 or 1, not {position}", param='position')
+        raise RuleError(f"Position is the GM's ±1d: use -1, 0 or 1, not {position}", param="position")
     add("position", position)
     add("extra", _int(params, "extra"))
     used = _advancements_used(
@@ -226,7 +226,7 @@ def risky_action(
     if params.get("hindered"):
         if state.armour != "heavy":
             raise RuleError(
-                f"“Hindered by heavy armour” is heavy armour's −1d, and {state.name} wears {state.armour}", param='hindered')
+                f"“Hindered by heavy armour” is heavy armour's −1d, and {state.name} wears {state.armour}", param="hindered")
         add("heavy armour", -1)
     if params.get("improvised"):
         add("improvised tool", -1)
@@ -236,20 +236,20 @@ def risky_action(
 
     dark_count = _int(params, "dark")
     if dark_count < 0:
-        raise RuleError(f"Dark Dice risked is how many Dark Dice to risk: 0 or more, not {dark_count}", param='dark')
+        raise RuleError(f"Dark Dice risked is how many Dark Dice to risk: 0 or more, not {dark_count}", param="dark")
     montage = bool(params.get("montage"))
     pooled_offer = _int(params, "pooled")
     if pooled_offer and not montage:
-        raise RuleError("companions pool their Ego only in a Montage: roll it as a Montage", param='montage')
+        raise RuleError("companions pool their Ego only in a Montage: roll it as a Montage", param="montage")
     if pooled_offer < 0:
-        raise RuleError(f"Ego offered by companions must be 0 or more, not {pooled_offer}", param='pooled')
+        raise RuleError(f"Ego offered by companions must be 0 or more, not {pooled_offer}", param="pooled")
     if montage and not challenge_name:
-        raise RuleError("a Montage resolves a whole Challenge: name the Challenge", param='challenge')
+        raise RuleError("a Montage resolves a whole Challenge: name the Challenge", param="challenge")
     if montage and challenge_name not in state.montage_effects:
         raise RuleError(
             f"a Montage rolls the Challenge Effect first (SEED 2.2.2: \"rolling the Challenge "
             f"Effect prior to gathering your Dice Pool\"): roll {state.id}'s consequence "
-            f"on the Challenge '{challenge_name}', Consequence complication", param='challenge')
+            f"on the Challenge '{challenge_name}', Consequence complication", param="challenge")
 
     try:
         light = dice.roll(light_count, 6)
@@ -306,7 +306,7 @@ def effect_roll(
         if str(weapon).casefold() not in known:
             raise RuleError(
                 f"{state.name} has no weapon or tool {weapon!r} "
-                f"(theirs: {', '.join(state.weapons) or 'none'}); or give the Effect dice", param='weapon')
+                f"(theirs: {', '.join(state.weapons) or 'none'}); or give the Effect dice", param="weapon")
         weapon = known[str(weapon).casefold()]
         code = m.parse_effect(state.weapons[weapon])
         given = None
@@ -314,7 +314,7 @@ def effect_roll(
         code = m.parse_effect(str(params["effect"]))
         given = str(code)
     else:
-        raise RuleError("name the weapon or tool, or the Effect dice (d/2, 1d, 1d+1, 2d)", param='effect')
+        raise RuleError("name the weapon or tool, or the Effect dice (d/2, 1d, 1d+1, 2d)", param="effect")
     if params.get("twohands"):
         if code.half or code.n != 1 or code.plus:
             raise RuleError(f"only a medium weapon (1d) gains +1 held two-handed, not {code}")
@@ -337,7 +337,7 @@ def effect_roll(
     if vs is not None:
         if challenge is not None:
             raise RuleError("an Effect goes to a Challenge or to a character on the "
-                            "ledger, not both", param='challenge')
+                            "ledger, not both", param="challenge")
         theirs = vs.state
         assert isinstance(theirs, st.Character)
         if theirs.wound == "dead":
@@ -377,12 +377,12 @@ def consequence_roll(
     params = request.params
     kind = str(params.get("consequence") or "harm").strip().lower()
     if kind not in ("harm", "complication", "fork", "none"):
-        raise RuleError(f"Consequence is harm, complication, fork or none, not {kind!r}", param='consequence')
+        raise RuleError(f"Consequence is harm, complication, fork or none, not {kind!r}", param="consequence")
     if state.last_outcome == "success" and kind != "complication":
         raise RuleError(
             f"{state.name}'s latest Risky Action rolled a 6, a success with no consequence "
             "(SEED 2.1: \"6 You succeed\"); only a Montage's Effect roll (Consequence "
-            "complication) comes before the next Risky Action", param='consequence')
+            "complication) comes before the next Risky Action", param="consequence")
     challenge = None
     if params.get("challenge"):
         ch = st.find_challenge(state, str(params["challenge"]))
@@ -398,16 +398,16 @@ def consequence_roll(
     if given is not None:
         code = given
     elif challenge is None:
-        raise RuleError("name the Challenge or its Effect dice (e.g. 2d)", param='challenge')
+        raise RuleError("name the Challenge or its Effect dice (e.g. 2d)", param="challenge")
     if kind == "complication" and challenge is None:
-        raise RuleError("a complication belongs to a Challenge: name the Challenge", param='challenge')
+        raise RuleError("a complication belongs to a Challenge: name the Challenge", param="challenge")
     fork = params.get("fork")
     if kind == "fork" and not fork:
-        raise RuleError("name the new Challenge the consequence forks into", param='fork')
+        raise RuleError("name the new Challenge the consequence forks into", param="fork")
     sacrifice = bool(params.get("sacrifice"))
     protected_on = bool(params.get("protected"))
     if kind != "harm" and (sacrifice or protected_on):
-        raise RuleError("sacrificing the shield and Protected only answer physical harm", param='sacrifice')
+        raise RuleError("sacrificing the shield and Protected only answer physical harm", param="sacrifice")
     if sacrifice and not state.shield:
         raise RuleError(f"{state.name} carries no shield to sacrifice")
     if protected_on and not st.has(state, "Protected"):
