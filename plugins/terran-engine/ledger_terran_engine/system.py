@@ -49,7 +49,7 @@ class TerranEngine(Rules, Appliers, Words, SheetRules, Odds):
         RollParam("dark", "Terran: Dark Dice risked (Ego).", type=int, min=0, max=30,
                   label="Dark Dice risked", common=True, words="risking {} Dark Dice"),
         RollParam("position", "Terran: GM's position, +1 or -1 dice.", type=int,
-                  choices=("-1", "0", "1"), label="Position (+1 or −1 dice)", common=True,
+                  min=-1, max=1, choices=("-1", "0", "1"), label="Position (+1 or −1 dice)", common=True,
                   words="Position {}", odds=False),
         RollParam("pool", "Terran: total dice (Light + Dark) of a Risky Action.", type=int,
                   min=0, max=30, roll=False),
