@@ -240,7 +240,7 @@ class LedgerGroup(click.Group):
         except BrokenPipeError:
             raise
         except (RuleError, DiceError) as e:
-            raise click.ClickException(_one_line(flagged(e))) from None
+            raise click.ClickException(" ".join(flagged(e).split())) from None
         except _REFUSED as e:
             raise click.ClickException(_one_line(_explained(e, ctx))) from None
         except msgspec.ValidationError as e:
