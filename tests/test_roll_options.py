@@ -21,7 +21,7 @@ from ledger.web.roll_help import fields
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEMS = sorted(rule_systems())
 REFUSALS = {"RuleError", "DiceError", "ParamError", "NothingToRoll", "AutomaticResult"}
-FLAG = re.compile(r"--[a-z]")
+FLAG = re.compile(r"--[a-z]|--$|^--")  # a flag, or one put together (``"--" + name``)
 
 
 def refusal_texts(root: Path) -> list[tuple[str, int, str]]:
@@ -52,8 +52,10 @@ def test_no_rule_or_dice_refusal_names_a_command_line_flag(where):
 
 
 def test_the_check_sees_a_flag_in_a_refusal(tmp_path):
-    (tmp_path / "bad.py").write_text('raise RuleError(f"give --target {x}")\n')
-    assert [t for _, _, t in refusal_texts(tmp_path) if FLAG.search(t)] == ["give --target "]
+    (tmp_path / "bad.py").write_text(
+        'raise RuleError(f"give --target {x}")\nraise RuleError(", ".join("--" + w for w in x))\n'
+    )
+    assert [t for _, _, t in refusal_texts(tmp_path) if FLAG.search(t)] == ["give --target ", "--"]
 
 
 def test_dice_errors_are_ledger_errors_not_value_errors():
@@ -119,7 +121,7 @@ def test_a_closed_choice_is_a_select_and_refused_outside_its_set():
         pick_params(system, "roll_params", {"consequence": "explode"})
     assert bad.value.param == "consequence" and "--" not in str(bad.value)
     assert str(bad.value) == "“Consequence” is one of harm, complication, fork, none, not 'explode'"
-    with pytest.raises(ParamError, match="“Position .*” is one of -1, 0, 1, not '2'"):
+    with pytest.raises(ParamError, match=r"“Position .*” takes a number \(-1 to 1\), not 2"):
         pick_params(system, "roll_params", {"position": "2"})
 
 

@@ -296,7 +296,7 @@ def test_item_without_a_supply_die_is_not_rolled():
 
 def test_supply_roll_refuses_decision_parameters():
     system, state = make()
-    with pytest.raises(RuleError, match="--target"):
+    with pytest.raises(RuleError, match="a supply roll takes no Target number"):
         roll(system, state, "Field Medkit", "4", target="8")
 
 
@@ -327,7 +327,7 @@ def test_contest_loss_and_opponent_advantage():
 
 def test_contest_refuses_a_target():
     system, state = make()
-    with pytest.raises(RuleError, match="have no Target number"):
+    with pytest.raises(RuleError, match="contested roll has no Target number"):
         roll(system, state, "Might", "3 3 2 2", opponent="Ogre", target="8")
     with pytest.raises(RuleError, match="need an Opponent"):
         roll(system, state, "Might", "3 3", target="8", opponent_modifier=(2,))

@@ -182,7 +182,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
             extras = [n for n in ("advantage", "disadvantage") if p.get(n)]
             if invocations or extras or objective:
                 what = "a trait" if invocations else ("an objective" if objective
-                                                      else f"--{extras[0]}")
+                                                      else f"“{self.roll_label(extras[0])}”")
                 raise RuleError(
                     f"no check is made ({gate.replace('_', ' ')}: "
                     f"{'failure' if gate == 'auto_fail' else 'success'} is certain), so "
@@ -408,7 +408,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
             )
         seen = set()
         for inv in invocations:
-            i = need(state.traits, inv.trait, "trait", state.name)
+            i = need(state.traits, inv.trait, "trait", state.name, param="trait")
             trait = state.traits[i]
             if trait.name in seen:
                 raise RuleError(f"trait {trait.name} is invoked twice on one check")

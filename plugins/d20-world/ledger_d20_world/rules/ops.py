@@ -32,15 +32,16 @@ def find(entries: Sequence[T], name: str) -> int | None:
     return None
 
 
-def need(entries: Sequence[T], name: str, what: str, who: str) -> int:
+def need(entries: Sequence[T], name: str, what: str, who: str, param: str | None = None) -> int:
     """Index of the entry called ``name``.
 
+    :param param: the roll option ``name`` was given as (``"trait"``), if any.
     :raises RuleError: no such entry; the sentence lists the ones there are.
     """
     i = find(entries, name)
     if i is None:
         have = ", ".join(e.name for e in entries) or "none"
-        raise RuleError(f"{who} has no {what} called {name!r} (they have: {have})")
+        raise RuleError(f"{who} has no {what} called {name!r} (they have: {have})", param=param)
     return i
 
 

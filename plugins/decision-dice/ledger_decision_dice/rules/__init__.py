@@ -106,13 +106,13 @@ class Rules(RuleSystem[Character, Options]):
                      if _given(params, n)]
             if extra:
                 raise RuleError(f"{item.name!r} is an item: a supply roll takes no "
-                                f"{', '.join('--' + e for e in extra)}")
+                                f"{', '.join(self.roll_label(e) for e in extra)}", param=extra[0])
             return self.supply_roll(state, item, dice)
         if _given(params, "opponent") or request.opponent is not None:
             wrong = [n for n in DECISION_ONLY if _given(params, n)]
             if wrong:
-                raise RuleError(f"a contested roll has no {', '.join('--' + w for w in wrong)}: "
-                                "the opponent's result is the number to beat")
+                raise RuleError(f"a contested roll has no {', '.join(self.roll_label(w) for w in wrong)}: "
+                                "the opponent's result is the number to beat", param=wrong[0])
             if _given(params, "opponent") and request.opponent is not None:
                 raise RuleError("the Opponent names an opponent off the ledger: leave it out for "
                                 "one on the ledger (their name comes from the ledger)", param="opponent")

@@ -192,7 +192,7 @@ def int_param(params: dict[str, Any], name: str) -> int | None:
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise RuleError(f"--{name} takes a whole number, not {value!r}") from None
+        raise RuleError(f"the {name} takes a whole number, not {value!r}", param=name) from None
 
 
 @dataclass(frozen=True)

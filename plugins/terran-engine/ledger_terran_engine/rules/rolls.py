@@ -42,7 +42,7 @@ def _int(params: dict[str, Any], key: str, default: int = 0) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise RuleError(f"--{key} must be a whole number, not {value!r}") from None
+        raise RuleError(f"the {key} must be a whole number, not {value!r}", param=key) from None
 
 
 def _many(params: dict[str, Any], key: str) -> list[str]:
