@@ -68,8 +68,8 @@ Handler = Callable[[Any, tokensmod.Token, Request], Response]
 
 class ApiError(Exception):
     """An answer other than 2xx: ``status`` and the ``detail`` of its problem document, the
-    ``field`` of the body it is about (``"params.time"``), if any, and the ``headers`` it
-    carries (a 429's ``Retry-After``)."""
+    ``field`` of the body it is about, as a JSON pointer (``"/params/time"``), if any, and the
+    ``headers`` it carries (a 429's ``Retry-After``)."""
 
     def __init__(
         self, status: int, detail: str, field: str | None = None, headers: dict[str, str] | None = None
@@ -82,7 +82,8 @@ class ApiError(Exception):
 
 
 def problem(status: int, detail: str, field: str | None = None, **headers: str) -> Response:
-    """An RFC 9457 problem details response (``field``: the body member it is about)."""
+    """An RFC 9457 problem details response (``field``: the JSON pointer of the body member
+    it is about)."""
     body = Problem(title=HTTPStatus(status).phrase, status=status, detail=detail)
     if field:
         body.field = field
@@ -386,10 +387,9 @@ def request_roll(campaign: Any, token: tokensmod.Token, request: Request) -> Res
     """``POST /request`` (scope gm): ask a character's player for a roll, as ``campaign
     request`` (the same :meth:`Campaign.request_roll`)."""
     from ledger.campaign.clock import now
-    from ledger.campaign.requests import NothingToRoll
     from ledger.errors import NotFound, RuleError
-    from ledger.rules.params import ParamError, pick_params
-    from ledger.web.api.rolling import given_params
+    from ledger.rules.params import pick_params
+    from ledger.web.api.rolling import given_params, pointer
     from ledger.web.pages import entry
 
     try:
@@ -405,10 +405,8 @@ def request_roll(campaign: Any, token: tokensmod.Token, request: Request) -> Res
         )
     except NotFound as e:
         raise ApiError(404, str(e)) from e
-    except (NothingToRoll, ParamError) as e:  # about one option: name it
-        raise ApiError(422, str(e), f"params.{e.option}" if e.option else None) from e
-    except RuleError as e:
-        raise ApiError(422, str(e)) from e
+    except RuleError as e:  # about one option: point at it
+        raise ApiError(422, str(e), pointer(e)) from e
     text = entry(campaign, rec, campaign.corrections())["text"]
     return ok(RollOut(seq=rec.seq, text=text), 201)
 
@@ -418,12 +416,13 @@ def _written(write: Callable[..., Any], *args: Any) -> Any:
     ``missing``, 409 ``closed`` or ``conflict``, else 422
     (:data:`ledger.web.common.REFUSED_STATUS`, as the phone's)."""
     from ledger.errors import Refused
+    from ledger.web.api.rolling import pointer
     from ledger.web.common import REFUSED_STATUS
 
     try:
         return write(*args)
     except Refused as e:
-        raise ApiError(REFUSED_STATUS.get(e.reason, 422), e.text) from None
+        raise ApiError(REFUSED_STATUS.get(e.reason, 422), e.text, pointer(e)) from None
 
 
 def _spend(server: ServerPort, bucket: Bucket, token: tokensmod.Token) -> None:

@@ -16,7 +16,8 @@ MAX_QUERY_INT = 10**18 - 1
 class Problem(msgspec.Struct, kw_only=True):
     """An error, as RFC 9457 problem details (``application/problem+json``): ``title`` the
     HTTP reason, ``detail`` the same words the CLI would print; ``field``, when the refusal
-    is about one member of the body, its path (``"params.time"``), else left out."""
+    is about one member of the body, its JSON pointer (RFC 6901: ``"/params/time"``,
+    ``"/dice"``), else left out."""
 
     type: str = "about:blank"
     title: str
