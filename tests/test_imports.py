@@ -47,7 +47,7 @@ def test_roll20_archive_imports_with_its_rolls_attributed(toy_campaign, db_path)
     assert "5 new, 0 already imported" in result.output
     # the /gmroll is the GM's (skipped); the whisper shown "(To ...)" names no sender
     assert "messages: 4 imported, 0 already imported, 1 not a roll, 2 refused" in result.output
-    assert "refused: message -M5Jt2emR4EN5ttCCtT_ (line 38): a whisper the archive shows" in result.output
+    assert "refused: message -M5Jt2emR4EN5ttCCtT_ (line 46): a whisper the archive shows" in result.output
     rolls = events(db_path)
     assert [(r["stream"], r["formula"], r["total"]) for r in rolls] == [
         ("ann", "d20-1", 6),

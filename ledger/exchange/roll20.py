@@ -100,14 +100,14 @@ class _Reader:
             self.out.refuse("", f"div.message {self.number} (line {line})",
                             f"its data-messageid is {len(mid):,} characters long (Roll20's are 20)")  # fmt: skip
             return
+        if cut:
+            self.out.refuse(mid, where, "the file ends inside this message (cut short): save the page again")
+            return
         try:
             rolls = self._rolls(msg, mid, where)
         except BadFile as e:
             reason = str(e)
             self.out.refuse(mid, where, reason[len(where):].lstrip(",: ") if reason.startswith(where) else reason)
-            return
-        if cut:
-            self.out.refuse(mid, where, "the file ends inside this message (cut short): save the page again")
             return
         self.out.messages.append(ForeignMessage(mid, where, rolls))
 
