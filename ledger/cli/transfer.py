@@ -259,8 +259,10 @@ def import_(
 
     --from foundry|roll20 (docs/imports.md): each roll becomes a roll.imported event of the
     character its speaker maps to, keeping the original text, formula, dice, total and
-    time; whispered messages are left out. All or nothing; a roll imported before (same
-    message) is not imported again.
+    time; whispered and blind rolls are recorded GM-only. Every message is reported:
+    imported, already imported, not a roll, or refused with its reason (a total its dice
+    do not give, a total not whole, a message the file ends inside). A roll imported
+    before (same message) is not imported again.
 
     \b
     campaign import --from roll20 "Chat Log for Casebook.html" --map "Nate=julian"
@@ -338,7 +340,8 @@ def _import_foreign(
     app: App, file: Any, tool: str, maps: tuple[str, ...], skip: bool, gm_only: bool,
     as_json: bool,
 ) -> None:  # fmt: skip
-    """``campaign import --from TOOL FILE``: parse, map the speakers, append (#29)."""
+    """``campaign import --from TOOL FILE``: parse as it streams, map the speakers, append,
+    and report every message of the file."""
     from ledger.exchange import foreign
 
     try:
