@@ -165,7 +165,8 @@ def check_dice(dice: Sequence[tuple[int, int]], where: str) -> tuple[tuple[int, 
     return tuple(dice)
 
 
-_TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d+)?|\.\d+)|([-+*/%()]))")
+_TOKENS = re.compile(r"\d+(?:\.\d+)?|\.\d+|[-+*/%()]")
+_SPACE = re.compile(r"\s+")
 
 
 def evaluate(expression: str) -> Fraction:
@@ -174,71 +175,72 @@ def evaluate(expression: str) -> Fraction:
 
     :raises ValueError: anything else (a function, a word, a cut expression).
     """
-    tokens: list[str] = []
-    pos, text = 0, expression.strip()
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if m is None or m.end() == pos:
-            raise ValueError(f"cannot read {text[pos:pos + 20]!r}")
-        tokens.append(m.group(1) or m.group(2))
-        pos = m.end()
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
+    text = _SPACE.sub("", expression)
+    tokens = _TOKENS.findall(text)
+    if "".join(tokens) != text:
+        raise ValueError(f"cannot read {text[:20]!r}")
+    if not tokens:
+        raise ValueError("empty")
     if len(tokens) > 10_000:
         raise ValueError("too long")
     at = 0
+    end = len(tokens)
 
-    def peek() -> str:
-        return tokens[at] if at < len(tokens) else ""
-
-    def take() -> str:
+    def atom(depth: int) -> int | Fraction:
         nonlocal at
-        if at >= len(tokens):
-            raise ValueError("cut short")
-        at += 1
-        return tokens[at - 1]
-
-    def atom(depth: int) -> Fraction:
         if depth > 100:
             raise ValueError("nested too deep")
-        tok = take()
-        if tok in ("-", "+"):
-            value = atom(depth + 1)
-            return -value if tok == "-" else value
+        if at >= end:
+            raise ValueError("cut short")
+        tok = tokens[at]
+        at += 1
+        if tok.isdigit():
+            return int(tok)
+        if tok == "-":
+            return -atom(depth + 1)
+        if tok == "+":
+            return atom(depth + 1)
         if tok == "(":
             value = add(depth + 1)
-            if take() != ")":
+            if at >= end or tokens[at] != ")":
                 raise ValueError("unbalanced parentheses")
+            at += 1
             return value
         if tok[0].isdigit() or tok[0] == ".":
             return Fraction(tok)
         raise ValueError(f"unexpected {tok!r}")
 
-    def mul(depth: int) -> Fraction:
+    def mul(depth: int) -> int | Fraction:
+        nonlocal at
         value = atom(depth)
-        while peek() in ("*", "/", "%"):
-            op, right = take(), atom(depth)
+        while at < end and tokens[at] in ("*", "/", "%"):
+            op = tokens[at]
+            at += 1
+            right = atom(depth)
             if op == "*":
                 value *= right
             elif right == 0:
                 raise ValueError("division by zero")
             elif op == "/":
-                value /= right
+                value = Fraction(value) / right
             else:
-                value = value - right * int(value / right)  # JavaScript's % keeps the sign
+                value = value - right * int(Fraction(value) / right)  # JavaScript's % keeps the sign
         return value
 
-    def add(depth: int) -> Fraction:
+    def add(depth: int) -> int | Fraction:
+        nonlocal at
         value = mul(depth)
-        while peek() in ("+", "-"):
-            op, right = take(), mul(depth)
+        while at < end and tokens[at] in ("+", "-"):
+            op = tokens[at]
+            at += 1
+            right = mul(depth)
             value = value + right if op == "+" else value - right
         return value
 
     value = add(0)
-    if at != len(tokens):
+    if at != end:
         raise ValueError(f"unexpected {tokens[at]!r}")
-    return value
+    return Fraction(value)
 
 
 def whole_total(total: object, where: str) -> int:

@@ -479,6 +479,9 @@ class _Text(HTMLParser):
 
 def html_text(fragment: str) -> str:
     """The text of an HTML fragment: blocks on their own lines, spaces collapsed."""
+    if "<" not in fragment and "&" not in fragment:  # plain text (a roll's "17"): no parser
+        lines = (" ".join(ln.split()) for ln in fragment.split("\n"))
+        return "\n".join(ln for ln in lines if ln)
     parser = _Text()
     parser.feed(fragment)
     parser.close()

@@ -70,13 +70,32 @@ def _text(el: Any) -> str:
     return " ".join("".join(el.itertext()).split())
 
 
-def _descendants(el: Any, cls: str) -> list[Any]:
-    return [d for d in el.iterdescendants() if isinstance(d.tag, str) and cls in _classes(d)]
+class _Index:
+    """The elements of one message by class name, in document order (one pass)."""
+
+    def __init__(self, el: Any) -> None:
+        self.by: dict[str, list[Any]] = {}
+        for d in el.iterdescendants(tag=etree.Element):
+            names = d.get("class")
+            if names:
+                for name in names.split():
+                    self.by.setdefault(name, []).append(d)
+
+    def all(self, cls: str) -> list[Any]:
+        """The elements with class ``cls``."""
+        return self.by.get(cls, [])
+
+    def first(self, cls: str) -> Any | None:
+        """The first element with class ``cls``."""
+        found = self.by.get(cls)
+        return found[0] if found else None
 
 
 def _first(el: Any, cls: str) -> Any | None:
-    found = _descendants(el, cls)
-    return found[0] if found else None
+    for d in el.iterdescendants(tag=etree.Element):
+        if cls in (d.get("class") or "").split():
+            return d
+    return None
 
 
 class _Reader:
@@ -88,13 +107,15 @@ class _Reader:
         self.speaker = ""
         self.stamp = ""
         self.named: set[str] = set()
+        self.checked: dict[str, str] = {}  # speaker names already checked
         self.number = 0
 
     def message(self, msg: Any, cut: bool = False) -> None:
         self.number += 1
         mid = msg.get("data-messageid") or ""
         line = msg.sourceline or 0
-        where = (f"message {printable(mid[:40])} (line {line})" if mid
+        shown = mid if mid.isascii() and mid.isprintable() else printable(mid[:40])
+        where = (f"message {shown[:40]} (line {line})" if mid
                  else f"div.message {self.number} (line {line})")  # fmt: skip
         if len(mid) > MAX_ID:
             self.out.refuse("", f"div.message {self.number} (line {line})",
@@ -113,7 +134,8 @@ class _Reader:
 
     def _rolls(self, msg: Any, mid: str, where: str) -> list[ForeignRoll]:
         classes = _classes(msg)
-        by, ts = _first(msg, "by"), _first(msg, "tstamp")
+        index = _Index(msg)
+        by, ts = index.first("by"), index.first("tstamp")
         if ts is not None:
             self.stamp = _text(ts)
         said = "".join(by.itertext()).strip().removesuffix(":").strip() if by is not None else None
@@ -140,23 +162,24 @@ class _Reader:
             if said and by is not None and "whisper" not in classes:
                 self.named.add(" ".join(said.split()))
         is_roll = "rollresult" in classes
-        inline = _descendants(msg, "inlinerollresult")
+        inline = index.all("inlinerollresult")
         if not is_roll and not inline:
             return []
         if unknown:
             raise BadFile(f"{where}: {unknown}")
         if not self.speaker:
             raise BadFile(f"{where}: no speaker (span.by) here or before it")
-        who = check_speaker(self.speaker, where)
+        who = self.checked.get(self.speaker) or check_speaker(self.speaker, where)
+        self.checked[self.speaker] = who
         text = check_text(_message_text(msg), where)
-        label_node = _first(msg, "sheet-label")
+        label_node = index.first("sheet-label")
         if label_node is None:
-            label_node = _first(msg, "sheet-header")
+            label_node = index.first("sheet-header")
         label = _text(label_node)[:120] if label_node is not None else ""
         key = mid or text_key(self.stamp, who, text)
         out = []
         if is_roll:
-            out.append(_roll(msg, key, where, who, text, self.stamp, hidden))
+            out.append(_roll(index, key, where, who, text, self.stamp, hidden))
         for j, span in enumerate(inline, start=1):
             out.append(
                 _inline(span, f"{key}#{j}", f"{where}, inline roll {j}", who, text, self.stamp, label, hidden)
@@ -177,7 +200,8 @@ def parse(file: Any, name: str) -> Parsed:
 
     def drain(cut: bool) -> None:
         for _event, el in parser.read_events():
-            if "message" not in _classes(el):
+            names = el.get("class")
+            if not names or "message" not in names or "message" not in names.split():
                 continue
             reader.message(el, cut)
             parent = el.getparent()
@@ -236,18 +260,20 @@ def _shown(el: Any, out: list[str], where: str) -> None:
             out.append(c.tail or "")
 
 
-def _roll(msg: Any, key: str, where: str, speaker: str, text: str, stamp: str, hidden: bool) -> ForeignRoll:
-    formulas = [f for f in _descendants(msg, "formula") if "formattedformula" not in _classes(f)]
+def _roll(
+    index: _Index, key: str, where: str, speaker: str, text: str, stamp: str, hidden: bool
+) -> ForeignRoll:
+    formulas = [f for f in index.all("formula") if "formattedformula" not in _classes(f)]
     if not formulas:
         raise BadFile(f"{where}: a roll result without its formula (div.formula)")
     formula = _text(formulas[0])
     formula = formula[len("rolling ") :] if formula.lower().startswith("rolling ") else formula
-    rolled = _first(msg, "rolled")
+    rolled = index.first("rolled")
     if rolled is None:
         raise BadFile(f"{where}: a roll result without its total (div.rolled)")
     total = _whole(_text(rolled), "the total", where)
     dice = []
-    for die in _descendants(msg, "diceroll"):
+    for die in index.all("diceroll"):
         size = next((c[1:] for c in _classes(die) if re.fullmatch(r"d(\d+|F)", c, re.IGNORECASE)), None)
         face = _first(die, "didroll")
         if size is None or face is None:
@@ -259,7 +285,7 @@ def _roll(msg: Any, key: str, where: str, speaker: str, text: str, stamp: str, h
             dice.append((3, FATE[shown] + 2))
         else:
             dice.append((int(size), _whole(_text(face), "a die's face", where)))
-    shown_formula = _first(msg, "formattedformula")
+    shown_formula = index.first("formattedformula")
     if shown_formula is None:
         raise BadFile(f"{where}: a roll result without its dice (div.formattedformula)")
     parts: list[str] = []
