@@ -107,7 +107,6 @@ class _Reader:
         self.speaker = ""
         self.stamp = ""
         self.named: set[str] = set()
-        self.checked: dict[str, str] = {}  # speaker names already checked
         self.number = 0
 
     def message(self, msg: Any, cut: bool = False) -> None:
@@ -169,8 +168,7 @@ class _Reader:
             raise BadFile(f"{where}: {unknown}")
         if not self.speaker:
             raise BadFile(f"{where}: no speaker (span.by) here or before it")
-        who = self.checked.get(self.speaker) or check_speaker(self.speaker, where)
-        self.checked[self.speaker] = who
+        who = check_speaker(self.speaker, where)
         text = check_text(_message_text(msg), where)
         label_node = index.first("sheet-label")
         if label_node is None:
