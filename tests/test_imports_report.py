@@ -208,3 +208,28 @@ def test_nothing_is_written_when_the_file_is_not_a_chat_log(toy_campaign, db_pat
     result = toy_campaign("import", "--from", "foundry", ROLL20)
     assert result.exit_code == 1 and result.output.count("\n") == 1
     assert count_events(db_path) == before
+
+
+def test_a_messages_db_cut_inside_its_last_line(toy_campaign, db_path, tmp_path):
+    whole = V9_WORLD.read_text()
+    cut = tmp_path / "messages.db"
+    cut.write_text(whole.rstrip("\n")[:-60])  # inside the last document's JSON
+    got = report(toy_campaign, "foundry", cut, "--map", "Giant Spider=ann", "--map", "Twig Blight=bob")
+    assert len(got["report"]) == nedb_messages(V9_WORLD)
+    last = got["report"][-1]
+    assert last["status"] == "refused" and "not a JSON document" in last["reason"] and "cut short" in last["reason"]
+    assert got["counts"]["imported"] == 3 and len(events(db_path)) == 3
+
+
+def test_a_roll20_whisper_from_a_player_is_gm_only(toy_campaign, db_path, tmp_path):
+    page = tmp_path / "whisper.html"
+    page.write_text(
+        '<div class="content"><div class="message whisper" data-messageid="-W1">'
+        '<span class="tstamp">8:01PM</span><span class="by">(From Ann Vance):</span>I pocket it. '
+        '<span class="inlinerollresult showtip" title="Rolling 1d20+2 = (<span class=&quot;basicdiceroll&quot;>17</span>)+2">19</span>'
+        "</div></div>"
+    )
+    got = report(toy_campaign, "roll20", page)
+    assert got["new"] == 1 and got["gm_only_rolls"] == 1
+    assert '"total":19' not in toy_campaign("export").output
+    assert "rolled 1d20+2 = 19" in toy_campaign("--as", "gm", "log").output
