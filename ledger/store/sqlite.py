@@ -1,7 +1,7 @@
 """The append-only event store on SQLite (sqlite-utils): the embedded
 :class:`~ledger.store.base.EventStore` backend (the chain's bytes come from :mod:`ledger.chain`).
 
-DESIGN.md "Store": one file may hold several campaigns, each with its own gap-free ``seq``
+docs/architecture.md: one file may hold several campaigns, each with its own gap-free ``seq``
 from 1 and its own hash chain. WAL mode; triggers refuse UPDATE and DELETE on ``events``;
 appends run in ``BEGIN IMMEDIATE`` transactions that check expected stream versions, chain
 and insert a whole batch, or write nothing.
@@ -232,8 +232,7 @@ class Store(SqlEventStore):
 
                 make_private(self.path)
         # reads through memory-mapped pages: an index's rows scattered over a big file
-        # (a session list, a character's log) cost a third of what read() calls do (#19,
-        # bench case 8); writes still go through SQLite's journal
+        # (a session list, a character's log) cost a third of what read() calls do (# bench case 8); writes still go through SQLite's journal
         self.conn.execute(f"pragma mmap_size = {MMAP_BYTES}")
         self._in_tx = False
         self._after_commit: list[Callable[[], None]] = []

@@ -1,4 +1,4 @@
-"""The phone's roll form, worked out (#27): its fields in the book's words, the character's
+"""The phone's roll form, worked out: its fields in the book's words, the character's
 skills most used first, the exact odds before rolling, and a refusal placed next to the
 field that caused it.
 
