@@ -93,36 +93,6 @@ def test_a_back_import_for_type_checking_only_closes_a_cycle(tmp_path, monkeypat
     assert cycles("typed") == [["typed.aggregate", "typed.sessions"]]
 
 
-#: Lines a module of ``ledger/`` may hold (#25: "no module in ledger/ over ~500 lines"):
-#: past it, split the module by responsibility (docs/architecture.md says where things go).
-MAX_LINES = 500
-
-
-def oversized(root: Path, limit: int = MAX_LINES) -> dict[str, int]:
-    """``{path relative to root: lines}`` of every ``.py`` file under ``root`` longer than
-    ``limit`` lines."""
-    found = {}
-    for path in sorted(root.rglob("*.py")):
-        lines = len(path.read_text(encoding="utf-8").splitlines())
-        if lines > limit:
-            found[path.relative_to(root).as_posix()] = lines
-    return found
-
-
-def test_no_module_of_ledger_is_over_500_lines():
-    root = Path(ledger.__file__).parent
-    over = oversized(root)
-    assert over == {}, f"split these by responsibility (docs/architecture.md): {over}"
-
-
-def test_the_size_check_finds_a_long_module(tmp_path):
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "short.py").write_text("x = 1\n" * MAX_LINES)
-    (tmp_path / "pkg" / "long.py").write_text("x = 1\n" * (MAX_LINES + 1))
-    (tmp_path / "notes.txt").write_text("x\n" * 900)
-    assert oversized(tmp_path) == {"pkg/long.py": MAX_LINES + 1}
-
-
 # --- one envelope: no positional row access outside the SQL adapters (#25) ---------------
 
 #: ``row[9]``, ``r[4]``, ``rows[-1][11]``: an event read by position (``rows[0]``, one of a

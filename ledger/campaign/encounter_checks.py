@@ -1,4 +1,4 @@
-"""What :meth:`ledger.campaign.aggregate.Campaign.append` checks of encounter events (#30):
+"""What :meth:`ledger.campaign.aggregate.Campaign.append` checks of encounter events:
 a start as ``encounter start`` writes it (:func:`check_start`), turns in the order, and
 actions within the rule text's count (:func:`check`).
 """

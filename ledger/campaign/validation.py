@@ -70,7 +70,7 @@ def _kind(cls: type) -> int:
 
 
 def check_kinds(campaign: CampaignPort, events: Sequence[Event]) -> None:
-    """Refuse events of another rule system and session events out of order (#13).
+    """Refuse events of another rule system and session events out of order.
 
     Sessions start once each, numbered 1, 2, 3, ..., never while one is open, and close
     once (``session.ended`` or ``session.abandoned``) the session that is open.
@@ -150,7 +150,7 @@ def check_kinds(campaign: CampaignPort, events: Sequence[Event]) -> None:
 def check_contests(campaign: CampaignPort, events: Sequence[Event], first_seq: int) -> None:
     """Refuse a ``contest.opposed`` that is not the other side of the roll just before it
     in the same batch (``first_seq``: the seq the batch's first event will take), and a
-    roll against a character on the ledger without it (#16).
+    roll against a character on the ledger without it.
 
     :raises RuleError: the first such event (nothing written).
     """

@@ -131,12 +131,14 @@ def _param_row(p: Any) -> dict[str, Any]:
     names = {"str": "text", "int": "integer"}
     kind = "flag" if p.is_flag else names.get(getattr(p.type, "__name__", ""), "text")
     return {
-        "option": "--" + p.name.replace("_", "-"),
+        "option": p.flag,
+        "label": p.title,
         "type": kind,
         "min": p.min,
         "max": p.max,
         "repeatable": p.multiple,
-        "values": list(p.suggestions),
+        "choices": list(p.choices),
+        "values": list(p.suggestions or p.choices),
         "help": p.help,
     }
 
@@ -180,7 +182,7 @@ def _system_detail(system: Any, as_json: bool) -> None:
         "roll_events": rolls,
         "example_roll": f"campaign {line}" if line else "",
         "harm": system.has_harm,
-        "initiative": system.initiative_rule or None,  # (#30)
+        "initiative": system.initiative_rule or None,  #
         "actions_per_round": system.actions_per_round,
     }
     if as_json:
@@ -209,7 +211,7 @@ def _system_detail(system: Any, as_json: bool) -> None:
         if system.has_harm
         else "\nHarm: recorded with `campaign record` only (no `campaign damage`)"
     )
-    click.echo(  # encounters (#30): the text's words, or the GM's order where it is silent
+    click.echo(  # encounters: the text's words, or the GM's order where it is silent
         f"\nInitiative (`campaign encounter start`): {system.initiative_rule}"
         if system.initiative_rule
         else "\nInitiative (`campaign encounter start`): the text gives none; the GM's order"
@@ -330,7 +332,7 @@ def session_end(app: App, as_json: bool) -> None:
     downtime = campaign.record(rec.seq + 1)  # the same batch: downtime.committed
     receipt = session_receipt(campaign, rec)  # the batch's last event, as the recap shows it
     commitment = getattr(downtime.data, "seed_commitment", "")
-    made = checkpoints.latest(campaign)  # signed in the same transaction (#26)
+    made = checkpoints.latest(campaign)  # signed in the same transaction
     if as_json:
         echo_json(
             {

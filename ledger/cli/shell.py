@@ -76,7 +76,7 @@ class TableShell:
 
     def _turn_order(self) -> None:
         """After an entry, while an encounter runs: one line with the turn order, the
-        current turn highlighted (#30), as the entry's view (``--as``) sees it."""
+        current turn highlighted, as the entry's view (``--as``) sees it."""
         from ledger.cli.encounters import status_line
         from ledger.errors import LedgerError
 
@@ -228,7 +228,7 @@ def _option_values(option: click.Option, system: Any) -> Iterable[str]:
     if system is not None:
         for param in system.roll_params:
             if param.name == option.name:
-                return param.suggestions
+                return param.suggestions or param.choices
     return ()
 
 

@@ -64,12 +64,12 @@ def sheet(
     cid = campaign.find_character(character_name)
     upto = campaign.resolve_as_of(as_of)
     as_gm = app.as_gm()
-    state = campaign.state_of(cid, upto=upto, as_gm=as_gm)
     if as_json:
+        state = campaign.state_of(cid, upto=upto, as_gm=as_gm)
         view = campaign.system.sheet_view(state, as_gm=as_gm)
         echo_json({"character": cid, "as_of": upto, **view})
         return
-    layout = _layout(campaign, cid, state, upto, as_gm)
+    layout = headed(campaign, cid, upto, as_gm)
     if fmt == "html":
         from ledger.rules.sheets import render_html
 
@@ -89,23 +89,15 @@ def sheet(
     click.echo(render_text(layout, color=color), nl=False, color=color)
 
 
-def _layout(campaign: Any, cid: str, state: Any, upto: int, as_gm: bool) -> Any:
-    """The rule system's layout of ``state``, headed with the character id and the seq.
-
-    The players' layout is stripped of anything marked GM-only (a plugin's slip must not
-    leak); the GM's marks every item the players' layout does not show as it is.
-    """
+def headed(campaign: Any, cid: str, upto: int, as_gm: bool) -> Any:
+    """The sheet the viewer may see (:func:`ledger.campaign.viewing.sheet_for`: a players'
+    sheet without any GM-only item, the GM's with them marked), headed with the character's
+    name and id and the seq it is as of."""
     import msgspec
 
-    from ledger.rules.sheets import mark_gm_only, players_only
+    from ledger.campaign.viewing import sheet_for
 
-    system = campaign.system
-    layout = system.sheet_layout(state, as_gm=as_gm)
-    if as_gm:
-        player_state = campaign.state_of(cid, upto=upto, as_gm=False)
-        layout = mark_gm_only(layout, system.sheet_layout(player_state, as_gm=False))
-    else:
-        layout = players_only(layout)
+    layout = sheet_for(campaign, cid, as_gm=as_gm, upto=upto)
     name = campaign.characters()[cid]
     head = f"{name} ({cid})" if name != cid else cid
     view = "the GM's sheet" if as_gm else ""
@@ -253,7 +245,7 @@ def log(
     for rec in entries:
         if isinstance(rec, GmOnlyEntry):
             stub = {"seq": rec.seq, "hash": rec.hash, "redacted": True}
-            if as_nl:  # the line players read, for jq users (#29)
+            if as_nl:  # the line players read, for jq users
                 echo_json({**stub, "text": GM_ONLY_ENTRY})
             elif as_json:
                 out.append(stub)
@@ -276,7 +268,7 @@ def log(
         }
         if rec.seq in corrected_by:
             item["corrected_by"] = corrected_by[rec.seq]
-        if as_nl:  # the log line, as `log` and the web view say it (#29)
+        if as_nl:  # the log line, as `log` and the web view say it
             echo_json({**item, "text": text_of(campaign, rec)})
         elif as_json:
             out.append(item)
@@ -289,10 +281,10 @@ def log(
             gm = " [GM]" if rec.visibility == "gm" else ""
             line = printable(describe(campaign, rec))
             verdict = campaign.system.verdict(rec.data) if isinstance(rec.data, Roll) else None
-            if verdict:  # ✔ ◐ ✘: success and failure read apart without colour (#15)
+            if verdict:  # ✔ ◐ ✘: success and failure read apart without colour
                 seq, _, rest = line.partition(" ")
                 line = f"{seq} {MARKS[verdict]} {rest}"
-            # one entry per contest: its opponent's side and any harm applied (#16)
+            # one entry per contest: its opponent's side and any harm applied
             joined = rec.type == "contest.opposed" or (
                 follows == (rec.seq, rec.recorded_at, rec.actor)
                 and not isinstance(rec.data, Roll)

@@ -1,4 +1,4 @@
-"""Export and import: the NDJSON format of DESIGN.md "Export format" (a public contract).
+"""Export and import: the NDJSON format of docs/events.md "Checking an export by hand" (a public contract).
 
 One envelope a line, oldest first, each line a JSON object with ``seq``, ``campaign``,
 ``stream``, ``version``, ``type``, ``data``, ``recorded_at``, ``actor``, ``session``,
@@ -19,7 +19,7 @@ import msgspec
 from ledger.codec import SALT, SCHEMA, Codec, encode_canonical, encode_data
 from ledger.errors import RuleError
 from ledger.events import CampaignCreated, CharacterCreated, stream_of
-from ledger.exchange.backup import BACKUP_VERSION, BackupRecord, check_secrets
+from ledger.exchange.backup import BACKUP_VERSION, HOOK_SECRET_KINDS, BackupRecord, check_secrets
 from ledger.exchange.trust_lines import CheckpointLine, TrustLine, trust_lines
 from ledger.exchange.trust_lines import decode as decode_trust
 from ledger.history.report import VerifyReport, check_receipt
@@ -35,7 +35,7 @@ Text = Annotated[str, msgspec.Meta(max_length=1000)]
 
 
 class ExportLine(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """One exported envelope (field order as DESIGN.md lists them).
+    """One exported envelope (field order as docs/events.md lists them).
 
     Decoding checks the envelope's shapes: integers in SQLite's range, ``visibility``
     ``"public"`` or ``"gm"``, hashes of 64 lower-case hex digits, text fields up to 1,000
@@ -101,7 +101,7 @@ def export_line(stored: StoredEvent) -> ExportLine:
 def stub_line(stored: StoredEvent) -> StubLine:
     """A GM-only event as a player's export shows it: only what the chain needs (its
     ``seq``, ``campaign`` and stored hashes), marked ``redacted``; no type, stream, version,
-    session, actor, time or data (DESIGN.md "Visibility")."""
+    session, actor, time or data (docs/trust.md "A player's view never holds a GM fact")."""
     return StubLine(
         seq=stored.seq, campaign=stored.campaign, prev_hash=stored.prev_hash, hash=stored.hash
     )
@@ -118,7 +118,7 @@ def export_lines(store: EventStore, campaign: str, *, as_gm: bool) -> Iterator[b
             yield encode(stub_line(stored)) + b"\n"
         else:
             yield encode(export_line(stored)) + b"\n"
-    yield from trust_lines(store, campaign, last)  # signed checkpoints, cosignatures (#26)
+    yield from trust_lines(store, campaign, last)  # signed checkpoints, cosignatures
 
 
 class BadLine(RuleError):
@@ -511,8 +511,10 @@ def _check_character(system: Any, event: CharacterCreated, seq: int, pattern: An
 def backup_lines(store: EventStore, campaign: str) -> Iterator[bytes]:
     """The campaign's backup, line by line (call inside a transaction, so the secrets and
     the events are read at one moment)."""
-    secrets = [
-        {k: v for k, v in row.items() if k != "campaign"} for row in store.secret_rows(campaign)
+    secrets = [  # a webhook's secret belongs to the hook, which a backup does not carry
+        {k: v for k, v in row.items() if k != "campaign"}
+        for row in store.secret_rows(campaign)
+        if row.get("kind") not in HOOK_SECRET_KINDS
     ]
     record = BackupRecord(campaign_ledger_backup=BACKUP_VERSION, campaign=campaign, secrets=secrets)
     yield msgspec.json.encode(record) + b"\n"

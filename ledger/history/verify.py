@@ -1,7 +1,7 @@
 """Verification: the hash chain, the sessions' seeds and every engine roll.
 
 :func:`verify_rows` checks rows in the order they are stored or exported, exactly as an
-outside verifier holding only the export would (DESIGN.md "Export format"):
+outside verifier holding only the export would (docs/events.md "Checking an export by hand"):
 
 - ``seq`` runs 1, 2, 3, ... without gaps; each ``prev_hash`` is the previous ``hash``
   (64 zeros first); each ``hash`` is recomputed from the canonical envelope; each stream's
@@ -376,7 +376,7 @@ def _verify_store(
 def _secrets_problem(store: Any, campaign: str, report: VerifyReport) -> None:
     """Fail ``report`` when a seed committed and not yet revealed in the log is missing from
     the secrets table or does not hash to its commitment: rolls drawn from it could never be
-    verified (#13). The problem is reported at the commitment's seq. A missing downtime seed
+    verified. The problem is reported at the commitment's seq. A missing downtime seed
     is no problem (a ledger imported from an export has none): no roll was drawn from it, as
     every draw reveals it in the same batch, and the next ``session start`` closes it."""
     for kind, number, seq, commitment in report.open_commitments:

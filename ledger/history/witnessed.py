@@ -1,4 +1,4 @@
-"""Checking signed checkpoints and their cosignatures against a log (#26): what ``campaign
+"""Checking signed checkpoints and their cosignatures against a log: what ``campaign
 verify``, ``verify FILE`` and ``verify FILE --receipt NOTE_FILE`` report.
 
 A checkpoint holds (C2SP tlog-checkpoint, signed as a C2SP signed-note): it is signed by the

@@ -1,6 +1,6 @@
 """Re-deriving recorded results: a roll is what its rule system's ``resolve`` gives.
 
-DESIGN.md "Dice and verifiable randomness": a roll's recorded result (total, band, margin,
+docs/events.md "Engine dice schemes": a roll's recorded result (total, band, margin,
 kept dice, experience, ...) is what its rule system's :meth:`~ledger.RuleSystem.resolve`
 gives for its recorded inputs and draws. The hash chain only proves bytes were not changed
 after they were written; :func:`result_problem` proves the written result follows from the
@@ -144,7 +144,7 @@ class ResultCheck:
         self._rows_of = rows_of
         self._streams = StreamsBySeq()  # the stream of each seq fed
         self._contest: tuple[int, str, str] | None = None  # (seq, roller, opponent) awaiting
-        # the harm each contest roll deals by the rules, as ``(character, payload)`` (#16)
+        # the harm each contest roll deals by the rules, as ``(character, payload)``
         self._harm_given: dict[int, tuple[str, dict[str, Any]] | None] = {}
         self._harm_due: tuple[int, int] | None = None  # (harm seq, roll seq) awaiting
         # roll seq: (harm seq, roll type, harm type) of each harm applied with its roll
@@ -184,7 +184,7 @@ class ResultCheck:
                 self._fresh = set()
                 self._shared = self._shared_in_force()
                 return self._replay_corrected(seq, correction)
-            elif type_ in SPAN_HEADS:  # its consequences follow it: time, a turn (#30)
+            elif type_ in SPAN_HEADS:  # its consequences follow it: time, a turn
                 self._spans[seq] = consequence_seqs(seq, self.codec.decode(data, type_))
             elif type_ == "character.created":
                 event = self.codec.decode(data, type_)
@@ -205,7 +205,7 @@ class ResultCheck:
 
     def _link_problem(self, seq: int, stream: str, type_: str, data: Any) -> str | None:
         """A roll against a character on the ledger is followed by that character's
-        ``contest.opposed`` naming it, and a ``contest.opposed`` follows its roll (#16)."""
+        ``contest.opposed`` naming it, and a ``contest.opposed`` follows its roll."""
         awaiting, self._contest = self._contest, None
         due, self._harm_due = self._harm_due, None
         if due is not None:
@@ -241,7 +241,7 @@ class ResultCheck:
         self, due: tuple[int, int], seq: int, stream: str, type_: str, data: Any
     ) -> str | None:
         """The event after a ``contest.opposed`` naming harm is that harm, as the rules
-        give it for the roll (``--apply``, #16)."""
+        give it for the roll (``--apply``)."""
         harm_seq, roll_seq = due
         if seq != harm_seq:
             return (
@@ -291,7 +291,7 @@ class ResultCheck:
         )
 
     def _replay_corrected(self, seq: int, correction: Any) -> str | None:
-        """Replay the streams a correction touches with it in force (#14): a correction
+        """Replay the streams a correction touches with it in force: a correction
         after which the rules refuse an event is a problem naming that event."""
         earlier: dict[int, Any] = dict(self._pairs)
         problem = self._companions_problem(seq, correction, earlier)
@@ -330,7 +330,7 @@ class ResultCheck:
         return out
 
     def _follow_up_problem(self, seq: int, type_: str, data: Any) -> str | None:
-        """A roll's follow-ups (:meth:`RuleSystem.follow_ups`, #16) come right after it in
+        """A roll's follow-ups (:meth:`RuleSystem.follow_ups`) come right after it in
         its batch (after its opponent's side and harm), exactly as the rules give them for
         the roll; an event that is part of a roll (``part_of_roll``) comes nowhere else.
         Keeps each roll's follow-ups for checking corrections later. Only the rows of a
@@ -385,12 +385,12 @@ class ResultCheck:
         self, seq: int, correction: Corrected, earlier: dict[int, Any]
     ) -> str | None:
         """A correction's companions are the harm its roll applied, as the rules give it
-        for the roll as corrected (#16); a correction of a correction names none."""
+        for the roll as corrected; a correction of a correction names none."""
         companions = companions_of(correction)
         if not companions:
             return None
         span = self._spans.get(correction.target)
-        if span is not None:  # a span retracted with its consequences (#30)
+        if span is not None:  # a span retracted with its consequences
             return span_correction_problem(seq, correction, companions, span)
         link = self._harm_links.get(correction.target)
         roll_type, follows = self._follow_links.get(correction.target, ("", []))

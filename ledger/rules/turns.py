@@ -1,4 +1,4 @@
-"""What a rule system says about encounters (#30): the :class:`Turns` part of
+"""What a rule system says about encounters: the :class:`Turns` part of
 :class:`ledger.rules.system.RuleSystem`.
 
 An encounter (``campaign encounter start``) keeps the turn order, the round and whose turn

@@ -1,4 +1,4 @@
-"""The routes of ``campaign serve`` (#18), one factory per page: each takes the
+"""The routes of ``campaign serve``, one factory per page: each takes the
 :class:`ledger.web.app.Server` and returns the Starlette endpoint. Most pages are a
 function of the campaign, the viewer and the request made into such a factory by
 :func:`viewed` (the login hint for a request without a live session); the link exchange,
@@ -35,7 +35,7 @@ from ledger.web.common import (
     render,
     run_sync,
 )
-from ledger.web.logview import entry as entry  # importable from here, as before #27
+from ledger.web.logview import entry as entry  # importable from here, as in an earlier release
 from ledger.web.logview import entry_html as entry_html
 from ledger.web.logview import log_entries as log_entries  # api/app.py imports it here
 from ledger.web.logview import log_page
@@ -226,7 +226,7 @@ def events(server: ServerPort) -> Endpoint:
     table hears the GM roll behind the screen.
 
     What a wake-up sends is read and rendered once for every stream of the same view
-    (:class:`ledger.web.feed.Feed`, #28), and sent as one chunk."""
+    (:class:`ledger.web.feed.Feed`), and sent as one chunk."""
     from ledger.web.feed import Feed
 
     feed = Feed(server)
@@ -283,13 +283,14 @@ def events(server: ServerPort) -> Endpoint:
 
 
 def _sheet_html(campaign: Any, cid: str, as_gm: bool) -> str:
-    """A character's sheet as an HTML fragment: the rule system's layout through the sheet
-    template ``sheet --format html`` uses (its ``sheet_fragment`` macro), styled by
-    ``/sheet.css`` alone: no ``<style>`` element, which the page's CSP refuses (#27)."""
+    """A character's sheet as an HTML fragment: the sheet the viewer may see
+    (:func:`ledger.campaign.viewing.sheet_for`, as ``campaign sheet`` shows it) through the
+    sheet template ``sheet --format html`` uses (its ``sheet_fragment`` macro), styled by
+    ``/sheet.css`` alone: no ``<style>`` element, which the page's CSP refuses."""
+    from ledger.campaign.viewing import sheet_for
     from ledger.templating import environment as core_environment
 
-    state = campaign.state_of(cid, as_gm=as_gm, save_snapshots=False)
-    layout = campaign.system.sheet_layout(state, as_gm=as_gm)
+    layout = sheet_for(campaign, cid, as_gm=as_gm, save_snapshots=False)
     module = core_environment().get_template("sheet.html.j2").module
     return str(module.sheet_fragment(layout))
 

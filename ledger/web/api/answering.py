@@ -1,4 +1,4 @@
-"""Roll requests through the JSON API (#29): the caller's open requests and their answers,
+"""Roll requests through the JSON API: the caller's open requests and their answers,
 through the phone's code (:func:`ledger.campaign.entering.answer_request`: the same checks,
 the same :func:`ledger.campaign.rolling.roll` with ``answer=SEQ`` as ``campaign roll
 --answer SEQ --entropy HEX``), and the Merkle proofs of :mod:`ledger.history.proofs`."""
@@ -36,7 +36,7 @@ def answer(campaign: Any, access: Access, seq: int, entropy: str | None, dice: s
     :func:`ledger.campaign.entering.answer_request` (the phone's code).
 
     :returns: the recorded roll.
-    :raises ledger.campaign.entering.Refused: ``missing`` not the caller's (or none; always
+    :raises ledger.errors.Refused: ``missing`` not the caller's (or none; always
         for the GM, who answers at the laptop), ``closed``, ``input``, ``rules`` (a player
         told only what the players' view holds), ``conflict``.
     """

@@ -1,4 +1,4 @@
-"""The bodies of the JSON API (#29), as msgspec types: every response and request body is
+"""The bodies of the JSON API, as msgspec types: every response and request body is
 one of these, and ``/api/v1/openapi.json`` is generated from them
 (:func:`msgspec.json.schema_components`), never written by hand."""
 
@@ -8,13 +8,16 @@ from typing import Any
 
 import msgspec
 
+from ledger.rules import sheets
+
 #: The largest whole number a query parameter takes (18 digits; a seq never comes near it).
 MAX_QUERY_INT = 10**18 - 1
 
 class Problem(msgspec.Struct, kw_only=True):
     """An error, as RFC 9457 problem details (``application/problem+json``): ``title`` the
     HTTP reason, ``detail`` the same words the CLI would print; ``field``, when the refusal
-    is about one member of the body, its path (``"params.time"``), else left out."""
+    is about one member of the body, its JSON pointer (RFC 6901: ``"/params/time"``,
+    ``"/dice"``), else left out."""
 
     type: str = "about:blank"
     title: str
@@ -43,20 +46,35 @@ class Character(msgspec.Struct, kw_only=True):
     mine: bool
 
 
+class SheetLayout(sheets.Sheet, frozen=True, kw_only=True):
+    """A sheet as people read it (:class:`ledger.rules.sheets.Sheet`): a ``title``, a
+    ``subtitle``, ``sections`` of items (``line``, ``track``, ``table``, each told by its
+    ``type``; ``gm_only`` on a GM-only one) and ``as_gm``, whose sheet it is."""
+
+
 class Sheet(msgspec.Struct, kw_only=True):
-    """A character's sheet in the caller's view, at the head or ``as_of`` a seq: the rule
-    system's sheet layout (sections of labelled values), as ``sheet --json`` gives it."""
+    """A character's sheet in the caller's view, at the head or ``as_of`` a seq: ``view``,
+    the rule system's fields as ``sheet --json`` gives them, and ``layout``, the sheet as
+    ``campaign sheet`` and the web view show it (sections of labelled lines, tracks and
+    tables in the book's words; a player's holds no GM-only item, the GM's marks them
+    ``gm_only``)."""
 
     character: str
     as_of: int
     view: dict[str, Any]
+    layout: SheetLayout
 
 
 class LogEntry(msgspec.Struct, kw_only=True):
-    """One log line: ``stub`` for a GM-only event in a player's view (nothing but its seq)."""
+    """One log line: ``stub`` for a GM-only event in a player's view (nothing but its seq
+    and chain hashes, as a player's export shows it); ``hash`` the event's chain hash and
+    ``prev_hash`` the one before it (64 hex digits each; the ``hash`` a webhook delivery
+    carries, and the export's)."""
 
     seq: int
     text: str
+    hash: str
+    prev_hash: str
     stub: bool = False
     gm: bool = False
     mark: str = ""

@@ -68,15 +68,15 @@ replace = msgspec.structs.replace
 
 
 def _expire(state: Character, ends: tuple[str, ...]) -> Character:
-    """``state`` without the conditions whose ``ends_on`` is one of ``ends`` (#16)."""
-    if not state.conditions:  # most states at most scene ends (#28)
+    """``state`` without the conditions whose ``ends_on`` is one of ``ends``."""
+    if not state.conditions:  # most states at most scene ends
         return state
     kept = tuple(c for c in state.conditions if c.ends_on not in ends)
     return state if len(kept) == len(state.conditions) else replace(state, conditions=kept)
 
 
 def _ends_at(state: Character, lasts: int | msgspec.UnsetType) -> int | None:
-    """When a condition lasting ``lasts`` minutes ends on ``state``'s clock (#30)."""
+    """When a condition lasting ``lasts`` minutes ends on ``state``'s clock."""
     if lasts is msgspec.UNSET:
         return None
     if lasts < 1:
@@ -86,7 +86,7 @@ def _ends_at(state: Character, lasts: int | msgspec.UnsetType) -> int | None:
 
 def _due_at(state: Character, deadline: str) -> int | None:
     """When an objective whose ``deadline`` is a duration ("3d", "6 hours") is due on
-    ``state``'s clock; ``None`` for a deadline in words ("before the moon sets"; #30)."""
+    ``state``'s clock; ``None`` for a deadline in words ("before the moon sets")."""
     try:
         minutes, _ = parse_duration(deadline) if deadline.strip() else (0, False)
     except RuleError:
@@ -102,7 +102,7 @@ class Appliers(RuleSystem[Character, Options]):
     def _marked(self, skills: tuple[Skill, ...], skill: str, amount: int) -> tuple[Skill, ...]:
         """``skills`` after marking experience on ``skill`` (added at proficiency 0 when
         practised, "Learning Skills"); the increase is immediate unless deferred (ruling
-        R16). The caller puts the result into its own single ``replace`` (#28)."""
+        R16). The caller puts the result into its own single ``replace``."""
         i = find(skills, skill)
         current = skills[i] if i is not None else Skill(
             name=skill.strip(), proficiency=0, known=False)
@@ -124,7 +124,7 @@ class Appliers(RuleSystem[Character, Options]):
             raise RuleError(f"{state.name} has perished and cannot make checks")
         if ev.gate in ("auto_fail", "auto_success"):
             return replace(state, jinx=state.jinx + 1) if ev.spell else state
-        # every change below goes into one ``replace`` of the state (#28)
+        # every change below goes into one ``replace`` of the state
         traits = state.traits
         for inv in ev.invocations:
             i = need(traits, inv.trait, "trait", state.name)
@@ -189,11 +189,11 @@ class Appliers(RuleSystem[Character, Options]):
         need(state.bonds, ev.bond, "bond", state.name)
         return replace(state, bonds_called=state.bonds_called + 1)
 
-    # --- growth after creation (#16) -----------------------------------------------------
+    # --- growth after creation -----------------------------------------------------
 
     def _gain_trait(self, state: Character, trait: Trait) -> Character:
         if not trait.name:
-            raise RuleError("name the trait, e.g. --trait 'Scarred hands'")
+            raise RuleError("name the trait, e.g. 'Scarred hands'")
         i = find(state.traits, trait.name)
         if i is not None:
             raise RuleError(f"{state.name} already has the trait {state.traits[i].name!r}")
@@ -216,7 +216,7 @@ class Appliers(RuleSystem[Character, Options]):
             if not (s.spell and s.known):
                 raise RuleError(
                     f"{s.name} is not a spell {state.name} knows: name the spell whose "
-                    "casting left the corruption, or leave --spell out"
+                    "casting left the corruption, or name no spell"
                 )
             spell = s.name
         trait = Trait(name=ev.trait.strip(), kind="corruption", spell=spell)
@@ -231,7 +231,7 @@ class Appliers(RuleSystem[Character, Options]):
         if t.kind == "corruption" and not ev.reason.strip():
             raise RuleError(
                 f"{t.name} is a lasting corruption of magic (Traits): say what lifts it "
-                "with --reason"
+                "(the reason)"
             )
         return replace(state, traits=state.traits[:i] + state.traits[i + 1:])
 
@@ -241,7 +241,7 @@ class Appliers(RuleSystem[Character, Options]):
         the character themself nor a bond they have; favor starts by kind (ruling R11)."""
         name = ev.bond.strip()
         if not name:
-            raise RuleError("name the bond, e.g. --bond 'the Lamplighters'")
+            raise RuleError("name the bond, e.g. 'the Lamplighters'")
         if is_self(name, state.id, state.name):
             raise RuleError(
                 f"{state.name} cannot form a bond with themself: bonds are \"relationships "
@@ -405,7 +405,7 @@ class Appliers(RuleSystem[Character, Options]):
 
     @applies(TimePassed)
     def on_time_passed(self, state: Character, ev: TimePassed) -> Character:
-        """In-fiction time passes: the character's clock moves on (#30). What ran out in
+        """In-fiction time passes: the character's clock moves on. What ran out in
         it ends by the events written with it (:meth:`Rules.time_passed`)."""
         return replace(state, clock=state.clock + ev.minutes)
 
@@ -467,7 +467,7 @@ class Appliers(RuleSystem[Character, Options]):
             )
         name = ev.objective.strip()
         if not name:
-            raise RuleError("name the objective, e.g. --objective 'Open the vault'")
+            raise RuleError("name the objective, e.g. 'Open the vault'")
         if find(state.objectives, name) is not None:
             raise RuleError(f"objective {name!r} already exists (on {state.name}'s sheet): "
                             "name it differently")
@@ -540,6 +540,6 @@ def _match_check(state: Character, objective: str, ev: GroupObjectiveContributed
                            + state.group_checks[n + 1:])
     raise RuleError(
         f"check {ev.check} is not a {ev.outcome} {ev.skill} check of {state.name}'s towards "
-        f"objective {objective!r} still to count: roll with --objective, or record the "
-        "contribution without --check"
+        f"objective {objective!r} still to count: roll towards the objective, or record the "
+        "contribution without a check"
     )

@@ -1,4 +1,4 @@
-"""Encounters in the World's words (#30): what an action costs (001_a3a02f9b7363775f.txt,
+"""Encounters in the World's words: what an action costs (001_a3a02f9b7363775f.txt,
 "Time")."""
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ class Rules(Rolls, Rederive, Advancement):
         if isinstance(event, ChallengeOpened | SharedChallengeOpened):
             raise RuleError(
                 f"the Challenge {event.challenge} cannot be opened GM-only: the Effects and "
-                "consequences rolled against it name it in public; open it without --blind "
+                "consequences rolled against it name it in public; open it in the open "
                 "when the players meet it"
             )
         return event
@@ -96,7 +96,7 @@ class Rules(Rolls, Rederive, Advancement):
         return []
 
     def time_passed(self, states: dict[str, Any], span: TimePassed) -> list[Event]:
-        """What time does in the Terran Engine (003_2aeb47bc6ca82a40.txt, "1.3.1 HP"; #30):
+        """What time does in the Terran Engine (003_2aeb47bc6ca82a40.txt, "1.3.1 HP"):
 
         - "A Mortal Wound becomes a Critical Wound through appropriate care and a week of
           rest. [...] A Critical Wound recovers in a week, also given appropriate care.":

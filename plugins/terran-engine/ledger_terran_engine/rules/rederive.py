@@ -1,6 +1,6 @@
 """Re-deriving recorded Terran Engine rolls from their inputs and draws.
 
-DESIGN.md "Dice and verifiable randomness": a roll's recorded result must be what the rules
+docs/events.md "Engine dice schemes": a roll's recorded result must be what the rules
 give for its recorded inputs and draws. :meth:`Rederive.request_of` turns a roll made by
 :meth:`TerranEngine.resolve` back into the request that made it (input fields only);
 :func:`advancement_roll` and :func:`development_roll` recompute the rolls ``advance`` makes
@@ -202,17 +202,18 @@ class Rederive(RuleSystem[Character, Options]):
     """Every Terran Engine roll re-derives from its inputs and draws (``verify``, ``audit``,
     ``import``)."""
 
-    def settled_without_dice(self, event: Roll) -> str | None:
+    def settled_without_dice(self, event: Roll) -> RuleError | None:
         """A Risky Action with no Light and no Dark Dice: the rules never roll it, it is a
         fail (003_2aeb47bc6ca82a40.txt "2.1 Risky Actions"; ruling R3: "0 total dice →
         automatic fail band"), so a request for it asks a player for nothing. ``None`` for
         every roll that draws a die."""
         if not isinstance(event, RiskyActionRolled) or event.light or event.dark:
             return None
-        return (
+        return RuleError(
             f"With no Light and no Dark Dice no roll is made ({self.id}, Risky Actions; "
             "ruling R3): it is a fail, so there is nothing to roll; ask with Dark Dice "
-            "risked, a better Position or other dice"
+            "risked, a better Position or other dice",
+            param="dark",
         )
 
     def request_of(self, event: Roll) -> RollRequest:

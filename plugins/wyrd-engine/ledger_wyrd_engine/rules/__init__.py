@@ -156,8 +156,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if trait.kind == "ability":
             raise RuleError(
                 f"{trait.name} is a once-per-{trait.once_per} ability, not a roll bonus: "
-                f"record it with `campaign record trait-ability-used --trait '{trait.name}'`"
-            )
+                f"record trait-ability-used for {trait.name!r} instead", param="trait")
         if trait.kind == "substitution":
             assert trait.skill and trait.instead_of
             if skill.lower() == trait.instead_of.lower():
@@ -368,8 +367,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
             if find_boon(state, trait_name) is not None:
                 raise RuleError(
                     f"{state.name}'s boon {trait_name!r} is spent when it is used: record "
-                    "`boon-used` for them and roll with --vs RATING"
-                )
+                    "boon-used for them and roll against their rating (active opposition)", param="trait")
             skill, rating_skill, trait, _kind, bonus = self._invoke(state, skill, trait_name)
             skill, _ = self.skill_rating(state, skill)
             rating_skill, rating = self.skill_rating(state, rating_skill)
@@ -446,7 +444,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
 
     def harm_event(self, state: Any, character: str, amount: int) -> Event:
         """``campaign damage CHARACTER AMOUNT``: a plain ``damage_taken`` of ``amount``
-        (digest §4.1, "Damage: Stress and Wounds": soaked by stress, then wounds)."""
+        (docs/rulings/wyrd-engine.md, "Damage: Stress and Wounds": soaked by stress, then wounds)."""
         return ev.DamageTaken(character=character, amount=amount)
 
     def advance(
@@ -458,7 +456,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
         choices: dict[str, Any],
     ) -> list[Event]:
         """No advancement: "The Wyrd Engine prioritises narrative impact over mechanical
-        advancement" (000_60e07241544698f0.txt, "Character Creation"; digest §5). Session
+        advancement" (000_60e07241544698f0.txt, "Character Creation"; docs/rulings/wyrd-engine.md). Session
         resets happen on ``session.ended``. Always ``[]``."""
         return []
 
