@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from ..events import ItemMoved, ItemRemoved
 
 
@@ -12,7 +14,7 @@ class Turns:
     ``actions_per_round``."""
 
     #: The only events :meth:`actions_of` counts.
-    action_events = (ItemMoved, ItemRemoved)
+    action_events: ClassVar[tuple[type, ...] | None] = (ItemMoved, ItemRemoved)
 
     def actions_of(self, event: object) -> int:
         """The actions an item retrieval or removal took (``--actions``, set by The World:
