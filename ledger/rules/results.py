@@ -9,6 +9,8 @@ rules. ``verify``, ``import`` and ``audit`` call it for every roll, engine and p
 
 from __future__ import annotations
 
+import array
+import itertools
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -87,6 +89,30 @@ def _fields(event: Event) -> dict[str, Any]:
 RowsOf = Callable[[int, str], Iterable[StoredEvent]]
 
 
+class StreamsBySeq:
+    """The stream of each seq fed, in 4 bytes a seq (an index into the streams seen), so a
+    log of millions of events is checked in flat memory."""
+
+    def __init__(self) -> None:
+        self._at = array.array("I")  # seq i + 1: index into _names (0: not fed)
+        self._names: list[str | None] = [None]
+        self._index: dict[str, int] = {}
+
+    def put(self, seq: int, stream: str) -> None:
+        """Note ``stream`` as the stream of ``seq`` (seqs not fed before it: none)."""
+        if seq - 1 > len(self._at):
+            self._at.extend(itertools.repeat(0, seq - 1 - len(self._at)))
+        i = self._index.get(stream)
+        if i is None:
+            i = self._index[stream] = len(self._names)
+            self._names.append(stream)
+        self._at.append(i)
+
+    def get(self, seq: int) -> str | None:
+        """The stream of ``seq``, or ``None`` (not fed, or outside the log read)."""
+        return self._names[self._at[seq - 1]] if 0 < seq <= len(self._at) else None
+
+
 class ResultCheck:
     """Re-derives every roll's recorded result while a log is read in order (``verify``,
     ``import``, ``campaign verify FILE``).
@@ -116,7 +142,7 @@ class ResultCheck:
         self._fresh: set[str] | None = None  # after a correction: streams folded again since
         self._kept: list[StoredEvent] | None = [] if rows_of is None else None
         self._rows_of = rows_of
-        self._streams: list[str | None] = []  # stream of seq i + 1 (None: not fed)
+        self._streams = StreamsBySeq()  # the stream of each seq fed
         self._contest: tuple[int, str, str] | None = None  # (seq, roller, opponent) awaiting
         # the harm each contest roll deals by the rules, as ``(character, payload)``
         self._harm_given: dict[int, tuple[str, dict[str, Any]] | None] = {}
@@ -143,8 +169,7 @@ class ResultCheck:
         seq, stream, type_, data = stored.seq, stored.stream, stored.type, stored.data
         if self._kept is not None:
             self._kept.append(stored)
-        self._streams.extend([None] * (seq - 1 - len(self._streams)))
-        self._streams.append(stream)
+        self._streams.put(seq, stream)
         try:
             problem = self._link_problem(seq, stream, type_, data)
             if problem:
@@ -275,13 +300,13 @@ class ResultCheck:
         target = correction.target
         while target in earlier:  # a correction of a correction: its event's streams
             target = earlier[target].target
-        stream = self._streams[target - 1] if 0 < target <= len(self._streams) else None
+        stream = self._streams.get(target)
         streams = list(self.names) if stream in (None, CAMPAIGN_STREAM) else [stream]
         for corr in (correction, earlier.get(correction.target)):
             if isinstance(corr, Corrected):
                 streams += [
                     s for c in companions_of(corr)
-                    if 0 < c <= len(self._streams) and (s := self._streams[c - 1]) is not None
+                    if (s := self._streams.get(c)) is not None
                 ]
         if CAMPAIGN_STREAM in streams:  # a follow-up on the campaign stream: everyone
             streams = list(self.names)
@@ -417,7 +442,7 @@ class ResultCheck:
         if correction.action == "amend":
             amended = self.codec.amended(roll_type, correction.data or {})
             assert isinstance(amended, Roll)
-            stream = self._streams[correction.target - 1] or ""
+            stream = self._streams.get(correction.target) or ""
             state = self._state_before(correction.target, stream)
             again = (
                 self.system.follow_ups(state, amended, seq=correction.target)
