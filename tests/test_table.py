@@ -112,7 +112,7 @@ def test_npc_add_refuses_bad_skills_and_systems_without_npc_rules(casebook, invo
     result = invoke("npc", "add", "Guard", "--skill", "Brawl=2", db=other)
     assert result.exit_code == 1
     assert "gives no rules for non-player characters" in result.output
-    assert "character add --sheet" in result.output
+    assert "add one with a character sheet" in result.output
 
 
 def test_damage_that_changes_nothing_is_refused(casebook):

@@ -36,6 +36,8 @@ from starlette.routing import Mount, Route
 
 from ledger.web.api import tokens as tokensmod
 from ledger.web.api.types import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
     MAX_QUERY_INT,
     AnswerIn,
     CampaignInfo,
@@ -56,10 +58,7 @@ from ledger.web.api.types import (
 if TYPE_CHECKING:
     from ledger.web.common import ServerPort
 
-#: The most log entries one page holds (a larger ``limit`` is refused, 422).
-MAX_LIMIT = 500
-#: The entries a page holds when ``limit`` is not given.
-DEFAULT_LIMIT = 100
+
 #: The media types a POST body may be sent as (anything else is 415, unread).
 JSON_TYPES = ("application/json",)
 

@@ -129,7 +129,7 @@ def document() -> dict[str, Any]:
         "name": "character", "in": "path", "required": True,
         "description": "The character's id or name (any case).", "schema": {"type": "string"},
     }  # fmt: skip
-    from ledger.web.api.app import DEFAULT_LIMIT, MAX_LIMIT
+    DEFAULT_LIMIT, MAX_LIMIT = t.DEFAULT_LIMIT, t.MAX_LIMIT
 
     log_answers = answers(page, 400, 422, text="A page of the log.")
     log_answers["200"]["headers"] = {"ETag": {"$ref": "#/components/headers/ETag"}}

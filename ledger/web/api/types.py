@@ -12,6 +12,10 @@ from ledger.rules import sheets
 
 #: The largest whole number a query parameter takes (18 digits; a seq never comes near it).
 MAX_QUERY_INT = 10**18 - 1
+#: The most log entries one page holds (a larger ``limit`` is refused, 422).
+MAX_LIMIT = 500
+#: The entries a page holds when ``limit`` is not given.
+DEFAULT_LIMIT = 100
 
 class Problem(msgspec.Struct, kw_only=True):
     """An error, as RFC 9457 problem details (``application/problem+json``): ``title`` the
