@@ -229,14 +229,33 @@ def character() -> None:
 @click.option(
     "--sheet",
     "sheet_path",
-    required=True,
     type=click.Path(dir_okay=False),
     help="A TOML character sheet (docs/sheets.md).",
 )
+@click.option(
+    "--passport",
+    "passport_path",
+    type=click.Path(dir_okay=False),
+    help="A passport from another table (`campaign passport export`): verified, then the "
+    "character starts here as it proves them (docs/league.md).",
+)
+@click.option("--id", "character_id", help="With --passport: the character's id here.")
 @json_option
 @pass_app
-def character_add(app: App, sheet_path: str, as_json: bool) -> None:
-    """Validate a character sheet against the rules and add the character."""
+def character_add(
+    app: App, sheet_path: str | None, passport_path: str | None, character_id: str | None,
+    as_json: bool,
+) -> None:  # fmt: skip
+    """Validate a character sheet against the rules and add the character, or bring one
+    from another table with --passport."""
+    if (sheet_path is None) == (passport_path is None):
+        raise click.UsageError("give --sheet FILE (a new character) or --passport FILE")
+    if passport_path is not None:
+        from ledger.cli.league import add_from_passport
+
+        add_from_passport(app, passport_path, character_id, as_json)
+        return
+    assert sheet_path is not None
     sheet = load_sheet(sheet_path)
     rec = app.campaign.add_character(sheet, actor=app.actor, at=now())
     if as_json:

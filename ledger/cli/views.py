@@ -106,6 +106,11 @@ def _layout(campaign: Any, cid: str, state: Any, upto: int, as_gm: bool) -> Any:
         layout = mark_gm_only(layout, system.sheet_layout(player_state, as_gm=False))
     else:
         layout = players_only(layout)
+    from ledger.history.passports import before_section
+
+    before = before_section(campaign, cid)  # a character who joined from a passport
+    if before is not None:
+        layout = msgspec.structs.replace(layout, sections=(*layout.sections, before))
     name = campaign.characters()[cid]
     head = f"{name} ({cid})" if name != cid else cid
     view = "the GM's sheet" if as_gm else ""
