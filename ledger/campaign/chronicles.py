@@ -180,7 +180,9 @@ def build_entry(
     size: int, root: bytes, session: int, prior: Prior | None, kinds: Kinds,
 ) -> Entry | None:  # fmt: skip
     """The entry of ``character`` at the checkpoint of ``size`` events (``rows``: the log's
-    events 1 to ``size``), or ``None`` when nothing of theirs happened since ``prior``.
+    events 1 to ``size``), or ``None`` when no public event of theirs is of ``session``
+    (they did not play). It holds every chronicled event since ``prior``'s checkpoint
+    (downtime between sessions included).
 
     Deterministic given the log: ``campaign verify`` builds each kept entry again and
     compares it byte for byte. A first entry gets a new passport id (``prior`` None).
@@ -189,8 +191,8 @@ def build_entry(
     picked = select(rows, character, kinds, codec)
     since = prior.size if prior else 0
     new = [e for e in picked if e.seq > since]
-    if not any(e.stream == character for e in new):
-        return None  # nothing of theirs since their last entry: they did not play
+    if not any(e.stream == character and e.session == session for e in new):
+        return None  # nothing of theirs in the session: they did not play
     after = replay(system, codec, picked, character)
     if after is None:
         return None  # retracted

@@ -335,9 +335,11 @@ def session_start(app: App, as_json: bool) -> None:
 
 
 @session.command("end")
+@click.option("--league", "league_url", help="Submit the chronicle entries to this league.")
+@click.option("--league-key", "league_key", help="With --league: the league's checkpoint key.")
 @json_option
 @pass_app
-def session_end(app: App, as_json: bool) -> None:
+def session_end(app: App, league_url: str | None, league_key: str | None, as_json: bool) -> None:
     """Close the open session: reveal its seed, commit the downtime seed (advancement dice
     draw from it) and print a receipt to keep."""
     from ledger.campaign import checkpoints
@@ -369,6 +371,12 @@ def session_end(app: App, as_json: bool) -> None:
         if made is not None:
             click.echo(f"Checkpoint of {made.size} events signed: `campaign checkpoint` prints it")
         echo_changes(app, before, states(app))
+    if league_url:
+        from ledger.cli.league import submit_entries
+
+        if not league_key:
+            raise click.UsageError("--league needs --league-key (the league's checkpoint key)")
+        submit_entries(app, league_url, league_key, session=rec.data.number)
 
 
 @session.command("abandon")

@@ -74,3 +74,115 @@ def passport_export(app: App, character_name: str, output: str) -> None:
     with open(output, "xb") as f:
         f.write(data)
     click.echo(f"Wrote {output}")
+
+
+def submit_entries(app: App, url: str, vkey: str, *, session: int | None = None) -> None:
+    """Submit this table's chronicle entries (those of ``session``, or all) to the league
+    at ``url``, print each verdict, and show every conflict the league keeps that involves
+    this table (both entries). An offline league is a warning: submit later."""
+    from ledger.league.client import LeagueClient, LeagueUnreachable
+    from ledger.trust.notes import NoteError
+
+    campaign = app.campaign
+    try:
+        client = LeagueClient(url, vkey)
+        client.check()
+    except LeagueUnreachable as e:
+        click.echo(f"Warning: {e}: run `campaign league submit` when it is back", err=True)
+        return
+    except NoteError as e:
+        raise click.ClickException(f"the league at {url} is not the one --league-key names ({e})") from None
+    for rec in campaign.records(types=["chronicle.signed"]):
+        if session is not None and rec.data.session != session:
+            continue
+        verdict = client.submit(rec.data.note)
+        who = f"{rec.data.character}, session {rec.data.session}"
+        if verdict.get("status") == "accepted":
+            click.echo(f"League: accepted the entry of {who}", err=True)
+        elif verdict.get("status") == "refused":
+            click.echo(f"League refused the entry of {who}: {verdict.get('problem')}", err=True)
+    from ledger.campaign.checkpoints import origin
+
+    for conflict in client.refused(origin(campaign.id)):
+        click.echo(f"Conflict: {conflict['problem']}", err=True)
+        click.echo("  the entry refused:\n" + _indent(conflict["entry"]), err=True)
+        click.echo("  the league's entry:\n" + _indent(conflict["conflict"]), err=True)
+
+
+def _indent(note: str) -> str:
+    return "\n".join("    " + line for line in note.rstrip("\n").split("\n"))
+
+
+@cli.group()
+def league() -> None:
+    """Run a league (many tables, one record of every character) or submit to one."""
+
+
+def _league(app: App, name: str | None) -> tuple[object, str]:
+    store = app.store()
+    names = [c.removeprefix("league-") for c in store.campaign_ids() if c.startswith("league-")]
+    if name is None:
+        if len(names) != 1:
+            raise click.UsageError(
+                "name the league with --league NAME" if names else
+                "no league here: `campaign league init NAME` makes one"
+            )
+        name = names[0]
+    return store, name
+
+
+@league.command("init")
+@click.argument("name")
+@pass_app
+def league_init(app: App, name: str) -> None:
+    """Make league NAME on this ledger (a SQLite file or a PostgreSQL URL) and its key."""
+    from ledger.league.core import League, LeagueError
+
+    try:
+        made = League.init(app.store(create=True), name, at=now())
+    except LeagueError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"League {name} made. Its checkpoint key (give it to member tables): {made.vkey}")
+
+
+@league.command("trust")
+@click.argument("vkey", metavar="GM-VKEY")
+@click.option("--league", "name", help="The league (default: the only one on this ledger).")
+@pass_app
+def league_trust(app: App, vkey: str, name: str | None) -> None:
+    """Add a member table's checkpoint key (`campaign checkpoint --json` gives it)."""
+    from ledger.league.core import League, LeagueError
+
+    store, name = _league(app, name)
+    try:
+        table = League(store, name).trust(vkey, at=now())
+    except LeagueError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"League {name} trusts {table}")
+
+
+@league.command("serve")
+@click.option("--league", "name", help="The league (default: the only one on this ledger).")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8765, show_default=True, type=int)
+@pass_app
+def league_serve(app: App, name: str | None, host: str, port: int) -> None:
+    """Serve the league's HTTP API until Ctrl-C (docs/league.md "HTTP API")."""
+    import uvicorn
+
+    from ledger.league.server import make_app
+    from ledger.store.opening import StoreSource
+
+    _, name = _league(app, name)
+    click.echo(f"League {name} at http://{host}:{port} (Ctrl-C stops)")
+    uvicorn.run(make_app(StoreSource(app.db_path), name), host=host, port=port, log_level="warning")
+
+
+@league.command("submit")
+@click.option("--league", "url", required=True, help="The league's URL.")
+@click.option("--league-key", "vkey", required=True, help="The league's checkpoint key.")
+@pass_app
+def league_submit(app: App, url: str, vkey: str) -> None:
+    """Submit this table's chronicle entries to its league (a table that was offline at
+    `session end`); entries the league has are skipped, conflicts are shown."""
+    submit_entries(app, url, vkey)
