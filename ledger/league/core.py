@@ -238,9 +238,8 @@ class League:
         return Verdict("refused", "the character's record is changing too fast: submit again")
 
     def _refuse(self, entry: Any, note: str, known: list[EntryAccepted], at: str) -> Verdict:
-        rivals = [e for e in known if e.previous == entry.previous]
-        if rivals:
-            rival = rivals[0]
+        if known and known[-1].previous == entry.previous:  # both extend the same entry
+            rival = known[-1]
             problem = (
                 f"{entry.name} was played at two tables at once: this entry (session "
                 f"{entry.session}, {entry.table}) and the league's (session {rival.session}, "

@@ -39,11 +39,14 @@ def _now() -> str:
 def make_app(source: StoreSource, name: str) -> Starlette:
     """The league's ASGI app over the stores ``source`` opens."""
 
-    def league() -> League:
-        return League(source.open(), name)
+    def run(fn: Any) -> Any:
+        """``fn(league)`` with a store of this thread's (a pooled connection held)."""
+        store = source.open()
+        with store.connected():
+            return fn(League(store, name))
 
     async def index(request: Request) -> Response:
-        found = await run_in_threadpool(league)
+        found = await run_in_threadpool(run, lambda lg: lg)
         return PlainTextResponse(f"League {name}\nCheckpoint key: {found.vkey}\n")
 
     async def entries(request: Request) -> Response:
@@ -54,11 +57,11 @@ def make_app(source: StoreSource, name: str) -> Starlette:
         if len(body) > MAX_BODY:
             return JSONResponse({"status": "refused", "problem": "too large"}, status_code=413)
 
-        def submit() -> Any:
-            return league().submit(body.decode("utf-8", "replace"), at=_now())
+        def submit(lg: League) -> Any:
+            return lg.submit(body.decode("utf-8", "replace"), at=_now())
 
         try:
-            verdict = await run_in_threadpool(submit)
+            verdict = await run_in_threadpool(run, submit)
         except LeagueError as e:
             return JSONResponse({"status": "refused", "problem": str(e)}, status_code=400)
         return JSONResponse(verdict.as_dict(), status_code=409 if verdict.status == "refused" else 200)
@@ -66,10 +69,7 @@ def make_app(source: StoreSource, name: str) -> Starlette:
     async def character(request: Request) -> Response:
         passport = request.path_params["passport"]
 
-        def read() -> Any:
-            return league().accepted(passport)
-
-        found = await run_in_threadpool(read)
+        found = await run_in_threadpool(run, lambda lg: lg.accepted(passport))
         return JSONResponse({
             "head": found[-1].hash if found else None,
             "entries": [{"table": e.table, "session": e.session, "hash": e.hash} for e in found],
@@ -77,10 +77,10 @@ def make_app(source: StoreSource, name: str) -> Starlette:
 
     async def refused(request: Request) -> Response:
         table = request.query_params.get("table")
-        return JSONResponse(await run_in_threadpool(lambda: league().refused(table)))
+        return JSONResponse(await run_in_threadpool(run, lambda lg: lg.refused(table)))
 
     async def checkpoint(request: Request) -> Response:
-        note = await run_in_threadpool(lambda: league().checkpoint())
+        note = await run_in_threadpool(run, lambda lg: lg.checkpoint())
         return PlainTextResponse(note)
 
     return Starlette(routes=[
