@@ -96,7 +96,7 @@ def test_races_on_one_head_accept_exactly_one(store_target, tables):
         verdicts: list = [None, None]
         barrier = threading.Barrier(2)
 
-        def go(i):
+        def go(i, barrier=barrier, verdicts=verdicts, entries=entries):
             own = open_store(store_target)
             try:
                 barrier.wait(timeout=30)
