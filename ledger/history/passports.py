@@ -275,8 +275,8 @@ def verify_passport(data: bytes, system: RuleSystem, codec: Codec) -> Verified:
             raise PassportError(f"{where}: its checkpoint does not verify ({e})") from None
         if checkpoint.origin != entry.table or (checkpoint.size, checkpoint.root) != entry.checkpoint:
             raise PassportError(f"{where}: its checkpoint is not the one the entry names")
-        stored = _checked_events(pe, entry, checkpoint, where)
-        joins = [e for e in stored if e.type == "character.created"]
+        held = _checked_events(pe, entry, checkpoint, where)
+        joins = [e for e in held if e.type == "character.created"]
         if joins:
             made = codec.decode(joins[0].data, joins[0].type)
             assert isinstance(made, CharacterCreated)
@@ -298,11 +298,11 @@ def verify_passport(data: bytes, system: RuleSystem, codec: Codec) -> Verified:
                 + ("it does not start at the character's creation: the passport was cut short"
                    if replay is None else "it moves to another table without joining it")
             )
-        if stored and stored[0].seq <= last_size:
+        if held and held[0].seq <= last_size:
             raise PassportError(f"{where}: its events are older than the entry before it")
         last_size = checkpoint.size
         try:
-            state = replay.feed(stored)
+            state = replay.feed(held)
         except RuleError as e:
             raise PassportError(f"{where}: the rules refuse its events: {e}") from None
         if state is None or chronicle.state_hash(state) != entry.state:
