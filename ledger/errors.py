@@ -4,6 +4,8 @@
 
     LedgerError
     ├── RuleError        a rule refuses an action (``problems``: one sentence each)
+    │   ├── NotFound     a campaign, character or event that does not exist
+    │   └── Refused      what someone entered at the table is refused, with why (``reason``)
     └── StoreError       the store refuses a write or cannot be used
         ├── ConflictError     an expected stream version is stale
         ├── StoreUnavailable  the database cannot be reached (nothing written: try again)
@@ -15,6 +17,8 @@ written. The CLI prints ``str(error)`` on one line and exits 1.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 
 class LedgerError(Exception):
@@ -52,8 +56,70 @@ class StoreUnavailable(StoreError):
 class CommitUnknown(StoreError):
     """The database went away while a write was committing, and its outcome could not be
     learned afterwards: the write may or may not be stored. Not retried: look (the log, the
-    head) before writing the same thing again, or it may be stored twice."""
+    head) before writing the same thing again, or it may be stored twice.
+
+    When the write appended events, ``campaign``, ``seq`` and ``hash`` name the batch's
+    last event as it would be stored (the batch is stored exactly when the campaign's event
+    at ``seq`` has that ``hash``); ``None`` otherwise.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        campaign: str | None = None,
+        seq: int | None = None,
+        hash: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.campaign = campaign
+        self.seq = seq
+        self.hash = hash
 
 
 class NotFound(RuleError):
     """A campaign, character or event that does not exist (with suggestions)."""
+
+
+#: Why an entry was refused: ``input`` (what was sent is malformed or missing: no dice, no
+#: reason, bad entropy), ``rules`` (the rules or the dice refuse it), ``automatic`` (the rules
+#: settle it without dice and that was not accepted), ``conflict`` (another entry came
+#: first, or the same form was sent twice), ``missing`` (no such thing for this person),
+#: ``closed`` (a roll request already answered or withdrawn).
+Reason = Literal["input", "rules", "automatic", "conflict", "missing", "closed"]
+
+
+class Refused(RuleError):
+    """What someone entered at the table is refused; nothing was written. The one refusal
+    every front end shows: a roll, an answer to a roll request, an undo, a tap of the GM's
+    page. It carries the sentence and data; each front end words it for its own controls
+    and transport (the CLI prints the line and exits 1, a page shows it by the field and
+    picks its status from ``reason``, the API puts it in a problem document).
+
+    :ivar text: the one sentence (``str()`` of the error), without "nothing was written".
+    :ivar reason: why (:data:`Reason`): the API and the pages answer 404 ``missing``, 409
+        ``closed`` and ``conflict``, else 422.
+    :ivar dice: the entered faces are at fault (a form shows it by the dice).
+    :ivar secret: the sentence hides a GM-only reason (a player refused by a GM-only fact).
+    :ivar automatic: for ``automatic``, the rules' own sentence (the CLI asks with it).
+    :ivar param: the roll option the refusal is about, by its declared name (``""``: the
+        entry as a whole); a form shows the sentence next to that option.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        reason: Reason = "rules",
+        dice: bool = False,
+        automatic: str = "",
+        secret: bool = False,
+        param: str = "",
+    ) -> None:
+        super().__init__(text)
+        self.text = text
+        self.param = param
+        self.reason: Reason = reason
+        self.dice = dice
+        self.secret = secret
+        self.automatic = automatic

@@ -151,3 +151,14 @@ def test_a_huge_receipt_file_is_refused(played, tmp_path):
     big.write_text("x\n\n" * 20_000)
     result = played("verify", "--receipt", str(big))
     assert result.exit_code == 2 and "not a checkpoint note" in result.output
+
+
+def test_a_file_that_fails_as_a_whole_is_named_as_the_file(played, tmp_path):
+    """A failure at no one seq (a kept note, and a file with no events to hold it) is "in
+    the file": an export is no database file."""
+    empty = tmp_path / "empty.ndjson"
+    empty.write_text("")
+    result = played("verify", str(empty), "--receipt", str(tmp_path / "note.txt"))
+    assert result.exit_code == 1
+    assert "verification failed in the file: the file holds no events" in result.output
+    assert "database file" not in result.output

@@ -95,7 +95,7 @@ def big(built, toy_system, tmp_path):
         path = str(tmp_path / "ledger.db")
         export, receipt, size = built[1:]
 
-    shutil.copyfile(built[0], Big.path)
+    shutil.copy(built[0], Big.path)  # with its mode, as `cp` copies a ledger
     return Big
 
 

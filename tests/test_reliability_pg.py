@@ -67,13 +67,14 @@ def append(store: Any, *items: Pending) -> list[tuple[Any, ...]]:
     return store.append("c", list(items), actor="gm", recorded_at=AT, session=None)
 
 
-def notes(url: str, text: str) -> int:
-    """How many stored notes say ``text`` (read on a connection of the test's own)."""
+def notes(url: str, text: str, campaign: str | None = "c") -> int:
+    """How many stored notes say ``text`` (read on a connection of the test's own), in
+    ``campaign`` (``None``: in any)."""
     with psycopg.connect(url, autocommit=True) as conn:
         row = conn.execute(
-            "select count(*) from events where campaign = 'c' and type = 'note.added' "
-            "and data::jsonb ->> 'text' = %s",
-            (text,),
+            "select count(*) from events where (campaign = %s or %s::text is null) "
+            "and type = 'note.added' and data::jsonb ->> 'text' = %s",
+            (campaign, campaign, text),
         ).fetchone()
     assert row is not None
     return int(row[0])
@@ -98,6 +99,7 @@ class Relay:
         self._pairs: list[tuple[socket.socket, socket.socket]] = []
         self._lose_commit = False
         self._marker = b"commit"
+        self._kill: tuple[bool, Any] | None = None  # (after the answer, kill the backend)
         self._listener: socket.socket | None = None
         self.up()
 
@@ -134,6 +136,15 @@ class Relay:
         self._marker = marker
         self._lose_commit = True
 
+    def kill_at_next(self, kill: Any, *, after_answer: bool, marker: bytes = b"commit") -> None:
+        """Call ``kill()`` (which terminates the backend) at the next message holding
+        ``marker``: before the server has it (it is sent after, to a backend gone: never
+        done), or once the server has done it and answered, before it says it is ready
+        for more (what the backend says as it is terminated follows the answer, and the end
+        of the connection reaches the client only once it hangs up)."""
+        self._marker = marker
+        self._kill = (after_answer, kill)
+
     def _accept(self, listener: socket.socket) -> None:
         while True:
             try:
@@ -143,31 +154,65 @@ class Relay:
             server = socket.create_connection(self.upstream)
             with self._lock:
                 self._pairs.append((client, server))
-            lost = threading.Event()  # this pair's COMMIT went through: drop its answer
-            threading.Thread(target=self._out, args=(client, server, lost), daemon=True).start()
-            threading.Thread(target=self._back, args=(server, client, lost), daemon=True).start()
+            pair = _Pair()
+            threading.Thread(target=self._out, args=(client, server, pair), daemon=True).start()
+            threading.Thread(target=self._back, args=(server, client, pair), daemon=True).start()
 
-    def _out(self, client: socket.socket, server: socket.socket, lost: threading.Event) -> None:
+    def _out(self, client: socket.socket, server: socket.socket, pair: _Pair) -> None:
         with contextlib.suppress(OSError):
             while data := client.recv(65536):
                 if self._lose_commit and self._marker in data.lower():
                     self._lose_commit = False
-                    lost.set()
-                server.sendall(data)
+                    pair.lost.set()
+                if self._kill is not None and self._marker in data.lower():
+                    (after_answer, kill), self._kill = self._kill, None
+                    if after_answer:
+                        pair.killed = True
+                        pair.kill_after = kill
+                    else:
+                        kill()  # the backend goes before the message reaches it
+                with contextlib.suppress(OSError):  # a terminated backend's socket
+                    server.sendall(data)
+        pair.client_done.set()
         with contextlib.suppress(OSError):
             server.shutdown(socket.SHUT_WR)
 
-    def _back(self, server: socket.socket, client: socket.socket, lost: threading.Event) -> None:
+    def _back(self, server: socket.socket, client: socket.socket, pair: _Pair) -> None:
         with contextlib.suppress(OSError):
             while data := server.recv(65536):
-                if lost.is_set():  # the server answered the COMMIT: the client never hears
+                if pair.kill_after is not None:  # answered, then terminated before it said
+                    kill, pair.kill_after = pair.kill_after, None  # it is ready for more
+                    if data[-6:-1] == READY:
+                        client.sendall(data[:-6])
+                    kill()
+                    continue
+                if pair.lost.is_set():  # the server answered the COMMIT: the client never hears
                     client.shutdown(socket.SHUT_RDWR)
                     client.close()
                     server.close()
                     return
                 client.sendall(data)
+        if pair.killed:  # the backend's last words arrived; the end of the connection is
+            pair.client_done.wait(timeout=10)  # not seen until the client hangs up
         with contextlib.suppress(OSError):
             client.shutdown(socket.SHUT_WR)
+
+
+#: The start of PostgreSQL's ReadyForQuery message (then the transaction status byte): the
+#: last of the server's answer to a sync.
+READY = b"Z\x00\x00\x00\x05"
+
+
+class _Pair:
+    """One relayed connection's state: its answer to drop (``lost``), its backend to
+    terminate once answered (``kill_after``; ``killed``: it was given one), and whether the
+    client hung up (``client_done``)."""
+
+    def __init__(self) -> None:
+        self.lost = threading.Event()
+        self.kill_after: Any = None
+        self.killed = False
+        self.client_done = threading.Event()
 
 
 @pytest.fixture
@@ -452,3 +497,196 @@ def test_serve_answers_503_while_the_database_is_away_and_logs_nobody_out(
     frames = sse_frames(buffer)
     assert not [f for f in frames if f.get("event") == "revoked"]
     assert last in {f.get("id") for f in frames}
+
+
+# --- a write whose connection is lost: stored, not stored, or unknown -------------------------
+
+
+def cli_table(db: str) -> Any:
+    """A campaign on ``db`` to write notes to (``campaign new``), and the command on it."""
+    from click.testing import CliRunner
+
+    from ledger.cli import cli
+
+    runner = CliRunner()
+
+    def run(*args: str) -> Any:
+        return runner.invoke(cli, ["--db", db, *args])
+
+    made = run("new", "vault", "--system", "d20-world")
+    assert made.exit_code == 0, made.output
+    return run
+
+
+def test_a_note_terminated_after_its_commit_is_confirmed_stored_in_one_line(
+    postgres_url, relay, caplog
+):
+    """The backend is terminated once it has committed, before its answer is read: the CLI
+    looks the note up, says it is stored (exit 0) and that it was confirmed after a lost
+    connection, in one line on stderr; psycopg's own log lines reach nobody."""
+    name = f"ledger-t-{uuid.uuid4().hex[:12]}"
+    run = cli_table(named(relay.url(), name))
+    relay.kill_at_next(lambda: terminate(postgres_url, name), after_answer=True)
+    with caplog.at_level("WARNING", logger="psycopg"):
+        result = run("note", "the door is barred")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "[2] note: the door is barred\n"
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("Note: the connection to the database was lost as entry [2]")
+    assert "is stored (do not enter it again)" in line
+    assert notes(postgres_url, "the door is barred", campaign=None) == 1
+    assert not [r for r in caplog.records if r.name.startswith("psycopg")]
+
+
+def test_a_note_terminated_before_its_commit_is_reported_not_stored_in_one_line(
+    postgres_url, relay, caplog
+):
+    name = f"ledger-t-{uuid.uuid4().hex[:12]}"
+    run = cli_table(named(relay.url(), name))
+    relay.kill_at_next(lambda: terminate(postgres_url, name), after_answer=False)
+    with caplog.at_level("WARNING", logger="psycopg"):
+        result = run("note", "the door is barred")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("Error: the connection to the database")
+    assert "nothing was written; try again" in line
+    assert notes(postgres_url, "the door is barred", campaign=None) == 0
+    assert not [r for r in caplog.records if r.name.startswith("psycopg")]
+    again = run("note", "the door is barred")  # safe to try again: stored once
+    assert again.exit_code == 0 and again.stderr == ""
+    assert notes(postgres_url, "the door is barred", campaign=None) == 1
+
+
+class Killer:
+    """A second connection that terminates every backend named ``name``
+    (``pg_terminate_backend``) at random moments (seeded), until stopped."""
+
+    def __init__(self, server: str, name: str, seed: int, *, gap: float = 0.03) -> None:
+        import random
+
+        self.server, self.name, self.gap = server, name, gap
+        self.random = random.Random(seed)
+        self.stop = threading.Event()
+        self.kills = 0
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        with psycopg.connect(self.server, autocommit=True) as conn:
+            while not self.stop.wait(self.random.uniform(0, self.gap)):
+                self.kills += len(conn.execute(
+                    "select pg_terminate_backend(pid) from pg_stat_activity "
+                    "where application_name = %s", (self.name,),
+                ).fetchall())  # fmt: skip
+
+    def __enter__(self) -> Killer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=10)
+
+
+def note_with_retries(run: Any, url: str, text: str, outcomes: list[str]) -> None:
+    """Enter the note ``text`` as a GM would: until it is stored, trying again only when
+    told nothing was written (or, told the outcome is unknown, after looking). Checks every
+    answer on the way: one line on stderr, and the note's count what the answer says."""
+    for _ in range(50):
+        result = run(text)
+        lines = result.stderr.splitlines()
+        count = notes(url, text, campaign=None)
+        if result.exit_code == 0:
+            assert result.stdout.endswith(f"note: {text}\n"), result.output
+            assert len(lines) <= 1, result.stderr
+            if lines:
+                assert lines[0].startswith("Note: the connection to the database was lost")
+                outcomes.append("confirmed")
+            else:
+                outcomes.append("stored")
+            assert count == 1, (text, result.output)
+            return
+        assert result.exit_code == 1, result.output
+        assert len(lines) == 1, result.stderr  # one line, nothing of psycopg's
+        assert lines[0].startswith("Error: "), result.stderr
+        if "nothing was written" in lines[0]:
+            assert count == 0, (text, result.output)  # refused: it is not there
+            outcomes.append("not stored")
+            continue
+        assert "run `campaign verify` before retrying" in lines[0], result.stderr
+        outcomes.append("unknown")
+        if count == 1:  # looked: it was stored after all
+            return
+        assert count == 0
+    raise AssertionError(f"{text!r} was never stored in 50 tries: {outcomes[-5:]}, {lines}")
+
+
+#: How many writes a randomized run makes: a few in the normal suite, 200 in the slow one.
+RUNS = [30, pytest.param(200, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("count", RUNS)
+def test_notes_entered_while_backends_are_terminated_are_each_stored_once(
+    postgres_url, caplog, count
+):
+    """Notes by the CLI while a second connection terminates the CLI's backends at random
+    moments: every acknowledged note is stored, every refused one absent, none twice after
+    retries, every error one line."""
+    name = f"ledger-t-{uuid.uuid4().hex[:12]}"
+    db = named(postgres_url, name)
+    run = cli_table(db)
+    outcomes: list[str] = []
+    texts = [f"note number {i}" for i in range(count)]
+    with caplog.at_level("WARNING", logger="psycopg"), Killer(postgres_url, name, seed=40, gap=0.2) as k:
+        for text in texts:
+            note_with_retries(lambda t: run("note", t), postgres_url, text, outcomes)
+    assert k.kills > count // 10, k.kills  # the run did meet terminated backends
+    assert "not stored" in outcomes, outcomes
+    assert not [r for r in caplog.records if r.name.startswith("psycopg")]
+    assert all(notes(postgres_url, t, campaign=None) == 1 for t in texts)
+    assert run("verify").exit_code == 0
+
+
+@pytest.mark.parametrize("count", RUNS)
+def test_appends_alone_while_backends_are_terminated_are_each_stored_once(postgres_url, count):
+    """The store's small append outside a transaction (one statement, one sync) under the
+    same terminations: each append returns its rows (stored), raises StoreUnavailable (not
+    stored: tried again) or, when even the look-ups were terminated, CommitUnknown (looked
+    at: tried again only when not stored); never a duplicate."""
+    name = f"ledger-t-{uuid.uuid4().hex[:12]}"
+    open_store(postgres_url).close()  # the tables
+    outcomes: list[str] = []
+    store = None
+    with Killer(postgres_url, name, seed=41, gap=0.15) as k:
+        for i in range(count):
+            text = f"alone {i}"
+            for _ in range(50):
+                try:
+                    if store is None:
+                        store = open_store(named(postgres_url, name))
+                    rows = append(store, note(text))
+                except StoreUnavailable:
+                    assert notes(postgres_url, text) == 0
+                    outcomes.append("not stored")
+                    continue
+                except CommitUnknown:
+                    outcomes.append("unknown")
+                    if notes(postgres_url, text) == 1:
+                        break
+                    continue
+                assert notes(postgres_url, text) == 1
+                with psycopg.connect(postgres_url, autocommit=True) as conn:
+                    assert conn.execute(
+                        "select hash from events where campaign = 'c' and seq = %s",
+                        (rows[0].seq,),
+                    ).fetchone() == (rows[0].hash,)  # the rows said are the rows stored
+                outcomes.append("stored")
+                break
+            else:
+                raise AssertionError(f"{text} was never stored")
+    assert store is not None
+    store.close()
+    assert k.kills > count // 10 and "not stored" in outcomes, (k.kills, outcomes)
+    assert outcomes.count("stored") > outcomes.count("unknown"), outcomes
+    for i in range(count):
+        assert notes(postgres_url, f"alone {i}") == 1

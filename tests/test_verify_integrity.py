@@ -42,7 +42,7 @@ def flip_index_byte(src: str, dst: Path, index: str = "events_type") -> None:
     size = conn.execute("pragma page_size").fetchone()[0]
     conn.close()
     assert pages, "the index has no leaf page"
-    shutil.copyfile(src, dst)
+    shutil.copy(src, dst)  # with its mode, as `cp` copies a ledger
     raw = bytearray(dst.read_bytes())
     start = (pages[0][0] - 1) * size
     page = raw[start : start + size]

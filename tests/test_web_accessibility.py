@@ -97,6 +97,8 @@ def table(tmp_path_factory):
     t.ok("session", "end")
     t.ok("session", "start")
     t.ok("roll", "isa", "Lockpicking", "--time")
+    t.ok("note", "Isa hums a tune.")  # undone: the GM page's recent entries show it struck
+    t.ok("undo", "--yes", "--reason", "misheard")
     return t
 
 

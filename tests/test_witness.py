@@ -165,7 +165,9 @@ def test_a_fork_at_the_same_size_is_refused(running: Running, log: Log):
     forked.leaves[2] = leaf_hash(b"rewritten".ljust(32, b"."))
     with pytest.raises(WitnessRefused) as e:
         running.add(forked, 4)
-    assert e.value.status == 422 and "forked" in str(e.value)
+    assert e.value.status == 409 and "forked" in str(e.value)  # C2SP: 409, not 422
+    # on the wire: 409 with the size it cosigned, as C2SP asks of every 409
+    assert running.post(request_body(forked.note(), 4, [])) == (409, "text/x.tlog.size", "4\n")
     with pytest.raises(WitnessConflict) as c:  # starting over from 0 does not help
         running.add(forked, 0)
     assert c.value.size == 4
@@ -256,7 +258,8 @@ def test_malformed_requests_are_400(running: Running, body: bytes, status: int):
 def test_size_zero_and_proofs_from_zero(running: Running, log: Log):
     empty = Log(leaves=0, signer=log.signer)
     bad_empty = sign(Checkpoint(ORIGIN, 0, bytes(32)).text(), log.signer)
-    assert running.post(request_body(bad_empty, 0, []))[0] == 422
+    # old 0 is the size "cosigned", and its root is the empty tree's: another is a fork
+    assert running.post(request_body(bad_empty, 0, [])) == (409, "text/x.tlog.size", "0\n")
     assert running.post(request_body(log.note(), 0, [bytes(32)]))[0] == 422
     running.add(empty, 0)  # the empty tree's root: fine
     assert stored(running)[0] == 0
@@ -497,6 +500,25 @@ def test_trust_refuses_bad_keys_and_keeps_a_key_once(tmp_path: Path):
         trust(state, key, origin="a\nb")
     with pytest.raises(WitnessError, match="no witness state"):
         trust(WitnessState(tmp_path / "missing.json"), key)
+
+
+def test_a_second_log_under_a_followed_origin_is_not_merged(invoke, tmp_path: Path, log: Log):
+    """Two logs cannot share an origin (one size, one root): trusting a second log's key
+    there is refused, nothing changed, and the first log's key stays the only one; that
+    log's new key is added only when said so (``--same-log``)."""
+    state = str(tmp_path / "w.json")
+    WitnessState(state).create()
+    first = log.signer.verifier.key()
+    assert invoke("witness", "trust", first, "--state", state).exit_code == 0
+    other = Signer.generate(ORIGIN).verifier.key()  # another campaign, the same name
+    refused = invoke("witness", "trust", other, "--state", state)
+    assert refused.exit_code == 1 and refused.output.count("\n") == 1, refused.output
+    assert "already follows a log under the origin" in refused.output
+    assert "--same-log" in refused.output and "rolled back" not in refused.output
+    assert WitnessState(state).read().logs[ORIGIN].keys == [first]
+    again = invoke("witness", "trust", other, "--same-log", "--state", state)
+    assert again.exit_code == 0
+    assert WitnessState(state).read().logs[ORIGIN].keys == [first, other]
 
 
 # --- the commands ------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 /api/v1/roll`` record a roll through :func:`enter_roll`; the phone's ``POST /answer/SEQ``
 and the API's ``POST /api/v1/answer/{seq}`` answer a roll request through
 :func:`answer_request`. Each checks the same things in the same order and refuses with the
-same sentence (:class:`Refused`, nothing written); a front end adds only the words for its
+same sentence (:class:`ledger.errors.Refused`, nothing written); a front end adds only the words for its
 own controls (:class:`Words`: how to accept an automatic result, what to do after a
 concurrent write, what the roller's randomness is called) and its own transport (an exit
 code, a form field, a problem document).
@@ -20,11 +20,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ledger.campaign.rolling import AutomaticResult, RollBatch
 from ledger.dice.engine import DiceError, PhysicalDice, dice_needed, parse_faces
-from ledger.errors import ConflictError, NotFound, RuleError
+from ledger.errors import ConflictError, NotFound, Refused, RuleError
 from ledger.events import Recorded, RollWithdrawn
 from ledger.rules.requests import RollRequest
 
@@ -41,13 +41,6 @@ SECRET_REFUSAL = (
 
 #: The roller's entropy as a device sends it: 32 bytes as 64 lower-case hex digits.
 ENTROPY = re.compile(r"[0-9a-f]{64}")
-
-#: Why a roll was refused: ``input`` (what was sent is malformed: no dice, bad entropy),
-#: ``rules`` (the rules or the dice refuse it), ``automatic`` (the rules settle it without
-#: dice and that was not accepted), ``conflict`` (another entry came first), ``missing``
-#: (no such request for this roller), ``closed`` (the request was answered or withdrawn).
-Reason = Literal["input", "rules", "automatic", "conflict", "missing", "closed"]
-
 
 @dataclass(frozen=True)
 class Words:
@@ -70,28 +63,6 @@ class Words:
     dice: str = "--dice"
     randomness: str = "--entropy"
     fresh: str = "give 32 bytes of your own randomness as 64 hex digits"
-
-
-class Refused(RuleError):
-    """A roll or an answer refused; nothing was written. ``str()`` is the one sentence the
-    roller is shown.
-
-    :ivar reason: why (:data:`Reason`): a front end picks its status from it (the API: 404
-        ``missing``, 409 ``closed`` and ``conflict``, else 422).
-    :ivar dice: the entered faces are at fault (the web form shows it by the dice).
-    :ivar secret: the sentence is :data:`SECRET_REFUSAL` (a player, refused by a GM-only fact).
-    :ivar automatic: for ``automatic``, the rules' own sentence (the CLI asks with it).
-    """
-
-    def __init__(
-        self, text: str, *, reason: Reason = "rules", dice: bool = False, automatic: str = ""
-    ) -> None:
-        super().__init__(text)
-        self.text = text
-        self.reason = reason
-        self.dice = dice
-        self.secret = text == SECRET_REFUSAL
-        self.automatic = automatic
 
 
 def dice_wanted(system: Any) -> str:
@@ -192,11 +163,11 @@ def enter_roll(
         raise Refused(text, reason="conflict") from None
     except AutomaticResult as e:
         if not as_gm:
-            raise Refused(SECRET_REFUSAL) from None
+            raise Refused(SECRET_REFUSAL, secret=True) from None
         raise Refused(f"{e}: {words.auto}", reason="automatic", automatic=str(e)) from None
     except (RuleError, DiceError) as e:
         if not as_gm:
-            raise Refused(SECRET_REFUSAL) from None
+            raise Refused(SECRET_REFUSAL, secret=True) from None
         raise Refused(str(e), dice=isinstance(e, DiceError)) from None
 
 
@@ -300,4 +271,4 @@ def answer_request(
         closed = closed_text(campaign, seq)
         if closed:  # answered or withdrawn while this answer was on its way
             raise Refused(closed, reason="closed") from None
-        raise Refused(SECRET_REFUSAL) from None
+        raise Refused(SECRET_REFUSAL, secret=True) from None

@@ -26,7 +26,7 @@ from ledger.cli.lazy import (  # re-exported: where the lazy command table lives
     load_command_modules,
 )
 from ledger.dice.engine import DiceError
-from ledger.errors import ConflictError, RuleError, StoreError
+from ledger.errors import CommitUnknown, ConflictError, RuleError, StoreError
 
 #: The package's version, as pyproject.toml's ``[project] version`` (tests/test_startup.py
 #: holds them equal): ``--version`` then reads no installed package's metadata.
@@ -56,6 +56,7 @@ class App:
         and go back to the shell's ``--as``/``--actor``, so the prompt shows the view the
         next entry will use (an entry's ``--as gm`` is that entry's only)."""
         self.warn_clock()
+        self.say_confirmed()
         self.as_, self.actor = self._defaults
 
     #: Set by ``campaign play``: commands then never ask a question, since the answer read
@@ -89,6 +90,11 @@ class App:
             self._store = open_store(
                 self.db_path, synchronous=os.environ.get("CAMPAIGN_SYNCHRONOUS", "NORMAL")
             )
+            loose = getattr(self._store, "loose", None)
+            if loose:  # a ledger others may read: its seed and signing key are theirs too
+                from ledger.store.files import loose_warning
+
+                click.echo(f"Warning: {loose_warning(loose)}", err=True)
         return self._store
 
     _store: Any = None
@@ -108,11 +114,27 @@ class App:
 
     _clock_warned = False
 
+    def say_confirmed(self) -> None:
+        """For each write whose commit got no answer and that the store found stored when it
+        looked afterwards (:attr:`ledger.store.protocols.EventRecorder.confirmed_after_loss`),
+        say so on stderr once: it is done, and entering it again would record it twice."""
+        confirmed = getattr(self._store, "confirmed_after_loss", None)
+        if not confirmed:
+            return
+        for _, seq in confirmed:
+            click.echo(
+                f"Note: the connection to the database was lost as entry [{seq}] was being "
+                "stored; it was looked up afterwards and is stored (do not enter it again)",
+                err=True,
+            )
+        confirmed.clear()
+
     def close(self) -> None:
         """Close the ledger file (called when the command ends, so WAL checkpoints happen
         at a known moment, not whenever the garbage collector runs), after
-        :meth:`warn_clock`."""
+        :meth:`warn_clock` and :meth:`say_confirmed`."""
         self.warn_clock()
+        self.say_confirmed()
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -267,6 +289,9 @@ def _explained(e: BaseException, ctx: click.Context) -> BaseException:
 
     if isinstance(e, DiskFull | ReadOnlyLedger):
         return e
+    if isinstance(e, CommitUnknown):
+        stored_as = f" (if it was, it is entry [{e.seq}])" if e.seq is not None else ""
+        return CommitUnknown(f"{e}: run `campaign verify` before retrying{stored_as}")
     if isinstance(e, OSError):
         if e.errno in NO_ROOM:
             if e.filename:

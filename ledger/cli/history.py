@@ -361,7 +361,8 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
         if not as_json:
             from ledger.history.report import failure_words
 
-            click.echo(f"error: {failure_words(report.bad_seq, str(report.problem))}", err=True)
+            words = failure_words(report.bad_seq, str(report.problem), file=file is not None)
+            click.echo(f"error: {words}", err=True)
         sys.exit(1)
     if not as_json:
         extra = f" (receipt {receipt.strip()} holds)" if receipt else ""

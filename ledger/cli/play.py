@@ -106,7 +106,8 @@ def roll(
     the harm of a hit at once). Options below marked [system] apply to campaigns of that
     rule system.
     """
-    from ledger.campaign.entering import Refused, Words, enter_roll
+    from ledger.campaign.entering import Words, enter_roll
+    from ledger.errors import Refused
 
     campaign = app.campaign
     given = pick_params(campaign.system, "roll_params", params)

@@ -8,38 +8,10 @@ from a name and a few skills, checked by the system's rules for NPCs.
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import click
 
 from ledger.cli.base import App, cli, echo_json, json_option, now, pass_app
-from ledger.errors import RuleError
-
-
-def last_entry(campaign: Any, actor: str) -> Any:
-    """The event ``campaign undo`` retracts: ``actor``'s latest event that is not a
-    correction and not already retracted, or the roll it is part of (a contest's other
-    side, the harm it applied, its follow-ups: :func:`ledger.campaign.corrections.entry_of`).
-
-    :raises RuleError: ``actor`` wrote nothing that can be undone, or their latest entry
-        is one that cannot be corrected (a session start or end: nothing earlier is
-        undone behind the GM's back).
-    """
-    from ledger.campaign.corrections import UNCORRECTABLE, entry_of
-
-    retracted = campaign.corrections().retracted
-    rows = campaign.store.rows(
-        campaign.id, actor=actor, descending=True, columns=("seq", "type")
-    )
-    for seq, type_ in rows:
-        if type_ == "correction.recorded" or seq in retracted:
-            continue
-        if type_ in UNCORRECTABLE:
-            raise RuleError(
-                f"{actor}'s last entry is event {seq} ({type_}), which cannot be undone"
-            )
-        return entry_of(campaign, campaign.record(seq))
-    raise RuleError(f"{actor} has written nothing that can be undone")
 
 
 def _interactive() -> bool:
@@ -64,18 +36,22 @@ def can_ask(app: App) -> bool:
 @json_option
 @pass_app
 def undo(app: App, reason: str | None, yes: bool, as_json: bool) -> None:
-    """Retract the last event you (--actor) wrote: a correction with a reason, like
-    `campaign correct SEQ --reason ...`. The original stays in the log, marked; run it
-    again to undo the entry before. A session start or end cannot be undone.
+    """Take back the last entry you (--actor) wrote, whole: a roll with the harm and
+    follow-ups it brought, a `time pass` with its consequences, a turn with what ended with
+    it. A correction with a reason, like `campaign correct SEQ --reason ...`: the original
+    stays in the log, marked; an open roll request is withdrawn instead. Run it again to
+    undo the entry before. A session start or end cannot be undone.
 
     In `campaign play` the entry carries its reason (`undo --reason "..."`) and nothing is
     asked: typing it is the confirmation.
     """
+    from ledger.campaign.undo import last_target
+    from ledger.campaign.undo import undo as take_back
     from ledger.history.words import describe
 
     campaign = app.campaign
-    target = last_entry(campaign, app.actor)
-    line = describe(campaign, target)
+    target = last_target(campaign, app.actor)
+    line = describe(campaign, target.entry)
     if app.in_shell:
         if reason is None:
             raise click.UsageError(
@@ -91,9 +67,11 @@ def undo(app: App, reason: str | None, yes: bool, as_json: bool) -> None:
         if not interactive:
             raise click.UsageError('give --reason "..." (a correction needs a reason)')
         reason = click.prompt("Reason", type=str)
-    rec = campaign.correct(target.seq, reason, actor=app.actor, at=now())
+    rec = take_back(campaign, target, reason, actor=app.actor, at=now())
     if as_json:
-        echo_json({"seq": rec.seq, "target": target.seq, "action": "retract", "reason": reason})
+        echo_json(
+            {"seq": rec.seq, "target": target.entry.seq, "action": target.action, "reason": reason}
+        )
     else:
         click.echo(f"Undone: {line}")
         click.echo(describe(campaign, rec))

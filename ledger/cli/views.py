@@ -64,12 +64,12 @@ def sheet(
     cid = campaign.find_character(character_name)
     upto = campaign.resolve_as_of(as_of)
     as_gm = app.as_gm()
-    state = campaign.state_of(cid, upto=upto, as_gm=as_gm)
     if as_json:
+        state = campaign.state_of(cid, upto=upto, as_gm=as_gm)
         view = campaign.system.sheet_view(state, as_gm=as_gm)
         echo_json({"character": cid, "as_of": upto, **view})
         return
-    layout = _layout(campaign, cid, state, upto, as_gm)
+    layout = headed(campaign, cid, upto, as_gm)
     if fmt == "html":
         from ledger.rules.sheets import render_html
 
@@ -89,23 +89,15 @@ def sheet(
     click.echo(render_text(layout, color=color), nl=False, color=color)
 
 
-def _layout(campaign: Any, cid: str, state: Any, upto: int, as_gm: bool) -> Any:
-    """The rule system's layout of ``state``, headed with the character id and the seq.
-
-    The players' layout is stripped of anything marked GM-only (a plugin's slip must not
-    leak); the GM's marks every item the players' layout does not show as it is.
-    """
+def headed(campaign: Any, cid: str, upto: int, as_gm: bool) -> Any:
+    """The sheet the viewer may see (:func:`ledger.campaign.viewing.sheet_for`: a players'
+    sheet without any GM-only item, the GM's with them marked), headed with the character's
+    name and id and the seq it is as of."""
     import msgspec
 
-    from ledger.rules.sheets import mark_gm_only, players_only
+    from ledger.campaign.viewing import sheet_for
 
-    system = campaign.system
-    layout = system.sheet_layout(state, as_gm=as_gm)
-    if as_gm:
-        player_state = campaign.state_of(cid, upto=upto, as_gm=False)
-        layout = mark_gm_only(layout, system.sheet_layout(player_state, as_gm=False))
-    else:
-        layout = players_only(layout)
+    layout = sheet_for(campaign, cid, as_gm=as_gm, upto=upto)
     from ledger.history.passports import before_section
 
     before = before_section(campaign, cid)  # a character who joined from a passport

@@ -101,19 +101,25 @@ def init(name: str, key_path: str, state_path: str, as_json: bool) -> None:
 @witness.command("trust")
 @click.argument("vkey", metavar="LOG-VKEY")
 @click.option("--origin", help="The checkpoints' origin line, when it is not the key's name.")
+@click.option(
+    "--same-log",
+    is_flag=True,
+    help="LOG-VKEY is a new key of a log already followed under this origin.",
+)
 @_state_option
 @json_option
-def trust(vkey: str, origin: str | None, state_path: str, as_json: bool) -> None:
+def trust(vkey: str, origin: str | None, same_log: bool, state_path: str, as_json: bool) -> None:
     """Follow a campaign's log: cosign checkpoints signed by LOG-VKEY (NAME+HASH+BASE64,
     as the campaign prints its key). Its first checkpoint is taken as given; each later one
-    needs a consistency proof from the last one cosigned."""
+    needs a consistency proof from the last one cosigned. An origin is one log: another key
+    for an origin already followed is refused unless it is the same log's (--same-log)."""
     from ledger.witness.core import trust as trust_key
     from ledger.witness.state import WitnessError, WitnessState
 
     state = WitnessState(state_path)
     try:
         state.read()
-        origin, verifier = trust_key(state, vkey, origin)
+        origin, verifier = trust_key(state, vkey, origin, same_log=same_log)
     except WitnessError as e:
         raise _refused(e) from None
     if as_json:

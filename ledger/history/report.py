@@ -161,15 +161,16 @@ class VerifyReport:
         return self
 
 
-def failure_words(bad_seq: int | None, problem: str) -> str:
+def failure_words(bad_seq: int | None, problem: str, *, file: bool = False) -> str:
     """The one sentence every verifier gives for a log that fails: ``campaign verify`` (after
     ``error: ``), ``campaign verify FILE``, the in-browser verifier and a phone's check of its
     answers (``static/verify.js`` writes the same words):
-    ``"verification failed at seq 12: PROBLEM"``; seq 0 is the database file itself, ``None``
+    ``"verification failed at seq 12: PROBLEM"``; seq 0 is the whole database file, or the
+    whole exported file when ``file`` (``campaign verify FILE``, every browser check), ``None``
     a line of a file that is not an event."""
     if bad_seq is None:
         return f"verification failed: {problem}"
-    where = f"at seq {bad_seq}" if bad_seq else "in the database file"
+    where = f"at seq {bad_seq}" if bad_seq else ("in the file" if file else "in the database file")
     return f"verification failed {where}: {problem}"
 
 

@@ -13,12 +13,17 @@ Three things every command that touches a file needs, in one place:
   answers, and a write is refused naming why (:class:`ReadOnlyLedger`).
 - **Durable names**: :func:`sync_file` and :func:`sync_folder` (a rename or link is durable
   only once its folder is synced).
+- **Private files**: a ledger file holds the open session's seed and the campaign's signing
+  key, so it, its ``-wal`` and its ``-shm`` are made readable by their owner only
+  (:data:`PRIVATE_MODE`, whatever the umask: :func:`create_private`, :func:`make_private`),
+  and one found readable by others is named (:func:`loose_files`, :func:`loose_warning`).
 
 Errors are told apart by their codes (``errno``, ``sqlite_errorcode``), never their text.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sqlite3
@@ -28,14 +33,19 @@ from ledger.errors import StoreError
 __all__ = [
     "LOW_SPACE",
     "NO_ROOM",
+    "PRIVATE_MODE",
     "DiskFull",
     "ReadOnlyLedger",
     "connect_readonly",
+    "create_private",
     "default_mode",
     "disk_full",
     "disk_full_message",
     "free_kb",
     "is_readonly_error",
+    "loose_files",
+    "loose_warning",
+    "make_private",
     "readonly_reason",
     "uri",
     "sync_file",
@@ -238,6 +248,74 @@ def default_mode() -> int:
     umask = os.umask(0o022)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+#: The permission bits of a ledger file, its ``-wal`` and ``-shm`` (and a backup): read and
+#: write for the owner, nothing for anyone else.
+PRIVATE_MODE = 0o600
+#: What SQLite keeps beside a ledger file in WAL mode (both hold the file's pages).
+COMPANIONS = ("-wal", "-shm")
+
+
+def create_private(path: str) -> bool:
+    """Create an empty file at ``path`` with :data:`PRIVATE_MODE` exactly (the umask cannot
+    widen or narrow it), unless something is there already.
+
+    SQLite then opens the empty file as a new database and gives the ``-wal`` and ``-shm``
+    it creates beside it the main file's permission bits.
+
+    :returns: whether this call created the file.
+    :raises OSError: the folder cannot be written.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_MODE)
+    except FileExistsError:
+        return False
+    try:
+        os.fchmod(fd, PRIVATE_MODE)
+    finally:
+        os.close(fd)
+    return True
+
+
+def make_private(path: str) -> None:
+    """Set :data:`PRIVATE_MODE` on ``path`` and on the ``-wal`` and ``-shm`` beside it that
+    exist (for a ledger file this process has just created)."""
+    for name in (path, *(path + suffix for suffix in COMPANIONS)):
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(name).st_mode & 0o777 != PRIVATE_MODE:
+                os.chmod(name, PRIVATE_MODE)
+
+
+def loose_files(path: str) -> list[tuple[str, int]]:
+    """The ledger file ``path``, its ``-wal`` and its ``-shm`` that exist and that someone
+    other than their owner may read or write, each with its permission bits (``0o644``)."""
+    found = []
+    for name in (path, *(path + suffix for suffix in COMPANIONS)):
+        with contextlib.suppress(FileNotFoundError):
+            mode = os.stat(name).st_mode & 0o777
+            if mode & 0o077:
+                found.append((name, mode))
+    return found
+
+
+def loose_warning(loose: list[tuple[str, int]]) -> str:
+    """One line naming the ledger files other users may open (:func:`loose_files`) and the
+    fix: ``"x.db is open to other users (mode 644), and a ledger holds the open session's
+    seed and the signing key: run `chmod 600 x.db`"``."""
+    names = " ".join(_quoted(name) for name, _ in loose)
+    what = ", ".join(f"{name} (mode {mode:03o})" for name, mode in loose)
+    verb = "is" if len(loose) == 1 else "are"
+    return (
+        f"{what} {verb} open to other users, and a ledger holds the open session's seed "
+        f"and the signing key: run `chmod 600 {names}`"
+    )
+
+
+def _quoted(name: str) -> str:
+    import shlex
+
+    return shlex.quote(name)
 
 
 def sync_file(path: str) -> None:

@@ -20,8 +20,8 @@ from ledger.chain import ZERO_HASH, Head
 from ledger.errors import StoreError
 from ledger.store.files import (
     NO_ROOM,
+    PRIVATE_MODE,
     DiskFull,
-    default_mode,
     disk_full,
     readonly_reason,
     sync_file,
@@ -52,7 +52,8 @@ def build_new_file(path: str, fill: Callable[[Store], T]) -> T:
        the head it was built with.
     4. Only then is it linked to ``path`` (``os.link``, which fails if anything appeared at
        ``path`` meanwhile; ``os.rename`` where there are no hard links, if ``path`` is still
-       free), with the umask's permissions, and the folder is synced.
+       free), readable by its owner only (it holds the seed and the signing key), and the
+       folder is synced.
 
     The temporary file is removed whatever happens; it is never at ``path``, so whatever
     its ``-wal`` held belongs to the unfinished build alone.
@@ -81,7 +82,7 @@ def build_new_file(path: str, fill: Callable[[Store], T]) -> T:
         result, heads = _fill_and_close(tmp, fill)
         sync_file(tmp)
         _check_built(tmp, heads)
-        os.chmod(tmp, default_mode())
+        os.chmod(tmp, PRIVATE_MODE)
         _link_new(tmp, path)
         sync_folder(folder)
     except BaseException as e:

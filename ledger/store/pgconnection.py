@@ -14,7 +14,10 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import logging
 import re
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +28,12 @@ from ledger.store.base import SqlEventStore
 if TYPE_CHECKING:
     import psycopg
     import psycopg_pool
+
+#: How many times a write whose commit got no answer is looked up, each on a fresh
+#: connection, before its outcome is called unknown (:meth:`PgConnected._settle`).
+SETTLE_TRIES = 5
+#: Seconds before the second look (then twice that, and so on).
+SETTLE_PAUSE = 0.2
 
 #: Takes a campaign's advisory write lock until the transaction ends.
 _LOCK = "select pg_advisory_xact_lock(hashtextextended(%s, 0))"
@@ -49,6 +58,82 @@ def _writes(query: Any) -> bool:
 
 def _one_line(e: BaseException) -> str:
     return " ".join(str(e).split()) or type(e).__name__
+
+
+def _lost(e: BaseException, raw: psycopg.Connection[Any] | None) -> bool:
+    """Did ``e`` (raised by a statement on ``raw``) end the conversation with the server?
+
+    Told by the error's type, never its text: the connection is closed or broken; the
+    server said it is going away (``AdminShutdown``, ``CrashShutdown``, ``CannotConnectNow``,
+    ``IdleSessionTimeout``, ``DatabaseDropped``) or that the connection failed (SQLSTATE
+    class 08); or psycopg itself gave up on it (an ``OperationalError`` or
+    ``InterfaceError`` with no SQLSTATE: the server never answered, or a pipeline was left
+    waiting for answers that will not come). A connection found lost is closed here, so
+    nothing sends on it again (the store's next call replaces it). Anything else is an
+    answer of the server's: the statement was refused, and the connection is still good.
+    """
+    import psycopg
+    from psycopg import errors
+
+    lost = (
+        raw is None
+        or raw.closed
+        or raw.broken
+        or isinstance(e, _GOING_AWAY)
+        or isinstance(e, errors.ConnectionException)
+        or (
+            isinstance(e, (psycopg.OperationalError, psycopg.InterfaceError))
+            and getattr(e, "sqlstate", None) is None
+        )
+    )
+    if lost and raw is not None and not raw.closed:
+        with _quiet(), contextlib.suppress(Exception):
+            raw.close()
+    return lost
+
+
+def _going_away() -> tuple[type[BaseException], ...]:
+    try:
+        from psycopg import errors
+    except ImportError:  # pragma: no cover (psycopg is installed with the postgres extra)
+        return ()
+    return (
+        errors.AdminShutdown,
+        errors.CrashShutdown,
+        errors.CannotConnectNow,
+        errors.IdleSessionTimeout,
+        errors.DatabaseDropped,
+    )
+
+
+#: The server's own word that it is ending the session (SQLSTATE 57P01 to 57P05).
+_GOING_AWAY = _going_away()
+
+#: Set while the store talks to psycopg (:func:`_quiet`): the store turns every psycopg
+#: error into its own, so psycopg's log lines about the errors it set aside to raise
+#: another one (``psycopg`` logger, level WARNING) would only say the same thing twice.
+_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("ledger_pg_quiet", default=False)
+
+
+class _StoreSpeaks(logging.Filter):
+    """Drops the ``psycopg`` logger's records while the store is handling the call."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not _QUIET.get()
+
+
+_FILTER = _StoreSpeaks()
+logging.getLogger("psycopg").addFilter(_FILTER)
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """psycopg's own log lines silenced for the block (the store speaks for its errors)."""
+    token = _QUIET.set(True)
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)
 
 
 def connect_kwargs(url: str, application_name: str | None) -> dict[str, Any]:
@@ -124,6 +209,7 @@ class _Guarded:
         try:
             return self._conn.execute(query, params)
         except psycopg.Error as e:
+            _lost(e, self._conn)
             raise store._error(e, query) from e
 
     @property
@@ -176,6 +262,9 @@ class PgConnected(SqlEventStore):
     #: the same round trip (``begin``, a campaign's lock, writes that need no answer)
     _owed: list[tuple[str, Any]]
     _begun: bool  # the open transaction's ``begin`` was sent
+    #: ``(campaign, seq)`` of every write whose commit got no answer and that was found
+    #: stored afterwards (:meth:`_settle`), oldest first: a front end says so
+    confirmed_after_loss: list[tuple[str, int]]
     _owes_writes: bool  # something in :attr:`_owed` writes (so a commit is needed)
 
     # --- round trips -------------------------------------------------------------------
@@ -198,11 +287,18 @@ class PgConnected(SqlEventStore):
         self._owed, self._owes_writes = [], False
         if todo and todo[0][0] == "begin":
             self._begun = True
-        if not _PIPELINE or len(todo) == 1:  # one statement: no pipeline to set up
-            return [raw.execute(q, p) for q, p in todo][owed:]
-        with raw.pipeline():
-            cursors = [raw.execute(q, p) for q, p in todo]
-        return cursors[owed:]
+        import psycopg
+
+        try:
+            with _quiet():
+                if not _PIPELINE or len(todo) == 1:  # one statement: no pipeline to set up
+                    return [raw.execute(q, p) for q, p in todo][owed:]
+                with raw.pipeline():
+                    cursors = [raw.execute(q, p) for q, p in todo]
+                return cursors[owed:]
+        except psycopg.Error as e:
+            _lost(e, raw)  # closes a lost connection: what it was doing is settled by looking
+            raise
 
     def _send(self, statements: list[tuple[str, Any]]) -> list[psycopg.Cursor[Any]]:
         """:meth:`_pipeline`, psycopg's errors turned into the store's own: an insert of
@@ -317,12 +413,11 @@ class PgConnected(SqlEventStore):
         import psycopg
 
         raw = self._raw
-        if raw is None or raw.closed or raw.broken:
+        if _lost(e, raw):
             if not self._in_tx and _writes(query):
                 return CommitUnknown(
                     f"the connection to the database {self.url} was lost while a write ran "
-                    f"({_one_line(e)}): it may or may not be stored; look before writing it "
-                    "again"
+                    f"({_one_line(e)}): it may or may not be stored"
                 )
             return StoreUnavailable(
                 f"the connection to the database {self.url} was lost ({_one_line(e)}): "
@@ -427,14 +522,19 @@ class PgConnected(SqlEventStore):
             raise self._error(e, "commit") from e  # refused at commit: rolled back
 
     def _settle(self, lost: psycopg.Error) -> None:
-        """The outcome of a transaction whose ``commit`` got no answer (``lost``).
+        """The outcome of a write whose commit got no answer (``lost``): returns when it is
+        stored, raises when it is not or when that cannot be learned.
 
-        Nothing written: it does not matter (:class:`StoreUnavailable`). Events appended:
-        on a fresh connection, a transaction takes each campaign's lock (the lost
-        transaction held it until it ended, on the server, so what is read after is final)
-        and reads the seq the batch ended at: its hash there means committed (returns);
-        nothing there or another event there means rolled back (:class:`StoreUnavailable`).
-        Other writes, no fresh connection, or a failed look: :class:`CommitUnknown`.
+        Nothing written: it does not matter (:class:`StoreUnavailable`). Events appended: on
+        a fresh connection, a transaction takes each campaign's lock (the lost transaction
+        held it until it ended, on the server, so what is read after is final) and reads
+        the seq the batch ended at: the batch's hash there means it committed (returns, and
+        the campaign and seq are added to :attr:`confirmed_after_loss`); nothing there or
+        another event there means it rolled back (:class:`StoreUnavailable`: nothing
+        written, safe to try again). A look whose own connection is lost is tried again on
+        another, :data:`SETTLE_TRIES` times in all, :data:`SETTLE_PAUSE` seconds apart.
+        Other writes, a lent connection, no fresh connection to be had or a look the server
+        refuses: :class:`CommitUnknown`, naming the batch's last seq and hash.
         """
         import psycopg
 
@@ -444,17 +544,53 @@ class PgConnected(SqlEventStore):
                 f"the connection to the database {self.url} was lost ({reason}): nothing "
                 "was written; try again"
             )
+        written = sorted(self._written.items())
+        campaign, (seq, hash_) = written[-1] if written else (None, (None, None))
         unknown = CommitUnknown(
             f"the connection to the database {self.url} was lost while a write was "
-            f"committing ({reason}): it may or may not be stored; look before writing it "
-            "again"
+            f"committing ({reason}), and the database could not be asked again: it may "
+            "or may not be stored",
+            campaign=campaign,
+            seq=seq,
+            hash=hash_,
         )
-        if not self._written or not (self._owned or self._pool is not None):
+        if not written or not (self._owned or self._pool is not None):
             raise unknown
-        written = sorted(self._written.items())
-        was_in_tx, self._in_tx = self._in_tx, False  # the lost one is over: replace its connection
+        there: list[bool] | None = None
+        was_in_tx, self._in_tx = self._in_tx, False  # the lost one is over: a new connection
         try:
-            raw = self.conn.raw
+            for attempt in range(SETTLE_TRIES):
+                if attempt:
+                    time.sleep(SETTLE_PAUSE * attempt)
+                try:
+                    there = self._look(written)
+                    break
+                except psycopg.Error as e:
+                    if not _lost(e, self._raw):
+                        raise unknown from None  # refused (a lock not had in time)
+                except StoreUnavailable:  # no new connection just now
+                    pass
+        finally:
+            self._in_tx = was_in_tx
+        if there is None or (any(there) and not all(there)):  # one transaction cannot half commit
+            raise unknown
+        if all(there):
+            self.confirmed_after_loss.extend((c, s) for c, (s, _) in written)
+            return
+        raise StoreUnavailable(
+            f"the connection to the database {self.url} was lost before a write committed "
+            f"({reason}): it was looked up afterwards and is not stored, nothing was "
+            "written; try again"
+        )
+
+    def _look(self, written: list[tuple[str, tuple[int, str]]]) -> list[bool]:
+        """For each ``(campaign, (seq, hash))``: is that event stored at that seq? Read in one
+        transaction on this store's connection (replaced when lost), under each campaign's
+        lock (so a write still running on the server is waited for)."""
+        import psycopg
+
+        raw = self.conn.raw
+        with _quiet():
             raw.execute("begin")
             try:
                 raw.execute(f"set local lock_timeout = '{self.lock_timeout}s'")
@@ -469,15 +605,4 @@ class PgConnected(SqlEventStore):
             finally:
                 with contextlib.suppress(psycopg.Error):
                     raw.execute("rollback")
-        except (psycopg.Error, StoreError):
-            raise unknown from None
-        finally:
-            self._in_tx = was_in_tx
-        if all(there):
-            return
-        if any(there):  # one transaction cannot half commit
-            raise unknown
-        raise StoreUnavailable(
-            f"the connection to the database {self.url} was lost before a write committed "
-            f"({reason}): it was rolled back, nothing was written; try again"
-        )
+        return there

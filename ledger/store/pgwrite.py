@@ -52,7 +52,7 @@ from typing import Any, NamedTuple
 from ledger.chain import COLUMNS, ZERO_HASH, Encoded, Head, chain_rows, not_before
 from ledger.errors import StoreError
 from ledger.store.base import Pending, StoredEvent, as_tuples, conflicts, encode_batch
-from ledger.store.pgconnection import _LOCK, _PIPELINE, PgConnected, _clash
+from ledger.store.pgconnection import _LOCK, _PIPELINE, PgConnected, _clash, _quiet
 from ledger.store.rows import Row
 from ledger.store.tree import Growth, _split, grow
 
@@ -441,6 +441,7 @@ class PgWriter(PgConnected):
         self._dirty = True
         try:
             with (
+                _quiet(),
                 raw.cursor() as cur,
                 cur.copy(f"copy events ({', '.join(COLUMNS)}) from stdin") as copy,
             ):

@@ -48,7 +48,9 @@ from ledger.store.base import PagedRows, Row, RowFilter, Statements
 from ledger.store.pgconnection import (
     _LOCK,
     _PIPELINE,
+    _lost,
     _one_line,
+    _quiet,
     _redacted,
     connect_kwargs,
     connection_pool,
@@ -225,6 +227,7 @@ class PostgresStore(PgWriter):
         self._versions = {}  # the versions its appends in a transaction knew (pgwrite, #28)
         #: how many transactions rolled back on this store (caches compare it)
         self.rollbacks = 0
+        self.confirmed_after_loss: list[tuple[str, int]] = []
         self._after_commit: list[Callable[[], None]] = []
         if isinstance(target, str):
             self.url = _redacted(target)
@@ -233,7 +236,7 @@ class PostgresStore(PgWriter):
             except psycopg.Error as e:
                 raise StoreUnavailable(
                     f"cannot open the database {self.url}: {_one_line(e)} "
-                    "(check the URL and that the server runs)"
+                    "(nothing was written; check the URL and that the server runs)"
                 ) from None
         elif isinstance(target, psycopg.Connection):
             self._raw = target
@@ -247,6 +250,11 @@ class PostgresStore(PgWriter):
             with self.connected():
                 self._migrate()
         except psycopg.Error as e:
+            if _lost(e, self._raw):
+                raise StoreUnavailable(
+                    f"the connection to the database {self.url} was lost as it was opened "
+                    f"({_one_line(e)}): nothing was written; try again"
+                ) from None
             raise StoreError(f"cannot prepare the database {self.url}: {_one_line(e)}") from None
 
     # --- lifecycle ---------------------------------------------------------------------
@@ -257,7 +265,7 @@ class PostgresStore(PgWriter):
         if self._applied() == list(MIGRATION_NAMES):
             return
         conn = self.conn.raw
-        with conn.transaction():
+        with _quiet(), conn.transaction():
             conn.execute("select pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
             conn.execute(
                 "create table if not exists ledger_migrations (name text primary key, "

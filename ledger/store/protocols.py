@@ -54,6 +54,10 @@ class EventRecorder(Protocol):
 
     #: how many transactions rolled back on this store (caches keyed by the head compare it)
     rollbacks: int
+    #: ``(campaign, seq)`` of each write whose commit got no answer (the connection to the
+    #: database was lost) and that the store found stored when it looked afterwards, oldest
+    #: first: done, but a front end says it was confirmed after a lost connection
+    confirmed_after_loss: list[tuple[str, int]]
 
     # --- lifecycle ---------------------------------------------------------------------
 

@@ -141,7 +141,10 @@ class Store(SqlEventStore):
         A path this process cannot write (a read-only medium, a folder not its own) is
         opened read-only (:attr:`readonly` says why; how: :func:`ledger.files.connect_readonly`):
         reads answer, snapshots are neither saved nor dropped, and a write raises
-        :class:`~ledger.files.ReadOnlyLedger`.
+        :class:`~ledger.files.ReadOnlyLedger`. A new file, its ``-wal`` and ``-shm`` are
+        readable and writable by their owner only, whatever the umask (they hold the open
+        session's seed and the signing key: :func:`ledger.store.files.create_private`); an
+        existing file open to others is listed in :attr:`loose` for the caller to warn of.
     :param synchronous: SQLite ``synchronous`` pragma: ``"NORMAL"`` (default in WAL mode: a
         power loss may lose the last committed transactions but never corrupts the log) or
         ``"FULL"`` (every commit durable before it returns).
@@ -162,6 +165,10 @@ class Store(SqlEventStore):
         #: why the file is open read-only (:func:`ledger.files.readonly_reason`), or ``None``
         self.readonly: str | None = None
         self._scratch: str | None = None  # a private copy's folder (ledger.files)
+        self._created = False  # this store created the file (ledger.files.create_private)
+        #: the ledger's files others than their owner may use, with their modes
+        #: (:func:`ledger.store.files.loose_files`), found when the file was opened
+        self.loose: list[tuple[str, int]] = []
         if synchronous.upper() not in {"NORMAL", "FULL", "EXTRA"}:
             raise StoreError(f"synchronous must be NORMAL, FULL or EXTRA, not {synchronous!r}")
         if isinstance(db, str):
@@ -193,10 +200,16 @@ class Store(SqlEventStore):
 
         :raises StoreError: a ledger cannot be created there (a read-only folder).
         """
-        from ledger.store.files import connect_readonly, readonly_reason
+        from ledger.store.files import connect_readonly, loose_files, readonly_reason
+        from ledger.store.files import create_private as _create_private
 
-        reason = None if path == ":memory:" or path.startswith("file:") else readonly_reason(path)
+        plain = not (path == ":memory:" or path.startswith("file:"))
+        reason = readonly_reason(path) if plain else None
         if reason is None:
+            if plain:  # readable by its owner only: it holds the seed and the signing key
+                with contextlib.suppress(OSError):  # no folder there: sqlite3 says so below
+                    self._created = _create_private(path)
+                self.loose = [] if self._created else loose_files(path)
             conn = sqlite3.connect(path)
             conn.execute("pragma recursive_triggers = on")  # as sqlite-utils does
             return conn
@@ -214,6 +227,10 @@ class Store(SqlEventStore):
             if self.conn.execute("pragma journal_mode").fetchone()[0] != "wal":
                 self.conn.execute("pragma journal_mode = wal")
             self.conn.execute(f"pragma synchronous = {synchronous.upper()}")
+            if self._created and self.path is not None:
+                from ledger.store.files import make_private
+
+                make_private(self.path)
         # reads through memory-mapped pages: an index's rows scattered over a big file
         # (a session list, a character's log) cost a third of what read() calls do (#19,
         # bench case 8); writes still go through SQLite's journal
@@ -222,6 +239,7 @@ class Store(SqlEventStore):
         self._after_commit: list[Callable[[], None]] = []
         #: how many transactions rolled back on this connection (caches compare it)
         self.rollbacks = 0
+        self.confirmed_after_loss: list[tuple[str, int]] = []  # a file's commit is never lost
         if not _migrated(self.conn):
             if self.readonly is not None:
                 raise StoreError(

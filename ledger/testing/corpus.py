@@ -396,13 +396,16 @@ class Verdict:
     words: str | None
 
     @classmethod
-    def of(cls, ok: bool, bad_seq: int | None, problem: str | None) -> Verdict:
-        """The verdict of a report's ``ok``, ``bad_seq`` and ``problem``."""
+    def of(
+        cls, ok: bool, bad_seq: int | None, problem: str | None, *, file: bool = False
+    ) -> Verdict:
+        """The verdict of a report's ``ok``, ``bad_seq`` and ``problem`` (of an exported
+        file when ``file``)."""
         from ledger.history.report import failure_words
 
         if ok:
             return cls(True, None, None)
-        return cls(False, bad_seq, failure_words(bad_seq, str(problem)))
+        return cls(False, bad_seq, failure_words(bad_seq, str(problem), file=file))
 
     def __str__(self) -> str:
         return "OK" if self.ok else str(self.words)
@@ -450,7 +453,7 @@ def cli_verdict(ledger: Ledger | None = None, file: Path | None = None) -> Verdi
     if result.exit_code not in (0, 1):
         raise AssertionError(f"`campaign {' '.join(args)}` crashed: {result.output}")
     out = json.loads(result.stdout)
-    return Verdict.of(out["ok"], out["bad_seq"], out["problem"])
+    return Verdict.of(out["ok"], out["bad_seq"], out["problem"], file=file is not None)
 
 
 def generic_verdict(file: Path) -> Verdict:
@@ -467,7 +470,7 @@ def generic_verdict(file: Path) -> Verdict:
         seen = witnessed.check_file(lines, trust)
         if not seen.ok:
             report.fail(seen.bad_size or 0, str(seen.problem))
-    return Verdict.of(report.ok, report.bad_seq, report.problem)
+    return Verdict.of(report.ok, report.bad_seq, report.problem, file=True)
 
 
 def audits(ledger: Ledger) -> dict[int, dict[str, Any]]:

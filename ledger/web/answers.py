@@ -34,6 +34,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from ledger.campaign import entering
 from ledger.campaign.entering import Words
+from ledger.errors import Refused
 from ledger.web import access as accessmod
 from ledger.web import sessions as sessionsmod
 from ledger.web.common import (
@@ -62,20 +63,6 @@ PHONE_WORDS = Words(
     randomness="the phone's randomness",
     fresh="tap Roll again",
 )
-
-
-class Refused(Exception):
-    """An answer that cannot be recorded: its HTTP status and one sentence for the player."""
-
-    def __init__(self, status: int, text: str) -> None:
-        super().__init__(text)
-        self.status = status
-        self.text = text
-
-    @classmethod
-    def of(cls, refused: entering.Refused) -> Refused:
-        """The shared refusal with its status (:data:`ledger.web.common.REFUSED_STATUS`)."""
-        return cls(REFUSED_STATUS.get(refused.reason, 422), refused.text)
 
 
 def inputs_in_words(system: Any, name: str, skill: str | None, params: dict[str, Any]) -> str:
@@ -198,13 +185,10 @@ def answer(server: ServerPort) -> Any:
     """
 
     def check_request(viewer: Viewer, seq: int) -> None:
-        """:raises Refused: 404 not the viewer's; 409 closed."""
+        """:raises Refused: ``missing`` not the viewer's; ``closed``."""
         campaign = server.campaign()
         mine = {} if viewer.as_gm else accessmod.characters_of(campaign, viewer.access)
-        try:
-            entering.request_for(campaign, seq, viewer.access.who, mine)
-        except entering.Refused as e:
-            raise Refused.of(e) from None
+        entering.request_for(campaign, seq, viewer.access.who, mine)
 
     def record(viewer: Viewer, seq: int, form: dict[str, str]) -> Any:
         """The answer written through :func:`ledger.campaign.entering.answer_request`."""
@@ -213,13 +197,10 @@ def answer(server: ServerPort) -> Any:
         campaign = server.campaign()
         also = device_write(server, viewer, form)  # the nonce, the bucket and the roll
         mine = {} if viewer.as_gm else accessmod.characters_of(campaign, viewer.access)
-        try:
-            return entering.answer_request(
-                campaign, seq, entropy=form.get("entropy"), faces=form.get("dice"),
-                who=viewer.access.who, mine=mine, at=now(), words=PHONE_WORDS, also=also,
-            )  # fmt: skip
-        except entering.Refused as e:
-            raise Refused.of(e) from None
+        return entering.answer_request(
+            campaign, seq, entropy=form.get("entropy"), faces=form.get("dice"),
+            who=viewer.access.who, mine=mine, at=now(), words=PHONE_WORDS, also=also,
+        )  # fmt: skip
 
     def reply(request: Request, status: int, body: dict[str, Any], headers: Any = None) -> Response:
         if "application/json" in request.headers.get("accept", ""):
@@ -247,8 +228,8 @@ def answer(server: ServerPort) -> Any:
             await run_sync(server.attempt, check_request, viewer, seq)
             await run_sync(server.attempt, check_device_write, server, viewer, form)
             rec = await run_sync(server.attempt, record, viewer, seq, form)
-        except Refused as e:
-            return reply(request, e.status, {"error": e.text})
+        except Refused as e:  # the shared refusal, its status from why
+            return reply(request, REFUSED_STATUS.get(e.reason, 422), {"error": e.text})
         except sessionsmod.FormUsed as e:
             return reply(request, 409, {"error": str(e)})
         except sessionsmod.SlowDown as e:

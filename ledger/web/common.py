@@ -199,7 +199,7 @@ COOKIE_OPTIONS: dict[str, Any] = {"httponly": True, "samesite": "strict", "path"
 
 
 #: The HTTP status of each reason a roll or an answer is refused
-#: (:data:`ledger.campaign.entering.Reason`); any other is 422.
+#: (:data:`ledger.errors.Reason`); any other is 422.
 REFUSED_STATUS = {"missing": 404, "closed": 409, "conflict": 409}
 
 

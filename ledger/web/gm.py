@@ -8,8 +8,8 @@ record_event`, the code of ``campaign record``; which events these are:
 :func:`~ledger.campaign.recording.kinds_of`), and request a roll (``campaign request``); every
 other recordable event as a folded form. Each write redirects to ``/gm?done=SEQ``, which says
 what was written and what it changed in the book's words, with an undo that takes a reason
-(a correction, ``campaign correct SEQ --reason``; an open roll request is withdrawn,
-``campaign withdraw``). A refused write shows the page again (422) with the reason next to
+(``campaign undo``'s own: :mod:`ledger.campaign.undo`, the whole entry the line belongs to;
+an open roll request is withdrawn). A refused write shows the page again (422) with the reason next to
 the form that caused it; nothing is written.
 
 Who is connected: each live link's signed-in devices (browser and system, signed in, last
@@ -33,8 +33,10 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from ledger.errors import Refused
 from ledger.web import sessions as sessionsmod
 from ledger.web.common import (
+    REFUSED_STATUS,
     FormError,
     Viewer,
     check_csrf,
@@ -54,18 +56,6 @@ if TYPE_CHECKING:
 GM = "gm"
 
 ACTIONS = ("damage", "record", "request", "undo", "signout", "link", "next", "end")
-
-
-class Refused(Exception):
-    """A tap that writes nothing: its status, one sentence, the form it came from and the
-    field of that form it is about (``""``: the form as a whole)."""
-
-    def __init__(self, status: int, text: str, form: str = "", field: str = "") -> None:
-        super().__init__(text)
-        self.status = status
-        self.text = text
-        self.form = form
-        self.field = field
 
 
 def gm_page(server: ServerPort) -> Endpoint:
@@ -100,28 +90,52 @@ def render_page(
     done: int = 0,
     note: str = "",
     failed: Refused | None = None,
+    where: str = "",
     values: dict[str, str] | None = None,
     new_link: dict[str, str] | None = None,
     status: int = 200,
-    _placed: bool = False,
 ) -> Response:
-    """The GM's page, with a fresh one-time nonce for its forms. A refusal is shown next to
-    the form it came from, or at the top when the page no longer has that form (a device
-    signed out meanwhile, an entry gone from the recent ones)."""
+    """The GM's page, with a fresh one-time nonce for its forms. A refusal (the shared
+    :class:`ledger.errors.Refused`, worded for this page by :func:`worded`) is shown next to
+    the form ``where`` it came from, or at the top when the page no longer has that form (a
+    device signed out meanwhile, an entry gone from the recent ones)."""
+    shown = (
+        {"text": worded(failed), "form": where, "field": failed.param}
+        if failed is not None
+        else None
+    )
+    if shown is not None and where:
+        first = _render(server, viewer, done, note, shown, values, new_link, status)
+        if f'id="err-{where}"'.encode() in first.body:
+            return first
+        shown = {"text": shown["text"], "form": "", "field": ""}
+    return _render(server, viewer, done, note, shown, values, new_link, status)
+
+
+def worded(refused: Refused | None) -> str:
+    """A refusal as this page says it: one sentence, capitalised, ending "(nothing was
+    written)."."""
+    return _sentence(refused.text) if refused is not None else ""
+
+
+def _render(
+    server: ServerPort,
+    viewer: Viewer,
+    done: int,
+    note: str,
+    failed: dict[str, str] | None,
+    values: dict[str, str] | None,
+    new_link: dict[str, str] | None,
+    status: int,
+) -> Response:
     from ledger.campaign.encounters import encounter_view
     from ledger.web import gm_forms
-
-    if failed is not None and failed.form and not _placed:
-        first = render_page(server, viewer, done=done, note=note, failed=failed, values=values,
-                            new_link=new_link, status=status, _placed=True)  # fmt: skip
-        if f'id="err-{failed.form}"'.encode() in first.body:
-            return first
-        failed = Refused(failed.status, failed.text)
 
     campaign = server.campaign()
     said, changes, about = gm_forms.changes_of(campaign, done) if done else ("", [], None)
     recent = gm_forms.recent(campaign)
-    undo = next((r["undo"] for r in recent if r["seq"] == done), "") if said else ""
+    mine = next((r for r in recent if r["seq"] == done), None) if said else None
+    undo, undo_seq = (mine["undo"], mine["undo_seq"]) if mine else ("", 0)
     nonce = sessionsmod.issue_nonce(campaign.store, viewer.session, server.clock(), server.policy)
     return page(
         viewer,
@@ -133,7 +147,8 @@ def render_page(
         taps=gm_forms.taps(campaign),
         recent=recent,
         links=gm_forms.connected(campaign, server.clock(), server.policy, viewer.session.id),
-        done={"seq": done, "text": said, "changes": changes, "character": about, "undo": undo}
+        done={"seq": done, "text": said, "changes": changes, "character": about, "undo": undo,
+              "undo_seq": undo_seq}
         if said
         else None,
         note=note,
@@ -148,7 +163,8 @@ def act(server: ServerPort, viewer: Viewer, action: str, form: dict[str, str]) -
     """Do one tap in one transaction with the form's nonce; returns the redirect's URL, or
     ``{"link": ...}`` for a new link.
 
-    :raises Refused: what was entered, or the rules, refuse it (nothing written).
+    :raises Refused: what was entered, or the rules, refuse it (nothing written); the page
+        words it (:func:`worded`).
     :raises sessionsmod.FormUsed: the form was sent already (nothing more written).
     """
     from ledger.campaign import recording
@@ -157,19 +173,18 @@ def act(server: ServerPort, viewer: Viewer, action: str, form: dict[str, str]) -
 
     campaign = server.campaign()
     store, moment = campaign.store, server.clock()
-    where = form.get("form", "")
     sessionsmod.check_nonce(store, viewer.session, form.get("nonce", ""))
     try:
         with store.transaction():
             sessionsmod.use_nonce(store, viewer.session, form.get("nonce", ""), moment)
             if action == "signout":
-                return _sign_out(server, campaign, form, where)
+                return _sign_out(server, campaign, form)
             if action == "link":
-                return _new_link(campaign, form, where)
+                return _new_link(campaign, form)
             if action == "undo":
-                return _undo(campaign, form, where)
+                return _undo(campaign, form)
             if action == "request":
-                return _request(campaign, form, where)
+                return _request(campaign, form)
             if action in ("next", "end"):
                 return _encounter(campaign, action, viewer.access.who)
             named = form.get("character", "").strip()
@@ -178,9 +193,7 @@ def act(server: ServerPort, viewer: Viewer, action: str, form: dict[str, str]) -
                 assert cid is not None
                 amount = form.get("amount", "").strip()
                 if not amount.lstrip("-").isdigit() or len(amount) > 9:
-                    raise Refused(
-                        422, _sentence("give the damage as a whole number, 1 or more"), where
-                    )
+                    raise Refused("give the damage as a whole number, 1 or more", reason="input")
                 event = recording.harm(campaign, cid, int(amount), _items(form.get("affects")))
             else:
                 texts = {k[2:]: v for k, v in form.items() if k.startswith("f.") and v.strip()}
@@ -190,13 +203,15 @@ def act(server: ServerPort, viewer: Viewer, action: str, form: dict[str, str]) -
             rec = recording.write(campaign, event, actor=viewer.access.who, at=now()).rec
             return f"/gm?done={rec.seq}" + (f"#c-{cid}" if cid else "")
     except recording.FieldError as e:
-        raise Refused(422, _sentence(e.message), where) from None
+        raise Refused(e.message, reason="input") from None
     except ConflictError:
         raise Refused(
-            409, "Another entry was written at the same moment: tap again.", where
+            "another entry was written at the same moment: tap again", reason="conflict"
         ) from None
+    except Refused:
+        raise
     except RuleError as e:
-        raise Refused(422, _sentence(str(e)), where) from None
+        raise Refused(str(e)) from None
 
 
 def _items(text: str | None) -> list[str]:
@@ -208,7 +223,7 @@ def _sentence(text: str) -> str:
     return (text[:1].upper() + text[1:]).rstrip(".") + " (nothing was written)."
 
 
-def _request(campaign: Any, form: dict[str, str], where: str) -> str:
+def _request(campaign: Any, form: dict[str, str]) -> str:
     """"Ask for a roll": the skill and the roll form's options (the same fields,
     :func:`ledger.web.roll_help.fields`), through :meth:`Campaign.request_roll` as
     ``campaign request``. A refusal about one option (a bad value; a roll the rules settle
@@ -228,7 +243,7 @@ def _request(campaign: Any, form: dict[str, str], where: str) -> str:
         picked = pick_params(system, "roll_params", options)
         rec = campaign.request_roll(cid, skill, picked, asked=asked, actor=GM, at=now())
     except (ParamError, NothingToRoll) as e:
-        raise Refused(422, _sentence(plain(system, str(e))), where, e.option or "") from None
+        raise Refused(plain(system, str(e)), reason="input", param=e.option or "") from None
     return f"/gm?done={rec.seq}#c-{cid}"
 
 
@@ -244,25 +259,23 @@ def _encounter(campaign: Any, action: str, who: str) -> str:
     return f"/gm?done={records[0].seq}#encounter-tracker"
 
 
-def _undo(campaign: Any, form: dict[str, str], where: str) -> str:
+def _undo(campaign: Any, form: dict[str, str]) -> str:
+    """Undo the entry the line at ``seq`` belongs to (:func:`ledger.campaign.undo.undo_target`:
+    what ``campaign undo`` takes back), with the reason typed."""
     from ledger.campaign.clock import now
+    from ledger.campaign.undo import undo, undo_target
 
     seq_text = form.get("seq", "")
-    reason = form.get("reason", "").strip()
     if not seq_text.isdigit() or len(seq_text) > 18:
-        raise Refused(422, "Choose the entry to undo.", where)
-    if not reason:
-        raise Refused(422, "Give the reason: it is kept in the log beside the correction.", where)
-    seq = int(seq_text)
-    target = campaign.record(seq)
-    if target.type == "roll.requested":
-        rec = campaign.withdraw_request(seq, reason, actor=GM, at=now())
-    else:
-        rec = campaign.correct(seq, reason, actor=GM, at=now())
+        raise Refused("choose the entry to undo", reason="input")
+    reason = form.get("reason", "").strip()
+    if not reason:  # before the target: a refusal names what is missing first
+        raise Refused("give the reason: it is kept in the log beside the undo", reason="input")
+    rec = undo(campaign, undo_target(campaign, int(seq_text)), reason, actor=GM, at=now())
     return f"/gm?done={rec.seq}"
 
 
-def _sign_out(server: ServerPort, campaign: Any, form: dict[str, str], where: str) -> str:
+def _sign_out(server: ServerPort, campaign: Any, form: dict[str, str]) -> str:
     text = form.get("session", "")
     ended = None
     if text.isdigit() and len(text) <= 18:
@@ -270,11 +283,11 @@ def _sign_out(server: ServerPort, campaign: Any, form: dict[str, str], where: st
             campaign.store, campaign.id, int(text), server.clock(), server.policy
         )
     if ended is None:
-        raise Refused(422, "That device is not signed in any more.", where)
+        raise Refused("that device is not signed in any more", reason="input")
     return "/gm?out=1#devices"
 
 
-def _new_link(campaign: Any, form: dict[str, str], where: str) -> dict[str, str]:
+def _new_link(campaign: Any, form: dict[str, str]) -> dict[str, str]:
     from ledger.campaign.clock import now
     from ledger.web import access as accessmod
     from ledger.web.gm_forms import qr_data_uri
@@ -285,7 +298,7 @@ def _new_link(campaign: Any, form: dict[str, str], where: str) -> dict[str, str]
         if not link.is_gm:
             players.setdefault(link.who.casefold(), link.who)
     if who.casefold() not in players:
-        raise Refused(422, "New links are for the players on this page.", where)
+        raise Refused("new links are for the players on this page", reason="input")
     found, token = accessmod.grant(
         campaign.store, campaign, players[who.casefold()], (), at=now(), replace=True
     )
@@ -315,22 +328,25 @@ def gm_post(server: ServerPort) -> Endpoint:
             return login_hint()
         form["_base"] = f"{request.url.scheme}://{request.url.netloc}"
         action = request.path_params["action"]
+        where = form.get("form", "")
         try:
             out = await run_sync(server.attempt, act, server, viewer, action, form)
-        except Refused as e:
+        except Refused as e:  # the shared refusal, worded here, its status from why
             again = functools.partial(
-                render_page, server, viewer, failed=e, values=form, status=e.status
-            )
+                render_page, server, viewer, failed=e, where=where, values=form,
+                status=REFUSED_STATUS.get(e.reason, 422),
+            )  # fmt: skip
             return await run_sync(server.attempt, again)
         except sessionsmod.FormUsed as e:
             text = (
-                "This page has expired: reload it and tap again (nothing was written)."
+                "this page has expired: reload it and tap again"
                 if e.expired
-                else "This form was already sent: it is in the log once (nothing more was written)."
+                else "this form was already sent: it is in the log once"
             )
-            failed = Refused(409, text, form.get("form", ""))
+            failed = Refused(text, reason="conflict")
             return await run_sync(
-                server.attempt, lambda: render_page(server, viewer, failed=failed, status=409)
+                server.attempt,
+                lambda: render_page(server, viewer, failed=failed, where=where, status=409),
             )
         if isinstance(out, dict):  # a new link: shown once, in this answer only
             return await run_sync(server.attempt, lambda: render_page(server, viewer, new_link=out))

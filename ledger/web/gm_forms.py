@@ -7,7 +7,6 @@ writes.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import msgspec
@@ -20,10 +19,11 @@ RECENT = 8
 
 
 def said(campaign: Any, rec: Any) -> str:
-    """An event as the log words it, without its ``[seq]`` (the page shows ``#seq``)."""
-    from ledger.history.words import describe
+    """An event as the log words it (:func:`ledger.history.words.line`), without its seq
+    (the page shows ``#seq``)."""
+    from ledger.history.words import line
 
-    return re.sub(r"^\[\d+\]\s*", "", describe(campaign, rec))
+    return line(campaign, rec).text
 
 
 def words(short: str) -> str:
@@ -191,26 +191,28 @@ def taps(campaign: Any) -> dict[str, Any]:
 def recent(campaign: Any) -> list[dict[str, Any]]:
     """The newest :data:`RECENT` entries of the log (GM's view), newest first: ``seq``,
     ``text`` (a physical roll's ends with who entered its dice, as the live log says it),
-    ``undo`` (``"correct"``, ``"withdraw"`` for an open roll request, or ``""``: a
-    correction, a session's start or end, or already retracted)."""
-    from ledger.campaign.corrections import UNCORRECTABLE
+    ``undo`` (what undoing it does, :func:`ledger.campaign.undo.undo_target`: ``"retract"``,
+    ``"withdraw"`` for an open roll request, or ``""``: it cannot be undone) and
+    ``undo_seq`` (the entry that goes: the roll a harm came with, the ``time pass`` a
+    consequence came with)."""
+    from ledger.campaign.undo import undo_target
+    from ledger.errors import Refused
     from ledger.events import Roll
 
     corrections = campaign.corrections()
     out = []
     for rec in campaign.store.rows(campaign.id, descending=True, limit=RECENT):
         full = campaign.record(rec.seq)
-        undo = "correct"
-        if rec.type in UNCORRECTABLE or rec.type == "correction.recorded":
-            undo = ""
-        elif rec.seq in corrections.retracted:
-            undo = ""
-        elif rec.type == "roll.requested":
-            undo = "withdraw"
+        undo: str
+        try:
+            target = undo_target(campaign, rec.seq)
+            undo, undo_seq = target.action, target.entry.seq
+        except Refused:
+            undo, undo_seq = "", 0
         text = said(campaign, full)
         if isinstance(full.data, Roll) and full.data.source == "physical":
             text += f" — entered by {full.actor} (physical dice)"
-        out.append({"seq": rec.seq, "text": text, "undo": undo,
+        out.append({"seq": rec.seq, "text": text, "undo": undo, "undo_seq": undo_seq,
                     "gm": rec.visibility == "gm", "retracted": rec.seq in corrections.retracted})  # fmt: skip
     return out
 

@@ -283,13 +283,14 @@ def events(server: ServerPort) -> Endpoint:
 
 
 def _sheet_html(campaign: Any, cid: str, as_gm: bool) -> str:
-    """A character's sheet as an HTML fragment: the rule system's layout through the sheet
-    template ``sheet --format html`` uses (its ``sheet_fragment`` macro), styled by
-    ``/sheet.css`` alone: no ``<style>`` element, which the page's CSP refuses (#27)."""
+    """A character's sheet as an HTML fragment: the sheet the viewer may see
+    (:func:`ledger.campaign.viewing.sheet_for`, as ``campaign sheet`` shows it) through the
+    sheet template ``sheet --format html`` uses (its ``sheet_fragment`` macro), styled by
+    ``/sheet.css`` alone: no ``<style>`` element, which the page's CSP refuses."""
+    from ledger.campaign.viewing import sheet_for
     from ledger.templating import environment as core_environment
 
-    state = campaign.state_of(cid, as_gm=as_gm, save_snapshots=False)
-    layout = campaign.system.sheet_layout(state, as_gm=as_gm)
+    layout = sheet_for(campaign, cid, as_gm=as_gm, save_snapshots=False)
     module = core_environment().get_template("sheet.html.j2").module
     return str(module.sheet_fragment(layout))
 

@@ -133,7 +133,8 @@ def roll(server: ServerPort) -> Endpoint:
         ``campaign roll``): ``(record, "", "")``; or refused: ``(None, sentence, field)``
         (``field`` the form field it is about, ``""`` for none)."""
         from ledger.campaign.clock import now
-        from ledger.campaign.entering import Refused, enter_roll
+        from ledger.campaign.entering import enter_roll
+        from ledger.errors import Refused
         from ledger.rules.params import ParamError, pick_params
 
         campaign = server.campaign()

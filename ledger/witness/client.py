@@ -46,14 +46,16 @@ class WitnessConflict(WitnessError):
 
 class WitnessRefused(WitnessError):
     """The witness refused the checkpoint (:attr:`status`: 400 malformed, 403 a signature,
-    404 an origin it does not follow, 422 an inconsistency, ...); :attr:`reason` is its
-    word, made printable and cut short."""
+    404 an origin it does not follow, 409 at the size it last cosigned: another root there,
+    a fork; 422 an inconsistency, ...); :attr:`reason` is its word, made printable and cut
+    short."""
 
     def __init__(self, url: str, status: int, reason: str) -> None:
         what = {
             400: "refused the request as malformed",
             403: "refused the checkpoint's signature",
             404: "does not follow this log (trust its key there: `campaign witness trust VKEY`)",
+            409: "refused the checkpoint as a fork of the one it cosigned",
             413: "refused the request as too large",
             422: "refused the checkpoint as inconsistent with what it saw",
         }.get(status, f"answered HTTP {status}")
@@ -124,8 +126,9 @@ def add_checkpoint(
         answer is accepted only with a valid cosignature by it.
     :param timeout: seconds to wait for the witness.
     :returns: the cosignature line (``— NAME BASE64\\n``), verified over ``note_text``.
-    :raises WitnessConflict: 409, with the witness's size.
-    :raises WitnessRefused: any other refusal (400, 403, 404, 422, 5xx).
+    :raises WitnessConflict: 409, with the witness's size (not ``old_size``).
+    :raises WitnessRefused: any other refusal (400, 403, 404, 422, 5xx; a 409 at
+        ``old_size``: another root at that size, a fork).
     :raises WitnessUnavailable: no connection, a timeout, a broken answer.
     :raises BadWitnessAnswer: a 200 without a valid cosignature by ``witness_key``.
     :raises WitnessError: a bad URL or key, a negative size.
@@ -168,6 +171,10 @@ def add_checkpoint(
         match = re.fullmatch(rb"(0|[1-9][0-9]{0,18})\n", raw)
         if not match or not content_type.startswith("text/x.tlog.size"):
             raise BadWitnessAnswer(f"the witness at {base} answered 409 without its size")
+        if int(match.group(1)) == old_size:  # at the size sent: another root there
+            raise WitnessRefused(
+                base, 409, f"it cosigned another root at size {old_size}: the log forked"
+            )
         raise WitnessConflict(base, int(match.group(1)))
     if status != 200:
         raise WitnessRefused(base, status, _reason(raw))

@@ -9,11 +9,12 @@ spec's order:
 400   a malformed body, note or checkpoint; ``old`` larger than the checkpoint's size
 404   an origin the witness does not follow (``campaign witness trust VKEY``)
 403   no signature by a key trusted for the origin, or one by such a key that fails
-409   ``old`` is not the size the witness last cosigned (the body is that size and a
-      newline, ``Content-Type: text/x.tlog.size``): a rolled-back or stale submission
-422   a size-0 checkpoint whose root is not the empty tree's; a proof sent with ``old 0``;
-      same size, other root (a fork); a consistency proof from the stored root that does not
-      verify
+409   ``old`` is not the size the witness last cosigned: a rolled-back or stale
+      submission; or ``old`` is the checkpoint's size and the root is not the one cosigned
+      at that size (a fork; at size 0, a root that is not the empty tree's). The body is
+      the size last cosigned and a newline, ``Content-Type: text/x.tlog.size``
+422   a proof sent with ``old 0`` or between equal sizes; a consistency proof from the
+      stored root that does not verify
 200   the witness's cosignature line(s); the checkpoint is stored before the answer
 ====  =====================================================================================
 
@@ -167,7 +168,8 @@ class Witness:
             known = entry.size or 0
             if req.old != known:
                 return Answer(409, f"{known}\n", SIZE_TYPE)
-            problem = self._inconsistency(entry, req, checkpoint)
+            forked = self._fork(entry, req, checkpoint)
+            problem = forked or self._inconsistency(entry, req, checkpoint)
             if problem:
                 log.warning(
                     "refused a checkpoint of %s at size %d (witnessed: %d): %s",
@@ -176,6 +178,8 @@ class Witness:
                     known,
                     problem,
                 )
+                if forked:  # C2SP: equal sizes, other roots: 409, as for another size
+                    return Answer(409, f"{known}\n", SIZE_TYPE)
                 return Answer(422, f"{problem}\n")
             timestamp = max(1, int(self.clock()))
             line = self.cosigner.cosign(checkpoint, timestamp)
@@ -193,18 +197,29 @@ class Witness:
         return Answer(404, "no checkpoint cosigned for this origin\n")
 
     @staticmethod
+    def _fork(entry: LogState, req: Request, checkpoint: Checkpoint) -> str | None:
+        """Why ``checkpoint``, of the size the witness last cosigned (``old``, already
+        checked), is not the checkpoint it cosigned at that size, or ``None``: another
+        root (at size 0, the empty tree's root is the one "cosigned")."""
+        if req.old != checkpoint.size:
+            return None
+        if checkpoint.size == 0:
+            if checkpoint.root != EMPTY_ROOT:
+                return "a checkpoint of size 0 must have the empty tree's root"
+            return None
+        if base64.b64decode(entry.root or "") != checkpoint.root:
+            return "same size, different root: the log forked"
+        return None
+
+    @staticmethod
     def _inconsistency(entry: LogState, req: Request, checkpoint: Checkpoint) -> str | None:
         """Why ``checkpoint`` does not extend what the witness cosigned, or ``None``."""
-        if checkpoint.size == 0 and checkpoint.root != EMPTY_ROOT:
-            return "a checkpoint of size 0 must have the empty tree's root"
         if req.old == 0:
             return "a consistency proof from size 0 must be empty" if req.proof else None
         stored = base64.b64decode(entry.root or "")
         if req.old == checkpoint.size:
             if req.proof:
                 return "a consistency proof between equal sizes must be empty"
-            if stored != checkpoint.root:
-                return "same size, different root: the log forked"
             return None
         try:
             verify_consistency(req.old, checkpoint.size, stored, checkpoint.root, req.proof)
@@ -261,13 +276,20 @@ def save_cosigner(path: str, cosigner: Cosigner) -> None:
         os.fsync(f.fileno())
 
 
-def trust(state: WitnessState, vkey: str, origin: str | None = None) -> tuple[str, Verifier]:
+def trust(
+    state: WitnessState, vkey: str, origin: str | None = None, *, same_log: bool = False
+) -> tuple[str, Verifier]:
     """Follow the log whose note key is ``vkey`` (``NAME+HASH+BASE64``) under ``origin`` (the
     key's name unless given): its checkpoints are cosigned from now on. A key already trusted
     for the origin is kept once.
 
+    An origin names one log (C2SP tlog-witness keeps one checkpoint per origin): a key not yet
+    trusted for an origin the witness follows is added only with ``same_log`` (the same
+    log's new key); another log under that origin would share its size and be refused.
+
     :returns: the origin and the parsed key.
-    :raises WitnessError: a malformed key or origin.
+    :raises WitnessError: a malformed key or origin; an origin followed with other keys,
+        without ``same_log`` (nothing changed).
     """
     try:
         verifier = Verifier.parse(vkey.strip())
@@ -282,5 +304,12 @@ def trust(state: WitnessState, vkey: str, origin: str | None = None) -> tuple[st
     with state.update() as s:
         entry = s.logs.setdefault(origin, LogState(keys=[]))
         if verifier.key() not in entry.keys:
+            if entry.keys and not same_log:
+                at = f", cosigned up to size {entry.size}" if entry.size is not None else ""
+                raise WitnessError(
+                    f"the witness already follows a log under the origin {origin!r} (key "
+                    f"{entry.keys[0]}{at}): nothing changed. An origin is one log; give "
+                    "--same-log if this is that log's new key"
+                )
             entry.keys.append(verifier.key())
     return origin, verifier

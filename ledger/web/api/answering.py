@@ -36,7 +36,7 @@ def answer(campaign: Any, access: Access, seq: int, entropy: str | None, dice: s
     :func:`ledger.campaign.entering.answer_request` (the phone's code).
 
     :returns: the recorded roll.
-    :raises ledger.campaign.entering.Refused: ``missing`` not the caller's (or none; always
+    :raises ledger.errors.Refused: ``missing`` not the caller's (or none; always
         for the GM, who answers at the laptop), ``closed``, ``input``, ``rules`` (a player
         told only what the players' view holds), ``conflict``.
     """

@@ -48,6 +48,7 @@ from ledger.web.api.types import (
     RollIn,
     RollOut,
     Sheet,
+    SheetLayout,
 )
 
 if TYPE_CHECKING:
@@ -218,8 +219,12 @@ def sheet(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
         state = campaign.state_of(cid, upto=upto, as_gm=as_gm, save_snapshots=False)
     except NotFound as e:
         raise ApiError(404, str(e)) from e
+    from ledger.campaign.viewing import sheet_for
+
     view = campaign.system.sheet_view(state, as_gm=as_gm)
-    return ok(Sheet(character=cid, as_of=upto, view=msgspec.to_builtins(view)))
+    shown = sheet_for(campaign, cid, as_gm=as_gm, upto=upto, save_snapshots=False)
+    layout = SheetLayout(**msgspec.structs.asdict(shown))
+    return ok(Sheet(character=cid, as_of=upto, view=msgspec.to_builtins(view), layout=layout))
 
 
 def log(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
@@ -359,10 +364,10 @@ def request_roll(campaign: Any, token: tokensmod.Token, request: Request) -> Res
 
 
 def _written(write: Callable[..., Any], *args: Any) -> Any:
-    """``write(*args)``, a :class:`ledger.campaign.entering.Refused` as its problem: 404
+    """``write(*args)``, a :class:`ledger.errors.Refused` as its problem: 404
     ``missing``, 409 ``closed`` or ``conflict``, else 422
     (:data:`ledger.web.common.REFUSED_STATUS`, as the phone's)."""
-    from ledger.campaign.entering import Refused
+    from ledger.errors import Refused
     from ledger.web.common import REFUSED_STATUS
 
     try:

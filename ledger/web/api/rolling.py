@@ -48,7 +48,8 @@ def record_api(campaign: Any, access: Access, cid: str, body: Any) -> Any:
         (:data:`ledger.campaign.entering.SECRET_REFUSAL` for a GM-only reason).
     """
     from ledger.campaign.clock import now
-    from ledger.campaign.entering import Refused, dice_wanted, enter_roll
+    from ledger.campaign.entering import dice_wanted, enter_roll
+    from ledger.errors import Refused
     from ledger.rules.params import ParamError, pick_params
 
     faces = body.dice.strip()

@@ -8,6 +8,8 @@ from typing import Any
 
 import msgspec
 
+from ledger.rules import sheets
+
 #: The largest whole number a query parameter takes (18 digits; a seq never comes near it).
 MAX_QUERY_INT = 10**18 - 1
 
@@ -43,13 +45,23 @@ class Character(msgspec.Struct, kw_only=True):
     mine: bool
 
 
+class SheetLayout(sheets.Sheet, frozen=True, kw_only=True):
+    """A sheet as people read it (:class:`ledger.rules.sheets.Sheet`): a ``title``, a
+    ``subtitle``, ``sections`` of items (``line``, ``track``, ``table``, each told by its
+    ``type``; ``gm_only`` on a GM-only one) and ``as_gm``, whose sheet it is."""
+
+
 class Sheet(msgspec.Struct, kw_only=True):
-    """A character's sheet in the caller's view, at the head or ``as_of`` a seq: the rule
-    system's sheet layout (sections of labelled values), as ``sheet --json`` gives it."""
+    """A character's sheet in the caller's view, at the head or ``as_of`` a seq: ``view``,
+    the rule system's fields as ``sheet --json`` gives them, and ``layout``, the sheet as
+    ``campaign sheet`` and the web view show it (sections of labelled lines, tracks and
+    tables in the book's words; a player's holds no GM-only item, the GM's marks them
+    ``gm_only``)."""
 
     character: str
     as_of: int
     view: dict[str, Any]
+    layout: SheetLayout
 
 
 class LogEntry(msgspec.Struct, kw_only=True):

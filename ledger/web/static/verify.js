@@ -65,7 +65,7 @@
   // The sentence every verifier gives for a log that fails (report.py failure_words).
   function failureWords(seq, problem) {
     if (seq === null || seq === undefined) { return "verification failed: " + problem; }
-    return "verification failed " + (seq ? "at seq " + seq : "in the database file") + ": " + problem;
+    return "verification failed " + (seq ? "at seq " + seq : "in the file") + ": " + problem;
   }
 
   // The span of the top-level "data" value in a line's JSON text (its bytes are hashed as
