@@ -240,3 +240,63 @@ def test_proofs_are_base64_audit_paths_to_the_checkpoint(mara, tmp_path):
                 e["seq"] - 1, cp.size, merkle.leaf_hash(bytes.fromhex(e["hash"])),
                 [base64.b64decode(h) for h in proof], cp.root,
             )  # fmt: skip
+
+
+def _league(tmp_path, *tables):
+    """League "marches" on a ledger of its own, trusting each table's checkpoint key;
+    returns its ledger path and its checkpoint key."""
+    path = str(tmp_path / "league.db")
+    run = _runner(path)
+    made = run("league", "init", "marches").output
+    vkey = made.rsplit(": ", 1)[1].strip()
+    for table in tables:
+        key = json.loads(table("checkpoint", "--json").output)
+        run("league", "trust", key["vkey"])
+    return path, vkey
+
+
+def test_joining_in_a_league_refuses_a_passport_cut_short(tmp_path, frozen):
+    """A player keeps Isa's passport from before her last session (say, the one she died
+    in) and brings it to Oskar's table: the league's newest entry for her is later, so the
+    passport is refused, naming its last entry; her whole passport is accepted."""
+    from .leaguetools import league_server
+
+    mara = _table(tmp_path, "mara")
+    oskar = _table(tmp_path, "oskar")
+    db, vkey = _league(tmp_path, mara, oskar)
+    with league_server(db, "marches") as url:
+        league = ["--league", url, "--league-key", vkey]
+        mara("character", "add", "--sheet", SHEETS + "isa.toml")
+        mara("session", "start")
+        mara("roll", "isa", "Forage", "--time", "--dice", "15")
+        mara("session", "end", *league)
+        early = _export(mara, tmp_path, name="early.passport")
+        mara("session", "start")
+        mara("roll", "isa", "Forage", "--time", "--dice", "3")
+        mara("session", "end", *league)
+        whole = _export(mara, tmp_path, name="whole.passport")
+        head = Store(str(tmp_path / "oskar.db")).head("oskar").seq
+        got = oskar("character", "add", "--passport", str(early), *league, ok=False)
+        assert got.exit_code == 1
+        line = got.output.strip()
+        assert "\n" not in line and "Traceback" not in line
+        assert line == (
+            "Error: entry 1 (signed by campaign-ledger/mara), the passport's last: the passport "
+            "was cut short: the league's newest entry for it is session 2 signed by "
+            "campaign-ledger/mara"
+        )
+        assert Store(str(tmp_path / "oskar.db")).head("oskar").seq == head  # nothing written
+        # without the league, the cut passport verifies on its own: the league is what
+        # catches it
+        got = oskar("character", "add", "--passport", str(whole), *league)
+        assert "verified; last entry signed by campaign-ledger/mara" in got.output
+    # the league gone: refused in one line, nothing written
+    head = Store(str(tmp_path / "oskar.db")).head("oskar").seq
+    got = oskar("character", "add", "--passport", str(whole), "--id", "isa2", *league, ok=False)
+    assert got.exit_code == 1 and got.output.startswith(
+        "Error: cannot ask the league about the passport: the league at"
+    )
+    assert got.output.count("\n") == 1
+    assert Store(str(tmp_path / "oskar.db")).head("oskar").seq == head
+    got = oskar("character", "add", "--passport", str(whole), "--league", url, ok=False)
+    assert got.exit_code == 2 and "--league needs --league-key" in got.output

@@ -23,13 +23,37 @@ def _read(path: str, what: str) -> bytes:
         raise click.ClickException(f"cannot read {what} {path}: {e.strerror}") from None
 
 
-def add_from_passport(app: App, path: str, character_id: str | None, as_json: bool) -> None:
+def add_from_passport(
+    app: App, path: str, character_id: str | None, as_json: bool,
+    league: tuple[str, str] | None = None,
+) -> None:  # fmt: skip
     """``character add --passport FILE``: verify the passport, then add the character from
-    the state its last entry proves (:func:`ledger.history.passports.join`)."""
+    the state its last entry proves (:func:`ledger.history.passports.join`). With
+    ``league`` (its URL and checkpoint key), the passport must end at the league's newest
+    entry for the character: one cut short (to drop a death, say) is refused."""
     from ledger.history.passports import join
 
     data = _read(path, "passport")
-    created, joined = join(app.campaign, data, character=character_id, actor=app.actor, at=now())
+    newest = None
+    if league is not None:
+        from ledger.league.client import LeagueClient, LeagueUnreachable
+        from ledger.trust.notes import NoteError
+
+        try:
+            client = LeagueClient(*league)
+            client.check()
+        except (NoteError, LeagueUnreachable) as e:
+            raise click.ClickException(f"cannot ask the league about the passport: {e}") from None
+
+        def newest(passport: str, head: str) -> str | None:
+            try:
+                return client.check_head(passport, head)
+            except (NoteError, LeagueUnreachable) as e:
+                raise click.ClickException(f"cannot ask the league about the passport: {e}") from None
+
+    created, joined = join(
+        app.campaign, data, character=character_id, actor=app.actor, at=now(), newest=newest
+    )
     if as_json:
         echo_json(
             {

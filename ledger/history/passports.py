@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
@@ -362,14 +362,19 @@ def _checked_events(pe: PassportEntry, entry: Entry, checkpoint: Checkpoint, whe
 
 
 def join(
-    campaign: Any, data: bytes, *, character: str | None = None, actor: str, at: str
+    campaign: Any, data: bytes, *, character: str | None = None, actor: str, at: str,
+    newest: Callable[[str, str], str | None] | None = None,
 ) -> list[Recorded]:
     """Start a character at this table from a verified passport: ``character.created``
     carrying the verified state, then ``character.joined`` naming the passport's head and
     keeping its bytes (one batch).
 
     :param character: the id here (default: the id at the passport's last table).
-    :raises PassportError: the passport does not verify (one line naming the entry).
+    :param newest: in a league, ``newest(passport, head)``: ``None`` when ``head`` is the
+        league's newest entry for that passport, else why not (one line); asked after the
+        passport verifies, before anything is written.
+    :raises PassportError: the passport does not verify, or is not at the league's newest
+        entry (one line naming the entry).
     :raises RuleError: the id is taken, or the passport's text is hostile.
     """
     from ledger.text import check_sheet
@@ -379,6 +384,10 @@ def join(
     except UnicodeDecodeError:
         raise PassportError("this is not a passport file: it is not UTF-8") from None
     found = verify_passport(data, campaign.system, campaign.codec)
+    if newest is not None:
+        problem = newest(found.passport, found.head)
+        if problem is not None:
+            raise PassportError(f"{_where(len(found.entries), found.table)}, the passport's last: {problem}")
     check_sheet({"name": found.name, "player": found.player or "", **found.sheet}, "the passport's")
     cid = character or found.character
     return campaign.append(

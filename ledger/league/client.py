@@ -61,6 +61,22 @@ class LeagueClient:
         _, body = _call(f"{self.url}/characters/{passport}")
         return json.loads(body).get("head")
 
+    def check_head(self, passport: str, head: str) -> str | None:
+        """``None`` when a passport whose last entry is ``head`` is the league's newest for
+        its character (or the league knows none of it), else why not (one line).
+
+        :raises LeagueUnreachable: offline. :raises NoteError: the league's answer is not one.
+        """
+        from urllib.parse import quote
+
+        status, body = _call(f"{self.url}/characters/{quote(passport, safe='')}?head={quote(head)}")
+        try:
+            answer = json.loads(body)
+            problem = answer["problem"]
+        except (ValueError, KeyError, TypeError):
+            raise NoteError(f"the league answered {status} without a verdict on the head") from None
+        return None if problem is None else str(problem)
+
     def refused(self, table: str) -> list[dict[str, str]]:
         """The conflicts kept that involve ``table``."""
         from urllib.parse import quote

@@ -6,7 +6,9 @@
   "conflict"}`` (the league's entry it conflicts with, when it is a conflict), 400 for a
   body that is not an entry, 413 over :data:`MAX_BODY` bytes.
 - ``GET /characters/{passport}``: ``{"head": HASH or null, "entries": [{"table",
-  "session", "hash"}]}``.
+  "session", "hash"}]}``; with ``?head=HASH`` also ``"problem"``: ``null`` when a passport
+  whose last entry is ``HASH`` is the league's newest for that character, else why not
+  (:meth:`~ledger.league.core.League.check_head`).
 - ``GET /refused`` (``?table=ORIGIN``): the refused entries kept, each with the entry it
   conflicts with.
 - ``GET /checkpoint``: a signed checkpoint of the league's log (C2SP tlog-checkpoint).
@@ -69,11 +71,19 @@ def make_app(source: StoreSource, name: str) -> Starlette:
     async def character(request: Request) -> Response:
         passport = request.path_params["passport"]
 
-        found = await run_in_threadpool(run, lambda lg: lg.accepted(passport))
-        return JSONResponse({
+        asked = request.query_params.get("head")
+
+        def read(lg: League) -> tuple[Any, str | None]:
+            return lg.accepted(passport), lg.check_head(passport, asked) if asked else None
+
+        found, problem = await run_in_threadpool(run, read)
+        body: dict[str, Any] = {
             "head": found[-1].hash if found else None,
             "entries": [{"table": e.table, "session": e.session, "hash": e.hash} for e in found],
-        })  # fmt: skip
+        }
+        if asked:
+            body["problem"] = problem  # null: a passport ending at ``asked`` is the newest
+        return JSONResponse(body)
 
     async def refused(request: Request) -> Response:
         table = request.query_params.get("table")
