@@ -8,8 +8,10 @@ from __future__ import annotations
 import threading
 
 import pytest
+from click.testing import CliRunner
 from starlette.testclient import TestClient
 
+from ledger.cli import cli
 from ledger.league.core import League
 from ledger.league.server import make_app
 from ledger.store.opening import StoreSource, open_store
@@ -133,4 +135,87 @@ def test_the_http_api(store_target, tables):
     note = client.get("/checkpoint").text
     open_note(note, [Verifier.parse(made.vkey)])
     assert Checkpoint.parse(note[: note.rfind("\n\n") + 1]).size == store.head("league-marches").seq
+    store.close()
+
+
+def _chain(league, signer, count, pid=PID):
+    """``count`` entries of one character accepted in a chain; the last entry's hash."""
+    previous = chronicle.NO_PREVIOUS
+    for session in range(1, count + 1):
+        note = _entry(signer, pid, previous, session)
+        assert league.submit(note, at=AT).status == "accepted"
+        previous = _hash(note)
+    return previous
+
+
+def test_the_league_log_is_a_checkpointed_log_with_consistency_proofs_and_tiles(
+    store_target, tables, tmp_path
+):
+    """A GM holding an early checkpoint holds the league to it: every later checkpoint
+    comes with a consistency proof that verifies, and a forged history does not; the log's
+    tiles (C2SP tlog-tiles), over HTTP or written as static files, give the checkpoint's
+    root again."""
+    import base64
+
+    from ledger.league.tiles import TileError, root_from_tiles
+    from ledger.trust import merkle
+    from ledger.trust.notes import Checkpoint, Verifier, open_note
+
+    mara, _ = tables
+    store = open_store(store_target)
+    made = League.init(store, "marches", at=AT)
+    made.trust(mara.verifier.key(), at=AT)
+    client = TestClient(make_app(StoreSource(store_target), "marches"))
+    league_key = [Verifier.parse(made.vkey)]
+
+    def checkpoint():
+        note = client.get("/checkpoint").text
+        open_note(note, league_key)
+        return Checkpoint.parse(note[: note.rfind("\n\n") + 1])
+
+    _chain(made, mara, 5)
+    early = checkpoint()  # what a GM kept on Monday
+    _chain(made, mara, 300, pid="cd" * 16)  # past one full tile of 256 leaves
+    late = checkpoint()
+    assert late.size == early.size + 300 > 256
+    got = client.get(f"/proof/consistency?old={early.size}").json()
+    assert (got["old"], got["new"]) == (early.size, late.size)
+    proof = [base64.b64decode(h) for h in got["proof"]]
+    merkle.verify_consistency(early.size, late.size, early.root, late.root, proof)
+    with pytest.raises(merkle.ProofError):  # a league that rewrote Monday's history
+        merkle.verify_consistency(early.size, late.size, bytes(32), late.root, proof)
+    assert client.get("/proof/consistency?old=0").status_code == 400
+    assert client.get(f"/proof/consistency?old={late.size + 1}").status_code == 400
+    assert client.get("/proof/consistency?old=x").status_code == 400
+
+    def over_http(path):
+        got = client.get("/" + path)
+        assert got.status_code == 200, (path, got.text)
+        return got.content
+
+    assert root_from_tiles(over_http, late.size) == late.root
+    assert root_from_tiles(over_http, early.size) == early.root  # the partial tile of then
+    full = client.get("/tile/0/000")
+    assert len(full.content) == 256 * 32 and "immutable" in full.headers["cache-control"]
+    assert client.get("/tile/0/000.p/5").content == full.content[: 5 * 32]  # still served
+    assert client.get("/tile/0/009").status_code == 404  # beyond the tree
+    assert client.get("/tile/0/x1").status_code == 404
+    bundle = client.get("/tile/entries/000").content
+    assert len(bundle) == 256 * 34 and bundle[:2] == b"\x00\x20"
+    assert merkle.leaf_hash(bundle[2:34]) == full.content[:32]  # entry 0's leaf
+    # the same tiles as static files, for any web server or mirror
+    out = tmp_path / "tiles"
+    run = CliRunner().invoke(cli, ["--db", store_target, "league", "tiles", "--out", str(out)])
+    assert run.exit_code == 0, run.output
+    kept = (out / "checkpoint").read_text()
+    open_note(kept, league_key)
+    size = Checkpoint.parse(kept[: kept.rfind("\n\n") + 1]).size
+    assert root_from_tiles(lambda p: (out / p).read_bytes(), size) == Checkpoint.parse(
+        kept[: kept.rfind("\n\n") + 1]
+    ).root
+    edge = out / f"tile/0/001.p/{size - 256}"  # a mirror that lies about the newest entries
+    edge.write_bytes(bytes(32) + edge.read_bytes()[32:])
+    assert root_from_tiles(lambda p: (out / p).read_bytes(), size) != late.root
+    with pytest.raises(TileError):
+        root_from_tiles(lambda p: b"short", size)
     store.close()

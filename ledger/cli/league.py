@@ -210,3 +210,27 @@ def league_submit(app: App, url: str, vkey: str) -> None:
     """Submit this table's chronicle entries to its league (a table that was offline at
     `session end`); entries the league has are skipped, conflicts are shown."""
     submit_entries(app, url, vkey)
+
+
+@league.command("tiles")
+@click.option("--league", "name", help="The league (default: the only one on this ledger).")
+@click.option(
+    "--out", "out_dir", required=True, type=click.Path(file_okay=False),
+    help="The directory to write (a static web server's, or a mirror's).",
+)  # fmt: skip
+@pass_app
+def league_tiles(app: App, name: str | None, out_dir: str) -> None:
+    """Sign a checkpoint of the league's log and write it with the log's tiles (C2SP
+    tlog-tiles) under OUT: any web server or mirror serves them as static files, and anyone
+    holding a checkpoint recomputes its root from them."""
+    from ledger.league.core import League
+    from ledger.league.tiles import write_tiles
+    from ledger.trust.notes import Checkpoint
+
+    store, name = _league(app, name)
+    found = League(store, name)
+    note = found.checkpoint()
+    size = Checkpoint.parse(note[: note.rfind("\n\n") + 1]).size
+    os.makedirs(out_dir, exist_ok=True)
+    count = write_tiles(store, found.id, size, note, out_dir)
+    click.echo(f"Wrote the checkpoint of {size} entries and {count - 1} tiles to {out_dir}")

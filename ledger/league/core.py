@@ -278,6 +278,16 @@ class League:
                             "conflict": r.conflict})  # fmt: skip
         return out
 
+    def consistency(self, old: int, new: int) -> list[bytes]:
+        """The consistency proof (RFC 9162) from the league's log of ``old`` events to that
+        of ``new``, read from the tree the store keeps (O(log n) reads).
+
+        :raises RuleError: sizes outside the log.
+        """
+        from ledger.history.proofs import consistency
+
+        return consistency(self.store, self.id, old, new).proof
+
     def checkpoint(self) -> str:
         """A signed checkpoint (C2SP) of the league's log as it is now (kept)."""
         with self.store.transaction():
