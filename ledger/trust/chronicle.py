@@ -108,8 +108,11 @@ def entry_hash(text: str) -> str:
 
 
 def state_hash(state: Any) -> str:
-    """SHA-256 of a state's canonical JSON (sorted keys at every level), hex."""
-    return hashlib.sha256(encode_canonical(state)).hexdigest()
+    """SHA-256 of a state's canonical JSON (sorted keys at every level; a key that is not a
+    string, such as a clock's segment number, written as its JSON string), hex."""
+    import msgspec
+
+    return hashlib.sha256(encode_canonical(msgspec.to_builtins(state, str_keys=True))).hexdigest()
 
 
 def events_digest(pairs: list[tuple[int, str]]) -> str:
