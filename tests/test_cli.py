@@ -204,7 +204,8 @@ def test_export_import_round_trip_is_byte_identical(toy_campaign, tmp_path):
     backup = tmp_path / "backup.ndjson"
     backup.write_bytes(first.stdout_bytes)
     other = str(tmp_path / "other.db")
-    assert data(invoke("import", str(backup), "--json", db=other))["events"] == 8
+    # the session's events, then the chronicle entry session end signs for who played
+    assert data(invoke("import", str(backup), "--json", db=other))["events"] == 9
     assert invoke("--as", "gm", "export", db=other).stdout_bytes == first.stdout_bytes
     assert data(invoke("verify", "--json", db=other))["engine_rolls_verified"] == 1
     again = invoke("import", str(backup), db=other)
