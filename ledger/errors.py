@@ -3,9 +3,11 @@
 ::
 
     LedgerError
-    ├── RuleError        a rule refuses an action (``problems``: one sentence each)
+    ├── RuleError        a rule refuses an action (``problems``: one sentence each;
+    │   │                ``param``: the roll option it is about)
     │   ├── NotFound     a campaign, character or event that does not exist
     │   └── Refused      what someone entered at the table is refused, with why (``reason``)
+    ├── DiceError        dice that cannot be (faces a die cannot show, too few or too many)
     └── StoreError       the store refuses a write or cannot be used
         ├── ConflictError     an expected stream version is stale
         ├── StoreUnavailable  the database cannot be reached (nothing written: try again)
@@ -29,10 +31,17 @@ class RuleError(LedgerError):
     """A rule refuses an action. ``problems`` lists every broken rule as a sentence.
 
     The CLI prints them on one line and exits 1; nothing is written.
+
+    :param param: the roll option (its declared name, ``"time"``) the refusal is about, or
+        ``None``. The sentence names the option by its label, never by a command-line flag;
+        each front end words the field itself: the CLI adds ``(--time)``, the phone's form
+        shows the sentence next to the field, the JSON API's problem document points at
+        ``/params/time``.
     """
 
-    def __init__(self, *problems: str) -> None:
+    def __init__(self, *problems: str, param: str | None = None) -> None:
         self.problems = [p for p in problems if p]
+        self.param = param
         super().__init__("; ".join(self.problems))
 
 
@@ -102,8 +111,8 @@ class Refused(RuleError):
     :ivar dice: the entered faces are at fault (a form shows it by the dice).
     :ivar secret: the sentence hides a GM-only reason (a player refused by a GM-only fact).
     :ivar automatic: for ``automatic``, the rules' own sentence (the CLI asks with it).
-    :ivar param: the roll option the refusal is about, by its declared name (``""``: the
-        entry as a whole); a form shows the sentence next to that option.
+    :ivar param: the roll option the refusal is about (``"time"``), ``"dice"`` for the dice,
+        or ``None``: each front end places it (the form's field, the API's JSON pointer).
     """
 
     def __init__(
@@ -114,11 +123,10 @@ class Refused(RuleError):
         dice: bool = False,
         automatic: str = "",
         secret: bool = False,
-        param: str = "",
+        param: str | None = None,
     ) -> None:
-        super().__init__(text)
+        super().__init__(text, param="dice" if dice else param)
         self.text = text
-        self.param = param
         self.reason: Reason = reason
         self.dice = dice
         self.secret = secret

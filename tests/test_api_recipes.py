@@ -61,3 +61,66 @@ def test_owlbear_extension_recipe(table):
         assert set(r.json()) == {"seq", "text"} and "15" in r.json()["text"]
         bad = c.post(API + "/roll", headers=dana, content=json.dumps({**body, "dice": "25"}))
         assert bad.status_code == 422 and bad.json()["detail"]
+
+
+def receiver_recipe(secret: str, monkeypatch) -> dict:
+    """docs/api.md's webhook receiver (the Python block that imports standardwebhooks),
+    run as written with ``LEDGER_WEBHOOK_SECRET`` set to ``secret``."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "api.md").read_text()
+    [code] = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "standardwebhooks" in b]
+    monkeypatch.setenv("LEDGER_WEBHOOK_SECRET", secret)
+    space: dict = {}
+    exec(compile(code, "docs/api.md", "exec"), space)  # noqa: S102
+    return space
+
+
+def test_webhook_receiver_recipe(table, monkeypatch):
+    """The recipe takes each delivery the ledger signs once, answers a retry 200 without
+    handling it again, refuses a forged or altered one 401; during a rotation a receiver
+    holding either secret takes the deliveries."""
+    from ledger.exchange import webhooks as wh
+    from ledger.store.opening import open_store
+
+    made = json.loads(table.ok("webhook", "add", "https://bot.example/ledger", "--channel",
+                               "public", "--json"))  # fmt: skip
+    posted: list[tuple[dict[str, str], bytes]] = []
+
+    def capture(url: str, payload: bytes, head: dict[str, str]) -> wh.Posted:
+        posted.append((head, payload))
+        return 204, ""
+
+    def deliver() -> None:
+        store = open_store(table.db)
+        try:
+            wh.Deliverer(post=capture).run_once(store, "vault")
+        finally:
+            store.close()
+
+    table.ok("note", "The lamp gutters")
+    deliver()
+    recipe = receiver_recipe(made["secret"], monkeypatch)
+    [(head, body)] = posted
+    status, entry = recipe["receive"](head, body)
+    assert status == 200 and entry["text"].endswith("Note: The lamp gutters")
+    assert recipe["receive"](head, body) == (200, None)  # the retry: handled once
+    altered = body.replace(b"gutters", b"goes out")
+    assert recipe["receive"](head, altered) == (401, None)
+    forged = dict(head, **{"webhook-id": "vault:99"})
+    assert receiver_recipe(made["secret"], monkeypatch)["receive"](forged, body) == (401, None)
+
+    new = json.loads(table.ok("webhook", "rotate", str(made["id"]), "--json"))["secret"]
+    table.ok("note", "The door swings shut")
+    deliver()
+    head, body = posted[-1]
+    for secret in (made["secret"], new):  # the receiver may hold either during the overlap
+        status, entry = receiver_recipe(secret, monkeypatch)["receive"](head, body)
+        assert status == 200 and entry["text"].endswith("Note: The door swings shut")
+    table.ok("webhook", "rotate", str(made["id"]), "--finish")
+    table.ok("note", "Silence")
+    deliver()
+    head, body = posted[-1]
+    assert receiver_recipe(made["secret"], monkeypatch)["receive"](head, body) == (401, None)
+    assert receiver_recipe(new, monkeypatch)["receive"](head, body)[0] == 200

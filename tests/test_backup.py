@@ -153,3 +153,35 @@ def test_importing_a_gm_export_mid_session_is_refused_or_abandoned(open_session,
     assert result.exit_code == 0, result.output
     assert "1 engine rolls are unverifiable (session abandoned" in result.output
     assert run(restored, "session", "start").exit_code == 0
+
+
+def test_a_campaign_with_webhooks_backs_up_and_restores(open_session, tmp_path):
+    # Seen: a ledger with a webhook (and one mid-rotation) backed up, and the backup refused
+    # at import ("secret 2 of the backup (webhook seed of session 1) matches no seed
+    # commitment"): the hook's signing secrets rode in the backup without the hook
+    assert run(open_session, "webhook", "add", "https://x.example/h", "--channel", "gm").exit_code == 0
+    assert run(open_session, "webhook", "rotate", "1").exit_code == 0
+    backup = tmp_path / "b.ndjson"
+    assert run(open_session, "backup", str(backup)).exit_code == 0
+    record = json.loads(backup.read_bytes().splitlines()[0])
+    assert {s["kind"] for s in record["secrets"]} == {"session", "checkpoint"}
+    restored = str(tmp_path / "restored.db")
+    result = run(restored, "import", str(backup))
+    assert result.exit_code == 0, result.output
+    assert run(restored, "verify").exit_code == 0
+
+
+def test_an_earlier_backup_holding_a_webhook_secret_restores(open_session, tmp_path):
+    # a backup written before backups left the hooks' secrets out still imports: the secret
+    # of a hook it does not carry is passed over, never restored
+    backup = tmp_path / "b.ndjson"
+    assert run(open_session, "backup", str(backup)).exit_code == 0
+    first, rest = backup.read_bytes().split(b"\n", 1)
+    record = json.loads(first)
+    record["secrets"].append({"kind": "webhook", "session": 1, "seed": "ab" * 32})
+    older = tmp_path / "older.ndjson"
+    older.write_bytes(json.dumps(record, separators=(",", ":")).encode() + b"\n" + rest)
+    restored = str(tmp_path / "restored.db")
+    result = run(restored, "import", str(older))
+    assert result.exit_code == 0, result.output
+    assert run(restored, "webhook", "list", "--json").output.strip() in ("[]", "")

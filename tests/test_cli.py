@@ -376,7 +376,7 @@ def test_too_few_physical_dice_name_the_count_the_roll_uses(invoke, frozen, tmp_
     before = invoke("--as", "gm", "log", "--json").output
     result = invoke("roll", "isa", "Forage", "--time", "--disadvantage", "--dice", "12")
     assert result.exit_code == 1
-    assert "this roll uses 2 d20: --dice gave 1 face, too few" in result.output
+    assert "this roll uses 2 d20: the dice gave 1 face, too few" in result.output
     assert "disadvantage: imposed by The World; 2 d20, the lower is kept" in result.output
     assert invoke("--as", "gm", "log", "--json").output == before
     other = str(tmp_path / "casebook.db")
@@ -385,4 +385,4 @@ def test_too_few_physical_dice_name_the_count_the_roll_uses(invoke, frozen, tmp_
     assert invoke("character", "add", "--sheet", str(felix), db=other).exit_code == 0
     result = invoke("roll", "felix", "crafts", "--dr", "fair", "--dice", "+-", db=other)
     assert result.exit_code == 1
-    assert "this roll uses 4 dF: --dice gave 2 faces, too few" in result.output
+    assert "this roll uses 4 dF: the dice gave 2 faces, too few" in result.output

@@ -88,7 +88,7 @@ def test_parse_faces(text, tokens):
         (["7"], 6, "cannot show 7"),
         (["0"], 6, "cannot show 0"),
         (["x"], 6, "enter a number"),
-        ([], 6, "--dice gave 0 faces, too few"),
+        ([], 6, "the dice gave 0 faces, too few"),
     ],
 )
 def test_physical_entry_refuses_impossible_faces(faces, sides, message):

@@ -51,10 +51,15 @@ def form_refusal(
 
 
 def api_refusal(t: Table, tok: str, body: dict[str, object]) -> tuple[int, str]:
+    return api_problem(t, tok, body)[:2]
+
+
+def api_problem(t: Table, tok: str, body: dict[str, object]) -> tuple[int, str, str]:
+    """The API's refusal: its status, ``detail`` and ``field`` (a JSON pointer, ``""``)."""
     with TestClient(Server(t.db).app, base_url="http://testserver") as c:
         r = c.post(f"{API}/roll", headers={"authorization": f"Bearer {tok}"}, json=body)
     assert r.headers["content-type"] == "application/problem+json", r.text
-    return r.status_code, r.json()["detail"]
+    return r.status_code, r.json()["detail"], r.json().get("field", "")
 
 
 @pytest.mark.parametrize(
@@ -72,13 +77,14 @@ def test_three_surfaces_refuse_the_same_bad_roll_with_the_same_sentence(tmp_path
     head = t.head()
     tok = api_token(t, who, "gm" if who == "gm" else "roll")
     cli = cli_refusal(t, "--actor", who, "roll", "isa", "Lockpicking", "--time", "--dice", dice)
-    status, api = api_refusal(
+    problem = api_problem(
         t, tok, {"character": "isa", "skill": "Lockpicking", "dice": dice, "params": {"time": "yes"}}
     )
     form, field = form_refusal(t, who, {"skill": "Lockpicking", "time": "1", "dice": dice})
-    # the CLI names its option (--dice), the form its field, the API its body's key
-    assert cli == sentence.replace("the dice gave", "--dice gave")
-    assert (status, api) == (422, cli)
+    # one sentence; the CLI names its option (--dice), the form its field, the API its
+    # body's member (a JSON pointer)
+    assert cli == f"{sentence} (--dice)"
+    assert problem == (422, sentence, "/dice")
     assert form == sentence and field == "dice"
     assert t.head() == head  # nothing written by any of them
 
@@ -91,11 +97,13 @@ def test_a_rules_refusal_is_the_same_sentence_on_every_surface(tmp_path):
     tok = api_token(t, "Dana", "roll")
     cli = cli_refusal(t, "roll", "isa", "Juggling", "--time", "--dice", "12")
     assert cli.startswith("Isa Marrow has no skill 'Juggling' (they have: Lockpicking")
-    status, api = api_refusal(t, tok, {"character": "isa", "skill": "Juggling", "dice": "12",
-                                       "params": {"time": "yes"}})  # fmt: skip
-    assert (status, api) == (422, cli)
+    assert cli.endswith("“Practise a skill you lack” (--practice)")
+    sentence = cli.removesuffix(" (--practice)")
+    problem = api_problem(t, tok, {"character": "isa", "skill": "Juggling", "dice": "12",
+                                   "params": {"time": "yes"}})  # fmt: skip
+    assert problem == (422, sentence, "/params/practice")
     form, field = form_refusal(t, "Dana", {"skill": "Juggling", "time": "1", "dice": "12"})
-    assert form == cli.replace("--practice", "“Practise a skill you lack”")
+    assert form == sentence
     assert field == "practice" and t.head() == head
 
 

@@ -6,6 +6,7 @@ comment, or tests/data/README.md for the JSON ones, says how).
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 from pathlib import Path
@@ -41,10 +42,12 @@ def count_events(db_path: str) -> int:
 
 
 def test_roll20_archive_imports_with_its_rolls_attributed(toy_campaign, db_path):
-    result = toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob")
+    result = toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob", "--unmapped", "skip")
     assert result.exit_code == 0, result.output
     assert "5 new, 0 already imported" in result.output
-    assert "2 whispered or private message(s) left out" in result.output
+    # the /gmroll is the GM's (skipped); the whisper shown "(To ...)" names no sender
+    assert "messages: 4 imported, 0 already imported, 1 not a roll, 2 refused" in result.output
+    assert "refused: message -M5Jt2emR4EN5ttCCtT_ (line 46): a whisper the archive shows" in result.output
     rolls = events(db_path)
     assert [(r["stream"], r["formula"], r["total"]) for r in rolls] == [
         ("ann", "d20-1", 6),
@@ -65,9 +68,9 @@ def test_roll20_archive_imports_with_its_rolls_attributed(toy_campaign, db_path)
 
 
 def test_reimport_adds_nothing(toy_campaign, db_path):
-    assert toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob").exit_code == 0
+    assert toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob", "--unmapped", "skip").exit_code == 0
     before = count_events(db_path)
-    again = toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob")
+    again = toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob", "--unmapped", "skip")
     assert again.exit_code == 0, again.output
     assert "0 new, 5 already imported" in again.output
     assert count_events(db_path) == before
@@ -79,12 +82,13 @@ def test_unmapped_speaker_is_refused_with_suggestions_and_nothing_written(toy_ca
     assert result.exit_code == 1
     line = result.output.strip()
     assert "\n" not in line and "Traceback" not in line
-    assert "speaker 'Nate' is not a character of toybox" in line
+    assert "speaker 'Nate' and 1 more (GM Kevin (GM)) is not a character of toybox" in line
     assert '--map "Nate=' in line and "--unmapped skip" in line
     assert count_events(db_path) == before
     skipped = toy_campaign("import", "--from", "roll20", ROLL20, "--unmapped", "skip")
     assert skipped.exit_code == 0, skipped.output
     assert "2 new" in skipped.output and "3 roll(s) of Nate skipped" in skipped.output
+    assert "1 roll(s) of GM Kevin (GM) skipped" in skipped.output
 
 
 def test_map_to_no_character_is_refused(toy_campaign, db_path):
@@ -115,10 +119,10 @@ def test_foundry_text_export(toy_campaign, db_path):
 
 
 def test_foundry_json_keeps_every_face_and_leaves_whispers_out(toy_campaign, db_path):
-    result = toy_campaign("import", "--from", "foundry", FOUNDRY_JSON, "--json")
+    result = toy_campaign("import", "--from", "foundry", FOUNDRY_JSON, "--json", "--unmapped", "skip")
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    assert report["new"] == 3 and report["whispered_skipped"] == 1
+    assert report["new"] == 3 and report["unmapped_skipped"] == {"Gamemaster": 1}
     rolls = events(db_path)
     assert [(r["key"], r["dice"]) for r in rolls] == [
         ("cD4eF6gH8iJ0kL2m", [[20, 14]]),
@@ -132,11 +136,25 @@ def test_foundry_json_keeps_every_face_and_leaves_whispers_out(toy_campaign, db_
 @pytest.mark.parametrize(
     ("tool", "name", "says"),
     [
-        ("foundry", "fvtt-log-malformed.txt", "line 8 of fvtt-log-malformed.txt is not the start"),
-        ("foundry", "foundry-chat-messages-bad-die.json", "a d20 cannot show 25"),
-        ("roll20", "roll20-bad-total.html", "message -MaaaBad02 (line 5): the total 'four'"),
+        ("foundry", "fvtt-log-malformed.txt", "line 8: not the start of a Foundry chat message"),
+        ("foundry", "foundry-chat-messages-bad-die.json", "message 2 (cD4eF6gH8iJ0kL2m): roll 1: a d20 cannot show 25"),
+        ("roll20", "roll20-bad-total.html", "message -MaaaBad02 (line 5): the total 'four' is not a whole number"),
+    ],
+)
+def test_a_malformed_message_is_refused_and_listed(toy_campaign, db_path, tool, name, says):
+    result = toy_campaign("import", "--from", tool, str(DATA / name), "--unmapped", "skip")
+    assert result.exit_code == 0, result.output
+    assert f"refused: {says}" in result.output
+    report = json.loads(toy_campaign("import", "--from", tool, str(DATA / name), "--unmapped", "skip", "--json").output)
+    assert [r for r in report["report"] if r["status"] == "refused"][0]["reason"] in says + result.output
+
+
+@pytest.mark.parametrize(
+    ("tool", "name", "says"),
+    [
         ("roll20", "roll20-not-archive.html", "holds no Roll20 chat message (div.message)"),
         ("roll20", "fvtt-log-Thu-Nov-26-2026.txt", "holds no Roll20 chat message"),
+        ("foundry", "roll20-chat-archive.html", "line 1 of roll20-chat-archive.html is not the start of a Foundry chat message"),
     ],
 )
 def test_malformed_files_are_refused_in_one_line(toy_campaign, db_path, tool, name, says):
@@ -153,11 +171,12 @@ def test_hostile_strings(toy_campaign, db_path, tmp_path):
     bidi = tmp_path / "bidi.txt"
     bidi.write_text("[11/26/2026, 8:16:05 PM] Ann\u202eecnaV\n1d20 = 3 = 3", encoding="utf-8")
     result = toy_campaign("import", "--from", "foundry", str(bidi))
-    assert result.exit_code == 1 and "U+202E" in result.output
+    assert result.exit_code == 0 and "0 new" in result.output
+    assert "refused: line 1:" in result.output and "U+202E" in result.output
     huge = tmp_path / "huge.txt"
     huge.write_text("[11/26/2026, 8:16:05 PM] Ann Vance\n" + "A" * 30_000 + "\n1d20 = 3 = 3")
     result = toy_campaign("import", "--from", "foundry", str(huge))
-    assert result.exit_code == 1 and "30,0" in result.output and "line 1" in result.output
+    assert "0 new" in result.output and "refused: line 1: the message is 30,0" in result.output
     assert count_events(db_path) == before
     # control characters in a message's text are kept, and shown escaped
     ctl = tmp_path / "ctl.txt"
@@ -172,7 +191,7 @@ def test_hostile_strings(toy_campaign, db_path, tmp_path):
 
 
 def test_log_audit_and_fairness_show_the_source(toy_campaign, db_path):
-    assert toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob").exit_code == 0
+    assert toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob", "--unmapped", "skip").exit_code == 0
     seq = events(db_path)[0]["seq"]
     log = toy_campaign("log").output
     assert f"[{seq}] Ann Vance — rolled d20-1 = 6 (faces 7); imported from Roll20, not verifiable" in log
@@ -197,7 +216,7 @@ def test_log_audit_and_fairness_show_the_source(toy_campaign, db_path):
 
 
 def test_verify_passes_after_an_import(toy_campaign, db_path):
-    assert toy_campaign("import", "--from", "foundry", FOUNDRY_JSON).exit_code == 0
+    assert toy_campaign("import", "--from", "foundry", FOUNDRY_JSON, "--map", "Gamemaster=bob").exit_code == 0
     result = toy_campaign("verify")
     assert result.exit_code == 0, result.output
 
@@ -235,13 +254,15 @@ def test_parsers_refuse_in_one_line_or_read(tool, which, cuts):
     text = mutated(samples[which % len(samples)], cuts)
     parse = foundry.parse if tool == "foundry" else roll20.parse
     try:
-        parsed = parse(text, "f")
+        parsed = parse(io.BytesIO(text.encode()), "f")
     except BadFile as e:
         assert "\n" not in str(e)
         return
     for roll in parsed.rolls:
         assert all(2 <= s <= 1000 and 1 <= f <= s for s, f in roll.dice)
         assert roll.speaker and roll.key
+    for message in parsed.messages:
+        assert "\n" not in message.refused
 
 
 def test_roll20_hostile_speaker_is_refused(toy_campaign, db_path, tmp_path):
@@ -253,14 +274,14 @@ def test_roll20_hostile_speaker_is_refused(toy_campaign, db_path, tmp_path):
     )
     before = count_events(db_path)
     result = toy_campaign("import", "--from", "roll20", str(page))
-    assert result.exit_code == 1 and "message -Mx (line 1)" in result.output
+    assert "0 new" in result.output and "refused: message -Mx (line 1):" in result.output
     assert "U+202E" in result.output and count_events(db_path) == before
 
 
 def test_web_audit_page_shows_the_source(toy_campaign, db_path):
     from tests.webtools import Table, client
 
-    assert toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob").exit_code == 0
+    assert toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob", "--unmapped", "skip").exit_code == 0
     seq = events(db_path)[0]["seq"]
     with client(Table(db_path), "Dana") as c:
         page = c.get(f"/audit/{seq}").text
@@ -287,7 +308,7 @@ def test_gm_only_import_reaches_no_player(toy_campaign, db_path):
 
 
 def test_a_speaker_mapped_once_stays_mapped(toy_campaign, db_path, tmp_path):
-    assert toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob").exit_code == 0
+    assert toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob", "--unmapped", "skip").exit_code == 0
     later = tmp_path / "later.txt"
     later.write_text("[11/27/2026, 8:00:00 PM] Nate\n1d20 = 11 = 11")
     result = toy_campaign("import", "--from", "foundry", str(later))
@@ -354,7 +375,7 @@ def test_web_audit_and_log_of_an_imported_roll_speak_in_sentences(toy_campaign, 
 
     from tests.webtools import Table, client
 
-    assert toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob").exit_code == 0
+    assert toy_campaign("import", "--from", "roll20", ROLL20, "--map", "Nate=bob", "--unmapped", "skip").exit_code == 0
     seq = events(db_path)[0]["seq"]
     with client(Table(db_path), "Dana") as c:
         page = c.get(f"/audit/{seq}").text

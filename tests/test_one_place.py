@@ -500,7 +500,12 @@ def test_an_undo_refused_is_the_same_refusal_on_the_cli_play_and_the_gm_page(tmp
 def test_the_refusal_parity_check_fails_when_a_page_words_its_own(tmp_path, monkeypatch):
     """The web roll form made to word the refusal its own way, not the shared one's."""
     t = table(str(tmp_path / "toybox.db"))
-    monkeypatch.setattr("ledger.web.roll_help.plain", lambda system, text: "That did not work.")
+    from ledger.web import roll_help
+
+    def own_words(*args, **kwargs):
+        raise roll_help.Forged("That did not work.")
+
+    monkeypatch.setattr(roll_help, "given", own_words)
     with pytest.raises(AssertionError):
         check_refusal_parity(t)
 

@@ -66,7 +66,10 @@ def test_players_copy_holds_no_secret_and_reads_as_the_log(table, db_path, tmp_p
     conn = sqlite3.connect(out)
     try:
         tables = {n for (n,) in conn.execute("select name from sqlite_master where type = 'table'")}
-        assert tables == {"campaign", "characters", "events"}
+        # events_fts: the full-text index of `text` (its shadow tables hold only the words)
+        assert {t for t in tables if not t.startswith("events_fts")} == {
+            "campaign", "characters", "events"
+        }  # fmt: skip
         conn.row_factory = sqlite3.Row
         rows = [dict(r) for r in conn.execute("select * from events order by seq")]
     finally:
@@ -81,6 +84,54 @@ def test_players_copy_holds_no_secret_and_reads_as_the_log(table, db_path, tmp_p
     meta = json.loads((tmp_path / "casebook-players.db.metadata.json").read_text())
     columns = meta["databases"]["casebook-players"]["tables"]["events"]["columns"]
     assert "text" in columns and "gm_only" in columns
+
+
+def test_no_gm_fact_in_any_byte_of_the_file(table, db_path, tmp_path):
+    """Not only no cell: no byte of the file (free pages, the full-text index's words and
+    its shadow tables) holds a seed, a GM-only payload, or the GM-only canary."""
+    out = tmp_path / "players.db"
+    assert table("export", "--format", "sqlite", str(out)).exit_code == 0
+    raw = out.read_bytes()
+    for fact in [*gm_facts(db_path), "4242", "secret_noted", "secret-noted"]:
+        assert fact.encode() not in raw, fact
+    assert b"vault" in raw  # the scan does see the file's words
+
+
+def test_datasette_finds_the_full_text_index_and_search_finds_a_log_line(table, tmp_path):
+    import sqlite_utils
+
+    out = tmp_path / "players.db"
+    assert table("export", "--format", "sqlite", str(out)).exit_code == 0
+    conn = sqlite3.connect(out)
+    try:
+        # Datasette's detect_fts: a virtual FTS table whose content= is the table
+        found_fts = conn.execute(
+            "select name from sqlite_master where rootpage = 0 and ("
+            """sql like '%VIRTUAL TABLE%USING FTS%content="events"%' """
+            "or sql like '%VIRTUAL TABLE%USING FTS%content=[events]%' "
+            "or (tbl_name = 'events' and sql like '%VIRTUAL TABLE%USING FTS%'))"
+        ).fetchall()
+        assert found_fts == [("events_fts",)]
+        hits = conn.execute(
+            "select events.seq, events.text from events join events_fts "
+            "on events.rowid = events_fts.rowid where events_fts match ?", ("ajar",)
+        ).fetchall()
+        assert [t for _, t in hits] == ["Note: The vault door is ajar"]
+        documented = (  # docs/imports.md's query
+            "select seq, text from events where seq in (select rowid from events_fts where "
+            "events_fts match 'vault')"
+        )
+        assert [t for _, t in conn.execute(documented)] == ["Note: The vault door is ajar"]
+        assert conn.execute(
+            "select count(*) from events_fts where events_fts match ?", ("4242",)
+        ).fetchone() == (0,)  # a GM-only value is not a word of the index
+        columns = [r[1] for r in conn.execute("pragma table_info(events)")]
+    finally:
+        conn.close()
+    assert columns[-2:] == ["prev_hash", "hash"]  # the wide hashes last
+    assert columns.index("text") < columns.index("data") < columns.index("prev_hash")
+    found = list(sqlite_utils.Database(out)["events"].search("vault"))
+    assert [r["text"] for r in found] == ["Note: The vault door is ajar"]
 
 
 def test_gm_view_and_missing_file_are_usage_errors(table, tmp_path):

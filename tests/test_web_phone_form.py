@@ -50,15 +50,32 @@ class FormReader(HTMLParser):
         self.inputs: list[dict[str, str]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "select":  # a closed choice: sent as its selected option
+            self.inputs.append({**a, "type": "select"})
+            self._select = a.get("name", "")
+            return
+        if tag == "option" and "selected" in a and getattr(self, "_select", ""):
+            self._pick = True
+            return
         if tag != "input":
             return
-        a = {k: v or "" for k, v in attrs}
         self.inputs.append(a)
         kind = a.get("type", "text")
         if kind in ("checkbox", "radio") and "checked" not in a:
             return
         if a.get("name") and (a.get("value") or kind in ("checkbox", "radio")):
             self.values[a["name"]] = a.get("value", "")
+
+
+    def handle_data(self, data: str) -> None:
+        if getattr(self, "_pick", False):
+            self.values[self._select] = data.strip()
+            self._pick = False
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "select":
+            self._select = ""
 
 
 def form_of(page: str) -> FormReader:
@@ -234,7 +251,7 @@ def test_no_command_line_text_in_any_roll_form(tmp_path, system):
             assert "3,5 or ++-0" not in page.text
             fields = form_of(page.text)
             names = {i.get("name") for i in fields.inputs}
-            common = load_system(system).common_roll_params
+            common = [p.name for p in load_system(system).roll_params if p.common]
             assert common and set(common) <= names
             assert '<details class="more">' in page.text
 

@@ -69,8 +69,7 @@ class Toy(RuleSystem):
     event_types = (ToyRolled, Hurt, LuckUsed, Secret, Improved)
     state_type = State
     options_type = Options
-    roll_params = (RollParam("target", "Target number.", type=int),)
-    odds_params = (RollParam("target", "Target number.", type=int),)
+    roll_options = (RollParam("target", "Target number.", type=int),)
 
     def create_sheet(self, sheet: dict[str, Any]) -> dict[str, Any]:
         skills = sheet.get("skills", {})

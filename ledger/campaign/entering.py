@@ -103,14 +103,16 @@ def rehearse(
         source.finish()
         automatic = system.automatic(event)
         if not automatic_ok and automatic:
-            raise AutomaticResult(automatic)
+            raise AutomaticResult(str(automatic), param=getattr(automatic, "param", None))
         validate(campaign, [event], cached={cid: state})
     except AutomaticResult as e:
-        raise Refused(f"{e}: {words.auto}", reason="automatic", automatic=str(e)) from None
+        raise Refused(
+            f"{e}: {words.auto}", reason="automatic", automatic=str(e), param=e.param
+        ) from None
     except DiceError as e:
         raise Refused(str(e), dice=True) from None
     except RuleError as e:
-        raise Refused(str(e)) from None
+        raise Refused(str(e), param=e.param) from None
 
 
 def enter_roll(
@@ -164,11 +166,15 @@ def enter_roll(
     except AutomaticResult as e:
         if not as_gm:
             raise Refused(SECRET_REFUSAL, secret=True) from None
-        raise Refused(f"{e}: {words.auto}", reason="automatic", automatic=str(e)) from None
+        raise Refused(
+            f"{e}: {words.auto}", reason="automatic", automatic=str(e), param=e.param
+        ) from None
     except (RuleError, DiceError) as e:
         if not as_gm:
             raise Refused(SECRET_REFUSAL, secret=True) from None
-        raise Refused(str(e), dice=isinstance(e, DiceError)) from None
+        raise Refused(
+            str(e), dice=isinstance(e, DiceError), param=getattr(e, "param", None)
+        ) from None
 
 
 def addressed(request: Any, who: str, mine: dict[str, str]) -> bool:

@@ -26,20 +26,17 @@ class NothingToRoll(RuleError):
     """A roll request refused when it is made: the rules give its result without a die
     (:func:`nothing_to_roll`). ``str()`` is the one sentence every front end shows.
 
-    :ivar option: the roll param the sentence is about (``"time"``: a form shows it next
-        to that field, the API names it), or ``None``.
+    ``param`` (as every :class:`RuleError`'s) is the roll option the sentence is about
+    (``"time"``: a form shows it next to that field, the API points at it), or ``None``.
     """
 
-    def __init__(self, message: str, *, option: str | None = None) -> None:
-        super().__init__(message)
-        self.option = option
 
-
-def nothing_to_roll(system: Any, event: Any, *, drawn: int) -> str | None:
+def nothing_to_roll(system: Any, event: Any, *, drawn: int) -> str | RuleError | None:
     """Why a request resolved as ``event`` (``drawn`` dice drawn doing so) asks a player for
     nothing: the rule system's sentence (:meth:`RuleSystem.settled_without_dice
-    <ledger.rules.system.RuleSystem.settled_without_dice>`), else, for a roll that drew no
-    die all the same, the core's; ``None``: the request draws dice."""
+    <ledger.rules.system.RuleSystem.settled_without_dice>`, a :class:`RuleError` when it
+    names the option it is about), else, for a roll that drew no die all the same, the
+    core's; ``None``: the request draws dice."""
     reason = system.settled_without_dice(event)
     if reason is None and drawn == 0:
         said = system.automatic(event)
@@ -129,7 +126,7 @@ def request_roll(
         raise RuleError(f"the rules cannot roll that: {e}") from None
     reason = nothing_to_roll(campaign.system, tried, drawn=len(trial.draws))
     if reason is not None:
-        raise NothingToRoll(reason, option=campaign.system.refusal_field(reason))
+        raise NothingToRoll(str(reason), param=getattr(reason, "param", None))
     stored = {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}
     event = RollRequested(character=cid, skill=skill, params=stored, asked=asked)
     return campaign.append([event], actor=actor, at=at)[0]

@@ -166,7 +166,7 @@ def roll(
         if not automatic_ok:
             automatic = campaign.system.automatic(event)
             if automatic:
-                raise AutomaticResult(automatic)
+                raise AutomaticResult(str(automatic), param=getattr(automatic, "param", None))
         if (
             faces is None
             and not blind

@@ -261,6 +261,8 @@ class LedgerGroup(click.Group):
             return super().invoke(ctx)
         except BrokenPipeError:
             raise
+        except (RuleError, DiceError) as e:
+            raise click.ClickException(" ".join(flagged(e).split())) from None
         except _REFUSED as e:
             raise click.ClickException(_one_line(_explained(e, ctx))) from None
         except msgspec.ValidationError as e:
@@ -273,6 +275,17 @@ class LedgerGroup(click.Group):
                     f"the ledger database cannot be used: {_one_line(e)} (nothing was written)"
                 ) from None
             raise
+
+
+def flagged(e: BaseException) -> str:
+    """A refusal in the command line's words: the rules' sentence names an option by its
+    label, so the option it is about (its ``param``; the dice for a
+    :class:`~ledger.dice.engine.DiceError`) is added as the flag to type: ``"... (--time)"``.
+    """
+    text = str(e)
+    param = "dice" if isinstance(e, DiceError) else getattr(e, "param", None)
+    flag = "--" + param.replace("_", "-") if param and param != "skill" else ""
+    return f"{text} ({flag})" if flag and flag not in text else text
 
 
 def _explained(e: BaseException, ctx: click.Context) -> BaseException:

@@ -131,12 +131,14 @@ def _param_row(p: Any) -> dict[str, Any]:
     names = {"str": "text", "int": "integer"}
     kind = "flag" if p.is_flag else names.get(getattr(p.type, "__name__", ""), "text")
     return {
-        "option": "--" + p.name.replace("_", "-"),
+        "option": p.flag,
+        "label": p.title,
         "type": kind,
         "min": p.min,
         "max": p.max,
         "repeatable": p.multiple,
-        "values": list(p.suggestions),
+        "choices": list(p.choices),
+        "values": list(p.suggestions or p.choices),
         "help": p.help,
     }
 

@@ -65,6 +65,7 @@ def system_options(attr: str, systems: dict[str, Any] | None = None) -> list[cli
         text = " ".join(
             (f"[{s}] " if len(systems) > 1 else "")  # one system: its help says enough
             + f"{q.help}{q.range_text() if each_range else ''}"
+            + (f" One of: {', '.join(q.choices)}." if q.choices else "")
             for s, q in zip(owners, declared, strict=False)
         )
         if p.is_flag:
@@ -157,4 +158,6 @@ def pick_params(system: Any, attr: str, given: dict[str, Any]) -> dict[str, Any]
     try:
         return rule_params.pick_params(system, attr, given)
     except rule_params.ParamError as e:
-        raise click.UsageError(str(e)) from None
+        from ledger.cli.base import flagged
+
+        raise click.UsageError(flagged(e)) from None

@@ -36,6 +36,22 @@ def qr_text(link: str) -> str:
     return out.getvalue().rstrip("\n")
 
 
+def _origins(values: tuple[str, ...]) -> tuple[str, ...]:
+    """``--api-origin``'s values as browsers send them (:func:`ledger.web.cors.check_origin`),
+    each once; a bad one is a usage error."""
+    from ledger.web.cors import check_origin
+
+    out: list[str] = []
+    for value in values:
+        try:
+            origin = check_origin(value)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="'--api-origin'") from None
+        if origin not in out:
+            out.append(origin)
+    return tuple(out)
+
+
 #: ``campaign serve --max-connections`` unless given: plenty for a table of phones (a page
 #: and its live log take two or three connections each).
 MAX_CONNECTIONS = 256
@@ -77,6 +93,16 @@ MAX_CONNECTIONS = 256
     help="Issue fresh links for the GM and every player (the old ones stop working).",
 )
 @click.option(
+    "--api-origin",
+    "api_origins",
+    multiple=True,
+    callback=lambda ctx, param, value: _origins(value),
+    metavar="ORIGIN",
+    help="Let pages of ORIGIN (scheme://host[:port], e.g. a Foundry server or "
+    "https://www.owlbear.rodeo) call the JSON API /api/v1 from the browser (CORS, bearer "
+    "tokens only); repeat for several. None by default.",
+)
+@click.option(
     "--qr/--no-qr",
     "qr",
     default=None,
@@ -92,6 +118,7 @@ def serve(
     url: str | None,
     max_connections: int,
     new_links: bool,
+    api_origins: tuple[str, ...],
     qr: bool | None,
 ) -> None:
     """Serve the campaign as a live web view for the table (Ctrl-C stops it).
@@ -107,7 +134,9 @@ def serve(
     unless --port names another (this once, warned) or --new-port moves it for good.
     Each new link is also printed as a QR code on a terminal (--no-qr: not; --qr: also
     when the output is not a terminal); the GM's page (/gm) issues a player a new one.
-    Delivers the webhooks (`campaign webhook`) while it runs.
+    Delivers the webhooks (`campaign webhook`) while it runs. The JSON API answers
+    pages of other origins only for those --api-origin lists (a Foundry module's, an
+    Owlbear Rodeo extension's).
     """
     import sys
 
@@ -173,6 +202,8 @@ def serve(
                 f"Port {bound} is kept for {campaign.id}: the next `campaign serve` listens "
                 "here too (phones know the table by its address)."
             )
+        if api_origins:
+            click.echo(f"The JSON API answers pages of: {', '.join(api_origins)} (CORS).")
         click.echo(f"Serving {campaign.id} at {listening}{also} (Ctrl-C stops)")
         db_path = app.db_path
         campaign_id = campaign.id
@@ -184,7 +215,7 @@ def serve(
     stop_hooks = _start_webhooks(db_path, campaign_id)
     try:
         webserver.run(
-            create_app(db_path, campaign_id),
+            create_app(db_path, campaign_id, api_origins=api_origins),
             sockets,
             hosts={url_host(listening), url_host(public)},
             max_connections=limit,

@@ -228,7 +228,7 @@ def _option_values(option: click.Option, system: Any) -> Iterable[str]:
     if system is not None:
         for param in system.roll_params:
             if param.name == option.name:
-                return param.suggestions
+                return param.suggestions or param.choices
     return ()
 
 

@@ -259,8 +259,10 @@ def import_(
 
     --from foundry|roll20 (docs/imports.md): each roll becomes a roll.imported event of the
     character its speaker maps to, keeping the original text, formula, dice, total and
-    time; whispered messages are left out. All or nothing; a roll imported before (same
-    message) is not imported again.
+    time; whispered and blind rolls are recorded GM-only. Every message is reported:
+    imported, already imported, not a roll, or refused with its reason (a total its dice
+    do not give, a total not whole, a message the file ends inside). A roll imported
+    before (same message) is not imported again.
 
     \b
     campaign import --from roll20 "Chat Log for Casebook.html" --map "Nate=julian"
@@ -338,7 +340,8 @@ def _import_foreign(
     app: App, file: Any, tool: str, maps: tuple[str, ...], skip: bool, gm_only: bool,
     as_json: bool,
 ) -> None:  # fmt: skip
-    """``campaign import --from TOOL FILE``: parse, map the speakers, append (#29)."""
+    """``campaign import --from TOOL FILE``: parse as it streams, map the speakers, append,
+    and report every message of the file."""
     from ledger.exchange import foreign
 
     try:
@@ -346,49 +349,66 @@ def _import_foreign(
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--map") from None
     name = os.path.basename(getattr(file, "name", "FILE"))
-    text = foreign.decode_text(foreign.read_limited(file, name), name)
     if tool == "foundry":
         from ledger.exchange import foundry as reader
     else:
         from ledger.exchange import roll20 as reader  # type: ignore[no-redef]
-    parsed = reader.parse(text, name)
+    parsed = reader.parse(file, name)
     done = foreign.import_rolls(
         app.campaign, parsed.rolls, mapping=mapping, skip_unmapped=skip, actor=app.actor,
         at=now(), gm_only=gm_only,
     )  # fmt: skip
+    rows = foreign.report(parsed, done)
+    counts = {status: 0 for status in foreign.STATUSES}
+    for row in rows:
+        counts[row.status] += 1
     tool_name = {"foundry": "Foundry VTT", "roll20": "Roll20"}[tool]
     if as_json:
         echo_json(
             {
                 "campaign": app.campaign.id,
                 "from": tool,
-                "messages": parsed.messages,
+                "messages": len(rows),
                 "rolls": len(parsed.rolls),
                 "new": done.new,
                 "already_imported": done.already,
-                "whispered_skipped": parsed.whispered,
+                "gm_only_rolls": done.gm_only,
                 "unmapped_skipped": done.unmapped,
                 "first_seq": done.first_seq,
                 "gm_only": gm_only,
                 "speakers": done.speakers,
+                "counts": counts,
+                "report": [
+                    {"status": r.status, "id": r.source, "where": r.where, "reason": r.reason,
+                     "rolls": r.rolls}
+                    for r in rows
+                ],  # fmt: skip
             }
         )
         return
     from ledger.text import printable
 
+    rolls = len(parsed.rolls)
     click.echo(
         f"Imported from {tool_name}{' GM-only' if gm_only else ''}: {done.new} new, "
         f"{done.already} already imported "
-        f"({len(parsed.rolls)} roll{'s' if len(parsed.rolls) != 1 else ''} in "
-        f"{parsed.messages} message{'s' if parsed.messages != 1 else ''}); not verifiable: "
+        f"({rolls} roll{'s' if rolls != 1 else ''} in "
+        f"{len(rows)} message{'s' if len(rows) != 1 else ''}); not verifiable: "
         "the ledger never saw these dice."
+    )
+    click.echo(
+        f"  messages: {counts['imported']} imported, {counts['already imported']} already "
+        f"imported, {counts['not a roll']} not a roll, {counts['refused']} refused"
     )
     for speaker, cid in done.speakers.items():
         click.echo(printable(f"  {speaker} → {cid}"))
-    if parsed.whispered:
-        click.echo(f"  {parsed.whispered} whispered or private message(s) left out (GM-only there)")
+    if done.gm_only and not gm_only:
+        click.echo(f"  {done.gm_only} whispered, blind or private roll(s) recorded GM-only")
     for speaker, count in done.unmapped.items():
         click.echo(printable(f"  {count} roll(s) of {speaker} skipped (--unmapped skip)"))
+    for row in rows:
+        if row.status == "refused":
+            click.echo(printable(f"  refused: {row.where}: {row.reason}"))
 
 
 def _note_clock_back(lines: Any) -> None:

@@ -1,4 +1,4 @@
-"""``campaign webhook add|list|remove|resume|deliver``: the log posted to a group chat (#29).
+"""``campaign webhook add|list|rotate|remove|resume|deliver``: the log posted to a group chat.
 
 The delivery itself is :mod:`ledger.exchange.webhooks` (shared with ``campaign serve``'s
 delivery thread).
@@ -53,8 +53,9 @@ def webhook() -> None:
 def webhook_add(app: App, url: str, channel: str, fmt: str, as_json: bool) -> None:
     """Post each entry appended from now on to URL (http or https).
 
-    Every body is signed with HMAC-SHA256 (the X-Campaign-Signature header, docs/api.md):
-    the secret is printed once, here; keep it where the receiver checks signatures.
+    Every delivery is signed as Standard Webhooks says (webhook-id, webhook-timestamp,
+    webhook-signature; docs/api.md): the secret (whsec_...) is printed once, here; keep it
+    where the receiver checks signatures (`campaign webhook rotate` makes a new one).
     Deliveries run in `campaign serve` and in `campaign webhook deliver`.
     """
     from ledger.campaign.clock import now
@@ -79,8 +80,10 @@ def webhook_add(app: App, url: str, channel: str, fmt: str, as_json: bool) -> No
 def webhook_list(app: App, deliveries: int, as_json: bool) -> None:
     """List the webhooks: channel, format, state (ok, failing, paused), the last seq
     delivered, and each hook's last deliveries (seq, HTTP status or error, attempt)."""
-    from ledger.exchange.webhooks import shown_url, state_of
+    from ledger.campaign.clock import now
+    from ledger.exchange.webhooks import rotating, shown_url, state_of
 
+    at = now()
     campaign = app.campaign
     store = app.store()
     rows: list[dict[str, Any]] = []
@@ -99,6 +102,7 @@ def webhook_list(app: App, deliveries: int, as_json: bool) -> None:
                 "next_attempt_at": hook["next_attempt_at"],
                 "paused_at": hook["paused_at"],
                 "last_error": hook["last_error"],
+                "old_secret_until": hook["rotated_until"] if rotating(hook, at) else None,
                 "deliveries": store.webhook_log(hook["id"], deliveries) if deliveries else [],
             }
         )
@@ -122,11 +126,58 @@ def webhook_list(app: App, deliveries: int, as_json: bool) -> None:
                 f"  failing since {_when(r['failing_since'])} ({r['attempts']} attempts: "
                 f"{r['last_error']}); next attempt {_when(r['next_attempt_at'])}"
             )
+        if r["old_secret_until"]:
+            click.echo(
+                f"  rotating: the old secret signs too until {_when(r['old_secret_until'])} "
+                f"(`campaign webhook rotate {r['id']} --finish` ends it now)"
+            )
         for d in r["deliveries"]:
             result = f"HTTP {d['status']}" if d["status"] is not None else "no answer"
             if d["error"] and d["status"] is None:
                 result = d["error"]
             click.echo(f"  [{d['seq']}] {_when(d['at'])}  {result}, attempt {d['attempt']}")
+
+
+@webhook.command("rotate")
+@click.argument("hook_id", metavar="ID", type=SEQ)
+@click.option(
+    "--finish",
+    is_flag=True,
+    help="End the overlap now: the old secret signs no more (no new secret is made).",
+)
+@json_option
+@pass_app
+def webhook_rotate(app: App, hook_id: int, finish: bool, as_json: bool) -> None:
+    """Give webhook ID a new signing secret, printed once. For 24 hours each delivery is
+    signed with both the new and the old secret (two signatures in webhook-signature), so
+    the receiver can take the new one at any moment of it; then with the new one only.
+    Once the receiver has it, `--finish` ends the overlap at once."""
+    from ledger.campaign.clock import now
+    from ledger.exchange.webhooks import find, finish_rotation, rotate, shown_url
+
+    campaign = app.campaign
+    store = app.store()
+    hook = find(store, campaign.id, hook_id)
+    if finish:
+        finish_rotation(store, campaign.id, hook_id)
+        if as_json:
+            echo_json({"id": hook_id, "old_secret_until": None})
+            return
+        click.echo(
+            f"Webhook {hook_id} ({shown_url(hook['url'])}): the old secret is forgotten; "
+            "deliveries are signed with the new one only."
+        )
+        return
+    secret, until = rotate(store, campaign.id, hook_id, at=now())
+    if as_json:
+        echo_json({"id": hook_id, "secret": secret, "old_secret_until": until})
+        return
+    click.echo(f"Webhook {hook_id} ({shown_url(hook['url'])}): a new signing secret.")
+    click.echo(f"Signing secret, shown once: {secret}")
+    click.echo(
+        f"Until {_when(until)} every delivery is signed with the old secret too: put the new "
+        f"one in the receiver, then `campaign webhook rotate {hook_id} --finish`."
+    )
 
 
 @webhook.command("remove")

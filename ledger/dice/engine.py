@@ -24,6 +24,8 @@ from typing import Any
 
 import msgspec
 
+from ledger.errors import LedgerError
+
 SCHEME = "ledger-roll-v1"
 #: Advancement and other between-session engine rolls: keyed by a downtime seed (#13).
 DOWNTIME_SCHEME = "ledger-downtime-v1"
@@ -38,8 +40,10 @@ _FUDGE_TOKENS = {"+": 3, "+1": 3, "0": 2, ".": 2, " ": 2, "-": 1, "-1": 1, "−"
 MAX_SIDES = 1000
 
 
-class DiceError(ValueError):
-    """Dice input that cannot be: faces a die cannot show, too few or too many dice."""
+class DiceError(LedgerError):
+    """Dice input that cannot be: faces a die cannot show, too few or too many dice.
+    Nothing was written; front ends show it next to the dice (the form's dice field, the
+    API's ``/dice``)."""
 
 
 def new_seed() -> bytes:
@@ -216,7 +220,7 @@ class PhysicalDice(DiceSource):
         if self._next >= len(self.faces):
             self.ran_short = True
             raise DiceError(
-                f"--dice gave {len(self.faces)} {'face' if len(self.faces) == 1 else 'faces'}, "
+                f"the dice gave {len(self.faces)} {'face' if len(self.faces) == 1 else 'faces'}, "
                 "too few: enter every die the roll uses"
             )
         token = self.faces[self._next].strip()
@@ -238,7 +242,7 @@ class PhysicalDice(DiceSource):
     def finish(self) -> None:
         if self._next < len(self.faces):
             raise DiceError(
-                f"--dice gave {len(self.faces)} faces but the roll uses {self._next}; "
+                f"the dice gave {len(self.faces)} faces but the roll uses {self._next}; "
                 "remove the extra faces"
             )
 
@@ -358,7 +362,7 @@ def parse_faces(text: str) -> list[str]:
     """
     text = text.strip()
     if not text:
-        raise DiceError("--dice is empty: give the faces, e.g. --dice 3,5 or --dice ++-0")
+        raise DiceError("the dice are empty: give the faces, e.g. 3,5 or ++-0")
     signs = "+-0.−·"
     tokens: list[str] = []
     for token in text.replace(",", " ").split():

@@ -1,19 +1,28 @@
-"""Rolls from other tools' chat logs (#29): what the parsers give, and their import.
+"""Rolls from other tools' chat logs: what the parsers give, and their import.
 
-:mod:`ledger.exchange.foundry` and :mod:`ledger.exchange.roll20` read a file into
-:class:`ForeignRoll` values; :func:`import_rolls` maps each speaker to a character and
-appends the new ones as ``roll.imported`` events, all in one batch through
+:mod:`ledger.exchange.foundry` and :mod:`ledger.exchange.roll20` read a file, streaming,
+into :class:`ForeignMessage` values, each holding its :class:`ForeignRoll` values or the
+reason it is refused; :func:`import_rolls` maps each speaker to a character and appends the
+new rolls as ``roll.imported`` events, all in one batch through
 :meth:`~ledger.campaign.aggregate.Campaign.append` (the one writer), or nothing. A roll
 already imported (same tool and key) is left out, so importing the same file again adds
-nothing. docs/imports.md describes the formats and the versions they were written against.
+nothing. :func:`report` accounts for every message of the file: imported, already
+imported, not a roll, or refused with its reason. A roll whose dice and modifiers do not
+give its total, or whose total is not a whole number, is refused (:func:`check_total`),
+never stored altered. docs/imports.md describes the formats and the versions they were
+written against.
 """
 
 from __future__ import annotations
 
+import codecs
 import difflib
+import functools
 import hashlib
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -53,6 +62,8 @@ class ForeignRoll:
         ``"sha256:"`` and the hash of the message's text (:func:`text_key`).
     :ivar where: where it is in the file, for messages (``"line 12"``, ``"message -M5K…"``).
     :ivar dice: ``(sides, face)`` of each die shown, ``1 <= face <= sides``.
+    :ivar total: the roll's total, checked against its dice and modifiers.
+    :ivar gm_only: whispered, blind or private in the tool: recorded GM-only.
     """
 
     tool: str
@@ -65,20 +76,43 @@ class ForeignRoll:
     text: str = ""
     at: str = ""
     label: str = ""
+    gm_only: bool = False
+
+
+@dataclass
+class ForeignMessage:
+    """One chat message of the file, as read.
+
+    :ivar source: the message's id in the tool (Roll20's ``data-messageid``, Foundry's
+        ``_id``), else ``""`` (Foundry's text export has none).
+    :ivar where: where it is in the file (``"line 12"``, ``"message -M5K… (line 40)"``).
+    :ivar rolls: its rolls, in order; empty for a message that is not a roll.
+    :ivar refused: why the message is refused (its rolls are then empty), else ``""``.
+    """
+
+    source: str
+    where: str
+    rolls: list[ForeignRoll] = field(default_factory=list)
+    refused: str = ""
 
 
 @dataclass
 class Parsed:
-    """What a parser found: the rolls (file order) and the messages it left out.
+    """What a parser found: every message of the file, in file order.
 
-    :ivar whispered: whispered or blind messages left out (GM-only in the tool: an import
-        never makes them public).
-    :ivar messages: every chat message read.
+    :ivar messages: each chat message read, a refused one too.
     """
 
-    rolls: list[ForeignRoll] = field(default_factory=list)
-    whispered: int = 0
-    messages: int = 0
+    messages: list[ForeignMessage] = field(default_factory=list)
+
+    @property
+    def rolls(self) -> list[ForeignRoll]:
+        """The rolls of every message not refused, in file order."""
+        return [r for m in self.messages for r in m.rolls]
+
+    def refuse(self, source: str, where: str, reason: str) -> None:
+        """Account for a message refused as a whole, with its reason."""
+        self.messages.append(ForeignMessage(source, where, refused=reason))
 
 
 def text_key(*parts: str) -> str:
@@ -91,16 +125,26 @@ def check_speaker(speaker: str, where: str) -> str:
 
     :raises BadFile: naming ``where``.
     """
+    name, wrong = _speaker(speaker)
+    if wrong:
+        raise BadFile(f"{where}: {wrong}")
+    return name
+
+
+@functools.lru_cache(maxsize=4096)
+def _speaker(speaker: str) -> tuple[str, str]:
+    """``(name, "")`` for a speaker name the ledger takes, else ``("", why not)``: a chat
+    log names the same few speakers thousands of times."""
     name = " ".join(speaker.split())
     if not name:
-        raise BadFile(f"{where}: the message names no speaker")
+        return "", "the message names no speaker"
     if len(name) > MAX_SPEAKER:
-        raise BadFile(f"{where}: the speaker's name is {len(name):,} characters (at most {MAX_SPEAKER})")
+        return "", f"the speaker's name is {len(name):,} characters (at most {MAX_SPEAKER})"
     try:
-        check_name(name, f"{where}: the speaker")
+        check_name(name, "the speaker")
     except RuleError as e:
-        raise BadFile(str(e)) from None
-    return name
+        return "", str(e)
+    return name, ""
 
 
 def check_text(text: str, where: str) -> str:
@@ -132,27 +176,166 @@ def check_dice(dice: Sequence[tuple[int, int]], where: str) -> tuple[tuple[int, 
     return tuple(dice)
 
 
-def read_limited(file: Any, name: str) -> bytes:
-    """The bytes of an open binary file, refused over :data:`MAX_FILE`.
+_TOKENS = re.compile(r"\d+(?:\.\d+)?|\.\d+|[-+*/%()]")
+_SPACE = re.compile(r"\s+")
 
-    :raises BadFile: too large.
+
+def evaluate(expression: str) -> Fraction:
+    """The value of an arithmetic expression of numbers, ``+ - * / %``, parentheses and
+    signs, exactly (as a fraction), the way a tool's roll adds its terms.
+
+    :raises ValueError: anything else (a function, a word, a cut expression).
     """
-    data: bytes = file.read(MAX_FILE + 1)
-    if len(data) > MAX_FILE:
-        raise BadFile(f"{name} is larger than {MAX_FILE // (1024 * 1024)} MB: not a chat log")
-    return data
+    text = _SPACE.sub("", expression)
+    tokens = _TOKENS.findall(text)
+    if "".join(tokens) != text:
+        raise ValueError(f"cannot read {text[:20]!r}")
+    if not tokens:
+        raise ValueError("empty")
+    if len(tokens) > 10_000:
+        raise ValueError("too long")
+    at = 0
+    end = len(tokens)
+
+    def atom(depth: int) -> int | Fraction:
+        nonlocal at
+        if depth > 100:
+            raise ValueError("nested too deep")
+        if at >= end:
+            raise ValueError("cut short")
+        tok = tokens[at]
+        at += 1
+        if tok.isdigit():
+            return int(tok)
+        if tok == "-":
+            return -atom(depth + 1)
+        if tok == "+":
+            return atom(depth + 1)
+        if tok == "(":
+            value = add(depth + 1)
+            if at >= end or tokens[at] != ")":
+                raise ValueError("unbalanced parentheses")
+            at += 1
+            return value
+        if tok[0].isdigit() or tok[0] == ".":
+            return Fraction(tok)
+        raise ValueError(f"unexpected {tok!r}")
+
+    def mul(depth: int) -> int | Fraction:
+        nonlocal at
+        value = atom(depth)
+        while at < end and tokens[at] in ("*", "/", "%"):
+            op = tokens[at]
+            at += 1
+            right = atom(depth)
+            if op == "*":
+                value *= right
+            elif right == 0:
+                raise ValueError("division by zero")
+            elif op == "/":
+                value = Fraction(value) / right
+            else:
+                value = value - right * int(Fraction(value) / right)  # JavaScript's % keeps the sign
+        return value
+
+    def add(depth: int) -> int | Fraction:
+        nonlocal at
+        value = mul(depth)
+        while at < end and tokens[at] in ("+", "-"):
+            op = tokens[at]
+            at += 1
+            right = mul(depth)
+            value = value + right if op == "+" else value - right
+        return value
+
+    value = add(0)
+    if at != end:
+        raise ValueError(f"unexpected {tokens[at]!r}")
+    return Fraction(value)
 
 
-def decode_text(data: bytes, name: str) -> str:
-    """UTF-8 text without a byte-order mark, with ``\\n`` line ends.
+def whole_total(total: object, where: str) -> int:
+    """A roll's total as the tool wrote it, refused unless a whole number (``11.9`` is
+    never stored as 11).
 
-    :raises BadFile: not UTF-8 (names the byte offset).
+    :raises BadFile: not a number, or not whole, naming ``where``.
+    """
+    if isinstance(total, bool) or not isinstance(total, int | float | str):
+        raise BadFile(f"{where}: the roll has no total")
+    text = str(total).strip()
+    try:
+        value = Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        raise BadFile(f"{where}: the total {printable(text[:40])!r} is not a number") from None
+    if value.denominator != 1:
+        raise BadFile(f"{where}: the total {printable(text[:40])} is not a whole number")
+    if abs(value) > 10**15:
+        raise BadFile(f"{where}: the total {printable(text[:40])} is out of range")
+    return int(value)
+
+
+def check_total(expression: str, total: int, where: str) -> None:
+    """Refuse a roll whose dice and modifiers (``expression``, the faces in place of the
+    dice: ``"(7)+4"``) do not give its ``total``: a cut or altered file.
+
+    :raises BadFile: the expression cannot be read, or gives another number.
     """
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise BadFile(f"{name} is not UTF-8 text (byte {e.start:,}): give the file as saved") from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+        value = evaluate(expression)
+    except ValueError as e:
+        raise BadFile(
+            f"{where}: cannot check the total {total} against the dice and modifiers "
+            f"{printable(expression[:80])!r} ({e})"
+        ) from None
+    if value != total:
+        shown = str(value) if value.denominator == 1 else f"{float(value):g}"
+        raise BadFile(
+            f"{where}: the dice and modifiers {printable(expression[:80])!r} give {shown}, "
+            f"not the total {total} (a cut or altered file?)"
+        )
+
+
+def text_chunks(file: Any, name: str, size: int = 1 << 16) -> Iterator[str]:
+    """The text of an open binary file, UTF-8 (a byte-order mark dropped), in chunks,
+    read as it goes; refused past :data:`MAX_FILE` bytes.
+
+    :raises BadFile: not UTF-8 (names the byte offset), or too large.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8-sig")()
+    read = 0
+    while True:
+        data: bytes = file.read(size)
+        read += len(data)
+        if read > MAX_FILE:
+            raise BadFile(f"{name} is larger than {MAX_FILE // (1024 * 1024)} MB: not a chat log")
+        try:
+            text = decoder.decode(data, final=not data)
+        except UnicodeDecodeError as e:
+            at = read - len(data) + e.start
+            raise BadFile(f"{name} is not UTF-8 text (byte {at:,}): give the file as saved") from None
+        if text:
+            yield text
+        if not data:
+            return
+
+
+def text_lines(chunks: Iterable[str]) -> Iterator[str]:
+    """The lines of text given in chunks (:func:`text_chunks`), without their line ends
+    (``\\n`` or ``\\r\\n``; no other character ends a line, so a JSON string holding
+    U+2028 stays whole); the last line as the file ends it."""
+    held: list[str] = []  # the line begun, in pieces (a long line is not copied again and again)
+    for chunk in chunks:
+        if "\n" not in chunk:
+            held.append(chunk)
+            continue
+        lines = chunk.split("\n")
+        lines[0] = "".join([*held, lines[0]])
+        held = [lines.pop()]
+        for line in lines:
+            yield line.removesuffix("\r")
+    rest = "".join(held)
+    if rest:
+        yield rest.removesuffix("\r")
 
 
 def parse_map(pairs: Iterable[str]) -> dict[str, str]:
@@ -178,6 +361,8 @@ class ImportResult:
     :ivar unmapped: rolls of speakers left out by ``--unmapped skip``, by speaker.
     :ivar first_seq: the first appended event's seq (``None`` when nothing was new).
     :ivar speakers: ``{speaker: character id}`` as mapped.
+    :ivar status: ``{(tool, key): "new" | "already" | "unmapped"}`` of every roll given.
+    :ivar gm_only: rolls appended GM-only.
     """
 
     new: int = 0
@@ -185,6 +370,8 @@ class ImportResult:
     unmapped: dict[str, int] = field(default_factory=dict)
     first_seq: int | None = None
     speakers: dict[str, str] = field(default_factory=dict)
+    status: dict[tuple[str, str], str] = field(default_factory=dict)
+    gm_only: int = 0
 
 
 def imported_keys(campaign: Campaign) -> tuple[set[tuple[str, str]], dict[str, str]]:
@@ -259,7 +446,8 @@ def import_rolls(
 
     :param mapping: :func:`parse_map` of the ``--map`` values.
     :param skip_unmapped: leave out the rolls of speakers no character matches.
-    :param gm_only: record every roll GM-only (a players' view shows each as a stub).
+    :param gm_only: record every roll GM-only (a players' view shows each as a stub); a
+        roll whispered, blind or private in the tool (``roll.gm_only``) is GM-only anyway.
     :raises RuleError: an unmapped speaker (see :func:`map_speakers`), or a roll the
         campaign refuses (nothing written).
     """
@@ -269,6 +457,7 @@ def import_rolls(
         fresh: list[ForeignRoll] = []
         for roll in rolls:
             if (roll.tool, roll.key) in seen:
+                result.status.setdefault((roll.tool, roll.key), "already")
                 result.already += 1
                 continue
             seen.add((roll.tool, roll.key))
@@ -278,13 +467,19 @@ def import_rolls(
             before=before,
         )  # fmt: skip
         result.speakers = speakers
-        events = []
+        runs: list[tuple[bool, list[RollImported]]] = []  # consecutive rolls of one visibility
         for roll in fresh:
             cid = speakers.get(roll.speaker)
             if cid is None:
                 result.unmapped[roll.speaker] = result.unmapped.get(roll.speaker, 0) + 1
+                result.status[(roll.tool, roll.key)] = "unmapped"
                 continue
-            events.append(
+            result.status[(roll.tool, roll.key)] = "new"
+            hidden = gm_only or roll.gm_only
+            result.gm_only += hidden
+            if not runs or runs[-1][0] != hidden:
+                runs.append((hidden, []))
+            runs[-1][1].append(
                 RollImported(
                     character=cid,
                     tool="foundry" if roll.tool == "foundry" else "roll20",
@@ -298,13 +493,60 @@ def import_rolls(
                     label=roll.label,
                 )
             )
-        if events:
+        for hidden, events in runs:
             try:
                 written = campaign.append(
-                    events, actor=actor, at=at, visibility="gm" if gm_only else None
+                    events, actor=actor, at=at, visibility="gm" if hidden else None
                 )
             except NotFound as e:
                 raise RuleError(str(e)) from None
-            result.first_seq = written[0].seq
-        result.new = len(events)
+            if result.first_seq is None:
+                result.first_seq = written[0].seq
+            result.new += len(events)
     return result
+
+
+STATUSES = ("imported", "already imported", "not a roll", "refused")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One message of the file in the import's report.
+
+    :ivar status: one of :data:`STATUSES`.
+    :ivar source: the message's id in the tool, ``""`` where the file gives none.
+    :ivar where: where it is in the file.
+    :ivar reason: why it was refused (``""`` otherwise).
+    :ivar rolls: how many rolls of it were appended.
+    """
+
+    status: str
+    source: str
+    where: str
+    reason: str = ""
+    rolls: int = 0
+
+
+def report(parsed: Parsed, result: ImportResult) -> list[Row]:
+    """One :class:`Row` per message of the file, in file order: ``imported`` (a roll of it
+    appended), ``already imported`` (every roll of it was), ``not a roll``, or ``refused``
+    (the file's reason, or a speaker left out by ``--unmapped skip``)."""
+    rows = []
+    for m in parsed.messages:
+        if m.refused:
+            rows.append(Row("refused", m.source, m.where, m.refused))
+            continue
+        if not m.rolls:
+            rows.append(Row("not a roll", m.source, m.where))
+            continue
+        states = [result.status.get((r.tool, r.key), "already") for r in m.rolls]
+        new = states.count("new")
+        if new:
+            rows.append(Row("imported", m.source, m.where, rolls=new))
+        elif "unmapped" in states:
+            who = next(r.speaker for r, st in zip(m.rolls, states, strict=True) if st == "unmapped")
+            rows.append(Row("refused", m.source, m.where,
+                            f"speaker {printable(who)!r} is no character here (--unmapped skip)"))  # fmt: skip
+        else:
+            rows.append(Row("already imported", m.source, m.where))
+    return rows

@@ -1,4 +1,5 @@
-"""Foundry VTT chat logs (#29): the "Export Chat Log" text file, and ChatMessage JSON.
+"""Foundry VTT chat logs: the "Export Chat Log" text file, ChatMessage JSON, a world's
+``messages.db``.
 
 **The text export** (the chat sidebar's "Export Chat Log" button, ``fvtt-log-<date>.txt``;
 Foundry v9 to v13): ``ChatLog#export`` joins each message's ``ChatMessage#export()`` with
@@ -6,20 +7,30 @@ Foundry v9 to v13): ``ChatLog#export`` joins each message's ``ChatMessage#export
 as ``toLocaleDateString("en-US", {hour, minute, second})`` gives it, ``11/26/2026, 8:15:32
 PM``, a narrow no-break space before PM in current browsers), the lines of its content's
 text, then one line per roll, ``FORMULA = RESULT = TOTAL`` (``1d20 + 5 = 14 + 5 = 19``).
-RESULT shows each term's total, so a term of one die (``1d20``, no keep/drop/reroll
-modifier) gives its face; a term of several dice gives only their sum, and its faces are
-not in the file. The export says nothing of whispers: every message the GM saw is in it.
+RESULT shows each term's total, which must give TOTAL; a term of one die (``1d20``, no
+keep/drop/reroll modifier) gives its face; a term of several dice gives only their sum,
+and its faces are not in the file. The export says nothing of whispers: every message the
+GM saw is in it.
 
-**ChatMessage JSON** (v10 to v13): a JSON array of ChatMessage documents (``toObject()``
-of ``game.messages``), or a world's ``data/messages.db`` of v10 and earlier (NeDB: one
-document per line). Each document's ``rolls`` (``roll`` in v9) holds serialised Rolls
-whose Die terms list every face (``results[].result``), so every die is kept. Whispered
-(``whisper`` not empty) and blind messages are left out: they are GM-only in Foundry.
+**ChatMessage JSON** (v9 to v13): a JSON array of ChatMessage documents (``toObject()``
+of ``game.messages``), or a world's ``data/messages.db`` of v9 and v10 (NeDB: one
+document per line, read line by line). Each document's ``rolls`` (``roll`` in v9, absent
+from a message that is not a roll) holds serialised Rolls whose Die terms list every face
+(``results[].result``, ``active`` false for a die not kept), so every die is kept, and
+the kept dice, operators and numbers must give the roll's ``total``. An inline roll in the
+content (``[[/r 1d20+4]]``, rendered as ``a.inline-roll.inline-result`` with the Roll's
+JSON in ``data-roll``) is a roll of the message too. Whispered (``whisper`` not empty) and
+blind messages are recorded GM-only. v11 and later keep a world's messages in LevelDB,
+which this module does not read: export those from the browser (docs/imports.md).
 """
 
 from __future__ import annotations
 
+import html
+import itertools
 import re
+import urllib.parse
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from typing import Any
@@ -28,110 +39,178 @@ import msgspec
 
 from ledger.exchange.foreign import (
     BadFile,
+    ForeignMessage,
     ForeignRoll,
     Parsed,
     check_dice,
     check_speaker,
     check_text,
+    check_total,
+    text_chunks,
     text_key,
+    text_lines,
+    whole_total,
 )
 from ledger.text import printable
 
-#: What ChatLog#export puts between two messages.
-SEPARATOR = "\n---------------------------\n"
+#: The line ChatLog#export puts between two messages.
+SEPARATOR_LINE = "-" * 27
 HEADER = re.compile(r"^\[(?P<time>[^\]\n]{1,80})\] ?(?P<alias>.*)$")
 #: A dice term of a formula: ``1d20``, ``d6``, ``4dF``, with any modifiers and flavor.
 DICE_TERM = re.compile(r"^(?P<n>\d*)d(?P<faces>\d+|F)(?P<mods>[a-zA-Z<>=0-9]*)(?:\[[^\]]*\])?$")
 OPERATORS = re.compile(r"\s+([-+*/%])\s+")
+#: What a formula of the text export is made of (dice terms, numbers, operators, flavor).
+FORMULA = re.compile(
+    r"(?:\d*d(?:\d+|F)[a-zA-Z<>=0-9]*|\d+(?:\.\d+)?|\[[^\]]*\]|[-+*/%()\s])+"
+)
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+#: An inline roll's element in a message's content, and its serialised Roll.
+INLINE_TAG = re.compile(r"<a\b[^>]*\binline-result\b[^>]*>", re.IGNORECASE)
+DATA_ROLL = re.compile(r"""\bdata-roll\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
+JS_ESCAPE = re.compile(r"%u([0-9a-fA-F]{4})")
 
 
-def parse(data: str, name: str) -> Parsed:
-    """Read a Foundry file: JSON (an array of ChatMessage documents, or NeDB lines) when it
-    parses as such, else the text export.
+def parse(file: Any, name: str) -> Parsed:
+    """Read a Foundry file from an open binary file, as it streams: a JSON array of
+    ChatMessage documents, NeDB lines (``messages.db``), else the text export.
 
-    :raises BadFile: the line or message at fault.
+    :raises BadFile: a file that is none of these (its first line), not UTF-8, over the
+        size limit, or a JSON array that does not parse (a cut one too: nothing of it is
+        imported). A message the ledger refuses is accounted for as refused.
     """
-    body = data.strip()
-    if body.startswith("{") or re.match(r"\[\s*[{\]]", body):
-        return parse_json(body, name)
-    return parse_text(data, name)
+    chunks = text_chunks(file, name)
+    first = ""
+    for chunk in chunks:
+        first += chunk
+        if first.strip():
+            break
+    body = first.lstrip()
+    stream = itertools.chain([first], chunks)
+    if re.match(r"\[\s*[{\]]", body) or body == "[":
+        return parse_array("".join(stream), name)
+    if body.startswith("{"):
+        return parse_nedb(text_lines(stream), name)
+    return parse_text(text_lines(stream), name)
 
 
 # --- the text export ------------------------------------------------------------------------
 
 
-def parse_text(data: str, name: str) -> Parsed:
-    """Read the "Export Chat Log" text (see the module's doc).
+def _blocks(lines: Iterator[str]) -> Iterator[tuple[int, list[str]]]:
+    """``(first line number, lines)`` of each message of the text export."""
+    block: list[str] = []
+    start = number = 1
+    for number, line in enumerate(lines, start=1):
+        if line == SEPARATOR_LINE:
+            yield start, block
+            block, start = [], number + 1
+        else:
+            block.append(line)
+    yield start, block
 
-    :raises BadFile: a message that does not start with ``[TIME] SPEAKER`` (its line), a
-        speaker or text the ledger refuses.
+
+def parse_text(lines: Iterator[str], name: str) -> Parsed:
+    """Read the "Export Chat Log" text (see the module's doc), message by message.
+
+    :raises BadFile: a file whose first message does not start with ``[TIME] SPEAKER``
+        (not the text export). A later message without its header, or with a speaker,
+        text or roll the ledger refuses, is accounted for as refused.
     """
     out = Parsed()
-    if not data.strip():
-        raise BadFile(f"{name} is empty: export the chat log from Foundry's chat sidebar")
-    line_no = 1
     seen: dict[str, int] = {}
-    for block in data.split(SEPARATOR):
-        start = line_no
-        line_no += block.count("\n") + SEPARATOR.count("\n")
-        if not block.strip():
+    for start, block in _blocks(lines):
+        if not any(ln.strip() for ln in block):
             continue
-        lines = block.split("\n")
-        match = HEADER.match(lines[0])
-        if match is None:
-            raise BadFile(
-                f"line {start} of {name} is not the start of a Foundry chat message "
-                f"('[TIME] SPEAKER' expected, found {printable(lines[0][:60])!r}): is it "
-                "Foundry's Export Chat Log?"
-            )
+        match = HEADER.match(block[0])
         where = f"line {start}"
-        out.messages += 1
-        speaker = check_speaker(match["alias"], where)
-        at = " ".join(match["time"].replace("\u202f", " ").replace("\xa0", " ").split())
-        content = [ln.strip() for ln in lines[1:]]
-        text = check_text("\n".join(ln for ln in content if ln), where)
-        rolls = [(i, r) for i, ln in enumerate(content) if (r := roll_line(ln)) is not None]
-        at_rolls = {i for i, _ in rolls}
-        label = next(
-            (ln for i, ln in enumerate(content) if ln and not _is_number(ln) and i not in at_rolls),
-            "",
-        )[:120]
-        key = text_key(at, speaker, text)
-        seen[key] = seen.get(key, 0) + 1
-        if seen[key] > 1:  # the same words, speaker and second again: the Nth such message
-            key = f"{key}@{seen[key]}"
-        for j, (i, (formula, result, total)) in enumerate(rolls, start=1):
-            out.rolls.append(
-                ForeignRoll(
-                    tool="foundry",
-                    key=key if len(rolls) == 1 else f"{key}#{j}",
-                    where=f"line {start + 1 + i}",
-                    speaker=speaker,
-                    formula=formula,
-                    dice=check_dice(faces_of(formula, result), f"line {start + 1 + i}"),
-                    total=total,
-                    text=text,
-                    at=at,
-                    label=label,
+        if match is None:
+            found = f"('[TIME] SPEAKER' expected, found {printable(block[0][:60])!r})"
+            if not out.messages:
+                raise BadFile(
+                    f"line {start} of {name} is not the start of a Foundry chat message "
+                    f"{found}: is it Foundry's Export Chat Log?"
                 )
-            )
+            out.refuse("", where, f"not the start of a Foundry chat message {found}: a message cut or edited?")
+            continue
+        try:
+            out.messages.append(_text_message(match, block, start, seen))
+        except BadFile as e:
+            reason = str(e)
+            out.refuse("", where, reason.split(": ", 1)[1] if reason.startswith("line ") else reason)
+    if not out.messages:
+        raise BadFile(f"{name} is empty: export the chat log from Foundry's chat sidebar")
     return out
 
 
+def _text_message(match: re.Match[str], block: list[str], start: int, seen: dict[str, int]) -> ForeignMessage:
+    where = f"line {start}"
+    speaker = check_speaker(match["alias"], where)
+    at = " ".join(match["time"].replace("\u202f", " ").replace("\xa0", " ").split())
+    content = [ln.strip() for ln in block[1:]]
+    text = check_text("\n".join(ln for ln in content if ln), where)
+    rolls = []
+    for i, ln in enumerate(content):
+        found = roll_line(ln, f"line {start + 1 + i}")
+        if found is not None:
+            rolls.append((i, found))
+    at_rolls = {i for i, _ in rolls}
+    label = next(
+        (ln for i, ln in enumerate(content) if ln and not _is_number(ln) and i not in at_rolls),
+        "",
+    )[:120]
+    key = text_key(at, speaker, text)
+    seen[key] = seen.get(key, 0) + 1
+    if seen[key] > 1:  # the same words, speaker and second again: the Nth such message
+        key = f"{key}@{seen[key]}"
+    message = ForeignMessage("", where)
+    for j, (i, (formula, result, total)) in enumerate(rolls, start=1):
+        line = f"line {start + 1 + i}"
+        message.rolls.append(
+            ForeignRoll(
+                tool="foundry",
+                key=key if len(rolls) == 1 else f"{key}#{j}",
+                where=line,
+                speaker=speaker,
+                formula=formula,
+                dice=check_dice(faces_of(formula, result), line),
+                total=total,
+                text=text,
+                at=at,
+                label=label,
+            )
+        )
+    return message
+
+
 def _is_number(text: str) -> bool:
-    return re.fullmatch(r"-?\d+(\.\d+)?", text) is not None
+    return NUMBER.fullmatch(text) is not None
 
 
-def roll_line(line: str) -> tuple[str, str, int] | None:
+def roll_line(line: str, where: str = "") -> tuple[str, str, int] | None:
     """``(formula, result, total)`` of a ``FORMULA = RESULT = TOTAL`` line whose formula
-    holds a die, else ``None``."""
+    holds a die, else ``None`` (a line of text).
+
+    :raises BadFile: a roll line whose RESULT does not give its TOTAL, whose numbers do
+        not match its formula's, whose TOTAL is not a whole number, or that is cut short
+        (``1d20 + 4 = 7 +``).
+    """
     parts = line.split(" = ")
-    if len(parts) < 3 or not re.fullmatch(r"-?\d+", parts[-1].strip()):
-        return None
     formula = parts[0].strip()
-    if not re.search(r"\d*d(\d+|F)", formula):
+    if not re.search(r"\d*d(\d+|F)", formula) or FORMULA.fullmatch(formula) is None:
         return None
-    return formula, " = ".join(parts[1:-1]).strip(), int(parts[-1])
+    if len(parts) < 3 or not _is_number(parts[-1].strip()):
+        if len(parts) >= 2:
+            raise BadFile(f"{where}: the roll {printable(line[:80])!r} is cut short or malformed")
+        return None
+    result = " = ".join(parts[1:-1]).strip()
+    total = whole_total(parts[-1].strip(), where)
+    terms, shown = OPERATORS.split(formula), OPERATORS.split(result)
+    if len(terms) == len(shown):
+        for term, value in zip(terms, shown, strict=True):
+            if _is_number(term.strip()) and term.strip() != value.strip():
+                raise BadFile(f"{where}: the formula says {term.strip()} where the result shows {printable(value.strip()[:20])}")
+    check_total(result, total, where)
+    return formula, result, total
 
 
 def faces_of(formula: str, result: str) -> list[tuple[int, int]]:
@@ -158,60 +237,82 @@ def faces_of(formula: str, result: str) -> list[tuple[int, int]]:
 # --- ChatMessage JSON -----------------------------------------------------------------------
 
 
-def parse_json(body: str, name: str) -> Parsed:
-    """Read ChatMessage documents: a JSON array, or NeDB lines (one document a line;
-    ``$$deleted`` lines skipped).
+def parse_array(body: str, name: str) -> Parsed:
+    """Read a JSON array of ChatMessage documents (the browser console's export).
 
-    :raises BadFile: JSON that does not parse (its line), a document without ``_id`` or
-        speaker, a roll whose dice are impossible.
+    :raises BadFile: JSON that does not parse (cut short, or not JSON).
     """
-    docs: list[tuple[str, Any]] = []
-    if body.startswith("["):
-        try:
-            items = msgspec.json.decode(body)
-        except msgspec.DecodeError as e:
-            raise BadFile(f"{name} is not valid JSON ({e})") from None
-        docs = [(f"message {i + 1}", d) for i, d in enumerate(items)]
-    else:
-        for number, line in enumerate(body.split("\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                docs.append((f"line {number}", msgspec.json.decode(line)))
-            except msgspec.DecodeError as e:
-                raise BadFile(f"line {number} of {name} is not a JSON document ({e})") from None
-    latest: dict[Any, tuple[str, dict[str, Any]] | None] = {}  # NeDB: the last line wins
-    for i, (where, doc) in enumerate(docs):
-        if not isinstance(doc, dict):
-            raise BadFile(f"{where} of {name} is not a ChatMessage document (a JSON object)")
-        if "$$indexCreated" in doc or "$$indexRemoved" in doc:
-            continue
-        mid = doc.get("_id")
-        key = mid if isinstance(mid, str) and mid else ("#", i)
-        latest[key] = None if doc.get("$$deleted") else (where, doc)
+    try:
+        items = msgspec.json.decode(body)
+    except msgspec.DecodeError as e:
+        raise BadFile(f"{name} is not valid JSON ({e}): cut short? export it again") from None
+    if not isinstance(items, list):
+        raise BadFile(f"{name} is not a JSON array of ChatMessage documents")
     out = Parsed()
-    for found in latest.values():
-        if found is not None:
-            out.messages += 1
-            _message(found[1], found[0], out)
+    for i, doc in enumerate(items):
+        out.messages.append(message(doc, f"message {i + 1}"))
     return out
 
 
-def _message(doc: dict[str, Any], where: str, out: Parsed) -> None:
+def parse_nedb(lines: Iterator[str], name: str) -> Parsed:
+    """Read a world's ``data/messages.db`` (NeDB), line by line: a document's last line
+    wins, ``$$deleted`` lines remove it, index lines are skipped. A line that is not a JSON
+    document (a file cut inside its last line) is accounted for as refused.
+
+    :raises BadFile: no document at all.
+    """
+    latest: dict[Any, ForeignMessage | None] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"line {number}"
+        try:
+            doc = msgspec.json.decode(line)
+        except msgspec.DecodeError as e:
+            latest[("#", number)] = ForeignMessage("", where, refused=f"not a JSON document ({e}): cut short?")
+            continue
+        if isinstance(doc, dict) and ("$$indexCreated" in doc or "$$indexRemoved" in doc):
+            continue
+        mid = doc.get("_id") if isinstance(doc, dict) else None
+        key = mid if isinstance(mid, str) and mid else ("#", number)
+        if isinstance(doc, dict) and doc.get("$$deleted"):
+            latest.pop(key, None)
+            continue
+        latest[key] = message(doc, where)
+    out = Parsed([m for m in latest.values() if m is not None])
+    if not out.messages and not latest:
+        raise BadFile(f"{name} holds no ChatMessage document")
+    return out
+
+
+def message(doc: Any, where: str) -> ForeignMessage:
+    """One ChatMessage document as a :class:`ForeignMessage`: its rolls, none (not a roll),
+    or the reason it is refused."""
+    if not isinstance(doc, dict):
+        return ForeignMessage("", where, refused="not a ChatMessage document (a JSON object)")
     mid = doc.get("_id")
     if not isinstance(mid, str) or not mid or len(mid) > 100:
-        raise BadFile(f"{where}: a ChatMessage without an _id (16 characters in Foundry)")
+        return ForeignMessage("", where, refused="a ChatMessage without an _id (16 characters in Foundry)")
+    source = printable(mid)
     where = f"{where} ({printable(mid[:40])})"
-    if doc.get("whisper") or doc.get("blind"):
-        out.whispered += 1
-        return
+    try:
+        return ForeignMessage(source, where, _rolls(doc, mid, where))
+    except BadFile as e:
+        reason = str(e)
+        return ForeignMessage(source, where, refused=reason[len(where):].lstrip(",: ") if reason.startswith(where) else reason)
+
+
+def _rolls(doc: dict[str, Any], mid: str, where: str) -> list[ForeignRoll]:
     raw = doc.get("rolls")
-    if raw is None and doc.get("roll"):
-        raw = [doc["roll"]]  # v9: one roll, as a JSON string
+    if raw is None:
+        raw = [doc["roll"]] if doc.get("roll") else []  # v9: one roll, as a JSON string
     if not isinstance(raw, list):
-        raise BadFile(f"{where}: rolls is not a list")
-    if not raw:
-        return
+        raise BadFile(f"{where}: its rolls are not a list")
+    content = doc.get("content") if isinstance(doc.get("content"), str) else ""
+    inline = _inline_rolls(content or "", where)
+    if not raw and not inline:
+        return []
+    hidden = bool(doc.get("whisper")) or bool(doc.get("blind"))
     speaker_doc = doc.get("speaker") or {}
     alias = speaker_doc.get("alias") if isinstance(speaker_doc, dict) else None
     speaker = check_speaker(alias if isinstance(alias, str) else "", where)
@@ -222,36 +323,107 @@ def _message(doc: dict[str, Any], where: str, out: Parsed) -> None:
         else ""
     )
     flavor = doc.get("flavor") if isinstance(doc.get("flavor"), str) else ""
-    content = doc.get("content") if isinstance(doc.get("content"), str) else ""
     label = check_text(html_text(flavor or ""), where)[:120]
     text = check_text(html_text(content or ""), where)
-    for j, item in enumerate(raw, start=1):
+    out = []
+    items = [(mid if len(raw) == 1 else f"{mid}#{j}", f"{where}: roll {j}", item) for j, item in enumerate(raw, start=1)]
+    items += [(f"{mid}#inline-{k}", f"{where}: inline roll {k}", item) for k, item in enumerate(inline, start=1)]
+    for key, at_roll, item in items:
         roll = item
         if isinstance(item, str):
             try:
                 roll = msgspec.json.decode(item)
             except msgspec.DecodeError as e:
-                raise BadFile(f"{where}: roll {j} is not a serialised Roll ({e})") from None
+                raise BadFile(f"{at_roll} is not a serialised Roll ({e})") from None
         if not isinstance(roll, dict) or not isinstance(roll.get("formula"), str):
-            raise BadFile(f"{where}: roll {j} is not a serialised Roll (no formula)")
-        total = roll.get("total")
+            raise BadFile(f"{at_roll} is not a serialised Roll (no formula)")
+        total = whole_total(roll.get("total"), at_roll)
         dice: list[tuple[int, int]] = []
-        _dice_of(roll, dice, f"{where}: roll {j}")
+        _dice_of(roll, dice, at_roll)
+        check_total(_arithmetic(roll, at_roll), total, at_roll)
         formula = roll["formula"]
-        out.rolls.append(
+        out.append(
             ForeignRoll(
                 tool="foundry",
-                key=mid if len(raw) == 1 else f"{mid}#{j}",
+                key=key,
                 where=where,
                 speaker=speaker,
                 formula=check_text(formula, where)[:500],
-                dice=check_dice(dice, f"{where}: roll {j}"),
-                total=int(total) if isinstance(total, int | float) else None,
+                dice=check_dice(dice, at_roll),
+                total=total,
                 text=text or f"{formula} = {total}",
                 at=at,
                 label=label,
+                gm_only=hidden,
             )
         )
+    return out
+
+
+def _inline_rolls(content: str, where: str) -> list[str]:
+    """The serialised Rolls of the inline rolls in a message's HTML content."""
+    if "inline-result" not in content:
+        return []
+    found = []
+    for tag in INLINE_TAG.findall(content):
+        attr = DATA_ROLL.search(tag)
+        if attr is None:
+            raise BadFile(f"{where}: an inline roll without its data-roll")
+        value = html.unescape(attr[1] if attr[1] is not None else attr[2])
+        value = JS_ESCAPE.sub(lambda m: chr(int(m[1], 16)), value)  # escape()'s %uXXXX
+        found.append(urllib.parse.unquote(value))
+    return found
+
+
+def _arithmetic(roll: Any, where: str, depth: int = 0) -> str:
+    """A serialised Roll's terms as arithmetic, each dice term its kept dice's sum (the
+    way Foundry totals a Roll): ``"19 + - 3"``.
+
+    :raises BadFile: a term whose value the file does not give (a function of dice).
+    """
+    if depth > 20:
+        raise BadFile(f"{where}: dice nested more than 20 deep")
+    if isinstance(roll, str):
+        try:
+            roll = msgspec.json.decode(roll)
+        except msgspec.DecodeError:
+            raise BadFile(f"{where}: a term is not a serialised Roll") from None
+    terms = roll.get("terms") if isinstance(roll, dict) else None
+    if not isinstance(terms, list) or not terms:
+        raise BadFile(f"{where}: a roll without its terms")
+    parts = []
+    for term in terms:
+        if not isinstance(term, dict):
+            raise BadFile(f"{where}: a term that is not an object")
+        kind = term.get("class")
+        if kind == "OperatorTerm" and term.get("operator") in ("+", "-", "*", "/", "%"):
+            parts.append(term["operator"])
+        elif kind == "NumericTerm" and isinstance(term.get("number"), int | float) and not isinstance(term.get("number"), bool):
+            parts.append(repr(term["number"]))
+        elif isinstance(term.get("results"), list) and kind in ("Die", "FateDie", "Coin", "PoolTerm", None):
+            parts.append(_kept(term["results"], where))
+        elif kind == "ParentheticalTerm" and isinstance(term.get("roll"), dict | str):
+            parts.append(f"({_arithmetic(term['roll'], where, depth + 1)})")
+        else:
+            raise BadFile(
+                f"{where}: cannot check its total: a {printable(str(kind)[:40])} term "
+                f"({printable(str(term.get('term') or term.get('formula') or '')[:40])})"
+            )
+    return " ".join(parts)
+
+
+def _kept(results: list[Any], where: str) -> str:
+    total: int | float = 0
+    for r in results:
+        if not isinstance(r, dict):
+            raise BadFile(f"{where}: a die result that is not an object")
+        if r.get("active", True) is False or r.get("discarded"):
+            continue
+        value = r.get("count", r.get("result"))
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise BadFile(f"{where}: a die result that is not a number")
+        total += value
+    return repr(total)
 
 
 def _dice_of(node: Any, out: list[tuple[int, int]], where: str, depth: int = 0) -> None:
@@ -307,6 +479,9 @@ class _Text(HTMLParser):
 
 def html_text(fragment: str) -> str:
     """The text of an HTML fragment: blocks on their own lines, spaces collapsed."""
+    if "<" not in fragment and "&" not in fragment:  # plain text (a roll's "17"): no parser
+        lines = (" ".join(ln.split()) for ln in fragment.split("\n"))
+        return "\n".join(ln for ln in lines if ln)
     parser = _Text()
     parser.feed(fragment)
     parser.close()

@@ -19,7 +19,7 @@ import msgspec
 from ledger.codec import SALT, SCHEMA, Codec, encode_canonical, encode_data
 from ledger.errors import RuleError
 from ledger.events import CampaignCreated, CharacterCreated, stream_of
-from ledger.exchange.backup import BACKUP_VERSION, BackupRecord, check_secrets
+from ledger.exchange.backup import BACKUP_VERSION, HOOK_SECRET_KINDS, BackupRecord, check_secrets
 from ledger.exchange.trust_lines import CheckpointLine, TrustLine, trust_lines
 from ledger.exchange.trust_lines import decode as decode_trust
 from ledger.history.report import VerifyReport, check_receipt
@@ -511,8 +511,10 @@ def _check_character(system: Any, event: CharacterCreated, seq: int, pattern: An
 def backup_lines(store: EventStore, campaign: str) -> Iterator[bytes]:
     """The campaign's backup, line by line (call inside a transaction, so the secrets and
     the events are read at one moment)."""
-    secrets = [
-        {k: v for k, v in row.items() if k != "campaign"} for row in store.secret_rows(campaign)
+    secrets = [  # a webhook's secret belongs to the hook, which a backup does not carry
+        {k: v for k, v in row.items() if k != "campaign"}
+        for row in store.secret_rows(campaign)
+        if row.get("kind") not in HOOK_SECRET_KINDS
     ]
     record = BackupRecord(campaign_ledger_backup=BACKUP_VERSION, campaign=campaign, secrets=secrets)
     yield msgspec.json.encode(record) + b"\n"

@@ -1,4 +1,4 @@
-"""Roll20's Chat Archive, saved as a web page (#29).
+"""Roll20's Chat Archive, saved as a web page.
 
 Roll20 scripts cannot make HTTP requests; what a table keeps is the game's Chat Archive
 page (``https://app.roll20.net/campaigns/chatarchive/ID``, "Save page as…", HTML only).
@@ -9,237 +9,312 @@ speaker's, when Roll20 leaves both out: they carry over.
 
 - ``div.message.rollresult`` is a ``/roll``: ``div.formula`` (``rolling 2d20kh1+2``), a
   ``div.diceroll.dN`` per die (``.dropped`` for a die not kept) with its face in
-  ``div.didroll``, and the total in ``div.rolled``.
+  ``div.didroll``, and the total in ``div.rolled``. The formatted formula (``(12+9)+2``,
+  the dropped dice counted as nothing) must give the total.
 - ``span.inlinerollresult`` is an inline roll (``[[1d20+3]]``, a sheet's roll template):
   its total is its text, its ``title`` (``original-title`` once the tooltip has shown) is
   ``Rolling 1d20+0[STR] = (<span class="basicdiceroll">12</span>)+0``, one
-  ``basicdiceroll`` per die; the dice's sizes come from the formula, in order.
-- ``div.message.whisper`` and ``.private`` (``/w``, ``/gmroll``) are GM-only or private in
-  Roll20: left out.
+  ``basicdiceroll`` per die (``dropped`` among its classes for a die not kept), which must
+  give the total; the dice's sizes come from the formula, in order.
+- ``div.message.whisper`` (``/w``) and ``.private`` (``/gmroll``) are recorded GM-only. A
+  whisper's ``span.by`` reads ``(From Ann):`` in the receiver's archive (Ann spoke) or
+  ``(To Ann):`` in the sender's, which does not name the sender: its rolls are refused.
+- ``div.message.emote`` (``/em``) has no ``span.by``: its text starts with the speaker's
+  name. A speaker named earlier in the file whose name starts the text is the speaker;
+  else its rolls are refused (never credited to the speaker before it). ``div.message.desc``
+  (``/desc``) has no speaker: its rolls are refused.
 
-Parsed with the standard library's HTML parser (no scripts run, no URL fetched).
+Read as it streams with lxml's HTML pull parser (libxml2; no script runs, no URL is
+fetched): each message is read when its end tag arrives and then dropped, so a page of
+any size holds one message in memory at a time. A message the file ends inside (a page cut
+short) is refused.
 """
 
 from __future__ import annotations
 
+import html
 import re
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from typing import Any
+
+from lxml import etree
 
 from ledger.exchange.foreign import (
     BadFile,
+    ForeignMessage,
     ForeignRoll,
     Parsed,
     check_dice,
     check_speaker,
     check_text,
+    check_total,
+    text_chunks,
     text_key,
 )
 from ledger.text import printable
 
-VOID = frozenset({"img", "br", "hr", "input", "meta", "link", "area", "base", "col", "wbr", "source"})
-#: Deepest nesting read (a saved page is a few dozen deep).
-MAX_DEPTH = 400
 #: The longest message id read (Roll20's are 20 characters).
 MAX_ID = 100
 FORMULA_DICE = re.compile(r"(\d*)d(\d+|F)", re.IGNORECASE)
+#: A die in an inline roll's tooltip: its classes and face.
+TIP_DIE = re.compile(r"""<span\s+class=["']basicdiceroll([^"']*)["']\s*>\s*([^<]*?)\s*</span>""")
+TAG = re.compile(r"<[^>]*>")
+LABEL = re.compile(r"\[[^\]]*\]")
+FATE = {"+": 1, "0": 0, "-": -1, "−": -1, "1": 1, "-1": -1}
 
 
-@dataclass
-class Node:
-    """An element of the page: tag, attributes, children (elements and text, in order)."""
+def _classes(el: Any) -> set[str]:
+    return set((el.get("class") or "").split())
 
-    tag: str
-    attrs: dict[str, str]
-    children: list[Node | str] = field(default_factory=list)
-    line: int = 0
 
-    @property
-    def classes(self) -> set[str]:
-        """The element's class names."""
-        return set(self.attrs.get("class", "").split())
+def _text(el: Any) -> str:
+    return " ".join("".join(el.itertext()).split())
 
-    def text(self) -> str:
-        """Its text, spaces collapsed."""
-        return " ".join("".join(self._texts()).split())
 
-    def _texts(self) -> list[str]:
-        out: list[str] = []
-        for c in self.children:
-            out.extend([c, " "] if isinstance(c, str) else [*c._texts(), " "])
-        return out
+class _Index:
+    """The elements of one message by class name, in document order (one pass)."""
 
-    def find_all(self, cls: str, *, within_message: bool = True) -> list[Node]:
-        """Descendants with class ``cls``, in document order (not inside a nested message)."""
-        out: list[Node] = []
-        for c in self.children:
-            if isinstance(c, Node):
-                if within_message and "message" in c.classes:
-                    continue
-                if cls in c.classes:
-                    out.append(c)
-                out.extend(c.find_all(cls, within_message=within_message))
-        return out
+    def __init__(self, el: Any) -> None:
+        self.by: dict[str, list[Any]] = {}
+        for d in el.iterdescendants(tag=etree.Element):
+            names = d.get("class")
+            if names:
+                for name in names.split():
+                    self.by.setdefault(name, []).append(d)
 
-    def first(self, cls: str) -> Node | None:
-        """The first descendant with class ``cls``."""
-        found = self.find_all(cls)
+    def all(self, cls: str) -> list[Any]:
+        """The elements with class ``cls``."""
+        return self.by.get(cls, [])
+
+    def first(self, cls: str) -> Any | None:
+        """The first element with class ``cls``."""
+        found = self.by.get(cls)
         return found[0] if found else None
 
 
-class _Tree(HTMLParser):
+def _first(el: Any, cls: str) -> Any | None:
+    for d in el.iterdescendants(tag=etree.Element):
+        if cls in (d.get("class") or "").split():
+            return d
+    return None
+
+
+class _Reader:
+    """The state carried from one message to the next: the speaker and time Roll20 left
+    out, the speakers named so far (for emotes)."""
+
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.root = Node("#root", {})
-        self.stack = [self.root]
+        self.out = Parsed()
+        self.speaker = ""
+        self.stamp = ""
+        self.named: set[str] = set()
+        self.number = 0
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        node = Node(tag, {k: v or "" for k, v in attrs}, line=self.getpos()[0])
-        self.stack[-1].children.append(node)
-        if tag not in VOID:
-            if len(self.stack) > MAX_DEPTH:
-                raise BadFile(f"line {node.line}: elements nested more than {MAX_DEPTH} deep")
-            self.stack.append(node)
+    def message(self, msg: Any, cut: bool = False) -> None:
+        self.number += 1
+        mid = msg.get("data-messageid") or ""
+        line = msg.sourceline or 0
+        shown = mid if mid.isascii() and mid.isprintable() else printable(mid[:40])
+        where = (f"message {shown[:40]} (line {line})" if mid
+                 else f"div.message {self.number} (line {line})")  # fmt: skip
+        if len(mid) > MAX_ID:
+            self.out.refuse("", f"div.message {self.number} (line {line})",
+                            f"its data-messageid is {len(mid):,} characters long (Roll20's are 20)")  # fmt: skip
+            return
+        if cut:
+            self.out.refuse(mid, where, "the file ends inside this message (cut short): save the page again")
+            return
+        try:
+            rolls = self._rolls(msg, mid, where)
+        except BadFile as e:
+            reason = str(e)
+            self.out.refuse(mid, where, reason[len(where):].lstrip(",: ") if reason.startswith(where) else reason)
+            return
+        self.out.messages.append(ForeignMessage(mid, where, rolls))
 
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.stack[-1].children.append(Node(tag, {k: v or "" for k, v in attrs}, line=self.getpos()[0]))
+    def _rolls(self, msg: Any, mid: str, where: str) -> list[ForeignRoll]:
+        classes = _classes(msg)
+        index = _Index(msg)
+        by, ts = index.first("by"), index.first("tstamp")
+        if ts is not None:
+            self.stamp = _text(ts)
+        said = "".join(by.itertext()).strip().removesuffix(":").strip() if by is not None else None
+        hidden = bool(classes & {"whisper", "private"})
+        unknown = ""
+        if "whisper" in classes:
+            if said is None:
+                said = self.speaker
+            elif said.startswith("(From ") and said.endswith(")"):
+                said = said[len("(From ") : -1]
+            elif said.startswith("(To "):
+                unknown = "a whisper the archive shows as sent to someone: its sender is not named"
+                said = ""
+        elif "emote" in classes:
+            body = _message_text(msg)
+            names = sorted((n for n in self.named if body.startswith(n + " ") or body == n), key=len)
+            said = names[-1] if names else ""
+            if not said:
+                unknown = "an emote whose speaker is not named before it in the file (Roll20 keeps an emote's speaker only in its words)"
+        elif "desc" in classes:
+            said, unknown = "", "a /desc message has no speaker"
+        if said is not None:
+            self.speaker = said
+            if said and by is not None and "whisper" not in classes:
+                self.named.add(" ".join(said.split()))
+        is_roll = "rollresult" in classes
+        inline = index.all("inlinerollresult")
+        if not is_roll and not inline:
+            return []
+        if unknown:
+            raise BadFile(f"{where}: {unknown}")
+        if not self.speaker:
+            raise BadFile(f"{where}: no speaker (span.by) here or before it")
+        who = check_speaker(self.speaker, where)
+        text = check_text(_message_text(msg), where)
+        label_node = index.first("sheet-label")
+        if label_node is None:
+            label_node = index.first("sheet-header")
+        label = _text(label_node)[:120] if label_node is not None else ""
+        key = mid or text_key(self.stamp, who, text)
+        out = []
+        if is_roll:
+            out.append(_roll(index, key, where, who, text, self.stamp, hidden))
+        for j, span in enumerate(inline, start=1):
+            out.append(
+                _inline(span, f"{key}#{j}", f"{where}, inline roll {j}", who, text, self.stamp, label, hidden)
+            )
+        return out
 
-    def handle_endtag(self, tag: str) -> None:
-        for i in range(len(self.stack) - 1, 0, -1):
-            if self.stack[i].tag == tag:
-                del self.stack[i:]
-                return
 
-    def handle_data(self, data: str) -> None:
-        self.stack[-1].children.append(data)
+def parse(file: Any, name: str) -> Parsed:
+    """Read a saved Chat Archive page from an open binary file (see the module's doc).
 
-
-def tree(html: str) -> Node:
-    """The page as a tree of :class:`Node`."""
-    parser = _Tree()
-    parser.feed(html)
-    parser.close()
-    return parser.root
-
-
-def _messages(node: Node) -> list[Node]:
-    out: list[Node] = []
-    for c in node.children:
-        if isinstance(c, Node):
-            if c.tag == "div" and "message" in c.classes:
-                out.append(c)
-            out.extend(_messages(c))
-    return out
-
-
-def parse(html: str, name: str) -> Parsed:
-    """Read a saved Chat Archive page (see the module's doc).
-
-    :raises BadFile: no ``div.message`` at all (not a Chat Archive page), a roll whose total
-        or a die that is not a number, a message with no speaker and none before it, a
-        speaker or text the ledger refuses; naming the message (its id and line).
+    :raises BadFile: no ``div.message`` at all (not a Chat Archive page), not UTF-8, over
+        the size limit. A message the ledger refuses (a total its dice do not give, a total
+        or face that is not a whole number, no speaker, a speaker or text the ledger
+        refuses, the file ending inside it) is accounted for as refused, with its reason.
     """
-    messages = _messages(tree(html))
-    if not messages:
+    reader = _Reader()
+    parser = etree.HTMLPullParser(events=("end",), tag="div", no_network=True, huge_tree=False)
+
+    def drain(cut: bool) -> None:
+        for _event, el in parser.read_events():
+            names = el.get("class")
+            if not names or "message" not in names or "message" not in names.split():
+                continue
+            reader.message(el, cut)
+            parent = el.getparent()
+            if parent is not None:
+                parent.remove(el)  # read: let it go
+
+    for chunk in text_chunks(file, name):
+        parser.feed(chunk)
+        drain(False)
+    try:
+        parser.close()
+    except etree.XMLSyntaxError:
+        pass
+    drain(True)  # ended by the file's end, not by their own end tag
+    if not reader.out.messages:
         raise BadFile(
             f"{name} holds no Roll20 chat message (div.message): save the game's Chat "
             "Archive page as HTML and give that file"
         )
-    out = Parsed()
-    speaker, stamp = "", ""
-    for number, msg in enumerate(messages, start=1):
-        mid = msg.attrs.get("data-messageid", "")
-        where = f"message {printable(mid[:40])} (line {msg.line})" if mid else f"div.message {number} (line {msg.line})"
-        if len(mid) > MAX_ID:
-            raise BadFile(f"div.message {number} (line {msg.line}): its data-messageid is "
-                          f"{len(mid):,} characters long (Roll20's are 20)")  # fmt: skip
-        by, ts = msg.first("by"), msg.first("tstamp")
-        if ts is not None:
-            stamp = ts.text()
-        out.messages += 1
-        if msg.classes & {"whisper", "private"}:  # its "(To GM):" carries over to nothing
-            out.whispered += 1
-            continue
-        if by is not None:
-            speaker = by.text().removesuffix(":").strip()
-        is_roll = "rollresult" in msg.classes
-        inline = msg.find_all("inlinerollresult")
-        if not is_roll and not inline:
-            continue
-        if not speaker:
-            raise BadFile(f"{where}: no speaker (span.by) here or before it")
-        who = check_speaker(speaker, where)
-        text = check_text(_message_text(msg), where)
-        label_node = msg.first("sheet-label") or msg.first("sheet-header")
-        label = label_node.text()[:120] if label_node is not None else ""
-        key = mid or text_key(stamp, who, text)
-        if is_roll:
-            out.rolls.append(_roll(msg, key, where, who, text, stamp))
-        for j, span in enumerate(inline, start=1):
-            out.rolls.append(
-                _inline(span, f"{key}#{j}", f"{where}, inline roll {j}", who, text, stamp, label)
-            )
-    return out
+    return reader.out
 
 
-def _message_text(msg: Node) -> str:
-    parts = []
-    for c in msg.children:
-        if isinstance(c, Node) and c.classes & {"by", "tstamp", "avatar", "spacer"}:
-            continue
-        parts.append(c if isinstance(c, str) else c.text())
+def _message_text(msg: Any) -> str:
+    parts = [msg.text or ""]
+    for c in msg:
+        if isinstance(c.tag, str) and not _classes(c) & {"by", "tstamp", "avatar", "spacer"}:
+            parts.append("".join(c.itertext()))
+        parts.append(c.tail or "")
     return " ".join(" ".join(parts).split())
 
 
-def _number(text: str, what: str, where: str) -> int:
+def _whole(text: str, what: str, where: str) -> int:
     value = text.strip()
     if not re.fullmatch(r"-?\d+", value):
         raise BadFile(f"{where}: {what} {printable(value[:40])!r} is not a whole number")
     return int(value)
 
 
-def _roll(msg: Node, key: str, where: str, speaker: str, text: str, stamp: str) -> ForeignRoll:
-    formulas = [f for f in msg.find_all("formula") if "formattedformula" not in f.classes]
+def _shown(el: Any, out: list[str], where: str) -> None:
+    """The formatted formula as arithmetic: each die its face, a dropped die nothing."""
+    if "diceroll" in _classes(el):
+        face = _first(el, "didroll")
+        shown = _text(face) if face is not None else ""
+        if "dropped" in _classes(el):
+            out.append("0")
+        elif "dF" in _classes(el) or "df" in _classes(el):
+            out.append(str(FATE.get(shown, shown)))
+        else:
+            out.append(shown)
+        out.extend(c.tail or "" for c in el)  # the "+" between two dice
+    else:
+        out.append(el.text or "")
+        for c in el:
+            if isinstance(c.tag, str):
+                _shown(c, out, where)
+            out.append(c.tail or "")
+
+
+def _roll(
+    index: _Index, key: str, where: str, speaker: str, text: str, stamp: str, hidden: bool
+) -> ForeignRoll:
+    formulas = [f for f in index.all("formula") if "formattedformula" not in _classes(f)]
     if not formulas:
         raise BadFile(f"{where}: a roll result without its formula (div.formula)")
-    formula = formulas[0].text()
+    formula = _text(formulas[0])
     formula = formula[len("rolling ") :] if formula.lower().startswith("rolling ") else formula
-    rolled = msg.first("rolled")
+    rolled = index.first("rolled")
     if rolled is None:
         raise BadFile(f"{where}: a roll result without its total (div.rolled)")
-    total = _number(rolled.text(), "the total", where)
+    total = _whole(_text(rolled), "the total", where)
     dice = []
-    for die in msg.find_all("diceroll"):
-        size = next((c[1:] for c in die.classes if re.fullmatch(r"d(\d+|F)", c, re.IGNORECASE)), None)
-        face = die.first("didroll")
+    for die in index.all("diceroll"):
+        size = next((c[1:] for c in _classes(die) if re.fullmatch(r"d(\d+|F)", c, re.IGNORECASE)), None)
+        face = _first(die, "didroll")
         if size is None or face is None:
             raise BadFile(f"{where}: a die (div.diceroll) without its size (dN) or face (div.didroll)")
         if size.upper() == "F":
-            shown = face.text()
-            fate = {"+": 3, "0": 2, "-": 1, "−": 1, "1": 3, "-1": 1}
-            if shown not in fate:
+            shown = _text(face)
+            if shown not in FATE:
                 raise BadFile(f"{where}: a Fate die showing {printable(shown[:20])!r}")
-            dice.append((3, fate[shown]))
+            dice.append((3, FATE[shown] + 2))
         else:
-            dice.append((int(size), _number(face.text(), "a die's face", where)))
+            dice.append((int(size), _whole(_text(face), "a die's face", where)))
+    shown_formula = index.first("formattedformula")
+    if shown_formula is None:
+        raise BadFile(f"{where}: a roll result without its dice (div.formattedformula)")
+    parts: list[str] = []
+    _shown(shown_formula, parts, where)
+    check_total(LABEL.sub("", "".join(parts)), total, where)
     return ForeignRoll(
         tool="roll20", key=key, where=where, speaker=speaker, formula=check_text(formula, where)[:500],
-        dice=check_dice(dice, where), total=total, text=text, at=stamp,
+        dice=check_dice(dice, where), total=total, text=text, at=stamp, gm_only=hidden,
     )  # fmt: skip
 
 
 def _inline(
-    span: Node, key: str, where: str, speaker: str, text: str, stamp: str, label: str
+    span: Any, key: str, where: str, speaker: str, text: str, stamp: str, label: str, hidden: bool
 ) -> ForeignRoll:
-    title = span.attrs.get("title") or span.attrs.get("original-title") or ""
-    total = _number(span.text(), "the inline roll's total", where)
-    shown = tree(title)
-    said = shown.text()
-    formula = said
-    if "Rolling " in said:
-        formula = said.split("Rolling ", 1)[1]
+    title = span.get("title") or span.get("original-title") or ""
+    total = _whole(_text(span), "the inline roll's total", where)
+    said = " ".join(html.unescape(TAG.sub("", title)).split())
+    formula = said.split("Rolling ", 1)[1] if "Rolling " in said else said
     formula = formula.split(" = ", 1)[0].strip()
-    faces = [_number(n.text(), "a die's face", where) for n in shown.find_all("basicdiceroll")]
+    if " = " not in title:
+        raise BadFile(f"{where}: an inline roll without its dice (its title 'Rolling … = …')")
+    result = title.split(" = ", 1)[1]
+    faces: list[int] = []
+
+    def face(m: re.Match[str]) -> str:
+        value = _whole(html.unescape(m[2]), "a die's face", where)
+        faces.append(value)
+        return "0" if "dropped" in m[1].split() else str(value)
+
+    arithmetic = html.unescape(TAG.sub("", TIP_DIE.sub(face, result)))
+    check_total(LABEL.sub("", arithmetic), total, where)
     sizes: list[int] = []
     for count, sides in FORMULA_DICE.findall(formula):
         sizes.extend([3 if sides.upper() == "F" else int(sides)] * int(count or 1))
@@ -250,4 +325,5 @@ def _inline(
         tool="roll20", key=key, where=where, speaker=speaker,
         formula=check_text(formula or "?", where)[:500], dice=check_dice(dice, where),
         total=total, text=f"{text} [{said}]" if said else text, at=stamp, label=label,
+        gm_only=hidden,
     )  # fmt: skip

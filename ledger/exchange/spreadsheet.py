@@ -7,7 +7,9 @@ shared instead: the players' view of the log (:func:`ledger.rules.projection.ite
 ``as_gm=False``), each event with the line a player reads (``text``,
 :func:`ledger.history.words.line`), each GM-only event a stub of its seq and hashes only,
 no secret, no snapshot, no access token; and :func:`metadata`, the Datasette
-``metadata.json`` describing its tables and columns.
+``metadata.json`` describing its tables and columns. The ``text`` column has a full-text
+index (``events_fts``, FTS5 over ``events``), so Datasette shows a search box on the
+events table; the wide hash columns come last, after what a reader looks at.
 """
 
 from __future__ import annotations
@@ -64,6 +66,15 @@ def _create(conn: sqlite3.Connection, table: str, columns: dict[str, tuple[str, 
     conn.execute(f"create table [{table}] ({cols})")
 
 
+def _index_text(conn: sqlite3.Connection) -> None:
+    """The full-text index of ``events.text``: an FTS5 table ``events_fts`` with
+    ``content=[events]`` (the rows' text is not stored twice), filled once (the file is
+    never written again, so no triggers). Datasette finds it by that name and content."""
+    import sqlite_utils  # imports numpy when installed: only when a copy is written
+
+    sqlite_utils.Database(conn).table("events").enable_fts(["text"], create_triggers=False)
+
+
 def write_players_copy(campaign: Any, path: str) -> CopySummary:
     """Write the players' copy of ``campaign`` to a new SQLite file at ``path`` (the caller
     makes it appear whole, as `campaign export --format sqlite` does: written to a temporary
@@ -71,7 +82,8 @@ def write_players_copy(campaign: Any, path: str) -> CopySummary:
 
     Tables: ``campaign`` (one row), ``characters`` (the public ones), ``events`` (every seq;
     a GM-only event as a stub: ``gm_only`` 1, its hashes, ``text`` "GM-only entry",
-    nothing else). No ``secrets`` table, no snapshots, no tokens.
+    nothing else) and its full-text index ``events_fts`` (of ``text``). No ``secrets``
+    table, no snapshots, no tokens.
     """
     corrections = campaign.corrections()
     names: dict[str, str] = {}
@@ -125,6 +137,7 @@ def write_players_copy(campaign: Any, path: str) -> CopySummary:
         conn.execute("create index events_type on events(type)")
         conn.execute("create index events_stream on events(stream)")
         conn.commit()
+        _index_text(conn)
     finally:
         conn.close()
     return CopySummary(len(rows), gm, len(names), head_seq, head_hash)

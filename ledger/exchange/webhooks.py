@@ -8,9 +8,17 @@ appended by any process (CLI, table shell, web, API) are delivered:
 - A ``public`` hook gets the public entries only: a GM-only entry is skipped (its cursor
   moves past it, nothing is posted; not even a "GM-only entry" stub, so a group chat learns
   nothing of it, not even when). A ``gm`` hook gets every entry.
-- The body (:func:`body`) is JSON, or Discord's ``{"content": ...}``; it is signed
-  (:func:`signature`: HMAC-SHA256 of ``"<timestamp>." + body`` with the hook's secret) and
-  carries an idempotency id, ``"<campaign>:<seq>"``.
+- The body (:func:`body`) is JSON, or Discord's ``{"content": ...}``. It is sent as the
+  Standard Webhooks spec (standardwebhooks.com) says (:func:`headers`): ``webhook-id``
+  (the entry's delivery id, ``"<campaign>:<seq>"``, the same at every retry),
+  ``webhook-timestamp`` (Unix seconds) and ``webhook-signature`` (:func:`signature`:
+  ``v1,`` and the base64 HMAC-SHA256 of ``"<id>.<timestamp>.<body>"``), so a receiver
+  checks it with any Standard Webhooks library. A hook's secret is shown as ``whsec_`` and
+  the base64 of the key (:func:`secret_text`).
+- ``campaign webhook rotate`` gives a hook a new secret (:func:`rotate`); for
+  :data:`ROTATION_OVERLAP` (or until ``rotate --finish``) each delivery carries two
+  signatures, the new secret's and the old one's, so the receiver can change its secret at
+  any moment of the overlap; after it, the new secret's only.
 - A 2xx answer moves the cursor; anything else (a status, no answer within
   :data:`TIMEOUT`) is retried after an exponential backoff (:func:`backoff`, capped), the
   entries after it waiting their turn. A hook failing without a break for
@@ -24,6 +32,7 @@ Nothing here runs inside an append: a failing or slow receiver never blocks a wr
 
 from __future__ import annotations
 
+import base64
 import datetime
 import hashlib
 import hmac
@@ -34,7 +43,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +52,7 @@ from ledger.errors import NotFound, RuleError
 from ledger.events import Recorded, Roll
 from ledger.history.recap import MARKS
 from ledger.history.words import describe
+from ledger.store.hooks import HOOK_SECRET, PREVIOUS_HOOK_SECRET
 from ledger.store.protocols import EventStore
 from ledger.text import printable
 
@@ -62,10 +72,16 @@ PAUSE_AFTER = datetime.timedelta(hours=1)
 LEASE = datetime.timedelta(seconds=60)
 #: Discord's limit on a message's ``content``, in characters.
 DISCORD_LIMIT = 2000
-#: The headers of a delivery.
-SIGNATURE_HEADER = "X-Campaign-Signature"
-TIMESTAMP_HEADER = "X-Campaign-Timestamp"
-DELIVERY_HEADER = "X-Campaign-Delivery"
+#: The headers of a delivery (Standard Webhooks).
+ID_HEADER = "webhook-id"
+TIMESTAMP_HEADER = "webhook-timestamp"
+SIGNATURE_HEADER = "webhook-signature"
+#: How a secret is written: this prefix, then the base64 of the HMAC key's bytes.
+SECRET_PREFIX = "whsec_"
+#: The bytes of a new hook's key (Standard Webhooks asks for 24 to 64).
+SECRET_BYTES = 32
+#: How long a rotated hook's old secret signs beside the new one.
+ROTATION_OVERLAP = datetime.timedelta(hours=24)
 #: How many entries a pass reads at once.
 PAGE = 200
 
@@ -105,8 +121,9 @@ def add(
 ) -> tuple[int, str]:
     """Add a hook to ``campaign`` that gets the entries appended from now on.
 
-    :returns: ``(hook id, secret)``: the secret (64 hex digits) signs every body; it is
-        shown once, and kept as a secret of kind ``"webhook"``.
+    :returns: ``(hook id, secret)``: the secret (:func:`secret_text`, ``whsec_...``) signs
+        every delivery; it is shown once, and its key kept as a secret of kind
+        ``"webhook"``.
     :raises RuleError: a bad URL, channel or format.
     """
     check_url(url)
@@ -114,11 +131,72 @@ def add(
         raise RuleError(f"no channel {channel!r}: a webhook is for 'public' or 'gm'")
     if fmt not in FORMATS:
         raise RuleError(f"no format {fmt!r}: a webhook posts 'json' or 'discord'")
-    secret = secrets.token_bytes(32)
+    key = secrets.token_bytes(SECRET_BYTES)
     with store.transaction():
         head = store.head(campaign).seq
-        hook_id = store.add_webhook(campaign, url, channel, fmt, secret, at, head)
-    return hook_id, secret.hex()
+        hook_id = store.add_webhook(campaign, url, channel, fmt, key, at, head)
+    return hook_id, secret_text(key)
+
+
+def rotate(store: EventStore, campaign: str, hook_id: int, *, at: str) -> tuple[str, str]:
+    """Give hook ``hook_id`` a new secret; its old one signs too until :data:`ROTATION_OVERLAP`
+    after ``at`` (or :func:`finish_rotation`). Rotating again during an overlap drops the
+    oldest secret: the one being replaced signs beside the new one, as above.
+
+    :returns: ``(secret, until)``: the new secret (:func:`secret_text`, shown once) and the
+        stored UTC stamp the overlap ends at.
+    :raises NotFound: no such hook.
+    """
+    key = secrets.token_bytes(SECRET_BYTES)
+    until = _stamp(_parse(at) + ROTATION_OVERLAP)
+    if not store.rotate_webhook(campaign, hook_id, key, until):
+        find(store, campaign, hook_id)  # no such hook: raises, naming those there are
+    return secret_text(key), until
+
+
+def finish_rotation(store: EventStore, campaign: str, hook_id: int) -> None:
+    """End hook ``hook_id``'s overlap now: its old secret is forgotten and signs no more.
+
+    :raises NotFound: no such hook.
+    :raises RuleError: it is not being rotated.
+    """
+    find(store, campaign, hook_id)
+    if not store.end_webhook_rotation(campaign, hook_id):
+        raise RuleError(
+            f"webhook {hook_id} is not being rotated, nothing to finish: "
+            f"`campaign webhook rotate {hook_id}` gives it a new secret"
+        )
+
+
+def rotating(hook: dict[str, Any], now: str) -> bool:
+    """Does the hook's old secret still sign (its overlap runs at ``now``)?"""
+    return bool(hook["rotated_until"]) and hook["rotated_until"] > now
+
+
+def signing_keys(store: EventStore, campaign: str, hook: dict[str, Any], now: str) -> list[bytes]:
+    """The keys that sign the hook's deliveries at ``now``: its secret's, then, during a
+    rotation's overlap, the previous one's. A previous secret whose overlap has ended is
+    forgotten here.
+
+    :raises RuleError: the hook's secret is missing from the store.
+    """
+    key = store.get_secret(campaign, hook["id"], HOOK_SECRET)
+    if key is None:
+        raise RuleError(f"webhook {hook['id']} has lost its secret: remove it and add it again")
+    keys = [key]
+    if rotating(hook, now):
+        old = store.get_secret(campaign, hook["id"], PREVIOUS_HOOK_SECRET)
+        if old is not None:
+            keys.append(old)
+    elif hook["rotated_until"]:
+        store.end_webhook_rotation(campaign, hook["id"], at=now)
+    return keys
+
+
+def secret_text(key: bytes) -> str:
+    """A hook's secret as it is shown and as receivers' libraries take it: ``"whsec_"`` and
+    the base64 (standard alphabet, padded) of the key's bytes."""
+    return SECRET_PREFIX + base64.b64encode(key).decode("ascii")
 
 
 def find(store: EventStore, campaign: str, hook_id: int) -> dict[str, Any]:
@@ -192,27 +270,32 @@ def body(campaign: Any, rec: Recorded, fmt: str, characters: dict[str, str] | No
 
 
 def delivery_id(campaign: str, seq: int) -> str:
-    """The idempotency id of an entry's delivery, the same at every retry: ``"<campaign>:<seq>"``."""
+    """The id of an entry's delivery (``webhook-id``, signed), the same at every retry:
+    ``"<campaign>:<seq>"``."""
     return f"{campaign}:{seq}"
 
 
-def signature(secret: str, timestamp: int, payload: bytes) -> str:
-    """The ``X-Campaign-Signature`` value: ``"sha256=" +`` the hex HMAC-SHA256, keyed with
-    the secret as ``webhook add`` printed it (its ASCII bytes), of ``"<timestamp>."``
-    followed by the body's bytes (``timestamp``: the ``X-Campaign-Timestamp`` header, Unix
-    seconds)."""
-    mac = hmac.new(secret.encode("ascii"), f"{timestamp}.".encode() + payload, hashlib.sha256)
-    return "sha256=" + mac.hexdigest()
+def signature(keys: Sequence[bytes], ident: str, timestamp: int, payload: bytes) -> str:
+    """The ``webhook-signature`` value: for each key (the current first), ``"v1,"`` and the
+    base64 of the HMAC-SHA256, keyed with the key's bytes, of ``"<ident>.<timestamp>."``
+    followed by the body's bytes (``ident``: the ``webhook-id``; ``timestamp``: the
+    ``webhook-timestamp``, Unix seconds), separated by single spaces."""
+    signed = f"{ident}.{timestamp}.".encode() + payload
+    return " ".join(
+        "v1," + base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode("ascii")
+        for key in keys
+    )
 
 
-def headers(secret: str, timestamp: int, payload: bytes, ident: str) -> dict[str, str]:
-    """The headers of one delivery: content type, timestamp, signature, idempotency id."""
+def headers(keys: Sequence[bytes], ident: str, timestamp: int, payload: bytes) -> dict[str, str]:
+    """The headers of one delivery: content type, and the Standard Webhooks three (its id,
+    timestamp and signatures, :func:`signature`)."""
     return {
         "Content-Type": "application/json",
         "User-Agent": "campaign-ledger-webhook",
+        ID_HEADER: ident,
         TIMESTAMP_HEADER: str(timestamp),
-        SIGNATURE_HEADER: signature(secret, timestamp, payload),
-        DELIVERY_HEADER: ident,
+        SIGNATURE_HEADER: signature(keys, ident, timestamp, payload),
     }
 
 
@@ -328,10 +411,6 @@ class Deliverer:
 
     def _deliver(self, store: EventStore, campaign: Any, done: HookPass) -> None:
         hook = find(store, campaign.id, done.id)  # as it is now that we hold it
-        secret_bytes = store.get_secret(campaign.id, hook["id"], "webhook")
-        if secret_bytes is None:
-            raise RuleError(f"webhook {hook['id']} has lost its secret: remove it and add it again")
-        secret = secret_bytes.hex()
         characters = campaign.characters(include_retracted=True)
         while True:
             page = list(store.rows(campaign.id, after=hook["last_seq"], limit=PAGE))
@@ -349,9 +428,11 @@ class Deliverer:
                     return
                 rec = Recorded(stored, campaign.codec.decode(stored.data, stored.type))
                 payload = body(campaign, rec, hook["format"], characters)
-                moment = _parse(self.clock())
-                head = headers(secret, int(moment.timestamp()), payload,
-                               delivery_id(campaign.id, stored.seq))  # fmt: skip
+                now = self.clock()
+                hook = find(store, campaign.id, done.id)  # a rotation may have come meanwhile
+                keys = signing_keys(store, campaign.id, hook, now)
+                head = headers(keys, delivery_id(campaign.id, stored.seq),
+                               int(_parse(now).timestamp()), payload)  # fmt: skip
                 status, error = self.post(hook["url"], payload, head)
                 at = self.clock()
                 if status is not None and 200 <= status < 300:

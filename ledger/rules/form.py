@@ -1,13 +1,13 @@
 """How a rule system's roll looks on a phone: the :class:`RollForm` part of
-:class:`ledger.rules.system.RuleSystem` (#27).
+:class:`ledger.rules.system.RuleSystem`.
 
 The web view's roll form (``/roll/CHARACTER``) is built from :attr:`RuleSystem.roll_params
-<ledger.rules.system.RuleSystem.roll_params>`; this mixin says, in the book's words, what
-each one is called (:attr:`RollForm.roll_labels`), which ones a table commonly needs (shown;
-the rest are folded away), what the form starts with (:attr:`RollForm.roll_defaults`), how
-the dice are entered (:attr:`RollForm.dice_faces`) and the exact odds of a roll before it is
-made (:meth:`RollForm.roll_odds`, from the system's own ``odds``). Every value stays
-optional: a system that declares none gets a plain form with every option folded away.
+<ledger.rules.system.RuleSystem.roll_params>`: each option's label, default, choices and
+whether a table commonly needs it are fields of its one declaration
+(:class:`~ledger.rules.requests.RollParam`). This mixin adds what is not about one option:
+what the book calls the thing rolled (:attr:`RollForm.skill_label`), how the dice are
+entered (:attr:`RollForm.dice_faces`) and the exact odds of a roll before it is made
+(:meth:`RollForm.roll_odds`, from the system's own ``odds``).
 """
 
 from __future__ import annotations
@@ -23,30 +23,21 @@ class RollForm:
     """What the roll form needs to know of a rule system (a mixin of ``RuleSystem``).
 
     :cvar skill_label: what the book calls the thing rolled ("Skill", "STAT").
-    :cvar common_roll_params: names of :attr:`roll_params` a table commonly sets on a
-        player's roll, shown on the form in this order; every other param is folded into a
-        "More options" section. Default ``()``: the first three :attr:`roll_params` shown.
-    :cvar roll_labels: ``{param name: label in the book's words}``; a param without one is
-        labelled with its name, underscores as spaces, capitalised.
-    :cvar roll_defaults: ``{param name: value}`` the form starts with (a flag: ``True``).
-        Only the form's starting point: the player sees and can change it; nothing is
-        assumed on the server.
     :cvar dice_faces: the faces offered as buttons, in order (``("1", ..., "6")``, or
         :data:`FUDGE_FACES`); ``()``: dice are typed on the phone's numeric keypad (a d20).
     :cvar dice_words: how the book names the dice of a roll, e.g. ``"the d20"``.
     """
 
     skill_label: ClassVar[str] = "Skill"
-    common_roll_params: ClassVar[tuple[str, ...]] = ()
-    roll_labels: ClassVar[dict[str, str]] = {}
-    roll_defaults: ClassVar[dict[str, Any]] = {}
     dice_faces: ClassVar[tuple[str, ...]] = ()
     dice_words: ClassVar[str] = "the dice"
 
     def roll_label(self, name: str) -> str:
-        """The form's label of the roll param ``name`` (:attr:`roll_labels`, else the name in
-        words: ``"help_from"`` → ``"Help from"``)."""
-        return self.roll_labels.get(name) or name.replace("_", " ").capitalize()
+        """The label of the roll option ``name`` (its :attr:`RollParam.label
+        <ledger.rules.requests.RollParam.label>`, else the name in words: ``"help_from"`` →
+        ``"Help from"``)."""
+        param = next((p for p in getattr(self, "roll_options", ()) if p.name == name), None)
+        return param.title if param is not None else name.replace("_", " ").capitalize()
 
     def roll_words(self, params: dict[str, Any]) -> str:
         """A roll's options as a log line and a request's card name them, in the book's
@@ -55,12 +46,12 @@ class RollForm:
 
         Each given option is worded by its :attr:`RollParam.words
         <ledger.rules.requests.RollParam.words>` (``{}`` the value; a named value of its
-        ``suggestions`` capitalised), else by its label (:meth:`roll_label`): a switch as the
+        ``suggestions`` or ``choices`` capitalised), else by its label (:meth:`roll_label`): a switch as the
         label, a value as ``"label value"``. Options set to false, ``None`` or nothing are
         left out; options this system does not declare are named by their words alone.
         Phrases that start with "with" are run together ("with time and tools").
         """
-        declared = {p.name: p for p in getattr(self, "roll_params", ())}
+        declared = {p.name: p for p in getattr(self, "roll_options", ())}
         phrases: list[str] = []
         for name, value in params.items():
             if value is None or value is False or value in ("", [], ()):
@@ -91,20 +82,6 @@ class RollForm:
         """
         return None
 
-    #: ``{words in a refusal: the roll param it is about}`` for refusals that name no
-    #: option (``--name``), e.g. d20-world's ``{"no check is made": "time"}``.
-    refusal_fields: ClassVar[dict[str, str]] = {}
-
-    def refusal_field(self, message: str) -> str | None:
-        """The roll param a refusal of the rules is about (the form shows it next to that
-        field), for a refusal that does not name its option (``--name``): the first of
-        :attr:`refusal_fields` whose words the message holds; ``None`` (the default): the
-        form places it by the option it names, or above the form.
-
-        :param message: the :class:`~ledger.errors.RuleError` or automatic-result sentence.
-        """
-        return next((f for words, f in self.refusal_fields.items() if words in message), None)
-
 
 def _named_value(param: Any, value: Any) -> str:
     """One option value in words: a named value of the param's ``suggestions`` as the book
@@ -112,7 +89,7 @@ def _named_value(param: Any, value: Any) -> str:
     if value is True:
         return "yes"
     text = str(value)
-    for name in getattr(param, "suggestions", ()):
+    for name in (*getattr(param, "suggestions", ()), *getattr(param, "choices", ())):
         if text.casefold() == name.casefold():
             return name[:1].upper() + name[1:]
     if isinstance(value, int) and getattr(param, "min", None) is not None and param.min < 0:

@@ -1,8 +1,9 @@
 """A rule system's roll and odds parameters, picked from what a caller gave and converted.
 
-The CLI (click options), the table shell and the web form all hand their values to
-:func:`pick_params`; a bad value raises :class:`ParamError` naming the option, which each
-front end words its own way (the CLI as a usage error, exit 2; the web next to the field).
+The CLI (click options), the table shell, the web forms and the JSON API all hand their
+values to :func:`pick_params`; a bad value raises :class:`ParamError` naming the option by
+its label, which each front end places its own way (the CLI as a usage error naming the
+flag, exit 2; the web next to the field; the API at the field's JSON pointer).
 """
 
 from __future__ import annotations
@@ -14,18 +15,25 @@ from ledger.rules.requests import RollParam
 
 
 class ParamError(RuleError):
-    """A parameter the system does not declare, given twice, or with a bad value.
-
-    :ivar option: the parameter's name as the system declares it (``"dr"``, ``"dice"``).
-    """
+    """An option the system does not declare, given twice, or with a bad value: a
+    :class:`RuleError` whose ``param`` is the option's declared name (``"dr"``, ``"dice"``).
+    Its sentence names the option by its label; each front end words the field (the CLI as
+    a usage error naming ``--dr``, exit 2; the web next to the field; the API at
+    ``/params/dr``)."""
 
     def __init__(self, message: str, *, option: str) -> None:
-        super().__init__(message)
-        self.option = option
+        super().__init__(message, param=option)
+
+    @property
+    def option(self) -> str:
+        """The option's declared name (the same as ``param``)."""
+        return str(self.param)
 
 
 def pick_params(system: Any, attr: str, given: dict[str, Any]) -> dict[str, Any]:
-    """The given params the campaign's system declares, converted to their types.
+    """The given params the campaign's system declares for ``attr`` (``"roll_params"`` or
+    ``"odds_params"``), converted to their types and checked against their range and
+    choices: the one place every front end's values are checked.
 
     :raises ParamError: a param the system does not declare, or a bad value.
     """
@@ -35,11 +43,14 @@ def pick_params(system: Any, attr: str, given: dict[str, Any]) -> dict[str, Any]
         if value is None or value == () or value is False:
             continue
         if name not in own:
-            raise ParamError(f"--{name.replace('_', '-')} is not an option of {system.id}", option=name)
+            what = "odds" if attr == "odds_params" else "rolls"
+            raise ParamError(
+                f"{system.name}'s {what} take no option {name.replace('_', ' ')!r}", option=name
+            )
         param = own[name]
         if isinstance(value, tuple) and not param.multiple:
             if len(value) > 1:
-                raise ParamError(f"--{name.replace('_', '-')} is given once for {system.id}", option=name)
+                raise ParamError(f"“{param.title}” is given once", option=name)
             value = value[0]
         out[name] = _convert(param, value)
     return out
@@ -68,15 +79,24 @@ def from_text(system: Any, values: dict[str, str]) -> dict[str, Any]:
 
 
 def _convert(param: RollParam, value: Any) -> Any:
-    if param.is_flag or param.type is str:
+    if param.is_flag:
         return value
-    flag = f"--{param.name.replace('_', '-')}"
-    try:
-        values = tuple(param.type(v) for v in (value if param.multiple else (value,)))
-    except ValueError:
-        kind = getattr(param.type, "__name__", "value")
-        raise ParamError(f"{flag} takes {'an' if kind == 'int' else 'a'} {kind}, not {str(value)[:40]!r}", option=param.name) from None
+    label = f"“{param.title}”"
+    raw = value if param.multiple else (value,)
+    if param.type is str:
+        values: tuple[Any, ...] = tuple(raw)
+    else:
+        try:
+            values = tuple(param.type(v) for v in raw)
+        except ValueError:
+            kind = getattr(param.type, "__name__", "value")
+            kind = {"int": "a whole number"}.get(kind, f"a {kind}")
+            raise ParamError(f"{label} takes {kind}, not {str(value)[:40]!r}", option=param.name) from None
     for v in values:
         if isinstance(v, int) and param.out_of_range(v):
-            raise ParamError(f"{flag} takes a number{param.range_text()}, not {str(v)[:40]}", option=param.name)
+            raise ParamError(f"{label} takes a number{param.range_text()}, not {str(v)[:40]}", option=param.name)
+        if param.choices and param.choice_of(v) is None:
+            raise ParamError(
+                f"{label} is one of {', '.join(param.choices)}, not {str(v)[:40]!r}", option=param.name
+            )
     return values if param.multiple else values[0]

@@ -9,26 +9,46 @@ from typing import Any
 
 @dataclass(frozen=True)
 class RollParam:
-    """A ``campaign roll`` (or ``campaign odds``) option a rule system understands.
+    """One option of a rule system's rolls and odds, declared once: ``campaign roll``,
+    ``campaign request``, ``campaign odds``, the phone's roll form, the GM's request form,
+    the JSON API's schema, the table shell's completion and a log line's words all read it.
 
-    :param name: option name without dashes, e.g. ``"dr"`` → ``--dr``.
-    :param help: one sentence for ``--help``.
-    :param is_flag: a boolean switch (``--advantage``).
-    :param multiple: may be given several times (values arrive as a tuple).
+    :param name: option name, e.g. ``"dr"``: the CLI's ``--dr``, the form's field ``dr``, the
+        API body's ``params.dr``, the key in :attr:`RollRequest.params` and in a roll's
+        recorded inputs.
+    :param help: one sentence in the book's words for ``--help`` and the form's hint. Name
+        other options by their labels, never by a command-line flag.
+    :param label: what the book calls it, as the form labels the field (``"Difficulty
+        Rating"``); ``""``: the name, underscores as spaces, capitalised.
+    :param is_flag: a switch (``advantage``): on or off.
+    :param multiple: may be given several times (values arrive as a tuple; the form and the
+        API take them separated by commas).
     :param type: ``str`` or ``int`` (values are converted before :meth:`RuleSystem.resolve`).
     :param min: the smallest ``int`` value accepted (``None``: no lower bound).
     :param max: the largest ``int`` value accepted (``None``: no upper bound). Give every
-        ``int`` param a range (from the book where it has one): the CLI shows it in
-        ``--help`` and refuses a value outside it (exit 2) before any work, so a huge
-        number can never make ``odds`` or ``roll`` run for ever.
-    :param suggestions: named values the table shell (``campaign play``) offers when
-        completing the option (DR names, difficulty rungs); not enforced here, the system
-        still checks the value it is given.
+        ``int`` option a range (from the book where it has one): every front end shows it
+        and refuses a value outside it before any work, so a huge number can never make
+        ``odds`` or ``roll`` run for ever.
+    :param choices: the closed set of values the option takes (``("harm", "complication",
+        "fork", "none")``, or for an ``int`` option ``("-1", "0", "1")``): any other value
+        is refused by every front end, and the phone shows a choice, not a text field.
+        Matched without regard to case; the value reaches the rules as given.
+    :param suggestions: named values offered besides any other (DR names for a rating
+        that may also be a number): the form and the table shell offer them; not enforced.
+    :param default: the value the roll form starts with (a switch: ``True``). Only the form's
+        starting point: the player sees and can change it; nothing is assumed elsewhere.
+    :param common: a table commonly sets it on a player's roll: the form shows it (in
+        declaration order); every other option is folded into "More options".
     :param words: how a log line or a request's card names the option when it is given, in
         the book's words: ``"with time"`` for a switch, ``"against {}"`` for a value (``{}``
-        the value as given; a named value of :attr:`suggestions` capitalised: "against
-        Good"). ``""``: the form's label (:meth:`RollForm.roll_words
-        <ledger.rules.form.RollForm.roll_words>`).
+        the value as given; a named value of :attr:`suggestions` or :attr:`choices`
+        capitalised: "against Good"). ``""``: the label.
+    :param roll: the option is one of the roll's (``campaign roll``, the forms, the API).
+    :param odds: the option is one of ``campaign odds SYSTEM`` too (the default: the odds take
+        what the roll takes). An option of the odds only (a STAT to try every value of) says
+        ``roll=False``; one of the roll only (an item's name) ``odds=False``.
+    :param odds_help: the help ``campaign odds`` shows when it reads the option otherwise
+        than the roll does (``""``: :attr:`help`).
 
     Options of the same name from several systems must agree on ``is_flag`` and
     ``multiple``; values are converted to each system's own ``type`` and range; help texts
@@ -44,9 +64,26 @@ class RollParam:
     max: int | None = None
     suggestions: tuple[str, ...] = ()
     words: str = ""
+    label: str = ""
+    choices: tuple[str, ...] = ()
+    default: Any = None
+    common: bool = False
+    roll: bool = True
+    odds: bool = True
+    odds_help: str = ""
+
+    @property
+    def flag(self) -> str:
+        """The command line's name of the option: ``"help_from"`` → ``"--help-from"``."""
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def title(self) -> str:
+        """The option's label (:attr:`label`, else ``"help_from"`` → ``"Help from"``)."""
+        return self.label or self.name.replace("_", " ").capitalize()
 
     def range_text(self) -> str:
-        """The range for ``--help``: ``" (1-20)"``, ``" (>= 0)"``, or ``""``."""
+        """The range for ``--help``: ``" (1 to 20)"``, ``" (>= 0)"``, or ``""``."""
         if self.min is not None and self.max is not None:
             return f" ({self.min} to {self.max})"
         if self.min is not None:
@@ -60,6 +97,12 @@ class RollParam:
         return (self.min is not None and value < self.min) or (
             self.max is not None and value > self.max
         )
+
+    def choice_of(self, value: Any) -> str | None:
+        """The declared choice ``value`` is (matched without regard to case), or ``None``
+        when it is none of :attr:`choices` (or the option has none)."""
+        text = str(value).strip().casefold()
+        return next((c for c in self.choices if c.casefold() == text), None)
 
 
 @dataclass(frozen=True)

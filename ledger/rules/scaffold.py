@@ -61,10 +61,10 @@ def write_plugin(system_id: str, parent: Path) -> list[Path]:
 
     values = names(system_id)
     if not parent.is_dir():
-        raise RuleError(f"the folder {parent} does not exist: create it, or give another --dir")
+        raise RuleError(f"the folder {parent} does not exist: create it, or give another folder")
     root = parent / system_id
     if root.exists():
-        raise RuleError(f"{root} already exists: give another NAME or --dir (nothing was written)")
+        raise RuleError(f"{root} already exists: give another name or folder (nothing was written)")
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         keep_trailing_newline=True,

@@ -55,6 +55,13 @@ __all__ = [
     "for_people",
 ]
 
+#: Class attributes a rule system no longer declares: each option's label, default, whether
+#: it is common and its odds role are fields of its one :class:`RollParam`.
+_SECOND_DECLARATIONS = (
+    "roll_params", "odds_params", "roll_labels", "roll_defaults", "common_roll_params",
+    "refusal_fields",
+)
+
 #: A rule system's per-character state (a frozen ``msgspec.Struct``).
 StateT = TypeVar("StateT")
 #: A rule system's campaign options (a ``msgspec.Struct``, every field defaulted).
@@ -75,8 +82,12 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
     :cvar state_type: a frozen ``msgspec.Struct`` holding one character's state (it is
         encoded for snapshots, so keep it msgspec-serialisable).
     :cvar options_type: a ``msgspec.Struct`` of campaign options, every field defaulted.
-    :cvar roll_params: the options ``campaign roll`` accepts for this system.
-    :cvar odds_params: the options ``campaign odds SYSTEM`` accepts.
+    :cvar roll_options: every option of the system's rolls and odds, each declared once
+        (:class:`~ledger.rules.requests.RollParam`: name, label in the book's words, help,
+        type, range or choices, default, common, words, and whether the roll, the odds or
+        both take it). ``campaign roll``/``request``/``odds``, the roll form, the GM's
+        request form, the API's schema and completion all read it: see
+        :attr:`roll_params` and :attr:`odds_params`.
     :cvar sections: ``{type tag: section of the seed it implements}``, shown by audits.
     :cvar example_roll: one ``campaign roll`` line (without ``campaign``) from the book's
         worked examples, shown by ``roll --help`` in a campaign of this system and by
@@ -109,8 +120,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
     event_types: ClassVar[tuple[type[Event], ...]] = ()
     state_type: ClassVar[type[msgspec.Struct]]
     options_type: ClassVar[type[msgspec.Struct]]
-    roll_params: ClassVar[tuple[RollParam, ...]] = ()
-    odds_params: ClassVar[tuple[RollParam, ...]] = ()
+    roll_options: ClassVar[tuple[RollParam, ...]] = ()
     upcasters: ClassVar[dict[str, Any]] = {}
     sections: ClassVar[dict[str, str]] = {}
     example_roll: ClassVar[str] = ""
@@ -126,6 +136,38 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
     def __init__(self) -> None:
         if self.options is None and hasattr(type(self), "options_type"):
             self.options = self.options_type()  # type: ignore[assignment]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for old in _SECOND_DECLARATIONS:
+            if old in vars(cls):
+                raise TypeError(
+                    f"{cls.__qualname__}.{old}: declare each option once in roll_options "
+                    "(RollParam's label, default, common, choices and roll/odds say the rest)"
+                )
+        names = [p.name for p in vars(cls).get("roll_options", ())]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise TypeError(f"{cls.__qualname__}.roll_options declares {twice[0]!r} twice")
+
+    @property
+    def roll_params(self) -> tuple[RollParam, ...]:
+        """The options of this system's rolls (``campaign roll`` and ``request``, the forms,
+        the API): :attr:`roll_options` the roll takes, in declaration order."""
+        return tuple(p for p in self.roll_options if p.roll)
+
+    @property
+    def odds_params(self) -> tuple[RollParam, ...]:
+        """The options ``campaign odds SYSTEM`` takes: :attr:`roll_options` the odds take
+        (every roll option unless it says ``odds=False``, and the odds' own ones, which say
+        ``roll=False``), each with its :attr:`~RollParam.odds_help` where it has one."""
+        from dataclasses import replace
+
+        return tuple(
+            replace(p, help=p.odds_help) if p.odds_help else p
+            for p in self.roll_options
+            if p.odds
+        )
 
     def configure(self, options: dict[str, Any] | None = None) -> RuleSystem[StateT, OptionsT]:
         """A copy of this system bound to campaign ``options`` (validated).
@@ -448,17 +490,19 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         """The seed section an event implements (``sections``), for ``campaign audit``."""
         return self.sections.get(event_tag(type(event)))
 
-    def automatic(self, event: Roll) -> str | None:
+    def automatic(self, event: Roll) -> str | RuleError | None:
         """A sentence when ``event`` is a result the rules give without rolling (an
         automatic failure or success), else ``None`` (the default). ``campaign roll`` shows
         it and asks before writing such a result, unless ``--auto`` says so up front.
+        Return a :class:`RuleError` with ``param`` (not raised) when the sentence is about
+        one option: the form shows it next to that field, the API points at it.
 
         Example (d20-world): ``"no check is made: Isa Marrow has none of time, tools or
         skill, so the rules give an automatic failure"``.
         """
         return None
 
-    def settled_without_dice(self, event: Roll) -> str | None:
+    def settled_without_dice(self, event: Roll) -> str | RuleError | None:
         """Why a roll request for ``event`` asks for nothing: the rules give its result
         without a die. A request is refused with this sentence when it is made (``campaign
         request``, ``campaign play``, the GM's page and ``POST /api/v1/request`` alike), so
@@ -469,8 +513,10 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         :returns: one sentence in the book's words that names the options as a table says
             them, the rule (``"(d20-world, Checks)"``) and what to ask instead, e.g.
             ``"With neither Time nor Tools no check is made (d20-world, Checks): ..."``;
-            ``None`` (the default): every request draws dice. A roll that draws no die all
-            the same is refused by the core with a plainer sentence.
+            a :class:`RuleError` with ``param`` (not raised) when it is about one option
+            (d20-world's ``time``: the GM's form shows it by that field, the API points at
+            ``/params/time``); ``None`` (the default): every request draws dice. A roll
+            that draws no die all the same is refused by the core with a plainer sentence.
         """
         return None
 
@@ -483,7 +529,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         """
         raise RuleError(
             f"{self.name} gives no rules for non-player characters: "
-            "add one with `campaign character add --sheet FILE` (docs/sheets.md)"
+            "add one with a character sheet (docs/sheets.md)"
         )
 
     def skills_of(self, state: Any) -> Iterable[str]:

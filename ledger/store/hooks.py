@@ -2,8 +2,10 @@
 cursor (the last seq delivered), retry state and lease, and a bounded delivery log.
 
 A hook's signing secret is not in these tables: it is a secret of kind ``"webhook"`` (its
-hook id in the ``session`` column, :class:`~ledger.store.protocols.SecretStore`), kept with
-the seeds, so whatever keeps secrets out of a players' copy keeps it out too.
+hook id in the ``session`` column, :class:`~ledger.store.protocols.SecretStore`; the HMAC
+key's bytes), kept with the seeds, so whatever keeps secrets out of a players' copy keeps it
+out too. While a secret is being rotated the one it replaces is kept beside it, of kind
+``"webhook-previous"``, until the hook's ``rotated_until`` (:meth:`SqlWebhooks.rotate_webhook`).
 
 Times are UTC stamps in the stored form (``YYYY-MM-DDTHH:MM:SS.ffffffZ``), compared as text.
 Two deliverers share the work through a lease on the hook's row (:meth:`SqlWebhooks.claim_webhook`,
@@ -19,6 +21,12 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 #: The kinds a secret may have from m012: m010's and a hook's signing secret.
 SECRET_KINDS_V5 = ("session", "downtime", "checkpoint", "webhook")
+#: The kind of a hook's signing secret.
+HOOK_SECRET = "webhook"
+#: The kind of the secret a hook's rotation replaces, kept until the overlap ends.
+PREVIOUS_HOOK_SECRET = "webhook-previous"
+#: The kinds a secret may have from m015: m012's and a rotated hook's previous secret.
+SECRET_KINDS_V6 = (*SECRET_KINDS_V5, PREVIOUS_HOOK_SECRET)
 
 #: The tables of m012, ``{text}`` standing for the backend's key text type and ``{id}`` for
 #: its generated integer key (never reused: a removed hook's id names no later hook).
@@ -48,6 +56,7 @@ WEBHOOK_FIELDS = (
     "next_attempt_at",
     "paused_at",
     "last_error",
+    "rotated_until",
 )
 #: The fields of a delivery log row, as :meth:`WebhookKeeper.webhook_log` gives them.
 DELIVERY_FIELDS = ("seq", "at", "status", "attempt", "error")
@@ -86,6 +95,20 @@ class WebhookKeeper(Protocol):
     def resume_webhook(self, campaign: str, hook_id: int) -> bool:
         """Unpause a hook and forget its failures (the next pass tries it at once);
         ``False``: no such hook."""
+        ...
+
+    def rotate_webhook(self, campaign: str, hook_id: int, secret: bytes, until: str) -> bool:
+        """Give a hook a new signing ``secret``, in one transaction: the one it had is kept
+        as its previous secret (kind ``"webhook-previous"``, replacing any earlier one) and
+        the hook's ``rotated_until`` set to ``until`` (a stored UTC stamp: the end of the
+        overlap during which both sign). ``False``: no such hook (nothing written)."""
+        ...
+
+    def end_webhook_rotation(self, campaign: str, hook_id: int, *, at: str | None = None) -> bool:
+        """Forget a hook's previous secret and its ``rotated_until``: always (``at``
+        ``None``), or only when the overlap has ended by ``at`` (``rotated_until <= at``,
+        so a rotation made meanwhile is kept). ``False``: nothing was being rotated (or not
+        ended by ``at``); nothing written."""
         ...
 
     def claim_webhook(self, hook_id: int, owner: str, at: str, until: str) -> bool:
@@ -165,17 +188,22 @@ class SqlWebhooks:
                 (campaign, url, channel, format, at, cursor),
             )
             # a secret restored from a backup of another ledger may hold the id already
+            self._drop_hook_secrets(campaign, hook_id)
+            self._put_hook_secret(campaign, hook_id, HOOK_SECRET, secret)
+            return hook_id
+
+    def _drop_hook_secrets(self, campaign: str, hook_id: int, *kinds: str) -> None:
+        for kind in kinds or (HOOK_SECRET, PREVIOUS_HOOK_SECRET):
             self.conn.execute(
                 self._sql("delete from secrets where campaign = ? and kind = ? and session = ?"),
-                (campaign, "webhook", hook_id),
+                (campaign, kind, hook_id),
             )
-            self.conn.execute(
-                self._sql(
-                    "insert into secrets (campaign, session, kind, seed) values (?, ?, ?, ?)"
-                ),
-                (campaign, hook_id, "webhook", secret.hex()),
-            )
-            return hook_id
+
+    def _put_hook_secret(self, campaign: str, hook_id: int, kind: str, secret: bytes) -> None:
+        self.conn.execute(
+            self._sql("insert into secrets (campaign, session, kind, seed) values (?, ?, ?, ?)"),
+            (campaign, hook_id, kind, secret.hex()),
+        )
 
     def webhooks(self, campaign: str) -> list[dict[str, Any]]:
         """See :meth:`WebhookKeeper.webhooks`."""
@@ -198,11 +226,42 @@ class SqlWebhooks:
             self.conn.execute(
                 self._sql("delete from webhook_deliveries where hook_id = ?"), (hook_id,)
             )
-            self.conn.execute(
-                self._sql("delete from secrets where campaign = ? and kind = ? and session = ?"),
-                (campaign, "webhook", hook_id),
-            )
+            self._drop_hook_secrets(campaign, hook_id)
             return True
+
+    def rotate_webhook(self, campaign: str, hook_id: int, secret: bytes, until: str) -> bool:
+        """See :meth:`WebhookKeeper.rotate_webhook`."""
+        with self.transaction():
+            found = self.conn.execute(
+                self._sql("update webhooks set rotated_until = ? where campaign = ? and id = ?"),
+                (until, campaign, hook_id),
+            ).rowcount
+            if not found:
+                return False
+            self._drop_hook_secrets(campaign, hook_id, PREVIOUS_HOOK_SECRET)
+            self.conn.execute(
+                self._sql(
+                    "update secrets set kind = ? where campaign = ? and kind = ? and session = ?"
+                ),
+                (PREVIOUS_HOOK_SECRET, campaign, HOOK_SECRET, hook_id),
+            )
+            self._put_hook_secret(campaign, hook_id, HOOK_SECRET, secret)
+            return True
+
+    def end_webhook_rotation(self, campaign: str, hook_id: int, *, at: str | None = None) -> bool:
+        """See :meth:`WebhookKeeper.end_webhook_rotation`."""
+        with self.transaction():
+            sql = (
+                "update webhooks set rotated_until = null where campaign = ? and id = ? "
+                "and rotated_until is not null"
+            )
+            args: tuple[Any, ...] = (campaign, hook_id)
+            if at is not None:
+                sql, args = sql + " and rotated_until <= ?", (*args, at)
+            ended = self.conn.execute(self._sql(sql), args).rowcount
+            if ended:
+                self._drop_hook_secrets(campaign, hook_id, PREVIOUS_HOOK_SECRET)
+            return bool(ended)
 
     def resume_webhook(self, campaign: str, hook_id: int) -> bool:
         """See :meth:`WebhookKeeper.resume_webhook`."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ledger.store.hooks import SECRET_KINDS_V5, WEBHOOK_TABLES
+from ledger.store.hooks import SECRET_KINDS_V5, SECRET_KINDS_V6, WEBHOOK_TABLES
 from ledger.store.tree import M010_TABLES, SECRET_KINDS, fill_trees
 
 _TEXT = 'text collate "C" not null'
@@ -177,6 +177,21 @@ MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
         # ledger.store.sqlite_migrations.m014_serve_port
         "m014_serve_port",
         ("alter table public_url add column port integer",),
+    ),
+    (
+        # Standard Webhooks' keys and rotation, as
+        # ledger.store.sqlite_migrations.m015_webhook_rotation: a hook's secret kept as the
+        # key's bytes (the same key), the previous secret of a hook being rotated
+        "m015_webhook_rotation",
+        (
+            "alter table secrets drop constraint if exists secrets_kind_check",
+            "alter table secrets add constraint secrets_kind_check check (kind in ("
+            + ", ".join(f"'{k}'" for k in SECRET_KINDS_V6)
+            + "))",
+            "update secrets set seed = encode(convert_to(seed, 'UTF8'), 'hex') "
+            "where kind = 'webhook'",
+            "alter table webhooks add column rotated_until text",
+        ),
     ),
 )
 MIGRATION_NAMES = tuple(name for name, _ in MIGRATIONS)

@@ -240,6 +240,29 @@ def m014_serve_port(db: sqlite_utils.Database) -> None:
     db.execute("alter table public_url add column port integer")
 
 
+def m015_webhook_rotation(db: sqlite_utils.Database) -> None:
+    """Webhooks follow Standard Webhooks (:mod:`ledger.exchange.webhooks`): a hook's secret
+    is kept as the HMAC key's bytes, so a secret kept before (whose key was the ASCII text
+    of its hex digits) becomes those bytes: the same key, receivers need no new secret. A
+    hook being rotated keeps the secret it replaces (kind ``"webhook-previous"``) until its
+    ``rotated_until``."""
+    from ledger.store.hooks import SECRET_KINDS_V6
+
+    kinds = ", ".join(f"'{k}'" for k in SECRET_KINDS_V6)
+    db.execute(
+        "create table secrets_v6 (campaign text not null, session integer not null, "
+        f"kind text not null default 'session' check (kind in ({kinds})), "
+        "seed text not null, primary key (campaign, kind, session))"
+    )
+    db.execute(
+        "insert into secrets_v6 (campaign, session, kind, seed) select campaign, session, kind, "
+        "case when kind = 'webhook' then lower(hex(seed)) else seed end from secrets"
+    )
+    db.execute("drop table secrets")
+    db.execute("alter table secrets_v6 rename to secrets")
+    db.execute("alter table webhooks add column rotated_until text")
+
+
 MIGRATION_NAMES = (
     "m001_events",
     "m002_secrets_snapshots",
@@ -255,6 +278,7 @@ MIGRATION_NAMES = (
     "m012_webhooks",
     "m013_verified",
     "m014_serve_port",
+    "m015_webhook_rotation",
 )
 
 
@@ -283,4 +307,5 @@ def get_migrations() -> Migrations:
         _migrations()(m012_webhooks)
         _migrations()(m013_verified)
         _migrations()(m014_serve_port)
+        _migrations()(m015_webhook_rotation)
     return _migrations

@@ -85,3 +85,25 @@ class WebhookContract:
             assert store.advance_webhook(h, "one", seq, logged=(T1, 200))
         log = store.webhook_log(h, LOG_KEEP + 10)
         assert len(log) == LOG_KEEP and log[0]["seq"] == LOG_KEEP + 10
+
+    def test_a_rotation_keeps_the_previous_secret_until_it_ends(self, store: Any) -> None:
+        h = store.add_webhook("c", "https://x.test/a", "gm", "json", b"\x01" * 32, T0, 0)
+        assert store.end_webhook_rotation("c", h) is False  # nothing to end
+        assert store.rotate_webhook("c", h, b"\x02" * 32, T2)
+        assert store.rotate_webhook("c", h + 99, b"\x09" * 32, T2) is False
+        assert store.rotate_webhook("other", h, b"\x09" * 32, T2) is False  # another campaign's
+        assert store.get_secret("c", h, "webhook") == b"\x02" * 32
+        assert store.get_secret("c", h, "webhook-previous") == b"\x01" * 32
+        assert store.webhooks("c")[0]["rotated_until"] == T2
+        assert store.rotate_webhook("c", h, b"\x03" * 32, T3)  # again: the oldest goes
+        assert store.get_secret("c", h, "webhook-previous") == b"\x02" * 32
+        assert store.end_webhook_rotation("c", h, at=T2) is False  # runs until T3
+        assert store.get_secret("c", h, "webhook-previous") == b"\x02" * 32
+        assert store.end_webhook_rotation("c", h, at=T3) is True
+        assert store.get_secret("c", h, "webhook-previous") is None
+        assert store.get_secret("c", h, "webhook") == b"\x03" * 32
+        assert store.webhooks("c")[0]["rotated_until"] is None
+        assert store.rotate_webhook("c", h, b"\x04" * 32, T3)
+        assert store.remove_webhook("c", h)
+        assert store.get_secret("c", h, "webhook-previous") is None  # both forgotten
+        assert store.get_secret("c", h, "webhook") is None

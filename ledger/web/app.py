@@ -39,7 +39,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -136,6 +136,9 @@ class Server:
     :param monotonic: seconds on a monotonic clock (the live stream's keep-alive cadence);
         :func:`time.monotonic` by default.
     :param keepalive: seconds between an open stream's keep-alive comments.
+    :param api_origins: the origins whose pages may call ``/api/v1`` across origins
+        (:mod:`ledger.web.cors`, each as :func:`~ledger.web.cors.check_origin` gives it;
+        none by default).
     """
 
     def __init__(
@@ -150,6 +153,7 @@ class Server:
         clock: Callable[[], datetime] | None = None,
         monotonic: Callable[[], float] | None = None,
         keepalive: float = KEEPALIVE_SECONDS,
+        api_origins: Sequence[str] = (),
     ) -> None:
         self.db_path = db_path
         self.campaign_id = campaign_id
@@ -159,6 +163,7 @@ class Server:
         self.clock: Callable[[], datetime] = clock or sessionsmod.utcnow
         self.monotonic: Callable[[], float] = monotonic or time.monotonic
         self.keepalive = keepalive
+        self.api_origins = tuple(api_origins)
         #: the campaign objects this server opened (one per thread): their writes wake the
         #: streams through :class:`Listener`
         self.own_campaigns: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -313,9 +318,12 @@ class Server:
             CommitUnknown: _store_error,
             Exception: _server_error,
         }
-        app = Starlette(
-            routes=routes, exception_handlers=handlers, lifespan=lifespan, max_body_size=MAX_BODY
-        )
+        app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+        app.add_middleware(BodyCap)  # inside SecurityHeaders: a 413 carries them too
+        if self.api_origins:  # outside BodyCap, inside SecurityHeaders: a preflight's answer
+            from ledger.web.cors import ApiCors  # and a 413 get both
+
+            app.add_middleware(ApiCors, origins=self.api_origins)
         app.add_middleware(SecurityHeaders)
         return app
 
@@ -348,6 +356,46 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+class TooLarge(HTTPException):
+    """A request body read past :data:`MAX_BODY` bytes (answered 413 by the app's error
+    handler: a problem document under ``/api/``, the error page elsewhere)."""
+
+    def __init__(self) -> None:
+        super().__init__(413)
+
+
+class BodyCap:
+    """ASGI middleware: request bodies of at most :data:`MAX_BODY` bytes. A declared
+    ``Content-Length`` over it is answered 413 before the body is read; a body sent without
+    one is stopped as soon as it passes the cap (:class:`TooLarge` raised from ``receive``).
+    Either way the answer is the app's own (:func:`_http_error`), never a bare text."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = Request(scope).headers.get("content-length", "")
+        if declared.strip().isdigit() and int(declared) > MAX_BODY:
+            response = await _http_error(Request(scope), TooLarge())
+            await response(scope, receive, send)
+            return
+        total = 0
+
+        async def capped() -> Any:
+            nonlocal total
+            message = await receive()
+            if message["type"] == "http.request":
+                total += len(message.get("body", b""))
+                if total > MAX_BODY:
+                    raise TooLarge()
+            return message
+
+        await self.app(scope, capped, send)
+
+
 def _api_problem(request: Request, status: int, text: str) -> Response | None:
     """Under ``/api/`` an error is an RFC 9457 problem document, never the HTML page (a path
     no API route matches, a wrong method, an outage): ``None`` elsewhere."""
@@ -359,10 +407,14 @@ def _api_problem(request: Request, status: int, text: str) -> Response | None:
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
-    """Starlette's HTTP errors (404, 405, ...) as a generic error page."""
+    """Starlette's HTTP errors (404, 405, ...) as a generic error page, with the headers
+    the error carries (a 405's ``Allow``: the methods the path answers)."""
     status = getattr(exc, "status_code", 500)
     text = ERROR_TEXT.get(status, "Something went wrong.")
-    return _api_problem(request, status, text) or error_page(status, text)
+    response = _api_problem(request, status, text) or error_page(status, text)
+    for name, value in (getattr(exc, "headers", None) or {}).items():
+        response.headers[name] = value
+    return response
 
 
 #: What a request is told when the database is out of reach (:class:`StoreUnavailable`: nothing

@@ -100,7 +100,7 @@ def render_page(
     the form ``where`` it came from, or at the top when the page no longer has that form (a
     device signed out meanwhile, an entry gone from the recent ones)."""
     shown = (
-        {"text": worded(failed), "form": where, "field": failed.param}
+        {"text": worded(failed), "form": where, "field": failed.param or ""}
         if failed is not None
         else None
     )
@@ -231,7 +231,7 @@ def _request(campaign: Any, form: dict[str, str]) -> str:
     from ledger.campaign.clock import now
     from ledger.campaign.requests import NothingToRoll
     from ledger.rules.params import ParamError, pick_params
-    from ledger.web.roll_help import given, plain
+    from ledger.web.roll_help import field_of, given
 
     system = campaign.system
     cid = campaign.find_character(form.get("character", ""))
@@ -243,7 +243,7 @@ def _request(campaign: Any, form: dict[str, str]) -> str:
         picked = pick_params(system, "roll_params", options)
         rec = campaign.request_roll(cid, skill, picked, asked=asked, actor=GM, at=now())
     except (ParamError, NothingToRoll) as e:
-        raise Refused(plain(system, str(e)), reason="input", param=e.option or "") from None
+        raise Refused(str(e), reason="input", param=field_of(system, e) or None) from None
     return f"/gm?done={rec.seq}#c-{cid}"
 
 

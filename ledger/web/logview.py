@@ -137,7 +137,8 @@ def stub_entry(seq: int) -> dict[str, Any]:
 
 def log_entries(campaign: Any, *, as_gm: bool, after: int, upto: int) -> Iterator[dict[str, Any]]:
     """The log lines of ``after < seq <= upto`` in the view asked for: a player's has a
-    :func:`stub_entry` where a GM-only event stands."""
+    :func:`stub_entry` where a GM-only event stands. Each line carries its event's chain
+    hashes, ``hash`` and ``prev_hash`` (a stub's too: what a player's export shows of it)."""
     from ledger.rules.projection import GmOnlyEntry, iter_log
 
     corrections = campaign.corrections()
@@ -147,9 +148,12 @@ def log_entries(campaign: Any, *, as_gm: bool, after: int, upto: int) -> Iterato
         campaign.store, campaign.id, campaign.codec, as_gm=as_gm, after=after, upto=upto
     ):
         if isinstance(rec, GmOnlyEntry):
-            yield stub_entry(rec.seq)
+            line = stub_entry(rec.seq)
+            hashes = {"hash": rec.hash, "prev_hash": rec.prev_hash}
         else:
-            yield entry(campaign, rec, corrections, revealed, names)
+            line = entry(campaign, rec, corrections, revealed, names)
+            hashes = {"hash": rec.stored.hash, "prev_hash": rec.stored.prev_hash}
+        yield {**line, **hashes}
 
 
 def entry_html(e: dict[str, Any]) -> str:

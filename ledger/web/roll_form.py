@@ -144,14 +144,13 @@ def roll(server: ServerPort) -> Endpoint:
         except roll_help.Forged as e:
             return None, str(e), ""
         except ParamError as e:
-            return None, roll_help.plain(system, str(e)), e.option
+            return None, str(e), roll_help.field_of(system, e)
         skill, faces = roll_help.skill_of(form), form.get("dice", "").strip() or None
         automatic_ok = bool(form.get("auto"))
         if faces and not automatic_ok:  # dice typed for a roll the rules settle without them
             settled = roll_help.settled(campaign, cid, skill, given, as_gm=viewer.as_gm)
             if settled:
-                text = f"{settled}: {AUTO_HINT}"
-                return None, roll_help.plain(system, text), roll_help.field_of(system, text)
+                return None, f"{settled}: {AUTO_HINT}", roll_help.field_of(system, settled)
         try:
             rec = enter_roll(
                 campaign,
@@ -170,8 +169,7 @@ def roll(server: ServerPort) -> Endpoint:
         except Refused as e:
             if e.secret or e.reason == "conflict":
                 return None, e.text, ""
-            text = roll_help.plain(system, e.text)
-            return None, text, roll_help.field_of(system, e.text, dice_error=e.dice)
+            return None, e.text, roll_help.field_of(system, e)
         return rec, "", ""  # committed: the server's event_appended listener woke the streams
 
     async def endpoint(request: Request) -> Response:
@@ -247,7 +245,7 @@ def preview(server: ServerPort) -> Endpoint:
         except roll_help.Forged as e:
             chances = {"lines": [], "note": str(e), "field": ""}
         except ParamError as e:
-            chances = {"lines": [], "note": roll_help.plain(system, str(e)), "field": e.option}
+            chances = {"lines": [], "note": str(e), "field": roll_help.field_of(system, e)}
         return HTMLResponse(render("_odds.html.j2", chances=chances))
 
     def endpoint(request: Request) -> Response:

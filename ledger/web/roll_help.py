@@ -9,72 +9,48 @@ campaign's validation); this module only reads the form and words what the rules
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Any
 
 #: Form fields every roll form has besides the system's roll params (``blind`` only the GM's).
 BASE_FIELDS = frozenset({"csrf", "nonce", "skill", "skill_other", "dice", "auto"})
 
-#: The core's own options as a refusal may name them, in the form's words.
-CORE_WORDS = {
-    "dice": "the dice",
-    "auto": "“Record it without rolling”",
-    "vs-character": "a character on the ledger",
-    "vs-skill": "the opponent's skill",
-    "answer": "the request",
-}
-
-_OPTION = re.compile(r"--([a-z][a-z0-9-]*)")
-
-
 class Forged(ValueError):
     """A posted field this form does not show (a forged or stale form): one sentence."""
 
 
 def _hint(system: Any, text: str) -> str:
-    """A param's help as the form shows it: the system's prefix (``"d20-world: "``) left
-    out, options named by their labels; ``""`` if CLI text would remain."""
+    """An option's help as the form shows it: the system's prefix (``"d20-world: "``) left
+    out, capitalised; ``""`` if command-line text would remain."""
     prefix, sep, rest = text.partition(": ")
     if sep and prefix.casefold().replace(" ", "-") in system.id:
         text = rest
-    text = plain(system, text)
     text = text[:1].upper() + text[1:]
     return "" if "--" in text or "`" in text else text
 
 
-def plain(system: Any, message: str) -> str:
-    """A refusal of the rules in the form's words: each ``--option`` it names becomes that
-    field's label in quotes (``--help-from`` → “Help from an ally”)."""
-    names = {p.name for p in system.roll_params}
-
-    def word(match: re.Match[str]) -> str:
-        option = match.group(1)
-        name = option.replace("-", "_")
-        if name in names:
-            return f"“{system.roll_label(name)}”"
-        return CORE_WORDS.get(option, f"“{option.replace('-', ' ')}”")
-
-    return _OPTION.sub(word, message)
-
-
 def fields(system: Any, values: dict[str, str], fresh: bool) -> list[dict[str, Any]]:
-    """The form's fields, common ones first (``common`` true, in the system's order),
-    then the rest (folded away on the page).
+    """The form's fields, one per roll option as the system declares it: the common ones
+    first (in declaration order), then the rest (folded away on the page).
 
     :param values: what the form held when it was sent (a refused roll comes back as sent).
-    :param fresh: a new form: start from :attr:`RuleSystem.roll_defaults`.
-    :returns: dicts with ``name``, ``label``, ``hint``, ``kind`` (``flag``/``number``/
-        ``text``), ``min``, ``max``, ``multiple``, ``suggestions``, ``common``, ``value``
-        (``"1"`` for a ticked flag).
+    :param fresh: a new form: start from each option's declared ``default``.
+    :returns: dicts with ``name``, ``label``, ``hint``, ``kind`` (``flag``/``choice``/
+        ``number``/``text``), ``min``, ``max``, ``multiple``, ``choices``, ``suggestions``,
+        ``common``, ``value`` (``"1"`` for a ticked flag).
     """
-    common = list(system.common_roll_params) or [p.name for p in system.roll_params[:3]]
+    params = system.roll_params
+    common = [p.name for p in params if p.common] or [p.name for p in params[:3]]
     out = []
-    for p in system.roll_params:
-        kind = "flag" if p.is_flag else ("number" if p.type is int and not p.multiple else "text")
+    for p in params:
+        if p.is_flag:
+            kind = "flag"
+        elif p.choices and not p.multiple:
+            kind = "choice"
+        else:
+            kind = "number" if p.type is int and not p.multiple else "text"
         if fresh:
-            default = system.roll_defaults.get(p.name)
-            value = "1" if default is True else ("" if default in (None, False) else str(default))
+            value = "1" if p.default is True else ("" if p.default in (None, False) else str(p.default))
         else:
             value = values.get(p.name, "")
         hint = _hint(system, p.help)
@@ -85,19 +61,19 @@ def fields(system: Any, values: dict[str, str], fresh: bool) -> list[dict[str, A
         out.append(
             {
                 "name": p.name,
-                "label": system.roll_label(p.name),
+                "label": p.title,
                 "hint": hint,
                 "kind": kind,
                 "min": p.min,
                 "max": p.max,
                 "multiple": p.multiple,
-                "suggestions": list(p.suggestions),
+                "choices": list(p.choices),
+                "suggestions": list(p.suggestions or p.choices),
                 "common": p.name in common,
                 "value": value,
             }
         )
-    rank = {name: i for i, name in enumerate(common)}
-    out.sort(key=lambda f: (not f["common"], rank.get(f["name"], 0)))
+    out.sort(key=lambda f: not f["common"])
     return out
 
 
@@ -141,35 +117,24 @@ def skills_by_use(campaign: Any, cid: str, skills: list[str], *, as_gm: bool) ->
     return sorted(skills, key=lambda s: (-counts[s.casefold()], order[s]))
 
 
-def field_of(system: Any, message: str, *, dice_error: bool = False) -> str:
-    """The field a refusal belongs next to: the option it names (``--trait`` → ``trait``),
-    the one the system says (:meth:`RuleSystem.refusal_field`), ``dice`` for faces the
-    dice cannot show, ``skill`` for a skill the character lacks; ``""``: above the form."""
-    names = {p.name for p in system.roll_params}
-    own = system.refusal_field(message)
-    if own in names:
-        return str(own)
-    for option in _OPTION.findall(message):
-        name = option.replace("-", "_")
-        if name in names:
-            return name
-        if name == "dice":
-            return "dice"
-    if dice_error or re.search(r"\bdie \d+ is\b|\bfaces?\b", message):
+def field_of(system: Any, error: Any) -> str:
+    """The form field a refusal belongs next to: the roll option it is about (its
+    ``param``, :class:`~ledger.errors.RuleError`), ``dice`` for dice that cannot be
+    (:class:`~ledger.dice.engine.DiceError`), ``skill``; ``""``: above the form."""
+    from ledger.dice.engine import DiceError
+
+    if isinstance(error, DiceError):
         return "dice"
-    for p in system.roll_params:  # "no trait called 'Nope'": the trait
-        if re.search(rf"\b{re.escape(p.name.replace('_', ' '))}\b", message, re.IGNORECASE):
-            return str(p.name)
-    if re.search(r"\bskill\b", message, re.IGNORECASE):
-        return "skill"
-    return ""
+    param = getattr(error, "param", None) or ""
+    return param if param in {p.name for p in system.roll_params} | {"dice", "skill"} else ""
 
 
-def settled(campaign: Any, cid: str, skill: str | None, picked: dict[str, Any], *, as_gm: bool) -> str | None:
+def settled(campaign: Any, cid: str, skill: str | None, picked: dict[str, Any], *, as_gm: bool) -> Any:
     """The rules' sentence when the roll the form holds is one they settle without dice
     (:meth:`RuleSystem.automatic`: d20-world's check with only one of time, tools and skill),
-    in the viewer's view; ``None`` otherwise, or when the rules refuse it (the refusal
-    comes from the roll itself)."""
+    in the viewer's view (a :class:`~ledger.errors.RuleError` when it names its option);
+    ``None`` otherwise, or when the rules refuse it (the refusal comes from the roll
+    itself)."""
     from ledger.dice.engine import CountingDice, DiceError
     from ledger.errors import RuleError
     from ledger.rules.requests import RollRequest
@@ -181,8 +146,7 @@ def settled(campaign: Any, cid: str, skill: str | None, picked: dict[str, Any], 
         event = system.resolve(state, request, CountingDice([]))
     except (RuleError, DiceError):
         return None
-    found = system.automatic(event)
-    return plain(system, found) if found else None
+    return system.automatic(event) or None
 
 
 def odds(campaign: Any, cid: str, skill: str | None, picked: dict[str, Any], *, as_gm: bool) -> dict[str, Any]:
@@ -210,11 +174,10 @@ def odds(campaign: Any, cid: str, skill: str | None, picked: dict[str, Any], *, 
         request = RollRequest(cid, campaign.characters()[cid], skill, picked, None)
         event = system.resolve(state, request, CountingDice([]))
     except (RuleError, DiceError) as e:
-        text = plain(system, str(e))
-        return {**empty, "note": text, "field": field_of(system, str(e))}
+        return {**empty, "note": str(e), "field": field_of(system, e)}
     automatic = system.automatic(event)
     if automatic:
-        return {**empty, "note": plain(system, automatic) + ".", "field": field_of(system, automatic)}
+        return {**empty, "note": f"{automatic}.", "field": field_of(system, automatic)}
     lines = system.roll_odds(event) or []
     return {
         **empty,

@@ -305,7 +305,7 @@ def test_trait_or_objective_on_an_automatic_result_is_refused():
 
 
 def test_unknown_skill_needs_practice_and_typos_are_named():
-    with pytest.raises(RuleError, match=r"no skill 'Lockpickin'.*--practice"):
+    with pytest.raises(RuleError, match=r"no skill 'Lockpickin'.*“Practise a skill you lack”"):
         roll(new(), "Lockpickin", [10], time=True)
     ev = roll(new(), "lockpicking", [10], time=True)
     assert ev.skill == "Lockpicking"

@@ -120,10 +120,10 @@ def test_an_attacks_weapon_damage_comes_from_the_item(
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (("--vs-character", "isa"), "--weapon ITEM"),
+        (("--vs-character", "isa"), "names the weapon item it uses"),
         (("--vs-character", "isa", "--weapon", "Chalk and thread"), "not a weapon"),
         (("--vs-character", "isa", "--weapon", "sword"), "sword"),
-        (("--weapon", "cudgel"), "--vs-character"),
+        (("--weapon", "cudgel"), "name the target on the ledger"),
     ],
 )
 def test_an_attack_needs_a_weapon_with_damage(

@@ -162,7 +162,7 @@ def test_faction_contributions_and_what_the_rules_refuse(world: Path) -> None:
     assert "Lockpicking already contributed" in refused(
         world, "roll", "bram", "Lockpicking", "--practice", "--time", "--tools", "--objective",
         VAULT, "--dice", "12")  # fmt: skip
-    assert "record group-objective-contributed --auto" in refused(
+    assert "record group-objective-contributed without rolling" in refused(
         world, "roll", "bram", "Brawl", "--time", "--tools", "--objective", VAULT)
     assert "a blind check contributes to no objective" in refused(
         world, "roll", "isa", "Forage", "--time", "--objective", VAULT, "--dice", "16",

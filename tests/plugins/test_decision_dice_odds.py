@@ -90,7 +90,7 @@ def test_contest_odds_renormalise_ties():
 def test_bad_target_is_refused():
     with pytest.raises(RuleError, match="simple"):
         odds(target="very hard")
-    with pytest.raises(RuleError, match="--target"):
+    with pytest.raises(RuleError, match="have no Target number"):
         odds(target="8", opponent="Ogre")
 
 

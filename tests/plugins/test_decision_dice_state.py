@@ -205,7 +205,7 @@ def test_items_added_and_removed():
 def test_trackers_refuse_values_outside_0_100():
     # "D100 or Percentage": a percentage tracker; 60 − 75 would be −15 (#16: no silent clamp)
     system, state = make()
-    with pytest.raises(RuleError, match=r"Rifle ammunition would be 60 -75 = -15.*--delta -60 to \+40"):
+    with pytest.raises(RuleError, match=r"Rifle ammunition would be 60 -75 = -15.*\(delta -60 to \+40\)"):
         apply(system, state, TrackerChanged(character="jen", tracker="rifle ammunition",
                                             delta=-75))
     with pytest.raises(RuleError, match="would be 130"):

@@ -122,7 +122,7 @@ def test_attribute_difficulty_and_automatic_hit(escape):
     ("args", "message"),
     [
         (("--dice", "0,2,3"), "cannot show 0"),
-        (("--dice", "1,2"), "this roll uses 3 d10: --dice gave 2 faces, too few"),
+        (("--dice", "1,2"), "this roll uses 3 d10: the dice gave 2 faces, too few"),
         (("--difficulty", "7", "--dice", "1,2,3"), "Daunting"),
         (("--vs", "nobody", "--dice", "1,2,3,4,5,6"), "Skill Level"),
     ],

@@ -120,7 +120,7 @@ def test_her_effort_cannot_be_recorded_apart_from_the_roll(escape):
 def test_vs_effort_needs_an_opponent_on_the_ledger(escape):
     bad = escape("roll", "jen", "Manoeuvre", "--vs", "housewife:2", "--vs-effort",
                  "--dice", BOOK_DICE, ok=False)
-    assert bad.exit_code == 1 and "--vs-character" in bad.output
+    assert bad.exit_code == 1 and "name them on the ledger" in bad.output
 
 
 @freeze_time("2026-03-01 19:00:00", tick=True)

@@ -195,7 +195,7 @@ def test_odds_report_contest_and_every_level():
         ({"skill": 5, "difficulty": 1, "target": 2}, "not both"),
         ({"skill": 5, "vs": "rival"}, "Skill Level"),
         ({"skill": 5, "bonus": 9}, "0 to 4"),
-        ({"vs": "rival:5"}, "needs the roller's --skill"),  # not the family, silently
+        ({"vs": "rival:5"}, "needs the roller's Skill Level"),  # not the family, silently
         ({"difficulty": 1, "target": 2}, "not both"),
         ({"difficulty": 5}, "Daunting"),
     ],

@@ -164,7 +164,7 @@ def test_specialisation_uses_its_own_rank_and_the_parents_attribute():
 
 def test_untrained_skill_needs_an_attribute_and_rolls_at_max_3_attribute():
     system, state = make()
-    with pytest.raises(RuleError, match="no skill 'Swim'.*--attribute"):
+    with pytest.raises(RuleError, match="no skill 'Swim'.*name the relevant Attribute"):
         resolve(system, state, "Swim", (1, 2, 3))
     event = resolve(system, state, "Swim", (3, 4, 9), attribute="Fortitude")
     assert (event.rank, event.skill_level, event.successes) == (None, 3, 1)
@@ -328,7 +328,7 @@ def test_skill_changed_raises_a_skill_past_9_and_adds_new_skills():
     state = apply(system, state, SkillChanged(character="jen", skill="Swim", rank=4,
                                               attribute="Fortitude"))
     assert state.skills["Swim"].attribute == "Fortitude"
-    with pytest.raises(RuleError, match="give --attribute"):
+    with pytest.raises(RuleError, match="give its Attribute"):
         apply(system, state, SkillChanged(character="jen", skill="Ride", rank=4))
     capped, cstate = make({"skill_cap_in_play": 9})
     with pytest.raises(RuleError, match="caps skills at 9"):

@@ -71,7 +71,7 @@ def test_retracting_the_evolution_restores_the_archetype(run: Any) -> None:
 
 @freeze_time("2026-03-01 19:30:00", tick=True)
 def test_an_evolution_must_say_something_new(run: Any) -> None:
-    for narrative, needle in (("  ", "--narrative"), ("hero", "already Hero")):
+    for narrative, needle in (("  ", "the narrative"), ("hero", "already Hero")):
         bad = run("record", "archetype-evolved", "--character", "kit", "--narrative", narrative,
                   ok=False)
         assert bad.exit_code == 1 and needle in bad.output and "Traceback" not in bad.output

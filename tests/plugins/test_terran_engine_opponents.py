@@ -72,7 +72,7 @@ def test_a_risky_action_against_an_npc_is_refused_in_one_line(marsh: Path) -> No
     words = one_line(refused(marsh, *RISKY, "--vs-character", "hv", "--dice", "1,1,1,6"))
     assert "Risky Action is not rolled against a character" in words
     assert "Hollow Voss is a Challenge" in words and "be that an NPC" in words
-    assert "--challenge" in words and "effect --weapon W --vs-character hv" in words
+    assert "naming the Challenge" in words and "harm Hollow Voss with an effect roll" in words
 
 
 @freeze_time("2026-03-01 19:10:00", tick=True)
@@ -108,4 +108,4 @@ def test_other_rolls_against_no_one_are_refused_in_one_line(
     """The Fortune die ("2.3": "define the chances and roll 1d") and a creation roll ("1.2")
     oppose no one either."""
     said = one_line(refused(marsh, *args, "--vs-character", "hv"))
-    assert words in said and "drop --vs-character" in said
+    assert words in said and "roll it against no character on the ledger" in said

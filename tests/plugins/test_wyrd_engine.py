@@ -601,7 +601,7 @@ def test_odds_without_a_skill_give_the_family_of_the_books_table(wyrd: WyrdEngin
     assert wyrd.odds({"dr": "good"})["success_by_skill"]["Expert/Great (+3)"] == {
         "Difficult (+2)": "22/27"
     }
-    with pytest.raises(RuleError, match="--skill"):
+    with pytest.raises(RuleError, match="the roller's modifier \\(skill\\)"):
         wyrd.odds({"vs": 2})
 
 

@@ -5,7 +5,8 @@ token, an unknown one or a revoked one is 401, a token whose scope does not allo
 endpoint 403. Reads go through the same player-view functions as the web view
 (:mod:`ledger.web.pages`): a ``read`` or ``roll`` token sees exactly a player's view, GM-only
 events as stubs. Errors are RFC 9457 problem details (``application/problem+json``), in the
-CLI's words. Writes (rolls) by a player's token are limited per token: a burst and then a
+API's words (a body member where the CLI names an option:
+:func:`ledger.web.api.rolling.in_api_words`); a POST body must be ``application/json`` (415). Writes (rolls) by a player's token are limited per token: a burst and then a
 steady rate (:class:`ledger.web.sessions.SessionPolicy`'s ``burst`` and ``refill_seconds``).
 
 Endpoints (the OpenAPI 3.1 description is ``GET /api/v1/openapi.json``, generated from the
@@ -13,7 +14,8 @@ msgspec types of :mod:`ledger.web.api.types`):
 
 - ``GET /campaign`` (:class:`CampaignInfo`), ``GET /characters`` (list of :class:`Character`)
 - ``GET /sheet/{character}?as_of=SEQ`` (:class:`Sheet`)
-- ``GET /log?since=SEQ&limit=N`` (:class:`LogPage`, ``ETag``; ``If-None-Match`` → 304)
+- ``GET /log?since=SEQ&limit=N`` (:class:`LogPage`, ``limit`` 1 to :data:`MAX_LIMIT`;
+  ``ETag``; ``If-None-Match``, compared weakly, → 304)
 - ``POST /roll`` (:class:`RollIn` → :class:`RollOut`; scope ``roll``)
 - ``GET /export.ndjson``: the export in the caller's view
 - ``GET /checkpoint``: the newest signed checkpoint
@@ -54,25 +56,34 @@ from ledger.web.api.types import (
 if TYPE_CHECKING:
     from ledger.web.common import ServerPort
 
-#: The most log entries one page holds (``limit`` is capped at it).
+#: The most log entries one page holds (a larger ``limit`` is refused, 422).
 MAX_LIMIT = 500
+#: The entries a page holds when ``limit`` is not given.
+DEFAULT_LIMIT = 100
+#: The media types a POST body may be sent as (anything else is 415, unread).
+JSON_TYPES = ("application/json",)
 
 Handler = Callable[[Any, tokensmod.Token, Request], Response]
 
 
 class ApiError(Exception):
-    """An answer other than 2xx: ``status`` and the ``detail`` of its problem document, and
-    the ``field`` of the body it is about (``"params.time"``), if any."""
+    """An answer other than 2xx: ``status`` and the ``detail`` of its problem document, the
+    ``field`` of the body it is about, as a JSON pointer (``"/params/time"``), if any, and the
+    ``headers`` it carries (a 429's ``Retry-After``)."""
 
-    def __init__(self, status: int, detail: str, field: str | None = None) -> None:
+    def __init__(
+        self, status: int, detail: str, field: str | None = None, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(detail)
         self.status = status
         self.detail = detail
         self.field = field
+        self.headers = headers or {}
 
 
 def problem(status: int, detail: str, field: str | None = None, **headers: str) -> Response:
-    """An RFC 9457 problem details response (``field``: the body member it is about)."""
+    """An RFC 9457 problem details response (``field``: the JSON pointer of the body member
+    it is about)."""
     body = Problem(title=HTTPStatus(status).phrase, status=status, detail=detail)
     if field:
         body.field = field
@@ -139,16 +150,25 @@ def endpoint(server: ServerPort, scope: str, handler: Handler) -> Callable[[Requ
             )  # fmt: skip
         if not token.allows(scope):
             return problem(403, f"this API token's scope is {token.scope}; this needs {scope}")
+        if request.method == "POST" and not _json_body(request):
+            return problem(
+                415, "send the body as JSON, with the header Content-Type: application/json"
+            )
         try:
             return handler(campaign, token, request)
         except ApiError as e:
-            return problem(e.status, e.detail, e.field)
+            detail = e.detail
+            if e.status == 422:
+                from ledger.web.api.rolling import in_api_words
+
+                detail = in_api_words(campaign.system, detail)
+            return problem(e.status, detail, e.field, **e.headers)
 
     async def call(request: Request) -> Response:
         from ledger.web.common import run_sync
 
         if request.method == "POST":  # read here, before the worker thread; the app caps
-            # every body at ledger.web.common.MAX_BODY (a larger one is a plain 413)
+            # every body at ledger.web.common.MAX_BODY (a larger one is a 413 problem)
             body = await request.body()
             request.state.body = body
         response: Response = await run_sync(server.attempt, run, request)
@@ -157,12 +177,29 @@ def endpoint(server: ServerPort, scope: str, handler: Handler) -> Callable[[Requ
     return call
 
 
-def _int(request: Request, name: str, default: int | None = None) -> int | None:
+def _json_body(request: Request) -> bool:
+    """Is the request's body declared as JSON (``application/json``, any parameters)?"""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    return kind in JSON_TYPES
+
+
+def _int(
+    request: Request, name: str, default: int | None = None, low: int = 0, high: int = MAX_QUERY_INT
+) -> int | None:
+    """Query parameter ``name`` as a whole number from ``low`` to ``high`` (``default``
+    when absent or empty).
+
+    :raises ApiError: 400 for a value that is not a whole number, 422 (naming the parameter
+        and its range) for one outside ``low`` to ``high``.
+    """
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return default
-    if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
-        raise ApiError(400, f"{name} must be a whole number from 0 to {MAX_QUERY_INT}")
+    digits = raw[1:] if raw[:1] == "-" else raw
+    if not digits.isascii() or not digits.isdigit():
+        raise ApiError(400, f"{name} must be a whole number from {low} to {high}")
+    if len(digits) > 18 or not low <= int(raw) <= high:
+        raise ApiError(422, f"{name} must be a whole number from {low} to {high}")
     return int(raw)
 
 
@@ -210,10 +247,8 @@ def sheet(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
 
     cid = _character(campaign, token, request.path_params["character"])
     head = campaign.store.head(campaign.id).seq
-    upto = _int(request, "as_of", head)
+    upto = _int(request, "as_of", head, low=1, high=head)
     assert upto is not None
-    if not 1 <= upto <= head:
-        raise ApiError(400, f"as_of must be a seq from 1 to {head}")
     as_gm = token.access.is_gm
     try:
         state = campaign.state_of(cid, upto=upto, as_gm=as_gm, save_snapshots=False)
@@ -233,7 +268,7 @@ def log(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
     from ledger.web.pages import log_entries
 
     since = _int(request, "since", 0) or 0
-    limit = min(_int(request, "limit", 100) or 100, MAX_LIMIT)
+    limit = _int(request, "limit", DEFAULT_LIMIT, low=1, high=MAX_LIMIT) or DEFAULT_LIMIT
     head = campaign.store.head(campaign.id).seq
     upto = min(head, since + limit)
     view = "gm" if token.access.is_gm else "player"
@@ -242,7 +277,7 @@ def log(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
         + hashlib.sha256(f"{campaign.id}/{view}/{since}/{upto}/{head}".encode()).hexdigest()[:32]
         + '"'
     )
-    if etag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
+    if not_modified(request.headers.get("if-none-match", ""), etag):
         return Response(status_code=304, headers={"etag": etag})
     entries = [
         LogEntry(**{k: v for k, v in e.items() if k in LogEntry.__struct_fields__})
@@ -250,6 +285,22 @@ def log(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
     ]
     page = LogPage(entries=entries, head=head, next=upto if upto < head else None)
     return ok(page, etag=etag)
+
+
+def not_modified(if_none_match: str, etag: str) -> bool:
+    """Does an ``If-None-Match`` header value match ``etag``? RFC 9110, section 13.1.2:
+    ``*`` matches any current representation; otherwise each listed entity tag is compared
+    weakly (``W/"x"`` matches ``"x"`` and ``W/"x"``), so a proxy that weakens tags still
+    gets its 304."""
+    value = if_none_match.strip()
+    if value == "*":
+        return True
+
+    def opaque(tag: str) -> str:
+        tag = tag.strip()
+        return tag[2:] if tag[:2] == "W/" else tag
+
+    return opaque(etag) in {opaque(t) for t in value.split(",") if t.strip()}
 
 
 def export(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
@@ -336,10 +387,9 @@ def request_roll(campaign: Any, token: tokensmod.Token, request: Request) -> Res
     """``POST /request`` (scope gm): ask a character's player for a roll, as ``campaign
     request`` (the same :meth:`Campaign.request_roll`)."""
     from ledger.campaign.clock import now
-    from ledger.campaign.requests import NothingToRoll
     from ledger.errors import NotFound, RuleError
-    from ledger.rules.params import ParamError, pick_params
-    from ledger.web.api.rolling import given_params
+    from ledger.rules.params import pick_params
+    from ledger.web.api.rolling import given_params, pointer
     from ledger.web.pages import entry
 
     try:
@@ -355,10 +405,8 @@ def request_roll(campaign: Any, token: tokensmod.Token, request: Request) -> Res
         )
     except NotFound as e:
         raise ApiError(404, str(e)) from e
-    except (NothingToRoll, ParamError) as e:  # about one option: name it
-        raise ApiError(422, str(e), f"params.{e.option}" if e.option else None) from e
-    except RuleError as e:
-        raise ApiError(422, str(e)) from e
+    except RuleError as e:  # about one option: point at it
+        raise ApiError(422, str(e), pointer(e)) from e
     text = entry(campaign, rec, campaign.corrections())["text"]
     return ok(RollOut(seq=rec.seq, text=text), 201)
 
@@ -368,12 +416,13 @@ def _written(write: Callable[..., Any], *args: Any) -> Any:
     ``missing``, 409 ``closed`` or ``conflict``, else 422
     (:data:`ledger.web.common.REFUSED_STATUS`, as the phone's)."""
     from ledger.errors import Refused
+    from ledger.web.api.rolling import pointer
     from ledger.web.common import REFUSED_STATUS
 
     try:
         return write(*args)
     except Refused as e:
-        raise ApiError(REFUSED_STATUS.get(e.reason, 422), e.text) from None
+        raise ApiError(REFUSED_STATUS.get(e.reason, 422), e.text, pointer(e)) from None
 
 
 def _spend(server: ServerPort, bucket: Bucket, token: tokensmod.Token) -> None:
@@ -383,7 +432,10 @@ def _spend(server: ServerPort, bucket: Bucket, token: tokensmod.Token) -> None:
     wait = bucket.spend(token.access.id, server.monotonic(), p.burst, p.refill_seconds)
     if wait:
         seconds = max(1, int(-(-wait // 1)))
-        raise ApiError(429, f"slow down: wait {seconds} seconds (nothing was written)")
+        raise ApiError(
+            429, f"slow down: wait {seconds} seconds (nothing was written)",
+            headers={"retry-after": str(seconds)},
+        )  # fmt: skip
 
 
 def _latest_size(campaign: Any) -> int:
@@ -399,9 +451,9 @@ def consistency(campaign: Any, token: tokensmod.Token, request: Request) -> Resp
     from ledger.web.api.answering import b64
 
     new = _latest_size(campaign)
-    old = _int(request, "old")
-    if old is None or not 1 <= old <= new:
-        raise ApiError(400, f"old must be a whole number from 1 to {new}")
+    old = _int(request, "old", low=1, high=new)
+    if old is None:
+        raise ApiError(400, f"give old, a whole number from 1 to {new}")
     found = prove(campaign.store, campaign.id, old, new)
     return ok(Proof(old=old, new=new, proof=[b64(h) for h in found.proof]))
 
@@ -412,9 +464,9 @@ def inclusion(campaign: Any, token: tokensmod.Token, request: Request) -> Respon
     from ledger.web.api.answering import b64
 
     size = _latest_size(campaign)
-    seq = _int(request, "seq")
-    if seq is None or not 1 <= seq <= size:
-        raise ApiError(400, f"seq must be a whole number from 1 to {size}")
+    seq = _int(request, "seq", low=1, high=size)
+    if seq is None:
+        raise ApiError(400, f"give seq, a whole number from 1 to {size}")
     found = prove(campaign.store, campaign.id, seq, size)
     return ok(Proof(seq=seq, index=seq - 1, size=size, proof=[b64(h) for h in found.proof]))
 

@@ -16,7 +16,8 @@ MAX_QUERY_INT = 10**18 - 1
 class Problem(msgspec.Struct, kw_only=True):
     """An error, as RFC 9457 problem details (``application/problem+json``): ``title`` the
     HTTP reason, ``detail`` the same words the CLI would print; ``field``, when the refusal
-    is about one member of the body, its path (``"params.time"``), else left out."""
+    is about one member of the body, its JSON pointer (RFC 6901: ``"/params/time"``,
+    ``"/dice"``), else left out."""
 
     type: str = "about:blank"
     title: str
@@ -65,10 +66,15 @@ class Sheet(msgspec.Struct, kw_only=True):
 
 
 class LogEntry(msgspec.Struct, kw_only=True):
-    """One log line: ``stub`` for a GM-only event in a player's view (nothing but its seq)."""
+    """One log line: ``stub`` for a GM-only event in a player's view (nothing but its seq
+    and chain hashes, as a player's export shows it); ``hash`` the event's chain hash and
+    ``prev_hash`` the one before it (64 hex digits each; the ``hash`` a webhook delivery
+    carries, and the export's)."""
 
     seq: int
     text: str
+    hash: str
+    prev_hash: str
     stub: bool = False
     gm: bool = False
     mark: str = ""

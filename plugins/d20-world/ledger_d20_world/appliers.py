@@ -193,7 +193,7 @@ class Appliers(RuleSystem[Character, Options]):
 
     def _gain_trait(self, state: Character, trait: Trait) -> Character:
         if not trait.name:
-            raise RuleError("name the trait, e.g. --trait 'Scarred hands'")
+            raise RuleError("name the trait, e.g. 'Scarred hands'")
         i = find(state.traits, trait.name)
         if i is not None:
             raise RuleError(f"{state.name} already has the trait {state.traits[i].name!r}")
@@ -216,7 +216,7 @@ class Appliers(RuleSystem[Character, Options]):
             if not (s.spell and s.known):
                 raise RuleError(
                     f"{s.name} is not a spell {state.name} knows: name the spell whose "
-                    "casting left the corruption, or leave --spell out"
+                    "casting left the corruption, or name no spell"
                 )
             spell = s.name
         trait = Trait(name=ev.trait.strip(), kind="corruption", spell=spell)
@@ -231,7 +231,7 @@ class Appliers(RuleSystem[Character, Options]):
         if t.kind == "corruption" and not ev.reason.strip():
             raise RuleError(
                 f"{t.name} is a lasting corruption of magic (Traits): say what lifts it "
-                "with --reason"
+                "(the reason)"
             )
         return replace(state, traits=state.traits[:i] + state.traits[i + 1:])
 
@@ -241,7 +241,7 @@ class Appliers(RuleSystem[Character, Options]):
         the character themself nor a bond they have; favor starts by kind (ruling R11)."""
         name = ev.bond.strip()
         if not name:
-            raise RuleError("name the bond, e.g. --bond 'the Lamplighters'")
+            raise RuleError("name the bond, e.g. 'the Lamplighters'")
         if is_self(name, state.id, state.name):
             raise RuleError(
                 f"{state.name} cannot form a bond with themself: bonds are \"relationships "
@@ -467,7 +467,7 @@ class Appliers(RuleSystem[Character, Options]):
             )
         name = ev.objective.strip()
         if not name:
-            raise RuleError("name the objective, e.g. --objective 'Open the vault'")
+            raise RuleError("name the objective, e.g. 'Open the vault'")
         if find(state.objectives, name) is not None:
             raise RuleError(f"objective {name!r} already exists (on {state.name}'s sheet): "
                             "name it differently")
@@ -540,6 +540,6 @@ def _match_check(state: Character, objective: str, ev: GroupObjectiveContributed
                            + state.group_checks[n + 1:])
     raise RuleError(
         f"check {ev.check} is not a {ev.outcome} {ev.skill} check of {state.name}'s towards "
-        f"objective {objective!r} still to count: roll with --objective, or record the "
-        "contribution without --check"
+        f"objective {objective!r} still to count: roll towards the objective, or record the "
+        "contribution without a check"
     )

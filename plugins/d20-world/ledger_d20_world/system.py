@@ -32,48 +32,49 @@ class D20World(Turns, Rules, Appliers, Words, SheetRules, Odds):
     event_types = EVENT_TYPES
     state_type = Character
     options_type = Options
-    roll_params = (
-        RollParam("time", "d20-world: you have time to plan and enact (Checks).", is_flag=True, words="with time"),
+    # "Checks": time, tools, skill and help. A check is rolled when success is uncertain:
+    # skill and one more factor, most often time, so the form starts with it
+    roll_options = (
+        RollParam("time", "d20-world: you have time to plan and enact (Checks).", is_flag=True,
+                  label="Time: to plan it and to enact it", default=True, common=True,
+                  words="with time", odds=False),
         RollParam("tools", "d20-world: you have proper tools or faculties (Checks).",
-                  is_flag=True, words="with tools"),
-        RollParam("help_from", "d20-world: the ally who helps (has time, tools or skill).", words="with help from {}"),
-        RollParam("trait", "d20-world: invoke a trait, NAME:help or NAME:hinder.", words="invoking {}"),
+                  is_flag=True, label="Tools: proper tools, weapons or faculties", common=True,
+                  words="with tools", odds=False),
+        RollParam("help_from", "d20-world: the ally who helps (has time, tools or skill).",
+                  label="Help from an ally", common=True, words="with help from {}", odds=False),
+        RollParam("trait", "d20-world: invoke a trait, NAME:help or NAME:hinder.",
+                  label="Invoke a trait (Name:help or Name:hinder)", words="invoking {}",
+                  odds=False),
         RollParam("advantage", "d20-world: an extra source of advantage The World grants.",
-                  is_flag=True, words="with advantage from The World"),
-        RollParam("disadvantage", "d20-world: an extra source of disadvantage.", is_flag=True, words="with disadvantage"),
+                  is_flag=True, label="Advantage from The World",
+                  words="with advantage from The World",
+                  odds_help="d20-world: roll with advantage."),
+        RollParam("disadvantage", "d20-world: an extra source of disadvantage.", is_flag=True,
+                  words="with disadvantage", odds_help="d20-world: roll with disadvantage."),
         RollParam("practice", "d20-world: practise a skill the character lacks (+0).",
-                  is_flag=True, words="practising"),
+                  is_flag=True, label="Practise a skill you lack", words="practising", odds=False),
         RollParam("spell", "d20-world: the check casts a spell the character knows.",
-                  is_flag=True, words="casting a spell"),
-        RollParam("objective", "d20-world: the objective this check contributes to.", words="towards objective {}"),
+                  is_flag=True, label="Cast a spell you know", words="casting a spell", odds=False),
+        RollParam("objective", "d20-world: the objective this check contributes to.",
+                  label="Objective it contributes to", words="towards objective {}", odds=False),
         RollParam("shock", "d20-world: roll the 1d6 shock roll owed after a wound.",
-                  is_flag=True, words="the shock roll"),
-        RollParam("weapon", "d20-world: with --vs-character, the weapon item the attack uses: "
-                  "it is the check's tools, and its damage comes from the item.", words="with {}"),
-    )
-    # the roll form on a phone (#27), in the words of "Checks": time, tools, skill and help
-    common_roll_params = ("time", "tools", "help_from")
-    roll_labels = {
-        "time": "Time: to plan it and to enact it",
-        "tools": "Tools: proper tools, weapons or faculties",
-        "help_from": "Help from an ally",
-        "trait": "Invoke a trait (Name:help or Name:hinder)",
-        "advantage": "Advantage from The World",
-        "disadvantage": "Disadvantage",
-        "practice": "Practise a skill you lack",
-        "spell": "Cast a spell you know",
-        "objective": "Objective it contributes to",
-        "shock": "Shock roll after a wound",
-        "weapon": "Weapon",
-    }
-    # a check is rolled when success is uncertain: skill and one more factor, most often
-    # time ("Checks"); without it the form would ask for a check the rules never make
-    roll_defaults = {"time": True}
+                  is_flag=True, label="Shock roll after a wound", words="the shock roll",
+                  odds=False),
+        RollParam("weapon", "d20-world: against a character on the ledger, the weapon item the "
+                  "attack uses: it is the check's tools, and its damage comes from the item.",
+                  words="with {}", odds=False),
+        RollParam("proficiency", "d20-world: skill proficiency (0 for an unknown skill; "
+                  "leave out for every one from +0 to +10).", type=int, min=0, max=20, roll=False),
+        RollParam("penalty", "d20-world: total penalty (wounds + conditions + jinx).", type=int,
+                  min=0, max=30, roll=False),
+        RollParam("hinder", "d20-world: a trait invoked to hinder (+2 experience).",
+                  is_flag=True, roll=False),
+        RollParam("wounds", "d20-world: wound damage total after a new wound (shock chance).",
+                  type=int, min=0, max=30, roll=False),
+    )  # fmt: skip
     dice_words = "the d20"
 
-    # a check the rules settle without rolling is decided by time, tools and skill
-    # ("Checks"): the form shows why next to "Time"
-    refusal_fields = {"no check is made": "time"}
     contests = True
     sections = {  # the seed section each event type implements (shown by audits)
         "d20-world.check_rolled": "Core Rules: Checks; Natural 1 & 20",
@@ -107,18 +108,6 @@ class D20World(Turns, Rules, Appliers, Words, SheetRules, Odds):
         "d20-world.group_objective_contributed": "Objectives",
         "d20-world.group_objective_failed": "Objectives",
     }
-    odds_params = (
-        RollParam("proficiency", "d20-world: skill proficiency (0 for an unknown skill; "
-                  "leave out for every one from +0 to +10).", type=int, min=0, max=20),
-        RollParam("penalty", "d20-world: total penalty (wounds + conditions + jinx).", type=int,
-                  min=0, max=30),
-        RollParam("advantage", "d20-world: roll with advantage.", is_flag=True),
-        RollParam("disadvantage", "d20-world: roll with disadvantage.", is_flag=True),
-        RollParam("hinder", "d20-world: a trait invoked to hinder (+2 experience).",
-                  is_flag=True),
-        RollParam("wounds", "d20-world: wound damage total after a new wound (shock chance).",
-                  type=int, min=0, max=30),
-    )
     # odds_series / draw_odds of `campaign odds --plot`; named in full, not ".odds", so that a
     # subclass defined in another module (tests/test_charts.py) still finds it
     time_spans = {"a rest": (8 * 60, True)}  # "After resting" (length: ruling R8, T30-2)

@@ -150,7 +150,7 @@ class Appliers(RuleSystem[Character, Options]):
             event; payloads written before #16 are upcast so).
         """
         if (event.delta is None) == (event.value is None):
-            raise RuleError("give the tracker either --delta (a change) or --value (a new "
+            raise RuleError("give the tracker either a delta (a change) or a value (a new "
                             "percentage), not both or neither")
         names = list(state.trackers)
         if event.value is not None:
@@ -166,7 +166,7 @@ class Appliers(RuleSystem[Character, Options]):
             raise RuleError(
                 f"{state.name}'s {name} would be {how}: a percentage tracker stays within "
                 f"{TRACKER_MIN} to {TRACKER_MAX}; record the change that reaches it"
-                + (f" (--delta {TRACKER_MIN - was:+d} to {TRACKER_MAX - was:+d})"
+                + (f" (delta {TRACKER_MIN - was:+d} to {TRACKER_MAX - was:+d})"
                    if was is not None else "")
             )
         clamped = max(TRACKER_MIN, min(TRACKER_MAX, new))
@@ -277,7 +277,7 @@ class Appliers(RuleSystem[Character, Options]):
             except ValueError:
                 value = None
             if value is None:
-                raise RuleError(f"write each stat as NAME=VALUE (e.g. --stats Grit=2), not "
+                raise RuleError(f"write each stat as NAME=VALUE (e.g. Grit=2), not "
                                 f"{entry!r}")
             stat = find_name(list(state.stats), name.strip(), "stat")
             if stats[stat] != state.stats[stat]:

@@ -192,8 +192,8 @@ class Odds(RuleSystem[Character, Options]):
         }
         if params.get("opponent"):
             if params.get("target"):
-                raise RuleError("contest odds have no --target: the opponent's result is the "
-                                "number to beat; leave out --target or --opponent")
+                raise RuleError("contest odds have no Target number: the opponent's result is the "
+                                "number to beat; leave out the Target number or the Opponent", param="target")
             opp_count = decision_dice_count(bool(params.get("opponent_advantage")),
                                             bool(params.get("opponent_disadvantage")))
             opp_mod = sum(int(v) for v in params.get("opponent_modifier") or ())

@@ -39,24 +39,7 @@ class DecisionDice(Rules, Appliers, Words, SheetRules, Odds):
     source = "002_735c6d6cd834a641.txt"
     book = '"Core Mechanics" of an untitled 2d6 rulebook (Decision Dice)'
     example_roll = 'roll jen might --target 8 --bonus -2 --penalty 1 --dice 4,4  # bonus -2 and penalty +1 count 0: 8 vs 8 succeeds'
-    # the roll form on a phone (#27), in the words of "Core Mechanics"
     skill_label = "STAT"
-    common_roll_params = ("target", "advantage", "disadvantage")
-    roll_labels = {
-        "target": "Target number",
-        "advantage": "Advantage (3d6, keep the best two)",
-        "disadvantage": "Disadvantage (1d6)",
-        "modifier": "Modifier",
-        "bonus": "Bonus",
-        "penalty": "Penalty",
-        "adjust": "Target number adjustment",
-        "impossible": "Attempt an “Impossible” task",
-        "supply": "Supply die of the item",
-        "opponent": "Opponent",
-        "opponent_modifier": "Opponent's STAT and modifiers",
-        "opponent_advantage": "Opponent has advantage",
-        "opponent_disadvantage": "Opponent has disadvantage",
-    }
     dice_faces = ("1", "2", "3", "4", "5", "6")
     dice_words = "the d6s"
     contests = True  # --vs-character: the opponent's stat, conditions and modifiers (DD6)
@@ -68,11 +51,17 @@ class DecisionDice(Rules, Appliers, Words, SheetRules, Odds):
     upcasters = UPCASTERS
     state_type = Character
     options_type = Options
-    roll_params = (
+    roll_options = (  # "Decision Rolls", "Advantage and Disadvantage", "Contested Rolls"
         RollParam("target", "Target number: a number or simple (6), challenging (12), "
-                  "strenuous (18), impossible (20).", words="against {}"),
-        RollParam("advantage", ADVANTAGE_HELP, is_flag=True, words="with advantage"),
-        RollParam("disadvantage", DISADVANTAGE_HELP, is_flag=True, words="with disadvantage"),
+                  "strenuous (18), impossible (20).", label="Target number", common=True,
+                  words="against {}", odds_help="Target number: a number or simple, "
+                  "challenging, strenuous, impossible (omitted: every target 2-22)."),
+        RollParam("advantage", ADVANTAGE_HELP, is_flag=True, common=True,
+                  label="Advantage (3d6, keep the best two)", words="with advantage"),
+        RollParam("disadvantage", DISADVANTAGE_HELP, is_flag=True, common=True,
+                  label="Disadvantage (1d6)", words="with disadvantage"),
+        RollParam("stat", "The STAT value (leave out for every STAT 0-10).", type=int,
+                  min=-100, max=100, roll=False),
         RollParam("modifier", "A modifier of either sign (repeatable).", multiple=True, type=int,
                   min=-100, max=100, words="modifier {}"),
         RollParam("bonus", "A bonus; a negative bonus counts 0 (repeatable).",
@@ -81,17 +70,24 @@ class DecisionDice(Rules, Appliers, Words, SheetRules, Odds):
                   multiple=True, type=int, min=-100, max=100, words="penalty {}"),
         RollParam("adjust", "An adjustment to the target number (repeatable); an adjusted "
                   "target is never an \"Impossible\" task.", multiple=True, type=int,
-                  min=-100, max=100, words="target adjusted by {}"),
+                  min=-100, max=100, label="Target number adjustment",
+                  words="target adjusted by {}", odds=False),
         RollParam("impossible", "The GM allows an attempt at an \"Impossible\" task "
-                  "(base target 20+).", is_flag=True, words="an Impossible task"),
-        RollParam("supply", "An item whose supply die is rolled after the action.", words="then the supply roll of {}"),
-        RollParam("opponent", "Contested roll against this opponent (ties are rerolled).", words="against {}"),
+                  "(base target 20+).", is_flag=True, label="Attempt an “Impossible” task",
+                  words="an Impossible task", odds=False),
+        RollParam("supply", "An item whose supply die is rolled after the action.",
+                  label="Supply die of the item", words="then the supply roll of {}",
+                  odds_help="Odds of a supply die instead: d12, d10, d8, d6 or d4."),
+        RollParam("opponent", "Contested roll against this opponent (ties are rerolled).",
+                  words="against {}"),
         RollParam("opponent_modifier", "The opponent's STAT and modifiers (repeatable).",
-                  multiple=True, type=int, min=-100, max=100, words="the opponent's STAT and modifiers {}"),
-        RollParam("opponent_advantage", "The opponent has advantage (3d6).", is_flag=True, words="the opponent with advantage"),
-        RollParam("opponent_disadvantage", "The opponent has disadvantage (1d6).",
-                  is_flag=True, words="the opponent with disadvantage"),
-    )
+                  multiple=True, type=int, min=-100, max=100,
+                  label="Opponent's STAT and modifiers", words="the opponent's STAT and modifiers {}"),
+        RollParam("opponent_advantage", "The opponent has advantage (3d6).", is_flag=True,
+                  label="Opponent has advantage", words="the opponent with advantage"),
+        RollParam("opponent_disadvantage", "The opponent has disadvantage (1d6).", is_flag=True,
+                  label="Opponent has disadvantage", words="the opponent with disadvantage"),
+    )  # fmt: skip
     sections = {  # the seed section each event type implements (shown by audits)
         "decision-dice.decision_rolled": (
             "Decision Rolls: Target Numbers, Success and Failure; Advantage and Disadvantage"
@@ -110,24 +106,3 @@ class DecisionDice(Rules, Appliers, Words, SheetRules, Odds):
         "decision-dice.recovered": "The Rounding Rule (Stress and Vitality)",
         "decision-dice.levelled_up": "Decision Rolls: Target Numbers (character creation/level up)",
     }
-    odds_params = (
-        RollParam("stat", "The STAT value (leave out for every STAT 0-10).", type=int,
-                  min=-100, max=100),
-        RollParam("target", "Target number: a number or simple, challenging, strenuous, "
-                  "impossible (omitted: every target 2-22)."),
-        RollParam("advantage", ADVANTAGE_HELP, is_flag=True),
-        RollParam("disadvantage", DISADVANTAGE_HELP, is_flag=True),
-        RollParam("modifier", "A modifier of either sign (repeatable).", multiple=True, type=int,
-                  min=-100, max=100),
-        RollParam("bonus", "A bonus; a negative bonus counts 0.", type=int,
-                  min=-100, max=100),
-        RollParam("penalty", "A penalty (negative); a positive penalty counts 0.", type=int,
-                  min=-100, max=100),
-        RollParam("supply", "Odds of a supply die instead: d12, d10, d8, d6 or d4."),
-        RollParam("opponent", "Contested-roll odds against an opponent (any name)."),
-        RollParam("opponent_modifier", "The opponent's STAT and modifiers (repeatable).",
-                  multiple=True, type=int, min=-100, max=100),
-        RollParam("opponent_advantage", "The opponent has advantage (3d6).", is_flag=True),
-        RollParam("opponent_disadvantage", "The opponent has disadvantage (1d6).",
-                  is_flag=True),
-    )

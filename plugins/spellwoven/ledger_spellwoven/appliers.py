@@ -254,7 +254,7 @@ class Appliers(RuleSystem[Character, Options]):
         if existing is None:
             if attribute is None:
                 raise RuleError(
-                    f"{state.name} has no skill {event.skill!r}: give --attribute to add it as a "
+                    f"{state.name} has no skill {event.skill!r}: give its Attribute to add it as a "
                     f"new skill{did_you_mean(event.skill, list(state.skills))}"
                 )
             name = event.skill
@@ -278,7 +278,7 @@ class Appliers(RuleSystem[Character, Options]):
         """
         name = event.specialisation.strip()
         if not name:
-            raise RuleError("a specialisation needs a name, e.g. --specialisation Brawling")
+            raise RuleError("a specialisation needs a name, e.g. Brawling")
         held = find_name(name, list(state.specialisations))
         if held is not None:
             raise RuleError(
@@ -293,7 +293,7 @@ class Appliers(RuleSystem[Character, Options]):
             raise RuleError(
                 f"{state.name} has no skill {event.skill!r} to specialise in"
                 f"{did_you_mean(event.skill, list(state.skills))}; learn the skill first "
-                "(skill-changed with --attribute)"
+                "(skill-changed with its Attribute)"
             )
         check_rank(event.rank, self.options, name)
         specs = {**state.specialisations, name: Specialisation(rank=event.rank, skill=parent)}

@@ -221,11 +221,11 @@ def _family(
     Difficulty from Attributes")
     """
     if params.get("vs") not in (None, ""):
-        raise RuleError("a Contest of Skill (--vs) needs the roller's --skill S")
+        raise RuleError("a Contest of Skill needs the roller's Skill Level (skill)", param="skill")
     difficulty = int_param(params, "difficulty")
     target = int_param(params, "target")
     if difficulty is not None and target is not None:
-        raise RuleError("give --difficulty or --target, not both")
+        raise RuleError("give the Difficulty or the Target's Attribute, not both", param="target")
     if target is not None:
         difficulty = difficulty_from_attribute(target)
     elif difficulty is not None:
@@ -279,24 +279,23 @@ class Odds(RuleSystem[Character, Options]):
         )
         bonus = int_param(params, "bonus") or 0
         if not 0 <= bonus <= 4:
-            raise RuleError(f"--bonus is the Attribute Effort adds, 0 to 4, not {bonus}")
+            raise RuleError(f"the bonus is the Attribute Effort adds, 0 to 4, not {bonus}", param="bonus")
         report: dict[str, Any] = {"system": "spellwoven", "pool": pool, "mode": mode}
         level = int_param(params, "skill")
         if level is None:
             return _family(report, params, pool, mode, bonus)
         if not 1 <= level <= MAX_SKILL_LEVEL:
-            raise RuleError(f"--skill is a Skill Level from 1 to {MAX_SKILL_LEVEL}, not {level}")
+            raise RuleError(f"the skill is a Skill Level from 1 to {MAX_SKILL_LEVEL}, not {level}", param="skill")
         distribution = shifted(success_distribution(level, pool, mode), bonus)
         report.update({"skill_level": level, "bonus": bonus, **_summary(distribution)})
         difficulty = parse_difficulty(params.get("difficulty"))
         target = int_param(params, "target")
         if difficulty is not None and target is not None:
-            raise RuleError("give --difficulty or --target, not both")
+            raise RuleError("give the Difficulty or the Target's Attribute, not both", param="target")
         if params.get("vs") not in (None, ""):
             if difficulty is not None or target is not None:
                 raise RuleError(
-                    "a Contest of Skill (--vs) has no difficulty: drop --difficulty/--target"
-                )
+                    "a Contest of Skill has no difficulty: drop the Difficulty and the Target's Attribute", param="difficulty")
             opponent = parse_vs(params["vs"])
             theirs = success_distribution(opponent.level, pool, opponent.mode)
             report["opponent"] = {

@@ -20,20 +20,6 @@ from .sheet import SheetRules
 from .state import Character, Options
 from .words import Words
 
-_MODE_FLAGS = (
-    RollParam("advantage", "Spellwoven: roll 4d10, keep the three that score most.", is_flag=True,
-              words="with advantage"),
-    RollParam("disadvantage", "Spellwoven: roll 4d10, keep the three highest faces.", is_flag=True,
-              words="with disadvantage"),
-    RollParam(
-        "weakness",
-        "Spellwoven: the target's Weakness is used against them: roll at advantage.",
-        is_flag=True,
-        words="using the target's Weakness",
-    ),
-)
-
-
 DIFFICULTY_NAMES = tuple(
     name.casefold().replace(" ", "-") for name in DIFFICULTIES.values()
 )
@@ -52,24 +38,8 @@ class Spellwoven(Rules, Appliers, Words, SheetRules, Odds):
     source = "004_663ae3e4ecc71fd1.txt"
     book = "Spellwoven: Rules for the Game"
     example_roll = 'roll jen Sprint --difficulty 1 --dice 6,6,10  # "Example: Static Difficulty": no success'
-    # the roll form on a phone (#27): "Test of Skill", "Difficulty levels", "Effort"
-    common_roll_params = ("difficulty", "advantage", "disadvantage", "effort")
-    roll_labels = {
-        "difficulty": "Difficulty",
-        "target": "Target's Attribute",
-        "effort": "Spend 1 Effort",
-        "vs": "Contest of Skill against",
-        "attribute": "Attribute",
-        "vs_effort": "The opponent spends 1 Effort",
-        "pool": "Dice kept (the GM's fiat)",
-        "advantage": "Advantage",
-        "disadvantage": "Disadvantage",
-        "weakness": "Use the target's Weakness",
-    }
     dice_faces = tuple(str(n) for n in range(1, 11))
     dice_words = "the d10s"
-    # a request against a Target's Attribute of 1 is refused next to that field
-    refusal_fields = {"no roll is made": "target"}
     contests = True  # --vs-character: the opponent's Skill Level from their sheet (SW5)
     event_types = EVENT_TYPES
     upcasters = UPCASTERS
@@ -77,30 +47,39 @@ class Spellwoven(Rules, Appliers, Words, SheetRules, Odds):
     options_type = Options
     time_spans = {"a night's sleep": (8 * 60, True)}  # "refreshes with a night's sleep"
     chart = ".odds"  # the odds chart's odds_series and draw_odds
-    roll_params = (
+    roll_options = (  # "Test of Skill", "Difficulty levels", "Advantage & Disadvantage", "Effort"
         RollParam("difficulty", "Spellwoven: successes needed, 1 Normal to 4 Daunting (number "
-                  "or name).", suggestions=DIFFICULTY_NAMES, words="against {}"),
-        RollParam(
-            "target",
-            "Spellwoven: the target's relevant Attribute (1-4); difficulty = Attribute - 1.",
-            type=int, min=0, max=100, words="against a Target's Attribute of {}"),
-        RollParam(
-            "effort",
-            "Spellwoven: spend 1 Effort to add the Attribute to the successes.",
-            is_flag=True, words="spending 1 Effort"),
-        *_MODE_FLAGS,
-        RollParam(
-            "vs",
-            "Spellwoven: Contest of Skill against an opponent: S, NAME:S or NAME:S:advantage.", words="a Contest of Skill against {}"),
-        RollParam("attribute", "Spellwoven: the relevant Attribute when the GM names one.", words="with {}"),
-        RollParam(
-            "vs_effort",
-            "Spellwoven: the opponent named with --vs-character spends 1 Effort: + their "
-            "Attribute.",
-            is_flag=True, words="the opponent spending 1 Effort"),
+                  "or name).", suggestions=DIFFICULTY_NAMES, common=True, words="against {}",
+                  odds_help="Successes required (1-4 or Normal ... Daunting): adds the "
+                  "chance to pass."),
+        RollParam("advantage", "Spellwoven: roll 4d10, keep the three that score most.",
+                  is_flag=True, common=True, words="with advantage"),
+        RollParam("disadvantage", "Spellwoven: roll 4d10, keep the three highest faces.",
+                  is_flag=True, common=True, words="with disadvantage"),
+        RollParam("effort", "Spellwoven: spend 1 Effort to add the Attribute to the successes.",
+                  is_flag=True, label="Spend 1 Effort", common=True, words="spending 1 Effort",
+                  odds=False),
+        RollParam("skill", "Skill Level 1-20 (leave out for every level 1-20).", type=int,
+                  min=1, max=20, roll=False),
+        RollParam("target", "Spellwoven: the target's relevant Attribute (1-4); difficulty = "
+                  "Attribute - 1.", type=int, min=0, max=100, label="Target's Attribute",
+                  words="against a Target's Attribute of {}"),
+        RollParam("weakness", "Spellwoven: the target's Weakness is used against them: roll at "
+                  "advantage.", is_flag=True, label="Use the target's Weakness",
+                  words="using the target's Weakness"),
+        RollParam("vs", "Spellwoven: Contest of Skill against an opponent: S, NAME:S or "
+                  "NAME:S:advantage.", label="Contest of Skill against",
+                  words="a Contest of Skill against {}"),
+        RollParam("attribute", "Spellwoven: the relevant Attribute when the GM names one.",
+                  words="with {}", odds=False),
+        RollParam("vs_effort", "Spellwoven: the opponent on the ledger spends 1 Effort: + "
+                  "their Attribute.", is_flag=True, label="The opponent spends 1 Effort",
+                  words="the opponent spending 1 Effort", odds=False),
         RollParam("pool", "Spellwoven: dice kept instead of 3, by the GM's fiat.", type=int,
-                  min=0, max=20, words="keeping {} dice"),
-    )
+                  min=0, max=20, label="Dice kept (the GM's fiat)", words="keeping {} dice"),
+        RollParam("bonus", "Successes added by Effort (the Attribute, 1-4).", type=int,
+                  min=0, max=4, roll=False),
+    )  # fmt: skip
     sections = {  # the seed section each event type implements (shown by audits)
         "spellwoven.test_rolled": "Overview: The Basic Mechanic; Test of Skill; Difficulty levels",
         "spellwoven.contest_rolled": "Example: Opposed Roll; Example Contests of Skill",
@@ -114,16 +93,3 @@ class Spellwoven(Rules, Appliers, Words, SheetRules, Odds):
         "spellwoven.condition_added": "Advantage & Disadvantage",
         "spellwoven.condition_removed": "Advantage & Disadvantage",
     }
-    odds_params = (
-        RollParam("skill", "Skill Level 1-20 (leave out for every level 1-20).", type=int,
-                  min=1, max=20),
-        RollParam("difficulty", "Successes required (1-4 or Normal ... Daunting): adds the "
-                  "chance to pass.", suggestions=DIFFICULTY_NAMES),
-        RollParam("target", "Target's Attribute (1-4): difficulty = Attribute - 1.", type=int,
-                  min=1, max=4),
-        *_MODE_FLAGS,
-        RollParam("vs", "Contest against an opponent: S, NAME:S or NAME:S:advantage."),
-        RollParam("pool", "Dice kept instead of 3.", type=int, min=1, max=10),
-        RollParam("bonus", "Successes added by Effort (the Attribute, 1-4).", type=int,
-                  min=0, max=4),
-    )

@@ -254,8 +254,8 @@ class Appliers(RuleSystem[Character, Options]):
             neglected = [m.canonical(s, skills, "Skill") for s in e.neglected]
             if not focus or len(set(neglected)) != 3 or focus in neglected:
                 raise RuleError(
-                    "Obsessive Focus names one --focus Skill (+1d) and three other "
-                    "--neglected Skills (-1d)"
+                    "Obsessive Focus names one focus Skill (+1d) and three other "
+                    "neglected Skills (-1d)"
                 )
         if name in st.CONDITIONS_ONCE and st.has_condition(state, name):
             raise RuleError(f"{state.name} already has the Condition {name}; it is taken once")
@@ -264,7 +264,7 @@ class Appliers(RuleSystem[Character, Options]):
                 about = f" ({had.detail})" if had.detail else ""
                 raise RuleError(
                     f"{state.name} already has the Condition {name}{about}; the same Condition "
-                    "is not taken twice (say what a new one is about with --detail)"
+                    "is not taken twice (say what a new one is about in its detail)"
                 )
         cond = st.Condition(name=name, detail=e.detail, focus=focus, neglected=neglected)
         new = replace(state, conditions=state.conditions + [cond], lost=False)
@@ -288,7 +288,7 @@ class Appliers(RuleSystem[Character, Options]):
         if not e.care or e.weeks < 1:
             raise RuleError(
                 "a Wound recovers only after a week of rest with appropriate care "
-                f"(--weeks 1 or more, not {e.weeks})" if e.care else
+                f"(weeks: 1 or more, not {e.weeks})" if e.care else
                 "a Wound recovers only after a week of rest with appropriate care"
             )
         if state.wound in ("none", "dead"):
@@ -336,7 +336,7 @@ class Appliers(RuleSystem[Character, Options]):
             raise RuleError("this campaign plays without Skills (attributes_only)")
         name = " ".join(e.skill.split())
         if not name:
-            raise RuleError("name the Skill: --skill NAME")
+            raise RuleError("name the Skill")
         have = st.skill_list(state, opts)
         if name.casefold() in {s.casefold() for s in have + m.ATTRIBUTES + KINDS}:
             raise RuleError(f"{name!r} is already a Skill or roll of {state.name}; choose "
@@ -363,7 +363,7 @@ class Appliers(RuleSystem[Character, Options]):
         _alive(state)
         text = " ".join(e.narrative.split())
         if not text:
-            raise RuleError("say who they have become: --narrative TEXT")
+            raise RuleError("say who they have become (the narrative)")
         now = state.narratives[-1] if state.narratives else state.archetype
         if text.casefold() == now.casefold():
             raise RuleError(f"{state.name} is already {now}: describe what they grow into")
@@ -435,8 +435,8 @@ class Appliers(RuleSystem[Character, Options]):
         ch = st.find_challenge(state, e.challenge)
         if not ch.shared:
             raise RuleError(
-                f"{ch.name} is {state.name}'s own Challenge, not the group's: use "
-                "`record disposition-reduced --character ID`"
+                f"{ch.name} is {state.name}'s own Challenge, not the group's: record "
+                "disposition-reduced for that character"
             )
         owed = state.owed_effects
         if e.roll and state.id == e.by:

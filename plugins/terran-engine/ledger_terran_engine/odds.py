@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ledger import Event, RollParam, RuleError, RuleSystem
+from ledger import Event, RuleError, RuleSystem
 from ledger.rules.charts import (
     BAD,
     GOOD,
@@ -48,26 +48,6 @@ from .state import Character, Options
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-ODDS_PARAMS = (
-    RollParam("pool", "Terran: total dice (Light + Dark) of a Risky Action.", type=int,
-             min=0, max=30),
-    RollParam("dark", "Terran: Dark Dice risked (Ego risk).", type=int, min=0, max=30),
-    RollParam("ego", "Terran: current Ego (Ego risk).", type=int, min=0, max=30),
-    RollParam("montage", "Terran: Montage (2 Ego per Dark die).", is_flag=True),
-    RollParam("ego_check", "Terran: simultaneous or sequential (default: the campaign's).",
-             suggestions=("simultaneous", "sequential")),
-    RollParam("d_half", "Terran: ceil, floor_min1 or explode_then_halve (default: the "
-             "campaign's).", suggestions=("ceil", "floor_min1", "explode_then_halve")),
-    RollParam("effect", "Terran: Effect dice, e.g. d/2, 1d, 2d, 1d+1."),
-    RollParam("upto", "Terran: list effect values up to this one (default 30).", type=int,
-             min=1, max=200),
-    RollParam("spend", "Terran: Experience spent (dice summed).", type=int, min=0, max=100),
-    RollParam("threshold", "Terran: Advancement target (Ego_max + HP_max).", type=int,
-             min=0, max=200),
-    RollParam("rating", "Terran: current Skill rating for Skill Development.", type=int,
-             min=0, max=30),
-)
 
 SIXTH = Fraction(1, 6)
 
@@ -270,7 +250,7 @@ class Odds(RuleSystem[Character, Options]):
             try:
                 opts = msgspec.convert({**msgspec.to_builtins(opts), **chosen}, st.Options)
             except msgspec.ValidationError as e:
-                raise RuleError(f"{e}: --ego-check is simultaneous or sequential; --d-half is "
+                raise RuleError(f"{e}: the Ego check is simultaneous or sequential; d/2 is "
                                 "ceil, floor_min1 or explode_then_halve") from None
         used = {"ego_check": opts.ego_check, "d_half": opts.d_half,
                 "complication_over_17": opts.complication_over_17}
@@ -289,7 +269,7 @@ class Odds(RuleSystem[Character, Options]):
             code = m.parse_effect(str(given["effect"]))
             upto = int(given.get("upto", 30))
             if upto < 1:
-                raise RuleError(f"--upto must be 1 or more, not {upto}")
+                raise RuleError(f"upto must be 1 or more, not {upto}", param="upto")
             dist = {v: effect_point(code, v, opts.d_half) for v in range(1, upto + 1)}
             listed = {str(v): fmt(p) for v, p in dist.items() if p}
             out["effect"] = {
@@ -305,7 +285,7 @@ class Odds(RuleSystem[Character, Options]):
         if "spend" in given:
             k = int(given["spend"])
             if "threshold" not in given and "rating" not in given:
-                raise RuleError("--spend needs --threshold T (Advancement) or --rating R (Skill)")
+                raise RuleError("Experience spent needs an Advancement target (threshold) or a Skill rating", param="spend")
             if "threshold" in given:
                 out["advancement"] = fmt(sum_at_least(k, int(given["threshold"])))
             if "rating" in given:

@@ -266,7 +266,7 @@ class Appliers(RuleSystem[Character, Options]):
         """Add a one-use +2 boon for this scene ("Active Opposition")."""
         _alive(state, "boon")
         if not event.boon.strip():
-            raise RuleError("a boon needs a name: --boon 'what it is'")
+            raise RuleError("a boon needs a name: 'what it is'")
         if find_boon(state, event.boon) is not None or find_trait(state, event.boon):
             raise RuleError(f"{state.name} already has a trait or boon called {event.boon!r}")
         return replace(state, boons=(*state.boons, Boon(name=event.boon, skill=event.skill)))

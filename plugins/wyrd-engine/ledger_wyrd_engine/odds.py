@@ -153,12 +153,12 @@ class Odds(RuleSystem[Character, Options]):
         """
         skill = params.get("skill")
         if params.get("dr") is not None and params.get("vs") is not None:
-            raise RuleError("give either --dr or --vs, not both")
+            raise RuleError("give either a Difficulty Rating or an opponent's rating, not both", param="vs")
         comparison = self.options.dr_comparison
         margins = tuple(self.options.minor_cost_margins)
         if skill is None:
             if params.get("vs") is not None:
-                raise RuleError("a contest needs --skill N (the roller's modifier) with --vs")
+                raise RuleError("a contest needs the roller's modifier (skill) with the opponent's rating", param="skill")
             return self._family(params.get("dr"), comparison, margins)
         out: dict[str, Any] = {"system": self.id, "skill": skill, "dice": "4dF",
                                "comparison": comparison}  # fmt: skip

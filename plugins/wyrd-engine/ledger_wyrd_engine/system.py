@@ -33,48 +33,47 @@ class WyrdEngine(Turns, Rules, Appliers, Words, SheetRules, Odds):
     event_types = ev.EVENT_TYPES
     state_type = Character
     options_type = Options
-    roll_params = (
+    roll_options = (  # "Fudge dice (4dF)", "Difficulty Levels", "Traits"
         RollParam("dr", "Wyrd Engine: Difficulty Rating, a number or a name (good, Difficult).",
-                  suggestions=DR_NAMES, words="against {}"),
+                  suggestions=DR_NAMES, label="Difficulty Rating", common=True,
+                  words="against {}",
+                  odds_help="Wyrd Engine: one Difficulty Rating (default: the whole ladder)."),
         RollParam("trait", "Wyrd Engine: the one trait, gear or boon invoked (they don't stack: "
-                  "a second --trait is refused).", multiple=True, words="invoking {}"),
-        RollParam("boost", "Wyrd Engine: spend a held boost of +1 or +2.", type=int, min=1, max=2, words="spending a boost of +{}"),
-        RollParam("teamwork", "Wyrd Engine: an ally's teamwork bonus, +1 (or +2).", type=int, min=1, max=2, words="with teamwork +{}"),
-        RollParam("vs", "Wyrd Engine: the opponent's rating; they roll 4dF too.", type=int, min=-10, max=20, words="opposed at {}"),
-        RollParam("opponent", "Wyrd Engine: who opposes the roll (for the record).", words="opposed by {}"),
-        RollParam("attack", "Wyrd Engine: with --vs, an attack (hits if strictly higher).",
-                  is_flag=True, words="attacking"),
-        RollParam("defend", "Wyrd Engine: with --vs, a defence against an attack.", is_flag=True, words="defending"),
-        RollParam("physical", "Wyrd Engine: count the roll as a physical action.", is_flag=True, words="a physical action"),
-        RollParam("vs_trait", "Wyrd Engine: with --vs-character, the one trait or gear the "
-                  "opponent invokes (+2).", words="they invoke {}"),
+                  "a second is refused).", multiple=True, label="Invoke a trait, gear or boon",
+                  common=True, words="invoking {}", odds=False),
+        RollParam("skill", "Wyrd Engine: the modifier added to 4dF (skill + bonuses).", type=int,
+                  min=-10, max=20, roll=False),
+        RollParam("boost", "Wyrd Engine: spend a held boost of +1 or +2.", type=int, min=1, max=2,
+                  label="Spend a boost", words="spending a boost of +{}", odds=False),
+        RollParam("teamwork", "Wyrd Engine: an ally's teamwork bonus, +1 (or +2).", type=int,
+                  min=1, max=2, label="Teamwork bonus", words="with teamwork +{}", odds=False),
+        RollParam("vs", "Wyrd Engine: the opponent's rating; they roll 4dF too.", type=int,
+                  min=-10, max=20, label="Active opposition: their rating", words="opposed at {}",
+                  odds_help="Wyrd Engine: an opponent's rating for a contest."),
+        RollParam("opponent", "Wyrd Engine: who opposes the roll (for the record).",
+                  label="Who opposes", words="opposed by {}", odds=False),
+        RollParam("attack", "Wyrd Engine: against active opposition, an attack (hits if "
+                  "strictly higher).", is_flag=True, label="Attacking", words="attacking",
+                  odds=False),
+        RollParam("defend", "Wyrd Engine: against active opposition, a defence against an "
+                  "attack.", is_flag=True, label="Defending", words="defending", odds=False),
+        RollParam("physical", "Wyrd Engine: count the roll as a physical action.", is_flag=True,
+                  label="A physical action", words="a physical action", odds=False),
+        RollParam("vs_trait", "Wyrd Engine: against a character on the ledger, the one trait or "
+                  "gear the opponent invokes (+2).", label="The opponent's trait or gear",
+                  words="they invoke {}", odds=False),
         RollParam("situational", "Wyrd Engine: a situational modifier the GM sets (a manoeuvre's "
                   "edge, an improvised weapon, an impaired character), kept apart from the "
-                  "DR; say why with --situation.", type=int, min=-6, max=6, words="situational {}"),
-        RollParam("situation", "Wyrd Engine: why --situational applies, e.g. 'improvised weapon', "
-                  "'impaired (drugged)', 'disarmed him last turn'.",
-                  suggestions=("manoeuvre", "improvised weapon", "impaired"), words="for {}"),
+                  "DR; say why it applies.", type=int, min=-6, max=6,
+                  label="Situational modifier", words="situational {}", odds=False),
+        RollParam("situation", "Wyrd Engine: why the situational modifier applies, e.g. "
+                  "'improvised weapon', 'impaired (drugged)', 'disarmed him last turn'.",
+                  suggestions=("manoeuvre", "improvised weapon", "impaired"),
+                  label="Why it applies", words="for {}", odds=False),
         RollParam("initiative", "Wyrd Engine: roll for initiative, 4dF + Notice (or the skill "
-                  "named), no DR; against --vs/--vs-character the higher acts first.",
-                  is_flag=True, words="for initiative"),
+                  "named), no DR; against an opponent the higher acts first.",
+                  is_flag=True, label="Initiative", words="for initiative", odds=False),
     )  # fmt: skip
-    # the roll form on a phone (#27): "Fudge dice (4dF)", "Difficulty Levels", "Traits"
-    common_roll_params = ("dr", "trait")
-    roll_labels = {
-        "dr": "Difficulty Rating",
-        "trait": "Invoke a trait, gear or boon",
-        "boost": "Spend a boost",
-        "teamwork": "Teamwork bonus",
-        "vs": "Active opposition: their rating",
-        "opponent": "Who opposes",
-        "attack": "Attacking",
-        "defend": "Defending",
-        "physical": "A physical action",
-        "vs_trait": "The opponent's trait or gear",
-        "situational": "Situational modifier",
-        "situation": "Why it applies",
-        "initiative": "Initiative",
-    }
     dice_faces = FUDGE_FACES
     dice_words = "the four Fudge dice"
     contests = True
@@ -98,12 +97,6 @@ class WyrdEngine(Turns, Rules, Appliers, Words, SheetRules, Odds):
         "wyrd-engine.trait_gained": "Traits",
         "wyrd-engine.trait_lost": "Traits",
     }
-    odds_params = (
-        RollParam("skill", "Wyrd Engine: the modifier added to 4dF (skill + bonuses).", type=int, min=-10, max=20),
-        RollParam("dr", "Wyrd Engine: one Difficulty Rating (default: the whole ladder).",
-                  suggestions=DR_NAMES),
-        RollParam("vs", "Wyrd Engine: an opponent's rating for a contest.", type=int, min=-10, max=20),
-    )
     time_spans = {  # "Healing and Recovery": "a short rest (a few hours)", "days", "weeks"
         "a short rest": (3 * 60, True),
         "a night's sleep": (8 * 60, True),

@@ -97,8 +97,7 @@ def parse_invocations(text: str | list[TraitInvocation] | None) -> list[TraitInv
         mode = mode.strip().casefold()
         if not sep or not name.strip() or mode not in ("help", "hinder"):
             raise RuleError(
-                f"--trait {part.strip()!r} must be NAME:help or NAME:hinder, e.g. 'Wiry:help'"
-            )
+                f"the trait {part.strip()!r} must be NAME:help or NAME:hinder, e.g. 'Wiry:help'", param="trait")
         found.append(TraitInvocation(trait=name.strip(), mode=mode))  # type: ignore[arg-type]
     return found
 
@@ -129,17 +128,15 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if p.get("shock"):
             if request.skill:
                 raise RuleError(
-                    f"the shock roll uses no skill: `campaign roll {request.character} --shock`"
-                )
+                    "the shock roll uses no skill: roll only “Shock roll after a wound”", param="shock")
             if request.opponent is not None:
                 raise RuleError(
                     "the shock roll is the wounded character's own 1d6 against their wounds "
-                    f"(\"Wounds\"), not a roll against anyone: `campaign roll "
-                    f"{request.character} --shock` without --vs-character"
-                )
+                    "(\"Wounds\"), not a roll against anyone: roll it "
+                    "against no character on the ledger", param="shock")
             return self._shock(state, request, dice)
         if not request.skill:
-            raise RuleError("name the skill the check uses, e.g. `campaign roll isa Climb`")
+            raise RuleError("name the skill the check uses (Climb, for one)")
         dead_check(state)
         skill = skill_for_check(state, request.skill, practice=bool(p.get("practice")))
         if p.get("spell") and not (skill.known and skill.spell):
@@ -153,16 +150,14 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if help_from and is_self(help_from, request.character, request.name or state.name):
             raise RuleError(
                 f"{state.name} cannot help their own check: help is \"an ally who also has "
-                "time, tools, or skill\" (Checks); name another character with --help-from"
-            )
+                "time, tools, or skill\" (Checks); name another character as the help", param="help_from")
         attack: dict[str, Any] = {}
         if request.opponent is not None:
             attack = weapon_attack(state, request.opponent, p.get("weapon"))
         elif p.get("weapon"):
             raise RuleError(
-                "--weapon is the item of an attack on a character: name the target with "
-                "--vs-character (or record attack-resolved --weapon-damage N)"
-            )
+                "the weapon is the item of an attack on a character: name the target on the "
+                "ledger (or record attack-resolved with its weapon damage)", param="weapon")
         # "Attacking": "time, tools (a weapon), and skill (to use that weapon)": the weapon
         # is the attack's tools (ruling R44), except in a check recorded before #24
         tools = bool(p.get("tools")) or (bool(attack) and bool(p.get("weapon_as_tools", True)))
@@ -187,12 +182,12 @@ class Rules(Clock, RuleSystem[Character, Options]):
             extras = [n for n in ("advantage", "disadvantage") if p.get(n)]
             if invocations or extras or objective:
                 what = "a trait" if invocations else ("an objective" if objective
-                                                      else f"--{extras[0]}")
+                                                      else f"“{self.roll_label(extras[0])}”")
                 raise RuleError(
                     f"no check is made ({gate.replace('_', ' ')}: "
                     f"{'failure' if gate == 'auto_fail' else 'success'} is certain), so "
                     f"{what} cannot apply; drop it"
-                    + (f", or record {_contribution_of(state, objective)} --auto"
+                    + (f", or record {_contribution_of(state, objective)} without rolling"
                        if objective else "")
                 )
             outcome: Band = "bad" if gate == "auto_fail" else "good"
@@ -245,7 +240,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
             miscast=spell and band != "good", objective=objective, **dice.fields(),
         )
 
-    def automatic(self, event: Roll) -> str | None:
+    def automatic(self, event: Roll) -> RuleError | None:
         """A check settled without a roll ("Checks": none of time, tools or skill is an
         automatic failure, all three an automatic success; ruling R1 for one factor
         without help): the sentence ``campaign roll`` shows before writing it. An attack's
@@ -263,12 +258,13 @@ class Rules(Clock, RuleSystem[Character, Options]):
         )
         result = "failure" if event.gate == "auto_fail" else "success"
         alone = " and no help" if event.gate == "auto_fail" and factors else ""
-        return (
+        return RuleError(
             f"no check is made: {event.character}'s {event.skill} has {has}{alone}, so the "
-            f"rules give an automatic {result}"
+            f"rules give an automatic {result}",
+            param="time",
         )
 
-    def settled_without_dice(self, event: Roll) -> str | None:
+    def settled_without_dice(self, event: Roll) -> RuleError | None:
         """A request the rules settle without a check ("Checks": "If you have neither time,
         tools, nor skill, failure is certain. No check is required." and "If you have time,
         tools, and skill, success is certain."; ruling R1: one of them and no help, failure
@@ -281,10 +277,11 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if event.tools and isinstance(event.weapon, str):  # the weapon is the tools (R44)
             tools = f"Tools ({event.weapon})"
         if event.gate == "auto_success":
-            return (
+            return RuleError(
                 f"With Time, {tools} and skill no check is made ({self.id}, Checks): success "
                 "is certain, so there is nothing to roll; record the success, or ask without "
-                "Time or Tools"
+                "Time or Tools",
+                param="time",
             )
         missing = [n for n, has in (("Time", event.time), ("Tools", event.tools),
                                     ("skill", event.has_skill)) if not has]  # fmt: skip
@@ -295,10 +292,11 @@ class Rules(Clock, RuleSystem[Character, Options]):
             else f"no {missing[0]} and no help"
         )  # fmt: skip
         rule = "; ruling R1" if alone else ""
-        return (
+        return RuleError(
             f"With {said} no check is made ({self.id}, Checks{rule}): failure is certain, so "
             "there is nothing to roll; ask with Time or Tools"
-            + (", or with help from an ally" if alone else "")
+            + (", or with help from an ally" if alone else ""),
+            param="time",
         )
 
     def request_of(self, event: Roll) -> RollRequest:
@@ -410,7 +408,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
             )
         seen = set()
         for inv in invocations:
-            i = need(state.traits, inv.trait, "trait", state.name)
+            i = need(state.traits, inv.trait, "trait", state.name, param="trait")
             trait = state.traits[i]
             if trait.name in seen:
                 raise RuleError(f"trait {trait.name} is invoked twice on one check")
@@ -461,8 +459,8 @@ class Rules(Clock, RuleSystem[Character, Options]):
             if event.capacity_delta:
                 raise RuleError(
                     "a blind condition cannot change capacity: what a character carries is "
-                    "never secret (ruling R33); record it without --blind, or without "
-                    "--capacity-delta"
+                    "never secret (ruling R33); record it in the open, or without "
+                    "a capacity change"
                 )
             return HiddenConditionAdded(character=event.character, condition=event.condition,
                                         check_penalty=event.check_penalty,
@@ -475,13 +473,12 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if isinstance(event, GroupObjectiveContributed) and event.check is not None:
             raise RuleError(
                 "a blind check contributes to no objective (ruling R34): roll it without "
-                "--objective, or in the open"
-            )
+                "an objective, or in the open", param="objective")
         if isinstance(event, BLIND_REFUSED):
             name = event_tag(type(event)).split(".", 1)[1].replace("_", "-")
             raise RuleError(
                 f"{name} cannot be recorded blind: later public checks "
-                "would show its effect itemised (ruling R33); record it without --blind, or "
+                "would show its effect itemised (ruling R33); record it in the open, or "
                 "keep a secret penalty with hidden-condition-added"
             )
         return event

@@ -32,15 +32,16 @@ def find(entries: Sequence[T], name: str) -> int | None:
     return None
 
 
-def need(entries: Sequence[T], name: str, what: str, who: str) -> int:
+def need(entries: Sequence[T], name: str, what: str, who: str, param: str | None = None) -> int:
     """Index of the entry called ``name``.
 
+    :param param: the roll option ``name`` was given as (``"trait"``), if any.
     :raises RuleError: no such entry; the sentence lists the ones there are.
     """
     i = find(entries, name)
     if i is None:
         have = ", ".join(e.name for e in entries) or "none"
-        raise RuleError(f"{who} has no {what} called {name!r} (they have: {have})")
+        raise RuleError(f"{who} has no {what} called {name!r} (they have: {have})", param=param)
     return i
 
 
@@ -143,7 +144,7 @@ def take_harm(state: Character, amount: int, armour: Sequence[str], desperate: S
             raise RuleError(f"{it.name} is not armour (it has no durability)")
         if it.destroyed or it.broken:
             raise RuleError(
-                f"{it.name} is broken: repair it, or use it in desperation with --desperate"
+                f"{it.name} is broken: repair it, or use it in desperation"
             )
         if points > it.durability:
             raise RuleError(f"{it.name} has {it.durability} durability left, not {points}")
@@ -159,7 +160,7 @@ def take_harm(state: Character, amount: int, armour: Sequence[str], desperate: S
         if not it.broken:
             raise RuleError(
                 f"{it.name} is not broken: only a broken item can be used in desperation "
-                "(spend its durability with --armour instead)"
+                "(spend its durability as armour instead)"
             )
         items = replace_at(items, i, msgspec.structs.replace(it, destroyed=True))
         reduction += 1
@@ -212,7 +213,8 @@ def skill_for_check(state: Character, skill: str, *, practice: bool) -> Skill:
         have = ", ".join(s.name for s in state.skills)
         raise RuleError(
             f"{state.name} has no skill {skill!r} (they have: {have}); "
-            "to practise a skill they lack, add --practice"
+            "to practise a skill they lack, roll with “Practise a skill you lack”",
+            param="practice",
         )
     return Skill(name=skill.strip(), proficiency=0, known=False)
 
@@ -237,9 +239,8 @@ def weapon_attack(state: Character, opponent: Opponent, weapon: str | None) -> d
         raise RuleError(f"{opponent.name or opponent.character} has perished: no attack can harm them")
     if not weapon:
         raise RuleError(
-            "an attack on a character names the weapon item it uses: --weapon ITEM "
-            "(\"Attacks have a method by which they inflict harm\")"
-        )
+            "an attack on a character names the weapon item it uses "
+            "(\"Attacks have a method by which they inflict harm\")", param="weapon")
     i = need(state.items, weapon, "item", state.name)
     item = state.items[i]
     if item.destroyed:
@@ -247,6 +248,5 @@ def weapon_attack(state: Character, opponent: Opponent, weapon: str | None) -> d
     if item.damage is None:
         raise RuleError(
             f"{item.name} is not a weapon (no damage on {state.name}'s sheet): give it one "
-            "with item-added --damage, or record attack-resolved --weapon-damage N"
-        )
+            "(item-added with its damage), or record attack-resolved with the weapon's damage", param="weapon")
     return {"vs_character": opponent.character, "weapon": item.name, "weapon_damage": item.damage}

@@ -93,7 +93,7 @@ class Rules(RuleSystem[Character, Options]):
         params = request.params
         if not request.skill:
             raise RuleError("name the stat to roll (or an item with a supply die), e.g. "
-                            "`roll jen agility --target 8`")
+                            "agility against a Target number of 8")
         wanted = request.skill.strip().lower()
         stat = next((s for s in state.stats if s.lower() == wanted), None)
         if stat is None:
@@ -106,20 +106,20 @@ class Rules(RuleSystem[Character, Options]):
                      if _given(params, n)]
             if extra:
                 raise RuleError(f"{item.name!r} is an item: a supply roll takes no "
-                                f"{', '.join('--' + e for e in extra)}")
+                                f"{', '.join(self.roll_label(e) for e in extra)}", param=extra[0])
             return self.supply_roll(state, item, dice)
         if _given(params, "opponent") or request.opponent is not None:
             wrong = [n for n in DECISION_ONLY if _given(params, n)]
             if wrong:
-                raise RuleError(f"a contested roll has no {', '.join('--' + w for w in wrong)}: "
-                                "the opponent's result is the number to beat")
+                raise RuleError(f"a contested roll has no {', '.join(self.roll_label(w) for w in wrong)}: "
+                                "the opponent's result is the number to beat", param=wrong[0])
             if _given(params, "opponent") and request.opponent is not None:
-                raise RuleError("--opponent names an opponent off the ledger: leave it out with "
-                                "--vs-character (their name comes from the ledger)")
+                raise RuleError("the Opponent names an opponent off the ledger: leave it out for "
+                                "one on the ledger (their name comes from the ledger)", param="opponent")
             return self._contest(state, stat, params, dice, request.opponent)
         wrong = [n for n in CONTEST_ONLY if _given(params, n)]
         if wrong:
-            raise RuleError(f"{', '.join('--' + w for w in wrong)} need --opponent NAME")
+            raise RuleError(f"{', '.join(self.roll_label(w) for w in wrong)} need an Opponent", param="opponent")
         return self._decision(state, stat, params, dice)
 
     def _decision(
@@ -128,8 +128,8 @@ class Rules(RuleSystem[Character, Options]):
         """A decision roll: 2d6 + STAT + MODIFIERS vs. TARGET NUMBER ("Decision Rolls")."""
         options = self.options
         if not _given(params, "target"):
-            raise RuleError("a decision roll needs --target: a number (e.g. 8) or simple, "
-                            "challenging, strenuous, impossible")
+            raise RuleError("a decision roll needs a Target number: a number (e.g. 8) or simple, "
+                            "challenging, strenuous, impossible", param="target")
         base = parse_target(params["target"])
         adjustments = int_params(params, "adjust")
         target = base + sum(adjustments)
@@ -137,8 +137,7 @@ class Rules(RuleSystem[Character, Options]):
         if impossible and options.refuse_impossible and not params.get("impossible"):
             raise RuleError(
                 f"a task starting at {base} is an \"Impossible\" task: it cannot normally be "
-                "attempted; if the GM allows the attempt, add --impossible"
-            )
+                "attempted; if the GM allows the attempt, allow an attempt at an “Impossible” task", param="impossible")
         conditions = applicable_conditions(state, stat)
         advantage, disadvantage = _advantage(params, conditions)
         count = decision_dice_count(advantage, disadvantage)

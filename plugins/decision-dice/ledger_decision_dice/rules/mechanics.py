@@ -322,7 +322,7 @@ def int_params(params: dict[str, Any], name: str) -> list[int]:
     try:
         return [int(v) for v in value]
     except (TypeError, ValueError):
-        raise RuleError(f"--{name} takes whole numbers, not {value!r}") from None
+        raise RuleError(f"the {name} takes whole numbers, not {value!r}", param=name) from None
 
 
 def applicable_conditions(state: Character, stat: str) -> list[Condition]:

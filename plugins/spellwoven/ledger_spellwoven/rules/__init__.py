@@ -115,22 +115,21 @@ class Rules(RuleSystem[Character, Options]):
         their_bonus = 0
         if request.opponent is not None:
             if params.get("vs") not in (None, ""):
-                raise RuleError("give the opponent as --vs NAME:S or --vs-character NAME, not "
-                                "both: a character's Skill Level comes from their sheet")
+                raise RuleError("give the opponent as a Contest of Skill against NAME:S or as a "
+                                "character on the ledger, not both: a character's Skill Level comes from their sheet", param="vs")
             opponent, side = self._opposing_side(request.opponent, choice.skill, options,
                                                  flag(params, "weakness"),
                                                  int_param(params, "vs_effort") or 0)
             their_bonus = side.get("vs_effort_bonus", 0)
             params = {**params, "vs": opponent}
         elif int_param(params, "vs_effort"):
-            raise RuleError("--vs-effort is the Effort of an opponent on the ledger: name them "
-                            "with --vs-character (an opponent off the ledger has no Effort "
-                            "here; the GM adds it to their successes)")
+            raise RuleError("the opponent's Effort is the Effort of an opponent on the ledger: "
+                            "name them on the ledger (an opponent off the ledger has no Effort "
+                            "here; the GM adds it to their successes)", param="vs_effort")
         if params.get("vs") not in (None, ""):
             if difficulty is not None or target is not None:
                 raise RuleError(
-                    "a Contest of Skill (--vs) has no difficulty: drop --difficulty/--target"
-                )
+                    "a Contest of Skill has no difficulty: drop the Difficulty and the Target's Attribute", param="difficulty")
             opponent = parse_vs(params["vs"])
             check_weakness(state, opponent)
             mine = draw(dice, choice.level, mode, pool)
@@ -153,7 +152,7 @@ class Rules(RuleSystem[Character, Options]):
                 **dice.fields(),
             )
         if difficulty is not None and target is not None:
-            raise RuleError("give --difficulty or --target, not both")
+            raise RuleError("give the Difficulty or the Target's Attribute, not both", param="target")
         if target is not None:
             required = difficulty_from_attribute(target)
         else:
@@ -161,7 +160,7 @@ class Rules(RuleSystem[Character, Options]):
             check_difficulty(required)
         if required == 0:
             if spend:
-                raise RuleError("difficulty 0 is an automatic hit with no roll: drop --effort")
+                raise RuleError("difficulty 0 is an automatic hit with no roll: spend no Effort", param="effort")
             dice.finish()
             return TestRolled(
                 **{**common, "mode": "normal"},
@@ -215,7 +214,7 @@ class Rules(RuleSystem[Character, Options]):
         choice = choose_skill(theirs, opponent.skill or skill, None, options)
         if exploited and not theirs.weaknesses:
             raise RuleError(f"{theirs.name} has no Weakness to exploit (their sheet has none); "
-                            "drop --weakness")
+                            "do not use the target's Weakness", param="weakness")
         side: dict[str, Any] = {"vs_character": opponent.character, "vs_skill": choice.skill}
         if effort:
             check_effort(theirs, effort, options)
@@ -226,18 +225,19 @@ class Rules(RuleSystem[Character, Options]):
             }
         return Opponent(opponent.name or opponent.character, choice.level, "normal"), side
 
-    def settled_without_dice(self, event: Roll) -> str | None:
+    def settled_without_dice(self, event: Roll) -> RuleError | None:
         """A Test against a target whose Attribute is 1: difficulty 0, "no roll: the
         target is hit automatically" (004_663ae3e4ecc71fd1.txt, "Static Difficulty from
         Attributes"), so a request for it asks a player for nothing. ``None`` for every
         roll that draws a die."""
         if not isinstance(event, TestRolled) or event.difficulty != 0:
             return None
-        return (
+        return RuleError(
             f"Against a Target's Attribute of {event.target_attribute} no roll is made "
             f"({self.id}, Static Difficulty from Attributes): difficulty 0 is an automatic "
             "hit, so there is nothing to roll; record the hit, or ask against a higher "
-            "Attribute or a Difficulty"
+            "Attribute or a Difficulty",
+            param="target",
         )
 
     def request_of(self, event: Roll) -> RollRequest:

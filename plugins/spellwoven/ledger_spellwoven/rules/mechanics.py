@@ -238,7 +238,7 @@ def parse_difficulty(value: object) -> int | None:
         if name.casefold() == text.casefold():
             return number
     levels = ", ".join(f"{n} {name}" for n, name in DIFFICULTIES.items())
-    raise RuleError(f"--difficulty {value!r} is neither a number nor a level: {levels}")
+    raise RuleError(f"the Difficulty {value!r} is neither a number nor a level: {levels}", param="difficulty")
 
 
 def check_difficulty(required: int) -> None:

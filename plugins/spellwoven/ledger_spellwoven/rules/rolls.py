@@ -76,9 +76,8 @@ def choose_skill(
         override = find_name(attribute, list(ATTRIBUTES))
         if override is None:
             raise RuleError(
-                f"--attribute {attribute!r} is not an Attribute; use one of "
-                f"{', '.join(ATTRIBUTES)}{did_you_mean(attribute, list(ATTRIBUTES))}"
-            )
+                f"the Attribute {attribute!r} is not an Attribute; use one of "
+                f"{', '.join(ATTRIBUTES)}{did_you_mean(attribute, list(ATTRIBUTES))}", param="attribute")
     rank: int | None
     found = find_name(skill, list(state.skills))
     if found is not None:
@@ -94,8 +93,7 @@ def choose_skill(
         known = [*state.skills, *state.specialisations, *ATTRIBUTES]
         raise RuleError(
             f"{state.name} has no skill {skill!r}{did_you_mean(skill, known)}; to test it "
-            "untrained, name the relevant Attribute with --attribute"
-        )
+            "untrained, name the relevant Attribute", param="attribute")
     relevant = override or linked
     value = state.attributes[relevant]
     return SkillChoice(name, rank, relevant, value, skill_level(rank, value, options.untrained))
@@ -139,15 +137,15 @@ def parse_vs(spec: Any) -> Opponent:
     flags = {p.casefold() for p in parts if p.casefold() in MODES}
     rest = [p for p in parts if p.casefold() not in MODES]
     if kinds and "weakness" not in flags:
-        raise RuleError(f"--vs {text!r}: {kinds[0]} names a Weakness; write NAME:S:weakness:"
-                        f"{kinds[0]} when the opponent uses it")
+        raise RuleError(f"the opponent {text!r}: {kinds[0]} names a Weakness; write NAME:S:weakness:"
+                        f"{kinds[0]} when the opponent uses it", param="vs")
     if len(kinds) > 1:
-        raise RuleError(f"--vs {text!r}: one Weakness is used at a time, not {' and '.join(kinds)}")
+        raise RuleError(f"the opponent {text!r}: one Weakness is used at a time, not {' and '.join(kinds)}", param="vs")
     levels = [p for p in rest if p.lstrip("-").isdigit()]
     names = [p for p in rest if not p.lstrip("-").isdigit()]
     usage = "write --vs as S, NAME:S or NAME:S:advantage (e.g. --vs housewife:2)"
     if len(levels) != 1 or len(names) > 1 or not text:
-        raise RuleError(f"--vs {text!r} needs the opponent's Skill Level; {usage}")
+        raise RuleError(f"the opponent {text!r} needs the opponent's Skill Level; {usage}", param="vs")
     level = int(levels[0])
     if level < 1:
         raise RuleError(f"the opponent's Skill Level must be 1 or more, not {level}; {usage}")
@@ -169,8 +167,7 @@ def check_weakness(state: Any, opponent: Opponent) -> None:
     if not state.weaknesses:
         raise RuleError(
             f"{state.name} has no Weakness to use against them (sheet [weaknesses]: {theirs}); "
-            "drop :weakness from --vs"
-        )
+            "drop :weakness from the Contest of Skill", param="vs")
     if opponent.exploits != "weakness" and opponent.exploits not in state.weaknesses:
         raise RuleError(
             f"{state.name} has no {opponent.exploits} Weakness (theirs: {theirs})"
@@ -195,7 +192,7 @@ def int_param(params: dict[str, Any], name: str) -> int | None:
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise RuleError(f"--{name} takes a whole number, not {value!r}") from None
+        raise RuleError(f"the {name} takes a whole number, not {value!r}", param=name) from None
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,7 @@ class Rules(Rolls, Rederive, Advancement):
         if isinstance(event, ChallengeOpened | SharedChallengeOpened):
             raise RuleError(
                 f"the Challenge {event.challenge} cannot be opened GM-only: the Effects and "
-                "consequences rolled against it name it in public; open it without --blind "
+                "consequences rolled against it name it in public; open it in the open "
                 "when the players meet it"
             )
         return event

@@ -202,17 +202,18 @@ class Rederive(RuleSystem[Character, Options]):
     """Every Terran Engine roll re-derives from its inputs and draws (``verify``, ``audit``,
     ``import``)."""
 
-    def settled_without_dice(self, event: Roll) -> str | None:
+    def settled_without_dice(self, event: Roll) -> RuleError | None:
         """A Risky Action with no Light and no Dark Dice: the rules never roll it, it is a
         fail (003_2aeb47bc6ca82a40.txt "2.1 Risky Actions"; ruling R3: "0 total dice →
         automatic fail band"), so a request for it asks a player for nothing. ``None`` for
         every roll that draws a die."""
         if not isinstance(event, RiskyActionRolled) or event.light or event.dark:
             return None
-        return (
+        return RuleError(
             f"With no Light and no Dark Dice no roll is made ({self.id}, Risky Actions; "
             "ruling R3): it is a fail, so there is nothing to roll; ask with Dark Dice "
-            "risked, a better Position or other dice"
+            "risked, a better Position or other dice",
+            param="dark",
         )
 
     def request_of(self, event: Roll) -> RollRequest:

@@ -42,7 +42,7 @@ def _int(params: dict[str, Any], key: str, default: int = 0) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise RuleError(f"--{key} must be a whole number, not {value!r}") from None
+        raise RuleError(f"the {key} must be a whole number, not {value!r}", param=key) from None
 
 
 def _many(params: dict[str, Any], key: str) -> list[str]:
@@ -63,8 +63,7 @@ def _ready(state: st.Character) -> None:
         missing = [a for a in m.ATTRIBUTES if a not in state.rolled]
         raise RuleError(
             f"{state.name} has unrolled Attributes ({', '.join(missing)}); roll each first: "
-            f"campaign roll {state.id} {missing[0]} --creation"
-        )
+            f"roll {missing[0]} with “Roll this Attribute at creation”", param="creation")
 
 
 def _against_no_one(request: RollRequest, what: str) -> None:
@@ -78,7 +77,7 @@ def _against_no_one(request: RollRequest, what: str) -> None:
     :raises RuleError: ``request.opponent`` is set.
     """
     if request.opponent is not None:
-        raise RuleError(f"{what}, not a roll against a character: drop --vs-character")
+        raise RuleError(f"{what}, not a roll against a character: roll it against no character on the ledger")
 
 
 def creation_roll(state: st.Character, request: RollRequest, dice: DiceSource) -> AttributeRolled:
@@ -144,17 +143,16 @@ def risky_action(
         raise RuleError(
             f"a Risky Action is not rolled against a character: {who} is a Challenge "
             "(“Challenge” is used to represent anything that is antagonistic to you, be that "
-            "an NPC: Taxonomy); roll without --vs-character, naming the Challenge "
-            f"{state.name} faces with --challenge NAME (record challenge-opened), and harm "
-            f"{who} with `campaign roll {state.id} effect --weapon W --vs-character "
-            f"{request.opponent.character}`"
+            "an NPC: Taxonomy); roll against no character on the ledger, naming the Challenge "
+            f"{state.name} faces (record challenge-opened), and harm {who} with an effect "
+            f"roll against them"
         )
     _ready(state)
     params = request.params
     if state.pending_loss:
         raise RuleError(
             f"{state.name} must first choose the Attribute point the Mortal Wound takes: "
-            f"campaign record attribute-lost --character {state.id} --attribute <Attribute>"
+            "record attribute-lost, naming the Attribute"
         )
     token = (request.skill or "").strip()
     skill: str | None = None
@@ -167,13 +165,11 @@ def risky_action(
     elif token:
         skill = m.canonical(token, st.skill_list(state, options), "Skill")
         raise RuleError(
-            f"say which Attribute {skill} is rolled with, e.g. --attribute Agility "
-            "(the GM and player choose it, SEED 2.1)"
-        )
+            f"say which Attribute {skill} is rolled with, e.g. Agility "
+            "(the GM and player choose it, SEED 2.1)", param="attribute")
     else:
         raise RuleError(
-            "name the Skill or Attribute rolled: campaign roll ID Violence --attribute Strength"
-        )
+            "name the Skill or Attribute rolled, e.g. Violence with the Attribute Strength", param="attribute")
     if skill and options.attributes_only:
         raise RuleError("this campaign plays without Skills: roll an Attribute alone")
 
@@ -192,7 +188,7 @@ def risky_action(
 
     position = _int(params, "position")
     if position not in (-1, 0, 1):
-        raise RuleError(f"--position is the GM's ±1d: use -1, 0 or 1, not {position}")
+        raise RuleError(f"Position is the GM's ±1d: use -1, 0 or 1, not {position}", param="position")
     add("position", position)
     add("extra", _int(params, "extra"))
     used = _advancements_used(
@@ -230,8 +226,7 @@ def risky_action(
     if params.get("hindered"):
         if state.armour != "heavy":
             raise RuleError(
-                f"--hindered is heavy armour's −1d, and {state.name} wears {state.armour}"
-            )
+                f"“Hindered by heavy armour” is heavy armour's −1d, and {state.name} wears {state.armour}", param="hindered")
         add("heavy armour", -1)
     if params.get("improvised"):
         add("improvised tool", -1)
@@ -241,21 +236,20 @@ def risky_action(
 
     dark_count = _int(params, "dark")
     if dark_count < 0:
-        raise RuleError(f"--dark is how many Dark Dice to risk: 0 or more, not {dark_count}")
+        raise RuleError(f"Dark Dice risked is how many Dark Dice to risk: 0 or more, not {dark_count}", param="dark")
     montage = bool(params.get("montage"))
     pooled_offer = _int(params, "pooled")
     if pooled_offer and not montage:
-        raise RuleError("companions pool their Ego only in a Montage: add --montage")
+        raise RuleError("companions pool their Ego only in a Montage: roll it as a Montage", param="montage")
     if pooled_offer < 0:
-        raise RuleError(f"--pooled must be 0 or more, not {pooled_offer}")
+        raise RuleError(f"Ego offered by companions must be 0 or more, not {pooled_offer}", param="pooled")
     if montage and not challenge_name:
-        raise RuleError("a Montage resolves a whole Challenge: name it with --challenge")
+        raise RuleError("a Montage resolves a whole Challenge: name the Challenge", param="challenge")
     if montage and challenge_name not in state.montage_effects:
         raise RuleError(
             f"a Montage rolls the Challenge Effect first (SEED 2.2.2: \"rolling the Challenge "
-            f"Effect prior to gathering your Dice Pool\"): campaign roll {state.id} consequence "
-            f"--challenge '{challenge_name}' --consequence complication"
-        )
+            f"Effect prior to gathering your Dice Pool\"): roll {state.id}'s consequence "
+            f"on the Challenge '{challenge_name}', Consequence complication", param="challenge")
 
     try:
         light = dice.roll(light_count, 6)
@@ -312,8 +306,7 @@ def effect_roll(
         if str(weapon).casefold() not in known:
             raise RuleError(
                 f"{state.name} has no weapon or tool {weapon!r} "
-                f"(theirs: {', '.join(state.weapons) or 'none'}); or give --effect CODE"
-            )
+                f"(theirs: {', '.join(state.weapons) or 'none'}); or give the Effect dice", param="weapon")
         weapon = known[str(weapon).casefold()]
         code = m.parse_effect(state.weapons[weapon])
         given = None
@@ -321,7 +314,7 @@ def effect_roll(
         code = m.parse_effect(str(params["effect"]))
         given = str(code)
     else:
-        raise RuleError("name the Effect dice: --weapon NAME or --effect d/2|1d|1d+1|2d")
+        raise RuleError("name the weapon or tool, or the Effect dice (d/2, 1d, 1d+1, 2d)", param="effect")
     if params.get("twohands"):
         if code.half or code.n != 1 or code.plus:
             raise RuleError(f"only a medium weapon (1d) gains +1 held two-handed, not {code}")
@@ -343,8 +336,8 @@ def effect_roll(
     vs = request.opponent
     if vs is not None:
         if challenge is not None:
-            raise RuleError("an Effect goes to a Challenge (--challenge) or to a character "
-                            "(--vs-character), not both")
+            raise RuleError("an Effect goes to a Challenge or to a character on the "
+                            "ledger, not both", param="challenge")
         theirs = vs.state
         assert isinstance(theirs, st.Character)
         if theirs.wound == "dead":
@@ -379,18 +372,17 @@ def consequence_roll(
     if request.opponent is not None:
         raise RuleError(
             "a consequence is a Challenge's Effect: for a character's attack, roll their "
-            f"effect against {state.name} (roll THEM effect --vs-character {state.id} --apply)"
+            f"effect against {state.name} (their effect roll against {state.id}, applied)"
         )
     params = request.params
     kind = str(params.get("consequence") or "harm").strip().lower()
     if kind not in ("harm", "complication", "fork", "none"):
-        raise RuleError(f"--consequence is harm, complication, fork or none, not {kind!r}")
+        raise RuleError(f"Consequence is harm, complication, fork or none, not {kind!r}", param="consequence")
     if state.last_outcome == "success" and kind != "complication":
         raise RuleError(
             f"{state.name}'s latest Risky Action rolled a 6, a success with no consequence "
-            "(SEED 2.1: \"6 You succeed\"); only a Montage's Effect roll (--consequence "
-            "complication) comes before the next Risky Action"
-        )
+            "(SEED 2.1: \"6 You succeed\"); only a Montage's Effect roll (Consequence "
+            "complication) comes before the next Risky Action", param="consequence")
     challenge = None
     if params.get("challenge"):
         ch = st.find_challenge(state, str(params["challenge"]))
@@ -406,16 +398,16 @@ def consequence_roll(
     if given is not None:
         code = given
     elif challenge is None:
-        raise RuleError("name the Challenge (--challenge NAME) or its Effect dice (--effect 2d)")
+        raise RuleError("name the Challenge or its Effect dice (e.g. 2d)", param="challenge")
     if kind == "complication" and challenge is None:
-        raise RuleError("a complication belongs to a Challenge: add --challenge NAME")
+        raise RuleError("a complication belongs to a Challenge: name the Challenge", param="challenge")
     fork = params.get("fork")
     if kind == "fork" and not fork:
-        raise RuleError("name the new Challenge the consequence forks into: --fork NAME")
+        raise RuleError("name the new Challenge the consequence forks into", param="fork")
     sacrifice = bool(params.get("sacrifice"))
     protected_on = bool(params.get("protected"))
     if kind != "harm" and (sacrifice or protected_on):
-        raise RuleError("--sacrifice and --protected only answer physical harm")
+        raise RuleError("sacrificing the shield and Protected only answer physical harm", param="sacrifice")
     if sacrifice and not state.shield:
         raise RuleError(f"{state.name} carries no shield to sacrifice")
     if protected_on and not st.has(state, "Protected"):

@@ -156,8 +156,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if trait.kind == "ability":
             raise RuleError(
                 f"{trait.name} is a once-per-{trait.once_per} ability, not a roll bonus: "
-                f"record it with `campaign record trait-ability-used --trait '{trait.name}'`"
-            )
+                f"record trait-ability-used for {trait.name!r} instead", param="trait")
         if trait.kind == "substitution":
             assert trait.skill and trait.instead_of
             if skill.lower() == trait.instead_of.lower():
@@ -368,8 +367,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
             if find_boon(state, trait_name) is not None:
                 raise RuleError(
                     f"{state.name}'s boon {trait_name!r} is spent when it is used: record "
-                    "`boon-used` for them and roll with --vs RATING"
-                )
+                    "boon-used for them and roll against their rating (active opposition)", param="trait")
             skill, rating_skill, trait, _kind, bonus = self._invoke(state, skill, trait_name)
             skill, _ = self.skill_rating(state, skill)
             rating_skill, rating = self.skill_rating(state, rating_skill)
