@@ -17,6 +17,8 @@ the re-derivation then folds the character from the first event. ``--before`` ti
 what ``audit`` did before #28 on the same roll: SQLite's integrity check and the chain and
 every roll's result from the first event to the roll (``verify_store`` with the roll as
 receipt). ``--verify`` times one whole ``verify`` (it also keeps what it proved).
+``--process`` times ``campaign audit SEQ`` as a whole process, byte-code compiled
+(:mod:`procs`), beside ``python -c pass``.
 Nothing here is a test; see docs/performance.md.
 """
 
@@ -210,6 +212,33 @@ def whole_verify(path: str) -> float:
     return took
 
 
+def processes(path: str, seqs: dict[str, int], reps: int) -> dict[str, Any]:
+    """``campaign audit SEQ`` as a whole process (start to exit, byte-code compiled:
+    :mod:`procs`) for each roll, alternated with ``python -c pass``, ``reps`` rounds: the
+    medians and the median of the per-round ratios."""
+    import procs
+    import run
+
+    environ = procs.env()
+    exe = run.campaign_exe()
+    python = [sys.executable, "-c", "pass"]
+    out: dict[str, Any] = {"bytecode": procs.BYTECODE}
+    for name, seq in seqs.items():
+        cmd = [exe, "--db", path, "audit", str(seq)]
+        procs.timed(cmd, environ), procs.timed(python, environ)  # warm the page cache
+        audits, passes = [], []
+        for _ in range(reps):
+            audits.append(procs.timed(cmd, environ))
+            passes.append(procs.timed(python, environ))
+        out[name] = {
+            "seq": seq,
+            "process_ms_median": ms(audits),
+            "python_pass_ms_median": ms(passes),
+            "ratio": round(statistics.median(a / p for a, p in zip(audits, passes, strict=True)), 2),
+        }
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -219,6 +248,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cold", action="store_true", help="also audit with no snapshot stored")
     parser.add_argument("--before", action="store_true", help="also the replaying audit, once")
     parser.add_argument("--verify", action="store_true", help="also one whole verify")
+    parser.add_argument(
+        "--process", action="store_true", help="also `campaign audit SEQ` as a whole process"
+    )
     parser.add_argument("--ledger", type=Path, help="use (or build and keep) this ledger file")
     parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
     args = parser.parse_args(argv)
@@ -241,6 +273,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"audit, {args.rounds} rounds")
         report["audit"] = measure(path, seqs, max(args.rounds, 3))
         report["checked"] = {k: checked(path, s) for k, s in seqs.items()}
+        if args.process:
+            print(f"audit as a process, {max(args.rounds, 5)} rounds")
+            report["process"] = processes(path, seqs, max(args.rounds, 5))
         if args.before:
             print("the replaying audit of before #28, once")
             report["before_28_seconds"] = round(before(path, seqs["in_checkpoint"]), 2)

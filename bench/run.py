@@ -37,6 +37,7 @@ sys.path.insert(0, str(HERE))
 
 import cases  # noqa: E402
 import workload  # noqa: E402
+from procs import env as compiled_env  # noqa: E402
 
 Results = dict[str, list[float]]
 AT = "2026-03-01T21:00:00.000000Z"
@@ -221,6 +222,7 @@ def bench_as_of(ledger_db: Path, queries: int, reps: int) -> dict[str, Any]:
                 [exe, "--db", str(ledger_db), "sheet", who, "--as-of", str(upto), "--json"],
                 check=True,
                 stdout=subprocess.DEVNULL,
+                env=compiled_env(),
             )
             procs.append(time.perf_counter() - t)
     return {
@@ -316,9 +318,9 @@ def bench_checkpoint(ledger_db: Path, reps: int) -> dict[str, Any]:
 def roll_setup(db: Path) -> tuple[list[str], dict[str, str]]:
     """A d20-world campaign at ``db`` with Isa and a session started, made by the
     ``campaign`` command: the one-shot roll (a check with physical dice, appended) to time
-    on it, and the environment naming it."""
+    on it, and the environment naming it (byte-code compiled: :func:`procs.env`)."""
     exe = campaign_exe()
-    env = {**os.environ, "CAMPAIGN_DB": str(db)}
+    env = compiled_env(CAMPAIGN_DB=str(db))
     for args in (
         ["new", "vault", "--system", "d20-world"],
         ["character", "add", "--sheet", str(workload.SHEETS / "isa.toml")],
@@ -564,7 +566,10 @@ def bench_reads(ledger_db: Path, reps: int, small_db: Path | None = None) -> dic
         for _ in range(3):
             t = time.perf_counter()
             subprocess.run(
-                [exe, "--db", str(ledger_db), *args], check=True, stdout=subprocess.DEVNULL
+                [exe, "--db", str(ledger_db), *args],
+                check=True,
+                stdout=subprocess.DEVNULL,
+                env=compiled_env(),
             )
             times.append(time.perf_counter() - t)
         procs[label] = round(1000 * statistics.median(times), 1)

@@ -1,4 +1,4 @@
-"""Draw the web app's icons (#27): ``ledger/web/static/icons/`` ``icon-192.png``,
+"""Draw the web app's icons: ``ledger/web/static/icons/`` ``icon-192.png``,
 ``icon-512.png`` (purpose "any": a rounded ink tile) and ``maskable-512.png`` (full bleed,
 the die inside the central 80 % safe zone a launcher's mask never cuts). A twenty-sided
 die's face-on outline in the site's colours (``site.css``: ink ``#2b2118``, paper

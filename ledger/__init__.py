@@ -112,7 +112,7 @@ __all__ = [
     "NoteAdded",
     "Corrected",
     "TimePassed",
-    # in-fiction time (#30)
+    # in-fiction time
     "DAY",
     "HOUR",
     "WEEK",

@@ -1,5 +1,5 @@
 """The hash chain's canonical bytes: one pure module, used by every store backend and by
-``verify`` (DESIGN.md "Events").
+``verify`` (docs/events.md "The envelope").
 
 - :data:`encode_canonical` is the one canonical JSON encoder (keys sorted at every level, no
   whitespace, UTF-8); :func:`canonical_envelope` gives the bytes an event's hash covers (its
@@ -47,7 +47,7 @@ ZERO_HASH = "0" * 64
 
 
 def _enc_hook(obj: Any) -> Any:
-    # freezegun's FakeDatetime is refused by msgspec (msgspec issue #678)
+    # freezegun's FakeDatetime is refused by msgspec (msgspec issue 678 on GitHub)
     if isinstance(obj, datetime.datetime | datetime.date):
         return obj.isoformat()
     raise TypeError(f"cannot encode {type(obj).__name__}")
@@ -109,7 +109,7 @@ def hash_of(stored: StoredEvent) -> str:
 
 
 def chain_hash(prev_hash: str, canonical: bytes) -> str:
-    """``sha256(bytes.fromhex(prev_hash) + canonical).hexdigest()`` (DESIGN.md "Events").
+    """``sha256(bytes.fromhex(prev_hash) + canonical).hexdigest()`` (docs/events.md "The envelope").
 
     :raises ValueError: ``prev_hash`` is not hex.
     """

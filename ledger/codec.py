@@ -177,7 +177,7 @@ class Codec:
     def _salted_decoder(self) -> msgspec.json.Decoder[Any]:
         """The union decoder of the GM-only types (``visibility = "gm"``) with their
         ``salt``, made on first use: a GM-only payload decodes in one pass, as a public one
-        does (#28). A public type written GM-only (an append's own visibility) fails it and
+        does. A public type written GM-only (an append's own visibility) fails it and
         takes the slow way; making every type's salted class would cost each process
         milliseconds."""
         decoder = self.__dict__.get("_salted")

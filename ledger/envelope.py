@@ -1,5 +1,5 @@
 """The one shape of a stored event: :class:`StoredEvent`, the twelve envelope fields of
-DESIGN.md "Events" by name, exactly as a store keeps them (``data`` the payload's canonical
+docs/events.md "The envelope" by name, exactly as a store keeps them (``data`` the payload's canonical
 JSON text).
 
 Every full-row read of a store gives these (:meth:`ledger.store.protocols.EventRecorder.rows`,
@@ -22,13 +22,13 @@ from typing import Literal
 
 import msgspec
 
-#: Who may see an event: everyone at the table, or the GM alone (DESIGN.md "Visibility").
+#: Who may see an event: everyone at the table, or the GM alone (docs/trust.md "A player's view never holds a GM fact").
 #: These are the stored values (``visibility`` column, export lines, hashed bytes).
 Visibility = Literal["public", "gm"]
 
 
 class StoredEvent(msgspec.Struct, frozen=True, gc=False):
-    """One event as stored: the envelope of DESIGN.md "Events" (the export format's fields,
+    """One event as stored: the envelope of docs/events.md "The envelope" (the export format's fields,
     in its order).
 
     Positional construction follows :data:`COLUMNS` (a store builds one from a row with
@@ -89,7 +89,7 @@ class Envelope(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
 def chain_input(stored: StoredEvent) -> Envelope:
     """The envelope a stored event's hash covers: every field but ``hash``, ``data`` raw
-    (DESIGN.md "Events"; :func:`ledger.chain.hash_of` encodes and hashes it)."""
+    (docs/events.md "The envelope"; :func:`ledger.chain.hash_of` encodes and hashes it)."""
     return Envelope(
         seq=stored.seq,
         campaign=stored.campaign,

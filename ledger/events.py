@@ -3,7 +3,7 @@
 An event's payload is a tagged, frozen, keyword-only ``msgspec.Struct``. Its tag is the
 envelope's ``type`` (``"<area>.<past_tense>"``; plugin tags start with the system id, e.g.
 ``"wyrd-engine.damage_taken"``). The envelope (:class:`ledger.envelope.StoredEvent`) adds
-the fields of DESIGN.md "Events": ``seq``, ``campaign``, ``stream``, ``version``, ``type``,
+the fields of docs/events.md "The envelope": ``seq``, ``campaign``, ``stream``, ``version``, ``type``,
 ``data``, ``recorded_at``, ``actor``, ``session``, ``visibility``, ``prev_hash``, ``hash``;
 :class:`Recorded` is a stored event with its payload decoded.
 
@@ -53,7 +53,7 @@ class Event(
 
 
 class Roll(Event, frozen=True, kw_only=True):
-    """Base of every roll event (DESIGN.md "Dice and verifiable randomness").
+    """Base of every roll event (docs/events.md "Engine dice schemes").
 
     :ivar source: ``"engine"`` (drawn by the ledger from the session's committed seed) or
         ``"physical"`` (faces entered by hand from real dice).
@@ -87,7 +87,7 @@ class CampaignCreated(Event, frozen=True, kw_only=True, tag="campaign.created"):
     title: str
     system: str
     options: dict[str, Any] = {}
-    #: the campaign's checkpoint verifier key (C2SP ``NAME+HASH+BASE64``; #26), made at
+    #: the campaign's checkpoint verifier key (C2SP ``NAME+HASH+BASE64``), made at
     #: ``campaign new``; absent ("") in campaigns made before checkpoints, which get theirs
     #: by a ``checkpoint.key`` event at their first checkpoint
     checkpoint_key: str = ""
@@ -191,7 +191,7 @@ class Corrected(Event, frozen=True, kw_only=True, tag="correction.recorded"):
     reason: str
     data: dict[str, Any] | None = None
     #: events that are part of the target and follow it (the harm a roll applied with
-    #: ``--apply``, #16): ``{"seq": payload it counts with, or None: retracted with it}``
+    #: ``--apply``): ``{"seq": payload it counts with, or None: retracted with it}``
     #: (seqs as text: the canonical bytes sort keys); absent when there are none, so other
     #: corrections keep their bytes
     companions: dict[str, dict[str, Any] | None] | UnsetType = UNSET
@@ -199,7 +199,7 @@ class Corrected(Event, frozen=True, kw_only=True, tag="correction.recorded"):
 
 class ContestOpposed(Event, frozen=True, kw_only=True, tag="contest.opposed"):
     """The opponent's side of a roll made against a character on the ledger
-    (``campaign roll ROLLER SKILL --vs-character OPPONENT``; issue #16).
+    (``campaign roll ROLLER SKILL --vs-character OPPONENT``).
 
     Appended in the same batch as the roll, right after it (and before any harm the roll
     applies with ``--apply``), so one contest touches both streams at once, each checked at
@@ -222,7 +222,7 @@ class ContestOpposed(Event, frozen=True, kw_only=True, tag="contest.opposed"):
 
 
 class RollRequested(Event, frozen=True, kw_only=True, tag="roll.requested"):
-    """A roll the GM asks of a player (``campaign request``, #26): its inputs are fixed here,
+    """A roll the GM asks of a player (``campaign request``): its inputs are fixed here,
     and it is answered once, by a roll naming this event's seq in its ``request`` (engine
     dice drawn with the roller's entropy, scheme ``ledger-roll-v2``, or physical dice), or
     withdrawn by ``roll.withdrawn``.
@@ -240,7 +240,7 @@ class RollRequested(Event, frozen=True, kw_only=True, tag="roll.requested"):
 
 
 class RollWithdrawn(Event, frozen=True, kw_only=True, tag="roll.withdrawn"):
-    """A roll request withdrawn before it was answered (``campaign withdraw``, #26). A
+    """A roll request withdrawn before it was answered (``campaign withdraw``). A
     request answered and then withdrawn cannot be: the answer stands in the log.
 
     :ivar character: the requested roller (this event's stream).
@@ -254,7 +254,7 @@ class RollWithdrawn(Event, frozen=True, kw_only=True, tag="roll.withdrawn"):
 
 
 class CheckpointKey(Event, frozen=True, kw_only=True, tag="checkpoint.key"):
-    """The campaign's checkpoint verifier key (#26), for a campaign made before checkpoints
+    """The campaign's checkpoint verifier key, for a campaign made before checkpoints
     (a new one names its key in ``campaign.created``): every later checkpoint note is signed
     by it (docs/trust.md).
 
@@ -266,7 +266,7 @@ class CheckpointKey(Event, frozen=True, kw_only=True, tag="checkpoint.key"):
 
 
 class TimePassed(Event, frozen=True, kw_only=True, tag="time.passed"):
-    """In-fiction time passes (``campaign time pass DURATION``, #30): the campaign's own
+    """In-fiction time passes (``campaign time pass DURATION``): the campaign's own
     clock, never the laptop's. Written with every event the rule system says the span
     implies (:meth:`ledger.RuleSystem.time_passed`: conditions whose time ran out end,
     wounds heal on the book's schedule, a rest recovers what it recovers), right after it
@@ -290,7 +290,7 @@ class TimePassed(Event, frozen=True, kw_only=True, tag="time.passed"):
 
 
 class Participant(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """One place in an encounter's order (#30): ``character`` (``None``: a foe without a
+    """One place in an encounter's order: ``character`` (``None``: a foe without a
     sheet), ``initiative`` (``None``: the GM's order) and ``how`` it was got (``"rolled"``:
     the text's roll at seq ``roll``; ``"recorded"``: a number the GM gave; ``"gm"``)."""
 
@@ -302,7 +302,7 @@ class Participant(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
 
 class EncounterStarted(Event, frozen=True, kw_only=True, tag="encounter.started"):
-    """An encounter begins (``campaign encounter start``, #30): ``participants`` in turn
+    """An encounter begins (``campaign encounter start``): ``participants`` in turn
     order (highest initiative first, ties as the GM listed them; or the GM's order), hidden
     ones apart (``encounter.hidden_joined``); its first turn ends the batch."""
 
@@ -311,7 +311,7 @@ class EncounterStarted(Event, frozen=True, kw_only=True, tag="encounter.started"
 
 
 class EncounterHiddenJoined(Event, frozen=True, kw_only=True, tag="encounter.hidden_joined"):
-    """A participant only the GM knows of, GM-only (#30), at ``position`` in the GM's full
+    """A participant only the GM knows of, GM-only, at ``position`` in the GM's full
     order, in the batch of the ``encounter.started`` at seq ``encounter``."""
 
     visibility: ClassVar[Visibility] = "gm"
@@ -322,7 +322,7 @@ class EncounterHiddenJoined(Event, frozen=True, kw_only=True, tag="encounter.hid
 
 class EncounterTurn(Event, frozen=True, kw_only=True, tag="encounter.turn"):
     """Whose turn it is (``turn``, a participant's name) in ``round`` (from 1) of the
-    encounter started at seq ``encounter`` (#30). ``consequences``: the events right after
+    encounter started at seq ``encounter``. ``consequences``: the events right after
     it in its batch that end with the turn that ended (:meth:`ledger.RuleSystem.turn_ended`),
     corrected only with it and checked on append against what the rules give."""
 
@@ -333,13 +333,13 @@ class EncounterTurn(Event, frozen=True, kw_only=True, tag="encounter.turn"):
 
 
 class EncounterHiddenTurn(EncounterTurn, frozen=True, kw_only=True, tag="encounter.hidden_turn"):
-    """A hidden participant's turn (as ``encounter.turn``), GM-only (#30)."""
+    """A hidden participant's turn (as ``encounter.turn``), GM-only."""
 
     visibility: ClassVar[Visibility] = "gm"
 
 
 class EncounterAction(Event, frozen=True, kw_only=True, tag="encounter.action"):
-    """``actions`` ``character`` spends in a round, counted by ``actions_per_round`` (#30)."""
+    """``actions`` ``character`` spends in a round, counted by ``actions_per_round``."""
 
     character: str
     encounter: int
@@ -358,7 +358,7 @@ class EncounterEnded(Event, frozen=True, kw_only=True, tag="encounter.ended"):
 class RollImported(Event, frozen=True, kw_only=True, tag="roll.imported"):
     """A roll made in another tool, imported from its chat log: never verifiable.
 
-    Written by ``campaign import --from foundry|roll20`` (#29), kept as that tool showed it,
+    Written by ``campaign import --from foundry|roll20``, kept as that tool showed it,
     never an engine roll and never verifiable (the ledger saw no dice; it proves only that the entry is unchanged
     since it was imported). Not a :class:`Roll`: no rule system re-derives it, and the
     fairness report counts its dice apart (source ``"imported"``).

@@ -1,4 +1,4 @@
-"""Hostile text (#14): names refuse invisible characters; free text is shown safely.
+"""Hostile text: names refuse invisible characters; free text is shown safely.
 
 - A *name* (campaign title, character name and id, every key and text value of a character
   sheet: skills, traits, bonds, ...) refuses control and format characters (Unicode

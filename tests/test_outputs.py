@@ -178,7 +178,5 @@ def test_import_into_a_new_file_builds_it_whole(played, tmp_path):
     result = run(str(target), "import", str(export))
     assert result.exit_code == 0, result.output
     assert run(str(target), "verify").exit_code == 0
-    umask = os.umask(0o022)
-    os.umask(umask)
-    assert target.stat().st_mode & 0o777 == 0o666 & ~umask  # not the temporary file's 0600
+    assert target.stat().st_mode & 0o777 == 0o600  # the GM's alone, as every new ledger
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".campaign")) == []

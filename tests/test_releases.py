@@ -74,7 +74,7 @@ def release(request, tmp_path) -> tuple[str, str]:
     """``(name, a copy of its ledger)``: today's code may migrate the file it opens."""
     copy = tmp_path / f"{request.param}-copy.db"
     shutil.copyfile(HERE / f"{request.param}.db", copy)
-    copy.chmod(0o600)  # kept as a GM keeps a ledger: not open to other users (no warning)
+    copy.chmod(0o600)  # a ledger is the GM's alone (a clone checks the fixture out 644)
     return request.param, str(copy)
 
 

@@ -66,6 +66,7 @@ class Ledger:
     def fresh(self) -> str:
         path = self.where / f"l{next(self.counter)}.db"
         path.write_bytes(self.bytes)
+        path.chmod(0o600)  # as `campaign` makes a ledger: the GM's alone
         return str(path)
 
 

@@ -261,6 +261,7 @@ def run_tamperings(base: Path, tmp_path: Path, count: int, cli_every: int) -> Co
             disk = sqlite3.connect(path)
             conn.backup(disk)
             disk.close()
+            path.chmod(0o600)  # as `campaign` makes a ledger: the GM's alone
             args = ["--db", str(path), "verify", "--json"]
             if case["receipt"]:
                 args += ["--receipt", f"{case['receipt'][0]}:{case['receipt'][1]}"]

@@ -50,7 +50,7 @@ from ledger.store.base import COLUMNS, EventStore, Pending
 #: The events that open and close a session.
 SESSION_TYPES = ("session.started", "session.ended", "session.abandoned")
 SESSION_EVENTS = (SessionStarted, SessionEnded, SessionAbandoned)
-#: The events that commit and close a downtime seed (#13).
+#: The events that commit and close a downtime seed.
 DOWNTIME_TYPES = ("downtime.committed", "downtime.revealed", "downtime.abandoned")
 
 
@@ -59,7 +59,7 @@ def open_campaign(store: EventStore, campaign: str | None = None) -> Campaign:
 
     :raises NotFound: no campaign, several and none named, or an unknown name.
     """
-    if campaign is not None:  # its first event alone, not every campaign's (#28)
+    if campaign is not None:  # its first event alone, not every campaign's
         for first in store.rows(campaign, upto=1, limit=1):
             if first.type == "campaign.created":
                 return Campaign(store, msgspec.json.decode(first.data, type=CampaignCreated))
@@ -133,7 +133,7 @@ class Campaign:
         from ledger.campaign import checkpoints
 
         bound = load_system(system, options)
-        signer = checkpoints.new_signer(campaign_id)  # the checkpoint key (#26)
+        signer = checkpoints.new_signer(campaign_id)  # the checkpoint key
         created = CampaignCreated(
             id=campaign_id,
             title=title or campaign_id,
@@ -316,7 +316,7 @@ class Campaign:
     def request_roll(
         self, character: str, skill: str | None, params: dict[str, Any], **kw: Any
     ) -> Recorded:
-        """Ask for a roll (:func:`ledger.campaign.requests.request_roll`, #26)."""
+        """Ask for a roll (:func:`ledger.campaign.requests.request_roll`)."""
         from ledger.campaign.requests import request_roll
 
         return request_roll(self, character, skill, params, **kw)
@@ -377,9 +377,9 @@ class Campaign:
         """:meth:`append`'s checks and write, inside its transaction at ``head``."""
         self.reader.prefetch(lambda: characters.read_at_head(self))
         validation.check_kinds(self, events)
-        timeline.check(self, events)  # a span of time with what the rules give (#30)
+        timeline.check(self, events)  # a span of time with what the rules give
         validation.check_contests(self, events, head.seq + 1)
-        encounter_checks.check(self, events, head.seq + 1)  # turn order, actions counted (#30)
+        encounter_checks.check(self, events, head.seq + 1)  # turn order, actions counted
         cached = self.reader.cached(head.hash)  # {} when another writer appended
         states = validation.validate(self, events, cached=cached, first_seq=head.seq + 1)
         written = self.store.append(

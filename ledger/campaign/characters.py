@@ -68,7 +68,7 @@ def read_at_head(campaign: CampaignPort) -> dict[str, Any]:
     the head, from one read of the store (the corrections, the ``character.created`` and
     the session events, through the type index): ``{"characters": {id: name},
     "characters+retracted": {id: name}, "session": number or None}``, the keys of
-    :data:`ledger.campaign.reading.MEMO_TYPES` (#28: one round trip, not three).
+    :data:`ledger.campaign.reading.MEMO_TYPES` (one round trip, not three).
     """
     from ledger.rules.projection import corrections_from
 

@@ -1,4 +1,4 @@
-"""The campaign's checkpoint key and its signed checkpoints (#26).
+"""The campaign's checkpoint key and its signed checkpoints.
 
 A *checkpoint* is a C2SP ``tlog-checkpoint`` of the campaign's Merkle tree (RFC 6962 over
 its events in seq order, kept by the store: :mod:`ledger.store.tree`): the note text

@@ -145,7 +145,7 @@ def _reresolved(
     state = state_before()
     opponent = None
     oid = system.opponent_of(amended)
-    if oid is not None:  # the opponent as they were just before the roll (#16)
+    if oid is not None:  # the opponent as they were just before the roll
         opponent = Opponent(
             oid,
             name=campaign.characters(include_retracted=True).get(oid, oid),
@@ -250,9 +250,9 @@ def correct(
             data = campaign.codec.stamped(target.type, data)  # its schema version, if > 1
         amended = campaign.codec.amended(target.type, data) if data is not None else None
         companions = roll_companions(campaign, target, amended, corrections)
-        if target.type == "time.passed":  # its consequences go with it (#30)
+        if target.type == "time.passed":  # its consequences go with it
             companions = timeline.companions(campaign, target, corrections)
-        elif target.type in initiative.HEADS:  # what ended with a turn goes with it (#30)
+        elif target.type in initiative.HEADS:  # what ended with a turn goes with it
             companions = initiative.companions(campaign, target, corrections.retracted)
         event = Corrected(
             target=seq,

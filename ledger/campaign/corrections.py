@@ -1,4 +1,4 @@
-"""Corrections go through the rules (DESIGN.md "Events"; issue #14).
+"""Corrections go through the rules (docs/events.md "The envelope").
 
 A ``correction.recorded`` event retracts or amends an earlier event; the original stays in
 the log. :meth:`ledger.campaign.aggregate.Campaign.correct` builds one through this module:
@@ -116,7 +116,7 @@ def refusal(
 
 
 def applied_harm(campaign: CampaignPort, roll: Recorded) -> Recorded | None:
-    """The harm ``roll`` applied with ``--apply`` (#16): the event its ``contest.opposed``
+    """The harm ``roll`` applied with ``--apply``: the event its ``contest.opposed``
     names, or ``None`` (not a contest, or no harm applied)."""
     if not isinstance(roll.data, Roll) or campaign.system.opponent_of(roll.data) is None:
         return None
@@ -129,7 +129,7 @@ def applied_harm(campaign: CampaignPort, roll: Recorded) -> Recorded | None:
 
 
 def follow_ups_of(campaign: CampaignPort, roll: Recorded) -> list[Recorded]:
-    """The events ``roll`` was written with as its :meth:`RuleSystem.follow_ups` (#16):
+    """The events ``roll`` was written with as its :meth:`RuleSystem.follow_ups`:
     those right after it in its batch (after its opponent's side and harm) that the rules
     say follow it up (:meth:`RuleSystem.follow_up_of`)."""
     if not isinstance(roll.data, Roll):
@@ -150,10 +150,10 @@ def follow_ups_of(campaign: CampaignPort, roll: Recorded) -> list[Recorded]:
 
 
 def entry_of(campaign: CampaignPort, rec: Recorded) -> Recorded:
-    """The entry ``rec`` belongs to (#16): for a roll's opponent's side
+    """The entry ``rec`` belongs to: for a roll's opponent's side
     (``contest.opposed``), the harm it applied or one of its follow-ups, the roll; else
     ``rec`` itself. What ``campaign undo`` retracts, so the whole entry goes. A
-    consequence of time passing belongs to its ``time.passed`` (#30)."""
+    consequence of time passing belongs to its ``time.passed``."""
     from ledger.campaign.initiative import entry_of as started_with
     from ledger.campaign.timeline import entry_of as span_of
 
@@ -178,7 +178,7 @@ def roll_companions(
     campaign: CampaignPort, target: Recorded, amended: Any | None, corrections: Corrections
 ) -> dict[str, dict[str, Any] | None]:
     """What correcting roll ``target`` does to the events that are part of it, as
-    :attr:`~ledger.events.Corrected.companions` (#16): the harm it applied (``--apply``) and
+    :attr:`~ledger.events.Corrected.companions`: the harm it applied (``--apply``) and
     its follow-ups (:meth:`RuleSystem.follow_ups`). Retracting the roll retracts them;
     amending it works them out again from the amended roll: the harm is retracted when the
     roll no longer harms and amended when the amount changes, a follow-up amended when it
@@ -283,7 +283,7 @@ def broken_by(
     streams = None
     if target.stream != CAMPAIGN_STREAM and target.type != "correction.recorded":
         streams = [target.stream, CAMPAIGN_STREAM]
-        # a roll's harm on the other side, its follow-ups (#16)
+        # a roll's harm on the other side, its follow-ups
         streams += [campaign.record(c).stream for c in companions_of(correction)]
     elif target.type == "correction.recorded":
         assert isinstance(target.data, Corrected)

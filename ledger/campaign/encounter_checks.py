@@ -1,13 +1,14 @@
-"""What :meth:`ledger.campaign.aggregate.Campaign.append` checks of encounter events (#30):
+"""What :meth:`ledger.campaign.aggregate.Campaign.append` checks of encounter events:
 a start as ``encounter start`` writes it (:func:`check_start`), turns in the order, and
 actions within the rule text's count (:func:`check`).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -34,9 +35,11 @@ from ledger.events import (
     Roll,
     stream_of,
 )
+from ledger.rules.turns import Turns
 
 if TYPE_CHECKING:
     from ledger.campaign.ports import CampaignPort
+    from ledger.rules.system import RuleSystem
 
 
 def check(campaign: CampaignPort, events: Sequence[Event], first_seq: int) -> None:
@@ -52,9 +55,9 @@ def check(campaign: CampaignPort, events: Sequence[Event], first_seq: int) -> No
     :raises RuleError: naming the command that writes it right (nothing written).
     """
     system = campaign.system
-    ours = any(isinstance(e, ENCOUNTER_EVENTS) for e in events)
-    costly = any(not isinstance(e, ENCOUNTER_EVENTS) and system.actions_of(e) for e in events)
-    if not ours and not costly:
+    types = set(map(type, events))
+    counted = _counted(type(system))
+    if not any(map(_of_encounter, types)) and not _costly(system, events, types, counted):
         return
     state = running(campaign)
     if events and isinstance(events[0], EncounterStarted):
@@ -71,13 +74,14 @@ def check(campaign: CampaignPort, events: Sequence[Event], first_seq: int) -> No
                 f"{type(event).__struct_config__.tag} is written by `campaign encounter start`, "
                 "first in a batch of its own"
             )
-        if not isinstance(event, ENCOUNTER_EVENTS) and not system.actions_of(event):
+        mine = _of_encounter(type(event))
+        if not mine and not (_may_cost(type(event), counted) and system.actions_of(event)):
             continue
         if state is None:
-            if isinstance(event, ENCOUNTER_EVENTS):
+            if mine:
                 raise NoEncounter(NONE_RUNNING)
             continue  # actions outside an encounter are not counted
-        if isinstance(event, ENCOUNTER_EVENTS) and getattr(event, "encounter", None) != state.seq:
+        if mine and getattr(event, "encounter", None) != state.seq:
             raise RuleError(
                 f"that belongs to encounter {getattr(event, 'encounter', '?')}, not to the one "
                 f"running (event {state.seq})"
@@ -95,6 +99,42 @@ def check(campaign: CampaignPort, events: Sequence[Event], first_seq: int) -> No
             if spent is None:
                 spent = actions_spent(campaign, state)
             _spend(campaign, state, event, spent)
+
+
+@functools.cache
+def _of_encounter(cls: type) -> bool:
+    """Whether events of class ``cls`` are encounter events (kept per class)."""
+    return issubclass(cls, ENCOUNTER_EVENTS)
+
+
+@functools.cache
+def _counted(system_class: type[Turns]) -> tuple[type, ...] | None:
+    """The event classes whose actions a rule system of class ``system_class`` may count:
+    ``()`` when it leaves :meth:`ledger.RuleSystem.actions_of` at its default (no event
+    costs any), its :attr:`~ledger.rules.turns.Turns.action_events` when it names them,
+    ``None`` (any class) when it does not."""
+    if system_class.actions_of is Turns.actions_of:
+        return ()
+    return system_class.action_events
+
+
+@functools.cache
+def _may_cost(cls: type, counted: tuple[type, ...] | None) -> bool:
+    """Whether a non-encounter event of class ``cls`` may cost counted actions."""
+    return not _of_encounter(cls) and (counted is None or issubclass(cls, counted))
+
+
+def _costly(
+    system: RuleSystem[Any, Any], events: Sequence[Event], types: set[type],
+    counted: tuple[type, ...] | None,
+) -> bool:  # fmt: skip
+    """Whether any of ``events`` (of the classes ``types``), other than encounter events,
+    spends actions the system counts (:meth:`ledger.RuleSystem.actions_of`; ``counted``:
+    :func:`_counted`). Only events of a class that may cost any are asked: the check is
+    free for a batch with none."""
+    if counted == () or not any(_may_cost(t, counted) for t in types):
+        return False
+    return any(_may_cost(type(e), counted) and system.actions_of(e) for e in events)
 
 
 def _consequences(campaign: CampaignPort, state: Running, events: Sequence[Event], i: int) -> int:

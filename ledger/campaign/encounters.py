@@ -1,4 +1,4 @@
-"""Encounters on the ledger (#30): the turn order, the round, whose turn it is, and the
+"""Encounters on the ledger: the turn order, the round, whose turn it is, and the
 actions spent, folded from the ``encounter.*`` events of the campaign stream.
 
 :func:`running` reads the encounter in progress (as the GM or a player sees it),
@@ -10,7 +10,7 @@ text's count (:attr:`ledger.RuleSystem.actions_per_round`). The writers are in
 
 Hidden participants (a foe only the GM knows of) live in GM-only events
 (``encounter.hidden_joined``, ``encounter.hidden_turn``): a players' view is folded
-without them, so it never holds their name, place or turns (DESIGN.md "Visibility").
+without them, so it never holds their name, place or turns (docs/trust.md "A player's view never holds a GM fact").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A roll entered at the table, one code path for every front end (#29).
+"""A roll entered at the table, one code path for every front end.
 
 ``campaign roll``, the web view's roll form (``POST /roll/ID``) and the JSON API's ``POST
 /api/v1/roll`` record a roll through :func:`enter_roll`; the phone's ``POST /answer/SEQ``

@@ -1,4 +1,4 @@
-"""Writing encounters (#30): ``encounter start`` (initiative rolled, recorded or the GM's
+"""Writing encounters: ``encounter start`` (initiative rolled, recorded or the GM's
 order), ``next``, ``act`` and ``end``, each a batch handed to
 :meth:`ledger.campaign.aggregate.Campaign.append`; what ``append`` checks of a start
 (:func:`check_start`); and how an encounter is undone (:func:`entry_of`, :func:`refusal`).

@@ -3,7 +3,7 @@
 :class:`StateReader` folds a campaign's events through its rule system
 (:class:`~ledger.rules.projection.Projector`), starting from the newest snapshot that still
 matches (:mod:`ledger.rules.snapshots`), and keeps the head states the last append left so the
-next write validates without replaying (#19).
+next write validates without replaying.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class StateReader:
         self._cache: dict[str, Any] = {}
         self._cache_head: tuple[str, int] | None = None
         #: the seq of the snapshot the last :meth:`state_of` folded from (0: from the first
-        #: event), so ``audit`` can say what its re-derivation started from (#28)
+        #: event), so ``audit`` can say what its re-derivation started from
         self.last_snapshot = 0
         # answers of reads that depend only on the log up to the head (the characters, the
         # open session), kept under the head they were read at (seq, hash, the store's
@@ -139,7 +139,7 @@ class StateReader:
             raise NotFound(f"character {character!r} did not exist at seq {upto}")
         if save_snapshots and counter[0] % SNAPSHOT_EVERY >= max(1, SNAPSHOT_EVERY // 5):
             # where this read ended, so the next read of this moment (the next roll's, a
-            # recap's) folds a few events, not up to SNAPSHOT_EVERY again (#19)
+            # recap's) folds a few events, not up to SNAPSHOT_EVERY again
             pending.append((last[0], encode_state(states[character])))
         if pending:
             with self.store.transaction():
@@ -163,7 +163,7 @@ class StateReader:
     def head_state(self, character: str) -> Any:
         """``character``'s state at the head (GM view), kept for the next append's
         validation: a roll folds its character once, not once to resolve and again to
-        validate (#19). Refreshed when the head moved or a transaction rolled back.
+        validate. Refreshed when the head moved or a transaction rolled back.
 
         :raises NotFound: no such character.
         """
@@ -211,7 +211,7 @@ class StateReader:
 
     def prefetch(self, read: Callable[[], dict[str, Any]]) -> None:
         """Under :meth:`at_head`, unless every :data:`MEMO_TYPES` answer is kept already:
-        keep those ``read()`` gives (all of them, read together: one round trip, #28)."""
+        keep those ``read()`` gives (all of them, read together: one round trip)."""
         if self._head_now is None or self._head_now != self._memo_head:
             return
         if not MEMO_TYPES.keys() <= self._memo.keys():
@@ -253,7 +253,7 @@ class StateReader:
 
 def resolve_as_of(campaign: CampaignPort, as_of: str | None) -> int:
     """The ``seq`` ``campaign``'s ``--as-of`` names: ``SEQ``, ``session:N`` (its end, or now if open),
-    ``day:N`` (the campaign once N in-fiction days had passed, #30) or an ISO time.
+    ``day:N`` (the campaign once N in-fiction days had passed) or an ISO time.
 
     :raises RuleError: a bad value, naming the accepted forms.
     """
@@ -263,7 +263,7 @@ def resolve_as_of(campaign: CampaignPort, as_of: str | None) -> int:
     text = as_of.strip()
     if text.isdigit() and len(text) <= 18:
         return min(int(text), head)
-    if text.startswith("day:"):  # in-fiction days (#30)
+    if text.startswith("day:"):  # in-fiction days
         from ledger.campaign import timeline
 
         return timeline.seq_of_day(campaign, text)

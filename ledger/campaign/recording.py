@@ -1,5 +1,5 @@
 """The GM's writes at the table, one code path for ``campaign damage``, ``campaign record``
-and the GM's page of ``campaign serve`` (#27): validate what was entered, build the event,
+and the GM's page of ``campaign serve``: validate what was entered, build the event,
 append it, and say what it changed in the book's words.
 
 - :func:`harm`: ``amount`` damage to a character as the rule system records harm

@@ -1,4 +1,4 @@
-"""Roll requests (#26): the GM asks, the roller's device answers with its own entropy.
+"""Roll requests: the GM asks, the roller's device answers with its own entropy.
 
 ``campaign request CHARACTER SKILL [options]`` appends ``roll.requested`` with the roll's
 inputs; from then on they are fixed. It is answered once, by a roll that names the request
@@ -186,7 +186,7 @@ def tally(
     character: str | None = None,
     session: int | None = None,
 ) -> dict[str, int]:
-    """What became of the roll requests (``campaign fairness``, #26), as counts by
+    """What became of the roll requests (``campaign fairness``), as counts by
     :data:`TALLY_KEYS`: ``asked``; answered by a roll drawn with the roller's entropy
     (``answered_with_entropy``) or by physical dice (``answered_with_dice``); ``withdrawn``
     before an answer; still ``open``. And what the server can catch of a GM who threw an

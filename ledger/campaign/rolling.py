@@ -56,7 +56,7 @@ class RollBatch:
 
 def blind_client_seed() -> str:
     """A blind engine roll's client seed: ``"blind:"`` + 32 random hex digits (a secret kept
-    in the roll's GM-only payload; BRIEF spec 2)."""
+    in the roll's GM-only payload)."""
 
     return "blind:" + secrets.token_hex(16)
 
@@ -85,7 +85,7 @@ def roll(
         (:meth:`RuleSystem.automatic`); ``False`` refuses it with
         :class:`AutomaticResult`, so the caller can show it and ask first.
     :param opponent: a character on the ledger (id or name) opposing the roll
-        (``--vs-character``, #16). The rules resolve it with both characters' current
+        (``--vs-character``). The rules resolve it with both characters' current
         states (:class:`~ledger.rules.system.Opponent`); the batch is the roll, then
         ``contest.opposed`` on the opponent's stream, both streams checked at the
         versions their states were read at. Systems with ``contests = False`` refuse it.
@@ -97,7 +97,7 @@ def roll(
     The rule system's :meth:`~ledger.rules.system.RuleSystem.follow_ups` of the roll end
     the batch.
 
-    :param answer: the seq of the open roll request (``roll.requested``, #26) this roll
+    :param answer: the seq of the open roll request (``roll.requested``) this roll
         answers: its skill and options are the request's (``skill`` and ``params`` must be
         empty); engine dice are drawn with the roller's ``entropy`` (64 hex digits, scheme
         ``ledger-roll-v2``), or ``faces`` are the physical dice the player entered.
@@ -108,7 +108,7 @@ def roll(
     A GM-only (``blind``) engine roll draws with a secret client seed,
     ``"blind:" + secrets.token_hex(16)``, kept in its GM-only payload: a player who learns
     the session seed still cannot recompute its faces, while the GM's export verifies it
-    (BRIEF spec 2, #13). It takes the session's next nonce like any engine roll.
+    (). It takes the session's next nonce like any engine roll.
 
     :raises RuleError: the rules refuse the roll; ``client_seed`` on a blind roll.
     :raises AutomaticResult: an automatic result with ``automatic_ok`` false.

@@ -3,7 +3,7 @@
 Each builds its batch and hands it to :meth:`~ledger.campaign.aggregate.Campaign.append` (the
 one writer), inside one transaction with the secrets it keeps or drops: a session's seed is
 drawn and kept at ``session start`` and revealed at ``session end``, where the downtime
-seed for advancement dice is committed (DESIGN.md "Dice and verifiable randomness").
+seed for advancement dice is committed (docs/events.md "Engine dice schemes").
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 #: The events that open and close a session.
 SESSION_TYPES = ("session.started", "session.ended", "session.abandoned")
-#: The events that commit and close a downtime seed (#13).
+#: The events that commit and close a downtime seed.
 DOWNTIME_TYPES = ("downtime.committed", "downtime.revealed", "downtime.abandoned")
 
 
@@ -77,9 +77,9 @@ def start_session(campaign: CampaignPort, *, actor: str, at: str) -> Recorded:
 
 def end_session(campaign: CampaignPort, *, actor: str, at: str) -> Recorded:
     """Close the open session: reveal its seed and commit the downtime seed, in one batch
-    (``session.ended``, ``downtime.committed``; BRIEF spec 1, #13); then sign a checkpoint
-    and each character's chronicle entry (:mod:`ledger.campaign.chronicles`) when this
-    ledger keeps the campaign's key.
+    (``session.ended``, ``downtime.committed``); then sign a checkpoint and each
+    character's chronicle entry (:mod:`ledger.campaign.chronicles`) when this ledger keeps
+    the campaign's key.
 
     :returns: the ``session.ended`` record (the batch's head is one seq later).
     :raises RuleError: no session is open; its seed is missing or does not match.
@@ -97,7 +97,7 @@ def end_session(campaign: CampaignPort, *, actor: str, at: str) -> Recorded:
         records = campaign.append(events, actor=actor, at=at, session=number)
         campaign.store.drop_secret(campaign.id, number)
         campaign.store.put_secret(campaign.id, number, downtime, "downtime")
-        if checkpoints.can_sign(campaign):  # a signed checkpoint of the log as it ends (#26)
+        if checkpoints.can_sign(campaign):  # a signed checkpoint of the log as it ends
             made = checkpoints.make_checkpoint(campaign, actor=actor, at=at)
             chronicles.sign_chronicles(  # each character who played: a signed entry on it
                 campaign, size=made.size, root=made.root, session=number, actor=actor, at=at
@@ -190,7 +190,7 @@ def unrevealed_downtime(campaign: CampaignPort) -> int | None:
 
 def downtime_seed(campaign: CampaignPort, number: int) -> bytes:
     """The downtime seed committed at session ``number``'s end, checked against its
-    commitment before any draw or reveal (#13).
+    commitment before any draw or reveal.
 
     :raises RuleError: never committed, already revealed (no engine roll may draw from
         a revealed seed), missing from the secrets table, or not matching.
@@ -223,7 +223,7 @@ def _commitment(campaign: CampaignPort, number: int) -> tuple[int, str]:
 
 def session_seed(campaign: CampaignPort, number: int) -> bytes:
     """Session ``number``'s kept seed, checked against its commitment before any draw or
-    reveal (#13: a replaced seed would give rolls that never verify).
+    reveal (a replaced seed would give rolls that never verify).
 
     :raises RuleError: the seed is missing from the secrets table, or its sha256 is not
         the session's ``seed_commitment`` (both name ``campaign session abandon``).
@@ -244,7 +244,7 @@ def engine_dice(
 ) -> dicemod.EngineDice:
     """An engine dice source for the next roll of the open session; with ``request`` and
     ``entropy``, an answer to that roll request drawn with the roller's entropy (scheme
-    ``ledger-roll-v2``, #26).
+    ``ledger-roll-v2``).
 
     Call inside a write transaction so the nonce cannot be taken twice.
 

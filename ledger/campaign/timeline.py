@@ -1,4 +1,4 @@
-"""The campaign's own clock: ``campaign time pass DURATION`` (#30).
+"""The campaign's own clock: ``campaign time pass DURATION``.
 
 :func:`plan` turns a duration into a ``time.passed`` event and the events the rule system
 says the span implies (:meth:`ledger.RuleSystem.time_passed`); :func:`pass_time` appends

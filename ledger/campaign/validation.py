@@ -10,6 +10,8 @@ store that they refuse.
 
 from __future__ import annotations
 
+import functools
+import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -44,8 +46,31 @@ if TYPE_CHECKING:
 SESSION_EVENTS = (SessionStarted, SessionEnded, SessionAbandoned)
 
 
+#: What :func:`check_kinds` checks of an event of a class, beyond its kind
+#: (:func:`_kind`): nothing more, or one of these.
+_SESSION, _REVEALED, _COMMITTED, _KEY, _ROLL, _ABANDONED = range(1, 7)
+
+
+@functools.cache
+def _kind(cls: type) -> int:
+    """What :func:`check_kinds` checks of an event of class ``cls``: ``0`` (its kind
+    alone) or one of ``_SESSION`` ... ``_ABANDONED`` (kept per class, so a batch of
+    thousands of events costs one dictionary look-up each)."""
+    for kind, classes in (
+        (_SESSION, SESSION_EVENTS),
+        (_REVEALED, DowntimeRevealed),
+        (_COMMITTED, DowntimeCommitted),
+        (_KEY, CheckpointKey),
+        (_ROLL, (Roll, RollWithdrawn)),
+        (_ABANDONED, DowntimeAbandoned),
+    ):
+        if issubclass(cls, classes):
+            return kind
+    return 0
+
+
 def check_kinds(campaign: CampaignPort, events: Sequence[Event]) -> None:
-    """Refuse events of another rule system and session events out of order (#13).
+    """Refuse events of another rule system and session events out of order.
 
     Sessions start once each, numbered 1, 2, 3, ..., never while one is open, and close
     once (``session.ended`` or ``session.abandoned``) the session that is open.
@@ -53,21 +78,26 @@ def check_kinds(campaign: CampaignPort, events: Sequence[Event]) -> None:
     :raises RuleError: the first such event (nothing written).
     """
     allowed = campaign.allowed
-    marks = [e for e in events if isinstance(e, SESSION_EVENTS)]
-    if marks and any(isinstance(e, DowntimeRevealed) for e in events):
+    classes = list(map(type, events))
+    kinds = list(map(_kind, classes))
+    marks = [e for e in events if isinstance(e, SESSION_EVENTS)] if _SESSION in kinds else []
+    if marks and _REVEALED in kinds:
         raise RuleError("a downtime seed is revealed in a batch of its own")
-    for event in events:
-        if type(event) not in allowed:
-            tag = event_tag(type(event))
-            area = tag.split(".", 1)[0]
-            raise RuleError(
-                f"{tag} is an event of rule system {area!r}; campaign {campaign.id!r} plays "
-                f"{campaign.system.id!r}"
-                if area != campaign.system.id
-                else f"{tag} is not an event type of {campaign.system.id!r}"
-            )
-    for i, event in enumerate(events):
-        if isinstance(event, DowntimeRevealed):
+    if not allowed.issuperset(classes):
+        cls = next(c for c in classes if c not in allowed)
+        tag = event_tag(cls)
+        area = tag.split(".", 1)[0]
+        raise RuleError(
+            f"{tag} is an event of rule system {area!r}; campaign {campaign.id!r} plays "
+            f"{campaign.system.id!r}"
+            if area != campaign.system.id
+            else f"{tag} is not an event type of {campaign.system.id!r}"
+        )
+    for i in itertools.compress(range(len(events)), kinds):
+        event = events[i]
+        if kinds[i] == _ROLL:
+            requests.check(campaign, event)  # an answer or withdrawal fits its request
+        elif isinstance(event, DowntimeRevealed):
             seed = sessions.downtime_seed(campaign, event.number)  # committed, unrevealed, kept
             if seed.hex() != event.seed_reveal:
                 raise RuleError(f"that is not the downtime seed of session {event.number}")
@@ -83,8 +113,6 @@ def check_kinds(campaign: CampaignPort, events: Sequence[Event]) -> None:
                 )
         elif isinstance(event, CheckpointKey):
             checkpoints.check_key_event(campaign, event)  # recorded once, never changed
-        elif isinstance(event, Roll | RollWithdrawn):
-            requests.check(campaign, event)  # an answer or withdrawal fits its request
         elif isinstance(event, DowntimeAbandoned):
             if event.number != sessions.unrevealed_downtime(campaign) or sessions.downtime_kept(
                 campaign, event.number
@@ -122,7 +150,7 @@ def check_kinds(campaign: CampaignPort, events: Sequence[Event]) -> None:
 def check_contests(campaign: CampaignPort, events: Sequence[Event], first_seq: int) -> None:
     """Refuse a ``contest.opposed`` that is not the other side of the roll just before it
     in the same batch (``first_seq``: the seq the batch's first event will take), and a
-    roll against a character on the ledger without it (#16).
+    roll against a character on the ledger without it.
 
     :raises RuleError: the first such event (nothing written).
     """

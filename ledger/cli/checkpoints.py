@@ -1,5 +1,4 @@
-"""``campaign checkpoint``: sign and keep a checkpoint of the log, and have a witness cosign it
-(#26)."""
+"""``campaign checkpoint``: sign and keep a checkpoint of the log, and have a witness cosign it."""
 
 from __future__ import annotations
 

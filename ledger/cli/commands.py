@@ -182,7 +182,7 @@ def _system_detail(system: Any, as_json: bool) -> None:
         "roll_events": rolls,
         "example_roll": f"campaign {line}" if line else "",
         "harm": system.has_harm,
-        "initiative": system.initiative_rule or None,  # (#30)
+        "initiative": system.initiative_rule or None,  #
         "actions_per_round": system.actions_per_round,
     }
     if as_json:
@@ -211,7 +211,7 @@ def _system_detail(system: Any, as_json: bool) -> None:
         if system.has_harm
         else "\nHarm: recorded with `campaign record` only (no `campaign damage`)"
     )
-    click.echo(  # encounters (#30): the text's words, or the GM's order where it is silent
+    click.echo(  # encounters: the text's words, or the GM's order where it is silent
         f"\nInitiative (`campaign encounter start`): {system.initiative_rule}"
         if system.initiative_rule
         else "\nInitiative (`campaign encounter start`): the text gives none; the GM's order"
@@ -365,7 +365,7 @@ def session_end(app: App, league_url: str | None, league_key: str | None, as_jso
     downtime = campaign.record(rec.seq + 1)  # the same batch: downtime.committed
     receipt = session_receipt(campaign, rec)  # the batch's last event, as the recap shows it
     commitment = getattr(downtime.data, "seed_commitment", "")
-    made = checkpoints.latest(campaign)  # signed in the same transaction (#26)
+    made = checkpoints.latest(campaign)  # signed in the same transaction
     signed = [  # the chronicle entries signed after the checkpoint, in the same transaction
         r for r in campaign.records(after=made.size, types=["chronicle.signed"])
     ] if made is not None else []  # fmt: skip

@@ -1,4 +1,4 @@
-"""``campaign encounter start|next|act|end|show``: the rounds of a fight on the ledger (#30)."""
+"""``campaign encounter start|next|act|end|show``: the rounds of a fight on the ledger."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """An event's fields as command-line options (``campaign record``, ``campaign systems
-SYSTEM``): the functions of :mod:`ledger.rules.fields` (#27: the GM's page parses fields the
+SYSTEM``): the functions of :mod:`ledger.rules.fields` (the GM's page parses fields the
 same way), with :func:`parse_value` refusing as a click usage error (exit 2).
 """
 

@@ -67,7 +67,7 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
                  "events": [{"seq": None, **p} for p in planned]}
             )
             return
-        if minutes:  # in-fiction time of the session (#30)
+        if minutes:  # in-fiction time of the session
             click.echo(f"In-fiction time in session {number}: {span_words(minutes)}.")
         if not planned:
             click.echo(f"Session {number}: nothing to advance (already applied, or nothing earned).")
@@ -108,7 +108,7 @@ def advance(app: App, number: int, choices: tuple[str, ...], dry_run: bool, as_j
     click.echo(f"Appended {len(result)} advancement events for session {number}:")
     for line in lines:
         click.echo("  " + line)
-    echo_changes(app, before, states(app))  # what rose, in the book's words (#15)
+    echo_changes(app, before, states(app))  # what rose, in the book's words
 
 
 @cli.command()
@@ -192,7 +192,7 @@ def audit(app: App, seq: int, as_json: bool) -> None:
         from ledger.text import printable
 
         hidden: tuple[str, ...] = ("draws", "source", "nonce", "client_seed", "scheme", "request", "entropy")
-        if "imported" in result:  # a roll from another tool's chat log (#29)
+        if "imported" in result:  # a roll from another tool's chat log
             src = result["imported"]
             click.echo(
                 printable(
@@ -209,7 +209,7 @@ def audit(app: App, seq: int, as_json: bool) -> None:
             click.echo(f"  dice: none, {result['no_dice']}")
         shown = {k: v for k, v in d.items() if k not in hidden}
         click.echo(printable("  fields: " + ", ".join(f"{k}={v}" for k, v in shown.items())))
-        proof = result["proof"]  # its inclusion in the newest signed checkpoint (#26)
+        proof = result["proof"]  # its inclusion in the newest signed checkpoint
         if proof["checkpoint"] is None:
             click.echo(f"  checkpoint proof: none yet ({proof['problem']})")
         elif proof["verified"]:
@@ -336,7 +336,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
         if report.ok and parsed is None and (seen is None or seen.ok) and report.head_seq:
             from ledger.history.proving import record_verified
 
-            # audit chains from here and never proves it twice (#28)
+            # audit chains from here and never proves it twice
             record_verified(store, campaign_id, report.head_seq, report.head_hash, now())
     if seen is not None and not seen.ok:
         report.fail(seen.bad_size or 0, str(seen.problem))

@@ -1,6 +1,6 @@
 """Safe output files: what ``-o/--output``, ``--plot`` and ``backup`` write through.
 
-Two promises (issue #14, "Nothing is ever lost"):
+Two promises ("Nothing is ever lost"):
 
 - an output never lands on the open ledger, its ``-wal``/``-shm``/``-journal`` files, any
   other SQLite database (a file starting with the header ``SQLite format 3\\0``) or a folder:

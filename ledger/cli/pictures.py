@@ -74,7 +74,7 @@ def collect_rolls(campaign: Any, *, as_gm: bool) -> list[Any]:
     from ledger.events import Roll
 
     roll_types = [tag for tag, cls in campaign.codec.types.items() if issubclass(cls, Roll)]
-    roll_types.append("roll.imported")  # counted apart, as source "imported" (#29)
+    roll_types.append("roll.imported")  # counted apart, as source "imported"
     corrections = campaign.corrections()
 
     def rows() -> Any:

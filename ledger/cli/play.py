@@ -140,7 +140,7 @@ def roll(
 
     try:
         written = record(automatic_ok)
-    except Refused as e:  # no silent surprises: show it, and ask (#15)
+    except Refused as e:  # no silent surprises: show it, and ask
         from ledger.cli import table
 
         if e.reason != "automatic" or not table.can_ask(app):  # off a terminal, or in `play`
@@ -158,7 +158,7 @@ def roll(
         for later in batch[1:]:
             click.echo("  " + describe(campaign, later) + made_mark(later))
         # what the roll changed (experience, an increase, Ego, harm applied...), in the
-        # book's words (#15); both characters of a contest (#16)
+        # book's words; both characters of a contest
         echo_changes(
             app, before, states(app, list(before)), names=len(before) > 1, mark=made_mark(rec)
         )
@@ -299,7 +299,7 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
             text = "true"
         else:
             raise click.UsageError(f"{option_name(name)} needs a value")
-        try:  # the same parsing as the GM's page (ledger.campaign.recording, #27)
+        try:  # the same parsing as the GM's page (ledger.campaign.recording)
             value = recording.parse_field(campaign, cls, name, text)
         except recording.FieldError as e:
             raise click.UsageError(f"{e.message} (see `campaign record {key} --help`)") from None
@@ -320,7 +320,7 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
         echo_json({"seq": rec.seq, "type": rec.type, "visibility": rec.visibility, **data})
     else:
         click.echo(describe(campaign, rec) + made_mark(rec))
-        # what the event changed on the sheet, in the book's words (#15)
+        # what the event changed on the sheet, in the book's words
         echo_changes(app, before, states(app, who), names=False, mark=made_mark(rec))
 
 
@@ -355,7 +355,7 @@ def damage(
     from ledger.campaign import recording
 
     campaign = app.campaign
-    try:  # the same checks as the GM's page (ledger.campaign.recording, #27)
+    try:  # the same checks as the GM's page (ledger.campaign.recording)
         event = recording.harm(campaign, character_name, amount, affects)
     except recording.FieldError as e:
         raise click.UsageError(getattr(e, "command", e.message)) from None
@@ -363,7 +363,7 @@ def damage(
     as_gm = app.as_gm()
     written = recording.write(campaign, event, actor=app.actor, at=now(), as_gm=as_gm)
     rec, old_state, new_state = written.rec, written.before, written.after
-    # where the harm landed and what it does now, in the book's words (#15)
+    # where the harm landed and what it does now, in the book's words
     sentences = written.sentences
     if as_json:
         before = campaign.system.sheet_view(old_state, as_gm=as_gm)

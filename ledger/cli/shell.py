@@ -76,7 +76,7 @@ class TableShell:
 
     def _turn_order(self) -> None:
         """After an entry, while an encounter runs: one line with the turn order, the
-        current turn highlighted (#30), as the entry's view (``--as``) sees it."""
+        current turn highlighted, as the entry's view (``--as``) sees it."""
         from ledger.cli.encounters import status_line
         from ledger.errors import LedgerError
 

@@ -1,4 +1,4 @@
-"""``campaign time pass DURATION``: the campaign's own clock (#30)."""
+"""``campaign time pass DURATION``: the campaign's own clock."""
 
 from __future__ import annotations
 

@@ -50,7 +50,7 @@ def copy(app: App, src: str, dst: str, as_json: bool) -> None:
         if not ids:
             raise click.ClickException(f"{shown(src)} holds no campaign: nothing to copy")
         if not is_url(dst) and not os.path.exists(dst):
-            # a new file is built privately and appears whole, checked on the disk (#24)
+            # a new file is built privately and appears whole, checked on the disk
             from ledger.store.newfile import build_new_file
 
             done = build_new_file(dst, lambda target: copy_campaigns(source, target, ids))
@@ -167,7 +167,7 @@ def export_(
 
 
 def _export_sqlite(app: App, output: str | None, verifier: str | None) -> None:
-    """``campaign export --format sqlite FILE``: the players' copy and its metadata (#29)."""
+    """``campaign export --format sqlite FILE``: the players' copy and its metadata."""
     import json
 
     from ledger.cli.output import atomic_file, atomic_path
@@ -282,7 +282,7 @@ def import_(
     from ledger.store.base import is_url
 
     backup, rest = split_backup(file)
-    trust: list[Any] = []  # its signed checkpoints and cosignatures (#26)
+    trust: list[Any] = []  # its signed checkpoints and cosignatures
     lines = parse_lines(rest, trust)
 
     def fill(store: Any) -> Imported:
@@ -447,9 +447,9 @@ def backup(app: App, file: str, as_json: bool) -> None:
             f.write(line)
             lines += 1
         rows = store.secret_rows(campaign.id)
-        lines = store.head(campaign.id).seq + 1  # its events (then its checkpoints, #26)
+        lines = store.head(campaign.id).seq + 1  # its events (then its checkpoints)
     secrets = sum(1 for r in rows if r["kind"] in ("session", "downtime"))  # not a key or hook
-    key = any(r["kind"] == "checkpoint" for r in rows)  # the checkpoint signing key (#26)
+    key = any(r["kind"] == "checkpoint" for r in rows)  # the checkpoint signing key
     if as_json:
         echo_json(
             {"campaign": campaign.id, "file": file, "events": lines - 1, "secrets": secrets,

@@ -250,7 +250,7 @@ def log(
     for rec in entries:
         if isinstance(rec, GmOnlyEntry):
             stub = {"seq": rec.seq, "hash": rec.hash, "redacted": True}
-            if as_nl:  # the line players read, for jq users (#29)
+            if as_nl:  # the line players read, for jq users
                 echo_json({**stub, "text": GM_ONLY_ENTRY})
             elif as_json:
                 out.append(stub)
@@ -273,7 +273,7 @@ def log(
         }
         if rec.seq in corrected_by:
             item["corrected_by"] = corrected_by[rec.seq]
-        if as_nl:  # the log line, as `log` and the web view say it (#29)
+        if as_nl:  # the log line, as `log` and the web view say it
             echo_json({**item, "text": text_of(campaign, rec)})
         elif as_json:
             out.append(item)
@@ -286,10 +286,10 @@ def log(
             gm = " [GM]" if rec.visibility == "gm" else ""
             line = printable(describe(campaign, rec))
             verdict = campaign.system.verdict(rec.data) if isinstance(rec.data, Roll) else None
-            if verdict:  # ✔ ◐ ✘: success and failure read apart without colour (#15)
+            if verdict:  # ✔ ◐ ✘: success and failure read apart without colour
                 seq, _, rest = line.partition(" ")
                 line = f"{seq} {MARKS[verdict]} {rest}"
-            # one entry per contest: its opponent's side and any harm applied (#16)
+            # one entry per contest: its opponent's side and any harm applied
             joined = rec.type == "contest.opposed" or (
                 follows == (rec.seq, rec.recorded_at, rec.actor)
                 and not isinstance(rec.data, Roll)

@@ -1,4 +1,4 @@
-"""``campaign witness init|trust|list|serve``: a club witness (C2SP tlog-witness, #26).
+"""``campaign witness init|trust|list|serve``: a club witness (C2SP tlog-witness).
 
 A witness is run by someone other than the GM (the club, a player's always-on machine). It
 keeps, per campaign log it follows, the size and root of the last checkpoint it cosigned,

@@ -1,6 +1,6 @@
 """Dice sources: verifiable engine rolls (commit and reveal) and physical entry.
 
-DESIGN.md "Dice and verifiable randomness". A mechanic asks its :class:`DiceSource` for dice
+docs/events.md "Engine dice schemes". A mechanic asks its :class:`DiceSource` for dice
 in the order the rule lists them (``d(sides)`` or ``fudge()``); the source records every
 draw as ``(sides, value)`` with ``1 <= value <= sides``.
 
@@ -27,9 +27,9 @@ import msgspec
 from ledger.errors import LedgerError
 
 SCHEME = "ledger-roll-v1"
-#: Advancement and other between-session engine rolls: keyed by a downtime seed (#13).
+#: Advancement and other between-session engine rolls: keyed by a downtime seed.
 DOWNTIME_SCHEME = "ledger-downtime-v1"
-#: A requested roll answered with the roller's entropy (#26): the request's seq and the
+#: A requested roll answered with the roller's entropy: the request's seq and the
 #: entropy join the message, so nobody could know the draw before the entropy arrived.
 REQUESTED_SCHEME = "ledger-roll-v2"
 SCHEMES = (SCHEME, DOWNTIME_SCHEME, REQUESTED_SCHEME)
@@ -66,7 +66,7 @@ def engine_words(
     request: int | None = None,
     entropy: str | None = None,
 ) -> Iterator[int]:
-    """The endless stream of 32-bit words for one engine roll (DESIGN.md step 2).
+    """The endless stream of 32-bit words for one engine roll (docs/events.md step 2).
 
     :param scheme: :data:`SCHEME` (``seed`` is a session's seed, ``session`` its number),
         :data:`DOWNTIME_SCHEME` (``seed`` is the downtime seed committed at the end of
@@ -108,7 +108,7 @@ def check_entropy(entropy: Any) -> str:
 
 
 def face_from_words(words: Iterator[int], sides: int) -> int:
-    """Rejection sampling (DESIGN.md step 3): the face ``1..sides`` of the next die."""
+    """Rejection sampling (docs/events.md step 3): the face ``1..sides`` of the next die."""
     limit = 2**32 - (2**32 % sides)
     for u in words:
         if u < limit:
@@ -147,7 +147,7 @@ class DiceSource:
         """Called after the mechanic drew its dice (physical entry checks nothing is left)."""
 
     def fields(self) -> dict[str, Any]:
-        """The roll-event fields of DESIGN.md: ``source``, ``draws``, ``nonce``, ``client_seed``."""
+        """The roll-event fields of docs/events.md: ``source``, ``draws``, ``nonce``, ``client_seed``."""
         return {"source": self.source, "draws": list(self.draws)}
 
 
@@ -299,8 +299,7 @@ class ReplayDice(DiceSource):
     """The recorded draws of a roll, handed out again in order: re-deriving a roll's result.
 
     ``resolve(state, request, ReplayDice(roll))`` must give ``roll`` back when the recorded
-    result is what the rules give for its inputs and draws (DESIGN.md "Dice and verifiable
-    randomness": ``verify``, ``import`` and ``audit`` re-derive every roll). :meth:`fields`
+    result is what the rules give for its inputs and draws (docs/architecture.md: ``verify``, ``import`` and ``audit`` re-derive every roll). :meth:`fields`
     returns the recorded ``source``, ``draws``, ``nonce``, ``client_seed`` (and ``scheme``
     when it is not the default), so a faithful re-derivation equals the roll field for field.
 
@@ -409,14 +408,14 @@ PREDICTABILITY = {
     "gm-secret": "a GM-only roll, drawn from the GM's seed and a secret of the GM's ledger",
     "client-seed": "drawn from the GM's seed and a client seed a player typed at the table",
     "roller-entropy": "drawn with the roller's own entropy: nobody could have known it in advance",
-    "imported": "imported from another tool's chat log (#29): the ledger never saw these dice",
+    "imported": "imported from another tool's chat log: the ledger never saw these dice",
     "no-dice": "no dice were drawn: the rules give this result without rolling",
 }
 
 
 def predictability(roll: Any) -> str:
-    """Who could have known ``roll``'s dice in advance (issue #26), as a code of
-    :data:`PREDICTABILITY`: ``"imported"`` for a roll imported from another tool (#29);
+    """Who could have known ``roll``'s dice in advance, as a code of
+    :data:`PREDICTABILITY`: ``"imported"`` for a roll imported from another tool;
     ``"no-dice"`` for a result the rules give without drawing a die (nobody drew, so
     nobody could or could not have known anything); ``"physical"``; ``"roller-entropy"`` for a requested roll
     answered with the roller's entropy (``ledger-roll-v2``); ``"client-seed"`` when a
@@ -427,7 +426,7 @@ def predictability(roll: Any) -> str:
     :param roll: a roll event or its payload dict (``source``, ``scheme``, ``client_seed``).
     """
     get = roll.get if isinstance(roll, dict) else (lambda k, d=None: getattr(roll, k, d))
-    if get("source") == "imported":  # a roll.imported, as the fairness report reads it (#29)
+    if get("source") == "imported":  # a roll.imported, as the fairness report reads it
         return "imported"
     draws = get("draws")
     if isinstance(draws, list | tuple) and not draws:  # settled by the rules, not the dice

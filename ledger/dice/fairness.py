@@ -2,7 +2,7 @@
 
 Pure functions over roll payloads (no store, no clock, no printing). Every roll event carries
 ``source`` (``"engine"`` | ``"physical"``) and ``draws``, a list of ``[sides, value]`` pairs
-(DESIGN.md "Export format"), so the faces every die showed can be counted without knowing the
+(docs/events.md "Checking an export by hand"), so the faces every die showed can be counted without knowing the
 rule system. A Fudge die is recorded as a 3-sided die (1 → −, 2 → blank, 3 → +).
 
 Faces are grouped by die size, source and roller (the character the roll belongs to), plus

@@ -1,6 +1,6 @@
-"""GM backups: the GM's export plus the unrevealed seeds, so a restore loses nothing (#14).
+"""GM backups: the GM's export plus the unrevealed seeds, so a restore loses nothing.
 
-A backup is NDJSON like an export (DESIGN.md "Export format"). Its first line is one record
+A backup is NDJSON like an export (docs/events.md "Checking an export by hand"). Its first line is one record
 that names itself and holds the secrets; every line after it is byte for byte the line
 ``campaign --as gm export`` writes for the same event::
 
@@ -11,7 +11,7 @@ that names itself and holds the secrets; every line after it is byte for byte th
 
 ``secrets`` holds every row of the store's secrets table for the campaign (each row's
 columns but ``campaign``): the open session's seed, any unrevealed downtime seed, and the
-campaign's checkpoint signing key (kind ``"checkpoint"``, #26; checked against the verifier
+campaign's checkpoint signing key (kind ``"checkpoint"``; checked against the verifier
 key the log records before it is restored). Whoever
 holds a backup can compute the open session's engine rolls before they are made: keep it as
 private as the ledger file (``campaign backup`` writes it readable by its owner only).
@@ -108,7 +108,7 @@ def check_secrets(record: BackupRecord, payloads: Iterable[dict[str, Any]]) -> l
     """
     commitments: dict[str, set[tuple[str, int]]] = {}
     revealed: set[str] = set()
-    vkeys: set[str] = set()  # the checkpoint verifier keys the log records (#26)
+    vkeys: set[str] = set()  # the checkpoint verifier keys the log records
     for data in payloads:
         if not isinstance(data, dict):
             continue

@@ -1,8 +1,8 @@
-"""Copy campaigns between stores, whatever their backends (``campaign copy``, #19).
+"""Copy campaigns between stores, whatever their backends (``campaign copy``).
 
 The rows are copied as they are stored, so every ``hash`` (and every byte it covers) is the
 same on both sides; the unrevealed seeds, the checkpoint key, the signed checkpoints and
-their cosignatures go with them (#26). Snapshots are a cache and are not
+their cosignatures go with them. Snapshots are a cache and are not
 copied (the destination rebuilds them on its first reads).
 """
 
@@ -59,7 +59,7 @@ def copy_campaigns(src: EventStore, dst: EventStore, campaigns: list[str]) -> li
                 dst.insert_rows(chunk)
             secrets = src.secret_rows(campaign)
             dst.restore_secrets(secrets)
-            for cp in src.checkpoints(campaign):  # signed checkpoints and cosignatures (#26)
+            for cp in src.checkpoints(campaign):  # signed checkpoints and cosignatures
                 dst.add_checkpoint(campaign, cp["size"], cp["root"], cp["note"], cp["made_at"])
             for co in src.cosignatures(campaign):
                 dst.add_cosignature(**co)

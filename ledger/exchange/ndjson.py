@@ -1,4 +1,4 @@
-"""Export and import: the NDJSON format of DESIGN.md "Export format" (a public contract).
+"""Export and import: the NDJSON format of docs/events.md "Checking an export by hand" (a public contract).
 
 One envelope a line, oldest first, each line a JSON object with ``seq``, ``campaign``,
 ``stream``, ``version``, ``type``, ``data``, ``recorded_at``, ``actor``, ``session``,
@@ -35,7 +35,7 @@ Text = Annotated[str, msgspec.Meta(max_length=1000)]
 
 
 class ExportLine(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """One exported envelope (field order as DESIGN.md lists them).
+    """One exported envelope (field order as docs/events.md lists them).
 
     Decoding checks the envelope's shapes: integers in SQLite's range, ``visibility``
     ``"public"`` or ``"gm"``, hashes of 64 lower-case hex digits, text fields up to 1,000
@@ -101,7 +101,7 @@ def export_line(stored: StoredEvent) -> ExportLine:
 def stub_line(stored: StoredEvent) -> StubLine:
     """A GM-only event as a player's export shows it: only what the chain needs (its
     ``seq``, ``campaign`` and stored hashes), marked ``redacted``; no type, stream, version,
-    session, actor, time or data (DESIGN.md "Visibility")."""
+    session, actor, time or data (docs/trust.md "A player's view never holds a GM fact")."""
     return StubLine(
         seq=stored.seq, campaign=stored.campaign, prev_hash=stored.prev_hash, hash=stored.hash
     )
@@ -118,7 +118,7 @@ def export_lines(store: EventStore, campaign: str, *, as_gm: bool) -> Iterator[b
             yield encode(stub_line(stored)) + b"\n"
         else:
             yield encode(export_line(stored)) + b"\n"
-    yield from trust_lines(store, campaign, last)  # signed checkpoints, cosignatures (#26)
+    yield from trust_lines(store, campaign, last)  # signed checkpoints, cosignatures
 
 
 class BadLine(RuleError):

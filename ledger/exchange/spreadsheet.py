@@ -1,4 +1,4 @@
-"""A players' copy as a SQLite file, safe to open in Datasette or a spreadsheet (#29).
+"""A players' copy as a SQLite file, safe to open in Datasette or a spreadsheet.
 
 The ledger file itself is the GM's: its ``secrets`` table holds the open session's seed
 (and the checkpoint signing key), and Datasette or any SQLite browser shows it in the

@@ -1,4 +1,4 @@
-"""The checkpoint and cosignature lines of an export (#26), after its events.
+"""The checkpoint and cosignature lines of an export, after its events.
 
 An export (a GM's or a player's, and a GM backup) ends with one line per signed checkpoint
 the ledger keeps, then one per cosignature::

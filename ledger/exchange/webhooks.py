@@ -1,4 +1,4 @@
-"""Webhooks to the group chat (#29): each new entry of the log, posted to the hooks allowed
+"""Webhooks to the group chat: each new entry of the log, posted to the hooks allowed
 to see it, signed, in order, at least once.
 
 What ``campaign webhook deliver`` and the thread of ``campaign serve`` share. A hook has a

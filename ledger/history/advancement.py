@@ -1,4 +1,4 @@
-"""End-of-session advancement, replayed from the log (DESIGN.md "Plugins": ``advance``).
+"""End-of-session advancement, replayed from the log (docs/plugin-guide.md: ``advance``).
 
 :func:`advance` asks the campaign's rule system what the rules give for one closed session,
 from every character's replayed state and that session's events. Advancement dice are

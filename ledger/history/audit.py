@@ -4,13 +4,12 @@
 the rule system's fields (modifiers, band), the rule text it came from, the corrections
 that touch it, and a verdict:
 
-- the event is proven by proof (:mod:`ledger.history.proving`, #28): its inclusion in the
+- the event is proven by proof (:mod:`ledger.history.proving`): its inclusion in the
   newest signed checkpoint, the hash chain from the nearest proven anchor (a checkpoint, or
   the head ``verify`` proved) to the event (else: the first bad seq), its result re-derived
   from the newest snapshot before it; whole-file checks (SQLite's integrity check, the chain
   from the first event, every other roll) are ``verify``'s;
-- an engine roll of an ended session: recomputed from the revealed seed (DESIGN.md "Dice and
-  verifiable randomness"): ``verified`` when the recorded draws are what the committed seed
+- an engine roll of an ended session: recomputed from the revealed seed (docs/architecture.md): ``verified`` when the recorded draws are what the committed seed
   gives at the recorded nonce and client seed, ``MISMATCH`` otherwise;
 - an engine roll of an open session: verifiable after the session ends;
 - a physical roll: the ledger proves the entry has not changed since it was recorded, not
@@ -108,13 +107,13 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
     chain_ok = chain.ok or (
         chain.bad_seq == seq and (chain.problem or "").startswith(NOT_FOLLOWING)
     )
-    if isinstance(rec.data, Roll):  # who could have known the dice in advance (#26)
+    if isinstance(rec.data, Roll):  # who could have known the dice in advance
         code = predictability(rec.data)
         if code == "no-dice":  # no draw to have known: say so, and nothing about foreknowledge
             result["no_dice"] = PREDICTABILITY[code]
         else:
             result["predictable"] = {"by": code, "text": PREDICTABILITY[code]}
-    elif isinstance(rec.data, RollImported):  # where it came from, as that tool wrote it (#29)
+    elif isinstance(rec.data, RollImported):  # where it came from, as that tool wrote it
         result["predictable"] = {"by": "imported", "text": PREDICTABILITY["imported"]}
         result["imported"] = imported_source(rec.data)
     snapshot: list[int] = []  # where the re-derivation's fold started, if it ran
@@ -132,12 +131,12 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
         detail += f" (seq {chain.bad_seq}: {chain.problem})"
     from ledger.history.proofs import against_checkpoint
 
-    result["proof"] = proof = against_checkpoint(campaign, seq, rec.hash)  # (#26)
+    result["proof"] = proof = against_checkpoint(campaign, seq, rec.hash)  #
     if proof["checkpoint"] is not None and not proof["verified"]:
         verdict, detail = "tampered", f"{detail}; {proof['problem']}"
     result["verdict"], result["detail"] = verdict, detail
     result["checked"] = checked_text(chain, proof, min(snapshot) if snapshot else None)
-    if touched:  # the original result and the one in force after the corrections (#14)
+    if touched:  # the original result and the one in force after the corrections
         result["original"] = summary(campaign, rec.data, rec.stream)
         now = in_force(campaign, rec, corrections)
         result["corrected"] = None if now is None else summary(campaign, now, rec.stream)
@@ -145,7 +144,7 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
 
 
 def imported_source(event: RollImported) -> dict[str, Any]:
-    """Where an imported roll came from (#29): ``{"tool": "Roll20", "message": "message
+    """Where an imported roll came from: ``{"tool": "Roll20", "message": "message
     -M5KELlQ...", "speaker", "at", "formula", "total", "text"}``, the original text as the
     file had it."""
     from ledger.history.words import TOOL_NAMES

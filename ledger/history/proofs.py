@@ -1,4 +1,4 @@
-"""Merkle proofs over a campaign's log (RFC 9162, #26): its tree of event hashes, in seq order.
+"""Merkle proofs over a campaign's log (RFC 9162): its tree of event hashes, in seq order.
 
 Leaf ``i`` (seq ``i + 1``) is ``SHA-256(0x00 ‖ the event's 32-byte hash)``. Proofs are
 read from the tree the store keeps as it appends (:class:`StoredTree`,

@@ -1,4 +1,4 @@
-"""Audit by proof (#28): what ``audit SEQ`` checks of one event, in O(log n + k), not O(seq).
+"""Audit by proof: what ``audit SEQ`` checks of one event, in O(log n + k), not O(seq).
 
 ``verify`` proves the whole file (SQLite's integrity check, the chain from the first event,
 every roll's result, the sessions' seeds). ``audit SEQ`` asks about one event, so it proves

@@ -75,8 +75,7 @@ class Recap:
     characters: list[CharacterChanges]
     engine_rolls: int = 0
     physical_rolls: int = 0
-    #: the in-fiction time that passed in the session, in words ("1 day 6 h"; "" for none;
-    #: #30)
+    #: the in-fiction time that passed in the session, in words ("1 day 6 h"; "" for none)
     time_passed: str = ""
 
 
@@ -172,11 +171,11 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
             line.text = event.text
             if event.character:
                 line.character = names.get(event.character, event.character)
-        elif rec.type == "roll.imported":  # another tool's roll, as it said it (#29)
+        elif rec.type == "roll.imported":  # another tool's roll, as it said it
             from ledger.history.words import imported_words
 
             line.text = imported_words(event).split(": ", 1)[-1]
-        elif rec.type == "time.passed" or rec.type.startswith("encounter."):  # (#30)
+        elif rec.type == "time.passed" or rec.type.startswith("encounter."):  #
             from ledger.history.words import text_of
 
             line.kind = "scene"
@@ -231,7 +230,7 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
 
 
 def _time_passed(campaign: Campaign, number: int) -> str:
-    """The session's in-fiction time in words, or ``""`` (#30)."""
+    """The session's in-fiction time in words, or ``""``."""
     from ledger.campaign.timeline import passed_in_session
     from ledger.rules.spans import span_words
 

@@ -1,9 +1,9 @@
-"""The row-by-row checks `verify` runs on sessions, seeds and engine rolls (#13).
+"""The row-by-row checks `verify` runs on sessions, seeds and engine rolls.
 
 Sessions start once each, in order, never nest and close once; a reveal matches its
 commitment and verifies every engine roll drawn from the seed; a downtime seed is committed
 after its session closes and revealed or abandoned once; an engine roll is drawn from a seed
-not yet revealed (DESIGN.md "Dice and verifiable randomness").
+not yet revealed (docs/events.md "Engine dice schemes").
 """
 
 from __future__ import annotations

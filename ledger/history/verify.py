@@ -1,7 +1,7 @@
 """Verification: the hash chain, the sessions' seeds and every engine roll.
 
 :func:`verify_rows` checks rows in the order they are stored or exported, exactly as an
-outside verifier holding only the export would (DESIGN.md "Export format"):
+outside verifier holding only the export would (docs/events.md "Checking an export by hand"):
 
 - ``seq`` runs 1, 2, 3, ... without gaps; each ``prev_hash`` is the previous ``hash``
   (64 zeros first); each ``hash`` is recomputed from the canonical envelope; each stream's
@@ -36,6 +36,7 @@ because ``--as-of TIME`` reads of such a log follow the time order, not the log'
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Iterable
 from typing import Any
@@ -320,7 +321,20 @@ def verify_store(
     :param progress: ``fn(events)`` called every 1,000 events read (a progress bar).
     :param integrity: first run SQLite's integrity check (:meth:`Store.integrity`); any
         line but ``"ok"`` is a problem at seq 0 (the database, not an event).
+
+    The rows are read in pages and checked as they come, outside the store's memory map
+    where it has one (:meth:`ledger.store.sqlite.Store.unmapped`), so memory stays flat
+    however long the log: what is kept per event is a few bytes (each seq's stream, for
+    corrections).
     """
+    with getattr(store, "unmapped", contextlib.nullcontext)():
+        return _verify_store(store, campaign, receipt, progress, integrity)
+
+
+def _verify_store(
+    store: Any, campaign: str, receipt: tuple[int, str] | None, progress: Any, integrity: bool
+) -> VerifyReport:
+    """:func:`verify_store`'s checks, with the store's reads as they are."""
     if integrity:
         damage = store.integrity()
         if damage != ["ok"]:
@@ -362,7 +376,7 @@ def verify_store(
 def _secrets_problem(store: Any, campaign: str, report: VerifyReport) -> None:
     """Fail ``report`` when a seed committed and not yet revealed in the log is missing from
     the secrets table or does not hash to its commitment: rolls drawn from it could never be
-    verified (#13). The problem is reported at the commitment's seq. A missing downtime seed
+    verified. The problem is reported at the commitment's seq. A missing downtime seed
     is no problem (a ledger imported from an export has none): no roll was drawn from it, as
     every draw reveals it in the same batch, and the next ``session start`` closes it."""
     for kind, number, seq, commitment in report.open_commitments:

@@ -1,5 +1,5 @@
 """Having a club witness cosign the campaign's checkpoint (``campaign checkpoint --witness URL
---witness-key VKEY``, #26).
+--witness-key VKEY``).
 
 C2SP tlog-witness (https://github.com/C2SP/C2SP/blob/main/tlog-witness.md, "add-checkpoint"):
 the log sends ``old SIZE`` (the size the witness last cosigned for it, 0 the first time), a

@@ -165,7 +165,7 @@ CORE_WORDS: dict[str, Callable[[Any], str]] = {
     ),
 }
 
-#: Each tool an imported roll comes from, as its name is written (#29).
+#: Each tool an imported roll comes from, as its name is written.
 TOOL_NAMES = {"foundry": "Foundry VTT", "roll20": "Roll20"}
 
 
@@ -190,7 +190,7 @@ def request_words(system: Any, d: Any) -> str:
 
 
 def imported_words(d: Any) -> str:
-    """A ``roll.imported`` in words (#29), always saying where it came from:
+    """A ``roll.imported`` in words, always saying where it came from:
     ``"ann: rolled 1d20+5 = 19 (faces 14) — Perception; imported from Roll20, not
     verifiable"``."""
     faces = f" (faces {' '.join(str(f) for _, f in d.dice)})" if d.dice else ""
@@ -204,7 +204,7 @@ def imported_words(d: Any) -> str:
 
 
 def encounter_words(d: Any) -> str:
-    """An ``encounter.started`` in words (#30): ``"Encounter begins: Julian (3), Thug (2)"``."""
+    """An ``encounter.started`` in words: ``"Encounter begins: Julian (3), Thug (2)"``."""
     who = ", ".join(
         p.name + (f" ({p.initiative})" if p.initiative is not None else "") for p in d.participants
     )
@@ -212,7 +212,7 @@ def encounter_words(d: Any) -> str:
 
 
 def time_words(d: Any) -> str:
-    """A ``time.passed`` in words (#30): ``"Time passes: a night's sleep (8 h, resting)"``."""
+    """A ``time.passed`` in words: ``"Time passes: a night's sleep (8 h, resting)"``."""
     from ledger.rules.spans import span_words
 
     said = span_words(d.minutes)
@@ -286,7 +286,7 @@ def summary(campaign: Campaign, event: Any, stream: str) -> str:
     """One line for an event's payload: the system's description, else its fields."""
     text = campaign.system.describe(event)
     tag = type(event).__struct_config__.tag
-    if not text and isinstance(tag, str) and tag.startswith("encounter."):  # (#30)
+    if not text and isinstance(tag, str) and tag.startswith("encounter."):  #
         text = CORE_WORDS[tag](event)
     if not text and isinstance(event, CharacterCreated):
         text = f"{event.name} joins the campaign (id {event.character})"

@@ -1,4 +1,4 @@
-"""Finding one plugin's entry point without importing :mod:`importlib.metadata` (#28).
+"""Finding one plugin's entry point without importing :mod:`importlib.metadata`.
 
 A one-shot command on one campaign needs one rule system. ``importlib.metadata`` finds it
 correctly but costs 10-25 ms a process before it reads anything (it imports ``email``,

@@ -1,7 +1,6 @@
 """An event's fields as people enter them: their types in words, and each typed value parsed
 by the field's declared type (``campaign record``, ``campaign systems SYSTEM``, the GM's page
-of ``campaign serve``: :mod:`ledger.campaign.recording`). Moved here from ``ledger.cli.fields``
-(#27) so that the web view parses a field exactly as the command line does;
+of ``campaign serve``: :mod:`ledger.campaign.recording`). Moved here from ``ledger.cli.fields`` so that the web view parses a field exactly as the command line does;
 ``ledger.cli.fields`` keeps the old names.
 
 ``--description 2`` stays the text "2" because ``description`` is declared ``str``;

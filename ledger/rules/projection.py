@@ -1,6 +1,6 @@
 """Projection: fold a campaign's events through its rule system into character state.
 
-Rules of the fold (DESIGN.md "Events", "Visibility"):
+Rules of the fold (docs/events.md "The envelope"; docs/trust.md "A player's view never holds a GM fact"):
 
 - ``character.created`` makes a character's initial state (:meth:`RuleSystem.initial_state`),
   or the state it carries from a verified passport (:func:`created_state`).
@@ -43,7 +43,7 @@ from ledger.store.base import COLUMNS, EventStore
 
 #: The seq being applied, in a one-item list (a cell): :meth:`Projector.fold` sets the
 #: context once per fold and writes the cell per event (a list store, not a ``ContextVar``
-#: set and reset per event, #28); each context (thread, task) has its own cell.
+#: set and reset per event); each context (thread, task) has its own cell.
 _APPLYING_SEQ: ContextVar[list[int | None] | None] = ContextVar("ledger_applying_seq", default=None)
 
 
@@ -61,7 +61,7 @@ class applying:  # noqa: N801 (used as a function: ``with applying(seq):``)
     """Within the block, :func:`applying_seq` is ``seq``.
 
     A plain class, not a ``@contextmanager`` generator: ``Campaign.append`` enters one per
-    event it validates, and a generator's frames cost three times as much (#28).
+    event it validates, and a generator's frames cost three times as much.
     """
 
     __slots__ = ("seq", "token")

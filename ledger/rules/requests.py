@@ -108,7 +108,7 @@ class RollParam:
 @dataclass(frozen=True)
 class Opponent:
     """A character on the ledger who opposes a roll (``campaign roll ... --vs-character``,
-    issue #16; docs/plugin-guide.md "Opponents on the ledger").
+    docs/plugin-guide.md "Opponents on the ledger").
 
     :param character: the opponent's id (their stream).
     :param skill: the skill (stat, attribute, ...) they oppose with, as typed with

@@ -1,6 +1,6 @@
 """Re-deriving recorded results: a roll is what its rule system's ``resolve`` gives.
 
-DESIGN.md "Dice and verifiable randomness": a roll's recorded result (total, band, margin,
+docs/events.md "Engine dice schemes": a roll's recorded result (total, band, margin,
 kept dice, experience, ...) is what its rule system's :meth:`~ledger.RuleSystem.resolve`
 gives for its recorded inputs and draws. The hash chain only proves bytes were not changed
 after they were written; :func:`result_problem` proves the written result follows from the
@@ -9,6 +9,8 @@ rules. ``verify``, ``import`` and ``audit`` call it for every roll, engine and p
 
 from __future__ import annotations
 
+import array
+import itertools
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -87,6 +89,30 @@ def _fields(event: Event) -> dict[str, Any]:
 RowsOf = Callable[[int, str], Iterable[StoredEvent]]
 
 
+class StreamsBySeq:
+    """The stream of each seq fed, in 4 bytes a seq (an index into the streams seen), so a
+    log of millions of events is checked in flat memory."""
+
+    def __init__(self) -> None:
+        self._at = array.array("I")  # seq i + 1: index into _names (0: not fed)
+        self._names: list[str | None] = [None]
+        self._index: dict[str, int] = {}
+
+    def put(self, seq: int, stream: str) -> None:
+        """Note ``stream`` as the stream of ``seq`` (seqs not fed before it: none)."""
+        if seq - 1 > len(self._at):
+            self._at.extend(itertools.repeat(0, seq - 1 - len(self._at)))
+        i = self._index.get(stream)
+        if i is None:
+            i = self._index[stream] = len(self._names)
+            self._names.append(stream)
+        self._at.append(i)
+
+    def get(self, seq: int) -> str | None:
+        """The stream of ``seq``, or ``None`` (not fed, or outside the log read)."""
+        return self._names[self._at[seq - 1]] if 0 < seq <= len(self._at) else None
+
+
 class ResultCheck:
     """Re-derives every roll's recorded result while a log is read in order (``verify``,
     ``import``, ``campaign verify FILE``).
@@ -116,9 +142,9 @@ class ResultCheck:
         self._fresh: set[str] | None = None  # after a correction: streams folded again since
         self._kept: list[StoredEvent] | None = [] if rows_of is None else None
         self._rows_of = rows_of
-        self._streams: list[str | None] = []  # stream of seq i + 1 (None: not fed)
+        self._streams = StreamsBySeq()  # the stream of each seq fed
         self._contest: tuple[int, str, str] | None = None  # (seq, roller, opponent) awaiting
-        # the harm each contest roll deals by the rules, as ``(character, payload)`` (#16)
+        # the harm each contest roll deals by the rules, as ``(character, payload)``
         self._harm_given: dict[int, tuple[str, dict[str, Any]] | None] = {}
         self._harm_due: tuple[int, int] | None = None  # (harm seq, roll seq) awaiting
         # roll seq: (harm seq, roll type, harm type) of each harm applied with its roll
@@ -143,8 +169,7 @@ class ResultCheck:
         seq, stream, type_, data = stored.seq, stored.stream, stored.type, stored.data
         if self._kept is not None:
             self._kept.append(stored)
-        self._streams.extend([None] * (seq - 1 - len(self._streams)))
-        self._streams.append(stream)
+        self._streams.put(seq, stream)
         try:
             problem = self._link_problem(seq, stream, type_, data)
             if problem:
@@ -159,7 +184,7 @@ class ResultCheck:
                 self._fresh = set()
                 self._shared = self._shared_in_force()
                 return self._replay_corrected(seq, correction)
-            elif type_ in SPAN_HEADS:  # its consequences follow it: time, a turn (#30)
+            elif type_ in SPAN_HEADS:  # its consequences follow it: time, a turn
                 self._spans[seq] = consequence_seqs(seq, self.codec.decode(data, type_))
             elif type_ == "character.created":
                 event = self.codec.decode(data, type_)
@@ -180,7 +205,7 @@ class ResultCheck:
 
     def _link_problem(self, seq: int, stream: str, type_: str, data: Any) -> str | None:
         """A roll against a character on the ledger is followed by that character's
-        ``contest.opposed`` naming it, and a ``contest.opposed`` follows its roll (#16)."""
+        ``contest.opposed`` naming it, and a ``contest.opposed`` follows its roll."""
         awaiting, self._contest = self._contest, None
         due, self._harm_due = self._harm_due, None
         if due is not None:
@@ -216,7 +241,7 @@ class ResultCheck:
         self, due: tuple[int, int], seq: int, stream: str, type_: str, data: Any
     ) -> str | None:
         """The event after a ``contest.opposed`` naming harm is that harm, as the rules
-        give it for the roll (``--apply``, #16)."""
+        give it for the roll (``--apply``)."""
         harm_seq, roll_seq = due
         if seq != harm_seq:
             return (
@@ -266,7 +291,7 @@ class ResultCheck:
         )
 
     def _replay_corrected(self, seq: int, correction: Any) -> str | None:
-        """Replay the streams a correction touches with it in force (#14): a correction
+        """Replay the streams a correction touches with it in force: a correction
         after which the rules refuse an event is a problem naming that event."""
         earlier: dict[int, Any] = dict(self._pairs)
         problem = self._companions_problem(seq, correction, earlier)
@@ -275,13 +300,13 @@ class ResultCheck:
         target = correction.target
         while target in earlier:  # a correction of a correction: its event's streams
             target = earlier[target].target
-        stream = self._streams[target - 1] if 0 < target <= len(self._streams) else None
+        stream = self._streams.get(target)
         streams = list(self.names) if stream in (None, CAMPAIGN_STREAM) else [stream]
         for corr in (correction, earlier.get(correction.target)):
             if isinstance(corr, Corrected):
                 streams += [
                     s for c in companions_of(corr)
-                    if 0 < c <= len(self._streams) and (s := self._streams[c - 1]) is not None
+                    if (s := self._streams.get(c)) is not None
                 ]
         if CAMPAIGN_STREAM in streams:  # a follow-up on the campaign stream: everyone
             streams = list(self.names)
@@ -305,7 +330,7 @@ class ResultCheck:
         return out
 
     def _follow_up_problem(self, seq: int, type_: str, data: Any) -> str | None:
-        """A roll's follow-ups (:meth:`RuleSystem.follow_ups`, #16) come right after it in
+        """A roll's follow-ups (:meth:`RuleSystem.follow_ups`) come right after it in
         its batch (after its opponent's side and harm), exactly as the rules give them for
         the roll; an event that is part of a roll (``part_of_roll``) comes nowhere else.
         Keeps each roll's follow-ups for checking corrections later. Only the rows of a
@@ -360,12 +385,12 @@ class ResultCheck:
         self, seq: int, correction: Corrected, earlier: dict[int, Any]
     ) -> str | None:
         """A correction's companions are the harm its roll applied, as the rules give it
-        for the roll as corrected (#16); a correction of a correction names none."""
+        for the roll as corrected; a correction of a correction names none."""
         companions = companions_of(correction)
         if not companions:
             return None
         span = self._spans.get(correction.target)
-        if span is not None:  # a span retracted with its consequences (#30)
+        if span is not None:  # a span retracted with its consequences
             return span_correction_problem(seq, correction, companions, span)
         link = self._harm_links.get(correction.target)
         roll_type, follows = self._follow_links.get(correction.target, ("", []))
@@ -417,7 +442,7 @@ class ResultCheck:
         if correction.action == "amend":
             amended = self.codec.amended(roll_type, correction.data or {})
             assert isinstance(amended, Roll)
-            stream = self._streams[correction.target - 1] or ""
+            stream = self._streams.get(correction.target) or ""
             state = self._state_before(correction.target, stream)
             again = (
                 self.system.follow_ups(state, amended, seq=correction.target)

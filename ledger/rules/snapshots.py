@@ -1,6 +1,6 @@
 """Snapshot fingerprints: a snapshot is used only when it provably came from what is in force now.
 
-A snapshot caches one character's projected state at a ``seq`` (DESIGN.md "Store": a
+A snapshot caches one character's projected state at a ``seq`` (docs/architecture.md: a
 cache; deleting them changes no answer, only its speed). Each stored snapshot carries
 
 - ``basis``: a SHA-256 of what produced it: the snapshot format, the rule system's id,

@@ -1,4 +1,4 @@
-"""Spans of in-fiction time: ``campaign time pass DURATION`` reads them, sheets say them (#30).
+"""Spans of in-fiction time: ``campaign time pass DURATION`` reads them, sheets say them.
 
 A duration is one or more amounts with a unit, ``90m``, ``8h``, ``3d``, ``2w``, ``1d12h``
 (also spelt out: ``8 hours``, ``3 days``, ``a week``), or one of the named spans a rule
@@ -111,7 +111,7 @@ def span_words(minutes: int) -> str:
 
 
 #: The events whose ``consequences`` follow them in their batch, corrected only with them:
-#: a span of time, and what ends with an encounter's turn (#30).
+#: a span of time, and what ends with an encounter's turn.
 SPAN_HEADS = frozenset({"time.passed", "encounter.turn", "encounter.hidden_turn", "encounter.ended"})
 
 
@@ -120,7 +120,7 @@ def span_correction_problem(
 ) -> str | None:
     """What is wrong with correction ``seq`` of a ``time.passed`` whose consequences stand
     at the seqs ``span``, given the events it also corrects (``companions``: seq to its
-    replacement, ``None`` for a retraction); ``None`` when it retracts only them (#30: a
+    replacement, ``None`` for a retraction); ``None`` when it retracts only them (a
     span's consequences are corrected only with it)."""
     if correction.action == "retract" and all(
         s in span and v is None for s, v in companions.items()
@@ -134,5 +134,5 @@ def span_correction_problem(
 
 def consequence_seqs(seq: int, event: Any) -> range:
     """The seqs of the consequences written right after the ``time.passed`` ``event`` at
-    ``seq`` (its ``consequences`` count, #30)."""
+    ``seq`` (its ``consequences`` count)."""
     return range(seq + 1, seq + 1 + int(event.consequences))

@@ -1,4 +1,4 @@
-"""The rule-system interface every plugin implements (DESIGN.md "Plugins").
+"""The rule-system interface every plugin implements (docs/plugin-guide.md).
 
 A plugin subclasses :class:`RuleSystem`, registers an instance through the
 ``register_rule_systems`` hook, and the engine does the rest: it decodes the plugin's event
@@ -104,7 +104,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         default): a generic bar per probability.
     :cvar time_spans: the book's named spans of time ``campaign time pass`` takes besides
         ``8h``/``3d``/``2w``: ``{words: (minutes, rest)}`` (``{"a night's sleep": (480,
-        True)}``); ``rest`` says the characters rest through it (#30).
+        True)}``); ``rest`` says the characters rest through it.
     :cvar upcasters: ``{type tag: {stored schema version: step}}`` (or one function per tag;
         :class:`ledger.codec.Codec`, docs/plugin-guide.md "Revising an event type"): old
         shapes are upcast on read, never rewritten (the hash chain covers the stored bytes).
@@ -377,7 +377,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         return []
 
     def time_passed(self, states: dict[str, Any], span: TimePassed) -> list[Event]:
-        """What in-fiction time passing does, as the book says (``campaign time pass``, #30).
+        """What in-fiction time passing does, as the book says (``campaign time pass``).
 
         :param states: character id → state just before the span (GM view: GM-only
             conditions are there; their endings must be GM-only events too).

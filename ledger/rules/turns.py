@@ -1,4 +1,4 @@
-"""What a rule system says about encounters (#30): the :class:`Turns` part of
+"""What a rule system says about encounters: the :class:`Turns` part of
 :class:`ledger.rules.system.RuleSystem`.
 
 An encounter (``campaign encounter start``) keeps the turn order, the round and whose turn
@@ -25,10 +25,14 @@ class Turns:
     :cvar initiative_rule: the text's own words on who acts first, quoted (``encounter
         start --help`` and ``encounter show`` say them); ``""``: the text is silent, so the
         order is the GM's.
+    :cvar action_events: the event classes :meth:`actions_of` may count (d20-world: an
+        item moved or removed), so the encounter checks ask it of those alone; ``None``
+        (default): any class, and :meth:`actions_of` is asked of every event appended.
     """
 
     actions_per_round: ClassVar[int | None] = None
     initiative_rule: ClassVar[str] = ""
+    action_events: ClassVar[tuple[type, ...] | None] = None
 
     def initiative_roll(self, state: Any) -> tuple[str | None, dict[str, Any]] | None:
         """The roll the text makes for a character's initiative, as ``campaign roll`` takes

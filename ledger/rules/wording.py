@@ -34,9 +34,9 @@ _ISSUES = re.compile(r"\s*\(#\d+(?:,\s*#\d+)*\)|[;,]\s*#\d+(?:,\s*#\d+)*(?=\))|\
 
 def for_people(text: str, book: str) -> str:
     """``text`` with every seed file name replaced by ``book`` and every issue reference
-    (``(#16)``, ``; #16)``, ``#16``) left out: what help shows of a developer's docstring.
+    (````, ``)``, ``#16``) left out: what help shows of a developer's docstring.
 
-    >>> for_people('Effort lost ("a cost"; 004_663ae3e4ecc71fd1.txt, "Failure"; #16).', "Spellwoven")
+    >>> for_people('Effort lost ("a cost"; 004_663ae3e4ecc71fd1.txt, "Failure").', "Spellwoven")
     'Effort lost ("a cost"; Spellwoven, "Failure").'
     """
     return _ISSUES.sub("", SEED_NAME.sub(book, text))
@@ -57,7 +57,7 @@ class Wording:
     def for_people(self, text: str) -> str:
         """``text`` written for developers (a docstring shown as help) as people read it:
         the seed file's name becomes the book's title (:attr:`book_title`) and issue
-        references (``(#16)``, ``"...; #16)"``) go (:func:`for_people`)."""
+        references (````, ``"...)"``) go (:func:`for_people`)."""
         return for_people(text, self.book_title)
 
     def describers(self) -> dict[type[Event], Callable[[Event], str | None]]:

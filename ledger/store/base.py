@@ -1,4 +1,4 @@
-"""The ``EventStore`` protocol: everything ``ledger/`` needs from storage (DESIGN.md "Store").
+"""The ``EventStore`` protocol: everything ``ledger/`` needs from storage (docs/architecture.md).
 
 Two backends implement it: :class:`ledger.store.sqlite.Store` (one SQLite file, the embedded
 default) and :class:`ledger.store.postgres.PostgresStore` (a PostgreSQL database, many campaigns in

@@ -1,4 +1,4 @@
-"""Ledger files and the disk under them: a full disk, a read-only medium (#24).
+"""Ledger files and the disk under them: a full disk, a read-only medium.
 
 Three things every command that touches a file needs, in one place:
 

@@ -1,4 +1,4 @@
-"""Webhooks to the group chat, as both SQL backends keep them (#29): the hooks, each with its
+"""Webhooks to the group chat, as both SQL backends keep them: the hooks, each with its
 cursor (the last seq delivered), retry state and lease, and a bounded delivery log.
 
 A hook's signing secret is not in these tables: it is a secret of kind ``"webhook"`` (its

@@ -1,5 +1,5 @@
 """A new ledger file, whole or not at all (``import`` and ``copy`` into a file that does
-not exist yet, #14, #24): :func:`build_new_file`.
+not exist yet): :func:`build_new_file`.
 
 Seen before: ``campaign import`` into a new file on a nearly full disk printed "Imported …
 chain and rolls verified", then failed, and left a corrupt ledger at the path. The import
@@ -37,7 +37,7 @@ T = TypeVar("T")
 
 def build_new_file(path: str, fill: Callable[[Store], T]) -> T:
     """Make a new ledger file at ``path`` whole, or leave nothing there (``import`` and
-    ``copy`` into a file that does not exist yet, #14, #24).
+    ``copy`` into a file that does not exist yet).
 
     1. The ledger is built in a private temporary file beside ``path`` (the same file
        system, so the last step is atomic): ``fill(store)`` writes it, with the rollback

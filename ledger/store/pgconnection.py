@@ -1,5 +1,5 @@
 """PostgreSQL's connections, transactions and error translation for
-:class:`ledger.store.postgres.PostgresStore` (#24).
+:class:`ledger.store.postgres.PostgresStore`.
 
 - :func:`connect_kwargs` and :func:`connection_pool`: how every connection is made (autocommit,
   ``application_name``; a pool checks each connection as it lends it).

@@ -87,7 +87,7 @@ MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
         ),
     ),
     (
-        # access links of the web view (#18), as ledger.store.sqlite.m006_access: the token kept only
+        # access links of the web view, as ledger.store.sqlite.m006_access: the token kept only
         # as its sha256; a revoked link keeps its row with revoked_at set
         "m006_access",
         (
@@ -100,7 +100,7 @@ MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
         ),
     ),
     (
-        # web sessions and form nonces (#24), as ledger.store.sqlite.m008_web_sessions (m007 is
+        # web sessions and form nonces, as ledger.store.sqlite.m008_web_sessions (m007 is
         # SQLite's alone): only the session id's and the nonce's sha256 are kept
         "m008_web_sessions",
         (
@@ -116,7 +116,7 @@ MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
         ),
     ),
     (
-        # where players reach the web view (#24), as ledger.store.m009_public_url
+        # where players reach the web view, as ledger.store.m009_public_url
         "m009_public_url",
         (
             f"create table public_url (campaign {_TEXT} primary key, url text not null, "
@@ -124,7 +124,7 @@ MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
         ),
     ),
     (
-        # each campaign's Merkle tree, checkpoints and cosignatures (#26), as
+        # each campaign's Merkle tree, checkpoints and cosignatures, as
         # ledger.store.sqlite_migrations.m010_merkle_checkpoints; the trees of the events
         # already stored are built once; secrets may hold the campaign's checkpoint key
         "m010_merkle_checkpoints",
@@ -138,7 +138,7 @@ MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
         ),
     ),
     (
-        # bearer tokens of the JSON API (#29), as ledger.store.sqlite_migrations.m011_api_tokens
+        # bearer tokens of the JSON API, as ledger.store.sqlite_migrations.m011_api_tokens
         "m011_api_tokens",
         (
             "create table api_tokens (id bigint generated always as identity primary key, "
@@ -150,7 +150,7 @@ MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
         ),
     ),
     (
-        # webhooks to the group chat (#29), as ledger.store.sqlite_migrations.m012_webhooks:
+        # webhooks to the group chat, as ledger.store.sqlite_migrations.m012_webhooks:
         # hooks, their delivery log, and secrets of kind "webhook" (a hook's signing secret)
         "m012_webhooks",
         (
@@ -165,7 +165,7 @@ MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
         ),
     ),
     (
-        # what `campaign verify` last proved (#28), as ledger.store.sqlite_migrations.m013_verified
+        # what `campaign verify` last proved, as ledger.store.sqlite_migrations.m013_verified
         "m013_verified",
         (
             f"create table verified (campaign {_TEXT} primary key, seq bigint not null, "

@@ -1,5 +1,4 @@
-"""How :class:`ledger.store.postgres.PostgresStore` appends, in as few round trips as it can
-(#28).
+"""How :class:`ledger.store.postgres.PostgresStore` appends, in as few round trips as it can.
 
 A small append outside a transaction (at most :data:`INSERT_ROWS` events) is two round
 trips at most, optimistic:
@@ -39,7 +38,7 @@ read sent after the lock sees the last commit of the writer the lock waited for)
 the versions and the frontier are read together; the rows, the notification and the
 frontier's upsert go with the next statement or the ``commit``. A batch of more than
 :data:`INSERT_ROWS` events goes this way too, by ``COPY`` (which pipeline mode cannot carry).
-Before #28 a small append was eight round trips or more (``begin``, lock, head, versions,
+In an earlier release a small append was eight round trips or more (``begin``, lock, head, versions,
 ``COPY``'s two, ``pg_notify``, the frontier's read and write, ``commit``).
 """
 
@@ -57,7 +56,7 @@ from ledger.store.rows import Row
 from ledger.store.tree import Growth, _split, grow
 
 #: The channel every append notifies when it commits, with the campaign's id as payload
-#: (``pg_notify``): ``campaign serve``'s live log listens instead of polling (#28).
+#: (``pg_notify``): ``campaign serve``'s live log listens instead of polling.
 APPENDED = "ledger_appended"
 #: Each named stream's last version, one backward seek of ``(campaign, stream, version)``
 #: per stream (``max(version) ... group by stream`` read every event of those streams).
@@ -385,7 +384,7 @@ class PgWriter(PgConnected):
                       writes=True)  # fmt: skip
             self._written[campaign] = (int(rows[-1][0]), str(rows[-1][11]))
         self._heads[campaign] = Head(rows[-1][0], rows[-1][11], rows[-1][6])
-        # the versions at the new head, for this store's next append (#28): those it knew at
+        # the versions at the new head, for this store's next append: those it knew at
         # the head the rows chain on (seq before the first, its hash), then the rows' own
         kept = self._versions.get(campaign)
         chained_on = (int(rows[0][0]) - 1, str(rows[0][10]), self.rollbacks)
@@ -394,7 +393,7 @@ class PgWriter(PgConnected):
         self._keep_versions(campaign, Head(last[0], last[11], last[6]),
                             {**known, **{str(r[2]): int(r[3]) for r in rows}})  # fmt: skip
         # delivered at commit, to every listener (PostgreSQL folds repeats in one
-        # transaction): ``campaign serve``'s live log wakes on it (#28)
+        # transaction): ``campaign serve``'s live log wakes on it
         self._owe(_NOTIFY, (APPENDED, campaign))
 
     def _save_growth(self, campaign: str, grown: Growth) -> None:

@@ -8,9 +8,8 @@ run it: roles, grants, backups.
 The same tables as the SQLite store (:mod:`ledger.store`), with the same migrations by name,
 recorded in ``ledger_migrations``: ``events`` (one row per event; ``data`` is the canonical
 JSON as ``text``, never ``jsonb``, so every byte the hash covers is kept), ``secrets``,
-``snapshots``, ``access`` (the web view's links, #18), ``web_sessions`` and ``web_nonces``
-(its signed-in devices and form nonces, #24), ``public_url`` (where the web view is reached,
-#24). Many campaigns share one database: each row names its campaign, and each
+``snapshots``, ``access`` (the web view's links), ``web_sessions`` and ``web_nonces``
+(its signed-in devices and form nonces), ``public_url`` (where the web view is reached). Many campaigns share one database: each row names its campaign, and each
 campaign has its own gap-free ``seq`` and hash chain.
 
 How appends stay correct with many writers (the approach of eventsourcing's PostgreSQL
@@ -23,9 +22,9 @@ appends to different campaigns run in parallel. The lock is released at commit o
 rollback. ``lock_timeout`` bounds the wait (30 s, like SQLite's busy timeout). A small
 append outside a transaction is optimistic instead, in two round trips (one read; one
 statement that takes the lock and writes, refused by the events' primary key when another
-writer appended since the read, then read again): :mod:`ledger.store.pgwrite` (#28).
+writer appended since the read, then read again): :mod:`ledger.store.pgwrite`.
 
-When the server goes away (a restart, a failover, a terminated backend, #24), the store
+When the server goes away (a restart, a failover, a terminated backend), the store
 raises its own errors, never psycopg's (:class:`~ledger.errors.StoreUnavailable`:
 nothing written; :class:`~ledger.errors.CommitUnknown`), opens a fresh connection on
 its next call (a pool's is checked as it is borrowed: :func:`connection_pool`), and settles
@@ -223,8 +222,8 @@ class PostgresStore(PgWriter):
         #: statements owed the server, sent with the transaction's next round trip
         self._owed: list[tuple[str, Any]] = []
         self._begun = self._owes_writes = False
-        self._guesses = {}  # what this store last knew of each campaign (pgwrite, #28)
-        self._versions = {}  # the versions its appends in a transaction knew (pgwrite, #28)
+        self._guesses = {}  # what this store last knew of each campaign (pgwrite)
+        self._versions = {}  # the versions its appends in a transaction knew (pgwrite)
         #: how many transactions rolled back on this store (caches compare it)
         self.rollbacks = 0
         self.confirmed_after_loss: list[tuple[str, int]] = []
@@ -360,7 +359,7 @@ class PostgresStore(PgWriter):
         transaction it is read with the campaign's head and frontier in one statement, kept
         as the store's guess of the campaign (:meth:`~ledger.store.pgwrite.PgWriter._guess`):
         an append that follows, with this version expected, needs no read of its own (one
-        round trip, #28)."""
+        round trip)."""
         if not self._in_tx and _PIPELINE:
             return self._read_alone(campaign, [stream]).versions[stream]
         self.lock(campaign)

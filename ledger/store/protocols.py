@@ -35,7 +35,7 @@ class Pending(msgspec.Struct, frozen=True, gc=False):
     """One event to append, with the envelope fields the caller decides: ``Pending(event)``
     or ``Pending(event, visibility="gm")``: what :meth:`EventRecorder.append` takes (the SQL
     base encodes it; :mod:`ledger.store.base` hands it on). A struct, not a frozen
-    dataclass: one is made per appended event, ten times as fast (#28)."""
+    dataclass: one is made per appended event, ten times as fast."""
 
     event: Event
     visibility: Visibility | None = None  # None: the event class's own visibility
@@ -216,7 +216,7 @@ class EventRecorder(Protocol):
         self, campaign: str, session: int, *, before: int | None = None, scheme: str | None = None
     ) -> int:
         """How many engine rolls session ``session`` holds (before seq ``before``, if given):
-        the next engine roll's nonce (DESIGN.md "Dice and verifiable randomness").
+        the next engine roll's nonce (docs/events.md "Engine dice schemes").
 
         :param scheme: count only rolls of this scheme (``"ledger-downtime-v1"``: the rolls
             drawn from the downtime seed committed at the session's end).
@@ -258,7 +258,7 @@ class EventRecorder(Protocol):
 
 @runtime_checkable
 class SecretStore(Protocol):
-    """Unrevealed seeds, kept apart from the log until they are revealed (DESIGN.md "Store")."""
+    """Unrevealed seeds, kept apart from the log until they are revealed (docs/architecture.md)."""
 
     # --- secrets -----------------------------------------------------------------------
 
@@ -328,7 +328,7 @@ class SnapshotStore(Protocol):
 
     def set_verified(self, campaign: str, seq: int, head_hash: str, at: str) -> None:
         """Keep that ``verify`` proved the log up to ``seq``, ending in ``head_hash``
-        (replacing the record before; #28). A record, not a proof: readers use it only
+        (replacing the record before). A record, not a proof: readers use it only
         while the stored event ``seq`` still has ``head_hash``."""
         ...
 
@@ -341,7 +341,7 @@ class SnapshotStore(Protocol):
 SECRET_FIELDS = ("campaign", "session", "kind", "seed")
 #: The fields of an access row, as :meth:`EventStore.access_rows` gives them.
 ACCESS_FIELDS = ("id", "who", "role", "characters", "token_hash", "created_at", "revoked_at")
-#: The fields of an API token row, as :meth:`EventStore.api_token_rows` gives them (#29).
+#: The fields of an API token row, as :meth:`EventStore.api_token_rows` gives them.
 API_TOKEN_FIELDS = ("id", "who", "scope", "characters", "token_hash", "created_at", "revoked_at")
 #: The fields of a web session row, as :meth:`EventStore.web_sessions` gives them.
 WEB_SESSION_FIELDS = (
@@ -361,7 +361,7 @@ WEB_SESSION_FIELDS = (
 class AccessStore(Protocol):
     """The web view's access links, signed-in devices, form nonces and public address."""
 
-    # --- access links (the web view, #18) ----------------------------------------------
+    # --- access links (the web view) ----------------------------------------------
 
     def add_access(
         self,
@@ -386,7 +386,7 @@ class AccessStore(Protocol):
         the web sessions of every revoked link of the campaign; returns how many links."""
         ...
 
-    # --- bearer tokens of the JSON API (#29) ------------------------------------------
+    # --- bearer tokens of the JSON API ------------------------------------------
 
     def add_api_token(
         self,
@@ -411,7 +411,7 @@ class AccessStore(Protocol):
         many."""
         ...
 
-    # --- web sessions and form nonces (the web view, #24) -------------------------------
+    # --- web sessions and form nonces (the web view) -------------------------------
 
     def add_web_session(
         self, campaign: str, access_id: int, sid_hash: str, device: str, at: str, tokens: float
@@ -489,5 +489,5 @@ class EventStore(
     EventRecorder, SecretStore, SnapshotStore, AccessStore, TreeKeeper, WebhookKeeper, Protocol
 ):
     """Everything ``ledger/`` needs from storage: the four protocols together, the Merkle
-    tree and checkpoints each append keeps (:class:`ledger.store.tree.TreeKeeper`, #26), and
-    the webhooks (:class:`ledger.store.hooks.WebhookKeeper`, #29)."""
+    tree and checkpoints each append keeps (:class:`ledger.store.tree.TreeKeeper`), and
+    the webhooks (:class:`ledger.store.hooks.WebhookKeeper`)."""

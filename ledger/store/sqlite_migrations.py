@@ -81,7 +81,7 @@ def m003_snapshot_fingerprints(db: sqlite_utils.Database) -> None:
 
 def m004_secret_kinds(db: sqlite_utils.Database) -> None:
     """Secrets get a ``kind``: ``"session"`` (a session's seed) or ``"downtime"`` (the
-    downtime seed committed at a session's end, #13); the key is (campaign, kind, session)."""
+    downtime seed committed at a session's end); the key is (campaign, kind, session)."""
     db.execute(
         "create table secrets_v3 (campaign text not null, session integer not null, "
         "kind text not null default 'session' check (kind in ('session', 'downtime')), "
@@ -96,7 +96,7 @@ def m004_secret_kinds(db: sqlite_utils.Database) -> None:
 
 
 def m005_read_indexes(db: sqlite_utils.Database) -> None:
-    """Indexes for the read paths (#19): a session's events in ``seq`` order (``recap``,
+    """Indexes for the read paths: a session's events in ``seq`` order (``recap``,
     ``log --session``, ``advance``, ``--as-of session:N``) and the last event recorded at or
     before a time (``--as-of TIME``). Replaces ``events_session (campaign, session)``."""
     db.execute("create index events_session_seq on events (campaign, session, seq)")
@@ -105,7 +105,7 @@ def m005_read_indexes(db: sqlite_utils.Database) -> None:
 
 
 def m006_access(db: sqlite_utils.Database) -> None:
-    """Access links of the web view (``campaign access``, #18): one row per link, the token
+    """Access links of the web view (``campaign access``): one row per link, the token
     kept only as its sha256 (``token_hash``); ``role`` is ``"gm"`` or ``"player"``,
     ``characters`` a JSON list of character ids granted beyond the sheets' ``player``
     field; a revoked link keeps its row with ``revoked_at`` set."""
@@ -118,7 +118,7 @@ def m006_access(db: sqlite_utils.Database) -> None:
 
 
 def m007_session_marks(db: sqlite_utils.Database) -> None:
-    """``session list`` (#19): the sessions' opening and closing events (:data:`SESSION_MARKS`)
+    """``session list``: the sessions' opening and closing events (:data:`SESSION_MARKS`)
     in a partial index holding every column, in ``seq`` order. The list reads two rows a
     session from that index alone instead of looking each one up in a file of a million
     events (7 ms of the 10 ms it took at 1,000,000 events); the index holds only those rows."""
@@ -130,7 +130,7 @@ def m007_session_marks(db: sqlite_utils.Database) -> None:
 
 
 def m008_web_sessions(db: sqlite_utils.Database) -> None:
-    """Web sessions and form nonces of the web view (#24), so a restart logs nobody out.
+    """Web sessions and form nonces of the web view, so a restart logs nobody out.
 
     ``web_sessions``: one row per signed-in device of an access link: the session id's
     sha256 only (``sid_hash``), a device label (``"Safari on iPhone"``), when it began, was
@@ -153,7 +153,7 @@ def m008_web_sessions(db: sqlite_utils.Database) -> None:
 
 
 def m009_public_url(db: sqlite_utils.Database) -> None:
-    """Where players reach the web view (#24): one row per campaign, the public base URL
+    """Where players reach the web view: one row per campaign, the public base URL
     ``campaign serve`` last announced (its ``--url``, or the address it bound), so
     ``campaign access add`` prints links that open (:meth:`Store.public_url`)."""
     db.execute(
@@ -163,8 +163,7 @@ def m009_public_url(db: sqlite_utils.Database) -> None:
 
 
 def m010_merkle_checkpoints(db: sqlite_utils.Database) -> None:
-    """Each campaign's Merkle tree, its checkpoints and their cosignatures (#26,
-    :mod:`ledger.store.tree`): ``merkle_frontier``, ``merkle_tiles``, ``checkpoints``,
+    """Each campaign's Merkle tree, its checkpoints and their cosignatures (:mod:`ledger.store.tree`): ``merkle_frontier``, ``merkle_tiles``, ``checkpoints``,
     ``cosignatures``, filled for the events already stored (O(n) once). Secrets may also be
     of kind ``"checkpoint"`` (the campaign's signing key)."""
     from ledger.store.tree import M010_TABLES, SECRET_KINDS, fill_trees
@@ -187,7 +186,7 @@ def m010_merkle_checkpoints(db: sqlite_utils.Database) -> None:
 
 
 def m011_api_tokens(db: sqlite_utils.Database) -> None:
-    """Bearer tokens of the JSON API (``campaign access add NAME --api``, #29): one row per
+    """Bearer tokens of the JSON API (``campaign access add NAME --api``): one row per
     token, kept only as its sha256 (``token_hash``); ``scope`` is ``"read"``, ``"roll"`` or
     ``"gm"``; ``characters`` a JSON list of character ids granted by name; a revoked token
     keeps its row with ``revoked_at`` set."""
@@ -201,7 +200,7 @@ def m011_api_tokens(db: sqlite_utils.Database) -> None:
 
 
 def m012_webhooks(db: sqlite_utils.Database) -> None:
-    """Webhooks to the group chat (``campaign webhook``, #29, :mod:`ledger.store.hooks`): the
+    """Webhooks to the group chat (``campaign webhook``, :mod:`ledger.store.hooks`): the
     hooks with their cursor, retry state and lease, and a bounded delivery log. Secrets may
     also be of kind ``"webhook"`` (a hook's signing secret, its id in ``session``)."""
     from ledger.store.hooks import SECRET_KINDS_V5, WEBHOOK_TABLES
@@ -223,7 +222,7 @@ def m012_webhooks(db: sqlite_utils.Database) -> None:
 
 
 def m013_verified(db: sqlite_utils.Database) -> None:
-    """What ``campaign verify`` last proved of each campaign (#28): the head ``seq`` and
+    """What ``campaign verify`` last proved of each campaign: the head ``seq`` and
     its ``hash``, so ``audit`` chains from there (:mod:`ledger.history.proving`) and never
     proves it twice; used only while the stored event ``seq`` still has that hash."""
     db.execute(

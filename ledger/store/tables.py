@@ -100,7 +100,7 @@ class SqlTables(abc.ABC):
                 [row[n] for n in names],
             )
 
-    # --- access links (the web view, #18) -------------------------------------------------
+    # --- access links (the web view) -------------------------------------------------
 
     def add_access(
         self,
@@ -131,7 +131,7 @@ class SqlTables(abc.ABC):
             self.conn.execute(self.SQL.end_revoked_sessions, (campaign, campaign))
             return count
 
-    # --- bearer tokens of the JSON API (#29) ----------------------------------------------
+    # --- bearer tokens of the JSON API ----------------------------------------------
 
     def add_api_token(
         self,
@@ -172,7 +172,7 @@ class SqlTables(abc.ABC):
                 ).rowcount
             )
 
-    # --- web sessions and form nonces (the web view, #24) ----------------------------------
+    # --- web sessions and form nonces (the web view) ----------------------------------
 
     def add_web_session(
         self, campaign: str, access_id: int, sid_hash: str, device: str, at: str, tokens: float

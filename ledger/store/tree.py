@@ -1,4 +1,4 @@
-"""Each campaign's Merkle tree, kept by the store as events are appended (#26), and its signed
+"""Each campaign's Merkle tree, kept by the store as events are appended, and its signed
 checkpoints and their cosignatures.
 
 The tree is RFC 6962 / RFC 9162 section 2.1's over the campaign's events in seq order: leaf
@@ -185,7 +185,7 @@ class TreeStore:
         """Add the just-written ``rows`` (chained rows of one campaign, in seq order) to its
         tree: one frontier write per batch, plus any tiles they complete. Call inside the
         transaction that writes them. ``stored``: the stored frontier, when the caller has
-        read it already (PostgreSQL reads it with the head, #28).
+        read it already (PostgreSQL reads it with the head).
 
         A frontier behind the rows' first seq (a ledger from before m010 that missed its
         fill, an import's earlier chunk) is caught up from the stored hashes first.
@@ -239,7 +239,7 @@ class TreeStore:
     ) -> tuple[int, list[bytes]]:
         """The stored frontier rows from seq ``first`` (whose first row's ``prev_hash`` is
         given) grow: the one this connection wrote last when it fits
-        (:meth:`_frontier_fits`; one read per append batch saved, #28); else ``stored``, or
+        (:meth:`_frontier_fits`; one read per append batch saved); else ``stored``, or
         read."""
         if self._frontier_fits(campaign, first - 1, prev_hash):
             cached = self._frontier_cache()[campaign]

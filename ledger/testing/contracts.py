@@ -203,7 +203,7 @@ class RuleSystemContract:
             assert once == twice, f"{line}: the applier gave two answers for one event"
 
     def test_time_passing_is_pure_and_gives_the_systems_events(self) -> None:
-        """``time_passed`` (#30) answers a span with the system's own events (or the core's),
+        """``time_passed`` answers a span with the system's own events (or the core's),
         the same answer twice, without changing the states it is handed."""
         from ledger.events import TimePassed
 

@@ -160,7 +160,7 @@ class EventStoreContract(TreeContract, WebhookContract):
             1,
         ]
         assert [e.seq for e in store.rows("c", types=["session.started"])] == []
-        # several types at once, with the type column (Campaign.append's one read, #28)
+        # several types at once, with the type column (Campaign.append's one read)
         assert list(
             store.rows("c", types=["session.started", "note.added"], after=2, columns="seq, type")
         ) == [(3, "note.added"), (4, "note.added")]

@@ -1,5 +1,5 @@
 """The store contract's checks of the Merkle tree, checkpoints and cosignatures each backend
-keeps (#26, :mod:`ledger.store.tree`): part of :class:`ledger.testing.EventStoreContract`."""
+keeps (:mod:`ledger.store.tree`): part of :class:`ledger.testing.EventStoreContract`."""
 
 from __future__ import annotations
 

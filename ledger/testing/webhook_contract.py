@@ -1,4 +1,4 @@
-"""The webhooks' part of the store contract (#29, :class:`ledger.store.hooks.WebhookKeeper`):
+"""The webhooks' part of the store contract (:class:`ledger.store.hooks.WebhookKeeper`):
 mixed into :class:`ledger.testing.store_contract.EventStoreContract`, so every backend runs it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The web view, ``campaign serve`` (#18): one table's live log, sheets, recaps and audits
+"""The web view, ``campaign serve``: one table's live log, sheets, recaps and audits
 in a browser, with capability links per player and an in-browser verifier.
 
 - :mod:`ledger.web.access`: access links (random 128-bit tokens, stored hashed, revocable)

@@ -1,4 +1,4 @@
-"""Access links of the web view (#18): capability tokens, one for the GM and one per player.
+"""Access links of the web view: capability tokens, one for the GM and one per player.
 
 A token is 128 random bits (``secrets.token_urlsafe(16)``); only its sha256 is stored (the
 ``access`` table, :meth:`ledger.store.sqlite.Store.add_access`), so a copy of the ledger file holds
@@ -83,7 +83,7 @@ def check_player(name: str) -> str:
 
 
 class LinkExists(RuleError):
-    """``who`` already has a live link and a new one was not asked to replace it (#24).
+    """``who`` already has a live link and a new one was not asked to replace it.
 
     :ivar who: the name as the live link spells it.
     """

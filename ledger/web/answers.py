@@ -1,4 +1,4 @@
-"""A player's phone answers roll requests (#26): ``/requests/part`` lists the open requests
+"""A player's phone answers roll requests: ``/requests/part`` lists the open requests
 addressed to the viewer, ``POST /answer/SEQ`` answers one.
 
 A request (``roll.requested``, :mod:`ledger.campaign.requests`) is addressed to a player when

@@ -1,6 +1,6 @@
-"""The ``campaign serve`` app (#18): Starlette routes over one campaign of a ledger file.
+"""The ``campaign serve`` app: Starlette routes over one campaign of a ledger file.
 
-Who sees what (DESIGN.md "Visibility", "Web view"):
+Who sees what (docs/trust.md "A player's view never holds a GM fact"; docs/serve.md):
 
 - Nothing without a session: a request without one gets a login hint (403) and nothing
   else. A capability link ``/a/TOKEN`` (:mod:`ledger.web.access`) is exchanged for a
@@ -289,7 +289,7 @@ class Server:
             Route("/sheet/{character}", pages.sheet(self)),
             Route("/sheet/{character}/part", pages.sheet_part(self)),
             Route("/sheet.css", sheet_css),
-            Route("/manifest.webmanifest", offline.manifest(self)),  # installable (#27)
+            Route("/manifest.webmanifest", offline.manifest(self)),  # installable
             Route("/sw.js", offline.service_worker),
             Route("/recap/{number:seq}", pages.recap(self)),
             Route("/audit/{seq:seq}", pages.audit(self)),
@@ -297,16 +297,16 @@ class Server:
             Route("/roll/{character}/preview", roll_form.preview(self)),
             Route("/requests/part", answers.requests_part(self)),
             Route("/answer/{seq:seq}", answers.answer(self), methods=["POST"]),
-            Route("/gm", gm.gm_page(self)),  # the GM's page (#27)
+            Route("/gm", gm.gm_page(self)),  # the GM's page
             Route("/gm/{action}", gm.gm_post(self), methods=["POST"]),
             Route("/export.ndjson", pages.export(self)),
             Route("/verify", pages.verify_page(self)),
             Route("/verifier.html", pages.verifier_download(self)),
-            Route("/checkpoint", witness_api.checkpoint(self)),  # the phones' witness (#26)
+            Route("/checkpoint", witness_api.checkpoint(self)),  # the phones' witness
             Route("/proof/consistency", witness_api.consistency(self)),
             Route("/proof/inclusion", witness_api.inclusion(self)),
             Route("/cosignature", witness_api.cosignature(self), methods=["POST"]),
-            api.mount(self),  # the JSON API (#29)
+            api.mount(self),  # the JSON API
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
         # the phones witness checkpoints (static/phone-witness.js) where the server serves them

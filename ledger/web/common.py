@@ -39,7 +39,7 @@ HERE = Path(__file__).resolve().parent
 class SeqConvertor(Convertor[int]):
     """A path's seq or session number (``{seq:seq}``): 1 to 18 digits, so a number SQLite's
     64-bit integers cannot hold (``/audit/9223372036854775808``) matches no route and is a
-    404, never an overflow inside a query (found by schemathesis, #29)."""
+    404, never an overflow inside a query (found by schemathesis)."""
 
     regex = "[0-9]{1,18}"
 
@@ -91,7 +91,7 @@ def environment() -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.globals["my_characters"] = my_characters  # the header's character switcher (#27)
+    env.globals["my_characters"] = my_characters  # the header's character switcher
     return env
 
 

@@ -1,4 +1,4 @@
-"""Facts in sentences (#27): what the audit page says about one event, in words a player
+"""Facts in sentences: what the audit page says about one event, in words a player
 reads at the table, never a Python value (no ``[(20, 14)]``, ``None``, ``True`` or dict).
 
 :func:`audit_facts` turns the dict of :func:`ledger.history.audit.audit` into a verdict
@@ -245,7 +245,7 @@ def audit_facts(campaign: Any, a: Mapping[str, Any], data: Mapping[str, Any]) ->
     if source:
         facts.append(Fact("How", source))
     origin = a.get("imported")
-    if origin:  # a roll imported from another tool's chat log (#29)
+    if origin:  # a roll imported from another tool's chat log
         when_said = f" at {origin['at']}" if origin.get("at") else ""
         facts.append(
             Fact(
@@ -276,7 +276,7 @@ def audit_facts(campaign: Any, a: Mapping[str, Any], data: Mapping[str, Any]) ->
     if checkpoint:
         facts.append(Fact("Checkpoint", checkpoint))
     checked = a.get("checked")
-    if checked:  # audit by proof (#28): what was hashed and re-derived
+    if checked:  # audit by proof: what was hashed and re-derived
         facts.append(Fact("What the audit checked", checked[:1].upper() + checked[1:] + "."))
     if a.get("original"):
         facts.append(Fact("Originally", a["original"]))

@@ -1,4 +1,4 @@
-"""What the live streams send (``/events``, #28), read from the store and rendered once per
+"""What the live streams send (``/events``), read from the store and rendered once per
 wake-up for every open stream instead of once per stream.
 
 When the hub (:class:`ledger.web.live.Hub`) wakes the streams, each used to read the head,

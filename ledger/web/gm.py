@@ -1,4 +1,4 @@
-"""The GM's page that runs the night (#27): ``GET /gm`` and its taps, ``POST /gm/ACTION``.
+"""The GM's page that runs the night: ``GET /gm`` and its taps, ``POST /gm/ACTION``.
 
 Only the GM's session sees it: a player's session, or none, gets the generic 404 page
 ("There is nothing here"), no hint that the page exists. Per character: apply damage
@@ -248,7 +248,7 @@ def _request(campaign: Any, form: dict[str, str]) -> str:
 
 
 def _encounter(campaign: Any, action: str, who: str) -> str:
-    """The encounter tracker's Next turn and End (#30): ``campaign encounter next|end``'s
+    """The encounter tracker's Next turn and End: ``campaign encounter next|end``'s
     own functions, so the same refusals (none running) and the same consequences (a
     lapsed Boost) in the same batch."""
     from ledger.campaign import initiative

@@ -1,4 +1,4 @@
-"""What the GM's page (:mod:`ledger.web.gm`, #27) shows: per character the taps of the night
+"""What the GM's page (:mod:`ledger.web.gm`) shows: per character the taps of the night
 (damage, conditions, experience, a roll request), the rest of the rule system's events as
 folded forms built from their msgspec fields, the recent entries with their undo, who is
 connected, and a player's new link as a QR code. Pure reads of the GM's view: nothing here

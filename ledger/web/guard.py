@@ -1,4 +1,4 @@
-"""The guard every connection of the web view passes through (#24): a cap on open
+"""The guard every connection of the web view passes through: a cap on open
 connections, a deadline for each request, and one log line instead of a flood.
 :mod:`ledger.web.server` binds the sockets and runs uvicorn with it.
 

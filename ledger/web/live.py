@@ -1,4 +1,4 @@
-"""The live log's wake-ups (#18): :class:`Hub` notices when the campaign changes and wakes
+"""The live log's wake-ups: :class:`Hub` notices when the campaign changes and wakes
 every open stream of ``campaign serve``.
 
 Appends by any process, and access links issued or revoked, are noticed by looking at
@@ -31,7 +31,7 @@ logger = logging.getLogger("ledger.web.app")
 POLL_SECONDS = 0.2
 #: How often the watcher asks SQLite whether anyone else committed (``PRAGMA data_version``,
 #: a read of one counter in shared memory, no query of the campaign): seconds. A change
-#: makes it look at :func:`mark` at once instead of at the next :data:`POLL_SECONDS` (#28).
+#: makes it look at :func:`mark` at once instead of at the next :data:`POLL_SECONDS`.
 WAKE_SECONDS = 0.01
 #: The longest pause (seconds) between the watcher's looks while the ledger is out of reach
 #: (it starts again at :data:`POLL_SECONDS` and doubles).
@@ -81,7 +81,7 @@ class Hub:
         self._thread: threading.Thread | None = None
         #: called in the watcher's thread, with its store and the campaign id, when it saw a
         #: change: what it returns (not ``None``) is given to :attr:`offer` on the event
-        #: loop with the generation it woke (the live streams' shared look, #28:
+        #: loop with the generation it woke (the live streams' shared look,
         #: :class:`ledger.web.feed.Feed`); it must not raise
         self.prepare: Callable[[Any, str], Any] | None = None
         self.offer: Callable[[int, Any], None] | None = None
@@ -231,7 +231,7 @@ class Hub:
 
 
 class Listener:
-    """The server's ``event_appended`` listener (ledger/hookspecs.py, #17): a write through
+    """The server's ``event_appended`` listener (ledger/hookspecs.py): a write through
     one of the server's own campaign objects (a roll entered on the web) wakes the live
     streams as soon as it commits, without waiting for the hub's next look. Registered with
     the plugin manager while the app runs.

@@ -1,4 +1,4 @@
-"""The live log page of ``campaign serve`` (#27): its entries, filters and the "recorded"
+"""The live log page of ``campaign serve``: its entries, filters and the "recorded"
 banner; the live stream (``/events``, :mod:`ledger.web.pages`) renders its entries here too.
 
 An entry is a dict the templates show (``_entry.html.j2``): the words of the event

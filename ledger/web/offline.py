@@ -1,4 +1,4 @@
-"""Installable and readable offline (#27): the web app manifest and the service worker.
+"""Installable and readable offline: the web app manifest and the service worker.
 
 - ``/manifest.webmanifest`` (a live session only, like every page: it names the campaign):
   the campaign's title as the app's name, the live log as where it starts, standalone, the

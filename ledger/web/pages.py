@@ -1,4 +1,4 @@
-"""The routes of ``campaign serve`` (#18), one factory per page: each takes the
+"""The routes of ``campaign serve``, one factory per page: each takes the
 :class:`ledger.web.app.Server` and returns the Starlette endpoint. Most pages are a
 function of the campaign, the viewer and the request made into such a factory by
 :func:`viewed` (the login hint for a request without a live session); the link exchange,
@@ -35,7 +35,7 @@ from ledger.web.common import (
     render,
     run_sync,
 )
-from ledger.web.logview import entry as entry  # importable from here, as before #27
+from ledger.web.logview import entry as entry  # importable from here, as in an earlier release
 from ledger.web.logview import entry_html as entry_html
 from ledger.web.logview import log_entries as log_entries  # api/app.py imports it here
 from ledger.web.logview import log_page
@@ -226,7 +226,7 @@ def events(server: ServerPort) -> Endpoint:
     table hears the GM roll behind the screen.
 
     What a wake-up sends is read and rendered once for every stream of the same view
-    (:class:`ledger.web.feed.Feed`, #28), and sent as one chunk."""
+    (:class:`ledger.web.feed.Feed`), and sent as one chunk."""
     from ledger.web.feed import Feed
 
     feed = Feed(server)

@@ -1,4 +1,4 @@
-"""What the pages tell the phone's own scripts (#26).
+"""What the pages tell the phone's own scripts.
 
 A player's page loads ``static/requests.js`` (roll requests, :mod:`ledger.web.answers`) and
 ``static/phone-witness.js`` (the phone as witness of the campaign's checkpoints,

@@ -45,7 +45,7 @@ def roll(server: ServerPort) -> Endpoint:
     :meth:`ledger.campaign.aggregate.Campaign.roll`, with the viewer as actor, and redirects
     to ``/log?recorded=SEQ#eSEQ`` (the log's "Recorded #SEQ — outcome" banner).
 
-    The form (#27) is built from the system's roll params (:mod:`ledger.web.roll_help`): the
+    The form is built from the system's roll params (:mod:`ledger.web.roll_help`): the
     character's skills as buttons, most rolled first; the dice as face buttons or the
     numeric keypad; the common options shown, the rest folded; the odds of the roll as it
     stands. A refusal is shown next to the field it is about (422, nothing written); a

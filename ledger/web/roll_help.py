@@ -1,4 +1,4 @@
-"""The phone's roll form, worked out (#27): its fields in the book's words, the character's
+"""The phone's roll form, worked out: its fields in the book's words, the character's
 skills most used first, the exact odds before rolling, and a refusal placed next to the
 field that caused it.
 
@@ -168,7 +168,9 @@ def odds(campaign: Any, cid: str, skill: str | None, picked: dict[str, Any], *, 
     system = campaign.system
     empty: dict[str, Any] = {"lines": [], "note": "", "field": ""}
     if not skill:
-        return {**empty, "note": f"Tap a {system.skill_label.lower()} to see your chances."}
+        label = system.skill_label.lower()
+        article = "an" if label[:1] in "aeiou" else "a"
+        return {**empty, "note": f"Tap {article} {label} to see your chances."}
     try:
         state = campaign.state_of(cid, as_gm=as_gm, save_snapshots=False)
         request = RollRequest(cid, campaign.characters()[cid], skill, picked, None)

@@ -1,4 +1,4 @@
-"""Running the web view on a shared network (#24): uvicorn on sockets bound before any link
+"""Running the web view on a shared network: uvicorn on sockets bound before any link
 is issued, a cap on open connections, a deadline for each request, and a Host allowlist.
 
 What a crowded or hostile network does to a plain uvicorn, and what this module does instead:

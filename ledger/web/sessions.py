@@ -1,4 +1,4 @@
-"""Sessions of the web view (#24): signed-in devices kept in the store, their write limits and
+"""Sessions of the web view: signed-in devices kept in the store, their write limits and
 the roll form's one-time nonces.
 
 A capability link (:mod:`ledger.web.access`) is exchanged for a session: a random 256-bit id
@@ -359,7 +359,7 @@ def use_nonce(store: Any, session: Session, nonce: str, now: datetime) -> None:
 def sign_out_device(
     store: Any, campaign_id: str, session_id: int, now: datetime, policy: SessionPolicy
 ) -> Session | None:
-    """End the live session ``session_id`` of the campaign from the GM's page (#27): the
+    """End the live session ``session_id`` of the campaign from the GM's page: the
     device's next request finds no session (the login hint), its open live streams end at
     their next look (``event: ended``). The link stays live: the player opens it again to
     sign back in.

@@ -1,4 +1,4 @@
-"""The in-browser verifier as one self-contained HTML file (#18, #26)."""
+"""The in-browser verifier as one self-contained HTML file."""
 
 from __future__ import annotations
 

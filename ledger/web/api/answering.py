@@ -1,4 +1,4 @@
-"""Roll requests through the JSON API (#29): the caller's open requests and their answers,
+"""Roll requests through the JSON API: the caller's open requests and their answers,
 through the phone's code (:func:`ledger.campaign.entering.answer_request`: the same checks,
 the same :func:`ledger.campaign.rolling.roll` with ``answer=SEQ`` as ``campaign roll
 --answer SEQ --entropy HEX``), and the Merkle proofs of :mod:`ledger.history.proofs`."""

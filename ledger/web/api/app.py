@@ -1,4 +1,4 @@
-"""The JSON API of ``campaign serve`` (#29): ``/api/v1``, for scripts and bots.
+"""The JSON API of ``campaign serve``: ``/api/v1``, for scripts and bots.
 
 Every request carries ``Authorization: Bearer TOKEN`` (:mod:`ledger.web.api.tokens`); no
 token, an unknown one or a revoked one is 401, a token whose scope does not allow the

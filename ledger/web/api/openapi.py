@@ -1,4 +1,4 @@
-"""The OpenAPI 3.1 description of ``/api/v1`` (#29), generated from the msgspec types of
+"""The OpenAPI 3.1 description of ``/api/v1``, generated from the msgspec types of
 :mod:`ledger.web.api.types` (:func:`msgspec.json.schema_components`), never written by hand.
 
 It declares every status, header and media type the endpoints send (tests compare recorded

@@ -1,4 +1,4 @@
-"""A roll entered through the JSON API (#29): the body read, then the code of ``campaign
+"""A roll entered through the JSON API: the body read, then the code of ``campaign
 roll`` and the web form (:func:`ledger.campaign.entering.enter_roll`), with the same
 refusals."""
 

@@ -1,4 +1,4 @@
-"""Bearer tokens of the JSON API (#29): ``campaign access add NAME --api --scope SCOPE``.
+"""Bearer tokens of the JSON API: ``campaign access add NAME --api --scope SCOPE``.
 
 A token is 256 random bits (``secrets.token_urlsafe(32)``) prefixed ``cl_``; only its sha256
 is kept (the ``api_tokens`` table, migration ``m011_api_tokens``), so a copy of the ledger

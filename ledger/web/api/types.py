@@ -1,4 +1,4 @@
-"""The bodies of the JSON API (#29), as msgspec types: every response and request body is
+"""The bodies of the JSON API, as msgspec types: every response and request body is
 one of these, and ``/api/v1/openapi.json`` is generated from them
 (:func:`msgspec.json.schema_components`), never written by hand."""
 

@@ -1,4 +1,4 @@
-// The phone checks its own answers (#26). For every roll request this phone sent entropy
+// The phone checks its own answers. For every roll request this phone sent entropy
 // for (phone-db.js "answers"), it reads the campaign's export (the players' view, the same
 // file `campaign verify FILE` checks), verifies it with the in-browser verifier (verify.js:
 // chain, seeds, every engine draw, ledger-roll-v2 rolls with their request and entropy) and

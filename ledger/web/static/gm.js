@@ -1,4 +1,4 @@
-// The GM's page (#27). Plain forms that work without this script; with it, a form's button
+// The GM's page. Plain forms that work without this script; with it, a form's button
 // is disabled once tapped (a second tap while the first is on its way sends nothing: the
 // server would refuse it anyway, the page's nonce being used), a "New link" asks first
 // (it stops the old link), and a new entry of the log (a player's roll) is said at the top

@@ -1,4 +1,4 @@
-// The live log page (#27) follows the game: it opens at the newest entry (or at the entry
+// The live log page follows the game: it opens at the newest entry (or at the entry
 // the address names, #eN, after a roll), and keeps the newest in view as entries land
 // unless the player scrolled up to read; then a "New entries" pill says how many landed
 // below and jumps down when tapped. A roll that lands shows a toast (role=status, read out

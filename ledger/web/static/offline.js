@@ -1,4 +1,4 @@
-// Installable and readable offline (#27): registers the service worker (/sw.js, scope: the
+// Installable and readable offline: registers the service worker (/sw.js, scope: the
 // whole site) and, on a page it did not serve (the first visit), asks it to keep the page
 // just opened, so even that one can be read offline. A page the worker served from its copy
 // carries #offline-note (and the class "offline" on <html>, for the stylesheet); a form sent

@@ -1,4 +1,4 @@
-// Roll requests on the player's phone (#26). The open requests addressed to this player
+// Roll requests on the player's phone. The open requests addressed to this player
 // (/requests/part, rendered by the server) are shown at the top of every page and fetched
 // again whenever the live stream says something was written; a new one makes the phone
 // vibrate where it can. **Roll** makes 32 bytes with crypto.getRandomValues, keeps them in
@@ -92,7 +92,7 @@ async function sendDice(li, form) {
   done(li);
 }
 
-// Die-face buttons (#27) fill the dice field: a Fudge face is added to the run ("++-0"),
+// Die-face buttons fill the dice field: a Fudge face is added to the run ("++-0"),
 // a number after a space ("3 5"); "Next die" leaves a space for the keypad.
 function wireFaces(li) {
   const dice = li.querySelector("input.dice-entry");

@@ -1,4 +1,4 @@
-// The phone's roll form (#27): die-face buttons fill the dice field, the odds of the roll as
+// The phone's roll form: die-face buttons fill the dice field, the odds of the roll as
 // it stands are fetched from /roll/ID/preview (an HTML fragment rendered and escaped by the
 // server) whenever a field changes, and a refusal the preview finds is shown next to the
 // field it is about. Without this script the form still posts and the server answers.

@@ -1,4 +1,4 @@
-// The service worker of `campaign serve` (#27), served as /sw.js (scope: the whole site)
+// The service worker of `campaign serve`, served as /sw.js (scope: the whole site)
 // with VERSION and ASSETS written in by the server (ledger/web/offline.py).
 //
 // - Pages a device may read offline (home, live log, sheets, recaps): network first; the

@@ -1,4 +1,4 @@
-// Light or dark (#27): the page follows the phone (prefers-color-scheme) unless the player
+// Light or dark: the page follows the phone (prefers-color-scheme) unless the player
 // chose otherwise with the menu's theme button; the choice is kept in localStorage and set
 // on <html data-theme> by this script, loaded in <head> before the stylesheet applies, so
 // a dark page never flashes light. Without JavaScript the phone's setting still applies.

@@ -1,4 +1,4 @@
-// The in-browser verifier's check of an export's checkpoint and cosignature lines (#26),
+// The in-browser verifier's check of an export's checkpoint and cosignature lines,
 // with witness.js's signed-note, checkpoint and cosignature code (nothing but WebCrypto:
 // SHA-256 and Ed25519). It mirrors ledger/history/witnessed.py check() and names the first
 // bad checkpoint in the words of `campaign verify FILE`:

@@ -1,4 +1,4 @@
-// The phone's pinned key against the log (#26): when this table's /verify page has checked
+// The phone's pinned key against the log: when this table's /verify page has checked
 // an export, the key this phone pinned for the campaign (phone-db.js "witness", pinned by
 // witness.js visit() from GET /checkpoint) must be the campaign key the verified log itself
 // records (campaign.created's checkpoint_key, or a checkpoint.key event). A server that

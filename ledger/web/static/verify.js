@@ -6,7 +6,7 @@
 // downtime.* commit and reveal seeds; an entry with "source": "engine" was drawn from one):
 //   - seq runs 1, 2, 3, ... without gaps; each prev_hash is the previous hash (64 zeros
 //     first); each hash is sha256(prev_hash bytes + canonical envelope), the canonical
-//     envelope being the line without "hash", keys sorted, no whitespace (DESIGN.md
+//     envelope being the line without "hash", keys sorted, no whitespace (docs/events.md
 //     "Events"); a redacted stub is chained through its stored hashes only;
 //   - each stream's version runs 1, 2, 3, ... (skipping at most as many as stubs before);
 //   - sessions start once each in order, never nested, and close once; each revealed seed
@@ -15,7 +15,7 @@
 //   - every engine roll is drawn before its seed's reveal and, once revealed, has the next
 //     nonce and exactly the draws HMAC-SHA256(seed, msg) gives, with rejection sampling;
 //   - an optional receipt SEQ:HASH: the log holds that hash at that seq;
-//   - the export's checkpoint and cosignature lines (#26), by verify-checkpoints.js (an ES
+//   - the export's checkpoint and cosignature lines, by verify-checkpoints.js (an ES
 //     module on witness.js: Ed25519 by WebCrypto): each checkpoint signed by the campaign's
 //     key the log records, its root the RFC 6962 root of the first `size` events, each
 //     cosignature a C2SP tlog-cosignature/v1 of it. Without that module or Ed25519 the
@@ -356,7 +356,7 @@
         var row;
         try { row = JSON.parse(line); } catch (e) { throw new Problem(null, "line " + number + " is not JSON"); }
         if (row === null || typeof row !== "object" || Array.isArray(row)) { throw new Problem(null, "line " + number + " is not an exported event"); }
-        if (row.kind === "checkpoint" || row.kind === "cosignature") { trust.push(row); continue; }  // checked below (#26)
+        if (row.kind === "checkpoint" || row.kind === "cosignature") { trust.push(row); continue; }  // checked below
         var seq = row.seq;
         if (!isInt(seq) || typeof row.prev_hash !== "string" || !HEX64.test(row.prev_hash) ||
             typeof row.hash !== "string" || !HEX64.test(row.hash) || typeof row.campaign !== "string") {

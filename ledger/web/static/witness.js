@@ -363,7 +363,7 @@ async function getJson(fetcher, url) {
   return response.json();
 }
 
-/** One visit of a phone (#26): fetch the newest checkpoint; pin the campaign's key the first
+/** One visit of a phone: fetch the newest checkpoint; pin the campaign's key the first
  * time (a changed key is reported, nothing else done); verify the note with it; from the
  * newest checkpoint verified before, fetch a consistency proof and check it; keep the new
  * checkpoint and post this device's cosignature of it.

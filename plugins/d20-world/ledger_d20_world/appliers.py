@@ -68,15 +68,15 @@ replace = msgspec.structs.replace
 
 
 def _expire(state: Character, ends: tuple[str, ...]) -> Character:
-    """``state`` without the conditions whose ``ends_on`` is one of ``ends`` (#16)."""
-    if not state.conditions:  # most states at most scene ends (#28)
+    """``state`` without the conditions whose ``ends_on`` is one of ``ends``."""
+    if not state.conditions:  # most states at most scene ends
         return state
     kept = tuple(c for c in state.conditions if c.ends_on not in ends)
     return state if len(kept) == len(state.conditions) else replace(state, conditions=kept)
 
 
 def _ends_at(state: Character, lasts: int | msgspec.UnsetType) -> int | None:
-    """When a condition lasting ``lasts`` minutes ends on ``state``'s clock (#30)."""
+    """When a condition lasting ``lasts`` minutes ends on ``state``'s clock."""
     if lasts is msgspec.UNSET:
         return None
     if lasts < 1:
@@ -86,7 +86,7 @@ def _ends_at(state: Character, lasts: int | msgspec.UnsetType) -> int | None:
 
 def _due_at(state: Character, deadline: str) -> int | None:
     """When an objective whose ``deadline`` is a duration ("3d", "6 hours") is due on
-    ``state``'s clock; ``None`` for a deadline in words ("before the moon sets"; #30)."""
+    ``state``'s clock; ``None`` for a deadline in words ("before the moon sets")."""
     try:
         minutes, _ = parse_duration(deadline) if deadline.strip() else (0, False)
     except RuleError:
@@ -102,7 +102,7 @@ class Appliers(RuleSystem[Character, Options]):
     def _marked(self, skills: tuple[Skill, ...], skill: str, amount: int) -> tuple[Skill, ...]:
         """``skills`` after marking experience on ``skill`` (added at proficiency 0 when
         practised, "Learning Skills"); the increase is immediate unless deferred (ruling
-        R16). The caller puts the result into its own single ``replace`` (#28)."""
+        R16). The caller puts the result into its own single ``replace``."""
         i = find(skills, skill)
         current = skills[i] if i is not None else Skill(
             name=skill.strip(), proficiency=0, known=False)
@@ -124,7 +124,7 @@ class Appliers(RuleSystem[Character, Options]):
             raise RuleError(f"{state.name} has perished and cannot make checks")
         if ev.gate in ("auto_fail", "auto_success"):
             return replace(state, jinx=state.jinx + 1) if ev.spell else state
-        # every change below goes into one ``replace`` of the state (#28)
+        # every change below goes into one ``replace`` of the state
         traits = state.traits
         for inv in ev.invocations:
             i = need(traits, inv.trait, "trait", state.name)
@@ -189,7 +189,7 @@ class Appliers(RuleSystem[Character, Options]):
         need(state.bonds, ev.bond, "bond", state.name)
         return replace(state, bonds_called=state.bonds_called + 1)
 
-    # --- growth after creation (#16) -----------------------------------------------------
+    # --- growth after creation -----------------------------------------------------
 
     def _gain_trait(self, state: Character, trait: Trait) -> Character:
         if not trait.name:
@@ -405,7 +405,7 @@ class Appliers(RuleSystem[Character, Options]):
 
     @applies(TimePassed)
     def on_time_passed(self, state: Character, ev: TimePassed) -> Character:
-        """In-fiction time passes: the character's clock moves on (#30). What ran out in
+        """In-fiction time passes: the character's clock moves on. What ran out in
         it ends by the events written with it (:meth:`Rules.time_passed`)."""
         return replace(state, clock=state.clock + ev.minutes)
 

@@ -42,11 +42,11 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="d20-world.check_rolled")
     ``experience`` marked on ``skill``. ``spell``: a spellcasting check ("Magic"): messy or
     bad is a ``miscast`` and the caster gains one jinx. ``objective``: the objective (on this
     character's stream) the check contributes to. An attack on a character on the ledger
-    (``roll X SKILL --vs-character Y --weapon ITEM``, #16) records the target as
+    (``roll X SKILL --vs-character Y --weapon ITEM``) records the target as
     ``vs_character`` and the weapon item with its damage from X's sheet ("Weapons": "Each
     weapon specifies the amount of damage it deals"); absent otherwise, so other checks keep
     their bytes. The weapon is the attack's tools ("time, tools (a weapon), and skill",
-    ruling R44), so ``tools`` is true; an attack recorded before #24 may have it false.
+    ruling R44), so ``tools`` is true; an attack recorded in an earlier release may have it false.
     """
 
     character: str
@@ -270,7 +270,7 @@ class ConditionAdded(Event, frozen=True, kw_only=True, tag="d20-world.condition_
     on carried items, and how it ends: ``ends_when`` in words, and ``ends_on`` when the
     ledger can see it end by itself: the next ``rest``, the end of the ``scene`` or of the
     ``session`` ("Each condition specifies what effects it imposes (if any) and how to end
-    the condition. These can be temporal deadlines or specific treatments"; #16). Without
+    the condition. These can be temporal deadlines or specific treatments"). Without
     ``ends_on`` The World ends it with ``condition-ended``."""
 
     character: str
@@ -280,7 +280,7 @@ class ConditionAdded(Event, frozen=True, kw_only=True, tag="d20-world.condition_
     ends_when: str = ""
     ends_on: Literal["rest", "scene", "session"] | None = None
     #: a temporal deadline ("sick for six hours"), in minutes of in-fiction time: it ends
-    #: when ``campaign time pass`` reaches it (#30); absent (not stored) when it has none
+    #: when ``campaign time pass`` reaches it; absent (not stored) when it has none
     lasts_minutes: int | UnsetType = UNSET
 
 
@@ -305,7 +305,7 @@ class HiddenConditionAdded(
     check_penalty: int = 0
     ends_when: str = ""
     ends_on: Literal["rest", "scene", "session"] | None = None
-    #: as :attr:`ConditionAdded.lasts_minutes`: its end by the clock is GM-only too (#30)
+    #: as :attr:`ConditionAdded.lasts_minutes`: its end by the clock is GM-only too
     lasts_minutes: int | UnsetType = UNSET
 
 

@@ -1,4 +1,4 @@
-"""Exact odds of a d20-world check (digest §2.4; seed 001_a3a02f9b7363775f.txt, "Checks",
+"""Exact odds of a d20-world check (docs/rulings/d20-world.md; seed 001_a3a02f9b7363775f.txt, "Checks",
 "Natural 1 & 20", "Traits", "Wounds") and their chart: the :class:`Odds` mixin of
 :class:`ledger_d20_world.system.D20World`, and :func:`odds_series` / :func:`draw_odds`, which
 the system names as its chart module (``campaign odds d20-world --plot``; drawn with the
@@ -89,7 +89,7 @@ class Odds(RuleSystem[Character, Options]):
     """Mixin of :class:`ledger_d20_world.system.D20World`: ``campaign odds d20-world``."""
 
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
-        """``campaign odds d20-world`` (digest §2.4).
+        """``campaign odds d20-world`` (docs/rulings/d20-world.md).
 
         :param params: ``proficiency`` (int ≥ 0; absent: the :func:`family`), ``penalty``
             (int ≥ 0, default 0), ``advantage``/``disadvantage`` flags (both: a normal roll,
@@ -115,7 +115,7 @@ class Odds(RuleSystem[Character, Options]):
         return out
 
     def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
-        """The roll form's odds of a check before it is rolled (#27), from :meth:`odds`
+        """The roll form's odds of a check before it is rolled, from :meth:`odds`
         with the check's proficiency, penalties and mode ("Checks", steps 2-5: the kept
         d20 + proficiency - penalties; 18+ good, 9-17 messy, 8 or less bad).
 

@@ -119,7 +119,7 @@ class Condition(msgspec.Struct, frozen=True, kw_only=True):
     hidden: bool = False
     ends_on: str | None = None
     #: when it ends on the character's in-fiction clock (:attr:`Character.clock`, minutes;
-    #: ``None``: no deadline by the clock; #30)
+    #: ``None``: no deadline by the clock)
     ends_at: int | None = None
 
 
@@ -149,7 +149,7 @@ class Objective(msgspec.Struct, frozen=True, kw_only=True):
     group: bool = False
     contributors: tuple[str, ...] = ()
     #: when its deadline falls on the character's in-fiction clock, if ``deadline`` is a
-    #: duration (``"3d"``, ``"6 hours"``; #30), else ``None`` (text only)
+    #: duration (``"3d"``, ``"6 hours"``), else ``None`` (text only)
     due_at: int | None = None
 
 
@@ -201,5 +201,5 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     rested_after_session: int = 0
     gm_view: bool = False
     group_checks: tuple[GroupCheck, ...] = ()
-    #: in-fiction minutes passed since the character joined (``time.passed``, #30)
+    #: in-fiction minutes passed since the character joined (``time.passed``)
     clock: int = 0

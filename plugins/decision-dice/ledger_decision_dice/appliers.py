@@ -60,7 +60,7 @@ def _used(state: Character, names: list[str]) -> Character:
 
 
 class Appliers(RuleSystem[Character, Options]):
-    """The appliers of decision-dice events (digest §4 "State changes")."""
+    """The appliers of decision-dice events (docs/rulings/decision-dice.md)."""
 
     def _supply_applied(self, state: Character, item_name: str, die: str, face: int,
                         after: str) -> Character:
@@ -147,7 +147,7 @@ class Appliers(RuleSystem[Character, Options]):
 
         :raises RuleError: both or neither of ``delta`` and ``value``; an unknown tracker for
             a ``delta``; a result outside 0..100 (unless ``clamp``: cut to 0..100, said in the
-            event; payloads written before #16 are upcast so).
+            event; payloads written in an earlier release are upcast so).
         """
         if (event.delta is None) == (event.value is None):
             raise RuleError("give the tracker either a delta (a change) or a value (a new "

@@ -1,4 +1,4 @@
-"""Decision-dice events (seed 002_735c6d6cd834a641.txt; digest §4 "State changes").
+"""Decision-dice events (seed 002_735c6d6cd834a641.txt; docs/rulings/decision-dice.md).
 
 Tags are ``"decision-dice.<past_tense>"``. Every event with a ``character`` field goes to
 that character's stream. No floats: every number is an ``int``.
@@ -191,8 +191,8 @@ class TrackerChanged(Event, frozen=True, kw_only=True, tag="decision-dice.tracke
     """A percentage tracker (0–100) changes ("D100 or Percentage"; e.g. ammunition).
 
     Give ``delta`` (added) or ``value`` (set), not both; a result outside 0..100 is refused
-    (ruling X12, #16). Setting a ``value`` on an unknown tracker creates it. ``clamp`` cuts
-    the result to 0..100 instead, said in the event: payloads written before #16 (schema
+    (ruling X12). Setting a ``value`` on an unknown tracker creates it. ``clamp`` cuts
+    the result to 0..100 instead, said in the event: payloads written in an earlier release (schema
     version 1), when every change was clamped in silence, are upcast with ``clamp = True``.
     """
 
@@ -207,8 +207,8 @@ class TrackerChanged(Event, frozen=True, kw_only=True, tag="decision-dice.tracke
 
 
 def tracker_was_clamped(payload: dict[str, object]) -> dict[str, object]:
-    """Upcast a version-1 ``tracker_changed`` payload: it was clamped to 0..100 (X12 before
-    #16), so replaying it keeps the value it gave."""
+    """Upcast a version-1 ``tracker_changed`` payload: it was clamped to 0..100 (ruling X12
+    in an earlier release), so replaying it keeps the value it gave."""
     return {**payload, "clamp": True}
 
 

@@ -156,7 +156,7 @@ class Odds(RuleSystem[Character, Options]):
     """``campaign odds decision-dice``: exact odds of decision, contested and supply rolls."""
 
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Exact odds as ``"n/d"`` strings ("Target Numbers" hint; digest §2.6).
+        """Exact odds as ``"n/d"`` strings ("Target Numbers" hint; docs/rulings/decision-dice.md).
 
         Decision roll: ``dice`` count, ``modifier_total`` (STAT + counted modifiers),
         ``min``/``max``/``mean`` of the result, ``distribution`` of the result, ``targets``
@@ -216,7 +216,7 @@ class Odds(RuleSystem[Character, Options]):
         return out
 
     def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
-        """The roll form's odds of a decision roll before it is rolled (#27), from
+        """The roll form's odds of a decision roll before it is rolled, from
         :meth:`odds` with the roll's dice (3 with advantage, 1 with disadvantage, else 2),
         its counted modifiers (STAT included) and its target ("Decision Rolls": the total
         meets the target number). E.g. STAT 1 against 8 on 2d6: ``("you need 7+ on the

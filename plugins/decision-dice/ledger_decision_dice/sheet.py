@@ -1,6 +1,6 @@
 """Decision-dice characters: sheets, their creation and how a person reads them.
 
-Source: 002_735c6d6cd834a641.txt (digest /work/shared/rules/decision-dice.md). The seed is
+Source: 002_735c6d6cd834a641.txt (rulings: docs/rulings/decision-dice.md). The seed is
 only the "Core Mechanics" page, so stats, levels and derived values follow the campaign
 options (rulings X1–X4, docs/rulings/decision-dice.md). The sheet reads in the book's words:
 "Key Terms" (bonus, penalty, modifier), "Advantage and Disadvantage", "The Rounding Rule"
@@ -56,7 +56,7 @@ class SheetRules(RuleSystem[Character, Options]):
     """Creating a decision-dice character and laying out their sheet."""
 
     def create_sheet(self, sheet: dict[str, Any]) -> dict[str, Any]:
-        """Validate a decision-dice character sheet and return it normalised (digest §3).
+        """Validate a decision-dice character sheet and return it normalised (docs/rulings/decision-dice.md).
 
         Shape (TOML)::
 

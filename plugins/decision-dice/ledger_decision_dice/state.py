@@ -1,7 +1,7 @@
 """Character state and campaign options of decision-dice (seed 002_735c6d6cd834a641.txt).
 
 The seed is only the "Core Mechanics" page: stats, levels, Luck, Stress and Vitality are
-referred to but never defined. They are campaign options here (digest §3 and rulings X1–X4,
+referred to but never defined. They are campaign options here (docs/rulings/decision-dice.md and rulings X1–X4,
 documented in docs/rulings/decision-dice.md). These structs are encoded into snapshots: keep
 their fields, order and defaults.
 """
@@ -70,7 +70,7 @@ class Condition(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Character(msgspec.Struct, frozen=True, kw_only=True):
-    """One character's state: stats, level, equipment, trackers and conditions (digest §3)."""
+    """One character's state: stats, level, equipment, trackers and conditions (docs/rulings/decision-dice.md)."""
 
     character: str
     name: str

@@ -1,4 +1,4 @@
-"""Spellwoven's events (seed 004_663ae3e4ecc71fd1.txt; digest §4 "State changes").
+"""Spellwoven's events (seed 004_663ae3e4ecc71fd1.txt; docs/rulings/spellwoven.md).
 
 Every event names its ``character``, so it goes to that character's stream. Tags are
 ``"spellwoven.<past_tense>"`` and never change. No floats anywhere: successes, dice and
@@ -144,7 +144,7 @@ class EffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.effort_spent
     :ivar roll: the seq of the roll the Effort is spent on, one of the character's rolls in
         the scene (default: the latest roll).
     :ivar latest: the Effort went to the latest roll whatever ``roll`` says (payloads
-        written before #16, schema version 1, upcast so).
+        written in an earlier release, schema version 1, upcast so).
     :ivar bonus: successes added (the Attribute's rating), filled by ``campaign effort``.
     :ivar successes: the roll's successes after the Effort, filled by ``campaign effort``.
     :ivar outcome: the roll's outcome after the Effort, filled by ``campaign effort``.
@@ -166,7 +166,7 @@ class EffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.effort_spent
 
 def roll_was_a_note(payload: dict[str, object]) -> dict[str, object]:
     """Upcast a version-1 ``effort_spent`` payload: its ``roll`` was a note for the reader
-    and the Effort went to the latest roll (before #16), so ``latest = True`` keeps it so."""
+    and the Effort went to the latest roll (in an earlier release), so ``latest = True`` keeps it so."""
     return {**payload, "latest": True}
 
 

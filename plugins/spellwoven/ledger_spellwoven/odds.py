@@ -320,7 +320,7 @@ class Odds(RuleSystem[Character, Options]):
 
 
     def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
-        """The roll form's odds of a Test of Skill before it is rolled (#27), from
+        """The roll form's odds of a Test of Skill before it is rolled, from
         :meth:`odds` with the roll's Skill Level, dice kept, mode, Effort bonus and
         difficulty ("Test of Skill": pass with successes at least the difficulty). E.g.
         Skill Level 5 against Normal (1), three dice: ``("you need 1 success", ...)``.

@@ -70,7 +70,7 @@ def _is_int(value: Any) -> bool:
 def validate_sheet(sheet: dict[str, Any], options: Options) -> dict[str, Any]:
     """Check a character sheet against the creation rules and return it normalised.
 
-    Rules (digest §3, ruling S1, S3): the five Attributes, each 1..4 ("rated on a scale of
+    Rules (docs/rulings/spellwoven.md, ruling S1, S3): the five Attributes, each 1..4 ("rated on a scale of
     1 to 4"); every skill has a rank and an Attribute among the five; a PC's skill ranks
     are ``pc_skill_min``..``pc_skill_max`` (4..9: "trained Skills start at a level of 4",
     "Skills cannot exceed 9"); an NPC's any rank from 1 (the housewife's Fighting is 2);
@@ -280,7 +280,7 @@ class SheetRules(RuleSystem[Character, Options]):
     "Weaknesses"). Nothing in Spellwoven is GM-only: both views are the same."""
 
     def create_sheet(self, sheet: dict[str, Any]) -> dict[str, Any]:
-        """Validate a sheet (:func:`validate_sheet`, digest §3) under the campaign's options.
+        """Validate a sheet (:func:`validate_sheet`, docs/rulings/spellwoven.md) under the campaign's options.
 
         :raises RuleError: naming every broken creation rule.
         """

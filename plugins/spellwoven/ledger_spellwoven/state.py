@@ -33,7 +33,7 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
         ("Characters start play with one Combat Weakness and one Social Weakness").
     :ivar night_hours: the shortest rest (``campaign time pass DURATION --rest``), in hours,
         that is "a night's sleep" and refreshes Effort (the text gives no length; ruling
-        SW-T1; #30).
+        SW-T1).
     """
 
     untrained: Literal["max3attr", "fixed3", "attribute"] = "max3attr"
@@ -44,7 +44,7 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     skill_cap_in_play: int | None = None
     default_difficulty: int = 1
     require_weaknesses: bool = True
-    #: unset (not stored, so campaigns made before #30 keep their bytes) means 8
+    #: unset (not stored, so campaigns made in an earlier release keep their bytes) means 8
     night_hours: int | msgspec.UnsetType = msgspec.UNSET
 
 
@@ -84,7 +84,7 @@ class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Character(msgspec.Struct, frozen=True, kw_only=True):
-    """One Spellwoven character's state (digest §3).
+    """One Spellwoven character's state (docs/rulings/spellwoven.md).
 
     :ivar attributes: the five Attributes, 1..4.
     :ivar skills: name → :class:`Skill`.

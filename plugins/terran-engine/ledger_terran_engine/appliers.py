@@ -302,7 +302,7 @@ class Appliers(RuleSystem[Character, Options]):
     @applies(TimePassed)
     def on_time_passed(self, state: Character, e: TimePassed) -> Character:
         """Rest with appropriate care counts towards a Wound's week ("1.3.1": "through
-        appropriate care and a week of rest"; #30); the recovery itself is the
+        appropriate care and a week of rest"); the recovery itself is the
         ``wound_recovered`` written with the span (:meth:`Rules.time_passed`)."""
         if e.rest and e.care and state.wound in ("critical", "mortal"):
             return replace(state, wound_rest=state.wound_rest + e.minutes)
@@ -550,7 +550,7 @@ class Appliers(RuleSystem[Character, Options]):
 
     @applies(SceneEnded)
     def on_scene_ended(self, state: Character, e: SceneEnded) -> Character:
-        """Rally bonuses end; finished Challenges leave the sheet (digest §4.2)."""
+        """Rally bonuses end; finished Challenges leave the sheet (docs/rulings/terran-engine.md)."""
         return replace(
             state, rallied=False, challenges=[c for c in state.challenges if c.status == "open"],
             last_outcome=None, montage_effects=[],

@@ -134,7 +134,7 @@ class AdvancementRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.adva
 
     ``sheet`` says which sheet gave the threshold: ``session_end``, the sheet as session
     ``session`` ended (ruling T22, schema version 2), or ``current``, the sheet when
-    ``advance`` ran (version-1 payloads, written before #16, upcast so).
+    ``advance`` ran (version-1 payloads, written in an earlier release, upcast so).
     """
 
     schema_version = 2
@@ -157,7 +157,7 @@ class SkillDevelopmentRolled(
 
     (characters.html "1.4 Advancements"; rating 0 has threshold 0, ruling R11.) ``rating``
     is the Skill as session ``session`` ended (``sheet = "session_end"``, T22) or when
-    ``advance`` ran (``"current"``, version-1 payloads written before #16).
+    ``advance`` ran (``"current"``, version-1 payloads written in an earlier release).
     """
 
     schema_version = 2
@@ -385,7 +385,7 @@ class EquipmentChanged(Event, frozen=True, kw_only=True, tag="terran-engine.equi
 def sheet_was_current(payload: dict[str, object]) -> dict[str, object]:
     """Upcast a version-1 ``advancement_rolled``/``skill_development_rolled`` payload: its
     threshold came from the sheet when ``advance`` ran (``sheet = "current"``), as the
-    ledger did before #16 (ruling T22)."""
+    ledger did in an earlier release (ruling T22)."""
     return {**payload, "sheet": "current"}
 
 

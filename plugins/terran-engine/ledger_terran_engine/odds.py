@@ -1,5 +1,5 @@
 """Exact Terran Engine odds as fractions, and their chart (SEED ``003_2aeb47bc6ca82a40.txt``;
-digest §2.6).
+docs/rulings/terran-engine.md).
 
 - Risky Action with n dice (Light + Dark; "2.1"): ``P(fail) = (1/2)^n``,
   ``P(success) = 1 − (5/6)^n``, ``P(mixed) = (5/6)^n − (1/2)^n``; n = 0 fails (R3).
@@ -214,7 +214,7 @@ class Odds(RuleSystem[Character, Options]):
     """``campaign odds terran-engine`` and the odds ``advance --dry-run`` shows."""
 
     def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
-        """The roll form's odds of a Risky Action before it is rolled (#27), from
+        """The roll form's odds of a Risky Action before it is rolled, from
         :meth:`odds` with its pool (Light + Dark dice; "2.1 Risky Actions": the highest die,
         6 success, 4-5 mixed, 1-3 fail; no dice fail, ruling R3). E.g. 3 dice: ``("a 6 on
         any die: success", 91/216)``.

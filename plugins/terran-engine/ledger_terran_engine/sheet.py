@@ -62,7 +62,7 @@ CONDITION_EFFECTS = {
 
 def _heals(state: Character) -> str:
     """How long the Wound's next step still takes ("1.3.1": "a week of rest", with
-    "appropriate care"; #30): ``"recovers after 5 days more of rest with care"``."""
+    "appropriate care"): ``"recovers after 5 days more of rest with care"``."""
     return f"recovers after {span_words(WEEK - state.wound_rest)} more of rest with care"
 
 class SheetRules(RuleSystem[Character, Options]):

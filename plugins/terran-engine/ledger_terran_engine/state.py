@@ -1,6 +1,6 @@
 """Campaign options, character state and the values derived from it.
 
-Seed ``003_2aeb47bc6ca82a40.txt``, characters.html "Section 1 Characters"; digest §3.
+Seed ``003_2aeb47bc6ca82a40.txt``, characters.html "Section 1 Characters"; docs/rulings/terran-engine.md
 State is a frozen ``msgspec.Struct``; HP_max, Ego_max and effective Attributes are derived
 here (never stored) so that Advancements, Conditions and lost points always agree. The
 character's vocabulary (Attributes, Skills, Archetypes, Advancements, Conditions) is named
@@ -103,8 +103,8 @@ class Options(msgspec.Struct, kw_only=True):
     allow_condition_at_zero: bool = False
     ego_resets_at_session_start: bool = False
     #: the shortest rest (``time pass ... --rest``), in hours, that is "a well rested night"
-    #: (the text gives no length; ruling T30-1, #30); unset (not stored, so campaigns made
-    #: before #30 keep their bytes) means 8
+    #: (the text gives no length; ruling T30-1); unset (not stored, so campaigns made
+    #: in an earlier release keep their bytes) means 8
     night_hours: int | msgspec.UnsetType = msgspec.UNSET
 
     def skill_names(self) -> tuple[str, ...]:
@@ -158,7 +158,7 @@ class SessionSheet(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Character(msgspec.Struct, frozen=True, kw_only=True):
-    """One character's state (digest §3.2).
+    """One character's state (docs/rulings/terran-engine.md).
 
     ``rolled`` holds creation Attribute values (absent until rolled); effective values come
     from :func:`attribute`. ``unchosen`` counts Advancements won but not yet chosen.
@@ -190,7 +190,7 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
     ego: int = 0
     wound: Literal["none", "critical", "mortal", "dead"] = "none"
     #: minutes of rest with appropriate care towards the Wound's next step ("a week of
-    #: rest", "1.3.1"; ``time.passed``, #30)
+    #: rest", "1.3.1"; ``time.passed``)
     wound_rest: int = 0
     lost: bool = False
     experience: int = 0
@@ -366,7 +366,7 @@ def known_condition(name: str, options: Options) -> str:
 def session_sheet(state: Character, session: int, sheet: str = "session_end") -> SessionSheet:
     """The sheet session ``session``'s advancement reads (ruling T22): as that session ended,
     or the current one when it has not ended (or ``sheet == "current"``, a payload written
-    before #16)."""
+    in an earlier release)."""
     kept = state.session_sheets.get(session) if sheet == "session_end" else None
     if kept is not None:
         return kept

@@ -1,4 +1,4 @@
-"""Appliers: how each event changes one character's state (pure; digest §4).
+"""Appliers: how each event changes one character's state (pure; docs/rulings/wyrd-engine.md).
 
 The :class:`Appliers` mixin of :class:`ledger_wyrd_engine.system.WyrdEngine`; each
 ``@applies`` method takes ``(state, event)`` and returns a new
@@ -44,7 +44,7 @@ def roll_problems(event: CheckRolled) -> list[str]:
     Guards hand-recorded or amended rolls: the four faces match the first four draws, the
     roll is their sum, the total is ``roll + rating + trait_bonus + boost + teamwork −
     wound_penalty``, and the margin and band follow from the total
-    (000_60e07241544698f0.txt, "Conflict resolution at a glance"; digest §2).
+    (000_60e07241544698f0.txt, "Conflict resolution at a glance"; docs/rulings/wyrd-engine.md).
     """
     problems = []
     faces = [{1: -1, 2: 0, 3: 1}.get(v) for _sides, v in event.draws[:4]]
@@ -87,7 +87,7 @@ def _without_boost(state: Character, value: int) -> tuple[Boost, ...]:
 
 
 def _scene_reset(state: Character) -> Character:
-    """Resets at the end of a scene (digest §4.2)."""
+    """Resets at the end of a scene (docs/rulings/wyrd-engine.md)."""
     return replace(
         state,
         stress=0,
@@ -104,7 +104,7 @@ class Appliers(RuleSystem[Character, Options]):
 
     @applies(CheckRolled)
     def on_check_rolled(self, state: Character, event: CheckRolled) -> Character:
-        """A roll consumes the boost it used and the boon it invoked (digest §4
+        """A roll consumes the boost it used and the boon it invoked (docs/rulings/wyrd-engine.md
         ``check_rolled``; "Boosts", "Active Opposition"); nothing else changes."""
         _alive(state, "roll")
         problems = roll_problems(event)
@@ -146,7 +146,7 @@ class Appliers(RuleSystem[Character, Options]):
     @applies(DamageTaken)
     def on_damage_taken(self, state: Character, event: DamageTaken) -> Character:
         """Convert damage to units by the ratio, then soak it: stress first, then wounds
-        (digest §4.1; "Damage: Stress and Wounds", "Attacking and Defending").
+        (docs/rulings/wyrd-engine.md; "Damage: Stress and Wounds", "Attacking and Defending").
 
         :raises RuleError: negative damage, a ratio outside 1…3, or a dead character.
         """
@@ -159,7 +159,7 @@ class Appliers(RuleSystem[Character, Options]):
     def on_wound_inflicted(self, state: Character, event: WoundInflicted) -> Character:
         """Take a wound slot directly ("Firearms can inflict instant Wounds"); if it is
         already taken, its capacity goes through the absorption algorithm as damage units
-        (digest §4 ``wound_inflicted`` ruling)."""
+        (docs/rulings/wyrd-engine.md ``wound_inflicted`` ruling)."""
         _alive(state, "wound")
         if event.severity in state.wounds:
             return self._apply_units(
@@ -205,7 +205,7 @@ class Appliers(RuleSystem[Character, Options]):
 
     @applies(TimePassed)
     def on_time_passed(self, state: Character, event: TimePassed) -> Character:
-        """Rest counts towards healing every wound taken ("Healing and Recovery"; #30); a
+        """Rest counts towards healing every wound taken ("Healing and Recovery"); a
         wound healed by it is the ``wound_healed`` written with the span."""
         if not event.rest or not state.wounds:
             return state
@@ -389,10 +389,10 @@ class Appliers(RuleSystem[Character, Options]):
     def on_scene_ended(self, state: Character, event: SceneEnded) -> Character:
         """Scene end: stress clears ("Healing and Recovery"), once-per-scene abilities
         reset, boons expire ("Active Opposition"), unused boosts lapse (ruling C15), taken
-        out clears (digest §4.2)."""
+        out clears (docs/rulings/wyrd-engine.md)."""
         return _scene_reset(state)
 
     @applies(SessionEnded)
     def on_session_ended(self, state: Character, event: SessionEnded) -> Character:
-        """Session end: the scene resets plus once-per-session abilities (digest §4.2)."""
+        """Session end: the scene resets plus once-per-session abilities (docs/rulings/wyrd-engine.md)."""
         return replace(_scene_reset(state), used_this_session=())

@@ -1,4 +1,4 @@
-"""Event types of the Wyrd Engine (tags ``"wyrd-engine.<past_tense>"``; digest §4).
+"""Event types of the Wyrd Engine (tags ``"wyrd-engine.<past_tense>"``; docs/rulings/wyrd-engine.md).
 
 Every event with a ``character`` field goes to that character's stream. All fields are
 ``str``/``int``/``bool``/lists of them: recordable by hand with ``campaign record
@@ -56,7 +56,7 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="wyrd-engine.check_rolled
     :ivar damage: attack/defence: the damage of a landed hit (ruling C5), else 0.
     :ivar physical: the roll counted as a physical action (Severe wound penalty).
     :ivar vs_character: the opponent's id when they are a character on the ledger
-        (``--vs-character``, #16); their side is then worked out from their sheet:
+        (``--vs-character``); their side is then worked out from their sheet:
     :ivar vs_skill: the skill they oppose with (the roll's own skill in a contest,
         Athletics to dodge an attack, Fight to attack a defender, unless ``--vs-skill``);
     :ivar vs_rating: that skill's rating on their sheet (0 for a setting skill they lack);
@@ -100,7 +100,7 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="wyrd-engine.check_rolled
 
 
 class DamageTaken(Event, frozen=True, kw_only=True, tag="wyrd-engine.damage_taken"):
-    """Damage from a landed hit, soaked by stress then wounds (digest §4.1).
+    """Damage from a landed hit, soaked by stress then wounds (docs/rulings/wyrd-engine.md).
 
     ("Damage: Stress and Wounds", "Attacking and Defending".)
 
@@ -120,7 +120,7 @@ class DamageTaken(Event, frozen=True, kw_only=True, tag="wyrd-engine.damage_take
 class WoundInflicted(Event, frozen=True, kw_only=True, tag="wyrd-engine.wound_inflicted"):
     """A wound taken directly, e.g. a well-placed firearm shot ("Weapons and Gear in
     Combat": "Firearms can inflict instant Wounds"). If the slot is already taken, its
-    capacity is applied as damage through the absorption algorithm instead (digest §4).
+    capacity is applied as damage through the absorption algorithm instead (docs/rulings/wyrd-engine.md).
     """
 
     character: str
@@ -200,7 +200,7 @@ class BoostGained(Event, frozen=True, kw_only=True, tag="wyrd-engine.boost_gaine
 class BoostUsed(Event, frozen=True, kw_only=True, tag="wyrd-engine.boost_used"):
     """A held boost is spent outside a roll (``roll --boost N`` spends one itself), or
     ``lapsed``: it lasted its single action unused and ends with the holder's turn in an
-    encounter ("Boosts typically last for a single action"; #30). ``lapsed`` is absent
+    encounter ("Boosts typically last for a single action"). ``lapsed`` is absent
     (not stored) on a boost spent, so those keep their bytes."""
 
     character: str

@@ -1,4 +1,4 @@
-"""Exact odds of the 4dF mechanic as fractions, and the odds chart (digest §2.7, ruling C4).
+"""Exact odds of the 4dF mechanic as fractions, and the odds chart (docs/rulings/wyrd-engine.md, ruling C4).
 
 The text's "Success probability per skill level" table prints 38.7% where the exact value
 is 31/81 = 38.27%; these functions never copy the text's numbers, they count outcomes.
@@ -74,7 +74,7 @@ def percent(f: Fraction) -> str:
 def passive_bands(
     modifier: int, dr: int, comparison: str = ">=", minor_cost_margins: tuple[int, ...] = ()
 ) -> dict[str, Fraction]:
-    """``P(band)`` of ``4dF + modifier`` against ``dr``, for every band (digest §2.2).
+    """``P(band)`` of ``4dF + modifier`` against ``dr``, for every band (docs/rulings/wyrd-engine.md).
 
     ``modifier`` is everything added to the dice (skill, trait, boost, teamwork, penalties).
     Bands: failure, tie, success, success_with_style (and success_at_cost if configured);
@@ -141,7 +141,7 @@ class Odds(RuleSystem[Character, Options]):
     """``campaign odds wyrd-engine`` (a mixin; reads ``self.options``)."""
 
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Exact odds of ``4dF + skill`` (digest §2.7): with ``vs``, a contest's band split
+        """Exact odds of ``4dF + skill`` (docs/rulings/wyrd-engine.md): with ``vs``, a contest's band split
         and the attack hit chance; with ``dr``, that DR; otherwise every DR of the ladder.
         Fractions are ``"n/d"`` strings.
 
@@ -182,7 +182,7 @@ class Odds(RuleSystem[Character, Options]):
         return out
 
     def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
-        """The roll form's odds of a check before it is rolled (#27), from :meth:`odds` with
+        """The roll form's odds of a check before it is rolled, from :meth:`odds` with
         the roll's modifier (skill + trait + boost + teamwork + situational - wounds) and
         its DR ("Fudge dice (4dF)", "Passive Opposition") or the opposition's rating
         ("Active Opposition"). E.g. Fair (+1) against Good (+2): ``("you need +1 or more on

@@ -6,7 +6,7 @@ The :class:`SheetRules` mixin of :class:`ledger_wyrd_engine.system.WyrdEngine`: 
 :meth:`~SheetRules.sheet_layout` (``campaign sheet``, HTML, the web view).
 
 Source: 000_60e07241544698f0.txt, "Character Creation" (Steps 1–6), "Traits", "Gear as
-Traits" (digest §3). A player character has exactly one Great (+3), two Good (+2) and three
+Traits" (docs/rulings/wyrd-engine.md). A player character has exactly one Great (+3), two Good (+2) and three
 Fair (+1) skills, ratings summing to 10, every other skill +0, exactly three traits and three
 pieces of gear. Non-player characters (``npc = true``) may have any ratings and any number of
 traits ("Non-player characters and monsters can have fewer or far more traits"). The sheet
@@ -164,7 +164,7 @@ class SheetRules(RuleSystem[Character, Options]):
         other names are custom skills (Isadora's Empathy). Zero-rated skills may be listed (the
         sidebars' "Average (+0)" lines). Sources: 000_60e07241544698f0.txt, "Character
         Creation", "Step 2: Choose Skills", "Step 3: Select Traits", "Step 4: Select Gear";
-        digest §3.1, ruling C12.
+        docs/rulings/wyrd-engine.md, ruling C12.
 
         :returns: the sheet with ratings as ints, skills in canonical spelling, traits as
             tables.
@@ -268,7 +268,7 @@ class SheetRules(RuleSystem[Character, Options]):
     def npc_sheet(self, name: str, skills: dict[str, int]) -> dict[str, Any]:
         """A non-player character: ``npc = true`` and the given ratings; no traits or gear
         needed (000_60e07241544698f0.txt, "Traits": "Non-player characters and monsters
-        can have fewer or far more traits"; digest §3)."""
+        can have fewer or far more traits"; docs/rulings/wyrd-engine.md)."""
         return {"name": name, "npc": True, "skills": dict(skills)}
 
     def sheet_view(self, state: Character, *, as_gm: bool) -> dict[str, Any]:

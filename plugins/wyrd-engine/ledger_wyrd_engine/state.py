@@ -2,7 +2,7 @@
 
 Source: 000_60e07241544698f0.txt, "Character Creation" (skills, traits, gear, stress and
 wounds), "Damage: Stress and Wounds", "Active Opposition" (boons), "Boosts: Optional Rule
-for Increasing Success"; digest §3.
+for Increasing Success"; docs/rulings/wyrd-engine.md
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ CASEBOOK_SKILLS: tuple[str, ...] = (
     "Burglary", "Resources", "Crafts",
 )  # fmt: skip
 
-#: Skills whose rolls are "physical actions" for the Severe wound penalty (digest §3.3 ruling).
+#: Skills whose rolls are "physical actions" for the Severe wound penalty (docs/rulings/wyrd-engine.md ruling).
 PHYSICAL_SKILLS: tuple[str, ...] = ("Athletics", "Fight", "Shoot", "Stealth", "Physique")
 
 TraitKind = Literal["bonus", "ability", "permission", "substitution"]
@@ -65,8 +65,8 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     physical_skills: list[str] = msgspec.field(default_factory=lambda: list(PHYSICAL_SKILLS))
     #: rest that heals a wound by itself ("Healing and Recovery": Mild "a short rest (a few
     #: hours)", Moderate "days of rest", Severe "weeks of rest"; the text gives no number:
-    #: ruling W-T1, #30), ``{severity: minutes}``; unset (not stored, so campaigns made
-    #: before #30 keep their bytes) means 3 hours, 3 days and 3 weeks
+    #: ruling W-T1), ``{severity: minutes}``; unset (not stored, so campaigns made
+    #: in an earlier release keep their bytes) means 3 hours, 3 days and 3 weeks
     rest_to_heal: dict[str, int] | msgspec.UnsetType = msgspec.UNSET
 
     def heal_after(self, severity: str) -> int:
@@ -76,7 +76,7 @@ class Options(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 
 class Trait(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A character trait or a piece of gear's trait ("Traits", "Gear as Traits"; digest §3.2).
+    """A character trait or a piece of gear's trait ("Traits", "Gear as Traits"; docs/rulings/wyrd-engine.md).
 
     :ivar name: the trait's name, e.g. ``"Master Tinkerer"``.
     :ivar kind: ``bonus`` (+2 to ``skill`` when ``when`` applies), ``ability`` (special effect
@@ -99,7 +99,7 @@ class Trait(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 
 
 #: The default rest that heals each wound, in minutes ("a few hours", "days", "weeks" read
-#: as three of each; ruling W-T1, #30).
+#: as three of each; ruling W-T1).
 REST_TO_HEAL = {"mild": 3 * 60, "moderate": 3 * 24 * 60, "severe": 3 * 7 * 24 * 60}
 
 
@@ -115,7 +115,7 @@ class Wound(msgspec.Struct, frozen=True, kw_only=True):
     absorbed: int
     affected_skills: tuple[str, ...] = ()
     description: str = ""
-    #: minutes of rest since it was taken (``time.passed`` with rest, #30)
+    #: minutes of rest since it was taken (``time.passed`` with rest)
     rested: int = 0
 
 
@@ -138,7 +138,7 @@ class Boost(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Character(msgspec.Struct, frozen=True, kw_only=True):
-    """One character's state, folded from the log (digest §3.1).
+    """One character's state, folded from the log (docs/rulings/wyrd-engine.md).
 
     Stress runs 0…``stress_max``; ``wounds`` maps a taken slot (mild/moderate/severe) to its
     :class:`Wound`; ``used_this_scene``/``used_this_session`` name abilities already used;

@@ -184,7 +184,7 @@ class Words(RuleSystem[Character, Options]):
     @describes(ev.BoostUsed)
     def describe_boost_used(self, event: ev.BoostUsed) -> str:
         """``spends a +1 boost`` ("Boosts: Optional Rule for Increasing Success"), or
-        ``a +1 boost lapses unused`` at the end of their turn (#30)."""
+        ``a +1 boost lapses unused`` at the end of their turn."""
         if event.lapsed is True:
             return _of(event, f"a +{event.value} boost lapses unused (it lasts a single action)")
         return _of(event, f"spends a +{event.value} boost")

@@ -116,7 +116,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
         the ledger (``request.opponent`` with ``--weapon ITEM``, ruling R38) has tools: the
         weapon ("Attacking": "time, tools (a weapon), and skill (to use that weapon)",
         ruling R44), unless the request says ``weapon_as_tools=False`` (a check recorded
-        before #24, read back by :meth:`request_of`).
+        in an earlier release, read back by :meth:`request_of`).
 
         :raises RuleError: unknown skill (without ``--practice``), unknown or spent trait,
             too many traits, a trait or objective on an automatic result, a dead character,
@@ -159,7 +159,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
                 "the weapon is the item of an attack on a character: name the target on the "
                 "ledger (or record attack-resolved with its weapon damage)", param="weapon")
         # "Attacking": "time, tools (a weapon), and skill (to use that weapon)": the weapon
-        # is the attack's tools (ruling R44), except in a check recorded before #24
+        # is the attack's tools (ruling R44), except in a check recorded in an earlier release
         tools = bool(p.get("tools")) or (bool(attack) and bool(p.get("weapon_as_tools", True)))
         gate = check_gate(time=bool(p.get("time")), tools=tools,
                           skill=has_skill, help=bool(help_from),
@@ -306,7 +306,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
         Skills"), ``time``, ``tools``, ``help_from``, the invoked traits, ``--advantage`` /
         ``--disadvantage`` (the sources "granted by The World" / "imposed by The World"),
         ``spell`` and ``objective``, and for an attack the target and ``weapon``; a shock
-        roll gives ``shock``. An attack recorded with ``tools`` false (before #24, when the
+        roll gives ``shock``. An attack recorded with ``tools`` false (in an earlier release, when the
         weapon was not yet the tools, ruling R44) gives ``weapon_as_tools=False`` so that it
         is re-derived as it was ruled then. Results (gate, mode, dice,
         kept, penalties, total, outcome, experience, miscast) are never read: they follow
@@ -335,7 +335,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
             opponent = Opponent(event.vs_character)
             if isinstance(event.weapon, str):
                 params["weapon"] = event.weapon
-                if not event.tools:  # recorded before #24: the weapon was not the tools
+                if not event.tools:  # recorded before the weapon was not the tools
                     params["weapon_as_tools"] = False
         return RollRequest(event.character, "", event.skill, params, opponent)
 
@@ -491,7 +491,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
         dice: Callable[[str], DiceSource],
         choices: dict[str, Any],
     ) -> list[Event]:
-        """End of session (digest §5, rulings R8 and R16).
+        """End of session (docs/rulings/d20-world.md, rulings R8 and R16).
 
         - ``--choice rest=all`` or ``rest=ID,ID``: the named characters rest after the session
           (a :class:`Rested` event; jinx recovery, "Jinx"), once per session.

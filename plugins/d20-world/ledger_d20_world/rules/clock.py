@@ -1,4 +1,4 @@
-"""What in-fiction time does in d20-world (001_a3a02f9b7363775f.txt; ``campaign time pass``, #30)."""
+"""What in-fiction time does in d20-world (001_a3a02f9b7363775f.txt; ``campaign time pass``)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ class Clock(RuleSystem[Character, Options]):
     """Mixin of the system's :class:`Rules`: :meth:`time_passed`."""
 
     def time_passed(self, states: dict[str, Any], span: TimePassed) -> list[Event]:
-        """What in-fiction time does in d20-world (001_a3a02f9b7363775f.txt; #30):
+        """What in-fiction time does in d20-world (001_a3a02f9b7363775f.txt):
 
         - a condition with a temporal deadline ends when the clock reaches it ("Each
           condition specifies ... how to end the condition. These can be temporal deadlines

@@ -133,7 +133,7 @@ def add_experience(skill: Skill, amount: int, *, increase: bool = True) -> Skill
     if amount < 0:
         raise RuleError(f"experience is only ever marked, not removed: {amount} is negative")
     experience = skill.experience + amount
-    # one replace, not two: increase_if_due inlined (#28)
+    # one replace, not two: increase_if_due inlined
     if increase and experience >= LEARN_THRESHOLD + skill.proficiency:  # xp_threshold
         return msgspec.structs.replace(
             skill, proficiency=skill.proficiency + 1, experience=0, known=True

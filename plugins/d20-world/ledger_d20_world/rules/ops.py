@@ -174,8 +174,8 @@ def take_harm(state: Character, amount: int, armour: Sequence[str], desperate: S
     number = state.wounds_received + 1
     wounds = (*state.wounds, Wound(number=number, damage=damage, description=description))
     dead = is_dead(sum(w.damage for w in wounds))
-    owed = 0 if dead else state.shocks_owed + 1  # one shock roll per wound (R23, #16)
-    return msgspec.structs.replace(  # one replace with every change (#28)
+    owed = 0 if dead else state.shocks_owed + 1  # one shock roll per wound (R23)
+    return msgspec.structs.replace(  # one replace with every change
         state, items=items, wounds=wounds, wounds_received=number, dead=dead,
         pending_shock=owed > 0, shocks_owed=owed,
     )
@@ -229,7 +229,7 @@ def weapon_attack(state: Character, opponent: Opponent, weapon: str | None) -> d
     """The ``vs_character``, ``weapon`` and ``weapon_damage`` of an attack by ``state`` on a
     character on the ledger, the damage read from the weapon item on the attacker's sheet
     (001_a3a02f9b7363775f.txt, "Weapons": "Each weapon specifies the amount of damage it
-    deals"; "Attacking"; #16).
+    deals"; "Attacking").
 
     :raises RuleError: no ``--weapon``, an item the attacker lacks or that is destroyed, an
         item with no damage, or a target who is dead.

@@ -129,7 +129,7 @@ class SheetRules(RuleSystem[Character, Options]):
                 for s in sheet["skills"]
             ),
             # a starting armour's full durability is its durability on the sheet, so it is
-            # repaired like armour added later ("Armor"; #16: the sheet entry has no max)
+            # repaired like armour added later ("Armor"; the sheet entry has no max)
             items=tuple(
                 msgspec.convert({"max_durability": i.get("durability"), **i}, Item)
                 for i in sheet["items"]
@@ -153,7 +153,7 @@ class SheetRules(RuleSystem[Character, Options]):
                 bond.pop("favor", None)
             view["conditions"] = [c for c in view["conditions"] if not c["hidden"]]
         view.pop("gm_view")
-        if not view["clock"]:  # in-fiction time (#30): said only once some has passed
+        if not view["clock"]:  # in-fiction time: said only once some has passed
             view.pop("clock")
         for entry in (*view["conditions"], *view["objectives"]):
             for key in ("ends_at", "due_at"):

@@ -1,7 +1,7 @@
 """The parts of a d20 The World character sheet as a person reads it
 (:meth:`ledger_d20_world.sheet.SheetRules.sheet_layout`).
 
-Source: 001_a3a02f9b7363775f.txt (digest /work/shared/rules/d20-world.md): "Skills"
+Source: 001_a3a02f9b7363775f.txt (rulings: docs/rulings/d20-world.md): "Skills"
 (proficiency, experience 10 + proficiency), "Learning Skills", "Traits", "Bonds" (favor is
 known to The World only: GM-only, ruling R11), "Wounds" (−1 to checks per point of wound
 damage, dead past five, shock on 1d6 ≤ the total), "Conditions" (hidden conditions are the
@@ -54,7 +54,7 @@ def bond_line(bond: Bond, as_gm: bool) -> Line:
 def condition_line(condition: Condition, clock: int = 0) -> Line:
     """A condition and what it does now ("Conditions"); a hidden one marked GM-only (R33);
     one with a temporal deadline says how long is left on the in-fiction ``clock``
-    ("sick: 2 h left"; #30)."""
+    ("sick: 2 h left")."""
     effects = []
     if condition.check_penalty:
         effects.append(f"{signed(-condition.check_penalty)} to all checks")
@@ -224,7 +224,7 @@ def objectives_section(state: Character) -> Section:
         notes = [counts]
         if o.deadline and o.status == "open":
             notes.append(f"by {o.deadline}")
-            if o.due_at is not None:  # a deadline by the clock (#30)
+            if o.due_at is not None:  # a deadline by the clock
                 notes.append(f"{span_words(o.due_at - state.clock)} left")
         if o.skills_used and o.group:  # whose check each was (ruling R43)
             notes.append("skills used: " + ", ".join(

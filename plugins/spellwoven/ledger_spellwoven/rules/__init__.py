@@ -355,7 +355,7 @@ class Rules(RuleSystem[Character, Options]):
     def time_passed(self, states: dict[str, Any], span: TimePassed) -> list[Event]:
         """A night's sleep refreshes Effort: a ``slept`` for every character short of their
         Effort ("a pool representing your state of exhaustion, this refreshes with a
-        night's sleep"; 004_663ae3e4ecc71fd1.txt, "Attributes and Effort"; #30).
+        night's sleep"; 004_663ae3e4ecc71fd1.txt, "Attributes and Effort").
 
         The named span "a night's sleep" is one; so is any span the characters rest
         through (``--rest``) of at least ``night_hours`` (option, default 8: the text

@@ -96,7 +96,7 @@ class Rules(Rolls, Rederive, Advancement):
         return []
 
     def time_passed(self, states: dict[str, Any], span: TimePassed) -> list[Event]:
-        """What time does in the Terran Engine (003_2aeb47bc6ca82a40.txt, "1.3.1 HP"; #30):
+        """What time does in the Terran Engine (003_2aeb47bc6ca82a40.txt, "1.3.1 HP"):
 
         - "A Mortal Wound becomes a Critical Wound through appropriate care and a week of
           rest. [...] A Critical Wound recovers in a week, also given appropriate care.":

@@ -18,7 +18,7 @@
    The dice are engine dice from the downtime seed committed at session N's end; their
    client seed is fixed before the roll, ``"advance:<N>:<ID>"`` (the nonce tells a
    character's rolls apart), never chosen by the player: a chosen client seed let a player
-   try seeds until known dice passed (#13). ``ID.client_seed`` is refused.
+   try seeds until known dice passed. ``ID.client_seed`` is refused.
 
    Thresholds come from the sheet as session N ended (ruling T22): advancing an earlier
    session after later ones uses Ego_max, HP_max and the Skills of then.

@@ -304,7 +304,7 @@ class HarmResult:
 
 
 def take_damage(hp: int, wound: Wound, damage: int) -> HarmResult:
-    """The HP procedure (SEED, "1.3.1 HP"; digest §4.1).
+    """The HP procedure (SEED, "1.3.1 HP"; docs/rulings/terran-engine.md).
 
     No wound: HP drops (overflow discarded, R18); at 0 the character is Critically Wounded.
     Critical + any damage: Mortally Wounded and 1 permanent Attribute point lost. Mortal +

@@ -1,6 +1,6 @@
 """Re-deriving recorded Terran Engine rolls from their inputs and draws.
 
-DESIGN.md "Dice and verifiable randomness": a roll's recorded result must be what the rules
+docs/events.md "Engine dice schemes": a roll's recorded result must be what the rules
 give for its recorded inputs and draws. :meth:`Rederive.request_of` turns a roll made by
 :meth:`TerranEngine.resolve` back into the request that made it (input fields only);
 :func:`advancement_roll` and :func:`development_roll` recompute the rolls ``advance`` makes

@@ -354,7 +354,7 @@ def effect_roll(
 def consequence_roll(
     options: st.Options, state: st.Character, request: RollRequest, dice: DiceSource
 ) -> ConsequenceRolled:
-    """A Challenge's Effect against the character (SEED "2.2", "2.2.1"; digest §2.3).
+    """A Challenge's Effect against the character (SEED "2.2", "2.2.1"; docs/rulings/terran-engine.md).
 
     Dice: the Challenge's (``--challenge NAME``: Trivial d/2, else level × d) or
     ``--effect CODE``. ``--consequence harm`` (default) applies armour, shield

@@ -444,7 +444,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
 
     def harm_event(self, state: Any, character: str, amount: int) -> Event:
         """``campaign damage CHARACTER AMOUNT``: a plain ``damage_taken`` of ``amount``
-        (digest §4.1, "Damage: Stress and Wounds": soaked by stress, then wounds)."""
+        (docs/rulings/wyrd-engine.md, "Damage: Stress and Wounds": soaked by stress, then wounds)."""
         return ev.DamageTaken(character=character, amount=amount)
 
     def advance(
@@ -456,7 +456,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
         choices: dict[str, Any],
     ) -> list[Event]:
         """No advancement: "The Wyrd Engine prioritises narrative impact over mechanical
-        advancement" (000_60e07241544698f0.txt, "Character Creation"; digest §5). Session
+        advancement" (000_60e07241544698f0.txt, "Character Creation"; docs/rulings/wyrd-engine.md). Session
         resets happen on ``session.ended``. Always ``[]``."""
         return []
 

@@ -1,5 +1,5 @@
 """What in-fiction time does in the Wyrd Engine (000_60e07241544698f0.txt, "Healing and
-Recovery"; ``campaign time pass``, #30)."""
+Recovery"; ``campaign time pass``)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ class Clock(RuleSystem[Character, Options]):
 
     def time_passed(self, states: dict[str, Any], span: TimePassed) -> list[Event]:
         """Rest heals wounds on the book's schedule (000_60e07241544698f0.txt, "Healing and
-        Recovery"; #30): "Mild Wounds require a short rest (a few hours) or first aid.
+        Recovery"): "Mild Wounds require a short rest (a few hours) or first aid.
         Moderate Wounds require days of rest or professional medical care. Severe Wounds
         require weeks of rest, surgery, or supernatural healing". A wound whose rest since
         it was taken reaches the campaign's ``rest_to_heal`` (default 3 hours, 3 days, 3

@@ -4,7 +4,7 @@ Source: 000_60e07241544698f0.txt, "Difficulty Levels" (table "Difficulty Levels 
 Engine" and table "Success probability per skill level"), "Skills" (table "Skill Levels in
 The Wyrd Engine") and the worked examples, which use the Fate-ladder names (Fair +1, Good +2,
 Great +3). The text's macros ``\\Trivial … \\Impossible`` and ``\\Untrained … \\Expert`` are
-never defined; the numbers are recovered from the probability table (digest §2.3, §2.4,
+never defined; the numbers are recovered from the probability table (docs/rulings/wyrd-engine.md, §2.4,
 ruling C3). Re-exported by :mod:`ledger_wyrd_engine.rules`.
 """
 
@@ -14,7 +14,7 @@ from typing import Final
 
 from ledger import RuleError
 
-#: ``(name, value under ">=", Fate-ladder alias or None)``, easiest first (digest §2.3).
+#: ``(name, value under ">=", Fate-ladder alias or None)``, easiest first (docs/rulings/wyrd-engine.md).
 DR_LADDER: Final[tuple[tuple[str, int, str | None], ...]] = (
     ("Trivial", -3, None),
     ("Simple", -2, "Terrible"),
@@ -36,7 +36,7 @@ DR_NAMES: Final[tuple[str, ...]] = tuple(
 #: Extra spellings accepted for a DR (lower-case name → value under ">=").
 _DR_EXTRA_ALIASES: Final[dict[str, int]] = {"mediocre": 0}
 
-#: ``(level name, rating, Fate alias)`` of the skill levels (digest §2.4).
+#: ``(level name, rating, Fate alias)`` of the skill levels (docs/rulings/wyrd-engine.md).
 SKILL_LEVELS: Final[tuple[tuple[str, int, str], ...]] = (
     ("Untrained", 0, "Average"),
     ("Novice", 1, "Fair"),
@@ -44,7 +44,7 @@ SKILL_LEVELS: Final[tuple[tuple[str, int, str], ...]] = (
     ("Expert", 3, "Great"),
 )
 
-#: Outcome band ids of a roll against a DR, lowest first (digest §2.2, ruling C6).
+#: Outcome band ids of a roll against a DR, lowest first (docs/rulings/wyrd-engine.md, ruling C6).
 BANDS: Final[tuple[str, ...]] = ("failure", "tie", "success", "success_with_style")
 
 #: Extra band for positive margins listed in the ``minor_cost_margins`` option (ruling C6).
@@ -74,7 +74,7 @@ def signed(value: int) -> str:
 
 
 def _shift(comparison: str) -> int:
-    """How far the ladder moves under ``comparison``: 0 for ``>=``, −1 for ``>`` (digest §2.3)."""
+    """How far the ladder moves under ``comparison``: 0 for ``>=``, −1 for ``>`` (docs/rulings/wyrd-engine.md)."""
     if comparison not in COMPARISONS:
         raise RuleError(f"dr_comparison must be '>=' or '>', not {comparison!r}")
     return 0 if comparison == ">=" else -1
@@ -100,7 +100,7 @@ def parse_dr(text: str | int, comparison: str = ">=") -> tuple[int, str | None]:
     Accepts ``"2"``, ``"+2"``, ``"-1"``, a ladder name (``"Difficult"``) or a Fate alias
     (``"good"``); returns ``(value, ladder name or None)``. A number is taken as given; a
     number that sits on the ladder gets that step's name.
-    (000_60e07241544698f0.txt, "Difficulty Levels"; digest §2.3.)
+    (000_60e07241544698f0.txt, "Difficulty Levels"; docs/rulings/wyrd-engine.md)
 
     :raises RuleError: the text is neither a number nor a ladder name (the message lists
         the names).
@@ -149,7 +149,7 @@ def parse_rating(value: object) -> int:
     """A skill rating from an int or a level name (``"Expert"``, ``"Great"``, ``"+3"``).
 
     Level names and Fate aliases come from 000_60e07241544698f0.txt, "Skills" and the
-    character sidebars (digest §2.4).
+    character sidebars (docs/rulings/wyrd-engine.md).
 
     :raises RuleError: not an integer and not a level name.
     """
@@ -188,7 +188,7 @@ def band_for_margin(margin: int, minor_cost_margins: tuple[int, ...] | list[int]
     ``success_at_cost`` (Felix's "Success with a Minor Cost"). Sources:
     000_60e07241544698f0.txt, "Passive Opposition", "Ties and Partial Successes",
     "Active Opposition" (the ≥3 boon threshold), "Example 1: Applying a +2 Bonus";
-    digest §2.2, rulings C1 and C6.
+    docs/rulings/wyrd-engine.md, rulings C1 and C6.
     """
     if margin < 0:
         return "failure"

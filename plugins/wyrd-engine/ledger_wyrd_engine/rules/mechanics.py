@@ -3,7 +3,7 @@
 Everything here is a plain function of integers and small structs: no dice sources, no
 events. Sources (000_60e07241544698f0.txt): "Conflict resolution at a glance", "Fudge dice
 (4dF)", "Passive Opposition", "Active Opposition", "Attacking and Defending", "Damage:
-Stress and Wounds", "Healing and Recovery", "Death and the End of Combat"; digest §2 and §4.
+Stress and Wounds", "Healing and Recovery", "Death and the End of Combat"; docs/rulings/wyrd-engine.md and §4.
 Re-exported by :mod:`ledger_wyrd_engine.rules`.
 """
 
@@ -92,7 +92,7 @@ def check_total(
     situational: int = 0,
 ) -> int:
     """``roll + skill + trait_bonus + boost + teamwork − wound_penalty + situational``
-    (digest §2.1).
+    (docs/rulings/wyrd-engine.md).
 
     ``wound_penalty`` is given as a positive number of points to subtract; ``situational``
     is the GM's signed modifier for the situation: a manoeuvre's outcome ("Combat Maneuvers
@@ -118,7 +118,7 @@ def passive_margin(total: int, dr: int, comparison: str = ">=") -> int:
 def passive_band(
     total: int, dr: int, comparison: str = ">=", minor_cost_margins: Sequence[int] = ()
 ) -> tuple[int, str]:
-    """``(margin, band id)`` of a roll against a Difficulty Rating (digest §2.2).
+    """``(margin, band id)`` of a roll against a Difficulty Rating (docs/rulings/wyrd-engine.md).
 
     Example (W3, "Analysing a Crime Scene"): total 4 vs Good (+2) → ``(2, "success")``.
     """
@@ -181,7 +181,7 @@ def damage_units(damage: int, ratio: int = 1, rounding: str = "ceil") -> int:
 
 @dataclass(frozen=True)
 class Absorption:
-    """What one hit did (digest §4.1).
+    """What one hit did (docs/rulings/wyrd-engine.md).
 
     :ivar units: units the hit was worth after the ratio.
     :ivar stress_marked: stress boxes it filled.
@@ -208,7 +208,7 @@ def absorb(
     taken: Iterable[str],
     death_risk_trigger: str = "wound_damage",
 ) -> Absorption:
-    """Soak ``units`` of damage: stress boxes first, then wounds (digest §4.1).
+    """Soak ``units`` of damage: stress boxes first, then wounds (docs/rulings/wyrd-engine.md).
 
     Stress absorbs one unit a box until full ("Once all stress boxes are filled, additional
     damage results in Wounds"). Then, while units remain: the smallest free wound slot that
@@ -267,7 +267,7 @@ def absorb(
 def wound_penalty(
     wounds: Mapping[str, Iterable[str]], skills: Iterable[str], physical: bool
 ) -> int:
-    """Points subtracted from a roll by wounds (digest §3.3, ruling C13: penalties add).
+    """Points subtracted from a roll by wounds (docs/rulings/wyrd-engine.md, ruling C13: penalties add).
 
     :param wounds: taken severity → the wound's affected skills.
     :param skills: the skill names the roll uses (the action and any substituted rating).

@@ -1,4 +1,4 @@
-"""Encounters in The Wyrd Engine's words (#30): initiative is 4dF + Notice, and a Boost held
+"""Encounters in The Wyrd Engine's words: initiative is 4dF + Notice, and a Boost held
 when a turn began lapses with it (000_60e07241544698f0.txt, "Initiative: Who Acts First?",
 "Boosts: Optional Rule for Increasing Success")."""
 
