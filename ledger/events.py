@@ -100,6 +100,10 @@ class CharacterCreated(Event, frozen=True, kw_only=True, tag="character.created"
     name: str
     sheet: dict[str, Any]
     player: str | None = None
+    #: the state the character starts from instead of the sheet's: a character who joins
+    #: from a verified passport (``character.joined`` follows in the same batch) starts
+    #: from the state its last chronicle entry proves; absent for every other character
+    state: dict[str, Any] | UnsetType = UNSET
 
 
 class SessionStarted(Event, frozen=True, kw_only=True, tag="session.started"):
@@ -389,6 +393,44 @@ class RollImported(Event, frozen=True, kw_only=True, tag="roll.imported"):
     label: str = ""
 
 
+class ChronicleSigned(Event, frozen=True, kw_only=True, tag="chronicle.signed"):
+    """A character's chronicle entry, signed at ``session end`` with the campaign's
+    checkpoint key (docs/league.md "Chronicle entry").
+
+    :ivar character: whose entry it is (this event's stream).
+    :ivar passport: the character's passport id (32 hex digits), the same at every table.
+    :ivar session: the session that ended.
+    :ivar checkpoint: the size of the checkpoint the entry rests on.
+    :ivar note: the entry as a C2SP signed note (its text is the entry).
+    """
+
+    character: str
+    passport: str
+    session: int
+    checkpoint: int
+    note: str
+
+
+class CharacterJoined(Event, frozen=True, kw_only=True, tag="character.joined"):
+    """A character carried in from a verified passport (``campaign character add
+    --passport``), right after the ``character.created`` that starts them from the
+    passport's last state.
+
+    :ivar character: the character's id at this table (this event's stream).
+    :ivar passport: the passport id.
+    :ivar head: the hash of the passport's last entry (hex).
+    :ivar table: the origin of the table that signed that entry.
+    :ivar text: the passport as it was verified, byte for byte (``campaign verify``
+        checks it again; ``campaign passport export`` carries its entries on).
+    """
+
+    character: str
+    passport: str
+    head: str
+    table: str
+    text: str
+
+
 CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     CampaignCreated,
     CharacterCreated,
@@ -414,6 +456,8 @@ CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     EncounterAction,
     EncounterEnded,
     RollImported,
+    ChronicleSigned,
+    CharacterJoined,
 )
 
 

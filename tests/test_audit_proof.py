@@ -25,8 +25,9 @@ def data(result: Any) -> Any:
 @pytest.fixture
 def played(toy_campaign, db_path):
     """Session 1 ended (7, its downtime seed committed at 8, the checkpoint of size 8 signed
-    then): Ann's engine roll at 5, Bob's physical roll (2, 2) at 6; session 2 open (the
-    downtime seed revealed at 9, started at 10) with Bob's physical roll (3, 3) at 11."""
+    then, Ann's and Bob's chronicle entries at 9 and 10): Ann's engine roll at 5, Bob's
+    physical roll (2, 2) at 6; session 2 open (the downtime seed revealed at 11, started at
+    12) with Bob's physical roll (3, 3) at 13."""
     invoke = toy_campaign
     invoke("session", "start")
     invoke("roll", "ann", "brawl")
@@ -34,7 +35,7 @@ def played(toy_campaign, db_path):
     invoke("session", "end")
     invoke("session", "start")
     out = data(invoke("roll", "bob", "sneak", "--dice", "3,3", "--json"))
-    assert out["seq"] == 11
+    assert out["seq"] == 13
     sizes = sqlite3.connect(db_path).execute("select size from checkpoints").fetchall()
     assert sizes == [(8,)]
     return invoke
@@ -56,16 +57,16 @@ def test_a_roll_in_a_checkpoint_is_proven_by_inclusion_and_a_short_chain(played)
 
 
 def test_a_roll_after_the_newest_checkpoint_chains_from_it(played):
-    out = data(played("audit", "11", "--json"))
+    out = data(played("audit", "13", "--json"))
     assert out["verdict"] == "recorded"
     assert out["proof"]["checkpoint"] is None
     assert out["chain"]["ok"] and out["chain"]["anchor_seq"] == 8
     assert out["chain"]["anchor"] == "checkpoint"
     # and back from it over what Bob's re-derivation folds: from the first event here
-    assert out["chain"]["from"] == 0 and out["chain"]["events"] == 11
+    assert out["chain"]["from"] == 0 and out["chain"]["events"] == 13
     assert out["checked"].startswith(
         "no inclusion (after checkpoint 1 of size 8); chain from #0 through #8 (a signed "
-        "checkpoint's last event, 11 events hashed)"
+        "checkpoint's last event, 13 events hashed)"
     )
 
 
@@ -87,10 +88,10 @@ def test_a_forged_roll_with_the_chain_rebuilt_fails_inclusion(played, db_path):
 
 
 def test_an_edit_before_the_roll_after_the_checkpoint_breaks_the_anchor(played, db_path):
-    """Event 8 (``downtime.committed``) is the anchor of roll 11: rebuilt, its hash is not
-    the one signed at leaf 8 of the checkpoint, so roll 11 does not verify."""
+    """Event 8 (``downtime.committed``) is the anchor of roll 13: rebuilt, its hash is not
+    the one signed at leaf 8 of the checkpoint, so roll 13 does not verify."""
     forge(db_path, "toybox", 8, seed_commitment="00" * 32)
-    out = data(played("audit", "11", "--json"))
+    out = data(played("audit", "13", "--json"))
     assert out["verdict"] == "tampered" and out["chain"]["bad_seq"] == 8
     assert (
         "event 8's hash is not the one signed in the checkpoint of size 8"
@@ -99,22 +100,22 @@ def test_an_edit_before_the_roll_after_the_checkpoint_breaks_the_anchor(played, 
 
 
 def test_an_edit_the_rederivation_folds_is_found_before_the_anchor(played, db_path):
-    """Roll 11 chains from the checkpoint's #8, but its re-derivation folds Bob from the
+    """Roll 13 chains from the checkpoint's #8, but its re-derivation folds Bob from the
     first event (no snapshot in so short a log): those events are hashed too, back from the
     anchor, so an edit of Bob's roll at 6 (not rehashed: its leaf and the anchor still
     prove) is found."""
-    out = data(played("audit", "11", "--json"))
+    out = data(played("audit", "13", "--json"))
     assert out["chain"]["from"] == 0 and out["chain"]["anchor_seq"] == 8
-    assert out["chain"]["events"] == 11
+    assert out["chain"]["events"] == 13
     assert (
-        "chain from #0 through #8 (a signed checkpoint's last event, 11 events" in (out["checked"])
+        "chain from #0 through #8 (a signed checkpoint's last event, 13 events" in (out["checked"])
     )
     conn = sqlite3.connect(db_path, isolation_level=None)
     conn.execute("drop trigger events_no_update")
     (raw,) = conn.execute("select data from events where seq = 6").fetchone()
     conn.execute("update events set data = ? where seq = 6", (raw.replace("2", "3", 1),))
     conn.close()
-    out = data(played("audit", "11", "--json"))
+    out = data(played("audit", "13", "--json"))
     assert out["verdict"] == "tampered" and out["chain"]["bad_seq"] == 6
     assert "changed after it was written" in out["chain"]["problem"]
 
@@ -122,29 +123,29 @@ def test_an_edit_the_rederivation_folds_is_found_before_the_anchor(played, db_pa
 def test_a_payload_edited_without_rehashing_fails_the_chain(played, db_path):
     conn = sqlite3.connect(db_path, isolation_level=None)
     conn.execute("drop trigger events_no_update")
-    (raw,) = conn.execute("select data from events where seq = 10").fetchone()
+    (raw,) = conn.execute("select data from events where seq = 12").fetchone()
     assert '"number":2' in raw
     conn.execute(
-        "update events set data = ? where seq = 10", (raw.replace('"number":2', '"number":3'),)
+        "update events set data = ? where seq = 12", (raw.replace('"number":2', '"number":3'),)
     )
     conn.close()
-    out = data(played("audit", "11", "--json"))
-    assert out["verdict"] == "tampered" and out["chain"]["bad_seq"] == 10
+    out = data(played("audit", "13", "--json"))
+    assert out["verdict"] == "tampered" and out["chain"]["bad_seq"] == 12
     assert "changed after it was written" in out["chain"]["problem"]
 
 
 def test_audit_chains_from_what_verify_proved(played, db_path):
     assert played("verify").exit_code == 0
     (row,) = sqlite3.connect(db_path).execute("select seq, hash from verified").fetchall()
-    assert row[0] == 11
-    played("roll", "ann", "brawl", "--dice", "4,4")  # seq 12, after what verify proved
-    out = data(played("audit", "12", "--json"))
-    assert out["chain"]["anchor_seq"] == 11 and out["chain"]["anchor"] == "verify"
-    assert "through #11 (the head `verify` proved" in out["checked"]
+    assert row[0] == 13
+    played("roll", "ann", "brawl", "--dice", "4,4")  # seq 14, after what verify proved
+    out = data(played("audit", "14", "--json"))
+    assert out["chain"]["anchor_seq"] == 13 and out["chain"]["anchor"] == "verify"
+    assert "through #13 (the head `verify` proved" in out["checked"]
     # the record is used only while the chain still ends there in the hash it proved
-    forge(db_path, "toybox", 11, total=4)
-    out = data(played("audit", "12", "--json"))
-    assert out["verdict"] == "tampered" and out["chain"]["bad_seq"] == 11
+    forge(db_path, "toybox", 13, total=4)
+    out = data(played("audit", "14", "--json"))
+    assert out["verdict"] == "tampered" and out["chain"]["bad_seq"] == 13
     assert "verify last proved has another hash now" in out["chain"]["problem"]
 
 
@@ -170,9 +171,9 @@ def test_a_forged_note_anchors_nothing(played, db_path):
     conn.execute("update checkpoints set note = ? where size = 8", (forged,))
     conn.commit()
     conn.close()
-    late = data(played("audit", "11", "--json"))
+    late = data(played("audit", "13", "--json"))
     assert late["chain"]["ok"] and late["chain"]["anchor"] == "genesis"
-    assert late["chain"]["events"] == 11 and late["verdict"] == "recorded"
+    assert late["chain"]["events"] == 13 and late["verdict"] == "recorded"
     inside = data(played("audit", "6", "--json"))
     assert inside["verdict"] == "tampered" and inside["chain"]["ok"]
     assert "the proof against the checkpoint of size 8 fails" in inside["detail"]

@@ -15,7 +15,8 @@ from .test_outputs import refused, run
 
 @pytest.fixture
 def open_session(toy_campaign, db_path):
-    """The toy campaign in session 2 (session 1 ended), with an engine roll in each."""
+    """The toy campaign in session 2 (session 1 ended, Ann's chronicle entry signed), with an
+    engine roll in each."""
     invoke = toy_campaign
     for args in (
         ["session", "start"],
@@ -106,14 +107,14 @@ def test_abandon_closes_a_session_whose_seed_is_lost(open_session):
     refused(run(open_session, "session", "abandon", "--reason", "  "), "why")
     result = run(open_session, "session", "abandon", "--reason", "lost the laptop")
     assert result.exit_code == 0, result.output
-    assert "Session 2 abandoned (seq 12)" in result.output
+    assert "Session 2 abandoned (seq 13)" in result.output
     log = run(open_session, "log").output
-    assert "[12] Session 2 abandoned, its seed lost: lost the laptop" in log
-    assert "abandoned at seq 12 (seed lost)" in run(open_session, "session", "list").output
+    assert "[13] Session 2 abandoned, its seed lost: lost the laptop" in log
+    assert "abandoned at seq 13 (seed lost)" in run(open_session, "session", "list").output
     assert run(open_session, "session", "start").exit_code == 0
     assert run(open_session, "roll", "ann", "brawl").exit_code == 0
     assert run(open_session, "session", "end").exit_code == 0
-    refused(run(open_session, "correct", "12", "--reason", "oops"), "cannot be corrected")
+    refused(run(open_session, "correct", "13", "--reason", "oops"), "cannot be corrected")
     recap = run(open_session, "recap", "--session", "2").output
     assert "Session 2 abandoned, its seed lost: lost the laptop" in recap
 

@@ -17,13 +17,14 @@ from ledger.trust.notes import Checkpoint, Signer, sign
 @pytest.fixture
 def played(toy_campaign, tmp_path):
     """The toy campaign with a checkpoint of 3 events, a session (its end: a checkpoint of 7
-    events), the note of 7 the player kept, and two events after it."""
+    events, then Ann's chronicle entry), the note of 7 the player kept, and two events after
+    it."""
     invoke = toy_campaign
-    for args in (["checkpoint"], ["session", "start"], ["roll", "ann", "brawl"], ["session", "end"]):
+    for args in (["checkpoint"], ["session", "start"], ["roll", "ann", "brawl"]):
         assert invoke(*args).exit_code == 0, args
-    note = json.loads(invoke("checkpoint", "--json").output)
-    assert note["size"] == 7
-    (tmp_path / "note.txt").write_text(note["note"])
+    ended = json.loads(invoke("session", "end", "--json").output)  # then Ann's chronicle entry
+    assert ended["checkpoint"].split("\n")[1] == "7"
+    (tmp_path / "note.txt").write_text(ended["checkpoint"])
     for args in (["note", "after the checkpoint"], ["note", "and another"]):
         assert invoke(*args).exit_code == 0
     return invoke
@@ -65,7 +66,7 @@ def test_exports_carry_every_checkpoint_and_verify_them(played, tmp_path):
     for who in ("player", "gm"):
         path = _export(played, tmp_path, who=who)
         kinds = [json.loads(x).get("kind") for x in path.read_bytes().splitlines()]
-        assert kinds[-2:] == ["checkpoint", "checkpoint"] and kinds.count(None) == 9
+        assert kinds[-2:] == ["checkpoint", "checkpoint"] and kinds.count(None) == 10
         out = json.loads(played("verify", str(path), "--json").output)
         assert out["ok"] and [c["size"] for c in out["checkpoints"]] == [3, 7]
         result = played("verify", str(path), "--receipt", str(tmp_path / "note.txt"))
@@ -89,7 +90,7 @@ def test_a_rewrite_after_the_note_is_caught_naming_the_size(played, tmp_path):
 
 
 def test_a_rewrite_after_the_note_is_refused_on_import(played, tmp_path):
-    kept = _rewritten(_export(played, tmp_path, who="gm"), tmp_path, 8, "after the checkpoint", "nothing", keep_trust=True)
+    kept = _rewritten(_export(played, tmp_path, who="gm"), tmp_path, 9, "after the checkpoint", "nothing", keep_trust=True)
     assert played("verify", str(kept)).exit_code == 0  # a rewrite after size 7 breaks no checkpoint
     forged = _rewritten(_export(played, tmp_path, who="gm"), tmp_path, 2, "Ann Vance", "Ann Vanse", keep_trust=True)
     result = played("import", str(forged), db=str(tmp_path / "copy.db"))

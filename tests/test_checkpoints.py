@@ -54,7 +54,8 @@ def test_session_end_signs_a_checkpoint_in_its_transaction(toy_campaign, db_path
     result = toy_campaign("session", "end", "--json")
     out = json.loads(result.output)
     store = _store(db_path)
-    head = store.head("toybox").seq
+    head = store.head("toybox").seq - 1  # Ann's chronicle entry follows, resting on it
+    assert [r.type for r in store.rows("toybox", after=head)] == ["chronicle.signed"]
     (kept,) = store.checkpoints("toybox")
     assert kept["size"] == head and out["checkpoint"] == kept["note"]
     assert kept["root"] == merkle.root(proofs.leaves(store, "toybox", head))

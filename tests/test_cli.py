@@ -72,7 +72,14 @@ def test_engine_rolls_verify_after_session_end(toy_campaign):
     assert hashlib.sha256(bytes.fromhex(end["seed_reveal"])).hexdigest() == start["seed_commitment"]
     report = data(invoke("verify", "--json"))
     assert report["ok"] and report["engine_rolls_verified"] == 2
-    assert report["receipt"] == end["receipt"]
+    # the receipt session end printed still holds; the head moved on by one chronicle
+    # entry for each character who rolled, signed after the session's checkpoint
+    assert [c["character"] for c in end["chronicles"]] == ["ann", "bob"]
+    receipt_seq = int(end["receipt"].split(":")[0])
+    assert [c["seq"] for c in end["chronicles"]] == [receipt_seq + 1, receipt_seq + 2]
+    assert report["receipt"] == end["head"] and end["head"].startswith(f"{receipt_seq + 2}:")
+    held = data(invoke("verify", "--receipt", end["receipt"], "--json"))
+    assert held["ok"]
 
 
 @pytest.mark.parametrize(
@@ -197,7 +204,8 @@ def test_export_import_round_trip_is_byte_identical(toy_campaign, tmp_path):
     backup = tmp_path / "backup.ndjson"
     backup.write_bytes(first.stdout_bytes)
     other = str(tmp_path / "other.db")
-    assert data(invoke("import", str(backup), "--json", db=other))["events"] == 8
+    # the session's events, then the chronicle entry session end signs for who played
+    assert data(invoke("import", str(backup), "--json", db=other))["events"] == 9
     assert invoke("--as", "gm", "export", db=other).stdout_bytes == first.stdout_bytes
     assert data(invoke("verify", "--json", db=other))["engine_rolls_verified"] == 1
     again = invoke("import", str(backup), db=other)

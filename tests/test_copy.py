@@ -65,7 +65,8 @@ def test_sqlite_to_postgres_and_back(tmp_path, postgres_url):
     src = str(tmp_path / "src.db")
     build(src)
     out = run("copy", src, postgres_url)
-    assert "Copied casebook (10 events and 1 unrevealed seed)" in out and "verified there" in out
+    # session 1 (its end and Julian's chronicle entry), session 2 open: 11 events
+    assert "Copied casebook (11 events and 1 unrevealed seed)" in out and "verified there" in out
     check_same(src, postgres_url)
     back = str(tmp_path / "back.db")
     data = json.loads(run("copy", postgres_url, back, "--json"))

@@ -25,13 +25,15 @@ def played(toy_campaign):
     invoke("record", "secret-noted", "--character", "bob", "--value", "8675309")  # 8
     invoke("record", "hurt", "--character", "bob", "--amount", "4")  # 9
     invoke("correct", "9", "--set", "amount=2", "--reason", "armour took some")  # 10
-    invoke("session", "end")  # 11, downtime.committed 12
+    invoke("session", "end")  # 11, downtime.committed 12, chronicles 13-14
     return invoke
 
 
 def test_one_receipt_per_session_end_printed_the_same_everywhere(toy_campaign, tmp_path):
-    """Session end, the recaps (Markdown, HTML, JSON, players' and GM's) and a verify run
-    right after it give the same receipt: the last event of the session-end batch (#24)."""
+    """Session end and the recaps (Markdown, HTML, JSON, players' and GM's) give the same
+    receipt: the last event of the session-end batch (#24). The chronicle entries signed
+    after it move the head on; session end names that head, and a verify run right after
+    it gives it, and the session's receipt holds."""
     invoke = toy_campaign
     invoke("session", "start")
     invoke("roll", "ann", "brawl", "--dice", "6,5")
@@ -39,11 +41,14 @@ def test_one_receipt_per_session_end_printed_the_same_everywhere(toy_campaign, t
     said = [line.removeprefix("Receipt: ") for line in ended.output.splitlines()]
     receipt = next(line for line in said if line[:1].isdigit() and ":" in line)
     verified = data(invoke("verify", "--json"))["receipt"]
-    assert receipt == verified  # nothing was written since: the head
     seq, digest = receipt.split(":")
     assert len(digest) == 64
     log = data(invoke("log", "--json"))
-    assert log[int(seq) - 1]["type"] == "downtime.committed" and log[-1]["seq"] == int(seq)
+    assert log[int(seq) - 1]["type"] == "downtime.committed"
+    assert [e["type"] for e in log[int(seq):]] == ["chronicle.signed"]  # Ann's, the head
+    assert verified == f"{log[-1]['seq']}:{log[-1]['hash']}" != receipt
+    assert f"the log's head is now {verified}" in ended.output
+    assert invoke("verify", "--receipt", receipt).exit_code == 0
     for view in ("player", "gm"):
         md = invoke("--as", view, "recap", "--session", "1").output
         assert f"Receipt: `{receipt}`" in md and md.count(digest) == 2  # shown, and checked

@@ -123,7 +123,8 @@ def test_outputs_replace_the_target_whole(played, tmp_path):
     assert out.read_text().startswith("# toybox — Session 1")
     assert run(played, "--as", "gm", "export", "-o", str(out)).exit_code == 0
     events = [x for x in out.read_bytes().splitlines() if not x.startswith(b'{"kind"')]
-    assert len(events) == 7  # session end: ended + downtime.committed (then its checkpoint)
+    # session end: ended + downtime.committed, its checkpoint, then Ann's chronicle entry
+    assert len(events) == 8 and b'"type":"chronicle.signed"' in events[-1]
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".campaign")] == []
 
 

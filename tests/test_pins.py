@@ -29,8 +29,8 @@ CAMPAIGNS = sorted(p.name for p in bundled_campaigns().iterdir() if (p / "campai
 
 @pytest.fixture
 def fixed_randomness(monkeypatch):
-    """Session seeds, checkpoint keys and payload salts from counters, so every build is
-    byte-identical."""
+    """Session seeds, checkpoint keys, passport ids and payload salts from counters, so
+    every build is byte-identical."""
     counter = iter(range(1000))
     monkeypatch.setattr(
         "ledger.dice.engine.new_seed", lambda: hashlib.sha256(b"pin %d" % next(counter)).digest()
@@ -39,6 +39,11 @@ def fixed_randomness(monkeypatch):
     monkeypatch.setattr(
         "ledger.campaign.checkpoints.new_key_seed",
         lambda: hashlib.sha256(b"pin key %d" % next(keys)).digest(),
+    )
+    passports = iter(range(1000))  # each character's passport id, in its first chronicle entry
+    monkeypatch.setattr(
+        "ledger.trust.chronicle.new_passport_id",
+        lambda: hashlib.sha256(b"pin passport %d" % next(passports)).hexdigest()[:32],
     )
     salts = iter(range(10**6))
     fixed = types.SimpleNamespace(token_hex=lambda n: f"{next(salts):0{2 * n}x}")

@@ -22,7 +22,8 @@ STUB_KEYS = {"seq", "campaign", "prev_hash", "hash", "redacted"}
 @pytest.fixture
 def blind(toy_campaign):
     """Session 1 (ended): Ann's public engine roll (seq 5, nonce 0), Bob's blind engine roll
-    (6, nonce 1), Ann's public engine roll (7, nonce 2), a GM-only secret (8); end (9)."""
+    (6, nonce 1), Ann's public engine roll (7, nonce 2), a GM-only secret (8); end (9), its
+    downtime seed (10), Ann's and Bob's chronicle entries (11, 12)."""
     invoke = toy_campaign
     invoke("session", "start")
     for args in (("ann", "brawl"), ("bob", "sneak", "--blind"), ("ann", "brawl")):
@@ -88,7 +89,10 @@ def test_stream_versions_may_skip_only_as_many_as_the_stubs_before(blind):
     lines = [json.loads(x) for x in player_lines(blind)]
     # Ann's second roll (seq 7) follows Bob's stub: a version skip there is explained
     ann = next(x for x in lines if x["seq"] == 7)
-    ann["version"] += 1
+    later = [x for x in lines if x.get("stream") == "ann" and x["seq"] >= 7]
+    assert [x["type"] for x in later] == ["toy.rolled", "chronicle.signed"]  # her entry: 11
+    for x in later:  # the skip carries on to her later events
+        x["version"] += 1
     ok = [json.dumps(x, separators=(",", ":"), ensure_ascii=False) for x in lines]
     assert verify_export(parse_lines(x.encode() for x in rechain(ok).splitlines()))[1].ok
     # two skips after one stub are not

@@ -33,6 +33,11 @@ def fixed_seeds(monkeypatch):
         "ledger.campaign.checkpoints.new_key_seed",
         lambda: hashlib.sha256(b"golden key %d" % next(keys)).digest(),
     )
+    passports = iter(range(1000))  # each character's passport id, in its first chronicle entry
+    monkeypatch.setattr(
+        "ledger.trust.chronicle.new_passport_id",
+        lambda: hashlib.sha256(b"golden passport %d" % next(passports)).hexdigest()[:32],
+    )
     salts = iter(range(10**6))
     # only the codec's salts: sqlite-utils takes savepoint names from secrets.token_hex too,
     # so a new migration would shift every salt (and every receipt) after it

@@ -344,8 +344,9 @@ def test_session_end_commits_a_downtime_seed_that_advance_draws_from_and_reveals
 
     campaign = open_campaign(Store(advanced))
     types = [r.type for r in campaign.records()]
-    assert types[-4:] == [
-        "session.ended", "downtime.committed", "toy.improved", "downtime.revealed"
+    assert types[-5:] == [  # ann played: her chronicle entry follows the session's end
+        "session.ended", "downtime.committed", "chronicle.signed", "toy.improved",
+        "downtime.revealed",
     ]
     committed = next(r for r in campaign.records() if r.type == "downtime.committed").data
     revealed = next(r for r in campaign.records() if r.type == "downtime.revealed").data

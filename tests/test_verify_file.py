@@ -19,7 +19,8 @@ from tests.test_cli import rechain
 @pytest.fixture
 def played(toy_campaign, tmp_path):
     """Session 1 ended: Ann's engine roll (5), Bob's physical roll (6), a GM-only secret (7);
-    then a hurt (10) after the session (8 ends it, 9 commits the downtime seed)."""
+    then a hurt (12) after the session (8 ends it, 9 commits the downtime seed, 10 and 11 are
+    Ann's and Bob's chronicle entries)."""
     invoke = toy_campaign
     invoke("session", "start")
     invoke("roll", "ann", "brawl")
@@ -50,7 +51,7 @@ def test_gm_and_player_copies_verify_with_the_ledgers_receipt(played, tmp_path):
     assert out["ok"] and out["receipt"] == receipt and out["campaign"] == "toybox"
     assert (out["engine_rolls_verified"], out["results_rederived"], out["redacted"]) == (1, 2, 0)
     text = verify_file(invoke, player).output
-    assert "OK: 10 events (1 GM-only, checked through their hashes), 1 engine rolls verified, " in (
+    assert "OK: 12 events (1 GM-only, checked through their hashes), 1 engine rolls verified, " in (
         text
     )
     assert "2 roll results re-derived" in text and f"Receipt: {receipt}" in text
@@ -95,25 +96,25 @@ def test_receipt_mismatches_name_both_hashes_and_the_likely_side(played, tmp_pat
     invoke = played
     gm_lines = invoke("--as", "gm", "export").output.splitlines()
     events = [json.loads(x) for x in gm_lines]
-    head = f"10:{events[9]['hash']}"
+    head = f"12:{events[11]['hash']}"
     older = write(tmp_path, "older.ndjson", "\n".join(gm_lines[:7]) + "\n")
     result = verify_file(invoke, older, "--receipt", head)
     assert result.exit_code == 1
-    assert "the file ends at seq 7, before the receipt's seq 10" in result.output
+    assert "the file ends at seq 7, before the receipt's seq 12" in result.output
     assert "older than the receipt or was cut short" in result.output
     full = write(tmp_path, "full.ndjson", "\n".join(gm_lines) + "\n")
-    wrong_seq = f"6:{events[9]['hash']}"  # the hash of 10 written down as seq 6
+    wrong_seq = f"6:{events[11]['hash']}"  # the hash of 12 written down as seq 6
     result = verify_file(invoke, full, "--receipt", wrong_seq)
     assert result.exit_code == 1
-    assert events[5]["hash"] in result.output and events[9]["hash"] in result.output
-    assert "the receipt's seq is likely wrong (it was issued at seq 10)" in result.output
+    assert events[5]["hash"] in result.output and events[11]["hash"] in result.output
+    assert "the receipt's seq is likely wrong (it was issued at seq 12)" in result.output
     rewritten = "\n".join(
         x.replace('"amount":1', '"amount":3') if '"amount":1' in x else x for x in gm_lines
     )
     path = write(tmp_path, "rewritten.ndjson", rechain(rewritten.splitlines()))
     result = verify_file(invoke, path, "--receipt", head)
     assert result.exit_code == 1
-    assert events[9]["hash"] in result.output  # the receipt's full hash
+    assert events[11]["hash"] in result.output  # the receipt's full hash
     assert "the log was rewritten since the receipt was issued" in result.output
     # the ledger itself: both full hashes too
     forged = f"5:{'ab' * 32}"

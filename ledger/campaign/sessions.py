@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from ledger.campaign import checkpoints
+from ledger.campaign import checkpoints, chronicles
 from ledger.dice import engine as dicemod
 from ledger.errors import NotFound, RuleError
 from ledger.events import (
@@ -77,7 +77,9 @@ def start_session(campaign: CampaignPort, *, actor: str, at: str) -> Recorded:
 
 def end_session(campaign: CampaignPort, *, actor: str, at: str) -> Recorded:
     """Close the open session: reveal its seed and commit the downtime seed, in one batch
-    (``session.ended``, ``downtime.committed``).
+    (``session.ended``, ``downtime.committed``); then sign a checkpoint and each
+    character's chronicle entry (:mod:`ledger.campaign.chronicles`) when this ledger keeps
+    the campaign's key.
 
     :returns: the ``session.ended`` record (the batch's head is one seq later).
     :raises RuleError: no session is open; its seed is missing or does not match.
@@ -96,7 +98,10 @@ def end_session(campaign: CampaignPort, *, actor: str, at: str) -> Recorded:
         campaign.store.drop_secret(campaign.id, number)
         campaign.store.put_secret(campaign.id, number, downtime, "downtime")
         if checkpoints.can_sign(campaign):  # a signed checkpoint of the log as it ends
-            checkpoints.make_checkpoint(campaign, actor=actor, at=at)
+            made = checkpoints.make_checkpoint(campaign, actor=actor, at=at)
+            chronicles.sign_chronicles(  # each character who played: a signed entry on it
+                campaign, size=made.size, root=made.root, session=number, actor=actor, at=at
+            )
     return records[0]
 
 

@@ -37,7 +37,7 @@ from ledger.events import (
     event_tag,
     stream_of,
 )
-from ledger.rules.projection import applying
+from ledger.rules.projection import applying, created_state
 
 if TYPE_CHECKING:
     from ledger.campaign.ports import CampaignPort
@@ -228,7 +228,7 @@ def validate(campaign: CampaignPort, events: Sequence[Event],
                 raise RuleError(
                     f"a character with id {event.character!r} already exists; give the sheet another id"
                 )
-            state = campaign.system.initial_state(event.character, event.name, event.sheet)
+            state = created_state(campaign.system, event)
             for at, fact in held_by_newcomers(campaign):  # what the group shares
                 fn = appliers.get(type(fact))
                 if fn is not None:

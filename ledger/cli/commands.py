@@ -231,14 +231,45 @@ def character() -> None:
 @click.option(
     "--sheet",
     "sheet_path",
-    required=True,
     type=click.Path(dir_okay=False),
     help="A TOML character sheet (docs/sheets.md).",
 )
+@click.option(
+    "--passport",
+    "passport_path",
+    type=click.Path(dir_okay=False),
+    help="A passport from another table (`campaign passport export`): verified, then the "
+    "character starts here as it proves them (docs/league.md).",
+)
+@click.option("--id", "character_id", help="With --passport: the character's id here.")
+@click.option(
+    "--league",
+    "league_url",
+    help="With --passport: the league's URL; the passport must end at its newest entry "
+    "for the character.",
+)
+@click.option("--league-key", "league_key", help="With --league: the league's checkpoint key.")
 @json_option
 @pass_app
-def character_add(app: App, sheet_path: str, as_json: bool) -> None:
-    """Validate a character sheet against the rules and add the character."""
+def character_add(
+    app: App, sheet_path: str | None, passport_path: str | None, character_id: str | None,
+    league_url: str | None, league_key: str | None, as_json: bool,
+) -> None:  # fmt: skip
+    """Validate a character sheet against the rules and add the character, or bring one
+    from another table with --passport (checked against a league with --league)."""
+    if (sheet_path is None) == (passport_path is None):
+        raise click.UsageError("give --sheet FILE (a new character) or --passport FILE")
+    if (league_url or league_key) and passport_path is None:
+        raise click.UsageError("--league checks a passport: give --passport FILE")
+    if bool(league_url) != bool(league_key):
+        raise click.UsageError("--league needs --league-key (the league's checkpoint key)")
+    if passport_path is not None:
+        from ledger.cli.league import add_from_passport
+
+        league = (league_url, league_key) if league_url and league_key else None
+        add_from_passport(app, passport_path, character_id, as_json, league)
+        return
+    assert sheet_path is not None
     sheet = load_sheet(sheet_path)
     rec = app.campaign.add_character(sheet, actor=app.actor, at=now())
     if as_json:
@@ -318,13 +349,15 @@ def session_start(app: App, as_json: bool) -> None:
 
 
 @session.command("end")
+@click.option("--league", "league_url", help="Submit the chronicle entries to this league.")
+@click.option("--league-key", "league_key", help="With --league: the league's checkpoint key.")
 @json_option
 @pass_app
-def session_end(app: App, as_json: bool) -> None:
+def session_end(app: App, league_url: str | None, league_key: str | None, as_json: bool) -> None:
     """Close the open session: reveal its seed, commit the downtime seed (advancement dice
     draw from it) and print a receipt to keep."""
     from ledger.campaign import checkpoints
-    from ledger.history.report import session_receipt
+    from ledger.history.report import receipt_of, session_receipt
 
     campaign = app.campaign
     before = states(app) if not as_json else {}
@@ -333,6 +366,11 @@ def session_end(app: App, as_json: bool) -> None:
     receipt = session_receipt(campaign, rec)  # the batch's last event, as the recap shows it
     commitment = getattr(downtime.data, "seed_commitment", "")
     made = checkpoints.latest(campaign)  # signed in the same transaction
+    signed = [  # the chronicle entries signed after the checkpoint, in the same transaction
+        r for r in campaign.records(after=made.size, types=["chronicle.signed"])
+    ] if made is not None else []  # fmt: skip
+    last = campaign.store.head(campaign.id)
+    head = receipt_of(last.seq, last.hash)  # where the log is now: after the entries
     if as_json:
         echo_json(
             {
@@ -342,6 +380,10 @@ def session_end(app: App, as_json: bool) -> None:
                 "downtime_commitment": commitment,
                 "receipt": receipt,
                 "checkpoint": made.note if made else None,
+                "chronicles": [
+                    {"seq": r.seq, "character": r.data.character} for r in signed
+                ],
+                "head": head,
             }
         )
     else:
@@ -351,7 +393,17 @@ def session_end(app: App, as_json: bool) -> None:
         click.echo(f"Receipt: {receipt}")
         if made is not None:
             click.echo(f"Checkpoint of {made.size} events signed: `campaign checkpoint` prints it")
+        if signed:
+            names = campaign.characters()
+            who = ", ".join(f"{names.get(r.data.character, r.data.character)} (seq {r.seq})" for r in signed)
+            click.echo(f"Chronicle entries signed: {who}; the log's head is now {head}")
         echo_changes(app, before, states(app))
+    if league_url:
+        from ledger.cli.league import submit_entries
+
+        if not league_key:
+            raise click.UsageError("--league needs --league-key (the league's checkpoint key)")
+        submit_entries(app, league_url, league_key, session=rec.data.number)
 
 
 @session.command("abandon")

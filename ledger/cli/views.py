@@ -98,6 +98,11 @@ def headed(campaign: Any, cid: str, upto: int, as_gm: bool) -> Any:
     from ledger.campaign.viewing import sheet_for
 
     layout = sheet_for(campaign, cid, as_gm=as_gm, upto=upto)
+    from ledger.history.passports import before_section
+
+    before = before_section(campaign, cid)  # a character who joined from a passport
+    if before is not None:
+        layout = msgspec.structs.replace(layout, sections=(*layout.sections, before))
     name = campaign.characters()[cid]
     head = f"{name} ({cid})" if name != cid else cid
     view = "the GM's sheet" if as_gm else ""

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ledger.events import Corrected, NoteAdded, Roll
 from ledger.history.report import session_receipt
-from ledger.history.words import generic
+from ledger.history.words import describe_core, generic
 from ledger.templating import environment
 
 if TYPE_CHECKING:
@@ -117,6 +117,8 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
         event = rec.data
         character = rec.stream if rec.stream in names else None
         described = system.describe(event)
+        if rec.type in ("chronicle.signed", "character.joined"):  # not the signed note itself
+            described = describe_core(rec)
         text = described or generic(rec.type, event)
         if rec.type == "contest.opposed":
             roller = getattr(event, "roller", "")

@@ -155,6 +155,14 @@ CORE_WORDS: dict[str, Callable[[Any], str]] = {
     ),
     "encounter.ended": lambda d: f"Encounter ended in round {d.round}",
     "roll.imported": lambda d: imported_words(d),
+    "chronicle.signed": lambda d: (
+        f"{d.character}: chronicle entry for session {d.session} signed on the checkpoint of "
+        f"{d.checkpoint} events (passport {d.passport[:8]}…)"
+    ),
+    "character.joined": lambda d: (
+        f"{d.character}: joins from passport {d.passport[:8]}…, signed by {d.table} "
+        f"(its last entry {d.head[:16]}…)"
+    ),
 }
 
 #: Each tool an imported roll comes from, as its name is written.

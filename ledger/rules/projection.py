@@ -2,7 +2,8 @@
 
 Rules of the fold (docs/events.md "The envelope"; docs/trust.md "A player's view never holds a GM fact"):
 
-- ``character.created`` makes a character's initial state (:meth:`RuleSystem.initial_state`).
+- ``character.created`` makes a character's initial state (:meth:`RuleSystem.initial_state`),
+  or the state it carries from a verified passport (:func:`created_state`).
 - An event on a character's stream goes to that character's applier for its type; an event
   on the ``"campaign"`` stream (scene and session ends, ...) goes to every character, where
   the system has an applier for it. Dispatch is a dict built once per projector.
@@ -248,7 +249,7 @@ class Projector:
         """The loop of :meth:`fold`, inside its context: ``cell[0]`` is the seq of the
         event being applied (:func:`applying_seq`), ``outer`` between events."""
         appliers = self.appliers.get
-        initial_state = self.system.initial_state
+        system = self.system
         decode = self.codec.raw_decode
         campaign_stream = CAMPAIGN_STREAM
         created = CharacterCreated
@@ -269,7 +270,7 @@ class Projector:
                     event = self.codec.decode(data, type_ or msgspec.json.decode(data).get("type"))
             cls = type(event)
             if cls is created:
-                state = initial_state(event.character, event.name, event.sheet)
+                state = created_state(system, event)
                 for at, fact in kept:  # what the group shares: the newcomer holds it too
                     fn = appliers(type(fact))
                     if fn is None:
@@ -304,6 +305,21 @@ class Projector:
                         cell[0] = outer
             if on_step is not None:
                 on_step(seq, states)
+
+
+def created_state(system: RuleSystem, event: CharacterCreated) -> Any:
+    """The state a ``character.created`` starts its character in: the rule system's
+    :meth:`~RuleSystem.initial_state` of the sheet, or the ``state`` it carries (a character
+    joining from a passport), converted to the system's ``state_type``.
+
+    :raises RuleError: a carried state that is not one of this system's states.
+    """
+    if event.state is UNSET:
+        return system.initial_state(event.character, event.name, event.sheet)
+    try:
+        return msgspec.convert(event.state, system.state_type)
+    except msgspec.ValidationError as e:
+        raise RuleError(f"the state {event.name} carries is not a {system.id} state: {e}") from None
 
 
 def replay_strictly(system: RuleSystem, codec: Codec, events: list[StoredEvent]) -> None:

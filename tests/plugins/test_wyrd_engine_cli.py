@@ -117,8 +117,12 @@ def test_grand_casebook_demo_builds_and_verifies(tmp_path: Path) -> None:
     db = tmp_path / "grand-casebook.db"
     log = as_json(db, "log")
     types = [entry["type"] for entry in log]
-    assert types[0] == "campaign.created" and types[-2:] == ["session.ended", "downtime.committed"]
+    # session end, then a chronicle entry for each of the six who played
+    assert types[0] == "campaign.created"
+    assert types[-8:] == ["session.ended", "downtime.committed"] + ["chronicle.signed"] * 6
     assert types.count("character.created") == 6
+    created = {e["stream"] for e in log if e["type"] == "character.created"}
+    assert {e["stream"] for e in log[-6:]} == created
     assert "correction.recorded" in types
     felix = as_json(db, "sheet", "felix")
     assert felix["stress"]["marked"] == 0

@@ -1,0 +1,305 @@
+"""The league at scale, on PostgreSQL (docs/league.md "Measured").
+
+    uv run python bench/league.py --db postgresql://postgres@127.0.0.1:5432/test \\
+        --characters 3000 --sessions 20 --json out.json
+
+Four parts, each on a fresh schema of the server ``--db`` names (dropped afterwards):
+
+1. **build**: a league of ``--characters`` × ``--sessions`` accepted entries, each a
+   signed chronicle entry of one of 16 member tables, chained per character, appended by
+   the store in batches (the bulk load a league migrating its records would do; each
+   entry still goes through the store's chain and Merkle tree).
+2. **passport**: a table plays one character through ``--passport-sessions`` sessions
+   (SQLite), exports the passport, and it is verified in process (median of 5) and joined
+   as a process (``campaign character add --passport``, median of 3) at another table.
+3. **submit**: ``--tables`` threads, each with its own connection, submit new entries
+   extending built characters' heads through :meth:`League.submit` (signature, chain,
+   expected version) for ``--seconds``: submissions per second and latency percentiles.
+4. **races**: ``--races`` times, two threads submit entries extending the same head at
+   once; exactly one must be accepted each time.
+
+Nothing here is a test; the figures go to docs/league.md with the machine's load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from typing import Any
+
+AT = "2026-03-01T19:00:00.000000Z"
+
+
+def _schema(server: str) -> tuple[str, str]:
+    import psycopg
+
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"create schema {schema}")
+    sep = "&" if "?" in server else "?"
+    return schema, f"{server}{sep}options=-csearch_path%3D{schema}"
+
+
+def _drop(server: str, schema: str) -> None:
+    import psycopg
+
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"drop schema {schema} cascade")
+
+
+def _entry(signer: Any, passport: str, previous: str, session: int) -> str:
+    from ledger.trust import chronicle
+    from ledger.trust.notes import sign
+
+    entry = chronicle.Entry(
+        passport=passport, character="pc", name="A character", table=signer.name,
+        checkpoint=(10 * session, bytes(32)), session=session, system="d20-world",
+        options={}, events=(1, "0" * 64), state="1" * 64, previous=previous,
+        changed=("Forage +2 xp",),
+    )  # fmt: skip
+    return sign(entry.text(), signer)
+
+
+def _hash(note: str) -> str:
+    from ledger.trust import chronicle
+
+    return chronicle.entry_hash(note[: note.rfind("\n\n") + 1])
+
+
+def build(url: str, characters: int, sessions: int, tables: list[Any]) -> dict[str, Any]:
+    """The league ``marches`` with ``characters`` × ``sessions`` entries; the heads."""
+    from ledger.league.core import EntryAccepted, League
+    from ledger.store.opening import open_store
+    from ledger.store.protocols import Pending
+    from ledger.trust import chronicle
+
+    store = open_store(url)
+    league = League.init(store, "marches", at=AT)
+    for t in tables:
+        league.trust(t.verifier.key(), at=AT)
+    heads: dict[str, tuple[str, int]] = {}
+    t0 = time.perf_counter()
+    batch: list[Pending] = []
+    done = 0
+    for c in range(characters):
+        pid = f"{c:032x}"
+        previous = chronicle.NO_PREVIOUS
+        signer = tables[c % len(tables)]
+        for s in range(1, sessions + 1):
+            note = _entry(signer, pid, previous, s)
+            digest = _hash(note)
+            batch.append(Pending(EntryAccepted(
+                character=pid, table=signer.name, session=s, hash=digest,
+                previous=previous, note=note,
+            )))  # fmt: skip
+            previous = digest
+        heads[pid] = (previous, sessions)
+        if len(batch) >= 2000:
+            store.append(league.id, batch, actor="bench", recorded_at=AT, session=None)
+            done += len(batch)
+            batch = []
+    if batch:
+        store.append(league.id, batch, actor="bench", recorded_at=AT, session=None)
+        done += len(batch)
+    seconds = time.perf_counter() - t0
+    size = store.head(league.id).seq
+    store.close()
+    return {"characters": characters, "sessions": sessions, "entries": done,
+            "log_size": size, "seconds": round(seconds, 1),
+            "entries_per_s": round(done / seconds), "heads": heads}  # fmt: skip
+
+
+def passport_timings(sessions: int) -> dict[str, Any]:
+    """A character played ``sessions`` sessions at one table, then verified at another."""
+    from click.testing import CliRunner
+
+    from ledger.cli import cli
+    from ledger.history.passports import verify_passport
+
+    tmp = tempfile.mkdtemp(prefix="league-bench-")
+    sheets = os.path.join(os.path.dirname(__file__), "..", "campaigns/the-world/characters/")
+    runner = CliRunner()
+
+    def run(db: str, *args: str) -> str:
+        got = runner.invoke(cli, ["--db", os.path.join(tmp, db), *args])
+        assert got.exit_code == 0, got.output
+        return got.output
+
+    t0 = time.perf_counter()
+    run("mara.db", "new", "mara", "--system", "d20-world")
+    run("mara.db", "character", "add", "--sheet", sheets + "isa.toml")
+    for s in range(sessions):
+        run("mara.db", "session", "start")
+        run("mara.db", "roll", "isa", "Forage", "--time", "--dice", str(3 + s % 15))
+        run("mara.db", "session", "end")
+    played = time.perf_counter() - t0
+    path = os.path.join(tmp, "isa.passport")
+    run("mara.db", "passport", "export", "isa", "-o", path)
+    data = open(path, "rb").read()
+    run("oskar.db", "new", "oskar", "--system", "d20-world")
+    from ledger.campaign.aggregate import open_campaign
+    from ledger.store.sqlite import Store
+
+    campaign = open_campaign(Store(os.path.join(tmp, "oskar.db")))
+    system, codec = campaign.system, campaign.codec
+    times = []
+    for _ in range(5):
+        t = time.perf_counter()
+        found = verify_passport(data, system, codec)
+        times.append(time.perf_counter() - t)
+    assert len(found.entries) == sessions
+    procs = []
+    for i in range(3):
+        t = time.perf_counter()
+        subprocess.run(
+            [os.path.join(os.path.dirname(sys.executable), "campaign"), "--db", os.path.join(tmp, "oskar.db"), "character",
+             "add", "--passport", path, "--id", f"isa{i}"],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        procs.append(time.perf_counter() - t)
+    return {"entries": sessions, "bytes": len(data), "played_seconds": round(played, 1),
+            "verify_ms_median": round(1000 * statistics.median(times), 1),
+            "join_process_s_median": round(statistics.median(procs), 2)}  # fmt: skip
+
+
+def submissions(url: str, heads: dict[str, tuple[str, int]], tables: list[Any],
+                threads: int, seconds: float) -> dict[str, Any]:  # fmt: skip
+    """``threads`` tables submitting for ``seconds``: rate and latency percentiles."""
+    from ledger.league.core import League
+    from ledger.store.opening import open_store
+
+    pids = list(heads)
+    latencies: list[list[float]] = [[] for _ in range(threads)]
+    statuses: list[dict[str, int]] = [{} for _ in range(threads)]
+    start = threading.Barrier(threads)
+    stop_at = [0.0]
+
+    def table(i: int) -> None:
+        store = open_store(url)
+        league = League(store, "marches")
+        mine = pids[i::threads]
+        signer = tables[i % len(tables)]
+        k = 0
+        start.wait()
+        if i == 0:
+            stop_at[0] = time.perf_counter() + seconds
+        while not stop_at[0]:
+            time.sleep(0.001)
+        while time.perf_counter() < stop_at[0] and k < len(mine):
+            pid = mine[k]
+            head, session = heads[pid]
+            note = _entry(signer, pid, head, session + 1)
+            t = time.perf_counter()
+            verdict = league.submit(note, at=AT)
+            latencies[i].append(time.perf_counter() - t)
+            statuses[i][verdict.status] = statuses[i].get(verdict.status, 0) + 1
+            k += 1
+        store.close()
+
+    t0 = time.perf_counter()
+    workers = [threading.Thread(target=table, args=(i,)) for i in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    wall = time.perf_counter() - t0
+    every = sorted(x for lat in latencies for x in lat)
+    counted: dict[str, int] = {}
+    for s in statuses:
+        for k, v in s.items():
+            counted[k] = counted.get(k, 0) + v
+
+    def pct(p: float) -> float:
+        return round(1000 * every[min(len(every) - 1, int(p * len(every)))], 1)
+
+    return {"threads": threads, "submitted": len(every), "statuses": counted,
+            "per_s": round(len(every) / min(wall, seconds)), "p50_ms": pct(0.5),
+            "p99_ms": pct(0.99), "max_ms": round(1000 * every[-1], 1)}  # fmt: skip
+
+
+def races(url: str, tables: list[Any], count: int) -> dict[str, Any]:
+    """``count`` races of two tables extending one head: how often exactly one won."""
+    from ledger.league.core import League
+    from ledger.store.opening import open_store
+    from ledger.trust import chronicle
+
+    stores = [open_store(url) for _ in range(2)]
+    leagues = [League(s, "marches") for s in stores]
+    exactly_one = 0
+    t0 = time.perf_counter()
+    for race in range(count):
+        pid = f"ff{race:030x}"
+        first = _entry(tables[0], pid, chronicle.NO_PREVIOUS, 1)
+        assert leagues[0].submit(first, at=AT).status == "accepted"
+        rival = [_entry(tables[i], pid, _hash(first), 2) for i in range(2)]
+        verdicts: list[str] = ["", ""]
+        barrier = threading.Barrier(2)
+
+        def go(i: int, barrier: Any = barrier, verdicts: list[str] = verdicts,
+               rival: list[str] = rival) -> None:  # fmt: skip
+            barrier.wait()
+            verdicts[i] = leagues[i].submit(rival[i], at=AT).status
+
+        ts = [threading.Thread(target=go, args=(i,)) for i in range(2)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        exactly_one += sorted(verdicts) == ["accepted", "refused"]
+    for s in stores:
+        s.close()
+    return {"races": count, "exactly_one_accepted": exactly_one,
+            "seconds": round(time.perf_counter() - t0, 1)}  # fmt: skip
+
+
+def main() -> None:
+    """Run the parts asked for and print (and with --json write) the figures."""
+    from ledger.trust.notes import Signer
+
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--db", required=True, help="a PostgreSQL server URL")
+    p.add_argument("--characters", type=int, default=3000)
+    p.add_argument("--sessions", type=int, default=20)
+    p.add_argument("--passport-sessions", type=int, default=200)
+    p.add_argument("--tables", type=int, default=16)
+    p.add_argument("--seconds", type=float, default=20)
+    p.add_argument("--races", type=int, default=1000)
+    p.add_argument("--skip", action="append", default=[], help="a part to skip")
+    p.add_argument("--json", help="write the figures here")
+    args = p.parse_args()
+    tables = [Signer.generate(f"campaign-ledger/table{i:02d}") for i in range(16)]
+    out: dict[str, Any] = {"load_before": os.getloadavg()}
+    schema, url = _schema(args.db)
+    try:
+        built = build(url, args.characters, args.sessions, tables)
+        heads = built.pop("heads")
+        out["build"] = built
+        print("build", built, flush=True)
+        if "submit" not in args.skip:
+            out["submit"] = submissions(url, heads, tables, args.tables, args.seconds)
+            print("submit", out["submit"], flush=True)
+        if "races" not in args.skip:
+            out["races"] = races(url, tables, args.races)
+            print("races", out["races"], flush=True)
+    finally:
+        _drop(args.db, schema)
+    if "passport" not in args.skip:
+        out["passport"] = passport_timings(args.passport_sessions)
+        print("passport", out["passport"], flush=True)
+    out["load_after"] = os.getloadavg()
+    print("load", out["load_before"], out["load_after"])
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,269 @@
+"""Chronicles: each character's signed record of the sessions they played at this table.
+
+At ``session end`` (after its checkpoint is signed) every character who played gets a
+chronicle entry (:mod:`ledger.trust.chronicle`, docs/league.md "Chronicle entry") signed with
+the campaign's checkpoint key and kept in the log as a ``chronicle.signed`` event.
+
+Which events an entry holds (:func:`select`): the public events, up to the checkpoint, that
+fold into the character's state as a player sees it: every event on the character's stream
+(its ``character.created`` first), the campaign-stream events the rule system applies to
+characters once the character exists (a scene's end, time passing), those the group shares
+that a newcomer holds (``held_by_newcomers``) even from before, and the corrections of any of
+these. An entry holds those after the previous entry's checkpoint; a GM-only event is never
+one of them. The state an entry names (:func:`replay`) is the rule system's fold of exactly
+these events, so whoever holds them re-derives it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from ledger.codec import Codec
+from ledger.envelope import StoredEvent
+from ledger.errors import RuleError
+from ledger.events import (
+    CAMPAIGN_STREAM,
+    CharacterCreated,
+    CharacterJoined,
+    ChronicleSigned,
+    Corrected,
+    Event,
+    Recorded,
+    event_tag,
+)
+from ledger.rules.projection import Projector, companions_of, corrections_from, created_state
+from ledger.rules.system import RuleSystem
+from ledger.trust import chronicle
+from ledger.trust.chronicle import Entry
+from ledger.trust.notes import sign
+
+if TYPE_CHECKING:
+    from ledger.campaign.ports import CampaignPort
+
+#: Event types on a character's stream that no entry holds: the entries themselves, and the
+#: join that names a passport (the ``character.created`` before it holds the state).
+NOT_CHRONICLED = frozenset({"chronicle.signed", "character.joined"})
+
+
+@dataclass(frozen=True)
+class Kinds:
+    """What :func:`select` needs of a rule system: the tags of the events it applies, and
+    of the campaign-stream events a newcomer holds."""
+
+    applied: frozenset[str]
+    held: frozenset[str]
+
+    @classmethod
+    def of(cls, system: RuleSystem, codec: Codec) -> Kinds:
+        """The kinds of ``system`` (its appliers) and ``codec`` (its event types)."""
+        return cls(
+            applied=frozenset(event_tag(c) for c in system.appliers()),
+            held=frozenset(t for t, c in codec.types.items() if c.held_by_newcomers),
+        )
+
+
+def select(
+    rows: Iterable[StoredEvent], character: str, kinds: Kinds, codec: Codec
+) -> list[StoredEvent]:
+    """The events that fold into ``character``'s players' view, in seq order (the module
+    docstring says which). GM-only events are skipped."""
+    picked: list[StoredEvent] = []
+    seqs: set[int] = set()
+    created = False
+    for e in rows:
+        if e.visibility != "public":
+            continue
+        if e.stream == character:
+            if e.type in NOT_CHRONICLED:
+                continue
+            created = created or e.type == "character.created"
+        elif e.stream != CAMPAIGN_STREAM:
+            continue
+        elif e.type == "correction.recorded":
+            corr = codec.decode(e.data, e.type)
+            assert isinstance(corr, Corrected)
+            if not ({corr.target, *companions_of(corr)} & seqs):
+                continue
+        elif not (e.type in kinds.held or (created and e.type in kinds.applied)):
+            continue
+        picked.append(e)
+        seqs.add(e.seq)
+    return picked if created else []
+
+
+class Replay:
+    """A character's state folded from chronicled events, fed entry by entry.
+
+    :meth:`feed` folds the next events onto the state so far; a correction among them
+    folds everything fed again with the corrections then in force, as the ledger does.
+    """
+
+    def __init__(self, system: RuleSystem, codec: Codec, character: str) -> None:
+        self.projector = Projector(system, codec)
+        self.codec = codec
+        self.character = character
+        self.events: list[StoredEvent] = []
+        self.pairs: list[tuple[int, Event]] = []
+        self.states: dict[str, Any] = {}
+        self.shared: list[tuple[int, Event]] = []
+
+    def feed(self, events: Sequence[StoredEvent]) -> Any:
+        """Fold ``events`` (seq order, after those fed before); the state after, or
+        ``None`` when the character does not exist (yet).
+
+        :raises RuleError: an event the rules refuse (``"event N: ..."``).
+        """
+        self.events.extend(events)
+        fresh = [
+            (e.seq, self.codec.decode(e.data, e.type))
+            for e in events
+            if e.type == "correction.recorded"
+        ]
+        if fresh:
+            self.pairs.extend(fresh)
+            self.states, self.shared = {}, []
+            self.projector.fold(
+                self.events, self.states, corrections_from(self.pairs), as_gm=False,
+                shared=self.shared,
+            )  # fmt: skip
+        else:
+            self.projector.fold(
+                events, self.states, corrections_from(self.pairs), as_gm=False, shared=self.shared
+            )
+        return self.states.get(self.character)
+
+
+def replay(system: RuleSystem, codec: Codec, events: Sequence[StoredEvent], character: str) -> Any:
+    """``character``'s state folded from ``events`` alone (players' view), or ``None``."""
+    return Replay(system, codec, character).feed(events)
+
+
+def options_of(system: RuleSystem) -> dict[str, Any]:
+    """A configured system's campaign options, every default filled (as an entry names
+    them): two tables that play the same options name the same dict."""
+    return dict(msgspec.to_builtins(system.options))
+
+
+@dataclass(frozen=True)
+class Prior:
+    """Where a character's chronicle at this table stands before an entry: the passport
+    id, the previous entry's hash and the checkpoint size it rested on (0: none here)."""
+
+    passport: str
+    previous: str
+    size: int
+
+
+def priors(rows: Iterable[StoredEvent], codec: Codec) -> dict[str, Prior]:
+    """Each character's :class:`Prior` after ``rows``: its last ``chronicle.signed``, else
+    its ``character.joined`` (the passport's head), else none."""
+    out: dict[str, Prior] = {}
+    for e in rows:
+        if e.type == "chronicle.signed":
+            signed = codec.decode(e.data, e.type)
+            assert isinstance(signed, ChronicleSigned)
+            text = signed.note[: signed.note.rfind("\n\n") + 1]
+            out[e.stream] = Prior(signed.passport, chronicle.entry_hash(text), signed.checkpoint)
+        elif e.type == "character.joined":
+            joined = codec.decode(e.data, e.type)
+            assert isinstance(joined, CharacterJoined)
+            out[e.stream] = Prior(joined.passport, joined.head, 0)
+    return out
+
+
+def build_entry(
+    campaign: CampaignPort, rows: Sequence[StoredEvent], character: str, *,
+    size: int, root: bytes, session: int, prior: Prior | None, kinds: Kinds,
+) -> Entry | None:  # fmt: skip
+    """The entry of ``character`` at the checkpoint of ``size`` events (``rows``: the log's
+    events 1 to ``size``), or ``None`` when no public event of theirs is of ``session``
+    (they did not play). It holds every chronicled event since ``prior``'s checkpoint
+    (downtime between sessions included).
+
+    Deterministic given the log: ``campaign verify`` builds each kept entry again and
+    compares it byte for byte. A first entry gets a new passport id (``prior`` None).
+    """
+    system, codec = campaign.system, campaign.codec
+    picked = select(rows, character, kinds, codec)
+    since = prior.size if prior else 0
+    new = [e for e in picked if e.seq > since]
+    if not any(e.stream == character and e.session == session for e in new):
+        return None  # nothing of theirs in the session: they did not play
+    after = replay(system, codec, picked, character)
+    if after is None:
+        return None  # retracted
+    if since:
+        before = replay(system, codec, [e for e in picked if e.seq <= since], character)
+    else:
+        created = codec.decode(picked_created(picked, character).data, "character.created")
+        assert isinstance(created, CharacterCreated)
+        before = None if created.state is msgspec.UNSET else created_state(system, created)
+    name = campaign.characters(include_retracted=True).get(character, character)
+    return Entry(
+        passport=prior.passport if prior else chronicle.new_passport_id(),
+        character=character,
+        name=name,
+        table=checkpoint_origin(campaign),
+        checkpoint=(size, root),
+        session=session,
+        system=system.id,
+        options=options_of(system),
+        events=(len(new), chronicle.events_digest([(e.seq, e.hash) for e in new])),
+        state=chronicle.state_hash(after),
+        previous=prior.previous if prior else chronicle.NO_PREVIOUS,
+        changed=tuple(system.describe_changes(before, after, as_gm=False)),
+    )
+
+
+def picked_created(picked: Sequence[StoredEvent], character: str) -> StoredEvent:
+    """The ``character.created`` among a character's chronicled events."""
+    for e in picked:
+        if e.type == "character.created" and e.stream == character:
+            return e
+    raise RuleError(f"{character} has no character.created among its events")
+
+
+def checkpoint_origin(campaign: CampaignPort) -> str:
+    """The table's origin (the checkpoints' first line and the key's name)."""
+    from ledger.campaign.checkpoints import origin
+
+    return origin(campaign.id)
+
+
+def sign_chronicles(
+    campaign: CampaignPort, *, size: int, root: bytes, session: int, actor: str, at: str
+) -> list[Recorded]:
+    """Sign and append the entries of every character who played since their last entry,
+    resting on the checkpoint of ``size`` events just signed (call inside ``session end``'s
+    transaction). ``[]`` when nobody played.
+
+    :raises RuleError: the key is not kept here (:func:`ledger.campaign.checkpoints.signer_of`).
+    """
+    from ledger.campaign.checkpoints import signer_of
+
+    rows = list(campaign.store.rows(campaign.id, upto=size))
+    kinds = Kinds.of(campaign.system, campaign.codec)
+    before = priors(rows, campaign.codec)
+    events: list[Event] = []
+    signer = None
+    for character in campaign.characters():
+        entry = build_entry(
+            campaign, rows, character, size=size, root=root, session=session,
+            prior=before.get(character), kinds=kinds,
+        )  # fmt: skip
+        if entry is None:
+            continue
+        signer = signer or signer_of(campaign, actor=actor, at=at)
+        events.append(
+            ChronicleSigned(
+                character=character, passport=entry.passport, session=session,
+                checkpoint=size, note=sign(entry.text(), signer),
+            )  # fmt: skip
+        )
+    if not events:
+        return []
+    return campaign.append(events, actor=actor, at=at, session=session)
