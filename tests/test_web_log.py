@@ -6,6 +6,7 @@ header with the player's characters, and GM-only entries that a filtered view le
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
@@ -72,8 +73,14 @@ def test_an_engine_roll_is_verifiable_once_its_session_seed_is_revealed(table):
 def test_filters_are_query_parameters_that_work_without_javascript(table):
     table.ok("session", "end")
     table.ok("session", "start")
-    table.ok("roll", "isa", "Lockpicking", "--time", "--dice", "7")  # seq 13: session 2
+    table.ok("roll", "isa", "Lockpicking", "--time", "--dice", "7")  # the head: session 2
     head = table.head()
+    # session end signed a chronicle entry for each character who played, in their streams
+    signed = {
+        e["stream"]: e["seq"]
+        for e in map(json.loads, table.ok("export").splitlines())
+        if e.get("type") == "chronicle.signed"
+    }
     with client(table, "Dana") as c:
         every = items(c.get("/log").text)
         rolls = items(c.get("/log?rolls=1").text)
@@ -84,8 +91,9 @@ def test_filters_are_query_parameters_that_work_without_javascript(table):
         page = c.get("/log?mine=1&rolls=1").text
     assert sorted(every) == list(range(1, head + 1))
     assert sorted(rolls) == [5, 6, 8, 9, head]
-    assert sorted(bram) == [3, 6, 9]  # his character.created and his two rolls
-    assert sorted(mine) == [2, 5, 8, head]  # Dana plays Isa
+    # his character.created, his two rolls and his chronicle entry
+    assert sorted(bram) == [3, 6, 9, signed["bram"]]
+    assert sorted(mine) == [2, 5, 8, signed["isa"], head]  # Dana plays Isa
     assert min(second) == head - 1 and sorted(second) == [head - 1, head]
     assert sorted(both) == [5, 8]
     assert "Showing: Your characters&#39; rolls." in page
