@@ -28,7 +28,9 @@ import pytest
 from click.testing import CliRunner
 
 from ledger.cli import cli
-from ledger.store.opening import open_store
+
+from .test_copy import campaign_ids, run
+from .test_copy import everything as copied_everything
 
 HERE = Path(__file__).resolve().parent / "data" / "releases"
 NAMES = sorted(p.stem for p in HERE.glob("*.db"))
@@ -37,30 +39,10 @@ assert len(NAMES) >= 3, f"the release fixtures are missing from {HERE}"
 CAMPAIGN = "fixture"  # what make-fixture.sh names it
 
 
-def run(*args: str, code: int = 0) -> str:
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
-    assert result.exit_code == code, result.output
-    return result.output
-
-
 def everything(db: str) -> tuple[list[tuple[Any, ...]], list[dict[str, Any]]]:
     """Every stored row of the campaign (all envelope fields, ``data`` as stored) and every
     secret, as ``db`` holds them."""
-    store = open_store(db)
-    try:
-        rows = [msgspec.structs.astuple(e) for e in store.rows(CAMPAIGN)]
-        secrets = sorted(store.secret_rows(CAMPAIGN), key=lambda r: (r["kind"], r["session"]))
-        return rows, secrets
-    finally:
-        store.close()
-
-
-def campaign_ids(db: str) -> list[str]:
-    store = open_store(db)
-    try:
-        return store.campaign_ids()
-    finally:
-        store.close()
+    return copied_everything(db, CAMPAIGN)
 
 
 def verified(db: str) -> dict[str, Any]:
