@@ -270,7 +270,15 @@ class Projector:
                     event = self.codec.decode(data, type_ or msgspec.json.decode(data).get("type"))
             cls = type(event)
             if cls is created:
-                state = created_state(system, event)
+                try:
+                    state = created_state(system, event)
+                except RuleError as e:  # a sheet the rules cannot start from (tampered)
+                    if errors is None:
+                        raise RuleError(f"event {seq}: {e}") from None
+                    errors.append((seq, str(e)))
+                    if on_step is not None:
+                        on_step(seq, states)
+                    continue
                 for at, fact in kept:  # what the group shares: the newcomer holds it too
                     fn = appliers(type(fact))
                     if fn is None:
@@ -312,10 +320,18 @@ def created_state(system: RuleSystem, event: CharacterCreated) -> Any:
     :meth:`~RuleSystem.initial_state` of the sheet, or the ``state`` it carries (a character
     joining from a passport), converted to the system's ``state_type``.
 
-    :raises RuleError: a carried state that is not one of this system's states.
+    :raises RuleError: a carried state that is not one of this system's states, or a sheet
+        the system cannot start a state from (a key missing, a value of the wrong type).
     """
     if event.state is UNSET:
-        return system.initial_state(event.character, event.name, event.sheet)
+        try:
+            return system.initial_state(event.character, event.name, event.sheet)
+        except RuleError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise RuleError(
+                f"{event.name}'s sheet is malformed: {type(e).__name__} {e}"
+            ) from None
     try:
         return msgspec.convert(event.state, system.state_type)
     except msgspec.ValidationError as e:
