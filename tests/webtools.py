@@ -129,25 +129,19 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def live_server(db: str, *, port: int | None = None, **kwargs: Any) -> Iterator[str]:
-    """``campaign serve``'s app on a free loopback port (or ``port``: a server served again
-    at the same origin, whose pages' IndexedDB it shares) in a thread; yields its base URL."""
+def serving(app: Any, port: int | None = None) -> Iterator[str]:
+    """An ASGI ``app`` served by uvicorn on a free loopback port (or ``port``) in a thread,
+    until the block ends; yields its base URL once the server has started."""
     import uvicorn
-
-    from ledger.web.app import create_app
 
     port = port or free_port()
     config = uvicorn.Config(
-        create_app(db, **kwargs),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        timeout_graceful_shutdown=1,
+        app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=1
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    for _ in range(500):
+    for _ in range(1000):
         if server.started:
             break
         time.sleep(0.01)
@@ -156,6 +150,16 @@ def live_server(db: str, *, port: int | None = None, **kwargs: Any) -> Iterator[
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+@contextlib.contextmanager
+def live_server(db: str, *, port: int | None = None, **kwargs: Any) -> Iterator[str]:
+    """``campaign serve``'s app on a free loopback port (or ``port``: a server served again
+    at the same origin, whose pages' IndexedDB it shares) in a thread; yields its base URL."""
+    from ledger.web.app import create_app
+
+    with serving(create_app(db, **kwargs), port) as base:
+        yield base
 
 
 def sse_frames(text: str) -> list[dict[str, str]]:
