@@ -1,0 +1,88 @@
+"""Submissions from many threads of one process, committed together (group commit).
+
+Every accepted entry is an event of the league's one log, so appends to it take turns (one
+chain, one Merkle tree, one lock). Sixteen tables submitting at once, each appending alone,
+would mostly wait and retry; an :class:`Intake` lets the thread that gets the turn append
+for every submission waiting then, in one append (:meth:`League.commit
+<ledger.league.core.League.commit>`): each entry still at the stream version its character
+was read at, so a race with another process is still refused by the store.
+
+Each submission's signature is checked in its own thread before it waits; what the turn
+does is read each character's newest entry (one index seek each) and append.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from ledger.league.core import Checked, League, Verdict
+from ledger.trust.notes import Verifier
+
+
+@dataclass
+class _Waiting:
+    """A checked entry waiting for its turn, and what became of it."""
+
+    item: Checked
+    at: str
+    verdict: Verdict | None = None
+    error: BaseException | None = None
+
+
+class Intake:
+    """The submissions to league ``name`` of one process's threads (module docstring).
+
+    Thread-safe; share one per process. Each call brings its own store (a connection of its
+    thread's, or one lent by a pool).
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._keys: dict[str, Verifier] = {}
+        self._vkey: str | None = None
+        self._turn = threading.Lock()
+        self._queued = threading.Lock()
+        self._queue: list[_Waiting] = []
+
+    def league(self, store: Any) -> League:
+        """The league on ``store``, sharing this process's keyring cache and key.
+
+        :raises LeagueError: no such league in the store.
+        """
+        found = League(store, self.name, keys=self._keys, vkey=self._vkey)
+        self._vkey = found.vkey
+        return found
+
+    def submit(self, store: Any, note: str, *, at: str) -> Verdict:
+        """:meth:`League.submit <ledger.league.core.League.submit>`, committed with the
+        submissions of other threads waiting at the same time.
+
+        :param at: the submission's UTC time (the batch is stamped with its latest).
+        :raises LeagueError: not a signed chronicle entry (nothing kept).
+        :raises StoreError: the store failed (nothing of that batch kept).
+        """
+        league = self.league(store)
+        checked = league.check(note)
+        if isinstance(checked, Verdict):
+            return checked
+        mine = _Waiting(checked, at)
+        with self._queued:
+            self._queue.append(mine)
+        with self._turn:
+            if mine.verdict is None and mine.error is None:
+                with self._queued:
+                    batch, self._queue = self._queue, []
+                try:
+                    verdicts = league.commit([w.item for w in batch], at=max(w.at for w in batch))
+                except BaseException as e:
+                    for w in batch:
+                        w.error = e
+                else:
+                    for w, v in zip(batch, verdicts, strict=True):
+                        w.verdict = v
+        if mine.error is not None:
+            raise mine.error
+        assert mine.verdict is not None
+        return mine.verdict
