@@ -171,10 +171,15 @@ def passport_timings(sessions: int) -> dict[str, Any]:
 
 
 def submissions(url: str, heads: dict[str, tuple[str, int]], tables: list[Any],
-                threads: int, seconds: float) -> dict[str, Any]:  # fmt: skip
-    """``threads`` tables submitting for ``seconds``: rate and latency percentiles."""
+                threads: int, seconds: float, alone: bool = False) -> dict[str, Any]:  # fmt: skip
+    """``threads`` tables submitting for ``seconds``: rate and latency percentiles. The
+    threads share one :class:`~ledger.league.intake.Intake` (as ``league serve``'s worker
+    threads do), or with ``alone`` each appends by itself."""
     from ledger.league.core import League
+    from ledger.league.intake import Intake
     from ledger.store.opening import open_store
+
+    intake = Intake("marches")
 
     pids = list(heads)
     latencies: list[list[float]] = [[] for _ in range(threads)]
@@ -198,7 +203,7 @@ def submissions(url: str, heads: dict[str, tuple[str, int]], tables: list[Any],
             head, session = heads[pid]
             note = _entry(signer, pid, head, session + 1)
             t = time.perf_counter()
-            verdict = league.submit(note, at=AT)
+            verdict = league.submit(note, at=AT) if alone else intake.submit(store, note, at=AT)
             latencies[i].append(time.perf_counter() - t)
             statuses[i][verdict.status] = statuses[i].get(verdict.status, 0) + 1
             k += 1
@@ -220,7 +225,7 @@ def submissions(url: str, heads: dict[str, tuple[str, int]], tables: list[Any],
     def pct(p: float) -> float:
         return round(1000 * every[min(len(every) - 1, int(p * len(every)))], 1)
 
-    return {"threads": threads, "submitted": len(every), "statuses": counted,
+    return {"threads": threads, "intake": not alone, "submitted": len(every), "statuses": counted,
             "per_s": round(len(every) / min(wall, seconds)), "p50_ms": pct(0.5),
             "p99_ms": pct(0.99), "max_ms": round(1000 * every[-1], 1)}  # fmt: skip
 
@@ -272,6 +277,8 @@ def main() -> None:
     p.add_argument("--tables", type=int, default=16)
     p.add_argument("--seconds", type=float, default=20)
     p.add_argument("--races", type=int, default=1000)
+    p.add_argument("--alone", action="store_true",
+                   help="submitting threads append each by itself (no shared Intake)")
     p.add_argument("--skip", action="append", default=[], help="a part to skip")
     p.add_argument("--json", help="write the figures here")
     args = p.parse_args()
@@ -284,7 +291,7 @@ def main() -> None:
         out["build"] = built
         print("build", built, flush=True)
         if "submit" not in args.skip:
-            out["submit"] = submissions(url, heads, tables, args.tables, args.seconds)
+            out["submit"] = submissions(url, heads, tables, args.tables, args.seconds, args.alone)
             print("submit", out["submit"], flush=True)
         if "races" not in args.skip:
             out["races"] = races(url, tables, args.races)

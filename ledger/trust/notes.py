@@ -188,7 +188,7 @@ class Signer:
 
 
 def _well_formed_text(text: str) -> bool:
-    return text.endswith("\n") and not any(ord(c) < 0x20 and c != "\n" for c in text)
+    return text.endswith("\n") and not _CONTROL.search(text)
 
 
 def sign(text: str, *signers: Signer, sigs: list[Signature] | None = None) -> str:
