@@ -179,7 +179,7 @@ def submissions(url: str, heads: dict[str, tuple[str, int]], tables: list[Any],
     from ledger.league.intake import Intake
     from ledger.store.opening import open_store
 
-    intake = Intake("marches")
+    intake = Intake("marches", writer=lambda: open_store(url))
 
     pids = list(heads)
     latencies: list[list[float]] = [[] for _ in range(threads)]
@@ -216,6 +216,8 @@ def submissions(url: str, heads: dict[str, tuple[str, int]], tables: list[Any],
     for w in workers:
         w.join()
     wall = time.perf_counter() - t0
+    if intake.writer is not None:
+        intake.writer.close()
     every = sorted(x for lat in latencies for x in lat)
     counted: dict[str, int] = {}
     for s in statuses:

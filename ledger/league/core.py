@@ -280,15 +280,23 @@ class League:
             return checked
         return self.commit([checked], at=at)[0]
 
-    def commit(self, items: list[Checked], *, at: str) -> list[Verdict]:
+    def commit(
+        self, items: list[Checked], *, at: str,
+        read: dict[int, tuple[int, EntryAccepted | None]] | None = None,
+    ) -> list[Verdict]:  # fmt: skip
         """The verdicts on entries :meth:`check` passed, the accepted ones appended
         together: one append for every character's next entry (each at the stream version
         it was read at, so a race with another writer is still refused by the store), then
         the entries of a character that came twice, in turn. A batch that lost a race is
         decided again entry by entry, each read again (at most :data:`TRIES` times).
 
+        :param read: ``{index in items: what :meth:`newest` gave for its character}`` read
+            beforehand (by the submitting threads, at once); each is used in the entry's
+            first round only, and an entry it does not let extend is read again before a
+            verdict. Missing: read here.
         :raises StoreError: the store failed (nothing of that round kept).
         """
+        read = dict(read or {})
         verdicts: list[Verdict | None] = [None] * len(items)
         order = list(range(len(items)))
         tries = 0
@@ -299,7 +307,7 @@ class League:
             for i in order:  # a character once per round: its second entry may extend its first
                 (later if items[i].entry.passport in seen else now).append(i)
                 seen.add(items[i].entry.passport)
-            got = self._round([items[i] for i in now], at)
+            got = self._round([items[i] for i in now], at, [read.pop(i, None) for i in now])
             if got is None and len(now) > 1:  # another writer moved one of them: one by one
                 for i in now:
                     verdicts[i] = self.commit([items[i]], at=at)[0]
@@ -317,21 +325,28 @@ class League:
             order = later
         return [v for v in verdicts if v is not None]
 
-    def _round(self, items: list[Checked], at: str) -> list[Verdict] | None:
+    def _round(
+        self, items: list[Checked], at: str, read: list[tuple[int, EntryAccepted | None] | None]
+    ) -> list[Verdict] | None:
         """Verdicts on entries of distinct characters, the accepted appended together;
         ``None``: another writer extended one of them first (nothing appended)."""
         verdicts: list[Verdict | None] = [None] * len(items)
         accept: list[int] = []
         expected: dict[str, int] = {}
         for i, item in enumerate(items):
-            version, newest = self.newest(item.entry.passport)
-            if newest is not None and newest.hash == item.digest:
-                verdicts[i] = Verdict("known", "this entry was accepted already", seq=version)
-            elif item.entry.previous == (newest.hash if newest else chronicle.NO_PREVIOUS):
-                accept.append(i)
-                expected[item.entry.passport] = version
-            else:
-                verdicts[i] = self._conflict(item, at)
+            for fresh in (False, True):
+                ahead = None if fresh else read[i]
+                version, newest = ahead if ahead is not None else self.newest(item.entry.passport)
+                if newest is not None and newest.hash == item.digest:
+                    verdicts[i] = Verdict("known", "this entry was accepted already", seq=version)
+                elif item.entry.previous == (newest.hash if newest else chronicle.NO_PREVIOUS):
+                    accept.append(i)
+                    expected[item.entry.passport] = version
+                elif fresh or read[i] is None:
+                    verdicts[i] = self._conflict(item, at)
+                else:
+                    continue  # read beforehand: it may have moved since; read it again
+                break
         if accept:
             try:
                 stored = self.store.append(

@@ -7,17 +7,20 @@ for every submission waiting then, in one append (:meth:`League.commit
 <ledger.league.core.League.commit>`): each entry still at the stream version its character
 was read at, so a race with another process is still refused by the store.
 
-Each submission's signature is checked in its own thread before it waits; what the turn
-does is read each character's newest entry (one index seek each) and append.
+Each submission is checked in its own thread before it waits (its signature, and its
+character's newest entry read by one index seek, all threads at once); the turn appends,
+with one store kept for it (which knows the log's head from its last append: no read
+before the write).
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ledger.league.core import Checked, League, Verdict
+from ledger.league.core import Checked, EntryAccepted, League, Verdict
 from ledger.trust.notes import Verifier
 
 
@@ -27,6 +30,7 @@ class _Waiting:
 
     item: Checked
     at: str
+    read: tuple[int, EntryAccepted | None]
     verdict: Verdict | None = None
     error: BaseException | None = None
 
@@ -36,10 +40,16 @@ class Intake:
 
     Thread-safe; share one per process. Each call brings its own store (a connection of its
     thread's, or one lent by a pool).
+
+    :param writer: makes the store the turn appends with, on the first turn (a store with a
+        connection of its own, used by one thread at a time); ``None``: the store of the
+        thread whose turn it is.
     """
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, writer: Callable[[], Any] | None = None) -> None:
         self.name = name
+        self._make_writer = writer
+        self.writer: Any = None
         self._keys: dict[str, Verifier] = {}
         self._vkey: str | None = None
         self._turn = threading.Lock()
@@ -67,7 +77,7 @@ class Intake:
         checked = league.check(note)
         if isinstance(checked, Verdict):
             return checked
-        mine = _Waiting(checked, at)
+        mine = _Waiting(checked, at, league.newest(checked.entry.passport))
         with self._queued:
             self._queue.append(mine)
         with self._turn:
@@ -75,7 +85,7 @@ class Intake:
                 with self._queued:
                     batch, self._queue = self._queue, []
                 try:
-                    verdicts = league.commit([w.item for w in batch], at=max(w.at for w in batch))
+                    verdicts = self._commit(league, batch)
                 except BaseException as e:
                     for w in batch:
                         w.error = e
@@ -86,3 +96,23 @@ class Intake:
             raise mine.error
         assert mine.verdict is not None
         return mine.verdict
+
+    def close(self) -> None:
+        """Close the writer's store, if one was made (a later turn makes another)."""
+        with self._turn:
+            writer, self.writer = self.writer, None
+        if writer is not None:
+            writer.close()
+
+    def _commit(self, league: League, batch: list[_Waiting]) -> list[Verdict]:
+        """The batch's verdicts, appended with :attr:`writer` when there is one."""
+        at = max(w.at for w in batch)
+        read = {i: w.read for i, w in enumerate(batch)}
+        items = [w.item for w in batch]
+        if self.writer is None and self._make_writer is not None:
+            self.writer = self._make_writer()
+        if self.writer is None:
+            return league.commit(items, at=at, read=read)
+        with self.writer.connected():
+            writing = League(self.writer, self.name, keys=self._keys, vkey=league.vkey)
+            return writing.commit(items, at=at, read=read)

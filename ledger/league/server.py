@@ -63,7 +63,9 @@ def _whole(request: Request, name: str, default: int | None = None) -> int | Non
 def make_app(source: StoreSource, name: str) -> Starlette:
     """The league's ASGI app over the stores ``source`` opens."""
 
-    intake = Intake(name)  # the keyring cached, and submissions committed together
+    # the keyring cached, and the submissions waiting at once appended together by the
+    # thread whose turn it is, with the connection it holds
+    intake = Intake(name)
 
     def run(fn: Any) -> Any:
         """``fn(league)`` with a store of this thread's (a pooled connection held)."""
