@@ -74,8 +74,11 @@ def _hash(note: str) -> str:
     return chronicle.entry_hash(note[: note.rfind("\n\n") + 1])
 
 
-def build(url: str, characters: int, sessions: int, tables: list[Any]) -> dict[str, Any]:
-    """The league ``marches`` with ``characters`` × ``sessions`` entries; the heads."""
+def build(url: str, characters: int, sessions: int, tables: list[Any],
+          budget: float | None = None) -> dict[str, Any]:  # fmt: skip
+    """The league ``marches`` with ``characters`` × ``sessions`` entries; the heads. With
+    ``budget`` (seconds), it stops at the first batch boundary after that time: the figures
+    say how many characters were built whole."""
     from ledger.league.core import EntryAccepted, League
     from ledger.store.opening import open_store
     from ledger.store.protocols import Pending
@@ -106,13 +109,18 @@ def build(url: str, characters: int, sessions: int, tables: list[Any]) -> dict[s
             store.append(league.id, batch, actor="bench", recorded_at=AT, session=None)
             done += len(batch)
             batch = []
+            if done % 100_000 < 2000:
+                took = time.perf_counter() - t0
+                print(f"  built {done} entries in {took:.0f} s ({done / took:.0f}/s)", flush=True)
+            if budget is not None and time.perf_counter() - t0 > budget:
+                break
     if batch:
         store.append(league.id, batch, actor="bench", recorded_at=AT, session=None)
         done += len(batch)
     seconds = time.perf_counter() - t0
     size = store.head(league.id).seq
     store.close()
-    return {"characters": characters, "sessions": sessions, "entries": done,
+    return {"characters": len(heads), "sessions": sessions, "entries": done,
             "log_size": size, "seconds": round(seconds, 1),
             "entries_per_s": round(done / seconds), "heads": heads}  # fmt: skip
 
@@ -171,7 +179,8 @@ def passport_timings(sessions: int) -> dict[str, Any]:
 
 
 def submissions(url: str, heads: dict[str, tuple[str, int]], tables: list[Any],
-                threads: int, seconds: float, alone: bool = False) -> dict[str, Any]:  # fmt: skip
+                threads: int, seconds: float, alone: bool = False,
+                per_table: int = 1500) -> dict[str, Any]:  # fmt: skip
     """``threads`` tables submitting for ``seconds``: rate and latency percentiles. The
     threads share one :class:`~ledger.league.intake.Intake` (as ``league serve``'s worker
     threads do), or with ``alone`` each appends by itself."""
@@ -192,16 +201,24 @@ def submissions(url: str, heads: dict[str, tuple[str, int]], tables: list[Any],
         league = League(store, "marches")
         mine = pids[i::threads]
         signer = tables[i % len(tables)]
+        # each table signs its entries beforehand (on its own machine, in a league): the
+        # next entry of each of its characters, then the one after, up to ``per_table``
+        notes: list[str] = []
+        chained = {pid: heads[pid] for pid in mine}
+        while mine and len(notes) < per_table:
+            for pid in mine[: per_table - len(notes)]:
+                head, session = chained[pid]
+                note = _entry(signer, pid, head, session + 1)
+                notes.append(note)
+                chained[pid] = (_hash(note), session + 1)
         k = 0
         start.wait()
         if i == 0:
             stop_at[0] = time.perf_counter() + seconds
         while not stop_at[0]:
             time.sleep(0.001)
-        while time.perf_counter() < stop_at[0] and k < len(mine):
-            pid = mine[k]
-            head, session = heads[pid]
-            note = _entry(signer, pid, head, session + 1)
+        while time.perf_counter() < stop_at[0] and k < len(notes):
+            note = notes[k]
             t = time.perf_counter()
             verdict = league.submit(note, at=AT) if alone else intake.submit(store, note, at=AT)
             latencies[i].append(time.perf_counter() - t)
@@ -279,6 +296,8 @@ def main() -> None:
     p.add_argument("--tables", type=int, default=16)
     p.add_argument("--seconds", type=float, default=20)
     p.add_argument("--races", type=int, default=1000)
+    p.add_argument("--build-seconds", type=float,
+                   help="stop building after this long (the figures say how much was built)")
     p.add_argument("--alone", action="store_true",
                    help="submitting threads append each by itself (no shared Intake)")
     p.add_argument("--skip", action="append", default=[], help="a part to skip")
@@ -288,7 +307,7 @@ def main() -> None:
     out: dict[str, Any] = {"load_before": os.getloadavg()}
     schema, url = _schema(args.db)
     try:
-        built = build(url, args.characters, args.sessions, tables)
+        built = build(url, args.characters, args.sessions, tables, args.build_seconds)
         heads = built.pop("heads")
         out["build"] = built
         print("build", built, flush=True)
