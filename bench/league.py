@@ -296,10 +296,16 @@ def main() -> None:
     p.add_argument("--tables", type=int, default=16)
     p.add_argument("--seconds", type=float, default=20)
     p.add_argument("--races", type=int, default=1000)
-    p.add_argument("--build-seconds", type=float,
-                   help="stop building after this long (the figures say how much was built)")
-    p.add_argument("--alone", action="store_true",
-                   help="submitting threads append each by itself (no shared Intake)")
+    p.add_argument(
+        "--build-seconds",
+        type=float,
+        help="stop building after this long (the figures say how much was built)",
+    )
+    p.add_argument(
+        "--alone",
+        action="store_true",
+        help="submitting threads append each by itself (no shared Intake)",
+    )
     p.add_argument("--skip", action="append", default=[], help="a part to skip")
     p.add_argument("--json", help="write the figures here")
     args = p.parse_args()

@@ -288,7 +288,9 @@ class League:
         together: one append for every character's next entry (each at the stream version
         it was read at, so a race with another writer is still refused by the store), then
         the entries of a character that came twice, in turn. A batch that lost a race is
-        decided again entry by entry, each read again (at most :data:`TRIES` times).
+        decided again entry by entry, each read again (at most :data:`TRIES` times). The
+        append's actor is the table when every entry appended is one table's, else
+        ``"league"`` (each ``league.accepted`` names its table).
 
         :param read: ``{index in items: what :meth:`newest` gave for its character}`` read
             beforehand (by the submitting threads, at once); each is used in the entry's
