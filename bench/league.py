@@ -258,9 +258,10 @@ def races(url: str, tables: list[Any], count: int) -> dict[str, Any]:
     stores = [open_store(url) for _ in range(2)]
     leagues = [League(s, "marches") for s in stores]
     exactly_one = 0
+    tag = uuid.uuid4().hex[:6]
     t0 = time.perf_counter()
     for race in range(count):
-        pid = f"ff{race:030x}"
+        pid = f"ff{tag}{race:024x}"  # new characters, whatever ran on this league before
         first = _entry(tables[0], pid, chronicle.NO_PREVIOUS, 1)
         assert leagues[0].submit(first, at=AT).status == "accepted"
         rival = [_entry(tables[i], pid, _hash(first), 2) for i in range(2)]
@@ -307,16 +308,41 @@ def main() -> None:
         help="submitting threads append each by itself (no shared Intake)",
     )
     p.add_argument("--skip", action="append", default=[], help="a part to skip")
+    p.add_argument(
+        "--keep",
+        help="keep the built league (not dropped) and write what a later run needs to FILE",
+    )
+    p.add_argument(
+        "--reuse",
+        help="measure the league a --keep run left (FILE) instead of building one: once, "
+        "as its characters' heads move on when it submits",
+    )
     p.add_argument("--json", help="write the figures here")
     args = p.parse_args()
-    tables = [Signer.generate(f"campaign-ledger/table{i:02d}") for i in range(16)]
     out: dict[str, Any] = {"load_before": os.getloadavg()}
-    schema, url = _schema(args.db)
+    if args.reuse:
+        with open(args.reuse) as f:
+            kept = json.load(f)
+        tables = [Signer(name, bytes.fromhex(seed)) for name, seed in kept["tables"]]
+        schema, url, heads = (
+            kept["schema"],
+            kept["url"],
+            {k: tuple(v) for k, v in kept["heads"].items()},
+        )
+        out["build"] = kept["build"]
+    else:
+        tables = [Signer.generate(f"campaign-ledger/table{i:02d}") for i in range(16)]
+        schema, url = _schema(args.db)
     try:
-        built = build(url, args.characters, args.sessions, tables, args.build_seconds)
-        heads = built.pop("heads")
-        out["build"] = built
-        print("build", built, flush=True)
+        if not args.reuse:
+            built = build(url, args.characters, args.sessions, tables, args.build_seconds)
+            heads = built.pop("heads")
+            out["build"] = built
+            print("build", built, flush=True)
+            if args.keep:
+                with open(args.keep, "w") as f:
+                    json.dump({"schema": schema, "url": url, "build": built, "heads": heads,
+                               "tables": [(t.name, t.seed.hex()) for t in tables]}, f)  # fmt: skip
         if "submit" not in args.skip:
             out["submit"] = submissions(url, heads, tables, args.tables, args.seconds, args.alone)
             print("submit", out["submit"], flush=True)
@@ -324,7 +350,8 @@ def main() -> None:
             out["races"] = races(url, tables, args.races)
             print("races", out["races"], flush=True)
     finally:
-        _drop(args.db, schema)
+        if not args.keep:
+            _drop(args.db, schema)
     if "passport" not in args.skip:
         out["passport"] = passport_timings(args.passport_sessions)
         print("passport", out["passport"], flush=True)

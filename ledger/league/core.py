@@ -106,6 +106,7 @@ class Verdict:
 
 #: How many times an entry that lost a race is read again before it is refused.
 TRIES = 5
+_LAST_SEQ = 2**63 - 1
 _ACCEPTED = msgspec.json.Decoder(EntryAccepted)
 
 
@@ -222,9 +223,10 @@ class League:
         """How many entries are accepted for ``passport`` (its stream's version) and the
         newest of them (``None``: none), in one backward index seek whatever the career's
         length."""
+        # ``upto``: one row is one page, so no head need be read first to cap the pages
         for version, data in self.store.rows(
             self.id, stream=passport, types=["league.accepted"], descending=True, limit=1,
-            columns="version, data",
+            upto=_LAST_SEQ, columns="version, data",
         ):  # fmt: skip
             return int(version), _ACCEPTED.decode(data)
         return 0, None
