@@ -13,10 +13,17 @@ Four parts, each on a fresh schema of the server ``--db`` names (dropped afterwa
    (SQLite), exports the passport, and it is verified in process (median of 5) and joined
    as a process (``campaign character add --passport``, median of 3) at another table.
 3. **submit**: ``--tables`` threads, each with its own connection, submit new entries
-   extending built characters' heads through :meth:`League.submit` (signature, chain,
-   expected version) for ``--seconds``: submissions per second and latency percentiles.
+   extending built characters' heads for ``--seconds``: submissions per second and latency
+   percentiles. Each table signs its entries before the clock starts (a table signs on its
+   own machine); each submission is checked as ``league serve`` checks it (signature,
+   chain, expected version), the threads sharing one :class:`~ledger.league.intake.Intake`
+   as the server's worker threads do (``--alone``: each appends by itself).
 4. **races**: ``--races`` times, two threads submit entries extending the same head at
    once; exactly one must be accepted each time.
+
+``--build-seconds`` stops a build that would take too long (the figures say how much was
+built); ``--keep FILE`` keeps the built league and ``--reuse FILE`` measures it again
+without building (once: its heads move on).
 
 Nothing here is a test; the figures go to docs/league.md with the machine's load average.
 """
