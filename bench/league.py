@@ -3,7 +3,7 @@
     uv run python bench/league.py --db postgresql://postgres@127.0.0.1:5432/test \\
         --characters 3000 --sessions 20 --json out.json
 
-Four parts, each on a fresh schema of the server ``--db`` names (dropped afterwards):
+Five parts, each on a fresh schema of the server ``--db`` names (dropped afterwards):
 
 1. **build**: a league of ``--characters`` × ``--sessions`` accepted entries, each a
    signed chronicle entry of one of 16 member tables, chained per character, appended by
@@ -12,13 +12,15 @@ Four parts, each on a fresh schema of the server ``--db`` names (dropped afterwa
 2. **passport**: a table plays one character through ``--passport-sessions`` sessions
    (SQLite), exports the passport, and it is verified in process (median of 5) and joined
    as a process (``campaign character add --passport``, median of 3) at another table.
-3. **submit**: ``--tables`` threads, each with its own connection, submit new entries
+3. **costs**: one submission's parts in one thread, medians: its check (parse and
+   signature), its character's newest entry read, an append of one entry and of sixteen.
+4. **submit**: ``--tables`` threads, each with its own connection, submit new entries
    extending built characters' heads for ``--seconds``: submissions per second and latency
    percentiles. Each table signs its entries before the clock starts (a table signs on its
    own machine); each submission is checked as ``league serve`` checks it (signature,
    chain, expected version), the threads sharing one :class:`~ledger.league.intake.Intake`
    as the server's worker threads do (``--alone``: each appends by itself).
-4. **races**: ``--races`` times, two threads submit entries extending the same head at
+5. **races**: ``--races`` times, two threads submit entries extending the same head at
    once; exactly one must be accepted each time.
 
 ``--build-seconds`` stops a build that would take too long (the figures say how much was
@@ -183,6 +185,54 @@ def passport_timings(sessions: int) -> dict[str, Any]:
     return {"entries": sessions, "bytes": len(data), "played_seconds": round(played, 1),
             "verify_ms_median": round(1000 * statistics.median(times), 1),
             "join_process_s_median": round(statistics.median(procs), 2)}  # fmt: skip
+
+
+def costs(url: str, heads: dict[str, tuple[str, int]], tables: list[Any],
+          count: int = 400) -> dict[str, Any]:  # fmt: skip
+    """What one submission costs, in one thread, medians (ms): its check (parse and
+    signature: CPU), its character's newest entry read (one index seek), an append of one
+    entry, and an append of 16 entries of 16 characters (group commit)."""
+    from ledger.league.core import Checked, League
+    from ledger.store.opening import open_store
+
+    store = open_store(url)
+    league = League(store, "marches")
+    pids = list(heads)[-count:]
+    read_ms: list[float] = []
+    notes: list[str] = []
+    for i, pid in enumerate(pids):  # read again: an earlier run may have moved them on
+        t = time.perf_counter()
+        _, newest = league.newest(pid)
+        read_ms.append(1000 * (time.perf_counter() - t))
+        assert newest is not None
+        notes.append(_entry(tables[i % len(tables)], pid, newest.hash, newest.session + 1))
+    check_ms: list[float] = []
+    checked: list[Checked] = []
+    for note in notes:
+        t = time.perf_counter()
+        got = league.check(note)
+        check_ms.append(1000 * (time.perf_counter() - t))
+        assert isinstance(got, Checked), got
+        checked.append(got)
+    half = len(checked) // 2
+    one_ms, sixteen_ms = [], []
+    for item in checked[:half]:
+        t = time.perf_counter()
+        (verdict,) = league.commit([item], at=AT)
+        one_ms.append(1000 * (time.perf_counter() - t))
+        assert verdict.status == "accepted", verdict
+    for k in range(half, len(checked) - 15, 16):
+        t = time.perf_counter()
+        verdicts = league.commit(checked[k : k + 16], at=AT)
+        sixteen_ms.append(1000 * (time.perf_counter() - t))
+        assert {v.status for v in verdicts} == {"accepted"}, verdicts
+    store.close()
+
+    def med(xs: list[float]) -> float:
+        return round(statistics.median(xs), 2)
+
+    return {"check_ms": med(check_ms), "newest_ms": med(read_ms),
+            "append_1_ms": med(one_ms), "append_16_ms": med(sixteen_ms)}  # fmt: skip
 
 
 def submissions(url: str, heads: dict[str, tuple[str, int]], tables: list[Any],
@@ -350,6 +400,9 @@ def main() -> None:
                 with open(args.keep, "w") as f:
                     json.dump({"schema": schema, "url": url, "build": built, "heads": heads,
                                "tables": [(t.name, t.seed.hex()) for t in tables]}, f)  # fmt: skip
+        if "costs" not in args.skip:
+            out["costs"] = costs(url, heads, tables)
+            print("costs", out["costs"], flush=True)
         if "submit" not in args.skip:
             out["submit"] = submissions(url, heads, tables, args.tables, args.seconds, args.alone)
             print("submit", out["submit"], flush=True)
