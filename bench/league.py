@@ -85,24 +85,28 @@ def _hash(note: str) -> str:
 
 
 def build(url: str, characters: int, sessions: int, tables: list[Any],
-          budget: float | None = None) -> dict[str, Any]:  # fmt: skip
+          budget: float | None = None, start: int = 0) -> dict[str, Any]:  # fmt: skip
     """The league ``marches`` with ``characters`` × ``sessions`` entries; the heads. With
     ``budget`` (seconds), it stops at the first batch boundary after that time: the figures
-    say how many characters were built whole."""
+    say how many characters were built whole. With ``start``, the league exists with that
+    many characters built, and the rest are added."""
     from ledger.league.core import EntryAccepted, League
     from ledger.store.opening import open_store
     from ledger.store.protocols import Pending
     from ledger.trust import chronicle
 
     store = open_store(url)
-    league = League.init(store, "marches", at=AT)
-    for t in tables:
-        league.trust(t.verifier.key(), at=AT)
+    if start:
+        league = League(store, "marches")
+    else:
+        league = League.init(store, "marches", at=AT)
+        for t in tables:
+            league.trust(t.verifier.key(), at=AT)
     heads: dict[str, tuple[str, int]] = {}
     t0 = time.perf_counter()
     batch: list[Pending] = []
     done = 0
-    for c in range(characters):
+    for c in range(start, characters):
         pid = f"{c:032x}"
         previous = chronicle.NO_PREVIOUS
         signer = tables[c % len(tables)]
@@ -381,9 +385,25 @@ def main() -> None:
         help="measure the league a --keep run left (FILE) instead of building one: once, "
         "as its characters' heads move on when it submits",
     )
+    p.add_argument("--extend", help="build the rest of the league a --keep run left (FILE)")
     p.add_argument("--json", help="write the figures here")
     args = p.parse_args()
     out: dict[str, Any] = {"load_before": os.getloadavg()}
+    if args.extend:  # add the characters a --build-seconds run did not reach
+        with open(args.extend) as f:
+            kept = json.load(f)
+        tables = [Signer(name, bytes.fromhex(seed)) for name, seed in kept["tables"]]
+        more = build(kept["url"], args.characters, args.sessions, tables, args.build_seconds,
+                     start=len(kept["heads"]))  # fmt: skip
+        kept["heads"].update(more.pop("heads"))
+        done = kept["build"]["entries"] + more["entries"]
+        kept["build"] = {**more, "characters": len(kept["heads"]), "entries": done,
+                         "seconds": kept["build"]["seconds"] + more["seconds"],
+                         "entries_per_s": round(done / (kept["build"]["seconds"] + more["seconds"]))}  # fmt: skip
+        with open(args.extend, "w") as f:
+            json.dump(kept, f)
+        print("build", kept["build"], flush=True)
+        return
     if args.reuse:
         with open(args.reuse) as f:
             kept = json.load(f)
