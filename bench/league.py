@@ -134,6 +134,12 @@ def build(url: str, characters: int, sessions: int, tables: list[Any],
     seconds = time.perf_counter() - t0
     size = store.head(league.id).seq
     store.close()
+    # a bulk load leaves the planner's statistics behind (autovacuum catches up later):
+    # without them a seek by type (the league's own key) scans the log from its end
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("analyze events")
     return {"characters": len(heads), "sessions": sessions, "entries": done,
             "log_size": size, "seconds": round(seconds, 1),
             "entries_per_s": round(done / seconds), "heads": heads}  # fmt: skip
