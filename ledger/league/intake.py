@@ -8,9 +8,9 @@ for every submission waiting then, in one append (:meth:`League.commit
 was read at, so a race with another process is still refused by the store.
 
 Each submission is checked in its own thread before it waits (its signature, and its
-character's newest entry read by one index seek, all threads at once); the turn appends,
-with one store kept for it (which knows the log's head from its last append: no read
-before the write).
+character's newest entry read by one index seek, all threads at once); the turn only
+appends (with a store of its own when one is given, else the store of the thread whose
+turn it is).
 """
 
 from __future__ import annotations
