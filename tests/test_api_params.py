@@ -136,3 +136,14 @@ def test_no_front_end_guesses_a_field_from_the_words():
     ):
         source = inspect.getsource(module)
         assert "in_api_words" not in source and "re.compile" not in source, module.__name__
+
+
+def test_a_pointer_names_only_a_member_the_body_has():
+    from ledger.errors import Refused, RuleError
+    from ledger.web.api.rolling import pointer
+
+    system = rule_systems()["d20-world"]
+    assert pointer(Refused("faces", dice=True), system) == "/dice"
+    assert pointer(RuleError("the label", param="time"), system) == "/params/time"
+    assert pointer(RuleError("a reason", param="reason"), system) is None  # the CLI's only
+    assert pointer(RuleError("no option"), system) is None

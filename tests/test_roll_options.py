@@ -20,31 +20,75 @@ from ledger.web.roll_help import fields
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEMS = sorted(rule_systems())
-REFUSALS = {"RuleError", "DiceError", "ParamError", "NothingToRoll", "AutomaticResult"}
+REFUSALS = {"RuleError", "DiceError", "ParamError", "NothingToRoll", "AutomaticResult",
+            "Refused", "NotFound"}  # fmt: skip
 FLAG = re.compile(r"--[a-z]|--$|^--")  # a flag, or one put together (``"--" + name``)
 
 
-def refusal_texts(root: Path) -> list[tuple[str, int, str]]:
-    """Every string written into a refusal raised under ``root``: ``(file, line, text)``."""
-    out = []
-    for path in sorted(root.rglob("*.py")):
-        if "tests" in path.parts:
-            continue
-        for call in ast.walk(ast.parse(path.read_text())):
-            if not isinstance(call, ast.Call):
-                continue
-            f = call.func
-            name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
-            if name in REFUSALS:
-                for arg in call.args:
-                    for node in ast.walk(arg):
-                        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                            out.append((path.name, call.lineno, node.value))
+def _own(scope: ast.AST) -> list[ast.AST]:
+    """The nodes of a module or function, those of the functions inside it left out."""
+    out, todo = [], list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            todo.extend(ast.iter_child_nodes(node))
     return out
 
 
-@pytest.mark.parametrize("where", ["plugins", "ledger/rules", "ledger/dice"])
+def _strings(node: ast.AST, names: dict[str, list[str]]) -> list[str]:
+    """The string constants in ``node``, and those assigned to a name it uses (``usage =
+    "write --vs as ..."`` then ``RuleError(f"...; {usage}")``) in the same function."""
+    out = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            out.append(sub.value)
+        elif isinstance(sub, ast.Name):
+            out.extend(names.get(sub.id, ()))
+    return out
+
+
+def refusal_texts(root: Path) -> list[tuple[str, int, str]]:
+    """Every string written into a refusal raised under ``root`` (``ledger/cli`` left out:
+    the command line words flags itself): ``(file, line, text)``."""
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        if "tests" in path.parts or path.parent.name == "cli" and path.parent.parent.name == "ledger":
+            continue
+        tree = ast.parse(path.read_text())
+        scopes = [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))]
+        for scope in scopes:
+            names: dict[str, list[str]] = {}
+            for _ in range(3):  # a name built from names (``hint`` into ``named``)
+                assigned = [n for n in _own(scope) if isinstance(n, ast.Assign)]
+                grown: dict[str, list[str]] = {}
+                for a in assigned:
+                    for t in a.targets:
+                        if isinstance(t, ast.Name):
+                            grown.setdefault(t.id, []).extend(_strings(a.value, names))
+                for call in _own(scope):  # problems.append("...") then RuleError(*problems)
+                    f = call.func if isinstance(call, ast.Call) else None
+                    if isinstance(f, ast.Attribute) and f.attr in ("append", "extend", "insert"):
+                        if isinstance(f.value, ast.Name):
+                            for arg in call.args:
+                                grown.setdefault(f.value.id, []).extend(_strings(arg, names))
+                names = grown
+            for call in _own(scope):
+                if not isinstance(call, ast.Call):
+                    continue
+                f = call.func
+                name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
+                if name in REFUSALS:
+                    for arg in call.args:
+                        out.extend((path.name, call.lineno, t) for t in _strings(arg, names))
+    return sorted(set(out))
+
+
+@pytest.mark.parametrize("where", ["plugins", "ledger"])
 def test_no_rule_or_dice_refusal_names_a_command_line_flag(where):
+    """A rule, dice or core refusal names an option by its label and carries it as
+    ``param``; the CLI adds the flag (``ledger.cli.base.flagged``), the form places it by
+    the field, the API points at it."""
     texts = refusal_texts(ROOT / where)
     assert texts  # the walk finds the refusals it checks
     flagged = [f"{p}:{line}: {t!r}" for p, line, t in texts if FLAG.search(t)]
@@ -54,8 +98,12 @@ def test_no_rule_or_dice_refusal_names_a_command_line_flag(where):
 def test_the_check_sees_a_flag_in_a_refusal(tmp_path):
     (tmp_path / "bad.py").write_text(
         'raise RuleError(f"give --target {x}")\nraise RuleError(", ".join("--" + w for w in x))\n'
+        'def f(x):\n    usage = "write --vs as S"\n    raise Refused(f"no {x}; {usage}")\n'
+        'def g(x):\n    hint = " or --dice"\n    named = f"amend{hint}"\n    raise RuleError(named)\n'
+        'def h(x):\n    problems = []\n    problems.append("no --dr")\n    raise RuleError(*problems)\n'
     )
-    assert [t for _, _, t in refusal_texts(tmp_path) if FLAG.search(t)] == ["give --target ", "--"]
+    found = sorted(t for _, _, t in refusal_texts(tmp_path) if FLAG.search(t))
+    assert found == sorted(["--", " or --dice", "give --target ", "write --vs as S", "no --dr"])
 
 
 def test_dice_errors_are_ledger_errors_not_value_errors():

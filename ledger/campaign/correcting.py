@@ -69,7 +69,10 @@ def amended_payload(
         )
     is_roll = isinstance(current, Roll)
     if faces is not None and not is_roll:
-        raise RuleError(f"event {seq} ({type_}) is not a roll: --dice corrects a roll's faces")
+        raise RuleError(
+            f"event {seq} ({type_}) is not a roll: corrected dice are a roll's faces",
+            param="dice",
+        )
     if is_roll:
         engine = current.source == "engine"
         fixed_fields = (
@@ -85,8 +88,9 @@ def amended_payload(
             )
         if touched:
             raise RuleError(
-                f"event {seq}'s {', '.join(touched)} cannot be amended: correct its faces with "
-                "--dice, or retract it and roll again"
+                f"event {seq}'s {', '.join(touched)} cannot be amended: correct its faces "
+                "(the dice), or retract it and roll again",
+                param="dice",
             )
     payload = {**payload_of(current), **sets}
     try:
@@ -170,10 +174,11 @@ def _reresolved(
         fix = (
             "retract it and roll again"
             if current.source == "engine"
-            else "give all its faces with --dice"
+            else "give all its faces (the dice)"
         )
         raise RuleError(
-            f"event {seq} cannot be re-resolved with the amended inputs: {e}; {fix}"
+            f"event {seq} cannot be re-resolved with the amended inputs: {e}; {fix}",
+            param=None if current.source == "engine" else "dice",
         ) from None
     except RuleError as e:
         raise RuleError(f"event {seq} as amended: {e}") from None
@@ -184,7 +189,7 @@ def _reresolved(
     )
     if derived:
         choices = sorted(inputs or [])
-        dice_hint = "" if current.source == "engine" else " or its faces with --dice"
+        dice_hint = "" if current.source == "engine" else " or its faces"
         named = (
             f"amend its inputs instead ({', '.join(choices)}){dice_hint}"
             if choices
@@ -193,7 +198,8 @@ def _reresolved(
         raise RuleError(
             f"{', '.join(derived)} of event {seq} "
             f"{'is' if len(derived) == 1 else 'are'} worked out by the rules from its inputs "
-            f"and dice and cannot be set: {named}"
+            f"and dice and cannot be set: {named}",
+            param=None if current.source == "engine" else "dice",
         )
     return new
 
@@ -220,7 +226,7 @@ def correct(
         named); nothing is written.
     """
     if not reason.strip():
-        raise RuleError('a correction needs a reason: --reason "..."')
+        raise RuleError("a correction needs a reason", param="reason")
     amend = data is not None or faces is not None
     with campaign.store.transaction():
         target = campaign.record(seq)

@@ -401,7 +401,7 @@ def request_roll(campaign: Any, token: tokensmod.Token, request: Request) -> Res
     except NotFound as e:
         raise ApiError(404, str(e)) from e
     except RuleError as e:  # about one option: point at it
-        raise ApiError(422, str(e), pointer(e)) from e
+        raise ApiError(422, str(e), pointer(e, campaign.system)) from e
     text = entry(campaign, rec, campaign.corrections())["text"]
     return ok(RollOut(seq=rec.seq, text=text), 201)
 
@@ -417,7 +417,8 @@ def _written(write: Callable[..., Any], *args: Any) -> Any:
     try:
         return write(*args)
     except Refused as e:
-        raise ApiError(REFUSED_STATUS.get(e.reason, 422), e.text, pointer(e)) from None
+        system = getattr(args[0], "system", None) if args else None
+        raise ApiError(REFUSED_STATUS.get(e.reason, 422), e.text, pointer(e, system)) from None
 
 
 def _spend(server: ServerPort, bucket: Bucket, token: tokensmod.Token) -> None:

@@ -21,14 +21,34 @@ API_WORDS = Words(
 )
 
 
-def pointer(error: Any) -> str | None:
+#: The members of the API's bodies a refusal may be about, besides the roll options.
+BODY_MEMBERS = ("dice", "skill", "entropy", "auto", "character", "asked")
+
+
+def pointer(error: Any, system: Any = None) -> str | None:
     """The JSON pointer (RFC 6901) of the body member a refusal is about, from its
     ``param`` (:class:`ledger.errors.RuleError`): ``"/dice"``, ``"/skill"``, or a roll
-    option's ``"/params/time"``; ``None`` for a refusal about no one member."""
+    option's ``"/params/time"``; ``None`` for a refusal about no one member, or about an
+    option the body has no member for (one of the command line's only; a
+    :class:`~ledger.rules.params.ParamError`, or a refusal of the body's ``input``, is
+    about a name the body gave).
+
+    :param system: the campaign's rule system: only its roll options are ``/params/...``
+        (``None``: any other name is taken as one).
+    """
     param = getattr(error, "param", None)
     if not param:
         return None
-    return f"/{param}" if param in ("dice", "skill") else f"/params/{param}"
+    if param in BODY_MEMBERS:
+        return f"/{param}"
+    from ledger.rules.params import ParamError
+
+    # a ParamError, or a Refused of the body's input: about a name the body gave
+    given = isinstance(error, ParamError) or getattr(error, "reason", None) == "input"
+    known = given or system is None
+    if not known and param not in {p.name for p in system.roll_params}:
+        return None
+    return f"/params/{param}"
 
 
 def given_params(system: Any, params: dict[str, Any]) -> dict[str, Any]:
