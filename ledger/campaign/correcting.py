@@ -27,7 +27,7 @@ from ledger.campaign.corrections import (
 )
 from ledger.dice.engine import DiceError, PhysicalDice, parse_faces
 from ledger.errors import RuleError
-from ledger.events import Corrected, Recorded, Roll
+from ledger.events import Corrected, Recorded, Roll, RollInputs
 from ledger.rules.requests import Opponent
 from ledger.rules.system import RuleSystem
 
@@ -141,10 +141,11 @@ def _reresolved(
     if (
         type(system).request_of is RuleSystem.request_of
         and type(system).rederive is RuleSystem.rederive
+        and not isinstance(amended.inputs, RollInputs)
     ):
         raise RuleError(
-            f"{system.id} cannot work out its rolls again yet (it has no request_of), so "
-            f"event {seq}'s inputs cannot be amended: retract it and roll again"
+            f"{system.id} cannot work out this roll again (it was recorded without its "
+            f"inputs), so event {seq}'s inputs cannot be amended: retract it and roll again"
         )
     state = state_before()
     opponent = None
@@ -164,7 +165,7 @@ def _reresolved(
                     opponent=replace(request.opponent, name=opponent.name, state=opponent.state),
                 )
             dice = PhysicalDice(parse_faces(faces))
-            again = system.resolve(state, request, dice)
+            again = system.with_inputs(system.resolve(state, request, dice), request)
             dice.finish()
         elif opponent is not None:
             again = system.rederive(state, amended, name=name, opponent=opponent)

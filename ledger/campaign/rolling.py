@@ -183,6 +183,7 @@ def roll(
             raise TypeError(
                 f"{campaign.system.id}.resolve returned {type(event).__name__}, not a Roll"
             )
+        event = campaign.system.with_inputs(event, request)  # what it was asked, by name
         if answer is not None and event.request is msgspec.UNSET:  # physical dice answer it
             event = msgspec.structs.replace(event, request=answer)
         events: list[Event] = [event]
