@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -53,10 +54,17 @@ def refusal_texts(root: Path) -> list[tuple[str, int, str]]:
     the command line words flags itself): ``(file, line, text)``."""
     out = []
     for path in sorted(root.rglob("*.py")):
-        if "tests" in path.parts or path.parent.name == "cli" and path.parent.parent.name == "ledger":
+        if (
+            "tests" in path.parts
+            or path.parent.name == "cli"
+            and path.parent.parent.name == "ledger"
+        ):
             continue
         tree = ast.parse(path.read_text())
-        scopes = [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))]
+        scopes = [
+            tree,
+            *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)),
+        ]
         for scope in scopes:
             names: dict[str, list[str]] = {}
             for _ in range(3):  # a name built from names (``hint`` into ``named``)
@@ -129,9 +137,9 @@ def test_one_option_declared_twice_is_refused():
 @pytest.mark.parametrize("sid", SYSTEMS)
 def test_no_bundled_system_declares_options_twice(sid):
     for klass in type(rule_systems()[sid]).__mro__:
-        assert not {"roll_params", "odds_params", "roll_labels", "refusal_fields"} & set(vars(klass)) - (
-            set(vars(RuleSystem)) if klass is RuleSystem else set()
-        ), klass
+        assert not {"roll_params", "odds_params", "roll_labels", "refusal_fields"} & set(
+            vars(klass)
+        ) - (set(vars(RuleSystem)) if klass is RuleSystem else set()), klass
 
 
 @pytest.mark.parametrize("sid", SYSTEMS)
@@ -189,4 +197,50 @@ def test_the_cli_names_the_flag_of_a_refused_option(tmp_path):
 
     out = CliRunner().invoke(cli, ["odds", "terran-engine", "--ego-check", "sometimes"])
     assert out.exit_code == 2
-    assert "“Ego check” is one of simultaneous, sequential, not 'sometimes' (--ego-check)" in out.output
+    assert (
+        "“Ego check” is one of simultaneous, sequential, not 'sometimes' (--ego-check)"
+        in out.output
+    )
+
+
+@pytest.mark.parametrize(
+    "plugin", sorted(p.name for p in (ROOT / "plugins").iterdir() if p.is_dir())
+)
+def test_each_option_is_constructed_once_in_a_plugins_source(plugin):
+    """No second ``RollParam`` of the same name anywhere in a plugin (an odds module's own
+    copy of a roll option, a form's): the CLI, the forms, the API's schema and the odds all
+    read the one in ``roll_options``, each named by a constant."""
+    seen: dict[str, str] = {}
+    twice = []
+    for path in sorted((ROOT / "plugins" / plugin).rglob("*.py")):
+        if "tests" in path.parts:
+            continue
+        for call in ast.walk(ast.parse(path.read_text())):
+            f = call.func if isinstance(call, ast.Call) else None
+            if (getattr(f, "id", None) or getattr(f, "attr", None)) != "RollParam":
+                continue
+            assert isinstance(call, ast.Call)
+            first = call.args[0] if call.args else None
+            assert isinstance(first, ast.Constant), (
+                f"{path.name}:{call.lineno}: name it by a constant"
+            )
+            where = f"{path.name}:{call.lineno}"
+            if first.value in seen:
+                twice.append(f"{first.value!r} at {seen[first.value]} and {where}")
+            seen.setdefault(first.value, where)
+    assert seen and not twice, twice
+    declared = (
+        [p.name for p in rule_systems()[plugin].roll_options] if plugin in rule_systems() else []
+    )
+    assert sorted(declared) == sorted(seen)  # every one constructed is the system's declaration
+
+
+def test_the_one_module_check_sees_a_second_construction(tmp_path, monkeypatch):
+    plugin = tmp_path / "plugins" / "twice"
+    plugin.mkdir(parents=True)
+    (plugin / "odds.py").write_text(
+        'A = RollParam("dr", "x")\nB = RollParam("dr", "y", roll=False)\n'
+    )
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    with pytest.raises(AssertionError, match="'dr' at odds.py:1 and odds.py:2"):
+        test_each_option_is_constructed_once_in_a_plugins_source("twice")
