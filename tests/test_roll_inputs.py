@@ -63,8 +63,15 @@ def test_an_amended_input_is_resolved_again_by_default(by_default, toy_campaign,
     assert (correction["target"], correction["outcome"]) == (9, "success")  # 3 + 4 + 2 >= 9
     assert correction["inputs"] == {"skill": "brawl", "params": {"target": 9}}
     assert invoke("verify").exit_code == 0
+    # a declared option (or the skill) is amended where the rules read it: the inputs
+    result = invoke("correct", str(seq), "--set", "target=10", "--reason", "misheard again")
+    assert result.exit_code == 0, result.output
+    correction = payloads(db_path, "correction.recorded")[-1]["data"]
+    assert (correction["target"], correction["outcome"]) == (10, "failure")
+    assert correction["inputs"] == {"skill": "brawl", "params": {"target": 10}}
+    assert invoke("verify").exit_code == 0
     # a derived field is still refused, and the message names the inputs to amend
-    out = invoke("correct", str(seq), "--set", "outcome=failure", "--reason", "x")
+    out = invoke("correct", str(seq), "--set", "outcome=success", "--reason", "x")
     assert out.exit_code == 1 and "amend its inputs instead (inputs)" in out.output
 
 

@@ -47,6 +47,8 @@ def amended_payload(
 
     :param current: the payload ``target`` counts with now (earlier amendments applied).
     :param sets: ``{field: value}`` as given with ``--set`` (values already JSON-decoded).
+        For a roll that keeps its inputs (``inputs``), a declared roll option's name or
+        ``skill`` amends that input too (:func:`_as_inputs`).
     :param faces: ``--dice`` text: the corrected physical faces of a roll, or ``None``.
     :param state_before: returns the character's state just before ``target`` (corrections
         in force now), for re-resolving a roll.
@@ -56,6 +58,7 @@ def amended_payload(
     """
     seq, type_ = target.seq, target.type
     fields = set(type(current).__struct_fields__)
+    sets = _as_inputs(campaign.system, current, sets)
     unknown = sorted(set(sets) - fields)
     if unknown:
         raise RuleError(
@@ -109,6 +112,26 @@ def amended_payload(
             "opposed a roll cannot be amended; retract it and roll again"
         )
     return _reresolved(campaign, target, current, amended, sets, faces, state_before)
+
+
+def _as_inputs(system: Any, current: Any, sets: dict[str, Any]) -> dict[str, Any]:
+    """``sets`` with each roll option it names (``target=9``) and ``skill`` written into
+    the roll's recorded ``inputs`` as well, for a roll that keeps them and a system that
+    reads them back (the default ``request_of``): the option is amended where the rules read
+    it, and a field of the same name is worked out again from it. Anything else unchanged.
+    """
+    inputs = getattr(current, "inputs", None)
+    if not isinstance(inputs, RollInputs) or type(system).request_of is not RuleSystem.request_of:
+        return sets
+    options = {p.name for p in system.roll_params}
+    named = {k: v for k, v in sets.items() if k in options or k == "skill"}
+    if not named or "inputs" in sets:
+        return sets
+    fields = set(type(current).__struct_fields__)
+    params = {**inputs.params, **{k: v for k, v in named.items() if k != "skill"}}
+    amended = msgspec.structs.replace(inputs, params=params, skill=named.get("skill", inputs.skill))
+    kept = {k: v for k, v in sets.items() if k not in named or k in fields}
+    return {**kept, "inputs": msgspec.to_builtins(amended)}
 
 
 def _amended_character(campaign: CampaignPort, amended: Any) -> dict[str, Any]:
