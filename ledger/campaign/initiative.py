@@ -77,7 +77,9 @@ def _seats(
         try:
             out.append((asked, campaign.find_character(asked.name)))
         except NotFound as e:
-            raise NotFound(f"{e} (a foe without a sheet: add --foe {asked.name!r})") from None
+            raise NotFound(
+                f"{e} (a foe without a sheet: name {asked.name!r} as a foe)", param="foe"
+            ) from None
     out += [(f, None) for f in foe_names.values()]
     return out
 
@@ -130,13 +132,18 @@ def start(
         secret = {h.casefold() for h in hidden}
         unknown = sorted(secret - set(keys) - {cid for _, cid, _ in shown if cid})
         if unknown:
-            raise RuleError(f"--hidden {unknown[0]!r} is not a participant: list them too")
+            raise RuleError(
+                f"the hidden {unknown[0]!r} is not a participant: list them too", param="hidden"
+            )
         from ledger.rules.turns import Turns
 
         rolls = not gm_order and type(system).initiative_roll is not Turns.initiative_roll
         given = [a.value is not None for a, _, _ in shown]
         if gm_order and any(given):
-            raise RuleError("--gm-order takes the order as listed: leave out the numbers")
+            raise RuleError(
+                "the GM's order takes the order as listed: leave out the numbers",
+                param="gm_order",
+            )
         seated: list[tuple[Participant, bool]] = []
         for asked, cid, name in shown:
             is_hidden = name.casefold() in secret or (cid or "").casefold() in secret
@@ -145,7 +152,8 @@ def start(
             elif rolls and cid is None:
                 raise RuleError(
                     f"{name} has no sheet to roll initiative from: give the roll made at "
-                    f"the table as {name}=N (or take the order as listed with --gm-order)"
+                    f"the table as {name}=N (or take the order as listed: the GM's order)",
+                    param="gm_order",
                 )
             elif rolls and cid and system.initiative_roll(campaign.state_of(cid)) is not None:
                 p = _rolled(campaign, cid, name, faces.pop(cid, None),
@@ -154,7 +162,9 @@ def start(
                 p = Participant(name=name, character=cid)
             seated.append((p, is_hidden))
         if faces:
-            raise RuleError(f"--dice {next(iter(faces))}=...: they roll no initiative here")
+            raise RuleError(
+                f"the dice for {next(iter(faces))}: they roll no initiative here", param="dice"
+            )
         numbered = [p.initiative is not None for p, _ in seated]
         if any(numbered) and not all(numbered):
             missing = [p.name for p, _ in seated if p.initiative is None]

@@ -282,8 +282,9 @@ def resolve_as_of(campaign: CampaignPort, as_of: str | None) -> int:
         moment = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise RuleError(
-            f"--as-of {as_of!r}: give a seq (120), a session (session:3), an in-fiction "
-            "day (day:2) or an ISO time (2026-03-01T21:00)"
+            f"as of {as_of!r}: give a seq (120), a session (session:3), an in-fiction "
+            "day (day:2) or an ISO time (2026-03-01T21:00)",
+            param="as_of",
         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=datetime.UTC)
@@ -291,6 +292,7 @@ def resolve_as_of(campaign: CampaignPort, as_of: str | None) -> int:
         stamp = moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     except OverflowError:  # e.g. 9999-12-31T23:59:59-14:00 is after the year 9999 in UTC
         raise RuleError(
-            f"--as-of {as_of!r} is outside the years 1 to 9999 in UTC: give an earlier time"
+            f"as of {as_of!r} is outside the years 1 to 9999 in UTC: give an earlier time",
+            param="as_of",
         ) from None
     return campaign.store.last_seq_at(campaign.id, stamp)

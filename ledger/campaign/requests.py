@@ -138,7 +138,7 @@ def withdraw(campaign: CampaignPort, seq: int, reason: str, *, actor: str, at: s
     :raises RuleError: no reason, or the request was answered or withdrawn already.
     """
     if not reason.strip():
-        raise RuleError('say why the request is withdrawn: --reason "..."')
+        raise RuleError("say why the request is withdrawn", param="reason")
     request = open_request(campaign, seq)
     event = RollWithdrawn(character=request.character, request=seq, reason=reason.strip())
     return campaign.append([event], actor=actor, at=at)[0]

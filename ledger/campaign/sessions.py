@@ -114,7 +114,7 @@ def abandon_session(campaign: CampaignPort, reason: str, *, actor: str, at: str)
         matches its commitment (then end the session normally, revealing it).
     """
     if not reason.strip():
-        raise RuleError('say why the session is abandoned: --reason "..."')
+        raise RuleError("say why the session is abandoned", param="reason")
     with campaign.store.transaction():
         number = campaign.current_session()
         if number is None:
@@ -255,7 +255,8 @@ def engine_dice(
     if number is None:
         raise RuleError(
             "engine rolls need an open session (its seed is committed at start): "
-            "run `campaign session start`, or enter physical dice with --dice"
+            "run `campaign session start`, or enter the physical dice",
+            param="dice",
         )
     seed = session_seed(campaign, number)
     nonce = campaign.store.engine_rolls(campaign.id, number)
@@ -276,7 +277,7 @@ def _checked_seed(seed: bytes | None, commitment: str, whose: str, seq: int, clo
     """
     fix = (
         "restore it from a GM backup (`campaign import BACKUP` into a new file) or "
-        f'{close} without it: `campaign session abandon --reason "..."`'
+        f"{close} without it: `campaign session abandon` with a reason"
     )
     if seed is None:
         raise RuleError(f"{whose} is missing from the secrets table: {fix}")

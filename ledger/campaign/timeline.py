@@ -209,7 +209,7 @@ def seq_of_day(campaign: CampaignPort, text: str) -> int:
 
     number = text[4:]
     if not (number.isdigit() and len(number) <= 5 and int(number) <= 36500):
-        raise RuleError(f"--as-of {text!r}: give a whole number of days, e.g. day:3")
+        raise RuleError(f"as of {text!r}: give a whole number of days, e.g. day:3", param="as_of")
     limit, clock = int(number) * DAY, 0
     retracted = campaign.corrections().retracted
     for rec in campaign.records(types=["time.passed"]):

@@ -69,7 +69,7 @@ def undo_target(campaign: CampaignPort, seq: int) -> Undo:
         what = "a correction" if rec.type == "correction.recorded" else "a withdrawal"
         raise Refused(
             f"event {seq} is {what}: undo takes back entries, not undos "
-            f"(`campaign correct {seq} --reason ...` retracts it)"
+            f"(`campaign correct {seq}` with a reason retracts it)"
         )
     entry = entry_of(campaign, rec)
     if entry.seq in campaign.corrections().retracted:

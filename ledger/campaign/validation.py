@@ -161,7 +161,7 @@ def check_contests(campaign: CampaignPort, events: Sequence[Event], first_seq: i
             if not (0 <= at < i and isinstance(events[at], Roll)):
                 raise RuleError(
                     f"{event_tag(type(event))} is written with the roll it belongs to, by "
-                    "`campaign roll` (e.g. `--vs-character ... --vs-effort`), never on its own"
+                    "`campaign roll` against a character on the ledger, never on its own"
                 )
         if isinstance(event, Roll):
             opponent = campaign.system.opponent_of(event)
@@ -175,8 +175,8 @@ def check_contests(campaign: CampaignPort, events: Sequence[Event], first_seq: i
             ):
                 raise RuleError(
                     f"a roll against {opponent!r} is recorded with their side of it "
-                    "(contest.opposed) right after it: use `campaign roll ... "
-                    "--vs-character`"
+                    "(contest.opposed) right after it: roll it with `campaign roll` against "
+                    "a character on the ledger"
                 )
         elif isinstance(event, ContestOpposed):
             before = events[i - 1] if i > 0 else None
@@ -187,8 +187,8 @@ def check_contests(campaign: CampaignPort, events: Sequence[Event], first_seq: i
                 and campaign.system.opponent_of(before) == event.character
             ):
                 raise RuleError(
-                    "contest.opposed is written by `campaign roll ... --vs-character`, "
-                    "right after the roll it answers"
+                    "contest.opposed is written by `campaign roll` against a character on "
+                    "the ledger, right after the roll it answers"
                 )
             if event.harm is not UNSET:
                 harm = events[i + 1] if i + 1 < len(events) else None
@@ -199,8 +199,8 @@ def check_contests(campaign: CampaignPort, events: Sequence[Event], first_seq: i
                     and not isinstance(harm, (Roll, ContestOpposed))
                 ):
                     raise RuleError(
-                        "the harm a contest applies (--apply) is written right after its "
-                        "contest.opposed, by `campaign roll ... --apply`"
+                        "the harm a contest applies is written right after its "
+                        "contest.opposed, by `campaign roll` applying it"
                     )
 
 

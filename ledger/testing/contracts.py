@@ -137,7 +137,8 @@ class RuleSystemContract:
                 dice: Any = EngineDice(b"\x07" * 32, campaign="contract", session=1, nonce=nonce)
             else:
                 dice = PhysicalDice(parse_faces(faces))
-            event = system.resolve(state, RollRequest(cid, name, skill, params), dice)
+            request = RollRequest(cid, name, skill, params)
+            event = system.with_inputs(system.resolve(state, request, dice), request)
             if isinstance(dice, PhysicalDice):
                 dice.finish()
             out.append((line, state, event))

@@ -120,7 +120,10 @@ def grant(
     if role == "gm":
         who = GM
         if characters:
-            raise RuleError("the GM's link reaches every character: --character is for players")
+            raise RuleError(
+                "the GM's link reaches every character: naming characters is for players",
+                param="character",
+            )
     ids = tuple(dict.fromkeys(campaign.find_character(c) for c in characters))
     token = new_token()
     with store.transaction():

@@ -19,7 +19,7 @@ class Forged(ValueError):
     """A posted field this form does not show (a forged or stale form): one sentence."""
 
 
-def _hint(system: Any, text: str) -> str:
+def option_hint(system: Any, text: str) -> str:
     """An option's help as the form shows it: the system's prefix (``"d20-world: "``) left
     out, capitalised; ``""`` if command-line text would remain."""
     prefix, sep, rest = text.partition(": ")
@@ -53,7 +53,7 @@ def fields(system: Any, values: dict[str, str], fresh: bool) -> list[dict[str, A
             value = "1" if p.default is True else ("" if p.default in (None, False) else str(p.default))
         else:
             value = values.get(p.name, "")
-        hint = _hint(system, p.help)
+        hint = option_hint(system, p.help)
         if kind == "number" and p.range_text() and hint:
             hint = f"{hint.rstrip('.')}{p.range_text()}."
         if p.multiple and hint:

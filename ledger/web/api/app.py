@@ -4,9 +4,10 @@ Every request carries ``Authorization: Bearer TOKEN`` (:mod:`ledger.web.api.toke
 token, an unknown one or a revoked one is 401, a token whose scope does not allow the
 endpoint 403. Reads go through the same player-view functions as the web view
 (:mod:`ledger.web.pages`): a ``read`` or ``roll`` token sees exactly a player's view, GM-only
-events as stubs. Errors are RFC 9457 problem details (``application/problem+json``), in the
-API's words (a body member where the CLI names an option:
-:func:`ledger.web.api.rolling.in_api_words`); a POST body must be ``application/json`` (415). Writes (rolls) by a player's token are limited per token: a burst and then a
+events as stubs. Errors are RFC 9457 problem details (``application/problem+json``): the rules' sentence
+names an option by its label, and the problem's ``field`` is the JSON pointer of the body
+member it is about (``/params/time``, ``/dice``: :func:`ledger.web.api.rolling.pointer`); a
+POST body must be ``application/json`` (415). Writes (rolls) by a player's token are limited per token: a burst and then a
 steady rate (:class:`ledger.web.sessions.SessionPolicy`'s ``burst`` and ``refill_seconds``).
 
 Endpoints (the OpenAPI 3.1 description is ``GET /api/v1/openapi.json``, generated from the
@@ -156,12 +157,7 @@ def endpoint(server: ServerPort, scope: str, handler: Handler) -> Callable[[Requ
         try:
             return handler(campaign, token, request)
         except ApiError as e:
-            detail = e.detail
-            if e.status == 422:
-                from ledger.web.api.rolling import in_api_words
-
-                detail = in_api_words(campaign.system, detail)
-            return problem(e.status, detail, e.field, **e.headers)
+            return problem(e.status, e.detail, e.field, **e.headers)
 
     async def call(request: Request) -> Response:
         from ledger.web.common import run_sync
@@ -405,7 +401,7 @@ def request_roll(campaign: Any, token: tokensmod.Token, request: Request) -> Res
     except NotFound as e:
         raise ApiError(404, str(e)) from e
     except RuleError as e:  # about one option: point at it
-        raise ApiError(422, str(e), pointer(e)) from e
+        raise ApiError(422, str(e), pointer(e, campaign.system)) from e
     text = entry(campaign, rec, campaign.corrections())["text"]
     return ok(RollOut(seq=rec.seq, text=text), 201)
 
@@ -421,7 +417,8 @@ def _written(write: Callable[..., Any], *args: Any) -> Any:
     try:
         return write(*args)
     except Refused as e:
-        raise ApiError(REFUSED_STATUS.get(e.reason, 422), e.text, pointer(e)) from None
+        system = getattr(args[0], "system", None) if args else None
+        raise ApiError(REFUSED_STATUS.get(e.reason, 422), e.text, pointer(e, system)) from None
 
 
 def _spend(server: ServerPort, bucket: Bucket, token: tokensmod.Token) -> None:
@@ -474,10 +471,18 @@ def mount(server: ServerPort) -> Mount:
     """The ``/api/v1`` mount of the web app's route table."""
     from ledger.web.api.openapi import document
 
-    spec = msgspec.json.encode(document())
+    spec: list[bytes] = []
 
     def openapi(request: Request) -> Response:
-        return Response(spec, media_type="application/json")
+        from ledger.errors import StoreError
+
+        if not spec:  # the campaign's roll options are known once the campaign is open
+            try:
+                system = server.campaign().system
+            except StoreError:  # the database away just now: the options as a plain map
+                return Response(msgspec.json.encode(document()), media_type="application/json")
+            spec.append(msgspec.json.encode(document(system)))
+        return Response(spec[0], media_type="application/json")
 
     return Mount(
         "/api/v1",

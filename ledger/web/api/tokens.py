@@ -80,14 +80,18 @@ def grant(
     is_gm = who.casefold() == GM
     if is_gm != (scope == "gm"):
         raise RuleError(
-            "the gm scope is for the GM's token only: `campaign access add gm --api --scope gm`"
+            "the gm scope is for the GM's token only: add the GM's (gm) with the gm scope"
             if not is_gm
-            else "the GM's token has the gm scope: `campaign access add gm --api --scope gm`"
+            else "the GM's token has the gm scope: add it with the gm scope",
+            param="scope",
         )
     if is_gm:
         who = GM
         if characters:
-            raise RuleError("the GM's token reaches every character: --character is for players")
+            raise RuleError(
+                "the GM's token reaches every character: naming characters is for players",
+                param="character",
+            )
     ids = tuple(dict.fromkeys(campaign.find_character(c) for c in characters))
     secret = PREFIX + secrets.token_urlsafe(32)
     row_id = store.add_api_token(campaign.id, who, scope, ids, token_hash(secret), at)
