@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from ledger.campaign import sessions
+from ledger.dice.engine import DiceSource, EngineDice
 from ledger.errors import RuleError
 from ledger.events import Event, Recorded, TimePassed, event_tag
-from ledger.rules.spans import LONGEST, parse_duration, span_key
+from ledger.rules.spans import LONGEST, parse_duration, span_key, time_consequences
 
 if TYPE_CHECKING:
     from ledger.campaign.ports import CampaignPort
@@ -61,12 +63,46 @@ def span_of(
     return TimePassed(minutes=minutes, words=words, rest=rest or resting, care=care)
 
 
+class SessionDice:
+    """The ``dice`` a rule system's ``time_passed`` draws from: ``dice(client_seed)`` is an
+    engine dice source drawn from the open session's committed seed (scheme
+    ``ledger-roll-v1``) at the session's next nonce, one nonce per call, like any engine
+    roll; ``campaign verify`` re-checks the draws once the seed is revealed.
+
+    Made afresh for each plan, so asking again (the check on append) draws the same dice.
+
+    :raises RuleError: on a call when no session is open (engine dice need a committed
+        seed), or when the session's seed is missing or does not match its commitment.
+    """
+
+    def __init__(self, campaign: CampaignPort) -> None:
+        self.campaign = campaign
+        self.next_nonce: int | None = None
+        self.seed = b""
+
+    def __call__(self, client_seed: str = "") -> DiceSource:
+        campaign = self.campaign
+        number = campaign.current_session()
+        if number is None:
+            raise RuleError(
+                f"{campaign.system.name}'s rules roll dice for this span of time, and engine "
+                "dice need an open session (its seed is committed at start): run `campaign "
+                "session start` first"
+            )
+        if self.next_nonce is None:
+            self.seed = sessions.session_seed(campaign, number)
+            self.next_nonce = campaign.store.engine_rolls(campaign.id, number)
+        source = EngineDice(self.seed, campaign.id, number, self.next_nonce, client_seed)
+        self.next_nonce += 1
+        return source
+
+
 def plan(campaign: CampaignPort, span: TimePassed) -> TimePlan:
     """What ``span`` implies now: the rule system asked with every character's state at
-    the head (GM view)."""
+    the head (GM view), and with :class:`SessionDice` when its ``time_passed`` rolls."""
     states = campaign.states()
     asked = msgspec.structs.replace(span, consequences=0)
-    consequences = list(campaign.system.time_passed(states, asked))
+    consequences = time_consequences(campaign.system, states, asked, SessionDice(campaign))
     counted = msgspec.structs.replace(span, consequences=len(consequences))
     return TimePlan(counted, consequences, [])
 
@@ -107,9 +143,7 @@ def check(campaign: CampaignPort, events: Sequence[Event]) -> None:
     if spans != [0] or not isinstance(span, TimePassed):
         raise RuleError("time.passed comes first in a batch of its own: use `campaign time pass`")
     if not 1 <= span.minutes <= LONGEST:
-        raise RuleError(
-            f"time.passed takes 1 to {LONGEST} minutes (ten years), not {span.minutes}"
-        )
+        raise RuleError(f"time.passed takes 1 to {LONGEST} minutes (ten years), not {span.minutes}")
     from ledger.text import check_name
 
     check_name(span.words, "the span's words")

@@ -393,6 +393,15 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
 
         Must be pure and depend on ``states``, ``span`` and the options only: the batch is
         checked on append by asking again.
+
+        A rule that rolls (a healing roll per week of rest) adds a ``dice`` parameter to its
+        override, ``def time_passed(self, states, span, dice=None)``: the core then passes
+        ``dice(client_seed)``, which gives one engine dice source per roll, drawn from the
+        open session's committed seed at its next nonce like any engine roll. Fix the
+        client seed from the rules (``f"heal:{character}"``), return one roll event
+        (``**source.fields()``) per call in the order drawn, and re-derive it in
+        :meth:`rederive`; ``campaign verify`` re-checks its draws once the seed is revealed.
+        Calling ``dice`` with no session open refuses the span (:class:`RuleError`).
         """
         return []
 
