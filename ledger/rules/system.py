@@ -26,7 +26,7 @@ import abc
 import copy
 import importlib
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
 import msgspec
 
@@ -169,7 +169,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
             if p.odds
         )
 
-    def configure(self, options: dict[str, Any] | None = None) -> RuleSystem[StateT, OptionsT]:
+    def configure(self, options: dict[str, Any] | None = None) -> Self:
         """A copy of this system bound to campaign ``options`` (validated).
 
         :raises RuleError: an unknown option, or a value of the wrong type (naming the
@@ -542,5 +542,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         )
 
     def skills_of(self, state: Any) -> Iterable[str]:
-        """Skill names a character has (for "did you mean" suggestions)."""
+        """Skill names a character has: the web roll form's and the GM's request form's
+        skill buttons, and the shell's completion (an unknown skill is ``resolve``'s own
+        refusal, which should name the skills there are)."""
         return ()
