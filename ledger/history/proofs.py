@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.errors import RuleError
 from ledger.store.tree import TILE_HEIGHTS, fold
 from ledger.trust import merkle
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 
 @dataclass(frozen=True)
@@ -162,7 +165,7 @@ def consistency(store: Any, campaign: str, old: int, new: int | None = None) -> 
     return Consistency(old, n, tree.root(old), tree.root(n), proof)
 
 
-def against_checkpoint(campaign: Any, seq: int, event_hash: str) -> dict[str, Any]:
+def against_checkpoint(campaign: Campaign, seq: int, event_hash: str) -> dict[str, Any]:
     """Event ``seq``'s inclusion proof against the newest signed checkpoint that holds it
     (``audit SEQ``), checked: the note's signature by the campaign's key, and the audit path
     from the event's own hash to the note's root (RFC 9162 2.1.3.2).

@@ -18,9 +18,12 @@ import hmac
 import json
 import secrets
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.errors import RuleError
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 #: The name of the GM's link (``campaign access add gm``).
 GM = "gm"
@@ -98,7 +101,7 @@ class LinkExists(RuleError):
 
 def grant(
     store: Any,
-    campaign: Any,
+    campaign: Campaign,
     who: str,
     characters: tuple[str, ...],
     *,
@@ -160,7 +163,7 @@ def still_live(store: Any, campaign_id: str, access_id: int) -> Access | None:
     return None
 
 
-def visible_characters(campaign: Any, *, as_gm: bool) -> dict[str, str]:
+def visible_characters(campaign: Campaign, *, as_gm: bool) -> dict[str, str]:
     """``{character id: name}`` in the view asked for: a player's leaves out a character
     whose ``character.created`` is GM-only."""
     names = campaign.characters()
@@ -183,7 +186,7 @@ def payload_id(data: str) -> Any:
     return msgspec.json.decode(data).get("character")
 
 
-def characters_of(campaign: Any, access: Access) -> dict[str, str]:
+def characters_of(campaign: Campaign, access: Access) -> dict[str, str]:
     """``{character id: name}`` a link may write for: every character for the GM; for a
     player, those whose sheet names them as ``player`` (case-insensitive) and those granted
     by name."""
@@ -208,7 +211,7 @@ def characters_of(campaign: Any, access: Access) -> dict[str, str]:
     return mine
 
 
-def players_of(campaign: Any, *, as_gm: bool) -> dict[str, list[str]]:
+def players_of(campaign: Campaign, *, as_gm: bool) -> dict[str, list[str]]:
     """``{player name: [character names]}`` as the sheets say (who plays whom)."""
     import msgspec
 

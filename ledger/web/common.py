@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from datetime import datetime
 
+    from ledger.campaign.aggregate import Campaign
     from ledger.web.live import Hub
     from ledger.web.sessions import SessionPolicy
 
@@ -95,7 +96,7 @@ def environment() -> Any:
     return env
 
 
-def my_characters(campaign: Any, viewer: Viewer) -> dict[str, str]:
+def my_characters(campaign: Campaign, viewer: Viewer) -> dict[str, str]:
     """``{character id: name}`` the viewer plays (:func:`ledger.web.access.characters_of`),
     for the header's character switcher; none for the GM, who plays no one."""
     if viewer.as_gm:

@@ -33,6 +33,7 @@ from ledger.web.common import Viewer, run_sync
 from ledger.web.logview import entry_html, log_entries
 
 if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
     from ledger.web.common import ServerPort
 
 logger = logging.getLogger(__name__)
@@ -52,7 +53,9 @@ def frame(e: dict[str, Any]) -> str:
     return f"id: {e['seq']}\nevent: entry\ndata: {entry_html(e)}\n\n"
 
 
-def render_lines(campaign: Any, *, as_gm: bool, after: int, upto: int) -> list[tuple[int, str]]:
+def render_lines(
+    campaign: Campaign, *, as_gm: bool, after: int, upto: int
+) -> list[tuple[int, str]]:
     """The log lines ``after < seq <= upto`` in the view asked for, as ``[(seq, frame)]``
     (:func:`frame`); a player's view (``as_gm=False``) has stubs for GM-only events."""
     return [
@@ -104,7 +107,7 @@ class Look:
 
 
 def read_look(
-    campaign: Any, generation: int, views: frozenset[bool] = frozenset(), after: int = -1
+    campaign: Campaign, generation: int, views: frozenset[bool] = frozenset(), after: int = -1
 ) -> Look:
     """A :class:`Look` of ``campaign`` now (three reads: the head, the links, the sessions),
     with the lines ``after < seq <= head`` rendered for each view in ``views`` (``as_gm``

@@ -49,6 +49,7 @@ from ledger.web.common import (
 from ledger.web.pages import Endpoint, _not_found, page
 
 if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
     from ledger.web.common import ServerPort
 
 #: The taps ``POST /gm/ACTION`` takes.
@@ -223,7 +224,7 @@ def _sentence(text: str) -> str:
     return (text[:1].upper() + text[1:]).rstrip(".") + " (nothing was written)."
 
 
-def _request(campaign: Any, form: dict[str, str]) -> str:
+def _request(campaign: Campaign, form: dict[str, str]) -> str:
     """"Ask for a roll": the skill and the roll form's options (the same fields,
     :func:`ledger.web.roll_help.fields`), through :meth:`Campaign.request_roll` as
     ``campaign request``. A refusal about one option (a bad value; a roll the rules settle
@@ -247,7 +248,7 @@ def _request(campaign: Any, form: dict[str, str]) -> str:
     return f"/gm?done={rec.seq}#c-{cid}"
 
 
-def _encounter(campaign: Any, action: str, who: str) -> str:
+def _encounter(campaign: Campaign, action: str, who: str) -> str:
     """The encounter tracker's Next turn and End: ``campaign encounter next|end``'s
     own functions, so the same refusals (none running) and the same consequences (a
     lapsed Boost) in the same batch."""
@@ -259,7 +260,7 @@ def _encounter(campaign: Any, action: str, who: str) -> str:
     return f"/gm?done={records[0].seq}#encounter-tracker"
 
 
-def _undo(campaign: Any, form: dict[str, str]) -> str:
+def _undo(campaign: Campaign, form: dict[str, str]) -> str:
     """Undo the entry the line at ``seq`` belongs to (:func:`ledger.campaign.undo.undo_target`:
     what ``campaign undo`` takes back), with the reason typed."""
     from ledger.campaign.clock import now
@@ -275,7 +276,7 @@ def _undo(campaign: Any, form: dict[str, str]) -> str:
     return f"/gm?done={rec.seq}"
 
 
-def _sign_out(server: ServerPort, campaign: Any, form: dict[str, str]) -> str:
+def _sign_out(server: ServerPort, campaign: Campaign, form: dict[str, str]) -> str:
     text = form.get("session", "")
     ended = None
     if text.isdigit() and len(text) <= 18:
@@ -287,7 +288,7 @@ def _sign_out(server: ServerPort, campaign: Any, form: dict[str, str]) -> str:
     return "/gm?out=1#devices"
 
 
-def _new_link(campaign: Any, form: dict[str, str]) -> dict[str, str]:
+def _new_link(campaign: Campaign, form: dict[str, str]) -> dict[str, str]:
     from ledger.campaign.clock import now
     from ledger.web import access as accessmod
     from ledger.web.gm_forms import qr_data_uri

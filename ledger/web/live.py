@@ -19,10 +19,13 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Container
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.errors import StoreError
 from ledger.rules.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 #: the server's logger, as before the split (``ledger.web.app``)
 logger = logging.getLogger("ledger.web.app")
@@ -246,7 +249,7 @@ class Listener:
         self.own = own
 
     @hookimpl
-    def event_appended(self, campaign: Any, events: list[Any]) -> None:
+    def event_appended(self, campaign: Campaign, events: list[Any]) -> None:
         """Wake the streams when the write was this server's."""
         if campaign in self.own:
             self.hub.wake()

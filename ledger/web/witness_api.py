@@ -38,6 +38,7 @@ from ledger.web import sessions as sessionsmod
 from ledger.web.common import Viewer, run_sync, same_origin
 
 if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
     from ledger.web.common import ServerPort
 
 Endpoint = Callable[[Request], Any]
@@ -77,7 +78,7 @@ def _viewed(server: ServerPort, view: Callable[[Any, Viewer, Request], Response]
 def checkpoint(server: ServerPort) -> Endpoint:
     """``GET /checkpoint``: the newest signed checkpoint and the campaign's verifier key."""
 
-    def view(campaign: Any, viewer: Viewer, request: Request) -> Response:
+    def view(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
         from ledger.campaign import checkpoints
 
         made = checkpoints.latest(campaign)
@@ -95,7 +96,7 @@ def checkpoint(server: ServerPort) -> Endpoint:
 def consistency(server: ServerPort) -> Endpoint:
     """``GET /proof/consistency?old=N``: from the tree of N events to the newest checkpoint."""
 
-    def view(campaign: Any, viewer: Viewer, request: Request) -> Response:
+    def view(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
         from ledger.history.proofs import consistency as prove
 
         latest = campaign.store.latest_checkpoint(campaign.id)
@@ -114,7 +115,7 @@ def consistency(server: ServerPort) -> Endpoint:
 def inclusion(server: ServerPort) -> Endpoint:
     """``GET /proof/inclusion?seq=S``: event S in the newest checkpoint's tree."""
 
-    def view(campaign: Any, viewer: Viewer, request: Request) -> Response:
+    def view(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
         from ledger.history.proofs import inclusion as prove
 
         latest = campaign.store.latest_checkpoint(campaign.id)

@@ -56,6 +56,7 @@ from ledger.web.api.types import (
 )
 
 if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
     from ledger.web.common import ServerPort
 
 
@@ -202,7 +203,7 @@ def _int(
     return int(raw)
 
 
-def _character(campaign: Any, token: tokensmod.Token, text: str) -> str:
+def _character(campaign: Campaign, token: tokensmod.Token, text: str) -> str:
     from ledger.web import access as accessmod
 
     visible = accessmod.visible_characters(campaign, as_gm=token.access.is_gm)
@@ -216,7 +217,7 @@ def _character(campaign: Any, token: tokensmod.Token, text: str) -> str:
 # --- the endpoints ---------------------------------------------------------------------------
 
 
-def campaign_info(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def campaign_info(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /campaign``."""
     created = campaign.created
     return ok(
@@ -231,7 +232,7 @@ def campaign_info(campaign: Any, token: tokensmod.Token, request: Request) -> Re
     )
 
 
-def characters(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def characters(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /characters``: those the caller may see, ``mine`` those it may roll for."""
     from ledger.web import access as accessmod
 
@@ -240,7 +241,7 @@ def characters(campaign: Any, token: tokensmod.Token, request: Request) -> Respo
     return ok([Character(id=c, name=n, mine=c in mine) for c, n in visible.items()])
 
 
-def sheet(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def sheet(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /sheet/{character}?as_of=SEQ``: the sheet in the caller's view."""
     from ledger.errors import NotFound
 
@@ -261,7 +262,7 @@ def sheet(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
     return ok(Sheet(character=cid, as_of=upto, view=msgspec.to_builtins(view), layout=layout))
 
 
-def log(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def log(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /log?since=SEQ&limit=N``: entries after ``since``, at most ``limit``; the ETag
     names the caller's view and the page, so ``If-None-Match`` answers 304 until it moves."""
     from ledger.web.pages import log_entries
@@ -302,7 +303,7 @@ def not_modified(if_none_match: str, etag: str) -> bool:
     return opaque(etag) in {opaque(t) for t in value.split(",") if t.strip()}
 
 
-def export(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def export(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /export.ndjson``: the export in the caller's view (stubs for a player)."""
     from ledger.exchange.ndjson import export_lines
 
@@ -310,7 +311,7 @@ def export(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
     return Response(body, media_type="application/x-ndjson")
 
 
-def checkpoint(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def checkpoint(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /checkpoint``: the newest signed checkpoint and the verifier key."""
     from ledger.campaign import checkpoints
 
@@ -327,7 +328,7 @@ def roll(server: ServerPort) -> Handler:
     refusal names nothing GM-only)."""
     bucket = Bucket()
 
-    def handler(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    def handler(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
         from ledger.web.api.rolling import record_api
 
         raw = request.state.body
@@ -351,7 +352,7 @@ def roll(server: ServerPort) -> Handler:
     return handler
 
 
-def requests(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def requests(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /requests``: the open roll requests addressed to the caller (none for the GM,
     who answers at the laptop)."""
     from ledger.web.api.answering import open_for
@@ -365,7 +366,7 @@ def answer(server: ServerPort) -> Handler:
     """``POST /answer/{seq}``: answer a roll request with the caller's entropy or dice."""
     bucket = Bucket()
 
-    def handler(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    def handler(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
         from ledger.web.api.answering import answer as record_answer
         from ledger.web.pages import entry
 
@@ -382,7 +383,7 @@ def answer(server: ServerPort) -> Handler:
     return handler
 
 
-def request_roll(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def request_roll(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``POST /request`` (scope gm): ask a character's player for a roll, as ``campaign
     request`` (the same :meth:`Campaign.request_roll`)."""
     from ledger.campaign.clock import now
@@ -437,14 +438,14 @@ def _spend(server: ServerPort, bucket: Bucket, token: tokensmod.Token) -> None:
         )  # fmt: skip
 
 
-def _latest_size(campaign: Any) -> int:
+def _latest_size(campaign: Campaign) -> int:
     latest = campaign.store.latest_checkpoint(campaign.id)
     if latest is None:
         raise ApiError(404, "no checkpoint is signed yet: the GM's `session end` signs one")
     return int(latest["size"])
 
 
-def consistency(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def consistency(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /proof/consistency?old=N``: from the tree of N events to the newest checkpoint."""
     from ledger.history.proofs import consistency as prove
     from ledger.web.api.answering import b64
@@ -457,7 +458,7 @@ def consistency(campaign: Any, token: tokensmod.Token, request: Request) -> Resp
     return ok(Proof(old=old, new=new, proof=[b64(h) for h in found.proof]))
 
 
-def inclusion(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def inclusion(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /proof/inclusion?seq=S``: event S in the newest checkpoint's tree."""
     from ledger.history.proofs import inclusion as prove
     from ledger.web.api.answering import b64

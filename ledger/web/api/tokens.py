@@ -26,10 +26,13 @@ import hmac
 import json
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.errors import RuleError
 from ledger.web.access import GM, Access, check_player
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 #: The scopes a token may have, narrowest first.
 SCOPES = ("read", "roll", "gm")
@@ -66,7 +69,7 @@ def _token(row: dict[str, Any]) -> Token:
 
 
 def grant(
-    store: Any, campaign: Any, who: str, scope: str, characters: tuple[str, ...], *, at: str
+    store: Any, campaign: Campaign, who: str, scope: str, characters: tuple[str, ...], *, at: str
 ) -> tuple[Token, str]:
     """Issue a new API token for ``who`` with ``scope``.
 
