@@ -19,6 +19,7 @@ from ledger.trust import merkle
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
+    from ledger.store.protocols import EventStore
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ class StoredTree:
     store lacks is folded from the level below.
     """
 
-    def __init__(self, store: Any, campaign: str) -> None:
+    def __init__(self, store: EventStore, campaign: str) -> None:
         self.store = store
         self.campaign = campaign
         self.size, self.frontier = store.tree_frontier(campaign)
@@ -119,7 +120,7 @@ class StoredTree:
         return self.store.tree_leaves(self.campaign, index, 1)[0]
 
 
-def leaves(store: Any, campaign: str, upto: int) -> list[bytes]:
+def leaves(store: EventStore, campaign: str, upto: int) -> list[bytes]:
     """The leaf hashes of events 1 to ``upto``, in seq order (O(n): for tests and checks
     that read the whole log anyway)."""
     return [
@@ -137,7 +138,7 @@ def _size(tree: StoredTree, campaign: str, size: int | None) -> int:
     return size
 
 
-def inclusion(store: Any, campaign: str, seq: int, size: int | None = None) -> Inclusion:
+def inclusion(store: EventStore, campaign: str, seq: int, size: int | None = None) -> Inclusion:
     """The inclusion proof of event ``seq`` in the tree of the first ``size`` events
     (default: the whole log), from the stored tree (O(log n) reads).
 
@@ -151,7 +152,7 @@ def inclusion(store: Any, campaign: str, seq: int, size: int | None = None) -> I
     return Inclusion(seq, n, tree.leaf(seq - 1), tree.root(n), proof)
 
 
-def consistency(store: Any, campaign: str, old: int, new: int | None = None) -> Consistency:
+def consistency(store: EventStore, campaign: str, old: int, new: int | None = None) -> Consistency:
     """The consistency proof from the tree of the first ``old`` events to that of ``new``
     (default: the whole log), from the stored tree (O(log n) reads).
 

@@ -32,6 +32,7 @@ from ledger.trust import merkle
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
+    from ledger.store.protocols import EventStore
 
 
 @dataclass
@@ -208,7 +209,7 @@ def checked_text(chain: ChainProof, proof: dict[str, Any], snapshot: int | None)
     return "; ".join(parts)
 
 
-def record_verified(store: Any, campaign: str, seq: int, head_hash: str, at: str) -> None:
+def record_verified(store: EventStore, campaign: str, seq: int, head_hash: str, at: str) -> None:
     """Keep that ``verify`` proved the log of ``campaign`` up to ``seq``, ending in
     ``head_hash`` (:meth:`ledger.store.base.SqlEventStore.set_verified`), so an audit chains
     from there and never proves it twice. A read-only file keeps nothing (no error)."""

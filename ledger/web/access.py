@@ -24,6 +24,7 @@ from ledger.errors import RuleError
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
+    from ledger.store.protocols import AccessStore, EventStore
 
 #: The name of the GM's link (``campaign access add gm``).
 GM = "gm"
@@ -100,7 +101,7 @@ class LinkExists(RuleError):
 
 
 def grant(
-    store: Any,
+    store: EventStore,
     campaign: Campaign,
     who: str,
     characters: tuple[str, ...],
@@ -137,12 +138,12 @@ def grant(
     return Access(row_id, who, role, ids, at), token
 
 
-def live(store: Any, campaign_id: str) -> list[Access]:
+def live(store: AccessStore, campaign_id: str) -> list[Access]:
     """Every live (not revoked) link of a campaign, oldest first."""
     return [_access(r) for r in store.access_rows(campaign_id) if r["revoked_at"] is None]
 
 
-def find(store: Any, campaign_id: str, token: str) -> Access | None:
+def find(store: AccessStore, campaign_id: str, token: str) -> Access | None:
     """The live link whose token is ``token`` (``None`` for none). Every live link's hash is
     compared in constant time, so the answer's timing says nothing about the token."""
     if not token or len(token) > 100:
@@ -155,7 +156,7 @@ def find(store: Any, campaign_id: str, token: str) -> Access | None:
     return found
 
 
-def still_live(store: Any, campaign_id: str, access_id: int) -> Access | None:
+def still_live(store: AccessStore, campaign_id: str, access_id: int) -> Access | None:
     """The link ``access_id`` if it is still live (``None`` once revoked)."""
     for row in store.access_rows(campaign_id):
         if row["id"] == access_id and row["revoked_at"] is None:
