@@ -32,11 +32,11 @@ from ledger.rules.requests import Opponent
 from ledger.rules.system import RuleSystem
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 
 def amended_payload(
-    campaign: CampaignPort,
+    campaign: Campaign,
     target: Recorded,
     current: Any,
     sets: dict[str, Any],
@@ -107,7 +107,7 @@ def amended_payload(
     return _reresolved(campaign, target, current, amended, sets, faces, state_before)
 
 
-def _amended_character(campaign: CampaignPort, amended: Any) -> dict[str, Any]:
+def _amended_character(campaign: Campaign, amended: Any) -> dict[str, Any]:
     """A ``character.created`` payload whose name and sheet pass the creation rules."""
     from ledger.text import check_name, check_sheet
 
@@ -120,7 +120,7 @@ def _amended_character(campaign: CampaignPort, amended: Any) -> dict[str, Any]:
 
 
 def _reresolved(
-    campaign: CampaignPort,
+    campaign: Campaign,
     target: Recorded,
     current: Roll,
     amended: Roll,
@@ -199,7 +199,7 @@ def _reresolved(
 
 
 def correct(
-    campaign: CampaignPort,
+    campaign: Campaign,
     seq: int,
     reason: str,
     *,

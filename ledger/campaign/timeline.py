@@ -28,7 +28,7 @@ from ledger.events import Event, Recorded, TimePassed, event_tag
 from ledger.rules.spans import LONGEST, parse_duration, span_key, time_consequences
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
     from ledger.rules.projection import Corrections
 
 
@@ -47,7 +47,7 @@ class TimePlan:
 
 
 def span_of(
-    campaign: CampaignPort, duration: str, *, rest: bool = False, care: bool = False
+    campaign: Campaign, duration: str, *, rest: bool = False, care: bool = False
 ) -> TimePassed:
     """The ``time.passed`` event for ``duration`` (no consequences counted yet).
 
@@ -75,7 +75,7 @@ class SessionDice:
         seed), or when the session's seed is missing or does not match its commitment.
     """
 
-    def __init__(self, campaign: CampaignPort) -> None:
+    def __init__(self, campaign: Campaign) -> None:
         self.campaign = campaign
         self.next_nonce: int | None = None
         self.seed = b""
@@ -97,7 +97,7 @@ class SessionDice:
         return source
 
 
-def plan(campaign: CampaignPort, span: TimePassed) -> TimePlan:
+def plan(campaign: Campaign, span: TimePassed) -> TimePlan:
     """What ``span`` implies now: the rule system asked with every character's state at
     the head (GM view), and with :class:`SessionDice` when its ``time_passed`` rolls."""
     states = campaign.states()
@@ -108,7 +108,7 @@ def plan(campaign: CampaignPort, span: TimePassed) -> TimePlan:
 
 
 def pass_time(
-    campaign: CampaignPort,
+    campaign: Campaign,
     duration: str,
     *,
     rest: bool = False,
@@ -130,7 +130,7 @@ def pass_time(
     return TimePlan(planned.span, planned.consequences, records)
 
 
-def check(campaign: CampaignPort, events: Sequence[Event]) -> None:
+def check(campaign: Campaign, events: Sequence[Event]) -> None:
     """Refuse a batch holding a ``time.passed`` that is not first, not followed by exactly
     its ``consequences``, or whose consequences are not what the rules give now.
 
@@ -162,7 +162,7 @@ def check(campaign: CampaignPort, events: Sequence[Event]) -> None:
         )
 
 
-def span_before(campaign: CampaignPort, seq: int) -> Recorded | None:
+def span_before(campaign: Campaign, seq: int) -> Recorded | None:
     """The ``time.passed`` whose consequences include event ``seq``, or ``None``."""
     for found_seq, _ in campaign.store.rows(
         campaign.id, types=["time.passed"], upto=seq - 1, descending=True, columns="seq, data"
@@ -173,7 +173,7 @@ def span_before(campaign: CampaignPort, seq: int) -> Recorded | None:
     return None
 
 
-def consequences_of(campaign: CampaignPort, span: Recorded) -> list[Recorded]:
+def consequences_of(campaign: Campaign, span: Recorded) -> list[Recorded]:
     """The consequences appended with ``span`` (a ``time.passed`` record)."""
     data = span.data
     if not isinstance(data, TimePassed) or not data.consequences:
@@ -181,7 +181,7 @@ def consequences_of(campaign: CampaignPort, span: Recorded) -> list[Recorded]:
     return list(campaign.records(after=span.seq, upto=span.seq + data.consequences))
 
 
-def entry_of(campaign: CampaignPort, rec: Recorded) -> Recorded | None:
+def entry_of(campaign: Campaign, rec: Recorded) -> Recorded | None:
     """The ``time.passed`` that ``rec`` is a consequence of (what ``undo`` retracts), or
     ``None`` when it is not one."""
     if rec.type == "time.passed" or rec.type == "correction.recorded":
@@ -189,7 +189,7 @@ def entry_of(campaign: CampaignPort, rec: Recorded) -> Recorded | None:
     return span_before(campaign, rec.seq)
 
 
-def refusal(campaign: CampaignPort, target: Recorded, action: str) -> str | None:
+def refusal(campaign: Campaign, target: Recorded, action: str) -> str | None:
     """Why ``target`` cannot be corrected by ``action`` for being (part of) a span of time,
     or ``None``: a span is retracted whole, never amended; a consequence goes with it."""
     if target.type == "time.passed":
@@ -209,7 +209,7 @@ def refusal(campaign: CampaignPort, target: Recorded, action: str) -> str | None
 
 
 def companions(
-    campaign: CampaignPort, target: Recorded, corrections: Corrections
+    campaign: Campaign, target: Recorded, corrections: Corrections
 ) -> dict[str, dict[str, Any] | None]:
     """What retracting the span ``target`` does to its consequences, as
     :attr:`~ledger.events.Corrected.companions`: each one still in force is retracted."""
@@ -220,7 +220,7 @@ def companions(
     }
 
 
-def passed_in_session(campaign: CampaignPort, number: int) -> int:
+def passed_in_session(campaign: Campaign, number: int) -> int:
     """The in-fiction minutes that passed in session ``number`` (spans retracted since do
     not count): what ``advance --dry-run`` and recaps say of the session's time."""
     retracted = campaign.corrections().retracted
@@ -231,7 +231,7 @@ def passed_in_session(campaign: CampaignPort, number: int) -> int:
     )
 
 
-def seq_of_day(campaign: CampaignPort, text: str) -> int:
+def seq_of_day(campaign: Campaign, text: str) -> int:
     """The seq of ``--as-of day:N``: the campaign as it stood once N days of in-fiction time
     had passed, before the span that took its clock past them (spans retracted since do
     not count; ``day:0`` is before any time passed; the head when the clock never got

@@ -55,7 +55,7 @@ from ledger.web.common import (
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
-    from ledger.web.common import ServerPort
+    from ledger.web.app import Server
 
 #: The phone's words in the shared refusals (:mod:`ledger.campaign.entering`).
 PHONE_WORDS = Words(
@@ -150,7 +150,7 @@ def open_requests(campaign: Campaign, viewer: Viewer) -> list[dict[str, Any]]:
     return [found[s] for s in sorted(found)]
 
 
-def requests_part(server: ServerPort) -> Any:
+def requests_part(server: Server) -> Any:
     """``/requests/part``: the open requests addressed to the viewer as HTML cards (what
     ``static/requests.js`` swaps in whenever the live stream says something was written),
     each with a fresh one-time nonce; empty for the GM and for a player asked nothing."""
@@ -175,7 +175,7 @@ def requests_part(server: ServerPort) -> Any:
     return endpoint
 
 
-def answer(server: ServerPort) -> Any:
+def answer(server: Server) -> Any:
     """``POST /answer/SEQ``: answer the open request at SEQ with ``entropy`` (64 hex digits
     from the phone) or ``dice`` (the faces of physical dice), plus ``csrf`` and ``nonce``.
 

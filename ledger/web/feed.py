@@ -34,7 +34,8 @@ from ledger.web.logview import entry_html, log_entries
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
-    from ledger.web.common import ServerPort
+    from ledger.store.protocols import EventStore
+    from ledger.web.app import Server
 
 logger = logging.getLogger(__name__)
 
@@ -135,7 +136,7 @@ class Feed:
     :param server: the running web view.
     """
 
-    def __init__(self, server: ServerPort) -> None:
+    def __init__(self, server: Server) -> None:
         self.server = server
         self._look: asyncio.Future[Look] | None = None
         self._look_generation = -1
@@ -152,7 +153,7 @@ class Feed:
         self.reads = {"looks": 0, "renders": 0}
         server.hub.prepare, server.hub.offer = self.prepare, self.offer
 
-    def prepare(self, store: Any, campaign_id: str) -> Look | None:
+    def prepare(self, store: EventStore, campaign_id: str) -> Look | None:
         """The look the hub's watcher takes in its own thread, on its own store, as soon as
         it saw a change (:attr:`ledger.web.live.Hub.prepare`): the streams it wakes need no
         read of their own. ``None`` when it cannot be read (the streams read it then)."""

@@ -50,7 +50,7 @@ from ledger.web.pages import Endpoint, _not_found, page
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
-    from ledger.web.common import ServerPort
+    from ledger.web.app import Server
 
 #: The taps ``POST /gm/ACTION`` takes.
 #: The actor of the page's writes: the GM's link.
@@ -59,7 +59,7 @@ GM = "gm"
 ACTIONS = ("damage", "record", "request", "undo", "signout", "link", "next", "end")
 
 
-def gm_page(server: ServerPort) -> Endpoint:
+def gm_page(server: Server) -> Endpoint:
     """``GET /gm``: the GM's page (404 for anyone else). ``?done=SEQ`` shows what the tap
     that wrote SEQ changed, with its undo; ``?out=1`` that a device was signed out."""
 
@@ -85,7 +85,7 @@ def gm_page(server: ServerPort) -> Endpoint:
 
 
 def render_page(
-    server: ServerPort,
+    server: Server,
     viewer: Viewer,
     *,
     done: int = 0,
@@ -120,7 +120,7 @@ def worded(refused: Refused | None) -> str:
 
 
 def _render(
-    server: ServerPort,
+    server: Server,
     viewer: Viewer,
     done: int,
     note: str,
@@ -160,7 +160,7 @@ def _render(
     )
 
 
-def act(server: ServerPort, viewer: Viewer, action: str, form: dict[str, str]) -> Any:
+def act(server: Server, viewer: Viewer, action: str, form: dict[str, str]) -> Any:
     """Do one tap in one transaction with the form's nonce; returns the redirect's URL, or
     ``{"link": ...}`` for a new link.
 
@@ -276,7 +276,7 @@ def _undo(campaign: Campaign, form: dict[str, str]) -> str:
     return f"/gm?done={rec.seq}"
 
 
-def _sign_out(server: ServerPort, campaign: Campaign, form: dict[str, str]) -> str:
+def _sign_out(server: Server, campaign: Campaign, form: dict[str, str]) -> str:
     text = form.get("session", "")
     ended = None
     if text.isdigit() and len(text) <= 18:
@@ -308,7 +308,7 @@ def _new_link(campaign: Campaign, form: dict[str, str]) -> dict[str, str]:
     return {"who": found.who, "url": url, "qr": qr_data_uri(url)}
 
 
-def gm_post(server: ServerPort) -> Endpoint:
+def gm_post(server: Server) -> Endpoint:
     """``POST /gm/ACTION``: one tap of the GM's page (:data:`ACTIONS`); 303 to the page
     (``?done=SEQ``), or the page again with the refusal next to its form (422, 409 for a
     form sent twice). 404 for anyone but the GM, 403 from another page (CSRF)."""

@@ -44,7 +44,7 @@ from ledger.web.logview import stub_entry as stub_entry
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
-    from ledger.web.common import ServerPort
+    from ledger.web.app import Server
 
 Endpoint = Callable[[Request], Any]
 #: A page as :func:`viewed` takes it: ``(campaign, viewer, request) -> response``.
@@ -60,7 +60,7 @@ def page(viewer: Viewer, template: str, status: int = 200, **context: Any) -> HT
     return HTMLResponse(render(template, viewer=viewer, **context), status_code=status)
 
 
-def viewed(view: View) -> Callable[[ServerPort], Endpoint]:
+def viewed(view: View) -> Callable[[Server], Endpoint]:
     """A page for a live session: ``view(campaign, viewer, request)`` made into a route's
     factory (``factory(server) -> endpoint``).
 
@@ -74,7 +74,7 @@ def viewed(view: View) -> Callable[[ServerPort], Endpoint]:
     """
 
     @functools.wraps(view)
-    def factory(server: ServerPort) -> Endpoint:
+    def factory(server: Server) -> Endpoint:
         def run(request: Request) -> Response:
             viewer = server.viewer(request)
             if viewer is None:
@@ -139,7 +139,7 @@ def home(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
     )
 
 
-def link(server: ServerPort) -> Endpoint:
+def link(server: Server) -> Endpoint:
     """``/a/TOKEN``: a capability link exchanged for a session cookie (the session kept in
     the store, :func:`ledger.web.sessions.sign_in`), then on to ``/``."""
 
@@ -169,7 +169,7 @@ def link(server: ServerPort) -> Endpoint:
 SIGNED_OUT = "You are signed out on this device. Open your link again to come back."
 
 
-def logout(server: ServerPort) -> Endpoint:
+def logout(server: Server) -> Endpoint:
     """``POST /logout``: end this device's session (CSRF-checked like every form); the
     cookie is cleared and the session lets nobody in any more, on any server over the
     store. Open live streams of the session end at their next look."""
@@ -214,7 +214,7 @@ def _start_after(request: Request, head: int) -> int:
 STREAM_BACKOFF_MAX = 5.0
 
 
-def events(server: ServerPort) -> Endpoint:
+def events(server: Server) -> Endpoint:
     """``/events``: server-sent events, one per new log line (``id`` = seq, ``event:
     entry``, ``data`` the line's HTML), from ``Last-Event-ID`` (or ``?after=SEQ``, else the
     head) on. The stream ends with ``event: revoked`` when the link is revoked, ``event:

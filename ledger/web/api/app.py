@@ -57,7 +57,7 @@ from ledger.web.api.types import (
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
-    from ledger.web.common import ServerPort
+    from ledger.web.app import Server
 
 
 #: The media types a POST body may be sent as (anything else is 415, unread).
@@ -128,7 +128,7 @@ def _bearer(request: Request) -> str:
     return secret.strip() if scheme.lower() == "bearer" else ""
 
 
-def endpoint(server: ServerPort, scope: str, handler: Handler) -> Callable[[Request], Any]:
+def endpoint(server: Server, scope: str, handler: Handler) -> Callable[[Request], Any]:
     """A route's endpoint: the token looked up (401 without a live one), its scope checked
     (403), then ``handler(campaign, token, request)`` through :meth:`Server.attempt`; an
     :class:`ApiError` becomes its problem document, any other exception a generic 500."""
@@ -322,7 +322,7 @@ def checkpoint(campaign: Campaign, token: tokensmod.Token, request: Request) -> 
     return ok(Checkpoint(note=body["note"], size=body["size"], key=body["vkey"], root=body["root"]))
 
 
-def roll(server: ServerPort) -> Handler:
+def roll(server: Server) -> Handler:
     """``POST /roll``: physical dice for a character the caller plays, through
     :meth:`Campaign.roll` as the web form's roll (the players' view rehearsed first, so a
     refusal names nothing GM-only)."""
@@ -362,7 +362,7 @@ def requests(campaign: Campaign, token: tokensmod.Token, request: Request) -> Re
                            skill=r["skill"], words=r["words"]) for r in found])  # fmt: skip
 
 
-def answer(server: ServerPort) -> Handler:
+def answer(server: Server) -> Handler:
     """``POST /answer/{seq}``: answer a roll request with the caller's entropy or dice."""
     bucket = Bucket()
 
@@ -425,7 +425,7 @@ def _written(write: Callable[..., Any], *args: Any) -> Any:
         raise ApiError(REFUSED_STATUS.get(e.reason, 422), e.text, pointer(e)) from None
 
 
-def _spend(server: ServerPort, bucket: Bucket, token: tokensmod.Token) -> None:
+def _spend(server: Server, bucket: Bucket, token: tokensmod.Token) -> None:
     if token.access.is_gm:
         return
     p = server.policy
@@ -471,7 +471,7 @@ def inclusion(campaign: Campaign, token: tokensmod.Token, request: Request) -> R
     return ok(Proof(seq=seq, index=seq - 1, size=size, proof=[b64(h) for h in found.proof]))
 
 
-def mount(server: ServerPort) -> Mount:
+def mount(server: Server) -> Mount:
     """The ``/api/v1`` mount of the web app's route table."""
     from ledger.web.api.openapi import document
 
