@@ -144,7 +144,7 @@ class Feed:
         #: the views (as_gm) streams were open in (replaced, never changed: the hub's thread
         #: reads it)
         self._views: frozenset[bool] = frozenset()
-        self._hub_campaign: Any = None  # a campaign over the hub's own store (its thread)
+        self._hub_campaign: Campaign | None = None  # a campaign over the hub's own store (its thread)
         self._head = -1  # the head of the newest look read
         self._rendering: dict[
             tuple[int, str, bool, int], asyncio.Future[list[tuple[int, str]]]
