@@ -120,12 +120,19 @@ def test_a_batch_with_invented_draws_is_refused(toy_campaign, db_path):
 
 
 def test_a_dry_run_draws_nothing(toy_campaign):
+    """A dry run plans the heal with placeholder dice and says it rolls when the time
+    passes: the GM does not see the real dice before choosing to pass the time."""
     invoke = toy_campaign
     invoke("session", "start")
     invoke("record", "hurt", "--character", "ann", "--amount", "6")
     before = len(_log(invoke))
     dry = invoke("time", "pass", "1w", "--rest", "--dry-run")
     assert dry.exit_code == 0, dry.output
+    assert "toy.healed of ann: rolled when the time passes (not in a dry run)" in dry.output
+    as_json = json.loads(invoke("time", "pass", "1w", "--rest", "--dry-run", "--json").output)
+    assert [c["line"] for c in as_json["consequences"]] == [
+        "toy.healed of ann: rolled when the time passes (not in a dry run)"
+    ]  # the placeholder faces are shown nowhere
     assert len(_log(invoke)) == before
     wet = invoke("time", "pass", "1w", "--rest", "--json")
     assert wet.exit_code == 0, wet.output

@@ -24,7 +24,7 @@ import msgspec
 from ledger.campaign import sessions
 from ledger.dice.engine import DiceSource, EngineDice
 from ledger.errors import RuleError
-from ledger.events import Event, Recorded, TimePassed, event_tag
+from ledger.events import Event, Recorded, Roll, TimePassed, event_tag
 from ledger.rules.spans import LONGEST, parse_duration, span_key, time_consequences
 
 if TYPE_CHECKING:
@@ -70,13 +70,16 @@ class SessionDice:
     roll; ``campaign verify`` re-checks the draws once the seed is revealed.
 
     Made afresh for each plan, so asking again (the check on append) draws the same dice.
+    With ``placeholder`` (``--dry-run``) every die shows its lowest face and the seed is
+    only checked, never drawn from: nobody sees the real dice before the span is written.
 
     :raises RuleError: on a call when no session is open (engine dice need a committed
         seed), or when the session's seed is missing or does not match its commitment.
     """
 
-    def __init__(self, campaign: Campaign) -> None:
+    def __init__(self, campaign: Campaign, *, placeholder: bool = False) -> None:
         self.campaign = campaign
+        self.placeholder = placeholder
         self.next_nonce: int | None = None
         self.seed = b""
 
@@ -92,17 +95,39 @@ class SessionDice:
         if self.next_nonce is None:
             self.seed = sessions.session_seed(campaign, number)
             self.next_nonce = campaign.store.engine_rolls(campaign.id, number)
-        source = EngineDice(self.seed, campaign.id, number, self.next_nonce, client_seed)
+        source: DiceSource
+        if self.placeholder:
+            source = _LowestDice(self.next_nonce, client_seed)
+        else:
+            source = EngineDice(self.seed, campaign.id, number, self.next_nonce, client_seed)
         self.next_nonce += 1
         return source
 
 
-def plan(campaign: Campaign, span: TimePassed) -> TimePlan:
+class _LowestDice(DiceSource):
+    """A dry run's stand-in for one engine roll: every die its lowest face."""
+
+    source = "engine"
+
+    def __init__(self, nonce: int, client_seed: str) -> None:
+        super().__init__()
+        self.nonce, self.client_seed = nonce, client_seed
+
+    def _draw(self, sides: int) -> int:
+        return 1
+
+    def fields(self) -> dict[str, Any]:
+        return {**super().fields(), "nonce": self.nonce, "client_seed": self.client_seed}
+
+
+def plan(campaign: Campaign, span: TimePassed, *, placeholder: bool = False) -> TimePlan:
     """What ``span`` implies now: the rule system asked with every character's state at
-    the head (GM view), and with :class:`SessionDice` when its ``time_passed`` rolls."""
+    the head (GM view), and with :class:`SessionDice` when its ``time_passed`` rolls
+    (placeholder dice with ``placeholder``: a dry run's rolls are not the real ones)."""
     states = campaign.states()
     asked = msgspec.structs.replace(span, consequences=0)
-    consequences = time_consequences(campaign.system, states, asked, SessionDice(campaign))
+    dice = SessionDice(campaign, placeholder=placeholder)
+    consequences = time_consequences(campaign.system, states, asked, dice)
     counted = msgspec.structs.replace(span, consequences=len(consequences))
     return TimePlan(counted, consequences, [])
 
@@ -118,12 +143,14 @@ def pass_time(
     at: str,
 ) -> TimePlan:
     """Pass ``duration`` of in-fiction time: one batch, the ``time.passed`` event and its
-    consequences (:func:`plan`), each validated; nothing is written with ``dry_run``.
+    consequences (:func:`plan`), each validated; nothing is written with ``dry_run`` (a
+    roll among the consequences is then planned with placeholder dice: :func:`drawn_later`).
 
     :raises RuleError: a bad duration, or consequences the rules refuse (nothing written).
     """
     with campaign.store.transaction():
-        planned = plan(campaign, span_of(campaign, duration, rest=rest, care=care))
+        span = span_of(campaign, duration, rest=rest, care=care)
+        planned = plan(campaign, span, placeholder=dry_run)
         if dry_run:
             return planned
         records = campaign.append([planned.span, *planned.consequences], actor=actor, at=at)
@@ -253,3 +280,9 @@ def seq_of_day(campaign: Campaign, text: str) -> int:
         if clock > limit:
             return rec.seq - 1
     return campaign.store.head(campaign.id).seq
+
+
+def drawn_later(event: Event, dry_run: bool) -> bool:
+    """Whether ``event``, a consequence planned for a ``--dry-run``, is an engine roll whose
+    real dice are drawn only when the span is written (its faces are placeholders)."""
+    return dry_run and isinstance(event, Roll) and event.source == "engine"
