@@ -42,7 +42,7 @@ from ledger.trust.chronicle import Entry
 from ledger.trust.notes import sign
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 #: Event types on a character's stream that no entry holds: the entries themselves, and the
 #: join that names a passport (the ``character.created`` before it holds the state).
@@ -176,7 +176,7 @@ def priors(rows: Iterable[StoredEvent], codec: Codec) -> dict[str, Prior]:
 
 
 def build_entry(
-    campaign: CampaignPort, rows: Sequence[StoredEvent], character: str, *,
+    campaign: Campaign, rows: Sequence[StoredEvent], character: str, *,
     size: int, root: bytes, session: int, prior: Prior | None, kinds: Kinds,
 ) -> Entry | None:  # fmt: skip
     """The entry of ``character`` at the checkpoint of ``size`` events (``rows``: the log's
@@ -227,7 +227,7 @@ def picked_created(picked: Sequence[StoredEvent], character: str) -> StoredEvent
     raise RuleError(f"{character} has no character.created among its events")
 
 
-def checkpoint_origin(campaign: CampaignPort) -> str:
+def checkpoint_origin(campaign: Campaign) -> str:
     """The table's origin (the checkpoints' first line and the key's name)."""
     from ledger.campaign.checkpoints import origin
 
@@ -235,7 +235,7 @@ def checkpoint_origin(campaign: CampaignPort) -> str:
 
 
 def sign_chronicles(
-    campaign: CampaignPort, *, size: int, root: bytes, session: int, actor: str, at: str
+    campaign: Campaign, *, size: int, root: bytes, session: int, actor: str, at: str
 ) -> list[Recorded]:
     """Sign and append the entries of every character who played since their last entry,
     resting on the checkpoint of ``size`` events just signed (call inside ``session end``'s

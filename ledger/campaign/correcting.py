@@ -32,11 +32,11 @@ from ledger.rules.requests import Opponent
 from ledger.rules.system import RuleSystem
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 
 def amended_payload(
-    campaign: CampaignPort,
+    campaign: Campaign,
     target: Recorded,
     current: Any,
     sets: dict[str, Any],
@@ -134,7 +134,7 @@ def _as_inputs(system: Any, current: Any, sets: dict[str, Any]) -> dict[str, Any
     return {**kept, "inputs": msgspec.to_builtins(amended)}
 
 
-def _amended_character(campaign: CampaignPort, amended: Any) -> dict[str, Any]:
+def _amended_character(campaign: Campaign, amended: Any) -> dict[str, Any]:
     """A ``character.created`` payload whose name and sheet pass the creation rules."""
     from ledger.text import check_name, check_sheet
 
@@ -147,7 +147,7 @@ def _amended_character(campaign: CampaignPort, amended: Any) -> dict[str, Any]:
 
 
 def _reresolved(
-    campaign: CampaignPort,
+    campaign: Campaign,
     target: Recorded,
     current: Roll,
     amended: Roll,
@@ -229,7 +229,7 @@ def _reresolved(
 
 
 def correct(
-    campaign: CampaignPort,
+    campaign: Campaign,
     seq: int,
     reason: str,
     *,

@@ -28,7 +28,7 @@ from ledger.rules.projection import (
 )
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 T = TypeVar("T")
 
@@ -48,7 +48,7 @@ class StateReader:
     :param campaign: the campaign read (its store, id, rule system, codec and appliers).
     """
 
-    def __init__(self, campaign: CampaignPort) -> None:
+    def __init__(self, campaign: Campaign) -> None:
         self.store = campaign.store
         self.id = campaign.id
         self.system = campaign.system
@@ -251,7 +251,7 @@ class StateReader:
         return states[stream]
 
 
-def resolve_as_of(campaign: CampaignPort, as_of: str | None) -> int:
+def resolve_as_of(campaign: Campaign, as_of: str | None) -> int:
     """The ``seq`` ``campaign``'s ``--as-of`` names: ``SEQ``, ``session:N`` (its end, or now if open),
     ``day:N`` (the campaign once N in-fiction days had passed) or an ISO time.
 

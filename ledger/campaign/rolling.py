@@ -22,7 +22,7 @@ from ledger.events import ContestOpposed, Event, Recorded, Roll
 from ledger.rules.requests import Opponent, RollRequest
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 
 class AutomaticResult(RuleError):
@@ -62,7 +62,7 @@ def blind_client_seed() -> str:
 
 
 def roll(
-    campaign: CampaignPort,
+    campaign: Campaign,
     character: str,
     skill: str | None,
     params: dict[str, Any],
@@ -220,7 +220,7 @@ def roll(
 
 
 def _answered(
-    campaign: CampaignPort,
+    campaign: Campaign,
     cid: str,
     answer: int,
     skill: str | None,
@@ -248,7 +248,7 @@ def _answered(
     return requests.inputs_of(request)
 
 
-def _opponent(campaign: CampaignPort, cid: str,
+def _opponent(campaign: Campaign, cid: str,
     names: dict[str, str],
     opponent: str | None,
     skill: str | None,
@@ -292,7 +292,7 @@ def _opponent(campaign: CampaignPort, cid: str,
 
 
 
-def _harm(campaign: CampaignPort, cid: str, state: Any, opp: Opponent, event: Roll) -> list[Event]:
+def _harm(campaign: Campaign, cid: str, state: Any, opp: Opponent, event: Roll) -> list[Event]:
     """The harm ``event`` (a roll by ``cid`` in ``state``) deals (``--apply``): ``[]``
     for a miss, else the rule system's harm event for the character hit
     (``harm_event(state, character, amount)``, or its ``<id>.damage_taken`` with

@@ -24,7 +24,7 @@ import base64
 import binascii
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
@@ -54,6 +54,9 @@ from ledger.rules.system import RuleSystem
 from ledger.trust import chronicle, merkle
 from ledger.trust.chronicle import Entry, EntryError
 from ledger.trust.notes import Checkpoint, NoteError, Verifier, open_note
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 FORMAT: Literal["campaign-ledger-passport/v1"] = "campaign-ledger-passport/v1"
 
@@ -138,7 +141,7 @@ def decode(data: bytes) -> Passport:
         raise PassportError(f"this is not a passport file: {e}") from None
 
 
-def carried_entries(campaign: Any, character: str) -> list[PassportEntry]:
+def carried_entries(campaign: Campaign, character: str) -> list[PassportEntry]:
     """The entries ``character`` carried in when they joined this table (``[]`` if
     created here)."""
     for rec in campaign.records(types=["character.joined"], stream=character):
@@ -147,7 +150,7 @@ def carried_entries(campaign: Any, character: str) -> list[PassportEntry]:
     return []
 
 
-def export_passport(campaign: Any, character: str) -> bytes:
+def export_passport(campaign: Campaign, character: str) -> bytes:
     """``character``'s passport (canonical JSON and a newline): the entries they carried
     in, then each entry signed here with its events, their audit paths and the checkpoint.
 
@@ -362,7 +365,7 @@ def _checked_events(pe: PassportEntry, entry: Entry, checkpoint: Checkpoint, whe
 
 
 def join(
-    campaign: Any, data: bytes, *, character: str | None = None, actor: str, at: str,
+    campaign: Campaign, data: bytes, *, character: str | None = None, actor: str, at: str,
     newest: Callable[[str, str], str | None] | None = None,
 ) -> list[Recorded]:
     """Start a character at this table from a verified passport: ``character.created``
@@ -414,7 +417,7 @@ class Before:
     changed: tuple[str, ...]
 
 
-def before_this_table(campaign: Any, character: str) -> list[Before]:
+def before_this_table(campaign: Campaign, character: str) -> list[Before]:
     """The entries ``character`` carried in when they joined (``[]``: created here),
     oldest first: what the log and the sheet show as "before this table"."""
     return [
@@ -423,7 +426,7 @@ def before_this_table(campaign: Any, character: str) -> list[Before]:
     ]
 
 
-def check_log(campaign: Any) -> tuple[int, str] | None:
+def check_log(campaign: Campaign) -> tuple[int, str] | None:
     """``campaign verify``'s check of chronicles: each ``chronicle.signed`` is signed by the
     campaign's key and is the entry its log gives again (built anew, byte for byte), and
     each ``character.joined`` names a passport that verifies, whose head it names and
@@ -448,7 +451,7 @@ def check_log(campaign: Any) -> tuple[int, str] | None:
     return None
 
 
-def _check_signed(campaign: Any, rows: Sequence[StoredEvent], r: StoredEvent, kinds: Kinds, vkey: str | None) -> str | None:
+def _check_signed(campaign: Campaign, rows: Sequence[StoredEvent], r: StoredEvent, kinds: Kinds, vkey: str | None) -> str | None:
     signed = campaign.codec.decode(r.data, r.type)
     assert isinstance(signed, ChronicleSigned)
     who = f"the chronicle entry of {signed.character} for session {signed.session}"
@@ -473,7 +476,7 @@ def _check_signed(campaign: Any, rows: Sequence[StoredEvent], r: StoredEvent, ki
     return None
 
 
-def _check_joined(campaign: Any, rows: Sequence[StoredEvent], i: int, r: StoredEvent) -> str | None:
+def _check_joined(campaign: Campaign, rows: Sequence[StoredEvent], i: int, r: StoredEvent) -> str | None:
     joined = campaign.codec.decode(r.data, r.type)
     assert isinstance(joined, CharacterJoined)
     try:
@@ -495,7 +498,7 @@ def _check_joined(campaign: Any, rows: Sequence[StoredEvent], i: int, r: StoredE
 
 
 
-def before_section(campaign: Any, character: str) -> Any:
+def before_section(campaign: Campaign, character: str) -> Any:
     """The sheet's "Before this table" section (a :class:`ledger.rules.sheets.Section`):
     one line per entry carried in, with the table that signed it and what changed; ``None``
     for a character created here."""

@@ -26,7 +26,7 @@ import abc
 import copy
 import importlib
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
 import msgspec
 
@@ -169,7 +169,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
             if p.odds
         )
 
-    def configure(self, options: dict[str, Any] | None = None) -> RuleSystem[StateT, OptionsT]:
+    def configure(self, options: dict[str, Any] | None = None) -> Self:
         """A copy of this system bound to campaign ``options`` (validated).
 
         :raises RuleError: an unknown option, or a value of the wrong type (naming the
@@ -441,6 +441,15 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
 
         Must be pure and depend on ``states``, ``span`` and the options only: the batch is
         checked on append by asking again.
+
+        A rule that rolls (a healing roll per week of rest) adds a ``dice`` parameter to its
+        override, ``def time_passed(self, states, span, dice=None)``: the core then passes
+        ``dice(client_seed)``, which gives one engine dice source per roll, drawn from the
+        open session's committed seed at its next nonce like any engine roll. Fix the
+        client seed from the rules (``f"heal:{character}"``), return one roll event
+        (``**source.fields()``) per call in the order drawn, and re-derive it in
+        :meth:`rederive`; ``campaign verify`` re-checks its draws once the seed is revealed.
+        Calling ``dice`` with no session open refuses the span (:class:`RuleError`).
         """
         return []
 
@@ -581,5 +590,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         )
 
     def skills_of(self, state: Any) -> Iterable[str]:
-        """Skill names a character has (for "did you mean" suggestions)."""
+        """Skill names a character has: the web roll form's and the GM's request form's
+        skill buttons, and the shell's completion (an unknown skill is ``resolve``'s own
+        refusal, which should name the skills there are)."""
         return ()

@@ -4,10 +4,13 @@ refusals."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.campaign.entering import Words
 from ledger.web.access import Access
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 #: The API's words in the shared refusals (:mod:`ledger.campaign.entering`): its body's
 #: fields for the controls.
@@ -82,7 +85,7 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def record_api(campaign: Any, access: Access, cid: str, body: Any) -> Any:
+def record_api(campaign: Campaign, access: Access, cid: str, body: Any) -> Any:
     """Record ``body`` (a :class:`ledger.web.api.types.RollIn`) for ``cid`` as ``access``,
     through :func:`ledger.campaign.entering.enter_roll` (physical dice only).
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, Self
 
 from ledger import (
     DiceError,
@@ -85,7 +85,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
 
     # --- configuration -------------------------------------------------------------------
 
-    def configure(self, options: dict[str, Any] | None = None) -> RuleSystem[Character, Options]:
+    def configure(self, options: dict[str, Any] | None = None) -> Self:
         """Bind campaign options (see :class:`~ledger_wyrd_engine.state.Options`).
 
         :raises RuleError: an unknown option, a wrong type, or a value out of range.
