@@ -217,12 +217,12 @@ def test_the_forms_help_prefix_rule_is_the_one_documented(coin_flip):
     without it, capitalised; a help holding command-line text is not shown."""
     from ledger_coin_flip import CoinFlip
 
-    from ledger.web.roll_help import _hint
+    from ledger.web.roll_help import option_hint
 
     system = CoinFlip()
-    assert _hint(system, "coin flip: the number to meet.") == "The number to meet."
-    assert _hint(system, "spellwoven: the number to meet.") == "Spellwoven: the number to meet."
-    assert _hint(system, "Give --target 8.") == "" and _hint(system, "see `odds`") == ""
+    assert option_hint(system, "coin flip: the number to meet.") == "The number to meet."
+    assert option_hint(system, "spellwoven: the number to meet.") == "Spellwoven: the number to meet."
+    assert option_hint(system, "Give --target 8.") == "" and option_hint(system, "see `odds`") == ""
     text = GUIDE.read_text()
     assert "starts\nwith the system's name and a colon" in text and "not shown on the form" in text
 

@@ -46,7 +46,7 @@ def test_the_template_is_one_module_in_under_300_lines(tmp_path):
     parts = (
         "class Rolled(Roll", "class Hurt(Event", "class State(msgspec.Struct",
         "class Options(msgspec.Struct", "class CoinFlip(RuleSystem[State, Options])",
-        "def resolve", "def request_of", "def rederive", "def advance", "def harm_event",
+        "def resolve", "def rederive", "def advance", "def harm_event",
         "def skills_of", "@applies(Hurt)", "@describes(Rolled)", "def verdict",
         "def describe_changes", "def recap_lines", "def create_sheet", "def initial_state",
         "def npc_sheet", "def sheet_layout", "def odds(", "def odds_series(self",
@@ -54,6 +54,7 @@ def test_the_template_is_one_module_in_under_300_lines(tmp_path):
         "min=2, max=15", "suggestions=", "def register_rule_systems",
     )  # fmt: skip
     assert [p for p in parts if p not in code] == []
+    assert "def request_of" not in code  # each roll keeps its inputs: the default reads them
     tests = (root / "tests" / "test_coin_flip.py").read_text()
     assert "class TestContract(RuleSystemContract):" in tests
     assert "tool.uv" not in (TEMPLATES / "pyproject.toml.j2").read_text()  # plain pip

@@ -21,7 +21,7 @@ import contextlib
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from ledger.dice.engine import DiceSource, PhysicalDice, parse_faces
 from ledger.events import Event, Roll
@@ -79,7 +79,9 @@ def roll(
     if not isinstance(system, RuleSystem):
         raise TypeError(f"roll() takes a RuleSystem, not {type(system).__name__}")
     dice = PhysicalDice(parse_faces(faces) if isinstance(faces, str) else list(faces))
-    event = system.resolve(state, RollRequest(character, name, skill, dict(params)), dice)
+    request = RollRequest(character, name, skill, dict(params))
+    # as the core records it: with what it was asked, where the system reads that back
+    event = cast(RollT, system.with_inputs(system.resolve(state, request, dice), request))
     dice.finish()
     problem = result_problem(system, state, event, name=name)
     if problem is not None:
