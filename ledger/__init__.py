@@ -48,6 +48,7 @@ from ledger.rules.form import FUDGE_FACES
 from ledger.rules.hookspecs import hookimpl
 from ledger.rules.projection import applying_seq
 from ledger.rules.requests import Opponent, RollParam, RollRequest
+from ledger.rules.sheet_check import check_sheet
 from ledger.rules.sheets import Line, Section, Sheet, Table, Track
 from ledger.rules.spans import DAY, HOUR, WEEK, parse_duration, span_words
 from ledger.rules.system import RuleSystem, applies, describes
@@ -92,6 +93,7 @@ __all__ = [
     "Line",
     "Track",
     "Table",
+    "check_sheet",
     "ContestOpposed",
     "applying_seq",
     "hookimpl",

@@ -68,15 +68,16 @@ def test_sheet_lists_every_problem_at_once():
     with pytest.raises(RuleError) as err:
         system.create_sheet(bad)
     text = str(err.value)
-    for fragment in ("'Agility' is 11", "'Might' must be an integer", "d20", "needs a name",
-                     "'Ammo' must be a whole percentage", "level must be",
-                     "unknown sheet field 'luck'"):
+    for fragment in ("stats.Agility: expected an integer from 0 to 10",
+                     'stats.Might: expected an integer, got "two"', "d20",
+                     "equipment[2].name: missing", "trackers.Ammo: expected an integer from 0 to 100",
+                     "level: expected an integer of 1 or more", "luck: not a field"):
         assert fragment in text, fragment
     assert len(err.value.problems) == 7
 
 
 def test_sheet_needs_stats():
-    with pytest.raises(RuleError, match=r"\[stats\]"):
+    with pytest.raises(RuleError, match=r"stats: missing, expected a \[stats\] table"):
         DecisionDice().configure({}).create_sheet({})
 
 
@@ -84,8 +85,8 @@ def test_declared_stat_list_is_enforced():
     system = DecisionDice().configure({"stats": ["Body", "Mind"]})
     with pytest.raises(RuleError) as err:
         system.create_sheet({"stats": {"body": 2, "Soul": 1}})
-    assert "'Mind' is missing" in str(err.value)
-    assert "unknown stat 'Soul'" in str(err.value)
+    assert "stats.Mind: missing" in str(err.value)
+    assert "stats.Soul: not a stat of this campaign" in str(err.value)
     sheet = system.create_sheet({"stats": {"body": 2, "mind": 1}})
     assert sheet["stats"] == {"Body": 2, "Mind": 1}  # the campaign's spelling
 
@@ -99,7 +100,7 @@ def test_stat_range_option():
 
 def test_derived_stats_must_exist_on_the_sheet():
     system = DecisionDice().configure({"derived": {"Stress": ["Grit", "Will"]}})
-    with pytest.raises(RuleError, match="'Grit'"):
+    with pytest.raises(RuleError, match="stats.Grit: missing"):
         system.create_sheet({"stats": {"Will": 1}})
 
 
