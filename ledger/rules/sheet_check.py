@@ -58,7 +58,8 @@ def check_sheet(
         per problem, each best led by its TOML path (``stats.Might: ...``).
     :returns: the ``sheet_type`` instance.
     :raises RuleError: every problem found, one sentence each in ``problems`` (duplicates
-        dropped), in the order of the sheet's fields.
+        dropped): unknown keys first, then the fields' problems in the Struct's order, then
+        the ``rules``' sentences.
     """
     problems: list[str] = []
     value = _walk(sheet_type, data, "", problems)
@@ -74,9 +75,7 @@ def expected(annotation: Any) -> str:
     'pc', 'npc'"``, ``"text"``, ``"a table"``, or the ``description`` of its
     ``msgspec.Meta`` when it has one. Used in :func:`check_sheet`'s sentences."""
     info = mi.type_info(annotation)
-    if isinstance(info, mi.Metadata) and (info.extra_json_schema or {}).get("description"):
-        return str(info.extra_json_schema["description"])  # type: ignore[index]
-    if get_origin(_strip(annotation)) is Literal:  # in the order the choices are declared
+    if not isinstance(info, mi.Metadata) and get_origin(_strip(annotation)) is Literal:  # in the order the choices are declared
         return "one of " + ", ".join(repr(v) for v in get_args(_strip(annotation)))
     return _words(info)
 
@@ -185,7 +184,8 @@ def _range(low: Any, high: Any, gt: Any, lt: Any, unit: str) -> str:
 
 def _words(t: mi.Type) -> str:
     if isinstance(t, mi.Metadata):
-        return _words(t.type)
+        described = (t.extra_json_schema or {}).get("description")
+        return str(described) if described else _words(t.type)
     if isinstance(t, mi.IntType):
         return "an integer" + _range(t.ge, t.le, t.gt, t.lt, "")
     if isinstance(t, mi.FloatType):

@@ -164,10 +164,16 @@ def test_bad_sheet_names_every_problem(run, tmp_path):
     sheet = tmp_path / "bad.toml"
     sheet.write_text('name = "Bad"\n[attributes]\nBehest = 9\n[skills]\nSwim = { rank = 2 }\n')
     result = run("character", "add", "--sheet", str(sheet), ok=False)
+    # three mistakes, each named by its TOML path, on one line; nothing written
     assert result.exit_code == 1
-    assert "Behest must be a whole number from 1 to 4" in result.output
-    assert "'Swim' needs a rank and a linked Attribute" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert "attributes.Behest: expected an integer from 1 to 4, got 9" in result.output
+    assert "skills.Swim.attribute: missing, expected one of Behest," in result.output
+    assert "weaknesses.combat: missing" in result.output
+    assert "weaknesses.social: missing" in result.output
     assert "Combat and one Social Weakness" in result.output
+    assert "Traceback" not in result.output
+    assert json.loads(run("character", "list", "--json").output) == []
 
 
 def test_odds_from_the_command_line(run):

@@ -88,15 +88,16 @@ def test_every_broken_creation_rule_is_named_at_once():
         Spellwoven().configure({}).create_sheet(bad)
     text = str(info.value)
     for piece in (
-        "Behest must be a whole number from 1 to 4",
-        "Fortitude must be a whole number from 1 to 4",
-        "missing Wits",
-        "'Sprint': a PC's trained rank must be 4 to 9, not 10",  # "Skills cannot exceed 9"
-        "'Swim': a PC's trained rank must be 4 to 9, not 3",  # trained start at 4
-        "'Agility' is not an Attribute",
-        "skill 'Ride' needs a rank and a linked Attribute",
-        "social = ",  # a PC has one Social Weakness
-        "unknown sheet field 'colour'",
+        "attributes.Behest: expected an integer from 1 to 4, got 5",
+        "attributes.Fortitude: expected an integer from 1 to 4, got 0",
+        "attributes: missing Wits",
+        # "Skills cannot exceed 9"
+        "skills.Sprint.rank: a PC's trained rank must be 4 to 9, not 10",
+        "skills.Swim.rank: a PC's trained rank must be 4 to 9, not 3",  # trained start at 4
+        "skills.Climb.attribute: 'Agility' is not an Attribute",
+        "skills.Ride: expected a table of rank, attribute, got 5",
+        "weaknesses.social: missing",  # a PC has one Social Weakness
+        "colour: not a field of the sheet",
     ):
         assert piece in text, piece
     assert len(info.value.problems) >= 9

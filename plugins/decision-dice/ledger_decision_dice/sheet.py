@@ -17,6 +17,7 @@ import msgspec
 
 from ledger import Line, RuleError, RuleSystem, Section, Sheet, check_sheet
 
+from .events import ConditionKind
 from .rules.mechanics import (
     SUPPLY_ORDER,
     counted_modifier,
@@ -24,7 +25,6 @@ from .rules.mechanics import (
     derived_values,
     normalise_supply,
 )
-from .events import ConditionKind
 from .state import TRACKER_MAX, TRACKER_MIN, Character, Condition, Item, Options
 
 
@@ -96,8 +96,12 @@ class SheetIn(msgspec.Struct, kw_only=True):
     options, checked by :meth:`SheetRules.create_sheet`.
     """
 
-    stats: Annotated[dict[str, int], msgspec.Meta(
-        min_length=1, description="a [stats] table of name = integer (e.g. might = 1)")]
+    stats: Annotated[
+        dict[str, int],
+        msgspec.Meta(
+            min_length=1, description="a [stats] table of name = integer (e.g. might = 1)"
+        ),
+    ]
     level: int | None = None
     equipment: list[ItemIn] = []
     trackers: dict[str, Annotated[int, msgspec.Meta(ge=TRACKER_MIN, le=TRACKER_MAX)]] = {}
@@ -123,19 +127,27 @@ class SheetRules(RuleSystem[Character, Options]):
             lo, hi = options.stat_min, options.stat_max
             for name, value in read.stats.items():
                 if not lo <= value <= hi:
-                    yield (f"stats.{name}: expected an integer from {lo} to {hi} (this "
-                           f"campaign's stat range), got {value}")
+                    yield (
+                        f"stats.{name}: expected an integer from {lo} to {hi} (this "
+                        f"campaign's stat range), got {value}"
+                    )
                 if declared and name.lower() not in declared:
-                    yield (f"stats.{name}: not a stat of this campaign (its stats are "
-                           f"{', '.join(options.stats)})")
+                    yield (
+                        f"stats.{name}: not a stat of this campaign (its stats are "
+                        f"{', '.join(options.stats)})"
+                    )
             given = {str(s).lower() for s in sheet.get("stats") or {}}
             for low, name in declared.items():
                 if low not in given:
-                    yield (f"stats.{name}: missing (this campaign's stats are "
-                           f"{', '.join(options.stats)})")
+                    yield (
+                        f"stats.{name}: missing (this campaign's stats are "
+                        f"{', '.join(options.stats)})"
+                    )
             if read.level is not None and read.level < options.level_min:
-                yield (f"level: expected an integer of {options.level_min} or more (this "
-                       f"campaign's lowest level), got {read.level}")
+                yield (
+                    f"level: expected an integer of {options.level_min} or more (this "
+                    f"campaign's lowest level), got {read.level}"
+                )
             seen: set[str] = set()
             for item in read.equipment:
                 if item.name.lower() in seen:
@@ -144,15 +156,21 @@ class SheetRules(RuleSystem[Character, Options]):
                 try:
                     normalise_supply(str(item.supply)) if item.supply != "" else None
                 except RuleError:
-                    yield (f"equipment: {item.name!r} has supply {item.supply!r}, expected one "
-                           f"of {', '.join(SUPPLY_ORDER)}")
+                    yield (
+                        f"equipment: {item.name!r} has supply {item.supply!r}, expected one "
+                        f"of {', '.join(SUPPLY_ORDER)}"
+                    )
             for stats in options.derived.values():
-                yield from (f"stats.{stat}: missing (the campaign's derived values use it)"
-                            for stat in stats if stat.lower() not in given)
+                yield from (
+                    f"stats.{stat}: missing (the campaign's derived values use it)"
+                    for stat in stats
+                    if stat.lower() not in given
+                )
 
         read = check_sheet(SheetIn, sheet, rules=rules)
-        out: dict[str, Any] = {"stats": {declared.get(k.lower(), k): v
-                                         for k, v in read.stats.items()}}
+        out: dict[str, Any] = {
+            "stats": {declared.get(k.lower(), k): v for k, v in read.stats.items()}
+        }
         if read.level is not None:
             out["level"] = read.level
         if read.equipment:
@@ -174,12 +192,21 @@ class SheetRules(RuleSystem[Character, Options]):
             name=name,
             stats=dict(sheet["stats"]),
             level=sheet.get("level"),
-            equipment=[Item(name=i["name"], supply=i.get("supply"), note=i.get("note", ""))
-                       for i in sheet.get("equipment", [])],
+            equipment=[
+                Item(name=i["name"], supply=i.get("supply"), note=i.get("note", ""))
+                for i in sheet.get("equipment", [])
+            ],
             trackers=dict(sheet.get("trackers", {})),
-            conditions=[Condition(name=c["name"], kind=c["kind"], value=c["value"],
-                                  stat=c["stat"], rolls_left=c["rolls"])
-                        for c in sheet.get("conditions", [])],
+            conditions=[
+                Condition(
+                    name=c["name"],
+                    kind=c["kind"],
+                    value=c["value"],
+                    stat=c["stat"],
+                    rolls_left=c["rolls"],
+                )
+                for c in sheet.get("conditions", [])
+            ],
         )
 
     def skills_of(self, state: Character) -> Iterable[str]:
