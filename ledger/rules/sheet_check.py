@@ -75,8 +75,9 @@ def expected(annotation: Any) -> str:
     'pc', 'npc'"``, ``"text"``, ``"a table"``, or the ``description`` of its
     ``msgspec.Meta`` when it has one. Used in :func:`check_sheet`'s sentences."""
     info = mi.type_info(annotation)
-    if not isinstance(info, mi.Metadata) and get_origin(_strip(annotation)) is Literal:  # in the order the choices are declared
-        return "one of " + ", ".join(repr(v) for v in get_args(_strip(annotation)))
+    bare = _strip(annotation)
+    if not isinstance(info, mi.Metadata) and get_origin(bare) is Literal:  # declared order
+        return "one of " + ", ".join(repr(v) for v in get_args(bare))
     return _words(info)
 
 
@@ -210,4 +211,3 @@ def _words(t: mi.Type) -> str:
     if isinstance(t, (mi.DictType, mi.StructType, mi.TypedDictType, mi.DataclassType)):
         return "a table"
     return "a value of another kind"
-

@@ -6,7 +6,7 @@ that character's stream. No floats: every number is an ``int``.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 import msgspec
 
@@ -73,6 +73,9 @@ class DecisionRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.decisio
     :ivar supply: the supply roll made after the action, if the action used supplies.
     """
 
+    section: ClassVar[str] = (
+        "Decision Rolls: Target Numbers, Success and Failure; Advantage and Disadvantage"
+    )
     character: str
     stat: str
     stat_value: int
@@ -112,6 +115,7 @@ class ContestRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.contest_
         ``vs_conditions`` the conditions of theirs that applied.
     """
 
+    section: ClassVar[str] = "General Rules of Play: Contested Rolls; Resolving a Tie"
     character: str
     stat: str
     stat_value: int
@@ -150,6 +154,7 @@ class SupplyRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.supply_ro
         steps down.
     """
 
+    section: ClassVar[str] = "Secondary Mechanics: Supply Rolls"
     character: str
     item: str
     die: str
@@ -164,6 +169,7 @@ class Resupplied(Event, frozen=True, kw_only=True, tag="decision-dice.resupplied
     """An item's supply die is set to ``die`` (d12..d4 or empty) ("Supply Rolls": "if/how an
     item can be resupplied is provided in its description" — the procedure is the item's)."""
 
+    section: ClassVar[str] = "Secondary Mechanics: Supply Rolls"
     character: str
     item: str
     die: str
@@ -173,6 +179,7 @@ class Resupplied(Event, frozen=True, kw_only=True, tag="decision-dice.resupplied
 class ItemAdded(Event, frozen=True, kw_only=True, tag="decision-dice.item_added"):
     """A piece of equipment joins the sheet; ``die`` is its supply die or ``""`` for none."""
 
+    section: ClassVar[str] = "Secondary Mechanics: Supply Rolls"
     character: str
     item: str
     die: str = ""
@@ -182,6 +189,7 @@ class ItemAdded(Event, frozen=True, kw_only=True, tag="decision-dice.item_added"
 class ItemRemoved(Event, frozen=True, kw_only=True, tag="decision-dice.item_removed"):
     """A piece of equipment leaves the sheet."""
 
+    section: ClassVar[str] = "Secondary Mechanics: Supply Rolls"
     character: str
     item: str
     reason: str = ""
@@ -196,6 +204,7 @@ class TrackerChanged(Event, frozen=True, kw_only=True, tag="decision-dice.tracke
     version 1), when every change was clamped in silence, are upcast with ``clamp = True``.
     """
 
+    section: ClassVar[str] = "Secondary Mechanics: D100 or Percentage"
     schema_version = 2
 
     character: str
@@ -228,6 +237,7 @@ class ConditionAdded(Event, frozen=True, kw_only=True, tag="decision-dice.condit
     :ivar rolls: decision/contest rolls it lasts; ``0`` = until removed.
     """
 
+    section: ClassVar[str] = "Advantage and Disadvantage"
     character: str
     condition: str
     kind: ConditionKind
@@ -239,6 +249,7 @@ class ConditionAdded(Event, frozen=True, kw_only=True, tag="decision-dice.condit
 class ConditionRemoved(Event, frozen=True, kw_only=True, tag="decision-dice.condition_removed"):
     """A condition ends before its rolls are used up."""
 
+    section: ClassVar[str] = "Advantage and Disadvantage"
     character: str
     condition: str
     reason: str = ""
@@ -247,6 +258,7 @@ class ConditionRemoved(Event, frozen=True, kw_only=True, tag="decision-dice.cond
 class StatChanged(Event, frozen=True, kw_only=True, tag="decision-dice.stat_changed"):
     """A stat takes a new value (level up and other rules outside the seed's page, X1/X2)."""
 
+    section: ClassVar[str] = "Key Terms"
     character: str
     stat: str
     value: int
@@ -256,6 +268,7 @@ class StatChanged(Event, frozen=True, kw_only=True, tag="decision-dice.stat_chan
 class LevelChanged(Event, frozen=True, kw_only=True, tag="decision-dice.level_changed"):
     """The character's (informational) level changes ("Max Rolls" mentions levels 1-5; X2)."""
 
+    section: ClassVar[str] = "Key Terms"
     character: str
     level: int
     reason: str = ""
@@ -272,6 +285,7 @@ class LevelledUp(Event, frozen=True, kw_only=True, tag="decision-dice.levelled_u
         the campaign's stat range); may be empty (the page does not say what a level gives).
     """
 
+    section: ClassVar[str] = "Decision Rolls: Target Numbers (character creation/level up)"
     character: str
     level: int
     stats: list[str] = []
@@ -288,6 +302,7 @@ class HarmTaken(Event, frozen=True, kw_only=True, tag="decision-dice.harm_taken"
         the value stops at 0.
     """
 
+    section: ClassVar[str] = "The Rounding Rule (Stress and Vitality)"
     character: str
     track: str
     amount: int
@@ -298,25 +313,8 @@ class Recovered(Event, frozen=True, kw_only=True, tag="decision-dice.recovered")
     """A derived value (Stress, Vitality) recovers ``amount`` of what was spent, never above
     its value from the stats (ruling DD10); ``amount`` 0 recovers all of it."""
 
+    section: ClassVar[str] = "The Rounding Rule (Stress and Vitality)"
     character: str
     track: str
     amount: int = 0
     reason: str = ""
-
-
-EVENT_TYPES: tuple[type[Event], ...] = (
-    DecisionRolled,
-    ContestRolled,
-    SupplyRolled,
-    Resupplied,
-    ItemAdded,
-    ItemRemoved,
-    TrackerChanged,
-    ConditionAdded,
-    ConditionRemoved,
-    StatChanged,
-    LevelChanged,
-    HarmTaken,
-    Recovered,
-    LevelledUp,
-)
