@@ -3,8 +3,6 @@ appliers, describers and event classes."""
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from ledger_decision_dice import DecisionDice
 
 from ledger import Event, applies, describes
@@ -13,7 +11,7 @@ from ledger import Event, applies, describes
 class Found(Event, frozen=True, kw_only=True, tag="deflt.found"):
     """Found something."""
 
-    section: ClassVar[str] = "Finding"
+    section = "Finding"
     character: str
 
 
@@ -78,3 +76,41 @@ def test_the_bundled_systems_register_every_event_of_their_module():
     }
     assert set(DecisionDice.event_types) == own
     assert set(DecisionDice.sections) == {t.__struct_config__.tag for t in own}
+
+
+class Lost(Event, frozen=True, kw_only=True, tag="deflt.lost"):
+    """Worded by its line template."""
+
+    line = "{character} loses {item} ({dice[0]} of {dice})"
+    character: str
+    item: str
+    dice: list[int]
+
+
+def test_an_event_without_a_describer_is_worded_by_its_line_template():
+    system = Deflt()
+    assert system.describe(Lost(character="jen", item="rope", dice=[3, 4])) == (
+        "jen loses rope (3 of [3, 4])"
+    )
+    assert system.describe(Noted(character="jen")) == "noted"  # a describer wins
+    assert system.describe(Found(character="jen")) is None  # neither: the core's words
+
+
+def test_the_bundled_line_templates_read_as_before():
+    from ledger_decision_dice.events import ItemRemoved, SupplyRolled
+
+    system = DecisionDice()
+    rolled = SupplyRolled(
+        character="jen",
+        item="Kit",
+        die="d8",
+        dice=[2],
+        total=2,
+        target=4,
+        after="d6",
+        outcome="failure",
+        source="physical",
+        draws=[],
+    )
+    assert system.describe(rolled) == "jen: supply roll Kit d8 shows 2 → d6"
+    assert system.describe(ItemRemoved(character="jen", item="Kit")) == "jen loses Kit"

@@ -114,7 +114,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         :attr:`roll_params` and :attr:`odds_params`.
     :cvar sections: ``{type tag: section of the seed it implements}``, shown by audits.
         Default: each of :attr:`event_types` by its own ``section`` class variable
-        (``section: ClassVar[str] = "Supply Rolls"`` in the event's class).
+        (a class attribute of the event: ``section = "Supply Rolls"``).
     :cvar example_roll: one ``campaign roll`` line (without ``campaign``) from the book's
         worked examples, shown by ``roll --help`` in a campaign of this system and by
         ``campaign systems ID``; a comment after ``#`` says where in the book it is from.

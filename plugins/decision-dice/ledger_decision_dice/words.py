@@ -16,18 +16,13 @@ from ledger import Recorded, Roll, RuleSystem, describes
 
 from .events import (
     ConditionAdded,
-    ConditionRemoved,
     ContestRolled,
     DecisionRolled,
     HarmTaken,
     ItemAdded,
-    ItemRemoved,
-    LevelChanged,
     LevelledUp,
     ModifierLine,
     Recovered,
-    Resupplied,
-    StatChanged,
     SupplyRolled,
     TrackerChanged,
 )
@@ -140,27 +135,11 @@ class Words(RuleSystem[Character, Options]):
                 f"{_modifier_text(event.modifiers[1:])}) vs {event.opponent}: {rounds} → "
                 f"{event.winner} wins")
 
-    @describes(SupplyRolled)
-    def describe_supply(self, event: SupplyRolled) -> str:
-        """The supply die, its face and the die after ("Supply Rolls")."""
-        return (f"{event.character}: supply roll {event.item} {event.die} shows "
-                f"{event.dice[0]} → {event.after}")
-
-    @describes(Resupplied)
-    def describe_resupplied(self, event: Resupplied) -> str:
-        """The item's new supply die ("Supply Rolls")."""
-        return f"{event.character}: {event.item} resupplied to {event.die}"
-
     @describes(ItemAdded)
     def describe_item_added(self, event: ItemAdded) -> str:
         """The item gained, with its supply die if any ("Supply Rolls")."""
         die = f" ({event.die})" if event.die else ""
         return f"{event.character} gains {event.item}{die}"
-
-    @describes(ItemRemoved)
-    def describe_item_removed(self, event: ItemRemoved) -> str:
-        """The item lost."""
-        return f"{event.character} loses {event.item}"
 
     @describes(TrackerChanged)
     def describe_tracker(self, event: TrackerChanged) -> str:
@@ -175,21 +154,6 @@ class Words(RuleSystem[Character, Options]):
         lasts = f" for {event.rolls} roll(s)" if event.rolls else ""
         value = f" {event.value:+d}" if event.kind not in ("advantage", "disadvantage") else ""
         return f"{event.character}: {event.condition} ({event.kind}{value}){lasts}"
-
-    @describes(ConditionRemoved)
-    def describe_condition_removed(self, event: ConditionRemoved) -> str:
-        """The condition that ends."""
-        return f"{event.character}: {event.condition} ends"
-
-    @describes(StatChanged)
-    def describe_stat(self, event: StatChanged) -> str:
-        """The stat's new value ("Key Terms", ruling X1)."""
-        return f"{event.character}: {event.stat} becomes {event.value}"
-
-    @describes(LevelChanged)
-    def describe_level(self, event: LevelChanged) -> str:
-        """The level reached (ruling X2)."""
-        return f"{event.character} reaches level {event.level}"
 
     @describes(LevelledUp)
     def describe_levelled_up(self, event: LevelledUp) -> str:

@@ -61,7 +61,7 @@ class TestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.test_roll
     :ivar outcome: ``pass`` or ``fail``.
     """
 
-    section: ClassVar[str] = "Overview: The Basic Mechanic; Test of Skill; Difficulty levels"
+    section = "Overview: The Basic Mechanic; Test of Skill; Difficulty levels"
     __test__ = False  # a rule-system event, not a pytest class
 
     difficulty: int
@@ -93,7 +93,7 @@ class ContestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.contes
         takes the point from them (:class:`ContestEffortSpent` on their stream).
     """
 
-    section: ClassVar[str] = "Example: Opposed Roll; Example Contests of Skill"
+    section = "Example: Opposed Roll; Example Contests of Skill"
     opponent: str = ""
     opponent_skill_level: int
     opponent_mode: Literal["normal", "advantage", "disadvantage"] = "normal"
@@ -127,7 +127,11 @@ class ContestEffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.conte
     :ivar bonus: successes added, the Attribute's rating (1..4).
     """
 
-    section: ClassVar[str] = "Attributes and Effort; Example Contests of Skill"
+    section = "Attributes and Effort; Example Contests of Skill"
+    line = (
+        "{character} spends 1 Effort in the Contest of Skill of roll {roll} "
+        "(against {roller}): +{bonus} ({attribute})"
+    )
     part_of_roll: ClassVar[bool] = True  # written and corrected only with its roll
 
     character: str
@@ -156,7 +160,7 @@ class EffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.effort_spent
     the applier checks them against the latest roll.
     """
 
-    section: ClassVar[str] = "Attributes and Effort"
+    section = "Attributes and Effort"
     schema_version = 2
 
     character: str
@@ -186,7 +190,7 @@ class EffortLost(Event, frozen=True, kw_only=True, tag="spellwoven.effort_lost")
     :ivar amount: points lost, 1 or more.
     """
 
-    section: ClassVar[str] = "Attributes and Effort"
+    section = "Attributes and Effort"
     character: str
     amount: int = 1
     reason: str = ""
@@ -197,7 +201,8 @@ class Slept(Event, frozen=True, kw_only=True, tag="spellwoven.slept"):
     exhaustion, this refreshes with a night's sleep"; 004_663ae3e4ecc71fd1.txt, "Attributes
     and Effort")."""
 
-    section: ClassVar[str] = "Attributes and Effort"
+    section = "Attributes and Effort"
+    line = "{character} sleeps the night: Effort refreshed"
     character: str
 
 
@@ -211,7 +216,7 @@ class WeaknessExploited(Event, frozen=True, kw_only=True, tag="spellwoven.weakne
     :ivar roll: the seq of the opponent's roll, if recorded.
     """
 
-    section: ClassVar[str] = "Weaknesses"
+    section = "Weaknesses"
     character: str
     weakness: Literal["combat", "social"]
     by: str = ""
@@ -228,7 +233,7 @@ class SkillChanged(Event, frozen=True, kw_only=True, tag="spellwoven.skill_chang
     :ivar attribute: the linked Attribute of a new skill.
     """
 
-    section: ClassVar[str] = "Overview: The Basic Mechanic"
+    section = "Overview: The Basic Mechanic"
     character: str
     skill: str
     rank: int
@@ -251,7 +256,7 @@ class SpecialisationLearned(
     :ivar rank: 1 or more (capped by ``skill_cap_in_play``).
     """
 
-    section: ClassVar[str] = "Example: Opposed Roll; Skill level 10+"
+    section = "Example: Opposed Roll; Skill level 10+"
     character: str
     specialisation: str
     skill: str
@@ -264,7 +269,8 @@ class ConditionAdded(Event, frozen=True, kw_only=True, tag="spellwoven.condition
     hold a weapon for a couple hours"; 004_663ae3e4ecc71fd1.txt, "Degrees of Failure").
     No mechanics are attached."""
 
-    section: ClassVar[str] = "Advantage & Disadvantage"
+    section = "Advantage & Disadvantage"
+    line = "{character} now: {condition}"
     character: str
     condition: str
 
@@ -273,6 +279,7 @@ class ConditionRemoved(Event, frozen=True, kw_only=True, tag="spellwoven.conditi
     """A condition of :class:`ConditionAdded` ends (004_663ae3e4ecc71fd1.txt, "Degrees of
     Failure")."""
 
-    section: ClassVar[str] = "Advantage & Disadvantage"
+    section = "Advantage & Disadvantage"
+    line = "{character} no longer: {condition}"
     character: str
     condition: str
