@@ -44,6 +44,7 @@ from ledger.events import (
     Visibility,
     event_tag,
 )
+from ledger.rules.exact import at_least, mean, pool_distribution
 from ledger.rules.form import FUDGE_FACES
 from ledger.rules.hookspecs import hookimpl
 from ledger.rules.projection import applying_seq
@@ -94,6 +95,10 @@ __all__ = [
     "Track",
     "Table",
     "check_sheet",
+    # exact odds
+    "pool_distribution",
+    "at_least",
+    "mean",
     "ContestOpposed",
     "applying_seq",
     "hookimpl",

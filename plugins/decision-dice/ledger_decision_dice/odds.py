@@ -16,7 +16,8 @@ from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from ledger import RuleError, RuleSystem
+from ledger import RuleError, RuleSystem, at_least, pool_distribution
+from ledger import mean as exact_mean
 from ledger.rules.charts import (
     BAD,
     BEST,
@@ -49,8 +50,7 @@ if TYPE_CHECKING:
 
 
 def frac(p: Fraction) -> str:
-    """``Fraction(5, 12)`` → ``"5/12"``; ``Fraction(0)`` → ``"0/1"``; ``Fraction(1)`` → ``"1/1"``.
-    """
+    """``Fraction(5, 12)`` → ``"5/12"``; ``Fraction(0)`` → ``"0/1"``; ``Fraction(1)`` → ``"1/1"``."""
     return f"{p.numerator}/{p.denominator}"
 
 
@@ -64,22 +64,12 @@ def sum_distribution(count: int, sides: int = SIDES) -> dict[int, Fraction]:
     """
     if not 1 <= count <= 10:
         raise RuleError(f"the decision dice number 1 to 10, not {count}")
-    ways: dict[int, int] = {0: 1}
-    for _ in range(count):
-        nxt: dict[int, int] = {}
-        for total, n in ways.items():
-            for face in range(1, sides + 1):
-                nxt[total + face] = nxt.get(total + face, 0) + n
-        ways = nxt
-    outcomes = sides**count
-    return {total: Fraction(n, outcomes) for total, n in sorted(ways.items())}
+    return pool_distribution(range(1, sides + 1), count)
 
 
 def p_at_least(count: int, need: int) -> Fraction:
     """``P(sum of count d6 >= need)``, exact ("Success and Failure": ties succeed)."""
-    return sum(
-        (p for total, p in sum_distribution(count).items() if total >= need), Fraction(0)
-    )
+    return at_least(sum_distribution(count), need)
 
 
 def p_success(count: int, target: int, modifier_total: int) -> Fraction:
@@ -94,7 +84,7 @@ def p_success(count: int, target: int, modifier_total: int) -> Fraction:
 
 def mean(count: int) -> Fraction:
     """The exact mean of ``count`` d6: 7/2 per die (2d6 "averaging at 7")."""
-    return sum((t * p for t, p in sum_distribution(count).items()), Fraction(0))
+    return exact_mean(sum_distribution(count))
 
 
 def p_contest_win(

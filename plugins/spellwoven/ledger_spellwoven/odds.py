@@ -6,8 +6,9 @@ biased towards low numbers of successes if your Skill is less than 5, middle sco
 5-6 and high scores at Skill 7 or over", "Overview: The Basic Mechanic") and a Troll program
 to compute them ("Basic Distributions", "Troll Dice Code"). Here every distribution is
 exact: a d10 is mapped to the successes it scores
-(:func:`.rules.mechanics.die_successes`), and the pool is summed by icepool (keeping the
-best or the lowest-scoring dice at advantage or disadvantage).
+(:func:`.rules.mechanics.die_successes`), and the pool is summed by
+:func:`ledger.pool_distribution` (keeping the best or the lowest-scoring dice at advantage
+or disadvantage).
 :func:`enumerate_distribution` walks every face combination by brute force as an
 independent check.
 
@@ -26,7 +27,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ledger import RuleError, RuleSystem
+from ledger import RuleError, RuleSystem, mean, pool_distribution
+from ledger import at_least as exact_at_least
 from ledger.rules.charts import (
     LINES,
     bar_labels,
@@ -81,17 +83,10 @@ def success_distribution(
     :raises RuleError: a Skill Level below 1 or a pool outside 1..10.
     """
     check_pool(pool)
-    import icepool  # lazy: keeps `campaign roll` start-up lean
-
-    die = icepool.Die([die_successes(face, skill_level) for face in range(1, 11)])
+    scores = [die_successes(face, skill_level) for face in range(1, 11)]
     if mode == "normal":
-        total = die.pool(pool).sum()
-    elif mode == "advantage":
-        total = die.pool(pool + 1).highest(pool).sum()
-    else:
-        total = die.pool(pool + 1).lowest(pool).sum()
-    denominator = total.denominator()
-    return {int(k): Fraction(q, denominator) for k, q in sorted(total.items()) if q}
+        return pool_distribution(scores, pool)
+    return pool_distribution(scores, pool + 1, keep=pool, lowest=mode == "disadvantage")
 
 
 def enumerate_distribution(
@@ -114,16 +109,7 @@ def enumerate_distribution(
 def at_least(distribution: Distribution) -> dict[int, Fraction]:
     """``{k: P(successes >= k)}`` for k from 1 to the highest possible success count
     (the chance to pass a difficulty of k; 004_663ae3e4ecc71fd1.txt, "Difficulty levels")."""
-    top = max(distribution)
-    return {
-        k: sum((p for s, p in distribution.items() if s >= k), Fraction(0))
-        for k in range(1, top + 1)
-    }
-
-
-def mean(distribution: Distribution) -> Fraction:
-    """The expected number of successes."""
-    return sum((s * p for s, p in distribution.items()), Fraction(0))
+    return {k: exact_at_least(distribution, k) for k in range(1, max(distribution) + 1)}
 
 
 def most_likely(distribution: Distribution) -> list[int]:
