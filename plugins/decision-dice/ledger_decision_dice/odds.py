@@ -137,9 +137,7 @@ def supply_odds(die: str, step_max: int = SUPPLY_STEP_MAX) -> dict[str, str]:
 
 def target_table(count: int, modifier_total: int, low: int = 2, high: int = 22) -> dict[str, str]:
     """``{str(TN): "n/d"}`` success odds for every target number ``low``..``high``."""
-    return {
-        str(tn): frac(p_success(count, tn, modifier_total)) for tn in range(low, high + 1)
-    }
+    return {str(tn): frac(p_success(count, tn, modifier_total)) for tn in range(low, high + 1)}
 
 
 class Odds(RuleSystem[Character, Options]):
@@ -162,8 +160,7 @@ class Odds(RuleSystem[Character, Options]):
         """
         if params.get("supply"):
             return supply_odds(str(params["supply"]), self.options.supply_step_max)
-        count = decision_dice_count(bool(params.get("advantage")),
-                                    bool(params.get("disadvantage")))
+        count = decision_dice_count(bool(params.get("advantage")), bool(params.get("disadvantage")))
         mod = 0
         for kind in ("bonus", "penalty", "modifier"):
             given = params.get(kind)
@@ -175,34 +172,54 @@ class Odds(RuleSystem[Character, Options]):
         mod += int(params.get("stat") or 0)
         dist = sum_distribution(count)
         out: dict[str, Any] = {
-            "dice": f"{count}d6", "decision_dice": count, "modifier_total": mod,
-            "min": min(dist) + mod, "max": max(dist) + mod,
+            "dice": f"{count}d6",
+            "decision_dice": count,
+            "modifier_total": mod,
+            "min": min(dist) + mod,
+            "max": max(dist) + mod,
             "mean": frac(mean(count) + mod),
             "distribution": {str(t + mod): frac(p) for t, p in dist.items()},
         }
         if params.get("opponent"):
             if params.get("target"):
-                raise RuleError("contest odds have no Target number: the opponent's result is the "
-                                "number to beat; leave out the Target number or the Opponent", param="target")
-            opp_count = decision_dice_count(bool(params.get("opponent_advantage")),
-                                            bool(params.get("opponent_disadvantage")))
+                raise RuleError(
+                    "contest odds have no Target number: the opponent's result is the "
+                    "number to beat; leave out the Target number or the Opponent",
+                    param="target",
+                )
+            opp_count = decision_dice_count(
+                bool(params.get("opponent_advantage")), bool(params.get("opponent_disadvantage"))
+            )
             opp_mod = sum(int(v) for v in params.get("opponent_modifier") or ())
             win, lose, tie = p_contest_win(count, mod, opp_count, opp_mod)
-            out.update({"opponent_dice": f"{opp_count}d6", "opponent_modifier_total": opp_mod,
-                        "win": frac(win), "lose": frac(lose),
-                        "round_tie": frac(tie)})
+            out.update(
+                {
+                    "opponent_dice": f"{opp_count}d6",
+                    "opponent_modifier_total": opp_mod,
+                    "win": frac(win),
+                    "lose": frac(lose),
+                    "round_tie": frac(tie),
+                }
+            )
             return out
         # 2 to 22, and on past 22 ("22+") until the first target the roll cannot reach
         out["targets"] = target_table(count, mod, high=max(22, max(dist) + mod + 1))
         out["difficulty_scale"] = {
             f"{label} ({tn})": frac(p_success(count, tn, mod))
-            for tn, label in reversed(DIFFICULTY_SCALE) if label and label != "↓"
+            for tn, label in reversed(DIFFICULTY_SCALE)
+            if label and label != "↓"
         }
         if params.get("target"):
             target = parse_target(str(params["target"]))
             p = p_success(count, target, mod)
-            out.update({"target": target, "need_on_dice": target - mod,
-                        "success": frac(p), "failure": frac(1 - p)})
+            out.update(
+                {
+                    "target": target,
+                    "need_on_dice": target - mod,
+                    "success": frac(p),
+                    "failure": frac(1 - p),
+                }
+            )
         return out
 
     def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
@@ -287,9 +304,7 @@ def odds_series(system: RuleSystem[Any, Any], params: dict[str, Any]) -> dict[st
             result = system.odds({**base, **flags})
             out["modes"][mode] = {
                 "dice": str(result.get("dice", mode)),
-                "distribution": {
-                    int(k): as_fraction(v) for k, v in result["distribution"].items()
-                },
+                "distribution": {int(k): as_fraction(v) for k, v in result["distribution"].items()},
                 "targets": {int(k): as_fraction(v) for k, v in result["targets"].items()},
             }
             out["modifier"] = int(result.get("modifier_total", 0))

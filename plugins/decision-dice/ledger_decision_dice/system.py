@@ -38,7 +38,7 @@ class DecisionDice(Rules, Appliers, Words, SheetRules, Odds):
     name = "Decision Dice (2d6 + STAT)"
     source = "002_735c6d6cd834a641.txt"
     book = '"Core Mechanics" of an untitled 2d6 rulebook (Decision Dice)'
-    example_roll = 'roll jen might --target 8 --bonus -2 --penalty 1 --dice 4,4  # bonus -2 and penalty +1 count 0: 8 vs 8 succeeds'
+    example_roll = "roll jen might --target 8 --bonus -2 --penalty 1 --dice 4,4  # bonus -2 and penalty +1 count 0: 8 vs 8 succeeds"
     skill_label = "STAT"
     dice_faces = ("1", "2", "3", "4", "5", "6")
     dice_words = "the d6s"

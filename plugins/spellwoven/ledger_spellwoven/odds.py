@@ -218,16 +218,12 @@ def _family(
         check_difficulty(difficulty)
     wanted = {difficulty: DIFFICULTIES.get(difficulty, "automatic")} if difficulty is not None \
         else DIFFICULTIES  # fmt: skip
-    distributions = {
-        s: shifted(success_distribution(s, pool, mode), bonus) for s in FAMILY_LEVELS
-    }
+    distributions = {s: shifted(success_distribution(s, pool, mode), bonus) for s in FAMILY_LEVELS}
     if difficulty is not None:
         report["difficulty"] = difficulty
     report["pass_by_skill"] = {
         f"Skill {s}": {
-            f"{d} {name}": fraction_text(
-                sum((p for k, p in dist.items() if k >= d), Fraction(0))
-            )
+            f"{d} {name}": fraction_text(sum((p for k, p in dist.items() if k >= d), Fraction(0)))
             for d, name in wanted.items()
         }
         for s, dist in distributions.items()
@@ -265,23 +261,32 @@ class Odds(RuleSystem[Character, Options]):
         )
         bonus = int_param(params, "bonus") or 0
         if not 0 <= bonus <= 4:
-            raise RuleError(f"the bonus is the Attribute Effort adds, 0 to 4, not {bonus}", param="bonus")
+            raise RuleError(
+                f"the bonus is the Attribute Effort adds, 0 to 4, not {bonus}", param="bonus"
+            )
         report: dict[str, Any] = {"system": "spellwoven", "pool": pool, "mode": mode}
         level = int_param(params, "skill")
         if level is None:
             return _family(report, params, pool, mode, bonus)
         if not 1 <= level <= MAX_SKILL_LEVEL:
-            raise RuleError(f"the skill is a Skill Level from 1 to {MAX_SKILL_LEVEL}, not {level}", param="skill")
+            raise RuleError(
+                f"the skill is a Skill Level from 1 to {MAX_SKILL_LEVEL}, not {level}",
+                param="skill",
+            )
         distribution = shifted(success_distribution(level, pool, mode), bonus)
         report.update({"skill_level": level, "bonus": bonus, **_summary(distribution)})
         difficulty = parse_difficulty(params.get("difficulty"))
         target = int_param(params, "target")
         if difficulty is not None and target is not None:
-            raise RuleError("give the Difficulty or the Target's Attribute, not both", param="target")
+            raise RuleError(
+                "give the Difficulty or the Target's Attribute, not both", param="target"
+            )
         if params.get("vs") not in (None, ""):
             if difficulty is not None or target is not None:
                 raise RuleError(
-                    "a Contest of Skill has no difficulty: drop the Difficulty and the Target's Attribute", param="difficulty")
+                    "a Contest of Skill has no difficulty: drop the Difficulty and the Target's Attribute",
+                    param="difficulty",
+                )
             opponent = parse_vs(params["vs"])
             theirs = success_distribution(opponent.level, pool, opponent.mode)
             report["opponent"] = {
@@ -304,7 +309,6 @@ class Odds(RuleSystem[Character, Options]):
         report["pass"] = fraction_text(passing)
         return report
 
-
     def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
         """The roll form's odds of a Test of Skill before it is rolled, from
         :meth:`odds` with the roll's Skill Level, dice kept, mode, Effort bonus and
@@ -323,7 +327,9 @@ class Odds(RuleSystem[Character, Options]):
         except RuleError:
             return None
         need = event.difficulty
-        return [(f"you need {need} success{'es' if need > 1 else ''} to pass", Fraction(got["pass"]))]
+        return [
+            (f"you need {need} success{'es' if need > 1 else ''} to pass", Fraction(got["pass"]))
+        ]
 
 
 # --- the chart (`campaign odds spellwoven --plot`) ---------------------------------------

@@ -20,9 +20,7 @@ from .sheet import SheetRules
 from .state import Character, Options
 from .words import Words
 
-DIFFICULTY_NAMES = tuple(
-    name.casefold().replace(" ", "-") for name in DIFFICULTIES.values()
-)
+DIFFICULTY_NAMES = tuple(name.casefold().replace(" ", "-") for name in DIFFICULTIES.values())
 """The level names ``--difficulty`` offers in the table shell ("Difficulty levels")."""
 
 
@@ -37,7 +35,9 @@ class Spellwoven(Rules, Appliers, Words, SheetRules, Odds):
     name = "Spellwoven"
     source = "004_663ae3e4ecc71fd1.txt"
     book = "Spellwoven: Rules for the Game"
-    example_roll = 'roll jen Sprint --difficulty 1 --dice 6,6,10  # "Example: Static Difficulty": no success'
+    example_roll = (
+        'roll jen Sprint --difficulty 1 --dice 6,6,10  # "Example: Static Difficulty": no success'
+    )
     dice_faces = tuple(str(n) for n in range(1, 11))
     dice_words = "the d10s"
     contests = True  # --vs-character: the opponent's Skill Level from their sheet (SW5)

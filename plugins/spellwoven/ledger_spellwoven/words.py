@@ -27,8 +27,18 @@ from .events import (
 from .rules.mechanics import DIFFICULTIES, notation
 from .state import Character, Options
 
-HANDLED = ("id", "name", "attributes", "skills", "specialisations", "effort", "effort_max",
-           "conditions", "last_roll", "scene_rolls")
+HANDLED = (
+    "id",
+    "name",
+    "attributes",
+    "skills",
+    "specialisations",
+    "effort",
+    "effort_max",
+    "conditions",
+    "last_roll",
+    "scene_rolls",
+)
 """Fields :meth:`Words.describe_changes` words itself (the rest get the generic wording of
 :meth:`ledger.RuleSystem.generic_changes`); ``last_roll`` and ``scene_rolls`` are bookkeeping
 for ``campaign effort`` and never worded."""
@@ -136,9 +146,11 @@ class Words(RuleSystem[Character, Options]):
     def describe_specialisation(self, event: SpecialisationLearned) -> str:
         """A Specialisation learned (004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll";
         ruling SW11)."""
-        return (f"{event.character} learns the Specialisation {event.specialisation} "
-                f"({event.skill}): {notation(event.specialisation, event.rank)}"
-                f"{_reason(event.reason)}")
+        return (
+            f"{event.character} learns the Specialisation {event.specialisation} "
+            f"({event.skill}): {notation(event.specialisation, event.rank)}"
+            f"{_reason(event.reason)}"
+        )
 
     def describe_changes(
         self, before: Character | None, after: Character, *, as_gm: bool
@@ -155,9 +167,10 @@ class Words(RuleSystem[Character, Options]):
             was = before.attributes.get(attr)
             if was is not None and was != value:
                 out.append(f"{attr} {'rose' if value > was else 'fell'} to {value}")
-        for kind, old, new in (("skill", before.skills, after.skills),
-                               ("specialisation", before.specialisations,
-                                after.specialisations)):
+        for kind, old, new in (
+            ("skill", before.skills, after.skills),
+            ("specialisation", before.specialisations, after.specialisations),
+        ):
             for name, entry in new.items():
                 was_e = old.get(name)
                 if was_e is None:
