@@ -85,7 +85,9 @@ def _derive_event_types(cls: type[RuleSystem[Any, Any]]) -> None:
         cls._declares_sections = True
     elif not cls._declares_sections:
         cls.sections = {
-            event_tag(t): getattr(t, "section", "") for t in cls.event_types if getattr(t, "section", "")
+            event_tag(t): getattr(t, "section", "")
+            for t in cls.event_types
+            if getattr(t, "section", "")
         }
 
 
