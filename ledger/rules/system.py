@@ -68,6 +68,29 @@ StateT = TypeVar("StateT")
 OptionsT = TypeVar("OptionsT")
 
 
+def _derive_event_types(cls: type[RuleSystem[Any, Any]]) -> None:
+    """Set ``cls.event_types`` and ``cls.sections`` from its marks and its events' ``section``
+    unless the class (or a parent) declares them."""
+    if "event_types" in vars(cls):
+        cls._declares_event_types = True
+    elif not cls._declares_event_types:
+        found: dict[type[Event], None] = {}
+        for attr in ("__ledger_applies__", "__ledger_describes__"):
+            for klass in reversed(cls.__mro__):
+                for value in vars(klass).values():
+                    found.update(dict.fromkeys(getattr(value, attr, ())))
+        prefix = f"{cls.id}."
+        cls.event_types = tuple(t for t in found if cls.id and event_tag(t).startswith(prefix))
+    if "sections" in vars(cls):
+        cls._declares_sections = True
+    elif not cls._declares_sections:
+        cls.sections = {
+            event_tag(t): getattr(t, "section", "")
+            for t in cls.event_types
+            if getattr(t, "section", "")
+        }
+
+
 class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
     """Base class of a rule system. Subclass and set the class attributes.
 
@@ -78,7 +101,10 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
     :cvar book: the title of the book the rules come from, as its text gives it (e.g.
         ``"Terran Engine SRD v0.4.5"``); ``campaign systems``, ``audit`` and help show it
         (default: :attr:`name`). :meth:`for_people` puts it in place of :attr:`source`.
-    :cvar event_types: the plugin's event classes (tags ``"<id>.<past_tense>"``).
+    :cvar event_types: the plugin's event classes (tags ``"<id>.<past_tense>"``). Default:
+        every event class of this system (its tag starts with ``"<id>."``) that one of its
+        methods :func:`applies` or :func:`describes`, appliers first, in the order they are
+        written: an event type is written once, as its class, and named by its applier.
     :cvar state_type: a frozen ``msgspec.Struct`` holding one character's state (it is
         encoded for snapshots, so keep it msgspec-serialisable).
     :cvar options_type: a ``msgspec.Struct`` of campaign options, every field defaulted.
@@ -89,6 +115,8 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         request form, the API's schema and completion all read it: see
         :attr:`roll_params` and :attr:`odds_params`.
     :cvar sections: ``{type tag: section of the seed it implements}``, shown by audits.
+        Default: each of :attr:`event_types` by its own ``section`` class variable
+        (a class attribute of the event: ``section = "Supply Rolls"``).
     :cvar example_roll: one ``campaign roll`` line (without ``campaign``) from the book's
         worked examples, shown by ``roll --help`` in a campaign of this system and by
         ``campaign systems ID``; a comment after ``#`` says where in the book it is from.
@@ -128,6 +156,8 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
     has_harm: ClassVar[bool] = False
     chart: ClassVar[str] = ""
     time_spans: ClassVar[dict[str, tuple[int, bool]]] = {}
+    _declares_event_types: ClassVar[bool] = False
+    _declares_sections: ClassVar[bool] = False
 
     #: the campaign options: every default on an instance as registered, the campaign's
     #: after :meth:`configure`
@@ -145,6 +175,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
                     f"{cls.__qualname__}.{old}: declare each option once in roll_options "
                     "(RollParam's label, default, common, choices and roll/odds say the rest)"
                 )
+        _derive_event_types(cls)
         names = [p.name for p in vars(cls).get("roll_options", ())]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:

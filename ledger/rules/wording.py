@@ -69,12 +69,19 @@ class Wording:
 
     def describe(self, event: Event) -> str | None:
         """One line a person reads at a glance for ``log`` and recaps: the :func:`describes`
-        method of the event's class, else ``None`` (the core's words then)."""
+        method of the event's class, else the class's ``line`` template filled in with the
+        event's fields (a class attribute, ``line = "{character} loses {item}"``; any
+        :meth:`str.format` field such as ``{dice[0]}``), else ``None`` (the core's words
+        then)."""
         table = self.describers()
         for klass in type(event).__mro__:  # an event subclass is worded as its parent
             fn = table.get(klass)
             if fn is not None:
                 return fn(event)
+        template = getattr(type(event), "line", "")
+        if isinstance(template, str) and template:
+            fields = getattr(event, "__struct_fields__", ())
+            return template.format_map({name: getattr(event, name) for name in fields})
         return None
 
     def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:

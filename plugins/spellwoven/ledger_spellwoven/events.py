@@ -61,6 +61,7 @@ class TestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.test_roll
     :ivar outcome: ``pass`` or ``fail``.
     """
 
+    section = "Overview: The Basic Mechanic; Test of Skill; Difficulty levels"
     __test__ = False  # a rule-system event, not a pytest class
 
     difficulty: int
@@ -92,6 +93,7 @@ class ContestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.contes
         takes the point from them (:class:`ContestEffortSpent` on their stream).
     """
 
+    section = "Example: Opposed Roll; Example Contests of Skill"
     opponent: str = ""
     opponent_skill_level: int
     opponent_mode: Literal["normal", "advantage", "disadvantage"] = "normal"
@@ -125,6 +127,11 @@ class ContestEffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.conte
     :ivar bonus: successes added, the Attribute's rating (1..4).
     """
 
+    section = "Attributes and Effort; Example Contests of Skill"
+    line = (
+        "{character} spends 1 Effort in the Contest of Skill of roll {roll} "
+        "(against {roller}): +{bonus} ({attribute})"
+    )
     part_of_roll: ClassVar[bool] = True  # written and corrected only with its roll
 
     character: str
@@ -153,6 +160,7 @@ class EffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.effort_spent
     the applier checks them against the latest roll.
     """
 
+    section = "Attributes and Effort"
     schema_version = 2
 
     character: str
@@ -182,6 +190,7 @@ class EffortLost(Event, frozen=True, kw_only=True, tag="spellwoven.effort_lost")
     :ivar amount: points lost, 1 or more.
     """
 
+    section = "Attributes and Effort"
     character: str
     amount: int = 1
     reason: str = ""
@@ -192,6 +201,8 @@ class Slept(Event, frozen=True, kw_only=True, tag="spellwoven.slept"):
     exhaustion, this refreshes with a night's sleep"; 004_663ae3e4ecc71fd1.txt, "Attributes
     and Effort")."""
 
+    section = "Attributes and Effort"
+    line = "{character} sleeps the night: Effort refreshed"
     character: str
 
 
@@ -205,6 +216,7 @@ class WeaknessExploited(Event, frozen=True, kw_only=True, tag="spellwoven.weakne
     :ivar roll: the seq of the opponent's roll, if recorded.
     """
 
+    section = "Weaknesses"
     character: str
     weakness: Literal["combat", "social"]
     by: str = ""
@@ -221,6 +233,7 @@ class SkillChanged(Event, frozen=True, kw_only=True, tag="spellwoven.skill_chang
     :ivar attribute: the linked Attribute of a new skill.
     """
 
+    section = "Overview: The Basic Mechanic"
     character: str
     skill: str
     rank: int
@@ -228,8 +241,9 @@ class SkillChanged(Event, frozen=True, kw_only=True, tag="spellwoven.skill_chang
     reason: str = ""
 
 
-class SpecialisationLearned(Event, frozen=True, kw_only=True,
-                            tag="spellwoven.specialisation_learned"):
+class SpecialisationLearned(
+    Event, frozen=True, kw_only=True, tag="spellwoven.specialisation_learned"
+):
     """A new Specialisation of a skill the character has, with its own rank (ruling SW11:
     the text names Specialisations, "either **Brawling** or **One-Handed Bludgeon** might
     have been suitable", 004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll", and says "Skills
@@ -242,6 +256,7 @@ class SpecialisationLearned(Event, frozen=True, kw_only=True,
     :ivar rank: 1 or more (capped by ``skill_cap_in_play``).
     """
 
+    section = "Example: Opposed Roll; Skill level 10+"
     character: str
     specialisation: str
     skill: str
@@ -254,6 +269,8 @@ class ConditionAdded(Event, frozen=True, kw_only=True, tag="spellwoven.condition
     hold a weapon for a couple hours"; 004_663ae3e4ecc71fd1.txt, "Degrees of Failure").
     No mechanics are attached."""
 
+    section = "Advantage & Disadvantage"
+    line = "{character} now: {condition}"
     character: str
     condition: str
 
@@ -262,20 +279,7 @@ class ConditionRemoved(Event, frozen=True, kw_only=True, tag="spellwoven.conditi
     """A condition of :class:`ConditionAdded` ends (004_663ae3e4ecc71fd1.txt, "Degrees of
     Failure")."""
 
+    section = "Advantage & Disadvantage"
+    line = "{character} no longer: {condition}"
     character: str
     condition: str
-
-
-EVENT_TYPES = (
-    TestRolled,
-    ContestRolled,
-    ContestEffortSpent,
-    EffortSpent,
-    EffortLost,
-    Slept,
-    WeaknessExploited,
-    SkillChanged,
-    SpecialisationLearned,
-    ConditionAdded,
-    ConditionRemoved,
-)
