@@ -159,6 +159,10 @@ CORE_WORDS: dict[str, Callable[[Any], str]] = {
         f"{d.character}: chronicle entry for session {d.session} signed on the checkpoint of "
         f"{d.checkpoint} events (passport {d.passport[:8]}…)"
     ),
+    "chronicle.cosigned": lambda d: (
+        f"{d.character}: the player's phone {d.vkey.split('+', 1)[0]} cosigned the chronicle "
+        f"entry for session {d.session} ({d.entry[:16]}…)"
+    ),
     "character.joined": lambda d: (
         f"{d.character}: joins from passport {d.passport[:8]}…, signed by {d.table} "
         f"(its last entry {d.head[:16]}…)"
