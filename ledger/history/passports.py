@@ -463,13 +463,32 @@ class Before:
 def before_this_table(campaign: Any, character: str) -> list[Before]:
     """The entries ``character`` carried in when they joined (``[]``: created here),
     oldest first: what the log and the sheet show as "before this table"."""
+    return _befores(carried_entries(campaign, character))
+
+
+def _befores(entries: Sequence[PassportEntry]) -> list[Before]:
     out = []
-    for pe in carried_entries(campaign, character):
+    for pe in entries:
         e = chronicle.parse(_note_text(pe.note))
         out.append(
             Before(e.table, e.session, e.changed, pe.cosignature.vkey if pe.cosignature else None)
         )
     return out
+
+
+def before_line(passport_text: str) -> str:
+    """The history a ``character.joined`` carried in, as the log and the recap show it
+    after the join's own words: ``"Before this table: session 1, signed by T: what changed
+    (cosigned by the player's phone P); session 2, ..."`` (:func:`before_words` for each
+    entry, as the sheet's "Before this table" section shows them). ``""`` when the text is
+    not a passport (``campaign verify`` names that)."""
+    try:
+        carried = _befores(decode(passport_text.encode()).entries)
+    except (PassportError, EntryError):
+        return ""
+    return "Before this table: " + "; ".join(
+        f"session {b.session}, signed by {b.table}: {before_words(b)}" for b in carried
+    )
 
 
 def check_log(campaign: Any) -> tuple[int, str] | None:

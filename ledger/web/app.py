@@ -306,6 +306,10 @@ class Server:
             Route("/proof/consistency", witness_api.consistency(self)),
             Route("/proof/inclusion", witness_api.inclusion(self)),
             Route("/cosignature", witness_api.cosignature(self), methods=["POST"]),
+            Route("/chronicle", witness_api.chronicle_entries(self)),  # the phones cosign
+            Route(
+                "/chronicle/cosignature", witness_api.chronicle_cosignature(self), methods=["POST"]
+            ),
             api.mount(self),  # the JSON API
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
