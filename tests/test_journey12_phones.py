@@ -2,7 +2,8 @@
 one league) where Isa's and Bram's players keep their phones in Chromium and cosign their
 characters' chronicle entries with one tap after each session's end.
 
-Isa plays at Mara's table on Monday and at Oskar's on Thursday; each table's entry carries
+Isa plays at Mara's table on Monday and at Oskar's on Thursday, where Oskar adds her on his
+GM page from the passport file her player brings; each table's entry carries
 the cosignature of the phone her player used there, Oskar's sheet and log say so, and
 `campaign verify` re-checks every cosignature. The cheats are refused, each with its own
 line: an edited experience, a forged cosignature, the same character at two tables on one
@@ -120,9 +121,21 @@ def test_a_west_marches_evening_with_the_players_phones(ledgers, tmp_path, brows
         monday_phone = json.loads(isa.read_bytes())["entries"][0]["cosignature"]["vkey"]
         assert monday_phone.startswith("campaign-ledger-phone/")
 
-        # Thursday at Oskar's: Isa with her verified sheet, her Monday entry cosigned
-        joined = oskar("character", "add", "--passport", str(isa), *at_league).output
-        assert "verified; last entry signed by campaign-ledger/mara" in joined
+        # Thursday at Oskar's: Oskar adds Isa on his GM page from the file Dana brings
+        oskar_links = Table(tables[1])
+        gm_context = browser.new_context()
+        with live_server(tables[1]) as base:
+            gm, gm_errors = signed_in(gm_context, base, oskar_links.link("gm"))
+            gm.goto(f"{base}/gm")
+            gm.click("#join summary")
+            gm.set_input_files("#passport-file", str(isa))
+            gm.click("#join button[type=submit]")
+            gm.wait_for_url("**/gm?done=*", timeout=30000)
+            gm.goto(f"{base}/sheet/isa")
+            shown = " ".join(gm.inner_text("main").split())
+            assert "Before this table" in shown and "signed by campaign-ledger/mara" in shown
+            errors += gm_errors
+        gm_context.close()
         sheet = " ".join(oskar("sheet", "isa").output.split())
         assert "Before this table" in sheet and "signed by campaign-ledger/mara" in sheet
         assert f"cosigned by the player's phone {monday_phone.split('+')[0]}" in sheet
@@ -156,7 +169,6 @@ def test_a_west_marches_evening_with_the_players_phones(ledgers, tmp_path, brows
         # the same Thursday, Bram (honest passport) sits at both Oskar's and Wren's
         oskar("character", "add", "--passport", str(bram), *at_league)
         wren("character", "add", "--passport", str(bram), *at_league)
-        oskar_links = Table(tables[1])
         with live_server(tables[1]) as base:
             dana, dana_errors = signed_in(phones[0], base, oskar_links.link("Dana", "isa"))
             oskar("session", "start")
