@@ -181,3 +181,20 @@ def test_a_cosignature_is_never_one_of_a_checkpoint():
     assert chronicle.verify_cosignature(phone.verifier.key(), entry.text(), line) == 1
     with pytest.raises(CosignatureError):
         verify_cosignature(phone.verifier.key(), entry.text(), line)
+
+
+def test_export_and_join_say_how_many_entries_the_phone_cosigned(mara, tmp_path):
+    _cosign(tmp_path)
+    path = tmp_path / "isa.passport"
+    out = mara("passport", "export", "isa", "-o", str(path)).output
+    phone = "campaign-ledger-phone/0a1b2c3d4e5f6071"
+    assert out == f"Wrote {path}: 1 entry, 1 cosigned by the player's phone ({phone})\n"
+    bram = mara("passport", "export", "bram", "-o", str(tmp_path / "bram.passport")).output
+    assert bram.endswith(": 1 entry, none cosigned by the player's phone\n")
+    oskar = _runner(tmp_path / "oskar.db")
+    oskar("new", "oskar", "--system", "d20-world")
+    joined = oskar("character", "add", "--passport", str(path)).output
+    assert joined.rstrip().endswith(
+        f"verified; last entry signed by campaign-ledger/mara; 1 entry, 1 cosigned by the "
+        f"player's phone ({phone})"
+    )

@@ -66,10 +66,14 @@ def add_from_passport(
             }
         )
         return
+    from ledger.history.passports import cosigned_words, decode
+
     data_ = joined.data
+    carried = [e.cosignature for e in decode(data).entries]
     click.echo(
         f"Added {created.data.name} (id {created.data.character}) at seq {created.seq} from "  # type: ignore[attr-defined]
         f"passport {data_.passport}: verified; last entry signed by {data_.table}"  # type: ignore[attr-defined]
+        f"; {cosigned_words(carried)}"
     )
 
 
@@ -90,14 +94,14 @@ def passport_export(app: App, character_name: str, output: str) -> None:
     names with their inclusion proofs, and the checkpoints they rest on. It holds only what
     the player may see; another table verifies it with `campaign character add --passport`.
     """
-    from ledger.history.passports import export_passport
+    from ledger.history.passports import cosigned_words, decode, export_passport
 
     data = export_passport(app.campaign, character_name)
     if os.path.exists(output):
         raise click.ClickException(f"{output} exists: give a new file name")
     with open(output, "xb") as f:
         f.write(data)
-    click.echo(f"Wrote {output}")
+    click.echo(f"Wrote {output}: {cosigned_words([e.cosignature for e in decode(data).entries])}")
 
 
 def submit_entries(app: App, url: str, vkey: str, *, session: int | None = None) -> None:

@@ -620,3 +620,15 @@ def before_words(b: Before) -> str:
     changed = "; ".join(b.changed) or "nothing changed"
     who = chronicle.cosignature_name(b.cosigned) if b.cosigned else None
     return changed + (f" (cosigned by the player's phone {who})" if who else " (not cosigned)")
+
+
+def cosigned_words(cosignatures: Sequence[Cosignature | None]) -> str:
+    """How many of a passport's entries the player's phone cosigned, and by which phone
+    keys: ``"2 entries, 1 cosigned by the player's phone (campaign-ledger-phone/…)"``."""
+    n = len(cosignatures)
+    keys = list(dict.fromkeys(chronicle.cosignature_name(c.vkey) for c in cosignatures if c))
+    done = sum(1 for c in cosignatures if c)
+    head = f"{n} {'entry' if n == 1 else 'entries'}, "
+    if not done:
+        return head + "none cosigned by the player's phone"
+    return head + f"{done} cosigned by the player's phone ({', '.join(keys)})"
