@@ -198,3 +198,28 @@ def test_export_and_join_say_how_many_entries_the_phone_cosigned(mara, tmp_path)
         f"verified; last entry signed by campaign-ledger/mara; 1 entry, 1 cosigned by the "
         f"player's phone ({phone})"
     )
+
+
+def test_an_entry_cosignature_is_the_spec_bytes_signed_with_ed25519():
+    """Checked with the ``cryptography`` primitive alone, from the C2SP tlog-cosignature/v1
+    layout (key ID ‖ 8-byte time ‖ Ed25519 signature of "cosignature/v1\\ntime T\\n" and the
+    entry's text), not through ledger.trust."""
+    import hashlib
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    phone = Cosigner.generate("campaign-ledger-phone/0a1b2c3d4e5f6071")
+    entry = chronicle.Entry(
+        passport="1" * 32, character="isa", name="Isa", table="campaign-ledger/mara",
+        checkpoint=(9, bytes(range(32))), session=2, system="d20-world", options={"a": 1},
+        events=(2, "c" * 64), state="d" * 64, previous="e" * 64, changed=("Forage +2 xp",),
+    )  # fmt: skip
+    line = chronicle.cosign(entry.text(), phone, 1_765_000_123)
+    name, b64 = line.removeprefix("— ").split(" ")
+    raw = base64.b64decode(b64)
+    public = base64.b64decode(phone.verifier.key().split("+", 2)[2])
+    assert public[0] == 0x04 and name == phone.name
+    key_id = hashlib.sha256(name.encode() + b"\n" + public).digest()[:4]
+    assert raw[:4] == key_id and int.from_bytes(raw[4:12], "big") == 1_765_000_123
+    message = b"cosignature/v1\ntime 1765000123\n" + entry.text().encode()
+    Ed25519PublicKey.from_public_bytes(public[1:]).verify(raw[12:], message)  # raises if not
