@@ -223,3 +223,13 @@ def test_an_entry_cosignature_is_the_spec_bytes_signed_with_ed25519():
     assert raw[:4] == key_id and int.from_bytes(raw[4:12], "big") == 1_765_000_123
     message = b"cosignature/v1\ntime 1765000123\n" + entry.text().encode()
     Ed25519PublicKey.from_public_bytes(public[1:]).verify(raw[12:], message)  # raises if not
+
+
+def test_join_as_json_names_each_entrys_phone_key(mara, tmp_path):
+    vkey = _cosign(tmp_path)
+    path = tmp_path / "isa.passport"
+    mara("passport", "export", "isa", "-o", str(path))
+    oskar = _runner(tmp_path / "oskar.db")
+    oskar("new", "oskar", "--system", "d20-world")
+    got = json.loads(oskar("character", "add", "--passport", str(path), "--json").output)
+    assert got["cosigned"] == [vkey]

@@ -31,7 +31,7 @@ def add_from_passport(
     the state its last entry proves (:func:`ledger.history.passports.join`). With
     ``league`` (its URL and checkpoint key), the passport must end at the league's newest
     entry for the character: one cut short (to drop a death, say) is refused."""
-    from ledger.history.passports import join
+    from ledger.history.passports import cosigned_words, decode, join
 
     data = _read(path, "passport")
     newest = None
@@ -63,11 +63,12 @@ def add_from_passport(
                 "passport": joined.data.passport,  # type: ignore[attr-defined]
                 "head": joined.data.head,  # type: ignore[attr-defined]
                 "table": joined.data.table,  # type: ignore[attr-defined]
+                "cosigned": [  # per entry, oldest first: the phone key, or null
+                    e.cosignature.vkey if e.cosignature else None for e in decode(data).entries
+                ],
             }
         )
         return
-    from ledger.history.passports import cosigned_words, decode
-
     data_ = joined.data
     carried = [e.cosignature for e in decode(data).entries]
     click.echo(
