@@ -38,8 +38,9 @@ def passports(tmp_path, frozen):
     return honest, forged
 
 
-def _upload(c, path, character_id=""):
-    data = {"csrf": csrf(c), "nonce": nonce(c, "/gm"), "form": "join", "id": character_id}
+def _upload(c, path, character_id="", **fields):
+    data = {"csrf": csrf(c), "nonce": nonce(c, "/gm"), "form": "join", "id": character_id,
+            **fields}  # fmt: skip
     files = {"passport": (path.name, path.read_bytes(), "application/json")}
     return c.post("/gm/join", data=data, files=files, headers={"origin": "http://testserver"})
 
@@ -92,3 +93,43 @@ def test_the_page_refuses_a_form_without_a_file_or_from_a_player(passports, tmp_
     with client(t, "Dana") as c:
         assert _upload(c, honest).status_code == 404  # only the GM's page has the form
     assert "isa" not in t.ok("character", "list")
+
+
+def test_in_a_league_the_page_and_the_cli_refuse_a_passport_cut_short_alike(tmp_path, frozen):
+    """Isa's player brings the passport from before her last session: with the league's
+    URL and key the page asks the league, as `--league URL --league-key VKEY` does, and
+    both refuse it in the same words; a league that does not answer is refused alike."""
+    from .leaguetools import league_server
+    from .test_passports import _league, _runner
+
+    mara, oskar = _runner(tmp_path / "mara.db"), _runner(tmp_path / "oskar.db")
+    mara("new", "mara", "--system", "d20-world")
+    oskar("new", "oskar", "--system", "d20-world")
+    db, vkey = _league(tmp_path, mara, oskar)
+    t = Table(str(tmp_path / "oskar.db"))
+    early = tmp_path / "early.passport"
+    with league_server(db, "marches") as url:
+        league = ["--league", url, "--league-key", vkey]
+        mara("character", "add", "--sheet", SHEETS + "isa.toml")
+        for dice in ("15", "3"):
+            mara("session", "start")
+            mara("roll", "isa", "Forage", "--time", "--dice", dice)
+            mara("session", "end", *league)
+            if dice == "15":
+                mara("passport", "export", "isa", "-o", str(early))
+        head = t.head()
+        said = _cli_refusal(t, early, *league)
+        assert "the passport was cut short" in said
+        with client(t, "gm") as c:
+            page = _upload(c, early, league=url, league_key=vkey)
+            assert page.status_code == 422
+            assert worded(Refused(said)) in html.unescape(page.text)
+            half = _upload(c, early, league=url)
+            assert half.status_code == 422
+            assert "Give both the league&#39;s URL and its key, or neither" in half.text
+    said = _cli_refusal(t, early, *league)  # the league is gone now
+    assert said.startswith("cannot ask the league about the passport: the league at")
+    with client(t, "gm") as c:
+        page = _upload(c, early, league=url, league_key=vkey)
+        assert page.status_code == 422 and worded(Refused(said)) in html.unescape(page.text)
+    assert t.head() == head  # nothing written by either

@@ -129,6 +129,8 @@ def test_a_west_marches_evening_with_the_players_phones(ledgers, tmp_path, brows
             gm.goto(f"{base}/gm")
             gm.click("#join summary")
             gm.set_input_files("#passport-file", str(isa))
+            gm.fill("#join-league", url)  # the page asks the league, as --league does
+            gm.fill("#join-league-key", vkey)
             gm.click("#join button[type=submit]")
             gm.wait_for_url("**/gm?done=*", timeout=30000)
             gm.goto(f"{base}/sheet/isa")

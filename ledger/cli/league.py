@@ -36,20 +36,12 @@ def add_from_passport(
     data = _read(path, "passport")
     newest = None
     if league is not None:
-        from ledger.league.client import LeagueClient, LeagueUnreachable
-        from ledger.trust.notes import NoteError
+        from ledger.league.joining import LeagueNotAsked, newest_head
 
         try:
-            client = LeagueClient(*league)
-            client.check()
-        except (NoteError, LeagueUnreachable) as e:
-            raise click.ClickException(f"cannot ask the league about the passport: {e}") from None
-
-        def newest(passport: str, head: str) -> str | None:
-            try:
-                return client.check_head(passport, head)
-            except (NoteError, LeagueUnreachable) as e:
-                raise click.ClickException(f"cannot ask the league about the passport: {e}") from None
+            newest = newest_head(*league)
+        except LeagueNotAsked as e:
+            raise click.ClickException(str(e)) from None
 
     created, joined = join(
         app.campaign, data, character=character_id, actor=app.actor, at=now(), newest=newest

@@ -259,14 +259,24 @@ def _request(campaign: Any, form: dict[str, str]) -> str:
 def _join(campaign: Any, form: dict[str, str], upload: bytes, who: str) -> str:
     """Add a character from a passport (the page's form): verify the uploaded passport and
     start the character from the state it proves (:func:`ledger.history.passports.join`,
-    as ``campaign character add --passport``; its refusals word the error)."""
+    as ``campaign character add --passport``; its refusals word the error). With the
+    league's URL and key, the passport must end at the league's newest entry
+    (:func:`ledger.league.joining.newest_head`, as ``--league URL --league-key VKEY``)."""
     from ledger.campaign.clock import now
     from ledger.history.passports import join
 
     if not upload:
         raise Refused("choose the passport file the player brought", reason="input")
     named = form.get("id", "").strip() or None
-    created, _joined = join(campaign, upload, character=named, actor=who, at=now())
+    url, key = form.get("league", "").strip(), form.get("league_key", "").strip()
+    newest = None
+    if url or key:
+        if not (url and key):
+            raise Refused("give both the league's URL and its key, or neither", reason="input")
+        from ledger.league.joining import newest_head
+
+        newest = newest_head(url, key)  # LeagueNotAsked is a RuleError: worded as one
+    created, _joined = join(campaign, upload, character=named, actor=who, at=now(), newest=newest)
     cid = created.data.character  # type: ignore[attr-defined]
     return f"/gm?done={created.seq}#c-{cid}"
 
