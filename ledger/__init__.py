@@ -49,7 +49,7 @@ from ledger.rules.hookspecs import hookimpl
 from ledger.rules.projection import applying_seq
 from ledger.rules.requests import Opponent, RollParam, RollRequest
 from ledger.rules.sheets import Line, Section, Sheet, Table, Track
-from ledger.rules.spans import DAY, HOUR, WEEK, parse_duration, span_words
+from ledger.rules.spans import DAY, HOUR, WEEK, TimeDice, parse_duration, span_words
 from ledger.rules.system import RuleSystem, applies, describes
 
 if TYPE_CHECKING:
@@ -116,6 +116,7 @@ __all__ = [
     "DAY",
     "HOUR",
     "WEEK",
+    "TimeDice",
     "parse_duration",
     "span_words",
     # dice sources

@@ -68,11 +68,14 @@ def open_campaign(store: EventStore, campaign: str | None = None) -> Campaign:
     if campaign is None:
         if not ids:
             raise NotFound(
-                "this ledger has no campaign yet: create one with `campaign new NAME --system ID`"
+                "this ledger has no campaign yet: create one with `campaign new NAME`, naming its "
+                "rule system",
+                param="system",
             )
         if len(ids) > 1:
             raise NotFound(
-                f"this ledger holds several campaigns ({', '.join(ids)}): choose one with --campaign"
+                f"this ledger holds several campaigns ({', '.join(ids)}): choose one",
+                param="campaign",
             )
         campaign = ids[0]
     for cid, data in found:

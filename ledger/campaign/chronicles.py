@@ -43,7 +43,7 @@ from ledger.trust.chronicle import Entry
 from ledger.trust.notes import sign
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 #: Event types on a character's stream that no entry holds: the entries themselves, the
 #: phones' cosignatures of them, and the join that names a passport (the
@@ -178,7 +178,7 @@ def priors(rows: Iterable[StoredEvent], codec: Codec) -> dict[str, Prior]:
 
 
 def build_entry(
-    campaign: CampaignPort, rows: Sequence[StoredEvent], character: str, *,
+    campaign: Campaign, rows: Sequence[StoredEvent], character: str, *,
     size: int, root: bytes, session: int, prior: Prior | None, kinds: Kinds,
 ) -> Entry | None:  # fmt: skip
     """The entry of ``character`` at the checkpoint of ``size`` events (``rows``: the log's
@@ -229,7 +229,7 @@ def picked_created(picked: Sequence[StoredEvent], character: str) -> StoredEvent
     raise RuleError(f"{character} has no character.created among its events")
 
 
-def checkpoint_origin(campaign: CampaignPort) -> str:
+def checkpoint_origin(campaign: Campaign) -> str:
     """The table's origin (the checkpoints' first line and the key's name)."""
     from ledger.campaign.checkpoints import origin
 
@@ -237,7 +237,7 @@ def checkpoint_origin(campaign: CampaignPort) -> str:
 
 
 def sign_chronicles(
-    campaign: CampaignPort, *, size: int, root: bytes, session: int, actor: str, at: str
+    campaign: Campaign, *, size: int, root: bytes, session: int, actor: str, at: str
 ) -> list[Recorded]:
     """Sign and append the entries of every character who played since their last entry,
     resting on the checkpoint of ``size`` events just signed (call inside ``session end``'s
@@ -291,7 +291,7 @@ class Kept:
     signature: str = ""
 
 
-def kept_entries(campaign: CampaignPort, characters: Iterable[str]) -> list[Kept]:
+def kept_entries(campaign: Campaign, characters: Iterable[str]) -> list[Kept]:
     """The entries signed here of ``characters`` (ids), oldest first, each with the phone
     key that cosigned it (``None``: not cosigned)."""
     wanted = set(characters)
@@ -321,7 +321,7 @@ MAX_COSIGNATURE_TEXT = 1000
 
 
 def cosign_entry(
-    campaign: CampaignPort, entry: str, vkey: str, signature: str, *,
+    campaign: Campaign, entry: str, vkey: str, signature: str, *,
     characters: Iterable[str], actor: str, at: str,
 ) -> Recorded:  # fmt: skip
     """Keep a player's phone's cosignature of their character's entry (the player agrees

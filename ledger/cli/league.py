@@ -8,10 +8,14 @@ starts the character here (:func:`add_from_passport`). docs/league.md describes 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import click
 
 from ledger.cli.base import App, cli, echo_json, now, pass_app
+
+if TYPE_CHECKING:
+    from ledger.store.protocols import EventStore
 
 
 def _read(path: str, what: str) -> bytes:
@@ -139,7 +143,7 @@ def league() -> None:
     """Run a league (many tables, one record of every character) or submit to one."""
 
 
-def _league(app: App, name: str | None) -> tuple[object, str]:
+def _league(app: App, name: str | None) -> tuple[EventStore, str]:
     store = app.store()
     names = [c.removeprefix("league-") for c in store.campaign_ids() if c.startswith("league-")]
     if name is None:

@@ -26,7 +26,7 @@ import base64
 import binascii
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
@@ -58,6 +58,9 @@ from ledger.rules.system import RuleSystem
 from ledger.trust import chronicle, merkle
 from ledger.trust.chronicle import Entry, EntryError
 from ledger.trust.notes import Checkpoint, NoteError, Verifier, open_note
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 FORMAT: Literal["campaign-ledger-passport/v1"] = "campaign-ledger-passport/v1"
 
@@ -150,7 +153,7 @@ def decode(data: bytes) -> Passport:
         raise PassportError(f"this is not a passport file: {e}") from None
 
 
-def carried_entries(campaign: Any, character: str) -> list[PassportEntry]:
+def carried_entries(campaign: Campaign, character: str) -> list[PassportEntry]:
     """The entries ``character`` carried in when they joined this table (``[]`` if
     created here)."""
     for rec in campaign.records(types=["character.joined"], stream=character):
@@ -159,7 +162,7 @@ def carried_entries(campaign: Any, character: str) -> list[PassportEntry]:
     return []
 
 
-def export_passport(campaign: Any, character: str) -> bytes:
+def export_passport(campaign: Campaign, character: str) -> bytes:
     """``character``'s passport (canonical JSON and a newline): the entries they carried
     in, then each entry signed here with its events, their audit paths and the checkpoint.
 
@@ -406,7 +409,7 @@ def _checked_events(pe: PassportEntry, entry: Entry, checkpoint: Checkpoint, whe
 
 
 def join(
-    campaign: Any, data: bytes, *, character: str | None = None, actor: str, at: str,
+    campaign: Campaign, data: bytes, *, character: str | None = None, actor: str, at: str,
     newest: Callable[[str, str], str | None] | None = None,
 ) -> list[Recorded]:
     """Start a character at this table from a verified passport: ``character.created``
@@ -460,7 +463,7 @@ class Before:
     cosigned: str | None = None
 
 
-def before_this_table(campaign: Any, character: str) -> list[Before]:
+def before_this_table(campaign: Campaign, character: str) -> list[Before]:
     """The entries ``character`` carried in when they joined (``[]``: created here),
     oldest first: what the log and the sheet show as "before this table"."""
     return _befores(carried_entries(campaign, character))
@@ -491,7 +494,7 @@ def before_line(passport_text: str) -> str:
     )
 
 
-def check_log(campaign: Any) -> tuple[int, str] | None:
+def check_log(campaign: Campaign) -> tuple[int, str] | None:
     """``campaign verify``'s check of chronicles: each ``chronicle.signed`` is signed by the
     campaign's key and is the entry its log gives again (built anew, byte for byte), and
     each ``character.joined`` names a passport that verifies, whose head it names and
@@ -511,7 +514,9 @@ def check_log(campaign: Any) -> tuple[int, str] | None:
     for i, r in enumerate(rows):
         if r.type == "chronicle.signed":
             problem = _check_signed(campaign, rows, r, kinds, vkey)
-            text = _note_text(campaign.codec.decode(r.data, r.type).note)
+            entry = campaign.codec.decode(r.data, r.type)
+            assert isinstance(entry, ChronicleSigned)
+            text = _note_text(entry.note)
             signed[chronicle.entry_hash(text)] = text
         elif r.type == "character.joined":
             problem = _check_joined(campaign, rows, i, r)
@@ -524,7 +529,7 @@ def check_log(campaign: Any) -> tuple[int, str] | None:
     return None
 
 
-def _check_signed(campaign: Any, rows: Sequence[StoredEvent], r: StoredEvent, kinds: Kinds, vkey: str | None) -> str | None:
+def _check_signed(campaign: Campaign, rows: Sequence[StoredEvent], r: StoredEvent, kinds: Kinds, vkey: str | None) -> str | None:
     signed = campaign.codec.decode(r.data, r.type)
     assert isinstance(signed, ChronicleSigned)
     who = f"the chronicle entry of {signed.character} for session {signed.session}"
@@ -549,7 +554,7 @@ def _check_signed(campaign: Any, rows: Sequence[StoredEvent], r: StoredEvent, ki
     return None
 
 
-def _check_cosigned(campaign: Any, r: StoredEvent, signed: dict[str, str], cosigned: set[str]) -> str | None:
+def _check_cosigned(campaign: Campaign, r: StoredEvent, signed: dict[str, str], cosigned: set[str]) -> str | None:
     """A ``chronicle.cosigned``: the entry it names was signed before it on the same
     stream (``signed``: each earlier entry's hash to its text), is cosigned once
     (``cosigned``: the hashes cosigned before it), and the cosignature verifies over that
@@ -570,7 +575,7 @@ def _check_cosigned(campaign: Any, r: StoredEvent, signed: dict[str, str], cosig
     return None
 
 
-def _check_joined(campaign: Any, rows: Sequence[StoredEvent], i: int, r: StoredEvent) -> str | None:
+def _check_joined(campaign: Campaign, rows: Sequence[StoredEvent], i: int, r: StoredEvent) -> str | None:
     joined = campaign.codec.decode(r.data, r.type)
     assert isinstance(joined, CharacterJoined)
     try:
@@ -591,7 +596,7 @@ def _check_joined(campaign: Any, rows: Sequence[StoredEvent], i: int, r: StoredE
     return None
 
 
-def before_section(campaign: Any, character: str) -> Any:
+def before_section(campaign: Campaign, character: str) -> Any:
     """The sheet's "Before this table" section (a :class:`ledger.rules.sheets.Section`):
     one line per entry carried in, with the table that signed it and what changed; ``None``
     for a character created here."""

@@ -46,7 +46,7 @@ class LogLine:
         return f"[{self.seq}] {self.text}"
 
 
-def line(campaign: Any, rec: Any, corrections: Any = None) -> LogLine:
+def line(campaign: Campaign, rec: Any, corrections: Any = None) -> LogLine:
     """One event as a :class:`LogLine`: the rule system's words first
     (:meth:`~ledger.rules.system.RuleSystem.describe`), then the core's (:data:`CORE_WORDS`),
     else the event's type and fields (:func:`generic`).
@@ -66,7 +66,7 @@ def line(campaign: Any, rec: Any, corrections: Any = None) -> LogLine:
     return LogLine(rec.seq, text_of(campaign, rec), rec.visibility == "gm", mark)
 
 
-def text_of(campaign: Any, rec: Any) -> str:
+def text_of(campaign: Campaign, rec: Any) -> str:
     """:attr:`LogLine.text` of one event (see :func:`line`)."""
     if rec.type == "correction.recorded":
         return f"Correction: {sentence(campaign, rec)}"
@@ -89,17 +89,18 @@ def text_of(campaign: Any, rec: Any) -> str:
     return f"{rec.type}: {fields}"
 
 
-def describe(campaign: Any, rec: Any) -> str:
+def describe(campaign: Campaign, rec: Any) -> str:
     """One human line for an event, with its seq: ``"[12] Julian Hargrave — ..."``
     (``str`` of :func:`line`)."""
     return str(line(campaign, rec))
 
 
-def _names(campaign: Any) -> dict[str, str]:
+def _names(campaign: Campaign) -> dict[str, str]:
     """The campaign's character names, read once per campaign object."""
-    names = getattr(campaign, "_cli_names", None)
+    names: dict[str, str] | None = getattr(campaign, "_cli_names", None)
     if names is None:
-        names = campaign._cli_names = campaign.characters()
+        names = campaign.characters()
+        setattr(campaign, "_cli_names", names)  # noqa: B010 - a cache on the object, not a member
     return names
 
 

@@ -26,12 +26,12 @@ import abc
 import copy
 import importlib
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
 import msgspec
 
 from ledger.errors import RuleError
-from ledger.events import Event, Recorded, Roll, TimePassed, event_tag
+from ledger.events import Event, Recorded, Roll, RollInputs, TimePassed, event_tag
 from ledger.rules.form import RollForm
 from ledger.rules.marks import applies, describes, marked
 from ledger.rules.requests import Opponent, RollParam, RollRequest
@@ -169,7 +169,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
             if p.odds
         )
 
-    def configure(self, options: dict[str, Any] | None = None) -> RuleSystem[StateT, OptionsT]:
+    def configure(self, options: dict[str, Any] | None = None) -> Self:
         """A copy of this system bound to campaign ``options`` (validated).
 
         :raises RuleError: an unknown option, or a value of the wrong type (naming the
@@ -255,20 +255,63 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
     def request_of(self, event: Roll) -> RollRequest:
         """The request :meth:`resolve` turned into ``event``: the inverse of its inputs.
 
-        Reads only the *input* fields of the recorded roll (the skill, the options the roll
-        was asked with: DR, target, modifiers, traits, ...), never its results, so that for
-        every event ``e`` that ``resolve(state, request, dice)`` returns::
+        The default reads the inputs the core records on the roll (``event.inputs``,
+        :class:`ledger.events.RollInputs`: the skill as named, the declared options given,
+        the opponent on the ledger), so a system need not write it. An override reads only
+        the *input* fields of the recorded roll (the skill, the options the roll was asked
+        with: DR, target, modifiers, traits, ...), never its results. Either way, for every
+        event ``e`` that the core records::
 
-            resolve(state, request_of(e), ReplayDice(e)) == e
+            resolve(state, request_of(e), ReplayDice(e)) == e   (inputs aside)
 
         The core uses it to re-derive recorded results (``verify``, ``import``, ``audit``)
-        and to re-resolve an amended roll (``correct``: the amended input fields are read
-        back through this method). ``RollRequest.name`` may be left empty: the core fills
-        in the character's name.
+        and to re-resolve an amended roll (``correct``: the amended inputs are read back
+        through this method). ``RollRequest.name`` is left empty: the core fills in the
+        character's name.
 
-        :raises RuleError: the system cannot re-derive this event type (the default).
+        :raises RuleError: a roll recorded without its inputs (made by a release before
+            they were kept, or by another system).
         """
-        raise RuleError(f"{self.id} cannot re-derive {event_tag(type(event))} events")
+        inputs = event.inputs
+        if not isinstance(inputs, RollInputs):
+            raise RuleError(f"{self.id} cannot re-derive {event_tag(type(event))} events")
+        declared = {p.name: p for p in self.roll_params}
+        params = {
+            name: tuple(value) if declared[name].multiple and isinstance(value, list) else value
+            for name, value in inputs.params.items()
+            if name in declared
+        }
+        opponent = None
+        if inputs.vs_character is not None:
+            opponent = Opponent(inputs.vs_character, skill=inputs.vs_skill)
+        character = str(getattr(event, "character", "") or "")
+        return RollRequest(character, "", inputs.skill, params, opponent)
+
+    def with_inputs(self, event: Roll, request: RollRequest) -> Roll:
+        """``event`` as the core records it: with what it was asked (``inputs``) when this
+        system reads its rolls back through the default :meth:`request_of`; unchanged when
+        the system writes its own (its events hold their inputs in their own fields) or
+        the event has its inputs already.
+
+        :param request: the request :meth:`resolve` turned into ``event``; only the options
+            this system declares are kept (by name, never a command-line flag).
+        """
+        if type(self).request_of is not RuleSystem.request_of or event.inputs is not msgspec.UNSET:
+            return event
+        declared = {p.name for p in self.roll_params}
+        params = {
+            name: list(value) if isinstance(value, tuple) else value
+            for name, value in request.params.items()
+            if name in declared and value is not None
+        }
+        opponent = request.opponent
+        inputs = RollInputs(
+            skill=request.skill,
+            params=params,
+            vs_character=opponent.character if opponent is not None else None,
+            vs_skill=opponent.skill if opponent is not None else None,
+        )
+        return msgspec.structs.replace(event, inputs=inputs)
 
     def opponent_of(self, event: Event) -> str | None:
         """The id of the character on the ledger a recorded roll was made against
@@ -278,6 +321,9 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         to hand :meth:`rederive` the opponent's state as of the roll.
         """
         value = getattr(event, "vs_character", None)
+        inputs = getattr(event, "inputs", None)
+        if not value and isinstance(inputs, RollInputs):
+            value = inputs.vs_character
         return value if isinstance(value, str) and value else None
 
     def rederive(
@@ -318,6 +364,8 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         dice = ReplayDice(event)
         result = self.resolve(state, request, dice)
         dice.finish()
+        if isinstance(event.inputs, RollInputs) and result.inputs is msgspec.UNSET:
+            result = msgspec.structs.replace(result, inputs=event.inputs)  # as recorded
         return result
 
     def harm_event(self, state: Any, character: str, amount: int) -> Event:
@@ -393,6 +441,15 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
 
         Must be pure and depend on ``states``, ``span`` and the options only: the batch is
         checked on append by asking again.
+
+        A rule that rolls (a healing roll per week of rest) adds a ``dice`` parameter to its
+        override, ``def time_passed(self, states, span, dice=None)``: the core then passes
+        ``dice(client_seed)``, which gives one engine dice source per roll, drawn from the
+        open session's committed seed at its next nonce like any engine roll. Fix the
+        client seed from the rules (``f"heal:{character}"``), return one roll event
+        (``**source.fields()``) per call in the order drawn, and re-derive it in
+        :meth:`rederive`; ``campaign verify`` re-checks its draws once the seed is revealed.
+        Calling ``dice`` with no session open refuses the span (:class:`RuleError`).
         """
         return []
 
@@ -533,5 +590,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         )
 
     def skills_of(self, state: Any) -> Iterable[str]:
-        """Skill names a character has (for "did you mean" suggestions)."""
+        """Skill names a character has: the web roll form's and the GM's request form's
+        skill buttons, and the shell's completion (an unknown skill is ``resolve``'s own
+        refusal, which should name the skills there are)."""
         return ()

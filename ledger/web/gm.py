@@ -54,7 +54,8 @@ from ledger.web.common import (
 from ledger.web.pages import Endpoint, _not_found, page
 
 if TYPE_CHECKING:
-    from ledger.web.common import ServerPort
+    from ledger.campaign.aggregate import Campaign
+    from ledger.web.app import Server
 
 #: The taps ``POST /gm/ACTION`` takes.
 #: The actor of the page's writes: the GM's link.
@@ -63,7 +64,7 @@ GM = "gm"
 ACTIONS = ("damage", "record", "request", "undo", "signout", "link", "next", "end", "join")
 
 
-def gm_page(server: ServerPort) -> Endpoint:
+def gm_page(server: Server) -> Endpoint:
     """``GET /gm``: the GM's page (404 for anyone else). ``?done=SEQ`` shows what the tap
     that wrote SEQ changed, with its undo; ``?out=1`` that a device was signed out."""
 
@@ -89,7 +90,7 @@ def gm_page(server: ServerPort) -> Endpoint:
 
 
 def render_page(
-    server: ServerPort,
+    server: Server,
     viewer: Viewer,
     *,
     done: int = 0,
@@ -124,7 +125,7 @@ def worded(refused: Refused | None) -> str:
 
 
 def _render(
-    server: ServerPort,
+    server: Server,
     viewer: Viewer,
     done: int,
     note: str,
@@ -165,7 +166,7 @@ def _render(
 
 
 def act(
-    server: ServerPort, viewer: Viewer, action: str, form: dict[str, str], upload: bytes = b""
+    server: Server, viewer: Viewer, action: str, form: dict[str, str], upload: bytes = b""
 ) -> Any:
     """Do one tap in one transaction with the form's nonce; returns the redirect's URL, or
     ``{"link": ...}`` for a new link. ``upload``: the passport file of ``join``.
@@ -232,7 +233,7 @@ def _sentence(text: str) -> str:
     return (text[:1].upper() + text[1:]).rstrip(".") + " (nothing was written)."
 
 
-def _request(campaign: Any, form: dict[str, str]) -> str:
+def _request(campaign: Campaign, form: dict[str, str]) -> str:
     """"Ask for a roll": the skill and the roll form's options (the same fields,
     :func:`ledger.web.roll_help.fields`), through :meth:`Campaign.request_roll` as
     ``campaign request``. A refusal about one option (a bad value; a roll the rules settle
@@ -256,7 +257,7 @@ def _request(campaign: Any, form: dict[str, str]) -> str:
     return f"/gm?done={rec.seq}#c-{cid}"
 
 
-def _join(campaign: Any, form: dict[str, str], upload: bytes, who: str) -> str:
+def _join(campaign: Campaign, form: dict[str, str], upload: bytes, who: str) -> str:
     """Add a character from a passport (the page's form): verify the uploaded passport and
     start the character from the state it proves (:func:`ledger.history.passports.join`,
     as ``campaign character add --passport``; its refusals word the error). With the
@@ -315,7 +316,7 @@ async def read_upload(request: Request) -> tuple[dict[str, str], bytes]:
     return fields, data
 
 
-def _encounter(campaign: Any, action: str, who: str) -> str:
+def _encounter(campaign: Campaign, action: str, who: str) -> str:
     """The encounter tracker's Next turn and End: ``campaign encounter next|end``'s
     own functions, so the same refusals (none running) and the same consequences (a
     lapsed Boost) in the same batch."""
@@ -327,7 +328,7 @@ def _encounter(campaign: Any, action: str, who: str) -> str:
     return f"/gm?done={records[0].seq}#encounter-tracker"
 
 
-def _undo(campaign: Any, form: dict[str, str]) -> str:
+def _undo(campaign: Campaign, form: dict[str, str]) -> str:
     """Undo the entry the line at ``seq`` belongs to (:func:`ledger.campaign.undo.undo_target`:
     what ``campaign undo`` takes back), with the reason typed."""
     from ledger.campaign.clock import now
@@ -343,7 +344,7 @@ def _undo(campaign: Any, form: dict[str, str]) -> str:
     return f"/gm?done={rec.seq}"
 
 
-def _sign_out(server: ServerPort, campaign: Any, form: dict[str, str]) -> str:
+def _sign_out(server: Server, campaign: Campaign, form: dict[str, str]) -> str:
     text = form.get("session", "")
     ended = None
     if text.isdigit() and len(text) <= 18:
@@ -355,7 +356,7 @@ def _sign_out(server: ServerPort, campaign: Any, form: dict[str, str]) -> str:
     return "/gm?out=1#devices"
 
 
-def _new_link(campaign: Any, form: dict[str, str]) -> dict[str, str]:
+def _new_link(campaign: Campaign, form: dict[str, str]) -> dict[str, str]:
     from ledger.campaign.clock import now
     from ledger.web import access as accessmod
     from ledger.web.gm_forms import qr_data_uri
@@ -375,7 +376,7 @@ def _new_link(campaign: Any, form: dict[str, str]) -> dict[str, str]:
     return {"who": found.who, "url": url, "qr": qr_data_uri(url)}
 
 
-def gm_post(server: ServerPort) -> Endpoint:
+def gm_post(server: Server) -> Endpoint:
     """``POST /gm/ACTION``: one tap of the GM's page (:data:`ACTIONS`); 303 to the page
     (``?done=SEQ``), or the page again with the refusal next to its form (422, 409 for a
     form sent twice). 404 for anyone but the GM, 403 from another page (CSRF)."""

@@ -49,7 +49,8 @@ from ledger.web import sessions as sessionsmod
 from ledger.web.common import Viewer, run_sync, same_origin
 
 if TYPE_CHECKING:
-    from ledger.web.common import ServerPort
+    from ledger.campaign.aggregate import Campaign
+    from ledger.web.app import Server
 
 Endpoint = Callable[[Request], Any]
 _NUMBER = re.compile(r"[1-9][0-9]{0,18}")
@@ -70,7 +71,7 @@ def _number(request: Request, name: str) -> int | None:
     return int(text) if _NUMBER.fullmatch(text) else None
 
 
-def _viewed(server: ServerPort, view: Callable[[Any, Viewer, Request], Response]) -> Endpoint:
+def _viewed(server: Server, view: Callable[[Any, Viewer, Request], Response]) -> Endpoint:
     """A JSON endpoint for a live session (403 JSON without one), run like the pages."""
 
     def run(request: Request) -> Response:
@@ -85,10 +86,10 @@ def _viewed(server: ServerPort, view: Callable[[Any, Viewer, Request], Response]
     return endpoint
 
 
-def checkpoint(server: ServerPort) -> Endpoint:
+def checkpoint(server: Server) -> Endpoint:
     """``GET /checkpoint``: the newest signed checkpoint and the campaign's verifier key."""
 
-    def view(campaign: Any, viewer: Viewer, request: Request) -> Response:
+    def view(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
         from ledger.campaign import checkpoints
 
         made = checkpoints.latest(campaign)
@@ -103,10 +104,10 @@ def checkpoint(server: ServerPort) -> Endpoint:
     return _viewed(server, view)
 
 
-def consistency(server: ServerPort) -> Endpoint:
+def consistency(server: Server) -> Endpoint:
     """``GET /proof/consistency?old=N``: from the tree of N events to the newest checkpoint."""
 
-    def view(campaign: Any, viewer: Viewer, request: Request) -> Response:
+    def view(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
         from ledger.history.proofs import consistency as prove
 
         latest = campaign.store.latest_checkpoint(campaign.id)
@@ -122,10 +123,10 @@ def consistency(server: ServerPort) -> Endpoint:
     return _viewed(server, view)
 
 
-def inclusion(server: ServerPort) -> Endpoint:
+def inclusion(server: Server) -> Endpoint:
     """``GET /proof/inclusion?seq=S``: event S in the newest checkpoint's tree."""
 
-    def view(campaign: Any, viewer: Viewer, request: Request) -> Response:
+    def view(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
         from ledger.history.proofs import inclusion as prove
 
         latest = campaign.store.latest_checkpoint(campaign.id)
@@ -142,7 +143,7 @@ def inclusion(server: ServerPort) -> Endpoint:
     return _viewed(server, view)
 
 
-def cosignature(server: ServerPort) -> Endpoint:
+def cosignature(server: Server) -> Endpoint:
     """``POST /cosignature``: keep a phone's cosignature once it verifies."""
 
     def store_it(request: Request, body: bytes) -> Response:
@@ -194,10 +195,10 @@ class _Cosignature(msgspec.Struct, forbid_unknown_fields=True):
     signature: Annotated[str, msgspec.Meta(max_length=1000)]
 
 
-def chronicle_entries(server: ServerPort) -> Endpoint:
+def chronicle_entries(server: Server) -> Endpoint:
     """``GET /chronicle``: the entries of the player's characters, for the phone to cosign."""
 
-    def view(campaign: Any, viewer: Viewer, request: Request) -> Response:
+    def view(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
         from ledger.campaign import checkpoints
         from ledger.campaign.chronicles import kept_entries
         from ledger.web.access import characters_of
@@ -215,7 +216,7 @@ def chronicle_entries(server: ServerPort) -> Endpoint:
     return _viewed(server, view)
 
 
-def chronicle_cosignature(server: ServerPort) -> Endpoint:
+def chronicle_cosignature(server: Server) -> Endpoint:
     """``POST /chronicle/cosignature``: keep a player's phone's cosignature of their
     character's entry once it verifies."""
 
