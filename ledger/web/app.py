@@ -59,6 +59,8 @@ from ledger.web.common import (
     ERROR_TEXT,
     HERE,
     MAX_BODY,
+    MAX_UPLOAD,
+    UPLOAD_PATHS,
     Viewer,
     environment,
     error_page,
@@ -306,6 +308,10 @@ class Server:
             Route("/proof/consistency", witness_api.consistency(self)),
             Route("/proof/inclusion", witness_api.inclusion(self)),
             Route("/cosignature", witness_api.cosignature(self), methods=["POST"]),
+            Route("/chronicle", witness_api.chronicle_entries(self)),  # the phones cosign
+            Route(
+                "/chronicle/cosignature", witness_api.chronicle_cosignature(self), methods=["POST"]
+            ),
             api.mount(self),  # the JSON API
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
@@ -365,7 +371,9 @@ class TooLarge(HTTPException):
 
 
 class BodyCap:
-    """ASGI middleware: request bodies of at most :data:`MAX_BODY` bytes. A declared
+    """ASGI middleware: request bodies of at most :data:`MAX_BODY` bytes (a passport
+    uploaded to the GM's page, :data:`~ledger.web.common.UPLOAD_PATHS`: at most
+    :data:`~ledger.web.common.MAX_UPLOAD`). A declared
     ``Content-Length`` over it is answered 413 before the body is read; a body sent without
     one is stopped as soon as it passes the cap (:class:`TooLarge` raised from ``receive``).
     Either way the answer is the app's own (:func:`_http_error`), never a bare text."""
@@ -377,8 +385,9 @@ class BodyCap:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        cap = MAX_UPLOAD if scope.get("path") in UPLOAD_PATHS else MAX_BODY
         declared = Request(scope).headers.get("content-length", "")
-        if declared.strip().isdigit() and int(declared) > MAX_BODY:
+        if declared.strip().isdigit() and int(declared) > cap:
             response = await _http_error(Request(scope), TooLarge())
             await response(scope, receive, send)
             return
@@ -389,7 +398,7 @@ class BodyCap:
             message = await receive()
             if message["type"] == "http.request":
                 total += len(message.get("body", b""))
-                if total > MAX_BODY:
+                if total > cap:
                     raise TooLarge()
             return message
 
