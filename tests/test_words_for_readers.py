@@ -82,9 +82,10 @@ def test_code_and_docs_hold_no_history_and_no_machine_path():
 def test_ci_grep_flags_the_same_lines_as_this_test(tmp_path):
     """.ci/unsaid (grep -P over the same patterns) and :func:`unsaid` agree, line by line,
     and both leave docs/changelog.md alone."""
-    if shutil.which("bash") is None or subprocess.run(
-        ["grep", "-P", "x"], input="x", capture_output=True, text=True
-    ).returncode:
+    if (
+        shutil.which("bash") is None
+        or subprocess.run(["grep", "-P", "x"], input="x", capture_output=True, text=True).returncode
+    ):
         pytest.skip("needs bash and a grep with -P (GNU grep)")
     (tmp_path / "docs").mkdir()
     lines = [text for text, _ in SAMPLES]
@@ -105,3 +106,36 @@ def test_ci_grep_passes_on_this_checkout():
         pytest.skip("needs a grep with -P (GNU grep)")
     run = subprocess.run(["bash", str(ROOT / ".ci" / "unsaid")], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def help_texts() -> list[tuple[str, str]]:
+    """``[(where, text)]``: every text of the installed rule systems that help, the GM's page,
+    ``audit`` and docs/events.md show as written: each event type's docstring, each
+    ``sections`` entry, each roll option's label and help."""
+    from ledger.rules.plugins import rule_systems
+
+    texts = []
+    for sid, system in sorted(rule_systems().items()):
+        for cls in system.event_types:
+            texts.append((f"{sid} {cls.__name__}", cls.__doc__ or ""))
+        for tag, section in system.sections.items():
+            texts.append((f"{sid} sections[{tag!r}]", section))
+        for param in system.roll_options:
+            texts.append((f"{sid} option {param.name}", f"{param.label} {param.help}"))
+    return texts
+
+
+def test_help_texts_name_the_book_not_the_seed_file_and_hold_no_issue_number():
+    """Help shows a rule system's docstrings as written (nothing cleans them at run time),
+    so they name the book by its title, never a seed file, and hold no issue reference."""
+    from ledger.rules.wording import SEED_NAME
+
+    issue = re.compile(r"(?<![\w&])#\d+\b")
+    texts = help_texts()
+    assert len(texts) > 50  # every installed system's events, sections and options
+    problems = [
+        f"{where}: {m.group(0)!r}"
+        for where, text in texts
+        for m in (*SEED_NAME.finditer(text), *issue.finditer(text))
+    ]
+    assert problems == []

@@ -267,7 +267,7 @@ def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> N
     except recording.FieldError as e:
         raise click.UsageError(e.message) from None
     if ctx.meta.get("ledger.event_help"):
-        doc = system.for_people(" ".join((cls.__doc__ or "").split("\n\n")[0].split()))
+        doc = " ".join((cls.__doc__ or "").split("\n\n")[0].split())
         click.echo(f"Usage: campaign record {key} [--blind] [--json] FIELDS...\n")
         if doc:
             click.echo(f"  {doc}\n")
