@@ -2,9 +2,10 @@
 
 The GM opens the ledger once for a whole session and types the same commands as on the
 command line without the ``campaign --db ...`` prefix (``roll julian notice --dr fair``).
-Each entry runs through the same click commands, so its answer, its errors (one line, the
-exit code shown when it is not 0) and what it writes are exactly those of ``campaign``;
-a refused entry writes nothing and the shell goes on. The ledger file stays open between
+Each entry runs through the same click commands, so its answer, its errors (one line) and
+what it writes are exactly those of ``campaign``; a refused entry writes nothing and the
+shell goes on. ``help`` lists the commands an entry may run (not ``demo``, ``serve`` or
+``play``, which run outside the shell: :data:`OUTSIDE_THE_SHELL`). The ledger file stays open between
 entries, and each entry takes a fresh look at the campaign (another terminal may write).
 
 Completion (Tab) offers commands, options, characters, the skills of the character being
@@ -30,6 +31,13 @@ EXIT_WORDS = frozenset({"exit", "quit"})
 """Entries that end the shell (as do Ctrl-D and end of input)."""
 
 _FILE_OPTIONS = ("--db", "--campaign")  # the shell's ledger is fixed when it starts
+
+OUTSIDE_THE_SHELL = {
+    "play": "you are already at the table (`exit` leaves this shell)",
+    "serve": "the web view runs until Ctrl-C: start `campaign serve` in another terminal",
+    "demo": "the demo builds its own ledgers: run `campaign demo` outside this shell",
+}
+"""Commands an entry cannot run, each with the sentence that says why and what to do."""
 
 
 class TableShell:
@@ -60,6 +68,9 @@ class TableShell:
             return 0
         if words[0] in EXIT_WORDS:
             return None
+        if words == ["help"]:
+            click.echo(table_help(self.app), nl=False)
+            return self._done(0)
         if words[0] == "help":
             words = [*words[1:], "--help"]
         problem = _refused(words)
@@ -95,25 +106,48 @@ class TableShell:
             self.failures += 1
         return code
 
-    def run_lines(self, lines: Iterable[str], *, echo_codes: bool = False) -> int:
+    def run_lines(self, lines: Iterable[str]) -> int:
         """Run entries until the input ends or an exit word; returns the number of
         refused entries (0 when every entry was done)."""
         for line in lines:
-            code = self.run_line(line)
-            if code is None:
+            if self.run_line(line) is None:
                 break
-            if code and echo_codes:
-                click.echo(f"(exit {code})", err=True)
         return self.failures
+
+
+def table_help(app: App) -> str:
+    """What ``help`` alone prints in the shell: how an entry is typed, the options an entry
+    may give, and every command it may run with its one-line help (the root group's
+    commands, plugins' included, but :data:`OUTSIDE_THE_SHELL`)."""
+    ctx = click.Context(cli, info_name="campaign", obj=app)
+    formatter = ctx.make_formatter()
+    formatter.write_text(
+        "Type a command as after `campaign`, e.g. `roll julian notice --dr fair`; "
+        "`help COMMAND` shows its options; `exit` or Ctrl-D leaves."
+    )
+    with formatter.section("Options an entry may give (for that entry only)"):
+        formatter.write_dl(
+            [
+                ("--as [gm|player]", "Whose view: player never sees GM-only facts."),
+                ("--actor TEXT", "Who records the entry's events."),
+            ]
+        )
+    commands = []
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        if name not in OUTSIDE_THE_SHELL and command is not None and not command.hidden:
+            commands.append((name, command))
+    limit = formatter.width - 6 - max(len(name) for name, _ in commands)  # as click's own
+    with formatter.section("Commands"):
+        formatter.write_dl([(name, c.get_short_help_str(limit)) for name, c in commands])
+    return formatter.getvalue()
 
 
 def _refused(words: list[str]) -> str | None:
     """Why an entry cannot run in the shell (``None``: it can)."""
     for word in words:
         if not word.startswith("-"):
-            if word == "play":
-                return "you are already at the table (`exit` leaves this shell)"
-            return None
+            return OUTSIDE_THE_SHELL.get(word)
         if word.split("=", 1)[0] in _FILE_OPTIONS:
             return (
                 f"{word.split('=', 1)[0]} is fixed for this shell: "
@@ -153,9 +187,11 @@ def _offers(app: App, words: list[str]) -> Iterator[str]:
             rest.pop(0)
     while isinstance(command, click.Group):
         if not rest:
-            yield from command.list_commands(ctx)
             if command is cli:
+                yield from (n for n in cli.list_commands(ctx) if n not in OUTSIDE_THE_SHELL)
                 yield from ("help", *EXIT_WORDS)
+            else:
+                yield from command.list_commands(ctx)
             return
         sub = command.get_command(ctx, rest.pop(0))
         if sub is None:
@@ -375,7 +411,7 @@ def play(app: App, history_path: str | None) -> None:
     shell = TableShell(app)
     if sys.stdin.isatty() and sys.stdout.isatty():
         history = None if history_path == "none" else Path(history_path or default_history())
-        shell.run_lines(prompt_lines(app, history=history), echo_codes=True)
+        shell.run_lines(prompt_lines(app, history=history))
         return
     if shell.run_lines(sys.stdin):
         raise SystemExit(1)
