@@ -132,3 +132,24 @@ def test_play_completion_offers_no_command_that_runs_outside_it(vault, db_path):
         app.close()
     assert {"roll", "help", "exit"} <= offered
     assert not offered & {"demo", "serve", "play"}
+
+
+# --- campaign serve -----------------------------------------------------------------------
+
+
+def test_a_signed_out_player_is_told_what_to_do_not_the_gms_commands(tmp_path):
+    from .webtools import client, csrf, d20_table
+
+    table = d20_table(str(tmp_path / "ledger.db"))
+    with client(table, "Dana") as c:
+        signed_in = c.get("/")
+        assert signed_in.status_code == 200
+        r = c.post("/logout", data={"csrf": csrf(c)}, headers={"origin": "http://testserver"})
+        assert r.status_code == 200 and "You are signed out on this device" in r.text
+    with client(table) as after:
+        for path in ("/", "/log", "/gm"):
+            page = after.get(path)
+            assert page.status_code == 403
+            assert "Open the link your GM gave you to see this table." in page.text
+            assert "ask your GM for a new one" in page.text
+            assert "<code>" not in page.text and "campaign " not in page.text, path
