@@ -168,7 +168,9 @@ def at_defaults(cls: type, data: dict[str, Any]) -> set[str]:
             default = f.default_factory()
         else:
             continue
-        if f.encode_name in data and data[f.encode_name] == msgspec.to_builtins(default):
+        if default is msgspec.UNSET or f.encode_name not in data:
+            continue  # an unset field is not in ``data`` at all
+        if data[f.encode_name] == msgspec.to_builtins(default):
             usual.add(f.encode_name)
     return usual
 
