@@ -16,7 +16,7 @@ from prompt_toolkit.output import DummyOutput
 
 from ledger.campaign.aggregate import open_campaign
 from ledger.cli import App, cli
-from ledger.cli.shell import TableShell, candidates, default_history, prompt_lines
+from ledger.cli.play import TableShell, candidates, default_history, prompt_lines
 from ledger.store import sqlite as store_module
 from ledger.store.sqlite import Store
 

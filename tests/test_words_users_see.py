@@ -79,7 +79,7 @@ def at_a_terminal(monkeypatch):
     path (where a refused entry once printed "(exit 2)"), not read from a pipe."""
     import types
 
-    from ledger.cli import shell
+    from ledger.cli import play as shell
 
     entries: list[str] = []
     tty = types.SimpleNamespace(isatty=lambda: True)
@@ -123,7 +123,7 @@ def test_help_in_play_lists_what_an_entry_can_run(vault, at_a_terminal):
 
 def test_play_completion_offers_no_command_that_runs_outside_it(vault, db_path):
     from ledger.cli import App
-    from ledger.cli.shell import candidates
+    from ledger.cli.play import candidates
 
     app = App(db_path, None, None, "gm")
     try:
