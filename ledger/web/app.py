@@ -12,11 +12,17 @@ Who sees what (docs/trust.md "A player's view never holds a GM fact"; docs/serve
   export go through the same functions as ``campaign ... --as player`` (GM-only events are
   skipped before anything is rendered). The GM's session reads the GM view, GM-only lines
   marked.
-- Writes: a player enters physical dice for the characters they play (the same
-  :meth:`ledger.campaign.aggregate.Campaign.roll` as ``campaign roll``, recorded with the player as
-  actor), at most a burst and then a steady rate per device (:class:`SessionPolicy`); the
-  GM may also roll engine dice, blind or not, unlimited. Each roll form carries a one-time
-  nonce: a form sent twice is recorded once. Nothing else is written here.
+- Writes, each through the same code as its ``campaign`` command and recorded with the
+  viewer as actor: a player enters physical dice for the characters they play
+  (:mod:`ledger.web.roll_form`, the :meth:`ledger.campaign.aggregate.Campaign.roll` of
+  ``campaign roll``) and answers the GM's roll requests (:mod:`ledger.web.answers`), at
+  most a burst and then a steady rate per device (:class:`SessionPolicy`); a phone cosigns
+  the campaign's checkpoints (``/cosignature``, :mod:`ledger.web.witness_api`); the GM also
+  rolls engine dice, blind or not, unlimited, and runs the night from the GM's page
+  (:mod:`ledger.web.gm`: damage, the rule system's events, roll requests, undo, devices
+  signed out and links issued); the JSON API's writes are described in :mod:`ledger.web.api`.
+  Each form carries a one-time nonce: a form sent twice is recorded once. Reading a page
+  never writes to the log.
 
 Security: every POST checks a CSRF token bound to the session and the ``Origin`` (or
 ``Referer``) host; request bodies are capped at :data:`MAX_BODY` bytes and form values at

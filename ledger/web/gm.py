@@ -239,7 +239,7 @@ def _request(campaign: Campaign, form: dict[str, str]) -> str:
     ``campaign request``. A refusal about one option (a bad value; a roll the rules settle
     without dice) is shown next to that option."""
     from ledger.campaign.clock import now
-    from ledger.campaign.requests import NothingToRoll
+    from ledger.campaign.roll_requests import NothingToRoll
     from ledger.rules.params import ParamError, pick_params
     from ledger.web.roll_help import field_of, given
 
