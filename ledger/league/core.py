@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -30,6 +30,9 @@ from ledger.store.protocols import Pending
 from ledger.trust import chronicle, merkle
 from ledger.trust.chronicle import EntryError
 from ledger.trust.notes import Checkpoint, NoteError, Signer, Verifier, open_note, sign
+
+if TYPE_CHECKING:
+    from ledger.store.protocols import EventStore
 
 KEY_KIND = "checkpoint"
 LEAGUE_STREAM = "league"
@@ -140,7 +143,7 @@ class League:
     """
 
     def __init__(
-        self, store: Any, name: str, *, keys: dict[str, Verifier] | None = None,
+        self, store: EventStore, name: str, *, keys: dict[str, Verifier] | None = None,
         vkey: str | None = None,
     ) -> None:  # fmt: skip
         self.store = store
@@ -157,7 +160,7 @@ class League:
         self.vkey = vkey
 
     @classmethod
-    def init(cls, store: Any, name: str, *, at: str) -> League:
+    def init(cls, store: EventStore, name: str, *, at: str) -> League:
         """Make league ``name`` and its checkpoint key (kept with the store's secrets).
 
         :raises LeagueError: a bad name, or a league of that name exists.
@@ -441,6 +444,8 @@ class League:
             if kept:
                 return str(kept[0]["note"])
             seed = self.store.get_secret(self.id, 0, KEY_KIND)
+            if seed is None:
+                raise LeagueError(f"league {self.name!r}'s checkpoint key is not on this ledger")
             signer = Signer(f"campaign-ledger-league/{self.name}", seed)
             root = merkle.Frontier(size, hashes).root()
             note = sign(Checkpoint(signer.name, size, root).text(), signer)

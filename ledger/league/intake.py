@@ -18,10 +18,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ledger.league.core import Checked, EntryAccepted, League, Verdict
 from ledger.trust.notes import Verifier
+
+if TYPE_CHECKING:
+    from ledger.store.protocols import EventStore
 
 
 @dataclass
@@ -46,17 +49,17 @@ class Intake:
         thread whose turn it is.
     """
 
-    def __init__(self, name: str, writer: Callable[[], Any] | None = None) -> None:
+    def __init__(self, name: str, writer: Callable[[], EventStore] | None = None) -> None:
         self.name = name
         self._make_writer = writer
-        self.writer: Any = None
+        self.writer: EventStore | None = None
         self._keys: dict[str, Verifier] = {}
         self._vkey: str | None = None
         self._turn = threading.Lock()
         self._queued = threading.Lock()
         self._queue: list[_Waiting] = []
 
-    def league(self, store: Any) -> League:
+    def league(self, store: EventStore) -> League:
         """The league on ``store``, sharing this process's keyring cache and key.
 
         :raises LeagueError: no such league in the store.
@@ -65,7 +68,7 @@ class Intake:
         self._vkey = found.vkey
         return found
 
-    def submit(self, store: Any, note: str, *, at: str) -> Verdict:
+    def submit(self, store: EventStore, note: str, *, at: str) -> Verdict:
         """:meth:`League.submit <ledger.league.core.League.submit>`, committed with the
         submissions of other threads waiting at the same time.
 
