@@ -266,11 +266,14 @@ def verify_passport(data: bytes, system: RuleSystem, codec: Codec) -> Verified:
     cosigners: list[str | None] = []
     state: Any = None
     created: CharacterCreated | None = None
+    keys: dict[str, Verifier] = {}  # each table's key parsed once, not once per entry
     for i, pe in enumerate(passport.entries, 1):
-        try:
-            verifier = Verifier.parse(pe.vkey)
-        except NoteError as e:
-            raise PassportError(f"{_where(i, None)}: the table's key is malformed ({e})") from None
+        verifier = keys.get(pe.vkey)
+        if verifier is None:
+            try:
+                verifier = keys[pe.vkey] = Verifier.parse(pe.vkey)
+            except NoteError as e:
+                raise PassportError(f"{_where(i, None)}: the table's key is malformed ({e})") from None
         where = _where(i, verifier.name)
         try:
             open_note(pe.note, [verifier])
