@@ -173,6 +173,15 @@ def cosignature(server: Server) -> Endpoint:
             return _error(400, str(e))
         return Response(status_code=204)
 
+    return _cosignature_post(server, store_it)
+
+
+
+def _cosignature_post(server: Server, store_it: Any) -> Endpoint:
+    """A ``POST`` endpoint taking a cosignature from the campaign's own page: same origin
+    (403), ``application/json`` (415), at most ``MAX_COSIGNATURE_BODY`` bytes (400), then
+    ``store_it(request, body)`` in a worker thread through ``server.attempt``."""
+
     async def endpoint(request: Request) -> Response:
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if not same_origin(request):
@@ -185,7 +194,6 @@ def cosignature(server: Server) -> Endpoint:
         return await run_sync(server.attempt, store_it, request, body)  # type: ignore[no-any-return]
 
     return endpoint
-
 
 class _Cosignature(msgspec.Struct, forbid_unknown_fields=True):
     """What ``POST /cosignature`` reads."""
@@ -253,18 +261,7 @@ def chronicle_cosignature(server: Server) -> Endpoint:
             return _error(400, str(e))
         return Response(status_code=204)
 
-    async def endpoint(request: Request) -> Response:
-        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if not same_origin(request):
-            return _error(403, "post the cosignature from the campaign's own page")
-        if kind != "application/json":
-            return _error(415, "send the cosignature as application/json")
-        body = await request.body()
-        if len(body) > MAX_COSIGNATURE_BODY:
-            return _error(400, "that is too long to be a cosignature")
-        return await run_sync(server.attempt, store_it, request, body)  # type: ignore[no-any-return]
-
-    return endpoint
+    return _cosignature_post(server, store_it)
 
 
 class _EntryCosignature(msgspec.Struct, forbid_unknown_fields=True):
