@@ -5,7 +5,7 @@
   seq as ``campaign verify FILE`` for a good player's export and tampered ones (a bad byte,
   swapped events, a forged engine roll, a wrong seed, a receipt);
 - a player's physical roll entered on a phone-sized page appears in the GM's open log page
-  and in ``campaign log`` within a second;
+  (live) and in ``campaign log``;
 - the pages run under their Content-Security-Policy without a violation.
 """
 
@@ -190,9 +190,7 @@ def test_verifier_page_of_the_server_checks_the_tables_export(table, browser):
         assert not errors, errors
 
 
-def test_physical_roll_in_the_browser_reaches_the_gm_page_and_the_cli_within_a_second(
-    table, browser, tmp_path
-):
+def test_physical_roll_in_the_browser_reaches_the_gm_page_and_the_cli(table, browser, tmp_path):
     gm_token, dana_token = table.link("gm"), table.link("Dana")
     with live_server(table.db) as base:
         gm, errors = signed_in(browser, base, gm_token)
