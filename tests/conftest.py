@@ -62,6 +62,30 @@ def toy_campaign(toy_system, invoke, tmp_path, frozen):
     return invoke
 
 
+@pytest.fixture(scope="session")
+def bundled_root(tmp_path_factory):
+    """The folder of the bundled campaigns built once for the run (``NAME.db`` each; see
+    tests/bundled.py): read-only to tests, which take copies with :func:`bundled`."""
+    from .bundled import built_campaigns
+
+    return built_campaigns(tmp_path_factory)
+
+
+@pytest.fixture
+def bundled(bundled_root, tmp_path):
+    """``bundled(name, to=None)``: a copy of bundled campaign ``name`` (built at 2026-03-01
+    19:00 UTC with the golden randomness) at ``to`` (default ``TMP/NAME.db``), mode 0600;
+    returns its path. Opening a copy needs no build: the run built each campaign once."""
+    from pathlib import Path
+
+    from .bundled import copy_built
+
+    def copy(name: str, to: str | Path | None = None) -> Path:
+        return copy_built(bundled_root, name, Path(to) if to else tmp_path / f"{name}.db")
+
+    return copy
+
+
 @pytest.fixture
 def frozen():
     """The clock stopped at 2026-03-01 19:00 UTC (ticking, so times still increase)."""
