@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import freezegun
@@ -17,6 +18,43 @@ AT = "2026-03-01T19:00:00.000000Z"
 
 # pytest times each test with its own clock (``--durations``): a frozen clock must not reach it
 freezegun.configure(extend_ignore_list=["_pytest.timing", "_pytest.runner"])
+
+
+#: test files whose tests pytest-xdist may spread over its workers in groups: a pattern
+#: whose groups, joined, name the group of a test's id (every other file is one group)
+SPLIT_FILES = {
+    # one group per journey and look: each journey's night is a module fixture of its own
+    # per look, built from the templates, so groups share nothing; a group's scenes run in
+    # order on one worker
+    "tests/test_web_journeys.py": re.compile(
+        r"::test_(j\d+)_.*\[(?:[^\]]*-)?(\d+x\d+-(?:light|dark))\]$"
+    ),
+}
+
+
+def xdist_group_of(nodeid: str) -> str:
+    """The group of the test ``nodeid`` that one pytest-xdist worker runs, in order: its
+    file, or a part of it (:data:`SPLIT_FILES`)."""
+    file = nodeid.split("::", 1)[0]
+    pattern = SPLIT_FILES.get(file)
+    found = pattern.search(nodeid) if pattern else None
+    return f"{file}::{'-'.join(found.groups())}" if found else file
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadscope`` (addopts) by :func:`xdist_group_of`: a file to one worker (its
+    module fixtures built once, its tests in the order written), the journeys by journey
+    and look."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group_of(nodeid)
+
+    return ByGroup(config, log)
 
 
 @pytest.fixture

@@ -30,16 +30,17 @@ def rooms(folder: Path) -> set[str]:
 def test_every_plugin_has_the_same_rooms(sid):
     found = rooms(package(sid))
     assert set(LAYOUT) <= found, f"{sid} lacks {sorted(set(LAYOUT) - found)}"
-    assert found <= set(LAYOUT) | set(OPTIONAL), f"{sid} has {sorted(found - set(LAYOUT) - set(OPTIONAL))}"
+    assert found <= set(LAYOUT) | set(OPTIONAL), (
+        f"{sid} has {sorted(found - set(LAYOUT) - set(OPTIONAL))}"
+    )
 
 
 @pytest.mark.parametrize("sid", CONVERTED)
 def test_system_py_is_wiring_only(sid):
-    """At most ~150 lines, and no method that only hands over to a function elsewhere: the
-    system class composes the mixins and sets its attributes."""
+    """No method that only hands over to a function elsewhere: the system class composes
+    the mixins and sets its attributes (its length is a budget of bench/budgets.py)."""
     path = package(sid) / "system.py"
     source = path.read_text()
-    assert len(source.splitlines()) <= 150, f"{sid}/system.py has {len(source.splitlines())} lines"
     tree = ast.parse(source)
     methods = [
         node.name
