@@ -49,6 +49,7 @@ def test_html_recap_marks_outcomes_in_words_and_shows_dice_once(bundled):
     assert 'class="die' not in gm  # every d20-world line shows its own dice
     assert "Favor of the Guild −2 (now −1)" in gm and "Favor" not in player
     assert len(re.findall(r'<span class="gm">\[GM\]</span>', gm)) == 2  # the event, the change
-    marches = render(build_recap(open_campaign(Store(str(bundled("the-drowned-marches")))), 1, as_gm=False),
-                     "md")
+    marches = render(
+        build_recap(open_campaign(Store(str(bundled("the-drowned-marches")))), 1, as_gm=False), "md"
+    )
     assert "Light dice [2 3 1], Dark dice [4]" in marches

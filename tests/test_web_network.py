@@ -89,11 +89,12 @@ def read_response(sock: socket.socket) -> bytes:
 
 
 def wait_until(check: Any, what: str) -> None:
-    for _ in range(1000):
-        if check():
-            return
+    """Poll ``check`` until it is true; 60 s only bound a hang."""
+    deadline = time.monotonic() + 60
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never: {what}")
         time.sleep(0.01)
-    raise AssertionError(f"never: {what}")
 
 
 @contextlib.contextmanager
