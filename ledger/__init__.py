@@ -44,12 +44,14 @@ from ledger.events import (
     Visibility,
     event_tag,
 )
+from ledger.rules.exact import at_least, mean, pool_distribution
 from ledger.rules.form import FUDGE_FACES
 from ledger.rules.hookspecs import hookimpl
 from ledger.rules.projection import applying_seq
 from ledger.rules.requests import Opponent, RollParam, RollRequest
+from ledger.rules.sheet_check import check_sheet
 from ledger.rules.sheets import Line, Section, Sheet, Table, Track
-from ledger.rules.spans import DAY, HOUR, WEEK, parse_duration, span_words
+from ledger.rules.spans import DAY, HOUR, WEEK, TimeDice, parse_duration, span_words
 from ledger.rules.system import RuleSystem, applies, describes
 
 if TYPE_CHECKING:
@@ -92,6 +94,11 @@ __all__ = [
     "Line",
     "Track",
     "Table",
+    "check_sheet",
+    # exact odds
+    "pool_distribution",
+    "at_least",
+    "mean",
     "ContestOpposed",
     "applying_seq",
     "hookimpl",
@@ -116,6 +123,7 @@ __all__ = [
     "DAY",
     "HOUR",
     "WEEK",
+    "TimeDice",
     "parse_duration",
     "span_words",
     # dice sources

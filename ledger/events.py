@@ -52,6 +52,25 @@ class Event(
     held_by_newcomers: ClassVar[bool] = False
 
 
+class RollInputs(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """What a roll was asked with, as the rules were given it: the default
+    :meth:`ledger.rules.system.RuleSystem.request_of` reads it back, so re-derivation
+    (``verify``, ``import``, ``audit``) and corrections need no code of the rule system's.
+
+    :ivar skill: the skill (stat, attribute, ...) as named, or ``None``.
+    :ivar params: every declared roll option given, by its declared name (``"dr"``), its
+        value converted as the rules received it (a switch ``true``; an option given
+        several times a list). Never a command-line flag: the same for every front end.
+    :ivar vs_character: the id of the character on the ledger opposing the roll, or ``None``.
+    :ivar vs_skill: the skill they oppose with, as named, or ``None`` (the rules' default).
+    """
+
+    skill: str | None = None
+    params: dict[str, Any] = {}
+    vs_character: str | None = None
+    vs_skill: str | None = None
+
+
 class Roll(Event, frozen=True, kw_only=True):
     """Base of every roll event (docs/events.md "Engine dice schemes").
 
@@ -66,6 +85,10 @@ class Roll(Event, frozen=True, kw_only=True):
     :ivar request: a requested roll only: the seq of its ``roll.requested`` (absent, not
         stored, on every other roll, so their bytes are unchanged).
     :ivar entropy: a requested roll only: the 32 bytes the roller's device sent, in hex.
+    :ivar inputs: what the roll was asked with (:class:`RollInputs`), recorded for a rule
+        system that reads its rolls back through the default ``request_of``; absent, not
+        stored, on every other roll (and on every roll recorded before inputs were kept),
+        so their bytes are unchanged.
     """
 
     source: Literal["engine", "physical"]
@@ -75,6 +98,7 @@ class Roll(Event, frozen=True, kw_only=True):
     scheme: str = "ledger-roll-v1"
     request: int | msgspec.UnsetType = msgspec.UNSET
     entropy: str | msgspec.UnsetType = msgspec.UNSET
+    inputs: RollInputs | msgspec.UnsetType = msgspec.UNSET
 
 
 # --- core events -------------------------------------------------------------------------
@@ -411,6 +435,25 @@ class ChronicleSigned(Event, frozen=True, kw_only=True, tag="chronicle.signed"):
     note: str
 
 
+class ChronicleCosigned(Event, frozen=True, kw_only=True, tag="chronicle.cosigned"):
+    """A player's phone cosigned their character's chronicle entry: the player agrees it is
+    theirs (docs/league.md "Cosigned entries").
+
+    :ivar character: whose entry it is (this event's stream).
+    :ivar entry: the entry's hash (hex SHA-256 of its note text).
+    :ivar session: the session the entry is of.
+    :ivar vkey: the phone's cosigner key, ``NAME+KEYID+BASE64(0x04 ‖ KEY)``.
+    :ivar signature: the cosignature line ``— NAME BASE64(KEY ID ‖ TIMESTAMP ‖ SIGNATURE)``
+        over the entry's note text (:func:`ledger.trust.chronicle.verify_cosignature`).
+    """
+
+    character: str
+    entry: str
+    session: int
+    vkey: str
+    signature: str
+
+
 class CharacterJoined(Event, frozen=True, kw_only=True, tag="character.joined"):
     """A character carried in from a verified passport (``campaign character add
     --passport``), right after the ``character.created`` that starts them from the
@@ -458,6 +501,7 @@ CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     RollImported,
     ChronicleSigned,
     CharacterJoined,
+    ChronicleCosigned,
 )
 
 

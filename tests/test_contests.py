@@ -122,7 +122,7 @@ def test_a_failed_defence_applies_the_harm_to_the_roller(street: Path) -> None:
         (("--vs-character", "jonathan", "--attack"), "cannot oppose their own roll"),
         (("--vs-skill", "athletics", "--vs", "1"), "--vs-skill"),
         (("--attack", "--vs", "1", "--apply"), "--apply"),
-        (("--vs-character", "thug", "--apply"), "--apply is for an attack"),
+        (("--vs-character", "thug", "--apply"), "applying the harm is for an attack or a defence"),
         (("--vs-character", "thug", "--vs", "1"), "not both"),
         (("--vs-character", "thug", "--dr", "good"), "not both"),
         (("--vs-character", "nobody"), "no character 'nobody'"),
@@ -262,7 +262,7 @@ def test_a_stray_contest_opposed_is_refused_and_caught(street: Path) -> None:
 
     stray = ContestOpposed(character="thug", roller="jonathan", roll=3)
     campaign = open_campaign(Store(str(street)))
-    with pytest.raises(RuleError, match="--vs-character"):
+    with pytest.raises(RuleError, match="against a character on the ledger"):
         campaign.append([stray], actor="gm", at=AT)
     _forge(street, [stray])
     result = run(street, "verify")

@@ -146,7 +146,7 @@ def test_seen_a_derived_field_cannot_be_set(toy_campaign, db_path, field, value)
     data(invoke("roll", "ann", "brawl", "--dice", "1,2", "--json"))
     out = refused(invoke, db_path, "correct", "4", "--set", f"{field}={value}", "--reason", "x")
     assert f"{field} of event 4 is worked out by the rules" in out
-    assert "amend its inputs instead (skill, target) or its faces with --dice" in out
+    assert "amend its inputs instead (skill, target) or its faces (--dice)" in out
 
 
 @pytest.mark.parametrize(

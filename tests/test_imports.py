@@ -83,7 +83,7 @@ def test_unmapped_speaker_is_refused_with_suggestions_and_nothing_written(toy_ca
     line = result.output.strip()
     assert "\n" not in line and "Traceback" not in line
     assert "speaker 'Nate' and 1 more (GM Kevin (GM)) is not a character of toybox" in line
-    assert '--map "Nate=' in line and "--unmapped skip" in line
+    assert '"Nate=' in line and "skip the speakers left unmapped (--map)" in line
     assert count_events(db_path) == before
     skipped = toy_campaign("import", "--from", "roll20", ROLL20, "--unmapped", "skip")
     assert skipped.exit_code == 0, skipped.output

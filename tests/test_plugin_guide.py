@@ -161,7 +161,7 @@ def test_the_install_lines_name_the_folder_plugin_new_writes(tmp_path):
     paths = played(lines, tmp_path)
     written = tmp_path / "code" / "coin-flip"
     assert (written / "pyproject.toml").is_file() and (
-        written / "ledger_coin_flip" / "system.py"
+        written / "ledger_coin_flip" / "__init__.py"
     ).is_file()
     assert paths == [written, written]  # pip install -e PATH[test]; pytest PATH
 
@@ -173,3 +173,120 @@ def test_the_check_catches_a_quoted_tilde(tmp_path):
     (path,) = played(old, tmp_path)
     assert path == Path("~/code/coin-flip") and not path.exists()
     assert path != tmp_path / "code" / "coin-flip" and (tmp_path / "code" / "coin-flip").is_dir()
+
+
+# --- the frictions a stranger met, each held by a check ----------------------------------
+
+HOOKS = ROOT / "docs" / "plugin-hooks.md"
+
+
+def test_every_core_path_the_plugin_docs_name_exists():
+    """docs/plugin-hooks.md once named ledger/hookspecs.py (it is ledger/rules/hookspecs.py)."""
+    for doc in (GUIDE, HOOKS):
+        named = set(re.findall(r"`(ledger/[\w/]+\.(?:py|css|j2|md))`", doc.read_text()))
+        assert named, doc.name
+        missing = sorted(p for p in named if not (ROOT / p).exists())
+        assert missing == [], (doc.name, missing)
+    assert "ledger/rules/hookspecs.py" in HOOKS.read_text()
+
+
+def test_the_guide_points_to_public_names_only_where_a_plugin_imports():
+    """``applying_seq`` is ``ledger.applying_seq``, never the non-public
+    ``ledger.rules.projection.applying_seq``; every name the guide tells a plugin to import
+    from ``ledger`` is in ``ledger.__all__``."""
+    import ledger
+
+    text = GUIDE.read_text()
+    assert "ledger.rules.projection" not in text and "ledger.applying_seq" in text
+    for names in re.findall(r"^from ledger import ([\w, ]+)$", text, re.M):
+        assert set(names.replace(" ", "").split(",")) <= set(ledger.__all__), names
+
+
+def test_skills_of_is_documented_for_what_it_feeds():
+    """It feeds the forms' skill buttons and completion, not a "did you mean"."""
+    from ledger.rules.system import RuleSystem
+
+    doc = RuleSystem.skills_of.__doc__ or ""
+    assert "did you mean" not in doc and "roll form" in doc
+    row = next(line for line in GUIDE.read_text().splitlines() if line.startswith("| `skills_of"))
+    assert "roll form" in row and 'Not a "did you mean"' in row
+
+
+def test_the_forms_help_prefix_rule_is_the_one_documented(coin_flip):
+    """The guide's rule: a help starting with the system's name and a colon is shown
+    without it, capitalised; a help holding command-line text is not shown."""
+    from ledger_coin_flip import CoinFlip
+
+    from ledger.web.roll_help import option_hint
+
+    system = CoinFlip()
+    assert option_hint(system, "coin flip: the number to meet.") == "The number to meet."
+    assert option_hint(system, "spellwoven: the number to meet.") == "Spellwoven: the number to meet."
+    assert option_hint(system, "Give --target 8.") == "" and option_hint(system, "see `odds`") == ""
+    text = GUIDE.read_text()
+    assert "starts\nwith the system's name and a colon" in text and "not shown on the form" in text
+
+
+def test_the_contracts_docstring_names_every_check():
+    """Each ``test_`` of the contract is named in its module's docstring (the time hook and
+    the verdict words were once missing) and in the guide's section on it."""
+    from ledger.testing import contracts
+
+    doc = contracts.__doc__ or ""
+    for words in ("time_passed", "verdict", "blind_form", "rederive", "appliers are pure"):
+        assert words in doc, words
+    section = GUIDE.read_text().split("### The contract every system passes", 1)[1][:2500]
+    assert "the time hook" in section and "verdict words" in section
+
+
+def test_the_sites_chips_leave_the_roll_forms_pills_alone():
+    """site.css's link pills (``a.chip``) no longer style the roll form's ``label.chip``,
+    whose pill is its ``span`` (roll-form.css): one pill, not a pill in a pill."""
+    static = ROOT / "ledger" / "web" / "static"
+    site = re.sub(r"/\*.*?\*/", "", (static / "site.css").read_text(), flags=re.S)
+    selectors = [s.strip() for rule in re.findall(r"([^{}]+)\{", site) for s in rule.split(",")]
+    chips = [s for s in selectors if ".chip" in s]
+    assert sorted(chips) == ["a.chip", "a.chip.on"], chips
+    form = (ROOT / "ledger" / "web" / "templates" / "roll.html.j2").read_text()
+    assert '<label class="chip">' in form and ".chip span" in (static / "roll-form.css").read_text()
+
+
+def test_the_contract_catches_bad_verdict_words_and_a_time_hook_out_of_order(coin_flip):
+    """The contract's two newer checks could fail: a verdict outside the log's three words
+    or missing for a recorded outcome; a ``time_passed`` whose rolls are not one per draw
+    in the order drawn."""
+    from ledger_coin_flip import CoinFlip, Improved
+
+    from ledger import RuleError
+
+    def contract(system: object) -> RuleSystemContract:
+        cls = type("TestIt", (RuleSystemContract,), {
+            "system": system, "sheet": {"id": "ann", "name": "Ann", "skills": {"climb": 1}}})  # fmt: skip
+        return cls()
+
+    class Unmarked(CoinFlip):
+        def verdict(self, event):
+            return None
+
+    class Worded(CoinFlip):
+        def verdict(self, event):
+            return "great"
+
+    with pytest.raises(AssertionError, match="has no verdict"):
+        contract(Unmarked()).test_verdict_words()
+    with pytest.raises(AssertionError, match="verdict 'great'"):
+        contract(Worded()).test_verdict_words()
+    contract(CoinFlip()).test_verdict_words()
+
+    class Skipping(CoinFlip):
+        def time_passed(self, states, span, dice=None):
+            if dice is None or span.minutes < 60:
+                return []
+            dice("first")  # drawn, never recorded
+            source = dice("second")
+            die = source.d(6)
+            return [Improved(character="ann", skill="climb", for_session=1, die=die,
+                             improved=die > 1, **source.fields())]  # fmt: skip
+
+    with pytest.raises(RuleError, match="drew 2 engine roll"):
+        contract(Skipping()).test_time_passing_is_pure_and_gives_the_systems_events()

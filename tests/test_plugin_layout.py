@@ -1,5 +1,6 @@
-"""Plugins alike (#25): every bundled rule system has the same rooms, and its system.py is
-wiring only (docs/architecture.md "A rule-system plugin")."""
+"""Plugins alike (#25): a bundled rule system split into modules keeps to the rooms of
+docs/architecture.md "A rule-system plugin", and its system.py is wiring only. No room is
+required: a small system is one module (what `campaign plugin new` writes, #36)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-#: the modules every plugin package has (a module may be a package of the same name)
+#: the modules a plugin package split by meaning may have (a module may be a package)
 LAYOUT = ("__init__", "events", "state", "rules", "appliers", "words", "sheet", "odds", "system")
 #: what a plugin may add: its own CLI commands
 OPTIONAL = ("commands",)
@@ -27,9 +28,9 @@ def rooms(folder: Path) -> set[str]:
 
 
 @pytest.mark.parametrize("sid", CONVERTED)
-def test_every_plugin_has_the_same_rooms(sid):
+def test_a_split_plugin_keeps_to_the_named_rooms(sid):
     found = rooms(package(sid))
-    assert set(LAYOUT) <= found, f"{sid} lacks {sorted(set(LAYOUT) - found)}"
+    assert "__init__" in found
     assert found <= set(LAYOUT) | set(OPTIONAL), (
         f"{sid} has {sorted(found - set(LAYOUT) - set(OPTIONAL))}"
     )
@@ -40,6 +41,8 @@ def test_system_py_is_wiring_only(sid):
     """No method that only hands over to a function elsewhere: the system class composes
     the mixins and sets its attributes (its length is a budget of bench/budgets.py)."""
     path = package(sid) / "system.py"
+    if not path.exists():
+        pytest.skip(f"{sid} is not split into modules")
     source = path.read_text()
     tree = ast.parse(source)
     methods = [

@@ -1,13 +1,15 @@
 """`campaign plugin new`: the template a stranger starts from, built as a stranger would.
 
-The generated package has the layout every bundled plugin has (docs/architecture.md "A
-rule-system plugin"), under 300 lines in all. Imported and registered in process, the
-sixth system gets every read and write of the core with no code beyond the template:
-sheet, log, recap, verify, audit, odds and their chart, a correction, `campaign record`,
-and the web roll form. The slow test builds it in a fresh virtual environment (core from
-this repo, the plugin with plain editable install), runs its own tests (its
-`RuleSystemContract` among them), and checks that `campaign systems` lists it and
-`campaign odds NAME --plot` draws its own chart.
+The generated package is one module (events, state, the system class, the registration
+hook), under 300 lines, with its pyproject, README and tests. Type-checked with mypy
+outside this repository it has no errors (the core ships ``py.typed`` and
+``ledger.testing`` is typed for plugin authors), and its own tests pass, the shipped
+``RuleSystemContract`` among them. Imported and registered in process, the sixth system
+gets every read and write of the core with no code beyond the template: sheet, log,
+recap, verify, audit, odds and their chart, a correction, `campaign record`, and the web
+roll form. The slow test builds it in a fresh virtual environment (core from this repo,
+the plugin with plain editable install), runs its own tests, and checks that `campaign
+systems` lists it and `campaign odds NAME --plot` draws its own chart.
 """
 
 from __future__ import annotations
@@ -31,40 +33,79 @@ from ledger.testing import registered
 from .test_public_api import PUBLIC, ledger_imports
 
 ROOT = Path(__file__).parent.parent
-#: the modules of every rule-system package (docs/architecture.md "A rule-system plugin")
-LAYOUT = ["__init__", "appliers", "events", "odds", "rules", "sheet", "state", "system", "words"]
+#: what `campaign plugin new coin-flip` writes, relative to its folder
+FILES = ["README.md", "ledger_coin_flip/__init__.py", "pyproject.toml", "tests/test_coin_flip.py"]
 
 
-def test_the_template_generates_the_layout_in_under_300_lines(tmp_path):
-    write_plugin("coin-flip", tmp_path)
-    package = tmp_path / "coin-flip" / "ledger_coin_flip"
-    modules = sorted(package.glob("*.py"))
-    assert [p.stem for p in modules] == LAYOUT
-    lines = {p.stem: len(p.read_text().splitlines()) for p in modules}
-    assert sum(lines.values()) < 300, lines
-    code = {p.stem: p.read_text() for p in modules}
-    where = {  # each part in its module
-        "rules": ("class Rules(RuleSystem[State, Options])", "def resolve", "def request_of",
-                  "def rederive", "def advance", "def harm_event", "def skills_of"),
-        "appliers": ("class Appliers(RuleSystem[State, Options])", "@applies(Hurt)"),
-        "words": ("class Words(RuleSystem[State, Options])", "@describes(Rolled)", "def verdict",
-                  "def describe_changes", "def recap_lines"),
-        "sheet": ("class SheetRules(RuleSystem[State, Options])", "def create_sheet",
-                  "def initial_state", "def npc_sheet", "def sheet_layout"),
-        "odds": ("class Odds(RuleSystem[State, Options])", "def odds(",
-                 "def odds_series(system", "def draw_odds(data"),
-        "system": ("class CoinFlip(Rules, Appliers, Words, SheetRules, Odds)", "sections =",
-                   "example_roll =", 'chart = ".odds"', "has_harm = True", "min=2, max=15",
-                   "suggestions="),
-        "__init__": ("def register_rule_systems",),
-    }  # fmt: skip
-    for module, parts in where.items():
-        for part in parts:
-            assert part in code[module], (module, part)
-    assert "def " not in code["system"]  # wiring only: the methods live in the mixins
-    tests = (tmp_path / "coin-flip" / "tests" / "test_coin_flip.py").read_text()
+def test_the_template_is_one_module_in_under_300_lines(tmp_path):
+    written = write_plugin("coin-flip", tmp_path)
+    root = tmp_path / "coin-flip"
+    assert sorted(p.relative_to(root).as_posix() for p in written) == FILES
+    code = (root / "ledger_coin_flip" / "__init__.py").read_text()
+    assert len(code.splitlines()) < 300
+    parts = (
+        "class Rolled(Roll", "class Hurt(Event", "class State(msgspec.Struct",
+        "class Options(msgspec.Struct", "class CoinFlip(RuleSystem[State, Options])",
+        "def resolve", "def rederive", "def advance", "def harm_event",
+        "def skills_of", "@applies(Hurt)", "@describes(Rolled)", "def verdict",
+        "def describe_changes", "def recap_lines", "def create_sheet", "def initial_state",
+        "def npc_sheet", "def sheet_layout", "def odds(", "def odds_series(self",
+        "def draw_odds(self", "sections =", "example_roll =", "has_harm = True",
+        "min=2, max=15", "suggestions=", "def register_rule_systems",
+    )  # fmt: skip
+    assert [p for p in parts if p not in code] == []
+    assert "def request_of" not in code  # each roll keeps its inputs: the default reads them
+    tests = (root / "tests" / "test_coin_flip.py").read_text()
     assert "class TestContract(RuleSystemContract):" in tests
     assert "tool.uv" not in (TEMPLATES / "pyproject.toml.j2").read_text()  # plain pip
+    readme = (root / "README.md").read_text()
+    assert "pip install -e '.[test]'" in readme  # pytest comes with the test extra
+
+
+def _outside(tmp_path: Path) -> Path:
+    """The generated coin-flip folder, in a temporary folder outside this repository."""
+    assert not tmp_path.resolve().is_relative_to(ROOT.resolve())
+    write_plugin("coin-flip", tmp_path)
+    return tmp_path / "coin-flip"
+
+
+def test_mypy_passes_on_the_untouched_template_outside_the_repo(tmp_path):
+    """This environment's mypy, with the core on its path as an installed package and
+    nothing new installed: no error in the package or its (annotated) tests."""
+    pytest.importorskip("mypy")
+    folder = _outside(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("MYPYPATH", "PYTHONPATH")}
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", os.devnull,
+         "ledger_coin_flip", "tests"],
+        cwd=folder, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Success: no issues found in 2 source files" in done.stdout
+
+
+def test_the_untouched_templates_own_tests_pass_outside_the_repo(tmp_path):
+    """Its tests, run from its folder with the package registered as its entry point
+    would register it (nothing installed): the contract's checks and the five examples."""
+    folder = _outside(tmp_path)
+    script = (
+        "import sys, pytest\n"
+        "import ledger_coin_flip\n"
+        "from ledger.testing import registered\n"
+        "with registered(ledger_coin_flip.CoinFlip()):\n"
+        "    sys.exit(pytest.main(['-q', '-rA', '-p', 'no:cacheprovider', 'tests']))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(folder)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=folder, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "15 passed" in done.stdout  # the contract's 10 checks and the template's 5 tests
+    for check in ("test_verdict_words", "test_time_passing_is_pure_and_gives_the_systems_events"):
+        assert f"::TestContract::{check} PASSED" in done.stdout or (
+            f"PASSED tests/test_coin_flip.py::TestContract::{check}" in done.stdout
+        )
 
 
 def test_the_generated_plugin_imports_only_the_public_api(tmp_path):
@@ -108,18 +149,16 @@ def test_plugin_new_writes_the_package(invoke, tmp_path):
     result = invoke("plugin", "new", "coin-flip", "--dir", str(tmp_path), "--json")
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)
-    assert sorted(Path(f).relative_to(tmp_path / "coin-flip").as_posix() for f in out["files"]) == [
-        "README.md",
-        *(f"ledger_coin_flip/{m}.py" for m in LAYOUT),
-        "pyproject.toml",
-        "tests/test_coin_flip.py",
-    ]
+    assert (
+        sorted(Path(f).relative_to(tmp_path / "coin-flip").as_posix() for f in out["files"])
+        == FILES
+    )
     for path in (tmp_path / "coin-flip").rglob("*.py"):
         source = path.read_text()
         compile(source, path.name, "exec")
         assert "{{" not in source and "{%" not in source, path
-    events = (tmp_path / "coin-flip" / "ledger_coin_flip" / "events.py").read_text()
-    assert 'tag="coin-flip.rolled"' in events
+    module = (tmp_path / "coin-flip" / "ledger_coin_flip" / "__init__.py").read_text()
+    assert 'tag="coin-flip.rolled"' in module
 
 
 @pytest.mark.parametrize(
@@ -177,7 +216,7 @@ def test_the_generated_plugin_in_a_fresh_venv(tmp_path):
         return done.stdout
 
     tests = run(str(python), "-m", "pytest", "-rA", "-p", "no:cacheprovider", str(plugin / "tests"))
-    assert "14 passed" in tests  # the contract's 9 checks and the template's 5 tests
+    assert "15 passed" in tests  # the contract's 10 checks and the template's 5 tests
     assert "::TestContract::test_resolve_request_of_rederive_round_trip[engine]" in tests
     assert "coin-flip" in run(str(bindir / "campaign"), "systems")
     run(str(bindir / "campaign"), "odds", "coin-flip", "--target", "9", "--plot", "odds.svg")

@@ -16,7 +16,7 @@ from prompt_toolkit.output import DummyOutput
 
 from ledger.campaign.aggregate import open_campaign
 from ledger.cli import App, cli
-from ledger.cli.shell import TableShell, candidates, default_history, prompt_lines
+from ledger.cli.play import TableShell, candidates, default_history, prompt_lines
 from ledger.store import sqlite as store_module
 from ledger.store.sqlite import Store
 
@@ -330,7 +330,7 @@ def test_undo_in_the_shell_takes_its_reason_from_its_own_entry(casebook, monkeyp
     result = play(casebook, "damage felix 1\nundo --yes\nnote 'Felix owes Julian a favour'\n")
     assert result.exit_code == 1  # the undo was refused; the shell went on
     assert "give the reason in the same entry" in result.output
-    assert "undo [5] Felix Cavendish — takes 1 damage?" in result.output  # what it would undo
+    assert "(it takes back event 5, the last entry gm wrote, whole)" in result.output
     assert events(casebook)[-2:] == ["wyrd-engine.damage_taken", "note.added"]
     result = play(casebook, 'undo --reason "misread the die"\n')
     assert result.exit_code == 0, result.output

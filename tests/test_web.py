@@ -239,7 +239,7 @@ def test_access_commands_add_list_revoke(table):
     r = table("access", "revoke", "dana")
     assert r.exit_code == 1 and "no live link" in r.output
     r = table("access", "add", "gm", "--character", "isa")
-    assert r.exit_code == 1 and "--character is for players" in r.output
+    assert r.exit_code == 1 and "naming characters is for players (--character)" in r.output
     r = table("access", "add", "Zed", "--character", "nobody")
     assert r.exit_code == 1 and "no character" in r.output
 

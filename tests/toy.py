@@ -1,6 +1,7 @@
 """A tiny rule system for testing the core without any real plugin's rules.
 
-"Toy": roll 2d6 + skill against a target; hp that damage lowers, once-per-scene luck.
+"Toy": roll 2d6 + skill against a target; hp that damage lowers, once-per-scene luck, and
+a healing roll per week of rest (a time consequence that rolls: ``time_passed`` draws).
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import msgspec
 
 from ledger import Event, Roll, RollParam, RollRequest, RuleError, RuleSystem, applies, hookimpl
 from ledger.dice.engine import DiceSource
-from ledger.events import SceneEnded
+from ledger.events import SceneEnded, TimePassed
+from ledger.rules.spans import WEEK, TimeDice
 
 
 class ToyRolled(Roll, frozen=True, kw_only=True, tag="toy.rolled"):
@@ -48,6 +50,16 @@ class Improved(Roll, frozen=True, kw_only=True, tag="toy.improved"):
     improved: bool
 
 
+class Healed(Roll, frozen=True, kw_only=True, tag="toy.healed"):
+    """Rest heals: a hurt character rolls a d6 per full week of rest in a span and recovers
+    that many hit points, up to the campaign's ``hp``."""
+
+    character: str
+    weeks: int
+    dice: list[int]
+    healed: int
+
+
 class State(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     skills: dict[str, int]
@@ -66,7 +78,7 @@ class Toy(RuleSystem):
     id = "toy"
     name = "Toy"
     source = "none"
-    event_types = (ToyRolled, Hurt, LuckUsed, Secret, Improved)
+    event_types = (ToyRolled, Hurt, LuckUsed, Secret, Improved, Healed)
     state_type = State
     options_type = Options
     roll_options = (RollParam("target", "Target number.", type=int),)
@@ -103,11 +115,13 @@ class Toy(RuleSystem):
         return RollRequest(event.character, "", event.skill, {"target": event.target})
 
     def rederive(self, state: State, event: Roll, *, name: str) -> Roll:
+        if isinstance(event, Healed):  # a time consequence: not made by resolve
+            faces = [value for _, value in event.draws]
+            healed = min(sum(faces), max(0, self.options.hp - state.hp))
+            return msgspec.structs.replace(event, dice=faces, healed=healed)
         if isinstance(event, Improved):  # an advancement roll: not made by resolve
             die = event.draws[0][1]
-            return msgspec.structs.replace(
-                event, die=die, improved=die > state.skills[event.skill]
-            )
+            return msgspec.structs.replace(event, die=die, improved=die > state.skills[event.skill])
         return super().rederive(state, event, name=name)
 
     @applies(ToyRolled)
@@ -119,6 +133,26 @@ class Toy(RuleSystem):
         if event.amount < 0:
             raise RuleError("damage cannot be negative")
         return msgspec.structs.replace(state, hp=state.hp - event.amount)
+
+    @applies(Healed)
+    def on_healed(self, state: State, event: Healed) -> State:
+        return msgspec.structs.replace(state, hp=state.hp + event.healed)
+
+    def time_passed(
+        self, states: dict[str, Any], span: TimePassed, dice: TimeDice | None = None
+    ) -> list[Event]:
+        """A hurt character rolls a d6 per full week of rest and heals that much."""
+        weeks = span.minutes // WEEK if span.rest else 0
+        events: list[Event] = []
+        for cid, state in states.items():
+            if weeks and state.hp < self.options.hp and dice is not None:
+                source = dice(f"heal:{cid}")
+                faces = source.roll(weeks, 6)
+                healed = min(sum(faces), self.options.hp - state.hp)
+                events.append(
+                    Healed(character=cid, weeks=weeks, dice=faces, healed=healed, **source.fields())
+                )
+        return events
 
     @applies(LuckUsed)
     def on_luck(self, state: State, event: LuckUsed) -> State:

@@ -13,7 +13,7 @@ from ledger.errors import RuleError
 from ledger.events import CharacterCreated, Recorded
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 #: A campaign's or a character's id: lower-case letters, digits, ``-`` or ``_``, 1 to 64.
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -29,9 +29,7 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9_-]", "", ascii_)[:64].lstrip("_-") or "character"
 
 
-def add_character(
-    campaign: CampaignPort, sheet: dict[str, Any], *, actor: str, at: str
-) -> Recorded:
+def add_character(campaign: Campaign, sheet: dict[str, Any], *, actor: str, at: str) -> Recorded:
     """Validate a sheet with ``campaign``'s rule system and append ``character.created``.
 
     :raises RuleError: every broken creation rule, a duplicate id, or a name, key or
@@ -62,7 +60,7 @@ def add_character(
 _SESSION_TYPES = ("session.started", "session.ended", "session.abandoned")
 
 
-def read_at_head(campaign: CampaignPort) -> dict[str, Any]:
+def read_at_head(campaign: Campaign) -> dict[str, Any]:
     """What :meth:`~ledger.campaign.aggregate.Campaign.characters` (with and without the
     retracted) and :meth:`~ledger.campaign.aggregate.Campaign.current_session` answer at
     the head, from one read of the store (the corrections, the ``character.created`` and

@@ -30,7 +30,7 @@ from ledger.trust import merkle
 from ledger.trust.notes import Checkpoint, NoteError, Signer, Verifier, open_note, sign
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
     from ledger.store.protocols import EventStore
 
 #: The secrets' kind and session of a campaign's checkpoint signing key.
@@ -60,7 +60,7 @@ def keep_key(store: EventStore, campaign_id: str, signer: Signer) -> None:
     store.put_secret(campaign_id, KEY_SESSION, signer.seed, KEY_KIND)
 
 
-def recorded_key(campaign: CampaignPort) -> str | None:
+def recorded_key(campaign: Campaign) -> str | None:
     """The verifier key the log records (``campaign.created``'s ``checkpoint_key``, else a
     ``checkpoint.key`` event), or ``None``."""
     if campaign.created.checkpoint_key:
@@ -73,7 +73,7 @@ def recorded_key(campaign: CampaignPort) -> str | None:
     return str(msgspec.json.decode(row.data)["vkey"])
 
 
-def check_key_event(campaign: CampaignPort, event: CheckpointKey) -> None:
+def check_key_event(campaign: Campaign, event: CheckpointKey) -> None:
     """Refuse a ``checkpoint.key`` that would change the key, or whose key is not the
     campaign's (named by its origin).
 
@@ -92,14 +92,14 @@ def check_key_event(campaign: CampaignPort, event: CheckpointKey) -> None:
         raise RuleError(f"checkpoint.key must name the key {origin(campaign.id)!r}")
 
 
-def can_sign(campaign: CampaignPort) -> bool:
+def can_sign(campaign: Campaign) -> bool:
     """Can this ledger sign the campaign's checkpoints (its key kept here, or none recorded
     yet so one can be made)? ``session end`` checkpoints only when it can."""
     kept = campaign.store.get_secret(campaign.id, KEY_SESSION, KEY_KIND)
     return kept is not None or recorded_key(campaign) is None
 
 
-def signer_of(campaign: CampaignPort, *, actor: str, at: str) -> Signer:
+def signer_of(campaign: Campaign, *, actor: str, at: str) -> Signer:
     """The campaign's signing key, checked against the recorded verifier key; a campaign
     with none yet gets one (kept, and recorded by a ``checkpoint.key`` event). Call inside a
     transaction.
@@ -155,7 +155,7 @@ class Made:
         }
 
 
-def make_checkpoint(campaign: CampaignPort, *, actor: str, at: str) -> Made:
+def make_checkpoint(campaign: Campaign, *, actor: str, at: str) -> Made:
     """Sign and keep a checkpoint of the log as it is now (in one transaction: a campaign
     without a key gets one first, and its ``checkpoint.key`` is in the tree signed). A
     checkpoint of the same size already kept is returned as it is.
@@ -180,7 +180,7 @@ def make_checkpoint(campaign: CampaignPort, *, actor: str, at: str) -> Made:
     return Made(size, root, note, at, True)
 
 
-def latest(campaign: CampaignPort) -> Made | None:
+def latest(campaign: Campaign) -> Made | None:
     """The newest kept checkpoint, or ``None``."""
     row = campaign.store.latest_checkpoint(campaign.id)
     if row is None:
@@ -206,7 +206,7 @@ def open_checkpoint(note: str, vkey: str) -> Checkpoint:
 MAX_COSIGNATURE_TEXT = 1000
 
 
-def add_cosignature(campaign: CampaignPort, size: int, vkey: str, signature: str, *, at: str) -> bool:
+def add_cosignature(campaign: Campaign, size: int, vkey: str, signature: str, *, at: str) -> bool:
     """Keep a cosignature of the kept checkpoint of ``size`` after verifying it as a C2SP
     tlog-cosignature/v1 by ``vkey`` over that checkpoint (:mod:`ledger.trust.cosignature`).
 

@@ -27,16 +27,16 @@ from ledger.campaign.corrections import (
 )
 from ledger.dice.engine import DiceError, PhysicalDice, parse_faces
 from ledger.errors import RuleError
-from ledger.events import Corrected, Recorded, Roll
+from ledger.events import Corrected, Recorded, Roll, RollInputs
 from ledger.rules.requests import Opponent
 from ledger.rules.system import RuleSystem
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 
 def amended_payload(
-    campaign: CampaignPort,
+    campaign: Campaign,
     target: Recorded,
     current: Any,
     sets: dict[str, Any],
@@ -47,6 +47,8 @@ def amended_payload(
 
     :param current: the payload ``target`` counts with now (earlier amendments applied).
     :param sets: ``{field: value}`` as given with ``--set`` (values already JSON-decoded).
+        For a roll that keeps its inputs (``inputs``), a declared roll option's name or
+        ``skill`` amends that input too (:func:`_as_inputs`).
     :param faces: ``--dice`` text: the corrected physical faces of a roll, or ``None``.
     :param state_before: returns the character's state just before ``target`` (corrections
         in force now), for re-resolving a roll.
@@ -56,6 +58,7 @@ def amended_payload(
     """
     seq, type_ = target.seq, target.type
     fields = set(type(current).__struct_fields__)
+    sets = _as_inputs(campaign.system, current, sets)
     unknown = sorted(set(sets) - fields)
     if unknown:
         raise RuleError(
@@ -69,7 +72,10 @@ def amended_payload(
         )
     is_roll = isinstance(current, Roll)
     if faces is not None and not is_roll:
-        raise RuleError(f"event {seq} ({type_}) is not a roll: --dice corrects a roll's faces")
+        raise RuleError(
+            f"event {seq} ({type_}) is not a roll: corrected dice are a roll's faces",
+            param="dice",
+        )
     if is_roll:
         engine = current.source == "engine"
         fixed_fields = (
@@ -85,8 +91,9 @@ def amended_payload(
             )
         if touched:
             raise RuleError(
-                f"event {seq}'s {', '.join(touched)} cannot be amended: correct its faces with "
-                "--dice, or retract it and roll again"
+                f"event {seq}'s {', '.join(touched)} cannot be amended: correct its faces "
+                "(the dice), or retract it and roll again",
+                param="dice",
             )
     payload = {**payload_of(current), **sets}
     try:
@@ -107,7 +114,27 @@ def amended_payload(
     return _reresolved(campaign, target, current, amended, sets, faces, state_before)
 
 
-def _amended_character(campaign: CampaignPort, amended: Any) -> dict[str, Any]:
+def _as_inputs(system: Any, current: Any, sets: dict[str, Any]) -> dict[str, Any]:
+    """``sets`` with each roll option it names (``target=9``) and ``skill`` written into
+    the roll's recorded ``inputs`` as well, for a roll that keeps them and a system that
+    reads them back (the default ``request_of``): the option is amended where the rules read
+    it, and a field of the same name is worked out again from it. Anything else unchanged.
+    """
+    inputs = getattr(current, "inputs", None)
+    if not isinstance(inputs, RollInputs) or type(system).request_of is not RuleSystem.request_of:
+        return sets
+    options = {p.name for p in system.roll_params}
+    named = {k: v for k, v in sets.items() if k in options or k == "skill"}
+    if not named or "inputs" in sets:
+        return sets
+    fields = set(type(current).__struct_fields__)
+    params = {**inputs.params, **{k: v for k, v in named.items() if k != "skill"}}
+    amended = msgspec.structs.replace(inputs, params=params, skill=named.get("skill", inputs.skill))
+    kept = {k: v for k, v in sets.items() if k not in named or k in fields}
+    return {**kept, "inputs": msgspec.to_builtins(amended)}
+
+
+def _amended_character(campaign: Campaign, amended: Any) -> dict[str, Any]:
     """A ``character.created`` payload whose name and sheet pass the creation rules."""
     from ledger.text import check_name, check_sheet
 
@@ -120,7 +147,7 @@ def _amended_character(campaign: CampaignPort, amended: Any) -> dict[str, Any]:
 
 
 def _reresolved(
-    campaign: CampaignPort,
+    campaign: Campaign,
     target: Recorded,
     current: Roll,
     amended: Roll,
@@ -137,10 +164,11 @@ def _reresolved(
     if (
         type(system).request_of is RuleSystem.request_of
         and type(system).rederive is RuleSystem.rederive
+        and not isinstance(amended.inputs, RollInputs)
     ):
         raise RuleError(
-            f"{system.id} cannot work out its rolls again yet (it has no request_of), so "
-            f"event {seq}'s inputs cannot be amended: retract it and roll again"
+            f"{system.id} cannot work out this roll again (it was recorded without its "
+            f"inputs), so event {seq}'s inputs cannot be amended: retract it and roll again"
         )
     state = state_before()
     opponent = None
@@ -160,7 +188,7 @@ def _reresolved(
                     opponent=replace(request.opponent, name=opponent.name, state=opponent.state),
                 )
             dice = PhysicalDice(parse_faces(faces))
-            again = system.resolve(state, request, dice)
+            again = system.with_inputs(system.resolve(state, request, dice), request)
             dice.finish()
         elif opponent is not None:
             again = system.rederive(state, amended, name=name, opponent=opponent)
@@ -170,10 +198,11 @@ def _reresolved(
         fix = (
             "retract it and roll again"
             if current.source == "engine"
-            else "give all its faces with --dice"
+            else "give all its faces (the dice)"
         )
         raise RuleError(
-            f"event {seq} cannot be re-resolved with the amended inputs: {e}; {fix}"
+            f"event {seq} cannot be re-resolved with the amended inputs: {e}; {fix}",
+            param=None if current.source == "engine" else "dice",
         ) from None
     except RuleError as e:
         raise RuleError(f"event {seq} as amended: {e}") from None
@@ -184,7 +213,7 @@ def _reresolved(
     )
     if derived:
         choices = sorted(inputs or [])
-        dice_hint = "" if current.source == "engine" else " or its faces with --dice"
+        dice_hint = "" if current.source == "engine" else " or its faces"
         named = (
             f"amend its inputs instead ({', '.join(choices)}){dice_hint}"
             if choices
@@ -193,13 +222,14 @@ def _reresolved(
         raise RuleError(
             f"{', '.join(derived)} of event {seq} "
             f"{'is' if len(derived) == 1 else 'are'} worked out by the rules from its inputs "
-            f"and dice and cannot be set: {named}"
+            f"and dice and cannot be set: {named}",
+            param=None if current.source == "engine" else "dice",
         )
     return new
 
 
 def correct(
-    campaign: CampaignPort,
+    campaign: Campaign,
     seq: int,
     reason: str,
     *,
@@ -220,7 +250,7 @@ def correct(
         named); nothing is written.
     """
     if not reason.strip():
-        raise RuleError('a correction needs a reason: --reason "..."')
+        raise RuleError("a correction needs a reason", param="reason")
     amend = data is not None or faces is not None
     with campaign.store.transaction():
         target = campaign.record(seq)

@@ -38,7 +38,7 @@ from ledger.events import (
 from ledger.rules.projection import Corrections, companions_of, corrections_from
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 #: The fields that say where a roll's randomness came from: never amended on an engine roll.
 RANDOMNESS_FIELDS = ("source", "draws", "nonce", "client_seed", "scheme")
@@ -65,7 +65,7 @@ def payload_of(event: Any) -> dict[str, Any]:
     return data
 
 
-def in_force(campaign: CampaignPort, target: Recorded, corrections: Corrections) -> Any | None:
+def in_force(campaign: Campaign, target: Recorded, corrections: Corrections) -> Any | None:
     """The payload ``target`` counts with under ``corrections`` (``None``: retracted)."""
     if target.seq in corrections.retracted:
         return None
@@ -115,7 +115,7 @@ def refusal(
     return None
 
 
-def applied_harm(campaign: CampaignPort, roll: Recorded) -> Recorded | None:
+def applied_harm(campaign: Campaign, roll: Recorded) -> Recorded | None:
     """The harm ``roll`` applied with ``--apply``: the event its ``contest.opposed``
     names, or ``None`` (not a contest, or no harm applied)."""
     if not isinstance(roll.data, Roll) or campaign.system.opponent_of(roll.data) is None:
@@ -128,7 +128,7 @@ def applied_harm(campaign: CampaignPort, roll: Recorded) -> Recorded | None:
     return campaign.record(link.data.harm)
 
 
-def follow_ups_of(campaign: CampaignPort, roll: Recorded) -> list[Recorded]:
+def follow_ups_of(campaign: Campaign, roll: Recorded) -> list[Recorded]:
     """The events ``roll`` was written with as its :meth:`RuleSystem.follow_ups`:
     those right after it in its batch (after its opponent's side and harm) that the rules
     say follow it up (:meth:`RuleSystem.follow_up_of`)."""
@@ -149,7 +149,7 @@ def follow_ups_of(campaign: CampaignPort, roll: Recorded) -> list[Recorded]:
     return found
 
 
-def entry_of(campaign: CampaignPort, rec: Recorded) -> Recorded:
+def entry_of(campaign: Campaign, rec: Recorded) -> Recorded:
     """The entry ``rec`` belongs to: for a roll's opponent's side
     (``contest.opposed``), the harm it applied or one of its follow-ups, the roll; else
     ``rec`` itself. What ``campaign undo`` retracts, so the whole entry goes. A
@@ -175,7 +175,7 @@ def entry_of(campaign: CampaignPort, rec: Recorded) -> Recorded:
 
 
 def roll_companions(
-    campaign: CampaignPort, target: Recorded, amended: Any | None, corrections: Corrections
+    campaign: Campaign, target: Recorded, amended: Any | None, corrections: Corrections
 ) -> dict[str, dict[str, Any] | None]:
     """What correcting roll ``target`` does to the events that are part of it, as
     :attr:`~ledger.events.Corrected.companions`: the harm it applied (``--apply``) and
@@ -212,7 +212,7 @@ def roll_companions(
 
 
 def _harm_companions(
-    campaign: CampaignPort, target: Recorded, amended: Any | None, corrections: Corrections
+    campaign: Campaign, target: Recorded, amended: Any | None, corrections: Corrections
 ) -> dict[str, dict[str, Any] | None]:
     """The harm part of :func:`roll_companions`."""
     harm = applied_harm(campaign, target)
@@ -263,7 +263,7 @@ def input_fields(system: Any, event: Roll) -> set[str] | None:
 
 
 def broken_by(
-    campaign: CampaignPort, target: Recorded, correction: Corrected, seq: int
+    campaign: Campaign, target: Recorded, correction: Corrected, seq: int
 ) -> list[tuple[int, str]]:
     """Every event the rules would refuse once ``correction`` (to be ``seq``) is in force.
 
@@ -309,7 +309,7 @@ def broken_by(
     return [e for e in now if e not in before]
 
 
-def broken_sentence(campaign: CampaignPort, seq: int, broken: list[tuple[int, str]]) -> str:
+def broken_sentence(campaign: Campaign, seq: int, broken: list[tuple[int, str]]) -> str:
     """The refusal naming every event a correction of ``seq`` would break."""
     parts = []
     for bseq, problem in broken[:_NAMED]:

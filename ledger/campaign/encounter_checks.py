@@ -38,11 +38,11 @@ from ledger.events import (
 from ledger.rules.turns import Turns
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
     from ledger.rules.system import RuleSystem
 
 
-def check(campaign: CampaignPort, events: Sequence[Event], first_seq: int) -> None:
+def check(campaign: Campaign, events: Sequence[Event], first_seq: int) -> None:
     """Refuse encounter events out of order, and actions past the text's count.
 
     An ``encounter.started`` comes first in a batch of its own, with its hidden
@@ -137,7 +137,7 @@ def _costly(
     return any(_may_cost(type(e), counted) and system.actions_of(e) for e in events)
 
 
-def _consequences(campaign: CampaignPort, state: Running, events: Sequence[Event], i: int) -> int:
+def _consequences(campaign: Campaign, state: Running, events: Sequence[Event], i: int) -> int:
     """Check that the events after the turn or end ``events[i]`` are what ends with the
     turn by the rules (:func:`~ledger.campaign.encounters.turn_end`); their count."""
     head = events[i]
@@ -166,7 +166,7 @@ def _turned(state: Running, event: EncounterTurn | EncounterHiddenTurn) -> Runni
     return replace(state, current=at, round=round_)
 
 
-def _spend(campaign: CampaignPort, state: Running, event: Event, spent: dict[str, int]) -> None:
+def _spend(campaign: Campaign, state: Running, event: Event, spent: dict[str, int]) -> None:
     """Count ``event``'s actions into ``spent``; refuse a count past the text's."""
     who = stream_of(event)
     seat = state.seat(who)
@@ -196,7 +196,7 @@ def _spend(campaign: CampaignPort, state: Running, event: Event, spent: dict[str
     spent[who] = used + cost
 
 
-def initiative_problem(campaign: CampaignPort, seat: Participant) -> str | None:
+def initiative_problem(campaign: Campaign, seat: Participant) -> str | None:
     """What is wrong with a participant's ``how`` and ``initiative``, or ``None``."""
     if seat.how == "gm":
         return (
@@ -237,7 +237,7 @@ def already(now: Running) -> str:
 
 
 def check_start(
-    campaign: CampaignPort, events: Sequence[Event], first_seq: int, now: Running | None
+    campaign: Campaign, events: Sequence[Event], first_seq: int, now: Running | None
 ) -> None:
     """Refuse an ``encounter.started`` batch that ``encounter start`` would not write: one
     while another runs, names twice or unknown, initiative that is not what its roll gives,

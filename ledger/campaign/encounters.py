@@ -32,7 +32,7 @@ from ledger.events import (
 )
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 #: The core's encounter events, by tag.
 ENCOUNTER_TYPES = (
@@ -116,7 +116,7 @@ def seat_of(p: Participant, hidden: bool = False) -> Seat:
     return Seat(p.name, p.character, p.initiative, p.how, p.roll, hidden)
 
 
-def latest_started(campaign: CampaignPort) -> int | None:
+def latest_started(campaign: Campaign) -> int | None:
     """The seq of the latest ``encounter.started`` in force, or ``None``."""
     retracted = campaign.corrections().retracted
     for seq, _ in campaign.store.rows(
@@ -127,7 +127,7 @@ def latest_started(campaign: CampaignPort) -> int | None:
     return None
 
 
-def running(campaign: CampaignPort, *, as_gm: bool = True) -> Running | None:
+def running(campaign: Campaign, *, as_gm: bool = True) -> Running | None:
     """The encounter in progress as the GM (``as_gm``) or a player sees it, or ``None``
     (none started, or the latest one ended). Retracted events do not count."""
     start = latest_started(campaign)
@@ -165,7 +165,7 @@ def running(campaign: CampaignPort, *, as_gm: bool = True) -> Running | None:
     return state
 
 
-def encounter_view(campaign: CampaignPort, as_gm: bool) -> dict[str, Any] | None:
+def encounter_view(campaign: Campaign, as_gm: bool) -> dict[str, Any] | None:
     """The encounter in progress as a page shows it, or ``None`` when none is running:
     ``{"seq", "title", "round", "current": name or None, "order": [{"name", "character",
     "initiative", "how", "roll", "hidden", "current", "actions"}], "actions_per_round"}``.
@@ -204,7 +204,7 @@ def encounter_view(campaign: CampaignPort, as_gm: bool) -> dict[str, Any] | None
     }
 
 
-def actions_spent(campaign: CampaignPort, state: Running, *, as_gm: bool = True) -> dict[str, int]:
+def actions_spent(campaign: Campaign, state: Running, *, as_gm: bool = True) -> dict[str, int]:
     """``{character id: actions spent}`` in the current round of ``state``: its
     ``encounter.action`` events and whatever else costs actions by the rules
     (:meth:`ledger.RuleSystem.actions_of`), corrections honoured."""
@@ -224,7 +224,7 @@ def actions_spent(campaign: CampaignPort, state: Running, *, as_gm: bool = True)
     return out
 
 
-def cost_of(campaign: CampaignPort, event: Event, encounter: int) -> int:
+def cost_of(campaign: Campaign, event: Event, encounter: int) -> int:
     """The actions ``event`` spends in encounter ``encounter``."""
     if isinstance(event, EncounterAction):
         return event.actions if event.encounter == encounter else 0
@@ -233,7 +233,7 @@ def cost_of(campaign: CampaignPort, event: Event, encounter: int) -> int:
     return int(campaign.system.actions_of(event) or 0)
 
 
-def turn_end(campaign: CampaignPort, state: Running) -> tuple[list[Event], bool]:
+def turn_end(campaign: Campaign, state: Running) -> tuple[list[Event], bool]:
     """What ends with the current turn of ``state`` by the rules
     (:meth:`ledger.RuleSystem.turn_ended` of the character whose turn it is, their state as
     the turn began and now), and whether it is a hidden participant's turn (its batch is

@@ -33,7 +33,7 @@ from ledger.events import (
 )
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 _NAMED = re.compile(r"^(?P<name>.+?)=(?P<value>[+-]?\d{1,3})$")
 
@@ -59,7 +59,7 @@ def parse(text: str) -> Asked:
 
 
 def _seats(
-    campaign: CampaignPort, listed: Sequence[Asked], foes: Sequence[Asked]
+    campaign: Campaign, listed: Sequence[Asked], foes: Sequence[Asked]
 ) -> list[tuple[Asked, str | None]]:
     """``[(asked, character id or None)]`` in the order listed, unlisted foes last.
 
@@ -77,13 +77,15 @@ def _seats(
         try:
             out.append((asked, campaign.find_character(asked.name)))
         except NotFound as e:
-            raise NotFound(f"{e} (a foe without a sheet: add --foe {asked.name!r})") from None
+            raise NotFound(
+                f"{e} (a foe without a sheet: name {asked.name!r} as a foe)", param="foe"
+            ) from None
     out += [(f, None) for f in foe_names.values()]
     return out
 
 
 def start(
-    campaign: CampaignPort,
+    campaign: Campaign,
     listed: Sequence[str],
     *,
     foes: Sequence[str] = (),
@@ -130,13 +132,18 @@ def start(
         secret = {h.casefold() for h in hidden}
         unknown = sorted(secret - set(keys) - {cid for _, cid, _ in shown if cid})
         if unknown:
-            raise RuleError(f"--hidden {unknown[0]!r} is not a participant: list them too")
+            raise RuleError(
+                f"the hidden {unknown[0]!r} is not a participant: list them too", param="hidden"
+            )
         from ledger.rules.turns import Turns
 
         rolls = not gm_order and type(system).initiative_roll is not Turns.initiative_roll
         given = [a.value is not None for a, _, _ in shown]
         if gm_order and any(given):
-            raise RuleError("--gm-order takes the order as listed: leave out the numbers")
+            raise RuleError(
+                "the GM's order takes the order as listed: leave out the numbers",
+                param="gm_order",
+            )
         seated: list[tuple[Participant, bool]] = []
         for asked, cid, name in shown:
             is_hidden = name.casefold() in secret or (cid or "").casefold() in secret
@@ -145,7 +152,8 @@ def start(
             elif rolls and cid is None:
                 raise RuleError(
                     f"{name} has no sheet to roll initiative from: give the roll made at "
-                    f"the table as {name}=N (or take the order as listed with --gm-order)"
+                    f"the table as {name}=N (or take the order as listed: the GM's order)",
+                    param="gm_order",
                 )
             elif rolls and cid and system.initiative_roll(campaign.state_of(cid)) is not None:
                 p = _rolled(campaign, cid, name, faces.pop(cid, None),
@@ -154,13 +162,18 @@ def start(
                 p = Participant(name=name, character=cid)
             seated.append((p, is_hidden))
         if faces:
-            raise RuleError(f"--dice {next(iter(faces))}=...: they roll no initiative here")
+            raise RuleError(
+                f"the dice for {next(iter(faces))}: they roll no initiative here", param="dice"
+            )
         numbered = [p.initiative is not None for p, _ in seated]
         if any(numbered) and not all(numbered):
             missing = [p.name for p, _ in seated if p.initiative is None]
+            who = (
+                ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else missing[0]
+            )
             raise RuleError(
-                f"give every participant an initiative or none: {', '.join(missing)} has none "
-                "(NAME=N)"
+                f"{who} {'have' if len(missing) > 1 else 'has'} no initiative: give every "
+                "participant one (NAME=N, e.g. thug=2) or none"
             )
         if all(numbered):
             seated.sort(key=lambda s: -(s[0].initiative or 0))  # stable: ties as listed
@@ -168,7 +181,7 @@ def start(
 
 
 def _rolled(
-    campaign: CampaignPort, cid: str, name: str, faces: str | None, blind: bool, *, actor: str, at: str
+    campaign: Campaign, cid: str, name: str, faces: str | None, blind: bool, *, actor: str, at: str
 ) -> Participant:
     """Roll ``cid``'s initiative the text's way (an ordinary roll in the log)."""
     system = campaign.system
@@ -184,7 +197,7 @@ def _rolled(
     )
 
 
-def _batch(campaign: CampaignPort, seated: list[tuple[Participant, bool]], title: str) -> list[Event]:
+def _batch(campaign: Campaign, seated: list[tuple[Participant, bool]], title: str) -> list[Event]:
     """``encounter.started``, the hidden joins and the first turn."""
     first = campaign.store.head(campaign.id).seq + 1
     public = [p for p, h in seated if not h]
@@ -198,7 +211,7 @@ def _batch(campaign: CampaignPort, seated: list[tuple[Participant, bool]], title
     return events
 
 
-def next_turn(campaign: CampaignPort, *, actor: str, at: str) -> list[Recorded]:
+def next_turn(campaign: Campaign, *, actor: str, at: str) -> list[Recorded]:
     """Move to the next turn (a new round after the last participant): one
     ``encounter.turn`` (``encounter.hidden_turn`` for a hidden participant) and what ends
     with the turn that ends (:func:`~ledger.campaign.encounters.turn_end`), one batch,
@@ -220,7 +233,7 @@ def next_turn(campaign: CampaignPort, *, actor: str, at: str) -> list[Recorded]:
 
 
 def act(
-    campaign: CampaignPort, character: str, actions: int, what: str, *, blind: bool = False,
+    campaign: Campaign, character: str, actions: int, what: str, *, blind: bool = False,
     actor: str, at: str,
 ) -> Recorded:  # fmt: skip
     """Spend ``actions`` of ``character``'s in this round (``encounter.action``), refused
@@ -239,7 +252,7 @@ def act(
                                visibility="gm" if blind else None)[0]  # fmt: skip
 
 
-def end(campaign: CampaignPort, *, actor: str, at: str) -> list[Recorded]:
+def end(campaign: Campaign, *, actor: str, at: str) -> list[Recorded]:
     """End the encounter running: ``encounter.ended`` and what ends with the last turn
     (GM-only when that was a hidden participant's). :raises NoEncounter: none running."""
     with campaign.store.transaction():
@@ -250,7 +263,7 @@ def end(campaign: CampaignPort, *, actor: str, at: str) -> list[Recorded]:
                                visibility="gm" if hidden else None)  # fmt: skip
 
 
-def _running(campaign: CampaignPort) -> Running:
+def _running(campaign: Campaign) -> Running:
     now = running(campaign)
     if now is None:
         raise NoEncounter(NONE_RUNNING)
@@ -264,7 +277,7 @@ def _running(campaign: CampaignPort) -> Running:
 HEADS = ("encounter.turn", "encounter.hidden_turn", "encounter.ended")
 
 
-def head_of(campaign: CampaignPort, seq: int) -> Recorded | None:
+def head_of(campaign: Campaign, seq: int) -> Recorded | None:
     """The turn or end whose consequences include event ``seq``, or ``None``."""
     for found, _ in campaign.store.rows(
         campaign.id, types=list(HEADS), upto=seq - 1, descending=True, columns="seq, stream"
@@ -275,7 +288,7 @@ def head_of(campaign: CampaignPort, seq: int) -> Recorded | None:
     return None
 
 
-def entry_of(campaign: CampaignPort, rec: Recorded) -> Recorded | None:
+def entry_of(campaign: Campaign, rec: Recorded) -> Recorded | None:
     """What ``undo`` retracts for ``rec`` when it is part of an encounter's entry: the
     ``encounter.started`` of a hidden participant or the first turn, the turn (or end) of
     what ended with it; ``None`` for any other event."""
@@ -290,7 +303,7 @@ def entry_of(campaign: CampaignPort, rec: Recorded) -> Recorded | None:
     return None
 
 
-def refusal(campaign: CampaignPort, target: Recorded, action: str) -> str | None:
+def refusal(campaign: Campaign, target: Recorded, action: str) -> str | None:
     """Why ``target`` cannot be corrected by ``action`` for being an encounter's event, or
     ``None``: encounter events are retracted, never amended; a hidden participant and the
     first turn go with their ``encounter.started``, what ended with a turn with the turn."""
@@ -317,7 +330,7 @@ def refusal(campaign: CampaignPort, target: Recorded, action: str) -> str | None
 
 
 def companions(
-    campaign: CampaignPort, target: Recorded, retracted: set[int]
+    campaign: Campaign, target: Recorded, retracted: set[int]
 ) -> dict[str, dict[str, Any] | None]:
     """What retracting the turn or end ``target`` does to what ended with it, as
     :attr:`~ledger.events.Corrected.companions`: each one still in force is retracted."""

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 from ledger.rules.plugins import pm
 
 if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
     from ledger.events import Recorded
-    from ledger.rules.hookspecs import WrittenCampaign
 
 log = logging.getLogger("ledger.rules.plugins")
 
 
-def notify_appended(campaign: WrittenCampaign, events: list[Recorded]) -> None:
+def notify_appended(campaign: Campaign, events: list[Recorded]) -> None:
     """Call every ``event_appended`` listener with one committed write (see the hookspec).
 
     Each implementation runs on its own: one that raises is logged as a one-line warning

@@ -28,7 +28,7 @@ from ledger.rules.projection import (
 )
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 T = TypeVar("T")
 
@@ -48,7 +48,7 @@ class StateReader:
     :param campaign: the campaign read (its store, id, rule system, codec and appliers).
     """
 
-    def __init__(self, campaign: CampaignPort) -> None:
+    def __init__(self, campaign: Campaign) -> None:
         self.store = campaign.store
         self.id = campaign.id
         self.system = campaign.system
@@ -251,7 +251,7 @@ class StateReader:
         return states[stream]
 
 
-def resolve_as_of(campaign: CampaignPort, as_of: str | None) -> int:
+def resolve_as_of(campaign: Campaign, as_of: str | None) -> int:
     """The ``seq`` ``campaign``'s ``--as-of`` names: ``SEQ``, ``session:N`` (its end, or now if open),
     ``day:N`` (the campaign once N in-fiction days had passed) or an ISO time.
 
@@ -282,8 +282,9 @@ def resolve_as_of(campaign: CampaignPort, as_of: str | None) -> int:
         moment = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise RuleError(
-            f"--as-of {as_of!r}: give a seq (120), a session (session:3), an in-fiction "
-            "day (day:2) or an ISO time (2026-03-01T21:00)"
+            f"as of {as_of!r}: give a seq (120), a session (session:3), an in-fiction "
+            "day (day:2) or an ISO time (2026-03-01T21:00)",
+            param="as_of",
         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=datetime.UTC)
@@ -291,6 +292,7 @@ def resolve_as_of(campaign: CampaignPort, as_of: str | None) -> int:
         stamp = moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     except OverflowError:  # e.g. 9999-12-31T23:59:59-14:00 is after the year 9999 in UTC
         raise RuleError(
-            f"--as-of {as_of!r} is outside the years 1 to 9999 in UTC: give an earlier time"
+            f"as of {as_of!r} is outside the years 1 to 9999 in UTC: give an earlier time",
+            param="as_of",
         ) from None
     return campaign.store.last_seq_at(campaign.id, stamp)

@@ -22,7 +22,7 @@ from ledger.events import ContestOpposed, Event, Recorded, Roll
 from ledger.rules.requests import Opponent, RollRequest
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 
 class AutomaticResult(RuleError):
@@ -62,7 +62,7 @@ def blind_client_seed() -> str:
 
 
 def roll(
-    campaign: CampaignPort,
+    campaign: Campaign,
     character: str,
     skill: str | None,
     params: dict[str, Any],
@@ -119,7 +119,9 @@ def roll(
         if answer is not None:
             skill, params = _answered(campaign, cid, answer, skill, params, blind, client_seed, opponent)
         elif entropy is not None:
-            raise RuleError("the roller's entropy answers a roll request: name it with --answer")
+            raise RuleError(
+                "the roller's entropy answers a roll request: name the request", param="answer"
+            )
         state = campaign.reader.head_state(cid)
         names = campaign.characters()
         versions = {cid: campaign.store.stream_version(campaign.id, cid)}
@@ -131,14 +133,16 @@ def roll(
         if faces is not None:
             if client_seed:
                 raise RuleError(
-                    "--client-seed is for engine rolls; physical dice (--dice) take none"
+                    "a client seed is for engine rolls; physical dice take none",
+                    param="client_seed",
                 )
             source = dicemod.PhysicalDice(dicemod.parse_faces(faces))
         else:
             if blind and client_seed:
                 raise RuleError(
-                    "--client-seed is for public rolls: a blind roll draws with a secret "
-                    "client seed of its own, so players cannot recompute it"
+                    "a client seed is for public rolls: a blind roll draws with a secret "
+                    "client seed of its own, so players cannot recompute it",
+                    param="client_seed",
                 )
             if answer is not None:
                 if entropy is None:
@@ -179,6 +183,7 @@ def roll(
             raise TypeError(
                 f"{campaign.system.id}.resolve returned {type(event).__name__}, not a Roll"
             )
+        event = campaign.system.with_inputs(event, request)  # what it was asked, by name
         if answer is not None and event.request is msgspec.UNSET:  # physical dice answer it
             event = msgspec.structs.replace(event, request=answer)
         events: list[Event] = [event]
@@ -189,7 +194,9 @@ def roll(
                 # the rules resolved it as a roll against no one: say so, write nothing
                 raise RuleError(
                     f"{campaign.system.name} does not resolve this roll against a character on "
-                    f"the ledger: roll it without --vs-character {opp.name or opp.character}"
+                    f"the ledger: roll it without {opp.name or opp.character} as the opponent "
+                    "on the ledger",
+                    param="vs_character",
                 )
             harm = _harm(campaign, cid, state, opp, event) if apply else []
             link = ContestOpposed(character=opp.character, roller=cid, roll=head + 1)
@@ -213,7 +220,7 @@ def roll(
 
 
 def _answered(
-    campaign: CampaignPort,
+    campaign: Campaign,
     cid: str,
     answer: int,
     skill: str | None,
@@ -227,9 +234,9 @@ def _answered(
     :raises RuleError: not ``cid``'s open request, or inputs given beside it (the request
         fixed them), or a blind, client-seeded or opposed answer.
     """
-    from ledger.campaign import requests
+    from ledger.campaign import roll_requests
 
-    request = requests.open_request(campaign, answer)
+    request = roll_requests.open_request(campaign, answer)
     if request.character != cid:
         raise RuleError(f"roll request {answer} is {request.character}'s to answer, not {cid}'s")
     if skill is not None or any(v not in (None, (), False) for v in params.values()):
@@ -238,10 +245,10 @@ def _answered(
         )
     if blind or client_seed or opponent is not None:
         raise RuleError("an answer to a roll request is neither blind, client-seeded nor opposed")
-    return requests.inputs_of(request)
+    return roll_requests.inputs_of(request)
 
 
-def _opponent(campaign: CampaignPort, cid: str,
+def _opponent(campaign: Campaign, cid: str,
     names: dict[str, str],
     opponent: str | None,
     skill: str | None,
@@ -255,33 +262,37 @@ def _opponent(campaign: CampaignPort, cid: str,
     if opponent is None:
         if skill is not None:
             raise RuleError(
-                "--vs-skill is the skill of the opponent named with --vs-character: "
-                "give both, or neither"
+                "the opponent's skill is the skill of an opponent on the ledger: name the "
+                "opponent too, or neither",
+                param="vs_skill",
             )
         if apply:
             raise RuleError(
-                "--apply puts a hit's harm on a character on the ledger: name them "
-                "with --vs-character (or record it with `campaign damage`)"
+                "applying the harm puts a hit's harm on a character on the ledger: name "
+                "them as the opponent (or record it with `campaign damage`)",
+                param="apply",
             )
         return None
     if not campaign.system.contests:
         raise RuleError(
             f"{campaign.system.name} does not yet resolve a roll against a character on the "
-            "ledger: give the opposition as a number (see `campaign roll --help`)"
+            "ledger: give the opposition as a number (the roll's options name it)",
+            param="vs_character",
         )
     oid = campaign.find_character(opponent)
     if oid == cid:
         raise RuleError(
-            f"{names[cid]} cannot oppose their own roll: name another character "
-            "with --vs-character"
+            f"{names[cid]} cannot oppose their own roll: name another character as the "
+            "opponent",
+            param="vs_character",
         )
     if skill is not None and not skill.strip():
-        raise RuleError("--vs-skill needs a skill name, e.g. --vs-skill Athletics")
+        raise RuleError("the opponent's skill needs a skill name, e.g. Athletics", param="vs_skill")
     return Opponent(oid, skill.strip() if skill else None, names[oid], campaign.state_of(oid))
 
 
 
-def _harm(campaign: CampaignPort, cid: str, state: Any, opp: Opponent, event: Roll) -> list[Event]:
+def _harm(campaign: Campaign, cid: str, state: Any, opp: Opponent, event: Roll) -> list[Event]:
     """The harm ``event`` (a roll by ``cid`` in ``state``) deals (``--apply``): ``[]``
     for a miss, else the rule system's harm event for the character hit
     (``harm_event(state, character, amount)``, or its ``<id>.damage_taken`` with
@@ -293,8 +304,9 @@ def _harm(campaign: CampaignPort, cid: str, state: Any, opp: Opponent, event: Ro
     harm = campaign.system.harm_of(event)
     if harm is None:
         raise RuleError(
-            "--apply is for an attack or a defence: this roll deals no harm "
-            "(roll with --attack or --defend, or leave --apply out)"
+            "applying the harm is for an attack or a defence: this roll deals no harm "
+            "(roll an attack or a defence, or leave it out)",
+            param="apply",
         )
     target, amount = harm
     if amount <= 0:

@@ -27,7 +27,7 @@ from ledger.events import (
 )
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 #: The events that open and close a session.
 SESSION_TYPES = ("session.started", "session.ended", "session.abandoned")
@@ -35,7 +35,7 @@ SESSION_TYPES = ("session.started", "session.ended", "session.abandoned")
 DOWNTIME_TYPES = ("downtime.committed", "downtime.revealed", "downtime.abandoned")
 
 
-def start_session(campaign: CampaignPort, *, actor: str, at: str) -> Recorded:
+def start_session(campaign: Campaign, *, actor: str, at: str) -> Recorded:
     """Open the next session: draw and keep its seed, publish the commitment.
 
     An unrevealed downtime seed (the last session's, when no ``advance`` drew from it) is
@@ -75,7 +75,7 @@ def start_session(campaign: CampaignPort, *, actor: str, at: str) -> Recorded:
     return records[-1]
 
 
-def end_session(campaign: CampaignPort, *, actor: str, at: str) -> Recorded:
+def end_session(campaign: Campaign, *, actor: str, at: str) -> Recorded:
     """Close the open session: reveal its seed and commit the downtime seed, in one batch
     (``session.ended``, ``downtime.committed``); then sign a checkpoint and each
     character's chronicle entry (:mod:`ledger.campaign.chronicles`) when this ledger keeps
@@ -105,7 +105,7 @@ def end_session(campaign: CampaignPort, *, actor: str, at: str) -> Recorded:
     return records[0]
 
 
-def abandon_session(campaign: CampaignPort, reason: str, *, actor: str, at: str) -> Recorded:
+def abandon_session(campaign: Campaign, reason: str, *, actor: str, at: str) -> Recorded:
     """Close the open session whose seed is lost: ``session.abandoned``, and commit a
     downtime seed as ``session end`` does. With no session open, close an unrevealed
     downtime whose seed is lost instead: ``downtime.abandoned``.
@@ -114,7 +114,7 @@ def abandon_session(campaign: CampaignPort, reason: str, *, actor: str, at: str)
         matches its commitment (then end the session normally, revealing it).
     """
     if not reason.strip():
-        raise RuleError('say why the session is abandoned: --reason "..."')
+        raise RuleError("say why the session is abandoned", param="reason")
     with campaign.store.transaction():
         number = campaign.current_session()
         if number is None:
@@ -137,7 +137,7 @@ def abandon_session(campaign: CampaignPort, reason: str, *, actor: str, at: str)
     return records[0]
 
 
-def _abandon_downtime(campaign: CampaignPort, reason: str, *, actor: str, at: str) -> Recorded:
+def _abandon_downtime(campaign: Campaign, reason: str, *, actor: str, at: str) -> Recorded:
     number = unrevealed_downtime(campaign)
     if number is None:
         raise RuleError("no session is open: there is nothing to abandon")
@@ -151,14 +151,14 @@ def _abandon_downtime(campaign: CampaignPort, reason: str, *, actor: str, at: st
     return record
 
 
-def downtime_kept(campaign: CampaignPort, number: int) -> bool:
+def downtime_kept(campaign: Campaign, number: int) -> bool:
     """Is the downtime seed of session ``number`` kept in this ledger and matching its
     commitment? (``downtime.abandoned`` closes one that is not.)"""
     kept = campaign.store.get_secret(campaign.id, number, "downtime")
     return kept is not None and dicemod.commitment(kept) == _downtime(campaign, number)[1]
 
 
-def _downtime(campaign: CampaignPort, number: int) -> tuple[int, str, int | None]:
+def _downtime(campaign: Campaign, number: int) -> tuple[int, str, int | None]:
     """``(seq, seed_commitment, seq closing it or None)`` of the downtime after session
     ``number``. :raises NotFound: no downtime seed was committed at its end."""
     found: tuple[int, str, int | None] | None = None
@@ -180,7 +180,7 @@ def _downtime(campaign: CampaignPort, number: int) -> tuple[int, str, int | None
     return found
 
 
-def unrevealed_downtime(campaign: CampaignPort) -> int | None:
+def unrevealed_downtime(campaign: Campaign) -> int | None:
     """The session whose downtime seed is committed and not yet revealed (or ``None``)."""
     row = campaign.store.last_of_types(campaign.id, [*DOWNTIME_TYPES])
     if row is None or row.type != "downtime.committed":
@@ -188,7 +188,7 @@ def unrevealed_downtime(campaign: CampaignPort) -> int | None:
     return int(msgspec.json.decode(row.data)["number"])
 
 
-def downtime_seed(campaign: CampaignPort, number: int) -> bytes:
+def downtime_seed(campaign: Campaign, number: int) -> bytes:
     """The downtime seed committed at session ``number``'s end, checked against its
     commitment before any draw or reveal.
 
@@ -208,7 +208,7 @@ def downtime_seed(campaign: CampaignPort, number: int) -> bytes:
     )
 
 
-def _commitment(campaign: CampaignPort, number: int) -> tuple[int, str]:
+def _commitment(campaign: Campaign, number: int) -> tuple[int, str]:
     """``(seq, seed_commitment)`` of session ``number``'s ``session.started``.
 
     :raises NotFound: the session was never started."""
@@ -221,7 +221,7 @@ def _commitment(campaign: CampaignPort, number: int) -> tuple[int, str]:
     raise NotFound(f"session {number} has not been started in {campaign.id}")
 
 
-def session_seed(campaign: CampaignPort, number: int) -> bytes:
+def session_seed(campaign: Campaign, number: int) -> bytes:
     """Session ``number``'s kept seed, checked against its commitment before any draw or
     reveal (a replaced seed would give rolls that never verify).
 
@@ -236,7 +236,7 @@ def session_seed(campaign: CampaignPort, number: int) -> bytes:
 
 
 def engine_dice(
-    campaign: CampaignPort,
+    campaign: Campaign,
     client_seed: str = "",
     *,
     request: int | None = None,
@@ -255,7 +255,8 @@ def engine_dice(
     if number is None:
         raise RuleError(
             "engine rolls need an open session (its seed is committed at start): "
-            "run `campaign session start`, or enter physical dice with --dice"
+            "run `campaign session start`, or enter the physical dice",
+            param="dice",
         )
     seed = session_seed(campaign, number)
     nonce = campaign.store.engine_rolls(campaign.id, number)
@@ -276,7 +277,7 @@ def _checked_seed(seed: bytes | None, commitment: str, whose: str, seq: int, clo
     """
     fix = (
         "restore it from a GM backup (`campaign import BACKUP` into a new file) or "
-        f'{close} without it: `campaign session abandon --reason "..."`'
+        f"{close} without it: `campaign session abandon` with a reason"
     )
     if seed is None:
         raise RuleError(f"{whose} is missing from the secrets table: {fix}")

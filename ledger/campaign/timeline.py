@@ -21,12 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from ledger.campaign import sessions
+from ledger.dice.engine import DiceSource, EngineDice
 from ledger.errors import RuleError
-from ledger.events import Event, Recorded, TimePassed, event_tag
-from ledger.rules.spans import LONGEST, parse_duration, span_key
+from ledger.events import Event, Recorded, Roll, TimePassed, event_tag
+from ledger.rules.spans import LONGEST, parse_duration, span_key, time_consequences
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
     from ledger.rules.projection import Corrections
 
 
@@ -45,7 +47,7 @@ class TimePlan:
 
 
 def span_of(
-    campaign: CampaignPort, duration: str, *, rest: bool = False, care: bool = False
+    campaign: Campaign, duration: str, *, rest: bool = False, care: bool = False
 ) -> TimePassed:
     """The ``time.passed`` event for ``duration`` (no consequences counted yet).
 
@@ -61,18 +63,77 @@ def span_of(
     return TimePassed(minutes=minutes, words=words, rest=rest or resting, care=care)
 
 
-def plan(campaign: CampaignPort, span: TimePassed) -> TimePlan:
+class SessionDice:
+    """The ``dice`` a rule system's ``time_passed`` draws from: ``dice(client_seed)`` is an
+    engine dice source drawn from the open session's committed seed (scheme
+    ``ledger-roll-v1``) at the session's next nonce, one nonce per call, like any engine
+    roll; ``campaign verify`` re-checks the draws once the seed is revealed.
+
+    Made afresh for each plan, so asking again (the check on append) draws the same dice.
+    With ``placeholder`` (``--dry-run``) every die shows its lowest face and the seed is
+    only checked, never drawn from: nobody sees the real dice before the span is written.
+
+    :raises RuleError: on a call when no session is open (engine dice need a committed
+        seed), or when the session's seed is missing or does not match its commitment.
+    """
+
+    def __init__(self, campaign: Campaign, *, placeholder: bool = False) -> None:
+        self.campaign = campaign
+        self.placeholder = placeholder
+        self.next_nonce: int | None = None
+        self.seed = b""
+
+    def __call__(self, client_seed: str = "") -> DiceSource:
+        campaign = self.campaign
+        number = campaign.current_session()
+        if number is None:
+            raise RuleError(
+                f"{campaign.system.name}'s rules roll dice for this span of time, and engine "
+                "dice need an open session (its seed is committed at start): run `campaign "
+                "session start` first"
+            )
+        if self.next_nonce is None:
+            self.seed = sessions.session_seed(campaign, number)
+            self.next_nonce = campaign.store.engine_rolls(campaign.id, number)
+        source: DiceSource
+        if self.placeholder:
+            source = _LowestDice(self.next_nonce, client_seed)
+        else:
+            source = EngineDice(self.seed, campaign.id, number, self.next_nonce, client_seed)
+        self.next_nonce += 1
+        return source
+
+
+class _LowestDice(DiceSource):
+    """A dry run's stand-in for one engine roll: every die its lowest face."""
+
+    source = "engine"
+
+    def __init__(self, nonce: int, client_seed: str) -> None:
+        super().__init__()
+        self.nonce, self.client_seed = nonce, client_seed
+
+    def _draw(self, sides: int) -> int:
+        return 1
+
+    def fields(self) -> dict[str, Any]:
+        return {**super().fields(), "nonce": self.nonce, "client_seed": self.client_seed}
+
+
+def plan(campaign: Campaign, span: TimePassed, *, placeholder: bool = False) -> TimePlan:
     """What ``span`` implies now: the rule system asked with every character's state at
-    the head (GM view)."""
+    the head (GM view), and with :class:`SessionDice` when its ``time_passed`` rolls
+    (placeholder dice with ``placeholder``: a dry run's rolls are not the real ones)."""
     states = campaign.states()
     asked = msgspec.structs.replace(span, consequences=0)
-    consequences = list(campaign.system.time_passed(states, asked))
+    dice = SessionDice(campaign, placeholder=placeholder)
+    consequences = time_consequences(campaign.system, states, asked, dice)
     counted = msgspec.structs.replace(span, consequences=len(consequences))
     return TimePlan(counted, consequences, [])
 
 
 def pass_time(
-    campaign: CampaignPort,
+    campaign: Campaign,
     duration: str,
     *,
     rest: bool = False,
@@ -82,19 +143,21 @@ def pass_time(
     at: str,
 ) -> TimePlan:
     """Pass ``duration`` of in-fiction time: one batch, the ``time.passed`` event and its
-    consequences (:func:`plan`), each validated; nothing is written with ``dry_run``.
+    consequences (:func:`plan`), each validated; nothing is written with ``dry_run`` (a
+    roll among the consequences is then planned with placeholder dice: :func:`drawn_later`).
 
     :raises RuleError: a bad duration, or consequences the rules refuse (nothing written).
     """
     with campaign.store.transaction():
-        planned = plan(campaign, span_of(campaign, duration, rest=rest, care=care))
+        span = span_of(campaign, duration, rest=rest, care=care)
+        planned = plan(campaign, span, placeholder=dry_run)
         if dry_run:
             return planned
         records = campaign.append([planned.span, *planned.consequences], actor=actor, at=at)
     return TimePlan(planned.span, planned.consequences, records)
 
 
-def check(campaign: CampaignPort, events: Sequence[Event]) -> None:
+def check(campaign: Campaign, events: Sequence[Event]) -> None:
     """Refuse a batch holding a ``time.passed`` that is not first, not followed by exactly
     its ``consequences``, or whose consequences are not what the rules give now.
 
@@ -107,9 +170,7 @@ def check(campaign: CampaignPort, events: Sequence[Event]) -> None:
     if spans != [0] or not isinstance(span, TimePassed):
         raise RuleError("time.passed comes first in a batch of its own: use `campaign time pass`")
     if not 1 <= span.minutes <= LONGEST:
-        raise RuleError(
-            f"time.passed takes 1 to {LONGEST} minutes (ten years), not {span.minutes}"
-        )
+        raise RuleError(f"time.passed takes 1 to {LONGEST} minutes (ten years), not {span.minutes}")
     from ledger.text import check_name
 
     check_name(span.words, "the span's words")
@@ -128,7 +189,7 @@ def check(campaign: CampaignPort, events: Sequence[Event]) -> None:
         )
 
 
-def span_before(campaign: CampaignPort, seq: int) -> Recorded | None:
+def span_before(campaign: Campaign, seq: int) -> Recorded | None:
     """The ``time.passed`` whose consequences include event ``seq``, or ``None``."""
     for found_seq, _ in campaign.store.rows(
         campaign.id, types=["time.passed"], upto=seq - 1, descending=True, columns="seq, data"
@@ -139,7 +200,7 @@ def span_before(campaign: CampaignPort, seq: int) -> Recorded | None:
     return None
 
 
-def consequences_of(campaign: CampaignPort, span: Recorded) -> list[Recorded]:
+def consequences_of(campaign: Campaign, span: Recorded) -> list[Recorded]:
     """The consequences appended with ``span`` (a ``time.passed`` record)."""
     data = span.data
     if not isinstance(data, TimePassed) or not data.consequences:
@@ -147,7 +208,7 @@ def consequences_of(campaign: CampaignPort, span: Recorded) -> list[Recorded]:
     return list(campaign.records(after=span.seq, upto=span.seq + data.consequences))
 
 
-def entry_of(campaign: CampaignPort, rec: Recorded) -> Recorded | None:
+def entry_of(campaign: Campaign, rec: Recorded) -> Recorded | None:
     """The ``time.passed`` that ``rec`` is a consequence of (what ``undo`` retracts), or
     ``None`` when it is not one."""
     if rec.type == "time.passed" or rec.type == "correction.recorded":
@@ -155,7 +216,7 @@ def entry_of(campaign: CampaignPort, rec: Recorded) -> Recorded | None:
     return span_before(campaign, rec.seq)
 
 
-def refusal(campaign: CampaignPort, target: Recorded, action: str) -> str | None:
+def refusal(campaign: Campaign, target: Recorded, action: str) -> str | None:
     """Why ``target`` cannot be corrected by ``action`` for being (part of) a span of time,
     or ``None``: a span is retracted whole, never amended; a consequence goes with it."""
     if target.type == "time.passed":
@@ -175,7 +236,7 @@ def refusal(campaign: CampaignPort, target: Recorded, action: str) -> str | None
 
 
 def companions(
-    campaign: CampaignPort, target: Recorded, corrections: Corrections
+    campaign: Campaign, target: Recorded, corrections: Corrections
 ) -> dict[str, dict[str, Any] | None]:
     """What retracting the span ``target`` does to its consequences, as
     :attr:`~ledger.events.Corrected.companions`: each one still in force is retracted."""
@@ -186,7 +247,7 @@ def companions(
     }
 
 
-def passed_in_session(campaign: CampaignPort, number: int) -> int:
+def passed_in_session(campaign: Campaign, number: int) -> int:
     """The in-fiction minutes that passed in session ``number`` (spans retracted since do
     not count): what ``advance --dry-run`` and recaps say of the session's time."""
     retracted = campaign.corrections().retracted
@@ -197,7 +258,7 @@ def passed_in_session(campaign: CampaignPort, number: int) -> int:
     )
 
 
-def seq_of_day(campaign: CampaignPort, text: str) -> int:
+def seq_of_day(campaign: Campaign, text: str) -> int:
     """The seq of ``--as-of day:N``: the campaign as it stood once N days of in-fiction time
     had passed, before the span that took its clock past them (spans retracted since do
     not count; ``day:0`` is before any time passed; the head when the clock never got
@@ -209,7 +270,7 @@ def seq_of_day(campaign: CampaignPort, text: str) -> int:
 
     number = text[4:]
     if not (number.isdigit() and len(number) <= 5 and int(number) <= 36500):
-        raise RuleError(f"--as-of {text!r}: give a whole number of days, e.g. day:3")
+        raise RuleError(f"as of {text!r}: give a whole number of days, e.g. day:3", param="as_of")
     limit, clock = int(number) * DAY, 0
     retracted = campaign.corrections().retracted
     for rec in campaign.records(types=["time.passed"]):
@@ -219,3 +280,9 @@ def seq_of_day(campaign: CampaignPort, text: str) -> int:
         if clock > limit:
             return rec.seq - 1
     return campaign.store.head(campaign.id).seq
+
+
+def drawn_later(event: Event, dry_run: bool) -> bool:
+    """Whether ``event``, a consequence planned for a ``--dry-run``, is an engine roll whose
+    real dice are drawn only when the span is written (its faces are placeholders)."""
+    return dry_run and isinstance(event, Roll) and event.source == "engine"

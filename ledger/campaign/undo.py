@@ -30,7 +30,7 @@ from ledger.errors import Refused, RuleError
 from ledger.events import Recorded
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 __all__ = ["TAKEN_BACK", "Undo", "last_target", "undo", "undo_target"]
 
@@ -52,7 +52,7 @@ class Undo:
     action: Literal["retract", "withdraw"]
 
 
-def undo_target(campaign: CampaignPort, seq: int) -> Undo:
+def undo_target(campaign: Campaign, seq: int) -> Undo:
     """What undoing the line at ``seq`` takes back: the entry it belongs to, and how.
 
     :raises NotFound: no event ``seq``.
@@ -60,7 +60,7 @@ def undo_target(campaign: CampaignPort, seq: int) -> Undo:
         already taken back, an answered request), saying why.
     """
     from ledger.campaign.corrections import UNCORRECTABLE, entry_of
-    from ledger.campaign.requests import closed_by
+    from ledger.campaign.roll_requests import closed_by
 
     rec = campaign.record(seq)
     if rec.type in UNCORRECTABLE:
@@ -69,7 +69,7 @@ def undo_target(campaign: CampaignPort, seq: int) -> Undo:
         what = "a correction" if rec.type == "correction.recorded" else "a withdrawal"
         raise Refused(
             f"event {seq} is {what}: undo takes back entries, not undos "
-            f"(`campaign correct {seq} --reason ...` retracts it)"
+            f"(`campaign correct {seq}` with a reason retracts it)"
         )
     entry = entry_of(campaign, rec)
     if entry.seq in campaign.corrections().retracted:
@@ -90,7 +90,7 @@ def undo_target(campaign: CampaignPort, seq: int) -> Undo:
     return Undo(entry, "retract")
 
 
-def last_target(campaign: CampaignPort, actor: str) -> Undo:
+def last_target(campaign: Campaign, actor: str) -> Undo:
     """What ``campaign undo`` takes back for ``actor``: their newest event that is not an
     undo itself (:data:`TAKEN_BACK`) and not retracted, as :func:`undo_target` says.
 
@@ -116,7 +116,7 @@ def last_target(campaign: CampaignPort, actor: str) -> Undo:
     raise Refused(f"{actor} has written nothing that can be undone", reason="missing")
 
 
-def undo(campaign: CampaignPort, target: Undo, reason: str, *, actor: str, at: str) -> Recorded:
+def undo(campaign: Campaign, target: Undo, reason: str, *, actor: str, at: str) -> Recorded:
     """Take back ``target`` (:func:`undo_target`): withdraw the request or retract the
     entry, with ``reason`` kept in the log. Returns the ``roll.withdrawn`` or
     ``correction.recorded`` written.
@@ -125,7 +125,7 @@ def undo(campaign: CampaignPort, target: Undo, reason: str, *, actor: str, at: s
         written).
     """
     from ledger.campaign.correcting import correct
-    from ledger.campaign.requests import withdraw
+    from ledger.campaign.roll_requests import withdraw
 
     if not reason.strip():
         raise Refused("give the reason: it is kept in the log beside the undo", reason="input")

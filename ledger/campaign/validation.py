@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET
 
-from ledger.campaign import checkpoints, requests, sessions
+from ledger.campaign import checkpoints, roll_requests, sessions
 from ledger.errors import NotFound, RuleError
 from ledger.events import (
     CAMPAIGN_STREAM,
@@ -40,7 +40,7 @@ from ledger.events import (
 from ledger.rules.projection import applying, created_state
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 #: The events that open and close a session.
 SESSION_EVENTS = (SessionStarted, SessionEnded, SessionAbandoned)
@@ -69,7 +69,7 @@ def _kind(cls: type) -> int:
     return 0
 
 
-def check_kinds(campaign: CampaignPort, events: Sequence[Event]) -> None:
+def check_kinds(campaign: Campaign, events: Sequence[Event]) -> None:
     """Refuse events of another rule system and session events out of order.
 
     Sessions start once each, numbered 1, 2, 3, ..., never while one is open, and close
@@ -96,7 +96,7 @@ def check_kinds(campaign: CampaignPort, events: Sequence[Event]) -> None:
     for i in itertools.compress(range(len(events)), kinds):
         event = events[i]
         if kinds[i] == _ROLL:
-            requests.check(campaign, event)  # an answer or withdrawal fits its request
+            roll_requests.check(campaign, event)  # an answer or withdrawal fits its request
         elif isinstance(event, DowntimeRevealed):
             seed = sessions.downtime_seed(campaign, event.number)  # committed, unrevealed, kept
             if seed.hex() != event.seed_reveal:
@@ -147,7 +147,7 @@ def check_kinds(campaign: CampaignPort, events: Sequence[Event]) -> None:
 
 
 
-def check_contests(campaign: CampaignPort, events: Sequence[Event], first_seq: int) -> None:
+def check_contests(campaign: Campaign, events: Sequence[Event], first_seq: int) -> None:
     """Refuse a ``contest.opposed`` that is not the other side of the roll just before it
     in the same batch (``first_seq``: the seq the batch's first event will take), and a
     roll against a character on the ledger without it.
@@ -161,7 +161,7 @@ def check_contests(campaign: CampaignPort, events: Sequence[Event], first_seq: i
             if not (0 <= at < i and isinstance(events[at], Roll)):
                 raise RuleError(
                     f"{event_tag(type(event))} is written with the roll it belongs to, by "
-                    "`campaign roll` (e.g. `--vs-character ... --vs-effort`), never on its own"
+                    "`campaign roll` against a character on the ledger, never on its own"
                 )
         if isinstance(event, Roll):
             opponent = campaign.system.opponent_of(event)
@@ -175,8 +175,8 @@ def check_contests(campaign: CampaignPort, events: Sequence[Event], first_seq: i
             ):
                 raise RuleError(
                     f"a roll against {opponent!r} is recorded with their side of it "
-                    "(contest.opposed) right after it: use `campaign roll ... "
-                    "--vs-character`"
+                    "(contest.opposed) right after it: roll it with `campaign roll` against "
+                    "a character on the ledger"
                 )
         elif isinstance(event, ContestOpposed):
             before = events[i - 1] if i > 0 else None
@@ -187,8 +187,8 @@ def check_contests(campaign: CampaignPort, events: Sequence[Event], first_seq: i
                 and campaign.system.opponent_of(before) == event.character
             ):
                 raise RuleError(
-                    "contest.opposed is written by `campaign roll ... --vs-character`, "
-                    "right after the roll it answers"
+                    "contest.opposed is written by `campaign roll` against a character on "
+                    "the ledger, right after the roll it answers"
                 )
             if event.harm is not UNSET:
                 harm = events[i + 1] if i + 1 < len(events) else None
@@ -199,13 +199,13 @@ def check_contests(campaign: CampaignPort, events: Sequence[Event], first_seq: i
                     and not isinstance(harm, (Roll, ContestOpposed))
                 ):
                     raise RuleError(
-                        "the harm a contest applies (--apply) is written right after its "
-                        "contest.opposed, by `campaign roll ... --apply`"
+                        "the harm a contest applies is written right after its "
+                        "contest.opposed, by `campaign roll` applying it"
                     )
 
 
 
-def validate(campaign: CampaignPort, events: Sequence[Event],
+def validate(campaign: Campaign, events: Sequence[Event],
     *,
     cached: dict[str, Any] | None = None,
     first_seq: int | None = None,
@@ -260,7 +260,7 @@ def validate(campaign: CampaignPort, events: Sequence[Event],
 
 
 
-def held_by_newcomers(campaign: CampaignPort) -> list[tuple[int, Event]]:
+def held_by_newcomers(campaign: Campaign) -> list[tuple[int, Event]]:
     """``[(seq, event)]``: the campaign-stream facts a character who joins now holds
     too (event classes with ``held_by_newcomers``), with the corrections in force; read
     through the type index (none when the system has no such type)."""

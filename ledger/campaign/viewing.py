@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING
 from ledger.rules.sheets import Sheet, mark_gm_only, players_only
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 __all__ = ["sheet_for"]
 
 
 def sheet_for(
-    campaign: CampaignPort,
+    campaign: Campaign,
     character: str,
     *,
     as_gm: bool,

@@ -14,7 +14,7 @@ import os
 import sqlite3
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import msgspec
@@ -27,6 +27,9 @@ from ledger.cli.lazy import (  # re-exported: where the lazy command table lives
 )
 from ledger.dice.engine import DiceError
 from ledger.errors import CommitUnknown, ConflictError, RuleError, StoreError
+
+if TYPE_CHECKING:
+    from ledger.store.protocols import EventStore
 
 #: The package's version, as pyproject.toml's ``[project] version`` (tests/test_startup.py
 #: holds them equal): ``--version`` then reads no installed package's metadata.
@@ -68,7 +71,7 @@ class App:
         command prints may leave the GM's hands, so the default is the player's view."""
         return self.as_ == "gm"
 
-    def store(self, *, create: bool = False) -> Any:
+    def store(self, *, create: bool = False) -> EventStore:
         """The ledger file's :class:`~ledger.store.sqlite.Store`, opened once.
 
         :raises click.ClickException: the file does not exist and ``create`` is false.
@@ -97,7 +100,7 @@ class App:
                 click.echo(f"Warning: {loose_warning(loose)}", err=True)
         return self._store
 
-    _store: Any = None
+    _store: EventStore | None = None
 
     def warn_clock(self) -> None:
         """Once per invocation (a whole ``campaign play`` is one): when an append was

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tomllib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import msgspec
@@ -17,6 +17,9 @@ from ledger.cli.base import (
     pass_app,
 )
 from ledger.cli.output import echo_changes, states
+
+if TYPE_CHECKING:
+    from ledger.store.protocols import EventStore
 
 
 def _parse_option(text: str) -> tuple[str, Any]:
@@ -63,7 +66,7 @@ def new(
     opts = dict(_parse_option(o) for o in options)
     load_system(system_id, opts)  # a bad system or option is refused before a file is made
 
-    def create(store: Any) -> Any:
+    def create(store: EventStore) -> Any:
         return Campaign.create(
             store, name, system=system_id, title=title, options=opts, actor=app.actor, at=now()
         )

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import msgspec
 
 from ledger.cli.base import App, cli, echo_json, json_option, pass_app
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 
 def plot_option(fn: Any) -> Any:
@@ -66,7 +69,7 @@ def plot_odds(system: Any, params: dict[str, Any], path: str) -> None:
         raise click.ClickException(str(e)) from None
 
 
-def collect_rolls(campaign: Any, *, as_gm: bool) -> list[Any]:
+def collect_rolls(campaign: Campaign, *, as_gm: bool) -> list[Any]:
     """Every roll of ``campaign`` as :class:`ledger.dice.fairness.RollDraws`, corrections honoured
     (a retracted roll is left out, an amended one counts with its amended dice); a player's
     view leaves out GM-only (blind) rolls."""
@@ -121,7 +124,7 @@ def fairness(
     is flagged as unlikely to be fair. Corrections are honoured: a retracted roll does not
     count, an amended one counts with its amended dice.
     """
-    from ledger.campaign import requests as requestsmod
+    from ledger.campaign import roll_requests as requestsmod
     from ledger.dice import fairness as fair
 
     check_plot(plot)
@@ -205,7 +208,7 @@ def fairness(
 
 
 def requests_line(asked: dict[str, int]) -> str:
-    """The fairness report's words on the roll requests (:func:`ledger.campaign.requests.tally`):
+    """The fairness report's words on the roll requests (:func:`ledger.campaign.roll_requests.tally`):
     how each was answered, and any answer thrown away that the ledger shows."""
     n = asked["asked"]
     text = (

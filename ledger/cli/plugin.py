@@ -26,9 +26,10 @@ def plugin() -> None:
 )
 @json_option
 def plugin_new(name: str, directory: str, as_json: bool) -> None:
-    """Write NAME/: a small, working rule system (2d6 + skill against a target) to make
-    your own: events, sheet, resolve, apply, harm, advance, odds and chart, recap lines and
-    tests. Install it with `pip install -e NAME`; `campaign systems` then lists it."""
+    """Write NAME/: a small, working rule system (2d6 + skill against a target) in one
+    module to make your own: events, sheet, resolve, apply, harm, advance, odds and chart,
+    recap lines, and its tests. Install it with `pip install -e 'NAME[test]'`; `campaign
+    systems` then lists it."""
     from ledger.errors import RuleError
     from ledger.rules.plugins import rule_systems
     from ledger.rules.scaffold import names, write_plugin
@@ -47,4 +48,6 @@ def plugin_new(name: str, directory: str, as_json: bool) -> None:
     click.echo(f"Wrote the rule system {name} in {root}:")
     for path in written:
         click.echo(f"  {path.relative_to(root)}")
-    click.echo(f"Next: pip install -e {root}  then  campaign systems {name}  and  pytest {root}")
+    click.echo(
+        f"Next: pip install -e '{root}[test]'  then  campaign systems {name}  and  pytest {root}"
+    )

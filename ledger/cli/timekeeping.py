@@ -47,7 +47,7 @@ def time_pass(
       campaign time pass "a night's sleep"
       campaign time pass 1w --rest --care --dry-run
     """
-    from ledger.campaign.timeline import pass_time
+    from ledger.campaign.timeline import drawn_later, pass_time
 
     campaign = app.campaign
     try:
@@ -64,7 +64,12 @@ def time_pass(
     from ledger.history.words import summary, time_words
 
     shown = [e for e in done.consequences if as_gm or not _gm_only(e)]
-    lines = [summary(campaign, e, stream_of(e)) for e in shown]
+    lines = [
+        f"{event_tag(type(e))} of {stream_of(e)}: rolled when the time passes (not in a dry run)"
+        if drawn_later(e, dry_run)
+        else summary(campaign, e, stream_of(e))
+        for e in shown
+    ]
     seqs = [r.seq for r in done.records[1:] if as_gm or r.visibility != "gm"]
     if as_json:
         out: dict[str, Any] = {
@@ -87,7 +92,7 @@ def time_pass(
     else:
         click.echo(f"{head} (seq {done.records[0].seq}).")
     if not lines:
-        click.echo(f"  Nothing the rules time runs out in {span_words(done.span.minutes)}.")
+        click.echo(f"  Nothing the rules put a time limit on ends within {span_words(done.span.minutes)}.")
     for text in lines:
         click.echo(f"  {text}")
     if not dry_run:

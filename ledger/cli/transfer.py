@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ledger.cli.base import App, cli, echo_json, json_option, now, pass_app, view_option
+
+if TYPE_CHECKING:
+    from ledger.store.protocols import EventStore
 
 
 @cli.command("copy")
@@ -285,7 +288,7 @@ def import_(
     trust: list[Any] = []  # its signed checkpoints and cosignatures
     lines = parse_lines(rest, trust)
 
-    def fill(store: Any) -> Imported:
+    def fill(store: EventStore) -> Imported:
         return import_lines(
             store,
             lines,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import msgspec
@@ -12,6 +12,9 @@ from ledger.cli.base import SEQ, App, cli, echo_json, json_option, nl_option, pa
 from ledger.cli.options import OddsCommand, pick_params
 from ledger.cli.pictures import check_plot, plot_odds, plot_option
 from ledger.history.words import describe
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 
 @cli.command()
@@ -89,7 +92,7 @@ def sheet(
     click.echo(render_text(layout, color=color), nl=False, color=color)
 
 
-def headed(campaign: Any, cid: str, upto: int, as_gm: bool) -> Any:
+def headed(campaign: Campaign, cid: str, upto: int, as_gm: bool) -> Any:
     """The sheet the viewer may see (:func:`ledger.campaign.viewing.sheet_for`: a players'
     sheet without any GM-only item, the GM's with them marked), headed with the character's
     name and id and the seq it is as of."""

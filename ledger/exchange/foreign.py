@@ -426,7 +426,9 @@ def map_speakers(
         example = names.get(next(iter(names), ""), "CHARACTER") if not close else close[0]
         raise RuleError(
             f"speaker {printable(first)!r}{others} is not a character of {campaign.id}{hint}: "
-            f'add --map "{printable(first)}={example}" for each, or --unmapped skip'
+            f'map each to a character ("{printable(first)}={example}"), or skip the '
+            "speakers left unmapped",
+            param="map",
         )
     return out
 

@@ -438,8 +438,9 @@ def import_lines(
             f"roll{'s' if rolls != 1 else ''}, and the file does not hold its seed (a GM export "
             "never does): restored, that session could neither roll nor end, and its rolls "
             "could never be verified. Import the GM backup `campaign backup FILE` makes "
-            "instead, or run the import with --abandon-open-session to close that session as "
-            "abandoned (its rolls then unverifiable); nothing imported"
+            "instead, or import it abandoning the open session to close that session as "
+            "abandoned (its rolls then unverifiable); nothing imported",
+            param="abandon_open_session",
         )
     abandon = abandon_open_session and unseeded is not None
     if abandon and at is None:

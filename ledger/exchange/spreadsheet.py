@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.history.words import GM_ONLY_ENTRY, line
 from ledger.rules.projection import GmOnlyEntry, iter_log
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 #: Columns of the ``events`` table: ``{name: (SQL type, description)}``.
 EVENT_COLUMNS: dict[str, tuple[str, str]] = {
@@ -75,7 +78,7 @@ def _index_text(conn: sqlite3.Connection) -> None:
     sqlite_utils.Database(conn).table("events").enable_fts(["text"], create_triggers=False)
 
 
-def write_players_copy(campaign: Any, path: str) -> CopySummary:
+def write_players_copy(campaign: Campaign, path: str) -> CopySummary:
     """Write the players' copy of ``campaign`` to a new SQLite file at ``path`` (the caller
     makes it appear whole, as `campaign export --format sqlite` does: written to a temporary
     name beside it, then renamed).
@@ -143,7 +146,7 @@ def write_players_copy(campaign: Any, path: str) -> CopySummary:
     return CopySummary(len(rows), gm, len(names), head_seq, head_hash)
 
 
-def metadata(campaign: Any, database: str) -> dict[str, Any]:
+def metadata(campaign: Campaign, database: str) -> dict[str, Any]:
     """The Datasette ``metadata.json`` of a players' copy named ``database`` (the file's
     name without ``.db``/``.sqlite``): a title, where it came from, and every table's and
     column's description."""

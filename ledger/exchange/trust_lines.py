@@ -14,9 +14,12 @@ import; an outside verifier that only checks the chain skips lines with a ``kind
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
+
+if TYPE_CHECKING:
+    from ledger.store.protocols import EventStore
 
 Int64 = Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
 Text = Annotated[str, msgspec.Meta(max_length=1000)]
@@ -59,7 +62,7 @@ def decode(line: bytes) -> TrustLine | None:
         return None
 
 
-def trust_lines(store: Any, campaign: str, upto: int) -> Iterator[bytes]:
+def trust_lines(store: EventStore, campaign: str, upto: int) -> Iterator[bytes]:
     """The campaign's checkpoint lines (sizes up to ``upto``, the export's last seq), then
     its cosignatures of those, each encoded with ``\\n``."""
     sizes = set()

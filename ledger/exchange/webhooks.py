@@ -45,7 +45,7 @@ import urllib.request
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.campaign.clock import now as clock_now
 from ledger.errors import NotFound, RuleError
@@ -55,6 +55,9 @@ from ledger.history.words import describe
 from ledger.store.hooks import HOOK_SECRET, PREVIOUS_HOOK_SECRET
 from ledger.store.protocols import EventStore
 from ledger.text import printable
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 #: The channels a hook may be for, and what each gets.
 CHANNELS = ("public", "gm")
@@ -225,7 +228,7 @@ def state_of(hook: dict[str, Any]) -> str:
 # --- what is posted ------------------------------------------------------------------------
 
 
-def entry_text(campaign: Any, rec: Recorded) -> str:
+def entry_text(campaign: Campaign, rec: Recorded) -> str:
     """The entry's line as ``campaign log`` prints it in the view that may see it:
     ``"[12] ✔ Julian Hargrave — Investigate +3, ..."``, a GM-only entry ending in ``[GM]``."""
     line = printable(describe(campaign, rec))
@@ -236,7 +239,9 @@ def entry_text(campaign: Any, rec: Recorded) -> str:
     return line + (" [GM]" if rec.visibility == "gm" else "")
 
 
-def body(campaign: Any, rec: Recorded, fmt: str, characters: dict[str, str] | None = None) -> bytes:
+def body(
+    campaign: Campaign, rec: Recorded, fmt: str, characters: dict[str, str] | None = None
+) -> bytes:
     """The bytes posted for one entry.
 
     ``json``: ``{"id": "<campaign>:<seq>", "campaign", "seq", "type", "text" (the log's
@@ -384,7 +389,7 @@ class Deliverer:
         campaign = open_campaign(store, campaign_id)
         return [self.run_hook(store, campaign, hook) for hook in hooks]
 
-    def run_hook(self, store: EventStore, campaign: Any, hook: dict[str, Any]) -> HookPass:
+    def run_hook(self, store: EventStore, campaign: Campaign, hook: dict[str, Any]) -> HookPass:
         """One hook's pass (see :meth:`run_once`)."""
         done = HookPass(hook["id"], hook["url"])
         now = self.clock()
@@ -409,7 +414,7 @@ class Deliverer:
         now = self.clock()
         return store.claim_webhook(hook_id, self.owner, now, _stamp(_parse(now) + LEASE))
 
-    def _deliver(self, store: EventStore, campaign: Any, done: HookPass) -> None:
+    def _deliver(self, store: EventStore, campaign: Campaign, done: HookPass) -> None:
         hook = find(store, campaign.id, done.id)  # as it is now that we hold it
         characters = campaign.characters(include_retracted=True)
         while True:

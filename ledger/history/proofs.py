@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.errors import RuleError
 from ledger.store.tree import TILE_HEIGHTS, fold
 from ledger.trust import merkle
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
+    from ledger.store.protocols import EventStore
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,7 @@ class StoredTree:
     store lacks is folded from the level below.
     """
 
-    def __init__(self, store: Any, campaign: str) -> None:
+    def __init__(self, store: EventStore, campaign: str) -> None:
         self.store = store
         self.campaign = campaign
         self.size, self.frontier = store.tree_frontier(campaign)
@@ -116,7 +120,7 @@ class StoredTree:
         return self.store.tree_leaves(self.campaign, index, 1)[0]
 
 
-def leaves(store: Any, campaign: str, upto: int) -> list[bytes]:
+def leaves(store: EventStore, campaign: str, upto: int) -> list[bytes]:
     """The leaf hashes of events 1 to ``upto``, in seq order (O(n): for tests and checks
     that read the whole log anyway)."""
     return [
@@ -134,7 +138,7 @@ def _size(tree: StoredTree, campaign: str, size: int | None) -> int:
     return size
 
 
-def inclusion(store: Any, campaign: str, seq: int, size: int | None = None) -> Inclusion:
+def inclusion(store: EventStore, campaign: str, seq: int, size: int | None = None) -> Inclusion:
     """The inclusion proof of event ``seq`` in the tree of the first ``size`` events
     (default: the whole log), from the stored tree (O(log n) reads).
 
@@ -148,7 +152,7 @@ def inclusion(store: Any, campaign: str, seq: int, size: int | None = None) -> I
     return Inclusion(seq, n, tree.leaf(seq - 1), tree.root(n), proof)
 
 
-def consistency(store: Any, campaign: str, old: int, new: int | None = None) -> Consistency:
+def consistency(store: EventStore, campaign: str, old: int, new: int | None = None) -> Consistency:
     """The consistency proof from the tree of the first ``old`` events to that of ``new``
     (default: the whole log), from the stored tree (O(log n) reads).
 
@@ -162,7 +166,7 @@ def consistency(store: Any, campaign: str, old: int, new: int | None = None) -> 
     return Consistency(old, n, tree.root(old), tree.root(n), proof)
 
 
-def against_checkpoint(campaign: Any, seq: int, event_hash: str) -> dict[str, Any]:
+def against_checkpoint(campaign: Campaign, seq: int, event_hash: str) -> dict[str, Any]:
     """Event ``seq``'s inclusion proof against the newest signed checkpoint that holds it
     (``audit SEQ``), checked: the note's signature by the campaign's key, and the audit path
     from the event's own hash to the note's root (RFC 9162 2.1.3.2).

@@ -25,10 +25,14 @@ hash) or step 2 (an anchor's hash is not the one signed).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.chain import ZERO_HASH, hash_of
 from ledger.trust import merkle
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
+    from ledger.store.protocols import EventStore
 
 
 @dataclass
@@ -55,7 +59,9 @@ class ChainProof:
         return self
 
 
-def _signed(campaign: Any) -> tuple[dict[str, Any] | None, bytes | None, str | None, str | None]:
+def _signed(
+    campaign: Campaign,
+) -> tuple[dict[str, Any] | None, bytes | None, str | None, str | None]:
     """The newest kept checkpoint, its root as its signed note gives it, the signer's name,
     and the problem when the note does not open with the campaign's recorded key (then no
     root and no name)."""
@@ -73,7 +79,7 @@ def _signed(campaign: Any) -> tuple[dict[str, Any] | None, bytes | None, str | N
         return latest, None, None, f"the checkpoint of size {latest['size']} does not open: {e}"
 
 
-def _anchor_problem(campaign: Any, k: int, k_hash: str, size: int, root: bytes) -> str | None:
+def _anchor_problem(campaign: Campaign, k: int, k_hash: str, size: int, root: bytes) -> str | None:
     """Does event ``k``'s stored hash sit at leaf ``k - 1`` of the signed tree of ``size``?"""
     from ledger.errors import RuleError
     from ledger.history.proofs import inclusion
@@ -87,7 +93,7 @@ def _anchor_problem(campaign: Any, k: int, k_hash: str, size: int, root: bytes) 
     return None
 
 
-def prove_chain(campaign: Any, seq: int) -> ChainProof:
+def prove_chain(campaign: Campaign, seq: int) -> ChainProof:
     """Step 2 for event ``seq``: the chain from the nearest proven anchor to ``seq``.
 
     :returns: the :class:`ChainProof` (it stops at the first problem); its ``checkpoint``
@@ -144,7 +150,7 @@ def prove_chain(campaign: Any, seq: int) -> ChainProof:
     return out
 
 
-def prove_back(campaign: Any, chain: ChainProof, first: int) -> ChainProof:
+def prove_back(campaign: Campaign, chain: ChainProof, first: int) -> ChainProof:
     """Extend a proven ``chain`` back from its anchor to cover events ``first + 1`` on (the
     events a re-derivation folds after a snapshot at ``first``): each hashes to its stored
     hash and is the ``prev_hash`` of the next, ending in the anchor's proven hash (so an
@@ -203,7 +209,7 @@ def checked_text(chain: ChainProof, proof: dict[str, Any], snapshot: int | None)
     return "; ".join(parts)
 
 
-def record_verified(store: Any, campaign: str, seq: int, head_hash: str, at: str) -> None:
+def record_verified(store: EventStore, campaign: str, seq: int, head_hash: str, at: str) -> None:
     """Keep that ``verify`` proved the log of ``campaign`` up to ``seq``, ending in
     ``head_hash`` (:meth:`ledger.store.base.SqlEventStore.set_verified`), so an audit chains
     from there and never proves it twice. A read-only file keeps nothing (no error)."""

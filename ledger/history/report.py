@@ -8,10 +8,13 @@ its seq is unchanged.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.chain import ZERO_HASH, instant
-from ledger.events import Recorded
+from ledger.events import DowntimeCommitted, Recorded
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 #: The fewest hex digits of an event's hash a receipt may give (``verify --receipt
 #: SEQ:PREFIX``): 16 (64 bits) cannot be matched by chance; every printed receipt has all 64.
@@ -28,7 +31,7 @@ def receipt_of(seq: int, hash_: str) -> str:
     return f"{seq}:{hash_}"
 
 
-def session_receipt(campaign: Any, closed: Recorded) -> str:
+def session_receipt(campaign: Campaign, closed: Recorded) -> str:
     """The one receipt of a session's end, ``"SEQ:HASH"``: the last event of the batch that
     closed session ``closed`` (its ``session.ended`` or ``session.abandoned`` record), i.e.
     the ``downtime.committed`` written with it, or the closing event itself in a log from
@@ -38,7 +41,7 @@ def session_receipt(campaign: Any, closed: Recorded) -> str:
     """
     number = getattr(closed.data, "number", None)
     for follow in campaign.records(after=closed.seq, upto=closed.seq + 1):
-        if follow.type == "downtime.committed" and follow.data.number == number:
+        if isinstance(follow.data, DowntimeCommitted) and follow.data.number == number:
             return receipt_of(follow.seq, follow.hash)
     return receipt_of(closed.seq, closed.hash)
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -63,6 +63,9 @@ from ledger.history.seeds import (
 from ledger.rules.results import ResultCheck, RowsOf
 from ledger.rules.snapshots import snapshot_problems
 from ledger.store.base import EventStore
+
+if TYPE_CHECKING:
+    from ledger.store.protocols import EventStore
 
 
 def _version_problem(stream: str, version: Any, versions: dict[str, int], hidden: int) -> str | None:
@@ -306,7 +309,7 @@ def _timeline_problem(
 
 
 def verify_store(
-    store: Any,
+    store: EventStore,
     campaign: str,
     *,
     receipt: tuple[int, str] | None = None,
@@ -332,7 +335,7 @@ def verify_store(
 
 
 def _verify_store(
-    store: Any, campaign: str, receipt: tuple[int, str] | None, progress: Any, integrity: bool
+    store: EventStore, campaign: str, receipt: tuple[int, str] | None, progress: Any, integrity: bool
 ) -> VerifyReport:
     """:func:`verify_store`'s checks, with the store's reads as they are."""
     if integrity:
@@ -373,7 +376,7 @@ def _verify_store(
     return report
 
 
-def _secrets_problem(store: Any, campaign: str, report: VerifyReport) -> None:
+def _secrets_problem(store: EventStore, campaign: str, report: VerifyReport) -> None:
     """Fail ``report`` when a seed committed and not yet revealed in the log is missing from
     the secrets table or does not hash to its commitment: rolls drawn from it could never be
     verified. The problem is reported at the commitment's seq. A missing downtime seed

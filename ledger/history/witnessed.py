@@ -20,11 +20,14 @@ import base64
 import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.campaign.checkpoints import open_checkpoint, origin
 from ledger.trust import merkle
 from ledger.trust.notes import Checkpoint, NoteError
+
+if TYPE_CHECKING:
+    from ledger.store.protocols import EventStore
 
 
 @dataclass
@@ -177,7 +180,7 @@ def cosignature_problem(note: str, co: dict[str, Any]) -> str | None:
     return None
 
 
-def check_store(store: Any, campaign: str, *, receipt: str | None = None) -> Witnessed:
+def check_store(store: EventStore, campaign: str, *, receipt: str | None = None) -> Witnessed:
     """:func:`check` of a stored campaign: its kept checkpoints and cosignatures against
     the roots of its stored events' hashes (one pass over the ``hash`` column)."""
     import msgspec

@@ -46,7 +46,7 @@ class LogLine:
         return f"[{self.seq}] {self.text}"
 
 
-def line(campaign: Any, rec: Any, corrections: Any = None) -> LogLine:
+def line(campaign: Campaign, rec: Any, corrections: Any = None) -> LogLine:
     """One event as a :class:`LogLine`: the rule system's words first
     (:meth:`~ledger.rules.system.RuleSystem.describe`), then the core's (:data:`CORE_WORDS`),
     else the event's type and fields (:func:`generic`).
@@ -66,7 +66,7 @@ def line(campaign: Any, rec: Any, corrections: Any = None) -> LogLine:
     return LogLine(rec.seq, text_of(campaign, rec), rec.visibility == "gm", mark)
 
 
-def text_of(campaign: Any, rec: Any) -> str:
+def text_of(campaign: Campaign, rec: Any) -> str:
     """:attr:`LogLine.text` of one event (see :func:`line`)."""
     if rec.type == "correction.recorded":
         return f"Correction: {sentence(campaign, rec)}"
@@ -89,17 +89,18 @@ def text_of(campaign: Any, rec: Any) -> str:
     return f"{rec.type}: {fields}"
 
 
-def describe(campaign: Any, rec: Any) -> str:
+def describe(campaign: Campaign, rec: Any) -> str:
     """One human line for an event, with its seq: ``"[12] Julian Hargrave — ..."``
     (``str`` of :func:`line`)."""
     return str(line(campaign, rec))
 
 
-def _names(campaign: Any) -> dict[str, str]:
+def _names(campaign: Campaign) -> dict[str, str]:
     """The campaign's character names, read once per campaign object."""
-    names = getattr(campaign, "_cli_names", None)
+    names: dict[str, str] | None = getattr(campaign, "_cli_names", None)
     if names is None:
-        names = campaign._cli_names = campaign.characters()
+        names = campaign.characters()
+        setattr(campaign, "_cli_names", names)  # noqa: B010 - a cache on the object, not a member
     return names
 
 
@@ -159,11 +160,26 @@ CORE_WORDS: dict[str, Callable[[Any], str]] = {
         f"{d.character}: chronicle entry for session {d.session} signed on the checkpoint of "
         f"{d.checkpoint} events (passport {d.passport[:8]}…)"
     ),
-    "character.joined": lambda d: (
-        f"{d.character}: joins from passport {d.passport[:8]}…, signed by {d.table} "
-        f"(its last entry {d.head[:16]}…)"
+    "chronicle.cosigned": lambda d: (
+        f"{d.character}: the player's phone {d.vkey.split('+', 1)[0]} cosigned the chronicle "
+        f"entry for session {d.session} ({d.entry[:16]}…)"
     ),
+    "character.joined": lambda d: joined_words(d),
 }
+
+
+def joined_words(d: Any) -> str:
+    """A ``character.joined`` in words, then the history it carried in ("Before this
+    table: ...", :func:`ledger.history.passports.before_line`): the log, ``campaign
+    play`` and the recap all show it so."""
+    from ledger.history.passports import before_line
+
+    carried = before_line(d.text)
+    return (
+        f"{d.character}: joins from passport {d.passport[:8]}…, signed by {d.table} "
+        f"(its last entry {d.head[:16]}…)" + (f". {carried}" if carried else "")
+    )
+
 
 #: Each tool an imported roll comes from, as its name is written.
 TOOL_NAMES = {"foundry": "Foundry VTT", "roll20": "Roll20"}

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -30,6 +30,9 @@ from ledger.store.protocols import Pending
 from ledger.trust import chronicle, merkle
 from ledger.trust.chronicle import EntryError
 from ledger.trust.notes import Checkpoint, NoteError, Signer, Verifier, open_note, sign
+
+if TYPE_CHECKING:
+    from ledger.store.protocols import EventStore
 
 KEY_KIND = "checkpoint"
 LEAGUE_STREAM = "league"
@@ -114,7 +117,7 @@ class League:
     :raises LeagueError: no league of that name in the store.
     """
 
-    def __init__(self, store: Any, name: str) -> None:
+    def __init__(self, store: EventStore, name: str) -> None:
         self.store = store
         self.name = name
         self.id = league_id(name)
@@ -124,7 +127,7 @@ class League:
         self.vkey = str(msgspec.json.decode(row.data)["vkey"])
 
     @classmethod
-    def init(cls, store: Any, name: str, *, at: str) -> League:
+    def init(cls, store: EventStore, name: str, *, at: str) -> League:
         """Make league ``name`` and its checkpoint key (kept with the store's secrets).
 
         :raises LeagueError: a bad name, or a league of that name exists.
@@ -296,6 +299,8 @@ class League:
             if kept:
                 return str(kept[0]["note"])
             seed = self.store.get_secret(self.id, 0, KEY_KIND)
+            if seed is None:
+                raise LeagueError(f"league {self.name!r}'s checkpoint key is not on this ledger")
             signer = Signer(f"campaign-ledger-league/{self.name}", seed)
             root = merkle.Frontier(size, hashes).root()
             note = sign(Checkpoint(signer.name, size, root).text(), signer)

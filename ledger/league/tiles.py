@@ -25,10 +25,13 @@ from __future__ import annotations
 
 import os
 import struct
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.history.proofs import StoredTree
 from ledger.store.tree import fold
+
+if TYPE_CHECKING:
+    from ledger.store.protocols import EventStore
 
 #: Hashes per tile (tile height 8).
 WIDTH = 256
@@ -72,7 +75,9 @@ def _level_width(size: int, level: int, index: int) -> int:
     return max(0, min(WIDTH, nodes - index * WIDTH))
 
 
-def tile(store: Any, log: str, size: int, level: int, index: int, width: int = WIDTH) -> bytes:
+def tile(
+    store: EventStore, log: str, size: int, level: int, index: int, width: int = WIDTH
+) -> bytes:
     """Tile ``index`` of ``level`` (its first ``width`` hashes) of the tree of the log's
     first ``size`` leaves: ``width`` hashes of 32 bytes.
 
@@ -94,7 +99,7 @@ def tile(store: Any, log: str, size: int, level: int, index: int, width: int = W
     return b"".join(out)
 
 
-def entries(store: Any, log: str, size: int, index: int, width: int = WIDTH) -> bytes:
+def entries(store: EventStore, log: str, size: int, index: int, width: int = WIDTH) -> bytes:
     """Entry bundle ``index`` (its first ``width`` entries) of the tree of ``size`` leaves.
 
     :raises TileError: as :func:`tile`.
@@ -125,7 +130,7 @@ def paths(size: int) -> list[tuple[int | str, int, int]]:
     return out
 
 
-def write_tiles(store: Any, log: str, size: int, checkpoint: str, out_dir: str) -> int:
+def write_tiles(store: EventStore, log: str, size: int, checkpoint: str, out_dir: str) -> int:
     """Write the ``checkpoint`` file and every tile of the tree of ``size`` leaves under
     ``out_dir``, as a static web server serves them; the number of files written. Tiles
     already there are kept (a full tile never changes); partial tiles are written anew."""

@@ -24,8 +24,9 @@ hookimpl = pluggy.HookimplMarker("ledger")
 
 class WrittenCampaign(Protocol):
     """What a listener may use of the campaign it is handed (:func:`event_appended`): a
-    :class:`ledger.campaign.aggregate.Campaign`, named here by what it offers, since this
-    layer stands below :mod:`ledger.campaign` and imports nothing of it."""
+    :class:`ledger.campaign.aggregate.Campaign`, named here by what it offers. A Protocol,
+    not the class, because this layer stands below :mod:`ledger.campaign`: import-linter
+    forbids importing upward even for type checking (the layers contract counts those)."""
 
     @property
     def id(self) -> str:

@@ -3,15 +3,13 @@
 The files are the jinja2 templates under ``ledger/templates/plugin/`` (shipped inside the
 ``ledger`` package, so the command works from an installed core): ``pyproject.toml`` (its
 own distribution, entry point in the ``ledger`` group, hatchling, no uv workspace settings:
-plain ``pip install -e`` works), ``README.md``, the package ``ledger_<name>/`` in the layout
-every bundled plugin has (docs/architecture.md "A rule-system plugin"): ``__init__.py``
-(registration), ``events.py``, ``state.py`` (state and options), ``rules.py`` (resolve,
-request_of, rederive, harm, advance), ``appliers.py`` (``@applies``), ``words.py``
-(``@describes``, changes, recap lines, verdict), ``sheet.py`` (creation, NPCs, the sheet's
-layout), ``odds.py`` (exact odds and the chart ``chart = ".odds"`` names) and ``system.py``
-(wiring: the class composed of the mixins, with ``sections`` and ``example_roll``), under
-300 lines in all; and ``tests/test_<name>.py`` (the ``RuleSystemContract``, worked examples
-and a session through the CLI). docs/plugin-guide.md walks through them.
+``pip install -e '.[test]'`` works), ``README.md``, the package ``ledger_<name>/`` as ONE
+module, ``__init__.py``: the events, the state and options, the system class (sheet,
+resolve, appliers, advancement, words, odds and their chart) and the registration hook,
+in that order, about 250 lines; and ``tests/test_<name>.py`` (the ``RuleSystemContract``,
+worked examples and a session through the CLI), type-annotated so ``mypy`` checks it. A
+system that grows splits the module by meaning when it wants to; docs/plugin-guide.md
+walks through it.
 """
 
 from __future__ import annotations

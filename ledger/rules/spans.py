@@ -9,11 +9,22 @@ its own, never the laptop's.
 
 from __future__ import annotations
 
+import inspect
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ledger.errors import RuleError
+
+if TYPE_CHECKING:
+    from ledger.dice.engine import DiceSource
+    from ledger.events import Event, TimePassed
+    from ledger.rules.system import RuleSystem
+
+#: What a rule system's ``time_passed`` may take as ``dice``: ``dice(client_seed)`` gives
+#: one engine dice source per roll, drawn from the open session's committed seed at its next
+#: nonce (docs/plugin-hooks.md "Time that rolls").
+TimeDice = Callable[[str], "DiceSource"]
 
 MINUTE = 1
 HOUR = 60
@@ -112,7 +123,9 @@ def span_words(minutes: int) -> str:
 
 #: The events whose ``consequences`` follow them in their batch, corrected only with them:
 #: a span of time, and what ends with an encounter's turn.
-SPAN_HEADS = frozenset({"time.passed", "encounter.turn", "encounter.hidden_turn", "encounter.ended"})
+SPAN_HEADS = frozenset(
+    {"time.passed", "encounter.turn", "encounter.hidden_turn", "encounter.ended"}
+)
 
 
 def span_correction_problem(
@@ -136,3 +149,46 @@ def consequence_seqs(seq: int, event: Any) -> range:
     """The seqs of the consequences written right after the ``time.passed`` ``event`` at
     ``seq`` (its ``consequences`` count)."""
     return range(seq + 1, seq + 1 + int(event.consequences))
+
+
+def takes_dice(system: RuleSystem) -> bool:
+    """Whether ``system.time_passed`` takes a ``dice`` parameter (it may roll)."""
+    return "dice" in inspect.signature(system.time_passed).parameters
+
+
+def time_consequences(
+    system: RuleSystem, states: dict[str, Any], span: TimePassed, dice: TimeDice
+) -> list[Event]:
+    """What ``span`` implies by ``system``'s rules: :meth:`ledger.RuleSystem.time_passed`
+    asked with ``states``, and with ``dice`` when it takes a ``dice`` parameter.
+
+    Every engine dice source the rules take must come back as one roll event, in the
+    order drawn (each is a committed draw at the session's next nonce, re-checked by
+    ``campaign verify``).
+
+    :raises RuleError: the rules refuse, ``dice`` refuses (no open session), or the rules
+        drew dice they did not return as rolls in the order drawn.
+    """
+    if not takes_dice(system):
+        return list(system.time_passed(states, span))
+    drawn: list[int] = []
+
+    def recorded(client_seed: str) -> DiceSource:
+        source = dice(client_seed)
+        drawn.append(int(getattr(source, "nonce", -1)))
+        return source
+
+    ask: Callable[..., list[Event]] = system.time_passed  # an override that adds ``dice``
+    events = list(ask(states, span, dice=recorded))
+    returned = [
+        getattr(e, "nonce", None)
+        for e in events
+        if getattr(e, "source", None) == "engine" and hasattr(e, "draws")
+    ]
+    if returned != drawn:
+        raise RuleError(
+            f"{system.name}'s time_passed drew {len(drawn)} engine roll(s) but returned "
+            f"{len(returned)} in another order: return one roll event per dice(...) call, "
+            "in the order drawn"
+        )
+    return events

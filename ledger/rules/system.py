@@ -13,7 +13,7 @@ use for every event. A system names its chart module (:attr:`RuleSystem.chart`) 
 class wires ``campaign odds --plot`` to it.
 
 The marks and their tables live in :mod:`ledger.rules.marks`, the words a system gives
-(describe, changes, recap notes, verdicts, :func:`for_people`) in :mod:`ledger.rules.wording`;
+(describe, changes, recap notes, verdicts) in :mod:`ledger.rules.wording`;
 both are importable from here as before.
 
 A system is generic in its state and options types, ``RuleSystem[Character, Options]``, so
@@ -26,17 +26,17 @@ import abc
 import copy
 import importlib
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
 import msgspec
 
 from ledger.errors import RuleError
-from ledger.events import Event, Recorded, Roll, TimePassed, event_tag
+from ledger.events import Event, Recorded, Roll, RollInputs, TimePassed, event_tag
 from ledger.rules.form import RollForm
 from ledger.rules.marks import applies, describes, marked
 from ledger.rules.requests import Opponent, RollParam, RollRequest
 from ledger.rules.turns import Turns
-from ledger.rules.wording import SEED_NAME, VERDICTS, Wording, for_people
+from ledger.rules.wording import SEED_NAME, VERDICTS, Wording
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -52,7 +52,6 @@ __all__ = [
     "StateT",
     "applies",
     "describes",
-    "for_people",
 ]
 
 #: Class attributes a rule system no longer declares: each option's label, default, whether
@@ -68,6 +67,29 @@ StateT = TypeVar("StateT")
 OptionsT = TypeVar("OptionsT")
 
 
+def _derive_event_types(cls: type[RuleSystem[Any, Any]]) -> None:
+    """Set ``cls.event_types`` and ``cls.sections`` from its marks and its events' ``section``
+    unless the class (or a parent) declares them."""
+    if "event_types" in vars(cls):
+        cls._declares_event_types = True
+    elif not cls._declares_event_types:
+        found: dict[type[Event], None] = {}
+        for attr in ("__ledger_applies__", "__ledger_describes__"):
+            for klass in reversed(cls.__mro__):
+                for value in vars(klass).values():
+                    found.update(dict.fromkeys(getattr(value, attr, ())))
+        prefix = f"{cls.id}."
+        cls.event_types = tuple(t for t in found if cls.id and event_tag(t).startswith(prefix))
+    if "sections" in vars(cls):
+        cls._declares_sections = True
+    elif not cls._declares_sections:
+        cls.sections = {
+            event_tag(t): getattr(t, "section", "")
+            for t in cls.event_types
+            if getattr(t, "section", "")
+        }
+
+
 class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
     """Base class of a rule system. Subclass and set the class attributes.
 
@@ -77,8 +99,11 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         developers (docstrings cite it); people are shown :attr:`book` instead.
     :cvar book: the title of the book the rules come from, as its text gives it (e.g.
         ``"Terran Engine SRD v0.4.5"``); ``campaign systems``, ``audit`` and help show it
-        (default: :attr:`name`). :meth:`for_people` puts it in place of :attr:`source`.
-    :cvar event_types: the plugin's event classes (tags ``"<id>.<past_tense>"``).
+        (default: :attr:`name`). Event docstrings, shown as help, name it, not :attr:`source`.
+    :cvar event_types: the plugin's event classes (tags ``"<id>.<past_tense>"``). Default:
+        every event class of this system (its tag starts with ``"<id>."``) that one of its
+        methods :func:`applies` or :func:`describes`, appliers first, in the order they are
+        written: an event type is written once, as its class, and named by its applier.
     :cvar state_type: a frozen ``msgspec.Struct`` holding one character's state (it is
         encoded for snapshots, so keep it msgspec-serialisable).
     :cvar options_type: a ``msgspec.Struct`` of campaign options, every field defaulted.
@@ -89,6 +114,8 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         request form, the API's schema and completion all read it: see
         :attr:`roll_params` and :attr:`odds_params`.
     :cvar sections: ``{type tag: section of the seed it implements}``, shown by audits.
+        Default: each of :attr:`event_types` by its own ``section`` class variable
+        (a class attribute of the event: ``section = "Supply Rolls"``).
     :cvar example_roll: one ``campaign roll`` line (without ``campaign``) from the book's
         worked examples, shown by ``roll --help`` in a campaign of this system and by
         ``campaign systems ID``; a comment after ``#`` says where in the book it is from.
@@ -128,6 +155,8 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
     has_harm: ClassVar[bool] = False
     chart: ClassVar[str] = ""
     time_spans: ClassVar[dict[str, tuple[int, bool]]] = {}
+    _declares_event_types: ClassVar[bool] = False
+    _declares_sections: ClassVar[bool] = False
 
     #: the campaign options: every default on an instance as registered, the campaign's
     #: after :meth:`configure`
@@ -145,6 +174,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
                     f"{cls.__qualname__}.{old}: declare each option once in roll_options "
                     "(RollParam's label, default, common, choices and roll/odds say the rest)"
                 )
+        _derive_event_types(cls)
         names = [p.name for p in vars(cls).get("roll_options", ())]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
@@ -169,7 +199,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
             if p.odds
         )
 
-    def configure(self, options: dict[str, Any] | None = None) -> RuleSystem[StateT, OptionsT]:
+    def configure(self, options: dict[str, Any] | None = None) -> Self:
         """A copy of this system bound to campaign ``options`` (validated).
 
         :raises RuleError: an unknown option, or a value of the wrong type (naming the
@@ -255,20 +285,63 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
     def request_of(self, event: Roll) -> RollRequest:
         """The request :meth:`resolve` turned into ``event``: the inverse of its inputs.
 
-        Reads only the *input* fields of the recorded roll (the skill, the options the roll
-        was asked with: DR, target, modifiers, traits, ...), never its results, so that for
-        every event ``e`` that ``resolve(state, request, dice)`` returns::
+        The default reads the inputs the core records on the roll (``event.inputs``,
+        :class:`ledger.events.RollInputs`: the skill as named, the declared options given,
+        the opponent on the ledger), so a system need not write it. An override reads only
+        the *input* fields of the recorded roll (the skill, the options the roll was asked
+        with: DR, target, modifiers, traits, ...), never its results. Either way, for every
+        event ``e`` that the core records::
 
-            resolve(state, request_of(e), ReplayDice(e)) == e
+            resolve(state, request_of(e), ReplayDice(e)) == e   (inputs aside)
 
         The core uses it to re-derive recorded results (``verify``, ``import``, ``audit``)
-        and to re-resolve an amended roll (``correct``: the amended input fields are read
-        back through this method). ``RollRequest.name`` may be left empty: the core fills
-        in the character's name.
+        and to re-resolve an amended roll (``correct``: the amended inputs are read back
+        through this method). ``RollRequest.name`` is left empty: the core fills in the
+        character's name.
 
-        :raises RuleError: the system cannot re-derive this event type (the default).
+        :raises RuleError: a roll recorded without its inputs (made by a release before
+            they were kept, or by another system).
         """
-        raise RuleError(f"{self.id} cannot re-derive {event_tag(type(event))} events")
+        inputs = event.inputs
+        if not isinstance(inputs, RollInputs):
+            raise RuleError(f"{self.id} cannot re-derive {event_tag(type(event))} events")
+        declared = {p.name: p for p in self.roll_params}
+        params = {
+            name: tuple(value) if declared[name].multiple and isinstance(value, list) else value
+            for name, value in inputs.params.items()
+            if name in declared
+        }
+        opponent = None
+        if inputs.vs_character is not None:
+            opponent = Opponent(inputs.vs_character, skill=inputs.vs_skill)
+        character = str(getattr(event, "character", "") or "")
+        return RollRequest(character, "", inputs.skill, params, opponent)
+
+    def with_inputs(self, event: Roll, request: RollRequest) -> Roll:
+        """``event`` as the core records it: with what it was asked (``inputs``) when this
+        system reads its rolls back through the default :meth:`request_of`; unchanged when
+        the system writes its own (its events hold their inputs in their own fields) or
+        the event has its inputs already.
+
+        :param request: the request :meth:`resolve` turned into ``event``; only the options
+            this system declares are kept (by name, never a command-line flag).
+        """
+        if type(self).request_of is not RuleSystem.request_of or event.inputs is not msgspec.UNSET:
+            return event
+        declared = {p.name for p in self.roll_params}
+        params = {
+            name: list(value) if isinstance(value, tuple) else value
+            for name, value in request.params.items()
+            if name in declared and value is not None
+        }
+        opponent = request.opponent
+        inputs = RollInputs(
+            skill=request.skill,
+            params=params,
+            vs_character=opponent.character if opponent is not None else None,
+            vs_skill=opponent.skill if opponent is not None else None,
+        )
+        return msgspec.structs.replace(event, inputs=inputs)
 
     def opponent_of(self, event: Event) -> str | None:
         """The id of the character on the ledger a recorded roll was made against
@@ -278,6 +351,9 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         to hand :meth:`rederive` the opponent's state as of the roll.
         """
         value = getattr(event, "vs_character", None)
+        inputs = getattr(event, "inputs", None)
+        if not value and isinstance(inputs, RollInputs):
+            value = inputs.vs_character
         return value if isinstance(value, str) and value else None
 
     def rederive(
@@ -318,6 +394,8 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         dice = ReplayDice(event)
         result = self.resolve(state, request, dice)
         dice.finish()
+        if isinstance(event.inputs, RollInputs) and result.inputs is msgspec.UNSET:
+            result = msgspec.structs.replace(result, inputs=event.inputs)  # as recorded
         return result
 
     def harm_event(self, state: Any, character: str, amount: int) -> Event:
@@ -393,6 +471,15 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
 
         Must be pure and depend on ``states``, ``span`` and the options only: the batch is
         checked on append by asking again.
+
+        A rule that rolls (a healing roll per week of rest) adds a ``dice`` parameter to its
+        override, ``def time_passed(self, states, span, dice=None)``: the core then passes
+        ``dice(client_seed)``, which gives one engine dice source per roll, drawn from the
+        open session's committed seed at its next nonce like any engine roll. Fix the
+        client seed from the rules (``f"heal:{character}"``), return one roll event
+        (``**source.fields()``) per call in the order drawn, and re-derive it in
+        :meth:`rederive`; ``campaign verify`` re-checks its draws once the seed is revealed.
+        Calling ``dice`` with no session open refuses the span (:class:`RuleError`).
         """
         return []
 
@@ -533,5 +620,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         )
 
     def skills_of(self, state: Any) -> Iterable[str]:
-        """Skill names a character has (for "did you mean" suggestions)."""
+        """Skill names a character has: the web roll form's and the GM's request form's
+        skill buttons, and the shell's completion (an unknown skill is ``resolve``'s own
+        refusal, which should name the skills there are)."""
         return ()

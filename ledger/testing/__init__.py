@@ -21,17 +21,35 @@ import contextlib
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
-from ledger.dice.engine import PhysicalDice, parse_faces
+from ledger.dice.engine import DiceSource, PhysicalDice, parse_faces
 from ledger.events import Event, Roll
 from ledger.rules.hookspecs import hookimpl
 from ledger.rules.requests import RollRequest
 from ledger.rules.system import RuleSystem
 
+if TYPE_CHECKING:
+    from click.testing import Result
+
+    from ledger.testing.contracts import EventStoreContract, RuleSystemContract
+
+#: The roll event a system's ``resolve`` returns (``roll`` returns the same type).
+RollT = TypeVar("RollT", bound=Roll)
+RollT_co = TypeVar("RollT_co", bound=Roll, covariant=True)
+#: A system's character state (``apply`` returns the type it is given).
+StateT = TypeVar("StateT")
+
+
+class Resolves(Protocol[RollT_co]):
+    """What :func:`roll` needs of a rule system, for its type: ``resolve`` and the type of
+    roll event it returns (a :class:`~ledger.RuleSystem` subclass is one)."""
+
+    def resolve(self, state: Any, request: RollRequest, dice: DiceSource) -> RollT_co: ...
+
 
 def roll(
-    system: RuleSystem,
+    system: Resolves[RollT],
     state: Any,
     skill: str | None,
     faces: str | Sequence[str],
@@ -39,9 +57,14 @@ def roll(
     character: str = "pc",
     name: str = "PC",
     **params: Any,
-) -> Roll:
+) -> RollT:
     """Resolve one roll with physical dice, as ``campaign roll ... --dice FACES`` does, and
     check that the recorded event re-derives (``verify`` and ``import`` will replay it).
+
+    Typed for the system's own roll: where ``resolve`` returns ``Rolled``, so does ``roll``
+    (``event.total`` type-checks).
+
+    :param system: a configured :class:`~ledger.RuleSystem`.
 
     :param faces: ``"3,4"`` (``--dice`` text) or a list of face strings, in draw order.
     :param params: the roll's options by name (``target=8``), as :class:`ledger.RollParam`
@@ -53,8 +76,12 @@ def roll(
     """
     from ledger.rules.results import result_problem
 
+    if not isinstance(system, RuleSystem):
+        raise TypeError(f"roll() takes a RuleSystem, not {type(system).__name__}")
     dice = PhysicalDice(parse_faces(faces) if isinstance(faces, str) else list(faces))
-    event = system.resolve(state, RollRequest(character, name, skill, dict(params)), dice)
+    request = RollRequest(character, name, skill, dict(params))
+    # as the core records it: with what it was asked, where the system reads that back
+    event = cast(RollT, system.with_inputs(system.resolve(state, request, dice), request))
     dice.finish()
     problem = result_problem(system, state, event, name=name)
     if problem is not None:
@@ -62,9 +89,11 @@ def roll(
     return event
 
 
-def apply(system: RuleSystem, state: Any, *events: Event) -> Any:
+def apply(system: RuleSystem[Any, Any], state: StateT, *events: Event) -> StateT:
     """``state`` after ``events``, through the system's ``@applies`` appliers (an event with
-    no applier changes nothing). :raises ledger.RuleError: the rules refuse an event."""
+    no applier changes nothing): a state of the type given.
+
+    :raises ledger.RuleError: the rules refuse an event."""
     appliers = system.appliers()
     for event in events:
         fn = appliers.get(type(event))
@@ -73,7 +102,7 @@ def apply(system: RuleSystem, state: Any, *events: Event) -> Any:
     return state
 
 
-def campaign_cli(db_path: str | os.PathLike[str]) -> Callable[..., Any]:
+def campaign_cli(db_path: str | os.PathLike[str]) -> Callable[..., Result]:
     """A function that runs ``campaign --db DB_PATH ARGS...`` in process and returns the
     ``click.testing.Result`` (``exit_code``, ``output``; ``input=`` feeds stdin).
     Exceptions other than the command's own one-line refusals propagate."""
@@ -83,7 +112,7 @@ def campaign_cli(db_path: str | os.PathLike[str]) -> Callable[..., Any]:
 
     runner = CliRunner()
 
-    def run(*args: str, input: str | None = None) -> Any:
+    def run(*args: str, input: str | None = None) -> Result:
         return runner.invoke(
             cli, ["--db", os.fspath(db_path), *args], input=input, catch_exceptions=False
         )
@@ -91,13 +120,13 @@ def campaign_cli(db_path: str | os.PathLike[str]) -> Callable[..., Any]:
     return run
 
 
-def run_cli(db_path: str | os.PathLike[str], *args: str, input: str | None = None) -> Any:
+def run_cli(db_path: str | os.PathLike[str], *args: str, input: str | None = None) -> Result:
     """``campaign --db DB_PATH ARGS...`` run once in process: the ``click.testing.Result``.
     Exceptions other than the command's own one-line refusals propagate."""
     return campaign_cli(db_path)(*args, input=input)
 
 
-def ok(db_path: str | os.PathLike[str], *args: str, input: str | None = None) -> Any:
+def ok(db_path: str | os.PathLike[str], *args: str, input: str | None = None) -> Result:
     """:func:`run_cli`, which must succeed (exit 0; ``AssertionError`` with its output if
     not): the ``Result``."""
     result = run_cli(db_path, *args, input=input)
@@ -124,14 +153,14 @@ def refused(db_path: str | os.PathLike[str], *args: str) -> str:
 
 
 @contextlib.contextmanager
-def registered(*systems: RuleSystem) -> Iterator[None]:
+def registered(*systems: RuleSystem[Any, Any]) -> Iterator[None]:
     """Register rule systems that are not installed (no entry point) for the ``with``
     block, as a plugin would; they are unregistered after it."""
     from ledger.rules.plugins import pm, rule_systems
 
     class _Plugin:
         @hookimpl
-        def register_rule_systems(self, register: Callable[[RuleSystem], None]) -> None:
+        def register_rule_systems(self, register: Callable[[RuleSystem[Any, Any]], None]) -> None:
             for system in systems:
                 register(system)
 
@@ -157,6 +186,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "EventStoreContract",
+    "Resolves",
     "RuleSystemContract",
     "apply",
     "as_json",

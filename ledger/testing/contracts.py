@@ -25,7 +25,15 @@ dice, and checks:
   from engine dice;
 - appliers are pure: applying an event twice to one state gives equal states and leaves
   the state given unchanged;
-- ``blind_form`` of a roll is an event of the system (or a :class:`~ledger.RuleError`).
+- ``blind_form`` of a roll is an event of the system (or a :class:`~ledger.RuleError`);
+- verdict words: ``verdict`` of every roll is ``"success"``, ``"mixed"``, ``"failure"`` or
+  ``None``, and never ``None`` for a roll that records an ``outcome`` (or ``success``) the
+  log would then show without its ✔ ◐ ✘;
+- the time hook: ``time_passed`` answers a minute, a night's rest and a month of rest with
+  care with the system's own events (or the core's), the same answer twice, without
+  changing the states it is handed; where it takes ``dice``, each roll it returns is an
+  engine draw in the order drawn that re-derives (``rederive``) like any other roll.
+  ``spans`` and ``history`` (a hurt character, say) choose what it is asked.
 """
 
 from __future__ import annotations
@@ -43,11 +51,15 @@ from ledger.errors import RuleError
 from ledger.events import CORE_EVENT_TYPES, Event, Roll, event_tag
 from ledger.rules.params import pick_params
 from ledger.rules.requests import RollRequest
+from ledger.rules.spans import DAY, HOUR, TimeDice, time_consequences
 from ledger.rules.system import RuleSystem
+from ledger.rules.wording import VERDICTS
 from ledger.testing.store_contract import EventStoreContract  # re-exported
 
 
-def parse_roll_line(system: RuleSystem, line: str) -> tuple[str | None, str | None, dict[str, Any]]:
+def parse_roll_line(
+    system: RuleSystem[Any, Any], line: str
+) -> tuple[str | None, str | None, dict[str, Any]]:
     """``(skill, faces, params)`` of a ``roll CHARACTER [SKILL] [--option value]... [--dice
     FACES]`` line (a trailing ``# comment`` is ignored), params converted by the system's
     :attr:`~ledger.RuleSystem.roll_params` as the CLI converts them.
@@ -97,20 +109,27 @@ class RuleSystemContract:
     :cvar rolls: the ``roll ...`` lines to check, played in order on one character (each
         with ``--dice`` faces from the book); default: the system's ``example_roll`` alone.
     :cvar history: events of the character applied before each roll (an objective or a
-        Challenge the example roll names).
+        Challenge the example roll names) and before time passes (a wound to heal).
+    :cvar spans: ``(minutes, rest, care)`` of the spans of time ``time_passed`` is asked
+        about: a minute, a night's rest, thirty days of rest with care.
     """
 
-    system: ClassVar[RuleSystem]
+    system: ClassVar[RuleSystem[Any, Any]]
     sheet: ClassVar[dict[str, Any]]
     rolls: ClassVar[Sequence[str]] = ()
     history: ClassVar[Sequence[Event]] = ()
+    spans: ClassVar[Sequence[tuple[int, bool, bool]]] = (
+        (1, False, False),
+        (8 * HOUR, True, False),
+        (30 * DAY, True, True),
+    )
 
     # -- what the checks share ----------------------------------------------------------
 
-    def configured(self) -> RuleSystem:
+    def configured(self) -> RuleSystem[Any, Any]:
         return self.system.configure({})
 
-    def character(self, system: RuleSystem) -> tuple[str, str, Any]:
+    def character(self, system: RuleSystem[Any, Any]) -> tuple[str, str, Any]:
         """``(id, name, initial state)`` of the contract's sheet."""
         given = {k: v for k, v in self.sheet.items() if k not in ("id", "name", "player")}
         cid = str(self.sheet.get("id", "pc"))
@@ -125,7 +144,9 @@ class RuleSystemContract:
         """The rolls to check, in order: ``rolls``, else the system's ``example_roll``."""
         return list(self.rolls) or [line for line in [self.system.example_roll] if line]
 
-    def played(self, system: RuleSystem, *, engine: bool = False) -> list[tuple[str, Any, Roll]]:
+    def played(
+        self, system: RuleSystem[Any, Any], *, engine: bool = False
+    ) -> list[tuple[str, Any, Roll]]:
         """``(line, state before, event)`` of each roll line in turn, each roll's event
         applied before the next (the book's faces, or engine dice where ``engine``)."""
         cid, name, state = self.character(system)
@@ -137,7 +158,8 @@ class RuleSystemContract:
                 dice: Any = EngineDice(b"\x07" * 32, campaign="contract", session=1, nonce=nonce)
             else:
                 dice = PhysicalDice(parse_faces(faces))
-            event = system.resolve(state, RollRequest(cid, name, skill, params), dice)
+            request = RollRequest(cid, name, skill, params)
+            event = system.with_inputs(system.resolve(state, request, dice), request)
             if isinstance(dice, PhysicalDice):
                 dice.finish()
             out.append((line, state, event))
@@ -202,21 +224,58 @@ class RuleSystemContract:
             assert msgspec.json.encode(state) == before, f"{line}: the applier changed its input"
             assert once == twice, f"{line}: the applier gave two answers for one event"
 
+    @staticmethod
+    def time_dice() -> TimeDice:
+        """Engine dice for ``time_passed``, as the core gives them (a fixed seed here):
+        each call the next nonce."""
+        nonces = iter(range(10**6))
+
+        def dice(client_seed: str = "") -> EngineDice:
+            return EngineDice(
+                b"\x09" * 32, campaign="contract", session=1, nonce=next(nonces),
+                client_seed=client_seed,
+            )  # fmt: skip
+
+        return dice
+
     def test_time_passing_is_pure_and_gives_the_systems_events(self) -> None:
         """``time_passed`` answers a span with the system's own events (or the core's),
-        the same answer twice, without changing the states it is handed."""
+        the same answer twice, without changing the states it is handed; a roll it makes
+        with ``dice`` re-derives from its draws."""
         from ledger.events import TimePassed
 
         system = self.configured()
-        cid, _, state = self.character(system)
-        for minutes, rest, care in ((1, False, False), (8 * 60, True, False), (30 * 1440, True, True)):
+        cid, name, state = self.character(system)
+        appliers = system.appliers()
+        for minutes, rest, care in self.spans:
             span = TimePassed(minutes=minutes, words=f"{minutes}m", rest=rest, care=care)
             before = msgspec.json.encode(state)
-            once = system.time_passed({cid: state}, span)
-            assert once == system.time_passed({cid: state}, span), "two answers for one span"
+            once = time_consequences(system, {cid: state}, span, self.time_dice())
+            again = time_consequences(system, {cid: state}, span, self.time_dice())
+            assert once == again, f"two answers for one span of {minutes} minutes"
             assert msgspec.json.encode(state) == before, "time_passed changed the state"
+            now = state
             for event in once:
                 assert type(event) in (*system.event_types, *CORE_EVENT_TYPES), event
+                if isinstance(event, Roll) and getattr(event, "character", cid) == cid:
+                    again_roll = system.rederive(now, event, name=name)
+                    assert again_roll == event, f"re-derived {again_roll!r} != {event!r}"
+                if type(event) in appliers and getattr(event, "character", cid) == cid:
+                    now = appliers[type(event)](now, event)
+
+    def test_verdict_words(self) -> None:
+        """Every roll's verdict is one of the log's three words or ``None``; a roll that
+        records an outcome the log should mark (✔ ◐ ✘) gets one."""
+        system = self.configured()
+        words = set(VERDICTS.values())
+        for line, _, event in self.played(system):
+            verdict = system.verdict(event)
+            assert verdict is None or verdict in words, f"{line}: verdict {verdict!r}"
+            recorded = getattr(event, "outcome", getattr(event, "success", None))
+            assert recorded is None or verdict is not None, (
+                f"{line}: outcome {recorded!r} has no verdict (✔ ◐ ✘): override verdict() "
+                f"to map it to one of {sorted(words)}"
+            )
 
     def test_blind_form_of_a_roll_is_an_event_of_the_system(self) -> None:
         system = self.configured()

@@ -221,9 +221,7 @@ def _open(path: Path) -> sqlite3.Connection:
     """The ledger with its append-only triggers dropped (what a GM with the file can do)."""
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("pragma journal_mode=delete")
-    for (name,) in conn.execute(
-        "select name from sqlite_master where type = 'trigger'"
-    ).fetchall():
+    for (name,) in conn.execute("select name from sqlite_master where type = 'trigger'").fetchall():
         conn.execute(f"drop trigger {name}")
     return conn
 
@@ -240,7 +238,8 @@ def _rows(conn: sqlite3.Connection, campaign: str) -> list[dict[str, Any]]:
 def _put(conn: sqlite3.Connection, campaign: str, seq: int, **values: Any) -> None:
     sets = ", ".join(f"{k} = ?" for k in values)
     conn.execute(
-        f"update events set {sets} where campaign = ? and seq = ?", [*values.values(), campaign, seq]
+        f"update events set {sets} where campaign = ? and seq = ?",
+        [*values.values(), campaign, seq],
     )
 
 
@@ -348,9 +347,13 @@ def _tamper(conn: sqlite3.Connection, campaign: str, kind: str) -> int | None:
         return cut + 1
     if kind == "reordered":
         middle = [r for r in rows if r["visibility"] == "public"][len(rows) // 2 :]
-        a, b = next((x, y) for x, y in zip(middle, middle[1:], strict=False) if y["seq"] == x["seq"] + 1)
+        a, b = next(
+            (x, y) for x, y in zip(middle, middle[1:], strict=False) if y["seq"] == x["seq"] + 1
+        )
         for old, new in ((a["seq"], -1), (b["seq"], a["seq"]), (-1, b["seq"])):
-            conn.execute("update events set seq = ? where campaign = ? and seq = ?", (new, campaign, old))
+            conn.execute(
+                "update events set seq = ? where campaign = ? and seq = ?", (new, campaign, old)
+            )
         return int(a["seq"])
     if kind == "checkpoint-swapped":
         if len(checkpoints) < 2:
@@ -429,7 +432,9 @@ def exports(ledger: Ledger, folder: Path) -> dict[str, Path]:
         trust = b"".join(trust_lines(store, ledger.campaign, 1 << 62))
         for view in ("gm", "player"):
             lines = [
-                encode(stub_line(r) if view == "player" and r.visibility == "gm" else export_line(r))
+                encode(
+                    stub_line(r) if view == "player" and r.visibility == "gm" else export_line(r)
+                )
                 + b"\n"
                 for r in rows
             ]

@@ -3,9 +3,12 @@ mixed into :class:`ledger.testing.store_contract.EventStoreContract`, so every b
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ledger.store.hooks import DELIVERY_FIELDS, LOG_KEEP, WEBHOOK_FIELDS
+
+if TYPE_CHECKING:
+    from ledger.store.protocols import EventStore
 
 T0 = "2026-03-01T19:00:00.000000Z"
 T1 = "2026-03-01T19:00:30.000000Z"
@@ -18,7 +21,7 @@ class WebhookContract:
     a lapsed lease taken over, a paused hook never claimed); the cursor moved only by the
     lease's holder and only forwards; failures counted and logged; the log bounded."""
 
-    def test_webhooks_are_kept_with_their_secret_apart(self, store: Any) -> None:
+    def test_webhooks_are_kept_with_their_secret_apart(self, store: EventStore) -> None:
         a = store.add_webhook("c", "https://x.test/a", "public", "json", b"\x01" * 32, T0, 5)
         b = store.add_webhook("c", "https://x.test/b", "gm", "discord", b"\x02" * 32, T0, 7)
         store.add_webhook("other", "https://x.test/o", "gm", "json", b"\x03" * 32, T0, 0)
@@ -40,7 +43,7 @@ class WebhookContract:
         c = store.add_webhook("c", "https://x.test/c", "gm", "json", b"\x04" * 32, T0, 0)
         assert c > b  # a removed hook's id is never given again
 
-    def test_one_lease_holder_moves_the_cursor_forwards_only(self, store: Any) -> None:
+    def test_one_lease_holder_moves_the_cursor_forwards_only(self, store: EventStore) -> None:
         h = store.add_webhook("c", "https://x.test/a", "gm", "json", b"\x01" * 32, T0, 0)
         assert store.claim_webhook(h, "one", T0, T2)
         assert not store.claim_webhook(h, "two", T1, T2)  # one holds it until T2
@@ -58,7 +61,7 @@ class WebhookContract:
         assert store.claim_webhook(h, "two", T1, T2)
         assert store.claim_webhook(h, "one", T3, T3)  # two's lease lapsed at T2
 
-    def test_failures_are_counted_paused_and_resumed(self, store: Any) -> None:
+    def test_failures_are_counted_paused_and_resumed(self, store: EventStore) -> None:
         h = store.add_webhook("c", "https://x.test/a", "gm", "json", b"\x01" * 32, T0, 0)
         assert store.claim_webhook(h, "one", T0, T3)
         store.webhook_failed(h, "one", 1, at=T0, status=500, error="HTTP 500",
@@ -78,7 +81,7 @@ class WebhookContract:
         assert (hook["paused_at"], hook["attempts"], hook["failing_since"]) == (None, 0, None)
         assert store.claim_webhook(h, "one", T3, T3)
 
-    def test_the_delivery_log_is_bounded(self, store: Any) -> None:
+    def test_the_delivery_log_is_bounded(self, store: EventStore) -> None:
         h = store.add_webhook("c", "https://x.test/a", "gm", "json", b"\x01" * 32, T0, 0)
         assert store.claim_webhook(h, "one", T0, T3)
         for seq in range(1, LOG_KEEP + 11):
@@ -86,7 +89,7 @@ class WebhookContract:
         log = store.webhook_log(h, LOG_KEEP + 10)
         assert len(log) == LOG_KEEP and log[0]["seq"] == LOG_KEEP + 10
 
-    def test_a_rotation_keeps_the_previous_secret_until_it_ends(self, store: Any) -> None:
+    def test_a_rotation_keeps_the_previous_secret_until_it_ends(self, store: EventStore) -> None:
         h = store.add_webhook("c", "https://x.test/a", "gm", "json", b"\x01" * 32, T0, 0)
         assert store.end_webhook_rotation("c", h) is False  # nothing to end
         assert store.rotate_webhook("c", h, b"\x02" * 32, T2)

@@ -18,9 +18,13 @@ import hmac
 import json
 import secrets
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.errors import RuleError
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
+    from ledger.store.protocols import AccessStore, EventStore
 
 #: The name of the GM's link (``campaign access add gm``).
 GM = "gm"
@@ -97,8 +101,8 @@ class LinkExists(RuleError):
 
 
 def grant(
-    store: Any,
-    campaign: Any,
+    store: EventStore,
+    campaign: Campaign,
     who: str,
     characters: tuple[str, ...],
     *,
@@ -120,7 +124,10 @@ def grant(
     if role == "gm":
         who = GM
         if characters:
-            raise RuleError("the GM's link reaches every character: --character is for players")
+            raise RuleError(
+                "the GM's link reaches every character: naming characters is for players",
+                param="character",
+            )
     ids = tuple(dict.fromkeys(campaign.find_character(c) for c in characters))
     token = new_token()
     with store.transaction():
@@ -134,12 +141,12 @@ def grant(
     return Access(row_id, who, role, ids, at), token
 
 
-def live(store: Any, campaign_id: str) -> list[Access]:
+def live(store: AccessStore, campaign_id: str) -> list[Access]:
     """Every live (not revoked) link of a campaign, oldest first."""
     return [_access(r) for r in store.access_rows(campaign_id) if r["revoked_at"] is None]
 
 
-def find(store: Any, campaign_id: str, token: str) -> Access | None:
+def find(store: AccessStore, campaign_id: str, token: str) -> Access | None:
     """The live link whose token is ``token`` (``None`` for none). Every live link's hash is
     compared in constant time, so the answer's timing says nothing about the token."""
     if not token or len(token) > 100:
@@ -152,7 +159,7 @@ def find(store: Any, campaign_id: str, token: str) -> Access | None:
     return found
 
 
-def still_live(store: Any, campaign_id: str, access_id: int) -> Access | None:
+def still_live(store: AccessStore, campaign_id: str, access_id: int) -> Access | None:
     """The link ``access_id`` if it is still live (``None`` once revoked)."""
     for row in store.access_rows(campaign_id):
         if row["id"] == access_id and row["revoked_at"] is None:
@@ -160,7 +167,7 @@ def still_live(store: Any, campaign_id: str, access_id: int) -> Access | None:
     return None
 
 
-def visible_characters(campaign: Any, *, as_gm: bool) -> dict[str, str]:
+def visible_characters(campaign: Campaign, *, as_gm: bool) -> dict[str, str]:
     """``{character id: name}`` in the view asked for: a player's leaves out a character
     whose ``character.created`` is GM-only."""
     names = campaign.characters()
@@ -183,7 +190,7 @@ def payload_id(data: str) -> Any:
     return msgspec.json.decode(data).get("character")
 
 
-def characters_of(campaign: Any, access: Access) -> dict[str, str]:
+def characters_of(campaign: Campaign, access: Access) -> dict[str, str]:
     """``{character id: name}`` a link may write for: every character for the GM; for a
     player, those whose sheet names them as ``player`` (case-insensitive) and those granted
     by name."""
@@ -208,7 +215,7 @@ def characters_of(campaign: Any, access: Access) -> dict[str, str]:
     return mine
 
 
-def players_of(campaign: Any, *, as_gm: bool) -> dict[str, list[str]]:
+def players_of(campaign: Campaign, *, as_gm: bool) -> dict[str, list[str]]:
     """``{player name: [character names]}`` as the sheets say (who plays whom)."""
     import msgspec
 

@@ -1,7 +1,7 @@
 """A player's phone answers roll requests: ``/requests/part`` lists the open requests
 addressed to the viewer, ``POST /answer/SEQ`` answers one.
 
-A request (``roll.requested``, :mod:`ledger.campaign.requests`) is addressed to a player when
+A request (``roll.requested``, :mod:`ledger.campaign.roll_requests`) is addressed to a player when
 it names them (``asked``), or names nobody and the player plays its character
 (:func:`ledger.web.access.characters_of`). The phone's script (``static/requests.js``) shows
 each one as a card with the roll's inputs in words and two answers:
@@ -35,6 +35,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from ledger.campaign import entering
 from ledger.campaign.entering import Words
 from ledger.errors import Refused
+from ledger.events import RollRequested
 from ledger.web import access as accessmod
 from ledger.web import sessions as sessionsmod
 from ledger.web.common import (
@@ -53,7 +54,8 @@ from ledger.web.common import (
 )
 
 if TYPE_CHECKING:
-    from ledger.web.common import ServerPort
+    from ledger.campaign.aggregate import Campaign
+    from ledger.web.app import Server
 
 #: The phone's words in the shared refusals (:mod:`ledger.campaign.entering`).
 PHONE_WORDS = Words(
@@ -74,7 +76,7 @@ def inputs_in_words(system: Any, name: str, skill: str | None, params: dict[str,
     return text + (f" ({said})" if said else "")
 
 
-def answered_words(campaign: Any, rec: Any) -> str:
+def answered_words(campaign: Campaign, rec: Any) -> str:
     """What an answered request's card says: the roll as the log words it (its dice, the
     result and the outcome) and how its dice came, never claiming a draw that was not made:
     ``"Rolled: Isa Marrow — Forage +2, d20 15 = 17: messy, +1 xp (event 7), drawn with your
@@ -103,7 +105,7 @@ def addressed(request: Any, viewer: Viewer, mine: dict[str, str]) -> bool:
     return not viewer.as_gm and entering.addressed(request, viewer.access.who, mine)
 
 
-def open_requests(campaign: Any, viewer: Viewer) -> list[dict[str, Any]]:
+def open_requests(campaign: Campaign, viewer: Viewer) -> list[dict[str, Any]]:
     """The open requests addressed to ``viewer``, oldest first: ``seq``, ``character`` (id),
     ``name``, ``skill``, ``params``, ``words`` (:func:`inputs_in_words`).
 
@@ -123,6 +125,8 @@ def open_requests(campaign: Any, viewer: Viewer) -> list[dict[str, Any]]:
     found: dict[int, dict[str, Any]] = {}
     for rec in campaign.records(as_gm=True, streams=streams, types=["roll.requested"]):
         data = rec.data
+        if not isinstance(data, RollRequested):
+            continue
         if rec.visibility == "public" and addressed(data, viewer, mine):
             found[rec.seq] = {
                 "seq": rec.seq,
@@ -146,7 +150,7 @@ def open_requests(campaign: Any, viewer: Viewer) -> list[dict[str, Any]]:
     return [found[s] for s in sorted(found)]
 
 
-def requests_part(server: ServerPort) -> Any:
+def requests_part(server: Server) -> Any:
     """``/requests/part``: the open requests addressed to the viewer as HTML cards (what
     ``static/requests.js`` swaps in whenever the live stream says something was written),
     each with a fresh one-time nonce; empty for the GM and for a player asked nothing."""
@@ -171,7 +175,7 @@ def requests_part(server: ServerPort) -> Any:
     return endpoint
 
 
-def answer(server: ServerPort) -> Any:
+def answer(server: Server) -> Any:
     """``POST /answer/SEQ``: answer the open request at SEQ with ``entropy`` (64 hex digits
     from the phone) or ``dice`` (the faces of physical dice), plus ``csrf`` and ``nonce``.
 

@@ -3,7 +3,8 @@ request, form reading and CSRF checks, error pages and redirects.
 
 Kept apart from :mod:`ledger.web.app` (the server and its routes) so that the pages
 (:mod:`ledger.web.pages`) and the in-browser verifier use them without importing the server
-that imports them: a page names the server by what it uses of it, :class:`ServerPort`.
+that imports them (a page names the server, :class:`ledger.web.app.Server`, in annotations
+only: an import made for type checking).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import functools
 import hmac
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
 import msgspec
@@ -26,11 +27,8 @@ from ledger.web import sessions as sessionsmod
 from ledger.web.sessions import Session
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from datetime import datetime
-
-    from ledger.web.live import Hub
-    from ledger.web.sessions import SessionPolicy
+    from ledger.campaign.aggregate import Campaign
+    from ledger.web.app import Server
 
 
 HERE = Path(__file__).resolve().parent
@@ -59,6 +57,12 @@ COOKIE = "ledger_session"
 #: The largest request body accepted (bytes): a roll form is a few hundred.
 MAX_BODY = 16 * 1024
 
+
+#: The largest passport file the GM's page takes (bytes; ``POST /gm/join`` only): a
+#: character's 200 sessions fit with room to spare.
+MAX_UPLOAD = 16 * 1024 * 1024
+#: The paths whose bodies may be as large as :data:`MAX_UPLOAD`.
+UPLOAD_PATHS = frozenset({"/gm/join"})
 
 #: The longest form value accepted (characters).
 MAX_VALUE = 1000
@@ -95,7 +99,7 @@ def environment() -> Any:
     return env
 
 
-def my_characters(campaign: Any, viewer: Viewer) -> dict[str, str]:
+def my_characters(campaign: Campaign, viewer: Viewer) -> dict[str, str]:
     """``{character id: name}`` the viewer plays (:func:`ledger.web.access.characters_of`),
     for the header's character switcher; none for the GM, who plays no one."""
     if viewer.as_gm:
@@ -121,65 +125,6 @@ class Viewer:
     def as_gm(self) -> bool:
         """The GM's view?"""
         return self.access.is_gm
-
-
-class ServerPort(Protocol):
-    """What the pages ask of the running web view: :class:`ledger.web.app.Server` is the
-    one, with the routes that hand it to them (above every page, so no page imports it).
-    Attributes are read-only here."""
-
-    @property
-    def clock(self) -> Callable[[], datetime]:
-        """The current time, an aware UTC ``datetime`` (sessions, write limits, nonces)."""
-        ...
-
-    @property
-    def monotonic(self) -> Callable[[], float]:
-        """Seconds on a monotonic clock (the live stream's keep-alive cadence)."""
-        ...
-
-    @property
-    def keepalive(self) -> float:
-        """Seconds between an open stream's keep-alive comments."""
-        ...
-
-    @property
-    def policy(self) -> SessionPolicy:
-        """Sessions' idle expiry, devices per link, write limits."""
-        ...
-
-    @property
-    def hub(self) -> Hub:
-        """The live-log hub: what wakes the open streams (:mod:`ledger.web.live`)."""
-        ...
-
-    def campaign(self) -> Any:
-        """This thread's :class:`~ledger.campaign.aggregate.Campaign`."""
-        ...
-
-    def attempt(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)`` with a working connection held, once more on a fresh one when the
-        database went away and nothing was written.
-
-        :raises StoreUnavailable: the second try failed too.
-        :raises CommitUnknown: a write whose outcome could not be learned."""
-        ...
-
-    def viewer(self, request: Request) -> Viewer | None:
-        """The request's live session, or ``None``.
-
-        :raises StoreUnavailable: it could not be looked up."""
-        ...
-
-    def gone(self, viewer: Viewer) -> str:
-        """``"revoked"``, ``"ended"``, or ``""`` (the viewer is still served)."""
-        ...
-
-    def still_live(self, viewer: Viewer) -> bool:
-        """Are the viewer's link and session still live?
-
-        :raises StoreUnavailable: it could not be looked up."""
-        ...
 
 
 class FormError(Exception):
@@ -263,7 +208,7 @@ def check_csrf(request: Request, viewer: Viewer, form: dict[str, str]) -> bool:
     return same_origin(request) and hmac.compare_digest(token.encode(), viewer.csrf.encode())
 
 
-def new_session(server: ServerPort, access: accessmod.Access, request: Request) -> str:
+def new_session(server: Server, access: accessmod.Access, request: Request) -> str:
     """A new session for a live link, kept in the store (:func:`ledger.web.sessions.sign_in`:
     a random 256-bit id, stored as its sha256, labelled with the device the request's
     ``User-Agent`` names); returns the id for the cookie."""
@@ -275,7 +220,7 @@ def new_session(server: ServerPort, access: accessmod.Access, request: Request) 
     return sid
 
 
-def check_device_write(server: ServerPort, viewer: Viewer, form: dict[str, str]) -> None:
+def check_device_write(server: Server, viewer: Viewer, form: dict[str, str]) -> None:
     """Before any work on a device's write (a roll, an answer): the form's one-time nonce
     unused and, for a player, the device's write allowance not spent
     (:func:`ledger.web.sessions.check_nonce`, :func:`~ledger.web.sessions.check_write`). The
@@ -291,7 +236,7 @@ def check_device_write(server: ServerPort, viewer: Viewer, form: dict[str, str])
         )
 
 
-def device_write(server: ServerPort, viewer: Viewer, form: dict[str, str]) -> Any:
+def device_write(server: Server, viewer: Viewer, form: dict[str, str]) -> Any:
     """What a device's write does inside its own transaction, as a callable (the ``also`` of
     :mod:`ledger.campaign.entering`): use the form's nonce and, for a player, spend one
     write of the device's allowance, so the nonce, the allowance and the write are all or

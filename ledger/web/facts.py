@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 #: Shown for a field without a value.
 NOTHING = "—"
@@ -223,7 +226,9 @@ STATUS = {
 }
 
 
-def audit_facts(campaign: Any, a: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
+def audit_facts(
+    campaign: Campaign, a: Mapping[str, Any], data: Mapping[str, Any]
+) -> dict[str, Any]:
     """The audit page's words: ``{"what", "mark", "kind", "outcome", "verdict", "facts", "fields"}`` from
     :func:`ledger.history.audit.audit`'s dict ``a`` and its payload ``data``.
 

@@ -33,7 +33,9 @@ from ledger.web.common import Viewer, run_sync
 from ledger.web.logview import entry_html, log_entries
 
 if TYPE_CHECKING:
-    from ledger.web.common import ServerPort
+    from ledger.campaign.aggregate import Campaign
+    from ledger.store.protocols import EventStore
+    from ledger.web.app import Server
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +54,9 @@ def frame(e: dict[str, Any]) -> str:
     return f"id: {e['seq']}\nevent: entry\ndata: {entry_html(e)}\n\n"
 
 
-def render_lines(campaign: Any, *, as_gm: bool, after: int, upto: int) -> list[tuple[int, str]]:
+def render_lines(
+    campaign: Campaign, *, as_gm: bool, after: int, upto: int
+) -> list[tuple[int, str]]:
     """The log lines ``after < seq <= upto`` in the view asked for, as ``[(seq, frame)]``
     (:func:`frame`); a player's view (``as_gm=False``) has stubs for GM-only events."""
     return [
@@ -104,7 +108,7 @@ class Look:
 
 
 def read_look(
-    campaign: Any, generation: int, views: frozenset[bool] = frozenset(), after: int = -1
+    campaign: Campaign, generation: int, views: frozenset[bool] = frozenset(), after: int = -1
 ) -> Look:
     """A :class:`Look` of ``campaign`` now (three reads: the head, the links, the sessions),
     with the lines ``after < seq <= head`` rendered for each view in ``views`` (``as_gm``
@@ -132,7 +136,7 @@ class Feed:
     :param server: the running web view.
     """
 
-    def __init__(self, server: ServerPort) -> None:
+    def __init__(self, server: Server) -> None:
         self.server = server
         self._look: asyncio.Future[Look] | None = None
         self._look_generation = -1
@@ -140,7 +144,7 @@ class Feed:
         #: the views (as_gm) streams were open in (replaced, never changed: the hub's thread
         #: reads it)
         self._views: frozenset[bool] = frozenset()
-        self._hub_campaign: Any = None  # a campaign over the hub's own store (its thread)
+        self._hub_campaign: Campaign | None = None  # a campaign over the hub's own store (its thread)
         self._head = -1  # the head of the newest look read
         self._rendering: dict[
             tuple[int, str, bool, int], asyncio.Future[list[tuple[int, str]]]
@@ -149,7 +153,7 @@ class Feed:
         self.reads = {"looks": 0, "renders": 0}
         server.hub.prepare, server.hub.offer = self.prepare, self.offer
 
-    def prepare(self, store: Any, campaign_id: str) -> Look | None:
+    def prepare(self, store: EventStore, campaign_id: str) -> Look | None:
         """The look the hub's watcher takes in its own thread, on its own store, as soon as
         it saw a change (:attr:`ledger.web.live.Hub.prepare`): the streams it wakes need no
         read of their own. ``None`` when it cannot be read (the streams read it then)."""

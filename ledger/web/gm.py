@@ -19,6 +19,11 @@ their hashes, so the page cannot show a player's current link: **New link** issu
 one (``campaign access add NAME --replace``: the old link and its devices stop) and shows it
 once, with its QR code, in the answer to that POST (never in a URL, never again).
 
+**Add a character from a passport** uploads a passport file (``POST /gm/join``, the one
+form sent as ``multipart/form-data``): it is verified and the character added by
+:func:`ledger.history.passports.join`, the code of ``campaign character add --passport``,
+so the same checks and the same one-line refusals.
+
 Every POST carries the session's CSRF token and is checked for the same origin
 (:func:`ledger.web.common.check_csrf`), and the page's one-time nonce
 (:func:`ledger.web.sessions.issue_nonce`), used in the transaction of the write: a form sent
@@ -49,16 +54,17 @@ from ledger.web.common import (
 from ledger.web.pages import Endpoint, _not_found, page
 
 if TYPE_CHECKING:
-    from ledger.web.common import ServerPort
+    from ledger.campaign.aggregate import Campaign
+    from ledger.web.app import Server
 
 #: The taps ``POST /gm/ACTION`` takes.
 #: The actor of the page's writes: the GM's link.
 GM = "gm"
 
-ACTIONS = ("damage", "record", "request", "undo", "signout", "link", "next", "end")
+ACTIONS = ("damage", "record", "request", "undo", "signout", "link", "next", "end", "join")
 
 
-def gm_page(server: ServerPort) -> Endpoint:
+def gm_page(server: Server) -> Endpoint:
     """``GET /gm``: the GM's page (404 for anyone else). ``?done=SEQ`` shows what the tap
     that wrote SEQ changed, with its undo; ``?out=1`` that a device was signed out."""
 
@@ -84,7 +90,7 @@ def gm_page(server: ServerPort) -> Endpoint:
 
 
 def render_page(
-    server: ServerPort,
+    server: Server,
     viewer: Viewer,
     *,
     done: int = 0,
@@ -119,7 +125,7 @@ def worded(refused: Refused | None) -> str:
 
 
 def _render(
-    server: ServerPort,
+    server: Server,
     viewer: Viewer,
     done: int,
     note: str,
@@ -159,9 +165,11 @@ def _render(
     )
 
 
-def act(server: ServerPort, viewer: Viewer, action: str, form: dict[str, str]) -> Any:
+def act(
+    server: Server, viewer: Viewer, action: str, form: dict[str, str], upload: bytes = b""
+) -> Any:
     """Do one tap in one transaction with the form's nonce; returns the redirect's URL, or
-    ``{"link": ...}`` for a new link.
+    ``{"link": ...}`` for a new link. ``upload``: the passport file of ``join``.
 
     :raises Refused: what was entered, or the rules, refuse it (nothing written); the page
         words it (:func:`worded`).
@@ -187,6 +195,8 @@ def act(server: ServerPort, viewer: Viewer, action: str, form: dict[str, str]) -
                 return _request(campaign, form)
             if action in ("next", "end"):
                 return _encounter(campaign, action, viewer.access.who)
+            if action == "join":
+                return _join(campaign, form, upload, viewer.access.who)
             named = form.get("character", "").strip()
             cid = campaign.find_character(named) if named or action == "damage" else None
             if action == "damage":
@@ -223,13 +233,13 @@ def _sentence(text: str) -> str:
     return (text[:1].upper() + text[1:]).rstrip(".") + " (nothing was written)."
 
 
-def _request(campaign: Any, form: dict[str, str]) -> str:
+def _request(campaign: Campaign, form: dict[str, str]) -> str:
     """"Ask for a roll": the skill and the roll form's options (the same fields,
     :func:`ledger.web.roll_help.fields`), through :meth:`Campaign.request_roll` as
     ``campaign request``. A refusal about one option (a bad value; a roll the rules settle
     without dice) is shown next to that option."""
     from ledger.campaign.clock import now
-    from ledger.campaign.requests import NothingToRoll
+    from ledger.campaign.roll_requests import NothingToRoll
     from ledger.rules.params import ParamError, pick_params
     from ledger.web.roll_help import field_of, given
 
@@ -247,7 +257,66 @@ def _request(campaign: Any, form: dict[str, str]) -> str:
     return f"/gm?done={rec.seq}#c-{cid}"
 
 
-def _encounter(campaign: Any, action: str, who: str) -> str:
+def _join(campaign: Campaign, form: dict[str, str], upload: bytes, who: str) -> str:
+    """Add a character from a passport (the page's form): verify the uploaded passport and
+    start the character from the state it proves (:func:`ledger.history.passports.join`,
+    as ``campaign character add --passport``; its refusals word the error). With the
+    league's URL and key, the passport must end at the league's newest entry
+    (:func:`ledger.league.joining.newest_head`, as ``--league URL --league-key VKEY``)."""
+    from ledger.campaign.clock import now
+    from ledger.history.passports import join
+
+    if not upload:
+        raise Refused("choose the passport file the player brought", reason="input")
+    named = form.get("id", "").strip() or None
+    url, key = form.get("league", "").strip(), form.get("league_key", "").strip()
+    newest = None
+    if url or key:
+        if not (url and key):
+            raise Refused("give both the league's URL and its key, or neither", reason="input")
+        from ledger.league.joining import newest_head
+
+        newest = newest_head(url, key)  # LeagueNotAsked is a RuleError: worded as one
+    created, _joined = join(campaign, upload, character=named, actor=who, at=now(), newest=newest)
+    cid = created.data.character  # type: ignore[attr-defined]
+    return f"/gm?done={created.seq}#c-{cid}"
+
+
+async def read_upload(request: Request) -> tuple[dict[str, str], bytes]:
+    """A ``multipart/form-data`` body (the passport form): its text fields and the bytes of
+    its one file field ``passport`` (``b""`` without one), at most :data:`MAX_UPLOAD` bytes.
+
+    :raises FormError: another content type, more than one file or ten fields, a field
+        longer than :data:`ledger.web.common.MAX_VALUE`, or a body that cannot be read.
+    """
+    from starlette.datastructures import UploadFile
+
+    from ledger.web.common import MAX_UPLOAD, MAX_VALUE
+
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "multipart/form-data":
+        raise FormError("send the form as the page does")
+    try:
+        got = await request.form(max_files=1, max_fields=10, max_part_size=MAX_UPLOAD)
+    except Exception:  # starlette's MultiPartException and the parser's own errors
+        raise FormError("the form could not be read") from None
+    fields: dict[str, str] = {}
+    data = b""
+    for key, value in got.multi_items():
+        if isinstance(value, UploadFile):
+            if key == "passport":
+                data = await value.read(MAX_UPLOAD + 1)
+        elif len(value) > MAX_VALUE or len(key) > 100:
+            raise FormError(f"a value is longer than {MAX_VALUE} characters")
+        else:
+            fields[key] = value
+    await got.close()
+    if len(data) > MAX_UPLOAD:
+        raise FormError("the passport is too large")
+    return fields, data
+
+
+def _encounter(campaign: Campaign, action: str, who: str) -> str:
     """The encounter tracker's Next turn and End: ``campaign encounter next|end``'s
     own functions, so the same refusals (none running) and the same consequences (a
     lapsed Boost) in the same batch."""
@@ -259,7 +328,7 @@ def _encounter(campaign: Any, action: str, who: str) -> str:
     return f"/gm?done={records[0].seq}#encounter-tracker"
 
 
-def _undo(campaign: Any, form: dict[str, str]) -> str:
+def _undo(campaign: Campaign, form: dict[str, str]) -> str:
     """Undo the entry the line at ``seq`` belongs to (:func:`ledger.campaign.undo.undo_target`:
     what ``campaign undo`` takes back), with the reason typed."""
     from ledger.campaign.clock import now
@@ -275,7 +344,7 @@ def _undo(campaign: Any, form: dict[str, str]) -> str:
     return f"/gm?done={rec.seq}"
 
 
-def _sign_out(server: ServerPort, campaign: Any, form: dict[str, str]) -> str:
+def _sign_out(server: Server, campaign: Campaign, form: dict[str, str]) -> str:
     text = form.get("session", "")
     ended = None
     if text.isdigit() and len(text) <= 18:
@@ -287,7 +356,7 @@ def _sign_out(server: ServerPort, campaign: Any, form: dict[str, str]) -> str:
     return "/gm?out=1#devices"
 
 
-def _new_link(campaign: Any, form: dict[str, str]) -> dict[str, str]:
+def _new_link(campaign: Campaign, form: dict[str, str]) -> dict[str, str]:
     from ledger.campaign.clock import now
     from ledger.web import access as accessmod
     from ledger.web.gm_forms import qr_data_uri
@@ -307,7 +376,7 @@ def _new_link(campaign: Any, form: dict[str, str]) -> dict[str, str]:
     return {"who": found.who, "url": url, "qr": qr_data_uri(url)}
 
 
-def gm_post(server: ServerPort) -> Endpoint:
+def gm_post(server: Server) -> Endpoint:
     """``POST /gm/ACTION``: one tap of the GM's page (:data:`ACTIONS`); 303 to the page
     (``?done=SEQ``), or the page again with the refusal next to its form (422, 409 for a
     form sent twice). 404 for anyone but the GM, 403 from another page (CSRF)."""
@@ -318,8 +387,12 @@ def gm_post(server: ServerPort) -> Endpoint:
             return login_hint()
         if not viewer.as_gm or request.path_params["action"] not in ACTIONS:
             return _not_found()
+        upload = b""
         try:
-            form = await read_form(request)
+            if request.path_params["action"] == "join":
+                form, upload = await read_upload(request)
+            else:
+                form = await read_form(request)
         except FormError as e:
             return error_page(413, f"{e}.")
         if not check_csrf(request, viewer, form):
@@ -330,7 +403,7 @@ def gm_post(server: ServerPort) -> Endpoint:
         action = request.path_params["action"]
         where = form.get("form", "")
         try:
-            out = await run_sync(server.attempt, act, server, viewer, action, form)
+            out = await run_sync(server.attempt, act, server, viewer, action, form, upload)
         except Refused as e:  # the shared refusal, worded here, its status from why
             again = functools.partial(
                 render_page, server, viewer, failed=e, where=where, values=form,

@@ -7,18 +7,21 @@ writes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from ledger.campaign import recording
 from ledger.rules.fields import describe_type, fields_of, is_list, item_type
 
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
+
 #: Recent log entries the page lists with an undo.
 RECENT = 8
 
 
-def said(campaign: Any, rec: Any) -> str:
+def said(campaign: Campaign, rec: Any) -> str:
     """An event as the log words it (:func:`ledger.history.words.line`), without its seq
     (the page shows ``#seq``)."""
     from ledger.history.words import line
@@ -42,11 +45,11 @@ def words(short: str) -> str:
 
 
 def book_words(system: Any, cls: type) -> str:
-    """The first sentence of an event type's docstring as people read it (the book's
-    section names kept, seed file names and issue numbers left out)."""
+    """The first sentence of an event type's docstring: its help, naming the book and
+    section."""
     doc = " ".join((cls.__doc__ or "").split("\n\n")[0].split())
     first = doc.split(". ")[0].rstrip(".")
-    return str(system.for_people(first + "." if first else ""))
+    return first + "." if first else ""
 
 
 def field_rows(cls: type, *, skip: tuple[str, ...] = ("character",)) -> list[dict[str, Any]]:
@@ -127,7 +130,7 @@ def end_event(kinds: dict[str, list[str]], hidden: bool) -> str | None:
     return open_ends[0] if open_ends else None
 
 
-def character_cards(campaign: Any) -> list[dict[str, Any]]:
+def character_cards(campaign: Campaign) -> list[dict[str, Any]]:
     """Per character (the GM's view): ``id``, ``name``, ``player``, ``conditions`` (each
     with the event that ends it), ``skills`` (for a roll request), ``affects`` (its wounds
     name skills)."""
@@ -164,7 +167,7 @@ def character_cards(campaign: Any) -> list[dict[str, Any]]:
     return cards
 
 
-def taps(campaign: Any) -> dict[str, Any]:
+def taps(campaign: Campaign) -> dict[str, Any]:
     """The forms every character card has: ``condition_add``, ``experience`` and ``stress``
     (event forms), ``roll`` (the options of "Ask for a roll": the roll form's fields,
     :func:`ledger.web.roll_help.fields`), ``others`` (every other recordable event, folded,
@@ -188,7 +191,7 @@ def taps(campaign: Any) -> dict[str, Any]:
     }
 
 
-def recent(campaign: Any) -> list[dict[str, Any]]:
+def recent(campaign: Campaign) -> list[dict[str, Any]]:
     """The newest :data:`RECENT` entries of the log (GM's view), newest first: ``seq``,
     ``text`` (a physical roll's ends with who entered its dice, as the live log says it),
     ``undo`` (what undoing it does, :func:`ledger.campaign.undo.undo_target`: ``"retract"``,
@@ -217,7 +220,7 @@ def recent(campaign: Any) -> list[dict[str, Any]]:
     return out
 
 
-def changes_of(campaign: Any, seq: int) -> tuple[str, list[str], str | None]:
+def changes_of(campaign: Campaign, seq: int) -> tuple[str, list[str], str | None]:
     """Event ``seq`` in words, what it changed on its character (the GM's view), as
     ``campaign damage`` prints it, and the character; ``("", [], None)`` for no such
     event."""
@@ -239,7 +242,7 @@ def changes_of(campaign: Any, seq: int) -> tuple[str, list[str], str | None]:
     return said(campaign, rec), sentences, cid if isinstance(cid, str) else None
 
 
-def connected(campaign: Any, now: Any, policy: Any, mine: int = 0) -> list[dict[str, Any]]:
+def connected(campaign: Campaign, now: Any, policy: Any, mine: int = 0) -> list[dict[str, Any]]:
     """Who is connected: per live link (the GM's first), ``who``, ``role``, ``issued`` and
     its signed-in ``devices`` (``id``, ``device``, ``signed_in``, ``seen``, ``mine``: the
     session ``mine``, the page's own), plus each player named on a sheet who has no link

@@ -19,10 +19,14 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Container
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ledger.errors import StoreError
 from ledger.rules.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
+    from ledger.store.protocols import EventStore
 
 #: the server's logger, as before the split (``ledger.web.app``)
 logger = logging.getLogger("ledger.web.app")
@@ -38,7 +42,7 @@ WAKE_SECONDS = 0.01
 POLL_BACKOFF_MAX = 5.0
 
 
-def mark(store: Any, campaign_id: str) -> tuple[Any, ...]:
+def mark(store: EventStore, campaign_id: str) -> tuple[Any, ...]:
     """What the live streams depend on, in one comparable value: the campaign's head (seq
     and hash) and every access link's id and revocation. It changes when anyone, in any
     process, appends to the campaign or issues or revokes a link; asked of the store alone
@@ -123,7 +127,9 @@ class Hub:
         self._bump()
 
     def _poll(self, last: tuple[Any, ...]) -> None:
-        store: Any = None  # this thread's own connection, opened again after a failure
+        store: EventStore | None = (
+            None  # this thread's own connection, opened again after a failure
+        )
         listening = False  # PostgreSQL: LISTEN on that connection (:meth:`_listen`)
         delay, failures = min(WAKE_SECONDS, self.interval), 0  # the first look opens it
         try:
@@ -137,7 +143,7 @@ class Hub:
                     if listening and failures == 0:
                         # PostgreSQL: sleep until an append's notification, or the interval
                         # (a link issued or revoked, a notification missed while away)
-                        store.wait_appended(campaign_id, self.interval)
+                        cast(Any, store).wait_appended(campaign_id, self.interval)  # _listen saw it
                     elif failures == 0 and not self._changed(store):
                         continue
                     now = mark(store, campaign_id)
@@ -173,7 +179,7 @@ class Hub:
     _looked = 0.0
 
     @staticmethod
-    def _listen(store: Any) -> bool:
+    def _listen(store: EventStore) -> bool:
         """Subscribe ``store``'s connection to appends where the store can (PostgreSQL's
         ``LISTEN``: :meth:`~ledger.store.postgres.PostgresStore.wait_appended`)."""
         listen = getattr(store, "listen", None)
@@ -182,7 +188,7 @@ class Hub:
         listen()
         return True
 
-    def _changed(self, store: Any) -> bool:
+    def _changed(self, store: EventStore) -> bool:
         """Should the watcher look at :func:`mark` now? On SQLite, when ``PRAGMA
         data_version`` moved (another connection committed) or :attr:`interval` passed
         since the last look; otherwise (PostgreSQL) at every wake-up."""
@@ -246,7 +252,7 @@ class Listener:
         self.own = own
 
     @hookimpl
-    def event_appended(self, campaign: Any, events: list[Any]) -> None:
+    def event_appended(self, campaign: Campaign, events: list[Any]) -> None:
         """Wake the streams when the write was this server's."""
         if campaign in self.own:
             self.hub.wake()

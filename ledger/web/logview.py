@@ -20,14 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+from ledger.events import DowntimeRevealed, SessionEnded, SessionStarted
 from ledger.web import access as accessmod
 from ledger.web.common import PAGE_ENTRIES, Viewer, render
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 #: What the "verifiable" badge promises, word for word on the page (its ``title`` and the
 #: legend under the log).
@@ -40,12 +44,13 @@ VERIFIABLE_PROMISE = (
 VERDICT_WORDS = {"success": "success", "mixed": "mixed result", "failure": "failure"}
 
 
-def revealed_seeds(campaign: Any) -> set[tuple[str, int]]:
+def revealed_seeds(campaign: Campaign) -> set[tuple[str, int]]:
     """The seeds revealed so far, as ``("session", N)`` (``session.ended``) and
     ``("downtime", N)`` (``downtime.revealed``): public events, one read."""
     out: set[tuple[str, int]] = set()
     for rec in campaign.records(as_gm=False, types=["session.ended", "downtime.revealed"]):
         kind = "session" if rec.type == "session.ended" else "downtime"
+        assert isinstance(rec.data, SessionEnded | DowntimeRevealed)
         out.add((kind, int(rec.data.number)))
     return out
 
@@ -69,7 +74,7 @@ def reveal_of(rec: Any) -> str | None:
 
 
 def entry(
-    campaign: Any,
+    campaign: Campaign,
     rec: Any,
     corrections: Any,
     revealed: set[tuple[str, int]] | None = None,
@@ -135,7 +140,9 @@ def stub_entry(seq: int) -> dict[str, Any]:
             "verifiable": False, "reveals": None}  # fmt: skip
 
 
-def log_entries(campaign: Any, *, as_gm: bool, after: int, upto: int) -> Iterator[dict[str, Any]]:
+def log_entries(
+    campaign: Campaign, *, as_gm: bool, after: int, upto: int
+) -> Iterator[dict[str, Any]]:
     """The log lines of ``after < seq <= upto`` in the view asked for: a player's has a
     :func:`stub_entry` where a GM-only event stands. Each line carries its event's chain
     hashes, ``hash`` and ``prev_hash`` (a stub's too: what a player's export shows of it)."""
@@ -259,12 +266,13 @@ def read_filter(
     return LogFilter(wants_mine, character, session, _flag(params, "rolls")), notes
 
 
-def session_spans(campaign: Any) -> dict[int, tuple[int, int | None]]:
+def session_spans(campaign: Campaign) -> dict[int, tuple[int, int | None]]:
     """``{number: (seq of session.started, seq of the next session.started or None)}``:
     where each session's entries can be (its downtime follows its end)."""
     starts = [
         (int(rec.data.number), rec.seq)
         for rec in campaign.records(as_gm=False, types=["session.started"])
+        if isinstance(rec.data, SessionStarted)
     ]
     out: dict[int, tuple[int, int | None]] = {}
     for i, (number, seq) in enumerate(starts):
@@ -275,7 +283,7 @@ def session_spans(campaign: Any) -> dict[int, tuple[int, int | None]]:
 # --- the page --------------------------------------------------------------------------------
 
 
-def banner(campaign: Any, viewer: Viewer, text: str, head: int) -> dict[str, Any] | None:
+def banner(campaign: Campaign, viewer: Viewer, text: str, head: int) -> dict[str, Any] | None:
     """The "Recorded #N — success" confirmation for ``?recorded=N`` (the roll form sends
     the player here after a roll): the entry in the viewer's view, its verdict in words;
     ``None`` for anything else (no such seq, or GM-only to a player: nothing is said)."""
@@ -294,7 +302,7 @@ def banner(campaign: Any, viewer: Viewer, text: str, head: int) -> dict[str, Any
     return e
 
 
-def log_page(campaign: Any, viewer: Viewer, request: Request) -> Response:
+def log_page(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
     """``/log``: the live log (an ARIA ``role="log"`` list, oldest first, the page opened at
     the newest), filtered as the query asks (:func:`read_filter`), with the "Recorded #N"
     banner for ``?recorded=N``."""

@@ -19,13 +19,16 @@ import functools
 import hashlib
 import json
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from ledger.web.common import HERE, Viewer
 from ledger.web.pages import viewed
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 __all__ = ["ICONS", "LIGHT", "DARK", "manifest", "manifest_of", "service_worker", "version"]
 
@@ -95,7 +98,7 @@ def manifest_of(title: str) -> dict[str, Any]:
 
 
 @viewed
-def manifest(campaign: Any, viewer: Viewer, request: Request) -> Response:
+def manifest(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
     """``/manifest.webmanifest``: :func:`manifest_of` the campaign's title, as
     ``application/manifest+json``."""
     body = json.dumps(manifest_of(campaign.created.title), ensure_ascii=False, indent=1)

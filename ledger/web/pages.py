@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 
 from ledger.errors import StoreUnavailable
+from ledger.events import SessionAbandoned, SessionEnded, SessionStarted
 from ledger.web import access as accessmod
 from ledger.web import sessions as sessionsmod
 from ledger.web.common import (
@@ -42,7 +43,8 @@ from ledger.web.logview import log_page
 from ledger.web.logview import stub_entry as stub_entry
 
 if TYPE_CHECKING:
-    from ledger.web.common import ServerPort
+    from ledger.campaign.aggregate import Campaign
+    from ledger.web.app import Server
 
 Endpoint = Callable[[Request], Any]
 #: A page as :func:`viewed` takes it: ``(campaign, viewer, request) -> response``.
@@ -58,7 +60,7 @@ def page(viewer: Viewer, template: str, status: int = 200, **context: Any) -> HT
     return HTMLResponse(render(template, viewer=viewer, **context), status_code=status)
 
 
-def viewed(view: View) -> Callable[[ServerPort], Endpoint]:
+def viewed(view: View) -> Callable[[Server], Endpoint]:
     """A page for a live session: ``view(campaign, viewer, request)`` made into a route's
     factory (``factory(server) -> endpoint``).
 
@@ -72,7 +74,7 @@ def viewed(view: View) -> Callable[[ServerPort], Endpoint]:
     """
 
     @functools.wraps(view)
-    def factory(server: ServerPort) -> Endpoint:
+    def factory(server: Server) -> Endpoint:
         def run(request: Request) -> Response:
             viewer = server.viewer(request)
             if viewer is None:
@@ -90,12 +92,13 @@ def viewed(view: View) -> Callable[[ServerPort], Endpoint]:
 # --- reading helpers -------------------------------------------------------------------------
 
 
-def sessions_of(campaign: Any) -> list[dict[str, Any]]:
+def sessions_of(campaign: Campaign) -> list[dict[str, Any]]:
     """Every session: ``number``, ``started``, ``closed`` (``None`` while open), ``how``."""
     out: dict[int, dict[str, Any]] = {}
     for rec in campaign.records(
         as_gm=False, types=["session.started", "session.ended", "session.abandoned"]
     ):
+        assert isinstance(rec.data, SessionStarted | SessionEnded | SessionAbandoned)
         number = rec.data.number
         if rec.type == "session.started":
             out[number] = {"number": number, "started": rec.recorded_at, "closed": None, "how": ""}
@@ -105,7 +108,7 @@ def sessions_of(campaign: Any) -> list[dict[str, Any]]:
     return list(out.values())
 
 
-def _character(campaign: Any, viewer: Viewer, text: str) -> str | None:
+def _character(campaign: Campaign, viewer: Viewer, text: str) -> str | None:
     """The character id ``text`` names if the viewer may see it, else ``None``."""
     visible = accessmod.visible_characters(campaign, as_gm=viewer.as_gm)
     return text if text in visible else None
@@ -115,7 +118,7 @@ def _character(campaign: Any, viewer: Viewer, text: str) -> str | None:
 
 
 @viewed
-def home(campaign: Any, viewer: Viewer, request: Request) -> Response:
+def home(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
     """``/``: the campaign: characters (who plays whom), sessions, links."""
     names = accessmod.visible_characters(campaign, as_gm=viewer.as_gm)
     players: dict[str, str] = {}
@@ -136,7 +139,7 @@ def home(campaign: Any, viewer: Viewer, request: Request) -> Response:
     )
 
 
-def link(server: ServerPort) -> Endpoint:
+def link(server: Server) -> Endpoint:
     """``/a/TOKEN``: a capability link exchanged for a session cookie (the session kept in
     the store, :func:`ledger.web.sessions.sign_in`), then on to ``/``."""
 
@@ -166,7 +169,7 @@ def link(server: ServerPort) -> Endpoint:
 SIGNED_OUT = "You are signed out on this device. Open your link again to come back."
 
 
-def logout(server: ServerPort) -> Endpoint:
+def logout(server: Server) -> Endpoint:
     """``POST /logout``: end this device's session (CSRF-checked like every form); the
     cookie is cleared and the session lets nobody in any more, on any server over the
     store. Open live streams of the session end at their next look."""
@@ -211,7 +214,7 @@ def _start_after(request: Request, head: int) -> int:
 STREAM_BACKOFF_MAX = 5.0
 
 
-def events(server: ServerPort) -> Endpoint:
+def events(server: Server) -> Endpoint:
     """``/events``: server-sent events, one per new log line (``id`` = seq, ``event:
     entry``, ``data`` the line's HTML), from ``Last-Event-ID`` (or ``?after=SEQ``, else the
     head) on. The stream ends with ``event: revoked`` when the link is revoked, ``event:
@@ -282,21 +285,27 @@ def events(server: ServerPort) -> Endpoint:
     return endpoint
 
 
-def _sheet_html(campaign: Any, cid: str, as_gm: bool) -> str:
+def _sheet_html(campaign: Campaign, cid: str, as_gm: bool) -> str:
     """A character's sheet as an HTML fragment: the sheet the viewer may see
     (:func:`ledger.campaign.viewing.sheet_for`, as ``campaign sheet`` shows it) through the
     sheet template ``sheet --format html`` uses (its ``sheet_fragment`` macro), styled by
     ``/sheet.css`` alone: no ``<style>`` element, which the page's CSP refuses."""
+    import msgspec
+
     from ledger.campaign.viewing import sheet_for
+    from ledger.history.passports import before_section
     from ledger.templating import environment as core_environment
 
     layout = sheet_for(campaign, cid, as_gm=as_gm, save_snapshots=False)
+    before = before_section(campaign, cid)  # a character who joined from a passport
+    if before is not None:
+        layout = msgspec.structs.replace(layout, sections=(*layout.sections, before))
     module = core_environment().get_template("sheet.html.j2").module
     return str(module.sheet_fragment(layout))
 
 
 @viewed
-def sheet(campaign: Any, viewer: Viewer, request: Request) -> Response:
+def sheet(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
     """``/sheet/ID``: one character's sheet, live (it reloads on every new log line)."""
     cid = _character(campaign, viewer, request.path_params["character"])
     if cid is None:
@@ -316,7 +325,7 @@ def sheet(campaign: Any, viewer: Viewer, request: Request) -> Response:
 
 
 @viewed
-def sheet_part(campaign: Any, viewer: Viewer, request: Request) -> Response:
+def sheet_part(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
     """``/sheet/ID/part``: the sheet's body alone (what the live page swaps in)."""
     cid = _character(campaign, viewer, request.path_params["character"])
     if cid is None:
@@ -325,7 +334,7 @@ def sheet_part(campaign: Any, viewer: Viewer, request: Request) -> Response:
 
 
 @viewed
-def recap(campaign: Any, viewer: Viewer, request: Request) -> Response:
+def recap(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
     """``/recap/N``: session N's recap (the recap's own page, :mod:`ledger.history.recap`)."""
     import secrets
 
@@ -354,7 +363,7 @@ def recap(campaign: Any, viewer: Viewer, request: Request) -> Response:
 
 
 @viewed
-def audit(campaign: Any, viewer: Viewer, request: Request) -> Response:
+def audit(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
     """``/audit/SEQ``: everything about one event and its verdict (``campaign audit``)."""
     from ledger.errors import RuleError
     from ledger.history.audit import audit as run_audit
@@ -375,7 +384,7 @@ def audit(campaign: Any, viewer: Viewer, request: Request) -> Response:
 
 
 @viewed
-def export(campaign: Any, viewer: Viewer, request: Request) -> Response:
+def export(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
     """``/export.ndjson``: the campaign's export in the viewer's view (a player's has stubs
     for GM-only events, as ``campaign export`` does)."""
     from ledger.exchange.ndjson import export_lines
@@ -389,13 +398,13 @@ def export(campaign: Any, viewer: Viewer, request: Request) -> Response:
 
 
 @viewed
-def verify_page(campaign: Any, viewer: Viewer, request: Request) -> Response:
+def verify_page(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
     """``/verify``: the in-browser verifier (checks an export with WebCrypto only)."""
     return page(viewer, "verify.html.j2", campaign=campaign)
 
 
 @viewed
-def verifier_download(campaign: Any, viewer: Viewer, request: Request) -> Response:
+def verifier_download(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
     """``/verifier.html``: the verifier as one self-contained file to keep and open offline."""
     from ledger.web.verifier import verifier_html
 

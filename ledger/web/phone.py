@@ -8,10 +8,13 @@ serves ``/checkpoint`` and the campaign has a signed checkpoint (:func:`witnesse
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 
-def witnessed(campaign: Any) -> bool:
+def witnessed(campaign: Campaign) -> bool:
     """Does ``campaign`` have a signed checkpoint for the phones to witness? (A page turns
     the phone's witness on only then: a ``GET /checkpoint`` answered 404 would show as an
     error in the browser's console on every page of a campaign that has none yet.)

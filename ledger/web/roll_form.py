@@ -29,7 +29,7 @@ from ledger.web.common import (
 from ledger.web.pages import Endpoint, _not_found, page
 
 if TYPE_CHECKING:
-    from ledger.web.common import ServerPort
+    from ledger.web.app import Server
 
 
 #: What a roll settled without dice asks of the player (the form's "auto" field).
@@ -39,7 +39,7 @@ AUTO_HINT = "if that is right, tick “Record it without rolling” (under More 
 FORM_WORDS = Words(auto=AUTO_HINT, again="send the form again")
 
 
-def roll(server: ServerPort) -> Endpoint:
+def roll(server: Server) -> Endpoint:
     """``/roll/ID``: the physical-dice form for a character the viewer plays (the GM: any,
     with engine and blind rolls as well); POST records it through
     :meth:`ledger.campaign.aggregate.Campaign.roll`, with the viewer as actor, and redirects
@@ -213,7 +213,7 @@ def roll(server: ServerPort) -> Endpoint:
     return endpoint
 
 
-def preview(server: ServerPort) -> Endpoint:
+def preview(server: Server) -> Endpoint:
     """``GET /roll/ID/preview?skill=...&PARAM=...``: the odds of the roll the form holds,
     as an HTML fragment (``_odds.html.j2``) the form's script swaps in as fields change:
     "you need 15+ for good: 30%", or why there are none (the rules' refusal, an automatic

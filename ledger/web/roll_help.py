@@ -10,7 +10,10 @@ campaign's validation); this module only reads the form and words what the rules
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 #: Form fields every roll form has besides the system's roll params (``blind`` only the GM's).
 BASE_FIELDS = frozenset({"csrf", "nonce", "skill", "skill_other", "dice", "auto"})
@@ -19,7 +22,7 @@ class Forged(ValueError):
     """A posted field this form does not show (a forged or stale form): one sentence."""
 
 
-def _hint(system: Any, text: str) -> str:
+def option_hint(system: Any, text: str) -> str:
     """An option's help as the form shows it: the system's prefix (``"d20-world: "``) left
     out, capitalised; ``""`` if command-line text would remain."""
     prefix, sep, rest = text.partition(": ")
@@ -53,7 +56,7 @@ def fields(system: Any, values: dict[str, str], fresh: bool) -> list[dict[str, A
             value = "1" if p.default is True else ("" if p.default in (None, False) else str(p.default))
         else:
             value = values.get(p.name, "")
-        hint = _hint(system, p.help)
+        hint = option_hint(system, p.help)
         if kind == "number" and p.range_text() and hint:
             hint = f"{hint.rstrip('.')}{p.range_text()}."
         if p.multiple and hint:
@@ -101,7 +104,7 @@ def skill_of(form: dict[str, str]) -> str | None:
     return (form.get("skill_other", "").strip() or form.get("skill", "").strip()) or None
 
 
-def skills_by_use(campaign: Any, cid: str, skills: list[str], *, as_gm: bool) -> list[str]:
+def skills_by_use(campaign: Campaign, cid: str, skills: list[str], *, as_gm: bool) -> list[str]:
     """``skills`` with the ones ``cid`` rolled most often first (counted over their past
     rolls in the viewer's view: a blind roll's skill is not counted for a player), then
     the rest in the system's order."""
@@ -129,7 +132,7 @@ def field_of(system: Any, error: Any) -> str:
     return param if param in {p.name for p in system.roll_params} | {"dice", "skill"} else ""
 
 
-def settled(campaign: Any, cid: str, skill: str | None, picked: dict[str, Any], *, as_gm: bool) -> Any:
+def settled(campaign: Campaign, cid: str, skill: str | None, picked: dict[str, Any], *, as_gm: bool) -> Any:
     """The rules' sentence when the roll the form holds is one they settle without dice
     (:meth:`RuleSystem.automatic`: d20-world's check with only one of time, tools and skill),
     in the viewer's view (a :class:`~ledger.errors.RuleError` when it names its option);
@@ -149,7 +152,7 @@ def settled(campaign: Any, cid: str, skill: str | None, picked: dict[str, Any], 
     return system.automatic(event) or None
 
 
-def odds(campaign: Any, cid: str, skill: str | None, picked: dict[str, Any], *, as_gm: bool) -> dict[str, Any]:
+def odds(campaign: Campaign, cid: str, skill: str | None, picked: dict[str, Any], *, as_gm: bool) -> dict[str, Any]:
     """The exact odds of a roll before it is made, in the viewer's view of ``cid``.
 
     The rules resolve it with placeholder dice (every die its lowest face,

@@ -40,7 +40,10 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ledger.store.protocols import AccessStore, EventStore
 
 #: The longest session id accepted from a cookie (``secrets.token_urlsafe(32)`` is 43).
 MAX_SID = 100
@@ -209,7 +212,12 @@ def _idle(row: dict[str, Any], now: datetime, policy: SessionPolicy) -> bool:
 
 
 def sign_in(
-    store: Any, campaign_id: str, access_id: int, device: str, now: datetime, policy: SessionPolicy
+    store: EventStore,
+    campaign_id: str,
+    access_id: int,
+    device: str,
+    now: datetime,
+    policy: SessionPolicy,
 ) -> tuple[str, Session]:
     """A new session for the live link ``access_id``, kept in the store (its id hashed).
 
@@ -239,7 +247,7 @@ def sign_in(
 
 
 def find(
-    store: Any, campaign_id: str, sid: str, now: datetime, policy: SessionPolicy
+    store: AccessStore, campaign_id: str, sid: str, now: datetime, policy: SessionPolicy
 ) -> Session | None:
     """The live session whose id is ``sid`` (from the cookie), or ``None``: unknown, signed
     out, or idle too long (then it is deleted). Its last use is written when it is older
@@ -260,20 +268,20 @@ def find(
     return _session(row)
 
 
-def still_on(store: Any, campaign_id: str, session: Session) -> bool:
+def still_on(store: AccessStore, campaign_id: str, session: Session) -> bool:
     """Has the session not ended (signed out, deleted by a revocation or an eviction)?"""
     rows = store.web_sessions(campaign_id, sid_hash=session.sid_hash)
     return bool(rows) and rows[0]["ended_at"] is None
 
 
-def sign_out(store: Any, session: Session, now: datetime) -> None:
+def sign_out(store: AccessStore, session: Session, now: datetime) -> None:
     """End a session (``/logout``): its cookie lets nobody in any more. The row stays, with
     its write bucket, until it is idle long enough to be swept or gives way to a newer one."""
     store.end_web_session(session.id, stamp(now))
 
 
 def devices(
-    store: Any, campaign_id: str, now: datetime, policy: SessionPolicy
+    store: AccessStore, campaign_id: str, now: datetime, policy: SessionPolicy
 ) -> dict[int, list[Session]]:
     """``{link id: [its live sessions, oldest first]}`` (signed-out and idle ones left out)."""
     out: dict[int, list[Session]] = {}
@@ -287,7 +295,7 @@ def devices(
 
 
 def check_write(
-    store: Any, campaign_id: str, session: Session, now: datetime, policy: SessionPolicy
+    store: AccessStore, campaign_id: str, session: Session, now: datetime, policy: SessionPolicy
 ) -> None:
     """Does the session's bucket hold a write now (read only; :func:`spend_write` takes it)?
 
@@ -301,7 +309,7 @@ def check_write(
 
 
 def spend_write(
-    store: Any, campaign_id: str, session: Session, now: datetime, policy: SessionPolicy
+    store: EventStore, campaign_id: str, session: Session, now: datetime, policy: SessionPolicy
 ) -> None:
     """Take one write from the session's bucket. Call inside the transaction of the write
     it pays for: if that rolls back, the write is not charged. The bucket is read and set
@@ -324,7 +332,7 @@ def spend_write(
                 return
 
 
-def issue_nonce(store: Any, session: Session, now: datetime, policy: SessionPolicy) -> str:
+def issue_nonce(store: AccessStore, session: Session, now: datetime, policy: SessionPolicy) -> str:
     """A fresh one-time nonce for a form of this session (kept hashed; the session's
     :attr:`SessionPolicy.nonces_kept` newest are kept)."""
     nonce = secrets.token_urlsafe(18)
@@ -332,7 +340,7 @@ def issue_nonce(store: Any, session: Session, now: datetime, policy: SessionPoli
     return nonce
 
 
-def check_nonce(store: Any, session: Session, nonce: str) -> None:
+def check_nonce(store: AccessStore, session: Session, nonce: str) -> None:
     """Is ``nonce`` an unused nonce of this session (read only; :func:`use_nonce` uses it)?
 
     :raises FormUsed: it was used already, or is unknown (``expired``).
@@ -342,7 +350,7 @@ def check_nonce(store: Any, session: Session, nonce: str) -> None:
         raise FormUsed(expired=state == "unknown")
 
 
-def use_nonce(store: Any, session: Session, nonce: str, now: datetime) -> None:
+def use_nonce(store: EventStore, session: Session, nonce: str, now: datetime) -> None:
     """Use the form's nonce. Call inside the transaction of the write it guards: one of two
     submits of the same form uses it, the other finds it used; a rollback unuses it.
 
@@ -357,7 +365,7 @@ def use_nonce(store: Any, session: Session, nonce: str, now: datetime) -> None:
 
 
 def sign_out_device(
-    store: Any, campaign_id: str, session_id: int, now: datetime, policy: SessionPolicy
+    store: AccessStore, campaign_id: str, session_id: int, now: datetime, policy: SessionPolicy
 ) -> Session | None:
     """End the live session ``session_id`` of the campaign from the GM's page: the
     device's next request finds no session (the login hint), its open live streams end at

@@ -24,8 +24,9 @@ def events(run):
 
 @freeze_time("2026-03-01 19:00:00", tick=True)
 def test_jen_misses_the_jump(escape):
-    out = json.loads(escape("roll", "jen", "Sprint", "--difficulty", "1", "--dice", "6,6,10",
-                            "--json").output)
+    out = json.loads(
+        escape("roll", "jen", "Sprint", "--difficulty", "1", "--dice", "6,6,10", "--json").output
+    )
     assert out["dice"] == [6, 6, 10]
     assert out["kept"] is None  # only three rolled
     assert (out["successes"], out["difficulty"], out["outcome"]) == (0, 1, "fail")
@@ -36,8 +37,18 @@ def test_jen_misses_the_jump(escape):
 
 @freeze_time("2026-03-01 19:00:00", tick=True)
 def test_jen_slips_past_the_housewife_with_effort(escape):
-    out = json.loads(escape("roll", "Nimble Jen", "Manoeuvre", "--vs", "Irate Housewife:2",
-                            "--dice", "2,7,8,1,2,8", "--json").output)
+    out = json.loads(
+        escape(
+            "roll",
+            "Nimble Jen",
+            "Manoeuvre",
+            "--vs",
+            "Irate Housewife:2",
+            "--dice",
+            "2,7,8,1,2,8",
+            "--json",
+        ).output
+    )
     assert (out["successes"], out["opponent_successes"], out["outcome"]) == (1, 3, "lose")
     spent = escape("record", "effort-spent", "--character", "jen", "--roll", str(out["seq"]))
     assert "spends 1 Effort" in spent.output
@@ -49,14 +60,20 @@ def test_jen_slips_past_the_housewife_with_effort(escape):
 
 @freeze_time("2026-03-01 19:00:00", tick=True)
 def test_effort_command_records_the_new_result(escape):
-    roll = json.loads(escape("roll", "jen", "Manoeuvre", "--vs", "housewife:2",
-                             "--dice", "2,7,8,1,2,8", "--json").output)
+    roll = json.loads(
+        escape(
+            "roll", "jen", "Manoeuvre", "--vs", "housewife:2", "--dice", "2,7,8,1,2,8", "--json"
+        ).output
+    )
     line = escape("effort", "jen").output
     assert f"jen spends 1 Effort on roll {roll['seq']}: +3 (Quickness) = 4 successes: win" in line
     spent = events(escape)[-1]
     assert spent["type"] == "spellwoven.effort_spent"
     assert (spent["data"]["bonus"], spent["data"]["successes"], spent["data"]["outcome"]) == (
-        3, 4, "win")
+        3,
+        4,
+        "win",
+    )
     again = escape("effort", "jen", ok=False)
     assert again.exit_code == 1 and "at most 1 Effort" in again.output
     escape("scene", "end")
@@ -69,16 +86,23 @@ def test_recorded_effort_with_a_wrong_result_is_refused(escape):
     escape("roll", "jen", "Sprint", "--dice", "6,6,10")
     wrong = escape("record", "effort-spent", "--character", "jen", "--outcome", "fail", ok=False)
     assert wrong.exit_code == 1
-    assert "recorded outcome fail, but Nimble Jen's latest roll (Sprint, 0 successes) gives pass" \
+    assert (
+        "recorded outcome fail, but Nimble Jen's latest roll (Sprint, 0 successes) gives pass"
         in wrong.output
+    )
 
 
 @freeze_time("2026-03-01 19:00:00", tick=True)
 def test_effort_with_the_roll_and_running_out(escape):
-    out = json.loads(escape("roll", "jen", "Sprint", "--effort", "--dice", "6,6,10",
-                            "--json").output)
+    out = json.loads(
+        escape("roll", "jen", "Sprint", "--effort", "--dice", "6,6,10", "--json").output
+    )
     assert (out["effort_spent"], out["effort_bonus"], out["successes"], out["outcome"]) == (
-        1, 3, 3, "pass")  # "this would add three successes from Quickness"
+        1,
+        3,
+        3,
+        "pass",
+    )  # "this would add three successes from Quickness"
     escape("roll", "jen", "Sprint", "--effort", "--dice", "9,9,9")
     before = len(events(escape))
     refused = escape("roll", "jen", "Sprint", "--effort", "--dice", "1,1,1", ok=False)
@@ -91,8 +115,9 @@ def test_effort_with_the_roll_and_running_out(escape):
 
 @freeze_time("2026-03-01 19:00:00", tick=True)
 def test_a_retracted_roll_gives_its_effort_back(escape):
-    out = json.loads(escape("roll", "jen", "Sprint", "--effort", "--dice", "6,6,10",
-                            "--json").output)
+    out = json.loads(
+        escape("roll", "jen", "Sprint", "--effort", "--dice", "6,6,10", "--json").output
+    )
     assert json.loads(escape("sheet", "jen", "--json").output)["effort"] == 1
     escape("correct", str(out["seq"]), "--reason", "wrong character rolled")
     assert json.loads(escape("sheet", "jen", "--json").output)["effort"] == 2
@@ -100,18 +125,21 @@ def test_a_retracted_roll_gives_its_effort_back(escape):
 
 @freeze_time("2026-03-01 19:00:00", tick=True)
 def test_advantage_records_the_four_dice_and_the_three_kept(escape):
-    out = json.loads(escape("roll", "jen", "Sprint", "--advantage", "--dice", "1,9,10,3",
-                            "--json").output)
+    out = json.loads(
+        escape("roll", "jen", "Sprint", "--advantage", "--dice", "1,9,10,3", "--json").output
+    )
     assert (out["dice"], out["kept"], out["successes"]) == ([1, 9, 10, 3], [1, 9, 3], 3)
-    out = json.loads(escape("roll", "jen", "Sprint", "--disadvantage", "--dice", "1,9,10,3",
-                            "--json").output)
+    out = json.loads(
+        escape("roll", "jen", "Sprint", "--disadvantage", "--dice", "1,9,10,3", "--json").output
+    )
     assert (out["kept"], out["successes"]) == ([9, 10, 3], 1)
 
 
 @freeze_time("2026-03-01 19:00:00", tick=True)
 def test_attribute_difficulty_and_automatic_hit(escape):
-    out = json.loads(escape("roll", "housewife", "Fighting", "--target", "3", "--dice", "1,2,8",
-                            "--json").output)
+    out = json.loads(
+        escape("roll", "housewife", "Fighting", "--target", "3", "--dice", "1,2,8", "--json").output
+    )
     assert (out["difficulty"], out["successes"], out["outcome"]) == (2, 3, "pass")
     auto = json.loads(escape("roll", "housewife", "Fighting", "--target", "1", "--json").output)
     assert (auto["dice"], auto["draws"], auto["outcome"]) == ([], [], "pass")
@@ -164,15 +192,22 @@ def test_bad_sheet_names_every_problem(run, tmp_path):
     sheet = tmp_path / "bad.toml"
     sheet.write_text('name = "Bad"\n[attributes]\nBehest = 9\n[skills]\nSwim = { rank = 2 }\n')
     result = run("character", "add", "--sheet", str(sheet), ok=False)
+    # three mistakes, each named by its TOML path, on one line; nothing written
     assert result.exit_code == 1
-    assert "Behest must be a whole number from 1 to 4" in result.output
-    assert "'Swim' needs a rank and a linked Attribute" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert "attributes.Behest: expected an integer from 1 to 4, got 9" in result.output
+    assert "skills.Swim.attribute: missing, expected one of Behest," in result.output
+    assert "weaknesses.combat: missing" in result.output
+    assert "weaknesses.social: missing" in result.output
     assert "Combat and one Social Weakness" in result.output
+    assert "Traceback" not in result.output
+    assert json.loads(run("character", "list", "--json").output) == []
 
 
 def test_odds_from_the_command_line(run):
-    out = json.loads(run("odds", "spellwoven", "--skill", "5", "--difficulty", "2",
-                         "--json").output)
+    out = json.loads(
+        run("odds", "spellwoven", "--skill", "5", "--difficulty", "2", "--json").output
+    )
     assert out["pass"] == "23/40"
     out = json.loads(run("odds", "spellwoven", "--skill", "7", "--disadvantage", "--json").output)
     assert out["at_least"]["4"] == "253/10000"
@@ -198,14 +233,23 @@ def test_the_example_campaign_builds(tmp_path):
 
 @freeze_time("2026-03-01 19:00:00", tick=True)
 def test_campaign_options_change_the_rules(run):
-    run("new", "rooftops", "--system", "spellwoven", "--option", "effort_max=4",
-        "--option", "untrained=attribute")
+    run(
+        "new",
+        "rooftops",
+        "--system",
+        "spellwoven",
+        "--option",
+        "effort_max=4",
+        "--option",
+        "untrained=attribute",
+    )
     run("character", "add", "--sheet", str(CAMPAIGN / "characters" / "jen.toml"))
     sheet = json.loads(run("sheet", "jen", "--json").output)
     assert (sheet["effort"], sheet["effort_max"]) == (4, 4)
     # untrained = attribute: Swim with Fortitude 2 rolls at S 2, so a 3 does not count
-    out = json.loads(run("roll", "jen", "Swim", "--attribute", "Fortitude", "--dice", "3,4,5",
-                         "--json").output)
+    out = json.loads(
+        run("roll", "jen", "Swim", "--attribute", "Fortitude", "--dice", "3,4,5", "--json").output
+    )
     assert (out["skill_level"], out["successes"], out["outcome"]) == (2, 0, "fail")
     bad = run("new", "other", "--system", "spellwoven", "--option", "untrained=bogus", ok=False)
     assert bad.exit_code != 0 and "untrained" in bad.output
@@ -221,8 +265,11 @@ def test_a_correction_never_refunds_effort_in_silence(escape, tmp_path):
     or re-rolling the roll Jen spent Effort on after seeing it is refused, naming the Effort
     spend it would break, and nothing is written; the spend can be amended to re-judge the
     corrected roll, and then the roll corrected, Effort still spent."""
-    roll = json.loads(escape("roll", "jen", "Manoeuvre", "--vs", "housewife:2",
-                             "--dice", "2,7,8,1,2,8", "--json").output)["seq"]
+    roll = json.loads(
+        escape(
+            "roll", "jen", "Manoeuvre", "--vs", "housewife:2", "--dice", "2,7,8,1,2,8", "--json"
+        ).output
+    )["seq"]
     spent = json.loads(escape("effort", "jen", "--json").output)["seq"]
     assert sheet_of(escape)["effort"] == 1
     db = next(tmp_path.glob("*.db"))
@@ -237,8 +284,18 @@ def test_a_correction_never_refunds_effort_in_silence(escape, tmp_path):
     assert db.read_bytes() == before
     assert sheet_of(escape)["effort"] == 1
     # the way through: the spend re-judges the roll it is on, then the roll is corrected
-    escape("correct", str(spent), "--set", "successes=null", "--set", "outcome=null",
-           "--set", "bonus=null", "--reason", "re-judge after the dice fix")
+    escape(
+        "correct",
+        str(spent),
+        "--set",
+        "successes=null",
+        "--set",
+        "outcome=null",
+        "--set",
+        "bonus=null",
+        "--reason",
+        "re-judge after the dice fix",
+    )
     escape("correct", str(roll), "--dice", "1,7,8,1,2,8", "--reason", "typo")
     sheet = sheet_of(escape)
     assert sheet["effort"] == 1
@@ -249,8 +306,9 @@ def test_a_correction_never_refunds_effort_in_silence(escape, tmp_path):
 @freeze_time("2026-03-01 19:00:00", tick=True)
 def test_effort_spent_with_the_roll_stays_spent_when_its_dice_are_corrected(escape):
     """An amended roll is resolved again with its inputs, ``--effort`` among them (#14)."""
-    roll = json.loads(escape("roll", "jen", "Sprint", "--effort", "--dice", "6,6,10",
-                             "--json").output)["seq"]
+    roll = json.loads(
+        escape("roll", "jen", "Sprint", "--effort", "--dice", "6,6,10", "--json").output
+    )["seq"]
     assert sheet_of(escape)["effort"] == 1
     escape("correct", str(roll), "--dice", "1,6,10", "--reason", "misread die")
     sheet = sheet_of(escape)
@@ -263,8 +321,17 @@ def test_effort_spent_with_the_roll_stays_spent_when_its_dice_are_corrected(esca
 @freeze_time("2026-03-01 19:00:00", tick=True)
 def test_effort_lost_beyond_what_is_left_is_refused(escape):
     """Ruling SW9: the cost is refused, not cut down to what is left."""
-    lost = escape("record", "effort-lost", "--character", "jen", "--amount", "3",
-                  "--reason", "the climb", ok=False)
+    lost = escape(
+        "record",
+        "effort-lost",
+        "--character",
+        "jen",
+        "--amount",
+        "3",
+        "--reason",
+        "the climb",
+        ok=False,
+    )
     assert lost.exit_code == 1 and "has 2 Effort left and cannot lose 3" in lost.output
     escape("record", "effort-lost", "--character", "jen", "--amount", "2", "--reason", "climb")
     assert sheet_of(escape)["effort"] == 0
@@ -274,16 +341,24 @@ def test_effort_lost_beyond_what_is_left_is_refused(escape):
 def test_difficulty_takes_the_level_names(escape):
     # "Difficulty levels": "1 success required = Normal difficulty ... 4 successes required
     # = Daunting"; "Example: Static Difficulty": "the jump is of normal difficulty"
-    out = json.loads(escape("roll", "jen", "Sprint", "--difficulty", "normal", "--dice",
-                            "6,6,10", "--json").output)
+    out = json.loads(
+        escape(
+            "roll", "jen", "Sprint", "--difficulty", "normal", "--dice", "6,6,10", "--json"
+        ).output
+    )
     assert (out["successes"], out["difficulty"], out["outcome"]) == (0, 1, "fail")
-    out = json.loads(escape("roll", "jen", "Sprint", "--difficulty", "Very difficult", "--dice",
-                            "1,2,3", "--json").output)
+    out = json.loads(
+        escape(
+            "roll", "jen", "Sprint", "--difficulty", "Very difficult", "--dice", "1,2,3", "--json"
+        ).output
+    )
     assert (out["successes"], out["difficulty"], out["outcome"]) == (4, 3, "pass")
-    odds = json.loads(escape("odds", "spellwoven", "--skill", "5", "--difficulty", "daunting",
-                             "--json").output)
-    assert odds == json.loads(escape("odds", "spellwoven", "--skill", "5", "--difficulty", "4",
-                                     "--json").output)
+    odds = json.loads(
+        escape("odds", "spellwoven", "--skill", "5", "--difficulty", "daunting", "--json").output
+    )
+    assert odds == json.loads(
+        escape("odds", "spellwoven", "--skill", "5", "--difficulty", "4", "--json").output
+    )
     bad = escape("roll", "jen", "Sprint", "--difficulty", "tricky", "--dice", "1,2,3", ok=False)
     assert bad.exit_code == 1 and "neither a number nor a level" in bad.output
     assert "Traceback" not in bad.output
@@ -296,15 +371,34 @@ def test_a_weakness_used_is_checked_against_the_sheet(escape):
     # opponent gets to roll 4d10 and take the three dice rolls that he or she wants"
     jen = json.loads(escape("sheet", "jen", "--json").output)["weaknesses"]
     kind = sorted(jen)[0]
-    out = json.loads(escape("roll", "jen", "Manoeuvre", "--vs", f"guard:4:weakness:{kind}",
-                            "--dice", "2,7,8,1,2,8,9", "--json").output)
+    out = json.loads(
+        escape(
+            "roll",
+            "jen",
+            "Manoeuvre",
+            "--vs",
+            f"guard:4:weakness:{kind}",
+            "--dice",
+            "2,7,8,1,2,8,9",
+            "--json",
+        ).output
+    )
     assert (out["opponent_mode"], len(out["opponent_dice"])) == ("advantage", 4)
     # the housewife (an NPC) has no Weakness to use against her
-    bad = escape("roll", "Irate Housewife", "Fortitude", "--vs", "jen:5:weakness",
-                 "--dice", "1,2,3,4,5,6,7", ok=False)
+    bad = escape(
+        "roll",
+        "Irate Housewife",
+        "Fortitude",
+        "--vs",
+        "jen:5:weakness",
+        "--dice",
+        "1,2,3,4,5,6,7",
+        ok=False,
+    )
     assert bad.exit_code == 1 and "has no Weakness to use against them" in bad.output
-    bad = escape("roll", "jen", "Manoeuvre", "--vs", "guard:4:combat", "--dice", "1,2,3,4,5,6",
-                 ok=False)
+    bad = escape(
+        "roll", "jen", "Manoeuvre", "--vs", "guard:4:combat", "--dice", "1,2,3,4,5,6", ok=False
+    )
     assert bad.exit_code == 1 and "NAME:S:weakness:combat" in bad.output
     assert len(events(escape)) == 4 + 1
 
@@ -314,12 +408,22 @@ def test_effort_spent_on_roll_n_goes_to_roll_n(escape):
     # "Example: Opposed Roll": Jen's Manoeuvre 1 success against the housewife's 3; "She
     # spends 1 Effort and adds +3 from Quickness" for 4: a win. Here she rolled again (the
     # jump, 0 successes) before deciding, and spends on the contest, roll N, by its seq.
-    contest = json.loads(escape("roll", "Nimble Jen", "Manoeuvre", "--vs", "Irate Housewife:2",
-                                "--dice", "2,7,8,1,2,8", "--json").output)["seq"]
-    jump = json.loads(escape("roll", "jen", "Sprint", "--difficulty", "1", "--dice", "6,6,10",
-                             "--json").output)["seq"]
-    spent = escape("record", "effort-spent", "--character", "jen", "--roll", str(contest),
-                   "--json")
+    contest = json.loads(
+        escape(
+            "roll",
+            "Nimble Jen",
+            "Manoeuvre",
+            "--vs",
+            "Irate Housewife:2",
+            "--dice",
+            "2,7,8,1,2,8",
+            "--json",
+        ).output
+    )["seq"]
+    jump = json.loads(
+        escape("roll", "jen", "Sprint", "--difficulty", "1", "--dice", "6,6,10", "--json").output
+    )["seq"]
+    spent = escape("record", "effort-spent", "--character", "jen", "--roll", str(contest), "--json")
     assert json.loads(spent.output)["roll"] == contest
     sheet = json.loads(escape("sheet", "jen", "--json").output)
     assert sheet["last_roll"]["successes"] == 0  # the jump is untouched
@@ -328,15 +432,15 @@ def test_effort_spent_on_roll_n_goes_to_roll_n(escape):
     assert sheet["effort"] == sheet["effort_max"] - 1
     # a roll that cannot take Effort: the housewife's, one of no roll, an automatic hit
     for bad_roll, why in ((1, "not one of Nimble Jen's rolls"), (jump + 99, "not one of")):
-        bad = escape("record", "effort-spent", "--character", "jen", "--roll", str(bad_roll),
-                     ok=False)
+        bad = escape(
+            "record", "effort-spent", "--character", "jen", "--roll", str(bad_roll), ok=False
+        )
         assert bad.exit_code == 1 and why in bad.output
     hit = json.loads(escape("roll", "jen", "Sprint", "--target", "1", "--json").output)["seq"]
     bad = escape("record", "effort-spent", "--character", "jen", "--roll", str(hit), ok=False)
     assert bad.exit_code == 1 and "automatic hit" in bad.output
     escape("scene", "end")
-    bad = escape("record", "effort-spent", "--character", "jen", "--roll", str(contest),
-                 ok=False)
+    bad = escape("record", "effort-spent", "--character", "jen", "--roll", str(contest), ok=False)
     assert bad.exit_code == 1 and "no roll in this scene" in bad.output
     assert escape("verify").exit_code == 0
 
@@ -356,8 +460,18 @@ def test_effort_spent_written_before_16_still_goes_to_the_latest_roll():
 
 @freeze_time("2026-03-01 19:00:00", tick=True)
 def test_campaign_effort_takes_the_roll_too(escape):
-    contest = json.loads(escape("roll", "Nimble Jen", "Manoeuvre", "--vs", "Irate Housewife:2",
-                                "--dice", "2,7,8,1,2,8", "--json").output)["seq"]
+    contest = json.loads(
+        escape(
+            "roll",
+            "Nimble Jen",
+            "Manoeuvre",
+            "--vs",
+            "Irate Housewife:2",
+            "--dice",
+            "2,7,8,1,2,8",
+            "--json",
+        ).output
+    )["seq"]
     escape("roll", "jen", "Sprint", "--difficulty", "1", "--dice", "6,6,10")
     out = json.loads(escape("effort", "jen", "--roll", str(contest), "--json").output)
     assert (out["roll"], out["bonus"], out["successes"], out["outcome"]) == (contest, 3, 4, "win")
@@ -369,20 +483,59 @@ def test_opposed_roll_against_the_housewife_on_the_ledger(escape):
     # "Example: Opposed Roll": Jen's Manoeuvre (Rank 6) scores 2, 7, 8: one success; the
     # housewife "rolls against her Fighting Skill of 2" (from her sheet): 1, 2, 8, three
     # successes; Jen spends 1 Effort, +3 from Quickness: four, and slips past
-    out = json.loads(escape("roll", "jen", "Manoeuvre", "--vs-character", "housewife",
-                            "--vs-skill", "Fighting", "--dice", "2,7,8,1,2,8",
-                            "--json").output)
+    out = json.loads(
+        escape(
+            "roll",
+            "jen",
+            "Manoeuvre",
+            "--vs-character",
+            "housewife",
+            "--vs-skill",
+            "Fighting",
+            "--dice",
+            "2,7,8,1,2,8",
+            "--json",
+        ).output
+    )
     assert (out["vs_character"], out["vs_skill"], out["opponent_skill_level"]) == (
-        "housewife", "Fighting", 2)
+        "housewife",
+        "Fighting",
+        2,
+    )
     assert (out["opponent"], out["successes"], out["opponent_successes"], out["outcome"]) == (
-        "Irate Housewife", 1, 3, "lose")
+        "Irate Housewife",
+        1,
+        3,
+        "lose",
+    )
     spent = json.loads(escape("effort", "jen", "--json").output)
     assert (spent["successes"], spent["outcome"]) == (4, "win")
     # the housewife has no Weakness for Jen to exploit; an unknown skill of hers is refused
-    bad = escape("roll", "jen", "Manoeuvre", "--vs-character", "housewife", "--vs-skill",
-                 "Fighting", "--weakness", "--dice", "1,2,3,4,1,2,3", ok=False)
+    bad = escape(
+        "roll",
+        "jen",
+        "Manoeuvre",
+        "--vs-character",
+        "housewife",
+        "--vs-skill",
+        "Fighting",
+        "--weakness",
+        "--dice",
+        "1,2,3,4,1,2,3",
+        ok=False,
+    )
     assert bad.exit_code == 1 and "no Weakness to exploit" in bad.output
-    bad = escape("roll", "jen", "Manoeuvre", "--vs-character", "housewife", "--vs",
-                 "housewife:2", "--dice", "1,2,3,4,5,6", ok=False)
+    bad = escape(
+        "roll",
+        "jen",
+        "Manoeuvre",
+        "--vs-character",
+        "housewife",
+        "--vs",
+        "housewife:2",
+        "--dice",
+        "1,2,3,4,5,6",
+        ok=False,
+    )
     assert bad.exit_code == 1 and "not both" in bad.output
     assert escape("verify").exit_code == 0

@@ -88,15 +88,16 @@ def test_every_broken_creation_rule_is_named_at_once():
         Spellwoven().configure({}).create_sheet(bad)
     text = str(info.value)
     for piece in (
-        "Behest must be a whole number from 1 to 4",
-        "Fortitude must be a whole number from 1 to 4",
-        "missing Wits",
-        "'Sprint': a PC's trained rank must be 4 to 9, not 10",  # "Skills cannot exceed 9"
-        "'Swim': a PC's trained rank must be 4 to 9, not 3",  # trained start at 4
-        "'Agility' is not an Attribute",
-        "skill 'Ride' needs a rank and a linked Attribute",
-        "social = ",  # a PC has one Social Weakness
-        "unknown sheet field 'colour'",
+        "attributes.Behest: expected an integer from 1 to 4, got 5",
+        "attributes.Fortitude: expected an integer from 1 to 4, got 0",
+        "attributes: missing Wits",
+        # "Skills cannot exceed 9"
+        "skills.Sprint.rank: a PC's trained rank must be 4 to 9, not 10",
+        "skills.Swim.rank: a PC's trained rank must be 4 to 9, not 3",  # trained start at 4
+        "skills.Climb.attribute: 'Agility' is not an Attribute",
+        "skills.Ride: expected a table of rank, attribute, got 5",
+        "weaknesses.social: missing",  # a PC has one Social Weakness
+        "colour: not a field of the sheet",
     ):
         assert piece in text, piece
     assert len(info.value.problems) >= 9
@@ -104,8 +105,11 @@ def test_every_broken_creation_rule_is_named_at_once():
 
 def test_npc_ranks_are_unrestricted_and_weaknesses_optional():
     # ruling S3: the housewife's Fighting 2
-    sheet = {"kind": "npc", "attributes": SHEET["attributes"],
-             "skills": {"Fighting": {"rank": 2, "attribute": "Fortitude"}}}
+    sheet = {
+        "kind": "npc",
+        "attributes": SHEET["attributes"],
+        "skills": {"Fighting": {"rank": 2, "attribute": "Fortitude"}},
+    }
     system = Spellwoven().configure({})
     assert system.create_sheet(sheet)["skills"]["Fighting"]["rank"] == 2
 
@@ -223,7 +227,11 @@ def test_weakness_means_advantage_and_cancels_with_disadvantage():
     system, state = make()
     event = resolve(system, state, "Sprint", (10, 1, 2, 3), weakness=True)
     assert (event.mode, event.weakness, event.kept, event.successes) == (
-        "advantage", True, [1, 2, 3], 4)
+        "advantage",
+        True,
+        [1, 2, 3],
+        4,
+    )
     both = resolve(system, state, "Sprint", (10, 1, 2), weakness=True, disadvantage=True)
     assert (both.mode, both.kept, both.successes) == ("normal", None, 3)
 
@@ -325,8 +333,9 @@ def test_skill_changed_raises_a_skill_past_9_and_adds_new_skills():
     assert state.skills["Sprint"].rank == 12
     event = resolve(system, state, "Sprint", (4, 5, 10))
     assert event.successes == 3  # 4 doubles at 12, 5 single, 10 never
-    state = apply(system, state, SkillChanged(character="jen", skill="Swim", rank=4,
-                                              attribute="Fortitude"))
+    state = apply(
+        system, state, SkillChanged(character="jen", skill="Swim", rank=4, attribute="Fortitude")
+    )
     assert state.skills["Swim"].attribute == "Fortitude"
     with pytest.raises(RuleError, match="give its Attribute"):
         apply(system, state, SkillChanged(character="jen", skill="Ride", rank=4))
@@ -380,9 +389,12 @@ def test_a_hand_recorded_roll_that_does_not_add_up_is_refused():
 def test_describe_lines():
     system, state = make()
     test = resolve(system, state, "Sprint", (6, 6, 10), difficulty=1)
-    assert system.describe(test) == "jen — Sprint 5, dice [6 6 10] = 0 successes vs Normal (1): fail"
-    contest = resolve(system, state, "Sprint", (1, 9, 10, 3, 2, 7, 8), vs="housewife:2",
-                      advantage=True)
+    assert (
+        system.describe(test) == "jen — Sprint 5, dice [6 6 10] = 0 successes vs Normal (1): fail"
+    )
+    contest = resolve(
+        system, state, "Sprint", (1, 9, 10, 3, 2, 7, 8), vs="housewife:2", advantage=True
+    )
     assert system.describe(contest) == (
         "jen — Sprint 5 at advantage, dice [1 9 10 3] keep [1 9 3] = 3 successes vs housewife "
         "(2), dice [2 7 8] = 1 success: win"

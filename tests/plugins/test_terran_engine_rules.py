@@ -65,8 +65,9 @@ def test_sheet_errors_name_every_broken_rule() -> None:
         })
     problems = err.value.problems
     joined = " | ".join(problems)
-    for needle in ("'Wizard' is not an Archetype", "Strength 3", "'Luck'", "'Cooking'",
-                   "total 2 points", "2 Advancements", "armour 'plate'"):
+    for needle in ("'Wizard' is not an Archetype", "attributes.Strength: expected 0, 1 or 2",
+                   "'Luck'", "'Cooking'", "total 2 points", "2 Advancements",
+                   "armour: expected one of 'none', 'light', 'heavy', got \"plate\""):
         assert needle in joined
     assert len(problems) == 7
 

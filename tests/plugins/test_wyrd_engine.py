@@ -465,7 +465,7 @@ def test_unlisted_setting_skill_rolls_at_zero_and_typos_are_refused(wyrd: WyrdEn
 
 def test_roll_needs_a_dr_or_an_opponent(wyrd: WyrdEngine) -> None:
     julian = make(wyrd, "julian")
-    with pytest.raises(RuleError, match="give --dr"):
+    with pytest.raises(RuleError, match="give the Difficulty Rating"):
         roll(wyrd, julian, "Notice", "0000")
     with pytest.raises(RuleError, match="not both"):
         roll(wyrd, julian, "Notice", "0000 0000", dr="Fair", vs=1)

@@ -66,8 +66,8 @@ def test_julian_without_completion_is_refused(wyrd: WyrdEngine) -> None:
     with pytest.raises(RuleError) as info:
         wyrd.create_sheet(raw)
     assert info.value.problems == [
-        "a player character has exactly 3 Traits, not 0",
-        "a player character has exactly 3 pieces of gear, not 0",
+        "traits: a player character has exactly 3 Traits, not 0",
+        "gear: a player character has exactly 3 pieces of gear, not 0",
     ]
 
 
@@ -77,9 +77,9 @@ def test_two_great_skills_and_a_wrong_sum_are_each_named(wyrd: WyrdEngine) -> No
     with pytest.raises(RuleError) as info:
         wyrd.create_sheet(raw)
     problems = info.value.problems
-    assert "a character has exactly 1 Great (+3) skill, not 2 (Crafts, Investigate)" in problems
-    assert "a character has exactly 2 Good (+2) skills, not 1 (Resources)" in problems
-    assert "skill ratings must sum to 10, not 11" in problems
+    assert "skills: a character has exactly 1 Great (+3) skill, not 2 (Crafts, Investigate)" in problems
+    assert "skills: a character has exactly 2 Good (+2) skills, not 1 (Resources)" in problems
+    assert "skills: skill ratings must sum to 10, not 11" in problems
     assert len(problems) == 3
 
 
@@ -89,8 +89,8 @@ def test_sum_nine_is_refused(wyrd: WyrdEngine) -> None:
     with pytest.raises(RuleError) as info:
         wyrd.create_sheet(raw)
     assert info.value.problems == [
-        "a character has exactly 3 Fair (+1) skills, not 2 (Athletics, Stealth)",
-        "skill ratings must sum to 10, not 9",
+        "skills: a character has exactly 3 Fair (+1) skills, not 2 (Athletics, Stealth)",
+        "skills: skill ratings must sum to 10, not 9",
     ]
 
 
@@ -112,12 +112,13 @@ def test_skill_above_great_and_bad_traits_are_all_named(wyrd: WyrdEngine) -> Non
         wyrd.create_sheet(raw)
     text = str(info.value)
     for fragment in (
-        "unknown sheet field(s) colour",
-        "skill Investigate is +4: at creation skills run from +0 to +3",
+        "colour: not a field of the sheet",
+        "skills.Investigate: skill Investigate is +4: at creation skills run from +0 to +3",
         "exactly 1 Great (+3) skill, not 0",
-        "Trait 1 'Iron Nerve' is an ability: set once_per",
-        "Trait 2 'Keen Eye' is a bonus trait: name the skill",
-        "Gear 1 'Pipe' has kind 'charm'",
+        "traits: 'Iron Nerve' is an ability: set once_per",
+        "traits: 'Keen Eye' is a bonus trait: name the skill",
+        "gear[1].kind: expected one of 'bonus', 'ability', 'permission', 'substitution', "
+        'got "charm"',
     ):
         assert fragment in text
 

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.web.access import Access
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 
 @dataclass(frozen=True)
@@ -24,14 +27,16 @@ class Caller:
         return self.access.is_gm
 
 
-def open_for(campaign: Any, access: Access) -> list[dict[str, Any]]:
+def open_for(campaign: Campaign, access: Access) -> list[dict[str, Any]]:
     """The open requests addressed to the caller (:func:`ledger.web.answers.open_requests`)."""
     from ledger.web.answers import open_requests
 
     return open_requests(campaign, Caller(access))  # type: ignore[arg-type]
 
 
-def answer(campaign: Any, access: Access, seq: int, entropy: str | None, dice: str | None) -> Any:
+def answer(
+    campaign: Campaign, access: Access, seq: int, entropy: str | None, dice: str | None
+) -> Any:
     """Answer the request at ``seq`` with ``entropy`` (64 hex digits) or ``dice``, through
     :func:`ledger.campaign.entering.answer_request` (the phone's code).
 

@@ -4,9 +4,10 @@ Every request carries ``Authorization: Bearer TOKEN`` (:mod:`ledger.web.api.toke
 token, an unknown one or a revoked one is 401, a token whose scope does not allow the
 endpoint 403. Reads go through the same player-view functions as the web view
 (:mod:`ledger.web.pages`): a ``read`` or ``roll`` token sees exactly a player's view, GM-only
-events as stubs. Errors are RFC 9457 problem details (``application/problem+json``), in the
-API's words (a body member where the CLI names an option:
-:func:`ledger.web.api.rolling.in_api_words`); a POST body must be ``application/json`` (415). Writes (rolls) by a player's token are limited per token: a burst and then a
+events as stubs. Errors are RFC 9457 problem details (``application/problem+json``): the rules' sentence
+names an option by its label, and the problem's ``field`` is the JSON pointer of the body
+member it is about (``/params/time``, ``/dice``: :func:`ledger.web.api.rolling.pointer`); a
+POST body must be ``application/json`` (415). Writes (rolls) by a player's token are limited per token: a burst and then a
 steady rate (:class:`ledger.web.sessions.SessionPolicy`'s ``burst`` and ``refill_seconds``).
 
 Endpoints (the OpenAPI 3.1 description is ``GET /api/v1/openapi.json``, generated from the
@@ -56,7 +57,8 @@ from ledger.web.api.types import (
 )
 
 if TYPE_CHECKING:
-    from ledger.web.common import ServerPort
+    from ledger.campaign.aggregate import Campaign
+    from ledger.web.app import Server
 
 
 #: The media types a POST body may be sent as (anything else is 415, unread).
@@ -127,7 +129,7 @@ def _bearer(request: Request) -> str:
     return secret.strip() if scheme.lower() == "bearer" else ""
 
 
-def endpoint(server: ServerPort, scope: str, handler: Handler) -> Callable[[Request], Any]:
+def endpoint(server: Server, scope: str, handler: Handler) -> Callable[[Request], Any]:
     """A route's endpoint: the token looked up (401 without a live one), its scope checked
     (403), then ``handler(campaign, token, request)`` through :meth:`Server.attempt`; an
     :class:`ApiError` becomes its problem document, any other exception a generic 500."""
@@ -156,12 +158,7 @@ def endpoint(server: ServerPort, scope: str, handler: Handler) -> Callable[[Requ
         try:
             return handler(campaign, token, request)
         except ApiError as e:
-            detail = e.detail
-            if e.status == 422:
-                from ledger.web.api.rolling import in_api_words
-
-                detail = in_api_words(campaign.system, detail)
-            return problem(e.status, detail, e.field, **e.headers)
+            return problem(e.status, e.detail, e.field, **e.headers)
 
     async def call(request: Request) -> Response:
         from ledger.web.common import run_sync
@@ -202,7 +199,7 @@ def _int(
     return int(raw)
 
 
-def _character(campaign: Any, token: tokensmod.Token, text: str) -> str:
+def _character(campaign: Campaign, token: tokensmod.Token, text: str) -> str:
     from ledger.web import access as accessmod
 
     visible = accessmod.visible_characters(campaign, as_gm=token.access.is_gm)
@@ -216,7 +213,7 @@ def _character(campaign: Any, token: tokensmod.Token, text: str) -> str:
 # --- the endpoints ---------------------------------------------------------------------------
 
 
-def campaign_info(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def campaign_info(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /campaign``."""
     created = campaign.created
     return ok(
@@ -231,7 +228,7 @@ def campaign_info(campaign: Any, token: tokensmod.Token, request: Request) -> Re
     )
 
 
-def characters(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def characters(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /characters``: those the caller may see, ``mine`` those it may roll for."""
     from ledger.web import access as accessmod
 
@@ -240,7 +237,7 @@ def characters(campaign: Any, token: tokensmod.Token, request: Request) -> Respo
     return ok([Character(id=c, name=n, mine=c in mine) for c, n in visible.items()])
 
 
-def sheet(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def sheet(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /sheet/{character}?as_of=SEQ``: the sheet in the caller's view."""
     from ledger.errors import NotFound
 
@@ -261,7 +258,7 @@ def sheet(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
     return ok(Sheet(character=cid, as_of=upto, view=msgspec.to_builtins(view), layout=layout))
 
 
-def log(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def log(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /log?since=SEQ&limit=N``: entries after ``since``, at most ``limit``; the ETag
     names the caller's view and the page, so ``If-None-Match`` answers 304 until it moves."""
     from ledger.web.pages import log_entries
@@ -302,7 +299,7 @@ def not_modified(if_none_match: str, etag: str) -> bool:
     return opaque(etag) in {opaque(t) for t in value.split(",") if t.strip()}
 
 
-def export(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def export(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /export.ndjson``: the export in the caller's view (stubs for a player)."""
     from ledger.exchange.ndjson import export_lines
 
@@ -310,7 +307,7 @@ def export(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
     return Response(body, media_type="application/x-ndjson")
 
 
-def checkpoint(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def checkpoint(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /checkpoint``: the newest signed checkpoint and the verifier key."""
     from ledger.campaign import checkpoints
 
@@ -321,13 +318,13 @@ def checkpoint(campaign: Any, token: tokensmod.Token, request: Request) -> Respo
     return ok(Checkpoint(note=body["note"], size=body["size"], key=body["vkey"], root=body["root"]))
 
 
-def roll(server: ServerPort) -> Handler:
+def roll(server: Server) -> Handler:
     """``POST /roll``: physical dice for a character the caller plays, through
     :meth:`Campaign.roll` as the web form's roll (the players' view rehearsed first, so a
     refusal names nothing GM-only)."""
     bucket = Bucket()
 
-    def handler(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    def handler(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
         from ledger.web.api.rolling import record_api
 
         raw = request.state.body
@@ -351,7 +348,7 @@ def roll(server: ServerPort) -> Handler:
     return handler
 
 
-def requests(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def requests(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /requests``: the open roll requests addressed to the caller (none for the GM,
     who answers at the laptop)."""
     from ledger.web.api.answering import open_for
@@ -361,11 +358,11 @@ def requests(campaign: Any, token: tokensmod.Token, request: Request) -> Respons
                            skill=r["skill"], words=r["words"]) for r in found])  # fmt: skip
 
 
-def answer(server: ServerPort) -> Handler:
+def answer(server: Server) -> Handler:
     """``POST /answer/{seq}``: answer a roll request with the caller's entropy or dice."""
     bucket = Bucket()
 
-    def handler(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+    def handler(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
         from ledger.web.api.answering import answer as record_answer
         from ledger.web.pages import entry
 
@@ -382,7 +379,7 @@ def answer(server: ServerPort) -> Handler:
     return handler
 
 
-def request_roll(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def request_roll(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``POST /request`` (scope gm): ask a character's player for a roll, as ``campaign
     request`` (the same :meth:`Campaign.request_roll`)."""
     from ledger.campaign.clock import now
@@ -405,7 +402,7 @@ def request_roll(campaign: Any, token: tokensmod.Token, request: Request) -> Res
     except NotFound as e:
         raise ApiError(404, str(e)) from e
     except RuleError as e:  # about one option: point at it
-        raise ApiError(422, str(e), pointer(e)) from e
+        raise ApiError(422, str(e), pointer(e, campaign.system)) from e
     text = entry(campaign, rec, campaign.corrections())["text"]
     return ok(RollOut(seq=rec.seq, text=text), 201)
 
@@ -421,10 +418,11 @@ def _written(write: Callable[..., Any], *args: Any) -> Any:
     try:
         return write(*args)
     except Refused as e:
-        raise ApiError(REFUSED_STATUS.get(e.reason, 422), e.text, pointer(e)) from None
+        system = getattr(args[0], "system", None) if args else None
+        raise ApiError(REFUSED_STATUS.get(e.reason, 422), e.text, pointer(e, system)) from None
 
 
-def _spend(server: ServerPort, bucket: Bucket, token: tokensmod.Token) -> None:
+def _spend(server: Server, bucket: Bucket, token: tokensmod.Token) -> None:
     if token.access.is_gm:
         return
     p = server.policy
@@ -437,14 +435,14 @@ def _spend(server: ServerPort, bucket: Bucket, token: tokensmod.Token) -> None:
         )  # fmt: skip
 
 
-def _latest_size(campaign: Any) -> int:
+def _latest_size(campaign: Campaign) -> int:
     latest = campaign.store.latest_checkpoint(campaign.id)
     if latest is None:
         raise ApiError(404, "no checkpoint is signed yet: the GM's `session end` signs one")
     return int(latest["size"])
 
 
-def consistency(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def consistency(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /proof/consistency?old=N``: from the tree of N events to the newest checkpoint."""
     from ledger.history.proofs import consistency as prove
     from ledger.web.api.answering import b64
@@ -457,7 +455,7 @@ def consistency(campaign: Any, token: tokensmod.Token, request: Request) -> Resp
     return ok(Proof(old=old, new=new, proof=[b64(h) for h in found.proof]))
 
 
-def inclusion(campaign: Any, token: tokensmod.Token, request: Request) -> Response:
+def inclusion(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /proof/inclusion?seq=S``: event S in the newest checkpoint's tree."""
     from ledger.history.proofs import inclusion as prove
     from ledger.web.api.answering import b64
@@ -470,14 +468,22 @@ def inclusion(campaign: Any, token: tokensmod.Token, request: Request) -> Respon
     return ok(Proof(seq=seq, index=seq - 1, size=size, proof=[b64(h) for h in found.proof]))
 
 
-def mount(server: ServerPort) -> Mount:
+def mount(server: Server) -> Mount:
     """The ``/api/v1`` mount of the web app's route table."""
     from ledger.web.api.openapi import document
 
-    spec = msgspec.json.encode(document())
+    spec: list[bytes] = []
 
     def openapi(request: Request) -> Response:
-        return Response(spec, media_type="application/json")
+        from ledger.errors import StoreError
+
+        if not spec:  # the campaign's roll options are known once the campaign is open
+            try:
+                system = server.campaign().system
+            except StoreError:  # the database away just now: the options as a plain map
+                return Response(msgspec.json.encode(document()), media_type="application/json")
+            spec.append(msgspec.json.encode(document(system)))
+        return Response(spec[0], media_type="application/json")
 
     return Mount(
         "/api/v1",

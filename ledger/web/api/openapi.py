@@ -76,13 +76,71 @@ PROBLEMS = {
 PROBLEM_HEADERS = {401: "WWWAuthenticate", 429: "RetryAfter", 503: "RetryAfter"}
 
 
-def document() -> dict[str, Any]:
-    """The OpenAPI 3.1 document: every path, its parameters, bodies, answers and headers."""
+def param_schema(system: Any, param: Any) -> dict[str, Any]:
+    """The JSON Schema of one roll option (a :class:`ledger.rules.requests.RollParam`), from
+    its declaration: a switch a boolean; a number an integer with its ``minimum`` and
+    ``maximum``; a closed set of choices an ``enum`` (integers for a number's); a value
+    given several times an array of them. ``description`` is the label and the help (as
+    the roll form shows it),
+    ``default`` the form's starting value, ``examples`` the named suggestions."""
+    item: dict[str, Any]
+    if param.is_flag:
+        item = {"type": "boolean"}
+    elif param.type is int:
+        item = {"type": "integer"}
+        if param.choices:
+            item["enum"] = [int(c) for c in param.choices]
+        else:
+            if param.min is not None:
+                item["minimum"] = param.min
+            if param.max is not None:
+                item["maximum"] = param.max
+    else:
+        item = {"type": "string", "minLength": 1}
+        if param.choices:
+            item = {"type": "string", "enum": list(param.choices)}
+        elif param.suggestions:
+            item["examples"] = list(param.suggestions)
+    schema = {"type": "array", "items": item, "minItems": 1} if param.multiple else dict(item)
+    from ledger.web.roll_help import option_hint
+
+    help_text = option_hint(system, param.help).strip()
+    schema["description"] = f"{param.title.rstrip('.')}. {help_text}" if help_text else param.title
+    if param.default is not None and param.default is not False:
+        default = param.default
+        if param.type is int and not param.is_flag and isinstance(default, str):
+            default = int(default)
+        schema["default"] = [default] if param.multiple else default
+    return schema
+
+
+def params_schema(system: Any) -> dict[str, Any]:
+    """The JSON Schema of a body's ``params`` for ``system``: one typed property per roll
+    option it declares (:func:`param_schema`), no others."""
+    return {
+        "type": "object",
+        "description": f"{system.name}'s roll options, by name; each optional.",
+        "properties": {p.name: param_schema(system, p) for p in system.roll_params},
+        "additionalProperties": False,
+    }
+
+
+def document(system: Any = None) -> dict[str, Any]:
+    """The OpenAPI 3.1 document: every path, its parameters, bodies, answers and headers.
+
+    :param system: the campaign's rule system: the bodies' ``params`` are described as its
+        roll options (component ``RollParams``); ``None``: as a map of names to values.
+    """
     kinds = [t.CampaignInfo, list[t.Character], t.Sheet, t.LogPage, t.RollIn, t.RollOut,
              t.Checkpoint, t.Problem, list[t.OpenRequest], t.AnswerIn, t.Proof, t.RequestIn]  # fmt: skip
     schemas, components = msgspec.json.schema_components(kinds, ref_template=REF)
     (campaign, chars, sheet, page, roll_in, roll_out, cp, prob, reqs, answer_in, proof,
      request_in) = schemas  # fmt: skip
+    if system is not None:
+        components["RollParams"] = params_schema(system)
+        for body_type in ("RollIn", "RequestIn"):
+            properties = components[body_type]["properties"]
+            properties["params"] = {"$ref": REF.format(name="RollParams"), "default": {}}
 
     def problem(code: int, text: str | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {

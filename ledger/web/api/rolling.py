@@ -4,11 +4,13 @@ refusals."""
 
 from __future__ import annotations
 
-import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.campaign.entering import Words
 from ledger.web.access import Access
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
 
 #: The API's words in the shared refusals (:mod:`ledger.campaign.entering`): its body's
 #: fields for the controls.
@@ -22,19 +24,40 @@ API_WORDS = Words(
 )
 
 
-def pointer(error: Any) -> str | None:
+#: The members of the API's bodies a refusal may be about, besides the roll options.
+BODY_MEMBERS = ("dice", "skill", "entropy", "auto", "character", "asked")
+
+
+def pointer(error: Any, system: Any = None) -> str | None:
     """The JSON pointer (RFC 6901) of the body member a refusal is about, from its
     ``param`` (:class:`ledger.errors.RuleError`): ``"/dice"``, ``"/skill"``, or a roll
-    option's ``"/params/time"``; ``None`` for a refusal about no one member."""
+    option's ``"/params/time"``; ``None`` for a refusal about no one member, or about an
+    option the body has no member for (one of the command line's only; a
+    :class:`~ledger.rules.params.ParamError`, or a refusal of the body's ``input``, is
+    about a name the body gave).
+
+    :param system: the campaign's rule system: only its roll options are ``/params/...``
+        (``None``: any other name is taken as one).
+    """
     param = getattr(error, "param", None)
     if not param:
         return None
-    return f"/{param}" if param in ("dice", "skill") else f"/params/{param}"
+    if param in BODY_MEMBERS:
+        return f"/{param}"
+    from ledger.rules.params import ParamError
+
+    # a ParamError, or a Refused of the body's input: about a name the body gave
+    given = isinstance(error, ParamError) or getattr(error, "reason", None) == "input"
+    known = given or system is None
+    if not known and param not in {p.name for p in system.roll_params}:
+        return None
+    return f"/params/{param}"
 
 
-def given_params(system: Any, params: dict[str, str]) -> dict[str, Any]:
+def given_params(system: Any, params: dict[str, Any]) -> dict[str, Any]:
     """The body's ``params`` as click would give them to ``pick_params``
-    (:func:`ledger.rules.params.from_text`, as the web form's fields).
+    (:func:`ledger.rules.params.from_text`, as the web form's fields): a switch ``true`` is
+    on and ``false`` off, a number is its digits, a list is its values separated by commas.
 
     :raises ParamError: a name the system's roll does not take.
     """
@@ -48,10 +71,21 @@ def given_params(system: Any, params: dict[str, str]) -> dict[str, Any]:
                 f"{system.name}'s rolls take no option {name[:40]!r} (they take: {names})",
                 option=name,
             )
-    return from_text(system, params)
+    return from_text(system, {name: _text(value) for name, value in params.items()})
 
 
-def record_api(campaign: Any, access: Access, cid: str, body: Any) -> Any:
+def _text(value: Any) -> str:
+    """A body's option value as a form field's text (``False``: empty, not given)."""
+    if value is True:
+        return "yes"
+    if value is False or value is None:
+        return ""
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def record_api(campaign: Campaign, access: Access, cid: str, body: Any) -> Any:
     """Record ``body`` (a :class:`ledger.web.api.types.RollIn`) for ``cid`` as ``access``,
     through :func:`ledger.campaign.entering.enter_roll` (physical dice only).
 
@@ -78,26 +112,3 @@ def record_api(campaign: Any, access: Access, cid: str, body: Any) -> Any:
         as_gm=access.is_gm, actor=access.who, at=now(), words=API_WORDS,
         automatic_ok=body.auto,
     ).roll  # fmt: skip
-
-
-#: A command-line option named in a shared refusal (``--dice``, ``--help-from``).
-_OPTION = re.compile(r"--([a-z][a-z0-9-]*)")
-#: The body's own members, as a refusal names them in place of an option.
-_BODY_WORDS = {"dice": '"dice"', "auto": '"auto": true', "entropy": '"entropy"'}
-
-
-def in_api_words(system: Any, message: str) -> str:
-    """A shared refusal in the API's words: each ``--option`` it names becomes the body
-    member that gives it (``--dice`` → ``"dice"``, a roll option ``--help-from`` →
-    ``params.help_from``), as the web form names its fields
-    does."""
-    names = {p.name for p in system.roll_params}
-
-    def word(match: re.Match[str]) -> str:
-        option = match.group(1)
-        name = option.replace("-", "_")
-        if name in names:
-            return f"params.{name}"
-        return _BODY_WORDS.get(option, f'"{name}"')
-
-    return _OPTION.sub(word, message)

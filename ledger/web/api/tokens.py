@@ -26,10 +26,14 @@ import hmac
 import json
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ledger.errors import RuleError
 from ledger.web.access import GM, Access, check_player
+
+if TYPE_CHECKING:
+    from ledger.campaign.aggregate import Campaign
+    from ledger.store.protocols import EventStore
 
 #: The scopes a token may have, narrowest first.
 SCOPES = ("read", "roll", "gm")
@@ -66,7 +70,13 @@ def _token(row: dict[str, Any]) -> Token:
 
 
 def grant(
-    store: Any, campaign: Any, who: str, scope: str, characters: tuple[str, ...], *, at: str
+    store: EventStore,
+    campaign: Campaign,
+    who: str,
+    scope: str,
+    characters: tuple[str, ...],
+    *,
+    at: str,
 ) -> tuple[Token, str]:
     """Issue a new API token for ``who`` with ``scope``.
 
@@ -80,14 +90,18 @@ def grant(
     is_gm = who.casefold() == GM
     if is_gm != (scope == "gm"):
         raise RuleError(
-            "the gm scope is for the GM's token only: `campaign access add gm --api --scope gm`"
+            "the gm scope is for the GM's token only: add the GM's (gm) with the gm scope"
             if not is_gm
-            else "the GM's token has the gm scope: `campaign access add gm --api --scope gm`"
+            else "the GM's token has the gm scope: add it with the gm scope",
+            param="scope",
         )
     if is_gm:
         who = GM
         if characters:
-            raise RuleError("the GM's token reaches every character: --character is for players")
+            raise RuleError(
+                "the GM's token reaches every character: naming characters is for players",
+                param="character",
+            )
     ids = tuple(dict.fromkeys(campaign.find_character(c) for c in characters))
     secret = PREFIX + secrets.token_urlsafe(32)
     row_id = store.add_api_token(campaign.id, who, scope, ids, token_hash(secret), at)
@@ -95,12 +109,12 @@ def grant(
     return Token(Access(row_id, who, role, ids, at), scope), secret
 
 
-def live(store: Any, campaign_id: str) -> list[Token]:
+def live(store: EventStore, campaign_id: str) -> list[Token]:
     """Every live (not revoked) API token of a campaign, oldest first."""
     return [_token(r) for r in store.api_token_rows(campaign_id) if r["revoked_at"] is None]
 
 
-def find(store: Any, campaign_id: str, secret: str) -> Token | None:
+def find(store: EventStore, campaign_id: str, secret: str) -> Token | None:
     """The live token whose secret is ``secret`` (``None`` for none or revoked). Every
     token's hash is compared in constant time."""
     if not secret or len(secret) > 100:

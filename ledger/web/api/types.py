@@ -96,6 +96,12 @@ class LogPage(msgspec.Struct, kw_only=True):
     next: int | None
 
 
+#: One roll option's value in a body's ``params``: a switch ``true``/``false``, a number, a
+#: word, or several values of an option given more than once (a list, or text separated by
+#: commas). The served document states each option's own type, range and choices.
+ParamValue = str | int | bool | list[str | int]
+
+
 class RollIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """A roll of physical dice for a character: ``dice`` the faces as ``campaign roll
     --dice`` takes them (``"3,5"``, ``"++-0"``), ``skill``, the system's roll options by
@@ -104,7 +110,7 @@ class RollIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     character: str
     dice: str
     skill: str | None = None
-    params: dict[str, str] = {}
+    params: dict[str, ParamValue] = {}
     auto: bool = False
 
 
@@ -164,5 +170,5 @@ class RequestIn(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
     character: str
     skill: str | None = None
-    params: dict[str, str] = {}
+    params: dict[str, ParamValue] = {}
     asked: str | None = None

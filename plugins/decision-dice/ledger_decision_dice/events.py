@@ -73,6 +73,7 @@ class DecisionRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.decisio
     :ivar supply: the supply roll made after the action, if the action used supplies.
     """
 
+    section = "Decision Rolls: Target Numbers, Success and Failure; Advantage and Disadvantage"
     character: str
     stat: str
     stat_value: int
@@ -112,6 +113,7 @@ class ContestRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.contest_
         ``vs_conditions`` the conditions of theirs that applied.
     """
 
+    section = "General Rules of Play: Contested Rolls; Resolving a Tie"
     character: str
     stat: str
     stat_value: int
@@ -150,6 +152,8 @@ class SupplyRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.supply_ro
         steps down.
     """
 
+    section = "Secondary Mechanics: Supply Rolls"
+    line = "{character}: supply roll {item} {die} shows {dice[0]} → {after}"
     character: str
     item: str
     die: str
@@ -164,6 +168,8 @@ class Resupplied(Event, frozen=True, kw_only=True, tag="decision-dice.resupplied
     """An item's supply die is set to ``die`` (d12..d4 or empty) ("Supply Rolls": "if/how an
     item can be resupplied is provided in its description" — the procedure is the item's)."""
 
+    section = "Secondary Mechanics: Supply Rolls"
+    line = "{character}: {item} resupplied to {die}"
     character: str
     item: str
     die: str
@@ -173,6 +179,7 @@ class Resupplied(Event, frozen=True, kw_only=True, tag="decision-dice.resupplied
 class ItemAdded(Event, frozen=True, kw_only=True, tag="decision-dice.item_added"):
     """A piece of equipment joins the sheet; ``die`` is its supply die or ``""`` for none."""
 
+    section = "Secondary Mechanics: Supply Rolls"
     character: str
     item: str
     die: str = ""
@@ -182,6 +189,8 @@ class ItemAdded(Event, frozen=True, kw_only=True, tag="decision-dice.item_added"
 class ItemRemoved(Event, frozen=True, kw_only=True, tag="decision-dice.item_removed"):
     """A piece of equipment leaves the sheet."""
 
+    section = "Secondary Mechanics: Supply Rolls"
+    line = "{character} loses {item}"
     character: str
     item: str
     reason: str = ""
@@ -196,6 +205,7 @@ class TrackerChanged(Event, frozen=True, kw_only=True, tag="decision-dice.tracke
     version 1), when every change was clamped in silence, are upcast with ``clamp = True``.
     """
 
+    section = "Secondary Mechanics: D100 or Percentage"
     schema_version = 2
 
     character: str
@@ -228,6 +238,7 @@ class ConditionAdded(Event, frozen=True, kw_only=True, tag="decision-dice.condit
     :ivar rolls: decision/contest rolls it lasts; ``0`` = until removed.
     """
 
+    section = "Advantage and Disadvantage"
     character: str
     condition: str
     kind: ConditionKind
@@ -239,6 +250,8 @@ class ConditionAdded(Event, frozen=True, kw_only=True, tag="decision-dice.condit
 class ConditionRemoved(Event, frozen=True, kw_only=True, tag="decision-dice.condition_removed"):
     """A condition ends before its rolls are used up."""
 
+    section = "Advantage and Disadvantage"
+    line = "{character}: {condition} ends"
     character: str
     condition: str
     reason: str = ""
@@ -247,6 +260,8 @@ class ConditionRemoved(Event, frozen=True, kw_only=True, tag="decision-dice.cond
 class StatChanged(Event, frozen=True, kw_only=True, tag="decision-dice.stat_changed"):
     """A stat takes a new value (level up and other rules outside the seed's page, X1/X2)."""
 
+    section = "Key Terms"
+    line = "{character}: {stat} becomes {value}"
     character: str
     stat: str
     value: int
@@ -256,6 +271,8 @@ class StatChanged(Event, frozen=True, kw_only=True, tag="decision-dice.stat_chan
 class LevelChanged(Event, frozen=True, kw_only=True, tag="decision-dice.level_changed"):
     """The character's (informational) level changes ("Max Rolls" mentions levels 1-5; X2)."""
 
+    section = "Key Terms"
+    line = "{character} reaches level {level}"
     character: str
     level: int
     reason: str = ""
@@ -272,6 +289,7 @@ class LevelledUp(Event, frozen=True, kw_only=True, tag="decision-dice.levelled_u
         the campaign's stat range); may be empty (the page does not say what a level gives).
     """
 
+    section = "Decision Rolls: Target Numbers (character creation/level up)"
     character: str
     level: int
     stats: list[str] = []
@@ -288,6 +306,7 @@ class HarmTaken(Event, frozen=True, kw_only=True, tag="decision-dice.harm_taken"
         the value stops at 0.
     """
 
+    section = "The Rounding Rule (Stress and Vitality)"
     character: str
     track: str
     amount: int
@@ -298,25 +317,8 @@ class Recovered(Event, frozen=True, kw_only=True, tag="decision-dice.recovered")
     """A derived value (Stress, Vitality) recovers ``amount`` of what was spent, never above
     its value from the stats (ruling DD10); ``amount`` 0 recovers all of it."""
 
+    section = "The Rounding Rule (Stress and Vitality)"
     character: str
     track: str
     amount: int = 0
     reason: str = ""
-
-
-EVENT_TYPES: tuple[type[Event], ...] = (
-    DecisionRolled,
-    ContestRolled,
-    SupplyRolled,
-    Resupplied,
-    ItemAdded,
-    ItemRemoved,
-    TrackerChanged,
-    ConditionAdded,
-    ConditionRemoved,
-    StatChanged,
-    LevelChanged,
-    HarmTaken,
-    Recovered,
-    LevelledUp,
-)

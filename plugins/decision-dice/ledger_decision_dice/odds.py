@@ -16,7 +16,8 @@ from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from ledger import RuleError, RuleSystem
+from ledger import RuleError, RuleSystem, at_least, pool_distribution
+from ledger import mean as exact_mean
 from ledger.rules.charts import (
     BAD,
     BEST,
@@ -49,8 +50,7 @@ if TYPE_CHECKING:
 
 
 def frac(p: Fraction) -> str:
-    """``Fraction(5, 12)`` → ``"5/12"``; ``Fraction(0)`` → ``"0/1"``; ``Fraction(1)`` → ``"1/1"``.
-    """
+    """``Fraction(5, 12)`` → ``"5/12"``; ``Fraction(0)`` → ``"0/1"``; ``Fraction(1)`` → ``"1/1"``."""
     return f"{p.numerator}/{p.denominator}"
 
 
@@ -64,22 +64,12 @@ def sum_distribution(count: int, sides: int = SIDES) -> dict[int, Fraction]:
     """
     if not 1 <= count <= 10:
         raise RuleError(f"the decision dice number 1 to 10, not {count}")
-    ways: dict[int, int] = {0: 1}
-    for _ in range(count):
-        nxt: dict[int, int] = {}
-        for total, n in ways.items():
-            for face in range(1, sides + 1):
-                nxt[total + face] = nxt.get(total + face, 0) + n
-        ways = nxt
-    outcomes = sides**count
-    return {total: Fraction(n, outcomes) for total, n in sorted(ways.items())}
+    return pool_distribution(range(1, sides + 1), count)
 
 
 def p_at_least(count: int, need: int) -> Fraction:
     """``P(sum of count d6 >= need)``, exact ("Success and Failure": ties succeed)."""
-    return sum(
-        (p for total, p in sum_distribution(count).items() if total >= need), Fraction(0)
-    )
+    return at_least(sum_distribution(count), need)
 
 
 def p_success(count: int, target: int, modifier_total: int) -> Fraction:
@@ -94,7 +84,7 @@ def p_success(count: int, target: int, modifier_total: int) -> Fraction:
 
 def mean(count: int) -> Fraction:
     """The exact mean of ``count`` d6: 7/2 per die (2d6 "averaging at 7")."""
-    return sum((t * p for t, p in sum_distribution(count).items()), Fraction(0))
+    return exact_mean(sum_distribution(count))
 
 
 def p_contest_win(
@@ -147,9 +137,7 @@ def supply_odds(die: str, step_max: int = SUPPLY_STEP_MAX) -> dict[str, str]:
 
 def target_table(count: int, modifier_total: int, low: int = 2, high: int = 22) -> dict[str, str]:
     """``{str(TN): "n/d"}`` success odds for every target number ``low``..``high``."""
-    return {
-        str(tn): frac(p_success(count, tn, modifier_total)) for tn in range(low, high + 1)
-    }
+    return {str(tn): frac(p_success(count, tn, modifier_total)) for tn in range(low, high + 1)}
 
 
 class Odds(RuleSystem[Character, Options]):
@@ -172,8 +160,7 @@ class Odds(RuleSystem[Character, Options]):
         """
         if params.get("supply"):
             return supply_odds(str(params["supply"]), self.options.supply_step_max)
-        count = decision_dice_count(bool(params.get("advantage")),
-                                    bool(params.get("disadvantage")))
+        count = decision_dice_count(bool(params.get("advantage")), bool(params.get("disadvantage")))
         mod = 0
         for kind in ("bonus", "penalty", "modifier"):
             given = params.get(kind)
@@ -185,34 +172,54 @@ class Odds(RuleSystem[Character, Options]):
         mod += int(params.get("stat") or 0)
         dist = sum_distribution(count)
         out: dict[str, Any] = {
-            "dice": f"{count}d6", "decision_dice": count, "modifier_total": mod,
-            "min": min(dist) + mod, "max": max(dist) + mod,
+            "dice": f"{count}d6",
+            "decision_dice": count,
+            "modifier_total": mod,
+            "min": min(dist) + mod,
+            "max": max(dist) + mod,
             "mean": frac(mean(count) + mod),
             "distribution": {str(t + mod): frac(p) for t, p in dist.items()},
         }
         if params.get("opponent"):
             if params.get("target"):
-                raise RuleError("contest odds have no Target number: the opponent's result is the "
-                                "number to beat; leave out the Target number or the Opponent", param="target")
-            opp_count = decision_dice_count(bool(params.get("opponent_advantage")),
-                                            bool(params.get("opponent_disadvantage")))
+                raise RuleError(
+                    "contest odds have no Target number: the opponent's result is the "
+                    "number to beat; leave out the Target number or the Opponent",
+                    param="target",
+                )
+            opp_count = decision_dice_count(
+                bool(params.get("opponent_advantage")), bool(params.get("opponent_disadvantage"))
+            )
             opp_mod = sum(int(v) for v in params.get("opponent_modifier") or ())
             win, lose, tie = p_contest_win(count, mod, opp_count, opp_mod)
-            out.update({"opponent_dice": f"{opp_count}d6", "opponent_modifier_total": opp_mod,
-                        "win": frac(win), "lose": frac(lose),
-                        "round_tie": frac(tie)})
+            out.update(
+                {
+                    "opponent_dice": f"{opp_count}d6",
+                    "opponent_modifier_total": opp_mod,
+                    "win": frac(win),
+                    "lose": frac(lose),
+                    "round_tie": frac(tie),
+                }
+            )
             return out
         # 2 to 22, and on past 22 ("22+") until the first target the roll cannot reach
         out["targets"] = target_table(count, mod, high=max(22, max(dist) + mod + 1))
         out["difficulty_scale"] = {
             f"{label} ({tn})": frac(p_success(count, tn, mod))
-            for tn, label in reversed(DIFFICULTY_SCALE) if label and label != "↓"
+            for tn, label in reversed(DIFFICULTY_SCALE)
+            if label and label != "↓"
         }
         if params.get("target"):
             target = parse_target(str(params["target"]))
             p = p_success(count, target, mod)
-            out.update({"target": target, "need_on_dice": target - mod,
-                        "success": frac(p), "failure": frac(1 - p)})
+            out.update(
+                {
+                    "target": target,
+                    "need_on_dice": target - mod,
+                    "success": frac(p),
+                    "failure": frac(1 - p),
+                }
+            )
         return out
 
     def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
@@ -297,9 +304,7 @@ def odds_series(system: RuleSystem[Any, Any], params: dict[str, Any]) -> dict[st
             result = system.odds({**base, **flags})
             out["modes"][mode] = {
                 "dice": str(result.get("dice", mode)),
-                "distribution": {
-                    int(k): as_fraction(v) for k, v in result["distribution"].items()
-                },
+                "distribution": {int(k): as_fraction(v) for k, v in result["distribution"].items()},
                 "targets": {int(k): as_fraction(v) for k, v in result["targets"].items()},
             }
             out["modifier"] = int(result.get("modifier_total", 0))

@@ -11,12 +11,13 @@ options (rulings X1–X4, docs/rulings/decision-dice.md). The sheet reads in the
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
-from ledger import Line, RuleError, RuleSystem, Section, Sheet
+from ledger import Line, RuleError, RuleSystem, Section, Sheet, check_sheet
 
+from .events import ConditionKind
 from .rules.mechanics import (
     SUPPLY_ORDER,
     counted_modifier,
@@ -25,10 +26,6 @@ from .rules.mechanics import (
     normalise_supply,
 )
 from .state import TRACKER_MAX, TRACKER_MIN, Character, Condition, Item, Options
-
-
-def _int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _signed(n: int) -> str:
@@ -52,144 +49,140 @@ def _condition(c: Condition) -> Line:
     return Line(label=c.name, value=value, note=note, tone="good" if good else "bad")
 
 
+Whole = Annotated[int, msgspec.Meta(ge=0)]
+Text = Annotated[str, msgspec.Meta(min_length=1)]
+
+
+class ItemIn(msgspec.Struct, kw_only=True):
+    """One ``[[equipment]]`` table: ``supply`` is d12, d10, d8, d6, d4 or empty ("Supply
+    Rolls"; ``"D8"`` and ``8`` read as ``"d8"``), ``""`` for an item without a supply die."""
+
+    name: Text
+    supply: str | int = ""
+    note: str = ""
+
+
+class ConditionIn(msgspec.Struct, kw_only=True):
+    """One ``[[conditions]]`` table: a lasting modifier ("Key Terms"; "Advantage and
+    Disadvantage"); ``stat`` ``""`` for every roll, ``rolls`` 0 until removed."""
+
+    name: Text
+    kind: ConditionKind
+    value: int = 0
+    stat: str = ""
+    rolls: Whole = 0
+
+
+class SheetIn(msgspec.Struct, kw_only=True):
+    """A decision-dice sheet as written (TOML)::
+
+        level = 2                                  # optional, >= level_min
+        [stats]                                    # required: name = integer
+        might = 1
+        [[equipment]]                              # optional
+        name = "Field Medkit"
+        supply = "d8"                              # optional: d12, d10, d8, d6, d4, empty
+        note = "resupply at any town for 20 coin"
+        [trackers]                                 # optional percentage trackers, 0..100
+        "Rifle ammunition" = 100
+        [[conditions]]                             # optional lasting modifiers
+        name = "Bad knee"
+        kind = "penalty"                           # bonus, penalty, modifier, advantage, ...
+        value = -1
+        stat = "agility"                           # optional; "" = every roll
+        rolls = 0                                  # optional; 0 = until removed
+
+    The stats' range, the campaign's stat names and the level's minimum are campaign
+    options, checked by :meth:`SheetRules.create_sheet`.
+    """
+
+    stats: Annotated[
+        dict[str, int],
+        msgspec.Meta(
+            min_length=1, description="a [stats] table of name = integer (e.g. might = 1)"
+        ),
+    ]
+    level: int | None = None
+    equipment: list[ItemIn] = []
+    trackers: dict[str, Annotated[int, msgspec.Meta(ge=TRACKER_MIN, le=TRACKER_MAX)]] = {}
+    conditions: list[ConditionIn] = []
+
+
 class SheetRules(RuleSystem[Character, Options]):
     """Creating a decision-dice character and laying out their sheet."""
 
     def create_sheet(self, sheet: dict[str, Any]) -> dict[str, Any]:
-        """Validate a decision-dice character sheet and return it normalised (docs/rulings/decision-dice.md).
+        """Read a decision-dice character sheet (:class:`SheetIn`) and return it normalised:
+        stats in the campaign's spelling, supply dice as ``"d8"``, empty parts left out
+        (docs/rulings/decision-dice.md).
 
-        Shape (TOML)::
-
-            level = 2                                  # optional, >= level_min
-            [stats]                                    # required: name = integer
-            might = 1
-            [[equipment]]                              # optional
-            name = "Field Medkit"
-            supply = "d8"                              # optional: d12, d10, d8, d6, d4, empty
-            note = "resupply at any town for 20 coin"
-            [trackers]                                 # optional percentage trackers, 0..100
-            "Rifle ammunition" = 100
-            [[conditions]]                             # optional lasting modifiers
-            name = "Bad knee"
-            kind = "penalty"                           # bonus, penalty, modifier, advantage, ...
-            value = -1
-            stat = "agility"                           # optional; "" = every roll
-            rolls = 0                                  # optional; 0 = until removed
-
-        :raises RuleError: naming every problem at once (unknown fields, missing or unknown
-            stats, stats out of range, bad supply dice, trackers outside 0..100, ...).
+        :raises RuleError: naming every problem at once, each led by its TOML path (unknown
+            fields, missing or unknown stats, stats outside the campaign's range, bad supply
+            dice, trackers outside 0..100, ...).
         """
         options = self.options
-        problems: list[str] = []
-        known = {"stats", "level", "equipment", "trackers", "conditions"}
-        for key in sheet:
-            if key not in known:
-                problems.append(f"unknown sheet field {key!r}: a decision-dice sheet has "
-                                f"{', '.join(sorted(known))}")
-        stats_in = sheet.get("stats", {})
-        stats: dict[str, int] = {}
-        if not isinstance(stats_in, dict) or not stats_in:
-            problems.append("the sheet needs a [stats] table of name = integer (e.g. might = 1)")
-            stats_in = {}
-        for name, value in stats_in.items():
-            if not _int(value):
-                problems.append(f"stat {name!r} must be an integer, not {value!r}")
-                continue
-            if not options.stat_min <= value <= options.stat_max:
-                problems.append(
-                    f"stat {name!r} is {value}: stats range from {options.stat_min} to "
-                    f"{options.stat_max} in this campaign"
-                )
-            stats[str(name)] = value
-        if options.stats:
-            declared = {s.lower(): s for s in options.stats}
-            given = {s.lower() for s in stats_in}
+        declared = {s.lower(): s for s in options.stats}
+
+        def rules(read: SheetIn) -> Iterable[str]:
+            lo, hi = options.stat_min, options.stat_max
+            for name, value in read.stats.items():
+                if not lo <= value <= hi:
+                    yield (
+                        f"stats.{name}: expected an integer from {lo} to {hi} (this "
+                        f"campaign's stat range), got {value}"
+                    )
+                if declared and name.lower() not in declared:
+                    yield (
+                        f"stats.{name}: not a stat of this campaign (its stats are "
+                        f"{', '.join(options.stats)})"
+                    )
+            given = {str(s).lower() for s in sheet.get("stats") or {}}
             for low, name in declared.items():
                 if low not in given:
-                    problems.append(f"stat {name!r} is missing: this campaign's stats are "
-                                    f"{', '.join(options.stats)}")
-            for name in stats_in:
-                if str(name).lower() not in declared:
-                    problems.append(f"unknown stat {name!r}: this campaign's stats are "
-                                    f"{', '.join(options.stats)}")
-            stats = {declared.get(k.lower(), k): v for k, v in stats.items()}
-        level = sheet.get("level")
-        if level is not None and (not _int(level) or level < options.level_min):
-            problems.append(f"level must be an integer of {options.level_min} or more, "
-                            f"not {level!r}")
-        equipment: list[dict[str, Any]] = []
-        seen: set[str] = set()
-        equipment_in = sheet.get("equipment", []) or []
-        if not isinstance(equipment_in, list):
-            problems.append("equipment must be a list of [[equipment]] tables (name, supply, note)")
-            equipment_in = []
-        for i, raw in enumerate(equipment_in, start=1):
-            if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"]:
-                problems.append(f"equipment item {i} needs a name (name = \"Field Medkit\")")
-                continue
-            extra = set(raw) - {"name", "supply", "note"}
-            if extra:
-                problems.append(f"equipment {raw['name']!r} has unknown fields {sorted(extra)}: "
-                                "use name, supply, note")
-            if raw["name"].lower() in seen:
-                problems.append(f"equipment {raw['name']!r} is listed twice: names must differ")
-            seen.add(raw["name"].lower())
-            item: dict[str, Any] = {"name": raw["name"], "note": str(raw.get("note", ""))}
-            if raw.get("supply") not in (None, ""):
+                    yield (
+                        f"stats.{name}: missing (this campaign's stats are "
+                        f"{', '.join(options.stats)})"
+                    )
+            if read.level is not None and read.level < options.level_min:
+                yield (
+                    f"level: expected an integer of {options.level_min} or more (this "
+                    f"campaign's lowest level), got {read.level}"
+                )
+            seen: set[str] = set()
+            for item in read.equipment:
+                if item.name.lower() in seen:
+                    yield f"equipment: {item.name!r} is listed twice (names must differ)"
+                seen.add(item.name.lower())
                 try:
-                    item["supply"] = normalise_supply(str(raw["supply"]))
+                    normalise_supply(str(item.supply)) if item.supply != "" else None
                 except RuleError:
-                    problems.append(f"equipment {raw['name']!r}: supply die {raw['supply']!r} is "
-                                    f"not one of {', '.join(SUPPLY_ORDER)}")
-            equipment.append(item)
-        trackers_in = sheet.get("trackers", {}) or {}
-        trackers: dict[str, int] = {}
-        if not isinstance(trackers_in, dict):
-            problems.append("trackers must be a table of name = percentage (0 to 100)")
-            trackers_in = {}
-        for name, value in trackers_in.items():
-            if not _int(value) or not TRACKER_MIN <= value <= TRACKER_MAX:
-                problems.append(f"tracker {name!r} must be a whole percentage 0 to 100, "
-                                f"not {value!r}")
-            else:
-                trackers[str(name)] = value
-        conditions: list[dict[str, Any]] = []
-        kinds = ("bonus", "penalty", "modifier", "advantage", "disadvantage")
-        conditions_in = sheet.get("conditions", []) or []
-        if not isinstance(conditions_in, list):
-            problems.append("conditions must be a list of [[conditions]] tables")
-            conditions_in = []
-        for i, raw in enumerate(conditions_in, start=1):
-            if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"]:
-                problems.append(f"condition {i} needs a name")
-                continue
-            if raw.get("kind") not in kinds:
-                problems.append(f"condition {raw['name']!r}: kind must be one of "
-                                f"{', '.join(kinds)}")
-                continue
-            value, rolls = raw.get("value", 0), raw.get("rolls", 0)
-            if not _int(value) or not _int(rolls) or rolls < 0:
-                problems.append(f"condition {raw['name']!r}: value and rolls must be integers "
-                                "(rolls 0 or more)")
-                continue
-            conditions.append({"name": raw["name"], "kind": raw["kind"],
-                               "value": raw.get("value", 0), "stat": str(raw.get("stat", "")),
-                               "rolls": raw.get("rolls", 0)})
-        for derived_from in options.derived.values():
-            for stat in derived_from:
-                if stat.lower() not in {s.lower() for s in stats_in}:
-                    problems.append(f"derived values use stat {stat!r}, which the sheet lacks")
-        if problems:
-            raise RuleError(*dict.fromkeys(problems))
-        out: dict[str, Any] = {"stats": stats}
-        if level is not None:
-            out["level"] = level
-        if equipment:
-            out["equipment"] = equipment
-        if trackers:
-            out["trackers"] = trackers
-        if conditions:
-            out["conditions"] = conditions
+                    yield (
+                        f"equipment: {item.name!r} has supply {item.supply!r}, expected one "
+                        f"of {', '.join(SUPPLY_ORDER)}"
+                    )
+            for stats in options.derived.values():
+                yield from (
+                    f"stats.{stat}: missing (the campaign's derived values use it)"
+                    for stat in stats
+                    if stat.lower() not in given
+                )
+
+        read = check_sheet(SheetIn, sheet, rules=rules)
+        out: dict[str, Any] = {
+            "stats": {declared.get(k.lower(), k): v for k, v in read.stats.items()}
+        }
+        if read.level is not None:
+            out["level"] = read.level
+        if read.equipment:
+            out["equipment"] = [
+                {"name": i.name, "note": i.note}
+                | ({"supply": normalise_supply(str(i.supply))} if i.supply != "" else {})
+                for i in read.equipment
+            ]
+        if read.trackers:
+            out["trackers"] = dict(read.trackers)
+        if read.conditions:
+            out["conditions"] = [msgspec.to_builtins(c) for c in read.conditions]
         return out
 
     def initial_state(self, character: str, name: str, sheet: dict[str, Any]) -> Character:
@@ -199,12 +192,21 @@ class SheetRules(RuleSystem[Character, Options]):
             name=name,
             stats=dict(sheet["stats"]),
             level=sheet.get("level"),
-            equipment=[Item(name=i["name"], supply=i.get("supply"), note=i.get("note", ""))
-                       for i in sheet.get("equipment", [])],
+            equipment=[
+                Item(name=i["name"], supply=i.get("supply"), note=i.get("note", ""))
+                for i in sheet.get("equipment", [])
+            ],
             trackers=dict(sheet.get("trackers", {})),
-            conditions=[Condition(name=c["name"], kind=c["kind"], value=c["value"],
-                                  stat=c["stat"], rolls_left=c["rolls"])
-                        for c in sheet.get("conditions", [])],
+            conditions=[
+                Condition(
+                    name=c["name"],
+                    kind=c["kind"],
+                    value=c["value"],
+                    stat=c["stat"],
+                    rolls_left=c["rolls"],
+                )
+                for c in sheet.get("conditions", [])
+            ],
         )
 
     def skills_of(self, state: Character) -> Iterable[str]:

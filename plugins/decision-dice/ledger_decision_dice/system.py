@@ -14,7 +14,7 @@ from __future__ import annotations
 from ledger import RollParam
 
 from .appliers import Appliers
-from .events import EVENT_TYPES, UPCASTERS
+from .events import UPCASTERS
 from .odds import Odds
 from .rules import Rules
 from .sheet import SheetRules
@@ -38,7 +38,7 @@ class DecisionDice(Rules, Appliers, Words, SheetRules, Odds):
     name = "Decision Dice (2d6 + STAT)"
     source = "002_735c6d6cd834a641.txt"
     book = '"Core Mechanics" of an untitled 2d6 rulebook (Decision Dice)'
-    example_roll = 'roll jen might --target 8 --bonus -2 --penalty 1 --dice 4,4  # bonus -2 and penalty +1 count 0: 8 vs 8 succeeds'
+    example_roll = "roll jen might --target 8 --bonus -2 --penalty 1 --dice 4,4  # bonus -2 and penalty +1 count 0: 8 vs 8 succeeds"
     skill_label = "STAT"
     dice_faces = ("1", "2", "3", "4", "5", "6")
     dice_words = "the d6s"
@@ -47,7 +47,6 @@ class DecisionDice(Rules, Appliers, Words, SheetRules, Odds):
     # odds_series / draw_odds of `campaign odds --plot`; named in full, not ".odds", so that a
     # subclass defined in another module (tests/test_charts.py) still finds it
     chart = ".odds"
-    event_types = EVENT_TYPES
     upcasters = UPCASTERS
     state_type = Character
     options_type = Options
@@ -88,21 +87,3 @@ class DecisionDice(Rules, Appliers, Words, SheetRules, Odds):
         RollParam("opponent_disadvantage", "The opponent has disadvantage (1d6).", is_flag=True,
                   label="Opponent has disadvantage", words="the opponent with disadvantage"),
     )  # fmt: skip
-    sections = {  # the seed section each event type implements (shown by audits)
-        "decision-dice.decision_rolled": (
-            "Decision Rolls: Target Numbers, Success and Failure; Advantage and Disadvantage"
-        ),
-        "decision-dice.contest_rolled": "General Rules of Play: Contested Rolls; Resolving a Tie",
-        "decision-dice.supply_rolled": "Secondary Mechanics: Supply Rolls",
-        "decision-dice.resupplied": "Secondary Mechanics: Supply Rolls",
-        "decision-dice.item_added": "Secondary Mechanics: Supply Rolls",
-        "decision-dice.item_removed": "Secondary Mechanics: Supply Rolls",
-        "decision-dice.tracker_changed": "Secondary Mechanics: D100 or Percentage",
-        "decision-dice.condition_added": "Advantage and Disadvantage",
-        "decision-dice.condition_removed": "Advantage and Disadvantage",
-        "decision-dice.stat_changed": "Key Terms",
-        "decision-dice.level_changed": "Key Terms",
-        "decision-dice.harm_taken": "The Rounding Rule (Stress and Vitality)",
-        "decision-dice.recovered": "The Rounding Rule (Stress and Vitality)",
-        "decision-dice.levelled_up": "Decision Rolls: Target Numbers (character creation/level up)",
-    }

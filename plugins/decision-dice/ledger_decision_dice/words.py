@@ -16,18 +16,13 @@ from ledger import Recorded, Roll, RuleSystem, describes
 
 from .events import (
     ConditionAdded,
-    ConditionRemoved,
     ContestRolled,
     DecisionRolled,
     HarmTaken,
     ItemAdded,
-    ItemRemoved,
-    LevelChanged,
     LevelledUp,
     ModifierLine,
     Recovered,
-    Resupplied,
-    StatChanged,
     SupplyRolled,
     TrackerChanged,
 )
@@ -100,8 +95,9 @@ def change_sentences(before: Character | None, after: Character) -> list[str]:
     for tracker, value in after.trackers.items():
         was_t = before.trackers.get(tracker)
         if was_t != value:
-            out.append(f"{tracker} {was_t}% → {value}%" if was_t is not None
-                       else f"{tracker} {value}%")
+            out.append(
+                f"{tracker} {was_t}% → {value}%" if was_t is not None else f"{tracker} {value}%"
+            )
     out.extend(f"{t} no longer tracked" for t in before.trackers if t not in after.trackers)
     old_c = {c.name: c for c in before.conditions}
     new_c = {c.name: c for c in after.conditions}
@@ -119,48 +115,39 @@ class Words(RuleSystem[Character, Options]):
     def describe_decision(self, event: DecisionRolled) -> str:
         """``"<character>: Might +1 +1, dice [4, 4] (2d6) = 10 vs 8: success (margin
         +2)"`` and the supply roll made after it ("Decision Rolls", "Supply Rolls")."""
-        line = (f"{event.character}: {event.stat} {event.stat_value:+d}"
-                f"{_modifier_text(event.modifiers[1:])}, dice {event.dice} "
-                f"({event.decision_dice}d6) = {event.total} vs {event.target}"
-                f"{_adjusted_text(event)}"
-                f"{' (Impossible task, allowed)' if event.impossible_task else ''}: "
-                f"{event.outcome} (margin {event.margin:+d})")
+        line = (
+            f"{event.character}: {event.stat} {event.stat_value:+d}"
+            f"{_modifier_text(event.modifiers[1:])}, dice {event.dice} "
+            f"({event.decision_dice}d6) = {event.total} vs {event.target}"
+            f"{_adjusted_text(event)}"
+            f"{' (Impossible task, allowed)' if event.impossible_task else ''}: "
+            f"{event.outcome} (margin {event.margin:+d})"
+        )
         if event.supply:
-            line += (f"; supply {event.supply.item} {event.supply.die} shows "
-                     f"{event.supply.face} → {event.supply.after}")
+            line += (
+                f"; supply {event.supply.item} {event.supply.die} shows "
+                f"{event.supply.face} → {event.supply.after}"
+            )
         return line
 
     @describes(ContestRolled)
     def describe_contest(self, event: ContestRolled) -> str:
         """Every round of a contested roll and who won ("Contested Rolls", "Resolving a
         Tie")."""
-        rounds = "; ".join(f"{r.dice}={r.total} vs {r.opponent_dice}={r.opponent_total}"
-                           for r in event.rounds)
-        return (f"{event.character} ({event.stat} {event.stat_value:+d}"
-                f"{_modifier_text(event.modifiers[1:])}) vs {event.opponent}: {rounds} → "
-                f"{event.winner} wins")
-
-    @describes(SupplyRolled)
-    def describe_supply(self, event: SupplyRolled) -> str:
-        """The supply die, its face and the die after ("Supply Rolls")."""
-        return (f"{event.character}: supply roll {event.item} {event.die} shows "
-                f"{event.dice[0]} → {event.after}")
-
-    @describes(Resupplied)
-    def describe_resupplied(self, event: Resupplied) -> str:
-        """The item's new supply die ("Supply Rolls")."""
-        return f"{event.character}: {event.item} resupplied to {event.die}"
+        rounds = "; ".join(
+            f"{r.dice}={r.total} vs {r.opponent_dice}={r.opponent_total}" for r in event.rounds
+        )
+        return (
+            f"{event.character} ({event.stat} {event.stat_value:+d}"
+            f"{_modifier_text(event.modifiers[1:])}) vs {event.opponent}: {rounds} → "
+            f"{event.winner} wins"
+        )
 
     @describes(ItemAdded)
     def describe_item_added(self, event: ItemAdded) -> str:
         """The item gained, with its supply die if any ("Supply Rolls")."""
         die = f" ({event.die})" if event.die else ""
         return f"{event.character} gains {event.item}{die}"
-
-    @describes(ItemRemoved)
-    def describe_item_removed(self, event: ItemRemoved) -> str:
-        """The item lost."""
-        return f"{event.character} loses {event.item}"
 
     @describes(TrackerChanged)
     def describe_tracker(self, event: TrackerChanged) -> str:
@@ -176,26 +163,14 @@ class Words(RuleSystem[Character, Options]):
         value = f" {event.value:+d}" if event.kind not in ("advantage", "disadvantage") else ""
         return f"{event.character}: {event.condition} ({event.kind}{value}){lasts}"
 
-    @describes(ConditionRemoved)
-    def describe_condition_removed(self, event: ConditionRemoved) -> str:
-        """The condition that ends."""
-        return f"{event.character}: {event.condition} ends"
-
-    @describes(StatChanged)
-    def describe_stat(self, event: StatChanged) -> str:
-        """The stat's new value ("Key Terms", ruling X1)."""
-        return f"{event.character}: {event.stat} becomes {event.value}"
-
-    @describes(LevelChanged)
-    def describe_level(self, event: LevelChanged) -> str:
-        """The level reached (ruling X2)."""
-        return f"{event.character} reaches level {event.level}"
-
     @describes(LevelledUp)
     def describe_levelled_up(self, event: LevelledUp) -> str:
         """The level reached and the stats chosen with it (ruling DD11)."""
-        chose = (": " + ", ".join(s.replace("=", " becomes ", 1) for s in event.stats)
-                 if event.stats else "")
+        chose = (
+            ": " + ", ".join(s.replace("=", " becomes ", 1) for s in event.stats)
+            if event.stats
+            else ""
+        )
         return f"{event.character} levels up to level {event.level}{chose}"
 
     @describes(HarmTaken)
@@ -220,9 +195,11 @@ class Words(RuleSystem[Character, Options]):
             return own
         was, now = derived_values(before, self.options), derived_values(after, self.options)
         own += [  # Stress/Vitality follow the stats ("The Rounding Rule")
-            f"{name} {was[name]} → {value} (½ " + " + ½ ".join(self.options.derived[name])
+            f"{name} {was[name]} → {value} (½ "
+            + " + ½ ".join(self.options.derived[name])
             + ", rounded down)"
-            for name, value in now.items() if name in was and was[name] != value
+            for name, value in now.items()
+            if name in was and was[name] != value
         ]
         return own + self.generic_changes(before, after, skip=HANDLED)
 

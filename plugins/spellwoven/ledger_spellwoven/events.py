@@ -37,7 +37,7 @@ class SkillRoll(Roll, frozen=True, kw_only=True):
 
 class TestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.test_rolled"):
     """A Test of Skill: 3d10 (4d10 keep three at advantage or disadvantage) rolled under
-    the Skill Level against a static difficulty (004_663ae3e4ecc71fd1.txt, "Test of Skill",
+    the Skill Level against a static difficulty (Spellwoven: Rules for the Game, "Test of Skill",
     "Difficulty levels", "Static Difficulty from Attributes", "Advantage & Disadvantage").
 
     :ivar character: the character id.
@@ -61,6 +61,7 @@ class TestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.test_roll
     :ivar outcome: ``pass`` or ``fail``.
     """
 
+    section = "Overview: The Basic Mechanic; Test of Skill; Difficulty levels"
     __test__ = False  # a rule-system event, not a pytest class
 
     difficulty: int
@@ -70,7 +71,7 @@ class TestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.test_roll
 
 class ContestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.contest_rolled"):
     """A Contest of Skill: the character and an opponent both roll, most successes wins,
-    the same number is a draw (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of
+    the same number is a draw (Spellwoven: Rules for the Game, "Opposed Roll (Contest of
     Skill)", "Example: Opposed Roll").
 
     The character's dice are drawn first, then the opponent's. Fields as
@@ -92,6 +93,7 @@ class ContestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.contes
         takes the point from them (:class:`ContestEffortSpent` on their stream).
     """
 
+    section = "Example: Opposed Roll; Example Contests of Skill"
     opponent: str = ""
     opponent_skill_level: int
     opponent_mode: Literal["normal", "advantage", "disadvantage"] = "normal"
@@ -109,7 +111,7 @@ class ContestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.contes
 class ContestEffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.contest_effort_spent"):
     """The opponent's side of a Contest of Skill against a character on the ledger: they
     spend a point of Effort and add their relevant Attribute to their successes
-    (004_663ae3e4ecc71fd1.txt, "Example Contests of Skill": "In a **Contest of Skill**, both
+    (Spellwoven: Rules for the Game, "Example Contests of Skill": "In a **Contest of Skill**, both
     Characters test their skill"; "Attributes and Effort": "When you test your Skill you have
     the option to expend extra **Effort** and add bonus successes"; ruling SW10).
 
@@ -125,6 +127,11 @@ class ContestEffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.conte
     :ivar bonus: successes added, the Attribute's rating (1..4).
     """
 
+    section = "Attributes and Effort; Example Contests of Skill"
+    line = (
+        "{character} spends 1 Effort in the Contest of Skill of roll {roll} "
+        "(against {roller}): +{bonus} ({attribute})"
+    )
     part_of_roll: ClassVar[bool] = True  # written and corrected only with its roll
 
     character: str
@@ -136,7 +143,7 @@ class ContestEffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.conte
 
 class EffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.effort_spent"):
     """One point of Effort spent after a roll, adding the relevant Attribute to the
-    character's latest roll and re-judging it (004_663ae3e4ecc71fd1.txt, "Attributes and
+    character's latest roll and re-judging it (Spellwoven: Rules for the Game, "Attributes and
     Effort", "Example: Opposed Roll": "She spends 1 Effort and adds +3 from Quickness").
 
     :ivar character: the character id.
@@ -153,6 +160,7 @@ class EffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.effort_spent
     the applier checks them against the latest roll.
     """
 
+    section = "Attributes and Effort"
     schema_version = 2
 
     character: str
@@ -177,11 +185,12 @@ type")."""
 
 class EffortLost(Event, frozen=True, kw_only=True, tag="spellwoven.effort_lost"):
     """Effort lost as the cost of a failure ("it costs you an Effort to reach the top";
-    004_663ae3e4ecc71fd1.txt, "Degrees of Failure"). Effort never drops below 0.
+    Spellwoven: Rules for the Game, "Degrees of Failure"). Effort never drops below 0.
 
     :ivar amount: points lost, 1 or more.
     """
 
+    section = "Attributes and Effort"
     character: str
     amount: int = 1
     reason: str = ""
@@ -189,15 +198,17 @@ class EffortLost(Event, frozen=True, kw_only=True, tag="spellwoven.effort_lost")
 
 class Slept(Event, frozen=True, kw_only=True, tag="spellwoven.slept"):
     """A night's sleep: Effort refreshes to its maximum ("a pool representing your state of
-    exhaustion, this refreshes with a night's sleep"; 004_663ae3e4ecc71fd1.txt, "Attributes
+    exhaustion, this refreshes with a night's sleep"; Spellwoven: Rules for the Game, "Attributes
     and Effort")."""
 
+    section = "Attributes and Effort"
+    line = "{character} sleeps the night: Effort refreshed"
     character: str
 
 
 class WeaknessExploited(Event, frozen=True, kw_only=True, tag="spellwoven.weakness_exploited"):
     """The character's Combat or Social Weakness is used against them: the opponent rolls at
-    advantage (004_663ae3e4ecc71fd1.txt, "Weaknesses"). A record of the fiction; the
+    advantage (Spellwoven: Rules for the Game, "Weaknesses"). A record of the fiction; the
     opponent's roll carries the advantage (``--weakness`` or ``--vs NAME:S:weakness``).
 
     :ivar weakness: ``combat`` or ``social``.
@@ -205,6 +216,7 @@ class WeaknessExploited(Event, frozen=True, kw_only=True, tag="spellwoven.weakne
     :ivar roll: the seq of the opponent's roll, if recorded.
     """
 
+    section = "Weaknesses"
     character: str
     weakness: Literal["combat", "social"]
     by: str = ""
@@ -213,7 +225,7 @@ class WeaknessExploited(Event, frozen=True, kw_only=True, tag="spellwoven.weakne
 
 class SkillChanged(Event, frozen=True, kw_only=True, tag="spellwoven.skill_changed"):
     """A GM-granted new rank for a skill (the text has no advancement procedure, but "Skills
-    can be increased to 10 and above"; 004_663ae3e4ecc71fd1.txt, "Skill level 10+";
+    can be increased to 10 and above"; Spellwoven: Rules for the Game, "Skill level 10+";
     rulings S1, S10).
 
     :ivar skill: the skill; a new skill needs ``attribute``.
@@ -221,6 +233,7 @@ class SkillChanged(Event, frozen=True, kw_only=True, tag="spellwoven.skill_chang
     :ivar attribute: the linked Attribute of a new skill.
     """
 
+    section = "Overview: The Basic Mechanic"
     character: str
     skill: str
     rank: int
@@ -228,11 +241,12 @@ class SkillChanged(Event, frozen=True, kw_only=True, tag="spellwoven.skill_chang
     reason: str = ""
 
 
-class SpecialisationLearned(Event, frozen=True, kw_only=True,
-                            tag="spellwoven.specialisation_learned"):
+class SpecialisationLearned(
+    Event, frozen=True, kw_only=True, tag="spellwoven.specialisation_learned"
+):
     """A new Specialisation of a skill the character has, with its own rank (ruling SW11:
     the text names Specialisations, "either **Brawling** or **One-Handed Bludgeon** might
-    have been suitable", 004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll", and says "Skills
+    have been suitable", Spellwoven: Rules for the Game, "Example: Opposed Roll", and says "Skills
     can be increased to 10 and above", "Skill level 10+"; it gives no procedure, so the GM
     grants it, as ``skill-changed``).
 
@@ -242,6 +256,7 @@ class SpecialisationLearned(Event, frozen=True, kw_only=True,
     :ivar rank: 1 or more (capped by ``skill_cap_in_play``).
     """
 
+    section = "Example: Opposed Roll; Skill level 10+"
     character: str
     specialisation: str
     skill: str
@@ -251,31 +266,20 @@ class SpecialisationLearned(Event, frozen=True, kw_only=True,
 
 class ConditionAdded(Event, frozen=True, kw_only=True, tag="spellwoven.condition_added"):
     """A narrated outcome of a failure that lasts ("you twist your arm, making it hard to
-    hold a weapon for a couple hours"; 004_663ae3e4ecc71fd1.txt, "Degrees of Failure").
+    hold a weapon for a couple hours"; Spellwoven: Rules for the Game, "Degrees of Failure").
     No mechanics are attached."""
 
+    section = "Advantage & Disadvantage"
+    line = "{character} now: {condition}"
     character: str
     condition: str
 
 
 class ConditionRemoved(Event, frozen=True, kw_only=True, tag="spellwoven.condition_removed"):
-    """A condition of :class:`ConditionAdded` ends (004_663ae3e4ecc71fd1.txt, "Degrees of
+    """A condition of :class:`ConditionAdded` ends (Spellwoven: Rules for the Game, "Degrees of
     Failure")."""
 
+    section = "Advantage & Disadvantage"
+    line = "{character} no longer: {condition}"
     character: str
     condition: str
-
-
-EVENT_TYPES = (
-    TestRolled,
-    ContestRolled,
-    ContestEffortSpent,
-    EffortSpent,
-    EffortLost,
-    Slept,
-    WeaknessExploited,
-    SkillChanged,
-    SpecialisationLearned,
-    ConditionAdded,
-    ConditionRemoved,
-)

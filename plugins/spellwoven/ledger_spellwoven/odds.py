@@ -6,8 +6,9 @@ biased towards low numbers of successes if your Skill is less than 5, middle sco
 5-6 and high scores at Skill 7 or over", "Overview: The Basic Mechanic") and a Troll program
 to compute them ("Basic Distributions", "Troll Dice Code"). Here every distribution is
 exact: a d10 is mapped to the successes it scores
-(:func:`.rules.mechanics.die_successes`), and the pool is summed by icepool (keeping the
-best or the lowest-scoring dice at advantage or disadvantage).
+(:func:`.rules.mechanics.die_successes`), and the pool is summed by
+:func:`ledger.pool_distribution` (keeping the best or the lowest-scoring dice at advantage
+or disadvantage).
 :func:`enumerate_distribution` walks every face combination by brute force as an
 independent check.
 
@@ -26,7 +27,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ledger import RuleError, RuleSystem
+from ledger import RuleError, RuleSystem, mean, pool_distribution
+from ledger import at_least as exact_at_least
 from ledger.rules.charts import (
     LINES,
     bar_labels,
@@ -81,17 +83,10 @@ def success_distribution(
     :raises RuleError: a Skill Level below 1 or a pool outside 1..10.
     """
     check_pool(pool)
-    import icepool  # lazy: keeps `campaign roll` start-up lean
-
-    die = icepool.Die([die_successes(face, skill_level) for face in range(1, 11)])
+    scores = [die_successes(face, skill_level) for face in range(1, 11)]
     if mode == "normal":
-        total = die.pool(pool).sum()
-    elif mode == "advantage":
-        total = die.pool(pool + 1).highest(pool).sum()
-    else:
-        total = die.pool(pool + 1).lowest(pool).sum()
-    denominator = total.denominator()
-    return {int(k): Fraction(q, denominator) for k, q in sorted(total.items()) if q}
+        return pool_distribution(scores, pool)
+    return pool_distribution(scores, pool + 1, keep=pool, lowest=mode == "disadvantage")
 
 
 def enumerate_distribution(
@@ -114,16 +109,7 @@ def enumerate_distribution(
 def at_least(distribution: Distribution) -> dict[int, Fraction]:
     """``{k: P(successes >= k)}`` for k from 1 to the highest possible success count
     (the chance to pass a difficulty of k; 004_663ae3e4ecc71fd1.txt, "Difficulty levels")."""
-    top = max(distribution)
-    return {
-        k: sum((p for s, p in distribution.items() if s >= k), Fraction(0))
-        for k in range(1, top + 1)
-    }
-
-
-def mean(distribution: Distribution) -> Fraction:
-    """The expected number of successes."""
-    return sum((s * p for s, p in distribution.items()), Fraction(0))
+    return {k: exact_at_least(distribution, k) for k in range(1, max(distribution) + 1)}
 
 
 def most_likely(distribution: Distribution) -> list[int]:
@@ -232,16 +218,12 @@ def _family(
         check_difficulty(difficulty)
     wanted = {difficulty: DIFFICULTIES.get(difficulty, "automatic")} if difficulty is not None \
         else DIFFICULTIES  # fmt: skip
-    distributions = {
-        s: shifted(success_distribution(s, pool, mode), bonus) for s in FAMILY_LEVELS
-    }
+    distributions = {s: shifted(success_distribution(s, pool, mode), bonus) for s in FAMILY_LEVELS}
     if difficulty is not None:
         report["difficulty"] = difficulty
     report["pass_by_skill"] = {
         f"Skill {s}": {
-            f"{d} {name}": fraction_text(
-                sum((p for k, p in dist.items() if k >= d), Fraction(0))
-            )
+            f"{d} {name}": fraction_text(sum((p for k, p in dist.items() if k >= d), Fraction(0)))
             for d, name in wanted.items()
         }
         for s, dist in distributions.items()
@@ -279,23 +261,32 @@ class Odds(RuleSystem[Character, Options]):
         )
         bonus = int_param(params, "bonus") or 0
         if not 0 <= bonus <= 4:
-            raise RuleError(f"the bonus is the Attribute Effort adds, 0 to 4, not {bonus}", param="bonus")
+            raise RuleError(
+                f"the bonus is the Attribute Effort adds, 0 to 4, not {bonus}", param="bonus"
+            )
         report: dict[str, Any] = {"system": "spellwoven", "pool": pool, "mode": mode}
         level = int_param(params, "skill")
         if level is None:
             return _family(report, params, pool, mode, bonus)
         if not 1 <= level <= MAX_SKILL_LEVEL:
-            raise RuleError(f"the skill is a Skill Level from 1 to {MAX_SKILL_LEVEL}, not {level}", param="skill")
+            raise RuleError(
+                f"the skill is a Skill Level from 1 to {MAX_SKILL_LEVEL}, not {level}",
+                param="skill",
+            )
         distribution = shifted(success_distribution(level, pool, mode), bonus)
         report.update({"skill_level": level, "bonus": bonus, **_summary(distribution)})
         difficulty = parse_difficulty(params.get("difficulty"))
         target = int_param(params, "target")
         if difficulty is not None and target is not None:
-            raise RuleError("give the Difficulty or the Target's Attribute, not both", param="target")
+            raise RuleError(
+                "give the Difficulty or the Target's Attribute, not both", param="target"
+            )
         if params.get("vs") not in (None, ""):
             if difficulty is not None or target is not None:
                 raise RuleError(
-                    "a Contest of Skill has no difficulty: drop the Difficulty and the Target's Attribute", param="difficulty")
+                    "a Contest of Skill has no difficulty: drop the Difficulty and the Target's Attribute",
+                    param="difficulty",
+                )
             opponent = parse_vs(params["vs"])
             theirs = success_distribution(opponent.level, pool, opponent.mode)
             report["opponent"] = {
@@ -318,7 +309,6 @@ class Odds(RuleSystem[Character, Options]):
         report["pass"] = fraction_text(passing)
         return report
 
-
     def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
         """The roll form's odds of a Test of Skill before it is rolled, from
         :meth:`odds` with the roll's Skill Level, dice kept, mode, Effort bonus and
@@ -337,7 +327,9 @@ class Odds(RuleSystem[Character, Options]):
         except RuleError:
             return None
         need = event.difficulty
-        return [(f"you need {need} success{'es' if need > 1 else ''} to pass", Fraction(got["pass"]))]
+        return [
+            (f"you need {need} success{'es' if need > 1 else ''} to pass", Fraction(got["pass"]))
+        ]
 
 
 # --- the chart (`campaign odds spellwoven --plot`) ---------------------------------------

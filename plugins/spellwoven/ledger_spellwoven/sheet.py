@@ -28,12 +28,12 @@ Optional: ``effort_max`` (overrides the campaign's Effort pool rule for this cha
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import Annotated, Any, Literal
 
 import msgspec
 
-from ledger import Line, RuleError, RuleSystem, Section, Sheet, Track
+from ledger import Line, RuleSystem, Section, Sheet, Track, check_sheet
 
 from .rules.mechanics import (
     ATTRIBUTE_MAX,
@@ -48,23 +48,52 @@ from .rules.mechanics import (
 )
 from .state import Character, Options, Skill, Specialisation
 
-
-def attribute_name(name: Any, problems: list[str], where: str) -> str | None:
-    """The canonical Attribute name for ``name`` (case-insensitive), or ``None`` after adding
-    a problem sentence naming ``where``."""
-    if isinstance(name, str):
-        found = find_name(name, list(ATTRIBUTES))
-        if found:
-            return found
-    problems.append(
-        f"{where}: {name!r} is not an Attribute; use one of {', '.join(ATTRIBUTES)}"
-        + (did_you_mean(name, list(ATTRIBUTES)) if isinstance(name, str) else "")
-    )
-    return None
+Text = Annotated[str, msgspec.Meta(min_length=1)]
+Described = Annotated[str, msgspec.Meta(pattern=r"\S", description="a description, not empty")]
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+class SkillIn(msgspec.Struct, kw_only=True):
+    """A skill as written: ``Sprint = { rank = 5, attribute = "Quickness" }`` ("Each Skill
+    is linked to an Attribute")."""
+
+    rank: int
+    attribute: Annotated[str, msgspec.Meta(description=f"one of {', '.join(ATTRIBUTES)}")]
+
+
+class SpecialisationIn(msgspec.Struct, kw_only=True):
+    """A specialisation as written: ``Brawling = { rank = 5, skill = "Fighting" }``."""
+
+    rank: int
+    skill: Text
+
+
+class WeaknessesIn(msgspec.Struct, frozen=True, kw_only=True):
+    """``[weaknesses]``: a PC's one Combat and one Social Weakness ("Weaknesses")."""
+
+    combat: Described | None = None
+    social: Described | None = None
+
+
+class SheetIn(msgspec.Struct, kw_only=True):
+    """A Spellwoven sheet as written (the module's docstring shows one). The ranks' bounds
+    (a PC's from the campaign's options, an NPC's 1 or more), the skills' Attributes, the
+    specialisations' parent skills and the Effort pool are checked by :func:`validate_sheet`.
+    """
+
+    kind: Literal["pc", "npc"] = "pc"
+    attributes: Annotated[
+        dict[str, Annotated[int, msgspec.Meta(ge=ATTRIBUTE_MIN, le=ATTRIBUTE_MAX)]],
+        msgspec.Meta(
+            description="an [attributes] table with Behest, Fortitude, Presence, "
+            "Quickness and Wits, each 1 to 4"
+        ),
+    ]
+    skills: dict[str, SkillIn] = {}
+    specialisations: dict[str, SpecialisationIn] = {}
+    weaknesses: WeaknessesIn = WeaknessesIn()
+    effort_max: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    effort: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    conditions: list[str] = []
 
 
 def validate_sheet(sheet: dict[str, Any], options: Options) -> dict[str, Any]:
@@ -81,158 +110,86 @@ def validate_sheet(sheet: dict[str, Any], options: Options) -> dict[str, Any]:
     "Weaknesses", "Static Difficulty from Attributes")
 
     :returns: ``{"kind", "attributes", "skills", "specialisations", "weaknesses",
-        "effort_max"?, "effort"?, "conditions"}`` with canonical Attribute names.
-    :raises RuleError: naming every broken rule at once.
+        "conditions", "effort_max"?, "effort"?}`` with canonical Attribute names.
+    :raises RuleError: naming every broken rule at once, each led by its TOML path
+        (:func:`ledger.check_sheet`).
     """
-    problems: list[str] = []
-    known = {
-        "kind",
-        "attributes",
-        "skills",
-        "specialisations",
-        "weaknesses",
-        "effort",
-        "effort_max",
-        "conditions",
-    }
-    for key in sorted(set(sheet) - known):
-        problems.append(
-            f"unknown sheet field {key!r}{did_you_mean(key, sorted(known))}; a Spellwoven "
-            f"sheet has {', '.join(sorted(known))}"
-        )
-    kind = sheet.get("kind", "pc")
-    if kind not in ("pc", "npc"):
-        problems.append(f"kind must be 'pc' or 'npc', not {kind!r}")
-        kind = "pc"
-
+    given = sheet.get("attributes")
+    raw: dict[str, Any] = given if isinstance(given, dict) else {}
     attributes: dict[str, int] = {}
-    raw_attributes = sheet.get("attributes")
-    if not isinstance(raw_attributes, dict):
-        problems.append(
-            "the sheet needs an [attributes] table with Behest, Fortitude, Presence, "
-            "Quickness and Wits, each 1 to 4"
-        )
-        raw_attributes = {}
-    for key, value in raw_attributes.items():
-        name = attribute_name(key, problems, "[attributes]")
-        if name is None:
-            continue
-        if not _is_int(value) or not ATTRIBUTE_MIN <= value <= ATTRIBUTE_MAX:
-            problems.append(f"{name} must be a whole number from 1 to 4, not {value!r}")
-            continue
-        attributes[name] = value
-    missing = [
-        a for a in ATTRIBUTES if a not in attributes and find_name(a, list(raw_attributes)) is None
-    ]
-    if raw_attributes and missing:
-        problems.append(f"[attributes] is missing {', '.join(missing)} (each 1 to 4)")
-
     skills: dict[str, dict[str, Any]] = {}
-    raw_skills = sheet.get("skills", {})
-    if not isinstance(raw_skills, dict):
-        problems.append('[skills] must be a table of name = { rank = N, attribute = "..." }')
-        raw_skills = {}
-    low, high = (1, None) if kind == "npc" else (options.pc_skill_min, options.pc_skill_max)
-    for skill, spec in raw_skills.items():
-        if not isinstance(spec, dict) or "rank" not in spec or "attribute" not in spec:
-            problems.append(
-                f"skill {skill!r} needs a rank and a linked Attribute, e.g. "
-                f'{skill} = {{ rank = 5, attribute = "Quickness" }}'
-            )
-            continue
-        extra = sorted(set(spec) - {"rank", "attribute"})
-        if extra:
-            problems.append(f"skill {skill!r} has unknown fields {', '.join(extra)}")
-        linked = attribute_name(spec["attribute"], problems, f"skill {skill!r}")
-        rank = spec["rank"]
-        if not _is_int(rank) or rank < low or (high is not None and rank > high):
-            bounds = f"{low} to {high}" if high is not None else f"{low} or more"
-            who = "an NPC's" if kind == "npc" else "a PC's trained"
-            problems.append(f"skill {skill!r}: {who} rank must be {bounds}, not {rank!r}")
-            continue
-        if find_name(skill, list(ATTRIBUTES)):
-            problems.append(f"skill {skill!r} has an Attribute's name; rename the skill")
-            continue
-        if linked:
-            skills[skill] = {"rank": rank, "attribute": linked}
-
     specialisations: dict[str, dict[str, Any]] = {}
-    raw_specs = sheet.get("specialisations", {})
-    if not isinstance(raw_specs, dict):
-        problems.append('[specialisations] must be a table of name = { rank = N, skill = "..." }')
-        raw_specs = {}
-    for spec_name, spec in raw_specs.items():
-        if not isinstance(spec, dict) or set(spec) != {"rank", "skill"}:
-            problems.append(
-                f"specialisation {spec_name!r} needs exactly a rank and its parent skill, e.g. "
-                f'{spec_name} = {{ rank = 5, skill = "Fighting" }}'
-            )
-            continue
-        parent = find_name(str(spec["skill"]), list(skills))
-        if parent is None:
-            problems.append(
-                f"specialisation {spec_name!r}: its skill {spec['skill']!r} is not on the "
-                f"sheet{did_you_mean(str(spec['skill']), list(skills))}"
-            )
-            continue
-        rank = spec["rank"]
-        if not _is_int(rank) or rank < 1 or (high is not None and rank > high):
-            bounds = f"1 to {high}" if high is not None else "1 or more"
-            problems.append(f"specialisation {spec_name!r}: rank must be {bounds}, not {rank!r}")
-            continue
-        if spec_name in skills:
-            problems.append(f"specialisation {spec_name!r} has the name of a skill; rename it")
-            continue
-        specialisations[spec_name] = {"rank": rank, "skill": parent}
 
-    weaknesses: dict[str, str] = {}
-    raw_weak = sheet.get("weaknesses", {})
-    if not isinstance(raw_weak, dict):
-        problems.append('[weaknesses] must be a table with combat = "..." and social = "..."')
-        raw_weak = {}
-    for key, text in raw_weak.items():
-        if key not in ("combat", "social"):
-            problems.append(f"weakness {key!r}: a Weakness is 'combat' or 'social'")
-        elif not isinstance(text, str) or not text.strip():
-            problems.append(f"the {key} Weakness needs a description, not {text!r}")
-        else:
-            weaknesses[key] = text.strip()
-    if kind == "pc" and options.require_weaknesses:
-        for key in ("combat", "social"):
-            if key not in raw_weak:
+    def attribute(name: str, where: str) -> Iterator[str]:
+        if find_name(name, list(ATTRIBUTES)) is None:
+            yield (
+                f"{where}: {name!r} is not an Attribute; use one of {', '.join(ATTRIBUTES)}"
+                + did_you_mean(name, list(ATTRIBUTES))
+            )
+
+    def rules(read: SheetIn) -> Iterator[str]:
+        for key, value in read.attributes.items():
+            yield from attribute(key, f"attributes.{key}")
+            attributes[find_name(key, list(ATTRIBUTES)) or key] = value
+        missing = [a for a in ATTRIBUTES if find_name(a, [str(k) for k in raw]) is None]
+        if raw and missing:
+            yield f"attributes: missing {', '.join(missing)} (each 1 to 4)"
+        npc = read.kind == "npc"
+        low, high = (1, None) if npc else (options.pc_skill_min, options.pc_skill_max)
+        bounds = f"{low} to {high}" if high is not None else f"{low} or more"
+        for name, skill in read.skills.items():
+            problems = list(attribute(skill.attribute, f"skills.{name}.attribute"))
+            if not low <= skill.rank <= (high or skill.rank):
+                who = "an NPC's" if npc else "a PC's trained"
                 problems.append(
-                    f"a PC starts with one Combat and one Social Weakness: add "
-                    f'[weaknesses] {key} = "..."'
+                    f"skills.{name}.rank: {who} rank must be {bounds}, not {skill.rank}"
                 )
+            elif find_name(name, list(ATTRIBUTES)):
+                problems.append(f"skills.{name}: {name!r} is an Attribute's name; rename the skill")
+            yield from problems
+            if not problems:
+                linked = find_name(skill.attribute, list(ATTRIBUTES))
+                skills[name] = {"rank": skill.rank, "attribute": linked}
+        for name, spec in read.specialisations.items():
+            parent = find_name(spec.skill, list(skills))
+            if parent is None:
+                yield (
+                    f"specialisations.{name}.skill: {spec.skill!r} is not a skill on the "
+                    f"sheet{did_you_mean(spec.skill, list(skills))}"
+                )
+            elif not 1 <= spec.rank <= (high or spec.rank):
+                yield f"specialisations.{name}.rank: rank must be {bounds.replace(str(low), '1', 1)}, not {spec.rank}"
+            elif name in skills:
+                yield f"specialisations.{name}: it has the name of a skill; rename it"
+            else:
+                specialisations[name] = {"rank": spec.rank, "skill": parent}
+        if not npc and options.require_weaknesses:
+            for key in ("combat", "social"):
+                if getattr(read.weaknesses, key) is None and key not in (
+                    sheet.get("weaknesses") or {}
+                ):
+                    yield (
+                        f"weaknesses.{key}: missing: a PC starts with one Combat and one "
+                        f'Social Weakness: add [weaknesses] {key} = "..."'
+                    )
+        pool = effort_pool(attributes, options, read.effort_max)
+        if read.effort is not None and read.effort > pool:
+            yield f"effort: expected an integer from 0 to the Effort pool {pool}, got {read.effort}"
 
+    read = check_sheet(SheetIn, sheet, rules=rules)
+    given = [k for k in (sheet.get("weaknesses") or {}) if k in ("combat", "social")]
     result: dict[str, Any] = {
-        "kind": kind,
+        "kind": read.kind,
         "attributes": attributes,
         "skills": skills,
         "specialisations": specialisations,
-        "weaknesses": weaknesses,
-        "conditions": [],
+        "weaknesses": {k: getattr(read.weaknesses, k).strip() for k in given},
+        "conditions": list(read.conditions),
     }
-    effort_max = sheet.get("effort_max")
-    if effort_max is not None:
-        if not _is_int(effort_max) or effort_max < 0:
-            problems.append(f"effort_max must be a whole number 0 or more, not {effort_max!r}")
-        else:
-            result["effort_max"] = effort_max
-    pool = effort_pool(attributes, options, result.get("effort_max"))
-    effort = sheet.get("effort")
-    if effort is not None:
-        if not _is_int(effort) or not 0 <= effort <= pool:
-            problems.append(f"effort must be 0 to the Effort pool {pool}, not {effort!r}")
-        else:
-            result["effort"] = effort
-    conditions = sheet.get("conditions", [])
-    if not isinstance(conditions, list) or not all(isinstance(c, str) for c in conditions):
-        problems.append("conditions must be a list of text")
-    else:
-        result["conditions"] = list(conditions)
-    if problems:
-        raise RuleError(*problems)
+    if read.effort_max is not None:
+        result["effort_max"] = read.effort_max
+    if read.effort is not None:
+        result["effort"] = read.effort
     return result
 
 

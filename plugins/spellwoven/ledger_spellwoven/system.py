@@ -12,7 +12,7 @@ from __future__ import annotations
 from ledger import RollParam
 
 from .appliers import Appliers
-from .events import EVENT_TYPES, UPCASTERS
+from .events import UPCASTERS
 from .odds import Odds
 from .rules import Rules
 from .rules.mechanics import DIFFICULTIES
@@ -20,9 +20,7 @@ from .sheet import SheetRules
 from .state import Character, Options
 from .words import Words
 
-DIFFICULTY_NAMES = tuple(
-    name.casefold().replace(" ", "-") for name in DIFFICULTIES.values()
-)
+DIFFICULTY_NAMES = tuple(name.casefold().replace(" ", "-") for name in DIFFICULTIES.values())
 """The level names ``--difficulty`` offers in the table shell ("Difficulty levels")."""
 
 
@@ -37,11 +35,12 @@ class Spellwoven(Rules, Appliers, Words, SheetRules, Odds):
     name = "Spellwoven"
     source = "004_663ae3e4ecc71fd1.txt"
     book = "Spellwoven: Rules for the Game"
-    example_roll = 'roll jen Sprint --difficulty 1 --dice 6,6,10  # "Example: Static Difficulty": no success'
+    example_roll = (
+        'roll jen Sprint --difficulty 1 --dice 6,6,10  # "Example: Static Difficulty": no success'
+    )
     dice_faces = tuple(str(n) for n in range(1, 11))
     dice_words = "the d10s"
     contests = True  # --vs-character: the opponent's Skill Level from their sheet (SW5)
-    event_types = EVENT_TYPES
     upcasters = UPCASTERS
     state_type = Character
     options_type = Options
@@ -80,16 +79,3 @@ class Spellwoven(Rules, Appliers, Words, SheetRules, Odds):
         RollParam("bonus", "Successes added by Effort (the Attribute, 1-4).", type=int,
                   min=0, max=4, roll=False),
     )  # fmt: skip
-    sections = {  # the seed section each event type implements (shown by audits)
-        "spellwoven.test_rolled": "Overview: The Basic Mechanic; Test of Skill; Difficulty levels",
-        "spellwoven.contest_rolled": "Example: Opposed Roll; Example Contests of Skill",
-        "spellwoven.effort_spent": "Attributes and Effort",
-        "spellwoven.contest_effort_spent": "Attributes and Effort; Example Contests of Skill",
-        "spellwoven.effort_lost": "Attributes and Effort",
-        "spellwoven.slept": "Attributes and Effort",
-        "spellwoven.weakness_exploited": "Weaknesses",
-        "spellwoven.skill_changed": "Overview: The Basic Mechanic",
-        "spellwoven.specialisation_learned": "Example: Opposed Roll; Skill level 10+",
-        "spellwoven.condition_added": "Advantage & Disadvantage",
-        "spellwoven.condition_removed": "Advantage & Disadvantage",
-    }

@@ -15,15 +15,11 @@ from typing import Any
 from ledger import Recorded, RuleSystem, describes
 
 from .events import (
-    ConditionAdded,
-    ConditionRemoved,
-    ContestEffortSpent,
     ContestRolled,
     EffortLost,
     EffortSpent,
     SkillChanged,
     SkillRoll,
-    Slept,
     SpecialisationLearned,
     TestRolled,
     WeaknessExploited,
@@ -31,8 +27,18 @@ from .events import (
 from .rules.mechanics import DIFFICULTIES, notation
 from .state import Character, Options
 
-HANDLED = ("id", "name", "attributes", "skills", "specialisations", "effort", "effort_max",
-           "conditions", "last_roll", "scene_rolls")
+HANDLED = (
+    "id",
+    "name",
+    "attributes",
+    "skills",
+    "specialisations",
+    "effort",
+    "effort_max",
+    "conditions",
+    "last_roll",
+    "scene_rolls",
+)
 """Fields :meth:`Words.describe_changes` words itself (the rest get the generic wording of
 :meth:`ledger.RuleSystem.generic_changes`); ``last_roll`` and ``scene_rolls`` are bookkeeping
 for ``campaign effort`` and never worded."""
@@ -103,15 +109,6 @@ class Words(RuleSystem[Character, Options]):
             f"{_faces(event.opponent_dice, event.opponent_kept)} = {theirs}: {event.outcome}"
         )
 
-    @describes(ContestEffortSpent)
-    def describe_contest_effort(self, event: ContestEffortSpent) -> str:
-        """The opponent's Effort on their side of a contest (004_663ae3e4ecc71fd1.txt,
-        "Attributes and Effort"; ruling SW10)."""
-        return (
-            f"{event.character} spends 1 Effort in the Contest of Skill of roll {event.roll} "
-            f"(against {event.roller}): +{event.bonus} ({event.attribute})"
-        )
-
     @describes(EffortSpent)
     def describe_effort(self, event: EffortSpent) -> str:
         """Effort spent after a roll, with the new result when recorded
@@ -133,11 +130,6 @@ class Words(RuleSystem[Character, Options]):
         reason = f": {event.reason}" if event.reason else ""
         return f"{event.character} loses {event.amount} Effort{reason}"
 
-    @describes(Slept)
-    def describe_slept(self, event: Slept) -> str:
-        """A night's sleep (004_663ae3e4ecc71fd1.txt, "Attributes and Effort")."""
-        return f"{event.character} sleeps the night: Effort refreshed"
-
     @describes(WeaknessExploited)
     def describe_weakness(self, event: WeaknessExploited) -> str:
         """A Weakness used against the character (004_663ae3e4ecc71fd1.txt, "Weaknesses")."""
@@ -154,19 +146,11 @@ class Words(RuleSystem[Character, Options]):
     def describe_specialisation(self, event: SpecialisationLearned) -> str:
         """A Specialisation learned (004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll";
         ruling SW11)."""
-        return (f"{event.character} learns the Specialisation {event.specialisation} "
-                f"({event.skill}): {notation(event.specialisation, event.rank)}"
-                f"{_reason(event.reason)}")
-
-    @describes(ConditionAdded)
-    def describe_condition_added(self, event: ConditionAdded) -> str:
-        """A narrated condition (004_663ae3e4ecc71fd1.txt, "Degrees of Failure")."""
-        return f"{event.character} now: {event.condition}"
-
-    @describes(ConditionRemoved)
-    def describe_condition_removed(self, event: ConditionRemoved) -> str:
-        """A condition ended (004_663ae3e4ecc71fd1.txt, "Degrees of Failure")."""
-        return f"{event.character} no longer: {event.condition}"
+        return (
+            f"{event.character} learns the Specialisation {event.specialisation} "
+            f"({event.skill}): {notation(event.specialisation, event.rank)}"
+            f"{_reason(event.reason)}"
+        )
 
     def describe_changes(
         self, before: Character | None, after: Character, *, as_gm: bool
@@ -183,9 +167,10 @@ class Words(RuleSystem[Character, Options]):
             was = before.attributes.get(attr)
             if was is not None and was != value:
                 out.append(f"{attr} {'rose' if value > was else 'fell'} to {value}")
-        for kind, old, new in (("skill", before.skills, after.skills),
-                               ("specialisation", before.specialisations,
-                                after.specialisations)):
+        for kind, old, new in (
+            ("skill", before.skills, after.skills),
+            ("specialisation", before.specialisations, after.specialisations),
+        ):
             for name, entry in new.items():
                 was_e = old.get(name)
                 if was_e is None:

@@ -27,21 +27,46 @@ A sheet (TOML, without the core keys ``id``, ``name``, ``player``)::
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
-from ledger import WEEK, Line, RuleError, RuleSystem, Section, Sheet, Track, span_words
+from ledger import WEEK, Line, RuleError, RuleSystem, Section, Sheet, Track, check_sheet, span_words
 
 from . import state as st
 from .rules import mechanics as m
 from .state import Character, Options
 
-SHEET_KEYS = {
-    "archetype", "attributes", "skills", "advancements", "armour", "shield", "weapons",
-    "attribute_bonus", "legacy_advancements",
-}
-"""The keys a sheet may hold (besides the core's ``id``, ``name``, ``player``)."""
+Whole = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class SheetIn(msgspec.Struct, kw_only=True):
+    """A sheet as written (the module's docstring shows one): shapes and ranges here; the
+    names (Archetypes, Skills, Attributes, Advancements) and the points are the campaign's,
+    checked by :meth:`SheetRules.create_sheet`."""
+
+    archetype: Annotated[str, msgspec.Meta(pattern=r"\S", description="an Archetype's name")]
+    attributes: dict[
+        str,
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=0,
+                le=2,
+                description=(
+                    "0, 1 or 2, from the creation roll (highest of 2d6: 1-3 → 0, 4-5 → 1, 6 → 2)"
+                ),
+            ),
+        ],
+    ] = {}
+    skills: dict[str, Whole] = {}
+    advancements: list[str] = []
+    armour: Literal["none", "light", "heavy"] = "none"
+    shield: bool = False
+    weapons: dict[str, str] = {}
+    attribute_bonus: str | None = None
+    legacy_advancements: Whole = 0
+
 
 ARMOUR_WORDS = {
     "light": ("light armour", "−1 damage taken"),
@@ -59,11 +84,11 @@ CONDITION_EFFECTS = {
 }
 
 
-
 def _heals(state: Character) -> str:
     """How long the Wound's next step still takes ("1.3.1": "a week of rest", with
     "appropriate care"): ``"recovers after 5 days more of rest with care"``."""
     return f"recovers after {span_words(WEEK - state.wound_rest)} more of rest with care"
+
 
 class SheetRules(RuleSystem[Character, Options]):
     """Creation by the rules of "Section 1 Characters", and the sheet's two views."""
@@ -82,138 +107,91 @@ class SheetRules(RuleSystem[Character, Options]):
         options = self.options
         problems: list[str] = []
 
-        def check(fn: Any, *args: Any) -> Any:
+        def check(where: str, fn: Any, *args: Any) -> Any:
             try:
                 return fn(*args)
             except RuleError as e:
-                problems.extend(e.problems)
+                problems.extend(f"{where}: {p}" for p in e.problems)
                 return None
 
-        unknown = sorted(set(sheet) - SHEET_KEYS)
-        if unknown:
-            problems.append(
-                f"unknown sheet keys {', '.join(unknown)}; allowed: {', '.join(sorted(SHEET_KEYS))}"
-            )
-        archetype = sheet.get("archetype")
-        if not isinstance(archetype, str) or not archetype.strip():
-            problems.append(
-                f"the sheet needs an archetype, one of: {', '.join(options.archetype_names())}"
-            )
-            archetype = None
-        else:
-            archetype = check(m.canonical, archetype, options.archetype_names(), "Archetype")
-
-        attributes: dict[str, int] = {}
-        raw_attrs = sheet.get("attributes", {})
-        if not isinstance(raw_attrs, dict):
-            problems.append("attributes must be a table such as [attributes] Strength = 1")
-            raw_attrs = {}
-        for key, value in raw_attrs.items():
-            name = check(m.canonical, key, m.ATTRIBUTES, "Attribute")
-            if name is None:
-                continue
-            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 2:
+        def rules(read: SheetIn) -> list[str]:
+            check("archetype", m.canonical, read.archetype, options.archetype_names(), "Archetype")
+            for key in read.attributes:
+                check(f"attributes.{key}", m.canonical, key, m.ATTRIBUTES, "Attribute")
+            for key in read.skills:
+                check(f"skills.{key}", m.canonical, key, options.skill_names(), "Skill")
+            for i, entry in enumerate(read.advancements, start=1):
+                check(f"advancements[{i}]", st.known_advancement, entry, options)
+            for key, code in read.weapons.items():
+                check(f"weapons.{key}", m.parse_effect, code)
+            bonus = read.attribute_bonus
+            if options.attributes_only:
+                if skills_of(read):
+                    problems.append(
+                        "skills: this campaign plays without Skills (attributes_only): remove them"
+                    )
+                if bonus is None:
+                    problems.append(
+                        "attribute_bonus: missing: without Skills, choose one Attribute to "
+                        'raise by 1 (attribute_bonus = "Agility")'
+                    )
+                else:
+                    check("attribute_bonus", m.canonical, bonus, m.ATTRIBUTES, "Attribute")
+            elif bonus is not None:
+                problems.append("attribute_bonus: only for the no-Skills variant (attributes_only)")
+            elif (total := sum(skills_of(read).values())) != options.skill_points:
                 problems.append(
-                    f"{name} {value!r} cannot come from the creation roll: use 0, 1 or 2 "
-                    "(highest of 2d6: 1-3 → 0, 4-5 → 1, 6 → 2)"
+                    f"skills: Skills total {total} points; spend exactly {options.skill_points}"
                 )
-                continue
-            attributes[name] = value
-
-        bonus = sheet.get("attribute_bonus")
-        skills: dict[str, int] = {}
-        raw_skills = sheet.get("skills", {})
-        if not isinstance(raw_skills, dict):
-            problems.append("skills must be a table such as [skills] Violence = 2")
-            raw_skills = {}
-        for key, value in raw_skills.items():
-            name = check(m.canonical, key, options.skill_names(), "Skill")
-            if name is None:
-                continue
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                problems.append(f"Skill {name} must be a whole number 0 or more, not {value!r}")
-                continue
-            if value:
-                skills[name] = value
-        if options.attributes_only:
-            if skills:
+            legacy = read.legacy_advancements
+            allowed = legacy if legacy else options.creation_advancements
+            if len(read.advancements) > allowed:
+                why = "the retired character's half, rounded up" if legacy else "the optional one"
                 problems.append(
-                    "this campaign plays without Skills (attributes_only): remove skills"
+                    f"advancements: {len(read.advancements)} Advancements at creation; "
+                    f"at most {allowed} ({why})"
                 )
-            if not isinstance(bonus, str):
-                problems.append(
-                    "without Skills, choose one Attribute to raise by 1: "
-                    'attribute_bonus = "Agility"'
-                )
-            else:
-                bonus = check(m.canonical, bonus, m.ATTRIBUTES, "Attribute")
-        else:
-            if bonus is not None:
-                problems.append(
-                    "attribute_bonus is only for the no-Skills variant (attributes_only)"
-                )
-                bonus = None
-            total = sum(skills.values())
-            if total != options.skill_points:
-                problems.append(
-                    f"Skills total {total} points; spend exactly {options.skill_points}"
-                )
+            if "Retire" in advancements_of(read):
+                problems.append("advancements: Retire cannot be taken at creation")
+            return problems
 
-        legacy = sheet.get("legacy_advancements", 0)
-        if not isinstance(legacy, int) or isinstance(legacy, bool) or legacy < 0:
-            problems.append(f"legacy_advancements must be a whole number 0 or more, not {legacy!r}")
-            legacy = 0
-        allowed = legacy if legacy else options.creation_advancements
-        raw_adv = sheet.get("advancements", [])
-        advancements: list[str] = []
-        if not isinstance(raw_adv, list) or not all(isinstance(a, str) for a in raw_adv):
-            problems.append('advancements must be a list of names, e.g. ["Tough"]')
-            raw_adv = []
-        for entry in raw_adv:
-            name = check(st.known_advancement, entry, options)
-            if name is not None:
-                advancements.append(name)
-        if len(raw_adv) > allowed:
-            problems.append(
-                f"{len(raw_adv)} Advancements at creation; at most {allowed} "
-                + ("(the retired character's half, rounded up)" if legacy else "(the optional one)")
-            )
-        if "Retire" in advancements:
-            problems.append("Retire cannot be taken at creation")
+        def names(keys: Any, choices: Any, what: str) -> dict[str, str]:
+            out = {}
+            for key in keys:
+                try:
+                    out[key] = m.canonical(key, choices, what)
+                except RuleError:
+                    pass
+            return out
 
-        armour = sheet.get("armour", "none")
-        if armour not in m.ARMOUR:
-            problems.append(f"armour {armour!r} is not none, light or heavy")
-            armour = "none"
-        shield = sheet.get("shield", False)
-        if not isinstance(shield, bool):
-            problems.append("shield must be true or false")
-            shield = False
-        weapons: dict[str, str] = {}
-        raw_weapons = sheet.get("weapons", {})
-        if not isinstance(raw_weapons, dict):
-            problems.append('weapons must be a table such as [weapons] sword = "1d"')
-            raw_weapons = {}
-        for key, code in raw_weapons.items():
-            parsed = check(m.parse_effect, code if isinstance(code, str) else repr(code))
-            if parsed is not None:
-                weapons[str(key)] = str(parsed)
+        def skills_of(read: SheetIn) -> dict[str, int]:
+            named = names(read.skills, options.skill_names(), "Skill")
+            return {named[k]: v for k, v in read.skills.items() if k in named and v}
 
-        if problems:
-            raise RuleError(*problems)
+        def advancements_of(read: SheetIn) -> list[str]:
+            out = []
+            for entry in read.advancements:
+                try:
+                    out.append(st.known_advancement(entry, options))
+                except RuleError:
+                    pass
+            return out
+
+        read = check_sheet(SheetIn, sheet, rules=rules)
+        attributes = names(read.attributes, m.ATTRIBUTES, "Attribute")
         out: dict[str, Any] = {
-            "archetype": archetype,
-            "attributes": attributes,
-            "skills": skills,
-            "advancements": advancements,
-            "armour": armour,
-            "shield": shield,
-            "weapons": weapons,
+            "archetype": m.canonical(read.archetype, options.archetype_names(), "Archetype"),
+            "attributes": {attributes[k]: v for k, v in read.attributes.items()},
+            "skills": skills_of(read),
+            "advancements": advancements_of(read),
+            "armour": read.armour,
+            "shield": read.shield,
+            "weapons": {k: str(m.parse_effect(v)) for k, v in read.weapons.items()},
         }
-        if bonus:
-            out["attribute_bonus"] = bonus
-        if legacy:
-            out["legacy_advancements"] = legacy
+        if read.attribute_bonus is not None and options.attributes_only:
+            out["attribute_bonus"] = m.canonical(read.attribute_bonus, m.ATTRIBUTES, "Attribute")
+        if read.legacy_advancements:
+            out["legacy_advancements"] = read.legacy_advancements
         return out
 
     def initial_state(self, character: str, name: str, sheet: dict[str, Any]) -> Character:
@@ -264,8 +242,14 @@ class SheetRules(RuleSystem[Character, Options]):
             "shield": state.shield,
             "weapons": dict(state.weapons),
             "challenges": [
-                {"name": c.name, "level": m.level_name(c.level), "disposition": c.disposition,
-                 "status": c.status, "complication": c.complication, "shared": c.shared}
+                {
+                    "name": c.name,
+                    "level": m.level_name(c.level),
+                    "disposition": c.disposition,
+                    "status": c.status,
+                    "complication": c.complication,
+                    "shared": c.shared,
+                }
                 for c in state.challenges
             ],
             "attribute_points_to_lose": state.pending_loss,

@@ -18,11 +18,11 @@ Increasing Success". The Wyrd Engine has no GM-only facts: both views are the sa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
-from ledger import Line, RuleError, RuleSystem, Section, Sheet, Track, span_words
+from ledger import Line, RuleError, RuleSystem, Section, Sheet, Track, check_sheet, span_words
 
 from .rules import SKILL_LEVELS, level_name, parse_rating, signed
 from .state import SEVERITIES, WOUND_CAPACITY, WOUND_PENALTY, Character, Options, Trait, Wound
@@ -30,7 +30,6 @@ from .state import SEVERITIES, WOUND_CAPACITY, WOUND_PENALTY, Character, Options
 TEXT_FIELDS = ("concept", "appearance", "personality", "backstory", "notes")
 TRAIT_KINDS = ("bonus", "ability", "permission", "substitution")
 TRAIT_FIELDS = ("name", "kind", "skill", "instead_of", "once_per", "when", "text")
-SHEET_FIELDS = (*TEXT_FIELDS, "npc", "skills", "traits", "gear")
 
 #: Creation pyramid: rating → how many skills have it ("Step 2: Choose Skills").
 PYRAMID = {3: 1, 2: 2, 1: 3}
@@ -78,21 +77,70 @@ def _trait(entry: Any, where: str, known: Sequence[str], problems: list[str]) ->
     if kind not in TRAIT_KINDS:
         problems.append(f"{label} has kind {kind!r}: use one of {', '.join(TRAIT_KINDS)}")
         return out
-    if kind == "bonus" and not out.get("skill"):
-        problems.append(f"{label} is a bonus trait: name the skill it gives +2 to (skill = ...)")
-    if kind == "substitution" and not (out.get("skill") and out.get("instead_of")):
-        problems.append(
-            f"{label} is a substitution: give skill (used) and instead_of (replaced)"
-        )
-    if kind == "ability":
-        once = entry.get("once_per")
-        if once not in ("scene", "session"):
-            problems.append(f"{label} is an ability: set once_per to 'scene' or 'session'")
-        else:
-            out["once_per"] = once
-    elif entry.get("once_per") is not None:
-        problems.append(f"{label}: once_per belongs to ability traits only")
+    problems.extend(
+        _kind_problems(label, kind, out.get("skill"), out.get("instead_of"), entry.get("once_per"))
+    )
+    if kind == "ability" and entry.get("once_per") in ("scene", "session"):
+        out["once_per"] = entry["once_per"]
     return out
+
+
+def _kind_problems(
+    label: str, kind: str, skill: str | None, instead_of: str | None, once_per: Any
+) -> list[str]:
+    """What a trait of ``kind`` lacks or must not have ("Traits": a bonus names its skill,
+    a substitution the skill used and the one replaced, an ability once per scene or
+    session)."""
+    problems = []
+    if kind == "bonus" and not skill:
+        problems.append(f"{label} is a bonus trait: name the skill it gives +2 to (skill = ...)")
+    if kind == "substitution" and not (skill and instead_of):
+        problems.append(f"{label} is a substitution: give skill (used) and instead_of (replaced)")
+    if kind == "ability" and once_per not in ("scene", "session"):
+        problems.append(f"{label} is an ability: set once_per to 'scene' or 'session'")
+    elif kind != "ability" and once_per is not None:
+        problems.append(f"{label}: once_per belongs to ability traits only")
+    return problems
+
+
+def _normal(trait: TraitIn, known: Sequence[str]) -> dict[str, Any]:
+    """A trait as the sheet stores it: name and kind, then the fields given, skills in the
+    campaign's spelling."""
+    out: dict[str, Any] = {"name": trait.name.strip(), "kind": trait.kind}
+    out.update({k: getattr(trait, k) for k in ("when", "text") if getattr(trait, k) is not None})
+    for key in ("skill", "instead_of"):
+        if getattr(trait, key) is not None:
+            out[key] = canonical_skill(getattr(trait, key), known)
+    if trait.kind == "ability" and trait.once_per is not None:
+        out["once_per"] = trait.once_per
+    return out
+
+
+class TraitIn(msgspec.Struct, kw_only=True):
+    """One ``[[traits]]`` or ``[[gear]]`` table as written ("Traits", "Gear as Traits");
+    what each kind needs is checked by :func:`_kind_problems`."""
+
+    name: Annotated[str, msgspec.Meta(pattern=r"\S", description="a name, not empty")]
+    kind: Literal["bonus", "ability", "permission", "substitution"]
+    skill: str | None = None
+    instead_of: str | None = None
+    once_per: Literal["scene", "session"] | None = None
+    when: str | None = None
+    text: str | None = None
+
+
+class SheetIn(msgspec.Struct, kw_only=True):
+    """A Wyrd Engine sheet as written (:meth:`SheetRules.create_sheet` shows one)."""
+
+    concept: str | None = None
+    appearance: str | None = None
+    personality: str | None = None
+    backstory: str | None = None
+    notes: str | None = None
+    npc: bool = False
+    skills: dict[str, int | str] = {}
+    traits: list[TraitIn] = []
+    gear: list[TraitIn] = []
 
 
 #: rating → the Fate-ladder name the worked examples use ("Great (+3)").
@@ -171,79 +219,62 @@ class SheetRules(RuleSystem[Character, Options]):
         :raises RuleError: listing every broken rule (unknown field, bad rating, pyramid counts,
             sum, trait/gear counts, trait shape, duplicate names).
         """
-        problems: list[str] = []
-        unknown = sorted(set(sheet) - set(SHEET_FIELDS))
-        if unknown:
-            problems.append(
-                f"unknown sheet field(s) {', '.join(unknown)}: a Wyrd Engine sheet has "
-                f"{', '.join(SHEET_FIELDS)}"
-            )
-        npc = sheet.get("npc", False)
-        if not isinstance(npc, bool):
-            problems.append(f"npc must be true or false, not {npc!r}")
-            npc = False
-        out: dict[str, Any] = {"npc": npc}
-        for key in TEXT_FIELDS:
-            if key in sheet:
-                out[key] = str(sheet[key])
-
-        raw_skills = sheet.get("skills", {})
+        options = self.options
         skills: dict[str, int] = {}
-        if not isinstance(raw_skills, dict):
-            problems.append("skills must be a table of skill = rating")
-            raw_skills = {}
-        for raw_name, raw_value in raw_skills.items():
-            name = canonical_skill(str(raw_name), self.options.skill_list)
-            try:
-                rating = parse_rating(raw_value)
-            except RuleError as e:
-                problems.append(f"skill {name}: {e}")
-                continue
-            if name.lower() in (s.lower() for s in skills):
-                problems.append(f"skill {name} is listed twice")
-            skills[name] = rating
+
+        def rules(read: SheetIn) -> list[str]:
+            problems = []
+            for raw_name, raw_value in read.skills.items():
+                name = canonical_skill(raw_name, options.skill_list)
+                try:
+                    rating = parse_rating(raw_value)
+                except RuleError as e:
+                    problems.append(f"skills.{raw_name}: {e}")
+                    continue
+                if name.lower() in (s.lower() for s in skills):
+                    problems.append(f"skills.{raw_name}: skill {name} is listed twice")
+                skills[name] = rating
+            if not read.npc:
+                for name, rating in skills.items():
+                    if not 0 <= rating <= 3:
+                        problems.append(
+                            f"skills.{name}: skill {name} is {signed(rating)}: at creation "
+                            "skills run from +0 to +3"
+                        )
+                for rating, wanted in PYRAMID.items():
+                    have = [n for n, r in skills.items() if r == rating]
+                    if len(have) != wanted:
+                        listed = f" ({', '.join(have)})" if have else ""
+                        problems.append(
+                            f"skills: a character has exactly {wanted} {PYRAMID_NAMES[rating]} "
+                            f"skill{'s' if wanted > 1 else ''}, not {len(have)}{listed}"
+                        )
+                if (total := sum(skills.values())) != SKILL_SUM:
+                    problems.append(f"skills: skill ratings must sum to {SKILL_SUM}, not {total}")
+            seen: set[str] = set()
+            for key, count, noun in (("traits", TRAIT_COUNT, "Traits"),
+                                     ("gear", GEAR_COUNT, "pieces of gear")):  # fmt: skip
+                given = sheet.get(key, [])
+                n = len(given) if isinstance(given, list) else 0
+                if not read.npc and n != count:
+                    problems.append(
+                        f"{key}: a player character has exactly {count} {noun}, not {n}"
+                    )
+                for t in getattr(read, key):
+                    label = f"{key}: {t.name.strip()!r}"
+                    problems += _kind_problems(label, t.kind, t.skill, t.instead_of, t.once_per)
+                    if t.name.strip().lower() in seen:
+                        problems.append(f"{label} is used twice among traits and gear")
+                    seen.add(t.name.strip().lower())
+            return problems
+
+        read = check_sheet(SheetIn, sheet, rules=rules)
+        known = [*options.skill_list, *skills]
+        out: dict[str, Any] = {"npc": read.npc}
+        out.update({k: getattr(read, k) for k in TEXT_FIELDS if getattr(read, k) is not None})
         out["skills"] = skills
-
-        if not npc:
-            for name, rating in skills.items():
-                if not 0 <= rating <= 3:
-                    problems.append(
-                        f"skill {name} is {signed(rating)}: at creation skills run from +0 to +3"
-                    )
-            for rating, wanted in PYRAMID.items():
-                have = [n for n, r in skills.items() if r == rating]
-                if len(have) != wanted:
-                    listed = f" ({', '.join(have)})" if have else ""
-                    problems.append(
-                        f"a character has exactly {wanted} {PYRAMID_NAMES[rating]} "
-                        f"skill{'s' if wanted > 1 else ''}, not {len(have)}{listed}"
-                    )
-            total = sum(skills.values())
-            if total != SKILL_SUM:
-                problems.append(f"skill ratings must sum to {SKILL_SUM}, not {total}")
-
-        known = [*self.options.skill_list, *skills]
-        seen: set[str] = set()
-        for key, count, word in (("traits", TRAIT_COUNT, "Trait"), ("gear", GEAR_COUNT, "Gear")):
-            raw = sheet.get(key, [])
-            if not isinstance(raw, list):
-                problems.append(f"{key} must be a list of tables ([[{key}]])")
-                raw = []
-            if not npc and len(raw) != count:
-                noun = "Traits" if key == "traits" else "pieces of gear"
-                problems.append(f"a player character has exactly {count} {noun}, not {len(raw)}")
-            entries = []
-            for i, entry in enumerate(raw, start=1):
-                trait = _trait(entry, f"{word} {i}", known, problems)
-                name = trait.get("name", "")
-                if name:
-                    if name.lower() in seen:
-                        problems.append(f"the name {name!r} is used twice among traits and gear")
-                    seen.add(name.lower())
-                entries.append(trait)
-            out[key] = entries
-        if problems:
-            raise RuleError(*problems)
+        for key in ("traits", "gear"):
+            out[key] = [_normal(t, known) for t in getattr(read, key)]
         return out
 
     def initial_state(self, character: str, name: str, sheet: dict[str, Any]) -> Character:
@@ -375,7 +406,9 @@ class SheetRules(RuleSystem[Character, Options]):
             if skill in physical_skills and set(penalties[skill]) == {"−3 Severe wound"}:
                 continue
             skills.append(
-                Line(label=skill, value=rating_text(0), note=", ".join(penalties[skill]), tone="bad")
+                Line(
+                    label=skill, value=rating_text(0), note=", ".join(penalties[skill]), tone="bad"
+                )
             )
         sections.append(Section(title="Skills", items=tuple(skills)))
 
@@ -417,9 +450,7 @@ class SheetRules(RuleSystem[Character, Options]):
                 continue
             affected = list(wound.affected_skills)
             if severity == "severe":
-                affected = [
-                    "physical actions", *[s for s in affected if s not in physical_skills]
-                ]
+                affected = ["physical actions", *[s for s in affected if s not in physical_skills]]
             effect = f"−{penalty} to {', '.join(affected)}" if affected else f"−{penalty}"
             harm.append(
                 Line(

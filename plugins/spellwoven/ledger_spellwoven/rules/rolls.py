@@ -143,12 +143,12 @@ def parse_vs(spec: Any) -> Opponent:
         raise RuleError(f"the opponent {text!r}: one Weakness is used at a time, not {' and '.join(kinds)}", param="vs")
     levels = [p for p in rest if p.lstrip("-").isdigit()]
     names = [p for p in rest if not p.lstrip("-").isdigit()]
-    usage = "write --vs as S, NAME:S or NAME:S:advantage (e.g. --vs housewife:2)"
+    usage = "write the opponent as S, NAME:S or NAME:S:advantage (e.g. housewife:2)"
     if len(levels) != 1 or len(names) > 1 or not text:
         raise RuleError(f"the opponent {text!r} needs the opponent's Skill Level; {usage}", param="vs")
     level = int(levels[0])
     if level < 1:
-        raise RuleError(f"the opponent's Skill Level must be 1 or more, not {level}; {usage}")
+        raise RuleError(f"the opponent's Skill Level must be 1 or more, not {level}; {usage}", param="vs")
     mode = roll_mode("advantage" in flags, "disadvantage" in flags, "weakness" in flags)
     exploits = (kinds[0] if kinds else "weakness") if "weakness" in flags else None
     return Opponent(names[0] if names else "", level, mode, exploits)

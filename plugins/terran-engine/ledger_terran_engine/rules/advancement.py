@@ -76,7 +76,7 @@ def parse_choices(choices: dict[str, Any], states: dict[str, Any]) -> dict[str, 
         cid = by_lower.get(cid_raw.casefold())
         if cid is None:
             problems.append(
-                f"--choice {key}: no character {cid_raw!r} (ids: {', '.join(states) or 'none'})"
+                f"the choice {key}: no character {cid_raw!r} (ids: {', '.join(states) or 'none'})"
             )
             continue
         mine = out.setdefault(cid, {"develop": {}})
@@ -88,7 +88,7 @@ def parse_choices(choices: dict[str, Any], states: dict[str, Any]) -> dict[str, 
                 count = 0
             if count < 1:
                 problems.append(
-                    f"--choice {key}={value}: spend a whole number of Experience, 1 or more"
+                    f"the choice {key}={value}: spend a whole number of Experience, 1 or more"
                 )
                 continue
             if action == "advance" and not skill:
@@ -96,21 +96,21 @@ def parse_choices(choices: dict[str, Any], states: dict[str, Any]) -> dict[str, 
             elif action == "develop" and skill:
                 mine["develop"][skill] = count
             else:
-                problems.append(f"--choice {key}: write {cid}.advance=K or {cid}.develop.SKILL=K")
+                problems.append(f"the choice {key}: write {cid}.advance=K or {cid}.develop.SKILL=K")
         elif action == "advancement" and not skill:
             mine["advancement"] = str(value)
         elif action == "client_seed" and not skill:
             problems.append(
-                f"--choice {key}: advancement client seeds are fixed before the roll "
+                f"the choice {key}: advancement client seeds are fixed before the roll "
                 f"(advance:<session>:{cid}), not chosen; drop this choice"
             )
         else:
             problems.append(
-                f"--choice {key}: unknown key; use {cid}.advance=K, {cid}.advancement=NAME "
+                f"the choice {key}: unknown key; use {cid}.advance=K, {cid}.advancement=NAME "
                 f"or {cid}.develop.SKILL=K"
             )
     if problems:
-        raise RuleError(*problems)
+        raise RuleError(*problems, param="choice")
     return out
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, Self
 
 from ledger import (
     DiceError,
@@ -85,7 +85,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
 
     # --- configuration -------------------------------------------------------------------
 
-    def configure(self, options: dict[str, Any] | None = None) -> RuleSystem[Character, Options]:
+    def configure(self, options: dict[str, Any] | None = None) -> Self:
         """Bind campaign options (see :class:`~ledger_wyrd_engine.state.Options`).
 
         :raises RuleError: an unknown option, a wrong type, or a value out of range.
@@ -191,65 +191,77 @@ class Rules(Clock, RuleSystem[Character, Options]):
         initiative = bool(p.get("initiative"))
         if not request.skill and not initiative:
             raise RuleError("name the skill to roll, e.g. `campaign roll julian investigate`")
-        problems = []
+        problems: list[str] = []
+        about: list[str] = []  # the option each problem is about (the first is the refusal's)
+
+        def problem(text: str, option: str) -> None:
+            problems.append(text)
+            about.append(option)
+
         traits = p.get("trait") or ()
         traits = (traits,) if isinstance(traits, str) else tuple(traits)
         if len(traits) > 1:
-            problems.append(
+            problem(
                 f"invoke one trait, not {len(traits)} ({', '.join(traits)}): traits don't "
-                "stack (\"How Traits Work\"; ruling C11)"
+                "stack (\"How Traits Work\"; ruling C11)", "trait"
             )
         situational = p.get("situational") or 0
         situation = (p.get("situation") or "").strip()
         if situational and not situation:
-            problems.append(
-                "say why with --situation, e.g. --situation 'improvised weapon': a "
-                "situational modifier is recorded with its reason"
+            problem(
+                "say why it applies, e.g. 'improvised weapon': a situational modifier is "
+                "recorded with its reason", "situation"
             )
         if situation and not situational:
-            problems.append("--situation is the reason for --situational N: give the modifier too")
+            problem("why it applies is the reason for a situational modifier: give the "
+                    "modifier too", "situational")
         dr_text = p.get("dr")
         vs = p.get("vs")
         attack, defend = bool(p.get("attack")), bool(p.get("defend"))
         opponent = request.opponent
         opposed = vs is not None or opponent is not None
         if initiative and dr_text is not None:
-            problems.append(
+            problem(
                 "initiative has no DR: the highest roll acts first (\"Initiative: Who Acts "
-                "First?\"); leave --dr out"
+                "First?\"); leave the Difficulty Rating out", "dr"
             )
         if initiative and (p.get("attack") or p.get("defend")):
-            problems.append("an initiative roll is not an --attack or a --defend")
+            problem("an initiative roll is not an attack or a defence", "initiative")
         if not opposed and dr_text is None and not initiative:
-            problems.append(
-                "give --dr (a number or a name like good), or --vs / --vs-character for an "
-                "opponent"
+            problem(
+                "give the Difficulty Rating (a number or a name like good), or an opponent: "
+                "their rating, or a character on the ledger", "dr"
             )
         if opposed and dr_text is not None:
-            problems.append("give either --dr (passive) or an opponent (opposed), not both")
+            problem("give either the Difficulty Rating (passive) or an opponent (opposed), "
+                    "not both", "dr")
         if vs is not None and opponent is not None:
-            problems.append(
-                "give the opponent as --vs RATING or --vs-character NAME, not both: a "
-                "character's rating comes from their sheet"
+            problem(
+                "give the opponent as their rating or as a character on the ledger, not both: "
+                "a character's rating comes from their sheet", "vs"
             )
         if opponent is not None and p.get("opponent"):
-            problems.append("--opponent names an opponent off the ledger: leave it out with --vs-character")
+            problem("who opposes names an opponent off the ledger: leave it out for a "
+                    "character on the ledger", "opponent")
         if p.get("vs_trait") and opponent is None:
-            problems.append("--vs-trait is the trait of the opponent named with --vs-character")
+            problem("the opponent's trait or gear is that of an opponent on the ledger: name "
+                    "them too", "vs_trait")
         if attack and defend:
-            problems.append("a roll is --attack or --defend, not both")
+            problem("a roll is attacking or defending, not both", "attack")
         if (attack or defend) and not opposed:
-            problems.append(
-                "--attack and --defend need an opponent: --vs RATING or --vs-character NAME"
+            problem(
+                "attacking and defending need an opponent: their rating, or a character on "
+                "the ledger", "attack" if attack else "defend"
             )
         boost = p.get("boost") or 0
         if boost and boost not in (1, 2):
-            problems.append(f"--boost is 1 or 2, not {boost}")
+            problem(f"a boost spent is 1 or 2, not {boost}", "boost")
         teamwork = p.get("teamwork") or 0
         if teamwork and teamwork not in (1, 2):
-            problems.append(f"--teamwork is +1 (or +2 in special cases), not {teamwork}")
+            problem(f"the teamwork bonus is +1 (or +2 in special cases), not {teamwork}",
+                    "teamwork")
         if problems:
-            raise RuleError(*problems)
+            raise RuleError(*problems, param=about[0])
         if boost and not any(b.value == boost for b in state.boosts):
             held = ", ".join(f"+{b.value}" for b in state.boosts) or "none"
             raise RuleError(f"{state.name} holds no +{boost} boost (held: {held})")

@@ -19,7 +19,7 @@ from ledger.events import Recorded, Roll, RollRequested, RollWithdrawn
 from ledger.rules.requests import RollRequest
 
 if TYPE_CHECKING:
-    from ledger.campaign.ports import CampaignPort
+    from ledger.campaign.aggregate import Campaign
 
 
 class NothingToRoll(RuleError):
@@ -48,7 +48,7 @@ def nothing_to_roll(system: Any, event: Any, *, drawn: int) -> str | RuleError |
     return reason
 
 
-def find_request(campaign: CampaignPort, seq: int) -> Recorded:
+def find_request(campaign: Campaign, seq: int) -> Recorded:
     """The ``roll.requested`` record at ``seq``.
 
     :raises NotFound: no event ``seq``, or it is not a roll request.
@@ -59,7 +59,7 @@ def find_request(campaign: CampaignPort, seq: int) -> Recorded:
     return rec
 
 
-def closed_by(campaign: CampaignPort, request: Recorded) -> Recorded | None:
+def closed_by(campaign: Campaign, request: Recorded) -> Recorded | None:
     """The roll that answered ``request`` or the ``roll.withdrawn`` that withdrew it, if any
     (read from the requested character's events after it)."""
     for rec in campaign.records(after=request.seq, stream=request.stream):
@@ -71,7 +71,7 @@ def closed_by(campaign: CampaignPort, request: Recorded) -> Recorded | None:
     return None
 
 
-def open_request(campaign: CampaignPort, seq: int) -> RollRequested:
+def open_request(campaign: Campaign, seq: int) -> RollRequested:
     """The request at ``seq``, still waiting for its answer.
 
     :raises NotFound: no such request.
@@ -96,7 +96,7 @@ def inputs_of(request: RollRequested) -> tuple[str | None, dict[str, Any]]:
 
 
 def request_roll(
-    campaign: CampaignPort,
+    campaign: Campaign,
     character: str,
     skill: str | None,
     params: dict[str, Any],
@@ -132,19 +132,19 @@ def request_roll(
     return campaign.append([event], actor=actor, at=at)[0]
 
 
-def withdraw(campaign: CampaignPort, seq: int, reason: str, *, actor: str, at: str) -> Recorded:
+def withdraw(campaign: Campaign, seq: int, reason: str, *, actor: str, at: str) -> Recorded:
     """Append ``roll.withdrawn`` for the open request at ``seq``.
 
     :raises RuleError: no reason, or the request was answered or withdrawn already.
     """
     if not reason.strip():
-        raise RuleError('say why the request is withdrawn: --reason "..."')
+        raise RuleError("say why the request is withdrawn", param="reason")
     request = open_request(campaign, seq)
     event = RollWithdrawn(character=request.character, request=seq, reason=reason.strip())
     return campaign.append([event], actor=actor, at=at)[0]
 
 
-def check(campaign: CampaignPort, event: Any) -> None:
+def check(campaign: Campaign, event: Any) -> None:
     """Refuse an answer or a withdrawal that does not fit its request (called by
     :func:`ledger.campaign.validation.check_kinds` for every event appended).
 
@@ -180,7 +180,7 @@ TALLY_KEYS = (
 
 
 def tally(
-    campaign: CampaignPort,
+    campaign: Campaign,
     *,
     as_gm: bool,
     character: str | None = None,
