@@ -58,9 +58,7 @@ def test_piped_entries_run_like_commands_on_one_open_ledger(casebook, monkeypatc
     monkeypatch.setattr(store_module, "Store", Counting)
     result = play(
         casebook,
-        "roll julian investigate --dr good --dice ++-0\n"
-        "damage felix 2\n"
-        "sheet felix --json\n",
+        "roll julian investigate --dr good --dice ++-0\ndamage felix 2\nsheet felix --json\n",
     )
     assert result.exit_code == 0, result.output
     assert opened == [casebook]  # one ledger, opened once for every entry
@@ -172,7 +170,7 @@ def test_a_missing_ledger_is_refused_before_the_prompt(tmp_path):
     assert "no ledger at" in result.output
 
 
-def wait_for(condition, seconds=10.0):
+def wait_for(condition, seconds=60.0):  # bounds a hang only
     deadline = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < deadline, "the prompt did not get there in time"
@@ -319,7 +317,9 @@ def test_the_prompt_shows_the_view_the_next_entry_uses(casebook, capsys):
         assert typed.shown == [f"casebook s1{mark}> " for mark in marks], default
     capsys.readouterr()
     result = play(casebook, "--as gm log --json\nlog --json\n")  # each entry: its own view
-    first, second = (json.loads(line) for line in result.output.splitlines() if line.startswith("["))
+    first, second = (
+        json.loads(line) for line in result.output.splitlines() if line.startswith("[")
+    )
     assert len(first) > len([e for e in second if not e.get("redacted")])
 
 
