@@ -228,12 +228,16 @@ def postgres_server() -> Iterator[str]:
 
     testrun = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")[:8] or str(os.getpid())
     own, name = _worker_database(url, testrun)
+    import psycopg
+
+    # a connection held to the worker's database for the whole run marks it in use, so
+    # another run's clean-up of databases left by dead runs passes it over
+    keeper = psycopg.connect(own, autocommit=True) if name is not None else None
     try:
         yield own
     finally:
-        if name is not None:
-            import psycopg
-
+        if keeper is not None:
+            keeper.close()
             with psycopg.connect(url, autocommit=True) as conn:
                 conn.execute(f'drop database if exists "{name}" with (force)')
 
