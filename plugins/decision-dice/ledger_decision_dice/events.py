@@ -76,6 +76,9 @@ class DecisionRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.decisio
     :ivar outcome: ``"success"`` (total ≥ target, ties succeed) or ``"failure"``.
     :ivar conditions: names of the character's conditions that applied (each use counts).
     :ivar supply: the supply roll made after the action, if the action used supplies.
+
+    What it was asked is in ``inputs`` (by option name, recorded by the core); a schema
+    version 1 payload is read with them rebuilt from its fields (:func:`roll_kept_no_inputs`).
     """
 
     section = "Decision Rolls: Target Numbers, Success and Failure; Advantage and Disadvantage"
@@ -117,6 +120,8 @@ class ContestRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.contest_
         they oppose with, ``vs_modifiers`` their breakdown (the stat, ``--opponent-modifier``
         values, their conditions' values counted by the Modifiers rule) and
         ``vs_conditions`` the conditions of theirs that applied.
+
+    What it was asked is in ``inputs``, as for :class:`DecisionRolled`.
     """
 
     section = "General Rules of Play: Contested Rolls; Resolving a Tie"
@@ -157,6 +162,9 @@ class SupplyRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.supply_ro
     :ivar dice: ``[face]``; ``total`` = face; ``target`` = 4 (the lowest face that keeps the
         size); ``outcome``: ``"success"`` when the die keeps its size, ``"failure"`` when it
         steps down.
+
+    What it was asked is in ``inputs``: the item as named (:func:`supply_kept_no_inputs`
+    reads a schema version 1 payload).
     """
 
     section = "Secondary Mechanics: Supply Rolls"
