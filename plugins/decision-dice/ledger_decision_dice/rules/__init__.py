@@ -3,9 +3,10 @@
 :class:`Rules` resolves ``campaign roll`` into decision, contested and supply roll events,
 re-derives a supply roll from its item, and turns ``campaign damage`` into harm. A roll
 keeps what it was asked by option name (``inputs``, recorded by the core), which the core's
-default ``request_of`` reads back for re-derivation and corrections. It draws the dice in the order the rules list them and returns events;
-no state changes happen here (:mod:`ledger_decision_dice.appliers` does that). The rules as
-pure functions are in :mod:`ledger_decision_dice.rules.mechanics`.
+default ``request_of`` reads back for re-derivation and corrections. It draws the dice in
+the order the rules list them and returns events; no state changes happen here
+(:mod:`ledger_decision_dice.appliers` does that). The rules as pure functions are in
+:mod:`ledger_decision_dice.rules.mechanics`.
 """
 
 from __future__ import annotations
@@ -332,6 +333,12 @@ class Rules(RuleSystem[Character, Options]):
             outcome="success" if after == die else "failure",
             **dice.fields(),
         )
+
+    def opponent_of(self, event: Event) -> str | None:
+        """The character on the ledger a contested roll was made against (``vs_character``,
+        ruling DD6); no other roll is made against anyone, whatever it was asked (a supply
+        roll given an opponent on the ledger is refused, nothing written)."""
+        return event.vs_character if isinstance(event, ContestRolled) else None
 
     def rederive(
         self, state: Character, event: Roll, *, name: str, opponent: Opponent | None = None
