@@ -364,7 +364,7 @@ def bench_shell(tmp: Path, reps: int, entries: int, process_ms: float) -> dict[s
     import io
 
     from ledger.cli import App
-    from ledger.cli.shell import TableShell
+    from ledger.cli.play import TableShell
 
     print(f"campaign play entries, {reps} rounds x {entries}")
     db = tmp / "shell.db"

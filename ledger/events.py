@@ -435,6 +435,25 @@ class ChronicleSigned(Event, frozen=True, kw_only=True, tag="chronicle.signed"):
     note: str
 
 
+class ChronicleCosigned(Event, frozen=True, kw_only=True, tag="chronicle.cosigned"):
+    """A player's phone cosigned their character's chronicle entry: the player agrees it is
+    theirs (docs/league.md "Cosigned entries").
+
+    :ivar character: whose entry it is (this event's stream).
+    :ivar entry: the entry's hash (hex SHA-256 of its note text).
+    :ivar session: the session the entry is of.
+    :ivar vkey: the phone's cosigner key, ``NAME+KEYID+BASE64(0x04 ‖ KEY)``.
+    :ivar signature: the cosignature line ``— NAME BASE64(KEY ID ‖ TIMESTAMP ‖ SIGNATURE)``
+        over the entry's note text (:func:`ledger.trust.chronicle.verify_cosignature`).
+    """
+
+    character: str
+    entry: str
+    session: int
+    vkey: str
+    signature: str
+
+
 class CharacterJoined(Event, frozen=True, kw_only=True, tag="character.joined"):
     """A character carried in from a verified passport (``campaign character add
     --passport``), right after the ``character.created`` that starts them from the
@@ -482,6 +501,7 @@ CORE_EVENT_TYPES: tuple[type[Event], ...] = (
     RollImported,
     ChronicleSigned,
     CharacterJoined,
+    ChronicleCosigned,
 )
 
 

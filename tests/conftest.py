@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+
 import freezegun
 import pytest
 from click.testing import CliRunner
@@ -15,6 +18,43 @@ AT = "2026-03-01T19:00:00.000000Z"
 
 # pytest times each test with its own clock (``--durations``): a frozen clock must not reach it
 freezegun.configure(extend_ignore_list=["_pytest.timing", "_pytest.runner"])
+
+
+#: test files whose tests pytest-xdist may spread over its workers in groups: a pattern
+#: whose groups, joined, name the group of a test's id (every other file is one group)
+SPLIT_FILES = {
+    # one group per journey and look: each journey's night is a module fixture of its own
+    # per look, built from the templates, so groups share nothing; a group's scenes run in
+    # order on one worker
+    "tests/test_web_journeys.py": re.compile(
+        r"::test_(j\d+)_.*\[(?:[^\]]*-)?(\d+x\d+-(?:light|dark))\]$"
+    ),
+}
+
+
+def xdist_group_of(nodeid: str) -> str:
+    """The group of the test ``nodeid`` that one pytest-xdist worker runs, in order: its
+    file, or a part of it (:data:`SPLIT_FILES`)."""
+    file = nodeid.split("::", 1)[0]
+    pattern = SPLIT_FILES.get(file)
+    found = pattern.search(nodeid) if pattern else None
+    return f"{file}::{'-'.join(found.groups())}" if found else file
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadscope`` (addopts) by :func:`xdist_group_of`: a file to one worker (its
+    module fixtures built once, its tests in the order written), the journeys by journey
+    and look."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group_of(nodeid)
+
+    return ByGroup(config, log)
 
 
 @pytest.fixture
@@ -58,6 +98,30 @@ def toy_campaign(toy_system, invoke, tmp_path, frozen):
         result = invoke("character", "add", "--sheet", str(sheet))
         assert result.exit_code == 0, result.output
     return invoke
+
+
+@pytest.fixture(scope="session")
+def bundled_root(tmp_path_factory):
+    """The folder of the bundled campaigns built once for the run (``NAME.db`` each; see
+    tests/bundled.py): read-only to tests, which take copies with :func:`bundled`."""
+    from .bundled import built_campaigns
+
+    return built_campaigns(tmp_path_factory)
+
+
+@pytest.fixture
+def bundled(bundled_root, tmp_path):
+    """``bundled(name, to=None)``: a copy of bundled campaign ``name`` (built at 2026-03-01
+    19:00 UTC with the golden randomness) at ``to`` (default ``TMP/NAME.db``), mode 0600;
+    returns its path. Opening a copy needs no build: the run built each campaign once."""
+    from pathlib import Path
+
+    from .bundled import copy_built
+
+    def copy(name: str, to: str | Path | None = None) -> Path:
+        return copy_built(bundled_root, name, Path(to) if to else tmp_path / f"{name}.db")
+
+    return copy
 
 
 @pytest.fixture
@@ -109,13 +173,69 @@ def _postgres_url() -> tuple[str | None, str]:
     return url, ""
 
 
+def worker_id() -> str:
+    """This pytest-xdist worker's name (``gw0``, ``gw1``...), or ``main`` without xdist."""
+    import os
+
+    return os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+
+def _worker_database(url: str, testrun: str) -> tuple[str, str | None]:
+    """A database of this xdist worker's own on the server of ``url`` (created empty; the
+    caller drops it), and its name; ``url`` itself and ``None`` without xdist or when the
+    user may not create databases (each test still gets a fresh schema).
+
+    Databases this helper left behind by a run that died (``<db>_gwN_<run>``, nobody
+    connected) are dropped first; a live run's are in use and stay.
+    """
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
+
+    worker = worker_id()
+    if worker == "main":
+        return url, None
+    parts = urlsplit(url)
+    base = parts.path.lstrip("/") or "postgres"
+    name = f"{base}_{worker}_{testrun}"
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            stale = conn.execute(
+                "select datname from pg_database where datname like %s and datname <> %s",
+                (f"{base}\\_{worker}\\_%", name),
+            ).fetchall()
+            for (old,) in stale:
+                try:
+                    conn.execute(f'drop database if exists "{old}"')
+                except psycopg.Error:
+                    pass  # in use: another run's, alive
+            conn.execute(f'drop database if exists "{name}"')
+            conn.execute(f'create database "{name}"')
+    except psycopg.Error:
+        return url, None
+    return urlunsplit(parts._replace(path=f"/{name}")), name
+
+
 @pytest.fixture(scope="session")
-def postgres_server() -> str:
-    """The URL of the test PostgreSQL server (skips with the reason when there is none)."""
+def postgres_server() -> Iterator[str]:
+    """The URL of the test PostgreSQL server (skips with the reason when there is none):
+    under pytest-xdist a database of the worker's own, created empty at the start and
+    dropped at the end, so workers never meet."""
     url, reason = _postgres_url()
     if url is None:
         pytest.skip(f"PostgreSQL half skipped: {reason}")
-    return url
+    import os
+
+    testrun = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")[:8] or str(os.getpid())
+    own, name = _worker_database(url, testrun)
+    try:
+        yield own
+    finally:
+        if name is not None:
+            import psycopg
+
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute(f'drop database if exists "{name}" with (force)')
 
 
 @pytest.fixture

@@ -43,7 +43,9 @@ def _rechain(lines):
         event = msgspec.json.decode(line)
         event["prev_hash"] = prev
         body = {k: v for k, v in event.items() if k != "hash"}
-        event["hash"] = hashlib.sha256(bytes.fromhex(prev) + msgspec.json.encode(body, order="sorted")).hexdigest()
+        event["hash"] = hashlib.sha256(
+            bytes.fromhex(prev) + msgspec.json.encode(body, order="sorted")
+        ).hexdigest()
         prev = event["hash"]
         out.append(msgspec.json.encode(event))
     return out
@@ -81,18 +83,31 @@ def test_a_rewrite_after_the_note_is_caught_naming_the_size(played, tmp_path):
     result = played("verify", str(path), "--receipt", str(tmp_path / "note.txt"))
     assert result.exit_code == 1
     assert "rewritten after the checkpoint of size 7" in result.output
-    out = json.loads(played("verify", str(path), "--receipt", str(tmp_path / "note.txt"), "--json").output)
+    out = json.loads(
+        played("verify", str(path), "--receipt", str(tmp_path / "note.txt"), "--json").output
+    )
     assert out["ok"] is False and out["bad_seq"] == 7
     # keeping the old checkpoint lines in the file gives it away without any note
-    kept = _rewritten(_export(played, tmp_path, who="gm"), tmp_path, 2, "Ann Vance", "Ann Vanse", keep_trust=True)
+    kept = _rewritten(
+        _export(played, tmp_path, who="gm"), tmp_path, 2, "Ann Vance", "Ann Vanse", keep_trust=True
+    )
     result = played("verify", str(kept))
     assert result.exit_code == 1 and "checkpoint of size 3" in result.output
 
 
 def test_a_rewrite_after_the_note_is_refused_on_import(played, tmp_path):
-    kept = _rewritten(_export(played, tmp_path, who="gm"), tmp_path, 9, "after the checkpoint", "nothing", keep_trust=True)
+    kept = _rewritten(
+        _export(played, tmp_path, who="gm"),
+        tmp_path,
+        9,
+        "after the checkpoint",
+        "nothing",
+        keep_trust=True,
+    )
     assert played("verify", str(kept)).exit_code == 0  # a rewrite after size 7 breaks no checkpoint
-    forged = _rewritten(_export(played, tmp_path, who="gm"), tmp_path, 2, "Ann Vance", "Ann Vanse", keep_trust=True)
+    forged = _rewritten(
+        _export(played, tmp_path, who="gm"), tmp_path, 2, "Ann Vance", "Ann Vanse", keep_trust=True
+    )
     result = played("import", str(forged), db=str(tmp_path / "copy.db"))
     assert result.exit_code == 1 and "checkpoints do not hold" in result.output
     assert not (tmp_path / "copy.db").exists()
@@ -135,11 +150,17 @@ def test_an_old_export_without_checkpoints_verifies_and_imports(played, tmp_path
     assert played("verify", str(old)).exit_code == 0
     result = played("import", str(old), db=str(tmp_path / "copy.db"))
     assert result.exit_code == 0, result.output
+    (tmp_path / "again").mkdir()
+    copy = str(tmp_path / "copy.db")
+    again = _export(lambda *a: played(*a, db=copy), tmp_path / "again", who="gm")
+    assert _events(again) == _events(old)  # every event imported, byte for byte
 
 
 def test_a_tampered_stored_checkpoint_fails_verify(played, db_path):
     conn = sqlite3.connect(db_path)
-    conn.execute("update checkpoints set note = replace(note, char(10) || '7' || char(10), char(10) || '6' || char(10)) where size = 7")
+    conn.execute(
+        "update checkpoints set note = replace(note, char(10) || '7' || char(10), char(10) || '6' || char(10)) where size = 7"
+    )
     conn.commit()
     conn.close()
     result = played("verify")

@@ -92,7 +92,11 @@ def test_engine_rolls_verify_after_session_end(toy_campaign):
         (["roll", "ann", "brawl", "--dice", "3,4", "--target", "high"], 2, "not a valid integer"),
         (["roll", "ann", "brawl", "--dice", "3,4", "--dr", "good"], 2, "not an option of toy"),
         (["record", "hurt", "--character", "ann", "--amount", "-2"], 1, "cannot be negative"),
-        (["record", "hurt", "--character", "ann", "--amount", "lots"], 2, "--amount takes an integer, not 'lots'"),
+        (
+            ["record", "hurt", "--character", "ann", "--amount", "lots"],
+            2,
+            "--amount takes an integer, not 'lots'",
+        ),
         (["record", "hurt", "--character", "ann", "--colour", "red"], 2, "no field --colour"),
         (["record", "hurtt", "--character", "ann"], 2, "did you mean 'hurt'"),
         (["correct", "99", "--reason", "x"], 1, "no event 99"),
@@ -185,7 +189,11 @@ def test_blind_roll_is_gm_only(toy_campaign):
     # the players' log shows it at its place as a stub: its seq and hash, nothing else (#26)
     player = {e["seq"]: e for e in data(invoke("--as", "player", "log", "--json"))}
     gm = {e["seq"]: e for e in data(invoke("--as", "gm", "log", "--json"))}
-    assert player[out["seq"]] == {"seq": out["seq"], "hash": gm[out["seq"]]["hash"], "redacted": True}
+    assert player[out["seq"]] == {
+        "seq": out["seq"],
+        "hash": gm[out["seq"]]["hash"],
+        "redacted": True,
+    }
     text = invoke("--as", "player", "log").output.splitlines()
     assert text[-1] == f"[{out['seq']}] GM-only entry"
     # a filtered view leaves it out: a stub under --character ann would say whose roll it is
@@ -338,11 +346,8 @@ def test_import_replays_the_rules(toy_campaign, tmp_path):
 @pytest.mark.parametrize(
     "name", ["grand-casebook", "the-world", "the-drowned-marches", "the-salt-road", "nimble-jen"]
 )
-def test_every_example_campaign_round_trips(name, tmp_path, frozen):
-    from ledger.cli.demo import build, bundled_campaigns
-
-    db = tmp_path / f"{name}.db"
-    build(bundled_campaigns() / name, db, quiet=True)
+def test_every_example_campaign_round_trips(name, tmp_path, bundled):
+    db = bundled(name)
     from click.testing import CliRunner
 
     from ledger.cli import cli

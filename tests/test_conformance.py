@@ -160,7 +160,7 @@ def test_the_readme_tour_runs_and_verifies(store_target, tmp_path):
     run("session", "end")
     verified = run("verify")  # session end's 10 events, then Julian's and Felix's chronicles
     assert "OK: 12 events, 1 engine rolls verified, 2 roll results re-derived" in verified
-    assert "1 signed checkpoint hold (sizes 10)" in verified
+    assert "1 signed checkpoint holds (size 10)" in verified
     sheet = json.loads(run("sheet", "felix", "--as-of", "7", "--json"))
     assert sheet["stress"]["marked"] == 2
     store = open_store(store_target)

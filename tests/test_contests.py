@@ -405,16 +405,14 @@ def test_undo_of_an_applied_hit_retracts_the_roll_and_its_harm(street: Path) -> 
     assert "OK" in ok(street, "verify").output
 
 
-def test_a_roll_the_rules_resolve_against_no_one_is_refused_in_one_line(tmp_path):
+def test_a_roll_the_rules_resolve_against_no_one_is_refused_in_one_line(bundled):
     """decision-dice resolves `--vs-character` rolls against no one: before #24 this crashed
     with "unexpected TypeError ... resolve was given an opponent"; now one line, exit 1,
     nothing written, for every system whose rules do so."""
-    from ledger.cli.demo import build, bundled_campaigns
     from ledger.testing import refused
 
-    db = tmp_path / "salt.db"
+    db = bundled("the-salt-road")
     with freeze_time("2026-03-01 19:00:00"):
-        build(bundled_campaigns() / "the-salt-road", db, quiet=True)
         out = refused(db, "roll", "jen", "climbing kit", "--vs-character", "oskar", "--dice", "4")
     assert "does not resolve this roll against a character" in out
     assert "--vs-character" in out and len(out.strip().splitlines()) == 1

@@ -99,3 +99,79 @@ for e in rolls:
                 scheme="ledger-downtime-v1") == r["draws"], r["nonce"])
 """)
     assert "chain OK" in out and out.strip().splitlines()[1:] == ["True 1"]
+
+
+# --- docs/architecture.md says what the code is -------------------------------------------
+
+ROOT = DOCS.parent
+NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
+def architecture() -> str:
+    return (DOCS / "architecture.md").read_text(encoding="utf-8")
+
+
+def test_architecture_names_every_layer_of_the_import_contract():
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (contract,) = [c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
+    packages = [p.strip() for layer in contract["layers"] for p in layer.split("|")]
+    diagram = architecture().split("```")[1]
+    assert [p for p in packages if not re.search(rf"\b{re.escape(p)}\b", diagram)] == []
+
+
+def test_architecture_counts_and_names_the_store_protocols_eventstore_joins():
+    from typing import Protocol
+
+    from ledger.store.protocols import EventStore
+
+    joined = [b.__name__ for b in EventStore.__bases__ if b is not Protocol]
+    text = architecture()
+    assert f"the {NUMBERS[len(joined)]} storage protocols" in text
+    assert f"EventStore is all {NUMBERS[len(joined)]}" in text
+    assert [name for name in joined if name not in text] == []
+
+
+def test_architecture_has_a_row_for_every_module_of_the_campaign_package():
+    table = architecture().split("## One writer", 1)[1].split("\n## ", 1)[0]
+    modules = sorted(p.name for p in (ROOT / "ledger" / "campaign").glob("*.py"))
+    assert [m for m in modules if m != "__init__.py" and f"| `{m}` |" not in table] == []
+
+
+# --- the other pages: nothing said twice, nothing promised that is built -----------------
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in DOCS.glob("*.md")))
+def test_no_page_has_the_same_section_twice(page):
+    headings = re.findall(r"^#{2,3} (.+)$", (DOCS / page).read_text(encoding="utf-8"), re.M)
+    assert sorted(h for h in set(headings) if headings.count(h) > 1) == []
+
+
+def test_getting_started_says_once_how_bare_campaign_commands_run():
+    text = (DOCS / "getting-started.md").read_text(encoding="utf-8")
+    lines = [
+        line.strip()
+        for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+        for line in block.splitlines()
+    ]
+    first_bare = next(i for i, line in enumerate(lines) if line.startswith("campaign "))
+    assert any(line.startswith("source .venv/bin/activate") for line in lines[:first_bare])
+    assert "put `uv run` in front" in text
+
+
+def test_the_readmes_first_two_commands_stay_the_one_command_each():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```bash\n(.*?)```", readme, flags=re.S)
+    assert [b.strip() for b in blocks[:2]] == [
+        "pip install uv && uv run campaign demo",
+        "pip install uv && uv run pytest",
+    ]
+
+
+def test_serve_and_trust_do_not_promise_what_is_built():
+    serve = (DOCS / "serve.md").read_text(encoding="utf-8")
+    trust = (DOCS / "trust.md").read_text(encoding="utf-8")
+    assert "will have its place" not in serve and "campaign encounter next" in serve
+    assert "to come" not in trust
+    assert "nor served as tiles" not in trust  # the league serves its tiles (docs/league.md)

@@ -89,7 +89,7 @@ def test_recorded_numbers_sort_highest_first_ties_as_listed(roads: Path) -> None
         (["encounter", "start", "jne"], "no character 'jne' in roads; did you mean 'jen'?"),
         (["encounter", "start"], "name the participants"),
         (["encounter", "start", "jen", "jen"], "listed twice"),
-        (["encounter", "start", "jen=3", "oskar"], "give every participant an initiative or none"),
+        (["encounter", "start", "jen=3", "oskar"], "Oskar has no initiative: give every participant one"),
         (["encounter", "start", "jen", "--hidden", "thug"], "the hidden 'thug' is not a participant: list them too (--hidden)"),
         (["encounter", "start", "jen=1", "--gm-order"], "the GM's order takes the order as listed: leave out the numbers (--gm-order)"),
         (["encounter", "start", "jen", "--dice", "jen=3"], "they roll no initiative here"),

@@ -19,10 +19,11 @@ import pytest
 from ledger.testing.corpus import Verdict, cli_verdict, rehash_from
 
 from .test_web_browser import CHROMIUM, PHONE, signed_in
-from .webtools import ROOT, Table, free_port, live_server
+from .webtools import PATIENCE, ROOT, Table, free_port, live_server
 
 pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
+    not Path(CHROMIUM).exists(),
+    reason="Debian's chromium is not installed (apt-get install chromium)",
 )
 
 SHEETS = ROOT / "campaigns" / "grand-casebook" / "characters"
@@ -31,7 +32,7 @@ SHEETS = ROOT / "campaigns" / "grand-casebook" / "characters"
 def home(phone, base: str) -> None:
     """Open the phone's home page and wait for its check of its answers."""
     phone.goto(f"{base}/")
-    phone.wait_for_selector("#my-answers[data-done='1']", timeout=20000)
+    phone.wait_for_selector("#my-answers[data-done='1']", timeout=PATIENCE)
 
 
 def change_a_die(db: str, seq: int) -> None:
@@ -46,7 +47,9 @@ def change_a_die(db: str, seq: int) -> None:
     payload["draws"][0] = [sides, face % sides + 1]
     from ledger.chain import encode_canonical
 
-    conn.execute("update events set data = ? where seq = ?", (encode_canonical(payload).decode(), seq))
+    conn.execute(
+        "update events set data = ? where seq = ?", (encode_canonical(payload).decode(), seq)
+    )
     conn.execute("delete from snapshots")
     rehash_from(conn, "casebook", seq)
     conn.close()
@@ -68,11 +71,11 @@ def test_the_guides_evening_leaves_no_red_box_and_a_changed_die_is_caught(tmp_pa
         phone, errors = signed_in(context, base, mara)
         other = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
         second, _ = signed_in(other, base, oskar)
-        phone.wait_for_selector("#requests[data-ready='1']", state="attached", timeout=5000)
+        phone.wait_for_selector("#requests[data-ready='1']", state="attached", timeout=PATIENCE)
         asked = json.loads(t.ok("request", "julian", "notice", "--dr", "fair", "--json"))["seq"]
-        phone.wait_for_selector(f"#r{asked} button.roll-now", state="visible", timeout=5000)
+        phone.wait_for_selector(f"#r{asked} button.roll-now", state="visible", timeout=PATIENCE)
         phone.tap(f"#r{asked} button.roll-now")
-        phone.wait_for_selector(f"#r{asked} .answer-status.ok", timeout=5000)
+        phone.wait_for_selector(f"#r{asked} .answer-status.ok", timeout=PATIENCE)
         # the rest of the guide's evening: an encounter and a night's sleep
         t.ok("encounter", "start", "julian", "felix", "thug", "--dice", "julian=+--0")
         t.ok("encounter", "next")

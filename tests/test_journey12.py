@@ -4,7 +4,8 @@ Thursday with her verified sheet; a player who edits his passport's experience i
 in one line naming the entry; another who brings the same character to two tables on one
 night is caught when the second table submits, and both GMs see both entries.
 
-(The players' phones cosigning entries in Chromium is not built yet.)"""
+tests/test_journey12_phones.py plays the same evening with the players' phones cosigning
+their characters' entries in Chromium, and the GM's page adding a character."""
 
 from __future__ import annotations
 

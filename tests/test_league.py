@@ -219,3 +219,59 @@ def test_the_league_log_is_a_checkpointed_log_with_consistency_proofs_and_tiles(
     with pytest.raises(TileError):
         root_from_tiles(lambda p: b"short", size)
     store.close()
+
+
+def test_one_commit_decides_a_batch_as_the_entries_one_by_one_would(league, tables):
+    """A batch holding a character's next two entries, two rivals on one head, an entry
+    accepted before and a new character: each gets the verdict it would get alone."""
+    mara, oskar = tables
+    first = _entry(mara, PID, chronicle.NO_PREVIOUS, 1)
+    second = _entry(mara, PID, _hash(first), 2)
+    other = "ef" * 16
+    head = _entry(mara, other, chronicle.NO_PREVIOUS, 1)
+    assert league.submit(head, at=AT).status == "accepted"
+    rivals = [_entry(t, other, _hash(head), 2) for t in tables]
+    fresh = _entry(oskar, "12" * 16, chronicle.NO_PREVIOUS, 1)
+    batch = [first, second, *rivals, head, fresh]
+    verdicts = league.commit([league.check(n) for n in batch], at=AT)
+    assert [v.status for v in verdicts] == ["accepted"] * 3 + ["refused", "known", "accepted"]
+    assert "played at two tables at once" in verdicts[3].problem
+    assert verdicts[3].conflict == rivals[0]
+    assert [e.hash for e in league.accepted(PID)] == [_hash(first), _hash(second)]
+    assert league.newest(other) == (2, league.accepted(other)[-1])
+
+
+def test_an_intake_commits_many_threads_submissions_exactly_as_alone(store_target, league, tables):
+    """Twelve tables' threads submit at once through one Intake (as `league serve`'s
+    workers do), two of them racing on one head: every other entry is accepted, and
+    exactly one of the rivals."""
+    from ledger.league.intake import Intake
+
+    mara, oskar = tables
+    head = _entry(mara, PID, chronicle.NO_PREVIOUS, 1)
+    assert league.submit(head, at=AT).status == "accepted"
+    notes = [_entry(mara, f"{i:032x}", chronicle.NO_PREVIOUS, 1) for i in range(10)]
+    notes += [_entry(t, PID, _hash(head), 2) for t in tables]
+    intake = Intake("marches")
+    verdicts: list = [None] * len(notes)
+    barrier = threading.Barrier(len(notes))
+
+    def go(i):
+        own = open_store(store_target)
+        try:
+            barrier.wait(timeout=30)
+            verdicts[i] = intake.submit(own, notes[i], at=AT)
+        finally:
+            own.close()
+
+    threads = [threading.Thread(target=go, args=(i,)) for i in range(len(notes))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert [v.status for v in verdicts[:10]] == ["accepted"] * 10
+    assert sorted(v.status for v in verdicts[10:]) == ["accepted", "refused"]
+    assert len(league.accepted(PID)) == 2
+    assert sorted({v.seq for v in verdicts if v.status == "accepted"}) == sorted(
+        v.seq for v in verdicts if v.status == "accepted"
+    )  # each accepted entry has a place of its own in the log

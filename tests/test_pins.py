@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import types
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,8 @@ from freezegun import freeze_time
 from ledger.cli import cli
 from ledger.cli.demo import build, bundled_campaigns
 
+from .bundled import golden_randomness
+
 PINS = Path(__file__).parent / "golden" / "pins.json"
 CAMPAIGNS = sorted(p.name for p in bundled_campaigns().iterdir() if (p / "campaign.toml").exists())
 
@@ -30,24 +31,9 @@ CAMPAIGNS = sorted(p.name for p in bundled_campaigns().iterdir() if (p / "campai
 @pytest.fixture
 def fixed_randomness(monkeypatch):
     """Session seeds, checkpoint keys, passport ids and payload salts from counters, so
-    every build is byte-identical."""
-    counter = iter(range(1000))
-    monkeypatch.setattr(
-        "ledger.dice.engine.new_seed", lambda: hashlib.sha256(b"pin %d" % next(counter)).digest()
-    )
-    keys = iter(range(1000))  # the campaigns' checkpoint keys (#26)
-    monkeypatch.setattr(
-        "ledger.campaign.checkpoints.new_key_seed",
-        lambda: hashlib.sha256(b"pin key %d" % next(keys)).digest(),
-    )
-    passports = iter(range(1000))  # each character's passport id, in its first chronicle entry
-    monkeypatch.setattr(
-        "ledger.trust.chronicle.new_passport_id",
-        lambda: hashlib.sha256(b"pin passport %d" % next(passports)).hexdigest()[:32],
-    )
-    salts = iter(range(10**6))
-    fixed = types.SimpleNamespace(token_hex=lambda n: f"{next(salts):0{2 * n}x}")
-    monkeypatch.setattr("ledger.codec.secrets", fixed)
+    every build is byte-identical (labelled "pin": not the goldens' builds of
+    tests/bundled.py, whose bytes may move with a golden file's review)."""
+    golden_randomness(monkeypatch, b"pin")
 
 
 def pin_of(db: Path) -> dict[str, object]:
@@ -57,8 +43,10 @@ def pin_of(db: Path) -> dict[str, object]:
     assert result.exit_code == 0, result.output
     lines = result.output.encode().splitlines()
     return {
-        "events": sum(1 for x in lines if not x.startswith(b"{\"kind\"")),
-        "head": next(json.loads(x)["hash"] for x in reversed(lines) if not x.startswith(b'{"kind"')),
+        "events": sum(1 for x in lines if not x.startswith(b'{"kind"')),
+        "head": next(
+            json.loads(x)["hash"] for x in reversed(lines) if not x.startswith(b'{"kind"')
+        ),
         "export_sha256": hashlib.sha256(b"\n".join(lines)).hexdigest(),
     }
 

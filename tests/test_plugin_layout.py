@@ -38,13 +38,12 @@ def test_a_split_plugin_keeps_to_the_named_rooms(sid):
 
 @pytest.mark.parametrize("sid", CONVERTED)
 def test_system_py_is_wiring_only(sid):
-    """At most ~150 lines, and no method that only hands over to a function elsewhere: the
-    system class composes the mixins and sets its attributes."""
+    """No method that only hands over to a function elsewhere: the system class composes
+    the mixins and sets its attributes (its length is a budget of bench/budgets.py)."""
     path = package(sid) / "system.py"
     if not path.exists():
         pytest.skip(f"{sid} is not split into modules")
     source = path.read_text()
-    assert len(source.splitlines()) <= 150, f"{sid}/system.py has {len(source.splitlines())} lines"
     tree = ast.parse(source)
     methods = [
         node.name

@@ -52,6 +52,15 @@ WRITES = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def own_tempdir(tmp_path, monkeypatch):
+    """The system's temporary folder is shared with other test processes: scratch copies
+    go to a folder of this test's own, so :func:`leftovers` sees only its own."""
+    scratch = tmp_path / "system-tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+
+
 @pytest.fixture
 def played(toy_campaign, db_path):
     """The toy campaign with session 1 played (engine rolls, GM-only facts) and ended,

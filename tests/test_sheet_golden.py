@@ -1,7 +1,7 @@
 """Character sheets per rule system, compared with golden text (reviewed by eye once).
 
-Every character of every bundled campaign (campaigns/*), built as
-tests/test_recap_golden.py builds them (fixed clock, fixed session seeds), is printed by
+Every character of every bundled campaign (campaigns/*), built once per run with a fixed
+clock and fixed session seeds (tests/bundled.py; each test reads a copy), is printed by
 ``campaign sheet NAME`` as plain text (piped: no colour), in the players' view and the GM's,
 one file per campaign and view under tests/golden/sheets/. Regenerate after a deliberate
 change with ``UPDATE_GOLDEN=1 uv run pytest tests/test_sheet_golden.py`` and read the diff.
@@ -13,12 +13,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from freezegun import freeze_time
 
 from ledger.cli import cli
-from ledger.cli.demo import build, bundled_campaigns
 
-from .test_recap_golden import CAMPAIGNS, fixed_seeds  # noqa: F401  (a fixture)
+from .bundled import NAMES as CAMPAIGNS
 
 GOLDEN = Path(__file__).parent / "golden" / "sheets"
 
@@ -37,11 +35,9 @@ def sheets(db: str, view: str) -> str:
 
 
 @pytest.mark.parametrize("name", CAMPAIGNS)
-def test_sheets_match_golden(name, tmp_path, fixed_seeds, monkeypatch):  # noqa: F811
+def test_sheets_match_golden(name, bundled, monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
-    with freeze_time("2026-03-01 19:00:00"):
-        build(bundled_campaigns() / name, tmp_path / f"{name}.db", quiet=True)
-    db = str(tmp_path / f"{name}.db")
+    db = str(bundled(name))
     for view in ("player", "gm"):
         text = sheets(db, view)
         assert "\x1b" not in text
@@ -91,16 +87,14 @@ SECRETS = {
 
 
 @pytest.mark.parametrize("name", CAMPAIGNS)
-def test_gm_only_facts_never_reach_the_players_sheet(name, tmp_path, fixed_seeds):  # noqa: F811
+def test_gm_only_facts_never_reach_the_players_sheet(name, bundled):
     """The players' sheet (text, HTML, layout) holds no GM-only fact; the GM's shows each,
     on lines marked [GM]."""
     from ledger.campaign.aggregate import open_campaign
     from ledger.store.sqlite import Store
 
     who, record, words = SECRETS[name]
-    with freeze_time("2026-03-01 19:00:00"):
-        build(bundled_campaigns() / name, tmp_path / f"{name}.db", quiet=True)
-    db = str(tmp_path / f"{name}.db")
+    db = str(bundled(name))
     runner = CliRunner()
     made = runner.invoke(cli, ["--db", db, "record", *record, "--blind"])
     assert made.exit_code == 0, made.output

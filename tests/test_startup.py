@@ -95,7 +95,7 @@ def test_a_roll_imports_its_own_command_module_only(tmp_path: Path) -> None:
         "assert rc == 0, rc"
     )
     modules = modules_after(code, cwd=tmp_path)
-    assert "ledger.cli.play" in modules
+    assert "ledger.cli.recording" in modules
     assert command_modules_in(modules) == [
         m for m in command_modules_in(modules) if m.rsplit(".", 1)[1] in ALLOWED_WITH_PLAY
     ]
@@ -104,8 +104,8 @@ def test_a_roll_imports_its_own_command_module_only(tmp_path: Path) -> None:
     assert "importlib.metadata" not in modules
 
 
-#: What ``ledger.cli.play`` itself imports: its helpers, no other command's module.
-ALLOWED_WITH_PLAY = {"play", "fields", "options", "output"}
+#: What ``ledger.cli.recording`` itself imports: its helpers, no other command's module.
+ALLOWED_WITH_PLAY = {"recording", "fields", "options", "output"}
 
 
 def test_every_core_command_is_in_the_table_of_command_modules() -> None:

@@ -19,14 +19,11 @@ from ledger.testing import run_cli as run
 
 
 @pytest.fixture
-def world(tmp_path: Path) -> Path:
+def world(tmp_path: Path, bundled) -> Path:
     """The bundled d20-world campaign (Isa Marrow, Bram Holloway), with Isa sick for six
     hours and Bram under a hidden curse for 90 minutes."""
-    from ledger.cli.demo import build, bundled_campaigns
-
-    db = tmp_path / "world.db"
+    db = bundled("the-world", tmp_path / "world.db")
     with freeze_time("2026-03-01 19:00:00", tick=True):
-        build(bundled_campaigns() / "the-world", db, quiet=True)
         ok(db, "record", "condition-added", "--character", "isa", "--condition", "sick",
            "--capacity-delta", "-1", "--lasts-minutes", "360")  # fmt: skip
         ok(db, "record", "condition-added", "--character", "bram", "--condition", "Qzcursed",

@@ -19,7 +19,7 @@ from ledger.trust.cosignature import Cosigner
 from ledger.trust.notes import Checkpoint, Signer, sign
 
 from .test_web_browser import CHROMIUM, browser_verdict, played, signed_in
-from .webtools import AT, d20_table, live_server
+from .webtools import AT, PATIENCE, d20_table, live_server
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -198,7 +198,7 @@ def test_the_servers_verify_page_checks_the_checkpoints_too(table, browser):
         page, errors = signed_in(browser, base, token)
         page.goto(f"{base}/verify")
         page.click("#fetch-export")
-        page.wait_for_selector("#verdict[data-done='1']", timeout=20000)
+        page.wait_for_selector("#verdict[data-done='1']", timeout=PATIENCE)
         verdict = page.inner_text("#verdict")
         # the phone's own page visit cosigned the newest checkpoint too (phone-witness.js)
         assert "2 signed checkpoints hold" in verdict, verdict
@@ -213,11 +213,11 @@ def test_the_servers_verify_page_checks_the_checkpoints_too(table, browser):
 def pin_check(page, base: str) -> tuple[str, str, str]:
     """(state, text, colour) of /verify's #pin-check once the table's export is verified."""
     page.goto(f"{base}/verify")
-    page.wait_for_selector("#witness-status[data-state]", timeout=10000)  # the visit pinned
+    page.wait_for_selector("#witness-status[data-state]", timeout=PATIENCE)  # the visit pinned
     page.click("#fetch-export")
-    page.wait_for_selector("#verdict[data-done='1']", timeout=20000)
+    page.wait_for_selector("#verdict[data-done='1']", timeout=PATIENCE)
     assert page.get_attribute("#verdict", "class") == "ok", page.inner_text("#verdict")
-    page.wait_for_selector("#pin-check[data-state]", timeout=10000)
+    page.wait_for_selector("#pin-check[data-state]", timeout=PATIENCE)
     return (
         str(page.get_attribute("#pin-check", "data-state")),
         page.inner_text("#pin-check"),

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from .test_web_browser import CHROMIUM, PHONE, signed_in
-from .webtools import d20_table, live_server, wait_live
+from .webtools import PATIENCE, d20_table, live_server, wait_live
 
 pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
+    not Path(CHROMIUM).exists(),
+    reason="Debian's chromium is not installed (apt-get install chromium)",
 )
 
 
@@ -41,7 +42,7 @@ def test_the_gm_applies_damage_on_a_phone_and_sees_it_on_the_page(table, browser
         panel = gm.inner_text("#done")
         assert "Isa Marrow — takes 3 damage" in panel and "Wound 1: 3 damage" in panel
         seq = int(gm.url.split("done=")[1].split("#")[0])
-        dana.wait_for_selector(f"#e{seq}", timeout=5000)  # the player's open log has it
+        dana.wait_for_selector(f"#e{seq}", timeout=PATIENCE)  # the player's open log has it
         assert "takes 3 damage" in dana.inner_text(f"#e{seq}")
         assert gm.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         assert not errors, errors  # no CSP violation, no script error

@@ -32,7 +32,7 @@ from ledger.trust.notes import Checkpoint, Signer, sign
 
 from .test_web_browser import CHROMIUM, PHONE, signed_in
 from .test_web_phone_e2e import rewrite_note
-from .webtools import d20_table, live_server
+from .webtools import PATIENCE, d20_table, live_server
 
 
 def session_end_checkpoint(db: str) -> dict[str, Any]:
@@ -48,6 +48,7 @@ def session_end_checkpoint(db: str) -> dict[str, Any]:
         store.close()
     assert found is not None
     return found
+
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -83,7 +84,9 @@ CHECK = """
 
 
 def check(page: Any, note: str, *answers: Any) -> dict[str, Any]:
-    return dict(page.evaluate(f"async (arg) => {{ {CHECK} }}", {"note": note, "answers": list(answers)}))
+    return dict(
+        page.evaluate(f"async (arg) => {{ {CHECK} }}", {"note": note, "answers": list(answers)})
+    )
 
 
 def checkpoint_of(signer: Signer, leaves: list[bytes], origin: str | None = None) -> dict[str, Any]:
@@ -112,7 +115,9 @@ def test_what_a_kept_note_concludes_from_what_the_server_answers(page):
     assert same["state"] == "holds" and same["asked"] == ["/checkpoint"]
     club = Cosigner("club.example/witness", bytes(range(32)))  # a witness's note, cosigned
     witnessed = add_cosignatures(kept, club.cosign(kept, 1779811200))
-    assert check(page, witnessed, checkpoint_of(signer, leaves), proof(12, leaves))["state"] == "holds"
+    assert (
+        check(page, witnessed, checkpoint_of(signer, leaves), proof(12, leaves))["state"] == "holds"
+    )
     raced = check(page, kept, checkpoint_of(signer, leaves[:20]), proof(12, leaves),
                   checkpoint_of(signer, leaves), proof(12, leaves))  # fmt: skip
     assert raced["state"] == "holds" and raced["now"] == 30  # a checkpoint signed meanwhile
@@ -156,7 +161,7 @@ def kept_note_check(phone: Any, note: Path) -> str:
     phone.click("#kept-note summary")
     phone.set_input_files("#kept-note-file", str(note))
     phone.wait_for_selector("#kept-note-result:not([data-state='checking'])[data-state]",
-                            timeout=15000)  # fmt: skip
+                            timeout=PATIENCE)  # fmt: skip
     return str(phone.get_attribute("#kept-note-result", "data-state"))
 
 
@@ -168,7 +173,7 @@ def test_a_kept_note_catches_a_rewritten_ledger_at_another_port(browser, tmp_pat
     context = browser.new_context(viewport=PHONE, is_mobile=True, accept_downloads=True)
     with live_server(table.db) as base:
         phone, errors = signed_in(context, base, token)
-        phone.wait_for_selector("#witness-status[data-state='pinned']", timeout=10000)
+        phone.wait_for_selector("#witness-status[data-state='pinned']", timeout=PATIENCE)
         first = session_end_checkpoint(table.db)  # the one session end signed
         size = first["size"]
         created = json.loads(table.ok("export").splitlines()[0])["recorded_at"][:10]
@@ -179,7 +184,7 @@ def test_a_kept_note_catches_a_rewritten_ledger_at_another_port(browser, tmp_pat
         ), said
         assert "now witnesses" not in said
         # the offer: one tap keeps the signed note in the player's own files
-        phone.wait_for_selector("#keep-note[data-state='offered']", timeout=10000)
+        phone.wait_for_selector("#keep-note[data-state='offered']", timeout=PATIENCE)
         with phone.expect_download() as caught:
             phone.click("#keep-note-link")
         kept = tmp_path / "kept.txt"
@@ -187,16 +192,16 @@ def test_a_kept_note_catches_a_rewritten_ledger_at_another_port(browser, tmp_pat
         assert caught.value.suggested_filename == f"vault-checkpoint-{size}.txt"
         assert phone.get_attribute("#keep-note", "data-state") == "kept"
         phone.reload()  # a note kept is not offered again
-        phone.wait_for_selector("#witness-status[data-state='consistent']", timeout=10000)
+        phone.wait_for_selector("#witness-status[data-state='consistent']", timeout=PATIENCE)
         assert phone.locator("#keep-note").is_hidden()
         # the live log offers the next session's note as that session ends
         phone.goto(f"{base}/log")
-        phone.wait_for_selector("#witness-status[data-state='consistent']", timeout=10000)
+        phone.wait_for_selector("#witness-status[data-state='consistent']", timeout=PATIENCE)
         table.ok("session", "start")
         table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")
         table.ok("session", "end")
         later = session_end_checkpoint(table.db)["size"]  # session end's, not a newer one
-        phone.wait_for_selector("#keep-note[data-state='offered']", timeout=15000)
+        phone.wait_for_selector("#keep-note[data-state='offered']", timeout=PATIENCE)
         assert f"({later} events)" in phone.inner_text("#keep-note-link")
         assert not errors, errors
     assert kept.read_text() == first["note"]
@@ -204,7 +209,7 @@ def test_a_kept_note_catches_a_rewritten_ledger_at_another_port(browser, tmp_pat
 
     with live_server(table.db) as base:  # the honest ledger at another port
         phone.goto(f"{base}/")
-        phone.wait_for_selector("#witness-status[data-state='pinned']", timeout=10000)
+        phone.wait_for_selector("#witness-status[data-state='pinned']", timeout=PATIENCE)
         assert "has not seen this campaign before at this address; the log holds 2 sessions" in (
             phone.inner_text("#witness-status")
         )
@@ -220,7 +225,7 @@ def test_a_kept_note_catches_a_rewritten_ledger_at_another_port(browser, tmp_pat
     table.ok("checkpoint")  # re-signed with the campaign's own key, over the rewritten log
     with live_server(table.db) as base:  # the rewritten ledger at yet another port
         phone.goto(f"{base}/")
-        phone.wait_for_selector("#witness-status[data-state='pinned']", timeout=10000)
+        phone.wait_for_selector("#witness-status[data-state='pinned']", timeout=PATIENCE)
         assert phone.locator("#history-banner").is_hidden()  # the phone alone cannot know
         assert kept_note_check(phone, kept) == "rewritten"
         result = phone.locator("#kept-note-result")

@@ -31,7 +31,8 @@ from .webtools import client, d20_table, live_server
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_chromium = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
+    not Path(CHROMIUM).exists(),
+    reason="Debian's chromium is not installed (apt-get install chromium)",
 )
 NOTE = re.compile(
     r"^Offline — showing the log as of (\d\d:\d\d); nothing you enter now is recorded\."
@@ -49,10 +50,17 @@ def test_the_manifest_names_the_campaign_and_starts_at_the_live_log(table):
     assert r.status_code == 200
     assert r.headers["content-type"] == "application/manifest+json"
     m = json.loads(r.text)
-    assert (m["name"], m["start_url"], m["display"], m["scope"]) == ("vault", "/log", "standalone", "/")
+    assert (m["name"], m["start_url"], m["display"], m["scope"]) == (
+        "vault",
+        "/log",
+        "standalone",
+        "/",
+    )
     assert m["theme_color"] == offline.LIGHT["theme"]
     assert {(i["sizes"], i["purpose"]) for i in m["icons"]} == {
-        ("192x192", "any"), ("512x512", "any"), ("512x512", "maskable")
+        ("192x192", "any"),
+        ("512x512", "any"),
+        ("512x512", "maskable"),
     }
 
 
@@ -102,7 +110,9 @@ def test_the_csp_stays_strict_and_allows_only_the_sites_own_worker_and_manifest(
     assert csp == CSP
     assert "worker-src 'self'" in csp and "manifest-src 'self'" in csp
     assert "unsafe" not in csp and "default-src 'none'" in csp
-    assert '<link rel="manifest" href="/manifest.webmanifest" crossorigin="use-credentials">' in r.text
+    assert (
+        '<link rel="manifest" href="/manifest.webmanifest" crossorigin="use-credentials">' in r.text
+    )
     assert '<script src="/static/offline.js" defer></script>' in r.text
 
 
@@ -134,7 +144,7 @@ def kept_paths(page) -> list[str]:
 def controlled(page) -> None:
     """Wait until the worker is active and controls ``page``."""
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-    for _ in range(200):  # (wait_for_function evaluates a string: the CSP forbids it)
+    for _ in range(1200):  # ≤ 60 s (wait_for_function evaluates a string: the CSP forbids it)
         if page.evaluate("!!navigator.serviceWorker.controller"):
             return
         page.wait_for_timeout(50)

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from .test_web_browser import CHROMIUM, PHONE, signed_in
-from .webtools import d20_table, free_port, live_server, wait_live
+from .webtools import PATIENCE, d20_table, free_port, live_server, wait_live
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -62,7 +61,7 @@ def phone_of(browser, base: str, token: str) -> tuple[Any, Any, list[str]]:
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     context.add_init_script(VIBRATE_SPY)
     page, errors = signed_in(context, base, token)
-    page.wait_for_selector("#requests[data-ready='1']", state="attached", timeout=5000)
+    page.wait_for_selector("#requests[data-ready='1']", state="attached", timeout=PATIENCE)
     return context, page, errors
 
 
@@ -71,16 +70,14 @@ def answer_with_a_tap(table, phone) -> tuple[int, dict[str, Any]]:
     request's seq and the phone's stored answer."""
     phone.tap("h1")  # the player has touched the page: a vibration is allowed
     seq = int(json.loads(table.ok("request", "isa", "Lockpicking", "--time", "--json"))["seq"])
-    asked = time.monotonic()
-    phone.wait_for_selector(f"#r{seq} button.roll-now", state="visible", timeout=3000)
-    assert time.monotonic() - asked < 3.0
+    phone.wait_for_selector(f"#r{seq} button.roll-now", state="visible", timeout=PATIENCE)
     card = phone.inner_text(f"#r{seq}")
     assert "Isa Marrow rolls Lockpicking (with time)" in card and "Enter dice" in card
     assert phone.evaluate("window.__buzz.length") >= 1
     box = phone.locator(f"#r{seq} button.roll-now").bounding_box()
     assert box is not None and box["height"] >= 44
     phone.tap(f"#r{seq} button.roll-now")
-    phone.wait_for_selector(f"#r{seq} .answer-status.ok", timeout=5000)
+    phone.wait_for_selector(f"#r{seq} .answer-status.ok", timeout=PATIENCE)
     assert "drawn with your phone's randomness" in phone.inner_text(f"#r{seq} .answer-status")
     stored = [a for a in phone.evaluate(STORED_ANSWERS) if a["seq"] == seq]
     assert len(stored) == 1 and stored[0]["status"] == "accepted"
@@ -100,10 +97,10 @@ def test_a_request_answered_with_one_tap_uses_the_phones_entropy_and_verifies(
         answer = next(e for e in rolls if e["data"].get("request") == seq)
         assert answer["data"]["entropy"] == stored["entropy"] and answer["actor"] == "Dana"
         assert answer["seq"] == stored["roll"]
-        phone.wait_for_selector("#requests", state="hidden", timeout=5000)  # answered: gone
+        phone.wait_for_selector("#requests", state="hidden", timeout=PATIENCE)  # answered: gone
         table.ok("session", "end")
         phone.goto(f"{base}/")
-        phone.wait_for_selector("#my-answers[data-done='1']", timeout=15000)
+        phone.wait_for_selector("#my-answers[data-done='1']", timeout=PATIENCE)
         mine = phone.inner_text("#my-answers")
         assert (
             f"Request #{seq} (Isa Marrow rolls Lockpicking (with time)): event {answer['seq']} "
@@ -138,7 +135,7 @@ def test_a_gm_who_throws_the_answer_away_is_caught_by_the_phone(table, browser):
     rebuild_without(table.db, stored["roll"])  # the GM did not like that roll
     with live_server(table.db, port=port) as base:  # the same origin: the phone's own records
         phone.goto(f"{base}/")
-        phone.wait_for_selector("#my-answers[data-done='1']", timeout=15000)
+        phone.wait_for_selector("#my-answers[data-done='1']", timeout=PATIENCE)
         flags = phone.locator("#answer-flags")
         assert flags.is_visible() and flags.get_attribute("data-count") == "1"
         assert (
@@ -148,10 +145,10 @@ def test_a_gm_who_throws_the_answer_away_is_caught_by_the_phone(table, browser):
         color = phone.eval_on_selector("#answer-flags li.flag", "e => getComputedStyle(e).color")
         assert color == "rgb(155, 44, 44)"  # red (--bad)
         # the request is open again: a second tap sends the very same bytes
-        phone.wait_for_selector(f"#r{seq} button.roll-now", state="visible", timeout=5000)
+        phone.wait_for_selector(f"#r{seq} button.roll-now", state="visible", timeout=PATIENCE)
         table.ok("withdraw", str(seq), "--reason", "never mind")
         phone.goto(f"{base}/")
-        phone.wait_for_selector("#my-answers[data-done='1']", timeout=15000)
+        phone.wait_for_selector("#my-answers[data-done='1']", timeout=PATIENCE)
         text = phone.inner_text("#answer-flags")
         assert (
             f"withdrawn at event {stored['roll']} (never mind) after your phone sent its answer"
@@ -176,7 +173,7 @@ def test_a_hostile_request_reads_as_text_and_the_card_fits_a_phone(table, browse
         context, phone, errors = phone_of(browser, base, token)
         dialogs: list[str] = []
         phone.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        phone.wait_for_selector(f"#r{seq} button.roll-now", state="visible", timeout=3000)
+        phone.wait_for_selector(f"#r{seq} button.roll-now", state="visible", timeout=PATIENCE)
         assert f"Isa Marrow rolls Lockpicking (with help from {hostile})" in phone.inner_text(
             f"#r{seq}"
         )
@@ -197,8 +194,8 @@ def test_on_the_live_log_the_requests_ride_its_one_stream(table, browser):
         phone.goto(f"{base}/log")
         wait_live(phone)
         seq = int(json.loads(table.ok("request", "isa", "Lockpicking", "--time", "--json"))["seq"])
-        phone.wait_for_selector(f"#r{seq} button.roll-now", state="visible", timeout=3000)
-        phone.wait_for_selector(f"#e{seq}", timeout=3000)  # and the log line itself
+        phone.wait_for_selector(f"#r{seq} button.roll-now", state="visible", timeout=PATIENCE)
+        phone.wait_for_selector(f"#e{seq}", timeout=PATIENCE)  # and the log line itself
         assert len(streams) == 1, streams
         assert not errors, errors
         context.close()

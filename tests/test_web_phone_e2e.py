@@ -25,7 +25,7 @@ pytest.importorskip("ledger.trust.cosignature")
 from ledger.store.sqlite import COLUMNS, chain_hash  # noqa: E402
 
 from .test_web_browser import CHROMIUM, PHONE, signed_in  # noqa: E402
-from .webtools import d20_table, free_port, live_server  # noqa: E402
+from .webtools import PATIENCE, d20_table, free_port, live_server  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -79,14 +79,14 @@ def test_a_gm_who_rewrites_one_event_after_a_phone_saw_a_checkpoint_is_caught(br
     context = browser.new_context(viewport=PHONE, is_mobile=True, accept_downloads=True)
     with live_server(table.db, port=port) as base:
         phone, errors = signed_in(context, base, token)
-        phone.wait_for_selector("#witness-status[data-state='pinned']", timeout=10000)
+        phone.wait_for_selector("#witness-status[data-state='pinned']", timeout=PATIENCE)
         assert "and cosigned" in phone.inner_text("#witness-status")
         table.ok("session", "start")
         table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")
         table.ok("session", "end")
         seen = json.loads(table.ok("checkpoint", "--json"))
         phone.goto(f"{base}/log")
-        phone.wait_for_selector("#witness-status[data-state='consistent']", timeout=10000)
+        phone.wait_for_selector("#witness-status[data-state='consistent']", timeout=PATIENCE)
         assert f"the log at {seen['size']} events continues" in phone.inner_text("#witness-status")
         verified = json.loads(table.ok("verify", "--json"))
         assert verified["ok"], verified
@@ -99,7 +99,7 @@ def test_a_gm_who_rewrites_one_event_after_a_phone_saw_a_checkpoint_is_caught(br
     table.ok("checkpoint")  # signed with the campaign's own key, over the rewritten log
     with live_server(table.db, port=port) as base:  # the same origin: the phone's records
         phone.goto(f"{base}/")
-        phone.wait_for_selector("#history-banner[data-state='rewritten']", timeout=10000)
+        phone.wait_for_selector("#history-banner[data-state='rewritten']", timeout=PATIENCE)
         banner = phone.inner_text("#history-banner")
         assert (
             f"This campaign's history was rewritten since you saw it at size {seen['size']}"

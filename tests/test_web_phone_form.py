@@ -21,7 +21,7 @@ from ledger.rules.form import percent_text
 from ledger.rules.plugins import load_system
 from ledger.store.opening import open_store
 
-from .webtools import ROOT, Table, client, csrf, d20_table, live_server
+from .webtools import PATIENCE, ROOT, Table, client, csrf, d20_table, live_server
 
 CAMPAIGNS = ROOT / "campaigns"
 
@@ -67,7 +67,6 @@ class FormReader(HTMLParser):
         if a.get("name") and (a.get("value") or kind in ("checkbox", "radio")):
             self.values[a["name"]] = a.get("value", "")
 
-
     def handle_data(self, data: str) -> None:
         if getattr(self, "_pick", False):
             self.values[self._select] = data.strip()
@@ -80,7 +79,7 @@ class FormReader(HTMLParser):
 
 def form_of(page: str) -> FormReader:
     reader = FormReader()
-    reader.feed(page[page.index('<form method="post" action="/roll/'):])
+    reader.feed(page[page.index('<form method="post" action="/roll/') :])
     return reader
 
 
@@ -135,7 +134,11 @@ def test_skills_are_buttons_most_rolled_first(table):
     table.ok("roll", "isa", "Forage", "--time", "--dice", "13")
     with client(table, "Dana") as c:
         page = c.get("/roll/isa").text
-    skills = [i["value"] for i in form_of(page).inputs if i.get("name") == "skill" and i.get("type") == "radio"]
+    skills = [
+        i["value"]
+        for i in form_of(page).inputs
+        if i.get("name") == "skill" and i.get("type") == "radio"
+    ]
     # Forage twice, Lockpicking once (the table's first roll), Sing never
     assert skills == ["Forage", "Lockpicking", "Sing"]
 
@@ -151,7 +154,9 @@ def test_wyrd_engine_fudge_dice_are_plus_blank_minus_buttons(tmp_path):
     t, cid = system_table(tmp_path, "wyrd-engine")
     with client(t, "gm") as c:
         page = c.get(f"/roll/{cid}").text
-    faces = re.findall(r'<button type="button" class="face fudge" data-face="([^"]+)" aria-label="([^"]+)">', page)
+    faces = re.findall(
+        r'<button type="button" class="face fudge" data-face="([^"]+)" aria-label="([^"]+)">', page
+    )
     assert faces == [("+", "plus"), ("0", "blank"), ("-", "minus")]
     assert "Difficulty Rating" in page and "The four Fudge dice: what you rolled" in page
     inputs = {i.get("name"): i for i in form_of(page).inputs}
@@ -195,20 +200,47 @@ def test_a_refusal_is_shown_next_to_the_field_that_caused_it(table):
     head = table.head()
     with client(table, "Dana") as c:
         # no time, no tools: with skill alone the rules make no check ("Checks")
-        r = c.post("/roll/isa", data={"csrf": csrf(c), "nonce": nonce_of(c), "skill": "Lockpicking",
-                                      "dice": "14"}, headers={"origin": "http://testserver"})
+        r = c.post(
+            "/roll/isa",
+            data={"csrf": csrf(c), "nonce": nonce_of(c), "skill": "Lockpicking", "dice": "14"},
+            headers={"origin": "http://testserver"},
+        )
         assert r.status_code == 422
-        err = re.search(r'<p class="error field-error" role="alert" id="err-time">(.*?)</p>', r.text, re.S)
+        err = re.search(
+            r'<p class="error field-error" role="alert" id="err-time">(.*?)</p>', r.text, re.S
+        )
         assert err and "no check is made" in err[1] and "automatic failure" in err[1]
-        assert r.text.index('id="f-time"') < r.text.index('id="err-time"') < r.text.index('id="f-tools"')
+        assert (
+            r.text.index('id="f-time"')
+            < r.text.index('id="err-time"')
+            < r.text.index('id="f-tools"')
+        )
         # a face the d20 cannot show: next to the dice
-        r = c.post("/roll/isa", data={"csrf": csrf(c), "nonce": nonce_of(c), "skill": "Lockpicking",
-                                      "time": "1", "dice": "21"}, headers={"origin": "http://testserver"})
+        r = c.post(
+            "/roll/isa",
+            data={
+                "csrf": csrf(c),
+                "nonce": nonce_of(c),
+                "skill": "Lockpicking",
+                "time": "1",
+                "dice": "21",
+            },
+            headers={"origin": "http://testserver"},
+        )
         assert r.status_code == 422 and 'id="err-dice"' in r.text and "cannot show 21" in r.text
         # a bad trait: next to the trait, the More options opened
-        r = c.post("/roll/isa", data={"csrf": csrf(c), "nonce": nonce_of(c), "skill": "Lockpicking",
-                                      "time": "1", "dice": "12", "trait": "Nope:help"},
-                   headers={"origin": "http://testserver"})
+        r = c.post(
+            "/roll/isa",
+            data={
+                "csrf": csrf(c),
+                "nonce": nonce_of(c),
+                "skill": "Lockpicking",
+                "time": "1",
+                "dice": "12",
+                "trait": "Nope:help",
+            },
+            headers={"origin": "http://testserver"},
+        )
         assert r.status_code == 422 and 'id="err-trait"' in r.text
         assert '<details class="more" open>' in r.text
         # the preview says it as the fields change, with the field it is about
@@ -225,8 +257,14 @@ def test_a_forged_field_is_refused_with_one_line(table):
     head = table.head()
     with client(table, "Dana") as c:
         for forged in ({"blind": "1"}, {"dr": "good"}, {"shock_everyone": "1"}):
-            data = {"csrf": csrf(c), "nonce": nonce_of(c), "skill": "Lockpicking", "time": "1",
-                    "dice": "14", **forged}
+            data = {
+                "csrf": csrf(c),
+                "nonce": nonce_of(c),
+                "skill": "Lockpicking",
+                "time": "1",
+                "dice": "14",
+                **forged,
+            }
             r = c.post("/roll/isa", data=data, headers={"origin": "http://testserver"})
             assert r.status_code == 422
             assert len(re.findall(r'<p class="error[^"]*" role="alert"', r.text)) == 1
@@ -269,7 +307,9 @@ def test_journey_7_tapped_through_on_a_390_px_phone(table, browser, shots):
     Lockpicking → 14 → Record lands on the log with "Recorded #N — mixed result"."""
     token = table.link("Dana")
     with live_server(table.db) as base:
-        context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        context = browser.new_context(
+            viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+        )
         phone = context.new_page()
         errors: list[str] = []
         phone.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -296,7 +336,10 @@ def test_journey_7_tapped_through_on_a_390_px_phone(table, browser, shots):
         phone.wait_for_selector("#recorded")
         assert phone.inner_text("#recorded .headline") == f"Recorded #{seq} — ◐ mixed result"
         line = phone.inner_text(f"#e{seq}")
-        assert "Lockpicking +3, d20 14 = 17: messy" in line and "entered by Dana (physical dice)" in line
+        assert (
+            "Lockpicking +3, d20 14 = 17: messy" in line
+            and "entered by Dana (physical dice)" in line
+        )
         assert "recorded" in (phone.get_attribute(f"#e{seq}", "class") or "")
         assert not errors, errors
         context.close()
@@ -307,15 +350,17 @@ def test_a_roll_request_answered_with_enter_dice_on_a_390_px_phone(table, browse
     numeric keypad and sends it: one roll, answering the request, entered by Dana."""
     token = table.link("Dana")
     with live_server(table.db) as base:
-        context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        context = browser.new_context(
+            viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+        )
         phone = context.new_page()
         errors: list[str] = []
         phone.on("pageerror", lambda e: errors.append(str(e)))
         phone.goto(f"{base}/a/{token}")
         phone.wait_for_url(f"{base}/")
-        phone.wait_for_selector("#requests[data-ready='1']", state="attached", timeout=5000)
+        phone.wait_for_selector("#requests[data-ready='1']", state="attached", timeout=PATIENCE)
         seq = int(json.loads(table.ok("request", "isa", "Lockpicking", "--time", "--json"))["seq"])
-        phone.wait_for_selector(f"#r{seq} button.roll-now", state="visible", timeout=3000)
+        phone.wait_for_selector(f"#r{seq} button.roll-now", state="visible", timeout=PATIENCE)
         phone.tap(f"#r{seq} details.dice summary")
         dice = phone.locator(f"#dice-{seq}")
         assert dice.get_attribute("inputmode") == "numeric"
@@ -323,30 +368,44 @@ def test_a_roll_request_answered_with_enter_dice_on_a_390_px_phone(table, browse
         phone.keyboard.type("14")
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390
         phone.tap(f"#r{seq} button.send-dice")
-        phone.wait_for_selector(f"#r{seq} .answer-status.ok", timeout=5000)
+        phone.wait_for_selector(f"#r{seq} .answer-status.ok", timeout=PATIENCE)
         roll = int(re.search(r"event (\d+)", phone.inner_text(f"#r{seq} .answer-status"))[1])
         assert not errors, errors
         context.close()
     with client(table, "gm") as gm:
         line = re.search(rf'<li id="e{roll}".*?</li>', gm.get("/log").text, re.S)
     text = html.unescape(re.sub(r"<[^>]+>", "", line[0]))
-    assert "Lockpicking +3, d20 14 = 17: messy" in text and "entered by Dana (physical dice)" in text
+    assert (
+        "Lockpicking +3, d20 14 = 17: messy" in text and "entered by Dana (physical dice)" in text
+    )
 
 
 @pytest.mark.parametrize(
     ("system", "query", "params", "key", "sentence"),
     [
         # Jen's MIGHT against 8 on 2d6 (002_735c6d6cd834a641.txt, "Decision Rolls")
-        ("decision-dice", "skill=Might&target=8", {"stat": 0, "target": "8"}, "success",
-         "you need 8+ on the 2d6 to meet 8"),
+        (
+            "decision-dice",
+            "skill=Might&target=8",
+            {"stat": 0, "target": "8"},
+            "success",
+            "you need 8+ on the 2d6 to meet 8",
+        ),
         # Jen's Sprint against Normal (004_663ae3e4ecc71fd1.txt, "Example: Static Difficulty")
         ("spellwoven", "skill=Sprint&difficulty=1", None, "pass", "you need 1 success to pass"),
         # Jen's Exploration with Agility: 4 dice (003_2aeb47bc6ca82a40.txt, "2.1 Risky Actions")
-        ("terran-engine", "skill=Exploration&attribute=Agility", {"pool": 4}, "risky_action.success",
-         "a 6 on any of 4 dice: success"),
+        (
+            "terran-engine",
+            "skill=Exploration&attribute=Agility",
+            {"pool": 4},
+            "risky_action.success",
+            "a 6 on any of 4 dice: success",
+        ),
     ],
 )
-def test_the_odds_preview_of_other_systems_is_their_odds(tmp_path, system, query, params, key, sentence):
+def test_the_odds_preview_of_other_systems_is_their_odds(
+    tmp_path, system, query, params, key, sentence
+):
     t, cid = system_table(tmp_path, system)
     rules = load_system(system)
     if params is None:  # the Skill Level the sheet gives, read back from the planned roll
@@ -357,7 +416,9 @@ def test_the_odds_preview_of_other_systems_is_their_odds(tmp_path, system, query
             from ledger.rules.requests import RollRequest
 
             state = campaign.state_of(cid, as_gm=True)
-            event = rules.resolve(state, RollRequest(cid, "Jen", "Sprint", {"difficulty": "1"}), CountingDice([]))
+            event = rules.resolve(
+                state, RollRequest(cid, "Jen", "Sprint", {"difficulty": "1"}), CountingDice([])
+            )
         finally:
             store.close()
         params = {"skill": event.skill_level, "difficulty": 1}

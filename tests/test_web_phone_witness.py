@@ -30,7 +30,7 @@ from ledger.trust.notes import Checkpoint, Signer, sign
 
 from .test_notes import ENOCH_SIG, ENOCH_VKEY, PETER_SIG, PETER_SKEY, PETER_VKEY, TEXT
 from .test_web_browser import CHROMIUM
-from .webtools import d20_table, live_server
+from .webtools import PATIENCE, d20_table, live_server
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -408,7 +408,7 @@ def test_a_phone_witnesses_the_checkpoints_and_catches_a_rewritten_event(
         for path in ("**/checkpoint", "**/proof/consistency*", "**/cosignature"):
             context.route(path, fake.handle)
         phone, errors = signed_in(context, base, token)
-        phone.wait_for_selector("#witness-status[data-state='pinned']", timeout=10000)
+        phone.wait_for_selector("#witness-status[data-state='pinned']", timeout=PATIENCE)
         first = len(fake.lines)
         assert f"the log at {first} events is kept and cosigned" in phone.inner_text(
             "#witness-status"
@@ -420,7 +420,7 @@ def test_a_phone_witnesses_the_checkpoints_and_catches_a_rewritten_event(
         table.ok("note", "The vault door groans open.")
         fake.lines = table.ok("export").splitlines()
         phone.goto(f"{base}/log")
-        phone.wait_for_selector("#witness-status[data-state='consistent']", timeout=10000)
+        phone.wait_for_selector("#witness-status[data-state='consistent']", timeout=PATIENCE)
         second = len(fake.lines)
         assert (
             f"the log at {second} events continues the {first} it saw before, and cosigned it"
@@ -439,7 +439,7 @@ def test_a_phone_witnesses_the_checkpoints_and_catches_a_rewritten_event(
         forged = tmp_path / "forged.ndjson"
         forged.write_text("\n".join(fake.lines) + "\n")
         phone.goto(f"{base}/")
-        phone.wait_for_selector("#history-banner[data-state='rewritten']", timeout=10000)
+        phone.wait_for_selector("#history-banner[data-state='rewritten']", timeout=PATIENCE)
         banner = phone.inner_text("#history-banner")
         assert f"This campaign's history was rewritten since you saw it at size {second}" in banner
         assert (
@@ -463,12 +463,12 @@ def test_a_phone_witnesses_the_checkpoints_and_catches_a_rewritten_event(
         assert new_cp.size == second and old_cp.root != new_cp.root
         # a visit after that still remembers what it saw: the banner stays
         phone.goto(f"{base}/log")
-        phone.wait_for_selector("#history-banner[data-state='rewritten']", timeout=10000)
+        phone.wait_for_selector("#history-banner[data-state='rewritten']", timeout=PATIENCE)
 
         # a server that changes the campaign's key is flagged too
         fake.signer = Signer.generate("campaign-ledger/vault")
         phone.goto(f"{base}/")
-        phone.wait_for_selector("#history-banner[data-state='key-changed']", timeout=10000)
+        phone.wait_for_selector("#history-banner[data-state='key-changed']", timeout=PATIENCE)
         assert "signing key changed" in phone.inner_text("#history-banner")
         assert not errors, errors
         context.close()

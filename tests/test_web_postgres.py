@@ -73,13 +73,11 @@ def test_serve_on_postgresql_streams_another_connections_append_and_stops_on_rev
             with h.stream("GET", "/events") as r:
                 lines = r.iter_lines()
                 assert next(lines) == "retry: 1000"
-                appended = time.monotonic()
                 table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")  # another connection
                 for line in lines:
                     if line.startswith("data:"):
                         assert "Bram Holloway" in line and "Brawl" in line
                         break
-                assert time.monotonic() - appended < 1.0
                 table.ok("access", "revoke", "Dana")
                 rest = "\n".join(lines)  # the stream ends on its own
             assert "event: revoked" in rest
@@ -90,9 +88,10 @@ def test_serve_on_postgresql_a_roll_entered_on_the_web_reaches_the_gms_stream(po
     table = d20_table(postgres_url)
     gm, dana = table.link("gm"), table.link("Dana")
     with live_server(postgres_url, poll_interval=30) as base:  # only the listener wakes it
-        with httpx2.Client(base_url=base, timeout=10) as g, httpx2.Client(
-            base_url=base, timeout=10
-        ) as p:
+        with (
+            httpx2.Client(base_url=base, timeout=10) as g,
+            httpx2.Client(base_url=base, timeout=10) as p,
+        ):
             g.get(f"/a/{gm}")
             p.get(f"/a/{dana}")
             page = p.get("/roll/isa").text
@@ -104,8 +103,13 @@ def test_serve_on_postgresql_a_roll_entered_on_the_web_reaches_the_gms_stream(po
                 buffer += next(chunks)
                 sent = p.post(
                     "/roll/isa",
-                    data={"csrf": csrf, "nonce": nonce, "skill": "Lockpicking", "time": "on",
-                          "dice": "18"},
+                    data={
+                        "csrf": csrf,
+                        "nonce": nonce,
+                        "skill": "Lockpicking",
+                        "time": "on",
+                        "dice": "18",
+                    },
                     headers={"origin": base},
                 )
                 assert sent.status_code == 303, sent.text
@@ -157,24 +161,24 @@ def store_url(target: str) -> str | None:
 
 
 def test_an_append_on_postgresql_wakes_the_live_log_by_notification(postgres_url):
-    """The watcher LISTENs (ledger_appended, #28): with its look at the campaign every 30 s,
-    another connection's append still reaches an open stream within a second, because the
-    append's commit notifies it."""
+    """The watcher LISTENs (ledger_appended, #28): with its look at the campaign only once
+    an hour, another connection's append still reaches an open stream, because the append's
+    commit notifies it (how fast: bench/serve.py)."""
     table = d20_table(postgres_url)
     token = table.link("Dana")
-    with live_server(postgres_url, poll_interval=30) as base:
-        with httpx2.Client(base_url=base, timeout=10) as h:
+    with live_server(postgres_url, poll_interval=3600) as base:  # no look in the test's time
+        with httpx2.Client(base_url=base, timeout=60) as h:  # 60 s only bounds a hang
             assert h.get(f"/a/{token}").status_code == 200
             with h.stream("GET", "/events") as r:
                 lines = r.iter_lines()
                 assert next(lines) == "retry: 1000"
                 time.sleep(0.3)  # the stream is waiting on the hub
-                appended = time.monotonic()
                 table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")  # another connection
-                for line in lines:
+                for line in lines:  # arrives at all: only the notification can have woken it
                     if line.startswith("data:") and "Brawl" in line:
                         break
-                assert time.monotonic() - appended < 1.0
+                else:
+                    raise AssertionError("the stream ended without the roll")
 
 
 def test_wait_appended_hears_its_campaign_and_only_its_campaign(postgres_url):
@@ -194,9 +198,7 @@ def test_wait_appended_hears_its_campaign_and_only_its_campaign(postgres_url):
         theirs.append([NoteAdded(text="elsewhere")], actor="gm", at=AT)
         assert listener.wait_appended(ours.id, 0.2) is False  # type: ignore[attr-defined]
         ours.append([NoteAdded(text="here")], actor="gm", at=AT)
-        started = time.monotonic()
-        assert listener.wait_appended(ours.id, 5.0) is True  # type: ignore[attr-defined]
-        assert time.monotonic() - started < 1.0
+        assert listener.wait_appended(ours.id, 60.0) is True  # type: ignore[attr-defined]
     finally:
         writer.close()
         listener.close()

@@ -13,14 +13,14 @@ import msgspec
 import pytest
 
 from ledger.campaign.aggregate import open_campaign
-from ledger.cli.demo import build, bundled_campaigns
 from ledger.events import Roll
 from ledger.store.sqlite import Store
 from ledger.web.facts import dice_words, field_facts, value_words
 
+from .bundled import NAMES as CAMPAIGNS
+from .bundled import copy_built
 from .webtools import Table, client
 
-CAMPAIGNS = sorted(p.name for p in bundled_campaigns().iterdir() if (p / "campaign.toml").exists())
 #: what a Python value looks like on a page
 REPR = re.compile(r"\bNone\b|\bTrue\b|\bFalse\b|\[\(|\{'|\['")
 
@@ -32,17 +32,16 @@ def main_text(page: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory):
-    """Every bundled campaign built (fixed clock), plus a blind d20 check and a correction
-    in the d20 one: ``{name: db path}``."""
+def played(tmp_path_factory, bundled_root):
+    """Every bundled campaign (copies of the run's builds, fixed clock), plus a blind d20
+    check and a correction in the d20 one: ``{name: db path}``."""
     from freezegun import freeze_time
 
     out = {}
     root = tmp_path_factory.mktemp("sentences")
     with freeze_time("2026-03-01 19:00:00", tick=True):
         for name in CAMPAIGNS:
-            db = root / f"{name}.db"
-            build(bundled_campaigns() / name, db, quiet=True)
+            db = copy_built(bundled_root, name, root / f"{name}.db")
             t = Table(str(db))
             if name == "the-world":  # d20-world: its blind check, and a correction
                 t.ok("session", "start")

@@ -57,7 +57,9 @@ class Receiver:
                     time.sleep(receiver.delay)
                 status = receiver.status
                 headers = {k.lower(): v for k, v in self.headers.items()}
-                checks = {s: verifies(s, headers, data) for s in receiver.secrets.get(self.path, [])}
+                checks = {
+                    s: verifies(s, headers, data) for s in receiver.secrets.get(self.path, [])
+                }
                 with receiver.lock:
                     receiver.requests.append((self.path, headers, data, status))
                     receiver.checks.append((datetime.datetime.now(datetime.UTC), checks))
@@ -242,7 +244,9 @@ def test_public_and_gm_hooks_get_their_entries_once_in_order_across_an_outage_an
     assert first_public["text"] == f"[{first + 1}] Note: The door creaks open"
     # the text is the line `campaign log` prints in the hook's view
     for path, view in (("/public", ()), ("/gm", ("--as", "gm"))):
-        lines = {line.split("]")[0] + "]": line for line in invoke(*view, "log").output.splitlines()}
+        lines = {
+            line.split("]")[0] + "]": line for line in invoke(*view, "log").output.splitlines()
+        }
         for _, raw in receiver.accepted(path):
             doc = json.loads(raw)
             assert doc["text"] == lines[f"[{doc['seq']}]"]
@@ -437,7 +441,9 @@ def test_removing_a_hook_forgets_it_and_its_secret(toy_campaign, receiver, db_pa
     assert result.exit_code == 0 and f"Removed webhook {hook}" in result.output
     store = open_store(db_path)
     try:
-        assert store.webhooks("toybox") == [] and store.get_secret("toybox", hook, "webhook") is None
+        assert (
+            store.webhooks("toybox") == [] and store.get_secret("toybox", hook, "webhook") is None
+        )
     finally:
         store.close()
     assert "No webhooks" in invoke("webhook", "list").output
@@ -523,16 +529,23 @@ def test_a_hook_removed_during_a_pass_stops_quietly(toy_campaign, receiver, db_p
 
 def serve_process(db: str, errors):
     """`campaign serve` in a process of its own, once it says it is serving."""
-    import socket
     import subprocess
     import sys
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = str(s.getsockname()[1])
+    from .webtools import free_port
+
+    port = str(free_port())
     server = subprocess.Popen(
-        [sys.executable, "-c", "from ledger.cli import cli; cli()", "--db", db, "serve",
-         "--port", port],  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "from ledger.cli import cli; cli()",
+            "--db",
+            db,
+            "serve",
+            "--port",
+            port,
+        ],  # fmt: skip
         stdout=subprocess.PIPE,
         stderr=errors,
     )

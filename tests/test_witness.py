@@ -82,7 +82,7 @@ class Running:
             target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
         )
         self.thread.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60  # bounds a hang only
         while not self.server.started:
             assert time.monotonic() < deadline, "the witness did not start"
             time.sleep(0.01)

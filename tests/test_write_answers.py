@@ -5,17 +5,12 @@ so where it happens."""
 import json
 
 import pytest
-from freezegun import freeze_time
-
-from ledger.cli.demo import build, bundled_campaigns
 
 
 @pytest.fixture
-def built(tmp_path, invoke):
+def built(bundled, invoke):
     def make(name):
-        db = str(tmp_path / f"{name}.db")
-        with freeze_time("2026-03-01 19:00:00"):
-            build(bundled_campaigns() / name, db, quiet=True)
+        db = str(bundled(name))
 
         def run(*args):
             result = invoke(*args, db=db)
@@ -70,14 +65,47 @@ def test_record_says_what_changed_and_a_gm_only_change_stays_marked(built):
     "Bonds": favor is The World's, so its change is said only in the GM's view, marked."""
     run = built("the-world")
     run("session", "start")
-    cold = run("record", "condition-added", "--character", "isa", "--condition", "cold",
-               "--check-penalty", "1", "--ends-when", "a warm fire")
+    cold = run(
+        "record",
+        "condition-added",
+        "--character",
+        "isa",
+        "--condition",
+        "cold",
+        "--check-penalty",
+        "1",
+        "--ends-when",
+        "a warm fire",
+    )
     assert cold.splitlines()[1:] == [
-        "  Now cold: −1 to checks until a warm fire", "  Checks now at −1 (conditions −1)"
+        "  Now cold: −1 to checks until a warm fire",
+        "  Checks now at −1 (conditions −1)",
     ]
-    gm = run("--as", "gm", "record", "favour-changed", "--character", "isa", "--bond",
-             "the Guild", "--delta", "1", "--reason", "paid")
+    gm = run(
+        "--as",
+        "gm",
+        "record",
+        "favour-changed",
+        "--character",
+        "isa",
+        "--bond",
+        "the Guild",
+        "--delta",
+        "1",
+        "--reason",
+        "paid",
+    )
     assert gm.splitlines()[1:] == ["  Favor of the Guild +1 (now +0) [GM only]"]
-    player = run("record", "favour-changed", "--character", "isa", "--bond", "the Guild",
-                 "--delta", "1", "--reason", "paid")
+    player = run(
+        "record",
+        "favour-changed",
+        "--character",
+        "isa",
+        "--bond",
+        "the Guild",
+        "--delta",
+        "1",
+        "--reason",
+        "paid",
+    )
     assert len(player.splitlines()) == 1 and "now" not in player

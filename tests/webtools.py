@@ -4,6 +4,7 @@ server on a free loopback port."""
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import socket
 import threading
@@ -25,6 +26,10 @@ from ledger.web.sessions import csrf_of
 ROOT = Path(__file__).resolve().parent.parent
 THE_WORLD = ROOT / "campaigns" / "the-world"
 AT = "2026-03-01T19:00:00.000000Z"
+#: how long a browser test waits for what it expects (a DOM change, an SSE frame) before it
+#: calls it a hang, in ms: generous, so a loaded machine is slow but never fails; how fast
+#: the pages are is measured by bench/serve.py, never asserted by a test
+PATIENCE = 60_000
 
 
 class Table:
@@ -122,10 +127,37 @@ def post(c: TestClient, path: str, data: dict[str, str], **headers: str) -> Any:
     return c.post(path, data=data, headers={"origin": "http://testserver", **headers})
 
 
+#: under pytest-xdist each worker takes its servers' ports from a range of its own (below
+#: the system's ephemeral range, where ``bind(0)`` hands out ports), so two workers never
+#: pick the same free port between one's probe and its server's bind
+PORTS_PER_WORKER = 400
+FIRST_WORKER_PORT = 20_000
+_next_port = 0
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A loopback TCP port free now: from this xdist worker's own range (``gwN`` takes
+    ``20000 + 400·N`` onwards, in turn), or one the system hands out without xdist.
+
+    :raises RuntimeError: every port of the worker's range is taken.
+    """
+    global _next_port
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw"):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return int(s.getsockname()[1])
+    first = FIRST_WORKER_PORT + PORTS_PER_WORKER * int(worker[2:])
+    for _ in range(PORTS_PER_WORKER):
+        port = first + _next_port % PORTS_PER_WORKER
+        _next_port += 1
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {first}..{first + PORTS_PER_WORKER - 1}")
 
 
 @contextlib.contextmanager
@@ -141,9 +173,10 @@ def serving(app: Any, port: int | None = None) -> Iterator[str]:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    for _ in range(1000):
-        if server.started:
-            break
+    deadline = time.monotonic() + PATIENCE / 1000
+    while not server.started:
+        assert thread.is_alive(), f"the server on port {port} stopped before it started"
+        assert time.monotonic() < deadline, f"the server on port {port} did not start"
         time.sleep(0.01)
     try:
         yield f"http://127.0.0.1:{port}"
@@ -177,7 +210,7 @@ def sse_frames(text: str) -> list[dict[str, str]]:
     return frames
 
 
-def wait_live(page: Any, timeout: float = 10_000) -> None:
+def wait_live(page: Any, timeout: float = PATIENCE) -> None:
     """Wait until the page's live-log status says "Live…" (a locator wait: Playwright's
     ``wait_for_function`` compiles a string predicate with ``eval``, which the pages' CSP
     refuses as soon as the first look is false, e.g. on a busy machine)."""

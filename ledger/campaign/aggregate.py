@@ -319,14 +319,14 @@ class Campaign:
     def request_roll(
         self, character: str, skill: str | None, params: dict[str, Any], **kw: Any
     ) -> Recorded:
-        """Ask for a roll (:func:`ledger.campaign.requests.request_roll`)."""
-        from ledger.campaign.requests import request_roll
+        """Ask for a roll (:func:`ledger.campaign.roll_requests.request_roll`)."""
+        from ledger.campaign.roll_requests import request_roll
 
         return request_roll(self, character, skill, params, **kw)
 
     def withdraw_request(self, seq: int, reason: str, *, actor: str, at: str) -> Recorded:
-        """Withdraw an open roll request (:func:`ledger.campaign.requests.withdraw`)."""
-        from ledger.campaign.requests import withdraw
+        """Withdraw an open roll request (:func:`ledger.campaign.roll_requests.withdraw`)."""
+        from ledger.campaign.roll_requests import withdraw
 
         return withdraw(self, seq, reason, actor=actor, at=at)
 

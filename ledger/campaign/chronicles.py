@@ -29,6 +29,7 @@ from ledger.events import (
     CAMPAIGN_STREAM,
     CharacterCreated,
     CharacterJoined,
+    ChronicleCosigned,
     ChronicleSigned,
     Corrected,
     Event,
@@ -44,9 +45,10 @@ from ledger.trust.notes import sign
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
 
-#: Event types on a character's stream that no entry holds: the entries themselves, and the
-#: join that names a passport (the ``character.created`` before it holds the state).
-NOT_CHRONICLED = frozenset({"chronicle.signed", "character.joined"})
+#: Event types on a character's stream that no entry holds: the entries themselves, the
+#: phones' cosignatures of them, and the join that names a passport (the
+#: ``character.created`` before it holds the state).
+NOT_CHRONICLED = frozenset({"chronicle.signed", "chronicle.cosigned", "character.joined"})
 
 
 @dataclass(frozen=True)
@@ -267,3 +269,90 @@ def sign_chronicles(
     if not events:
         return []
     return campaign.append(events, actor=actor, at=at, session=session)
+
+
+@dataclass(frozen=True)
+class Kept:
+    """One chronicle entry this table signed, as a player's phone is shown it.
+
+    :ivar seq: the ``chronicle.signed`` event's seq. :ivar text: the entry's note text.
+    :ivar note: the signed note. :ivar hash: the entry's hash (hex).
+    :ivar cosigned: the phone key (``NAME+KEYID+BASE64``) that cosigned it, or ``None``;
+        ``signature``: its cosignature line (``""`` when not cosigned).
+    """
+
+    seq: int
+    character: str
+    session: int
+    note: str
+    text: str
+    hash: str
+    cosigned: str | None
+    signature: str = ""
+
+
+def kept_entries(campaign: Campaign, characters: Iterable[str]) -> list[Kept]:
+    """The entries signed here of ``characters`` (ids), oldest first, each with the phone
+    key that cosigned it (``None``: not cosigned)."""
+    wanted = set(characters)
+    cosigned: dict[str, tuple[str, str]] = {}
+    signed_rows: list[tuple[int, ChronicleSigned]] = []
+    for row in campaign.store.rows(campaign.id, types=["chronicle.signed", "chronicle.cosigned"]):
+        event = campaign.codec.decode(row.data, row.type)
+        if isinstance(event, ChronicleCosigned):
+            cosigned.setdefault(event.entry, (event.vkey, event.signature))
+        elif isinstance(event, ChronicleSigned):
+            signed_rows.append((row.seq, event))
+    out: list[Kept] = []
+    for seq, signed in signed_rows:
+        if signed.character not in wanted:
+            continue
+        text = signed.note[: signed.note.rfind("\n\n") + 1]
+        digest = chronicle.entry_hash(text)
+        vkey, line = cosigned.get(digest, (None, ""))
+        out.append(
+            Kept(seq, signed.character, signed.session, signed.note, text, digest, vkey, line)
+        )
+    return out
+
+
+#: The longest phone key or cosignature line read (each is under 200 characters).
+MAX_COSIGNATURE_TEXT = 1000
+
+
+def cosign_entry(
+    campaign: Campaign, entry: str, vkey: str, signature: str, *,
+    characters: Iterable[str], actor: str, at: str,
+) -> Recorded:  # fmt: skip
+    """Keep a player's phone's cosignature of their character's entry (the player agrees
+    it is theirs) as a ``chronicle.cosigned`` event on the character's stream.
+
+    :param entry: the entry's hash (hex), as :func:`kept_entries` gives it.
+    :param vkey: the phone's cosigner key; ``signature``: its cosignature line of the
+        entry's note text (:func:`ledger.trust.chronicle.verify_cosignature`).
+    :param characters: the ids the phone's player plays: only their entries are theirs
+        to cosign.
+    :raises RuleError: no such entry of the player's characters, an entry already
+        cosigned, or a cosignature that does not verify over it (one line naming the
+        entry); nothing is written.
+    """
+    if len(vkey) > MAX_COSIGNATURE_TEXT or len(signature) > MAX_COSIGNATURE_TEXT:
+        raise RuleError("a cosignature or key that long is not one")
+    found = [k for k in kept_entries(campaign, characters) if k.hash == entry]
+    if not found:
+        raise RuleError("no chronicle entry of your characters has that hash")
+    kept = found[0]
+    who = f"the chronicle entry of {kept.character} for session {kept.session}"
+    if kept.cosigned is not None:
+        raise RuleError(f"{who} is already cosigned by {chronicle.cosignature_name(kept.cosigned)}")
+    line = signature.rstrip("\n")
+    try:
+        chronicle.verify_cosignature(vkey, kept.text, line)
+    except chronicle.EntryError as e:
+        raise RuleError(f"{who}: the cosignature does not verify ({e})") from None
+    (recorded,) = campaign.append(
+        [ChronicleCosigned(character=kept.character, entry=kept.hash, session=kept.session,
+                           vkey=vkey, signature=line)],
+        actor=actor, at=at,
+    )  # fmt: skip
+    return recorded

@@ -189,9 +189,9 @@ def addressed(request: Any, who: str, mine: dict[str, str]) -> bool:
 def closed_text(campaign: Campaign, seq: int) -> str | None:
     """What happened to the request at ``seq``, if it is closed, in the player's words (a
     GM-only answer's seq is not named)."""
-    from ledger.campaign import requests
+    from ledger.campaign import roll_requests
 
-    done = requests.closed_by(campaign, requests.find_request(campaign, seq))
+    done = roll_requests.closed_by(campaign, roll_requests.find_request(campaign, seq))
     if done is None:
         return None
     if isinstance(done.data, RollWithdrawn):
@@ -207,11 +207,11 @@ def request_for(campaign: Campaign, seq: int, who: str, mine: dict[str, str]) ->
     :raises Refused: ``missing`` (none, GM-only, or not theirs: one sentence for all, so a
         player learns nothing of others' requests), ``closed`` (answered or withdrawn).
     """
-    from ledger.campaign import requests
+    from ledger.campaign import roll_requests
 
     missing = Refused("There is no such roll request for you.", reason="missing")
     try:
-        rec = requests.find_request(campaign, seq)
+        rec = roll_requests.find_request(campaign, seq)
     except NotFound:
         raise missing from None
     if rec.visibility != "public" or not addressed(rec.data, who, mine):
@@ -247,11 +247,11 @@ def answer_request(
         dice; :data:`SECRET_REFUSAL` when only the GM's does), ``conflict``; ``closed`` also
         when another answer or a withdrawal came first.
     """
-    from ledger.campaign import requests
+    from ledger.campaign import roll_requests
 
     rec = request_for(campaign, seq, who, mine)
     cid = rec.data.character  # type: ignore[attr-defined]
-    skill, params = requests.inputs_of(rec.data)  # type: ignore[arg-type]
+    skill, params = roll_requests.inputs_of(rec.data)  # type: ignore[arg-type]
     entropy = (entropy or "").strip().lower() or None
     faces = (faces or "").strip() or None
     if (entropy is None) == (faces is None):

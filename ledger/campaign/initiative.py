@@ -168,9 +168,12 @@ def start(
         numbered = [p.initiative is not None for p, _ in seated]
         if any(numbered) and not all(numbered):
             missing = [p.name for p, _ in seated if p.initiative is None]
+            who = (
+                ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else missing[0]
+            )
             raise RuleError(
-                f"give every participant an initiative or none: {', '.join(missing)} has none "
-                "(NAME=N)"
+                f"{who} {'have' if len(missing) > 1 else 'has'} no initiative: give every "
+                "participant one (NAME=N, e.g. thug=2) or none"
             )
         if all(numbered):
             seated.sort(key=lambda s: -(s[0].initiative or 0))  # stable: ties as listed

@@ -234,9 +234,9 @@ def _answered(
     :raises RuleError: not ``cid``'s open request, or inputs given beside it (the request
         fixed them), or a blind, client-seeded or opposed answer.
     """
-    from ledger.campaign import requests
+    from ledger.campaign import roll_requests
 
-    request = requests.open_request(campaign, answer)
+    request = roll_requests.open_request(campaign, answer)
     if request.character != cid:
         raise RuleError(f"roll request {answer} is {request.character}'s to answer, not {cid}'s")
     if skill is not None or any(v not in (None, (), False) for v in params.values()):
@@ -245,7 +245,7 @@ def _answered(
         )
     if blind or client_seed or opponent is not None:
         raise RuleError("an answer to a roll request is neither blind, client-seeded nor opposed")
-    return requests.inputs_of(request)
+    return roll_requests.inputs_of(request)
 
 
 def _opponent(campaign: Campaign, cid: str,

@@ -60,7 +60,7 @@ def undo_target(campaign: Campaign, seq: int) -> Undo:
         already taken back, an answered request), saying why.
     """
     from ledger.campaign.corrections import UNCORRECTABLE, entry_of
-    from ledger.campaign.requests import closed_by
+    from ledger.campaign.roll_requests import closed_by
 
     rec = campaign.record(seq)
     if rec.type in UNCORRECTABLE:
@@ -125,7 +125,7 @@ def undo(campaign: Campaign, target: Undo, reason: str, *, actor: str, at: str) 
         written).
     """
     from ledger.campaign.correcting import correct
-    from ledger.campaign.requests import withdraw
+    from ledger.campaign.roll_requests import withdraw
 
     if not reason.strip():
         raise Refused("give the reason: it is kept in the log beside the undo", reason="input")

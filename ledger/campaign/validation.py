@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import UNSET
 
-from ledger.campaign import checkpoints, requests, sessions
+from ledger.campaign import checkpoints, roll_requests, sessions
 from ledger.errors import NotFound, RuleError
 from ledger.events import (
     CAMPAIGN_STREAM,
@@ -96,7 +96,7 @@ def check_kinds(campaign: Campaign, events: Sequence[Event]) -> None:
     for i in itertools.compress(range(len(events)), kinds):
         event = events[i]
         if kinds[i] == _ROLL:
-            requests.check(campaign, event)  # an answer or withdrawal fits its request
+            roll_requests.check(campaign, event)  # an answer or withdrawal fits its request
         elif isinstance(event, DowntimeRevealed):
             seed = sessions.downtime_seed(campaign, event.number)  # committed, unrevealed, kept
             if seed.hex() != event.seed_reveal:

@@ -2,7 +2,7 @@
 
 Click's completion (``_CAMPAIGN_COMPLETE=bash_source campaign``, docs/cli.md "Shell
 completion") asks this module what to offer; it answers with what the table shell offers
-(:func:`ledger.cli.shell.candidates`): commands, options, the campaign's characters, a
+(:func:`ledger.cli.play.candidates`): commands, options, the campaign's characters, a
 character's skills, a system's named values (DR names), record events and their fields. The
 ledger is the one ``--db`` on the line names (or ``CAMPAIGN_DB``, or ``campaign.db``). Where
 the campaign has nothing to offer (a ``--sheet FILE``, ``--db`` itself), click's own
@@ -44,12 +44,12 @@ def _ledger_of(args: list[str]) -> tuple[str, str | None]:
 
 
 class _FromCampaign(ShellComplete):
-    """Completions from the campaign (:func:`ledger.cli.shell.candidates`), falling back to
+    """Completions from the campaign (:func:`ledger.cli.play.candidates`), falling back to
     click's own (file names for ``PATH`` options) when the campaign offers nothing."""
 
     def get_completions(self, args: list[str], incomplete: str) -> list[CompletionItem]:
         from ledger.cli.base import App
-        from ledger.cli.shell import candidates
+        from ledger.cli.play import candidates
 
         db, campaign = _ledger_of(args)
         app = App(db, campaign, None, "gm")

@@ -154,6 +154,27 @@ def recap(app: App, number: int, fmt: str, output: str | None, as_json: bool) ->
         click.echo(text, nl=False)
 
 
+def at_defaults(cls: type, data: dict[str, Any]) -> set[str]:
+    """The fields of ``data`` (an event of type ``cls`` as builtins, by encoded name) that
+    hold the value the type gives when the field is not set: what ``audit`` leaves out of
+    its ``fields:`` line (a roll's ``physical=False``, ``trait=None``)."""
+    if not (isinstance(cls, type) and issubclass(cls, msgspec.Struct)):
+        return set()
+    usual = set()
+    for f in msgspec.structs.fields(cls):
+        if f.default is not msgspec.NODEFAULT:
+            default = f.default
+        elif f.default_factory is not msgspec.NODEFAULT:
+            default = f.default_factory()
+        else:
+            continue
+        if default is msgspec.UNSET or f.encode_name not in data:
+            continue  # an unset field is not in ``data`` at all
+        if data[f.encode_name] == msgspec.to_builtins(default):
+            usual.add(f.encode_name)
+    return usual
+
+
 @cli.command()
 @click.argument("seq", type=SEQ)
 @json_option
@@ -183,8 +204,9 @@ def audit(app: App, seq: int, as_json: bool) -> None:
         )
         d = result["data"]
         if "draws" in d:
-            draws = " ".join(f"d{s}:{v}" for s, v in d["draws"])
-            click.echo(f"  source: {d['source']}; draws in order: {draws}")
+            from ledger.dice.fairness import draws_words
+
+            click.echo(f"  dice: {d['source']}; draws in order: {draws_words(d['draws'])}")
             if d.get("source") == "engine":
                 click.echo(f"  nonce {d.get('nonce')}, client seed {d.get('client_seed')!r}")
                 if "request" in d:
@@ -207,8 +229,12 @@ def audit(app: App, seq: int, as_json: bool) -> None:
             click.echo(f"  who could have known it: {result['predictable']['text']}")
         elif "no_dice" in result:
             click.echo(f"  dice: none, {result['no_dice']}")
-        shown = {k: v for k, v in d.items() if k not in hidden}
-        click.echo(printable("  fields: " + ", ".join(f"{k}={v}" for k, v in shown.items())))
+        usual = at_defaults(type(app.campaign.record(seq).data), d)
+        shown = {k: v for k, v in d.items() if k not in hidden and k not in usual}
+        left_out = " (the others at their defaults)" if usual - set(hidden) else ""
+        click.echo(
+            printable("  fields: " + ", ".join(f"{k}={v}" for k, v in shown.items()) + left_out)
+        )
         proof = result["proof"]  # its inclusion in the newest signed checkpoint
         if proof["checkpoint"] is None:
             click.echo(f"  checkpoint proof: none yet ({proof['problem']})")
@@ -371,7 +397,11 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
         if seen is not None and seen.checked:
             sizes = ", ".join(str(c["size"]) for c in seen.checked)
             cosigners = sorted({n for c in seen.checked for n in c["cosigners"]})
-            extra += f"; {len(seen.checked)} signed checkpoint{'s' if len(seen.checked) != 1 else ''} hold (sizes {sizes})"
+            extra += (
+                f"; 1 signed checkpoint holds (size {sizes})"
+                if len(seen.checked) == 1
+                else f"; {len(seen.checked)} signed checkpoints hold (sizes {sizes})"
+            )
             if cosigners:
                 extra += f", cosigned by {', '.join(cosigners)}"
         hidden = f" ({stubs} GM-only, checked through their hashes)" if stubs else ""

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 #: Where each core command is defined: a one-shot ``campaign roll`` imports
-#: :mod:`ledger.cli.play` alone, not every command module and their libraries
+#: :mod:`ledger.cli.recording` alone, not every command module and their libraries
 #: (docs/performance.md, "Start-up"). A command missing here is still found (every module
 #: of :mod:`ledger.cli` is imported on a miss), only slower; tests/test_startup.py holds
 #: this table to the commands the modules define.
@@ -27,8 +27,8 @@ COMMAND_MODULES: dict[str, str] = {
     "character": "commands",
     "checkpoint": "checkpoints",
     "copy": "transfer",
-    "correct": "play",
-    "damage": "play",
+    "correct": "recording",
+    "damage": "recording",
     "demo": "demo",
     "encounter": "encounters",
     "export": "transfer",
@@ -41,13 +41,13 @@ COMMAND_MODULES: dict[str, str] = {
     "league": "league",
     "odds": "views",
     "passport": "league",
-    "play": "shell",
+    "play": "play",
     "plugin": "plugin",
     "proof": "history",
     "recap": "history",
-    "record": "play",
-    "request": "play",
-    "roll": "play",
+    "record": "recording",
+    "request": "recording",
+    "roll": "recording",
     "scene": "commands",
     "serve": "serve",
     "session": "commands",
@@ -57,7 +57,7 @@ COMMAND_MODULES: dict[str, str] = {
     "undo": "table",
     "verify": "history",
     "webhook": "webhooks",
-    "withdraw": "play",
+    "withdraw": "recording",
     "witness": "witness",
 }
 

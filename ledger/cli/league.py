@@ -35,25 +35,17 @@ def add_from_passport(
     the state its last entry proves (:func:`ledger.history.passports.join`). With
     ``league`` (its URL and checkpoint key), the passport must end at the league's newest
     entry for the character: one cut short (to drop a death, say) is refused."""
-    from ledger.history.passports import join
+    from ledger.history.passports import cosigned_words, decode, join
 
     data = _read(path, "passport")
     newest = None
     if league is not None:
-        from ledger.league.client import LeagueClient, LeagueUnreachable
-        from ledger.trust.notes import NoteError
+        from ledger.league.joining import LeagueNotAsked, newest_head
 
         try:
-            client = LeagueClient(*league)
-            client.check()
-        except (NoteError, LeagueUnreachable) as e:
-            raise click.ClickException(f"cannot ask the league about the passport: {e}") from None
-
-        def newest(passport: str, head: str) -> str | None:
-            try:
-                return client.check_head(passport, head)
-            except (NoteError, LeagueUnreachable) as e:
-                raise click.ClickException(f"cannot ask the league about the passport: {e}") from None
+            newest = newest_head(*league)
+        except LeagueNotAsked as e:
+            raise click.ClickException(str(e)) from None
 
     created, joined = join(
         app.campaign, data, character=character_id, actor=app.actor, at=now(), newest=newest
@@ -67,13 +59,18 @@ def add_from_passport(
                 "passport": joined.data.passport,  # type: ignore[attr-defined]
                 "head": joined.data.head,  # type: ignore[attr-defined]
                 "table": joined.data.table,  # type: ignore[attr-defined]
+                "cosigned": [  # per entry, oldest first: the phone key, or null
+                    e.cosignature.vkey if e.cosignature else None for e in decode(data).entries
+                ],
             }
         )
         return
     data_ = joined.data
+    carried = [e.cosignature for e in decode(data).entries]
     click.echo(
         f"Added {created.data.name} (id {created.data.character}) at seq {created.seq} from "  # type: ignore[attr-defined]
         f"passport {data_.passport}: verified; last entry signed by {data_.table}"  # type: ignore[attr-defined]
+        f"; {cosigned_words(carried)}"
     )
 
 
@@ -94,14 +91,14 @@ def passport_export(app: App, character_name: str, output: str) -> None:
     names with their inclusion proofs, and the checkpoints they rest on. It holds only what
     the player may see; another table verifies it with `campaign character add --passport`.
     """
-    from ledger.history.passports import export_passport
+    from ledger.history.passports import cosigned_words, decode, export_passport
 
     data = export_passport(app.campaign, character_name)
     if os.path.exists(output):
         raise click.ClickException(f"{output} exists: give a new file name")
     with open(output, "xb") as f:
         f.write(data)
-    click.echo(f"Wrote {output}")
+    click.echo(f"Wrote {output}: {cosigned_words([e.cosignature for e in decode(data).entries])}")
 
 
 def submit_entries(app: App, url: str, vkey: str, *, session: int | None = None) -> None:

@@ -124,7 +124,7 @@ def fairness(
     is flagged as unlikely to be fair. Corrections are honoured: a retracted roll does not
     count, an amended one counts with its amended dice.
     """
-    from ledger.campaign import requests as requestsmod
+    from ledger.campaign import roll_requests as requestsmod
     from ledger.dice import fairness as fair
 
     check_plot(plot)
@@ -208,7 +208,7 @@ def fairness(
 
 
 def requests_line(asked: dict[str, int]) -> str:
-    """The fairness report's words on the roll requests (:func:`ledger.campaign.requests.tally`):
+    """The fairness report's words on the roll requests (:func:`ledger.campaign.roll_requests.tally`):
     how each was answered, and any answer thrown away that the ledger shows."""
     n = asked["asked"]
     text = (

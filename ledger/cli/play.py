@@ -1,444 +1,417 @@
-"""Commands that record play: roll, record, damage, correct."""
+"""``campaign play``: the table shell.
+
+The GM opens the ledger once for a whole session and types the same commands as on the
+command line without the ``campaign --db ...`` prefix (``roll julian notice --dr fair``).
+Each entry runs through the same click commands, so its answer, its errors (one line) and
+what it writes are exactly those of ``campaign``; a refused entry writes nothing and the
+shell goes on. ``help`` lists the commands an entry may run (not ``demo``, ``serve`` or
+``play``, which run outside the shell: :data:`OUTSIDE_THE_SHELL`). The ledger file stays open between
+entries, and each entry takes a fresh look at the campaign (another terminal may write).
+
+Completion (Tab) offers commands, options, characters, the skills of the character being
+rolled for, a system's named values (DR names) and event names for ``record``; history is
+kept in ``$XDG_STATE_HOME/campaign-ledger/history`` (``--history none`` keeps none).
+Off a terminal (a pipe or a file), entries are read one a line, which is how it is tested.
+"""
 
 from __future__ import annotations
 
+import os
+import shlex
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import click
-import msgspec
 
-from ledger.cli.base import SEQ, App, cli, echo_json, json_option, now, pass_app
-from ledger.cli.fields import recordable
-from ledger.cli.options import SystemParamsCommand, pick_params
-from ledger.cli.output import echo_changes, made_mark, states
-from ledger.history.words import describe
+from ledger.cli.base import App, cli, pass_app
+
+EXIT_WORDS = frozenset({"exit", "quit"})
+"""Entries that end the shell (as do Ctrl-D and end of input)."""
+
+_FILE_OPTIONS = ("--db", "--campaign")  # the shell's ledger is fixed when it starts
+
+OUTSIDE_THE_SHELL = {
+    "play": "you are already at the table (`exit` leaves this shell)",
+    "serve": "the web view runs until Ctrl-C: start `campaign serve` in another terminal",
+    "demo": "the demo builds its own ledgers: run `campaign demo` outside this shell",
+}
+"""Commands an entry cannot run, each with the sentence that says why and what to do."""
 
 
-def roll_output(app: App, rec: Any) -> dict[str, Any]:
-    """The JSON of a roll: its data plus seq, session, character and name."""
-    data = msgspec.to_builtins(rec.data)
-    data.pop("type", None)
-    names = app.campaign.characters()
+class TableShell:
+    """Runs entries (one command line each) against one open ledger.
+
+    :param app: the ``campaign`` invocation's :class:`~ledger.cli.App` (its ``--db``,
+        ``--campaign``, ``--as`` and ``--actor`` are the shell's defaults).
+    """
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        app.in_shell = True  # an entry never reads a later line as an answer
+        self.entries = 0
+        self.failures = 0
+
+    def run_line(self, line: str) -> int | None:
+        """Run one entry and return its exit code (0 done, 1 refused, 2 usage), or ``None``
+        when the entry ends the shell. Blank lines and ``#`` comments do nothing (0)."""
+        text = line.strip()
+        if not text or text.startswith("#"):
+            return 0
+        try:
+            words = shlex.split(text)
+        except ValueError as e:  # an unclosed quote
+            click.echo(f"Error: cannot read that line: {e} (close the quote)", err=True)
+            return self._done(2)
+        if not words:
+            return 0
+        if words[0] in EXIT_WORDS:
+            return None
+        if words == ["help"]:
+            click.echo(table_help(self.app), nl=False)
+            return self._done(0)
+        if words[0] == "help":
+            words = [*words[1:], "--help"]
+        problem = _refused(words)
+        if problem:
+            click.echo(f"Error: {problem}", err=True)
+            return self._done(2)
+        try:
+            code = cli.run(words, prog_name="campaign", obj=self.app)
+            if words[0] != "encounter":  # which shows the order itself
+                self._turn_order()
+        finally:
+            self.app.end_entry()
+        return self._done(code)
+
+    def _turn_order(self) -> None:
+        """After an entry, while an encounter runs: one line with the turn order, the
+        current turn highlighted, as the entry's view (``--as``) sees it."""
+        from ledger.cli.encounters import status_line
+        from ledger.errors import LedgerError
+
+        try:
+            from ledger.campaign.encounters import encounter_view
+
+            view = encounter_view(self.app.campaign, self.app.as_gm())
+        except (LedgerError, click.ClickException):
+            return
+        if view is not None:
+            click.echo(status_line(view))
+
+    def _done(self, code: int) -> int:
+        self.entries += 1
+        if code:
+            self.failures += 1
+        return code
+
+    def run_lines(self, lines: Iterable[str]) -> int:
+        """Run entries until the input ends or an exit word; returns the number of
+        refused entries (0 when every entry was done)."""
+        for line in lines:
+            if self.run_line(line) is None:
+                break
+        return self.failures
+
+
+def table_help(app: App) -> str:
+    """What ``help`` alone prints in the shell: how an entry is typed, the options an entry
+    may give, and every command it may run with its one-line help (the root group's
+    commands, plugins' included, but :data:`OUTSIDE_THE_SHELL`)."""
+    ctx = click.Context(cli, info_name="campaign", obj=app)
+    formatter = ctx.make_formatter()
+    formatter.write_text(
+        "Type a command as after `campaign`, e.g. `roll julian notice --dr fair`; "
+        "`help COMMAND` shows its options; `exit` or Ctrl-D leaves."
+    )
+    with formatter.section("Options an entry may give (for that entry only)"):
+        formatter.write_dl(
+            [
+                ("--as [gm|player]", "Whose view: player never sees GM-only facts."),
+                ("--actor TEXT", "Who records the entry's events."),
+            ]
+        )
+    commands = []
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        if name not in OUTSIDE_THE_SHELL and command is not None and not command.hidden:
+            commands.append((name, command))
+    limit = formatter.width - 6 - max(len(name) for name, _ in commands)  # as click's own
+    with formatter.section("Commands"):
+        formatter.write_dl([(name, c.get_short_help_str(limit)) for name, c in commands])
+    return formatter.getvalue()
+
+
+def _refused(words: list[str]) -> str | None:
+    """Why an entry cannot run in the shell (``None``: it can)."""
+    for word in words:
+        if not word.startswith("-"):
+            return OUTSIDE_THE_SHELL.get(word)
+        if word.split("=", 1)[0] in _FILE_OPTIONS:
+            return (
+                f"{word.split('=', 1)[0]} is fixed for this shell: "
+                "`exit` and start `campaign --db FILE play` on the other ledger"
+            )
+    return None
+
+
+# --- completion ---------------------------------------------------------------------------
+
+
+def candidates(app: App, words: list[str], current: str) -> list[str]:
+    """What Tab offers after ``words`` (the complete words before the cursor) for the word
+    being typed, ``current``: sorted, each starting with ``current`` (in any case: ``inv`` offers ``Investigate``).
+
+    Commands and sub-commands; a command's options; the values of a choice option; a
+    system's named values (``RollParam.suggestions``, e.g. DR names); characters for a
+    ``CHARACTER`` argument; the character's skills for ``roll``'s SKILL; event names and
+    then their fields for ``record``. Never raises: a campaign that cannot be read offers
+    commands and options only.
+    """
+    typed = current.lower()
+    return sorted({c for c in _offers(app, words) if c.lower().startswith(typed)})
+
+
+def _offers(app: App, words: list[str]) -> Iterator[str]:
+    ctx = click.Context(cli, obj=app, info_name="campaign")
+    command: click.Command = cli
+    rest = list(words)
+    while rest and rest[0].startswith("-"):  # global options: --as gm, --actor NAME
+        word = rest.pop(0)
+        option = _option(cli, ctx, word)
+        if option is not None and not option.is_flag and "=" not in word:
+            if not rest:  # `--as <Tab>`
+                yield from _option_values(option, None)
+                return
+            rest.pop(0)
+    while isinstance(command, click.Group):
+        if not rest:
+            if command is cli:
+                yield from (n for n in cli.list_commands(ctx) if n not in OUTSIDE_THE_SHELL)
+                yield from ("help", *EXIT_WORDS)
+            else:
+                yield from command.list_commands(ctx)
+            return
+        sub = command.get_command(ctx, rest.pop(0))
+        if sub is None:
+            return
+        command = sub
+    system = _system(app)
+    params = _params(command, ctx, system)
+    previous = rest[-1] if rest else None
+    option = _option_in(params, previous) if previous else None
+    if option is not None and not option.is_flag and not option.count:
+        yield from _option_values(option, system)
+        return
+    positional = _positional(params, rest)
+    arguments = [p for p in params if isinstance(p, click.Argument)]
+    if command.name == "record" and positional:
+        yield from _record_fields(app, positional[0])
+        return
+    yield from (o for p in params if isinstance(p, click.Option) for o in p.opts if o != "-h")
+    if len(positional) < len(arguments):
+        yield from _argument_values(app, arguments[len(positional)], positional, command)
+
+
+def _system(app: App) -> Any:
+    try:
+        return app.campaign.system
+    except Exception:  # no ledger yet, an unreadable file: complete what needs none
+        return None
+
+
+def _params(command: click.Command, ctx: click.Context, system: Any) -> list[click.Parameter]:
+    from ledger.cli.options import SystemParamsCommand
+
+    if isinstance(command, SystemParamsCommand) and system is not None:
+        sub = click.Context(command, parent=ctx, info_name=command.name)
+        if command.params_attr == "roll_params":
+            sub.meta["ledger.system"] = system
+        return command.get_params(sub)
+    return command.get_params(ctx)
+
+
+def _option(command: click.Command, ctx: click.Context, word: str) -> click.Option | None:
+    return _option_in(command.get_params(ctx), word)
+
+
+def _option_in(params: list[click.Parameter], word: str) -> click.Option | None:
+    name = word.split("=", 1)[0]
+    for p in params:
+        if isinstance(p, click.Option) and name in (*p.opts, *p.secondary_opts):
+            return p
+    return None
+
+
+def _positional(params: list[click.Parameter], rest: list[str]) -> list[str]:
+    """The positional words typed so far (options and their values left out)."""
+    out = []
+    words = iter(rest)
+    for word in words:
+        if word.startswith("-") and len(word) > 1:
+            option = _option_in(params, word)
+            if option is not None and not option.is_flag and not option.count and "=" not in word:
+                next(words, None)
+            continue
+        out.append(word)
+    return out
+
+
+def _option_values(option: click.Option, system: Any) -> Iterable[str]:
+    if isinstance(option.type, click.Choice):
+        return [str(c) for c in option.type.choices]
+    if system is not None:
+        for param in system.roll_params:
+            if param.name == option.name:
+                return param.suggestions or param.choices
+    return ()
+
+
+def _argument_values(
+    app: App, argument: click.Argument, positional: list[str], command: click.Command
+) -> Iterable[str]:
+    if isinstance(argument.type, click.Choice):
+        return [str(c) for c in argument.type.choices]
+    try:
+        if argument.name == "character_name":
+            return list(app.campaign.characters())
+        if argument.name == "skill" and positional:
+            campaign = app.campaign
+            character = campaign.find_character(positional[0])
+            state = campaign.state_of(character)
+            return list(campaign.system.skills_of(state))
+        if argument.name == "event_type":
+            return ["list", *_record_types(app)]
+        if argument.name == "system_id":
+            from ledger.rules.plugins import rule_systems
+
+            return list(rule_systems())
+    except Exception:  # an unknown character, an unreadable ledger: offer nothing
+        return ()
+    return ()
+
+
+def _record_types(app: App) -> dict[str, Any]:
+    from ledger.events import Roll
+
+    campaign = app.campaign
+    prefix = campaign.system.id + "."
     return {
-        "seq": rec.seq,
-        "session": rec.session,
-        **data,
-        "character": rec.stream,
-        "name": names.get(rec.stream, rec.stream),
-        "visibility": rec.visibility,
+        tag[len(prefix) :].replace("_", "-"): cls
+        for tag, cls in campaign.codec.types.items()
+        if tag.startswith(prefix) and not issubclass(cls, Roll)
     }
 
 
-@cli.command(cls=SystemParamsCommand)
-@click.argument("character_name", metavar="CHARACTER")
-@click.argument("skill", required=False)
-@click.option(
-    "--dice",
-    "faces",
-    help="Physical dice: the faces shown, in order (3,5 or ++-0). "
-    "Without it the engine rolls, verifiably, from the session's committed seed.",
-)
-@click.option("--client-seed", default="", help="Text a player offers to mix into an engine roll.")
-@click.option("--blind", is_flag=True, help="A blind GM roll: GM-only, hidden from players.")
-@click.option(
-    "--auto",
-    "automatic_ok",
-    is_flag=True,
-    help="Record a result the rules give without rolling (an automatic failure or success) "
-    "without asking; off a terminal such a roll is refused without it.",
-)
-@click.option(
-    "--vs-character",
-    "vs_character",
-    metavar="NAME",
-    help="A character on the ledger (PC or NPC) opposing the roll: the rules use their "
-    "sheet as it stands, and the roll is recorded on both characters. Their dice follow "
-    "the roller's (in --dice too).",
-)
-@click.option(
-    "--vs-skill",
-    "vs_skill",
-    metavar="SKILL",
-    help="With --vs-character: the skill they oppose with (default: the rule system's).",
-)
-@click.option(
-    "--apply",
-    "apply",
-    is_flag=True,
-    help="With --vs-character and an attack: put the harm of a hit on the character hit in "
-    "the same record.",
-)
-@click.option(
-    "--answer",
-    "answer",
-    type=SEQ,
-    metavar="SEQ",
-    help="Answer the roll request at SEQ (`campaign request`): its skill and options are "
-    "the request's. Engine dice then draw with the roller's --entropy; or give --dice.",
-)
-@click.option(
-    "--entropy",
-    metavar="HEX",
-    help="With --answer: 32 bytes of randomness from the roller's own device, as 64 hex "
-    "digits, mixed into the draw so nobody could know it in advance.",
-)
-@json_option
-@pass_app
-def roll(
-    app: App,
-    character_name: str,
-    skill: str | None,
-    faces: str | None,
-    client_seed: str,
-    blind: bool,
-    automatic_ok: bool,
-    vs_character: str | None,
-    vs_skill: str | None,
-    apply: bool,
-    answer: int | None,
-    entropy: str | None,
-    as_json: bool,
-    **params: Any,
-) -> None:
-    """Roll for CHARACTER (id or name) using SKILL, and record it.
-
-    Against another character on the ledger: --vs-character NAME (and --apply to record
-    the harm of a hit at once). Options below marked [system] apply to campaigns of that
-    rule system.
-    """
-    from ledger.campaign.entering import Words, enter_roll
-    from ledger.errors import Refused
-
-    campaign = app.campaign
-    given = pick_params(campaign.system, "roll_params", params)
-    who = [campaign.find_character(character_name)]
-    if vs_character is not None and not as_json:
-        who.append(campaign.find_character(vs_character))
-    before = {} if as_json else states(app, list(dict.fromkeys(who)))
-
-    def record(automatic_ok: bool) -> Any:
-        # the code of the web form and the API's POST /roll, with the GM's authority
-        return enter_roll(
-            campaign,
-            character_name,
-            skill,
-            given,
-            faces=faces,
-            as_gm=True,
-            actor=app.actor,
-            at=now(),
-            words=Words(),
-            automatic_ok=automatic_ok,
-            client_seed=client_seed,
-            blind=blind,
-            opponent=vs_character,
-            opponent_skill=vs_skill,
-            apply=apply,
-            answer=answer,
-            entropy=entropy.strip().lower() if entropy else None,
-        )
+def _record_fields(app: App, event: str) -> Iterable[str]:
+    import msgspec
 
     try:
-        written = record(automatic_ok)
-    except Refused as e:  # no silent surprises: show it, and ask
-        from ledger.cli import table
-
-        if e.reason != "automatic" or not table.can_ask(app):  # off a terminal, or in `play`
-            raise
-        click.confirm(f"{e.automatic[0].upper()}{e.automatic[1:]}. Record it?", abort=True)
-        written = record(True)
-    rec, batch = written.roll, written.records
-    if as_json:
-        out = roll_output(app, rec)
-        if len(batch) > 1:  # the opponent's side and any harm applied, in the same batch
-            out["batch"] = [_event_json(r) for r in batch[1:]]
-        echo_json(out)
-    else:
-        click.echo(describe(campaign, rec) + made_mark(rec))
-        for later in batch[1:]:
-            click.echo("  " + describe(campaign, later) + made_mark(later))
-        # what the roll changed (experience, an increase, Ego, harm applied...), in the
-        # book's words; both characters of a contest
-        echo_changes(
-            app, before, states(app, list(before)), names=len(before) > 1, mark=made_mark(rec)
-        )
+        cls = _record_types(app).get(event.lower().replace("_", "-"))
+    except Exception:
+        return ()
+    if cls is None:
+        return ()
+    fields = ["--" + f.encode_name.replace("_", "-") for f in msgspec.structs.fields(cls)]
+    return [*fields, "--blind", "--json"]
 
 
-@cli.command(cls=SystemParamsCommand)
-@click.argument("character_name", metavar="CHARACTER")
-@click.argument("skill", required=False)
-@click.option(
-    "--player",
-    "asked",
-    metavar="NAME",
-    help="The player asked to answer (default: the one who plays CHARACTER).",
-)
-@json_option
-@pass_app
-def request(
-    app: App,
-    character_name: str,
-    skill: str | None,
-    asked: str | None,
-    as_json: bool,
-    **params: Any,
-) -> None:
-    """Ask CHARACTER's player for a roll of SKILL: its inputs are fixed now, and it is
-    answered once, from their device (`campaign roll CHARACTER --answer SEQ --entropy HEX`,
-    or the web view's Roll button), with their own randomness mixed into the engine's draw:
-    not even this laptop can know the result before the answer arrives. Options below
-    marked [system] apply to campaigns of that rule system.
+# --- the prompt -----------------------------------------------------------------------------
+
+
+def default_history() -> Path:
+    """Where entries are remembered: ``$XDG_STATE_HOME/campaign-ledger/history``
+    (``~/.local/state/...`` when the variable is unset)."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(Path.home(), ".local", "state")
+    return Path(base) / "campaign-ledger" / "history"
+
+
+def prompt_lines(app: App, *, history: Path | None, session: Any = None) -> Iterator[str]:
+    """Entries typed at a prompt_toolkit prompt (completion, history), until Ctrl-D.
+
+    :param session: a ``PromptSession`` to use (tests pass one wired to a pipe input);
+        default: one on the terminal.
     """
-    campaign = app.campaign
-    given = pick_params(campaign.system, "roll_params", params)
-    rec = campaign.request_roll(character_name, skill, given, asked=asked, actor=app.actor, at=now())
-    if as_json:
-        echo_json(_event_json(rec))
-    else:
-        click.echo(describe(campaign, rec))
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.completion import Completer, Completion
+    from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+    class LedgerCompleter(Completer):
+        def get_completions(self, document: Any, complete_event: Any) -> Iterator[Completion]:
+            text = document.text_before_cursor
+            try:
+                words = shlex.split(text)
+            except ValueError:
+                return
+            current = "" if not text or text[-1].isspace() else (words.pop() if words else "")
+            for offer in candidates(app, words, current):
+                yield Completion(offer, start_position=-len(current))
+
+    if session is None:
+        if history is not None:
+            history.parent.mkdir(parents=True, exist_ok=True)
+        session = PromptSession(
+            history=FileHistory(str(history)) if history is not None else InMemoryHistory(),
+            completer=LedgerCompleter(),
+            complete_while_typing=False,
+        )
+    elif session.completer is None:
+        session.completer = LedgerCompleter()
+    while True:
+        try:
+            yield session.prompt(_prompt_text(app))
+        except KeyboardInterrupt:  # Ctrl-C drops the line being typed, as in a shell
+            continue
+        except EOFError:  # Ctrl-D
+            return
+
+
+def _prompt_text(app: App) -> str:
+    try:
+        campaign = app.campaign
+        session = campaign.current_session()
+    except Exception:
+        return "campaign> "
+    where = f" s{session}" if session is not None else ""
+    view = " [GM]" if app.as_gm() else ""
+    return f"{campaign.id}{where}{view}> "
 
 
 @cli.command()
-@click.argument("seq", type=SEQ)
-@click.option("--reason", required=True, help="Why the request is withdrawn.")
-@json_option
-@pass_app
-def withdraw(app: App, seq: int, reason: str, as_json: bool) -> None:
-    """Withdraw the roll request at SEQ before it is answered (an answered one stands)."""
-    campaign = app.campaign
-    rec = campaign.withdraw_request(seq, reason, actor=app.actor, at=now())
-    if as_json:
-        echo_json(_event_json(rec))
-    else:
-        click.echo(describe(campaign, rec))
-
-
-def _event_json(rec: Any) -> dict[str, Any]:
-    """``{"seq", "type", "stream", ...data}`` of one recorded event."""
-    data = msgspec.to_builtins(rec.data)
-    data.pop("type", None)
-    return {"seq": rec.seq, "type": rec.type, "stream": rec.stream, **data}
-
-
-class RecordCommand(click.Command):
-    """``record EVENT --help`` explains EVENT (its fields, their types and allowed values)
-    instead of ``record`` itself; ``record --help`` is the command's help."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        helps = [a for a in args if a in ("-h", "--help")]
-        named = [a for a in args if not a.startswith("-")]
-        if helps and named and named[0] != "list":
-            ctx.meta["ledger.event_help"] = True
-            args = [a for a in args if a not in helps]
-        return super().parse_args(ctx, args)
-
-
-@cli.command(
-    cls=RecordCommand,
-    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
-)
-@click.argument("event_type", metavar="EVENT")
-@click.option("--blind", is_flag=True, help="Record it GM-only.")
-@json_option
-@click.pass_context
-def record(ctx: click.Context, event_type: str, blind: bool, as_json: bool) -> None:
-    """Record an event of the campaign's rule system: `record EVENT --field value ...`.
-
-    EVENT is the event's name without the system prefix (favour-changed for
-    d20-world.favour_changed); each field is an option, parsed by the field's type
-    (text stays text); list fields repeat the option. `campaign record list` lists the
-    events; `campaign record EVENT --help` lists EVENT's fields, types and allowed values.
-    """
-    from ledger.campaign import recording
-    from ledger.cli.fields import field_lines, fields_of, is_list, item_type, option_name
-
-    app: App = ctx.find_object(App)  # type: ignore[assignment]
-    campaign = app.campaign
-    system = campaign.system
-    types = recordable(system)
-    if event_type == "list":
-        for short, cls in sorted(types.items()):
-            names = " ".join(option_name(name) for name, _, _ in fields_of(cls))
-            click.echo(f"{short:<24} {names}")
-        return
-    key = event_type.lower().replace("_", "-")
-    try:
-        cls = recording.event_class(system, event_type)
-    except recording.FieldError as e:
-        raise click.UsageError(e.message) from None
-    if ctx.meta.get("ledger.event_help"):
-        doc = system.for_people(" ".join((cls.__doc__ or "").split("\n\n")[0].split()))
-        click.echo(f"Usage: campaign record {key} [--blind] [--json] FIELDS...\n")
-        if doc:
-            click.echo(f"  {doc}\n")
-        click.echo("Fields:")
-        for line in field_lines(cls):
-            click.echo(f"  {line}")
-        return
-    declared = {name: t for name, t, _ in fields_of(cls)}
-    values: dict[str, Any] = {}
-    args = list(ctx.args)
-    while args:
-        opt = args.pop(0)
-        if not opt.startswith("--"):
-            raise click.UsageError(f"{opt!r} is not a field: give fields as --name value")
-        name, eq, inline = opt[2:].partition("=")
-        name = name.replace("-", "_")
-        if name not in declared:
-            raise click.UsageError(
-                f"{key} has no field {option_name(name)} (fields: "
-                + ", ".join(option_name(f) for f in declared)
-                + f"; see `campaign record {key} --help`)"
-            )
-        t = declared[name]
-        if eq:
-            text = inline
-        elif args and not args[0].startswith("--"):
-            text = args.pop(0)
-        elif isinstance(item_type(t), msgspec.inspect.BoolType):
-            text = "true"
-        else:
-            raise click.UsageError(f"{option_name(name)} needs a value")
-        try:  # the same parsing as the GM's page (ledger.campaign.recording)
-            value = recording.parse_field(campaign, cls, name, text)
-        except recording.FieldError as e:
-            raise click.UsageError(f"{e.message} (see `campaign record {key} --help`)") from None
-        if is_list(t):
-            values.setdefault(name, []).append(value)
-        else:
-            values[name] = value
-    try:
-        event = recording.build_event(cls, values)
-    except recording.FieldError as e:
-        raise click.UsageError(f"{e.message} (see `campaign record {key} --help`)") from None
-
-    who = [values["character"]] if isinstance(values.get("character"), str) else []
-    before = {} if as_json else states(app, who)
-    rec = campaign.append([event], actor=app.actor, at=now(), visibility="gm" if blind else None)[0]
-    if as_json:
-        data = msgspec.to_builtins(rec.data)
-        echo_json({"seq": rec.seq, "type": rec.type, "visibility": rec.visibility, **data})
-    else:
-        click.echo(describe(campaign, rec) + made_mark(rec))
-        # what the event changed on the sheet, in the book's words
-        echo_changes(app, before, states(app, who), names=False, mark=made_mark(rec))
-
-
-def _scalar(text: str) -> Any:
-    try:
-        return msgspec.json.decode(text)
-    except msgspec.DecodeError:
-        return text
-
-
-@cli.command()
-@click.argument("character_name", metavar="CHARACTER")
-@click.argument("amount", type=int)
 @click.option(
-    "--affects",
-    "affects",
-    multiple=True,
-    metavar="SKILL",
-    help="A skill a wound this damage inflicts affects (repeatable; systems whose wounds "
-    "name skills, e.g. wyrd-engine).",
+    "--history",
+    "history_path",
+    metavar="FILE|none",
+    help="Where entries are remembered across sessions "
+    "(default $XDG_STATE_HOME/campaign-ledger/history; `none` keeps none).",
 )
-@json_option
 @pass_app
-def damage(
-    app: App, character_name: str, amount: int, affects: tuple[str, ...], as_json: bool
-) -> None:
-    """Record AMOUNT of damage to CHARACTER (rule systems that declare harm: `campaign
-    systems ID` says whether one does).
+def play(app: App, history_path: str | None) -> None:
+    """The table shell: keep the ledger open and type commands without `campaign --db ...`.
 
-    --affects SKILL names the skills a wound it inflicts affects.
+    \b
+        $ campaign --db casebook.db play
+        casebook s1> roll julian investigate --dr good --dice ++-0
+        casebook s1> damage felix 2
+        casebook s1> help roll
+        casebook s1> exit
+
+    Tab completes commands, options, characters, skills and DR names; Up and Down walk
+    the history; Ctrl-C drops the line, Ctrl-D or `exit` leaves. Each entry answers and
+    fails exactly as the same `campaign` command would (a refused entry writes nothing and
+    the shell goes on). `--as` and `--actor` given to `campaign` are the shell's defaults
+    (`campaign --as gm play` shows GM-only facts; the prompt then ends in [GM]); an entry
+    may give its own (`--as player sheet isa`), for that entry only: the prompt shows the
+    view the next entry uses. An entry never reads the next line as an answer: give
+    `undo --reason "..."` (and `roll ... --auto`) in the entry. Piped input runs one entry a
+    line (exit status 1 if any entry was refused).
     """
-    from ledger.campaign import recording
-
-    campaign = app.campaign
-    try:  # the same checks as the GM's page (ledger.campaign.recording)
-        event = recording.harm(campaign, character_name, amount, affects)
-    except recording.FieldError as e:
-        raise click.UsageError(getattr(e, "command", e.message)) from None
-    cid = event.character  # type: ignore[attr-defined]
-    as_gm = app.as_gm()
-    written = recording.write(campaign, event, actor=app.actor, at=now(), as_gm=as_gm)
-    rec, old_state, new_state = written.rec, written.before, written.after
-    # where the harm landed and what it does now, in the book's words
-    sentences = written.sentences
-    if as_json:
-        before = campaign.system.sheet_view(old_state, as_gm=as_gm)
-        after = campaign.system.sheet_view(new_state, as_gm=as_gm)
-        changes = sheet_changes(before, after)
-        echo_json(
-            {
-                "seq": rec.seq,
-                "character": cid,
-                "amount": amount,
-                "changes": [{"field": f, "before": b, "after": a} for f, b, a in changes],
-                "sentences": sentences,
-                "sheet": after,
-            }
-        )
+    app.store()  # refuse a missing ledger now, with the usual message
+    shell = TableShell(app)
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        history = None if history_path == "none" else Path(history_path or default_history())
+        shell.run_lines(prompt_lines(app, history=history))
         return
-    click.echo(describe(campaign, rec))
-    for sentence in sentences:
-        click.echo(f"  {sentence}")
-
-
-def sheet_changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """``(field, before, after)`` for every flattened sheet field that changed."""
-    from ledger.rules.changes import flatten
-
-    flat_before, flat_after = flatten(before), flatten(after)
-    keys = list(dict.fromkeys([*flat_before, *flat_after]))
-    return [
-        (k, flat_before.get(k, "—"), flat_after.get(k, "—"))
-        for k in keys
-        if flat_before.get(k, "—") != flat_after.get(k, "—")
-    ]
-
-
-@cli.command()
-@click.argument("seq", type=SEQ)
-@click.option("--reason", required=True, help="Why: kept in the log beside the correction.")
-@click.option(
-    "--set",
-    "sets",
-    multiple=True,
-    metavar="FIELD=VALUE",
-    help="Amend a field instead of retracting the event (repeatable). A roll's inputs only: "
-    "its results are worked out again by the rules.",
-)
-@click.option(
-    "--dice",
-    "faces",
-    metavar="FACES",
-    help="Amend a physical roll's faces (as `roll --dice`); the rules resolve it again.",
-)
-@json_option
-@pass_app
-def correct(
-    app: App, seq: int, reason: str, sets: tuple[str, ...], faces: str | None, as_json: bool
-) -> None:
-    """Correct event SEQ: retract it, or amend it with --set/--dice. The original stays.
-
-    A correction is checked like a new event: if the corrected history holds an event the
-    rules refuse, nothing is written and every such event is named. An engine roll's dice
-    are never amended: retract it and roll again.
-    """
-    data = None
-    if sets:
-        data = {}
-        for item in sets:
-            if "=" not in item:
-                raise click.BadParameter(f"{item!r}: write FIELD=VALUE", param_hint="--set")
-            k, v = item.split("=", 1)
-            data[k.strip()] = _scalar(v)
-    campaign = app.campaign
-    rec = campaign.correct(seq, reason, data=data, faces=faces, actor=app.actor, at=now())
-    if as_json:
-        echo_json(
-            {"seq": rec.seq, "target": seq, "action": rec.data.action, "reason": rec.data.reason}
-        )
-    else:
-        click.echo(describe(campaign, rec))
+    if shell.run_lines(sys.stdin):
+        raise SystemExit(1)

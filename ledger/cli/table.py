@@ -55,7 +55,8 @@ def undo(app: App, reason: str | None, yes: bool, as_json: bool) -> None:
     if app.in_shell:
         if reason is None:
             raise click.UsageError(
-                f'undo {line}? give the reason in the same entry: undo --reason "..."'
+                f'give the reason in the same entry: undo --reason "..." (it takes back '
+                f"event {target.entry.seq}, the last entry {app.actor} wrote, whole)"
             )
         yes = True  # the entry was typed with its reason: nothing is asked
     interactive = can_ask(app)

@@ -92,7 +92,7 @@ def time_pass(
     else:
         click.echo(f"{head} (seq {done.records[0].seq}).")
     if not lines:
-        click.echo(f"  Nothing the rules time runs out in {span_words(done.span.minutes)}.")
+        click.echo(f"  Nothing the rules put a time limit on ends within {span_words(done.span.minutes)}.")
     for text in lines:
         click.echo(f"  {text}")
     if not dry_run:

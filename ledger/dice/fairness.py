@@ -123,9 +123,25 @@ class DieReport:
         }
 
 
+#: A Fudge die's recorded value (1..3 of a d3) as its face is entered and read.
+FUDGE_FACES = {1: "−", 2: "0", 3: "+"}
+
+
 def die_name(sides: int) -> str:
     """``"d20"`` for 20 sides; ``"dF"`` for 3 (the ledger records Fudge dice as d3)."""
     return "dF" if sides == 3 else f"d{sides}"
+
+
+def draws_words(draws: Iterable[Sequence[int]]) -> str:
+    """A roll's recorded draws as a person reads them, in order: ``"d20:16"``, and a Fudge
+    die (recorded as d3) by its face as it is entered: ``"dF:+ dF:+ dF:− dF:0"``.
+
+    :param draws: ``[sides, value]`` pairs, ``1 <= value <= sides``, as a roll event's
+        ``draws`` field holds them.
+    """
+    return " ".join(
+        f"dF:{FUDGE_FACES[value]}" if sides == 3 else f"d{sides}:{value}" for sides, value in draws
+    )
 
 
 def roll_draws(
@@ -313,6 +329,7 @@ def _face_label(sides: int) -> Any:
 
 __all__ = [
     "EVERYONE",
+    "FUDGE_FACES",
     "FLAG_P",
     "MIN_EXPECTED",
     "WATCH_P",
@@ -320,6 +337,7 @@ __all__ = [
     "RollDraws",
     "chi_square",
     "die_name",
+    "draws_words",
     "format_p",
     "judge",
     "report",

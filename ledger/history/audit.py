@@ -80,7 +80,7 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
         "system": system.id,
         "book": system.book_title,
         "seed": system.source,
-        "section": system.for_people(section) if section else section,
+        "section": section,
     }
     chain = prove_chain(campaign, seq)
     result: dict[str, Any] = {

@@ -4,11 +4,13 @@ A *passport* (docs/league.md "Passport") is one canonical JSON object::
 
     {"format": "campaign-ledger-passport/v1", "passport": ID,
      "entries": [{"note": SIGNED ENTRY, "vkey": TABLE KEY, "checkpoint": SIGNED CHECKPOINT,
-                  "events": [EXPORT LINE, ...], "proofs": [[BASE64, ...], ...]}, ...]}
+                  "events": [EXPORT LINE, ...], "proofs": [[BASE64, ...], ...],
+                  "cosignature": {"vkey": PHONE KEY, "signature": LINE}}, ...]}
 
 Entries are oldest first, from the character's creation; each carries the events it names
 (export lines, as a player's export shows them: never a GM-only one), each event's audit
 path to the checkpoint the entry rests on (RFC 9162), and that checkpoint's signed note.
+An entry the player's phone cosigned carries the cosignature (absent: not cosigned).
 
 - :func:`export_passport`: a character's passport from this ledger (entries carried in by a
   join first, then this table's).
@@ -34,6 +36,7 @@ from ledger.campaign.chronicles import (
     Prior,
     Replay,
     build_entry,
+    kept_entries,
     options_of,
     priors,
     select,
@@ -46,6 +49,7 @@ from ledger.events import (
     CAMPAIGN_STREAM,
     CharacterCreated,
     CharacterJoined,
+    ChronicleCosigned,
     ChronicleSigned,
     Recorded,
 )
@@ -92,14 +96,22 @@ class PassportEvent(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
         )  # fmt: skip
 
 
-class PassportEntry(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """One chronicle entry with what it rests on."""
+class Cosignature(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """The player's phone's cosignature of an entry: its cosigner key and signature line."""
+
+    vkey: Text
+    signature: Text
+
+
+class PassportEntry(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
+    """One chronicle entry with what it rests on (``cosignature`` absent: not cosigned)."""
 
     note: str
     vkey: Text
     checkpoint: Text
     events: list[PassportEvent]
     proofs: list[list[B64Hash]]
+    cosignature: Cosignature | None = None
 
 
 class Passport(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -163,6 +175,7 @@ def export_passport(campaign: Campaign, character: str) -> bytes:
     kinds = Kinds.of(campaign.system, campaign.codec)
     vkey = recorded_key(campaign) or ""
     entries = list(carried_entries(campaign, cid))
+    cosigned = {k.hash: k for k in kept_entries(campaign, [cid]) if k.cosigned}
     passport = ""
     for row in rows:
         if row.type != "chronicle.signed" or row.stream != cid:
@@ -178,6 +191,7 @@ def export_passport(campaign: Campaign, character: str) -> bytes:
         kept = store.checkpoints(campaign.id, size=size)
         if not kept:
             raise RuleError(f"the checkpoint of size {size} an entry of {cid} rests on is not kept")
+        cosign = cosigned.get(chronicle.entry_hash(_note_text(signed.note)))
         entries.append(
             PassportEntry(
                 note=signed.note, vkey=vkey, checkpoint=str(kept[0]["note"]),
@@ -186,6 +200,11 @@ def export_passport(campaign: Campaign, character: str) -> bytes:
                     [base64.b64encode(h).decode() for h in proofs.inclusion(store, campaign.id, e.seq, size).proof]
                     for e in events
                 ],
+                cosignature=(
+                    Cosignature(vkey=cosign.cosigned or "", signature=cosign.signature)
+                    if cosign
+                    else None
+                ),
             )  # fmt: skip
         )
     if not passport:
@@ -200,7 +219,9 @@ def export_passport(campaign: Campaign, character: str) -> bytes:
 class Verified:
     """A verified passport: its id, its entries (oldest first), the head entry's hash and
     table, and the character as the last entry leaves them (state as the rule system's
-    ``state_type``; name, creation sheet and player from their ``character.created``)."""
+    ``state_type``; name, creation sheet and player from their ``character.created``).
+    ``cosigners`` gives, per entry, the phone key that cosigned it (``None``: not
+    cosigned)."""
 
     passport: str
     entries: list[Entry]
@@ -212,6 +233,7 @@ class Verified:
     player: str | None
     state: Any
     hashes: list[str] = field(default_factory=list)
+    cosigners: list[str | None] = field(default_factory=list)
 
 
 def _where(i: int, table: str | None) -> str:
@@ -241,13 +263,17 @@ def verify_passport(data: bytes, system: RuleSystem, codec: Codec) -> Verified:
     last_size = 0
     entries: list[Entry] = []
     hashes: list[str] = []
+    cosigners: list[str | None] = []
     state: Any = None
     created: CharacterCreated | None = None
+    keys: dict[str, Verifier] = {}  # each table's key parsed once, not once per entry
     for i, pe in enumerate(passport.entries, 1):
-        try:
-            verifier = Verifier.parse(pe.vkey)
-        except NoteError as e:
-            raise PassportError(f"{_where(i, None)}: the table's key is malformed ({e})") from None
+        verifier = keys.get(pe.vkey)
+        if verifier is None:
+            try:
+                verifier = keys[pe.vkey] = Verifier.parse(pe.vkey)
+            except NoteError as e:
+                raise PassportError(f"{_where(i, None)}: the table's key is malformed ({e})") from None
         where = _where(i, verifier.name)
         try:
             open_note(pe.note, [verifier])
@@ -257,6 +283,7 @@ def verify_passport(data: bytes, system: RuleSystem, codec: Codec) -> Verified:
             raise PassportError(f"{where}: its signature does not verify ({e}): it was edited") from None
         if entry.table != verifier.name:
             raise PassportError(f"{where}: it names the table {entry.table!r}, not its signer's")
+        cosigners.append(check_cosignature(pe, text, where))
         if entry.passport != passport.passport:
             raise PassportError(f"{where}: it belongs to passport {entry.passport}, not {passport.passport}")
         if entry.previous != previous:
@@ -320,8 +347,28 @@ def verify_passport(data: bytes, system: RuleSystem, codec: Codec) -> Verified:
     return Verified(
         passport=passport.passport, entries=entries, head=previous, table=head.table,
         character=head.character, name=head.name, sheet=dict(created.sheet),
-        player=created.player, state=state, hashes=hashes,
+        player=created.player, state=state, hashes=hashes, cosigners=cosigners,
     )  # fmt: skip
+
+
+def check_cosignature(pe: PassportEntry, text: str, where: str) -> str | None:
+    """The phone key that cosigned an entry (``None``: not cosigned), once its cosignature
+    verifies over the entry's note ``text``.
+
+    :raises PassportError: a cosignature that does not verify (forged, by another key
+        than it names, or of another entry), naming the entry.
+    """
+    if pe.cosignature is None:
+        return None
+    vkey = pe.cosignature.vkey
+    try:
+        chronicle.verify_cosignature(vkey, text, pe.cosignature.signature)
+    except EntryError as e:
+        raise PassportError(
+            f"{where}: its cosignature by the phone {chronicle.cosignature_name(vkey)[:80]!r} "
+            f"does not verify ({e}): it is forged"
+        ) from None
+    return vkey
 
 
 def _checked_events(pe: PassportEntry, entry: Entry, checkpoint: Checkpoint, where: str) -> list[StoredEvent]:
@@ -410,20 +457,44 @@ def join(
 
 @dataclass(frozen=True)
 class Before:
-    """One entry carried in: the table that signed it, its session and what changed."""
+    """One entry carried in: the table that signed it, its session, what changed, and the
+    phone key that cosigned it (``None``: not cosigned)."""
 
     table: str
     session: int
     changed: tuple[str, ...]
+    cosigned: str | None = None
 
 
 def before_this_table(campaign: Campaign, character: str) -> list[Before]:
     """The entries ``character`` carried in when they joined (``[]``: created here),
     oldest first: what the log and the sheet show as "before this table"."""
-    return [
-        Before(e.table, e.session, e.changed)
-        for e in (chronicle.parse(_note_text(pe.note)) for pe in carried_entries(campaign, character))
-    ]
+    return _befores(carried_entries(campaign, character))
+
+
+def _befores(entries: Sequence[PassportEntry]) -> list[Before]:
+    out = []
+    for pe in entries:
+        e = chronicle.parse(_note_text(pe.note))
+        out.append(
+            Before(e.table, e.session, e.changed, pe.cosignature.vkey if pe.cosignature else None)
+        )
+    return out
+
+
+def before_line(passport_text: str) -> str:
+    """The history a ``character.joined`` carried in, as the log and the recap show it
+    after the join's own words: ``"Before this table: session 1, signed by T: what changed
+    (cosigned by the player's phone P); session 2, ..."`` (:func:`before_words` for each
+    entry, as the sheet's "Before this table" section shows them). ``""`` when the text is
+    not a passport (``campaign verify`` names that)."""
+    try:
+        carried = _befores(decode(passport_text.encode()).entries)
+    except (PassportError, EntryError):
+        return ""
+    return "Before this table: " + "; ".join(
+        f"session {b.session}, signed by {b.table}: {before_words(b)}" for b in carried
+    )
 
 
 def check_log(campaign: Campaign) -> tuple[int, str] | None:
@@ -435,15 +506,25 @@ def check_log(campaign: Campaign) -> tuple[int, str] | None:
     :returns: ``(seq, problem)`` of the first that fails, or ``None``.
     """
     rows = list(campaign.store.rows(campaign.id))
-    if not any(r.type in ("chronicle.signed", "character.joined") for r in rows):
+    if not any(
+        r.type in ("chronicle.signed", "character.joined", "chronicle.cosigned") for r in rows
+    ):
         return None
     kinds = Kinds.of(campaign.system, campaign.codec)
     vkey = recorded_key(campaign)
+    signed: dict[str, str] = {}  # each entry's hash: its text (what a cosignature names)
+    cosigned: set[str] = set()
     for i, r in enumerate(rows):
         if r.type == "chronicle.signed":
             problem = _check_signed(campaign, rows, r, kinds, vkey)
+            entry = campaign.codec.decode(r.data, r.type)
+            assert isinstance(entry, ChronicleSigned)
+            text = _note_text(entry.note)
+            signed[chronicle.entry_hash(text)] = text
         elif r.type == "character.joined":
             problem = _check_joined(campaign, rows, i, r)
+        elif r.type == "chronicle.cosigned":
+            problem = _check_cosigned(campaign, r, signed, cosigned)
         else:
             continue
         if problem:
@@ -476,6 +557,27 @@ def _check_signed(campaign: Campaign, rows: Sequence[StoredEvent], r: StoredEven
     return None
 
 
+def _check_cosigned(campaign: Campaign, r: StoredEvent, signed: dict[str, str], cosigned: set[str]) -> str | None:
+    """A ``chronicle.cosigned``: the entry it names was signed before it on the same
+    stream (``signed``: each earlier entry's hash to its text), is cosigned once
+    (``cosigned``: the hashes cosigned before it), and the cosignature verifies over that
+    entry's text."""
+    event = campaign.codec.decode(r.data, r.type)
+    assert isinstance(event, ChronicleCosigned)
+    who = f"the cosignature of the chronicle entry of {event.character} for session {event.session}"
+    text = signed.get(event.entry)
+    if text is None or chronicle.parse(text).character != event.character:
+        return f"{who} names an entry this log did not sign before it"
+    if event.entry in cosigned:
+        return f"{who} is a second cosignature of that entry"
+    cosigned.add(event.entry)
+    try:
+        chronicle.verify_cosignature(event.vkey, text, event.signature)
+    except EntryError as e:
+        return f"{who} does not verify ({e}): it is forged"
+    return None
+
+
 def _check_joined(campaign: Campaign, rows: Sequence[StoredEvent], i: int, r: StoredEvent) -> str | None:
     joined = campaign.codec.decode(r.data, r.type)
     assert isinstance(joined, CharacterJoined)
@@ -497,7 +599,6 @@ def _check_joined(campaign: Campaign, rows: Sequence[StoredEvent], i: int, r: St
     return None
 
 
-
 def before_section(campaign: Campaign, character: str) -> Any:
     """The sheet's "Before this table" section (a :class:`ledger.rules.sheets.Section`):
     one line per entry carried in, with the table that signed it and what changed; ``None``
@@ -514,8 +615,28 @@ def before_section(campaign: Campaign, character: str) -> Any:
             Line(
                 label=f"session {b.session}",
                 value=f"signed by {b.table}",
-                note="; ".join(b.changed) or "nothing changed",
+                note=before_words(b),
             )
             for b in carried
         ),
     )
+
+
+def before_words(b: Before) -> str:
+    """What one carried entry changed, and whether the player's phone cosigned it: the
+    words the sheet, the log and the recap all show."""
+    changed = "; ".join(b.changed) or "nothing changed"
+    who = chronicle.cosignature_name(b.cosigned) if b.cosigned else None
+    return changed + (f" (cosigned by the player's phone {who})" if who else " (not cosigned)")
+
+
+def cosigned_words(cosignatures: Sequence[Cosignature | None]) -> str:
+    """How many of a passport's entries the player's phone cosigned, and by which phone
+    keys: ``"2 entries, 1 cosigned by the player's phone (campaign-ledger-phone/…)"``."""
+    n = len(cosignatures)
+    keys = list(dict.fromkeys(chronicle.cosignature_name(c.vkey) for c in cosignatures if c))
+    done = sum(1 for c in cosignatures if c)
+    head = f"{n} {'entry' if n == 1 else 'entries'}, "
+    if not done:
+        return head + "none cosigned by the player's phone"
+    return head + f"{done} cosigned by the player's phone ({', '.join(keys)})"

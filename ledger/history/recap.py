@@ -117,7 +117,11 @@ def build_recap(campaign: Campaign, number: int, *, as_gm: bool) -> Recap:
         event = rec.data
         character = rec.stream if rec.stream in names else None
         described = system.describe(event)
-        if rec.type in ("chronicle.signed", "character.joined"):  # not the signed note itself
+        if rec.type in (
+            "chronicle.signed",
+            "chronicle.cosigned",
+            "character.joined",
+        ):  # not the signed note itself
             described = describe_core(rec)
         text = described or generic(rec.type, event)
         if rec.type == "contest.opposed":

@@ -160,11 +160,26 @@ CORE_WORDS: dict[str, Callable[[Any], str]] = {
         f"{d.character}: chronicle entry for session {d.session} signed on the checkpoint of "
         f"{d.checkpoint} events (passport {d.passport[:8]}…)"
     ),
-    "character.joined": lambda d: (
-        f"{d.character}: joins from passport {d.passport[:8]}…, signed by {d.table} "
-        f"(its last entry {d.head[:16]}…)"
+    "chronicle.cosigned": lambda d: (
+        f"{d.character}: the player's phone {d.vkey.split('+', 1)[0]} cosigned the chronicle "
+        f"entry for session {d.session} ({d.entry[:16]}…)"
     ),
+    "character.joined": lambda d: joined_words(d),
 }
+
+
+def joined_words(d: Any) -> str:
+    """A ``character.joined`` in words, then the history it carried in ("Before this
+    table: ...", :func:`ledger.history.passports.before_line`): the log, ``campaign
+    play`` and the recap all show it so."""
+    from ledger.history.passports import before_line
+
+    carried = before_line(d.text)
+    return (
+        f"{d.character}: joins from passport {d.passport[:8]}…, signed by {d.table} "
+        f"(its last entry {d.head[:16]}…)" + (f". {carried}" if carried else "")
+    )
+
 
 #: Each tool an imported roll comes from, as its name is written.
 TOOL_NAMES = {"foundry": "Foundry VTT", "roll20": "Roll20"}

@@ -17,7 +17,8 @@
   the newest checkpoint's size), so anyone holding an older checkpoint holds the league to it.
 - ``GET /tile/...``: the log's tiles (C2SP tlog-tiles, :mod:`ledger.league.tiles`).
 
-Each request runs in a worker thread with a store of its own (pooled on PostgreSQL).
+Each request runs in a worker thread with a store of its own (pooled on PostgreSQL); the
+submissions waiting at once are appended together (:mod:`ledger.league.intake`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from ledger.league.core import League, LeagueError
+from ledger.league.intake import Intake
 from ledger.league.tiles import WIDTH
 from ledger.store.opening import StoreSource
 
@@ -61,11 +63,15 @@ def _whole(request: Request, name: str, default: int | None = None) -> int | Non
 def make_app(source: StoreSource, name: str) -> Starlette:
     """The league's ASGI app over the stores ``source`` opens."""
 
+    # the keyring cached, and the submissions waiting at once appended together by the
+    # thread whose turn it is, with the connection it holds
+    intake = Intake(name)
+
     def run(fn: Any) -> Any:
         """``fn(league)`` with a store of this thread's (a pooled connection held)."""
         store = source.open()
         with store.connected():
-            return fn(League(store, name))
+            return fn(intake.league(store))
 
     async def index(request: Request) -> Response:
         found = await run_in_threadpool(run, lambda lg: lg)
@@ -80,13 +86,15 @@ def make_app(source: StoreSource, name: str) -> Starlette:
             return JSONResponse({"status": "refused", "problem": "too large"}, status_code=413)
 
         def submit(lg: League) -> Any:
-            return lg.submit(body.decode("utf-8", "replace"), at=_now())
+            return intake.submit(lg.store, body.decode("utf-8", "replace"), at=_now())
 
         try:
             verdict = await run_in_threadpool(run, submit)
         except LeagueError as e:
             return JSONResponse({"status": "refused", "problem": str(e)}, status_code=400)
-        return JSONResponse(verdict.as_dict(), status_code=409 if verdict.status == "refused" else 200)
+        return JSONResponse(
+            verdict.as_dict(), status_code=409 if verdict.status == "refused" else 200
+        )
 
     async def character(request: Request) -> Response:
         passport = request.path_params["passport"]
@@ -152,7 +160,9 @@ def make_app(source: StoreSource, name: str) -> Starlette:
         except TileError as e:
             return PlainTextResponse(f"{e}\n", status_code=404)
         immutable = ".p/" not in request.url.path
-        headers = {"Cache-Control": "public, max-age=31536000, immutable" if immutable else "no-cache"}
+        headers = {
+            "Cache-Control": "public, max-age=31536000, immutable" if immutable else "no-cache"
+        }
         return Response(body, media_type="application/octet-stream", headers=headers)
 
     return Starlette(routes=[

@@ -13,7 +13,7 @@ use for every event. A system names its chart module (:attr:`RuleSystem.chart`) 
 class wires ``campaign odds --plot`` to it.
 
 The marks and their tables live in :mod:`ledger.rules.marks`, the words a system gives
-(describe, changes, recap notes, verdicts, :func:`for_people`) in :mod:`ledger.rules.wording`;
+(describe, changes, recap notes, verdicts) in :mod:`ledger.rules.wording`;
 both are importable from here as before.
 
 A system is generic in its state and options types, ``RuleSystem[Character, Options]``, so
@@ -36,7 +36,7 @@ from ledger.rules.form import RollForm
 from ledger.rules.marks import applies, describes, marked
 from ledger.rules.requests import Opponent, RollParam, RollRequest
 from ledger.rules.turns import Turns
-from ledger.rules.wording import SEED_NAME, VERDICTS, Wording, for_people
+from ledger.rules.wording import SEED_NAME, VERDICTS, Wording
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -52,7 +52,6 @@ __all__ = [
     "StateT",
     "applies",
     "describes",
-    "for_people",
 ]
 
 #: Class attributes a rule system no longer declares: each option's label, default, whether
@@ -100,7 +99,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         developers (docstrings cite it); people are shown :attr:`book` instead.
     :cvar book: the title of the book the rules come from, as its text gives it (e.g.
         ``"Terran Engine SRD v0.4.5"``); ``campaign systems``, ``audit`` and help show it
-        (default: :attr:`name`). :meth:`for_people` puts it in place of :attr:`source`.
+        (default: :attr:`name`). Event docstrings, shown as help, name it, not :attr:`source`.
     :cvar event_types: the plugin's event classes (tags ``"<id>.<past_tense>"``). Default:
         every event class of this system (its tag starts with ``"<id>."``) that one of its
         methods :func:`applies` or :func:`describes`, appliers first, in the order they are

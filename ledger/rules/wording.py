@@ -3,9 +3,11 @@
 
 A system's events as lines (:meth:`Wording.describe`, through the
 :func:`ledger.rules.marks.describes` marks), what changed on a character
-(:meth:`Wording.describe_changes`), a recap's rule notes, a roll's verdict, and a developer's
-docstring as help shows it (:func:`for_people`: the book's title for the seed file's name, no
-issue numbers).
+(:meth:`Wording.describe_changes`), a recap's rule notes and a roll's verdict.
+
+An event type's docstring is its help (``campaign record TYPE --help``, the GM's page,
+docs/events.md) as written: it names the book by its title (:attr:`Wording.book_title`),
+never the seed file's name (:data:`SEED_NAME`, for developers: :attr:`RuleSystem.source`).
 """
 
 from __future__ import annotations
@@ -27,19 +29,9 @@ VERDICTS = {
 }
 """Outcome words :meth:`Wording.verdict` understands by default."""
 
-#: A seed file's name: three digits, ``_``, 16 hex digits (``000_60e07241544698f0.txt``).
+#: A seed file's name: three digits, ``_``, 16 hex digits (``000_60e07241544698f0.txt``),
+#: what :attr:`RuleSystem.source` holds; help and the docs name the book instead.
 SEED_NAME = re.compile(r"\b\d{3}_[0-9a-f]{16}(?:\.txt)?\b")
-_ISSUES = re.compile(r"\s*\(#\d+(?:,\s*#\d+)*\)|[;,]\s*#\d+(?:,\s*#\d+)*(?=\))|\s*(?<![\w&])#\d+\b")
-
-
-def for_people(text: str, book: str) -> str:
-    """``text`` with every seed file name replaced by ``book`` and every issue reference
-    (````, ``)``, ``#16``) left out: what help shows of a developer's docstring.
-
-    >>> for_people('Effort lost ("a cost"; 004_663ae3e4ecc71fd1.txt, "Failure").', "Spellwoven")
-    'Effort lost ("a cost"; Spellwoven, "Failure").'
-    """
-    return _ISSUES.sub("", SEED_NAME.sub(book, text))
 
 
 class Wording:
@@ -53,12 +45,6 @@ class Wording:
     def book_title(self) -> str:
         """:attr:`book`, or :attr:`name` when the system gives no title."""
         return self.book or self.name
-
-    def for_people(self, text: str) -> str:
-        """``text`` written for developers (a docstring shown as help) as people read it:
-        the seed file's name becomes the book's title (:attr:`book_title`) and issue
-        references (````, ``"...)"``) go (:func:`for_people`)."""
-        return for_people(text, self.book_title)
 
     def describers(self) -> dict[type[Event], Callable[[Event], str | None]]:
         """``{event class: bound describer}``, from the :func:`describes` marks."""

@@ -50,7 +50,7 @@ class EventStoreContract(TreeContract, WebhookContract):
     nothing; reads by seq range (``after`` = greater than, ``upto`` = up to), stream, session,
     type and actor, newest first; reads by a stream's version range with a ``limit`` (what
     eventsourcing's recorder cases check, tests/test_eventsourcing_recorder.py); paged reads;
-    secrets; snapshots as a cache; webhooks (:class:`WebhookContract`); and many threads writing while others read, two batches
+    secrets; snapshots as a cache; access links, API tokens and the public address; webhooks (:class:`WebhookContract`); and many threads writing while others read, two batches
     never interleaving.
     """
 
@@ -60,11 +60,46 @@ class EventStoreContract(TreeContract, WebhookContract):
         yield s
         s.close()
 
-    def test_the_store_speaks_the_four_protocols(self, store: EventStore) -> None:
-        from ledger.store.protocols import AccessStore, EventRecorder, SecretStore, SnapshotStore
+    def test_access_links_and_api_tokens_keep_hashes_and_revoke_by_name(
+        self, store: EventStore
+    ) -> None:
+        """The access part of the store (what the web view and the API sign in with): a
+        link or token keeps only its hash, its role or scope and characters, campaigns
+        apart; revoking by name ignores case, counts what it revoked, and twice is none."""
+        append(store, "c", note("a"))
+        append(store, "d", note("b"))
+        later = "2026-03-01T20:00:00.000000Z"
+        first = store.add_access("c", "Dana", "player", ["isa"], "h1", AT)
+        second = store.add_access("c", "gm", "gm", [], "h2", AT)
+        store.add_access("d", "Dana", "player", [], "h3", AT)
+        assert first != second
+        links = store.access_rows("c")
+        assert [(r["id"], r["who"], r["role"], r["token_hash"]) for r in links] == [
+            (first, "Dana", "player", "h1"),
+            (second, "gm", "gm", "h2"),
+        ]
+        assert msgspec.json.decode(links[0]["characters"]) == ["isa"]
+        assert [r["revoked_at"] for r in links] == [None, None]
+        assert store.revoke_access("c", "DANA", later) == 1
+        assert store.revoke_access("c", "dana", later) == 0  # nothing live is left
+        assert [r["revoked_at"] for r in store.access_rows("c")] == [later, None]
+        assert store.access_rows("d")[0]["revoked_at"] is None  # another campaign's stays
 
-        for protocol in (EventRecorder, SecretStore, SnapshotStore, AccessStore, EventStore):
-            assert isinstance(store, protocol), protocol.__name__
+        token = store.add_api_token("c", "Olu", "roll", ["bram"], "t1", AT)
+        rows = store.api_token_rows("c")
+        assert [(r["id"], r["who"], r["scope"], r["token_hash"]) for r in rows] == [
+            (token, "Olu", "roll", "t1")
+        ]
+        assert store.revoke_api_token("c", "olu", later) == 1
+        assert store.revoke_api_token("c", "olu", later) == 0
+        assert store.api_token_rows("c")[0]["revoked_at"] == later
+        assert store.api_token_rows("d") == []
+
+        assert (store.public_url("c"), store.serve_port("c")) == (None, None)
+        store.set_public_url("c", "http://127.0.0.1:8765", AT, port=8765)
+        store.set_public_url("c", "https://table.example.org", later)  # the port stays
+        assert (store.public_url("c"), store.serve_port("c")) == ("https://table.example.org", 8765)
+        assert store.public_url("d") is None
 
     def test_chain_bytes_are_the_chain_modules(self, store: EventStore) -> None:
         rows = append(store, "c", note("a"), note("b", "ann"))

@@ -194,3 +194,60 @@ def parse(text: str) -> Entry:
         previous=values["previous"],
         changed=tuple(changed),
     )
+
+
+def cosignature_name(vkey: str) -> str:
+    """The name of a phone's cosigner key ``NAME+KEYID+BASE64`` (what a reader is shown)."""
+    return vkey.split("+", 1)[0]
+
+
+def verify_cosignature(vkey: str, text: str, line: str) -> int:
+    """Check a player's phone's cosignature of an entry and return its time (POSIX seconds).
+
+    The phone cosigns an entry as it cosigns a checkpoint (:mod:`ledger.trust.cosignature`):
+    one note signature line ``— NAME BASE64(KEY ID ‖ TIMESTAMP ‖ SIGNATURE)`` by its
+    timestamped Ed25519 cosigner key (``NAME+KEYID+BASE64(0x04 ‖ KEY)``), over
+    ``cosignature/v1\\ntime T\\n`` and the entry's note text. An entry's text never parses
+    as a checkpoint (its second line is not a tree size), so a cosignature of one is never
+    a cosignature of the other.
+
+    :param vkey: the phone's cosigner key.
+    :param text: the entry's note text (:meth:`Entry.text`, ending in a newline).
+    :param line: the signature line (with or without its final newline).
+    :raises EntryError: ``text`` is not an entry, ``vkey`` or ``line`` is malformed, the
+        line is by another key, or its signature does not verify over this entry.
+    """
+    from ledger.trust.cosignature import (
+        CosignatureError,
+        CosignatureVerifier,
+        cosignature_message,
+        parse_signature_line,
+    )
+    from ledger.trust.notes import Verifier
+
+    parse(text)
+    try:
+        verifier = CosignatureVerifier.parse(vkey)
+        name, key_id, timestamp, signature = parse_signature_line(line)
+    except CosignatureError as e:
+        raise EntryError(str(e)) from None
+    if (name, key_id) != (verifier.name, verifier.hash):
+        raise EntryError(
+            f"the cosignature is by {name}+{key_id:08x}, not by {verifier.name}+{verifier.hash:08x}"
+        )
+    if not Verifier.verify(verifier, cosignature_message(text, timestamp), signature):
+        raise EntryError(f"the cosignature by {verifier.name} is not of this entry")
+    return timestamp
+
+
+def cosign(text: str, cosigner: Any, timestamp: int) -> str:
+    """``cosigner``'s (a :class:`ledger.trust.cosignature.Cosigner`) cosignature line of the
+    entry ``text`` at ``timestamp`` (POSIX seconds), without its final newline: what a
+    phone sends (tests and tools sign as a phone does)."""
+    from ledger.trust.cosignature import cosignature_message
+    from ledger.trust.notes import Signer
+
+    parse(text)
+    signature = Signer(cosigner.name, cosigner.seed).sign(cosignature_message(text, timestamp))
+    raw = cosigner.hash.to_bytes(4, "big") + timestamp.to_bytes(8, "big") + signature
+    return f"— {cosigner.name} {base64.b64encode(raw).decode()}"

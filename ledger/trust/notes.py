@@ -48,6 +48,10 @@ class UnverifiedNote(NoteError):
         self.note = note
 
 
+#: A control character other than newline: a note holds none (one scan, not one per character).
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f]")
+
+
 def _valid_name(name: str) -> bool:
     return bool(name) and "+" not in name and not any(c.isspace() for c in name)
 
@@ -184,7 +188,7 @@ class Signer:
 
 
 def _well_formed_text(text: str) -> bool:
-    return text.endswith("\n") and not any(ord(c) < 0x20 and c != "\n" for c in text)
+    return text.endswith("\n") and not _CONTROL.search(text)
 
 
 def sign(text: str, *signers: Signer, sigs: list[Signature] | None = None) -> str:
@@ -232,7 +236,7 @@ def open_note(message: str | bytes, verifiers: list[Verifier]) -> Note:
         msg = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise NoteError("malformed note") from None
-    if any(ord(c) < 0x20 and c != "\n" for c in msg):
+    if _CONTROL.search(msg):
         raise NoteError("malformed note")
     split = msg.rfind("\n\n")
     if split < 0:

@@ -1,7 +1,7 @@
 """A player's phone answers roll requests: ``/requests/part`` lists the open requests
 addressed to the viewer, ``POST /answer/SEQ`` answers one.
 
-A request (``roll.requested``, :mod:`ledger.campaign.requests`) is addressed to a player when
+A request (``roll.requested``, :mod:`ledger.campaign.roll_requests`) is addressed to a player when
 it names them (``asked``), or names nobody and the player plays its character
 (:func:`ledger.web.access.characters_of`). The phone's script (``static/requests.js``) shows
 each one as a card with the roll's inputs in words and two answers:

@@ -12,11 +12,17 @@ Who sees what (docs/trust.md "A player's view never holds a GM fact"; docs/serve
   export go through the same functions as ``campaign ... --as player`` (GM-only events are
   skipped before anything is rendered). The GM's session reads the GM view, GM-only lines
   marked.
-- Writes: a player enters physical dice for the characters they play (the same
-  :meth:`ledger.campaign.aggregate.Campaign.roll` as ``campaign roll``, recorded with the player as
-  actor), at most a burst and then a steady rate per device (:class:`SessionPolicy`); the
-  GM may also roll engine dice, blind or not, unlimited. Each roll form carries a one-time
-  nonce: a form sent twice is recorded once. Nothing else is written here.
+- Writes, each through the same code as its ``campaign`` command and recorded with the
+  viewer as actor: a player enters physical dice for the characters they play
+  (:mod:`ledger.web.roll_form`, the :meth:`ledger.campaign.aggregate.Campaign.roll` of
+  ``campaign roll``) and answers the GM's roll requests (:mod:`ledger.web.answers`), at
+  most a burst and then a steady rate per device (:class:`SessionPolicy`); a phone cosigns
+  the campaign's checkpoints (``/cosignature``, :mod:`ledger.web.witness_api`); the GM also
+  rolls engine dice, blind or not, unlimited, and runs the night from the GM's page
+  (:mod:`ledger.web.gm`: damage, the rule system's events, roll requests, undo, devices
+  signed out and links issued); the JSON API's writes are described in :mod:`ledger.web.api`.
+  Each form carries a one-time nonce: a form sent twice is recorded once. Reading a page
+  never writes to the log.
 
 Security: every POST checks a CSRF token bound to the session and the ``Origin`` (or
 ``Referer``) host; request bodies are capped at :data:`MAX_BODY` bytes and form values at
@@ -59,6 +65,8 @@ from ledger.web.common import (
     ERROR_TEXT,
     HERE,
     MAX_BODY,
+    MAX_UPLOAD,
+    UPLOAD_PATHS,
     Viewer,
     environment,
     error_page,
@@ -306,6 +314,10 @@ class Server:
             Route("/proof/consistency", witness_api.consistency(self)),
             Route("/proof/inclusion", witness_api.inclusion(self)),
             Route("/cosignature", witness_api.cosignature(self), methods=["POST"]),
+            Route("/chronicle", witness_api.chronicle_entries(self)),  # the phones cosign
+            Route(
+                "/chronicle/cosignature", witness_api.chronicle_cosignature(self), methods=["POST"]
+            ),
             api.mount(self),  # the JSON API
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ]
@@ -365,7 +377,9 @@ class TooLarge(HTTPException):
 
 
 class BodyCap:
-    """ASGI middleware: request bodies of at most :data:`MAX_BODY` bytes. A declared
+    """ASGI middleware: request bodies of at most :data:`MAX_BODY` bytes (a passport
+    uploaded to the GM's page, :data:`~ledger.web.common.UPLOAD_PATHS`: at most
+    :data:`~ledger.web.common.MAX_UPLOAD`). A declared
     ``Content-Length`` over it is answered 413 before the body is read; a body sent without
     one is stopped as soon as it passes the cap (:class:`TooLarge` raised from ``receive``).
     Either way the answer is the app's own (:func:`_http_error`), never a bare text."""
@@ -377,8 +391,9 @@ class BodyCap:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        cap = MAX_UPLOAD if scope.get("path") in UPLOAD_PATHS else MAX_BODY
         declared = Request(scope).headers.get("content-length", "")
-        if declared.strip().isdigit() and int(declared) > MAX_BODY:
+        if declared.strip().isdigit() and int(declared) > cap:
             response = await _http_error(Request(scope), TooLarge())
             await response(scope, receive, send)
             return
@@ -389,7 +404,7 @@ class BodyCap:
             message = await receive()
             if message["type"] == "http.request":
                 total += len(message.get("body", b""))
-                if total > MAX_BODY:
+                if total > cap:
                     raise TooLarge()
             return message
 

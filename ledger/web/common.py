@@ -58,6 +58,12 @@ COOKIE = "ledger_session"
 MAX_BODY = 16 * 1024
 
 
+#: The largest passport file the GM's page takes (bytes; ``POST /gm/join`` only): a
+#: character's 200 sessions fit with room to spare.
+MAX_UPLOAD = 16 * 1024 * 1024
+#: The paths whose bodies may be as large as :data:`MAX_UPLOAD`.
+UPLOAD_PATHS = frozenset({"/gm/join"})
+
 #: The longest form value accepted (characters).
 MAX_VALUE = 1000
 

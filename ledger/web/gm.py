@@ -19,6 +19,11 @@ their hashes, so the page cannot show a player's current link: **New link** issu
 one (``campaign access add NAME --replace``: the old link and its devices stop) and shows it
 once, with its QR code, in the answer to that POST (never in a URL, never again).
 
+**Add a character from a passport** uploads a passport file (``POST /gm/join``, the one
+form sent as ``multipart/form-data``): it is verified and the character added by
+:func:`ledger.history.passports.join`, the code of ``campaign character add --passport``,
+so the same checks and the same one-line refusals.
+
 Every POST carries the session's CSRF token and is checked for the same origin
 (:func:`ledger.web.common.check_csrf`), and the page's one-time nonce
 (:func:`ledger.web.sessions.issue_nonce`), used in the transaction of the write: a form sent
@@ -56,7 +61,7 @@ if TYPE_CHECKING:
 #: The actor of the page's writes: the GM's link.
 GM = "gm"
 
-ACTIONS = ("damage", "record", "request", "undo", "signout", "link", "next", "end")
+ACTIONS = ("damage", "record", "request", "undo", "signout", "link", "next", "end", "join")
 
 
 def gm_page(server: Server) -> Endpoint:
@@ -160,9 +165,11 @@ def _render(
     )
 
 
-def act(server: Server, viewer: Viewer, action: str, form: dict[str, str]) -> Any:
+def act(
+    server: Server, viewer: Viewer, action: str, form: dict[str, str], upload: bytes = b""
+) -> Any:
     """Do one tap in one transaction with the form's nonce; returns the redirect's URL, or
-    ``{"link": ...}`` for a new link.
+    ``{"link": ...}`` for a new link. ``upload``: the passport file of ``join``.
 
     :raises Refused: what was entered, or the rules, refuse it (nothing written); the page
         words it (:func:`worded`).
@@ -188,6 +195,8 @@ def act(server: Server, viewer: Viewer, action: str, form: dict[str, str]) -> An
                 return _request(campaign, form)
             if action in ("next", "end"):
                 return _encounter(campaign, action, viewer.access.who)
+            if action == "join":
+                return _join(campaign, form, upload, viewer.access.who)
             named = form.get("character", "").strip()
             cid = campaign.find_character(named) if named or action == "damage" else None
             if action == "damage":
@@ -230,7 +239,7 @@ def _request(campaign: Campaign, form: dict[str, str]) -> str:
     ``campaign request``. A refusal about one option (a bad value; a roll the rules settle
     without dice) is shown next to that option."""
     from ledger.campaign.clock import now
-    from ledger.campaign.requests import NothingToRoll
+    from ledger.campaign.roll_requests import NothingToRoll
     from ledger.rules.params import ParamError, pick_params
     from ledger.web.roll_help import field_of, given
 
@@ -246,6 +255,65 @@ def _request(campaign: Campaign, form: dict[str, str]) -> str:
     except (ParamError, NothingToRoll) as e:
         raise Refused(str(e), reason="input", param=field_of(system, e) or None) from None
     return f"/gm?done={rec.seq}#c-{cid}"
+
+
+def _join(campaign: Campaign, form: dict[str, str], upload: bytes, who: str) -> str:
+    """Add a character from a passport (the page's form): verify the uploaded passport and
+    start the character from the state it proves (:func:`ledger.history.passports.join`,
+    as ``campaign character add --passport``; its refusals word the error). With the
+    league's URL and key, the passport must end at the league's newest entry
+    (:func:`ledger.league.joining.newest_head`, as ``--league URL --league-key VKEY``)."""
+    from ledger.campaign.clock import now
+    from ledger.history.passports import join
+
+    if not upload:
+        raise Refused("choose the passport file the player brought", reason="input")
+    named = form.get("id", "").strip() or None
+    url, key = form.get("league", "").strip(), form.get("league_key", "").strip()
+    newest = None
+    if url or key:
+        if not (url and key):
+            raise Refused("give both the league's URL and its key, or neither", reason="input")
+        from ledger.league.joining import newest_head
+
+        newest = newest_head(url, key)  # LeagueNotAsked is a RuleError: worded as one
+    created, _joined = join(campaign, upload, character=named, actor=who, at=now(), newest=newest)
+    cid = created.data.character  # type: ignore[attr-defined]
+    return f"/gm?done={created.seq}#c-{cid}"
+
+
+async def read_upload(request: Request) -> tuple[dict[str, str], bytes]:
+    """A ``multipart/form-data`` body (the passport form): its text fields and the bytes of
+    its one file field ``passport`` (``b""`` without one), at most :data:`MAX_UPLOAD` bytes.
+
+    :raises FormError: another content type, more than one file or ten fields, a field
+        longer than :data:`ledger.web.common.MAX_VALUE`, or a body that cannot be read.
+    """
+    from starlette.datastructures import UploadFile
+
+    from ledger.web.common import MAX_UPLOAD, MAX_VALUE
+
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "multipart/form-data":
+        raise FormError("send the form as the page does")
+    try:
+        got = await request.form(max_files=1, max_fields=10, max_part_size=MAX_UPLOAD)
+    except Exception:  # starlette's MultiPartException and the parser's own errors
+        raise FormError("the form could not be read") from None
+    fields: dict[str, str] = {}
+    data = b""
+    for key, value in got.multi_items():
+        if isinstance(value, UploadFile):
+            if key == "passport":
+                data = await value.read(MAX_UPLOAD + 1)
+        elif len(value) > MAX_VALUE or len(key) > 100:
+            raise FormError(f"a value is longer than {MAX_VALUE} characters")
+        else:
+            fields[key] = value
+    await got.close()
+    if len(data) > MAX_UPLOAD:
+        raise FormError("the passport is too large")
+    return fields, data
 
 
 def _encounter(campaign: Campaign, action: str, who: str) -> str:
@@ -319,8 +387,12 @@ def gm_post(server: Server) -> Endpoint:
             return login_hint()
         if not viewer.as_gm or request.path_params["action"] not in ACTIONS:
             return _not_found()
+        upload = b""
         try:
-            form = await read_form(request)
+            if request.path_params["action"] == "join":
+                form, upload = await read_upload(request)
+            else:
+                form = await read_form(request)
         except FormError as e:
             return error_page(413, f"{e}.")
         if not check_csrf(request, viewer, form):
@@ -331,7 +403,7 @@ def gm_post(server: Server) -> Endpoint:
         action = request.path_params["action"]
         where = form.get("form", "")
         try:
-            out = await run_sync(server.attempt, act, server, viewer, action, form)
+            out = await run_sync(server.attempt, act, server, viewer, action, form, upload)
         except Refused as e:  # the shared refusal, worded here, its status from why
             again = functools.partial(
                 render_page, server, viewer, failed=e, where=where, values=form,

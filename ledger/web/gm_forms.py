@@ -45,11 +45,11 @@ def words(short: str) -> str:
 
 
 def book_words(system: Any, cls: type) -> str:
-    """The first sentence of an event type's docstring as people read it (the book's
-    section names kept, seed file names and issue numbers left out)."""
+    """The first sentence of an event type's docstring: its help, naming the book and
+    section."""
     doc = " ".join((cls.__doc__ or "").split("\n\n")[0].split())
     first = doc.split(". ")[0].rstrip(".")
-    return str(system.for_people(first + "." if first else ""))
+    return first + "." if first else ""
 
 
 def field_rows(cls: type, *, skip: tuple[str, ...] = ("character",)) -> list[dict[str, Any]]:

@@ -290,10 +290,16 @@ def _sheet_html(campaign: Campaign, cid: str, as_gm: bool) -> str:
     (:func:`ledger.campaign.viewing.sheet_for`, as ``campaign sheet`` shows it) through the
     sheet template ``sheet --format html`` uses (its ``sheet_fragment`` macro), styled by
     ``/sheet.css`` alone: no ``<style>`` element, which the page's CSP refuses."""
+    import msgspec
+
     from ledger.campaign.viewing import sheet_for
+    from ledger.history.passports import before_section
     from ledger.templating import environment as core_environment
 
     layout = sheet_for(campaign, cid, as_gm=as_gm, save_snapshots=False)
+    before = before_section(campaign, cid)  # a character who joined from a passport
+    if before is not None:
+        layout = msgspec.structs.replace(layout, sections=(*layout.sections, before))
     module = core_environment().get_template("sheet.html.j2").module
     return str(module.sheet_fragment(layout))
 

@@ -18,6 +18,17 @@ on every page; a request without a live session gets 403 JSON.
   send JSON); a player's
   device is rate-limited as its rolls are (429 with ``retry-after``).
 
+- ``GET /chronicle`` → ``{"vkey", "entries": [{"seq", "character", "name", "session", "note",
+  "hash", "cosigned"}]}``: the chronicle entries this table signed of the characters the
+  player's link plays (:func:`ledger.campaign.chronicles.kept_entries`; ``cosigned`` the
+  phone key that cosigned it, or ``null``), for the phone to show and cosign. The GM's
+  link gets 403: only a player agrees an entry is theirs.
+- ``POST /chronicle/cosignature`` (``application/json``) ``{"entry", "vkey",
+  "signature"}`` → 204 once it verifies as the phone's cosignature of that entry of one of
+  the player's characters (:func:`ledger.campaign.chronicles.cosign_entry`); 400
+  ``{"error"}`` otherwise (one line naming the entry), nothing stored; the same origin,
+  content type and rate limit as ``POST /cosignature``.
+
 Nothing GM-only leaves: a checkpoint note holds the origin, the size and the root; a proof's
 hashes are subtree roots of event hashes, which a player's export already carries (a GM-only
 event's stub keeps its hash).
@@ -162,6 +173,15 @@ def cosignature(server: Server) -> Endpoint:
             return _error(400, str(e))
         return Response(status_code=204)
 
+    return _cosignature_post(server, store_it)
+
+
+
+def _cosignature_post(server: Server, store_it: Any) -> Endpoint:
+    """A ``POST`` endpoint taking a cosignature from the campaign's own page: same origin
+    (403), ``application/json`` (415), at most ``MAX_COSIGNATURE_BODY`` bytes (400), then
+    ``store_it(request, body)`` in a worker thread through ``server.attempt``."""
+
     async def endpoint(request: Request) -> Response:
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if not same_origin(request):
@@ -175,10 +195,78 @@ def cosignature(server: Server) -> Endpoint:
 
     return endpoint
 
-
 class _Cosignature(msgspec.Struct, forbid_unknown_fields=True):
     """What ``POST /cosignature`` reads."""
 
     size: Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
+    vkey: Annotated[str, msgspec.Meta(max_length=1000)]
+    signature: Annotated[str, msgspec.Meta(max_length=1000)]
+
+
+def chronicle_entries(server: Server) -> Endpoint:
+    """``GET /chronicle``: the entries of the player's characters, for the phone to cosign."""
+
+    def view(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
+        from ledger.campaign import checkpoints
+        from ledger.campaign.chronicles import kept_entries
+        from ledger.web.access import characters_of
+
+        if viewer.as_gm:
+            return _error(403, "only a player's phone cosigns their character's chronicle entries")
+        mine = characters_of(campaign, viewer.access)
+        entries = [
+            {"seq": k.seq, "character": k.character, "name": mine[k.character],
+             "session": k.session, "note": k.note, "hash": k.hash, "cosigned": k.cosigned}
+            for k in kept_entries(campaign, mine)
+        ]  # fmt: skip
+        return JSONResponse({"vkey": checkpoints.recorded_key(campaign) or "", "entries": entries})
+
+    return _viewed(server, view)
+
+
+def chronicle_cosignature(server: Server) -> Endpoint:
+    """``POST /chronicle/cosignature``: keep a player's phone's cosignature of their
+    character's entry once it verifies."""
+
+    def store_it(request: Request, body: bytes) -> Response:
+        from ledger.campaign.chronicles import cosign_entry
+        from ledger.campaign.clock import now
+        from ledger.errors import RuleError
+        from ledger.web.access import characters_of
+
+        viewer = server.viewer(request)
+        if viewer is None:
+            return _error(403, "open the link your GM gave you first")
+        if viewer.as_gm:
+            return _error(403, "only a player's phone cosigns their character's chronicle entries")
+        campaign = server.campaign()
+        try:
+            sessionsmod.spend_write(
+                campaign.store, campaign.id, viewer.session, server.clock(), server.policy
+            )
+        except sessionsmod.SlowDown as e:
+            wait = str(max(1, int(-(-e.wait // 1))))
+            return _error(429, str(e), {"retry-after": wait})
+        try:
+            sent = msgspec.json.decode(body, type=_EntryCosignature)
+        except (msgspec.DecodeError, RecursionError):
+            return _error(400, 'send {"entry": HASH, "vkey": "...", "signature": "— name base64"}')
+        try:
+            cosign_entry(
+                campaign, sent.entry, sent.vkey, sent.signature,
+                characters=characters_of(campaign, viewer.access), actor=viewer.access.who,
+                at=now(),
+            )  # fmt: skip
+        except RuleError as e:
+            return _error(400, str(e))
+        return Response(status_code=204)
+
+    return _cosignature_post(server, store_it)
+
+
+class _EntryCosignature(msgspec.Struct, forbid_unknown_fields=True):
+    """What ``POST /chronicle/cosignature`` reads."""
+
+    entry: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
     vkey: Annotated[str, msgspec.Meta(max_length=1000)]
     signature: Annotated[str, msgspec.Meta(max_length=1000)]

@@ -1,14 +1,20 @@
 // passportcheck verifies a Campaign Ledger passport with Go's reference implementations:
 // each entry's and each checkpoint's signed note with golang.org/x/mod/sumdb/note, each
 // event's inclusion proof with golang.org/x/mod/sumdb/tlog, and the entries' hash chain
-// with crypto/sha256. It knows nothing of the ledger's own code.
+// with crypto/sha256. It knows nothing of the ledger's own code. An entry the player's phone
+// cosigned is opened with its cosignature line added, by a note.Verifier for the phone's
+// C2SP tlog-cosignature/v1 key (crypto/ed25519 over "cosignature/v1\ntime T\n" and the
+// entry's text): sumdb/note parses the line and refuses the note if it does not verify.
 //
-// Usage: passportcheck FILE. Prints "ok ENTRIES EVENTS" or one line of error and exits 1.
+// Usage: passportcheck FILE. Prints "ok ENTRIES EVENTS COSIGNED" or one line of error and
+// exits 1.
 package main
 
 import (
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -25,12 +31,55 @@ type event struct {
 	Hash string `json:"hash"`
 }
 
+type cosignature struct {
+	Vkey      string `json:"vkey"`
+	Signature string `json:"signature"`
+}
+
 type entry struct {
-	Note       string     `json:"note"`
-	Vkey       string     `json:"vkey"`
-	Checkpoint string     `json:"checkpoint"`
-	Events     []event    `json:"events"`
-	Proofs     [][]string `json:"proofs"`
+	Note        string       `json:"note"`
+	Vkey        string       `json:"vkey"`
+	Checkpoint  string       `json:"checkpoint"`
+	Events      []event      `json:"events"`
+	Proofs      [][]string   `json:"proofs"`
+	Cosignature *cosignature `json:"cosignature"`
+}
+
+// cosigner is a note.Verifier for a timestamped Ed25519 cosigner key (signature type 0x04,
+// C2SP tlog-cosignature/v1): NAME+KEYID+BASE64(0x04 || KEY).
+type cosigner struct {
+	name string
+	hash uint32
+	key  ed25519.PublicKey
+}
+
+func (c cosigner) Name() string    { return c.name }
+func (c cosigner) KeyHash() uint32 { return c.hash }
+func (c cosigner) Verify(msg, sig []byte) bool {
+	if len(sig) != 8+ed25519.SignatureSize {
+		return false
+	}
+	t := binary.BigEndian.Uint64(sig[:8])
+	signed := append([]byte("cosignature/v1\ntime "+strconv.FormatUint(t, 10)+"\n"), msg...)
+	return ed25519.Verify(c.key, signed, sig[8:])
+}
+
+func newCosigner(vkey string) (cosigner, error) {
+	name, rest, _ := strings.Cut(vkey, "+")
+	hash16, key64, _ := strings.Cut(rest, "+")
+	hash, err := strconv.ParseUint(hash16, 16, 32)
+	if err != nil || len(hash16) != 8 {
+		return cosigner{}, fmt.Errorf("malformed cosigner key")
+	}
+	key, err := base64.StdEncoding.DecodeString(key64)
+	if err != nil || len(key) != 1+ed25519.PublicKeySize || key[0] != 0x04 {
+		return cosigner{}, fmt.Errorf("malformed cosigner key")
+	}
+	id := sha256.Sum256(append([]byte(name+"\n"), key...))
+	if binary.BigEndian.Uint32(id[:4]) != uint32(hash) {
+		return cosigner{}, fmt.Errorf("cosigner key ID does not match")
+	}
+	return cosigner{name, uint32(hash), ed25519.PublicKey(key[1:])}, nil
 }
 
 type passport struct {
@@ -64,7 +113,7 @@ func main() {
 		fail("%v", err)
 	}
 	previous := strings.Repeat("0", 64)
-	events := 0
+	events, cosigned := 0, 0
 	for i, e := range p.Entries {
 		v, err := note.NewVerifier(e.Vkey)
 		if err != nil {
@@ -86,6 +135,21 @@ func main() {
 		}
 		if fields["previous"] != previous {
 			fail("entry %d: the chain is broken", i+1)
+		}
+		if e.Cosignature != nil {
+			cv, err := newCosigner(e.Cosignature.Vkey)
+			if err != nil {
+				fail("entry %d: cosignature: %v", i+1, err)
+			}
+			both := e.Note + e.Cosignature.Signature + "\n"
+			opened, err := note.Open([]byte(both), note.VerifierList(v, cv))
+			if err != nil {
+				fail("entry %d: cosignature: %v", i+1, err)
+			}
+			if len(opened.Sigs) != 2 {
+				fail("entry %d: cosignature: not by the key it names", i+1)
+			}
+			cosigned++
 		}
 		sum := sha256.Sum256([]byte(n.Text))
 		previous = hex.EncodeToString(sum[:])
@@ -118,5 +182,5 @@ func main() {
 			events++
 		}
 	}
-	fmt.Printf("ok %d %d\n", len(p.Entries), events)
+	fmt.Printf("ok %d %d %d\n", len(p.Entries), events, cosigned)
 }

@@ -28,7 +28,13 @@ def campaign(tmp_path: Path, system: str, folder: str, *sheets: str, session: bo
     db = tmp_path / f"{folder}.db"
     ok(db, "new", folder, "--system", system)
     for stem in sheets:
-        ok(db, "character", "add", "--sheet", str(CAMPAIGNS / folder / "characters" / f"{stem}.toml"))
+        ok(
+            db,
+            "character",
+            "add",
+            "--sheet",
+            str(CAMPAIGNS / folder / "characters" / f"{stem}.toml"),
+        )
     if session:
         ok(db, "session", "start")
     return db
@@ -46,7 +52,7 @@ def seats(db: Path) -> list[tuple[str, int | None, str]]:
 
 
 def test_wyrd_engine_rolls_4df_plus_notice_highest_first(tmp_path: Path) -> None:
-    """"If multiple characters are competing to act first, roll 4dF + Notice (or another
+    """ "If multiple characters are competing to act first, roll 4dF + Notice (or another
     relevant skill). The highest roll acts first" (000_60e07241544698f0.txt). Julian's
     roll is the book's own "Spotting an Ambush": "4dF +2 (Notice) ... + - - [blank] +2
     (Notice). A total of +1"; Felix (Notice 0) rolls + + 0 0, a total of 2, and acts first.
@@ -64,7 +70,7 @@ def test_wyrd_engine_rolls_4df_plus_notice_highest_first(tmp_path: Path) -> None
 
 
 def test_wyrd_engine_ties_are_resolved_at_the_table_in_the_order_listed(tmp_path: Path) -> None:
-    """"The highest roll acts first, with ties resolved narratively": a tie keeps the order
+    """ "The highest roll acts first, with ties resolved narratively": a tie keeps the order
     the GM listed (Julian 0 0 0 0 +2 = 2, Felix + + 0 0 +0 = 2)."""
     db = campaign(tmp_path, "wyrd-engine", "grand-casebook", "julian", "felix")
     ok(db, "encounter", "start", "julian", "felix", "--dice", "julian=0000", "--dice", "felix=++00")
@@ -72,7 +78,7 @@ def test_wyrd_engine_ties_are_resolved_at_the_table_in_the_order_listed(tmp_path
 
 
 def test_wyrd_engine_ambush_or_readiness_is_the_gms_order(tmp_path: Path) -> None:
-    """"If one side is clearly ambushing the other, they act first. If no clear ambush is
+    """ "If one side is clearly ambushing the other, they act first. If no clear ambush is
     present, the GM determines turn order based on readiness": --gm-order, no rolls."""
     db = campaign(tmp_path, "wyrd-engine", "grand-casebook", "julian", "felix")
     ok(db, "encounter", "start", "felix", "julian", "--gm-order")
@@ -106,7 +112,7 @@ def test_wyrd_engine_a_hidden_foes_initiative_roll_is_blind(tmp_path: Path) -> N
 
 
 def test_wyrd_engine_a_boost_lasts_a_single_action(tmp_path: Path) -> None:
-    """"they gain a Boost that applies to their next relevant roll. Boosts typically last
+    """ "they gain a Boost that applies to their next relevant roll. Boosts typically last
     for a single action" ("Boosts: Optional Rule for Increasing Success"): a +1 Boost
     Julian held as his turn began lapses, unused, when it ends; undoing that turn brings
     it back; one spent on his roll (`roll --boost 1`) is simply spent."""
@@ -139,7 +145,7 @@ def test_wyrd_engine_a_boost_lasts_a_single_action(tmp_path: Path) -> None:
 
 
 def test_d20_world_three_actions_a_round_and_a_fourth_refused(tmp_path: Path) -> None:
-    """"Each round, each character has three actions. ... drinking a potion stored within
+    """ "Each round, each character has three actions. ... drinking a potion stored within
     a bag would cost two actions" (001_a3a02f9b7363775f.txt, "Time"): Isa takes the jar of
     lamp oil from her bag (2 actions, recorded on the item's move), draws her picks (1):
     a fourth is refused, and the next round gives her three again."""
@@ -178,15 +184,28 @@ def test_d20_world_undoing_an_action_gives_it_back(tmp_path: Path) -> None:
 
 
 def test_d20_world_actions_outside_an_encounter_are_not_counted(tmp_path: Path) -> None:
+    """Outside an encounter there are no rounds: four actions in a row (two moves of two)
+    are recorded, none refused, and an encounter started after them begins with Isa's
+    three actions all hers."""
     db = campaign(tmp_path, "d20-world", "the-world", "isa", session=False)
     ok(db, "record", "item-moved", "--character", "isa", "--item", "Lockpicks", "--to", "bag",
        "--actions", "2")  # fmt: skip
     ok(db, "record", "item-moved", "--character", "isa", "--item", "Lockpicks", "--to",
        "carried", "--actions", "2")  # fmt: skip
+    moves = [
+        e["data"] for e in as_json(db, "log", "--as", "gm") if e["type"].endswith("item_moved")
+    ]
+    assert [(m["to"], m["actions"]) for m in moves] == [("bag", 2), ("carried", 2)]
+    items = {i["name"]: i for i in as_json(db, "sheet", "isa", "--as", "gm")["items"]}
+    assert items["Lockpicks"]["location"] == "carried"
+    assert json.loads(ok(db, "encounter", "show", "--json").stdout) is None
+    ok(db, "encounter", "start", "isa")
+    assert [(s["actions"], view(db)["actions_per_round"]) for s in view(db)["order"]] == [(0, 3)]
+    ok(db, "encounter", "act", "isa", "3")  # all three are hers
 
 
 def test_d20_world_order_is_the_worlds(tmp_path: Path) -> None:
-    """"The World is responsible for making sure each player has had chances to spend
+    """ "The World is responsible for making sure each player has had chances to spend
     their actions before proceeding to the next round. Actions are not required to be taken
     in any particular order": no initiative roll, The World's order as listed."""
     db = campaign(tmp_path, "d20-world", "the-world", "isa", "bram", session=False)
@@ -217,10 +236,15 @@ def test_silent_texts_take_the_gms_order_and_count_no_actions(
     assert out["actions_per_round"] is None
     ok(db, "encounter", "act", sheets[0], "5")  # recorded, never refused
     ok(db, "encounter", "act", sheets[0], "5")
+    after = view(db)
+    assert [s["actions"] for s in after["order"]] == [None, None]  # nothing counted
+    assert after["actions_per_round"] is None and after["round"] == out["round"]
+    acts = [e for e in as_json(db, "log", "--as", "gm") if e["type"] == "encounter.action"]
+    assert len(acts) == 2  # both on the ledger, no limit met
 
 
 def test_terran_engine_rally_lasts_until_the_end_of_the_scene(tmp_path: Path) -> None:
-    """"Rally: When you rally your allies, a number equal to the number of Dark Dice rolled
+    """ "Rally: When you rally your allies, a number equal to the number of Dark Dice rolled
     get +1d until the end of the scene" (003_2aeb47bc6ca82a40.txt, "1.4"): `scene end`
     ends it by itself, and undoing the scene's end brings it back."""
     db = campaign(tmp_path, "terran-engine", "the-drowned-marches", "bo", "kit", session=False)
@@ -238,4 +262,7 @@ def test_systems_says_how_each_text_sets_initiative(tmp_path: Path) -> None:
     assert "roll 4dF + Notice (or another relevant skill)" in wyrd
     d20 = as_json(tmp_path / "x.db", "systems", "d20-world")
     assert (d20["initiative"], d20["actions_per_round"]) == (None, 3)
-    assert "the text gives none; the GM's order" in ok(tmp_path / "x.db", "systems", "spellwoven").output
+    assert (
+        "the text gives none; the GM's order"
+        in ok(tmp_path / "x.db", "systems", "spellwoven").output
+    )

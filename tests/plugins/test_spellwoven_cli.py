@@ -204,6 +204,19 @@ def test_bad_sheet_names_every_problem(run, tmp_path):
     assert json.loads(run("character", "list", "--json").output) == []
 
 
+def test_a_sheet_whose_weaknesses_are_not_a_table_is_refused_by_path(run, tmp_path):
+    run("new", "rooftops", "--system", "spellwoven")
+    sheet = tmp_path / "bad.toml"
+    sheet.write_text(
+        'name = "Bad"\nweaknesses = 1\n[attributes]\nBehest = 1\nFortitude = 2\n'
+        'Presence = 2\nQuickness = 3\nWits = 2\n'
+    )
+    result = run("character", "add", "--sheet", str(sheet), ok=False)
+    assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
+    assert "weaknesses:" in result.output and "unexpected" not in result.output
+    assert json.loads(run("character", "list", "--json").output) == []
+
+
 def test_odds_from_the_command_line(run):
     out = json.loads(
         run("odds", "spellwoven", "--skill", "5", "--difficulty", "2", "--json").output

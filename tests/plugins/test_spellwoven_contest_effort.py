@@ -146,7 +146,10 @@ def test_her_effort_cannot_be_recorded_apart_from_the_roll(escape):
         "2",
         ok=False,
     )
-    assert forged.exit_code == 1 and "--vs-character" in forged.output
+    assert (
+        forged.exit_code == 1
+        and "by `campaign roll` against a character on the ledger" in forged.output
+    )
     assert escape.db.read_bytes() == before
     assert effort(escape, "housewife") == 2
 

@@ -267,8 +267,9 @@ def test_parse_vs(text, expected):
 
 @pytest.mark.parametrize("text", ["", "housewife", "a:b:2", "x:0", "1:2"])
 def test_parse_vs_refuses(text):
-    with pytest.raises(RuleError, match="--vs"):
+    with pytest.raises(RuleError, match="write the opponent as") as refused:
         parse_vs(text)
+    assert refused.value.param == "vs"  # the CLI words it as --vs, the form by its field
 
 
 def test_effort_on_automatic_hit_is_refused():

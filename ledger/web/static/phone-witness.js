@@ -12,8 +12,11 @@
 // signed note in the player's own files (#keep-note). "Check a note I kept" (#kept-note, on
 // every player's page) reads such a file and checks it against the log now with
 // witness.js's checkKeptNote(): a rewrite is caught at any address.
+// After each visit the phone offers the player to cosign their character's chronicle
+// entries (chronicle-cosign.js, #chronicle-cosign), checked with the key it pinned.
 // The server turns the visit on (main[data-witness]) only when it serves checkpoints.
 import * as db from "./phone-db.js";
+import {offerEntries} from "./chronicle-cosign.js";
 import {checkKeptNote, visit} from "./witness.js";
 
 const main = document.querySelector("main[data-campaign]");
@@ -123,6 +126,11 @@ async function run() {
       " it saw before" + (result.cosigned ? ", and cosigned it." : "."), "consistent");
     await offerNote(result);
   }
+  if (result.state === "pinned" || result.state === "consistent") {  // a player's page: the GM's never witnesses
+    const kept = await db.get("witness", "campaign:" + campaign);
+    await offerEntries(document.getElementById("chronicle-cosign"),
+      {db: db, csrf: csrfInput ? csrfInput.value : "", pinned: kept ? kept.vkey : ""});
+  }
 }
 
 // --- check a note I kept -------------------------------------------------------------------
@@ -219,7 +227,11 @@ if (main && banner && status) {
   const keep = document.createElement("p");
   keep.id = "keep-note";
   keep.hidden = true;
-  status.after(keep, checker());
+  const entries = document.createElement("section");
+  entries.id = "chronicle-cosign";
+  entries.className = "chronicle-cosign";
+  entries.hidden = true;
+  status.after(keep, entries, checker());
 }
 
 if (main && banner && status && main.dataset.witness === "on") {

@@ -485,7 +485,8 @@
       var names = {};
       cps.forEach(function (c) { c.cosigners.forEach(function (n) { names[n] = 1; }); });
       var cosigners = Object.keys(names).sort();
-      text += "; " + cps.length + " signed checkpoint" + (cps.length === 1 ? "" : "s") + " hold (sizes " +
+      text += "; " + cps.length + (cps.length === 1 ? " signed checkpoint holds (size " :
+        " signed checkpoints hold (sizes ") +
         cps.map(function (c) { return c.size; }).join(", ") + ")" +
         (cosigners.length ? ", cosigned by " + cosigners.join(", ") : "");
     }

@@ -37,7 +37,7 @@ class SkillRoll(Roll, frozen=True, kw_only=True):
 
 class TestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.test_rolled"):
     """A Test of Skill: 3d10 (4d10 keep three at advantage or disadvantage) rolled under
-    the Skill Level against a static difficulty (004_663ae3e4ecc71fd1.txt, "Test of Skill",
+    the Skill Level against a static difficulty (Spellwoven: Rules for the Game, "Test of Skill",
     "Difficulty levels", "Static Difficulty from Attributes", "Advantage & Disadvantage").
 
     :ivar character: the character id.
@@ -75,7 +75,7 @@ class TestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.test_roll
 
 class ContestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.contest_rolled"):
     """A Contest of Skill: the character and an opponent both roll, most successes wins,
-    the same number is a draw (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of
+    the same number is a draw (Spellwoven: Rules for the Game, "Opposed Roll (Contest of
     Skill)", "Example: Opposed Roll").
 
     The character's dice are drawn first, then the opponent's. Fields as
@@ -116,7 +116,7 @@ class ContestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.contes
 class ContestEffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.contest_effort_spent"):
     """The opponent's side of a Contest of Skill against a character on the ledger: they
     spend a point of Effort and add their relevant Attribute to their successes
-    (004_663ae3e4ecc71fd1.txt, "Example Contests of Skill": "In a **Contest of Skill**, both
+    (Spellwoven: Rules for the Game, "Example Contests of Skill": "In a **Contest of Skill**, both
     Characters test their skill"; "Attributes and Effort": "When you test your Skill you have
     the option to expend extra **Effort** and add bonus successes"; ruling SW10).
 
@@ -148,7 +148,7 @@ class ContestEffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.conte
 
 class EffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.effort_spent"):
     """One point of Effort spent after a roll, adding the relevant Attribute to the
-    character's latest roll and re-judging it (004_663ae3e4ecc71fd1.txt, "Attributes and
+    character's latest roll and re-judging it (Spellwoven: Rules for the Game, "Attributes and
     Effort", "Example: Opposed Roll": "She spends 1 Effort and adds +3 from Quickness").
 
     :ivar character: the character id.
@@ -238,7 +238,7 @@ type")."""
 
 class EffortLost(Event, frozen=True, kw_only=True, tag="spellwoven.effort_lost"):
     """Effort lost as the cost of a failure ("it costs you an Effort to reach the top";
-    004_663ae3e4ecc71fd1.txt, "Degrees of Failure"). Effort never drops below 0.
+    Spellwoven: Rules for the Game, "Degrees of Failure"). Effort never drops below 0.
 
     :ivar amount: points lost, 1 or more.
     """
@@ -251,7 +251,7 @@ class EffortLost(Event, frozen=True, kw_only=True, tag="spellwoven.effort_lost")
 
 class Slept(Event, frozen=True, kw_only=True, tag="spellwoven.slept"):
     """A night's sleep: Effort refreshes to its maximum ("a pool representing your state of
-    exhaustion, this refreshes with a night's sleep"; 004_663ae3e4ecc71fd1.txt, "Attributes
+    exhaustion, this refreshes with a night's sleep"; Spellwoven: Rules for the Game, "Attributes
     and Effort")."""
 
     section = "Attributes and Effort"
@@ -261,7 +261,7 @@ class Slept(Event, frozen=True, kw_only=True, tag="spellwoven.slept"):
 
 class WeaknessExploited(Event, frozen=True, kw_only=True, tag="spellwoven.weakness_exploited"):
     """The character's Combat or Social Weakness is used against them: the opponent rolls at
-    advantage (004_663ae3e4ecc71fd1.txt, "Weaknesses"). A record of the fiction; the
+    advantage (Spellwoven: Rules for the Game, "Weaknesses"). A record of the fiction; the
     opponent's roll carries the advantage (``--weakness`` or ``--vs NAME:S:weakness``).
 
     :ivar weakness: ``combat`` or ``social``.
@@ -278,7 +278,7 @@ class WeaknessExploited(Event, frozen=True, kw_only=True, tag="spellwoven.weakne
 
 class SkillChanged(Event, frozen=True, kw_only=True, tag="spellwoven.skill_changed"):
     """A GM-granted new rank for a skill (the text has no advancement procedure, but "Skills
-    can be increased to 10 and above"; 004_663ae3e4ecc71fd1.txt, "Skill level 10+";
+    can be increased to 10 and above"; Spellwoven: Rules for the Game, "Skill level 10+";
     rulings S1, S10).
 
     :ivar skill: the skill; a new skill needs ``attribute``.
@@ -299,7 +299,7 @@ class SpecialisationLearned(
 ):
     """A new Specialisation of a skill the character has, with its own rank (ruling SW11:
     the text names Specialisations, "either **Brawling** or **One-Handed Bludgeon** might
-    have been suitable", 004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll", and says "Skills
+    have been suitable", Spellwoven: Rules for the Game, "Example: Opposed Roll", and says "Skills
     can be increased to 10 and above", "Skill level 10+"; it gives no procedure, so the GM
     grants it, as ``skill-changed``).
 
@@ -319,7 +319,7 @@ class SpecialisationLearned(
 
 class ConditionAdded(Event, frozen=True, kw_only=True, tag="spellwoven.condition_added"):
     """A narrated outcome of a failure that lasts ("you twist your arm, making it hard to
-    hold a weapon for a couple hours"; 004_663ae3e4ecc71fd1.txt, "Degrees of Failure").
+    hold a weapon for a couple hours"; Spellwoven: Rules for the Game, "Degrees of Failure").
     No mechanics are attached."""
 
     section = "Advantage & Disadvantage"
@@ -329,7 +329,7 @@ class ConditionAdded(Event, frozen=True, kw_only=True, tag="spellwoven.condition
 
 
 class ConditionRemoved(Event, frozen=True, kw_only=True, tag="spellwoven.condition_removed"):
-    """A condition of :class:`ConditionAdded` ends (004_663ae3e4ecc71fd1.txt, "Degrees of
+    """A condition of :class:`ConditionAdded` ends (Spellwoven: Rules for the Game, "Degrees of
     Failure")."""
 
     section = "Advantage & Disadvantage"

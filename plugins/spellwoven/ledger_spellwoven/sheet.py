@@ -164,10 +164,10 @@ def validate_sheet(sheet: dict[str, Any], options: Options) -> dict[str, Any]:
             else:
                 specialisations[name] = {"rank": spec.rank, "skill": parent}
         if not npc and options.require_weaknesses:
+            written = sheet.get("weaknesses")
+            written = written if isinstance(written, dict) else {}  # else named by its type
             for key in ("combat", "social"):
-                if getattr(read.weaknesses, key) is None and key not in (
-                    sheet.get("weaknesses") or {}
-                ):
+                if getattr(read.weaknesses, key) is None and key not in written:
                     yield (
                         f"weaknesses.{key}: missing: a PC starts with one Combat and one "
                         f'Social Weakness: add [weaknesses] {key} = "..."'
