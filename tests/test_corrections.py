@@ -237,6 +237,10 @@ def test_seen_a_spellwoven_correction_never_refunds_effort_silently(invoke, froz
     assert (roll["effort_spent"], roll["successes"], roll["outcome"]) == (1, 3, "pass")
     assert data(invoke("sheet", "jen", "--json"))["effort"] == 1
     result = invoke("correct", "3", "--set", "effort_spent=0", "--reason", "no effort")
+    assert result.exit_code == 1 and "amend its inputs instead (" in result.output
+    assert " effort, " in result.output  # worked out from the option it was asked: named
+    assert data(invoke("sheet", "jen", "--json"))["effort"] == 1
+    result = invoke("correct", "3", "--set", "effort=false", "--reason", "no effort")
     if result.exit_code == 1:
         assert "retract it and roll again" in result.output
         assert data(invoke("sheet", "jen", "--json"))["effort"] == 1

@@ -70,9 +70,9 @@ def test_an_amended_input_is_resolved_again_by_default(by_default, toy_campaign,
     assert (correction["target"], correction["outcome"]) == (10, "failure")
     assert correction["inputs"] == {"skill": "brawl", "params": {"target": 10}}
     assert invoke("verify").exit_code == 0
-    # a derived field is still refused, and the message names the inputs to amend
+    # a derived field is still refused, and the message names the options to amend
     out = invoke("correct", str(seq), "--set", "outcome=success", "--reason", "x")
-    assert out.exit_code == 1 and "amend its inputs instead (inputs)" in out.output
+    assert out.exit_code == 1 and "amend its inputs instead (target, skill)" in out.output
 
 
 def test_a_system_with_its_own_request_of_records_nothing_more(toy_campaign, db_path):

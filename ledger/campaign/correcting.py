@@ -116,9 +116,10 @@ def amended_payload(
 
 def _as_inputs(system: Any, current: Any, sets: dict[str, Any]) -> dict[str, Any]:
     """``sets`` with each roll option it names (``target=9``) and ``skill`` written into
-    the roll's recorded ``inputs`` as well, for a roll that keeps them and a system that
+    the roll's recorded ``inputs`` instead, for a roll that keeps them and a system that
     reads them back (the default ``request_of``): the option is amended where the rules read
-    it, and a field of the same name is worked out again from it. Anything else unchanged.
+    it, and a field of the same name is worked out again from it (a decision-dice
+    ``target`` is the option's number plus the roll's adjustments). Anything else unchanged.
     """
     inputs = getattr(current, "inputs", None)
     if not isinstance(inputs, RollInputs) or type(system).request_of is not RuleSystem.request_of:
@@ -127,10 +128,9 @@ def _as_inputs(system: Any, current: Any, sets: dict[str, Any]) -> dict[str, Any
     named = {k: v for k, v in sets.items() if k in options or k == "skill"}
     if not named or "inputs" in sets:
         return sets
-    fields = set(type(current).__struct_fields__)
     params = {**inputs.params, **{k: v for k, v in named.items() if k != "skill"}}
     amended = msgspec.structs.replace(inputs, params=params, skill=named.get("skill", inputs.skill))
-    kept = {k: v for k, v in sets.items() if k not in named or k in fields}
+    kept = {k: v for k, v in sets.items() if k not in named}
     return {**kept, "inputs": msgspec.to_builtins(amended)}
 
 
@@ -214,6 +214,8 @@ def _reresolved(
     if derived:
         choices = sorted(inputs or [])
         dice_hint = "" if current.source == "engine" else " or its faces"
+        if choices == ["inputs"]:  # read by the default request_of: its options by name
+            choices = [*sorted(p.name for p in system.roll_params), "skill"]
         named = (
             f"amend its inputs instead ({', '.join(choices)}){dice_hint}"
             if choices

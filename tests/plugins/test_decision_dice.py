@@ -50,8 +50,10 @@ def make(options: dict[str, Any] | None = None, sheet: dict[str, Any] | None = N
 
 def roll(system, state, skill: str, faces: str, **params: Any):
     """Resolve with the book's faces; the event re-derives to itself (verify's check, #13)."""
-    event = system.resolve(state, RollRequest(character="jen", name="Nimble Jen", skill=skill,
-                                              params=params), PhysicalDice(faces.split()))
+    request = RollRequest(character="jen", name="Nimble Jen", skill=skill, params=params)
+    event = system.with_inputs(
+        system.resolve(state, request, PhysicalDice(faces.split())), request
+    )  # as the core records it: with its inputs
     assert result_problem(system, state, event, name="Nimble Jen") is None
     return event
 
@@ -206,8 +208,11 @@ def test_e10_advantage_and_disadvantage_cancel_to_2d6():
 def test_e11_two_advantages_are_still_3d6():
     assert decision_dice_count(2, 0) == 3
     system, state = make()
-    state = apply(system, state, ConditionAdded(character="jen", condition="Higher ground",
-                                                kind="advantage", rolls=1))
+    state = apply(
+        system,
+        state,
+        ConditionAdded(character="jen", condition="Higher ground", kind="advantage", rolls=1),
+    )
     ev = roll(system, state, "Might", "1 2 3", target="6", advantage=True)
     assert ev.decision_dice == 3 and ev.dice == [1, 2, 3]
     with pytest.raises(DiceError):  # a fourth die is never drawn
@@ -227,8 +232,16 @@ def test_physical_faces_must_be_d6_faces():
 
 @pytest.mark.parametrize(
     ("die", "face", "after"),
-    [("d8", 3, "d6"), ("d8", 4, "d8"), ("d4", 3, "empty"), ("d12", 12, "d12"), ("d12", 1, "d10"),
-     ("d10", 3, "d8"), ("d6", 2, "d4"), ("d4", 4, "d4")],
+    [
+        ("d8", 3, "d6"),
+        ("d8", 4, "d8"),
+        ("d4", 3, "empty"),
+        ("d12", 12, "d12"),
+        ("d12", 1, "d10"),
+        ("d10", 3, "d8"),
+        ("d6", 2, "d4"),
+        ("d4", 4, "d4"),
+    ],
 )
 def test_e12_e13_e14_d5_supply_steps(die, face, after):
     assert supply_step(die, face) == after
@@ -280,7 +293,11 @@ def test_supply_roll_after_the_action_steps_down_but_the_action_stands():
     assert ev.dice == [3, 2] and ev.draws == [(6, 3), (6, 2), (4, 4)]
     assert ev.supply is not None
     assert (ev.supply.item, ev.supply.die, ev.supply.face, ev.supply.after) == (
-        "Lockpicks", "d4", 4, "d4")
+        "Lockpicks",
+        "d4",
+        4,
+        "d4",
+    )
     assert (ev.total, ev.outcome) == (8, "failure")
     ev = roll(system, state, "Wits", "6 3 1", target="12", supply="lockpicks")
     assert ev.outcome == "success"  # X11: the action stands
@@ -305,15 +322,15 @@ def test_supply_roll_refuses_decision_parameters():
 
 def test_d4_contest_tie_rerolls_until_a_winner_every_round_recorded():
     system, state = make()
-    ev = roll(system, state, "Agility", "2 5 4 3 6 1 1 1", opponent="Goblin",
-              opponent_modifier=(1,))
+    ev = roll(
+        system, state, "Agility", "2 5 4 3 6 1 1 1", opponent="Goblin", opponent_modifier=(1,)
+    )
     assert isinstance(ev, ContestRolled)
     assert [(r.dice, r.total, r.opponent_dice, r.opponent_total) for r in ev.rounds] == [
         ([2, 5], 8, [4, 3], 8),
         ([6, 1], 8, [1, 1], 3),
     ]
-    assert (ev.winner, ev.outcome, ev.dice, ev.total, ev.target) == ("jen", "success",
-                                                                       [6, 1], 8, 3)
+    assert (ev.winner, ev.outcome, ev.dice, ev.total, ev.target) == ("jen", "success", [6, 1], 8, 3)
     assert len(ev.draws) == 8
 
 
@@ -378,22 +395,52 @@ def test_unknown_stat_suggests_the_closest():
     with pytest.raises(RuleError, match="Agility"):
         roll(system, state, "agilty", "3 3", target="8")
     with pytest.raises(RuleError, match="name the stat"):
-        system.resolve(state, RollRequest(character="jen", name="Nimble Jen", skill=None),
-                       PhysicalDice([]))
+        system.resolve(
+            state, RollRequest(character="jen", name="Nimble Jen", skill=None), PhysicalDice([])
+        )
 
 
 # --- the odds table of digest §2.6 (hand values) ------------------------------------------------
 
 
-ONE_D6 = {2: Fraction(5, 6), 3: Fraction(2, 3), 4: Fraction(1, 2), 5: Fraction(1, 3),
-          6: Fraction(1, 6), 7: Fraction(0)}
-TWO_D6 = {3: Fraction(35, 36), 4: Fraction(11, 12), 5: Fraction(5, 6), 6: Fraction(13, 18),
-          7: Fraction(7, 12), 8: Fraction(5, 12), 9: Fraction(5, 18), 10: Fraction(1, 6),
-          11: Fraction(1, 12), 12: Fraction(1, 36), 13: Fraction(0)}
-THREE_D6 = {4: Fraction(215, 216), 5: Fraction(53, 54), 6: Fraction(103, 108),
-            7: Fraction(49, 54), 8: Fraction(181, 216), 9: Fraction(20, 27), 10: Fraction(5, 8),
-            11: Fraction(1, 2), 12: Fraction(3, 8), 13: Fraction(7, 27), 14: Fraction(35, 216),
-            15: Fraction(5, 54), 16: Fraction(5, 108), 17: Fraction(1, 54), 18: Fraction(1, 216)}
+ONE_D6 = {
+    2: Fraction(5, 6),
+    3: Fraction(2, 3),
+    4: Fraction(1, 2),
+    5: Fraction(1, 3),
+    6: Fraction(1, 6),
+    7: Fraction(0),
+}
+TWO_D6 = {
+    3: Fraction(35, 36),
+    4: Fraction(11, 12),
+    5: Fraction(5, 6),
+    6: Fraction(13, 18),
+    7: Fraction(7, 12),
+    8: Fraction(5, 12),
+    9: Fraction(5, 18),
+    10: Fraction(1, 6),
+    11: Fraction(1, 12),
+    12: Fraction(1, 36),
+    13: Fraction(0),
+}
+THREE_D6 = {
+    4: Fraction(215, 216),
+    5: Fraction(53, 54),
+    6: Fraction(103, 108),
+    7: Fraction(49, 54),
+    8: Fraction(181, 216),
+    9: Fraction(20, 27),
+    10: Fraction(5, 8),
+    11: Fraction(1, 2),
+    12: Fraction(3, 8),
+    13: Fraction(7, 27),
+    14: Fraction(35, 216),
+    15: Fraction(5, 54),
+    16: Fraction(5, 108),
+    17: Fraction(1, 54),
+    18: Fraction(1, 216),
+}
 
 
 @pytest.mark.parametrize(("count", "table"), [(1, ONE_D6), (2, TWO_D6), (3, THREE_D6)])
@@ -408,6 +455,13 @@ def test_means_per_dice_count():
 
 def test_strenuous_with_modifiers_matches_the_digest():
     assert [p_success(2, 18, m) for m in (5, 6, 7, 8)] == [
-        0, Fraction(1, 36), Fraction(1, 12), Fraction(1, 6)]
+        0,
+        Fraction(1, 36),
+        Fraction(1, 12),
+        Fraction(1, 6),
+    ]
     assert [p_success(3, 18, m) for m in (0, 3, 4)] == [
-        Fraction(1, 216), Fraction(5, 54), Fraction(35, 216)]
+        Fraction(1, 216),
+        Fraction(5, 54),
+        Fraction(35, 216),
+    ]

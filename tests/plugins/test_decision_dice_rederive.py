@@ -1,5 +1,6 @@
 """decision-dice: every roll re-derives from its inputs and draws (#13), and corrections
-read their amended inputs back through ``request_of`` (#14).
+read their amended inputs back through ``request_of`` (#14): the inputs each roll keeps by
+option name, read by the core's default ``request_of`` (#36).
 
 Seed 002_735c6d6cd834a641.txt ("Decision Rolls", "Contested Rolls", "Supply Rolls").
 """
@@ -32,12 +33,39 @@ ITEMS = ("Field Medkit", "Lockpicks", "Climbing Kit", "Rope")
 
 #: Result fields of each roll type: what the rules derive, never what the roller chose.
 RESULTS: dict[type, tuple[str, ...]] = {
-    DecisionRolled: ("stat_value", "dice", "decision_dice", "modifiers", "modifier_total",
-                     "target", "difficulty", "impossible_task", "total", "margin", "outcome",
-                     "conditions", "supply", "advantage", "disadvantage"),
-    ContestRolled: ("stat_value", "decision_dice", "modifiers", "modifier_total",
-                    "opponent_decision_dice", "opponent_modifier_total", "rounds", "dice",
-                    "total", "target", "margin", "winner", "outcome", "conditions"),
+    DecisionRolled: (
+        "stat_value",
+        "dice",
+        "decision_dice",
+        "modifiers",
+        "modifier_total",
+        "target",
+        "difficulty",
+        "impossible_task",
+        "total",
+        "margin",
+        "outcome",
+        "conditions",
+        "supply",
+        "advantage",
+        "disadvantage",
+    ),
+    ContestRolled: (
+        "stat_value",
+        "decision_dice",
+        "modifiers",
+        "modifier_total",
+        "opponent_decision_dice",
+        "opponent_modifier_total",
+        "rounds",
+        "dice",
+        "total",
+        "target",
+        "margin",
+        "winner",
+        "outcome",
+        "conditions",
+    ),
     SupplyRolled: ("die", "dice", "total", "target", "after", "outcome"),
 }
 
@@ -97,9 +125,12 @@ states = st.builds(
     character=st.just("jen"),
     name=st.just("Nimble Jen"),
     stats=st.fixed_dictionaries({s: st.integers(0, 10) for s in STATS}),
-    equipment=st.tuples(*(st.builds(Item, name=st.just(name),
-                                    supply=st.sampled_from([None, *SUPPLY_ORDER]))
-                          for name in ITEMS)).map(list),  # fmt: skip
+    equipment=st.tuples(
+        *(
+            st.builds(Item, name=st.just(name), supply=st.sampled_from([None, *SUPPLY_ORDER]))
+            for name in ITEMS
+        )
+    ).map(list),  # fmt: skip
     conditions=conditions,
 )
 mods = st.tuples() | st.lists(st.integers(-4, 4), max_size=2).map(tuple)
@@ -123,8 +154,9 @@ requests = st.one_of(
 
 
 def resolved(state: Character, request: RollRequest, dice: DiceSource) -> Any:
+    """The roll as the core records it: resolved, with the inputs it was asked."""
     try:
-        return SYSTEM.resolve(state, request, dice)
+        return SYSTEM.with_inputs(SYSTEM.resolve(state, request, dice), request)
     except RuleError:
         assume(False)
 
@@ -134,8 +166,10 @@ def resolved(state: Character, request: RollRequest, dice: DiceSource) -> Any:
        st.text(max_size=5))  # fmt: skip
 def test_engine_rolls_rederive_and_every_forged_result_is_found(state, request, seed, nonce, cs):
     event = resolved(state, request, EngineDice(seed, "salt-road", 1, nonce, cs))
-    hypothesis.event(f"{type(event).__name__}, {event.draws.__len__()} dice, "
-                     f"supply {getattr(event, 'supply', None) is not None}")
+    hypothesis.event(
+        f"{type(event).__name__}, {event.draws.__len__()} dice, "
+        f"supply {getattr(event, 'supply', None) is not None}"
+    )
     assert SYSTEM.request_of(event).skill is not None
     assert result_problem(SYSTEM, state, event, name="Nimble Jen") is None
     for field in RESULTS[type(event)]:
@@ -147,7 +181,7 @@ def test_engine_rolls_rederive_and_every_forged_result_is_found(state, request, 
 def test_physical_rolls_rederive_and_every_forged_result_is_found(state, request, data):
     drawn = resolved(state, request, DrawnDice(data))
     faces = [str(value) for _sides, value in drawn.draws]
-    event = SYSTEM.resolve(state, request, PhysicalDice(faces))
+    event = SYSTEM.with_inputs(SYSTEM.resolve(state, request, PhysicalDice(faces)), request)
     assert event == drawn
     assert result_problem(SYSTEM, state, event, name="Nimble Jen") is None
     for field in RESULTS[type(event)]:
@@ -164,7 +198,7 @@ STATE = Character(
 
 def roll(skill: str, faces: str, **params: Any) -> Any:
     request = RollRequest(character="jen", name="Nimble Jen", skill=skill, params=params)
-    event = SYSTEM.resolve(STATE, request, PhysicalDice(faces.split()))
+    event = SYSTEM.with_inputs(SYSTEM.resolve(STATE, request, PhysicalDice(faces.split())), request)
     assert result_problem(SYSTEM, STATE, event, name="Nimble Jen") is None
     return event
 
@@ -173,8 +207,18 @@ def test_a_supply_roll_recorded_by_hand_is_rederived_from_the_item():
     # a stat and an item of the same name: `roll` rolls the stat (ruling DD3), so a supply
     # roll of that item can only be recorded by hand; it is still re-derived from the item
     state = msgspec.structs.replace(STATE, equipment=[Item(name="Wits", supply="d6")])
-    event = SupplyRolled(character="jen", item="Wits", die="d6", dice=[2], total=2, target=4,
-                         after="d4", outcome="failure", source="physical", draws=[(6, 2)])
+    event = SupplyRolled(
+        character="jen",
+        item="Wits",
+        die="d6",
+        dice=[2],
+        total=2,
+        target=4,
+        after="d4",
+        outcome="failure",
+        source="physical",
+        draws=[(6, 2)],
+    )
     assert result_problem(SYSTEM, state, event, name="Nimble Jen") is None
     lying = msgspec.structs.replace(event, after="d6", outcome="success")
     assert "after 'd6'" in (result_problem(SYSTEM, state, lying, name="Nimble Jen") or "")
@@ -191,8 +235,10 @@ def test_rederive_refuses_draws_of_another_die_than_the_item_has():
 
 
 def reresolved(event: Any, **amended: Any) -> Any:
-    """What the core's ``correct`` does: read the amended inputs back, resolve again."""
-    fixed = msgspec.structs.replace(event, **amended)
+    """What the core's ``correct`` does with ``--set OPTION=VALUE``: the roll options
+    amended in its inputs, read back and resolved again."""
+    inputs = msgspec.structs.replace(event.inputs, params={**event.inputs.params, **amended})
+    fixed = msgspec.structs.replace(event, inputs=inputs)
     request = dataclasses.replace(SYSTEM.request_of(fixed), name="Nimble Jen")
     dice = ReplayDice(fixed)
     again = SYSTEM.resolve(STATE, request, dice)
@@ -203,7 +249,7 @@ def reresolved(event: Any, **amended: Any) -> Any:
 def test_an_amended_target_recomputes_outcome_and_margin():
     event = roll("Agility", "3 4", target="8")  # D1 / E7: 8 vs 8, a tie succeeds
     assert (event.outcome, event.margin) == ("success", 0)
-    again = reresolved(event, base_target=12)
+    again = reresolved(event, target="12")
     assert (again.target, again.difficulty, again.margin, again.outcome) == (
         12, "Challenging Task", -4, "failure")  # fmt: skip
     assert again.dice == [3, 4] and again.draws == event.draws
@@ -212,9 +258,9 @@ def test_an_amended_target_recomputes_outcome_and_margin():
 def test_an_amended_bonus_line_and_adjustment_are_inputs():
     event = roll("Might", "4 4", target="8", bonus=(-2,), penalty=(1,))  # E8 / E9: count 0
     assert event.total == 8
-    lines = [msgspec.structs.replace(m, stated=2) if m.source == "--bonus" else m
-             for m in event.modifiers]  # fmt: skip
-    again = reresolved(event, modifiers=lines, target_adjustments=[2])
+    assert [(m.origin, m.source) for m in event.modifiers] == [
+        ("stat", "Might"), ("option", "bonus"), ("option", "penalty")]  # fmt: skip
+    again = reresolved(event, bonus=(2,), adjust=(2,))
     assert (again.modifier_total, again.total, again.target, again.outcome) == (
         2, 10, 10, "success")  # fmt: skip
 
@@ -224,7 +270,7 @@ def test_an_amended_contest_opponent_modifier_rerolls_nothing_but_rejudges():
     assert (event.total, event.target, event.outcome) == (6, 7, "failure")
     with pytest.raises(DiceError):  # without advantage the ogre draws 2 dice, not 3
         reresolved(event, opponent_advantage=False)
-    again = reresolved(event, opponent_modifiers=[-2])
+    again = reresolved(event, opponent_modifier=(-2,))
     assert (again.target, again.winner, again.outcome) == (5, "jen", "success")
 
 
@@ -233,28 +279,48 @@ def test_an_amended_contest_opponent_modifier_rerolls_nothing_but_rejudges():
 
 def fold(events: list[Any], corrections: Corrections) -> dict[str, Any]:
     """Replay ``events`` (seq 1, 2, ...) strictly, as the core replays a correction."""
-    rows = [StoredEvent(seq=seq, campaign="c", stream="jen", version=seq, type=event_tag(type(event)),
-                        data=msgspec.json.encode(event).decode(), recorded_at="", actor="gm",
-                        session=None, visibility="public", prev_hash="", hash="")
-            for seq, event in enumerate(events, start=1)]
+    rows = [
+        StoredEvent(
+            seq=seq,
+            campaign="c",
+            stream="jen",
+            version=seq,
+            type=event_tag(type(event)),
+            data=msgspec.json.encode(event).decode(),
+            recorded_at="",
+            actor="gm",
+            session=None,
+            visibility="public",
+            prev_hash="",
+            hash="",
+        )
+        for seq, event in enumerate(events, start=1)
+    ]
     projector = Projector(SYSTEM, Codec(SYSTEM.event_types, SYSTEM.upcasters))
     return projector.fold(rows, {}, corrections, strict=True)
 
 
 def test_seen_retracting_an_early_supply_roll_refuses_the_later_supply_step():
-    created = CharacterCreated(character="jen", name="Nimble Jen", sheet={
-        "stats": {"Agility": 1}, "equipment": [{"name": "Field Medkit", "supply": "d8"}]})
+    created = CharacterCreated(
+        character="jen",
+        name="Nimble Jen",
+        sheet={"stats": {"Agility": 1}, "equipment": [{"name": "Field Medkit", "supply": "d8"}]},
+    )
     early = roll("Field Medkit", "2")  # E12: d8 shows 2 → d6
     state = SYSTEM.appliers()[SupplyRolled](STATE, early)
-    late = SYSTEM.resolve(state, RollRequest("jen", "Nimble Jen", "Field Medkit", {}),
-                          PhysicalDice(["1"]))  # d6 shows 1 → d4
+    late = SYSTEM.resolve(
+        state, RollRequest("jen", "Nimble Jen", "Field Medkit", {}), PhysicalDice(["1"])
+    )  # d6 shows 1 → d4
     assert (late.die, late.after) == ("d6", "d4")
     events = [created, early, late]
     sheet = fold(events, Corrections())["jen"]
     assert sheet.equipment[0].supply == "d4"
     retract = Corrected(target=2, action="retract", reason="rolled on the wrong kit")
-    with pytest.raises(RuleError, match=r"^event 3: the supply roll used a d6 but 'Field "
-                                        r"Medkit' has a d8 now"):
+    with pytest.raises(
+        RuleError,
+        match=r"^event 3: the supply roll used a d6 but 'Field "
+        r"Medkit' has a d8 now",
+    ):
         fold(events, corrections_from([(4, retract)]))
 
 
@@ -268,6 +334,7 @@ def test_a_supply_face_the_items_die_cannot_show_is_refused_on_replay():
     with_supply = roll("Wits", "3 2 4", target="challenging", supply="lockpicks")
     assert with_supply.supply is not None
     lying = msgspec.structs.replace(
-        with_supply, supply=msgspec.structs.replace(with_supply.supply, face=7))
+        with_supply, supply=msgspec.structs.replace(with_supply.supply, face=7)
+    )
     with pytest.raises(RuleError, match="a d4 shows 1 to 4, not 7"):
         SYSTEM.appliers()[DecisionRolled](STATE, lying)

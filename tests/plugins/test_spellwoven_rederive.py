@@ -7,7 +7,8 @@ Seed 004_663ae3e4ecc71fd1.txt "Example: Static Difficulty", "Example: Opposed Ro
 ../shared/rules/spellwoven.md §6 (V8–V15, V24); docs/rulings/spellwoven.md "Re-deriving and
 correcting rolls". ``verify``, ``import`` and ``audit`` call
 :func:`ledger.results.result_problem` for every roll; ``correct`` reads amended inputs back
-through :meth:`Spellwoven.request_of` (#13, #14).
+through the core's default ``request_of``, from the inputs each roll keeps by option name
+(#13, #14, #36).
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ from hypothesis import given
 from hypothesis import strategies as s
 from ledger_spellwoven import Spellwoven
 from ledger_spellwoven.events import ContestRolled, TestRolled
-from ledger_spellwoven.rules.rolls import Opponent
 from ledger_spellwoven.state import Character
 from msgspec import UNSET
 
 from ledger import DiceError, ReplayDice, Roll, RollRequest, RuleError
 from ledger.codec import Codec, encode_data
 from ledger.dice.engine import EngineDice, PhysicalDice
+from ledger.events import event_tag
 from ledger.rules.results import result_problem
 
 JEN = {  # campaigns/nimble-jen/characters/jen.toml: Quickness 3, Sprint 5, Manoeuvre 6
@@ -45,12 +46,14 @@ def jen(options: dict[str, Any] | None = None) -> tuple[Spellwoven, Character]:
     return system, system.initial_state("jen", "Nimble Jen", system.create_sheet(JEN))
 
 
-def roll(system: Spellwoven, state: Character, skill: str, faces: list[int],
-         **params: Any) -> TestRolled | ContestRolled:
+def roll(
+    system: Spellwoven, state: Character, skill: str, faces: list[int], **params: Any
+) -> TestRolled | ContestRolled:
     dice = PhysicalDice([str(f) for f in faces])
-    event = system.resolve(state, RollRequest("jen", "Nimble Jen", skill, params), dice)
+    request = RollRequest("jen", "Nimble Jen", skill, params)
+    event = system.resolve(state, request, dice)
     dice.finish()
-    return event
+    return system.with_inputs(event, request)  # as the core records it: with its inputs
 
 
 def rederives(system: Spellwoven, state: Character, event: Roll) -> bool:
@@ -58,6 +61,7 @@ def rederives(system: Spellwoven, state: Character, event: Roll) -> bool:
     replay = ReplayDice(event)
     again = system.resolve(state, system.request_of(event), replay)
     replay.finish()
+    again = msgspec.structs.replace(again, inputs=event.inputs)  # inputs aside
     return again == event and result_problem(system, state, event, name="Nimble Jen") is None
 
 
@@ -71,12 +75,11 @@ def test_jen_misses_the_jump_and_would_pass_with_effort():
     event = roll(system, state, "Sprint", [6, 6, 10], difficulty=1)
     assert (event.skill_level, event.successes, event.outcome) == (5, 0, "fail")
     assert rederives(system, state, event)
-    assert system.request_of(event) == RollRequest(
-        "jen", "", "Sprint", {"attribute": "Quickness", "difficulty": 1})
+    assert system.request_of(event) == RollRequest("jen", "", "Sprint", {"difficulty": 1})
     spent = roll(system, state, "Sprint", [6, 6, 10], difficulty=1, effort=True)
     assert (spent.effort_bonus, spent.successes, spent.outcome) == (3, 3, "pass")
     assert rederives(system, state, spent)
-    assert system.request_of(spent).params["effort"] == 1
+    assert system.request_of(spent).params["effort"] is True
 
 
 def test_jen_against_the_housewife_loses_then_wins_with_effort():
@@ -87,7 +90,7 @@ def test_jen_against_the_housewife_loses_then_wins_with_effort():
     assert isinstance(event, ContestRolled)
     assert (event.successes, event.opponent_successes, event.outcome) == (1, 3, "lose")
     assert rederives(system, state, event)
-    assert system.request_of(event).params["vs"] == Opponent("Irate Housewife", 2, "normal")
+    assert system.request_of(event).params["vs"] == "Irate Housewife:2"  # as it was asked
     spent = roll(system, state, "Manoeuvre", [2, 7, 8, 1, 2, 8], vs="housewife:2", effort=True)
     assert (spent.successes, spent.opponent_successes, spent.outcome) == (4, 3, "win")
     assert rederives(system, state, spent)
@@ -119,8 +122,7 @@ def test_advantage_and_disadvantage_keep_the_books_three():
     assert (weak.mode, cancelled.mode, cancelled.weakness) == ("advantage", "normal", True)
     for event in (up, down, weak, cancelled):
         assert rederives(system, state, event)
-    assert system.request_of(cancelled).params == {
-        "attribute": "Quickness", "weakness": True, "disadvantage": True, "difficulty": 1}
+    assert system.request_of(cancelled).params == {"weakness": True, "disadvantage": True}
 
 
 def test_skill_12_pool_untrained_and_a_gm_named_attribute():
@@ -128,8 +130,9 @@ def test_skill_12_pool_untrained_and_a_gm_named_attribute():
     Distributions"); an untrained skill with a named Attribute (ruling S2, S7)."""
     system, state = jen()
     state = msgspec.structs.replace(
-        state, skills={**state.skills, "Climb": msgspec.structs.replace(state.skills["Climb"],
-                                                                        rank=12)})
+        state,
+        skills={**state.skills, "Climb": msgspec.structs.replace(state.skills["Climb"], rank=12)},
+    )
     event = roll(system, state, "Climb", [1, 2, 10])
     assert (event.skill_level, event.successes) == (12, 4)
     pooled = roll(system, state, "Climb", [5, 6, 7], pool=2, advantage=True)
@@ -144,18 +147,33 @@ def test_skill_12_pool_untrained_and_a_gm_named_attribute():
 
 
 def test_an_opponent_name_with_a_colon_round_trips():
+    """An opponent as an older contest's inputs are rebuilt (``{"name", "level", "mode"}``)
+    reads back whatever its name holds."""
     system, state = jen()
-    event = roll(system, state, "Sprint", [1, 2, 3, 4, 5, 6, 7],
-                 vs=Opponent("Guard: the tall one", 4, "advantage"))
+    guard = {"name": "Guard: the tall one", "level": 4, "mode": "advantage"}
+    event = roll(system, state, "Sprint", [1, 2, 3, 4, 5, 6, 7], vs=guard)
     assert event.opponent == "Guard: the tall one" and event.opponent_kept == [4, 5, 6]
     assert rederives(system, state, event)
+    codec = Codec(Spellwoven.event_types, Spellwoven.upcasters)
+    stored = codec.decode(encode_data(event), "spellwoven.contest_rolled")
+    assert rederives(system, state, stored)
     with pytest.raises(RuleError, match="1 or more"):
-        roll(system, state, "Sprint", [1, 2, 3, 4, 5, 6], vs=Opponent("x", 0, "normal"))
+        roll(system, state, "Sprint", [1, 2, 3, 4, 5, 6], vs={"name": "x", "level": 0})
 
 
-RESULT_FIELDS = {"dice": [1, 1, 1], "rank": 9, "skill_level": 9, "attribute_value": 4, "kept": [1, 1, 1],
-                 "dice_successes": 6, "effort_bonus": 4, "successes": 9, "outcome": "pass",
-                 "opponent_kept": [1, 1, 1], "opponent_successes": 6}
+RESULT_FIELDS = {
+    "dice": [1, 1, 1],
+    "rank": 9,
+    "skill_level": 9,
+    "attribute_value": 4,
+    "kept": [1, 1, 1],
+    "dice_successes": 6,
+    "effort_bonus": 4,
+    "successes": 9,
+    "outcome": "pass",
+    "opponent_kept": [1, 1, 1],
+    "opponent_successes": 6,
+}
 
 
 def test_request_of_reads_no_result_field():
@@ -185,24 +203,25 @@ def read_by_request_of(system: Spellwoven, event: Any) -> set[str]:
 
 
 def test_the_inputs_are_the_ones_the_rulings_name():
-    """docs/rulings/spellwoven.md "Re-deriving and correcting rolls": the fields a
-    correction may amend; every other field is worked out again."""
+    """docs/rulings/spellwoven.md "Re-deriving and correcting rolls": a roll is read back
+    from its inputs only (the options it was asked, by name); every other field is worked
+    out again."""
     system, state = jen()
-    common = {"character", "skill", "attribute", "mode", "weakness", "pool", "effort_spent"}
     test = roll(system, state, "Sprint", [6, 6, 10], difficulty=2)
-    assert read_by_request_of(system, test) == common | {"target_attribute", "difficulty"}
+    assert read_by_request_of(system, test) == {"character", "inputs"}
+    assert test.inputs.params == {"difficulty": 2}
     target = roll(system, state, "Sprint", [6, 6, 10], target=3)
-    assert read_by_request_of(system, target) == common | {"target_attribute"}
+    assert target.inputs.params == {"target": 3}
     contest = roll(system, state, "Manoeuvre", [2, 7, 8, 1, 2, 8], vs="housewife:2")
-    assert read_by_request_of(system, contest) == common | {
-        "opponent", "opponent_skill_level", "opponent_mode", "vs_character"}
+    assert read_by_request_of(system, contest) == {"character", "inputs"}
+    assert contest.inputs.params == {"vs": "housewife:2"}
 
 
 def test_a_pool_is_recorded_only_when_not_three_and_old_pooled_rolls_still_rederive():
     """``pool`` joined the roll events later (ruling SW7): a roll of 3 dice keeps its stored
     bytes; a pooled roll stored without it re-derives from its kept faces; an amended mode
     that its faces do not show is refused, not guessed."""
-    codec = Codec(Spellwoven.event_types)
+    codec = Codec(Spellwoven.event_types, Spellwoven.upcasters)
     system, state = jen()
     plain = roll(system, state, "Sprint", [6, 6, 10], difficulty=1)
     assert b"pool" not in encode_data(plain)
@@ -210,28 +229,37 @@ def test_a_pool_is_recorded_only_when_not_three_and_old_pooled_rolls_still_reder
     stored = encode_data(pooled)
     assert b'"pool":2' in stored
     assert encode_data(codec.decode(stored, "spellwoven.test_rolled")) == stored
-    for old in (
-        msgspec.structs.replace(pooled, pool=UNSET),
-        msgspec.structs.replace(roll(system, state, "Sprint", [1, 2, 3, 4, 5], pool=5),
-                                pool=UNSET),
-        msgspec.structs.replace(roll(system, state, "Sprint", [1, 2, 3, 4, 5, 6, 7, 8],
-                                     vs="guard:4:advantage", pool=3, advantage=True),
-                                pool=UNSET),
-    ):
+    for made in (
+        pooled,
+        roll(system, state, "Sprint", [1, 2, 3, 4, 5], pool=5),
+        roll(
+            system,
+            state,
+            "Sprint",
+            [1, 2, 3, 4, 5, 6, 7, 8],
+            vs="guard:4:advantage",
+            pool=3,
+            advantage=True,
+        ),
+    ):  # stored as then: no pool, no inputs (schema version 1), read through the upcaster
+        bytes_then = msgspec.json.encode(msgspec.structs.replace(made, pool=UNSET, inputs=UNSET))
+        old = codec.decode(bytes_then, event_tag(type(made)))
+        assert "pool" not in old.inputs.params
         assert result_problem(system, state, old, name="Nimble Jen") is None
-    amended = msgspec.structs.replace(plain, mode="advantage")  # faces show no dropped die
-    assert "dice" in (result_problem(system, state, amended, name="Nimble Jen") or "")
+    forged = msgspec.structs.replace(plain, mode="advantage")  # not what it was asked
+    assert "mode" in (result_problem(system, state, forged, name="Nimble Jen") or "")
 
 
 def test_a_weakness_at_disadvantage_or_an_automatic_hit_with_a_mode_is_refused():
-    """Neither is a roll ``resolve`` makes (rulings S8, SW3)."""
+    """Neither is a roll ``resolve`` makes (rulings S8, SW3): the mode is worked out again
+    from what the roll was asked, so a recorded one is named."""
     system, state = jen()
     weak = roll(system, state, "Sprint", [1, 9, 10, 3], weakness=True)
-    with pytest.raises(RuleError, match="never at disadvantage"):
-        system.request_of(msgspec.structs.replace(weak, mode="disadvantage"))
+    at_disadvantage = msgspec.structs.replace(weak, mode="disadvantage")
+    assert "mode" in (result_problem(system, state, at_disadvantage, name="Nimble Jen") or "")
     auto = roll(system, state, "Sprint", [], target=1)
-    with pytest.raises(RuleError, match="automatic hit"):
-        system.request_of(msgspec.structs.replace(auto, mode="advantage"))
+    with_a_mode = msgspec.structs.replace(auto, mode="advantage")
+    assert "mode" in (result_problem(system, state, with_a_mode, name="Nimble Jen") or "")
 
 
 def test_other_roll_types_are_refused():
@@ -250,8 +278,9 @@ def test_a_forged_result_is_named_with_the_recorded_and_the_rules_values():
     problem = result_problem(system, state, forged, name="Nimble Jen") or ""
     assert "recorded dice_successes 3, outcome 'pass', successes 3" in problem
     assert "the rules give dice_successes 0, outcome 'fail', successes 0" in problem
-    faces = msgspec.structs.replace(event, dice=[1, 1, 1], dice_successes=6, successes=6,
-                                    outcome="pass")
+    faces = msgspec.structs.replace(
+        event, dice=[1, 1, 1], dice_successes=6, successes=6, outcome="pass"
+    )
     assert "dice" in (result_problem(system, state, faces, name="Nimble Jen") or "")
 
 
@@ -260,11 +289,13 @@ def test_a_forged_result_is_named_with_the_recorded_and_the_rules_values():
 ATTRS = ("Behest", "Fortitude", "Presence", "Quickness", "Wits")
 SKILLS = ("Sprint", "Climb", "Fighting", "Brawling", "Swim", "wits", "sprint")
 
-options = s.fixed_dictionaries({
-    "untrained": s.sampled_from(["max3attr", "fixed3", "attribute"]),
-    "max_effort_per_roll": s.integers(1, 2),
-    "default_difficulty": s.integers(1, 4),
-})
+options = s.fixed_dictionaries(
+    {
+        "untrained": s.sampled_from(["max3attr", "fixed3", "attribute"]),
+        "max_effort_per_roll": s.integers(1, 2),
+        "default_difficulty": s.integers(1, 4),
+    }
+)
 
 
 @s.composite
@@ -275,12 +306,16 @@ def states(draw: Any) -> tuple[Spellwoven, Character]:
     sheet = {
         "kind": "npc",
         "attributes": {a: draw(s.integers(1, 4)) for a in ATTRS},
-        "skills": {name: {"rank": draw(s.integers(1, 20)), "attribute": attr}
-                   for name, attr in (("Sprint", "Quickness"), ("Climb", "Quickness"),
-                                      ("Fighting", "Fortitude"))
-                   if name == "Fighting" or draw(s.booleans())},
-        "specialisations": {"Brawling": {"rank": draw(s.integers(1, 20)),
-                                         "skill": "Fighting"}},
+        "skills": {
+            name: {"rank": draw(s.integers(1, 20)), "attribute": attr}
+            for name, attr in (
+                ("Sprint", "Quickness"),
+                ("Climb", "Quickness"),
+                ("Fighting", "Fortitude"),
+            )
+            if name == "Fighting" or draw(s.booleans())
+        },
+        "specialisations": {"Brawling": {"rank": draw(s.integers(1, 20)), "skill": "Fighting"}},
     }
     state = system.initial_state("jen", "Jen", system.create_sheet(sheet))
     state = msgspec.structs.replace(state, effort=draw(s.integers(0, state.effort_max)))
@@ -290,8 +325,11 @@ def states(draw: Any) -> tuple[Spellwoven, Character]:
 @s.composite
 def requests(draw: Any) -> RollRequest:
     """A random ``campaign roll``: many are refused by the rules (and skipped)."""
-    params: dict[str, Any] = {name: True for name in ("advantage", "disadvantage", "weakness",
-                                                      "effort") if draw(s.integers(0, 2)) == 2}
+    params: dict[str, Any] = {
+        name: True
+        for name in ("advantage", "disadvantage", "weakness", "effort")
+        if draw(s.integers(0, 2)) == 2
+    }
     if draw(s.booleans()):
         params["attribute"] = draw(s.sampled_from([*ATTRS, "quickness"]))
     if draw(s.integers(0, 3)) == 3:
@@ -305,17 +343,21 @@ def requests(draw: Any) -> RollRequest:
         name = draw(s.sampled_from(["", "guard", "the Guard: tall"]))
         level = draw(s.integers(0, 20))
         mode = draw(s.sampled_from(["", "advantage", "disadvantage", "weakness"]))
-        if ":" in name:
-            params["vs"] = Opponent(name, level, {"weakness": "advantage", "": "normal"}.get(
-                mode, mode))  # type: ignore[arg-type]
+        if ":" in name:  # as an older contest's inputs are rebuilt
+            params["vs"] = {
+                "name": name,
+                "level": level,
+                "mode": {"weakness": "advantage", "": "normal"}.get(mode, mode),
+            }
         else:
             params["vs"] = ":".join(p for p in (name, str(level), mode) if p)
     return RollRequest("jen", "Jen", draw(s.sampled_from(SKILLS)), params)
 
 
 dice_kinds = s.one_of(
-    s.tuples(s.just("engine"), s.binary(min_size=32, max_size=32), s.integers(0, 50),
-             s.text(max_size=8)),
+    s.tuples(
+        s.just("engine"), s.binary(min_size=32, max_size=32), s.integers(0, 50), s.text(max_size=8)
+    ),
     s.tuples(s.just("physical"), s.lists(s.integers(1, 10), min_size=14, max_size=14)),
 )
 
@@ -325,21 +367,22 @@ def resolved(system: Spellwoven, state: Character, request: RollRequest, kind: A
     try:
         engine = system.resolve(state, request, EngineDice(b"\x07" * 32, "c", 1, 1, ""))
         if kind[0] == "engine":
-            return system.resolve(state, request, EngineDice(kind[1], "c", 1, kind[2],
-                                                             kind[3]))
-        dice = PhysicalDice([str(f) for f in kind[1][:len(engine.draws)]])
-        event = system.resolve(state, request, dice)
-        dice.finish()
-        return event
+            event = system.resolve(state, request, EngineDice(kind[1], "c", 1, kind[2], kind[3]))
+        else:
+            dice = PhysicalDice([str(f) for f in kind[1][: len(engine.draws)]])
+            event = system.resolve(state, request, dice)
+            dice.finish()
+        return system.with_inputs(event, request)  # as the core records it
     except RuleError:
         return None
 
 
 def changed(value: Any, field: str, event: Any) -> Any:
     """A different value of the same kind for one result field."""
-    others = {"outcome": ["pass", "fail"] if isinstance(event, TestRolled)
-              else ["win", "lose", "draw"],
-              "mode": ["normal", "advantage", "disadvantage"]}
+    others = {
+        "outcome": ["pass", "fail"] if isinstance(event, TestRolled) else ["win", "lose", "draw"],
+        "mode": ["normal", "advantage", "disadvantage"],
+    }
     if field in others:
         return next(o for o in others[field] if o != value)
     if value is None:
@@ -351,8 +394,18 @@ def changed(value: Any, field: str, event: Any) -> Any:
     raise AssertionError(field)
 
 
-COMMON_RESULTS = ("rank", "skill_level", "attribute_value", "mode", "dice", "kept",
-                  "dice_successes", "effort_bonus", "successes", "outcome")
+COMMON_RESULTS = (
+    "rank",
+    "skill_level",
+    "attribute_value",
+    "mode",
+    "dice",
+    "kept",
+    "dice_successes",
+    "effort_bonus",
+    "successes",
+    "outcome",
+)
 TEST_RESULTS = (*COMMON_RESULTS, "difficulty")  # derived only with target_attribute
 CONTEST_RESULTS = (*COMMON_RESULTS, "opponent_dice", "opponent_kept", "opponent_successes")
 
@@ -373,8 +426,9 @@ def test_every_resolved_roll_rederives_to_itself_and_any_changed_result_is_caugh
     else:
         fields = COMMON_RESULTS
     for field in fields:
-        forged = msgspec.structs.replace(event, **{field: changed(getattr(event, field),
-                                                                  field, event)})
+        forged = msgspec.structs.replace(
+            event, **{field: changed(getattr(event, field), field, event)}
+        )
         assert result_problem(system, state, forged, name="Jen") is not None, field
 
 

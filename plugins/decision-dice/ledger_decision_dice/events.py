@@ -6,7 +6,7 @@ that character's stream. No floats: every number is an ``int``.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -20,12 +20,17 @@ ConditionKind = Literal["bonus", "penalty", "modifier", "advantage", "disadvanta
 class ModifierLine(msgspec.Struct, frozen=True, kw_only=True):
     """One line of a roll's modifier breakdown ("Key Terms", hint "Modifiers").
 
-    :ivar source: where it comes from: the stat name, ``"--bonus"``, a condition's name, ...
+    :ivar origin: ``"stat"`` (the stat rolled), ``"option"`` (a roll option given with the
+        roll) or ``"condition"`` (a condition of the character's).
+    :ivar source: the stat's name, the roll option's declared name (``"bonus"``,
+        ``"penalty"``, ``"modifier"``; ``"opponent_modifier"`` on the opposing side) or the
+        condition's name.
     :ivar kind: ``"stat"``, ``"bonus"``, ``"penalty"`` or ``"modifier"``.
     :ivar stated: the value as stated.
     :ivar counted: the value added to the roll (a negative bonus or positive penalty is 0).
     """
 
+    origin: Literal["stat", "option", "condition"]
     source: str
     kind: Literal["stat", "bonus", "penalty", "modifier"]
     stated: int
@@ -71,9 +76,13 @@ class DecisionRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.decisio
     :ivar outcome: ``"success"`` (total ≥ target, ties succeed) or ``"failure"``.
     :ivar conditions: names of the character's conditions that applied (each use counts).
     :ivar supply: the supply roll made after the action, if the action used supplies.
+
+    What it was asked is in ``inputs`` (by option name, recorded by the core); a schema
+    version 1 payload is read with them rebuilt from its fields (:func:`roll_kept_no_inputs`).
     """
 
     section = "Decision Rolls: Target Numbers, Success and Failure; Advantage and Disadvantage"
+    schema_version = 2  # 1: no inputs, option lines with a flag as their source
     character: str
     stat: str
     stat_value: int
@@ -111,9 +120,12 @@ class ContestRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.contest_
         they oppose with, ``vs_modifiers`` their breakdown (the stat, ``--opponent-modifier``
         values, their conditions' values counted by the Modifiers rule) and
         ``vs_conditions`` the conditions of theirs that applied.
+
+    What it was asked is in ``inputs``, as for :class:`DecisionRolled`.
     """
 
     section = "General Rules of Play: Contested Rolls; Resolving a Tie"
+    schema_version = 2  # 1: no inputs, option lines with a flag as their source
     character: str
     stat: str
     stat_value: int
@@ -150,10 +162,14 @@ class SupplyRolled(Roll, frozen=True, kw_only=True, tag="decision-dice.supply_ro
     :ivar dice: ``[face]``; ``total`` = face; ``target`` = 4 (the lowest face that keeps the
         size); ``outcome``: ``"success"`` when the die keeps its size, ``"failure"`` when it
         steps down.
+
+    What it was asked is in ``inputs``: the item as named (:func:`supply_kept_no_inputs`
+    reads a schema version 1 payload).
     """
 
     section = "Secondary Mechanics: Supply Rolls"
     line = "{character}: supply roll {item} {die} shows {dice[0]} → {after}"
+    schema_version = 2  # 1: no inputs, option lines with a flag as their source
     character: str
     item: str
     die: str
@@ -222,7 +238,89 @@ def tracker_was_clamped(payload: dict[str, object]) -> dict[str, object]:
     return {**payload, "clamp": True}
 
 
-UPCASTERS = {"decision-dice.tracker_changed": {1: tracker_was_clamped}}
+#: A version-1 option line's source (the flag it was given with) → the option's name.
+_FLAG_SOURCES = {"--bonus": "bonus", "--penalty": "penalty", "--modifier": "modifier"}
+
+
+def _lines_by_name(lines: list[dict[str, Any]], modifier: str = "modifier") -> list[dict[str, Any]]:
+    """Version-1 modifier lines with their ``origin``, an option's line naming the option
+    (``"--bonus"`` → ``"bonus"``; ``"--modifier"`` on the opposing side → ``modifier``)."""
+    out = []
+    for line in lines:
+        source = line["source"]
+        if line["kind"] == "stat":
+            out.append({**line, "origin": "stat"})
+        elif source in _FLAG_SOURCES:
+            name = modifier if source == "--modifier" else _FLAG_SOURCES[source]
+            out.append({**line, "origin": "option", "source": name})
+        else:
+            out.append({**line, "origin": "condition"})
+    return out
+
+
+def _given(lines: list[dict[str, Any]], params: dict[str, Any]) -> None:
+    """Each option's stated values in ``lines`` (upcast) as ``params[option]``, in order."""
+    for line in lines:
+        if line["origin"] == "option":
+            params.setdefault(line["source"], []).append(line["stated"])
+
+
+def roll_kept_no_inputs(payload: dict[str, Any]) -> dict[str, Any]:
+    """Upcast a version-1 decision or contested roll: its option lines name their option
+    (``"--bonus"`` read as the option ``bonus``) and its ``inputs`` are rebuilt from its
+    fields, as the rules read them back before rolls kept their inputs: the stat, the base
+    target (as text, as it is typed), the adjustments, an "Impossible" task allowed, the
+    supply item, advantage and disadvantage (given or from a condition: the same dice either
+    way), the option lines' stated values in order and, for a contest, the opponent (on the
+    ledger: the character and the stat they opposed with, unless it is the roller's) and
+    the opponent's modifiers and advantage ("Decision Rolls", "Contested Rolls")."""
+    out = dict(payload)
+    out["modifiers"] = _lines_by_name(payload.get("modifiers", []))
+    params: dict[str, Any] = {}
+    for flag in ("advantage", "disadvantage"):
+        if payload.get(flag):
+            params[flag] = True
+    _given(out["modifiers"], params)
+    inputs: dict[str, Any] = {"skill": payload["stat"]}
+    if payload.get("type") == "decision-dice.contest_rolled":
+        out["vs_modifiers"] = _lines_by_name(payload.get("vs_modifiers", []), "opponent_modifier")
+        if payload.get("opponent_modifiers"):
+            params["opponent_modifier"] = list(payload["opponent_modifiers"])
+        for flag in ("opponent_advantage", "opponent_disadvantage"):
+            if payload.get(flag):
+                params[flag] = True
+        vs = payload.get("vs_character")
+        if vs:
+            inputs["vs_character"] = vs
+            vs_stat = payload.get("vs_stat")
+            if vs_stat and vs_stat.lower() != payload["stat"].lower():
+                inputs["vs_skill"] = vs_stat
+        else:
+            params["opponent"] = payload["opponent"]
+    else:
+        params["target"] = str(payload["base_target"])
+        if payload.get("target_adjustments"):
+            params["adjust"] = list(payload["target_adjustments"])
+        if payload.get("impossible_task"):
+            params["impossible"] = True
+        if payload.get("supply"):
+            params["supply"] = payload["supply"]["item"]
+    out["inputs"] = {**inputs, "params": params}
+    return out
+
+
+def supply_kept_no_inputs(payload: dict[str, Any]) -> dict[str, Any]:
+    """Upcast a version-1 supply roll: its ``inputs`` are the item it names ("Supply
+    Rolls")."""
+    return {**payload, "inputs": {"skill": payload["item"]}}
+
+
+UPCASTERS = {
+    "decision-dice.tracker_changed": {1: tracker_was_clamped},
+    "decision-dice.decision_rolled": {1: roll_kept_no_inputs},
+    "decision-dice.contest_rolled": {1: roll_kept_no_inputs},
+    "decision-dice.supply_rolled": {1: supply_kept_no_inputs},
+}
 """Old payload shapes of this plugin's event types (docs/plugin-guide.md "Revising an event
 type")."""
 

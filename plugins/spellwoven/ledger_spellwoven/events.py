@@ -7,7 +7,7 @@ Effort are integers.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from msgspec import UNSET, UnsetType
 
@@ -59,9 +59,13 @@ class TestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.test_roll
     :ivar difficulty: successes required, 0..4 (0: automatic hit, no dice).
     :ivar target_attribute: the target's Attribute when the difficulty came from it.
     :ivar outcome: ``pass`` or ``fail``.
+
+    What it was asked is in ``inputs`` (by option name, recorded by the core); a schema
+    version 1 payload is read with them rebuilt from its fields (:func:`roll_kept_no_inputs`).
     """
 
     section = "Overview: The Basic Mechanic; Test of Skill; Difficulty levels"
+    schema_version = 2  # 1: no inputs (upcast by roll_kept_no_inputs)
     __test__ = False  # a rule-system event, not a pytest class
 
     difficulty: int
@@ -94,6 +98,7 @@ class ContestRolled(SkillRoll, frozen=True, kw_only=True, tag="spellwoven.contes
     """
 
     section = "Example: Opposed Roll; Example Contests of Skill"
+    schema_version = 2  # 1: no inputs (upcast by roll_kept_no_inputs)
     opponent: str = ""
     opponent_skill_level: int
     opponent_mode: Literal["normal", "advantage", "disadvantage"] = "normal"
@@ -178,7 +183,55 @@ def roll_was_a_note(payload: dict[str, object]) -> dict[str, object]:
     return {**payload, "latest": True}
 
 
-UPCASTERS = {"spellwoven.effort_spent": {1: roll_was_a_note}}
+def roll_kept_no_inputs(payload: dict[str, Any]) -> dict[str, Any]:
+    """Upcast a version-1 Test or Contest of Skill: its ``inputs`` rebuilt from its fields,
+    as the rules read them back before rolls kept their inputs. The skill and its Attribute
+    (always: the skill's linked one or the one the GM named, ruling S7); the calls behind
+    ``mode`` and ``weakness`` (a ``weakness`` roll of mode ``normal`` had a disadvantage that
+    cancelled it, ruling S8); ``pool`` when recorded; ``effort`` when Effort was spent with
+    the roll; for a Test the target's Attribute or else the difficulty (as its number); for a
+    Contest the character on the ledger opposing it (their skill, their Effort) or the
+    opponent off the ledger as ``{"name", "level", "mode"}`` (so any name reads back).
+    (004_663ae3e4ecc71fd1.txt, "Test of Skill", "Opposed Roll (Contest of Skill)",
+    "Advantage & Disadvantage")"""
+    params: dict[str, Any] = {"attribute": payload["attribute"]}
+    mode = payload.get("mode", "normal")
+    if payload.get("weakness"):
+        params["weakness"] = True
+        if mode != "advantage":
+            params["disadvantage"] = True
+    elif mode != "normal":
+        params[mode] = True
+    if "pool" in payload:
+        params["pool"] = payload["pool"]
+    if payload.get("effort_spent"):
+        params["effort"] = True
+    inputs: dict[str, Any] = {"skill": payload["skill"]}
+    if payload.get("type") == "spellwoven.contest_rolled":
+        if payload.get("vs_character"):
+            inputs["vs_character"] = payload["vs_character"]
+            if payload.get("vs_skill"):
+                inputs["vs_skill"] = payload["vs_skill"]
+            if payload.get("vs_effort_spent"):
+                params["vs_effort"] = True
+        else:
+            params["vs"] = {
+                "name": payload.get("opponent", ""),
+                "level": payload["opponent_skill_level"],
+                "mode": payload.get("opponent_mode", "normal"),
+            }
+    elif payload.get("target_attribute") is not None:
+        params["target"] = payload["target_attribute"]
+    else:
+        params["difficulty"] = str(payload["difficulty"])
+    return {**payload, "inputs": {**inputs, "params": params}}
+
+
+UPCASTERS = {
+    "spellwoven.effort_spent": {1: roll_was_a_note},
+    "spellwoven.test_rolled": {1: roll_kept_no_inputs},
+    "spellwoven.contest_rolled": {1: roll_kept_no_inputs},
+}
 """Old payload shapes of this plugin's event types (docs/plugin-guide.md "Revising an event
 type")."""
 

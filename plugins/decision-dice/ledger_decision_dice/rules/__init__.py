@@ -1,16 +1,20 @@
 """The decision-dice rules (seed 002_735c6d6cd834a641.txt, "Core Mechanics").
 
 :class:`Rules` resolves ``campaign roll`` into decision, contested and supply roll events,
-reads the request back from a recorded roll and re-derives it, and turns ``campaign
-damage`` into harm. It draws the dice in the order the rules list them and returns events;
-no state changes happen here (:mod:`ledger_decision_dice.appliers` does that). The rules as
-pure functions are in :mod:`ledger_decision_dice.rules.mechanics`.
+re-derives a supply roll from its item, and turns ``campaign damage`` into harm. A roll
+keeps what it was asked by option name (``inputs``, recorded by the core), which the core's
+default ``request_of`` reads back for re-derivation and corrections. It draws the dice in
+the order the rules list them and returns events; no state changes happen here
+(:mod:`ledger_decision_dice.appliers` does that). The rules as pure functions are in
+:mod:`ledger_decision_dice.rules.mechanics`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
+
+import msgspec
 
 from ledger import (
     DiceSource,
@@ -34,6 +38,7 @@ from ..events import (
 )
 from ..state import Character, Condition, Item, Options
 from .mechanics import (
+    OPPONENT_OPTIONS,
     SIDES,
     applicable_conditions,
     contest_winner,
@@ -67,12 +72,13 @@ def _advantage(params: dict[str, Any], conditions: Iterable[Condition]) -> tuple
     conditions = list(conditions)
     advantage = bool(params.get("advantage")) or any(c.kind == "advantage" for c in conditions)
     disadvantage = bool(params.get("disadvantage")) or any(
-        c.kind == "disadvantage" for c in conditions)
+        c.kind == "disadvantage" for c in conditions
+    )
     return advantage, disadvantage
 
 
 class Rules(RuleSystem[Character, Options]):
-    """Rolls, their requests and re-derivation, and harm (002_735c6d6cd834a641.txt)."""
+    """Rolls, the re-derivation of a supply roll, and harm (002_735c6d6cd834a641.txt)."""
 
     def resolve(
         self, state: Character, request: RollRequest, dice: DiceSource
@@ -92,8 +98,10 @@ class Rules(RuleSystem[Character, Options]):
         """
         params = request.params
         if not request.skill:
-            raise RuleError("name the stat to roll (or an item with a supply die), e.g. "
-                            "agility against a Target number of 8")
+            raise RuleError(
+                "name the stat to roll (or an item with a supply die), e.g. "
+                "agility against a Target number of 8"
+            )
         wanted = request.skill.strip().lower()
         stat = next((s for s in state.stats if s.lower() == wanted), None)
         if stat is None:
@@ -102,24 +110,38 @@ class Rules(RuleSystem[Character, Options]):
                 names = list(state.stats) + [i.name for i in state.equipment if i.supply]
                 find_name(names, request.skill, "stat or supply item")
                 raise AssertionError("unreachable")  # pragma: no cover
-            extra = [n for n in DECISION_ONLY + CONTEST_ONLY + ANY_ROLL + ("opponent",)
-                     if _given(params, n)]
+            extra = [
+                n
+                for n in DECISION_ONLY + CONTEST_ONLY + ANY_ROLL + ("opponent",)
+                if _given(params, n)
+            ]
             if extra:
-                raise RuleError(f"{item.name!r} is an item: a supply roll takes no "
-                                f"{', '.join(self.roll_label(e) for e in extra)}", param=extra[0])
+                raise RuleError(
+                    f"{item.name!r} is an item: a supply roll takes no "
+                    f"{', '.join(self.roll_label(e) for e in extra)}",
+                    param=extra[0],
+                )
             return self.supply_roll(state, item, dice)
         if _given(params, "opponent") or request.opponent is not None:
             wrong = [n for n in DECISION_ONLY if _given(params, n)]
             if wrong:
-                raise RuleError(f"a contested roll has no {', '.join(self.roll_label(w) for w in wrong)}: "
-                                "the opponent's result is the number to beat", param=wrong[0])
+                raise RuleError(
+                    f"a contested roll has no {', '.join(self.roll_label(w) for w in wrong)}: "
+                    "the opponent's result is the number to beat",
+                    param=wrong[0],
+                )
             if _given(params, "opponent") and request.opponent is not None:
-                raise RuleError("the Opponent names an opponent off the ledger: leave it out for "
-                                "one on the ledger (their name comes from the ledger)", param="opponent")
+                raise RuleError(
+                    "the Opponent names an opponent off the ledger: leave it out for "
+                    "one on the ledger (their name comes from the ledger)",
+                    param="opponent",
+                )
             return self._contest(state, stat, params, dice, request.opponent)
         wrong = [n for n in CONTEST_ONLY if _given(params, n)]
         if wrong:
-            raise RuleError(f"{', '.join(self.roll_label(w) for w in wrong)} need an Opponent", param="opponent")
+            raise RuleError(
+                f"{', '.join(self.roll_label(w) for w in wrong)} need an Opponent", param="opponent"
+            )
         return self._decision(state, stat, params, dice)
 
     def _decision(
@@ -128,16 +150,21 @@ class Rules(RuleSystem[Character, Options]):
         """A decision roll: 2d6 + STAT + MODIFIERS vs. TARGET NUMBER ("Decision Rolls")."""
         options = self.options
         if not _given(params, "target"):
-            raise RuleError("a decision roll needs a Target number: a number (e.g. 8) or simple, "
-                            "challenging, strenuous, impossible", param="target")
+            raise RuleError(
+                "a decision roll needs a Target number: a number (e.g. 8) or simple, "
+                "challenging, strenuous, impossible",
+                param="target",
+            )
         base = parse_target(params["target"])
         adjustments = int_params(params, "adjust")
         target = base + sum(adjustments)
         impossible = is_impossible_task(base, options.impossible_target)
         if impossible and options.refuse_impossible and not params.get("impossible"):
             raise RuleError(
-                f"a task starting at {base} is an \"Impossible\" task: it cannot normally be "
-                "attempted; if the GM allows the attempt, allow an attempt at an “Impossible” task", param="impossible")
+                f'a task starting at {base} is an "Impossible" task: it cannot normally be '
+                "attempted; if the GM allows the attempt, allow an attempt at an “Impossible” task",
+                param="impossible",
+            )
         conditions = applicable_conditions(state, stat)
         advantage, disadvantage = _advantage(params, conditions)
         count = decision_dice_count(advantage, disadvantage)
@@ -150,19 +177,36 @@ class Rules(RuleSystem[Character, Options]):
             # "Each roll is handled individually after the action is complete": the supply die
             # is drawn after the decision dice and the action stands whatever it shows (X11).
             face = dice.d(supply_sides(supply_die))
-            supply = SupplyResult(item=supply_item.name, die=supply_die, face=face,
-                                  after=supply_step(supply_die, face, options.supply_step_max))
+            supply = SupplyResult(
+                item=supply_item.name,
+                die=supply_die,
+                face=face,
+                after=supply_step(supply_die, face, options.supply_step_max),
+            )
         dice.finish()
         modifier_total = sum(line.counted for line in lines)
         total = sum(faces) + modifier_total
         return DecisionRolled(
-            character=state.character, stat=stat, stat_value=state.stats[stat], dice=faces,
-            decision_dice=count, advantage=advantage, disadvantage=disadvantage,
-            modifiers=lines, modifier_total=modifier_total, base_target=base,
-            target_adjustments=adjustments, target=target, difficulty=difficulty_label(base),
-            impossible_task=impossible, total=total, margin=total - target,
-            outcome=outcome_of(total, target), conditions=[c.name for c in conditions],
-            supply=supply, **dice.fields(),
+            character=state.character,
+            stat=stat,
+            stat_value=state.stats[stat],
+            dice=faces,
+            decision_dice=count,
+            advantage=advantage,
+            disadvantage=disadvantage,
+            modifiers=lines,
+            modifier_total=modifier_total,
+            base_target=base,
+            target_adjustments=adjustments,
+            target=target,
+            difficulty=difficulty_label(base),
+            impossible_task=impossible,
+            total=total,
+            margin=total - target,
+            outcome=outcome_of(total, target),
+            conditions=[c.name for c in conditions],
+            supply=supply,
+            **dice.fields(),
         )
 
     @staticmethod
@@ -181,16 +225,22 @@ class Rules(RuleSystem[Character, Options]):
         assert isinstance(theirs, Character)
         name = find_name(list(theirs.stats), opponent.skill or stat, f"stat of {theirs.name}")
         conditions = applicable_conditions(theirs, name)
-        lines = modifier_lines(name, theirs.stats[name],
-                               {"modifier": tuple(int_params(params, "opponent_modifier"))},
-                               conditions)
-        side = {"vs_character": opponent.character, "vs_stat": name,
-                "vs_stat_value": theirs.stats[name], "vs_modifiers": lines,
-                "vs_conditions": [c.name for c in conditions]}
+        lines = modifier_lines(name, theirs.stats[name], params, conditions, OPPONENT_OPTIONS)
+        side = {
+            "vs_character": opponent.character,
+            "vs_stat": name,
+            "vs_stat_value": theirs.stats[name],
+            "vs_modifiers": lines,
+            "vs_conditions": [c.name for c in conditions],
+        }
         return side, conditions, lines
 
     def _contest(
-        self, state: Character, stat: str, params: dict[str, Any], dice: DiceSource,
+        self,
+        state: Character,
+        stat: str,
+        params: dict[str, Any],
+        dice: DiceSource,
         opponent_on_ledger: Opponent | None = None,
     ) -> ContestRolled:
         """A contested roll with tie rerolls ("Contested Rolls", "Resolving a Tie", X7);
@@ -207,8 +257,7 @@ class Rules(RuleSystem[Character, Options]):
         opp_total_mod = sum(opp_mods)
         side: dict[str, Any] = {}
         if opponent_on_ledger is not None:
-            side, opp_conditions, opp_lines = self._opposing_side(opponent_on_ledger, stat,
-                                                                  params)
+            side, opp_conditions, opp_lines = self._opposing_side(opponent_on_ledger, stat, params)
             opp_adv = opp_adv or any(c.kind == "advantage" for c in opp_conditions)
             opp_dis = opp_dis or any(c.kind == "disadvantage" for c in opp_conditions)
             opp_total_mod = sum(line.counted for line in opp_lines)
@@ -217,12 +266,18 @@ class Rules(RuleSystem[Character, Options]):
         winner = None
         while winner is None:
             if len(rounds) >= self.options.max_contest_rounds:
-                raise RuleError(f"the contest was still tied after {len(rounds)} rounds "
-                                "(max_contest_rounds); roll it again")
+                raise RuleError(
+                    f"the contest was still tied after {len(rounds)} rounds "
+                    "(max_contest_rounds); roll it again"
+                )
             mine = dice.roll(count, SIDES)
             theirs = dice.roll(opp_count, SIDES)
-            rnd = ContestRound(dice=mine, total=sum(mine) + modifier_total,
-                               opponent_dice=theirs, opponent_total=sum(theirs) + opp_total_mod)
+            rnd = ContestRound(
+                dice=mine,
+                total=sum(mine) + modifier_total,
+                opponent_dice=theirs,
+                opponent_total=sum(theirs) + opp_total_mod,
+            )
             rounds.append(rnd)
             winner = contest_winner(rnd.total, rnd.opponent_total)
         dice.finish()
@@ -232,17 +287,30 @@ class Rules(RuleSystem[Character, Options]):
         else:
             opponent = str(params["opponent"])
         return ContestRolled(
-            character=state.character, stat=stat, stat_value=state.stats[stat],
-            decision_dice=count, advantage=advantage, disadvantage=disadvantage,
-            modifiers=lines, modifier_total=modifier_total, opponent=opponent,
-            opponent_decision_dice=opp_count, opponent_advantage=opp_adv,
-            opponent_disadvantage=opp_dis, opponent_modifiers=opp_mods,
-            opponent_modifier_total=opp_total_mod, rounds=rounds, dice=last.dice,
-            total=last.total, target=last.opponent_total,
+            character=state.character,
+            stat=stat,
+            stat_value=state.stats[stat],
+            decision_dice=count,
+            advantage=advantage,
+            disadvantage=disadvantage,
+            modifiers=lines,
+            modifier_total=modifier_total,
+            opponent=opponent,
+            opponent_decision_dice=opp_count,
+            opponent_advantage=opp_adv,
+            opponent_disadvantage=opp_dis,
+            opponent_modifiers=opp_mods,
+            opponent_modifier_total=opp_total_mod,
+            rounds=rounds,
+            dice=last.dice,
+            total=last.total,
+            target=last.opponent_total,
             margin=last.total - last.opponent_total,
             winner=state.character if winner == "a" else opponent,
             outcome="success" if winner == "a" else "failure",
-            conditions=[c.name for c in conditions], **side, **dice.fields(),
+            conditions=[c.name for c in conditions],
+            **side,
+            **dice.fields(),
         )
 
     def supply_roll(self, state: Character, item: Item, dice: DiceSource) -> SupplyRolled:
@@ -255,53 +323,22 @@ class Rules(RuleSystem[Character, Options]):
         dice.finish()
         after = supply_step(die, face, self.options.supply_step_max)
         return SupplyRolled(
-            character=state.character, item=item.name, die=die, dice=[face], total=face,
-            target=self.options.supply_step_max + 1, after=after,
-            outcome="success" if after == die else "failure", **dice.fields(),
+            character=state.character,
+            item=item.name,
+            die=die,
+            dice=[face],
+            total=face,
+            target=self.options.supply_step_max + 1,
+            after=after,
+            outcome="success" if after == die else "failure",
+            **dice.fields(),
         )
 
-    def request_of(self, event: Roll) -> RollRequest:
-        """The ``campaign roll`` request :meth:`resolve` turned into a recorded roll.
-
-        Reads only inputs: the stat (or item), ``base_target`` (``--target``),
-        ``target_adjustments`` (``--adjust``), ``impossible_task`` (``--impossible``), the
-        supply item, ``advantage``/``disadvantage`` (given or from a condition: the flag
-        gives the same dice either way), the ``--bonus``/``--penalty``/``--modifier`` lines
-        of the breakdown (stated values, in order) and, for a contest, the opponent's name,
-        modifiers and advantage. Conditions, the stat's value and every total come from the
-        state and the draws again (002_735c6d6cd834a641.txt, "Decision Rolls", "Contested
-        Rolls"), so an amended input is resolved again with the recorded dice.
-
-        :raises RuleError: not a decision-dice roll event.
-        """
-        if isinstance(event, SupplyRolled):
-            return RollRequest(event.character, "", event.item, {})
-        if not isinstance(event, DecisionRolled | ContestRolled):
-            return super().request_of(event)
-        params: dict[str, Any] = {"advantage": event.advantage,
-                                  "disadvantage": event.disadvantage}
-        for kind in ("bonus", "penalty", "modifier"):
-            given = tuple(m.stated for m in event.modifiers[1:] if m.source == f"--{kind}")
-            if given:
-                params[kind] = given
-        if isinstance(event, ContestRolled):
-            params.update(
-                opponent_modifier=tuple(event.opponent_modifiers),
-                opponent_advantage=event.opponent_advantage,
-                opponent_disadvantage=event.opponent_disadvantage,
-            )
-            if event.vs_character is not None:
-                # their advantage may have come from their conditions: the flags give the
-                # same dice either way (as for the roller's)
-                return RollRequest(event.character, "", event.stat, params,
-                                   opponent=Opponent(event.vs_character, skill=event.vs_stat))
-            params["opponent"] = event.opponent
-        else:
-            params.update(target=event.base_target, adjust=tuple(event.target_adjustments),
-                          impossible=event.impossible_task)
-            if event.supply is not None:
-                params["supply"] = event.supply.item
-        return RollRequest(event.character, "", event.stat, params)
+    def opponent_of(self, event: Event) -> str | None:
+        """The character on the ledger a contested roll was made against (``vs_character``,
+        ruling DD6); no other roll is made against anyone, whatever it was asked (a supply
+        roll given an opponent on the ledger is refused, nothing written)."""
+        return event.vs_character if isinstance(event, ContestRolled) else None
 
     def rederive(
         self, state: Character, event: Roll, *, name: str, opponent: Opponent | None = None
@@ -312,13 +349,15 @@ class Rules(RuleSystem[Character, Options]):
         which rolls a stat of the same name instead, ruling DD3), so a supply roll recorded by
         hand is checked too: the die is the item's die in ``state``, the face is the recorded
         draw, and ``after``, ``total``, ``target`` and ``outcome`` follow from them
-        (002_735c6d6cd834a641.txt, "Supply Rolls").
+        (002_735c6d6cd834a641.txt, "Supply Rolls"). The item is the one its inputs name
+        (``skill``; the ``item`` field when it has none), and the inputs stay as recorded.
         """
         if isinstance(event, SupplyRolled):
+            named = getattr(event.inputs, "skill", None)  # None: recorded without inputs
             dice = ReplayDice(event)
-            derived = self.supply_roll(state, find_item(state, event.item), dice)
+            derived = self.supply_roll(state, find_item(state, named or event.item), dice)
             dice.finish()
-            return derived
+            return msgspec.structs.replace(derived, inputs=event.inputs)
         return super().rederive(state, event, name=name, opponent=opponent)
 
     def harm_event(self, state: Character, character: str, amount: int) -> Event:

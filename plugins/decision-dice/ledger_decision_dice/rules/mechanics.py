@@ -35,8 +35,8 @@ SUPPLY_STEP_MAX = 3
 """A supply roll showing this or lower lowers the die one size ("Supply Rolls")."""
 
 DIFFICULTY_SCALE: tuple[tuple[int, str], ...] = (
-    (22, "↑ (beyond \"Impossible\")"),
-    (20, "\"Impossible\" Task"),
+    (22, '↑ (beyond "Impossible")'),
+    (20, '"Impossible" Task'),
     (18, "Strenuous Task"),
     (16, "↓"),
     (14, "↓"),
@@ -218,9 +218,7 @@ def normalise_supply(text: str) -> str:
     if cleaned.isdigit():
         cleaned = "d" + cleaned
     if cleaned not in SUPPLY_ORDER:
-        raise RuleError(
-            f"a supply die is one of {', '.join(SUPPLY_ORDER)}, not {text!r}"
-        )
+        raise RuleError(f"a supply die is one of {', '.join(SUPPLY_ORDER)}, not {text!r}")
     return cleaned
 
 
@@ -330,21 +328,51 @@ def applicable_conditions(state: Character, stat: str) -> list[Condition]:
     return [c for c in state.conditions if not c.stat or c.stat.lower() == stat.lower()]
 
 
+#: The roll options that add a line to the roller's breakdown, by name, and their kind.
+ROLLER_OPTIONS: dict[str, ModifierKind] = {
+    "bonus": "bonus",
+    "penalty": "penalty",
+    "modifier": "modifier",
+}
+#: The option that adds a line to the opposing side's breakdown (a character on the ledger).
+OPPONENT_OPTIONS: dict[str, ModifierKind] = {"opponent_modifier": "modifier"}
+
+
 def modifier_lines(
-    stat: str, stat_value: int, params: dict[str, Any], conditions: Iterable[Condition]
+    stat: str,
+    stat_value: int,
+    params: dict[str, Any],
+    conditions: Iterable[Condition],
+    options: dict[str, ModifierKind] = ROLLER_OPTIONS,
 ) -> list[ModifierLine]:
-    """The modifier breakdown of a roll: the stat, then ``--bonus``, ``--penalty``,
-    ``--modifier`` values, then the conditions' values ("Key Terms", hint "Modifiers")."""
-    lines = [ModifierLine(source=stat, kind="stat", stated=stat_value, counted=stat_value)]
-    kinds: tuple[ModifierKind, ...] = ("bonus", "penalty", "modifier")
-    for kind in kinds:
-        for value in int_params(params, kind):
-            lines.append(ModifierLine(source=f"--{kind}", kind=kind, stated=value,
-                                      counted=counted_modifier(kind, value)))
+    """The modifier breakdown of a roll: the stat, then the values of the roll options
+    ``options`` names (bonus, penalty, modifier; each line names its option), then the
+    conditions' values ("Key Terms", hint "Modifiers")."""
+    lines = [
+        ModifierLine(origin="stat", source=stat, kind="stat", stated=stat_value, counted=stat_value)
+    ]
+    for name, kind in options.items():
+        for value in int_params(params, name):
+            lines.append(
+                ModifierLine(
+                    origin="option",
+                    source=name,
+                    kind=kind,
+                    stated=value,
+                    counted=counted_modifier(kind, value),
+                )
+            )
     for c in conditions:
         if c.kind in ("bonus", "penalty", "modifier"):
-            lines.append(ModifierLine(source=c.name, kind=c.kind, stated=c.value,
-                                      counted=counted_modifier(c.kind, c.value)))
+            lines.append(
+                ModifierLine(
+                    origin="condition",
+                    source=c.name,
+                    kind=c.kind,
+                    stated=c.value,
+                    counted=counted_modifier(c.kind, c.value),
+                )
+            )
     return lines
 
 

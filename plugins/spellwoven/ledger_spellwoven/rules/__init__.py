@@ -1,7 +1,8 @@
 """The Spellwoven rules (seed 004_663ae3e4ecc71fd1.txt, "Rules for the Game").
 
-:class:`Rules` resolves ``campaign roll`` into a Test or Contest of Skill, reads the request
-back from a recorded roll and re-derives it, and writes the opponent's Effort with a contest.
+:class:`Rules` resolves ``campaign roll`` into a Test or Contest of Skill (each keeps what it
+was asked by option name, ``inputs``, which the core's default ``request_of`` reads back),
+re-derives a roll stored before its pool was, and writes the opponent's Effort with a contest.
 It draws dice and returns events; no state changes here (:mod:`ledger_spellwoven.appliers`
 does that). The rules as pure functions are in :mod:`.mechanics` (success counting, modes,
 difficulties, notation) and :mod:`.rolls` (a request to dice, a recorded roll checked).
@@ -62,7 +63,6 @@ class Rules(RuleSystem[Character, Options]):
     docs/rulings/spellwoven.md).
     """
 
-
     def resolve(
         self, state: Character, request: RollRequest, dice: DiceSource
     ) -> TestRolled | ContestRolled:
@@ -115,21 +115,33 @@ class Rules(RuleSystem[Character, Options]):
         their_bonus = 0
         if request.opponent is not None:
             if params.get("vs") not in (None, ""):
-                raise RuleError("give the opponent as a Contest of Skill against NAME:S or as a "
-                                "character on the ledger, not both: a character's Skill Level comes from their sheet", param="vs")
-            opponent, side = self._opposing_side(request.opponent, choice.skill, options,
-                                                 flag(params, "weakness"),
-                                                 int_param(params, "vs_effort") or 0)
+                raise RuleError(
+                    "give the opponent as a Contest of Skill against NAME:S or as a "
+                    "character on the ledger, not both: a character's Skill Level comes from their sheet",
+                    param="vs",
+                )
+            opponent, side = self._opposing_side(
+                request.opponent,
+                choice.skill,
+                options,
+                flag(params, "weakness"),
+                int_param(params, "vs_effort") or 0,
+            )
             their_bonus = side.get("vs_effort_bonus", 0)
             params = {**params, "vs": opponent}
         elif int_param(params, "vs_effort"):
-            raise RuleError("the opponent's Effort is the Effort of an opponent on the ledger: "
-                            "name them on the ledger (an opponent off the ledger has no Effort "
-                            "here; the GM adds it to their successes)", param="vs_effort")
+            raise RuleError(
+                "the opponent's Effort is the Effort of an opponent on the ledger: "
+                "name them on the ledger (an opponent off the ledger has no Effort "
+                "here; the GM adds it to their successes)",
+                param="vs_effort",
+            )
         if params.get("vs") not in (None, ""):
             if difficulty is not None or target is not None:
                 raise RuleError(
-                    "a Contest of Skill has no difficulty: drop the Difficulty and the Target's Attribute", param="difficulty")
+                    "a Contest of Skill has no difficulty: drop the Difficulty and the Target's Attribute",
+                    param="difficulty",
+                )
             opponent = parse_vs(params["vs"])
             check_weakness(state, opponent)
             mine = draw(dice, choice.level, mode, pool)
@@ -152,7 +164,9 @@ class Rules(RuleSystem[Character, Options]):
                 **dice.fields(),
             )
         if difficulty is not None and target is not None:
-            raise RuleError("give the Difficulty or the Target's Attribute, not both", param="target")
+            raise RuleError(
+                "give the Difficulty or the Target's Attribute, not both", param="target"
+            )
         if target is not None:
             required = difficulty_from_attribute(target)
         else:
@@ -160,7 +174,9 @@ class Rules(RuleSystem[Character, Options]):
             check_difficulty(required)
         if required == 0:
             if spend:
-                raise RuleError("difficulty 0 is an automatic hit with no roll: spend no Effort", param="effort")
+                raise RuleError(
+                    "difficulty 0 is an automatic hit with no roll: spend no Effort", param="effort"
+                )
             dice.finish()
             return TestRolled(
                 **{**common, "mode": "normal"},
@@ -213,8 +229,11 @@ class Rules(RuleSystem[Character, Options]):
         assert isinstance(theirs, Character)
         choice = choose_skill(theirs, opponent.skill or skill, None, options)
         if exploited and not theirs.weaknesses:
-            raise RuleError(f"{theirs.name} has no Weakness to exploit (their sheet has none); "
-                            "do not use the target's Weakness", param="weakness")
+            raise RuleError(
+                f"{theirs.name} has no Weakness to exploit (their sheet has none); "
+                "do not use the target's Weakness",
+                param="weakness",
+            )
         side: dict[str, Any] = {"vs_character": opponent.character, "vs_skill": choice.skill}
         if effort:
             check_effort(theirs, effort, options)
@@ -240,67 +259,7 @@ class Rules(RuleSystem[Character, Options]):
             param="target",
         )
 
-    def request_of(self, event: Roll) -> RollRequest:
-        """The request :meth:`resolve` turned into ``event``, read from its input fields only.
-
-        Inputs: ``skill``, ``attribute`` (the relevant Attribute, always given back: the
-        skill's linked one or the one the GM named, ruling S7), ``effort_spent``
-        (``--effort``), the calls behind ``mode`` and ``weakness`` (``--advantage``,
-        ``--disadvantage``, ``--weakness``; a ``weakness`` roll of mode ``normal`` had a
-        disadvantage that cancelled it, ruling S8), the pool (the faces rolled, less the
-        extra die at advantage or disadvantage; given only when not 3, "Basic
-        Distributions"), and ``target_attribute`` or ``difficulty`` for a test, the opponent
-        (``opponent``, ``opponent_skill_level``, ``opponent_mode``) for a contest.
-        Everything else (rank, Skill Level, Attribute value, kept dice, successes, Effort
-        bonus, opponent's kept dice and successes, outcome) follows from the state and the
-        draws. ``name`` is left empty (the core fills it in).
-
-        (004_663ae3e4ecc71fd1.txt, "Test of Skill", "Opposed Roll (Contest of Skill)",
-        "Advantage & Disadvantage"; docs/rulings/spellwoven.md "Re-deriving and correcting
-        rolls")
-
-        :raises RuleError: a roll type this system does not make.
-        """
-        if not isinstance(event, TestRolled | ContestRolled):
-            return super().request_of(event)
-        params: dict[str, Any] = {"attribute": event.attribute}
-        if event.weakness:
-            if event.mode == "disadvantage":
-                raise RuleError(
-                    "a roll exploiting a Weakness is at advantage, or normal when a disadvantage "
-                    "cancelled it, never at disadvantage (ruling S8)"
-                )
-            params["weakness"] = True
-            if event.mode != "advantage":
-                params["disadvantage"] = True
-        elif event.mode != "normal":
-            params[event.mode] = True
-        if event.pool is not UNSET:
-            params["pool"] = event.pool
-        if event.effort_spent:
-            params["effort"] = event.effort_spent
-        if isinstance(event, ContestRolled) and event.vs_character is not None:
-            if event.vs_effort_spent:
-                params["vs_effort"] = event.vs_effort_spent
-            return RollRequest(event.character, "", event.skill, params,
-                               opponent=LedgerOpponent(event.vs_character, skill=event.vs_skill))
-        if isinstance(event, ContestRolled):
-            params["vs"] = Opponent(
-                event.opponent, event.opponent_skill_level, event.opponent_mode
-            )
-        elif event.target_attribute is not None:
-            if event.target_attribute == 1 and event.mode != "normal":
-                raise RuleError(
-                    "an automatic hit (target Attribute 1) rolls no dice: its mode is normal"
-                )
-            params["target"] = event.target_attribute
-        else:
-            params["difficulty"] = event.difficulty
-        return RollRequest(event.character, "", event.skill, params)
-
-    def rederive(
-        self, state: Character, event: Roll, *, name: str, opponent: Any = None
-    ) -> Roll:
+    def rederive(self, state: Character, event: Roll, *, name: str, opponent: Any = None) -> Roll:
         """The roll the rules give for ``event``'s recorded inputs and draws.
 
         ``resolve(state, request_of(event), ReplayDice(event))``, except for a roll stored
@@ -313,11 +272,15 @@ class Rules(RuleSystem[Character, Options]):
         :raises ledger.DiceError: the rules draw other dice than were recorded.
         """
         legacy = legacy_pool(event)
-        if legacy is None:
+        inputs = event.inputs
+        if legacy is None or inputs is UNSET:
             return super().rederive(state, event, name=name, opponent=opponent)
-        pooled = msgspec.structs.replace(event, pool=legacy)
+        params = {**inputs.params, "pool": legacy}
+        pooled = msgspec.structs.replace(
+            event, inputs=msgspec.structs.replace(inputs, params=params)
+        )
         result = super().rederive(state, pooled, name=name, opponent=opponent)
-        return msgspec.structs.replace(result, pool=UNSET)
+        return msgspec.structs.replace(result, pool=UNSET, inputs=inputs)
 
     def follow_ups(self, state: Character, event: Roll, *, seq: int) -> list[Event]:
         """The opponent's Effort spent on their side of contest ``seq`` (``--vs-effort``,
@@ -367,7 +330,5 @@ class Rules(RuleSystem[Character, Options]):
         if not (span.words == "a night's sleep" or (span.rest and span.minutes >= night)):
             return []
         return [
-            Slept(character=cid)
-            for cid, state in states.items()
-            if state.effort < state.effort_max
+            Slept(character=cid) for cid, state in states.items() if state.effort < state.effort_max
         ]

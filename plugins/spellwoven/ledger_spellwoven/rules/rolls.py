@@ -77,7 +77,9 @@ def choose_skill(
         if override is None:
             raise RuleError(
                 f"the Attribute {attribute!r} is not an Attribute; use one of "
-                f"{', '.join(ATTRIBUTES)}{did_you_mean(attribute, list(ATTRIBUTES))}", param="attribute")
+                f"{', '.join(ATTRIBUTES)}{did_you_mean(attribute, list(ATTRIBUTES))}",
+                param="attribute",
+            )
     rank: int | None
     found = find_name(skill, list(state.skills))
     if found is not None:
@@ -93,7 +95,9 @@ def choose_skill(
         known = [*state.skills, *state.specialisations, *ATTRIBUTES]
         raise RuleError(
             f"{state.name} has no skill {skill!r}{did_you_mean(skill, known)}; to test it "
-            "untrained, name the relevant Attribute", param="attribute")
+            "untrained, name the relevant Attribute",
+            param="attribute",
+        )
     relevant = override or linked
     value = state.attributes[relevant]
     return SkillChoice(name, rank, relevant, value, skill_level(rank, value, options.untrained))
@@ -118,17 +122,21 @@ def parse_vs(spec: Any) -> Opponent:
 
     (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of Skill)", "Weaknesses")
 
-    An :class:`Opponent` is taken as it is (what :meth:`.Rules.request_of` reads back
-    from a recorded contest, so a name with a colon round-trips).
+    An :class:`Opponent` is taken as it is, and so is ``{"name", "level", "mode"}`` (the
+    opponent of a contest recorded before rolls kept their inputs, read back from its
+    fields, so a name with a colon round-trips).
 
     :raises RuleError: no Skill Level in the text, a level below 1, an unknown mode word.
     """
+    if isinstance(spec, dict):
+        spec = Opponent(str(spec.get("name", "")), int(spec["level"]), spec.get("mode", "normal"))
     if isinstance(spec, Opponent):
         if spec.level < 1:
             raise RuleError(f"the opponent's Skill Level must be 1 or more, not {spec.level}")
         if spec.mode not in ("normal", "advantage", "disadvantage"):
-            raise RuleError(f"the opponent's mode must be normal, advantage or disadvantage, "
-                            f"not {spec.mode!r}")
+            raise RuleError(
+                f"the opponent's mode must be normal, advantage or disadvantage, not {spec.mode!r}"
+            )
         return spec
     text = str(spec).strip()
     parts = [p.strip() for p in text.split(":")]
@@ -137,18 +145,28 @@ def parse_vs(spec: Any) -> Opponent:
     flags = {p.casefold() for p in parts if p.casefold() in MODES}
     rest = [p for p in parts if p.casefold() not in MODES]
     if kinds and "weakness" not in flags:
-        raise RuleError(f"the opponent {text!r}: {kinds[0]} names a Weakness; write NAME:S:weakness:"
-                        f"{kinds[0]} when the opponent uses it", param="vs")
+        raise RuleError(
+            f"the opponent {text!r}: {kinds[0]} names a Weakness; write NAME:S:weakness:"
+            f"{kinds[0]} when the opponent uses it",
+            param="vs",
+        )
     if len(kinds) > 1:
-        raise RuleError(f"the opponent {text!r}: one Weakness is used at a time, not {' and '.join(kinds)}", param="vs")
+        raise RuleError(
+            f"the opponent {text!r}: one Weakness is used at a time, not {' and '.join(kinds)}",
+            param="vs",
+        )
     levels = [p for p in rest if p.lstrip("-").isdigit()]
     names = [p for p in rest if not p.lstrip("-").isdigit()]
     usage = "write the opponent as S, NAME:S or NAME:S:advantage (e.g. housewife:2)"
     if len(levels) != 1 or len(names) > 1 or not text:
-        raise RuleError(f"the opponent {text!r} needs the opponent's Skill Level; {usage}", param="vs")
+        raise RuleError(
+            f"the opponent {text!r} needs the opponent's Skill Level; {usage}", param="vs"
+        )
     level = int(levels[0])
     if level < 1:
-        raise RuleError(f"the opponent's Skill Level must be 1 or more, not {level}; {usage}", param="vs")
+        raise RuleError(
+            f"the opponent's Skill Level must be 1 or more, not {level}; {usage}", param="vs"
+        )
     mode = roll_mode("advantage" in flags, "disadvantage" in flags, "weakness" in flags)
     exploits = (kinds[0] if kinds else "weakness") if "weakness" in flags else None
     return Opponent(names[0] if names else "", level, mode, exploits)
@@ -167,11 +185,11 @@ def check_weakness(state: Any, opponent: Opponent) -> None:
     if not state.weaknesses:
         raise RuleError(
             f"{state.name} has no Weakness to use against them (sheet [weaknesses]: {theirs}); "
-            "drop :weakness from the Contest of Skill", param="vs")
-    if opponent.exploits != "weakness" and opponent.exploits not in state.weaknesses:
-        raise RuleError(
-            f"{state.name} has no {opponent.exploits} Weakness (theirs: {theirs})"
+            "drop :weakness from the Contest of Skill",
+            param="vs",
         )
+    if opponent.exploits != "weakness" and opponent.exploits not in state.weaknesses:
+        raise RuleError(f"{state.name} has no {opponent.exploits} Weakness (theirs: {theirs})")
 
 
 def flag(params: dict[str, Any], name: str) -> bool:
@@ -272,8 +290,11 @@ def check_roll(event: TestRolled | ContestRolled) -> None:
         spent, their_bonus = event.vs_effort_spent or 0, event.vs_effort_bonus or 0
         if spent < 0 or their_bonus < 0:
             problems.append("the opponent's Effort and its bonus are 0 or more")
-        elif not (spent > 0) == (their_bonus > 0) == bool(event.vs_attribute) == (
-            spent > 0 and bool(event.vs_character)
+        elif (
+            not (spent > 0)
+            == (their_bonus > 0)
+            == bool(event.vs_attribute)
+            == (spent > 0 and bool(event.vs_character))
         ):
             problems.append(
                 "the opponent's Effort (vs_effort_spent) goes with vs_character, their "
