@@ -1,7 +1,7 @@
 """Journeys 1, 3, 4 and 7 (/work/shared/USER-JOURNEYS.md) driven in Debian's Chromium (#27).
 
-Every player and GM scene of the four journeys, at a phone's 390×844 and a laptop's 1280×800,
-in light and dark: the GM's entries (the CLI, and the taps of ``/gm``) and the players' rolls
+Every player and GM scene of the four journeys, at a phone's 390×844 (dark) and a laptop's
+1280×800 (light; all four looks with ``LEDGER_SCREENSHOTS=1``): the GM's entries (the CLI, and the taps of ``/gm``) and the players' rolls
 (the phone's roll form, a roll request answered with one tap) each appear on every other open
 page live, with no reload (how fast: bench/serve.py); a GM-only favour and condition reach a player's pages
 and stream only as "GM-only entry"; a session's end makes the open log's engine rolls
@@ -40,9 +40,16 @@ pytestmark = pytest.mark.skipif(
 CASEBOOK = ROOT / "campaigns" / "grand-casebook" / "characters"
 MARCHES = ROOT / "campaigns" / "the-drowned-marches" / "characters"
 SIZES = {"390x844": {"width": 390, "height": 844}, "1280x800": {"width": 1280, "height": 800}}
-LOOKS = [(size, scheme) for size in SIZES for scheme in ("light", "dark")]
 #: the looks whose screenshots docs/img keeps (LEDGER_SCREENSHOTS=1)
 KEPT_LOOKS = {("390x844", "light"), ("390x844", "dark"), ("1280x800", "light")}
+#: each journey at both sizes and in both schemes: the phone in dark, the laptop in light
+#: (a scheme changes colours only, which tests/test_web_accessibility.py checks on every
+#: page in all four looks); LEDGER_SCREENSHOTS=1 plays all four, for docs/img
+LOOKS = (
+    [(size, scheme) for size in SIZES for scheme in ("light", "dark")]
+    if os.environ.get("LEDGER_SCREENSHOTS")
+    else [("390x844", "dark"), ("1280x800", "light")]
+)
 #: the scenes whose screenshots docs/img keeps
 DOCUMENTED = {"1-sheet", "3-recap-d20", "4-player-log", "7-gm-page", "7-request"}
 #: Every frame the page's live streams deliver, kept in ``window.__frames`` (before any of
