@@ -336,3 +336,21 @@ def shots(tmp_path):
     out = tmp_path / "shots"
     out.mkdir()
     return out
+
+
+@pytest.fixture
+def ledgers(postgres_server: str) -> Iterator[list[str]]:
+    """Four fresh schemas on the PostgreSQL server: the league's and three tables'."""
+    import uuid
+
+    import psycopg
+
+    schemas = [f"t_{uuid.uuid4().hex[:16]}" for _ in range(4)]
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        for s in schemas:
+            conn.execute(f"create schema {s}")
+    sep = "&" if "?" in postgres_server else "?"
+    yield [f"{postgres_server}{sep}options=-csearch_path%3D{s}" for s in schemas]
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        for s in schemas:
+            conn.execute(f"drop schema {s} cascade")

@@ -9,11 +9,9 @@ import base64
 import json
 
 import pytest
-from click.testing import CliRunner
 
 from ledger.campaign import chronicles
 from ledger.campaign.aggregate import open_campaign
-from ledger.cli import cli
 from ledger.errors import RuleError
 from ledger.events import ChronicleCosigned
 from ledger.history import passports
@@ -21,27 +19,11 @@ from ledger.store.sqlite import Store
 from ledger.trust import chronicle
 from ledger.trust.cosignature import Cosigner
 
+from .leaguetools import one_line as _one_line
+from .leaguetools import runner as _runner
+
 SHEETS = "campaigns/the-world/characters/"
 AT = "2026-12-07T20:00:00Z"
-
-
-def _runner(db):
-    runner = CliRunner()
-
-    def run(*args, ok=True):
-        result = runner.invoke(cli, ["--db", str(db), *args])
-        if ok:
-            assert result.exit_code == 0, result.output
-        return result
-
-    return run
-
-
-def _one_line(result):
-    assert result.exit_code == 1, result.output
-    line = result.output.strip()
-    assert "\n" not in line and "Traceback" not in line
-    return line
 
 
 @pytest.fixture

@@ -10,50 +10,12 @@ their characters' entries in Chromium, and the GM's page adding a character."""
 from __future__ import annotations
 
 import json
-import uuid
-
-import psycopg
-import pytest
-from click.testing import CliRunner
-
-from ledger.cli import cli
 
 from .leaguetools import league_server
+from .leaguetools import one_line as _one_line
+from .leaguetools import runner as _runner
 
 SHEETS = "campaigns/the-world/characters/"
-
-
-@pytest.fixture
-def ledgers(postgres_server):
-    """Four fresh schemas on the PostgreSQL server: the league's and three tables'."""
-    schemas = [f"t_{uuid.uuid4().hex[:16]}" for _ in range(4)]
-    with psycopg.connect(postgres_server, autocommit=True) as conn:
-        for s in schemas:
-            conn.execute(f"create schema {s}")
-    sep = "&" if "?" in postgres_server else "?"
-    yield [f"{postgres_server}{sep}options=-csearch_path%3D{s}" for s in schemas]
-    with psycopg.connect(postgres_server, autocommit=True) as conn:
-        for s in schemas:
-            conn.execute(f"drop schema {s} cascade")
-
-
-def _runner(db):
-    runner = CliRunner()
-
-    def run(*args, ok=True):
-        result = runner.invoke(cli, ["--db", db, *args])
-        if ok:
-            assert result.exit_code == 0, result.output
-        return result
-
-    return run
-
-
-def _one_line(result):
-    assert result.exit_code == 1, result.output
-    line = result.output.strip()
-    assert "\n" not in line and "Traceback" not in line
-    return line
 
 
 def test_a_west_marches_evening(ledgers, tmp_path, frozen):

@@ -9,29 +9,17 @@ import json
 
 import msgspec
 import pytest
-from click.testing import CliRunner
 
 from ledger.campaign.aggregate import open_campaign
-from ledger.cli import cli
 from ledger.history import passports
 from ledger.store.sqlite import Store
 from ledger.trust import chronicle
 from ledger.trust.notes import Verifier, open_note
 
+from .leaguetools import runner as _runner
+
 SHEETS = "campaigns/the-world/characters/"
 CANARIES = ("CANARY-NOTE", "CANARY-FAVOUR", "CANARY-HIDDEN")
-
-
-def _runner(db):
-    runner = CliRunner()
-
-    def run(*args, ok=True):
-        result = runner.invoke(cli, ["--db", str(db), *args])
-        if ok:
-            assert result.exit_code == 0, result.output
-        return result
-
-    return run
 
 
 def _table(tmp_path, name, system="d20-world", options=()):
@@ -192,7 +180,10 @@ def test_a_passport_cut_short_is_refused(mara, tmp_path):
 def test_another_rule_system_or_other_options_are_refused(mara, tmp_path):
     data = _export(mara, tmp_path).read_bytes()
     line = _refused(tmp_path, data, name="casebook", system="wyrd-engine")
-    assert "entry 1 (signed by campaign-ledger/mara): a d20-world character; this table plays wyrd-engine" in line
+    assert (
+        "entry 1 (signed by campaign-ledger/mara): a d20-world character; this table plays wyrd-engine"
+        in line
+    )
     line = _refused(tmp_path, data, name="strict", options=("jinx_before_check=true",))
     assert "entry 1 (signed by campaign-ledger/mara): played with options" in line
 
