@@ -57,32 +57,6 @@ def pytest_xdist_make_scheduler(config, log):
     return ByGroup(config, log)
 
 
-#: files whose tests take the longest (a worker given one last would run it alone at the end)
-LONG_FIRST = (
-    "tests/test_getting_started.py",
-    "tests/test_journey12_phones.py",
-    "tests/test_web_browser_tamper.py",
-    "tests/test_verdicts.py",
-    "tests/test_reliability_secrets.py",
-    "tests/test_secrets_property.py",
-    "tests/test_plugin_template.py",
-)
-
-
-def pytest_collection_modifyitems(config, items):
-    """The longest files first, then the browser tests (modules that drive Chromium), then
-    the rest, each in the order written: under xdist no worker is left with a long file
-    when the others are done."""
-
-    def rank(item: pytest.Item) -> int:
-        file = item.nodeid.split("::", 1)[0]
-        if file in LONG_FIRST:
-            return LONG_FIRST.index(file)
-        return len(LONG_FIRST) + (0 if hasattr(getattr(item, "module", None), "CHROMIUM") else 1)
-
-    items.sort(key=rank)  # stable: each file's tests stay in the order written
-
-
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config):
     """``-n auto`` (addopts): two workers per core. A third of the suite's time is spent in
