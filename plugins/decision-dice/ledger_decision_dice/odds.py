@@ -227,16 +227,15 @@ def odds_series(system: RuleSystem[Any, Any], params: dict[str, Any]) -> dict[st
 
     :raises ChartError: the odds lack a distribution or a target table.
     """
+    if params.get("stat") is None and not params.get("opponent"):
+        return family_series(system, without(params, "advantage", "disadvantage", "supply"))
     base = without(
         params, "advantage", "disadvantage", "target", "supply", "opponent",
         "opponent_advantage", "opponent_disadvantage", "opponent_modifier",
     )  # fmt: skip
 
-    if params.get("stat") is None and not params.get("opponent"):
-        return family_series(system, without(params, "advantage", "disadvantage", "supply"))
-
     def build() -> dict[str, Any]:
-        out: dict[str, Any] = {"modes": {}, "scale": {}}
+        out: dict[str, Any] = {"modes": {}}
         for mode, flags in MODES:
             result = system.odds({**base, **flags})
             out["modes"][mode] = {
@@ -245,10 +244,7 @@ def odds_series(system: RuleSystem[Any, Any], params: dict[str, Any]) -> dict[st
                 "targets": {int(k): as_fraction(v) for k, v in result["targets"].items()},
             }
             out["modifier"] = int(result.get("modifier_total", 0))
-            for label in result.get("difficulty_scale", {}):
-                number = label.rsplit("(", 1)[-1].rstrip(")")
-                if number.isdigit() and "beyond" not in label:
-                    out["scale"][int(number)] = label.rsplit(" (", 1)[0].replace('"', "")
+        out["scale"] = {tn: label.replace('"', "") for tn, label in DIFFICULTY_SCALE if tn < 22}
         return out
 
     return checked(system, build)

@@ -150,7 +150,7 @@ def supply_step(die: str, face: int, step_max: int = SUPPLY_STEP_MAX) -> str:
         )
     sides = int(label[1:])
     if not 1 <= face <= sides:
-        raise RuleError(f"a {label} cannot show {face} (1 to {sides})")
+        raise RuleError(f"a {label} shows 1 to {sides}, not {face}")
     if face <= step_max:
         return SUPPLY_ORDER[SUPPLY_ORDER.index(label) + 1]
     return label
