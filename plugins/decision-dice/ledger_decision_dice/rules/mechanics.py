@@ -223,6 +223,13 @@ ROLLER_OPTIONS: dict[str, ModifierKind] = {
 OPPONENT_OPTIONS: dict[str, ModifierKind] = {"opponent_modifier": "modifier"}
 
 
+def _line(
+    origin: Literal["option", "condition"], source: str, kind: ModifierKind, value: int
+) -> ModifierLine:
+    counted = counted_modifier(kind, value)
+    return ModifierLine(origin=origin, source=source, kind=kind, stated=value, counted=counted)
+
+
 def modifier_lines(
     stat: str,
     stat_value: int,
@@ -236,13 +243,11 @@ def modifier_lines(
     lines = [
         ModifierLine(origin="stat", source=stat, kind="stat", stated=stat_value, counted=stat_value)
     ]
-    given = [("option", n, kind, v) for n, kind in options.items() for v in int_params(params, n)]
-    held = [("condition", c.name, c.kind, c.value) for c in conditions if c.kind in ROLLER_OPTIONS]
-    for origin, source, kind, value in given + held:
-        counted = counted_modifier(kind, value)
-        lines.append(
-            ModifierLine(origin=origin, source=source, kind=kind, stated=value, counted=counted)
-        )
+    for name, kind in options.items():
+        lines += [_line("option", name, kind, value) for value in int_params(params, name)]
+    for c in conditions:
+        if c.kind in ("bonus", "penalty", "modifier"):
+            lines.append(_line("condition", c.name, c.kind, c.value))
     return lines
 
 
