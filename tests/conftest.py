@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import compileall
+import os
 import re
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import freezegun
 import pytest
@@ -18,6 +22,23 @@ AT = "2026-03-01T19:00:00.000000Z"
 
 # pytest times each test with its own clock (``--durations``): a frozen clock must not reach it
 freezegun.configure(extend_ignore_list=["_pytest.timing", "_pytest.runner"])
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config):
+    """Byte-code is kept, as a default Python keeps it, even where PYTHONDONTWRITEBYTECODE
+    is set: otherwise every worker compiles every test module again, and every worker and
+    every ``campaign`` process the tests start compiles the ledger again (about 8 s of CPU a
+    worker). The controller compiles ``ledger/`` and ``plugins/`` before the workers start;
+    a test module's or a dependency's byte-code is written by the first process that
+    imports it, as Python does by default (the workers and every process the tests start
+    inherit the environment without the variable)."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
+    if not hasattr(config, "workerinput"):
+        for folder in ("ledger", "plugins"):
+            compileall.compile_dir(ROOT / folder, quiet=2, workers=0)
 
 
 #: test files whose tests pytest-xdist may spread over its workers in groups: a pattern

@@ -1,7 +1,8 @@
 """The accessibility harness of ``campaign serve`` (#27), in Debian's Chromium.
 
 Every page of the site, as a player and as the GM, on a phone (390x844) and a laptop
-(1280x800), in light and dark mode (``color_scheme``), must have:
+(1280x800), in light and dark mode (``color_scheme``; the test run crosses them, each role
+at both sizes and in both schemes, and ``-m slow`` adds the other four looks), must have:
 
 - no *serious* or *critical* violation that axe-core finds (axe-playwright-python, which
   ships axe-core: nothing is downloaded at run time);
@@ -34,7 +35,8 @@ from .test_web_browser import CHROMIUM, signed_in
 from .webtools import client, d20_table, live_server
 
 pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
+    not Path(CHROMIUM).exists(),
+    reason="Debian's chromium is not installed (apt-get install chromium)",
 )
 VIEWPORTS = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1280, "height": 800}}
 SCHEMES = ("light", "dark")
@@ -156,9 +158,7 @@ def session_cookie(context: Any) -> str:
 
 
 def test_every_page_route_has_a_value_for_its_parameters(table):
-    missing = {
-        name for r in routes_of(table) for name in r.param_convertors if name not in PARAMS
-    }
+    missing = {name for r in routes_of(table) for name in r.param_convertors if name not in PARAMS}
     assert not missing, f"give {sorted(missing)} a value in PARAMS of {__name__}"
 
 
@@ -197,9 +197,30 @@ def problems_of(page: Any, path: str) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
-@pytest.mark.parametrize("viewport", list(VIEWPORTS))
-@pytest.mark.parametrize("role", list(ROLES))
+#: each role in both sizes and both schemes, crossed (the player's phone dark, the GM's phone
+#: light): every page is checked in each scheme and at each size; the other four looks run
+#: with the slow tests (``uv run pytest -m slow``, which CI runs)
+CROSSED = {
+    ("player", "phone", "dark"),
+    ("player", "laptop", "light"),
+    ("gm", "phone", "light"),
+    ("gm", "laptop", "dark"),
+}
+LOOKS = [
+    pytest.param(
+        role,
+        viewport,
+        scheme,
+        id=f"{role}-{viewport}-{scheme}",
+        marks=() if (role, viewport, scheme) in CROSSED else pytest.mark.slow,
+    )
+    for role in ROLES
+    for viewport in VIEWPORTS
+    for scheme in SCHEMES
+]
+
+
+@pytest.mark.parametrize(("role", "viewport", "scheme"), LOOKS)
 def test_every_page_is_accessible(table, browser, role, viewport, scheme):
     who = ROLES[role]
     token = table.link(who)

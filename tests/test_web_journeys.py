@@ -44,7 +44,7 @@ SIZES = {"390x844": {"width": 390, "height": 844}, "1280x800": {"width": 1280, "
 KEPT_LOOKS = {("390x844", "light"), ("390x844", "dark"), ("1280x800", "light")}
 #: each journey at both sizes and in both schemes: the phone in dark, the laptop in light
 #: (a scheme changes colours only, which tests/test_web_accessibility.py checks on every
-#: page in all four looks); LEDGER_SCREENSHOTS=1 plays all four, for docs/img
+#: page in each scheme and at each size); LEDGER_SCREENSHOTS=1 plays all four, for docs/img
 LOOKS = (
     [(size, scheme) for size in SIZES for scheme in ("light", "dark")]
     if os.environ.get("LEDGER_SCREENSHOTS")
