@@ -32,12 +32,20 @@ def latest_roll_seq(campaign: Any, character: str) -> int | None:
 @click.command("effort")
 @click.argument("character_name", metavar="CHARACTER")
 @click.option("--attribute", help="The Attribute added, if the GM names another than the roll's.")
-@click.option("--roll", "roll", type=click.IntRange(1), default=None,
-              help="The seq of the roll (one of the character's in this scene); default: the latest.")
+@click.option(
+    "--roll",
+    "roll",
+    type=click.IntRange(1),
+    default=None,
+    help="The seq of the roll (one of the character's in this scene); default: the latest.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Output one JSON document.")
 @click.pass_context
 def effort(
-    ctx: click.Context, character_name: str, attribute: str | None, roll: int | None,
+    ctx: click.Context,
+    character_name: str,
+    attribute: str | None,
+    roll: int | None,
     as_json: bool,
 ) -> None:
     """[spellwoven] Spend 1 Effort on CHARACTER's latest roll (or --roll N): add the

@@ -210,7 +210,7 @@ class Odds(RuleSystem[Character, Options]):
                 f"the skill is a Skill Level from 1 to {MAX_SKILL_LEVEL}, not {level}",
                 param="skill",
             )
-        required = asked_difficulty(params)
+        required = asked_difficulty(params, contest=vs)
         if level is None:
             wanted = (
                 DIFFICULTIES
@@ -232,12 +232,6 @@ class Odds(RuleSystem[Character, Options]):
         distribution = shifted(success_distribution(level, pool, mode), bonus)
         report.update({"skill_level": level, "bonus": bonus, **_summary(distribution)})
         if vs:
-            if required is not None:
-                raise RuleError(
-                    "a Contest of Skill has no difficulty: drop the Difficulty and the "
-                    "Target's Attribute",
-                    param="difficulty",
-                )
             opponent = parse_vs(params["vs"])
             theirs = success_distribution(opponent.level, pool, opponent.mode)
             report["opponent"] = {

@@ -82,14 +82,8 @@ class Rules(RuleSystem[Character, Options]):
         }
         if pool != STANDARD_POOL:
             common["pool"] = pool
-        required = asked_difficulty(params)
         opponent, side = self._opponent(state, request, choice)
-        if opponent is not None and required is not None:
-            raise RuleError(
-                "a Contest of Skill has no difficulty: drop the Difficulty and the "
-                "Target's Attribute",
-                param="difficulty",
-            )
+        required = asked_difficulty(params, contest=opponent is not None)
         if opponent is None and required is None:
             required = options.default_difficulty
             check_difficulty(required)

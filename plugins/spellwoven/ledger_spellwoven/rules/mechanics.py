@@ -192,14 +192,21 @@ def check_difficulty(required: int) -> None:
         raise RuleError(f"the difficulty must be one of {_levels()}; not {required}")
 
 
-def asked_difficulty(params: dict[str, Any]) -> int | None:
+def asked_difficulty(params: dict[str, Any], *, contest: bool = False) -> int | None:
     """The successes a roll's (or odds') options ask for: the ``target``'s Attribute − 1
-    or the ``difficulty`` (1..4 or a level's name); ``None`` when neither is given.
+    or the ``difficulty`` (1..4 or a level's name); ``None`` when neither is given, and
+    always for a ``contest``, which has none.
 
-    (004_663ae3e4ecc71fd1.txt, "Difficulty levels", "Static Difficulty from Attributes")
+    (004_663ae3e4ecc71fd1.txt, "Difficulty levels", "Static Difficulty from Attributes",
+    "Opposed Roll (Contest of Skill)")
     """
-    difficulty = parse_difficulty(params.get("difficulty"))
-    target = params.get("target")
+    difficulty, target = params.get("difficulty"), params.get("target")
+    if contest and (difficulty not in (None, False, "") or target is not None):
+        raise RuleError(
+            "a Contest of Skill has no difficulty: drop the Difficulty and the Target's Attribute",
+            param="difficulty",
+        )
+    difficulty = parse_difficulty(difficulty)
     if difficulty is not None and target is not None:
         raise RuleError("give the Difficulty or the Target's Attribute, not both", param="target")
     if target is not None:
