@@ -8,9 +8,8 @@ to compute them ("Basic Distributions", "Troll Dice Code"). Here every distribut
 exact: a d10 is mapped to the successes it scores
 (:func:`.rules.mechanics.die_successes`), and the pool is summed by
 :func:`ledger.pool_distribution` (keeping the best or the lowest-scoring dice at advantage
-or disadvantage).
-:func:`enumerate_distribution` walks every face combination by brute force as an
-independent check.
+or disadvantage); tests/plugins/test_spellwoven_odds.py walks every face combination by
+brute force as an independent check.
 
 :class:`Odds` answers ``campaign odds spellwoven`` (:meth:`Odds.odds`); :func:`odds_series`
 and :func:`draw_odds` draw its chart for ``--plot`` (the system names this module as its
@@ -21,9 +20,6 @@ helpers of :mod:`ledger.rules.charts`.
 
 from __future__ import annotations
 
-import itertools
-from collections import Counter
-from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -48,10 +44,7 @@ from .rules.mechanics import (
     asked_difficulty,
     check_pool,
     contest_outcome,
-    count_successes,
-    dice_to_roll,
     die_successes,
-    keep,
     mode_of,
 )
 from .rules.rolls import parse_vs, read_pool
@@ -83,21 +76,6 @@ def success_distribution(
     return pool_distribution(scores, pool + 1, keep=pool, lowest=mode == "disadvantage")
 
 
-def enumerate_distribution(
-    skill_level: int, pool: int = STANDARD_POOL, mode: Mode = "normal"
-) -> Distribution:
-    """The same distribution as :func:`success_distribution`, by walking all ``10**n`` rolls
-    through :func:`.rules.mechanics.keep` and :func:`.rules.mechanics.count_successes`
-    (the code :meth:`.Rules.resolve` uses). Slow above 5 dice; meant as an independent check.
-    """
-    n = dice_to_roll(mode, pool)
-    counts = Counter(
-        count_successes(keep(faces, skill_level, mode, pool), skill_level)
-        for faces in itertools.product(range(1, 11), repeat=n)
-    )
-    return {k: Fraction(counts[k], 10**n) for k in sorted(counts)}
-
-
 def at_least(distribution: Distribution) -> dict[int, Fraction]:
     """``{k: P(successes >= k)}`` for k from 1 to the highest possible success count
     (the chance to pass a difficulty of k; 004_663ae3e4ecc71fd1.txt, "Difficulty levels")."""
@@ -127,31 +105,6 @@ def shifted(distribution: Distribution, bonus: int) -> Distribution:
     """The distribution with ``bonus`` successes added to every roll (Effort adds the
     Attribute; 004_663ae3e4ecc71fd1.txt, "Attributes and Effort")."""
     return {s + bonus: p for s, p in distribution.items()}
-
-
-# --- the text's Troll program ("Troll Dice Code") ---------------------------------------
-
-
-def troll_printed(faces: Sequence[int], s: int) -> int:
-    """The text's Troll program as printed: ``(count S> N) + (count 1= N)``.
-
-    In Troll, ``x > C`` keeps the elements of the collection ``C`` that ``x`` is greater
-    than (the value on the left of the comparison is the fixed one), so ``count S> N``
-    counts dice strictly **below** ``S``; ``count 1= N`` counts the 1s. With ``S:=4`` this
-    is the text's rule for Skill 3, not 4 (digest V25, ruling S4).
-
-    (004_663ae3e4ecc71fd1.txt, "Troll Dice Code")
-    """
-    return sum(1 for x in faces if s > x) + sum(1 for x in faces if x == 1)
-
-
-def troll_corrected(faces: Sequence[int], s: int) -> int:
-    """The corrected program ``(count S>= N) + (count 1= N)``: dice equal to or under ``S``
-    plus the 1s, the prose rule for Skill Levels 1..9 (ruling S4).
-
-    (004_663ae3e4ecc71fd1.txt, "Troll Dice Code", "Overview: The Basic Mechanic")
-    """
-    return sum(1 for x in faces if s >= x) + sum(1 for x in faces if x == 1)
 
 
 # --- `campaign odds spellwoven` -----------------------------------------------------------

@@ -2,8 +2,8 @@
 004_663ae3e4ecc71fd1.txt).
 
 :class:`SheetRules` checks a sheet against the creation rules (:func:`validate_sheet`),
-builds a new character's state (:func:`new_character`), and lays the sheet out: Attributes
-as boxes with the difficulty they give attackers, Effort, skills in the book's notation.
+builds a new character's state from it, and lays the sheet out: Attributes as boxes with
+the difficulty they give attackers, Effort, skills in the book's notation.
 
 A sheet (TOML, after the core keys ``id``, ``name``, ``player``)::
 
@@ -106,13 +106,12 @@ def validate_sheet(sheet: dict[str, Any], options: Options) -> dict[str, Any]:
     specialisations name a skill of the sheet; a PC has exactly one Combat and one Social
     Weakness ("Weaknesses"); ``effort`` is 0..``effort_max``.
 
+    Returns ``{"kind", "attributes", "skills", "specialisations", "weaknesses",
+    "conditions", "effort_max"?, "effort"?}`` with canonical Attribute names; refuses every
+    broken rule at once, each led by its TOML path (:func:`ledger.check_sheet`).
+
     (004_663ae3e4ecc71fd1.txt, "Attributes and Effort", "Overview: The Basic Mechanic",
     "Weaknesses", "Static Difficulty from Attributes")
-
-    :returns: ``{"kind", "attributes", "skills", "specialisations", "weaknesses",
-        "conditions", "effort_max"?, "effort"?}`` with canonical Attribute names.
-    :raises RuleError: naming every broken rule at once, each led by its TOML path
-        (:func:`ledger.check_sheet`).
     """
     given = sheet.get("attributes")
     raw: dict[str, Any] = given if isinstance(given, dict) else {}

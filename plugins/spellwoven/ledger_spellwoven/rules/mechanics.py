@@ -271,23 +271,6 @@ def notation(name: str, rank: int) -> str:
     return f"{name}: {rank} ({'/'.join(str(t) for t in reversed(levels[1:]))}/{levels[0]})"
 
 
-def parse_notation(text: str) -> tuple[str, int]:
-    """Read ``"Skill: 12 (4/9)"`` (or ``"Sprint: 5"``) back into ``(name, rank)``; a
-    bracket that does not agree with the rank is a copying mistake, refused
-    (004_663ae3e4ecc71fd1.txt, "Skill level 10+")."""
-    name, sep, rest = text.partition(":")
-    rest, _, bracket = rest.partition("(")
-    name, rest, bracket = name.strip(), rest.strip(), bracket.rstrip().removesuffix(")")
-    if not sep or not name or not rest.isdigit() or int(rest) < 1:
-        raise RuleError(f"write a skill as 'Name: rank' or 'Name: rank (a/9)', not {text!r}")
-    if bracket and notation(name, int(rest)) != f"{name}: {rest} ({bracket})":
-        raise RuleError(
-            f"{text!r} does not match the Skill level 10+ table: it should read "
-            f"{notation(name, int(rest))!r}"
-        )
-    return name, int(rest)
-
-
 def boxes(value: int, maximum: int = ATTRIBUTE_MAX) -> str:
     """An Attribute drawn as boxes, e.g. 3 → ``"■■■□"`` (Jen's Quickness "■■■")."""
     return "■" * value + "□" * max(0, maximum - value)
