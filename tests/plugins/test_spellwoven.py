@@ -69,8 +69,14 @@ def test_v1_to_v6_overview_examples_at_skill_5(faces, expected):
 
 @pytest.mark.parametrize(  # fmt: skip
     ("faces", "expected"),
-    [((1, 1, 2), 5), ((3, 3, 5), 3), ((1, 3, 6), 3), ((2, 3, 7), 2), ((5, 7, 9), 1),
-     ((6, 7, 7), 0)],
+    [
+        ((1, 1, 2), 5),
+        ((3, 3, 5), 3),
+        ((1, 3, 6), 3),
+        ((2, 3, 7), 2),
+        ((5, 7, 9), 1),
+        ((6, 7, 7), 0),
+    ],
 )
 def test_v1_to_v6_through_resolve_with_the_books_dice(faces, expected):
     system, state = jen_state()
