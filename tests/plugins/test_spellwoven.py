@@ -13,7 +13,7 @@ import msgspec
 import pytest
 from ledger_spellwoven import Spellwoven
 from ledger_spellwoven.events import ContestRolled, EffortSpent, TestRolled
-from ledger_spellwoven.odds import success_distribution, troll_corrected, troll_printed
+from ledger_spellwoven.odds import success_distribution
 from ledger_spellwoven.rules.mechanics import (
     contest_outcome,
     count_successes,
@@ -69,8 +69,14 @@ def test_v1_to_v6_overview_examples_at_skill_5(faces, expected):
 
 @pytest.mark.parametrize(  # fmt: skip
     ("faces", "expected"),
-    [((1, 1, 2), 5), ((3, 3, 5), 3), ((1, 3, 6), 3), ((2, 3, 7), 2), ((5, 7, 9), 1),
-     ((6, 7, 7), 0)],
+    [
+        ((1, 1, 2), 5),
+        ((3, 3, 5), 3),
+        ((1, 3, 6), 3),
+        ((2, 3, 7), 2),
+        ((5, 7, 9), 1),
+        ((6, 7, 7), 0),
+    ],
 )
 def test_v1_to_v6_through_resolve_with_the_books_dice(faces, expected):
     system, state = jen_state()
@@ -312,6 +318,23 @@ def test_v24_through_resolve():
 
 
 # --- V25: "Troll Dice Code" ---------------------------------------------------------------
+
+
+def troll_printed(faces, s):
+    """The text's Troll program as printed: ``(count S> N) + (count 1= N)``.
+
+    In Troll, ``x > C`` keeps the elements of the collection ``C`` that ``x`` is greater
+    than (the value on the left of the comparison is the fixed one), so ``count S> N``
+    counts dice strictly **below** ``S``; ``count 1= N`` counts the 1s. With ``S:=4`` this
+    is the text's rule for Skill 3, not 4 (digest V25, ruling S4).
+    """
+    return sum(1 for x in faces if s > x) + sum(1 for x in faces if x == 1)
+
+
+def troll_corrected(faces, s):
+    """The corrected program ``(count S>= N) + (count 1= N)``: dice equal to or under ``S``
+    plus the 1s, the prose rule for Skill Levels 1..9 (ruling S4)."""
+    return sum(1 for x in faces if s >= x) + sum(1 for x in faces if x == 1)
 
 
 def test_v25_the_printed_troll_code_models_skill_3_not_4():

@@ -7,19 +7,14 @@ rules the engine rolls with.
 
 from __future__ import annotations
 
+import itertools
+from collections import Counter
 from fractions import Fraction as F
 
 import pytest
 from ledger_spellwoven import Spellwoven
-from ledger_spellwoven.odds import (
-    at_least,
-    contest,
-    enumerate_distribution,
-    mean,
-    most_likely,
-    success_distribution,
-)
-from ledger_spellwoven.rules.mechanics import DIFFICULTIES
+from ledger_spellwoven.odds import at_least, contest, mean, most_likely, success_distribution
+from ledger_spellwoven.rules.mechanics import DIFFICULTIES, count_successes, dice_to_roll, keep
 
 from ledger import RuleError
 
@@ -107,6 +102,17 @@ def test_pool_of_one_by_hand():
     assert success_distribution(1, pool=1, mode="advantage") == {0: F(81, 100), 2: F(19, 100)}
     # disadvantage: keep the higher face; it is a 1 only when both are
     assert success_distribution(1, pool=1, mode="disadvantage") == {0: F(99, 100), 2: F(1, 100)}
+
+
+def enumerate_distribution(skill_level, pool=3, mode="normal"):
+    """The distribution of one roll by walking all ``10**n`` rolls through ``keep`` and
+    ``count_successes`` (the code ``resolve`` uses): an independent check of the odds."""
+    n = dice_to_roll(mode, pool)
+    counts = Counter(
+        count_successes(keep(faces, skill_level, mode, pool), skill_level)
+        for faces in itertools.product(range(1, 11), repeat=n)
+    )
+    return {k: F(counts[k], 10**n) for k in sorted(counts)}
 
 
 @pytest.mark.parametrize("level", range(1, 21))

@@ -21,7 +21,7 @@ from ledger_spellwoven.events import (
     TestRolled,
     WeaknessExploited,
 )
-from ledger_spellwoven.rules.mechanics import notation, parse_notation, skill_level, thresholds
+from ledger_spellwoven.rules.mechanics import notation, skill_level, thresholds
 from ledger_spellwoven.rules.rolls import parse_vs
 
 from ledger import DiceError, RollRequest, RuleError
@@ -143,11 +143,6 @@ def test_sheet_notation_skill_12_reads_4_over_9():
     assert notation("Sprint", 5) == "Sprint: 5"
     assert notation("Skill", 17) == "Skill: 17 (9/9)"
     assert notation("Skill", 19) == "Skill: 19 (2/9/9)"  # our ruling SW1
-    assert parse_notation("Skill: 12 (4/9)") == ("Skill", 12)
-    with pytest.raises(RuleError, match="should read 'Skill: 12 \\(4/9\\)'"):
-        parse_notation("Skill: 12 (3/9)")
-    with pytest.raises(RuleError, match="Name: rank"):
-        parse_notation("twelve")
 
 
 def test_thresholds_refuse_a_level_below_one():

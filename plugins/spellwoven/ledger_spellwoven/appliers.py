@@ -8,7 +8,7 @@ append it).
 
 from __future__ import annotations
 
-import msgspec
+from msgspec.structs import replace
 
 from ledger import Event, RuleError, RuleSystem, SceneEnded, SessionEnded, applies, applying_seq
 
@@ -27,6 +27,7 @@ from .events import (
 )
 from .rules.mechanics import (
     ATTRIBUTES,
+    attribute_named,
     check_rank,
     contest_outcome,
     did_you_mean,
@@ -40,49 +41,19 @@ from .state import Character, LastRoll, Options, Skill, Specialisation
 class Appliers(RuleSystem[Character, Options]):
     """The appliers of every Spellwoven event type (004_663ae3e4ecc71fd1.txt)."""
 
-
-    @applies(TestRolled)
-    def on_test_rolled(self, state: Character, event: TestRolled) -> Character:
-        """A Test of Skill: spend the Effort spent with it and remember it for later Effort
-        (004_663ae3e4ecc71fd1.txt, "Test of Skill", "Attributes and Effort"; ruling S6). A
-        difficulty of 0 is an automatic hit, on which no Effort can be spent ("Static
-        Difficulty from Attributes").
-
-        :raises RuleError: as :meth:`_rolled`.
-        """
-        return self._rolled(
-            state, event, difficulty=event.difficulty, automatic=event.difficulty == 0
-        )
-
-    @applies(ContestRolled)
-    def on_contest_rolled(self, state: Character, event: ContestRolled) -> Character:
-        """A Contest of Skill: spend the Effort spent with it and remember it, with the
-        opponent's successes, for later Effort (004_663ae3e4ecc71fd1.txt, "Opposed Roll
-        (Contest of Skill)", "Attributes and Effort"; ruling S6).
-
-        :raises RuleError: as :meth:`_rolled`.
-        """
-        return self._rolled(state, event, opponent_successes=event.opponent_successes)
-
-    def _rolled(
-        self,
-        state: Character,
-        event: TestRolled | ContestRolled,
-        *,
-        difficulty: int | None = None,
-        opponent_successes: int | None = None,
-        automatic: bool = False,
-    ) -> Character:
-        """Spend the Effort spent with the roll and remember the roll for later Effort.
-
-        The roll is checked against the rules first (:func:`.rules.rolls.check_roll`), so a
-        hand-recorded or amended roll whose successes or outcome do not follow from its dice
-        is refused.
-
-        :raises RuleError: inconsistent roll; Effort the character does not have.
+    @applies(TestRolled, ContestRolled)
+    def on_rolled(self, state: Character, event: TestRolled | ContestRolled) -> Character:
+        """A Test or Contest of Skill: spend the Effort spent with it and remember it, with
+        its difficulty or the opponent's successes, for Effort spent later
+        (004_663ae3e4ecc71fd1.txt, "Test of Skill", "Opposed Roll (Contest of Skill)",
+        "Attributes and Effort"; ruling S6). A difficulty of 0 is an automatic hit, on which
+        no Effort can be spent ("Static Difficulty from Attributes"). A hand-recorded or
+        amended roll whose numbers do not follow from its dice is refused
+        (:func:`.rules.rolls.check_roll`).
         """
         check_roll(event)
         check_effort(state, event.effort_spent, self.options)
+        difficulty = event.difficulty if isinstance(event, TestRolled) else None
         last = LastRoll(
             skill=event.skill,
             attribute=event.attribute,
@@ -90,28 +61,25 @@ class Appliers(RuleSystem[Character, Options]):
             effort_spent=event.effort_spent,
             outcome=event.outcome,
             difficulty=difficulty,
-            opponent_successes=opponent_successes,
-            automatic=automatic,
+            opponent_successes=getattr(event, "opponent_successes", None),
+            automatic=difficulty == 0,
             seq=applying_seq(),
         )
-        return msgspec.structs.replace(
-            state, effort=state.effort - event.effort_spent, last_roll=last,
+        return replace(
+            state,
+            effort=state.effort - event.effort_spent,
+            last_roll=last,
             scene_rolls=[*state.scene_rolls, last],
         )
 
     @applies(EffortSpent)
     def on_effort_spent(self, state: Character, event: EffortSpent) -> Character:
-        """1 Effort spent after the latest roll: its successes + the Attribute, outcome
-        judged again (004_663ae3e4ecc71fd1.txt, "Attributes and Effort", "Example: Opposed
-        Roll"; ruling S6, S7).
-
-        Replayed after a correction, the same checks hold: Effort spent on a roll that was
-        retracted, or whose recorded result after the Effort no longer follows from the
-        corrected roll, is refused, never refunded in silence (ruling SW8).
-
-        :raises RuleError: no roll to spend on, an automatic hit, the per-roll limit, no
-            Effort left, an unknown Attribute, a recorded bonus, successes or outcome the
-            latest roll does not give; each names the roll (``roll``) when recorded.
+        """1 Effort spent after the latest roll (or roll ``roll`` of the scene): its successes
+        + the Attribute, outcome judged again (004_663ae3e4ecc71fd1.txt, "Attributes and
+        Effort", "Example: Opposed Roll"; ruling S6, S7). Replayed after a correction, the
+        same checks hold: Effort spent on a roll that was retracted, or whose recorded result
+        after the Effort no longer follows from the corrected roll, is refused, never
+        refunded in silence (ruling SW8).
         """
         last = state.last_roll
         on = f" on roll {event.roll}" if event.roll is not None else ""
@@ -136,21 +104,12 @@ class Appliers(RuleSystem[Character, Options]):
                 f"the latest roll was an automatic hit: no Effort{on} can be spent on it"
             )
         check_effort(state, 1, self.options, already=last.effort_spent)
-        attribute = last.attribute
-        if event.attribute:
-            found = find_name(event.attribute, list(ATTRIBUTES))
-            if found is None:
-                raise RuleError(
-                    f"{event.attribute!r} is not an Attribute; use one of {', '.join(ATTRIBUTES)}"
-                    + did_you_mean(event.attribute, list(ATTRIBUTES))
-                )
-            attribute = found
-        successes = last.successes + state.attributes[attribute]
+        bonus = state.attributes[attribute_named(event.attribute or last.attribute)]
+        successes = last.successes + bonus
         if last.opponent_successes is not None:
             outcome: str = contest_outcome(successes, last.opponent_successes)
         else:
             outcome = outcome_of_test(successes, last.difficulty or 0)
-        bonus = state.attributes[attribute]
         for field, given, computed in (
             ("bonus", event.bonus, bonus),
             ("successes", event.successes, successes),
@@ -161,17 +120,21 @@ class Appliers(RuleSystem[Character, Options]):
                     f"the Effort{on} recorded {field} {given}, but {state.name}'s latest roll "
                     f"({last.skill}, {last.successes} successes) gives {computed}"
                 )
-        spent_on = msgspec.structs.replace(
+        spent_on = replace(
             last, successes=successes, effort_spent=last.effort_spent + 1, outcome=outcome
         )
         rolls = list(state.scene_rolls)
-        at = max((i for i, r in enumerate(rolls) if r.seq == last.seq), default=None)
-        if on_latest and rolls:
-            at = len(rolls) - 1
-        if at is not None:
+        if rolls:
+            at = (
+                len(rolls) - 1
+                if on_latest
+                else max(i for i, r in enumerate(rolls) if r.seq == last.seq)
+            )
             rolls[at] = spent_on
-        return msgspec.structs.replace(
-            state, effort=state.effort - 1, scene_rolls=rolls,
+        return replace(
+            state,
+            effort=state.effort - 1,
+            scene_rolls=rolls,
             last_roll=spent_on if on_latest else state.last_roll,
         )
 
@@ -180,23 +143,17 @@ class Appliers(RuleSystem[Character, Options]):
         """The opponent spends a point of Effort on their side of a Contest of Skill and adds
         their relevant Attribute (004_663ae3e4ecc71fd1.txt, "Attributes and Effort": "you
         spend a point of **Effort** ... and add the relevant Attribute bonus to your number
-        of successes"; ruling SW10).
-
-        :raises RuleError: no Effort left (a night's sleep refreshes it), an unknown
-            Attribute, a bonus that is not that Attribute's rating.
+        of successes"; ruling SW10): refused without Effort left or with another bonus than
+        that Attribute's rating.
         """
-        attribute = find_name(event.attribute, list(ATTRIBUTES))
-        if attribute is None:
-            raise RuleError(
-                f"{event.attribute!r} is not an Attribute; use one of {', '.join(ATTRIBUTES)}"
-            )
+        attribute = attribute_named(event.attribute)
         check_effort(state, 1, self.options)
         if event.bonus != state.attributes[attribute]:
             raise RuleError(
                 f"{state.name}'s Effort on roll {event.roll} adds {attribute} "
                 f"{state.attributes[attribute]}, not {event.bonus}"
             )
-        return msgspec.structs.replace(state, effort=state.effort - 1)
+        return replace(state, effort=state.effort - 1)
 
     @applies(EffortLost)
     def on_effort_lost(self, state: Character, event: EffortLost) -> Character:
@@ -204,8 +161,6 @@ class Appliers(RuleSystem[Character, Options]):
         Failure": "it costs you an Effort"). A cost the character cannot pay is refused, not
         cut down to what is left (ruling SW9): Effort never drops below 0 and an event never
         says more was lost than was.
-
-        :raises RuleError: an amount below 1, or more than the Effort left.
         """
         if event.amount < 1:
             raise RuleError(f"Effort lost must be 1 or more, not {event.amount}")
@@ -214,55 +169,39 @@ class Appliers(RuleSystem[Character, Options]):
                 f"{state.name} has {state.effort} Effort left and cannot lose {event.amount}; "
                 "the GM picks another cost of the failure"
             )
-        return msgspec.structs.replace(state, effort=state.effort - event.amount)
+        return replace(state, effort=state.effort - event.amount)
 
     @applies(Slept)
     def on_slept(self, state: Character, event: Slept) -> Character:
         """A night's sleep refreshes Effort to the pool (004_663ae3e4ecc71fd1.txt,
         "Attributes and Effort")."""
-        return msgspec.structs.replace(state, effort=state.effort_max)
+        return replace(state, effort=state.effort_max)
 
     @applies(WeaknessExploited)
     def on_weakness_exploited(self, state: Character, event: WeaknessExploited) -> Character:
         """Record that a Weakness was used; the character must have it
-        (004_663ae3e4ecc71fd1.txt, "Weaknesses").
-
-        :raises RuleError: the character has no such Weakness.
-        """
+        (004_663ae3e4ecc71fd1.txt, "Weaknesses")."""
         if event.weakness not in state.weaknesses:
             raise RuleError(f"{state.name} has no {event.weakness} Weakness to exploit")
         return state
 
     @applies(SkillChanged)
     def on_skill_changed(self, state: Character, event: SkillChanged) -> Character:
-        """Set a skill's rank (GM-granted; ranks of 10+ use the 10+ table; ruling S1, S10).
-
-        :raises RuleError: a rank below 1 or over ``skill_cap_in_play``; a new skill without
-            a valid Attribute; an Attribute's name.
-        """
+        """Set a skill's rank (GM-granted; ranks of 10+ use the 10+ table; ruling S1, S10); a
+        new skill needs its Attribute, and an Attribute is not a skill."""
         check_rank(event.rank, self.options, event.skill)
         existing = find_name(event.skill, list(state.skills))
-        attribute = None
-        if event.attribute:
-            attribute = find_name(event.attribute, list(ATTRIBUTES))
-            if attribute is None:
-                raise RuleError(
-                    f"{event.attribute!r} is not an Attribute; use one of {', '.join(ATTRIBUTES)}"
-                )
+        attribute = attribute_named(event.attribute) if event.attribute else None
         if find_name(event.skill, list(ATTRIBUTES)):
             raise RuleError(f"{event.skill!r} is an Attribute, not a skill")
-        if existing is None:
-            if attribute is None:
-                raise RuleError(
-                    f"{state.name} has no skill {event.skill!r}: give its Attribute to add it as a "
-                    f"new skill{did_you_mean(event.skill, list(state.skills))}"
-                )
-            name = event.skill
-        else:
-            name = existing
-            attribute = attribute or state.skills[existing].attribute
-        skills = {**state.skills, name: Skill(rank=event.rank, attribute=attribute)}
-        return msgspec.structs.replace(state, skills=skills)
+        attribute = attribute or (state.skills[existing].attribute if existing else None)
+        if attribute is None:
+            raise RuleError(
+                f"{state.name} has no skill {event.skill!r}: give its Attribute to add it as a "
+                f"new skill{did_you_mean(event.skill, list(state.skills))}"
+            )
+        skill = Skill(rank=event.rank, attribute=attribute)
+        return replace(state, skills={**state.skills, existing or event.skill: skill})
 
     @applies(SpecialisationLearned)
     def on_specialisation_learned(
@@ -271,10 +210,8 @@ class Appliers(RuleSystem[Character, Options]):
         """A new Specialisation of a skill on the sheet, with its own rank, rolled by name
         with the parent's Attribute (004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll": "The
         housewife does not have any relevant Specialisations (either **Brawling** or
-        **One-Handed Bludgeon** might have been suitable)"; rulings S3, SW11).
-
-        :raises RuleError: a name already held (specialisation, skill or Attribute), a
-            parent skill not on the sheet, a rank below 1 or over ``skill_cap_in_play``.
+        **One-Handed Bludgeon** might have been suitable)"; rulings S3, SW11). Its name is
+        new to the sheet (no specialisation, skill or Attribute has it).
         """
         name = event.specialisation.strip()
         if not name:
@@ -286,8 +223,10 @@ class Appliers(RuleSystem[Character, Options]):
                 f"({state.specialisations[held].rank}); it is learned once"
             )
         if find_name(name, list(state.skills)) or find_name(name, list(ATTRIBUTES)):
-            raise RuleError(f"{name!r} is already a skill or an Attribute of {state.name}, "
-                            "not a specialisation; name it apart")
+            raise RuleError(
+                f"{name!r} is already a skill or an Attribute of {state.name}, "
+                "not a specialisation; name it apart"
+            )
         parent = find_name(event.skill, list(state.skills))
         if parent is None:
             raise RuleError(
@@ -297,36 +236,30 @@ class Appliers(RuleSystem[Character, Options]):
             )
         check_rank(event.rank, self.options, name)
         specs = {**state.specialisations, name: Specialisation(rank=event.rank, skill=parent)}
-        return msgspec.structs.replace(state, specialisations=specs)
+        return replace(state, specialisations=specs)
 
     @applies(ConditionAdded)
     def on_condition_added(self, state: Character, event: ConditionAdded) -> Character:
-        """Add a narrated condition (004_663ae3e4ecc71fd1.txt, "Degrees of Failure").
-
-        :raises RuleError: empty text or a condition already present.
-        """
+        """Add a narrated condition, not empty and not already present
+        (004_663ae3e4ecc71fd1.txt, "Degrees of Failure")."""
         text = event.condition.strip()
         if not text:
             raise RuleError("a condition needs a description")
         if find_name(text, state.conditions):
             raise RuleError(f"{state.name} already has the condition {text!r}")
-        return msgspec.structs.replace(state, conditions=[*state.conditions, text])
+        return replace(state, conditions=[*state.conditions, text])
 
     @applies(ConditionRemoved)
     def on_condition_removed(self, state: Character, event: ConditionRemoved) -> Character:
-        """Remove a condition (004_663ae3e4ecc71fd1.txt, "Degrees of Failure").
-
-        :raises RuleError: the character does not have it.
-        """
+        """Remove a condition the character has (004_663ae3e4ecc71fd1.txt, "Degrees of
+        Failure")."""
         found = find_name(event.condition.strip(), state.conditions)
         if found is None:
             raise RuleError(
                 f"{state.name} has no condition {event.condition!r}"
                 + did_you_mean(event.condition, state.conditions)
             )
-        return msgspec.structs.replace(
-            state, conditions=[c for c in state.conditions if c != found]
-        )
+        return replace(state, conditions=[c for c in state.conditions if c != found])
 
     @applies(SceneEnded, SessionEnded)
     def on_scene_ended(self, state: Character, event: Event) -> Character:
@@ -334,4 +267,4 @@ class Appliers(RuleSystem[Character, Options]):
         Effort is spent after the roll, before the outcome is narrated)."""
         if state.last_roll is None and not state.scene_rolls:
             return state
-        return msgspec.structs.replace(state, last_roll=None, scene_rolls=[])
+        return replace(state, last_roll=None, scene_rolls=[])

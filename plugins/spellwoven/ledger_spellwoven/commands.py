@@ -10,34 +10,32 @@ win"). Registered through the ``register_commands`` hook.
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 import msgspec
 
-from ledger import RuleError
+from ledger import RuleError, event_tag
 
 from .events import ContestRolled, EffortSpent, TestRolled
-
-
-def latest_roll_seq(campaign: Any, character: str) -> int | None:
-    """The seq of the character's latest Spellwoven roll in the log, or ``None``."""
-    tags = [TestRolled.__struct_config__.tag, ContestRolled.__struct_config__.tag]
-    last = None
-    for rec in campaign.records(stream=character, types=tags):
-        last = rec.seq
-    return last
+from .rules.mechanics import attribute_named
 
 
 @click.command("effort")
 @click.argument("character_name", metavar="CHARACTER")
 @click.option("--attribute", help="The Attribute added, if the GM names another than the roll's.")
-@click.option("--roll", "roll", type=click.IntRange(1), default=None,
-              help="The seq of the roll (one of the character's in this scene); default: the latest.")
+@click.option(
+    "--roll",
+    "roll",
+    type=click.IntRange(1),
+    default=None,
+    help="The seq of the roll (one of the character's in this scene); default: the latest.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Output one JSON document.")
 @click.pass_context
 def effort(
-    ctx: click.Context, character_name: str, attribute: str | None, roll: int | None,
+    ctx: click.Context,
+    character_name: str,
+    attribute: str | None,
+    roll: int | None,
     as_json: bool,
 ) -> None:
     """[spellwoven] Spend 1 Effort on CHARACTER's latest roll (or --roll N): add the
@@ -52,18 +50,20 @@ def effort(
         raise RuleError(f"campaign effort is a Spellwoven command; this campaign plays {system.id}")
     cid = campaign.find_character(character_name)
     state = campaign.state_of(cid)
-    seq = roll if roll is not None else latest_roll_seq(campaign, cid)
-    event = EffortSpent(character=cid, attribute=attribute, roll=seq)
+    if roll is None:  # the character's latest roll in the log
+        rolls = campaign.records(
+            stream=cid, types=[event_tag(TestRolled), event_tag(ContestRolled)]
+        )
+        roll = max((rec.seq for rec in rolls), default=None)
+    event = EffortSpent(character=cid, attribute=attribute, roll=roll)
     after = system.appliers()[EffortSpent](state, event)
-    on = [r for r in after.scene_rolls if r.seq == seq] or [after.last_roll]
-    was = [r for r in state.scene_rolls if r.seq == seq] or [state.last_roll]
-    target, before = on[-1], was[-1]
-    assert target is not None and before is not None
-    used = target.attribute if attribute is None else attribute
+    target = ([r for r in after.scene_rolls if r.seq == roll] or [after.last_roll])[-1]
+    assert target is not None
+    attribute = attribute_named(attribute or target.attribute)
     event = msgspec.structs.replace(
         event,
-        attribute=next((a for a in state.attributes if a.casefold() == used.casefold()), used),
-        bonus=target.successes - before.successes,
+        attribute=attribute,
+        bonus=state.attributes[attribute],
         successes=target.successes,
         outcome=target.outcome,  # type: ignore[arg-type]
     )

@@ -8,9 +8,8 @@ to compute them ("Basic Distributions", "Troll Dice Code"). Here every distribut
 exact: a d10 is mapped to the successes it scores
 (:func:`.rules.mechanics.die_successes`), and the pool is summed by
 :func:`ledger.pool_distribution` (keeping the best or the lowest-scoring dice at advantage
-or disadvantage).
-:func:`enumerate_distribution` walks every face combination by brute force as an
-independent check.
+or disadvantage); tests/plugins/test_spellwoven_odds.py walks every face combination by
+brute force as an independent check.
 
 :class:`Odds` answers ``campaign odds spellwoven`` (:meth:`Odds.odds`); :func:`odds_series`
 and :func:`draw_odds` draw its chart for ``--plot`` (the system names this module as its
@@ -21,9 +20,6 @@ helpers of :mod:`ledger.rules.charts`.
 
 from __future__ import annotations
 
-import itertools
-from collections import Counter
-from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -45,18 +41,13 @@ from .rules.mechanics import (
     MAX_SKILL_LEVEL,
     STANDARD_POOL,
     Mode,
-    check_difficulty,
+    asked_difficulty,
     check_pool,
     contest_outcome,
-    count_successes,
-    dice_to_roll,
     die_successes,
-    difficulty_from_attribute,
-    keep,
-    parse_difficulty,
-    roll_mode,
+    mode_of,
 )
-from .rules.rolls import flag, int_param, parse_vs, read_pool
+from .rules.rolls import parse_vs, read_pool
 from .state import Character, Options
 
 if TYPE_CHECKING:
@@ -77,33 +68,12 @@ def success_distribution(
 
     (004_663ae3e4ecc71fd1.txt, "Overview: The Basic Mechanic", "Skill level 10+",
     "Advantage & Disadvantage", "Basic Distributions")
-
-    :param skill_level: Skill Level ``S``, 1 or more.
-    :param pool: dice kept, 1..10.
-    :raises RuleError: a Skill Level below 1 or a pool outside 1..10.
     """
     check_pool(pool)
     scores = [die_successes(face, skill_level) for face in range(1, 11)]
     if mode == "normal":
         return pool_distribution(scores, pool)
     return pool_distribution(scores, pool + 1, keep=pool, lowest=mode == "disadvantage")
-
-
-def enumerate_distribution(
-    skill_level: int, pool: int = STANDARD_POOL, mode: Mode = "normal"
-) -> Distribution:
-    """The same distribution as :func:`success_distribution`, by walking all ``10**n`` rolls
-    through :func:`.rules.mechanics.keep` and :func:`.rules.mechanics.count_successes`
-    (the code :meth:`.Rules.resolve` uses). Slow above 5 dice; meant as an independent check.
-
-    (004_663ae3e4ecc71fd1.txt, "Advantage & Disadvantage")
-    """
-    n = dice_to_roll(mode, pool)
-    counts: Counter[int] = Counter()
-    for faces in itertools.product(range(1, 11), repeat=n):
-        counts[count_successes(keep(faces, skill_level, mode, pool), skill_level)] += 1
-    total = 10**n
-    return {k: Fraction(counts[k], total) for k in sorted(counts)}
 
 
 def at_least(distribution: Distribution) -> dict[int, Fraction]:
@@ -137,44 +107,12 @@ def shifted(distribution: Distribution, bonus: int) -> Distribution:
     return {s + bonus: p for s, p in distribution.items()}
 
 
-# --- the text's Troll program ("Troll Dice Code") ---------------------------------------
-
-
-def troll_printed(faces: Sequence[int], s: int) -> int:
-    """The text's Troll program as printed: ``(count S> N) + (count 1= N)``.
-
-    In Troll, ``x > C`` keeps the elements of the collection ``C`` that ``x`` is greater
-    than (the value on the left of the comparison is the fixed one), so ``count S> N``
-    counts dice strictly **below** ``S``; ``count 1= N`` counts the 1s. With ``S:=4`` this
-    is the text's rule for Skill 3, not 4 (digest V25, ruling S4).
-
-    (004_663ae3e4ecc71fd1.txt, "Troll Dice Code")
-    """
-    return sum(1 for x in faces if s > x) + sum(1 for x in faces if x == 1)
-
-
-def troll_corrected(faces: Sequence[int], s: int) -> int:
-    """The corrected program ``(count S>= N) + (count 1= N)``: dice equal to or under ``S``
-    plus the 1s, the prose rule for Skill Levels 1..9 (ruling S4).
-
-    (004_663ae3e4ecc71fd1.txt, "Troll Dice Code", "Overview: The Basic Mechanic")
-    """
-    return sum(1 for x in faces if s >= x) + sum(1 for x in faces if x == 1)
-
-
-def troll_distribution(s: int, n: int = STANDARD_POOL, *, corrected: bool = False) -> Distribution:
-    """The distribution the Troll program gives for ``N:=n d10; S:=s``, by enumeration."""
-    program = troll_corrected if corrected else troll_printed
-    counts = Counter(program(faces, s) for faces in itertools.product(range(1, 11), repeat=n))
-    return {k: Fraction(counts[k], 10**n) for k in sorted(counts)}
+# --- `campaign odds spellwoven` -----------------------------------------------------------
 
 
 def fraction_text(value: Fraction) -> str:
     """A fraction as ``"n/d"`` (``"1/1"`` for certainty, ``"0/1"`` for impossibility)."""
     return f"{value.numerator}/{value.denominator}"
-
-
-# --- `campaign odds spellwoven` -----------------------------------------------------------
 
 
 def _summary(distribution: Distribution) -> dict[str, Any]:
@@ -190,103 +128,63 @@ FAMILY_LEVELS = range(1, 21)
 """The Skill Levels of the family: 1 to 20 ("Basic Distributions")."""
 
 
-def _family(
-    report: dict[str, Any], params: dict[str, Any], pool: int, mode: Mode, bonus: int
-) -> dict[str, Any]:
-    """``odds`` without ``skill``: for every Skill Level 1..20, the chance to pass each
-    difficulty 1-4 ("Difficulty levels": Normal to Daunting) or the one asked for
-    (``difficulty``, or ``target``: the Attribute - 1), and each level's success counts.
-
-    :returns: ``report`` with ``"difficulty"`` (when asked), ``"pass_by_skill": {"Skill S":
-        {"N Name": "n/d"}}`` (each row equals ``odds`` with that ``skill``: its ``pass``,
-        or its ``at_least``) and ``"by_skill": {S: {...}}``.
-    :raises RuleError: both ``difficulty`` and ``target``, one out of range, or ``vs`` (a
-        contest needs the roller's Skill Level).
-
-    (004_663ae3e4ecc71fd1.txt, "Basic Distributions", "Difficulty levels", "Static
-    Difficulty from Attributes")
-    """
-    if params.get("vs") not in (None, ""):
-        raise RuleError("a Contest of Skill needs the roller's Skill Level (skill)", param="skill")
-    difficulty = int_param(params, "difficulty")
-    target = int_param(params, "target")
-    if difficulty is not None and target is not None:
-        raise RuleError("give the Difficulty or the Target's Attribute, not both", param="target")
-    if target is not None:
-        difficulty = difficulty_from_attribute(target)
-    elif difficulty is not None:
-        check_difficulty(difficulty)
-    wanted = {difficulty: DIFFICULTIES.get(difficulty, "automatic")} if difficulty is not None \
-        else DIFFICULTIES  # fmt: skip
-    distributions = {s: shifted(success_distribution(s, pool, mode), bonus) for s in FAMILY_LEVELS}
-    if difficulty is not None:
-        report["difficulty"] = difficulty
-    report["pass_by_skill"] = {
-        f"Skill {s}": {
-            f"{d} {name}": fraction_text(sum((p for k, p in dist.items() if k >= d), Fraction(0)))
-            for d, name in wanted.items()
-        }
-        for s, dist in distributions.items()
-    }
-    report["by_skill"] = {str(s): _summary(dist) for s, dist in distributions.items()}
-    return report
-
-
 class Odds(RuleSystem[Character, Options]):
     """``campaign odds spellwoven``: exact odds of a Test or Contest of Skill
     (004_663ae3e4ecc71fd1.txt, "Basic Distributions")."""
 
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Exact odds of a roll, fractions as ``"n/d"``.
+        """Exact odds of a roll (the system's ``odds_params``), fractions as ``"n/d"``:
+        ``{"system", "pool", "mode", "skill_level", "bonus", "distribution": {k: p},
+        "at_least": {k: P(>= k)}, "mean", "most_likely"}``, plus ``"difficulty"`` and
+        ``"pass"`` with a difficulty, ``"opponent"`` and ``"contest": {"win", "draw",
+        "lose"}`` with ``vs``. Without ``skill``, the family: for every Skill Level 1..20 the
+        chance to pass each difficulty (or the one asked for), ``"pass_by_skill": {"Skill
+        S": {"N Name": "n/d"}}`` (each row equals the odds with that ``skill``), and each
+        level's summary, ``"by_skill": {S: {...}}``.
 
-        Params: ``skill`` (Skill Level 1..30; absent: every level 1..20), ``pool`` (dice kept,
-        default 3), ``advantage``/``disadvantage``/``weakness``, ``difficulty`` (1..4) or
-        ``target`` (the target's Attribute 1..4), ``bonus`` (successes Effort adds), ``vs``
-        (an opponent: ``S``, ``NAME:S`` or ``NAME:S:advantage``).
-
-        :returns: ``{"system", "pool", "mode", "skill_level", "distribution": {k: p},
-            "at_least": {k: P(>= k)}, "mean", "most_likely"}``, plus ``"difficulty"`` and
-            ``"pass"`` with a difficulty, ``"contest": {"win", "draw", "lose"}`` with ``vs``;
-            without ``skill``, the family (:func:`_family`): ``"pass_by_skill"`` and
-            ``"by_skill": {S: {...}}`` for S 1..20.
-        :raises RuleError: a level, pool, difficulty or Attribute out of range; both
-            ``difficulty`` and ``target``; ``vs`` with a difficulty, or without ``skill``.
-
-        (004_663ae3e4ecc71fd1.txt, "Basic Distributions", "Difficulty levels", "Opposed Roll
-        (Contest of Skill)", "Advantage & Disadvantage")
+        (004_663ae3e4ecc71fd1.txt, "Basic Distributions", "Difficulty levels", "Static
+        Difficulty from Attributes", "Opposed Roll (Contest of Skill)", "Advantage &
+        Disadvantage")
         """
-        pool = read_pool(params)
-        mode = roll_mode(
-            flag(params, "advantage"), flag(params, "disadvantage"), flag(params, "weakness")
-        )
-        bonus = int_param(params, "bonus") or 0
+        pool, mode = read_pool(params), mode_of(params)
+        bonus = int(params.get("bonus") or 0)
         if not 0 <= bonus <= 4:
             raise RuleError(
                 f"the bonus is the Attribute Effort adds, 0 to 4, not {bonus}", param="bonus"
             )
         report: dict[str, Any] = {"system": "spellwoven", "pool": pool, "mode": mode}
-        level = int_param(params, "skill")
-        if level is None:
-            return _family(report, params, pool, mode, bonus)
-        if not 1 <= level <= MAX_SKILL_LEVEL:
+        level, vs = params.get("skill"), params.get("vs") not in (None, "")
+        if level is None and vs:
+            raise RuleError(
+                "a Contest of Skill needs the roller's Skill Level (skill)", param="skill"
+            )
+        if level is not None and not 1 <= level <= MAX_SKILL_LEVEL:
             raise RuleError(
                 f"the skill is a Skill Level from 1 to {MAX_SKILL_LEVEL}, not {level}",
                 param="skill",
             )
+        required = asked_difficulty(params, contest=vs)
+        if level is None:
+            wanted = (
+                DIFFICULTIES
+                if required is None
+                else {required: DIFFICULTIES.get(required, "automatic")}
+            )
+            family = {s: shifted(success_distribution(s, pool, mode), bonus) for s in FAMILY_LEVELS}
+            if required is not None:
+                report["difficulty"] = required
+            report["pass_by_skill"] = {
+                f"Skill {s}": {
+                    f"{d} {name}": fraction_text(exact_at_least(dist, d))
+                    for d, name in wanted.items()
+                }
+                for s, dist in family.items()
+            }
+            report["by_skill"] = {str(s): _summary(dist) for s, dist in family.items()}
+            return report
         distribution = shifted(success_distribution(level, pool, mode), bonus)
         report.update({"skill_level": level, "bonus": bonus, **_summary(distribution)})
-        difficulty = parse_difficulty(params.get("difficulty"))
-        target = int_param(params, "target")
-        if difficulty is not None and target is not None:
-            raise RuleError(
-                "give the Difficulty or the Target's Attribute, not both", param="target"
-            )
-        if params.get("vs") not in (None, ""):
-            if difficulty is not None or target is not None:
-                raise RuleError(
-                    "a Contest of Skill has no difficulty: drop the Difficulty and the Target's Attribute",
-                    param="difficulty",
-                )
+        if vs:
             opponent = parse_vs(params["vs"])
             theirs = success_distribution(opponent.level, pool, opponent.mode)
             report["opponent"] = {
@@ -296,26 +194,17 @@ class Odds(RuleSystem[Character, Options]):
             }
             chances = contest(distribution, theirs)
             report["contest"] = {k: fraction_text(p) for k, p in chances.items()}
-            return report
-        if target is not None:
-            required = difficulty_from_attribute(target)
-        elif difficulty is not None:
-            check_difficulty(difficulty)
-            required = difficulty
-        else:
-            return report
-        passing = sum((p for s, p in distribution.items() if s >= required), Fraction(0))
-        report["difficulty"] = required
-        report["pass"] = fraction_text(passing)
+        elif required is not None:
+            report["difficulty"] = required
+            report["pass"] = fraction_text(exact_at_least(distribution, required))
         return report
 
     def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
         """The roll form's odds of a Test of Skill before it is rolled, from
         :meth:`odds` with the roll's Skill Level, dice kept, mode, Effort bonus and
         difficulty ("Test of Skill": pass with successes at least the difficulty). E.g.
-        Skill Level 5 against Normal (1), three dice: ``("you need 1 success", ...)``.
-
-        :returns: ``None`` for a contest or an automatic hit (difficulty 0).
+        Skill Level 5 against Normal (1), three dice: ``("you need 1 success", ...)``;
+        ``None`` for a contest or an automatic hit (difficulty 0).
         """
         if not hasattr(event, "skill_level") or not getattr(event, "difficulty", 0):
             return None

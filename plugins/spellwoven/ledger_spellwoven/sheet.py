@@ -2,8 +2,8 @@
 004_663ae3e4ecc71fd1.txt).
 
 :class:`SheetRules` checks a sheet against the creation rules (:func:`validate_sheet`),
-builds a new character's state (:func:`new_character`), and lays the sheet out: Attributes
-as boxes with the difficulty they give attackers, Effort, skills in the book's notation.
+builds a new character's state from it, and lays the sheet out: Attributes as boxes with
+the difficulty they give attackers, Effort, skills in the book's notation.
 
 A sheet (TOML, after the core keys ``id``, ``name``, ``player``)::
 
@@ -46,7 +46,7 @@ from .rules.mechanics import (
     notation,
     skill_level,
 )
-from .state import Character, Options, Skill, Specialisation
+from .state import Character, Options, Skill
 
 Text = Annotated[str, msgspec.Meta(min_length=1)]
 Described = Annotated[str, msgspec.Meta(pattern=r"\S", description="a description, not empty")]
@@ -106,13 +106,12 @@ def validate_sheet(sheet: dict[str, Any], options: Options) -> dict[str, Any]:
     specialisations name a skill of the sheet; a PC has exactly one Combat and one Social
     Weakness ("Weaknesses"); ``effort`` is 0..``effort_max``.
 
+    Returns ``{"kind", "attributes", "skills", "specialisations", "weaknesses",
+    "conditions", "effort_max"?, "effort"?}`` with canonical Attribute names; refuses every
+    broken rule at once, each led by its TOML path (:func:`ledger.check_sheet`).
+
     (004_663ae3e4ecc71fd1.txt, "Attributes and Effort", "Overview: The Basic Mechanic",
     "Weaknesses", "Static Difficulty from Attributes")
-
-    :returns: ``{"kind", "attributes", "skills", "specialisations", "weaknesses",
-        "conditions", "effort_max"?, "effort"?}`` with canonical Attribute names.
-    :raises RuleError: naming every broken rule at once, each led by its TOML path
-        (:func:`ledger.check_sheet`).
     """
     given = sheet.get("attributes")
     raw: dict[str, Any] = given if isinstance(given, dict) else {}
@@ -204,31 +203,13 @@ def effort_pool(attributes: dict[str, int], options: Options, sheet_max: int | N
     return attributes.get("Fortitude", 0)
 
 
-def new_character(character: str, name: str, sheet: dict[str, Any], options: Options) -> Character:
-    """The state of a character from a sheet :func:`validate_sheet` accepted (it is
-    validated again, so a stored sheet that no longer fits the options is refused).
-
-    :raises RuleError: as :func:`validate_sheet`.
-    """
-    valid = validate_sheet(sheet, options)
-    pool = effort_pool(valid["attributes"], options, valid.get("effort_max"))
-    return Character(
-        id=character,
-        name=name,
-        kind=valid["kind"],
-        attributes=valid["attributes"],
-        skills={k: Skill(**v) for k, v in valid["skills"].items()},
-        specialisations={k: Specialisation(**v) for k, v in valid["specialisations"].items()},
-        weaknesses=valid["weaknesses"],
-        effort=valid.get("effort", pool),
-        effort_max=pool,
-        conditions=valid["conditions"],
-    )
-
-
 def _rank_text(name: str, rank: int) -> str:
     """The book's notation without the name: ``4``, ``12 (4/9)``."""
     return notation(name, rank).split(": ", 1)[1]
+
+
+def _level(state: Character, skill: Skill) -> int:
+    return skill_level(skill.rank, state.attributes[skill.attribute])
 
 
 class SheetRules(RuleSystem[Character, Options]):
@@ -237,19 +218,17 @@ class SheetRules(RuleSystem[Character, Options]):
     "Weaknesses"). Nothing in Spellwoven is GM-only: both views are the same."""
 
     def create_sheet(self, sheet: dict[str, Any]) -> dict[str, Any]:
-        """Validate a sheet (:func:`validate_sheet`, docs/rulings/spellwoven.md) under the campaign's options.
-
-        :raises RuleError: naming every broken creation rule.
-        """
+        """The sheet checked under the campaign's options (:func:`validate_sheet`)."""
         return validate_sheet(sheet, self.options)
 
     def initial_state(self, character: str, name: str, sheet: dict[str, Any]) -> Character:
-        """A new character: Effort full (:func:`new_character`, ruling S6;
-        004_663ae3e4ecc71fd1.txt, "Attributes and Effort").
-
-        :raises RuleError: a sheet that no longer fits the campaign's options.
-        """
-        return new_character(character, name, sheet, self.options)
+        """A new character, Effort full unless the sheet says otherwise (ruling S6;
+        004_663ae3e4ecc71fd1.txt, "Attributes and Effort"). The sheet is checked again, so
+        a stored sheet that no longer fits the campaign's options is refused."""
+        valid = validate_sheet(sheet, self.options)
+        pool = effort_pool(valid["attributes"], self.options, valid.get("effort_max"))
+        fields = {"id": character, "name": name, "effort": pool, **valid, "effort_max": pool}
+        return msgspec.convert(fields, Character)
 
     def skills_of(self, state: Character) -> Iterable[str]:
         """Skills, specialisations and the five Attributes (all can be tested;
@@ -260,12 +239,13 @@ class SheetRules(RuleSystem[Character, Options]):
         """The sheet as JSON: Attributes with boxes and the difficulty they give attackers
         (Attribute − 1; Evasion = Quickness − 1), skills with their Skill Level and sheet
         notation ("Skill: 12 (4/9)"), specialisations, Weaknesses, Effort, conditions and the
-        latest roll. Nothing in Spellwoven is GM-only.
+        latest roll.
 
         (004_663ae3e4ecc71fd1.txt, "Attributes and Effort", "Static Difficulty from
         Attributes", "Skill level 10+", "Weaknesses")
         """
-        attributes = {
+        view = msgspec.to_builtins(state)
+        view["attributes"] = {
             name: {
                 "value": value,
                 "boxes": boxes(value),
@@ -273,40 +253,21 @@ class SheetRules(RuleSystem[Character, Options]):
             }
             for name, value in state.attributes.items()
         }
-        skills = {
-            name: {
-                "rank": skill.rank,
-                "attribute": skill.attribute,
-                "skill_level": skill_level(skill.rank, state.attributes[skill.attribute]),
+        for name, skill in state.skills.items():
+            view["skills"][name] |= {
+                "skill_level": _level(state, skill),
                 "notation": notation(name, skill.rank),
             }
-            for name, skill in state.skills.items()
-        }
-        specialisations = {
-            name: {"rank": spec.rank, "skill": spec.skill, "notation": notation(name, spec.rank)}
-            for name, spec in state.specialisations.items()
-        }
-        return {
-            "id": state.id,
-            "name": state.name,
-            "kind": state.kind,
-            "attributes": attributes,
-            "evasion": difficulty_from_attribute(state.attributes["Quickness"]),
-            "skills": skills,
-            "specialisations": specialisations,
-            "weaknesses": dict(state.weaknesses),
-            "effort": state.effort,
-            "effort_max": state.effort_max,
-            "conditions": list(state.conditions),
-            "last_roll": msgspec.to_builtins(state.last_roll) if state.last_roll else None,
-            "scene_rolls": [msgspec.to_builtins(r) for r in state.scene_rolls],
-        }
+        for name, spec in state.specialisations.items():
+            view["specialisations"][name]["notation"] = notation(name, spec.rank)
+        head = {key: view.pop(key) for key in ("id", "name", "kind", "attributes")}
+        return {**head, "evasion": difficulty_from_attribute(state.attributes["Quickness"]), **view}
 
     def sheet_layout(self, state: Character, *, as_gm: bool) -> Sheet:
         """The sheet in the book's words: Attributes drawn as boxes with the difficulty they
         give attackers, Effort, skills by Skill Level in the book's notation,
         specialisations, Weaknesses, conditions and the latest roll (what spending Effort can
-        still change). No GM-only facts.
+        still change).
 
         (004_663ae3e4ecc71fd1.txt, "Attributes and Effort" (Attributes 1..4 drawn as boxes,
         Effort refreshed by a night's sleep), "Static Difficulty from Attributes"
@@ -322,38 +283,16 @@ class SheetRules(RuleSystem[Character, Options]):
             attributes.append(Track(label=name, marked=value, boxes=ATTRIBUTE_MAX, note=note))
         evasion = difficulty_from_attribute(state.attributes["Quickness"])
         attributes.append(Line(label="Evasion", value=str(evasion), note="Quickness − 1"))
-
-        effort = (
-            Track(
-                label="Effort",
-                marked=state.effort,
-                boxes=state.effort_max,
-                note="a night's sleep refreshes it",
-            ),
-        )
-
-        def level(name: str) -> int:
-            skill = state.skills[name]
-            return skill_level(skill.rank, state.attributes[skill.attribute])
-
         skills = []
-        for name in sorted(state.skills, key=lambda n: (-level(n), n)):
-            skill = state.skills[name]
+        for name, skill in sorted(
+            state.skills.items(), key=lambda kv: (-_level(state, kv[1]), kv[0])
+        ):
             note = skill.attribute
-            if level(name) != skill.rank:
-                note += f"; rolls against {level(name)} (the Attribute is higher)"
+            if _level(state, skill) != skill.rank:
+                note += f"; rolls against {_level(state, skill)} (the Attribute is higher)"
             skills.append(Line(label=name, value=_rank_text(name, skill.rank), note=note))
-        specialisations = tuple(
-            Line(label=name, value=_rank_text(name, spec.rank), note=f"of {spec.skill}")
-            for name, spec in sorted(state.specialisations.items(), key=lambda kv: -kv[1].rank)
-        )
-        weaknesses = tuple(
-            Line(label=kind.capitalize(), value=text) for kind, text in state.weaknesses.items()
-        )
-        conditions = tuple(Line(label=c, tone="bad") for c in state.conditions)
-        recent: tuple[Line, ...] = ()
-        if state.last_roll is not None:
-            r = state.last_roll
+        recent = []
+        if (r := state.last_roll) is not None:
             against = (
                 f" against difficulty {r.difficulty}"
                 if r.difficulty is not None
@@ -362,26 +301,44 @@ class SheetRules(RuleSystem[Character, Options]):
                 else ""
             )
             spent = f"; Effort spent {r.effort_spent}" if r.effort_spent else ""
-            recent = (
-                Line(
-                    label=r.skill,
-                    value=r.outcome.replace("_", " "),
-                    note=f"{r.successes} successes{against}{spent}",
-                    tone="muted",
-                ),
+            note = f"{r.successes} successes{against}{spent}"
+            recent.append(
+                Line(label=r.skill, value=r.outcome.replace("_", " "), note=note, tone="muted")
             )
         sections = (
             Section(title="Attributes", items=tuple(attributes)),
-            Section(title="Effort", items=effort),
+            Section(
+                title="Effort",
+                items=(
+                    Track(
+                        label="Effort",
+                        marked=state.effort,
+                        boxes=state.effort_max,
+                        note="a night's sleep refreshes it",
+                    ),
+                ),
+            ),
             Section(title="Skills", items=tuple(skills)),
-            Section(title="Specialisations", items=specialisations),
+            Section(
+                title="Specialisations",
+                items=tuple(
+                    Line(label=name, value=_rank_text(name, spec.rank), note=f"of {spec.skill}")
+                    for name, spec in sorted(
+                        state.specialisations.items(), key=lambda kv: -kv[1].rank
+                    )
+                ),
+            ),
             Section(
                 title="Weaknesses",
                 note="Used against you, the opponent rolls 4d10.",
-                items=weaknesses,
+                items=tuple(
+                    Line(label=k.capitalize(), value=v) for k, v in state.weaknesses.items()
+                ),
             ),
-            Section(title="Conditions", items=conditions),
-            Section(title="Last roll", items=recent),
+            Section(
+                title="Conditions", items=tuple(Line(label=c, tone="bad") for c in state.conditions)
+            ),
+            Section(title="Last roll", items=tuple(recent)),
         )
         kind = " · non-player character" if state.kind == "npc" else ""
         return Sheet(

@@ -10,46 +10,31 @@ difficulties, notation) and :mod:`.rolls` (a request to dice, a recorded roll ch
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
 from msgspec import UNSET
 
-from ledger import (
-    HOUR,
-    DiceSource,
-    Event,
-    Recorded,
-    Roll,
-    RollRequest,
-    RuleError,
-    RuleSystem,
-    TimePassed,
-)
-from ledger import (
-    Opponent as LedgerOpponent,
-)
+from ledger import HOUR, DiceSource, Event, Roll, RollRequest, RuleError, RuleSystem, TimePassed
 
 from ..events import ContestEffortSpent, ContestRolled, Slept, TestRolled
 from ..state import Character, Options
 from .mechanics import (
     STANDARD_POOL,
+    asked_difficulty,
     check_difficulty,
     contest_outcome,
-    difficulty_from_attribute,
+    mode_of,
     outcome_of_test,
-    parse_difficulty,
-    roll_mode,
 )
 from .rolls import (
+    Drawn,
     Opponent,
+    SkillChoice,
     check_effort,
     check_weakness,
     choose_skill,
     draw,
-    flag,
-    int_param,
     legacy_pool,
     parse_vs,
     read_pool,
@@ -66,33 +51,21 @@ class Rules(RuleSystem[Character, Options]):
     def resolve(
         self, state: Character, request: RollRequest, dice: DiceSource
     ) -> TestRolled | ContestRolled:
-        """A Test of Skill, or a Contest of Skill with ``vs``.
-
-        Params: ``difficulty`` (1..4) or ``target`` (the target's Attribute, 1..4: difficulty
-        Attribute − 1, 0 = automatic hit and no dice), default the ``default_difficulty``
-        option; ``effort`` (spend 1 Effort now: + the Attribute); ``advantage``,
-        ``disadvantage``, ``weakness`` (the roller exploits the target's Weakness = roll at
-        advantage; cancels with disadvantage, never stacks); ``vs`` (the opponent, see
-        :func:`.rolls.parse_vs`; their dice are drawn after the character's);
-        ``attribute`` (the relevant Attribute); ``pool`` (dice kept, GM fiat).
+        """A Test of Skill, or a Contest of Skill with ``vs`` (their dice are drawn after the
+        character's) or an opponent on the ledger. The options are the system's
+        ``roll_options``: a ``weakness`` of the target lets the roller roll at advantage
+        (cancels with disadvantage, never stacks); with neither ``difficulty`` nor ``target``
+        a Test asks the ``default_difficulty`` option; a target's Attribute of 1 is an
+        automatic hit with no dice.
 
         (004_663ae3e4ecc71fd1.txt, "Test of Skill", "Difficulty levels", "Static Difficulty
         from Attributes", "Opposed Roll (Contest of Skill)", "Attributes and Effort",
         "Advantage & Disadvantage", "Weaknesses", "Basic Distributions")
-
-        :raises RuleError: unknown skill or Attribute, a difficulty outside 1..4, both
-            ``difficulty`` and ``target``, a difficulty with ``vs``, Effort the character
-            does not have, Effort on an automatic hit.
-        :raises ledger.DiceError: faces a d10 cannot show, too few or too many.
         """
-        options = self.options
-        params = request.params
+        options, params = self.options, request.params
         choice = choose_skill(state, request.skill, params.get("attribute"), options)
-        mode = roll_mode(
-            flag(params, "advantage"), flag(params, "disadvantage"), flag(params, "weakness")
-        )
-        pool = read_pool(params)
-        spend = int_param(params, "effort") or 0
+        mode, pool = mode_of(params), read_pool(params)
+        spend = int(params.get("effort") or 0)
         check_effort(state, spend, options)
         bonus = spend * choice.attribute_value
         common: dict[str, Any] = {
@@ -103,152 +76,113 @@ class Rules(RuleSystem[Character, Options]):
             "rank": choice.rank,
             "skill_level": choice.level,
             "mode": mode,
-            "weakness": flag(params, "weakness"),
+            "weakness": bool(params.get("weakness")),
             "effort_spent": spend,
             "effort_bonus": bonus,
         }
         if pool != STANDARD_POOL:
             common["pool"] = pool
-        difficulty = parse_difficulty(params.get("difficulty"))
-        target = int_param(params, "target")
-        side: dict[str, Any] = {}
-        their_bonus = 0
-        if request.opponent is not None:
-            if params.get("vs") not in (None, ""):
-                raise RuleError(
-                    "give the opponent as a Contest of Skill against NAME:S or as a "
-                    "character on the ledger, not both: a character's Skill Level comes from their sheet",
-                    param="vs",
-                )
-            opponent, side = self._opposing_side(
-                request.opponent,
-                choice.skill,
-                options,
-                flag(params, "weakness"),
-                int_param(params, "vs_effort") or 0,
-            )
-            their_bonus = side.get("vs_effort_bonus", 0)
-            params = {**params, "vs": opponent}
-        elif int_param(params, "vs_effort"):
-            raise RuleError(
-                "the opponent's Effort is the Effort of an opponent on the ledger: "
-                "name them on the ledger (an opponent off the ledger has no Effort "
-                "here; the GM adds it to their successes)",
-                param="vs_effort",
-            )
-        if params.get("vs") not in (None, ""):
-            if difficulty is not None or target is not None:
-                raise RuleError(
-                    "a Contest of Skill has no difficulty: drop the Difficulty and the Target's Attribute",
-                    param="difficulty",
-                )
-            opponent = parse_vs(params["vs"])
-            check_weakness(state, opponent)
-            mine = draw(dice, choice.level, mode, pool)
-            theirs = draw(dice, opponent.level, opponent.mode, pool)
-            dice.finish()
-            return ContestRolled(
-                **common,
-                dice=mine.dice,
-                kept=mine.kept,
-                dice_successes=mine.successes,
-                successes=mine.successes + bonus,
-                opponent=opponent.name,
-                opponent_skill_level=opponent.level,
-                opponent_mode=opponent.mode,
-                opponent_dice=theirs.dice,
-                opponent_kept=theirs.kept,
-                opponent_successes=theirs.successes + their_bonus,
-                outcome=contest_outcome(mine.successes + bonus, theirs.successes + their_bonus),
-                **side,
-                **dice.fields(),
-            )
-        if difficulty is not None and target is not None:
-            raise RuleError(
-                "give the Difficulty or the Target's Attribute, not both", param="target"
-            )
-        if target is not None:
-            required = difficulty_from_attribute(target)
-        else:
-            required = options.default_difficulty if difficulty is None else difficulty
+        opponent, side = self._opponent(state, request, choice)
+        required = asked_difficulty(params, contest=opponent is not None)
+        if opponent is None and required is None:
+            required = options.default_difficulty
             check_difficulty(required)
-        if required == 0:
+        if required == 0:  # an automatic hit: no dice, no mode, no Effort
             if spend:
                 raise RuleError(
                     "difficulty 0 is an automatic hit with no roll: spend no Effort", param="effort"
                 )
-            dice.finish()
-            return TestRolled(
-                **{**common, "mode": "normal"},
-                dice=[],
-                dice_successes=0,
-                successes=0,
-                difficulty=0,
-                target_attribute=target,
-                outcome="pass",
-                **dice.fields(),
-            )
-        mine = draw(dice, choice.level, mode, pool)
+            common["mode"] = "normal"
+        mine = Drawn([], None, 0) if required == 0 else draw(dice, choice.level, mode, pool)
+        theirs = draw(dice, opponent.level, opponent.mode, pool) if opponent else None
         dice.finish()
-        return TestRolled(
+        successes = mine.successes + bonus
+        rolled = {
             **common,
-            dice=mine.dice,
-            kept=mine.kept,
-            dice_successes=mine.successes,
-            successes=mine.successes + bonus,
-            difficulty=required,
-            target_attribute=target,
-            outcome=outcome_of_test(mine.successes + bonus, required),
+            "dice": mine.dice,
+            "kept": mine.kept,
+            "dice_successes": mine.successes,
+            "successes": successes,
             **dice.fields(),
+        }
+        if opponent is None or theirs is None:
+            assert required is not None
+            return TestRolled(
+                **rolled,
+                difficulty=required,
+                target_attribute=params.get("target"),
+                outcome=outcome_of_test(successes, required),
+            )
+        total = theirs.successes + side.get("vs_effort_bonus", 0)
+        return ContestRolled(
+            **rolled,
+            opponent=opponent.name,
+            opponent_skill_level=opponent.level,
+            opponent_mode=opponent.mode,
+            opponent_dice=theirs.dice,
+            opponent_kept=theirs.kept,
+            opponent_successes=total,
+            outcome=contest_outcome(successes, total),
+            **side,
         )
 
-    def _opposing_side(
-        self,
-        opponent: LedgerOpponent,
-        skill: str,
-        options: Options,
-        exploited: bool,
-        effort: int = 0,
-    ) -> tuple[Opponent, dict[str, Any]]:
-        """The other side of a Contest of Skill against a character on the ledger
-        (``--vs-character``, ruling SW5): their skill (``--vs-skill``, else the roller's),
-        its Skill Level from their sheet (S = max(rank, Attribute), untrained as the
-        ``untrained`` option says), rolled normally. With ``--weakness`` the roller exploits
-        one of *their* Weaknesses, which their sheet must have (004_663ae3e4ecc71fd1.txt,
-        "Opposed Roll (Contest of Skill)": "both roll against their own Skill";
-        "Weaknesses"). With ``effort`` (``--vs-effort``, ruling SW10) they spend that Effort
-        and add their skill's Attribute ("Attributes and Effort": "When you test your Skill
-        you have the option to expend extra **Effort**"; "Example Contests of Skill": "both
-        Characters test their skill").
-
-        :raises RuleError: an unknown skill with no Attribute; ``--weakness`` against an
-            opponent without a Weakness; Effort they do not have (or more than
-            ``max_effort_per_roll``).
+    def _opponent(
+        self, state: Character, request: RollRequest, choice: SkillChoice
+    ) -> tuple[Opponent | None, dict[str, Any]]:
+        """The other side of a Contest of Skill and the roll's fields about it, or ``(None,
+        {})`` for a Test. Off the ledger, ``vs`` (:func:`.rolls.parse_vs`). On the ledger
+        (``--vs-character``, ruling SW5): their skill (``--vs-skill``, else the roller's), its
+        Skill Level from their sheet, rolled normally; with ``--weakness`` the roller exploits
+        one of *their* Weaknesses, which their sheet must have; with ``vs_effort`` (ruling
+        SW10) they spend 1 Effort and add their skill's Attribute (004_663ae3e4ecc71fd1.txt,
+        "Opposed Roll (Contest of Skill)": "both roll against their own Skill"; "Weaknesses";
+        "Attributes and Effort"; "Example Contests of Skill": "both Characters test their
+        skill").
         """
-        theirs = opponent.state
+        params, ledger = request.params, request.opponent
+        vs = params.get("vs") not in (None, "")
+        if ledger is None:
+            if params.get("vs_effort"):
+                raise RuleError(
+                    "the opponent's Effort is the Effort of an opponent on the ledger: "
+                    "name them on the ledger (an opponent off the ledger has no Effort "
+                    "here; the GM adds it to their successes)",
+                    param="vs_effort",
+                )
+            if not vs:
+                return None, {}
+            opponent = parse_vs(params["vs"])
+            check_weakness(state, opponent)
+            return opponent, {}
+        if vs:
+            raise RuleError(
+                "give the opponent as a Contest of Skill against NAME:S or as a character on "
+                "the ledger, not both: a character's Skill Level comes from their sheet",
+                param="vs",
+            )
+        theirs = ledger.state
         assert isinstance(theirs, Character)
-        choice = choose_skill(theirs, opponent.skill or skill, None, options)
-        if exploited and not theirs.weaknesses:
+        their = choose_skill(theirs, ledger.skill or choice.skill, None, self.options)
+        if params.get("weakness") and not theirs.weaknesses:
             raise RuleError(
                 f"{theirs.name} has no Weakness to exploit (their sheet has none); "
                 "do not use the target's Weakness",
                 param="weakness",
             )
-        side: dict[str, Any] = {"vs_character": opponent.character, "vs_skill": choice.skill}
-        if effort:
-            check_effort(theirs, effort, options)
+        side: dict[str, Any] = {"vs_character": ledger.character, "vs_skill": their.skill}
+        if effort := int(params.get("vs_effort") or 0):
+            check_effort(theirs, effort, self.options)
             side |= {
                 "vs_effort_spent": effort,
-                "vs_attribute": choice.attribute,
-                "vs_effort_bonus": effort * choice.attribute_value,
+                "vs_attribute": their.attribute,
+                "vs_effort_bonus": effort * their.attribute_value,
             }
-        return Opponent(opponent.name or opponent.character, choice.level, "normal"), side
+        return Opponent(ledger.name or ledger.character, their.level, "normal"), side
 
     def settled_without_dice(self, event: Roll) -> RuleError | None:
         """A Test against a target whose Attribute is 1: difficulty 0, "no roll: the
         target is hit automatically" (004_663ae3e4ecc71fd1.txt, "Static Difficulty from
-        Attributes"), so a request for it asks a player for nothing. ``None`` for every
-        roll that draws a die."""
+        Attributes"), so a request for it asks a player for nothing."""
         if not isinstance(event, TestRolled) or event.difficulty != 0:
             return None
         return RuleError(
@@ -260,17 +194,11 @@ class Rules(RuleSystem[Character, Options]):
         )
 
     def rederive(self, state: Character, event: Roll, *, name: str, opponent: Any = None) -> Roll:
-        """The roll the rules give for ``event``'s recorded inputs and draws.
-
-        ``resolve(state, request_of(event), ReplayDice(event))``, except for a roll stored
-        before ``pool`` was recorded (``pool`` absent) whose faces show another pool than 3
-        ("Basic Distributions", ruling SW7): its pool is read from its kept faces (or its
-        faces when none was dropped), if those agree with its mode and draws, and the
-        re-derived roll leaves ``pool`` out as the stored one does.
-
-        :raises RuleError: the rules refuse the recorded inputs.
-        :raises ledger.DiceError: the rules draw other dice than were recorded.
-        """
+        """The roll the rules give for ``event``'s recorded inputs and draws, as the core's
+        default, except for a roll stored before ``pool`` was recorded whose faces show
+        another pool than 3 ("Basic Distributions", ruling SW7): its pool is read from its
+        faces (:func:`.rolls.legacy_pool`), and the re-derived roll leaves ``pool`` out as
+        the stored one does."""
         legacy = legacy_pool(event)
         inputs = event.inputs
         if legacy is None or inputs is UNSET:
@@ -284,8 +212,8 @@ class Rules(RuleSystem[Character, Options]):
 
     def follow_ups(self, state: Character, event: Roll, *, seq: int) -> list[Event]:
         """The opponent's Effort spent on their side of contest ``seq`` (``--vs-effort``,
-        ruling SW10): one :class:`ContestEffortSpent` on their stream, in the roll's batch,
-        else ``[]`` (004_663ae3e4ecc71fd1.txt, "Attributes and Effort")."""
+        ruling SW10): one :class:`ContestEffortSpent` on their stream, in the roll's batch
+        (004_663ae3e4ecc71fd1.txt, "Attributes and Effort")."""
         if not (isinstance(event, ContestRolled) and event.vs_character and event.vs_effort_spent):
             return []
         return [
@@ -302,18 +230,6 @@ class Rules(RuleSystem[Character, Options]):
         """The contest roll a :class:`ContestEffortSpent` was written with (ruling SW10):
         retracted with it, worked out again when it is amended."""
         return event.roll if isinstance(event, ContestEffortSpent) else None
-
-    def advance(
-        self,
-        states: dict[str, Any],
-        session: int,
-        session_events: Sequence[Recorded],
-        dice: Callable[[str], DiceSource],
-        choices: dict[str, Any],
-    ) -> list[Event]:
-        """No advancement: the text has none (ruling S10); skills change by
-        ``skill-changed`` events the GM records. Always ``[]``."""
-        return []
 
     def time_passed(self, states: dict[str, Any], span: TimePassed) -> list[Event]:
         """A night's sleep refreshes Effort: a ``slept`` for every character short of their

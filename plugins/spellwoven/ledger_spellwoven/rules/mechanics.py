@@ -12,34 +12,18 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ledger import RuleError
 
 if TYPE_CHECKING:
     from ..state import Options
 
-SEED = "004_663ae3e4ecc71fd1.txt"
-
 #: The five Attributes, in the order the text lists them ("Attributes and Effort").
 ATTRIBUTES: tuple[str, ...] = ("Behest", "Fortitude", "Presence", "Quickness", "Wits")
 
-#: What each Attribute resists when used as a difficulty ("Static Difficulty from Attributes").
-RESISTS: dict[str, str] = {
-    "Behest": "resisting supernatural fear, illusion or charm",
-    "Fortitude": "resisting physical overpowering or concussion",
-    "Presence": "shrugging off insults or social manipulation",
-    "Quickness": "dodging a physical attack",
-    "Wits": "seeing through trickery, bluffs and lies",
-}
-
 #: Static difficulty levels: successes required → name ("Difficulty levels").
-DIFFICULTIES: dict[int, str] = {
-    1: "Normal",
-    2: "Difficult",
-    3: "Very difficult",
-    4: "Daunting",
-}
+DIFFICULTIES: dict[int, str] = {1: "Normal", 2: "Difficult", 3: "Very difficult", 4: "Daunting"}
 
 #: Attributes are "rated on a scale of 1 to 4" ("Static Difficulty from Attributes").
 ATTRIBUTE_MIN, ATTRIBUTE_MAX = 1, 4
@@ -53,6 +37,8 @@ STANDARD_POOL = 3
 MAX_POOL = 10
 #: Highest Skill Level the odds and notation support (the text's table stops at 20).
 MAX_SKILL_LEVEL = 30
+#: The GM's calls that set a roll's mode ("Advantage & Disadvantage", "Weaknesses").
+MODES: tuple[str, ...] = ("advantage", "disadvantage", "weakness")
 
 Mode = Literal["normal", "advantage", "disadvantage"]
 TestOutcome = Literal["pass", "fail"]
@@ -70,9 +56,6 @@ def thresholds(skill_level: int) -> list[int]:
     are left out, so the list has 2 entries up to S 17, 3 from S 18 to 26, ...
 
     (004_663ae3e4ecc71fd1.txt, "Overview: The Basic Mechanic", "Skill level 10+")
-
-    :param skill_level: the Skill Level ``S`` rolled against, 1 or more.
-    :raises RuleError: ``skill_level`` below 1.
     """
     if skill_level < 1:
         raise RuleError(f"a Skill Level must be 1 or more, not {skill_level}")
@@ -85,74 +68,51 @@ def thresholds(skill_level: int) -> list[int]:
 
 
 def die_successes(face: int, skill_level: int) -> int:
-    """Successes one d10 face scores against a Skill Level (0, 1, 2, 3, ...).
-
-    A 10 never counts; otherwise the face scores one success per threshold of
-    :func:`thresholds` it is equal to or under. At S 5: 1 → 2, 2..5 → 1, 6..10 → 0.
+    """Successes one d10 face scores: a 10 never counts; otherwise one per threshold of
+    :func:`thresholds` the face is equal to or under. At S 5: 1 → 2, 2..5 → 1, 6..10 → 0.
     At S 12: 1..4 → 2, 5..9 → 1, 10 → 0. At S 18: 1 → 3, 2..9 → 2.
 
     (004_663ae3e4ecc71fd1.txt, "Overview: The Basic Mechanic", "Skill level 10+")
-
-    :param face: the d10 face, 1..10.
-    :param skill_level: the Skill Level, 1 or more.
-    :raises RuleError: a face outside 1..10 or a Skill Level below 1.
     """
     if not 1 <= face <= 10:
         raise RuleError(f"a d10 shows 1 to 10, not {face}")
     levels = thresholds(skill_level)
-    if face == 10:
-        return 0
-    return sum(1 for t in levels if face <= t)
+    return 0 if face == 10 else sum(1 for t in levels if face <= t)
 
 
 def count_successes(faces: Sequence[int], skill_level: int) -> int:
-    """The success level of kept d10 faces: the sum of :func:`die_successes`.
-
-    (004_663ae3e4ecc71fd1.txt, "Overview: The Basic Mechanic": "you add up successes to get
-    a success level")
-
-    :param faces: the kept faces, each 1..10 (normally three).
-    :param skill_level: the Skill Level, 1 or more.
-    :raises RuleError: a face outside 1..10 or a Skill Level below 1.
-    """
+    """The success level of kept d10 faces (004_663ae3e4ecc71fd1.txt, "Overview: The Basic
+    Mechanic": "you add up successes to get a success level")."""
     return sum(die_successes(face, skill_level) for face in faces)
 
 
 def roll_mode(advantage: bool, disadvantage: bool, weakness: bool = False) -> Mode:
-    """The roll's mode from the GM's calls.
-
-    Exploiting an opponent's Weakness lets the roller "roll at advantage" ("Weaknesses");
-    advantage and disadvantage cancel to a plain roll, and several sources of advantage do
-    not stack (ruling S8).
+    """The roll's mode from the GM's calls. Exploiting an opponent's Weakness lets the
+    roller "roll at advantage"; advantage and disadvantage cancel to a plain roll, and
+    several sources of advantage do not stack (ruling S8).
 
     (004_663ae3e4ecc71fd1.txt, "Advantage & Disadvantage", "Weaknesses")
     """
     up = advantage or weakness
-    if up and disadvantage:
+    if up == disadvantage:
         return "normal"
-    if up:
-        return "advantage"
-    if disadvantage:
-        return "disadvantage"
-    return "normal"
+    return "advantage" if up else "disadvantage"
+
+
+def mode_of(params: dict[str, Any]) -> Mode:
+    """The mode of a roll's (or odds') ``advantage``, ``disadvantage`` and ``weakness``."""
+    return roll_mode(*(bool(params.get(call)) for call in MODES))
 
 
 def dice_to_roll(mode: Mode, pool: int = STANDARD_POOL) -> int:
     """How many d10 to roll: the pool, plus one at advantage or disadvantage ("4d10 instead
-    of 3d10"; 004_663ae3e4ecc71fd1.txt, "Advantage & Disadvantage").
-
-    :param pool: dice kept, 1..10 (3 unless the GM changes it, "Basic Distributions").
-    :raises RuleError: a pool outside 1..10.
-    """
+    of 3d10"; 004_663ae3e4ecc71fd1.txt, "Advantage & Disadvantage")."""
     check_pool(pool)
     return pool + (0 if mode == "normal" else 1)
 
 
 def check_pool(pool: int) -> None:
-    """Refuse a pool outside 1..10 (004_663ae3e4ecc71fd1.txt, "Basic Distributions").
-
-    :raises RuleError: naming the pool and the allowed range.
-    """
+    """Refuse a pool outside 1..10 (004_663ae3e4ecc71fd1.txt, "Basic Distributions")."""
     if not 1 <= pool <= MAX_POOL:
         raise RuleError(
             f"the dice pool must be 1 to {MAX_POOL} d10, not {pool}; it is 3 unless the GM "
@@ -173,9 +133,6 @@ def keep(
       die).
 
     (004_663ae3e4ecc71fd1.txt, "Advantage & Disadvantage", "Weaknesses")
-
-    :param faces: every face rolled, ``pool`` of them, or ``pool + 1`` at (dis)advantage.
-    :raises RuleError: the number of faces does not fit the mode and pool.
     """
     expected = dice_to_roll(mode, pool)
     if len(faces) != expected:
@@ -192,28 +149,18 @@ def keep(
 
 
 def difficulty_from_attribute(attribute: int) -> int:
-    """Difficulty to 'hit' a target = the target's relevant Attribute − 1 (0..3).
-
-    A difficulty of 0 means no roll: the target is hit automatically. Evasion is the same
-    number for Quickness (ruling S9).
-
-    (004_663ae3e4ecc71fd1.txt, "Static Difficulty from Attributes")
-
-    :param attribute: the target's Attribute, 1..4.
-    :raises RuleError: an Attribute outside 1..4.
-    """
-    check_attribute("the target's Attribute", attribute)
+    """Difficulty to 'hit' a target = the target's relevant Attribute (1..4) − 1; 0 means
+    no roll: the target is hit automatically. Evasion is the same number for Quickness
+    (ruling S9). (004_663ae3e4ecc71fd1.txt, "Static Difficulty from Attributes")"""
+    if not ATTRIBUTE_MIN <= attribute <= ATTRIBUTE_MAX:
+        raise RuleError(
+            f"the target's Attribute must be {ATTRIBUTE_MIN} to {ATTRIBUTE_MAX}, not {attribute}"
+        )
     return attribute - 1
 
 
-def check_attribute(label: str, value: int) -> None:
-    """Refuse an Attribute rating outside 1..4 (004_663ae3e4ecc71fd1.txt, "Static
-    Difficulty from Attributes": "rated on a scale of 1 to 4").
-
-    :raises RuleError: naming ``label``, the value and the range.
-    """
-    if not ATTRIBUTE_MIN <= value <= ATTRIBUTE_MAX:
-        raise RuleError(f"{label} must be {ATTRIBUTE_MIN} to {ATTRIBUTE_MAX}, not {value}")
+def _levels() -> str:
+    return ", ".join(f"{n} {name}" for n, name in DIFFICULTIES.items())
 
 
 def parse_difficulty(value: object) -> int | None:
@@ -221,43 +168,58 @@ def parse_difficulty(value: object) -> int | None:
     ``"Difficult"``, ``"very difficult"`` (any case; ``-`` or ``_`` for the space), ``None``
     when absent (004_663ae3e4ecc71fd1.txt, "Difficulty levels": "1 success required =
     Normal difficulty - 2 successes required = Difficult - 3 successes required = Very
-    difficult - 4 successes required = Daunting").
-
-    :raises RuleError: neither a whole number nor a level's name (the sentence lists them).
-    """
+    difficult - 4 successes required = Daunting")."""
     if value is None or value is False or value == "":
         return None
-    if isinstance(value, bool):
-        return 1
     if isinstance(value, int):
-        return value
+        return int(value)  # True: 1
     text = " ".join(str(value).replace("-", " ").replace("_", " ").split())
     if text.lstrip("-").isdigit():
         return int(text)
     for number, name in DIFFICULTIES.items():
         if name.casefold() == text.casefold():
             return number
-    levels = ", ".join(f"{n} {name}" for n, name in DIFFICULTIES.items())
-    raise RuleError(f"the Difficulty {value!r} is neither a number nor a level: {levels}", param="difficulty")
+    raise RuleError(
+        f"the Difficulty {value!r} is neither a number nor a level: {_levels()}",
+        param="difficulty",
+    )
 
 
 def check_difficulty(required: int) -> None:
     """Refuse a static difficulty outside 1..4 (004_663ae3e4ecc71fd1.txt, "Difficulty
-    levels").
-
-    :raises RuleError: naming the value and the four levels.
-    """
+    levels")."""
     if required not in DIFFICULTIES:
-        levels = ", ".join(f"{n} {name}" for n, name in DIFFICULTIES.items())
-        raise RuleError(f"the difficulty must be one of {levels}; not {required}")
+        raise RuleError(f"the difficulty must be one of {_levels()}; not {required}")
+
+
+def asked_difficulty(params: dict[str, Any], *, contest: bool = False) -> int | None:
+    """The successes a roll's (or odds') options ask for: the ``target``'s Attribute − 1
+    or the ``difficulty`` (1..4 or a level's name); ``None`` when neither is given, and
+    always for a ``contest``, which has none.
+
+    (004_663ae3e4ecc71fd1.txt, "Difficulty levels", "Static Difficulty from Attributes",
+    "Opposed Roll (Contest of Skill)")
+    """
+    difficulty, target = params.get("difficulty"), params.get("target")
+    if contest and (difficulty not in (None, False, "") or target is not None):
+        raise RuleError(
+            "a Contest of Skill has no difficulty: drop the Difficulty and the Target's Attribute",
+            param="difficulty",
+        )
+    difficulty = parse_difficulty(difficulty)
+    if difficulty is not None and target is not None:
+        raise RuleError("give the Difficulty or the Target's Attribute, not both", param="target")
+    if target is not None:
+        return difficulty_from_attribute(target)
+    if difficulty is not None:
+        check_difficulty(difficulty)
+    return difficulty
 
 
 def outcome_of_test(successes: int, required: int) -> TestOutcome:
-    """``"pass"`` when the successes reach the successes required, else ``"fail"``.
-
-    A difficulty of 0 (an Attribute of 1 as difficulty) always passes.
-    (004_663ae3e4ecc71fd1.txt, "Test of Skill", "Difficulty levels")
-    """
+    """``"pass"`` when the successes reach the successes required (a difficulty of 0
+    always passes), else ``"fail"`` (004_663ae3e4ecc71fd1.txt, "Test of Skill",
+    "Difficulty levels")."""
     return "pass" if successes >= required else "fail"
 
 
@@ -267,11 +229,9 @@ def contest_outcome(successes: int, opponent_successes: int) -> ContestOutcome:
 
     (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of Skill)")
     """
-    if successes > opponent_successes:
-        return "win"
-    if successes < opponent_successes:
-        return "lose"
-    return "draw"
+    if successes == opponent_successes:
+        return "draw"
+    return "win" if successes > opponent_successes else "lose"
 
 
 def skill_level(rank: int | None, attribute: int, untrained: str = "max3attr") -> int:
@@ -280,18 +240,10 @@ def skill_level(rank: int | None, attribute: int, untrained: str = "max3attr") -
     "roll 3d10 against your Skill Level or relevant Attribute Level, whichever is higher"
     ("Test of Skill"); an untrained test rolls against 3 ("Overview") or "defaults to the
     relevant Attribute Level" ("Test of Skill"). Ruling S2 picks by ``untrained``:
-
-    - ``"max3attr"`` (default): ``max(3, attribute)``;
-    - ``"fixed3"``: 3;
-    - ``"attribute"``: the Attribute.
-
-    A trained skill is ``max(rank, attribute)``.
+    ``"max3attr"`` (default) ``max(3, attribute)``, ``"fixed3"`` 3, ``"attribute"`` the
+    Attribute. A trained skill is ``max(rank, attribute)``.
 
     (004_663ae3e4ecc71fd1.txt, "Overview: The Basic Mechanic", "Test of Skill")
-
-    :param rank: the skill rank (1 or more), or ``None`` when untrained.
-    :param attribute: the relevant Attribute, 1..4.
-    :raises RuleError: an unknown ``untrained`` choice.
     """
     if rank is not None:
         return max(rank, attribute, 1)
@@ -319,35 +271,6 @@ def notation(name: str, rank: int) -> str:
     return f"{name}: {rank} ({'/'.join(str(t) for t in reversed(levels[1:]))}/{levels[0]})"
 
 
-def parse_notation(text: str) -> tuple[str, int]:
-    """Read ``"Skill: 12 (4/9)"`` (or ``"Sprint: 5"``) back into ``(name, rank)``.
-
-    The bracket, when present, must agree with the rank (a sheet saying ``12 (3/9)`` is a
-    copying mistake).
-
-    (004_663ae3e4ecc71fd1.txt, "Skill level 10+")
-
-    :raises RuleError: text not of the form ``Name: rank`` or ``Name: rank (a/b)``, or a
-        bracket that does not match the rank.
-    """
-    name, sep, rest = text.partition(":")
-    rest = rest.strip()
-    bracket = ""
-    if "(" in rest:
-        rest, _, bracket = rest.partition("(")
-        bracket = bracket.rstrip().removesuffix(")")
-        rest = rest.strip()
-    if not sep or not name.strip() or not rest.isdigit() or int(rest) < 1:
-        raise RuleError(f"write a skill as 'Name: rank' or 'Name: rank (a/9)', not {text!r}")
-    rank = int(rest)
-    if bracket and notation(name.strip(), rank) != f"{name.strip()}: {rank} ({bracket})":
-        raise RuleError(
-            f"{text!r} does not match the Skill level 10+ table: it should read "
-            f"{notation(name.strip(), rank)!r}"
-        )
-    return name.strip(), rank
-
-
 def boxes(value: int, maximum: int = ATTRIBUTE_MAX) -> str:
     """An Attribute drawn as boxes, e.g. 3 → ``"■■■□"`` (Jen's Quickness "■■■")."""
     return "■" * value + "□" * max(0, maximum - value)
@@ -368,12 +291,22 @@ def did_you_mean(name: str, names: list[str]) -> str:
     return f" (did you mean {close[0]}?)" if close else ""
 
 
+def attribute_named(name: str, *, param: str | None = None) -> str:
+    """The Attribute ``name`` names, in any case ("Attributes and Effort"); refused, with
+    the five listed, when it is none of them."""
+    found = find_name(name, list(ATTRIBUTES))
+    if found is None:
+        raise RuleError(
+            f"{name!r} is not an Attribute; use one of {', '.join(ATTRIBUTES)}"
+            + did_you_mean(name, list(ATTRIBUTES)),
+            param=param,
+        )
+    return found
+
+
 def check_rank(rank: int, options: Options, skill: str) -> None:
     """Refuse a rank in play below 1 or above ``skill_cap_in_play`` (ruling S1;
-    004_663ae3e4ecc71fd1.txt, "Skill level 10+": "Skills can be increased to 10 and above").
-
-    :raises RuleError: naming the skill, the rank and the limit.
-    """
+    004_663ae3e4ecc71fd1.txt, "Skill level 10+": "Skills can be increased to 10 and above")."""
     if rank < 1:
         raise RuleError(f"{skill}: a rank must be 1 or more, not {rank}")
     cap = options.skill_cap_in_play

@@ -8,6 +8,7 @@ these.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +21,10 @@ from ..state import Character, Options
 from .mechanics import (
     ATTRIBUTES,
     DIFFICULTIES,
+    MODES,
     STANDARD_POOL,
     Mode,
+    attribute_named,
     check_pool,
     contest_outcome,
     count_successes,
@@ -33,8 +36,6 @@ from .mechanics import (
     roll_mode,
     skill_level,
 )
-
-MODES: tuple[str, ...] = ("advantage", "disadvantage", "weakness")
 
 WEAKNESS_KINDS: tuple[str, ...] = ("combat", "social")
 """The two kinds of Weakness ("Weaknesses": "one **Combat Weakness** and one **Social
@@ -65,24 +66,12 @@ def choose_skill(
     ``S = max(rank, Attribute)``, untrained by the ``untrained`` option (ruling S2).
 
     (004_663ae3e4ecc71fd1.txt, "Types of Rolls", "Test of Skill", "Overview")
-
-    :raises RuleError: no skill named; an unknown skill with no Attribute; an unknown
-        Attribute.
     """
     if not skill:
         raise RuleError("name the skill to test, e.g. 'roll jen Sprint'")
-    override = None
-    if attribute:
-        override = find_name(attribute, list(ATTRIBUTES))
-        if override is None:
-            raise RuleError(
-                f"the Attribute {attribute!r} is not an Attribute; use one of "
-                f"{', '.join(ATTRIBUTES)}{did_you_mean(attribute, list(ATTRIBUTES))}",
-                param="attribute",
-            )
+    override = attribute_named(attribute, param="attribute") if attribute else None
     rank: int | None
-    found = find_name(skill, list(state.skills))
-    if found is not None:
+    if (found := find_name(skill, list(state.skills))) is not None:
         name, rank, linked = found, state.skills[found].rank, state.skills[found].attribute
     elif (spec := find_name(skill, list(state.specialisations))) is not None:
         parent = state.specialisations[spec].skill
@@ -105,7 +94,8 @@ def choose_skill(
 
 @dataclass(frozen=True)
 class Opponent:
-    """The other side of a Contest of Skill, from ``--vs``: name, Skill Level, mode."""
+    """The other side of a Contest of Skill, from ``--vs``: name, Skill Level, mode, and the
+    Weakness of the roller they use (``"weakness"``, ``"combat"``, ``"social"``) or ``None``."""
 
     name: str
     level: int
@@ -116,34 +106,31 @@ class Opponent:
 def parse_vs(spec: Any) -> Opponent:
     """Read ``--vs``: ``"S"``, ``"NAME:S"`` or ``"NAME:S:MODE"`` with MODE ``advantage``,
     ``disadvantage`` or ``weakness`` (the opponent exploits the roller's Weakness, so rolls
-    at advantage; "Weaknesses"), optionally naming which, ``combat`` or ``social``
-    (``exploits``: ``"weakness"``, ``"combat"`` or ``"social"``, checked against the roller's
-    sheet by :func:`check_weakness`). E.g. ``--vs housewife:2``, ``--vs guard:4:weakness:combat``.
+    at advantage; "Weaknesses"), optionally naming which, ``combat`` or ``social`` (checked
+    against the roller's sheet by :func:`check_weakness`). E.g. ``--vs housewife:2``,
+    ``--vs guard:4:weakness:combat``. ``{"name", "level", "mode"}`` is the opponent of a
+    contest recorded before rolls kept their inputs, read back from its fields (so a name
+    with a colon round-trips).
 
     (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of Skill)", "Weaknesses")
-
-    An :class:`Opponent` is taken as it is, and so is ``{"name", "level", "mode"}`` (the
-    opponent of a contest recorded before rolls kept their inputs, read back from its
-    fields, so a name with a colon round-trips).
-
-    :raises RuleError: no Skill Level in the text, a level below 1, an unknown mode word.
     """
     if isinstance(spec, dict):
-        spec = Opponent(str(spec.get("name", "")), int(spec["level"]), spec.get("mode", "normal"))
-    if isinstance(spec, Opponent):
-        if spec.level < 1:
-            raise RuleError(f"the opponent's Skill Level must be 1 or more, not {spec.level}")
-        if spec.mode not in ("normal", "advantage", "disadvantage"):
+        opponent = Opponent(
+            str(spec.get("name", "")), int(spec["level"]), spec.get("mode", "normal")
+        )
+        if opponent.level < 1:
+            raise RuleError(f"the opponent's Skill Level must be 1 or more, not {opponent.level}")
+        if opponent.mode not in ("normal", "advantage", "disadvantage"):
             raise RuleError(
-                f"the opponent's mode must be normal, advantage or disadvantage, not {spec.mode!r}"
+                "the opponent's mode must be normal, advantage or disadvantage, "
+                f"not {opponent.mode!r}"
             )
-        return spec
+        return opponent
     text = str(spec).strip()
     parts = [p.strip() for p in text.split(":")]
     kinds = [p.casefold() for p in parts if p.casefold() in WEAKNESS_KINDS]
-    parts = [p for p in parts if p.casefold() not in WEAKNESS_KINDS]
     flags = {p.casefold() for p in parts if p.casefold() in MODES}
-    rest = [p for p in parts if p.casefold() not in MODES]
+    rest = [p for p in parts if p.casefold() not in (*WEAKNESS_KINDS, *MODES)]
     if kinds and "weakness" not in flags:
         raise RuleError(
             f"the opponent {text!r}: {kinds[0]} names a Weakness; write NAME:S:weakness:"
@@ -162,8 +149,7 @@ def parse_vs(spec: Any) -> Opponent:
         raise RuleError(
             f"the opponent {text!r} needs the opponent's Skill Level; {usage}", param="vs"
         )
-    level = int(levels[0])
-    if level < 1:
+    if (level := int(levels[0])) < 1:
         raise RuleError(
             f"the opponent's Skill Level must be 1 or more, not {level}; {usage}", param="vs"
         )
@@ -175,10 +161,7 @@ def parse_vs(spec: Any) -> Opponent:
 def check_weakness(state: Any, opponent: Opponent) -> None:
     """Refuse an opponent using a Weakness the roller's sheet does not have
     (004_663ae3e4ecc71fd1.txt, "Weaknesses": "If you have a **Weakness**, and the weakness is
-    used against you, your opponent gets to roll 4d10"; an NPC may have none).
-
-    :raises RuleError: no Weakness at all, or not the one named (the sentence lists theirs).
-    """
+    used against you, your opponent gets to roll 4d10"; an NPC may have none)."""
     if opponent.exploits is None:
         return
     theirs = ", ".join(f"{k}: {v}" for k, v in state.weaknesses.items()) or "none"
@@ -190,27 +173,6 @@ def check_weakness(state: Any, opponent: Opponent) -> None:
         )
     if opponent.exploits != "weakness" and opponent.exploits not in state.weaknesses:
         raise RuleError(f"{state.name} has no {opponent.exploits} Weakness (theirs: {theirs})")
-
-
-def flag(params: dict[str, Any], name: str) -> bool:
-    """A boolean roll parameter (absent, ``None`` and ``False`` are off)."""
-    return bool(params.get(name))
-
-
-def int_param(params: dict[str, Any], name: str) -> int | None:
-    """An integer roll parameter, ``None`` when absent.
-
-    :raises RuleError: a value that is not a whole number.
-    """
-    value = params.get(name)
-    if value is None or value is False:
-        return None
-    if value is True:
-        return 1
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise RuleError(f"the {name} takes a whole number, not {value!r}", param=name) from None
 
 
 @dataclass(frozen=True)
@@ -225,23 +187,15 @@ class Drawn:
 
 def draw(dice: DiceSource, level: int, mode: Mode, pool: int = STANDARD_POOL) -> Drawn:
     """Roll one side: ``pool`` d10 (one more at advantage or disadvantage), in order; keep
-    and count them (004_663ae3e4ecc71fd1.txt, "Overview", "Advantage & Disadvantage").
-
-    :raises ledger.DiceError: physical faces a d10 cannot show or too few faces.
-    """
+    and count them (004_663ae3e4ecc71fd1.txt, "Overview", "Advantage & Disadvantage")."""
     faces = dice.roll(dice_to_roll(mode, pool), 10)
     kept = keep(faces, level, mode, pool)
     return Drawn(faces, None if len(kept) == len(faces) else kept, count_successes(kept, level))
 
 
 def read_pool(params: dict[str, Any]) -> int:
-    """The ``--pool`` (GM fiat: dice kept, default 3; "Basic Distributions").
-
-    :raises RuleError: outside 1..10.
-    """
-    pool = int_param(params, "pool")
-    if pool is None:
-        return STANDARD_POOL
+    """The ``--pool`` (GM fiat: dice kept, default 3; "Basic Distributions")."""
+    pool = STANDARD_POOL if params.get("pool") is None else int(params["pool"])
     check_pool(pool)
     return pool
 
@@ -249,10 +203,7 @@ def read_pool(params: dict[str, Any]) -> int:
 def check_effort(state: Character, spend: int, options: Options, already: int = 0) -> None:
     """Refuse Effort the character cannot spend: more than the pool holds, or more than
     ``max_effort_per_roll`` on one roll (ruling S6; 004_663ae3e4ecc71fd1.txt, "Attributes and
-    Effort").
-
-    :raises RuleError: one sentence naming what is left and how to refresh it.
-    """
+    Effort")."""
     if spend < 0:
         raise RuleError(f"Effort spent must be 0 or more, not {spend}")
     if already + spend > options.max_effort_per_roll:
@@ -273,9 +224,7 @@ def check_roll(event: TestRolled | ContestRolled) -> None:
     the Effort bonus and the outcome (004_663ae3e4ecc71fd1.txt, "Overview: The Basic
     Mechanic", "Advantage & Disadvantage", "Difficulty levels", "Opposed Roll (Contest of
     Skill)", "Attributes and Effort"; docs/rulings/spellwoven.md "Re-deriving and correcting
-    rolls").
-
-    :raises RuleError: naming the first field that does not add up.
+    rolls"). The sentences name every field that does not add up.
     """
     problems: list[str] = []
     if event.skill_level < 1:
@@ -300,15 +249,8 @@ def check_roll(event: TestRolled | ContestRolled) -> None:
                 "the opponent's Effort (vs_effort_spent) goes with vs_character, their "
                 "vs_attribute and its vs_effort_bonus"
             )
-        sides.append(
-            (
-                event.opponent_dice,
-                event.opponent_kept,
-                event.opponent_mode,
-                event.opponent_skill_level,
-                event.opponent_successes - (event.vs_effort_bonus or 0),
-            )
-        )
+        sides.append((event.opponent_dice, event.opponent_kept, event.opponent_mode,
+                      event.opponent_skill_level, event.opponent_successes - their_bonus))  # fmt: skip
     automatic = isinstance(event, TestRolled) and event.difficulty == 0
     for faces, kept, mode, level, successes in sides:
         if automatic:
@@ -321,7 +263,7 @@ def check_roll(event: TestRolled | ContestRolled) -> None:
             counted = chosen if kept is None else kept
             if mode != "normal" and kept is None:
                 problems.append(f"a roll at {mode} must say which faces were kept")
-            elif kept is not None and (len(kept) != pool or not _sub_multiset(kept, faces)):
+            elif kept is not None and (len(kept) != pool or Counter(kept) - Counter(faces)):
                 problems.append(f"kept {kept} must be {pool} of the faces rolled {faces}")
             elif mode == "disadvantage" and sorted(counted) != sorted(chosen):
                 problems.append(f"at disadvantage the highest of {faces} are kept, not {kept}")
@@ -371,12 +313,3 @@ def legacy_pool(event: Roll) -> int | None:
         return None
     pool = pools.pop()
     return None if pool == STANDARD_POOL else pool
-
-
-def _sub_multiset(part: list[int], whole: list[int]) -> bool:
-    rest = list(whole)
-    for x in part:
-        if x not in rest:
-            return False
-        rest.remove(x)
-    return True
