@@ -4,7 +4,9 @@ Source: 000_60e07241544698f0.txt, chapter "The Wyrd Engine Core Mechanics"; dige
 ``rules/wyrd-engine.md`` with its rulings (C1–C17). The pure functions live in
 :mod:`.ladder` (the named ladders: Difficulty Ratings, skill levels, outcome bands) and
 :mod:`.mechanics` (the 4dF roll, totals, bands, damage and wounds) and are re-exported
-here; :class:`Rules` resolves and re-derives rolls with them.
+here; :class:`Rules` resolves rolls with them. A roll keeps what it was asked by option name
+(``inputs``, recorded by the core), which the core's default ``request_of`` reads back to
+re-derive it and to resolve an amended one again.
 """
 
 from __future__ import annotations
@@ -394,50 +396,6 @@ class Rules(Clock, RuleSystem[Character, Options]):
             "vs_trait_bonus": bonus,
             "vs_wound_penalty": wound_penalty(affected, {skill, rating_skill}, physical),
         }
-
-    def request_of(self, event: Roll) -> RollRequest:
-        """The ``campaign roll`` request :meth:`resolve` turned into a recorded roll.
-
-        Reads only the roll's inputs: ``skill``, ``dr`` (passive) or ``opposition``,
-        ``opponent`` and ``mode`` (contest, attack, defence), ``trait``, ``boost``,
-        ``teamwork`` and ``physical``; never its faces, rating, penalty, total, margin or
-        outcome, which :meth:`resolve` derives again from the state and the draws
-        (000_60e07241544698f0.txt, "Conflict resolution at a glance"). ``physical`` is read
-        as the ``--physical`` flag: a roll of a physical skill records ``True`` either way.
-
-        :raises RuleError: ``event`` is not a :class:`~ledger_wyrd_engine.events.CheckRolled`.
-        """
-        if not isinstance(event, ev.CheckRolled):
-            return super().request_of(event)
-        params: dict[str, Any] = {}
-        if event.mode == "initiative":
-            params["initiative"] = True
-            if event.vs_character is None and event.opposition is not None:
-                params["vs"] = event.opposition
-                params["opponent"] = event.opponent
-            elif event.vs_trait:
-                params["vs_trait"] = event.vs_trait
-        elif event.mode == "passive":
-            if event.dr is not None:
-                params["dr"] = event.dr
-        else:
-            if event.vs_character is None:
-                params["vs"] = event.opposition
-                params["opponent"] = event.opponent
-            elif event.vs_trait:
-                params["vs_trait"] = event.vs_trait
-            params["attack"] = event.mode == "attack"
-            params["defend"] = event.mode == "defence"
-        for key, value in (("trait", event.trait), ("boost", event.boost),
-                           ("teamwork", event.teamwork), ("physical", event.physical),
-                           ("situational", event.situational),
-                           ("situation", event.situation)):
-            if value:
-                params[key] = value
-        opponent = None
-        if event.vs_character is not None:
-            opponent = Opponent(event.vs_character, skill=event.vs_skill)
-        return RollRequest(event.character, "", event.skill, params, opponent)
 
     def harm_of(self, event: Roll) -> tuple[str, int] | None:
         """Who a roll against a character on the ledger harms, and by how much
