@@ -60,6 +60,7 @@ def roll(
     """
     request = RollRequest(character="jen", name="Nimble Jen", skill=what, params=params)
     event = system.resolve(state, request, PhysicalDice([str(f) for f in faces]))
+    event = system.with_inputs(event, request)  # as the core records it
     assert result_problem(system, state, event, name="Nimble Jen") is None
     return event, apply(state, event, system)
 

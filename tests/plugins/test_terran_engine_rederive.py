@@ -29,7 +29,8 @@ from ledger_terran_engine.rules import mechanics as m
 from ledger_terran_engine.rules.advancement import advance
 from msgspec import UNSET
 
-from ledger import DiceError, ReplayDice, RollRequest, RuleError
+from ledger import DiceError, RollRequest, RuleError, event_tag
+from ledger.codec import Codec
 from ledger.dice.engine import EngineDice, PhysicalDice
 from ledger.rules.results import result_problem
 
@@ -156,9 +157,10 @@ def requests(draw: Any, kit: st.Character) -> tuple[str, dict[str, Any]]:
 
 
 def resolved(kit: st.Character, what: str, params: dict[str, Any], seed: bytes) -> Any:
+    """The roll ``campaign roll`` records (with its inputs, as the core keeps them)."""
     request = RollRequest("kit", "Kit", what, params)
     try:
-        return SYS.resolve(kit, request, EngineDice(seed, "c", 1, 0, "p"))
+        return SYS.with_inputs(SYS.resolve(kit, request, EngineDice(seed, "c", 1, 0, "p")), request)
     except RuleError:
         assume(False)  # an invalid request for this character: the rules refuse it
 
@@ -172,7 +174,8 @@ def test_engine_and_physical_rolls_rederive_and_edits_are_found(
     engine = resolved(kit, what, params, seed)
     assert_rederives_and_edits_are_found(kit, engine)
     faces = PhysicalDice([str(v) for _, v in engine.draws])
-    physical = SYS.resolve(kit, RollRequest("kit", "Kit", what, params), faces)
+    request = RollRequest("kit", "Kit", what, params)
+    physical = SYS.with_inputs(SYS.resolve(kit, request, faces), request)
     assert physical.source == "physical"
     assert_rederives_and_edits_are_found(kit, physical)
 
@@ -235,53 +238,58 @@ def test_advancement_draws_must_be_one_d6_per_experience_spent():
 
 
 def test_events_written_before_twohands_and_effect_were_recorded_still_rederive():
-    """Old stored events lack the new inputs (UNSET, left out of their bytes): the state
-    before them says whether the weapon was held two-handed and whose dice a consequence
-    used, so they re-derive and re-encode to their stored bytes."""
+    """Old stored events lack the inputs (schema version 1) and, older still, ``twohands``
+    and ``effect`` (UNSET, left out of their bytes): their inputs are rebuilt as they are
+    read, the state before them says whether the weapon was held two-handed, and a
+    consequence's dice are read as given (the same dice as the Challenge's), so they
+    re-derive; their stored bytes are never rewritten."""
     kit = msgspec.structs.replace(
         plain(),
         weapons={"sword": "1d"},
         challenges=[st.Challenge(name="guard", level=2, disposition=20)],
     )
+    codec = Codec(SYS.event_types, SYS.upcasters)
     two = SYS.resolve(kit, RollRequest("kit", "Kit", "effect", {"weapon": "sword",
                                                                "twohands": True}),
                       PhysicalDice(["4"]))
+    own = SYS.resolve(kit, RollRequest("kit", "Kit", "consequence", {"challenge": "guard"}),
+                      PhysicalDice(["5", "2"]))
     override = SYS.resolve(kit, RollRequest("kit", "Kit", "consequence", {
         "challenge": "guard", "effect": "1d"}), PhysicalDice(["5"]))
-    assert (two.twohands, two.code, override.effect) == (True, "1d+1", "1d")
-    for new, field in ((two, "twohands"), (override, "effect")):
-        old = msgspec.structs.replace(new, **{field: UNSET})
-        stored = msgspec.json.encode(old)
-        assert field.encode() not in stored
-        assert msgspec.json.encode(msgspec.json.decode(stored, type=type(new))) == stored
+    assert (two.twohands, two.code, own.effect, override.effect) == (True, "1d+1", None, "1d")
+    for new, field in ((two, "twohands"), (own, "effect"), (override, "effect")):
+        stored = msgspec.json.encode(msgspec.structs.replace(new, **{field: UNSET}))
+        assert field.encode() not in stored and b"inputs" not in stored
+        old = codec.decode(stored, event_tag(type(new)))
+        assert getattr(old, field) is UNSET and old.inputs is not UNSET
         assert result_problem(SYS, kit, old, name="Kit") is None
-        assert request_is_state_free(new)
-
-
-def request_is_state_free(event: Any) -> bool:
-    """resolve(state, request_of(e), ReplayDice(e)) == e, the contract of request_of."""
-    kit = msgspec.structs.replace(
-        plain(),
-        weapons={"sword": "1d"},
-        challenges=[st.Challenge(name="guard", level=2, disposition=20)],
-    )
-    return SYS.resolve(kit, SYS.request_of(event), ReplayDice(event)) == event
+    # a 1d+1 weapon shows the same code unheld: the state tells the two apart
+    spear = msgspec.structs.replace(kit, weapons={"sword": "1d+1"})
+    unheld = SYS.resolve(spear, RollRequest("kit", "Kit", "effect", {"weapon": "sword"}),
+                         PhysicalDice(["4"]))
+    stored = msgspec.json.encode(msgspec.structs.replace(unheld, twohands=UNSET))
+    old = codec.decode(stored, "terran-engine.effect_rolled")
+    assert result_problem(SYS, spear, old, name="Kit") is None
+    assert result_problem(SYS, kit, old, name="Kit") is None  # the sword: held two-handed
 
 
 def test_advancement_rolls_have_no_request():
     event = AdvancementRolled(character="kit", session=1, spent=1, faces=[6], total=6,
                               threshold=11, success=False, source="physical", draws=[(6, 6)])
-    with pytest.raises(RuleError, match="does not make"):
+    with pytest.raises(RuleError, match="cannot re-derive terran-engine.advancement_rolled"):
         SYS.request_of(event)
 
 
 def test_a_risky_action_whose_dark_dice_were_moved_to_light_is_refused():
     kit = msgspec.structs.replace(plain(),
         rolled={"Strength": 1, "Agility": 1, "Insight": 1, "Charisma": 1}, ego=3)
-    event = SYS.resolve(kit, RollRequest("kit", "Kit", "Violence", {
-        "attribute": "Strength", "dark": 1}), PhysicalDice(["1", "2", "3", "4", "6"]))
+    request = RollRequest("kit", "Kit", "Violence", {"attribute": "Strength", "dark": 1})
+    event = SYS.resolve(kit, request, PhysicalDice(["1", "2", "3", "4", "6"]))
+    event = SYS.with_inputs(event, request)
     assert event.outcome == "success" and event.dark == [6]
     forged = msgspec.structs.replace(event, light=[1, 2, 3, 4, 6], dark=[], highest=6)
     assert result_problem(SYS, kit, forged, name="Kit") is not None
-    with pytest.raises(DiceError):
-        SYS.rederive(kit, msgspec.structs.replace(event, dark=[6, 6]), name="Kit")
+    assert result_problem(SYS, kit, msgspec.structs.replace(event, dark=[6, 6]), name="Kit")
+    risked = msgspec.structs.replace(event.inputs, params={**event.inputs.params, "dark": 2})
+    with pytest.raises(DiceError):  # two Dark Dice asked, one drawn
+        SYS.rederive(kit, msgspec.structs.replace(event, inputs=risked), name="Kit")
