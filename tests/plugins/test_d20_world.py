@@ -84,8 +84,8 @@ def roll(state: Character, skill: str | None, faces: list[int], system: D20World
     """The roll ``resolve`` gives for the book's faces, checked to re-derive to itself from
     its recorded inputs and draws (ledger.results: what verify, import and audit do)."""
     dice = PhysicalDice([str(f) for f in faces])
-    ev = system.resolve(state, RollRequest(character="isa", name="Isa Marrow", skill=skill,
-                                           params=params), dice)
+    request = RollRequest(character="isa", name="Isa Marrow", skill=skill, params=params)
+    ev = system.with_inputs(system.resolve(state, request, dice), request)  # as recorded
     dice.finish()
     assert result_problem(system, state, ev, name="Isa Marrow") is None
     return ev

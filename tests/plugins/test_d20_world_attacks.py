@@ -29,7 +29,9 @@ from freezegun import freeze_time
 from ledger_d20_world import D20World
 from ledger_d20_world.events import CheckRolled
 
-from ledger import Opponent
+from ledger import Opponent, RollRequest
+from ledger.codec import Codec
+from ledger.dice.engine import EngineDice
 from ledger.rules.results import result_problem
 from ledger.testing import as_json, ok, refused
 
@@ -181,10 +183,18 @@ COMMON = {"scheme": "ledger-roll-v1", "character": "nia", "skill": "Fencing", "p
 @pytest.mark.parametrize("recorded", BEFORE_24, ids=["time-normal", "auto-fail"])
 def test_an_attack_recorded_before_24_still_re_derives(recorded: dict[str, Any]) -> None:
     """``verify``, ``import`` and ``audit`` re-derive an old attack as it was ruled then
-    (``tools`` false with a weapon: ``weapon_as_tools=False``), so an honest old log still
-    verifies; the same inputs today count the Mace as tools."""
+    (``tools`` false with a weapon: its inputs, rebuilt as it is read, give ``tools`` as
+    false), so an honest old log still verifies; the same inputs today count the Mace as
+    tools."""
     system, nia, ox = _states()
-    event = msgspec.convert({**COMMON, **recorded}, CheckRolled)
+    codec = Codec(system.event_types, system.upcasters)
+    stored = msgspec.json.encode({**COMMON, **recorded})
+    event = codec.decode(stored, "d20-world.check_rolled")
+    assert isinstance(event, CheckRolled)
     opponent = Opponent("ox", name="Ox", state=ox)
     assert result_problem(system, nia, event, name="Nia Vell", opponent=opponent) is None
-    assert system.request_of(event).params["weapon_as_tools"] is False
+    request = system.request_of(event)
+    assert request.params["tools"] is False and request.params["weapon"] == "Mace"
+    today = RollRequest("nia", "Nia Vell", "Fencing", {"weapon": "Mace", "time": True}, opponent)
+    again = system.resolve(nia, today, EngineDice(b"\x01" * 32, "vault", 1, 0, ""))
+    assert again.tools is True and again.gate == "auto_success"

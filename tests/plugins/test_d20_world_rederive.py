@@ -4,7 +4,8 @@ random states and requests (hypothesis), and a changed result field is always ca
 Seed 001_a3a02f9b7363775f.txt "Checks", "Natural 1 & 20", "Traits", "Magic", "Wounds";
 rulings R1, R3, R7 in docs/rulings/d20-world.md. ``verify``, ``import`` and ``audit`` call
 :func:`ledger.results.result_problem` for every roll; ``correct`` reads amended inputs back
-through :meth:`D20World.request_of` (#14).
+through ``request_of`` (#14), the core's default: each roll keeps what it was asked in its
+``inputs``, as ``campaign roll`` records it (``with_inputs``, #36).
 """
 
 from __future__ import annotations
@@ -105,9 +106,11 @@ def requests(draw: Any) -> RollRequest:
     if draw(s.integers(0, 2)) == 2:
         traits = draw(s.lists(s.sampled_from(["Wiry", "Stubborn", "Hears the dead, mostly"]),
                               min_size=1, max_size=2, unique=True))
-        params["trait"] = [TraitInvocation(trait=t, mode=draw(s.sampled_from(["help",
-                                                                             "hinder"])))
-                           for t in traits]
+        invoked = [(t, draw(s.sampled_from(["help", "hinder"]))) for t in traits]
+        params["trait"] = (  # as typed, or as an old check's inputs hold a name with a comma
+            [{"trait": t, "mode": m} for t, m in invoked] if any("," in t for t in traits)
+            else ", ".join(f"{t}:{m}" for t, m in invoked)
+        )
     if draw(s.integers(0, 3)) == 3:
         params["objective"] = draw(s.sampled_from(["Vault", "vault"]))
     return RollRequest("isa", "Isa", draw(s.sampled_from(SKILLS)), params)
@@ -121,11 +124,13 @@ dice_kinds = s.one_of(
 
 
 def resolved(system: D20World, state: Character, request: RollRequest, kind: Any) -> Any:
-    """The roll ``campaign roll`` would record, or ``None`` when the rules refuse it."""
+    """The roll ``campaign roll`` would record (with its inputs), or ``None`` when the rules
+    refuse it."""
     try:
         if kind[0] == "engine":
-            return system.resolve(state, request, EngineDice(kind[1], "vault", 1, kind[2],
-                                                             kind[3]))
+            event = system.resolve(state, request, EngineDice(kind[1], "vault", 1, kind[2],
+                                                              kind[3]))
+            return system.with_inputs(event, request)
         for n in (0, 1, 2):  # physical: as many faces as the roll draws, each 1..sides
             faces = [str(min(f, 6 if request.params.get("shock") else 20))
                      for f in kind[1][:n]]
@@ -135,7 +140,7 @@ def resolved(system: D20World, state: Character, request: RollRequest, kind: Any
                 dice.finish()
             except DiceError:
                 continue
-            return event
+            return system.with_inputs(event, request)
     except RuleError:
         return None
     return None
@@ -180,7 +185,8 @@ def test_every_resolved_roll_rederives_to_itself_and_any_changed_result_is_caugh
         return
     assert result_problem(system, state, event, name="Isa") is None
     replay = ReplayDice(event)
-    assert system.resolve(state, system.request_of(event), replay) == event
+    again = system.resolve(state, system.request_of(event), replay)
+    assert msgspec.structs.replace(again, inputs=event.inputs) == event
     replay.finish()
     # a player's view re-derives it too, taking the hidden modifier's size as given (R33)
     assert result_problem(system, player_view(state), event, name="Isa") is None
@@ -221,14 +227,15 @@ def with_hidden(system: D20World, view: Character, event: CheckRolled, size: int
     state = msgspec.structs.replace(view, conditions=(*view.conditions, stand_in))
     replay = ReplayDice(event)
     agreed = system.resolve(state, system.request_of(event), replay)
-    return msgspec.structs.replace(agreed, hidden_modifier=size)
+    return msgspec.structs.replace(agreed, hidden_modifier=size, inputs=event.inputs)
 
 
 def check(state: Character, faces: list[str], system: D20World | None = None,
           **params: Any) -> CheckRolled:
     system = system or D20World().configure({})
     dice = PhysicalDice(faces)
-    event = system.resolve(state, RollRequest("isa", "Isa", "Lockpicking", params), dice)
+    request = RollRequest("isa", "Isa", "Lockpicking", params)
+    event = system.with_inputs(system.resolve(state, request, dice), request)
     dice.finish()
     assert isinstance(event, CheckRolled)
     return event
@@ -256,9 +263,7 @@ def test_request_of_reads_no_result_field():
     request = system.request_of(event)
     for field, value in RESULT_FIELDS.items():
         assert system.request_of(msgspec.structs.replace(event, **{field: value})) == request
-    assert request == RollRequest("isa", "", "Lockpicking",
-                                  {"time": True, "tools": False, "practice": False,
-                                   "spell": False})
+    assert request == RollRequest("isa", "", "Lockpicking", {"time": True})
 
 
 def test_corrected_physical_face_recomputes_kept_total_outcome_and_experience():
@@ -292,20 +297,22 @@ def test_request_of_round_trips_traits_advantage_objective_and_practice():
     assert event.mode == "normal" and event.experience == 4
     assert result_problem(system, state, event, name="Isa") is None
     dice = PhysicalDice(["4"])
-    practised = system.resolve(state, RollRequest("isa", "Isa", "Swim",
-                                                  {"practice": True, "time": True,
-                                                   "tools": True}), dice)
+    asked = RollRequest("isa", "Isa", "Swim", {"practice": True, "time": True, "tools": True})
+    practised = system.with_inputs(system.resolve(state, asked, dice), asked)
     assert result_problem(system, state, practised, name="Isa") is None
 
 
 def test_a_trait_name_with_a_comma_round_trips():
+    """A check recorded before rolls kept their inputs reads its traits back as entries
+    (``{"trait", "mode"}``) when a name holds a comma, which the option's text cannot."""
     system = D20World().configure({})
     state = isa()
     trait = "Hears the dead, mostly"
     dice = PhysicalDice(["3", "18"])
-    event = system.resolve(state, RollRequest("isa", "Isa", "Lockpicking", {
-        "time": True, "trait": [TraitInvocation(trait=trait, mode="help")]}), dice)
-    assert event.invocations[0].trait == trait
+    request = RollRequest("isa", "Isa", "Lockpicking", {
+        "time": True, "trait": [{"trait": trait, "mode": "help"}]})
+    event = system.with_inputs(system.resolve(state, request, dice), request)
+    assert event.invocations == [TraitInvocation(trait=trait, mode="help")]
     assert result_problem(system, state, event, name="Isa") is None
 
 
@@ -314,7 +321,8 @@ def test_shock_roll_rederives_and_other_roll_types_are_refused():
     state = msgspec.structs.replace(isa(), wounds=(Wound(number=1, damage=2),),
                                     wounds_received=1, pending_shock=True)
     dice = PhysicalDice(["2"])
-    shock = system.resolve(state, RollRequest("isa", "Isa", None, {"shock": True}), dice)
+    asked = RollRequest("isa", "Isa", None, {"shock": True})
+    shock = system.with_inputs(system.resolve(state, asked, dice), asked)
     assert isinstance(shock, ShockRolled) and shock.shock
     assert system.request_of(shock) == RollRequest("isa", "", None, {"shock": True})
     assert result_problem(system, state, shock, name="Isa") is None

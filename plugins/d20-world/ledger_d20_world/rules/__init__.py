@@ -1,10 +1,11 @@
 """The mechanics of d20-world (seed 001_a3a02f9b7363775f.txt): the :class:`Rules` mixin of
 :class:`ledger_d20_world.system.D20World`.
 
-:meth:`Rules.resolve` makes checks ("Checks") and shock rolls ("Wounds"); the rest reads a
-recorded roll back (``request_of``, ``rederive``, ``automatic``, ``harm_of``), writes what a
-roll brings with it (``follow_ups``), keeps GM-only facts secret (``blind_form``, ruling
-R33) and advances a session (``advance``). The pure functions are in :mod:`.mechanics`
+:meth:`Rules.resolve` makes checks ("Checks") and shock rolls ("Wounds"), each keeping what
+it was asked by option name (``inputs``, recorded by the core and read back by the core's
+default ``request_of``); the rest reads a recorded roll back (``rederive``, ``automatic``,
+``harm_of``), writes what a roll brings with it (``follow_ups``), keeps GM-only facts secret
+(``blind_form``, ruling R33) and advances a session (``advance``). The pure functions are in :mod:`.mechanics`
 (numbers of the rules) and :mod:`.ops` (operations on a character's state).
 """
 
@@ -20,7 +21,6 @@ from ledger import (
     DiceError,
     DiceSource,
     Event,
-    Opponent,
     Recorded,
     Roll,
     RollRequest,
@@ -30,6 +30,8 @@ from ledger import (
 )
 
 from ..events import (
+    GRANTED,
+    IMPOSED,
     AttackResolved,
     BlindCheckRolled,
     CheckRolled,
@@ -76,19 +78,15 @@ from .ops import (
 #: cannot be recorded blind (ruling R33).
 BLIND_REFUSED = (DamageTaken, AttackResolved, WoundHealed, ExperienceMarked, SkillIncreased,
                  Rested, ShockRolled)
-GRANTED = "granted by The World"  # the advantage source of --advantage (ruling R3)
-IMPOSED = "imposed by The World"  # the disadvantage source of --disadvantage
-
-
-def parse_invocations(text: str | list[TraitInvocation] | None) -> list[TraitInvocation]:
-    """``--trait`` text → invocations ("Traits"): ``"NAME:help"`` or ``"NAME:hinder"``,
-    several separated by commas. A list of invocations (what :meth:`Rules.request_of`
-    reads back from a recorded check, trait names with commas included) is taken as it is.
+def parse_invocations(text: str | list[Any] | None) -> list[TraitInvocation]:
+    """The option trait → invocations ("Traits"): ``"NAME:help"`` or ``"NAME:hinder"``,
+    several separated by commas. A list of ``{"trait", "mode"}`` entries (the inputs of a
+    check recorded before rolls kept them whose trait name holds a comma) is taken as it is.
 
     :raises RuleError: an entry without ``:help`` or ``:hinder``.
     """
     if isinstance(text, list):
-        return list(text)
+        return msgspec.convert(text, list[TraitInvocation], from_attributes=True)
     if not text:
         return []
     found = []
@@ -115,8 +113,8 @@ class Rules(Clock, RuleSystem[Character, Options]):
         condition penalties and, for spells, jinx (ruling R7). An attack on a character on
         the ledger (``request.opponent`` with ``--weapon ITEM``, ruling R38) has tools: the
         weapon ("Attacking": "time, tools (a weapon), and skill (to use that weapon)",
-        ruling R44), unless the request says ``weapon_as_tools=False`` (a check recorded
-        in an earlier release, read back by :meth:`request_of`).
+        ruling R44), unless the request gives ``tools`` as false (an attack recorded in an
+        earlier release, read back so).
 
         :raises RuleError: unknown skill (without ``--practice``), unknown or spent trait,
             too many traits, a trait or objective on an automatic result, a dead character,
@@ -160,7 +158,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
                 "ledger (or record attack-resolved with its weapon damage)", param="weapon")
         # "Attacking": "time, tools (a weapon), and skill (to use that weapon)": the weapon
         # is the attack's tools (ruling R44), except in a check recorded in an earlier release
-        tools = bool(p.get("tools")) or (bool(attack) and bool(p.get("weapon_as_tools", True)))
+        tools = bool(p.get("tools")) or (bool(attack) and p.get("tools") is not False)
         gate = check_gate(time=bool(p.get("time")), tools=tools,
                           skill=has_skill, help=bool(help_from),
                           one_factor_no_help=self.options.one_factor_no_help)
@@ -298,46 +296,6 @@ class Rules(Clock, RuleSystem[Character, Options]):
             + (", or with help from an ally" if alone else ""),
             param="time",
         )
-
-    def request_of(self, event: Roll) -> RollRequest:
-        """The request :meth:`resolve` turned into ``event``, read from its input fields only.
-
-        A check gives back its skill (``practice`` when the skill was not known, "Learning
-        Skills"), ``time``, ``tools``, ``help_from``, the invoked traits, ``--advantage`` /
-        ``--disadvantage`` (the sources "granted by The World" / "imposed by The World"),
-        ``spell`` and ``objective``, and for an attack the target and ``weapon``; a shock
-        roll gives ``shock``. An attack recorded with ``tools`` false (in an earlier release, when the
-        weapon was not yet the tools, ruling R44) gives ``weapon_as_tools=False`` so that it
-        is re-derived as it was ruled then. Results (gate, mode, dice,
-        kept, penalties, total, outcome, experience, miscast) are never read: they follow
-        from the state and the draws. ``name`` is left empty (the core fills it in).
-
-        :raises RuleError: a roll type this system does not make.
-        """
-        if isinstance(event, ShockRolled):
-            return RollRequest(event.character, "", None, {"shock": True})
-        if not isinstance(event, CheckRolled):
-            return super().request_of(event)
-        params: dict[str, Any] = {"time": event.time, "tools": event.tools,
-                                  "practice": not event.known, "spell": event.spell}
-        if event.help_from:
-            params["help_from"] = event.help_from
-        if event.invocations:
-            params["trait"] = list(event.invocations)
-        if GRANTED in event.advantages:
-            params["advantage"] = True
-        if IMPOSED in event.disadvantages:
-            params["disadvantage"] = True
-        if event.objective:
-            params["objective"] = event.objective
-        opponent = None
-        if isinstance(event.vs_character, str):
-            opponent = Opponent(event.vs_character)
-            if isinstance(event.weapon, str):
-                params["weapon"] = event.weapon
-                if not event.tools:  # recorded before the weapon was not the tools
-                    params["weapon_as_tools"] = False
-        return RollRequest(event.character, "", event.skill, params, opponent)
 
     def follow_ups(self, state: Character, event: Roll, *, seq: int) -> list[Event]:
         """A check made towards a shared objective (``--objective NAME`` naming one) counts
