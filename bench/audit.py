@@ -115,8 +115,8 @@ def audit_case(path: str, seq: int, parts: dict[str, list[float]] | None = None)
     ``parts``, the chain, the inclusion proof and the re-derivation again, apart."""
     from ledger.campaign.aggregate import open_campaign
     from ledger.history.audit import audit, result_of
-    from ledger.history.proofs import against_checkpoint
-    from ledger.history.proving import prove_chain
+    from ledger.history.audit_proof import prove_chain
+    from ledger.history.tree_proofs import against_checkpoint
     from ledger.store.sqlite import Store
 
     store = Store(path)
@@ -198,7 +198,7 @@ def before(path: str, seq: int) -> float:
 def whole_verify(path: str) -> float:
     """One whole ``verify`` (integrity check, chain, every roll, seeds), seconds; keeps what
     it proved as ``campaign verify`` does."""
-    from ledger.history.proving import record_verified
+    from ledger.history.audit_proof import record_verified
     from ledger.history.verify import verify_store
     from ledger.store.sqlite import Store
 

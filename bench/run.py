@@ -288,7 +288,7 @@ def bench_checkpoint(ledger_db: Path, reps: int) -> dict[str, Any]:
     proof against it are timed too (O(log n) reads of the stored tree)."""
     from ledger.campaign import checkpoints
     from ledger.campaign.aggregate import open_campaign
-    from ledger.history import proofs
+    from ledger.history import tree_proofs
     from ledger.store.sqlite import Store
 
     store = Store(str(ledger_db))
@@ -303,8 +303,8 @@ def bench_checkpoint(ledger_db: Path, reps: int) -> dict[str, Any]:
         made_ms.append(1000 * (time.perf_counter() - t))
         assert made.new and made.size == head
         t = time.perf_counter()
-        proofs.inclusion(store, camp.id, 1 + (i * 7919) % head, head)
-        proofs.consistency(store, camp.id, max(1, head // 3 + i), head)
+        tree_proofs.inclusion(store, camp.id, 1 + (i * 7919) % head, head)
+        tree_proofs.consistency(store, camp.id, max(1, head // 3 + i), head)
         proof_ms.append(1000 * (time.perf_counter() - t))
     store.close()
     return {

@@ -32,7 +32,7 @@ from ledger_d20_world.events import (
 
 from ledger.dice.engine import PhysicalDice
 from ledger.events import Event, SceneEnded, SceneStarted, SessionEnded, SessionStarted
-from ledger.rules.requests import RollRequest
+from ledger.rules.roll_inputs import RollRequest
 
 ROOT = Path(__file__).resolve().parent.parent
 SHEETS = ROOT / "campaigns" / "the-world" / "characters"

@@ -48,7 +48,7 @@ from ledger.rules.exact import at_least, mean, pool_distribution
 from ledger.rules.form import FUDGE_FACES
 from ledger.rules.hookspecs import hookimpl
 from ledger.rules.projection import applying_seq
-from ledger.rules.requests import Opponent, RollParam, RollRequest
+from ledger.rules.roll_inputs import Opponent, RollParam, RollRequest
 from ledger.rules.sheet_check import check_sheet
 from ledger.rules.sheets import Line, Section, Sheet, Table, Track
 from ledger.rules.spans import DAY, HOUR, WEEK, TimeDice, parse_duration, span_words

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from ledger.events import NoteAdded
-from ledger.history import proofs
+from ledger.history import tree_proofs
 from ledger.store.base import Pending, is_url
 from ledger.store.opening import open_store
 from ledger.trust import merkle
@@ -46,7 +46,7 @@ def test_m010_builds_the_trees_of_an_existing_ledger(store_target):
     try:
         assert "m010_merkle_checkpoints" in again.migrations()
         for campaign in ("c", "d"):
-            leaves = proofs.leaves(again, campaign, again.head(campaign).seq)
+            leaves = tree_proofs.leaves(again, campaign, again.head(campaign).seq)
             size, hashes = again.tree_frontier(campaign)
             assert size == len(leaves)
             assert merkle.Frontier(size, hashes).root() == merkle.root(leaves)
@@ -56,7 +56,7 @@ def test_m010_builds_the_trees_of_an_existing_ledger(store_target):
             again.put_secret("c", 0, b"\x02" * 32, kind="checkpoint")  # the wider kinds
         assert again.get_secret("c", 0, kind="checkpoint") == b"\x02" * 32
         _append(again, "c", 1)  # appends go on from the filled tree
-        leaves = proofs.leaves(again, "c", 601)
+        leaves = tree_proofs.leaves(again, "c", 601)
         assert merkle.Frontier(*again.tree_frontier("c")).root() == merkle.root(leaves)
     finally:
         again.close()
@@ -67,16 +67,16 @@ def test_stored_proofs_agree_with_a_rebuild(store_target, size):
     store = open_store(store_target)
     try:
         _append(store, "c", size)
-        leaves = proofs.leaves(store, "c", size)
+        leaves = tree_proofs.leaves(store, "c", size)
         root = merkle.root(leaves)
         rng = random.Random(size)
         for seq in {1, size, rng.randint(1, size)}:
-            got = proofs.inclusion(store, "c", seq)
+            got = tree_proofs.inclusion(store, "c", seq)
             assert got.root == root
             assert got.proof == merkle.inclusion_proof(seq - 1, size, leaves)
             merkle.verify_inclusion(seq - 1, size, got.leaf, got.proof, root)
         for old in {1, size, rng.randint(1, size)}:
-            got = proofs.consistency(store, "c", old)
+            got = tree_proofs.consistency(store, "c", old)
             assert got.old_root == merkle.root(leaves[:old])
             assert got.proof == merkle.consistency_proof(old, size, leaves)
             merkle.verify_consistency(old, size, got.old_root, root, got.proof)
@@ -112,12 +112,12 @@ def test_a_proof_reads_a_few_hundred_hashes_not_the_log(tmp_path):
         for _ in range(14):
             _append(store, "c", 5000)  # 70,000 events: one height-16 tile
         counting = _Counting(store)
-        got = proofs.inclusion(counting, "c", 12_345)
+        got = tree_proofs.inclusion(counting, "c", 12_345)
         assert counting.hashes < 1200, counting.hashes
         counting.hashes = 0
-        proofs.consistency(counting, "c", 66_000)
+        tree_proofs.consistency(counting, "c", 66_000)
         assert counting.hashes < 1200, counting.hashes
-        leaves = proofs.leaves(store, "c", 70_000)
+        leaves = tree_proofs.leaves(store, "c", 70_000)
         assert got.proof == merkle.inclusion_proof(12_344, 70_000, leaves)
     finally:
         store.close()
@@ -137,16 +137,16 @@ def test_stored_roots_and_proofs_agree_with_an_independent_implementation(tmp_pa
             size = store.head("c").seq
             for (h,) in store.rows("c", after=theirs.get_size(), columns=["hash"]):
                 theirs.append_entry(bytes.fromhex(h))
-            assert proofs.StoredTree(store, "c").root() == theirs.get_root(size)
+            assert tree_proofs.StoredTree(store, "c").root() == theirs.get_root(size)
             old = rng.randint(1, size)
-            ours = proofs.consistency(store, "c", old)
+            ours = tree_proofs.consistency(store, "c", old)
             assert ours.old_root == theirs.get_root(old) and ours.new_root == theirs.get_root(size)
     finally:
         store.close()
 
 
 def _tree_agrees(store, campaign):
-    leaves = proofs.leaves(store, campaign, store.head(campaign).seq)
+    leaves = tree_proofs.leaves(store, campaign, store.head(campaign).seq)
     size, hashes = store.tree_frontier(campaign)
     assert size == len(leaves)
     assert merkle.Frontier(size, hashes).root() == merkle.root(leaves)

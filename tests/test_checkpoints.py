@@ -11,7 +11,7 @@ import pytest
 from ledger.campaign import checkpoints
 from ledger.campaign.aggregate import open_campaign
 from ledger.events import CampaignCreated
-from ledger.history import proofs
+from ledger.history import tree_proofs
 from ledger.store.base import Pending
 from ledger.store.sqlite import Store
 from ledger.trust import merkle
@@ -37,7 +37,7 @@ def test_a_new_campaign_names_its_key_and_keeps_it_secret(toy_campaign, db_path)
 def test_checkpoint_signs_the_tree_of_the_whole_log(toy_campaign, db_path):
     out = json.loads(toy_campaign("checkpoint", "--json").output)
     store = _store(db_path)
-    leaves = proofs.leaves(store, "toybox", store.head("toybox").seq)
+    leaves = tree_proofs.leaves(store, "toybox", store.head("toybox").seq)
     assert out["size"] == len(leaves) == 3 and out["new"] is True
     checkpoint = checkpoints.open_checkpoint(out["note"], out["vkey"])
     assert checkpoint == Checkpoint("campaign-ledger/toybox", 3, merkle.root(leaves))
@@ -58,7 +58,7 @@ def test_session_end_signs_a_checkpoint_in_its_transaction(toy_campaign, db_path
     assert [r.type for r in store.rows("toybox", after=head)] == ["chronicle.signed"]
     (kept,) = store.checkpoints("toybox")
     assert kept["size"] == head and out["checkpoint"] == kept["note"]
-    assert kept["root"] == merkle.root(proofs.leaves(store, "toybox", head))
+    assert kept["root"] == merkle.root(tree_proofs.leaves(store, "toybox", head))
     store.close()
 
 

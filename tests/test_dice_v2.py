@@ -94,7 +94,7 @@ def test_a_log_with_requested_rolls_verifies_and_a_swapped_entropy_is_caught(toy
     from ledger.campaign import sessions
     from ledger.campaign.aggregate import open_campaign
     from ledger.history.verify import verify_store
-    from ledger.rules.requests import RollRequest
+    from ledger.rules.roll_inputs import RollRequest
     from ledger.store.sqlite import Store
 
     invoke = toy_campaign

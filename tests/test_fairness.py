@@ -13,7 +13,7 @@ import pytest
 from ledger.campaign.aggregate import open_campaign
 from ledger.dice import engine as dicemod
 from ledger.dice import fairness as fair
-from ledger.rules.requests import RollRequest
+from ledger.rules.roll_inputs import RollRequest
 from ledger.store.sqlite import Store
 
 AT = "2026-03-01T19:00:00.000000Z"

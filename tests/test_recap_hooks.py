@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from ledger.dice.engine import PhysicalDice
 from ledger.rules.plugins import pm, rule_systems
-from ledger.rules.requests import RollRequest
+from ledger.rules.roll_inputs import RollRequest
 from ledger.rules.system import RuleSystem
 
 PLUGINS = Path(__file__).parents[1] / "plugins"

@@ -16,7 +16,7 @@ from ledger import RuleSystem
 from ledger.dice.engine import PhysicalDice
 from ledger.errors import RuleError
 from ledger.events import RollInputs
-from ledger.rules.requests import Opponent, RollRequest
+from ledger.rules.roll_inputs import Opponent, RollRequest
 
 from .toy import Toy, ToyRolled
 

@@ -413,7 +413,7 @@ def test_the_odds_preview_of_other_systems_is_their_odds(
         try:
             campaign = open_campaign(store)
             from ledger.dice.engine import CountingDice
-            from ledger.rules.requests import RollRequest
+            from ledger.rules.roll_inputs import RollRequest
 
             state = campaign.state_of(cid, as_gm=True)
             event = rules.resolve(

@@ -453,10 +453,10 @@ class Campaign:
         at: str,
     ) -> Recorded:
         """Retract (no ``data``/``faces``) or amend event ``seq``, validated like a new event
-        (:func:`ledger.campaign.correcting.correct`).
+        (:func:`ledger.campaign.corrections.correct`).
 
         :raises RuleError: the correction is refused (nothing is written)."""
-        from ledger.campaign.correcting import correct
+        from ledger.campaign.corrections import correct
 
         return correct(self, seq, reason, data=data, faces=faces, actor=actor, at=at)
 

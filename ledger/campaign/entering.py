@@ -4,9 +4,9 @@
 /api/v1/roll`` record a roll through :func:`enter_roll`; the phone's ``POST /answer/SEQ``
 and the API's ``POST /api/v1/answer/{seq}`` answer a roll request through
 :func:`answer_request`. Each checks the same things in the same order and refuses with the
-same sentence (:class:`ledger.errors.Refused`, nothing written); a front end adds only the words for its
-own controls (:class:`Words`: how to accept an automatic result, what to do after a
-concurrent write, what the roller's randomness is called) and its own transport (an exit
+same sentence (:class:`ledger.errors.Refused`, nothing written); a front end adds only the names
+of its own controls (:class:`Controls`: how to accept an automatic result, what to do after
+a concurrent write, what the roller's randomness is called) and its own transport (an exit
 code, a form field, a problem document).
 
 A player's roll is tried first against the players' view (:func:`rehearse`): a refusal
@@ -26,7 +26,7 @@ from ledger.campaign.rolling import AutomaticResult, RollBatch
 from ledger.dice.engine import DiceError, PhysicalDice, dice_needed, parse_faces
 from ledger.errors import ConflictError, NotFound, Refused, RuleError
 from ledger.events import Recorded, RollWithdrawn
-from ledger.rules.requests import RollRequest
+from ledger.rules.roll_inputs import RollRequest
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
@@ -43,7 +43,7 @@ SECRET_REFUSAL = (
 ENTROPY = re.compile(r"[0-9a-f]{64}")
 
 @dataclass(frozen=True)
-class Words:
+class Controls:
     """How a front end names its own controls at the end of a shared refusal.
 
     :ivar auto: how to accept a result the rules give without dice (after the rules'
@@ -72,7 +72,7 @@ def dice_wanted(system: Any) -> str:
 
 def rehearse(
     campaign: Campaign, cid: str, skill: str | None, given: dict[str, Any], faces: str,
-    *, automatic_ok: bool, words: Words,
+    *, automatic_ok: bool, controls: Controls,
 ) -> None:  # fmt: skip
     """A player's physical roll tried against the players' view of ``cid``, writing nothing.
 
@@ -107,7 +107,7 @@ def rehearse(
         validate(campaign, [event], cached={cid: state})
     except AutomaticResult as e:
         raise Refused(
-            f"{e}: {words.auto}", reason="automatic", automatic=str(e), param=e.param
+            f"{e}: {controls.auto}", reason="automatic", automatic=str(e), param=e.param
         ) from None
     except DiceError as e:
         raise Refused(str(e), dice=True) from None
@@ -125,7 +125,7 @@ def enter_roll(
     as_gm: bool,
     actor: str,
     at: str,
-    words: Words,
+    controls: Controls,
     automatic_ok: bool = False,
     also: Callable[[], None] | None = None,
     **more: Any,
@@ -150,7 +150,7 @@ def enter_roll(
         raise Refused(dice_wanted(system), reason="input", dice=True)
     cid = campaign.find_character(character)
     if not as_gm:
-        rehearse(campaign, cid, skill, given, faces or "", automatic_ok=automatic_ok, words=words)
+        rehearse(campaign, cid, skill, given, faces or "", automatic_ok=automatic_ok, controls=controls)
     try:
         with campaign.store.transaction():
             if also is not None:
@@ -161,13 +161,13 @@ def enter_roll(
             )  # fmt: skip
     except ConflictError as e:
         # a stream's version counts GM-only events too: a player is not told it
-        text = str(e) if as_gm else f"another entry was written at the same moment: {words.again}"
+        text = str(e) if as_gm else f"another entry was written at the same moment: {controls.again}"
         raise Refused(text, reason="conflict") from None
     except AutomaticResult as e:
         if not as_gm:
             raise Refused(SECRET_REFUSAL, secret=True) from None
         raise Refused(
-            f"{e}: {words.auto}", reason="automatic", automatic=str(e), param=e.param
+            f"{e}: {controls.auto}", reason="automatic", automatic=str(e), param=e.param
         ) from None
     except (RuleError, DiceError) as e:
         if not as_gm:
@@ -231,7 +231,7 @@ def answer_request(
     who: str,
     mine: dict[str, str],
     at: str,
-    words: Words,
+    controls: Controls,
     also: Callable[[], None] | None = None,
 ) -> Recorded:
     """A player's device answers the roll request at ``seq`` with ``entropy`` (64 hex
@@ -256,13 +256,13 @@ def answer_request(
     faces = (faces or "").strip() or None
     if (entropy is None) == (faces is None):
         raise Refused(
-            f"Answer with {words.entropy} or with {words.dice}, not both.", reason="input"
+            f"Answer with {controls.entropy} or with {controls.dice}, not both.", reason="input"
         )
     if entropy is not None and not ENTROPY.fullmatch(entropy):
-        text = f"{words.randomness} is 32 bytes written as 64 hex digits: {words.fresh}."
+        text = f"{controls.randomness} is 32 bytes written as 64 hex digits: {controls.fresh}."
         raise Refused(text[:1].upper() + text[1:], reason="input")
     if faces is not None:
-        rehearse(campaign, cid, skill, params, faces, automatic_ok=True, words=words)
+        rehearse(campaign, cid, skill, params, faces, automatic_ok=True, controls=controls)
     try:
         with campaign.store.transaction():
             if also is not None:
@@ -271,7 +271,7 @@ def answer_request(
                 cid, None, {}, faces=faces, answer=seq, entropy=entropy, actor=who, at=at
             ).roll
     except ConflictError:
-        text = f"another entry was written at the same moment: {words.again}"
+        text = f"another entry was written at the same moment: {controls.again}"
         raise Refused(text, reason="conflict") from None
     except (RuleError, DiceError):
         closed = closed_text(campaign, seq)

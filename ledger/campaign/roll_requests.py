@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ledger.dice import engine as dicemod
 from ledger.errors import NotFound, RuleError
 from ledger.events import Recorded, Roll, RollRequested, RollWithdrawn
-from ledger.rules.requests import RollRequest
+from ledger.rules.roll_inputs import RollRequest
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign

@@ -19,7 +19,7 @@ from ledger.campaign import sessions
 from ledger.dice import engine as dicemod
 from ledger.errors import RuleError
 from ledger.events import ContestOpposed, Event, Recorded, Roll
-from ledger.rules.requests import Opponent, RollRequest
+from ledger.rules.roll_inputs import Opponent, RollRequest
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign

@@ -124,7 +124,7 @@ def undo(campaign: Campaign, target: Undo, reason: str, *, actor: str, at: str) 
     :raises Refused: no reason (``input``), or the rules refuse the correction (nothing
         written).
     """
-    from ledger.campaign.correcting import correct
+    from ledger.campaign.corrections import correct
     from ledger.campaign.roll_requests import withdraw
 
     if not reason.strip():

@@ -36,7 +36,7 @@ def checkpoint(app: App, witness: str | None, witness_key: str | None, as_json: 
     and `campaign verify` then names it. If the witness fails, the checkpoint is still kept:
     run the command again to retry."""
     from ledger.campaign import checkpoints
-    from ledger.history import witnessing
+    from ledger.history import witness_cosigning
     from ledger.witness.client import check_witness_url
     from ledger.witness.state import WitnessError
 
@@ -45,16 +45,18 @@ def checkpoint(app: App, witness: str | None, witness_key: str | None, as_json: 
     if witness is not None and witness_key is not None:
         try:  # refused before anything is signed
             check_witness_url(witness)
-            witnessing.parse_witness_key(witness_key)
+            witness_cosigning.parse_witness_key(witness_key)
         except WitnessError as e:
             raise click.UsageError(str(e)) from None
     campaign = app.campaign
     made = checkpoints.make_checkpoint(campaign, actor=app.actor, at=now())
     vkey = checkpoints.recorded_key(campaign) or ""
-    cosigned: list[witnessing.Cosigned] = []
+    cosigned: list[witness_cosigning.Cosigned] = []
     if witness is not None and witness_key is not None:
         try:
-            cosigned.append(witnessing.cosign(campaign, made, witness, witness_key, at=now()))
+            cosigned.append(
+                witness_cosigning.cosign(campaign, made, witness, witness_key, at=now())
+            )
         except WitnessError as e:
             kept = "signed and kept" if made.new else "kept"
             raise click.ClickException(

@@ -295,7 +295,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
     backup's open-session engine rolls are recomputed from the seed it holds.
     Exit 0 and print a receipt (head seq and hash), or exit 1 naming the first bad seq.
     """
-    from ledger.history import witnessed
+    from ledger.history import checkpoint_checks
     from ledger.history.report import ReceiptError, clock_note, parse_receipt, pending_lines
     from ledger.history.verify import verify_store
 
@@ -326,7 +326,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
             sys.exit(1)
         campaign_id, report = verify_export(lines, receipt=parsed, backup=backup)
         stubs = report.stubs
-        seen = witnessed.check_file(lines, trust, receipt=note) if report.ok else None
+        seen = checkpoint_checks.check_file(lines, trust, receipt=note) if report.ok else None
     else:
         store = app.store()
         # verify reads the stored rows only: a damaged first event must be reported, not
@@ -350,7 +350,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
             problem = verify_snapshots(store, campaign_id)
             if problem:
                 report.fail(*problem)
-        seen = witnessed.check_store(store, campaign_id, receipt=note) if report.ok else None
+        seen = checkpoint_checks.check_store(store, campaign_id, receipt=note) if report.ok else None
         if report.ok and parsed is None and (seen is None or seen.ok):
             # chronicle entries and passports joined with, after the checkpoints the entries
             # rest on: a log rewritten under a checkpoint is named there, as a file's verify does
@@ -360,7 +360,7 @@ def verify(app: App, file: Any, receipt: str | None, drop_snapshots: bool, as_js
             if problem:
                 report.fail(*problem)
         if report.ok and parsed is None and (seen is None or seen.ok) and report.head_seq:
-            from ledger.history.proving import record_verified
+            from ledger.history.audit_proof import record_verified
 
             # audit chains from here and never proves it twice
             record_verified(store, campaign_id, report.head_seq, report.head_hash, now())
@@ -432,7 +432,7 @@ def proof() -> None:
 def proof_inclusion(app: App, seq: int, size: int | None, as_json: bool) -> None:
     """Prove event SEQ is in the log's Merkle tree: its leaf hash and audit path to the
     root, which anyone checks with RFC 9162's algorithm alone (hashes in base64)."""
-    from ledger.history.proofs import inclusion
+    from ledger.history.tree_proofs import inclusion
 
     found = inclusion(app.store(), app.campaign.id, seq, size)
     if as_json:
@@ -454,7 +454,7 @@ def proof_inclusion(app: App, seq: int, size: int | None, as_json: bool) -> None
 def proof_consistency(app: App, old: int, new: int | None, as_json: bool) -> None:
     """Prove the log of the first OLD events is a prefix of the log of the first NEW (default:
     all): nothing before OLD was rewritten. Hashes in base64."""
-    from ledger.history.proofs import consistency
+    from ledger.history.tree_proofs import consistency
 
     found = consistency(app.store(), app.campaign.id, old, new)
     if as_json:

@@ -1,5 +1,5 @@
 """Click options built from the installed rule systems' roll and odds parameters
-(:class:`~ledger.rules.requests.RollParam`): `campaign roll` and `campaign odds` take the
+(:class:`~ledger.rules.roll_inputs.RollParam`): `campaign roll` and `campaign odds` take the
 options of the campaign's system, in the book's words, and convert what is given."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import click
 from ledger.cli.base import App
 from ledger.rules import params as rule_params
 from ledger.rules.plugins import rule_systems
-from ledger.rules.requests import RollParam
+from ledger.rules.roll_inputs import RollParam
 
 #: What :func:`merged_params` found two installed systems declaring differently (a flag in
 #: one, a value in another): collected, not yet shown anywhere.

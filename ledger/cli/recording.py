@@ -107,7 +107,7 @@ def roll(
     the harm of a hit at once). Options below marked [system] apply to campaigns of that
     rule system.
     """
-    from ledger.campaign.entering import Words, enter_roll
+    from ledger.campaign.entering import Controls, enter_roll
     from ledger.errors import Refused
 
     campaign = app.campaign
@@ -128,7 +128,7 @@ def roll(
             as_gm=True,
             actor=app.actor,
             at=now(),
-            words=Words(),
+            controls=Controls(),
             automatic_ok=automatic_ok,
             client_seed=client_seed,
             blind=blind,

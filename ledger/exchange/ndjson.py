@@ -317,7 +317,7 @@ def import_lines(
     session ends).
 
     :param trust: the file's checkpoint and cosignature lines: each must hold against the
-        events (:func:`ledger.history.witnessed.check_file`) and is kept with them.
+        events (:func:`ledger.history.checkpoint_checks.check_file`) and is kept with them.
     :param backup: a GM backup's record (:mod:`ledger.exchange.backup`): its secrets are checked
         against their commitments in the log and restored with the events.
     :param abandon_open_session: close an open session whose seed the file lacks.
@@ -417,7 +417,7 @@ def import_lines(
         replay_strictly(system, codec, stored)
     except RuleError as e:
         raise RuleError(f"the file holds an event the rules refuse: {e}") from None
-    from ledger.history.witnessed import check_file
+    from ledger.history.checkpoint_checks import check_file
 
     seen = check_file(lines, trust or [])
     if not seen.ok:

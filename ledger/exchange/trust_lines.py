@@ -77,7 +77,7 @@ def trust_lines(store: EventStore, campaign: str, upto: int) -> Iterator[bytes]:
 
 
 def checkpoints_of(lines: list[TrustLine]) -> list[dict[str, Any]]:
-    """The checkpoint lines as ``{"size", "note", "made_at"}`` (for :mod:`ledger.history.witnessed`)."""
+    """The checkpoint lines as ``{"size", "note", "made_at"}`` (for :mod:`ledger.history.checkpoint_checks`)."""
     return [msgspec.structs.asdict(x) for x in lines if isinstance(x, CheckpointLine)]
 
 

@@ -4,7 +4,7 @@
 the rule system's fields (modifiers, band), the rule text it came from, the corrections
 that touch it, and a verdict:
 
-- the event is proven by proof (:mod:`ledger.history.proving`): its inclusion in the
+- the event is proven by proof (:mod:`ledger.history.audit_proof`): its inclusion in the
   newest signed checkpoint, the hash chain from the nearest proven anchor (a checkpoint, or
   the head ``verify`` proved) to the event (else: the first bad seq), its result re-derived
   from the newest snapshot before it; whole-file checks (SQLite's integrity check, the chain
@@ -36,9 +36,9 @@ from ledger.dice.engine import (
 )
 from ledger.errors import RuleError
 from ledger.events import Roll, RollImported
-from ledger.history.proving import checked_text, prove_back, prove_chain
-from ledger.rules.requests import Opponent
+from ledger.history.audit_proof import checked_text, prove_back, prove_chain
 from ledger.rules.results import NOT_FOLLOWING, result_problem
+from ledger.rules.roll_inputs import Opponent
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
@@ -129,7 +129,7 @@ def audit(campaign: Campaign, seq: int, *, as_gm: bool) -> dict[str, Any]:
                        "events": chain.events}  # fmt: skip
     if not chain_ok:
         detail += f" (seq {chain.bad_seq}: {chain.problem})"
-    from ledger.history.proofs import against_checkpoint
+    from ledger.history.tree_proofs import against_checkpoint
 
     result["proof"] = proof = against_checkpoint(campaign, seq, rec.hash)  #
     if proof["checkpoint"] is not None and not proof["verified"]:

@@ -53,7 +53,7 @@ from ledger.events import (
     ChronicleSigned,
     Recorded,
 )
-from ledger.history import proofs
+from ledger.history import tree_proofs
 from ledger.rules.system import RuleSystem
 from ledger.trust import chronicle, merkle
 from ledger.trust.chronicle import Entry, EntryError
@@ -197,7 +197,7 @@ def export_passport(campaign: Campaign, character: str) -> bytes:
                 note=signed.note, vkey=vkey, checkpoint=str(kept[0]["note"]),
                 events=[_event_line(e) for e in events],
                 proofs=[
-                    [base64.b64encode(h).decode() for h in proofs.inclusion(store, campaign.id, e.seq, size).proof]
+                    [base64.b64encode(h).decode() for h in tree_proofs.inclusion(store, campaign.id, e.seq, size).proof]
                     for e in events
                 ],
                 cosignature=(

@@ -432,7 +432,7 @@ class League:
 
         :raises RuleError: sizes outside the log.
         """
-        from ledger.history.proofs import consistency
+        from ledger.history.tree_proofs import consistency
 
         return consistency(self.store, self.id, old, new).proof
 

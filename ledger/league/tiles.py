@@ -27,7 +27,7 @@ import os
 import struct
 from typing import TYPE_CHECKING, Any
 
-from ledger.history.proofs import StoredTree
+from ledger.history.tree_proofs import StoredTree
 from ledger.store.tree import fold
 
 if TYPE_CHECKING:

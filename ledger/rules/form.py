@@ -4,7 +4,7 @@
 The web view's roll form (``/roll/CHARACTER``) is built from :attr:`RuleSystem.roll_params
 <ledger.rules.system.RuleSystem.roll_params>`: each option's label, default, choices and
 whether a table commonly needs it are fields of its one declaration
-(:class:`~ledger.rules.requests.RollParam`). This mixin adds what is not about one option:
+(:class:`~ledger.rules.roll_inputs.RollParam`). This mixin adds what is not about one option:
 what the book calls the thing rolled (:attr:`RollForm.skill_label`), how the dice are
 entered (:attr:`RollForm.dice_faces`) and the exact odds of a roll before it is made
 (:meth:`RollForm.roll_odds`, from the system's own ``odds``).
@@ -34,7 +34,7 @@ class RollForm:
 
     def roll_label(self, name: str) -> str:
         """The label of the roll option ``name`` (its :attr:`RollParam.label
-        <ledger.rules.requests.RollParam.label>`, else the name in words: ``"help_from"`` →
+        <ledger.rules.roll_inputs.RollParam.label>`, else the name in words: ``"help_from"`` →
         ``"Help from"``)."""
         param = next((p for p in getattr(self, "roll_options", ()) if p.name == name), None)
         return param.title if param is not None else name.replace("_", " ").capitalize()
@@ -45,7 +45,7 @@ class RollForm:
         and help from bram"``, ``{"dr": "good"}`` → ``"against Good"``; ``""`` for none.
 
         Each given option is worded by its :attr:`RollParam.words
-        <ledger.rules.requests.RollParam.words>` (``{}`` the value; a named value of its
+        <ledger.rules.roll_inputs.RollParam.words>` (``{}`` the value; a named value of its
         ``suggestions`` or ``choices`` capitalised), else by its label (:meth:`roll_label`): a switch as the
         label, a value as ``"label value"``. Options set to false, ``None`` or nothing are
         left out; options this system does not declare are named by their words alone.

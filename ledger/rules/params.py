@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ledger.errors import RuleError
-from ledger.rules.requests import RollParam
+from ledger.rules.roll_inputs import RollParam
 
 
 class ParamError(RuleError):

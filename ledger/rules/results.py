@@ -31,7 +31,7 @@ from ledger.events import (
     event_tag,
 )
 from ledger.rules.projection import Corrections, Projector, companions_of, corrections_from
-from ledger.rules.requests import Opponent
+from ledger.rules.roll_inputs import Opponent
 from ledger.rules.spans import SPAN_HEADS, consequence_seqs, span_correction_problem
 from ledger.rules.system import RuleSystem
 

@@ -34,7 +34,7 @@ from ledger.errors import RuleError
 from ledger.events import Event, Recorded, Roll, RollInputs, TimePassed, event_tag
 from ledger.rules.form import RollForm
 from ledger.rules.marks import applies, describes, marked
-from ledger.rules.requests import Opponent, RollParam, RollRequest
+from ledger.rules.roll_inputs import Opponent, RollParam, RollRequest
 from ledger.rules.turns import Turns
 from ledger.rules.wording import SEED_NAME, VERDICTS, Wording
 
@@ -108,7 +108,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         encoded for snapshots, so keep it msgspec-serialisable).
     :cvar options_type: a ``msgspec.Struct`` of campaign options, every field defaulted.
     :cvar roll_options: every option of the system's rolls and odds, each declared once
-        (:class:`~ledger.rules.requests.RollParam`: name, label in the book's words, help,
+        (:class:`~ledger.rules.roll_inputs.RollParam`: name, label in the book's words, help,
         type, range or choices, default, common, words, and whether the roll, the odds or
         both take it). ``campaign roll``/``request``/``odds``, the roll form, the GM's
         request form, the API's schema and completion all read it: see

@@ -223,7 +223,7 @@ def m012_webhooks(db: sqlite_utils.Database) -> None:
 
 def m013_verified(db: sqlite_utils.Database) -> None:
     """What ``campaign verify`` last proved of each campaign: the head ``seq`` and
-    its ``hash``, so ``audit`` chains from there (:mod:`ledger.history.proving`) and never
+    its ``hash``, so ``audit`` chains from there (:mod:`ledger.history.audit_proof`) and never
     proves it twice; used only while the stored event ``seq`` still has that hash."""
     db.execute(
         "create table verified (campaign text primary key, seq integer not null, "

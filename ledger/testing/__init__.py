@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 from ledger.dice.engine import DiceSource, PhysicalDice, parse_faces
 from ledger.events import Event, Roll
 from ledger.rules.hookspecs import hookimpl
-from ledger.rules.requests import RollRequest
+from ledger.rules.roll_inputs import RollRequest
 from ledger.rules.system import RuleSystem
 
 if TYPE_CHECKING:

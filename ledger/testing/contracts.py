@@ -50,7 +50,7 @@ from ledger.dice.engine import EngineDice, PhysicalDice, parse_faces
 from ledger.errors import RuleError
 from ledger.events import CORE_EVENT_TYPES, Event, Roll, event_tag
 from ledger.rules.params import pick_params
-from ledger.rules.requests import RollRequest
+from ledger.rules.roll_inputs import RollRequest
 from ledger.rules.spans import DAY, HOUR, TimeDice, time_consequences
 from ledger.rules.system import RuleSystem
 from ledger.rules.wording import VERDICTS

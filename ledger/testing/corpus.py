@@ -465,14 +465,14 @@ def generic_verdict(file: Path) -> Verdict:
     """What the in-browser verifier must say of an export: the chain, the seeds, every engine
     draw (``verify_rows(rules=False)``), then the signed checkpoints and cosignatures."""
     from ledger.exchange.ndjson import parse_lines, verify_export
-    from ledger.history import witnessed
+    from ledger.history import checkpoint_checks
 
     trust: list[Any] = []
     with open(file, "rb") as f:
         lines = parse_lines(f, trust)
     _, report = verify_export(lines, rules=False)
     if report.ok:
-        seen = witnessed.check_file(lines, trust)
+        seen = checkpoint_checks.check_file(lines, trust)
         if not seen.ok:
             report.fail(seen.bad_size or 0, str(seen.problem))
     return Verdict.of(report.ok, report.bad_seq, report.problem, file=True)

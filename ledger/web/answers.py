@@ -33,7 +33,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from ledger.campaign import entering
-from ledger.campaign.entering import Words
+from ledger.campaign.entering import Controls
 from ledger.errors import Refused
 from ledger.events import RollRequested
 from ledger.web import access as accessmod
@@ -57,8 +57,9 @@ if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
     from ledger.web.app import Server
 
-#: The phone's words in the shared refusals (:mod:`ledger.campaign.entering`).
-PHONE_WORDS = Words(
+#: The phone's names for its own controls in the shared refusals
+#: (:mod:`ledger.campaign.entering`).
+PHONE_CONTROLS = Controls(
     again="tap again",
     entropy="Roll (the phone's own randomness)",
     dice="the dice you rolled",
@@ -203,7 +204,7 @@ def answer(server: Server) -> Any:
         mine = {} if viewer.as_gm else accessmod.characters_of(campaign, viewer.access)
         return entering.answer_request(
             campaign, seq, entropy=form.get("entropy"), faces=form.get("dice"),
-            who=viewer.access.who, mine=mine, at=now(), words=PHONE_WORDS, also=also,
+            who=viewer.access.who, mine=mine, at=now(), controls=PHONE_CONTROLS, also=also,
         )  # fmt: skip
 
     def reply(request: Request, status: int, body: dict[str, Any], headers: Any = None) -> Response:

@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ledger.campaign.entering import SECRET_REFUSAL as SECRET_REFUSAL  # where tests and pages look
-from ledger.campaign.entering import Words
+from ledger.campaign.entering import Controls
 from ledger.web import access as accessmod
 from ledger.web import sessions as sessionsmod
 from ledger.web.common import (
@@ -35,8 +35,9 @@ if TYPE_CHECKING:
 #: What a roll settled without dice asks of the player (the form's "auto" field).
 AUTO_HINT = "if that is right, tick “Record it without rolling” (under More options)"
 
-#: The form's words in the shared refusals (:mod:`ledger.campaign.entering`).
-FORM_WORDS = Words(auto=AUTO_HINT, again="send the form again")
+#: The form's names for its own controls in the shared refusals
+#: (:mod:`ledger.campaign.entering`).
+FORM_CONTROLS = Controls(auto=AUTO_HINT, again="send the form again")
 
 
 def roll(server: Server) -> Endpoint:
@@ -161,7 +162,7 @@ def roll(server: Server) -> Endpoint:
                 as_gm=viewer.as_gm,
                 actor=viewer.access.who,
                 at=now(),
-                words=FORM_WORDS,
+                controls=FORM_CONTROLS,
                 automatic_ok=automatic_ok,
                 blind=viewer.as_gm and bool(form.get("blind")),
                 also=device_write(server, viewer, form),  # the nonce, the bucket and the roll

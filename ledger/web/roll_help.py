@@ -140,7 +140,7 @@ def settled(campaign: Campaign, cid: str, skill: str | None, picked: dict[str, A
     itself)."""
     from ledger.dice.engine import CountingDice, DiceError
     from ledger.errors import RuleError
-    from ledger.rules.requests import RollRequest
+    from ledger.rules.roll_inputs import RollRequest
 
     system = campaign.system
     try:
@@ -166,7 +166,7 @@ def odds(campaign: Campaign, cid: str, skill: str | None, picked: dict[str, Any]
     from ledger.dice.engine import CountingDice, DiceError
     from ledger.errors import RuleError
     from ledger.rules.form import percent_text
-    from ledger.rules.requests import RollRequest
+    from ledger.rules.roll_inputs import RollRequest
 
     system = campaign.system
     empty: dict[str, Any] = {"lines": [], "note": "", "field": ""}

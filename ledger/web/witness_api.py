@@ -108,7 +108,7 @@ def consistency(server: Server) -> Endpoint:
     """``GET /proof/consistency?old=N``: from the tree of N events to the newest checkpoint."""
 
     def view(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
-        from ledger.history.proofs import consistency as prove
+        from ledger.history.tree_proofs import consistency as prove
 
         latest = campaign.store.latest_checkpoint(campaign.id)
         if latest is None:
@@ -127,7 +127,7 @@ def inclusion(server: Server) -> Endpoint:
     """``GET /proof/inclusion?seq=S``: event S in the newest checkpoint's tree."""
 
     def view(campaign: Campaign, viewer: Viewer, request: Request) -> Response:
-        from ledger.history.proofs import inclusion as prove
+        from ledger.history.tree_proofs import inclusion as prove
 
         latest = campaign.store.latest_checkpoint(campaign.id)
         if latest is None:

@@ -17,7 +17,7 @@ from ledger_decision_dice.events import (
     DecisionRolled,
     SupplyRolled,
 )
-from ledger_decision_dice.odds import mean, p_at_least, p_success, sum_distribution
+from ledger_decision_dice.odds import p_success, sum_distribution
 from ledger_decision_dice.rules.mechanics import (
     counted_modifier,
     decision_dice_count,
@@ -26,7 +26,7 @@ from ledger_decision_dice.rules.mechanics import (
     supply_step,
 )
 
-from ledger import DiceError, RollRequest, RuleError
+from ledger import DiceError, RollRequest, RuleError, at_least, mean
 from ledger.dice.engine import PhysicalDice
 from ledger.rules.results import result_problem
 
@@ -103,7 +103,7 @@ def test_derived_values_follow_the_rounding_rule_on_the_sheet():
 def test_e3_two_d6_min_max_mean_and_twelve():
     dist = sum_distribution(2)
     assert (min(dist), max(dist)) == (2, 12)
-    assert mean(2) == 7
+    assert mean(dist) == 7
     assert dist[12] == Fraction(1, 36)
     assert Fraction(1, 36) < Fraction(3, 100)  # "with less than a 3% chance"
 
@@ -446,11 +446,11 @@ THREE_D6 = {
 @pytest.mark.parametrize(("count", "table"), [(1, ONE_D6), (2, TWO_D6), (3, THREE_D6)])
 def test_at_least_tables_match_the_digest(count, table):
     for need, p in table.items():
-        assert p_at_least(count, need) == p, need
+        assert at_least(sum_distribution(count), need) == p, need
 
 
 def test_means_per_dice_count():
-    assert (mean(1), mean(2), mean(3)) == (Fraction(7, 2), 7, Fraction(21, 2))
+    assert [mean(sum_distribution(n)) for n in (1, 2, 3)] == [Fraction(7, 2), 7, Fraction(21, 2)]
 
 
 def test_strenuous_with_modifiers_matches_the_digest():

@@ -1,7 +1,7 @@
 """Roll requests through the JSON API: the caller's open requests and their answers,
 through the phone's code (:func:`ledger.campaign.entering.answer_request`: the same checks,
 the same :func:`ledger.campaign.rolling.roll` with ``answer=SEQ`` as ``campaign roll
---answer SEQ --entropy HEX``), and the Merkle proofs of :mod:`ledger.history.proofs`."""
+--answer SEQ --entropy HEX``), and the Merkle proofs of :mod:`ledger.history.tree_proofs`."""
 
 from __future__ import annotations
 
@@ -48,12 +48,12 @@ def answer(
     from ledger.campaign import entering
     from ledger.campaign.clock import now
     from ledger.web.access import characters_of
-    from ledger.web.api.rolling import API_WORDS
+    from ledger.web.api.rolling import API_CONTROLS
 
     mine = {} if access.is_gm else characters_of(campaign, access)
     return entering.answer_request(
         campaign, seq, entropy=entropy, faces=dice, who=access.who, mine=mine, at=now(),
-        words=API_WORDS,
+        controls=API_CONTROLS,
     )  # fmt: skip
 
 

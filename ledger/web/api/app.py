@@ -444,7 +444,7 @@ def _latest_size(campaign: Campaign) -> int:
 
 def consistency(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /proof/consistency?old=N``: from the tree of N events to the newest checkpoint."""
-    from ledger.history.proofs import consistency as prove
+    from ledger.history.tree_proofs import consistency as prove
     from ledger.web.api.answering import b64
 
     new = _latest_size(campaign)
@@ -457,7 +457,7 @@ def consistency(campaign: Campaign, token: tokensmod.Token, request: Request) ->
 
 def inclusion(campaign: Campaign, token: tokensmod.Token, request: Request) -> Response:
     """``GET /proof/inclusion?seq=S``: event S in the newest checkpoint's tree."""
-    from ledger.history.proofs import inclusion as prove
+    from ledger.history.tree_proofs import inclusion as prove
     from ledger.web.api.answering import b64
 
     size = _latest_size(campaign)

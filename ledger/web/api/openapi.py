@@ -77,7 +77,7 @@ PROBLEM_HEADERS = {401: "WWWAuthenticate", 429: "RetryAfter", 503: "RetryAfter"}
 
 
 def param_schema(system: Any, param: Any) -> dict[str, Any]:
-    """The JSON Schema of one roll option (a :class:`ledger.rules.requests.RollParam`), from
+    """The JSON Schema of one roll option (a :class:`ledger.rules.roll_inputs.RollParam`), from
     its declaration: a switch a boolean; a number an integer with its ``minimum`` and
     ``maximum``; a closed set of choices an ``enum`` (integers for a number's); a value
     given several times an array of them. ``description`` is the label and the help (as

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ledger.campaign.entering import Words
+from ledger.campaign.entering import Controls
 from ledger.web.access import Access
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
 
-#: The API's words in the shared refusals (:mod:`ledger.campaign.entering`): its body's
-#: fields for the controls.
-API_WORDS = Words(
+#: The API's names for its own controls in the shared refusals
+#: (:mod:`ledger.campaign.entering`): its body's fields.
+API_CONTROLS = Controls(
     auto='send "auto": true to record it',
     again="send it again",
     entropy='"entropy" (your own randomness)',
@@ -109,6 +109,6 @@ def record_api(campaign: Campaign, access: Access, cid: str, body: Any) -> Any:
         raise Refused(str(e), reason="input", param=e.param) from None
     return enter_roll(
         campaign, cid, (body.skill or "").strip() or None, given, faces=faces,
-        as_gm=access.is_gm, actor=access.who, at=now(), words=API_WORDS,
+        as_gm=access.is_gm, actor=access.who, at=now(), controls=API_CONTROLS,
         automatic_ok=body.auto,
     ).roll  # fmt: skip

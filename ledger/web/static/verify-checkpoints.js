@@ -1,6 +1,6 @@
 // The in-browser verifier's check of an export's checkpoint and cosignature lines,
 // with witness.js's signed-note, checkpoint and cosignature code (nothing but WebCrypto:
-// SHA-256 and Ed25519). It mirrors ledger/history/witnessed.py check() and names the first
+// SHA-256 and Ed25519). It mirrors ledger/history/checkpoint_checks.py check() and names the first
 // bad checkpoint in the words of `campaign verify FILE`:
 //   - each checkpoint is signed by the campaign's key as the log records it
 //     (campaign.created's checkpoint_key, or a checkpoint.key event), its origin is the

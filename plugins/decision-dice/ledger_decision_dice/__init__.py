@@ -12,4 +12,3 @@ __all__ = ["DecisionDice", "register_rule_systems"]
 def register_rule_systems(register):  # type: ignore[no-untyped-def]
     """Register :class:`DecisionDice` with the engine."""
     register(DecisionDice())
-

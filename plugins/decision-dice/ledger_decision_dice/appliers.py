@@ -29,13 +29,12 @@ from .events import (
     TrackerChanged,
 )
 from .rules.mechanics import (
-    EMPTY,
     current_values,
     derived_values,
     find_item,
     find_name,
     normalise_supply,
-    supply_sides,
+    supply_die_of,
     supply_step,
 )
 from .state import TRACKER_MAX, TRACKER_MIN, Character, Condition, Item, Options
@@ -43,8 +42,7 @@ from .state import TRACKER_MAX, TRACKER_MIN, Character, Condition, Item, Options
 
 def _with_item(state: Character, item: Item) -> Character:
     """``state`` with ``item`` in place of the item of the same name."""
-    return replace(state, equipment=[item if i.name == item.name else i
-                                     for i in state.equipment])
+    return replace(state, equipment=[item if i.name == item.name else i for i in state.equipment])
 
 
 def _used(state: Character, names: list[str]) -> Character:
@@ -62,35 +60,33 @@ def _used(state: Character, names: list[str]) -> Character:
 class Appliers(RuleSystem[Character, Options]):
     """The appliers of decision-dice events (docs/rulings/decision-dice.md)."""
 
-    def _supply_applied(self, state: Character, item_name: str, die: str, face: int,
-                        after: str) -> Character:
-        """The state after a supply roll: steps the item's die down.
-
-        The roll must fit the state it is applied to (ruling DD5): the item has a supply die
-        and is not Empty, the recorded ``die`` is the item's die now, ``face`` is one that
-        die shows, and ``after`` is the step the rules give (002_735c6d6cd834a641.txt, "Supply
-        Rolls": "If the result is 3 or lower, the die size is lowered a size"). A roll
-        recorded against a die the item no longer has (an earlier supply roll retracted, two
-        people rolling on one kit) is refused, so a correction cannot leave the log showing
-        a step the sheet lost.
-
-        :raises RuleError: naming the item, the recorded die and the item's die now.
-        """
+    def _supply_applied(
+        self, state: Character, item_name: str, die: str, face: int, after: str
+    ) -> Character:
+        """The state after a supply roll, which must fit it (ruling DD5): the item's die now
+        is the recorded ``die``, ``face`` one it shows, ``after`` the step the rules give
+        ("Supply Rolls": "If the result is 3 or lower, the die size is lowered a size"). A
+        roll recorded against a die the item no longer has (an earlier supply roll
+        retracted, two people rolling on one kit) is refused, so a correction cannot leave
+        the log showing a step the sheet lost."""
         item = find_item(state, item_name)
-        if item.supply is None:
-            raise RuleError(f"{item.name!r} has no supply die: it makes no supply rolls")
-        if item.supply == EMPTY:
-            raise RuleError(f"{item.name!r} is Empty: it cannot be used where a supply roll "
-                            "is required (resupply it first)")
-        if normalise_supply(die) != item.supply:
-            raise RuleError(f"the supply roll used a {die} but {item.name!r} has a "
-                            f"{item.supply} now: roll again")
-        if not 1 <= face <= supply_sides(item.supply):
-            raise RuleError(f"a {item.supply} shows 1 to {supply_sides(item.supply)}, not {face}")
-        expected = supply_step(item.supply, face, self.options.supply_step_max)
+        now = supply_die_of(item)
+        if normalise_supply(die) != now:
+            raise RuleError(
+                f"the supply roll used a {die} but {item.name!r} has a {now} now: roll again"
+            )
+        expected = supply_step(now, face, self.options.supply_step_max)
         if normalise_supply(after) != expected:
-            raise RuleError(f"a {item.supply} showing {face} leaves {expected}, not {after}")
+            raise RuleError(f"a {now} showing {face} leaves {expected}, not {after}")
         return _with_item(state, replace(item, supply=expected))
+
+    def _stat_in_range(self, stat: str, value: int) -> None:
+        """Refuse a stat outside the campaign's range (ruling X1)."""
+        lo, hi = self.options.stat_min, self.options.stat_max
+        if not lo <= value <= hi:
+            raise RuleError(
+                f"stat {stat!r} cannot be {value}: stats range from {lo} to {hi} in this campaign"
+            )
 
     @applies(DecisionRolled)
     def on_decision(self, state: Character, event: DecisionRolled) -> Character:
@@ -126,8 +122,9 @@ class Appliers(RuleSystem[Character, Options]):
     def on_item_added(self, state: Character, event: ItemAdded) -> Character:
         """Add equipment; refused when an item of that name is already carried."""
         if any(i.name.lower() == event.item.strip().lower() for i in state.equipment):
-            raise RuleError(f"{state.name} already carries {event.item!r}: give the new item "
-                            "another name")
+            raise RuleError(
+                f"{state.name} already carries {event.item!r}: give the new item another name"
+            )
         if not event.item.strip():
             raise RuleError("the item needs a name")
         supply = normalise_supply(event.die) if event.die else None
@@ -143,15 +140,12 @@ class Appliers(RuleSystem[Character, Options]):
     @applies(TrackerChanged)
     def on_tracker(self, state: Character, event: TrackerChanged) -> Character:
         """Change a percentage tracker within 0..100 ("D100 or Percentage": "a D100 or a
-        percentage tracker"; X12).
-
-        :raises RuleError: both or neither of ``delta`` and ``value``; an unknown tracker for
-            a ``delta``; a result outside 0..100 (unless ``clamp``: cut to 0..100, said in the
-            event; payloads written in an earlier release are upcast so).
-        """
+        percentage tracker"; X12); ``clamp`` cuts the result to 0..100 instead."""
         if (event.delta is None) == (event.value is None):
-            raise RuleError("give the tracker either a delta (a change) or a value (a new "
-                            "percentage), not both or neither")
+            raise RuleError(
+                "give the tracker either a delta (a change) or a value (a new "
+                "percentage), not both or neither"
+            )
         names = list(state.trackers)
         if event.value is not None:
             match = next((n for n in names if n.lower() == event.tracker.lower()), None)
@@ -163,11 +157,14 @@ class Appliers(RuleSystem[Character, Options]):
         if not TRACKER_MIN <= new <= TRACKER_MAX and not event.clamp:
             was = state.trackers.get(name)
             how = f"{was} {event.delta:+d} = {new}" if event.delta is not None else str(new)
+            span = (
+                f" (delta {TRACKER_MIN - was:+d} to {TRACKER_MAX - was:+d})"
+                if was is not None
+                else ""
+            )
             raise RuleError(
                 f"{state.name}'s {name} would be {how}: a percentage tracker stays within "
-                f"{TRACKER_MIN} to {TRACKER_MAX}; record the change that reaches it"
-                + (f" (delta {TRACKER_MIN - was:+d} to {TRACKER_MAX - was:+d})"
-                   if was is not None else "")
+                f"{TRACKER_MIN} to {TRACKER_MAX}; record the change that reaches it{span}"
             )
         clamped = max(TRACKER_MIN, min(TRACKER_MAX, new))
         return replace(state, trackers={**state.trackers, name: clamped})
@@ -177,19 +174,14 @@ class Appliers(RuleSystem[Character, Options]):
         if not names:
             raise RuleError(
                 "this campaign has no derived values such as Stress or Vitality to take harm "
-                "from: set the campaign option derived (e.g. Vitality = [\"Might\", \"Grit\"])"
+                'from: set the campaign option derived (e.g. Vitality = ["Might", "Grit"])'
             )
         return find_name(names, track, "derived value")
 
     @applies(HarmTaken)
     def on_harm(self, state: Character, event: HarmTaken) -> Character:
         """Spend ``amount`` of a derived value (Stress, Vitality; "The Rounding Rule"; DD10).
-
-        What the value cannot take is not refused (harm happens) but it stops at 0: the
-        spent total is at most the value.
-
-        :raises RuleError: no derived values configured, an unknown one, an amount below 1.
-        """
+        What the value cannot take is not refused (harm happens) but it stops at 0."""
         name = self._track(state, event.track)
         if event.amount < 1:
             raise RuleError(f"harm is 1 or more, not {event.amount}; recovery is `recovered`")
@@ -199,10 +191,7 @@ class Appliers(RuleSystem[Character, Options]):
 
     @applies(Recovered)
     def on_recovered(self, state: Character, event: Recovered) -> Character:
-        """Recover ``amount`` (0: all) of a derived value's spent part (DD10).
-
-        :raises RuleError: an unknown value, a negative amount, more than was spent.
-        """
+        """Recover ``amount`` (0: all) of a derived value's spent part, never more (DD10)."""
         name = self._track(state, event.track)
         spent = state.spent.get(name, 0)
         if event.amount < 0 or event.amount > spent:
@@ -220,13 +209,20 @@ class Appliers(RuleSystem[Character, Options]):
         """Add a lasting modifier, advantage or disadvantage ("Key Terms"; "Advantage and
         Disadvantage"). Refused for a duplicate name, an unknown stat or negative rolls."""
         if any(c.name.lower() == event.condition.lower() for c in state.conditions):
-            raise RuleError(f"{state.name} already has the condition {event.condition!r}: "
-                            "remove it first or use another name")
+            raise RuleError(
+                f"{state.name} already has the condition {event.condition!r}: "
+                "remove it first or use another name"
+            )
         if event.rolls < 0:
             raise RuleError(f"rolls must be 0 (until removed) or more, not {event.rolls}")
         stat = find_name(list(state.stats), event.stat, "stat") if event.stat else ""
-        cond = Condition(name=event.condition, kind=event.kind, value=event.value, stat=stat,
-                         rolls_left=event.rolls)
+        cond = Condition(
+            name=event.condition,
+            kind=event.kind,
+            value=event.value,
+            stat=stat,
+            rolls_left=event.rolls,
+        )
         return replace(state, conditions=[*state.conditions, cond])
 
     @applies(ConditionRemoved)
@@ -239,10 +235,7 @@ class Appliers(RuleSystem[Character, Options]):
     def on_stat(self, state: Character, event: StatChanged) -> Character:
         """Set a stat on the sheet to a value in the campaign's range (X1)."""
         stat = find_name(list(state.stats), event.stat, "stat")
-        lo, hi = self.options.stat_min, self.options.stat_max
-        if not lo <= event.value <= hi:
-            raise RuleError(f"stat {stat!r} cannot be {event.value}: stats range from {lo} "
-                            f"to {hi} in this campaign")
+        self._stat_in_range(stat, event.value)
         return replace(state, stats={**state.stats, stat: event.value})
 
     @applies(LevelChanged)
@@ -255,36 +248,31 @@ class Appliers(RuleSystem[Character, Options]):
     @applies(LevelledUp)
     def on_levelled_up(self, state: Character, event: LevelledUp) -> Character:
         """A level up: level + 1 and the stats chosen with it ("Target Numbers": "rewards
-        choices during character creation/level up"; ruling DD11). Stress and Vitality follow
-        the stats (X4); what was spent of them stays spent.
-
-        :raises RuleError: a sheet without a level, a level other than the next, a stat
-            not on the sheet, named twice, unchanged, or outside the stat range, or an
-            entry not written ``NAME=VALUE``.
-        """
+        choices during character creation/level up"; ruling DD11), each on the sheet, named
+        once, changed and in range. Stress and Vitality follow the stats (X4); what was spent
+        of them stays spent."""
         if state.level is None:
-            raise RuleError(f"{state.name}'s sheet has no level: set it with "
-                            "`record level-changed` first")
+            raise RuleError(
+                f"{state.name}'s sheet has no level: set it with `record level-changed` first"
+            )
         if event.level != state.level + 1:
-            raise RuleError(f"{state.name} is level {state.level}: a level up reaches level "
-                            f"{state.level + 1}, not {event.level}")
-        lo, hi = self.options.stat_min, self.options.stat_max
+            raise RuleError(
+                f"{state.name} is level {state.level}: a level up reaches level "
+                f"{state.level + 1}, not {event.level}"
+            )
         stats = dict(state.stats)
         for entry in event.stats:
-            name, eq, text = entry.partition("=")
+            name, _, text = entry.partition("=")
             try:
-                value = int(text.strip()) if eq else None
+                value = int(text)
             except ValueError:
-                value = None
-            if value is None:
-                raise RuleError(f"write each stat as NAME=VALUE (e.g. Grit=2), not "
-                                f"{entry!r}")
+                raise RuleError(
+                    f"write each stat as NAME=VALUE (e.g. Grit=2), not {entry!r}"
+                ) from None
             stat = find_name(list(state.stats), name.strip(), "stat")
             if stats[stat] != state.stats[stat]:
                 raise RuleError(f"{stat} is named twice in one level up")
-            if not lo <= value <= hi:
-                raise RuleError(f"stat {stat!r} cannot be {value}: stats range from {lo} to "
-                                f"{hi} in this campaign")
+            self._stat_in_range(stat, value)
             if value == state.stats[stat]:
                 raise RuleError(f"{stat} is already {value}: name only the stats that change")
             stats[stat] = value

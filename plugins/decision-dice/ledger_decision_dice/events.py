@@ -13,7 +13,6 @@ import msgspec
 from ledger import Event, Roll
 
 Outcome = Literal["success", "failure"]
-ModifierKind = Literal["bonus", "penalty", "modifier"]
 ConditionKind = Literal["bonus", "penalty", "modifier", "advantage", "disadvantage"]
 
 

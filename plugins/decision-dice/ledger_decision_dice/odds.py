@@ -16,8 +16,7 @@ from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from ledger import RuleError, RuleSystem, at_least, pool_distribution
-from ledger import mean as exact_mean
+from ledger import RuleError, RuleSystem, at_least, mean, pool_distribution
 from ledger.rules.charts import (
     BAD,
     BEST,
@@ -35,11 +34,12 @@ from ledger.rules.charts import frac as as_fraction
 from .rules.mechanics import (
     DIFFICULTY_SCALE,
     EMPTY,
+    OPPONENT_OPTIONS,
     SIDES,
     SUPPLY_ORDER,
     SUPPLY_STEP_MAX,
-    counted_modifier,
     decision_dice_count,
+    modifier_lines,
     normalise_supply,
     parse_target,
 )
@@ -48,6 +48,9 @@ from .state import Character, Options
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+#: The named rows of the "Difficulty Scale", lowest first, as the odds name them.
+SCALE = tuple((tn, f"{label} ({tn})") for tn, label in reversed(DIFFICULTY_SCALE))
+
 
 def frac(p: Fraction) -> str:
     """``Fraction(5, 12)`` → ``"5/12"``; ``Fraction(0)`` → ``"0/1"``; ``Fraction(1)`` → ``"1/1"``."""
@@ -55,77 +58,39 @@ def frac(p: Fraction) -> str:
 
 
 @cache
-def sum_distribution(count: int, sides: int = SIDES) -> dict[int, Fraction]:
-    """The exact distribution of the sum of ``count`` dice of ``sides`` faces.
-
-    :param count: 1..10 dice (decision rolls use 1, 2 or 3).
-    :returns: ``{sum: probability}`` for every reachable sum, ``count``..``count*sides``.
-    :raises RuleError: ``count`` outside 1..10.
-    """
-    if not 1 <= count <= 10:
-        raise RuleError(f"the decision dice number 1 to 10, not {count}")
-    return pool_distribution(range(1, sides + 1), count)
-
-
-def p_at_least(count: int, need: int) -> Fraction:
-    """``P(sum of count d6 >= need)``, exact ("Success and Failure": ties succeed)."""
-    return at_least(sum_distribution(count), need)
+def sum_distribution(count: int) -> dict[int, Fraction]:
+    """``{sum: probability}`` of ``count`` decision dice (1, 2 or 3 d6), all of them summed."""
+    return pool_distribution(range(1, SIDES + 1), count)
 
 
 def p_success(count: int, target: int, modifier_total: int) -> Fraction:
-    """``P(dice + STAT + MODIFIERS >= TARGET)`` for a decision roll of ``count`` d6.
-
-    :param count: the decision dice (1 with disadvantage, 2 normally, 3 with advantage).
-    :param target: the target number.
-    :param modifier_total: STAT plus every counted modifier.
-    """
-    return p_at_least(count, target - modifier_total)
-
-
-def mean(count: int) -> Fraction:
-    """The exact mean of ``count`` d6: 7/2 per die (2d6 "averaging at 7")."""
-    return exact_mean(sum_distribution(count))
+    """``P(dice + STAT + MODIFIERS >= TARGET)`` of a decision roll of ``count`` d6
+    ("Success and Failure": ties succeed)."""
+    return at_least(sum_distribution(count), target - modifier_total)
 
 
 def p_contest_win(
     count_a: int, mod_a: int, count_b: int, mod_b: int
 ) -> tuple[Fraction, Fraction, Fraction]:
-    """Exact odds of one contested roll ("Contested Rolls", "Resolving a Tie").
-
-    Ties are rerolled until someone wins (ruling X7: same dice counts and modifiers), so the
-    final odds are the single-round win odds renormalised without ties.
-
-    :returns: ``(P(A wins), P(B wins), P(a round ties))``.
-    """
+    """``(P(A wins), P(B wins), P(a round ties))`` of a contested roll ("Contested Rolls",
+    "Resolving a Tie"): ties are rerolled with the same dice and modifiers until someone
+    wins (ruling X7), so the odds are one round's renormalised without ties."""
     da, db = sum_distribution(count_a), sum_distribution(count_b)
-    win = lose = tie = Fraction(0)
-    for ta, pa in da.items():
-        for tb, pb in db.items():
-            a, b = ta + mod_a, tb + mod_b
-            if a > b:
-                win += pa * pb
-            elif b > a:
-                lose += pa * pb
-            else:
-                tie += pa * pb
-    decided = win + lose
-    return win / decided, lose / decided, tie
+    margins = [(ta + mod_a - tb - mod_b, pa * pb) for ta, pa in da.items() for tb, pb in db.items()]
+    win = sum((p for m, p in margins if m > 0), Fraction(0))
+    lose = sum((p for m, p in margins if m < 0), Fraction(0))
+    return win / (win + lose), lose / (win + lose), 1 - win - lose
 
 
 def supply_odds(die: str, step_max: int = SUPPLY_STEP_MAX) -> dict[str, str]:
-    """Exact facts of a supply die ("Supply Rolls").
-
-    :returns: ``step_down`` = P(face ≤ 3) = 3/size; ``rolls_at_size`` = expected supply rolls
-        spent at this size = size/3; ``rolls_to_empty`` = expected rolls from this die until
-        Empty (the sum over this size and every smaller one). d12: 1/4, 4, 40/3.
-    :raises RuleError: the die is not d12..d4 (Empty has no odds).
-    """
+    """Exact facts of a supply die ("Supply Rolls"): ``step_down`` = P(face ≤ 3),
+    ``rolls_at_size`` = expected rolls at this size, ``rolls_to_empty`` = expected rolls
+    until Empty (d12: 1/4, 4, 40/3). Empty has no odds."""
     label = normalise_supply(die)
     if label == EMPTY:
         raise RuleError("an Empty item makes no supply rolls: give d12, d10, d8, d6 or d4")
     sizes = [int(d[1:]) for d in SUPPLY_ORDER[SUPPLY_ORDER.index(label) : -1]]
-    sides = sizes[0]
-    step = Fraction(min(step_max, sides), sides)
+    step = Fraction(min(step_max, sizes[0]), sizes[0])
     to_empty = sum((Fraction(s, min(step_max, s)) for s in sizes), Fraction(0))
     return {
         "die": label,
@@ -133,11 +98,6 @@ def supply_odds(die: str, step_max: int = SUPPLY_STEP_MAX) -> dict[str, str]:
         "rolls_at_size": frac(1 / step),
         "rolls_to_empty": frac(to_empty),
     }
-
-
-def target_table(count: int, modifier_total: int, low: int = 2, high: int = 22) -> dict[str, str]:
-    """``{str(TN): "n/d"}`` success odds for every target number ``low``..``high``."""
-    return {str(tn): frac(p_success(count, tn, modifier_total)) for tn in range(low, high + 1)}
 
 
 class Odds(RuleSystem[Character, Options]):
@@ -155,18 +115,11 @@ class Odds(RuleSystem[Character, Options]):
         ``opponent``: P(win) and P(lose) after tie rerolls and P(a round ties) (STAT 0
         unless given). Without ``stat`` (and no opponent): the family, P(success) by STAT
         (:meth:`_family`).
-
-        :raises RuleError: a bad target, supply die, or parameters that do not belong together.
         """
         if params.get("supply"):
             return supply_odds(str(params["supply"]), self.options.supply_step_max)
         count = decision_dice_count(bool(params.get("advantage")), bool(params.get("disadvantage")))
-        mod = 0
-        for kind in ("bonus", "penalty", "modifier"):
-            given = params.get(kind)
-            values = [given] if isinstance(given, int) else list(given or ())
-            for value in values:
-                mod += counted_modifier(kind, int(value))  # type: ignore[arg-type]
+        mod = sum(line.counted for line in modifier_lines("", 0, params, ()))
         if params.get("stat") is None and not params.get("opponent"):
             return self._family(count, mod, params.get("target"))
         mod += int(params.get("stat") or 0)
@@ -177,7 +130,7 @@ class Odds(RuleSystem[Character, Options]):
             "modifier_total": mod,
             "min": min(dist) + mod,
             "max": max(dist) + mod,
-            "mean": frac(mean(count) + mod),
+            "mean": frac(mean(dist) + mod),
             "distribution": {str(t + mod): frac(p) for t, p in dist.items()},
         }
         if params.get("opponent"):
@@ -190,7 +143,9 @@ class Odds(RuleSystem[Character, Options]):
             opp_count = decision_dice_count(
                 bool(params.get("opponent_advantage")), bool(params.get("opponent_disadvantage"))
             )
-            opp_mod = sum(int(v) for v in params.get("opponent_modifier") or ())
+            opp_mod = sum(
+                line.counted for line in modifier_lines("", 0, params, (), OPPONENT_OPTIONS)
+            )
             win, lose, tie = p_contest_win(count, mod, opp_count, opp_mod)
             out.update(
                 {
@@ -203,12 +158,9 @@ class Odds(RuleSystem[Character, Options]):
             )
             return out
         # 2 to 22, and on past 22 ("22+") until the first target the roll cannot reach
-        out["targets"] = target_table(count, mod, high=max(22, max(dist) + mod + 1))
-        out["difficulty_scale"] = {
-            f"{label} ({tn})": frac(p_success(count, tn, mod))
-            for tn, label in reversed(DIFFICULTY_SCALE)
-            if label and label != "↓"
-        }
+        high = max(22, max(dist) + mod + 1)
+        out["targets"] = {str(tn): frac(p_success(count, tn, mod)) for tn in range(2, high + 1)}
+        out["difficulty_scale"] = {name: frac(p_success(count, tn, mod)) for tn, name in SCALE}
         if params.get("target"):
             target = parse_target(str(params["target"]))
             p = p_success(count, target, mod)
@@ -223,14 +175,9 @@ class Odds(RuleSystem[Character, Options]):
         return out
 
     def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
-        """The roll form's odds of a decision roll before it is rolled, from
-        :meth:`odds` with the roll's dice (3 with advantage, 1 with disadvantage, else 2),
-        its counted modifiers (STAT included) and its target ("Decision Rolls": the total
-        meets the target number). E.g. STAT 1 against 8 on 2d6: ``("you need 7+ on the
-        dice", 7/12)``.
-
-        :returns: ``None`` for a contested or a supply roll.
-        """
+        """The roll form's odds of a decision roll before it is rolled, from :meth:`odds`
+        ("Decision Rolls": the total meets the target number), e.g. STAT 1 against 8 on 2d6:
+        ``("you need 7+ on the dice", 7/12)``; ``None`` for a contested or a supply roll."""
         if not hasattr(event, "target") or not hasattr(event, "decision_dice"):
             return None
         got = self.odds({"stat": event.modifier_total, "target": str(event.target),
@@ -242,23 +189,13 @@ class Odds(RuleSystem[Character, Options]):
 
     def _family(self, count: int, modifiers: int, target: Any) -> dict[str, Any]:
         """``odds`` without ``stat``: P(success) for every STAT the campaign allows
-        (``stat_min``..``stat_max``, default 0..10, ruling X1) at each named rung of the
-        "Difficulty Scale" (Simple 6 to beyond Impossible 22), or at ``target`` alone
-        (002_735c6d6cd834a641.txt, "Decision Rolls", "Target Numbers").
-
-        :param count: the decision dice (3 with advantage, 1 with disadvantage, else 2).
-        :param modifiers: the counted modifiers besides the STAT.
-        :returns: ``{"dice", "decision_dice", "modifiers", "success_by_stat": {"STAT s":
-            {rung or "target N": "n/d"}}}``; each row equals ``odds`` with that ``stat``
-            (its ``difficulty_scale``, or its ``success`` at ``target``).
-        :raises RuleError: a bad target.
-        """
+        (``stat_min``..``stat_max``, ruling X1) at each named rung of the "Difficulty Scale",
+        or at ``target`` alone ("Decision Rolls", "Target Numbers"); each row equals
+        ``odds`` with that ``stat``."""
+        rungs = SCALE
         if target:
             tn = parse_target(str(target))
-            rungs = [(tn, f"target {tn}")]
-        else:
-            rungs = [(tn, f"{label} ({tn})") for tn, label in reversed(DIFFICULTY_SCALE)
-                     if label and label != "↓"]  # fmt: skip
+            rungs = ((tn, f"target {tn}"),)
         lo, hi = self.options.stat_min, self.options.stat_max
         return {
             "dice": f"{count}d6", "decision_dice": count, "modifiers": modifiers,
@@ -290,16 +227,15 @@ def odds_series(system: RuleSystem[Any, Any], params: dict[str, Any]) -> dict[st
 
     :raises ChartError: the odds lack a distribution or a target table.
     """
+    if params.get("stat") is None and not params.get("opponent"):
+        return family_series(system, without(params, "advantage", "disadvantage", "supply"))
     base = without(
         params, "advantage", "disadvantage", "target", "supply", "opponent",
         "opponent_advantage", "opponent_disadvantage", "opponent_modifier",
     )  # fmt: skip
 
-    if params.get("stat") is None and not params.get("opponent"):
-        return family_series(system, without(params, "advantage", "disadvantage", "supply"))
-
     def build() -> dict[str, Any]:
-        out: dict[str, Any] = {"modes": {}, "scale": {}}
+        out: dict[str, Any] = {"modes": {}}
         for mode, flags in MODES:
             result = system.odds({**base, **flags})
             out["modes"][mode] = {
@@ -308,10 +244,7 @@ def odds_series(system: RuleSystem[Any, Any], params: dict[str, Any]) -> dict[st
                 "targets": {int(k): as_fraction(v) for k, v in result["targets"].items()},
             }
             out["modifier"] = int(result.get("modifier_total", 0))
-            for label in result.get("difficulty_scale", {}):
-                number = label.rsplit("(", 1)[-1].rstrip(")")
-                if number.isdigit() and "beyond" not in label:
-                    out["scale"][int(number)] = label.rsplit(" (", 1)[0].replace('"', "")
+        out["scale"] = {tn: label.replace('"', "") for tn, label in DIFFICULTY_SCALE if tn < 22}
         return out
 
     return checked(system, build)

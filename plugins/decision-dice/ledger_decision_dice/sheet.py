@@ -25,7 +25,7 @@ from .rules.mechanics import (
     derived_values,
     normalise_supply,
 )
-from .state import TRACKER_MAX, TRACKER_MIN, Character, Condition, Item, Options
+from .state import TRACKER_MAX, TRACKER_MIN, Character, Condition, Options
 
 
 def _signed(n: int) -> str:
@@ -168,46 +168,19 @@ class SheetRules(RuleSystem[Character, Options]):
                 )
 
         read = check_sheet(SheetIn, sheet, rules=rules)
-        out: dict[str, Any] = {
-            "stats": {declared.get(k.lower(), k): v for k, v in read.stats.items()}
-        }
-        if read.level is not None:
-            out["level"] = read.level
-        if read.equipment:
-            out["equipment"] = [
-                {"name": i.name, "note": i.note}
-                | ({"supply": normalise_supply(str(i.supply))} if i.supply != "" else {})
-                for i in read.equipment
-            ]
-        if read.trackers:
-            out["trackers"] = dict(read.trackers)
-        if read.conditions:
-            out["conditions"] = [msgspec.to_builtins(c) for c in read.conditions]
+        out = {k: v for k, v in msgspec.to_builtins(read).items() if v not in (None, [], {})}
+        out["stats"] = {declared.get(k.lower(), k): v for k, v in read.stats.items()}
+        for item in out.get("equipment", []):
+            supply = item.pop("supply")
+            if supply != "":
+                item["supply"] = normalise_supply(str(supply))
         return out
 
     def initial_state(self, character: str, name: str, sheet: dict[str, Any]) -> Character:
         """The initial :class:`Character` of a sheet :meth:`create_sheet` validated."""
-        return Character(
-            character=character,
-            name=name,
-            stats=dict(sheet["stats"]),
-            level=sheet.get("level"),
-            equipment=[
-                Item(name=i["name"], supply=i.get("supply"), note=i.get("note", ""))
-                for i in sheet.get("equipment", [])
-            ],
-            trackers=dict(sheet.get("trackers", {})),
-            conditions=[
-                Condition(
-                    name=c["name"],
-                    kind=c["kind"],
-                    value=c["value"],
-                    stat=c["stat"],
-                    rolls_left=c["rolls"],
-                )
-                for c in sheet.get("conditions", [])
-            ],
-        )
+        conditions = [{**c, "rolls_left": c["rolls"]} for c in sheet.get("conditions", [])]
+        state = {**sheet, "character": character, "name": name, "conditions": conditions}
+        return msgspec.convert(state, Character)
 
     def skills_of(self, state: Character) -> Iterable[str]:
         """Stat names, then items with a supply die (both can be rolled)."""

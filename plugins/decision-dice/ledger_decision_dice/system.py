@@ -21,9 +21,6 @@ from .sheet import SheetRules
 from .state import Character, Options
 from .words import Words
 
-ADVANTAGE_HELP = "Advantage: roll 3d6 instead of 2d6 (does not stack; cancels disadvantage)."
-DISADVANTAGE_HELP = "Disadvantage: roll 1d6 instead of 2d6 (cancels advantage)."
-
 
 class DecisionDice(Rules, Appliers, Words, SheetRules, Odds):
     """The "Decision Dice" 2d6 system (seed 002_735c6d6cd834a641.txt).
@@ -55,10 +52,11 @@ class DecisionDice(Rules, Appliers, Words, SheetRules, Odds):
                   "strenuous (18), impossible (20).", label="Target number", common=True,
                   words="against {}", odds_help="Target number: a number or simple, "
                   "challenging, strenuous, impossible (omitted: every target 2-22)."),
-        RollParam("advantage", ADVANTAGE_HELP, is_flag=True, common=True,
-                  label="Advantage (3d6, keep the best two)", words="with advantage"),
-        RollParam("disadvantage", DISADVANTAGE_HELP, is_flag=True, common=True,
-                  label="Disadvantage (1d6)", words="with disadvantage"),
+        RollParam("advantage", "Advantage: roll 3d6 instead of 2d6 (does not stack; cancels "
+                  "disadvantage).", is_flag=True, common=True, label="Advantage (3d6)",
+                  words="with advantage"),
+        RollParam("disadvantage", "Disadvantage: roll 1d6 instead of 2d6 (cancels advantage).",
+                  is_flag=True, common=True, label="Disadvantage (1d6)", words="with disadvantage"),
         RollParam("stat", "The STAT value (leave out for every STAT 0-10).", type=int,
                   min=-100, max=100, roll=False),
         RollParam("modifier", "A modifier of either sign (repeatable).", multiple=True, type=int,

@@ -219,10 +219,6 @@ class Words(RuleSystem[Character, Options]):
         return notes
 
     def verdict(self, event: Roll) -> str | None:
-        """Decisions and contests ✔/✘ (a tie with the target succeeds, "Resolving a Tie");
-        a supply roll is neither (its die keeping its size or stepping down is said in
-        words), so ``None``."""
-        if isinstance(event, SupplyRolled):
-            return None
-        outcome = getattr(event, "outcome", None)
-        return {"success": "success", "failure": "failure"}.get(outcome or "")
+        """Decisions and contests ✔/✘ by their ``outcome``; a supply roll is neither (its die
+        keeping its size or stepping down is said in words)."""
+        return None if isinstance(event, SupplyRolled) else super().verdict(event)

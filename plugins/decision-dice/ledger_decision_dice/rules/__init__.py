@@ -11,7 +11,6 @@ the order the rules list them and returns events; no state changes happen here
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -32,22 +31,20 @@ from ..events import (
     ContestRound,
     DecisionRolled,
     HarmTaken,
-    ModifierLine,
     SupplyResult,
     SupplyRolled,
 )
 from ..state import Character, Condition, Item, Options
 from .mechanics import (
     OPPONENT_OPTIONS,
+    ROLLER_OPTIONS,
     SIDES,
     applicable_conditions,
-    contest_winner,
     decision_dice_count,
     difficulty_label,
     find_item,
     find_name,
     int_params,
-    is_impossible_task,
     modifier_lines,
     outcome_of,
     parse_target,
@@ -58,7 +55,6 @@ from .mechanics import (
 
 DECISION_ONLY = ("target", "adjust", "impossible", "supply")
 CONTEST_ONLY = ("opponent_modifier", "opponent_advantage", "opponent_disadvantage")
-ANY_ROLL = ("advantage", "disadvantage", "bonus", "penalty", "modifier")
 
 
 def _given(params: dict[str, Any], name: str) -> bool:
@@ -66,15 +62,31 @@ def _given(params: dict[str, Any], name: str) -> bool:
     return value not in (None, False, (), [], "")
 
 
-def _advantage(params: dict[str, Any], conditions: Iterable[Condition]) -> tuple[bool, bool]:
-    """``(advantage, disadvantage)`` of a roll: given as flags or from a condition that
-    applies ("Advantage and Disadvantage")."""
-    conditions = list(conditions)
-    advantage = bool(params.get("advantage")) or any(c.kind == "advantage" for c in conditions)
-    disadvantage = bool(params.get("disadvantage")) or any(
+def _side(
+    stat: str, value: int, conditions: list[Condition], params: dict[str, Any], prefix: str = ""
+) -> dict[str, Any]:
+    """One side of a roll, as its event records it: the stat, advantage and disadvantage
+    (given, ``prefix`` + ``"advantage"``, or from a condition that applies; "Advantage and
+    Disadvantage"), the decision dice, the modifier breakdown and the conditions used ("Key
+    Terms"). ``prefix="opponent_"``: the opposing side, from its own options."""
+    advantage = bool(params.get(prefix + "advantage")) or any(
+        c.kind == "advantage" for c in conditions
+    )
+    disadvantage = bool(params.get(prefix + "disadvantage")) or any(
         c.kind == "disadvantage" for c in conditions
     )
-    return advantage, disadvantage
+    options = OPPONENT_OPTIONS if prefix else ROLLER_OPTIONS
+    lines = modifier_lines(stat, value, params, conditions, options)
+    return {
+        "stat": stat,
+        "stat_value": value,
+        "decision_dice": decision_dice_count(advantage, disadvantage),
+        "advantage": advantage,
+        "disadvantage": disadvantage,
+        "modifiers": lines,
+        "modifier_total": sum(line.counted for line in lines),
+        "conditions": [c.name for c in conditions],
+    }
 
 
 class Rules(RuleSystem[Character, Options]):
@@ -85,16 +97,10 @@ class Rules(RuleSystem[Character, Options]):
     ) -> DecisionRolled | ContestRolled | SupplyRolled:
         """Resolve ``campaign roll CHARACTER STAT|ITEM [params]`` into a roll event.
 
-        ``STAT`` → a decision roll (``--target``, "Decision Rolls") or a contested roll
-        (``--opponent`` or ``--vs-character``, "Contested Rolls"); an item with a supply die
+        ``STAT`` → a decision roll (Target number, "Decision Rolls") or a contested roll
+        (an Opponent, or one on the ledger, "Contested Rolls"); an item with a supply die
         → a supply roll on its own ("Supply Rolls"; a stat of the same name wins, ruling
         DD3).
-
-        :raises RuleError: no stat or item named; unknown name; missing target; parameters
-            that do not belong together; an "Impossible" task the GM has not allowed; an
-            Empty item.
-        :raises ledger.DiceError: physical faces a d6 (or the supply die) cannot show, too
-            few or too many.
         """
         params = request.params
         if not request.skill:
@@ -110,11 +116,7 @@ class Rules(RuleSystem[Character, Options]):
                 names = list(state.stats) + [i.name for i in state.equipment if i.supply]
                 find_name(names, request.skill, "stat or supply item")
                 raise AssertionError("unreachable")  # pragma: no cover
-            extra = [
-                n
-                for n in DECISION_ONLY + CONTEST_ONLY + ANY_ROLL + ("opponent",)
-                if _given(params, n)
-            ]
+            extra = [p.name for p in self.roll_params if _given(params, p.name)]
             if extra:
                 raise RuleError(
                     f"{item.name!r} is an item: a supply roll takes no "
@@ -157,45 +159,31 @@ class Rules(RuleSystem[Character, Options]):
             )
         base = parse_target(params["target"])
         adjustments = int_params(params, "adjust")
-        target = base + sum(adjustments)
-        impossible = is_impossible_task(base, options.impossible_target)
+        # only the base target makes an "Impossible" task, never an adjusted one (X9)
+        impossible = base >= options.impossible_target
         if impossible and options.refuse_impossible and not params.get("impossible"):
             raise RuleError(
                 f'a task starting at {base} is an "Impossible" task: it cannot normally be '
                 "attempted; if the GM allows the attempt, allow an attempt at an “Impossible” task",
                 param="impossible",
             )
-        conditions = applicable_conditions(state, stat)
-        advantage, disadvantage = _advantage(params, conditions)
-        count = decision_dice_count(advantage, disadvantage)
-        lines = modifier_lines(stat, state.stats[stat], params, conditions)
-        supply_item = find_item(state, str(params["supply"])) if _given(params, "supply") else None
-        supply_die = supply_die_of(supply_item) if supply_item else None
-        faces = dice.roll(count, SIDES)
+        mine = _side(stat, state.stats[stat], applicable_conditions(state, stat), params)
+        item = find_item(state, str(params["supply"])) if _given(params, "supply") else None
+        die = supply_die_of(item) if item is not None else ""  # before any die is drawn (DD4)
+        faces = dice.roll(mine["decision_dice"], SIDES)
         supply = None
-        if supply_item is not None and supply_die is not None:
+        if item is not None:
             # "Each roll is handled individually after the action is complete": the supply die
             # is drawn after the decision dice and the action stands whatever it shows (X11).
-            face = dice.d(supply_sides(supply_die))
-            supply = SupplyResult(
-                item=supply_item.name,
-                die=supply_die,
-                face=face,
-                after=supply_step(supply_die, face, options.supply_step_max),
-            )
+            face = dice.d(supply_sides(die))
+            after = supply_step(die, face, options.supply_step_max)
+            supply = SupplyResult(item=item.name, die=die, face=face, after=after)
         dice.finish()
-        modifier_total = sum(line.counted for line in lines)
-        total = sum(faces) + modifier_total
+        total = sum(faces) + mine["modifier_total"]
+        target = base + sum(adjustments)
         return DecisionRolled(
             character=state.character,
-            stat=stat,
-            stat_value=state.stats[stat],
             dice=faces,
-            decision_dice=count,
-            advantage=advantage,
-            disadvantage=disadvantage,
-            modifiers=lines,
-            modifier_total=modifier_total,
             base_target=base,
             target_adjustments=adjustments,
             target=target,
@@ -204,36 +192,10 @@ class Rules(RuleSystem[Character, Options]):
             total=total,
             margin=total - target,
             outcome=outcome_of(total, target),
-            conditions=[c.name for c in conditions],
             supply=supply,
+            **mine,
             **dice.fields(),
         )
-
-    @staticmethod
-    def _opposing_side(
-        opponent: Opponent, stat: str, params: dict[str, Any]
-    ) -> tuple[dict[str, Any], list[Condition], list[ModifierLine]]:
-        """The side of an opponent on the ledger (``--vs-character``, ruling DD6): the stat
-        they oppose with (``--vs-skill``, else the roller's stat), its value, the conditions
-        of theirs that apply to it and their modifier breakdown: "each side rolls and adds
-        their modifiers" ("Contested Rolls"); a bonus stated negative counts 0 and a penalty
-        stated positive counts 0 ("Key Terms", hint "Modifiers").
-
-        :raises RuleError: the opponent has no such stat (the sentence lists theirs).
-        """
-        theirs = opponent.state
-        assert isinstance(theirs, Character)
-        name = find_name(list(theirs.stats), opponent.skill or stat, f"stat of {theirs.name}")
-        conditions = applicable_conditions(theirs, name)
-        lines = modifier_lines(name, theirs.stats[name], params, conditions, OPPONENT_OPTIONS)
-        side = {
-            "vs_character": opponent.character,
-            "vs_stat": name,
-            "vs_stat_value": theirs.stats[name],
-            "vs_modifiers": lines,
-            "vs_conditions": [c.name for c in conditions],
-        }
-        return side, conditions, lines
 
     def _contest(
         self,
@@ -241,75 +203,67 @@ class Rules(RuleSystem[Character, Options]):
         stat: str,
         params: dict[str, Any],
         dice: DiceSource,
-        opponent_on_ledger: Opponent | None = None,
+        on_ledger: Opponent | None = None,
     ) -> ContestRolled:
-        """A contested roll with tie rerolls ("Contested Rolls", "Resolving a Tie", X7);
-        against a character on the ledger their stat, conditions and modifiers come from
-        their sheet (:meth:`_opposing_side`)."""
-        conditions = applicable_conditions(state, stat)
-        advantage, disadvantage = _advantage(params, conditions)
-        count = decision_dice_count(advantage, disadvantage)
-        lines = modifier_lines(stat, state.stats[stat], params, conditions)
-        modifier_total = sum(line.counted for line in lines)
-        opp_adv = bool(params.get("opponent_advantage"))
-        opp_dis = bool(params.get("opponent_disadvantage"))
-        opp_mods = int_params(params, "opponent_modifier")
-        opp_total_mod = sum(opp_mods)
-        side: dict[str, Any] = {}
-        if opponent_on_ledger is not None:
-            side, opp_conditions, opp_lines = self._opposing_side(opponent_on_ledger, stat, params)
-            opp_adv = opp_adv or any(c.kind == "advantage" for c in opp_conditions)
-            opp_dis = opp_dis or any(c.kind == "disadvantage" for c in opp_conditions)
-            opp_total_mod = sum(line.counted for line in opp_lines)
-        opp_count = decision_dice_count(opp_adv, opp_dis)
+        """A contested roll with tie rerolls ("Contested Rolls", "Resolving a Tie", X7).
+
+        Against a character on the ledger (ruling DD6) their side is the stat they oppose
+        with (their ``skill``, else the roller's stat), the conditions of theirs that apply
+        to it and their modifiers: "each side rolls and adds their modifiers".
+        """
+        mine = _side(stat, state.stats[stat], applicable_conditions(state, stat), params)
+        vs: dict[str, Any] = {}
+        if on_ledger is None:
+            theirs = _side("", 0, [], params, "opponent_")
+            opponent = str(params["opponent"])
+        else:
+            them = on_ledger.state
+            assert isinstance(them, Character)
+            name = find_name(list(them.stats), on_ledger.skill or stat, f"stat of {them.name}")
+            conditions = applicable_conditions(them, name)
+            theirs = _side(name, them.stats[name], conditions, params, "opponent_")
+            vs = {f"vs_{k}": theirs[k] for k in ("stat", "stat_value", "modifiers", "conditions")}
+            vs["vs_character"] = on_ledger.character
+            opponent = on_ledger.name or on_ledger.character
         rounds: list[ContestRound] = []
-        winner = None
-        while winner is None:
+        while not rounds or rounds[-1].total == rounds[-1].opponent_total:  # a tie rerolls
             if len(rounds) >= self.options.max_contest_rounds:
                 raise RuleError(
                     f"the contest was still tied after {len(rounds)} rounds "
                     "(max_contest_rounds); roll it again"
                 )
-            mine = dice.roll(count, SIDES)
-            theirs = dice.roll(opp_count, SIDES)
-            rnd = ContestRound(
-                dice=mine,
-                total=sum(mine) + modifier_total,
-                opponent_dice=theirs,
-                opponent_total=sum(theirs) + opp_total_mod,
+            a, b = (
+                dice.roll(mine["decision_dice"], SIDES),
+                dice.roll(theirs["decision_dice"], SIDES),
             )
-            rounds.append(rnd)
-            winner = contest_winner(rnd.total, rnd.opponent_total)
+            rounds.append(
+                ContestRound(
+                    dice=a,
+                    total=sum(a) + mine["modifier_total"],
+                    opponent_dice=b,
+                    opponent_total=sum(b) + theirs["modifier_total"],
+                )
+            )
         dice.finish()
         last = rounds[-1]
-        if opponent_on_ledger is not None:
-            opponent = opponent_on_ledger.name or opponent_on_ledger.character
-        else:
-            opponent = str(params["opponent"])
+        won = last.total > last.opponent_total  # "the win going to the highest roller"
         return ContestRolled(
             character=state.character,
-            stat=stat,
-            stat_value=state.stats[stat],
-            decision_dice=count,
-            advantage=advantage,
-            disadvantage=disadvantage,
-            modifiers=lines,
-            modifier_total=modifier_total,
             opponent=opponent,
-            opponent_decision_dice=opp_count,
-            opponent_advantage=opp_adv,
-            opponent_disadvantage=opp_dis,
-            opponent_modifiers=opp_mods,
-            opponent_modifier_total=opp_total_mod,
+            opponent_decision_dice=theirs["decision_dice"],
+            opponent_advantage=theirs["advantage"],
+            opponent_disadvantage=theirs["disadvantage"],
+            opponent_modifiers=int_params(params, "opponent_modifier"),
+            opponent_modifier_total=theirs["modifier_total"],
             rounds=rounds,
             dice=last.dice,
             total=last.total,
             target=last.opponent_total,
             margin=last.total - last.opponent_total,
-            winner=state.character if winner == "a" else opponent,
-            outcome="success" if winner == "a" else "failure",
-            conditions=[c.name for c in conditions],
-            **side,
+            winner=state.character if won else opponent,
+            outcome="success" if won else "failure",
+            **mine,
+            **vs,
             **dice.fields(),
         )
 

@@ -1,15 +1,14 @@
 """Decision-dice mechanics as pure functions (seed 002_735c6d6cd834a641.txt, "Core Mechanics").
 
-Nothing here draws dice, reads a clock or knows about the ledger: each function takes the
-faces, numbers or state it needs and returns plain values, so every rule can be tested with
-the book's own numbers. :class:`ledger_decision_dice.rules.Rules` draws the dice and builds
-events.
+Nothing here draws dice, reads a clock or knows about the ledger, so every rule can be tested
+with the book's own numbers. :class:`ledger_decision_dice.rules.Rules` draws the dice and
+builds events.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from difflib import get_close_matches
 from fractions import Fraction
 from typing import Any, Literal
@@ -21,10 +20,6 @@ from ..state import Character, Condition, Item, Options
 
 SIDES = 6
 """The Decision Dice are d6 ("Decision Rolls")."""
-
-NORMAL_DICE = 2
-ADVANTAGE_DICE = 3
-DISADVANTAGE_DICE = 1
 
 SUPPLY_ORDER: tuple[str, ...] = ("d12", "d10", "d8", "d6", "d4", "empty")
 """Supply die sizes in order, largest first ("Supply Rolls": "D12, D10, D8, D6, D4, Empty")."""
@@ -38,92 +33,40 @@ DIFFICULTY_SCALE: tuple[tuple[int, str], ...] = (
     (22, '↑ (beyond "Impossible")'),
     (20, '"Impossible" Task'),
     (18, "Strenuous Task"),
-    (16, "↓"),
-    (14, "↓"),
     (12, "Challenging Task"),
-    (10, "↓"),
-    (8, "↓"),
     (6, "Simple Task"),
-    (4, "↓"),
-    (2, ""),
 )
-"""The "Difficulty Scale" table, highest first: (target number, description)."""
+"""The named rows of the "Difficulty Scale" table, highest first: (target number, description)."""
 
-RUNGS: dict[str, int] = {
-    "simple": 6,
-    "challenging": 12,
-    "strenuous": 18,
-    "impossible": 20,
-}
+RUNGS: dict[str, int] = {"simple": 6, "challenging": 12, "strenuous": 18, "impossible": 20}
 """The named rungs of the "Difficulty Scale", by lower-case name."""
-
-IMPOSSIBLE_TN = RUNGS["impossible"]
 
 ModifierKind = Literal["bonus", "penalty", "modifier"]
 RoundingMode = Literal["floor", "trunc"]
 
 
 def counted_modifier(kind: ModifierKind, value: int) -> int:
-    """The value a stated modifier contributes ("Key Terms", hint "Modifiers").
-
-    A *bonus* is positive: a bonus stated with a negative value counts 0. A *penalty* is
-    negative: a penalty stated with a positive value counts 0. A plain *modifier* may be
-    either sign and counts as stated.
-
-    :param kind: ``"bonus"``, ``"penalty"`` or ``"modifier"``.
-    :param value: the stated value (penalties are stated as negative numbers, e.g. ``-2``).
-    :returns: ``max(0, value)`` for a bonus, ``min(0, value)`` for a penalty, else ``value``.
-    :raises RuleError: an unknown kind.
-    """
-    if kind == "bonus":
-        return max(0, value)
-    if kind == "penalty":
-        return min(0, value)
-    if kind == "modifier":
-        return value
-    raise RuleError(f"a modifier is a bonus, a penalty or a modifier, not {kind!r}")
+    """The value a stated modifier contributes ("Key Terms", hint "Modifiers"): a bonus
+    stated negative counts 0, a penalty stated positive counts 0, a modifier counts as
+    stated."""
+    return max(0, value) if kind == "bonus" else min(0, value) if kind == "penalty" else value
 
 
 def decision_dice_count(advantage: bool | int, disadvantage: bool | int) -> int:
-    """How many d6 a decision roll uses ("Advantage and Disadvantage").
-
-    Advantage adds one d6 (3d6), disadvantage removes one (1d6). They do not stack (any
-    number of advantages is one advantage) and a roll facing both cancels to the neutral 2d6.
-
-    :param advantage: truthy when at least one advantage applies (a count is accepted).
-    :param disadvantage: truthy when at least one disadvantage applies.
-    :returns: 1, 2 or 3.
-    """
-    if advantage and not disadvantage:
-        return ADVANTAGE_DICE
-    if disadvantage and not advantage:
-        return DISADVANTAGE_DICE
-    return NORMAL_DICE
-
-
-def is_success(result: int, target: int) -> bool:
-    """``True`` when ``result`` meets the target number ("Success and Failure").
-
-    "Success = Higher than or equal to target"; a tie with a target number counts as a
-    success ("Resolving a Tie").
-    """
-    return result >= target
+    """How many d6 a decision roll uses ("Advantage and Disadvantage"): 3 with advantage, 1
+    with disadvantage; they do not stack, and both cancel to the neutral 2."""
+    return 2 + bool(advantage) - bool(disadvantage)
 
 
 def outcome_of(result: int, target: int) -> Literal["success", "failure"]:
-    """The outcome band: ``"success"`` (margin ≥ 0) or ``"failure"`` ("Success and Failure")."""
-    return "success" if is_success(result, target) else "failure"
+    """The outcome band ("Success and Failure": "Success = Higher than or equal to
+    target"): a tie with a target number succeeds ("Resolving a Tie")."""
+    return "success" if result >= target else "failure"
 
 
 def parse_target(text: str | int) -> int:
-    """A target number from an integer or a named rung of the "Difficulty Scale".
-
-    Accepts ``12``, ``"12"``, ``"challenging"``, ``"Challenging Task"``, ``"\\"Impossible\\""``
-    (case-insensitive). Any integer ≥ 1 is a target number: the scale's even values are
-    anchors, not the only choices (ruling X8).
-
-    :raises RuleError: text that is neither an integer nor a rung name, or a number below 1.
-    """
+    """A target number: any integer ≥ 1 (ruling X8) or a named rung of the "Difficulty
+    Scale" (``"challenging"``, ``"Challenging Task"``, ``"\\"Impossible\\""``, any case)."""
     if isinstance(text, int):
         value = text
     else:
@@ -146,40 +89,15 @@ def parse_target(text: str | int) -> int:
 
 
 def difficulty_label(target: int) -> str:
-    """The "Difficulty Scale" description of the highest anchor at or below ``target``.
-
-    ``6`` → ``"Simple Task"``; ``13`` → ``"Challenging Task"``; ``22`` and above → the ↑ row;
-    below 6 → ``"below Simple"``. Arrows are shown as the nearest named rung below.
-    """
-    if target >= 22:
-        return DIFFICULTY_SCALE[0][1]
-    for tn, label in DIFFICULTY_SCALE:
-        if tn <= target and label not in ("", "↓"):
-            return label
-    return "below Simple"
-
-
-def is_impossible_task(base_target: int, threshold: int = IMPOSSIBLE_TN) -> bool:
-    """Whether a task *starts* at or above "Impossible" ("\\"Impossible\\" Tasks").
-
-    Only the base difficulty counts: "A target that reaches this description due to
-    adjustments, abilities, or other modifications to the target value, is not considered an
-    'Impossible' task" (ruling X9).
-    """
-    return base_target >= threshold
+    """The "Difficulty Scale" row at or below ``target`` (``13`` → ``"Challenging Task"``;
+    below 6: ``"below Simple"``)."""
+    return next((label for tn, label in DIFFICULTY_SCALE if tn <= target), "below Simple")
 
 
 def round_down(value: Fraction | int, mode: RoundingMode = "floor") -> int:
-    """Apply "The Rounding Rule" once, to an end result.
-
-    "round down. This only happens at the end, not in the middle of calculations." Callers
-    keep intermediate values exact (``Fraction``) and call this once.
-
-    :param value: the exact end result.
-    :param mode: ``"floor"`` (toward −∞, ruling X10: −2.5 → −3) or ``"trunc"`` (toward 0:
-        −2.5 → −2). Positive values are the same either way.
-    :raises RuleError: an unknown mode.
-    """
+    """Round an end result down, once ("The Rounding Rule": "This only happens at the end,
+    not in the middle of calculations"): ``"floor"`` (−2.5 → −3, ruling X10) or ``"trunc"``
+    (−2.5 → −2)."""
     if mode == "floor":
         return math.floor(value)
     if mode == "trunc":
@@ -196,19 +114,6 @@ def halved_sum(values: Iterable[int], mode: RoundingMode = "floor") -> int:
     return round_down(sum((Fraction(v, 2) for v in values), Fraction(0)), mode)
 
 
-def contest_winner(a_total: int, b_total: int) -> Literal["a", "b"] | None:
-    """The winner of one round of a contested roll, or ``None`` for a tie.
-
-    "Contested Rolls": the highest roller wins; "Resolving a Tie": on a tie the decision dice
-    are rerolled until a winner is determined.
-    """
-    if a_total > b_total:
-        return "a"
-    if b_total > a_total:
-        return "b"
-    return None
-
-
 def normalise_supply(text: str) -> str:
     """A supply die label: ``"D8"`` / ``"d8"`` / ``"8"`` → ``"d8"``; ``"Empty"`` → ``"empty"``.
 
@@ -223,10 +128,7 @@ def normalise_supply(text: str) -> str:
 
 
 def supply_sides(die: str) -> int:
-    """Faces of a supply die label (``"d10"`` → 10).
-
-    :raises RuleError: the die is ``"empty"`` or not a supply die.
-    """
+    """Faces of a supply die label (``"d10"`` → 10); an empty item has none."""
     label = normalise_supply(die)
     if label == EMPTY:
         raise RuleError("an empty item has no supply die to roll")
@@ -234,15 +136,9 @@ def supply_sides(die: str) -> int:
 
 
 def supply_step(die: str, face: int, step_max: int = SUPPLY_STEP_MAX) -> str:
-    """The supply die after one supply roll ("Supply Rolls").
+    """The supply die after one supply roll ("Supply Rolls": "If the result is 3 or lower,
+    the die size is lowered a size": d12 → d10 → d8 → d6 → d4 → empty).
 
-    "If the result is 3 or lower, the die size is lowered a size":
-    d12 → d10 → d8 → d6 → d4 → empty.
-
-    :param die: the die rolled (``"d12"`` … ``"d4"``).
-    :param face: the face shown, 1..size.
-    :param step_max: the highest face that lowers the die (3 in the text).
-    :returns: the new die label.
     :raises RuleError: the die is empty (an empty item cannot be used where a supply roll is
         required) or the face is not on the die.
     """
@@ -254,15 +150,10 @@ def supply_step(die: str, face: int, step_max: int = SUPPLY_STEP_MAX) -> str:
         )
     sides = int(label[1:])
     if not 1 <= face <= sides:
-        raise RuleError(f"a {label} cannot show {face} (1 to {sides})")
+        raise RuleError(f"a {label} shows 1 to {sides}, not {face}")
     if face <= step_max:
         return SUPPLY_ORDER[SUPPLY_ORDER.index(label) + 1]
     return label
-
-
-def sum_faces(faces: Sequence[int]) -> int:
-    """The sum of the decision dice (all of them are summed, also the third die of advantage)."""
-    return sum(faces)
 
 
 def find_name(names: list[str], wanted: str, what: str) -> str:
@@ -283,10 +174,7 @@ def find_name(names: list[str], wanted: str, what: str) -> str:
 
 
 def find_item(state: Character, wanted: str) -> Item:
-    """The item named ``wanted`` (any case).
-
-    :raises RuleError: no such item, with the closest name suggested.
-    """
+    """The item named ``wanted`` (any case), with the closest name suggested when none is."""
     name = find_name([i.name for i in state.equipment], wanted, "equipment")
     return next(i for i in state.equipment if i.name == name)
 
@@ -308,10 +196,7 @@ def supply_die_of(item: Item) -> str:
 
 
 def int_params(params: dict[str, Any], name: str) -> list[int]:
-    """A multiple int parameter as a list (absent → ``[]``; a single int is accepted).
-
-    :raises RuleError: a value that is not a whole number.
-    """
+    """A repeatable whole-number option as a list (absent → ``[]``; one int is accepted)."""
     value = params.get(name)
     if value is None:
         return []
@@ -338,6 +223,13 @@ ROLLER_OPTIONS: dict[str, ModifierKind] = {
 OPPONENT_OPTIONS: dict[str, ModifierKind] = {"opponent_modifier": "modifier"}
 
 
+def _line(
+    origin: Literal["option", "condition"], source: str, kind: ModifierKind, value: int
+) -> ModifierLine:
+    counted = counted_modifier(kind, value)
+    return ModifierLine(origin=origin, source=source, kind=kind, stated=value, counted=counted)
+
+
 def modifier_lines(
     stat: str,
     stat_value: int,
@@ -346,33 +238,16 @@ def modifier_lines(
     options: dict[str, ModifierKind] = ROLLER_OPTIONS,
 ) -> list[ModifierLine]:
     """The modifier breakdown of a roll: the stat, then the values of the roll options
-    ``options`` names (bonus, penalty, modifier; each line names its option), then the
-    conditions' values ("Key Terms", hint "Modifiers")."""
+    ``options`` names (each line names its option), then the conditions' values ("Key
+    Terms", hint "Modifiers")."""
     lines = [
         ModifierLine(origin="stat", source=stat, kind="stat", stated=stat_value, counted=stat_value)
     ]
     for name, kind in options.items():
-        for value in int_params(params, name):
-            lines.append(
-                ModifierLine(
-                    origin="option",
-                    source=name,
-                    kind=kind,
-                    stated=value,
-                    counted=counted_modifier(kind, value),
-                )
-            )
+        lines += [_line("option", name, kind, value) for value in int_params(params, name)]
     for c in conditions:
         if c.kind in ("bonus", "penalty", "modifier"):
-            lines.append(
-                ModifierLine(
-                    origin="condition",
-                    source=c.name,
-                    kind=c.kind,
-                    stated=c.value,
-                    counted=counted_modifier(c.kind, c.value),
-                )
-            )
+            lines.append(_line("condition", c.name, c.kind, c.value))
     return lines
 
 
@@ -380,9 +255,8 @@ def derived_values(state: Character, options: Options) -> dict[str, int]:
     """Each configured derived value (Stress, Vitality, ...): its stats halved, added,
     rounded down at the end ("The Rounding Rule", ruling X4)."""
     lower = {k.lower(): v for k, v in state.stats.items()}
-    mode: RoundingMode = options.round_negative
     return {
-        name: halved_sum([lower.get(s.lower(), 0) for s in stats], mode)
+        name: halved_sum([lower.get(s.lower(), 0) for s in stats], options.round_negative)
         for name, stats in options.derived.items()
     }
 

@@ -181,8 +181,10 @@ def against_checkpoint(campaign: Campaign, seq: int, event_hash: str) -> dict[st
     store = campaign.store
     latest = store.latest_checkpoint(campaign.id)
     if latest is None or latest["size"] < seq:
-        why = "no checkpoint is signed yet" if latest is None else (
-            f"the newest checkpoint covers events 1 to {latest['size']}"
+        why = (
+            "no checkpoint is signed yet"
+            if latest is None
+            else (f"the newest checkpoint covers events 1 to {latest['size']}")
         )
         return {"checkpoint": None, "verified": False,
                 "problem": f"{why}: `campaign checkpoint` signs one"}  # fmt: skip

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class Witnessed:
+class CheckpointsChecked:
     """What the checkpoints of a log showed.
 
     :ivar checked: one dict per checkpoint that holds: ``{"size", "root" (base64),
@@ -49,7 +49,7 @@ class Witnessed:
         """Did every checkpoint and cosignature hold?"""
         return self.problem is None
 
-    def fail(self, size: int | None, problem: str) -> Witnessed:
+    def fail(self, size: int | None, problem: str) -> CheckpointsChecked:
         if self.problem is None:
             self.problem, self.bad_size = problem, size
         return self
@@ -83,7 +83,7 @@ def roots_at(hashes: Iterable[str], sizes: Iterable[int]) -> tuple[int, dict[int
 
 
 def _holds(
-    result: Witnessed, campaign: str, vkey: str | None, note: str, size: int | None,
+    result: CheckpointsChecked, campaign: str, vkey: str | None, note: str, size: int | None,
     count: int, roots: dict[int, bytes], what: str,
 ) -> Checkpoint | None:  # fmt: skip
     """Check one note; record a problem in ``result`` and return ``None`` if it fails."""
@@ -103,7 +103,9 @@ def _holds(
         result.fail(n, f"{what} is for {checkpoint.origin!r}, not this campaign")
         return None
     if n > count:
-        result.fail(n, f"{what} covers {n} events but the log holds only {count}: the log was truncated")
+        result.fail(
+            n, f"{what} covers {n} events but the log holds only {count}: the log was truncated"
+        )
         return None
     if n == 0 or roots.get(n) != checkpoint.root:
         result.fail(
@@ -123,12 +125,12 @@ def check(
     cosignatures: Sequence[dict[str, Any]] = (),
     *,
     receipt: str | None = None,
-) -> Witnessed:
+) -> CheckpointsChecked:
     """Check every checkpoint (``{"size", "note"}``) and cosignature (``{"size",
     "signature", "vkey", "cosigner"}``) of ``campaign`` against its events' hashes (hex, in
     seq order), and a checkpoint note a player kept (``receipt``).
 
-    :returns: the :class:`Witnessed` report (never raises for a bad log or note).
+    :returns: the :class:`CheckpointsChecked` report (never raises for a bad log or note).
     """
     sizes = [int(c["size"]) for c in checkpoints]
     note_size: int | None = None
@@ -138,7 +140,7 @@ def check(
         except NoteError:
             note_size = None
     count, roots = roots_at(hashes, [*sizes, *([note_size] if note_size else [])])
-    result = Witnessed()
+    result = CheckpointsChecked()
     if receipt is not None:
         got = _holds(result, campaign, vkey, receipt, None, count, roots, "your checkpoint note")
         if got is None:
@@ -180,12 +182,16 @@ def cosignature_problem(note: str, co: dict[str, Any]) -> str | None:
     return None
 
 
-def check_store(store: EventStore, campaign: str, *, receipt: str | None = None) -> Witnessed:
+def check_store(
+    store: EventStore, campaign: str, *, receipt: str | None = None
+) -> CheckpointsChecked:
     """:func:`check` of a stored campaign: its kept checkpoints and cosignatures against
     the roots of its stored events' hashes (one pass over the ``hash`` column)."""
     import msgspec
 
-    first = [msgspec.json.decode(data) for (data,) in store.rows(campaign, upto=1, columns=["data"])]
+    first = [
+        msgspec.json.decode(data) for (data,) in store.rows(campaign, upto=1, columns=["data"])
+    ]
     vkey = recorded_key(first)
     if vkey is None:
         row = store.last_of_types(campaign, ["checkpoint.key"])
@@ -198,25 +204,37 @@ def check_store(store: EventStore, campaign: str, *, receipt: str | None = None)
         )  # fmt: skip
 
 
-def check_file(lines: Sequence[Any], trust: Sequence[Any], *, receipt: str | None = None) -> Witnessed:
+def check_file(
+    lines: Sequence[Any], trust: Sequence[Any], *, receipt: str | None = None
+) -> CheckpointsChecked:
     """:func:`check` of an export's parsed lines (:func:`ledger.exchange.ndjson.parse_lines`)
     and its checkpoint and cosignature lines (``trust``); a player's stubs count by their
     hashes (the chain check covers them)."""
     import msgspec
 
     if not lines:
-        return Witnessed().fail(None, "the file holds no events") if receipt or trust else Witnessed()
+        return (
+            CheckpointsChecked().fail(None, "the file holds no events")
+            if receipt or trust
+            else CheckpointsChecked()
+        )
     campaign = str(lines[0].campaign)
     payloads = []
     for line in lines:
         data = getattr(line, "data", None)
-        if data is not None and getattr(line, "type", None) in ("campaign.created", "checkpoint.key"):
+        if data is not None and getattr(line, "type", None) in (
+            "campaign.created",
+            "checkpoint.key",
+        ):
             payloads.append(msgspec.json.decode(bytes(data)))
     checkpoints = [msgspec.structs.asdict(t) for t in trust if type(t).__name__ == "CheckpointLine"]
     cosigs = [msgspec.structs.asdict(t) for t in trust if type(t).__name__ == "CosignatureLine"]
     for extra in (*checkpoints, *cosigs):
         if extra["campaign"] != campaign:
-            return Witnessed().fail(int(extra["size"]), f"a checkpoint line of another campaign ({extra['campaign'][:80]!r})")
+            return CheckpointsChecked().fail(
+                int(extra["size"]),
+                f"a checkpoint line of another campaign ({extra['campaign'][:80]!r})",
+            )
     return check(
         campaign, recorded_key(payloads), (str(x.hash) for x in lines), checkpoints, cosigs,
         receipt=receipt,

@@ -4,7 +4,7 @@
 C2SP tlog-witness (https://github.com/C2SP/C2SP/blob/main/tlog-witness.md, "add-checkpoint"):
 the log sends ``old SIZE`` (the size the witness last cosigned for it, 0 the first time), a
 consistency proof from that size to the checkpoint's (RFC 9162 2.1.4, from the stored tree:
-:func:`ledger.history.proofs.consistency`) and the signed checkpoint. A witness that holds
+:func:`ledger.history.tree_proofs.consistency`) and the signed checkpoint. A witness that holds
 another size answers 409 with it; the log retries once from that size (it was behind, or
 lost track of a cosignature). The cosignature returned is verified by the client against
 the witness's key and kept like a phone's (:func:`ledger.campaign.checkpoints.add_cosignature`).
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ledger.campaign.checkpoints import Made, add_cosignature
 from ledger.errors import RuleError
-from ledger.history.proofs import consistency
+from ledger.history.tree_proofs import consistency
 from ledger.trust.cosignature import CosignatureVerifier
 from ledger.trust.notes import NoteError
 from ledger.witness.client import WitnessConflict, add_checkpoint

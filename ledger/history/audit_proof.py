@@ -6,7 +6,7 @@ that event only, from the nearest thing already proven:
 
 1. **inclusion**: the event's hash is a leaf of the newest signed checkpoint (the note's
    signature by the campaign's key, then the audit path from the leaf to the note's root,
-   RFC 9162 2.1.3.2; :func:`ledger.history.proofs.against_checkpoint`);
+   RFC 9162 2.1.3.2; :func:`ledger.history.tree_proofs.against_checkpoint`);
 2. **the chain from an anchor**: every event from the anchor ``K`` to ``SEQ`` links to the
    one before it (``prev_hash``) and hashes to its stored ``hash`` (its contents unchanged).
    The anchor is the largest of: the newest checkpoint at or before ``SEQ`` (event ``K``'s
@@ -82,7 +82,7 @@ def _signed(
 def _anchor_problem(campaign: Campaign, k: int, k_hash: str, size: int, root: bytes) -> str | None:
     """Does event ``k``'s stored hash sit at leaf ``k - 1`` of the signed tree of ``size``?"""
     from ledger.errors import RuleError
-    from ledger.history.proofs import inclusion
+    from ledger.history.tree_proofs import inclusion
 
     try:
         found = inclusion(campaign.store, campaign.id, k, size)
