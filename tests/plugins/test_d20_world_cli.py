@@ -203,8 +203,8 @@ def test_bad_sheet_names_every_broken_rule(table, tmp_path):
     sheet.write_text('name = "Nobody"\n[[traits]]\nname = "Tall"\nkind = "body"\n')
     result = table("character", "add", "--sheet", str(sheet))
     assert result.exit_code == 1
-    for text in ("exactly three traits", "exactly three bonds", "exactly three skills",
-                 "exactly one consumable"):
+    for text in ("traits: choose exactly three, not 1", "bonds: choose exactly three, not 0",
+                 "skills: choose exactly three, not 0", "exactly one consumable"):
         assert text in result.output
 
 
