@@ -14,19 +14,30 @@ from ledger import RuleError
 SYS = D20World().configure({})
 
 GOOD: dict[str, Any] = {
-    "traits": [{"name": "Wiry", "kind": "body"}, {"name": "Stubborn", "kind": "personality"},
-               {"name": "Hears the dead", "kind": "free"}],
-    "bonds": [{"name": "the Guild", "kind": "faction"}, {"name": "Old Maren", "kind": "friend"},
-              {"name": "Captain Voss", "kind": "enemy"}],
-    "skills": [{"name": "Lockpicking", "proficiency": 3, "via_bond": "the Guild"},
-               {"name": "Forage", "proficiency": 2}, {"name": "Sing", "proficiency": 1}],
-    "items": [{"name": "Guild seal", "for_bond": "the Guild"},
-              {"name": "Lantern", "for_bond": "Old Maren"},
-              {"name": "Warrant", "for_bond": "Captain Voss"},
-              {"name": "Lockpicks", "for_skill": "Lockpicking"},
-              {"name": "Knife", "for_skill": "Forage"},
-              {"name": "Lute", "for_skill": "Sing"},
-              {"name": "Lamp oil", "consumable": True}],
+    "traits": [
+        {"name": "Wiry", "kind": "body"},
+        {"name": "Stubborn", "kind": "personality"},
+        {"name": "Hears the dead", "kind": "free"},
+    ],
+    "bonds": [
+        {"name": "the Guild", "kind": "faction"},
+        {"name": "Old Maren", "kind": "friend"},
+        {"name": "Captain Voss", "kind": "enemy"},
+    ],
+    "skills": [
+        {"name": "Lockpicking", "proficiency": 3, "via_bond": "the Guild"},
+        {"name": "Forage", "proficiency": 2},
+        {"name": "Sing", "proficiency": 1},
+    ],
+    "items": [
+        {"name": "Guild seal", "for_bond": "the Guild"},
+        {"name": "Lantern", "for_bond": "Old Maren"},
+        {"name": "Warrant", "for_bond": "Captain Voss"},
+        {"name": "Lockpicks", "for_skill": "Lockpicking"},
+        {"name": "Knife", "for_skill": "Forage"},
+        {"name": "Lute", "for_skill": "Sing"},
+        {"name": "Lamp oil", "consumable": True},
+    ],
 }
 
 
@@ -42,7 +53,10 @@ def test_a_good_sheet_is_normalised_and_validates_again():
     assert [i["location"] for i in out["items"]] == ["carried"] * 5 + ["bag"] * 2
     state = SYS.initial_state("isa", "Isa", out)
     assert [(s.name, s.origin) for s in state.skills] == [
-        ("Lockpicking", "bond"), ("Forage", "hardship"), ("Sing", "passion")]
+        ("Lockpicking", "bond"),
+        ("Forage", "hardship"),
+        ("Sing", "passion"),
+    ]
     assert state.jinx == 0 and state.wounds == () and state.conditions == ()
 
 
@@ -60,7 +74,9 @@ def test_every_broken_rule_is_named():
     assert "bonds: choose exactly three, not 2" in text
     assert "bonds: exactly one must be a rival or enemy, not 0" in text
     assert "skills[1].via_bond: 'the Watch' is not one of your bonds" in text
-    assert "skills: exactly one must be at +2" in text and "skills: exactly one must be at +1" in text
+    assert (
+        "skills: exactly one must be at +2" in text and "skills: exactly one must be at +1" in text
+    )
     assert "items: exactly one consumable is needed, not 0" in text
     assert "items[3].for_bond: 'Captain Voss' is not one of your bonds" in text
     assert len(found) >= 8
@@ -74,7 +90,7 @@ def test_three_mistakes_are_named_by_their_paths():
     found = problems(bad)
     assert found[:3] == [
         "traits[1].kind: expected one of 'body', 'personality', 'free', got \"mind\"",
-        "skills[2].proficiency: expected one of 3, 2, 1, got \"two\"",
+        'skills[2].proficiency: expected one of 3, 2, 1, got "two"',
         "items[4].damage: expected an integer of 0 or more, got -1",
     ]
     # the rest follow from the entries refused (a kind and a proficiency missing), never

@@ -39,13 +39,29 @@ SYS = TerranEngine().configure({})
 RESULTS: dict[type, tuple[str, ...]] = {  # the fields resolve computes (never inputs)
     AttributeRolled: ("faces", "highest", "value"),
     RiskyActionRolled: (
-        "attribute_value", "skill_value", "light", "dark", "highest", "outcome", "ego_before",
-        "ego_cost", "ego_lost", "complication", "allies_rallied", "rivals_cursed",
+        "attribute_value",
+        "skill_value",
+        "light",
+        "dark",
+        "highest",
+        "outcome",
+        "ego_before",
+        "ego_cost",
+        "ego_lost",
+        "complication",
+        "allies_rallied",
+        "rivals_cursed",
         "extra_damage",
     ),
     EffectRolled: ("code", "faces", "explosions", "value"),
     ConsequenceRolled: (
-        "code", "faces", "explosions", "value", "protected", "damage", "complication",
+        "code",
+        "faces",
+        "explosions",
+        "value",
+        "protected",
+        "damage",
+        "complication",
     ),
     FortuneRolled: ("face",),
     AdvancementRolled: ("faces", "total", "threshold", "success"),
@@ -80,31 +96,61 @@ d6 = s.integers(1, 6)
 @s.composite
 def characters(draw: Any) -> st.Character:
     """A playable character with random Attributes, Skills, wounds, gear and Challenges."""
-    base = SYS.initial_state("kit", "Kit", SYS.create_sheet({
-        "archetype": "Hero",
-        "attributes": {"Strength": 1, "Agility": 1, "Insight": 1, "Charisma": 1},
-        "skills": {"Violence": 2, "Exploration": 2},
-    }))
+    base = SYS.initial_state(
+        "kit",
+        "Kit",
+        SYS.create_sheet(
+            {
+                "archetype": "Hero",
+                "attributes": {"Strength": 1, "Agility": 1, "Insight": 1, "Charisma": 1},
+                "skills": {"Violence": 2, "Exploration": 2},
+            }
+        ),
+    )
     rolled = {a: draw(s.integers(0, 3)) for a in m.ATTRIBUTES}
-    advancements = draw(s.lists(s.sampled_from(
-        ["Sensory acuity: sight", "Sneak attack", "Sniper", "Rally", "Curse", "Multi-attack",
-         "Protected", "Tough"]), unique=True, max_size=4))
-    conditions = draw(s.lists(s.sampled_from(st.SITUATIONAL_CONDITIONS), unique=True,
-                              max_size=2))
+    advancements = draw(
+        s.lists(
+            s.sampled_from(
+                [
+                    "Sensory acuity: sight",
+                    "Sneak attack",
+                    "Sniper",
+                    "Rally",
+                    "Curse",
+                    "Multi-attack",
+                    "Protected",
+                    "Tough",
+                ]
+            ),
+            unique=True,
+            max_size=4,
+        )
+    )
+    conditions = draw(s.lists(s.sampled_from(st.SITUATIONAL_CONDITIONS), unique=True, max_size=2))
     challenges = [
-        st.Challenge(name=f"c{i}", level=level, disposition=m.disposition_of(level),
-                     complication=draw(s.integers(0, 2)))
+        st.Challenge(
+            name=f"c{i}",
+            level=level,
+            disposition=m.disposition_of(level),
+            complication=draw(s.integers(0, 2)),
+        )
         for i, level in enumerate(draw(s.lists(s.integers(0, 5), max_size=2)))
     ]
     return msgspec.structs.replace(
-        base, rolled=rolled, advancements=advancements,
+        base,
+        rolled=rolled,
+        advancements=advancements,
         skills={k: draw(s.integers(0, 4)) for k in m.DEFAULT_SKILLS},
         conditions=[st.Condition(name=c) for c in conditions],
-        hp=draw(s.integers(0, 8)), ego=draw(s.integers(0, 8)),
+        hp=draw(s.integers(0, 8)),
+        ego=draw(s.integers(0, 8)),
         wound=draw(s.sampled_from(["none", "critical", "mortal"])),
-        armour=draw(s.sampled_from(["none", "light", "heavy"])), shield=draw(s.booleans()),
+        armour=draw(s.sampled_from(["none", "light", "heavy"])),
+        shield=draw(s.booleans()),
         weapons={"knife": "d/2", "sword": "1d", "axe": "2d", "spear": "1d+1"},
-        challenges=challenges, rallied=draw(s.booleans()), last_dark=draw(s.integers(0, 3)),
+        challenges=challenges,
+        rallied=draw(s.booleans()),
+        last_dark=draw(s.integers(0, 3)),
     )
 
 
@@ -121,11 +167,25 @@ def requests(draw: Any, kit: st.Character) -> tuple[str, dict[str, Any]]:
     params: dict[str, Any] = {"challenge": challenge} if challenge else {}
     if kind == "risky":
         params |= {
-            "attribute": draw(s.sampled_from(m.ATTRIBUTES)), "dark": draw(s.integers(0, 4)),
-            "position": draw(s.integers(-1, 1)), "extra": draw(s.integers(-2, 2)),
-            "advancement": some(draw, [a for a in ("Sensory acuity", "Sneak attack", "Sniper",
-                                                   "Rally", "Curse", "Multi-attack")
-                                       if st.has(kit, a)]),
+            "attribute": draw(s.sampled_from(m.ATTRIBUTES)),
+            "dark": draw(s.integers(0, 4)),
+            "position": draw(s.integers(-1, 1)),
+            "extra": draw(s.integers(-2, 2)),
+            "advancement": some(
+                draw,
+                [
+                    a
+                    for a in (
+                        "Sensory acuity",
+                        "Sneak attack",
+                        "Sniper",
+                        "Rally",
+                        "Curse",
+                        "Multi-attack",
+                    )
+                    if st.has(kit, a)
+                ],
+            ),
             "condition": some(draw, [c.name for c in kit.conditions]),
             "hindered": kit.armour == "heavy" and draw(s.booleans()),
             "improvised": draw(s.booleans()),
@@ -139,8 +199,9 @@ def requests(draw: Any, kit: st.Character) -> tuple[str, dict[str, Any]]:
         else:
             params["effect"] = draw(s.sampled_from(["d/2", "1d", "2d", "1d+1", "3d"]))
         params["twohands"] = draw(s.booleans())
-        params["advancement"] = some(draw, [a for a in ("Sneak attack", "Sniper")
-                                            if st.has(kit, a)])
+        params["advancement"] = some(
+            draw, [a for a in ("Sneak attack", "Sniper") if st.has(kit, a)]
+        )
         return "effect", params
     if kind == "consequence":
         consequence = draw(s.sampled_from(["harm", "complication", "fork", "none"]))
@@ -180,8 +241,9 @@ def test_engine_and_physical_rolls_rederive_and_edits_are_found(
     assert_rederives_and_edits_are_found(kit, physical)
 
 
-@given(kit=characters(), seed=s.binary(min_size=32, max_size=32), which=s.sampled_from(
-    m.ATTRIBUTES))
+@given(
+    kit=characters(), seed=s.binary(min_size=32, max_size=32), which=s.sampled_from(m.ATTRIBUTES)
+)
 def test_creation_rolls_rederive(kit: st.Character, seed: bytes, which: str) -> None:
     kit = msgspec.structs.replace(kit, rolled={a: v for a, v in kit.rolled.items() if a != which})
     event = resolved(kit, which, {"creation": True}, seed)
@@ -189,9 +251,14 @@ def test_creation_rolls_rederive(kit: st.Character, seed: bytes, which: str) -> 
 
 
 @settings(max_examples=60)
-@given(kit=characters(), seed=s.binary(min_size=32, max_size=32), spend=s.integers(1, 12),
-       develop=s.integers(1, 6), skill=s.sampled_from(m.DEFAULT_SKILLS),
-       choose=s.booleans())
+@given(
+    kit=characters(),
+    seed=s.binary(min_size=32, max_size=32),
+    spend=s.integers(1, 12),
+    develop=s.integers(1, 6),
+    skill=s.sampled_from(m.DEFAULT_SKILLS),
+    choose=s.booleans(),
+)
 def test_advancement_rolls_rederive_from_the_state_before_them(
     kit: st.Character, seed: bytes, spend: int, develop: int, skill: str, choose: bool
 ) -> None:
@@ -200,8 +267,14 @@ def test_advancement_rolls_rederive_from_the_state_before_them(
     if choose:
         choices["kit.advancement"] = "Tough"
     nonce = iter(range(10))
-    events = advance(SYS.options, {"kit": kit}, 1, [],
-                     lambda c: EngineDice(seed, "c", 1, next(nonce), c), choices)
+    events = advance(
+        SYS.options,
+        {"kit": kit},
+        1,
+        [],
+        lambda c: EngineDice(seed, "c", 1, next(nonce), c),
+        choices,
+    )
     state = kit
     rolls = 0
     for event in events:
@@ -214,27 +287,54 @@ def test_advancement_rolls_rederive_from_the_state_before_them(
 
 def plain() -> st.Character:
     """Kit: every Attribute 1, Violence 4."""
-    return SYS.initial_state("kit", "Kit", SYS.create_sheet({
-        "archetype": "Hero", "attributes": {"Strength": 1, "Agility": 1, "Insight": 1,
-                                            "Charisma": 1}, "skills": {"Violence": 4}}))
+    return SYS.initial_state(
+        "kit",
+        "Kit",
+        SYS.create_sheet(
+            {
+                "archetype": "Hero",
+                "attributes": {"Strength": 1, "Agility": 1, "Insight": 1, "Charisma": 1},
+                "skills": {"Violence": 4},
+            }
+        ),
+    )
 
 
 def test_a_failed_advancement_roll_never_keeps_its_choice():
-    kit = msgspec.structs.replace(plain(),
-        experience=1)
-    event = AdvancementRolled(character="kit", session=1, spent=1, faces=[6], total=6,
-                              threshold=11, success=False, advancement="Tough",
-                              source="physical", draws=[(6, 6)])
+    kit = msgspec.structs.replace(plain(), experience=1)
+    event = AdvancementRolled(
+        character="kit",
+        session=1,
+        spent=1,
+        faces=[6],
+        total=6,
+        threshold=11,
+        success=False,
+        advancement="Tough",
+        source="physical",
+        draws=[(6, 6)],
+    )
     assert "advancement 'Tough'" in (result_problem(SYS, kit, event, name="Kit") or "")
 
 
 def test_advancement_draws_must_be_one_d6_per_experience_spent():
     kit = plain()
-    event = SkillDevelopmentRolled(character="kit", session=1, skill="Violence", spent=3,
-                                   faces=[6, 6], total=12, threshold=12, rating=4,
-                                   success=True, source="physical", draws=[(6, 6), (6, 6)])
+    event = SkillDevelopmentRolled(
+        character="kit",
+        session=1,
+        skill="Violence",
+        spent=3,
+        faces=[6, 6],
+        total=12,
+        threshold=12,
+        rating=4,
+        success=True,
+        source="physical",
+        draws=[(6, 6), (6, 6)],
+    )
     assert "draw more dice than the 2 recorded" in (
-        result_problem(SYS, kit, event, name="Kit") or "")
+        result_problem(SYS, kit, event, name="Kit") or ""
+    )
 
 
 def test_events_written_before_twohands_and_effect_were_recorded_still_rederive():
@@ -249,13 +349,21 @@ def test_events_written_before_twohands_and_effect_were_recorded_still_rederive(
         challenges=[st.Challenge(name="guard", level=2, disposition=20)],
     )
     codec = Codec(SYS.event_types, SYS.upcasters)
-    two = SYS.resolve(kit, RollRequest("kit", "Kit", "effect", {"weapon": "sword",
-                                                               "twohands": True}),
-                      PhysicalDice(["4"]))
-    own = SYS.resolve(kit, RollRequest("kit", "Kit", "consequence", {"challenge": "guard"}),
-                      PhysicalDice(["5", "2"]))
-    override = SYS.resolve(kit, RollRequest("kit", "Kit", "consequence", {
-        "challenge": "guard", "effect": "1d"}), PhysicalDice(["5"]))
+    two = SYS.resolve(
+        kit,
+        RollRequest("kit", "Kit", "effect", {"weapon": "sword", "twohands": True}),
+        PhysicalDice(["4"]),
+    )
+    own = SYS.resolve(
+        kit,
+        RollRequest("kit", "Kit", "consequence", {"challenge": "guard"}),
+        PhysicalDice(["5", "2"]),
+    )
+    override = SYS.resolve(
+        kit,
+        RollRequest("kit", "Kit", "consequence", {"challenge": "guard", "effect": "1d"}),
+        PhysicalDice(["5"]),
+    )
     assert (two.twohands, two.code, own.effect, override.effect) == (True, "1d+1", None, "1d")
     for new, field in ((two, "twohands"), (own, "effect"), (override, "effect")):
         stored = msgspec.json.encode(msgspec.structs.replace(new, **{field: UNSET}))
@@ -265,8 +373,9 @@ def test_events_written_before_twohands_and_effect_were_recorded_still_rederive(
         assert result_problem(SYS, kit, old, name="Kit") is None
     # a 1d+1 weapon shows the same code unheld: the state tells the two apart
     spear = msgspec.structs.replace(kit, weapons={"sword": "1d+1"})
-    unheld = SYS.resolve(spear, RollRequest("kit", "Kit", "effect", {"weapon": "sword"}),
-                         PhysicalDice(["4"]))
+    unheld = SYS.resolve(
+        spear, RollRequest("kit", "Kit", "effect", {"weapon": "sword"}), PhysicalDice(["4"])
+    )
     stored = msgspec.json.encode(msgspec.structs.replace(unheld, twohands=UNSET))
     old = codec.decode(stored, "terran-engine.effect_rolled")
     assert result_problem(SYS, spear, old, name="Kit") is None
@@ -274,15 +383,25 @@ def test_events_written_before_twohands_and_effect_were_recorded_still_rederive(
 
 
 def test_advancement_rolls_have_no_request():
-    event = AdvancementRolled(character="kit", session=1, spent=1, faces=[6], total=6,
-                              threshold=11, success=False, source="physical", draws=[(6, 6)])
+    event = AdvancementRolled(
+        character="kit",
+        session=1,
+        spent=1,
+        faces=[6],
+        total=6,
+        threshold=11,
+        success=False,
+        source="physical",
+        draws=[(6, 6)],
+    )
     with pytest.raises(RuleError, match="cannot re-derive terran-engine.advancement_rolled"):
         SYS.request_of(event)
 
 
 def test_a_risky_action_whose_dark_dice_were_moved_to_light_is_refused():
-    kit = msgspec.structs.replace(plain(),
-        rolled={"Strength": 1, "Agility": 1, "Insight": 1, "Charisma": 1}, ego=3)
+    kit = msgspec.structs.replace(
+        plain(), rolled={"Strength": 1, "Agility": 1, "Insight": 1, "Charisma": 1}, ego=3
+    )
     request = RollRequest("kit", "Kit", "Violence", {"attribute": "Strength", "dark": 1})
     event = SYS.resolve(kit, request, PhysicalDice(["1", "2", "3", "4", "6"]))
     event = SYS.with_inputs(event, request)

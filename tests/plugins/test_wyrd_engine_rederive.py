@@ -132,8 +132,10 @@ def test_engine_rolls_rederive_and_every_forged_result_is_found(
     system, state, request, seed, nonce, client_seed
 ):
     event = resolved(system, state, request, EngineDice(seed, "casebook", 1, nonce, client_seed))
-    hypothesis.event(f"{event.mode}, {event.trait_kind}, boost {bool(event.boost)}, "
-                     f"wounds {bool(event.wound_penalty)}")
+    hypothesis.event(
+        f"{event.mode}, {event.trait_kind}, boost {bool(event.boost)}, "
+        f"wounds {bool(event.wound_penalty)}"
+    )
     assert result_problem(system, state, event, name="Felix Cavendish") is None
     for field in RESULTS:
         assert result_problem(system, state, forged(event, field), name="Felix Cavendish"), field

@@ -83,8 +83,7 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="d20-world.check_rolled")
     weapon_damage: int | UnsetType = UNSET
 
 
-class BlindCheckRolled(CheckRolled, frozen=True, kw_only=True,
-                       tag="d20-world.blind_check_rolled"):
+class BlindCheckRolled(CheckRolled, frozen=True, kw_only=True, tag="d20-world.blind_check_rolled"):
     """A blind check (``roll --blind``; GM-only, ruling R34): The World's secret roll for a
     character, recorded like a check. It changes nothing on the sheet (no experience, trait
     flag, jinx or objective contribution): later public checks would show any change and so
@@ -342,9 +341,7 @@ class ObjectiveOpened(Event, frozen=True, kw_only=True, tag="d20-world.objective
     deadline: str = ""
 
 
-class ObjectiveContributed(
-    Event, frozen=True, kw_only=True, tag="d20-world.objective_contributed"
-):
+class ObjectiveContributed(Event, frozen=True, kw_only=True, tag="d20-world.objective_contributed"):
     """A contributing check recorded by hand ("Objectives"): another character's check
     (``by``), or an automatic success The World counts as good (``auto``, ruling R12)."""
 

@@ -27,7 +27,7 @@ class D20World(Turns, Rules, Appliers, Words, SheetRules, Odds):
     name = "d20 The World"
     source = "001_a3a02f9b7363775f.txt"
     book = 'untitled d20 rules ("The World" runs the game)'
-    example_roll = 'roll isa Lockpicking --time --objective \'Open the vault\' --dice 16  # "Objectives": 16 + 3 = 19, good'
+    example_roll = "roll isa Lockpicking --time --objective 'Open the vault' --dice 16  # \"Objectives\": 16 + 3 = 19, good"
     has_harm = True  # `campaign damage` appends damage_taken (harm_event)
     event_types = EVENT_TYPES
     upcasters = UPCASTERS

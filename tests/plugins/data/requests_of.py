@@ -30,8 +30,9 @@ for record in campaign.records():
         found[record.seq] = {
             "skill": request.skill,
             "params": msgspec.to_builtins(request.params),
-            "opponent": None if opponent is None else {"character": opponent.character,
-                                                       "skill": opponent.skill},
+            "opponent": None
+            if opponent is None
+            else {"character": opponent.character, "skill": opponent.skill},
         }
 store.close()
 print(json.dumps(found, indent=1, sort_keys=True))

@@ -51,8 +51,12 @@ class SheetRules(RuleSystem[Character, Options]):
             "traits": [{"name": t.name.strip(), "kind": t.kind} for t in read.traits],
             "bonds": [{"name": b.name.strip(), "kind": b.kind} for b in read.bonds],
             "skills": [
-                {"name": s.name.strip(), "proficiency": s.proficiency, "spell": s.spell,
-                 **({"via_bond": s.via_bond} if s.via_bond else {})}
+                {
+                    "name": s.name.strip(),
+                    "proficiency": s.proficiency,
+                    "spell": s.spell,
+                    **({"via_bond": s.via_bond} if s.via_bond else {}),
+                }
                 for s in read.skills
             ],
             "items": [item_entry(i) for i in place_items(read.items, has_bag=read.bag)],
@@ -70,11 +74,18 @@ class SheetRules(RuleSystem[Character, Options]):
             id=character,
             name=name,
             traits=tuple(Trait(name=t["name"], kind=t["kind"]) for t in sheet["traits"]),
-            bonds=tuple(Bond(name=b["name"], kind=b["kind"], favor=starting_favor(b["kind"]))
-                        for b in sheet["bonds"]),
+            bonds=tuple(
+                Bond(name=b["name"], kind=b["kind"], favor=starting_favor(b["kind"]))
+                for b in sheet["bonds"]
+            ),
             skills=tuple(
-                Skill(name=s["name"], proficiency=s["proficiency"], spell=s.get("spell", False),
-                      origin=SKILL_ORIGINS[s["proficiency"]], via_bond=s.get("via_bond"))  # type: ignore[arg-type]
+                Skill(
+                    name=s["name"],
+                    proficiency=s["proficiency"],
+                    spell=s.get("spell", False),
+                    origin=SKILL_ORIGINS[s["proficiency"]],
+                    via_bond=s.get("via_bond"),
+                )
                 for s in sheet["skills"]
             ),
             # a starting armour's full durability is its durability on the sheet, so it is
@@ -120,7 +131,8 @@ class SheetRules(RuleSystem[Character, Options]):
         carried = sum(1 for i in state.items if i.location == "carried")
         view["derived"] = {
             "wound_total": wound_total(state),
-            "check_penalty": wound_total(state) + condition_penalty(state)
+            "check_penalty": wound_total(state)
+            + condition_penalty(state)
             + (hidden_penalty(state) if as_gm else 0),
             "spell_penalty": state.jinx,
             "carried": carried,
@@ -137,8 +149,13 @@ class SheetRules(RuleSystem[Character, Options]):
         the GM's layout only, marked), inventory with the carried boxes, objectives (the
         parts in :mod:`.layout`)."""
         harm = harm_section(state, as_gm=as_gm)
-        hurt = state.dead or wound_total(state) or state.conditions or state.jinx \
+        hurt = (
+            state.dead
+            or wound_total(state)
+            or state.conditions
+            or state.jinx
             or state.pending_shock
+        )
         sections: list[Section] = [harm] if hurt else []  # what a check takes away first
         sections += [
             skills_section(state),
@@ -159,5 +176,6 @@ class SheetRules(RuleSystem[Character, Options]):
 def _compact(item: dict[str, Any]) -> dict[str, Any]:
     """An item without its empty fields (``None``, ``False``, ``""``), name and location
     first."""
-    return {k: v for k, v in item.items()
-            if k in ("name", "location") or v not in (None, False, "")}
+    return {
+        k: v for k, v in item.items() if k in ("name", "location") or v not in (None, False, "")
+    }

@@ -30,7 +30,11 @@ from ledger import check_sheet
 from ..rules.mechanics import BAG_CAPACITY, CARRIED_CAPACITY, inventory_problems
 from ..state import Item
 
-SKILL_ORIGINS = {3: "bond", 2: "hardship", 1: "passion"}
+SKILL_ORIGINS: dict[int, Literal["bond", "hardship", "passion"]] = {
+    3: "bond",
+    2: "hardship",
+    1: "passion",
+}
 ITEM_KEYS = {"name", "location", "bulky", "consumable", "for_bond", "for_skill", "durability",
              "protects_against", "damage", "range", "harm"}  # fmt: skip
 
@@ -211,8 +215,17 @@ def place_items(items: list[ItemIn], *, has_bag: bool = True) -> list[Item]:
             location = "carried" if free > 0 else "bag"
             free -= location == "carried"
         fields = msgspec.structs.asdict(it)
-        placed.append(Item(**{**fields, "name": it.name.strip(), "location": location,
-                              "max_durability": it.durability, "broken": it.durability == 0}))
+        placed.append(
+            Item(
+                **{
+                    **fields,
+                    "name": it.name.strip(),
+                    "location": location,
+                    "max_durability": it.durability,
+                    "broken": it.durability == 0,
+                }
+            )
+        )
     return placed
 
 

@@ -63,14 +63,16 @@ def advancement_roll(state: st.Character, event: AdvancementRolled) -> Advanceme
     threshold = m.advancement_threshold(then.ego_max, then.hp_max)
     success = sum(faces) >= threshold
     return replace(
-        event, faces=faces, total=sum(faces), threshold=threshold, success=success,
+        event,
+        faces=faces,
+        total=sum(faces),
+        threshold=threshold,
+        success=success,
         advancement=event.advancement if success else None,
     )
 
 
-def development_roll(
-    state: st.Character, event: SkillDevelopmentRolled
-) -> SkillDevelopmentRolled:
+def development_roll(state: st.Character, event: SkillDevelopmentRolled) -> SkillDevelopmentRolled:
     """Skill Development recomputed (SEED "1.4": "If the sum of your dice is equal of higher
     than 3x your current Skill rating, the Skill improves in 1"; rating 0 needs 0, R11): the
     rating from ``state``.
@@ -80,7 +82,11 @@ def development_roll(
     rating = st.session_sheet(state, event.session, event.sheet).skills.get(event.skill, 0)
     threshold = m.skill_threshold(rating)
     return replace(
-        event, faces=faces, total=sum(faces), threshold=threshold, rating=rating,
+        event,
+        faces=faces,
+        total=sum(faces),
+        threshold=threshold,
+        rating=rating,
         success=sum(faces) >= threshold,
     )
 
@@ -103,9 +109,7 @@ class Rederive(RuleSystem[Character, Options]):
             param="dark",
         )
 
-    def rederive(
-        self, state: Character, event: Roll, *, name: str, opponent: Any = None
-    ) -> Roll:
+    def rederive(self, state: Character, event: Roll, *, name: str, opponent: Any = None) -> Roll:
         """The roll the rules give for ``event``'s recorded inputs and draws.
 
         Advancement and Skill Development rolls are recomputed from the state and the draws

@@ -158,7 +158,9 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if trait.kind == "ability":
             raise RuleError(
                 f"{trait.name} is a once-per-{trait.once_per} ability, not a roll bonus: "
-                f"record trait-ability-used for {trait.name!r} instead", param="trait")
+                f"record trait-ability-used for {trait.name!r} instead",
+                param="trait",
+            )
         if trait.kind == "substitution":
             assert trait.skill and trait.instead_of
             if skill.lower() == trait.instead_of.lower():
@@ -205,18 +207,22 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if len(traits) > 1:
             problem(
                 f"invoke one trait, not {len(traits)} ({', '.join(traits)}): traits don't "
-                "stack (\"How Traits Work\"; ruling C11)", "trait"
+                'stack ("How Traits Work"; ruling C11)',
+                "trait",
             )
         situational = p.get("situational") or 0
         situation = (p.get("situation") or "").strip()
         if situational and not situation:
             problem(
                 "say why it applies, e.g. 'improvised weapon': a situational modifier is "
-                "recorded with its reason", "situation"
+                "recorded with its reason",
+                "situation",
             )
         if situation and not situational:
-            problem("why it applies is the reason for a situational modifier: give the "
-                    "modifier too", "situational")
+            problem(
+                "why it applies is the reason for a situational modifier: give the modifier too",
+                "situational",
+            )
         dr_text = p.get("dr")
         vs = p.get("vs")
         attack, defend = bool(p.get("attack")), bool(p.get("defend"))
@@ -224,44 +230,56 @@ class Rules(Clock, RuleSystem[Character, Options]):
         opposed = vs is not None or opponent is not None
         if initiative and dr_text is not None:
             problem(
-                "initiative has no DR: the highest roll acts first (\"Initiative: Who Acts "
-                "First?\"); leave the Difficulty Rating out", "dr"
+                'initiative has no DR: the highest roll acts first ("Initiative: Who Acts '
+                'First?"); leave the Difficulty Rating out',
+                "dr",
             )
         if initiative and (p.get("attack") or p.get("defend")):
             problem("an initiative roll is not an attack or a defence", "initiative")
         if not opposed and dr_text is None and not initiative:
             problem(
                 "give the Difficulty Rating (a number or a name like good), or an opponent: "
-                "their rating, or a character on the ledger", "dr"
+                "their rating, or a character on the ledger",
+                "dr",
             )
         if opposed and dr_text is not None:
-            problem("give either the Difficulty Rating (passive) or an opponent (opposed), "
-                    "not both", "dr")
+            problem(
+                "give either the Difficulty Rating (passive) or an opponent (opposed), not both",
+                "dr",
+            )
         if vs is not None and opponent is not None:
             problem(
                 "give the opponent as their rating or as a character on the ledger, not both: "
-                "a character's rating comes from their sheet", "vs"
+                "a character's rating comes from their sheet",
+                "vs",
             )
         if opponent is not None and p.get("opponent"):
-            problem("who opposes names an opponent off the ledger: leave it out for a "
-                    "character on the ledger", "opponent")
+            problem(
+                "who opposes names an opponent off the ledger: leave it out for a "
+                "character on the ledger",
+                "opponent",
+            )
         if p.get("vs_trait") and opponent is None:
-            problem("the opponent's trait or gear is that of an opponent on the ledger: name "
-                    "them too", "vs_trait")
+            problem(
+                "the opponent's trait or gear is that of an opponent on the ledger: name them too",
+                "vs_trait",
+            )
         if attack and defend:
             problem("a roll is attacking or defending, not both", "attack")
         if (attack or defend) and not opposed:
             problem(
                 "attacking and defending need an opponent: their rating, or a character on "
-                "the ledger", "attack" if attack else "defend"
+                "the ledger",
+                "attack" if attack else "defend",
             )
         boost = p.get("boost") or 0
         if boost and boost not in (1, 2):
             problem(f"a boost spent is 1 or 2, not {boost}", "boost")
         teamwork = p.get("teamwork") or 0
         if teamwork and teamwork not in (1, 2):
-            problem(f"the teamwork bonus is +1 (or +2 in special cases), not {teamwork}",
-                    "teamwork")
+            problem(
+                f"the teamwork bonus is +1 (or +2 in special cases), not {teamwork}", "teamwork"
+            )
         if problems:
             raise RuleError(*problems, param=about[0])
         if boost and not any(b.value == boost for b in state.boosts):
@@ -277,8 +295,10 @@ class Rules(Clock, RuleSystem[Character, Options]):
             skill, _ = self.skill_rating(state, skill)
             rating_skill, rating = self.skill_rating(state, rating_skill)
         physical_set = {s.lower() for s in self.options.physical_skills}
-        physical = bool(p.get("physical")) or skill.lower() in physical_set or (
-            rating_skill.lower() in physical_set
+        physical = (
+            bool(p.get("physical"))
+            or skill.lower() in physical_set
+            or (rating_skill.lower() in physical_set)
         )
         affected = {k: w.affected_skills for k, w in state.wounds.items()}
         penalty = wound_penalty(affected, {skill, rating_skill}, physical)
@@ -286,8 +306,13 @@ class Rules(Clock, RuleSystem[Character, Options]):
         side: dict[str, Any] = {}
         if opponent is not None:
             default = (
-                "Notice" if initiative and not opponent.skill
-                else "Athletics" if attack else "Fight" if defend else skill
+                "Notice"
+                if initiative and not opponent.skill
+                else "Athletics"
+                if attack
+                else "Fight"
+                if defend
+                else skill
             )
             side = self._opposing_side(opponent, default, p.get("vs_trait"))
             vs = side["vs_rating"] + side["vs_trait_bonus"] - side["vs_wound_penalty"]
@@ -342,8 +367,11 @@ class Rules(Clock, RuleSystem[Character, Options]):
             dr=dr,
             dr_name=dr_name,
             opponent=(
-                opponent.name or opponent.character if opponent is not None
-                else (p.get("opponent") or "opposition") if vs is not None else None
+                opponent.name or opponent.character
+                if opponent is not None
+                else (p.get("opponent") or "opposition")
+                if vs is not None
+                else None
             ),
             opposition=vs,
             opposition_dice=opp_faces,
@@ -381,7 +409,9 @@ class Rules(Clock, RuleSystem[Character, Options]):
             if find_boon(state, trait_name) is not None:
                 raise RuleError(
                     f"{state.name}'s boon {trait_name!r} is spent when it is used: record "
-                    "boon-used for them and roll against their rating (active opposition)", param="trait")
+                    "boon-used for them and roll against their rating (active opposition)",
+                    param="trait",
+                )
             skill, rating_skill, trait, _kind, bonus = self._invoke(state, skill, trait_name)
             skill, _ = self.skill_rating(state, skill)
             rating_skill, rating = self.skill_rating(state, rating_skill)
