@@ -424,7 +424,7 @@ def roll_kept_no_inputs(payload: dict[str, Any]) -> dict[str, Any]:
     params: dict[str, Any] = {
         "time": payload.get("time", False),
         "tools": payload.get("tools", False),
-        "practice": not payload["known"],
+        "practice": not payload.get("known", True),
         "spell": payload.get("spell", False),
         "help_from": payload.get("help_from", ""),
         "advantage": GRANTED in payload.get("advantages", []),
@@ -437,7 +437,7 @@ def roll_kept_no_inputs(payload: dict[str, Any]) -> dict[str, Any]:
     elif invoked:
         params["trait"] = ", ".join(f"{i['trait']}:{i['mode']}" for i in invoked)
     params = {k: v for k, v in params.items() if v}
-    inputs: dict[str, Any] = {"skill": payload["skill"]}
+    inputs: dict[str, Any] = {"skill": payload.get("skill")}
     if isinstance(payload.get("vs_character"), str):
         inputs["vs_character"] = payload["vs_character"]
         if isinstance(payload.get("weapon"), str):

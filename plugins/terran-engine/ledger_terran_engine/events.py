@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Literal
 
 from msgspec import UNSET, UnsetType
 
-from ledger import Event, Roll
+from ledger import Event, Roll, RuleError
 
 # --- rolls --------------------------------------------------------------------------------
 
@@ -414,7 +414,10 @@ def _effect_given(code: str, advancements: int) -> str:
     :meth:`.rules.mechanics.EffectCode.more` (d/2 +kd is kd)."""
     from .rules import mechanics as m  # the rules import these events
 
-    effect = m.parse_effect(code)
+    try:
+        effect = m.parse_effect(code)
+    except RuleError:  # no code of the rules': re-deriving the roll says so
+        return code
     if not advancements:
         return code
     if effect.n > advancements:
@@ -446,10 +449,10 @@ def roll_kept_no_inputs(payload: dict[str, Any]) -> dict[str, Any]:
     params: dict[str, Any] = {}
     inputs: dict[str, Any] = {}
     if kind == "terran-engine.attribute_rolled":
-        skill, params["creation"] = payload["attribute"], True
+        skill, params["creation"] = payload.get("attribute"), True
     elif kind == "terran-engine.risky_action_rolled":
-        skill = payload.get("skill") or payload["attribute"]
-        params.update(attribute=payload["attribute"], dark=len(payload["dark"]))
+        skill = payload.get("skill") or payload.get("attribute")
+        params.update(attribute=payload.get("attribute"), dark=len(payload.get("dark", [])))
         for entry in payload.get("modifiers", []):
             found = _DICE_MODIFIER.match(entry)
             if found:
@@ -466,7 +469,8 @@ def roll_kept_no_inputs(payload: dict[str, Any]) -> dict[str, Any]:
         elif "effect" in payload:
             params["effect"] = payload["effect"]
         else:
-            params["effect"] = _effect_given(payload["code"], len(payload.get("advancements", [])))
+            given = _effect_given(str(payload.get("code")), len(payload.get("advancements", [])))
+            params["effect"] = given
         params.update(twohands=payload.get("twohands") is True, challenge=payload.get("challenge"),
                       advancement=payload.get("advancements"))  # fmt: skip
         if payload.get("vs_character"):
@@ -475,7 +479,7 @@ def roll_kept_no_inputs(payload: dict[str, Any]) -> dict[str, Any]:
         skill = "consequence"
         params.update(
             consequence=payload.get("consequence", "harm"),
-            effect=payload["effect"] if "effect" in payload else payload["code"],
+            effect=payload["effect"] if "effect" in payload else payload.get("code"),
             challenge=payload.get("challenge"),
             fork=payload.get("fork"),
             sacrifice=payload.get("shield_sacrificed"),

@@ -295,7 +295,7 @@ def roll_kept_no_inputs(payload: dict[str, Any]) -> dict[str, Any]:
     for key in ("boost", "teamwork", "physical", "situational", "situation"):
         if payload.get(key):
             params[key] = payload[key]
-    inputs: dict[str, Any] = {"skill": payload["skill"]}
+    inputs: dict[str, Any] = {"skill": payload.get("skill")}
     if payload.get("vs_character") is not None:
         inputs["vs_character"] = payload["vs_character"]
         if payload.get("vs_skill") is not None:
