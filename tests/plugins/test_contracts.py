@@ -50,17 +50,17 @@ class TestSpellwoven(RuleSystemContract):
 
 
 def test_the_contract_catches_a_system_whose_rolls_do_not_re_derive():
-    """A system whose ``request_of`` forgets an input fails the round trip, by name."""
-    import dataclasses
-
+    """A system that reads a roll's inputs back wrong fails the round trip, by name."""
+    import msgspec
     import pytest
 
     wyrd = type(rule_systems()["wyrd-engine"])
 
     class Forgetful(wyrd):  # type: ignore[misc, valid-type]
-        def request_of(self, event):
-            request = super().request_of(event)
-            return dataclasses.replace(request, params={**request.params, "dr": "mediocre"})
+        def rederive(self, state, event, **kwargs):
+            params = {**event.inputs.params, "dr": "mediocre"}
+            wrong = msgspec.structs.replace(event.inputs, params=params)
+            return super().rederive(state, msgspec.structs.replace(event, inputs=wrong), **kwargs)
 
     class Check(TestWyrdEngine):
         system = Forgetful()

@@ -54,24 +54,36 @@ SYS = D20World().configure({})
 def sheet(caster: bool = False) -> dict[str, Any]:
     """Isa: Lockpicking +3 (via the Guild), Forage +2, Sing +1; a caster has Mending +2 as a
     spell instead of Forage."""
-    two = {"name": "Mending", "proficiency": 2, "spell": True} if caster else {
-        "name": "Forage", "proficiency": 2}
+    two = (
+        {"name": "Mending", "proficiency": 2, "spell": True}
+        if caster
+        else {"name": "Forage", "proficiency": 2}
+    )
     return {
-        "traits": [{"name": "Wiry", "kind": "body"},
-                   {"name": "Stubborn", "kind": "personality"},
-                   {"name": "Hears the dead", "kind": "free"}],
-        "bonds": [{"name": "the Guild", "kind": "faction"},
-                  {"name": "Old Maren", "kind": "mentor"},
-                  {"name": "Captain Voss", "kind": "rival"}],
-        "skills": [{"name": "Lockpicking", "proficiency": 3, "via_bond": "the Guild"}, two,
-                   {"name": "Sing", "proficiency": 1}],
-        "items": [{"name": "Guild seal", "for_bond": "the Guild"},
-                  {"name": "Maren's lantern", "for_bond": "Old Maren"},
-                  {"name": "Voss's warrant", "for_bond": "Captain Voss"},
-                  {"name": "Lockpicks", "for_skill": "Lockpicking"},
-                  {"name": "Knife", "for_skill": two["name"]},
-                  {"name": "Lute", "for_skill": "Sing", "bulky": True},
-                  {"name": "Lamp oil", "consumable": True}],
+        "traits": [
+            {"name": "Wiry", "kind": "body"},
+            {"name": "Stubborn", "kind": "personality"},
+            {"name": "Hears the dead", "kind": "free"},
+        ],
+        "bonds": [
+            {"name": "the Guild", "kind": "faction"},
+            {"name": "Old Maren", "kind": "mentor"},
+            {"name": "Captain Voss", "kind": "rival"},
+        ],
+        "skills": [
+            {"name": "Lockpicking", "proficiency": 3, "via_bond": "the Guild"},
+            two,
+            {"name": "Sing", "proficiency": 1},
+        ],
+        "items": [
+            {"name": "Guild seal", "for_bond": "the Guild"},
+            {"name": "Maren's lantern", "for_bond": "Old Maren"},
+            {"name": "Voss's warrant", "for_bond": "Captain Voss"},
+            {"name": "Lockpicks", "for_skill": "Lockpicking"},
+            {"name": "Knife", "for_skill": two["name"]},
+            {"name": "Lute", "for_skill": "Sing", "bulky": True},
+            {"name": "Lamp oil", "consumable": True},
+        ],
     }
 
 
@@ -79,13 +91,14 @@ def new(system: D20World = SYS, caster: bool = False) -> Character:
     return system.initial_state("isa", "Isa Marrow", system.create_sheet(sheet(caster)))
 
 
-def roll(state: Character, skill: str | None, faces: list[int], system: D20World = SYS,
-         **params: Any) -> Any:
+def roll(
+    state: Character, skill: str | None, faces: list[int], system: D20World = SYS, **params: Any
+) -> Any:
     """The roll ``resolve`` gives for the book's faces, checked to re-derive to itself from
     its recorded inputs and draws (ledger.results: what verify, import and audit do)."""
     dice = PhysicalDice([str(f) for f in faces])
-    ev = system.resolve(state, RollRequest(character="isa", name="Isa Marrow", skill=skill,
-                                           params=params), dice)
+    request = RollRequest(character="isa", name="Isa Marrow", skill=skill, params=params)
+    ev = system.with_inputs(system.resolve(state, request, dice), request)  # as recorded
     dice.finish()
     assert result_problem(system, state, ev, name="Isa Marrow") is None
     return ev
@@ -119,8 +132,12 @@ def test_t1_potion_from_bag_in_six_second_round_costs_two_actions():
 
 
 def test_t2_panicked_condition_penalises_every_check_until_ended():
-    s = apply(new(), ConditionAdded(character="isa", condition="panicked", check_penalty=1,
-                                    ends_when="the torch is relit"))
+    s = apply(
+        new(),
+        ConditionAdded(
+            character="isa", condition="panicked", check_penalty=1, ends_when="the torch is relit"
+        ),
+    )
     ev = roll(s, "Lockpicking", [14], time=True)
     assert (ev.condition_penalty, ev.total, ev.outcome) == (1, 16, "messy")
     s = apply(s, ConditionEnded(character="isa", condition="Panicked"))
@@ -131,8 +148,10 @@ def test_t2_panicked_condition_penalises_every_check_until_ended():
 def test_t3_sick_condition_cuts_carried_capacity_to_four():
     s = new()
     assert SYS.sheet_view(s, as_gm=False)["derived"]["carried_capacity"] == 5
-    s = apply(s, ConditionAdded(character="isa", condition="sick", capacity_delta=-1,
-                                ends_when="six hours"))
+    s = apply(
+        s,
+        ConditionAdded(character="isa", condition="sick", capacity_delta=-1, ends_when="six hours"),
+    )
     view = SYS.sheet_view(s, as_gm=False)["derived"]
     assert (view["carried_capacity"], view["carried"], view["over_capacity"]) == (4, 5, True)
     with pytest.raises(RuleError, match="only 4 fit"):
@@ -167,7 +186,13 @@ def test_d1_no_factor_with_help_fails_without_a_check_or_experience():
     s = new()
     ev = roll(s, "Swim", [], practice=True, help_from="Bram")
     assert (ev.gate, ev.outcome, ev.dice, ev.kept, ev.total, ev.experience) == (
-        "auto_fail", "bad", [], None, None, 0)
+        "auto_fail",
+        "bad",
+        [],
+        None,
+        None,
+        0,
+    )
     assert ev.draws == []
     after = apply(s, ev)
     assert after.skills == s.skills
@@ -198,8 +223,12 @@ def test_d4_two_factors_normal_and_with_help_advantage():
 
 def test_r1_one_factor_without_help_auto_fails_by_default_or_disadvantage_by_option():
     assert check_gate(time=True, tools=False, skill=False, help=False) == "auto_fail"
-    assert check_gate(time=True, tools=False, skill=False, help=False,
-                      one_factor_no_help="disadvantage") == "disadvantage"
+    assert (
+        check_gate(
+            time=True, tools=False, skill=False, help=False, one_factor_no_help="disadvantage"
+        )
+        == "disadvantage"
+    )
     system = D20World().configure({"one_factor_no_help": "disadvantage"})
     ev = roll(new(system), "Lockpicking", [9, 17], system=system)  # skill only
     assert (ev.gate, ev.kept, ev.total) == ("disadvantage", 9, 12)
@@ -213,9 +242,10 @@ def test_d5_proficiency_three_d20_twelve_is_messy_fifteen():
     assert (ev.dice, ev.kept, ev.total, ev.outcome, ev.experience) == ([12], 12, 15, "messy", 1)
 
 
-@pytest.mark.parametrize(("face", "total", "band", "xp"),
-                         [(5, 8, "bad", 2), (6, 9, "messy", 1), (14, 17, "messy", 1),
-                          (15, 18, "good", 0)])
+@pytest.mark.parametrize(
+    ("face", "total", "band", "xp"),
+    [(5, 8, "bad", 2), (6, 9, "messy", 1), (14, 17, "messy", 1), (15, 18, "good", 0)],
+)
 def test_d6_band_edges(face, total, band, xp):
     ev = roll(new(), "Lockpicking", [face], time=True)
     assert (ev.total, ev.outcome, ev.experience) == (total, band, xp)
@@ -256,7 +286,13 @@ def test_d9_natural_twenty_with_three_wound_penalty_is_messy():
 def test_d10_advantage_keeps_the_higher_die():
     ev = roll(new(), "Forage", [7, 15], time=True, help_from="Bram")
     assert (ev.mode, ev.dice, ev.kept, ev.total, ev.outcome, ev.experience) == (
-        "advantage", [7, 15], 15, 17, "messy", 1)
+        "advantage",
+        [7, 15],
+        15,
+        17,
+        "messy",
+        1,
+    )
 
 
 def test_d11_only_the_kept_die_counts_for_natural_one():
@@ -271,7 +307,12 @@ def test_d12_hinder_marks_five_and_the_natural_one_restores_the_trait():
     s = new()
     ev = roll(s, "Forage", [1, 15], time=True, trait="Wiry:hinder")
     assert (ev.mode, ev.kept, ev.total, ev.outcome, ev.experience) == (
-        "disadvantage", 1, 3, "bad", 5)
+        "disadvantage",
+        1,
+        3,
+        "bad",
+        5,
+    )
     assert ev.invocations[0].trait == "Wiry" and ev.invocations[0].mode == "hinder"
     s = apply(s, ev)
     assert trait(s, "Wiry").can_hinder
@@ -398,19 +439,28 @@ def test_d21_same_skill_twice_is_refused_unless_warn_only():
     with pytest.raises(RuleError, match="already contributed"):
         roll(s, "Lockpicking", [12], time=True, objective="Vault")
     with pytest.raises(RuleError, match="already contributed"):
-        apply(s, ObjectiveContributed(character="isa", objective="Vault", skill="lockpicking",
-                                      outcome="good"))
+        apply(
+            s,
+            ObjectiveContributed(
+                character="isa", objective="Vault", skill="lockpicking", outcome="good"
+            ),
+        )
     lax = D20World().configure({"objective_distinct_skills": "warn_only"})
-    o = contribute(Objective(name="V", required_good=2), skill="A", band="good",
-                   distinct_skills=False)
+    o = contribute(
+        Objective(name="V", required_good=2), skill="A", band="good", distinct_skills=False
+    )
     assert contribute(o, skill="A", band="good", distinct_skills=False).status == "completed"
     assert lax.options.objective_distinct_skills == "warn_only"
 
 
 def test_objective_by_another_character_auto_success_and_outside_failure():
-    s = apply(new(), ObjectiveOpened(character="isa", objective="Vault", required_good=2),
-              ObjectiveContributed(character="isa", objective="Vault", skill="Brawl",
-                                   outcome="good", by="bram", auto=True))
+    s = apply(
+        new(),
+        ObjectiveOpened(character="isa", objective="Vault", required_good=2),
+        ObjectiveContributed(
+            character="isa", objective="Vault", skill="Brawl", outcome="good", by="bram", auto=True
+        ),
+    )
     assert s.objectives[0].good == 1
     s = apply(s, ObjectiveFailed(character="isa", objective="Vault", reason="the watch came"))
     assert (s.objectives[0].status, s.objectives[0].reason) == ("failed", "the watch came")
@@ -425,18 +475,30 @@ def test_d22_messy_hit_deals_half_rounded_up_or_down_by_option():
     assert damage_dealt(3, "messy") == 2
     assert damage_dealt(3, "messy", "floor") == 1
     assert [damage_dealt(3, o) for o in ("auto_hit", "good", "bad")] == [3, 3, 0]
-    s = apply(new(), AttackResolved(character="isa", attacker="thug", weapon="club",
-                                    weapon_damage=3, outcome="messy"))
+    s = apply(
+        new(),
+        AttackResolved(
+            character="isa", attacker="thug", weapon="club", weapon_damage=3, outcome="messy"
+        ),
+    )
     assert [w.damage for w in s.wounds] == [2]
     floor = D20World().configure({"messy_damage_rounding": "floor"})
-    s = apply(new(floor), AttackResolved(character="isa", attacker="thug", weapon_damage=3,
-                                         outcome="messy"), system=floor)
+    s = apply(
+        new(floor),
+        AttackResolved(character="isa", attacker="thug", weapon_damage=3, outcome="messy"),
+        system=floor,
+    )
     assert [w.damage for w in s.wounds] == [1]
 
 
 def coat(durability: int = 2) -> ItemAdded:
-    return ItemAdded(character="isa", item="Leather coat", location="bag", durability=durability,
-                     protects_against="blades and claws")
+    return ItemAdded(
+        character="isa",
+        item="Leather coat",
+        location="bag",
+        durability=durability,
+        protects_against="blades and claws",
+    )
 
 
 def test_d23_armour_spends_durability_and_breaks_at_zero():
@@ -528,11 +590,16 @@ def test_d29_jinx_follows_the_cast_and_penalises_the_next():
     assert s.jinx == 1
     second = roll(s, "Mending", [10], time=True)
     assert (second.jinx_penalty, second.total, second.outcome, second.miscast) == (
-        1, 11, "messy", True)
+        1,
+        11,
+        "messy",
+        True,
+    )
     assert apply(s, second).jinx == 2
     before = D20World().configure({"jinx_before_check": True})
-    assert roll(new(before, caster=True), "Mending", [10], system=before,
-                time=True).jinx_penalty == 1
+    assert (
+        roll(new(before, caster=True), "Mending", [10], system=before, time=True).jinx_penalty == 1
+    )
 
 
 def test_good_cast_is_no_miscast_and_unknown_spells_cannot_be_cast():
@@ -583,8 +650,9 @@ def test_favour_is_gm_only_and_never_in_a_player_view():
     assert CheckRolled.visibility == "public"
     s = new()
     assert [b.favor for b in s.bonds] == [1, 1, -1]  # R11 defaults
-    s = apply(s, FavourChanged(character="isa", bond="the guild", delta=-2,
-                               reason="missed the tithe"))
+    s = apply(
+        s, FavourChanged(character="isa", bond="the guild", delta=-2, reason="missed the tithe")
+    )
     gm = SYS.sheet_view(s, as_gm=True)
     assert [b["favor"] for b in gm["bonds"]] == [-1, 1, -1]
     player = SYS.sheet_view(s, as_gm=False)
@@ -617,8 +685,9 @@ def test_advance_is_a_no_op_by_default_and_rests_once_per_session_on_choice():
 
 def test_deferred_skill_increase_waits_for_advance_and_is_idempotent():
     system = D20World().configure({"defer_skill_increase_to_session_end": True})
-    s = apply(new(system), ExperienceMarked(character="isa", skill="Sing", amount=12),
-              system=system)
+    s = apply(
+        new(system), ExperienceMarked(character="isa", skill="Sing", amount=12), system=system
+    )
     assert (skill(s, "Sing").proficiency, skill(s, "Sing").experience) == (1, 12)
     events = system.advance({"isa": s}, 1, [], lambda seed: PhysicalDice([]), {})
     assert [(e.skill, e.proficiency) for e in events] == [("Sing", 2)]
@@ -653,8 +722,9 @@ def test_describe_reads_at_a_glance():
 
 
 def test_describe_attack_uses_the_campaign_rounding():
-    ev = AttackResolved(character="isa", attacker="thug", weapon="club", weapon_damage=3,
-                        outcome="messy")
+    ev = AttackResolved(
+        character="isa", attacker="thug", weapon="club", weapon_damage=3, outcome="messy"
+    )
     assert "2 of 3 damage" in (SYS.describe(ev) or "")
     floor = D20World().configure({"messy_damage_rounding": "floor"})
     assert "1 of 3 damage" in (floor.describe(ev) or "")

@@ -29,7 +29,9 @@ from freezegun import freeze_time
 from ledger_d20_world import D20World
 from ledger_d20_world.events import CheckRolled
 
-from ledger import Opponent
+from ledger import Opponent, RollRequest
+from ledger.codec import Codec
+from ledger.dice.engine import EngineDice
 from ledger.rules.results import result_problem
 from ledger.testing import as_json, ok, refused
 
@@ -91,20 +93,30 @@ def test_the_weapon_is_the_tools_against_an_aware_target_one_d20_check(world: Pa
     dodges): "two of time, tools, or skill": one d20, 12 + 3 = 15, messy (9-17), 1 xp."""
     out = as_json(world, *ATTACK, "--dice", "12")
     assert (out["time"], out["tools"], out["has_skill"], out["gate"]) == (
-        False, True, True, "normal")
+        False,
+        True,
+        True,
+        "normal",
+    )
     assert (out["dice"], out["kept"], out["total"], out["outcome"], out["experience"]) == (
-        [12], 12, 15, "messy", 1)
+        [12],
+        12,
+        15,
+        "messy",
+        1,
+    )
     assert (out["vs_character"], out["weapon"], out["weapon_damage"]) == ("ox", "Mace", 3)
     assert "OK" in ok(world, "verify").output
 
 
 @freeze_time("2026-03-01 19:10:00", tick=True)
-@pytest.mark.parametrize(("die", "total", "band", "harm"),
-                         [(15, 18, "good", 3), (12, 15, "messy", 2), (5, 8, "bad", 0)])
+@pytest.mark.parametrize(
+    ("die", "total", "band", "harm"), [(15, 18, "good", 3), (12, 15, "messy", 2), (5, 8, "bad", 0)]
+)
 def test_the_checks_band_sets_the_weapons_damage(
     world: Path, die: int, total: int, band: str, harm: int
 ) -> None:
-    """"On a good outcome, the full weapon damage is dealt. On a messy outcome, half the
+    """ "On a good outcome, the full weapon damage is dealt. On a messy outcome, half the
     weapon damage is dealt. On a bad outcome, no damage is dealt at all": the Mace's 3,
     ceil(3/2) = 2 (ruling R5), 0."""
     out = as_json(world, *ATTACK, "--apply", "--dice", str(die))
@@ -122,7 +134,11 @@ def test_an_unaware_target_is_hit_without_a_roll(world: Path) -> None:
     assert "automatic success" in words and len(words.strip().splitlines()) == 1
     out = as_json(world, *ATTACK, "--time", "--apply", "--auto")
     assert (out["gate"], out["tools"], out["dice"], out["outcome"]) == (
-        "auto_success", True, [], "good")
+        "auto_success",
+        True,
+        [],
+        "good",
+    )
     assert wounds(world) == 3
     assert "OK" in ok(world, "verify").output
 
@@ -164,27 +180,73 @@ def _states() -> tuple[D20World, Any, Any]:
 #: envelope left out): with ``--time`` a normal check (time and skill), without it an
 #: automatic failure (skill alone). The Mace was not yet the tools.
 BEFORE_24 = [
-    {"source": "physical", "draws": [[20, 12]], "nonce": None, "client_seed": None,
-     "time": True, "gate": "normal", "dice": [12], "kept": 12, "total": 15,
-     "outcome": "messy", "experience": 1},
-    {"source": "engine", "draws": [], "nonce": 0, "client_seed": "", "time": False,
-     "gate": "auto_fail", "dice": [], "kept": None, "total": None, "outcome": "bad",
-     "experience": 0},
+    {
+        "source": "physical",
+        "draws": [[20, 12]],
+        "nonce": None,
+        "client_seed": None,
+        "time": True,
+        "gate": "normal",
+        "dice": [12],
+        "kept": 12,
+        "total": 15,
+        "outcome": "messy",
+        "experience": 1,
+    },
+    {
+        "source": "engine",
+        "draws": [],
+        "nonce": 0,
+        "client_seed": "",
+        "time": False,
+        "gate": "auto_fail",
+        "dice": [],
+        "kept": None,
+        "total": None,
+        "outcome": "bad",
+        "experience": 0,
+    },
 ]
-COMMON = {"scheme": "ledger-roll-v1", "character": "nia", "skill": "Fencing", "proficiency": 3,
-          "known": True, "tools": False, "has_skill": True, "help_from": "", "mode": "normal",
-          "invocations": [], "advantages": [], "disadvantages": [], "wound_penalty": 0,
-          "condition_penalty": 0, "jinx_penalty": 0, "spell": False, "miscast": False,
-          "objective": None, "vs_character": "ox", "weapon": "Mace", "weapon_damage": 3}
+COMMON = {
+    "scheme": "ledger-roll-v1",
+    "character": "nia",
+    "skill": "Fencing",
+    "proficiency": 3,
+    "known": True,
+    "tools": False,
+    "has_skill": True,
+    "help_from": "",
+    "mode": "normal",
+    "invocations": [],
+    "advantages": [],
+    "disadvantages": [],
+    "wound_penalty": 0,
+    "condition_penalty": 0,
+    "jinx_penalty": 0,
+    "spell": False,
+    "miscast": False,
+    "objective": None,
+    "vs_character": "ox",
+    "weapon": "Mace",
+    "weapon_damage": 3,
+}
 
 
 @pytest.mark.parametrize("recorded", BEFORE_24, ids=["time-normal", "auto-fail"])
 def test_an_attack_recorded_before_24_still_re_derives(recorded: dict[str, Any]) -> None:
     """``verify``, ``import`` and ``audit`` re-derive an old attack as it was ruled then
-    (``tools`` false with a weapon: ``weapon_as_tools=False``), so an honest old log still
-    verifies; the same inputs today count the Mace as tools."""
+    (``tools`` false with a weapon: its inputs, rebuilt as it is read, give ``tools`` as
+    false), so an honest old log still verifies; the same inputs today count the Mace as
+    tools."""
     system, nia, ox = _states()
-    event = msgspec.convert({**COMMON, **recorded}, CheckRolled)
+    codec = Codec(system.event_types, system.upcasters)
+    stored = msgspec.json.encode({**COMMON, **recorded})
+    event = codec.decode(stored, "d20-world.check_rolled")
+    assert isinstance(event, CheckRolled)
     opponent = Opponent("ox", name="Ox", state=ox)
     assert result_problem(system, nia, event, name="Nia Vell", opponent=opponent) is None
-    assert system.request_of(event).params["weapon_as_tools"] is False
+    request = system.request_of(event)
+    assert request.params["tools"] is False and request.params["weapon"] == "Mace"
+    today = RollRequest("nia", "Nia Vell", "Fencing", {"weapon": "Mace", "time": True}, opponent)
+    again = system.resolve(nia, today, EngineDice(b"\x01" * 32, "vault", 1, 0, ""))
+    assert again.tools is True and again.gate == "auto_success"

@@ -50,10 +50,14 @@ def table(tmp_path):
 
 
 def test_roll_json_has_dice_kept_total_outcome_experience(table):
-    out = table.json("roll", "isa", "Forage", "--time", "--trait", "Wiry:hinder",
-                     "--dice", "1,15")
+    out = table.json("roll", "isa", "Forage", "--time", "--trait", "Wiry:hinder", "--dice", "1,15")
     assert (out["dice"], out["kept"], out["total"], out["outcome"], out["experience"]) == (
-        [1, 15], 1, 3, "bad", 5)
+        [1, 15],
+        1,
+        3,
+        "bad",
+        5,
+    )
     assert out["mode"] == "disadvantage" and out["source"] == "physical"
     assert out["draws"] == [[20, 1], [20, 15]]
     sheet = table.json("sheet", "isa")
@@ -72,12 +76,26 @@ def test_help_gives_advantage_and_engine_rolls_draw_two_d20(table):
 def test_automatic_success_rolls_no_dice(table):
     out = table.json("roll", "isa", "Lockpicking", "--time", "--tools", "--auto")
     assert (out["gate"], out["outcome"], out["dice"], out["experience"]) == (
-        "auto_success", "good", [], 0)
+        "auto_success",
+        "good",
+        [],
+        0,
+    )
 
 
 def test_favour_is_hidden_from_players_everywhere(table, tmp_path):
-    table.ok("record", "favour-changed", "--character", "isa", "--bond", "the Guild",
-             "--delta", "-2", "--reason", "missed the tithe")
+    table.ok(
+        "record",
+        "favour-changed",
+        "--character",
+        "isa",
+        "--bond",
+        "the Guild",
+        "--delta",
+        "-2",
+        "--reason",
+        "missed the tithe",
+    )
     gm = table.json("sheet", "isa")
     assert next(b for b in gm["bonds"] if b["name"] == "the Guild")["favor"] == -1
     player_sheet = table.ok("sheet", "isa", "--json", who="player").output
@@ -103,11 +121,29 @@ def test_hidden_condition_leak_players_see_one_unexplained_hidden_modifier(table
     A GM-only condition (ruling R33) counts in the check as one unexplained hidden modifier;
     no player output names it or lists its −3 as a condition; the GM's views show it; both
     views re-derive the public check."""
-    made = table.ok("record", "hidden-condition-added", "--character", "isa", "--condition",
-                    "Cursed", "--check-penalty", "3", "--ends-when", "the bell tolls")
+    made = table.ok(
+        "record",
+        "hidden-condition-added",
+        "--character",
+        "isa",
+        "--condition",
+        "Cursed",
+        "--check-penalty",
+        "3",
+        "--ends-when",
+        "the bell tolls",
+    )
     assert "Cursed" in made.output
-    table.ok("record", "condition-added", "--character", "isa", "--condition", "panicked",
-             "--check-penalty", "1")
+    table.ok(
+        "record",
+        "condition-added",
+        "--character",
+        "isa",
+        "--condition",
+        "panicked",
+        "--check-penalty",
+        "1",
+    )
     check = table.json("roll", "isa", "Lockpicking", "--time", "--dice", "14")
     assert (check["condition_penalty"], check["hidden_modifier"], check["total"]) == (1, 3, 13)
     table.ok("session", "end")
@@ -132,7 +168,9 @@ def test_hidden_condition_leak_players_see_one_unexplained_hidden_modifier(table
     assert line in gm_log
     gm_sheet = table.json("sheet", "isa")
     assert [(c["name"], c.get("hidden", False)) for c in gm_sheet["conditions"]] == [
-        ("Cursed", True), ("panicked", False)]
+        ("Cursed", True),
+        ("panicked", False),
+    ]
     assert gm_sheet["derived"]["check_penalty"] == 4
     assert table.ok("verify").exit_code == 0
 
@@ -144,8 +182,9 @@ def test_hidden_condition_leak_players_see_one_unexplained_hidden_modifier(table
         assert result_problem(system, before, roll.data, name="Isa") is None, as_gm
     # a forged hidden modifier (total and band made to agree): the GM's view finds it, a
     # player's view takes the hidden size as given (ruling R33)
-    forged = msgspec.structs.replace(roll.data, hidden_modifier=9, total=7, outcome="bad",
-                                     experience=2)
+    forged = msgspec.structs.replace(
+        roll.data, hidden_modifier=9, total=7, outcome="bad", experience=2
+    )
     gm_state = campaign.state_of("isa", upto=roll.seq - 1)
     player_state = campaign.state_of("isa", upto=roll.seq - 1, as_gm=False)
     assert "hidden_modifier 9" in (result_problem(system, gm_state, forged, name="Isa") or "")
@@ -156,18 +195,32 @@ def test_hidden_condition_leak_players_see_one_unexplained_hidden_modifier(table
 
 
 def test_hidden_condition_ends_only_in_secret_and_public_only_in_public(table):
-    table.ok("record", "hidden-condition-added", "--character", "isa", "--condition", "Cursed",
-             "--check-penalty", "2")
-    table.ok("record", "condition-added", "--character", "isa", "--condition", "sick",
-             "--capacity-delta", "-1")
+    table.ok(
+        "record",
+        "hidden-condition-added",
+        "--character",
+        "isa",
+        "--condition",
+        "Cursed",
+        "--check-penalty",
+        "2",
+    )
+    table.ok(
+        "record",
+        "condition-added",
+        "--character",
+        "isa",
+        "--condition",
+        "sick",
+        "--capacity-delta",
+        "-1",
+    )
     refused = table("record", "condition-ended", "--character", "isa", "--condition", "cursed")
     assert refused.exit_code == 1
     assert "hidden-condition-ended" in refused.output and "Traceback" not in refused.output
-    refused = table("record", "hidden-condition-ended", "--character", "isa", "--condition",
-                    "sick")
+    refused = table("record", "hidden-condition-ended", "--character", "isa", "--condition", "sick")
     assert refused.exit_code == 1 and "condition-ended" in refused.output
-    refused = table("record", "condition-added", "--character", "isa", "--condition",
-                    "Cursed")
+    refused = table("record", "condition-added", "--character", "isa", "--condition", "Cursed")
     assert refused.exit_code == 1 and "already has condition" in refused.output
     table.ok("record", "hidden-condition-ended", "--character", "isa", "--condition", "cursed")
     check = table.json("roll", "isa", "Lockpicking", "--time", "--dice", "14")
@@ -176,8 +229,18 @@ def test_hidden_condition_ends_only_in_secret_and_public_only_in_public(table):
 
 @pytest.mark.skipif("recap" not in cli.commands, reason="the core has no recap command yet")
 def test_player_recap_hides_favour(table):
-    table.ok("record", "favour-changed", "--character", "isa", "--bond", "the Guild",
-             "--delta", "-2", "--reason", "missed the tithe")
+    table.ok(
+        "record",
+        "favour-changed",
+        "--character",
+        "isa",
+        "--bond",
+        "the Guild",
+        "--delta",
+        "-2",
+        "--reason",
+        "missed the tithe",
+    )
     table.ok("session", "end")
     recap = table.ok("recap", "--session", "1", who="player").output
     assert "tithe" not in recap and "favor" not in recap.casefold()
@@ -190,8 +253,16 @@ def test_refusals_are_one_clear_line_and_write_nothing(table):
     assert bad.exit_code == 1 and "--practice" in bad.output
     bad = table("roll", "isa", "Lockpicking", "--time", "--dice", "21")
     assert bad.exit_code != 0 and "cannot show 21" in bad.output
-    bad = table("record", "objective-opened", "--character", "isa", "--objective", "X",
-                "--required-good", "1")
+    bad = table(
+        "record",
+        "objective-opened",
+        "--character",
+        "isa",
+        "--objective",
+        "X",
+        "--required-good",
+        "1",
+    )
     assert bad.exit_code == 1 and "at least two good checks" in bad.output
     bad = table("roll", "isa", "--shock", "--dice", "3")
     assert bad.exit_code == 1 and "owes no shock roll" in bad.output
@@ -203,14 +274,30 @@ def test_bad_sheet_names_every_broken_rule(table, tmp_path):
     sheet.write_text('name = "Nobody"\n[[traits]]\nname = "Tall"\nkind = "body"\n')
     result = table("character", "add", "--sheet", str(sheet))
     assert result.exit_code == 1
-    for text in ("exactly three traits", "exactly three bonds", "exactly three skills",
-                 "exactly one consumable"):
+    for text in (
+        "traits: choose exactly three, not 1",
+        "bonds: choose exactly three, not 0",
+        "skills: choose exactly three, not 0",
+        "exactly one consumable",
+    ):
         assert text in result.output
 
 
 def test_wound_shock_and_death(table):
-    table.ok("record", "attack-resolved", "--character", "isa", "--attacker", "hound",
-             "--weapon-damage", "3", "--outcome", "messy", "--armour", "Leather coat:1")
+    table.ok(
+        "record",
+        "attack-resolved",
+        "--character",
+        "isa",
+        "--attacker",
+        "hound",
+        "--weapon-damage",
+        "3",
+        "--outcome",
+        "messy",
+        "--armour",
+        "Leather coat:1",
+    )
     sheet = table.json("sheet", "isa")
     assert sheet["derived"]["wound_total"] == 1 and sheet["pending_shock"] is True
     coat = next(i for i in sheet["items"] if i["name"] == "Leather coat")

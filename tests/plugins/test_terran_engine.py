@@ -51,7 +51,10 @@ def apply(state: st.Character, event: Any, system: TerranEngine = SYS) -> st.Cha
 
 
 def roll(
-    state: st.Character, what: str | None, faces: list[int], system: TerranEngine = SYS,
+    state: st.Character,
+    what: str | None,
+    faces: list[int],
+    system: TerranEngine = SYS,
     **params: Any,
 ) -> tuple[Any, st.Character]:
     """Resolve a roll with physical ``faces`` and apply it: (event, new state).
@@ -60,6 +63,7 @@ def roll(
     """
     request = RollRequest(character="jen", name="Nimble Jen", skill=what, params=params)
     event = system.resolve(state, request, PhysicalDice([str(f) for f in faces]))
+    event = system.with_inputs(event, request)  # as the core records it
     assert result_problem(system, state, event, name="Nimble Jen") is None
     return event, apply(state, event, system)
 
@@ -74,12 +78,16 @@ def sheet(state: st.Character) -> dict[str, Any]:
 @pytest.mark.parametrize(("faces", "value"), [([2, 3], 0), ([1, 5], 1), ([6, 2], 2)])
 def test_t1_attribute_roll_takes_highest_of_2d6(faces: list[int], value: int) -> None:
     bare = SYS.initial_state(
-        "jen", "Nimble Jen",
+        "jen",
+        "Nimble Jen",
         SYS.create_sheet({"archetype": "Sage", "skills": {"Social": 4}}),
     )
     event, after = roll(bare, "strength", faces, creation=True)
     assert (event.attribute, event.faces, event.highest, event.value) == (
-        "Strength", faces, max(faces), value,
+        "Strength",
+        faces,
+        max(faces),
+        value,
     )
     assert st.attribute(after, "Strength") == value
     assert m.attribute_from_faces(faces) == value
@@ -238,8 +246,16 @@ def test_t16_retire_halves_advancements_rounded_up() -> None:
     jen = make(legacy_advancements=4, advancements=["Tough", "Sniper", "Fast", "Rally"])
     jen = st.Character(**{**_fields(jen), "experience": 20})
     won = AdvancementRolled(
-        character="jen", session=1, spent=20, faces=[6] * 20, total=120, threshold=17,
-        success=True, advancement="Retire", source="physical", draws=[(6, 6)] * 20,
+        character="jen",
+        session=1,
+        spent=20,
+        faces=[6] * 20,
+        total=120,
+        threshold=17,
+        success=True,
+        advancement="Retire",
+        source="physical",
+        draws=[(6, 6)] * 20,
     )
     assert result_problem(SYS, jen, won, name="Nimble Jen") is None
     after = apply(jen, won)
@@ -309,7 +325,12 @@ def test_d7_montage_dark_die_costs_two() -> None:
     # no complication
     _, jen = roll(jen, "consequence", [2], challenge="journey", consequence="complication")
     event, after = roll(
-        jen, "Exploration", [1, 1, 1, 1, 4], attribute="Agility", dark=1, montage=True,
+        jen,
+        "Exploration",
+        [1, 1, 1, 1, 4],
+        attribute="Agility",
+        dark=1,
+        montage=True,
         challenge="journey",
     )
     assert (event.ego_cost, event.ego_lost, after.ego) == (2, 2, 2)
@@ -384,8 +405,16 @@ def test_d15_advancement_roll_reaches_ego_max_plus_hp_max() -> None:
     jen = make((1, 1, 1, 1))  # HP_max 4, Ego_max 4 → threshold 8
     assert sheet(jen)["advancement_threshold"] == 8
     won = AdvancementRolled(
-        character="jen", session=1, spent=3, faces=[2, 3, 4], total=9, threshold=8,
-        success=True, advancement="Tough", source="physical", draws=[(6, 2), (6, 3), (6, 4)],
+        character="jen",
+        session=1,
+        spent=3,
+        faces=[2, 3, 4],
+        total=9,
+        threshold=8,
+        success=True,
+        advancement="Tough",
+        source="physical",
+        draws=[(6, 2), (6, 3), (6, 4)],
     )
     after = _spend(jen, won)
     # Tough: +1 for the Advancement and +1 more per Advancement
@@ -395,8 +424,16 @@ def test_d15_advancement_roll_reaches_ego_max_plus_hp_max() -> None:
 def test_d15_advancement_gives_one_hp_max() -> None:
     jen = make((1, 1, 1, 1))
     won = AdvancementRolled(
-        character="jen", session=1, spent=3, faces=[2, 3, 4], total=9, threshold=8,
-        success=True, advancement="Sniper", source="physical", draws=[(6, 2), (6, 3), (6, 4)],
+        character="jen",
+        session=1,
+        spent=3,
+        faces=[2, 3, 4],
+        total=9,
+        threshold=8,
+        success=True,
+        advancement="Sniper",
+        source="physical",
+        draws=[(6, 2), (6, 3), (6, 4)],
     )
     after = _spend(jen, won)
     assert (st.hp_max(after), after.hp) == (5, 5)
@@ -405,8 +442,15 @@ def test_d15_advancement_gives_one_hp_max() -> None:
 def test_d16_failed_advancement_roll_still_spends() -> None:
     jen = make((1, 1, 1, 1))
     lost = AdvancementRolled(
-        character="jen", session=1, spent=3, faces=[1, 2, 4], total=7, threshold=8,
-        success=False, source="physical", draws=[(6, 1), (6, 2), (6, 4)],
+        character="jen",
+        session=1,
+        spent=3,
+        faces=[1, 2, 4],
+        total=7,
+        threshold=8,
+        success=False,
+        source="physical",
+        draws=[(6, 1), (6, 2), (6, 4)],
     )
     after = _spend(jen, lost)
     assert (after.experience, after.advancements, st.hp_max(after)) == (2, [], 4)
@@ -417,8 +461,17 @@ def test_d17_skill_development_needs_three_times_rating(face: int, rating_after:
     jen = make(skills={"Violence": 1, "Social": 3})
     assert m.skill_threshold(1) == 3
     event = SkillDevelopmentRolled(
-        character="jen", session=1, skill="Violence", spent=1, faces=[face], total=face,
-        threshold=3, rating=1, success=face >= 3, source="physical", draws=[(6, face)],
+        character="jen",
+        session=1,
+        skill="Violence",
+        spent=1,
+        faces=[face],
+        total=face,
+        threshold=3,
+        rating=1,
+        success=face >= 3,
+        source="physical",
+        draws=[(6, face)],
     )
     after = _spend(jen, event)
     assert (after.skills["Violence"], after.experience) == (rating_after, 4)
@@ -428,8 +481,17 @@ def test_d18_skill_zero_develops_on_any_die() -> None:
     assert m.skill_threshold(0) == 0
     jen = make(skills={"Violence": 1, "Social": 3})
     event = SkillDevelopmentRolled(
-        character="jen", session=1, skill="Survival", spent=1, faces=[1], total=1,
-        threshold=0, rating=0, success=True, source="physical", draws=[(6, 1)],
+        character="jen",
+        session=1,
+        skill="Survival",
+        spent=1,
+        faces=[1],
+        total=1,
+        threshold=0,
+        rating=0,
+        success=True,
+        source="physical",
+        draws=[(6, 1)],
     )
     assert _spend(jen, event).skills["Survival"] == 1
 

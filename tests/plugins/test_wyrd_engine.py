@@ -63,6 +63,7 @@ def roll(
     """Resolve with the book's faces; the event re-derives to itself (verify's check, #13)."""
     request = RollRequest(character=state.id, name=state.name, skill=skill, params=params)
     event = system.resolve(state, request, PhysicalDice(parse_faces(faces)))
+    event = system.with_inputs(event, request)  # as the core records it
     assert result_problem(system, state, event, name=state.name) is None
     return event
 

@@ -1,5 +1,6 @@
 """The Wyrd Engine: every roll re-derives from its inputs and draws (#13), and corrections
-read their amended inputs back through ``request_of`` (#14).
+read their amended inputs back through ``request_of`` (#14): the core's default, which reads
+what each roll keeps in its ``inputs`` (#36).
 
 Seed 000_60e07241544698f0.txt ("Conflict resolution at a glance", "Passive Opposition",
 "Active Opposition", "Attacking and Defending").
@@ -117,8 +118,9 @@ requests = st.builds(
 
 
 def resolved(system: WyrdEngine, state: Character, request: RollRequest, dice: Any) -> Any:
+    """The roll ``campaign roll`` records (with its inputs, as the core keeps them)."""
     try:
-        return system.resolve(state, request, dice)
+        return system.with_inputs(system.resolve(state, request, dice), request)
     except RuleError:
         assume(False)
 
@@ -130,8 +132,10 @@ def test_engine_rolls_rederive_and_every_forged_result_is_found(
     system, state, request, seed, nonce, client_seed
 ):
     event = resolved(system, state, request, EngineDice(seed, "casebook", 1, nonce, client_seed))
-    hypothesis.event(f"{event.mode}, {event.trait_kind}, boost {bool(event.boost)}, "
-                     f"wounds {bool(event.wound_penalty)}")
+    hypothesis.event(
+        f"{event.mode}, {event.trait_kind}, boost {bool(event.boost)}, "
+        f"wounds {bool(event.wound_penalty)}"
+    )
     assert result_problem(system, state, event, name="Felix Cavendish") is None
     for field in RESULTS:
         assert result_problem(system, state, forged(event, field), name="Felix Cavendish"), field
@@ -142,7 +146,9 @@ def test_engine_rolls_rederive_and_every_forged_result_is_found(
 def test_physical_rolls_rederive_and_every_forged_result_is_found(system, state, request, data):
     drawn = resolved(system, state, request, DrawnDice(data))
     signs = "".join({1: "-", 2: "0", 3: "+"}[value] for _sides, value in drawn.draws)
-    event = system.resolve(state, request, PhysicalDice(parse_faces(signs)))
+    event = system.with_inputs(
+        system.resolve(state, request, PhysicalDice(parse_faces(signs))), request
+    )
     assert event == drawn
     assert result_problem(system, state, event, name="Felix Cavendish") is None
     for field in RESULTS:
@@ -159,14 +165,23 @@ def book_roll(skill: str, faces: str, **params: Any) -> CheckRolled:
     request = RollRequest("julian", "Julian Hargrave", skill, params)
     event = SYSTEMS[0].resolve(JULIAN, request, PhysicalDice(parse_faces(faces)))
     assert isinstance(event, CheckRolled)
-    return event
+    return SYSTEMS[0].with_inputs(event, request)
 
 
-def reresolved(event: CheckRolled, **amended: Any) -> Any:
+def amended(event: CheckRolled, skill: str | None = None, **options: Any) -> CheckRolled:
+    """``event`` with options amended in its inputs, as ``correct --set NAME=VALUE`` does."""
+    inputs = event.inputs
+    params = {**inputs.params, **options}
+    fixed = msgspec.structs.replace(inputs, skill=skill or inputs.skill, params=params)
+    return msgspec.structs.replace(event, inputs=fixed)
+
+
+def reresolved(event: CheckRolled, **options: Any) -> Any:
     """What the core's ``correct`` does: read the amended inputs back, resolve again."""
-    fixed = msgspec.structs.replace(event, **amended)
+    fixed = amended(event, **options)
     request = dataclasses.replace(SYSTEMS[0].request_of(fixed), name="Julian Hargrave")
-    return SYSTEMS[0].resolve(JULIAN, request, ReplayDice(fixed))
+    again = SYSTEMS[0].resolve(JULIAN, request, ReplayDice(fixed))
+    return msgspec.structs.replace(again, inputs=fixed.inputs)
 
 
 def test_seen_correct_set_dr_recomputes_outcome_and_margin():
@@ -184,15 +199,14 @@ def test_amended_skill_boost_and_contest_rating_are_inputs():
     event = book_roll("investigate", "++-0", dr="good")  # W3: 4 vs +2, success
     julian = msgspec.structs.replace(JULIAN, boosts=(Boost(value=1),))
     request = dataclasses.replace(
-        SYSTEMS[0].request_of(msgspec.structs.replace(event, skill="Rapport", boost=1)),
-        name="Julian Hargrave",
+        SYSTEMS[0].request_of(amended(event, skill="Rapport", boost=1)), name="Julian Hargrave"
     )
     again = SYSTEMS[0].resolve(julian, request, ReplayDice(event))
     assert (again.skill, again.rating, again.boost, again.total, again.outcome) == (
         "Rapport", 1, 1, 3, "success")  # fmt: skip
     opposed = book_roll("provoke", "++00 0000", vs=1, opponent="thief")
     assert (opposed.mode, opposed.margin, opposed.outcome) == ("contest", 3, "success_with_style")
-    again = reresolved(opposed, opposition=3)
+    again = reresolved(opposed, vs=3)
     assert (again.opposition_total, again.margin, again.outcome) == (3, 1, "success")
 
 

@@ -11,7 +11,7 @@ envelope, so a fact the rules must keep hidden has a GM-only type of its own.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -47,8 +47,12 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="d20-world.check_rolled")
     weapon specifies the amount of damage it deals"); absent otherwise, so other checks keep
     their bytes. The weapon is the attack's tools ("time, tools (a weapon), and skill",
     ruling R44), so ``tools`` is true; an attack recorded in an earlier release may have it false.
+
+    What it was asked is in ``inputs`` (by option name, recorded by the core); a schema
+    version 1 payload is read with them rebuilt from its fields (:func:`roll_kept_no_inputs`).
     """
 
+    schema_version = 2  # 1: no inputs (upcast by roll_kept_no_inputs)
     character: str
     skill: str
     proficiency: int
@@ -79,8 +83,7 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="d20-world.check_rolled")
     weapon_damage: int | UnsetType = UNSET
 
 
-class BlindCheckRolled(CheckRolled, frozen=True, kw_only=True,
-                       tag="d20-world.blind_check_rolled"):
+class BlindCheckRolled(CheckRolled, frozen=True, kw_only=True, tag="d20-world.blind_check_rolled"):
     """A blind check (``roll --blind``; GM-only, ruling R34): The World's secret roll for a
     character, recorded like a check. It changes nothing on the sheet (no experience, trait
     flag, jinx or objective contribution): later public checks would show any change and so
@@ -92,6 +95,7 @@ class BlindCheckRolled(CheckRolled, frozen=True, kw_only=True,
 class ShockRolled(Roll, frozen=True, kw_only=True, tag="d20-world.shock_rolled"):
     """The 1d6 after receiving a wound ("Wounds"): ``shock`` iff ``die <= wound_total``."""
 
+    schema_version = 2  # 1: no inputs (upcast by shock_kept_no_inputs)
     character: str
     die: int
     wound_total: int
@@ -337,9 +341,7 @@ class ObjectiveOpened(Event, frozen=True, kw_only=True, tag="d20-world.objective
     deadline: str = ""
 
 
-class ObjectiveContributed(
-    Event, frozen=True, kw_only=True, tag="d20-world.objective_contributed"
-):
+class ObjectiveContributed(Event, frozen=True, kw_only=True, tag="d20-world.objective_contributed"):
     """A contributing check recorded by hand ("Objectives"): another character's check
     (``by``), or an automatic success The World counts as good (``auto``, ruling R12)."""
 
@@ -404,6 +406,59 @@ class GroupObjectiveFailed(
 
     objective: str
     reason: str
+
+
+GRANTED = "granted by The World"  # the advantage source of the option advantage (ruling R3)
+IMPOSED = "imposed by The World"  # the disadvantage source of the option disadvantage
+
+
+def roll_kept_no_inputs(payload: dict[str, Any]) -> dict[str, Any]:
+    """Upcast a version-1 check (open or blind): its ``inputs`` rebuilt from its fields, as
+    the rules read them back before rolls kept their inputs: the skill, ``practice`` when it
+    was not known ("Learning Skills"), time, tools, the ally who helped, the traits invoked
+    (``NAME:help``, comma-separated; as ``{"trait", "mode"}`` entries when a name holds a
+    comma), the advantage The World granted and the disadvantage it imposed, ``spell``, the
+    objective, and for an attack the target on the ledger and the weapon. An attack recorded
+    with ``tools`` false (before the weapon was its tools, ruling R44) keeps ``tools`` false,
+    so it is re-derived as it was ruled then. ("Checks", "Traits", "Magic", "Attacking")"""
+    params: dict[str, Any] = {
+        "time": payload.get("time", False),
+        "tools": payload.get("tools", False),
+        "practice": not payload.get("known", True),
+        "spell": payload.get("spell", False),
+        "help_from": payload.get("help_from", ""),
+        "advantage": GRANTED in payload.get("advantages", []),
+        "disadvantage": IMPOSED in payload.get("disadvantages", []),
+        "objective": payload.get("objective"),
+    }
+    invoked = payload.get("invocations", [])
+    if any("," in i["trait"] for i in invoked):
+        params["trait"] = invoked
+    elif invoked:
+        params["trait"] = ", ".join(f"{i['trait']}:{i['mode']}" for i in invoked)
+    params = {k: v for k, v in params.items() if v}
+    inputs: dict[str, Any] = {"skill": payload.get("skill")}
+    if isinstance(payload.get("vs_character"), str):
+        inputs["vs_character"] = payload["vs_character"]
+        if isinstance(payload.get("weapon"), str):
+            params["weapon"] = payload["weapon"]
+            if not payload.get("tools"):  # before the weapon was the tools: as ruled then
+                params["tools"] = False
+    return {**payload, "inputs": {**inputs, "params": params}}
+
+
+def shock_kept_no_inputs(payload: dict[str, Any]) -> dict[str, Any]:
+    """Upcast a version-1 shock roll: its ``inputs`` are the option ``shock`` ("Wounds")."""
+    return {**payload, "inputs": {"params": {"shock": True}}}
+
+
+UPCASTERS = {
+    "d20-world.check_rolled": {1: roll_kept_no_inputs},
+    "d20-world.blind_check_rolled": {1: roll_kept_no_inputs},
+    "d20-world.shock_rolled": {1: shock_kept_no_inputs},
+}
+"""Old payload shapes of this plugin's event types (docs/plugin-guide.md "Revising an event
+type")."""
 
 
 EVENT_TYPES: tuple[type[Event], ...] = (

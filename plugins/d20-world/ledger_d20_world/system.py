@@ -10,7 +10,7 @@ from __future__ import annotations
 from ledger import RollParam
 
 from .appliers import Appliers
-from .events import EVENT_TYPES
+from .events import EVENT_TYPES, UPCASTERS
 from .odds import Odds
 from .rules import Rules
 from .rules.turns import Turns
@@ -27,9 +27,10 @@ class D20World(Turns, Rules, Appliers, Words, SheetRules, Odds):
     name = "d20 The World"
     source = "001_a3a02f9b7363775f.txt"
     book = 'untitled d20 rules ("The World" runs the game)'
-    example_roll = 'roll isa Lockpicking --time --objective \'Open the vault\' --dice 16  # "Objectives": 16 + 3 = 19, good'
+    example_roll = "roll isa Lockpicking --time --objective 'Open the vault' --dice 16  # \"Objectives\": 16 + 3 = 19, good"
     has_harm = True  # `campaign damage` appends damage_taken (harm_event)
     event_types = EVENT_TYPES
+    upcasters = UPCASTERS
     state_type = Character
     options_type = Options
     # "Checks": time, tools, skill and help. A check is rolled when success is uncertain:

@@ -7,11 +7,12 @@ others are recordable with ``campaign record <name> --field value``. Seed:
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+import re
+from typing import Any, ClassVar, Literal
 
 from msgspec import UNSET, UnsetType
 
-from ledger import Event, Roll
+from ledger import Event, Roll, RuleError
 
 # --- rolls --------------------------------------------------------------------------------
 
@@ -21,7 +22,13 @@ class AttributeRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.attrib
 
     (characters.html "1.2 Attributes".) ``faces`` are the two d6, ``highest`` the higher,
     ``value`` the creation value 0-2 (the no-Skills variant's +1 is added on the sheet).
+
+    Every roll :meth:`~ledger_terran_engine.rules.rolls.Rolls.resolve` makes keeps what it was
+    asked in ``inputs`` (by option name, recorded by the core); a schema version 1 payload is
+    read with them rebuilt from its fields (:func:`roll_kept_no_inputs`).
     """
+
+    schema_version = 2  # 1: no inputs (upcast by roll_kept_no_inputs)
 
     character: str
     attribute: str
@@ -39,6 +46,8 @@ class RiskyActionRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.risk
     Dark Dice asked (1 per die ≤ Ego, 2 in a Montage), ``pooled`` what companions paid of it,
     ``ego_lost`` what this character lost (never more than the Ego it had).
     """
+
+    schema_version = 2  # 1: no inputs (upcast by roll_kept_no_inputs)
 
     character: str
     attribute: str
@@ -77,6 +86,8 @@ class EffectRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.effect_ro
     (``--vs-character``, ruling T24): with ``--apply`` its value is their physical harm.
     """
 
+    schema_version = 2  # 1: no inputs (upcast by roll_kept_no_inputs)
+
     character: str
     code: str
     faces: list[int]
@@ -102,6 +113,8 @@ class ConsequenceRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.cons
     before: read from the state).
     """
 
+    schema_version = 2  # 1: no inputs (upcast by roll_kept_no_inputs)
+
     character: str
     code: str
     faces: list[int]
@@ -119,6 +132,8 @@ class ConsequenceRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.cons
 
 class FortuneRolled(Roll, frozen=True, kw_only=True, tag="terran-engine.fortune_rolled"):
     """The Fortune die: the GM defines the chances and rolls 1d (rules.html "2.3")."""
+
+    schema_version = 2  # 1: no inputs (upcast by roll_kept_no_inputs)
 
     character: str
     face: int
@@ -389,9 +404,106 @@ def sheet_was_current(payload: dict[str, object]) -> dict[str, object]:
     return {**payload, "sheet": "current"}
 
 
+_DICE_MODIFIER = re.compile(r"^(position|extra) ([+-]\d+)d$")
+_FLAG_MODIFIERS = {"heavy armour -1d": "hindered", "improvised tool -1d": "improvised"}
+
+
+def _effect_given(code: str, advancements: int) -> str:
+    """The Effect dice given to a weaponless Effect roll stored before they were: its code
+    less the +1d per Advancement used (Sneak attack, Sniper; "1.4"), the inverse of
+    :meth:`.rules.mechanics.EffectCode.more` (d/2 +kd is kd)."""
+    from .rules import mechanics as m  # the rules import these events
+
+    try:
+        effect = m.parse_effect(code)
+    except RuleError:  # no code of the rules': re-deriving the roll says so
+        return code
+    if not advancements:
+        return code
+    if effect.n > advancements:
+        return str(m.EffectCode(n=effect.n - advancements, plus=effect.plus))
+    return str(m.EffectCode(n=1, half=True, plus=effect.plus))
+
+
+def roll_kept_no_inputs(payload: dict[str, Any]) -> dict[str, Any]:
+    """Upcast a version-1 roll: its ``inputs`` rebuilt from its fields, as the rules read
+    them back before rolls kept their inputs.
+
+    - an Attribute rolled at creation: the Attribute and ``creation`` ("1.2");
+    - a Risky Action: the Skill (or the Attribute alone) and its Attribute, the Dark Dice
+      risked, the Position, other dice, heavy armour and an improvised tool from the pool's
+      lines (``"position +1d"``, ``"heavy armour -1d"``), the Advancements and Conditions
+      that applied, the Challenge, a Montage and the Ego companions paid ("2.1", "2.2.2");
+    - an Effect: the weapon, or the Effect dice given (stored before they were: the code less
+      the Advancements' dice), held two-handed, the Advancements, the Challenge and the
+      character on the ledger it is against ("2.2.1");
+    - a consequence: its kind, the Effect dice given (stored before they were: the dice
+      rolled, which give the same roll), the Challenge, the fork, a shield sacrificed and
+      Protected ("2.2", "2.2.1");
+    - the Fortune die: its chances ("2.3").
+
+    An Effect stored before ``twohands`` was leaves it out: the state before the roll says
+    whether the weapon was held two-handed (:meth:`.rules.rederive.Rederive.rederive`).
+    """
+    kind = payload["type"]
+    params: dict[str, Any] = {}
+    inputs: dict[str, Any] = {}
+    if kind == "terran-engine.attribute_rolled":
+        skill, params["creation"] = payload.get("attribute"), True
+    elif kind == "terran-engine.risky_action_rolled":
+        skill = payload.get("skill") or payload.get("attribute")
+        params.update(attribute=payload.get("attribute"), dark=len(payload.get("dark", [])))
+        for entry in payload.get("modifiers", []):
+            found = _DICE_MODIFIER.match(entry)
+            if found:
+                params[found[1]] = int(found[2])
+            elif entry in _FLAG_MODIFIERS:
+                params[_FLAG_MODIFIERS[entry]] = True
+        for key in ("challenge", "montage", "pooled"):
+            params[key] = payload.get(key)
+        params.update(advancement=payload.get("advancements"), condition=payload.get("conditions"))
+    elif kind == "terran-engine.effect_rolled":
+        skill = "effect"
+        if payload.get("weapon"):
+            params["weapon"] = payload["weapon"]
+        elif "effect" in payload:
+            params["effect"] = payload["effect"]
+        else:
+            given = _effect_given(str(payload.get("code")), len(payload.get("advancements", [])))
+            params["effect"] = given
+        params.update(twohands=payload.get("twohands") is True, challenge=payload.get("challenge"),
+                      advancement=payload.get("advancements"))  # fmt: skip
+        if payload.get("vs_character"):
+            inputs["vs_character"] = payload["vs_character"]
+    elif kind == "terran-engine.consequence_rolled":
+        skill = "consequence"
+        params.update(
+            consequence=payload.get("consequence", "harm"),
+            effect=payload["effect"] if "effect" in payload else payload.get("code"),
+            challenge=payload.get("challenge"),
+            fork=payload.get("fork"),
+            sacrifice=payload.get("shield_sacrificed"),
+            protected=bool(payload.get("protected")),
+        )
+    else:
+        skill, params["fortune"] = "fortune", payload.get("chances")
+    params = {k: v for k, v in params.items() if v}
+    return {**payload, "inputs": {"skill": skill, **inputs, "params": params}}
+
+
 UPCASTERS = {
     "terran-engine.advancement_rolled": {1: sheet_was_current},
     "terran-engine.skill_development_rolled": {1: sheet_was_current},
+    **dict.fromkeys(
+        (
+            "terran-engine.attribute_rolled",
+            "terran-engine.risky_action_rolled",
+            "terran-engine.effect_rolled",
+            "terran-engine.consequence_rolled",
+            "terran-engine.fortune_rolled",
+        ),
+        {1: roll_kept_no_inputs},
+    ),
 }
 """Old payload shapes of this plugin's event types (docs/plugin-guide.md "Revising an
 event type")."""

@@ -8,7 +8,7 @@ Source: 000_60e07241544698f0.txt (sections named on each class).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -63,8 +63,12 @@ class CheckRolled(Roll, frozen=True, kw_only=True, tag="wyrd-engine.check_rolled
     :ivar vs_trait: the one trait they invoke (``--vs-trait``), ``vs_trait_bonus`` its +2;
     :ivar vs_wound_penalty: the points their wounds take off; ``opposition`` is then
         ``vs_rating + vs_trait_bonus − vs_wound_penalty``.
+
+    What it was asked is in ``inputs`` (by option name, recorded by the core); a schema
+    version 1 payload is read with them rebuilt from its fields (:func:`roll_kept_no_inputs`).
     """
 
+    schema_version = 2  # 1: no inputs (upcast by roll_kept_no_inputs)
     character: str
     skill: str
     rating: int
@@ -263,6 +267,46 @@ class TraitLost(Event, frozen=True, kw_only=True, tag="wyrd-engine.trait_lost"):
     character: str
     trait: str
     reason: str = ""
+
+
+def roll_kept_no_inputs(payload: dict[str, Any]) -> dict[str, Any]:
+    """Upcast a version-1 roll: its ``inputs`` rebuilt from its fields, as the rules read
+    them back before rolls kept their inputs: the skill; a passive roll's Difficulty Rating
+    (its number); attacking, defending or initiative; an opponent off the ledger as their
+    rating and name, or one on the ledger with the skill and trait they opposed with; the
+    trait, boost, teamwork, situational modifier and why; ``physical`` when the roll counted
+    as physical (a physical skill's does either way). (000_60e07241544698f0.txt, "Conflict
+    resolution at a glance", "Passive Opposition", "Active Opposition", "Attacking and
+    Defending", "Initiative: Who Acts First?")"""
+    params: dict[str, Any] = {}
+    mode = payload.get("mode", "passive")
+    if mode == "passive":
+        if payload.get("dr") is not None:
+            params["dr"] = payload["dr"]
+    else:
+        params.update({"attack": mode == "attack", "defend": mode == "defence",
+                       "initiative": mode == "initiative"})  # fmt: skip
+        if payload.get("vs_character") is None and payload.get("opposition") is not None:
+            params.update(vs=payload["opposition"], opponent=payload.get("opponent"))
+        elif payload.get("vs_trait"):
+            params["vs_trait"] = payload["vs_trait"]
+    if payload.get("trait"):
+        params["trait"] = [payload["trait"]]
+    for key in ("boost", "teamwork", "physical", "situational", "situation"):
+        if payload.get(key):
+            params[key] = payload[key]
+    inputs: dict[str, Any] = {"skill": payload.get("skill")}
+    if payload.get("vs_character") is not None:
+        inputs["vs_character"] = payload["vs_character"]
+        if payload.get("vs_skill") is not None:
+            inputs["vs_skill"] = payload["vs_skill"]
+    params = {k: v for k, v in params.items() if v is not False and v is not None}
+    return {**payload, "inputs": {**inputs, "params": params}}
+
+
+UPCASTERS = {"wyrd-engine.check_rolled": {1: roll_kept_no_inputs}}
+"""Old payload shapes of this plugin's event types (docs/plugin-guide.md "Revising an event
+type")."""
 
 
 EVENT_TYPES = (

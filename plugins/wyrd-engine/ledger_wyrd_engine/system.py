@@ -31,6 +31,7 @@ class WyrdEngine(Turns, Rules, Appliers, Words, SheetRules, Odds):
     example_roll = 'roll julian investigate --dr good --dice ++-0  # "Skills in Action": 4 vs Good (+2), success'
     has_harm = True  # `campaign damage` appends damage_taken (harm_event)
     event_types = ev.EVENT_TYPES
+    upcasters = ev.UPCASTERS
     state_type = Character
     options_type = Options
     roll_options = (  # "Fudge dice (4dF)", "Difficulty Levels", "Traits"

@@ -1,10 +1,11 @@
 """The mechanics of d20-world (seed 001_a3a02f9b7363775f.txt): the :class:`Rules` mixin of
 :class:`ledger_d20_world.system.D20World`.
 
-:meth:`Rules.resolve` makes checks ("Checks") and shock rolls ("Wounds"); the rest reads a
-recorded roll back (``request_of``, ``rederive``, ``automatic``, ``harm_of``), writes what a
-roll brings with it (``follow_ups``), keeps GM-only facts secret (``blind_form``, ruling
-R33) and advances a session (``advance``). The pure functions are in :mod:`.mechanics`
+:meth:`Rules.resolve` makes checks ("Checks") and shock rolls ("Wounds"), each keeping what
+it was asked by option name (``inputs``, recorded by the core and read back by the core's
+default ``request_of``); the rest reads a recorded roll back (``rederive``, ``automatic``,
+``harm_of``), writes what a roll brings with it (``follow_ups``), keeps GM-only facts secret
+(``blind_form``, ruling R33) and advances a session (``advance``). The pure functions are in :mod:`.mechanics`
 (numbers of the rules) and :mod:`.ops` (operations on a character's state).
 """
 
@@ -20,7 +21,6 @@ from ledger import (
     DiceError,
     DiceSource,
     Event,
-    Opponent,
     Recorded,
     Roll,
     RollRequest,
@@ -30,6 +30,8 @@ from ledger import (
 )
 
 from ..events import (
+    GRANTED,
+    IMPOSED,
     AttackResolved,
     BlindCheckRolled,
     CheckRolled,
@@ -74,21 +76,26 @@ from .ops import (
 
 #: Events whose effect later public checks itemise (wound penalty, proficiency, jinx): they
 #: cannot be recorded blind (ruling R33).
-BLIND_REFUSED = (DamageTaken, AttackResolved, WoundHealed, ExperienceMarked, SkillIncreased,
-                 Rested, ShockRolled)
-GRANTED = "granted by The World"  # the advantage source of --advantage (ruling R3)
-IMPOSED = "imposed by The World"  # the disadvantage source of --disadvantage
+BLIND_REFUSED = (
+    DamageTaken,
+    AttackResolved,
+    WoundHealed,
+    ExperienceMarked,
+    SkillIncreased,
+    Rested,
+    ShockRolled,
+)
 
 
-def parse_invocations(text: str | list[TraitInvocation] | None) -> list[TraitInvocation]:
-    """``--trait`` text → invocations ("Traits"): ``"NAME:help"`` or ``"NAME:hinder"``,
-    several separated by commas. A list of invocations (what :meth:`Rules.request_of`
-    reads back from a recorded check, trait names with commas included) is taken as it is.
+def parse_invocations(text: str | list[Any] | None) -> list[TraitInvocation]:
+    """The option trait → invocations ("Traits"): ``"NAME:help"`` or ``"NAME:hinder"``,
+    several separated by commas. A list of ``{"trait", "mode"}`` entries (the inputs of a
+    check recorded before rolls kept them whose trait name holds a comma) is taken as it is.
 
     :raises RuleError: an entry without ``:help`` or ``:hinder``.
     """
     if isinstance(text, list):
-        return list(text)
+        return msgspec.convert(text, list[TraitInvocation], from_attributes=True)
     if not text:
         return []
     found = []
@@ -97,7 +104,9 @@ def parse_invocations(text: str | list[TraitInvocation] | None) -> list[TraitInv
         mode = mode.strip().casefold()
         if not sep or not name.strip() or mode not in ("help", "hinder"):
             raise RuleError(
-                f"the trait {part.strip()!r} must be NAME:help or NAME:hinder, e.g. 'Wiry:help'", param="trait")
+                f"the trait {part.strip()!r} must be NAME:help or NAME:hinder, e.g. 'Wiry:help'",
+                param="trait",
+            )
         found.append(TraitInvocation(trait=name.strip(), mode=mode))  # type: ignore[arg-type]
     return found
 
@@ -115,8 +124,8 @@ class Rules(Clock, RuleSystem[Character, Options]):
         condition penalties and, for spells, jinx (ruling R7). An attack on a character on
         the ledger (``request.opponent`` with ``--weapon ITEM``, ruling R38) has tools: the
         weapon ("Attacking": "time, tools (a weapon), and skill (to use that weapon)",
-        ruling R44), unless the request says ``weapon_as_tools=False`` (a check recorded
-        in an earlier release, read back by :meth:`request_of`).
+        ruling R44), unless the request gives ``tools`` as false (an attack recorded in an
+        earlier release, read back so).
 
         :raises RuleError: unknown skill (without ``--practice``), unknown or spent trait,
             too many traits, a trait or objective on an automatic result, a dead character,
@@ -128,12 +137,16 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if p.get("shock"):
             if request.skill:
                 raise RuleError(
-                    "the shock roll uses no skill: roll only “Shock roll after a wound”", param="shock")
+                    "the shock roll uses no skill: roll only “Shock roll after a wound”",
+                    param="shock",
+                )
             if request.opponent is not None:
                 raise RuleError(
                     "the shock roll is the wounded character's own 1d6 against their wounds "
-                    "(\"Wounds\"), not a roll against anyone: roll it "
-                    "against no character on the ledger", param="shock")
+                    '("Wounds"), not a roll against anyone: roll it '
+                    "against no character on the ledger",
+                    param="shock",
+                )
             return self._shock(state, request, dice)
         if not request.skill:
             raise RuleError("name the skill the check uses (Climb, for one)")
@@ -149,21 +162,29 @@ class Rules(Clock, RuleSystem[Character, Options]):
         help_from = str(p.get("help_from") or "")
         if help_from and is_self(help_from, request.character, request.name or state.name):
             raise RuleError(
-                f"{state.name} cannot help their own check: help is \"an ally who also has "
-                "time, tools, or skill\" (Checks); name another character as the help", param="help_from")
+                f'{state.name} cannot help their own check: help is "an ally who also has '
+                'time, tools, or skill" (Checks); name another character as the help',
+                param="help_from",
+            )
         attack: dict[str, Any] = {}
         if request.opponent is not None:
             attack = weapon_attack(state, request.opponent, p.get("weapon"))
         elif p.get("weapon"):
             raise RuleError(
                 "the weapon is the item of an attack on a character: name the target on the "
-                "ledger (or record attack-resolved with its weapon damage)", param="weapon")
+                "ledger (or record attack-resolved with its weapon damage)",
+                param="weapon",
+            )
         # "Attacking": "time, tools (a weapon), and skill (to use that weapon)": the weapon
         # is the attack's tools (ruling R44), except in a check recorded in an earlier release
-        tools = bool(p.get("tools")) or (bool(attack) and bool(p.get("weapon_as_tools", True)))
-        gate = check_gate(time=bool(p.get("time")), tools=tools,
-                          skill=has_skill, help=bool(help_from),
-                          one_factor_no_help=self.options.one_factor_no_help)
+        tools = bool(p.get("tools")) or (bool(attack) and p.get("tools") is not False)
+        gate = check_gate(
+            time=bool(p.get("time")),
+            tools=tools,
+            skill=has_skill,
+            help=bool(help_from),
+            one_factor_no_help=self.options.one_factor_no_help,
+        )
         invocations = parse_invocations(p.get("trait"))
         self._check_invocations(state, invocations)
         objective = p.get("objective")
@@ -172,27 +193,43 @@ class Rules(Clock, RuleSystem[Character, Options]):
         hidden = hidden_penalty(state)
         jinx_pen = (state.jinx + (1 if self.options.jinx_before_check else 0)) if spell else 0
         common: dict[str, Any] = dict(
-            character=request.character, skill=skill.name, proficiency=skill.proficiency,
-            known=skill.known, time=bool(p.get("time")), tools=tools,
-            has_skill=has_skill, help_from=help_from, gate=gate, spell=spell,
-            wound_penalty=wound_pen, condition_penalty=cond_pen, jinx_penalty=jinx_pen,
+            character=request.character,
+            skill=skill.name,
+            proficiency=skill.proficiency,
+            known=skill.known,
+            time=bool(p.get("time")),
+            tools=tools,
+            has_skill=has_skill,
+            help_from=help_from,
+            gate=gate,
+            spell=spell,
+            wound_penalty=wound_pen,
+            condition_penalty=cond_pen,
+            jinx_penalty=jinx_pen,
             **attack,
         )
         if gate in ("auto_fail", "auto_success"):
             extras = [n for n in ("advantage", "disadvantage") if p.get(n)]
             if invocations or extras or objective:
-                what = "a trait" if invocations else ("an objective" if objective
-                                                      else f"“{self.roll_label(extras[0])}”")
+                what = (
+                    "a trait"
+                    if invocations
+                    else ("an objective" if objective else f"“{self.roll_label(extras[0])}”")
+                )
                 raise RuleError(
                     f"no check is made ({gate.replace('_', ' ')}: "
                     f"{'failure' if gate == 'auto_fail' else 'success'} is certain), so "
                     f"{what} cannot apply; drop it"
-                    + (f", or record {_contribution_of(state, objective)} without rolling"
-                       if objective else "")
+                    + (
+                        f", or record {_contribution_of(state, objective)} without rolling"
+                        if objective
+                        else ""
+                    )
                 )
             outcome: Band = "bad" if gate == "auto_fail" else "good"
-            settled = CheckRolled(**common, outcome=outcome, miscast=spell and outcome == "bad",
-                                  **dice.fields())
+            settled = CheckRolled(
+                **common, outcome=outcome, miscast=spell and outcome == "bad", **dice.fields()
+            )
             try:
                 dice.finish()
             except DiceError as e:  # faces typed for a check that is not made: say why
@@ -214,8 +251,12 @@ class Rules(Clock, RuleSystem[Character, Options]):
             i = need(state.objectives, objective, "objective", state.name)
             objective = state.objectives[i].name
             # refuse early (nothing drawn) if the contribution is impossible
-            contribute(state.objectives[i], skill=skill.name, band="good",
-                       distinct_skills=self.options.objective_distinct_skills == "enforce")
+            contribute(
+                state.objectives[i],
+                skill=skill.name,
+                band="good",
+                distinct_skills=self.options.objective_distinct_skills == "enforce",
+            )
         try:
             faces = dice.roll(dice_count(mode), 20)
         except DiceError as e:  # say why the count is what it is ("Checks", step 2)
@@ -234,10 +275,19 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if hidden:  # only a rolled check has a total for it to change (ruling R33)
             common["hidden_modifier"] = hidden
         return CheckRolled(
-            **common, mode=mode, invocations=invocations, advantages=advantages,
-            disadvantages=disadvantages, dice=faces, kept=kept, total=total, outcome=band,
+            **common,
+            mode=mode,
+            invocations=invocations,
+            advantages=advantages,
+            disadvantages=disadvantages,
+            dice=faces,
+            kept=kept,
+            total=total,
+            outcome=band,
             experience=experience_for(band, kept, hinder=hinder),
-            miscast=spell and band != "good", objective=objective, **dice.fields(),
+            miscast=spell and band != "good",
+            objective=objective,
+            **dice.fields(),
         )
 
     def automatic(self, event: Roll) -> RuleError | None:
@@ -299,60 +349,29 @@ class Rules(Clock, RuleSystem[Character, Options]):
             param="time",
         )
 
-    def request_of(self, event: Roll) -> RollRequest:
-        """The request :meth:`resolve` turned into ``event``, read from its input fields only.
-
-        A check gives back its skill (``practice`` when the skill was not known, "Learning
-        Skills"), ``time``, ``tools``, ``help_from``, the invoked traits, ``--advantage`` /
-        ``--disadvantage`` (the sources "granted by The World" / "imposed by The World"),
-        ``spell`` and ``objective``, and for an attack the target and ``weapon``; a shock
-        roll gives ``shock``. An attack recorded with ``tools`` false (in an earlier release, when the
-        weapon was not yet the tools, ruling R44) gives ``weapon_as_tools=False`` so that it
-        is re-derived as it was ruled then. Results (gate, mode, dice,
-        kept, penalties, total, outcome, experience, miscast) are never read: they follow
-        from the state and the draws. ``name`` is left empty (the core fills it in).
-
-        :raises RuleError: a roll type this system does not make.
-        """
-        if isinstance(event, ShockRolled):
-            return RollRequest(event.character, "", None, {"shock": True})
-        if not isinstance(event, CheckRolled):
-            return super().request_of(event)
-        params: dict[str, Any] = {"time": event.time, "tools": event.tools,
-                                  "practice": not event.known, "spell": event.spell}
-        if event.help_from:
-            params["help_from"] = event.help_from
-        if event.invocations:
-            params["trait"] = list(event.invocations)
-        if GRANTED in event.advantages:
-            params["advantage"] = True
-        if IMPOSED in event.disadvantages:
-            params["disadvantage"] = True
-        if event.objective:
-            params["objective"] = event.objective
-        opponent = None
-        if isinstance(event.vs_character, str):
-            opponent = Opponent(event.vs_character)
-            if isinstance(event.weapon, str):
-                params["weapon"] = event.weapon
-                if not event.tools:  # recorded before the weapon was not the tools
-                    params["weapon_as_tools"] = False
-        return RollRequest(event.character, "", event.skill, params, opponent)
-
     def follow_ups(self, state: Character, event: Roll, *, seq: int) -> list[Event]:
         """A check made towards a shared objective (``--objective NAME`` naming one) counts
         for every character: its contribution goes on the campaign stream in the check's
         batch, naming the check (``seq``), so every state folds it and the contributor's
         state checks it matches the check (ruling R43)."""
-        if type(event) is not CheckRolled or not event.objective \
-                or event.gate in ("auto_fail", "auto_success"):
+        if (
+            type(event) is not CheckRolled
+            or not event.objective
+            or event.gate in ("auto_fail", "auto_success")
+        ):
             return []
         i = find(state.objectives, event.objective)
         if i is None or not state.objectives[i].group:
             return []
-        return [GroupObjectiveContributed(objective=state.objectives[i].name,
-                                          by=event.character, skill=event.skill,
-                                          outcome=event.outcome, check=seq)]
+        return [
+            GroupObjectiveContributed(
+                objective=state.objectives[i].name,
+                by=event.character,
+                skill=event.skill,
+                outcome=event.outcome,
+                check=seq,
+            )
+        ]
 
     def follow_up_of(self, event: Event) -> int | None:
         """A shared objective's contribution written with its check (``check``, ruling R43);
@@ -374,9 +393,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
         amount = damage_dealt(event.weapon_damage, outcome, self.options.messy_damage_rounding)
         return event.vs_character, amount
 
-    def rederive(
-        self, state: Character, event: Roll, *, name: str, opponent: Any = None
-    ) -> Roll:
+    def rederive(self, state: Character, event: Roll, *, name: str, opponent: Any = None) -> Roll:
         """The roll the rules give for ``event``'s recorded inputs and draws (ruling R33).
 
         A check's hidden modifier comes from the hidden conditions in ``state`` when it is
@@ -387,8 +404,11 @@ class Rules(Clock, RuleSystem[Character, Options]):
 
         :raises RuleError: the rules refuse the recorded inputs, or a hidden modifier below 1.
         """
-        if isinstance(event, CheckRolled) and not state.gm_view \
-                and event.hidden_modifier is not UNSET:
+        if (
+            isinstance(event, CheckRolled)
+            and not state.gm_view
+            and event.hidden_modifier is not UNSET
+        ):
             size = event.hidden_modifier
             if not isinstance(size, int) or size < 1:
                 raise RuleError(f"a hidden modifier is 1 or more, not {size!r}")
@@ -403,8 +423,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
         limit = self.options.max_trait_invocations_per_check
         if len(invocations) > limit:
             raise RuleError(
-                f"at most {limit} trait invocation(s) per check (ruling R3), not "
-                f"{len(invocations)}"
+                f"at most {limit} trait invocation(s) per check (ruling R3), not {len(invocations)}"
             )
         seen = set()
         for inv in invocations:
@@ -432,8 +451,13 @@ class Rules(Clock, RuleSystem[Character, Options]):
             )
         die = dice.d(6)
         total = wound_total(state)
-        return ShockRolled(character=request.character, die=die, wound_total=total,
-                           shock=is_shock(die, total), **dice.fields())
+        return ShockRolled(
+            character=request.character,
+            die=die,
+            wound_total=total,
+            shock=is_shock(die, total),
+            **dice.fields(),
+        )
 
     def harm_event(self, state: Any, character: str, amount: int) -> Event:
         """``campaign damage CHARACTER AMOUNT``: a plain ``damage_taken`` of ``amount``
@@ -462,10 +486,14 @@ class Rules(Clock, RuleSystem[Character, Options]):
                     "never secret (ruling R33); record it in the open, or without "
                     "a capacity change"
                 )
-            return HiddenConditionAdded(character=event.character, condition=event.condition,
-                                        check_penalty=event.check_penalty,
-                                        ends_when=event.ends_when, ends_on=event.ends_on,
-                                        lasts_minutes=event.lasts_minutes)
+            return HiddenConditionAdded(
+                character=event.character,
+                condition=event.condition,
+                check_penalty=event.check_penalty,
+                ends_when=event.ends_when,
+                ends_on=event.ends_on,
+                lasts_minutes=event.lasts_minutes,
+            )
         if isinstance(event, ConditionEnded):
             return HiddenConditionEnded(character=event.character, condition=event.condition)
         if type(event) is CheckRolled:
@@ -473,7 +501,9 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if isinstance(event, GroupObjectiveContributed) and event.check is not None:
             raise RuleError(
                 "a blind check contributes to no objective (ruling R34): roll it without "
-                "an objective, or in the open", param="objective")
+                "an objective, or in the open",
+                param="objective",
+            )
         if isinstance(event, BLIND_REFUSED):
             name = event_tag(type(event)).split(".", 1)[1].replace("_", "-")
             raise RuleError(
@@ -506,8 +536,11 @@ class Rules(Clock, RuleSystem[Character, Options]):
         out: list[Event] = []
         rest = str(choices.get("rest", "") or "")
         if rest:
-            ids = list(states) if rest.strip() == "all" else [
-                r.strip() for r in rest.split(",") if r.strip()]
+            ids = (
+                list(states)
+                if rest.strip() == "all"
+                else [r.strip() for r in rest.split(",") if r.strip()]
+            )
             unknown = [r for r in ids if r not in states]
             if unknown:
                 raise RuleError(
@@ -516,8 +549,7 @@ class Rules(Clock, RuleSystem[Character, Options]):
                 )
             for cid in ids:
                 st = states[cid]
-                if isinstance(st, Character) and st.rested_after_session < session \
-                        and not st.dead:
+                if isinstance(st, Character) and st.rested_after_session < session and not st.dead:
                     out.append(Rested(character=cid, session=session))
         if self.options.defer_skill_increase_to_session_end:
             for cid, st in states.items():
@@ -525,8 +557,11 @@ class Rules(Clock, RuleSystem[Character, Options]):
                     continue
                 for s in st.skills:
                     if s.experience >= xp_threshold(s):
-                        out.append(SkillIncreased(character=cid, skill=s.name,
-                                                  proficiency=s.proficiency + 1))
+                        out.append(
+                            SkillIncreased(
+                                character=cid, skill=s.name, proficiency=s.proficiency + 1
+                            )
+                        )
         return out
 
 

@@ -2,7 +2,8 @@
 001_a3a02f9b7363775f.txt, "Character Creation"): the :class:`SheetRules` mixin of
 :class:`ledger_d20_world.system.D20World`.
 
-:mod:`.creation` holds the checks of a sheet file (its format is described there),
+:mod:`.creation` reads a sheet file into a typed sheet with every rule of "Character
+Creation" checked (its format is described there),
 :mod:`.layout` the parts of the sheet in the book's words.
 """
 
@@ -13,28 +14,12 @@ from typing import Any
 
 import msgspec
 
-from ledger import RuleError, RuleSystem, Section, Sheet
+from ledger import RuleSystem, Section, Sheet
 
-from ..rules.mechanics import BAG_CAPACITY, CARRIED_CAPACITY, inventory_problems, xp_threshold
+from ..rules.mechanics import xp_threshold
 from ..rules.ops import capacity, condition_penalty, hidden_penalty, wound_total
 from ..state import Bond, Character, Item, Options, Skill, Trait
-from .creation import (
-    BOND_KEYS,
-    ITEM_KEYS,
-    SKILL_KEYS,
-    SKILL_ORIGINS,
-    TRAIT_KEYS,
-    check_bonds,
-    check_items,
-    check_skills,
-    check_traits,
-    entry_names,
-    item_entry,
-    place_items,
-    starting_favor,
-    tables,
-    unknown_keys,
-)
+from .creation import SKILL_ORIGINS, item_entry, place_items, read_sheet, starting_favor
 from .layout import (
     bond_line,
     harm_section,
@@ -58,56 +43,24 @@ class SheetRules(RuleSystem[Character, Options]):
         consumable (seven), placed in five carried places and the bag (``bag`` defaults to
         true; bag capacity 5).
 
-        :raises RuleError: naming every broken rule at once.
+        :raises RuleError: naming every broken rule at once, each led by its TOML path
+            (:func:`.creation.read_sheet`).
         """
-        problems: list[str] = []
-        allowed = {"traits", "bonds", "skills", "items", "bag"}
-        extra = sorted(set(sheet) - allowed)
-        if extra:
-            problems.append(
-                f"unknown sheet keys {', '.join(extra)} (allowed: {', '.join(sorted(allowed))})"
-            )
-        traits = tables(sheet, "traits", problems)
-        bonds = tables(sheet, "bonds", problems)
-        skills = tables(sheet, "skills", problems)
-        items = tables(sheet, "items", problems)
-        unknown_keys(traits, TRAIT_KEYS, "trait", problems)
-        unknown_keys(bonds, BOND_KEYS, "bond", problems)
-        unknown_keys(skills, SKILL_KEYS, "skill", problems)
-        unknown_keys(items, ITEM_KEYS, "item", problems)
-        trait_names = entry_names(traits, "trait", problems)
-        bond_names = entry_names(bonds, "bond", problems)
-        skill_names = entry_names(skills, "skill", problems)
-        entry_names(items, "item", problems)
-        check_traits(traits, problems)
-        check_bonds(bonds, problems)
-        check_skills(skills, bond_names, problems)
-        check_items(items, bond_names, skill_names, problems)
-        has_bag = sheet.get("bag", True)
-        if not isinstance(has_bag, bool):
-            problems.append("bag must be true or false")
-            has_bag = True
-        if not problems:
-            placed = place_items(items, has_bag=has_bag)
-            for p in inventory_problems(placed, has_bag=has_bag):
-                problems.append(f"starting items: {p}")
-            if len(placed) > CARRIED_CAPACITY + (BAG_CAPACITY if has_bag else 0):
-                problems.append("the starting items do not fit in five carried places and a bag")
-        if problems:
-            raise RuleError(*problems)
+        read = read_sheet(sheet)
         return {
-            "traits": [{"name": n, "kind": t["kind"]} for n, t in zip(trait_names, traits,
-                                                                        strict=True)],
-            "bonds": [{"name": n, "kind": b["kind"]} for n, b in zip(bond_names, bonds,
-                                                                      strict=True)],
+            "traits": [{"name": t.name.strip(), "kind": t.kind} for t in read.traits],
+            "bonds": [{"name": b.name.strip(), "kind": b.kind} for b in read.bonds],
             "skills": [
-                {"name": n, "proficiency": s["proficiency"],
-                 "spell": bool(s.get("spell", False)),
-                 **({"via_bond": s["via_bond"]} if s.get("via_bond") else {})}
-                for n, s in zip(skill_names, skills, strict=True)
+                {
+                    "name": s.name.strip(),
+                    "proficiency": s.proficiency,
+                    "spell": s.spell,
+                    **({"via_bond": s.via_bond} if s.via_bond else {}),
+                }
+                for s in read.skills
             ],
-            "items": [item_entry(i) for i in place_items(items, has_bag=has_bag)],
-            "bag": has_bag,
+            "items": [item_entry(i) for i in place_items(read.items, has_bag=read.bag)],
+            "bag": read.bag,
         }
 
     def initial_state(self, character: str, name: str, sheet: dict[str, Any]) -> Character:
@@ -121,11 +74,18 @@ class SheetRules(RuleSystem[Character, Options]):
             id=character,
             name=name,
             traits=tuple(Trait(name=t["name"], kind=t["kind"]) for t in sheet["traits"]),
-            bonds=tuple(Bond(name=b["name"], kind=b["kind"], favor=starting_favor(b["kind"]))
-                        for b in sheet["bonds"]),
+            bonds=tuple(
+                Bond(name=b["name"], kind=b["kind"], favor=starting_favor(b["kind"]))
+                for b in sheet["bonds"]
+            ),
             skills=tuple(
-                Skill(name=s["name"], proficiency=s["proficiency"], spell=s.get("spell", False),
-                      origin=SKILL_ORIGINS[s["proficiency"]], via_bond=s.get("via_bond"))  # type: ignore[arg-type]
+                Skill(
+                    name=s["name"],
+                    proficiency=s["proficiency"],
+                    spell=s.get("spell", False),
+                    origin=SKILL_ORIGINS[s["proficiency"]],
+                    via_bond=s.get("via_bond"),
+                )
                 for s in sheet["skills"]
             ),
             # a starting armour's full durability is its durability on the sheet, so it is
@@ -171,7 +131,8 @@ class SheetRules(RuleSystem[Character, Options]):
         carried = sum(1 for i in state.items if i.location == "carried")
         view["derived"] = {
             "wound_total": wound_total(state),
-            "check_penalty": wound_total(state) + condition_penalty(state)
+            "check_penalty": wound_total(state)
+            + condition_penalty(state)
             + (hidden_penalty(state) if as_gm else 0),
             "spell_penalty": state.jinx,
             "carried": carried,
@@ -188,8 +149,13 @@ class SheetRules(RuleSystem[Character, Options]):
         the GM's layout only, marked), inventory with the carried boxes, objectives (the
         parts in :mod:`.layout`)."""
         harm = harm_section(state, as_gm=as_gm)
-        hurt = state.dead or wound_total(state) or state.conditions or state.jinx \
+        hurt = (
+            state.dead
+            or wound_total(state)
+            or state.conditions
+            or state.jinx
             or state.pending_shock
+        )
         sections: list[Section] = [harm] if hurt else []  # what a check takes away first
         sections += [
             skills_section(state),
@@ -210,5 +176,6 @@ class SheetRules(RuleSystem[Character, Options]):
 def _compact(item: dict[str, Any]) -> dict[str, Any]:
     """An item without its empty fields (``None``, ``False``, ``""``), name and location
     first."""
-    return {k: v for k, v in item.items()
-            if k in ("name", "location") or v not in (None, False, "")}
+    return {
+        k: v for k, v in item.items() if k in ("name", "location") or v not in (None, False, "")
+    }

@@ -20,215 +20,212 @@ GM-only ``favour-changed`` event.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal
 
 import msgspec
 
-from ..rules.mechanics import CARRIED_CAPACITY
+from ledger import check_sheet
+
+from ..rules.mechanics import BAG_CAPACITY, CARRIED_CAPACITY, inventory_problems
 from ..state import Item
 
-TRAIT_KINDS = ("body", "personality", "free")
-BOND_GROUPS = {"faction": ("faction",), "mentor or friend": ("mentor", "friend"),
-               "rival or enemy": ("rival", "enemy")}
-SKILL_ORIGINS = {3: "bond", 2: "hardship", 1: "passion"}
-TRAIT_KEYS = {"name", "kind"}
-BOND_KEYS = {"name", "kind"}
-SKILL_KEYS = {"name", "proficiency", "via_bond", "spell"}
+SKILL_ORIGINS: dict[int, Literal["bond", "hardship", "passion"]] = {
+    3: "bond",
+    2: "hardship",
+    1: "passion",
+}
 ITEM_KEYS = {"name", "location", "bulky", "consumable", "for_bond", "for_skill", "durability",
-             "protects_against", "damage", "range", "harm"}
+             "protects_against", "damage", "range", "harm"}  # fmt: skip
+
+Name = Annotated[str, msgspec.Meta(pattern=r"\S", description="a name (text, not blank)")]
+Whole = Annotated[int, msgspec.Meta(ge=0)]
 
 
-def tables(sheet: dict[str, Any], key: str, problems: list[str]) -> list[dict[str, Any]]:
-    """The ``[[key]]`` tables of ``sheet`` (``[]`` with a problem when not a list of
-    tables)."""
-    value = sheet.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-        problems.append(f"{key} must be a list of tables ([[{key}]] in TOML)")
-        return []
-    return value
+class TraitIn(msgspec.Struct, kw_only=True):
+    """One ``[[traits]]`` table: body, personality or free ("Character Creation")."""
+
+    name: Name
+    kind: Literal["body", "personality", "free"]
 
 
-def entry_names(entries: list[dict[str, Any]], what: str, problems: list[str]) -> list[str]:
-    """Each entry's name, stripped; a problem for a missing name or names that differ
-    only in case."""
-    names = []
-    for i, e in enumerate(entries, start=1):
-        name = e.get("name")
-        if not isinstance(name, str) or not name.strip():
-            problems.append(f"{what} {i} needs a name")
-            name = f"#{i}"
-        names.append(name.strip())
-    folded = [n.casefold() for n in names]
-    dupes = sorted({n for n in names if folded.count(n.casefold()) > 1})
-    if dupes:
-        problems.append(f"{what} names must differ: {', '.join(dupes)} appears more than once")
-    return names
+class BondIn(msgspec.Struct, kw_only=True):
+    """One ``[[bonds]]`` table ("Bonds"). ``favor`` is read only to be refused by name: it
+    is The World's secret and the sheet is public (ruling R24)."""
+
+    name: Name
+    kind: Literal["faction", "mentor", "friend", "rival", "enemy"]
+    favor: Any = None
+    favour: Any = None
 
 
-def unknown_keys(entries: list[dict[str, Any]], allowed: set[str], what: str,
-                 problems: list[str]) -> None:
-    """A problem for every key outside ``allowed``; favor is The World's secret and
-    never on a sheet (ruling R24)."""
-    for i, e in enumerate(entries, start=1):
-        extra = sorted(set(e) - allowed)
-        if "favor" in extra or "favour" in extra:
-            problems.append(
-                f"{what} {i} sets favor, but favor is The World's secret and the sheet is "
-                "public: record it with `campaign record favour-changed` (GM only)"
-            )
-            extra = [k for k in extra if k not in ("favor", "favour")]
-        if extra:
-            problems.append(
-                f"{what} {i} has unknown keys {', '.join(extra)} "
-                f"(allowed: {', '.join(sorted(allowed))})"
-            )
+class SkillIn(msgspec.Struct, kw_only=True):
+    """One ``[[skills]]`` table: +3 learned through a bond (``via_bond``), +2, +1."""
+
+    name: Name
+    proficiency: Literal[3, 2, 1]
+    via_bond: str | None = None
+    spell: bool = False
 
 
-def check_traits(traits: list[dict[str, Any]], problems: list[str]) -> None:
-    """Three traits: one body, one personality, one free ("Character Creation")."""
-    if len(traits) != 3:
-        problems.append(f"choose exactly three traits, not {len(traits)}")
-    kinds = [t.get("kind") for t in traits]
-    for i, kind in enumerate(kinds, start=1):
-        if kind not in TRAIT_KINDS:
-            problems.append(f"trait {i} kind must be body, personality or free, not {kind!r}")
-    for kind, label in (("body", "your body"), ("personality", "your personality"),
-                        ("free", "something interesting about you")):
-        if kinds.count(kind) != 1:
-            problems.append(
-                f"exactly one trait must be of kind {kind} (describing {label}), "
-                f"not {kinds.count(kind)}"
-            )
+class ItemIn(msgspec.Struct, kw_only=True):
+    """One ``[[items]]`` table: for a bond, for a skill or a consumable ("Character
+    Creation"); armour's ``durability`` and ``protects_against`` ("Armor"), a weapon's
+    ``damage``, ``range`` and ``harm`` ("Weapons"); no ``location``: placed by
+    :func:`place_items`."""
+
+    name: Name
+    location: Literal["carried", "bag"] | None = None
+    bulky: bool = False
+    consumable: bool = False
+    for_bond: str | None = None
+    for_skill: str | None = None
+    durability: Whole | None = None
+    protects_against: str = ""
+    damage: Whole | None = None
+    range: str = ""
+    harm: str = ""
 
 
-def check_bonds(bonds: list[dict[str, Any]], problems: list[str]) -> None:
-    """Three bonds: one faction, one mentor or friend, one rival or enemy ("Character
-    Creation")."""
-    if len(bonds) != 3:
-        problems.append(f"choose exactly three bonds, not {len(bonds)}")
-    kinds = [b.get("kind") for b in bonds]
-    allowed = [k for group in BOND_GROUPS.values() for k in group]
-    for i, kind in enumerate(kinds, start=1):
-        if kind not in allowed:
-            problems.append(f"bond {i} kind must be one of {', '.join(allowed)}, not {kind!r}")
-    for label, group in BOND_GROUPS.items():
+class SheetIn(msgspec.Struct, kw_only=True):
+    """A d20-world sheet as written (the module's docstring shows one)."""
+
+    traits: list[TraitIn] = []  # missing: "choose exactly three" says what is needed
+    bonds: list[BondIn] = []
+    skills: list[SkillIn] = []
+    items: list[ItemIn] = []
+    bag: bool = True
+
+
+def _once(what: str, kinds: list[Any], wanted: dict[str, tuple[Any, ...]]) -> Iterable[str]:
+    """A sentence for each group of ``wanted`` that ``kinds`` does not hold exactly once."""
+    for label, group in wanted.items():
         n = sum(k in group for k in kinds)
         if n != 1:
-            problems.append(f"exactly one bond must be a {label}, not {n}")
+            yield f"{what}: exactly one must be {label}, not {n}"
 
 
-def check_skills(skills: list[dict[str, Any]], bond_names: list[str],
-                 problems: list[str]) -> None:
-    """Three skills at +3 (learned through a bond: ``via_bond``), +2 and +1 ("Character
-    Creation")."""
-    if len(skills) != 3:
-        problems.append(f"choose exactly three skills, not {len(skills)}")
-    profs = []
-    for i, s in enumerate(skills, start=1):
-        p = s.get("proficiency")
-        if not isinstance(p, int) or isinstance(p, bool) or p not in SKILL_ORIGINS:
-            problems.append(f"skill {i} proficiency must be 3, 2 or 1, not {p!r}")
-        profs.append(p)
-        if "spell" in s and not isinstance(s["spell"], bool):
-            problems.append(f"skill {i} spell must be true or false")
-        via = s.get("via_bond")
-        if via is not None:
-            if p != 3:
-                problems.append(f"skill {i}: only the +3 skill is learned through a bond")
-            elif not isinstance(via, str) or via.casefold() not in (
-                b.casefold() for b in bond_names
-            ):
-                problems.append(
-                    f"skill {i} via_bond {via!r} must name one of your bonds "
-                    f"({', '.join(bond_names)})"
+def _names(sheet: dict[str, Any], key: str) -> set[str]:
+    """The names of the sheet's ``[[key]]`` tables as written, folded (an entry refused for
+    another field still names its bond or skill)."""
+    entries = sheet.get(key)
+    if not isinstance(entries, list):
+        return set()
+    return {str(e.get("name", "")).strip().casefold() for e in entries if isinstance(e, dict)}
+
+
+def _creation_rules(sheet: dict[str, Any]) -> Any:
+    """The rules of "Character Creation" a sheet's types cannot say, for :func:`read_sheet`:
+    three of each, one of each kind, the +3 skill's bond, the starting items, the carried
+    places and the bag."""
+
+    def rules(read: SheetIn) -> Iterable[str]:
+        for key in ("traits", "bonds", "skills", "items"):
+            given = sheet.get(key, [])
+            if key != "items" and isinstance(given, list) and len(given) != 3:
+                yield f"{key}: choose exactly three, not {len(given)}"
+            names = [e.name.strip() for e in getattr(read, key)]
+            folded = [n.casefold() for n in names]
+            twice = sorted({n for n in names if folded.count(n.casefold()) > 1})
+            if twice:
+                yield f"{key}: names must differ, {', '.join(twice)} appears more than once"
+        yield from _once("traits", [t.kind for t in read.traits], {
+            "of kind body (your body)": ("body",),
+            "of kind personality (your personality)": ("personality",),
+            "of kind free (something interesting about you)": ("free",)})  # fmt: skip
+        yield from _once("bonds", [b.kind for b in read.bonds], {
+            "a faction": ("faction",), "a mentor or friend": ("mentor", "friend"),
+            "a rival or enemy": ("rival", "enemy")})  # fmt: skip
+        for i, bond in enumerate(read.bonds, 1):
+            if bond.favor is not None or bond.favour is not None:
+                yield (
+                    f"bonds[{i}].favor: favor is The World's secret and the sheet is public: "
+                    "record it with `campaign record favour-changed` (GM only)"
                 )
-    for p, how in ((3, "learned through one of your bonds"),
-                   (2, "learned out of necessity and hardship"),
-                   (1, "learned in the pursuit of a passion")):
-        if profs.count(p) != 1:
-            problems.append(f"exactly one skill must be at +{p} ({how}), not {profs.count(p)}")
-    for s in skills:
-        if s.get("proficiency") == 3 and s.get("via_bond") is None:
-            problems.append("the +3 skill needs via_bond naming the bond it was learned through")
+        yield from _once("skills", [s.proficiency for s in read.skills], {
+            "at +3 (learned through one of your bonds)": (3,),
+            "at +2 (learned out of necessity and hardship)": (2,),
+            "at +1 (learned in the pursuit of a passion)": (1,)})  # fmt: skip
+        bonds = _names(sheet, "bonds")
+        for i, skill in enumerate(read.skills, 1):
+            if skill.via_bond is None and skill.proficiency == 3:
+                yield f"skills[{i}].via_bond: missing, the +3 skill is learned through a bond"
+            elif skill.via_bond is not None and skill.proficiency != 3:
+                yield f"skills[{i}].via_bond: only the +3 skill is learned through a bond"
+            elif skill.via_bond is not None and skill.via_bond.casefold() not in bonds:
+                yield f"skills[{i}].via_bond: {skill.via_bond!r} is not one of your bonds"
+        yield from _item_rules(read, bonds, _names(sheet, "skills"))
+
+    return rules
 
 
-def check_items(items: list[dict[str, Any]], bond_names: list[str], skill_names: list[str],
-                problems: list[str]) -> None:
-    """The starting items: one per bond, one per skill, one consumable ("Character
-    Creation"); durability and damage whole numbers."""
-    bonds = {b.casefold() for b in bond_names}
-    skills = {s.casefold() for s in skill_names}
+def _item_rules(read: SheetIn, bonds: set[str], skills: set[str]) -> Iterable[str]:
+    """One starting item per bond, one per skill, one consumable; then the carried places
+    and the bag ("Character Creation", "Inventory")."""
     for_bond: list[str] = []
     for_skill: list[str] = []
-    consumables = 0
-    for i, it in enumerate(items, start=1):
-        links = [k for k in ("for_bond", "for_skill", "consumable") if it.get(k)]
+    for i, item in enumerate(read.items, 1):
+        links = [k for k in ("for_bond", "for_skill", "consumable") if getattr(item, k)]
         if len(links) != 1:
-            problems.append(
-                f"item {i} must be exactly one of: for_bond = BOND, for_skill = SKILL or "
-                "consumable = true"
+            yield (
+                f"items[{i}]: exactly one of for_bond = BOND, for_skill = SKILL or "
+                f"consumable = true, not {' and '.join(links) or 'none'}"
             )
-        if it.get("for_bond"):
-            if str(it["for_bond"]).casefold() not in bonds:
-                problems.append(f"item {i} for_bond {it['for_bond']!r} is not one of your bonds")
-            for_bond.append(str(it["for_bond"]).casefold())
-        if it.get("for_skill"):
-            if str(it["for_skill"]).casefold() not in skills:
-                problems.append(
-                    f"item {i} for_skill {it['for_skill']!r} is not one of your skills"
-                )
-            for_skill.append(str(it["for_skill"]).casefold())
-        if it.get("consumable") is True:
-            consumables += 1
-        for key in ("durability", "damage"):
-            v = it.get(key)
-            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
-                problems.append(f"item {i} {key} must be a whole number 0 or more")
-        if it.get("location", "carried") not in ("carried", "bag"):
-            problems.append(f"item {i} location must be carried or bag")
-    if sorted(set(for_bond)) != sorted(for_bond) or len(for_bond) != 3:
-        problems.append(
-            f"one item for each of your three bonds is needed ({len(for_bond)} given"
-            f"{', some bond twice' if len(set(for_bond)) != len(for_bond) else ''})"
-        )
-    if sorted(set(for_skill)) != sorted(for_skill) or len(for_skill) != 3:
-        problems.append(
-            f"one item for each of your three skills is needed ({len(for_skill)} given"
-            f"{', some skill twice' if len(set(for_skill)) != len(for_skill) else ''})"
-        )
+        if item.for_bond:
+            for_bond.append(item.for_bond.casefold())
+            if item.for_bond.casefold() not in bonds:
+                yield f"items[{i}].for_bond: {item.for_bond!r} is not one of your bonds"
+        if item.for_skill:
+            for_skill.append(item.for_skill.casefold())
+            if item.for_skill.casefold() not in skills:
+                yield f"items[{i}].for_skill: {item.for_skill!r} is not one of your skills"
+    for what, linked in (("bonds", for_bond), ("skills", for_skill)):
+        if len(set(linked)) != 3 or len(linked) != 3:
+            twice = ", some twice" if len(set(linked)) != len(linked) else ""
+            yield f"items: one for each of your three {what} ({len(linked)} given{twice})"
+    consumables = sum(i.consumable for i in read.items)
     if consumables != 1:
-        problems.append(f"exactly one consumable item is needed, not {consumables}")
+        yield f"items: exactly one consumable is needed, not {consumables}"
+    placed = place_items(read.items, has_bag=read.bag)
+    yield from (f"items: {p}" for p in inventory_problems(placed, has_bag=read.bag))
+    if len(placed) > CARRIED_CAPACITY + (BAG_CAPACITY if read.bag else 0):
+        yield "items: the starting items do not fit in five carried places and a bag"
 
 
-def place_items(items: list[dict[str, Any]], *, has_bag: bool = True) -> list[Item]:
+def read_sheet(sheet: dict[str, Any]) -> SheetIn:
+    """``sheet`` (parsed TOML) read into a :class:`SheetIn` with every rule of "Character
+    Creation" checked.
+
+    :raises RuleError: every problem at once, each led by its TOML path (``traits[2].kind:
+        expected one of 'body', 'personality', 'free', got "mind"``).
+    """
+    return check_sheet(SheetIn, sheet, rules=_creation_rules(sheet))
+
+
+def place_items(items: list[ItemIn], *, has_bag: bool = True) -> list[Item]:
     """Starting items as :class:`Item`; those without a ``location`` fill the five carried
     places first, then the bag if there is one (T5: 7 starting items = 5 carried + 2 in the
     bag)."""
-    explicit_carried = sum(1 for it in items if it.get("location") == "carried")
-    free = CARRIED_CAPACITY - explicit_carried if has_bag else len(items)
+    free = CARRIED_CAPACITY - sum(it.location == "carried" for it in items) if has_bag \
+        else len(items)  # fmt: skip
     placed = []
     for it in items:
-        location = it.get("location")
+        location = it.location
         if location is None:
             location = "carried" if free > 0 else "bag"
-            if location == "carried":
-                free -= 1
-        durability = it.get("durability")
-        placed.append(Item(
-            name=str(it["name"]).strip(),
-            location="bag" if location == "bag" else "carried",
-            bulky=bool(it.get("bulky", False)),
-            consumable=bool(it.get("consumable", False)),
-            for_bond=it.get("for_bond"),
-            for_skill=it.get("for_skill"),
-            durability=durability,
-            max_durability=durability,
-            protects_against=str(it.get("protects_against", "")),
-            broken=durability == 0,
-            damage=it.get("damage"),
-            range=str(it.get("range", "")),
-            harm=str(it.get("harm", "")),
-        ))
+            free -= location == "carried"
+        fields = msgspec.structs.asdict(it)
+        placed.append(
+            Item(
+                **{
+                    **fields,
+                    "name": it.name.strip(),
+                    "location": location,
+                    "max_durability": it.durability,
+                    "broken": it.durability == 0,
+                }
+            )
+        )
     return placed
 
 

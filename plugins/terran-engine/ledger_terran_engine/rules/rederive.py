@@ -1,157 +1,44 @@
 """Re-deriving recorded Terran Engine rolls from their inputs and draws.
 
 docs/events.md "Engine dice schemes": a roll's recorded result must be what the rules
-give for its recorded inputs and draws. :meth:`Rederive.request_of` turns a roll made by
-:meth:`TerranEngine.resolve` back into the request that made it (input fields only);
-:func:`advancement_roll` and :func:`development_roll` recompute the rolls ``advance`` makes
-(SEED ``003_2aeb47bc6ca82a40.txt``, characters.html "1.4 Advancements"); :func:`fill_inputs`
-supplies inputs an event written before they were recorded leaves out.
+give for its recorded inputs and draws. A roll :meth:`TerranEngine.resolve` makes keeps what
+it was asked by option name (``inputs``, recorded by the core), which the core's default
+``request_of`` reads back; :func:`advancement_roll` and :func:`development_roll` recompute
+the rolls ``advance`` makes (SEED ``003_2aeb47bc6ca82a40.txt``, characters.html "1.4
+Advancements"); :func:`held_two_handed` supplies what an Effect written before ``twohands``
+was recorded leaves out.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from typing import Any
 
 from msgspec import UNSET
 from msgspec.structs import replace
 
-from ledger import Opponent, ReplayDice, Roll, RollRequest, RuleError, RuleSystem
+from ledger import ReplayDice, Roll, RuleError, RuleSystem
 
 from .. import state as st
-from ..events import (
-    AdvancementRolled,
-    AttributeRolled,
-    ConsequenceRolled,
-    EffectRolled,
-    FortuneRolled,
-    RiskyActionRolled,
-    SkillDevelopmentRolled,
-)
+from ..events import AdvancementRolled, EffectRolled, RiskyActionRolled, SkillDevelopmentRolled
 from ..state import Character, Options
 from . import mechanics as m
 
-_DICE_MODIFIER = re.compile(r"^(position|extra) ([+-]\d+)d$")
-_FLAG_MODIFIERS = {"heavy armour -1d": "hindered", "improvised tool -1d": "improvised"}
 
-
-def _risky_params(e: RiskyActionRolled) -> dict[str, Any]:
-    """The ``roll`` options of a Risky Action, read back from its recorded inputs.
-
-    ``--position``, ``--extra``, ``--hindered`` and ``--improvised`` are the entries
-    :func:`.rolls.risky_action` writes into ``modifiers`` (``"position +1d"``,
-    ``"heavy armour -1d"``, ...); ``--dark`` is the number of Dark Dice; ``--pooled`` is the
-    Ego companions paid (an offer above the cost pays only the cost, "2.2.2", R21).
-    """
-    params: dict[str, Any] = {"attribute": e.attribute, "dark": len(e.dark)}
-    for entry in e.modifiers:
-        found = _DICE_MODIFIER.match(entry)
-        if found:
-            params[found[1]] = int(found[2])
-        elif entry in _FLAG_MODIFIERS:
-            params[_FLAG_MODIFIERS[entry]] = True
-    if e.advancements:
-        params["advancement"] = list(e.advancements)
-    if e.conditions:
-        params["condition"] = list(e.conditions)
-    if e.challenge:
-        params["challenge"] = e.challenge
-    if e.montage:
-        params["montage"] = True
-    if e.pooled:
-        params["pooled"] = e.pooled
-    return params
-
-
-def _effect_given(e: EffectRolled) -> str:
-    """The ``--effect`` code of a weaponless Effect roll written before ``effect`` was
-    recorded: its code less the +1d per Advancement used (Sneak attack, Sniper; "1.4"), the
-    inverse of :meth:`.mechanics.EffectCode.more` (d/2 +kd is kd)."""
-    code = m.parse_effect(e.code)
-    k = len(e.advancements)
-    if not k:
-        return e.code
-    if code.n > k:
-        return str(m.EffectCode(n=code.n - k, plus=code.plus))
-    return str(m.EffectCode(n=1, half=True, plus=code.plus))
-
-
-def _attribute_request(e: AttributeRolled) -> RollRequest:
-    return RollRequest(e.character, "", e.attribute, {"creation": True})
-
-
-def _risky_request(e: RiskyActionRolled) -> RollRequest:
-    return RollRequest(e.character, "", e.skill or e.attribute, _risky_params(e))
-
-
-def _effect_request(e: EffectRolled) -> RollRequest:
-    params: dict[str, Any] = {}
-    if e.weapon:
-        params["weapon"] = e.weapon
-    else:
-        params["effect"] = _effect_given(e) if e.effect is UNSET else e.effect
-    if e.twohands is True:
-        params["twohands"] = True
-    if e.advancements:
-        params["advancement"] = list(e.advancements)
-    if e.challenge:
-        params["challenge"] = e.challenge
-    if e.vs_character:
-        return RollRequest(e.character, "", "effect", params, opponent=Opponent(e.vs_character))
-    return RollRequest(e.character, "", "effect", params)
-
-
-def _consequence_request(e: ConsequenceRolled) -> RollRequest:
-    params: dict[str, Any] = {"consequence": e.consequence}
-    effect = e.effect if e.effect is not UNSET else (None if e.challenge else e.code)
-    if effect:
-        params["effect"] = effect
-    if e.challenge:
-        params["challenge"] = e.challenge
-    if e.fork is not None:
-        params["fork"] = e.fork
-    if e.shield_sacrificed:
-        params["sacrifice"] = True
-    if e.protected:
-        params["protected"] = True
-    return RollRequest(e.character, "", "consequence", params)
-
-
-def _fortune_request(e: FortuneRolled) -> RollRequest:
-    return RollRequest(e.character, "", "fortune", {"fortune": e.chances})
-
-
-REQUESTS: dict[type[Roll], Callable[[Any], RollRequest]] = {
-    AttributeRolled: _attribute_request,
-    RiskyActionRolled: _risky_request,
-    EffectRolled: _effect_request,
-    ConsequenceRolled: _consequence_request,
-    FortuneRolled: _fortune_request,
-}
-"""The request each kind of roll :meth:`Rolls.resolve` makes was asked with (its inputs)."""
-
-
-def fill_inputs(state: st.Character, event: Roll) -> Roll:
-    """``event`` with the inputs it left out (``UNSET``: written before they were recorded)
-    read from the state before it: whether a medium weapon was held two-handed (its code is
-    the weapon's 1d +1, "2.2.1"; a weaponless code is read as the ``--effect`` given),
-    whether a consequence's dice were ``--effect`` rather than
-    the Challenge's ("2.2"). Other events are returned as they are."""
-    if isinstance(event, EffectRolled) and event.twohands is UNSET:
-        base = state.weapons.get(event.weapon or "")
-        held = m.EffectCode(n=1, plus=1).more(len(event.advancements))
-        two = base is not None and m.parse_effect(base) == m.EffectCode(n=1)
-        return replace(event, twohands=two and event.code == str(held))
-    if isinstance(event, ConsequenceRolled) and event.effect is UNSET:
-        own = None
-        if event.challenge:
-            try:
-                own = str(m.challenge_effect(st.find_challenge(state, event.challenge).level))
-            except RuleError:
-                own = None
-        return replace(event, effect=None if own == event.code else event.code)
-    return event
+def held_two_handed(state: st.Character, event: Roll) -> Roll:
+    """``event`` with ``twohands`` in its inputs when it is an Effect written before
+    ``twohands`` was recorded (``UNSET``) whose weapon, read from the state before it, is a
+    medium 1d weapon and whose code is that weapon's 1d +1 (held two-handed, "2.2.1").
+    Other events are returned as they are."""
+    inputs = event.inputs
+    if not isinstance(event, EffectRolled) or event.twohands is not UNSET or inputs is UNSET:
+        return event
+    base = state.weapons.get(event.weapon or "")
+    held = m.EffectCode(n=1, plus=1).more(len(event.advancements))
+    if base is None or event.code != str(held):
+        return event
+    if m.parse_effect(base) != m.EffectCode(n=1):
+        return event
+    return replace(event, inputs=replace(inputs, params={**inputs.params, "twohands": True}))
 
 
 def _draw(event: AdvancementRolled | SkillDevelopmentRolled) -> list[int]:
@@ -176,14 +63,16 @@ def advancement_roll(state: st.Character, event: AdvancementRolled) -> Advanceme
     threshold = m.advancement_threshold(then.ego_max, then.hp_max)
     success = sum(faces) >= threshold
     return replace(
-        event, faces=faces, total=sum(faces), threshold=threshold, success=success,
+        event,
+        faces=faces,
+        total=sum(faces),
+        threshold=threshold,
+        success=success,
         advancement=event.advancement if success else None,
     )
 
 
-def development_roll(
-    state: st.Character, event: SkillDevelopmentRolled
-) -> SkillDevelopmentRolled:
+def development_roll(state: st.Character, event: SkillDevelopmentRolled) -> SkillDevelopmentRolled:
     """Skill Development recomputed (SEED "1.4": "If the sum of your dice is equal of higher
     than 3x your current Skill rating, the Skill improves in 1"; rating 0 needs 0, R11): the
     rating from ``state``.
@@ -193,7 +82,11 @@ def development_roll(
     rating = st.session_sheet(state, event.session, event.sheet).skills.get(event.skill, 0)
     threshold = m.skill_threshold(rating)
     return replace(
-        event, faces=faces, total=sum(faces), threshold=threshold, rating=rating,
+        event,
+        faces=faces,
+        total=sum(faces),
+        threshold=threshold,
+        rating=rating,
         success=sum(faces) >= threshold,
     )
 
@@ -216,26 +109,13 @@ class Rederive(RuleSystem[Character, Options]):
             param="dark",
         )
 
-    def request_of(self, event: Roll) -> RollRequest:
-        """The request :meth:`resolve` turned into ``event`` (input fields only; see
-        :data:`REQUESTS`).
-
-        :raises RuleError: an advancement roll (made by ``advance``, not by ``resolve``) or a
-            roll of another system.
-        """
-        make = REQUESTS.get(type(event))
-        if make is None:
-            raise RuleError(f"terran-engine's resolve does not make {type(event).__name__} rolls")
-        return make(event)
-
-    def rederive(
-        self, state: Character, event: Roll, *, name: str, opponent: Any = None
-    ) -> Roll:
+    def rederive(self, state: Character, event: Roll, *, name: str, opponent: Any = None) -> Roll:
         """The roll the rules give for ``event``'s recorded inputs and draws.
 
         Advancement and Skill Development rolls are recomputed from the state and the draws
-        (SEED "1.4 Advancements"); the others go through :meth:`resolve`, with the inputs an
-        older event did not record read from the state (:func:`fill_inputs`).
+        (SEED "1.4 Advancements"); the others go through :meth:`resolve` with the inputs they
+        keep, an Effect written before ``twohands`` was recorded held two-handed as the state
+        says (:func:`held_two_handed`).
 
         :raises RuleError: the rules refuse the recorded inputs. :raises DiceError: other
             dice were recorded than the rules draw.
@@ -244,7 +124,7 @@ class Rederive(RuleSystem[Character, Options]):
             return advancement_roll(state, event)
         if isinstance(event, SkillDevelopmentRolled):
             return development_roll(state, event)
-        filled = fill_inputs(state, event)
+        filled = held_two_handed(state, event)
         result = super().rederive(state, filled, name=name, opponent=opponent)
         unset = {k: UNSET for k in ("twohands", "effect") if getattr(event, k, None) is UNSET}
-        return replace(result, **unset) if unset else result
+        return replace(result, **unset, inputs=event.inputs)

@@ -4,7 +4,9 @@ Source: 000_60e07241544698f0.txt, chapter "The Wyrd Engine Core Mechanics"; dige
 ``rules/wyrd-engine.md`` with its rulings (C1–C17). The pure functions live in
 :mod:`.ladder` (the named ladders: Difficulty Ratings, skill levels, outcome bands) and
 :mod:`.mechanics` (the 4dF roll, totals, bands, damage and wounds) and are re-exported
-here; :class:`Rules` resolves and re-derives rolls with them.
+here; :class:`Rules` resolves rolls with them. A roll keeps what it was asked by option name
+(``inputs``, recorded by the core), which the core's default ``request_of`` reads back to
+re-derive it and to resolve an amended one again.
 """
 
 from __future__ import annotations
@@ -156,7 +158,9 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if trait.kind == "ability":
             raise RuleError(
                 f"{trait.name} is a once-per-{trait.once_per} ability, not a roll bonus: "
-                f"record trait-ability-used for {trait.name!r} instead", param="trait")
+                f"record trait-ability-used for {trait.name!r} instead",
+                param="trait",
+            )
         if trait.kind == "substitution":
             assert trait.skill and trait.instead_of
             if skill.lower() == trait.instead_of.lower():
@@ -203,18 +207,22 @@ class Rules(Clock, RuleSystem[Character, Options]):
         if len(traits) > 1:
             problem(
                 f"invoke one trait, not {len(traits)} ({', '.join(traits)}): traits don't "
-                "stack (\"How Traits Work\"; ruling C11)", "trait"
+                'stack ("How Traits Work"; ruling C11)',
+                "trait",
             )
         situational = p.get("situational") or 0
         situation = (p.get("situation") or "").strip()
         if situational and not situation:
             problem(
                 "say why it applies, e.g. 'improvised weapon': a situational modifier is "
-                "recorded with its reason", "situation"
+                "recorded with its reason",
+                "situation",
             )
         if situation and not situational:
-            problem("why it applies is the reason for a situational modifier: give the "
-                    "modifier too", "situational")
+            problem(
+                "why it applies is the reason for a situational modifier: give the modifier too",
+                "situational",
+            )
         dr_text = p.get("dr")
         vs = p.get("vs")
         attack, defend = bool(p.get("attack")), bool(p.get("defend"))
@@ -222,44 +230,56 @@ class Rules(Clock, RuleSystem[Character, Options]):
         opposed = vs is not None or opponent is not None
         if initiative and dr_text is not None:
             problem(
-                "initiative has no DR: the highest roll acts first (\"Initiative: Who Acts "
-                "First?\"); leave the Difficulty Rating out", "dr"
+                'initiative has no DR: the highest roll acts first ("Initiative: Who Acts '
+                'First?"); leave the Difficulty Rating out',
+                "dr",
             )
         if initiative and (p.get("attack") or p.get("defend")):
             problem("an initiative roll is not an attack or a defence", "initiative")
         if not opposed and dr_text is None and not initiative:
             problem(
                 "give the Difficulty Rating (a number or a name like good), or an opponent: "
-                "their rating, or a character on the ledger", "dr"
+                "their rating, or a character on the ledger",
+                "dr",
             )
         if opposed and dr_text is not None:
-            problem("give either the Difficulty Rating (passive) or an opponent (opposed), "
-                    "not both", "dr")
+            problem(
+                "give either the Difficulty Rating (passive) or an opponent (opposed), not both",
+                "dr",
+            )
         if vs is not None and opponent is not None:
             problem(
                 "give the opponent as their rating or as a character on the ledger, not both: "
-                "a character's rating comes from their sheet", "vs"
+                "a character's rating comes from their sheet",
+                "vs",
             )
         if opponent is not None and p.get("opponent"):
-            problem("who opposes names an opponent off the ledger: leave it out for a "
-                    "character on the ledger", "opponent")
+            problem(
+                "who opposes names an opponent off the ledger: leave it out for a "
+                "character on the ledger",
+                "opponent",
+            )
         if p.get("vs_trait") and opponent is None:
-            problem("the opponent's trait or gear is that of an opponent on the ledger: name "
-                    "them too", "vs_trait")
+            problem(
+                "the opponent's trait or gear is that of an opponent on the ledger: name them too",
+                "vs_trait",
+            )
         if attack and defend:
             problem("a roll is attacking or defending, not both", "attack")
         if (attack or defend) and not opposed:
             problem(
                 "attacking and defending need an opponent: their rating, or a character on "
-                "the ledger", "attack" if attack else "defend"
+                "the ledger",
+                "attack" if attack else "defend",
             )
         boost = p.get("boost") or 0
         if boost and boost not in (1, 2):
             problem(f"a boost spent is 1 or 2, not {boost}", "boost")
         teamwork = p.get("teamwork") or 0
         if teamwork and teamwork not in (1, 2):
-            problem(f"the teamwork bonus is +1 (or +2 in special cases), not {teamwork}",
-                    "teamwork")
+            problem(
+                f"the teamwork bonus is +1 (or +2 in special cases), not {teamwork}", "teamwork"
+            )
         if problems:
             raise RuleError(*problems, param=about[0])
         if boost and not any(b.value == boost for b in state.boosts):
@@ -275,8 +295,10 @@ class Rules(Clock, RuleSystem[Character, Options]):
             skill, _ = self.skill_rating(state, skill)
             rating_skill, rating = self.skill_rating(state, rating_skill)
         physical_set = {s.lower() for s in self.options.physical_skills}
-        physical = bool(p.get("physical")) or skill.lower() in physical_set or (
-            rating_skill.lower() in physical_set
+        physical = (
+            bool(p.get("physical"))
+            or skill.lower() in physical_set
+            or (rating_skill.lower() in physical_set)
         )
         affected = {k: w.affected_skills for k, w in state.wounds.items()}
         penalty = wound_penalty(affected, {skill, rating_skill}, physical)
@@ -284,8 +306,13 @@ class Rules(Clock, RuleSystem[Character, Options]):
         side: dict[str, Any] = {}
         if opponent is not None:
             default = (
-                "Notice" if initiative and not opponent.skill
-                else "Athletics" if attack else "Fight" if defend else skill
+                "Notice"
+                if initiative and not opponent.skill
+                else "Athletics"
+                if attack
+                else "Fight"
+                if defend
+                else skill
             )
             side = self._opposing_side(opponent, default, p.get("vs_trait"))
             vs = side["vs_rating"] + side["vs_trait_bonus"] - side["vs_wound_penalty"]
@@ -340,8 +367,11 @@ class Rules(Clock, RuleSystem[Character, Options]):
             dr=dr,
             dr_name=dr_name,
             opponent=(
-                opponent.name or opponent.character if opponent is not None
-                else (p.get("opponent") or "opposition") if vs is not None else None
+                opponent.name or opponent.character
+                if opponent is not None
+                else (p.get("opponent") or "opposition")
+                if vs is not None
+                else None
             ),
             opposition=vs,
             opposition_dice=opp_faces,
@@ -379,7 +409,9 @@ class Rules(Clock, RuleSystem[Character, Options]):
             if find_boon(state, trait_name) is not None:
                 raise RuleError(
                     f"{state.name}'s boon {trait_name!r} is spent when it is used: record "
-                    "boon-used for them and roll against their rating (active opposition)", param="trait")
+                    "boon-used for them and roll against their rating (active opposition)",
+                    param="trait",
+                )
             skill, rating_skill, trait, _kind, bonus = self._invoke(state, skill, trait_name)
             skill, _ = self.skill_rating(state, skill)
             rating_skill, rating = self.skill_rating(state, rating_skill)
@@ -394,50 +426,6 @@ class Rules(Clock, RuleSystem[Character, Options]):
             "vs_trait_bonus": bonus,
             "vs_wound_penalty": wound_penalty(affected, {skill, rating_skill}, physical),
         }
-
-    def request_of(self, event: Roll) -> RollRequest:
-        """The ``campaign roll`` request :meth:`resolve` turned into a recorded roll.
-
-        Reads only the roll's inputs: ``skill``, ``dr`` (passive) or ``opposition``,
-        ``opponent`` and ``mode`` (contest, attack, defence), ``trait``, ``boost``,
-        ``teamwork`` and ``physical``; never its faces, rating, penalty, total, margin or
-        outcome, which :meth:`resolve` derives again from the state and the draws
-        (000_60e07241544698f0.txt, "Conflict resolution at a glance"). ``physical`` is read
-        as the ``--physical`` flag: a roll of a physical skill records ``True`` either way.
-
-        :raises RuleError: ``event`` is not a :class:`~ledger_wyrd_engine.events.CheckRolled`.
-        """
-        if not isinstance(event, ev.CheckRolled):
-            return super().request_of(event)
-        params: dict[str, Any] = {}
-        if event.mode == "initiative":
-            params["initiative"] = True
-            if event.vs_character is None and event.opposition is not None:
-                params["vs"] = event.opposition
-                params["opponent"] = event.opponent
-            elif event.vs_trait:
-                params["vs_trait"] = event.vs_trait
-        elif event.mode == "passive":
-            if event.dr is not None:
-                params["dr"] = event.dr
-        else:
-            if event.vs_character is None:
-                params["vs"] = event.opposition
-                params["opponent"] = event.opponent
-            elif event.vs_trait:
-                params["vs_trait"] = event.vs_trait
-            params["attack"] = event.mode == "attack"
-            params["defend"] = event.mode == "defence"
-        for key, value in (("trait", event.trait), ("boost", event.boost),
-                           ("teamwork", event.teamwork), ("physical", event.physical),
-                           ("situational", event.situational),
-                           ("situation", event.situation)):
-            if value:
-                params[key] = value
-        opponent = None
-        if event.vs_character is not None:
-            opponent = Opponent(event.vs_character, skill=event.vs_skill)
-        return RollRequest(event.character, "", event.skill, params, opponent)
 
     def harm_of(self, event: Roll) -> tuple[str, int] | None:
         """Who a roll against a character on the ledger harms, and by how much
