@@ -228,20 +228,26 @@ def test_forged_contest_result_is_caught_by_verify(street: Path) -> None:
 def test_forged_opponent_is_caught_by_verify(street: Path) -> None:
     """A roll made against the thug, rewritten as against the Bruiser (Athletics +3), no
     longer follows from the Bruiser's sheet; rewritten as against Jonathan himself, the
-    rules refuse it."""
+    rules refuse it. A forger who rewrites the opponent but not what the roll was asked
+    (its ``inputs``) is caught too: the roll no longer follows from its own inputs."""
     from ledger.events import ContestOpposed
 
     ok(street, "npc", "add", "Bruiser", "--skill", "Athletics=3")
-    for who, words in (("bruiser", "recorded damage 3"), ("jonathan", "their own roll")):
-        db = street.with_name(f"{who}.db")
+    cases = [("bruiser", True, "recorded damage 3"), ("jonathan", True, "their own roll")]
+    cases += [(who, False, "for its inputs and dice") for who in ("bruiser", "jonathan")]
+    for who, asked_too, words in cases:
+        db = street.with_name(f"{who}-{asked_too}.db")
         with sqlite3.connect(street) as src, sqlite3.connect(db) as dst:
             src.backup(dst)
         head = Store(str(db)).head("casebook").seq
         _, forged = _roll(db, vs_character=who)
+        if asked_too:  # the roll's inputs say it was asked against them too
+            inputs = msgspec.structs.replace(forged.inputs, vs_character=who)
+            forged = msgspec.structs.replace(forged, inputs=inputs)
         _forge(db, [forged, ContestOpposed(character=who, roller="jonathan", roll=head + 3)])
         result = run(db, "verify")
-        assert result.exit_code == 1 and "does not follow" in result.output
-        assert words in result.output
+        assert result.exit_code == 1 and "does not follow" in result.output, result.output
+        assert words in result.output, (who, asked_too, result.output)
 
 
 @freeze_time("2026-03-01 19:10:00", tick=True)
