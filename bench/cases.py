@@ -232,14 +232,15 @@ def ledger_replay(path: str) -> float:
 def floor_decoder() -> msgspec.json.Decoder[Any]:
     """The replay floor's decoder: one plain msgspec decoder of the union of the campaign's
     event types (core + d20-world), tagged by ``type``, each with the optional ``salt`` a
-    GM-only payload carries, so every row decodes the same way in one call and nothing of
+    GM-only payload carries and the ``schema_version`` a payload of a later version of its
+    type carries, so every row decodes the same way in one call and nothing of
     the ledger's codec runs (no visibility branch, no salt dropped)."""
     from ledger.campaign.aggregate import load_system
 
     plain = [
         msgspec.defstruct(
             cls.__name__,
-            [("salt", str | None, None)],
+            [("salt", str | None, None), ("schema_version", int, 1)],
             bases=(cls,),
             tag=cls.__struct_config__.tag,
             frozen=True,

@@ -165,13 +165,20 @@ class Bench:
 
 def plain_decoder() -> msgspec.json.Decoder[Any]:
     """One msgspec decoder of the union of the campaign's event types (each with the
-    optional ``salt`` of a GM-only payload), tagged by ``type``."""
+    optional ``salt`` of a GM-only payload and the ``schema_version`` a payload of a later
+    version of its type carries), tagged by ``type``."""
     from ledger.events import CORE_EVENT_TYPES
 
     types = {*CORE_EVENT_TYPES, *load_system(workload.SYSTEM).event_types}
     salted = [
-        msgspec.defstruct(cls.__name__, [("salt", str | None, None)], bases=(cls,),
-                          tag=cls.__struct_config__.tag, frozen=True, kw_only=True)  # fmt: skip
+        msgspec.defstruct(
+            cls.__name__,
+            [("salt", str | None, None), ("schema_version", int, 1)],
+            bases=(cls,),
+            tag=cls.__struct_config__.tag,
+            frozen=True,
+            kw_only=True,
+        )  # fmt: skip
         for cls in types
     ]
     return msgspec.json.Decoder(Union[tuple(salted)])  # noqa: UP007
@@ -345,7 +352,9 @@ def rounds(n: int, cases: dict[str, Callable[[], float]]) -> dict[str, list[floa
 
 def ratio(times: dict[str, list[float]], ours: str, theirs: str) -> float:
     """Median over rounds of time(theirs) / time(ours): how many times as fast ours is."""
-    return round(statistics.median(t / o for o, t in zip(times[ours], times[theirs], strict=True)), 3)
+    return round(
+        statistics.median(t / o for o, t in zip(times[ours], times[theirs], strict=True)), 3
+    )
 
 
 def goals_figures(found: dict[str, Any]) -> dict[str, float]:
@@ -394,8 +403,9 @@ def main(argv: list[str] | None = None) -> int:
             print("start-up")
             start = startup(tmp, n)
     loads.append(round(os.getloadavg()[0], 2))
-    append["floor"] = [min(a, b) for a, b in zip(append["executemany"], append["multirow"],
-                                                strict=True)]  # the faster in each round
+    append["floor"] = [
+        min(a, b) for a, b in zip(append["executemany"], append["multirow"], strict=True)
+    ]  # the faster in each round
     mine = {
         "Store.append ÷ raw floor": ratio(append, "store", "floor"),
         "Store.append ÷ eventsourcing's aggregate recorder": ratio(append, "store", "recorder"),

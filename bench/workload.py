@@ -80,9 +80,11 @@ class _Rules:
         self.appliers = self.system.appliers()
 
     def roll(self, c: _Char, skill: str | None, params: dict[str, Any], faces: list[int]) -> Any:
-        """The roll the rules give for ``c``'s state and the physical ``faces``."""
+        """The roll the rules give for ``c``'s state and the physical ``faces``, keeping
+        what it was asked (``inputs``), as ``campaign roll`` records it."""
         request = RollRequest(c.id, c.name, skill, params)
-        return self.system.resolve(c.state, request, PhysicalDice([str(f) for f in faces]))
+        event = self.system.resolve(c.state, request, PhysicalDice([str(f) for f in faces]))
+        return self.system.with_inputs(event, request)
 
     def apply(self, chars: list[_Char], by_id: dict[str, _Char], event: Event) -> None:
         """Fold ``event`` into its character's state (a campaign-stream event: every state)."""
