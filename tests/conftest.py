@@ -301,11 +301,12 @@ def store_target(request, tmp_path):
     return request.getfixturevalue("postgres_url")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser():
     """Debian's Chromium through Playwright (a browser download cannot work here), one per
-    test module; the browser tests skip without it (``tests/test_web_browser.py``'s
-    ``CHROMIUM``)."""
+    worker, launched by the first test that asks (each test opens its own context: nothing
+    of one test's pages, storage or service workers reaches another's); the browser tests
+    skip without it (``tests/test_web_browser.py``'s ``CHROMIUM``)."""
     from playwright.sync_api import sync_playwright
 
     from .test_web_browser import CHROMIUM
