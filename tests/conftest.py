@@ -301,12 +301,13 @@ def store_target(request, tmp_path):
     return request.getfixturevalue("postgres_url")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
     """Debian's Chromium through Playwright (a browser download cannot work here), one per
-    worker, launched by the first test that asks (each test opens its own context: nothing
-    of one test's pages, storage or service workers reaches another's); the browser tests
-    skip without it (``tests/test_web_browser.py``'s ``CHROMIUM``)."""
+    test module: Playwright's sync API keeps an asyncio loop running in the worker while it
+    is open, which a later test's ``asyncio.run`` (the live-log hub, the shell) cannot share,
+    so it closes with its module; the browser tests skip without it
+    (``tests/test_web_browser.py``'s ``CHROMIUM``)."""
     from playwright.sync_api import sync_playwright
 
     from .test_web_browser import CHROMIUM
