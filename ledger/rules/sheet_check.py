@@ -20,6 +20,7 @@ as it could be read and adds its own sentences to the same list.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Iterable
 from typing import Annotated, Any, Literal, TypeVar, get_args, get_origin
@@ -134,8 +135,15 @@ def _convert(annotation: Any, value: Any, path: str, given: Any, problems: list[
         return _BAD
 
 
+@functools.cache
+def _fields(cls: type[msgspec.Struct]) -> dict[str, msgspec.structs.FieldInfo]:
+    """``{key as written in the sheet: field}`` of ``cls``, read once per class (msgspec
+    evaluates the class's annotations each time it is asked)."""
+    return {f.encode_name: f for f in msgspec.structs.fields(cls)}
+
+
 def _struct(cls: type[msgspec.Struct], value: Any, path: str, problems: list[str]) -> Any:
-    fields = {f.encode_name: f for f in msgspec.structs.fields(cls)}
+    fields = _fields(cls)
     if not isinstance(value, dict):
         where = f"{path}: " if path else "the sheet: "
         problems.append(f"{where}expected a table of {', '.join(fields)}, got {_got(value)}")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import abc
 import copy
+import functools
 import importlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
@@ -88,6 +89,13 @@ def _derive_event_types(cls: type[RuleSystem[Any, Any]]) -> None:
             for t in cls.event_types
             if getattr(t, "section", "")
         }
+
+
+@functools.cache
+def _fields_of(options_type: type[msgspec.Struct]) -> dict[str, msgspec.structs.FieldInfo]:
+    """``{option name: field}`` of a system's ``options_type``, read once per class
+    (msgspec evaluates the class's annotations each time it is asked)."""
+    return {f.encode_name: f for f in msgspec.structs.fields(options_type)}
 
 
 class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
@@ -205,7 +213,7 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         :raises RuleError: an unknown option, or a value of the wrong type (naming the
             option, what it takes and an example: :func:`ledger.kinds.option_problem`).
         """
-        fields = {f.encode_name: f for f in msgspec.structs.fields(self.options_type)}
+        fields = _fields_of(self.options_type)
         unknown = sorted(set(options or {}) - set(fields))
         if unknown:
             raise RuleError(
