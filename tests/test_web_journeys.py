@@ -1,7 +1,9 @@
-"""Journeys 1, 3, 4 and 7 (/work/shared/USER-JOURNEYS.md) driven in Debian's Chromium (#27).
+"""The user journeys 1, 3, 4 and 7 (game night, end-of-session advancement, the GM's secrets,
+phones at the table) driven in Debian's Chromium.
 
-Every player and GM scene of the four journeys, at a phone's 390×844 (dark) and a laptop's
-1280×800 (light; all four looks with ``LEDGER_SCREENSHOTS=1``): the GM's entries (the CLI, and the taps of ``/gm``) and the players' rolls
+Every player and GM scene of the four journeys, at a phone's 390×844 (dark) and, with
+``-m slow``, a laptop's 1280×800 (light; all four looks with ``LEDGER_SCREENSHOTS=1``): the
+GM's entries (the CLI, and the taps of ``/gm``) and the players' rolls
 (the phone's roll form, a roll request answered with one tap) each appear on every other open
 page live, with no reload (how fast: bench/serve.py); a GM-only favour and condition reach a player's pages
 and stream only as "GM-only entry"; a session's end makes the open log's engine rolls
@@ -42,13 +44,17 @@ MARCHES = ROOT / "campaigns" / "the-drowned-marches" / "characters"
 SIZES = {"390x844": {"width": 390, "height": 844}, "1280x800": {"width": 1280, "height": 800}}
 #: the looks whose screenshots docs/img keeps (LEDGER_SCREENSHOTS=1)
 KEPT_LOOKS = {("390x844", "light"), ("390x844", "dark"), ("1280x800", "light")}
-#: each journey at both sizes and in both schemes: the phone in dark, the laptop in light
-#: (a scheme changes colours only, which tests/test_web_accessibility.py checks on every
-#: page in each scheme and at each size); LEDGER_SCREENSHOTS=1 plays all four, for docs/img
+#: each journey on the phone in dark, and with the slow tests (``-m slow``; CI) on the laptop
+#: in light (a size or a scheme changes the layout and colours, which
+#: tests/test_web_accessibility.py checks on every page in each scheme and at each size, not
+#: what reaches each page live); LEDGER_SCREENSHOTS=1 plays all four, for docs/img
 LOOKS = (
-    [(size, scheme) for size in SIZES for scheme in ("light", "dark")]
+    [pytest.param((size, scheme), id=f"{size}-{scheme}") for size in SIZES for scheme in ("light", "dark")]
     if os.environ.get("LEDGER_SCREENSHOTS")
-    else [("390x844", "dark"), ("1280x800", "light")]
+    else [
+        pytest.param(("390x844", "dark"), id="390x844-dark"),
+        pytest.param(("1280x800", "light"), id="1280x800-light", marks=pytest.mark.slow),
+    ]
 )
 #: the scenes whose screenshots docs/img keeps
 DOCUMENTED = {"1-sheet", "3-recap-d20", "4-player-log", "7-gm-page", "7-request"}
@@ -166,7 +172,7 @@ class Look:
         return SIZES[self.size]
 
 
-@pytest.fixture(scope="module", params=LOOKS, ids=[f"{s}-{c}" for s, c in LOOKS])
+@pytest.fixture(scope="module", params=LOOKS)
 def look(request) -> Look:
     return Look(*request.param)
 
