@@ -14,6 +14,11 @@ Counts, never times (so a busy machine cannot move them):
   uses (never a scan of the whole campaign), the ``--as-of TIME`` seek;
 - **folds**: how often a roll folds its character's events into a state (once: resolving
   and validating share it);
+- **reads**: the work SQLite does (virtual-machine steps, in tens) for ``session list``,
+  ``recap``, ``advance --dry-run`` and ``log --session`` of session 2, on two ledgers whose
+  session 2 is the same and whose other sessions hold 20 or 600 events: the larger may cost
+  at most a quarter more (a scan of the campaign, or a fold from its first event, would cost
+  about 30 times as much);
 - **lines** of each bundled plugin's ``system.py`` (wiring only: at most 150).
 
 Prints one line per budget (what, measured, budget) and exits 1 when any is over it (2 for
@@ -250,6 +255,95 @@ def sqlite_budgets(folder: Path) -> list[Budget]:
     finally:
         store.conn.close()
     out.append(at_most("folds", "a roll folds its character", roll_folds(folder), 1))
+    return out + read_budgets(folder)
+
+
+# --- SQLite: a read's work does not grow with the other sessions ------------------------------
+
+#: The reads of session 2 counted by :func:`read_budgets`, each given an open campaign.
+READS: dict[str, Callable[[Any], Any]] = {
+    "session list": lambda c: list(c.records(types=["session.started", "session.ended"])),
+    "recap --session 2": lambda c: _recap(c),
+    "advance --session 2 --dry-run": lambda c: _advance(c),
+    "log --session 2": lambda c: list(c.records(as_gm=False, session=2)),
+}
+
+
+def _recap(campaign: Any) -> Any:
+    from ledger.history.recap import build_recap
+
+    return build_recap(campaign, 2, as_gm=False)
+
+
+def _advance(campaign: Any) -> Any:
+    from ledger.history.advancement import preview
+
+    return preview(campaign, 2, {})
+
+
+def _casebook(path: str, sizes: list[int]) -> None:
+    """A Wyrd Engine campaign with Julian (grand-casebook) and closed sessions, session ``n``
+    holding ``sizes[n - 1]`` notes about him and a scene end every 10 (which folds every
+    character)."""
+    import hashlib
+
+    from click.testing import CliRunner
+
+    from ledger.cli import cli
+    from ledger.events import NoteAdded, SceneEnded, SessionEnded, SessionStarted
+    from ledger.store.base import Pending
+    from ledger.store.sqlite import Store
+
+    sheet = ROOT / "campaigns" / "grand-casebook" / "characters" / "julian.toml"
+    for args in (["new", "casebook", "--system", "wyrd-engine"], ["character", "add", "--sheet", str(sheet)]):  # fmt: skip
+        result = CliRunner().invoke(cli, ["--db", path, *args])
+        if result.exit_code != 0:
+            raise RuntimeError(f"campaign {' '.join(args)}: {result.output}")
+    store = Store(path)
+    for n, size in enumerate(sizes, 1):
+        seed = hashlib.sha256(b"seed %d" % n).digest()
+        batch = [Pending(SessionStarted(number=n, seed_commitment=hashlib.sha256(seed).hexdigest()))]
+        for i in range(size):
+            note = NoteAdded(text=f"n{i}", character="julian")
+            batch.append(Pending(SceneEnded(title="") if i % 10 == 9 else note))
+        batch.append(Pending(SessionEnded(number=n, seed_reveal=seed.hex())))
+        store.append("casebook", batch, actor="gm", recorded_at=AT, session=n)
+    store.close()
+
+
+def _steps(path: str, read: Callable[[Any], Any]) -> int:
+    """SQLite virtual-machine steps (in tens) of ``read`` on a freshly opened campaign, after
+    the same read once (which leaves the snapshots a first read leaves)."""
+    from ledger.campaign.aggregate import open_campaign
+    from ledger.store.sqlite import Store
+
+    read(open_campaign(Store(path)))
+    camp = open_campaign(Store(path))
+    count = [0]
+
+    def step() -> int:
+        count[0] += 1
+        return 0
+
+    camp.store.conn.set_progress_handler(step, 10)
+    read(camp)
+    camp.store.conn.set_progress_handler(None, 10)
+    camp.store.close()
+    return count[0]
+
+
+def read_budgets(folder: Path) -> list[Budget]:
+    """Each read of :data:`READS` on the small and the large ledger: the large within a
+    quarter (and 50 steps) of the small."""
+    small, large = str(folder / "small.db"), str(folder / "large.db")
+    _casebook(small, [20, 40, 20])
+    _casebook(large, [600, 40, 600])
+    out = []
+    for what, read in READS.items():
+        a, b = _steps(small, read), _steps(large, read)
+        limit = int(a * 1.25) + 5
+        out.append(Budget("reads", f"{what}: 600-event sessions beside it, against 20",
+                          f"{b} against {a}", f"≤ {limit}", b <= limit))  # fmt: skip
     return out
 
 
