@@ -287,18 +287,11 @@ def _casebook(path: str, sizes: list[int]) -> None:
     character)."""
     import hashlib
 
-    from click.testing import CliRunner
-
-    from ledger.cli import cli
     from ledger.events import NoteAdded, SceneEnded, SessionEnded, SessionStarted
     from ledger.store.base import Pending
     from ledger.store.sqlite import Store
 
-    sheet = ROOT / "campaigns" / "grand-casebook" / "characters" / "julian.toml"
-    for args in (["new", "casebook", "--system", "wyrd-engine"], ["character", "add", "--sheet", str(sheet)]):  # fmt: skip
-        result = CliRunner().invoke(cli, ["--db", path, *args])
-        if result.exit_code != 0:
-            raise RuntimeError(f"campaign {' '.join(args)}: {result.output}")
+    _julian(path)
     store = Store(path)
     for n, size in enumerate(sizes, 1):
         seed = hashlib.sha256(b"seed %d" % n).digest()
@@ -347,25 +340,32 @@ def read_budgets(folder: Path) -> list[Budget]:
     return out
 
 
-def roll_folds(folder: Path) -> int:
-    """How many times a Wyrd Engine roll of Julian's (grand-casebook) folds a character."""
+def _julian(db: str) -> None:
+    """A new Wyrd Engine campaign ``casebook`` in ``db`` with Julian (grand-casebook) added,
+    as ``campaign new`` and ``campaign character add`` make it."""
     from click.testing import CliRunner
 
-    from ledger.campaign.aggregate import open_campaign
-    from ledger.campaign.reading import StateReader
     from ledger.cli import cli
-    from ledger.store.sqlite import Store
 
-    db = str(folder / "folds.db")
     sheet = ROOT / "campaigns" / "grand-casebook" / "characters" / "julian.toml"
-    runner = CliRunner()
     for args in (
         ["new", "casebook", "--system", "wyrd-engine"],
         ["character", "add", "--sheet", str(sheet)],
     ):
-        result = runner.invoke(cli, ["--db", db, *args])
+        result = CliRunner().invoke(cli, ["--db", db, *args])
         if result.exit_code != 0:
             raise RuntimeError(f"campaign {' '.join(args)}: {result.output}")
+
+
+def roll_folds(folder: Path) -> int:
+    """How many times a Wyrd Engine roll of Julian's (grand-casebook) folds a character."""
+
+    from ledger.campaign.aggregate import open_campaign
+    from ledger.campaign.reading import StateReader
+    from ledger.store.sqlite import Store
+
+    db = str(folder / "folds.db")
+    _julian(db)
     store = Store(db)
     camp = open_campaign(store)  # as a fresh process opens it: nothing cached
     folds: list[str] = []
