@@ -1,4 +1,4 @@
-"""Case 10: ``audit SEQ`` by proof on a valid ledger, in process (#28).
+"""Case 10: ``audit SEQ`` by proof on a valid ledger, in process.
 
     uv run python bench/audit.py --events 1000000              # about 2 minutes
     uv run python bench/audit.py --events 100000 --before      # and the replaying audit once
@@ -14,7 +14,7 @@ the inclusion proof, the re-derivation) are timed apart in the same round.
 
 ``--cold`` adds the audits with no snapshot stored (measured first, before the priming):
 the re-derivation then folds the character from the first event. ``--before`` times, once,
-what ``audit`` did before #28 on the same roll: SQLite's integrity check and the chain and
+what ``audit`` did before it proved by checkpoint, on the same roll: SQLite's integrity check and the chain and
 every roll's result from the first event to the roll (``verify_store`` with the roll as
 receipt). ``--verify`` times one whole ``verify`` (it also keeps what it proved).
 ``--process`` times ``campaign audit SEQ`` as a whole process, byte-code compiled
@@ -180,7 +180,7 @@ def checked(path: str, seq: int) -> str:
 
 
 def before(path: str, seq: int) -> float:
-    """What ``audit`` cost before #28: integrity check, chain and every roll's result from
+    """What ``audit`` cost when it replayed: integrity check, chain and every roll's result from
     the first event to ``seq`` (seconds, once)."""
     from ledger.history.verify import verify_store
     from ledger.store.sqlite import Store
@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"audit as a process, {max(args.rounds, 5)} rounds")
             report["process"] = processes(path, seqs, max(args.rounds, 5))
         if args.before:
-            print("the replaying audit of before #28, once")
+            print("the replaying audit, once")
             report["before_28_seconds"] = round(before(path, seqs["in_checkpoint"]), 2)
         if args.verify:
             print("one whole verify")

@@ -316,7 +316,7 @@ def table(samples: Samples) -> list[dict[str, Any]]:
     return rows
 
 
-#: The goals of #28 read from the figures: ``(name, ours, theirs, goal)``; ``theirs`` is a
+#: The performance goals (docs/performance.md) read from the figures: ``(name, ours, theirs, goal)``; ``theirs`` is a
 #: figure or ``"floor"`` (the floor measured beside ``ours``). Each is the median over the
 #: rounds of ``time(theirs) / time(ours)`` (how many times as fast ours is).
 GOALS = (

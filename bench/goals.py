@@ -1,4 +1,4 @@
-"""The goals of #28, each measured beside its floor and its peer, in one run.
+"""The performance goals, each measured beside its floor and its peer, in one run.
 
     uv run python bench/goals.py                  # 100,000 events; audit on 1,000,000 (~25 min)
     uv run python bench/goals.py --quick          # 20,000 events; audit on 100,000 (~6 min)

@@ -281,7 +281,7 @@ def bench_correction(tmp: Path, n: int, reads: int) -> dict[str, Any]:
 
 
 def bench_checkpoint(ledger_db: Path, reps: int) -> dict[str, Any]:
-    """9. A checkpoint at the bench ledger's size, in process (#26): read the stored Merkle
+    """9. A checkpoint at the bench ledger's size, in process: read the stored Merkle
     frontier, compute the root, sign the C2SP note with the campaign's Ed25519 key and keep it
     (:func:`ledger.campaign.checkpoints.make_checkpoint`). The kept checkpoint of that size
     is removed between rounds (untimed) so each round signs; an inclusion and a consistency
@@ -596,7 +596,7 @@ def bench_reads(ledger_db: Path, reps: int, small_db: Path | None = None) -> dic
 
 
 def bench_audit(tmp: Path, n: int, reps: int) -> dict[str, Any]:
-    """10. ``audit SEQ`` by proof (#28) on a ledger of ``n`` events signed at every session
+    """10. ``audit SEQ`` by proof on a ledger of ``n`` events signed at every session
     end but the last two (:mod:`audit`): a roll inside the newest checkpoint and one after
     it, after the snapshots are primed."""
     import audit

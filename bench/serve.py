@@ -1,4 +1,4 @@
-"""Benchmark of ``campaign serve``'s live log (#18): many SSE clients while entries are
+"""Benchmark of ``campaign serve``'s live log: many SSE clients while entries are
 appended by another process.
 
     uv run python bench/serve.py                    # 50 clients, 20 entries a second, 15 s
@@ -80,7 +80,7 @@ def trace_sends(path: str) -> None:
 
     try:
         from ledger.web import feed
-    except ImportError:  # a tree before #28's feed: no trace
+    except ImportError:  # a tree older than ledger.web.feed: no trace
         return
 
     sent: dict[int, list[float]] = {}
