@@ -1,4 +1,4 @@
-"""d20-world: every test vector of the digest's section 6 (../shared/rules/d20-world.md), with
+"""d20-world: the rule text's worked examples as test vectors, with
 the book's dice faces entered as physical dice, plus the rules around them.
 
 Seed 001_a3a02f9b7363775f.txt; rulings in docs/rulings/d20-world.md.

@@ -1,4 +1,4 @@
-"""d20 The World: a named weapon is the attack's tools (#24, ruling R44).
+"""d20 The World: a named weapon is the attack's tools (ruling R44).
 
 Seed 001_a3a02f9b7363775f.txt, "Harm" → "Attacking": "Like all challenges, no rolls are
 necessary for attacks if the attacker has time, tools (a weapon), and skill (to use that
@@ -176,8 +176,8 @@ def _states() -> tuple[D20World, Any, Any]:
     return system, made[0], made[1]
 
 
-#: Two attacks as the ledger recorded them before #24 (``roll --json`` of today's main, the
-#: envelope left out): with ``--time`` a normal check (time and skill), without it an
+#: Two attacks as the ledger recorded them before a named weapon was the attack's tools
+#: (``roll --json`` of the main branch then, the envelope left out): with ``--time`` a normal check (time and skill), without it an
 #: automatic failure (skill alone). The Mace was not yet the tools.
 BEFORE_24 = [
     {

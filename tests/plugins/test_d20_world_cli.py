@@ -104,7 +104,7 @@ def test_favour_is_hidden_from_players_everywhere(table, tmp_path):
     assert "favour_changed" not in player_log and "tithe" not in player_log
     assert "tithe" in table.ok("log", who="gm").output
     export = table.ok("export", who="player").output
-    assert "favour" not in export and "tithe" not in export  # not even the type (#13)
+    assert "favour" not in export and "tithe" not in export  # not even the type
     stubs = [json.loads(line) for line in export.splitlines() if '"redacted"' in line]
     assert len(stubs) == 1
     assert set(stubs[0]) == {"seq", "campaign", "prev_hash", "hash", "redacted"}

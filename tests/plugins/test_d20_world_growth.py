@@ -1,4 +1,4 @@
-"""d20 The World: growth after creation is an event, not a retcon (#16).
+"""d20 The World: growth after creation is an event, not a retcon.
 
 Seed 001_a3a02f9b7363775f.txt: "Traits describe a character's nature, such as physical
 features, personality, culture, or even the lasting corruption of magic" ("Traits"); "Each

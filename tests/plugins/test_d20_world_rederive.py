@@ -4,7 +4,7 @@ random states and requests (hypothesis), and a changed result field is always ca
 Seed 001_a3a02f9b7363775f.txt "Checks", "Natural 1 & 20", "Traits", "Magic", "Wounds";
 rulings R1, R3, R7 in docs/rulings/d20-world.md. ``verify``, ``import`` and ``audit`` call
 :func:`ledger.results.result_problem` for every roll; ``correct`` reads amended inputs back
-through ``request_of`` (#14), the core's default: each roll keeps what it was asked in its
+through ``request_of``, the core's default: each roll keeps what it was asked in its
 ``inputs``, as ``campaign roll`` records it (``with_inputs``, #36).
 """
 

@@ -1,4 +1,4 @@
-"""d20 The World, second pass (#16): rules a GM still kept by hand.
+"""d20 The World, second pass: rules a GM still kept by hand.
 
 Numbers are the book's (001_a3a02f9b7363775f.txt): the shock 1d6 against the sum of the
 wounds' damage ("Wounds"), armour durability ("Armor"), help from "an ally who also has

@@ -2,7 +2,7 @@
 reach a player's log lines or sheet, and every public check re-derives in both views.
 
 Seed 001_a3a02f9b7363775f.txt "Bonds" (favor is The World's), "Conditions"; rulings R24 and
-R33 in docs/rulings/d20-world.md; issue #13 "Secrets stay secret".
+R33 in docs/rulings/d20-world.md. Secrets stay secret.
 """
 
 from __future__ import annotations

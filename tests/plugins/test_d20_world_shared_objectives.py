@@ -1,4 +1,4 @@
-"""d20 The World: objectives shared by several characters (#16, ruling R43).
+"""d20 The World: objectives shared by several characters (ruling R43).
 
 Seed 001_a3a02f9b7363775f.txt, "Objectives": "Objectives are challenges which individual
 players, groups of players, or entire factions can work towards over time by making checks.

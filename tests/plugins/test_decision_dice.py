@@ -1,7 +1,8 @@
-"""decision-dice: the digest's section 6 test vectors and the roll paths.
+"""decision-dice: the rule text's worked examples as test vectors, and the roll paths.
 
-Seed 002_735c6d6cd834a641.txt ("Core Mechanics"); digest /work/shared/rules/decision-dice.md.
-Dice faces are the book's (or the digest's derived vectors'), entered through PhysicalDice.
+Seed 002_735c6d6cd834a641.txt ("Core Mechanics"); rulings in docs/rulings/decision-dice.md.
+Dice faces are the book's (or, for vectors derived from its rules, chosen by hand), entered
+through PhysicalDice.
 """
 
 from __future__ import annotations
@@ -400,7 +401,7 @@ def test_unknown_stat_suggests_the_closest():
         )
 
 
-# --- the odds table of digest §2.6 (hand values) ------------------------------------------------
+# --- the odds of "Target Numbers", exactly (hand values) -----------------------------------------
 
 
 ONE_D6 = {

@@ -1,4 +1,4 @@
-"""decision-dice rolls keep their inputs by option name (#36): a new roll records what it was
+"""decision-dice rolls keep their inputs by option name: a new roll records what it was
 asked (``inputs``) and no command-line flag text, the core's default ``request_of`` reads it
 back, and a roll written before (schema version 1: no ``inputs``, option lines with the
 source ``"--bonus"``) is upcast on read, its inputs rebuilt from its fields, while its

@@ -1,6 +1,6 @@
-"""decision-dice: every roll re-derives from its inputs and draws (#13), and corrections
-read their amended inputs back through ``request_of`` (#14): the inputs each roll keeps by
-option name, read by the core's default ``request_of`` (#36).
+"""decision-dice: every roll re-derives from its inputs and draws, and corrections
+read their amended inputs back through ``request_of``: the inputs each roll keeps by
+option name, read by the core's default ``request_of``.
 
 Seed 002_735c6d6cd834a641.txt ("Decision Rolls", "Contested Rolls", "Supply Rolls").
 """
@@ -231,7 +231,7 @@ def test_rederive_refuses_draws_of_another_die_than_the_item_has():
     assert problem and "recorded as a d12 but the rules draw a d8" in problem
 
 
-# --- corrections: amended inputs are resolved again (#14) ------------------------------------
+# --- corrections: amended inputs are resolved again ------------------------------------
 
 
 def reresolved(event: Any, **amended: Any) -> Any:
@@ -274,7 +274,7 @@ def test_an_amended_contest_opponent_modifier_rerolls_nothing_but_rejudges():
     assert (again.target, again.winner, again.outcome) == (5, "jen", "success")
 
 
-# --- Seen (#14): retracting an early supply roll refuses the later one -----------------------
+# --- Seen: retracting an early supply roll refuses the later one -----------------------
 
 
 def fold(events: list[Any], corrections: Corrections) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""decision-dice: sheet validation, campaign options and the appliers (digest §3, §4)."""
+"""decision-dice: sheet validation, campaign options and the appliers (docs/rulings/decision-dice.md;
+seed 002_735c6d6cd834a641.txt, "Supply Rolls", "D100 or Percentage")."""
 
 from __future__ import annotations
 
@@ -238,7 +239,7 @@ def test_items_added_and_removed():
 
 
 def test_trackers_refuse_values_outside_0_100():
-    # "D100 or Percentage": a percentage tracker; 60 − 75 would be −15 (#16: no silent clamp)
+    # "D100 or Percentage": a percentage tracker; 60 − 75 would be −15 (no silent clamp)
     system, state = make()
     with pytest.raises(
         RuleError, match=r"Rifle ammunition would be 60 -75 = -15.*\(delta -60 to \+40\)"

@@ -1,4 +1,4 @@
-"""Encounters through each system's rules (#30): initiative as the text says (a roll, or
+"""Encounters through each system's rules: initiative as the text says (a roll, or
 the GM's order where the text is silent), actions counted where the text limits them, and
 what lasts "a single action" or "until the end of the scene" ending by itself.
 

@@ -1,4 +1,4 @@
-"""d20-world, Terran Engine and Wyrd Engine rolls keep their inputs by option name (#36): a
+"""d20-world, Terran Engine and Wyrd Engine rolls keep their inputs by option name: a
 new roll records what it was asked (``inputs``), the core's default ``request_of`` reads it
 back, and a roll written before (schema version 1: no ``inputs``, read back by each system's
 own ``request_of``) is upcast on read, its inputs rebuilt from its fields, while its stored

@@ -1,4 +1,4 @@
-"""Spellwoven: every worked example of the rule text as a test (digest §6, V1–V25).
+"""Spellwoven: every worked example of the rule text as a test, V1–V25.
 
 Seed 004_663ae3e4ecc71fd1.txt; the expected numbers are the book's (or, for V20, the book's
 "Skill level 10+" tables typed in as printed), never our code's output.
@@ -347,7 +347,7 @@ def test_v25_the_printed_troll_code_models_skill_3_not_4():
 
 
 def test_v25_printed_code_distribution_is_the_skill_3_distribution():
-    # digest §2.7: S=3 → {0: 343/1000, ..., 6: 1/1000}
+    # exactly ("Basic Distributions"): S=3 → {0: 343/1000, ..., 6: 1/1000}
     counts = {k: 0 for k in range(7)}
     for r in itertools.product(range(1, 11), repeat=3):
         counts[troll_printed(r, 4)] += 1

@@ -318,7 +318,7 @@ def test_a_correction_never_refunds_effort_in_silence(escape, tmp_path):
 
 @freeze_time("2026-03-01 19:00:00", tick=True)
 def test_effort_spent_with_the_roll_stays_spent_when_its_dice_are_corrected(escape):
-    """An amended roll is resolved again with its inputs, ``--effort`` among them (#14)."""
+    """An amended roll is resolved again with its inputs, ``--effort`` among them."""
     roll = json.loads(
         escape("roll", "jen", "Sprint", "--effort", "--dice", "6,6,10", "--json").output
     )["seq"]

@@ -1,4 +1,4 @@
-"""Spellwoven: the opponent on the ledger spends Effort in a Contest of Skill (#16, ruling
+"""Spellwoven: the opponent on the ledger spends Effort in a Contest of Skill (ruling
 SW10), with the book's numbers (seed 004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll").
 
 "In a **Contest of Skill**, both Characters test their skill" ("Example Contests of Skill"),

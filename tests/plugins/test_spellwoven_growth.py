@@ -1,4 +1,4 @@
-"""Spellwoven: growth after creation as events (#16; rulings SW11, SW12).
+"""Spellwoven: growth after creation as events (rulings SW11, SW12).
 
 "The housewife does not have any relevant Specialisations (either **Brawling** or
 **One-Handed Bludgeon** might have been suitable) so rolls against her Fighting Skill of 2.

@@ -1,4 +1,4 @@
-"""Spellwoven rolls keep their inputs by option name (#36): a new roll records what it was
+"""Spellwoven rolls keep their inputs by option name: a new roll records what it was
 asked (``inputs``), the core's default ``request_of`` reads it back, and a roll written
 before (schema version 1, no ``inputs``) is upcast on read, its inputs rebuilt from its
 fields, while its stored bytes, and so every hash, stay as they were.

@@ -1,6 +1,6 @@
-"""Spellwoven exact odds (seed 004_663ae3e4ecc71fd1.txt, "Basic Distributions"; digest §2.7).
+"""Spellwoven exact odds (seed 004_663ae3e4ecc71fd1.txt, "Basic Distributions").
 
-Expected values are the digest's hand-checked fractions, or small cases worked by hand in
+Expected values are exact fractions checked by hand, or small cases worked by hand in
 the comments; the enumerations walk every face combination through the same keep/count
 rules the engine rolls with.
 """
@@ -18,7 +18,7 @@ from ledger_spellwoven.rules.mechanics import DIFFICULTIES, count_successes, dic
 
 from ledger import RuleError
 
-# digest §2.7: S → (mean, mode, P(0), P(>=1), P(>=2), P(>=3), P(>=4))
+# exactly, per skill: S → (mean, mode, P(0), P(>=1), P(>=2), P(>=3), P(>=4))
 DIGEST_TABLE = {
     1: ("3/5", 0, "729/1000", "271/1000", "271/1000", "7/250", "7/250"),
     2: ("9/10", 0, "64/125", "61/125", "37/125", "2/25", "31/1000"),
@@ -46,7 +46,7 @@ def test_digest_table_of_normal_rolls(level):
 
 
 def test_mean_is_three_tenths_of_skill_plus_one_up_to_9():
-    # digest §2.7: each die scores [d <= S] + [d == 1], so 3 × (S/10 + 1/10)
+    # each die scores [d <= S] + [d == 1], so 3 × (S/10 + 1/10)
     for level in range(1, 10):
         assert mean(success_distribution(level)) == F(3 * (level + 1), 10)
 

@@ -3,12 +3,11 @@ book's worked examples with the book's dice, random states and requests (hypothe
 changed result field is always caught.
 
 Seed 004_663ae3e4ecc71fd1.txt "Example: Static Difficulty", "Example: Opposed Roll",
-"Static Difficulty from Attributes", "Advantage & Disadvantage", "Skill level 10+"; digest
-../shared/rules/spellwoven.md §6 (V8–V15, V24); docs/rulings/spellwoven.md "Re-deriving and
-correcting rolls". ``verify``, ``import`` and ``audit`` call
+"Static Difficulty from Attributes", "Advantage & Disadvantage", "Skill level 10+" (the
+worked examples V8–V15 and V24 of tests/plugins/test_spellwoven.py); docs/rulings/spellwoven.md
+"Re-deriving and correcting rolls". ``verify``, ``import`` and ``audit`` call
 :func:`ledger.results.result_problem` for every roll; ``correct`` reads amended inputs back
-through the core's default ``request_of``, from the inputs each roll keeps by option name
-(#13, #14, #36).
+through the core's default ``request_of``, from the inputs each roll keeps by option name.
 """
 
 from __future__ import annotations

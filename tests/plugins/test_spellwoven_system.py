@@ -1,6 +1,6 @@
 """Spellwoven's rule system: sheets, state, appliers, resolve's refusals, views.
 
-Seed 004_663ae3e4ecc71fd1.txt; rulings S1–S13 of ../shared/rules/spellwoven.md.
+Seed 004_663ae3e4ecc71fd1.txt; rulings S1–S13 of docs/rulings/spellwoven.md.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ def roll(
 ) -> tuple[Any, st.Character]:
     """Resolve a roll with physical ``faces`` and apply it: (event, new state).
 
-    Every worked example also re-derives to itself from its inputs and draws (#13).
+    Every worked example also re-derives to itself from its inputs and draws.
     """
     request = RollRequest(character="jen", name="Nimble Jen", skill=what, params=params)
     event = system.resolve(state, request, PhysicalDice([str(f) for f in faces]))
@@ -397,7 +397,7 @@ def test_d13_estranged_lowers_ego_max_and_restores_ego() -> None:
 
 def _spend(state: st.Character, event: Any) -> st.Character:
     state = st.Character(**{**_fields(state), "experience": 5})
-    assert result_problem(SYS, state, event, name="Nimble Jen") is None  # re-derives (#13)
+    assert result_problem(SYS, state, event, name="Nimble Jen") is None  # re-derives
     return apply(state, event)
 
 

@@ -1,7 +1,7 @@
 """Terran Engine end-of-session advancement through the ``advance`` hook (pure, no store).
 
-Seed 003_2aeb47bc6ca82a40.txt, characters.html "1.4 Advancements"; digest §5 and vectors
-D14-D18. Advancement dice come from ``dice(client_seed)``; here PhysicalDice with the
+Seed 003_2aeb47bc6ca82a40.txt, characters.html "1.4 Advancements"; rulings R8, R11 and R12 of
+docs/rulings/terran-engine.md. Advancement dice come from ``dice(client_seed)``; here PhysicalDice with the
 book's faces stand in for the engine.
 """
 
@@ -109,7 +109,7 @@ def test_d15_advancement_roll_through_advance_and_idempotence() -> None:
     assert isinstance(events[0], ExperienceGained) and events[0].amount == 0
     assert isinstance(rolled, AdvancementRolled)
     assert (rolled.faces, rolled.total, rolled.threshold, rolled.success) == ([2, 3, 4], 9, 8, True)
-    assert (rolled.advancement, dice.seeds) == ("Tough", ["advance:2:kit"])  # fixed (#13)
+    assert (rolled.advancement, dice.seeds) == ("Tough", ["advance:2:kit"])  # fixed
     after = fold(kit, events)
     assert (after.advancements, after.experience, st.hp_max(after)) == (["Tough"], 0, 6)
     # run again: the replayed state already holds session 2's credit and spending
@@ -179,7 +179,7 @@ def test_choices_errors_name_every_problem() -> None:
 
 def test_a_player_cannot_choose_the_client_seed_of_advancement_dice() -> None:
     # Seen: Terran took its client seed from --choice, so a player tried seeds until the
-    # known dice passed (#13)
+    # known dice passed
     kit = make("kit", (1, 1, 1, 1), {"Violence": 4})
     kit = st.Character(**{**{f: getattr(kit, f) for f in kit.__struct_fields__}, "experience": 3})
     with pytest.raises(RuleError, match="fixed before the roll"):

@@ -1,4 +1,4 @@
-"""Terran Engine exact odds against hand-checked values (digest §2.6).
+"""Terran Engine exact odds against hand-checked values.
 
 Seed 003_2aeb47bc6ca82a40.txt, "2.1" (highest die bands), "2.2.1" (exploding effects),
 "1.4" (sums of d6). Expected fractions are worked by hand in the comments.
@@ -25,7 +25,7 @@ from ledger import RuleError
 SYS = TerranEngine().configure({})
 F = Fraction
 
-# n: (fail, mixed, success) from the digest's table: (1/2)^n, (5/6)^n − (1/2)^n, 1 − (5/6)^n
+# n: (fail, mixed, success), exactly: (1/2)^n, (5/6)^n − (1/2)^n, 1 − (5/6)^n
 TABLE = {
     0: ("1", "0", "0"),
     1: ("1/2", "1/3", "1/6"),
@@ -205,7 +205,7 @@ def test_threshold_or_rating_without_spend_give_the_family_by_experience_spent()
     # Seen: `odds terran-engine --threshold 20` silently ignored the threshold
     out = SYS.odds({"threshold": 8, "rating": 2})
     advancement, skill = out["advancement_by_spend"], out["skill_development_by_spend"]
-    assert advancement["2 XP"] == "5/12"  # digest §2.6: T = 8, k = 2
+    assert advancement["2 XP"] == "5/12"  # P(2d6 >= 8) = 15/36: T = 8, k = 2
     for spent, p in advancement.items():  # each entry is `odds --spend k`
         k = int(spent.split()[0])
         assert p == SYS.odds({"spend": k, "threshold": 8})["advancement"]

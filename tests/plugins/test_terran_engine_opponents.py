@@ -1,4 +1,4 @@
-"""Terran Engine: an NPC on the ledger is a Challenge, not the opponent of a roll (#24, T27).
+"""Terran Engine: an NPC on the ledger is a Challenge, not the opponent of a roll (T27).
 
 Seed 003_2aeb47bc6ca82a40.txt, index.html "Taxonomy": "“Challenge” is used to represent
 anything that is antagonistic to you, be that an NPC, the environment, etc." rules.html

@@ -1,4 +1,4 @@
-"""Terran Engine rolls re-derive to themselves, and any changed result is found (#13).
+"""Terran Engine rolls re-derive to themselves, and any changed result is found.
 
 Random valid characters and requests are resolved with engine dice and with the same faces
 as physical dice; ``ledger.results.result_problem`` must give ``None`` for each, and a

@@ -401,7 +401,7 @@ def test_advancing_an_earlier_session_uses_the_sheet_as_it_ended() -> None:
         if e in rolled:
             assert SYS.rederive(state, e, name="Ash") == e  # verify re-derives it the same
         state = apply(state, e)
-    # a payload written before #16 (schema version 1) took the sheet when advance ran
+    # a payload of schema version 1, from an older release, took the sheet when advance ran
     old = {k: v for k, v in msgspec.to_builtins(rolled[0]).items() if k != "sheet"}
     codec = Codec(SYS.event_types, SYS.upcasters)
     upcast = codec.decode(msgspec.json.encode(old), "terran-engine.advancement_rolled")

@@ -1,4 +1,4 @@
-"""Time passing through each system's rules (#30): `campaign time pass` and its undo.
+"""Time passing through each system's rules: `campaign time pass` and its undo.
 
 Each test quotes the passage of the rule text it is built from and uses the text's own
 numbers; where the text gives none, the campaign option's default (docs/rulings).

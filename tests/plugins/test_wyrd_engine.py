@@ -530,7 +530,7 @@ def test_options_are_checked() -> None:
         WyrdEngine().configure({"stress_box": 3})
 
 
-# --- odds (W15 and digest §2.7) ------------------------------------------------------------
+# --- odds (000_60e07241544698f0.txt, "Fudge dice (4dF)") ------------------------------------
 
 
 def test_w15_untrained_basic_is_50_of_81(wyrd: WyrdEngine) -> None:
@@ -564,7 +564,7 @@ def test_band_split_sums_to_one(wyrd: WyrdEngine) -> None:
     for row in wyrd.odds({"skill": 2})["ladder"]:
         assert sum(Fraction(v) for v in row["bands"].values()) == 1
     basic = wyrd.odds({"skill": 0, "dr": "Basic"})["ladder"][0]["bands"]
-    # P(4dF<0)=31/81, P(=0)=19/81, P(1..2)=26/81, P(>=3)=5/81 (digest §2.7 counts)
+    # P(4dF<0)=31/81, P(=0)=19/81, P(1..2)=26/81, P(>=3)=5/81 (4dF outcomes out of 81)
     assert basic == {"failure": "31/81", "tie": "19/81", "success": "26/81",
                      "success_with_style": "5/81"}  # fmt: skip
 
@@ -588,7 +588,7 @@ def test_contest_odds_are_symmetric_at_equal_ratings(wyrd: WyrdEngine) -> None:
 
 
 def test_odds_without_a_skill_give_the_family_of_the_books_table(wyrd: WyrdEngine) -> None:
-    # Seen (#15): `odds wyrd-engine --plot x.png` without --skill refused instead of drawing
+    # Seen: `odds wyrd-engine --plot x.png` without --skill refused instead of drawing
     family = wyrd.odds({})["success_by_skill"]
     assert list(family) == [
         "Untrained/Average (+0)", "Novice/Fair (+1)", "Skilled/Good (+2)", "Expert/Great (+3)",

@@ -1,4 +1,4 @@
-"""The Wyrd Engine: growth after creation as events (#16; rulings W-15, W-16, W-17).
+"""The Wyrd Engine: growth after creation as events (rulings W-15, W-16, W-17).
 
 The book's own gear and traits (000_60e07241544698f0.txt): "Mastercrafted Rapier – +2 to
 Fight in one-on-one duels" and "Hidden Derringer – Once per scene, draw a concealed firearm

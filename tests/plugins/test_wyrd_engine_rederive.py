@@ -1,6 +1,6 @@
-"""The Wyrd Engine: every roll re-derives from its inputs and draws (#13), and corrections
-read their amended inputs back through ``request_of`` (#14): the core's default, which reads
-what each roll keeps in its ``inputs`` (#36).
+"""The Wyrd Engine: every roll re-derives from its inputs and draws, and corrections
+read their amended inputs back through ``request_of``: the core's default, which reads
+what each roll keeps in its ``inputs``.
 
 Seed 000_60e07241544698f0.txt ("Conflict resolution at a glance", "Passive Opposition",
 "Active Opposition", "Attacking and Defending").
@@ -155,7 +155,7 @@ def test_physical_rolls_rederive_and_every_forged_result_is_found(system, state,
         assert result_problem(system, state, forged(event, field), name="Felix Cavendish"), field
 
 
-# --- corrections: amended inputs are resolved again (#14) ------------------------------------
+# --- corrections: amended inputs are resolved again ------------------------------------
 
 JULIAN = Character(id="julian", name="Julian Hargrave",
                    skills={"Investigate": 3, "Notice": 2, "Rapport": 1, "Provoke": 2})  # fmt: skip

@@ -1,4 +1,4 @@
-"""The Wyrd Engine, second pass (#16): what a GM still tracked by hand.
+"""The Wyrd Engine, second pass: what a GM still tracked by hand.
 
 Every number is the book's (000_60e07241544698f0.txt): Julian's Investigate +3 and Notice +2
 ("Example Character"), the dice of "Analysing a Crime Scene" (+ + − ·, total 4 against

@@ -1,7 +1,7 @@
-"""Wyrd Engine character creation (000_60e07241544698f0.txt, "Character Creation"; digest §3.4).
+"""Wyrd Engine character creation (000_60e07241544698f0.txt, "Character Creation").
 
-The four Grand Casebook characters validate; the digest's invalid examples are refused with
-an error naming every broken rule.
+The four Grand Casebook characters validate; invalid sheets (two +3 skills, a sum of 9, four
+traits) are refused with an error naming every broken rule.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ def wyrd() -> WyrdEngine:
     return system
 
 
-# Book skills (sidebars), digest §3.4: +3, +2, +1 columns.
+# Book skills (the sidebars "Skills in The Grand Casebook" and the example characters): +3,
+# +2, +1 columns.
 BOOK_SKILLS = {
     "julian": ("Investigate", ["Notice", "Rapport"], ["Will", "Provoke", "Athletics"]),
     "felix": ("Crafts", ["Investigate", "Resources"], ["Lore", "Will", "Contacts"]),
