@@ -1,4 +1,4 @@
-"""The JSON API of ``campaign serve`` (#29): bearer tokens with scopes, ``/api/v1``'s
+"""The JSON API of ``campaign serve``: bearer tokens with scopes, ``/api/v1``'s
 endpoints in the players' and the GM's view, problem details, the OpenAPI document."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""docs/api.md's recipes (#29) make the calls they show, and get what they expect.
+"""docs/api.md's recipes make the calls they show, and get what they expect.
 
 The Foundry VTT dice-fulfillment handler: `GET /requests`, `POST /answer/{seq}` with the
 browser's entropy, then the answered roll's `data.draws` from `GET /export.ndjson` (each

@@ -1,4 +1,4 @@
-"""Schemathesis against the served OpenAPI document (#29): every operation of ``/api/v1``,
+"""Schemathesis against the served OpenAPI document: every operation of ``/api/v1``,
 with inputs generated from the document itself, answers as the document says (status codes,
 content types, response schemas) and never with a server error; as a GM token and as a
 player token, and stateful where the document links operations."""

@@ -1,4 +1,4 @@
-"""``applying_seq()`` (#28: a class, and a fold writes one cell per event instead of a
+"""``applying_seq()`` (a class, and a fold writes one cell per event instead of a
 ContextVar set and reset per event) says the seq being applied, only there: nested blocks
 restore the outer seq, another thread never sees it, and a fold leaves it as it found it."""
 

@@ -1,4 +1,4 @@
-"""The house's shape (#25, docs/architecture.md): layers one way, no cycle, rooms of a size.
+"""The house's shape (docs/architecture.md): layers one way, no cycle, rooms of a size.
 
 import-linter's ``layers`` contract (pyproject.toml, run by ``lint-imports`` in CI) keeps
 the packages in their order; these tests add what it does not check: no cycle between any
@@ -99,7 +99,7 @@ def test_a_back_import_for_type_checking_only_closes_no_cycle(tmp_path, monkeypa
     assert cycles("typed", typing_imports=True) == [["typed.aggregate", "typed.sessions"]]
 
 
-# --- one envelope: no positional row access outside the SQL adapters (#25) ---------------
+# --- one envelope: no positional row access outside the SQL adapters ---------------
 
 #: ``row[9]``, ``r[4]``, ``rows[-1][11]``: an event read by position (``rows[0]``, one of a
 #: list, is not). Outside

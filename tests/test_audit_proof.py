@@ -1,4 +1,4 @@
-"""Audit by proof (#28): ``audit SEQ`` proves one event from the newest signed checkpoint,
+"""Audit by proof: ``audit SEQ`` proves one event from the newest signed checkpoint,
 the chain from the nearest proven anchor and a snapshot, not by replaying the whole log.
 
 The attacks: a forger with the file edits a roll's payload and recomputes every hash after

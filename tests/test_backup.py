@@ -1,4 +1,4 @@
-"""GM backups restore everything; an open session whose seed is lost can be abandoned (#14)."""
+"""GM backups restore everything; an open session whose seed is lost can be abandoned."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_backup_lines_are_the_gm_exports_lines(open_session, tmp_path):
     assert record[BACKUP_KEY] == 1 and record["campaign"] == "toybox"
     assert "private" in record["warning"]
     assert [s["session"] for s in record["secrets"] if s["kind"] != "checkpoint"] == [2]
-    (key,) = [s for s in record["secrets"] if s["kind"] == "checkpoint"]  # the GM's key (#26)
+    (key,) = [s for s in record["secrets"] if s["kind"] == "checkpoint"]  # the GM's key
     assert key["session"] == 0 and len(key["seed"]) == 64
 
 
@@ -78,7 +78,7 @@ def test_a_backup_whose_secret_was_changed_is_refused(open_session, tmp_path):
 
 def test_a_backup_whose_checkpoint_key_was_swapped_is_refused(open_session, tmp_path):
     """A forger who swaps in a key of their own cannot restore it: the key must be the one
-    whose verifier key the log records (#26)."""
+    whose verifier key the log records."""
     backup = tmp_path / "b.ndjson"
     assert run(open_session, "backup", str(backup)).exit_code == 0
     first, rest = backup.read_bytes().split(b"\n", 1)
@@ -139,7 +139,7 @@ def test_backup_refuses_to_overwrite_the_ledger(open_session):
 
 def test_importing_a_gm_export_mid_session_is_refused_or_abandoned(open_session, tmp_path):
     # an export (not a backup) holds no seed: the imported open session could never draw or
-    # verify an engine roll (#24: it used to import with a warning and stay "pending"):
+    # verify an engine roll (it used to import with a warning and stay "pending"):
     # import refuses it naming `campaign backup`; --abandon-open-session closes it at import
     gm = tmp_path / "gm.ndjson"
     assert run(open_session, "--as", "gm", "export", "-o", str(gm)).exit_code == 0

@@ -1,4 +1,4 @@
-"""bench/compare.py: before and after a change in one run (#25, docs/performance.md "Before
+"""bench/compare.py: before and after a change in one run (docs/performance.md "Before
 and after a change").
 
 The measuring itself is a bench, never a timed test; these check what the table is made of

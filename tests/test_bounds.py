@@ -1,4 +1,4 @@
-"""Hostile numbers (#14): every numeric input has a range; deep nesting and far dates get
+"""Hostile numbers: every numeric input has a range; deep nesting and far dates get
 one clear line, never "Error: unexpected ..."."""
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ def test_a_correction_drops_the_cache(toy_campaign, db_path):
 
 
 def test_a_rolled_back_append_then_another_writers_append_at_that_seq(toy_campaign, db_path):
-    """Seen (#14): a rolled-back append followed by another writer's append to the same seq let
+    """Seen: a rolled-back append followed by another writer's append to the same seq let
     a second once-per-scene use through. The cache is keyed by the head's hash, not its seq,
     and dropped on rollback."""
     a, b = writer(db_path), writer(db_path)

@@ -1,4 +1,4 @@
-"""The stored Merkle tree (#26): migration m010 fills it for an existing ledger, on both
+"""The stored Merkle tree: migration m010 fills it for an existing ledger, on both
 backends, and proofs read it (O(log n)) and agree with a rebuild from every leaf."""
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ def _tree_agrees(store, campaign):
 
 
 def test_the_frontier_kept_per_connection_follows_other_writers_and_rollbacks(store_target):
-    """Each store keeps the frontier it wrote last (#28: no read of it on its next append);
+    """Each store keeps the frontier it wrote last (no read of it on its next append);
     it is used only when the campaign's head is still the event it ended at and nothing
     rolled back since, so another connection's appends and a rolled-back append are read."""
     one, two = open_store(store_target), open_store(store_target)

@@ -1,4 +1,4 @@
-"""Checkpoints in exports and in `verify` (#26): the forger's moves first. A GM who rewrites
+"""Checkpoints in exports and in `verify`: the forger's moves first. A GM who rewrites
 history after a player kept a checkpoint note is caught by `verify FILE --receipt NOTE_FILE`,
 which names the size; so is a truncated log, a forged note and another campaign's note."""
 

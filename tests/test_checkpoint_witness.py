@@ -1,4 +1,4 @@
-"""`campaign checkpoint --witness URL --witness-key VKEY` (#26): a real club witness
+"""`campaign checkpoint --witness URL --witness-key VKEY`: a real club witness
 (ledger.witness) on a free loopback port in a thread cosigns the campaign's checkpoints;
 its cosignature is verified against the pinned key and kept, and `campaign verify` names it.
 Attacks first: a wrong key, a witness down, a witness ahead of the log."""

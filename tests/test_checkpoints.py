@@ -1,4 +1,4 @@
-"""The campaign's checkpoint key and signed checkpoints (#26): made at `campaign new`,
+"""The campaign's checkpoint key and signed checkpoints: made at `campaign new`,
 signed at `session end` and by `campaign checkpoint`, all kept; attacks first."""
 
 from __future__ import annotations

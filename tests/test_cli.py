@@ -186,7 +186,7 @@ def test_blind_roll_is_gm_only(toy_campaign):
     invoke = toy_campaign
     out = data(invoke("roll", "ann", "brawl", "--dice", "6,6", "--blind", "--json"))
     assert out["visibility"] == "gm"
-    # the players' log shows it at its place as a stub: its seq and hash, nothing else (#26)
+    # the players' log shows it at its place as a stub: its seq and hash, nothing else
     player = {e["seq"]: e for e in data(invoke("--as", "player", "log", "--json"))}
     gm = {e["seq"]: e for e in data(invoke("--as", "gm", "log", "--json"))}
     assert player[out["seq"]] == {
@@ -225,7 +225,7 @@ def test_player_export_redacts_and_still_chains(toy_campaign, tmp_path):
     invoke("record", "secret-noted", "--character", "bob", "--value", "5551234")
     lines = [json.loads(x) for x in invoke("export").output.splitlines()]
     hidden = [x for x in lines if x.get("redacted")]
-    assert len(hidden) == 1  # a stub keeps only what the chain needs (#13)
+    assert len(hidden) == 1  # a stub keeps only what the chain needs
     assert set(hidden[0]) == {"seq", "campaign", "prev_hash", "hash", "redacted"}
     assert "5551234" not in invoke("export").output
     for prev, line in zip(lines, lines[1:], strict=False):
@@ -309,7 +309,7 @@ def rechain(lines):
 
     prev, out = "0" * 64, []
     for line in lines:
-        if line.startswith('{"kind"'):  # the old checkpoints: a forger drops them (#26)
+        if line.startswith('{"kind"'):  # the old checkpoints: a forger drops them
             continue
         event = json.loads(line)
         event["prev_hash"] = prev

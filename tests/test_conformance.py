@@ -1,10 +1,10 @@
-"""One conformance suite for every :class:`~ledger.store.base.EventStore` backend (#19).
+"""One conformance suite for every :class:`~ledger.store.base.EventStore` backend.
 
 Each test runs twice, through ``store_target`` (tests/conftest.py): against a fresh SQLite file
 and against a fresh schema of a PostgreSQL server (``CAMPAIGN_TEST_POSTGRES``, or the server at
 127.0.0.1:5432 when it answers; the PostgreSQL half skips with the reason otherwise).
 
-What every backend must do (DESIGN.md "Store", "Quality bars"): the chain's bytes exactly as
+What every backend must do: the chain's bytes exactly as
 :mod:`ledger.chain` makes them; gap-free per-campaign ``seq``; expected versions; all-or-nothing
 batches; append-only enforced by the database; reads by seq range, stream, session, type and
 actor; secrets; snapshots as a cache; several processes appending at once losing and
@@ -412,7 +412,7 @@ def test_an_application_role_with_insert_and_select_only(postgres_url):
         f"grant select, insert, delete on {schema}.secrets to {role}",
         f"grant select, insert, update, delete on {schema}.snapshots to {role}",
         f"grant select on {schema}.ledger_migrations to {role}",
-        # the Merkle tree, checkpoints and cosignatures (#26): only the frontier is updated
+        # the Merkle tree, checkpoints and cosignatures: only the frontier is updated
         f"grant select, insert, update on {schema}.merkle_frontier to {role}",
         f"grant select, insert on {schema}.merkle_tiles, {schema}.checkpoints, "
         f"{schema}.cosignatures to {role}",
@@ -428,7 +428,7 @@ def test_an_application_role_with_insert_and_select_only(postgres_url):
         camp = open_campaign(app, "granted")
         camp.append([NoteAdded(text="by the app")], actor="gm", at=AT)
         assert verify_store(app, "granted").ok
-        # the store's connection gives the server's refusal as its own StoreError (#24)
+        # the store's connection gives the server's refusal as its own StoreError
         for sql in (
             "update events set actor = 'x'",
             "delete from events",

@@ -1,4 +1,4 @@
-"""Opponents on the ledger (#16): a roll against another character, recorded on both streams.
+"""Opponents on the ledger: a roll against another character, recorded on both streams.
 
 Played with the Wyrd Engine's "Example Attack" (000_60e07241544698f0.txt, "Attacking and
 Defending"): "Jonathan Blackwood swings a cane at an enemy thug. He rolls 4dF +2 (Fight),
@@ -178,7 +178,7 @@ def test_blind_contest_hides_both_sides_from_players(street: Path) -> None:
     out = as_json(street, "roll", "jonathan", "fight", "--vs-character", "thug", "--blind")
     assert out["visibility"] == "gm"
     player = {e["seq"]: e for e in as_json(street, "log", "--as", "player")}
-    for seq in (out["seq"], out["seq"] + 1):  # both sides are stubs: seq and hash only (#26)
+    for seq in (out["seq"], out["seq"] + 1):  # both sides are stubs: seq and hash only
         assert set(player[seq]) == {"seq", "hash", "redacted"}
     gm = as_json(street, "log", "--as", "gm")
     assert [e["visibility"] for e in gm[-2:]] == ["gm", "gm"]
@@ -294,7 +294,7 @@ def test_both_streams_are_checked_at_their_versions(street: Path, monkeypatch: A
     assert seen == [{"jonathan": jon, "thug": thug}]
 
 
-# --- a hit's harm (--apply) is part of its roll: corrected with it (#16) --------------------
+# --- a hit's harm (--apply) is part of its roll: corrected with it --------------------
 
 
 def _apply_hit(db: Path) -> tuple[int, int]:
@@ -412,7 +412,7 @@ def test_undo_of_an_applied_hit_retracts_the_roll_and_its_harm(street: Path) -> 
 
 
 def test_a_roll_the_rules_resolve_against_no_one_is_refused_in_one_line(bundled):
-    """decision-dice resolves `--vs-character` rolls against no one: before #24 this crashed
+    """decision-dice resolves `--vs-character` rolls against no one: this once crashed
     with "unexpected TypeError ... resolve was given an opponent"; now one line, exit 1,
     nothing written, for every system whose rules do so."""
     from ledger.testing import refused

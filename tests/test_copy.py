@@ -1,5 +1,5 @@
 """``campaign copy SRC DST`` between backends: every hash byte-identical, ``verify`` passing
-on both sides, refused with nothing written when it cannot be whole (#19)."""
+on both sides, refused with nothing written when it cannot be whole."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`ledger/` never knows a rule system (#17): no system id, no plugin package and no
+"""`ledger/` never knows a rule system: no system id, no plugin package and no
 system-specific code in the core. What a plugin's game needs, it supplies through the
 `RuleSystem` interface (charts, recap lines, sheet layout, harm, contests)."""
 

@@ -1,4 +1,4 @@
-"""Corrections go through the rules (#14): validated like new events, rolls re-resolved,
+"""Corrections go through the rules: validated like new events, rolls re-resolved,
 sheets re-checked, and replay never skipping an event silently."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Property (#14): random corrections (amend, retract) on random small campaigns never leave
+"""Property: random corrections (amend, retract) on random small campaigns never leave
 replayed state different from snapshot-backed state, and a refused correction leaves the
 ledger byte-identical."""
 

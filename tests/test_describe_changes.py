@@ -1,4 +1,4 @@
-"""Each rule system says what changed on a character in its book's words (#15, #17):
+"""Each rule system says what changed on a character in its book's words:
 ``RuleSystem.describe_changes`` for recaps and for every write's answer. Numbers are the
 books' (seed files named in each test)."""
 

@@ -20,7 +20,8 @@ SEED = bytes(range(32))
 
 
 def spec_words(seed, campaign, session, nonce, client_seed, blocks=2):
-    """DESIGN.md step 2, written out independently of ledger.dice."""
+    """The scheme ``ledger-roll-v1`` as docs/events.md "Engine dice schemes" states it, written
+    out independently of ledger.dice."""
     words = []
     for block in range(blocks):
         msg = json.dumps(

@@ -1,4 +1,4 @@
-"""The requested-roll scheme ``ledger-roll-v2`` (#26): the roller's entropy joins the draw."""
+"""The requested-roll scheme ``ledger-roll-v2``: the roller's entropy joins the draw."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ ENTROPY = hashlib.sha256(b"dana's phone").hexdigest()
 
 
 def words_by_hand(seed: bytes, message: list) -> list[int]:
-    """The scheme as DESIGN.md states it, written out here independently of the engine."""
+    """The scheme as docs/trust.md "Engine dice nobody can predict" states it, written out
+    here independently of the engine."""
     digest = hmac.new(seed, json.dumps(message, separators=(",", ":")).encode(), hashlib.sha256)
     return list(struct.unpack(">8I", digest.digest()))
 

@@ -1,4 +1,4 @@
-"""`campaign encounter start|next|act|end|show` (#30): the turn order, the round and whose
+"""`campaign encounter start|next|act|end|show`: the turn order, the round and whose
 turn it is, kept on the campaign stream; refusals are one line with nothing written; undo
 takes an encounter's events back; a hidden participant never reaches a player.
 """
@@ -164,7 +164,7 @@ def test_append_refuses_a_turn_out_of_order_and_a_start_not_as_written(roads: Pa
 
 @freeze_time("2026-03-01 20:00:00", tick=True)
 def test_a_hidden_foe_never_reaches_a_player(roads: Path) -> None:
-    """A foe only the GM knows of (DESIGN.md "Visibility"): the GM's view has them and their
+    """A foe only the GM knows of (a player's view never holds a GM fact): the GM's view has them and their
     turn; a player's view, log and export hold neither name nor place."""
     ok(roads, "encounter", "start", "jen", "--foe", "Lurker in the Reeds", "--foe", "Raider",
        "--hidden", "Lurker in the Reeds", "--title", "Reeds")  # fmt: skip

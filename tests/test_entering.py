@@ -1,4 +1,4 @@
-"""Every write goes through the same code as the CLI and the web form (#29): ``campaign
+"""Every write goes through the same code as the CLI and the web form: ``campaign
 roll``, the web roll form and the JSON API's ``POST /roll`` refuse the same bad roll with the
 same sentence and record the same event for the same good roll; the phone and the API answer
 a roll request alike (:mod:`ledger.campaign.entering`)."""

@@ -1,4 +1,4 @@
-"""eventsourcing's own recorder cases, run on our store through an adapter (#25).
+"""eventsourcing's own recorder cases, run on our store through an adapter.
 
 eventsourcing ships ``AggregateRecorderTestCase`` and ``ApplicationRecorderTestCase``
 (eventsourcing/tests/persistence.py): subclass them with a recorder and they check it the

@@ -166,7 +166,7 @@ def test_a_bad_campaign_option_is_named_with_what_it_takes(invoke, db_path, syst
     assert not Path(db_path).exists()  # nothing written: not even an empty ledger file
 
 
-# --- no issue numbers or seed file names in what people read (#24) -------------------------
+# --- no issue numbers or seed file names in what people read -------------------------
 
 ISSUE_OR_SEED = re.compile(r"\(#\d+\)|(?<![\w&])#\d+\b|\b\d{3}_[0-9a-f]{16}(?:\.txt)?\b")
 

@@ -31,7 +31,7 @@ def played(toy_campaign):
 
 def test_one_receipt_per_session_end_printed_the_same_everywhere(toy_campaign, tmp_path):
     """Session end and the recaps (Markdown, HTML, JSON, players' and GM's) give the same
-    receipt: the last event of the session-end batch (#24). The chronicle entries signed
+    receipt: the last event of the session-end batch. The chronicle entries signed
     after it move the head on; session end names that head, and a verify run right after
     it gives it, and the session's receipt holds."""
     invoke = toy_campaign
@@ -67,7 +67,7 @@ def test_advance_dry_run_writes_nothing_then_appends_once(played, db_path):
     dry = data(invoke("advance", "--session", "1", "--dry-run", "--json"))
     assert [e["data"]["character"] for e in dry["events"]] == ["ann", "bob"]
     assert Store(db_path).head("toybox") == head
-    # the dry run never shows dice not yet rolled (#13); its skill and nonce are fixed
+    # the dry run never shows dice not yet rolled; its skill and nonce are fixed
     assert [(e["data"]["die"], e["data"]["improved"]) for e in dry["events"]] == [("?", "?")] * 2
     assert [e["data"]["nonce"] for e in dry["events"]] == [1, 2]
     done = data(invoke("advance", "--session", "1", "--json"))
@@ -98,7 +98,7 @@ def test_recap_markdown_tells_the_session(played):
     assert "engine roll, nonce 1" in text
     assert "amended by event 10: armour took some" in text
     assert "Hp 10 → 8" in text  # the amended hurt of 2, not the original 4
-    assert "Seed revealed:" in text and "Receipt: `12:" in text  # session end's (#24)
+    assert "Seed revealed:" in text and "Receipt: `12:" in text  # session end's
 
 
 def test_player_recap_never_shows_gm_facts(played):

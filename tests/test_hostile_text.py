@@ -1,4 +1,4 @@
-"""Hostile text (#14): HTML escapes what users type, names refuse invisible characters,
+"""Hostile text: HTML escapes what users type, names refuse invisible characters,
 free text cannot pose as a log entry."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A GM export made during an open session is not a backup (#24).
+"""A GM export made during an open session is not a backup.
 
 It holds every event but not the open session's seed: restored, that session could neither
 roll nor end and its engine rolls could never be verified. `export --as gm` says so and

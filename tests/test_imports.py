@@ -1,4 +1,4 @@
-"""Imports from other tools' chat logs (#29): Foundry VTT and Roll20, with provenance.
+"""Imports from other tools' chat logs: Foundry VTT and Roll20, with provenance.
 
 The sample files in tests/data/ are built the way those tools write them (each file's
 comment, or tests/data/README.md for the JSON ones, says how).

@@ -1,4 +1,4 @@
-"""The in-browser verifier accepts a players' export holding imported rolls (#29):
+"""The in-browser verifier accepts a players' export holding imported rolls:
 ``roll.imported`` is a core event there as in ``campaign verify FILE``, checked through its
 hash, never as an engine roll."""
 

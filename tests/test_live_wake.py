@@ -1,4 +1,4 @@
-"""The live log's hub wakes on a change, not on its next poll (#28): on SQLite it asks
+"""The live log's hub wakes on a change, not on its next poll: on SQLite it asks
 ``PRAGMA data_version`` often and looks at the campaign only when another connection
 committed (ledger/web/live.py)."""
 

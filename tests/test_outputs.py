@@ -1,4 +1,4 @@
-"""Nothing is ever lost (#14): output files never land on a ledger, never half-written;
+"""Nothing is ever lost: output files never land on a ledger, never half-written;
 a refused import removes only the file it built itself."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Each campaign in campaigns/ is built as ``campaign demo`` builds it, with a fixed clock, fixed
 session seeds and fixed salts, and its GM export (every envelope field, every payload byte,
 every hash) is digested. tests/golden/pins.json holds the digests taken before the third
-release's redesign (#25); the redesign moved code, never bytes. Regenerate only after a
+release's redesign; the redesign moved code, never bytes. Regenerate only after a
 deliberate change of stored bytes, with ``UPDATE_GOLDEN=1 uv run pytest tests/test_pins.py``,
 and say why in the commit.
 """

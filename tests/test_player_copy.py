@@ -1,5 +1,5 @@
 """A player's export: stubs keep only what the chain needs, and the project's own verifier
-accepts hidden (blind) engine rolls in it (issue #13, BRIEF spec 3).
+accepts hidden (blind) engine rolls in it.
 
 Seen: the player's export said `d20-world.favour_changed`, stream `isa`, session 1 for a
 GM-only event; `campaign verify` of a player's copy with a blind engine roll in it said
@@ -35,7 +35,7 @@ def blind(toy_campaign):
 
 def player_lines(invoke) -> list[str]:
     lines = invoke("export").output.splitlines()
-    return [x for x in lines if not x.startswith('{"kind"')]  # events, not checkpoints (#26)
+    return [x for x in lines if not x.startswith('{"kind"')]  # events, not checkpoints
 
 
 def test_stubs_keep_only_what_the_chain_needs(blind):

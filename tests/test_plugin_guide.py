@@ -1,4 +1,4 @@
-"""docs/plugin-guide.md's examples run (#25).
+"""docs/plugin-guide.md's examples run.
 
 Every ```python block of the guide is executed, each in a namespace of its own, with the
 package `campaign plugin new coin-flip` writes importable (the guide's examples build on

@@ -305,7 +305,7 @@ def test_a_sixth_system_gets_every_read_and_write(table, tmp_path):
 
 
 def test_record_names_the_command_that_writes_a_roll(table):
-    """`campaign record` of a roll event says `campaign roll` writes it (#25), not that the
+    """`campaign record` of a roll event says `campaign roll` writes it, not that the
     system has no such event; nothing is written."""
     head = table.head()
     for event in ("rolled", "improved", "ROLLED"):
@@ -330,7 +330,7 @@ def test_a_sixth_system_gets_the_web_roll_form(table):
         assert c.get(f"/a/{token}").status_code == 200
         form = c.get("/roll/ann").text
         assert 'name="target" type="number"' in form and 'min="2"' in form and 'max="15"' in form
-        assert "--" not in form.split("<main", 1)[1]  # no command line on a phone (#27)
+        assert "--" not in form.split("<main", 1)[1]  # no command line on a phone
         assert 'name="skill" value="climb"' in form and 'name="skill" value="swim"' in form
         refused = post(c, "/roll/ann", {"skill": "climb", "target": "16", "dice": "3,5"})
         assert refused.status_code == 422

@@ -1,4 +1,4 @@
-"""Appends on PostgreSQL (#28): each kind chains its events after the head, whatever the
+"""Appends on PostgreSQL: each kind chains its events after the head, whatever the
 store knew or guessed; a conflict or a refused write keeps nothing; two writers racing for
 one campaign chain one after the other (the lock rides with the head read:
 ledger/store/pgwrite.py). How many round trips each kind costs is counted by

@@ -1,4 +1,4 @@
-"""`campaign proof inclusion|consistency`: Merkle proofs over the log (#26)."""
+"""`campaign proof inclusion|consistency`: Merkle proofs over the log."""
 
 from __future__ import annotations
 

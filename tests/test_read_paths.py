@@ -40,7 +40,7 @@ def test_last_seq_at_gives_the_last_event_at_or_before_the_time(store):
 
 
 def test_a_clock_that_ran_backwards_never_shows_what_was_recorded_later(store):
-    """seq 3's clock was behind seq 2's: it is stamped with seq 2's time (#24), so as of
+    """seq 3's clock was behind seq 2's: it is stamped with seq 2's time, so as of
     19:45 the log holds seq 1 only, as it did then."""
     _append(store, "2026-03-01T19:00:00.000000Z")
     _append(store, "2026-03-01T20:00:00.000000Z")

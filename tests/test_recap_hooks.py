@@ -1,4 +1,4 @@
-"""Each rule system writes its own recap lines as a `RuleSystem.recap_lines` method (#17);
+"""Each rule system writes its own recap lines as a `RuleSystem.recap_lines` method;
 the `recap_lines` hook is left for add-ons' extras."""
 
 from pathlib import Path

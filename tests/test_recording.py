@@ -1,4 +1,4 @@
-"""One code path for the GM's writes (#27): ``ledger/campaign/recording.py`` validates and
+"""One code path for the GM's writes: ``ledger/campaign/recording.py`` validates and
 builds what ``campaign damage`` and ``campaign record`` write and what the GM's page writes;
 the command line keeps its words and exit codes."""
 

@@ -1,6 +1,6 @@
 """Concurrent writers: several processes appending to one ledger file at once.
 
-DESIGN.md "Quality bars": 8 processes appending at once lose nothing, duplicate nothing, and
+The promise: 8 processes appending at once lose nothing, duplicate nothing, and
 the chain verifies. Half the writers race on one stream with expected versions (optimistic
 concurrency through :meth:`ledger.campaign.Campaign.append`, retrying on conflict); the
 other half append batches to their own streams through :meth:`ledger.store.Store.append`.

@@ -1,6 +1,6 @@
 """Crashes: a writer killed with SIGKILL (kill -9) at a random moment.
 
-DESIGN.md "Quality bars": a writer killed at any point leaves a log that opens and
+The promise: a writer killed at any point leaves a log that opens and
 verifies; its batch is either whole or absent. A writer process appends large batches in a
 loop, printing ``begin K`` before and ``commit K`` after each one; the test waits for a
 random ``begin``, sleeps a random fraction of a batch's duration and kills it. Half the runs
@@ -188,7 +188,7 @@ def crash_session_writer(tmp_path: Path, rng: random.Random) -> None:
     }
     assert ended <= started and len(started - ended) <= 1
     assert secrets == started - ended, "a seed was lost or outlived its reveal"
-    committed, revealed = set(), set()  # downtime seeds: committed at each end (#13)
+    committed, revealed = set(), set()  # downtime seeds: committed at each end
     for type_, data in store.rows(
         CAMPAIGN, types=["downtime.committed", "downtime.revealed"], columns="type, data"
     ):

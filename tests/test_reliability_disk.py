@@ -1,4 +1,4 @@
-"""A full disk loses nothing and never reads as success (#24).
+"""A full disk loses nothing and never reads as success.
 
 Each test puts one side of a command on a small tmpfs (:mod:`tests.tmpfs`, root only) and
 checks the contract: the command either succeeds whole (its file verifies) or says, in one

@@ -1,13 +1,13 @@
 """Bad input: hypothesis fuzzing of the ``campaign`` CLI.
 
-DESIGN.md "CLI": bad input gets one clear line on stderr, exit 1 (refused) or 2 (usage), and
+The promise: bad input gets one clear line on stderr, exit 1 (refused) or 2 (usage), and
 nothing is written. For every generated command line, dice faces, character and skill
 names, character sheets and import files, this checks: no traceback and no "unexpected"
 error; on failure exactly one line starting ``Error:``/``error:`` and an exit code of 1 or 2;
 and the ledger file byte-identical to before (SQLite file and WAL; the fixture checkpoints
 the WAL first, so any write would show).
 
-The same properties run on PostgreSQL (#19, the conformance suite's "reliability
+The same properties run on PostgreSQL (the conformance suite's "reliability
 properties"), with fewer examples: command lines, dice faces, hostile imports and huge
 numbers, each example on the same ledger copied into a fresh schema (``campaign copy``), and
 "nothing written" meaning every row of every table of that schema unchanged. The server is
@@ -448,7 +448,7 @@ def test_decision_dice_equipment_not_a_list(tmp_path, frozen):
     check(run(db, ["character", "add", "--sheet", str(sheet)]), db, before)
 
 
-# --- hostile text and output paths (#14) ---------------------------------------------------
+# --- hostile text and output paths ---------------------------------------------------
 
 INVISIBLE_CHARS = ["\x00", "\x1b", "\x7f", "\u202e", "\u202a", "\u2066", "\u2069", "\u200b",
                    "\u2028", "\u2029", "\ufeff", "\r", "\n", "\t"]  # fmt: skip
@@ -571,7 +571,7 @@ def test_output_paths(ledger, tmp_path, target, writer):
     assert not [p for p in out_dir.iterdir() if p.name.startswith(".campaign")]
 
 
-# --- the same properties on PostgreSQL (#19) ----------------------------------------------
+# --- the same properties on PostgreSQL ----------------------------------------------
 
 FUZZ_PG = settings(FUZZ, max_examples=int(os.environ.get("LEDGER_FUZZ_PG_EXAMPLES", "8")))
 

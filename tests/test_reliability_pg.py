@@ -1,4 +1,4 @@
-"""The database goes away (#24): PostgreSQL connections lost under the store and under
+"""The database goes away: PostgreSQL connections lost under the store and under
 ``campaign serve``.
 
 - the store (ledger/store/postgres.py) gives a lost connection as its own error type
@@ -272,7 +272,6 @@ def test_a_commit_whose_answer_was_lost_is_looked_up_and_counts_once(postgres_ur
         assert notes(postgres_url, "once") == 1
         assert store.head("c").seq == 2 and store.head("c").hash == rows[0].hash
         # a small append alone commits at its pipeline's sync, its answer lost the same way
-        # (#28)
         relay.lose_next_commit_answer(b"insert into events")
         lost = store.conn.raw
         rows = append(store, note("alone"))
@@ -393,7 +392,7 @@ def test_serve_survives_its_backends_terminated_twice_while_a_player_posts_rolls
     gm, dana = table.link("gm"), table.link("Dana")
     name = f"ledger-serve-{uuid.uuid4().hex[:12]}"
     posts = 24
-    # the device's write limit (#24) would slow 24 quick rolls: lifted for this test
+    # the device's write limit would slow 24 quick rolls: lifted for this test
     policy = SessionPolicy(burst=10 * posts)
     with live_server(named(postgres_url, name), poll_interval=0.05, policy=policy) as base:
         with (
@@ -408,7 +407,7 @@ def test_serve_survives_its_backends_terminated_twice_while_a_player_posts_rolls
 
             def player() -> None:
                 for i in range(posts):
-                    for _ in range(5):  # each form is good for one roll (#24)
+                    for _ in range(5):  # each form is good for one roll
                         got = p.get("/roll/isa")
                         if got.status_code != 503:  # a page while the backends are away:
                             break  # "try again in a moment", and the player reloads

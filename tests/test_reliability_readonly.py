@@ -1,4 +1,4 @@
-"""A ledger on a read-only medium is read, never refused (#24).
+"""A ledger on a read-only medium is read, never refused.
 
 Seen: a ledger in a folder the user cannot write or on a read-only medium (an archived
 campaign, a copy on a share) could not even be read: `log` and `verify` failed with "unable

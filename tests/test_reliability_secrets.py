@@ -1,8 +1,7 @@
 """Secrets: GM-only events and unrevealed session seeds never reach a player.
 
-DESIGN.md "Visibility": a player's view (sheet, log, recap, export, audit, ...) never
-contains a GM-only event's data or any state derived from it; "Dice": a session's seed stays
-in the secrets table until ``session end`` reveals it. Hypothesis builds campaigns of public
+The promises: a player's view (sheet, log, recap, export, audit, ...) never contains a
+GM-only event's data or any state derived from it; a session's seed stays in the secrets table until ``session end`` reveals it. Hypothesis builds campaigns of public
 and GM-only events (secret notes with distinctive values, blind rolls, corrections), then
 every player read command is searched for the hidden values; every command, GM views
 included, is searched for the unrevealed seed.
@@ -121,20 +120,20 @@ def player_views_hide_gm_events(db, tmp_path, ops):
             assert result.exit_code == 0, (args, result.output)
         for value in hidden:
             assert value not in result.output, (args, value)
-        assert "toy.secret_noted" not in result.output, args  # a stub keeps no type (#13)
+        assert "toy.secret_noted" not in result.output, args  # a stub keeps no type
     log = json.loads(invoke(db, "--as", "player", "log", "--json").output)
     assert all(set(e) == {"seq", "hash", "redacted"} for e in log if e["seq"] in blind)
     for character, count in public.items():  # state derived from blind rolls is hidden too
         sheet = json.loads(invoke(db, "--as", "player", "sheet", character, "--json").output)
         assert sheet["rolls"] == count and "secret" not in sheet
     export = [json.loads(x) for x in invoke(db, "export").output.splitlines()]
-    trust = [x for x in export if "kind" in x]  # checkpoints carry only size and root (#26)
+    trust = [x for x in export if "kind" in x]  # checkpoints carry only size and root
     assert all(set(x) == {"kind", "campaign", "size", "note", "made_at"} for x in trust)
     export = [x for x in export if "kind" not in x]
     stubs = [x for x in export if x.get("redacted")]
     assert all(set(x) == {"seq", "campaign", "prev_hash", "hash", "redacted"} for x in stubs)
     assert all("visibility" in x and x["visibility"] == "public" for x in export if x not in stubs)
-    # and the project's own verifier accepts the player's copy, stubs and all (#13)
+    # and the project's own verifier accepts the player's copy, stubs and all
     from ledger.exchange.ndjson import parse_lines, verify_export
 
     report = verify_export(parse_lines(invoke(db, "export").stdout_bytes.splitlines()))[1]
@@ -181,7 +180,7 @@ def unrevealed_seed_stays_in_the_secrets_table(db, tmp_path, ops):
         for args in [*reads, ["export"], ["character", "list"], ["record", "list"]]:
             result = invoke(db, "--as", who, *args)
             assert seed not in result.output and seed.upper() not in result.output, (who, args)
-            assert key not in result.output, (who, args)  # nor the checkpoint key (#26)
+            assert key not in result.output, (who, args)  # nor the checkpoint key
 
 
 def test_amending_a_gm_event_keeps_the_new_value_hidden(dbs, tmp_path):

@@ -1,6 +1,6 @@
 """Tampering: random changes to stored events, made by an attacker who drops the triggers.
 
-DESIGN.md "Quality bars": any change to any stored byte of any event is found by `verify`,
+The promise: any change to any stored byte of any event is found by `verify`,
 which names the first bad seq. Kinds of change (each picks its target at random):
 
 - ``byte``: one character of an event's ``data`` replaced;

@@ -1,4 +1,4 @@
-"""Roll requests answered with the roller's entropy (#26)."""
+"""Roll requests answered with the roller's entropy."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Payloads store their schema version; upcasters use it, amended payloads included (#14)."""
+"""Payloads store their schema version; upcasters use it, amended payloads included."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ Hypothesis plays Isa and Bram of campaigns/the-world through the CLI: public and
 rolls (physical and engine), blind and GM-only hidden conditions (added and ended),
 favour changes, GM-only notes, public conditions and experience, scene and session ends.
 
-The property holds on both backends (#19, the conformance suite's "reliability properties"):
+The property holds on both backends (the conformance suite's "reliability properties"):
 on a SQLite file, and with fewer examples on PostgreSQL (``postgres_url`` of
 tests/conftest.py: one schema per test, one campaign per example; it fails rather than skips
 when ``CAMPAIGN_TEST_POSTGRES`` names a server that cannot be reached).
@@ -261,7 +261,7 @@ def no_gm_only_value_reaches_a_player(new_table, ops) -> None:
     assert all(set(e) == {"seq", "hash", "redacted"} for e in log if e["seq"] in gm_seqs)
     assert not any(e.get("redacted") for e in log if e["seq"] not in gm_seqs)
     nl = [json.loads(line) for line in outputs["log --nl"].splitlines()]
-    assert [{k: v for k, v in e.items() if k != "text"} for e in nl] == log  # --nl adds text (#29)
+    assert [{k: v for k, v in e.items() if k != "text"} for e in nl] == log  # --nl adds text
     assert all(e["text"] == "GM-only entry" for e in nl if e["seq"] in gm_seqs)
     for n in range(1, sessions + 1):
         recap = json.loads(outputs[f"recap {n} --json"])
@@ -269,12 +269,12 @@ def no_gm_only_value_reaches_a_player(new_table, ops) -> None:
         assert recap["as_gm"] is False
     for line in outputs["export"].splitlines():
         event = json.loads(line)
-        if "kind" in event:  # a signed checkpoint: origin, size, root only (#26)
+        if "kind" in event:  # a signed checkpoint: origin, size, root only
             assert set(event) == {"kind", "campaign", "size", "note", "made_at"}, event
             assert event["note"].count("\n") == 5, event  # 3 lines, blank, 1 signature
             continue
         if event["seq"] in gm_seqs:
-            # a stub keeps only what the chain needs (#13)
+            # a stub keeps only what the chain needs
             assert set(event) == {"seq", "campaign", "prev_hash", "hash", "redacted"}, event
 
     # 3. blind faces do not count in the players' fairness table

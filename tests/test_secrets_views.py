@@ -1,5 +1,6 @@
-"""#13 "Secrets stay secret", through the CLI with the d20-world rules: what leaves the GM's
-hands is the players' view unless the GM asks for theirs by name (DESIGN.md "Visibility").
+"""Secrets stay secret, through the CLI with the d20-world rules: what leaves the GM's
+hands is the players' view unless the GM asks for theirs by name (no player's view holds a
+GM-only fact: docs/trust.md "A player's view never holds a GM fact").
 
 A d20-world table (Isa and Bram of campaigns/the-world) with a blind roll, a bond's favour
 change and a GM-only note between public rolls; every read command is run without ``--as``

@@ -1,4 +1,4 @@
-"""Sessions, seeds and engine dice that cannot lie (#13).
+"""Sessions, seeds and engine dice that cannot lie.
 
 Sessions start once each, in order, close once and never nest; every check reads decoded
 values, never byte patterns; events of another rule system are refused and flagged; every
@@ -33,7 +33,7 @@ CAMPAIGN = "toybox"
 
 def export(db: str, path: Path) -> list[dict[str, Any]]:
     """The GM's export of ``db``: its event lines as dicts (``data`` as a dict), without the
-    checkpoint and cosignature lines that end it (#26)."""
+    checkpoint and cosignature lines that end it."""
     assert run(db, "--as", "gm", "export", "-o", str(path)).exit_code == 0
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     return [line for line in lines if "kind" not in line]

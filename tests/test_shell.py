@@ -124,7 +124,7 @@ def test_each_entry_may_give_its_own_view_and_actor(casebook):
     blind = [e for e in gm_before if e["type"] == "wyrd-engine.check_rolled"]
     assert blind and blind[0]["visibility"] == "gm"
     assert all(e.get("type") != "wyrd-engine.check_rolled" for e in player)
-    shown = [e for e in player if not e.get("redacted")]  # GM-only: stubs (#26)
+    shown = [e for e in player if not e.get("redacted")]  # GM-only: stubs
     assert len(gm_before) > len(shown)  # the next entry is in the shell's view (GM) again
     assert gm_after[-1]["actor"] == "maria" and gm_after[-1]["type"] == "note.added"
 
@@ -134,7 +134,7 @@ def test_the_shell_shows_the_players_view_unless_started_as_gm(casebook):
     assert result.exit_code == 0, result.output
     rows = json.loads(result.output[result.output.index("[{") :])
     assert all(e.get("type") != "wyrd-engine.check_rolled" for e in rows)
-    assert rows[-1].keys() == {"seq", "hash", "redacted"}  # the blind roll: a stub (#26)
+    assert rows[-1].keys() == {"seq", "hash", "redacted"}  # the blind roll: a stub
 
 
 def test_shell_defaults_come_from_the_campaign_command(casebook):

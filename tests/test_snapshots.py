@@ -160,7 +160,7 @@ def test_snapshots_before_a_correction_are_kept(toy_campaign, db_path, often):
 
 
 def test_verify_checks_every_snapshot_against_a_replay(toy_campaign, db_path, often):
-    """Seen (#13): a snapshot byte changed and verify said OK. Now verify replays and names it,
+    """Seen: a snapshot byte changed and verify said OK. Now verify replays and names it,
     and `--drop-snapshots` deletes them (a cache: the answers stay the same)."""
     invoke = toy_campaign
     for _ in range(7):

@@ -1,4 +1,4 @@
-"""`campaign export --format sqlite FILE`: a players' copy safe to open in Datasette (#29).
+"""`campaign export --format sqlite FILE`: a players' copy safe to open in Datasette.
 
 The ledger file holds the seeds in its `secrets` table, which Datasette shows in the clear;
 the copy holds the players' view only. The test scans every cell of every table.

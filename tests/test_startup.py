@@ -1,4 +1,4 @@
-"""Start-up: a one-shot ``campaign`` command imports only what it needs (#28).
+"""Start-up: a one-shot ``campaign`` command imports only what it needs.
 
 Behaviour, not timing (figures are in docs/performance.md, "Start-up"): each check runs a
 fresh interpreter and looks at ``sys.modules``.

@@ -1,4 +1,4 @@
-"""Time (#24): within a campaign ``recorded_at`` never decreases, on both backends.
+"""Time: within a campaign ``recorded_at`` never decreases, on both backends.
 
 A clock behind the ledger's head (a laptop whose clock went back, a second machine whose
 clock is late) gets the head's time and a warning, once per command or shell; ``--as-of

@@ -1,4 +1,4 @@
-"""`campaign time pass DURATION` (#30): the campaign's own clock from the command line.
+"""`campaign time pass DURATION`: the campaign's own clock from the command line.
 
 Bad durations are one line and exit 2 with nothing written; `--dry-run` lists every
 consequence and writes nothing; `undo` takes a span with its consequences and the log

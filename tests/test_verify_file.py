@@ -1,9 +1,9 @@
 """`campaign verify FILE`: players check an export (GM's or player's copy) without Python.
 
-Issue #13: "`campaign verify FILE` checks an export file, a GM or a player copy, `--receipt`
-too"; "A receipt that does not match prints both full hashes and says which side is likely
-wrong; a malformed receipt (not 64 hex digits) is a usage error, not 'the log was
-rewritten'".
+The promise: `campaign verify FILE` checks an export file, a GM or a player copy, `--receipt`
+too; a receipt that does not match prints both full hashes and says which side is likely
+wrong; a malformed receipt (not 64 hex digits) is a usage error, not "the log was
+rewritten".
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def test_a_malformed_receipt_is_a_usage_error(played, tmp_path, receipt):
 
 @pytest.mark.parametrize("digits", [16, 40, 64])
 def test_a_receipt_may_give_the_first_16_hex_digits_of_its_hash(played, tmp_path, digits):
-    """The docs and summaries show receipts short (#24): a prefix of 16 or more hex digits
+    """The docs and summaries show receipts short: a prefix of 16 or more hex digits
     of the hash is checked like the whole hash, in the ledger and in an export, and a
     rewritten log is still caught through it."""
     invoke = played

@@ -1,4 +1,4 @@
-"""verify runs SQLite's integrity check (Store.integrity, BRIEF spec 5; issue #13).
+"""verify runs SQLite's integrity check (Store.integrity).
 
 Seen: one byte in the ``events_type`` index page makes a character vanish from `character
 list` or un-retracts a correction, and `verify` passed with the same receipt, while

@@ -1,4 +1,4 @@
-"""``campaign serve`` (#18): access links, sessions, pages, the player's view, physical dice
+"""``campaign serve``: access links, sessions, pages, the player's view, physical dice
 from a phone, and the attacks on them (forgery, cross-site posts, revocation, hostile text)."""
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def test_forgery_player_cannot_roll_blind_or_with_engine_dice(table):
     with client(table, "Dana") as c:
         r = post(c, "/roll/isa", {"skill": "Lockpicking", "time": "1", "dice": "9"})
         assert r.status_code == 303
-        # a field the player's form does not show is refused, not ignored (#27)
+        # a field the player's form does not show is refused, not ignored
         r = post(c, "/roll/isa", {"skill": "Lockpicking", "time": "1", "dice": "9", "blind": "1"})
         assert r.status_code == 422 and "a field the roll form does not show" in r.text
         r = post(c, "/roll/isa", {"skill": "Lockpicking", "time": "1"})
@@ -285,7 +285,7 @@ def test_live_log_sends_each_entry_once_with_its_seq_as_id_and_resumes(table):
                     frames = sse_frames(buffer)
                     if frames and frames[-1].get("id") == "7":
                         break
-            # the GM-only note comes as a stub at its place: its seq, nothing of it (#26)
+            # the GM-only note comes as a stub at its place: its seq, nothing of it
             assert [f["id"] for f in frames] == ["4", "5", "6", "7"]
             assert all(f["event"] == "entry" for f in frames)
             assert frames[2]["data"] == (

@@ -1,4 +1,4 @@
-"""The accessibility harness of ``campaign serve`` (#27), in Debian's Chromium.
+"""The accessibility harness of ``campaign serve``, in Debian's Chromium.
 
 Every page of the site, as a player and as the GM, on a phone (390x844) and a laptop
 (1280x800), in light and dark mode (``color_scheme``; the test run crosses them, each role

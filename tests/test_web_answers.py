@@ -1,4 +1,4 @@
-"""A player's phone answers roll requests on ``campaign serve`` (#26): the cards of
+"""A player's phone answers roll requests on ``campaign serve``: the cards of
 ``/requests/part`` and ``POST /answer/SEQ`` (ledger/web/answers.py), through the same code as
 ``campaign roll --answer SEQ --entropy HEX``."""
 

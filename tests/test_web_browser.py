@@ -1,4 +1,4 @@
-"""Browser tests of ``campaign serve`` (#18), in Debian's Chromium through Playwright
+"""Browser tests of ``campaign serve``, in Debian's Chromium through Playwright
 (``executable_path``: no browser download).
 
 - the in-browser verifier, opened as the downloaded single file, names the same first bad
@@ -41,7 +41,7 @@ def rechain(lines: list[str]) -> list[str]:
     prev, out = "0" * 64, []
     for line in lines:
         event = json.loads(line)
-        if "kind" in event:  # the old checkpoints: a forger drops them (#26)
+        if "kind" in event:  # the old checkpoints: a forger drops them
             continue
         event["prev_hash"] = prev
         if not event.get("redacted"):
@@ -202,7 +202,7 @@ def test_physical_roll_in_the_browser_reaches_the_gm_page_and_the_cli(table, bro
         box = phone.locator("#dice").bounding_box()
         assert box is not None and box["height"] >= 44
         assert phone.locator("button[type=submit]").bounding_box()["height"] >= 44
-        phone.click("label.chip:has-text('Lockpicking')")  # the skills are buttons (#27)
+        phone.click("label.chip:has-text('Lockpicking')")  # the skills are buttons
         phone.check("input[name=time]")
         phone.fill("#dice", "18")
         phone.click("button[type=submit]")

@@ -1,4 +1,4 @@
-"""The in-browser verifier checks an export's checkpoint and cosignature lines (#26) with
+"""The in-browser verifier checks an export's checkpoint and cosignature lines with
 WebCrypto (Ed25519, SHA-256) through witness.js, and names the first bad one as ``campaign
 verify FILE`` does: the same seq (the checkpoint's size) and the same words. Run in Debian's
 Chromium on the downloaded single-file verifier and on the server's /verify page."""

@@ -1,5 +1,5 @@
 """The in-browser verifier agrees with ``campaign verify FILE`` on every tampering kind of the
-reliability suite (#18).
+reliability suite.
 
 tests/test_reliability_tamper.py changes a stored toy campaign in every way it knows
 (``KINDS``: a bad byte, an envelope field, swapped events, a deleted row, a forged hash, a
@@ -77,7 +77,7 @@ def exports(conn, tmp_path: Path, name: str) -> dict[str, Path]:
     for view in ("gm", "player"):
         path = tmp_path / f"{name}-{view}.ndjson"
         lines = export_lines(store, CAMPAIGN, as_gm=view == "gm")
-        # the signed checkpoints (#26) catch a re-chained log by themselves: the CLI checks
+        # the signed checkpoints catch a re-chained log by themselves: the CLI checks
         # them, the page does not yet, so the files compared here leave them out
         path.write_bytes(b"".join(x for x in lines if not x.startswith(b'{"kind"')))
         out[view] = path

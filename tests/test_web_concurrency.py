@@ -1,4 +1,4 @@
-"""Writes from the web and from the CLI at once (#18): the server's writes go through the same
+"""Writes from the web and from the CLI at once: the server's writes go through the same
 ``Campaign.append`` transaction as the CLI's, so nothing is lost or written twice and the
 chain verifies."""
 
@@ -35,7 +35,7 @@ def test_cli_process_and_web_writes_at_once_lose_and_duplicate_nothing(tmp_path)
     token = t.link("Dana")
     n = 40
     web_seqs: list[int] = []
-    # a device's write limit would stop this bench-like burst: lifted here (#24)
+    # a device's write limit would stop this bench-like burst: lifted here
     policy = SessionPolicy(burst=10 * n)
     with live_server(t.db, policy=policy) as base, httpx2.Client(base_url=base, timeout=60) as h:
         h.get(f"/a/{token}")

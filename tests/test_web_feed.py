@@ -1,4 +1,4 @@
-"""The live streams' shared reads and renders (#28, :mod:`ledger.web.feed`): one look of
+"""The live streams' shared reads and renders (:mod:`ledger.web.feed`): one look of
 the links and sessions and one render per view for every stream a wake-up wakes, and a look
 trusted only for what it holds."""
 

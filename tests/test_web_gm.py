@@ -1,4 +1,4 @@
-"""The GM's page of ``campaign serve`` (#27): ``GET /gm`` and its taps (``POST /gm/ACTION``),
+"""The GM's page of ``campaign serve``: ``GET /gm`` and its taps (``POST /gm/ACTION``),
 each through the code of the command line (ledger/campaign/recording.py), each undoable with
 a reason; who is connected and signing a device out; a player's new link as a QR code; the
 terminal's QR codes of ``campaign serve``."""
@@ -403,7 +403,7 @@ def test_every_systems_gm_page_offers_its_own_events_and_takes_damage(tmp_path, 
                 assert "Recorded #" in done(gm, r)
 
 
-# --- the encounter tracker (#30) -----------------------------------------------------------------
+# --- the encounter tracker -----------------------------------------------------------------
 
 
 def test_the_encounter_tracker_shows_the_order_and_moves_it_as_the_cli_does(table, tmp_path):

@@ -1,4 +1,4 @@
-"""The GM's page (#27) in Debian's Chromium at a phone's size: damage applied with a tap is
+"""The GM's page in Debian's Chromium at a phone's size: damage applied with a tap is
 recorded and said on the page in the book's words, under the page's CSP, and a player's
 open log shows it; no layout wider than the phone, every button at least 44 px tall.
 The page's screenshots are journey 7's (tests/test_web_journeys.py, LEDGER_SCREENSHOTS=1)."""

@@ -1,4 +1,4 @@
-"""The live stream's keep-alives on a fixed cadence (#24): a GM-only append wakes every
+"""The live stream's keep-alives on a fixed cadence: a GM-only append wakes every
 stream, and a player's stream then sends nothing; it must not move the player's next
 ``: still here`` either, or a player timing the keep-alives learns when the GM did something
 hidden. The cadence runs on a fake monotonic clock and a fake hub ``wait`` that jumps the
@@ -70,7 +70,7 @@ def test_a_hidden_append_does_not_move_a_players_next_keep_alive(table):
         table, [(5.0, lambda: table.ok("note", "the key is a forgery", "--blind"))]
     )
     assert quiet == "retry: 1000\n\n" + ": still here\n\n" * 3 + "event: revoked\ndata: \n\n"
-    # the GM-only entry arrives as its stub, nothing of it (#26), and the keep-alives
+    # the GM-only entry arrives as its stub, nothing of it, and the keep-alives
     # go out at the same moments as on the quiet stream
     (stub,) = [f for f in sse_frames(hidden) if f.get("event") == "entry"]
     assert "GM-only entry" in stub["data"] and "forgery" not in hidden and "note" not in stub["data"]
@@ -90,7 +90,7 @@ def test_keep_alives_keep_their_cadence_around_visible_entries(table):
     assert times == [15.0, 30.0, 45.0]
     frames = sse_frames(body)
     assert [f.get("event") for f in frames] == ["entry", "entry", "entry", "revoked"]
-    assert "GM-only entry" in frames[1]["data"]  # the hidden note as its stub (#26)
+    assert "GM-only entry" in frames[1]["data"]  # the hidden note as its stub
     assert "forgery" not in body
     pings = body.split("\n\n")
     assert pings.count(": still here") == 3

@@ -1,4 +1,4 @@
-"""Leak tests of ``campaign serve`` (#18): a player's link serves nothing of a GM-only event
+"""Leak tests of ``campaign serve``: a player's link serves nothing of a GM-only event
 in any byte (HTML, live-stream frames, downloads, error pages, headers), nor the unrevealed
 seed, nor state derived from GM-only events.
 
@@ -144,7 +144,7 @@ def secrets_of(db: str) -> tuple[list[str], list[int], str]:
         store.close()
 
 
-#: the live log's filters a player may ask for (#27)
+#: the live log's filters a player may ask for
 FILTERED = ["mine=1", "rolls=1", "session=1", "mine=1&rolls=1"]
 
 
@@ -161,21 +161,21 @@ def crawl(base: str, token: str, db: str) -> dict[str, str]:
         h.get(f"/a/{token}")
         paths = ["/", "/log", "/recap/1", "/recap/2", "/export.ndjson", "/verify",
                  "/verifier.html", "/nothing", "/static/site.css", "/static/verify.js",
-                 "/gm", "/static/gm.js", "/static/gm.css"]  # the GM's page: 404 (#27)
+                 "/gm", "/static/gm.js", "/static/gm.css"]  # the GM's page: 404
         paths += [f"/sheet/{c}" for c in chars] + [f"/sheet/{c}/part" for c in chars]
         paths += [f"/roll/{c}" for c in chars] + [f"/audit/{s}" for s in range(0, head + 2)]
-        # the live log's filters and its "Recorded #N" banner (#27), a GM-only seq included
+        # the live log's filters and its "Recorded #N" banner, a GM-only seq included
         paths += [f"/log?{q}" for q in FILTERED] + ["/log?character=nobody"]
         paths += [f"/log?character={c}" for c in chars]
         paths += [f"/log?recorded={s}" for s in range(0, head + 2)]
         for path in paths:
             r = h.get(path)
             out[path] = "\n".join(f"{k}: {v}" for k, v in r.headers.items()) + "\n" + r.text
-        for c in chars:  # the odds preview of every skill the roll form offers (#27)
+        for c in chars:  # the odds preview of every skill the roll form offers
             for skill in re.findall(r'name="skill" value="([^"]+)"', out[f"/roll/{c}"]):
                 r = h.get(f"/roll/{c}/preview", params={"skill": html.unescape(skill)})
                 out[f"/roll/{c}/preview?skill={skill}"] = r.text
-        for action in ("damage", "record", "undo", "link"):  # the GM's taps: 404 (#27)
+        for action in ("damage", "record", "undo", "link"):  # the GM's taps: 404
             r = h.post(f"/gm/{action}", data={"character": chars[0], "amount": "1", "seq": "1"},
                        headers={"origin": base})  # fmt: skip
             out[f"POST /gm/{action}"] = r.text
@@ -238,7 +238,7 @@ def served_to_a_player_leaks_nothing(db: str, system_id: str) -> None:
 
 
 def stub(seq: int) -> str:
-    """A GM-only event in a player's log (#26): its seq and "GM-only entry", nothing else."""
+    """A GM-only event in a player's log: its seq and "GM-only entry", nothing else."""
     return (
         f'<li id="e{seq}" class="entry stub" data-seq="{seq}"><span class="seq">#{seq}</span> '
         '<span class="text">GM-only entry</span></li>'
@@ -384,8 +384,8 @@ def test_leak_a_roll_refused_only_for_a_gm_only_fact_does_not_name_it(
 
 
 def test_leak_streams_of_two_players_and_the_gm_at_once_each_get_exactly_their_view(tmp_path):
-    """The live stream renders each new line once per view for every open stream (#28,
-    :mod:`ledger.web.feed`): with the GM and two players of different characters streaming
+    """The live stream renders each new line once per view for every open stream
+    (:mod:`ledger.web.feed`): with the GM and two players of different characters streaming
     at once, each stream gets exactly the lines of its own view, the GM's with the blind
     note and blind roll, each player's with their stubs, nothing of them. The players' lines
     are the same (which characters a player plays is filtered in the browser)."""

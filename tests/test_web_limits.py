@@ -1,4 +1,4 @@
-"""Player writes from the web, bounded (#24): a burst then a steady rate per device ("Slow
+"""Player writes from the web, bounded: a burst then a steady rate per device ("Slow
 down", 429, nothing written; the GM unlimited), and a one-time nonce per roll form (a form
 sent twice is recorded once: 409 "This form was already sent"). Clocks are fakes or
 freezegun: nothing sleeps."""

@@ -1,4 +1,4 @@
-"""The live log page of ``campaign serve`` (#27), served in process: the ✔ ◐ ✘ marks the
+"""The live log page of ``campaign serve``, served in process: the ✔ ◐ ✘ marks the
 CLI prints, the "verifiable" badge once a session's seed is revealed, filters as query
 parameters (no JavaScript needed), the "Recorded #N" banner after a roll, the one-line
 header with the player's characters, and GM-only entries that a filtered view leaves out."""

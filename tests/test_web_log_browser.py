@@ -1,4 +1,4 @@
-"""The live log on a phone (#27), in Debian's Chromium at 390×844: it opens at the newest
+"""The live log on a phone, in Debian's Chromium at 390×844: it opens at the newest
 entry, follows the game as rolls land from another connection (a toast, a vibration), and
 when the player has scrolled up to read it shows a "new entries" pill instead of jumping.
 The header stays on one line; the theme follows the phone or the player's choice, set

@@ -1,4 +1,4 @@
-"""``campaign serve`` on a shared network (#24): bind before issuing links, a cap on
+"""``campaign serve`` on a shared network: bind before issuing links, a cap on
 connections, deadlines for slow request heads, one log line instead of a flood, a Host
 allowlist, the public address kept for ``campaign access add``, and ``--replace``.
 

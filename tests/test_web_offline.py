@@ -1,4 +1,4 @@
-"""Installable and readable offline (#27): the manifest, the icons, the service worker.
+"""Installable and readable offline: the manifest, the icons, the service worker.
 
 - ``/manifest.webmanifest`` names the campaign, starts at the live log, is standalone, has
   192, 512 and maskable icons that exist at those sizes; it needs a session like any page;
@@ -284,7 +284,7 @@ def test_a_gms_kept_log_is_forgotten_when_a_player_signs_in_on_the_same_device(t
         wait_kept(page, "/log")
         assert "the vault key is a forgery" in page.inner_text("#log")
         for path in ("/gm", "/roll/isa", "/audit/5", "/verify", "/sheet/isa"):
-            page.goto(base + path)  # the GM page (#27) where it is served, and the others
+            page.goto(base + path)  # the GM page where it is served, and the others
         wait_kept(page, "/sheet/isa")
         assert {"/log", "/sheet/isa"} <= set(kept_paths(page)) <= {"/", "/log", "/sheet/isa"}
         page.goto(f"{base}/a/{dana_token}")  # the same device, now the player's

@@ -1,4 +1,4 @@
-"""The phone answers roll requests and checks its own rolls (#26), in Debian's Chromium
+"""The phone answers roll requests and checks its own rolls, in Debian's Chromium
 through Playwright: ledger/web/answers.py with static/requests.js, phone-db.js and
 answers-check.js.
 

@@ -1,4 +1,4 @@
-"""The issue's end-to-end scene for the phone as witness (#26), on the real checkpoint
+"""The end-to-end scene for the phone as witness, on the real checkpoint
 endpoints (ledger/web/witness_api.py) and cosignatures (ledger/trust/cosignature.py), in
 Debian's Chromium:
 
@@ -39,7 +39,7 @@ def rewrite_note(db: str, old_text: str, new_text: str) -> int:
     (the old checkpoints are thrown away). Returns the seq changed."""
     from ledger.codec import canonical_envelope
     from ledger.events import Envelope
-    from ledger.store import tree  # lands with the checkpoints (#26)
+    from ledger.store import tree  # lands with the checkpoints
 
     conn = sqlite3.connect(db, isolation_level=None)
     for (name,) in conn.execute(

@@ -1,4 +1,4 @@
-"""The players' roll form on a phone (#27): built from the rule system's roll params in the
+"""The players' roll form on a phone: built from the rule system's roll params in the
 book's words, skills as buttons, dice as face buttons or the numeric keypad, the exact odds
 before rolling (from the plugin's own ``odds``), a refusal shown next to the field it is
 about, and a "Recorded" confirmation on the log. Journey 7 (USER-JOURNEYS.md §7) literally:

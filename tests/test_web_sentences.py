@@ -1,4 +1,4 @@
-"""Audit pages and sheets in sentences (#27): every event of each bundled campaign (one per
+"""Audit pages and sheets in sentences: every event of each bundled campaign (one per
 rule system, every roll kind of the five systems: engine and physical, contests, advancement,
 and a blind d20 check, a correction) is audited in the GM's view and the players', and every
 sheet is read: no Python value may reach the page (``None``, ``True``, ``False``, ``[(``,
@@ -131,7 +131,7 @@ def test_a_downtime_roll_is_verifiable_from_the_downtime_seed(played):
 
 def test_values_in_words():
     for before in ("draws [(20, 14)]", "nonce None", "known True", "{'bag': True}"):
-        assert REPR.search(before)  # what the audit page printed before #27
+        assert REPR.search(before)  # what the audit page printed before it spoke in sentences
     assert dice_words([[20, 14]]) == "d20 showed 14"
     assert dice_words([[6, 3], [6, 5], [10, 1]]) == "2d6 showed 3 and 5; d10 showed 1"
     assert dice_words([[3, 3], [3, 1], [3, 2], [3, 3]]) == "4 Fudge dice showed +, −, · and +"

@@ -1,4 +1,4 @@
-"""Sessions of the web view kept in the store (#24): a restart (or a second server over the
+"""Sessions of the web view kept in the store: a restart (or a second server over the
 same store) logs nobody out; idle expiry, ``/logout``, a bound per link, revocation ends
 them, and ``campaign access list`` shows the devices signed in with each link. On both
 backends where it matters (``store_target``: a SQLite file and a fresh PostgreSQL schema)."""

@@ -1,4 +1,4 @@
-"""The phones' witness endpoints (#26): GET /checkpoint, /proof/consistency, /proof/inclusion
+"""The phones' witness endpoints: GET /checkpoint, /proof/consistency, /proof/inclusion
 and POST /cosignature; attacks first (huge N, a cosignature over another checkpoint, a
 replayed one, another origin, a flood)."""
 

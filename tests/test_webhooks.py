@@ -1,4 +1,4 @@
-"""Webhooks to the group chat (#29): a local receiver gets every public entry on a public
+"""Webhooks to the group chat: a local receiver gets every public entry on a public
 hook and every entry on a GM hook, each signed, in order, exactly once across a receiver
 outage and a deliverer restart; a hook failing for an hour is paused; GM-only entries never
 reach a public hook.

@@ -1,4 +1,4 @@
-"""ledger.history.words: the one place an event becomes a line (#25)."""
+"""ledger.history.words: the one place an event becomes a line."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every write answers with what changed, in the book's words (#15): `damage` says where the
+"""Every write answers with what changed, in the book's words: `damage` says where the
 harm landed and what it does now, `scene end` what cleared, a roll that raises a skill says
 so where it happens."""
 

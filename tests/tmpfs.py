@@ -1,4 +1,4 @@
-"""Small disks and read-only media for tests (#24): tmpfs mounts, root only.
+"""Small disks and read-only media for tests: tmpfs mounts, root only.
 
 As root, file permissions do not stop writes, so a read-only medium is a tmpfs remounted
 ``ro`` (the kernel refuses every write to it, root's too), and a full disk is a tmpfs of a

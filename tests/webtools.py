@@ -1,4 +1,4 @@
-"""Helpers for the web view's tests (#18): a d20-world table, a logged-in client, a live
+"""Helpers for the web view's tests: a d20-world table, a logged-in client, a live
 server on a free loopback port."""
 
 from __future__ import annotations
