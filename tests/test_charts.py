@@ -122,7 +122,7 @@ def test_d20_bands_match_icepool():
         assert list(by_prof) == list(range(11))
         for prof, bands in by_prof.items():
             assert bands == _d20_bands(dice[mode], prof - 1), (mode, prof)
-    # the digest's reference: proficiency 0, advantage: good 111/400
+    # worked by hand: proficiency 0, advantage: good 111/400
     zero = system("d20-world").odds_series({})
     assert zero["modes"]["advantage"][0]["good"] == Fraction(111, 400)
 

@@ -1,4 +1,4 @@
-"""d20-world odds: the digest's §2.4 reference table, checked by hand there, and its formulas
+"""d20-world odds: a reference table of exact fractions checked by hand, and the formulas
 (seed 001_a3a02f9b7363775f.txt, "Checks", "Natural 1 & 20", "Wounds")."""
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def test_odds_without_a_proficiency_give_the_family_of_every_mode():
         for prof, row in enumerate(family[label].values()):  # each row is `odds` at that rating
             single = SYS.odds({"proficiency": prof, **flag})
             assert row == {k: single[k] for k in ("bad", "messy", "good", "expected_experience")}
-    # the digest's reference table (§2.4) is in it: +0 with advantage, good 111/400
+    # the reference table is in it: +0 with advantage, good 111/400
     assert family["advantage (2d20, keep higher)"]["+0"]["good"] == "111/400"
     assert family["normal (1d20)"]["+4"] == {
         "bad": "1/5", "messy": "9/20", "good": "7/20", "expected_experience": "19/20",

@@ -53,7 +53,7 @@ def check(db: Path, who: str, skill: str, die: int) -> dict[str, Any]:
 
 
 def play_the_vault(db: Path) -> list[dict[str, Any]]:
-    """The digest's D18 split between two characters: required 3; good, messy, good, bad,
+    """A group objective split between two characters: required 3; good, messy, good, bad,
     good with five different skills."""
     ok(db, "record", "group-objective-opened", "--objective", VAULT, "--required-good", "3")
     return [

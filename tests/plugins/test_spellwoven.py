@@ -326,7 +326,7 @@ def troll_printed(faces, s):
     In Troll, ``x > C`` keeps the elements of the collection ``C`` that ``x`` is greater
     than (the value on the left of the comparison is the fixed one), so ``count S> N``
     counts dice strictly **below** ``S``; ``count 1= N`` counts the 1s. With ``S:=4`` this
-    is the text's rule for Skill 3, not 4 (digest V25, ruling S4).
+    is the text's rule for Skill 3, not 4 (ruling S4).
     """
     return sum(1 for x in faces if s > x) + sum(1 for x in faces if x == 1)
 

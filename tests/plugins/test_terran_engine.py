@@ -1,4 +1,4 @@
-"""Terran Engine: every test vector of the digest's section 6 (rules/terran-engine.md).
+"""Terran Engine: the rule text's worked examples and rules as test vectors.
 
 Seed 003_2aeb47bc6ca82a40.txt. Vectors T1-T16 are table/rule lookups from the text, D1-D20
 derived from the rules and rulings; each test uses the book's dice faces through

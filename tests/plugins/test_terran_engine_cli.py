@@ -1,6 +1,6 @@
 """Terran Engine end to end through the `campaign` CLI (seed 003_2aeb47bc6ca82a40.txt).
 
-A temporary ledger file, the clock frozen; rolls with the digest's dice faces, engine
+A temporary ledger file, the clock frozen; rolls with the worked examples' dice faces, engine
 advancement rolls checked by `verify`, and The Drowned Marches built by `demo`.
 """
 

@@ -1,4 +1,4 @@
-"""Terran Engine rules beyond the digest's vectors: sheets, Advancements and Conditions in
+"""Terran Engine rules beyond the worked examples: sheets, Advancements and Conditions in
 rolls, Fast/Slow, Montage pooling, Protected, forks, recovery (seed
 003_2aeb47bc6ca82a40.txt; rulings in docs/rulings/terran-engine.md)."""
 

@@ -136,7 +136,7 @@ def test_d20_a_deadline_in_words_is_text_only(tmp_path):
 
 def test_d20_a_rest_recovers_half_the_jinx_rounded_up(tmp_path):
     """"After resting, a character recovers from half their jinx, rounded up" ("Jinx");
-    jinx 5 → 2 (digest D30). Plain time is no rest."""
+    jinx 5 → 2. Plain time is no rest."""
     from ledger_d20_world.events import Rested
 
     campaign = make(tmp_path, "d20-world", "the-world", "isa")
@@ -273,8 +273,8 @@ def test_wyrd_rest_to_heal_is_the_gms_option(tmp_path):
 
 
 def test_decision_dice_time_changes_nothing(tmp_path):
-    """"No damage, healing, rest or scene/session resets are defined on this page" (digest
-    §4); advantage lasts "a roll or two", counted in rolls, not time."""
+    """"No damage, healing, rest or scene/session resets are defined on this page" (no such rule
+    in "Core Mechanics"); advantage lasts "a roll or two", counted in rolls, not time."""
     campaign = make(tmp_path, "decision-dice", "the-salt-road", "jen")
     before = campaign.state_of("jen")
     assert passes(campaign, "2w", rest=True, care=True) == []

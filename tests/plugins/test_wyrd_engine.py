@@ -1,8 +1,8 @@
-"""The Wyrd Engine plugin: the digest's worked examples (§6) and damage vectors (§4.1/§6).
+"""The Wyrd Engine plugin: the rule text's worked examples and damage vectors.
 
-Seed 000_60e07241544698f0.txt; digest rules/wyrd-engine.md. Dice faces are the book's,
-entered as physical dice; expected answers are the book's (or the digest's hand-worked
-vectors), never copied from this code's output.
+Seed 000_60e07241544698f0.txt; rulings in docs/rulings/wyrd-engine.md. Dice faces are the
+book's, entered as physical dice; expected answers are the book's (or vectors worked by hand
+from its rules), never copied from this code's output.
 """
 
 from __future__ import annotations
