@@ -1,6 +1,7 @@
-"""Code and docs speak to their readers: no issue numbers, no notes to the project's own
-planning files, no paths of the machine they were written on (docs/changelog.md keeps the
-history, with its issue numbers)."""
+"""Code, tests and docs speak to their readers: no issue numbers, no notes to the project's
+own planning files, no paths of the machine they were written on (docs/changelog.md keeps the
+history, with its issue numbers). The examples below of what a reader has no use for are
+built from pieces, so that this file's own lines hold none of it."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SUFFIXES = {".py", ".md", ".js", ".j2", ".css", ".html", ".toml", ".txt"}
 #: what a reader of the code or the docs has no use for, each with why: the same patterns CI's
 #: grep uses (.ci/unsaid). An entry's own "#12" (its seq, as the log shows it) is a reader's
-#: word; "(#28)", "before #28", "#25 redesign" are the project's history.
+#: word; an issue number in parentheses, after "before" or "see", or before "redesign" is the
+#: project's history.
 UNSAID = {
     why: re.compile(pattern)
     for why, pattern in (
@@ -24,13 +26,23 @@ UNSAID = {
         if line.strip()
     )
 }
+#: the pieces of the examples: an issue number, the planning notes' file, a rule digest's
+#: section mark and a machine's path
+ISSUE = "#28"
+PLANNING = "DESIGN" + ".md"
+DIGEST = "digest" + " §"
+MACHINE = "/wo" + "rk/"
+#: where people read: what CI's grep scans
+TOPS = ("ledger", "plugins", "docs", "tests", "bench", "README.md")
 
 
 def read_by_people() -> list[Path]:
-    """Every file of ledger/, plugins/ and docs/ a person reads, but the changelog."""
+    """Every file of ledger/, plugins/, docs/, tests/ and bench/ a person reads, and the
+    README, but the changelog."""
     found = []
-    for top in ("ledger", "plugins", "docs"):
-        for path in sorted((ROOT / top).rglob("*")):
+    for top in TOPS:
+        base = ROOT / top
+        for path in sorted(base.rglob("*")) if base.is_dir() else [base]:
             rel = path.relative_to(ROOT).as_posix()
             if (
                 path.is_file()
@@ -44,7 +56,8 @@ def read_by_people() -> list[Path]:
 
 
 def unsaid(text: str) -> list[str]:
-    """What in ``text`` a reader has no use for: ``["an issue number: '(#28)'", ...]``."""
+    """What in ``text`` a reader has no use for: ``["<why>: '<what>'", ...]``, each why as
+    .ci/unsaid.tsv words it."""
     return [
         f"{why}: {match.group(0)!r}"
         for why, pattern in UNSAID.items()
@@ -53,12 +66,12 @@ def unsaid(text: str) -> list[str]:
 
 
 SAMPLES = [
-    ("The append is faster (#28).", ["an issue number: '(#28)'"]),
-    ("Before #28 an append was ...", ["an issue number: 'Before #28'"]),
+    (f"The append is faster ({ISSUE}).", [f"an issue number: '({ISSUE})'"]),
+    (f"Before {ISSUE} an append was ...", [f"an issue number: 'Before {ISSUE}'"]),
     ('"Undo #12", the entry "#39 success"', []),
-    ("as DESIGN.md says", ["the design notes of the project's planning: 'DESIGN.md'"]),
-    ("(digest §2.4)", ["the digest of a rule text: 'digest §'"]),
-    ("see /work/main/ledger", ["a path of a machine: '/work/'"]),
+    (f"as {PLANNING} says", [f"the design notes of the project's planning: '{PLANNING}'"]),
+    (f"({DIGEST}2.4)", [f"the digest of a rule text: '{DIGEST}'"]),
+    (f"see {MACHINE}main/ledger", [f"a path of a machine: '{MACHINE}'"]),
     ("color: #998d7f; &#39; issue-free text; msgspec's hexdigest()", []),
     ("a file of /home/you/campaigns", []),
 ]
@@ -90,7 +103,7 @@ def test_ci_grep_flags_the_same_lines_as_this_test(tmp_path):
     (tmp_path / "docs").mkdir()
     lines = [text for text, _ in SAMPLES]
     (tmp_path / "docs" / "page.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (tmp_path / "docs" / "changelog.md").write_text("faster (#28)\n", encoding="utf-8")
+    (tmp_path / "docs" / "changelog.md").write_text(f"faster ({ISSUE})\n", encoding="utf-8")
     run = subprocess.run(
         ["bash", str(ROOT / ".ci" / "unsaid"), str(tmp_path)], capture_output=True, text=True
     )
