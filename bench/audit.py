@@ -14,9 +14,9 @@ the inclusion proof, the re-derivation) are timed apart in the same round.
 
 ``--cold`` adds the audits with no snapshot stored (measured first, before the priming):
 the re-derivation then folds the character from the first event. ``--before`` times, once,
-what ``audit`` did before it proved by checkpoint, on the same roll: SQLite's integrity check and the chain and
-every roll's result from the first event to the roll (``verify_store`` with the roll as
-receipt). ``--verify`` times one whole ``verify`` (it also keeps what it proved).
+what ``audit`` did before it proved by checkpoint, on the same roll: SQLite's integrity
+check and the chain and every roll's result from the first event to the roll
+(``verify_store`` with the roll as receipt). ``--verify`` times one whole ``verify`` (it also keeps what it proved).
 ``--process`` times ``campaign audit SEQ`` as a whole process, byte-code compiled
 (:mod:`procs`), beside ``python -c pass``.
 Nothing here is a test; see docs/performance.md.

@@ -316,8 +316,9 @@ def table(samples: Samples) -> list[dict[str, Any]]:
     return rows
 
 
-#: The performance goals (docs/performance.md) read from the figures: ``(name, ours, theirs, goal)``; ``theirs`` is a
-#: figure or ``"floor"`` (the floor measured beside ``ours``). Each is the median over the
+#: The performance goals (docs/performance.md) read from the figures:
+#: ``(name, ours, theirs, goal)``; ``theirs`` is a figure or ``"floor"`` (the floor measured
+#: beside ``ours``). Each is the median over the
 #: rounds of ``time(theirs) / time(ours)`` (how many times as fast ours is).
 GOALS = (
     ("batched append vs fair raw floor", "store.append, {events} events", "floor", 0.8),

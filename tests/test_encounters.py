@@ -164,8 +164,8 @@ def test_append_refuses_a_turn_out_of_order_and_a_start_not_as_written(roads: Pa
 
 @freeze_time("2026-03-01 20:00:00", tick=True)
 def test_a_hidden_foe_never_reaches_a_player(roads: Path) -> None:
-    """A foe only the GM knows of (a player's view never holds a GM fact): the GM's view has them and their
-    turn; a player's view, log and export hold neither name nor place."""
+    """A foe only the GM knows of (a player's view never holds a GM fact): the GM's view has
+    them and their turn; a player's view, log and export hold neither name nor place."""
     ok(roads, "encounter", "start", "jen", "--foe", "Lurker in the Reeds", "--foe", "Raider",
        "--hidden", "Lurker in the Reeds", "--title", "Reeds")  # fmt: skip
     assert order(roads) == [("Nimble Jen", True), ("Lurker in the Reeds", False), ("Raider", False)]

@@ -1,10 +1,11 @@
 """Secrets: GM-only events and unrevealed session seeds never reach a player.
 
 The promises: a player's view (sheet, log, recap, export, audit, ...) never contains a
-GM-only event's data or any state derived from it; a session's seed stays in the secrets table until ``session end`` reveals it. Hypothesis builds campaigns of public
-and GM-only events (secret notes with distinctive values, blind rolls, corrections), then
-every player read command is searched for the hidden values; every command, GM views
-included, is searched for the unrevealed seed.
+GM-only event's data or any state derived from it; a session's seed stays in the secrets
+table until ``session end`` reveals it. Hypothesis builds campaigns of public and GM-only
+events (secret notes with distinctive values, blind rolls, corrections), then every player
+read command is searched for the hidden values; every command, GM views included, is
+searched for the unrevealed seed.
 """
 
 from __future__ import annotations

@@ -177,8 +177,8 @@ def _states() -> tuple[D20World, Any, Any]:
 
 
 #: Two attacks as the ledger recorded them before a named weapon was the attack's tools
-#: (``roll --json`` of the main branch then, the envelope left out): with ``--time`` a normal check (time and skill), without it an
-#: automatic failure (skill alone). The Mace was not yet the tools.
+#: (``roll --json`` of the main branch then, the envelope left out): with ``--time`` a normal
+#: check (time and skill), without it an automatic failure (skill alone). The Mace was not yet the tools.
 BEFORE_24 = [
     {
         "source": "physical",

@@ -1,6 +1,8 @@
-"""decision-dice: exact odds through ``DecisionDice.odds`` (seed 002_735c6d6cd834a641.txt, "Target Numbers").
+"""decision-dice: exact odds through ``DecisionDice.odds`` (seed 002_735c6d6cd834a641.txt,
+"Target Numbers").
 
-Hand-checked values are exact fractions worked by hand; icepool is an independent second computation.
+Hand-checked values are exact fractions worked by hand; icepool is an independent second
+computation.
 """
 
 from __future__ import annotations

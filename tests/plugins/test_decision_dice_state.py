@@ -1,5 +1,6 @@
-"""decision-dice: sheet validation, campaign options and the appliers (docs/rulings/decision-dice.md;
-seed 002_735c6d6cd834a641.txt, "Supply Rolls", "D100 or Percentage")."""
+"""decision-dice: sheet validation, campaign options and the appliers
+(docs/rulings/decision-dice.md; seed 002_735c6d6cd834a641.txt, "Supply Rolls", "D100 or
+Percentage")."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Terran Engine end-of-session advancement through the ``advance`` hook (pure, no store).
 
 Seed 003_2aeb47bc6ca82a40.txt, characters.html "1.4 Advancements"; rulings R8, R11 and R12 of
-docs/rulings/terran-engine.md. Advancement dice come from ``dice(client_seed)``; here PhysicalDice with the
-book's faces stand in for the engine.
+docs/rulings/terran-engine.md. Advancement dice come from ``dice(client_seed)``; here
+PhysicalDice with the book's faces stand in for the engine.
 """
 
 from __future__ import annotations
