@@ -1,8 +1,9 @@
 """verify, import and audit prove what people read: every roll's recorded result re-derives.
 
 Not only the draws: seen, an engine roll's ``dice``, ``total``, ``margin`` and ``outcome``
-changed (the draws untouched) and the hashes recomputed as docs/events.md describes: ``import`` said "chain and rolls verified", ``verify``
-was OK and ``audit`` printed the real draws beside the fake result.
+changed (the draws untouched) and the hashes recomputed as docs/events.md describes:
+``import`` said "chain and rolls verified", ``verify`` was OK and ``audit`` printed the real
+draws beside the fake result.
 """
 
 from __future__ import annotations
