@@ -1,4 +1,4 @@
-"""bench/goals.py's goal table says "met" exactly where #28's goal is met (a table that
+"""bench/goals.py's goal table says "met" exactly where a goal is met (a table that
 flatters is worse than none)."""
 
 from __future__ import annotations

@@ -368,7 +368,7 @@ def test_foundry_text_twin_messages_are_two_rolls(toy_campaign, db_path, tmp_pat
 
 
 def test_web_audit_and_log_of_an_imported_roll_speak_in_sentences(toy_campaign, db_path):
-    """#27's sentences reach #29's imported rolls: no Python value on the audit page, the
+    """The audit page's sentences reach imported rolls: no Python value on the audit page, the
     dice in words; "rolls only" in the live log keeps imported rolls."""
     import html
     import re

@@ -38,7 +38,7 @@ def fixed_randomness(monkeypatch):
 
 def pin_of(db: Path) -> dict[str, object]:
     """``{"events", "head", "export_sha256"}`` of the one campaign in ``db`` (GM export: its
-    events, then its signed checkpoints, #26)."""
+    events, then its signed checkpoints)."""
     result = CliRunner().invoke(cli, ["--db", str(db), "--as", "gm", "export"])
     assert result.exit_code == 0, result.output
     lines = result.output.encode().splitlines()

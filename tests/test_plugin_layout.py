@@ -1,6 +1,6 @@
 """Plugins alike: a bundled rule system split into modules keeps to the rooms of
 docs/architecture.md "A rule-system plugin", and its system.py is wiring only. No room is
-required: a small system is one module (what `campaign plugin new` writes, #36)."""
+required: a small system is one module (what `campaign plugin new` writes)."""
 
 from __future__ import annotations
 

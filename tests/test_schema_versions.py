@@ -82,7 +82,7 @@ def test_a_missing_upcaster_step_is_named(toy_system, monkeypatch):
 
 def test_an_export_with_payloads_of_both_versions_imports(toy_campaign, db_path, hurt_v2,
                                                           tmp_path):
-    # #16: import checked that each payload is exactly its event's fields, which an upcast
+    # seen: import checked that each payload is exactly its event's fields, which an upcast
     # (older) payload never is, and a current one is only with its schema_version
     from click.testing import CliRunner
 

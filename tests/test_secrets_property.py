@@ -210,7 +210,7 @@ def player_outputs(t: Table, sessions: int) -> dict[str, str]:
 # found: a blind check's experience raised the skill in the GM's state only, so the next
 # public check showed players a proficiency their sheet did not have (ruling R34)
 @example(ops=[("xp", "isa"), ("blind roll", "isa", 2), ("roll", "isa", 10)])
-# the #13 "Seen": a blind condition, then a public check
+# seen: a blind condition, then a public check
 @example(ops=[("hidden", "isa", "Zq1234567", 3, True), ("roll", "isa", 14)])
 @example(ops=[("hidden", "isa", "Zq1000000", 1, False), ("hidden", "isa", "Zq1000000", 1, False)])
 def test_no_player_output_holds_a_gm_only_value(new_table, ops):
@@ -253,7 +253,7 @@ def no_gm_only_value_reaches_a_player(new_table, ops) -> None:
         assert "favor" not in text.casefold(), what
         assert "[GM" not in text, what
 
-    # 2. GM-only events: stubs in the log (seq and hash, #26), absent from the recaps,
+    # 2. GM-only events: stubs in the log (seq and hash), absent from the recaps,
     # data-less stubs in the export
     gm_seqs = {e["seq"] for e in gm_log if e["visibility"] == "gm"}
     log = json.loads(outputs["log --json"])

@@ -1,5 +1,5 @@
 """ledger.rules.sheets: the renderer-neutral sheet, its text and HTML renderings, and
-``campaign sheet`` (#15 "Sheets", #17: the plugin owns its layout)."""
+``campaign sheet`` (the plugin owns its layout)."""
 
 from __future__ import annotations
 

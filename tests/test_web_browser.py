@@ -241,8 +241,8 @@ def test_phone_screenshots_of_the_log_a_sheet_and_the_roll_form(table, browser, 
 
 
 def test_the_live_log_opens_a_new_stream_after_a_503(table, browser):
-    """A browser gives up on a stream answered 503 (the server could not reach its database,
-    #24); the live log then opens a new one from the last entry it showed, and goes on."""
+    """A browser gives up on a stream answered 503 (the server could not reach its database);
+    the live log then opens a new one from the last entry it showed, and goes on."""
     token = table.link("Dana")
     with live_server(table.db) as base:
         page, _ = signed_in(browser, base, token)
@@ -264,7 +264,7 @@ def test_the_live_log_opens_a_new_stream_after_a_503(table, browser):
 
 
 def test_the_browser_verifier_checks_requested_rolls_and_their_entropy(table, tmp_path, browser):
-    """A roll answered with the roller's entropy (ledger-roll-v2, #26) verifies in the
+    """A roll answered with the roller's entropy (ledger-roll-v2) verifies in the
     browser as with `campaign verify FILE`; a swapped entropy (chain recomputed) is named at
     the same seq by both."""
     entropy = hashlib.sha256(b"dana's phone").hexdigest()

@@ -1,4 +1,4 @@
-"""The phone's witness JavaScript (ledger/web/static/witness.js, #26) in Debian's Chromium,
+"""The phone's witness JavaScript (ledger/web/static/witness.js) in Debian's Chromium,
 checked against the Python reference modules and the published vectors, never only against
 itself:
 

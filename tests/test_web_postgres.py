@@ -1,4 +1,4 @@
-"""``campaign serve --db postgresql://...`` (#18 on the PostgreSQL backend, ledger/store/postgres.py).
+"""``campaign serve --db postgresql://...``, on the PostgreSQL backend (ledger/store/postgres.py).
 
 - access links live in the store on both backends (migration ``m006_access``): issue, find,
   revoke, and ``campaign access add|list|revoke`` (``store_target``: a SQLite file and a
@@ -161,7 +161,7 @@ def store_url(target: str) -> str | None:
 
 
 def test_an_append_on_postgresql_wakes_the_live_log_by_notification(postgres_url):
-    """The watcher LISTENs (ledger_appended, #28): with its look at the campaign only once
+    """The watcher LISTENs (ledger_appended): with its look at the campaign only once
     an hour, another connection's append still reaches an open stream, because the append's
     commit notifies it (how fast: bench/serve.py)."""
     table = d20_table(postgres_url)

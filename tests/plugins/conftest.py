@@ -56,7 +56,7 @@ def run(tmp_path: Path) -> Any:
 def escape(run: Any) -> Any:
     """A spellwoven campaign (nimble-jen's sheets) with Jen and the housewife, session 1
     open, set up at 2026-03-01 18:55 (before the tests' clocks: a ledger's times never go
-    back, #24): :func:`run` after the setup."""
+    back): :func:`run` after the setup."""
     sheets = CAMPAIGNS / "nimble-jen" / "characters"
     with freeze_time("2026-03-01 18:55:00", tick=True):
         run("new", "rooftops", "--system", "spellwoven")

@@ -5,7 +5,7 @@ Seed 001_a3a02f9b7363775f.txt "Checks", "Natural 1 & 20", "Traits", "Magic", "Wo
 rulings R1, R3, R7 in docs/rulings/d20-world.md. ``verify``, ``import`` and ``audit`` call
 :func:`ledger.results.result_problem` for every roll; ``correct`` reads amended inputs back
 through ``request_of``, the core's default: each roll keeps what it was asked in its
-``inputs``, as ``campaign roll`` records it (``with_inputs``, #36).
+``inputs``, as ``campaign roll`` records it (``with_inputs``).
 """
 
 from __future__ import annotations

@@ -118,7 +118,7 @@ def test_a_retracted_contribution_uncounts_it_everywhere(world: Path) -> None:
 
 @freeze_time("2026-03-01 19:10:00", tick=True)
 def test_a_counted_check_is_corrected_with_its_contribution(world: Path) -> None:
-    """A check's contribution is part of it (core follow-ups, #16): retracting the check
+    """A check's contribution is part of it (core follow-ups): retracting the check
     uncounts it on every sheet, undoing that counts it again, and re-rolling the check
     (16 + 3 = 19 good misread for 3 + 3 = 6 bad) amends its contribution to bad."""
     ok(world, "record", "group-objective-opened", "--objective", VAULT, "--required-good", "2")

@@ -50,7 +50,7 @@ def make(options: dict[str, Any] | None = None, sheet: dict[str, Any] | None = N
 
 
 def roll(system, state, skill: str, faces: str, **params: Any):
-    """Resolve with the book's faces; the event re-derives to itself (verify's check, #13)."""
+    """Resolve with the book's faces; the event re-derives to itself (verify's check)."""
     request = RollRequest(character="jen", name="Nimble Jen", skill=skill, params=params)
     event = system.with_inputs(
         system.resolve(state, request, PhysicalDice(faces.split())), request

@@ -347,7 +347,7 @@ def test_advance_is_a_no_op():
     assert system.advance({"jen": state}, 1, [], lambda seed: PhysicalDice([]), {}) == []
 
 
-# --- #16: harm, and the current Stress and Vitality ------------------------------------------
+# --- harm, and the current Stress and Vitality -----------------------------------------------
 
 
 def test_stress_and_vitality_are_spent_and_recovered():

@@ -22,7 +22,7 @@ CAMPAIGN = Path(__file__).resolve().parents[2] / "campaigns" / "the-drowned-marc
 @pytest.fixture
 def marches(run: Any) -> Any:
     """A Terran campaign with Jen, Kit and Bo (unrolled), session 1 open, set up at
-    2026-03-01 18:55, before the tests' clocks (a ledger's times never go back, #24)."""
+    2026-03-01 18:55, before the tests' clocks (a ledger's times never go back)."""
     with freeze_time("2026-03-01 18:55:00", tick=True):
         run("new", "marches", "--system", "terran-engine")
         for who in ("jen", "kit", "bo"):
@@ -158,7 +158,7 @@ def test_the_drowned_marches_builds(tmp_path: Path) -> None:
 
 
 def test_odds_with_campaign_follow_its_options(run: Any) -> None:
-    # #16: `odds` follows the campaign's ego_check; 3 Dark Dice at Ego 2 lose the character
+    # `odds` follows the campaign's ego_check; 3 Dark Dice at Ego 2 lose the character
     # with 7/27 when compared at once (R7) and 5/36 when Ego drops die by die
     run("new", "seq", "--system", "terran-engine", "--option", "ego_check=sequential")
     plain = json.loads(run("odds", "terran-engine", "--dark", "3", "--ego", "2", "--json").output)

@@ -124,7 +124,7 @@ def test_odds_spend_with_threshold_and_rating() -> None:
         SYS.odds({"effect": "3x"})
 
 
-# --- #16: +N codes, the campaign's options, the chance of losing the character -------------
+# --- +N codes, the campaign's options, the chance of losing the character ------------------
 
 
 def test_complication_bands_of_a_plus_code_sum_to_one() -> None:

@@ -320,7 +320,7 @@ def test_complication_over_17_option() -> None:
     assert m.complication_of(17, over_17=4) == 3
 
 
-# --- #16: Effects, consequences and Montages in order ---------------------------------------
+# --- Effects, consequences and Montages in order --------------------------------------------
 
 
 def test_an_effect_after_a_failed_roll_is_refused() -> None:
@@ -369,7 +369,7 @@ def test_a_scene_end_forgets_the_latest_roll() -> None:
     assert ash.last_outcome is None
 
 
-# --- #16: advancement of an earlier session reads the sheet as that session ended ---------
+# --- advancement of an earlier session reads the sheet as that session ended --------------
 
 
 def test_advancing_an_earlier_session_uses_the_sheet_as_it_ended() -> None:
@@ -410,7 +410,7 @@ def test_advancing_an_earlier_session_uses_the_sheet_as_it_ended() -> None:
     assert b'"schema_version":2' in encode_data(rolled[0])
 
 
-# --- #16: the Skill list adapted with the GM ------------------------------------------------
+# --- the Skill list adapted with the GM -----------------------------------------------------
 
 
 def test_the_skill_list_is_adapted_or_expanded_with_the_gm() -> None:

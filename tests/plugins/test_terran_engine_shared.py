@@ -114,7 +114,7 @@ def test_an_overcome_challenge_takes_no_more_effect(troll: Any) -> None:
 
 @freeze_time("2026-03-01 19:30:00", tick=True)
 def test_retracting_the_effect_restores_the_disposition_everywhere(troll: Any) -> None:
-    """The count toward the troll is part of its Effect roll (core follow-ups, #16):
+    """The count toward the troll is part of its Effect roll (core follow-ups):
     retracting the roll retracts it, undoing that counts it again, an amended roll (4
     misread for 2) amends it, and the count alone can still be retracted."""
     out = jen_hits(troll)

@@ -60,7 +60,7 @@ def make(system: WyrdEngine, stem: str) -> Character:
 def roll(
     system: WyrdEngine, state: Character, skill: str, faces: str, **params: Any
 ) -> CheckRolled:
-    """Resolve with the book's faces; the event re-derives to itself (verify's check, #13)."""
+    """Resolve with the book's faces; the event re-derives to itself (verify's check)."""
     request = RollRequest(character=state.id, name=state.name, skill=skill, params=params)
     event = system.resolve(state, request, PhysicalDice(parse_faces(faces)))
     event = system.with_inputs(event, request)  # as the core records it
