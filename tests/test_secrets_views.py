@@ -174,7 +174,7 @@ def test_blind_condition_is_one_unexplained_hidden_modifier_for_players(table):
     for what, out in player.items():
         for secret in ("Cursed", "bell", "−3 conditions", "−3 to all checks"):
             assert secret not in out, (what, secret)
-        if what != "export":  # a stub's type is the stub format's business (DESIGN spec 3)
+        if what != "export":  # a stub's type is the stub format's business
             assert "hidden_condition" not in out, what
     assert "−3 hidden modifier = 14: messy" in player["log"]
     assert "−3 hidden modifier = 14: messy" in player["recap"]

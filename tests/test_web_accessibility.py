@@ -50,7 +50,7 @@ PARAMS: dict[str, str | None] = {
     "seq": "5",
     "token": None,
 }
-TARGET = 44  # CSS px (WCAG 2.5.5, AAA; the issue asks it of every target)
+TARGET = 44  # CSS px (WCAG 2.5.5, AAA; asked of every target)
 
 #: The tap targets on a page that are smaller than TARGET x TARGET px, as "tag#id.class
 #: 'text' WxH" lines (see the module's docstring for what counts and what is exempt).

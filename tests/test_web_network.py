@@ -153,7 +153,7 @@ async def busy_app(scope: Any, receive: Any, send: Any) -> None:
         pass
 
 
-# --- slowloris: the issue's own measure ---------------------------------------------------------
+# --- slowloris: 1,100 half-sent requests under a limit of 1,024 open files ----------------------
 
 
 @contextlib.contextmanager
@@ -192,7 +192,7 @@ def campaign_serve(
 
 
 def test_a_players_page_answers_during_1100_half_sent_requests(table, tmp_path):
-    """The issue's case: `campaign serve` in its own process under `ulimit -n 1024`, 1,100
+    """The case to survive: `campaign serve` in its own process under `ulimit -n 1024`, 1,100
     connections on 127.0.0.1 each holding a half-sent request head. A player's page still
     answers, and stderr says so once: no "Too many open files" traceback."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

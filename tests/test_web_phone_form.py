@@ -1,7 +1,7 @@
 """The players' roll form on a phone: built from the rule system's roll params in the
 book's words, skills as buttons, dice as face buttons or the numeric keypad, the exact odds
 before rolling (from the plugin's own ``odds``), a refusal shown next to the field it is
-about, and a "Recorded" confirmation on the log. Journey 7 (USER-JOURNEYS.md §7) literally:
+about, and a "Recorded" confirmation on the log. A player's roll at the table, literally:
 Dana taps Isa → Lockpicking, enters 14, and the GM sees "Isa Marrow — Lockpicking +3, d20 14
 = 17: messy — entered by Dana (physical dice)"."""
 
