@@ -36,6 +36,8 @@ def pytest_configure(config):
     inherit the environment without the variable)."""
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     sys.dont_write_bytecode = False
+    if not hasattr(config, "workerinput") and config.getoption("--save-group-times"):
+        config.pluginmanager.register(GroupTimes(), "group-times")
     if not hasattr(config, "workerinput"):
         for folder in ("ledger", "plugins"):
             compileall.compile_dir(ROOT / folder, quiet=2, workers=0)
@@ -62,20 +64,78 @@ def xdist_group_of(nodeid: str) -> str:
     return f"{file}::{'-'.join(found.groups())}" if found else file
 
 
+#: each group's seconds in a whole run (setup, call and teardown of its tests, summed), as
+#: ``uv run pytest --save-group-times`` last wrote them: the order groups are handed out in
+GROUP_TIMES = ROOT / "tests" / "group_times.json"
+#: the seconds a test of a group missing from :data:`GROUP_TIMES` is guessed to take
+GUESSED_SECONDS = 0.05
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--save-group-times",
+        action="store_true",
+        help="write each xdist group's seconds in this run to tests/group_times.json (the "
+        "longest groups are handed to the workers first)",
+    )
+
+
+def longest_first(groups: dict[str, int], seconds: dict[str, float]) -> list[str]:
+    """``groups`` (group → its number of tests) longest first: by ``seconds`` where known,
+    else :data:`GUESSED_SECONDS` a test; ties keep their order. Handing the longest out first
+    keeps a long browser file from starting last and leaving the other workers idle."""
+    return sorted(groups, key=lambda g: -seconds.get(g, GUESSED_SECONDS * groups[g]))
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """``--dist loadscope`` (addopts) by :func:`xdist_group_of`: a file to one worker (its
     module fixtures built once, its tests in the order written), the journeys by journey
-    and look."""
+    and look; the groups handed out longest first (:func:`longest_first`)."""
     if config.getvalue("dist") != "loadscope":
         return None
+    import json
+
     from xdist.scheduler import LoadScopeScheduling
 
+    try:
+        seconds = json.loads(GROUP_TIMES.read_text())
+    except (OSError, ValueError):
+        seconds = {}
+
     class ByGroup(LoadScopeScheduling):
+        ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             return xdist_group_of(nodeid)
 
+        def _assign_work_unit(self, node) -> None:
+            if not self.ordered:
+                units = dict(self.workqueue)
+                order = longest_first({g: len(tests) for g, tests in units.items()}, seconds)
+                self.workqueue.clear()
+                self.workqueue.update((g, units[g]) for g in order)
+                self.ordered = True
+            super()._assign_work_unit(node)
+
     return ByGroup(config, log)
+
+
+class GroupTimes:
+    """Sums each group's test reports on the controller; writes :data:`GROUP_TIMES`."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report) -> None:
+        group = xdist_group_of(report.nodeid)
+        self.seconds[group] = self.seconds.get(group, 0.0) + report.duration
+
+    def pytest_sessionfinish(self) -> None:
+        import json
+
+        rounded = {g: round(s, 1) for g, s in sorted(self.seconds.items())}
+        GROUP_TIMES.write_text(json.dumps(rounded, indent=0) + "\n")
 
 
 @pytest.hookimpl(optionalhook=True)
