@@ -471,3 +471,54 @@ def test_the_family_in_json_has_exact_fractions(invoke):
     assert row["Challenging Task (12)"] == "5/18"  # 2d6 >= 9
     result = invoke("odds", "d20-world", "--json")
     assert json.loads(result.output)["bands_by_proficiency"]["normal (1d20)"]["+2"]["good"] == "1/4"
+
+
+# --- the shared helpers that read a system's odds back ----------------------------------------
+
+
+def test_numbered_family_rows_and_transposed_read_odds_tables_back():
+    assert charts.numbered({"3": "1/6", "4": "1/3"}) == {3: Fraction(1, 6), 4: Fraction(1, 3)}
+    family = {"STAT -1": {"8+": "5/18", "12+": "0/1"}, "STAT 0": {"8+": "5/12", "12+": "1/36"}}
+    rows = charts.family_rows(family)
+    assert rows == {
+        -1: {"8+": Fraction(5, 18), "12+": 0},
+        0: {"8+": Fraction(5, 12), "12+": Fraction(1, 36)},
+    }
+    assert charts.transposed(rows) == {
+        "8+": {-1: Fraction(5, 18), 0: Fraction(5, 12)},
+        "12+": {-1: 0, 0: Fraction(1, 36)},
+    }
+    # chosen columns in order, named, 0 where a row lacks one
+    assert charts.transposed({1: {2: Fraction(1, 2)}, 2: {}}, [2], name=lambda k: f"≥ {k}") == {
+        "≥ 2": {1: Fraction(1, 2), 2: 0}
+    }
+    with pytest.raises(ValueError):
+        charts.family_rows({"STAT": {"8+": "1/2"}})
+
+
+def test_by_variant_asks_the_odds_once_per_variant(toy_system):
+    toy = system("toy")
+    got = charts.by_variant(toy, {"target": 8}, lambda odds: odds["success"],
+                            [("eight", {}), ("twelve", {"target": 12})])  # fmt: skip
+    assert got == {"eight": toy.odds({"target": 8})["success"],
+                   "twelve": toy.odds({"target": 12})["success"]}  # fmt: skip
+    assert list(got) == ["eight", "twelve"]
+
+
+def test_the_drawing_helpers_draw_what_they_are_given():
+    two = {t: Fraction(6 - abs(t - 7), 36) for t in range(2, 13)}
+    one = {t: Fraction(1, 6) for t in range(1, 7)}
+    fig = charts.curve_panels(
+        {"left": {"a": two}, "right": {"a": one, "b": two}},
+        xlabel="STAT", ylabel="chance", title="both",
+    )  # fmt: skip
+    left, right = fig.axes[:2]
+    assert [left.get_title(), right.get_title()] == ["left", "right"]
+    assert left.get_ylabel() == "chance" and right.get_xlabel() == "STAT"
+    assert len(right.lines) == 2 and list(right.lines[1].get_xdata()) == list(range(2, 13))
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["a"]
+    ax = charts.figure(6, 4).subplots()
+    charts.side_by_side(ax, {"2d": two, "1d": one}, headroom=1.5)
+    assert len(ax.patches) == 11 + 6 and ax.get_ylim()[1] == pytest.approx(1 / 6 * 1.5)
+    charts.marks(ax, {12: "hard", 6: "easy"})
+    assert [t.get_text() for t in ax.texts][-2:] == ["easy", "hard"]

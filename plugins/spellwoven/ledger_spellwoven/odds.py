@@ -1,21 +1,14 @@
 """Exact odds of Spellwoven rolls as fractions, and their chart (seed
 004_663ae3e4ecc71fd1.txt).
 
-The text gives no numbers, only the shape ("a bell-shaped distribution of successes that is
-biased towards low numbers of successes if your Skill is less than 5, middle scores at Skill
-5-6 and high scores at Skill 7 or over", "Overview: The Basic Mechanic") and a Troll program
-to compute them ("Basic Distributions", "Troll Dice Code"). Here every distribution is
-exact: a d10 is mapped to the successes it scores
-(:func:`.rules.mechanics.die_successes`), and the pool is summed by
-:func:`ledger.pool_distribution` (keeping the best or the lowest-scoring dice at advantage
-or disadvantage); tests/plugins/test_spellwoven_odds.py walks every face combination by
-brute force as an independent check.
-
-:class:`Odds` answers ``campaign odds spellwoven`` (:meth:`Odds.odds`); :func:`odds_series`
-and :func:`draw_odds` draw its chart for ``--plot`` (the system names this module as its
-``chart``): the chance of at least k successes by Skill Level, and the success counts of a
-few levels ("Overview: The Basic Mechanic", "Difficulty levels"), drawn with the shared
-helpers of :mod:`ledger.rules.charts`.
+The text gives only the shape ("a bell-shaped distribution of successes that is biased
+towards low numbers of successes if your Skill is less than 5, middle scores at Skill 5-6
+and high scores at Skill 7 or over", "Overview: The Basic Mechanic") and a Troll program
+("Basic Distributions", "Troll Dice Code"). Here each d10 is scored as the successes it
+gives (:func:`.rules.mechanics.die_successes`) and the pool summed exactly by
+:func:`ledger.pool_distribution`; tests/plugins/test_spellwoven_odds.py checks it by brute
+force. :class:`Odds` answers ``campaign odds spellwoven``; :func:`odds_series` and
+:func:`draw_odds` draw its ``--plot`` chart ("Difficulty levels").
 """
 
 from __future__ import annotations
@@ -23,17 +16,18 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ledger import RuleError, RuleSystem, mean, pool_distribution
-from ledger import at_least as exact_at_least
-from ledger.rules.charts import (
-    LINES,
-    bar_labels,
-    checked,
-    curves,
-    figure,
-    frac,
-    percent_axis,
-    without,
+import ledger.rules.charts as ch
+from ledger import (
+    RuleError,
+    RuleSystem,
+    at_least,
+    chance_table,
+    contest,
+    fraction_text,
+    fraction_texts,
+    pool_distribution,
+    shifted,
+    summary,
 )
 
 from .rules.mechanics import (
@@ -43,7 +37,6 @@ from .rules.mechanics import (
     Mode,
     asked_difficulty,
     check_pool,
-    contest_outcome,
     die_successes,
     mode_of,
 )
@@ -76,53 +69,8 @@ def success_distribution(
     return pool_distribution(scores, pool + 1, keep=pool, lowest=mode == "disadvantage")
 
 
-def at_least(distribution: Distribution) -> dict[int, Fraction]:
-    """``{k: P(successes >= k)}`` for k from 1 to the highest possible success count
-    (the chance to pass a difficulty of k; 004_663ae3e4ecc71fd1.txt, "Difficulty levels")."""
-    return {k: exact_at_least(distribution, k) for k in range(1, max(distribution) + 1)}
-
-
-def most_likely(distribution: Distribution) -> list[int]:
-    """The mode(s): the success counts of highest probability, ascending."""
-    best = max(distribution.values())
-    return [s for s, p in distribution.items() if p == best]
-
-
-def contest(mine: Distribution, theirs: Distribution, bonus: int = 0) -> dict[str, Fraction]:
-    """``{"win", "draw", "lose"}`` probabilities of a Contest of Skill between two
-    independent rolls, ``bonus`` added to mine (Effort).
-
-    (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of Skill)")
-    """
-    result = {"win": Fraction(0), "draw": Fraction(0), "lose": Fraction(0)}
-    for a, pa in mine.items():
-        for b, pb in theirs.items():
-            result[contest_outcome(a + bonus, b)] += pa * pb
-    return result
-
-
-def shifted(distribution: Distribution, bonus: int) -> Distribution:
-    """The distribution with ``bonus`` successes added to every roll (Effort adds the
-    Attribute; 004_663ae3e4ecc71fd1.txt, "Attributes and Effort")."""
-    return {s + bonus: p for s, p in distribution.items()}
-
-
-# --- `campaign odds spellwoven` -----------------------------------------------------------
-
-
-def fraction_text(value: Fraction) -> str:
-    """A fraction as ``"n/d"`` (``"1/1"`` for certainty, ``"0/1"`` for impossibility)."""
-    return f"{value.numerator}/{value.denominator}"
-
-
-def _summary(distribution: Distribution) -> dict[str, Any]:
-    return {
-        "distribution": {str(k): fraction_text(p) for k, p in distribution.items()},
-        "at_least": {str(k): fraction_text(p) for k, p in at_least(distribution).items()},
-        "mean": fraction_text(mean(distribution)),
-        "most_likely": most_likely(distribution),
-    }
-
+#: What the odds report of each distribution of successes.
+SUMMARY = ("distribution", "at_least", "mean", "most_likely")
 
 FAMILY_LEVELS = range(1, 21)
 """The Skill Levels of the family: 1 to 20 ("Basic Distributions")."""
@@ -165,38 +113,32 @@ class Odds(RuleSystem[Character, Options]):
             )
         required = asked_difficulty(params, contest=vs)
         if level is None:
-            wanted = (
-                DIFFICULTIES
-                if required is None
-                else {required: DIFFICULTIES.get(required, "automatic")}
-            )
+            wanted = DIFFICULTIES if required is None else {
+                required: DIFFICULTIES.get(required, "automatic")}  # fmt: skip
             family = {s: shifted(success_distribution(s, pool, mode), bonus) for s in FAMILY_LEVELS}
             if required is not None:
                 report["difficulty"] = required
-            report["pass_by_skill"] = {
-                f"Skill {s}": {
-                    f"{d} {name}": fraction_text(exact_at_least(dist, d))
-                    for d, name in wanted.items()
-                }
-                for s, dist in family.items()
-            }
-            report["by_skill"] = {str(s): _summary(dist) for s, dist in family.items()}
+            report["pass_by_skill"] = chance_table(
+                ((f"Skill {s}", dist) for s, dist in family.items()),
+                ((f"{d} {name}", d) for d, name in wanted.items()),
+                at_least,
+            )
+            report["by_skill"] = {str(s): summary(dist, *SUMMARY) for s, dist in family.items()}
             return report
+        # Effort adds the Attribute to the successes ("Attributes and Effort")
         distribution = shifted(success_distribution(level, pool, mode), bonus)
-        report.update({"skill_level": level, "bonus": bonus, **_summary(distribution)})
+        report.update({"skill_level": level, "bonus": bonus, **summary(distribution, *SUMMARY)})
         if vs:
             opponent = parse_vs(params["vs"])
             theirs = success_distribution(opponent.level, pool, opponent.mode)
-            report["opponent"] = {
-                "name": opponent.name,
-                "skill_level": opponent.level,
-                "mode": opponent.mode,
-            }
-            chances = contest(distribution, theirs)
-            report["contest"] = {k: fraction_text(p) for k, p in chances.items()}
+            report["opponent"] = {"name": opponent.name, "skill_level": opponent.level,
+                                  "mode": opponent.mode}  # fmt: skip
+            # the most successes wins, the same number is a draw ("Opposed Roll")
+            win, draw, lose = contest(distribution, theirs)
+            report["contest"] = fraction_texts({"win": win, "draw": draw, "lose": lose})
         elif required is not None:
             report["difficulty"] = required
-            report["pass"] = fraction_text(exact_at_least(distribution, required))
+            report["pass"] = fraction_text(at_least(distribution, required))
         return report
 
     def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
@@ -236,67 +178,48 @@ def odds_series(system: RuleSystem[Any, Any], params: dict[str, Any]) -> dict[st
         (``odds`` without ``skill``) with the asked skill, if any, drawn apart.
     :raises ChartError: the odds lack ``by_skill`` or a distribution.
     """
-    base = without(params, "skill", "vs")
+    base = ch.without(params, "skill", "vs")
 
     def build() -> dict[str, Any]:
         result = system.odds(base)
-        by_skill = {
-            int(s): {
-                "distribution": {int(k): frac(v) for k, v in v["distribution"].items()},
-                "at_least": {int(k): frac(p) for k, p in v["at_least"].items()},
-            }
-            for s, v in result["by_skill"].items()
-        }
-        return {
-            "skill": params.get("skill"),
-            "mode": str(result.get("mode", "normal")),
-            "pool": int(result.get("pool", 3)),
-            "bonus": int(params.get("bonus") or 0),
-            "difficulty": result.get("difficulty"),
-            "by_skill": by_skill,
-        }
+        by_skill = {int(s): {"distribution": ch.numbered(v["distribution"]),
+                             "at_least": ch.numbered(v["at_least"])}
+                    for s, v in result["by_skill"].items()}  # fmt: skip
+        return {"skill": params.get("skill"), "mode": str(result.get("mode", "normal")),
+                "pool": int(result.get("pool", 3)), "bonus": int(params.get("bonus") or 0),
+                "difficulty": result.get("difficulty"), "by_skill": by_skill}  # fmt: skip
 
-    return checked(system, build)
+    return ch.checked(system, build)
 
 
 def draw_odds(data: dict[str, Any]) -> Figure:
     """Chance of at least k successes (k = 1..6) by Skill Level, the asked difficulty's
     curve drawn thicker, and the success counts of the asked level (or of levels 3, 5, 7,
     10 and 15)."""
-    fig = figure(13, 4.6)
+    fig = ch.figure(13, 4.6)
     a, b = fig.subplots(1, 2)
     by_skill = data["by_skill"]
-    skills = sorted(by_skill)
     top = min(max(max(v["at_least"]) for v in by_skill.values()), 6)
+    rows = {s: by_skill[s]["at_least"] for s in sorted(by_skill)}
 
     def chances(ks: range) -> dict[str, dict[int, Fraction]]:
-        return {f"≥ {k}": {s: by_skill[s]["at_least"].get(k, Fraction(0)) for s in skills}
-                for k in ks}  # fmt: skip
+        return ch.transposed(rows, ks, name=lambda k: f"≥ {k}")
 
     solid, dashed = chances(range(1, min(top, 4) + 1)), chances(range(5, top + 1))
     bold = f"≥ {data['difficulty']}" if data.get("difficulty") else None
-    curves(a, solid, bold=bold, markersize=3, linestyle="-")
-    curves(a, dashed, colors=LINES[len(solid) :], markersize=3, linestyle="--")
-    a.set_xticks(skills)
+    ch.curves(a, solid, bold=bold, markersize=3, linestyle="-")
+    ch.curves(a, dashed, colors=ch.LINES[len(solid) :], markersize=3, linestyle="--")
+    a.set_xticks(list(rows))
     a.set_xlabel("Skill Level")
     a.set_title("Chance of at least k successes (difficulty k)")
     a.legend(fontsize=8, title="successes", title_fontsize=8)
-    percent_axis(a, 1.04)
+    ch.percent_axis(a, 1.04)
     shown = [int(data["skill"])] if data.get("skill") else list(SHOWN)
-    shown = [s for s in shown if s in by_skill]
-    width = 0.8 / max(1, len(shown))
-    for i, s in enumerate(shown):
-        dist = by_skill[s]["distribution"]
-        xs = [k + (i - (len(shown) - 1) / 2) * width for k in dist]
-        b.bar(xs, [float(p) for p in dist.values()], width, color=LINES[i % len(LINES)],
-              label=f"Skill {s}")  # fmt: skip
-        if len(shown) == 1:
-            bar_labels(b, xs, list(dist.values()))
+    dists = {f"Skill {s}": by_skill[s]["distribution"] for s in shown if s in by_skill}
+    ch.side_by_side(b, dists, headroom=1.15)
     b.set_xlabel("successes")
     b.set_title("How many successes, by Skill Level")
     b.legend(fontsize=8)
-    percent_axis(b, max(float(p) for s in shown for p in by_skill[s]["distribution"].values())
-                 * 1.15)  # fmt: skip
     mode = "" if data["mode"] == "normal" else f", {data['mode']}"
     bonus = f", +{data['bonus']} Effort" if data["bonus"] else ""
     fig.suptitle(f"Spellwoven: {data['pool']}d10 roll-under success counts{mode}{bonus} (exact)")
