@@ -21,12 +21,11 @@ from ledger import (
     at_least_table,
     chance_table,
     contest,
+    fraction_texts,
     pool_distribution,
     shifted,
     summary,
 )
-from ledger import fraction_text as frac
-from ledger import fraction_texts as fracs
 
 from .rules import mechanics as m
 from .state import Character, Options
@@ -36,10 +35,7 @@ if TYPE_CHECKING:
 
 #: Each mode of the chart and the odds flags that ask for it ("Advantage and Disadvantage").
 MODES: tuple[tuple[str, dict[str, bool]], ...] = (
-    ("normal", {}),
-    ("advantage", {"advantage": True}),
-    ("disadvantage", {"disadvantage": True}),
-)
+    ("normal", {}), ("advantage", {"advantage": True}), ("disadvantage", {"disadvantage": True}))  # fmt: skip
 #: The named rows of the "Difficulty Scale", lowest first, as the odds name them.
 SCALE = tuple((tn, f"{label} ({tn})") for tn, label in reversed(m.DIFFICULTY_SCALE))
 
@@ -78,7 +74,7 @@ def supply_odds(die: str, step_max: int = m.SUPPLY_STEP_MAX) -> dict[str, str]:
     step = Fraction(min(step_max, sizes[0]), sizes[0])
     to_empty = sum((Fraction(s, min(step_max, s)) for s in sizes), Fraction(0))
     chances = {"step_down": step, "rolls_at_size": 1 / step, "rolls_to_empty": to_empty}
-    return {"die": label, **fracs(chances)}
+    return {"die": label, **fraction_texts(chances)}
 
 
 class Odds(RuleSystem[Character, Options]):
@@ -108,11 +104,9 @@ class Odds(RuleSystem[Character, Options]):
                                **summary(dist, "min", "max", "mean", "distribution")}  # fmt: skip
         if params.get("opponent"):
             if params.get("target"):
-                raise RuleError(
-                    "contest odds have no Target number: the opponent's result is the "
-                    "number to beat; leave out the Target number or the Opponent",
-                    param="target",
-                )
+                raise RuleError("contest odds have no Target number: the opponent's result is the "
+                                "number to beat; leave out the Target number or the Opponent",
+                                param="target")  # fmt: skip
             opp_count = m.decision_dice_count(
                 bool(params.get("opponent_advantage")), bool(params.get("opponent_disadvantage"))
             )
@@ -121,16 +115,16 @@ class Odds(RuleSystem[Character, Options]):
             )
             win, lose, tie = p_contest_win(count, mod, opp_count, opp_mod)
             out.update({"opponent_dice": f"{opp_count}d6", "opponent_modifier_total": opp_mod,
-                        "win": frac(win), "lose": frac(lose), "round_tie": frac(tie)})  # fmt: skip
+                        **fraction_texts({"win": win, "lose": lose, "round_tie": tie})})  # fmt: skip
             return out
         # 2 to 22, and on past 22 ("22+") until the first target the roll cannot reach
-        out["targets"] = fracs(at_least_table(dist, 2, max(22, max(dist) + 1)))
-        out["difficulty_scale"] = fracs({name: at_least(dist, tn) for tn, name in SCALE})
+        out["targets"] = fraction_texts(at_least_table(dist, 2, max(22, max(dist) + 1)))
+        out["difficulty_scale"] = fraction_texts({name: at_least(dist, tn) for tn, name in SCALE})
         if params.get("target"):
             target = m.parse_target(str(params["target"]))
             p = at_least(dist, target)
-            out.update({"target": target, "need_on_dice": target - mod, "success": frac(p),
-                        "failure": frac(1 - p)})  # fmt: skip
+            out.update({"target": target, "need_on_dice": target - mod,
+                        **fraction_texts({"success": p, "failure": 1 - p})})  # fmt: skip
         return out
 
     def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:

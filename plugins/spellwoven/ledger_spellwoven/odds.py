@@ -30,28 +30,17 @@ from ledger import (
     summary,
 )
 
-from .rules.mechanics import (
-    DIFFICULTIES,
-    MAX_SKILL_LEVEL,
-    STANDARD_POOL,
-    Mode,
-    asked_difficulty,
-    check_pool,
-    die_successes,
-    mode_of,
-)
+from .rules import mechanics as m
 from .rules.rolls import parse_vs, read_pool
 from .state import Character, Options
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-Distribution = dict[int, Fraction]
-
 
 def success_distribution(
-    skill_level: int, pool: int = STANDARD_POOL, mode: Mode = "normal"
-) -> Distribution:
+    skill_level: int, pool: int = m.STANDARD_POOL, mode: m.Mode = "normal"
+) -> dict[int, Fraction]:
     """``{successes: probability}`` of one roll, exact, every probability > 0.
 
     - normal: ``pool`` d10, every die counts;
@@ -62,8 +51,8 @@ def success_distribution(
     (004_663ae3e4ecc71fd1.txt, "Overview: The Basic Mechanic", "Skill level 10+",
     "Advantage & Disadvantage", "Basic Distributions")
     """
-    check_pool(pool)
-    scores = [die_successes(face, skill_level) for face in range(1, 11)]
+    m.check_pool(pool)
+    scores = [m.die_successes(face, skill_level) for face in range(1, 11)]
     if mode == "normal":
         return pool_distribution(scores, pool)
     return pool_distribution(scores, pool + 1, keep=pool, lowest=mode == "disadvantage")
@@ -81,48 +70,41 @@ class Odds(RuleSystem[Character, Options]):
     (004_663ae3e4ecc71fd1.txt, "Basic Distributions")."""
 
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Exact odds of a roll (the system's ``odds_params``), fractions as ``"n/d"``:
-        ``{"system", "pool", "mode", "skill_level", "bonus", "distribution": {k: p},
-        "at_least": {k: P(>= k)}, "mean", "most_likely"}``, plus ``"difficulty"`` and
-        ``"pass"`` with a difficulty, ``"opponent"`` and ``"contest": {"win", "draw",
-        "lose"}`` with ``vs``. Without ``skill``, the family: for every Skill Level 1..20 the
-        chance to pass each difficulty (or the one asked for), ``"pass_by_skill": {"Skill
-        S": {"N Name": "n/d"}}`` (each row equals the odds with that ``skill``), and each
-        level's summary, ``"by_skill": {S: {...}}``.
+        """Exact odds of a roll, fractions as ``"n/d"``: ``system``, ``pool``, ``mode``,
+        ``skill_level``, ``bonus`` and the summary (``distribution``, ``at_least``, ``mean``,
+        ``most_likely``); with a difficulty ``difficulty`` and ``pass``; with ``vs`` the
+        ``opponent`` and ``contest`` (win, draw, lose). Without ``skill``, the family:
+        ``pass_by_skill`` (``{"Skill S": {"N Name": "n/d"}}``, each difficulty or the one
+        asked for; each row equals the odds with that ``skill``) and ``by_skill`` (each
+        level's summary).
 
         (004_663ae3e4ecc71fd1.txt, "Basic Distributions", "Difficulty levels", "Static
         Difficulty from Attributes", "Opposed Roll (Contest of Skill)", "Advantage &
         Disadvantage")
         """
-        pool, mode = read_pool(params), mode_of(params)
+        pool, mode = read_pool(params), m.mode_of(params)
         bonus = int(params.get("bonus") or 0)
         if not 0 <= bonus <= 4:
-            raise RuleError(
-                f"the bonus is the Attribute Effort adds, 0 to 4, not {bonus}", param="bonus"
-            )
+            raise RuleError(f"the bonus is the Attribute Effort adds, 0 to 4, not {bonus}",
+                            param="bonus")  # fmt: skip
         report: dict[str, Any] = {"system": "spellwoven", "pool": pool, "mode": mode}
         level, vs = params.get("skill"), params.get("vs") not in (None, "")
         if level is None and vs:
-            raise RuleError(
-                "a Contest of Skill needs the roller's Skill Level (skill)", param="skill"
-            )
-        if level is not None and not 1 <= level <= MAX_SKILL_LEVEL:
-            raise RuleError(
-                f"the skill is a Skill Level from 1 to {MAX_SKILL_LEVEL}, not {level}",
-                param="skill",
-            )
-        required = asked_difficulty(params, contest=vs)
+            raise RuleError("a Contest of Skill needs the roller's Skill Level (skill)",
+                            param="skill")  # fmt: skip
+        if level is not None and not 1 <= level <= m.MAX_SKILL_LEVEL:
+            raise RuleError(f"the skill is a Skill Level from 1 to {m.MAX_SKILL_LEVEL}, not "
+                            f"{level}", param="skill")  # fmt: skip
+        required = m.asked_difficulty(params, contest=vs)
         if level is None:
-            wanted = DIFFICULTIES if required is None else {
-                required: DIFFICULTIES.get(required, "automatic")}  # fmt: skip
+            wanted = m.DIFFICULTIES if required is None else {
+                required: m.DIFFICULTIES.get(required, "automatic")}  # fmt: skip
             family = {s: shifted(success_distribution(s, pool, mode), bonus) for s in FAMILY_LEVELS}
             if required is not None:
                 report["difficulty"] = required
             report["pass_by_skill"] = chance_table(
                 ((f"Skill {s}", dist) for s, dist in family.items()),
-                ((f"{d} {name}", d) for d, name in wanted.items()),
-                at_least,
-            )
+                ((f"{d} {name}", d) for d, name in wanted.items()), at_least)  # fmt: skip
             report["by_skill"] = {str(s): summary(dist, *SUMMARY) for s, dist in family.items()}
             return report
         # Effort adds the Attribute to the successes ("Attributes and Effort")
@@ -142,12 +124,10 @@ class Odds(RuleSystem[Character, Options]):
         return report
 
     def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
-        """The roll form's odds of a Test of Skill before it is rolled, from
-        :meth:`odds` with the roll's Skill Level, dice kept, mode, Effort bonus and
-        difficulty ("Test of Skill": pass with successes at least the difficulty). E.g.
-        Skill Level 5 against Normal (1), three dice: ``("you need 1 success", ...)``;
-        ``None`` for a contest or an automatic hit (difficulty 0).
-        """
+        """The roll form's odds of a Test of Skill, from :meth:`odds` with the roll's Skill
+        Level, dice kept, mode, Effort bonus and difficulty ("Test of Skill": pass with at
+        least that many successes), e.g. ``("you need 1 success to pass", 7/8)``; ``None``
+        for a contest or an automatic hit (difficulty 0)."""
         if not hasattr(event, "skill_level") or not getattr(event, "difficulty", 0):
             return None
         try:
@@ -170,12 +150,11 @@ SHOWN = (3, 5, 7, 10, 15)
 
 
 def odds_series(system: RuleSystem[Any, Any], params: dict[str, Any]) -> dict[str, Any]:
-    """Per Skill Level 1..20 the ``distribution`` of successes and ``at_least``
-    ``{k: P(successes >= k)}``, in the mode, pool and bonus given.
+    """The family (``odds`` without ``skill``) in the mode, pool and bonus given:
+    ``{"skill": S or None, "mode", "pool", "bonus", "difficulty": D or None, "by_skill":
+    {S: {"distribution": {k: P}, "at_least": {k: P(successes >= k)}}}}``, the asked skill,
+    if any, drawn apart.
 
-    :returns: ``{"skill": S or None, "mode", "pool", "bonus", "difficulty": D or None,
-        "by_skill": {S: {"distribution": {k: P}, "at_least": {k: P}}}}``: the family
-        (``odds`` without ``skill``) with the asked skill, if any, drawn apart.
     :raises ChartError: the odds lack ``by_skill`` or a distribution.
     """
     base = ch.without(params, "skill", "vs")
@@ -201,11 +180,8 @@ def draw_odds(data: dict[str, Any]) -> Figure:
     by_skill = data["by_skill"]
     top = min(max(max(v["at_least"]) for v in by_skill.values()), 6)
     rows = {s: by_skill[s]["at_least"] for s in sorted(by_skill)}
-
-    def chances(ks: range) -> dict[str, dict[int, Fraction]]:
-        return ch.transposed(rows, ks, name=lambda k: f"≥ {k}")
-
-    solid, dashed = chances(range(1, min(top, 4) + 1)), chances(range(5, top + 1))
+    solid, dashed = (ch.transposed(rows, ks, name=lambda k: f"≥ {k}")
+                     for ks in (range(1, min(top, 4) + 1), range(5, top + 1)))  # fmt: skip
     bold = f"≥ {data['difficulty']}" if data.get("difficulty") else None
     ch.curves(a, solid, bold=bold, markersize=3, linestyle="-")
     ch.curves(a, dashed, colors=ch.LINES[len(solid) :], markersize=3, linestyle="--")
