@@ -522,3 +522,42 @@ def test_the_drawing_helpers_draw_what_they_are_given():
     assert len(ax.patches) == 11 + 6 and ax.get_ylim()[1] == pytest.approx(1 / 6 * 1.5)
     charts.marks(ax, {12: "hard", 6: "easy"})
     assert [t.get_text() for t in ax.texts][-2:] == ["easy", "hard"]
+
+
+def test_totals_figure_draws_each_variant_and_the_named_targets():
+    from ledger import at_least_table, pool_distribution
+
+    variants = {
+        f"{n}d6": {"distribution": (d := pool_distribution(range(1, 7), n)),
+                   "targets": at_least_table(d, 2, 13)}
+        for n in (1, 2)
+    }  # fmt: skip
+    fig = charts.totals_figure(variants, title="all", totals_title="totals", named={12: "hard"})
+    a, b = fig.axes
+    assert a.get_title() == "totals" and b.get_xlabel() == "target number"
+    assert [line.get_label() for line in b.lines if line.get_label() in variants] == ["1d6", "2d6"]
+    two = next(line for line in b.lines if line.get_label() == "2d6")
+    assert list(two.get_ydata())[6] == pytest.approx(15 / 36)  # P(2d6 >= 8), x = 8
+    assert [t.get_text() for t in b.texts] == ["hard"]
+    assert a.get_ylim()[1] == pytest.approx(1 / 6 * 1.1)
+
+
+def test_successes_figure_draws_at_least_k_by_level_and_the_shown_counts():
+    from ledger import at_least_table, pool_distribution
+
+    # a pool of n coins, each a success on heads: level n rolls n coins
+    by_level = {}
+    for n in range(1, 7):
+        dist = pool_distribution((0, 1), n)
+        by_level[n] = {"distribution": dist, "at_least": at_least_table(dist, 1)}
+    fig = charts.successes_figure(
+        by_level, [2, 6, 9], name="Rank", axis="Rank", bold=2, title="coins",
+        chances_title="at least k", counts_title="how many",
+    )  # fmt: skip
+    a, b = fig.axes
+    labels = [line.get_label() for line in a.lines]
+    assert labels == ["≥ 1", "≥ 2", "≥ 3", "≥ 4", "≥ 5", "≥ 6"]
+    assert a.lines[1].get_linewidth() == 3 and a.lines[4].get_linestyle() == "--"
+    assert list(a.lines[2].get_ydata())[:3] == [0, 0, pytest.approx(1 / 8)]  # 3 heads of 3
+    assert [t.get_text() for t in b.get_legend().get_texts()] == ["Rank 2", "Rank 6"]
+    assert len(b.patches) == 3 + 7

@@ -13,8 +13,9 @@ odds chart through two :class:`ledger.RuleSystem` methods, so this module knows 
   :class:`~matplotlib.figure.Figure` with the helpers here: :func:`figure`,
   :func:`percent_axis`, :func:`bar_labels`, :func:`distribution`, :func:`side_by_side`,
   :func:`stacked`, :func:`curves`, :func:`curve_panels`, :func:`outline`, :func:`marks`,
-  :func:`legend_below`, and the palette (:data:`BAD`, :data:`MIXED`, :data:`GOOD`,
-  :data:`BEST`, :data:`LINES`).
+  :func:`legend_below`; whole charts of two common mechanics (:func:`totals_figure`, a total
+  against a target number; :func:`successes_figure`, a pool counting successes); and the
+  palette (:data:`BAD`, :data:`MIXED`, :data:`GOOD`, :data:`BEST`, :data:`LINES`).
 
 Their defaults draw a horizontal bar for every probability the system's ``odds`` returns
 (:func:`generic_series`, :func:`draw_generic`). :func:`odds_figure` is the one entry point
@@ -419,6 +420,71 @@ def curve_panels(
     return fig
 
 
+def totals_figure(
+    variants: Mapping[str, Mapping[str, Mapping[int, Fraction]]], *, title: str,
+    totals_title: str, colors: Sequence[str] = LINES, named: Mapping[float, str] | None = None,
+) -> Figure:  # fmt: skip
+    """The chart of a roll whose total meets a target number, a curve per variant of the roll
+    (``{label: {"distribution": {total: P}, "targets": {target: P(total >= target)}}}``,
+    coloured in order from ``colors``): how likely each total is (``totals_title``), and the
+    chance to meet each target, with the ``named`` targets marked (:func:`marks`). ``title``
+    heads the figure."""
+    from matplotlib.ticker import MaxNLocator
+
+    fig = figure(13, 4.6)
+    a, b = fig.subplots(1, 2)
+    curves(a, {label: v["distribution"] for label, v in variants.items()}, colors=colors)
+    curves(b, {label: v["targets"] for label, v in variants.items()}, colors=colors)
+    a.set_title(totals_title)
+    a.set_xlabel("total")
+    a.xaxis.set_major_locator(MaxNLocator(integer=True))
+    b.xaxis.set_major_locator(MaxNLocator(integer=True))
+    a.legend(fontsize=8)
+    highest = max(float(p) for v in variants.values() for p in v["distribution"].values())
+    percent_axis(a, highest * 1.1)
+    marks(b, named or {})
+    b.set_title("Chance to meet the target number (total ≥ target)")
+    b.set_xlabel("target number")
+    b.legend(fontsize=8, loc="center right", framealpha=0.9)
+    percent_axis(b, 1.04)
+    fig.suptitle(title)
+    return fig
+
+
+def successes_figure(
+    by_level: Mapping[int, Mapping[str, Mapping[int, Fraction]]], shown: Iterable[int], *,
+    name: str, axis: str, title: str, chances_title: str, counts_title: str,
+    bold: int | None = None, most: int = 6,
+) -> Figure:  # fmt: skip
+    """The chart of a dice pool that counts successes, from ``by_level`` (``{level:
+    {"distribution": {successes: P}, "at_least": {k: P(successes >= k)}}}``): the chance of
+    at least k successes by level for k = 1..``most`` (past 4 dashed; ``bold``'s curve
+    thicker), titled ``chances_title``, and beside it the success counts of the ``shown``
+    levels (those of ``by_level``), titled ``counts_title``. A level is ``f"{name} {n}"``
+    in the legend (``"Rank 3"``), the levels' axis is labelled ``axis``; ``title`` heads the
+    figure."""
+    fig = figure(13, 4.6)
+    a, b = fig.subplots(1, 2)
+    top = min(max(max(v["at_least"]) for v in by_level.values()), most)
+    rows = {n: by_level[n]["at_least"] for n in sorted(by_level)}
+    solid, dashed = (transposed(rows, ks, name=lambda k: f"≥ {k}")
+                     for ks in (range(1, min(top, 4) + 1), range(5, top + 1)))  # fmt: skip
+    curves(a, solid, bold=None if bold is None else f"≥ {bold}", markersize=3, linestyle="-")
+    curves(a, dashed, colors=LINES[len(solid) :], markersize=3, linestyle="--")
+    a.set_xticks(list(rows))
+    a.set_xlabel(axis)
+    a.set_title(chances_title)
+    a.legend(fontsize=8, title="successes", title_fontsize=8)
+    percent_axis(a, 1.04)
+    counts = {f"{name} {n}": by_level[n]["distribution"] for n in shown if n in by_level}
+    side_by_side(b, counts, headroom=1.15)
+    b.set_xlabel("successes")
+    b.set_title(counts_title)
+    b.legend(fontsize=8)
+    fig.suptitle(title)
+    return fig
+
+
 def marks(ax: Axes, labels: Mapping[float, str], top: float = 1.0) -> None:
     """A dotted grey line at each ``x`` of ``labels`` (``{x: label}``, e.g. the book's named
     target numbers), its label written upwards beside it from ``top`` down, left to right."""
@@ -534,6 +600,8 @@ __all__ = [
     "save",
     "side_by_side",
     "stacked",
+    "successes_figure",
+    "totals_figure",
     "transposed",
     "without",
 ]

@@ -216,27 +216,11 @@ def draw_odds(data: dict[str, Any]) -> Figure:
             colors=(ch.BEST, ch.GOOD, ch.MIXED, ch.BAD, ch.LINES[3]),
             title=f"Decision dice: success by STAT {at}, with advantage and disadvantage (exact)",
         )  # fmt: skip
-    from matplotlib.ticker import MaxNLocator
-
-    fig = ch.figure(13, 4.6)
-    a, b = fig.subplots(1, 2)
     hues = {"normal": ch.BEST, "advantage": ch.GOOD, "disadvantage": ch.BAD}
-    colors = [hues[mode] for mode in data["modes"]]
-    modes = {f"{d['dice']} ({mode})": d for mode, d in data["modes"].items()}
-    ch.curves(a, {label: d["distribution"] for label, d in modes.items()}, colors=colors)
-    ch.curves(b, {label: d["targets"] for label, d in modes.items()}, colors=colors)
     mod = data.get("modifier", 0)
-    a.set_title(f"Total of the decision dice {mod:+d}" if mod else "Total of the decision dice")
-    a.set_xlabel("total")
-    a.xaxis.set_major_locator(MaxNLocator(integer=True))
-    b.xaxis.set_major_locator(MaxNLocator(integer=True))
-    a.legend(fontsize=8)
-    ch.percent_axis(a, max(float(p) for d in modes.values() for p in d["distribution"].values())
-                    * 1.1)  # fmt: skip
-    ch.marks(b, data["scale"])
-    b.set_title("Chance to meet the target number (total ≥ target)")
-    b.set_xlabel("target number")
-    b.legend(fontsize=8, loc="center right", framealpha=0.9)
-    ch.percent_axis(b, 1.04)
-    fig.suptitle("Decision dice: success by target, with advantage and disadvantage (exact)")
-    return fig
+    return ch.totals_figure(
+        {f"{d['dice']} ({mode})": d for mode, d in data["modes"].items()},
+        colors=[hues[mode] for mode in data["modes"]], named=data["scale"],
+        totals_title=f"Total of the decision dice {mod:+d}" if mod else "Total of the decision dice",
+        title="Decision dice: success by target, with advantage and disadvantage (exact)",
+    )  # fmt: skip

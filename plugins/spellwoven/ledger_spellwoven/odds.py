@@ -175,28 +175,12 @@ def draw_odds(data: dict[str, Any]) -> Figure:
     """Chance of at least k successes (k = 1..6) by Skill Level, the asked difficulty's
     curve drawn thicker, and the success counts of the asked level (or of levels 3, 5, 7,
     10 and 15)."""
-    fig = ch.figure(13, 4.6)
-    a, b = fig.subplots(1, 2)
-    by_skill = data["by_skill"]
-    top = min(max(max(v["at_least"]) for v in by_skill.values()), 6)
-    rows = {s: by_skill[s]["at_least"] for s in sorted(by_skill)}
-    solid, dashed = (ch.transposed(rows, ks, name=lambda k: f"≥ {k}")
-                     for ks in (range(1, min(top, 4) + 1), range(5, top + 1)))  # fmt: skip
-    bold = f"≥ {data['difficulty']}" if data.get("difficulty") else None
-    ch.curves(a, solid, bold=bold, markersize=3, linestyle="-")
-    ch.curves(a, dashed, colors=ch.LINES[len(solid) :], markersize=3, linestyle="--")
-    a.set_xticks(list(rows))
-    a.set_xlabel("Skill Level")
-    a.set_title("Chance of at least k successes (difficulty k)")
-    a.legend(fontsize=8, title="successes", title_fontsize=8)
-    ch.percent_axis(a, 1.04)
-    shown = [int(data["skill"])] if data.get("skill") else list(SHOWN)
-    dists = {f"Skill {s}": by_skill[s]["distribution"] for s in shown if s in by_skill}
-    ch.side_by_side(b, dists, headroom=1.15)
-    b.set_xlabel("successes")
-    b.set_title("How many successes, by Skill Level")
-    b.legend(fontsize=8)
     mode = "" if data["mode"] == "normal" else f", {data['mode']}"
     bonus = f", +{data['bonus']} Effort" if data["bonus"] else ""
-    fig.suptitle(f"Spellwoven: {data['pool']}d10 roll-under success counts{mode}{bonus} (exact)")
-    return fig
+    return ch.successes_figure(
+        data["by_skill"], [int(data["skill"])] if data.get("skill") else SHOWN,
+        name="Skill", axis="Skill Level", bold=data.get("difficulty") or None,
+        chances_title="Chance of at least k successes (difficulty k)",
+        counts_title="How many successes, by Skill Level",
+        title=f"Spellwoven: {data['pool']}d10 roll-under success counts{mode}{bonus} (exact)",
+    )  # fmt: skip
