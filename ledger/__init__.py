@@ -44,7 +44,19 @@ from ledger.events import (
     Visibility,
     event_tag,
 )
-from ledger.rules.exact import at_least, mean, pool_distribution
+from ledger.rules.exact import (
+    at_least,
+    at_least_table,
+    chance_table,
+    contest,
+    fraction_text,
+    fraction_texts,
+    mean,
+    most_likely,
+    pool_distribution,
+    shifted,
+    summary,
+)
 from ledger.rules.form import FUDGE_FACES
 from ledger.rules.hookspecs import hookimpl
 from ledger.rules.projection import applying_seq
@@ -98,7 +110,15 @@ __all__ = [
     # exact odds
     "pool_distribution",
     "at_least",
+    "at_least_table",
     "mean",
+    "most_likely",
+    "shifted",
+    "contest",
+    "fraction_text",
+    "fraction_texts",
+    "summary",
+    "chance_table",
     "ContestOpposed",
     "applying_seq",
     "hookimpl",

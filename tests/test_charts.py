@@ -471,3 +471,93 @@ def test_the_family_in_json_has_exact_fractions(invoke):
     assert row["Challenging Task (12)"] == "5/18"  # 2d6 >= 9
     result = invoke("odds", "d20-world", "--json")
     assert json.loads(result.output)["bands_by_proficiency"]["normal (1d20)"]["+2"]["good"] == "1/4"
+
+
+# --- the shared helpers that read a system's odds back ----------------------------------------
+
+
+def test_numbered_family_rows_and_transposed_read_odds_tables_back():
+    assert charts.numbered({"3": "1/6", "4": "1/3"}) == {3: Fraction(1, 6), 4: Fraction(1, 3)}
+    family = {"STAT -1": {"8+": "5/18", "12+": "0/1"}, "STAT 0": {"8+": "5/12", "12+": "1/36"}}
+    rows = charts.family_rows(family)
+    assert rows == {
+        -1: {"8+": Fraction(5, 18), "12+": 0},
+        0: {"8+": Fraction(5, 12), "12+": Fraction(1, 36)},
+    }
+    assert charts.transposed(rows) == {
+        "8+": {-1: Fraction(5, 18), 0: Fraction(5, 12)},
+        "12+": {-1: 0, 0: Fraction(1, 36)},
+    }
+    # chosen columns in order, named, 0 where a row lacks one
+    assert charts.transposed({1: {2: Fraction(1, 2)}, 2: {}}, [2], name=lambda k: f"≥ {k}") == {
+        "≥ 2": {1: Fraction(1, 2), 2: 0}
+    }
+    with pytest.raises(ValueError):
+        charts.family_rows({"STAT": {"8+": "1/2"}})
+
+
+def test_by_variant_asks_the_odds_once_per_variant(toy_system):
+    toy = system("toy")
+    got = charts.by_variant(toy, {"target": 8}, lambda odds: odds["success"],
+                            [("eight", {}), ("twelve", {"target": 12})])  # fmt: skip
+    assert got == {"eight": toy.odds({"target": 8})["success"],
+                   "twelve": toy.odds({"target": 12})["success"]}  # fmt: skip
+    assert list(got) == ["eight", "twelve"]
+
+
+def test_the_drawing_helpers_draw_what_they_are_given():
+    two = {t: Fraction(6 - abs(t - 7), 36) for t in range(2, 13)}
+    one = {t: Fraction(1, 6) for t in range(1, 7)}
+    fig = charts.curve_panels(
+        {"left": {"a": two}, "right": {"a": one, "b": two}},
+        xlabel="STAT", ylabel="chance", title="both",
+    )  # fmt: skip
+    left, right = fig.axes[:2]
+    assert [left.get_title(), right.get_title()] == ["left", "right"]
+    assert left.get_ylabel() == "chance" and right.get_xlabel() == "STAT"
+    assert len(right.lines) == 2 and list(right.lines[1].get_xdata()) == list(range(2, 13))
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["a"]
+    ax = charts.figure(6, 4).subplots()
+    charts.side_by_side(ax, {"2d": two, "1d": one}, headroom=1.5)
+    assert len(ax.patches) == 11 + 6 and ax.get_ylim()[1] == pytest.approx(1 / 6 * 1.5)
+    charts.marks(ax, {12: "hard", 6: "easy"})
+    assert [t.get_text() for t in ax.texts][-2:] == ["easy", "hard"]
+
+
+def test_totals_figure_draws_each_variant_and_the_named_targets():
+    from ledger import at_least_table, pool_distribution
+
+    variants = {
+        f"{n}d6": {"distribution": (d := pool_distribution(range(1, 7), n)),
+                   "targets": at_least_table(d, 2, 13)}
+        for n in (1, 2)
+    }  # fmt: skip
+    fig = charts.totals_figure(variants, title="all", totals_title="totals", named={12: "hard"})
+    a, b = fig.axes
+    assert a.get_title() == "totals" and b.get_xlabel() == "target number"
+    assert [line.get_label() for line in b.lines if line.get_label() in variants] == ["1d6", "2d6"]
+    two = next(line for line in b.lines if line.get_label() == "2d6")
+    assert list(two.get_ydata())[6] == pytest.approx(15 / 36)  # P(2d6 >= 8), x = 8
+    assert [t.get_text() for t in b.texts] == ["hard"]
+    assert a.get_ylim()[1] == pytest.approx(1 / 6 * 1.1)
+
+
+def test_successes_figure_draws_at_least_k_by_level_and_the_shown_counts():
+    from ledger import at_least_table, pool_distribution
+
+    # a pool of n coins, each a success on heads: level n rolls n coins
+    by_level = {}
+    for n in range(1, 7):
+        dist = pool_distribution((0, 1), n)
+        by_level[n] = {"distribution": dist, "at_least": at_least_table(dist, 1)}
+    fig = charts.successes_figure(
+        by_level, [2, 6, 9], name="Rank", axis="Rank", bold=2, title="coins",
+        chances_title="at least k", counts_title="how many",
+    )  # fmt: skip
+    a, b = fig.axes
+    labels = [line.get_label() for line in a.lines]
+    assert labels == ["≥ 1", "≥ 2", "≥ 3", "≥ 4", "≥ 5", "≥ 6"]
+    assert a.lines[1].get_linewidth() == 3 and a.lines[4].get_linestyle() == "--"
+    assert list(a.lines[2].get_ydata())[:3] == [0, 0, pytest.approx(1 / 8)]  # 3 heads of 3
+    assert [t.get_text() for t in b.get_legend().get_texts()] == ["Rank 2", "Rank 6"]
+    assert len(b.patches) == 3 + 7

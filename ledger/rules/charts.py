@@ -7,12 +7,15 @@ odds chart through two :class:`ledger.RuleSystem` methods, so this module knows 
 - :meth:`~ledger.RuleSystem.odds_series` asks the system's own exact odds
   (:meth:`~ledger.RuleSystem.odds`, fractions as ``"n/d"``) for every point the chart needs
   and returns plain data (:class:`fractions.Fraction` values; read them with :func:`frac`,
-  ask for a nested key with :func:`ask`);
+  a table with :func:`numbered`, a family with :func:`family_rows` and :func:`transposed`,
+  ask for a nested key with :func:`ask`, the odds of each variant with :func:`by_variant`);
 - :meth:`~ledger.RuleSystem.draw_odds` turns that data into a matplotlib
   :class:`~matplotlib.figure.Figure` with the helpers here: :func:`figure`,
-  :func:`percent_axis`, :func:`bar_labels`, :func:`distribution`, :func:`stacked`,
-  :func:`curves`, :func:`outline`, and the palette (:data:`BAD`, :data:`MIXED`,
-  :data:`GOOD`, :data:`BEST`, :data:`LINES`).
+  :func:`percent_axis`, :func:`bar_labels`, :func:`distribution`, :func:`side_by_side`,
+  :func:`stacked`, :func:`curves`, :func:`curve_panels`, :func:`outline`, :func:`marks`,
+  :func:`legend_below`; whole charts of two common mechanics (:func:`totals_figure`, a total
+  against a target number; :func:`successes_figure`, a pool counting successes); and the
+  palette (:data:`BAD`, :data:`MIXED`, :data:`GOOD`, :data:`BEST`, :data:`LINES`).
 
 Their defaults draw a horizontal bar for every probability the system's ``odds`` returns
 (:func:`generic_series`, :func:`draw_generic`). :func:`odds_figure` is the one entry point
@@ -40,6 +43,8 @@ if TYPE_CHECKING:
     from ledger.dice.fairness import DieReport
 
 T = TypeVar("T")
+X = TypeVar("X")
+K = TypeVar("K")
 
 
 class ChartedSystem(Protocol):
@@ -64,6 +69,7 @@ class ChartedSystem(Protocol):
     def draw_odds(self, data: dict[str, Any]) -> Figure:
         """The odds chart of ``data`` (:meth:`ledger.RuleSystem.draw_odds`)."""
         ...
+
 
 FORMATS = ("png", "svg", "pdf")
 """File formats a chart can be saved in (chosen by the file's suffix)."""
@@ -171,6 +177,54 @@ def checked(system: ChartedSystem, build: Callable[[], T]) -> T:
 def without(params: dict[str, Any], *names: str) -> dict[str, Any]:
     """``params`` less ``names`` (the options a chart varies itself)."""
     return {k: v for k, v in params.items() if k not in names}
+
+
+def by_variant(
+    system: ChartedSystem,
+    params: dict[str, Any],
+    read: Callable[[dict[str, Any]], T],
+    variants: Iterable[tuple[str, dict[str, Any]]],
+) -> dict[str, T]:
+    """``{name: read(system.odds({**params, **extra}))}`` for each ``(name, extra)`` of
+    ``variants``, in order: a chart of the same roll in several variants (each a few more
+    params, e.g. a switch set) reads each one's odds so."""
+    return {name: read(system.odds({**params, **extra})) for name, extra in variants}
+
+
+def numbered(table: Mapping[Any, Any]) -> dict[int, Fraction]:
+    """An odds table keyed by number, ``{"3": "1/6", "4": "1/3"}``, as ``{3: Fraction(1, 6),
+    4: Fraction(1, 3)}``, in its order.
+
+    :raises ValueError: a key that is not a whole number, a value that is not ``"n/d"``.
+    """
+    return {int(k): frac(v) for k, v in table.items()}
+
+
+def family_rows(table: Mapping[str, Mapping[str, Any]]) -> dict[int, dict[str, Fraction]]:
+    """A family of chances as the odds report it (one row per stat or level, labelled by a
+    number at its end: ``{"STAT -1": {"Simple (6)": "7/12"}}``, as
+    :func:`ledger.chance_table` builds it) as ``{-1: {"Simple (6)": Fraction(7, 12)}}``.
+
+    :raises ValueError: a row label that does not end in a whole number, a value that is
+        not ``"n/d"``.
+    """
+    return {
+        int(str(row).rsplit(" ", 1)[-1]): {str(k): frac(v) for k, v in cells.items()}
+        for row, cells in table.items()
+    }
+
+
+def transposed(
+    rows: Mapping[X, Mapping[K, Fraction]],
+    columns: Iterable[K] | None = None,
+    name: Callable[[K], str] = str,
+) -> dict[str, dict[X, Fraction]]:
+    """One curve per column of a table ``{x: {column: P}}`` (a row per stat or level), for
+    :func:`curves`: ``{name(column): {x: P}}``, 0 where a row lacks the column.
+    ``columns``: those to draw, in order (default: the first row's)."""
+    if columns is None:
+        columns = next(iter(rows.values()), {})
+    return {name(c): {x: row.get(c, Fraction(0)) for x, row in rows.items()} for c in columns}
 
 
 # --- the default chart: every probability the odds hold ---------------------------------------
@@ -290,6 +344,24 @@ def distribution(
     percent_axis(ax, max(float(p) for p in dist.values()) * headroom)
 
 
+def side_by_side(
+    ax: Axes, dists: Mapping[str, Mapping[int, Fraction]], *, colors: Sequence[str] = LINES,
+    headroom: float = 1.18,
+) -> None:  # fmt: skip
+    """The bars of several distributions (``{label: {value: P}}``) side by side at each
+    value, coloured in order from ``colors`` and labelled for a legend; a lone distribution
+    gets its percentages on top. The percent axis goes up to ``headroom`` × the highest
+    bar."""
+    width = 0.8 / max(1, len(dists))
+    for i, (label, dist) in enumerate(dists.items()):
+        xs = [k + (i - (len(dists) - 1) / 2) * width for k in dist]
+        ax.bar(xs, [float(p) for p in dist.values()], width, color=colors[i % len(colors)],
+               label=label)  # fmt: skip
+        if len(dists) == 1:
+            bar_labels(ax, xs, list(dist.values()))
+    percent_axis(ax, max(float(p) for d in dists.values() for p in d.values()) * headroom)
+
+
 def stacked(
     ax: Axes, xs: Sequence[Any], rows: Sequence[Mapping[str, Fraction]], bands: Sequence[str],
     colors: Sequence[str], labels: Sequence[str], width: float = 0.8,
@@ -322,6 +394,112 @@ def curves(
 def outline(ax: Axes, x: Any, top: float = 1.0, width: float = 0.9) -> None:
     """A black frame around the bar at ``x`` (the case the user asked about)."""
     ax.bar([x], [top], width, fill=False, edgecolor="black", linewidth=1.5)
+
+
+def curve_panels(
+    panels: Mapping[str, Mapping[str, Mapping[Any, Fraction]]], *, xlabel: str, ylabel: str,
+    title: str, colors: Sequence[str] = LINES, width: float = 15, height: float = 4.6,
+) -> Figure:  # fmt: skip
+    """One panel per entry of ``panels`` (``{panel title: {label: {x: P}}}``), side by side
+    on one percent axis, a curve per label (:func:`curves`, coloured in order from
+    ``colors``), whole numbers along x, one legend below (:func:`legend_below`): e.g. the
+    chance of success by STAT in each variant of a roll, a curve per target."""
+    from matplotlib.ticker import MaxNLocator
+
+    fig = figure(width, height)
+    axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+    for ax, (name, lines) in zip(axes, panels.items(), strict=True):
+        curves(ax, lines, colors=colors)
+        ax.set_title(name)
+        ax.set_xlabel(xlabel)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        percent_axis(ax, 1.04)
+    axes[0].set_ylabel(ylabel)
+    legend_below(fig, axes[0])
+    fig.suptitle(title)
+    return fig
+
+
+def totals_figure(
+    variants: Mapping[str, Mapping[str, Mapping[int, Fraction]]], *, title: str,
+    totals_title: str, colors: Sequence[str] = LINES, named: Mapping[float, str] | None = None,
+) -> Figure:  # fmt: skip
+    """The chart of a roll whose total meets a target number, a curve per variant of the roll
+    (``{label: {"distribution": {total: P}, "targets": {target: P(total >= target)}}}``,
+    coloured in order from ``colors``): how likely each total is (``totals_title``), and the
+    chance to meet each target, with the ``named`` targets marked (:func:`marks`). ``title``
+    heads the figure."""
+    from matplotlib.ticker import MaxNLocator
+
+    fig = figure(13, 4.6)
+    a, b = fig.subplots(1, 2)
+    curves(a, {label: v["distribution"] for label, v in variants.items()}, colors=colors)
+    curves(b, {label: v["targets"] for label, v in variants.items()}, colors=colors)
+    a.set_title(totals_title)
+    a.set_xlabel("total")
+    a.xaxis.set_major_locator(MaxNLocator(integer=True))
+    b.xaxis.set_major_locator(MaxNLocator(integer=True))
+    a.legend(fontsize=8)
+    highest = max(float(p) for v in variants.values() for p in v["distribution"].values())
+    percent_axis(a, highest * 1.1)
+    marks(b, named or {})
+    b.set_title("Chance to meet the target number (total ≥ target)")
+    b.set_xlabel("target number")
+    b.legend(fontsize=8, loc="center right", framealpha=0.9)
+    percent_axis(b, 1.04)
+    fig.suptitle(title)
+    return fig
+
+
+def successes_figure(
+    by_level: Mapping[int, Mapping[str, Mapping[int, Fraction]]], shown: Iterable[int], *,
+    name: str, axis: str, title: str, chances_title: str, counts_title: str,
+    bold: int | None = None, most: int = 6,
+) -> Figure:  # fmt: skip
+    """The chart of a dice pool that counts successes, from ``by_level`` (``{level:
+    {"distribution": {successes: P}, "at_least": {k: P(successes >= k)}}}``): the chance of
+    at least k successes by level for k = 1..``most`` (past 4 dashed; ``bold``'s curve
+    thicker), titled ``chances_title``, and beside it the success counts of the ``shown``
+    levels (those of ``by_level``), titled ``counts_title``. A level is ``f"{name} {n}"``
+    in the legend (``"Rank 3"``), the levels' axis is labelled ``axis``; ``title`` heads the
+    figure."""
+    fig = figure(13, 4.6)
+    a, b = fig.subplots(1, 2)
+    top = min(max(max(v["at_least"]) for v in by_level.values()), most)
+    rows = {n: by_level[n]["at_least"] for n in sorted(by_level)}
+    solid, dashed = (transposed(rows, ks, name=lambda k: f"≥ {k}")
+                     for ks in (range(1, min(top, 4) + 1), range(5, top + 1)))  # fmt: skip
+    curves(a, solid, bold=None if bold is None else f"≥ {bold}", markersize=3, linestyle="-")
+    curves(a, dashed, colors=LINES[len(solid) :], markersize=3, linestyle="--")
+    a.set_xticks(list(rows))
+    a.set_xlabel(axis)
+    a.set_title(chances_title)
+    a.legend(fontsize=8, title="successes", title_fontsize=8)
+    percent_axis(a, 1.04)
+    counts = {f"{name} {n}": by_level[n]["distribution"] for n in shown if n in by_level}
+    side_by_side(b, counts, headroom=1.15)
+    b.set_xlabel("successes")
+    b.set_title(counts_title)
+    b.legend(fontsize=8)
+    fig.suptitle(title)
+    return fig
+
+
+def marks(ax: Axes, labels: Mapping[float, str], top: float = 1.0) -> None:
+    """A dotted grey line at each ``x`` of ``labels`` (``{x: label}``, e.g. the book's named
+    target numbers), its label written upwards beside it from ``top`` down, left to right."""
+    for x, label in sorted(labels.items()):
+        ax.axvline(x, color="grey", linestyle=":", linewidth=1)
+        ax.annotate(label, (x, top), rotation=90, fontsize=7, ha="right", va="top",
+                    xytext=(-2, 0), textcoords="offset points")  # fmt: skip
+
+
+def legend_below(fig: Figure, ax: Axes, first: int | None = None) -> None:
+    """One legend for every panel, in a row below them, from the entries of ``ax`` (the
+    first ``first`` of them, or all)."""
+    handles, labels = ax.get_legend_handles_labels()
+    handles, labels = handles[:first], labels[:first]
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels), fontsize=8)
 
 
 # --- dice fairness ------------------------------------------------------------------------------
@@ -401,19 +579,29 @@ __all__ = [
     "ChartedSystem",
     "ask",
     "bar_labels",
+    "by_variant",
     "check_path",
     "checked",
+    "curve_panels",
     "curves",
     "distribution",
     "draw_generic",
     "fairness_figure",
+    "family_rows",
     "figure",
     "frac",
     "generic_series",
+    "legend_below",
+    "marks",
+    "numbered",
     "odds_figure",
     "outline",
     "percent_axis",
     "save",
+    "side_by_side",
     "stacked",
+    "successes_figure",
+    "totals_figure",
+    "transposed",
     "without",
 ]

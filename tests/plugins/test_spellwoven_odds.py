@@ -13,10 +13,10 @@ from fractions import Fraction as F
 
 import pytest
 from ledger_spellwoven import Spellwoven
-from ledger_spellwoven.odds import at_least, contest, mean, most_likely, success_distribution
+from ledger_spellwoven.odds import success_distribution
 from ledger_spellwoven.rules.mechanics import DIFFICULTIES, count_successes, dice_to_roll, keep
 
-from ledger import RuleError
+from ledger import RuleError, at_least_table, contest, mean, most_likely, shifted
 
 # exactly, per skill: S → (mean, mode, P(0), P(>=1), P(>=2), P(>=3), P(>=4))
 DIGEST_TABLE = {
@@ -42,7 +42,7 @@ def test_digest_table_of_normal_rolls(level):
     assert mean(dist) == F(avg)
     assert most_likely(dist) == [mode]
     assert dist[0] == F(p0)
-    assert [at_least(dist)[k] for k in (1, 2, 3, 4)] == [F(p) for p in p_at_least]
+    assert [at_least_table(dist, 1)[k] for k in (1, 2, 3, 4)] == [F(p) for p in p_at_least]
 
 
 def test_mean_is_three_tenths_of_skill_plus_one_up_to_9():
@@ -84,7 +84,7 @@ DISADVANTAGE = {
 def test_digest_advantage_and_disadvantage(mode, table):
     for level, expected in table.items():
         dist = success_distribution(level, mode=mode)
-        assert [at_least(dist)[k] for k in (1, 2, 3, 4)] == [F(p) for p in expected]
+        assert [at_least_table(dist, 1)[k] for k in (1, 2, 3, 4)] == [F(p) for p in expected]
 
 
 def test_the_fumble_chance_stays_one_in_a_thousand_at_any_high_skill():
@@ -148,16 +148,16 @@ def test_other_pools_match_enumeration(pool):
 
 def test_contest_by_hand():
     one = success_distribution(1, pool=1)  # 2 successes 1/10, else 0
-    assert contest(one, one) == {"win": F(9, 100), "draw": F(82, 100), "lose": F(9, 100)}
+    assert contest(one, one) == (F(9, 100), F(82, 100), F(9, 100))  # win, draw, lose
     # an Effort bonus of 1 turns every 0-0 into a win and every 2-2 into a loss... for them
-    assert contest(one, one, bonus=1)["draw"] == 0
+    assert contest(shifted(one, 1), one)[1] == 0
 
 
 def test_contest_of_equals_is_symmetric():
     five = success_distribution(5)
-    result = contest(five, five)
-    assert result["win"] == result["lose"]
-    assert sum(result.values()) == 1
+    win, draw, lose = contest(five, five)
+    assert win == lose
+    assert win + draw + lose == 1
 
 
 def test_odds_report_through_the_rule_system():

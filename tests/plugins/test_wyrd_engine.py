@@ -571,12 +571,13 @@ def test_band_split_sums_to_one(wyrd: WyrdEngine) -> None:
 
 def test_counts_agree_with_icepool() -> None:
     import icepool
-    from ledger_wyrd_engine.odds import fudge_counts
+    from ledger_wyrd_engine.odds import fudge_distribution
 
     fudge = icepool.Die([-1, 0, 1])
     four = 4 @ fudge
-    assert {k: four.quantity(k) for k in four.outcomes()} == fudge_counts(4)
-    assert fudge_counts(4) == {-4: 1, -3: 4, -2: 10, -1: 16, 0: 19, 1: 16, 2: 10, 3: 4, 4: 1}
+    counts = {k: p * 81 for k, p in fudge_distribution(4).items()}
+    assert {k: four.quantity(k) for k in four.outcomes()} == counts
+    assert counts == {-4: 1, -3: 4, -2: 10, -1: 16, 0: 19, 1: 16, 2: 10, 3: 4, 4: 1}
 
 
 def test_contest_odds_are_symmetric_at_equal_ratings(wyrd: WyrdEngine) -> None:

@@ -8,12 +8,10 @@ reported as ``"n/d"`` strings.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from fractions import Fraction
-from itertools import product
 from typing import TYPE_CHECKING, Any
 
-from ledger import RuleError, RuleSystem
+from ledger import RuleError, RuleSystem, fraction_text, fraction_texts, pool_distribution
 from ledger.rules.charts import (
     BAD,
     GOOD,
@@ -21,6 +19,7 @@ from ledger.rules.charts import (
     checked,
     figure,
     frac,
+    legend_below,
     outline,
     percent_axis,
     stacked,
@@ -32,7 +31,6 @@ from .rules.mechanics import (
     combine_modes,
     dice_count,
     experience_for,
-    kept_die,
 )
 from .state import Character, Options
 
@@ -40,24 +38,10 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 
-def fraction_text(f: Fraction) -> str:
-    """``Fraction(3, 20)`` → ``"3/20"`` (always with a denominator)."""
-    return f"{f.numerator}/{f.denominator}"
-
-
-def kept_distribution(mode: Mode) -> Iterator[tuple[int, Fraction]]:
-    """``(kept d20, probability)`` for each face 1..20 under ``mode`` ("Checks", step 2).
-
-    Enumerates all 20 or 400 equally likely dice, so it is exact by construction.
-    """
-    n = dice_count(mode)
-    counts = [0] * 21
-    for faces in product(range(1, 21), repeat=n):
-        counts[kept_die(list(faces), mode)] += 1
-    total = 20**n
-    for face in range(1, 21):
-        if counts[face]:
-            yield face, Fraction(counts[face], total)
+def kept_distribution(mode: Mode) -> dict[int, Fraction]:
+    """``{kept d20: probability}`` under ``mode`` ("Checks", step 2: the higher of two d20
+    with advantage, the lower with disadvantage), exact."""
+    return pool_distribution(range(1, 21), dice_count(mode), keep=1, lowest=mode == "disadvantage")
 
 
 def check_odds(modifier: int, mode: Mode, *, hinder: bool = False) -> dict[str, Fraction]:
@@ -67,9 +51,11 @@ def check_odds(modifier: int, mode: Mode, *, hinder: bool = False) -> dict[str, 
         die) and ``expected_experience`` (bad 2 / messy 1, +1 on natural 1 or 20, +2 with
         ``hinder``). E.g. modifier 0 normal: 2/5, 9/20, 3/20, E[xp] 27/20.
     """
-    out = {k: Fraction(0) for k in ("bad", "messy", "good", "natural_1", "natural_20",
-                                    "expected_experience")}
-    for kept, p in kept_distribution(mode):
+    out = {
+        k: Fraction(0)
+        for k in ("bad", "messy", "good", "natural_1", "natural_20", "expected_experience")
+    }
+    for kept, p in kept_distribution(mode).items():
         band = band_of(kept + modifier)
         out[band] += p
         out["expected_experience"] += p * experience_for(band, kept, hinder=hinder)
@@ -105,11 +91,12 @@ class Odds(RuleSystem[Character, Options]):
         prof = int(params["proficiency"])
         if prof < 0 or penalty < 0:
             raise RuleError("proficiency and penalty are 0 or more (penalties are subtracted)")
-        mode = combine_modes(int(bool(params.get("advantage"))),
-                             int(bool(params.get("disadvantage"))))
+        mode = combine_modes(
+            int(bool(params.get("advantage"))), int(bool(params.get("disadvantage")))
+        )
         result = check_odds(prof - penalty, mode, hinder=bool(params.get("hinder")))
         out: dict[str, Any] = {"system": "d20-world", "modifier": prof - penalty, "mode": mode}
-        out.update({k: fraction_text(v) for k, v in result.items()})
+        out.update(fraction_texts(result))
         if params.get("wounds") is not None:
             out["shock"] = fraction_text(shock_chance(int(params["wounds"])))
         return out
@@ -262,7 +249,6 @@ def draw_odds(data: dict[str, Any]) -> Figure:
             good = by_prof[p]["good"]
             ax.annotate(f"good {float(good):.0%}", (p, 1.0), ha="center", va="bottom", fontsize=7)
         percent_axis(ax, 1.08)
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles[:3], labels[:3], loc="outside lower center", ncol=3, fontsize=8)
+    legend_below(fig, axes[0], 3)
     fig.suptitle("d20 World: check outcome bands by proficiency (exact)")
     return fig

@@ -1,21 +1,14 @@
 """Exact odds of Spellwoven rolls as fractions, and their chart (seed
 004_663ae3e4ecc71fd1.txt).
 
-The text gives no numbers, only the shape ("a bell-shaped distribution of successes that is
-biased towards low numbers of successes if your Skill is less than 5, middle scores at Skill
-5-6 and high scores at Skill 7 or over", "Overview: The Basic Mechanic") and a Troll program
-to compute them ("Basic Distributions", "Troll Dice Code"). Here every distribution is
-exact: a d10 is mapped to the successes it scores
-(:func:`.rules.mechanics.die_successes`), and the pool is summed by
-:func:`ledger.pool_distribution` (keeping the best or the lowest-scoring dice at advantage
-or disadvantage); tests/plugins/test_spellwoven_odds.py walks every face combination by
-brute force as an independent check.
-
-:class:`Odds` answers ``campaign odds spellwoven`` (:meth:`Odds.odds`); :func:`odds_series`
-and :func:`draw_odds` draw its chart for ``--plot`` (the system names this module as its
-``chart``): the chance of at least k successes by Skill Level, and the success counts of a
-few levels ("Overview: The Basic Mechanic", "Difficulty levels"), drawn with the shared
-helpers of :mod:`ledger.rules.charts`.
+The text gives only the shape ("a bell-shaped distribution of successes that is biased
+towards low numbers of successes if your Skill is less than 5, middle scores at Skill 5-6
+and high scores at Skill 7 or over", "Overview: The Basic Mechanic") and a Troll program
+("Basic Distributions", "Troll Dice Code"). Here each d10 is scored as the successes it
+gives (:func:`.rules.mechanics.die_successes`) and the pool summed exactly by
+:func:`ledger.pool_distribution`; tests/plugins/test_spellwoven_odds.py checks it by brute
+force. :class:`Odds` answers ``campaign odds spellwoven``; :func:`odds_series` and
+:func:`draw_odds` draw its ``--plot`` chart ("Difficulty levels").
 """
 
 from __future__ import annotations
@@ -23,42 +16,31 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ledger import RuleError, RuleSystem, mean, pool_distribution
-from ledger import at_least as exact_at_least
-from ledger.rules.charts import (
-    LINES,
-    bar_labels,
-    checked,
-    curves,
-    figure,
-    frac,
-    percent_axis,
-    without,
+import ledger.rules.charts as ch
+from ledger import (
+    RuleError,
+    RuleSystem,
+    at_least,
+    chance_table,
+    contest,
+    fraction_text,
+    fraction_texts,
+    pool_distribution,
+    shifted,
+    summary,
 )
 
-from .rules.mechanics import (
-    DIFFICULTIES,
-    MAX_SKILL_LEVEL,
-    STANDARD_POOL,
-    Mode,
-    asked_difficulty,
-    check_pool,
-    contest_outcome,
-    die_successes,
-    mode_of,
-)
+from .rules import mechanics as m
 from .rules.rolls import parse_vs, read_pool
 from .state import Character, Options
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-Distribution = dict[int, Fraction]
-
 
 def success_distribution(
-    skill_level: int, pool: int = STANDARD_POOL, mode: Mode = "normal"
-) -> Distribution:
+    skill_level: int, pool: int = m.STANDARD_POOL, mode: m.Mode = "normal"
+) -> dict[int, Fraction]:
     """``{successes: probability}`` of one roll, exact, every probability > 0.
 
     - normal: ``pool`` d10, every die counts;
@@ -69,60 +51,15 @@ def success_distribution(
     (004_663ae3e4ecc71fd1.txt, "Overview: The Basic Mechanic", "Skill level 10+",
     "Advantage & Disadvantage", "Basic Distributions")
     """
-    check_pool(pool)
-    scores = [die_successes(face, skill_level) for face in range(1, 11)]
+    m.check_pool(pool)
+    scores = [m.die_successes(face, skill_level) for face in range(1, 11)]
     if mode == "normal":
         return pool_distribution(scores, pool)
     return pool_distribution(scores, pool + 1, keep=pool, lowest=mode == "disadvantage")
 
 
-def at_least(distribution: Distribution) -> dict[int, Fraction]:
-    """``{k: P(successes >= k)}`` for k from 1 to the highest possible success count
-    (the chance to pass a difficulty of k; 004_663ae3e4ecc71fd1.txt, "Difficulty levels")."""
-    return {k: exact_at_least(distribution, k) for k in range(1, max(distribution) + 1)}
-
-
-def most_likely(distribution: Distribution) -> list[int]:
-    """The mode(s): the success counts of highest probability, ascending."""
-    best = max(distribution.values())
-    return [s for s, p in distribution.items() if p == best]
-
-
-def contest(mine: Distribution, theirs: Distribution, bonus: int = 0) -> dict[str, Fraction]:
-    """``{"win", "draw", "lose"}`` probabilities of a Contest of Skill between two
-    independent rolls, ``bonus`` added to mine (Effort).
-
-    (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of Skill)")
-    """
-    result = {"win": Fraction(0), "draw": Fraction(0), "lose": Fraction(0)}
-    for a, pa in mine.items():
-        for b, pb in theirs.items():
-            result[contest_outcome(a + bonus, b)] += pa * pb
-    return result
-
-
-def shifted(distribution: Distribution, bonus: int) -> Distribution:
-    """The distribution with ``bonus`` successes added to every roll (Effort adds the
-    Attribute; 004_663ae3e4ecc71fd1.txt, "Attributes and Effort")."""
-    return {s + bonus: p for s, p in distribution.items()}
-
-
-# --- `campaign odds spellwoven` -----------------------------------------------------------
-
-
-def fraction_text(value: Fraction) -> str:
-    """A fraction as ``"n/d"`` (``"1/1"`` for certainty, ``"0/1"`` for impossibility)."""
-    return f"{value.numerator}/{value.denominator}"
-
-
-def _summary(distribution: Distribution) -> dict[str, Any]:
-    return {
-        "distribution": {str(k): fraction_text(p) for k, p in distribution.items()},
-        "at_least": {str(k): fraction_text(p) for k, p in at_least(distribution).items()},
-        "mean": fraction_text(mean(distribution)),
-        "most_likely": most_likely(distribution),
-    }
-
+#: What the odds report of each distribution of successes.
+SUMMARY = ("distribution", "at_least", "mean", "most_likely")
 
 FAMILY_LEVELS = range(1, 21)
 """The Skill Levels of the family: 1 to 20 ("Basic Distributions")."""
@@ -133,79 +70,64 @@ class Odds(RuleSystem[Character, Options]):
     (004_663ae3e4ecc71fd1.txt, "Basic Distributions")."""
 
     def odds(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Exact odds of a roll (the system's ``odds_params``), fractions as ``"n/d"``:
-        ``{"system", "pool", "mode", "skill_level", "bonus", "distribution": {k: p},
-        "at_least": {k: P(>= k)}, "mean", "most_likely"}``, plus ``"difficulty"`` and
-        ``"pass"`` with a difficulty, ``"opponent"`` and ``"contest": {"win", "draw",
-        "lose"}`` with ``vs``. Without ``skill``, the family: for every Skill Level 1..20 the
-        chance to pass each difficulty (or the one asked for), ``"pass_by_skill": {"Skill
-        S": {"N Name": "n/d"}}`` (each row equals the odds with that ``skill``), and each
-        level's summary, ``"by_skill": {S: {...}}``.
+        """Exact odds of a roll, fractions as ``"n/d"``: ``system``, ``pool``, ``mode``,
+        ``skill_level``, ``bonus`` and the summary (``distribution``, ``at_least``, ``mean``,
+        ``most_likely``); with a difficulty ``difficulty`` and ``pass``; with ``vs`` the
+        ``opponent`` and ``contest`` (win, draw, lose). Without ``skill``, the family:
+        ``pass_by_skill`` (``{"Skill S": {"N Name": "n/d"}}``, each difficulty or the one
+        asked for; each row equals the odds with that ``skill``) and ``by_skill`` (each
+        level's summary).
 
         (004_663ae3e4ecc71fd1.txt, "Basic Distributions", "Difficulty levels", "Static
         Difficulty from Attributes", "Opposed Roll (Contest of Skill)", "Advantage &
         Disadvantage")
         """
-        pool, mode = read_pool(params), mode_of(params)
+        pool, mode = read_pool(params), m.mode_of(params)
         bonus = int(params.get("bonus") or 0)
         if not 0 <= bonus <= 4:
-            raise RuleError(
-                f"the bonus is the Attribute Effort adds, 0 to 4, not {bonus}", param="bonus"
-            )
+            raise RuleError(f"the bonus is the Attribute Effort adds, 0 to 4, not {bonus}",
+                            param="bonus")  # fmt: skip
         report: dict[str, Any] = {"system": "spellwoven", "pool": pool, "mode": mode}
         level, vs = params.get("skill"), params.get("vs") not in (None, "")
         if level is None and vs:
-            raise RuleError(
-                "a Contest of Skill needs the roller's Skill Level (skill)", param="skill"
-            )
-        if level is not None and not 1 <= level <= MAX_SKILL_LEVEL:
-            raise RuleError(
-                f"the skill is a Skill Level from 1 to {MAX_SKILL_LEVEL}, not {level}",
-                param="skill",
-            )
-        required = asked_difficulty(params, contest=vs)
+            raise RuleError("a Contest of Skill needs the roller's Skill Level (skill)",
+                            param="skill")  # fmt: skip
+        if level is not None and not 1 <= level <= m.MAX_SKILL_LEVEL:
+            raise RuleError(f"the skill is a Skill Level from 1 to {m.MAX_SKILL_LEVEL}, not "
+                            f"{level}", param="skill")  # fmt: skip
+        required = m.asked_difficulty(params, contest=vs)
         if level is None:
-            wanted = (
-                DIFFICULTIES
-                if required is None
-                else {required: DIFFICULTIES.get(required, "automatic")}
-            )
+            wanted = m.DIFFICULTIES if required is None else {
+                required: m.DIFFICULTIES.get(required, "automatic")}  # fmt: skip
             family = {s: shifted(success_distribution(s, pool, mode), bonus) for s in FAMILY_LEVELS}
             if required is not None:
                 report["difficulty"] = required
-            report["pass_by_skill"] = {
-                f"Skill {s}": {
-                    f"{d} {name}": fraction_text(exact_at_least(dist, d))
-                    for d, name in wanted.items()
-                }
-                for s, dist in family.items()
-            }
-            report["by_skill"] = {str(s): _summary(dist) for s, dist in family.items()}
+            report["pass_by_skill"] = chance_table(
+                ((f"Skill {s}", dist) for s, dist in family.items()),
+                ((f"{d} {name}", d) for d, name in wanted.items()), at_least)  # fmt: skip
+            report["by_skill"] = {str(s): summary(dist, *SUMMARY) for s, dist in family.items()}
             return report
+        # Effort adds the Attribute to the successes ("Attributes and Effort")
         distribution = shifted(success_distribution(level, pool, mode), bonus)
-        report.update({"skill_level": level, "bonus": bonus, **_summary(distribution)})
+        report.update({"skill_level": level, "bonus": bonus, **summary(distribution, *SUMMARY)})
         if vs:
             opponent = parse_vs(params["vs"])
             theirs = success_distribution(opponent.level, pool, opponent.mode)
-            report["opponent"] = {
-                "name": opponent.name,
-                "skill_level": opponent.level,
-                "mode": opponent.mode,
-            }
-            chances = contest(distribution, theirs)
-            report["contest"] = {k: fraction_text(p) for k, p in chances.items()}
+            report["opponent"] = {"name": opponent.name, "skill_level": opponent.level,
+                                  "mode": opponent.mode}  # fmt: skip
+            # the most successes wins, the same number is a draw ("Opposed Roll")
+            win, draw, lose = contest(distribution, theirs)
+            report["contest"] = fraction_texts({"win": win, "draw": draw, "lose": lose})
         elif required is not None:
             report["difficulty"] = required
-            report["pass"] = fraction_text(exact_at_least(distribution, required))
+            report["pass"] = fraction_text(at_least(distribution, required))
         return report
 
     def roll_odds(self, event: Any) -> list[tuple[str, Fraction]] | None:
-        """The roll form's odds of a Test of Skill before it is rolled, from
-        :meth:`odds` with the roll's Skill Level, dice kept, mode, Effort bonus and
-        difficulty ("Test of Skill": pass with successes at least the difficulty). E.g.
-        Skill Level 5 against Normal (1), three dice: ``("you need 1 success", ...)``;
-        ``None`` for a contest or an automatic hit (difficulty 0).
-        """
+        """The roll form's odds of a Test of Skill, from :meth:`odds` with the roll's Skill
+        Level, dice kept, mode, Effort bonus and difficulty ("Test of Skill": pass with at
+        least that many successes), e.g. ``("you need 1 success to pass", 7/8)``; ``None``
+        for a contest or an automatic hit (difficulty 0)."""
         if not hasattr(event, "skill_level") or not getattr(event, "difficulty", 0):
             return None
         try:
@@ -228,76 +150,37 @@ SHOWN = (3, 5, 7, 10, 15)
 
 
 def odds_series(system: RuleSystem[Any, Any], params: dict[str, Any]) -> dict[str, Any]:
-    """Per Skill Level 1..20 the ``distribution`` of successes and ``at_least``
-    ``{k: P(successes >= k)}``, in the mode, pool and bonus given.
+    """The family (``odds`` without ``skill``) in the mode, pool and bonus given:
+    ``{"skill": S or None, "mode", "pool", "bonus", "difficulty": D or None, "by_skill":
+    {S: {"distribution": {k: P}, "at_least": {k: P(successes >= k)}}}}``, the asked skill,
+    if any, drawn apart.
 
-    :returns: ``{"skill": S or None, "mode", "pool", "bonus", "difficulty": D or None,
-        "by_skill": {S: {"distribution": {k: P}, "at_least": {k: P}}}}``: the family
-        (``odds`` without ``skill``) with the asked skill, if any, drawn apart.
     :raises ChartError: the odds lack ``by_skill`` or a distribution.
     """
-    base = without(params, "skill", "vs")
+    base = ch.without(params, "skill", "vs")
 
     def build() -> dict[str, Any]:
         result = system.odds(base)
-        by_skill = {
-            int(s): {
-                "distribution": {int(k): frac(v) for k, v in v["distribution"].items()},
-                "at_least": {int(k): frac(p) for k, p in v["at_least"].items()},
-            }
-            for s, v in result["by_skill"].items()
-        }
-        return {
-            "skill": params.get("skill"),
-            "mode": str(result.get("mode", "normal")),
-            "pool": int(result.get("pool", 3)),
-            "bonus": int(params.get("bonus") or 0),
-            "difficulty": result.get("difficulty"),
-            "by_skill": by_skill,
-        }
+        by_skill = {int(s): {"distribution": ch.numbered(v["distribution"]),
+                             "at_least": ch.numbered(v["at_least"])}
+                    for s, v in result["by_skill"].items()}  # fmt: skip
+        return {"skill": params.get("skill"), "mode": str(result.get("mode", "normal")),
+                "pool": int(result.get("pool", 3)), "bonus": int(params.get("bonus") or 0),
+                "difficulty": result.get("difficulty"), "by_skill": by_skill}  # fmt: skip
 
-    return checked(system, build)
+    return ch.checked(system, build)
 
 
 def draw_odds(data: dict[str, Any]) -> Figure:
     """Chance of at least k successes (k = 1..6) by Skill Level, the asked difficulty's
     curve drawn thicker, and the success counts of the asked level (or of levels 3, 5, 7,
     10 and 15)."""
-    fig = figure(13, 4.6)
-    a, b = fig.subplots(1, 2)
-    by_skill = data["by_skill"]
-    skills = sorted(by_skill)
-    top = min(max(max(v["at_least"]) for v in by_skill.values()), 6)
-
-    def chances(ks: range) -> dict[str, dict[int, Fraction]]:
-        return {f"≥ {k}": {s: by_skill[s]["at_least"].get(k, Fraction(0)) for s in skills}
-                for k in ks}  # fmt: skip
-
-    solid, dashed = chances(range(1, min(top, 4) + 1)), chances(range(5, top + 1))
-    bold = f"≥ {data['difficulty']}" if data.get("difficulty") else None
-    curves(a, solid, bold=bold, markersize=3, linestyle="-")
-    curves(a, dashed, colors=LINES[len(solid) :], markersize=3, linestyle="--")
-    a.set_xticks(skills)
-    a.set_xlabel("Skill Level")
-    a.set_title("Chance of at least k successes (difficulty k)")
-    a.legend(fontsize=8, title="successes", title_fontsize=8)
-    percent_axis(a, 1.04)
-    shown = [int(data["skill"])] if data.get("skill") else list(SHOWN)
-    shown = [s for s in shown if s in by_skill]
-    width = 0.8 / max(1, len(shown))
-    for i, s in enumerate(shown):
-        dist = by_skill[s]["distribution"]
-        xs = [k + (i - (len(shown) - 1) / 2) * width for k in dist]
-        b.bar(xs, [float(p) for p in dist.values()], width, color=LINES[i % len(LINES)],
-              label=f"Skill {s}")  # fmt: skip
-        if len(shown) == 1:
-            bar_labels(b, xs, list(dist.values()))
-    b.set_xlabel("successes")
-    b.set_title("How many successes, by Skill Level")
-    b.legend(fontsize=8)
-    percent_axis(b, max(float(p) for s in shown for p in by_skill[s]["distribution"].values())
-                 * 1.15)  # fmt: skip
     mode = "" if data["mode"] == "normal" else f", {data['mode']}"
     bonus = f", +{data['bonus']} Effort" if data["bonus"] else ""
-    fig.suptitle(f"Spellwoven: {data['pool']}d10 roll-under success counts{mode}{bonus} (exact)")
-    return fig
+    return ch.successes_figure(
+        data["by_skill"], [int(data["skill"])] if data.get("skill") else SHOWN,
+        name="Skill", axis="Skill Level", bold=data.get("difficulty") or None,
+        chances_title="Chance of at least k successes (difficulty k)",
+        counts_title="How many successes, by Skill Level",
+        title=f"Spellwoven: {data['pool']}d10 roll-under success counts{mode}{bonus} (exact)",
+    )  # fmt: skip

@@ -12,13 +12,12 @@ Opposition", "Active Opposition", "Attacking and Defending".
 
 from __future__ import annotations
 
-import itertools
-from collections import Counter
 from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from ledger import RuleError, RuleSystem
+from ledger import RuleError, RuleSystem, fraction_texts, pool_distribution, shifted
+from ledger import fraction_text as ratio
 from ledger.rules.charts import (
     BAD,
     BEST,
@@ -45,24 +44,10 @@ if TYPE_CHECKING:
 
 
 @cache
-def fudge_counts(dice: int = 4) -> dict[int, int]:
-    """Ways each sum of ``dice`` Fudge dice occurs, out of ``3**dice`` (enumerated).
-
-    4dF: −4:1, −3:4, −2:10, −1:16, 0:19, +1:16, +2:10, +3:4, +4:1 (of 81).
-    """
-    counts = Counter(sum(faces) for faces in itertools.product((-1, 0, 1), repeat=dice))
-    return dict(sorted(counts.items()))
-
-
 def fudge_distribution(dice: int = 4) -> dict[int, Fraction]:
-    """``P(sum of dice dF = k)`` for every k, as exact fractions."""
-    total = 3**dice
-    return {k: Fraction(n, total) for k, n in fudge_counts(dice).items()}
-
-
-def ratio(f: Fraction) -> str:
-    """A fraction as ``"n/d"`` (always with a denominator: ``1`` → ``"1/1"``)."""
-    return f"{f.numerator}/{f.denominator}"
+    """``P(sum of dice dF = k)`` for every k, exact: 4dF is −4:1, −3:4, −2:10, −1:16, 0:19,
+    +1:16, +2:10, +3:4, +4:1 (of 81)."""
+    return pool_distribution((-1, 0, 1), dice)
 
 
 def percent(f: Fraction) -> str:
@@ -117,7 +102,7 @@ def ladder_odds(
                 "alias": alias,
                 "success": ratio(win),
                 "percent": percent(win),
-                "bands": {b: ratio(p) for b, p in bands.items()},
+                "bands": fraction_texts(bands),
             }
         )
     return rows
@@ -153,19 +138,24 @@ class Odds(RuleSystem[Character, Options]):
         """
         skill = params.get("skill")
         if params.get("dr") is not None and params.get("vs") is not None:
-            raise RuleError("give either a Difficulty Rating or an opponent's rating, not both", param="vs")
+            raise RuleError(
+                "give either a Difficulty Rating or an opponent's rating, not both", param="vs"
+            )
         comparison = self.options.dr_comparison
         margins = tuple(self.options.minor_cost_margins)
         if skill is None:
             if params.get("vs") is not None:
-                raise RuleError("a contest needs the roller's modifier (skill) with the opponent's rating", param="skill")
+                raise RuleError(
+                    "a contest needs the roller's modifier (skill) with the opponent's rating",
+                    param="skill",
+                )
             return self._family(params.get("dr"), comparison, margins)
         out: dict[str, Any] = {"system": self.id, "skill": skill, "dice": "4dF",
                                "comparison": comparison}  # fmt: skip
         if params.get("vs") is not None:
             bands = contest_odds(skill, params["vs"])
             hit = bands["success"] + bands["success_with_style"]
-            out.update(vs=params["vs"], bands={b: ratio(f) for b, f in bands.items()},
+            out.update(vs=params["vs"], bands=fraction_texts(bands),
                        win=ratio(hit), attack_hits=ratio(hit), percent=percent(hit))  # fmt: skip
             return out
         if params.get("dr") is not None:
@@ -175,7 +165,7 @@ class Odds(RuleSystem[Character, Options]):
             alias = next((a for n, v, a in dr_ladder(comparison) if v == dr), None)
             out["ladder"] = [{
                 "dr": dr, "name": name, "alias": alias, "success": ratio(win),
-                "percent": percent(win), "bands": {b: ratio(f) for b, f in bands.items()},
+                "percent": percent(win), "bands": fraction_texts(bands),
             }]  # fmt: skip
             return out
         out["ladder"] = ladder_odds(skill, comparison, margins)
@@ -206,9 +196,7 @@ class Odds(RuleSystem[Character, Options]):
         lines += [(band.replace("_", " "), Fraction(p)) for band, p in row["bands"].items()]
         return lines
 
-    def _family(
-        self, dr_text: Any, comparison: str, margins: tuple[int, ...]
-    ) -> dict[str, Any]:
+    def _family(self, dr_text: Any, comparison: str, margins: tuple[int, ...]) -> dict[str, Any]:
         """``odds`` without ``--skill``: ``{"skills": {"Expert/Great (+3)": {DR name:
         P(success)}}}`` for every skill level (000_60e07241544698f0.txt, "Difficulty Levels",
         table "Success probability per skill level"), one DR when ``dr_text`` names one."""
@@ -279,9 +267,9 @@ def draw_odds(data: dict[str, Any]) -> Figure:
     fig = figure(15, 4.6)
     a, b, c = fig.subplots(1, 3)
     dist = data["distribution"]
-    shifted = {k + skill: p for k, p in dist.items()}
-    distribution(a, shifted, width=0.7)
-    a.set_xticks(list(shifted))
+    totals = shifted(dist, skill)
+    distribution(a, totals, width=0.7)
+    a.set_xticks(list(totals))
     a.set_title(f"4dF{skill:+d}: how likely each total is" if skill else "4dF: each total")
     a.set_xlabel("total" if skill else "4dF result")
 
