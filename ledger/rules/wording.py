@@ -12,8 +12,9 @@ never the seed file's name (:data:`SEED_NAME`, for developers: :attr:`RuleSystem
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ledger.rules.marks import marked
@@ -32,6 +33,37 @@ VERDICTS = {
 #: A seed file's name: three digits, ``_``, 16 hex digits (``000_60e07241544698f0.txt``),
 #: what :attr:`RuleSystem.source` holds; help and the docs name the book instead.
 SEED_NAME = re.compile(r"\b\d{3}_[0-9a-f]{16}(?:\.txt)?\b")
+
+
+def fill(template: str, fields: Mapping[str, Any]) -> str:
+    """A ``line`` template (or any sentence template of a rule system) filled in.
+
+    A template holding ``{{`` or ``{%`` is a jinja2 template: ``{{ field }}`` for a value,
+    ``{% if reason %} ({{ reason }}){% endif %}`` for a part said only when a field is set,
+    ``{{ "%+d" % delta }}`` for a signed number, filters such as ``join``. Any other template
+    is filled with :meth:`str.format` (``"{character} loses {item}"``, ``{dice[0]}``,
+    ``{value:+d}``; a literal brace is then written ``{{``, which makes it jinja2: write such
+    a template in jinja2 throughout). Nothing is escaped and whitespace is kept as written.
+
+    :param template: the template.
+    :param fields: the values it may name.
+    :raises KeyError, AttributeError: str.format: a field the template names is missing.
+    :raises jinja2.UndefinedError: jinja2: a field the template names is missing.
+    """
+    if "{{" in template or "{%" in template:
+        return str(_jinja(template).render(fields))
+    return template.format_map(fields)
+
+
+@functools.lru_cache(maxsize=512)
+def _jinja(template: str) -> Any:
+    """``template`` compiled once (its environment undefined-strict, unescaped)."""
+    import jinja2
+
+    env = jinja2.Environment(
+        autoescape=False, undefined=jinja2.StrictUndefined, keep_trailing_newline=True
+    )
+    return env.from_string(template)
 
 
 class Wording:
@@ -56,9 +88,9 @@ class Wording:
     def describe(self, event: Event) -> str | None:
         """One line a person reads at a glance for ``log`` and recaps: the :func:`describes`
         method of the event's class, else the class's ``line`` template filled in with the
-        event's fields (a class attribute, ``line = "{character} loses {item}"``; any
-        :meth:`str.format` field such as ``{dice[0]}``), else ``None`` (the core's words
-        then)."""
+        event's fields by :func:`fill` (a class attribute, ``line = "{character} loses
+        {item}"``, or jinja2 for parts said only when a field is set), else ``None`` (the
+        core's words then)."""
         table = self.describers()
         for klass in type(event).__mro__:  # an event subclass is worded as its parent
             fn = table.get(klass)
@@ -67,7 +99,7 @@ class Wording:
         template = getattr(type(event), "line", "")
         if isinstance(template, str) and template:
             fields = getattr(event, "__struct_fields__", ())
-            return template.format_map({name: getattr(event, name) for name in fields})
+            return fill(template, {name: getattr(event, name) for name in fields})
         return None
 
     def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:
