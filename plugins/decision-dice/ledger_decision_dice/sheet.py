@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from ledger import Line, RuleError, RuleSystem, Section, Sheet, check_sheet
+from ledger import Line, RuleError, RuleSystem, Section, Sheet, check_sheet, signed
 
 from .events import ConditionKind
 from .rules.mechanics import (
@@ -28,16 +28,12 @@ from .rules.mechanics import (
 from .state import TRACKER_MAX, TRACKER_MIN, Character, Condition, Options
 
 
-def _signed(n: int) -> str:
-    return f"+{n}" if n > 0 else f"−{-n}" if n < 0 else "0"
-
-
 def _condition(c: Condition) -> Line:
     value: str
     if c.kind in ("advantage", "disadvantage"):
         value = c.kind
     else:
-        value = f"{_signed(c.value)} {c.kind}" if c.kind != "modifier" else _signed(c.value)
+        value = f"{signed(c.value)} {c.kind}" if c.kind != "modifier" else signed(c.value)
     if c.stat:
         value += f" to {c.stat} rolls"
     note = (
