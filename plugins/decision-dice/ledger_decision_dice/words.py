@@ -1,9 +1,7 @@
-"""What decision-dice events and changes read like to a person (002_735c6d6cd834a641.txt).
-
-:class:`Words` words the rolls (the other events' lines are their ``line`` templates), what changed on a character in the rule text's words
-("Climbing Kit's supply die d8 → d6", "Rifle ammunition 60% → 45%", "Now Higher ground:
-advantage for 1 roll"), the notes a recap shows beside an event ("Resolving a Tie", "Supply
-Rolls") and each roll's verdict.
+"""What decision-dice rolls and changes read like to a person (002_735c6d6cd834a641.txt;
+the other events' lines are their ``line`` templates): what changed on a character in the
+rule text's words ("Climbing Kit's supply die d8 → d6", "Rifle ammunition 60% → 45%"), a
+recap's notes ("Resolving a Tie", "Supply Rolls") and each roll's verdict.
 """
 
 from __future__ import annotations

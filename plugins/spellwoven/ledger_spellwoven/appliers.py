@@ -1,10 +1,5 @@
-"""How each Spellwoven event changes a character (seed 004_663ae3e4ecc71fd1.txt).
-
-:class:`Appliers` holds one :func:`ledger.applies` method per event type. Each is pure: it
-returns a new :class:`~ledger_spellwoven.state.Character` and raises
-:class:`ledger.RuleError` when the event does not fit the state (the engine then refuses to
-append it).
-"""
+"""How each Spellwoven event changes a character (seed 004_663ae3e4ecc71fd1.txt): one pure
+:func:`ledger.applies` method per event type, refusing what does not fit the state."""
 
 from __future__ import annotations
 

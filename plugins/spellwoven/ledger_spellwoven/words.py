@@ -1,11 +1,7 @@
-"""What Spellwoven events and changes read like to a person (seed 004_663ae3e4ecc71fd1.txt).
-
-:class:`Words` gives one :func:`ledger.describes` method per event type (the line ``log``,
-recaps and the web view show, e.g. ``"jen — Sprint 5, dice [6 6 10] = 0 successes vs Normal
-(1): fail"``), what changed on a character in the rule text's words ("Effort 1 → 0 (of 2)",
-"Climb rose to 5", "Now Embarrassed"; "Attributes and Effort", "Skill level 10+", "Degrees
-of Failure") and the notes a recap shows beside a roll ("Advantage & Disadvantage",
-"Attributes and Effort").
+"""What Spellwoven rolls and changes read like to a person (seed 004_663ae3e4ecc71fd1.txt;
+the other events' lines are their ``line`` templates): what changed on a character in the
+rule text's words ("Effort 1 → 0 (of 2)", "Climb rose to 5"; "Attributes and Effort",
+"Skill level 10+", "Degrees of Failure") and a recap's notes ("Advantage & Disadvantage").
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from ledger import (
     RollRequest,
     RuleError,
     RuleSystem,
+    name_in,
 )
 
 from ..events import (
@@ -108,10 +109,10 @@ class Rules(RuleSystem[Character, Options]):
                 "name the stat to roll (or an item with a supply die), e.g. "
                 "agility against a Target number of 8"
             )
-        wanted = request.skill.strip().lower()
-        stat = next((s for s in state.stats if s.lower() == wanted), None)
+        stat = name_in(request.skill.strip(), state.stats)
         if stat is None:
-            item = next((i for i in state.equipment if i.name.lower() == wanted), None)
+            items = {i.name: i for i in state.equipment}
+            item = items.get(name_in(request.skill.strip(), items) or "")
             if item is None:
                 names = list(state.stats) + [i.name for i in state.equipment if i.supply]
                 find_name(names, request.skill, "stat or supply item")
