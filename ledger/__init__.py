@@ -55,7 +55,7 @@ from ledger.rules.sheet_check import check_sheet
 from ledger.rules.sheets import Line, Section, Sheet, Table, Track, signed
 from ledger.rules.spans import DAY, HOUR, WEEK, TimeDice, parse_duration, span_words
 from ledger.rules.system import RuleSystem, applies, describes
-from ledger.rules.wording import fill
+from ledger.rules.wording import counted, fill
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
@@ -93,6 +93,7 @@ __all__ = [
     "describes",
     # words (RuleSystem.describe, describe_changes) and names typed by a person
     "fill",
+    "counted",
     "entry_changes",
     "name_in",
     "closest_name",

@@ -8,7 +8,7 @@ import jinja2
 import msgspec
 import pytest
 
-from ledger import Event, closest_name, entry_changes, fill, name_in, signed
+from ledger import Event, closest_name, counted, entry_changes, fill, name_in, signed
 from ledger.rules.wording import Wording
 
 
@@ -89,6 +89,12 @@ def test_name_in_and_closest_name():
     assert closest_name("AGILTY", names) == "Agility"  # then ignoring case
     assert closest_name("Zzz", names) is None
     assert closest_name("x", []) is None
+
+
+def test_counted():
+    assert [counted(n, "roll") for n in (0, 1, 2)] == ["0 rolls", "1 roll", "2 rolls"]
+    assert counted(1, "success", "successes") == "1 success"
+    assert counted(-1, "success", "successes") == "-1 successes"
 
 
 def test_signed():

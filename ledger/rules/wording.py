@@ -35,6 +35,15 @@ VERDICTS = {
 SEED_NAME = re.compile(r"\b\d{3}_[0-9a-f]{16}(?:\.txt)?\b")
 
 
+def counted(n: int, one: str, many: str = "") -> str:
+    """``n`` and the word for that many: ``counted(1, "roll") == "1 roll"``, ``counted(3,
+    "roll") == "3 rolls"``, ``counted(0, "success", "successes") == "0 successes"``.
+
+    :param many: the plural when it is not ``one`` + ``"s"``.
+    """
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def fill(template: str, fields: Mapping[str, Any]) -> str:
     """A ``line`` template (or any sentence template of a rule system) filled in.
 

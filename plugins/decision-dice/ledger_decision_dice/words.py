@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ledger import Recorded, Roll, RuleSystem, describes, entry_changes
+from ledger import Recorded, Roll, RuleSystem, counted, describes, entry_changes
 
 from .events import ContestRolled, DecisionRolled, ModifierLine, SupplyRolled
 from .rules.mechanics import derived_values
@@ -43,7 +43,7 @@ def _condition(c: Condition) -> str:
         what = c.kind
     else:
         what = f"{c.value:+d}" + (f" to {c.stat}" if c.stat else " to rolls")
-    lasts = f" for {c.rolls_left} roll{'s' if c.rolls_left != 1 else ''}" if c.rolls_left else ""
+    lasts = f" for {counted(c.rolls_left, 'roll')}" if c.rolls_left else ""
     return f"now {c.name}: {what}{lasts}"
 
 
@@ -152,7 +152,7 @@ class Words(RuleSystem[Character, Options]):
         notes = []
         if isinstance(event, ContestRolled) and len(event.rounds) > 1:
             ties = len(event.rounds) - 1
-            notes.append(f"tied {ties} time{'s' if ties != 1 else ''}, re-rolled (Resolving a Tie)")
+            notes.append(f"tied {counted(ties, 'time')}, re-rolled (Resolving a Tie)")
         elif isinstance(event, SupplyRolled) and event.after != event.die:
             if event.after == "empty":
                 notes.append(f"{event.item} is used up: resupply before relying on it")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger import Recorded, RuleSystem, describes, entry_changes
+from ledger import Recorded, RuleSystem, counted, describes, entry_changes
 
 from .events import (
     ContestRolled,
@@ -45,7 +45,7 @@ def _faces(faces: list[int], kept: list[int] | None) -> str:
 
 
 def _plural(n: int) -> str:
-    return f"{n} success" if n == 1 else f"{n} successes"
+    return counted(n, "success", "successes")
 
 
 def _difficulty(required: int) -> str:
