@@ -1,12 +1,7 @@
-"""The decision-dice rules (seed 002_735c6d6cd834a641.txt, "Core Mechanics").
-
-:class:`Rules` resolves ``campaign roll`` into decision, contested and supply roll events,
-re-derives a supply roll from its item, and turns ``campaign damage`` into harm. A roll
-keeps what it was asked by option name (``inputs``, recorded by the core), which the core's
-default ``request_of`` reads back for re-derivation and corrections. It draws the dice in
-the order the rules list them and returns events; no state changes happen here
-(:mod:`ledger_decision_dice.appliers` does that). The rules as pure functions are in
-:mod:`ledger_decision_dice.rules.mechanics`.
+"""The decision-dice rules (seed 002_735c6d6cd834a641.txt, "Core Mechanics"): ``campaign
+roll`` as decision, contested and supply roll events (dice drawn in the order the rules list
+them), a supply roll re-derived from its item, ``campaign damage`` as harm. The rules as
+pure functions are in :mod:`.mechanics`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Turning a roll request into Spellwoven dice (seed 004_663ae3e4ecc71fd1.txt).
-
-Finding the skill a test uses, reading the ``--vs`` opponent, drawing and judging the dice
-of a Test or Contest of Skill, and checking that a recorded roll's numbers follow from its
-dice (:func:`check_roll`). :class:`ledger_spellwoven.rules.Rules` and the appliers call
-these.
+"""Turning a roll request into Spellwoven dice (seed 004_663ae3e4ecc71fd1.txt): the skill
+a test uses, the ``--vs`` opponent, a Test's or Contest's dice drawn and judged, and a
+recorded roll's numbers checked against its dice (:func:`check_roll`).
 """
 
 from __future__ import annotations
