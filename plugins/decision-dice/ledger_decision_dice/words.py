@@ -16,7 +16,7 @@ from .rules.mechanics import derived_values
 from .state import Character, Condition, Options
 
 HANDLED = ("character", "name", "stats", "level", "equipment", "trackers", "conditions")
-"""Fields :func:`change_sentences` words itself (the rest get the generic wording of
+"""Fields :meth:`Words.describe_changes` words itself (the rest get the generic wording of
 :meth:`ledger.RuleSystem.generic_changes`)."""
 
 
@@ -56,43 +56,6 @@ def _supply_change(name: str, was: str | None, now: str | None) -> str:
     return f"{name}'s supply die {was} → {now}"
 
 
-def change_sentences(before: Character | None, after: Character) -> list[str]:
-    """What changed between two states of one character, as sentences: stats and level
-    ("Key Terms"), equipment and supply dice stepping down ("Supply Rolls"), trackers in
-    percent ("D100 or Percentage"), conditions with what they do ("Advantage and
-    Disadvantage"). Fields outside :data:`HANDLED` are left to the generic wording; nothing
-    on a decision-dice character is GM-only."""
-    if before is None:
-        return [f"{after.name} joins the party"]
-    out = entry_changes(
-        before.stats,
-        after.stats,
-        new="new stat {name} {now:+d}",
-        changed="{name} {moved} to {now:+d}",
-    )
-    if after.level != before.level and after.level is not None:
-        out.append(f"reaches level {after.level}")
-    out += entry_changes(
-        before.equipment,
-        after.equipment,
-        value=lambda item: item.supply,
-        new="gains {{ name }}{% if now %} (supply {{ now }}){% endif %}",
-        changed=_supply_change,
-        gone="loses {name}",
-    )
-    out += entry_changes(
-        before.trackers,
-        after.trackers,
-        new="{name} {now}%",
-        changed="{name} {was}% → {now}%",
-        gone="{name} no longer tracked",
-    )
-    out += entry_changes(
-        before.conditions, after.conditions, new=lambda _, c: _condition(c), gone="{name} ends"
-    )
-    return [s[:1].upper() + s[1:] for s in out]
-
-
 class Words(RuleSystem[Character, Options]):
     """One line per decision-dice event for ``log`` and recaps, and what changed."""
 
@@ -129,21 +92,50 @@ class Words(RuleSystem[Character, Options]):
         )
 
     def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:
-        """What changed on a character in the rule text's words (:func:`change_sentences`),
-        then Stress/Vitality following the stats ("The Rounding Rule"), then the generic
-        wording of any other field."""
-        own = change_sentences(before, after)
+        """What changed on a character in the rule text's words: stats and level ("Key
+        Terms"), equipment and supply dice stepping down ("Supply Rolls"), trackers in percent
+        ("D100 or Percentage"), conditions with what they do ("Advantage and Disadvantage"),
+        Stress/Vitality following the stats ("The Rounding Rule"); the fields outside
+        :data:`HANDLED` in the generic wording. Nothing on a character is GM-only."""
         if before is None:
-            return own
-        was, now = derived_values(before, self.options), derived_values(after, self.options)
-        own += [  # Stress/Vitality follow the stats ("The Rounding Rule")
-            f"{name} {was[name]} → {value} (½ "
-            + " + ½ ".join(self.options.derived[name])
-            + ", rounded down)"
-            for name, value in now.items()
-            if name in was and was[name] != value
-        ]
-        return own + self.generic_changes(before, after, skip=HANDLED)
+            return [f"{after.name} joins the party"]
+        out = entry_changes(
+            before.stats,
+            after.stats,
+            new="new stat {name} {now:+d}",
+            changed="{name} {moved} to {now:+d}",
+        )
+        if after.level != before.level and after.level is not None:
+            out.append(f"reaches level {after.level}")
+        out += entry_changes(
+            before.equipment,
+            after.equipment,
+            value=lambda item: item.supply,
+            new="gains {{ name }}{% if now %} (supply {{ now }}){% endif %}",
+            changed=_supply_change,
+            gone="loses {name}",
+        )
+        out += entry_changes(
+            before.trackers,
+            after.trackers,
+            new="{name} {now}%",
+            changed="{name} {was}% → {now}%",
+            gone="{name} no longer tracked",
+        )
+        out += entry_changes(
+            before.conditions, after.conditions, new=lambda _, c: _condition(c), gone="{name} ends"
+        )
+        derived = entry_changes(
+            derived_values(before, self.options),
+            derived_values(after, self.options),
+            changed=lambda name, was, now: (
+                f"{name} {was} → {now} (½ "
+                + " + ½ ".join(self.options.derived[name])
+                + ", rounded down)"
+            ),
+        )
+        own = [s[:1].upper() + s[1:] for s in out]
+        return own + derived + self.generic_changes(before, after, skip=HANDLED)
 
     def recap_lines(self, record: Recorded, *, as_gm: bool) -> list[str]:
         """Rule notes for a recap: ties re-rolled ("Resolving a Tie"), supply dice stepping
