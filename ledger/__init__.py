@@ -55,7 +55,8 @@ from ledger.rules.sheet_check import check_sheet
 from ledger.rules.sheets import Line, Section, Sheet, Table, Track, signed
 from ledger.rules.spans import DAY, HOUR, WEEK, TimeDice, parse_duration, span_words
 from ledger.rules.system import RuleSystem, applies, describes
-from ledger.rules.wording import counted, fill
+from ledger.rules.wording import counted
+from ledger.templating import fill
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign

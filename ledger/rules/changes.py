@@ -25,7 +25,9 @@ from typing import Any
 
 import msgspec
 
-#: What :func:`entry_changes` says for one entry: a template (:func:`ledger.rules.wording.fill`)
+from ledger.templating import fill
+
+#: What :func:`entry_changes` says for one entry: a template (:func:`ledger.templating.fill`)
 #: or a function of the entry's name and values returning a sentence or ``None``.
 Said = str | Callable[..., str | None] | None
 
@@ -78,7 +80,6 @@ def entry_changes(
     :returns: the new and changed entries' sentences in ``after``'s order, then the gone
         ones in ``before``'s; a function's ``None`` says nothing. Not capitalised.
     """
-    from ledger.rules.wording import fill
 
     def say(how: Said, name: str, **values: Any) -> list[str]:
         if how is None:

@@ -12,12 +12,12 @@ never the seed file's name (:data:`SEED_NAME`, for developers: :attr:`RuleSystem
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ledger.rules.marks import marked
+from ledger.templating import fill
 
 if TYPE_CHECKING:
     from ledger.events import Event, Recorded, Roll
@@ -42,37 +42,6 @@ def counted(n: int, one: str, many: str = "") -> str:
     :param many: the plural when it is not ``one`` + ``"s"``.
     """
     return f"{n} {one if n == 1 else many or one + 's'}"
-
-
-def fill(template: str, fields: Mapping[str, Any]) -> str:
-    """A ``line`` template (or any sentence template of a rule system) filled in.
-
-    A template holding ``{{`` or ``{%`` is a jinja2 template: ``{{ field }}`` for a value,
-    ``{% if reason %} ({{ reason }}){% endif %}`` for a part said only when a field is set,
-    ``{{ "%+d" % delta }}`` for a signed number, filters such as ``join``. Any other template
-    is filled with :meth:`str.format` (``"{character} loses {item}"``, ``{dice[0]}``,
-    ``{value:+d}``; a literal brace is then written ``{{``, which makes it jinja2: write such
-    a template in jinja2 throughout). Nothing is escaped and whitespace is kept as written.
-
-    :param template: the template.
-    :param fields: the values it may name.
-    :raises KeyError, AttributeError: str.format: a field the template names is missing.
-    :raises jinja2.UndefinedError: jinja2: a field the template names is missing.
-    """
-    if "{{" in template or "{%" in template:
-        return str(_jinja(template).render(fields))
-    return template.format_map(fields)
-
-
-@functools.lru_cache(maxsize=512)
-def _jinja(template: str) -> Any:
-    """``template`` compiled once (its environment undefined-strict, unescaped)."""
-    import jinja2
-
-    env = jinja2.Environment(
-        autoescape=False, undefined=jinja2.StrictUndefined, keep_trailing_newline=True
-    )
-    return env.from_string(template)
 
 
 class Wording:
