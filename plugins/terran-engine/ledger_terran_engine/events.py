@@ -194,6 +194,7 @@ class SkillDevelopmentRolled(
 
 class ExperienceGained(Event, frozen=True, kw_only=True, tag="terran-engine.experience_gained"):
     """Experience for a session: one per Ego lost in it (characters.html "1.4", ruling R8)."""
+
     line = "{character}: +{amount} Experience (Ego lost in session {session})"
 
     character: str
@@ -203,6 +204,7 @@ class ExperienceGained(Event, frozen=True, kw_only=True, tag="terran-engine.expe
 
 class AdvancementChosen(Event, frozen=True, kw_only=True, tag="terran-engine.advancement_chosen"):
     """An Advancement won by a roll but chosen afterwards with the GM ("1.4")."""
+
     line = "{character}: chooses the Advancement {advancement}"
 
     character: str
@@ -224,6 +226,7 @@ class ChallengeOpened(Event, frozen=True, kw_only=True, tag="terran-engine.chall
 
 class DispositionReduced(Event, frozen=True, kw_only=True, tag="terran-engine.disposition_reduced"):
     """Effect applied to a Challenge by hand (e.g. a companion's): Disposition −``amount``."""
+
     line = (
         "{{ challenge }} (facing {{ character }}) loses {{ amount }} Disposition"
         "{% if by %} by {{ by }}{% endif %}"
@@ -237,6 +240,7 @@ class DispositionReduced(Event, frozen=True, kw_only=True, tag="terran-engine.di
 
 class ChallengeClosed(Event, frozen=True, kw_only=True, tag="terran-engine.challenge_closed"):
     """A Challenge ends without its Disposition reaching 0 (fled, settled, failed)."""
+
     line = "{character}: {challenge} {status}"
 
     character: str
@@ -270,6 +274,7 @@ class SharedDispositionReduced(
     Effect roll ``roll`` (its seq) of the character ``by``; recorded by hand with ``roll`` 0
     (an Effect rolled at the table; ``by`` is then any name). On the campaign stream.
     """
+
     line = (
         "Effect {{ amount }}{% if by %} by {{ by }}{% endif %} on the shared Challenge "
         "{{ challenge }}{% if roll %} (roll {{ roll }}){% endif %}"
@@ -288,6 +293,7 @@ class SharedChallengeClosed(
 ):
     """A shared Challenge ends for the whole group without its Disposition reaching 0
     (fled, settled, failed; ruling T25). On the campaign stream."""
+
     line = "The group's Challenge {challenge}: {status}"
 
     held_by_newcomers: ClassVar[bool] = True  # a character who joins later holds it too
@@ -298,6 +304,7 @@ class SharedChallengeClosed(
 
 class ComplicationAdded(Event, frozen=True, kw_only=True, tag="terran-engine.complication_added"):
     """−``dice`` d on the next Risky Action related to ``challenge`` ("2.2.1 Effects")."""
+
     line = "{character}: complication −{dice}d on the next action against {challenge}"
 
     character: str
@@ -311,6 +318,7 @@ class HarmTaken(Event, frozen=True, kw_only=True, tag="terran-engine.harm_taken"
     ``armour=False`` ignores worn armour and shield (e.g. falling); ``protected`` are
     Protected's Dark Dice faces rolled at the table.
     """
+
     line = (
         "{{ character }} takes harm: Effect {{ effect }} before armour"
         "{% if shield_sacrificed %}, shield sacrificed{% endif %}"
@@ -325,6 +333,7 @@ class HarmTaken(Event, frozen=True, kw_only=True, tag="terran-engine.harm_taken"
 
 class AttributeLost(Event, frozen=True, kw_only=True, tag="terran-engine.attribute_lost"):
     """The permanent Attribute point a Mortal Wound takes, chosen by the player ("1.3.1")."""
+
     line = "{character} loses 1 {attribute} for good (Mortal Wound)"
 
     character: str
@@ -337,6 +346,7 @@ class ConditionTaken(Event, frozen=True, kw_only=True, tag="terran-engine.condit
     ``detail`` says what it is about (the fear, the code); Obsessive Focus names its
     ``focus`` skill (+1d) and three ``neglected`` skills (−1d).
     """
+
     line = (
         "{{ character }} takes the Condition {{ condition }}"
         "{% if detail %} ({{ detail }}){% endif %}: Ego back to maximum"
@@ -351,6 +361,7 @@ class ConditionTaken(Event, frozen=True, kw_only=True, tag="terran-engine.condit
 
 class RestedNight(Event, frozen=True, kw_only=True, tag="terran-engine.rested_night"):
     """A well rested night: with no Wounds, HP recovers to HP_max ("1.3.1")."""
+
     line = "{character}: a well rested night"
 
     character: str
@@ -358,6 +369,7 @@ class RestedNight(Event, frozen=True, kw_only=True, tag="terran-engine.rested_ni
 
 class WoundRecovered(Event, frozen=True, kw_only=True, tag="terran-engine.wound_recovered"):
     """A week of rest with appropriate care: Mortal → Critical, Critical → none ("1.3.1")."""
+
     line = "{character}: a week of rest with care, the Wound eases"
 
     character: str
@@ -387,6 +399,7 @@ class ArchetypeEvolved(Event, frozen=True, kw_only=True, tag="terran-engine.arch
     ``narrative`` is who they have become, in the table's words (not a list entry); the
     initial Archetype stays on the sheet, since it is where they began.
     """
+
     line = "{character} evolves beyond their Archetype: {narrative}"
 
     character: str
@@ -395,6 +408,7 @@ class ArchetypeEvolved(Event, frozen=True, kw_only=True, tag="terran-engine.arch
 
 class EgoPooled(Event, frozen=True, kw_only=True, tag="terran-engine.ego_pooled"):
     """A companion pays ``amount`` of a Montage's Ego cost for ``helped`` ("2.2.2", R21)."""
+
     line = "{character} pools {amount} Ego for {helped}'s Montage"
 
     character: str
@@ -404,6 +418,7 @@ class EgoPooled(Event, frozen=True, kw_only=True, tag="terran-engine.ego_pooled"
 
 class Rallied(Event, frozen=True, kw_only=True, tag="terran-engine.rallied"):
     """An ally's Rally: +1d on Risky Actions until the end of the scene ("1.4", Rally)."""
+
     line = "{{ character }} is rallied{% if by %} by {{ by }}{% endif %}: +1d this scene"
 
     character: str
