@@ -44,6 +44,7 @@ from ledger.events import (
     Visibility,
     event_tag,
 )
+from ledger.rules.changes import entry_changes
 from ledger.rules.exact import (
     at_least,
     at_least_table,
@@ -59,12 +60,15 @@ from ledger.rules.exact import (
 )
 from ledger.rules.form import FUDGE_FACES
 from ledger.rules.hookspecs import hookimpl
+from ledger.rules.names import closest_name, name_in
 from ledger.rules.projection import applying_seq
 from ledger.rules.roll_inputs import Opponent, RollParam, RollRequest
 from ledger.rules.sheet_check import check_sheet
-from ledger.rules.sheets import Line, Section, Sheet, Table, Track
+from ledger.rules.sheets import Line, Section, Sheet, Table, Track, signed
 from ledger.rules.spans import DAY, HOUR, WEEK, TimeDice, parse_duration, span_words
 from ledger.rules.system import RuleSystem, applies, describes
+from ledger.rules.wording import counted
+from ledger.templating import fill
 
 if TYPE_CHECKING:
     from ledger.campaign.aggregate import Campaign
@@ -100,6 +104,12 @@ __all__ = [
     "RuleError",
     "applies",
     "describes",
+    # words (RuleSystem.describe, describe_changes) and names typed by a person
+    "fill",
+    "counted",
+    "entry_changes",
+    "name_in",
+    "closest_name",
     # sheets (RuleSystem.sheet_layout)
     "Sheet",
     "Section",
@@ -107,6 +117,7 @@ __all__ = [
     "Track",
     "Table",
     "check_sheet",
+    "signed",
     # exact odds
     "pool_distribution",
     "at_least",

@@ -9,14 +9,27 @@ falls back on: it compares two states field by field, names entries of a list by
     ['Stress 0 → 2', "New condition 'shaken' (penalty 1)"]
 
 Rule systems write their own sentences in their book's words and pass the fields they did
-not word themselves (``skip``) to this module, so nothing that changed goes unsaid.
+not word themselves (``skip``) to this module, so nothing that changed goes unsaid. For a
+collection of named entries (stats, skills, items, conditions) :func:`entry_changes` says
+what came, changed and went in the system's own sentences::
+
+    >>> entry_changes({"Might": 1}, {"Might": 2, "Grit": 0},
+    ...               new="new stat {name} {now}", changed="{name} {moved} to {now}")
+    ['Might rose to 2', 'new stat Grit 0']
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import msgspec
+
+from ledger.templating import fill
+
+#: What :func:`entry_changes` says for one entry: a template (:func:`ledger.templating.fill`)
+#: or a function of the entry's name and values returning a sentence or ``None``.
+Said = str | Callable[..., str | None] | None
 
 
 def sentences(before: Any, after: Any, *, skip: tuple[str, ...] = ()) -> list[str]:
@@ -39,6 +52,71 @@ def sentences(before: Any, after: Any, *, skip: tuple[str, ...] = ()) -> list[st
         old = b.get(key) if isinstance(b, dict) else None
         out.extend(_field(str(key), old, a.get(key)))
     return [s[:1].upper() + s[1:] for s in out if s]
+
+
+def entry_changes(
+    before: Mapping[str, Any] | Iterable[Any],
+    after: Mapping[str, Any] | Iterable[Any],
+    *,
+    new: Said = None,
+    changed: Said = None,
+    gone: Said = None,
+    value: Callable[[Any], Any] | None = None,
+) -> list[str]:
+    """Sentences for the entries of a named collection that came, changed or went.
+
+    :param before: the collection before: a mapping ``{name: entry}``, or entries named by
+        their ``name`` attribute (text entries by themselves).
+    :param after: the collection after, the same way.
+    :param new: said of an entry only in ``after``: a template with the fields ``name`` and
+        ``now``, or a function ``(name, now)``; ``None``: nothing is said.
+    :param changed: said of an entry in both whose value differs: a template with ``name``,
+        ``was``, ``now`` and ``moved`` (``"rose"`` or ``"fell"`` when both values are
+        numbers, else ``"changed"``), or a function ``(name, was, now)``.
+    :param gone: said of an entry only in ``before``: a template with ``name`` and ``was``,
+        or a function ``(name, was)``.
+    :param value: what of an entry is compared and given as ``was``/``now`` (default the
+        entry itself).
+    :returns: the new and changed entries' sentences in ``after``'s order, then the gone
+        ones in ``before``'s; a function's ``None`` says nothing. Not capitalised.
+    """
+
+    def say(how: Said, name: str, **values: Any) -> list[str]:
+        if how is None:
+            return []
+        if not isinstance(how, str):
+            line = how(name, *values.values())
+            return [] if line is None else [line]
+        if "was" in values and "now" in values:
+            was, now = values["was"], values["now"]
+            numbers = all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in (was, now)
+            )
+            values["moved"] = ("rose" if now > was else "fell") if numbers else "changed"
+        return [fill(how, {"name": name, **values})]
+
+    old, latest = _named(before, value), _named(after, value)
+    out: list[str] = []
+    for name, now in latest.items():
+        if name not in old:
+            out += say(new, name, now=now)
+        elif old[name] != now:
+            out += say(changed, name, was=old[name], now=now)
+    for name, was in old.items():
+        if name not in latest:
+            out += say(gone, name, was=was)
+    return out
+
+
+def _named(
+    entries: Mapping[str, Any] | Iterable[Any], value: Callable[[Any], Any] | None
+) -> dict[str, Any]:
+    pairs = (
+        entries.items()
+        if isinstance(entries, Mapping)
+        else ((e if isinstance(e, str) else e.name, e) for e in entries)
+    )
+    return {name: value(e) if value else e for name, e in pairs}
 
 
 def label(key: str) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ledger.rules.marks import marked
+from ledger.templating import fill
 
 if TYPE_CHECKING:
     from ledger.events import Event, Recorded, Roll
@@ -32,6 +33,15 @@ VERDICTS = {
 #: A seed file's name: three digits, ``_``, 16 hex digits (``000_60e07241544698f0.txt``),
 #: what :attr:`RuleSystem.source` holds; help and the docs name the book instead.
 SEED_NAME = re.compile(r"\b\d{3}_[0-9a-f]{16}(?:\.txt)?\b")
+
+
+def counted(n: int, one: str, many: str = "") -> str:
+    """``n`` and the word for that many: ``counted(1, "roll") == "1 roll"``, ``counted(3,
+    "roll") == "3 rolls"``, ``counted(0, "success", "successes") == "0 successes"``.
+
+    :param many: the plural when it is not ``one`` + ``"s"``.
+    """
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 class Wording:
@@ -56,9 +66,9 @@ class Wording:
     def describe(self, event: Event) -> str | None:
         """One line a person reads at a glance for ``log`` and recaps: the :func:`describes`
         method of the event's class, else the class's ``line`` template filled in with the
-        event's fields (a class attribute, ``line = "{character} loses {item}"``; any
-        :meth:`str.format` field such as ``{dice[0]}``), else ``None`` (the core's words
-        then)."""
+        event's fields by :func:`fill` (a class attribute, ``line = "{character} loses
+        {item}"``, or jinja2 for parts said only when a field is set), else ``None`` (the
+        core's words then)."""
         table = self.describers()
         for klass in type(event).__mro__:  # an event subclass is worded as its parent
             fn = table.get(klass)
@@ -67,7 +77,7 @@ class Wording:
         template = getattr(type(event), "line", "")
         if isinstance(template, str) and template:
             fields = getattr(event, "__struct_fields__", ())
-            return template.format_map({name: getattr(event, name) for name in fields})
+            return fill(template, {name: getattr(event, name) for name in fields})
         return None
 
     def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:

@@ -106,6 +106,10 @@ class ExperienceMarked(Event, frozen=True, kw_only=True, tag="d20-world.experien
     """Experience marked by hand on a skill ("Skills"; an unknown non-spell skill is practised,
     "Learning Skills"). ``amount`` ≥ 0."""
 
+    line = (
+        "{{ character }}: +{{ amount }} experience on {{ skill }}"
+        "{% if reason %} ({{ reason }}){% endif %}"
+    )
     character: str
     skill: str
     amount: int
@@ -116,6 +120,7 @@ class SkillIncreased(Event, frozen=True, kw_only=True, tag="d20-world.skill_incr
     """A deferred skill increase applied at the end of a session (option
     ``defer_skill_increase_to_session_end``): ``proficiency`` is the new value."""
 
+    line = "{character}: {skill} rises to +{proficiency}"
     character: str
     skill: str
     proficiency: int
@@ -136,6 +141,7 @@ class BondCalled(Event, frozen=True, kw_only=True, tag="d20-world.bond_called"):
     """The character calls upon a bond for a favor or support ("Bonds"); ``demands`` are
     what the bond asks in return."""
 
+    line = "{{ character }}: calls upon {{ bond }}{% if request %}: {{ request }}{% endif %}"
     character: str
     bond: str
     request: str = ""
@@ -178,6 +184,10 @@ class BondFormed(Event, frozen=True, kw_only=True, tag="d20-world.bond_formed"):
     favor starts by kind as at creation (ruling R11) and The World changes it with the
     GM-only ``favour_changed`` ("Favor and any changes to it are tracked by The World")."""
 
+    line = (
+        "{{ character }}: forms a bond with {{ bond }} ({{ kind }})"
+        "{% if reason %} ({{ reason }}){% endif %}"
+    )
     character: str
     bond: str
     kind: Literal["faction", "mentor", "friend", "rival", "enemy"]
@@ -188,6 +198,7 @@ class ItemAdded(Event, frozen=True, kw_only=True, tag="d20-world.item_added"):
     """An item gained ("Inventory"); armour has ``durability`` and ``protects_against``
     ("Armor"); a weapon ``damage``, ``range`` and ``harm`` ("Weapons")."""
 
+    line = "{character}: gains {item} ({location})"
     character: str
     item: str
     location: Literal["carried", "bag"] = "carried"
@@ -203,6 +214,7 @@ class ItemAdded(Event, frozen=True, kw_only=True, tag="d20-world.item_added"):
 class ItemRemoved(Event, frozen=True, kw_only=True, tag="d20-world.item_removed"):
     """An item used up, dropped or lost; ``actions`` it took, if timed ("Time")."""
 
+    line = "{{ character }}: loses {{ item }}{% if reason %} ({{ reason }}){% endif %}"
     character: str
     item: str
     reason: str = ""
@@ -213,6 +225,10 @@ class ItemMoved(Event, frozen=True, kw_only=True, tag="d20-world.item_moved"):
     """An item moved between hand and bag ("Inventory": items in a bag take a few moments to
     retrieve); ``actions`` as The World sets them ("Time")."""
 
+    line = (
+        "{{ character }}: moves {{ item }} to {{ to }}"
+        "{% if actions %}, {{ actions }} actions{% endif %}"
+    )
     character: str
     item: str
     to: Literal["carried", "bag"]
@@ -222,6 +238,7 @@ class ItemMoved(Event, frozen=True, kw_only=True, tag="d20-world.item_moved"):
 class ItemRepaired(Event, frozen=True, kw_only=True, tag="d20-world.item_repaired"):
     """A broken armour item repaired to full durability ("Armor": time and money)."""
 
+    line = "{character}: repairs {item}"
     character: str
     item: str
 
@@ -229,6 +246,7 @@ class ItemRepaired(Event, frozen=True, kw_only=True, tag="d20-world.item_repaire
 class BagChanged(Event, frozen=True, kw_only=True, tag="d20-world.bag_changed"):
     """The character gains or loses their bag ("Inventory": one bag at most)."""
 
+    line = "{{ character }}: {{ 'gains' if has_bag else 'loses' }} a bag"
     character: str
     has_bag: bool
 
@@ -264,6 +282,7 @@ class WoundHealed(Event, frozen=True, kw_only=True, tag="d20-world.wound_healed"
     """Proper care reduces wound ``wound`` (its number) by ``amount``; removed at 0
     ("Wounds")."""
 
+    line = "{character}: wound {wound} heals by {amount}"
     character: str
     wound: int
     amount: int = 1
@@ -291,6 +310,7 @@ class ConditionAdded(Event, frozen=True, kw_only=True, tag="d20-world.condition_
 class ConditionEnded(Event, frozen=True, kw_only=True, tag="d20-world.condition_ended"):
     """A condition ends ("Conditions")."""
 
+    line = "{character}: condition {condition!r} ends"
     character: str
     condition: str
 
@@ -318,6 +338,7 @@ class HiddenConditionEnded(
 ):
     """A hidden condition ends (GM-only, ruling R33)."""
 
+    line = "{character}: hidden condition {condition!r} ends"
     visibility: ClassVar[Visibility] = "gm"
 
     character: str
@@ -328,6 +349,7 @@ class Rested(Event, frozen=True, kw_only=True, tag="d20-world.rested"):
     """A rest ("Jinx": recover half the jinx, rounded up). ``session``: the session whose end
     the rest follows when ``campaign advance`` recorded it (ruling R8)."""
 
+    line = "{character}: rests, recovering half the jinx (rounded up)"
     character: str
     session: int | None = None
 
@@ -335,6 +357,7 @@ class Rested(Event, frozen=True, kw_only=True, tag="d20-world.rested"):
 class ObjectiveOpened(Event, frozen=True, kw_only=True, tag="d20-world.objective_opened"):
     """A new objective ("Objectives") on this character's stream; ``required_good`` ≥ 2."""
 
+    line = "{character}: objective {objective!r} opened, {required_good} good checks needed"
     character: str
     objective: str
     required_good: int
@@ -357,6 +380,7 @@ class ObjectiveContributed(Event, frozen=True, kw_only=True, tag="d20-world.obje
 class ObjectiveFailed(Event, frozen=True, kw_only=True, tag="d20-world.objective_failed"):
     """An objective failed by an outside factor such as time running out ("Objectives")."""
 
+    line = "{character}: objective {objective!r} failed ({reason})"
     character: str
     objective: str
     reason: str
@@ -402,6 +426,7 @@ class GroupObjectiveFailed(
     """A shared objective failed by an outside factor such as time ("Objectives"; campaign
     stream, ruling R43)."""
 
+    line = "shared objective {objective!r} failed ({reason})"
     held_by_newcomers: ClassVar[bool] = True  # a character who joins later holds it too
 
     objective: str

@@ -20,35 +20,19 @@ from ledger import Recorded, Roll, RuleSystem, describes
 
 from .events import (
     AttackResolved,
-    BagChanged,
     BlindCheckRolled,
-    BondCalled,
-    BondFormed,
     CheckRolled,
     ConditionAdded,
-    ConditionEnded,
     CorruptionMarked,
     DamageTaken,
-    ExperienceMarked,
     FavourChanged,
     GroupObjectiveContributed,
-    GroupObjectiveFailed,
     GroupObjectiveOpened,
     HiddenConditionAdded,
-    HiddenConditionEnded,
-    ItemAdded,
-    ItemMoved,
-    ItemRemoved,
-    ItemRepaired,
     ObjectiveContributed,
-    ObjectiveFailed,
-    ObjectiveOpened,
-    Rested,
     ShockRolled,
-    SkillIncreased,
     TraitGained,
     TraitLost,
-    WoundHealed,
 )
 from .rules.mechanics import damage_dealt, xp_threshold
 from .rules.ops import condition_penalty, hidden_penalty, wound_total
@@ -113,28 +97,11 @@ class Words(RuleSystem[Character, Options]):
         return (f"{event.character}: shock roll d6 {event.die} vs wounds "
                 f"{event.wound_total}: {verdict}")
 
-    @describes(ExperienceMarked)
-    def describe_experience_marked(self, event: ExperienceMarked) -> str:
-        """Experience marked by hand on a skill, with its reason ("Skills")."""
-        return f"{event.character}: +{event.amount} experience on {event.skill}" + (
-            f" ({event.reason})" if event.reason else "")
-
-    @describes(SkillIncreased)
-    def describe_skill_increased(self, event: SkillIncreased) -> str:
-        """A deferred increase: the skill's new proficiency ("Skills")."""
-        return f"{event.character}: {event.skill} rises to +{event.proficiency}"
-
     @describes(FavourChanged)
     def describe_favour_changed(self, event: FavourChanged) -> str:
         """The World's change of a bond's favor (GM-only, "Bonds")."""
         return (f"{event.character}: favor of {event.bond} {_signed(event.delta)}"
                 + (f" ({event.reason})" if event.reason else ""))
-
-    @describes(BondCalled)
-    def describe_bond_called(self, event: BondCalled) -> str:
-        """Calling upon a bond, with the request ("Bonds")."""
-        return f"{event.character}: calls upon {event.bond}" + (
-            f": {event.request}" if event.request else "")
 
     @describes(TraitGained)
     def describe_trait_gained(self, event: TraitGained) -> str:
@@ -153,39 +120,6 @@ class Words(RuleSystem[Character, Options]):
         spell = f" from casting {event.spell}" if event.spell else ""
         return (f"{event.character}: marked by the lasting corruption of magic{spell}: "
                 f"trait {event.trait!r}" + _why(event.reason))
-
-    @describes(BondFormed)
-    def describe_bond_formed(self, event: BondFormed) -> str:
-        """A new bond and its kind, never its favor ("Bonds"; ruling R41)."""
-        return (f"{event.character}: forms a bond with {event.bond} ({event.kind})"
-                + _why(event.reason))
-
-    @describes(ItemAdded)
-    def describe_item_added(self, event: ItemAdded) -> str:
-        """An item gained, carried or in the bag ("Inventory")."""
-        return f"{event.character}: gains {event.item} ({event.location})"
-
-    @describes(ItemRemoved)
-    def describe_item_removed(self, event: ItemRemoved) -> str:
-        """An item used up, dropped or lost ("Inventory")."""
-        return f"{event.character}: loses {event.item}" + (
-            f" ({event.reason})" if event.reason else "")
-
-    @describes(ItemMoved)
-    def describe_item_moved(self, event: ItemMoved) -> str:
-        """An item moved to hand or bag, with its cost in actions ("Inventory", "Time")."""
-        cost = f", {event.actions} actions" if event.actions else ""
-        return f"{event.character}: moves {event.item} to {event.to}{cost}"
-
-    @describes(ItemRepaired)
-    def describe_item_repaired(self, event: ItemRepaired) -> str:
-        """Broken armour repaired ("Armor")."""
-        return f"{event.character}: repairs {event.item}"
-
-    @describes(BagChanged)
-    def describe_bag_changed(self, event: BagChanged) -> str:
-        """The bag gained or lost ("Inventory")."""
-        return f"{event.character}: {'gains' if event.has_bag else 'loses'} a bag"
 
     @describes(DamageTaken)
     def describe_damage_taken(self, event: DamageTaken) -> str:
@@ -206,11 +140,6 @@ class Words(RuleSystem[Character, Options]):
                 f"{dealt} of {event.weapon_damage} damage"
                 + _armour(event.armour, event.desperate))
 
-    @describes(WoundHealed)
-    def describe_wound_healed(self, event: WoundHealed) -> str:
-        """Proper care reducing a wound ("Wounds")."""
-        return f"{event.character}: wound {event.wound} heals by {event.amount}"
-
     @describes(ConditionAdded)
     def describe_condition_added(self, event: ConditionAdded) -> str:
         """A condition and what it does to checks and capacity ("Conditions")."""
@@ -223,11 +152,6 @@ class Words(RuleSystem[Character, Options]):
                 + (f" until {event.ends_when}" if event.ends_when else "")
                 + (f": {', '.join(fx)}" if fx else ""))
 
-    @describes(ConditionEnded)
-    def describe_condition_ended(self, event: ConditionEnded) -> str:
-        """A condition that ends ("Conditions")."""
-        return f"{event.character}: condition {event.condition!r} ends"
-
     @describes(HiddenConditionAdded)
     def describe_hidden_condition_added(self, event: HiddenConditionAdded) -> str:
         """A hidden condition (GM-only; its penalty reaches players as a hidden
@@ -236,22 +160,6 @@ class Words(RuleSystem[Character, Options]):
                 + (f" until {event.ends_when}" if event.ends_when else "")
                 + (f": −{event.check_penalty} to all checks (a hidden modifier to players)"
                    if event.check_penalty else ""))
-
-    @describes(HiddenConditionEnded)
-    def describe_hidden_condition_ended(self, event: HiddenConditionEnded) -> str:
-        """A hidden condition that ends (GM-only, ruling R33)."""
-        return f"{event.character}: hidden condition {event.condition!r} ends"
-
-    @describes(Rested)
-    def describe_rested(self, event: Rested) -> str:
-        """A rest and its jinx recovery ("Jinx", ruling R7)."""
-        return f"{event.character}: rests, recovering half the jinx (rounded up)"
-
-    @describes(ObjectiveOpened)
-    def describe_objective_opened(self, event: ObjectiveOpened) -> str:
-        """A new objective and the good checks it needs ("Objectives")."""
-        return (f"{event.character}: objective {event.objective!r} opened, "
-                f"{event.required_good} good checks needed")
 
     @describes(ObjectiveContributed)
     def describe_objective_contributed(self, event: ObjectiveContributed) -> str:
@@ -275,16 +183,6 @@ class Words(RuleSystem[Character, Options]):
         check = f" (check {event.check})" if event.check is not None else ""
         return (f"{event.by}: {event.skill} {event.outcome} towards shared objective "
                 f"{event.objective!r}{check}" + (" (automatic)" if event.auto else ""))
-
-    @describes(GroupObjectiveFailed)
-    def describe_group_objective_failed(self, event: GroupObjectiveFailed) -> str:
-        """A shared objective failed by an outside factor ("Objectives"; ruling R43)."""
-        return f"shared objective {event.objective!r} failed ({event.reason})"
-
-    @describes(ObjectiveFailed)
-    def describe_objective_failed(self, event: ObjectiveFailed) -> str:
-        """An objective failed by an outside factor, e.g. time ("Objectives")."""
-        return f"{event.character}: objective {event.objective!r} failed ({event.reason})"
 
     # --- what changed, what it means, how it went ------------------------------------------
 

@@ -1,16 +1,11 @@
-"""How each decision-dice event changes a character (seed 002_735c6d6cd834a641.txt).
-
-:class:`Appliers` holds one :func:`ledger.applies` method per event type. Each is pure: it
-returns a new :class:`~ledger_decision_dice.state.Character` and raises
-:class:`ledger.RuleError` when the event does not fit the state (the engine then refuses to
-append it).
-"""
+"""How each decision-dice event changes a character (seed 002_735c6d6cd834a641.txt): one
+pure :func:`ledger.applies` method per event type, refusing what does not fit the state."""
 
 from __future__ import annotations
 
 from msgspec.structs import replace
 
-from ledger import RuleError, RuleSystem, applies
+from ledger import RuleError, RuleSystem, applies, name_in
 
 from .events import (
     ConditionAdded,
@@ -121,7 +116,7 @@ class Appliers(RuleSystem[Character, Options]):
     @applies(ItemAdded)
     def on_item_added(self, state: Character, event: ItemAdded) -> Character:
         """Add equipment; refused when an item of that name is already carried."""
-        if any(i.name.lower() == event.item.strip().lower() for i in state.equipment):
+        if name_in(event.item.strip(), [i.name for i in state.equipment]):
             raise RuleError(
                 f"{state.name} already carries {event.item!r}: give the new item another name"
             )
@@ -148,8 +143,7 @@ class Appliers(RuleSystem[Character, Options]):
             )
         names = list(state.trackers)
         if event.value is not None:
-            match = next((n for n in names if n.lower() == event.tracker.lower()), None)
-            name = match or event.tracker.strip()
+            name = name_in(event.tracker, names) or event.tracker.strip()
             new = event.value
         else:
             name = find_name(names, event.tracker, "tracker")
@@ -208,7 +202,7 @@ class Appliers(RuleSystem[Character, Options]):
     def on_condition_added(self, state: Character, event: ConditionAdded) -> Character:
         """Add a lasting modifier, advantage or disadvantage ("Key Terms"; "Advantage and
         Disadvantage"). Refused for a duplicate name, an unknown stat or negative rolls."""
-        if any(c.name.lower() == event.condition.lower() for c in state.conditions):
+        if name_in(event.condition, [c.name for c in state.conditions]):
             raise RuleError(
                 f"{state.name} already has the condition {event.condition!r}: "
                 "remove it first or use another name"

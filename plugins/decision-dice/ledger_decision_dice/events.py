@@ -195,6 +195,7 @@ class ItemAdded(Event, frozen=True, kw_only=True, tag="decision-dice.item_added"
     """A piece of equipment joins the sheet; ``die`` is its supply die or ``""`` for none."""
 
     section = "Secondary Mechanics: Supply Rolls"
+    line = "{{ character }} gains {{ item }}{% if die %} ({{ die }}){% endif %}"
     character: str
     item: str
     die: str = ""
@@ -221,6 +222,10 @@ class TrackerChanged(Event, frozen=True, kw_only=True, tag="decision-dice.tracke
     """
 
     section = "Secondary Mechanics: D100 or Percentage"
+    line = (
+        "{{ character }}: {{ tracker }} {% if delta is not none %}{{ '%+d' % delta }}"
+        "{% else %}set to {{ value }}{% endif %}%"
+    )
     schema_version = 2
 
     character: str
@@ -336,6 +341,11 @@ class ConditionAdded(Event, frozen=True, kw_only=True, tag="decision-dice.condit
     """
 
     section = "Advantage and Disadvantage"
+    line = (
+        "{{ character }}: {{ condition }} ({{ kind }}"
+        "{% if kind not in ('advantage', 'disadvantage') %} {{ '%+d' % value }}{% endif %})"
+        "{% if rolls %} for {{ rolls }} roll(s){% endif %}"
+    )
     character: str
     condition: str
     kind: ConditionKind
@@ -387,6 +397,10 @@ class LevelledUp(Event, frozen=True, kw_only=True, tag="decision-dice.levelled_u
     """
 
     section = "Decision Rolls: Target Numbers (character creation/level up)"
+    line = (
+        "{{ character }} levels up to level {{ level }}{% if stats %}: "
+        "{{ stats | map('replace', '=', ' becomes ', 1) | join(', ') }}{% endif %}"
+    )
     character: str
     level: int
     stats: list[str] = []
@@ -404,6 +418,7 @@ class HarmTaken(Event, frozen=True, kw_only=True, tag="decision-dice.harm_taken"
     """
 
     section = "The Rounding Rule (Stress and Vitality)"
+    line = "{{ character }} takes {{ amount }} {{ track }}{% if reason %} ({{ reason }}){% endif %}"
     character: str
     track: str
     amount: int
@@ -415,6 +430,10 @@ class Recovered(Event, frozen=True, kw_only=True, tag="decision-dice.recovered")
     its value from the stats (ruling DD10); ``amount`` 0 recovers all of it."""
 
     section = "The Rounding Rule (Stress and Vitality)"
+    line = (
+        "{{ character }} recovers {{ amount or 'all' }} {{ track }}"
+        "{% if reason %} ({{ reason }}){% endif %}"
+    )
     character: str
     track: str
     amount: int = 0

@@ -1,11 +1,8 @@
-"""Decision-dice characters: sheets, their creation and how a person reads them.
-
-Source: 002_735c6d6cd834a641.txt (rulings: docs/rulings/decision-dice.md). The seed is
-only the "Core Mechanics" page, so stats, levels and derived values follow the campaign
-options (rulings X1–X4, docs/rulings/decision-dice.md). The sheet reads in the book's words:
-"Key Terms" (bonus, penalty, modifier), "Advantage and Disadvantage", "The Rounding Rule"
-(derived values), "Supply Rolls" (d12 → d10 → d8 → d6 → d4 → empty), "D100 or Percentage"
-(trackers). Nothing on a decision-dice sheet is GM-only: both views are the same.
+"""Decision-dice sheets (002_735c6d6cd834a641.txt): their creation (stats, levels and
+derived values follow the campaign options, rulings X1–X4) and how a person reads them, in
+the book's words: "Key Terms" (bonus, penalty, modifier), "Advantage and Disadvantage", "The
+Rounding Rule" (derived values), "Supply Rolls" (d12 → … → empty), "D100 or Percentage"
+(trackers). Nothing is GM-only: both views are the same.
 """
 
 from __future__ import annotations
@@ -15,7 +12,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from ledger import Line, RuleError, RuleSystem, Section, Sheet, check_sheet
+from ledger import Line, RuleError, RuleSystem, Section, Sheet, check_sheet, signed
 
 from .events import ConditionKind
 from .rules.mechanics import (
@@ -28,16 +25,12 @@ from .rules.mechanics import (
 from .state import TRACKER_MAX, TRACKER_MIN, Character, Condition, Options
 
 
-def _signed(n: int) -> str:
-    return f"+{n}" if n > 0 else f"−{-n}" if n < 0 else "0"
-
-
 def _condition(c: Condition) -> Line:
     value: str
     if c.kind in ("advantage", "disadvantage"):
         value = c.kind
     else:
-        value = f"{_signed(c.value)} {c.kind}" if c.kind != "modifier" else _signed(c.value)
+        value = f"{signed(c.value)} {c.kind}" if c.kind != "modifier" else signed(c.value)
     if c.stat:
         value += f" to {c.stat} rolls"
     note = (
@@ -189,7 +182,7 @@ class SheetRules(RuleSystem[Character, Options]):
     def sheet_view(self, state: Character, *, as_gm: bool) -> dict[str, Any]:
         """The sheet as JSON: state fields plus ``derived`` values (Stress, Vitality, ... as
         configured, "The Rounding Rule"), ``current`` values (less what was spent, DD10)
-        and each condition's counted value ("Key Terms"). Nothing here is GM-only."""
+        and each condition's counted value ("Key Terms")."""
         view: dict[str, Any] = msgspec.to_builtins(state)
         view["derived"] = derived_values(state, self.options)
         view["current"] = current_values(state, self.options)

@@ -1,9 +1,9 @@
 """Character state and campaign options of decision-dice (seed 002_735c6d6cd834a641.txt).
 
 The seed is only the "Core Mechanics" page: stats, levels, Luck, Stress and Vitality are
-referred to but never defined. They are campaign options here (docs/rulings/decision-dice.md and rulings X1–X4,
-documented in docs/rulings/decision-dice.md). These structs are encoded into snapshots: keep
-their fields, order and defaults.
+referred to but never defined: campaign options here (rulings X1–X4,
+docs/rulings/decision-dice.md). These structs are encoded into snapshots: keep their fields,
+order and defaults.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""What decision-dice events and changes read like to a person (002_735c6d6cd834a641.txt).
-
-:class:`Words` gives one :func:`ledger.describes` method per event type (the line ``log``,
-recaps and the web view show), what changed on a character in the rule text's words
-("Climbing Kit's supply die d8 → d6", "Rifle ammunition 60% → 45%", "Now Higher ground:
-advantage for 1 roll"), the notes a recap shows beside an event ("Resolving a Tie", "Supply
-Rolls") and each roll's verdict.
+"""What decision-dice rolls and changes read like to a person (002_735c6d6cd834a641.txt;
+the other events' lines are their ``line`` templates): what changed on a character in the
+rule text's words ("Climbing Kit's supply die d8 → d6", "Rifle ammunition 60% → 45%"), a
+recap's notes ("Resolving a Tie", "Supply Rolls") and each roll's verdict.
 """
 
 from __future__ import annotations
@@ -12,25 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ledger import Recorded, Roll, RuleSystem, describes
+from ledger import Recorded, Roll, RuleSystem, counted, describes, entry_changes
 
-from .events import (
-    ConditionAdded,
-    ContestRolled,
-    DecisionRolled,
-    HarmTaken,
-    ItemAdded,
-    LevelledUp,
-    ModifierLine,
-    Recovered,
-    SupplyRolled,
-    TrackerChanged,
-)
+from .events import ContestRolled, DecisionRolled, ModifierLine, SupplyRolled
 from .rules.mechanics import derived_values
 from .state import Character, Condition, Options
 
 HANDLED = ("character", "name", "stats", "level", "equipment", "trackers", "conditions")
-"""Fields :func:`change_sentences` words itself (the rest get the generic wording of
+"""Fields :meth:`Words.describe_changes` words itself (the rest get the generic wording of
 :meth:`ledger.RuleSystem.generic_changes`)."""
 
 
@@ -57,55 +43,17 @@ def _condition(c: Condition) -> str:
         what = c.kind
     else:
         what = f"{c.value:+d}" + (f" to {c.stat}" if c.stat else " to rolls")
-    lasts = f" for {c.rolls_left} roll{'s' if c.rolls_left != 1 else ''}" if c.rolls_left else ""
+    lasts = f" for {counted(c.rolls_left, 'roll')}" if c.rolls_left else ""
     return f"now {c.name}: {what}{lasts}"
 
 
-def change_sentences(before: Character | None, after: Character) -> list[str]:
-    """What changed between two states of one character, as sentences: stats and level
-    ("Key Terms"), equipment and supply dice stepping down ("Supply Rolls"), trackers in
-    percent ("D100 or Percentage"), conditions with what they do ("Advantage and
-    Disadvantage"). Fields outside :data:`HANDLED` are left to the generic wording; nothing
-    on a decision-dice character is GM-only."""
-    if before is None:
-        return [f"{after.name} joins the party"]
-    out: list[str] = []
-    for stat, value in after.stats.items():
-        was = before.stats.get(stat)
-        if was is None:
-            out.append(f"new stat {stat} {value:+d}")
-        elif was != value:
-            out.append(f"{stat} {'rose' if value > was else 'fell'} to {value:+d}")
-    if after.level != before.level and after.level is not None:
-        out.append(f"reaches level {after.level}")
-    old_items = {i.name: i for i in before.equipment}
-    new_items = {i.name: i for i in after.equipment}
-    for name, item in new_items.items():
-        was_i = old_items.get(name)
-        if was_i is None:
-            out.append(f"gains {name}" + (f" (supply {item.supply})" if item.supply else ""))
-        elif was_i.supply != item.supply:
-            if item.supply == "empty":
-                out.append(f"{name} is used up: resupply before relying on it")
-            elif was_i.supply in (None, "empty"):
-                out.append(f"{name} resupplied to {item.supply}")
-            else:
-                out.append(f"{name}'s supply die {was_i.supply} → {item.supply}")
-    out.extend(f"loses {name}" for name in old_items if name not in new_items)
-    for tracker, value in after.trackers.items():
-        was_t = before.trackers.get(tracker)
-        if was_t != value:
-            out.append(
-                f"{tracker} {was_t}% → {value}%" if was_t is not None else f"{tracker} {value}%"
-            )
-    out.extend(f"{t} no longer tracked" for t in before.trackers if t not in after.trackers)
-    old_c = {c.name: c for c in before.conditions}
-    new_c = {c.name: c for c in after.conditions}
-    for name, c in new_c.items():
-        if name not in old_c:
-            out.append(_condition(c))
-    out.extend(f"{name} ends" for name in old_c if name not in new_c)
-    return [s[:1].upper() + s[1:] for s in out]
+def _supply_change(name: str, was: str | None, now: str | None) -> str:
+    """An item's supply die stepping down, used up or resupplied ("Supply Rolls")."""
+    if now == "empty":
+        return f"{name} is used up: resupply before relying on it"
+    if was in (None, "empty"):
+        return f"{name} resupplied to {now}"
+    return f"{name}'s supply die {was} → {now}"
 
 
 class Words(RuleSystem[Character, Options]):
@@ -143,65 +91,51 @@ class Words(RuleSystem[Character, Options]):
             f"{event.winner} wins"
         )
 
-    @describes(ItemAdded)
-    def describe_item_added(self, event: ItemAdded) -> str:
-        """The item gained, with its supply die if any ("Supply Rolls")."""
-        die = f" ({event.die})" if event.die else ""
-        return f"{event.character} gains {event.item}{die}"
-
-    @describes(TrackerChanged)
-    def describe_tracker(self, event: TrackerChanged) -> str:
-        """A percentage tracker's change or new value ("D100 or Percentage")."""
-        change = f"{event.delta:+d}" if event.delta is not None else f"set to {event.value}"
-        return f"{event.character}: {event.tracker} {change}%"
-
-    @describes(ConditionAdded)
-    def describe_condition_added(self, event: ConditionAdded) -> str:
-        """The condition, its kind and value, and for how many rolls ("Key Terms",
-        "Advantage and Disadvantage")."""
-        lasts = f" for {event.rolls} roll(s)" if event.rolls else ""
-        value = f" {event.value:+d}" if event.kind not in ("advantage", "disadvantage") else ""
-        return f"{event.character}: {event.condition} ({event.kind}{value}){lasts}"
-
-    @describes(LevelledUp)
-    def describe_levelled_up(self, event: LevelledUp) -> str:
-        """The level reached and the stats chosen with it (ruling DD11)."""
-        chose = (
-            ": " + ", ".join(s.replace("=", " becomes ", 1) for s in event.stats)
-            if event.stats
-            else ""
-        )
-        return f"{event.character} levels up to level {event.level}{chose}"
-
-    @describes(HarmTaken)
-    def describe_harm(self, event: HarmTaken) -> str:
-        """Harm taken from a derived value ("The Rounding Rule", ruling DD10)."""
-        why = f" ({event.reason})" if event.reason else ""
-        return f"{event.character} takes {event.amount} {event.track}{why}"
-
-    @describes(Recovered)
-    def describe_recovered(self, event: Recovered) -> str:
-        """What of a derived value is recovered (ruling DD10)."""
-        how = "all" if event.amount == 0 else str(event.amount)
-        why = f" ({event.reason})" if event.reason else ""
-        return f"{event.character} recovers {how} {event.track}{why}"
-
     def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:
-        """What changed on a character in the rule text's words (:func:`change_sentences`),
-        then Stress/Vitality following the stats ("The Rounding Rule"), then the generic
-        wording of any other field."""
-        own = change_sentences(before, after)
+        """What changed on a character in the rule text's words: stats and level ("Key
+        Terms"), equipment and supply dice stepping down ("Supply Rolls"), trackers in percent
+        ("D100 or Percentage"), conditions with what they do ("Advantage and Disadvantage"),
+        Stress/Vitality following the stats ("The Rounding Rule"); the fields outside
+        :data:`HANDLED` in the generic wording. Nothing on a character is GM-only."""
         if before is None:
-            return own
-        was, now = derived_values(before, self.options), derived_values(after, self.options)
-        own += [  # Stress/Vitality follow the stats ("The Rounding Rule")
-            f"{name} {was[name]} → {value} (½ "
-            + " + ½ ".join(self.options.derived[name])
-            + ", rounded down)"
-            for name, value in now.items()
-            if name in was and was[name] != value
-        ]
-        return own + self.generic_changes(before, after, skip=HANDLED)
+            return [f"{after.name} joins the party"]
+        out = entry_changes(
+            before.stats,
+            after.stats,
+            new="new stat {name} {now:+d}",
+            changed="{name} {moved} to {now:+d}",
+        )
+        if after.level != before.level and after.level is not None:
+            out.append(f"reaches level {after.level}")
+        out += entry_changes(
+            before.equipment,
+            after.equipment,
+            value=lambda item: item.supply,
+            new="gains {{ name }}{% if now %} (supply {{ now }}){% endif %}",
+            changed=_supply_change,
+            gone="loses {name}",
+        )
+        out += entry_changes(
+            before.trackers,
+            after.trackers,
+            new="{name} {now}%",
+            changed="{name} {was}% → {now}%",
+            gone="{name} no longer tracked",
+        )
+        out += entry_changes(
+            before.conditions, after.conditions, new=lambda _, c: _condition(c), gone="{name} ends"
+        )
+        derived = entry_changes(
+            derived_values(before, self.options),
+            derived_values(after, self.options),
+            changed=lambda name, was, now: (
+                f"{name} {was} → {now} (½ "
+                + " + ½ ".join(self.options.derived[name])
+                + ", rounded down)"
+            ),
+        )
+        own = [s[:1].upper() + s[1:] for s in out]
+        return own + derived + self.generic_changes(before, after, skip=HANDLED)
 
     def recap_lines(self, record: Recorded, *, as_gm: bool) -> list[str]:
         """Rule notes for a recap: ties re-rolled ("Resolving a Tie"), supply dice stepping
@@ -210,7 +144,7 @@ class Words(RuleSystem[Character, Options]):
         notes = []
         if isinstance(event, ContestRolled) and len(event.rounds) > 1:
             ties = len(event.rounds) - 1
-            notes.append(f"tied {ties} time{'s' if ties != 1 else ''}, re-rolled (Resolving a Tie)")
+            notes.append(f"tied {counted(ties, 'time')}, re-rolled (Resolving a Tie)")
         elif isinstance(event, SupplyRolled) and event.after != event.die:
             if event.after == "empty":
                 notes.append(f"{event.item} is used up: resupply before relying on it")

@@ -1,16 +1,20 @@
-"""How each Spellwoven event changes a character (seed 004_663ae3e4ecc71fd1.txt).
-
-:class:`Appliers` holds one :func:`ledger.applies` method per event type. Each is pure: it
-returns a new :class:`~ledger_spellwoven.state.Character` and raises
-:class:`ledger.RuleError` when the event does not fit the state (the engine then refuses to
-append it).
-"""
+"""How each Spellwoven event changes a character (seed 004_663ae3e4ecc71fd1.txt): one pure
+:func:`ledger.applies` method per event type, refusing what does not fit the state."""
 
 from __future__ import annotations
 
 from msgspec.structs import replace
 
-from ledger import Event, RuleError, RuleSystem, SceneEnded, SessionEnded, applies, applying_seq
+from ledger import (
+    Event,
+    RuleError,
+    RuleSystem,
+    SceneEnded,
+    SessionEnded,
+    applies,
+    applying_seq,
+    name_in,
+)
 
 from .events import (
     ConditionAdded,
@@ -31,7 +35,6 @@ from .rules.mechanics import (
     check_rank,
     contest_outcome,
     did_you_mean,
-    find_name,
     outcome_of_test,
 )
 from .rules.rolls import check_effort, check_roll
@@ -190,15 +193,15 @@ class Appliers(RuleSystem[Character, Options]):
         """Set a skill's rank (GM-granted; ranks of 10+ use the 10+ table; ruling S1, S10); a
         new skill needs its Attribute, and an Attribute is not a skill."""
         check_rank(event.rank, self.options, event.skill)
-        existing = find_name(event.skill, list(state.skills))
+        existing = name_in(event.skill, state.skills)
         attribute = attribute_named(event.attribute) if event.attribute else None
-        if find_name(event.skill, list(ATTRIBUTES)):
+        if name_in(event.skill, ATTRIBUTES):
             raise RuleError(f"{event.skill!r} is an Attribute, not a skill")
         attribute = attribute or (state.skills[existing].attribute if existing else None)
         if attribute is None:
             raise RuleError(
                 f"{state.name} has no skill {event.skill!r}: give its Attribute to add it as a "
-                f"new skill{did_you_mean(event.skill, list(state.skills))}"
+                f"new skill{did_you_mean(event.skill, state.skills)}"
             )
         skill = Skill(rank=event.rank, attribute=attribute)
         return replace(state, skills={**state.skills, existing or event.skill: skill})
@@ -216,22 +219,22 @@ class Appliers(RuleSystem[Character, Options]):
         name = event.specialisation.strip()
         if not name:
             raise RuleError("a specialisation needs a name, e.g. Brawling")
-        held = find_name(name, list(state.specialisations))
+        held = name_in(name, state.specialisations)
         if held is not None:
             raise RuleError(
                 f"{state.name} already has the specialisation {held} "
                 f"({state.specialisations[held].rank}); it is learned once"
             )
-        if find_name(name, list(state.skills)) or find_name(name, list(ATTRIBUTES)):
+        if name_in(name, state.skills) or name_in(name, ATTRIBUTES):
             raise RuleError(
                 f"{name!r} is already a skill or an Attribute of {state.name}, "
                 "not a specialisation; name it apart"
             )
-        parent = find_name(event.skill, list(state.skills))
+        parent = name_in(event.skill, state.skills)
         if parent is None:
             raise RuleError(
                 f"{state.name} has no skill {event.skill!r} to specialise in"
-                f"{did_you_mean(event.skill, list(state.skills))}; learn the skill first "
+                f"{did_you_mean(event.skill, state.skills)}; learn the skill first "
                 "(skill-changed with its Attribute)"
             )
         check_rank(event.rank, self.options, name)
@@ -245,7 +248,7 @@ class Appliers(RuleSystem[Character, Options]):
         text = event.condition.strip()
         if not text:
             raise RuleError("a condition needs a description")
-        if find_name(text, state.conditions):
+        if name_in(text, state.conditions):
             raise RuleError(f"{state.name} already has the condition {text!r}")
         return replace(state, conditions=[*state.conditions, text])
 
@@ -253,7 +256,7 @@ class Appliers(RuleSystem[Character, Options]):
     def on_condition_removed(self, state: Character, event: ConditionRemoved) -> Character:
         """Remove a condition the character has (004_663ae3e4ecc71fd1.txt, "Degrees of
         Failure")."""
-        found = find_name(event.condition.strip(), state.conditions)
+        found = name_in(event.condition.strip(), state.conditions)
         if found is None:
             raise RuleError(
                 f"{state.name} has no condition {event.condition!r}"

@@ -166,6 +166,14 @@ class EffortSpent(Event, frozen=True, kw_only=True, tag="spellwoven.effort_spent
     """
 
     section = "Attributes and Effort"
+    line = (
+        "{{ character }} spends 1 Effort {% if roll is not none %}on roll {{ roll }}"
+        "{% else %}on the latest roll{% endif %}"
+        "{% if bonus is not none and successes is not none and outcome %}: +{{ bonus }}"
+        "{% if attribute %} ({{ attribute }}){% endif %} = {{ successes }} success"
+        "{{ '' if successes == 1 else 'es' }}: {{ outcome }}"
+        "{% elif attribute %} (+{{ attribute }}){% endif %}"
+    )
     schema_version = 2
 
     character: str
@@ -244,6 +252,7 @@ class EffortLost(Event, frozen=True, kw_only=True, tag="spellwoven.effort_lost")
     """
 
     section = "Attributes and Effort"
+    line = "{{ character }} loses {{ amount }} Effort{% if reason %}: {{ reason }}{% endif %}"
     character: str
     amount: int = 1
     reason: str = ""
@@ -270,6 +279,10 @@ class WeaknessExploited(Event, frozen=True, kw_only=True, tag="spellwoven.weakne
     """
 
     section = "Weaknesses"
+    line = (
+        "{{ character }}'s {{ weakness }} Weakness is used against them"
+        "{% if by %} by {{ by }}{% endif %}"
+    )
     character: str
     weakness: Literal["combat", "social"]
     by: str = ""

@@ -33,7 +33,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from ledger import Line, RuleSystem, Section, Sheet, Track, check_sheet
+from ledger import Line, RuleSystem, Section, Sheet, Track, check_sheet, name_in
 
 from .rules.mechanics import (
     ATTRIBUTE_MAX,
@@ -42,7 +42,6 @@ from .rules.mechanics import (
     boxes,
     did_you_mean,
     difficulty_from_attribute,
-    find_name,
     notation,
     skill_level,
 )
@@ -120,17 +119,17 @@ def validate_sheet(sheet: dict[str, Any], options: Options) -> dict[str, Any]:
     specialisations: dict[str, dict[str, Any]] = {}
 
     def attribute(name: str, where: str) -> Iterator[str]:
-        if find_name(name, list(ATTRIBUTES)) is None:
+        if name_in(name, ATTRIBUTES) is None:
             yield (
                 f"{where}: {name!r} is not an Attribute; use one of {', '.join(ATTRIBUTES)}"
-                + did_you_mean(name, list(ATTRIBUTES))
+                + did_you_mean(name, ATTRIBUTES)
             )
 
     def rules(read: SheetIn) -> Iterator[str]:
         for key, value in read.attributes.items():
             yield from attribute(key, f"attributes.{key}")
-            attributes[find_name(key, list(ATTRIBUTES)) or key] = value
-        missing = [a for a in ATTRIBUTES if find_name(a, [str(k) for k in raw]) is None]
+            attributes[name_in(key, ATTRIBUTES) or key] = value
+        missing = [a for a in ATTRIBUTES if name_in(a, [str(k) for k in raw]) is None]
         if raw and missing:
             yield f"attributes: missing {', '.join(missing)} (each 1 to 4)"
         npc = read.kind == "npc"
@@ -143,18 +142,18 @@ def validate_sheet(sheet: dict[str, Any], options: Options) -> dict[str, Any]:
                 problems.append(
                     f"skills.{name}.rank: {who} rank must be {bounds}, not {skill.rank}"
                 )
-            elif find_name(name, list(ATTRIBUTES)):
+            elif name_in(name, ATTRIBUTES):
                 problems.append(f"skills.{name}: {name!r} is an Attribute's name; rename the skill")
             yield from problems
             if not problems:
-                linked = find_name(skill.attribute, list(ATTRIBUTES))
+                linked = name_in(skill.attribute, ATTRIBUTES)
                 skills[name] = {"rank": skill.rank, "attribute": linked}
         for name, spec in read.specialisations.items():
-            parent = find_name(spec.skill, list(skills))
+            parent = name_in(spec.skill, skills)
             if parent is None:
                 yield (
                     f"specialisations.{name}.skill: {spec.skill!r} is not a skill on the "
-                    f"sheet{did_you_mean(spec.skill, list(skills))}"
+                    f"sheet{did_you_mean(spec.skill, skills)}"
                 )
             elif not 1 <= spec.rank <= (high or spec.rank):
                 yield f"specialisations.{name}.rank: rank must be {bounds.replace(str(low), '1', 1)}, not {spec.rank}"

@@ -1,28 +1,21 @@
-"""What Spellwoven events and changes read like to a person (seed 004_663ae3e4ecc71fd1.txt).
-
-:class:`Words` gives one :func:`ledger.describes` method per event type (the line ``log``,
-recaps and the web view show, e.g. ``"jen — Sprint 5, dice [6 6 10] = 0 successes vs Normal
-(1): fail"``), what changed on a character in the rule text's words ("Effort 1 → 0 (of 2)",
-"Climb rose to 5", "Now Embarrassed"; "Attributes and Effort", "Skill level 10+", "Degrees
-of Failure") and the notes a recap shows beside a roll ("Advantage & Disadvantage",
-"Attributes and Effort").
+"""What Spellwoven rolls and changes read like to a person (seed 004_663ae3e4ecc71fd1.txt;
+the other events' lines are their ``line`` templates): what changed on a character in the
+rule text's words ("Effort 1 → 0 (of 2)", "Climb rose to 5"; "Attributes and Effort",
+"Skill level 10+", "Degrees of Failure") and a recap's notes ("Advantage & Disadvantage").
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ledger import Recorded, RuleSystem, describes
+from ledger import Recorded, RuleSystem, counted, describes, entry_changes
 
 from .events import (
     ContestRolled,
-    EffortLost,
-    EffortSpent,
     SkillChanged,
     SkillRoll,
     SpecialisationLearned,
     TestRolled,
-    WeaknessExploited,
 )
 from .rules.mechanics import DIFFICULTIES, notation
 from .state import Character, Options
@@ -52,7 +45,7 @@ def _faces(faces: list[int], kept: list[int] | None) -> str:
 
 
 def _plural(n: int) -> str:
-    return f"{n} success" if n == 1 else f"{n} successes"
+    return counted(n, "success", "successes")
 
 
 def _difficulty(required: int) -> str:
@@ -109,33 +102,6 @@ class Words(RuleSystem[Character, Options]):
             f"{_faces(event.opponent_dice, event.opponent_kept)} = {theirs}: {event.outcome}"
         )
 
-    @describes(EffortSpent)
-    def describe_effort(self, event: EffortSpent) -> str:
-        """Effort spent after a roll, with the new result when recorded
-        (004_663ae3e4ecc71fd1.txt, "Attributes and Effort"; ruling S6)."""
-        on = f" on roll {event.roll}" if event.roll is not None else " on the latest roll"
-        if event.bonus is not None and event.successes is not None and event.outcome:
-            attribute = f" ({event.attribute})" if event.attribute else ""
-            return (
-                f"{event.character} spends 1 Effort{on}: +{event.bonus}{attribute} = "
-                f"{_plural(event.successes)}: {event.outcome}"
-            )
-        attribute = f" (+{event.attribute})" if event.attribute else ""
-        return f"{event.character} spends 1 Effort{on}{attribute}"
-
-    @describes(EffortLost)
-    def describe_effort_lost(self, event: EffortLost) -> str:
-        """Effort lost as the cost of a failure (004_663ae3e4ecc71fd1.txt, "Degrees of
-        Failure")."""
-        reason = f": {event.reason}" if event.reason else ""
-        return f"{event.character} loses {event.amount} Effort{reason}"
-
-    @describes(WeaknessExploited)
-    def describe_weakness(self, event: WeaknessExploited) -> str:
-        """A Weakness used against the character (004_663ae3e4ecc71fd1.txt, "Weaknesses")."""
-        by = f" by {event.by}" if event.by else ""
-        return f"{event.character}'s {event.weakness} Weakness is used against them{by}"
-
     @describes(SkillChanged)
     def describe_skill(self, event: SkillChanged) -> str:
         """The skill in the sheet's notation, ``"jen: Sprint: 12 (4/9)"``
@@ -162,30 +128,27 @@ class Words(RuleSystem[Character, Options]):
         """
         if before is None:
             return [f"{after.name} joins the story"]
-        out: list[str] = []
-        for attr, value in after.attributes.items():
-            was = before.attributes.get(attr)
-            if was is not None and was != value:
-                out.append(f"{attr} {'rose' if value > was else 'fell'} to {value}")
+        out = entry_changes(before.attributes, after.attributes, changed="{name} {moved} to {now}")
         for kind, old, new in (
             ("skill", before.skills, after.skills),
             ("specialisation", before.specialisations, after.specialisations),
         ):
-            for name, entry in new.items():
-                was_e = old.get(name)
-                if was_e is None:
-                    out.append(f"new {kind} {name} {entry.rank}")
-                elif was_e.rank != entry.rank:
-                    verb = "rose" if entry.rank > was_e.rank else "fell"
-                    out.append(f"{name} {verb} to {entry.rank}")
-            out.extend(f"{kind} {name} lost" for name in old if name not in new)
+            out += entry_changes(
+                old,
+                new,
+                value=lambda entry: entry.rank,
+                new=f"new {kind} {{name}} {{now}}",
+                changed="{name} {moved} to {now}",
+                gone=f"{kind} {{name}} lost",
+            )
         if (after.effort, after.effort_max) != (before.effort, before.effort_max):
             if after.effort == after.effort_max and after.effort > before.effort:
                 out.append(f"Effort refreshed ({after.effort}/{after.effort_max})")
             else:
                 out.append(f"Effort {before.effort} → {after.effort} (of {after.effort_max})")
-        out.extend(f"now {c}" for c in after.conditions if c not in before.conditions)
-        out.extend(f"no longer {c}" for c in before.conditions if c not in after.conditions)
+        out += entry_changes(
+            before.conditions, after.conditions, new="now {name}", gone="no longer {name}"
+        )
         own = [s[:1].upper() + s[1:] for s in out]
         return own + self.generic_changes(before, after, skip=HANDLED)
 

@@ -195,6 +195,8 @@ class SkillDevelopmentRolled(
 class ExperienceGained(Event, frozen=True, kw_only=True, tag="terran-engine.experience_gained"):
     """Experience for a session: one per Ego lost in it (characters.html "1.4", ruling R8)."""
 
+    line = "{character}: +{amount} Experience (Ego lost in session {session})"
+
     character: str
     session: int
     amount: int
@@ -202,6 +204,8 @@ class ExperienceGained(Event, frozen=True, kw_only=True, tag="terran-engine.expe
 
 class AdvancementChosen(Event, frozen=True, kw_only=True, tag="terran-engine.advancement_chosen"):
     """An Advancement won by a roll but chosen afterwards with the GM ("1.4")."""
+
+    line = "{character}: chooses the Advancement {advancement}"
 
     character: str
     advancement: str
@@ -223,6 +227,11 @@ class ChallengeOpened(Event, frozen=True, kw_only=True, tag="terran-engine.chall
 class DispositionReduced(Event, frozen=True, kw_only=True, tag="terran-engine.disposition_reduced"):
     """Effect applied to a Challenge by hand (e.g. a companion's): Disposition −``amount``."""
 
+    line = (
+        "{{ challenge }} (facing {{ character }}) loses {{ amount }} Disposition"
+        "{% if by %} by {{ by }}{% endif %}"
+    )
+
     character: str
     challenge: str
     amount: int
@@ -231,6 +240,8 @@ class DispositionReduced(Event, frozen=True, kw_only=True, tag="terran-engine.di
 
 class ChallengeClosed(Event, frozen=True, kw_only=True, tag="terran-engine.challenge_closed"):
     """A Challenge ends without its Disposition reaching 0 (fled, settled, failed)."""
+
+    line = "{character}: {challenge} {status}"
 
     character: str
     challenge: str
@@ -264,6 +275,11 @@ class SharedDispositionReduced(
     (an Effect rolled at the table; ``by`` is then any name). On the campaign stream.
     """
 
+    line = (
+        "Effect {{ amount }}{% if by %} by {{ by }}{% endif %} on the shared Challenge "
+        "{{ challenge }}{% if roll %} (roll {{ roll }}){% endif %}"
+    )
+
     held_by_newcomers: ClassVar[bool] = True  # a character who joins later holds it too
 
     challenge: str
@@ -278,6 +294,8 @@ class SharedChallengeClosed(
     """A shared Challenge ends for the whole group without its Disposition reaching 0
     (fled, settled, failed; ruling T25). On the campaign stream."""
 
+    line = "The group's Challenge {challenge}: {status}"
+
     held_by_newcomers: ClassVar[bool] = True  # a character who joins later holds it too
 
     challenge: str
@@ -286,6 +304,8 @@ class SharedChallengeClosed(
 
 class ComplicationAdded(Event, frozen=True, kw_only=True, tag="terran-engine.complication_added"):
     """−``dice`` d on the next Risky Action related to ``challenge`` ("2.2.1 Effects")."""
+
+    line = "{character}: complication −{dice}d on the next action against {challenge}"
 
     character: str
     challenge: str
@@ -299,6 +319,11 @@ class HarmTaken(Event, frozen=True, kw_only=True, tag="terran-engine.harm_taken"
     Protected's Dark Dice faces rolled at the table.
     """
 
+    line = (
+        "{{ character }} takes harm: Effect {{ effect }} before armour"
+        "{% if shield_sacrificed %}, shield sacrificed{% endif %}"
+    )
+
     character: str
     effect: int
     armour: bool = True
@@ -308,6 +333,8 @@ class HarmTaken(Event, frozen=True, kw_only=True, tag="terran-engine.harm_taken"
 
 class AttributeLost(Event, frozen=True, kw_only=True, tag="terran-engine.attribute_lost"):
     """The permanent Attribute point a Mortal Wound takes, chosen by the player ("1.3.1")."""
+
+    line = "{character} loses 1 {attribute} for good (Mortal Wound)"
 
     character: str
     attribute: str
@@ -320,6 +347,11 @@ class ConditionTaken(Event, frozen=True, kw_only=True, tag="terran-engine.condit
     ``focus`` skill (+1d) and three ``neglected`` skills (−1d).
     """
 
+    line = (
+        "{{ character }} takes the Condition {{ condition }}"
+        "{% if detail %} ({{ detail }}){% endif %}: Ego back to maximum"
+    )
+
     character: str
     condition: str
     detail: str = ""
@@ -330,11 +362,15 @@ class ConditionTaken(Event, frozen=True, kw_only=True, tag="terran-engine.condit
 class RestedNight(Event, frozen=True, kw_only=True, tag="terran-engine.rested_night"):
     """A well rested night: with no Wounds, HP recovers to HP_max ("1.3.1")."""
 
+    line = "{character}: a well rested night"
+
     character: str
 
 
 class WoundRecovered(Event, frozen=True, kw_only=True, tag="terran-engine.wound_recovered"):
     """A week of rest with appropriate care: Mortal → Critical, Critical → none ("1.3.1")."""
+
+    line = "{character}: a week of rest with care, the Wound eases"
 
     character: str
     weeks: int = 1
@@ -364,12 +400,16 @@ class ArchetypeEvolved(Event, frozen=True, kw_only=True, tag="terran-engine.arch
     initial Archetype stays on the sheet, since it is where they began.
     """
 
+    line = "{character} evolves beyond their Archetype: {narrative}"
+
     character: str
     narrative: str
 
 
 class EgoPooled(Event, frozen=True, kw_only=True, tag="terran-engine.ego_pooled"):
     """A companion pays ``amount`` of a Montage's Ego cost for ``helped`` ("2.2.2", R21)."""
+
+    line = "{character} pools {amount} Ego for {helped}'s Montage"
 
     character: str
     helped: str
@@ -378,6 +418,8 @@ class EgoPooled(Event, frozen=True, kw_only=True, tag="terran-engine.ego_pooled"
 
 class Rallied(Event, frozen=True, kw_only=True, tag="terran-engine.rallied"):
     """An ally's Rally: +1d on Risky Actions until the end of the scene ("1.4", Rally)."""
+
+    line = "{{ character }} is rallied{% if by %} by {{ by }}{% endif %}: +1d this scene"
 
     character: str
     by: str = ""

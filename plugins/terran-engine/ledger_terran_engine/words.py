@@ -162,21 +162,6 @@ class Words(RuleSystem[Character, Options]):
 
     # --- growth ("1.1", "1.4") ----------------------------------------------------------------
 
-    @describes(ev.ExperienceGained)
-    def _experience(self, e: ev.ExperienceGained) -> str:
-        """Experience from the Ego lost in a session ("1.4")."""
-        return f"{e.character}: +{e.amount} Experience (Ego lost in session {e.session})"
-
-    @describes(ev.AdvancementChosen)
-    def _advancement_chosen(self, e: ev.AdvancementChosen) -> str:
-        """An Advancement won earlier, chosen with the GM ("1.4")."""
-        return f"{e.character}: chooses the Advancement {e.advancement}"
-
-    @describes(ev.ArchetypeEvolved)
-    def _archetype_evolved(self, e: ev.ArchetypeEvolved) -> str:
-        """Who the character has become ("1.1 Archetypes"; T26)."""
-        return f"{e.character} evolves beyond their Archetype: {e.narrative}"
-
     # --- Challenges ("2.2") ---------------------------------------------------------------
 
     @describes(ev.ChallengeOpened)
@@ -193,73 +178,7 @@ class Words(RuleSystem[Character, Options]):
             return f"The group faces {e.challenge}: {e.level}"
         return f"The group faces {e.challenge} together: {_challenge_level(e.level, e.count)}"
 
-    @describes(ev.SharedDispositionReduced)
-    def _shared_disposition(self, e: ev.SharedDispositionReduced) -> str:
-        """An Effect on the group's Challenge, by whom and from which roll ("2.2"; T25)."""
-        by = f" by {e.by}" if e.by else ""
-        roll = f" (roll {e.roll})" if e.roll else ""
-        return f"Effect {e.amount}{by} on the shared Challenge {e.challenge}{roll}"
-
-    @describes(ev.SharedChallengeClosed)
-    def _shared_challenge_closed(self, e: ev.SharedChallengeClosed) -> str:
-        """The group's Challenge ends ("2.2"; T25)."""
-        return f"The group's Challenge {e.challenge}: {e.status}"
-
-    @describes(ev.DispositionReduced)
-    def _disposition(self, e: ev.DispositionReduced) -> str:
-        """Disposition lowered by hand ("2.2")."""
-        by = f" by {e.by}" if e.by else ""
-        return f"{e.challenge} (facing {e.character}) loses {e.amount} Disposition{by}"
-
-    @describes(ev.ChallengeClosed)
-    def _challenge_closed(self, e: ev.ChallengeClosed) -> str:
-        """A Challenge ends without its Disposition reaching 0 ("2.2")."""
-        return f"{e.character}: {e.challenge} {e.status}"
-
-    @describes(ev.ComplicationAdded)
-    def _complication(self, e: ev.ComplicationAdded) -> str:
-        """−Nd on the next related Risky Action ("2.2.1")."""
-        return f"{e.character}: complication −{e.dice}d on the next action against {e.challenge}"
-
     # --- HP, Ego and gear ("1.3", "1.5", "2.2.1", "2.2.2") ------------------------------------
-
-    @describes(ev.HarmTaken)
-    def _harm(self, e: ev.HarmTaken) -> str:
-        """Physical harm entered by hand, before armour ("2.2.1", "1.3.1")."""
-        return f"{e.character} takes harm: Effect {e.effect} before armour" + (
-            ", shield sacrificed" if e.shield_sacrificed else ""
-        )
-
-    @describes(ev.AttributeLost)
-    def _attribute_lost(self, e: ev.AttributeLost) -> str:
-        """The Mortal Wound's permanent point ("1.3.1")."""
-        return f"{e.character} loses 1 {e.attribute} for good (Mortal Wound)"
-
-    @describes(ev.ConditionTaken)
-    def _condition_taken(self, e: ev.ConditionTaken) -> str:
-        """A Condition taken to recover Ego ("1.3.2", "1.5")."""
-        detail = f" ({e.detail})" if e.detail else ""
-        return f"{e.character} takes the Condition {e.condition}{detail}: Ego back to maximum"
-
-    @describes(ev.RestedNight)
-    def _rested(self, e: ev.RestedNight) -> str:
-        """A well rested night ("1.3.1")."""
-        return f"{e.character}: a well rested night"
-
-    @describes(ev.WoundRecovered)
-    def _wound_recovered(self, e: ev.WoundRecovered) -> str:
-        """A week of rest with care ("1.3.1")."""
-        return f"{e.character}: a week of rest with care, the Wound eases"
-
-    @describes(ev.EgoPooled)
-    def _ego_pooled(self, e: ev.EgoPooled) -> str:
-        """Ego paid toward a companion's Montage ("2.2.2", R21)."""
-        return f"{e.character} pools {e.amount} Ego for {e.helped}'s Montage"
-
-    @describes(ev.Rallied)
-    def _rallied(self, e: ev.Rallied) -> str:
-        """+1d until the end of the scene ("1.4", Rally)."""
-        return f"{e.character} is rallied" + (f" by {e.by}" if e.by else "") + ": +1d this scene"
 
     @describes(ev.EquipmentChanged)
     def _equipment(self, e: ev.EquipmentChanged) -> str:

@@ -11,7 +11,7 @@ items, a bag), "Objectives".
 
 from __future__ import annotations
 
-from ledger import Line, Section, Track, span_words
+from ledger import Line, Section, Track, signed, span_words
 
 from ..rules.mechanics import xp_threshold
 from ..rules.ops import capacity, condition_penalty, hidden_penalty, wound_total
@@ -19,11 +19,6 @@ from ..state import Bond, Character, Condition, Item, Trait
 
 #: Wound damage a character survives ("Wounds": dead when the total is more than five).
 DEATH_AFTER = 5
-
-
-def signed(n: int) -> str:
-    """``+2``, ``0``, ``−1`` (a real minus sign)."""
-    return f"+{n}" if n > 0 else f"−{-n}" if n < 0 else "0"
 
 
 def trait_line(trait: Trait) -> Line:

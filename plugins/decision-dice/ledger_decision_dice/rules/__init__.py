@@ -1,12 +1,7 @@
-"""The decision-dice rules (seed 002_735c6d6cd834a641.txt, "Core Mechanics").
-
-:class:`Rules` resolves ``campaign roll`` into decision, contested and supply roll events,
-re-derives a supply roll from its item, and turns ``campaign damage`` into harm. A roll
-keeps what it was asked by option name (``inputs``, recorded by the core), which the core's
-default ``request_of`` reads back for re-derivation and corrections. It draws the dice in
-the order the rules list them and returns events; no state changes happen here
-(:mod:`ledger_decision_dice.appliers` does that). The rules as pure functions are in
-:mod:`ledger_decision_dice.rules.mechanics`.
+"""The decision-dice rules (seed 002_735c6d6cd834a641.txt, "Core Mechanics"): ``campaign
+roll`` as decision, contested and supply roll events (dice drawn in the order the rules list
+them), a supply roll re-derived from its item, ``campaign damage`` as harm. The rules as
+pure functions are in :mod:`.mechanics`.
 """
 
 from __future__ import annotations
@@ -24,6 +19,7 @@ from ledger import (
     RollRequest,
     RuleError,
     RuleSystem,
+    name_in,
 )
 
 from ..events import (
@@ -108,10 +104,10 @@ class Rules(RuleSystem[Character, Options]):
                 "name the stat to roll (or an item with a supply die), e.g. "
                 "agility against a Target number of 8"
             )
-        wanted = request.skill.strip().lower()
-        stat = next((s for s in state.stats if s.lower() == wanted), None)
+        stat = name_in(request.skill.strip(), state.stats)
         if stat is None:
-            item = next((i for i in state.equipment if i.name.lower() == wanted), None)
+            items = {i.name: i for i in state.equipment}
+            item = items.get(name_in(request.skill.strip(), items) or "")
             if item is None:
                 names = list(state.stats) + [i.name for i in state.equipment if i.supply]
                 find_name(names, request.skill, "stat or supply item")

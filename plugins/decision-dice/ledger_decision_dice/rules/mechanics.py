@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from difflib import get_close_matches
 from fractions import Fraction
 from typing import Any, Literal
 
-from ledger import RuleError
+from ledger import RuleError, closest_name, name_in
 
 from ..events import ModifierLine
 from ..state import Character, Condition, Item, Options
@@ -162,15 +161,12 @@ def find_name(names: list[str], wanted: str, what: str) -> str:
 
     :raises RuleError: naming ``what``, the known names and the closest one.
     """
-    for name in names:
-        if name.lower() == wanted.strip().lower():
-            return name
-    close = get_close_matches(wanted.lower(), [n.lower() for n in names], n=1)
-    hint = ""
-    if close:
-        hint = f"; did you mean {next(n for n in names if n.lower() == close[0])!r}?"
-    known = ", ".join(names) if names else "none"
-    raise RuleError(f"no {what} named {wanted!r} (known: {known}){hint}")
+    found = name_in(wanted.strip(), names)
+    if found is not None:
+        return found
+    close = closest_name(wanted, names)
+    hint = f"; did you mean {close!r}?" if close else ""
+    raise RuleError(f"no {what} named {wanted!r} (known: {', '.join(names) or 'none'}){hint}")
 
 
 def find_item(state: Character, wanted: str) -> Item:

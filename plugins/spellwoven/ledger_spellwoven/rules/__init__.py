@@ -1,11 +1,8 @@
-"""The Spellwoven rules (seed 004_663ae3e4ecc71fd1.txt, "Rules for the Game").
-
-:class:`Rules` resolves ``campaign roll`` into a Test or Contest of Skill (each keeps what it
-was asked by option name, ``inputs``, which the core's default ``request_of`` reads back),
-re-derives a roll stored before its pool was, and writes the opponent's Effort with a contest.
-It draws dice and returns events; no state changes here (:mod:`ledger_spellwoven.appliers`
-does that). The rules as pure functions are in :mod:`.mechanics` (success counting, modes,
-difficulties, notation) and :mod:`.rolls` (a request to dice, a recorded roll checked).
+"""The Spellwoven rules (seed 004_663ae3e4ecc71fd1.txt, "Rules for the Game"): ``campaign
+roll`` as a Test or Contest of Skill, a roll stored before its pool was re-derived, the
+opponent's Effort written with a contest. The rules as pure functions are in
+:mod:`.mechanics` (success counting, modes, difficulties, notation) and :mod:`.rolls` (a
+request to dice, a recorded roll checked).
 """
 
 from __future__ import annotations

@@ -10,11 +10,10 @@ and the rule system share one definition of every rule.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from ledger import RuleError
+from ledger import RuleError, closest_name, name_in
 
 if TYPE_CHECKING:
     from ..state import Options
@@ -276,29 +275,20 @@ def boxes(value: int, maximum: int = ATTRIBUTE_MAX) -> str:
     return "■" * value + "□" * max(0, maximum - value)
 
 
-def find_name(name: str, names: list[str]) -> str | None:
-    """The entry of ``names`` equal to ``name`` ignoring case, else ``None``."""
-    folded = name.casefold()
-    return next((n for n in names if n.casefold() == folded), None)
-
-
-def did_you_mean(name: str, names: list[str]) -> str:
+def did_you_mean(name: str, names: Iterable[str]) -> str:
     """`` (did you mean X?)`` for the closest of ``names``, or ``""``."""
-    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
-    if not close:
-        folded = {n.casefold(): n for n in names}
-        close = [folded[c] for c in difflib.get_close_matches(name.casefold(), list(folded), n=1)]
-    return f" (did you mean {close[0]}?)" if close else ""
+    close = closest_name(name, names)
+    return f" (did you mean {close}?)" if close else ""
 
 
 def attribute_named(name: str, *, param: str | None = None) -> str:
     """The Attribute ``name`` names, in any case ("Attributes and Effort"); refused, with
     the five listed, when it is none of them."""
-    found = find_name(name, list(ATTRIBUTES))
+    found = name_in(name, ATTRIBUTES)
     if found is None:
         raise RuleError(
             f"{name!r} is not an Attribute; use one of {', '.join(ATTRIBUTES)}"
-            + did_you_mean(name, list(ATTRIBUTES)),
+            + did_you_mean(name, ATTRIBUTES),
             param=param,
         )
     return found

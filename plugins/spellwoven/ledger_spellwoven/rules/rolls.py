@@ -1,9 +1,6 @@
-"""Turning a roll request into Spellwoven dice (seed 004_663ae3e4ecc71fd1.txt).
-
-Finding the skill a test uses, reading the ``--vs`` opponent, drawing and judging the dice
-of a Test or Contest of Skill, and checking that a recorded roll's numbers follow from its
-dice (:func:`check_roll`). :class:`ledger_spellwoven.rules.Rules` and the appliers call
-these.
+"""Turning a roll request into Spellwoven dice (seed 004_663ae3e4ecc71fd1.txt): the skill
+a test uses, the ``--vs`` opponent, a Test's or Contest's dice drawn and judged, and a
+recorded roll's numbers checked against its dice (:func:`check_roll`).
 """
 
 from __future__ import annotations
@@ -14,7 +11,7 @@ from typing import Any
 
 from msgspec import UNSET
 
-from ledger import DiceSource, Roll, RuleError
+from ledger import DiceSource, Roll, RuleError, name_in
 
 from ..events import ContestRolled, TestRolled
 from ..state import Character, Options
@@ -30,7 +27,6 @@ from .mechanics import (
     count_successes,
     dice_to_roll,
     did_you_mean,
-    find_name,
     keep,
     outcome_of_test,
     roll_mode,
@@ -71,12 +67,12 @@ def choose_skill(
         raise RuleError("name the skill to test, e.g. 'roll jen Sprint'")
     override = attribute_named(attribute, param="attribute") if attribute else None
     rank: int | None
-    if (found := find_name(skill, list(state.skills))) is not None:
+    if (found := name_in(skill, state.skills)) is not None:
         name, rank, linked = found, state.skills[found].rank, state.skills[found].attribute
-    elif (spec := find_name(skill, list(state.specialisations))) is not None:
+    elif (spec := name_in(skill, state.specialisations)) is not None:
         parent = state.specialisations[spec].skill
         name, rank, linked = spec, state.specialisations[spec].rank, state.skills[parent].attribute
-    elif (attr := find_name(skill, list(ATTRIBUTES))) is not None:
+    elif (attr := name_in(skill, ATTRIBUTES)) is not None:
         name, rank, linked = attr, None, attr
     elif override is not None:
         name, rank, linked = skill, None, override
