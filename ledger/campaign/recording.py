@@ -198,7 +198,7 @@ def record_event(campaign: Campaign, key: str, texts: Mapping[str, str | list[st
 
 def short_name(cls: type) -> str:
     """``d20-world.condition_added`` → ``condition-added``."""
-    tag = msgspec.inspect.type_info(cls).tag  # type: ignore[attr-defined]
+    tag = cls.__struct_config__.tag  # type: ignore[attr-defined]
     return str(tag).split(".", 1)[-1].replace("_", "-")
 
 

@@ -167,7 +167,7 @@ def _system_detail(system: Any, as_json: bool) -> None:
         for short, cls in sorted(recordable(system).items())
     }
     rolls = sorted(
-        str(msgspec.inspect.type_info(cls).tag)  # type: ignore[attr-defined]
+        str(cls.__struct_config__.tag)  # type: ignore[attr-defined]
         for cls in system.event_types
         if issubclass(cls, Roll)
     )

@@ -9,6 +9,7 @@ of ``campaign serve``: :mod:`ledger.campaign.recording`). Moved here from ``ledg
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import msgspec
@@ -43,15 +44,22 @@ def option_name(field: str) -> str:
 def fields_of(cls: type) -> list[tuple[str, mi.Type, Any]]:
     """``[(field name, msgspec type info, default or msgspec.NODEFAULT)]`` of an event
     type, in declaration order (a ``default_factory`` gives its value)."""
-    info = mi.type_info(cls)
-    assert isinstance(info, mi.StructType)
     out = []
-    for f in info.fields:
+    for f in _struct_info(cls).fields:
         default = f.default
         if default is msgspec.NODEFAULT and f.default_factory is not msgspec.NODEFAULT:
             default = f.default_factory()
         out.append((f.encode_name, f.type, default))
     return out
+
+
+@functools.cache
+def _struct_info(cls: type) -> mi.StructType:
+    """msgspec's type info of an event class, read once: the GM page and ``record`` ask for
+    every event type's fields on each form, and reading them walks every field's type."""
+    info = mi.type_info(cls)
+    assert isinstance(info, mi.StructType)
+    return info
 
 
 def describe_type(t: mi.Type) -> str:
@@ -156,7 +164,7 @@ def _short_names(system: Any) -> dict[str, type]:
     ``d20-world.favour_changed``)."""
     out = {}
     for cls in system.event_types:
-        tag = msgspec.inspect.type_info(cls).tag  # type: ignore[attr-defined]
+        tag = cls.__struct_config__.tag  # type: ignore[attr-defined]
         if isinstance(tag, str):
             out[tag.split(".", 1)[1].replace("_", "-")] = cls
     return out
