@@ -34,8 +34,10 @@ from hypothesis import strategies as st
 from ledger.cli import cli
 from ledger.store.base import is_url
 
+#: examples per property: 20 in `uv run pytest`; ``-m slow`` runs this file again with 200
+#: (:func:`test_the_fuzzing_searched_ten_times_as_far`); ``LEDGER_FUZZ_EXAMPLES`` sets it
 FUZZ = settings(
-    max_examples=int(os.environ.get("LEDGER_FUZZ_EXAMPLES", "60")),
+    max_examples=int(os.environ.get("LEDGER_FUZZ_EXAMPLES", "20")),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -694,3 +696,19 @@ def test_the_postgres_copies_are_the_ledger_and_a_write_shows(pg_ledger):
     assert listed.exit_code == 0 and "ann" in listed.output, listed.output
     assert run(url, ["note", "a write"]).exit_code == 0
     assert fingerprint(url) != before
+
+
+@pytest.mark.slow
+def test_the_fuzzing_searched_ten_times_as_far(tmp_path):
+    """Every property of this file with 200 examples (and 40 on PostgreSQL) instead of 20
+    and 8: the longer hunt, in a pytest of its own so that the settings apply."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "LEDGER_FUZZ_EXAMPLES": "200", "LEDGER_FUZZ_PG_EXAMPLES": "40"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", __file__, "-q", "-n0", "-m", "not slow",
+         "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "run")],
+        env=env, capture_output=True, text=True, cwd=Path(__file__).parent.parent,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

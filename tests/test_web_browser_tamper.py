@@ -85,7 +85,7 @@ def exports(conn, tmp_path: Path, name: str) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize(
-    "samples", [4, pytest.param(15, marks=pytest.mark.slow, id="15-slow")], ids=str
+    "samples", [2, pytest.param(15, marks=pytest.mark.slow, id="15-slow")], ids=str
 )
 def test_the_browser_verifier_names_the_first_bad_seq_of_every_tampering_kind(
     base_db, tmp_path, browser, samples  # noqa: F811
