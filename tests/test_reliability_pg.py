@@ -460,6 +460,43 @@ def test_serve_survives_its_backends_terminated_twice_while_a_player_posts_rolls
     table.ok("verify")
 
 
+def test_a_request_that_lost_the_database_is_tried_three_times_and_a_commit_unknown_once(
+    tmp_path, monkeypatch
+):
+    """A server that ends its connections ends them one by one: the pool's next connection
+    may be on its way out too, so work that wrote nothing is tried at once and once more
+    after a pause; a write whose outcome is unknown is never tried again."""
+    from ledger.web import app as appmod
+
+    pauses: list[float] = []
+    monkeypatch.setattr(appmod.time, "sleep", pauses.append)
+    server = appmod.Server(d20_table(str(tmp_path / "vault.db")).db)
+
+    def failing(times: int, error: Exception) -> Any:
+        calls: list[int] = []
+
+        def work() -> str:
+            calls.append(1)
+            if len(calls) <= times:
+                raise error
+            return f"done on try {len(calls)}"
+
+        return work, calls
+
+    lost = StoreUnavailable("the connection to the database was lost: nothing was written")
+    work, calls = failing(2, lost)
+    assert server.attempt(work) == "done on try 3"
+    assert pauses == list(appmod.RETRY_PAUSES) == [0.0, 0.2]
+    work, calls = failing(3, lost)
+    with pytest.raises(StoreUnavailable):
+        server.attempt(work)
+    assert len(calls) == 3
+    work, calls = failing(1, CommitUnknown("it may or may not be stored"))
+    with pytest.raises(CommitUnknown):
+        server.attempt(work)
+    assert len(calls) == 1
+
+
 def test_serve_answers_503_while_the_database_is_away_and_logs_nobody_out(postgres_url, relay):
     """A failed look-up of a link is never read as a revoked link: while the database is out
     of reach pages answer 503 and the open live log waits; once it is back, the same

@@ -95,6 +95,9 @@ __all__ = [
 
 #: How long a request waits for a working PostgreSQL connection before the 503 page.
 DB_WAIT_SECONDS = 5.0
+#: seconds :meth:`Server.attempt` waits before each try after the first fails with the
+#: database gone: the second try runs at once, the third 0.2 s later
+RETRY_PAUSES = (0.0, 0.2)
 #: Seconds between an open live stream's keep-alive comments (a fixed cadence from the
 #: stream's start: a wake-up that sends nothing does not move the next one).
 KEEPALIVE_SECONDS = 15.0
@@ -128,7 +131,7 @@ class Server:
 
     On PostgreSQL the request threads share one pool of connections, each checked as it is
     borrowed (:class:`~ledger.store.base.StoreSource`), and every piece of a request's work
-    runs through :meth:`attempt`: retried once on a fresh connection when the database went
+    runs through :meth:`attempt`: tried again on a fresh connection when the database went
     away and nothing was written, else answered with a clear 503 page.
 
     :param db_path: the ledger: a SQLite file or a ``postgresql://`` URL (as ``--db``).
@@ -211,19 +214,23 @@ class Server:
     def attempt(self, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` on this thread's campaign with a working connection held
         (:meth:`~ledger.store.base.EventStore.connected`: a pooled one is checked as it is
-        borrowed), run once more on a fresh connection when the database went away and
-        nothing was written (:class:`~ledger.errors.StoreUnavailable`). Every request's
-        work goes through it; run it in a worker thread (:func:`run_sync`).
+        borrowed), run again on a fresh connection when the database went away and nothing
+        was written (:class:`~ledger.errors.StoreUnavailable`): at once, and after each
+        pause of :data:`RETRY_PAUSES` (a server that ends its connections ends them one by
+        one, so the pool's next one may be on its way out too). Every request's work goes
+        through it; run it in a worker thread (:func:`run_sync`).
 
-        :raises StoreUnavailable: the second try failed too (the app answers 503).
+        :raises StoreUnavailable: the last try failed too (the app answers 503).
         :raises CommitUnknown: a write whose outcome could not be learned (not retried: it
             may be stored; the app answers 503 with what to do).
         """
-        try:
-            return self._attempt(fn, args)
-        except StoreUnavailable as e:
-            logger.warning("a request lost the database (%s); trying it once more", e)
-            return self._attempt(fn, args)
+        for pause in RETRY_PAUSES:
+            try:
+                return self._attempt(fn, args)
+            except StoreUnavailable as e:
+                logger.warning("a request lost the database (%s); trying it again", e)
+                time.sleep(pause)
+        return self._attempt(fn, args)
 
     def _attempt(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
         with self.campaign().store.connected():

@@ -192,7 +192,7 @@ def roll(server: Server) -> Endpoint:
             return login_hint()
         try:
             await run_sync(server.attempt, check_device_write, server, viewer, form)
-            # a write lost before its commit is tried once more (nothing was written); one
+            # a write lost before its commit is tried again (nothing was written); one
             # whose commit got no answer is looked up by the store: stored (acknowledged
             # here), not stored (tried again), or unknown (CommitUnknown: the 503 page says
             # to look first). The form's nonce is used in the same transaction as the roll.
