@@ -235,7 +235,13 @@ class _Ours:
     def _ledger(self, tmp_path: Path) -> Any:
         self.tmp = tmp_path
         self.recorders = []
+        before = set(threading.enumerate())
         yield
+        # eventsourcing's concurrency case tells its reader threads to stop and returns
+        # without joining them: a reader still inside a query when its connection is closed
+        # crashes the process, so the threads the case started end first
+        for thread in set(threading.enumerate()) - before:
+            thread.join(timeout=60)
         for recorder in self.recorders:
             recorder.close()
 
