@@ -161,3 +161,14 @@ def test_floors_and_peers_do_the_same_job(tmp_path: Path) -> None:
     got = {s: app.repository.get(i).state for s, i in ids.items()}
     app.close()
     assert msgspec.to_builtins(got) == msgspec.to_builtins(want)
+
+
+def test_the_page_bench_asks_every_page_and_each_answers(tmp_path: Path) -> None:
+    """bench/pages.py signs in the GM and a player and renders each page it lists (three
+    requests each here: the figures are the bench's to report, not this test's)."""
+    import pages  # noqa: E402 (bench/, on the path above)
+
+    db = tmp_path / "the-world.db"
+    found = pages.measure(db, pages.build(db), requests=3)
+    assert list(found) == [name for name, _, _ in pages.PAGES]
+    assert all(0 < f["median_ms"] <= f["p90_ms"] for f in found.values())
