@@ -177,6 +177,7 @@ def invoke(db_path):
             cli, ["--db", db or db_path, *args], input=input, catch_exceptions=False
         )
 
+    run.db = db_path  # type: ignore[attr-defined]  # the ledger it writes, for a test's own reads
     return run
 
 

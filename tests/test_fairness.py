@@ -159,9 +159,14 @@ def world(invoke, frozen):
 
 
 def _roll_all(invoke, who: str, skill: str, faces: list[int]) -> None:
-    for face in faces:
-        result = invoke("roll", who, skill, "--time", "--dice", str(face))
-        assert result.exit_code == 0, result.output
+    """Roll ``faces`` (physical d20s) for ``who``: the first through ``campaign roll``, the
+    rest through the call it makes (:meth:`Campaign.roll`) on one open campaign."""
+    result = invoke("roll", who, skill, "--time", "--dice", str(faces[0]))
+    assert result.exit_code == 0, result.output
+    campaign = open_campaign(Store(invoke.db))
+    for face in faces[1:]:
+        campaign.roll(who, skill, {"time": True}, faces=str(face), actor="gm", at=AT)
+    campaign.store.close()
 
 
 def test_a_loaded_physical_d20_is_flagged_and_an_honest_one_is_not(world):
