@@ -66,22 +66,23 @@ def refusal_texts(root: Path) -> list[tuple[str, int, str]]:
             *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)),
         ]
         for scope in scopes:
+            own = _own(scope)
             names: dict[str, list[str]] = {}
             for _ in range(3):  # a name built from names (``hint`` into ``named``)
-                assigned = [n for n in _own(scope) if isinstance(n, ast.Assign)]
+                assigned = [n for n in own if isinstance(n, ast.Assign)]
                 grown: dict[str, list[str]] = {}
                 for a in assigned:
                     for t in a.targets:
                         if isinstance(t, ast.Name):
                             grown.setdefault(t.id, []).extend(_strings(a.value, names))
-                for call in _own(scope):  # problems.append("...") then RuleError(*problems)
+                for call in own:  # problems.append("...") then RuleError(*problems)
                     f = call.func if isinstance(call, ast.Call) else None
                     if isinstance(f, ast.Attribute) and f.attr in ("append", "extend", "insert"):
                         if isinstance(f.value, ast.Name):
                             for arg in call.args:
                                 grown.setdefault(f.value.id, []).extend(_strings(arg, names))
                 names = grown
-            for call in _own(scope):
+            for call in own:
                 if not isinstance(call, ast.Call):
                     continue
                 f = call.func
