@@ -362,13 +362,12 @@ def store_target(request, tmp_path):
     return request.getfixturevalue("postgres_url")
 
 
-@pytest.fixture(scope="module")
-def browser():
+@pytest.fixture(scope="session")
+def chromium():
     """Debian's Chromium through Playwright (a browser download cannot work here), one per
-    test module: Playwright's sync API keeps an asyncio loop running in the worker while it
-    is open, which a later test's ``asyncio.run`` (the live-log hub, the shell) cannot share,
-    so it closes with its module; the browser tests skip without it
-    (``tests/test_web_browser.py``'s ``CHROMIUM``)."""
+    worker for the whole run. Playwright's sync API keeps an asyncio loop running in the
+    main thread while it is open: a test that runs a loop of its own does so in a thread
+    (``tests.webtools.apart``)."""
     from playwright.sync_api import sync_playwright
 
     from .test_web_browser import CHROMIUM
@@ -379,6 +378,19 @@ def browser():
             yield b
         finally:
             b.close()
+
+
+@pytest.fixture
+def browser(chromium):
+    """The worker's Chromium for one test: the contexts (and the pages) the test opened are
+    closed after it, so no cookie, cache, service worker or open live log passes to the
+    next test. The browser tests skip without Chromium (``tests/test_web_browser.py``'s
+    ``CHROMIUM``)."""
+    before = set(chromium.contexts)
+    yield chromium
+    for context in chromium.contexts:
+        if context not in before:
+            context.close()
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from .webtools import d20_table
+from .webtools import apart, d20_table
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def test_another_process_append_wakes_the_hub_long_before_its_poll_interval(tabl
         finally:
             hub.stop()
 
-    assert asyncio.run(scenario()) == (False, True)
+    assert apart(asyncio.run, scenario()) == (False, True)
 
 
 def test_a_write_that_changes_nothing_the_streams_show_wakes_nobody(table):
@@ -54,4 +54,4 @@ def test_a_write_that_changes_nothing_the_streams_show_wakes_nobody(table):
         finally:
             hub.stop()
 
-    assert asyncio.run(scenario()) is False
+    assert apart(asyncio.run, scenario()) is False

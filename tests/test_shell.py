@@ -20,6 +20,8 @@ from ledger.cli.play import TableShell, candidates, default_history, prompt_line
 from ledger.store import sqlite as store_module
 from ledger.store.sqlite import Store
 
+from .webtools import apart
+
 SHEETS = Path(__file__).resolve().parent.parent / "campaigns" / "grand-casebook" / "characters"
 
 
@@ -203,31 +205,34 @@ def typist(session, pipe, steps):
 
 
 def test_prompt_toolkit_entries_with_tab_completion(casebook, capsys):
-    app = App(casebook, None, None, "gm")
-    shell = TableShell(app)
-    try:
-        with create_pipe_input() as pipe:
-            session: PromptSession[str] = PromptSession(input=pipe, output=DummyOutput())
-            problems = typist(
-                session,
-                pipe,
-                [
-                    ("roll jul", "roll jul"),
-                    ("\t", "roll julian"),
-                    (" investi", "roll julian investi"),
-                    ("\t", "roll julian Investigate"),
-                    (" --dr goo", "roll julian Investigate --dr goo"),
-                    ("\t", "roll julian Investigate --dr good"),
-                    (" --dice ++-0\r", None),
-                    ("damage fel", "damage fel"),
-                    ("\t", "damage felix"),
-                    (" 1\r", None),
-                    ("\x04", None),  # Ctrl-D leaves
-                ],
-            )
-            failures = shell.run_lines(prompt_lines(app, history=None, session=session))
-    finally:
-        app.close()
+    def typed() -> tuple[list[str], int]:
+        app = App(casebook, None, None, "gm")
+        shell = TableShell(app)
+        try:
+            with create_pipe_input() as pipe:
+                session: PromptSession[str] = PromptSession(input=pipe, output=DummyOutput())
+                problems = typist(
+                    session,
+                    pipe,
+                    [
+                        ("roll jul", "roll jul"),
+                        ("\t", "roll julian"),
+                        (" investi", "roll julian investi"),
+                        ("\t", "roll julian Investigate"),
+                        (" --dr goo", "roll julian Investigate --dr goo"),
+                        ("\t", "roll julian Investigate --dr good"),
+                        (" --dice ++-0\r", None),
+                        ("damage fel", "damage fel"),
+                        ("\t", "damage felix"),
+                        (" 1\r", None),
+                        ("\x04", None),  # Ctrl-D leaves
+                    ],
+                )
+                return problems, shell.run_lines(prompt_lines(app, history=None, session=session))
+        finally:
+            app.close()
+
+    problems, failures = apart(typed)  # the prompt runs its own asyncio loop
     out = capsys.readouterr().out
     assert problems == []
     assert failures == 0, out

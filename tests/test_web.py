@@ -10,7 +10,7 @@ import pytest
 
 from ledger.store.sqlite import Store
 
-from .webtools import client, csrf, d20_table, live_server, login, post, sse_frames
+from .webtools import apart, client, csrf, d20_table, live_server, login, post, sse_frames
 
 PAGES = ("/", "/log", "/sheet/isa", "/sheet/isa/part", "/recap/1", "/audit/5", "/roll/isa",
          "/export.ndjson", "/verify", "/verifier.html", "/gm", "/events")
@@ -320,7 +320,7 @@ def test_hub_hears_a_commit_made_while_its_thread_starts(table):
         finally:
             hub.stop()
 
-    assert asyncio.run(scenario()) is True
+    assert apart(asyncio.run, scenario()) is True
 
 
 def test_live_log_wakes_on_another_process_append(table):

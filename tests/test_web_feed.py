@@ -18,7 +18,7 @@ from ledger.web.app import Server
 from ledger.web.common import Viewer
 from ledger.web.feed import Feed, Look, render_lines
 
-from .webtools import d20_table
+from .webtools import apart, d20_table
 
 NOW = datetime(2026, 3, 1, 19, 0, tzinfo=UTC)
 
@@ -88,7 +88,7 @@ def test_a_wake_up_reads_once_and_renders_once_per_view_for_every_stream(table):
         assert behind[1] == expected(table, as_gm=False, after=start)
         assert "4471" not in "".join(behind[1])
 
-    asyncio.run(scenario())
+    apart(asyncio.run, scenario())
     server.close()
 
 
@@ -122,7 +122,7 @@ def test_a_look_ends_revoked_and_signed_out_streams_and_asks_the_store_what_it_l
         assert (await feed.frames(olu, head, 2, fresh=False))[0] == "ended"
         assert feed.reads["looks"] == 2
 
-    asyncio.run(scenario())
+    apart(asyncio.run, scenario())
     server.close()
 
 

@@ -304,11 +304,11 @@ def no_script_error(night: Night) -> None:
 
 
 @pytest.fixture(scope="module")
-def j1(templates, look, browser, tmp_path_factory) -> Iterator[Night]:
+def j1(templates, look, chromium, tmp_path_factory) -> Iterator[Night]:
     """The casebook for one look: Oskar's phone has the log and Felix's sheet open, Mara the
     GM's page."""
     folder = tmp_path_factory.mktemp(f"j1-{look.size}-{look.scheme}")
-    yield from night_of(copy_of(templates.wyrd, folder), look, browser, folder)
+    yield from night_of(copy_of(templates.wyrd, folder), look, chromium, folder)
 
 
 def test_j1_the_gms_cli_entries_appear_on_the_players_open_log(j1):
@@ -393,10 +393,10 @@ def advancement(request) -> Advancement:
 
 
 @pytest.fixture(scope="module")
-def j3(templates, advancement, look, browser, tmp_path_factory) -> Iterator[Night]:
+def j3(templates, advancement, look, chromium, tmp_path_factory) -> Iterator[Night]:
     folder = tmp_path_factory.mktemp(f"j3-{advancement.template}-{look.size}-{look.scheme}")
     db = getattr(templates, advancement.template)
-    yield from night_of(copy_of(db, folder), look, browser, folder)
+    yield from night_of(copy_of(db, folder), look, chromium, folder)
 
 
 def test_j3_session_end_makes_the_open_logs_engine_roll_verifiable_live(j3, advancement):
@@ -444,9 +444,9 @@ def test_j3_advancement_shows_live_and_the_recap_opens_on_the_phone(j3, advancem
 
 
 @pytest.fixture(scope="module")
-def j4(templates, look, browser, tmp_path_factory) -> Iterator[Night]:
+def j4(templates, look, chromium, tmp_path_factory) -> Iterator[Night]:
     folder = tmp_path_factory.mktemp(f"j4-{look.size}-{look.scheme}")
-    yield from night_of(copy_of(templates.d20, folder), look, browser, folder)
+    yield from night_of(copy_of(templates.d20, folder), look, chromium, folder)
 
 
 def test_j4_the_gm_records_a_favour_and_a_hidden_condition_and_sees_them(j4):
@@ -526,9 +526,9 @@ def test_j4_every_player_page_and_stream_shows_only_gm_only_entry(j4):
 
 
 @pytest.fixture(scope="module")
-def j7(templates, look, browser, tmp_path_factory) -> Iterator[Night]:
+def j7(templates, look, chromium, tmp_path_factory) -> Iterator[Night]:
     folder = tmp_path_factory.mktemp(f"j7-{look.size}-{look.scheme}")
-    yield from night_of(copy_of(templates.d20, folder), look, browser, folder)
+    yield from night_of(copy_of(templates.d20, folder), look, chromium, folder)
 
 
 #: The journey's line, as the GM's page words it: the roll, then (after the rules' own

@@ -39,12 +39,12 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory, browser):
+def page(tmp_path_factory, chromium):
     """A page of a served table (same origin as /static/witness.js), the module loaded as
     ``window.W``."""
     table = d20_table(str(tmp_path_factory.mktemp("witness") / "ledger.db"))
     with live_server(table.db) as base:
-        page = browser.new_page()
+        page = chromium.new_page()
         page.goto(f"{base}/static/site.css")
         page.evaluate("async () => { window.W = await import('/static/witness.js'); }")
         yield page

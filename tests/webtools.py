@@ -195,6 +195,17 @@ def live_server(db: str, *, port: int | None = None, **kwargs: Any) -> Iterator[
         yield base
 
 
+def apart(call: Any, *args: Any) -> Any:
+    """``call(*args)`` in a thread of its own, its result or its exception: the worker's
+    browser (``conftest.browser``, Playwright's sync API) keeps an asyncio loop running in the
+    main thread for the whole run, so ``asyncio.run`` (the live-log hub's tests, the table
+    shell's prompt) runs where no loop is."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(call, *args).result()
+
+
 def sse_frames(text: str) -> list[dict[str, str]]:
     """Server-sent event frames as ``{field: value}`` (comments and retry left out)."""
     frames = []
