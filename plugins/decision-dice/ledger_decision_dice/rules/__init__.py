@@ -19,6 +19,7 @@ from ledger import (
     RollRequest,
     RuleError,
     RuleSystem,
+    find_name,
     name_in,
 )
 
@@ -39,7 +40,6 @@ from .mechanics import (
     decision_dice_count,
     difficulty_label,
     find_item,
-    find_name,
     int_params,
     modifier_lines,
     outcome_of,
@@ -110,7 +110,7 @@ class Rules(RuleSystem[Character, Options]):
             item = items.get(name_in(request.skill.strip(), items) or "")
             if item is None:
                 names = list(state.stats) + [i.name for i in state.equipment if i.supply]
-                find_name(names, request.skill, "stat or supply item")
+                find_name(request.skill, names, "stat or supply item")
                 raise AssertionError("unreachable")  # pragma: no cover
             extra = [p.name for p in self.roll_params if _given(params, p.name)]
             if extra:
@@ -215,7 +215,7 @@ class Rules(RuleSystem[Character, Options]):
         else:
             them = on_ledger.state
             assert isinstance(them, Character)
-            name = find_name(list(them.stats), on_ledger.skill or stat, f"stat of {them.name}")
+            name = find_name(on_ledger.skill or stat, them.stats, f"stat of {them.name}")
             conditions = applicable_conditions(them, name)
             theirs = _side(name, them.stats[name], conditions, params, "opponent_")
             vs = {f"vs_{k}": theirs[k] for k in ("stat", "stat_value", "modifiers", "conditions")}

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any, Literal
 
-from ledger import RuleError, closest_name, name_in
+from ledger import RuleError, find_name
 
 from ..events import ModifierLine
 from ..state import Character, Condition, Item, Options
@@ -155,23 +155,9 @@ def supply_step(die: str, face: int, step_max: int = SUPPLY_STEP_MAX) -> str:
     return label
 
 
-def find_name(names: list[str], wanted: str, what: str) -> str:
-    """The entry of ``names`` equal to ``wanted`` ignoring case (stats, items, conditions
-    and trackers are matched so on the command line, ruling X1).
-
-    :raises RuleError: naming ``what``, the known names and the closest one.
-    """
-    found = name_in(wanted.strip(), names)
-    if found is not None:
-        return found
-    close = closest_name(wanted, names)
-    hint = f"; did you mean {close!r}?" if close else ""
-    raise RuleError(f"no {what} named {wanted!r} (known: {', '.join(names) or 'none'}){hint}")
-
-
 def find_item(state: Character, wanted: str) -> Item:
     """The item named ``wanted`` (any case), with the closest name suggested when none is."""
-    name = find_name([i.name for i in state.equipment], wanted, "equipment")
+    name = find_name(wanted, [i.name for i in state.equipment], "equipment")
     return next(i for i in state.equipment if i.name == name)
 
 
