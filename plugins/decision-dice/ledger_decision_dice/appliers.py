@@ -23,7 +23,7 @@ from .events import (
     SupplyRolled,
     TrackerChanged,
 )
-from .rules.mechanics import (
+from .rules import (
     current_values,
     derived_values,
     find_item,
