@@ -60,7 +60,7 @@ from ledger.rules.exact import (
 )
 from ledger.rules.form import FUDGE_FACES
 from ledger.rules.hookspecs import hookimpl
-from ledger.rules.names import closest_name, name_in
+from ledger.rules.names import closest_name, find_name, name_in
 from ledger.rules.projection import applying_seq
 from ledger.rules.roll_inputs import Opponent, RollParam, RollRequest
 from ledger.rules.sheet_check import check_sheet
@@ -110,6 +110,7 @@ __all__ = [
     "entry_changes",
     "name_in",
     "closest_name",
+    "find_name",
     # sheets (RuleSystem.sheet_layout)
     "Sheet",
     "Section",

@@ -8,7 +8,17 @@ import jinja2
 import msgspec
 import pytest
 
-from ledger import Event, closest_name, counted, entry_changes, fill, name_in, signed
+from ledger import (
+    Event,
+    RuleError,
+    closest_name,
+    counted,
+    entry_changes,
+    fill,
+    find_name,
+    name_in,
+    signed,
+)
 from ledger.rules.wording import Wording
 
 
@@ -89,6 +99,19 @@ def test_name_in_and_closest_name():
     assert closest_name("AGILTY", names) == "Agility"  # then ignoring case
     assert closest_name("Zzz", names) is None
     assert closest_name("x", []) is None
+
+
+def test_find_name():
+    names = ["Might", "Agility", "Wits"]
+    assert find_name(" might ", names, "stat") == "Might"
+    with pytest.raises(RuleError) as err:
+        find_name("Mght", iter(names), "stat")
+    assert (
+        str(err.value)
+        == "no stat named 'Mght' (known: Might, Agility, Wits); did you mean 'Might'?"
+    )
+    with pytest.raises(RuleError, match=r"no tracker named 'Ammo' \(known: none\)$"):
+        find_name("Ammo", [], "tracker")
 
 
 def test_counted():

@@ -19,7 +19,7 @@ from ledger_decision_dice.events import (
     SupplyRolled,
 )
 from ledger_decision_dice.odds import p_success, sum_distribution
-from ledger_decision_dice.rules.mechanics import (
+from ledger_decision_dice.rules import (
     counted_modifier,
     decision_dice_count,
     halved_sum,

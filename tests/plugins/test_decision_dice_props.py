@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from ledger_decision_dice import DecisionDice
 from ledger_decision_dice.odds import p_success, sum_distribution
-from ledger_decision_dice.rules.mechanics import SUPPLY_ORDER, halved_sum, supply_step
+from ledger_decision_dice.rules import SUPPLY_ORDER, halved_sum, supply_step
 
 from ledger import RollRequest
 from ledger.dice.engine import PhysicalDice

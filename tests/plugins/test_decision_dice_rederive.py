@@ -17,7 +17,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from ledger_decision_dice import DecisionDice
 from ledger_decision_dice.events import ContestRolled, DecisionRolled, SupplyRolled
-from ledger_decision_dice.rules.mechanics import SUPPLY_ORDER
+from ledger_decision_dice.rules import SUPPLY_ORDER
 from ledger_decision_dice.state import Character, Condition, Item
 
 from ledger import DiceSource, ReplayDice, RollRequest, RuleError, StoredEvent

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from ledger import RuleError, RuleSystem, applies, name_in
+from ledger import RuleError, RuleSystem, applies, find_name, name_in
 
 from .events import (
     ConditionAdded,
@@ -23,11 +23,10 @@ from .events import (
     SupplyRolled,
     TrackerChanged,
 )
-from .rules.mechanics import (
+from .rules import (
     current_values,
     derived_values,
     find_item,
-    find_name,
     normalise_supply,
     supply_die_of,
     supply_step,
@@ -87,7 +86,7 @@ class Appliers(RuleSystem[Character, Options]):
     def on_decision(self, state: Character, event: DecisionRolled) -> Character:
         """A decision roll uses up one roll of its conditions; its supply roll steps the item
         ("Supply Rolls": handled after the action is complete)."""
-        find_name(list(state.stats), event.stat, "stat")
+        find_name(event.stat, state.stats, "stat")
         state = _used(state, event.conditions)
         if event.supply is not None:
             s = event.supply
@@ -97,7 +96,7 @@ class Appliers(RuleSystem[Character, Options]):
     @applies(ContestRolled)
     def on_contest(self, state: Character, event: ContestRolled) -> Character:
         """A contested roll uses up one roll of its conditions."""
-        find_name(list(state.stats), event.stat, "stat")
+        find_name(event.stat, state.stats, "stat")
         return _used(state, event.conditions)
 
     @applies(SupplyRolled)
@@ -146,7 +145,7 @@ class Appliers(RuleSystem[Character, Options]):
             name = name_in(event.tracker, names) or event.tracker.strip()
             new = event.value
         else:
-            name = find_name(names, event.tracker, "tracker")
+            name = find_name(event.tracker, names, "tracker")
             new = state.trackers[name] + (event.delta or 0)
         if not TRACKER_MIN <= new <= TRACKER_MAX and not event.clamp:
             was = state.trackers.get(name)
@@ -170,7 +169,7 @@ class Appliers(RuleSystem[Character, Options]):
                 "this campaign has no derived values such as Stress or Vitality to take harm "
                 'from: set the campaign option derived (e.g. Vitality = ["Might", "Grit"])'
             )
-        return find_name(names, track, "derived value")
+        return find_name(track, names, "derived value")
 
     @applies(HarmTaken)
     def on_harm(self, state: Character, event: HarmTaken) -> Character:
@@ -209,7 +208,7 @@ class Appliers(RuleSystem[Character, Options]):
             )
         if event.rolls < 0:
             raise RuleError(f"rolls must be 0 (until removed) or more, not {event.rolls}")
-        stat = find_name(list(state.stats), event.stat, "stat") if event.stat else ""
+        stat = find_name(event.stat, state.stats, "stat") if event.stat else ""
         cond = Condition(
             name=event.condition,
             kind=event.kind,
@@ -222,13 +221,13 @@ class Appliers(RuleSystem[Character, Options]):
     @applies(ConditionRemoved)
     def on_condition_removed(self, state: Character, event: ConditionRemoved) -> Character:
         """Remove a condition by name."""
-        name = find_name([c.name for c in state.conditions], event.condition, "condition")
+        name = find_name(event.condition, [c.name for c in state.conditions], "condition")
         return replace(state, conditions=[c for c in state.conditions if c.name != name])
 
     @applies(StatChanged)
     def on_stat(self, state: Character, event: StatChanged) -> Character:
         """Set a stat on the sheet to a value in the campaign's range (X1)."""
-        stat = find_name(list(state.stats), event.stat, "stat")
+        stat = find_name(event.stat, state.stats, "stat")
         self._stat_in_range(stat, event.value)
         return replace(state, stats={**state.stats, stat: event.value})
 
@@ -263,7 +262,7 @@ class Appliers(RuleSystem[Character, Options]):
                 raise RuleError(
                     f"write each stat as NAME=VALUE (e.g. Grit=2), not {entry!r}"
                 ) from None
-            stat = find_name(list(state.stats), name.strip(), "stat")
+            stat = find_name(name.strip(), state.stats, "stat")
             if stats[stat] != state.stats[stat]:
                 raise RuleError(f"{stat} is named twice in one level up")
             self._stat_in_range(stat, value)

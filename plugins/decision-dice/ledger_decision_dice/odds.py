@@ -27,7 +27,7 @@ from ledger import (
     summary,
 )
 
-from .rules import mechanics as m
+from . import rules as m
 from .state import Character, Options
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ import msgspec
 from ledger import Line, RuleError, RuleSystem, Section, Sheet, check_sheet, signed
 
 from .events import ConditionKind
-from .rules.mechanics import (
+from .rules import (
     SUPPLY_ORDER,
     counted_modifier,
     current_values,

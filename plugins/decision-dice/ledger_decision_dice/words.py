@@ -12,7 +12,7 @@ from typing import Any
 from ledger import Recorded, Roll, RuleSystem, counted, describes, entry_changes
 
 from .events import ContestRolled, DecisionRolled, ModifierLine, SupplyRolled
-from .rules.mechanics import derived_values
+from .rules import derived_values
 from .state import Character, Condition, Options
 
 HANDLED = ("character", "name", "stats", "level", "equipment", "trackers", "conditions")
