@@ -29,6 +29,7 @@ from .events import (
     TestRolled,
     WeaknessExploited,
 )
+from .rules import check_effort, check_roll
 from .rules.mechanics import (
     ATTRIBUTES,
     attribute_named,
@@ -37,7 +38,6 @@ from .rules.mechanics import (
     did_you_mean,
     outcome_of_test,
 )
-from .rules.rolls import check_effort, check_roll
 from .state import Character, LastRoll, Options, Skill, Specialisation
 
 
@@ -52,7 +52,7 @@ class Appliers(RuleSystem[Character, Options]):
         "Attributes and Effort"; ruling S6). A difficulty of 0 is an automatic hit, on which
         no Effort can be spent ("Static Difficulty from Attributes"). A hand-recorded or
         amended roll whose numbers do not follow from its dice is refused
-        (:func:`.rules.rolls.check_roll`).
+        (:func:`.rules.check_roll`).
         """
         check_roll(event)
         check_effort(state, event.effort_spent, self.options)
