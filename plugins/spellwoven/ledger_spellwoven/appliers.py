@@ -84,7 +84,7 @@ class Appliers(RuleSystem[Character, Options]):
         after the Effort no longer follows from the corrected roll, is refused, never
         refunded in silence (ruling SW8).
         """
-        last = state.last_roll
+        last, at = state.last_roll, len(state.scene_rolls) - 1
         on = f" on roll {event.roll}" if event.roll is not None else ""
         if last is None:
             spent = f" (this Effort was spent{on})" if on else ""
@@ -92,16 +92,15 @@ class Appliers(RuleSystem[Character, Options]):
                 f"{state.name} has no roll in this scene to spend Effort on{spent}; roll first"
             )
         if event.roll is not None and not event.latest and event.roll != last.seq:
-            matches = [r for r in state.scene_rolls if r.seq == event.roll]
-            if not matches:
+            found = [i for i, r in enumerate(state.scene_rolls) if r.seq == event.roll]
+            if not found:
                 theirs = ", ".join(str(r.seq) for r in state.scene_rolls if r.seq) or "none"
                 raise RuleError(
                     f"roll {event.roll} is not one of {state.name}'s rolls in this scene "
                     f"(theirs: {theirs}); Effort is spent on the character's own roll, "
                     "before the scene ends"
                 )
-            last = matches[-1]
-        on_latest = last is state.last_roll
+            at, last = found[-1], state.scene_rolls[found[-1]]
         if last.automatic:
             raise RuleError(
                 f"the latest roll was an automatic hit: no Effort{on} can be spent on it"
@@ -128,18 +127,9 @@ class Appliers(RuleSystem[Character, Options]):
         )
         rolls = list(state.scene_rolls)
         if rolls:
-            at = (
-                len(rolls) - 1
-                if on_latest
-                else max(i for i, r in enumerate(rolls) if r.seq == last.seq)
-            )
             rolls[at] = spent_on
-        return replace(
-            state,
-            effort=state.effort - 1,
-            scene_rolls=rolls,
-            last_roll=spent_on if on_latest else state.last_roll,
-        )
+        latest = spent_on if last is state.last_roll else state.last_roll
+        return replace(state, effort=state.effort - 1, scene_rolls=rolls, last_roll=latest)
 
     @applies(ContestEffortSpent)
     def on_contest_effort_spent(self, state: Character, event: ContestEffortSpent) -> Character:

@@ -184,11 +184,7 @@ def validate_sheet(sheet: dict[str, Any], options: Options) -> dict[str, Any]:
         "weaknesses": {k: getattr(read.weaknesses, k).strip() for k in given},
         "conditions": list(read.conditions),
     }
-    if read.effort_max is not None:
-        result["effort_max"] = read.effort_max
-    if read.effort is not None:
-        result["effort"] = read.effort
-    return result
+    return result | {k: v for k in ("effort_max", "effort") if (v := getattr(read, k)) is not None}
 
 
 def effort_pool(attributes: dict[str, int], options: Options, sheet_max: int | None) -> int:
@@ -200,6 +196,10 @@ def effort_pool(attributes: dict[str, int], options: Options, sheet_max: int | N
     if options.effort_max is not None:
         return options.effort_max
     return attributes.get("Fortitude", 0)
+
+
+#: What a Weakness does, under the sheet's Weaknesses ("Weaknesses").
+WEAKNESS_NOTE = "Used against you, the opponent rolls 4d10."
 
 
 def _rank_text(name: str, rank: int) -> str:
@@ -290,6 +290,10 @@ class SheetRules(RuleSystem[Character, Options]):
             if _level(state, skill) != skill.rank:
                 note += f"; rolls against {_level(state, skill)} (the Attribute is higher)"
             skills.append(Line(label=name, value=_rank_text(name, skill.rank), note=note))
+        specialisations = [
+            Line(label=name, value=_rank_text(name, spec.rank), note=f"of {spec.skill}")
+            for name, spec in sorted(state.specialisations.items(), key=lambda kv: -kv[1].rank)
+        ]
         recent = []
         if (r := state.last_roll) is not None:
             against = (
@@ -304,39 +308,17 @@ class SheetRules(RuleSystem[Character, Options]):
             recent.append(
                 Line(label=r.skill, value=r.outcome.replace("_", " "), note=note, tone="muted")
             )
+        refresh = "a night's sleep refreshes it"
+        effort = Track(label="Effort", marked=state.effort, boxes=state.effort_max, note=refresh)
+        weaknesses = [Line(label=k.capitalize(), value=v) for k, v in state.weaknesses.items()]
+        conditions = [Line(label=c, tone="bad") for c in state.conditions]
         sections = (
             Section(title="Attributes", items=tuple(attributes)),
-            Section(
-                title="Effort",
-                items=(
-                    Track(
-                        label="Effort",
-                        marked=state.effort,
-                        boxes=state.effort_max,
-                        note="a night's sleep refreshes it",
-                    ),
-                ),
-            ),
+            Section(title="Effort", items=(effort,)),
             Section(title="Skills", items=tuple(skills)),
-            Section(
-                title="Specialisations",
-                items=tuple(
-                    Line(label=name, value=_rank_text(name, spec.rank), note=f"of {spec.skill}")
-                    for name, spec in sorted(
-                        state.specialisations.items(), key=lambda kv: -kv[1].rank
-                    )
-                ),
-            ),
-            Section(
-                title="Weaknesses",
-                note="Used against you, the opponent rolls 4d10.",
-                items=tuple(
-                    Line(label=k.capitalize(), value=v) for k, v in state.weaknesses.items()
-                ),
-            ),
-            Section(
-                title="Conditions", items=tuple(Line(label=c, tone="bad") for c in state.conditions)
-            ),
+            Section(title="Specialisations", items=tuple(specialisations)),
+            Section(title="Weaknesses", note=WEAKNESS_NOTE, items=tuple(weaknesses)),
+            Section(title="Conditions", items=tuple(conditions)),
             Section(title="Last roll", items=tuple(recent)),
         )
         kind = " · non-player character" if state.kind == "npc" else ""

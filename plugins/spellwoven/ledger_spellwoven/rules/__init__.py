@@ -355,20 +355,6 @@ class Rules(RuleSystem[Character, Options]):
         spend = int(params.get("effort") or 0)
         check_effort(state, spend, options)
         bonus = spend * choice.attribute_value
-        common: dict[str, Any] = {
-            "character": request.character,
-            "skill": choice.skill,
-            "attribute": choice.attribute,
-            "attribute_value": choice.attribute_value,
-            "rank": choice.rank,
-            "skill_level": choice.level,
-            "mode": mode,
-            "weakness": bool(params.get("weakness")),
-            "effort_spent": spend,
-            "effort_bonus": bonus,
-        }
-        if pool != STANDARD_POOL:
-            common["pool"] = pool
         opponent, side = self._opponent(state, request, choice)
         required = asked_difficulty(params, contest=opponent is not None)
         if opponent is None and required is None:
@@ -379,19 +365,30 @@ class Rules(RuleSystem[Character, Options]):
                 raise RuleError(
                     "difficulty 0 is an automatic hit with no roll: spend no Effort", param="effort"
                 )
-            common["mode"] = "normal"
+            mode = "normal"
         mine = Drawn([], None, 0) if required == 0 else draw(dice, choice.level, mode, pool)
         theirs = draw(dice, opponent.level, opponent.mode, pool) if opponent else None
         dice.finish()
         successes = mine.successes + bonus
-        rolled = {
-            **common,
+        rolled: dict[str, Any] = {
+            "character": request.character,
+            "skill": choice.skill,
+            "attribute": choice.attribute,
+            "attribute_value": choice.attribute_value,
+            "rank": choice.rank,
+            "skill_level": choice.level,
+            "mode": mode,
+            "weakness": bool(params.get("weakness")),
+            "effort_spent": spend,
+            "effort_bonus": bonus,
             "dice": mine.dice,
             "kept": mine.kept,
             "dice_successes": mine.successes,
             "successes": successes,
             **dice.fields(),
         }
+        if pool != STANDARD_POOL:
+            rolled["pool"] = pool
         if opponent is None or theirs is None:
             assert required is not None
             return TestRolled(
