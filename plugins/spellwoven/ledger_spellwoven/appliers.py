@@ -16,19 +16,7 @@ from ledger import (
     name_in,
 )
 
-from .events import (
-    ConditionAdded,
-    ConditionRemoved,
-    ContestEffortSpent,
-    ContestRolled,
-    EffortLost,
-    EffortSpent,
-    SkillChanged,
-    Slept,
-    SpecialisationLearned,
-    TestRolled,
-    WeaknessExploited,
-)
+from . import events as ev
 from .rules import check_effort, check_roll
 from .rules.mechanics import (
     ATTRIBUTES,
@@ -44,8 +32,8 @@ from .state import Character, LastRoll, Options, Skill, Specialisation
 class Appliers(RuleSystem[Character, Options]):
     """The appliers of every Spellwoven event type (004_663ae3e4ecc71fd1.txt)."""
 
-    @applies(TestRolled, ContestRolled)
-    def on_rolled(self, state: Character, event: TestRolled | ContestRolled) -> Character:
+    @applies(ev.TestRolled, ev.ContestRolled)
+    def on_rolled(self, state: Character, event: ev.TestRolled | ev.ContestRolled) -> Character:
         """A Test or Contest of Skill: spend the Effort spent with it and remember it, with
         its difficulty or the opponent's successes, for Effort spent later
         (004_663ae3e4ecc71fd1.txt, "Test of Skill", "Opposed Roll (Contest of Skill)",
@@ -56,7 +44,7 @@ class Appliers(RuleSystem[Character, Options]):
         """
         check_roll(event)
         check_effort(state, event.effort_spent, self.options)
-        difficulty = event.difficulty if isinstance(event, TestRolled) else None
+        difficulty = event.difficulty if isinstance(event, ev.TestRolled) else None
         last = LastRoll(
             skill=event.skill,
             attribute=event.attribute,
@@ -75,8 +63,8 @@ class Appliers(RuleSystem[Character, Options]):
             scene_rolls=[*state.scene_rolls, last],
         )
 
-    @applies(EffortSpent)
-    def on_effort_spent(self, state: Character, event: EffortSpent) -> Character:
+    @applies(ev.EffortSpent)
+    def on_effort_spent(self, state: Character, event: ev.EffortSpent) -> Character:
         """1 Effort spent after the latest roll (or roll ``roll`` of the scene): its successes
         + the Attribute, outcome judged again (004_663ae3e4ecc71fd1.txt, "Attributes and
         Effort", "Example: Opposed Roll"; ruling S6, S7). Replayed after a correction, the
@@ -131,8 +119,8 @@ class Appliers(RuleSystem[Character, Options]):
         latest = spent_on if last is state.last_roll else state.last_roll
         return replace(state, effort=state.effort - 1, scene_rolls=rolls, last_roll=latest)
 
-    @applies(ContestEffortSpent)
-    def on_contest_effort_spent(self, state: Character, event: ContestEffortSpent) -> Character:
+    @applies(ev.ContestEffortSpent)
+    def on_contest_effort_spent(self, state: Character, event: ev.ContestEffortSpent) -> Character:
         """The opponent spends a point of Effort on their side of a Contest of Skill and adds
         their relevant Attribute (004_663ae3e4ecc71fd1.txt, "Attributes and Effort": "you
         spend a point of **Effort** ... and add the relevant Attribute bonus to your number
@@ -148,8 +136,8 @@ class Appliers(RuleSystem[Character, Options]):
             )
         return replace(state, effort=state.effort - 1)
 
-    @applies(EffortLost)
-    def on_effort_lost(self, state: Character, event: EffortLost) -> Character:
+    @applies(ev.EffortLost)
+    def on_effort_lost(self, state: Character, event: ev.EffortLost) -> Character:
         """Effort lost as the cost of a failure (004_663ae3e4ecc71fd1.txt, "Degrees of
         Failure": "it costs you an Effort"). A cost the character cannot pay is refused, not
         cut down to what is left (ruling SW9): Effort never drops below 0 and an event never
@@ -164,22 +152,22 @@ class Appliers(RuleSystem[Character, Options]):
             )
         return replace(state, effort=state.effort - event.amount)
 
-    @applies(Slept)
-    def on_slept(self, state: Character, event: Slept) -> Character:
+    @applies(ev.Slept)
+    def on_slept(self, state: Character, event: ev.Slept) -> Character:
         """A night's sleep refreshes Effort to the pool (004_663ae3e4ecc71fd1.txt,
         "Attributes and Effort")."""
         return replace(state, effort=state.effort_max)
 
-    @applies(WeaknessExploited)
-    def on_weakness_exploited(self, state: Character, event: WeaknessExploited) -> Character:
+    @applies(ev.WeaknessExploited)
+    def on_weakness_exploited(self, state: Character, event: ev.WeaknessExploited) -> Character:
         """Record that a Weakness was used; the character must have it
         (004_663ae3e4ecc71fd1.txt, "Weaknesses")."""
         if event.weakness not in state.weaknesses:
             raise RuleError(f"{state.name} has no {event.weakness} Weakness to exploit")
         return state
 
-    @applies(SkillChanged)
-    def on_skill_changed(self, state: Character, event: SkillChanged) -> Character:
+    @applies(ev.SkillChanged)
+    def on_skill_changed(self, state: Character, event: ev.SkillChanged) -> Character:
         """Set a skill's rank (GM-granted; ranks of 10+ use the 10+ table; ruling S1, S10); a
         new skill needs its Attribute, and an Attribute is not a skill."""
         check_rank(event.rank, self.options, event.skill)
@@ -196,9 +184,9 @@ class Appliers(RuleSystem[Character, Options]):
         skill = Skill(rank=event.rank, attribute=attribute)
         return replace(state, skills={**state.skills, existing or event.skill: skill})
 
-    @applies(SpecialisationLearned)
+    @applies(ev.SpecialisationLearned)
     def on_specialisation_learned(
-        self, state: Character, event: SpecialisationLearned
+        self, state: Character, event: ev.SpecialisationLearned
     ) -> Character:
         """A new Specialisation of a skill on the sheet, with its own rank, rolled by name
         with the parent's Attribute (004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll": "The
@@ -231,8 +219,8 @@ class Appliers(RuleSystem[Character, Options]):
         specs = {**state.specialisations, name: Specialisation(rank=event.rank, skill=parent)}
         return replace(state, specialisations=specs)
 
-    @applies(ConditionAdded)
-    def on_condition_added(self, state: Character, event: ConditionAdded) -> Character:
+    @applies(ev.ConditionAdded)
+    def on_condition_added(self, state: Character, event: ev.ConditionAdded) -> Character:
         """Add a narrated condition, not empty and not already present
         (004_663ae3e4ecc71fd1.txt, "Degrees of Failure")."""
         text = event.condition.strip()
@@ -242,8 +230,8 @@ class Appliers(RuleSystem[Character, Options]):
             raise RuleError(f"{state.name} already has the condition {text!r}")
         return replace(state, conditions=[*state.conditions, text])
 
-    @applies(ConditionRemoved)
-    def on_condition_removed(self, state: Character, event: ConditionRemoved) -> Character:
+    @applies(ev.ConditionRemoved)
+    def on_condition_removed(self, state: Character, event: ev.ConditionRemoved) -> Character:
         """Remove a condition the character has (004_663ae3e4ecc71fd1.txt, "Degrees of
         Failure")."""
         found = name_in(event.condition.strip(), state.conditions)
