@@ -510,11 +510,6 @@ class Rules(RuleSystem[Character, Options]):
             )
         ]
 
-    def follow_up_of(self, event: Event) -> int | None:
-        """The contest roll a :class:`ContestEffortSpent` was written with (ruling SW10):
-        retracted with it, worked out again when it is amended."""
-        return event.roll if isinstance(event, ContestEffortSpent) else None
-
     def time_passed(self, states: dict[str, Any], span: TimePassed) -> list[Event]:
         """A night's sleep refreshes Effort: a ``slept`` for every character short of their
         Effort ("a pool representing your state of exhaustion, this refreshes with a
