@@ -20,7 +20,7 @@ from .appliers import Appliers
 from .events import UPCASTERS
 from .odds import Odds
 from .rules import Rules
-from .rules.mechanics import DIFFICULTIES
+from .rules.mechanics import DIFFICULTIES, notation
 from .sheet import SheetRules
 from .state import Character, Options
 from .words import Words
@@ -58,6 +58,7 @@ class Spellwoven(Rules, Appliers, Words, SheetRules, Odds):
     upcasters = UPCASTERS
     state_type = Character
     options_type = Options
+    line_names = {"notation": notation}  # skill lines in the sheet's notation
     time_spans = {"a night's sleep": (8 * 60, True)}  # "refreshes with a night's sleep"
     chart = ".odds"  # the odds chart's odds_series and draw_odds
     roll_options = (  # "Test of Skill", "Difficulty levels", "Advantage & Disadvantage", "Effort"

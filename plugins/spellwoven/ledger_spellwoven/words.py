@@ -1,7 +1,8 @@
 """What Spellwoven rolls and changes read like to a person (seed 004_663ae3e4ecc71fd1.txt;
-the other events' lines are their ``line`` templates): what changed on a character in the
-rule text's words ("Effort 1 → 0 (of 2)", "Climb rose to 5"; "Attributes and Effort",
-"Skill level 10+", "Degrees of Failure") and a recap's notes ("Advantage & Disadvantage").
+the other events' lines are their ``line`` templates, skills in the sheet's notation through
+the system's ``line_names``): what changed on a character in the rule text's words ("Effort
+1 → 0 (of 2)", "Climb rose to 5"; "Attributes and Effort", "Skill level 10+", "Degrees of
+Failure") and a recap's notes ("Advantage & Disadvantage").
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 from ledger import Recorded, RuleSystem, counted, describes, entry_changes
 
 from . import events as ev
-from .rules.mechanics import DIFFICULTIES, notation
+from .rules.mechanics import DIFFICULTIES
 from .state import Character, Options
 
 HANDLED = (
@@ -58,10 +59,6 @@ def _mine(event: ev.SkillRoll) -> str:
     return text
 
 
-def _reason(reason: str | None) -> str:
-    return f" ({reason})" if reason else ""
-
-
 class Words(RuleSystem[Character, Options]):
     """The words of every Spellwoven event type, of a character's changes and of a recap's
     notes (004_663ae3e4ecc71fd1.txt)."""
@@ -94,22 +91,6 @@ class Words(RuleSystem[Character, Options]):
         return (
             f"{_mine(event)} vs {who} ({event.opponent_skill_level}{mode}), dice "
             f"{_faces(event.opponent_dice, event.opponent_kept)} = {theirs}: {event.outcome}"
-        )
-
-    @describes(ev.SkillChanged)
-    def describe_skill(self, event: ev.SkillChanged) -> str:
-        """The skill in the sheet's notation, ``"jen: Sprint: 12 (4/9)"``
-        (004_663ae3e4ecc71fd1.txt, "Skill level 10+")."""
-        return f"{event.character}: {notation(event.skill, event.rank)}{_reason(event.reason)}"
-
-    @describes(ev.SpecialisationLearned)
-    def describe_specialisation(self, event: ev.SpecialisationLearned) -> str:
-        """A Specialisation learned (004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll";
-        ruling SW11)."""
-        return (
-            f"{event.character} learns the Specialisation {event.specialisation} "
-            f"({event.skill}): {notation(event.specialisation, event.rank)}"
-            f"{_reason(event.reason)}"
         )
 
     def describe_changes(
