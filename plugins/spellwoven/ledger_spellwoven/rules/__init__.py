@@ -329,11 +329,8 @@ def legacy_pool(event: Roll) -> int | None:
 
 
 class Rules(RuleSystem[Character, Options]):
-    """Spellwoven's rolls: roll 3d10 under the Skill Level, count successes (1s count
-    double, 10s never), meet a difficulty of 1..4 or beat an opponent; Effort adds the
-    Attribute (004_663ae3e4ecc71fd1.txt, "Rules for the Game"; rulings in
-    docs/rulings/spellwoven.md).
-    """
+    """Spellwoven's rolls, as :class:`ledger_spellwoven.Spellwoven` sums them up
+    (004_663ae3e4ecc71fd1.txt, "Rules for the Game")."""
 
     def resolve(
         self, state: Character, request: RollRequest, dice: DiceSource
