@@ -49,6 +49,19 @@ def test_an_event_line_in_jinja_is_filled_by_describe():
     assert Wording().describe(Fell(character="ann", metres=3)) == "ann falls 3 m"
 
 
+class Leapt(Event, frozen=True, kw_only=True, tag="test-words.leapt"):
+    line = "{{ character }} leaps {{ feet(metres) }}; {{ metres }} m"
+    character: str
+    metres: int
+
+
+def test_a_line_calls_the_systems_line_names_and_a_field_wins_over_one():
+    class Words(Wording):
+        line_names = {"feet": lambda m: f"{round(m * 3.28)} ft", "metres": "not a field"}
+
+    assert Words().describe(Leapt(character="ann", metres=3)) == "ann leaps 10 ft; 3 m"
+
+
 def test_entry_changes_of_a_mapping_in_order():
     said = entry_changes(
         {"Might": 1, "Grit": 2, "Wits": 0},

@@ -577,9 +577,13 @@ class RuleSystem(Wording, RollForm, Turns, abc.ABC, Generic[StateT, OptionsT]):
         """The seq of the roll ``event`` was written with as one of its :meth:`follow_ups`
         (``None``: not a follow-up; the default). A follow-up is part of its roll: retracting
         the roll retracts it, amending the roll recomputes it (:mod:`ledger.campaign.corrections`),
-        and ``verify`` checks both. Override it with :meth:`follow_ups`; the event must name
-        its roll's seq (d20-world's ``check``, Terran Engine's ``roll``)."""
-        return None
+        and ``verify`` checks both. The default reads the ``roll`` field of an event whose
+        type says ``part_of_roll`` (it exists only with its roll, so it always names it:
+        spellwoven's ``ContestEffortSpent``). Override it with :meth:`follow_ups` for an event
+        that may also be written on its own; it must name its roll's seq (d20-world's
+        ``check``, Terran Engine's ``roll``)."""
+        roll = getattr(event, "roll", None) if type(event).part_of_roll else None
+        return roll if isinstance(roll, int) else None
 
     def rule_section(self, event: Event) -> str | None:
         """The seed section an event implements (``sections``), for ``campaign audit``."""

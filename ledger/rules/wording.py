@@ -13,7 +13,7 @@ never the seed file's name (:data:`SEED_NAME`, for developers: :attr:`RuleSystem
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ledger.rules.marks import marked
@@ -50,6 +50,10 @@ class Wording:
 
     name: ClassVar[str]
     book: ClassVar[str]
+    #: the system's functions a ``line`` template may call beside the event's fields:
+    #: ``{"notation": notation}`` lets ``line = "{{ character }}: {{ notation(skill, rank) }}"``
+    #: word a skill in the book's notation without a :func:`describes` method
+    line_names: ClassVar[Mapping[str, Callable[..., Any]]] = {}
 
     @property
     def book_title(self) -> str:
@@ -66,9 +70,9 @@ class Wording:
     def describe(self, event: Event) -> str | None:
         """One line a person reads at a glance for ``log`` and recaps: the :func:`describes`
         method of the event's class, else the class's ``line`` template filled in with the
-        event's fields by :func:`fill` (a class attribute, ``line = "{character} loses
-        {item}"``, or jinja2 for parts said only when a field is set), else ``None`` (the
-        core's words then)."""
+        event's fields (and the system's :attr:`line_names`) by :func:`fill` (a class
+        attribute, ``line = "{character} loses {item}"``, or jinja2 for parts said only when
+        a field is set), else ``None`` (the core's words then)."""
         table = self.describers()
         for klass in type(event).__mro__:  # an event subclass is worded as its parent
             fn = table.get(klass)
@@ -77,7 +81,7 @@ class Wording:
         template = getattr(type(event), "line", "")
         if isinstance(template, str) and template:
             fields = getattr(event, "__struct_fields__", ())
-            return fill(template, {name: getattr(event, name) for name in fields})
+            return fill(template, {**self.line_names, **{n: getattr(event, n) for n in fields}})
         return None
 
     def describe_changes(self, before: Any, after: Any, *, as_gm: bool) -> list[str]:

@@ -259,3 +259,18 @@ def test_amending_her_effort_is_refused_but_the_dice_can_be_corrected(escape):
     assert (sheet["successes"], sheet["opponent_successes"], sheet["outcome"]) == (2, 5, "lose")
     assert (effort(escape, "jen"), effort(escape, "housewife")) == (2, 1)
     assert escape("verify").exit_code == 0
+
+
+def test_the_opponents_effort_names_its_roll_by_the_default_follow_up_of():
+    """A ``part_of_roll`` event names its roll in ``roll``, which the core's default reads;
+    an event that is not part of a roll is no follow-up, whatever fields it has."""
+    from ledger_spellwoven import Spellwoven
+    from ledger_spellwoven.events import EffortSpent
+
+    from ledger import RuleSystem
+
+    system = Spellwoven()
+    assert type(system).follow_up_of is RuleSystem.follow_up_of
+    spent = ContestEffortSpent(character="hw", roller="jen", roll=12, attribute="Wits", bonus=2)
+    assert system.follow_up_of(spent) == 12
+    assert system.follow_up_of(EffortSpent(character="jen", roll=12)) is None

@@ -21,8 +21,8 @@ from ledger_spellwoven.events import (
     TestRolled,
     WeaknessExploited,
 )
+from ledger_spellwoven.rules import parse_vs
 from ledger_spellwoven.rules.mechanics import notation, skill_level, thresholds
-from ledger_spellwoven.rules.rolls import parse_vs
 
 from ledger import DiceError, RollRequest, RuleError
 from ledger.dice.engine import PhysicalDice

@@ -16,19 +16,8 @@ from ledger import (
     name_in,
 )
 
-from .events import (
-    ConditionAdded,
-    ConditionRemoved,
-    ContestEffortSpent,
-    ContestRolled,
-    EffortLost,
-    EffortSpent,
-    SkillChanged,
-    Slept,
-    SpecialisationLearned,
-    TestRolled,
-    WeaknessExploited,
-)
+from . import events as ev
+from .rules import check_effort, check_roll
 from .rules.mechanics import (
     ATTRIBUTES,
     attribute_named,
@@ -37,26 +26,25 @@ from .rules.mechanics import (
     did_you_mean,
     outcome_of_test,
 )
-from .rules.rolls import check_effort, check_roll
 from .state import Character, LastRoll, Options, Skill, Specialisation
 
 
 class Appliers(RuleSystem[Character, Options]):
     """The appliers of every Spellwoven event type (004_663ae3e4ecc71fd1.txt)."""
 
-    @applies(TestRolled, ContestRolled)
-    def on_rolled(self, state: Character, event: TestRolled | ContestRolled) -> Character:
+    @applies(ev.TestRolled, ev.ContestRolled)
+    def on_rolled(self, state: Character, event: ev.TestRolled | ev.ContestRolled) -> Character:
         """A Test or Contest of Skill: spend the Effort spent with it and remember it, with
         its difficulty or the opponent's successes, for Effort spent later
         (004_663ae3e4ecc71fd1.txt, "Test of Skill", "Opposed Roll (Contest of Skill)",
         "Attributes and Effort"; ruling S6). A difficulty of 0 is an automatic hit, on which
         no Effort can be spent ("Static Difficulty from Attributes"). A hand-recorded or
         amended roll whose numbers do not follow from its dice is refused
-        (:func:`.rules.rolls.check_roll`).
+        (:func:`.rules.check_roll`).
         """
         check_roll(event)
         check_effort(state, event.effort_spent, self.options)
-        difficulty = event.difficulty if isinstance(event, TestRolled) else None
+        difficulty = event.difficulty if isinstance(event, ev.TestRolled) else None
         last = LastRoll(
             skill=event.skill,
             attribute=event.attribute,
@@ -75,8 +63,8 @@ class Appliers(RuleSystem[Character, Options]):
             scene_rolls=[*state.scene_rolls, last],
         )
 
-    @applies(EffortSpent)
-    def on_effort_spent(self, state: Character, event: EffortSpent) -> Character:
+    @applies(ev.EffortSpent)
+    def on_effort_spent(self, state: Character, event: ev.EffortSpent) -> Character:
         """1 Effort spent after the latest roll (or roll ``roll`` of the scene): its successes
         + the Attribute, outcome judged again (004_663ae3e4ecc71fd1.txt, "Attributes and
         Effort", "Example: Opposed Roll"; ruling S6, S7). Replayed after a correction, the
@@ -84,7 +72,7 @@ class Appliers(RuleSystem[Character, Options]):
         after the Effort no longer follows from the corrected roll, is refused, never
         refunded in silence (ruling SW8).
         """
-        last = state.last_roll
+        last, at = state.last_roll, len(state.scene_rolls) - 1
         on = f" on roll {event.roll}" if event.roll is not None else ""
         if last is None:
             spent = f" (this Effort was spent{on})" if on else ""
@@ -92,16 +80,15 @@ class Appliers(RuleSystem[Character, Options]):
                 f"{state.name} has no roll in this scene to spend Effort on{spent}; roll first"
             )
         if event.roll is not None and not event.latest and event.roll != last.seq:
-            matches = [r for r in state.scene_rolls if r.seq == event.roll]
-            if not matches:
+            found = [i for i, r in enumerate(state.scene_rolls) if r.seq == event.roll]
+            if not found:
                 theirs = ", ".join(str(r.seq) for r in state.scene_rolls if r.seq) or "none"
                 raise RuleError(
                     f"roll {event.roll} is not one of {state.name}'s rolls in this scene "
                     f"(theirs: {theirs}); Effort is spent on the character's own roll, "
                     "before the scene ends"
                 )
-            last = matches[-1]
-        on_latest = last is state.last_roll
+            at, last = found[-1], state.scene_rolls[found[-1]]
         if last.automatic:
             raise RuleError(
                 f"the latest roll was an automatic hit: no Effort{on} can be spent on it"
@@ -128,21 +115,12 @@ class Appliers(RuleSystem[Character, Options]):
         )
         rolls = list(state.scene_rolls)
         if rolls:
-            at = (
-                len(rolls) - 1
-                if on_latest
-                else max(i for i, r in enumerate(rolls) if r.seq == last.seq)
-            )
             rolls[at] = spent_on
-        return replace(
-            state,
-            effort=state.effort - 1,
-            scene_rolls=rolls,
-            last_roll=spent_on if on_latest else state.last_roll,
-        )
+        latest = spent_on if last is state.last_roll else state.last_roll
+        return replace(state, effort=state.effort - 1, scene_rolls=rolls, last_roll=latest)
 
-    @applies(ContestEffortSpent)
-    def on_contest_effort_spent(self, state: Character, event: ContestEffortSpent) -> Character:
+    @applies(ev.ContestEffortSpent)
+    def on_contest_effort_spent(self, state: Character, event: ev.ContestEffortSpent) -> Character:
         """The opponent spends a point of Effort on their side of a Contest of Skill and adds
         their relevant Attribute (004_663ae3e4ecc71fd1.txt, "Attributes and Effort": "you
         spend a point of **Effort** ... and add the relevant Attribute bonus to your number
@@ -158,8 +136,8 @@ class Appliers(RuleSystem[Character, Options]):
             )
         return replace(state, effort=state.effort - 1)
 
-    @applies(EffortLost)
-    def on_effort_lost(self, state: Character, event: EffortLost) -> Character:
+    @applies(ev.EffortLost)
+    def on_effort_lost(self, state: Character, event: ev.EffortLost) -> Character:
         """Effort lost as the cost of a failure (004_663ae3e4ecc71fd1.txt, "Degrees of
         Failure": "it costs you an Effort"). A cost the character cannot pay is refused, not
         cut down to what is left (ruling SW9): Effort never drops below 0 and an event never
@@ -174,22 +152,22 @@ class Appliers(RuleSystem[Character, Options]):
             )
         return replace(state, effort=state.effort - event.amount)
 
-    @applies(Slept)
-    def on_slept(self, state: Character, event: Slept) -> Character:
+    @applies(ev.Slept)
+    def on_slept(self, state: Character, event: ev.Slept) -> Character:
         """A night's sleep refreshes Effort to the pool (004_663ae3e4ecc71fd1.txt,
         "Attributes and Effort")."""
         return replace(state, effort=state.effort_max)
 
-    @applies(WeaknessExploited)
-    def on_weakness_exploited(self, state: Character, event: WeaknessExploited) -> Character:
+    @applies(ev.WeaknessExploited)
+    def on_weakness_exploited(self, state: Character, event: ev.WeaknessExploited) -> Character:
         """Record that a Weakness was used; the character must have it
         (004_663ae3e4ecc71fd1.txt, "Weaknesses")."""
         if event.weakness not in state.weaknesses:
             raise RuleError(f"{state.name} has no {event.weakness} Weakness to exploit")
         return state
 
-    @applies(SkillChanged)
-    def on_skill_changed(self, state: Character, event: SkillChanged) -> Character:
+    @applies(ev.SkillChanged)
+    def on_skill_changed(self, state: Character, event: ev.SkillChanged) -> Character:
         """Set a skill's rank (GM-granted; ranks of 10+ use the 10+ table; ruling S1, S10); a
         new skill needs its Attribute, and an Attribute is not a skill."""
         check_rank(event.rank, self.options, event.skill)
@@ -206,9 +184,9 @@ class Appliers(RuleSystem[Character, Options]):
         skill = Skill(rank=event.rank, attribute=attribute)
         return replace(state, skills={**state.skills, existing or event.skill: skill})
 
-    @applies(SpecialisationLearned)
+    @applies(ev.SpecialisationLearned)
     def on_specialisation_learned(
-        self, state: Character, event: SpecialisationLearned
+        self, state: Character, event: ev.SpecialisationLearned
     ) -> Character:
         """A new Specialisation of a skill on the sheet, with its own rank, rolled by name
         with the parent's Attribute (004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll": "The
@@ -241,8 +219,8 @@ class Appliers(RuleSystem[Character, Options]):
         specs = {**state.specialisations, name: Specialisation(rank=event.rank, skill=parent)}
         return replace(state, specialisations=specs)
 
-    @applies(ConditionAdded)
-    def on_condition_added(self, state: Character, event: ConditionAdded) -> Character:
+    @applies(ev.ConditionAdded)
+    def on_condition_added(self, state: Character, event: ev.ConditionAdded) -> Character:
         """Add a narrated condition, not empty and not already present
         (004_663ae3e4ecc71fd1.txt, "Degrees of Failure")."""
         text = event.condition.strip()
@@ -252,8 +230,8 @@ class Appliers(RuleSystem[Character, Options]):
             raise RuleError(f"{state.name} already has the condition {text!r}")
         return replace(state, conditions=[*state.conditions, text])
 
-    @applies(ConditionRemoved)
-    def on_condition_removed(self, state: Character, event: ConditionRemoved) -> Character:
+    @applies(ev.ConditionRemoved)
+    def on_condition_removed(self, state: Character, event: ev.ConditionRemoved) -> Character:
         """Remove a condition the character has (004_663ae3e4ecc71fd1.txt, "Degrees of
         Failure")."""
         found = name_in(event.condition.strip(), state.conditions)

@@ -300,6 +300,8 @@ class SkillChanged(Event, frozen=True, kw_only=True, tag="spellwoven.skill_chang
     """
 
     section = "Overview: The Basic Mechanic"
+    # the skill in the sheet's notation, "jen: Sprint: 12 (4/9)" ("Skill level 10+")
+    line = "{{ character }}: {{ notation(skill, rank) }}{% if reason %} ({{ reason }}){% endif %}"
     character: str
     skill: str
     rank: int
@@ -323,6 +325,10 @@ class SpecialisationLearned(
     """
 
     section = "Example: Opposed Roll; Skill level 10+"
+    line = (
+        "{{ character }} learns the Specialisation {{ specialisation }} ({{ skill }}): "
+        "{{ notation(specialisation, rank) }}{% if reason %} ({{ reason }}){% endif %}"
+    )
     character: str
     specialisation: str
     skill: str

@@ -31,7 +31,7 @@ from ledger import (
 )
 
 from .rules import mechanics as m
-from .rules.rolls import parse_vs, read_pool
+from .rules import parse_vs, read_pool
 from .state import Character, Options
 
 if TYPE_CHECKING:

@@ -1,9 +1,10 @@
 """Spellwoven character sheets: creation, the sheet as JSON and as a person reads it (seed
 004_663ae3e4ecc71fd1.txt).
 
-:class:`SheetRules` checks a sheet against the creation rules (:func:`validate_sheet`),
-builds a new character's state from it, and lays the sheet out: Attributes as boxes with
-the difficulty they give attackers, Effort, skills in the book's notation.
+:class:`SheetRules` checks a sheet against the creation rules
+(:meth:`SheetRules.create_sheet`), builds a new character's state from it, and lays the
+sheet out: Attributes as boxes with the difficulty they give attackers, Effort, skills in
+the book's notation.
 
 A sheet (TOML, after the core keys ``id``, ``name``, ``player``)::
 
@@ -76,7 +77,8 @@ class WeaknessesIn(msgspec.Struct, frozen=True, kw_only=True):
 class SheetIn(msgspec.Struct, kw_only=True):
     """A Spellwoven sheet as written (the module's docstring shows one). The ranks' bounds
     (a PC's from the campaign's options, an NPC's 1 or more), the skills' Attributes, the
-    specialisations' parent skills and the Effort pool are checked by :func:`validate_sheet`.
+    specialisations' parent skills and the Effort pool are checked by
+    :meth:`SheetRules.create_sheet`.
     """
 
     kind: Literal["pc", "npc"] = "pc"
@@ -95,102 +97,6 @@ class SheetIn(msgspec.Struct, kw_only=True):
     conditions: list[str] = []
 
 
-def validate_sheet(sheet: dict[str, Any], options: Options) -> dict[str, Any]:
-    """Check a character sheet against the creation rules and return it normalised.
-
-    Rules (docs/rulings/spellwoven.md, ruling S1, S3): the five Attributes, each 1..4 ("rated on a scale of
-    1 to 4"); every skill has a rank and an Attribute among the five; a PC's skill ranks
-    are ``pc_skill_min``..``pc_skill_max`` (4..9: "trained Skills start at a level of 4",
-    "Skills cannot exceed 9"); an NPC's any rank from 1 (the housewife's Fighting is 2);
-    specialisations name a skill of the sheet; a PC has exactly one Combat and one Social
-    Weakness ("Weaknesses"); ``effort`` is 0..``effort_max``.
-
-    Returns ``{"kind", "attributes", "skills", "specialisations", "weaknesses",
-    "conditions", "effort_max"?, "effort"?}`` with canonical Attribute names; refuses every
-    broken rule at once, each led by its TOML path (:func:`ledger.check_sheet`).
-
-    (004_663ae3e4ecc71fd1.txt, "Attributes and Effort", "Overview: The Basic Mechanic",
-    "Weaknesses", "Static Difficulty from Attributes")
-    """
-    given = sheet.get("attributes")
-    raw: dict[str, Any] = given if isinstance(given, dict) else {}
-    attributes: dict[str, int] = {}
-    skills: dict[str, dict[str, Any]] = {}
-    specialisations: dict[str, dict[str, Any]] = {}
-
-    def attribute(name: str, where: str) -> Iterator[str]:
-        if name_in(name, ATTRIBUTES) is None:
-            yield (
-                f"{where}: {name!r} is not an Attribute; use one of {', '.join(ATTRIBUTES)}"
-                + did_you_mean(name, ATTRIBUTES)
-            )
-
-    def rules(read: SheetIn) -> Iterator[str]:
-        for key, value in read.attributes.items():
-            yield from attribute(key, f"attributes.{key}")
-            attributes[name_in(key, ATTRIBUTES) or key] = value
-        missing = [a for a in ATTRIBUTES if name_in(a, [str(k) for k in raw]) is None]
-        if raw and missing:
-            yield f"attributes: missing {', '.join(missing)} (each 1 to 4)"
-        npc = read.kind == "npc"
-        low, high = (1, None) if npc else (options.pc_skill_min, options.pc_skill_max)
-        bounds = f"{low} to {high}" if high is not None else f"{low} or more"
-        for name, skill in read.skills.items():
-            problems = list(attribute(skill.attribute, f"skills.{name}.attribute"))
-            if not low <= skill.rank <= (high or skill.rank):
-                who = "an NPC's" if npc else "a PC's trained"
-                problems.append(
-                    f"skills.{name}.rank: {who} rank must be {bounds}, not {skill.rank}"
-                )
-            elif name_in(name, ATTRIBUTES):
-                problems.append(f"skills.{name}: {name!r} is an Attribute's name; rename the skill")
-            yield from problems
-            if not problems:
-                linked = name_in(skill.attribute, ATTRIBUTES)
-                skills[name] = {"rank": skill.rank, "attribute": linked}
-        for name, spec in read.specialisations.items():
-            parent = name_in(spec.skill, skills)
-            if parent is None:
-                yield (
-                    f"specialisations.{name}.skill: {spec.skill!r} is not a skill on the "
-                    f"sheet{did_you_mean(spec.skill, skills)}"
-                )
-            elif not 1 <= spec.rank <= (high or spec.rank):
-                yield f"specialisations.{name}.rank: rank must be {bounds.replace(str(low), '1', 1)}, not {spec.rank}"
-            elif name in skills:
-                yield f"specialisations.{name}: it has the name of a skill; rename it"
-            else:
-                specialisations[name] = {"rank": spec.rank, "skill": parent}
-        if not npc and options.require_weaknesses:
-            written = sheet.get("weaknesses")
-            written = written if isinstance(written, dict) else {}  # else named by its type
-            for key in ("combat", "social"):
-                if getattr(read.weaknesses, key) is None and key not in written:
-                    yield (
-                        f"weaknesses.{key}: missing: a PC starts with one Combat and one "
-                        f'Social Weakness: add [weaknesses] {key} = "..."'
-                    )
-        pool = effort_pool(attributes, options, read.effort_max)
-        if read.effort is not None and read.effort > pool:
-            yield f"effort: expected an integer from 0 to the Effort pool {pool}, got {read.effort}"
-
-    read = check_sheet(SheetIn, sheet, rules=rules)
-    given = [k for k in (sheet.get("weaknesses") or {}) if k in ("combat", "social")]
-    result: dict[str, Any] = {
-        "kind": read.kind,
-        "attributes": attributes,
-        "skills": skills,
-        "specialisations": specialisations,
-        "weaknesses": {k: getattr(read.weaknesses, k).strip() for k in given},
-        "conditions": list(read.conditions),
-    }
-    if read.effort_max is not None:
-        result["effort_max"] = read.effort_max
-    if read.effort is not None:
-        result["effort"] = read.effort
-    return result
-
-
 def effort_pool(attributes: dict[str, int], options: Options, sheet_max: int | None) -> int:
     """The Effort pool: the sheet's ``effort_max``, else the campaign option, else Fortitude
     (ruling S6: "a pool representing your state of exhaustion"; 004_663ae3e4ecc71fd1.txt,
@@ -200,6 +106,10 @@ def effort_pool(attributes: dict[str, int], options: Options, sheet_max: int | N
     if options.effort_max is not None:
         return options.effort_max
     return attributes.get("Fortitude", 0)
+
+
+#: What a Weakness does, under the sheet's Weaknesses ("Weaknesses").
+WEAKNESS_NOTE = "Used against you, the opponent rolls 4d10."
 
 
 def _rank_text(name: str, rank: int) -> str:
@@ -217,14 +127,107 @@ class SheetRules(RuleSystem[Character, Options]):
     "Weaknesses"). Nothing in Spellwoven is GM-only: both views are the same."""
 
     def create_sheet(self, sheet: dict[str, Any]) -> dict[str, Any]:
-        """The sheet checked under the campaign's options (:func:`validate_sheet`)."""
-        return validate_sheet(sheet, self.options)
+        """Check a character sheet against the creation rules and return it normalised.
+
+        Rules (docs/rulings/spellwoven.md, ruling S1, S3): the five Attributes, each 1..4
+        ("rated on a scale of 1 to 4"); every skill has a rank and an Attribute among the
+        five; a PC's skill ranks are ``pc_skill_min``..``pc_skill_max`` (4..9: "trained
+        Skills start at a level of 4", "Skills cannot exceed 9"); an NPC's any rank from 1
+        (the housewife's Fighting is 2); specialisations name a skill of the sheet; a PC has
+        exactly one Combat and one Social Weakness ("Weaknesses"); ``effort`` is
+        0..``effort_max``.
+
+        Returns ``{"kind", "attributes", "skills", "specialisations", "weaknesses",
+        "conditions", "effort_max"?, "effort"?}`` with canonical Attribute names; refuses every
+        broken rule at once, each led by its TOML path (:func:`ledger.check_sheet`).
+
+        (004_663ae3e4ecc71fd1.txt, "Attributes and Effort", "Overview: The Basic Mechanic",
+        "Weaknesses", "Static Difficulty from Attributes")
+        """
+        options = self.options
+        given = sheet.get("attributes")
+        raw: dict[str, Any] = given if isinstance(given, dict) else {}
+        attributes: dict[str, int] = {}
+        skills: dict[str, dict[str, Any]] = {}
+        specialisations: dict[str, dict[str, Any]] = {}
+
+        def attribute(name: str, where: str) -> Iterator[str]:
+            if name_in(name, ATTRIBUTES) is None:
+                yield (
+                    f"{where}: {name!r} is not an Attribute; use one of {', '.join(ATTRIBUTES)}"
+                    + did_you_mean(name, ATTRIBUTES)
+                )
+
+        def rules(read: SheetIn) -> Iterator[str]:
+            for key, value in read.attributes.items():
+                yield from attribute(key, f"attributes.{key}")
+                attributes[name_in(key, ATTRIBUTES) or key] = value
+            missing = [a for a in ATTRIBUTES if name_in(a, [str(k) for k in raw]) is None]
+            if raw and missing:
+                yield f"attributes: missing {', '.join(missing)} (each 1 to 4)"
+            npc = read.kind == "npc"
+            low, high = (1, None) if npc else (options.pc_skill_min, options.pc_skill_max)
+            bounds = f"{low} to {high}" if high is not None else f"{low} or more"
+            for name, skill in read.skills.items():
+                problems = list(attribute(skill.attribute, f"skills.{name}.attribute"))
+                if not low <= skill.rank <= (high or skill.rank):
+                    who = "an NPC's" if npc else "a PC's trained"
+                    problems.append(
+                        f"skills.{name}.rank: {who} rank must be {bounds}, not {skill.rank}"
+                    )
+                elif name_in(name, ATTRIBUTES):
+                    problems.append(
+                        f"skills.{name}: {name!r} is an Attribute's name; rename the skill"
+                    )
+                yield from problems
+                if not problems:
+                    linked = name_in(skill.attribute, ATTRIBUTES)
+                    skills[name] = {"rank": skill.rank, "attribute": linked}
+            for name, spec in read.specialisations.items():
+                parent = name_in(spec.skill, skills)
+                if parent is None:
+                    yield (
+                        f"specialisations.{name}.skill: {spec.skill!r} is not a skill on the "
+                        f"sheet{did_you_mean(spec.skill, skills)}"
+                    )
+                elif not 1 <= spec.rank <= (high or spec.rank):
+                    yield f"specialisations.{name}.rank: rank must be {bounds.replace(str(low), '1', 1)}, not {spec.rank}"
+                elif name in skills:
+                    yield f"specialisations.{name}: it has the name of a skill; rename it"
+                else:
+                    specialisations[name] = {"rank": spec.rank, "skill": parent}
+            if not npc and options.require_weaknesses:
+                written = sheet.get("weaknesses")
+                written = written if isinstance(written, dict) else {}  # else named by its type
+                for key in ("combat", "social"):
+                    if getattr(read.weaknesses, key) is None and key not in written:
+                        yield (
+                            f"weaknesses.{key}: missing: a PC starts with one Combat and one "
+                            f'Social Weakness: add [weaknesses] {key} = "..."'
+                        )
+            pool = effort_pool(attributes, options, read.effort_max)
+            if read.effort is not None and read.effort > pool:
+                yield f"effort: expected an integer from 0 to the Effort pool {pool}, got {read.effort}"
+
+        read = check_sheet(SheetIn, sheet, rules=rules)
+        given = [k for k in (sheet.get("weaknesses") or {}) if k in ("combat", "social")]
+        result: dict[str, Any] = {
+            "kind": read.kind,
+            "attributes": attributes,
+            "skills": skills,
+            "specialisations": specialisations,
+            "weaknesses": {k: getattr(read.weaknesses, k).strip() for k in given},
+            "conditions": list(read.conditions),
+        }
+        return result | {
+            k: v for k in ("effort_max", "effort") if (v := getattr(read, k)) is not None
+        }
 
     def initial_state(self, character: str, name: str, sheet: dict[str, Any]) -> Character:
         """A new character, Effort full unless the sheet says otherwise (ruling S6;
         004_663ae3e4ecc71fd1.txt, "Attributes and Effort"). The sheet is checked again, so
         a stored sheet that no longer fits the campaign's options is refused."""
-        valid = validate_sheet(sheet, self.options)
+        valid = self.create_sheet(sheet)
         pool = effort_pool(valid["attributes"], self.options, valid.get("effort_max"))
         fields = {"id": character, "name": name, "effort": pool, **valid, "effort_max": pool}
         return msgspec.convert(fields, Character)
@@ -290,6 +293,10 @@ class SheetRules(RuleSystem[Character, Options]):
             if _level(state, skill) != skill.rank:
                 note += f"; rolls against {_level(state, skill)} (the Attribute is higher)"
             skills.append(Line(label=name, value=_rank_text(name, skill.rank), note=note))
+        specialisations = [
+            Line(label=name, value=_rank_text(name, spec.rank), note=f"of {spec.skill}")
+            for name, spec in sorted(state.specialisations.items(), key=lambda kv: -kv[1].rank)
+        ]
         recent = []
         if (r := state.last_roll) is not None:
             against = (
@@ -304,39 +311,17 @@ class SheetRules(RuleSystem[Character, Options]):
             recent.append(
                 Line(label=r.skill, value=r.outcome.replace("_", " "), note=note, tone="muted")
             )
+        refresh = "a night's sleep refreshes it"
+        effort = Track(label="Effort", marked=state.effort, boxes=state.effort_max, note=refresh)
+        weaknesses = [Line(label=k.capitalize(), value=v) for k, v in state.weaknesses.items()]
+        conditions = [Line(label=c, tone="bad") for c in state.conditions]
         sections = (
             Section(title="Attributes", items=tuple(attributes)),
-            Section(
-                title="Effort",
-                items=(
-                    Track(
-                        label="Effort",
-                        marked=state.effort,
-                        boxes=state.effort_max,
-                        note="a night's sleep refreshes it",
-                    ),
-                ),
-            ),
+            Section(title="Effort", items=(effort,)),
             Section(title="Skills", items=tuple(skills)),
-            Section(
-                title="Specialisations",
-                items=tuple(
-                    Line(label=name, value=_rank_text(name, spec.rank), note=f"of {spec.skill}")
-                    for name, spec in sorted(
-                        state.specialisations.items(), key=lambda kv: -kv[1].rank
-                    )
-                ),
-            ),
-            Section(
-                title="Weaknesses",
-                note="Used against you, the opponent rolls 4d10.",
-                items=tuple(
-                    Line(label=k.capitalize(), value=v) for k, v in state.weaknesses.items()
-                ),
-            ),
-            Section(
-                title="Conditions", items=tuple(Line(label=c, tone="bad") for c in state.conditions)
-            ),
+            Section(title="Specialisations", items=tuple(specialisations)),
+            Section(title="Weaknesses", note=WEAKNESS_NOTE, items=tuple(weaknesses)),
+            Section(title="Conditions", items=tuple(conditions)),
             Section(title="Last roll", items=tuple(recent)),
         )
         kind = " · non-player character" if state.kind == "npc" else ""

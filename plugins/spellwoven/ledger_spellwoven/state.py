@@ -69,7 +69,7 @@ class LastRoll(msgspec.Struct, frozen=True, kw_only=True):
     """The character's latest roll, kept so Effort spent after it can re-judge it.
 
     ``difficulty`` is set for a Test of Skill, ``opponent_successes`` for a Contest; ``seq``
-    is the roll's seq (:func:`ledger.projection.applying_seq`; ``None`` when unknown).
+    is the roll's seq (:func:`ledger.applying_seq`; ``None`` when unknown).
     """
 
     skill: str

@@ -1,7 +1,8 @@
 """What Spellwoven rolls and changes read like to a person (seed 004_663ae3e4ecc71fd1.txt;
-the other events' lines are their ``line`` templates): what changed on a character in the
-rule text's words ("Effort 1 → 0 (of 2)", "Climb rose to 5"; "Attributes and Effort",
-"Skill level 10+", "Degrees of Failure") and a recap's notes ("Advantage & Disadvantage").
+the other events' lines are their ``line`` templates, skills in the sheet's notation through
+the system's ``line_names``): what changed on a character in the rule text's words ("Effort
+1 → 0 (of 2)", "Climb rose to 5"; "Attributes and Effort", "Skill level 10+", "Degrees of
+Failure") and a recap's notes ("Advantage & Disadvantage").
 """
 
 from __future__ import annotations
@@ -10,14 +11,8 @@ from typing import Any
 
 from ledger import Recorded, RuleSystem, counted, describes, entry_changes
 
-from .events import (
-    ContestRolled,
-    SkillChanged,
-    SkillRoll,
-    SpecialisationLearned,
-    TestRolled,
-)
-from .rules.mechanics import DIFFICULTIES, notation
+from . import events as ev
+from .rules.mechanics import DIFFICULTIES
 from .state import Character, Options
 
 HANDLED = (
@@ -52,7 +47,7 @@ def _difficulty(required: int) -> str:
     return f"{DIFFICULTIES[required]} ({required})" if required in DIFFICULTIES else str(required)
 
 
-def _mine(event: SkillRoll) -> str:
+def _mine(event: ev.SkillRoll) -> str:
     """The roller's side of a roll: skill, Skill Level, mode, dice, successes and Effort."""
     level = event.skill_level
     text = f"{event.character} — {event.skill} {level}"
@@ -64,16 +59,12 @@ def _mine(event: SkillRoll) -> str:
     return text
 
 
-def _reason(reason: str | None) -> str:
-    return f" ({reason})" if reason else ""
-
-
 class Words(RuleSystem[Character, Options]):
     """The words of every Spellwoven event type, of a character's changes and of a recap's
     notes (004_663ae3e4ecc71fd1.txt)."""
 
-    @describes(TestRolled)
-    def describe_test(self, event: TestRolled) -> str:
+    @describes(ev.TestRolled)
+    def describe_test(self, event: ev.TestRolled) -> str:
         """``"jen — Sprint 5, dice [6 6 10] = 0 successes vs Normal (1): fail"``; an
         automatic hit says why no dice were rolled (004_663ae3e4ecc71fd1.txt, "Test of
         Skill", "Static Difficulty from Attributes")."""
@@ -84,8 +75,8 @@ class Words(RuleSystem[Character, Options]):
             )
         return f"{_mine(event)} vs {_difficulty(event.difficulty)}: {event.outcome}"
 
-    @describes(ContestRolled)
-    def describe_contest(self, event: ContestRolled) -> str:
+    @describes(ev.ContestRolled)
+    def describe_contest(self, event: ev.ContestRolled) -> str:
         """Both sides of a Contest of Skill, the opponent's Effort included
         (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of Skill)"; ruling SW10)."""
         who = event.opponent or "the opponent"
@@ -100,22 +91,6 @@ class Words(RuleSystem[Character, Options]):
         return (
             f"{_mine(event)} vs {who} ({event.opponent_skill_level}{mode}), dice "
             f"{_faces(event.opponent_dice, event.opponent_kept)} = {theirs}: {event.outcome}"
-        )
-
-    @describes(SkillChanged)
-    def describe_skill(self, event: SkillChanged) -> str:
-        """The skill in the sheet's notation, ``"jen: Sprint: 12 (4/9)"``
-        (004_663ae3e4ecc71fd1.txt, "Skill level 10+")."""
-        return f"{event.character}: {notation(event.skill, event.rank)}{_reason(event.reason)}"
-
-    @describes(SpecialisationLearned)
-    def describe_specialisation(self, event: SpecialisationLearned) -> str:
-        """A Specialisation learned (004_663ae3e4ecc71fd1.txt, "Example: Opposed Roll";
-        ruling SW11)."""
-        return (
-            f"{event.character} learns the Specialisation {event.specialisation} "
-            f"({event.skill}): {notation(event.specialisation, event.rank)}"
-            f"{_reason(event.reason)}"
         )
 
     def describe_changes(
@@ -157,14 +132,14 @@ class Words(RuleSystem[Character, Options]):
         (004_663ae3e4ecc71fd1.txt, "Advantage & Disadvantage"), Effort spent by the roller
         or the opponent ("Attributes and Effort"); ``[]`` for any other event."""
         event: Any = record.data
-        if not isinstance(event, SkillRoll):
+        if not isinstance(event, ev.SkillRoll):
             return []
         notes = []
         if event.kept is not None:
             notes.append(f"four dice rolled at {event.mode}, three kept")
         if event.effort_spent:
             notes.append(f"Effort spent: +{event.effort_bonus} successes")
-        if isinstance(event, ContestRolled) and event.vs_effort_spent:
+        if isinstance(event, ev.ContestRolled) and event.vs_effort_spent:
             notes.append(
                 f"{event.opponent or event.vs_character} spent Effort: "
                 f"+{event.vs_effort_bonus} successes ({event.vs_attribute})"

@@ -1,49 +1,336 @@
 """The Spellwoven rules (seed 004_663ae3e4ecc71fd1.txt, "Rules for the Game"): ``campaign
-roll`` as a Test or Contest of Skill, a roll stored before its pool was re-derived, the
-opponent's Effort written with a contest. The rules as pure functions are in
-:mod:`.mechanics` (success counting, modes, difficulties, notation) and :mod:`.rolls` (a
-request to dice, a recorded roll checked).
+roll`` as a Test or Contest of Skill — the skill a test uses, the ``--vs`` opponent, the dice
+drawn and judged — a recorded roll's numbers checked against its dice (:func:`check_roll`), a
+roll stored before its pool was re-derived, the opponent's Effort written with a contest. The
+rules as pure functions (success counting, modes, difficulties, notation) are in
+:mod:`.mechanics`.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 from msgspec import UNSET
 
-from ledger import HOUR, DiceSource, Event, Roll, RollRequest, RuleError, RuleSystem, TimePassed
+from ledger import (
+    HOUR,
+    DiceSource,
+    Event,
+    Roll,
+    RollRequest,
+    RuleError,
+    RuleSystem,
+    TimePassed,
+    name_in,
+)
 
 from ..events import ContestEffortSpent, ContestRolled, Slept, TestRolled
 from ..state import Character, Options
 from .mechanics import (
+    ATTRIBUTES,
+    DIFFICULTIES,
+    MODES,
     STANDARD_POOL,
+    Mode,
     asked_difficulty,
+    attribute_named,
     check_difficulty,
+    check_pool,
     contest_outcome,
+    count_successes,
+    dice_to_roll,
+    did_you_mean,
+    keep,
     mode_of,
     outcome_of_test,
+    roll_mode,
+    skill_level,
 )
-from .rolls import (
-    Drawn,
-    Opponent,
-    SkillChoice,
-    check_effort,
-    check_weakness,
-    choose_skill,
-    draw,
-    legacy_pool,
-    parse_vs,
-    read_pool,
-)
+
+WEAKNESS_KINDS: tuple[str, ...] = ("combat", "social")
+"""The two kinds of Weakness ("Weaknesses": "one **Combat Weakness** and one **Social
+Weakness**")."""
+
+
+@dataclass(frozen=True)
+class SkillChoice:
+    """The skill a test uses: the name as on the sheet, its rank (``None`` untrained), the
+    relevant Attribute and the Skill Level ``S`` rolled against."""
+
+    skill: str
+    rank: int | None
+    attribute: str
+    attribute_value: int
+    level: int
+
+
+def choose_skill(
+    state: Character, skill: str | None, attribute: str | None, options: Options
+) -> SkillChoice:
+    """Find what a test rolls against.
+
+    In order: a skill of the sheet, a specialisation (its own rank, its parent's Attribute;
+    ruling S3), an Attribute (an untrained test of it), or an unknown skill tested untrained
+    with the Attribute named by ``attribute``. ``attribute`` also overrides a skill's linked
+    Attribute when the GM names another ("test your Climb and Quickness"; ruling S7).
+    ``S = max(rank, Attribute)``, untrained by the ``untrained`` option (ruling S2).
+
+    (004_663ae3e4ecc71fd1.txt, "Types of Rolls", "Test of Skill", "Overview")
+    """
+    if not skill:
+        raise RuleError("name the skill to test, e.g. 'roll jen Sprint'")
+    override = attribute_named(attribute, param="attribute") if attribute else None
+    rank: int | None
+    if (found := name_in(skill, state.skills)) is not None:
+        name, rank, linked = found, state.skills[found].rank, state.skills[found].attribute
+    elif (spec := name_in(skill, state.specialisations)) is not None:
+        parent = state.specialisations[spec].skill
+        name, rank, linked = spec, state.specialisations[spec].rank, state.skills[parent].attribute
+    elif (attr := name_in(skill, ATTRIBUTES)) is not None:
+        name, rank, linked = attr, None, attr
+    elif override is not None:
+        name, rank, linked = skill, None, override
+    else:
+        known = [*state.skills, *state.specialisations, *ATTRIBUTES]
+        raise RuleError(
+            f"{state.name} has no skill {skill!r}{did_you_mean(skill, known)}; to test it "
+            "untrained, name the relevant Attribute",
+            param="attribute",
+        )
+    relevant = override or linked
+    value = state.attributes[relevant]
+    return SkillChoice(name, rank, relevant, value, skill_level(rank, value, options.untrained))
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """The other side of a Contest of Skill, from ``--vs``: name, Skill Level, mode, and the
+    Weakness of the roller they use (``"weakness"``, ``"combat"``, ``"social"``) or ``None``."""
+
+    name: str
+    level: int
+    mode: Mode
+    exploits: str | None = None
+
+
+def parse_vs(spec: Any) -> Opponent:
+    """Read ``--vs``: ``"S"``, ``"NAME:S"`` or ``"NAME:S:MODE"`` with MODE ``advantage``,
+    ``disadvantage`` or ``weakness`` (the opponent exploits the roller's Weakness, so rolls
+    at advantage; "Weaknesses"), optionally naming which, ``combat`` or ``social`` (checked
+    against the roller's sheet by :func:`check_weakness`). E.g. ``--vs housewife:2``,
+    ``--vs guard:4:weakness:combat``. ``{"name", "level", "mode"}`` is the opponent of a
+    contest recorded before rolls kept their inputs, read back from its fields (so a name
+    with a colon round-trips).
+
+    (004_663ae3e4ecc71fd1.txt, "Opposed Roll (Contest of Skill)", "Weaknesses")
+    """
+    if isinstance(spec, dict):
+        opponent = Opponent(
+            str(spec.get("name", "")), int(spec["level"]), spec.get("mode", "normal")
+        )
+        if opponent.level < 1:
+            raise RuleError(f"the opponent's Skill Level must be 1 or more, not {opponent.level}")
+        if opponent.mode not in ("normal", "advantage", "disadvantage"):
+            raise RuleError(
+                "the opponent's mode must be normal, advantage or disadvantage, "
+                f"not {opponent.mode!r}"
+            )
+        return opponent
+    text = str(spec).strip()
+    parts = [p.strip() for p in text.split(":")]
+    kinds = [p.casefold() for p in parts if p.casefold() in WEAKNESS_KINDS]
+    flags = {p.casefold() for p in parts if p.casefold() in MODES}
+    rest = [p for p in parts if p.casefold() not in (*WEAKNESS_KINDS, *MODES)]
+    if kinds and "weakness" not in flags:
+        raise RuleError(
+            f"the opponent {text!r}: {kinds[0]} names a Weakness; write NAME:S:weakness:"
+            f"{kinds[0]} when the opponent uses it",
+            param="vs",
+        )
+    if len(kinds) > 1:
+        raise RuleError(
+            f"the opponent {text!r}: one Weakness is used at a time, not {' and '.join(kinds)}",
+            param="vs",
+        )
+    levels = [p for p in rest if p.lstrip("-").isdigit()]
+    names = [p for p in rest if not p.lstrip("-").isdigit()]
+    usage = "write the opponent as S, NAME:S or NAME:S:advantage (e.g. housewife:2)"
+    if len(levels) != 1 or len(names) > 1 or not text:
+        raise RuleError(
+            f"the opponent {text!r} needs the opponent's Skill Level; {usage}", param="vs"
+        )
+    if (level := int(levels[0])) < 1:
+        raise RuleError(
+            f"the opponent's Skill Level must be 1 or more, not {level}; {usage}", param="vs"
+        )
+    mode = roll_mode("advantage" in flags, "disadvantage" in flags, "weakness" in flags)
+    exploits = (kinds[0] if kinds else "weakness") if "weakness" in flags else None
+    return Opponent(names[0] if names else "", level, mode, exploits)
+
+
+def check_weakness(state: Any, opponent: Opponent) -> None:
+    """Refuse an opponent using a Weakness the roller's sheet does not have
+    (004_663ae3e4ecc71fd1.txt, "Weaknesses": "If you have a **Weakness**, and the weakness is
+    used against you, your opponent gets to roll 4d10"; an NPC may have none)."""
+    if opponent.exploits is None:
+        return
+    theirs = ", ".join(f"{k}: {v}" for k, v in state.weaknesses.items()) or "none"
+    if not state.weaknesses:
+        raise RuleError(
+            f"{state.name} has no Weakness to use against them (sheet [weaknesses]: {theirs}); "
+            "drop :weakness from the Contest of Skill",
+            param="vs",
+        )
+    if opponent.exploits != "weakness" and opponent.exploits not in state.weaknesses:
+        raise RuleError(f"{state.name} has no {opponent.exploits} Weakness (theirs: {theirs})")
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """One side's dice: every face, the kept faces (``None`` when none was dropped) and the
+    successes they score."""
+
+    dice: list[int]
+    kept: list[int] | None
+    successes: int
+
+
+def draw(dice: DiceSource, level: int, mode: Mode, pool: int = STANDARD_POOL) -> Drawn:
+    """Roll one side: ``pool`` d10 (one more at advantage or disadvantage), in order; keep
+    and count them (004_663ae3e4ecc71fd1.txt, "Overview", "Advantage & Disadvantage")."""
+    faces = dice.roll(dice_to_roll(mode, pool), 10)
+    kept = keep(faces, level, mode, pool)
+    return Drawn(faces, None if len(kept) == len(faces) else kept, count_successes(kept, level))
+
+
+def read_pool(params: dict[str, Any]) -> int:
+    """The ``--pool`` (GM fiat: dice kept, default 3; "Basic Distributions")."""
+    pool = STANDARD_POOL if params.get("pool") is None else int(params["pool"])
+    check_pool(pool)
+    return pool
+
+
+def check_effort(state: Character, spend: int, options: Options, already: int = 0) -> None:
+    """Refuse Effort the character cannot spend: more than the pool holds, or more than
+    ``max_effort_per_roll`` on one roll (ruling S6; 004_663ae3e4ecc71fd1.txt, "Attributes and
+    Effort")."""
+    if spend < 0:
+        raise RuleError(f"Effort spent must be 0 or more, not {spend}")
+    if already + spend > options.max_effort_per_roll:
+        raise RuleError(
+            f"at most {options.max_effort_per_roll} Effort may be spent on one roll "
+            f"(this roll already has {already})"
+        )
+    if spend > state.effort:
+        raise RuleError(
+            f"{state.name} has {state.effort} Effort left of {state.effort_max} and cannot "
+            f"spend {spend}; a night's sleep refreshes it"
+        )
+
+
+def check_roll(event: TestRolled | ContestRolled) -> None:
+    """Refuse a roll event whose numbers do not follow from its dice by the rules (a roll
+    recorded by hand or amended by a correction): the kept faces, the successes they score,
+    the Effort bonus and the outcome (004_663ae3e4ecc71fd1.txt, "Overview: The Basic
+    Mechanic", "Advantage & Disadvantage", "Difficulty levels", "Opposed Roll (Contest of
+    Skill)", "Attributes and Effort"; docs/rulings/spellwoven.md "Re-deriving and correcting
+    rolls"). The sentences name every field that does not add up.
+    """
+    problems: list[str] = []
+    if event.skill_level < 1:
+        raise RuleError(f"skill_level must be 1 or more, not {event.skill_level}")
+    if event.effort_bonus != event.effort_spent * event.attribute_value:
+        problems.append(
+            f"effort_bonus {event.effort_bonus} is not effort_spent × attribute_value "
+            f"({event.effort_spent} × {event.attribute_value})"
+        )
+    sides = [(event.dice, event.kept, event.mode, event.skill_level, event.dice_successes)]
+    if isinstance(event, ContestRolled):
+        spent, their_bonus = event.vs_effort_spent or 0, event.vs_effort_bonus or 0
+        if spent < 0 or their_bonus < 0:
+            problems.append("the opponent's Effort and its bonus are 0 or more")
+        elif (
+            not (spent > 0)
+            == (their_bonus > 0)
+            == bool(event.vs_attribute)
+            == (spent > 0 and bool(event.vs_character))
+        ):
+            problems.append(
+                "the opponent's Effort (vs_effort_spent) goes with vs_character, their "
+                "vs_attribute and its vs_effort_bonus"
+            )
+        sides.append((event.opponent_dice, event.opponent_kept, event.opponent_mode,
+                      event.opponent_skill_level, event.opponent_successes - their_bonus))  # fmt: skip
+    automatic = isinstance(event, TestRolled) and event.difficulty == 0
+    for faces, kept, mode, level, successes in sides:
+        if automatic:
+            if faces or successes:
+                problems.append("an automatic hit (difficulty 0) has no dice and no successes")
+            continue
+        pool = len(faces) - (0 if mode == "normal" else 1)
+        try:
+            chosen = keep(faces, level, mode, pool)
+            counted = chosen if kept is None else kept
+            if mode != "normal" and kept is None:
+                problems.append(f"a roll at {mode} must say which faces were kept")
+            elif kept is not None and (len(kept) != pool or Counter(kept) - Counter(faces)):
+                problems.append(f"kept {kept} must be {pool} of the faces rolled {faces}")
+            elif mode == "disadvantage" and sorted(counted) != sorted(chosen):
+                problems.append(f"at disadvantage the highest of {faces} are kept, not {kept}")
+            scored = count_successes(counted, level)
+        except RuleError as e:
+            problems.extend(e.problems)
+            continue
+        if scored != successes:
+            problems.append(
+                f"dice {faces} score {scored} successes at Skill Level {level}, not {successes}"
+            )
+    if event.successes != event.dice_successes + event.effort_bonus:
+        problems.append("successes must be dice_successes + effort_bonus")
+    expected: str
+    if isinstance(event, ContestRolled):
+        expected = contest_outcome(event.successes, event.opponent_successes)
+    else:
+        if event.difficulty != 0 and event.difficulty not in DIFFICULTIES:
+            problems.append(f"difficulty must be 0 to 4, not {event.difficulty}")
+        expected = outcome_of_test(event.successes, event.difficulty)
+    if not problems and event.outcome != expected:
+        problems.append(f"{event.successes} successes give {expected}, not {event.outcome}")
+    if problems:
+        raise RuleError(*problems)
+
+
+def legacy_pool(event: Roll) -> int | None:
+    """The pool of a roll stored before ``pool`` was recorded, when its faces show one other
+    than 3 and agree with its mode (one die dropped exactly when not ``normal``) and its
+    draws; else ``None`` (the roll is re-derived as it is). (004_663ae3e4ecc71fd1.txt,
+    "Basic Distributions"; ruling SW7)"""
+    if not isinstance(event, TestRolled | ContestRolled) or event.pool is not UNSET:
+        return None
+    sides = [(event.dice, event.kept, event.mode)]
+    if isinstance(event, ContestRolled):
+        sides.append((event.opponent_dice, event.opponent_kept, event.opponent_mode))
+    pools = set()
+    for faces, kept, mode in sides:
+        if not faces or (kept is None) != (mode == "normal"):
+            return None
+        pool = len(faces) if kept is None else len(kept)
+        if len(faces) != pool + (0 if mode == "normal" else 1):
+            return None
+        pools.add(pool)
+    drawn = sum(len(faces) for faces, _, _ in sides)
+    if len(pools) != 1 or len(event.draws) != drawn:
+        return None
+    pool = pools.pop()
+    return None if pool == STANDARD_POOL else pool
 
 
 class Rules(RuleSystem[Character, Options]):
-    """Spellwoven's rolls: roll 3d10 under the Skill Level, count successes (1s count
-    double, 10s never), meet a difficulty of 1..4 or beat an opponent; Effort adds the
-    Attribute (004_663ae3e4ecc71fd1.txt, "Rules for the Game"; rulings in
-    docs/rulings/spellwoven.md).
-    """
+    """Spellwoven's rolls, as :class:`ledger_spellwoven.Spellwoven` sums them up
+    (004_663ae3e4ecc71fd1.txt, "Rules for the Game")."""
 
     def resolve(
         self, state: Character, request: RollRequest, dice: DiceSource
@@ -65,20 +352,6 @@ class Rules(RuleSystem[Character, Options]):
         spend = int(params.get("effort") or 0)
         check_effort(state, spend, options)
         bonus = spend * choice.attribute_value
-        common: dict[str, Any] = {
-            "character": request.character,
-            "skill": choice.skill,
-            "attribute": choice.attribute,
-            "attribute_value": choice.attribute_value,
-            "rank": choice.rank,
-            "skill_level": choice.level,
-            "mode": mode,
-            "weakness": bool(params.get("weakness")),
-            "effort_spent": spend,
-            "effort_bonus": bonus,
-        }
-        if pool != STANDARD_POOL:
-            common["pool"] = pool
         opponent, side = self._opponent(state, request, choice)
         required = asked_difficulty(params, contest=opponent is not None)
         if opponent is None and required is None:
@@ -89,19 +362,30 @@ class Rules(RuleSystem[Character, Options]):
                 raise RuleError(
                     "difficulty 0 is an automatic hit with no roll: spend no Effort", param="effort"
                 )
-            common["mode"] = "normal"
+            mode = "normal"
         mine = Drawn([], None, 0) if required == 0 else draw(dice, choice.level, mode, pool)
         theirs = draw(dice, opponent.level, opponent.mode, pool) if opponent else None
         dice.finish()
         successes = mine.successes + bonus
-        rolled = {
-            **common,
+        rolled: dict[str, Any] = {
+            "character": request.character,
+            "skill": choice.skill,
+            "attribute": choice.attribute,
+            "attribute_value": choice.attribute_value,
+            "rank": choice.rank,
+            "skill_level": choice.level,
+            "mode": mode,
+            "weakness": bool(params.get("weakness")),
+            "effort_spent": spend,
+            "effort_bonus": bonus,
             "dice": mine.dice,
             "kept": mine.kept,
             "dice_successes": mine.successes,
             "successes": successes,
             **dice.fields(),
         }
+        if pool != STANDARD_POOL:
+            rolled["pool"] = pool
         if opponent is None or theirs is None:
             assert required is not None
             return TestRolled(
@@ -127,7 +411,7 @@ class Rules(RuleSystem[Character, Options]):
         self, state: Character, request: RollRequest, choice: SkillChoice
     ) -> tuple[Opponent | None, dict[str, Any]]:
         """The other side of a Contest of Skill and the roll's fields about it, or ``(None,
-        {})`` for a Test. Off the ledger, ``vs`` (:func:`.rolls.parse_vs`). On the ledger
+        {})`` for a Test. Off the ledger, ``vs`` (:func:`parse_vs`). On the ledger
         (``--vs-character``, ruling SW5): their skill (``--vs-skill``, else the roller's), its
         Skill Level from their sheet, rolled normally; with ``--weakness`` the roller exploits
         one of *their* Weaknesses, which their sheet must have; with ``vs_effort`` (ruling
@@ -194,7 +478,7 @@ class Rules(RuleSystem[Character, Options]):
         """The roll the rules give for ``event``'s recorded inputs and draws, as the core's
         default, except for a roll stored before ``pool`` was recorded whose faces show
         another pool than 3 ("Basic Distributions", ruling SW7): its pool is read from its
-        faces (:func:`.rolls.legacy_pool`), and the re-derived roll leaves ``pool`` out as
+        faces (:func:`legacy_pool`), and the re-derived roll leaves ``pool`` out as
         the stored one does."""
         legacy = legacy_pool(event)
         inputs = event.inputs
@@ -222,11 +506,6 @@ class Rules(RuleSystem[Character, Options]):
                 bonus=event.vs_effort_bonus or 0,
             )
         ]
-
-    def follow_up_of(self, event: Event) -> int | None:
-        """The contest roll a :class:`ContestEffortSpent` was written with (ruling SW10):
-        retracted with it, worked out again when it is amended."""
-        return event.roll if isinstance(event, ContestEffortSpent) else None
 
     def time_passed(self, states: dict[str, Any], span: TimePassed) -> list[Event]:
         """A night's sleep refreshes Effort: a ``slept`` for every character short of their
