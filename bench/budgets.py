@@ -19,7 +19,8 @@ Counts, never times (so a busy machine cannot move them):
   session 2 is the same and whose other sessions hold 20 or 600 events: the larger may cost
   at most a quarter more (a scan of the campaign, or a fold from its first event, would cost
   about 30 times as much);
-- **lines** of each bundled plugin's ``system.py`` (wiring only: at most 150).
+- **lines** of the module wiring each bundled plugin's system class (``system.py`` or the
+  package's ``__init__.py``; wiring only: at most 150).
 
 Prints one line per budget (what, measured, budget) and exits 1 when any is over it (2 for
 bad arguments). With ``--postgres`` the server must answer; without it, the PostgreSQL half
@@ -391,11 +392,18 @@ def roll_folds(folder: Path) -> int:
 
 
 def system_lines() -> list[Budget]:
-    """Lines of each bundled plugin's ``system.py`` (at most 150: wiring only)."""
+    """Lines of the module of each bundled plugin that wires its system class (``system.py``,
+    or the package's ``__init__.py``; at most 150: wiring only)."""
+    import inspect
+
+    from ledger.rules.plugins import rule_systems
+
+    bundled = (ROOT / "plugins").resolve()
     out = []
-    for path in sorted((ROOT / "plugins").glob("*/ledger_*/system.py")):
+    wiring = {Path(inspect.getsourcefile(type(s)) or "") for s in rule_systems().values()}
+    for path in sorted(p for p in wiring if p.resolve().is_relative_to(bundled)):
         lines = len(path.read_text().splitlines())
-        out.append(at_most("lines", str(path.relative_to(ROOT)), lines, 150))
+        out.append(at_most("lines", str(path.resolve().relative_to(ROOT.resolve())), lines, 150))
     return out
 
 
