@@ -173,6 +173,25 @@ def signed_in(context, base: str, token: str) -> tuple[Any, list[str]]:
     return page, errors
 
 
+def test_the_verifier_page_says_when_the_export_could_not_be_fetched(table, browser):
+    """A tap on "check this table's export" that meets no answer (the laptop gone, a
+    refusal) says so and that nothing was checked, instead of leaving the page waiting."""
+    token = table.link("Dana")
+    with live_server(table.db) as base:
+        context = browser.new_context()
+        page, errors = signed_in(context, base, token)
+        page.goto(f"{base}/verify")
+        for answer in (lambda route: route.abort(), lambda route: route.fulfill(status=503)):
+            context.route("**/export.ndjson*", answer)
+            page.click("#fetch-export")
+            page.wait_for_selector("#verdict[data-done='1']", timeout=PATIENCE)
+            verdict = page.inner_text("#verdict")
+            assert verdict.startswith("Could not fetch this table's export"), verdict
+            assert "nothing was checked" in verdict
+            assert page.get_attribute("#verdict", "class") == "bad"
+            context.unroute("**/export.ndjson*")
+
+
 def test_verifier_page_of_the_server_checks_the_tables_export(table, browser):
     played(table)
     token = table.link("Dana")

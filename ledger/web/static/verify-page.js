@@ -38,9 +38,15 @@
   var fetchButton = document.getElementById("fetch-export");
   if (fetchButton) {
     fetchButton.addEventListener("click", function () {
+      out.textContent = "Fetching this table's export…";
+      out.dataset.done = "";
       fetch(fetchButton.dataset.url, {credentials: "same-origin"}).then(function (r) {
+        if (!r.ok) { throw new Error("the table answered " + r.status); }
         return r.text();
-      }).then(check);
+      }).then(check, function (e) {
+        show("Could not fetch this table's export (" + e.message + "): nothing was checked; " +
+          "try again, or download the export and choose the file.", false);
+      });
     });
   }
 })();
