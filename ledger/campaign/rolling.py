@@ -107,8 +107,8 @@ def roll(
 
     A GM-only (``blind``) engine roll draws with a secret client seed,
     ``"blind:" + secrets.token_hex(16)``, kept in its GM-only payload: a player who learns
-    the session seed still cannot recompute its faces, while the GM's export verifies it
-    (). It takes the session's next nonce like any engine roll.
+    the session seed still cannot recompute its faces, while the GM's export verifies it.
+    It takes the session's next nonce like any engine roll.
 
     :raises RuleError: the rules refuse the roll; ``client_seed`` on a blind roll.
     :raises AutomaticResult: an automatic result with ``automatic_ok`` false.
