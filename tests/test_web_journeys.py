@@ -339,7 +339,7 @@ def test_j1_damage_tapped_on_the_gm_page_reaches_the_players_log_and_sheet(j1):
     gm = j1.open("gm", "gm", "/gm")
     log, sheet = j1.pages["log"], j1.pages["sheet"]
     stress = "#sheet li.track:has(.label:text-is('Stress')) .boxes"
-    assert sheet.get_attribute(stress, "aria-label") == "2 of 5 marked"
+    arrives(sheet, f"{stress}[aria-label='2 of 5 marked']")  # the thug's 2, live
     seq = t.head() + 1
     gm.fill("#amount-felix", "1")
     j1.tap(gm, "#c-felix button.apply")
