@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import freezegun
+import hypothesis
 import pytest
 from click.testing import CliRunner
 
@@ -22,6 +23,11 @@ AT = "2026-03-01T19:00:00.000000Z"
 
 # pytest times each test with its own clock (``--durations``): a frozen clock must not reach it
 freezegun.configure(extend_ignore_list=["_pytest.timing", "_pytest.runner"])
+
+# a Hypothesis example is judged by what it does, never by how long the machine took: the
+# default 200 ms deadline fails tests on a loaded machine
+hypothesis.settings.register_profile("ledger", deadline=None)
+hypothesis.settings.load_profile("ledger")
 
 ROOT = Path(__file__).resolve().parent.parent
 
