@@ -21,8 +21,21 @@ from .toy import ToyPlugin
 
 AT = "2026-03-01T19:00:00.000000Z"
 
-# pytest times each test with its own clock (``--durations``): a frozen clock must not reach it
-freezegun.configure(extend_ignore_list=["_pytest.timing", "_pytest.runner"])
+# pytest times each test with its own clock (``--durations``): a frozen clock must not reach it.
+# Each freeze looks through every loaded module for a clock to replace; the libraries after
+# the first two never read the clock for us, nor call back into code that does, so skipping
+# them halves what a freeze costs (about 28 ms to 14 ms with the whole suite loaded, and
+# over a thousand tests freeze the clock)
+freezegun.configure(
+    extend_ignore_list=[
+        "_pytest.timing", "_pytest.runner",
+        "schemathesis", "numpy", "requests", "urllib3", "charset_normalizer", "idna",
+        "psycopg", "filelock", "icepool", "cryptography", "wcwidth", "pygments", "grimp",
+        "jsonschema_rs", "execnet", "xdist", "playwright", "greenlet", "pyee",
+        "decimal", "_collections_abc", "collections.abc", "typing", "encodings", "socket",
+        "ssl",
+    ]
+)  # fmt: skip
 
 # a Hypothesis example is judged by what it does, never by how long the machine took: the
 # default 200 ms deadline fails tests on a loaded machine
