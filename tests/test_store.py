@@ -31,6 +31,31 @@ def test_migrations_run_once(tmp_path):
     assert sorted(r[0] for r in rows) == list(MIGRATION_NAMES)
 
 
+def test_a_new_file_gets_the_schema_the_migrations_build_one_by_one(tmp_path, frozen):
+    """A new ledger is made in one step (``create_schema``): the same tables, indexes,
+    triggers and their order as applying every migration to an empty file, and every
+    migration recorded as applied, now."""
+    import sqlite_utils
+
+    from ledger.store.sqlite import get_migrations
+
+    stepwise = sqlite3.connect(tmp_path / "stepwise.db")
+    get_migrations().apply(sqlite_utils.Database(stepwise))
+    Store(str(tmp_path / "new.db")).close()
+    new = sqlite3.connect(tmp_path / "new.db")
+
+    def schema(conn):
+        return conn.execute("select type, name, tbl_name, sql from sqlite_master order by rowid")
+
+    assert schema(new).fetchall() == schema(stepwise).fetchall()
+    applied = "select id, migration_set, name, applied_at from _sqlite_migrations order by id"
+    made = new.execute(applied).fetchall()
+    assert [r[:3] for r in made] == [r[:3] for r in stepwise.execute(applied)]
+    (at,) = {r[3] for r in made}  # when the file was made, in sqlite-utils' form
+    assert at.startswith("2026-03-01 19:00:0") and at.endswith("+00:00")
+    assert [r[2] for r in made] == list(MIGRATION_NAMES)
+
+
 @pytest.mark.parametrize("sql", ["update events set data = '{}'", "delete from events"])
 def test_triggers_refuse_update_and_delete(store, sql):
     append(store, "c", note("a"))

@@ -40,6 +40,7 @@ from ledger.store.sqlite_migrations import (
     _MARKS_TERM,
     MIGRATION_NAMES,
     SESSION_MARKS,
+    create_schema,
     get_migrations,
 )
 
@@ -79,6 +80,11 @@ def __getattr__(name: str) -> Any:  # ``ledger.store.sqlite.migrations`` stays a
     if name == "migrations":
         return get_migrations()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _holds_no_table(conn: sqlite3.Connection) -> bool:
+    """Is the database of ``conn`` empty: a file just created, no table in it yet?"""
+    return conn.execute("select count(*) from sqlite_master").fetchone()[0] == 0
 
 
 def _migrated(conn: sqlite3.Connection) -> bool:
@@ -246,8 +252,13 @@ class Store(SqlEventStore):
                     f"once, which writes to it, but {self.readonly}: copy it to a folder you "
                     "can write and run any command on the copy"
                 )
-            migrations = get_migrations()
             with self.transaction():
+                if _holds_no_table(self.conn):  # a new file: the whole schema at once
+                    import datetime
+
+                    create_schema(self.conn, str(datetime.datetime.now(datetime.UTC)))
+                    return
+                migrations = get_migrations()
                 if migrations.pending(self.db):
                     migrations.apply(self.db)
 

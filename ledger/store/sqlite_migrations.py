@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 from ledger.chain import COLUMNS
 
 if TYPE_CHECKING:  # sqlite-utils imports numpy when installed: only load it when needed
+    import sqlite3
+
     import sqlite_utils
     from sqlite_utils.migrations import Migrations
 
@@ -308,3 +310,50 @@ def get_migrations() -> Migrations:
         _migrations()(m014_serve_port)
         _migrations()(m015_webhook_rotation)
     return _migrations
+
+
+def new_schema() -> tuple[str, ...]:
+    """The statements that make an empty file the schema :func:`get_migrations` builds:
+    each ``create`` of every table, index, trigger and view the migrations leave, in the
+    order SQLite keeps them (its own tables and automatic indexes left to it).
+
+    A new ledger runs these and records every migration as applied (:func:`create_schema`),
+    in a third of the time applying the migrations one by one takes. They are read once a
+    process from the migrations themselves, applied to an empty database in memory, so the
+    two can never differ.
+    """
+    global _new_schema
+    if _new_schema is None:
+        import sqlite3
+
+        import sqlite_utils
+
+        conn = sqlite3.connect(":memory:")
+        try:
+            get_migrations().apply(sqlite_utils.Database(conn))
+            found = conn.execute(
+                "select name, sql from sqlite_master where sql is not null order by rowid"
+            ).fetchall()
+            names = {r[0] for r in conn.execute("select name from _sqlite_migrations")}
+        finally:
+            conn.close()
+        if names != set(MIGRATION_NAMES):  # a migration added without its name in the list
+            raise RuntimeError(f"the migrations applied {sorted(names)}, not MIGRATION_NAMES")
+        _new_schema = tuple(str(sql) for name, sql in found if not name.startswith("sqlite_"))
+    return _new_schema
+
+
+_new_schema: tuple[str, ...] | None = None
+
+
+def create_schema(conn: sqlite3.Connection, at: str) -> None:
+    """Make the empty database of ``conn`` a ledger at once: :func:`new_schema`, and every
+    migration of :data:`MIGRATION_NAMES` recorded as applied ``at`` (sqlite-utils' form,
+    ``str(datetime.now(timezone.utc))``). Run inside the caller's write transaction, which
+    has seen that the file holds no table."""
+    for statement in new_schema():
+        conn.execute(statement)
+    conn.executemany(
+        "insert into _sqlite_migrations (migration_set, name, applied_at) values (?, ?, ?)",
+        [("ledger", name, at) for name in MIGRATION_NAMES],
+    )
