@@ -5,6 +5,7 @@ system-specific code in the core. What a plugin's game needs, it supplies throug
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,8 @@ CORE = ROOT / "ledger"
 PLUGINS = sorted(p.name for p in (ROOT / "plugins").iterdir() if p.is_dir())
 #: every bundled system's id, its package name and its id with underscores
 NAMES = {n for p in PLUGINS for n in (p, "ledger_" + p.replace("-", "_"), p.replace("-", "_"))}
+#: finds whether a lower-cased word holds any of :data:`NAMES` (one scan, not one a name)
+ANY_NAME = re.compile("|".join(map(re.escape, sorted(NAMES))))
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -51,6 +54,8 @@ def _code_mentions(path: Path, root: Path = ROOT) -> list[str]:
         elif isinstance(node, ast.alias):
             words = [node.name]
         for word in words:
+            if not ANY_NAME.search(word.lower()):
+                continue
             hits = sorted(n for n in NAMES if n in word.lower())
             if hits:
                 found.append(f"{path.relative_to(root)}:{getattr(node, 'lineno', '?')}: {hits}")
