@@ -6,6 +6,8 @@ player token, and stateful where the document links operations."""
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 import schemathesis
@@ -17,6 +19,13 @@ from ledger.web.app import Server
 from .webtools import d20_table
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+#: generated inputs a operation and scope, and stateful runs: 12 and 8 in `uv run pytest`;
+#: ``-m slow`` runs this file again with 25 and 15
+#: (:func:`test_schemathesis_searched_twice_as_far`); ``LEDGER_API_EXAMPLES`` and
+#: ``LEDGER_API_STATEFUL_EXAMPLES`` set them
+EXAMPLES = int(os.environ.get("LEDGER_API_EXAMPLES", "12"))
+STATEFUL_EXAMPLES = int(os.environ.get("LEDGER_API_STATEFUL_EXAMPLES", "8"))
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +60,8 @@ def test_the_list_here_is_every_documented_operation(api_schema):
 @pytest.mark.parametrize("scope", ["gm", "roll"])
 @pytest.mark.parametrize("label", OPERATIONS)
 def test_every_operation_answers_as_documented(api_schema, served, label, scope):
-    """Inputs generated from the document (hypothesis, 25 a operation and scope): every
-    answer is one the document declares (status, content type, body schema), never a 5xx."""
+    """Inputs generated from the document (hypothesis, :data:`EXAMPLES` a operation and
+    scope): every answer is one the document declares (status, content type, body schema), never a 5xx."""
     method, path = label.split(" ")
     operation = api_schema[path][method]
     headers = {"Authorization": f"Bearer {served[1][scope]}"}
@@ -64,7 +73,7 @@ def test_every_operation_answers_as_documented(api_schema, served, label, scope)
     excluded = [positive_data_acceptance] if method == "POST" else []
 
     @given(case=operation.as_strategy())
-    @settings(max_examples=25, deadline=None, database=None,
+    @settings(max_examples=EXAMPLES, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))  # fmt: skip
     def run(case):
         case.call_and_validate(headers=headers, excluded_checks=excluded)
@@ -114,6 +123,23 @@ def test_stateful_runs_follow_the_documented_links(api_schema, served):
 
     run_state_machine_as_test(
         Machine,
-        settings=settings(max_examples=15, stateful_step_count=4, deadline=None,
+        settings=settings(max_examples=STATEFUL_EXAMPLES, stateful_step_count=4, deadline=None,
                           database=None, suppress_health_check=list(HealthCheck)),  # fmt: skip
     )
+
+
+@pytest.mark.slow
+def test_schemathesis_searched_twice_as_far(tmp_path):
+    """Every test of this file with 25 inputs a operation and scope and 15 stateful runs
+    instead of 12 and 8: the longer hunt, in a pytest of its own so that the counts apply."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "LEDGER_API_EXAMPLES": "25", "LEDGER_API_STATEFUL_EXAMPLES": "15"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", __file__, "-q", "-n0", "-m", "not slow",
+         "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "run")],
+        env=env, capture_output=True, text=True, cwd=Path(__file__).parent.parent,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "27 passed" in done.stdout

@@ -15,12 +15,10 @@ byte found by ``verify`` at the first bad seq.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import random
-import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -175,6 +173,15 @@ def test_the_readme_tour_runs_and_verifies(store_target, tmp_path):
 # --- several processes at once ------------------------------------------------------------------
 
 
+def processes() -> Any:
+    """A multiprocessing context whose processes are forked from a server process that has
+    imported this module once (``forkserver``): each writer is a process of its own with
+    its own connection to the store, and none pays for importing the engine again."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload([__name__])
+    return ctx
+
+
 def conformance_writer(target: str, writer: int, count: int, go: str, out: str) -> None:
     """One writer process: ``count`` notes in batches of 1-9 to campaign ``a`` (the shared
     stream, expected versions, retrying on conflict) and to campaign ``b`` (its own stream);
@@ -224,33 +231,22 @@ def test_several_processes_lose_and_duplicate_nothing(store_target, tmp_path):
     Campaign.create(store, "a", system="decision-dice", actor="gm", at=AT)
     Campaign.create(store, "b", system="decision-dice", actor="gm", at=AT)
     go = tmp_path / "go"
-    code = (
-        "import sys; from tests.test_conformance import conformance_writer; "
-        "conformance_writer(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5])"
-    )
+    ctx = processes()
     procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                code,
-                store_target,
-                str(w),
-                str(count),
-                str(go),
-                str(tmp_path / f"w{w}.json"),
-            ],
-            cwd=ROOT,
-            stderr=subprocess.PIPE,
+        ctx.Process(
+            target=conformance_writer,
+            args=(store_target, w, count, str(go), str(tmp_path / f"w{w}.json")),
         )
         for w in range(writers)
     ]
+    for proc in procs:
+        proc.start()
     time.sleep(0.5)
     go.write_text("go")
     reports = []
     for w, proc in enumerate(procs):
-        _, err = proc.communicate(timeout=600)
-        assert proc.returncode == 0, f"writer {w} failed: {err.decode()[-2000:]}"
+        proc.join(timeout=600)
+        assert proc.exitcode == 0, f"writer {w} failed (exit code {proc.exitcode})"
         reports.append(json.loads((tmp_path / f"w{w}.json").read_text()))
     told = {
         t: seq
@@ -285,16 +281,17 @@ def test_several_processes_lose_and_duplicate_nothing(store_target, tmp_path):
 BATCH = 300
 
 
-def crash_writer(target: str) -> None:
-    """Append batches of :data:`BATCH` notes forever, saying ``begin K``/``commit K``."""
+def crash_writer(target: str, say: Any) -> None:
+    """Append batches of :data:`BATCH` notes forever, saying ``begin K``/``commit K`` on the
+    pipe ``say``."""
     store = open_store(target)
     k = 0
     while True:
         k += 1
         batch = [note(f"b{k}:{i} " + "x" * 400, f"s{k % 3}") for i in range(BATCH)]
-        print(f"begin {k}", flush=True)
+        say.send(f"begin {k}")
         store.append("crash", batch, actor="writer", recorded_at=AT, session=None)
-        print(f"commit {k}", flush=True)
+        say.send(f"commit {k}")
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -302,20 +299,24 @@ def test_a_writer_killed_mid_batch_leaves_it_whole_or_absent(store_target, seed)
     rng = random.Random(seed)
     store = open_store(store_target)
     Campaign.create(store, "crash", system="decision-dice", actor="gm", at=AT)
-    code = "import sys; from tests.test_conformance import crash_writer; crash_writer(sys.argv[1])"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code, store_target], cwd=ROOT, stdout=subprocess.PIPE, text=True
-    )
+    ctx = processes()
+    heard, say = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=crash_writer, args=(store_target, say))
+    proc.start()
+    say.close()  # the writer's end is the writer's alone: its death ends the pipe
     wanted = rng.randint(2, 4)
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if line.startswith(f"begin {wanted}"):
-            break
+    while heard.recv() != f"begin {wanted}":
+        pass
     time.sleep(rng.random() * 0.05)
-    proc.send_signal(signal.SIGKILL)
-    said = proc.stdout.read().split()  # what it printed before it died
-    proc.wait()
-    proc.stdout.close()
+    proc.kill()  # SIGKILL
+    said: list[str] = []  # what it said before it died
+    while True:
+        try:
+            said += heard.recv().split()
+        except EOFError:
+            break
+    proc.join()
+    heard.close()
     begun = max([wanted] + [int(k) for w, k in zip(said, said[1:], strict=False) if w == "begin"])
     reopened = open_store(store_target)
     head = reopened.head("crash").seq

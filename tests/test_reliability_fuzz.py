@@ -34,10 +34,10 @@ from hypothesis import strategies as st
 from ledger.cli import cli
 from ledger.store.base import is_url
 
-#: examples per property: 20 in `uv run pytest`; ``-m slow`` runs this file again with 200
-#: (:func:`test_the_fuzzing_searched_ten_times_as_far`); ``LEDGER_FUZZ_EXAMPLES`` sets it
+#: examples per property: 10 in `uv run pytest`; ``-m slow`` runs this file again with 200
+#: (:func:`test_the_fuzzing_searched_twenty_times_as_far`); ``LEDGER_FUZZ_EXAMPLES`` sets it
 FUZZ = settings(
-    max_examples=int(os.environ.get("LEDGER_FUZZ_EXAMPLES", "20")),
+    max_examples=int(os.environ.get("LEDGER_FUZZ_EXAMPLES", "10")),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -102,13 +102,54 @@ def check(result: Result, path: str | None, before: str | None) -> None:
         assert fingerprint(path) == before, f"the ledger changed on a failed command: {text}"
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[bytes, bytes, list[bytes]]:
+    """Built once for the module, with the toy system registered and the clock frozen as the
+    ``toy_system``, ``frozen`` and ``toy_campaign`` fixtures do it: the toy campaign's
+    ledger (ann brawl 2, bob sneak 1; an open session, a roll, a GM-only secret), a ledger
+    of campaign "host" to import into, and the toy campaign's GM export after its session
+    ends. The fixtures below give each test its own copies."""
+    from freezegun import freeze_time
+
+    from ledger.rules.plugins import pm, rule_systems
+
+    from .toy import ToyPlugin
+
+    where = tmp_path_factory.mktemp("fuzz-built")
+    db, host_db, ended = (str(where / n) for n in ("ledger.db", "host.db", "ended.db"))
+    pm.register(ToyPlugin(), name="toy")
+    rule_systems.cache_clear()
+    try:
+        with freeze_time("2026-03-01 19:00:00", tick=True):
+            assert run(db, ["new", "toybox", "--system", "toy"]).exit_code == 0
+            for name, skills in (("Ann Vance", "brawl = 2"), ("Bob Marsh", "sneak = 1")):
+                sheet = where / f"{name.split()[0]}.toml"
+                sheet.write_text(f'name = "{name}"\n[skills]\n{skills}\n')
+                result = run(db, ["character", "add", "--sheet", str(sheet)])
+                assert result.exit_code == 0, result.output
+            assert run(db, ["session", "start"]).exit_code == 0
+            assert run(db, ["roll", "ann", "brawl"]).exit_code == 0
+            secret = ["record", "secret-noted", "--character", "bob", "--value", "5"]
+            assert run(db, secret).exit_code == 0
+            toybox = Ledger(Path(db), where).bytes
+            assert run(host_db, ["new", "host", "--system", "toy"]).exit_code == 0
+            hosting = Ledger(Path(host_db), where).bytes
+            Path(ended).write_bytes(toybox)
+            run(ended, ["session", "end"])
+            export = run(ended, ["--as", "gm", "export"]).stdout_bytes.splitlines(keepends=True)
+    finally:
+        pm.unregister(name="toy")
+        rule_systems.cache_clear()
+    return toybox, hosting, export
+
+
 @pytest.fixture
-def ledger(toy_campaign, db_path, tmp_path, monkeypatch) -> Ledger:
-    """The toy campaign (ann brawl 2, bob sneak 1) with an open session, a roll, a secret."""
-    invoke = toy_campaign
-    assert invoke("session", "start").exit_code == 0
-    assert invoke("roll", "ann", "brawl").exit_code == 0
-    assert invoke("record", "secret-noted", "--character", "bob", "--value", "5").exit_code == 0
+def ledger(built, toy_system, frozen, db_path, tmp_path, monkeypatch) -> Ledger:
+    """The toy campaign (ann brawl 2, bob sneak 1) with an open session, a roll, a secret:
+    a copy of the module's (:func:`built`) at ``db_path``, with the toy system registered
+    and the clock frozen for the test."""
+    Path(db_path).write_bytes(built[0])
+    Path(db_path).chmod(0o600)
     where = tmp_path / "copies"
     where.mkdir()
     monkeypatch.chdir(where)  # anything written by a relative path lands here
@@ -228,13 +269,13 @@ FIELDS = [
 
 
 @pytest.fixture
-def host(toy_system, tmp_path, frozen, ledger) -> tuple[Ledger, list[bytes]]:
-    """A second ledger (campaign "host") to import into, and the toy campaign's GM export."""
+def host(built, toy_system, tmp_path, frozen, ledger) -> tuple[Ledger, list[bytes]]:
+    """A second ledger (campaign "host") to import into, and the toy campaign's GM export
+    (copies of the module's, :func:`built`)."""
     base = tmp_path / "host.db"
-    assert run(str(base), ["new", "host", "--system", "toy"]).exit_code == 0
-    source = ledger.fresh()
-    run(source, ["session", "end"])
-    export = run(source, ["--as", "gm", "export"]).stdout_bytes.splitlines(keepends=True)
+    base.write_bytes(built[1])
+    base.chmod(0o600)
+    export = list(built[2])
     where = tmp_path / "hosts"
     where.mkdir()
     return Ledger(base, where), export
@@ -575,7 +616,7 @@ def test_output_paths(ledger, tmp_path, target, writer):
 
 # --- the same properties on PostgreSQL ----------------------------------------------
 
-FUZZ_PG = settings(FUZZ, max_examples=int(os.environ.get("LEDGER_FUZZ_PG_EXAMPLES", "8")))
+FUZZ_PG = settings(FUZZ, max_examples=int(os.environ.get("LEDGER_FUZZ_PG_EXAMPLES", "4")))
 
 
 class PgLedger:
@@ -699,9 +740,9 @@ def test_the_postgres_copies_are_the_ledger_and_a_write_shows(pg_ledger):
 
 
 @pytest.mark.slow
-def test_the_fuzzing_searched_ten_times_as_far(tmp_path):
-    """Every property of this file with 200 examples (and 40 on PostgreSQL) instead of 20
-    and 8: the longer hunt, in a pytest of its own so that the settings apply."""
+def test_the_fuzzing_searched_twenty_times_as_far(tmp_path):
+    """Every property of this file with 200 examples (and 40 on PostgreSQL) instead of 10
+    and 4: the longer hunt, in a pytest of its own so that the settings apply."""
     import subprocess
     import sys
 

@@ -1,13 +1,14 @@
 """Spellwoven exact odds (seed 004_663ae3e4ecc71fd1.txt, "Basic Distributions").
 
 Expected values are exact fractions checked by hand, or small cases worked by hand in
-the comments; the enumerations walk every face combination through the same keep/count
+the comments; the enumerations walk every set of faces through the same keep/count
 rules the engine rolls with.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter
 from fractions import Fraction as F
 
@@ -104,15 +105,43 @@ def test_pool_of_one_by_hand():
     assert success_distribution(1, pool=1, mode="disadvantage") == {0: F(99, 100), 2: F(1, 100)}
 
 
-def enumerate_distribution(skill_level, pool=3, mode="normal"):
-    """The distribution of one roll by walking all ``10**n`` rolls through ``keep`` and
-    ``count_successes`` (the code ``resolve`` uses): an independent check of the odds."""
+def walk_every_roll(skill_level, pool=3, mode="normal"):
+    """The distribution of one roll by walking all ``10**n`` rolls in order through ``keep``
+    and ``count_successes`` (the code ``resolve`` uses)."""
     n = dice_to_roll(mode, pool)
     counts = Counter(
         count_successes(keep(faces, skill_level, mode, pool), skill_level)
         for faces in itertools.product(range(1, 11), repeat=n)
     )
     return {k: F(counts[k], 10**n) for k in sorted(counts)}
+
+
+def enumerate_distribution(skill_level, pool=3, mode="normal"):
+    """The distribution of one roll by walking every set of faces (each multiset of ``n``
+    d10 once) through ``keep`` and ``count_successes`` (the code ``resolve`` uses), weighted
+    by the number of rolls that show those faces: an independent check of the odds.
+
+    ``keep`` drops a die by its face (among equal faces, the later one), so the faces kept,
+    and their successes, do not depend on the order the dice came in;
+    :func:`test_the_order_of_the_dice_changes_no_count` checks this against every ordered
+    roll."""
+    n = dice_to_roll(mode, pool)
+    counts: Counter[int] = Counter()
+    for faces in itertools.combinations_with_replacement(range(1, 11), n):
+        orders = math.factorial(n)
+        for same in Counter(faces).values():
+            orders //= math.factorial(same)
+        counts[count_successes(keep(faces, skill_level, mode, pool), skill_level)] += orders
+    assert sum(counts.values()) == 10**n
+    return {k: F(counts[k], 10**n) for k in sorted(counts)}
+
+
+@pytest.mark.parametrize("pool", [1, 2])
+@pytest.mark.parametrize("mode", ["normal", "advantage", "disadvantage"])
+def test_the_order_of_the_dice_changes_no_count(pool, mode):
+    # up to three dice in every order: ties of every kind, the dropped die first, middle, last
+    for level in (1, 5, 9, 12, 17, 18, 20):
+        assert enumerate_distribution(level, pool, mode) == walk_every_roll(level, pool, mode)
 
 
 @pytest.mark.parametrize("level", range(1, 21))
