@@ -256,19 +256,44 @@ def base(table) -> Iterator[str]:
         yield url
 
 
+class Viewers:
+    """A page of each role's browser at :func:`base`, signed in once and given axe-core
+    (:func:`with_axe`), for every look: a look sets its viewport and colour scheme on it."""
+
+    def __init__(self, browser: Any, table: Any, base: str) -> None:
+        self.browser, self.table, self.base = browser, table, base
+        self.pages: dict[str, Any] = {}
+
+    def page(self, role: str) -> Any:
+        if role not in self.pages:
+            who = ROLES[role]
+            context = self.browser.new_context()
+            # the link's answer sets the session cookie (opening a link in the browser is
+            # tests/test_web_browser.py's)
+            answer = context.request.get(f"{self.base}/a/{self.table.link(who)}")
+            assert answer.status == 200 and f"Welcome, {who}" in answer.text(), answer.text()
+            with_axe(context)
+            self.pages[role] = context.new_page()
+        return self.pages[role]
+
+
+@pytest.fixture(scope="module")
+def viewers(table, base, chromium) -> Iterator[Viewers]:
+    crowd = Viewers(chromium, table, base)
+    try:
+        yield crowd
+    finally:
+        for page in crowd.pages.values():
+            page.context.close()
+
+
 @pytest.mark.parametrize(("role", "viewport", "scheme"), LOOKS)
-def test_every_page_is_accessible(table, base, browser, role, viewport, scheme):
-    who = ROLES[role]
-    token = table.link(who)
-    context = browser.new_context(viewport=VIEWPORTS[viewport], color_scheme=scheme)
+def test_every_page_is_accessible(table, base, viewers, role, viewport, scheme):
+    page = viewers.page(role)
+    page.set_viewport_size(VIEWPORTS[viewport])
+    page.emulate_media(color_scheme=scheme)
     problems: list[str] = []
-    # the link's answer sets the session cookie (opening a link in the browser is
-    # tests/test_web_browser.py's)
-    answer = context.request.get(f"{base}/a/{token}")
-    assert answer.status == 200 and f"Welcome, {who}" in answer.text(), answer.text()
-    with_axe(context)
-    page = context.new_page()
-    paths = pages_of(table, base, session_cookie(context))
+    paths = pages_of(table, base, session_cookie(page.context))
     assert found_problems(role, paths) == [], paths  # every page of the site, and only pages
     for path in paths:
         page.goto(base + path)
@@ -276,6 +301,6 @@ def test_every_page_is_accessible(table, base, browser, role, viewport, scheme):
         assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (
             scheme == "dark"
         )
+        assert page.evaluate("[innerWidth, innerHeight]") == list(VIEWPORTS[viewport].values())
         problems += problems_of(page, path)
-    context.close()
     assert not problems, "\n".join(problems)
