@@ -12,7 +12,9 @@ verifiable live, its recap opens on the phone, and the phone's own verifier pass
 Each journey's campaign is built once per module (:func:`templates`) and copied for each
 look; the scenes of one look are separate tests in the order written, on one live server
 with its pages left open between them, as at the table (so a later scene needs the earlier
-ones of its journey: select a journey or a look with ``-k``, not one scene). The end of each
+ones of its journey: select a journey or a look with ``-k``, not one scene). Each person
+keeps one browser for every journey of a look (:class:`People`), signed in to each
+journey's server with a link of its own. The end of each
 scene is
 screenshotted into a temporary folder; ``LEDGER_SCREENSHOTS=1`` also writes the scenes of
 :data:`DOCUMENTED` into ``docs/img/journey-<scene>-<size>-<scheme>.png`` (390×844 light and
