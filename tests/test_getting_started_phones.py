@@ -18,8 +18,8 @@ import pytest
 
 from ledger.testing.corpus import Verdict, cli_verdict, rehash_from
 
-from .test_web_browser import CHROMIUM, PHONE, signed_in
-from .webtools import PATIENCE, ROOT, Table, free_port, live_server
+from .test_web_browser import CHROMIUM, PHONE
+from .webtools import PATIENCE, ROOT, Table, free_port, live_server, signed_in_by_answer
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -68,9 +68,9 @@ def test_the_guides_evening_leaves_no_red_box_and_a_changed_die_is_caught(tmp_pa
     port = free_port()
     with live_server(t.db, port=port) as base:
         context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-        phone, errors = signed_in(context, base, mara)
+        phone, errors = signed_in_by_answer(context, base, mara)
         other = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-        second, _ = signed_in(other, base, oskar)
+        second, _ = signed_in_by_answer(other, base, oskar)
         phone.wait_for_selector("#requests[data-ready='1']", state="attached", timeout=PATIENCE)
         asked = json.loads(t.ok("request", "julian", "notice", "--dr", "fair", "--json"))["seq"]
         phone.wait_for_selector(f"#r{asked} button.roll-now", state="visible", timeout=PATIENCE)

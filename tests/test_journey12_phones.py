@@ -19,8 +19,8 @@ import pytest
 from .leaguetools import league_server
 from .leaguetools import one_line as _one_line
 from .leaguetools import runner as _runner
-from .test_web_browser import CHROMIUM, PHONE, signed_in
-from .webtools import Table, live_server
+from .test_web_browser import CHROMIUM, PHONE
+from .webtools import Table, live_server, signed_in_by_answer
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -61,8 +61,8 @@ def test_a_west_marches_evening_with_the_players_phones(ledgers, tmp_path, brows
         links = Table(tables[0])
         dana_link, olu_link = links.link("Dana", "isa"), links.link("Olu", "bram")
         with live_server(tables[0]) as base:
-            dana, dana_errors = signed_in(phones[0], base, dana_link)
-            olu, olu_errors = signed_in(phones[1], base, olu_link)
+            dana, dana_errors = signed_in_by_answer(phones[0], base, dana_link)
+            olu, olu_errors = signed_in_by_answer(phones[1], base, olu_link)
             mara("session", "start")
             mara("roll", "isa", "Forage", "--time", "--dice", "15")
             mara("roll", "bram", "Mending", "--time", "--dice", "14")
@@ -89,8 +89,7 @@ def test_a_west_marches_evening_with_the_players_phones(ledgers, tmp_path, brows
         oskar_links = Table(tables[1])
         gm_context = browser.new_context()
         with live_server(tables[1]) as base:
-            gm, gm_errors = signed_in(gm_context, base, oskar_links.link("gm"))
-            gm.goto(f"{base}/gm")
+            gm, gm_errors = signed_in_by_answer(gm_context, base, oskar_links.link("gm"), "/gm")
             gm.click("#join summary")
             gm.set_input_files("#passport-file", str(isa))
             gm.fill("#join-league", url)  # the page asks the league, as --league does
@@ -136,7 +135,9 @@ def test_a_west_marches_evening_with_the_players_phones(ledgers, tmp_path, brows
         oskar("character", "add", "--passport", str(bram), *at_league)
         wren("character", "add", "--passport", str(bram), *at_league)
         with live_server(tables[1]) as base:
-            dana, dana_errors = signed_in(phones[0], base, oskar_links.link("Dana", "isa"))
+            dana, dana_errors = signed_in_by_answer(
+                phones[0], base, oskar_links.link("Dana", "isa")
+            )
             oskar("session", "start")
             oskar("roll", "isa", "Forage", "--time", "--dice", "12")
             oskar("roll", "bram", "Mending", "--time", "--dice", "11")

@@ -24,14 +24,18 @@ given a value here.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from axe_playwright_python.base import AXE_SCRIPT
+from axe_playwright_python.sync_playwright import DEFAULT_OPTIONS
 from starlette.routing import Route
 
-from .test_web_browser import CHROMIUM, signed_in
+from .test_web_browser import CHROMIUM
 from .webtools import client, d20_table, live_server
 
 pytestmark = pytest.mark.skipif(
@@ -192,14 +196,25 @@ def found_problems(role: str, paths: list[str]) -> list[str]:
     return out
 
 
-def problems_of(page: Any, path: str) -> list[str]:
-    """What ``page`` (at ``path``) breaks: axe's serious and critical violations, small tap
-    targets, a layout wider than the viewport."""
-    from axe_playwright_python.sync_playwright import Axe
+#: axe-core's run as axe-playwright-python's ``Axe().run(page)`` makes it (violations only),
+#: on a page where :func:`with_axe` put axe-core
+AXE_RUN = "axe.run(" + json.dumps(DEFAULT_OPTIONS) + ").then(results => {return results;})"
 
+
+def with_axe(context: Any) -> None:
+    """axe-core (the script axe-playwright-python ships) in every page ``context`` opens
+    from now on, put there by the browser as each document starts: sent to the browser once,
+    not with each page."""
+    context.add_init_script(AXE_SCRIPT)
+
+
+def problems_of(page: Any, path: str) -> list[str]:
+    """What ``page`` (at ``path``, opened in a context :func:`with_axe` gave axe-core) breaks:
+    axe's serious and critical violations, small tap targets, a layout wider than the
+    viewport."""
+    assert page.evaluate("typeof axe") == "object", path
     out = []
-    results = Axe().run(page)
-    for v in results.response["violations"]:
+    for v in page.evaluate(AXE_RUN)["violations"]:
         if v["impact"] in ("serious", "critical"):
             nodes = "; ".join(" ".join(n["target"]) for n in v["nodes"][:4])
             out.append(f"{path}: axe {v['impact']} {v['id']} ({v['help']}): {nodes}")
@@ -234,22 +249,58 @@ LOOKS = [
 ]
 
 
+@pytest.fixture(scope="module")
+def base(table) -> Iterator[str]:
+    """``campaign serve`` over :func:`table`, for every look."""
+    with live_server(table.db) as url:
+        yield url
+
+
+class Viewers:
+    """A page of each role's browser at :func:`base`, signed in once and given axe-core
+    (:func:`with_axe`), for every look: a look sets its viewport and colour scheme on it."""
+
+    def __init__(self, browser: Any, table: Any, base: str) -> None:
+        self.browser, self.table, self.base = browser, table, base
+        self.pages: dict[str, Any] = {}
+
+    def page(self, role: str) -> Any:
+        if role not in self.pages:
+            who = ROLES[role]
+            context = self.browser.new_context()
+            # the link's answer sets the session cookie (opening a link in the browser is
+            # tests/test_web_browser.py's)
+            answer = context.request.get(f"{self.base}/a/{self.table.link(who)}")
+            assert answer.status == 200 and f"Welcome, {who}" in answer.text(), answer.text()
+            with_axe(context)
+            self.pages[role] = context.new_page()
+        return self.pages[role]
+
+
+@pytest.fixture(scope="module")
+def viewers(table, base, chromium) -> Iterator[Viewers]:
+    crowd = Viewers(chromium, table, base)
+    try:
+        yield crowd
+    finally:
+        for page in crowd.pages.values():
+            page.context.close()
+
+
 @pytest.mark.parametrize(("role", "viewport", "scheme"), LOOKS)
-def test_every_page_is_accessible(table, browser, role, viewport, scheme):
-    who = ROLES[role]
-    token = table.link(who)
-    context = browser.new_context(viewport=VIEWPORTS[viewport], color_scheme=scheme)
+def test_every_page_is_accessible(table, base, viewers, role, viewport, scheme):
+    page = viewers.page(role)
+    page.set_viewport_size(VIEWPORTS[viewport])
+    page.emulate_media(color_scheme=scheme)
     problems: list[str] = []
-    with live_server(table.db) as base:
-        page, errors = signed_in(context, base, token)
-        paths = pages_of(table, base, session_cookie(context))
-        assert found_problems(role, paths) == [], paths  # every page of the site, and only pages
-        for path in paths:
-            page.goto(base + path)
-            page.wait_for_load_state("load")
-            assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (
-                scheme == "dark"
-            )
-            problems += problems_of(page, path)
-        context.close()
+    paths = pages_of(table, base, session_cookie(page.context))
+    assert found_problems(role, paths) == [], paths  # every page of the site, and only pages
+    for path in paths:
+        page.goto(base + path)
+        page.wait_for_load_state("load")
+        assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (
+            scheme == "dark"
+        )
+        assert page.evaluate("[innerWidth, innerHeight]") == list(VIEWPORTS[viewport].values())
+        problems += problems_of(page, path)
     assert not problems, "\n".join(problems)

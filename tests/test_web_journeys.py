@@ -12,7 +12,9 @@ verifiable live, its recap opens on the phone, and the phone's own verifier pass
 Each journey's campaign is built once per module (:func:`templates`) and copied for each
 look; the scenes of one look are separate tests in the order written, on one live server
 with its pages left open between them, as at the table (so a later scene needs the earlier
-ones of its journey: select a journey or a look with ``-k``, not one scene). The end of each
+ones of its journey: select a journey or a look with ``-k``, not one scene). Each person
+keeps one browser for every journey of a look (:class:`People`), signed in to each
+journey's server with a link of its own. The end of each
 scene is
 screenshotted into a temporary folder; ``LEDGER_SCREENSHOTS=1`` also writes the scenes of
 :data:`DOCUMENTED` into ``docs/img/journey-<scene>-<size>-<scheme>.png`` (390×844 light and
@@ -178,21 +180,20 @@ def look(request) -> Look:
 
 
 @dataclass
-class Night:
-    """One look's table: the ledger, the live server's base URL, and the people's open pages
-    (each person's browser context, its pages by name, and the script errors they saw)."""
+class People:
+    """The people's browsers for one look, shared by every journey's night: one browser
+    context a person (Dana's phone is the same phone at each table), signed in to one
+    night's server at a time (the session cookie names no port, so a night puts its own
+    back before it opens a page)."""
 
-    table: Table
-    base: str
-    look: Look
     browser: Any
-    shots: Path
+    look: Look
     contexts: dict[str, Any] = field(default_factory=dict)
-    pages: dict[str, Any] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
+    #: whose cookie jar holds which night's session now: person → the night's base URL
+    at: dict[str, str] = field(default_factory=dict)
 
-    def person(self, who: str, *, spy: bool = False) -> Any:
-        """``who``'s browser (signed in with a new link), made once."""
+    def context(self, who: str) -> Any:
+        """``who``'s browser context, made once."""
         if who not in self.contexts:
             phone = self.look.phone
             context = self.browser.new_context(
@@ -200,38 +201,86 @@ class Night:
                 color_scheme=self.look.scheme, device_scale_factor=1,
             )  # fmt: skip
             context.set_default_timeout(PATIENCE)
-            if spy:
-                context.add_init_script(FRAME_SPY)
-            page = context.new_page()
-            page.goto(f"{self.base}/a/{self.table.link(who)}")
-            page.wait_for_url(f"{self.base}/")
-            page.close()
             self.contexts[who] = context
         return self.contexts[who]
+
+
+@pytest.fixture(scope="module")
+def people(look, chromium) -> Iterator[People]:
+    crowd = People(chromium, look)
+    try:
+        yield crowd
+    finally:
+        for context in crowd.contexts.values():
+            context.close()
+
+
+@dataclass
+class Night:
+    """One look's table: the ledger, the live server's base URL, and the people's open pages
+    (their browsers, each one's session at this night's server, its pages by name, and the
+    script errors they saw)."""
+
+    table: Table
+    base: str
+    look: Look
+    people: People
+    shots: Path
+    sessions: dict[str, list[Any]] = field(default_factory=dict)
+    pages: dict[str, Any] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    def person(self, who: str) -> Any:
+        """``who``'s browser, signed in to this night's server (with a new link, once: its
+        answer sets the session cookie, as opening the link does; opening a link in the
+        browser is tests/test_web_browser.py's and tests/test_web_phone_form.py's)."""
+        context = self.people.context(who)
+        if who not in self.sessions:
+            answer = context.request.get(f"{self.base}/a/{self.table.link(who)}")
+            assert answer.status == 200 and f"Welcome, {who}" in answer.text(), answer.text()
+            cookies = [c for c in context.cookies() if c["name"] == "ledger_session"]
+            assert len(cookies) == 1, cookies
+            self.sessions[who] = cookies
+        elif self.people.at.get(who) != self.base:
+            context.add_cookies(self.sessions[who])
+        self.people.at[who] = self.base
+        return context
 
     def open(self, name: str, who: str, path: str, *, spy: bool = False) -> Any:
         """A page of ``who``'s browser at ``path``, kept open as ``name`` (the live log's
         stream connected before it is handed back)."""
-        page = self.person(who, spy=spy).new_page()
-        page.emulate_media(color_scheme=self.look.scheme)  # type: ignore[arg-type]
+        page = self.person(who).new_page()
+        if spy:
+            page.add_init_script(FRAME_SPY)
         page.on(
             "console",
             lambda m: (
-                self.errors.append(f"{name}: {m.text} {m.location}") if m.type == "error" else None
+                self.errors.append(f"{self.name_of(page)}: {m.text} {m.location}")
+                if m.type == "error" else None
             ),
-        )
-        page.on("pageerror", lambda e: self.errors.append(f"{name}: {e}"))
+        )  # fmt: skip
+        page.on("pageerror", lambda e: self.errors.append(f"{self.name_of(page)}: {e}"))
         page.on(
             "response",
             lambda r: (
-                self.errors.append(f"{name}: {r.status} {r.url}") if r.status >= 400 else None
+                self.errors.append(f"{self.name_of(page)}: {r.status} {r.url}")
+                if r.status >= 400 else None
             ),
-        )
+        )  # fmt: skip
+        return self.go(name, page, path)
+
+    def go(self, name: str, page: Any, path: str) -> Any:
+        """``page`` (one of this night's) taken to ``path``, kept open as ``name`` from now
+        on (the live log's stream connected before it is handed back)."""
         page.goto(f"{self.base}{path}")
         if page.locator("#status").count():
             page.wait_for_selector("#status:has-text('Live')", timeout=PATIENCE)
+        self.pages = {k: v for k, v in self.pages.items() if v is not page}
         self.pages[name] = page
         return page
+
+    def name_of(self, page: Any) -> str:
+        return next((k for k, v in self.pages.items() if v is page), "a page")
 
     def tap(self, page: Any, selector: str) -> None:
         """A tap on a phone, a click on a laptop, on ``page`` brought to the front (a tab
@@ -271,15 +320,16 @@ def background_is(page: Any, scheme: str) -> bool:
     return light == (scheme == "light")
 
 
-def night_of(table: Table, look: Look, browser: Any, shots: Path) -> Iterator[Night]:
-    """A live server over ``table`` and a :class:`Night` for it; closes its browsers."""
+def night_of(table: Table, people: People, shots: Path) -> Iterator[Night]:
+    """A live server over ``table`` and a :class:`Night` for it; closes its pages."""
     with live_server(table.db) as base:
-        night = Night(table, base, look, browser, shots)
+        night = Night(table, base, people.look, people, shots)
         try:
             yield night
         finally:
-            for context in night.contexts.values():
-                context.close()
+            for page in night.pages.values():
+                if not page.is_closed():
+                    page.close()
 
 
 def entry_of(page: Any, seq: int) -> str:
@@ -304,11 +354,11 @@ def no_script_error(night: Night) -> None:
 
 
 @pytest.fixture(scope="module")
-def j1(templates, look, chromium, tmp_path_factory) -> Iterator[Night]:
+def j1(templates, look, people, tmp_path_factory) -> Iterator[Night]:
     """The casebook for one look: Oskar's phone has the log and Felix's sheet open, Mara the
     GM's page."""
     folder = tmp_path_factory.mktemp(f"j1-{look.size}-{look.scheme}")
-    yield from night_of(copy_of(templates.wyrd, folder), look, chromium, folder)
+    yield from night_of(copy_of(templates.wyrd, folder), people, folder)
 
 
 def test_j1_the_gms_cli_entries_appear_on_the_players_open_log(j1):
@@ -393,10 +443,10 @@ def advancement(request) -> Advancement:
 
 
 @pytest.fixture(scope="module")
-def j3(templates, advancement, look, chromium, tmp_path_factory) -> Iterator[Night]:
+def j3(templates, advancement, look, people, tmp_path_factory) -> Iterator[Night]:
     folder = tmp_path_factory.mktemp(f"j3-{advancement.template}-{look.size}-{look.scheme}")
     db = getattr(templates, advancement.template)
-    yield from night_of(copy_of(db, folder), look, chromium, folder)
+    yield from night_of(copy_of(db, folder), people, folder)
 
 
 def test_j3_session_end_makes_the_open_logs_engine_roll_verifiable_live(j3, advancement):
@@ -429,7 +479,7 @@ def test_j3_advancement_shows_live_and_the_recap_opens_on_the_phone(j3, advancem
     text = "".join(entry_of(log, seq) for seq in range(before + 1, head + 1))
     assert advancement.logged in text
     assert log.locator("#log li[data-seed]").count() == 0  # every engine roll verifiable
-    home = j3.open("home", advancement.player, "/")
+    home = j3.go("home", log, "/")  # the phone's tab, from the log to the campaign's page
     j3.tap(home, "a[href='/recap/1']")
     home.wait_for_url("**/recap/1")
     recap = home.inner_text("main")
@@ -444,9 +494,9 @@ def test_j3_advancement_shows_live_and_the_recap_opens_on_the_phone(j3, advancem
 
 
 @pytest.fixture(scope="module")
-def j4(templates, look, chromium, tmp_path_factory) -> Iterator[Night]:
+def j4(templates, look, people, tmp_path_factory) -> Iterator[Night]:
     folder = tmp_path_factory.mktemp(f"j4-{look.size}-{look.scheme}")
-    yield from night_of(copy_of(templates.d20, folder), look, chromium, folder)
+    yield from night_of(copy_of(templates.d20, folder), people, folder)
 
 
 def test_j4_the_gm_records_a_favour_and_a_hidden_condition_and_sees_them(j4):
@@ -483,12 +533,12 @@ def test_j4_the_gm_records_a_favour_and_a_hidden_condition_and_sees_them(j4):
     assert "Warden's mark" in chips and "hidden" in chips
     recent = gm.inner_text("#recent")
     assert "missed the tithe" in recent and recent.count("GM only") >= 2
-    gm_log = j4.open("gm-log", "gm", "/log")
+    j4.shoot(gm, "4-gm-page")
+    gm_log = j4.go("gm-log", gm, "/log")  # the GM's tab, from /gm to the log
     for seq in (favour, hidden):
         assert gm_log.locator(f"#e{seq} .badge.gm").count() == 1
     assert "missed the tithe" in gm_log.inner_text(f"#e{favour}")
     assert "Warden's mark" in gm_log.inner_text(f"#e{hidden}")
-    j4.shoot(gm, "4-gm-page")
     no_script_error(j4)
 
 
@@ -509,13 +559,12 @@ def test_j4_every_player_page_and_stream_shows_only_gm_only_entry(j4):
         answer = j4.person("Dana").request.get(f"{j4.base}/audit/{seq}")
         assert answer.status == 404
         assert not any(c.lower() in answer.text().lower() for c in CANARIES)
-    for path in ("/", "/log", "/sheet/isa", "/sheet/bram", "/roll/isa", "/verify"):
-        page = j4.open(f"player {path}", "Dana", path, spy=True)
+    # her phone's tab (the stream watcher stays on it) through her pages, the log last
+    for path in ("/", "/sheet/isa", "/sheet/bram", "/roll/isa", "/verify", "/log"):
+        page = j4.go(f"player {path}", dana, path)
         html = page.content()
         for canary in CANARIES:
             assert canary.lower() not in html.lower(), (path, canary)
-        if path != "/log":
-            page.close()
     reloaded = j4.pages["player /log"]
     assert reloaded.locator("li.stub").count() == 2
     j4.shoot(reloaded, "4-player-log")
@@ -526,9 +575,9 @@ def test_j4_every_player_page_and_stream_shows_only_gm_only_entry(j4):
 
 
 @pytest.fixture(scope="module")
-def j7(templates, look, chromium, tmp_path_factory) -> Iterator[Night]:
+def j7(templates, look, people, tmp_path_factory) -> Iterator[Night]:
     folder = tmp_path_factory.mktemp(f"j7-{look.size}-{look.scheme}")
-    yield from night_of(copy_of(templates.d20, folder), look, chromium, folder)
+    yield from night_of(copy_of(templates.d20, folder), people, folder)
 
 
 #: The journey's line, as the GM's page words it: the roll, then (after the rules' own

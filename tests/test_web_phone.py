@@ -21,8 +21,16 @@ from typing import Any
 
 import pytest
 
-from .test_web_browser import CHROMIUM, PHONE, signed_in
-from .webtools import PATIENCE, d20_table, free_port, live_server, wait_live
+from .test_web_browser import CHROMIUM, PHONE
+from .webtools import (
+    PATIENCE,
+    copy_table,
+    d20_table,
+    free_port,
+    live_server,
+    signed_in_by_answer,
+    wait_live,
+)
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -52,15 +60,22 @@ async () => {
 """
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> str:
+    """The Warden's Vault (:func:`d20_table`), built once for the module."""
+    return d20_table(str(tmp_path_factory.mktemp("vault") / "ledger.db")).db
+
+
 @pytest.fixture
-def table(tmp_path):
-    return d20_table(str(tmp_path / "ledger.db"))
+def table(built, tmp_path):
+    """A copy of the Warden's Vault of its own for each test."""
+    return copy_table(built, tmp_path / "ledger.db")
 
 
 def phone_of(browser, base: str, token: str) -> tuple[Any, Any, list[str]]:
     context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     context.add_init_script(VIBRATE_SPY)
-    page, errors = signed_in(context, base, token)
+    page, errors = signed_in_by_answer(context, base, token)
     page.wait_for_selector("#requests[data-ready='1']", state="attached", timeout=PATIENCE)
     return context, page, errors
 

@@ -21,7 +21,7 @@ from ledger.rules.form import percent_text
 from ledger.rules.plugins import load_system
 from ledger.store.opening import open_store
 
-from .webtools import PATIENCE, ROOT, Table, client, csrf, d20_table, live_server
+from .webtools import PATIENCE, ROOT, Table, client, copy_table, csrf, d20_table, live_server
 
 CAMPAIGNS = ROOT / "campaigns"
 
@@ -35,9 +35,16 @@ SHEETS = {
 }
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> str:
+    """The Warden's Vault (:func:`d20_table`), built once for the module."""
+    return d20_table(str(tmp_path_factory.mktemp("vault") / "ledger.db")).db
+
+
 @pytest.fixture
-def table(tmp_path):
-    return d20_table(str(tmp_path / "ledger.db"))
+def table(built, tmp_path):
+    """A copy of the Warden's Vault of its own for each test."""
+    return copy_table(built, tmp_path / "ledger.db")
 
 
 class FormReader(HTMLParser):

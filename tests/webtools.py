@@ -228,3 +228,35 @@ def wait_live(page: Any, timeout: float = PATIENCE) -> None:
     import re as _re
 
     page.locator("#status", has_text=_re.compile(r"^Live")).wait_for(timeout=timeout)
+
+
+def copy_table(db: str, target: Path) -> Table:
+    """A :class:`Table` over a copy of the ledger file ``db`` at ``target`` (SQLite's own
+    backup: a consistent copy whatever its journal holds; the file's mode kept): a table
+    built once for a module, each test's own to change."""
+    import sqlite3
+
+    source, copy = sqlite3.connect(db), sqlite3.connect(target)
+    try:
+        source.backup(copy)
+    finally:
+        source.close()
+        copy.close()
+    os.chmod(target, os.stat(db).st_mode & 0o777)
+    return Table(str(target))
+
+
+def signed_in_by_answer(
+    context: Any, base: str, token: str, path: str = "/"
+) -> tuple[Any, list[str]]:
+    """A new page of the browser ``context`` at ``path`` on the server at ``base``, signed in
+    with the link ``token`` by the link's answer fetched through the context (it sets the
+    same session cookie as opening the link in a page, which tests/test_web_browser.py
+    tests), and the list its console errors go to."""
+    answer = context.request.get(f"{base}/a/{token}")
+    assert answer.status == 200 and "Welcome," in answer.text(), answer.text()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(f"{base}{path}")
+    return page, errors
