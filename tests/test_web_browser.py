@@ -35,6 +35,27 @@ def table(tmp_path):
     return d20_table(str(tmp_path / "ledger.db"))
 
 
+@pytest.fixture(scope="module")
+def desktop_context(chromium):
+    """One desktop browser context for the tests of this file that need a fresh page, not a
+    fresh browser: each signs in to a server of its own (another port: another origin, so
+    no storage or service worker of an earlier test is met), its cookies cleared first."""
+    context = chromium.new_context()
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def desktop(desktop_context):
+    """:func:`desktop_context` for one test: no cookie of an earlier test, and the pages and
+    routes the test opened are closed after it."""
+    desktop_context.clear_cookies()
+    yield desktop_context
+    desktop_context.unroute_all(behavior="ignoreErrors")
+    for page in desktop_context.pages:
+        page.close()
+
+
 def rechain(lines: list[str]) -> list[str]:
     """Recompute every hash of an export as a forger would (a stub keeps its own hash: it
     cannot be recomputed without its data, and nobody can check it)."""
@@ -75,10 +96,16 @@ def cli_verdict(table, path: Path, receipt: str | None = None) -> int | None:
     return None if out["ok"] else out["bad_seq"]
 
 
+#: the verdict of the file checked before, forgotten: the next wait is for the new one
+FORGET_VERDICT = "v => { delete v.dataset.done; delete v.dataset.badSeq; v.textContent = ''; }"
+
+
 def browser_verdict(page, path: Path, receipt: str = "") -> tuple[int | None, str]:
     """The verifier ``page``'s verdict on the export at ``path`` (with ``receipt``): the
-    first bad seq (``None``: none named) and the verdict's text."""
-    page.reload()
+    first bad seq (``None``: none named) and the verdict's text. The page is loaded once
+    and checks one file after another through its own form, as a player picking files in
+    turn; the verdict shown before is cleared first, so only the new one is read."""
+    page.eval_on_selector("#verdict", FORGET_VERDICT)
     page.set_input_files("#export-file", str(path))
     page.fill("#receipt", receipt)
     page.click("button[type=submit]")
@@ -125,12 +152,12 @@ def tamper_cases(lines: list[str]) -> dict[str, list[str]]:
 
 
 def test_verifier_agrees_with_campaign_verify_on_good_and_tampered_exports(
-    table, tmp_path, browser
+    table, tmp_path, desktop
 ):
     lines = played(table)
     verifier = tmp_path / "verifier.html"
     table.ok("export", "--verifier", str(verifier))
-    page = browser.new_page()
+    page = desktop.new_page()
     page.goto(verifier.as_uri())
     good = tmp_path / "good.ndjson"
     good.write_text("\n".join(lines) + "\n")
@@ -147,8 +174,9 @@ def test_verifier_agrees_with_campaign_verify_on_good_and_tampered_exports(
     assert "campaign verify FILE" in page.inner_text("#verifier-scope")
     receipt = json.loads(lines[6])
     held = f"{receipt['seq']}:{receipt['hash']}"
-    assert browser_verdict(page, good, held)[0] is None
-    assert "your receipt matches" in browser_verdict(page, good, held)[1]
+    bad, text = browser_verdict(page, good, held)
+    assert bad is None
+    assert "your receipt matches" in text
     for name, tampered in tamper_cases(lines).items():
         path = tmp_path / f"{name.replace(' ', '-')}.ndjson"
         path.write_text("\n".join(tampered) + "\n")
@@ -173,12 +201,12 @@ def signed_in(context, base: str, token: str) -> tuple[Any, list[str]]:
     return page, errors
 
 
-def test_the_verifier_page_says_when_the_export_could_not_be_fetched(table, browser):
+def test_the_verifier_page_says_when_the_export_could_not_be_fetched(table, desktop):
     """A tap on "check this table's export" that meets no answer (the laptop gone, a
     refusal) says so and that nothing was checked, instead of leaving the page waiting."""
     token = table.link("Dana")
     with live_server(table.db) as base:
-        context = browser.new_context()
+        context = desktop
         page, errors = signed_in(context, base, token)
         page.goto(f"{base}/verify")
         for answer in (lambda route: route.abort(), lambda route: route.fulfill(status=503)):
@@ -192,11 +220,11 @@ def test_the_verifier_page_says_when_the_export_could_not_be_fetched(table, brow
             context.unroute("**/export.ndjson*")
 
 
-def test_verifier_page_of_the_server_checks_the_tables_export(table, browser):
+def test_verifier_page_of_the_server_checks_the_tables_export(table, desktop):
     played(table)
     token = table.link("Dana")
     with live_server(table.db) as base:
-        page, errors = signed_in(browser, base, token)
+        page, errors = signed_in(desktop, base, token)
         page.goto(f"{base}/verify")
         page.click("#fetch-export")
         page.wait_for_selector("#verdict[data-done='1']", timeout=PATIENCE)
@@ -209,10 +237,12 @@ def test_verifier_page_of_the_server_checks_the_tables_export(table, browser):
         assert not errors, errors
 
 
-def test_physical_roll_in_the_browser_reaches_the_gm_page_and_the_cli(table, browser, tmp_path):
+def test_physical_roll_in_the_browser_reaches_the_gm_page_and_the_cli(
+    table, browser, desktop, tmp_path
+):
     gm_token, dana_token = table.link("gm"), table.link("Dana")
     with live_server(table.db) as base:
-        gm, errors = signed_in(browser, base, gm_token)
+        gm, errors = signed_in(desktop, base, gm_token)
         gm.goto(f"{base}/log")
         wait_live(gm)
         phone_context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
@@ -259,12 +289,12 @@ def test_phone_screenshots_of_the_log_a_sheet_and_the_roll_form(table, browser, 
                 assert phone.locator("h1").count() == 1
 
 
-def test_the_live_log_opens_a_new_stream_after_a_503(table, browser):
+def test_the_live_log_opens_a_new_stream_after_a_503(table, desktop):
     """A browser gives up on a stream answered 503 (the server could not reach its database);
     the live log then opens a new one from the last entry it showed, and goes on."""
     token = table.link("Dana")
     with live_server(table.db) as base:
-        page, _ = signed_in(browser, base, token)
+        page, _ = signed_in(desktop, base, token)
         refused: list[str] = []
 
         def once_503(route: Any) -> None:
@@ -282,7 +312,7 @@ def test_the_live_log_opens_a_new_stream_after_a_503(table, browser):
         page.wait_for_selector(f"#e{table.head()}", timeout=PATIENCE)
 
 
-def test_the_browser_verifier_checks_requested_rolls_and_their_entropy(table, tmp_path, browser):
+def test_the_browser_verifier_checks_requested_rolls_and_their_entropy(table, tmp_path, desktop):
     """A roll answered with the roller's entropy (ledger-roll-v2) verifies in the
     browser as with `campaign verify FILE`; a swapped entropy (chain recomputed) is named at
     the same seq by both."""
@@ -296,7 +326,7 @@ def test_the_browser_verifier_checks_requested_rolls_and_their_entropy(table, tm
     lines = table.ok("export").splitlines()
     verifier = tmp_path / "verifier.html"
     table.ok("export", "--verifier", str(verifier))
-    page = browser.new_page()
+    page = desktop.new_page()
     page.goto(verifier.as_uri())
     good = tmp_path / "good.ndjson"
     good.write_text("\n".join(lines) + "\n")
