@@ -190,10 +190,23 @@ def test_verifier_agrees_with_campaign_verify_on_good_and_tampered_exports(
     assert browser_verdict(page, rechained)[0] == forged_at
 
 
-def signed_in(context, base: str, token: str) -> tuple[Any, list[str]]:
+def signed_in(
+    context,
+    base: str,
+    token: str,
+    *,
+    init_script: str | None = None,
+    color_scheme: str | None = None,
+) -> tuple[Any, list[str]]:
     """A new page of ``context`` (a browser or a browser context) that has opened the link
-    ``token`` on the server at ``base``, and the list its console errors go to."""
+    ``token`` on the server at ``base``, and the list its console errors go to;
+    ``init_script`` runs in each document of that page before the page's own scripts, and
+    ``color_scheme`` ("light", "dark") is the one the page's system prefers."""
     page = context.new_page()
+    if init_script is not None:
+        page.add_init_script(init_script)
+    if color_scheme is not None:
+        page.emulate_media(color_scheme=color_scheme)
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(f"{base}/a/{token}")

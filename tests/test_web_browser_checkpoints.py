@@ -219,7 +219,9 @@ def test_a_cosignature_of_a_checkpoint_not_in_the_file_fails_as_in_the_cli(
 
 
 def test_without_ed25519_the_verdict_says_the_checkpoints_were_not_checked(
-    table, tmp_path, desktop
+    table,
+    tmp_path,
+    desktop,  # noqa: F811
 ):
     html = tmp_path / "verifier.html"
     table.ok("export", "--verifier", str(html))
@@ -233,7 +235,7 @@ def test_without_ed25519_the_verdict_says_the_checkpoints_were_not_checked(
     page.close()
 
 
-def test_the_servers_verify_page_checks_the_checkpoints_too(table, desktop):
+def test_the_servers_verify_page_checks_the_checkpoints_too(table, desktop):  # noqa: F811
     token = table.link("Dana")
     with live_server(table.db) as base:
         page, errors = signed_in(desktop, base, token)
