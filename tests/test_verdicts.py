@@ -208,7 +208,7 @@ def test_the_browser_and_the_phone_agree_with_campaign_verify(corpus, browser, t
         page, errors = signed_in(browser, base, token)
         page.goto(f"{base}/verify")
         page.wait_for_function("() => window.LedgerVerify && window.LedgerCheckpoints")
-        offline = browser.new_page()
+        offline = page.context.new_page()  # the same context: a file page shares nothing
         offline.goto(verifier.as_uri())
         offline.wait_for_function("() => window.LedgerVerify && window.LedgerCheckpoints")
         for case in corpus:

@@ -95,20 +95,19 @@ def agree(table, page, path: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def downloaded_verifier(tmp_path_factory, chromium):
+def downloaded_verifier(tmp_path_factory, desktop_context):  # noqa: F811
     """The single-file verifier a table's ``campaign export --verifier`` writes, open in a
-    page of its own context for this file's tests (it checks one file after another, see
-    :func:`browser_verdict`), and the list its console errors go to."""
+    page of the file's desktop context for all its tests (it checks one file after another,
+    see :func:`browser_verdict`), and the list its console errors go to."""
     folder = tmp_path_factory.mktemp("verifier")
     html = folder / "verifier.html"
     d20_table(str(folder / "ledger.db")).ok("export", "--verifier", str(html))
-    context = chromium.new_context()
-    page = context.new_page()
+    page = desktop_context.new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(html.as_uri())
     yield page, errors
-    context.close()
+    page.close()
 
 
 @pytest.fixture
