@@ -192,18 +192,12 @@ def test_verifier_agrees_with_campaign_verify_on_good_and_tampered_exports(
     assert browser_verdict(page, rechained)[0] == forged_at
 
 
-def signed_in(
-    context,
-    base: str,
-    token: str,
-    *,
-    init_script: str | None = None,
-    color_scheme: str | None = None,
+def new_page(
+    context, *, init_script: str | None = None, color_scheme: str | None = None
 ) -> tuple[Any, list[str]]:
-    """A new page of ``context`` (a browser or a browser context) that has opened the link
-    ``token`` on the server at ``base``, and the list its console errors go to;
-    ``init_script`` runs in each document of that page before the page's own scripts, and
-    ``color_scheme`` ("light", "dark") is the one the page's system prefers."""
+    """A new page of ``context`` (a browser or a browser context) and the list its console
+    errors go to; ``init_script`` runs in each document of that page before the page's own
+    scripts, and ``color_scheme`` ("light", "dark") is the one the page's system prefers."""
     page = context.new_page()
     if init_script is not None:
         page.add_init_script(init_script)
@@ -211,9 +205,29 @@ def signed_in(
         page.emulate_media(color_scheme=color_scheme)
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    return page, errors
+
+
+def signed_in(context, base: str, token: str, **options: Any) -> tuple[Any, list[str]]:
+    """A new page of ``context`` (a browser or a browser context) that has opened the link
+    ``token`` on the server at ``base``, and the list its console errors go to (``options``:
+    :func:`new_page`'s)."""
+    page, errors = new_page(context, **options)
     page.goto(f"{base}/a/{token}")
     page.wait_for_url(f"{base}/")
     return page, errors
+
+
+def signed_in_by_cookie(context, base: str, token: str, **options: Any) -> tuple[Any, list[str]]:
+    """As :func:`signed_in`, for a test whose first page is another than ``/``: the link
+    ``token`` is exchanged for the session cookie by the browser context's own HTTP client
+    (it shares the context's cookies), so no page loads the link's page and ``/`` on the way;
+    the new page is blank. Signing in through the link in a page is :func:`signed_in`'s, and
+    the tests of the pages on the way (``/``'s console stays clean in
+    tests/test_web_kept_note.py, tests/test_web_phone_e2e.py and others) use it."""
+    answer = context.request.get(f"{base}/a/{token}", max_redirects=0)
+    assert answer.status == 200 and "Welcome, " in answer.text(), answer.status
+    return new_page(context, **options)
 
 
 def test_the_verifier_page_says_when_the_export_could_not_be_fetched(table, desktop):
@@ -222,7 +236,7 @@ def test_the_verifier_page_says_when_the_export_could_not_be_fetched(table, desk
     token = table.link("Dana")
     with live_server(table.db) as base:
         context = desktop
-        page, errors = signed_in(context, base, token)
+        page, errors = signed_in_by_cookie(context, base, token)
         page.goto(f"{base}/verify")
         for answer in (lambda route: route.abort(), lambda route: route.fulfill(status=503)):
             context.route("**/export.ndjson*", answer)
@@ -239,7 +253,7 @@ def test_verifier_page_of_the_server_checks_the_tables_export(table, desktop):
     played(table)
     token = table.link("Dana")
     with live_server(table.db) as base:
-        page, errors = signed_in(desktop, base, token)
+        page, errors = signed_in_by_cookie(desktop, base, token)
         page.goto(f"{base}/verify")
         page.click("#fetch-export")
         page.wait_for_selector("#verdict[data-done='1']", timeout=PATIENCE)
@@ -257,11 +271,11 @@ def test_physical_roll_in_the_browser_reaches_the_gm_page_and_the_cli(
 ):
     gm_token, dana_token = table.link("gm"), table.link("Dana")
     with live_server(table.db) as base:
-        gm, errors = signed_in(desktop, base, gm_token)
+        gm, errors = signed_in_by_cookie(desktop, base, gm_token)
         gm.goto(f"{base}/log")
         wait_live(gm)
         phone_context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-        phone, _ = signed_in(phone_context, base, dana_token)
+        phone, _ = signed_in_by_cookie(phone_context, base, dana_token)
         phone.goto(f"{base}/roll/isa")
         box = phone.locator("#dice").bounding_box()
         assert box is not None and box["height"] >= 44
@@ -287,10 +301,8 @@ def test_phone_screenshots_of_the_log_a_sheet_and_the_roll_form(table, desktop, 
     token = table.link("Dana")
     with live_server(table.db) as base:
         # a page of the desktop context at a phone's size (its device scale factor is 1)
-        phone = desktop.new_page()
+        phone, _ = signed_in_by_cookie(desktop, base, token)
         phone.set_viewport_size(PHONE)
-        phone.goto(f"{base}/a/{token}")
-        phone.wait_for_url(f"{base}/")
         for name, path in (("log", "/log"), ("sheet", "/sheet/isa"), ("roll", "/roll/isa")):
             phone.goto(base + path)
             shot = tmp_path / f"{name}.png"
@@ -311,7 +323,7 @@ def test_the_live_log_opens_a_new_stream_after_a_503(table, desktop):
     the live log then opens a new one from the last entry it showed, and goes on."""
     token = table.link("Dana")
     with live_server(table.db) as base:
-        page, _ = signed_in(desktop, base, token)
+        page, _ = signed_in_by_cookie(desktop, base, token)
         refused: list[str] = []
 
         def once_503(route: Any) -> None:

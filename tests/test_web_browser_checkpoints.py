@@ -25,7 +25,7 @@ from .test_web_browser import (  # noqa: F401
     desktop,
     desktop_context,
     played,
-    signed_in,
+    signed_in_by_cookie,
 )
 from .webtools import AT, PATIENCE, d20_table, live_server
 
@@ -237,7 +237,7 @@ def test_without_ed25519_the_verdict_says_the_checkpoints_were_not_checked(
 def test_the_servers_verify_page_checks_the_checkpoints_too(table, desktop):  # noqa: F811
     token = table.link("Dana")
     with live_server(table.db) as base:
-        page, errors = signed_in(desktop, base, token)
+        page, errors = signed_in_by_cookie(desktop, base, token)
         page.goto(f"{base}/verify")
         page.click("#fetch-export")
         page.wait_for_selector("#verdict[data-done='1']", timeout=PATIENCE)
@@ -270,7 +270,7 @@ def pin_check(page, base: str) -> tuple[str, str, str]:
 def test_the_phone_finds_its_pinned_key_is_the_one_the_log_records(table, phone):
     token = table.link("Dana")
     with live_server(table.db) as base:
-        page, errors = signed_in(phone, base, token)
+        page, errors = signed_in_by_cookie(phone, base, token)
         state, text, _ = pin_check(page, base)
         assert state == "match", text
         assert "The key your phone pinned is the campaign key this log records." == text
@@ -293,7 +293,7 @@ def test_a_pinned_key_the_log_does_not_record_is_flagged_in_red(table, phone):
     with live_server(table.db) as base:
         for path in ("**/checkpoint", "**/proof/consistency*", "**/cosignature"):
             phone.route(path, fake.handle)
-        page, errors = signed_in(phone, base, token)
+        page, errors = signed_in_by_cookie(phone, base, token)
         state, text, colour = pin_check(page, base)
         assert state == "mismatch", text
         assert (

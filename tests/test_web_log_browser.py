@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_web_browser import CHROMIUM, PHONE, signed_in
+from .test_web_browser import CHROMIUM, PHONE, signed_in_by_cookie
 from .webtools import d20_table, live_server
 
 pytestmark = pytest.mark.skipif(
@@ -85,7 +85,7 @@ def wait_until(page, expression: str, timeout: float = 10.0) -> None:
 def test_the_log_follows_new_rolls_and_offers_a_pill_when_scrolled_away(table, phone):
     token = table.link("Dana")
     with live_server(table.db, poll_interval=0.05) as base:
-        page, errors = signed_in(phone["touch"], base, token, init_script=BUZZ)
+        page, errors = signed_in_by_cookie(phone["touch"], base, token, init_script=BUZZ)
         page.goto(f"{base}/log")
         wait_until(page, "document.getElementById('status').textContent.startsWith('Live')")
         head = table.head()
@@ -128,7 +128,7 @@ def test_the_log_follows_new_rolls_and_offers_a_pill_when_scrolled_away(table, p
 def test_a_filtered_live_log_takes_only_the_matching_new_entries(table, phone):
     token = table.link("Dana")
     with live_server(table.db, poll_interval=0.05) as base:
-        page, errors = signed_in(phone["touch"], base, token)
+        page, errors = signed_in_by_cookie(phone["touch"], base, token)
         page.goto(f"{base}/log?character=isa&rolls=1")
         wait_until(page, "document.getElementById('status').textContent.startsWith('Live')")
         head = table.head()
@@ -145,7 +145,7 @@ def test_header_on_one_line_and_the_theme_set_before_the_page_is_drawn(table, ph
     token = table.link("Dana")
     table.ok("session", "end")  # Bram's engine rolls: none here, but the seed is revealed
     with live_server(table.db) as base:
-        page, errors = signed_in(
+        page, errors = signed_in_by_cookie(
             phone["touch"], base, token, init_script=FIRST_THEME, color_scheme="light"
         )
         page.goto(f"{base}/log")
@@ -173,7 +173,7 @@ def test_header_on_one_line_and_the_theme_set_before_the_page_is_drawn(table, ph
         assert page.evaluate("getComputedStyle(document.body).backgroundColor") == dark
         assert not errors, errors
         # another phone, dark, that never chose: dark as the phone is
-        other, _ = signed_in(phone["plain"], base, token, color_scheme="dark")
+        other, _ = signed_in_by_cookie(phone["plain"], base, token, color_scheme="dark")
         other.goto(f"{base}/log")
         assert other.evaluate("getComputedStyle(document.body).backgroundColor") == dark
 
@@ -192,7 +192,7 @@ def test_phone_screenshots_of_the_log_and_the_audit_light_and_dark(table, phone,
     token = table.link("Dana")
     with live_server(table.db) as base:
         for scheme in ("light", "dark"):
-            page, errors = signed_in(phone["plain"], base, token, color_scheme=scheme)
+            page, errors = signed_in_by_cookie(phone["plain"], base, token, color_scheme=scheme)
             page.goto(f"{base}/log?recorded={table.head()}#e{table.head()}")
             wait_until(page, "document.getElementById('status').textContent.startsWith('Live')")
             page.screenshot(path=str(out / f"phone-log-{scheme}.png"))
