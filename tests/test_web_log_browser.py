@@ -66,6 +66,14 @@ def phone(phones):
         for page in context.pages:
             page.close()
 
+#: scroll to the top, answering once the page's own scroll listener has run (a listener
+#: added after it, of the same event; at the top already, there is nothing to wait for)
+SCROLL_TO_TOP = """() => new Promise((ok) => {
+  if (window.scrollY === 0) { ok(true); return; }
+  window.addEventListener("scroll", () => ok(true), {once: true, passive: true});
+  window.scrollTo(0, 0);
+})"""
+
 
 def in_view(page, selector: str) -> bool:
     return bool(page.evaluate(f"({IN_VIEW})({selector!r})"))
@@ -103,8 +111,7 @@ def test_the_log_follows_new_rolls_and_offers_a_pill_when_scrolled_away(table, p
         assert page.evaluate("window.buzzed.length") == 1
         assert page.is_hidden("#new-entries")
         # scrolled up to read: the page stays put and a pill says what landed below
-        page.evaluate("window.scrollTo(0, 0)")
-        page.wait_for_timeout(100)
+        page.evaluate(SCROLL_TO_TOP)  # returns once the page has seen the scroll
         table.ok("note", "The vault door groans open.")
         table.ok("roll", "bram", "Brawl", "--time", "--dice", "2")
         page.wait_for_selector(f"#e{head + 3}", state="attached")
