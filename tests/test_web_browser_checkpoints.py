@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ from .test_web_browser import (  # noqa: F401
     played,
     signed_in_by_cookie,
 )
-from .webtools import AT, PATIENCE, d20_table, live_server
+from .webtools import AT, PATIENCE, Table, d20_table, live_server
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -47,11 +48,10 @@ NO_ED25519 = """
 """
 
 
-@pytest.fixture
-def table(tmp_path):
-    """Two checkpoints (session 1's end, then `campaign checkpoint`), the newest cosigned by
-    a witness; returns the table."""
-    t = d20_table(str(tmp_path / "ledger.db"))
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The ledger file of :func:`table`, built once for the file (each test takes a copy)."""
+    t = d20_table(str(tmp_path_factory.mktemp("built") / "ledger.db"))
     played(t)
     out = json.loads(t.ok("checkpoint", "--json"))
     store = open_store(t.db)
@@ -63,7 +63,20 @@ def table(tmp_path):
         )
     finally:
         store.close()
-    return t
+    return Path(t.db)
+
+
+@pytest.fixture
+def table(built, tmp_path):
+    """Two checkpoints (session 1's end, then `campaign checkpoint`), the newest cosigned by
+    a witness: a copy of the file's :func:`built` ledger (its WAL too); returns the table."""
+    for suffix in ("", "-wal"):
+        source = Path(f"{built}{suffix}")
+        if source.exists():
+            target = tmp_path / f"ledger.db{suffix}"
+            shutil.copyfile(source, target)
+            target.chmod(0o600)  # as the CLI makes a ledger
+    return Table(str(tmp_path / "ledger.db"))
 
 
 def export(table, tmp_path: Path, name: str, lines: list[str] | None = None) -> Path:
