@@ -38,8 +38,9 @@ def table(tmp_path):
 @pytest.fixture(scope="module")
 def desktop_context(chromium):
     """One desktop browser context for the tests of this file that need a fresh page, not a
-    fresh browser: each signs in to a server of its own (another port: another origin, so
-    no storage or service worker of an earlier test is met), its cookies cleared first."""
+    fresh browser: a test that signs in does so on a server of its own (another port:
+    another origin, so no storage or service worker of an earlier test is met), its cookies
+    cleared first; the downloaded verifier is a file page of its own."""
     context = chromium.new_context()
     yield context
     context.close()
@@ -222,9 +223,9 @@ def signed_in_by_cookie(context, base: str, token: str, **options: Any) -> tuple
     """As :func:`signed_in`, for a test whose first page is another than ``/``: the link
     ``token`` is exchanged for the session cookie by the browser context's own HTTP client
     (it shares the context's cookies), so no page loads the link's page and ``/`` on the way;
-    the new page is blank. Signing in through the link in a page is :func:`signed_in`'s, and
-    the tests of the pages on the way (``/``'s console stays clean in
-    tests/test_web_kept_note.py, tests/test_web_phone_e2e.py and others) use it."""
+    the new page is blank. The tests of the way in (the link's page, then ``/`` under its
+    CSP and with its scripts: tests/test_web_kept_note.py, tests/test_web_phone_e2e.py and
+    others) sign in through the link in a page, with :func:`signed_in`."""
     answer = context.request.get(f"{base}/a/{token}", max_redirects=0)
     assert answer.status == 200 and "Welcome, " in answer.text(), answer.status
     return new_page(context, **options)
