@@ -26,7 +26,7 @@ from ledger.web import offline
 from ledger.web.app import CSP
 
 from .test_web_accessibility import problems_of
-from .test_web_browser import CHROMIUM, PHONE, signed_in_by_cookie
+from .test_web_browser import CHROMIUM, PHONE, signed_in
 from .webtools import client, d20_table, live_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -177,7 +177,7 @@ def test_offline_the_log_is_still_there_marked_and_a_roll_is_not_recorded(table,
         viewport=PHONE, is_mobile=True, has_touch=True, timezone_id="UTC", device_scale_factor=1
     )
     with live_server(table.db) as base:
-        page, errors = signed_in_by_cookie(context, base, token)
+        page, errors = signed_in(context, base, token)
         page.goto(f"{base}/log")
         controlled(page)
         wait_kept(page, "/log")  # the first visit, kept at offline.js's request
@@ -228,7 +228,7 @@ def test_a_page_open_when_the_worker_first_activates_is_kept_without_being_asked
     context = browser.new_context(viewport=PHONE)
     context.route("**/static/offline.js", lambda route: route.abort())  # no ask is ever sent
     with live_server(table.db) as base:
-        page, _ = signed_in_by_cookie(context, base, token)
+        page, _ = signed_in(context, base, token)
         page.goto(f"{base}/log")
         assert not page.evaluate("!!navigator.serviceWorker.controller")
         page.evaluate("navigator.serviceWorker.register('/sw.js', {scope: '/'}).then(() => true)")
@@ -244,7 +244,7 @@ def test_chromium_reads_the_manifest_and_finds_the_site_installable(table, brows
     token = table.link("Dana")
     context = browser.new_context(viewport=PHONE)
     with live_server(table.db) as base:
-        page, errors = signed_in_by_cookie(context, base, token)
+        page, errors = signed_in(context, base, token)
         page.goto(f"{base}/log")
         controlled(page)
         cdp = context.new_cdp_session(page)
@@ -265,7 +265,7 @@ def test_signing_out_forgets_every_kept_page(table, browser):
     token = table.link("Dana")
     context = browser.new_context(viewport=PHONE)
     with live_server(table.db) as base:
-        page, _ = signed_in_by_cookie(context, base, token)
+        page, _ = signed_in(context, base, token)
         page.goto(f"{base}/log")
         controlled(page)
         # the first page is kept when offline.js asks the ready worker to: wait for it
@@ -289,7 +289,7 @@ def test_a_gms_kept_log_is_forgotten_when_a_player_signs_in_on_the_same_device(t
     gm_token, dana_token = table.link("gm"), table.link("Dana")
     context = browser.new_context(viewport=PHONE)
     with live_server(table.db) as base:
-        page, _ = signed_in_by_cookie(context, base, gm_token)
+        page, _ = signed_in(context, base, gm_token)
         page.goto(f"{base}/log")
         controlled(page)
         wait_kept(page, "/log")
