@@ -205,10 +205,11 @@ def test_the_browser_and_the_phone_agree_with_campaign_verify(corpus, browser, t
     red_boxes = 0
     with live_server(str(served)) as base:
         token = Table(str(served)).link("Ada")
-        page, errors = signed_in(browser, base, token)
+        context = browser.new_context()  # one context: a file page shares nothing with it
+        page, errors = signed_in(context, base, token)
         page.goto(f"{base}/verify")
         page.wait_for_function("() => window.LedgerVerify && window.LedgerCheckpoints")
-        offline = browser.new_page()
+        offline = context.new_page()
         offline.goto(verifier.as_uri())
         offline.wait_for_function("() => window.LedgerVerify && window.LedgerCheckpoints")
         for case in corpus:

@@ -35,6 +35,30 @@ def table(tmp_path):
     return d20_table(str(tmp_path / "ledger.db"))
 
 
+@pytest.fixture(scope="module")
+def desktop_context(chromium):
+    """One desktop browser context for the tests of this file that need a fresh page, not a
+    fresh browser: a test that signs in does so on a server of its own (another port:
+    another origin, so no storage or service worker of an earlier test is met), its cookies
+    cleared first; the downloaded verifier is a file page of its own."""
+    context = chromium.new_context()
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def desktop(desktop_context):
+    """:func:`desktop_context` for one test: no cookie of an earlier test, and the pages and
+    routes the test opened are closed after it."""
+    desktop_context.clear_cookies()
+    before = set(desktop_context.pages)
+    yield desktop_context
+    desktop_context.unroute_all(behavior="ignoreErrors")
+    for page in desktop_context.pages:
+        if page not in before:
+            page.close()
+
+
 def rechain(lines: list[str]) -> list[str]:
     """Recompute every hash of an export as a forger would (a stub keeps its own hash: it
     cannot be recomputed without its data, and nobody can check it)."""
@@ -75,10 +99,16 @@ def cli_verdict(table, path: Path, receipt: str | None = None) -> int | None:
     return None if out["ok"] else out["bad_seq"]
 
 
+#: the verdict of the file checked before, forgotten: the next wait is for the new one
+FORGET_VERDICT = "v => { delete v.dataset.done; delete v.dataset.badSeq; v.textContent = ''; }"
+
+
 def browser_verdict(page, path: Path, receipt: str = "") -> tuple[int | None, str]:
     """The verifier ``page``'s verdict on the export at ``path`` (with ``receipt``): the
-    first bad seq (``None``: none named) and the verdict's text."""
-    page.reload()
+    first bad seq (``None``: none named) and the verdict's text. The page is loaded once
+    and checks one file after another through its own form, as a player picking files in
+    turn; the verdict shown before is cleared first, so only the new one is read."""
+    page.eval_on_selector("#verdict", FORGET_VERDICT)
     page.set_input_files("#export-file", str(path))
     page.fill("#receipt", receipt)
     page.click("button[type=submit]")
@@ -125,12 +155,12 @@ def tamper_cases(lines: list[str]) -> dict[str, list[str]]:
 
 
 def test_verifier_agrees_with_campaign_verify_on_good_and_tampered_exports(
-    table, tmp_path, browser
+    table, tmp_path, desktop
 ):
     lines = played(table)
     verifier = tmp_path / "verifier.html"
     table.ok("export", "--verifier", str(verifier))
-    page = browser.new_page()
+    page = desktop.new_page()
     page.goto(verifier.as_uri())
     good = tmp_path / "good.ndjson"
     good.write_text("\n".join(lines) + "\n")
@@ -147,8 +177,9 @@ def test_verifier_agrees_with_campaign_verify_on_good_and_tampered_exports(
     assert "campaign verify FILE" in page.inner_text("#verifier-scope")
     receipt = json.loads(lines[6])
     held = f"{receipt['seq']}:{receipt['hash']}"
-    assert browser_verdict(page, good, held)[0] is None
-    assert "your receipt matches" in browser_verdict(page, good, held)[1]
+    bad, text = browser_verdict(page, good, held)
+    assert bad is None
+    assert "your receipt matches" in text
     for name, tampered in tamper_cases(lines).items():
         path = tmp_path / f"{name.replace(' ', '-')}.ndjson"
         path.write_text("\n".join(tampered) + "\n")
@@ -162,24 +193,51 @@ def test_verifier_agrees_with_campaign_verify_on_good_and_tampered_exports(
     assert browser_verdict(page, rechained)[0] == forged_at
 
 
-def signed_in(context, base: str, token: str) -> tuple[Any, list[str]]:
-    """A new page of ``context`` (a browser or a browser context) that has opened the link
-    ``token`` on the server at ``base``, and the list its console errors go to."""
+def new_page(
+    context, *, init_script: str | None = None, color_scheme: str | None = None
+) -> tuple[Any, list[str]]:
+    """A new page of ``context`` (a browser or a browser context) and the list its console
+    errors go to; ``init_script`` runs in each document of that page before the page's own
+    scripts, and ``color_scheme`` ("light", "dark") is the one the page's system prefers."""
     page = context.new_page()
+    if init_script is not None:
+        page.add_init_script(init_script)
+    if color_scheme is not None:
+        page.emulate_media(color_scheme=color_scheme)
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    return page, errors
+
+
+def signed_in(context, base: str, token: str, **options: Any) -> tuple[Any, list[str]]:
+    """A new page of ``context`` (a browser or a browser context) that has opened the link
+    ``token`` on the server at ``base``, and the list its console errors go to (``options``:
+    :func:`new_page`'s)."""
+    page, errors = new_page(context, **options)
     page.goto(f"{base}/a/{token}")
     page.wait_for_url(f"{base}/")
     return page, errors
 
 
-def test_the_verifier_page_says_when_the_export_could_not_be_fetched(table, browser):
+def signed_in_by_cookie(context, base: str, token: str, **options: Any) -> tuple[Any, list[str]]:
+    """As :func:`signed_in`, for a test whose first page is another than ``/``: the link
+    ``token`` is exchanged for the session cookie by the browser context's own HTTP client
+    (it shares the context's cookies), so no page loads the link's page and ``/`` on the way;
+    the new page is blank. The tests of the way in (the link's page, then ``/`` under its
+    CSP and with its scripts: tests/test_web_kept_note.py, tests/test_web_phone_e2e.py and
+    others) sign in through the link in a page, with :func:`signed_in`."""
+    answer = context.request.get(f"{base}/a/{token}", max_redirects=0)
+    assert answer.status == 200 and "Welcome, " in answer.text(), answer.status
+    return new_page(context, **options)
+
+
+def test_the_verifier_page_says_when_the_export_could_not_be_fetched(table, desktop):
     """A tap on "check this table's export" that meets no answer (the laptop gone, a
     refusal) says so and that nothing was checked, instead of leaving the page waiting."""
     token = table.link("Dana")
     with live_server(table.db) as base:
-        context = browser.new_context()
-        page, errors = signed_in(context, base, token)
+        context = desktop
+        page, errors = signed_in_by_cookie(context, base, token)
         page.goto(f"{base}/verify")
         for answer in (lambda route: route.abort(), lambda route: route.fulfill(status=503)):
             context.route("**/export.ndjson*", answer)
@@ -192,11 +250,11 @@ def test_the_verifier_page_says_when_the_export_could_not_be_fetched(table, brow
             context.unroute("**/export.ndjson*")
 
 
-def test_verifier_page_of_the_server_checks_the_tables_export(table, browser):
+def test_verifier_page_of_the_server_checks_the_tables_export(table, desktop):
     played(table)
     token = table.link("Dana")
     with live_server(table.db) as base:
-        page, errors = signed_in(browser, base, token)
+        page, errors = signed_in_by_cookie(desktop, base, token)
         page.goto(f"{base}/verify")
         page.click("#fetch-export")
         page.wait_for_selector("#verdict[data-done='1']", timeout=PATIENCE)
@@ -209,14 +267,16 @@ def test_verifier_page_of_the_server_checks_the_tables_export(table, browser):
         assert not errors, errors
 
 
-def test_physical_roll_in_the_browser_reaches_the_gm_page_and_the_cli(table, browser, tmp_path):
+def test_physical_roll_in_the_browser_reaches_the_gm_page_and_the_cli(
+    table, browser, desktop, tmp_path
+):
     gm_token, dana_token = table.link("gm"), table.link("Dana")
     with live_server(table.db) as base:
-        gm, errors = signed_in(browser, base, gm_token)
+        gm, errors = signed_in_by_cookie(desktop, base, gm_token)
         gm.goto(f"{base}/log")
         wait_live(gm)
         phone_context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-        phone, _ = signed_in(phone_context, base, dana_token)
+        phone, _ = signed_in_by_cookie(phone_context, base, dana_token)
         phone.goto(f"{base}/roll/isa")
         box = phone.locator("#dice").bounding_box()
         assert box is not None and box["height"] >= 44
@@ -236,14 +296,14 @@ def test_physical_roll_in_the_browser_reaches_the_gm_page_and_the_cli(table, bro
         gm.close()
 
 
-def test_phone_screenshots_of_the_log_a_sheet_and_the_roll_form(table, browser, tmp_path):
+def test_phone_screenshots_of_the_log_a_sheet_and_the_roll_form(table, desktop, tmp_path):
     table.ok("roll", "bram", "Brawl", "--time", "--dice", "17")
     table.ok("note", "The vault door groans open.")
     token = table.link("Dana")
     with live_server(table.db) as base:
-        phone, _ = signed_in(
-            browser.new_context(viewport=PHONE, device_scale_factor=1), base, token
-        )
+        # a page of the desktop context at a phone's size (its device scale factor is 1)
+        phone, _ = signed_in_by_cookie(desktop, base, token)
+        phone.set_viewport_size(PHONE)
         for name, path in (("log", "/log"), ("sheet", "/sheet/isa"), ("roll", "/roll/isa")):
             phone.goto(base + path)
             shot = tmp_path / f"{name}.png"
@@ -259,12 +319,12 @@ def test_phone_screenshots_of_the_log_a_sheet_and_the_roll_form(table, browser, 
                 assert phone.locator("h1").count() == 1
 
 
-def test_the_live_log_opens_a_new_stream_after_a_503(table, browser):
+def test_the_live_log_opens_a_new_stream_after_a_503(table, desktop):
     """A browser gives up on a stream answered 503 (the server could not reach its database);
     the live log then opens a new one from the last entry it showed, and goes on."""
     token = table.link("Dana")
     with live_server(table.db) as base:
-        page, _ = signed_in(browser, base, token)
+        page, _ = signed_in_by_cookie(desktop, base, token)
         refused: list[str] = []
 
         def once_503(route: Any) -> None:
@@ -282,7 +342,7 @@ def test_the_live_log_opens_a_new_stream_after_a_503(table, browser):
         page.wait_for_selector(f"#e{table.head()}", timeout=PATIENCE)
 
 
-def test_the_browser_verifier_checks_requested_rolls_and_their_entropy(table, tmp_path, browser):
+def test_the_browser_verifier_checks_requested_rolls_and_their_entropy(table, tmp_path, desktop):
     """A roll answered with the roller's entropy (ledger-roll-v2) verifies in the
     browser as with `campaign verify FILE`; a swapped entropy (chain recomputed) is named at
     the same seq by both."""
@@ -296,7 +356,7 @@ def test_the_browser_verifier_checks_requested_rolls_and_their_entropy(table, tm
     lines = table.ok("export").splitlines()
     verifier = tmp_path / "verifier.html"
     table.ok("export", "--verifier", str(verifier))
-    page = browser.new_page()
+    page = desktop.new_page()
     page.goto(verifier.as_uri())
     good = tmp_path / "good.ndjson"
     good.write_text("\n".join(lines) + "\n")

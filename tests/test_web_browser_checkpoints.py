@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,16 @@ from ledger.store.opening import open_store
 from ledger.trust.cosignature import Cosigner
 from ledger.trust.notes import Checkpoint, Signer, sign
 
-from .test_web_browser import CHROMIUM, browser_verdict, played, signed_in
-from .webtools import AT, PATIENCE, d20_table, live_server
+from .test_web_browser import (  # noqa: F401
+    CHROMIUM,
+    PHONE,
+    browser_verdict,
+    desktop,
+    desktop_context,
+    played,
+    signed_in_by_cookie,
+)
+from .webtools import AT, PATIENCE, Table, d20_table, live_server
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -39,11 +48,10 @@ NO_ED25519 = """
 """
 
 
-@pytest.fixture
-def table(tmp_path):
-    """Two checkpoints (session 1's end, then `campaign checkpoint`), the newest cosigned by
-    a witness; returns the table."""
-    t = d20_table(str(tmp_path / "ledger.db"))
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The ledger file of :func:`table`, built once for the file (each test takes a copy)."""
+    t = d20_table(str(tmp_path_factory.mktemp("built") / "ledger.db"))
     played(t)
     out = json.loads(t.ok("checkpoint", "--json"))
     store = open_store(t.db)
@@ -55,7 +63,20 @@ def table(tmp_path):
         )
     finally:
         store.close()
-    return t
+    return Path(t.db)
+
+
+@pytest.fixture
+def table(built, tmp_path):
+    """Two checkpoints (session 1's end, then `campaign checkpoint`), the newest cosigned by
+    a witness: a copy of the file's :func:`built` ledger (its WAL too); returns the table."""
+    for suffix in ("", "-wal"):
+        source = Path(f"{built}{suffix}")
+        if source.exists():
+            target = tmp_path / f"ledger.db{suffix}"
+            shutil.copyfile(source, target)
+            target.chmod(0o600)  # as the CLI makes a ledger
+    return Table(str(tmp_path / "ledger.db"))
 
 
 def export(table, tmp_path: Path, name: str, lines: list[str] | None = None) -> Path:
@@ -86,17 +107,49 @@ def agree(table, page, path: Path) -> str:
     return problem
 
 
-@pytest.fixture
-def verifier_page(table, tmp_path, browser):
-    html = tmp_path / "verifier.html"
-    table.ok("export", "--verifier", str(html))
-    page = browser.new_page()
+@pytest.fixture(scope="module")
+def downloaded_verifier(tmp_path_factory, desktop_context):  # noqa: F811
+    """The single-file verifier a table's ``campaign export --verifier`` writes, open in a
+    page of the file's desktop context for all its tests (it checks one file after another,
+    see :func:`browser_verdict`), and the list its console errors go to."""
+    folder = tmp_path_factory.mktemp("verifier")
+    html = folder / "verifier.html"
+    d20_table(str(folder / "ledger.db")).ok("export", "--verifier", str(html))
+    page = desktop_context.new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(html.as_uri())
+    yield page, errors
+    page.close()
+
+
+@pytest.fixture
+def verifier_page(downloaded_verifier):
+    """The downloaded verifier's page for one test, which must leave no console error."""
+    page, errors = downloaded_verifier
+    errors.clear()
     yield page
     assert not errors, errors
-    page.close()
+
+
+@pytest.fixture(scope="module")
+def phone_context(chromium):
+    """A phone's browser context for this file's tests: each meets a server of its own
+    (another port: another origin, so its pinned keys start empty)."""
+    context = chromium.new_context(viewport=PHONE, is_mobile=True)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def phone(phone_context):
+    """:func:`phone_context` for one test: its cookies cleared first, and the pages and
+    routes the test opened closed after it."""
+    phone_context.clear_cookies()
+    yield phone_context
+    phone_context.unroute_all(behavior="ignoreErrors")
+    for page in phone_context.pages:
+        page.close()
 
 
 def test_a_good_export_passes_and_reports_its_checkpoints(table, tmp_path, verifier_page):
@@ -178,11 +231,13 @@ def test_a_cosignature_of_a_checkpoint_not_in_the_file_fails_as_in_the_cli(
 
 
 def test_without_ed25519_the_verdict_says_the_checkpoints_were_not_checked(
-    table, tmp_path, browser
+    table,
+    tmp_path,
+    desktop,  # noqa: F811
 ):
     html = tmp_path / "verifier.html"
     table.ok("export", "--verifier", str(html))
-    page = browser.new_page()
+    page = desktop.new_page()
     page.add_init_script(NO_ED25519)
     page.goto(html.as_uri())
     bad, text = browser_verdict(page, export(table, tmp_path, "good"))
@@ -192,10 +247,10 @@ def test_without_ed25519_the_verdict_says_the_checkpoints_were_not_checked(
     page.close()
 
 
-def test_the_servers_verify_page_checks_the_checkpoints_too(table, browser):
+def test_the_servers_verify_page_checks_the_checkpoints_too(table, desktop):  # noqa: F811
     token = table.link("Dana")
     with live_server(table.db) as base:
-        page, errors = signed_in(browser, base, token)
+        page, errors = signed_in_by_cookie(desktop, base, token)
         page.goto(f"{base}/verify")
         page.click("#fetch-export")
         page.wait_for_selector("#verdict[data-done='1']", timeout=PATIENCE)
@@ -225,25 +280,20 @@ def pin_check(page, base: str) -> tuple[str, str, str]:
     )
 
 
-def test_the_phone_finds_its_pinned_key_is_the_one_the_log_records(table, browser):
-    from .test_web_browser import PHONE
-
+def test_the_phone_finds_its_pinned_key_is_the_one_the_log_records(table, phone):
     token = table.link("Dana")
     with live_server(table.db) as base:
-        context = browser.new_context(viewport=PHONE, is_mobile=True)
-        page, errors = signed_in(context, base, token)
+        page, errors = signed_in_by_cookie(phone, base, token)
         state, text, _ = pin_check(page, base)
         assert state == "match", text
         assert "The key your phone pinned is the campaign key this log records." == text
         assert not errors, errors
-        context.close()
 
 
-def test_a_pinned_key_the_log_does_not_record_is_flagged_in_red(table, browser):
+def test_a_pinned_key_the_log_does_not_record_is_flagged_in_red(table, phone):
     """The server shows the phone checkpoints signed by another key of the same name (a key
     the GM keeps aside), while the log records the campaign's own: the phone pins the key it
     was shown, and the verified export gives it away."""
-    from .test_web_browser import PHONE
     from .test_web_phone_witness import FakeCheckpoints
 
     token = table.link("Dana")
@@ -254,10 +304,9 @@ def test_a_pinned_key_the_log_does_not_record_is_flagged_in_red(table, browser):
     recorded = open_campaign(store).created.checkpoint_key
     store.close()
     with live_server(table.db) as base:
-        context = browser.new_context(viewport=PHONE, is_mobile=True)
         for path in ("**/checkpoint", "**/proof/consistency*", "**/cosignature"):
-            context.route(path, fake.handle)
-        page, errors = signed_in(context, base, token)
+            phone.route(path, fake.handle)
+        page, errors = signed_in_by_cookie(phone, base, token)
         state, text, colour = pin_check(page, base)
         assert state == "mismatch", text
         assert (
@@ -267,7 +316,6 @@ def test_a_pinned_key_the_log_does_not_record_is_flagged_in_red(table, browser):
         assert colour == "rgb(155, 44, 44)"  # the red of the history banner
         assert page.get_attribute("#pin-check", "role") == "alert"
         assert not errors, errors
-        context.close()
 
 
 def test_the_downloaded_verifier_inlines_the_modules_without_imports_or_exports():

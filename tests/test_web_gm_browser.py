@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_web_browser import CHROMIUM, PHONE, signed_in
+from .test_web_browser import CHROMIUM, PHONE, signed_in_by_cookie
 from .webtools import PATIENCE, d20_table, live_server, wait_live
 
 pytestmark = pytest.mark.skipif(
@@ -27,8 +27,8 @@ def test_the_gm_applies_damage_on_a_phone_and_sees_it_on_the_page(table, browser
     gm_token, dana_token = table.link("gm"), table.link("Dana")
     with live_server(table.db) as base:
         context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-        gm, errors = signed_in(context, base, gm_token)
-        dana, _ = signed_in(browser.new_context(viewport=PHONE), base, dana_token)
+        gm, errors = signed_in_by_cookie(context, base, gm_token)
+        dana, _ = signed_in_by_cookie(browser.new_context(viewport=PHONE), base, dana_token)
         dana.goto(f"{base}/log")
         wait_live(dana)
         gm.goto(f"{base}/gm")

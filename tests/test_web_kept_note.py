@@ -57,12 +57,34 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory, chromium):
+def phone_context(chromium):
+    """A phone's browser context for this file: the module's page of WebCrypto checks, and
+    the phone of the end-to-end test, which meets its tables at ports of their own (other
+    origins: nothing the module's page stored is seen there)."""
+    context = chromium.new_context(viewport=PHONE, is_mobile=True, accept_downloads=True)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def phone_browser(phone_context):
+    """:func:`phone_context` for one test: the pages and routes it opened are closed after
+    it."""
+    before = set(phone_context.pages)
+    yield phone_context
+    phone_context.unroute_all(behavior="ignoreErrors")
+    for page in phone_context.pages:
+        if page not in before:
+            page.close()
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory, phone_context):
     """A page of a served table (same origin as /static/witness.js), the module loaded as
     ``window.W``."""
     table = d20_table(str(tmp_path_factory.mktemp("kept") / "ledger.db"))
     with live_server(table.db) as base:
-        page = chromium.new_page()
+        page = phone_context.new_page()
         page.goto(f"{base}/static/site.css")
         page.evaluate("async () => { window.W = await import('/static/witness.js'); }")
         yield page
@@ -165,14 +187,13 @@ def kept_note_check(phone: Any, note: Path) -> str:
     return str(phone.get_attribute("#kept-note-result", "data-state"))
 
 
-def test_a_kept_note_catches_a_rewritten_ledger_at_another_port(browser, tmp_path):
+def test_a_kept_note_catches_a_rewritten_ledger_at_another_port(phone_browser, tmp_path):
     table = d20_table(str(tmp_path / "ledger.db"))
     table.ok("note", "The vault door groans open.")
     table.ok("session", "end")  # signs a checkpoint
     token = table.link("Dana")
-    context = browser.new_context(viewport=PHONE, is_mobile=True, accept_downloads=True)
     with live_server(table.db) as base:
-        phone, errors = signed_in(context, base, token)
+        phone, errors = signed_in(phone_browser, base, token)
         phone.wait_for_selector("#witness-status[data-state='pinned']", timeout=PATIENCE)
         first = session_end_checkpoint(table.db)  # the one session end signed
         size = first["size"]
@@ -240,7 +261,7 @@ def test_a_kept_note_catches_a_rewritten_ledger_at_another_port(browser, tmp_pat
         links = phone.locator("#kept-note-result a[download]").all()
         assert [a.get_attribute("download") for a in links] == [
             f"checkpoint-kept-{size}.txt", "checkpoint-now.txt"]  # fmt: skip
-    context.close()
+    phone.close()
     # the CLI says the same of the rewritten ledger with the same note
     result = table("verify", "--receipt", str(kept), "--json")
     assert result.exit_code == 1 and str(size) in json.loads(result.output)["problem"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_web_browser import CHROMIUM, PHONE, signed_in
+from .test_web_browser import CHROMIUM, PHONE, signed_in_by_cookie
 from .webtools import d20_table, live_server
 
 pytestmark = pytest.mark.skipif(
@@ -41,6 +41,40 @@ def table(tmp_path):
     return t
 
 
+@pytest.fixture(scope="module")
+def phones(chromium):
+    """Two phones' browser contexts for this file's tests, a touch phone's (``"touch"``,
+    mobile, with touch) and a plain one at a phone's size (``"plain"``): each test serves
+    its table at a port of its own (another origin: no storage of an earlier test is met)
+    and opens pages of its own, with its own init scripts and colour scheme."""
+    contexts = {
+        "touch": chromium.new_context(viewport=PHONE, is_mobile=True, has_touch=True),
+        "plain": chromium.new_context(viewport=PHONE, device_scale_factor=1),
+    }
+    yield contexts
+    for context in contexts.values():
+        context.close()
+
+
+@pytest.fixture
+def phone(phones):
+    """:func:`phones` for one test: cookies cleared first, its pages closed after it."""
+    for context in phones.values():
+        context.clear_cookies()
+    yield phones
+    for context in phones.values():
+        for page in context.pages:
+            page.close()
+
+#: scroll to the top, answering once the page's own scroll listener has run (a listener
+#: added after it, of the same event; at the top already, there is nothing to wait for)
+SCROLL_TO_TOP = """() => new Promise((ok) => {
+  if (window.scrollY === 0) { ok(true); return; }
+  window.addEventListener("scroll", () => ok(true), {once: true, passive: true});
+  window.scrollTo(0, 0);
+})"""
+
+
 def in_view(page, selector: str) -> bool:
     return bool(page.evaluate(f"({IN_VIEW})({selector!r})"))
 
@@ -56,12 +90,10 @@ def wait_until(page, expression: str, timeout: float = 10.0) -> None:
         page.wait_for_timeout(25)
 
 
-def test_the_log_follows_new_rolls_and_offers_a_pill_when_scrolled_away(table, browser):
+def test_the_log_follows_new_rolls_and_offers_a_pill_when_scrolled_away(table, phone):
     token = table.link("Dana")
     with live_server(table.db, poll_interval=0.05) as base:
-        context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-        context.add_init_script(BUZZ)
-        page, errors = signed_in(context, base, token)
+        page, errors = signed_in_by_cookie(phone["touch"], base, token, init_script=BUZZ)
         page.goto(f"{base}/log")
         wait_until(page, "document.getElementById('status').textContent.startsWith('Live')")
         head = table.head()
@@ -79,8 +111,7 @@ def test_the_log_follows_new_rolls_and_offers_a_pill_when_scrolled_away(table, b
         assert page.evaluate("window.buzzed.length") == 1
         assert page.is_hidden("#new-entries")
         # scrolled up to read: the page stays put and a pill says what landed below
-        page.evaluate("window.scrollTo(0, 0)")
-        page.wait_for_timeout(100)
+        page.evaluate(SCROLL_TO_TOP)  # returns once the page has seen the scroll
         table.ok("note", "The vault door groans open.")
         table.ok("roll", "bram", "Brawl", "--time", "--dice", "2")
         page.wait_for_selector(f"#e{head + 3}", state="attached")
@@ -99,14 +130,12 @@ def test_the_log_follows_new_rolls_and_offers_a_pill_when_scrolled_away(table, b
         page.wait_for_selector(f"#e{head + 4} .badge.verified")
         assert page.inner_text(f"#e{head + 4} .badge.verified") == "✓ verifiable"
         assert not errors, errors  # no CSP violation, no script error
-        context.close()
 
 
-def test_a_filtered_live_log_takes_only_the_matching_new_entries(table, browser):
+def test_a_filtered_live_log_takes_only_the_matching_new_entries(table, phone):
     token = table.link("Dana")
     with live_server(table.db, poll_interval=0.05) as base:
-        context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-        page, errors = signed_in(context, base, token)
+        page, errors = signed_in_by_cookie(phone["touch"], base, token)
         page.goto(f"{base}/log?character=isa&rolls=1")
         wait_until(page, "document.getElementById('status').textContent.startsWith('Live')")
         head = table.head()
@@ -117,17 +146,15 @@ def test_a_filtered_live_log_takes_only_the_matching_new_entries(table, browser)
         assert page.locator(f"#e{head + 1}").count() == 0
         assert page.locator(f"#e{head + 2}").count() == 0
         assert not errors, errors
-        context.close()
 
 
-def test_header_on_one_line_and_the_theme_set_before_the_page_is_drawn(table, browser, tmp_path):
+def test_header_on_one_line_and_the_theme_set_before_the_page_is_drawn(table, phone, tmp_path):
     token = table.link("Dana")
     table.ok("session", "end")  # Bram's engine rolls: none here, but the seed is revealed
     with live_server(table.db) as base:
-        context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True,
-                                      color_scheme="light")  # fmt: skip
-        context.add_init_script(FIRST_THEME)
-        page, errors = signed_in(context, base, token)
+        page, errors = signed_in_by_cookie(
+            phone["touch"], base, token, init_script=FIRST_THEME, color_scheme="light"
+        )
         page.goto(f"{base}/log")
         bar = page.locator(".bar").bounding_box()
         assert bar is not None and bar["height"] <= 56, bar
@@ -152,15 +179,13 @@ def test_header_on_one_line_and_the_theme_set_before_the_page_is_drawn(table, br
         assert page.evaluate("window.firstTheme") == "dark", "dark before the page is drawn"
         assert page.evaluate("getComputedStyle(document.body).backgroundColor") == dark
         assert not errors, errors
-        context.close()
-        phone = browser.new_context(viewport=PHONE, color_scheme="dark")
-        page, _ = signed_in(phone, base, token)
-        page.goto(f"{base}/log")
-        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == dark
-        phone.close()
+        # another phone, dark, that never chose: dark as the phone is
+        other, _ = signed_in_by_cookie(phone["plain"], base, token, color_scheme="dark")
+        other.goto(f"{base}/log")
+        assert other.evaluate("getComputedStyle(document.body).backgroundColor") == dark
 
 
-def test_phone_screenshots_of_the_log_and_the_audit_light_and_dark(table, browser, shots):
+def test_phone_screenshots_of_the_log_and_the_audit_light_and_dark(table, phone, shots):
     """docs/img/phone-log-light.png, phone-log-dark.png, phone-audit.png (with
     ``LEDGER_SCREENSHOTS=1``; else into a temporary folder): the log after a roll, with its
     banner, and the audit of an engine roll whose seed is revealed."""
@@ -174,8 +199,7 @@ def test_phone_screenshots_of_the_log_and_the_audit_light_and_dark(table, browse
     token = table.link("Dana")
     with live_server(table.db) as base:
         for scheme in ("light", "dark"):
-            context = browser.new_context(viewport=PHONE, color_scheme=scheme, device_scale_factor=1)
-            page, errors = signed_in(context, base, token)
+            page, errors = signed_in_by_cookie(phone["plain"], base, token, color_scheme=scheme)
             page.goto(f"{base}/log?recorded={table.head()}#e{table.head()}")
             wait_until(page, "document.getElementById('status').textContent.startsWith('Live')")
             page.screenshot(path=str(out / f"phone-log-{scheme}.png"))
@@ -183,6 +207,6 @@ def test_phone_screenshots_of_the_log_and_the_audit_light_and_dark(table, browse
                 page.goto(f"{base}/audit/{engine}")
                 page.screenshot(path=str(out / "phone-audit.png"))
             assert not errors, errors
-            context.close()
+            page.close()
     for name in ("phone-log-light", "phone-log-dark", "phone-audit"):
         assert (out / f"{name}.png").stat().st_size > 5000

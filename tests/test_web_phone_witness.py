@@ -29,7 +29,7 @@ from ledger.trust import merkle
 from ledger.trust.notes import Checkpoint, Signer, sign
 
 from .test_notes import ENOCH_SIG, ENOCH_VKEY, PETER_SIG, PETER_SKEY, PETER_VKEY, TEXT
-from .test_web_browser import CHROMIUM
+from .test_web_browser import CHROMIUM, PHONE
 from .webtools import PATIENCE, d20_table, live_server
 
 pytestmark = pytest.mark.skipif(
@@ -39,12 +39,34 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory, chromium):
+def phone_context(chromium):
+    """A phone's browser context for this file: the module's page of WebCrypto checks, and
+    the phone of the witness scene, which meets its tables at ports of their own (other
+    origins: nothing the module's page stored is seen there)."""
+    context = chromium.new_context(viewport=PHONE, is_mobile=True, accept_downloads=True)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def phone_browser(phone_context):
+    """:func:`phone_context` for one test: the pages and routes it opened are closed after
+    it."""
+    before = set(phone_context.pages)
+    yield phone_context
+    phone_context.unroute_all(behavior="ignoreErrors")
+    for page in phone_context.pages:
+        if page not in before:
+            page.close()
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory, phone_context):
     """A page of a served table (same origin as /static/witness.js), the module loaded as
     ``window.W``."""
     table = d20_table(str(tmp_path_factory.mktemp("witness") / "ledger.db"))
     with live_server(table.db) as base:
-        page = chromium.new_page()
+        page = phone_context.new_page()
         page.goto(f"{base}/static/site.css")
         page.evaluate("async () => { window.W = await import('/static/witness.js'); }")
         yield page
@@ -384,7 +406,7 @@ def verify_cosignature(posted: dict[str, Any], note: str) -> None:
 
 
 def test_a_phone_witnesses_the_checkpoints_and_catches_a_rewritten_event(
-    browser, tmp_path, monkeypatch
+    phone_browser, tmp_path, monkeypatch
 ):
     """The issue's end-to-end scene, with the checkpoint endpoints answered by the test (see
     FakeCheckpoints): the phone pins the key and cosigns; the GM plays on and the phone
@@ -395,7 +417,7 @@ def test_a_phone_witnesses_the_checkpoints_and_catches_a_rewritten_event(
 
     from ledger.web.common import environment
 
-    from .test_web_browser import PHONE, rechain, signed_in
+    from .test_web_browser import rechain, signed_in
 
     table = d20_table(str(tmp_path / "ledger.db"))
     token = table.link("Dana")
@@ -404,10 +426,9 @@ def test_a_phone_witnesses_the_checkpoints_and_catches_a_rewritten_event(
     )
     with live_server(table.db) as base:
         monkeypatch.setitem(environment().globals, "witness", lambda campaign: True)
-        context = browser.new_context(viewport=PHONE, is_mobile=True, accept_downloads=True)
         for path in ("**/checkpoint", "**/proof/consistency*", "**/cosignature"):
-            context.route(path, fake.handle)
-        phone, errors = signed_in(context, base, token)
+            phone_browser.route(path, fake.handle)
+        phone, errors = signed_in(phone_browser, base, token)
         phone.wait_for_selector("#witness-status[data-state='pinned']", timeout=PATIENCE)
         first = len(fake.lines)
         assert f"the log at {first} events is kept and cosigned" in phone.inner_text(
@@ -471,7 +492,6 @@ def test_a_phone_witnesses_the_checkpoints_and_catches_a_rewritten_event(
         phone.wait_for_selector("#history-banner[data-state='key-changed']", timeout=PATIENCE)
         assert "signing key changed" in phone.inner_text("#history-banner")
         assert not errors, errors
-        context.close()
 
 
 def test_a_cosignature_by_the_reference_key_matches_python_byte_for_byte(page):
