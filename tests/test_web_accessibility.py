@@ -209,9 +209,11 @@ def with_axe(context: Any) -> None:
 
 
 def problems_of(page: Any, path: str) -> list[str]:
-    """What ``page`` (at ``path``, opened in a context :func:`with_axe` gave axe-core) breaks:
-    axe's serious and critical violations, small tap targets, a layout wider than the
-    viewport."""
+    """What ``page`` (at ``path``) breaks: axe's serious and critical violations, small tap
+    targets, a layout wider than the viewport. axe-core is put in the page here unless its
+    context has it already (:func:`with_axe`)."""
+    if page.evaluate("typeof axe") != "object":
+        page.evaluate(AXE_SCRIPT)
     assert page.evaluate("typeof axe") == "object", path
     out = []
     for v in page.evaluate(AXE_RUN)["violations"]:
