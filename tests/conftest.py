@@ -412,6 +412,30 @@ def browser(chromium):
             context.close()
 
 
+@pytest.fixture(scope="module")
+def phone_context(chromium):
+    """A phone's browser context (390 × 844, touch, downloads) for one test file: its module
+    pages and the phones of its scenes share it, each scene meeting its tables at ports of
+    their own (other origins: nothing an earlier page stored is seen there)."""
+    from .test_web_browser import PHONE
+
+    context = chromium.new_context(viewport=PHONE, is_mobile=True, accept_downloads=True)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def phone_browser(phone_context):
+    """:func:`phone_context` for one test: the pages and routes it opened are closed after
+    it."""
+    before = set(phone_context.pages)
+    yield phone_context
+    phone_context.unroute_all(behavior="ignoreErrors")
+    for page in phone_context.pages:
+        if page not in before:
+            page.close()
+
+
 @pytest.fixture
 def shots(tmp_path):
     """Where a browser test puts its screenshots: docs/img/ with ``LEDGER_SCREENSHOTS=1``

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
 import schemathesis
@@ -132,14 +131,8 @@ def test_stateful_runs_follow_the_documented_links(api_schema, served):
 def test_schemathesis_searched_twice_as_far(tmp_path):
     """Every test of this file with 25 inputs a operation and scope and 15 stateful runs
     instead of 12 and 8: the longer hunt, in a pytest of its own so that the counts apply."""
-    import subprocess
-    import sys
+    from .rerun import run_again
 
-    env = {**os.environ, "LEDGER_API_EXAMPLES": "25", "LEDGER_API_STATEFUL_EXAMPLES": "15"}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", __file__, "-q", "-n0", "-m", "not slow",
-         "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "run")],
-        env=env, capture_output=True, text=True, cwd=Path(__file__).parent.parent,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert "27 passed" in done.stdout
+    examples = {"LEDGER_API_EXAMPLES": "25", "LEDGER_API_STATEFUL_EXAMPLES": "15"}
+    out = run_again(__file__, examples, tmp_path)
+    assert "27 passed" in out

@@ -743,13 +743,6 @@ def test_the_postgres_copies_are_the_ledger_and_a_write_shows(pg_ledger):
 def test_the_fuzzing_searched_twenty_times_as_far(tmp_path):
     """Every property of this file with 200 examples (and 40 on PostgreSQL) instead of 10
     and 4: the longer hunt, in a pytest of its own so that the settings apply."""
-    import subprocess
-    import sys
+    from .rerun import run_again
 
-    env = {**os.environ, "LEDGER_FUZZ_EXAMPLES": "200", "LEDGER_FUZZ_PG_EXAMPLES": "40"}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", __file__, "-q", "-n0", "-m", "not slow",
-         "-p", "no:cacheprovider", "--basetemp", str(tmp_path / "run")],
-        env=env, capture_output=True, text=True, cwd=Path(__file__).parent.parent,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    run_again(__file__, {"LEDGER_FUZZ_EXAMPLES": "200", "LEDGER_FUZZ_PG_EXAMPLES": "40"}, tmp_path)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +33,7 @@ from typing import Any
 import pytest
 
 from .test_web_browser import CHROMIUM
-from .webtools import PATIENCE, ROOT, THE_WORLD, Table, live_server
+from .webtools import PATIENCE, ROOT, THE_WORLD, Table, copy_table, live_server
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -145,14 +144,7 @@ def templates(tmp_path_factory) -> Templates:
 def copy_of(db: str, folder: Path) -> Table:
     """A copy of the ledger file ``db`` in ``folder`` (SQLite's own backup: a consistent
     copy whatever its journal holds)."""
-    target = folder / Path(db).name
-    source, copy = sqlite3.connect(db), sqlite3.connect(target)
-    try:
-        source.backup(copy)
-    finally:
-        source.close()
-        copy.close()
-    return Table(str(target))
+    return copy_table(db, folder / Path(db).name)
 
 
 # --- the looks, the pages, the screenshots ----------------------------------------------------

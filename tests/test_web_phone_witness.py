@@ -29,35 +29,13 @@ from ledger.trust import merkle
 from ledger.trust.notes import Checkpoint, Signer, sign
 
 from .test_notes import ENOCH_SIG, ENOCH_VKEY, PETER_SIG, PETER_SKEY, PETER_VKEY, TEXT
-from .test_web_browser import CHROMIUM, PHONE
+from .test_web_browser import CHROMIUM
 from .webtools import PATIENCE, d20_table, live_server
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
     reason="Debian's chromium is not installed (apt-get install chromium)",
 )
-
-
-@pytest.fixture(scope="module")
-def phone_context(chromium):
-    """A phone's browser context for this file: the module's page of WebCrypto checks, and
-    the phone of the witness scene, which meets its tables at ports of their own (other
-    origins: nothing the module's page stored is seen there)."""
-    context = chromium.new_context(viewport=PHONE, is_mobile=True, accept_downloads=True)
-    yield context
-    context.close()
-
-
-@pytest.fixture
-def phone_browser(phone_context):
-    """:func:`phone_context` for one test: the pages and routes it opened are closed after
-    it."""
-    before = set(phone_context.pages)
-    yield phone_context
-    phone_context.unroute_all(behavior="ignoreErrors")
-    for page in phone_context.pages:
-        if page not in before:
-            page.close()
 
 
 @pytest.fixture(scope="module")
