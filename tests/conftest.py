@@ -428,12 +428,10 @@ def phone_context(chromium):
 def phone_browser(phone_context):
     """:func:`phone_context` for one test: the pages and routes it opened are closed after
     it."""
-    before = set(phone_context.pages)
-    yield phone_context
-    phone_context.unroute_all(behavior="ignoreErrors")
-    for page in phone_context.pages:
-        if page not in before:
-            page.close()
+    from .webtools import for_one_test
+
+    with for_one_test(phone_context):
+        yield phone_context
 
 
 @pytest.fixture

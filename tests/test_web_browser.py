@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from .webtools import PATIENCE, d20_table, live_server, wait_live
+from .webtools import PATIENCE, d20_table, for_one_test, live_server, wait_live
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(
@@ -51,12 +51,8 @@ def desktop(desktop_context):
     """:func:`desktop_context` for one test: no cookie of an earlier test, and the pages and
     routes the test opened are closed after it."""
     desktop_context.clear_cookies()
-    before = set(desktop_context.pages)
-    yield desktop_context
-    desktop_context.unroute_all(behavior="ignoreErrors")
-    for page in desktop_context.pages:
-        if page not in before:
-            page.close()
+    with for_one_test(desktop_context):
+        yield desktop_context
 
 
 def rechain(lines: list[str]) -> list[str]:

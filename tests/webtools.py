@@ -260,3 +260,17 @@ def signed_in_by_answer(
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(f"{base}{path}")
     return page, errors
+
+
+@contextlib.contextmanager
+def for_one_test(context: Any) -> Iterator[Any]:
+    """A browser ``context`` shared by a file's tests, lent to one test: the pages and the
+    routes the test opened are closed after it."""
+    before = set(context.pages)
+    try:
+        yield context
+    finally:
+        context.unroute_all(behavior="ignoreErrors")
+        for page in context.pages:
+            if page not in before:
+                page.close()
