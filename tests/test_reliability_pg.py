@@ -38,7 +38,8 @@ from ledger.store.base import Pending
 from ledger.store.opening import open_store
 from ledger.web.sessions import SessionPolicy
 
-from .webtools import d20_table, free_port, live_server, sse_frames
+from .webtools import d20_table, live_server, sse_frames
+from .webtools import serving as served
 
 AT = "2026-03-01T19:00:00.000000Z"
 
@@ -357,27 +358,11 @@ def test_a_lock_not_had_in_time_is_a_store_error(postgres_url):
 def serving(db: str, **kwargs: Any) -> Iterator[tuple[str, Any]]:
     """``campaign serve``'s app on a free loopback port in a thread (as
     :func:`tests.webtools.live_server`); yields its base URL and its ``Server``."""
-    import uvicorn
-
     from ledger.web.app import create_app
 
     app = create_app(db, **kwargs)
-    port = free_port()
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=1
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60  # bounds a hang only
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}", app.state.server
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with served(app) as base:
+        yield base, app.state.server
 
 
 def _csrf(page: str) -> str:

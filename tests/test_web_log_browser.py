@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from .test_web_browser import CHROMIUM, PHONE, signed_in_by_cookie
-from .webtools import d20_table, live_server
+from .webtools import PATIENCE, d20_table, free_port, live_server
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (apt-get install chromium)"
@@ -146,6 +146,28 @@ def test_a_filtered_live_log_takes_only_the_matching_new_entries(table, phone):
         assert page.locator(f"#e{head + 1}").count() == 0
         assert page.locator(f"#e{head + 2}").count() == 0
         assert not errors, errors
+
+
+def test_an_open_log_follows_the_game_again_once_the_server_is_back(table, phone):
+    """The GM stops the server (Ctrl-C ends every open stream at once) and starts it again at
+    the same address: the open page says it is reconnecting, keeps asking, and takes what
+    was rolled meanwhile and what is rolled next, with no reload."""
+    token = table.link("Dana")
+    port = free_port()
+    head = table.head()
+    with live_server(table.db, port=port, poll_interval=0.05) as base:
+        page, _ = signed_in_by_cookie(phone["plain"], base, token)
+        page.goto(f"{base}/log")
+        wait_until(page, "document.getElementById('status').textContent.startsWith('Live')")
+        shown = page.locator("#log > li").count()
+    wait_until(page, "document.getElementById('status').textContent === 'Reconnecting…'")
+    table.ok("roll", "isa", "Lockpicking", "--time", "--dice", "11")  # while the server is away
+    with live_server(table.db, port=port, poll_interval=0.05):
+        page.wait_for_selector(f"#e{head + 1}", timeout=PATIENCE)
+        wait_until(page, "document.getElementById('status').textContent.startsWith('Live')")
+        table.ok("roll", "bram", "Brawl", "--time", "--dice", "4")
+        page.wait_for_selector(f"#e{head + 2}")
+    assert page.locator("#log > li").count() == shown + 2  # each once
 
 
 def test_header_on_one_line_and_the_theme_set_before_the_page_is_drawn(table, phone, tmp_path):

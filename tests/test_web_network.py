@@ -12,6 +12,7 @@ import errno
 import logging
 import re
 import resource
+import signal
 import socket
 import subprocess
 import sys
@@ -159,10 +160,10 @@ async def busy_app(scope: Any, receive: Any, send: Any) -> None:
 @contextlib.contextmanager
 def campaign_serve(
     db: str, errors: Any, *args: str, preexec_fn: Any = None
-) -> Iterator[tuple[str, str]]:
+) -> Iterator[tuple[str, str, subprocess.Popen[bytes]]]:
     """`campaign --db DB serve --port FREE ARGS` in its own process, its stderr to the file
-    ``errors``; yields the base URL it serves at and what it printed before serving. Stopped
-    (SIGTERM) at the end."""
+    ``errors``; yields the base URL it serves at, what it printed before serving and the
+    process. Stopped (SIGTERM) at the end, if it still runs."""
     code = "from ledger.cli import cli; cli()"
     port = str(free_port())
     with open(errors, "wb") as err:
@@ -179,7 +180,7 @@ def campaign_serve(
             line = server.stdout.readline().decode()
             assert line, printed
             printed += line
-        yield f"http://127.0.0.1:{port}", printed
+        yield f"http://127.0.0.1:{port}", printed, server
     finally:
         server.terminate()
         try:
@@ -206,7 +207,7 @@ def test_a_players_page_answers_during_1100_half_sent_requests(table, tmp_path):
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1400), hard))
     attack: list[socket.socket] = []
     try:
-        with campaign_serve(table.db, errors, preexec_fn=limited) as (base, printed):
+        with campaign_serve(table.db, errors, preexec_fn=limited) as (base, printed, _):
             token = re.search(r"Dana: \S+/a/(\S+)", printed).group(1)  # type: ignore[union-attr]
             port = int(base.rsplit(":", 1)[1])
             with httpx2.Client(base_url=base, timeout=10) as dana:
@@ -230,8 +231,40 @@ def test_a_players_page_answers_during_1100_half_sent_requests(table, tmp_path):
     assert len(shed) == 1 and len(lines) == 1, lines
 
 
+def test_ctrl_c_ends_the_open_logs_at_once_without_a_traceback(table, tmp_path):
+    """The GM presses Ctrl-C while a phone follows the log: the phone's stream ends as a
+    whole response (chunked encoding's last chunk, so the browser's EventSource asks again
+    later), and the server says it stopped and exits 0. No stream is cancelled at the
+    graceful deadline with an "Exception in ASGI application" traceback."""
+    errors = tmp_path / "stderr.txt"
+    with campaign_serve(table.db, errors) as (base, printed, server):
+        token = re.search(r"Dana: \S+/a/(\S+)", printed).group(1)  # type: ignore[union-attr]
+        with httpx2.Client(base_url=base, timeout=10) as dana:
+            assert dana.get(f"/a/{token}").status_code == 200
+            cookie = dana.cookies["ledger_session"]
+        port = int(base.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as stream:
+            stream.sendall(
+                b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                b"Cookie: ledger_session=" + cookie.encode() + b"\r\n\r\n"
+            )
+            body = b""
+            while b"retry: 1000" not in body:
+                chunk = stream.recv(4096)
+                assert chunk, body
+                body += chunk
+            server.send_signal(signal.SIGINT)
+            while chunk := stream.recv(4096):  # the timeout only bounds a hang
+                body += chunk
+        assert server.wait(timeout=20) == 0
+    assert body.startswith(b"HTTP/1.1 200") and b"text/event-stream" in body
+    assert body.endswith(b"\r\n0\r\n\r\n"), body[-200:]
+    served = re.search(r"Serving (\S+) at", printed).group(1)  # type: ignore[union-attr]
+    assert errors.read_text() == f"Stopped serving {served}.\n"
+
+
 def test_campaign_serve_answers_only_the_hosts_it_printed(table, tmp_path):
-    with campaign_serve(table.db, tmp_path / "stderr.txt") as (base, printed):
+    with campaign_serve(table.db, tmp_path / "stderr.txt") as (base, printed, _):
         assert f"Serving vault at {base} " in printed
         with httpx2.Client(base_url=base, timeout=10) as h:
             r = h.get("/", headers={"host": "rebound.evil.example"})

@@ -163,14 +163,17 @@ def free_port() -> int:
 @contextlib.contextmanager
 def serving(app: Any, port: int | None = None) -> Iterator[str]:
     """An ASGI ``app`` served by uvicorn on a free loopback port (or ``port``) in a thread,
-    until the block ends; yields its base URL once the server has started."""
+    until the block ends; yields its base URL once the server has started. Its live
+    streams end as it shuts down, as ``campaign serve``'s do."""
     import uvicorn
+
+    from ledger.web.server import StreamEndingServer
 
     port = port or free_port()
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=1
     )
-    server = uvicorn.Server(config)
+    server = StreamEndingServer(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + PATIENCE / 1000

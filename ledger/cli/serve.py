@@ -220,6 +220,8 @@ def serve(
             hosts={url_host(listening), url_host(public)},
             max_connections=limit,
         )
+    except KeyboardInterrupt:  # Ctrl-C, the way to stop that the line above gives
+        click.echo(f"Stopped serving {campaign_id}.", err=True)
     finally:
         stop_hooks()
 

@@ -211,6 +211,11 @@ class Server:
                 store.close()
         self.stores.close()
 
+    def end_streams(self) -> None:
+        """End every live stream (:meth:`ledger.web.live.Hub.end`), on the event loop, as
+        the server starts to shut down (:class:`ledger.web.server.StreamEndingServer`)."""
+        self.hub.end()
+
     def attempt(self, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` on this thread's campaign with a working connection held
         (:meth:`~ledger.store.base.EventStore.connected`: a pooled one is checked as it is

@@ -119,6 +119,17 @@ class Hub:
         )
         self._thread.start()
 
+    #: set by :meth:`end`: the server is shutting down, and every live stream ends
+    ending = False
+
+    def end(self) -> None:
+        """End every live stream: each returns at its next look, woken now (call it on the
+        event loop, as the server starts to shut down). A graceful shutdown then waits for
+        no open log, and a phone's EventSource asks again (``retry: 1000``) until the
+        server is back."""
+        self.ending = True
+        self._bump()
+
     def stop(self) -> None:
         """Stop polling and release every waiting stream."""
         self._stop.set()

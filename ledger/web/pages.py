@@ -251,7 +251,7 @@ def events(server: Server) -> Endpoint:
             pause = 0.5
             fresh = True  # its link and session looked up in the store, not the shared look
             yield "retry: 1000\n\n"
-            while True:
+            while not server.hub.ending:  # the server shutting down ends the stream
                 seen = server.hub.generation
                 try:
                     gone, out, after = await feed.frames(viewer, after, seen, fresh=fresh)

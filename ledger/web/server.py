@@ -19,7 +19,7 @@ import asyncio
 import errno
 import ipaddress
 import socket
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import uvicorn
@@ -52,6 +52,7 @@ __all__ = [
     "GuardedSocket",
     "HostAllowlist",
     "Slot",
+    "StreamEndingServer",
     "bind",
     "connection_limit",
     "host_name",
@@ -230,7 +231,39 @@ class HostAllowlist:
 # --- running ---------------------------------------------------------------------------------
 
 
-class GuardedServer(uvicorn.Server):
+def stream_ender(app: Any) -> Callable[[], None] | None:
+    """What ends ``app``'s live streams: ``app.state.server.end_streams``
+    (:func:`ledger.web.app.create_app`'s app), or ``None`` for an app without them."""
+    server = getattr(getattr(app, "state", None), "server", None)
+    end = getattr(server, "end_streams", None)
+    return end if callable(end) else None
+
+
+class StreamEndingServer(uvicorn.Server):
+    """A ``uvicorn.Server`` that ends the app's live streams (the phones' open logs,
+    ``/events``) as it starts to shut down. Without it, Ctrl-C or SIGTERM waits out the
+    graceful deadline for every open log, then cancels each stream with a traceback.
+
+    :param config: uvicorn's configuration.
+    :param end_streams: what ends the streams (default: :func:`stream_ender` of
+        ``config.app``; an app without live streams is served as uvicorn serves it).
+    """
+
+    def __init__(
+        self, config: uvicorn.Config, *, end_streams: Callable[[], None] | None = None
+    ) -> None:
+        super().__init__(config)
+        self.end_streams = end_streams or stream_ender(config.app)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        """End the live streams, then shut down as uvicorn does: the listening sockets
+        close before the streams run again, so no phone reconnects to a closing server."""
+        if self.end_streams is not None:
+            self.end_streams()
+        await super().shutdown(sockets=sockets)
+
+
+class GuardedServer(StreamEndingServer):
     """A ``uvicorn.Server`` for the web view on a network: the h11 protocol with a
     :class:`Guard` (cap, deadlines), the app behind a :class:`HostAllowlist`, and an event
     loop that hands "out of files" to the guard (:meth:`Guard.loop_exception`) instead of
@@ -266,7 +299,8 @@ class GuardedServer(uvicorn.Server):
                 timeout_keep_alive=keep_alive,
                 timeout_graceful_shutdown=1,
                 backlog=BACKLOG,
-            )
+            ),
+            end_streams=stream_ender(app),
         )
 
     def run_on(self, sockets: list[socket.socket]) -> None:
