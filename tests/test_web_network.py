@@ -263,6 +263,35 @@ def test_ctrl_c_ends_the_open_logs_at_once_without_a_traceback(table, tmp_path):
     assert errors.read_text() == f"Stopped serving {served}.\n"
 
 
+def test_an_app_served_again_after_a_shutdown_streams_again(table):
+    """The streams a shutdown ended are that server's: the same app served again keeps a
+    new stream open and sends it the next roll."""
+    from ledger.web.app import create_app
+
+    app = create_app(table.db, poll_interval=0.05)
+    token = table.link("Dana")
+    for _ in range(2):
+        with guarded(app) as (_srv, port):
+            with httpx2.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as dana:
+                assert dana.get(f"/a/{token}").status_code == 200
+                cookie = dana.cookies["ledger_session"]
+            with socket.create_connection(("127.0.0.1", port), timeout=20) as stream:
+                stream.sendall(
+                    b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    b"Cookie: ledger_session=" + cookie.encode() + b"\r\n\r\n"
+                )
+                body = b""
+                while b"retry: 1000" not in body:
+                    chunk = stream.recv(4096)
+                    assert chunk, body
+                    body += chunk
+                table.ok("roll", "isa", "Lockpicking", "--time", "--dice", "9")
+                while b"event: entry" not in body:  # the timeout only bounds a hang
+                    chunk = stream.recv(4096)
+                    assert chunk, body[-300:]
+                    body += chunk
+
+
 def test_campaign_serve_answers_only_the_hosts_it_printed(table, tmp_path):
     with campaign_serve(table.db, tmp_path / "stderr.txt") as (base, printed, _):
         assert f"Serving vault at {base} " in printed

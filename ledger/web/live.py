@@ -104,8 +104,10 @@ class Hub:
         return store, self.campaign_id
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Start polling (called when the app starts)."""
+        """Start polling (called when the app starts; an app served again streams again)."""
         self._loop = loop
+        self.ending = False
+        self._stop.clear()
         # the first look is taken here, before the app serves a request: a commit made
         # while the thread was still starting would otherwise become its baseline, and
         # the streams open by then would never hear of it
