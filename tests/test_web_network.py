@@ -263,6 +263,24 @@ def test_ctrl_c_ends_the_open_logs_at_once_without_a_traceback(table, tmp_path):
     assert errors.read_text() == f"Stopped serving {served}.\n"
 
 
+def test_a_connection_the_shutdown_did_not_reach_is_closed_at_its_deadline(table):
+    """A connection accepted as the listening sockets closed is not asked to close by
+    uvicorn's shutdown: it is closed once the graceful deadline passes, not left open to be
+    collected (a ResourceWarning) after the server's event loop is gone."""
+    from ledger.web.app import create_app
+
+    with guarded(create_app(table.db)) as (srv, port):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        wait_until(lambda: len(srv.server_state.connections) == 1, "the connection is made")
+        (connection,) = srv.server_state.connections
+        connection.shutdown = lambda: None  # as if it came in after the others were asked
+    try:
+        assert not srv.server_state.connections
+        assert closed_by_server(sock)
+    finally:
+        sock.close()
+
+
 def test_an_app_served_again_after_a_shutdown_streams_again(table):
     """The streams a shutdown ended are that server's: the same app served again keeps a
     new stream open and sends it the next roll."""

@@ -257,10 +257,16 @@ class StreamEndingServer(uvicorn.Server):
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         """End the live streams, then shut down as uvicorn does: the listening sockets
-        close before the streams run again, so no phone reconnects to a closing server."""
+        close before the streams run again, so no phone reconnects to a closing server.
+        A connection still open after the graceful deadline (one accepted as the listening
+        sockets closed, which uvicorn's shutdown never reached) is closed then, not left
+        to the garbage collector once the event loop is gone."""
         if self.end_streams is not None:
             self.end_streams()
         await super().shutdown(sockets=sockets)
+        for connection in list(self.server_state.connections):
+            connection.transport.abort()
+        await asyncio.sleep(0)  # their connection_lost runs
 
 
 class GuardedServer(StreamEndingServer):
