@@ -231,11 +231,17 @@ def test_a_players_page_answers_during_1100_half_sent_requests(table, tmp_path):
     assert len(shed) == 1 and len(lines) == 1, lines
 
 
-def test_ctrl_c_ends_the_open_logs_at_once_without_a_traceback(table, tmp_path):
-    """The GM presses Ctrl-C while a phone follows the log: the phone's stream ends as a
-    whole response (chunked encoding's last chunk, so the browser's EventSource asks again
-    later), and the server says it stopped and exits 0. No stream is cancelled at the
-    graceful deadline with an "Exception in ASGI application" traceback."""
+@pytest.mark.parametrize(
+    ("stop", "code", "said"),
+    [(signal.SIGINT, 0, "Stopped serving {}.\n"), (signal.SIGTERM, -signal.SIGTERM, "")],
+    ids=["ctrl-c", "sigterm"],
+)
+def test_stopping_ends_the_open_logs_at_once_without_a_traceback(table, tmp_path, stop, code, said):
+    """The GM presses Ctrl-C (or a service manager sends SIGTERM) while a phone follows the
+    log: the phone's stream ends as a whole response (chunked encoding's last chunk, so the
+    browser's EventSource asks again later). Ctrl-C says the server stopped and exits 0;
+    SIGTERM ends the process as the signal does, saying nothing. No stream is cancelled at
+    the graceful deadline with an "Exception in ASGI application" traceback."""
     errors = tmp_path / "stderr.txt"
     with campaign_serve(table.db, errors) as (base, printed, server):
         token = re.search(r"Dana: \S+/a/(\S+)", printed).group(1)  # type: ignore[union-attr]
@@ -253,14 +259,14 @@ def test_ctrl_c_ends_the_open_logs_at_once_without_a_traceback(table, tmp_path):
                 chunk = stream.recv(4096)
                 assert chunk, body
                 body += chunk
-            server.send_signal(signal.SIGINT)
+            server.send_signal(stop)
             while chunk := stream.recv(4096):  # the timeout only bounds a hang
                 body += chunk
-        assert server.wait(timeout=20) == 0
+        assert server.wait(timeout=20) == code
     assert body.startswith(b"HTTP/1.1 200") and b"text/event-stream" in body
     assert body.endswith(b"\r\n0\r\n\r\n"), body[-200:]
     served = re.search(r"Serving (\S+) at", printed).group(1)  # type: ignore[union-attr]
-    assert errors.read_text() == f"Stopped serving {served}.\n"
+    assert errors.read_text() == said.format(served)
 
 
 def test_a_connection_the_shutdown_did_not_reach_is_closed_at_its_deadline(table):
