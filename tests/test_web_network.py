@@ -231,6 +231,31 @@ def test_a_players_page_answers_during_1100_half_sent_requests(table, tmp_path):
     assert len(shed) == 1 and len(lines) == 1, lines
 
 
+def read_until(sock: socket.socket, body: bytes, wanted: bytes) -> bytes:
+    """``body`` and what ``sock`` sends next, until it holds ``wanted`` (the socket's
+    timeout only bounds a hang; the end of the stream first fails)."""
+    while wanted not in body:
+        chunk = sock.recv(4096)
+        assert chunk, body[-300:]
+        body += chunk
+    return body
+
+
+@contextlib.contextmanager
+def following_the_log(port: int, token: str) -> Iterator[tuple[socket.socket, bytes]]:
+    """A phone signed in by the link ``token`` with its live log (``/events``) open on a
+    raw connection to the server at ``port``; yields the socket and the stream's start."""
+    with httpx2.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as phone:
+        assert phone.get(f"/a/{token}").status_code == 200
+        cookie = phone.cookies["ledger_session"]
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as stream:
+        stream.sendall(
+            b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Cookie: ledger_session=" + cookie.encode() + b"\r\n\r\n"
+        )
+        yield stream, read_until(stream, b"", b"retry: 1000")
+
+
 @pytest.mark.parametrize(
     ("stop", "code", "said"),
     [(signal.SIGINT, 0, "Stopped serving {}.\n"), (signal.SIGTERM, -signal.SIGTERM, "")],
@@ -245,20 +270,7 @@ def test_stopping_ends_the_open_logs_at_once_without_a_traceback(table, tmp_path
     errors = tmp_path / "stderr.txt"
     with campaign_serve(table.db, errors) as (base, printed, server):
         token = re.search(r"Dana: \S+/a/(\S+)", printed).group(1)  # type: ignore[union-attr]
-        with httpx2.Client(base_url=base, timeout=10) as dana:
-            assert dana.get(f"/a/{token}").status_code == 200
-            cookie = dana.cookies["ledger_session"]
-        port = int(base.rsplit(":", 1)[1])
-        with socket.create_connection(("127.0.0.1", port), timeout=20) as stream:
-            stream.sendall(
-                b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                b"Cookie: ledger_session=" + cookie.encode() + b"\r\n\r\n"
-            )
-            body = b""
-            while b"retry: 1000" not in body:
-                chunk = stream.recv(4096)
-                assert chunk, body
-                body += chunk
+        with following_the_log(int(base.rsplit(":", 1)[1]), token) as (stream, body):
             server.send_signal(stop)
             while chunk := stream.recv(4096):  # the timeout only bounds a hang
                 body += chunk
@@ -295,25 +307,9 @@ def test_an_app_served_again_after_a_shutdown_streams_again(table):
     app = create_app(table.db, poll_interval=0.05)
     token = table.link("Dana")
     for _ in range(2):
-        with guarded(app) as (_srv, port):
-            with httpx2.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as dana:
-                assert dana.get(f"/a/{token}").status_code == 200
-                cookie = dana.cookies["ledger_session"]
-            with socket.create_connection(("127.0.0.1", port), timeout=20) as stream:
-                stream.sendall(
-                    b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    b"Cookie: ledger_session=" + cookie.encode() + b"\r\n\r\n"
-                )
-                body = b""
-                while b"retry: 1000" not in body:
-                    chunk = stream.recv(4096)
-                    assert chunk, body
-                    body += chunk
-                table.ok("roll", "isa", "Lockpicking", "--time", "--dice", "9")
-                while b"event: entry" not in body:  # the timeout only bounds a hang
-                    chunk = stream.recv(4096)
-                    assert chunk, body[-300:]
-                    body += chunk
+        with guarded(app) as (_srv, port), following_the_log(port, token) as (stream, body):
+            table.ok("roll", "isa", "Lockpicking", "--time", "--dice", "9")
+            read_until(stream, body, b"event: entry")
 
 
 def test_campaign_serve_answers_only_the_hosts_it_printed(table, tmp_path):
