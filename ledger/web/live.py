@@ -79,6 +79,8 @@ class Hub:
         self.campaign_id = campaign_id
         self.interval = interval
         self.generation = 0
+        #: set by :meth:`end`: the server is shutting down, and every live stream ends
+        self.ending = False
         self._waiters: set[asyncio.Future[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop = threading.Event()
@@ -120,9 +122,6 @@ class Hub:
             target=self._poll, args=(first,), name="ledger-poll", daemon=True
         )
         self._thread.start()
-
-    #: set by :meth:`end`: the server is shutting down, and every live stream ends
-    ending = False
 
     def end(self) -> None:
         """End every live stream: each returns at its next look, woken now (call it on the
